@@ -1,0 +1,86 @@
+# rnnsearch — build, test, demo.  `make`, `make check`, `make demo`.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+BUILD := build
+PKGS := openblas libutf8proc
+TEST_PKGS := check
+
+# Recursive (=) so that pkg-config runs after `deps` may have installed packages.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS))
+TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
+
+WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -MMD -MP
+LDLIBS_ALL = $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+
+PROG_SRCS := src/main.c $(wildcard src/cmd_*.c)
+LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o)
+PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/tests/runner.o
+LIB := $(BUILD)/librnnsearch.a
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all check check-asan demo install clean deps
+
+all: rnnsearch
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP):
+	@sh scripts/install-deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+$(BUILD)/src/%.o: src/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+rnnsearch: $(PROG_OBJS) $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $(PROG_OBJS) $(LIB) $(LDLIBS_ALL)
+
+# The test runner gathers every `Suite *name_suite(void)` defined in tests/test_*.c.
+$(BUILD)/tests/suites.h: $(TEST_SRCS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void)$$/X(\1)/p' $(TEST_SRCS) > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(BUILD)/tests/%.o: tests/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -I src -I $(BUILD)/tests -c $< -o $@
+
+$(BUILD)/tests/runner.o: $(BUILD)/tests/suites.h
+
+$(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(TEST_LIBS) $(LDLIBS_ALL)
+
+# Warnings are errors here. Tests find the shared data at ../shared unless told.
+check:
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests
+	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
+
+# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own build tree.
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+	  EXTRA_CFLAGS="-Werror -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/run_tests
+	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 CK_FORK=no ASAN_OPTIONS=detect_leaks=1 build-asan/run_tests
+
+demo: rnnsearch
+	sh scripts/demo.sh
+
+install: rnnsearch
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 rnnsearch $(DESTDIR)$(PREFIX)/bin/rnnsearch
+
+clean:
+	rm -rf $(BUILD) build-asan rnnsearch
+
+-include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

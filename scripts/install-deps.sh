@@ -1,0 +1,33 @@
+#!/bin/sh
+# Installs what rnnsearch needs to build and test, from Debian/Ubuntu packages.
+# Does nothing when everything is present; elsewhere, says exactly what is missing.
+set -e
+PKGS="build-essential pkg-config libopenblas-dev libutf8proc-dev check libxml2-utils"
+
+missing=""
+command -v cc >/dev/null 2>&1 || missing="$missing cc"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+if command -v pkg-config >/dev/null 2>&1; then
+    for p in openblas libutf8proc check; do
+        pkg-config --exists "$p" || missing="$missing $p"
+    done
+fi
+command -v xmllint >/dev/null 2>&1 || missing="$missing xmllint"
+[ -z "$missing" ] && exit 0
+
+echo "rnnsearch: missing:$missing" >&2
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "rnnsearch: install OpenBLAS, utf8proc, Check, pkg-config and xmllint with your package manager" >&2
+    exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        SUDO=sudo
+    else
+        echo "rnnsearch: run as root:  apt-get update && apt-get install -y $PKGS" >&2
+        exit 1
+    fi
+fi
+echo "rnnsearch: installing $PKGS" >&2
+${SUDO:-} env DEBIAN_FRONTEND=noninteractive apt-get update -q
+${SUDO:-} env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $PKGS

@@ -1,0 +1,20 @@
+/* The subcommands of the rnnsearch program. Each takes the arguments after its
+ * name (argv[0] is the subcommand's name), prints its own errors to stderr as
+ * "rnnsearch NAME: message", and returns the exit status: 0 success, 1 failure,
+ * 2 bad usage. */
+#ifndef RS_COMMANDS_H
+#define RS_COMMANDS_H
+
+int cmd_train(int argc, char **argv);
+int cmd_translate(int argc, char **argv);
+int cmd_score(int argc, char **argv);
+int cmd_align(int argc, char **argv);
+int cmd_tokenize(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_bleu(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,26 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "error.h"
+
+int rs_fail(rs_error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void *rs_calloc(size_t count, size_t size, rs_error *err)
+{
+    if (count == 0 || size == 0)
+        count = size = 1;
+    void *p = calloc(count, size);
+    if (!p)
+        rs_fail(err, "out of memory (%zu x %zu bytes)", count, size);
+    return p;
+}

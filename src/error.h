@@ -1,0 +1,17 @@
+/* Errors: library functions return 0 on success or -1 on failure, with the
+ * message in an rs_error that the caller owns. Only the command layer prints. */
+#ifndef RS_ERROR_H
+#define RS_ERROR_H
+
+typedef struct {
+    char msg[1024];
+} rs_error;
+
+/* Formats the message into err (if non-NULL) and returns -1. */
+int rs_fail(rs_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Checked allocation: returns NULL and fills err on failure. */
+void *rs_calloc(size_t count, size_t size, rs_error *err);
+
+#endif

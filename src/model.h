@@ -1,0 +1,50 @@
+/* A model: its configuration, both vocabularies and its parameters in one
+ * buffer, plus what training needs to resume (Adam moments, counters, RNG).
+ * Everything here is what a checkpoint holds. */
+#ifndef RS_MODEL_H
+#define RS_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "params.h"
+#include "rng.h"
+#include "vocab.h"
+
+typedef struct {
+    rs_config cfg;
+    rs_layout layout;
+    rs_vocab src_vocab, tgt_vocab;
+    float *params;   /* [layout.total] */
+    rs_tensors w;    /* named views into params */
+    int attention;   /* rs_attention_kind, parsed from cfg.attention */
+    /* SentencePiece models (serialized protobufs), when subwords are used. */
+    char *spm_src, *spm_tgt;
+    size_t spm_src_len, spm_tgt_len;
+} rs_model;
+
+typedef struct {
+    float *adam_m, *adam_v; /* [layout.total] each */
+    int64_t step;           /* updates done */
+    int32_t epoch;          /* epochs completed */
+    int64_t pairs_done;     /* pairs of the current epoch already trained on */
+    float best_dev_loss;    /* per token; INFINITY when none */
+    float best_dev_bleu;    /* -1 when none */
+    int32_t bad_evals;      /* evaluations without improvement (early stopping) */
+    float lr_scale;         /* learning-rate decay factor */
+    rs_rng rng;
+} rs_train_state;
+
+/* Allocates parameters for cfg (vocab sizes taken from cfg) with all-zero
+ * weights; vocabularies must be filled by the caller. */
+int rs_model_alloc(rs_model *model, const rs_config *cfg, rs_error *err);
+void rs_model_free(rs_model *model);
+
+/* Uniform in [-cfg.init_scale, cfg.init_scale], biases 0. */
+void rs_model_init_random(rs_model *model, rs_rng *rng);
+
+int rs_train_state_alloc(rs_train_state *state, const rs_model *model, rs_error *err);
+void rs_train_state_free(rs_train_state *state);
+
+#endif
