@@ -1,0 +1,152 @@
+/* rnnsearch tokenize: the text pipeline of training and translation as a
+ * filter, one output line per input line. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "corpus.h"
+#include "text.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: rnnsearch tokenize [options] [FILE]\n"
+          "Normalises (NFC, white space collapsed) and tokenizes each line of FILE\n"
+          "(default: stdin), writing the tokens separated by spaces.\n"
+          "\n"
+          "  --lowercase         lower-case the text (default: off)\n"
+          "  --tokenizer NAME    word or char (default: word)\n"
+          "  --detokenize        read tokens, write text (default: off)\n"
+          "  -h, --help          show this help\n",
+          out);
+}
+
+static int bad_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rnnsearch tokenize: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\nTry 'rnnsearch tokenize --help'.\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+/* Splits a line of tokens at spaces and tabs; no token contains either. */
+static int split_tokens(char *line, rs_tokens *out, rs_error *err)
+{
+    rs_tokens_clear(out);
+    for (char *tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t"))
+        if (rs_tokens_push(out, tok, strlen(tok), err))
+            return -1;
+    return 0;
+}
+
+static void write_tokens(const rs_tokens *tokens)
+{
+    for (int i = 0; i < tokens->count; i++) {
+        if (i)
+            putchar(' ');
+        fputs(tokens->tokens[i], stdout);
+    }
+    putchar('\n');
+}
+
+int cmd_tokenize(int argc, char **argv)
+{
+    enum { OPT_LOWERCASE = 256, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_HELP };
+    static const struct option options[] = {
+        {"lowercase", no_argument, NULL, OPT_LOWERCASE},
+        {"tokenizer", required_argument, NULL, OPT_TOKENIZER},
+        {"detokenize", no_argument, NULL, OPT_DETOKENIZE},
+        {"help", no_argument, NULL, OPT_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    int lowercase = 0, detokenize = 0, mode = RS_TOK_WORD;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_LOWERCASE:
+            lowercase = 1;
+            break;
+        case OPT_TOKENIZER:
+            mode = rs_tokenizer_mode_parse(optarg);
+            if (mode < 0)
+                return bad_usage("unknown tokenizer '%s' (word or char)", optarg);
+            break;
+        case OPT_DETOKENIZE:
+            detokenize = 1;
+            break;
+        case 'h':
+        case OPT_HELP:
+            usage(stdout);
+            return 0;
+        case ':':
+            return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            /* getopt_long sets optopt to a short option's letter (which may sit
+             * inside a cluster), to a long option's value when it was given an
+             * argument it does not take, and to 0 for an unknown long option. */
+            if (optopt >= OPT_LOWERCASE)
+                return bad_usage("option '%s' takes no argument", argv[optind - 1]);
+            if (optopt)
+                return bad_usage("unknown option '-%c'", optopt);
+            return bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1)
+        return bad_usage("at most one input file");
+    if (detokenize && lowercase)
+        return bad_usage("--lowercase has no effect with --detokenize");
+    const char *path = optind < argc ? argv[optind] : "-";
+
+    rs_error err;
+    rs_line_reader reader;
+    if (rs_line_reader_open(&reader, path, &err)) {
+        fprintf(stderr, "rnnsearch tokenize: %s\n", err.msg);
+        return 1;
+    }
+    rs_tokens tokens = {0};
+    char *line;
+    size_t len;
+    int rc = 0, status = 0;
+    while (!status && (rc = rs_line_reader_next(&reader, &line, &len, &err)) == 1) {
+        if (detokenize) {
+            char *text;
+            if (split_tokens(line, &tokens, &err) ||
+                rs_detokenize(&tokens, mode, &text, &err)) {
+                status = 1;
+                break;
+            }
+            puts(text);
+            free(text);
+        } else {
+            rs_error why;
+            if (rs_text_to_tokens(line, len, lowercase, mode, &tokens, &why)) {
+                rs_fail(&err, "%s:%ld: %s", reader.name, reader.line, why.msg);
+                status = 1;
+                break;
+            }
+            write_tokens(&tokens);
+        }
+        if (ferror(stdout)) {
+            rs_fail(&err, "error writing the output");
+            status = 1;
+        }
+    }
+    if (!status && rc < 0)
+        status = 1;
+    if (!status && fflush(stdout)) {
+        rs_fail(&err, "error writing the output");
+        status = 1;
+    }
+    if (status)
+        fprintf(stderr, "rnnsearch tokenize: %s\n", err.msg);
+    rs_tokens_free(&tokens);
+    rs_line_reader_close(&reader);
+    return status;
+}

@@ -1,0 +1,246 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus.h"
+#include "text.h"
+
+static const char *display_name(const char *path)
+{
+    return strcmp(path, "-") ? path : "<stdin>";
+}
+
+int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->name = display_name(path);
+    if (!strcmp(path, "-")) {
+        r->file = stdin;
+        return 0;
+    }
+    r->file = fopen(path, "rb");
+    if (!r->file)
+        return rs_fail(err, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *err)
+{
+    errno = 0;
+    ssize_t n = getline(&r->buf, &r->cap, r->file);
+    if (n < 0) {
+        if (ferror(r->file))
+            return rs_fail(err, "%s: read error: %s", r->name,
+                           errno ? strerror(errno) : "unknown");
+        if (errno == ENOMEM)
+            return rs_fail(err, "%s:%ld: out of memory reading a line", r->name, r->line + 1);
+        return 0;
+    }
+    r->line++;
+    char *s = r->buf;
+    size_t k = (size_t)n;
+    if (k && s[k - 1] == '\n')
+        k--;
+    if (k && s[k - 1] == '\r')
+        k--;
+    s[k] = '\0';
+    /* Validated before the byte-order mark goes, so offsets count raw bytes. */
+    rs_error why;
+    if (rs_utf8_validate(s, k, &why))
+        return rs_fail(err, "%s:%ld: %s", r->name, r->line, why.msg);
+    if (r->line == 1 && k >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+        s += 3;
+        k -= 3;
+    }
+    *line = s;
+    *len = k;
+    return 1;
+}
+
+void rs_line_reader_close(rs_line_reader *r)
+{
+    if (r->file && r->file != stdin)
+        fclose(r->file);
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+static char *copy_bytes(const char *s, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (copy) {
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+    }
+    return copy;
+}
+
+void rs_lines_free(rs_lines *lines)
+{
+    for (int i = 0; i < lines->count; i++)
+        free(lines->lines[i]);
+    free(lines->lines);
+    memset(lines, 0, sizeof *lines);
+}
+
+void rs_pairs_free(rs_pairs *pairs)
+{
+    for (int i = 0; i < pairs->count; i++) {
+        free(pairs->src[i]);
+        free(pairs->tgt[i]);
+    }
+    free(pairs->src);
+    free(pairs->tgt);
+    memset(pairs, 0, sizeof *pairs);
+}
+
+/* Resizes an array of strings to capacity entries. */
+static int grow_strings(char ***array, int capacity, rs_error *err)
+{
+    char **grown = realloc(*array, (size_t)capacity * sizeof *grown);
+    if (!grown)
+        return rs_fail(err, "out of memory growing a list of %d lines", capacity);
+    *array = grown;
+    return 0;
+}
+
+static int next_capacity(int capacity, const char *name, rs_error *err)
+{
+    if (capacity > INT_MAX / 2)
+        return rs_fail(err, "%s: more lines than this program can hold", name);
+    return capacity ? 2 * capacity : 1024;
+}
+
+int rs_lines_read(const char *path, rs_lines *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    rs_line_reader r;
+    if (rs_line_reader_open(&r, path, err))
+        return -1;
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = rs_line_reader_next(&r, &line, &len, err)) == 1) {
+        if (out->count == out->capacity) {
+            int capacity = next_capacity(out->capacity, r.name, err);
+            if (capacity < 0 || grow_strings(&out->lines, capacity, err))
+                break;
+            out->capacity = capacity;
+        }
+        char *copy = copy_bytes(line, len);
+        if (!copy) {
+            rs_fail(err, "%s:%ld: out of memory", r.name, r.line);
+            break;
+        }
+        out->lines[out->count++] = copy;
+    }
+    rs_line_reader_close(&r);
+    if (rc != 0) {
+        rs_lines_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+static int push_pair(rs_pairs *p, const char *src, size_t src_len, const char *tgt,
+                     size_t tgt_len, const char *name, rs_error *err)
+{
+    if (p->count == p->capacity) {
+        int capacity = next_capacity(p->capacity, name, err);
+        if (capacity < 0 || grow_strings(&p->src, capacity, err) ||
+            grow_strings(&p->tgt, capacity, err))
+            return -1;
+        p->capacity = capacity;
+    }
+    char *s = copy_bytes(src, src_len), *t = copy_bytes(tgt, tgt_len);
+    if (!s || !t) {
+        free(s);
+        free(t);
+        return rs_fail(err, "%s: out of memory after %d sentence pairs", name, p->count);
+    }
+    p->src[p->count] = s;
+    p->tgt[p->count] = t;
+    p->count++;
+    return 0;
+}
+
+/* Splits one TSV line into its first two columns and stores them. */
+static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
+                        const rs_line_reader *r, rs_error *err)
+{
+    if (!len)
+        return rs_fail(err, "%s:%ld: empty line", r->name, r->line);
+    const char *tab = memchr(line, '\t', len);
+    if (!tab)
+        return rs_fail(err, "%s:%ld: no tab between source and target", r->name, r->line);
+    const char *first = line, *second = tab + 1;
+    size_t first_len = (size_t)(tab - line);
+    const char *end = memchr(second, '\t', len - first_len - 1);
+    size_t second_len = end ? (size_t)(end - second) : len - first_len - 1;
+    if (!first_len || !second_len)
+        return rs_fail(err, "%s:%ld: empty sentence in column %d", r->name, r->line,
+                       first_len ? 2 : 1);
+    if (swap)
+        return push_pair(p, second, second_len, first, first_len, r->name, err);
+    return push_pair(p, first, first_len, second, second_len, r->name, err);
+}
+
+int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    rs_line_reader r;
+    if (rs_line_reader_open(&r, path, err))
+        return -1;
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = rs_line_reader_next(&r, &line, &len, err)) == 1)
+        if (add_tsv_line(out, line, len, swap, &r, err)) {
+            rc = -1;
+            break;
+        }
+    rs_line_reader_close(&r);
+    if (rc != 0) {
+        rs_pairs_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out,
+                           rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!strcmp(src_path, "-") && !strcmp(tgt_path, "-"))
+        return rs_fail(err, "cannot read both sides of a parallel corpus from stdin");
+    rs_lines src, tgt;
+    if (rs_lines_read(src_path, &src, err))
+        return -1;
+    if (rs_lines_read(tgt_path, &tgt, err)) {
+        rs_lines_free(&src);
+        return -1;
+    }
+    /* A length mismatch first: it explains any empty line it misaligns. */
+    int rc = 0;
+    if (src.count != tgt.count)
+        rc = rs_fail(err, "%s has %d lines but %s has %d", display_name(src_path), src.count,
+                     display_name(tgt_path), tgt.count);
+    for (int i = 0; !rc && i < src.count; i++) {
+        if (!src.lines[i][0])
+            rc = rs_fail(err, "%s:%d: empty line", display_name(src_path), i + 1);
+        else if (!tgt.lines[i][0])
+            rc = rs_fail(err, "%s:%d: empty line", display_name(tgt_path), i + 1);
+    }
+    if (rc) {
+        rs_lines_free(&src);
+        rs_lines_free(&tgt);
+        return -1;
+    }
+    /* Hand the line arrays over; either one holds at least count entries. */
+    out->count = src.count;
+    out->capacity = src.capacity < tgt.capacity ? src.capacity : tgt.capacity;
+    out->src = src.lines;
+    out->tgt = tgt.lines;
+    return 0;
+}

@@ -1,0 +1,65 @@
+/* Reading text files: sentence pairs for training, plain lines for
+ * translation. Every line must be UTF-8 without NUL bytes; a trailing "\r"
+ * is dropped (CRLF files) and so is a UTF-8 byte-order mark at the start of a
+ * file. Errors name the file ("<stdin>" for the path "-") and the 1-based
+ * line: "data/x.tsv:17: no tab between source and target". */
+#ifndef RS_CORPUS_H
+#define RS_CORPUS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+/* Sentence pairs, raw (not normalised). */
+typedef struct {
+    int count;    /* pairs in use */
+    int capacity; /* allocated entries of src and tgt */
+    char **src;   /* [count] owned */
+    char **tgt;   /* [count] owned */
+} rs_pairs;
+
+typedef struct {
+    int count;
+    int capacity;
+    char **lines; /* [count] owned, without the line ends */
+} rs_lines;
+
+void rs_pairs_free(rs_pairs *pairs);
+void rs_lines_free(rs_lines *lines);
+
+/* Reads "source<TAB>target[<TAB>anything]" lines (Tatoeba exports carry an
+ * attribution column), exchanging the sides when swap is set. Empty lines and
+ * empty sentences are errors. path "-" is stdin. Like the other readers it
+ * fills out from scratch (out need not be initialised; free it with
+ * rs_pairs_free) and leaves it empty on failure. */
+int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err);
+
+/* Reads two line-aligned files: line i of src_path and line i of tgt_path
+ * make pair i. They must have as many lines, none of them empty. */
+int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out,
+                           rs_error *err);
+
+/* Reads every line of a file ("-": stdin); empty lines are kept. */
+int rs_lines_read(const char *path, rs_lines *out, rs_error *err);
+
+/* A streaming reader, one line at a time, for input too large to hold or
+ * arriving interactively. */
+typedef struct {
+    FILE *file;
+    const char *name; /* the path (not copied), or "<stdin>" */
+    char *buf;        /* getline's buffer */
+    size_t cap;
+    long line;        /* 1-based number of the last line returned */
+} rs_line_reader;
+
+int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err);
+
+/* Sets *line (valid until the next call) and *len to the next line without
+ * its line end; returns 1, or 0 at the end of the input, or -1 on a read
+ * error or a malformed line. */
+int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *err);
+
+void rs_line_reader_close(rs_line_reader *r);
+
+#endif

@@ -1,0 +1,287 @@
+/* Reading TSV pair files, line-aligned parallel files and plain lines, and
+ * the file:line of every error. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "corpus.h"
+
+/* Writes len bytes to a new file under /tmp; its path in path[32]. */
+static void write_temp(char *path, const char *data, size_t len)
+{
+    strcpy(path, "/tmp/rs_corpus_XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+    ck_assert_int_eq(close(fd), 0);
+}
+
+static void write_temp_str(char *path, const char *data)
+{
+    write_temp(path, data, strlen(data));
+}
+
+/* Expects reading the TSV text to fail with "<path>:<want>". */
+static void check_tsv_error_len(const char *data, size_t len, const char *want)
+{
+    char path[32], expected[256];
+    write_temp(path, data, len);
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    ck_assert_int_eq(rs_pairs_read_tsv(path, 0, &pairs, &err), -1);
+    ck_assert_int_eq(pairs.count, 0);
+    ck_assert_ptr_null(pairs.src);
+    snprintf(expected, sizeof expected, "%s:%s", path, want);
+    ck_assert_str_eq(err.msg, expected);
+    unlink(path);
+}
+
+static void check_tsv_error(const char *data, const char *want)
+{
+    check_tsv_error_len(data, strlen(data), want);
+}
+
+START_TEST(test_tsv)
+{
+    char path[32];
+    write_temp_str(path, "Hallo.\tHello.\n"
+                         "Wie geht's?\tHow are you?\tCC-BY 2.0 (France) Attribution: tatoeba.org\r\n"
+                         "Danke!\tThanks!");
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    ck_assert_msg(!rs_pairs_read_tsv(path, 0, &pairs, &err), "%s", err.msg);
+    ck_assert_int_eq(pairs.count, 3);
+    ck_assert_str_eq(pairs.src[0], "Hallo.");
+    ck_assert_str_eq(pairs.tgt[0], "Hello.");
+    ck_assert_str_eq(pairs.src[1], "Wie geht's?");
+    ck_assert_str_eq(pairs.tgt[1], "How are you?");
+    ck_assert_str_eq(pairs.src[2], "Danke!");
+    ck_assert_str_eq(pairs.tgt[2], "Thanks!");
+    rs_pairs_free(&pairs);
+    ck_assert_int_eq(pairs.count, 0);
+
+    ck_assert_msg(!rs_pairs_read_tsv(path, 1, &pairs, &err), "%s", err.msg);
+    ck_assert_int_eq(pairs.count, 3);
+    ck_assert_str_eq(pairs.src[1], "How are you?");
+    ck_assert_str_eq(pairs.tgt[1], "Wie geht's?");
+    rs_pairs_free(&pairs);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_tsv_bom_and_unicode)
+{
+    char path[32];
+    write_temp_str(path, "\xEF\xBB\xBFПривет\t你好\nшкола\t学校\n");
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    ck_assert_msg(!rs_pairs_read_tsv(path, 0, &pairs, &err), "%s", err.msg);
+    ck_assert_int_eq(pairs.count, 2);
+    ck_assert_str_eq(pairs.src[0], "Привет");
+    ck_assert_str_eq(pairs.tgt[1], "学校");
+    rs_pairs_free(&pairs);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_tsv_long_lines)
+{
+    /* Lines far longer than any fixed buffer, and more of them than the
+     * first allocation holds. */
+    size_t word = 200000, lines = 3000, size = word + 3 + lines * 4 + 1;
+    char *data = malloc(size);
+    ck_assert_ptr_nonnull(data);
+    memset(data, 'x', word);
+    memcpy(data + word, "\ty\n", 3);
+    size_t n = word + 3;
+    for (size_t i = 0; i < lines; i++, n += 4)
+        memcpy(data + n, "a\tb\n", 4);
+    char path[32];
+    write_temp(path, data, n);
+    free(data);
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    ck_assert_msg(!rs_pairs_read_tsv(path, 0, &pairs, &err), "%s", err.msg);
+    ck_assert_int_eq(pairs.count, (int)lines + 1);
+    ck_assert_uint_eq(strlen(pairs.src[0]), word);
+    ck_assert_str_eq(pairs.tgt[0], "y");
+    ck_assert_str_eq(pairs.src[(int)lines], "a");
+    rs_pairs_free(&pairs);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_tsv_errors)
+{
+    check_tsv_error("a\tb\nc\td\nno tab here\n", "3: no tab between source and target");
+    check_tsv_error("a\tb\n\nc\td\n", "2: empty line");
+    check_tsv_error("a\tb\n\r\n", "2: empty line");
+    check_tsv_error("a\tb\nc\td\n\n", "3: empty line");
+    check_tsv_error("a\tb\n\tb\n", "2: empty sentence in column 1");
+    check_tsv_error("a\tb\na\t\tnote\n", "2: empty sentence in column 2");
+    check_tsv_error("a\tb\nc\td\ne\tf\xC3(\n", "3: invalid UTF-8 at byte 4");
+    check_tsv_error("ok\tok\nabcd\xFF\tx\n", "2: invalid UTF-8 at byte 5");
+    check_tsv_error_len("a\0b\tc\n", 6, "1: NUL byte at byte 2");
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    rs_lines lines;
+    ck_assert_int_eq(rs_pairs_read_tsv("/nonexistent/x.tsv", 0, &pairs, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/x.tsv: "));
+    ck_assert_int_eq(rs_lines_read("/nonexistent/y.txt", &lines, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/y.txt: "));
+    ck_assert_int_eq(rs_pairs_read_parallel("/nonexistent/a.de", "/nonexistent/a.en", &pairs,
+                                            &err),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/a.de: "));
+    ck_assert_int_eq(rs_pairs_read_parallel("-", "-", &pairs, &err), -1);
+}
+END_TEST
+
+START_TEST(test_parallel)
+{
+    char de[32], en[32];
+    write_temp_str(de, "Guten Morgen.\r\nDanke.\nTschüss!");
+    write_temp_str(en, "Good morning.\nThank you.\nBye!\n");
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    ck_assert_msg(!rs_pairs_read_parallel(de, en, &pairs, &err), "%s", err.msg);
+    ck_assert_int_eq(pairs.count, 3);
+    ck_assert_str_eq(pairs.src[0], "Guten Morgen.");
+    ck_assert_str_eq(pairs.tgt[0], "Good morning.");
+    ck_assert_str_eq(pairs.src[2], "Tschüss!");
+    ck_assert_str_eq(pairs.tgt[2], "Bye!");
+    rs_pairs_free(&pairs);
+    unlink(de);
+    unlink(en);
+}
+END_TEST
+
+START_TEST(test_parallel_errors)
+{
+    char de[32], en[32], expected[256];
+    rs_error err = {{0}};
+    rs_pairs pairs;
+
+    write_temp_str(de, "a\nb\nc\n");
+    write_temp_str(en, "x\ny\n");
+    ck_assert_int_eq(rs_pairs_read_parallel(de, en, &pairs, &err), -1);
+    snprintf(expected, sizeof expected, "%s has 3 lines but %s has 2", de, en);
+    ck_assert_str_eq(err.msg, expected);
+    ck_assert_int_eq(pairs.count, 0);
+    unlink(de);
+    unlink(en);
+
+    write_temp_str(de, "a\nb\nc\n");
+    write_temp_str(en, "x\n\nz\n");
+    ck_assert_int_eq(rs_pairs_read_parallel(de, en, &pairs, &err), -1);
+    snprintf(expected, sizeof expected, "%s:2: empty line", en);
+    ck_assert_str_eq(err.msg, expected);
+    unlink(en);
+
+    write_temp_str(en, "x\ny\n\xE2\x82\n");
+    ck_assert_int_eq(rs_pairs_read_parallel(de, en, &pairs, &err), -1);
+    snprintf(expected, sizeof expected, "%s:3: invalid UTF-8 at byte 1", en);
+    ck_assert_str_eq(err.msg, expected);
+    unlink(de);
+    unlink(en);
+}
+END_TEST
+
+START_TEST(test_lines)
+{
+    char path[32];
+    write_temp_str(path, "first\r\n\nthird line\n");
+    rs_error err = {{0}};
+    rs_lines lines;
+    ck_assert_msg(!rs_lines_read(path, &lines, &err), "%s", err.msg);
+    ck_assert_int_eq(lines.count, 3);
+    ck_assert_str_eq(lines.lines[0], "first");
+    ck_assert_str_eq(lines.lines[1], "");
+    ck_assert_str_eq(lines.lines[2], "third line");
+    rs_lines_free(&lines);
+    ck_assert_int_eq(lines.count, 0);
+    unlink(path);
+
+    write_temp_str(path, "");
+    ck_assert_msg(!rs_lines_read(path, &lines, &err), "%s", err.msg);
+    ck_assert_int_eq(lines.count, 0);
+    rs_lines_free(&lines);
+    unlink(path);
+
+    write_temp_str(path, "ok\n\xC3\xA9\xC3\n");
+    ck_assert_int_eq(rs_lines_read(path, &lines, &err), -1);
+    char expected[256];
+    snprintf(expected, sizeof expected, "%s:2: invalid UTF-8 at byte 3", path);
+    ck_assert_str_eq(err.msg, expected);
+    unlink(path);
+}
+END_TEST
+
+/* "-" reads standard input and names it "<stdin>". */
+START_TEST(test_stdin)
+{
+    char path[32];
+    write_temp_str(path, "eins\tone\nzwei\n");
+    ck_assert_ptr_nonnull(freopen(path, "r", stdin));
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    ck_assert_int_eq(rs_pairs_read_tsv("-", 0, &pairs, &err), -1);
+    ck_assert_str_eq(err.msg, "<stdin>:2: no tab between source and target");
+
+    ck_assert_ptr_nonnull(freopen(path, "r", stdin));
+    rs_lines lines;
+    ck_assert_msg(!rs_lines_read("-", &lines, &err), "%s", err.msg);
+    ck_assert_int_eq(lines.count, 2);
+    ck_assert_str_eq(lines.lines[0], "eins\tone");
+    rs_lines_free(&lines);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_line_reader)
+{
+    char path[32];
+    write_temp_str(path, "\xEF\xBB\xBF" "a\r\n\nc");
+    rs_error err = {{0}};
+    rs_line_reader r;
+    ck_assert_int_eq(rs_line_reader_open(&r, path, &err), 0);
+    char *line;
+    size_t len;
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "a");
+    ck_assert_uint_eq(len, 1);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_uint_eq(len, 0);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "c");
+    ck_assert_int_eq(r.line, 3);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 0);
+    rs_line_reader_close(&r);
+    unlink(path);
+}
+END_TEST
+
+Suite *corpus_suite(void)
+{
+    Suite *s = suite_create("corpus");
+    TCase *tc = tcase_create("corpus");
+    tcase_add_test(tc, test_tsv);
+    tcase_add_test(tc, test_tsv_bom_and_unicode);
+    tcase_add_test(tc, test_tsv_long_lines);
+    tcase_add_test(tc, test_tsv_errors);
+    tcase_add_test(tc, test_missing_file);
+    tcase_add_test(tc, test_parallel);
+    tcase_add_test(tc, test_parallel_errors);
+    tcase_add_test(tc, test_lines);
+    tcase_add_test(tc, test_stdin);
+    tcase_add_test(tc, test_line_reader);
+    suite_add_tcase(s, tc);
+    return s;
+}
