@@ -22,7 +22,8 @@ LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o)
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
-TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/tests/runner.o
+TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
+TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/tests/runner.o
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 

@@ -1,0 +1,154 @@
+#include <math.h>
+#include <string.h>
+
+#include "attention.h"
+#include "linalg.h"
+
+int attention_key_size(int kind, int n, int a)
+{
+    return kind == RS_ATT_ADDITIVE ? a : n;
+}
+
+static float dot_scale(int kind, int n)
+{
+    return kind == RS_ATT_SCALED_DOT ? 1.0f / sqrtf((float)n) : 1.0f;
+}
+
+void attention_keys_forward(int kind, float *keys, const float *annotations, const float *U,
+                            const float *b, int R, int n, int a)
+{
+    int ka = attention_key_size(kind, n, a);
+    rs_gemm(0, 1, R, ka, 2 * n, 1.0f, annotations, 2 * n, U, 2 * n, 0.0f, keys, ka);
+    if (kind == RS_ATT_ADDITIVE)
+        rs_add_bias(keys, b, R, ka, ka);
+}
+
+void attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
+                             const float *dkeys, const float *annotations, const float *U,
+                             int R, int n, int a)
+{
+    int ka = attention_key_size(kind, n, a);
+    rs_gemm(0, 0, R, 2 * n, ka, 1.0f, dkeys, ka, U, 2 * n, 1.0f, dannotations, 2 * n);
+    rs_gemm(1, 0, ka, 2 * n, R, 1.0f, dkeys, ka, annotations, 2 * n, 1.0f, dU, 2 * n);
+    if (kind == RS_ATT_ADDITIVE)
+        rs_add_row_sums(db, dkeys, R, ka, ka);
+}
+
+void attention_softmax(float *x, int len, int total)
+{
+    if (len > 0) {
+        float max = x[0];
+        for (int j = 1; j < len; j++)
+            if (x[j] > max)
+                max = x[j];
+        float sum = 0.0f;
+        for (int j = 0; j < len; j++) {
+            x[j] = expf(x[j] - max);
+            sum += x[j];
+        }
+        for (int j = 0; j < len; j++)
+            x[j] /= sum;
+    }
+    for (int j = len < 0 ? 0 : len; j < total; j++)
+        x[j] = 0.0f;
+}
+
+void attention_forward(int kind, float *alpha, float *context, float *hidden, float *query_proj,
+                       const float *query, const float *keys, const float *annotations,
+                       const int *src_len, const float *W_a, const float *v_a, int B, int S,
+                       int n, int a)
+{
+    const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
+    if (kind == RS_ATT_ADDITIVE)
+        rs_gemm(0, 1, B, a, n, 1.0f, query, n, W_a, n, 0.0f, query_proj, a);
+    const float scale = dot_scale(kind, n);
+    for (int b = 0; b < B; b++) {
+        float *scores = alpha + (size_t)b * S;
+        for (int j = 0; j < src_len[b]; j++) {
+            const float *key = keys + ((size_t)j * B + b) * ka;
+            float e = 0.0f;
+            if (kind == RS_ATT_ADDITIVE) {
+                float *t = hidden + ((size_t)b * S + j) * a;
+                const float *q = query_proj + (size_t)b * a;
+                for (int k = 0; k < a; k++) {
+                    t[k] = tanhf(q[k] + key[k]);
+                    e += v_a[k] * t[k];
+                }
+            } else {
+                const float *q = query + (size_t)b * n;
+                for (int k = 0; k < n; k++)
+                    e += q[k] * key[k];
+                e *= scale;
+            }
+            scores[j] = e;
+        }
+        attention_softmax(scores, src_len[b], S);
+        /* c_b = Σ_j α_bj h_jb: the rows h_jb are B·2n apart in time-major order. */
+        float *c = context + (size_t)b * n2;
+        memset(c, 0, sizeof(float) * n2);
+        for (int j = 0; j < src_len[b]; j++) {
+            const float *h = annotations + ((size_t)j * B + b) * n2;
+            for (int k = 0; k < n2; k++)
+                c[k] += scores[j] * h[k];
+        }
+    }
+}
+
+void attention_backward(int kind, float *dquery, float *dannotations, float *dkeys,
+                        float *dquery_proj, float *dv_a, const float *dcontext,
+                        const float *alpha, const float *hidden, const float *query,
+                        const float *keys, const float *annotations, const int *src_len,
+                        const float *W_a, const float *v_a, int B, int S, int n, int a,
+                        float *scratch)
+{
+    const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
+    const float scale = dot_scale(kind, n);
+    if (kind == RS_ATT_ADDITIVE)
+        memset(dquery_proj, 0, sizeof(float) * (size_t)B * a);
+    for (int b = 0; b < B; b++) {
+        const float *al = alpha + (size_t)b * S, *dc = dcontext + (size_t)b * n2;
+        float *dscore = scratch;
+        /* forward was: c = Σ_j α_j h_j, so dα_j = dc · h_j and dh_j += α_j dc. */
+        float weighted = 0.0f;
+        for (int j = 0; j < src_len[b]; j++) {
+            const float *h = annotations + ((size_t)j * B + b) * n2;
+            float *dh = dannotations + ((size_t)j * B + b) * n2;
+            float da = 0.0f;
+            for (int k = 0; k < n2; k++) {
+                da += dc[k] * h[k];
+                dh[k] += al[j] * dc[k];
+            }
+            dscore[j] = da;
+            weighted += al[j] * da;
+        }
+        /* forward was: α = softmax(ε), so dε_j = α_j (dα_j - Σ_k α_k dα_k). */
+        for (int j = 0; j < src_len[b]; j++)
+            dscore[j] = al[j] * (dscore[j] - weighted);
+        for (int j = 0; j < src_len[b]; j++) {
+            float *dkey = dkeys + ((size_t)j * B + b) * ka;
+            if (kind == RS_ATT_ADDITIVE) {
+                /* forward was: ε = v · t, t = tanh(W_a s + key). */
+                const float *t = hidden + ((size_t)b * S + j) * a;
+                float *dq = dquery_proj + (size_t)b * a;
+                for (int k = 0; k < a; k++) {
+                    dv_a[k] += dscore[j] * t[k];
+                    float dpre = dscore[j] * v_a[k] * (1.0f - t[k] * t[k]);
+                    dq[k] += dpre;
+                    dkey[k] += dpre;
+                }
+            } else {
+                /* forward was: ε = scale · s · key. */
+                const float *key = keys + ((size_t)j * B + b) * ka;
+                const float *q = query + (size_t)b * n;
+                float *dq = dquery + (size_t)b * n;
+                float ds = scale * dscore[j];
+                for (int k = 0; k < n; k++) {
+                    dq[k] += ds * key[k];
+                    dkey[k] += ds * q[k];
+                }
+            }
+        }
+    }
+    if (kind == RS_ATT_ADDITIVE)
+        rs_gemm(0, 0, B, n, a, 1.0f, dquery_proj, a, W_a, n, 1.0f, dquery, n);
+}

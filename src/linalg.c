@@ -1,0 +1,37 @@
+#include <cblas.h>
+
+#include "linalg.h"
+
+void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+             const float *B, int ldb, float beta, float *C, int ldc)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    if (K <= 0) {
+        /* An empty sum: C = beta C (BLAS may not touch C when K = 0). */
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++)
+                C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M,
+                N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx)
+{
+    for (int i = 0; i < M; i++) {
+        const float *row = X + (size_t)i * ldx;
+        for (int j = 0; j < N; j++)
+            y[j] += row[j];
+    }
+}
+
+void rs_add_bias(float *X, const float *b, int M, int N, int ldx)
+{
+    for (int i = 0; i < M; i++) {
+        float *row = X + (size_t)i * ldx;
+        for (int j = 0; j < N; j++)
+            row[j] += b[j];
+    }
+}

@@ -1,0 +1,26 @@
+/* Thin wrappers over OpenBLAS for the row-major products the layers use, and
+ * the elementwise helpers they share. Every matrix product in rnnsearch goes
+ * through rs_gemm. */
+#ifndef RS_LINALG_H
+#define RS_LINALG_H
+
+#include <math.h>
+#include <stddef.h>
+
+/* C[M,N] = alpha * op(A) op(B) + beta * C, row-major; ta/tb: 1 = transpose.
+ * op(A) is [M,K], op(B) is [K,N]; lda/ldb/ldc are the row strides as stored. */
+void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+             const float *B, int ldb, float beta, float *C, int ldc);
+
+/* y[N] += sum of the rows of X[M, N] (stride ldx): bias gradients. */
+void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx);
+
+/* Each row of X[M, N] (stride ldx) += b[N]. */
+void rs_add_bias(float *X, const float *b, int M, int N, int ldx);
+
+static inline float rs_sigmoid(float x)
+{
+    return 1.0f / (1.0f + expf(-x));
+}
+
+#endif

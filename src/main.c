@@ -1,0 +1,48 @@
+/* rnnsearch: the program's entry point dispatches to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+#define RS_VERSION "0.1.0"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"train", NULL, "train a model on a parallel corpus"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: rnnsearch COMMAND [OPTIONS]\n\n"
+                 "An attentive RNN translator (Bahdanau et al., 2014).\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'rnnsearch COMMAND --help' describes each command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("rnnsearch %s\n", RS_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name) && commands[i].run)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "rnnsearch: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,371 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "gru.h"
+#include "linalg.h"
+#include "network.h"
+#include "readout.h"
+
+static float *take(float *base, size_t *offset, size_t count)
+{
+    float *p = base ? base + *offset : NULL;
+    *offset += count;
+    return p;
+}
+
+/* Assigns every buffer its place in the arena (base NULL: only counts). */
+static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka)
+{
+    const size_t B = (size_t)ws->max_B, S = (size_t)ws->max_S, T = (size_t)ws->max_T;
+    const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
+    const size_t V = (size_t)c->tgt_vocab, R = T * B;
+    const size_t a = (size_t)ka;
+    size_t at = 0;
+    ws->src_x = take(base, &at, S * B * m);
+    ws->src_mask = take(base, &at, S * B);
+    ws->fwd_xproj = take(base, &at, S * B * 3 * n);
+    ws->bwd_xproj = take(base, &at, S * B * 3 * n);
+    ws->fwd_gates = take(base, &at, S * B * 3 * n);
+    ws->bwd_gates = take(base, &at, S * B * 3 * n);
+    ws->fwd_rh = take(base, &at, S * B * n);
+    ws->bwd_rh = take(base, &at, S * B * n);
+    ws->fwd_states = take(base, &at, (S + 1) * B * n);
+    ws->bwd_states = take(base, &at, (S + 1) * B * n);
+    ws->annotations = take(base, &at, S * B * 2 * n);
+    ws->keys = take(base, &at, S * B * a);
+    ws->dec_emb = take(base, &at, R * m);
+    ws->tgt_mask = take(base, &at, R);
+    ws->dec_xproj = take(base, &at, R * 3 * n);
+    ws->dec_gates = take(base, &at, R * 3 * n);
+    ws->dec_rh = take(base, &at, R * n);
+    ws->dec_states = take(base, &at, (T + 1) * B * n);
+    ws->alpha = take(base, &at, R * S);
+    ws->att_hidden = take(base, &at, R * S * a);
+    ws->context = take(base, &at, R * 2 * n);
+    ws->query_proj = take(base, &at, B * a);
+    ws->tpre = take(base, &at, R * 2 * l);
+    ws->tmax = take(base, &at, R * l);
+    ws->probs = take(base, &at, R * V);
+    ws->nll = take(base, &at, R);
+    ws->d_states = take(base, &at, R * n);
+    ws->d_dec_emb = take(base, &at, R * m);
+    ws->d_context = take(base, &at, R * 2 * n);
+    ws->dec_dpre = take(base, &at, R * 3 * n);
+    ws->d_query_proj = take(base, &at, R * a);
+    ws->d_annotations = take(base, &at, S * B * 2 * n);
+    ws->d_keys = take(base, &at, S * B * a);
+    ws->fwd_dpre = take(base, &at, S * B * 3 * n);
+    ws->bwd_dpre = take(base, &at, S * B * 3 * n);
+    ws->d_src_x = take(base, &at, S * B * m);
+    ws->dt = take(base, &at, R * l);
+    ws->dtpre = take(base, &at, R * 2 * l);
+    ws->ds = take(base, &at, B * n);
+    ws->carry = take(base, &at, B * n);
+    ws->scratch = take(base, &at, B * n);
+    ws->d_scores = take(base, &at, S);
+    return at;
+}
+
+int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int max_S, int max_T,
+                       rs_error *err)
+{
+    memset(ws, 0, sizeof *ws);
+    ws->max_B = max_B;
+    ws->max_S = max_S;
+    ws->max_T = max_T;
+    const rs_config *c = &model->cfg;
+    int ka = attention_key_size(model->attention, c->hidden, c->att);
+    size_t total = carve(ws, NULL, c, ka);
+    ws->arena = rs_calloc(total, sizeof(float), err);
+    ws->which = rs_calloc((size_t)max_T * max_B * c->maxout, 1, err);
+    if (!ws->arena || !ws->which) {
+        rs_workspace_free(ws);
+        return -1;
+    }
+    carve(ws, ws->arena, c, ka);
+    return 0;
+}
+
+void rs_workspace_free(rs_workspace *ws)
+{
+    free(ws->arena);
+    free(ws->which);
+    memset(ws, 0, sizeof *ws);
+}
+
+static void gather_rows(float *out, const float *table, const int *ids, int count, int width)
+{
+    for (int r = 0; r < count; r++)
+        memcpy(out + (size_t)r * width, table + (size_t)ids[r] * width, sizeof(float) * width);
+}
+
+static void scatter_add_rows(float *table, const float *rows, const int *ids, int count, int width)
+{
+    for (int r = 0; r < count; r++) {
+        float *dst = table + (size_t)ids[r] * width;
+        const float *src = rows + (size_t)r * width;
+        for (int k = 0; k < width; k++)
+            dst[k] += src[k];
+    }
+}
+
+void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
+{
+    const rs_tensors *w = &model->w;
+    const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
+    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+    gather_rows(ws->src_x, w->src_emb, batch->src, S * B, m);
+    for (int j = 0; j < S; j++)
+        for (int b = 0; b < B; b++)
+            ws->src_mask[j * B + b] = j < batch->src_len[b] ? 1.0f : 0.0f;
+
+    /* Input projections of every position, both directions: one GEMM each. */
+    rs_gemm(0, 1, S * B, 3 * n, m, 1.0f, ws->src_x, m, w->enc_fwd_W, m, 0.0f, ws->fwd_xproj, 3 * n);
+    rs_add_bias(ws->fwd_xproj, w->enc_fwd_b, S * B, 3 * n, 3 * n);
+    rs_gemm(0, 1, S * B, 3 * n, m, 1.0f, ws->src_x, m, w->enc_bwd_W, m, 0.0f, ws->bwd_xproj, 3 * n);
+    rs_add_bias(ws->bwd_xproj, w->enc_bwd_b, S * B, 3 * n, 3 * n);
+
+    /* The mask carries the state through padding, so each sentence's backward
+     * pass starts from 0 at its own </s>. */
+    memset(ws->fwd_states, 0, sizeof(float) * Bn);
+    for (int j = 0; j < S; j++)
+        gru_step_forward(ws->fwd_states + (j + 1) * Bn, ws->fwd_gates + j * Bn3, ws->fwd_rh + j * Bn,
+                         ws->fwd_states + j * Bn, ws->fwd_xproj + j * Bn3, w->enc_fwd_U,
+                         ws->src_mask + j * B, B, n);
+    memset(ws->bwd_states + S * Bn, 0, sizeof(float) * Bn);
+    for (int j = S - 1; j >= 0; j--)
+        gru_step_forward(ws->bwd_states + j * Bn, ws->bwd_gates + j * Bn3, ws->bwd_rh + j * Bn,
+                         ws->bwd_states + (j + 1) * Bn, ws->bwd_xproj + j * Bn3, w->enc_bwd_U,
+                         ws->src_mask + j * B, B, n);
+
+    for (int j = 0; j < S; j++)
+        for (int b = 0; b < B; b++) {
+            float *h = ws->annotations + ((size_t)j * B + b) * 2 * n;
+            memcpy(h, ws->fwd_states + (j + 1) * Bn + (size_t)b * n, sizeof(float) * n);
+            memcpy(h + n, ws->bwd_states + j * Bn + (size_t)b * n, sizeof(float) * n);
+        }
+    attention_keys_forward(model->attention, ws->keys, ws->annotations,
+                           model->attention == RS_ATT_ADDITIVE ? w->att_U : w->att_K, w->att_b,
+                           S * B, n, model->cfg.att);
+
+    /* s_0 = tanh(W_init bwd_h_1 + b_init); bwd_states[0] is bwd_h_1 of every row. */
+    rs_gemm(0, 1, B, n, n, 1.0f, ws->bwd_states, n, w->init_W, n, 0.0f, ws->dec_states, n);
+    rs_add_bias(ws->dec_states, w->init_b, B, n, n);
+    for (size_t k = 0; k < Bn; k++)
+        ws->dec_states[k] = tanhf(ws->dec_states[k]);
+}
+
+double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
+{
+    const rs_tensors *w = &model->w;
+    const rs_config *c = &model->cfg;
+    const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
+    const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
+    const int in = m + 2 * n, ka = attention_key_size(model->attention, n, a);
+    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+
+    rs_encode(ws, model, batch);
+
+    gather_rows(ws->dec_emb, w->tgt_emb, batch->tgt_in, R, m);
+    for (int t = 0; t < T; t++)
+        for (int b = 0; b < B; b++)
+            ws->tgt_mask[t * B + b] = t < batch->tgt_len[b] ? 1.0f : 0.0f;
+    /* u_i = [E y_{i-1} ; c_i]: the embedding half of W' u_i + b' for all steps at once. */
+    rs_gemm(0, 1, R, 3 * n, m, 1.0f, ws->dec_emb, m, w->dec_W, in, 0.0f, ws->dec_xproj, 3 * n);
+    rs_add_bias(ws->dec_xproj, w->dec_b, R, 3 * n, 3 * n);
+
+    for (int t = 0; t < T; t++) {
+        const float *s_prev = ws->dec_states + t * Bn;
+        float *ctx = ws->context + (size_t)t * B * 2 * n;
+        attention_forward(model->attention, ws->alpha + (size_t)t * B * S, ctx,
+                          ws->att_hidden + (size_t)t * B * S * ka, ws->query_proj, s_prev, ws->keys,
+                          ws->annotations, batch->src_len, w->att_W, w->att_v, B, S, n, a);
+        rs_gemm(0, 1, B, 3 * n, 2 * n, 1.0f, ctx, 2 * n, w->dec_W + m, in, 1.0f,
+                ws->dec_xproj + t * Bn3, 3 * n);
+        gru_step_forward(ws->dec_states + (t + 1) * Bn, ws->dec_gates + t * Bn3, ws->dec_rh + t * Bn,
+                         s_prev, ws->dec_xproj + t * Bn3, w->dec_U, ws->tgt_mask + t * B, B, n);
+    }
+
+    readout_forward(ws->tpre, ws->tmax, ws->which, ws->probs, ws->dec_states + Bn, ws->dec_emb, m,
+                    ws->context, 2 * n, w, R, n, m, l, V);
+    return softmax_xent_forward(ws->probs, ws->nll, batch->tgt_out, R, V);
+}
+
+void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+                         const rs_tensors *g, float smoothing, float scale)
+{
+    const rs_tensors *w = &model->w;
+    const rs_config *c = &model->cfg;
+    const int kind = model->attention;
+    const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
+    const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
+    const int in = m + 2 * n, ka = attention_key_size(kind, n, a);
+    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+
+    /* Loss and deep output. */
+    softmax_xent_backward(ws->probs, batch->tgt_out, smoothing, scale, R, V);
+    memset(ws->d_dec_emb, 0, sizeof(float) * (size_t)R * m);
+    memset(ws->d_context, 0, sizeof(float) * (size_t)R * 2 * n);
+    readout_backward(ws->d_states, ws->d_dec_emb, m, ws->d_context, 2 * n, g, ws->dt, ws->dtpre,
+                     ws->probs, ws->tmax, ws->which, ws->dec_states + Bn, ws->dec_emb, ws->context,
+                     w, R, n, m, l, V);
+
+    /* Decoder, last step first. s_i receives gradient from the readout at i,
+     * and (through carry) from the recurrence and the attention query at i+1. */
+    memset(ws->d_annotations, 0, sizeof(float) * (size_t)S * B * 2 * n);
+    memset(ws->d_keys, 0, sizeof(float) * (size_t)S * B * ka);
+    memset(ws->carry, 0, sizeof(float) * Bn);
+    for (int t = T - 1; t >= 0; t--) {
+        for (size_t k = 0; k < Bn; k++)
+            ws->ds[k] = ws->d_states[t * Bn + k] + ws->carry[k];
+        memset(ws->carry, 0, sizeof(float) * Bn);
+        const float *s_prev = ws->dec_states + t * Bn;
+        float *dpre = ws->dec_dpre + t * Bn3, *dctx = ws->d_context + (size_t)t * B * 2 * n;
+        gru_step_backward(ws->carry, dpre, ws->ds, ws->dec_gates + t * Bn3, s_prev, w->dec_U,
+                          ws->tgt_mask + t * B, B, n, ws->scratch);
+        /* forward was: x_proj += W'_c c_i. */
+        rs_gemm(0, 0, B, 2 * n, 3 * n, 1.0f, dpre, 3 * n, w->dec_W + m, in, 1.0f, dctx, 2 * n);
+        attention_backward(kind, ws->carry, ws->d_annotations, ws->d_keys,
+                           ws->d_query_proj + (size_t)t * B * a, g->att_v, dctx,
+                           ws->alpha + (size_t)t * B * S, ws->att_hidden + (size_t)t * B * S * ka,
+                           s_prev, ws->keys, ws->annotations, batch->src_len, w->att_W, w->att_v, B,
+                           S, n, a, ws->d_scores);
+    }
+
+    /* Decoder parameters, all steps at once: u_i = [E y_{i-1} ; c_i]. */
+    rs_gemm(1, 0, 3 * n, m, R, 1.0f, ws->dec_dpre, 3 * n, ws->dec_emb, m, 1.0f, g->dec_W, in);
+    rs_gemm(1, 0, 3 * n, 2 * n, R, 1.0f, ws->dec_dpre, 3 * n, ws->context, 2 * n, 1.0f, g->dec_W + m,
+            in);
+    gru_recurrent_backward(g->dec_U, g->dec_b, ws->dec_dpre, ws->dec_states, ws->dec_rh, R, n);
+    rs_gemm(0, 0, R, m, 3 * n, 1.0f, ws->dec_dpre, 3 * n, w->dec_W, in, 1.0f, ws->d_dec_emb, m);
+    scatter_add_rows(g->tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m);
+    if (kind == RS_ATT_ADDITIVE)
+        rs_gemm(1, 0, a, n, R, 1.0f, ws->d_query_proj, a, ws->dec_states, n, 1.0f, g->att_W, n);
+    attention_keys_backward(kind, ws->d_annotations, kind == RS_ATT_ADDITIVE ? g->att_U : g->att_K,
+                            g->att_b, ws->d_keys, ws->annotations,
+                            kind == RS_ATT_ADDITIVE ? w->att_U : w->att_K, S * B, n, a);
+
+    /* forward was: s_0 = tanh(W_init bwd_h_1 + b_init); carry holds dL/ds_0. */
+    for (size_t k = 0; k < Bn; k++)
+        ws->scratch[k] = ws->carry[k] * (1.0f - ws->dec_states[k] * ws->dec_states[k]);
+    rs_gemm(1, 0, n, n, B, 1.0f, ws->scratch, n, ws->bwd_states, n, 1.0f, g->init_W, n);
+    rs_add_row_sums(g->init_b, ws->scratch, B, n, n);
+    rs_gemm(0, 0, B, n, n, 1.0f, ws->scratch, n, w->init_W, n, 1.0f, ws->d_annotations + n, 2 * n);
+
+    /* Encoder: the forward GRU's backward runs j = S..1, the backward GRU's j = 1..S. */
+    memset(ws->carry, 0, sizeof(float) * Bn);
+    for (int j = S - 1; j >= 0; j--) {
+        for (int b = 0; b < B; b++)
+            for (int k = 0; k < n; k++)
+                ws->ds[(size_t)b * n + k] =
+                    ws->d_annotations[((size_t)j * B + b) * 2 * n + k] + ws->carry[(size_t)b * n + k];
+        memset(ws->carry, 0, sizeof(float) * Bn);
+        gru_step_backward(ws->carry, ws->fwd_dpre + j * Bn3, ws->ds, ws->fwd_gates + j * Bn3,
+                          ws->fwd_states + j * Bn, w->enc_fwd_U, ws->src_mask + j * B, B, n,
+                          ws->scratch);
+    }
+    memset(ws->carry, 0, sizeof(float) * Bn);
+    for (int j = 0; j < S; j++) {
+        for (int b = 0; b < B; b++)
+            for (int k = 0; k < n; k++)
+                ws->ds[(size_t)b * n + k] = ws->d_annotations[((size_t)j * B + b) * 2 * n + n + k] +
+                                            ws->carry[(size_t)b * n + k];
+        memset(ws->carry, 0, sizeof(float) * Bn);
+        gru_step_backward(ws->carry, ws->bwd_dpre + j * Bn3, ws->ds, ws->bwd_gates + j * Bn3,
+                          ws->bwd_states + (j + 1) * Bn, w->enc_bwd_U, ws->src_mask + j * B, B, n,
+                          ws->scratch);
+    }
+    rs_gemm(1, 0, 3 * n, m, S * B, 1.0f, ws->fwd_dpre, 3 * n, ws->src_x, m, 1.0f, g->enc_fwd_W, m);
+    gru_recurrent_backward(g->enc_fwd_U, g->enc_fwd_b, ws->fwd_dpre, ws->fwd_states, ws->fwd_rh,
+                           S * B, n);
+    rs_gemm(1, 0, 3 * n, m, S * B, 1.0f, ws->bwd_dpre, 3 * n, ws->src_x, m, 1.0f, g->enc_bwd_W, m);
+    gru_recurrent_backward(g->enc_bwd_U, g->enc_bwd_b, ws->bwd_dpre, ws->bwd_states + Bn,
+                           ws->bwd_rh, S * B, n);
+    rs_gemm(0, 0, S * B, m, 3 * n, 1.0f, ws->fwd_dpre, 3 * n, w->enc_fwd_W, m, 0.0f, ws->d_src_x, m);
+    rs_gemm(0, 0, S * B, m, 3 * n, 1.0f, ws->bwd_dpre, 3 * n, w->enc_bwd_W, m, 1.0f, ws->d_src_x, m);
+    scatter_add_rows(g->src_emb, ws->d_src_x, batch->src, S * B, m);
+}
+
+/* ---- one decoder step, for translation ---- */
+
+static size_t carve_step(rs_step_workspace *sw, float *base, const rs_config *c, int ka)
+{
+    const size_t B = (size_t)sw->max_B, S = (size_t)sw->max_S;
+    const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
+    size_t at = 0;
+    sw->emb = take(base, &at, B * m);
+    sw->context = take(base, &at, B * 2 * n);
+    sw->xproj = take(base, &at, B * 3 * n);
+    sw->gates = take(base, &at, B * 3 * n);
+    sw->rh = take(base, &at, B * n);
+    sw->hidden = take(base, &at, B * S * (size_t)ka);
+    sw->query_proj = take(base, &at, B * (size_t)ka);
+    sw->tpre = take(base, &at, B * 2 * l);
+    sw->tmax = take(base, &at, B * l);
+    return at;
+}
+
+int rs_step_workspace_alloc(rs_step_workspace *sw, const rs_model *model, int max_B, int max_S,
+                            rs_error *err)
+{
+    memset(sw, 0, sizeof *sw);
+    sw->max_B = max_B;
+    sw->max_S = max_S;
+    int ka = attention_key_size(model->attention, model->cfg.hidden, model->cfg.att);
+    size_t total = carve_step(sw, NULL, &model->cfg, ka);
+    sw->arena = rs_calloc(total, sizeof(float), err);
+    sw->which = rs_calloc((size_t)max_B * model->cfg.maxout, 1, err);
+    if (!sw->arena || !sw->which) {
+        rs_step_workspace_free(sw);
+        return -1;
+    }
+    carve_step(sw, sw->arena, &model->cfg, ka);
+    return 0;
+}
+
+void rs_step_workspace_free(rs_step_workspace *sw)
+{
+    free(sw->arena);
+    free(sw->which);
+    memset(sw, 0, sizeof *sw);
+}
+
+void rs_log_softmax(float *x, int R, int V)
+{
+    for (int r = 0; r < R; r++) {
+        float *row = x + (size_t)r * V;
+        float max = row[0];
+        for (int v = 1; v < V; v++)
+            if (row[v] > max)
+                max = row[v];
+        double sum = 0.0;
+        for (int v = 0; v < V; v++)
+            sum += exp((double)(row[v] - max));
+        float shift = max + (float)log(sum);
+        for (int v = 0; v < V; v++)
+            row[v] -= shift;
+    }
+}
+
+void rs_decoder_step(rs_step_workspace *sw, float *next_state, float *logprobs, float *alpha,
+                     const float *state, const int *prev, const float *keys,
+                     const float *annotations, const int *src_len, const rs_model *model, int B,
+                     int S)
+{
+    const rs_tensors *w = &model->w;
+    const rs_config *c = &model->cfg;
+    const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
+    const int in = m + 2 * n;
+    gather_rows(sw->emb, w->tgt_emb, prev, B, m);
+    attention_forward(model->attention, alpha, sw->context, sw->hidden, sw->query_proj, state, keys,
+                      annotations, src_len, w->att_W, w->att_v, B, S, n, a);
+    rs_gemm(0, 1, B, 3 * n, m, 1.0f, sw->emb, m, w->dec_W, in, 0.0f, sw->xproj, 3 * n);
+    rs_gemm(0, 1, B, 3 * n, 2 * n, 1.0f, sw->context, 2 * n, w->dec_W + m, in, 1.0f, sw->xproj, 3 * n);
+    rs_add_bias(sw->xproj, w->dec_b, B, 3 * n, 3 * n);
+    gru_step_forward(next_state, sw->gates, sw->rh, state, sw->xproj, w->dec_U, NULL, B, n);
+    readout_forward(sw->tpre, sw->tmax, sw->which, logprobs, next_state, sw->emb, m, sw->context,
+                    2 * n, w, B, n, m, l, V);
+    rs_log_softmax(logprobs, B, V);
+}

@@ -1,0 +1,80 @@
+#include <math.h>
+
+#include "gradcheck.h"
+
+void fill_uniform(float *x, size_t count, float scale, unsigned seed)
+{
+    unsigned long long state = seed * 2654435761ULL + 1;
+    for (size_t i = 0; i < count; i++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u = (double)(state >> 11) / 9007199254740992.0;
+        x[i] = (float)((2.0 * u - 1.0) * scale);
+    }
+}
+
+unsigned long long gradcheck_hash(const unsigned char *bytes, size_t count)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (size_t i = 0; i < count; i++) {
+        h ^= bytes[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+gradcheck_result gradcheck(gradcheck_loss loss, void *ctx, float *param, const float *grad,
+                           size_t size, int samples, float h, double floor)
+{
+    return gradcheck_kinked(loss, NULL, ctx, param, grad, size, samples, h, floor);
+}
+
+gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signature, void *ctx,
+                                  float *param, const float *grad, size_t size, int samples,
+                                  float h, double floor)
+{
+    gradcheck_result res = {0};
+    unsigned long long state = 12345;
+    size_t count = size <= (size_t)samples ? size : (size_t)samples;
+    for (size_t s = 0; s < count; s++) {
+        size_t i = s;
+        if (size > (size_t)samples) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            i = (size_t)((state >> 33) % size);
+        }
+        float saved = param[i];
+        unsigned long long base = 0, sig_plus = 0, sig_minus = 0;
+        if (signature) {
+            loss(ctx);
+            base = signature(ctx);
+        }
+        param[i] = saved + h;
+        double plus = loss(ctx);
+        if (signature)
+            sig_plus = signature(ctx);
+        param[i] = saved - h;
+        double minus = loss(ctx);
+        if (signature)
+            sig_minus = signature(ctx);
+        param[i] = saved;
+        if (signature && (sig_plus != base || sig_minus != base)) {
+            res.skipped++;
+            continue;
+        }
+        /* Divide by the step actually taken in float. */
+        double step = (double)(saved + h) - (double)(saved - h);
+        double numeric = (plus - minus) / step;
+        double analytic = grad[i];
+        if (!isfinite(numeric) || !isfinite(analytic))
+            res.non_finite = 1;
+        double scale = fmax(fmax(fabs(analytic), fabs(numeric)), floor);
+        double err = fabs(analytic - numeric) / scale;
+        if (err > res.worst || res.checked == 0) {
+            res.worst = err;
+            res.worst_index = i;
+            res.analytic = analytic;
+            res.numeric = numeric;
+        }
+        res.checked++;
+    }
+    return res;
+}

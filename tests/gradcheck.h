@@ -1,0 +1,39 @@
+/* Finite-difference gradient checking shared by the tests.
+ * Central differences (f(x+h) - f(x-h)) / 2h, the loss evaluated in double;
+ * error metric |analytic - numeric| / max(|analytic|, |numeric|, floor). */
+#ifndef RS_TEST_GRADCHECK_H
+#define RS_TEST_GRADCHECK_H
+
+#include <stddef.h>
+
+typedef double (*gradcheck_loss)(void *ctx);
+
+/* A hash of the discrete choices the last loss evaluation made (which half of
+ * each maxout pair won). Central differences are meaningless across such a
+ * kink, so a sample whose perturbation changes the signature is skipped. */
+typedef unsigned long long (*gradcheck_signature)(void *ctx);
+
+/* FNV-1a over bytes: a ready-made signature for maxout choices. */
+unsigned long long gradcheck_hash(const unsigned char *bytes, size_t count);
+
+typedef struct {
+    double worst;       /* largest error seen */
+    size_t worst_index; /* where */
+    double analytic, numeric; /* at the worst index */
+    int non_finite;     /* a NaN or Inf anywhere */
+    int checked;
+    int skipped;        /* samples that straddled a kink */
+} gradcheck_result;
+
+/* Checks up to `samples` entries of param[size] (all when size <= samples,
+ * else a fixed pseudo-random choice) against grad. param is restored. */
+gradcheck_result gradcheck(gradcheck_loss loss, void *ctx, float *param, const float *grad,
+                           size_t size, int samples, float h, double floor);
+gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signature, void *ctx,
+                                  float *param, const float *grad, size_t size, int samples,
+                                  float h, double floor);
+
+/* Fills x[count] uniformly in [-scale, scale] from a simple LCG seeded by seed. */
+void fill_uniform(float *x, size_t count, float scale, unsigned seed);
+
+#endif
