@@ -1,0 +1,104 @@
+/* rnnsearch import: a safetensors file in the interchange format of
+ * ../shared/docs/model.md becomes a checkpoint (weights only: no training state). */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "commands.h"
+#include "safetensors.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: rnnsearch import IN.safetensors -o MODEL\n"
+          "Reads a model in the safetensors interchange format (see docs/model.md,\n"
+          "\"Interchange names\") and writes it as a checkpoint. Training settings in\n"
+          "the checkpoint's configuration are the defaults.\n"
+          "\n"
+          "  -o, --output MODEL  FILE.ckpt: write that file; anything else is a model\n"
+          "                      directory (e.g. models/NAME, created if missing)\n"
+          "                      that receives best.ckpt (required)\n"
+          "  -h, --help          show this help\n",
+          out);
+}
+
+static int bad_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rnnsearch import: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\nTry 'rnnsearch import --help'.\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int cmd_import(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out_arg = NULL;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            out_arg = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            if (optopt == 'h')
+                return bad_usage("option '%s' takes no argument", argv[optind - 1]);
+            if (optopt)
+                return bad_usage("unknown option '-%c'", optopt);
+            return bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 1)
+        return bad_usage(argc == optind ? "no input file given" : "exactly one input file");
+    if (!out_arg || !*out_arg)
+        return bad_usage("no output given (-o MODEL)");
+    const char *in_path = argv[optind];
+
+    char out_path[4096];
+    int n;
+    if (ends_with(out_arg, ".ckpt"))
+        n = snprintf(out_path, sizeof out_path, "%s", out_arg);
+    else
+        n = snprintf(out_path, sizeof out_path, "%s%sbest.ckpt", out_arg,
+                     ends_with(out_arg, "/") ? "" : "/");
+    if (n < 0 || (size_t)n >= sizeof out_path)
+        return bad_usage("output path too long");
+
+    rs_error err;
+    rs_model model;
+    if (rs_safetensors_import(in_path, &model, &err)) {
+        fprintf(stderr, "rnnsearch import: %s\n", err.msg);
+        return 1;
+    }
+    int rc = rs_checkpoint_save(out_path, &model, NULL, &err);
+    if (rc)
+        fprintf(stderr, "rnnsearch import: %s\n", err.msg);
+    else
+        fprintf(stderr,
+                "rnnsearch import: wrote %s (n=%d m=%d a=%d l=%d, attention %s, %d + %d tokens)\n",
+                out_path, model.cfg.hidden, model.cfg.emb, model.cfg.att, model.cfg.maxout,
+                model.cfg.attention, model.src_vocab.size, model.tgt_vocab.size);
+    rs_model_free(&model);
+    return rc ? 1 : 0;
+}

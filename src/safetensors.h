@@ -1,0 +1,37 @@
+/* The interchange format of ../shared/docs/model.md ("Interchange names"):
+ * safetensors, i.e. an 8-byte little-endian header length N, N bytes of JSON
+ * header (padded with spaces so that the data starts at a multiple of 8), then
+ * the tensors' little-endian F32 data. The header maps each tensor name to
+ * {"dtype":"F32","shape":[rows, cols] or [rows],"data_offsets":[begin,end]}
+ * (byte offsets into the data) and "__metadata__" to string values:
+ *
+ *   src_vocab, tgt_vocab  tokens in id order, a JSON array encoded as a string
+ *   n, m, a, l            decimal sizes
+ *   model                 "rnnsearch-default" for additive attention (model.md),
+ *                         else "rnnsearch-" + attention name
+ *   attention             additive, general, dot or scaled-dot
+ *   lowercase             "true" or "false"
+ *   tokenizer             word, char or spm
+ *   subwords              SentencePiece vocabulary size, "0" for none
+ *   normalization         "NFC"
+ *   spm_src, spm_tgt      SentencePiece models, base64 (only when present)
+ *
+ * Tensors of size 0 under the model's options are not written. */
+#ifndef RS_SAFETENSORS_H
+#define RS_SAFETENSORS_H
+
+#include "error.h"
+#include "model.h"
+
+/* Writes the model (atomically, as checkpoints are written). */
+int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err);
+
+/* Reads a file in the format above and builds *model (overwritten; zeroed on
+ * failure). Every tensor's presence, dtype, shape and data bounds are checked
+ * against the layout for the metadata's sizes. Tolerated: missing model and
+ * attention (additive assumed), missing text settings (defaults; tokenization
+ * "whitespace" is taken as tokenizer "word"), unknown metadata keys. Training
+ * settings of model->cfg are the defaults. */
+int rs_safetensors_import(const char *path, rs_model *model, rs_error *err);
+
+#endif

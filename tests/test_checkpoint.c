@@ -1,0 +1,492 @@
+/* Checkpoints: exact round trips, refusal of damaged files, atomic
+ * replacement, and resolving -m MODEL. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "crc32.h"
+
+/* ---- fixtures ------------------------------------------------------------ */
+
+/* A tiny model: every parameter (biases too) random, so that nothing passes
+ * by being zero; vocabularies of 7 and 6 tokens. */
+static void make_model(rs_model *m, const char *attention, int with_spm, uint64_t seed)
+{
+    rs_config cfg;
+    rs_error err = {{0}};
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = 7;
+    cfg.tgt_vocab = 6;
+    cfg.emb = 3;
+    cfg.hidden = 4;
+    cfg.att = 5;
+    cfg.maxout = 2;
+    cfg.lr = 0.0123f;
+    snprintf(cfg.attention, RS_STR_MAX, "%s", attention);
+    ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
+    ck_assert(!rs_vocab_init(&m->src_vocab, &err));
+    ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
+    const char *src[] = {"das", "Haus", "ist"};
+    const char *tgt[] = {"the", "house"};
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(rs_vocab_add(&m->src_vocab, src[i], &err), RS_RESERVED + i);
+    ck_assert_int_eq(rs_vocab_add(&m->tgt_vocab, tgt[0], &err), RS_RESERVED);
+    ck_assert_int_eq(rs_vocab_add(&m->tgt_vocab, tgt[1], &err), RS_RESERVED + 1);
+    rs_rng rng;
+    rs_rng_seed(&rng, seed);
+    for (size_t k = 0; k < m->layout.total; k++)
+        m->params[k] = (float)(2.0 * rs_rng_uniform(&rng) - 1.0);
+    if (with_spm) {
+        /* Binary, with NUL bytes, as a serialized protobuf is. */
+        static const char blob_src[] = {1, 0, 2, 0, 'x', (char)0xff};
+        static const char blob_tgt[] = {0, 0, 9};
+        m->spm_src = malloc(sizeof blob_src);
+        m->spm_tgt = malloc(sizeof blob_tgt);
+        ck_assert(m->spm_src && m->spm_tgt);
+        memcpy(m->spm_src, blob_src, sizeof blob_src);
+        memcpy(m->spm_tgt, blob_tgt, sizeof blob_tgt);
+        m->spm_src_len = sizeof blob_src;
+        m->spm_tgt_len = sizeof blob_tgt;
+    }
+}
+
+static void make_state(rs_train_state *s, const rs_model *m)
+{
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_train_state_alloc(s, m, &err), "%s", err.msg);
+    rs_rng rng;
+    rs_rng_seed(&rng, 99);
+    for (size_t k = 0; k < m->layout.total; k++) {
+        s->adam_m[k] = (float)rs_rng_uniform(&rng) - 0.5f;
+        s->adam_v[k] = (float)rs_rng_uniform(&rng) * 1e-3f;
+    }
+    s->step = 123456789012LL;
+    s->epoch = 7;
+    s->batches_done = 4242;
+    s->best_dev_loss = 2.5f;
+    s->best_dev_bleu = 17.25f;
+    s->bad_evals = 2;
+    s->lr_scale = 0.5f;
+    for (int i = 0; i < 5; i++)
+        rs_rng_next(&s->rng);
+}
+
+static char *config_text(const rs_config *cfg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    rs_config_write(cfg, f);
+    fclose(f);
+    return text;
+}
+
+static void assert_same_model(const rs_model *a, const rs_model *b)
+{
+    char *ta = config_text(&a->cfg), *tb = config_text(&b->cfg);
+    ck_assert_str_eq(ta, tb);
+    free(ta);
+    free(tb);
+    ck_assert_int_eq(a->attention, b->attention);
+    ck_assert_uint_eq(a->layout.total, b->layout.total);
+    ck_assert(!memcmp(a->params, b->params, a->layout.total * sizeof(float)));
+    const rs_vocab *va[2] = {&a->src_vocab, &a->tgt_vocab}, *vb[2] = {&b->src_vocab, &b->tgt_vocab};
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(va[k]->size, vb[k]->size);
+        for (int i = 0; i < va[k]->size; i++) {
+            ck_assert_str_eq(va[k]->tokens[i], vb[k]->tokens[i]);
+            ck_assert_int_eq(rs_vocab_id(vb[k], va[k]->tokens[i]), i);
+        }
+    }
+    ck_assert_uint_eq(a->spm_src_len, b->spm_src_len);
+    ck_assert_uint_eq(a->spm_tgt_len, b->spm_tgt_len);
+    ck_assert_int_eq(!a->spm_src, !b->spm_src);
+    ck_assert_int_eq(!a->spm_tgt, !b->spm_tgt);
+    if (a->spm_src)
+        ck_assert(!memcmp(a->spm_src, b->spm_src, a->spm_src_len));
+    if (a->spm_tgt)
+        ck_assert(!memcmp(a->spm_tgt, b->spm_tgt, a->spm_tgt_len));
+    /* The views point into the new buffer. */
+    ck_assert_ptr_eq(b->w.src_emb, b->params);
+}
+
+static char tmp_dir[64];
+
+static void make_tmp_dir(void)
+{
+    strcpy(tmp_dir, "/tmp/rs_ckpt_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+}
+
+/* Removes the tree under dir (files and directories only). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+            remove_tree(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void tmp_path(char *out, size_t size, const char *name)
+{
+    snprintf(out, size, "%s/%s", tmp_dir, name);
+}
+
+static unsigned char *read_all(const char *path, size_t *size)
+{
+    unsigned char *data;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_read_file(path, &data, size, &err), "%s", err.msg);
+    return data;
+}
+
+static void write_all(const char *path, const unsigned char *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Saves a model (with training state) to dir/name and returns the path in out. */
+static void save_sample(char *out, size_t size, const char *name)
+{
+    rs_model m;
+    rs_train_state s;
+    rs_error err = {{0}};
+    make_model(&m, "additive", 1, 5);
+    make_state(&s, &m);
+    tmp_path(out, size, name);
+    ck_assert_msg(!rs_checkpoint_save(out, &m, &s, &err), "%s", err.msg);
+    rs_train_state_free(&s);
+    rs_model_free(&m);
+}
+
+/* Loading must fail, leave the outputs zeroed, and name the file and `what`. */
+static void assert_load_fails(const char *path, const char *what)
+{
+    rs_model m;
+    rs_train_state s;
+    rs_error err = {{0}};
+    ck_assert_int_eq(rs_checkpoint_load(path, &m, &s, &err), -1);
+    ck_assert_msg(strstr(err.msg, path) != NULL, "message lacks the path: %s", err.msg);
+    ck_assert_msg(strstr(err.msg, what) != NULL, "expected '%s' in: %s", what, err.msg);
+    ck_assert_ptr_null(m.params);
+    ck_assert_ptr_null(s.adam_m);
+    rs_model_free(&m); /* harmless on a failed load */
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+START_TEST(test_crc32)
+{
+    ck_assert_uint_eq(rs_crc32_update(0, "123456789", 9), 0xCBF43926u);
+    /* Piecewise equals whole. */
+    uint32_t crc = rs_crc32_update(0, "1234", 4);
+    ck_assert_uint_eq(rs_crc32_update(crc, "56789", 5), 0xCBF43926u);
+    ck_assert_uint_eq(rs_crc32_update(0, "", 0), 0);
+}
+END_TEST
+
+START_TEST(test_round_trip_with_state)
+{
+    rs_model m, back;
+    rs_train_state s, sback;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    make_model(&m, "additive", 1, 1);
+    make_state(&s, &m);
+    /* The model directory does not exist yet: save creates it. */
+    tmp_path(path, sizeof path, "models/demo/last.ckpt");
+    ck_assert_msg(!rs_checkpoint_save(path, &m, &s, &err), "%s", err.msg);
+    ck_assert_msg(!rs_checkpoint_load(path, &back, &sback, &err), "%s", err.msg);
+    assert_same_model(&m, &back);
+    size_t bytes = m.layout.total * sizeof(float);
+    ck_assert(!memcmp(s.adam_m, sback.adam_m, bytes));
+    ck_assert(!memcmp(s.adam_v, sback.adam_v, bytes));
+    ck_assert(s.step == sback.step);
+    ck_assert_int_eq(s.epoch, sback.epoch);
+    ck_assert(s.batches_done == sback.batches_done);
+    ck_assert(s.best_dev_loss == sback.best_dev_loss);
+    ck_assert(s.best_dev_bleu == sback.best_dev_bleu);
+    ck_assert_int_eq(s.bad_evals, sback.bad_evals);
+    ck_assert(s.lr_scale == sback.lr_scale);
+    ck_assert(!memcmp(&s.rng, &sback.rng, sizeof s.rng));
+    ck_assert(rs_rng_next(&s.rng) == rs_rng_next(&sback.rng));
+    rs_train_state_free(&sback);
+    rs_model_free(&back);
+
+    /* Weights only. */
+    ck_assert_msg(!rs_checkpoint_load(path, &back, NULL, &err), "%s", err.msg);
+    assert_same_model(&m, &back);
+    rs_model_free(&back);
+    rs_train_state_free(&s);
+    rs_model_free(&m);
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+START_TEST(test_round_trip_without_state)
+{
+    rs_model m, back;
+    rs_train_state s;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    /* Dot attention: att.W/U/b/v absent, att.K present; no SentencePiece. */
+    make_model(&m, "dot", 0, 2);
+    ck_assert_uint_eq(m.layout.info[RS_P_att_W].size, 0);
+    ck_assert_uint_gt(m.layout.info[RS_P_att_K].size, 0);
+    tmp_path(path, sizeof path, "m.ckpt");
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    ck_assert_msg(!rs_checkpoint_load(path, &back, &s, &err), "%s", err.msg);
+    assert_same_model(&m, &back);
+    ck_assert_ptr_null(back.spm_src);
+    /* No stored training state: a fresh one. */
+    ck_assert(s.step == 0);
+    ck_assert(isinf(s.best_dev_loss));
+    ck_assert_ptr_nonnull(s.adam_m);
+    ck_assert(s.adam_m[0] == 0.0f && s.adam_v[m.layout.total - 1] == 0.0f);
+    rs_train_state_free(&s);
+    rs_model_free(&back);
+    rs_model_free(&m);
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+START_TEST(test_corrupted_byte)
+{
+    char path[256];
+    size_t size;
+    make_tmp_dir();
+    save_sample(path, sizeof path, "c.ckpt");
+    unsigned char *data = read_all(path, &size);
+    data[size / 2] ^= 0x10;
+    write_all(path, data, size);
+    assert_load_fails(path, "checksum");
+    free(data);
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+START_TEST(test_truncated)
+{
+    char path[256];
+    size_t size;
+    make_tmp_dir();
+    save_sample(path, sizeof path, "t.ckpt");
+    unsigned char *data = read_all(path, &size);
+    write_all(path, data, size - 1);
+    assert_load_fails(path, "truncated");
+    write_all(path, data, size / 2);
+    assert_load_fails(path, "truncated");
+    write_all(path, data, 5);
+    assert_load_fails(path, "truncated");
+    write_all(path, data, 0);
+    assert_load_fails(path, "");
+    /* Appended bytes are refused too. */
+    unsigned char *longer = calloc(size + 3, 1);
+    ck_assert_ptr_nonnull(longer);
+    memcpy(longer, data, size);
+    write_all(path, longer, size + 3);
+    assert_load_fails(path, "unexpected bytes");
+    free(longer);
+    free(data);
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+START_TEST(test_wrong_magic_and_version)
+{
+    char path[256];
+    size_t size;
+    make_tmp_dir();
+    save_sample(path, sizeof path, "w.ckpt");
+    unsigned char *data = read_all(path, &size);
+    data[0] = 'X';
+    write_all(path, data, size);
+    assert_load_fails(path, "magic");
+    data[0] = 'R';
+    data[8] = 99; /* version 99 */
+    write_all(path, data, size);
+    assert_load_fails(path, "version 99");
+    free(data);
+    char missing[256];
+    tmp_path(missing, sizeof missing, "missing.ckpt");
+    assert_load_fails(missing, "cannot open");
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+/* Patches bytes and fixes the checksum, so that the checks behind it are reached. */
+static void patch_and_reseal(const char *path, const char *from, const char *to)
+{
+    size_t size;
+    unsigned char *data = read_all(path, &size);
+    size_t n = strlen(from);
+    ck_assert_uint_eq(n, strlen(to));
+    unsigned char *hit = NULL;
+    for (size_t i = 0; i + n <= size && !hit; i++)
+        if (!memcmp(data + i, from, n))
+            hit = data + i;
+    ck_assert_msg(hit != NULL, "'%s' not in the file", from);
+    memcpy(hit, to, n);
+    uint32_t crc = rs_crc32_update(0, data, size - 4);
+    for (int i = 0; i < 4; i++)
+        data[size - 4 + i] = (unsigned char)(crc >> (8 * i));
+    write_all(path, data, size);
+    free(data);
+}
+
+START_TEST(test_inconsistent_contents)
+{
+    char path[256];
+    make_tmp_dir();
+    /* The stored shapes no longer fit the configuration. */
+    save_sample(path, sizeof path, "i.ckpt");
+    patch_and_reseal(path, "\nhidden=4\n", "\nhidden=5\n");
+    assert_load_fails(path, "shape");
+    /* The vocabulary size no longer fits the configuration. */
+    save_sample(path, sizeof path, "i.ckpt");
+    patch_and_reseal(path, "src_vocab=7\n", "src_vocab=8\n");
+    assert_load_fails(path, "src_vocab has 7 tokens but the config says 8");
+    /* A reserved token replaced. */
+    save_sample(path, sizeof path, "i.ckpt");
+    patch_and_reseal(path, "<unk>", "<UNK>");
+    assert_load_fails(path, "reserved");
+    /* A duplicated token. */
+    save_sample(path, sizeof path, "i.ckpt");
+    patch_and_reseal(path, "ist", "das");
+    assert_load_fails(path, "appears twice");
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+START_TEST(test_overwrite_is_atomic)
+{
+    rs_model a, b, back;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    make_model(&a, "additive", 0, 10);
+    make_model(&b, "additive", 0, 11);
+    tmp_path(path, sizeof path, "best.ckpt");
+    ck_assert_msg(!rs_checkpoint_save(path, &a, NULL, &err), "%s", err.msg);
+    ck_assert_msg(!rs_checkpoint_save(path, &b, NULL, &err), "%s", err.msg);
+    ck_assert_msg(!rs_checkpoint_load(path, &back, NULL, &err), "%s", err.msg);
+    assert_same_model(&b, &back);
+    /* Only the checkpoint remains: no temporary file. */
+    DIR *d = opendir(tmp_dir);
+    ck_assert_ptr_nonnull(d);
+    int files = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            files++;
+            ck_assert_str_eq(e->d_name, "best.ckpt");
+        }
+    closedir(d);
+    ck_assert_int_eq(files, 1);
+    /* A save that cannot happen leaves the old file as it was. */
+    char blocked[300];
+    snprintf(blocked, sizeof blocked, "%s/best.ckpt/x.ckpt", tmp_dir);
+    ck_assert_int_eq(rs_checkpoint_save(blocked, &a, NULL, &err), -1);
+    rs_model_free(&back);
+    ck_assert_msg(!rs_checkpoint_load(path, &back, NULL, &err), "%s", err.msg);
+    assert_same_model(&b, &back);
+    rs_model_free(&back);
+    rs_model_free(&a);
+    rs_model_free(&b);
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+START_TEST(test_save_refuses_inconsistent_model)
+{
+    rs_model m;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    make_model(&m, "additive", 0, 3);
+    ck_assert_int_eq(rs_vocab_add(&m.src_vocab, "extra", &err), 7);
+    tmp_path(path, sizeof path, "x.ckpt");
+    ck_assert_int_eq(rs_checkpoint_save(path, &m, NULL, &err), -1);
+    ck_assert_msg(strstr(err.msg, "8 tokens but the config says 7"), "%s", err.msg);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    rs_model_free(&m);
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+START_TEST(test_resolve)
+{
+    char dir[256], path[512], got[512];
+    rs_error err = {{0}};
+    make_tmp_dir();
+    tmp_path(dir, sizeof dir, "models/x");
+    ck_assert_int_eq(rs_checkpoint_resolve(dir, got, sizeof got, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no such"), "%s", err.msg);
+
+    save_sample(path, sizeof path, "models/x/last.ckpt");
+    ck_assert_msg(!rs_checkpoint_resolve(dir, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    save_sample(path, sizeof path, "models/x/best.ckpt");
+    ck_assert_msg(!rs_checkpoint_resolve(dir, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    /* A file is taken as it is. */
+    tmp_path(path, sizeof path, "models/x/last.ckpt");
+    ck_assert_msg(!rs_checkpoint_resolve(path, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    /* An empty directory. */
+    tmp_path(dir, sizeof dir, "models/empty");
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    ck_assert_int_eq(rs_checkpoint_resolve(dir, got, sizeof got, &err), -1);
+    ck_assert_msg(strstr(err.msg, "neither best.ckpt nor last.ckpt"), "%s", err.msg);
+
+    /* Too small a buffer is an error, not a cut path. */
+    ck_assert_int_eq(rs_checkpoint_resolve(path, got, 8, &err), -1);
+    remove_tree(tmp_dir);
+}
+END_TEST
+
+Suite *checkpoint_suite(void)
+{
+    Suite *s = suite_create("checkpoint");
+    TCase *tc = tcase_create("checkpoint");
+    tcase_add_test(tc, test_crc32);
+    tcase_add_test(tc, test_round_trip_with_state);
+    tcase_add_test(tc, test_round_trip_without_state);
+    tcase_add_test(tc, test_corrupted_byte);
+    tcase_add_test(tc, test_truncated);
+    tcase_add_test(tc, test_wrong_magic_and_version);
+    tcase_add_test(tc, test_inconsistent_contents);
+    tcase_add_test(tc, test_overwrite_is_atomic);
+    tcase_add_test(tc, test_save_refuses_inconsistent_model);
+    tcase_add_test(tc, test_resolve);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,447 @@
+/* The JSON reader and writer, and safetensors export/import: exact round
+ * trips, the shared conformance model, and refusal of malformed files. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "json.h"
+#include "safetensors.h"
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static rs_json *parse_ok_len(const char *text, size_t len)
+{
+    rs_error err = {{0}};
+    rs_json *v = rs_json_parse(text, len, &err);
+    ck_assert_msg(v != NULL, "'%.*s' refused: %s", (int)len, text, err.msg);
+    return v;
+}
+
+static rs_json *parse_ok(const char *text)
+{
+    return parse_ok_len(text, strlen(text));
+}
+
+START_TEST(test_json_values)
+{
+    rs_json *v = parse_ok(" {\"a\": [1, -2.5e1, 0, true, false, null, {}, []],\n"
+                          "  \"s\": \"q\\\"b\\\\s\\/ \\b\\f\\n\\r\\t "
+                          "\\u00e9 \\u20AC \\ud83d\\ude00\","
+                          "  \"big\": 9007199254740992, \"x\": \"\xc3\xa4\"} ");
+    ck_assert_int_eq(v->type, RS_JSON_OBJECT);
+    ck_assert_uint_eq(v->count, 4);
+    const rs_json *a = rs_json_get(v, "a");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(a->type, RS_JSON_ARRAY);
+    ck_assert_uint_eq(a->count, 8);
+    ck_assert(a->items[0].type == RS_JSON_NUMBER && a->items[0].number == 1.0);
+    ck_assert(a->items[1].number == -25.0);
+    ck_assert(a->items[3].type == RS_JSON_TRUE);
+    ck_assert(a->items[4].type == RS_JSON_FALSE);
+    ck_assert(a->items[5].type == RS_JSON_NULL);
+    ck_assert(a->items[6].type == RS_JSON_OBJECT && a->items[6].count == 0);
+    ck_assert(a->items[7].type == RS_JSON_ARRAY && a->items[7].count == 0);
+    uint64_t u;
+    ck_assert_int_eq(rs_json_to_u64(&a->items[0], &u), 0);
+    ck_assert_uint_eq(u, 1);
+    ck_assert_int_eq(rs_json_to_u64(&a->items[1], &u), -1); /* negative, not integral */
+    ck_assert_int_eq(rs_json_to_u64(&a->items[3], &u), -1); /* not a number */
+    ck_assert_int_eq(rs_json_to_u64(rs_json_get(v, "big"), &u), 0);
+    ck_assert(u == 9007199254740992ULL);
+    const rs_json *s = rs_json_get(v, "s");
+    ck_assert_str_eq(s->string, "q\"b\\s/ \b\f\n\r\t \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    ck_assert_uint_eq(s->len, strlen(s->string));
+    ck_assert_str_eq(rs_json_get(v, "x")->string, "\xc3\xa4");
+    ck_assert_ptr_null(rs_json_get(v, "missing"));
+    ck_assert_ptr_null(rs_json_get(a, "a")); /* not an object */
+    rs_json_free(v);
+
+    /* A scalar at the top level is JSON too; the text need not end in NUL. */
+    rs_error err = {{0}};
+    v = rs_json_parse("123456", 3, &err);
+    ck_assert_ptr_nonnull(v);
+    ck_assert(v->number == 123.0);
+    rs_json_free(v);
+}
+END_TEST
+
+START_TEST(test_json_malformed)
+{
+    static const char *const bad[] = {
+        "",           "   ",          "{",           "}",           "[1,]",
+        "[1 2]",      "{\"a\":1,}",   "{\"a\" 1}",   "{a:1}",       "{'a':1}",
+        "01",         "1.",           ".5",          "-",           "1e",
+        "+1",         "\"abc",        "\"\\x\"",     "\"\\u12\"",   "\"\\u12g4\"",
+        "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\u0000\"", "nul",
+        "truth",      "[1] 2",        "\"a\nb\"",    "\"\xff\"",    "\"\xc3\"",
+        "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "{\"a\":1,\"a\":2}", "// c\n1", "[1,,2]",
+        "NaN",        "Infinity",     "[\"a\"]]",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rs_error err = {{0}};
+        rs_json *v = rs_json_parse(bad[i], strlen(bad[i]), &err);
+        ck_assert_msg(v == NULL, "accepted malformed JSON #%zu: %s", i, bad[i]);
+        ck_assert_msg(strncmp(err.msg, "JSON: ", 6) == 0, "no message for #%zu", i);
+        rs_json_free(v);
+    }
+    /* Nesting beyond the limit is refused rather than overflowing the stack. */
+    char deep[2 * RS_JSON_MAX_DEPTH + 10];
+    size_t n = RS_JSON_MAX_DEPTH + 5;
+    memset(deep, '[', n);
+    memset(deep + n, ']', n);
+    rs_error err = {{0}};
+    ck_assert_ptr_null(rs_json_parse(deep, 2 * n, &err));
+    ck_assert_msg(strstr(err.msg, "deep"), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(test_json_write_string)
+{
+    const char *s = "tab\there \"quoted\" back\\slash \x01\x1f\x7f nl\n \xc3\xa9\xf0\x9f\x98\x80";
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(rs_json_write_string(f, s), 0);
+    fclose(f);
+    ck_assert_str_eq(text, "\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\u001f\\u007f nl\\n "
+                           "\xc3\xa9\xf0\x9f\x98\x80\"");
+    rs_json *v = parse_ok(text);
+    ck_assert_str_eq(v->string, s);
+    rs_json_free(v);
+    free(text);
+}
+END_TEST
+
+/* ---- safetensors ----------------------------------------------------------- */
+
+static void make_model(rs_model *m, const char *attention, int with_spm)
+{
+    rs_config cfg;
+    rs_error err = {{0}};
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = 8;
+    cfg.tgt_vocab = 6;
+    cfg.emb = 3;
+    cfg.hidden = 4;
+    cfg.att = 5;
+    cfg.maxout = 2;
+    cfg.lowercase = 1;
+    cfg.subwords = with_spm ? 500 : 0;
+    snprintf(cfg.tokenizer, RS_STR_MAX, "%s", with_spm ? "spm" : "char");
+    snprintf(cfg.attention, RS_STR_MAX, "%s", attention);
+    ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
+    ck_assert(!rs_vocab_init(&m->src_vocab, &err));
+    ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
+    /* Tokens that need escaping twice (inside the array, inside the string). */
+    const char *src[] = {"\"", "a\\b", "\xc3\xa9t\xc3\xa9", "\xf0\x9f\x98\x80"};
+    const char *tgt[] = {"x y", "\t"};
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(rs_vocab_add(&m->src_vocab, src[i], &err), RS_RESERVED + i);
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(rs_vocab_add(&m->tgt_vocab, tgt[i], &err), RS_RESERVED + i);
+    rs_rng rng;
+    rs_rng_seed(&rng, 17);
+    for (size_t k = 0; k < m->layout.total; k++)
+        m->params[k] = (float)(2.0 * rs_rng_uniform(&rng) - 1.0);
+    if (with_spm) {
+        static const char blob_src[] = {1, 0, 2, (char)0xff, 'x'}; /* 5 bytes: one '=' */
+        static const char blob_tgt[] = {0, 7, 0, 9};                /* 4 bytes: '==' */
+        m->spm_src = malloc(sizeof blob_src);
+        m->spm_tgt = malloc(sizeof blob_tgt);
+        ck_assert(m->spm_src && m->spm_tgt);
+        memcpy(m->spm_src, blob_src, sizeof blob_src);
+        memcpy(m->spm_tgt, blob_tgt, sizeof blob_tgt);
+        m->spm_src_len = sizeof blob_src;
+        m->spm_tgt_len = sizeof blob_tgt;
+    }
+}
+
+static char tmp_dir[64];
+
+static void make_tmp_dir(void)
+{
+    strcpy(tmp_dir, "/tmp/rs_st_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+}
+
+static void tmp_path(char *out, size_t size, const char *name)
+{
+    snprintf(out, size, "%s/%s", tmp_dir, name);
+}
+
+/* The tests put at most these files in tmp_dir. */
+static void remove_tmp_dir(void)
+{
+    static const char *const names[] = {"a.safetensors", "b.safetensors", "bad.safetensors"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[256];
+        tmp_path(path, sizeof path, names[i]);
+        unlink(path);
+    }
+    ck_assert_int_eq(rmdir(tmp_dir), 0);
+}
+
+static unsigned char *read_all(const char *path, size_t *size)
+{
+    unsigned char *data;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_read_file(path, &data, size, &err), "%s", err.msg);
+    return data;
+}
+
+static void write_all(const char *path, const unsigned char *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static uint64_t header_len(const unsigned char *data)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < 8; i++)
+        n |= (uint64_t)data[i] << (8 * i);
+    return n;
+}
+
+static void assert_same_weights(const rs_model *a, const rs_model *b)
+{
+    ck_assert_int_eq(a->cfg.src_vocab, b->cfg.src_vocab);
+    ck_assert_int_eq(a->cfg.tgt_vocab, b->cfg.tgt_vocab);
+    ck_assert_int_eq(a->cfg.emb, b->cfg.emb);
+    ck_assert_int_eq(a->cfg.hidden, b->cfg.hidden);
+    ck_assert_int_eq(a->cfg.maxout, b->cfg.maxout);
+    ck_assert_int_eq(a->attention, b->attention);
+    ck_assert_str_eq(a->cfg.attention, b->cfg.attention);
+    ck_assert_uint_eq(a->layout.total, b->layout.total);
+    ck_assert(!memcmp(a->params, b->params, a->layout.total * sizeof(float)));
+    const rs_vocab *va[2] = {&a->src_vocab, &a->tgt_vocab}, *vb[2] = {&b->src_vocab, &b->tgt_vocab};
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(va[k]->size, vb[k]->size);
+        for (int i = 0; i < va[k]->size; i++)
+            ck_assert_str_eq(va[k]->tokens[i], vb[k]->tokens[i]);
+    }
+}
+
+/* Import must fail, leave the model zeroed, and say `what`. */
+static void assert_import_fails(const char *path, const char *what)
+{
+    rs_model m;
+    rs_error err = {{0}};
+    ck_assert_int_eq(rs_safetensors_import(path, &m, &err), -1);
+    ck_assert_msg(strstr(err.msg, what) != NULL, "expected '%s' in: %s", what, err.msg);
+    ck_assert_ptr_null(m.params);
+    rs_model_free(&m);
+}
+
+START_TEST(test_round_trip)
+{
+    static const char *const kinds[] = {"additive", "general", "scaled-dot"};
+    make_tmp_dir();
+    for (int k = 0; k < 3; k++) {
+        rs_model m, back;
+        rs_error err = {{0}};
+        char path[256];
+        make_model(&m, kinds[k], k == 0);
+        tmp_path(path, sizeof path, "a.safetensors");
+        ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
+        ck_assert_msg(!rs_safetensors_import(path, &back, &err), "%s", err.msg);
+        assert_same_weights(&m, &back);
+        if (k == 0)
+            ck_assert_int_eq(back.cfg.att, m.cfg.att);
+        ck_assert_int_eq(back.cfg.lowercase, 1);
+        ck_assert_str_eq(back.cfg.tokenizer, m.cfg.tokenizer);
+        ck_assert_int_eq(back.cfg.subwords, m.cfg.subwords);
+        ck_assert_uint_eq(back.spm_src_len, m.spm_src_len);
+        ck_assert_uint_eq(back.spm_tgt_len, m.spm_tgt_len);
+        if (m.spm_src) {
+            ck_assert(!memcmp(back.spm_src, m.spm_src, m.spm_src_len));
+            ck_assert(!memcmp(back.spm_tgt, m.spm_tgt, m.spm_tgt_len));
+        } else {
+            ck_assert_ptr_null(back.spm_src);
+        }
+
+        /* The header: metadata as model.md wants, absent tensors left out, data aligned. */
+        size_t size;
+        unsigned char *data = read_all(path, &size);
+        uint64_t hl = header_len(data);
+        ck_assert_uint_eq((8 + hl) % 8, 0);
+        ck_assert_uint_eq(size, 8 + hl + 4 * m.layout.total);
+        rs_json *h = parse_ok_len((const char *)data + 8, hl);
+        const rs_json *meta = rs_json_get(h, "__metadata__");
+        ck_assert_str_eq(rs_json_get(meta, "n")->string, "4");
+        ck_assert_str_eq(rs_json_get(meta, "m")->string, "3");
+        ck_assert_str_eq(rs_json_get(meta, "a")->string, "5");
+        ck_assert_str_eq(rs_json_get(meta, "l")->string, "2");
+        ck_assert_str_eq(rs_json_get(meta, "normalization")->string, "NFC");
+        ck_assert_str_eq(rs_json_get(meta, "attention")->string, kinds[k]);
+        ck_assert_str_eq(rs_json_get(meta, "model")->string,
+                         k == 0 ? "rnnsearch-default"
+                                : k == 1 ? "rnnsearch-general" : "rnnsearch-scaled-dot");
+        ck_assert_ptr_nonnull(rs_json_get(h, "src_emb"));
+        ck_assert_int_eq(rs_json_get(h, "att.W") != NULL, k == 0);
+        ck_assert_int_eq(rs_json_get(h, "att.K") != NULL, k != 0);
+        const rs_json *dec = rs_json_get(h, "dec.W");
+        ck_assert_str_eq(rs_json_get(dec, "dtype")->string, "F32");
+        const rs_json *shape = rs_json_get(dec, "shape");
+        ck_assert_uint_eq(shape->count, 2);
+        ck_assert(shape->items[0].number == 12 && shape->items[1].number == 3 + 8);
+        ck_assert_uint_eq(rs_json_get(rs_json_get(h, "out.bw"), "shape")->count, 1);
+        rs_json_free(h);
+        free(data);
+        rs_model_free(&back);
+        rs_model_free(&m);
+    }
+    remove_tmp_dir();
+}
+END_TEST
+
+/* ../shared, or $RNNSEARCH_SHARED; NULL (after saying so) when absent. */
+static const char *conformance_file(char *path, size_t size)
+{
+    const char *shared = getenv("RNNSEARCH_SHARED");
+    snprintf(path, size, "%s/conformance/random.safetensors", shared ? shared : "../shared");
+    if (access(path, R_OK)) {
+        fprintf(stderr, "SKIP: %s/conformance not found\n", shared ? shared : "../shared");
+        return NULL;
+    }
+    return path;
+}
+
+START_TEST(test_conformance_model)
+{
+    char path[4096];
+    if (!conformance_file(path, sizeof path))
+        return;
+    rs_model m;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_safetensors_import(path, &m, &err), "%s", err.msg);
+    ck_assert_int_eq(m.src_vocab.size, 20);
+    ck_assert_int_eq(m.tgt_vocab.size, 17);
+    ck_assert_int_eq(m.cfg.src_vocab, 20);
+    ck_assert_int_eq(m.cfg.tgt_vocab, 17);
+    ck_assert_int_eq(m.cfg.hidden, 8);
+    ck_assert_int_eq(m.cfg.emb, 6);
+    ck_assert_int_eq(m.cfg.att, 7);
+    ck_assert_int_eq(m.cfg.maxout, 5);
+    ck_assert_int_eq(m.attention, RS_ATT_ADDITIVE);
+    ck_assert_str_eq(m.cfg.tokenizer, "word");
+    ck_assert_str_eq(m.src_vocab.tokens[4], "w4");
+    ck_assert_str_eq(m.tgt_vocab.tokens[16], "t16");
+    ck_assert_int_eq(rs_vocab_id(&m.src_vocab, "w19"), 19);
+
+    /* Re-exported, the data is byte for byte the original's (same tensor order). */
+    char out[256];
+    make_tmp_dir();
+    tmp_path(out, sizeof out, "a.safetensors");
+    ck_assert_msg(!rs_safetensors_export(out, &m, &err), "%s", err.msg);
+    size_t size_a, size_b;
+    unsigned char *a = read_all(path, &size_a), *b = read_all(out, &size_b);
+    uint64_t ha = header_len(a), hb = header_len(b);
+    ck_assert_uint_eq(size_a - 8 - ha, size_b - 8 - hb);
+    ck_assert(!memcmp(a + 8 + ha, b + 8 + hb, size_a - 8 - ha));
+    free(a);
+    free(b);
+    remove_tmp_dir();
+    rs_model_free(&m);
+}
+END_TEST
+
+/* Exports a small model to bad.safetensors and replaces the first `from` in
+ * its header by `to` (same length), or truncates it to `keep` bytes if from is NULL. */
+static void damaged_file(char *path, size_t size, const char *from, const char *to, size_t keep)
+{
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, "additive", 0);
+    tmp_path(path, size, "bad.safetensors");
+    ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
+    rs_model_free(&m);
+    size_t n;
+    unsigned char *data = read_all(path, &n);
+    if (from) {
+        size_t k = strlen(from);
+        ck_assert_uint_eq(k, strlen(to));
+        char *hit = NULL;
+        for (size_t i = 8; i + k <= 8 + header_len(data) && !hit; i++)
+            if (!memcmp(data + i, from, k))
+                hit = (char *)data + i;
+        ck_assert_msg(hit != NULL, "'%s' not in the header", from);
+        memcpy(hit, to, k);
+        write_all(path, data, n);
+    } else {
+        write_all(path, data, keep < n ? keep : n);
+    }
+    free(data);
+}
+
+START_TEST(test_refused)
+{
+    char path[256];
+    make_tmp_dir();
+    /* Malformed JSON header. */
+    damaged_file(path, sizeof path, "{\"__metadata__\":{", "[\"__metadata__\":{", 0);
+    assert_import_fails(path, "bad header");
+    damaged_file(path, sizeof path, "\"F32\",\"shape\"", "\"F32\",,shape\"", 0);
+    assert_import_fails(path, "bad header");
+    /* Wrong shape, dtype, names and offsets. */
+    damaged_file(path, sizeof path, "\"shape\":[8,3]", "\"shape\":[3,8]", 0);
+    assert_import_fails(path, "wrong shape");
+    damaged_file(path, sizeof path, "\"shape\":[12]", "\"shape\":[13]", 0);
+    assert_import_fails(path, "wrong shape");
+    damaged_file(path, sizeof path, "\"dtype\":\"F32\"", "\"dtype\":\"F16\"", 0);
+    assert_import_fails(path, "dtype F16");
+    damaged_file(path, sizeof path, "\"out.bw\"", "\"out.bx\"", 0);
+    assert_import_fails(path, "unknown tensor 'out.bx'");
+    damaged_file(path, sizeof path, "\"att.v\"", "\"att.K\"", 0);
+    assert_import_fails(path, "not part of a model");
+    damaged_file(path, sizeof path, "\"data_offsets\":[0,", "\"data_offsets\":[4,", 0);
+    assert_import_fails(path, "data bytes");
+    /* Sizes and vocabularies. */
+    damaged_file(path, sizeof path, "\"n\":\"4\"", "\"n\":\"5\"", 0);
+    assert_import_fails(path, "wrong shape");
+    damaged_file(path, sizeof path, "\"m\":\"3\"", "\"m\":\"x\"", 0);
+    assert_import_fails(path, "not a size");
+    damaged_file(path, sizeof path, "<unk>", "<UNK>", 0);
+    assert_import_fails(path, "reserved");
+    damaged_file(path, sizeof path, "\"model\":\"rnnsearch-default\"",
+                 "\"model\":\"rnnsearch-defaulx\"", 0);
+    assert_import_fails(path, "unknown model");
+    /* Truncated data, truncated header, too short for a length. */
+    damaged_file(path, sizeof path, NULL, NULL, 200);
+    assert_import_fails(path, "truncated");
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, "additive", 0);
+    tmp_path(path, sizeof path, "bad.safetensors");
+    ck_assert(!rs_safetensors_export(path, &m, &err));
+    size_t n;
+    unsigned char *data = read_all(path, &n);
+    write_all(path, data, n - 4);
+    assert_import_fails(path, "outside");
+    write_all(path, data, 5);
+    assert_import_fails(path, "truncated");
+    free(data);
+    rs_model_free(&m);
+    remove_tmp_dir();
+}
+END_TEST
+
+Suite *safetensors_suite(void)
+{
+    Suite *s = suite_create("safetensors");
+    TCase *tc = tcase_create("safetensors");
+    tcase_add_test(tc, test_json_values);
+    tcase_add_test(tc, test_json_malformed);
+    tcase_add_test(tc, test_json_write_string);
+    tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_conformance_model);
+    tcase_add_test(tc, test_refused);
+    suite_add_tcase(s, tc);
+    return s;
+}
