@@ -70,6 +70,21 @@ void rs_config_write(const rs_config *cfg, FILE *out)
 #undef RS_CFG_S
 }
 
+int rs_config_format(const rs_config *cfg, const char *key, char *buf, size_t size)
+{
+#define RS_CFG_I(name, def, help) \
+    if (!strcmp(key, #name)) return snprintf(buf, size, "%d", cfg->name) < 0 ? -1 : 0;
+#define RS_CFG_F(name, def, help) \
+    if (!strcmp(key, #name)) return snprintf(buf, size, "%g", (double)cfg->name) < 0 ? -1 : 0;
+#define RS_CFG_S(name, def, help) \
+    if (!strcmp(key, #name)) return snprintf(buf, size, "%s", cfg->name) < 0 ? -1 : 0;
+    RS_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_S)
+#undef RS_CFG_I
+#undef RS_CFG_F
+#undef RS_CFG_S
+    return -1;
+}
+
 int rs_config_parse(rs_config *cfg, const char *text, rs_error *err)
 {
     int line_no = 0;

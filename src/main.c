@@ -13,7 +13,12 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-    {"train", NULL, "train a model on a parallel corpus"},
+    {"train", cmd_train, "train a model on sentence pairs"},
+    {"translate", cmd_translate, "translate sentences (greedy decoding)"},
+    {"score", cmd_score, "log-probability of given translations (forced decoding)"},
+    {"tokenize", cmd_tokenize, "print the tokens of text (or --detokenize them)"},
+    {"export", cmd_export, "write a model's weights and vocabularies as safetensors"},
+    {"import", cmd_import, "make a model from a safetensors file"},
 };
 
 static void usage(FILE *out)

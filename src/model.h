@@ -28,7 +28,7 @@ typedef struct {
     float *adam_m, *adam_v; /* [layout.total] each */
     int64_t step;           /* updates done */
     int32_t epoch;          /* epochs completed */
-    int64_t pairs_done;     /* pairs of the current epoch already trained on */
+    int64_t batches_done;   /* batches of the current epoch already trained on */
     float best_dev_loss;    /* per token; INFINITY when none */
     float best_dev_bleu;    /* -1 when none */
     int32_t bad_evals;      /* evaluations without improvement (early stopping) */

@@ -1,0 +1,80 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+    const char *field; /* config key */
+    char option[RS_STR_MAX];
+    const char *help;
+    int is_flag;       /* boolean: takes no argument */
+} config_option;
+
+static config_option table[RS_CLI_MAX_CONFIG_OPTIONS];
+static int table_size;
+
+static void build_table(void)
+{
+    if (table_size)
+        return;
+    /* Booleans are flags (--lowercase); sizes taken from the data are not options. */
+#define RS_ENTRY(name, def, hlp)                                                          \
+    if (strcmp(#name, "src_vocab") && strcmp(#name, "tgt_vocab")) {                       \
+        config_option *o = &table[table_size++];                                          \
+        o->field = #name;                                                                 \
+        snprintf(o->option, sizeof o->option, "%s", #name);                               \
+        for (char *p = o->option; *p; p++)                                                \
+            if (*p == '_')                                                                \
+                *p = '-';                                                                 \
+        o->help = hlp;                                                                    \
+        o->is_flag = !strcmp(#name, "lowercase");                                         \
+    }
+    RS_CONFIG_FIELDS(RS_ENTRY, RS_ENTRY, RS_ENTRY)
+#undef RS_ENTRY
+}
+
+int rs_cli_add_config_options(struct option *opts, int count, int first_val)
+{
+    build_table();
+    for (int i = 0; i < table_size; i++) {
+        opts[count++] = (struct option){table[i].option, table[i].is_flag ? no_argument : required_argument,
+                                        NULL, first_val + i};
+    }
+    opts[count] = (struct option){0};
+    return count;
+}
+
+int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, rs_error *err)
+{
+    build_table();
+    int i = val - first_val;
+    if (i < 0 || i >= table_size)
+        return rs_fail(err, "internal: unknown option value %d", val);
+    if (table[i].is_flag)
+        return rs_config_set(cfg, table[i].field, "1", err);
+    rs_error inner;
+    if (rs_config_set(cfg, table[i].field, arg, &inner))
+        return rs_fail(err, "--%s: '%s' is not a valid value", table[i].option, arg);
+    return 0;
+}
+
+const char *rs_cli_config_name(int val, int first_val)
+{
+    build_table();
+    int i = val - first_val;
+    return i >= 0 && i < table_size ? table[i].field : "";
+}
+
+void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
+{
+    build_table();
+    for (int i = 0; i < table_size; i++) {
+        char text[RS_STR_MAX + 8], value[RS_STR_MAX + 32] = "";
+        rs_config_format(defaults, table[i].field, value, sizeof value);
+        snprintf(text, sizeof text, table[i].is_flag ? "--%s" : "--%s X", table[i].option);
+        if (table[i].is_flag)
+            fprintf(out, "  %-22s %s\n", text, table[i].help);
+        else
+            fprintf(out, "  %-22s %s (default: %s)\n", text, table[i].help, value);
+    }
+}

@@ -1,0 +1,30 @@
+/* Shared pieces of the command layer: configuration options generated from
+ * the config table, and the uniform error and usage conventions. */
+#ifndef RS_CLI_H
+#define RS_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "config.h"
+
+/* Exit statuses. */
+enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2 };
+
+/* Long options for every configuration field except the vocabulary sizes
+ * (--emb, --batch-size, ... : underscores become dashes), appended to opts
+ * (which must have room for RS_CLI_MAX_CONFIG_OPTIONS more, and is kept
+ * NULL-terminated); each gets val = first_val + its index. */
+#define RS_CLI_MAX_CONFIG_OPTIONS 64
+int rs_cli_add_config_options(struct option *opts, int count, int first_val);
+
+/* Applies option `val` (from rs_cli_add_config_options) with its argument. */
+int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, rs_error *err);
+
+/* Prints "  --name VALUE   help (default: …)" for each configuration option. */
+void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
+
+/* Whether --name was given on the command line (for resuming). */
+const char *rs_cli_config_name(int val, int first_val);
+
+#endif

@@ -1,0 +1,337 @@
+/* rnnsearch train: build vocabularies, initialise or resume a model, train it. */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "checkpoint.h"
+#include "cli.h"
+#include "commands.h"
+#include "dataset.h"
+#include "train.h"
+
+#define PROG "rnnsearch train"
+
+enum {
+    OPT_TRAIN = 1000, OPT_SRC, OPT_TGT, OPT_DEV, OPT_DEV_SRC, OPT_DEV_TGT, OPT_SWAP, OPT_NAME,
+    OPT_OUT, OPT_RESUME, OPT_EVAL_EVERY, OPT_DEV_TRANSLATE, OPT_QUIET, OPT_HELP, OPT_CONFIG = 2000
+};
+
+static void usage(FILE *out)
+{
+    rs_config defaults;
+    rs_config_defaults(&defaults);
+    fprintf(out,
+            "usage: " PROG " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
+            "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
+            "models/NAME/ (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv).\n\n"
+            "data:\n"
+            "  --train FILE           pairs, one per line: source<TAB>target[<TAB>anything]\n"
+            "  --src FILE, --tgt FILE line-aligned source and target files (instead of --train)\n"
+            "  --dev FILE             dev pairs (TSV), evaluated each epoch\n"
+            "  --dev-src F, --dev-tgt F  dev pairs as two files\n"
+            "  --swap                 exchange source and target of TSV files\n"
+            "  --name NAME            save to models/NAME (default: the training file's base name)\n"
+            "  --out DIR              save to DIR instead of models/NAME\n"
+            "  --resume               continue from DIR/last.ckpt (its settings; --epochs and\n"
+            "                         --max-steps may be raised)\n"
+            "  --eval-every N         evaluate on dev every N steps (default: 0, each epoch)\n"
+            "  --dev-translate        also translate dev greedily and report exact matches\n"
+            "  --quiet                no progress lines\n\n"
+            "model and training:\n");
+    rs_cli_print_config_help(out, &defaults);
+}
+
+typedef struct {
+    int quiet;
+} reporter;
+
+static void report(void *ctx, const rs_train_event *ev)
+{
+    reporter *r = ctx;
+    switch (ev->kind) {
+    case RS_EV_PROGRESS:
+        if (r->quiet)
+            break;
+        fprintf(stderr,
+                "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs\n",
+                (long long)ev->step, (long long)ev->total_steps, ev->epoch, ev->loss, ev->ppl,
+                ev->tokens_per_s, ev->gnorm, ev->lr, ev->eta_s);
+        break;
+    case RS_EV_DEV:
+        if (isnan(ev->dev_loss))
+            fprintf(stderr, "epoch %d | step %lld | no dev set\n", ev->epoch, (long long)ev->step);
+        else if (ev->dev_exact >= 0)
+            fprintf(stderr, "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev exact %.2f%%%s\n",
+                    ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, 100 * ev->dev_exact,
+                    ev->improved ? " | best" : "");
+        else
+            fprintf(stderr, "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f%s\n", ev->epoch,
+                    (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->improved ? " | best" : "");
+        break;
+    case RS_EV_SAVED:
+        if (!r->quiet)
+            fprintf(stderr, "saved %s\n", ev->path);
+        break;
+    case RS_EV_SKIPPED_BATCH:
+        fprintf(stderr, "step %lld: non-finite loss or gradient (loss %g, gnorm %g); batch skipped\n",
+                (long long)ev->step, ev->loss, ev->gnorm);
+        break;
+    }
+}
+
+static int read_pairs(const char *tsv, const char *src, const char *tgt, int swap, rs_pairs *out,
+                      rs_error *err)
+{
+    if (tsv)
+        return rs_pairs_read_tsv(tsv, swap, out, err);
+    return swap ? rs_pairs_read_parallel(tgt, src, out, err) : rs_pairs_read_parallel(src, tgt, out, err);
+}
+
+/* models/NAME from the training file's name without directories and extension. */
+static void default_name(const char *path, char *name, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(name, size, "%s", base);
+    char *dot = strchr(name, '.');
+    if (dot && dot != name)
+        *dot = 0;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    struct option opts[32 + RS_CLI_MAX_CONFIG_OPTIONS] = {
+        {"train", required_argument, NULL, OPT_TRAIN},
+        {"src", required_argument, NULL, OPT_SRC},
+        {"tgt", required_argument, NULL, OPT_TGT},
+        {"dev", required_argument, NULL, OPT_DEV},
+        {"dev-src", required_argument, NULL, OPT_DEV_SRC},
+        {"dev-tgt", required_argument, NULL, OPT_DEV_TGT},
+        {"swap", no_argument, NULL, OPT_SWAP},
+        {"name", required_argument, NULL, OPT_NAME},
+        {"out", required_argument, NULL, OPT_OUT},
+        {"resume", no_argument, NULL, OPT_RESUME},
+        {"eval-every", required_argument, NULL, OPT_EVAL_EVERY},
+        {"dev-translate", no_argument, NULL, OPT_DEV_TRANSLATE},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"help", no_argument, NULL, OPT_HELP},
+    };
+    rs_cli_add_config_options(opts, 14, OPT_CONFIG);
+    const char *train_tsv = NULL, *train_src = NULL, *train_tgt = NULL;
+    const char *dev_tsv = NULL, *dev_src = NULL, *dev_tgt = NULL, *name = NULL, *out_dir = NULL;
+    int swap = 0, resume = 0, quiet = 0;
+    rs_train_options options = {.report_seconds = 2.0};
+    rs_config cfg;
+    rs_config_defaults(&cfg);
+    rs_error err;
+    /* Options given explicitly, to apply on top of a resumed configuration. */
+    int given[RS_CLI_MAX_CONFIG_OPTIONS] = {0};
+    const char *given_arg[RS_CLI_MAX_CONFIG_OPTIONS] = {0};
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_TRAIN: train_tsv = optarg; break;
+        case OPT_SRC: train_src = optarg; break;
+        case OPT_TGT: train_tgt = optarg; break;
+        case OPT_DEV: dev_tsv = optarg; break;
+        case OPT_DEV_SRC: dev_src = optarg; break;
+        case OPT_DEV_TGT: dev_tgt = optarg; break;
+        case OPT_SWAP: swap = 1; break;
+        case OPT_NAME: name = optarg; break;
+        case OPT_OUT: out_dir = optarg; break;
+        case OPT_RESUME: resume = 1; break;
+        case OPT_DEV_TRANSLATE: options.dev_translate = 1; break;
+        case OPT_QUIET: quiet = 1; break;
+        case OPT_EVAL_EVERY: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 1000000000) {
+                fprintf(stderr, PROG ": --eval-every: '%s' is not a non-negative integer\n", optarg);
+                return RS_EXIT_USAGE;
+            }
+            options.eval_every = (int)v;
+            break;
+        }
+        case OPT_HELP: usage(stdout); return RS_EXIT_OK;
+        case '?':
+            if (optopt)
+                fprintf(stderr, PROG ": option needs a value or is unknown: %s\n", argv[optind - 1]);
+            else
+                fprintf(stderr, PROG ": unknown option %s\n", argv[optind - 1]);
+            fprintf(stderr, "try '" PROG " --help'\n");
+            return RS_EXIT_USAGE;
+        default:
+            if (c >= OPT_CONFIG && c < OPT_CONFIG + RS_CLI_MAX_CONFIG_OPTIONS) {
+                if (rs_cli_set_config(&cfg, c, OPT_CONFIG, optarg, &err)) {
+                    fprintf(stderr, PROG ": %s\n", err.msg);
+                    return RS_EXIT_USAGE;
+                }
+                given[c - OPT_CONFIG] = 1;
+                given_arg[c - OPT_CONFIG] = optarg;
+            }
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+        return RS_EXIT_USAGE;
+    }
+    if (!train_tsv == !(train_src && train_tgt) || (train_tsv && (train_src || train_tgt))) {
+        fprintf(stderr, PROG ": give either --train PAIRS.tsv or both --src and --tgt\n");
+        return RS_EXIT_USAGE;
+    }
+    if ((dev_src || dev_tgt) && (!dev_src || !dev_tgt || dev_tsv)) {
+        fprintf(stderr, PROG ": give either --dev PAIRS.tsv or both --dev-src and --dev-tgt\n");
+        return RS_EXIT_USAGE;
+    }
+    char dir[4096], auto_name[256];
+    if (out_dir)
+        snprintf(dir, sizeof dir, "%s", out_dir);
+    else {
+        if (!name) {
+            default_name(train_tsv ? train_tsv : train_src, auto_name, sizeof auto_name);
+            name = auto_name;
+        }
+        snprintf(dir, sizeof dir, "models/%s", name);
+    }
+    options.dir = dir;
+    if (cfg.batch_size < 1 || cfg.epochs < 0 || cfg.max_len < 0 || cfg.emb < 1 || cfg.hidden < 1 ||
+        cfg.maxout < 1 || cfg.att < 1 || cfg.lr <= 0 || cfg.dropout < 0 || cfg.dropout >= 1 ||
+        cfg.label_smoothing < 0 || cfg.label_smoothing >= 1) {
+        fprintf(stderr, PROG ": sizes, --batch-size and --lr must be positive; --dropout and "
+                        "--label-smoothing in [0, 1)\n");
+        return RS_EXIT_USAGE;
+    }
+    if (rs_attention_kind_parse(cfg.attention) < 0) {
+        fprintf(stderr, PROG ": --attention: '%s' is not one of additive, general, dot, scaled-dot\n",
+                cfg.attention);
+        return RS_EXIT_USAGE;
+    }
+    if (rs_tokenizer_mode_parse(cfg.tokenizer) < 0) {
+        fprintf(stderr, PROG ": --tokenizer: '%s' is not one of word, char\n", cfg.tokenizer);
+        return RS_EXIT_USAGE;
+    }
+
+    int status = RS_EXIT_FAIL;
+    rs_pairs train_pairs = {0}, dev_pairs = {0};
+    rs_tokenized train_tok = {0}, dev_tok = {0};
+    rs_dataset train = {0}, dev = {0};
+    rs_model model = {0};
+    rs_train_state state = {0};
+    rs_vocab src_counts = {0}, tgt_counts = {0};
+    rs_codec codec = {0};
+    char ckpt[4200];
+    snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", dir);
+
+    if (resume) {
+        if (rs_checkpoint_load(ckpt, &model, &state, &err))
+            goto fail;
+        /* Only how long to train may change on resume. */
+        for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++) {
+            if (!given[i])
+                continue;
+            const char *key = rs_cli_config_name(OPT_CONFIG + i, OPT_CONFIG);
+            if (strcmp(key, "epochs") && strcmp(key, "max_steps") && strcmp(key, "save_every") &&
+                strcmp(key, "threads")) {
+                fprintf(stderr, PROG ": --resume keeps the checkpoint's settings; only --epochs, "
+                                "--max-steps, --save-every and --threads may be given\n");
+                status = RS_EXIT_USAGE;
+                goto done;
+            }
+            if (rs_config_set(&model.cfg, key, given_arg[i], &err))
+                goto fail;
+        }
+        cfg = model.cfg;
+    }
+    if (cfg.threads > 0)
+        openblas_set_num_threads(cfg.threads);
+    if (rs_codec_init(&codec, &cfg, &err))
+        goto fail;
+    if (read_pairs(train_tsv, train_src, train_tgt, swap, &train_pairs, &err) ||
+        rs_tokenize_pairs(&train_tok, &train_pairs, &codec, train_tsv ? train_tsv : train_src, &err))
+        goto fail;
+    if ((dev_tsv || dev_src) &&
+        (read_pairs(dev_tsv, dev_src, dev_tgt, swap, &dev_pairs, &err) ||
+         rs_tokenize_pairs(&dev_tok, &dev_pairs, &codec, dev_tsv ? dev_tsv : dev_src, &err)))
+        goto fail;
+
+    if (!resume) {
+        rs_vocab src_vocab, tgt_vocab;
+        if (rs_vocab_init(&src_counts, &err) || rs_vocab_init(&tgt_counts, &err) ||
+            rs_count_tokens(&src_counts, &train_tok, RS_SIDE_SRC, &err) ||
+            rs_count_tokens(&tgt_counts, &train_tok, RS_SIDE_TGT, &err))
+            goto fail;
+        if (rs_vocab_select(&src_vocab, &src_counts, cfg.min_freq, cfg.max_vocab, &err))
+            goto fail;
+        if (rs_vocab_select(&tgt_vocab, &tgt_counts, cfg.min_freq, cfg.max_vocab, &err)) {
+            rs_vocab_free(&src_vocab);
+            goto fail;
+        }
+        cfg.src_vocab = src_vocab.size;
+        cfg.tgt_vocab = tgt_vocab.size;
+        if (rs_model_alloc(&model, &cfg, &err)) {
+            rs_vocab_free(&src_vocab);
+            rs_vocab_free(&tgt_vocab);
+            goto fail;
+        }
+        model.src_vocab = src_vocab;
+        model.tgt_vocab = tgt_vocab;
+        rs_rng init_rng;
+        rs_rng_seed(&init_rng, (uint64_t)cfg.seed ^ 0x5eedULL);
+        rs_model_init_random(&model, &init_rng);
+        if (rs_train_state_alloc(&state, &model, &err))
+            goto fail;
+    }
+    int skipped = 0;
+    if (rs_dataset_build(&train, &train_tok, &model.src_vocab, &model.tgt_vocab, cfg.max_len,
+                         &skipped, &err) ||
+        rs_dataset_build(&dev, &dev_tok, &model.src_vocab, &model.tgt_vocab, 0, NULL, &err))
+        goto fail;
+    rs_tokenized_free(&train_tok);
+    rs_tokenized_free(&dev_tok);
+
+    fprintf(stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
+            resume ? "resuming" : "training", dir, train.count, skipped, cfg.max_len, dev.count);
+    fprintf(stderr, "vocabularies: %d source, %d target; %zu parameters\n", model.cfg.src_vocab,
+            model.cfg.tgt_vocab, model.layout.total);
+    fprintf(stderr, "configuration:");
+    {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        if (mem) {
+            rs_config_write(&model.cfg, mem);
+            fclose(mem);
+            for (char *p = buf; p && *p; p++)
+                fputc(*p == '\n' ? ' ' : *p, stderr);
+            free(buf);
+        }
+    }
+    fputc('\n', stderr);
+
+    reporter rep = {quiet};
+    if (rs_train(&model, &state, &train, &dev, &options, report, &rep, &err))
+        goto fail;
+    status = RS_EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, PROG ": %s\n", err.msg);
+done:
+    rs_codec_free(&codec);
+    rs_vocab_free(&src_counts);
+    rs_vocab_free(&tgt_counts);
+    rs_dataset_free(&train);
+    rs_dataset_free(&dev);
+    rs_tokenized_free(&train_tok);
+    rs_tokenized_free(&dev_tok);
+    rs_pairs_free(&train_pairs);
+    rs_pairs_free(&dev_pairs);
+    rs_train_state_free(&state);
+    rs_model_free(&model);
+    return status;
+}

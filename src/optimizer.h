@@ -1,0 +1,20 @@
+/* Adam (Kingma & Ba 2015) with bias correction, and clipping by the global
+ * norm of all gradients. Parameters, gradients and both moments share one
+ * layout, so each is one loop over `count` floats. */
+#ifndef RS_OPTIMIZER_H
+#define RS_OPTIMIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ‖g‖₂ over all entries, accumulated in double. */
+double rs_grad_norm(const float *grads, size_t count);
+
+/* Scales grads by max_norm / norm when norm > max_norm > 0; returns the factor used. */
+float rs_clip_grads(float *grads, size_t count, double norm, float max_norm);
+
+/* One Adam update; step is the 1-based index of this update. */
+void rs_adam_update(float *params, const float *grads, float *m, float *v, size_t count,
+                    float lr, float beta1, float beta2, float eps, int64_t step);
+
+#endif

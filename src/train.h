@@ -1,0 +1,42 @@
+/* The training loop: minibatches bucketed by length and shuffled with the
+ * model's seeded RNG, Adam, clipping by global norm, dev evaluation, and
+ * checkpoints (last.ckpt, best.ckpt) with a TSV log in the model directory.
+ * Same seed, data and thread count give the same model, bit for bit. */
+#ifndef RS_TRAIN_H
+#define RS_TRAIN_H
+
+#include "dataset.h"
+#include "model.h"
+
+typedef struct {
+    const char *dir;   /* models/NAME: last.ckpt, best.ckpt, train.log.tsv */
+    int eval_every;    /* dev evaluation every N steps (0: at each epoch's end) */
+    int dev_translate; /* also translate the dev set greedily (exact match) */
+    double report_seconds; /* progress every this many seconds */
+} rs_train_options;
+
+enum { RS_EV_PROGRESS, RS_EV_DEV, RS_EV_SAVED, RS_EV_SKIPPED_BATCH };
+
+typedef struct {
+    int kind;
+    int64_t step, total_steps;
+    int epoch;
+    double loss, ppl;         /* per target token since the last progress event */
+    double tokens_per_s, eta_s, gnorm, lr, elapsed_s;
+    double dev_loss, dev_ppl, dev_exact; /* dev_exact: fraction, -1 when not measured */
+    int improved;             /* the dev result is the best so far */
+    const char *path;         /* RS_EV_SAVED */
+} rs_train_event;
+
+typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
+
+int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
+             const rs_dataset *dev, const rs_train_options *options, rs_train_report report,
+             void *ctx, rs_error *err);
+
+/* Σ -log p(target | source) of every pair (forced decoding), per pair into
+ * logprob[count] (as log-probabilities, i.e. negated), in batches of batch_size. */
+int rs_score_dataset(const rs_model *model, const rs_dataset *data, int batch_size,
+                     double *logprob, rs_error *err);
+
+#endif
