@@ -2,8 +2,9 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
+CXX ?= c++
 BUILD := build
-PKGS := openblas libutf8proc
+PKGS := openblas libutf8proc sentencepiece
 TEST_PKGS := check
 
 # Recursive (=) so that pkg-config runs after `deps` may have installed packages.
@@ -15,11 +16,17 @@ TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -MMD -MP
+# C++ (src/*.cc, the SentencePiece wrapper) gets the same flags, sanitizers included, less the C-only ones.
+C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
+  -Wbad-function-cast -Wdeclaration-after-statement -Wnested-externs -Wimplicit-function-declaration \
+  -Wimplicit-int -Wjump-misses-init -Wc++-compat
+ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
 PROG_SRCS := src/main.c $(wildcard src/cmd_*.c)
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
-LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o)
+LIB_CXX_SRCS := $(wildcard src/*.cc)
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o)
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
@@ -32,7 +39,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 all: rnnsearch
 
 deps: $(DEPS_STAMP)
-$(DEPS_STAMP):
+$(DEPS_STAMP): scripts/install-deps.sh
 	@sh scripts/install-deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
@@ -40,12 +47,16 @@ $(BUILD)/src/%.o: src/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+$(BUILD)/src/%.o: src/%.cc | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 rnnsearch: $(PROG_OBJS) $(LIB)
-	$(CC) $(ALL_CFLAGS) -o $@ $(PROG_OBJS) $(LIB) $(LDLIBS_ALL)
+	$(CXX) $(ALL_CXXFLAGS) -o $@ $(PROG_OBJS) $(LIB) $(LDLIBS_ALL)
 
 # The test runner gathers every `Suite *name_suite(void)` defined in tests/test_*.c.
 $(BUILD)/tests/suites.h: $(TEST_SRCS) | $(DEPS_STAMP)
@@ -60,7 +71,7 @@ $(BUILD)/tests/%.o: tests/%.c | $(DEPS_STAMP)
 $(BUILD)/tests/runner.o: $(BUILD)/tests/suites.h
 
 $(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
-	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(TEST_LIBS) $(LDLIBS_ALL)
+	$(CXX) $(ALL_CXXFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(TEST_LIBS) $(LDLIBS_ALL)
 
 # Warnings are errors here. Tests find the shared data at ../shared unless told.
 check:
