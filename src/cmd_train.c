@@ -10,13 +10,15 @@
 #include "cli.h"
 #include "commands.h"
 #include "dataset.h"
+#include "spm.h"
 #include "train.h"
 
 #define PROG "rnnsearch train"
 
 enum {
     OPT_TRAIN = 1000, OPT_SRC, OPT_TGT, OPT_DEV, OPT_DEV_SRC, OPT_DEV_TGT, OPT_SWAP, OPT_NAME,
-    OPT_OUT, OPT_RESUME, OPT_EVAL_EVERY, OPT_DEV_TRANSLATE, OPT_QUIET, OPT_HELP, OPT_CONFIG = 2000
+    OPT_OUT, OPT_RESUME, OPT_EVAL_EVERY, OPT_DEV_TRANSLATE, OPT_QUIET, OPT_HELP, OPT_SPM_SRC,
+    OPT_SPM_TGT, OPT_CONFIG = 2000
 };
 
 static void usage(FILE *out)
@@ -39,7 +41,9 @@ static void usage(FILE *out)
             "                         --max-steps may be raised)\n"
             "  --eval-every N         evaluate on dev every N steps (default: 0, each epoch)\n"
             "  --dev-translate        also translate dev greedily and report exact matches\n"
-            "  --quiet                no progress lines\n\n"
+            "  --quiet                no progress lines\n"
+            "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
+            "                         training them with --subwords N)\n\n"
             "model and training:\n");
     rs_cli_print_config_help(out, &defaults);
 }
@@ -101,6 +105,44 @@ static void default_name(const char *path, char *name, size_t size)
         *dot = 0;
 }
 
+/* SentencePiece models for both sides: read from files, or trained on the
+ * normalised training sentences with cfg->subwords pieces each. */
+static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const char *src_file,
+                           const char *tgt_file, char *blob[2], size_t len[2], rs_error *err)
+{
+    if (src_file) {
+        rs_spm *spm;
+        if (rs_spm_load_file(&spm, src_file, &blob[0], &len[0], err))
+            return -1;
+        rs_spm_free(spm);
+        if (rs_spm_load_file(&spm, tgt_file, &blob[1], &len[1], err))
+            return -1;
+        rs_spm_free(spm);
+        return 0;
+    }
+    char **text = rs_calloc((size_t)pairs->count + 1, sizeof(char *), err);
+    if (!text)
+        return -1;
+    int status = 0;
+    for (int side = 0; side < 2 && status == 0; side++) {
+        char *const *raw = side == 0 ? pairs->src : pairs->tgt;
+        for (int i = 0; i < pairs->count && status == 0; i++)
+            status = rs_text_normalize(raw[i], strlen(raw[i]), cfg->lowercase, &text[i], err);
+        if (status == 0) {
+            fprintf(stderr, "training a %d-piece SentencePiece model for the %s side\n",
+                    cfg->subwords, side == 0 ? "source" : "target");
+            status = rs_spm_train((const char *const *)text, pairs->count, cfg->subwords, "unigram",
+                                  &blob[side], &len[side], err);
+        }
+        for (int i = 0; i < pairs->count; i++) {
+            free(text[i]);
+            text[i] = NULL;
+        }
+    }
+    free(text);
+    return status;
+}
+
 int cmd_train(int argc, char **argv)
 {
     struct option opts[32 + RS_CLI_MAX_CONFIG_OPTIONS] = {
@@ -118,8 +160,11 @@ int cmd_train(int argc, char **argv)
         {"dev-translate", no_argument, NULL, OPT_DEV_TRANSLATE},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, OPT_HELP},
+        {"spm-src", required_argument, NULL, OPT_SPM_SRC},
+        {"spm-tgt", required_argument, NULL, OPT_SPM_TGT},
     };
-    rs_cli_add_config_options(opts, 14, OPT_CONFIG);
+    rs_cli_add_config_options(opts, 16, OPT_CONFIG);
+    const char *spm_src_file = NULL, *spm_tgt_file = NULL;
     const char *train_tsv = NULL, *train_src = NULL, *train_tgt = NULL;
     const char *dev_tsv = NULL, *dev_src = NULL, *dev_tgt = NULL, *name = NULL, *out_dir = NULL;
     int swap = 0, resume = 0, quiet = 0;
@@ -148,6 +193,8 @@ int cmd_train(int argc, char **argv)
         case OPT_RESUME: resume = 1; break;
         case OPT_DEV_TRANSLATE: options.dev_translate = 1; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_SPM_SRC: spm_src_file = optarg; break;
+        case OPT_SPM_TGT: spm_tgt_file = optarg; break;
         case OPT_EVAL_EVERY: {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -212,8 +259,18 @@ int cmd_train(int argc, char **argv)
                 cfg.attention);
         return RS_EXIT_USAGE;
     }
-    if (rs_tokenizer_mode_parse(cfg.tokenizer) < 0) {
-        fprintf(stderr, PROG ": --tokenizer: '%s' is not one of word, char\n", cfg.tokenizer);
+    if (!spm_src_file != !spm_tgt_file) {
+        fprintf(stderr, PROG ": give both --spm-src and --spm-tgt\n");
+        return RS_EXIT_USAGE;
+    }
+    if (cfg.subwords > 0 || spm_src_file)
+        snprintf(cfg.tokenizer, sizeof cfg.tokenizer, "spm");
+    if (!strcmp(cfg.tokenizer, "spm") && cfg.subwords <= 0 && !spm_src_file) {
+        fprintf(stderr, PROG ": --tokenizer spm needs --subwords N or --spm-src/--spm-tgt\n");
+        return RS_EXIT_USAGE;
+    }
+    if (strcmp(cfg.tokenizer, "spm") && rs_tokenizer_mode_parse(cfg.tokenizer) < 0) {
+        fprintf(stderr, PROG ": --tokenizer: '%s' is not one of word, char, spm\n", cfg.tokenizer);
         return RS_EXIT_USAGE;
     }
 
@@ -225,6 +282,8 @@ int cmd_train(int argc, char **argv)
     rs_train_state state = {0};
     rs_vocab src_counts = {0}, tgt_counts = {0};
     rs_codec codec = {0};
+    char *spm_blob[2] = {NULL, NULL};
+    size_t spm_len[2] = {0, 0};
     char ckpt[4200];
     snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", dir);
 
@@ -250,10 +309,22 @@ int cmd_train(int argc, char **argv)
     }
     if (cfg.threads > 0)
         openblas_set_num_threads(cfg.threads);
-    if (rs_codec_init(&codec, &cfg, &err))
+    if (read_pairs(train_tsv, train_src, train_tgt, swap, &train_pairs, &err))
         goto fail;
-    if (read_pairs(train_tsv, train_src, train_tgt, swap, &train_pairs, &err) ||
-        rs_tokenize_pairs(&train_tok, &train_pairs, &codec, train_tsv ? train_tsv : train_src, &err))
+    if (resume) {
+        if (rs_codec_for_model(&codec, &model, &err))
+            goto fail;
+    } else {
+        if (rs_codec_init(&codec, &cfg, &err))
+            goto fail;
+        if (!strcmp(cfg.tokenizer, "spm") &&
+            obtain_subwords(&cfg, &train_pairs, spm_src_file, spm_tgt_file, spm_blob, spm_len, &err))
+            goto fail;
+        for (int side = 0; side < 2 && spm_blob[0]; side++)
+            if (rs_codec_set_spm(&codec, side, spm_blob[side], spm_len[side], &err))
+                goto fail;
+    }
+    if (rs_tokenize_pairs(&train_tok, &train_pairs, &codec, train_tsv ? train_tsv : train_src, &err))
         goto fail;
     if ((dev_tsv || dev_src) &&
         (read_pairs(dev_tsv, dev_src, dev_tgt, swap, &dev_pairs, &err) ||
@@ -281,6 +352,9 @@ int cmd_train(int argc, char **argv)
         }
         model.src_vocab = src_vocab;
         model.tgt_vocab = tgt_vocab;
+        model.spm_src = spm_blob[0], model.spm_src_len = spm_len[0];
+        model.spm_tgt = spm_blob[1], model.spm_tgt_len = spm_len[1];
+        spm_blob[0] = spm_blob[1] = NULL;
         rs_rng init_rng;
         rs_rng_seed(&init_rng, (uint64_t)cfg.seed ^ 0x5eedULL);
         rs_model_init_random(&model, &init_rng);
@@ -322,6 +396,8 @@ int cmd_train(int argc, char **argv)
 fail:
     fprintf(stderr, PROG ": %s\n", err.msg);
 done:
+    free(spm_blob[0]);
+    free(spm_blob[1]);
     rs_codec_free(&codec);
     rs_vocab_free(&src_counts);
     rs_vocab_free(&tgt_counts);

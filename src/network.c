@@ -65,6 +65,10 @@ static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka)
     ws->carry = take(base, &at, B * n);
     ws->scratch = take(base, &at, B * n);
     ws->d_scores = take(base, &at, S);
+    ws->drop_src = take(base, &at, S * B * m);
+    ws->drop_ann = take(base, &at, S * B * 2 * n);
+    ws->drop_emb = take(base, &at, R * m);
+    ws->drop_out = take(base, &at, R * l);
     return at;
 }
 
@@ -111,12 +115,32 @@ static void scatter_add_rows(float *table, const float *rows, const int *ids, in
     }
 }
 
+/* Inverted dropout multipliers: 0 with probability p, else 1 / (1 - p). */
+static void dropout_mask(float *mask, size_t count, float p, rs_rng *rng)
+{
+    const float keep = 1.0f / (1.0f - p);
+    for (size_t i = 0; i < count; i++)
+        mask[i] = rs_rng_uniform(rng) < p ? 0.0f : keep;
+}
+
+static void multiply(float *x, const float *mask, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        x[i] *= mask[i];
+}
+
 void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
 {
     const rs_tensors *w = &model->w;
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
     gather_rows(ws->src_x, w->src_emb, batch->src, S * B, m);
+    rs_rng rng = ws->dropout_rng;
+    if (ws->dropout > 0.0f) {
+        dropout_mask(ws->drop_src, (size_t)S * B * m, ws->dropout, &rng);
+        dropout_mask(ws->drop_ann, (size_t)S * B * 2 * n, ws->dropout, &rng);
+        multiply(ws->src_x, ws->drop_src, (size_t)S * B * m);
+    }
     for (int j = 0; j < S; j++)
         for (int b = 0; b < B; b++)
             ws->src_mask[j * B + b] = j < batch->src_len[b] ? 1.0f : 0.0f;
@@ -146,6 +170,8 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
             memcpy(h, ws->fwd_states + (j + 1) * Bn + (size_t)b * n, sizeof(float) * n);
             memcpy(h + n, ws->bwd_states + j * Bn + (size_t)b * n, sizeof(float) * n);
         }
+    if (ws->dropout > 0.0f)
+        multiply(ws->annotations, ws->drop_ann, (size_t)S * B * 2 * n);
     attention_keys_forward(model->attention, ws->keys, ws->annotations,
                            model->attention == RS_ATT_ADDITIVE ? w->att_U : w->att_K, w->att_b,
                            S * B, n, model->cfg.att);
@@ -169,6 +195,17 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
     rs_encode(ws, model, batch);
 
     gather_rows(ws->dec_emb, w->tgt_emb, batch->tgt_in, R, m);
+    const float *t_mask = NULL;
+    if (ws->dropout > 0.0f) {
+        /* Drawn after the encoder's masks, from the same stream. */
+        rs_rng rng = ws->dropout_rng;
+        for (size_t k = 0; k < (size_t)S * B * (m + 2 * n); k++)
+            rs_rng_uniform(&rng);
+        dropout_mask(ws->drop_emb, (size_t)R * m, ws->dropout, &rng);
+        dropout_mask(ws->drop_out, (size_t)R * l, ws->dropout, &rng);
+        multiply(ws->dec_emb, ws->drop_emb, (size_t)R * m);
+        t_mask = ws->drop_out;
+    }
     for (int t = 0; t < T; t++)
         for (int b = 0; b < B; b++)
             ws->tgt_mask[t * B + b] = t < batch->tgt_len[b] ? 1.0f : 0.0f;
@@ -189,7 +226,7 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
     }
 
     readout_forward(ws->tpre, ws->tmax, ws->which, ws->probs, ws->dec_states + Bn, ws->dec_emb, m,
-                    ws->context, 2 * n, w, R, n, m, l, V);
+                    ws->context, 2 * n, t_mask, w, R, n, m, l, V);
     return softmax_xent_forward(ws->probs, ws->nll, batch->tgt_out, R, V);
 }
 
@@ -208,9 +245,10 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     softmax_xent_backward(ws->probs, batch->tgt_out, smoothing, scale, R, V);
     memset(ws->d_dec_emb, 0, sizeof(float) * (size_t)R * m);
     memset(ws->d_context, 0, sizeof(float) * (size_t)R * 2 * n);
+    const int drop = ws->dropout > 0.0f;
     readout_backward(ws->d_states, ws->d_dec_emb, m, ws->d_context, 2 * n, g, ws->dt, ws->dtpre,
                      ws->probs, ws->tmax, ws->which, ws->dec_states + Bn, ws->dec_emb, ws->context,
-                     w, R, n, m, l, V);
+                     drop ? ws->drop_out : NULL, w, R, n, m, l, V);
 
     /* Decoder, last step first. s_i receives gradient from the readout at i,
      * and (through carry) from the recurrence and the attention query at i+1. */
@@ -240,12 +278,16 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
             in);
     gru_recurrent_backward(g->dec_U, g->dec_b, ws->dec_dpre, ws->dec_states, ws->dec_rh, R, n);
     rs_gemm(0, 0, R, m, 3 * n, 1.0f, ws->dec_dpre, 3 * n, w->dec_W, in, 1.0f, ws->d_dec_emb, m);
+    if (drop)
+        multiply(ws->d_dec_emb, ws->drop_emb, (size_t)R * m);
     scatter_add_rows(g->tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m);
     if (kind == RS_ATT_ADDITIVE)
         rs_gemm(1, 0, a, n, R, 1.0f, ws->d_query_proj, a, ws->dec_states, n, 1.0f, g->att_W, n);
     attention_keys_backward(kind, ws->d_annotations, kind == RS_ATT_ADDITIVE ? g->att_U : g->att_K,
                             g->att_b, ws->d_keys, ws->annotations,
                             kind == RS_ATT_ADDITIVE ? w->att_U : w->att_K, S * B, n, a);
+    if (drop)
+        multiply(ws->d_annotations, ws->drop_ann, (size_t)S * B * 2 * n);
 
     /* forward was: s_0 = tanh(W_init bwd_h_1 + b_init); carry holds dL/ds_0. */
     for (size_t k = 0; k < Bn; k++)
@@ -285,6 +327,8 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
                            ws->bwd_rh, S * B, n);
     rs_gemm(0, 0, S * B, m, 3 * n, 1.0f, ws->fwd_dpre, 3 * n, w->enc_fwd_W, m, 0.0f, ws->d_src_x, m);
     rs_gemm(0, 0, S * B, m, 3 * n, 1.0f, ws->bwd_dpre, 3 * n, w->enc_bwd_W, m, 1.0f, ws->d_src_x, m);
+    if (drop)
+        multiply(ws->d_src_x, ws->drop_src, (size_t)S * B * m);
     scatter_add_rows(g->src_emb, ws->d_src_x, batch->src, S * B, m);
 }
 
@@ -366,6 +410,6 @@ void rs_decoder_step(rs_step_workspace *sw, float *next_state, float *logprobs, 
     rs_add_bias(sw->xproj, w->dec_b, B, 3 * n, 3 * n);
     gru_step_forward(next_state, sw->gates, sw->rh, state, sw->xproj, w->dec_U, NULL, B, n);
     readout_forward(sw->tpre, sw->tmax, sw->which, logprobs, next_state, sw->emb, m, sw->context,
-                    2 * n, w, B, n, m, l, V);
+                    2 * n, NULL, w, B, n, m, l, V);
     rs_log_softmax(logprobs, B, V);
 }

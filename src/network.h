@@ -16,6 +16,11 @@
 
 typedef struct {
     int max_B, max_S, max_T;
+    /* Dropout (training only): probability, and the RNG state the masks of
+     * the next forward pass are drawn from (the same state, the same masks). */
+    float dropout;
+    rs_rng dropout_rng;
+    float *drop_src, *drop_ann, *drop_emb, *drop_out; /* [S,B,m] [S,B,2n] [T,B,m] [R,l] */
     float *arena;
     unsigned char *which;   /* [R,l] maxout argmax */
     /* encoder */
@@ -62,11 +67,14 @@ int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int m
                        rs_error *err);
 void rs_workspace_free(rs_workspace *ws);
 
-/* Encoder and initial state only: fills annotations, keys and dec_states[0]. */
+/* Encoder and initial state only: fills annotations, keys and dec_states[0].
+ * Dropout, when ws->dropout > 0, applies to the source embeddings and the
+ * annotations (the attention's keys and values; not the initial state). */
 void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
 
 /* Teacher-forced forward pass; returns Σ -log p(y|x) over the batch and
- * leaves each position's -log p in ws->nll. */
+ * leaves each position's -log p in ws->nll. With ws->dropout > 0 it also
+ * drops target embeddings and the maxout readout (inverted dropout). */
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
 
 /* Backward of the last forward: grads += scale · dL/dθ (L the summed loss, or

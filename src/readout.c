@@ -6,7 +6,8 @@
 
 void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
                      const float *states, const float *prev_emb, int lde, const float *context,
-                     int ldc, const rs_tensors *w, int R, int n, int m, int l, int V)
+                     int ldc, const float *t_mask, const rs_tensors *w, int R, int n, int m, int l,
+                     int V)
 {
     const int l2 = 2 * l;
     rs_gemm(0, 1, R, l2, n, 1.0f, states, n, w->out_U, n, 0.0f, tpre, l2);
@@ -22,6 +23,9 @@ void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
             t[(size_t)r * l + k] = p[2 * k + second];
         }
     }
+    if (t_mask)
+        for (size_t i = 0; i < (size_t)R * l; i++)
+            t[i] *= t_mask[i];
     rs_gemm(0, 1, R, V, l, 1.0f, t, l, w->out_W, l, 0.0f, logits, V);
     rs_add_bias(logits, w->out_bw, R, V, V);
 }
@@ -29,14 +33,17 @@ void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
 void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext, int ldc,
                       const rs_tensors *g, float *dt, float *dtpre, const float *dlogits,
                       const float *t, const unsigned char *which, const float *states,
-                      const float *prev_emb, const float *context, const rs_tensors *w, int R,
-                      int n, int m, int l, int V)
+                      const float *prev_emb, const float *context, const float *t_mask,
+                      const rs_tensors *w, int R, int n, int m, int l, int V)
 {
     const int l2 = 2 * l;
     /* forward was: logits = W_out t + b_out. */
     rs_gemm(1, 0, V, l, R, 1.0f, dlogits, V, t, l, 1.0f, g->out_W, l);
     rs_add_row_sums(g->out_bw, dlogits, R, V, V);
     rs_gemm(0, 0, R, l, V, 1.0f, dlogits, V, w->out_W, l, 0.0f, dt, l);
+    if (t_mask)
+        for (size_t i = 0; i < (size_t)R * l; i++)
+            dt[i] *= t_mask[i];
     /* forward was: t[k] = max(t~[2k], t~[2k+1]): the gradient goes to the max. */
     memset(dtpre, 0, sizeof(float) * (size_t)R * l2);
     for (int r = 0; r < R; r++)

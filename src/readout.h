@@ -15,18 +15,20 @@
 
 /* tpre [R,2l]; t [R,l]; which [R,l] (0/1: which of the pair was the max);
  * logits [R,V]; states [R,n]; prev_emb [R,m] (row stride lde);
- * context [R,2n] (row stride ldc). */
+ * context [R,2n] (row stride ldc); t_mask [R,l] dropout multipliers applied
+ * to t (NULL: none). */
 void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
                      const float *states, const float *prev_emb, int lde, const float *context,
-                     int ldc, const rs_tensors *w, int R, int n, int m, int l, int V);
+                     int ldc, const float *t_mask, const rs_tensors *w, int R, int n, int m, int l,
+                     int V);
 
 /* dstates [R,n] written; dprev_emb, dcontext += (same strides as forward);
  * parameter gradients in g +=; dt [R,l] and dtpre [R,2l] scratch. */
 void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext, int ldc,
                       const rs_tensors *g, float *dt, float *dtpre, const float *dlogits,
                       const float *t, const unsigned char *which, const float *states,
-                      const float *prev_emb, const float *context, const rs_tensors *w, int R,
-                      int n, int m, int l, int V);
+                      const float *prev_emb, const float *context, const float *t_mask,
+                      const rs_tensors *w, int R, int n, int m, int l, int V);
 
 /* Turns logits [R,V] into probabilities in place and writes nll[r] = -log p(target_r)
  * (0 where target_r is RS_PAD). Returns Σ nll. */

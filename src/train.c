@@ -285,6 +285,9 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             for (int b = 0; b < B; b++)
                 tokens += batch.tgt_len[b];
             memset(grads, 0, sizeof(float) * total);
+            /* Masks from (seed, step): the same on a resumed run. */
+            ws.dropout = c->dropout;
+            rs_rng_seed(&ws.dropout_rng, ((uint64_t)c->seed << 32) ^ (uint64_t)state->step);
             double loss = rs_network_forward(&ws, model, &batch);
             rs_network_backward(&ws, model, &batch, &g, c->label_smoothing, 1.0f / (float)tokens);
             gnorm = rs_grad_norm(grads, total);

@@ -217,7 +217,7 @@ enum { RR = 4, RN = 3, RM = 2, RL = 3, RV = 6 };
 typedef struct {
     rs_model model;
     float states[RR * RN], emb[RR * RM], context[RR * 2 * RN];
-    float tpre[RR * 2 * RL], t[RR * RL], logits[RR * RV], weight[RR * RV];
+    float tpre[RR * 2 * RL], t[RR * RL], logits[RR * RV], weight[RR * RV], t_mask[RR * RL];
     unsigned char which[RR * RL];
 } readout_case;
 
@@ -225,7 +225,7 @@ static double readout_loss(void *p)
 {
     readout_case *c = p;
     readout_forward(c->tpre, c->t, c->which, c->logits, c->states, c->emb, RM, c->context, 2 * RN,
-                    &c->model.w, RR, RN, RM, RL, RV);
+                    c->t_mask, &c->model.w, RR, RN, RM, RL, RV);
     return weighted_sum(c->logits, c->weight, RR * RV);
 }
 
@@ -254,6 +254,9 @@ START_TEST(readout_matches_finite_differences)
     fill_uniform(c.emb, RR * RM, 1.0f, 33);
     fill_uniform(c.context, RR * 2 * RN, 1.0f, 34);
     fill_uniform(c.weight, RR * RV, 1.0f, 35);
+    /* A dropout mask: some units dropped, the rest scaled by 1 / (1 - p). */
+    for (int i = 0; i < RR * RL; i++)
+        c.t_mask[i] = i % 3 == 1 ? 0.0f : 1.5f;
     readout_loss(&c);
     float *grad = calloc(c.model.layout.total, sizeof(float));
     rs_tensors g;
@@ -261,7 +264,7 @@ START_TEST(readout_matches_finite_differences)
     float dstates[RR * RN], demb[RR * RM] = {0}, dctx[RR * 2 * RN] = {0};
     float dt[RR * RL], dtpre[RR * 2 * RL];
     readout_backward(dstates, demb, RM, dctx, 2 * RN, &g, dt, dtpre, c.weight, c.t, c.which,
-                     c.states, c.emb, c.context, &c.model.w, RR, RN, RM, RL, RV);
+                     c.states, c.emb, c.context, c.t_mask, &c.model.w, RR, RN, RM, RL, RV);
     expect_close("readout dstates", gradcheck_kinked(readout_loss, readout_signature, &c, c.states, dstates, RR * RN, 100, 1e-2f, FLOOR), TOL);
     expect_close("readout demb", gradcheck_kinked(readout_loss, readout_signature, &c, c.emb, demb, RR * RM, 100, 1e-2f, FLOOR), TOL);
     expect_close("readout dcontext", gradcheck_kinked(readout_loss, readout_signature, &c, c.context, dctx, RR * 2 * RN, 100, 1e-2f, FLOOR), TOL);
