@@ -18,7 +18,7 @@
 enum {
     OPT_TRAIN = 1000, OPT_SRC, OPT_TGT, OPT_DEV, OPT_DEV_SRC, OPT_DEV_TGT, OPT_SWAP, OPT_NAME,
     OPT_OUT, OPT_RESUME, OPT_EVAL_EVERY, OPT_DEV_TRANSLATE, OPT_QUIET, OPT_HELP, OPT_SPM_SRC,
-    OPT_SPM_TGT, OPT_CONFIG = 2000
+    OPT_SPM_TGT, OPT_DEV_BLEU, OPT_CONFIG = 2000
 };
 
 static void usage(FILE *out)
@@ -41,6 +41,8 @@ static void usage(FILE *out)
             "                         --max-steps may be raised)\n"
             "  --eval-every N         evaluate on dev every N steps (default: 0, each epoch)\n"
             "  --dev-translate        also translate dev greedily and report exact matches\n"
+            "  --dev-bleu             translate dev greedily each evaluation, report BLEU and\n"
+            "                         keep best.ckpt by it (instead of by dev loss)\n"
             "  --quiet                no progress lines\n"
             "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
             "                         training them with --subwords N)\n\n"
@@ -67,6 +69,10 @@ static void report(void *ctx, const rs_train_event *ev)
     case RS_EV_DEV:
         if (isnan(ev->dev_loss))
             fprintf(stderr, "epoch %d | step %lld | no dev set\n", ev->epoch, (long long)ev->step);
+        else if (ev->dev_bleu >= 0)
+            fprintf(stderr, "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev BLEU %.2f | lr %.3g%s%s\n",
+                    ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->dev_bleu, ev->lr,
+                    ev->improved ? " | best" : "", ev->stop ? " | stopping (patience)" : "");
         else if (ev->dev_exact >= 0)
             fprintf(stderr, "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev exact %.2f%%%s\n",
                     ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, 100 * ev->dev_exact,
@@ -162,8 +168,10 @@ int cmd_train(int argc, char **argv)
         {"help", no_argument, NULL, OPT_HELP},
         {"spm-src", required_argument, NULL, OPT_SPM_SRC},
         {"spm-tgt", required_argument, NULL, OPT_SPM_TGT},
+        {"dev-bleu", no_argument, NULL, OPT_DEV_BLEU},
     };
-    rs_cli_add_config_options(opts, 16, OPT_CONFIG);
+    rs_cli_add_config_options(opts, 17, OPT_CONFIG);
+    int dev_bleu = 0;
     const char *spm_src_file = NULL, *spm_tgt_file = NULL;
     const char *train_tsv = NULL, *train_src = NULL, *train_tgt = NULL;
     const char *dev_tsv = NULL, *dev_src = NULL, *dev_tgt = NULL, *name = NULL, *out_dir = NULL;
@@ -194,6 +202,7 @@ int cmd_train(int argc, char **argv)
         case OPT_DEV_TRANSLATE: options.dev_translate = 1; break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_SPM_SRC: spm_src_file = optarg; break;
+        case OPT_DEV_BLEU: dev_bleu = 1; break;
         case OPT_SPM_TGT: spm_tgt_file = optarg; break;
         case OPT_EVAL_EVERY: {
             char *end;
@@ -296,9 +305,10 @@ int cmd_train(int argc, char **argv)
                 continue;
             const char *key = rs_cli_config_name(OPT_CONFIG + i, OPT_CONFIG);
             if (strcmp(key, "epochs") && strcmp(key, "max_steps") && strcmp(key, "save_every") &&
-                strcmp(key, "threads")) {
+                strcmp(key, "threads") && strcmp(key, "max_minutes") && strcmp(key, "patience")) {
                 fprintf(stderr, PROG ": --resume keeps the checkpoint's settings; only --epochs, "
-                                "--max-steps, --save-every and --threads may be given\n");
+                                "--max-steps, --max-minutes, --patience, --save-every and "
+                                "--threads may be given\n");
                 status = RS_EXIT_USAGE;
                 goto done;
             }
@@ -388,6 +398,10 @@ int cmd_train(int argc, char **argv)
     }
     fputc('\n', stderr);
 
+    if (dev_bleu && dev.count > 0) {
+        options.codec = &codec;
+        options.dev_refs = dev_pairs.tgt;
+    }
     reporter rep = {quiet};
     if (rs_train(&model, &state, &train, &dev, &options, report, &rep, &err))
         goto fail;

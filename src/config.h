@@ -42,6 +42,10 @@
     I(save_every, 0, "also save last.ckpt every N steps (0: each epoch only)")      \
     F(dropout, 0.0f, "dropout on embeddings, context and readout (training only)")  \
     F(label_smoothing, 0.0f, "label smoothing (training only)")                     \
+    I(warmup, 0, "linear learning-rate warm-up over N steps")                       \
+    F(lr_decay, 1.0f, "multiply the learning rate by this after a dev evaluation without improvement") \
+    I(patience, 0, "stop after N dev evaluations without improvement (0: never)")  \
+    F(max_minutes, 0.0f, "stop training after this much wall time (0: no limit)")  \
     I(threads, 0, "BLAS threads (0: OpenBLAS default)")
 
 typedef struct {

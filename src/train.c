@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bleu.h"
 #include "checkpoint.h"
 #include "decode.h"
 #include "network.h"
@@ -94,9 +95,11 @@ int rs_score_dataset(const rs_model *model, const rs_dataset *data, int batch_si
     return status;
 }
 
-/* Exact-match rate of greedy translations of the dev set. */
-static int dev_exact_match(const rs_model *model, const rs_dataset *dev, int batch_size,
-                           double *exact, rs_error *err)
+/* Greedy translations of the dev set: the exact-match rate, and BLEU when
+ * the options carry a codec and references (else bleu = -1). */
+static int dev_translate(const rs_model *model, const rs_dataset *dev,
+                         const rs_train_options *options, int batch_size, double *exact,
+                         double *bleu, rs_error *err)
 {
     int max_S = 1, max_T = 1;
     max_lengths(dev, &max_S, &max_T);
@@ -105,14 +108,19 @@ static int dev_exact_match(const rs_model *model, const rs_dataset *dev, int bat
         return -1;
     int *order = length_order(dev, err);
     rs_translation *out = rs_calloc((size_t)batch_size, sizeof *out, err);
-    if (!order || !out) {
+    const char **words = rs_calloc((size_t)2 * max_T + 12, sizeof(char *), err);
+    if (!order || !out || !words) {
         free(order);
         free(out);
+        free(words);
         rs_decoder_free(&dec);
         return -1;
     }
+    const int with_bleu = options->codec && options->dev_refs;
+    rs_bleu_stats stats;
+    rs_bleu_stats_init(&stats);
     int correct = 0, status = 0;
-    for (int from = 0; from < dev->count; from += batch_size) {
+    for (int from = 0; from < dev->count && status == 0; from += batch_size) {
         int B = dev->count - from < batch_size ? dev->count - from : batch_size;
         const int *src[B];
         int count[B];
@@ -128,10 +136,26 @@ static int dev_exact_match(const rs_model *model, const rs_dataset *dev, int bat
             int i = order[from + b];
             correct += out[b].len == dev->tgt_len[i] &&
                        !memcmp(out[b].ids, dev->tgt[i], sizeof(int) * (size_t)out[b].len);
+            if (with_bleu && status == 0) {
+                char *text = NULL;
+                const char *ref = options->dev_refs[dev->line[i]];
+                rs_ids_to_tokens(&model->tgt_vocab, out[b].ids, out[b].len, words);
+                if (rs_codec_text(options->codec, RS_SIDE_TGT, words, out[b].len, &text, err) ||
+                    rs_bleu_stats_add(&stats, text, &ref, 1, NULL, err))
+                    status = -1;
+                free(text);
+            }
             rs_translation_free(&out[b]);
         }
     }
     *exact = dev->count ? (double)correct / dev->count : 0.0;
+    *bleu = -1.0;
+    if (with_bleu) {
+        rs_bleu_result result;
+        rs_bleu_compute(&stats, &result);
+        *bleu = result.score;
+    }
+    free(words);
     free(out);
     free(order);
     rs_decoder_free(&dec);
@@ -147,8 +171,10 @@ static int append_log(const char *dir, const rs_train_event *ev, double train_lo
         return rs_fail(err, "%s: cannot open for appending", path);
     if (ftell(f) == 0)
         fprintf(f, "step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\n");
-    fprintf(f, "%lld\t%d\t%.6f\t%.6f\t%.6f\t%.1f\t%.6g\t%.2f\n", (long long)ev->step, ev->epoch,
-            train_loss, ev->dev_loss, ev->dev_exact, ev->tokens_per_s, ev->lr, ev->elapsed_s);
+    /* dev_metric: BLEU when measured, else exact match in percent, else -1. */
+    double metric = ev->dev_bleu >= 0 ? ev->dev_bleu : ev->dev_exact >= 0 ? 100 * ev->dev_exact : -1;
+    fprintf(f, "%lld\t%d\t%.6f\t%.6f\t%.4f\t%.1f\t%.6g\t%.2f\n", (long long)ev->step, ev->epoch,
+            train_loss, ev->dev_loss, metric, ev->tokens_per_s, ev->lr, ev->elapsed_s);
     if (fclose(f))
         return rs_fail(err, "%s: write failed", path);
     return 0;
@@ -184,7 +210,9 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
     ev->dev_loss = NAN;
     ev->dev_ppl = NAN;
     ev->dev_exact = -1.0;
+    ev->dev_bleu = -1.0;
     ev->improved = 0;
+    ev->stop = 0;
     if (dev && dev->count > 0) {
         double *lp = rs_calloc((size_t)dev->count, sizeof(double), err);
         if (!lp || rs_score_dataset(tr->model, dev, c->batch_size, lp, err)) {
@@ -200,12 +228,24 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
         free(lp);
         ev->dev_loss = total / (double)tokens;
         ev->dev_ppl = exp(ev->dev_loss);
-        if (tr->options->dev_translate &&
-            dev_exact_match(tr->model, dev, c->batch_size, &ev->dev_exact, err))
+        const int with_bleu = tr->options->codec && tr->options->dev_refs;
+        if ((tr->options->dev_translate || with_bleu) &&
+            dev_translate(tr->model, dev, tr->options, c->batch_size, &ev->dev_exact,
+                          &ev->dev_bleu, err))
             return -1;
-        if (ev->dev_loss < st->best_dev_loss) {
-            st->best_dev_loss = (float)ev->dev_loss;
+        /* best.ckpt by dev BLEU when it is measured, else by dev loss. */
+        if (with_bleu ? ev->dev_bleu > st->best_dev_bleu : ev->dev_loss < st->best_dev_loss)
             ev->improved = 1;
+        if (ev->dev_loss < st->best_dev_loss)
+            st->best_dev_loss = (float)ev->dev_loss;
+        if (with_bleu && ev->dev_bleu > st->best_dev_bleu)
+            st->best_dev_bleu = (float)ev->dev_bleu;
+        if (ev->improved) {
+            st->bad_evals = 0;
+        } else {
+            st->bad_evals++;
+            st->lr_scale *= c->lr_decay;
+            ev->stop = c->patience > 0 && st->bad_evals >= c->patience;
         }
     }
     tr->report(tr->ctx, ev);
@@ -272,7 +312,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             break;
         }
         for (int k = (int)state->batches_done; k < plan.batches; k++) {
-            if (c->max_steps > 0 && state->step >= c->max_steps) {
+            if ((c->max_steps > 0 && state->step >= c->max_steps) ||
+                (c->max_minutes > 0 && now_seconds() - start >= 60.0 * c->max_minutes)) {
                 done = 1;
                 break;
             }
@@ -301,7 +342,9 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             }
             rs_clip_grads(grads, total, gnorm, c->clip);
             state->step++;
-            const float lr = c->lr * state->lr_scale;
+            float lr = c->lr * state->lr_scale;
+            if (c->warmup > 0 && state->step < c->warmup)
+                lr *= (float)state->step / (float)c->warmup;
             rs_adam_update(model->params, grads, state->adam_m, state->adam_v, total, lr, c->beta1,
                            c->beta2, c->adam_eps, state->step);
             state->batches_done = k + 1;
@@ -339,6 +382,10 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                     status = -1;
                     break;
                 }
+                if (ev.stop) {
+                    done = 1;
+                    break;
+                }
             }
         }
         rs_epoch_plan_free(&plan);
@@ -358,13 +405,14 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                     status = -1;
                     break;
                 }
+                done |= ev.stop;
             }
             epoch_loss = 0.0;
             epoch_tokens = 0;
         }
     }
     /* Stopped by --max-steps inside an epoch: save where it stands. */
-    if (status == 0 && done) {
+    if (status == 0 && done && !ev.stop && state->batches_done > 0) {
         ev.step = state->step;
         ev.epoch = state->epoch + 1;
         ev.elapsed_s = now_seconds() - start;

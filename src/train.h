@@ -12,6 +12,10 @@ typedef struct {
     const char *dir;   /* models/NAME: last.ckpt, best.ckpt, train.log.tsv */
     int eval_every;    /* dev evaluation every N steps (0: at each epoch's end) */
     int dev_translate; /* also translate the dev set greedily (exact match) */
+    /* With both: dev BLEU of the detokenized greedy translations against
+     * dev_refs[k] (the raw target of dev pair k), which then selects best.ckpt. */
+    const rs_codec *codec;
+    char *const *dev_refs;
     double report_seconds; /* progress every this many seconds */
 } rs_train_options;
 
@@ -24,6 +28,8 @@ typedef struct {
     double loss, ppl;         /* per target token since the last progress event */
     double tokens_per_s, eta_s, gnorm, lr, elapsed_s;
     double dev_loss, dev_ppl, dev_exact; /* dev_exact: fraction, -1 when not measured */
+    double dev_bleu;          /* -1 when not measured */
+    int stop;                 /* early stopping: patience exhausted */
     int improved;             /* the dev result is the best so far */
     const char *path;         /* RS_EV_SAVED */
 } rs_train_event;

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Trains and evaluates rnnsearch on Multi30k (task 1) end to end.
+#   scripts/train-multi30k.sh [de-en|en-de|en-fr] [DATA_DIR]
+# DATA_DIR holds train/val/test_2016_flickr.{de,en,fr}[.gz]; default
+# ../shared/corpora/multi30k; when neither exists the official release is
+# downloaded (and the script says so). Selection is on val only; test_2016 is
+# translated once at the end. Writes models/multi30k-PAIR/results.tsv.
+# Environment: MINUTES (training wall-time budget, default 115), THREADS (1),
+# EVAL_ONLY=1 (evaluate models/multi30k-PAIR without training).
+set -eu
+pair=${1:-de-en}
+case "$pair" in de-en|en-de|en-fr) ;; *) echo "usage: $0 [de-en|en-de|en-fr] [DATA_DIR]" >&2; exit 2 ;; esac
+src=${pair%-*}
+tgt=${pair#*-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+data=${2:-$root/../shared/corpora/multi30k}
+minutes=${MINUTES:-115}
+threads=${THREADS:-1}
+name=multi30k-$pair
+work=$root/build/$name
+bin=$root/rnnsearch
+mkdir -p "$work"
+
+if [ ! -d "$data" ]; then
+    data=$work/download
+    echo "train-multi30k: no Multi30k at the given path; downloading the official release into $data" >&2
+    mkdir -p "$data"
+    base=https://raw.githubusercontent.com/multi30k/dataset/master/data/task1/raw
+    for f in train val test_2016_flickr; do
+        for l in de en fr; do
+            curl -fsSL "$base/$f.$l.gz" -o "$data/$f.$l.gz"
+        done
+    done
+fi
+for f in train val test_2016_flickr; do
+    for l in "$src" "$tgt"; do
+        if [ -f "$data/$f.$l.gz" ]; then gzip -dc "$data/$f.$l.gz" > "$work/$f.$l"
+        else cp "$data/$f.$l" "$work/$f.$l"; fi
+    done
+done
+
+[ -x "$bin" ] || make -C "$root" rnnsearch >/dev/null
+cd "$root"
+start=$(date +%s)
+# EVAL_ONLY=1 re-evaluates an existing model without training.
+[ "${EVAL_ONLY:-0}" = 1 ] || "$bin" train --src "$work/train.$src" --tgt "$work/train.$tgt" \
+    --dev-src "$work/val.$src" --dev-tgt "$work/val.$tgt" --dev-bleu \
+    --out "models/$name" --subwords 6000 --emb 256 --hidden 256 --att 256 --maxout 256 \
+    --batch-size 64 --lr 0.002 --dropout 0.3 --label-smoothing 0.1 --lr-decay 0.5 \
+    --patience 6 --epochs 40 --max-len 60 --max-minutes "$minutes" --threads "$threads" \
+    2> "$work/train.log"
+end=$(date +%s)
+
+model=models/$name/best.ckpt
+evaluate() { # NAME OPTIONS...
+    label=$1; shift
+    "$bin" translate -m "$model" "$@" "$work/test_2016_flickr.$src" > "$work/test.$label.$tgt"
+    cased=$("$bin" bleu "$work/test.$label.$tgt" "$work/test_2016_flickr.$tgt" --metric bleu | sed 's/^BLEU = \([0-9.]*\).*/\1/')
+    lower=$("$bin" bleu --lowercase "$work/test.$label.$tgt" "$work/test_2016_flickr.$tgt" --metric bleu | sed 's/^BLEU = \([0-9.]*\).*/\1/')
+    echo "$cased $lower"
+}
+dev_bleu=$(awk -F'\t' 'NR > 1 && $5 > best { best = $5 } END { print best }' "models/$name/train.log.tsv")
+epochs=$(awk -F'\t' 'NR > 1 { e = $2 } END { print e }' "models/$name/train.log.tsv")
+greedy=$(evaluate greedy)
+beam=$(evaluate beam5 --beam 5 --length-penalty 1.0)
+{
+    printf 'pair\ttrain_minutes\tepochs\tdev_bleu\ttest_greedy\ttest_greedy_lc\ttest_beam5\ttest_beam5_lc\n'
+    printf '%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$(awk -v s="$start" -v e="$end" 'BEGIN { print (e - s) / 60 }')" "$epochs" "$dev_bleu" \
+        $greedy $beam
+} | tee "models/$name/results.tsv"
