@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alignment.h"
 #include "beam.h"
 #include "bleu.h"
 #include "checkpoint.h"
@@ -34,6 +35,10 @@ static void usage(FILE *out)
             "  --batch-size N         sentences decoded together (default: 32)\n"
             "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
             "  --replace-unk          replace <unk> by the source token it attends to most\n"
+            "  --alignment[=WHAT]     append ' ||| ' and the alignment, as Marian does: hard\n"
+            "                         (default: 'i-j' source-target links, argmax per target\n"
+            "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
+            "                         or soft (each target token's weights, ',' between)\n"
             "  --ref FILE             score the translations against references (BLEU, chrF)\n"
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
             "  --help                 this help\n");
@@ -46,6 +51,8 @@ typedef struct {
     rs_beam_search beam;
     rs_beam_options opt;
     int batch_size, max_len, replace_unk;
+    int alignment;         /* 0 none, 1 hard, 2 soft (--alignment) */
+    float align_threshold; /* hard: 0 = argmax, else links of weight >= it */
 } translator;
 
 /* Replaces each <unk> in the output by the source token with the largest
@@ -121,12 +128,12 @@ static int translate_lines(translator *tr, char **lines, int count, char **text,
         if (use_beam) {
             rs_beam_options opt = tr->opt;
             opt.max_len = max_len;
-            opt.want_alignment = tr->replace_unk;
+            opt.want_alignment = tr->replace_unk || tr->alignment;
             rc = rs_beam_translate(&tr->beam, B, (const int *const *)ids + from, len + from, &opt,
                                    res, norm, err);
         } else {
             rc = rs_greedy(&tr->decoder, B, (const int *const *)ids + from, len + from, max_len,
-                           tr->replace_unk, res, err);
+                           tr->replace_unk || tr->alignment, res, err);
             for (int b = 0; b < B; b++)
                 norm[b] = res[b].logprob;
         }
@@ -149,6 +156,10 @@ static int translate_lines(translator *tr, char **lines, int count, char **text,
             scores[(size_t)i * nbest + k % nbest] = norm[k];
             rc = rs_codec_text(&tr->codec, RS_SIDE_TGT, words, t->len,
                                &text[(size_t)i * nbest + k % nbest], err);
+            if (!rc && tr->alignment)
+                rc = rs_alignment_append_marian(&text[(size_t)i * nbest + k % nbest], t->alignment,
+                                                t->len + 1, t->src_len, tr->alignment == 2,
+                                                tr->align_threshold, err);
             rs_translation_free(t);
             if (rc)
                 goto done;
@@ -188,7 +199,7 @@ static int parse_count(const char *opt, const char *arg, int min, int *out)
 int cmd_translate(int argc, char **argv)
 {
     enum { OPT_BATCH = 1000, OPT_MAXLEN, OPT_THREADS, OPT_BEAM, OPT_LP, OPT_NBEST, OPT_REF,
-           OPT_UNK, OPT_HELP };
+           OPT_UNK, OPT_ALIGN, OPT_HELP };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
@@ -200,6 +211,7 @@ int cmd_translate(int argc, char **argv)
         {"n-best", required_argument, NULL, OPT_NBEST},
         {"ref", required_argument, NULL, OPT_REF},
         {"replace-unk", no_argument, NULL, OPT_UNK},
+        {"alignment", optional_argument, NULL, OPT_ALIGN},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
@@ -229,6 +241,19 @@ int cmd_translate(int argc, char **argv)
         }
         case OPT_REF: ref_path = optarg; break;
         case OPT_UNK: tr.replace_unk = 1; break;
+        case OPT_ALIGN: {
+            char *end = NULL;
+            double x = optarg ? strtod(optarg, &end) : 0.0;
+            tr.alignment = optarg && !strcmp(optarg, "soft") ? 2 : 1;
+            if (optarg && strcmp(optarg, "soft") && strcmp(optarg, "hard")) {
+                if (*end || end == optarg || !(x > 0.0 && x <= 1.0)) {
+                    fprintf(stderr, PROG ": --alignment: '%s' is not hard, soft or a number in (0, 1]\n", optarg);
+                    return RS_EXIT_USAGE;
+                }
+                tr.align_threshold = (float)x;
+            }
+            break;
+        }
         case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         default:
             fprintf(stderr, PROG ": unknown option or missing value: %s\ntry '" PROG " --help'\n",
@@ -246,6 +271,10 @@ int cmd_translate(int argc, char **argv)
     }
     if (tr.opt.n_best > tr.opt.beam) {
         fprintf(stderr, PROG ": --n-best %d needs --beam of at least %d\n", tr.opt.n_best, tr.opt.n_best);
+        return RS_EXIT_USAGE;
+    }
+    if (tr.alignment && ref_path) {
+        fprintf(stderr, PROG ": --alignment and --ref do not go together (the score would include the alignment)\n");
         return RS_EXIT_USAGE;
     }
     const char *input = optind < argc ? argv[optind] : "-";

@@ -16,9 +16,11 @@ static const command commands[] = {
     {"train", cmd_train, "train a model on sentence pairs"},
     {"translate", cmd_translate, "translate sentences (greedy decoding)"},
     {"score", cmd_score, "log-probability of given translations (forced decoding)"},
+    {"align", cmd_align, "alignment matrices as text, TSV, JSON, Pharaoh, SVG or HTML"},
     {"tokenize", cmd_tokenize, "print the tokens of text (or --detokenize them)"},
     {"export", cmd_export, "write a model's weights and vocabularies as safetensors"},
     {"import", cmd_import, "make a model from a safetensors file"},
+    {"plot", cmd_plot, "draw a training run's learning curves as SVG"},
 };
 
 static void usage(FILE *out)
