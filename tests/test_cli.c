@@ -1,0 +1,117 @@
+/* The program as a user meets it: exit statuses, messages that name the file
+ * and the problem, and a checkpoint that refuses corruption without harm. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *program(void)
+{
+    const char *p = getenv("RNNSEARCH");
+    return p ? p : "./rnnsearch";
+}
+
+/* Runs `rnnsearch ARGS` through the shell; returns the exit status and the
+ * combined output in out. */
+static int run(const char *args, char *out, size_t size)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", program(), args);
+    FILE *p = popen(cmd, "r");
+    ck_assert(p != NULL);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(help_version_and_usage_errors)
+{
+    char out[16384];
+    ck_assert_int_eq(run("--help", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "translate"));
+    ck_assert_int_eq(run("--version", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "rnnsearch"));
+    ck_assert_int_eq(run("no-such-command", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "no-such-command"));
+    static const char *const commands[] = {"train", "translate", "score", "tokenize", "export", "import"};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        char args[64];
+        snprintf(args, sizeof args, "%s --help", commands[i]);
+        ck_assert_int_eq(run(args, out, sizeof out), 0);
+        ck_assert_msg(strstr(out, "usage:") != NULL, "%s --help prints no usage", commands[i]);
+        snprintf(args, sizeof args, "%s --no-such-option", commands[i]);
+        ck_assert_msg(run(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
+    }
+    ck_assert_int_eq(run("translate < /dev/null", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "-m"));
+    ck_assert_int_eq(run("train --train x.tsv --batch-size zero", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--batch-size"));
+}
+END_TEST
+
+START_TEST(bad_training_data_is_named)
+{
+    char out[16384], dir[] = "/tmp/rnnsearch-cli-XXXXXX", args[512], path[300];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/bad.tsv", dir);
+    FILE *f = fopen(path, "w");
+    fputs("one\tun\ntwo deux\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
+    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "bad.tsv:2") != NULL, "no file:line in: %s", out);
+    snprintf(args, sizeof args, "train --train %s/missing.tsv --out %s/m", dir, dir);
+    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "missing.tsv"));
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    ck_assert(system(args) == 0);
+}
+END_TEST
+
+START_TEST(corrupt_checkpoint_is_refused_and_kept)
+{
+    char out[16384], dir[] = "/tmp/rnnsearch-cli-XXXXXX", args[1024], path[300];
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(args, sizeof args,
+             "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 --emb 8 --hidden 8 "
+             "--att 8 --maxout 4 --quiet", dir);
+    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    snprintf(path, sizeof path, "%s/m/best.ckpt", dir);
+    /* Flip one byte in the middle of the file. */
+    FILE *f = fopen(path, "r+b");
+    ck_assert(f != NULL);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, size / 2, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, size / 2, SEEK_SET);
+    fputc(c ^ 0x55, f);
+    fclose(f);
+    snprintf(args, sizeof args, "translate -m %s < corpora/reorder/test.tsv", path);
+    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "best.ckpt") != NULL, "the message does not name the file: %s", out);
+    /* A truncated file too. */
+    snprintf(args, sizeof args, "truncate -s %ld %s/m/last.ckpt", size / 3, dir);
+    ck_assert(system(args) == 0);
+    snprintf(args, sizeof args, "score -m %s/m/last.ckpt corpora/reorder/test.tsv", dir);
+    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "last.ckpt"));
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    ck_assert(system(args) == 0);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("program");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, help_version_and_usage_errors);
+    tcase_add_test(tc, bad_training_data_is_named);
+    tcase_add_test(tc, corrupt_checkpoint_is_refused_and_kept);
+    suite_add_tcase(s, tc);
+    return s;
+}
