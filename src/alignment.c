@@ -147,14 +147,14 @@ static int word_groups(char *const *labels, int n, int *group)
     return g + 1;
 }
 
-/* The words' labels: pieces concatenated, less the leading word-start mark. */
+/* The words' labels: pieces concatenated, less the leading word-start mark
+ * (a word of nothing else, a lone "▁", keeps it). */
 static int word_labels(char *const *labels, int n, const int *group, char **words, rs_error *err)
 {
     for (int k = 0; k < n; k++) {
         const char *piece = labels[k];
         char *word = words[group[k]];
-        if (!word && k < n - 1 && !strncmp(piece, WORD_START, strlen(WORD_START)) &&
-            piece[strlen(WORD_START)])
+        if (!word && k < n - 1 && !strncmp(piece, WORD_START, strlen(WORD_START)))
             piece += strlen(WORD_START);
         size_t have = word ? strlen(word) : 0, add = strlen(piece);
         char *grown = realloc(word, have + add + 1);
@@ -163,6 +163,14 @@ static int word_labels(char *const *labels, int n, const int *group, char **word
         memcpy(grown + have, piece, add + 1);
         words[group[k]] = grown;
     }
+    for (int g = 0; g <= group[n - 1]; g++)
+        if (!words[g][0]) {
+            char *mark = realloc(words[g], strlen(WORD_START) + 1);
+            if (!mark)
+                return rs_fail(err, "out of memory");
+            memcpy(mark, WORD_START, strlen(WORD_START) + 1);
+            words[g] = mark;
+        }
     return 0;
 }
 

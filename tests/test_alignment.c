@@ -440,6 +440,19 @@ START_TEST(words_from_pieces_keep_rows_distributions)
     assert_rows_sum_to_one(words.w, words.rows, words.cols);
     rs_alignment_free(&words);
     rs_alignment_free(&a);
+
+    /* A lone "▁" piece starts a word that the next pieces continue ("▁ 1 2" is
+     * "12"), and keeps the mark when nothing follows. */
+    const char *src2[] = {"\xE2\x96\x81", "1", "2", "\xE2\x96\x81"};
+    ck_assert(!rs_alignment_make(&a, tgt, 3, src2, 4, w, &err));
+    ck_assert_msg(!rs_alignment_to_words(&a, &words, &err), "%s", err.msg);
+    ck_assert_int_eq(words.cols, 3);
+    ck_assert_str_eq(words.src[0], "12");
+    ck_assert_str_eq(words.src[1], "\xE2\x96\x81");
+    ck_assert_float_eq_tol(words.w[0], 0.8f, 1e-6f);
+    assert_rows_sum_to_one(words.w, words.rows, words.cols);
+    rs_alignment_free(&words);
+    rs_alignment_free(&a);
 }
 END_TEST
 
