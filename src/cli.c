@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "cli.h"
 
 typedef struct {
@@ -77,4 +78,29 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
         else
             fprintf(out, "  %-22s %s (default: %s)\n", text, table[i].help, value);
     }
+}
+
+int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || end == arg || v < min || v > max) {
+        fprintf(stderr, "%s: %s: '%s' is not an integer from %d to %d\n", prog, opt, arg, min, max);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
+{
+    char path[4096];
+    if (rs_checkpoint_resolve(model_arg, path, sizeof path, err) ||
+        rs_checkpoint_load(path, model, NULL, err))
+        return -1;
+    if (codec && rs_codec_for_model(codec, model, err)) {
+        rs_model_free(model);
+        return -1;
+    }
+    return 0;
 }

@@ -6,7 +6,9 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "codec.h"
 #include "config.h"
+#include "model.h"
 
 /* Exit statuses. */
 enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2 };
@@ -26,5 +28,13 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
 
 /* Whether --name was given on the command line (for resuming). */
 const char *rs_cli_config_name(int val, int first_val);
+
+/* Parses a whole decimal integer in [min, max]; on failure prints
+ * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */
+int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out);
+
+/* Resolves a -m argument (file, models/NAME directory or NAME), loads the
+ * model (weights only) and, when codec is not NULL, its text codec. */
+int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
 
 #endif

@@ -50,18 +50,6 @@ static void usage(FILE *out)
             "  --help                 this help\n");
 }
 
-static int parse_count(const char *opt, const char *arg, int min, int *out)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || end == arg || v < min || v > 1000000) {
-        fprintf(stderr, PROG ": %s: '%s' is not an integer of at least %d\n", opt, arg, min);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
-
 /* Where and how the alignments go. */
 typedef struct {
     int format, flags, words, svg_dir;
@@ -316,9 +304,9 @@ int cmd_align(int argc, char **argv)
             color = optarg;
             break;
         case OPT_TITLE: title = optarg; break;
-        case OPT_BATCH: if (parse_count("--batch-size", optarg, 1, &batch_size)) return RS_EXIT_USAGE; break;
-        case OPT_MAXLEN: if (parse_count("--max-len", optarg, 1, &max_len)) return RS_EXIT_USAGE; break;
-        case OPT_THREADS: if (parse_count("--threads", optarg, 1, &threads)) return RS_EXIT_USAGE; break;
+        case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &batch_size)) return RS_EXIT_USAGE; break;
+        case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &max_len)) return RS_EXIT_USAGE; break;
+        case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads)) return RS_EXIT_USAGE; break;
         case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         default:
             fprintf(stderr, PROG ": unknown option or missing value: %s\ntry '" PROG " --help'\n",
@@ -354,14 +342,13 @@ int cmd_align(int argc, char **argv)
     rs_lines lines = {0};
     rs_pairs pairs = {0};
     rs_tokenized tok = {0};
-    char path[4096], default_title[4200];
+    char path[4200], default_title[4200];
     int status = RS_EXIT_FAIL, count;
     sk.out = stdout;
-    if (rs_checkpoint_resolve(model_arg, path, sizeof path, &err) ||
-        rs_checkpoint_load(path, &model, NULL, &err) || rs_codec_for_model(&codec, &model, &err))
+    if (rs_cli_load_model(model_arg, &model, &codec, &err))
         goto fail;
     if (sk.words && strcmp(model.cfg.tokenizer, "spm")) {
-        fprintf(stderr, PROG ": --words: %s has no SentencePiece subwords (tokenizer %s)\n", path,
+        fprintf(stderr, PROG ": --words: %s has no SentencePiece subwords (tokenizer %s)\n", model_arg,
                 model.cfg.tokenizer);
         status = RS_EXIT_USAGE;
         goto done;

@@ -52,16 +52,10 @@ int cmd_score(int argc, char **argv)
         case OPT_TGT: tgt = optarg; break;
         case OPT_SWAP: swap = 1; break;
         case OPT_PER_TOKEN: per_token = 1; break;
-        case OPT_BATCH: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < 1 || v > 100000) {
-                fprintf(stderr, PROG ": --batch-size: '%s' is not a positive integer\n", optarg);
+        case OPT_BATCH:
+            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &batch_size))
                 return RS_EXIT_USAGE;
-            }
-            batch_size = (int)v;
             break;
-        }
         case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         default:
             fprintf(stderr, PROG ": unknown option or missing value: %s\ntry '" PROG " --help'\n",
@@ -86,10 +80,8 @@ int cmd_score(int argc, char **argv)
     rs_tokenized tok = {0};
     rs_dataset data = {0};
     double *logprob = NULL;
-    char path[4096];
     int status = RS_EXIT_FAIL;
-    if (rs_checkpoint_resolve(model_arg, path, sizeof path, &err) ||
-        rs_checkpoint_load(path, &model, NULL, &err) || rs_codec_for_model(&codec, &model, &err))
+    if (rs_cli_load_model(model_arg, &model, &codec, &err))
         goto fail;
     if ((tsv ? rs_pairs_read_tsv(tsv, swap, &pairs, &err)
              : swap ? rs_pairs_read_parallel(tgt, src, &pairs, &err)

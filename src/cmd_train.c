@@ -204,16 +204,10 @@ int cmd_train(int argc, char **argv)
         case OPT_SPM_SRC: spm_src_file = optarg; break;
         case OPT_DEV_BLEU: dev_bleu = 1; break;
         case OPT_SPM_TGT: spm_tgt_file = optarg; break;
-        case OPT_EVAL_EVERY: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 0 || v > 1000000000) {
-                fprintf(stderr, PROG ": --eval-every: '%s' is not a non-negative integer\n", optarg);
+        case OPT_EVAL_EVERY:
+            if (rs_cli_int(PROG, "--eval-every", optarg, 0, 1000000000, &options.eval_every))
                 return RS_EXIT_USAGE;
-            }
-            options.eval_every = (int)v;
             break;
-        }
         case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         case '?':
             if (optopt)

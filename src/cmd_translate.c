@@ -184,18 +184,6 @@ done:
     return status;
 }
 
-static int parse_count(const char *opt, const char *arg, int min, int *out)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || end == arg || v < min || v > 1000000) {
-        fprintf(stderr, PROG ": %s: '%s' is not an integer of at least %d\n", opt, arg, min);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
-
 int cmd_translate(int argc, char **argv)
 {
     enum { OPT_BATCH = 1000, OPT_MAXLEN, OPT_THREADS, OPT_BEAM, OPT_LP, OPT_NBEST, OPT_REF,
@@ -225,11 +213,11 @@ int cmd_translate(int argc, char **argv)
         switch (c) {
         case 'm': model_arg = optarg; break;
         case 'o': output = optarg; break;
-        case OPT_BATCH: if (parse_count("--batch-size", optarg, 1, &tr.batch_size)) return RS_EXIT_USAGE; break;
-        case OPT_MAXLEN: if (parse_count("--max-len", optarg, 1, &tr.max_len)) return RS_EXIT_USAGE; break;
-        case OPT_THREADS: if (parse_count("--threads", optarg, 1, &threads)) return RS_EXIT_USAGE; break;
-        case OPT_BEAM: if (parse_count("--beam", optarg, 1, &tr.opt.beam)) return RS_EXIT_USAGE; break;
-        case OPT_NBEST: if (parse_count("--n-best", optarg, 1, &tr.opt.n_best)) return RS_EXIT_USAGE; break;
+        case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &tr.batch_size)) return RS_EXIT_USAGE; break;
+        case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &tr.max_len)) return RS_EXIT_USAGE; break;
+        case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads)) return RS_EXIT_USAGE; break;
+        case OPT_BEAM: if (rs_cli_int(PROG, "--beam", optarg, 1, 1000000, &tr.opt.beam)) return RS_EXIT_USAGE; break;
+        case OPT_NBEST: if (rs_cli_int(PROG, "--n-best", optarg, 1, 1000000, &tr.opt.n_best)) return RS_EXIT_USAGE; break;
         case OPT_LP: {
             char *end;
             tr.opt.length_penalty = strtof(optarg, &end);
@@ -290,14 +278,11 @@ int cmd_translate(int argc, char **argv)
     rs_bleu_stats_init(&bleu);
     rs_chrf_stats_init(&chrf);
     FILE *out = stdout;
-    char path[4096];
     int status = RS_EXIT_FAIL, reader_open = 0, chunk = 0;
     long line_no = 0;
     char **lines = NULL, **results = NULL;
     double *scores = NULL;
-    if (rs_checkpoint_resolve(model_arg, path, sizeof path, &err) ||
-        rs_checkpoint_load(path, &tr.model, NULL, &err) ||
-        rs_codec_for_model(&tr.codec, &tr.model, &err) ||
+    if (rs_cli_load_model(model_arg, &tr.model, &tr.codec, &err) ||
         rs_decoder_init(&tr.decoder, &tr.model, tr.batch_size, 64, &err) ||
         ((tr.opt.beam > 1 || nbest > 1) &&
          rs_beam_init(&tr.beam, &tr.model, tr.batch_size, tr.opt.beam, 64, &err)))
