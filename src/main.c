@@ -20,6 +20,7 @@ static const command commands[] = {
     {"tokenize", cmd_tokenize, "print the tokens of text (or --detokenize them)"},
     {"export", cmd_export, "write a model's weights and vocabularies as safetensors"},
     {"import", cmd_import, "make a model from a safetensors file"},
+    {"bench", cmd_bench, "measure training and decoding speed and memory"},
     {"plot", cmd_plot, "draw a training run's learning curves as SVG"},
 };
 
