@@ -104,6 +104,17 @@ static int build_header(const rs_model *model, char **text, size_t *len, rs_erro
     write_meta(h, "tokenizer", cfg->tokenizer);
     write_meta_int(h, "subwords", cfg->subwords);
     write_meta(h, "normalization", "NFC");
+    /* How raw text becomes token ids, for another program (docs/tokenization.md). */
+    write_meta(h, "text_pipeline",
+               !strcmp(cfg->tokenizer, "spm")
+                   ? "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
+                     "lowercase=true -> SentencePiece encode (spm_src/spm_tgt, base64 model "
+                     "protos) -> pieces looked up in src_vocab/tgt_vocab, unknown -> <unk> "
+                     "(id 1) -> </s> (id 3) appended"
+                   : "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
+                     "lowercase=true -> rnnsearch word/char tokenizer (docs/tokenization.md) -> "
+                     "tokens looked up in src_vocab/tgt_vocab, unknown -> <unk> (id 1) -> </s> "
+                     "(id 3) appended");
     const char *spm_keys[2] = {"spm_src", "spm_tgt"};
     const char *spm[2] = {model->spm_src, model->spm_tgt};
     size_t spm_len[2] = {model->spm_src_len, model->spm_tgt_len};
