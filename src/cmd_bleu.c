@@ -1,0 +1,277 @@
+/* rnnsearch bleu: corpus BLEU and chrF of a hypothesis file against one or
+ * more reference files, as the sacreBLEU command line computes them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bleu.h"
+#include "commands.h"
+
+#define PROG "rnnsearch bleu"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rnnsearch bleu [options] HYP REF [REF...]\n"
+            "\n"
+            "Scores HYP (one segment per line; \"-\" reads standard input) against the\n"
+            "references REF..., line by line, as sacreBLEU 2.x does with its defaults, and\n"
+            "prints, like sacreBLEU's text output without the signature:\n"
+            "  BLEU = 35.12 67.1/42.3/28.0/19.2 (BP = 1.000 ratio = 1.012 hyp_len = 12345 "
+            "ref_len = 12200)\n"
+            "  chrF2 = 61.23\n"
+            "\n"
+            "options:\n"
+            "  --metric M      bleu, chrf or both (default: both)\n"
+            "  --tokenize T    BLEU tokenizer: 13a or none (default: 13a)\n"
+            "  --lowercase     lower-case hypotheses and references first, for both metrics\n"
+            "                  (sacreBLEU's -lc and --chrf-lowercase; default: off)\n"
+            "  --help          this text\n"
+            "\n"
+            "BLEU: n-grams 1-4, counts clipped by the largest count in any reference, brevity\n"
+            "penalty against the closest reference length, exp smoothing. chrF: character\n"
+            "n-grams 1-6, beta 2, whitespace removed, F of the corpus-summed statistics.\n"
+            "Every line loses its trailing whitespace; an empty reference line is skipped\n"
+            "(a segment needs one non-empty reference). Files must be UTF-8; standard input\n"
+            "also ends lines at \\r, as Python's text mode does. The configuration goes to\n"
+            "standard error as a sacreBLEU-style signature.\n");
+}
+
+typedef struct {
+    char *data;   /* the whole file, lines cut in place */
+    char **lines; /* [n] */
+    long n;
+} text_file;
+
+static void text_file_free(text_file *f)
+{
+    free(f->data);
+    free(f->lines);
+    memset(f, 0, sizeof *f);
+}
+
+/* Reads a file (or standard input for "-") whole and cuts it into lines
+ * without their trailing whitespace: sacreBLEU opens files with newline="\n"
+ * and standard input in universal-newline mode, and rstrip()s every line. */
+static int read_lines(text_file *f, const char *path)
+{
+    memset(f, 0, sizeof *f);
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *in = is_stdin ? stdin : fopen(path, "rb");
+    if (!in) {
+        fprintf(stderr, PROG ": cannot open %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t len = 0, cap = 1 << 16;
+    f->data = malloc(cap);
+    for (;;) {
+        if (!f->data) {
+            fprintf(stderr, PROG ": out of memory reading %s\n", path);
+            goto fail;
+        }
+        len += fread(f->data + len, 1, cap - len - 1, in);
+        if (len < cap - 1)
+            break;
+        cap *= 2;
+        char *grown = realloc(f->data, cap);
+        if (!grown)
+            free(f->data);
+        f->data = grown;
+    }
+    if (ferror(in)) {
+        fprintf(stderr, PROG ": cannot read %s: %s\n", path, strerror(errno));
+        goto fail;
+    }
+    if (!is_stdin)
+        fclose(in);
+    in = NULL;
+    f->data[len] = '\0';
+    if (strlen(f->data) != len) {
+        fprintf(stderr, PROG ": %s contains a NUL byte; it is not a text file\n", path);
+        goto fail;
+    }
+    long nlines = 1;
+    for (size_t i = 0; i < len; i++)
+        nlines += f->data[i] == '\n' || (is_stdin && f->data[i] == '\r');
+    f->lines = calloc((size_t)nlines, sizeof *f->lines);
+    if (!f->lines) {
+        fprintf(stderr, PROG ": out of memory reading %s\n", path);
+        goto fail;
+    }
+    char *p = f->data, *end = f->data + len;
+    while (p < end) {
+        char *line = p;
+        while (p < end && *p != '\n' && !(is_stdin && *p == '\r'))
+            p++;
+        if (p < end) {
+            if (*p == '\r' && p + 1 < end && p[1] == '\n')
+                *p++ = '\0';
+            *p++ = '\0';
+        }
+        line[rs_bleu_rstrip_len(line)] = '\0';
+        f->lines[f->n++] = line;
+    }
+    return 0;
+fail:
+    if (in && !is_stdin)
+        fclose(in);
+    text_file_free(f);
+    return -1;
+}
+
+/* A GNU-style long option: "--name", "--name=value" or "--name value". */
+static int take_option(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *a = argv[*i] + 2;
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        *value = NULL;
+        return 1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int cmd_bleu(int argc, char **argv)
+{
+    rs_bleu_opts opts = {0, RS_BLEU_TOK_13A};
+    int want_bleu = 1, want_chrf = 1;
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nfiles = 0, only_files = 0;
+    if (!files) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+            files[nfiles++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            only_files = 1;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            free(files);
+            return 0;
+        } else if (strcmp(a, "--lowercase") == 0) {
+            opts.lowercase = 1;
+        } else if (take_option(argc, argv, &i, "metric", &v)) {
+            if (v && strcmp(v, "bleu") == 0) {
+                want_bleu = 1, want_chrf = 0;
+            } else if (v && strcmp(v, "chrf") == 0) {
+                want_bleu = 0, want_chrf = 1;
+            } else if (v && strcmp(v, "both") == 0) {
+                want_bleu = 1, want_chrf = 1;
+            } else {
+                fprintf(stderr, PROG ": --metric takes bleu, chrf or both\n");
+                goto usage_error;
+            }
+        } else if (take_option(argc, argv, &i, "tokenize", &v)) {
+            if (v && strcmp(v, "13a") == 0) {
+                opts.tokenize = RS_BLEU_TOK_13A;
+            } else if (v && strcmp(v, "none") == 0) {
+                opts.tokenize = RS_BLEU_TOK_NONE;
+            } else {
+                fprintf(stderr, PROG ": --tokenize takes 13a or none\n");
+                goto usage_error;
+            }
+        } else {
+            fprintf(stderr, PROG ": unknown option %s\n", a);
+            goto usage_error;
+        }
+    }
+    if (nfiles < 2) {
+        fprintf(stderr, PROG ": need a hypothesis file and at least one reference file\n");
+        goto usage_error;
+    }
+    for (int i = 1; i < nfiles; i++)
+        if (strcmp(files[i], "-") == 0) {
+            fprintf(stderr, PROG ": only the hypothesis can be read from standard input\n");
+            goto usage_error;
+        }
+
+    int status = 1, nrefs = nfiles - 1;
+    text_file *text = calloc((size_t)nfiles, sizeof *text);
+    const char **refs = calloc((size_t)nrefs, sizeof *refs);
+    if (!text || !refs) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto done;
+    }
+    for (int i = 0; i < nfiles; i++)
+        if (read_lines(&text[i], files[i]) < 0)
+            goto done;
+    if (text[0].n == 0) {
+        fprintf(stderr, PROG ": %s has no lines to score\n", files[0]);
+        goto done;
+    }
+    for (int i = 1; i < nfiles; i++)
+        if (text[i].n != text[0].n) {
+            fprintf(stderr, PROG ": %s has %ld lines but %s has %ld\n",
+                    strcmp(files[0], "-") ? files[0] : "standard input", text[0].n, files[i],
+                    text[i].n);
+            goto done;
+        }
+
+    rs_bleu_stats bleu;
+    rs_chrf_stats chrf;
+    rs_bleu_stats_init(&bleu);
+    rs_chrf_stats_init(&chrf);
+    rs_error err;
+    for (long line = 0; line < text[0].n; line++) {
+        for (int r = 0; r < nrefs; r++)
+            refs[r] = text[r + 1].lines[line];
+        const char *hyp = text[0].lines[line];
+        if ((want_bleu && rs_bleu_stats_add(&bleu, hyp, refs, nrefs, &opts, &err) < 0) ||
+            (want_chrf && rs_chrf_stats_add(&chrf, hyp, refs, nrefs, &opts, &err) < 0)) {
+            fprintf(stderr, PROG ": line %ld: %s\n", line + 1, err.msg);
+            goto done;
+        }
+    }
+
+    fprintf(stderr, PROG ":");
+    if (want_bleu)
+        fprintf(stderr, " BLEU nrefs:%d|case:%s|eff:no|tok:%s|smooth:exp", nrefs,
+                opts.lowercase ? "lc" : "mixed", opts.tokenize == RS_BLEU_TOK_13A ? "13a" : "none");
+    if (want_chrf)
+        fprintf(stderr, " chrF%d nrefs:%d|case:%s|eff:yes|nc:%d|nw:0|space:no", RS_CHRF_BETA, nrefs,
+                opts.lowercase ? "lc" : "mixed", RS_CHRF_ORDER);
+    fprintf(stderr, "\n");
+
+    char buf[256];
+    if (want_bleu) {
+        rs_bleu_result res;
+        rs_bleu_compute(&bleu, &res);
+        rs_bleu_format(&res, buf, sizeof buf);
+        printf("%s\n", buf);
+    }
+    if (want_chrf) {
+        rs_chrf_result res;
+        rs_chrf_compute(&chrf, &res);
+        rs_chrf_format(&res, buf, sizeof buf);
+        printf("%s\n", buf);
+    }
+    status = fflush(stdout) == 0 ? 0 : 1;
+    if (status)
+        fprintf(stderr, PROG ": cannot write the scores: %s\n", strerror(errno));
+done:
+    if (text)
+        for (int i = 0; i < nfiles; i++)
+            text_file_free(&text[i]);
+    free(text);
+    free(refs);
+    free(files);
+    return status;
+
+usage_error:
+    fprintf(stderr, "Try 'rnnsearch bleu --help'.\n");
+    free(files);
+    return 2;
+}

@@ -1,0 +1,438 @@
+/* BLEU and chrF against hand-computed cases and sacreBLEU's published outputs
+ * (its README: corpus_score of the three-sentence, two-reference example). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bleu.h"
+
+static const rs_bleu_opts tok13a = {0, RS_BLEU_TOK_13A};
+
+/* BLEU of single-reference segments. */
+static void bleu_of(rs_bleu_result *res, const char *const *hyps, const char *const *refs, int n,
+                    const rs_bleu_opts *opts)
+{
+    rs_bleu_stats stats;
+    rs_error err = {{0}};
+    rs_bleu_stats_init(&stats);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(rs_bleu_stats_add(&stats, hyps[i], &refs[i], 1, opts, &err) == 0, "%s",
+                      err.msg);
+    rs_bleu_compute(&stats, res);
+}
+
+static double chrf_of(const char *const *hyps, const char *const *refs, int n)
+{
+    rs_chrf_stats stats;
+    rs_chrf_result res;
+    rs_error err = {{0}};
+    rs_chrf_stats_init(&stats);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(rs_chrf_stats_add(&stats, hyps[i], &refs[i], 1, NULL, &err) == 0, "%s",
+                      err.msg);
+    rs_chrf_compute(&stats, &res);
+    return res.score;
+}
+
+static void expect_tokens(const char *line, const rs_bleu_opts *opts, const char *want)
+{
+    char *got = NULL;
+    rs_error err = {{0}};
+    ck_assert_msg(rs_bleu_tokenize_line(line, opts, &got, &err) == 0, "%s", err.msg);
+    ck_assert_msg(strcmp(got, want) == 0, "tokenized \"%s\" as \"%s\", want \"%s\"", line, got,
+                  want);
+    free(got);
+}
+
+START_TEST(test_perfect_match)
+{
+    const char *h[] = {"The cat sat on the mat.", "It was raining, again."};
+    rs_bleu_result r;
+    bleu_of(&r, h, h, 2, &tok13a);
+    ck_assert_double_eq_tol(r.score, 100.0, 1e-9);
+    for (int n = 0; n < 4; n++)
+        ck_assert_double_eq_tol(r.precisions[n], 100.0, 1e-12);
+    ck_assert_double_eq(r.bp, 1.0);
+    ck_assert_int_eq(r.hyp_len, 13);
+    ck_assert_int_eq(r.ref_len, 13);
+    ck_assert_double_eq_tol(chrf_of(h, h, 2), 100.0, 1e-9);
+}
+END_TEST
+
+START_TEST(test_no_match)
+{
+    const char *h[] = {"a b c d e"}, *ref[] = {"v w x y z"};
+    rs_bleu_result r;
+    bleu_of(&r, h, ref, 1, &tok13a);
+    /* sacreBLEU returns 0 with all precisions 0 when nothing matches */
+    ck_assert_double_eq(r.score, 0.0);
+    for (int n = 0; n < 4; n++)
+        ck_assert_double_eq(r.precisions[n], 0.0);
+    ck_assert_int_eq(r.total[0], 5);
+    ck_assert_double_eq(chrf_of(h, ref, 1), 0.0);
+}
+END_TEST
+
+START_TEST(test_brevity_penalty)
+{
+    /* every hypothesis n-gram matches; only the brevity penalty is left:
+     * BP = exp(1 - 6/5) */
+    const char *h[] = {"the cat sat on the"}, *ref[] = {"the cat sat on the mat"};
+    rs_bleu_result r;
+    bleu_of(&r, h, ref, 1, &tok13a);
+    ck_assert_double_eq_tol(r.bp, exp(1.0 - 6.0 / 5.0), 1e-15);
+    ck_assert_double_eq_tol(r.score, 100.0 * exp(-0.2), 1e-9);
+    ck_assert_double_eq_tol(r.ratio, 5.0 / 6.0, 1e-15);
+
+    /* two tokens: no trigrams at all, so BLEU is 0 whatever the penalty */
+    const char *h2[] = {"the cat"};
+    char buf[256];
+    bleu_of(&r, h2, ref, 1, &tok13a);
+    rs_bleu_format(&r, buf, sizeof buf);
+    ck_assert_str_eq(buf, "BLEU = 0.00 100.0/100.0/0.0/0.0 (BP = 0.135 ratio = 0.333 hyp_len = 2 "
+                          "ref_len = 6)");
+
+    /* a longer hypothesis has no penalty */
+    const char *h3[] = {"the cat sat on the mat today"};
+    bleu_of(&r, h3, ref, 1, &tok13a);
+    ck_assert_double_eq(r.bp, 1.0);
+}
+END_TEST
+
+START_TEST(test_hand_worked)
+{
+    /* hyp: the cat sat on a mat / ref: the cat sat on the mat
+     * 1-grams 5/6 (a), 2-grams 3/5 (on a, a mat), 3-grams 2/4, 4-grams 1/3;
+     * BLEU = 100 * (5/6 * 3/5 * 2/4 * 1/3)^(1/4) = 100 * 12^(-1/4) */
+    const char *h[] = {"the cat sat on a mat"}, *ref[] = {"the cat sat on the mat"};
+    rs_bleu_result r;
+    bleu_of(&r, h, ref, 1, &tok13a);
+    ck_assert_double_eq_tol(r.precisions[0], 500.0 / 6.0, 1e-12);
+    ck_assert_double_eq_tol(r.precisions[1], 60.0, 1e-12);
+    ck_assert_double_eq_tol(r.precisions[2], 50.0, 1e-12);
+    ck_assert_double_eq_tol(r.precisions[3], 100.0 / 3.0, 1e-12);
+    ck_assert_double_eq_tol(r.score, 100.0 * pow(12.0, -0.25), 1e-9);
+    ck_assert_int_eq(r.correct[1], 3);
+    ck_assert_int_eq(r.total[3], 3);
+}
+END_TEST
+
+START_TEST(test_clipping_and_exp_smoothing)
+{
+    /* Papineni's example: "the" is clipped to its reference count 2; no
+     * bigram, trigram or 4-gram matches, so exp smoothing gives them
+     * 1/2, 1/4 and 1/8 of a match: 100/(2*6), 100/(4*5), 100/(8*4). */
+    const char *h[] = {"the the the the the the the"}, *ref[] = {"the cat is on the mat"};
+    rs_bleu_result r;
+    bleu_of(&r, h, ref, 1, &tok13a);
+    ck_assert_int_eq(r.correct[0], 2);
+    ck_assert_double_eq_tol(r.precisions[0], 200.0 / 7.0, 1e-12);
+    ck_assert_double_eq_tol(r.precisions[1], 100.0 / 12.0, 1e-12);
+    ck_assert_double_eq_tol(r.precisions[2], 5.0, 1e-12);
+    ck_assert_double_eq_tol(r.precisions[3], 3.125, 1e-12);
+    double want = pow(200.0 / 7.0 * 100.0 / 12.0 * 5.0 * 3.125, 0.25);
+    ck_assert_double_eq_tol(r.score, want, 1e-9);
+    char buf[256];
+    rs_bleu_format(&r, buf, sizeof buf);
+    ck_assert_str_eq(buf, "BLEU = 7.81 28.6/8.3/5.0/3.1 (BP = 1.000 ratio = 1.167 hyp_len = 7 "
+                          "ref_len = 6)");
+}
+END_TEST
+
+START_TEST(test_lowercase)
+{
+    const char *h[] = {"The Cat Sat Down"}, *ref[] = {"the cat sat down"};
+    rs_bleu_result r;
+    bleu_of(&r, h, ref, 1, &tok13a);
+    ck_assert_double_eq(r.score, 0.0);
+    rs_bleu_opts lc = {1, RS_BLEU_TOK_13A};
+    bleu_of(&r, h, ref, 1, &lc);
+    ck_assert_double_eq_tol(r.score, 100.0, 1e-9);
+
+    rs_chrf_stats cs;
+    rs_chrf_result cr;
+    rs_error err;
+    rs_chrf_stats_init(&cs);
+    const char *abc[] = {"abc"};
+    ck_assert_int_eq(rs_chrf_stats_add(&cs, "ABC", abc, 1, &lc, &err), 0);
+    rs_chrf_compute(&cs, &cr);
+    ck_assert_double_eq_tol(cr.score, 100.0, 1e-9);
+
+    /* Python's str.lower(): final sigma at a word's end, dotted I to i + U+0307 */
+    expect_tokens("ΟΔΟΣ Σ ΣΑΣ.", &lc, "οδος σ σας .");
+    expect_tokens("İ", &lc, "i\xcc\x87");
+}
+END_TEST
+
+START_TEST(test_tokenize_13a)
+{
+    expect_tokens("Hello, world.", &tok13a, "Hello , world .");
+    /* periods and commas stay inside numbers; a dash splits after a digit */
+    expect_tokens("It costs $3.50, or 1,000 yen (1-2 days).", &tok13a,
+                  "It costs $ 3.50 , or 1,000 yen ( 1 - 2 days ) .");
+    /* apostrophes and hyphens between letters stay */
+    expect_tokens("don't re-use e-mail", &tok13a, "don't re-use e-mail");
+    /* entities are unescaped, <skipped> dropped, whitespace collapsed */
+    expect_tokens("&quot;A&quot; &amp; &lt;b&gt;<skipped>  x\t\u00a0y ", &tok13a,
+                  "\" A \" & < b > x y");
+    expect_tokens("a-\nb", &tok13a, "ab");
+    expect_tokens("", &tok13a, "");
+    rs_bleu_opts none = {0, RS_BLEU_TOK_NONE};
+    expect_tokens("  Hello, world.  ", &none, "Hello, world.");
+}
+END_TEST
+
+static const char *const sys3[] = {"The dog bit the man.", "It wasn't surprising.",
+                                   "The man had just bitten him."};
+static const char *const refA[] = {"The dog bit the man.", "It was not unexpected.",
+                                   "The man bit him first."};
+static const char *const refB[] = {"The dog had bit the man.", "No one was surprised.",
+                                   "The man had bitten the dog."};
+
+START_TEST(test_sacrebleu_readme)
+{
+    rs_bleu_stats bs;
+    rs_chrf_stats cs;
+    rs_error err = {{0}};
+    rs_bleu_stats_init(&bs);
+    rs_chrf_stats_init(&cs);
+    for (int i = 0; i < 3; i++) {
+        const char *refs[] = {refA[i], refB[i]};
+        ck_assert_msg(rs_bleu_stats_add(&bs, sys3[i], refs, 2, NULL, &err) == 0, "%s", err.msg);
+        ck_assert_msg(rs_chrf_stats_add(&cs, sys3[i], refs, 2, NULL, &err) == 0, "%s", err.msg);
+    }
+    rs_bleu_result br;
+    rs_chrf_result cr;
+    char buf[256];
+    rs_bleu_compute(&bs, &br);
+    rs_bleu_format(&br, buf, sizeof buf);
+    ck_assert_str_eq(buf, "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 "
+                          "hyp_len = 17 ref_len = 18)");
+    rs_chrf_compute(&cs, &cr);
+    rs_chrf_format(&cr, buf, sizeof buf);
+    ck_assert_str_eq(buf, "chrF2 = 59.73");
+
+    /* the README's variable-reference case: the first reference of the first
+     * sentence is '' and is skipped */
+    rs_bleu_stats_init(&bs);
+    for (int i = 0; i < 3; i++) {
+        const char *refs[] = {i == 0 ? "" : refA[i], refB[i]};
+        ck_assert_msg(rs_bleu_stats_add(&bs, sys3[i], refs, 2, NULL, &err) == 0, "%s", err.msg);
+    }
+    rs_bleu_compute(&bs, &br);
+    rs_bleu_format(&br, buf, sizeof buf);
+    ck_assert_str_eq(buf, "BLEU = 29.44 82.4/42.9/27.3/12.5 (BP = 0.889 ratio = 0.895 "
+                          "hyp_len = 17 ref_len = 19)");
+}
+END_TEST
+
+START_TEST(test_multiple_references)
+{
+    rs_bleu_stats s;
+    rs_error err;
+    /* clipped by the largest count in any one reference, not their sum */
+    const char *refs[] = {"the cat", "the the dog"};
+    rs_bleu_stats_init(&s);
+    ck_assert_int_eq(rs_bleu_stats_add(&s, "the the the", refs, 2, NULL, &err), 0);
+    ck_assert_int_eq(s.correct[0], 2);
+    ck_assert_int_eq(s.correct[1], 1);
+    /* closest reference length; a tie goes to the shorter reference */
+    const char *tie[] = {"a b c d e", "a b c"};
+    rs_bleu_stats_init(&s);
+    ck_assert_int_eq(rs_bleu_stats_add(&s, "a b c d", tie, 2, NULL, &err), 0);
+    ck_assert_int_eq(s.ref_len, 3);
+    const char *near[] = {"a b c d e f g", "a b c d e"};
+    rs_bleu_stats_init(&s);
+    ck_assert_int_eq(rs_bleu_stats_add(&s, "a b c d", near, 2, NULL, &err), 0);
+    ck_assert_int_eq(s.ref_len, 5);
+}
+END_TEST
+
+START_TEST(test_chrf_hand)
+{
+    /* "ab" vs "ac": 1-grams P = R = 1/2, 2-grams 0; average P = R = 1/4;
+     * F2 = 5 * 1/4 * 1/4 / (4 * 1/4 + 1/4) = 1/4 */
+    const char *h1[] = {"ab"}, *r1[] = {"ac"};
+    ck_assert_double_eq_tol(chrf_of(h1, r1, 1), 25.0, 1e-12);
+    /* "abc" vs "ab": 1-grams P 2/3 R 1, 2-grams P 1/2 R 1, no reference
+     * 3-grams; P = 7/12, R = 1, F2 = 5 * 7/12 / (28/12 + 1) = 7/8 */
+    const char *h2[] = {"abc"}, *r2[] = {"ab"};
+    ck_assert_double_eq_tol(chrf_of(h2, r2, 1), 87.5, 1e-12);
+    /* whitespace does not count */
+    const char *h3[] = {" a b\tc "}, *r3[] = {"abc"};
+    ck_assert_double_eq_tol(chrf_of(h3, r3, 1), 100.0, 1e-12);
+    /* the corpus score is the F of summed statistics, not the mean of 25 and
+     * 87.5: 1-grams 3/5 and 3/4, 2-grams 1/3 and 1/2, so P = 7/15, R = 5/8 and
+     * F2 = 5 P R / (4 P + R) = 175/299 */
+    const char *hs[] = {"ab", "abc"}, *rs[] = {"ac", "ab"};
+    ck_assert_double_eq_tol(chrf_of(hs, rs, 2), 17500.0 / 299.0, 1e-9);
+    /* characters are code points: é is one character */
+    const char *h4[] = {"é"}, *r4[] = {"e"};
+    ck_assert_double_eq(chrf_of(h4, r4, 1), 0.0);
+    /* with several references the best one counts */
+    rs_chrf_stats s;
+    rs_chrf_result res;
+    rs_error err;
+    const char *refs[] = {"xyz", "abc", "abd"};
+    rs_chrf_stats_init(&s);
+    ck_assert_int_eq(rs_chrf_stats_add(&s, "abc", refs, 3, NULL, &err), 0);
+    rs_chrf_compute(&s, &res);
+    ck_assert_double_eq_tol(res.score, 100.0, 1e-12);
+    ck_assert_int_eq(res.effective_order, 3);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    rs_bleu_stats bs;
+    rs_chrf_stats cs;
+    rs_error err = {{0}};
+    rs_bleu_stats_init(&bs);
+    rs_chrf_stats_init(&cs);
+    const char *empty[] = {"", ""};
+    ck_assert_int_eq(rs_bleu_stats_add(&bs, "a", empty, 2, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "empty"));
+    ck_assert_int_eq(rs_chrf_stats_add(&cs, "a", empty, 2, NULL, &err), -1);
+    const char *bad[] = {"ok \xff"};
+    ck_assert_int_eq(rs_bleu_stats_add(&bs, "a", bad, 1, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "reference 1 is not valid UTF-8"));
+    const char *ok[] = {"x"};
+    ck_assert_int_eq(rs_chrf_stats_add(&cs, "\xc3", ok, 1, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "hypothesis is not valid UTF-8"));
+    ck_assert_int_eq(rs_bleu_stats_add(&bs, "a", bad, 0, NULL, &err), -1);
+    /* failed segments leave the statistics alone */
+    ck_assert_int_eq(bs.segments, 0);
+    ck_assert_int_eq(bs.hyp_len, 0);
+    ck_assert_int_eq(cs.segments, 0);
+}
+END_TEST
+
+/* ---- the command, through the program ($RNNSEARCH, as `make check` sets) -- */
+
+static const char *program(void)
+{
+    const char *p = getenv("RNNSEARCH");
+    return p && *p ? p : "./rnnsearch";
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot read %s", path);
+    char *buf = calloc(1, 65536);
+    ck_assert_ptr_nonnull(buf);
+    size_t n = fread(buf, 1, 65535, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs `program bleu ARGS` in dir; returns the exit status, output in *out, *errs. */
+static int run_bleu(const char *dir, const char *args, char **out, char **errs)
+{
+    char cmd[4096], o[600], e[600];
+    snprintf(o, sizeof o, "%s/stdout", dir);
+    snprintf(e, sizeof e, "%s/stderr", dir);
+    snprintf(cmd, sizeof cmd, "'%s' bleu %s >'%s' 2>'%s'", program(), args, o, e);
+    int rc = system(cmd);
+    *out = slurp(o);
+    *errs = slurp(e);
+    ck_assert_msg(rc != -1 && WIFEXITED(rc), "could not run %s", cmd);
+    ck_assert_msg(WEXITSTATUS(rc) != 127, "%s not found (set RNNSEARCH): %s", program(), *errs);
+    ck_assert_msg(!strstr(*errs, "unknown command"),
+                  "%s has no 'bleu' command: src/main.c must dispatch it to cmd_bleu", program());
+    return WEXITSTATUS(rc);
+}
+
+START_TEST(test_command)
+{
+    char dir[] = "/tmp/rs_bleu_XXXXXX", args[2048], path[3][600];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *names[] = {"hyp.txt", "refA.txt", "refB.txt"};
+    const char *const *texts[] = {sys3, refA, refB};
+    for (int f = 0; f < 3; f++) {
+        char body[512] = "";
+        for (int i = 0; i < 3; i++) {
+            strcat(body, texts[f][i]);
+            /* trailing whitespace and CRLF endings do not change the score */
+            strcat(body, f == 1 ? " \r\n" : "\n");
+        }
+        snprintf(path[f], sizeof path[f], "%s/%s", dir, names[f]);
+        write_file(path[f], body);
+    }
+    char *out, *errs;
+    snprintf(args, sizeof args, "'%s' '%s' '%s'", path[0], path[1], path[2]);
+    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    ck_assert_str_eq(out, "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 "
+                          "ref_len = 18)\nchrF2 = 59.73\n");
+    free(out), free(errs);
+
+    snprintf(args, sizeof args, "--metric chrf - '%s' '%s' <'%s'", path[1], path[2], path[0]);
+    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    ck_assert_str_eq(out, "chrF2 = 59.73\n");
+    free(out), free(errs);
+
+    /* a reference with a line too few: a failure that names both files */
+    char shortref[600];
+    snprintf(shortref, sizeof shortref, "%s/short.txt", dir);
+    write_file(shortref, "one\ntwo\n");
+    snprintf(args, sizeof args, "'%s' '%s'", path[0], shortref);
+    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 1);
+    ck_assert_msg(strstr(errs, "rnnsearch bleu: ") && strstr(errs, "hyp.txt") &&
+                      strstr(errs, "short.txt"),
+                  "%s", errs);
+    free(out), free(errs);
+
+    /* bad usage */
+    snprintf(args, sizeof args, "--tokenize intl '%s' '%s'", path[0], path[1]);
+    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 2);
+    ck_assert_ptr_nonnull(strstr(errs, "rnnsearch bleu: "));
+    free(out), free(errs);
+    snprintf(args, sizeof args, "'%s'", path[0]);
+    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 2);
+    free(out), free(errs);
+    ck_assert_int_eq(run_bleu(dir, "--help", &out, &errs), 0);
+    ck_assert_ptr_nonnull(strstr(out, "default: both"));
+    ck_assert_ptr_nonnull(strstr(out, "default: 13a"));
+    free(out), free(errs);
+
+    char cleanup[700];
+    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cleanup), 0);
+}
+END_TEST
+
+Suite *bleu_suite(void)
+{
+    Suite *s = suite_create("bleu");
+    TCase *tc = tcase_create("metrics");
+    tcase_add_test(tc, test_perfect_match);
+    tcase_add_test(tc, test_no_match);
+    tcase_add_test(tc, test_brevity_penalty);
+    tcase_add_test(tc, test_hand_worked);
+    tcase_add_test(tc, test_clipping_and_exp_smoothing);
+    tcase_add_test(tc, test_lowercase);
+    tcase_add_test(tc, test_tokenize_13a);
+    tcase_add_test(tc, test_sacrebleu_readme);
+    tcase_add_test(tc, test_multiple_references);
+    tcase_add_test(tc, test_chrf_hand);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    TCase *cmd = tcase_create("command");
+    tcase_set_timeout(cmd, 30);
+    tcase_add_test(cmd, test_command);
+    suite_add_tcase(s, cmd);
+    return s;
+}

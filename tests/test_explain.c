@@ -1,0 +1,396 @@
+/* The attention walk-through: known answers computed by hand, the printed
+ * report, and bad input. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "explain.h"
+
+static void parse(rs_matrix *m, const char *text)
+{
+    rs_error err = {{0}};
+    ck_assert_msg(rs_matrix_parse(m, text, &err) == 0, "\"%s\": %s", text, err.msg);
+}
+
+/* keys (1,0),(0,1),(1,1), query (1,2), dot: scores (1,2,3). */
+static void known_input(rs_explain_input *in)
+{
+    memset(in, 0, sizeof *in);
+    in->score = RS_SCORE_DOT;
+    parse(&in->keys, "1,0;0,1;1,1");
+    parse(&in->query, "1,2");
+}
+
+static void compute(rs_explain_result *res, const rs_explain_input *in)
+{
+    rs_error err = {{0}};
+    ck_assert_msg(rs_explain_compute(res, in, &err) == 0, "%s", err.msg);
+}
+
+START_TEST(test_parse)
+{
+    rs_matrix m;
+    parse(&m, " 1, -2.5 ;3e1,4 ");
+    ck_assert_int_eq(m.rows, 2);
+    ck_assert_int_eq(m.cols, 2);
+    ck_assert_double_eq(m.v[1], -2.5);
+    ck_assert_double_eq(m.v[2], 30.0);
+    rs_matrix_free(&m);
+
+    rs_error err = {{0}};
+    ck_assert_int_eq(rs_matrix_parse(&m, "1,0;0,1,2", &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "row 2 has 3 numbers but row 1 has 2"));
+    ck_assert_ptr_null(m.v);
+    ck_assert_int_eq(rs_matrix_parse(&m, "1,abc", &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "'abc'"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a number"));
+    ck_assert_int_eq(rs_matrix_parse(&m, "1,2x", &err), -1);
+    ck_assert_int_eq(rs_matrix_parse(&m, "1,,2", &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "missing"));
+    ck_assert_int_eq(rs_matrix_parse(&m, "1;", &err), -1);
+    ck_assert_int_eq(rs_matrix_parse(&m, "", &err), -1);
+    ck_assert_int_eq(rs_matrix_parse(&m, "nan", &err), -1);
+    ck_assert_int_eq(rs_matrix_parse(&m, "1,inf", &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "finite"));
+}
+END_TEST
+
+START_TEST(test_known_answer)
+{
+    rs_explain_input in;
+    rs_explain_result res;
+    known_input(&in);
+    compute(&res, &in);
+    for (int j = 0; j < 3; j++)
+        ck_assert_double_eq(res.scores[j], j + 1.0);
+    double s = exp(1.0) + exp(2.0) + exp(3.0);
+    const double want[3] = {0.0900, 0.2447, 0.6652};
+    for (int j = 0; j < 3; j++) {
+        ck_assert_double_eq_tol(res.weights[j], exp(j + 1.0) / s, 1e-15);
+        ck_assert_double_eq_tol(res.weights[j], want[j], 0.5e-4);
+    }
+    /* the shifted exponentials and their sum: exp(e_j - 3) */
+    ck_assert_double_eq(res.max[0], 3.0);
+    ck_assert_double_eq_tol(res.exps[0], exp(-2.0), 1e-15);
+    ck_assert_double_eq_tol(res.sums[0], exp(-2.0) + exp(-1.0) + 1.0, 1e-15);
+    ck_assert_double_eq_tol(res.context[0], 0.7553, 0.5e-4);
+    ck_assert_double_eq_tol(res.context[1], 0.9100, 0.5e-4);
+    ck_assert_double_eq_tol(res.context[0], res.weights[0] + res.weights[2], 1e-15);
+    const double out[4] = {1.0, 2.0, 0.7553, 0.9100};
+    for (int i = 0; i < 4; i++)
+        ck_assert_double_eq_tol(res.output[i], out[i], 0.5e-4);
+    rs_explain_result_free(&res);
+    rs_explain_input_free(&in);
+}
+END_TEST
+
+START_TEST(test_softmax_15211)
+{
+    /* one-dimensional keys 1,5,2,1,1 and query 1: the scores are the keys */
+    rs_explain_input in;
+    rs_explain_result res;
+    memset(&in, 0, sizeof in);
+    parse(&in.keys, "1;5;2;1;1");
+    parse(&in.query, "1");
+    compute(&res, &in);
+    const double want[5] = {0.0166, 0.9052, 0.0451, 0.0166, 0.0166};
+    double sum = 0.0;
+    for (int j = 0; j < 5; j++) {
+        ck_assert_double_eq_tol(res.weights[j], want[j], 0.5e-4);
+        sum += res.weights[j];
+    }
+    ck_assert_double_eq_tol(sum, 1.0, 1e-15);
+    rs_explain_result_free(&res);
+    rs_explain_input_free(&in);
+}
+END_TEST
+
+START_TEST(test_mask_and_scale)
+{
+    rs_explain_input in;
+    rs_explain_result res;
+    known_input(&in);
+    parse(&in.mask, "1,0,1");
+    compute(&res, &in);
+    /* a hidden key gets exactly 0 and the others share the weight */
+    ck_assert(res.weights[1] == 0.0);
+    ck_assert(res.exps[1] == 0.0);
+    ck_assert(isinf(res.scores[1]) && res.scores[1] < 0);
+    ck_assert_double_eq_tol(res.weights[0], exp(1.0) / (exp(1.0) + exp(3.0)), 1e-15);
+    ck_assert_double_eq_tol(res.weights[0] + res.weights[2], 1.0, 1e-15);
+    rs_explain_result_free(&res);
+
+    /* --scale divides by sqrt(dk); scaled-dot is the same thing */
+    rs_matrix_free(&in.mask);
+    in.scale = 1;
+    compute(&res, &in);
+    for (int j = 0; j < 3; j++)
+        ck_assert_double_eq_tol(res.scores[j], (j + 1.0) / sqrt(2.0), 1e-15);
+    double w0 = res.weights[0];
+    rs_explain_result_free(&res);
+    in.scale = 0;
+    in.score = RS_SCORE_SCALED_DOT;
+    compute(&res, &in);
+    ck_assert_double_eq(res.weights[0], w0);
+    rs_explain_result_free(&res);
+    rs_explain_input_free(&in);
+}
+END_TEST
+
+START_TEST(test_general_and_additive)
+{
+    rs_explain_input in;
+    rs_explain_result res;
+    known_input(&in);
+    in.score = RS_SCORE_GENERAL;
+    /* q^T W = (1, 4), so the scores are (1, 4, 5) */
+    parse(&in.W, "1,0;0,2");
+    compute(&res, &in);
+    ck_assert_double_eq(res.scores[0], 1.0);
+    ck_assert_double_eq(res.scores[1], 4.0);
+    ck_assert_double_eq(res.scores[2], 5.0);
+    rs_explain_result_free(&res);
+    rs_matrix_free(&in.W);
+
+    /* Wq = Wk = I, v = (1, 1): e_j = tanh(q_1 + k_j1) + tanh(q_2 + k_j2) */
+    in.score = RS_SCORE_ADDITIVE;
+    parse(&in.Wq, "1,0;0,1");
+    parse(&in.Wk, "1,0;0,1");
+    parse(&in.v, "1,1");
+    compute(&res, &in);
+    ck_assert_double_eq_tol(res.scores[0], tanh(2.0) + tanh(2.0), 1e-15);
+    ck_assert_double_eq_tol(res.scores[1], tanh(1.0) + tanh(3.0), 1e-15);
+    ck_assert_double_eq_tol(res.scores[2], tanh(2.0) + tanh(3.0), 1e-15);
+    rs_explain_result_free(&res);
+    /* a bias adds to Wq q before tanh; v may be given as a column */
+    rs_matrix_free(&in.v);
+    parse(&in.v, "1;1");
+    parse(&in.b, "-1,0.5");
+    compute(&res, &in);
+    ck_assert_double_eq_tol(res.scores[0], tanh(1.0) + tanh(2.5), 1e-15);
+    rs_explain_result_free(&res);
+    rs_explain_input_free(&in);
+}
+END_TEST
+
+START_TEST(test_several_queries)
+{
+    rs_explain_input in;
+    rs_explain_result res;
+    known_input(&in);
+    rs_matrix_free(&in.query);
+    parse(&in.query, "1,2;0,1");
+    parse(&in.values, "1,2,3;4,5,6;7,8,9");
+    compute(&res, &in);
+    /* row 1 is the known answer, row 2 has scores (0, 1, 1) */
+    ck_assert_double_eq_tol(res.weights[0], 0.0900, 0.5e-4);
+    double s = 1.0 + 2.0 * exp(1.0);
+    ck_assert_double_eq_tol(res.weights[3], 1.0 / s, 1e-15);
+    ck_assert_double_eq_tol(res.weights[4], exp(1.0) / s, 1e-15);
+    ck_assert_double_eq_tol(res.context[3], (1.0 + 4.0 * exp(1.0) + 7.0 * exp(1.0)) / s, 1e-14);
+    ck_assert_int_eq(res.dv, 3);
+    /* [q ; c] rows are dq + dv = 5 long */
+    ck_assert_double_eq(res.output[5], 0.0);
+    ck_assert_double_eq(res.output[6], 1.0);
+    ck_assert_double_eq(res.output[7], res.context[3]);
+    rs_explain_result_free(&res);
+    rs_explain_input_free(&in);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    rs_explain_input in;
+    rs_explain_result res;
+    rs_error err = {{0}};
+    known_input(&in);
+    rs_matrix_free(&in.query);
+    parse(&in.query, "1,2,3");
+    ck_assert_int_eq(rs_explain_compute(&res, &in, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "one size"));
+    rs_matrix_free(&in.query);
+    parse(&in.query, "1,2");
+
+    parse(&in.mask, "0,0,0");
+    ck_assert_int_eq(rs_explain_check(&in, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "hides every key"));
+    rs_matrix_free(&in.mask);
+    parse(&in.mask, "1,0");
+    ck_assert_int_eq(rs_explain_check(&in, &err), -1);
+    rs_matrix_free(&in.mask);
+    parse(&in.mask, "1,0.5,1");
+    ck_assert_int_eq(rs_explain_check(&in, &err), -1);
+    rs_matrix_free(&in.mask);
+
+    parse(&in.values, "1;2");
+    ck_assert_int_eq(rs_explain_check(&in, &err), -1);
+    rs_matrix_free(&in.values);
+
+    in.score = RS_SCORE_GENERAL;
+    ck_assert_int_eq(rs_explain_check(&in, &err), -1);
+    parse(&in.W, "1,0,0;0,1,0");
+    ck_assert_int_eq(rs_explain_check(&in, &err), -1);
+    in.score = RS_SCORE_DOT;
+    ck_assert_int_eq(rs_explain_check(&in, &err), -1); /* W given to dot */
+    rs_matrix_free(&in.W);
+    in.score = RS_SCORE_ADDITIVE;
+    parse(&in.Wq, "1,0;0,1");
+    parse(&in.Wk, "1,0");
+    parse(&in.v, "1,1");
+    ck_assert_int_eq(rs_explain_check(&in, &err), -1);
+    ck_assert_int_eq(rs_score_kind_parse("cosine"), -1);
+    ck_assert_int_eq(rs_score_kind_parse("scaled-dot"), RS_SCORE_SCALED_DOT);
+    rs_explain_input_free(&in);
+}
+END_TEST
+
+START_TEST(test_report)
+{
+    rs_explain_input in;
+    rs_explain_result res;
+    rs_error err = {{0}};
+    char *text;
+    known_input(&in);
+    compute(&res, &in);
+    ck_assert_int_eq(rs_explain_report(&in, &res, 4, &text, &err), 0);
+    const char *want[] = {"e_3 = 1.0000*1.0000 + 2.0000*1.0000 = 3.0000",
+                          "exp(-2.0000) = 0.1353",
+                          "sum s = 0.1353 + 0.3679 + 1.0000 = 1.5032",
+                          "a_1 = 0.1353 / 1.5032 = 0.0900",
+                          "weights a = (0.0900, 0.2447, 0.6652)",
+                          "= (0.7553, 0.9100)",
+                          "[q ; c] = (1.0000, 2.0000, 0.7553, 0.9100)"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(strstr(text, want[i]), "missing \"%s\" in:\n%s", want[i], text);
+    free(text);
+    ck_assert_int_eq(rs_explain_report(&in, &res, 2, &text, &err), 0);
+    ck_assert_ptr_nonnull(strstr(text, "weights a = (0.09, 0.24, 0.67)"));
+    free(text);
+    rs_explain_result_free(&res);
+
+    /* several queries: matrix form */
+    rs_matrix_free(&in.query);
+    parse(&in.query, "1,2;0,1");
+    compute(&res, &in);
+    ck_assert_int_eq(rs_explain_report(&in, &res, 4, &text, &err), 0);
+    ck_assert_msg(strstr(text, "S = Q K^T") && strstr(text, "0.0900  0.2447  0.6652") &&
+                      strstr(text, "0.1554  0.4223  0.4223"),
+                  "%s", text);
+    free(text);
+    rs_explain_result_free(&res);
+    rs_explain_input_free(&in);
+}
+END_TEST
+
+/* ---- the command, through the program ($RNNSEARCH, as `make check` sets) -- */
+
+static const char *program(void)
+{
+    const char *p = getenv("RNNSEARCH");
+    return p && *p ? p : "./rnnsearch";
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot read %s", path);
+    char *buf = calloc(1, 65536);
+    ck_assert_ptr_nonnull(buf);
+    size_t n = fread(buf, 1, 65535, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Runs `program explain ARGS`; returns the exit status, output in *out, *errs. */
+static int run_explain(const char *args, char **out, char **errs)
+{
+    char dir[] = "/tmp/rs_explain_XXXXXX", cmd[4096], o[64], e[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(o, sizeof o, "%s/stdout", dir);
+    snprintf(e, sizeof e, "%s/stderr", dir);
+    snprintf(cmd, sizeof cmd, "'%s' explain %s >'%s' 2>'%s'", program(), args, o, e);
+    int rc = system(cmd);
+    *out = slurp(o);
+    *errs = slurp(e);
+    unlink(o);
+    unlink(e);
+    rmdir(dir);
+    ck_assert_msg(rc != -1 && WIFEXITED(rc), "could not run %s", cmd);
+    ck_assert_msg(WEXITSTATUS(rc) != 127, "%s not found (set RNNSEARCH): %s", program(), *errs);
+    ck_assert_msg(!strstr(*errs, "unknown command"),
+                  "%s has no 'explain' command: src/main.c must dispatch it to cmd_explain",
+                  program());
+    return WEXITSTATUS(rc);
+}
+
+START_TEST(test_command)
+{
+    char *out, *errs;
+    ck_assert_int_eq(run_explain("--keys '1,0;0,1;1,1' --query '1,2'", &out, &errs), 0);
+    const char *want[] = {"0.0900", "0.2447", "0.6652", "(0.7553, 0.9100)",
+                          "(1.0000, 2.0000, 0.7553, 0.9100)"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(strstr(out, want[i]), "missing \"%s\" in:\n%s", want[i], out);
+    free(out), free(errs);
+
+    ck_assert_int_eq(run_explain("--keys '1;5;2;1;1' --query 1", &out, &errs), 0);
+    ck_assert_ptr_nonnull(strstr(out, "(0.0166, 0.9052, 0.0451, 0.0166, 0.0166)"));
+    free(out), free(errs);
+
+    ck_assert_int_eq(run_explain("--keys='1,0;0,1;1,1' --query='1,2;0,1' --digits 3", &out, &errs),
+                     0);
+    ck_assert_ptr_nonnull(strstr(out, "0.090  0.245  0.665"));
+    free(out), free(errs);
+
+    /* bad input: exit 2 and a message naming the problem */
+    const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"--keys '1,0;0,1,2' --query '1,2'", "row 2 has 3 numbers"},
+        {"--keys '1,0;0,one' --query '1,2'", "not a number"},
+        {"--keys '1,0;0,1' --query '1,2,3'", "one size"},
+        {"--keys '1,0;0,1' --query '1,2' --mask '0,0'", "hides every key"},
+        {"--keys '1,0;0,1' --query '1,2' --score general", "needs the weights"},
+        {"--keys '1,0;0,1' --query '1,2' --score cosine", "--score"},
+        {"--keys '1,0;0,1'", "required"},
+        {"--keys '1,0;0,1' --query '1,2' --bogus", "unknown option"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(run_explain(bad[i].args, &out, &errs) == 2, "%s", bad[i].args);
+        ck_assert_msg(strstr(errs, "rnnsearch explain: ") && strstr(errs, bad[i].msg),
+                      "%s: stderr was %s", bad[i].args, errs);
+        ck_assert_str_eq(out, "");
+        free(out), free(errs);
+    }
+
+    ck_assert_int_eq(run_explain("--help", &out, &errs), 0);
+    ck_assert_ptr_nonnull(strstr(out, "default: dot"));
+    ck_assert_ptr_nonnull(strstr(out, "default: 4"));
+    free(out), free(errs);
+}
+END_TEST
+
+Suite *explain_suite(void)
+{
+    Suite *s = suite_create("explain");
+    TCase *tc = tcase_create("attention");
+    tcase_add_test(tc, test_parse);
+    tcase_add_test(tc, test_known_answer);
+    tcase_add_test(tc, test_softmax_15211);
+    tcase_add_test(tc, test_mask_and_scale);
+    tcase_add_test(tc, test_general_and_additive);
+    tcase_add_test(tc, test_several_queries);
+    tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_report);
+    suite_add_tcase(s, tc);
+    TCase *cmd = tcase_create("command");
+    tcase_set_timeout(cmd, 30);
+    tcase_add_test(cmd, test_command);
+    suite_add_tcase(s, cmd);
+    return s;
+}
