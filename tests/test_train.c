@@ -34,6 +34,7 @@ static void prepare(trained *t, int count, int epochs)
     rs_error err;
     rs_pairs pairs;
     ck_assert_msg(rs_pairs_read_tsv("corpora/reorder/train.tsv", 0, &pairs, &err) == 0, "%s", err.msg);
+    const int all = pairs.count;
     pairs.count = count < pairs.count ? count : pairs.count;
     rs_config cfg;
     rs_config_defaults(&cfg);
@@ -61,6 +62,7 @@ static void prepare(trained *t, int count, int epochs)
     ck_assert(rs_dataset_build(&t->data, &tok, &vocab[0], &vocab[1], 0, NULL, &err) == 0);
     rs_tokenized_free(&tok);
     rs_codec_free(&codec);
+    pairs.count = all;
     rs_pairs_free(&pairs);
     snprintf(t->dir, sizeof t->dir, "/tmp/rnnsearch-test-XXXXXX");
     ck_assert(mkdtemp(t->dir) != NULL);
