@@ -104,3 +104,9 @@ int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, r
     }
     return 0;
 }
+
+int rs_cli_bad_option(const char *prog, const char *arg)
+{
+    fprintf(stderr, "%s: unknown option or missing value: %s\ntry '%s --help'\n", prog, arg, prog);
+    return RS_EXIT_USAGE;
+}

@@ -29,6 +29,10 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
 /* Whether --name was given on the command line (for resuming). */
 const char *rs_cli_config_name(int val, int first_val);
 
+/* Prints "PROG: unknown option or missing value: ARG" and a pointer to
+ * --help; returns RS_EXIT_USAGE. */
+int rs_cli_bad_option(const char *prog, const char *arg);
+
 /* Parses a whole decimal integer in [min, max]; on failure prints
  * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */
 int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out);

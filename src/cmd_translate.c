@@ -244,9 +244,7 @@ int cmd_translate(int argc, char **argv)
         }
         case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         default:
-            fprintf(stderr, PROG ": unknown option or missing value: %s\ntry '" PROG " --help'\n",
-                    argv[optind - 1]);
-            return RS_EXIT_USAGE;
+            return rs_cli_bad_option(PROG, argv[optind - 1]);
         }
     }
     if (!model_arg) {
