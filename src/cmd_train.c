@@ -377,20 +377,8 @@ int cmd_train(int argc, char **argv)
             resume ? "resuming" : "training", dir, train.count, skipped, cfg.max_len, dev.count);
     fprintf(stderr, "vocabularies: %d source, %d target; %zu parameters\n", model.cfg.src_vocab,
             model.cfg.tgt_vocab, model.layout.total);
-    fprintf(stderr, "configuration:");
-    {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&buf, &len);
-        if (mem) {
-            rs_config_write(&model.cfg, mem);
-            fclose(mem);
-            for (char *p = buf; p && *p; p++)
-                fputc(*p == '\n' ? ' ' : *p, stderr);
-            free(buf);
-        }
-    }
-    fputc('\n', stderr);
+    fprintf(stderr, "configuration: ");
+    rs_config_print(&model.cfg, stderr);
 
     if (dev_bleu && dev.count > 0) {
         options.codec = &codec;

@@ -70,6 +70,19 @@ void rs_config_write(const rs_config *cfg, FILE *out)
 #undef RS_CFG_S
 }
 
+void rs_config_print(const rs_config *cfg, FILE *out)
+{
+    const char *sep = "";
+#define RS_CFG_I(name, def, help) fprintf(out, "%s%s=%d", sep, #name, cfg->name), sep = " ";
+#define RS_CFG_F(name, def, help) fprintf(out, "%s%s=%g", sep, #name, (double)cfg->name), sep = " ";
+#define RS_CFG_S(name, def, help) fprintf(out, "%s%s=%s", sep, #name, cfg->name), sep = " ";
+    RS_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_S)
+#undef RS_CFG_I
+#undef RS_CFG_F
+#undef RS_CFG_S
+    fputc('\n', out);
+}
+
 int rs_config_format(const rs_config *cfg, const char *key, char *buf, size_t size)
 {
 #define RS_CFG_I(name, def, help) \

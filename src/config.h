@@ -66,6 +66,9 @@ int rs_config_set(rs_config *cfg, const char *key, const char *value, rs_error *
 /* Writes "key=value\n" lines, one per field (the checkpoint's config section). */
 void rs_config_write(const rs_config *cfg, FILE *out);
 
+/* One line "key=value key=value …" for people (floats with %g). */
+void rs_config_print(const rs_config *cfg, FILE *out);
+
 /* Formats the value of one field for people (floats with %g); fails for an unknown key. */
 int rs_config_format(const rs_config *cfg, const char *key, char *buf, size_t size);
 
