@@ -25,8 +25,9 @@ paste build/dates-test.hyp build/dates-test.ref | awk -F'\t' -v secs=$((end - st
 echo
 echo "== a few dates typed by hand =="
 printf '%s\n' "Saturday, 21 November 2026" "11/21/26" "21 nov. 2026" "the 3rd of March 1999" \
-    "JULY 4, 1976" | tee build/dates-demo.src | "$bin" translate -m "$model" --beam 5 |
-    paste build/dates-demo.src - | awk -F'\t' '{ printf "  %-30s -> %s\n", $1, $2 }'
+    "JULY 4, 1976" > build/dates-demo.src
+"$bin" translate -m "$model" --beam 5 build/dates-demo.src > build/dates-demo.hyp
+paste build/dates-demo.src build/dates-demo.hyp | awk -F'\t' '{ printf "  %-30s -> %s\n", $1, $2 }'
 
 echo
 echo "== what the decoder looked at (rnnsearch align) =="
