@@ -41,7 +41,6 @@ done
 
 [ -x "$bin" ] || make -C "$root" rnnsearch >/dev/null
 cd "$root"
-start=$(date +%s)
 # EVAL_ONLY=1 re-evaluates an existing model without training.
 [ "${EVAL_ONLY:-0}" = 1 ] || "$bin" train --src "$work/train.$src" --tgt "$work/train.$tgt" \
     --dev-src "$work/val.$src" --dev-tgt "$work/val.$tgt" --dev-bleu \
@@ -49,7 +48,6 @@ start=$(date +%s)
     --batch-size 64 --lr 0.002 --dropout 0.3 --label-smoothing 0.1 --lr-decay 0.5 \
     --patience 6 --epochs 40 --max-len 60 --max-minutes "$minutes" --threads "$threads" \
     2> "$work/train.log"
-end=$(date +%s)
 
 model=models/$name/best.ckpt
 evaluate() { # NAME OPTIONS...
@@ -61,10 +59,12 @@ evaluate() { # NAME OPTIONS...
 }
 dev_bleu=$(awk -F'\t' 'NR > 1 && $5 > best { best = $5 } END { print best }' "models/$name/train.log.tsv")
 epochs=$(awk -F'\t' 'NR > 1 { e = $2 } END { print e }' "models/$name/train.log.tsv")
+# Training wall time as the log recorded it (SentencePiece training excluded).
+minutes_trained=$(awk -F'\t' 'NR > 1 { w = $8 } END { printf "%.1f", w / 60 }' "models/$name/train.log.tsv")
 greedy=$(evaluate greedy)
 beam=$(evaluate beam5 --beam 5 --length-penalty 1.0)
 {
     printf 'pair\ttrain_minutes\tepochs\tdev_bleu\ttest_greedy\ttest_greedy_lc\ttest_beam5\ttest_beam5_lc\n'
-    printf '%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$(awk -v s="$start" -v e="$end" 'BEGIN { print (e - s) / 60 }')" "$epochs" "$dev_bleu" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$minutes_trained" "$epochs" "$dev_bleu" \
         $greedy $beam
 } | tee "models/$name/results.tsv"
