@@ -43,7 +43,6 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
     i++;
     RS_PARAM_TABLE(RS_PARAM_INFO)
 #undef RS_PARAM_INFO
-    (void)a;
     layout->total = offset;
     return 0;
 }

@@ -269,9 +269,9 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     int max_S = 1, max_T = 1;
     max_lengths(train, &max_S, &max_T);
     const size_t total = model->layout.total;
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s/last.ckpt", options->dir);
-    if (rs_make_parent_dirs(probe, err))
+    char last_path[4200];
+    snprintf(last_path, sizeof last_path, "%s/last.ckpt", options->dir);
+    if (rs_make_parent_dirs(last_path, err))
         return -1;
     rs_workspace ws;
     rs_batch batch;
