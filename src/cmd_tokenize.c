@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "corpus.h"
 #include "text.h"
@@ -19,6 +20,11 @@ static void usage(FILE *out)
           "  --lowercase         lower-case the text (default: off)\n"
           "  --tokenizer NAME    word or char (default: word)\n"
           "  --detokenize        read tokens, write text (default: off)\n"
+          "  -m, --model MODEL   use a model's own settings instead (lower-casing,\n"
+          "                      tokenizer, SentencePiece models)\n"
+          "  --side SIDE         with -m: source or target (default: source)\n"
+          "  --ids               with -m: print token ids in the model's vocabulary,\n"
+          "                      </s> appended (as the model sees them)\n"
           "  -h, --help          show this help\n",
           out);
 }
@@ -56,20 +62,35 @@ static void write_tokens(const rs_tokens *tokens)
 
 int cmd_tokenize(int argc, char **argv)
 {
-    enum { OPT_LOWERCASE = 256, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_HELP };
+    enum { OPT_LOWERCASE = 256, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_HELP, OPT_SIDE, OPT_IDS };
     static const struct option options[] = {
+        {"model", required_argument, NULL, 'm'},
+        {"side", required_argument, NULL, OPT_SIDE},
+        {"ids", no_argument, NULL, OPT_IDS},
         {"lowercase", no_argument, NULL, OPT_LOWERCASE},
         {"tokenizer", required_argument, NULL, OPT_TOKENIZER},
         {"detokenize", no_argument, NULL, OPT_DETOKENIZE},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
-    int lowercase = 0, detokenize = 0, mode = RS_TOK_WORD;
+    int lowercase = 0, detokenize = 0, mode = RS_TOK_WORD, side = RS_SIDE_SRC, ids = 0;
+    const char *model_arg = NULL;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hm:", options, NULL)) != -1) {
         switch (c) {
+        case 'm':
+            model_arg = optarg;
+            break;
+        case OPT_SIDE:
+            if (strcmp(optarg, "source") && strcmp(optarg, "target"))
+                return bad_usage("--side is source or target, not '%s'", optarg);
+            side = strcmp(optarg, "source") ? RS_SIDE_TGT : RS_SIDE_SRC;
+            break;
+        case OPT_IDS:
+            ids = 1;
+            break;
         case OPT_LOWERCASE:
             lowercase = 1;
             break;
@@ -102,12 +123,23 @@ int cmd_tokenize(int argc, char **argv)
         return bad_usage("at most one input file");
     if (detokenize && lowercase)
         return bad_usage("--lowercase has no effect with --detokenize");
+    if (model_arg && (lowercase || mode != RS_TOK_WORD))
+        return bad_usage("-m takes the model's own text settings; drop --lowercase/--tokenizer");
+    if ((ids || side != RS_SIDE_SRC) && !model_arg)
+        return bad_usage("--ids and --side need a model (-m)");
+    if (ids && detokenize)
+        return bad_usage("--ids and --detokenize do not go together");
     const char *path = optind < argc ? argv[optind] : "-";
 
     rs_error err;
     rs_line_reader reader;
-    if (rs_line_reader_open(&reader, path, &err)) {
+    rs_model model = {0};
+    rs_codec codec = {0};
+    if ((model_arg && rs_cli_load_model(model_arg, &model, &codec, &err)) ||
+        rs_line_reader_open(&reader, path, &err)) {
         fprintf(stderr, "rnnsearch tokenize: %s\n", err.msg);
+        rs_codec_free(&codec);
+        rs_model_free(&model);
         return 1;
     }
     rs_tokens tokens = {0};
@@ -118,7 +150,9 @@ int cmd_tokenize(int argc, char **argv)
         if (detokenize) {
             char *text;
             if (split_tokens(line, &tokens, &err) ||
-                rs_detokenize(&tokens, mode, &text, &err)) {
+                (model_arg ? rs_codec_text(&codec, side, (const char *const *)tokens.tokens,
+                                           tokens.count, &text, &err)
+                           : rs_detokenize(&tokens, mode, &text, &err))) {
                 status = 1;
                 break;
             }
@@ -126,12 +160,20 @@ int cmd_tokenize(int argc, char **argv)
             free(text);
         } else {
             rs_error why;
-            if (rs_text_to_tokens(line, len, lowercase, mode, &tokens, &why)) {
+            if (model_arg ? rs_codec_tokens(&codec, side, line, &tokens, &why)
+                          : rs_text_to_tokens(line, len, lowercase, mode, &tokens, &why)) {
                 rs_fail(&err, "%s:%ld: %s", reader.name, reader.line, why.msg);
                 status = 1;
                 break;
             }
-            write_tokens(&tokens);
+            if (ids) {
+                const rs_vocab *vocab = side == RS_SIDE_SRC ? &model.src_vocab : &model.tgt_vocab;
+                for (int i = 0; i < tokens.count; i++)
+                    printf("%d ", rs_vocab_id(vocab, tokens.tokens[i]));
+                printf("%d\n", RS_EOS);
+            } else {
+                write_tokens(&tokens);
+            }
         }
         if (ferror(stdout)) {
             rs_fail(&err, "error writing the output");
@@ -148,5 +190,7 @@ int cmd_tokenize(int argc, char **argv)
         fprintf(stderr, "rnnsearch tokenize: %s\n", err.msg);
     rs_tokens_free(&tokens);
     rs_line_reader_close(&reader);
+    rs_codec_free(&codec);
+    rs_model_free(&model);
     return status;
 }

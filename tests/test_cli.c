@@ -79,6 +79,14 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
              "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 --emb 8 --hidden 8 "
              "--att 8 --maxout 4 --quiet", dir);
     ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    /* The model's own tokenization, as ids with </s> appended. */
+    snprintf(args, sizeof args, "tokenize -m %s/m --ids <<'EOF'\nthe tall horse zzzz\nEOF", dir);
+    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    int ids[8], count = sscanf(out, "%d %d %d %d %d", &ids[0], &ids[1], &ids[2], &ids[3], &ids[4]);
+    ck_assert_int_eq(count, 5);
+    ck_assert_int_eq(ids[3], 1); /* an unknown word is <unk> */
+    ck_assert_int_eq(ids[4], 3); /* </s> */
+    ck_assert(ids[0] >= 4 && ids[1] >= 4 && ids[2] >= 4);
     snprintf(path, sizeof path, "%s/m/best.ckpt", dir);
     /* Flip one byte in the middle of the file. */
     FILE *f = fopen(path, "r+b");
