@@ -15,6 +15,7 @@
 
 #include "alignment.h"
 #include "checkpoint.h"
+#include "testdir.h"
 #include "decode.h"
 #include "gradcheck.h"
 #include "json.h"
@@ -179,30 +180,9 @@ static char tmp_dir[64];
 
 static void make_tmp_dir(void)
 {
-    strcpy(tmp_dir, "/tmp/rs_align_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    testdir_make(tmp_dir, "rs_align");
 }
 
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (!lstat(path, &st) && S_ISDIR(st.st_mode))
-            remove_tree(path);
-        else
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 START_TEST(xml_escape_covers_markup_controls_and_bad_utf8)
 {
@@ -380,7 +360,7 @@ START_TEST(svg_and_html_are_valid_and_escaped)
         ck_assert_ptr_nonnull(strstr(text, "0.450")); /* a weight in a tooltip */
         free(text);
     }
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
     rs_alignment_free(&a);
 }
 END_TEST
@@ -591,7 +571,7 @@ START_TEST(align_translate_and_plot_commands)
     free(svg);
     snprintf(cmd, sizeof cmd, "%s plot %s/nothing-here 2>/dev/null", prog, tmp_dir);
     ck_assert_int_eq(run(cmd, out, sizeof out), 1);
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 

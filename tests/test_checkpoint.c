@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "testdir.h"
 #include "crc32.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -121,31 +122,9 @@ static char tmp_dir[64];
 
 static void make_tmp_dir(void)
 {
-    strcpy(tmp_dir, "/tmp/rs_ckpt_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    testdir_make(tmp_dir, "rs_ckpt");
 }
 
-/* Removes the tree under dir (files and directories only). */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (!lstat(path, &st) && S_ISDIR(st.st_mode))
-            remove_tree(path);
-        else
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 static void tmp_path(char *out, size_t size, const char *name)
 {
@@ -243,7 +222,7 @@ START_TEST(test_round_trip_with_state)
     rs_model_free(&back);
     rs_train_state_free(&s);
     rs_model_free(&m);
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 
@@ -271,7 +250,7 @@ START_TEST(test_round_trip_without_state)
     rs_train_state_free(&s);
     rs_model_free(&back);
     rs_model_free(&m);
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 
@@ -286,7 +265,7 @@ START_TEST(test_corrupted_byte)
     write_all(path, data, size);
     assert_load_fails(path, "checksum");
     free(data);
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 
@@ -313,7 +292,7 @@ START_TEST(test_truncated)
     assert_load_fails(path, "unexpected bytes");
     free(longer);
     free(data);
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 
@@ -335,7 +314,7 @@ START_TEST(test_wrong_magic_and_version)
     char missing[256];
     tmp_path(missing, sizeof missing, "missing.ckpt");
     assert_load_fails(missing, "cannot open");
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 
@@ -379,7 +358,7 @@ START_TEST(test_inconsistent_contents)
     save_sample(path, sizeof path, "i.ckpt");
     patch_and_reseal(path, "ist", "das");
     assert_load_fails(path, "appears twice");
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 
@@ -418,7 +397,7 @@ START_TEST(test_overwrite_is_atomic)
     rs_model_free(&back);
     rs_model_free(&a);
     rs_model_free(&b);
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 
@@ -435,7 +414,7 @@ START_TEST(test_save_refuses_inconsistent_model)
     ck_assert_msg(strstr(err.msg, "8 tokens but the config says 7"), "%s", err.msg);
     ck_assert_int_ne(access(path, F_OK), 0);
     rs_model_free(&m);
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 
@@ -469,7 +448,7 @@ START_TEST(test_resolve)
 
     /* Too small a buffer is an error, not a cut path. */
     ck_assert_int_eq(rs_checkpoint_resolve(path, got, 8, &err), -1);
-    remove_tree(tmp_dir);
+    testdir_remove(tmp_dir);
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "testdir.h"
 #include "json.h"
 #include "safetensors.h"
 
@@ -164,8 +165,7 @@ static char tmp_dir[64];
 
 static void make_tmp_dir(void)
 {
-    strcpy(tmp_dir, "/tmp/rs_st_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    testdir_make(tmp_dir, "rs_st");
 }
 
 static void tmp_path(char *out, size_t size, const char *name)

@@ -1,0 +1,36 @@
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testdir.h"
+
+void testdir_make(char *dir, const char *prefix)
+{
+    snprintf(dir, 64, "/tmp/%s_XXXXXX", prefix);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+void testdir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+            testdir_remove(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
