@@ -209,6 +209,64 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
 }
 END_TEST
 
+/* Forced decoding of the reorder test pairs: the argmax source position of
+ * each target word (</s> row and column left out) against the generator's
+ * gold links (corpora/reorder/test.align, Pharaoh i-j, source-target). */
+START_TEST(hard_alignments_match_the_known_word_correspondence)
+{
+    trained t;
+    prepare(&t, 3000, 3);
+    run(&t);
+    rs_error err;
+    rs_config cfg = t.model.cfg;
+    rs_codec codec;
+    rs_pairs pairs;
+    rs_tokenized tok;
+    rs_dataset test;
+    ck_assert(rs_codec_init(&codec, &cfg, &err) == 0);
+    ck_assert(rs_pairs_read_tsv("corpora/reorder/test.tsv", 0, &pairs, &err) == 0);
+    ck_assert(rs_tokenize_pairs(&tok, &pairs, &codec, "test", &err) == 0);
+    ck_assert(rs_dataset_build(&test, &tok, &t.model.src_vocab, &t.model.tgt_vocab, 0, NULL, &err) == 0);
+    FILE *gold = fopen("corpora/reorder/test.align", "r");
+    ck_assert(gold != NULL);
+    rs_workspace ws;
+    rs_batch batch;
+    ck_assert(rs_workspace_alloc(&ws, &t.model, 1, 16, 16, &err) == 0);
+    ck_assert(rs_batch_alloc(&batch, 1, 16, 16, &err) == 0);
+    long links = 0, agree = 0;
+    char line[1024];
+    for (int i = 0; i < test.count; i++) {
+        ck_assert(fgets(line, sizeof line, gold) != NULL);
+        ck_assert(rs_batch_from_dataset(&batch, &test, &i, 1, &err) == 0);
+        rs_network_forward(&ws, &t.model, &batch);
+        int offset = 0, src_pos, tgt_pos, used;
+        while (sscanf(line + offset, "%d-%d%n", &src_pos, &tgt_pos, &used) == 2) {
+            offset += used;
+            ck_assert(tgt_pos < test.tgt_len[i] && src_pos < test.src_len[i]);
+            const float *row = ws.alpha + (size_t)tgt_pos * batch.S;
+            int best = 0;
+            for (int j = 1; j < test.src_len[i]; j++)
+                if (row[j] > row[best])
+                    best = j;
+            agree += best == src_pos;
+            links++;
+        }
+    }
+    fclose(gold);
+    fprintf(stderr, "reorder alignments: %ld of %ld gold links (%.2f%%)\n", agree, links,
+            100.0 * agree / links);
+    ck_assert_int_gt(links, 1000);
+    ck_assert_msg(agree >= 0.9 * links, "only %ld of %ld links agree", agree, links);
+    rs_batch_free(&batch);
+    rs_workspace_free(&ws);
+    rs_dataset_free(&test);
+    rs_tokenized_free(&tok);
+    rs_pairs_free(&pairs);
+    rs_codec_free(&codec);
+    finish(&t);
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -217,6 +275,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, small_model_reproduces_its_training_translations);
     tcase_add_test(tc, same_seed_same_model_and_resume_matches);
     tcase_add_test(tc, beam_search_agrees_with_greedy_and_scores);
+    tcase_add_test(tc, hard_alignments_match_the_known_word_correspondence);
     suite_add_tcase(s, tc);
     return s;
 }
