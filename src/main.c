@@ -14,7 +14,7 @@ typedef struct {
 
 static const command commands[] = {
     {"train", cmd_train, "train a model on sentence pairs"},
-    {"translate", cmd_translate, "translate sentences (greedy decoding)"},
+    {"translate", cmd_translate, "translate sentences (greedy or beam search)"},
     {"score", cmd_score, "log-probability of given translations (forced decoding)"},
     {"align", cmd_align, "alignment matrices as text, TSV, JSON, Pharaoh, SVG or HTML"},
     {"tokenize", cmd_tokenize, "print the tokens of text (or --detokenize them)"},
