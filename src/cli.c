@@ -1,3 +1,4 @@
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,5 +109,16 @@ int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, r
 int rs_cli_bad_option(const char *prog, const char *arg)
 {
     fprintf(stderr, "%s: unknown option or missing value: %s\ntry '%s --help'\n", prog, arg, prog);
+    return RS_EXIT_USAGE;
+}
+
+int rs_cli_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", prog);
+    va_end(ap);
     return RS_EXIT_USAGE;
 }

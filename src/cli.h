@@ -29,6 +29,10 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
 /* Whether --name was given on the command line (for resuming). */
 const char *rs_cli_config_name(int val, int first_val);
 
+/* Prints "PROG: " and the formatted message, then "Try 'PROG --help'.";
+ * returns RS_EXIT_USAGE. */
+int rs_cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Prints "PROG: unknown option or missing value: ARG" and a pointer to
  * --help; returns RS_EXIT_USAGE. */
 int rs_cli_bad_option(const char *prog, const char *arg);

@@ -1,10 +1,10 @@
 /* rnnsearch export: a checkpoint's model as a safetensors file in the
  * interchange format of ../shared/docs/model.md. */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "checkpoint.h"
+#include "cli.h"
 #include "commands.h"
 #include "safetensors.h"
 
@@ -18,17 +18,6 @@ static void usage(FILE *out)
           "                      whose best.ckpt, else last.ckpt, is used (required)\n"
           "  -h, --help          show this help\n",
           out);
-}
-
-static int bad_usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("rnnsearch export: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\nTry 'rnnsearch export --help'.\n", stderr);
-    va_end(ap);
-    return 2;
 }
 
 int cmd_export(int argc, char **argv)
@@ -51,20 +40,20 @@ int cmd_export(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+            return rs_cli_usage_error("rnnsearch export", "option '%s' needs an argument", argv[optind - 1]);
         default:
             /* optopt: the unknown short option's letter, or 0 for a long one. */
             if (optopt == 'h')
-                return bad_usage("option '%s' takes no argument", argv[optind - 1]);
+                return rs_cli_usage_error("rnnsearch export", "option '%s' takes no argument", argv[optind - 1]);
             if (optopt)
-                return bad_usage("unknown option '-%c'", optopt);
-            return bad_usage("unknown option '%s'", argv[optind - 1]);
+                return rs_cli_usage_error("rnnsearch export", "unknown option '-%c'", optopt);
+            return rs_cli_usage_error("rnnsearch export", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (!model_arg)
-        return bad_usage("no model given (-m MODEL)");
+        return rs_cli_usage_error("rnnsearch export", "no model given (-m MODEL)");
     if (argc - optind != 1)
-        return bad_usage(argc == optind ? "no output file given" : "exactly one output file");
+        return rs_cli_usage_error("rnnsearch export", argc == optind ? "no output file given" : "exactly one output file");
     const char *out_path = argv[optind];
 
     rs_error err;

@@ -1,11 +1,11 @@
 /* rnnsearch import: a safetensors file in the interchange format of
  * ../shared/docs/model.md becomes a checkpoint (weights only: no training state). */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "checkpoint.h"
+#include "cli.h"
 #include "commands.h"
 #include "safetensors.h"
 
@@ -21,17 +21,6 @@ static void usage(FILE *out)
           "                      that receives best.ckpt (required)\n"
           "  -h, --help          show this help\n",
           out);
-}
-
-static int bad_usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("rnnsearch import: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\nTry 'rnnsearch import --help'.\n", stderr);
-    va_end(ap);
-    return 2;
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -60,19 +49,19 @@ int cmd_import(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+            return rs_cli_usage_error("rnnsearch import", "option '%s' needs an argument", argv[optind - 1]);
         default:
             if (optopt == 'h')
-                return bad_usage("option '%s' takes no argument", argv[optind - 1]);
+                return rs_cli_usage_error("rnnsearch import", "option '%s' takes no argument", argv[optind - 1]);
             if (optopt)
-                return bad_usage("unknown option '-%c'", optopt);
-            return bad_usage("unknown option '%s'", argv[optind - 1]);
+                return rs_cli_usage_error("rnnsearch import", "unknown option '-%c'", optopt);
+            return rs_cli_usage_error("rnnsearch import", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind != 1)
-        return bad_usage(argc == optind ? "no input file given" : "exactly one input file");
+        return rs_cli_usage_error("rnnsearch import", argc == optind ? "no input file given" : "exactly one input file");
     if (!out_arg || !*out_arg)
-        return bad_usage("no output given (-o MODEL)");
+        return rs_cli_usage_error("rnnsearch import", "no output given (-o MODEL)");
     const char *in_path = argv[optind];
 
     char out_path[4096];
@@ -83,7 +72,7 @@ int cmd_import(int argc, char **argv)
         n = snprintf(out_path, sizeof out_path, "%s%sbest.ckpt", out_arg,
                      ends_with(out_arg, "/") ? "" : "/");
     if (n < 0 || (size_t)n >= sizeof out_path)
-        return bad_usage("output path too long");
+        return rs_cli_usage_error("rnnsearch import", "output path too long");
 
     rs_error err;
     rs_model model;

@@ -1,7 +1,6 @@
 /* rnnsearch tokenize: the text pipeline of training and translation as a
  * filter, one output line per input line. */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +26,6 @@ static void usage(FILE *out)
           "                      </s> appended (as the model sees them)\n"
           "  -h, --help          show this help\n",
           out);
-}
-
-static int bad_usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("rnnsearch tokenize: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\nTry 'rnnsearch tokenize --help'.\n", stderr);
-    va_end(ap);
-    return 2;
 }
 
 /* Splits a line of tokens at spaces and tabs; no token contains either. */
@@ -85,7 +73,7 @@ int cmd_tokenize(int argc, char **argv)
             break;
         case OPT_SIDE:
             if (strcmp(optarg, "source") && strcmp(optarg, "target"))
-                return bad_usage("--side is source or target, not '%s'", optarg);
+                return rs_cli_usage_error("rnnsearch tokenize", "--side is source or target, not '%s'", optarg);
             side = strcmp(optarg, "source") ? RS_SIDE_TGT : RS_SIDE_SRC;
             break;
         case OPT_IDS:
@@ -97,7 +85,7 @@ int cmd_tokenize(int argc, char **argv)
         case OPT_TOKENIZER:
             mode = rs_tokenizer_mode_parse(optarg);
             if (mode < 0)
-                return bad_usage("unknown tokenizer '%s' (word or char)", optarg);
+                return rs_cli_usage_error("rnnsearch tokenize", "unknown tokenizer '%s' (word or char)", optarg);
             break;
         case OPT_DETOKENIZE:
             detokenize = 1;
@@ -107,28 +95,28 @@ int cmd_tokenize(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+            return rs_cli_usage_error("rnnsearch tokenize", "option '%s' needs an argument", argv[optind - 1]);
         default:
             /* getopt_long sets optopt to a short option's letter (which may sit
              * inside a cluster), to a long option's value when it was given an
              * argument it does not take, and to 0 for an unknown long option. */
             if (optopt >= OPT_LOWERCASE)
-                return bad_usage("option '%s' takes no argument", argv[optind - 1]);
+                return rs_cli_usage_error("rnnsearch tokenize", "option '%s' takes no argument", argv[optind - 1]);
             if (optopt)
-                return bad_usage("unknown option '-%c'", optopt);
-            return bad_usage("unknown option '%s'", argv[optind - 1]);
+                return rs_cli_usage_error("rnnsearch tokenize", "unknown option '-%c'", optopt);
+            return rs_cli_usage_error("rnnsearch tokenize", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind > 1)
-        return bad_usage("at most one input file");
+        return rs_cli_usage_error("rnnsearch tokenize", "at most one input file");
     if (detokenize && lowercase)
-        return bad_usage("--lowercase has no effect with --detokenize");
+        return rs_cli_usage_error("rnnsearch tokenize", "--lowercase has no effect with --detokenize");
     if (model_arg && (lowercase || mode != RS_TOK_WORD))
-        return bad_usage("-m takes the model's own text settings; drop --lowercase/--tokenizer");
+        return rs_cli_usage_error("rnnsearch tokenize", "-m takes the model's own text settings; drop --lowercase/--tokenizer");
     if ((ids || side != RS_SIDE_SRC) && !model_arg)
-        return bad_usage("--ids and --side need a model (-m)");
+        return rs_cli_usage_error("rnnsearch tokenize", "--ids and --side need a model (-m)");
     if (ids && detokenize)
-        return bad_usage("--ids and --detokenize do not go together");
+        return rs_cli_usage_error("rnnsearch tokenize", "--ids and --detokenize do not go together");
     const char *path = optind < argc ? argv[optind] : "-";
 
     rs_error err;
