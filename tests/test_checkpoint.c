@@ -131,22 +131,6 @@ static void tmp_path(char *out, size_t size, const char *name)
     snprintf(out, size, "%s/%s", tmp_dir, name);
 }
 
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    unsigned char *data;
-    rs_error err = {{0}};
-    ck_assert_msg(!rs_read_file(path, &data, size, &err), "%s", err.msg);
-    return data;
-}
-
-static void write_all(const char *path, const unsigned char *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, size, f), size);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 /* Saves a model (with training state) to dir/name and returns the path in out. */
 static void save_sample(char *out, size_t size, const char *name)
 {
@@ -260,9 +244,9 @@ START_TEST(test_corrupted_byte)
     size_t size;
     make_tmp_dir();
     save_sample(path, sizeof path, "c.ckpt");
-    unsigned char *data = read_all(path, &size);
+    unsigned char *data = testfile_read(path, &size);
     data[size / 2] ^= 0x10;
-    write_all(path, data, size);
+    testfile_write(path, data, size);
     assert_load_fails(path, "checksum");
     free(data);
     testdir_remove(tmp_dir);
@@ -275,20 +259,20 @@ START_TEST(test_truncated)
     size_t size;
     make_tmp_dir();
     save_sample(path, sizeof path, "t.ckpt");
-    unsigned char *data = read_all(path, &size);
-    write_all(path, data, size - 1);
+    unsigned char *data = testfile_read(path, &size);
+    testfile_write(path, data, size - 1);
     assert_load_fails(path, "truncated");
-    write_all(path, data, size / 2);
+    testfile_write(path, data, size / 2);
     assert_load_fails(path, "truncated");
-    write_all(path, data, 5);
+    testfile_write(path, data, 5);
     assert_load_fails(path, "truncated");
-    write_all(path, data, 0);
+    testfile_write(path, data, 0);
     assert_load_fails(path, "");
     /* Appended bytes are refused too. */
     unsigned char *longer = calloc(size + 3, 1);
     ck_assert_ptr_nonnull(longer);
     memcpy(longer, data, size);
-    write_all(path, longer, size + 3);
+    testfile_write(path, longer, size + 3);
     assert_load_fails(path, "unexpected bytes");
     free(longer);
     free(data);
@@ -302,13 +286,13 @@ START_TEST(test_wrong_magic_and_version)
     size_t size;
     make_tmp_dir();
     save_sample(path, sizeof path, "w.ckpt");
-    unsigned char *data = read_all(path, &size);
+    unsigned char *data = testfile_read(path, &size);
     data[0] = 'X';
-    write_all(path, data, size);
+    testfile_write(path, data, size);
     assert_load_fails(path, "magic");
     data[0] = 'R';
     data[8] = 99; /* version 99 */
-    write_all(path, data, size);
+    testfile_write(path, data, size);
     assert_load_fails(path, "version 99");
     free(data);
     char missing[256];
@@ -322,7 +306,7 @@ END_TEST
 static void patch_and_reseal(const char *path, const char *from, const char *to)
 {
     size_t size;
-    unsigned char *data = read_all(path, &size);
+    unsigned char *data = testfile_read(path, &size);
     size_t n = strlen(from);
     ck_assert_uint_eq(n, strlen(to));
     unsigned char *hit = NULL;
@@ -334,7 +318,7 @@ static void patch_and_reseal(const char *path, const char *from, const char *to)
     uint32_t crc = rs_crc32_update(0, data, size - 4);
     for (int i = 0; i < 4; i++)
         data[size - 4 + i] = (unsigned char)(crc >> (8 * i));
-    write_all(path, data, size);
+    testfile_write(path, data, size);
     free(data);
 }
 

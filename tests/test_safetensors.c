@@ -185,22 +185,6 @@ static void remove_tmp_dir(void)
     ck_assert_int_eq(rmdir(tmp_dir), 0);
 }
 
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    unsigned char *data;
-    rs_error err = {{0}};
-    ck_assert_msg(!rs_read_file(path, &data, size, &err), "%s", err.msg);
-    return data;
-}
-
-static void write_all(const char *path, const unsigned char *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, size, f), size);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 static uint64_t header_len(const unsigned char *data)
 {
     uint64_t n = 0;
@@ -268,7 +252,7 @@ START_TEST(test_round_trip)
 
         /* The header: metadata as model.md wants, absent tensors left out, data aligned. */
         size_t size;
-        unsigned char *data = read_all(path, &size);
+        unsigned char *data = testfile_read(path, &size);
         uint64_t hl = header_len(data);
         ck_assert_uint_eq((8 + hl) % 8, 0);
         ck_assert_uint_eq(size, 8 + hl + 4 * m.layout.total);
@@ -341,7 +325,7 @@ START_TEST(test_conformance_model)
     tmp_path(out, sizeof out, "a.safetensors");
     ck_assert_msg(!rs_safetensors_export(out, &m, &err), "%s", err.msg);
     size_t size_a, size_b;
-    unsigned char *a = read_all(path, &size_a), *b = read_all(out, &size_b);
+    unsigned char *a = testfile_read(path, &size_a), *b = testfile_read(out, &size_b);
     uint64_t ha = header_len(a), hb = header_len(b);
     ck_assert_uint_eq(size_a - 8 - ha, size_b - 8 - hb);
     ck_assert(!memcmp(a + 8 + ha, b + 8 + hb, size_a - 8 - ha));
@@ -363,7 +347,7 @@ static void damaged_file(char *path, size_t size, const char *from, const char *
     ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
     rs_model_free(&m);
     size_t n;
-    unsigned char *data = read_all(path, &n);
+    unsigned char *data = testfile_read(path, &n);
     if (from) {
         size_t k = strlen(from);
         ck_assert_uint_eq(k, strlen(to));
@@ -373,9 +357,9 @@ static void damaged_file(char *path, size_t size, const char *from, const char *
                 hit = (char *)data + i;
         ck_assert_msg(hit != NULL, "'%s' not in the header", from);
         memcpy(hit, to, k);
-        write_all(path, data, n);
+        testfile_write(path, data, n);
     } else {
-        write_all(path, data, keep < n ? keep : n);
+        testfile_write(path, data, keep < n ? keep : n);
     }
     free(data);
 }
@@ -421,10 +405,10 @@ START_TEST(test_refused)
     tmp_path(path, sizeof path, "bad.safetensors");
     ck_assert(!rs_safetensors_export(path, &m, &err));
     size_t n;
-    unsigned char *data = read_all(path, &n);
-    write_all(path, data, n - 4);
+    unsigned char *data = testfile_read(path, &n);
+    testfile_write(path, data, n - 4);
     assert_import_fails(path, "outside");
-    write_all(path, data, 5);
+    testfile_write(path, data, 5);
     assert_import_fails(path, "truncated");
     free(data);
     rs_model_free(&m);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "testdir.h"
 
 void testdir_make(char *dir, const char *prefix)
@@ -33,4 +34,20 @@ void testdir_remove(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+unsigned char *testfile_read(const char *path, size_t *size)
+{
+    unsigned char *data;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_read_file(path, &data, size, &err), "%s", err.msg);
+    return data;
+}
+
+void testfile_write(const char *path, const unsigned char *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+    ck_assert_int_eq(fclose(f), 0);
 }

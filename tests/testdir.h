@@ -1,4 +1,4 @@
-/* Scratch directories for tests that write files. */
+/* Scratch directories and whole-file reads and writes for tests. */
 #ifndef RS_TEST_TESTDIR_H
 #define RS_TEST_TESTDIR_H
 
@@ -7,5 +7,13 @@ void testdir_make(char *dir, const char *prefix);
 
 /* Removes the tree under dir (files and directories only). */
 void testdir_remove(const char *dir);
+
+#include <stddef.h>
+
+/* The whole file (failing the test if it cannot be read); free() it. */
+unsigned char *testfile_read(const char *path, size_t *size);
+
+/* Writes size bytes to path, failing the test on any error. */
+void testfile_write(const char *path, const unsigned char *data, size_t size);
 
 #endif
