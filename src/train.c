@@ -29,10 +29,7 @@ static void max_lengths(const rs_dataset *d, int *max_S, int *max_T)
     }
 }
 
-/* Greedy translations of the dev set through the translation pipeline (the
- * same output `rnnsearch translate` gives): the exact-match rate, and BLEU
- * when the options carry a codec and references (else bleu = -1). */
-static int dev_translate(const rs_model *model, const rs_dataset *dev,
+int rs_dev_translate(const rs_model *model, const rs_dataset *dev,
                          const rs_train_options *options, int batch_size, double *exact,
                          double *bleu, rs_error *err)
 {
@@ -148,7 +145,7 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
         ev->dev_ppl = exp(ev->dev_loss);
         const int with_bleu = tr->options->codec && tr->options->dev_refs;
         if ((tr->options->dev_translate || with_bleu) &&
-            dev_translate(tr->model, dev, tr->options, c->batch_size, &ev->dev_exact,
+            rs_dev_translate(tr->model, dev, tr->options, c->batch_size, &ev->dev_exact,
                           &ev->dev_bleu, err))
             return -1;
         /* best.ckpt by dev BLEU when it is measured, else by dev loss. */
