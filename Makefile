@@ -23,6 +23,16 @@ C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-defi
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
+# MPI (data-parallel training across processes, src/dist.c): `make MPI=1`, or on
+# by itself when Open MPI's pkg-config file is present; `make MPI=0` leaves it out.
+ifeq ($(origin MPI),undefined)
+MPI := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1)
+endif
+ifeq ($(MPI),1)
+PKGS += ompi-c
+ALL_CFLAGS += -DRS_WITH_MPI
+endif
+
 PROG_SRCS := src/main.c $(wildcard src/cmd_*.c)
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
 LIB_CXX_SRCS := $(wildcard src/*.cc)

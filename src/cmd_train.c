@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "dataset.h"
+#include "dist.h"
 #include "spm.h"
 #include "train.h"
 
@@ -57,6 +58,8 @@ typedef struct {
 static void report(void *ctx, const rs_train_event *ev)
 {
     reporter *r = ctx;
+    if (rs_dist_rank() != 0) /* under mpirun, rank 0 speaks for the job */
+        return;
     switch (ev->kind) {
     case RS_EV_PROGRESS:
         if (r->quiet)
@@ -147,6 +150,21 @@ static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const ch
     }
     free(text);
     return status;
+}
+
+/* Under mpirun only rank 0 writes the model directory: it tries to now, so
+ * that a directory it cannot write stops every rank before any work. */
+static int probe_model_dir(const char *dir, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.write-probe", dir);
+    if (rs_make_parent_dirs(path, err))
+        return -1;
+    FILE *f = fopen(path, "w");
+    if (!f || fclose(f))
+        return rs_fail(err, "%s: cannot write in the model directory", dir);
+    remove(path);
+    return 0;
 }
 
 int cmd_train(int argc, char **argv)
@@ -290,8 +308,14 @@ int cmd_train(int argc, char **argv)
     char ckpt[4200];
     snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", dir);
 
+    if (rs_dist_size() > 1 &&
+        rs_dist_check(rs_dist_rank() == 0 ? probe_model_dir(dir, &err) : 0, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
     if (resume) {
-        if (rs_checkpoint_load(ckpt, &model, &state, &err))
+        /* Every rank reads the checkpoint (rs_train checks that they agree). */
+        if (rs_dist_check(rs_checkpoint_load(ckpt, &model, &state, &err), &err))
             goto fail;
         /* Only how long to train may change on resume. */
         for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++) {
@@ -313,7 +337,7 @@ int cmd_train(int argc, char **argv)
     }
     if (cfg.threads > 0)
         openblas_set_num_threads(cfg.threads);
-    if (read_pairs(train_tsv, train_src, train_tgt, swap, &train_pairs, &err))
+    if (rs_dist_check(read_pairs(train_tsv, train_src, train_tgt, swap, &train_pairs, &err), &err))
         goto fail;
     if (resume) {
         if (rs_codec_for_model(&codec, &model, &err))
@@ -321,8 +345,13 @@ int cmd_train(int argc, char **argv)
     } else {
         if (rs_codec_init(&codec, &cfg, &err))
             goto fail;
+        /* Rank 0 reads or trains the SentencePiece models and sends them to the others. */
         if (!strcmp(cfg.tokenizer, "spm") &&
-            obtain_subwords(&cfg, &train_pairs, spm_src_file, spm_tgt_file, spm_blob, spm_len, &err))
+            (rs_dist_check(rs_dist_rank() == 0 ? obtain_subwords(&cfg, &train_pairs, spm_src_file,
+                                                                 spm_tgt_file, spm_blob, spm_len, &err)
+                                               : 0, &err) ||
+             rs_dist_broadcast_blob(&spm_blob[0], &spm_len[0], &err) ||
+             rs_dist_broadcast_blob(&spm_blob[1], &spm_len[1], &err)))
             goto fail;
         for (int side = 0; side < 2 && spm_blob[0]; side++)
             if (rs_codec_set_spm(&codec, side, spm_blob[side], spm_len[side], &err))
@@ -331,8 +360,9 @@ int cmd_train(int argc, char **argv)
     if (rs_tokenize_pairs(&train_tok, &train_pairs, &codec, train_tsv ? train_tsv : train_src, &err))
         goto fail;
     if ((dev_tsv || dev_src) &&
-        (read_pairs(dev_tsv, dev_src, dev_tgt, swap, &dev_pairs, &err) ||
-         rs_tokenize_pairs(&dev_tok, &dev_pairs, &codec, dev_tsv ? dev_tsv : dev_src, &err)))
+        rs_dist_check(read_pairs(dev_tsv, dev_src, dev_tgt, swap, &dev_pairs, &err) ||
+                      rs_tokenize_pairs(&dev_tok, &dev_pairs, &codec, dev_tsv ? dev_tsv : dev_src, &err),
+                      &err))
         goto fail;
 
     if (!resume) {
@@ -373,12 +403,18 @@ int cmd_train(int argc, char **argv)
     rs_tokenized_free(&train_tok);
     rs_tokenized_free(&dev_tok);
 
-    fprintf(stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
-            resume ? "resuming" : "training", dir, train.count, skipped, cfg.max_len, dev.count);
-    fprintf(stderr, "vocabularies: %d source, %d target; %zu parameters\n", model.cfg.src_vocab,
-            model.cfg.tgt_vocab, model.layout.total);
-    fprintf(stderr, "configuration: ");
-    rs_config_print(&model.cfg, stderr);
+    if (rs_dist_rank() == 0) {
+        fprintf(stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
+                resume ? "resuming" : "training", dir, train.count, skipped, cfg.max_len, dev.count);
+        fprintf(stderr, "vocabularies: %d source, %d target; %zu parameters\n", model.cfg.src_vocab,
+                model.cfg.tgt_vocab, model.layout.total);
+        fprintf(stderr, "configuration: ");
+        rs_config_print(&model.cfg, stderr);
+        if (rs_dist_size() > 1)
+            fprintf(stderr, "data-parallel over %d ranks: a global batch of %d pairs, %zu bytes "
+                            "all-reduced per step\n", rs_dist_size(), model.cfg.batch_size,
+                    model.layout.total * sizeof(float));
+    }
 
     if (dev_bleu && dev.count > 0) {
         options.codec = &codec;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "dist.h"
 
 #define RS_VERSION "0.1.0"
 
@@ -49,9 +50,20 @@ int main(int argc, char **argv)
         printf("rnnsearch %s\n", RS_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(argv[1], commands[i].name) && commands[i].run)
-            return commands[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (strcmp(argv[1], commands[i].name) || !commands[i].run)
+            continue;
+        /* Training joins an MPI job when a launcher (mpirun, srun) started it. */
+        if (commands[i].run == cmd_train) {
+            rs_error err;
+            if (rs_dist_init(&err)) {
+                fprintf(stderr, "rnnsearch: %s\n", err.msg);
+                return 1;
+            }
+            return rs_dist_finalize(cmd_train(argc - 1, argv + 1));
+        }
+        return commands[i].run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "rnnsearch: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

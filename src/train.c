@@ -6,6 +6,8 @@
 
 #include "bleu.h"
 #include "checkpoint.h"
+#include "crc32.h"
+#include "dist.h"
 #include "forced.h"
 #include "network.h"
 #include "optimizer.h"
@@ -101,7 +103,7 @@ typedef struct {
     void *ctx;
 } trainer;
 
-static int save(trainer *tr, const char *file, rs_error *err)
+static int save_here(trainer *tr, const char *file, rs_error *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", tr->options->dir, file);
@@ -114,7 +116,7 @@ static int save(trainer *tr, const char *file, rs_error *err)
 }
 
 /* Dev loss (and exact match), best.ckpt when it improved, a log line. */
-static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, double train_loss,
+static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev, double train_loss,
                     rs_error *err)
 {
     rs_train_state *st = tr->state;
@@ -166,12 +168,69 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
     tr->report(tr->ctx, ev);
     if (append_log(tr->options->dir, ev, train_loss, err))
         return -1;
-    if (save(tr, "last.ckpt", err))
+    if (save_here(tr, "last.ckpt", err))
         return -1;
     /* Without a dev set the latest model is the best one known. */
-    if ((ev->improved || !dev || dev->count == 0) && save(tr, "best.ckpt", err))
+    if ((ev->improved || !dev || dev->count == 0) && save_here(tr, "best.ckpt", err))
         return -1;
     return 0;
+}
+
+/* ---- across ranks (src/dist.h): rank 0 alone evaluates, logs and saves ---- */
+
+/* CRC-32 of what every rank must hold alike: parameters, optimizer state and data. */
+static uint32_t fingerprint(const rs_model *model, const rs_train_state *st, const rs_dataset *d)
+{
+    const size_t total = model->layout.total;
+    uint32_t crc = rs_crc32_update(0, model->params, sizeof(float) * total);
+    crc = rs_crc32_update(crc, st->adam_m, sizeof(float) * total);
+    crc = rs_crc32_update(crc, st->adam_v, sizeof(float) * total);
+    int64_t counters[3] = {st->step, st->epoch, st->batches_done};
+    crc = rs_crc32_update(crc, counters, sizeof counters);
+    crc = rs_crc32_update(crc, &st->rng, sizeof st->rng);
+    crc = rs_crc32_update(crc, &st->lr_scale, sizeof st->lr_scale);
+    for (int i = 0; d && i < d->count; i++) {
+        crc = rs_crc32_update(crc, d->src[i], sizeof(int) * (size_t)d->src_len[i]);
+        crc = rs_crc32_update(crc, d->tgt[i], sizeof(int) * (size_t)d->tgt_len[i]);
+    }
+    return crc;
+}
+
+static int save(trainer *tr, const char *file, rs_error *err)
+{
+    return rs_dist_check(rs_dist_rank() == 0 ? save_here(tr, file, err) : 0, err);
+}
+
+/* Rank 0's evaluation, then its outcome on every rank: the learning-rate
+ * decay and early stopping it decides must apply to every rank's update. */
+static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, double train_loss,
+                    rs_error *err)
+{
+    rs_train_state *st = tr->state;
+    int status = rs_dist_rank() == 0 ? evaluate_here(tr, dev, ev, train_loss, err) : 0;
+    if (rs_dist_check(status, err) ||
+        rs_dist_agree(fingerprint(tr->model, st, NULL), "the parameters (ranks diverged)", err))
+        return -1;
+    struct { float best_dev_loss, best_dev_bleu, lr_scale; int32_t bad_evals, stop; } outcome = {
+        st->best_dev_loss, st->best_dev_bleu, st->lr_scale, st->bad_evals, ev->stop};
+    if (rs_dist_broadcast(&outcome, sizeof outcome, err))
+        return -1;
+    st->best_dev_loss = outcome.best_dev_loss;
+    st->best_dev_bleu = outcome.best_dev_bleu;
+    st->lr_scale = outcome.lr_scale;
+    st->bad_evals = outcome.bad_evals;
+    ev->stop = outcome.stop;
+    return 0;
+}
+
+/* Target tokens (with </s>) of a whole global batch: the loss scale 1/tokens is
+ * the same on every rank, whichever rows it computes. */
+static long target_tokens(const rs_dataset *d, const int *rows, int B)
+{
+    long tokens = 0;
+    for (int b = 0; b < B; b++)
+        tokens += d->tgt_len[rows[b]] + 1;
+    return tokens;
 }
 
 int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
@@ -186,7 +245,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     const size_t total = model->layout.total;
     char last_path[4200];
     snprintf(last_path, sizeof last_path, "%s/last.ckpt", options->dir);
-    if (rs_make_parent_dirs(last_path, err))
+    if (rs_dist_check(rs_dist_rank() == 0 ? rs_make_parent_dirs(last_path, err) : 0, err) ||
+        rs_dist_agree(fingerprint(model, state, train), "the training data or the model", err))
         return -1;
     rs_workspace ws;
     rs_batch batch;
@@ -227,25 +287,36 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             break;
         }
         for (int k = (int)state->batches_done; k < plan.batches; k++) {
-            if ((c->max_steps > 0 && state->step >= c->max_steps) ||
-                (c->max_minutes > 0 && now_seconds() - start >= 60.0 * c->max_minutes)) {
+            if (rs_dist_any((c->max_steps > 0 && state->step >= c->max_steps) ||
+                            (c->max_minutes > 0 && now_seconds() - start >= 60.0 * c->max_minutes))) {
                 done = 1;
                 break;
             }
-            int B = plan.start[k + 1] - plan.start[k];
-            if (rs_batch_from_dataset(&batch, train, plan.order + plan.start[k], B, err)) {
+            /* This rank's rows [lo, hi) of the global batch; the gradient and
+             * loss of the whole batch are the sums over ranks. */
+            const int *rows = plan.order + plan.start[k];
+            int B = plan.start[k + 1] - plan.start[k], lo, hi;
+            rs_dist_rows(B, &lo, &hi);
+            if (rs_batch_from_dataset(&batch, train, rows + lo, hi - lo, err)) {
                 status = -1;
                 break;
             }
-            long tokens = 0;
-            for (int b = 0; b < B; b++)
-                tokens += batch.tgt_len[b];
+            long tokens = target_tokens(train, rows, B);
             memset(grads, 0, sizeof(float) * total);
-            /* Masks from (seed, step): the same on a resumed run. */
+            /* Masks from (seed, step, rank): the same on a resumed run. */
             ws.dropout = c->dropout;
-            rs_rng_seed(&ws.dropout_rng, ((uint64_t)c->seed << 32) ^ (uint64_t)state->step);
-            double loss = rs_network_forward(&ws, model, &batch);
-            rs_network_backward(&ws, model, &batch, &g, c->label_smoothing, 1.0f / (float)tokens);
+            rs_rng_seed(&ws.dropout_rng, ((uint64_t)c->seed << 32) ^ (uint64_t)state->step ^
+                                             ((uint64_t)rs_dist_rank() << 56));
+            double loss = 0.0;
+            if (hi > lo) {
+                loss = rs_network_forward(&ws, model, &batch);
+                rs_network_backward(&ws, model, &batch, &g, c->label_smoothing, 1.0f / (float)tokens);
+            }
+            loss = rs_dist_sum_double(loss);
+            if (rs_dist_sum_floats(grads, total, err)) {
+                status = -1;
+                break;
+            }
             gnorm = rs_grad_norm(grads, total);
             if (!isfinite(gnorm) || !isfinite(loss)) {
                 /* A non-finite step would poison Adam's moments: skip it, say so. */

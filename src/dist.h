@@ -1,0 +1,62 @@
+/* Data-parallel training across processes (MPI ranks): who this process is,
+ * the sums every step needs, and collective success or failure.
+ *
+ * Built with MPI (RS_WITH_MPI, `make MPI=1`) and started by a launcher
+ * (mpirun, srun), the job is MPI_COMM_WORLD; otherwise, or when not launched
+ * by one, it is this process alone: rank 0 of 1, and every call below is
+ * immediate (a sum over one rank is the value itself).
+ *
+ * Every call except rank/size/rows is collective: all ranks make it, in the
+ * same order, with the same sizes. */
+#ifndef RS_DIST_H
+#define RS_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* Joins the job when a launcher started this process (MPI_Init). */
+int rs_dist_init(rs_error *err);
+
+/* Leaves the job at the end of a command that returned exit_status. A
+ * failure that every rank agreed on (rs_dist_check), or bad usage (status 2,
+ * which every rank sees alike from the same command line), ends normally;
+ * any other failure of this rank alone says so and aborts the whole job, so
+ * that no rank waits for it forever. Returns the status to exit with. */
+int rs_dist_finalize(int exit_status);
+
+int rs_dist_rank(void); /* 0 .. size-1 */
+int rs_dist_size(void);
+
+/* The rows [*lo, *hi) of a B-row global batch that this rank computes: a
+ * contiguous block, rows [r·B/N, (r+1)·B/N). */
+void rs_dist_rows(int B, int *lo, int *hi);
+
+/* buf[0..n) ← Σ over ranks of buf[0..n), in place (MPI_Allreduce). */
+int rs_dist_sum_floats(float *buf, size_t n, rs_error *err);
+
+/* Σ over ranks of value. */
+double rs_dist_sum_double(double value);
+
+/* 1 on every rank if flag is non-zero on any rank. */
+int rs_dist_any(int flag);
+
+/* buf[0..bytes) of rank 0 copied to every rank. */
+int rs_dist_broadcast(void *buf, size_t bytes, rs_error *err);
+
+/* Rank 0's blob of *len bytes, as a new allocation on every other rank
+ * (rank 0 keeps its own); a NULL blob stays NULL everywhere. */
+int rs_dist_broadcast_blob(char **blob, size_t *len, rs_error *err);
+
+/* Collective verdict on a step that each rank did on its own: returns 0 on
+ * every rank if status was 0 on every rank, else -1 on every rank with err
+ * holding the message of the lowest failing rank ("rank R: ..." when it is
+ * another rank). */
+int rs_dist_check(int status, rs_error *err);
+
+/* Fails on every rank, naming `what`, unless value is the same on every rank
+ * (a checksum of the data, the model or the training state). */
+int rs_dist_agree(uint32_t value, const char *what, rs_error *err);
+
+#endif
