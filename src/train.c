@@ -207,9 +207,10 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
                     rs_error *err)
 {
     rs_train_state *st = tr->state;
+    if (rs_dist_agree(fingerprint(tr->model, st, NULL), "the parameters (ranks diverged)", err))
+        return -1;
     int status = rs_dist_rank() == 0 ? evaluate_here(tr, dev, ev, train_loss, err) : 0;
-    if (rs_dist_check(status, err) ||
-        rs_dist_agree(fingerprint(tr->model, st, NULL), "the parameters (ranks diverged)", err))
+    if (rs_dist_check(status, err))
         return -1;
     struct { float best_dev_loss, best_dev_bleu, lr_scale; int32_t bad_evals, stop; } outcome = {
         st->best_dev_loss, st->best_dev_bleu, st->lr_scale, st->bad_evals, ev->stop};

@@ -1,0 +1,238 @@
+/* Data-parallel training under mpirun gives the model one process gives:
+ * with the same seed and global batch, 2 and 3 ranks (3 splits each batch of
+ * 10 pairs unevenly, 3+3+4, and the epoch's last batch of 5 as 1+2+2) log the
+ * same per-step losses and end with the same parameters, up to float32
+ * summation order; a run resumed on another number of ranks lands on the same
+ * model; a model directory rank 0 cannot write stops every rank at once.
+ * Skipped, saying so, when the program is built without MPI or mpirun is absent. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "testdir.h"
+
+/* Per-token losses in the log (6 decimals): equal to print resolution and a
+ * little more. Parameters after 10 Adam steps at lr 0.03: measured 2.7e-5
+ * apart at most (Adam divides by sqrt(v): where a gradient is near zero, a
+ * difference in its last bits moves the weight by a fraction of lr), required
+ * within 1e-4, with weights of size 0.1. */
+#define LOSS_TOL 2e-5
+#define PARAM_TOL 1e-4
+
+static const char *program(void)
+{
+    const char *p = getenv("RNNSEARCH");
+    return p ? p : "./rnnsearch";
+}
+
+static int have_mpi(void)
+{
+#ifdef RS_WITH_MPI
+    if (system("command -v mpirun >/dev/null 2>&1") == 0)
+        return 1;
+    fprintf(stderr, "SKIP mpi: mpirun not found (install openmpi-bin)\n");
+#else
+    fprintf(stderr, "SKIP mpi: rnnsearch built without MPI (install libopenmpi-dev and openmpi-bin)\n");
+#endif
+    return 0;
+}
+
+/* `rnnsearch train ARGS` on `ranks` processes under mpirun (0: alone, no
+ * launcher), with a time limit that turns a hang into a failure; returns the
+ * exit status and the combined output in out. */
+static int train(int ranks, const char *args, char *out, size_t size)
+{
+    char launcher[256] = "", cmd[4096];
+    if (ranks > 0)
+        snprintf(launcher, sizeof launcher,
+                 "mpirun --oversubscribe --bind-to none %s -x OPENBLAS_NUM_THREADS=1 -np %d ",
+                 geteuid() == 0 ? "--allow-run-as-root" : "", ranks);
+    snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=1 timeout 120 %s%s train %s 2>&1", launcher,
+             program(), args);
+    FILE *p = popen(cmd, "r");
+    ck_assert(p != NULL);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A scratch directory with 45 training and 10 dev pairs of the reorder corpus. */
+static void make_data(char *dir)
+{
+    testdir_make(dir, "rnnsearch-mpi");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "head -n 45 corpora/reorder/train.tsv > %s/train.tsv && "
+             "head -n 10 corpora/reorder/dev.tsv > %s/dev.tsv", dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* 2 epochs of 5 batches (10, 10, 10, 10, 5 pairs), an evaluation after every
+ * step (its log line has the epoch's mean loss so far); a learning rate that
+ * decays after a dev evaluation without improvement (steps 8 and 9), so that
+ * rank 0's verdict must reach every rank. */
+static void train_args(char *args, size_t size, const char *dir, const char *out, const char *extra)
+{
+    snprintf(args, size,
+             "--train %s/train.tsv --dev %s/dev.tsv --emb 8 --hidden 8 --att 8 --maxout 4 "
+             "--batch-size 10 --epochs 2 --eval-every 1 --threads 1 --lr 0.03 --lr-decay 0.5 "
+             "--quiet --out %s/%s %s", dir, dir, dir, out, extra);
+}
+
+typedef struct {
+    int count;
+    long step[64];
+    double train_loss[64], dev_loss[64];
+} train_log;
+
+static void read_log(const char *dir, const char *model, train_log *log)
+{
+    char path[512], line[1024];
+    snprintf(path, sizeof path, "%s/%s/train.log.tsv", dir, model);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s: missing", path);
+    log->count = 0;
+    ck_assert(fgets(line, sizeof line, f) != NULL); /* the header */
+    while (fgets(line, sizeof line, f) && log->count < 64) {
+        int epoch;
+        ck_assert_msg(sscanf(line, "%ld\t%d\t%lf\t%lf", &log->step[log->count], &epoch,
+                             &log->train_loss[log->count], &log->dev_loss[log->count]) == 4,
+                      "%s: bad line %s", path, line);
+        log->count++;
+    }
+    fclose(f);
+}
+
+static void same_logs(const train_log *a, const train_log *b, const char *what)
+{
+    ck_assert_msg(a->count == b->count, "%s: %d log lines against %d", what, b->count, a->count);
+    for (int i = 0; i < a->count; i++) {
+        ck_assert_int_eq(a->step[i], b->step[i]);
+        ck_assert_msg(fabs(a->train_loss[i] - b->train_loss[i]) <= LOSS_TOL &&
+                          fabs(a->dev_loss[i] - b->dev_loss[i]) <= LOSS_TOL,
+                      "%s: step %ld: train loss %.6f against %.6f, dev loss %.6f against %.6f",
+                      what, a->step[i], b->train_loss[i], a->train_loss[i], b->dev_loss[i],
+                      a->dev_loss[i]);
+    }
+}
+
+/* The largest parameter difference between two models' last.ckpt; their
+ * training states must agree on the counters and the learning-rate scale. */
+static double param_distance(const char *dir, const char *m1, const char *m2)
+{
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/%s/last.ckpt", dir, m1);
+    snprintf(p2, sizeof p2, "%s/%s/last.ckpt", dir, m2);
+    rs_model a = {0}, b = {0};
+    rs_train_state sa = {0}, sb = {0};
+    rs_error err;
+    ck_assert_msg(!rs_checkpoint_load(p1, &a, &sa, &err), "%s", err.msg);
+    ck_assert_msg(!rs_checkpoint_load(p2, &b, &sb, &err), "%s", err.msg);
+    ck_assert_uint_eq(a.layout.total, b.layout.total);
+    ck_assert_int_eq(sa.step, sb.step);
+    ck_assert_int_eq(sa.epoch, sb.epoch);
+    ck_assert_int_eq(sa.batches_done, sb.batches_done);
+    ck_assert_int_eq(sa.bad_evals, sb.bad_evals);
+    ck_assert(sa.lr_scale == sb.lr_scale);
+    double worst = 0.0;
+    for (size_t i = 0; i < a.layout.total; i++)
+        worst = fmax(worst, fabs((double)a.params[i] - (double)b.params[i]));
+    rs_train_state_free(&sa);
+    rs_train_state_free(&sb);
+    rs_model_free(&a);
+    rs_model_free(&b);
+    return worst;
+}
+
+START_TEST(ranks_train_the_model_one_process_trains)
+{
+    if (!have_mpi())
+        return;
+    char dir[64], args[1024], out[32768];
+    make_data(dir);
+    train_log one, two, three;
+    const struct { int ranks; const char *name; train_log *log; } runs[] = {
+        {0, "one", &one}, {2, "two", &two}, {3, "three", &three}};
+    for (int r = 0; r < 3; r++) {
+        train_args(args, sizeof args, dir, runs[r].name, "");
+        ck_assert_msg(train(runs[r].ranks, args, out, sizeof out) == 0, "%s", out);
+        read_log(dir, runs[r].name, runs[r].log);
+    }
+    ck_assert_int_eq(one.count, 10); /* a line per step */
+    same_logs(&one, &two, "2 ranks");
+    same_logs(&one, &three, "3 ranks");
+    double d2 = param_distance(dir, "one", "two"), d3 = param_distance(dir, "one", "three");
+    fprintf(stderr, "mpi: parameters after 10 steps: 2 ranks %.2g, 3 ranks %.2g from one process\n",
+            d2, d3);
+    ck_assert_msg(d2 <= PARAM_TOL && d3 <= PARAM_TOL, "parameters %g and %g apart", d2, d3);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(resume_on_another_number_of_ranks)
+{
+    if (!have_mpi())
+        return;
+    char dir[64], args[1024], out[32768];
+    make_data(dir);
+    train_args(args, sizeof args, dir, "whole", "");
+    ck_assert_msg(train(0, args, out, sizeof out) == 0, "%s", out);
+    /* The first epoch on 2 ranks, the second on 3. */
+    train_args(args, sizeof args, dir, "parts", "--max-steps 5");
+    ck_assert_msg(train(2, args, out, sizeof out) == 0, "%s", out);
+    char resume[1024];
+    snprintf(resume, sizeof resume,
+             "--train %s/train.tsv --dev %s/dev.tsv --out %s/parts --resume --max-steps 0 "
+             "--eval-every 1 --quiet",
+             dir, dir, dir);
+    ck_assert_msg(train(3, resume, out, sizeof out) == 0, "%s", out);
+    train_log whole, parts;
+    read_log(dir, "whole", &whole);
+    read_log(dir, "parts", &parts);
+    same_logs(&whole, &parts, "resumed on 3 ranks");
+    double d = param_distance(dir, "whole", "parts");
+    ck_assert_msg(d <= PARAM_TOL, "resumed on 3 ranks: parameters %g apart", d);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(unwritable_model_directory_stops_every_rank)
+{
+    if (!have_mpi())
+        return;
+    char dir[64], args[1024], out[32768], file[128];
+    make_data(dir);
+    /* A model directory below a regular file cannot be made, even by root. */
+    snprintf(file, sizeof file, "%s/plain-file", dir);
+    FILE *f = fopen(file, "w");
+    ck_assert(f != NULL && fclose(f) == 0);
+    train_args(args, sizeof args, dir, "plain-file/model", "");
+    int status = train(3, args, out, sizeof out);
+    ck_assert_msg(status != 0 && status != 124, "status %d (124: a hang): %s", status, out);
+    /* Every rank says why before any training. */
+    int says = 0;
+    for (const char *at = out; (at = strstr(at, "cannot create directory")); at++)
+        says++;
+    ck_assert_msg(says == 3, "%d of 3 ranks name the problem: %s", says, out);
+    ck_assert_msg(!strstr(out, "step "), "training started: %s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
+Suite *mpi_suite(void)
+{
+    Suite *s = suite_create("mpi");
+    TCase *tc = tcase_create("mpirun");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, ranks_train_the_model_one_process_trains);
+    tcase_add_test(tc, resume_on_another_number_of_ranks);
+    tcase_add_test(tc, unwritable_model_directory_stops_every_rank);
+    suite_add_tcase(s, tc);
+    return s;
+}
