@@ -105,4 +105,10 @@ install: rnnsearch
 clean:
 	rm -rf $(BUILD) build-asan rnnsearch
 
+# Turning MPI on or off rebuilds every object (the flags differ).
+MPI_STAMP := $(BUILD)/.mpi-$(if $(filter 1,$(MPI)),on,off)
+$(MPI_STAMP):
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/.mpi-* && touch $@
+$(LIB_OBJS) $(PROG_OBJS) $(TEST_OBJS): $(MPI_STAMP)
+
 -include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

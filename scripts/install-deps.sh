@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs what rnnsearch needs to build and test, from Debian/Ubuntu packages.
 # Does nothing when everything is present; elsewhere, says exactly what is missing.
+# With --mpi, also Open MPI (training across machines under mpirun; CI tests it).
 set -e
 PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev check libxml2-utils"
+[ "${1:-}" = --mpi ] && PKGS="$PKGS libopenmpi-dev openmpi-bin"
 
 missing=""
 command -v cc >/dev/null 2>&1 || missing="$missing cc"
@@ -14,6 +16,10 @@ if command -v pkg-config >/dev/null 2>&1; then
     done
 fi
 command -v xmllint >/dev/null 2>&1 || missing="$missing xmllint"
+if [ "${1:-}" = --mpi ]; then
+    pkg-config --exists ompi-c 2>/dev/null || missing="$missing ompi-c"
+    command -v mpirun >/dev/null 2>&1 || missing="$missing mpirun"
+fi
 [ -z "$missing" ] && exit 0
 
 echo "rnnsearch: missing:$missing" >&2
