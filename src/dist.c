@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dist.h"
 
@@ -129,7 +130,17 @@ int rs_dist_check(int status, rs_error *err)
     if (g_size == 1)
         return status ? -1 : 0;
     int mine = status ? g_rank : g_size, lowest = g_size;
-    MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    /* Ranks that wait here while rank 0 evaluates or saves sleep instead of
+     * spinning in MPI's busy poll, which would take cores from rank 0 when
+     * ranks share a machine. */
+    MPI_Request request;
+    MPI_Iallreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &request);
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
     if (lowest == g_size)
         return 0;
     char msg[sizeof err->msg];

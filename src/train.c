@@ -178,11 +178,14 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
 
 /* ---- across ranks (src/dist.h): rank 0 alone evaluates, logs and saves ---- */
 
-/* CRC-32 of what every rank must hold alike: parameters, optimizer state and data. */
+/* CRC-32 of what every rank must hold alike: the parameters, and unless NULL
+ * the optimizer state and the data. */
 static uint32_t fingerprint(const rs_model *model, const rs_train_state *st, const rs_dataset *d)
 {
     const size_t total = model->layout.total;
     uint32_t crc = rs_crc32_update(0, model->params, sizeof(float) * total);
+    if (!st)
+        return crc;
     crc = rs_crc32_update(crc, st->adam_m, sizeof(float) * total);
     crc = rs_crc32_update(crc, st->adam_v, sizeof(float) * total);
     int64_t counters[3] = {st->step, st->epoch, st->batches_done};
@@ -207,7 +210,7 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
                     rs_error *err)
 {
     rs_train_state *st = tr->state;
-    if (rs_dist_agree(fingerprint(tr->model, st, NULL), "the parameters (ranks diverged)", err))
+    if (rs_dist_agree(fingerprint(tr->model, NULL, NULL), "the parameters (ranks diverged)", err))
         return -1;
     int status = rs_dist_rank() == 0 ? evaluate_here(tr, dev, ev, train_loss, err) : 0;
     if (rs_dist_check(status, err))
