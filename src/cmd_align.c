@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "alignment.h"
-#include "checkpoint.h"
+#include "fileio.h"
 #include "cli.h"
 #include "codec.h"
 #include "commands.h"

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "byteorder.h"
+#include "fileio.h"
 #include "json.h"
 #include "safetensors.h"
 
@@ -172,8 +173,7 @@ int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err
         return -1;
     }
     unsigned char len_bytes[8];
-    for (int i = 0; i < 8; i++)
-        len_bytes[i] = (unsigned char)((uint64_t)header_len >> (8 * i));
+    rs_put_le64(len_bytes, header_len);
     errno = 0;
     if (fwrite(len_bytes, 1, 8, af.f) != 8 || fwrite(header, 1, header_len, af.f) != header_len)
         af.errnum = errno ? errno : -1;
@@ -468,8 +468,7 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err)
         rs_fail(err, "%s: truncated: %zu bytes, less than the 8-byte header length", path, size);
         goto fail;
     }
-    for (int i = 0; i < 8; i++)
-        header_len |= (uint64_t)file[i] << (8 * i);
+    header_len = rs_get_le64(file);
     if (header_len > size - 8) {
         rs_fail(err, "%s: truncated or not safetensors: header length %llu, file %zu bytes",
                 path, (unsigned long long)header_len, size);

@@ -15,6 +15,7 @@
 
 #include "alignment.h"
 #include "checkpoint.h"
+#include "fileio.h"
 #include "testdir.h"
 #include "decode.h"
 #include "gradcheck.h"

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
 #include "testdir.h"
 #include "json.h"
 #include "safetensors.h"

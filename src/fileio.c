@@ -1,0 +1,189 @@
+/* Files: mkdir -p, atomic replacement and whole-file reads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+/* ---- directories --------------------------------------------------------- */
+
+int rs_make_parent_dirs(const char *path, rs_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 0; /* the current directory or "/" */
+    size_t len = (size_t)(slash - path);
+    char *dir = rs_calloc(len + 1, 1, err);
+    if (!dir)
+        return -1;
+    memcpy(dir, path, len);
+    /* Create each prefix in turn, as mkdir -p does. */
+    for (size_t i = 1; i <= len; i++) {
+        if (i < len && dir[i] != '/')
+            continue;
+        char saved = dir[i];
+        dir[i] = 0;
+        if (mkdir(dir, 0777) && errno != EEXIST) {
+            int e = errno;
+            rs_fail(err, "cannot create directory %s: %s", dir, strerror(e));
+            free(dir);
+            return -1;
+        }
+        dir[i] = saved;
+    }
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        rs_fail(err, "%s is not a directory", dir);
+        free(dir);
+        return -1;
+    }
+    free(dir);
+    return 0;
+}
+
+/* fsync of the directory holding `path`, so that the rename itself is durable.
+ * EINVAL means the file system cannot sync directories: nothing more to do. */
+static int sync_parent_dir(const char *path, rs_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    if (!slash)
+        dir = strdup(".");
+    else if (slash == path)
+        dir = strdup("/");
+    else {
+        dir = malloc((size_t)(slash - path) + 1);
+        if (dir) {
+            memcpy(dir, path, (size_t)(slash - path));
+            dir[slash - path] = 0;
+        }
+    }
+    if (!dir)
+        return rs_fail(err, "out of memory");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) {
+        int e = errno;
+        rs_fail(err, "%s: saved, but cannot open its directory %s to sync it: %s", path, dir,
+                strerror(e));
+        free(dir);
+        return -1;
+    }
+    int rc = 0;
+    if (fsync(fd) && errno != EINVAL) {
+        int e = errno;
+        rc = rs_fail(err, "%s: saved, but syncing directory %s failed: %s", path, dir, strerror(e));
+    }
+    close(fd);
+    free(dir);
+    return rc;
+}
+
+/* ---- atomic replacement ---------------------------------------------------- */
+
+int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err)
+{
+    memset(af, 0, sizeof *af);
+    if (rs_make_parent_dirs(path, err))
+        return -1;
+    size_t tmp_size = strlen(path) + 32;
+    af->tmp = rs_calloc(tmp_size, 1, err);
+    af->path = strdup(path);
+    if (!af->tmp || !af->path) {
+        rs_fail(err, "out of memory");
+        goto fail;
+    }
+    snprintf(af->tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
+    af->f = fopen(af->tmp, "wb");
+    if (!af->f) {
+        int e = errno;
+        rs_fail(err, "cannot create %s: %s", af->tmp, strerror(e));
+        goto fail;
+    }
+    return 0;
+fail:
+    free(af->tmp);
+    free(af->path);
+    memset(af, 0, sizeof *af);
+    return -1;
+}
+
+void rs_atomic_abort(rs_atomic_file *af)
+{
+    if (af->f)
+        fclose(af->f);
+    if (af->tmp)
+        unlink(af->tmp);
+    free(af->tmp);
+    free(af->path);
+    memset(af, 0, sizeof *af);
+}
+
+int rs_atomic_commit(rs_atomic_file *af, rs_error *err)
+{
+    int e = af->errnum;
+    if (!e && ferror(af->f))
+        e = -1;
+    /* The data must be on disk before the rename makes it the file. */
+    if (!e && fflush(af->f))
+        e = errno ? errno : -1;
+    if (!e && fsync(fileno(af->f)))
+        e = errno ? errno : -1;
+    int closed = fclose(af->f);
+    af->f = NULL;
+    if (closed && !e)
+        e = errno ? errno : -1;
+    if (e) {
+        rs_fail(err, "writing %s failed: %s", af->tmp, e > 0 ? strerror(e) : "write error");
+        rs_atomic_abort(af);
+        return -1;
+    }
+    if (rename(af->tmp, af->path)) {
+        e = errno;
+        rs_fail(err, "cannot rename %s to %s: %s", af->tmp, af->path, strerror(e));
+        rs_atomic_abort(af);
+        return -1;
+    }
+    int rc = sync_parent_dir(af->path, err);
+    free(af->tmp);
+    free(af->path);
+    memset(af, 0, sizeof *af);
+    return rc;
+}
+
+
+/* ---- reading ------------------------------------------------------------- */
+
+int rs_read_file(const char *path, unsigned char **data, size_t *size, rs_error *err)
+{
+    *data = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        return rs_fail(err, "cannot open %s: %s", path, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return rs_fail(err, "%s is not a regular file", path);
+    }
+    size_t n = (size_t)st.st_size;
+    unsigned char *buf = rs_calloc(n + 1, 1, err);
+    if (!buf) {
+        fclose(f);
+        return -1;
+    }
+    size_t got = fread(buf, 1, n, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || got != n) {
+        free(buf);
+        return rs_fail(err, "reading %s failed%s", path,
+                       bad ? "" : " (the file changed while being read)");
+    }
+    *data = buf;
+    *size = n;
+    return 0;
+}
