@@ -17,6 +17,7 @@
 /* Writes the checkpoint atomically: to "path.tmp.<pid>" first (fflush, fsync),
  * then rename() over `path` and fsync of the directory, so an interrupted save
  * leaves the previous file intact. Creates missing parent directories.
+ * Refuses a path that exists and is not a regular file (rs_atomic_open).
  * `state` may be NULL: then no training state is stored. */
 int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_state *state,
                        rs_error *err);

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "corpus.h"
 #include "decode.h"
+#include "fileio.h"
 
 #define PROG "rnnsearch translate"
 
@@ -264,6 +265,11 @@ int cmd_translate(int argc, char **argv)
         return RS_EXIT_USAGE;
     }
     const char *input = optind < argc ? argv[optind] : "-";
+    rs_error same;
+    if (rs_check_output_not_input(output, input, &same) || rs_check_output_not_input(output, ref_path, &same)) {
+        fprintf(stderr, PROG ": %s\n", same.msg);
+        return RS_EXIT_USAGE;
+    }
     if (threads > 0)
         openblas_set_num_threads(threads);
 
@@ -377,7 +383,7 @@ int cmd_translate(int argc, char **argv)
 fail:
     fprintf(stderr, PROG ": %s\n", err.msg);
 done:
-    if (out != stdout)
+    if (out && out != stdout)
         fclose(out);
     for (int i = 0; lines && i < chunk; i++)
         free(lines[i]);

@@ -83,10 +83,44 @@ static int sync_parent_dir(const char *path, rs_error *err)
 
 /* ---- atomic replacement ---------------------------------------------------- */
 
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* A rename may replace nothing or a regular file: renaming over a symbolic
+ * link, a device or a FIFO would destroy it instead of writing through it. */
+static int check_replaceable(const char *path, rs_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st)) {
+        int e = errno;
+        if (e == ENOENT)
+            return 0;
+        return rs_fail(err, "cannot examine %s: %s", path, strerror(e));
+    }
+    if (S_ISREG(st.st_mode))
+        return 0;
+    return rs_fail(err, "%s is %s; refusing to replace it (only a regular file or a new name is "
+                   "written)", path, file_kind(st.st_mode));
+}
+
 int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err)
 {
     memset(af, 0, sizeof *af);
-    if (rs_make_parent_dirs(path, err))
+    if (check_replaceable(path, err) || rs_make_parent_dirs(path, err))
         return -1;
     size_t tmp_size = strlen(path) + 32;
     af->tmp = rs_calloc(tmp_size, 1, err);
@@ -96,9 +130,17 @@ int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err)
         goto fail;
     }
     snprintf(af->tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
-    af->f = fopen(af->tmp, "wb");
-    if (!af->f) {
+    /* A new file, never one found under that name (a link left there would
+     * be written through); a leftover of a killed process of the same PID goes. */
+    int fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 && errno == EEXIST && !unlink(af->tmp))
+        fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 || !(af->f = fdopen(fd, "wb"))) {
         int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(af->tmp);
+        }
         rs_fail(err, "cannot create %s: %s", af->tmp, strerror(e));
         goto fail;
     }
@@ -140,6 +182,11 @@ int rs_atomic_commit(rs_atomic_file *af, rs_error *err)
         rs_atomic_abort(af);
         return -1;
     }
+    /* Again: the target may have changed while the file was written. */
+    if (check_replaceable(af->path, err)) {
+        rs_atomic_abort(af);
+        return -1;
+    }
     if (rename(af->tmp, af->path)) {
         e = errno;
         rs_fail(err, "cannot rename %s to %s: %s", af->tmp, af->path, strerror(e));
@@ -153,6 +200,32 @@ int rs_atomic_commit(rs_atomic_file *af, rs_error *err)
     return rc;
 }
 
+/* ---- identity ------------------------------------------------------------ */
+
+/* "-" is standard input (an output named "-" is standard output to the
+ * commands, which never write a file of that name). */
+static int stat_named(const char *path, int fd_for_dash, struct stat *st)
+{
+    if (!strcmp(path, "-"))
+        return fstat(fd_for_dash, st);
+    return stat(path, st);
+}
+
+int rs_same_file(const char *path_a, const char *path_b)
+{
+    struct stat a, b;
+    if (!path_a || !path_b || stat_named(path_a, 0, &a) || stat_named(path_b, 0, &b))
+        return 0;
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int rs_check_output_not_input(const char *output, const char *input, rs_error *err)
+{
+    if (!output || !strcmp(output, "-") || !rs_same_file(output, input))
+        return 0;
+    return rs_fail(err, "%s is the same file as %s: refusing to overwrite an input", output,
+                   strcmp(input, "-") ? input : "standard input");
+}
 
 /* ---- reading ------------------------------------------------------------- */
 

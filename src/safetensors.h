@@ -23,7 +23,8 @@
 #include "error.h"
 #include "model.h"
 
-/* Writes the model (atomically, as checkpoints are written). */
+/* Writes the model (atomically, as checkpoints are written: a path that exists
+ * and is not a regular file is refused, never replaced or streamed to). */
 int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err);
 
 /* Reads a file in the format above and builds *model (overwritten; zeroed on

@@ -126,6 +126,87 @@ START_TEST(test_atomic_replace)
 }
 END_TEST
 
+/* Saving must never rename over a link, FIFO, device or directory. */
+START_TEST(test_atomic_refuses_special_targets)
+{
+    char fifo[256], link[256], target[256], sub[256];
+    rs_error err = {{0}};
+    rs_atomic_file af;
+    struct stat st;
+    testdir_make(dir, "rs_fileio");
+    path_in(fifo, sizeof fifo, "fifo");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(rs_atomic_open(&af, fifo, &err), -1);
+    ck_assert_msg(strstr(err.msg, fifo) && strstr(err.msg, "FIFO"), "%s", err.msg);
+    ck_assert(!lstat(fifo, &st) && S_ISFIFO(st.st_mode));
+
+    path_in(target, sizeof target, "target.txt");
+    testfile_write(target, (const unsigned char *)"keep", 4);
+    path_in(link, sizeof link, "link");
+    ck_assert_int_eq(symlink("target.txt", link), 0);
+    ck_assert_int_eq(rs_atomic_open(&af, link, &err), -1);
+    ck_assert_msg(strstr(err.msg, link) && strstr(err.msg, "symbolic link"), "%s", err.msg);
+    ck_assert(!lstat(link, &st) && S_ISLNK(st.st_mode));
+
+    path_in(sub, sizeof sub, "subdir");
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    ck_assert_int_eq(rs_atomic_open(&af, sub, &err), -1);
+    ck_assert_msg(strstr(err.msg, "directory"), "%s", err.msg);
+    ck_assert_int_eq(rs_atomic_open(&af, "/dev/null", &err), -1);
+    ck_assert_msg(strstr(err.msg, "/dev/null is a character device"), "%s", err.msg);
+
+    /* A link that appears while the file is written is not replaced either. */
+    char late[256];
+    path_in(late, sizeof late, "late");
+    ck_assert_msg(!rs_atomic_open(&af, late, &err), "%s", err.msg);
+    fputs("new", af.f);
+    ck_assert_int_eq(symlink("target.txt", late), 0);
+    ck_assert_int_eq(rs_atomic_commit(&af, &err), -1);
+    ck_assert_msg(strstr(err.msg, "symbolic link"), "%s", err.msg);
+    ck_assert(!lstat(late, &st) && S_ISLNK(st.st_mode));
+    size_t size;
+    unsigned char *data = testfile_read(target, &size);
+    ck_assert(size == 4 && !memcmp(data, "keep", 4));
+    free(data);
+    /* Nothing but what the test made. */
+    ck_assert_int_eq(count_entries(dir), 5);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(test_same_file)
+{
+    char a[256], b[256], sym[256], hard[256];
+    rs_error err = {{0}};
+    testdir_make(dir, "rs_fileio");
+    path_in(a, sizeof a, "a.txt");
+    path_in(b, sizeof b, "b.txt");
+    path_in(sym, sizeof sym, "link.txt");
+    path_in(hard, sizeof hard, "hard.txt");
+    testfile_write(a, (const unsigned char *)"a", 1);
+    testfile_write(b, (const unsigned char *)"a", 1);
+    ck_assert_int_eq(symlink("a.txt", sym), 0);
+    ck_assert_int_eq(link(a, hard), 0);
+    ck_assert_int_eq(rs_same_file(a, a), 1);
+    ck_assert_int_eq(rs_same_file(a, sym), 1);
+    ck_assert_int_eq(rs_same_file(hard, a), 1);
+    ck_assert_int_eq(rs_same_file(a, b), 0); /* same contents, other file */
+    char missing[256];
+    path_in(missing, sizeof missing, "missing");
+    ck_assert_int_eq(rs_same_file(missing, missing), 0);
+    ck_assert_int_eq(rs_same_file(a, NULL), 0);
+    /* The message names both. */
+    ck_assert_int_eq(rs_check_output_not_input(sym, a, &err), -1);
+    ck_assert_msg(strstr(err.msg, sym) && strstr(err.msg, a) &&
+                  strstr(err.msg, "is the same file as"), "%s", err.msg);
+    ck_assert_int_eq(rs_check_output_not_input(b, a, &err), 0);
+    ck_assert_int_eq(rs_check_output_not_input(NULL, a, &err), 0);
+    ck_assert_int_eq(rs_check_output_not_input("-", a, &err), 0);
+    ck_assert_int_eq(rs_check_output_not_input(b, NULL, &err), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(test_read_file)
 {
     char path[256];
@@ -157,6 +238,8 @@ Suite *fileio_suite(void)
     tcase_add_test(tc, test_byte_order);
     tcase_add_test(tc, test_make_parent_dirs);
     tcase_add_test(tc, test_atomic_replace);
+    tcase_add_test(tc, test_atomic_refuses_special_targets);
+    tcase_add_test(tc, test_same_file);
     tcase_add_test(tc, test_read_file);
     suite_add_tcase(s, tc);
     return s;
