@@ -2,7 +2,8 @@
  *
  * In short: header (magic, version, section count, file size), named
  * length-prefixed sections, and a CRC-32 of everything before it. Integers and
- * floats are little-endian. Loading reads the whole file, checks its size and
+ * floats are little-endian. Loading reads the fixed header first (magic,
+ * version, size against the file's), then the whole file, checks the
  * checksum before looking at any section, then checks every section against
  * the layout computed from the stored configuration. */
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "byteorder.h"
 #include "checkpoint.h"
+#include "codec.h"
 #include "crc32.h"
 #include "fileio.h"
 
@@ -453,28 +455,38 @@ static void prefix_error(rs_error *err, const char *path, const char *what)
     rs_fail(err, "%s: %s: %s", path, what, inner);
 }
 
-/* Header, size and checksum; fills sec[] with each section's data (p == NULL: absent). */
-static int load_sections(const char *path, const unsigned char *data, size_t size,
-                         cursor sec[S_COUNT], rs_error *err)
+/* Magic, version and declared size, against the real size of the file, from
+ * its first min(size, HEADER_BYTES) bytes: what can be refused before the
+ * whole file is read. */
+static int check_header(const char *path, const unsigned char *head, size_t size, rs_error *err)
 {
-    if (size < 8 && !memcmp(data, RS_CHECKPOINT_MAGIC, size))
+    if (size < 8 && !memcmp(head, RS_CHECKPOINT_MAGIC, size))
         return rs_fail(err, "%s: truncated: %zu bytes, less than a header", path, size);
-    if (size < 8 || memcmp(data, RS_CHECKPOINT_MAGIC, 8))
+    if (size < 8 || memcmp(head, RS_CHECKPOINT_MAGIC, 8))
         return rs_fail(err, "%s: not an rnnsearch checkpoint (bad magic number)", path);
     if (size < HEADER_BYTES + TRAILER_BYTES)
         return rs_fail(err, "%s: truncated: %zu bytes, less than a header", path, size);
-    uint32_t version = rs_get_le32(data + 8);
+    uint32_t version = rs_get_le32(head + 8);
     if (version != RS_CHECKPOINT_VERSION)
         return rs_fail(err, "%s: checkpoint format version %u; this program reads version %d",
                        path, version, RS_CHECKPOINT_VERSION);
-    uint32_t count = rs_get_le32(data + 12);
-    uint64_t declared = rs_get_le64(data + 16);
+    uint64_t declared = rs_get_le64(head + 16);
     if (declared > size)
         return rs_fail(err, "%s: truncated: %zu bytes of %llu", path, size,
                        (unsigned long long)declared);
     if (declared < size)
         return rs_fail(err, "%s: %llu unexpected bytes after the end of the checkpoint", path,
                        (unsigned long long)(size - declared));
+    return 0;
+}
+
+/* Header, size and checksum; fills sec[] with each section's data (p == NULL: absent). */
+static int load_sections(const char *path, const unsigned char *data, size_t size,
+                         cursor sec[S_COUNT], rs_error *err)
+{
+    if (check_header(path, data, size, err))
+        return -1;
+    uint32_t count = rs_get_le32(data + 12);
     uint32_t stored = rs_get_le32(data + size - TRAILER_BYTES);
     uint32_t actual = rs_crc32_update(0, data, size - TRAILER_BYTES);
     if (stored != actual)
@@ -524,6 +536,36 @@ static int load_sections(const char *path, const unsigned char *data, size_t siz
     return 0;
 }
 
+/* The whole file, read only once its header has passed check_header. */
+static int read_checkpoint(const char *path, unsigned char **data, size_t *size, rs_error *err)
+{
+    FILE *f;
+    size_t n;
+    *data = NULL;
+    if (rs_open_regular(path, &f, &n, err))
+        return -1;
+    unsigned char head[HEADER_BYTES] = {0};
+    size_t have = n < HEADER_BYTES ? n : HEADER_BYTES;
+    unsigned char *buf = NULL;
+    if (rs_read_exact(f, head, have, path, err) || check_header(path, head, n, err))
+        goto fail;
+    if (!(buf = malloc(n))) {
+        rs_fail(err, "%s: out of memory for its %zu bytes", path, n);
+        goto fail;
+    }
+    memcpy(buf, head, have);
+    if (rs_read_exact(f, buf + have, n - have, path, err))
+        goto fail;
+    fclose(f);
+    *data = buf;
+    *size = n;
+    return 0;
+fail:
+    fclose(f);
+    free(buf);
+    return -1;
+}
+
 int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state, rs_error *err)
 {
     memset(model, 0, sizeof *model);
@@ -531,9 +573,19 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
         memset(state, 0, sizeof *state);
     unsigned char *data;
     size_t size;
-    if (rs_read_file(path, &data, &size, err))
+    if (read_checkpoint(path, &data, &size, err))
         return -1;
+    int rc = rs_checkpoint_parse(path, data, size, model, state, err);
+    free(data);
+    return rc;
+}
 
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size,
+                        rs_model *model, rs_train_state *state, rs_error *err)
+{
+    memset(model, 0, sizeof *model);
+    if (state)
+        memset(state, 0, sizeof *state);
     rs_model m;
     rs_train_state ts;
     rs_config cfg;
@@ -572,6 +624,12 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
         goto fail;
     if (sec[S_SPM_TGT].p && copy_blob(&sec[S_SPM_TGT], &m.spm_tgt, &m.spm_tgt_len, err))
         goto fail;
+    /* Text settings that cannot make a codec (unknown tokenizer, SentencePiece
+     * model missing or unloadable) are refused here, naming the file. */
+    rs_codec codec;
+    if (rs_codec_for_model(&codec, &m, err))
+        goto fail;
+    rs_codec_free(&codec);
 
     if (load_params_index(path, &sec[S_PARAMS], &m.layout, order, &count, err))
         goto fail;
@@ -598,14 +656,13 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
         }
     }
     free(text);
-    free(data);
     *model = m;
     if (state)
         *state = ts;
     return 0;
 fail:
+    rs_error_name_file(err, path);
     free(text);
-    free(data);
     rs_train_state_free(&ts);
     rs_model_free(&m);
     return -1;

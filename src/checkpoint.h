@@ -31,6 +31,14 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
  * fresh one from rs_train_state_alloc (step 0, zero moments). */
 int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state, rs_error *err);
 
+/* The same from the file's bytes in memory (`path` names it in messages). The
+ * loader reads only the fixed header first, so a file that is no checkpoint
+ * (bad magic, wrong size) is refused without being read whole. Every message
+ * names the file; the text settings must make a codec (known tokenizer,
+ * SentencePiece models present and loadable when the tokenizer is spm). */
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size,
+                        rs_model *model, rs_train_state *state, rs_error *err);
+
 /* Resolves a -m argument to a checkpoint file: a directory (models/NAME) gives
  * DIR/best.ckpt if it exists, else DIR/last.ckpt; an existing file is taken
  * as it is; a bare NAME (no '/') that is neither gives models/NAME as above.

@@ -1,6 +1,7 @@
 /* Files: mkdir -p, atomic replacement and whole-file reads. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -229,33 +230,61 @@ int rs_check_output_not_input(const char *output, const char *input, rs_error *e
 
 /* ---- reading ------------------------------------------------------------- */
 
-int rs_read_file(const char *path, unsigned char **data, size_t *size, rs_error *err)
+int rs_open_regular(const char *path, FILE **f, size_t *size, rs_error *err)
 {
-    *data = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    *f = NULL;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
         int e = errno;
         return rs_fail(err, "cannot open %s: %s", path, strerror(e));
     }
     struct stat st;
-    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
         return rs_fail(err, "%s is not a regular file", path);
     }
-    size_t n = (size_t)st.st_size;
-    unsigned char *buf = rs_calloc(n + 1, 1, err);
+    if ((uintmax_t)st.st_size > SIZE_MAX - 1) {
+        close(fd);
+        return rs_fail(err, "%s is too large to read", path);
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) || !(*f = fdopen(fd, "rb"))) {
+        int e = errno;
+        close(fd);
+        return rs_fail(err, "cannot open %s: %s", path, strerror(e));
+    }
+    *size = (size_t)st.st_size;
+    return 0;
+}
+
+int rs_read_exact(FILE *f, void *buf, size_t n, const char *path, rs_error *err)
+{
+    size_t got = fread(buf, 1, n, f);
+    if (got == n)
+        return 0;
+    return rs_fail(err, "reading %s failed%s", path,
+                   ferror(f) ? "" : " (the file changed while being read)");
+}
+
+int rs_read_file(const char *path, unsigned char **data, size_t *size, rs_error *err)
+{
+    *data = NULL;
+    FILE *f;
+    size_t n;
+    if (rs_open_regular(path, &f, &n, err))
+        return -1;
+    unsigned char *buf = calloc(n + 1, 1);
     if (!buf) {
         fclose(f);
+        return rs_fail(err, "%s: out of memory for its %zu bytes", path, n);
+    }
+    if (rs_read_exact(f, buf, n, path, err)) {
+        fclose(f);
+        free(buf);
         return -1;
     }
-    size_t got = fread(buf, 1, n, f);
-    int bad = ferror(f);
     fclose(f);
-    if (bad || got != n) {
-        free(buf);
-        return rs_fail(err, "reading %s failed%s", path,
-                       bad ? "" : " (the file changed while being read)");
-    }
     *data = buf;
     *size = n;
     return 0;

@@ -39,6 +39,13 @@ int rs_same_file(const char *path_a, const char *path_b);
  * NULL input pass. For commands to call before they open the output. */
 int rs_check_output_not_input(const char *output, const char *input, rs_error *err);
 
+/* Opens a regular file for reading (anything else is refused without waiting,
+ * a FIFO included); *size is its length. */
+int rs_open_regular(const char *path, FILE **f, size_t *size, rs_error *err);
+
+/* Reads exactly n bytes from f, or fails naming path. */
+int rs_read_exact(FILE *f, void *buf, size_t n, const char *path, rs_error *err);
+
 /* Reads a whole regular file into a new buffer (*size bytes, plus a NUL not
  * counted in *size). */
 int rs_read_file(const char *path, unsigned char **data, size_t *size, rs_error *err);

@@ -35,4 +35,13 @@ int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err
  * settings of model->cfg are the defaults. */
 int rs_safetensors_import(const char *path, rs_model *model, rs_error *err);
 
+/* The same from the file's bytes in memory (`path` names it in messages).
+ * Checked as the format specifies: the header length exactly (the header
+ * begins with '{' and is JSON up to its last byte, spaces allowed at the end),
+ * the tensors' data_offsets tiling the data section (no gap, no overlap, no
+ * trailing bytes), every tensor of the layout present with its shape, and the
+ * SentencePiece models present and loadable when the tokenizer is spm. */
+int rs_safetensors_parse(const char *path, const unsigned char *data, size_t size,
+                         rs_model *model, rs_error *err);
+
 #endif

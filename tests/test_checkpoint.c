@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "byteorder.h"
 #include "checkpoint.h"
 #include "testdir.h"
 #include "crc32.h"
@@ -436,6 +440,125 @@ START_TEST(test_resolve)
 }
 END_TEST
 
+/* Peak resident memory of this process, in kilobytes. */
+static long peak_kb(void)
+{
+    struct rusage ru;
+    ck_assert_int_eq(getrusage(RUSAGE_SELF, &ru), 0);
+    return ru.ru_maxrss;
+}
+
+/* A 1 GB file that is no checkpoint is refused from its header, without being
+ * read (or allocated) whole. The file is sparse: it costs no disk. */
+START_TEST(test_large_non_checkpoint_refused_from_header)
+{
+    char path[256];
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "big.bin");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, 1L << 30), 0);
+    close(fd);
+    long before = peak_kb();
+    assert_load_fails(path, "bad magic");
+    ck_assert_msg(peak_kb() - before < 100 * 1024, "loading grew the peak memory by %ld kB",
+                  peak_kb() - before);
+    /* The right magic with a size that does not match the file's is refused as early. */
+    fd = open(path, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    unsigned char header[24] = "RNNSCKPT";
+    rs_put_le32(header + 8, RS_CHECKPOINT_VERSION);
+    rs_put_le64(header + 16, 4096);
+    ck_assert_int_eq(write(fd, header, sizeof header), (ssize_t)sizeof header);
+    close(fd);
+    assert_load_fails(path, "unexpected bytes");
+    ck_assert_msg(peak_kb() - before < 100 * 1024, "loading grew the peak memory by %ld kB",
+                  peak_kb() - before);
+    testdir_remove(tmp_dir);
+}
+END_TEST
+
+/* Text settings that cannot work are refused at load, naming the file. */
+START_TEST(test_bad_text_settings_name_the_file)
+{
+    rs_model m;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "t.ckpt");
+    /* The SentencePiece models of make_model are not models. */
+    make_model(&m, "additive", 1, 4);
+    snprintf(m.cfg.tokenizer, RS_STR_MAX, "spm");
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    assert_load_fails(path, "sentencepiece");
+    /* No SentencePiece models at all. */
+    free(m.spm_src);
+    free(m.spm_tgt);
+    m.spm_src = m.spm_tgt = NULL;
+    m.spm_src_len = m.spm_tgt_len = 0;
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    assert_load_fails(path, "holds no SentencePiece models");
+    snprintf(m.cfg.tokenizer, RS_STR_MAX, "morpheme");
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    assert_load_fails(path, "unknown tokenizer 'morpheme'");
+    rs_model_free(&m);
+    testdir_remove(tmp_dir);
+}
+END_TEST
+
+/* Out of memory while loading names the file. The configuration asks for
+ * ~700 MB of parameters (a CRC-valid file: the stored tensors are those of a
+ * smaller model) and a child process is allowed less than that. Skipped under
+ * AddressSanitizer, which aborts on a failed allocation instead of returning NULL. */
+START_TEST(test_out_of_memory_names_the_file)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    fprintf(stderr, "SKIP out-of-memory test under AddressSanitizer\n");
+#else
+    rs_model m;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "oom.ckpt");
+    make_model(&m, "additive", 0, 4);
+    m.cfg.hidden = 4000; /* 3n x n for each of enc_fwd.U, enc_bwd.U, dec.U, ... */
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        /* Allowed: what the process maps now and 64 MB more. */
+        FILE *statm = fopen("/proc/self/statm", "r");
+        unsigned long pages = 0;
+        if (!statm || fscanf(statm, "%lu", &pages) != 1)
+            _exit(3);
+        fclose(statm);
+        struct rlimit lim;
+        lim.rlim_cur = lim.rlim_max = pages * (rlim_t)sysconf(_SC_PAGESIZE) + (64 << 20);
+        if (setrlimit(RLIMIT_AS, &lim))
+            _exit(4);
+        rs_model back;
+        int rc = rs_checkpoint_load(path, &back, NULL, &err);
+        if (write(fds[1], err.msg, strlen(err.msg) + 1) < 0)
+            _exit(5);
+        _exit(rc == -1 ? 0 : 6);
+    }
+    close(fds[1]);
+    char msg[sizeof err.msg] = "";
+    ssize_t got = read(fds[0], msg, sizeof msg - 1);
+    close(fds[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    ck_assert_int_gt(got, 0);
+    ck_assert_msg(strstr(msg, path) && strstr(msg, "out of memory"), "%s", msg);
+    testdir_remove(tmp_dir);
+#endif
+}
+END_TEST
+
 Suite *checkpoint_suite(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -450,6 +573,9 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_overwrite_is_atomic);
     tcase_add_test(tc, test_save_refuses_inconsistent_model);
     tcase_add_test(tc, test_resolve);
+    tcase_add_test(tc, test_large_non_checkpoint_refused_from_header);
+    tcase_add_test(tc, test_bad_text_settings_name_the_file);
+    tcase_add_test(tc, test_out_of_memory_names_the_file);
     suite_add_tcase(s, tc);
     return s;
 }
