@@ -290,7 +290,7 @@ static int import_vocab(const rs_json *meta, const char *key, rs_vocab *v, const
                 rs_json_type_name(arr->type));
         goto fail;
     }
-    if (arr->count < RS_RESERVED || arr->count > (1u << 24)) {
+    if (arr->count < RS_RESERVED || arr->count > RS_MAX_VOCAB) {
         rs_fail(err, "%s: '%s' has %zu tokens", path, key, arr->count);
         goto fail;
     }

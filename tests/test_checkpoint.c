@@ -559,6 +559,51 @@ START_TEST(test_out_of_memory_names_the_file)
 }
 END_TEST
 
+/* Sizes past the bounds of params.h fail with a message, also from a
+ * checkpoint whose CRC is right (a file made by something else). */
+START_TEST(test_sizes_that_overflow)
+{
+    rs_config cfg;
+    rs_layout layout;
+    rs_error err = {{0}};
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = cfg.tgt_vocab = 10;
+    cfg.hidden = 715827883; /* 3n overflows an int */
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "n=715827883") && strstr(err.msg, "at most 65536"), "%s",
+                  err.msg);
+    cfg.hidden = 8;
+    cfg.emb = 2147483647;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.emb = 8;
+    cfg.src_vocab = 1 << 30;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "vocabularies"), "%s", err.msg);
+    /* Each size allowed, the product not: [3n, n] alone is 12.9e9 floats. */
+    cfg.src_vocab = 10;
+    cfg.hidden = cfg.emb = 65536;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "model too large"), "%s", err.msg);
+    cfg.hidden = cfg.emb = 8;
+    ck_assert_msg(!rs_layout_init(&layout, &cfg, &err), "%s", err.msg);
+
+    rs_model m;
+    char path[256];
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "huge.ckpt");
+    const int huge[][2] = {{715827883, 3}, {65536, 65536}};
+    for (int k = 0; k < 2; k++) {
+        make_model(&m, "additive", 0, 4);
+        m.cfg.hidden = huge[k][0]; /* only the stored configuration says so */
+        m.cfg.emb = huge[k][1];
+        ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+        rs_model_free(&m);
+        assert_load_fails(path, "too large");
+    }
+    testdir_remove(tmp_dir);
+}
+END_TEST
+
 Suite *checkpoint_suite(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -576,6 +621,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_large_non_checkpoint_refused_from_header);
     tcase_add_test(tc, test_bad_text_settings_name_the_file);
     tcase_add_test(tc, test_out_of_memory_names_the_file);
+    tcase_add_test(tc, test_sizes_that_overflow);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -208,6 +208,19 @@ START_TEST(test_unopenable_output_is_an_error)
 }
 END_TEST
 
+/* Sizes that would overflow are refused by name, not undefined behaviour. */
+START_TEST(test_oversized_model_is_refused)
+{
+    char out[8192], args[2048];
+    testdir_make(dir, "rs_files");
+    snprintf(args, sizeof args, "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 "
+             "--hidden 715827883 --quiet", dir);
+    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "n=715827883") && strstr(out, "at most 65536"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *files_suite(void)
 {
     Suite *s = suite_create("files");
@@ -216,6 +229,7 @@ Suite *files_suite(void)
     tcase_add_test(tc, test_output_same_as_input_is_refused);
     tcase_add_test(tc, test_special_targets_are_kept);
     tcase_add_test(tc, test_unopenable_output_is_an_error);
+    tcase_add_test(tc, test_oversized_model_is_refused);
     suite_add_tcase(s, tc);
     return s;
 }
