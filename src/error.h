@@ -3,6 +3,8 @@
 #ifndef RS_ERROR_H
 #define RS_ERROR_H
 
+#include <stddef.h>
+
 typedef struct {
     char msg[1024];
 } rs_error;
