@@ -613,6 +613,18 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
         prefix_error(err, path, "config section");
         goto fail;
     }
+    /* The tensors must be in the file before their buffer is allocated: a
+     * small file cannot ask for gigabytes. */
+    rs_layout layout;
+    if (rs_layout_init(&layout, &cfg, err)) {
+        prefix_error(err, path, "stored configuration");
+        goto fail;
+    }
+    if (remaining(&sec[S_PARAMS]) / 4 < layout.total) {
+        rs_fail(err, "%s: section params is %zu bytes, the configuration's tensors need %zu",
+                path, remaining(&sec[S_PARAMS]), 4 * layout.total);
+        goto fail;
+    }
     if (rs_model_alloc(&m, &cfg, err)) {
         prefix_error(err, path, "stored configuration");
         goto fail;

@@ -563,7 +563,15 @@ int rs_safetensors_parse(const char *path, const unsigned char *file, size_t siz
     }
     cfg.src_vocab = src.size;
     cfg.tgt_vocab = tgt.size;
-    if (rs_model_alloc(&m, &cfg, err)) {
+    /* The data must be there before a buffer is allocated for it: a small
+     * file cannot ask for gigabytes. */
+    rs_layout layout;
+    size_t data_bytes = size - 8 - (size_t)header_len;
+    int bad = rs_layout_init(&layout, &cfg, err);
+    if (!bad && data_bytes / 4 < layout.total)
+        bad = rs_fail(err, "%s: the data section is %zu bytes; the tensors of the sizes in "
+                      "__metadata__ need %zu", path, data_bytes, 4 * layout.total);
+    if (bad || rs_model_alloc(&m, &cfg, err)) {
         rs_vocab_free(&src);
         rs_vocab_free(&tgt);
         goto fail;

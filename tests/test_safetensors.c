@@ -397,8 +397,11 @@ START_TEST(test_refused)
     damaged_file(path, sizeof path, "\"data_offsets\":[0,", "\"data_offsets\":[4,", 0);
     assert_import_fails(path, "data bytes");
     /* Sizes and vocabularies. */
-    damaged_file(path, sizeof path, "\"n\":\"4\"", "\"n\":\"5\"", 0);
+    damaged_file(path, sizeof path, "\"n\":\"4\"", "\"n\":\"3\"", 0);
     assert_import_fails(path, "wrong shape");
+    /* Sizes asking for more than the file holds: refused before allocating. */
+    damaged_file(path, sizeof path, "\"n\":\"4\"", "\"n\":\"9\"", 0);
+    assert_import_fails(path, "the tensors of the sizes in __metadata__ need");
     damaged_file(path, sizeof path, "\"m\":\"3\"", "\"m\":\"x\"", 0);
     assert_import_fails(path, "not a size");
     damaged_file(path, sizeof path, "<unk>", "<UNK>", 0);
@@ -417,7 +420,7 @@ START_TEST(test_refused)
     size_t n;
     unsigned char *data = testfile_read(path, &n);
     testfile_write(path, data, n - 4);
-    assert_import_fails(path, "outside");
+    assert_import_fails(path, "need");
     testfile_write(path, data, 5);
     assert_import_fails(path, "truncated");
     free(data);
