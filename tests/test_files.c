@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
 #include "testdir.h"
+#include "testprog.h"
 
 static char dir[64];
 
@@ -19,25 +19,13 @@ static void path_in(char *out, size_t size, const char *name)
     snprintf(out, size, "%s/%s", dir, name);
 }
 
-static const char *program(void)
-{
-    const char *p = getenv("RNNSEARCH");
-    return p ? p : "./rnnsearch";
-}
-
-/* Runs `rnnsearch ARGS` (stdin from /dev/null unless ARGS redirects it);
- * returns the exit status, or -1 when killed by a signal, and the combined
- * output in out. */
+/* Runs `rnnsearch ARGS` with its messages captured too. */
 static int run(const char *args, char *out, size_t size)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", program(), args);
-    FILE *p = popen(cmd, "r");
-    ck_assert(p != NULL);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    char with_stderr[2100];
+    ck_assert_uint_lt(strlen(args), 2048);
+    snprintf(with_stderr, sizeof with_stderr, "%s 2>&1", args);
+    return testprog_run(with_stderr, out, size);
 }
 
 /* A tiny random model saved as dir/m.ckpt (path in out). */
