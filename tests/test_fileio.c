@@ -101,9 +101,7 @@ START_TEST(test_atomic_replace)
     ck_assert_int_eq(count_entries(sub), 2);
     rs_atomic_abort(&af);
     ck_assert_int_eq(count_entries(sub), 1);
-    data = testfile_read(path, &size);
-    ck_assert_uint_eq(size, 5);
-    free(data);
+    testfile_expect(path, "first");
     /* A recorded write error fails the commit, names the file, keeps the old one. */
     ck_assert_msg(!rs_atomic_open(&af, path, &err), "%s", err.msg);
     fputs("third", af.f);
@@ -111,16 +109,12 @@ START_TEST(test_atomic_replace)
     ck_assert_int_eq(rs_atomic_commit(&af, &err), -1);
     ck_assert_msg(strstr(err.msg, "out.bin"), "%s", err.msg);
     ck_assert_int_eq(count_entries(sub), 1);
-    data = testfile_read(path, &size);
-    ck_assert(size == 5 && !memcmp(data, "first", 5));
-    free(data);
+    testfile_expect(path, "first");
     /* Replaced. */
     ck_assert_msg(!rs_atomic_open(&af, path, &err), "%s", err.msg);
     fputs("fourth!", af.f);
     ck_assert_msg(!rs_atomic_commit(&af, &err), "%s", err.msg);
-    data = testfile_read(path, &size);
-    ck_assert(size == 7 && !memcmp(data, "fourth!", 7));
-    free(data);
+    testfile_expect(path, "fourth!");
     ck_assert_int_eq(count_entries(sub), 1);
     testdir_remove(dir);
 }
@@ -164,10 +158,7 @@ START_TEST(test_atomic_refuses_special_targets)
     ck_assert_int_eq(rs_atomic_commit(&af, &err), -1);
     ck_assert_msg(strstr(err.msg, "symbolic link"), "%s", err.msg);
     ck_assert(!lstat(late, &st) && S_ISLNK(st.st_mode));
-    size_t size;
-    unsigned char *data = testfile_read(target, &size);
-    ck_assert(size == 4 && !memcmp(data, "keep", 4));
-    free(data);
+    testfile_expect(target, "keep");
     /* Nothing but what the test made. */
     ck_assert_int_eq(count_entries(dir), 5);
     testdir_remove(dir);

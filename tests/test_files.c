@@ -55,14 +55,6 @@ static void make_checkpoint(char *out, size_t size)
     rs_model_free(&m);
 }
 
-static void assert_contents(const char *path, const char *text)
-{
-    size_t size;
-    unsigned char *data = testfile_read(path, &size);
-    ck_assert_msg(size == strlen(text) && !memcmp(data, text, size), "%s changed", path);
-    free(data);
-}
-
 START_TEST(test_output_same_as_input_is_refused)
 {
     char out[8192], args[2048], ckpt[256], in[256], alias[256], ref[256];
@@ -79,18 +71,18 @@ START_TEST(test_output_same_as_input_is_refused)
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, in, in);
     ck_assert_int_eq(run(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
-    assert_contents(in, "a b\nb a\n");
+    testfile_expect(in, "a b\nb a\n");
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, alias, in);
     ck_assert_int_eq(run(args, out, sizeof out), 2);
-    assert_contents(in, "a b\nb a\n");
+    testfile_expect(in, "a b\nb a\n");
     snprintf(args, sizeof args, "translate -m %s -o %s --ref %s %s", ckpt, ref, ref, in);
     ck_assert_int_eq(run(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, ref), "%s", out);
-    assert_contents(ref, "x y\ny x\n");
+    testfile_expect(ref, "x y\ny x\n");
     snprintf(args, sizeof args, "translate -m %s -o %s < %s", ckpt, in, in);
     ck_assert_int_eq(run(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "standard input"), "%s", out);
-    assert_contents(in, "a b\nb a\n");
+    testfile_expect(in, "a b\nb a\n");
     /* A different output is fine. */
     char hyp[256];
     path_in(hyp, sizeof hyp, "hyp.txt");
@@ -101,7 +93,7 @@ START_TEST(test_output_same_as_input_is_refused)
     snprintf(args, sizeof args, "align -m %s --format tsv --out %s %s", ckpt, in, in);
     ck_assert_int_eq(run(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
-    assert_contents(in, "a b\nb a\n");
+    testfile_expect(in, "a b\nb a\n");
 
     /* export over its own checkpoint; import over its own input. */
     size_t ckpt_size;
@@ -153,7 +145,7 @@ START_TEST(test_special_targets_are_kept)
     ck_assert_int_eq(run(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, link) && strstr(out, "symbolic link"), "%s", out);
     ck_assert(!lstat(link, &st) && S_ISLNK(st.st_mode));
-    assert_contents(target, "keep");
+    testfile_expect(target, "keep");
     snprintf(args, sizeof args, "export -m %s -", ckpt);
     ck_assert_int_eq(run(args, out, sizeof out), 2);
     ck_assert_int_ne(access("-", F_OK), 0);
@@ -177,7 +169,7 @@ START_TEST(test_special_targets_are_kept)
     snprintf(args, sizeof args, "import %s -o %s", good, link_ckpt);
     ck_assert_int_eq(run(args, out, sizeof out), 1);
     ck_assert(!lstat(link_ckpt, &st) && S_ISLNK(st.st_mode));
-    assert_contents(target, "keep");
+    testfile_expect(target, "keep");
     testdir_remove(dir);
 }
 END_TEST

@@ -44,6 +44,15 @@ unsigned char *testfile_read(const char *path, size_t *size)
     return data;
 }
 
+void testfile_expect(const char *path, const char *text)
+{
+    size_t size;
+    unsigned char *data = testfile_read(path, &size);
+    ck_assert_msg(size == strlen(text) && !memcmp(data, text, size), "%s does not hold '%s'", path,
+                  text);
+    free(data);
+}
+
 void testfile_write(const char *path, const unsigned char *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
