@@ -1,6 +1,9 @@
+/* The command layer's shared helpers. Part of the program, not of the
+ * library: it prints, and it keeps the option table below. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "checkpoint.h"
 #include "cli.h"
@@ -93,10 +96,58 @@ int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int 
     return 0;
 }
 
+static int is_file(const char *path)
+{
+    struct stat st;
+    return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static int pick_in_dir(const char *dir, char *path, size_t size, rs_error *err)
+{
+    static const char *const names[] = {"best.ckpt", "last.ckpt"};
+    for (int i = 0; i < 2; i++) {
+        int n = snprintf(path, size, "%s/%s", dir, names[i]);
+        if (n < 0 || (size_t)n >= size)
+            return rs_fail(err, "path too long: %s/%s", dir, names[i]);
+        if (is_file(path))
+            return 0;
+    }
+    return rs_fail(err, "%s holds no checkpoint (neither best.ckpt nor last.ckpt)", dir);
+}
+
+int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err)
+{
+    if (!model_arg || !*model_arg)
+        return rs_fail(err, "no model given");
+    if (is_dir(model_arg))
+        return pick_in_dir(model_arg, path, size, err);
+    if (is_file(model_arg)) {
+        int n = snprintf(path, size, "%s", model_arg);
+        if (n < 0 || (size_t)n >= size)
+            return rs_fail(err, "path too long: %s", model_arg);
+        return 0;
+    }
+    if (!strchr(model_arg, '/')) {
+        char dir[4096];
+        int n = snprintf(dir, sizeof dir, "models/%s", model_arg);
+        if (n > 0 && (size_t)n < sizeof dir && is_dir(dir))
+            return pick_in_dir(dir, path, size, err);
+        return rs_fail(err, "no checkpoint file, model directory or models/%s named '%s'",
+                       model_arg, model_arg);
+    }
+    return rs_fail(err, "%s: no such checkpoint file or model directory", model_arg);
+}
+
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
 {
     char path[4096];
-    if (rs_checkpoint_resolve(model_arg, path, sizeof path, err) ||
+    if (rs_cli_resolve_model(model_arg, path, sizeof path, err) ||
         rs_checkpoint_load(path, model, NULL, err))
         return -1;
     if (codec && rs_codec_for_model(codec, model, err)) {

@@ -1,5 +1,6 @@
-/* Shared pieces of the command layer: configuration options generated from
- * the config table, and the uniform error and usage conventions. */
+/* Shared pieces of the command layer (src/cli.c is part of the program, not
+ * of the library): configuration options generated from the config table,
+ * the uniform error and usage conventions, and -m MODEL resolution. */
 #ifndef RS_CLI_H
 #define RS_CLI_H
 
@@ -40,6 +41,12 @@ int rs_cli_bad_option(const char *prog, const char *arg);
 /* Parses a whole decimal integer in [min, max]; on failure prints
  * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */
 int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out);
+
+/* Resolves a -m argument to a checkpoint file: a directory (models/NAME) gives
+ * DIR/best.ckpt if it exists, else DIR/last.ckpt; an existing file is taken
+ * as it is; a bare NAME (no '/') that is neither gives models/NAME as above.
+ * Fails, saying what was looked for, when no checkpoint is found. */
+int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err);
 
 /* Resolves a -m argument (file, models/NAME directory or NAME), loads the
  * model (weights only) and, when codec is not NULL, its text codec. */

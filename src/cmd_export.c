@@ -59,7 +59,7 @@ int cmd_export(int argc, char **argv)
     rs_error err;
     char ckpt[4096];
     rs_model model;
-    if (rs_checkpoint_resolve(model_arg, ckpt, sizeof ckpt, &err) ||
+    if (rs_cli_resolve_model(model_arg, ckpt, sizeof ckpt, &err) ||
         rs_checkpoint_load(ckpt, &model, NULL, &err)) {
         fprintf(stderr, "rnnsearch export: %s\n", err.msg);
         return 1;

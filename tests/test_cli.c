@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "cli.h"
+#include "testdir.h"
 
 static const char *program(void)
 {
@@ -112,6 +116,43 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
 }
 END_TEST
 
+/* -m MODEL: a directory gives best.ckpt, else last.ckpt; a file is itself. */
+START_TEST(model_argument_resolves)
+{
+    char dir[128], models[256], path[512], got[512];
+    rs_error err = {{0}};
+    testdir_make(dir, "rs_resolve");
+    snprintf(models, sizeof models, "%s/models/x", dir);
+    ck_assert_int_eq(rs_cli_resolve_model(models, got, sizeof got, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no such"), "%s", err.msg);
+
+    snprintf(path, sizeof path, "%s/models", dir);
+    ck_assert_int_eq(mkdir(path, 0777), 0);
+    ck_assert_int_eq(mkdir(models, 0777), 0);
+    ck_assert_int_eq(rs_cli_resolve_model(models, got, sizeof got, &err), -1);
+    ck_assert_msg(strstr(err.msg, "neither best.ckpt nor last.ckpt"), "%s", err.msg);
+
+    snprintf(path, sizeof path, "%s/last.ckpt", models);
+    testfile_write(path, (const unsigned char *)"x", 1);
+    ck_assert_msg(!rs_cli_resolve_model(models, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    snprintf(path, sizeof path, "%s/best.ckpt", models);
+    testfile_write(path, (const unsigned char *)"x", 1);
+    ck_assert_msg(!rs_cli_resolve_model(models, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    /* A file is taken as it is. */
+    snprintf(path, sizeof path, "%s/last.ckpt", models);
+    ck_assert_msg(!rs_cli_resolve_model(path, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    /* Too small a buffer is an error, not a cut path. */
+    ck_assert_int_eq(rs_cli_resolve_model(path, got, 8, &err), -1);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -120,6 +161,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, help_version_and_usage_errors);
     tcase_add_test(tc, bad_training_data_is_named);
     tcase_add_test(tc, corrupt_checkpoint_is_refused_and_kept);
+    tcase_add_test(tc, model_argument_resolves);
     suite_add_tcase(s, tc);
     return s;
 }
