@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bleu.h"
+#include "cli.h"
 #include "commands.h"
 
 #define PROG "rnnsearch bleu"
@@ -27,7 +28,7 @@ static void usage(FILE *out)
             "  --tokenize T    BLEU tokenizer: 13a or none (default: 13a)\n"
             "  --lowercase     lower-case hypotheses and references first, for both metrics\n"
             "                  (sacreBLEU's -lc and --chrf-lowercase; default: off)\n"
-            "  --help          this text\n"
+            "  -h, --help      this text\n"
             "\n"
             "BLEU: n-grams 1-4, counts clipped by the largest count in any reference, brevity\n"
             "penalty against the closest reference length, exp smoothing. chrF: character\n"
@@ -120,83 +121,50 @@ fail:
     return -1;
 }
 
-/* A GNU-style long option: "--name", "--name=value" or "--name value". */
-static int take_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    const char *a = argv[*i] + 2;
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *value = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        *value = NULL;
-        return 1;
-    }
-    *value = argv[++*i];
-    return 1;
-}
-
 int cmd_bleu(int argc, char **argv)
 {
     rs_bleu_opts opts = {0, RS_BLEU_TOK_13A};
-    int want_bleu = 1, want_chrf = 1;
-    const char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0, only_files = 0;
-    if (!files) {
-        fprintf(stderr, PROG ": out of memory\n");
-        return 1;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            only_files = 1;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    enum { OPT_METRIC = 256, OPT_TOKENIZE, OPT_LOWERCASE };
+    static const struct option options[] = {
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"tokenize", required_argument, NULL, OPT_TOKENIZE},
+        {"lowercase", no_argument, NULL, OPT_LOWERCASE},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a", "none"};
+    int metric = 2, tokenize = 0;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "", options);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case 'h':
             usage(stdout);
-            free(files);
-            return 0;
-        } else if (strcmp(a, "--lowercase") == 0) {
+            return RS_EXIT_OK;
+        case OPT_LOWERCASE:
             opts.lowercase = 1;
-        } else if (take_option(argc, argv, &i, "metric", &v)) {
-            if (v && strcmp(v, "bleu") == 0) {
-                want_bleu = 1, want_chrf = 0;
-            } else if (v && strcmp(v, "chrf") == 0) {
-                want_bleu = 0, want_chrf = 1;
-            } else if (v && strcmp(v, "both") == 0) {
-                want_bleu = 1, want_chrf = 1;
-            } else {
-                fprintf(stderr, PROG ": --metric takes bleu, chrf or both\n");
-                goto usage_error;
-            }
-        } else if (take_option(argc, argv, &i, "tokenize", &v)) {
-            if (v && strcmp(v, "13a") == 0) {
-                opts.tokenize = RS_BLEU_TOK_13A;
-            } else if (v && strcmp(v, "none") == 0) {
-                opts.tokenize = RS_BLEU_TOK_NONE;
-            } else {
-                fprintf(stderr, PROG ": --tokenize takes 13a or none\n");
-                goto usage_error;
-            }
-        } else {
-            fprintf(stderr, PROG ": unknown option %s\n", a);
-            goto usage_error;
+            break;
+        case OPT_METRIC:
+            if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_TOKENIZE:
+            if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 2, &tokenize))
+                return RS_EXIT_USAGE;
+            opts.tokenize = tokenize ? RS_BLEU_TOK_NONE : RS_BLEU_TOK_13A;
+            break;
+        default:
+            return RS_EXIT_USAGE;
         }
     }
-    if (nfiles < 2) {
-        fprintf(stderr, PROG ": need a hypothesis file and at least one reference file\n");
-        goto usage_error;
-    }
+    int want_bleu = metric != 1, want_chrf = metric != 0;
+    const char *const *files = (const char *const *)argv + optind;
+    int nfiles = argc - optind;
+    if (nfiles < 2)
+        return rs_cli_usage_error(PROG, "need a hypothesis file and at least one reference file");
     for (int i = 1; i < nfiles; i++)
-        if (strcmp(files[i], "-") == 0) {
-            fprintf(stderr, PROG ": only the hypothesis can be read from standard input\n");
-            goto usage_error;
-        }
+        if (strcmp(files[i], "-") == 0)
+            return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
 
     int status = 1, nrefs = nfiles - 1;
     text_file *text = calloc((size_t)nfiles, sizeof *text);
@@ -267,11 +235,5 @@ done:
             text_file_free(&text[i]);
     free(text);
     free(refs);
-    free(files);
     return status;
-
-usage_error:
-    fprintf(stderr, "Try 'rnnsearch bleu --help'.\n");
-    free(files);
-    return 2;
 }

@@ -116,6 +116,49 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
 }
 END_TEST
 
+/* One convention: -h and --help print usage and exit 0; problems with options
+ * are reported in one wording that names the option, exit 2. */
+START_TEST(one_option_convention)
+{
+    char out[16384], args[256];
+    static const char *const commands[] = {"tokenize", "export", "import", "bleu", "explain", "plot"};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        static const char *const help[] = {"-h", "--help"};
+        for (int h = 0; h < 2; h++) {
+            snprintf(args, sizeof args, "%s %s", commands[i], help[h]);
+            ck_assert_msg(run(args, out, sizeof out) == 0, "%s exits non-zero", args);
+            ck_assert_msg(strstr(out, "usage:") != NULL, "%s prints no usage", args);
+        }
+        snprintf(args, sizeof args, "%s --no-such-option", commands[i]);
+        ck_assert_msg(run(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
+        char want[128];
+        snprintf(want, sizeof want, "rnnsearch %s: unknown option '--no-such-option'\nTry 'rnnsearch %s --help'.",
+                 commands[i], commands[i]);
+        ck_assert_msg(strstr(out, want) != NULL, "%s: %s", commands[i], out);
+        snprintf(args, sizeof args, "%s -Z", commands[i]);
+        ck_assert_int_eq(run(args, out, sizeof out), 2);
+        ck_assert_msg(strstr(out, "unknown option '-Z'") != NULL, "%s", out);
+        snprintf(args, sizeof args, "%s --help=yes", commands[i]);
+        ck_assert_int_eq(run(args, out, sizeof out), 2);
+        ck_assert_msg(strstr(out, "option '--help' takes no value") != NULL, "%s", out);
+    }
+    ck_assert_int_eq(run("--no-such-option", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "rnnsearch: unknown option '--no-such-option'"));
+    /* A missing value and a bad value name the option. */
+    ck_assert_int_eq(run("plot x --output", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "option '--output' needs a value") != NULL, "%s", out);
+    ck_assert_int_eq(run("export -m", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "option '-m' needs a value") != NULL, "%s", out);
+    ck_assert_int_eq(run("explain --keys 1 --query 1 --digits 99", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--digits: '99' is not an integer from 0 to 17") != NULL, "%s", out);
+    ck_assert_int_eq(run("bleu --metric ter a b", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--metric: 'ter' is not one of bleu, chrf or both") != NULL, "%s", out);
+    /* An option given once may not be given twice. */
+    ck_assert_int_eq(run("export -m a -m b -o x", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "-m/--model given twice") != NULL, "%s", out);
+}
+END_TEST
+
 /* -m MODEL: a directory gives best.ckpt, else last.ckpt; a file is itself. */
 START_TEST(model_argument_resolves)
 {
@@ -162,6 +205,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, bad_training_data_is_named);
     tcase_add_test(tc, corrupt_checkpoint_is_refused_and_kept);
     tcase_add_test(tc, model_argument_resolves);
+    tcase_add_test(tc, one_option_convention);
     suite_add_tcase(s, tc);
     return s;
 }
