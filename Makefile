@@ -4,7 +4,7 @@ DESTDIR ?=
 CC ?= cc
 CXX ?= c++
 BUILD := build
-PKGS := openblas libutf8proc sentencepiece
+PKGS := openblas libutf8proc sentencepiece zlib
 TEST_PKGS := check
 
 # Recursive (=) so that pkg-config runs after `deps` may have installed packages.

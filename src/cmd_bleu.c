@@ -7,6 +7,7 @@
 
 #include "bleu.h"
 #include "cli.h"
+#include "corpus.h"
 #include "commands.h"
 
 #define PROG "rnnsearch bleu"
@@ -39,86 +40,19 @@ static void usage(FILE *out)
             "standard error as a sacreBLEU-style signature.\n");
 }
 
-typedef struct {
-    char *data;   /* the whole file, lines cut in place */
-    char **lines; /* [n] */
-    long n;
-} text_file;
-
-static void text_file_free(text_file *f)
+/* Reads a file (or standard input for "-") through the shared line reader
+ * (UTF-8 checked, gzip decompressed) and strips each line's trailing
+ * whitespace, as sacreBLEU rstrip()s every line. */
+static int read_lines(rs_lines *lines, const char *path)
 {
-    free(f->data);
-    free(f->lines);
-    memset(f, 0, sizeof *f);
-}
-
-/* Reads a file (or standard input for "-") whole and cuts it into lines
- * without their trailing whitespace: sacreBLEU opens files with newline="\n"
- * and standard input in universal-newline mode, and rstrip()s every line. */
-static int read_lines(text_file *f, const char *path)
-{
-    memset(f, 0, sizeof *f);
-    int is_stdin = strcmp(path, "-") == 0;
-    FILE *in = is_stdin ? stdin : fopen(path, "rb");
-    if (!in) {
-        fprintf(stderr, PROG ": cannot open %s: %s\n", path, strerror(errno));
+    rs_error err;
+    if (rs_lines_read(path, lines, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
         return -1;
     }
-    size_t len = 0, cap = 1 << 16;
-    f->data = malloc(cap);
-    for (;;) {
-        if (!f->data) {
-            fprintf(stderr, PROG ": out of memory reading %s\n", path);
-            goto fail;
-        }
-        len += fread(f->data + len, 1, cap - len - 1, in);
-        if (len < cap - 1)
-            break;
-        cap *= 2;
-        char *grown = realloc(f->data, cap);
-        if (!grown)
-            free(f->data);
-        f->data = grown;
-    }
-    if (ferror(in)) {
-        fprintf(stderr, PROG ": cannot read %s: %s\n", path, strerror(errno));
-        goto fail;
-    }
-    if (!is_stdin)
-        fclose(in);
-    in = NULL;
-    f->data[len] = '\0';
-    if (strlen(f->data) != len) {
-        fprintf(stderr, PROG ": %s contains a NUL byte; it is not a text file\n", path);
-        goto fail;
-    }
-    long nlines = 1;
-    for (size_t i = 0; i < len; i++)
-        nlines += f->data[i] == '\n' || (is_stdin && f->data[i] == '\r');
-    f->lines = calloc((size_t)nlines, sizeof *f->lines);
-    if (!f->lines) {
-        fprintf(stderr, PROG ": out of memory reading %s\n", path);
-        goto fail;
-    }
-    char *p = f->data, *end = f->data + len;
-    while (p < end) {
-        char *line = p;
-        while (p < end && *p != '\n' && !(is_stdin && *p == '\r'))
-            p++;
-        if (p < end) {
-            if (*p == '\r' && p + 1 < end && p[1] == '\n')
-                *p++ = '\0';
-            *p++ = '\0';
-        }
-        line[rs_bleu_rstrip_len(line)] = '\0';
-        f->lines[f->n++] = line;
-    }
+    for (int i = 0; i < lines->count; i++)
+        lines->lines[i][rs_bleu_rstrip_len(lines->lines[i])] = '\0';
     return 0;
-fail:
-    if (in && !is_stdin)
-        fclose(in);
-    text_file_free(f);
-    return -1;
 }
 
 int cmd_bleu(int argc, char **argv)
@@ -167,7 +101,7 @@ int cmd_bleu(int argc, char **argv)
             return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
 
     int status = 1, nrefs = nfiles - 1;
-    text_file *text = calloc((size_t)nfiles, sizeof *text);
+    rs_lines *text = calloc((size_t)nfiles, sizeof *text);
     const char **refs = calloc((size_t)nrefs, sizeof *refs);
     if (!text || !refs) {
         fprintf(stderr, PROG ": out of memory\n");
@@ -176,15 +110,15 @@ int cmd_bleu(int argc, char **argv)
     for (int i = 0; i < nfiles; i++)
         if (read_lines(&text[i], files[i]) < 0)
             goto done;
-    if (text[0].n == 0) {
+    if (text[0].count == 0) {
         fprintf(stderr, PROG ": %s has no lines to score\n", files[0]);
         goto done;
     }
     for (int i = 1; i < nfiles; i++)
-        if (text[i].n != text[0].n) {
-            fprintf(stderr, PROG ": %s has %ld lines but %s has %ld\n",
-                    strcmp(files[0], "-") ? files[0] : "standard input", text[0].n, files[i],
-                    text[i].n);
+        if (text[i].count != text[0].count) {
+            fprintf(stderr, PROG ": %s has %d lines but %s has %d\n",
+                    strcmp(files[0], "-") ? files[0] : "standard input", text[0].count, files[i],
+                    text[i].count);
             goto done;
         }
 
@@ -193,13 +127,13 @@ int cmd_bleu(int argc, char **argv)
     rs_bleu_stats_init(&bleu);
     rs_chrf_stats_init(&chrf);
     rs_error err;
-    for (long line = 0; line < text[0].n; line++) {
+    for (int line = 0; line < text[0].count; line++) {
         for (int r = 0; r < nrefs; r++)
             refs[r] = text[r + 1].lines[line];
         const char *hyp = text[0].lines[line];
         if ((want_bleu && rs_bleu_stats_add(&bleu, hyp, refs, nrefs, &opts, &err) < 0) ||
             (want_chrf && rs_chrf_stats_add(&chrf, hyp, refs, nrefs, &opts, &err) < 0)) {
-            fprintf(stderr, PROG ": line %ld: %s\n", line + 1, err.msg);
+            fprintf(stderr, PROG ": line %d: %s\n", line + 1, err.msg);
             goto done;
         }
     }
@@ -232,7 +166,7 @@ int cmd_bleu(int argc, char **argv)
 done:
     if (text)
         for (int i = 0; i < nfiles; i++)
-            text_file_free(&text[i]);
+            rs_lines_free(&text[i]);
     free(text);
     free(refs);
     return status;

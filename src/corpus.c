@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "corpus.h"
 #include "text.h"
 
@@ -25,23 +27,136 @@ int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err)
     return 0;
 }
 
+enum { BYTE_EOF = -1, BYTE_ERROR = -2, GZ_CHUNK = 1 << 16 };
+
+static int read_error(rs_line_reader *r, rs_error *err)
+{
+    rs_fail(err, "%s:%ld: read error: %s", r->name, r->line + 1, errno ? strerror(errno) : "unknown");
+    return BYTE_ERROR;
+}
+
+/* Starts decompressing: the two magic bytes already read are the first input. */
+static int gz_start(rs_line_reader *r, rs_error *err)
+{
+    z_stream *zs = calloc(1, sizeof *zs);
+    r->zin = malloc(GZ_CHUNK);
+    r->zout = malloc(GZ_CHUNK);
+    if (!zs || !r->zin || !r->zout) {
+        free(zs);
+        return rs_fail(err, "%s: out of memory for decompression", r->name);
+    }
+    /* 15 + 16: the largest window, gzip framing only. */
+    if (inflateInit2(zs, 15 + 16) != Z_OK) {
+        free(zs);
+        return rs_fail(err, "%s: cannot start decompression", r->name);
+    }
+    r->gz = zs;
+    memcpy(r->zin, r->peek, 2);
+    zs->next_in = r->zin;
+    zs->avail_in = 2;
+    r->peek_pos = r->npeek; /* the magic is not text */
+    return 0;
+}
+
+/* Refills zout; returns 1, 0 at the end of the input, or -1 on an error. */
+static int gz_fill(rs_line_reader *r, rs_error *err)
+{
+    z_stream *zs = r->gz;
+    r->zout_pos = r->zout_len = 0;
+    while (r->zout_len == 0) {
+        if (!zs->avail_in) {
+            errno = 0;
+            size_t n = fread(r->zin, 1, GZ_CHUNK, r->file);
+            if (!n && ferror(r->file)) {
+                read_error(r, err);
+                return -1;
+            }
+            if (!n) {
+                if (r->gz_member_ended)
+                    return 0;
+                return rs_fail(err, "%s:%ld: truncated gzip data", r->name, r->line + 1);
+            }
+            zs->next_in = r->zin;
+            zs->avail_in = (uInt)n;
+        }
+        if (r->gz_member_ended) {
+            /* Another member follows (gzip files may be concatenated). */
+            if (inflateReset(zs) != Z_OK)
+                return rs_fail(err, "%s: cannot restart decompression", r->name);
+            r->gz_member_ended = 0;
+        }
+        zs->next_out = r->zout;
+        zs->avail_out = GZ_CHUNK;
+        int rc = inflate(zs, Z_NO_FLUSH);
+        r->zout_len = GZ_CHUNK - zs->avail_out;
+        if (rc == Z_STREAM_END)
+            r->gz_member_ended = 1;
+        else if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return rs_fail(err, "%s:%ld: corrupt gzip data (%s)", r->name, r->line + 1,
+                           zs->msg ? zs->msg : "inflate failed");
+    }
+    return 1;
+}
+
+/* The next byte of the (decompressed) input, BYTE_EOF or BYTE_ERROR. */
+static int next_byte(rs_line_reader *r, rs_error *err)
+{
+    if (!r->started) {
+        /* Look for the gzip magic 1f 8b; whatever else was read is replayed. */
+        r->started = 1;
+        errno = 0;
+        int c = getc(r->file);
+        if (c != EOF) {
+            r->peek[r->npeek++] = (unsigned char)c;
+            if (c == 0x1f && (c = getc(r->file)) != EOF)
+                r->peek[r->npeek++] = (unsigned char)c;
+        }
+        if (ferror(r->file))
+            return read_error(r, err);
+        if (r->npeek == 2 && r->peek[0] == 0x1f && r->peek[1] == 0x8b && gz_start(r, err))
+            return BYTE_ERROR;
+    }
+    if (r->peek_pos < r->npeek)
+        return r->peek[r->peek_pos++];
+    if (r->gz) {
+        if (r->zout_pos == r->zout_len) {
+            int rc = gz_fill(r, err);
+            if (rc <= 0)
+                return rc < 0 ? BYTE_ERROR : BYTE_EOF;
+        }
+        return r->zout[r->zout_pos++];
+    }
+    errno = 0;
+    int c = getc_unlocked(r->file); /* one reader per FILE: no locking per byte */
+    if (c == EOF && ferror(r->file))
+        return read_error(r, err);
+    return c == EOF ? BYTE_EOF : c;
+}
+
 int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *err)
 {
-    errno = 0;
-    ssize_t n = getline(&r->buf, &r->cap, r->file);
-    if (n < 0) {
-        if (ferror(r->file))
-            return rs_fail(err, "%s: read error: %s", r->name,
-                           errno ? strerror(errno) : "unknown");
-        if (errno == ENOMEM)
-            return rs_fail(err, "%s:%ld: out of memory reading a line", r->name, r->line + 1);
-        return 0;
+    size_t k = 0;
+    int c;
+    for (;;) {
+        c = next_byte(r, err);
+        if (c == BYTE_ERROR)
+            return -1;
+        if (c == BYTE_EOF || c == '\n')
+            break;
+        if (k + 1 >= r->cap) {
+            size_t cap = r->cap ? 2 * r->cap : 256;
+            char *grown = cap > r->cap ? realloc(r->buf, cap) : NULL;
+            if (!grown)
+                return rs_fail(err, "%s:%ld: out of memory reading a line", r->name, r->line + 1);
+            r->buf = grown;
+            r->cap = cap;
+        }
+        r->buf[k++] = (char)c;
     }
+    if (c == BYTE_EOF && k == 0)
+        return 0;
     r->line++;
     char *s = r->buf;
-    size_t k = (size_t)n;
-    if (k && s[k - 1] == '\n')
-        k--;
     if (k && s[k - 1] == '\r')
         k--;
     s[k] = '\0';
@@ -62,6 +177,12 @@ void rs_line_reader_close(rs_line_reader *r)
 {
     if (r->file && r->file != stdin)
         fclose(r->file);
+    if (r->gz) {
+        inflateEnd(r->gz);
+        free(r->gz);
+    }
+    free(r->zin);
+    free(r->zout);
     free(r->buf);
     memset(r, 0, sizeof *r);
 }

@@ -44,13 +44,23 @@ int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs 
 int rs_lines_read(const char *path, rs_lines *out, rs_error *err);
 
 /* A streaming reader, one line at a time, for input too large to hold or
- * arriving interactively. */
+ * arriving interactively. Input compressed with gzip (found by its magic
+ * bytes 1f 8b, whatever the file's name; concatenated members too) is
+ * decompressed on the fly; other input is read as it arrives, so a line from
+ * a pipe or terminal is returned as soon as it ends. */
 typedef struct {
     FILE *file;
     const char *name; /* the path (not copied), or "<stdin>" */
-    char *buf;        /* getline's buffer */
+    char *buf;        /* the current line */
     size_t cap;
     long line;        /* 1-based number of the last line returned */
+    int started;      /* the first bytes have been looked at */
+    unsigned char peek[2]; /* bytes read while looking for the gzip magic, */
+    int npeek, peek_pos;   /* replayed as text unless they were the magic */
+    void *gz;         /* the inflate state (z_stream), when the input is gzip */
+    unsigned char *zin, *zout; /* compressed and decompressed bytes, when gzip */
+    size_t zout_len, zout_pos;
+    int gz_member_ended; /* inflate reached the end of a gzip member */
 } rs_line_reader;
 
 int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err);
