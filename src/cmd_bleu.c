@@ -35,8 +35,8 @@ static void usage(FILE *out)
             "penalty against the closest reference length, exp smoothing. chrF: character\n"
             "n-grams 1-6, beta 2, whitespace removed, F of the corpus-summed statistics.\n"
             "Every line loses its trailing whitespace; an empty reference line is skipped\n"
-            "(a segment needs one non-empty reference). Files must be UTF-8; standard input\n"
-            "also ends lines at \\r, as Python's text mode does. The configuration goes to\n"
+            "(a segment needs one non-empty reference). Files must be UTF-8 (gzip-compressed\n"
+            "files are read too); lines end at \\n, \\r\\n or \\r. The configuration goes to\n"
             "standard error as a sacreBLEU-style signature.\n");
 }
 

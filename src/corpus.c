@@ -141,8 +141,19 @@ int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *e
         c = next_byte(r, err);
         if (c == BYTE_ERROR)
             return -1;
+        /* "\r\n" is one line end; deciding so on the next call, not by
+         * reading ahead, keeps a "\r"-ended line from waiting for more input. */
+        if (r->after_cr) {
+            r->after_cr = 0;
+            if (c == '\n')
+                continue;
+        }
         if (c == BYTE_EOF || c == '\n')
             break;
+        if (c == '\r') {
+            r->after_cr = 1;
+            break;
+        }
         if (k + 1 >= r->cap) {
             size_t cap = r->cap ? 2 * r->cap : 256;
             char *grown = cap > r->cap ? realloc(r->buf, cap) : NULL;
@@ -157,8 +168,6 @@ int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *e
         return 0;
     r->line++;
     char *s = r->buf;
-    if (k && s[k - 1] == '\r')
-        k--;
     s[k] = '\0';
     /* Validated before the byte-order mark goes, so offsets count raw bytes. */
     rs_error why;
@@ -302,6 +311,9 @@ static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
     if (!first_len || !second_len)
         return rs_fail(err, "%s:%ld: empty sentence in column %d", r->name, r->line,
                        first_len ? 2 : 1);
+    if (rs_text_is_blank(first, first_len) || rs_text_is_blank(second, second_len))
+        return rs_fail(err, "%s:%ld: the sentence in column %d is only white space", r->name,
+                       r->line, rs_text_is_blank(first, first_len) ? 1 : 2);
     if (swap)
         return push_pair(p, second, second_len, first, first_len, r->name, err);
     return push_pair(p, first, first_len, second, second_len, r->name, err);
@@ -348,10 +360,17 @@ int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs 
         rc = rs_fail(err, "%s has %d lines but %s has %d", display_name(src_path), src.count,
                      display_name(tgt_path), tgt.count);
     for (int i = 0; !rc && i < src.count; i++) {
-        if (!src.lines[i][0])
-            rc = rs_fail(err, "%s:%d: empty line", display_name(src_path), i + 1);
-        else if (!tgt.lines[i][0])
-            rc = rs_fail(err, "%s:%d: empty line", display_name(tgt_path), i + 1);
+        const char *name = NULL, *line = NULL;
+        if (rs_text_is_blank(src.lines[i], strlen(src.lines[i]))) {
+            name = display_name(src_path);
+            line = src.lines[i];
+        } else if (rs_text_is_blank(tgt.lines[i], strlen(tgt.lines[i]))) {
+            name = display_name(tgt_path);
+            line = tgt.lines[i];
+        }
+        if (name)
+            rc = rs_fail(err, "%s:%d: %s", name, i + 1,
+                         line[0] ? "the line is only white space" : "empty line");
     }
     if (rc) {
         rs_lines_free(&src);

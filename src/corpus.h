@@ -1,8 +1,10 @@
 /* Reading text files: sentence pairs for training, plain lines for
- * translation. Every line must be UTF-8 without NUL bytes; a trailing "\r"
- * is dropped (CRLF files) and so is a UTF-8 byte-order mark at the start of a
- * file. Errors name the file ("<stdin>" for the path "-") and the 1-based
- * line: "data/x.tsv:17: no tab between source and target". */
+ * translation. A line ends at "\n", "\r\n" or a lone "\r" (Unix, Windows
+ * and old Mac files alike; a "\r" never stays inside a line). Every line must
+ * be UTF-8 without NUL bytes; a UTF-8 byte-order mark at the start of a file
+ * is dropped. Input compressed with gzip is decompressed (see
+ * rs_line_reader). Errors name the file ("<stdin>" for the path "-") and the
+ * 1-based line: "data/x.tsv:17: no tab between source and target". */
 #ifndef RS_CORPUS_H
 #define RS_CORPUS_H
 
@@ -30,13 +32,15 @@ void rs_lines_free(rs_lines *lines);
 
 /* Reads "source<TAB>target[<TAB>anything]" lines (Tatoeba exports carry an
  * attribution column), exchanging the sides when swap is set. Empty lines and
- * empty sentences are errors. path "-" is stdin. Like the other readers it
+ * empty sentences (also those of white space only, rs_text_is_blank) are
+ * errors. path "-" is stdin. Like the other readers it
  * fills out from scratch (out need not be initialised; free it with
  * rs_pairs_free) and leaves it empty on failure. */
 int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err);
 
 /* Reads two line-aligned files: line i of src_path and line i of tgt_path
- * make pair i. They must have as many lines, none of them empty. */
+ * make pair i. They must have as many lines, none of them empty or white
+ * space only. */
 int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out,
                            rs_error *err);
 
@@ -61,6 +65,7 @@ typedef struct {
     unsigned char *zin, *zout; /* compressed and decompressed bytes, when gzip */
     size_t zout_len, zout_pos;
     int gz_member_ended; /* inflate reached the end of a gzip member */
+    int after_cr;     /* the last line ended at "\r": a "\n" next belongs to it */
 } rs_line_reader;
 
 int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err);

@@ -124,6 +124,39 @@ START_TEST(test_tsv_errors)
     check_tsv_error("a\tb\nc\td\ne\tf\xC3(\n", "3: invalid UTF-8 at byte 4");
     check_tsv_error("ok\tok\nabcd\xFF\tx\n", "2: invalid UTF-8 at byte 5");
     check_tsv_error_len("a\0b\tc\n", 6, "1: NUL byte at byte 2");
+    /* White space only is as empty as nothing (no-break space and ideographic space too). */
+    check_tsv_error("a\tb\n   \tb\n", "2: the sentence in column 1 is only white space");
+    check_tsv_error("a\tb\nc\t \xC2\xA0\xE3\x80\x80 \tnote\n",
+                    "2: the sentence in column 2 is only white space");
+}
+END_TEST
+
+/* Old Mac files end lines at a lone "\r": 100 pairs, not one line of 100. */
+START_TEST(test_cr_line_ends)
+{
+    char path[32], data[4096] = "";
+    for (int i = 0; i < 100; i++)
+        sprintf(data + strlen(data), "src %d\ttgt %d\r", i, i);
+    write_temp_str(path, data);
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    ck_assert_msg(!rs_pairs_read_tsv(path, 0, &pairs, &err), "%s", err.msg);
+    ck_assert_int_eq(pairs.count, 100);
+    ck_assert_str_eq(pairs.tgt[0], "tgt 0");
+    ck_assert_str_eq(pairs.src[99], "src 99");
+    rs_pairs_free(&pairs);
+    unlink(path);
+
+    /* Mixed: "\r\n" is one line end, "\r\r" two (an empty line between). */
+    write_temp_str(path, "a\r\nb\rc\nd\r\re\r");
+    rs_lines lines;
+    ck_assert_msg(!rs_lines_read(path, &lines, &err), "%s", err.msg);
+    ck_assert_int_eq(lines.count, 6);
+    static const char *const want[] = {"a", "b", "c", "d", "", "e"};
+    for (int i = 0; i < 6; i++)
+        ck_assert_str_eq(lines.lines[i], want[i]);
+    rs_lines_free(&lines);
+    unlink(path);
 }
 END_TEST
 
@@ -182,6 +215,12 @@ START_TEST(test_parallel_errors)
     write_temp_str(en, "x\n\nz\n");
     ck_assert_int_eq(rs_pairs_read_parallel(de, en, &pairs, &err), -1);
     snprintf(expected, sizeof expected, "%s:2: empty line", en);
+    ck_assert_str_eq(err.msg, expected);
+    unlink(en);
+
+    write_temp_str(en, "x\n \t \nz\n");
+    ck_assert_int_eq(rs_pairs_read_parallel(de, en, &pairs, &err), -1);
+    snprintf(expected, sizeof expected, "%s:2: the line is only white space", en);
     ck_assert_str_eq(err.msg, expected);
     unlink(en);
 
@@ -276,6 +315,7 @@ Suite *corpus_suite(void)
     tcase_add_test(tc, test_tsv_bom_and_unicode);
     tcase_add_test(tc, test_tsv_long_lines);
     tcase_add_test(tc, test_tsv_errors);
+    tcase_add_test(tc, test_cr_line_ends);
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_parallel);
     tcase_add_test(tc, test_parallel_errors);
