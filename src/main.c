@@ -25,6 +25,7 @@ static const command commands[] = {
     {"explain", cmd_explain, "walk through one attention step with numbers to check by hand"},
     {"bench", cmd_bench, "measure training and decoding speed and memory"},
     {"plot", cmd_plot, "draw a training run's learning curves as SVG"},
+    {"average", cmd_average, "a checkpoint with the mean parameters of several checkpoints"},
 };
 
 static void usage(FILE *out)

@@ -128,7 +128,7 @@ END_TEST
 START_TEST(one_option_convention)
 {
     char out[16384], args[256];
-    static const char *const commands[] = {"tokenize", "export", "import", "bleu", "explain", "plot"};
+    static const char *const commands[] = {"tokenize", "export", "import", "bleu", "explain", "plot", "average"};
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         static const char *const help[] = {"-h", "--help"};
         for (int h = 0; h < 2; h++) {
