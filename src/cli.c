@@ -65,6 +65,16 @@ int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, r
     return 0;
 }
 
+void rs_cli_print_config(FILE *out, const rs_config *cfg)
+{
+    char value[RS_STR_MAX + 32];
+#define RS_LINE(name, def, hlp)                                \
+    if (!rs_config_format(cfg, #name, value, sizeof value))    \
+        fprintf(out, "%s = %s\n", #name, value);
+    RS_CONFIG_FIELDS(RS_LINE, RS_LINE, RS_LINE)
+#undef RS_LINE
+}
+
 const char *rs_cli_config_name(int val, int first_val)
 {
     build_table();

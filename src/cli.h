@@ -27,6 +27,10 @@ int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, r
 /* Prints "  --name VALUE   help (default: …)" for each configuration option. */
 void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
 
+/* Prints the configuration as "key = value" lines, one per field, in the
+ * table's order (floats with %g): the form `info` shows. */
+void rs_cli_print_config(FILE *out, const rs_config *cfg);
+
 /* Whether --name was given on the command line (for resuming). */
 const char *rs_cli_config_name(int val, int first_val);
 

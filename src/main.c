@@ -25,6 +25,7 @@ static const command commands[] = {
     {"explain", cmd_explain, "walk through one attention step with numbers to check by hand"},
     {"bench", cmd_bench, "measure training and decoding speed and memory"},
     {"plot", cmd_plot, "draw a training run's learning curves as SVG"},
+    {"info", cmd_info, "what a checkpoint holds: configuration, sizes, vocabularies, training"},
     {"average", cmd_average, "a checkpoint with the mean parameters of several checkpoints"},
 };
 

@@ -4,37 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "average.h"
 #include "checkpoint.h"
 #include "testdir.h"
+#include "testmodel.h"
+#include "testrun.h"
 
 static char dir[128];
-
-/* A tiny model with every parameter random (seeded), vocabularies of 6 and 5. */
-static void make_model(rs_model *m, int hidden, const char *last_src_token, uint64_t seed)
-{
-    rs_config cfg;
-    rs_error err = {{0}};
-    rs_config_defaults(&cfg);
-    cfg.src_vocab = 6;
-    cfg.tgt_vocab = 5;
-    cfg.emb = 3;
-    cfg.hidden = hidden;
-    cfg.att = 5;
-    cfg.maxout = 2;
-    ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
-    ck_assert(!rs_vocab_init(&m->src_vocab, &err));
-    ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
-    ck_assert_int_eq(rs_vocab_add(&m->src_vocab, "das", &err), RS_RESERVED);
-    ck_assert_int_eq(rs_vocab_add(&m->src_vocab, last_src_token, &err), RS_RESERVED + 1);
-    ck_assert_int_eq(rs_vocab_add(&m->tgt_vocab, "the", &err), RS_RESERVED);
-    rs_rng rng;
-    rs_rng_seed(&rng, seed);
-    for (size_t k = 0; k < m->layout.total; k++)
-        m->params[k] = (float)(2.0 * rs_rng_uniform(&rng) - 1.0);
-}
 
 static void save(rs_model *m, const char *name, char *path, size_t size)
 {
@@ -43,28 +20,15 @@ static void save(rs_model *m, const char *name, char *path, size_t size)
     ck_assert_msg(!rs_checkpoint_save(path, m, NULL, &err), "%s", err.msg);
 }
 
-static int run(const char *args, char *out, size_t size)
-{
-    const char *p = getenv("RNNSEARCH");
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", p && *p ? p : "./rnnsearch", args);
-    FILE *f = popen(cmd, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(out, 1, size - 1, f);
-    out[n] = 0;
-    int status = pclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 START_TEST(average_is_the_mean)
 {
     char a[256], b[256], c[256], out_path[256], args[1200], out[4096];
     rs_model ma, mb, mc, avg;
     rs_error err = {{0}};
     testdir_make(dir, "rs_average");
-    make_model(&ma, 4, "Haus", 1);
-    make_model(&mb, 4, "Haus", 2);
-    make_model(&mc, 4, "Haus", 3);
+    testmodel_make(&ma, 4, "Haus", 1);
+    testmodel_make(&mb, 4, "Haus", 2);
+    testmodel_make(&mc, 4, "Haus", 3);
     mb.cfg.lr = 0.5f; /* a training setting: may differ */
     save(&ma, "a.ckpt", a, sizeof a);
     save(&mb, "b.ckpt", b, sizeof b);
@@ -72,7 +36,7 @@ START_TEST(average_is_the_mean)
     snprintf(out_path, sizeof out_path, "%s/avg.ckpt", dir);
 
     snprintf(args, sizeof args, "average -o %s %s %s %s", out_path, a, b, c);
-    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s", out);
     ck_assert_msg(!rs_checkpoint_load(out_path, &avg, NULL, &err), "%s", err.msg);
     ck_assert_uint_eq(avg.layout.total, ma.layout.total);
     for (size_t k = 0; k < ma.layout.total; k++) {
@@ -85,7 +49,7 @@ START_TEST(average_is_the_mean)
 
     /* One checkpoint averaged is itself. */
     snprintf(args, sizeof args, "average -o %s %s", out_path, b);
-    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s", out);
     ck_assert_msg(!rs_checkpoint_load(out_path, &avg, NULL, &err), "%s", err.msg);
     ck_assert(!memcmp(avg.params, mb.params, mb.layout.total * sizeof(float)));
     rs_model_free(&avg);
@@ -101,26 +65,26 @@ START_TEST(mismatch_is_refused_naming_the_file)
     char a[256], b[256], c[256], out_path[256], args[1200], out[4096];
     rs_model ma, mb, mc;
     testdir_make(dir, "rs_average");
-    make_model(&ma, 4, "Haus", 1);
-    make_model(&mb, 6, "Haus", 2);  /* another size */
-    make_model(&mc, 4, "Katze", 3); /* another vocabulary */
+    testmodel_make(&ma, 4, "Haus", 1);
+    testmodel_make(&mb, 6, "Haus", 2);  /* another size */
+    testmodel_make(&mc, 4, "Katze", 3); /* another vocabulary */
     save(&ma, "a.ckpt", a, sizeof a);
     save(&mb, "wide.ckpt", b, sizeof b);
     save(&mc, "cat.ckpt", c, sizeof c);
     snprintf(out_path, sizeof out_path, "%s/avg.ckpt", dir);
 
     snprintf(args, sizeof args, "average -o %s %s %s", out_path, a, b);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "wide.ckpt does not match") && strstr(out, "hidden is 6, not 4"), "%s", out);
     snprintf(args, sizeof args, "average -o %s %s %s", out_path, a, c);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "cat.ckpt does not match") && strstr(out, "source token 5 is 'Katze', not 'Haus'"),
                   "%s", out);
     FILE *f = fopen(out_path, "rb");
     ck_assert_msg(f == NULL, "an output was written");
 
     snprintf(args, sizeof args, "average %s %s", a, a);
-    ck_assert_int_eq(run(args, out, sizeof out), 2);
+    ck_assert_int_eq(testrun(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "no output given"), "%s", out);
 
     /* The library function says what differs. */
