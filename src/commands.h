@@ -5,6 +5,8 @@
 #ifndef RS_COMMANDS_H
 #define RS_COMMANDS_H
 
+#define RS_VERSION "0.1.0"
+
 int cmd_train(int argc, char **argv);
 int cmd_translate(int argc, char **argv);
 int cmd_score(int argc, char **argv);

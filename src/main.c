@@ -5,8 +5,6 @@
 #include "cli.h"
 #include "commands.h"
 
-#define RS_VERSION "0.1.0"
-
 typedef struct {
     const char *name;
     int (*run)(int argc, char **argv);
