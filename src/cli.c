@@ -60,8 +60,11 @@ int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, r
     if (table[i].is_flag)
         return rs_config_set(cfg, table[i].field, "1", err);
     rs_error inner;
-    if (rs_config_set(cfg, table[i].field, arg, &inner))
-        return rs_fail(err, "--%s: '%s' is not a valid value", table[i].option, arg);
+    if (rs_config_set(cfg, table[i].field, arg, &inner)) {
+        /* inner is "key: why": say it with the option's name. */
+        const char *why = strstr(inner.msg, ": ");
+        return rs_fail(err, "--%s: %s", table[i].option, why ? why + 2 : "not a valid value");
+    }
     return 0;
 }
 

@@ -146,6 +146,31 @@ START_TEST(one_option_convention)
 }
 END_TEST
 
+/* Configuration options name themselves in errors, with the reason. */
+START_TEST(config_option_errors_name_the_option)
+{
+    struct option opts[RS_CLI_MAX_CONFIG_OPTIONS + 1];
+    int count = rs_cli_add_config_options(opts, 0, 1000);
+    int lr = -1, batch = -1;
+    for (int i = 0; i < count; i++) {
+        if (!strcmp(opts[i].name, "lr"))
+            lr = opts[i].val;
+        if (!strcmp(opts[i].name, "batch-size"))
+            batch = opts[i].val;
+    }
+    ck_assert(lr >= 1000 && batch >= 1000);
+    rs_config cfg;
+    rs_config_defaults(&cfg);
+    rs_error err = {{0}};
+    ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "abc", &err), -1);
+    ck_assert_str_eq(err.msg, "--lr: 'abc' is not a number");
+    ck_assert_int_eq(rs_cli_set_config(&cfg, batch, 1000, "zero", &err), -1);
+    ck_assert_str_eq(err.msg, "--batch-size: 'zero' is not an integer");
+    ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "0.5", &err), 0);
+    ck_assert(cfg.lr == 0.5f);
+}
+END_TEST
+
 /* -m MODEL: a directory gives best.ckpt, else last.ckpt; a file is itself. */
 START_TEST(model_argument_resolves)
 {
@@ -193,6 +218,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, corrupt_checkpoint_is_refused_and_kept);
     tcase_add_test(tc, model_argument_resolves);
     tcase_add_test(tc, one_option_convention);
+    tcase_add_test(tc, config_option_errors_name_the_option);
     suite_add_tcase(s, tc);
     return s;
 }
