@@ -307,6 +307,35 @@ START_TEST(test_line_reader)
 }
 END_TEST
 
+/* A line from a pipe is returned as soon as it ends (also at a lone "\r"),
+ * without waiting for more input: the writer stays open while we read. */
+START_TEST(test_pipe_line_arrives_at_once)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    ck_assert_int_eq(write(fds[1], "first\nsecond\r", 13), 13);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    rs_line_reader r;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_line_reader_open(&r, path, &err), "%s", err.msg);
+    char *line;
+    size_t len;
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "first");
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "second");
+    /* The "\n" of a "\r\n" split across writes still ends one line only. */
+    ck_assert_int_eq(write(fds[1], "\nthird\n", 7), 7);
+    ck_assert_msg(rs_line_reader_next(&r, &line, &len, &err) == 1, "%s", err.msg);
+    ck_assert_str_eq(line, "third");
+    ck_assert_int_eq(close(fds[1]), 0);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 0);
+    rs_line_reader_close(&r);
+    close(fds[0]);
+}
+END_TEST
+
 Suite *corpus_suite(void)
 {
     Suite *s = suite_create("corpus");
@@ -316,6 +345,7 @@ Suite *corpus_suite(void)
     tcase_add_test(tc, test_tsv_long_lines);
     tcase_add_test(tc, test_tsv_errors);
     tcase_add_test(tc, test_cr_line_ends);
+    tcase_add_test(tc, test_pipe_line_arrives_at_once);
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_parallel);
     tcase_add_test(tc, test_parallel_errors);
