@@ -1,7 +1,11 @@
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -27,21 +31,28 @@ int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err)
     return 0;
 }
 
-enum { BYTE_EOF = -1, BYTE_ERROR = -2, GZ_CHUNK = 1 << 16 };
+enum { CHUNK = 1 << 16 };
 
-static int read_error(rs_line_reader *r, rs_error *err)
+/* Reads what is there (at most `room` bytes, at least one unless at the end:
+ * read(2), not fread, so that a pipe's line is not held back waiting for a
+ * full buffer). Returns the count, 0 at the end, -1 on an error. */
+static ssize_t read_some(rs_line_reader *r, unsigned char *dst, size_t room, rs_error *err)
 {
-    rs_fail(err, "%s:%ld: read error: %s", r->name, r->line + 1, errno ? strerror(errno) : "unknown");
-    return BYTE_ERROR;
+    for (;;) {
+        ssize_t n = read(fileno(r->file), dst, room);
+        if (n >= 0)
+            return n;
+        if (errno != EINTR)
+            return rs_fail(err, "%s:%ld: read error: %s", r->name, r->line + 1, strerror(errno));
+    }
 }
 
-/* Starts decompressing: the two magic bytes already read are the first input. */
+/* Starts decompressing the gzip stream whose first bytes are in raw. */
 static int gz_start(rs_line_reader *r, rs_error *err)
 {
     z_stream *zs = calloc(1, sizeof *zs);
-    r->zin = malloc(GZ_CHUNK);
-    r->zout = malloc(GZ_CHUNK);
-    if (!zs || !r->zin || !r->zout) {
+    r->text = malloc(CHUNK);
+    if (!zs || !r->text) {
         free(zs);
         return rs_fail(err, "%s: out of memory for decompression", r->name);
     }
@@ -51,32 +62,51 @@ static int gz_start(rs_line_reader *r, rs_error *err)
         return rs_fail(err, "%s: cannot start decompression", r->name);
     }
     r->gz = zs;
-    memcpy(r->zin, r->peek, 2);
-    zs->next_in = r->zin;
-    zs->avail_in = 2;
-    r->peek_pos = r->npeek; /* the magic is not text */
+    zs->next_in = r->raw;
+    zs->avail_in = (uInt)r->raw_len;
+    r->raw_pos = r->raw_len;
     return 0;
 }
 
-/* Refills zout; returns 1, 0 at the end of the input, or -1 on an error. */
+/* Reads the first bytes and looks for the gzip magic 1f 8b. */
+static int start(rs_line_reader *r, rs_error *err)
+{
+    r->started = 1;
+    if (!(r->raw = malloc(CHUNK)))
+        return rs_fail(err, "%s: out of memory", r->name);
+    ssize_t n = read_some(r, r->raw, CHUNK, err);
+    if (n < 0)
+        return -1;
+    r->raw_len = (size_t)n;
+    /* A second byte is waited for only after a first 0x1f (not text anyone types). */
+    while (r->raw_len == 1 && r->raw[0] == 0x1f) {
+        if ((n = read_some(r, r->raw + 1, CHUNK - 1, err)) < 0)
+            return -1;
+        if (n == 0)
+            break;
+        r->raw_len += (size_t)n;
+    }
+    if (r->raw_len >= 2 && r->raw[0] == 0x1f && r->raw[1] == 0x8b)
+        return gz_start(r, err);
+    return 0;
+}
+
+/* Decompresses into text; returns 1, 0 at the end of the input, or -1. */
 static int gz_fill(rs_line_reader *r, rs_error *err)
 {
     z_stream *zs = r->gz;
-    r->zout_pos = r->zout_len = 0;
-    while (r->zout_len == 0) {
+    r->text_pos = r->text_len = 0;
+    while (r->text_len == 0) {
         if (!zs->avail_in) {
-            errno = 0;
-            size_t n = fread(r->zin, 1, GZ_CHUNK, r->file);
-            if (!n && ferror(r->file)) {
-                read_error(r, err);
+            ssize_t n = read_some(r, r->raw, CHUNK, err);
+            if (n < 0)
                 return -1;
-            }
-            if (!n) {
+            if (n == 0) {
                 if (r->gz_member_ended)
                     return 0;
                 return rs_fail(err, "%s:%ld: truncated gzip data", r->name, r->line + 1);
             }
-            zs->next_in = r->zin;
+            zs->next_in = r->raw;
             zs->avail_in = (uInt)n;
         }
         if (r->gz_member_ended) {
@@ -85,10 +115,10 @@ static int gz_fill(rs_line_reader *r, rs_error *err)
                 return rs_fail(err, "%s: cannot restart decompression", r->name);
             r->gz_member_ended = 0;
         }
-        zs->next_out = r->zout;
-        zs->avail_out = GZ_CHUNK;
+        zs->next_out = r->text;
+        zs->avail_out = CHUNK;
         int rc = inflate(zs, Z_NO_FLUSH);
-        r->zout_len = GZ_CHUNK - zs->avail_out;
+        r->text_len = CHUNK - zs->avail_out;
         if (rc == Z_STREAM_END)
             r->gz_member_ended = 1;
         else if (rc != Z_OK && rc != Z_BUF_ERROR)
@@ -98,75 +128,100 @@ static int gz_fill(rs_line_reader *r, rs_error *err)
     return 1;
 }
 
-/* The next byte of the (decompressed) input, BYTE_EOF or BYTE_ERROR. */
-static int next_byte(rs_line_reader *r, rs_error *err)
+/* Points *p at the next *n > 0 bytes of text (not consumed); returns 1, 0 at
+ * the end of the input, or -1 on an error. */
+static int peek_text(rs_line_reader *r, const unsigned char **p, size_t *n, rs_error *err)
 {
-    if (!r->started) {
-        /* Look for the gzip magic 1f 8b; whatever else was read is replayed. */
-        r->started = 1;
-        errno = 0;
-        int c = getc(r->file);
-        if (c != EOF) {
-            r->peek[r->npeek++] = (unsigned char)c;
-            if (c == 0x1f && (c = getc(r->file)) != EOF)
-                r->peek[r->npeek++] = (unsigned char)c;
-        }
-        if (ferror(r->file))
-            return read_error(r, err);
-        if (r->npeek == 2 && r->peek[0] == 0x1f && r->peek[1] == 0x8b && gz_start(r, err))
-            return BYTE_ERROR;
-    }
-    if (r->peek_pos < r->npeek)
-        return r->peek[r->peek_pos++];
+    if (!r->started && start(r, err))
+        return -1;
     if (r->gz) {
-        if (r->zout_pos == r->zout_len) {
+        if (r->text_pos == r->text_len) {
             int rc = gz_fill(r, err);
             if (rc <= 0)
-                return rc < 0 ? BYTE_ERROR : BYTE_EOF;
+                return rc;
         }
-        return r->zout[r->zout_pos++];
+        *p = r->text + r->text_pos;
+        *n = r->text_len - r->text_pos;
+        return 1;
     }
-    errno = 0;
-    int c = getc_unlocked(r->file); /* one reader per FILE: no locking per byte */
-    if (c == EOF && ferror(r->file))
-        return read_error(r, err);
-    return c == EOF ? BYTE_EOF : c;
+    if (r->raw_pos == r->raw_len) {
+        ssize_t got = read_some(r, r->raw, CHUNK, err);
+        if (got <= 0)
+            return (int)got;
+        r->raw_pos = 0;
+        r->raw_len = (size_t)got;
+    }
+    *p = r->raw + r->raw_pos;
+    *n = r->raw_len - r->raw_pos;
+    return 1;
+}
+
+static void consume_text(rs_line_reader *r, size_t n)
+{
+    if (r->gz)
+        r->text_pos += n;
+    else
+        r->raw_pos += n;
+}
+
+/* Appends n bytes to the line being built (k bytes so far). */
+static int append(rs_line_reader *r, size_t k, const unsigned char *p, size_t n, rs_error *err)
+{
+    if (k + n + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 256;
+        while (cap < k + n + 1 && cap <= SIZE_MAX / 2)
+            cap *= 2;
+        char *grown = cap >= k + n + 1 ? realloc(r->buf, cap) : NULL;
+        if (!grown)
+            return rs_fail(err, "%s:%ld: out of memory reading a line", r->name, r->line + 1);
+        r->buf = grown;
+        r->cap = cap;
+    }
+    memcpy(r->buf + k, p, n);
+    return 0;
 }
 
 int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *err)
 {
     size_t k = 0;
-    int c;
-    for (;;) {
-        c = next_byte(r, err);
-        if (c == BYTE_ERROR)
+    int ended = 0;
+    while (!ended) {
+        const unsigned char *p = NULL;
+        size_t n = 0;
+        int rc = peek_text(r, &p, &n, err);
+        if (rc < 0)
             return -1;
-        /* "\r\n" is one line end; deciding so on the next call, not by
-         * reading ahead, keeps a "\r"-ended line from waiting for more input. */
+        if (rc == 0) {
+            if (k == 0)
+                return 0;
+            break;
+        }
+        /* "\r\n" is one line end; deciding so here, not by reading ahead at
+         * the "\r", keeps a "\r"-ended line from waiting for more input. */
         if (r->after_cr) {
             r->after_cr = 0;
-            if (c == '\n')
+            if (p[0] == '\n') {
+                consume_text(r, 1);
                 continue;
+            }
         }
-        if (c == BYTE_EOF || c == '\n')
-            break;
-        if (c == '\r') {
-            r->after_cr = 1;
-            break;
+        size_t i = 0;
+        while (i < n && p[i] != '\n' && p[i] != '\r')
+            i++;
+        if (append(r, k, p, i, err))
+            return -1;
+        k += i;
+        if (i < n) {
+            r->after_cr = p[i] == '\r';
+            ended = 1;
+            i++;
         }
-        if (k + 1 >= r->cap) {
-            size_t cap = r->cap ? 2 * r->cap : 256;
-            char *grown = cap > r->cap ? realloc(r->buf, cap) : NULL;
-            if (!grown)
-                return rs_fail(err, "%s:%ld: out of memory reading a line", r->name, r->line + 1);
-            r->buf = grown;
-            r->cap = cap;
-        }
-        r->buf[k++] = (char)c;
+        consume_text(r, i);
     }
-    if (c == BYTE_EOF && k == 0)
-        return 0;
     r->line++;
+    /* An empty first line has not allocated the buffer yet. */
+    if (!r->buf && append(r, 0, (const unsigned char *)"", 0, err))
+        return -1;
     char *s = r->buf;
     s[k] = '\0';
     /* Validated before the byte-order mark goes, so offsets count raw bytes. */
@@ -182,6 +237,19 @@ int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *e
     return 1;
 }
 
+int rs_line_reader_ready(const rs_line_reader *r)
+{
+    const int buffered = r->gz ? r->text_pos < r->text_len || ((const z_stream *)r->gz)->avail_in
+                               : r->raw_pos < r->raw_len;
+    if (buffered)
+        return 1;
+    struct stat st;
+    if (!fstat(fileno(r->file), &st) && S_ISREG(st.st_mode))
+        return 1;
+    struct pollfd pfd = {.fd = fileno(r->file), .events = POLLIN};
+    return poll(&pfd, 1, 0) > 0;
+}
+
 void rs_line_reader_close(rs_line_reader *r)
 {
     if (r->file && r->file != stdin)
@@ -190,8 +258,8 @@ void rs_line_reader_close(rs_line_reader *r)
         inflateEnd(r->gz);
         free(r->gz);
     }
-    free(r->zin);
-    free(r->zout);
+    free(r->raw);
+    free(r->text);
     free(r->buf);
     memset(r, 0, sizeof *r);
 }

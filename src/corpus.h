@@ -50,22 +50,24 @@ int rs_lines_read(const char *path, rs_lines *out, rs_error *err);
 /* A streaming reader, one line at a time, for input too large to hold or
  * arriving interactively. Input compressed with gzip (found by its magic
  * bytes 1f 8b, whatever the file's name; concatenated members too) is
- * decompressed on the fly; other input is read as it arrives, so a line from
- * a pipe or terminal is returned as soon as it ends. */
+ * decompressed on the fly. Other input is read with read(2) as it arrives,
+ * so a line from a pipe or terminal is returned as soon as its line end is
+ * there. The reader reads the file descriptor of `file` itself: nothing else
+ * may read from that FILE (stdin for "-") while the reader is open. */
 typedef struct {
     FILE *file;
     const char *name; /* the path (not copied), or "<stdin>" */
     char *buf;        /* the current line */
     size_t cap;
     long line;        /* 1-based number of the last line returned */
-    int started;      /* the first bytes have been looked at */
-    unsigned char peek[2]; /* bytes read while looking for the gzip magic, */
-    int npeek, peek_pos;   /* replayed as text unless they were the magic */
-    void *gz;         /* the inflate state (z_stream), when the input is gzip */
-    unsigned char *zin, *zout; /* compressed and decompressed bytes, when gzip */
-    size_t zout_len, zout_pos;
-    int gz_member_ended; /* inflate reached the end of a gzip member */
+    int started;      /* the first bytes have been read (and looked at for gzip) */
     int after_cr;     /* the last line ended at "\r": a "\n" next belongs to it */
+    unsigned char *raw; /* [CHUNK] bytes as read: the text, or gzip's input */
+    size_t raw_len, raw_pos;
+    void *gz;         /* the inflate state (z_stream), when the input is gzip */
+    unsigned char *text; /* [CHUNK] decompressed bytes, when gzip */
+    size_t text_len, text_pos;
+    int gz_member_ended; /* inflate reached the end of a gzip member */
 } rs_line_reader;
 
 int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err);
@@ -74,6 +76,11 @@ int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err);
  * its line end; returns 1, or 0 at the end of the input, or -1 on a read
  * error or a malformed line. */
 int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *err);
+
+/* 1 when the next rs_line_reader_next can start without waiting: bytes are
+ * buffered, the input is a regular file, or the descriptor has data (poll).
+ * For batching interactive input: a batch takes lines while this holds. */
+int rs_line_reader_ready(const rs_line_reader *r);
 
 void rs_line_reader_close(rs_line_reader *r);
 

@@ -321,12 +321,16 @@ START_TEST(test_pipe_line_arrives_at_once)
     ck_assert_msg(!rs_line_reader_open(&r, path, &err), "%s", err.msg);
     char *line;
     size_t len;
+    ck_assert_int_eq(rs_line_reader_ready(&r), 1); /* the pipe has data */
     ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
     ck_assert_str_eq(line, "first");
+    ck_assert_int_eq(rs_line_reader_ready(&r), 1); /* "second" is buffered */
     ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
     ck_assert_str_eq(line, "second");
+    ck_assert_int_eq(rs_line_reader_ready(&r), 0); /* nothing there: reading would wait */
     /* The "\n" of a "\r\n" split across writes still ends one line only. */
     ck_assert_int_eq(write(fds[1], "\nthird\n", 7), 7);
+    ck_assert_int_eq(rs_line_reader_ready(&r), 1);
     ck_assert_msg(rs_line_reader_next(&r, &line, &len, &err) == 1, "%s", err.msg);
     ck_assert_str_eq(line, "third");
     ck_assert_int_eq(close(fds[1]), 0);
