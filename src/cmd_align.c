@@ -47,8 +47,10 @@ static void usage(FILE *out)
             "  --title TEXT           svg, html: the title (default: \"alignment\" and the model)\n"
             "  --batch-size N         sentences decoded together (default: 32)\n"
             "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
+            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
+            "                         warning naming the line (default: %d)\n"
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
-            "  --help                 this help\n");
+            "  -h, --help             this help\n", RS_MAX_SRC_LEN);
 }
 
 /* Where and how the alignments go. */
@@ -193,7 +195,7 @@ static int want_color(const char *when, int to_stdout)
 int cmd_align(int argc, char **argv)
 {
     enum { OPT_PAIRS = 1000, OPT_SWAP, OPT_THRESHOLD, OPT_NUMBERS, OPT_WORDS, OPT_COLOR, OPT_TITLE,
-           OPT_BATCH, OPT_MAXLEN, OPT_THREADS, OPT_HELP };
+           OPT_BATCH, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS, OPT_HELP };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"format", required_argument, NULL, 'f'},
@@ -208,6 +210,7 @@ int cmd_align(int argc, char **argv)
         {"title", required_argument, NULL, OPT_TITLE},
         {"batch-size", required_argument, NULL, OPT_BATCH},
         {"max-len", required_argument, NULL, OPT_MAXLEN},
+        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
@@ -226,9 +229,11 @@ int cmd_align(int argc, char **argv)
         case 'm': model_arg = optarg; break;
         case 'f':
             if (!(sk.writer = rs_align_writer_find(optarg))) {
-                fprintf(stderr, PROG ": --format: '%s' is not one of text, tsv, json, pharaoh, svg, html\n",
-                        optarg);
-                return RS_EXIT_USAGE;
+                char names[256] = "";
+                for (const rs_align_writer *w = rs_align_writers; w->name; w++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                             w == rs_align_writers ? "" : ", ", w->name);
+                return rs_cli_usage_error(PROG, "--format: '%s' is not one of %s", optarg, names);
             }
             break;
         case 'o': sk.out_path = optarg; break;
@@ -255,6 +260,7 @@ int cmd_align(int argc, char **argv)
             break;
         case OPT_TITLE: title = optarg; break;
         case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt.batch_size)) return RS_EXIT_USAGE; break;
+        case OPT_MAXSRC: if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len)) return RS_EXIT_USAGE; break;
         case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt.max_len)) return RS_EXIT_USAGE; break;
         case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads)) return RS_EXIT_USAGE; break;
         case 'h':
@@ -311,7 +317,8 @@ int cmd_align(int argc, char **argv)
     sk.style.title = title ? title : default_title;
     if (pairs_mode) {
         if (rs_pairs_read_tsv(input, swap, &pairs, &err) ||
-            rs_tokenize_pairs(&tok, &pairs, &codec, strcmp(input, "-") ? input : "<stdin>", &err))
+            rs_tokenize_pairs(&tok, &pairs, &codec, strcmp(input, "-") ? input : "<stdin>", &err) ||
+            rs_cli_cut_sources(PROG, &tok, topt.max_src_len, input, &err))
             goto fail;
         count = tok.count;
     } else {
