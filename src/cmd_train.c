@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "dataset.h"
 #include "dist.h"
+#include "fileio.h"
 #include "spm.h"
 #include "train.h"
 

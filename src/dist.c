@@ -1,4 +1,3 @@
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -9,9 +8,7 @@
 #include <mpi.h>
 #endif
 
-static int g_active;         /* MPI_Init was called */
 static int g_rank, g_size = 1;
-static int g_agreed_failure; /* every rank knows this run failed (rs_dist_check) */
 
 int rs_dist_rank(void) { return g_rank; }
 int rs_dist_size(void) { return g_size; }
@@ -23,6 +20,9 @@ void rs_dist_rows(int B, int *lo, int *hi)
 }
 
 #ifdef RS_WITH_MPI
+
+static int g_active;         /* MPI_Init was called */
+static int g_agreed_failure; /* every rank knows this run failed (rs_dist_check, rs_dist_agree) */
 
 /* mpirun and Open MPI's launcher set OMPI_COMM_WORLD_SIZE; srun and other
  * PMI launchers set PMIX_RANK or PMI_RANK. Without a launcher the program
@@ -49,18 +49,21 @@ int rs_dist_init(rs_error *err)
     return 0;
 }
 
-int rs_dist_finalize(int exit_status)
+int rs_dist_failed_alone(int exit_status)
 {
-    if (!g_active)
-        return exit_status;
-    if (exit_status != 0 && exit_status != 2 && !g_agreed_failure && g_size > 1) {
-        fprintf(stderr, "rnnsearch: rank %d of %d failed; ending the job\n", g_rank, g_size);
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, exit_status);
-    }
-    MPI_Finalize();
+    return g_active && g_size > 1 && exit_status != 0 && exit_status != 2 && !g_agreed_failure;
+}
+
+void rs_dist_abort(int exit_status)
+{
+    MPI_Abort(MPI_COMM_WORLD, exit_status);
+}
+
+void rs_dist_finalize(void)
+{
+    if (g_active)
+        MPI_Finalize();
     g_active = 0;
-    return exit_status;
 }
 
 int rs_dist_sum_floats(float *buf, size_t n, rs_error *err)
@@ -170,7 +173,9 @@ int rs_dist_agree(uint32_t value, const char *what, rs_error *err)
 #else /* one process */
 
 int rs_dist_init(rs_error *err) { return 0; }
-int rs_dist_finalize(int exit_status) { return exit_status; }
+int rs_dist_failed_alone(int exit_status) { return 0; }
+void rs_dist_abort(int exit_status) {}
+void rs_dist_finalize(void) {}
 int rs_dist_sum_floats(float *buf, size_t n, rs_error *err) { return 0; }
 double rs_dist_sum_double(double value) { return value; }
 int rs_dist_any(int flag) { return flag != 0; }

@@ -19,12 +19,18 @@
 /* Joins the job when a launcher started this process (MPI_Init). */
 int rs_dist_init(rs_error *err);
 
-/* Leaves the job at the end of a command that returned exit_status. A
- * failure that every rank agreed on (rs_dist_check), or bad usage (status 2,
- * which every rank sees alike from the same command line), ends normally;
- * any other failure of this rank alone says so and aborts the whole job, so
- * that no rank waits for it forever. Returns the status to exit with. */
-int rs_dist_finalize(int exit_status);
+/* Whether this rank, ending a command with exit_status, must end the whole
+ * job (rs_dist_abort) rather than leave it (rs_dist_finalize): it failed on
+ * its own, so others may wait for it forever. A failure every rank agreed on
+ * (rs_dist_check, rs_dist_agree), or bad usage (status 2, which every rank
+ * sees alike from the same command line), leaves normally. */
+int rs_dist_failed_alone(int exit_status);
+
+/* Ends every rank of the job with exit_status (MPI_Abort). */
+void rs_dist_abort(int exit_status);
+
+/* Leaves the job (MPI_Finalize), if it was joined. */
+void rs_dist_finalize(void);
 
 int rs_dist_rank(void); /* 0 .. size-1 */
 int rs_dist_size(void);

@@ -2,10 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "dist.h"
-
-#define RS_VERSION "0.1.0"
 
 typedef struct {
     const char *name;
@@ -25,11 +24,14 @@ static const command commands[] = {
     {"explain", cmd_explain, "walk through one attention step with numbers to check by hand"},
     {"bench", cmd_bench, "measure training and decoding speed and memory"},
     {"plot", cmd_plot, "draw a training run's learning curves as SVG"},
+    {"info", cmd_info, "what a checkpoint holds: configuration, sizes, vocabularies, training"},
+    {"average", cmd_average, "a checkpoint with the mean parameters of several checkpoints"},
 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: rnnsearch COMMAND [OPTIONS]\n\n"
+    fprintf(out, "usage: rnnsearch COMMAND [OPTIONS]\n"
+                 "       rnnsearch -h | --help | -V | --version\n\n"
                  "An attentive RNN translator (Bahdanau et al., 2014).\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
@@ -40,7 +42,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return 2;
+        return RS_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
         printf("rnnsearch %s\n", RS_VERSION);
         return 0;
     }
+    if (argv[1][0] == '-')
+        return rs_cli_bad_option("rnnsearch", argv[1]);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         if (strcmp(argv[1], commands[i].name) || !commands[i].run)
             continue;
@@ -58,13 +62,21 @@ int main(int argc, char **argv)
             rs_error err;
             if (rs_dist_init(&err)) {
                 fprintf(stderr, "rnnsearch: %s\n", err.msg);
-                return 1;
+                return RS_EXIT_FAIL;
             }
-            return rs_dist_finalize(cmd_train(argc - 1, argv + 1));
+            int status = cmd_train(argc - 1, argv + 1);
+            if (rs_dist_failed_alone(status)) {
+                fprintf(stderr, "rnnsearch: rank %d of %d failed; ending the job\n", rs_dist_rank(),
+                        rs_dist_size());
+                fflush(stderr);
+                rs_dist_abort(status);
+            }
+            rs_dist_finalize();
+            return status;
         }
         return commands[i].run(argc - 1, argv + 1);
     }
     fprintf(stderr, "rnnsearch: unknown command '%s'\n", argv[1]);
     usage(stderr);
-    return 2;
+    return RS_EXIT_USAGE;
 }

@@ -8,6 +8,7 @@
 #include "checkpoint.h"
 #include "crc32.h"
 #include "dist.h"
+#include "fileio.h"
 #include "forced.h"
 #include "network.h"
 #include "optimizer.h"

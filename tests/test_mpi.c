@@ -15,6 +15,7 @@
 
 #include "checkpoint.h"
 #include "testdir.h"
+#include "testprog.h"
 
 /* Per-token losses in the log (6 decimals): equal to print resolution and a
  * little more. Parameters after 10 Adam steps at lr 0.03: measured 2.7e-5
@@ -23,12 +24,6 @@
  * within 1e-4, with weights of size 0.1. */
 #define LOSS_TOL 2e-5
 #define PARAM_TOL 1e-4
-
-static const char *program(void)
-{
-    const char *p = getenv("RNNSEARCH");
-    return p ? p : "./rnnsearch";
-}
 
 static int have_mpi(void)
 {
@@ -53,7 +48,7 @@ static int train(int ranks, const char *args, char *out, size_t size)
                  "mpirun --oversubscribe --bind-to none %s -x OPENBLAS_NUM_THREADS=1 -np %d ",
                  geteuid() == 0 ? "--allow-run-as-root" : "", ranks);
     snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=1 timeout 120 %s%s train %s 2>&1", launcher,
-             program(), args);
+             testprog_path(), args);
     FILE *p = popen(cmd, "r");
     ck_assert(p != NULL);
     size_t n = fread(out, 1, size - 1, p);
