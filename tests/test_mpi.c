@@ -3,7 +3,9 @@
  * 10 pairs unevenly, 3+3+4, and the epoch's last batch of 5 as 1+2+2) log the
  * same per-step losses and end with the same parameters, up to float32
  * summation order; a run resumed on another number of ranks lands on the same
- * model; a model directory rank 0 cannot write stops every rank at once.
+ * model; SentencePiece models trained by rank 0 reach the others; a model
+ * directory rank 0 cannot write stops every rank at once; a rank killed in
+ * the middle ends the job and leaves a good last checkpoint.
  * Skipped, saying so, when the program is built without MPI or mpirun is absent. */
 #include <check.h>
 #include <math.h>
@@ -18,12 +20,15 @@
 #include "testprog.h"
 
 /* Per-token losses in the log (6 decimals): equal to print resolution and a
- * little more. Parameters after 10 Adam steps at lr 0.03: measured 2.7e-5
- * apart at most (Adam divides by sqrt(v): where a gradient is near zero, a
- * difference in its last bits moves the weight by a fraction of lr), required
- * within 1e-4, with weights of size 0.1. */
+ * little more, at every step. Parameters after 10 Adam steps at lr 0.03, with
+ * weights of size 0.1: Adam divides each gradient by its own running RMS, so
+ * where a gradient is near zero the last bits of the sum, which depend on how
+ * the batch was split, move the weight by a visible fraction of lr. Measured
+ * at most 2.7e-5 apart (word level) and 4.3e-4 (40 subwords, 3 ranks),
+ * 1.4e-4 in relative L2 norm; required: 2e-3 (lr / 15) and 1e-3. */
 #define LOSS_TOL 2e-5
-#define PARAM_TOL 1e-4
+#define PARAM_TOL 2e-3
+#define PARAM_REL_TOL 1e-3
 
 static int have_mpi(void)
 {
@@ -117,9 +122,10 @@ static void same_logs(const train_log *a, const train_log *b, const char *what)
     }
 }
 
-/* The largest parameter difference between two models' last.ckpt; their
- * training states must agree on the counters and the learning-rate scale. */
-static double param_distance(const char *dir, const char *m1, const char *m2)
+/* The largest parameter difference between two models' last.ckpt, checked
+ * against PARAM_TOL, with the relative L2 distance against PARAM_REL_TOL;
+ * their training states must agree on the counters and the learning-rate scale. */
+static void param_distance(const char *dir, const char *m1, const char *m2)
 {
     char p1[512], p2[512];
     snprintf(p1, sizeof p1, "%s/%s/last.ckpt", dir, m1);
@@ -135,14 +141,22 @@ static double param_distance(const char *dir, const char *m1, const char *m2)
     ck_assert_int_eq(sa.batches_done, sb.batches_done);
     ck_assert_int_eq(sa.bad_evals, sb.bad_evals);
     ck_assert(sa.lr_scale == sb.lr_scale);
-    double worst = 0.0;
-    for (size_t i = 0; i < a.layout.total; i++)
-        worst = fmax(worst, fabs((double)a.params[i] - (double)b.params[i]));
+    double worst = 0.0, diff2 = 0.0, norm2 = 0.0;
+    for (size_t i = 0; i < a.layout.total; i++) {
+        double d = (double)a.params[i] - (double)b.params[i];
+        worst = fmax(worst, fabs(d));
+        diff2 += d * d;
+        norm2 += (double)a.params[i] * a.params[i];
+    }
+    fprintf(stderr, "mpi: %s against %s: parameters %.2g apart at most, %.2g in relative L2 norm\n",
+            m2, m1, worst, sqrt(diff2 / norm2));
+    ck_assert_msg(worst <= PARAM_TOL && sqrt(diff2 / norm2) <= PARAM_REL_TOL,
+                  "%s against %s: parameters %g apart, %g relative", m2, m1, worst,
+                  sqrt(diff2 / norm2));
     rs_train_state_free(&sa);
     rs_train_state_free(&sb);
     rs_model_free(&a);
     rs_model_free(&b);
-    return worst;
 }
 
 START_TEST(ranks_train_the_model_one_process_trains)
@@ -162,10 +176,8 @@ START_TEST(ranks_train_the_model_one_process_trains)
     ck_assert_int_eq(one.count, 10); /* a line per step */
     same_logs(&one, &two, "2 ranks");
     same_logs(&one, &three, "3 ranks");
-    double d2 = param_distance(dir, "one", "two"), d3 = param_distance(dir, "one", "three");
-    fprintf(stderr, "mpi: parameters after 10 steps: 2 ranks %.2g, 3 ranks %.2g from one process\n",
-            d2, d3);
-    ck_assert_msg(d2 <= PARAM_TOL && d3 <= PARAM_TOL, "parameters %g and %g apart", d2, d3);
+    param_distance(dir, "one", "two");
+    param_distance(dir, "one", "three");
     testdir_remove(dir);
 }
 END_TEST
@@ -191,8 +203,70 @@ START_TEST(resume_on_another_number_of_ranks)
     read_log(dir, "whole", &whole);
     read_log(dir, "parts", &parts);
     same_logs(&whole, &parts, "resumed on 3 ranks");
-    double d = param_distance(dir, "whole", "parts");
-    ck_assert_msg(d <= PARAM_TOL, "resumed on 3 ranks: parameters %g apart", d);
+    param_distance(dir, "whole", "parts");
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(subword_models_come_from_rank_0)
+{
+    if (!have_mpi())
+        return;
+    char dir[64], args[1024], out[32768];
+    make_data(dir);
+    train_args(args, sizeof args, dir, "one", "--subwords 40");
+    ck_assert_msg(train(0, args, out, sizeof out) == 0, "%s", out);
+    train_args(args, sizeof args, dir, "two", "--subwords 40");
+    ck_assert_msg(train(2, args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "40 source, 40 target"), "%s", out);
+    train_log one, two;
+    read_log(dir, "one", &one);
+    read_log(dir, "two", &two);
+    same_logs(&one, &two, "2 ranks with subwords");
+    param_distance(dir, "one", "two");
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(a_killed_rank_ends_the_job)
+{
+    if (!have_mpi())
+        return;
+    char dir[64], args[1024], cmd[4096];
+    make_data(dir);
+    /* A long run on 2 ranks that saves often; once last.ckpt exists, rank 1
+     * (the process whose environment says so) is killed. */
+    snprintf(args, sizeof args,
+             "--train %s/train.tsv --emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 10 "
+             "--epochs 100000 --save-every 3 --threads 1 --quiet --out %s/k", dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "mpirun --oversubscribe --bind-to none %s -np 2 %s train %s > %s/k.log 2>&1 & job=$!; "
+             "for i in $(seq 600); do [ -f %s/k/last.ckpt ] && break; sleep 0.1; done; "
+             "for p in $(pgrep -f -- '--out %s/k'); do "
+             "  tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 "
+             "  && kill -9 $p && echo 'mpi: rank 1 killed' >&2; done; "
+             "( sleep 60; kill $job 2>/dev/null ) & timer=$!; wait $job; rc=$?; kill $timer; exit $rc",
+             geteuid() == 0 ? "--allow-run-as-root" : "", testprog_path(), args, dir, dir, dir);
+    FILE *p = popen(cmd, "r");
+    ck_assert(p != NULL);
+    int status = pclose(p);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 143,
+                  "mpirun status %d (143: it hung after the kill)", status);
+    char path[512];
+    snprintf(path, sizeof path, "%s/k.log", dir);
+    size_t size;
+    char *log = (char *)testfile_read(path, &size);
+    ck_assert_msg(strstr(log, "rank 1") && strstr(log, "signal 9"), "%s", log);
+    free(log);
+    /* The last checkpoint is whole: it loads. */
+    snprintf(path, sizeof path, "%s/k/last.ckpt", dir);
+    rs_model m = {0};
+    rs_train_state st = {0};
+    rs_error err;
+    ck_assert_msg(!rs_checkpoint_load(path, &m, &st, &err), "%s", err.msg);
+    ck_assert(st.step > 0);
+    rs_train_state_free(&st);
+    rs_model_free(&m);
     testdir_remove(dir);
 }
 END_TEST
@@ -227,7 +301,9 @@ Suite *mpi_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, ranks_train_the_model_one_process_trains);
     tcase_add_test(tc, resume_on_another_number_of_ranks);
+    tcase_add_test(tc, subword_models_come_from_rank_0);
     tcase_add_test(tc, unwritable_model_directory_stops_every_rank);
+    tcase_add_test(tc, a_killed_rank_ends_the_job);
     suite_add_tcase(s, tc);
     return s;
 }
