@@ -1,6 +1,26 @@
+#include <check.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "gradcheck.h"
+
+void gradcheck_expect(const char *what, gradcheck_result r, double tol)
+{
+    if (r.worst > tol || r.non_finite)
+        fprintf(stderr, "%s: worst error %.3g at %zu (analytic %.6g, numeric %.6g)\n", what,
+                r.worst, r.worst_index, r.analytic, r.numeric);
+    ck_assert_msg(!r.non_finite, "%s: non-finite value", what);
+    ck_assert_msg(r.checked > 0, "%s: nothing checked", what);
+    ck_assert_msg(r.worst <= tol, "%s: worst relative error %.3g > %.3g", what, r.worst, tol);
+}
+
+double gradcheck_weighted_sum(const float *x, const float *w, size_t count)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < count; i++)
+        s += (double)x[i] * w[i];
+    return s;
+}
 
 void fill_uniform(float *x, size_t count, float scale, unsigned seed)
 {

@@ -6,6 +6,12 @@
 
 #include <stddef.h>
 
+/* Tolerances of the layer tests. Their float32 forward passes carry ~1e-6
+ * absolute rounding noise in the loss, so a central difference with h = 1e-2
+ * is good to ~1e-4; gradients below the floor are compared in absolute terms. */
+#define GRADCHECK_LAYER_TOL 2e-3
+#define GRADCHECK_LAYER_FLOOR 1e-2
+
 typedef double (*gradcheck_loss)(void *ctx);
 
 /* A hash of the discrete choices the last loss evaluation made (which half of
@@ -32,6 +38,13 @@ gradcheck_result gradcheck(gradcheck_loss loss, void *ctx, float *param, const f
 gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signature, void *ctx,
                                   float *param, const float *grad, size_t size, int samples,
                                   float h, double floor);
+
+/* Fails the current Check test unless r is finite, checked something and its
+ * worst error is at most tol; prints the worst entry to stderr when it fails. */
+void gradcheck_expect(const char *what, gradcheck_result r, double tol);
+
+/* Σ x[i] w[i] in double: the loss L = Σ out ⊙ W of the layer tests. */
+double gradcheck_weighted_sum(const float *x, const float *w, size_t count);
 
 /* Fills x[count] uniformly in [-scale, scale] from a simple LCG seeded by seed. */
 void fill_uniform(float *x, size_t count, float scale, unsigned seed);
