@@ -39,6 +39,29 @@ gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signa
                                   float *param, const float *grad, size_t size, int samples,
                                   float h, double floor);
 
+/* A directional check of a whole tensor, for errors too small for the
+ * per-entry check: a gradient 2% wrong in entries that all lie below the
+ * absolute floor, or one scaled by 1.004 everywhere. For a random direction d
+ * (uniform in [-1, 1], from seed) it compares the analytic ⟨g, d⟩ with
+ * central differences (L(θ + εd) − L(θ − εd)) / 2ε of the loss in double, at
+ * steps ε and 2ε combined by Richardson extrapolation: the ε² truncation term
+ * cancels, so ε can be large enough that the loss's float32 rounding (≈1e-6)
+ * stays small beside the change it measures. A step whose signature changes
+ * at either end (it crossed a maxout kink) is retried with ε halved. */
+#define GRADCHECK_DIR_HALVINGS 8
+typedef struct {
+    double analytic; /* ⟨g, d⟩ over the steps actually taken in float */
+    double numeric;  /* the extrapolated central difference */
+    double error;    /* |analytic − numeric| / max(|analytic|, |numeric|, floor) */
+    float eps;       /* the step used */
+    int non_finite;
+    int kinked; /* across a kink even at the smallest step: nothing compared */
+} gradcheck_dir_result;
+
+gradcheck_dir_result gradcheck_direction(gradcheck_loss loss, gradcheck_signature signature,
+                                         void *ctx, float *param, const float *grad, size_t size,
+                                         unsigned seed, float eps, double floor);
+
 /* Fails the current Check test unless r is finite, checked something and its
  * worst error is at most tol; prints the worst entry to stderr when it fails. */
 void gradcheck_expect(const char *what, gradcheck_result r, double tol);
