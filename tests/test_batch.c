@@ -55,7 +55,7 @@ START_TEST(fill_refuses_what_does_not_fit)
     rs_batch batch;
     rs_error err;
     ck_assert(rs_batch_alloc(&batch, 2, 3, 3, &err) == 0);
-    const int s[] = {5, 6, 7}, t[] = {8};
+    const int s[] = {5, 6, 7}, t[] = {8, 9, 10};
     const int *src[] = {s, s, s}, *tgt[] = {t, t, t};
     const int three[] = {3, 3, 3}, one[] = {1, 1, 1}, two[] = {2, 2, 2};
     /* 3 tokens + </s> = 4 > max_S = 3. */
