@@ -3,9 +3,10 @@
  * each attention kind, and with dropout), and a padded batch against its
  * sentences one at a time.
  *
- * Entry-by-entry tolerance: the float32 loss (≈15 here) carries ≈1e-6 of rounding noise, so
- * central differences with h = 1e-2 are good to ≈5e-5 absolute; the metric
- * |a − n| / max(|a|, |n|, 1e-2) must stay below 5e-3. A wrong term gives O(1). */
+ * Entry-by-entry tolerance: the float32 loss (≈15 here) carries ≈1e-6 of
+ * rounding noise, so central differences with h = 1e-2 are good to ≈5e-5
+ * absolute; the metric |a − n| / max(|a|, |n|, 1e-2) must stay below 5e-3.
+ * A wrong term gives O(1). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,23 +67,41 @@ static unsigned long long net_signature(void *p)
     return h;
 }
 
+/* The four attention kinds, then additive with dropout (fixed masks). */
+static const char *const kinds[] = {"additive", "general", "dot", "scaled-dot", "additive"};
+enum { VARIANTS = 5, DROPOUT_VARIANT = 4 };
+
+/* Sets c up as variant v with weights uniform in [-scale, scale], runs the
+ * three pairs forward and backward, and returns the gradient (free it). */
+static float *variant_gradient(net_case *c, int v, float scale)
+{
+    rs_error err;
+    net_case_init(c, kinds[v]);
+    fill_uniform(c->model.params, c->model.layout.total, scale, 7);
+    if (v == DROPOUT_VARIANT) {
+        c->ws.dropout = 0.3f;
+        rs_rng_seed(&c->ws.dropout_rng, 99);
+    }
+    ck_assert(rs_batch_fill(&c->batch, 3, srcs, src_counts, tgts, tgt_counts, &err) == 0);
+    float *grad = calloc(c->model.layout.total, sizeof(float));
+    ck_assert(grad != NULL);
+    rs_tensors g;
+    rs_tensors_bind(&g, &c->model.layout, grad);
+    net_loss(c);
+    rs_network_backward(&c->ws, &c->model, &c->batch, &g, 0.0f, 1.0f);
+    return grad;
+}
+
+/* Tensors present: all but att.K (additive) or all but att.W, U, b, v. */
+static int tensors_present(int v)
+{
+    return strcmp(kinds[v], "additive") == 0 ? RS_NUM_PARAMS - 1 : RS_NUM_PARAMS - 4;
+}
+
 START_TEST(network_gradients_match_finite_differences)
 {
-    /* The four attention kinds, then additive with dropout (fixed masks). */
-    static const char *const kinds[] = {"additive", "general", "dot", "scaled-dot", "additive"};
     net_case c;
-    rs_error err;
-    net_case_init(&c, kinds[_i]);
-    if (_i == 4) {
-        c.ws.dropout = 0.3f;
-        rs_rng_seed(&c.ws.dropout_rng, 99);
-    }
-    ck_assert(rs_batch_fill(&c.batch, 3, srcs, src_counts, tgts, tgt_counts, &err) == 0);
-    float *grad = calloc(c.model.layout.total, sizeof(float));
-    rs_tensors g;
-    rs_tensors_bind(&g, &c.model.layout, grad);
-    net_loss(&c);
-    rs_network_backward(&c.ws, &c.model, &c.batch, &g, 0.0f, 1.0f);
+    float *grad = variant_gradient(&c, _i, 0.5f);
     int checked = 0;
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
         const rs_tensor_info *t = &c.model.layout.info[i];
@@ -99,7 +118,7 @@ START_TEST(network_gradients_match_finite_differences)
                       "%s: only %d samples away from maxout kinks", t->name, r.checked);
         checked++;
     }
-    ck_assert_int_eq(checked, _i == 0 || _i == 4 ? RS_NUM_PARAMS - 1 : RS_NUM_PARAMS - 4);
+    ck_assert_int_eq(checked, tensors_present(_i));
     free(grad);
     net_case_free(&c);
 }
@@ -113,24 +132,10 @@ END_TEST
 
 START_TEST(network_directional_gradients)
 {
-    static const char *const kinds[] = {"additive", "general", "dot", "scaled-dot", "additive"};
-    net_case c;
-    rs_error err;
-    net_case_init(&c, kinds[_i]);
     /* Weights of scale 1 rather than 0.5: with 0.5 the attention barely moves
      * the loss, so ⟨g, d⟩ of att.* is ~5e-4 and float32 noise hides a 2% error. */
-    fill_uniform(c.model.params, c.model.layout.total, 1.0f, 7);
-    if (_i == 4) {
-        c.ws.dropout = 0.3f;
-        rs_rng_seed(&c.ws.dropout_rng, 99);
-    }
-    ck_assert(rs_batch_fill(&c.batch, 3, srcs, src_counts, tgts, tgt_counts, &err) == 0);
-    float *grad = calloc(c.model.layout.total, sizeof(float));
-    ck_assert(grad != NULL);
-    rs_tensors g;
-    rs_tensors_bind(&g, &c.model.layout, grad);
-    net_loss(&c);
-    rs_network_backward(&c.ws, &c.model, &c.batch, &g, 0.0f, 1.0f);
+    net_case c;
+    float *grad = variant_gradient(&c, _i, 1.0f);
     int checked = 0;
     double worst = 0.0;
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
@@ -149,9 +154,9 @@ START_TEST(network_directional_gradients)
         worst = fmax(worst, r.error);
         checked++;
     }
-    ck_assert_int_eq(checked, _i == 0 || _i == 4 ? RS_NUM_PARAMS - 1 : RS_NUM_PARAMS - 4);
+    ck_assert_int_eq(checked, tensors_present(_i));
     fprintf(stderr, "directional %s%s: %d tensors, worst relative error %.2g\n", kinds[_i],
-            _i == 4 ? " (dropout)" : "", checked, worst);
+            _i == DROPOUT_VARIANT ? " (dropout)" : "", checked, worst);
     free(grad);
     net_case_free(&c);
 }
@@ -203,8 +208,8 @@ Suite *network_suite(void)
     Suite *s = suite_create("network");
     TCase *tc = tcase_create("whole model");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, network_gradients_match_finite_differences, 0, 5);
-    tcase_add_loop_test(tc, network_directional_gradients, 0, 5);
+    tcase_add_loop_test(tc, network_gradients_match_finite_differences, 0, VARIANTS);
+    tcase_add_loop_test(tc, network_directional_gradients, 0, VARIANTS);
     tcase_add_test(tc, padded_batch_equals_sentences_one_at_a_time);
     suite_add_tcase(s, tc);
     return s;
