@@ -25,8 +25,9 @@ START_TEST(beam_of_one_is_greedy)
     tiny_model_of_kind(&model, _i);
     rs_decoder dec;
     rs_beam_search bs;
-    ck_assert(rs_decoder_init(&dec, &model, SENTENCES, 8, &err) == 0);
-    ck_assert(rs_beam_init(&bs, &model, SENTENCES, 1, 8, &err) == 0);
+    const rs_model *member = &model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
+    ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_translation greedy[SENTENCES], beam[SENTENCES];
     double norm[SENTENCES];
     const rs_beam_options opt = {.beam = 1, .length_penalty = 0.0f, .n_best = 1, .max_len = MAX_LEN};
@@ -54,7 +55,8 @@ START_TEST(n_best_scores_ranks_and_batching)
     tiny_model_of_kind(&model, _i % 4);
     const float alpha = _i < 4 ? 0.0f : 1.0f;
     rs_beam_search bs;
-    ck_assert(rs_beam_init(&bs, &model, SENTENCES, K, 8, &err) == 0);
+    const rs_model *member = &model;
+    ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, K, 8, &err) == 0);
     rs_translation out[SENTENCES * K];
     double norm[SENTENCES * K];
     const rs_beam_options opt = {.beam = K, .length_penalty = alpha, .n_best = K, .max_len = MAX_LEN};

@@ -14,7 +14,7 @@
 
 #include "dataset.h"
 #include "safetensors.h"
-#include "train.h"
+#include "forced.h"
 
 static const char *shared_dir(void)
 {
@@ -43,10 +43,11 @@ static double check_conformance(const char *dir, double tol)
     ck_assert(rs_tokenize_pairs(&tok, &pairs, &codec, pairs_path, &err) == 0);
     ck_assert(rs_dataset_build(&data, &tok, &model.src_vocab, &model.tgt_vocab, 0, NULL, &err) == 0);
     ck_assert_int_gt(data.count, 0);
-    double *logprob = calloc((size_t)data.count, sizeof(double));
-    ck_assert(logprob != NULL);
+    rs_forced *scored = calloc((size_t)data.count, sizeof(rs_forced));
+    ck_assert(scored != NULL);
+    const rs_model *member = &model;
     /* Batches of 7 mix lengths, so padding is exercised too. */
-    ck_assert(rs_score_dataset(&model, &data, 7, logprob, &err) == 0);
+    ck_assert_msg(rs_forced_decode(&member, 1, &data, 7, 0, scored, &err) == 0, "%s", err.msg);
     FILE *f = fopen(expected_path, "r");
     ck_assert_msg(f != NULL, "cannot open %s", expected_path);
     double worst = 0.0;
@@ -54,18 +55,20 @@ static double check_conformance(const char *dir, double tol)
         double expected;
         ck_assert_msg(fscanf(f, "%lf", &expected) == 1, "%s: fewer than %d values", expected_path,
                       data.count);
-        double rel = fabs(logprob[i] - expected) / fabs(expected);
+        double rel = fabs(scored[i].logprob - expected) / fabs(expected);
         if (rel > worst)
             worst = rel;
         ck_assert_msg(rel <= tol, "%s pair %d: %.9f, expected %.9f (relative error %.3g)", dir,
-                      i + 1, logprob[i], expected, rel);
+                      i + 1, scored[i].logprob, expected, rel);
     }
     double extra;
     ck_assert_msg(fscanf(f, "%lf", &extra) == EOF, "%s: more values than the %d pairs",
                   expected_path, data.count);
     fclose(f);
     fprintf(stderr, "conformance %s: %d pairs, worst relative error %.3g\n", dir, data.count, worst);
-    free(logprob);
+    for (int i = 0; i < data.count; i++)
+        rs_forced_free(&scored[i]);
+    free(scored);
     rs_dataset_free(&data);
     rs_tokenized_free(&tok);
     rs_pairs_free(&pairs);

@@ -55,7 +55,8 @@ START_TEST(greedy_is_the_argmax_of_teacher_forcing)
     rs_decoder dec;
     rs_error err;
     tiny_model_of_kind(&model, _i);
-    ck_assert(rs_decoder_init(&dec, &model, SENTENCES, 8, &err) == 0);
+    const rs_model *member = &model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_translation out[SENTENCES];
     ck_assert_msg(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, out, &err) == 0, "%s", err.msg);
     int finished = check_against_forcing(&model, out, MAX_LEN);
@@ -86,9 +87,10 @@ START_TEST(length_limit_forces_eos)
     rs_decoder dec;
     rs_error err;
     tiny_model_make(&model, "additive", 0.5f, 0.0f, 31); /* never stops by itself */
-    ck_assert(rs_decoder_init(&dec, &model, SENTENCES, 8, &err) == 0);
+    const rs_model *member = &model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_translation out[SENTENCES];
-    for (int max_len = 0; max_len <= 2; max_len++) {
+    for (int max_len = 1; max_len <= 3; max_len++) {
         ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, max_len, 0, out, &err) == 0);
         check_against_forcing(&model, out, max_len);
         for (int b = 0; b < SENTENCES; b++) {
@@ -97,6 +99,15 @@ START_TEST(length_limit_forces_eos)
             ck_assert_int_eq(out[b].finished, 0);
             rs_translation_free(&out[b]);
         }
+    }
+    /* max_len 0: each sentence's own limit, 2 · its length + 10. */
+    ck_assert_int_eq(rs_output_limit(0, 5), 20);
+    ck_assert_int_eq(rs_output_limit(7, 5), 7);
+    ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, 0, 0, out, &err) == 0);
+    for (int b = 0; b < SENTENCES; b++) {
+        ck_assert_int_eq(out[b].len, 2 * tiny_src_counts[b] + 10);
+        ck_assert_int_eq(out[b].finished, 0);
+        rs_translation_free(&out[b]);
     }
     rs_decoder_free(&dec);
     rs_model_free(&model);
