@@ -142,6 +142,13 @@ gradcheck_dir_result gradcheck_direction(gradcheck_loss loss, gradcheck_signatur
         loss(ctx);
         base = signature(ctx);
     }
+    /* A step that changes the loss by about GRADCHECK_DIR_CHANGE: far above
+     * its rounding, and no larger than needed (the ε⁴ term grows with it). */
+    double slope = 0.0;
+    for (size_t i = 0; i < size; i++)
+        slope += (double)grad[i] * dir[i];
+    if (fabs(slope) * eps > GRADCHECK_DIR_CHANGE)
+        eps = (float)(GRADCHECK_DIR_CHANGE / fabs(slope));
     res.kinked = 1;
     for (int attempt = 0; attempt < GRADCHECK_DIR_HALVINGS && res.kinked; attempt++, eps *= 0.5f) {
         double n1, a1, n2, a2;

@@ -46,9 +46,12 @@ gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signa
  * central differences (L(θ + εd) − L(θ − εd)) / 2ε of the loss in double, at
  * steps ε and 2ε combined by Richardson extrapolation: the ε² truncation term
  * cancels, so ε can be large enough that the loss's float32 rounding (≈1e-6)
- * stays small beside the change it measures. A step whose signature changes
- * at either end (it crossed a maxout kink) is retried with ε halved. */
+ * stays small beside the change it measures. ε is the given step, or less
+ * where that would change the loss by more than GRADCHECK_DIR_CHANGE. A step
+ * whose signature changes at either end (it crossed a maxout kink) is
+ * retried with ε halved. */
 #define GRADCHECK_DIR_HALVINGS 8
+#define GRADCHECK_DIR_CHANGE 5e-3
 typedef struct {
     double analytic; /* ⟨g, d⟩ over the steps actually taken in float */
     double numeric;  /* the extrapolated central difference */

@@ -126,8 +126,8 @@ END_TEST
 
 /* Tolerance of the directional check. Measured on this model: at most 8e-4
  * (att.K and att.W, whose ⟨g, d⟩ ≈ 0.01 leaves float32 rounding visible;
- * 2e-4 for dec.W, the ε⁴ term); a gradient scaled by 1.004 gives 4e-3 and an
- * att.W gradient 2% too large gives 2e-2 (both tried: they fail). */
+ * 4e-4 elsewhere); a gradient scaled by 1.004 gives 4e-3 and an att.W
+ * gradient 2% too large gives 2e-2 (both tried: they fail). */
 #define DIRECTION_TOL 1.5e-3
 
 START_TEST(network_directional_gradients)
