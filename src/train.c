@@ -6,6 +6,7 @@
 
 #include "bleu.h"
 #include "checkpoint.h"
+#include "fileio.h"
 #include "forced.h"
 #include "network.h"
 #include "optimizer.h"
