@@ -16,5 +16,6 @@ int cmd_bleu(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const command commands[] = {
     {"explain", cmd_explain, "walk through one attention step with numbers to check by hand"},
     {"bench", cmd_bench, "measure training and decoding speed and memory"},
     {"plot", cmd_plot, "draw a training run's learning curves as SVG"},
+    {"serve", cmd_serve, "a web page and JSON API to explore translations and alignments"},
 };
 
 static void usage(FILE *out)
