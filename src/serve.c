@@ -231,11 +231,31 @@ static char *models_json(const rs_server *s, size_t *len)
 
 /* ---- the jobs (worker threads) ---- */
 
+/* One sentence at a time, with its alignment; the pipeline's defaults else. */
+static void translate_options(rs_translate_options *opt, int beam, int n_best)
+{
+    rs_translate_options_default(opt);
+    opt->batch_size = 1;
+    opt->want_alignment = 1;
+    opt->beam = beam;
+    opt->n_best = n_best;
+}
+
 static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *status)
 {
     rs_translator *tr = &w->tr[rq->model];
-    tr->opt.beam = rq->beam;
-    tr->opt.n_best = rq->n_best;
+    /* A translator's workspaces are sized for its beam and n-best: another
+     * request's sizes get a fresh translator (its workspaces grow on use). */
+    if (tr->opt.beam != rq->beam || tr->opt.n_best != rq->n_best) {
+        rs_translate_options opt;
+        translate_options(&opt, rq->beam, rq->n_best);
+        rs_translator_free(tr);
+        if (rs_translator_init(tr, &w->server->model_ptrs[rq->model], 1,
+                               w->server->models[rq->model].codec, &opt, err)) {
+            *status = 500;
+            return -1;
+        }
+    }
     rs_translated t;
     const char *line = rq->text;
     *status = 500;
@@ -758,10 +778,7 @@ static void stop_workers(rs_server *s)
 static int start_workers(rs_server *s, rs_error *err)
 {
     rs_translate_options topt;
-    rs_translate_options_default(&topt);
-    topt.batch_size = 1;
-    topt.want_alignment = 1;
-    topt.beam = topt.n_best = 1;
+    translate_options(&topt, 1, 1);
     for (int t = 0; t < s->opt.threads; t++) {
         worker *w = &s->workers[t];
         w->server = s;
