@@ -154,6 +154,19 @@ static char *error_json(const char *message, int status, size_t *len)
     return membuf_close(&m, len);
 }
 
+/* An alignment as alignment.h writes it: its JSON record or its SVG picture. */
+static char *alignment_text(const rs_alignment *a, int svg, int id, const char *title, size_t *len)
+{
+    membuf m;
+    if (membuf_open(&m))
+        return NULL;
+    if (svg)
+        rs_alignment_write_svg(m.f, a, title);
+    else
+        rs_alignment_write_json(m.f, a, id);
+    return membuf_close(&m, len);
+}
+
 /* The "alignment" member (alignment.h's JSON record: labels with </s>, the
  * matrix row by row) and, when asked, the "svg" member (the same picture
  * `rnnsearch align --format svg` draws). */
@@ -164,26 +177,22 @@ static int write_alignment(FILE *out, const char *const *tgt, int tgt_count, con
     rs_alignment a;
     if (rs_alignment_make(&a, tgt, tgt_count, src, src_count, w, err))
         return -1;
+    size_t len;
+    char *record = alignment_text(&a, 0, id, NULL, &len), *picture = NULL;
     int rc = 0;
-    fputs("\"alignment\":", out);
-    if (rs_alignment_write_json(out, &a, id))
+    if (!record || (svg && !(picture = alignment_text(&a, 1, id, title, &len)))) {
         rc = rs_fail(err, "out of memory writing an alignment");
-    if (!rc && svg) {
-        membuf m;
-        size_t len;
-        char *text = NULL;
-        if (membuf_open(&m) == 0) {
-            rs_alignment_write_svg(m.f, &a, title);
-            text = membuf_close(&m, &len);
-        }
-        if (!text) {
-            rc = rs_fail(err, "out of memory drawing an alignment");
-        } else {
+    } else {
+        /* The record without its JSON Lines newline: an answer is one line. */
+        fputs("\"alignment\":", out);
+        fwrite(record, 1, strcspn(record, "\n"), out);
+        if (picture) {
             fputs(",\"svg\":", out);
-            rs_json_write_string(out, text);
-            free(text);
+            rs_json_write_string(out, picture);
         }
     }
+    free(record);
+    free(picture);
     rs_alignment_free(&a);
     return rc;
 }
