@@ -105,17 +105,6 @@ static void json_number(FILE *out, double x)
         fputs("null", out);
 }
 
-static void json_string_array(FILE *out, const char *const *s, int n)
-{
-    putc('[', out);
-    for (int k = 0; k < n; k++) {
-        if (k)
-            putc(',', out);
-        rs_json_write_string(out, s[k]);
-    }
-    putc(']', out);
-}
-
 /* An open_memstream whose text becomes an answer; NULL when out of memory. */
 typedef struct {
     FILE *f;
@@ -281,7 +270,7 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
     fputs(",\"text\":", out);
     rs_json_write_string(out, rq->text);
     fputs(",\"source_tokens\":", out);
-    json_string_array(out, (const char *const *)t.src_tokens, t.src_count);
+    rs_json_write_strings(out, (const char *const *)t.src_tokens, t.src_count);
     fprintf(out, ",\"truncated\":%d,\"beam\":%d,\"n_best\":%d,\"translation\":", t.truncated,
             rq->beam, rq->n_best);
     rs_json_write_string(out, t.hyp[0].text);
@@ -291,7 +280,7 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
         fprintf(out, "%s{\"rank\":%d,\"translation\":", k ? "," : "", k);
         rs_json_write_string(out, h->text);
         fputs(",\"tokens\":", out);
-        json_string_array(out, (const char *const *)h->tokens, h->len);
+        rs_json_write_strings(out, (const char *const *)h->tokens, h->len);
         fputs(",\"score\":", out);
         json_number(out, h->score);
         fputs(",\"logprob\":", out);
@@ -338,9 +327,9 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     fputs(",\"target\":", out);
     rs_json_write_string(out, rq->target);
     fputs(",\"source_tokens\":", out);
-    json_string_array(out, (const char *const *)src.tokens, src.count);
+    rs_json_write_strings(out, (const char *const *)src.tokens, src.count);
     fputs(",\"target_tokens\":", out);
-    json_string_array(out, (const char *const *)tgt.tokens, tgt.count);
+    rs_json_write_strings(out, (const char *const *)tgt.tokens, tgt.count);
     fputs(",\"logprob\":", out);
     json_number(out, f.logprob);
     fputs(",\"token_logprobs\":[", out);
