@@ -306,16 +306,25 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     const rs_serve_model *sm = &w->server->models[rq->model];
     rs_forced f;
     rs_tokens src = {0}, tgt = {0};
+    /* Text that cannot be tokenized, or has no tokens, is the client's to fix. */
+    *status = 400;
+    for (int side = RS_SIDE_SRC; side <= RS_SIDE_TGT; side++) {
+        const char *name = side == RS_SIDE_SRC ? "source" : "target";
+        rs_error inner;
+        int rc = rs_codec_tokens(sm->codec, side, side == RS_SIDE_SRC ? rq->text : rq->target,
+                                 &src, &inner);
+        int count = src.count;
+        rs_tokens_free(&src);
+        if (rc)
+            return rs_fail(err, "'%s': %s", name, inner.msg);
+        if (count == 0)
+            return rs_fail(err, "'%s' has no tokens", name);
+    }
     *status = 500;
     if (rs_forced_text(&w->server->model_ptrs[rq->model], 1, sm->codec, rq->text, rq->target,
                        RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT, &f, &src, &tgt, err))
         return -1;
     int rc = 0;
-    if (f.src_len == 0 || f.tgt_len == 0) {
-        *status = 400;
-        rc = rs_fail(err, "'%s' has no tokens", f.src_len == 0 ? "source" : "target");
-        goto done;
-    }
     if (!f.alignment || !f.token_logprobs) {
         rc = rs_fail(err, "forced decoding came without its alignment");
         goto done;

@@ -322,6 +322,7 @@ START_TEST(answers_equal_the_pipeline)
     request(port, "GET", "/", NULL, a);
     ck_assert_int_eq(a->status, 200);
     ck_assert_ptr_nonnull(strstr(a->text, "Content-Type: text/html"));
+    ck_assert_ptr_nonnull(strstr(a->text, "Content-Security-Policy: default-src 'none'"));
     ck_assert_ptr_nonnull(strstr(a->body, "<!DOCTYPE html>"));
     ck_assert_ptr_nonnull(strstr(a->body, "/api/translate"));
     ck_assert_ptr_null(strstr(a->body, "<script src"));
@@ -367,6 +368,9 @@ START_TEST(bad_input_gets_a_4xx_json_error)
         {"/api/translate", "{\"text\": \"\\ud800\"}", 400, "not JSON"},
         {"/api/translate", "{\"text\": \"\xff\xfe horse\"}", 400, "UTF-8"},
         {"/api/translate", "{\"text\": \"\xc3\x28\"}", 400, "UTF-8"},
+        {"/api/translate", "{\"text\": \"\\u3000\\u2003\"}", 400, "'text' has no tokens"},
+        {"/api/align", "{\"source\": \"\\u3000\", \"target\": \"ka\"}", 400, "'source' has no tokens"},
+        {"/api/align", "{\"source\": \"the horse\", \"target\": \"\\u2003\"}", 400, "'target' has no tokens"},
         {"/api/align", "{\"source\": \"the horse\"}", 400, "'target' is missing"},
         {"/api/align", "{\"source\": \"the horse\", \"target\": []}", 400, "'target' must be a string"},
         {"/api/align", "{\"source\": \"\", \"target\": \"ka\"}", 400, "'source' is empty"},
