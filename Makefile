@@ -4,7 +4,7 @@ DESTDIR ?=
 CC ?= cc
 CXX ?= c++
 BUILD := build
-PKGS := openblas libutf8proc sentencepiece libmicrohttpd
+PKGS := openblas libutf8proc sentencepiece zlib libmicrohttpd
 TEST_PKGS := check
 
 # Recursive (=) so that pkg-config runs after `deps` may have installed packages.
@@ -23,18 +23,21 @@ C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-defi
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
-PROG_SRCS := src/main.c $(wildcard src/cmd_*.c)
+# The command layer (main.c, cli.c, cmd_*.c) prints and exits; the library never does.
+PROG_SRCS := src/main.c src/cli.c $(wildcard src/cmd_*.c)
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
 LIB_CXX_SRCS := $(wildcard src/*.cc)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o) $(BUILD)/gen/serve_page.o
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
-TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/tests/runner.o
+# Tests link the library and the command layer's shared helpers (cli.o), not the commands.
+TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) \
+  $(BUILD)/tests/runner.o $(BUILD)/src/cli.o
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-asan check-browser demo install clean deps
+.PHONY: all check check-asan check-browser fuzz demo install clean deps
 
 all: rnnsearch
 
@@ -99,6 +102,32 @@ check-asan:
 check-browser: rnnsearch
 	RNNSEARCH=$(CURDIR)/rnnsearch OPENBLAS_NUM_THREADS=1 node tests/browser/serve-page.test.mjs
 
+# libFuzzer on the checkpoint and safetensors readers (tests/fuzz/), each for
+# FUZZ_SECONDS, under ASan and UBSan, from the seeds in tests/fuzz/corpus/ (new
+# inputs go to build-fuzz/corpus-*). Skipped, saying so, without clang's libFuzzer.
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS := checkpoint safetensors
+fuzz:
+	@mkdir -p build-fuzz
+	@if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	  clang -x c -fsanitize=fuzzer -o build-fuzz/probe - >/dev/null 2>&1; then \
+	  echo "make fuzz: skipped: clang with libFuzzer not found (Debian: apt-get install clang)"; \
+	else \
+	  $(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CXX=clang++ \
+	    EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    EXTRA_LDFLAGS="-fsanitize=fuzzer,address,undefined" $(FUZZ_TARGETS:%=build-fuzz/fuzz_%) && \
+	  for t in $(FUZZ_TARGETS); do \
+	    mkdir -p build-fuzz/corpus-$$t && \
+	    echo "make fuzz: $$t for $(FUZZ_SECONDS) s" && \
+	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	      -artifact_prefix=build-fuzz/$$t- build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	  done; \
+	fi
+
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB)
+	$(CC) $(ALL_CFLAGS) -I src -c $< -o $@.o
+	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
+
 demo: rnnsearch
 	sh scripts/demo.sh
 
@@ -107,6 +136,6 @@ install: rnnsearch
 	install -m 755 rnnsearch $(DESTDIR)$(PREFIX)/bin/rnnsearch
 
 clean:
-	rm -rf $(BUILD) build-asan rnnsearch
+	rm -rf $(BUILD) build-asan build-fuzz rnnsearch
 
 -include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

@@ -10,6 +10,7 @@
 #include "dataset.h"
 #include "decode.h"
 #include "forced.h"
+#include "translate.h"
 
 #define PROG "rnnsearch score"
 
@@ -27,13 +28,15 @@ static void usage(FILE *out)
             "  --per-token            also print the mean per target token and, tab-separated,\n"
             "                         each target token's log-probability (the last is </s>)\n"
             "  --batch-size N         pairs scored together (default: 64)\n"
+            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
+            "                         warning naming the pair (default: %d)\n"
             "  -h, --help             this help\n"
-            "Without a file, pairs are read from standard input as TSV.\n");
+            "Without a file, pairs are read from standard input as TSV.\n", RS_MAX_SRC_LEN);
 }
 
 int cmd_score(int argc, char **argv)
 {
-    enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_HELP };
+    enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_MAXSRC };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"src", required_argument, NULL, OPT_SRC},
@@ -41,15 +44,15 @@ int cmd_score(int argc, char **argv)
         {"swap", no_argument, NULL, OPT_SWAP},
         {"per-token", no_argument, NULL, OPT_PER_TOKEN},
         {"batch-size", required_argument, NULL, OPT_BATCH},
-        {"help", no_argument, NULL, OPT_HELP},
+        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {0},
     };
     const char *model_args[16], *src = NULL, *tgt = NULL;
-    int n_models = 0, swap = 0, per_token = 0, batch_size = 64;
-    opterr = 0;
-    optind = 1;
+    int n_models = 0, swap = 0, per_token = 0, batch_size = 64, max_src_len = RS_MAX_SRC_LEN;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
     int c;
-    while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'm':
             if (n_models == 16)
@@ -60,14 +63,17 @@ int cmd_score(int argc, char **argv)
         case OPT_TGT: tgt = optarg; break;
         case OPT_SWAP: swap = 1; break;
         case OPT_PER_TOKEN: per_token = 1; break;
+        case OPT_MAXSRC:
+            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &max_src_len))
+                return RS_EXIT_USAGE;
+            break;
         case OPT_BATCH:
             if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &batch_size))
                 return RS_EXIT_USAGE;
             break;
-        case 'h':
-        case OPT_HELP: usage(stdout); return RS_EXIT_OK;
-        default:
-            return rs_cli_bad_option(PROG, argv[optind - 1]);
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
         }
     }
     if (n_models == 0)
@@ -99,6 +105,7 @@ int cmd_score(int argc, char **argv)
              : swap ? rs_pairs_read_parallel(tgt, src, &pairs, &err)
                     : rs_pairs_read_parallel(src, tgt, &pairs, &err)) ||
         rs_tokenize_pairs(&tok, &pairs, &codec, tsv ? (strcmp(tsv, "-") ? tsv : "<stdin>") : src, &err) ||
+        rs_cli_cut_sources(PROG, &tok, max_src_len, tsv ? tsv : src, &err) ||
         rs_dataset_build(&data, &tok, &models[0].src_vocab, &models[0].tgt_vocab, 0, NULL, &err))
         goto fail;
     scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, &err);

@@ -85,7 +85,6 @@ int cmd_serve(int argc, char **argv)
         {"max-beam", required_argument, NULL, OPT_BEAM},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"quiet", no_argument, NULL, OPT_QUIET},
-        {"help", no_argument, NULL, 'h'},
         {0},
     };
     rs_serve_options opt, defaults;
@@ -94,14 +93,14 @@ int cmd_serve(int argc, char **argv)
     opt.log = log_line;
     const char *model_args[MAX_MODELS];
     int n_models = 0, max_body = (int)defaults.max_body;
-    opterr = 0;
-    optind = 1;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
     int c;
-    while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'm':
             if (n_models == MAX_MODELS)
-                return rs_cli_usage_error(PROG, "at most %d models (-m)", MAX_MODELS);
+                return rs_cli_usage_error(PROG, "-m: at most %d models", MAX_MODELS);
             model_args[n_models++] = optarg;
             break;
         case OPT_HOST: opt.host = optarg; break;
@@ -115,7 +114,8 @@ int cmd_serve(int argc, char **argv)
         case OPT_TIMEOUT: if (rs_cli_int(PROG, "--timeout", optarg, 1, 86400, &opt.timeout)) return RS_EXIT_USAGE; break;
         case OPT_QUIET: opt.log = NULL; break;
         case 'h': usage(stdout, &defaults); return RS_EXIT_OK;
-        default: return rs_cli_bad_option(PROG, argv[optind - 1]);
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
         }
     }
     opt.max_body = (size_t)max_body;

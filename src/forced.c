@@ -168,3 +168,13 @@ done:
     free(tgt_ids);
     return status;
 }
+
+void rs_cut_sources(rs_tokenized *tok, int max_src_len, int *cut)
+{
+    for (int i = 0; i < tok->count; i++) {
+        rs_tokens *s = &tok->src[i];
+        cut[i] = s->count > max_src_len ? s->count - max_src_len : 0;
+        for (; s->count > max_src_len; s->count--)
+            free(s->tokens[s->count - 1]);
+    }
+}

@@ -34,4 +34,9 @@ int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *
                    const char *source, const char *target, int want, rs_forced *out,
                    rs_tokens *src_tokens, rs_tokens *tgt_tokens, rs_error *err);
 
+/* The source-length rule of translation (translate.h) for pairs: every source
+ * of tok longer than max_src_len tokens is cut to its first max_src_len;
+ * cut[i] receives the number of tokens dropped from pair i (0: none). */
+void rs_cut_sources(rs_tokenized *tok, int max_src_len, int *cut);
+
 #endif

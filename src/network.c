@@ -351,9 +351,11 @@ float rs_log_normalizer(const float *row, int V)
     for (int v = 1; v < V; v++)
         if (row[v] > max)
             max = row[v];
+    /* expf of arguments <= 0 is accurate to an ulp; the sum of V of them is
+     * kept in double. */
     double sum = 0.0;
     for (int v = 0; v < V; v++)
-        sum += exp((double)(row[v] - max));
+        sum += expf(row[v] - max);
     return max + (float)log(sum);
 }
 

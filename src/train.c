@@ -6,6 +6,7 @@
 
 #include "bleu.h"
 #include "checkpoint.h"
+#include "fileio.h"
 #include "forced.h"
 #include "network.h"
 #include "optimizer.h"
@@ -55,7 +56,7 @@ int rs_dev_translate(const rs_model *model, const rs_dataset *dev,
     for (int i = 0; i < dev->count && status == 0; i++) {
         const rs_hypothesis *h = &out[i].hyp[0];
         correct += h->len == dev->tgt_len[i] &&
-                   !memcmp(h->ids, dev->tgt[i], sizeof(int) * (size_t)h->len);
+                   (h->len == 0 || !memcmp(h->ids, dev->tgt[i], sizeof(int) * (size_t)h->len));
         const char *ref = with_bleu ? options->dev_refs[dev->line[i]] : NULL;
         if (with_bleu && rs_bleu_stats_add(&stats, h->text ? h->text : "", &ref, 1, NULL, err))
             status = -1;

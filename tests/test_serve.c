@@ -18,7 +18,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "checkpoint.h"
 #include "forced.h"
 #include "json.h"
 #include "serve.h"
@@ -40,9 +40,10 @@ static void train_model(void)
              "--att 16 --maxout 8 --quiet > %s/train.log 2>&1",
              p ? p : "./rnnsearch", model_dir, model_dir);
     ck_assert_msg(system(cmd) == 0, "training the test model failed: %s", cmd);
-    snprintf(path, sizeof path, "%s/m", model_dir);
+    snprintf(path, sizeof path, "%s/m/last.ckpt", model_dir);
     rs_error err;
-    ck_assert_msg(rs_cli_load_model(path, &model, &codec, &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_checkpoint_load(path, &model, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_codec_for_model(&codec, &model, &err) == 0, "%s", err.msg);
 }
 
 static void free_model(void)

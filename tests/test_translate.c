@@ -66,7 +66,7 @@ static void translate_all(const rs_model *const *models, int n_models, const rs_
 static void assert_same_hypothesis(const rs_hypothesis *a, const rs_hypothesis *b, double tol)
 {
     ck_assert_int_eq(a->len, b->len);
-    ck_assert(!memcmp(a->ids, b->ids, sizeof(int) * (size_t)a->len));
+    ck_assert(a->len == 0 || !memcmp(a->ids, b->ids, sizeof(int) * (size_t)a->len));
     ck_assert_str_eq(a->text, b->text);
     ck_assert_msg(fabs(a->logprob - b->logprob) <= tol, "log p %.9f vs %.9f", a->logprob, b->logprob);
 }
@@ -410,6 +410,20 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     ck_assert_int_eq(pclose(p), 0);
     ck_assert_double_eq_tol(total, t[0] + t[1] + t[2] + t[3], 1e-4);
     ck_assert_double_eq_tol(mean, total / 4, 1e-5);
+
+    /* A source over --max-src-len is cut, with a warning naming the pair. */
+    snprintf(args, sizeof args,
+             "printf 'das Haus ist\\tthe house .\\n' | %s score -m %s --max-src-len 2 2>&1",
+             program(), ckpt);
+    p = popen(args, "r");
+    ck_assert(p != NULL);
+    char warning[512];
+    double cut_score;
+    ck_assert(fgets(warning, sizeof warning, p) != NULL);
+    ck_assert_msg(strstr(warning, "pair 1: source cut to its first 2 tokens (1 more)") != NULL, "%s", warning);
+    ck_assert_int_eq(fscanf(p, "%lf", &cut_score), 1);
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_double_eq_tol(cut_score, total, 1e-5); /* "das Haus" scored above */
 
     /* An ensemble of a model with itself scores as the model does. */
     snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s -m %s", program(),
