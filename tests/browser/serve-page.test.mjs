@@ -98,8 +98,10 @@ async function main() {
 
   // Type a sentence; the page translates it (beam 5, 5 best by default).
   await page.locator('#source').pressSequentially(sentence, { delay: 15 });
-  await page.waitForFunction(() => document.querySelector('#heatmap svg rect.cell') !== null, null, { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#status').textContent === '');
+  // (The page may have translated a prefix on the way: wait for the whole sentence.)
+  await page.waitForFunction((s) => document.querySelector('#result').dataset.text === s &&
+                                    document.querySelector('#heatmap svg rect.cell') !== null,
+                             sentence, { timeout: 20000 });
   const want = await api(base, '/api/translate', { text: sentence, beam: 5, n_best: 5, svg: true });
   const shown = await page.textContent('#translation');
   check(shown === want.translation, `the translation is shown: "${shown}" (the API says "${want.translation}")`);
