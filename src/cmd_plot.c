@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "commands.h"
 #include "corpus.h"
 #include "svg.h"
@@ -381,6 +382,10 @@ int cmd_plot(int argc, char **argv)
 
     rs_error err;
     series s;
+    if (rs_check_output_not_input(output, log, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
     if (read_log(log, &s, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         return RS_EXIT_FAIL;

@@ -9,7 +9,7 @@
 #include "checkpoint.h"
 #include "testdir.h"
 #include "testmodel.h"
-#include "testrun.h"
+#include "testprog.h"
 
 static char dir[128];
 
@@ -36,7 +36,7 @@ START_TEST(average_is_the_mean)
     snprintf(out_path, sizeof out_path, "%s/avg.ckpt", dir);
 
     snprintf(args, sizeof args, "average -o %s %s %s %s", out_path, a, b, c);
-    ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     ck_assert_msg(!rs_checkpoint_load(out_path, &avg, NULL, &err), "%s", err.msg);
     ck_assert_uint_eq(avg.layout.total, ma.layout.total);
     for (size_t k = 0; k < ma.layout.total; k++) {
@@ -49,7 +49,7 @@ START_TEST(average_is_the_mean)
 
     /* One checkpoint averaged is itself. */
     snprintf(args, sizeof args, "average -o %s %s", out_path, b);
-    ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     ck_assert_msg(!rs_checkpoint_load(out_path, &avg, NULL, &err), "%s", err.msg);
     ck_assert(!memcmp(avg.params, mb.params, mb.layout.total * sizeof(float)));
     rs_model_free(&avg);
@@ -74,17 +74,17 @@ START_TEST(mismatch_is_refused_naming_the_file)
     snprintf(out_path, sizeof out_path, "%s/avg.ckpt", dir);
 
     snprintf(args, sizeof args, "average -o %s %s %s", out_path, a, b);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "wide.ckpt does not match") && strstr(out, "hidden is 6, not 4"), "%s", out);
     snprintf(args, sizeof args, "average -o %s %s %s", out_path, a, c);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "cat.ckpt does not match") && strstr(out, "source token 5 is 'Katze', not 'Haus'"),
                   "%s", out);
     FILE *f = fopen(out_path, "rb");
     ck_assert_msg(f == NULL, "an output was written");
 
     snprintf(args, sizeof args, "average %s %s", a, a);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "no output given"), "%s", out);
 
     /* The library function says what differs. */

@@ -9,29 +9,29 @@
 
 #include "cli.h"
 #include "testdir.h"
-#include "testrun.h"
+#include "testprog.h"
 
 START_TEST(help_version_and_usage_errors)
 {
     char out[16384];
-    ck_assert_int_eq(testrun("--help", out, sizeof out), 0);
+    ck_assert_int_eq(testprog_run_all("--help", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "translate"));
-    ck_assert_int_eq(testrun("--version", out, sizeof out), 0);
+    ck_assert_int_eq(testprog_run_all("--version", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "rnnsearch"));
-    ck_assert_int_eq(testrun("no-such-command", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("no-such-command", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "no-such-command"));
     static const char *const commands[] = {"train", "translate", "score", "tokenize", "export", "import"};
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         char args[64];
         snprintf(args, sizeof args, "%s --help", commands[i]);
-        ck_assert_int_eq(testrun(args, out, sizeof out), 0);
+        ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 0);
         ck_assert_msg(strstr(out, "usage:") != NULL, "%s --help prints no usage", commands[i]);
         snprintf(args, sizeof args, "%s --no-such-option", commands[i]);
-        ck_assert_msg(testrun(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
+        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
     }
-    ck_assert_int_eq(testrun("translate < /dev/null", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("translate < /dev/null", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "-m"));
-    ck_assert_int_eq(testrun("train --train x.tsv --batch-size zero", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("train --train x.tsv --batch-size zero", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "--batch-size"));
 }
 END_TEST
@@ -45,17 +45,17 @@ START_TEST(bad_training_data_is_named)
     fputs("one\tun\ntwo deux\n", f);
     fclose(f);
     snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "bad.tsv:2") != NULL, "no file:line in: %s", out);
     /* A side of white space only is refused like an empty one. */
     f = fopen(path, "w");
     fputs("one\tun\n \t deux\n", f);
     fclose(f);
     snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "bad.tsv:2: the sentence in column 1 is only white space") != NULL, "%s", out);
     snprintf(args, sizeof args, "train --train %s/missing.tsv --out %s/m", dir, dir);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_ptr_nonnull(strstr(out, "missing.tsv"));
     snprintf(args, sizeof args, "rm -rf %s", dir);
     ck_assert(system(args) == 0);
@@ -69,10 +69,10 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
     snprintf(args, sizeof args,
              "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 --emb 8 --hidden 8 "
              "--att 8 --maxout 4 --quiet", dir);
-    ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     /* The model's own tokenization, as ids with </s> appended. */
     snprintf(args, sizeof args, "tokenize -m %s/m --ids <<'EOF'\nthe tall horse zzzz\nEOF", dir);
-    ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     int ids[8], count = sscanf(out, "%d %d %d %d %d", &ids[0], &ids[1], &ids[2], &ids[3], &ids[4]);
     ck_assert_int_eq(count, 5);
     ck_assert_int_eq(ids[3], 1); /* an unknown word is <unk> */
@@ -90,13 +90,13 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
     fputc(c ^ 0x55, f);
     fclose(f);
     snprintf(args, sizeof args, "translate -m %s < corpora/reorder/test.tsv", path);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "best.ckpt") != NULL, "the message does not name the file: %s", out);
     /* A truncated file too. */
     snprintf(args, sizeof args, "truncate -s %ld %s/m/last.ckpt", size / 3, dir);
     ck_assert(system(args) == 0);
     snprintf(args, sizeof args, "score -m %s/m/last.ckpt corpora/reorder/test.tsv", dir);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_ptr_nonnull(strstr(out, "last.ckpt"));
     snprintf(args, sizeof args, "rm -rf %s", dir);
     ck_assert(system(args) == 0);
@@ -113,35 +113,35 @@ START_TEST(one_option_convention)
         static const char *const help[] = {"-h", "--help"};
         for (int h = 0; h < 2; h++) {
             snprintf(args, sizeof args, "%s %s", commands[i], help[h]);
-            ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s exits non-zero", args);
+            ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s exits non-zero", args);
             ck_assert_msg(strstr(out, "usage:") != NULL, "%s prints no usage", args);
         }
         snprintf(args, sizeof args, "%s --no-such-option", commands[i]);
-        ck_assert_msg(testrun(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
+        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
         char want[128];
         snprintf(want, sizeof want, "rnnsearch %s: unknown option '--no-such-option'\nTry 'rnnsearch %s --help'.",
                  commands[i], commands[i]);
         ck_assert_msg(strstr(out, want) != NULL, "%s: %s", commands[i], out);
         snprintf(args, sizeof args, "%s -Z", commands[i]);
-        ck_assert_int_eq(testrun(args, out, sizeof out), 2);
+        ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
         ck_assert_msg(strstr(out, "unknown option '-Z'") != NULL, "%s", out);
         snprintf(args, sizeof args, "%s --help=yes", commands[i]);
-        ck_assert_int_eq(testrun(args, out, sizeof out), 2);
+        ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
         ck_assert_msg(strstr(out, "option '--help' takes no value") != NULL, "%s", out);
     }
-    ck_assert_int_eq(testrun("--no-such-option", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("--no-such-option", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "rnnsearch: unknown option '--no-such-option'"));
     /* A missing value and a bad value name the option. */
-    ck_assert_int_eq(testrun("plot x --output", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("plot x --output", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "option '--output' needs a value") != NULL, "%s", out);
-    ck_assert_int_eq(testrun("export -m", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("export -m", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "option '-m' needs a value") != NULL, "%s", out);
-    ck_assert_int_eq(testrun("explain --keys 1 --query 1 --digits 99", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("explain --keys 1 --query 1 --digits 99", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "--digits: '99' is not an integer from 0 to 17") != NULL, "%s", out);
-    ck_assert_int_eq(testrun("bleu --metric ter a b", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("bleu --metric ter a b", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "--metric: 'ter' is not one of bleu, chrf or both") != NULL, "%s", out);
     /* An option given once may not be given twice. */
-    ck_assert_int_eq(testrun("export -m a -m b -o x", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("export -m a -m b -o x", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "-m/--model given twice") != NULL, "%s", out);
 }
 END_TEST

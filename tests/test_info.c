@@ -8,7 +8,7 @@
 #include "checkpoint.h"
 #include "testdir.h"
 #include "testmodel.h"
-#include "testrun.h"
+#include "testprog.h"
 
 START_TEST(info_shows_what_the_checkpoint_holds)
 {
@@ -28,7 +28,7 @@ START_TEST(info_shows_what_the_checkpoint_holds)
     ck_assert_msg(!rs_checkpoint_save(path, &m, &s, &err), "%s", err.msg);
 
     snprintf(args, sizeof args, "info -m %s/models/x", dir);
-    ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     static const char *const lines[] = {
         "\nhidden = 4\n", "\nemb = 3\n", "\nattention = additive\n", "\nlr = 0.0125\n",
         "# vocabularies: source 6 tokens, target 5 tokens\n",
@@ -54,16 +54,16 @@ START_TEST(info_shows_what_the_checkpoint_holds)
     snprintf(path, sizeof path, "%s/w.ckpt", dir);
     ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
     snprintf(args, sizeof args, "info -m %s", path);
-    ck_assert_msg(testrun(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     ck_assert_msg(strstr(out, "# training: no training state (weights only)\n"), "%s", out);
 
     /* Not a checkpoint: refused, naming the file. */
     snprintf(path, sizeof path, "%s/bad.ckpt", dir);
     testfile_write(path, (const unsigned char *)"not a checkpoint", 16);
     snprintf(args, sizeof args, "info -m %s", path);
-    ck_assert_int_eq(testrun(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "rnnsearch info: ") && strstr(out, "bad.ckpt"), "%s", out);
-    ck_assert_int_eq(testrun("info", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("info", out, sizeof out), 2);
     rs_train_state_free(&s);
     rs_model_free(&m);
     testdir_remove(dir);
