@@ -15,6 +15,7 @@
 
 #include "checkpoint.h"
 #include "crc32.h"
+#include "fault.h"
 
 #define HEADER_BYTES 24 /* magic 8, version 4, section count 4, file size 8 */
 #define TRAILER_BYTES 4 /* CRC-32 */
@@ -233,6 +234,7 @@ int rs_atomic_commit(rs_atomic_file *af, rs_error *err)
         rs_atomic_abort(af);
         return -1;
     }
+    rs_fault_point("rename");
     if (rename(af->tmp, af->path)) {
         e = errno;
         rs_fail(err, "cannot rename %s to %s: %s", af->tmp, af->path, strerror(e));

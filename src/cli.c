@@ -20,7 +20,7 @@ static void build_table(void)
     if (table_size)
         return;
     /* Booleans are flags (--lowercase); sizes taken from the data are not options. */
-#define RS_ENTRY(name, def, hlp)                                                          \
+#define RS_ENTRY(name, def, hlp, ...)                                                       \
     if (strcmp(#name, "src_vocab") && strcmp(#name, "tgt_vocab")) {                       \
         config_option *o = &table[table_size++];                                          \
         o->field = #name;                                                                 \
@@ -29,7 +29,7 @@ static void build_table(void)
             if (*p == '_')                                                                \
                 *p = '-';                                                                 \
         o->help = hlp;                                                                    \
-        o->is_flag = !strcmp(#name, "lowercase");                                         \
+        o->is_flag = rs_config_is_flag(#name);                                                \
     }
     RS_CONFIG_FIELDS(RS_ENTRY, RS_ENTRY, RS_ENTRY)
 #undef RS_ENTRY
@@ -54,10 +54,7 @@ int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, r
         return rs_fail(err, "internal: unknown option value %d", val);
     if (table[i].is_flag)
         return rs_config_set(cfg, table[i].field, "1", err);
-    rs_error inner;
-    if (rs_config_set(cfg, table[i].field, arg, &inner))
-        return rs_fail(err, "--%s: '%s' is not a valid value", table[i].option, arg);
-    return 0;
+    return rs_config_set_option(cfg, table[i].field, arg, err);
 }
 
 const char *rs_cli_config_name(int val, int first_val)

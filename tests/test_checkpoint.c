@@ -29,7 +29,7 @@ static void make_model(rs_model *m, const char *attention, int with_spm, uint64_
     cfg.att = 5;
     cfg.maxout = 2;
     cfg.lr = 0.0123f;
-    snprintf(cfg.attention, RS_STR_MAX, "%s", attention);
+    ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m->src_vocab, &err));
     ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
