@@ -463,7 +463,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
         total_steps = c->max_steps;
     const int64_t first_step = state->step;
     const double start = now_seconds(), limit_s = 60.0 * c->max_minutes;
-    double last_report = start, window_loss = 0.0, epoch_loss = 0.0;
+    double last_report = start, window_loss = 0.0, epoch_loss = 0.0, finished_epoch_loss = NAN;
     long window_tokens = 0, epoch_tokens = 0, tokens_since_start = 0;
     int status = 0, planned = 0;
     rs_stop_reason reason = RS_STOP_EPOCHS;
@@ -569,6 +569,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             break;
         }
         if (epoch_end) {
+            finished_epoch_loss = epoch_loss / (double)epoch_tokens;
             epoch_loss = 0.0;
             epoch_tokens = 0;
         }
@@ -593,14 +594,14 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
         ev.lr = learning_rate(c, state, state->step);
         int best = 0;
         if (reason != RS_STOP_SIGNAL && tr.evaluated_step != state->step) {
-            if (evaluate(&tr, dev, &ev, epoch_tokens ? epoch_loss / epoch_tokens : NAN, &best, err) ||
+            if (evaluate(&tr, dev, &ev, epoch_tokens ? epoch_loss / epoch_tokens : finished_epoch_loss,
+                         &best, err) ||
                 commit(&tr, best, err))
                 status = -1;
         } else if (tr.saved_step != state->step) {
             status = commit(&tr, 0, err);
         }
     }
-    (void)planned;
     if (status == 0) {
         rs_train_event stopped = {.kind = RS_EV_STOPPED, .step = state->step,
                                   .epoch = state->epoch, .reason = reason, .path = last_path};
