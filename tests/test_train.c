@@ -12,6 +12,7 @@
 #include "beam.h"
 #include "checkpoint.h"
 #include "dataset.h"
+#include "testdir.h"
 #include "train.h"
 
 static void quiet(void *ctx, const rs_train_event *ev)
@@ -209,6 +210,86 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
 }
 END_TEST
 
+/* A non-finite loss stops training with the step number and advice, and
+ * leaves last.ckpt as the last good step saved it (no batch silently skipped). */
+START_TEST(a_non_finite_loss_stops_and_keeps_the_last_checkpoint)
+{
+    trained t;
+    prepare(&t, 40, 1);
+    run(&t);
+    char path[128];
+    snprintf(path, sizeof path, "%s/last.ckpt", t.dir);
+    size_t before_size, after_size;
+    unsigned char *before = testfile_read(path, &before_size);
+    const long long step = (long long)t.state.step;
+    t.model.cfg.epochs = 2;
+    t.model.w.out_bw[RS_EOS] = NAN;
+    rs_error err;
+    rs_train_options opt = {.dir = t.dir, .report_seconds = 1e9};
+    ck_assert(rs_train(&t.model, &t.state, &t.data, NULL, &opt, quiet, NULL, &err) != 0);
+    char expected[64];
+    snprintf(expected, sizeof expected, "step %lld:", step + 1);
+    ck_assert_msg(strstr(err.msg, expected) && strstr(err.msg, "--lr") && strstr(err.msg, "--clip"),
+                  "%s", err.msg);
+    ck_assert_int_eq(t.state.step, step);
+    unsigned char *after = testfile_read(path, &after_size);
+    ck_assert(before_size == after_size && !memcmp(before, after, before_size));
+    free(before);
+    free(after);
+    finish(&t);
+}
+END_TEST
+
+typedef struct {
+    volatile sig_atomic_t stop;
+    int64_t stop_at;
+    int stopped;
+    rs_stop_reason reason;
+} stopper;
+
+static void stop_at_step(void *ctx, const rs_train_event *ev)
+{
+    stopper *s = ctx;
+    if (ev->kind == RS_EV_PROGRESS && ev->step == s->stop_at)
+        s->stop = 1;
+    if (ev->kind == RS_EV_STOPPED)
+        s->stopped++, s->reason = ev->reason;
+}
+
+/* The stop flag (set by the program's signal handler) ends training after
+ * the current step with last.ckpt saved, and says why it stopped. */
+START_TEST(a_stop_request_saves_the_current_step)
+{
+    trained t;
+    prepare(&t, 120, 3);
+    stopper s = {.stop_at = 3};
+    rs_error err;
+    rs_train_options opt = {.dir = t.dir, .report_seconds = 0, .stop = &s.stop};
+    ck_assert_msg(rs_train(&t.model, &t.state, &t.data, NULL, &opt, stop_at_step, &s, &err) == 0,
+                  "%s", err.msg);
+    ck_assert_int_eq(s.stopped, 1);
+    ck_assert_int_eq(s.reason, RS_STOP_SIGNAL);
+    ck_assert_int_eq(t.state.step, 3);
+    rs_model m;
+    rs_train_state st;
+    char path[128];
+    snprintf(path, sizeof path, "%s/last.ckpt", t.dir);
+    ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(st.step, 3);
+    ck_assert_int_eq(st.batches_done, 3);
+    ck_assert(!memcmp(m.params, t.model.params, sizeof(float) * m.layout.total));
+    rs_train_state_free(&st);
+    rs_model_free(&m);
+    /* Then running to the end reports why it stopped. */
+    s.stop = 0, s.stop_at = -1;
+    ck_assert(rs_train(&t.model, &t.state, &t.data, NULL, &opt, stop_at_step, &s, &err) == 0);
+    ck_assert_int_eq(s.stopped, 2);
+    ck_assert_int_eq(s.reason, RS_STOP_EPOCHS);
+    ck_assert_int_eq(t.state.epoch, 3);
+    finish(&t);
+}
+END_TEST
+
 /* Forced decoding of the reorder test pairs: the argmax source position of
  * each target word (</s> row and column left out) against the generator's
  * gold links (corpora/reorder/test.align, Pharaoh i-j, source-target). */
@@ -276,6 +357,8 @@ Suite *train_suite(void)
     tcase_add_test(tc, same_seed_same_model_and_resume_matches);
     tcase_add_test(tc, beam_search_agrees_with_greedy_and_scores);
     tcase_add_test(tc, hard_alignments_match_the_known_word_correspondence);
+    tcase_add_test(tc, a_non_finite_loss_stops_and_keeps_the_last_checkpoint);
+    tcase_add_test(tc, a_stop_request_saves_the_current_step);
     suite_add_tcase(s, tc);
     return s;
 }
