@@ -35,6 +35,14 @@ static void make_corpus(const char *dir, int train_lines)
     ck_assert(system(cmd) == 0);
 }
 
+/* A scratch directory with a corpus of train_lines pairs; model: dir/model. */
+static void setup(char dir[64], char model[128], const char *prefix, int train_lines)
+{
+    testdir_make(dir, prefix);
+    make_corpus(dir, train_lines);
+    snprintf(model, 128, "%s/model", dir);
+}
+
 /* Starts `rnnsearch train ARGS…` with RNNSEARCH_FAULT=fault (when not NULL)
  * and stderr into dir/stderr; returns the child's PID. */
 static pid_t start(const char *dir, const char *fault, const char *extra)
@@ -77,6 +85,19 @@ static int file_exists(const char *dir, const char *name)
     return access(path, F_OK) == 0;
 }
 
+/* dir/name as a NUL-terminated string; free() it. */
+static char *read_text(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t size;
+    char *text = (char *)testfile_read(path, &size);
+    text = realloc(text, size + 1);
+    ck_assert_ptr_nonnull(text);
+    text[size] = 0;
+    return text;
+}
+
 /* Temporary files of killed saves left in the model directory. */
 static int count_temporaries(const char *dir)
 {
@@ -94,17 +115,12 @@ static int count_temporaries(const char *dir)
  * timing or on where the run was resumed). */
 static char *log_summary(const char *model_dir)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/train.log.tsv", model_dir);
-    size_t size;
-    unsigned char *data = testfile_read(path, &size);
-    char *out = calloc(size + 1, 1);
+    char *data = read_text(model_dir, "train.log.tsv");
+    char *out = calloc(strlen(data) + 1, 1);
     ck_assert_ptr_nonnull(out);
     size_t used = 0;
     char *save = NULL;
-    data = realloc(data, size + 1);
-    data[size] = 0;
-    for (char *line = strtok_r((char *)data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *cells[9] = {0};
         int n = 0;
         for (char *p = line; n < 9; n++) {
@@ -145,9 +161,7 @@ static void assert_same_file(const char *a_dir, const char *b_dir, const char *n
 START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
 {
     char ref[64], dir[64], ref_model[128], model[128];
-    testdir_make(ref, "rnnsearch-resume-ref");
-    make_corpus(ref, 120);
-    snprintf(ref_model, sizeof ref_model, "%s/model", ref);
+    setup(ref, ref_model, "rnnsearch-resume-ref", 120);
     ck_assert_int_eq(run(ref, NULL, RUN_OPTIONS), 0);
     /* 120 pairs in batches of 8: 60 steps; the steps after the last
      * evaluation (56) are evaluated and saved too. */
@@ -173,9 +187,7 @@ START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
         {"kill@30", "kill@15", "kill@45", "rename@5"}, /* SIGKILL after so many ms */
     };
     for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
-        testdir_make(dir, "rnnsearch-resume");
-        make_corpus(dir, 120);
-        snprintf(model, sizeof model, "%s/model", dir);
+        setup(dir, model, "rnnsearch-resume", 120);
         int faults = 0;
         for (int k = 0; k < 4; k++) {
             const char *fault = schedules[s][k];
@@ -219,19 +231,13 @@ START_TEST(a_signal_saves_and_says_how_to_resume)
     static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         char dir[64], model[128], path[256];
-        testdir_make(dir, "rnnsearch-signal");
-        make_corpus(dir, 120);
-        snprintf(model, sizeof model, "%s/model", dir);
+        setup(dir, model, "rnnsearch-signal", 120);
         pid_t pid = start(dir, NULL, "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 --epochs 100000");
         struct timespec ts = {0, 300000000L};
         nanosleep(&ts, NULL);
         kill(pid, sigs[i]);
         ck_assert_int_eq(wait_for(pid), 128 + sigs[i]);
-        snprintf(path, sizeof path, "%s/stderr", dir);
-        size_t size;
-        char *text = (char *)testfile_read(path, &size);
-        text = realloc(text, size + 1);
-        text[size] = 0;
+        char *text = read_text(dir, "stderr");
         ck_assert_msg(strstr(text, "last.ckpt") && strstr(text, "--resume"), "%s", text);
         free(text);
         rs_model m;
@@ -251,9 +257,7 @@ END_TEST
 START_TEST(one_training_per_directory_and_no_silent_overwrite)
 {
     char dir[64], model[128];
-    testdir_make(dir, "rnnsearch-lock");
-    make_corpus(dir, 40);
-    snprintf(model, sizeof model, "%s/model", dir);
+    setup(dir, model, "rnnsearch-lock", 40);
     rs_error err;
     int fd, fd2;
     ck_assert_msg(rs_train_lock(model, &fd, &err) == 0, "%s", err.msg);
@@ -270,12 +274,7 @@ START_TEST(one_training_per_directory_and_no_silent_overwrite)
     ck_assert(file_exists(model, "last.ckpt"));
     /* A directory holding a model: refused, naming it, unless --resume or --overwrite. */
     ck_assert_int_eq(run(dir, NULL, small), 2);
-    char path[256];
-    snprintf(path, sizeof path, "%s/stderr", dir);
-    size_t size;
-    char *text = (char *)testfile_read(path, &size);
-    text = realloc(text, size + 1);
-    text[size] = 0;
+    char *text = read_text(dir, "stderr");
     ck_assert_msg(strstr(text, model) && strstr(text, "--overwrite"), "%s", text);
     free(text);
     ck_assert_int_eq(run(dir, NULL, "--overwrite --emb 8 --hidden 8 --att 8 --maxout 4 --epochs 2"), 0);
@@ -296,9 +295,7 @@ END_TEST
 START_TEST(time_limit_evaluates_the_last_step_once)
 {
     char dir[64], model[128];
-    testdir_make(dir, "rnnsearch-time");
-    make_corpus(dir, 120);
-    snprintf(model, sizeof model, "%s/model", dir);
+    setup(dir, model, "rnnsearch-time", 120);
     ck_assert_int_eq(run(dir, NULL, "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 "
                                     "--eval-every 1 --max-minutes 0.00001"), 0);
     char *log = log_summary(model);
@@ -312,12 +309,7 @@ START_TEST(time_limit_evaluates_the_last_step_once)
     }
     ck_assert_int_ge(rows, 1);
     free(log);
-    char path[256];
-    snprintf(path, sizeof path, "%s/stderr", dir);
-    size_t size;
-    char *text = (char *)testfile_read(path, &size);
-    text = realloc(text, size + 1);
-    text[size] = 0;
+    char *text = read_text(dir, "stderr");
     ck_assert_msg(strstr(text, "--max-minutes") && strstr(text, "best.ckpt"), "%s", text);
     free(text);
     testdir_remove(dir);
