@@ -68,13 +68,14 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
 {
     build_table();
     for (int i = 0; i < table_size; i++) {
-        char text[RS_STR_MAX + 8], value[RS_STR_MAX + 32] = "";
+        char text[RS_STR_MAX + 8], value[RS_STR_MAX + 32] = "", range[64];
         rs_config_format(defaults, table[i].field, value, sizeof value);
+        rs_config_range(table[i].field, range, sizeof range);
         snprintf(text, sizeof text, table[i].is_flag ? "--%s" : "--%s X", table[i].option);
         if (table[i].is_flag)
             fprintf(out, "  %-22s %s\n", text, table[i].help);
         else
-            fprintf(out, "  %-22s %s (default: %s)\n", text, table[i].help, value);
+            fprintf(out, "  %-22s %s (default: %s%s)\n", text, table[i].help, value, range);
     }
 }
 

@@ -88,6 +88,26 @@ static void list_names(const char *const *names, char *buf, size_t size)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "", names[k]);
 }
 
+/* The range of a numeric field: "from LO to HI" or "in [LO, HI)". */
+static void range_text(const field *f, char *buf, size_t size)
+{
+    if (f->type == T_INT)
+        snprintf(buf, size, "from %.0f to %.0f", f->lo, f->hi);
+    else
+        snprintf(buf, size, "in %c%g, %g%c", (f->open & RS_OPEN_LOW) ? '(' : '[', f->lo, f->hi,
+                 (f->open & RS_OPEN_HIGH) ? ')' : ']');
+}
+
+void rs_config_range(const char *key, char *buf, size_t size)
+{
+    const field *f = find(key);
+    buf[0] = 0;
+    if (f && f->type != T_ENUM && !rs_config_is_flag(key) && size > 2) {
+        snprintf(buf, size, ", ");
+        range_text(f, buf + 2, size - 2);
+    }
+}
+
 /* Parses value into the field; `label` names it in messages (key or --option). */
 static int set_field(rs_config *cfg, const field *f, const char *value, const char *label,
                      rs_error *err)
@@ -96,9 +116,10 @@ static int set_field(rs_config *cfg, const field *f, const char *value, const ch
     errno = 0;
     if (f->type == T_INT) {
         long v = strtol(value, &end, 10);
+        char range[64];
+        range_text(f, range, sizeof range);
         if (errno || end == value || *end || v < (long)f->lo || v > (long)f->hi)
-            return rs_fail(err, "%s: '%s' is not an integer from %.0f to %.0f", label, value,
-                           f->lo, f->hi);
+            return rs_fail(err, "%s: '%s' is not an integer %s", label, value, range);
         *int_at(cfg, f) = (int)v;
         return 0;
     }
@@ -106,10 +127,10 @@ static int set_field(rs_config *cfg, const field *f, const char *value, const ch
         float v = strtof(value, &end);
         int below = (f->open & RS_OPEN_LOW) ? !(v > f->lo) : !(v >= f->lo);
         int above = (f->open & RS_OPEN_HIGH) ? !(v < f->hi) : !(v <= f->hi);
+        char range[64];
+        range_text(f, range, sizeof range);
         if (errno || end == value || *end || !isfinite(v) || below || above)
-            return rs_fail(err, "%s: '%s' is not a number in %c%g, %g%c", label, value,
-                           (f->open & RS_OPEN_LOW) ? '(' : '[', f->lo, f->hi,
-                           (f->open & RS_OPEN_HIGH) ? ')' : ']');
+            return rs_fail(err, "%s: '%s' is not a number %s", label, value, range);
         *float_at(cfg, f) = v;
         return 0;
     }

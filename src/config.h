@@ -91,6 +91,10 @@ int rs_config_set(rs_config *cfg, const char *key, const char *value, rs_error *
 /* The same, but messages name the command-line option (--batch-size). */
 int rs_config_set_option(rs_config *cfg, const char *key, const char *value, rs_error *err);
 
+/* ", from 1 to 65536" or ", in (0, 10]": the allowed values of a numeric field
+ * for --help ("" for flags, names and unknown keys). */
+void rs_config_range(const char *key, char *buf, size_t size);
+
 /* Whether the field is a flag (an int from 0 to 1). */
 int rs_config_is_flag(const char *key);
 
