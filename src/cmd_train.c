@@ -46,6 +46,9 @@ static void usage(FILE *out)
             "                         differ from the checkpoint's\n"
             "  --overwrite            train afresh into a directory that holds a model\n"
             "                         (its checkpoints and log are replaced)\n"
+            "  --config FILE          settings as 'key = value' lines (or the configuration\n"
+            "                         line training prints); options given on the command\n"
+            "                         line win\n"
             "  --quiet                no progress lines\n"
             "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
             "                         training them with --subwords N)\n\n"
@@ -152,6 +155,127 @@ static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const ch
         }
     }
     free(text);
+    return status;
+}
+
+/* The arguments of a --config FILE run: the file's settings as options
+ * placed before the command line's (which therefore win). */
+typedef struct {
+    int argc;
+    char **argv;  /* [argc + 1] */
+    char **owned; /* the strings made here, [count] */
+    int count;
+} expanded_args;
+
+static void expanded_args_free(expanded_args *a)
+{
+    for (int i = 0; i < a->count; i++)
+        free(a->owned[i]);
+    free(a->owned);
+    free(a->argv);
+    memset(a, 0, sizeof *a);
+}
+
+static char *own(expanded_args *a, const char *prefix, const char *text, size_t len)
+{
+    char *s = malloc(strlen(prefix) + len + 1);
+    if (!s)
+        return NULL;
+    sprintf(s, "%s%.*s", prefix, (int)len, text);
+    for (char *p = s + strlen(prefix); *p && *prefix; p++)
+        if (*p == '_')
+            *p = '-';
+    a->owned[a->count++] = s;
+    return s;
+}
+
+/* Reads "key = value" settings, several "key=value" items to a line as the
+ * configuration printout writes them ("configuration:" and '#' comments
+ * ignored); the vocabulary sizes of a printout, which come from the data,
+ * are skipped. Each value is checked here so that errors name FILE:LINE. */
+static int expand_config_file(const char *path, int argc, char **argv, int skip_from,
+                              expanded_args *out, rs_error *err)
+{
+    unsigned char *data;
+    size_t size;
+    memset(out, 0, sizeof *out);
+    if (rs_read_file(path, &data, &size, err))
+        return -1;
+    /* Every item has an '=', so there are at most size/2 + 1 of them. */
+    size_t cap = (size_t)argc + 2 * (size / 2 + 1) + 2;
+    out->argv = calloc(cap, sizeof(char *));
+    out->owned = calloc(cap, sizeof(char *));
+    char *text = realloc(data, size + 1);
+    if (!out->argv || !out->owned || !text) {
+        free(text ? text : (char *)data);
+        expanded_args_free(out);
+        return rs_fail(err, "out of memory reading %s", path);
+    }
+    text[size] = 0;
+    out->argv[out->argc++] = argv[0];
+    int line_no = 0, status = 0;
+    for (char *line = text; line && status == 0; line_no++) {
+        char *eol = strchr(line, '\n');
+        if (eol)
+            *eol = 0;
+        line[strcspn(line, "#")] = 0;
+        /* "key = value" → "key=value" */
+        char *w = line;
+        for (char *r = line; *r; r++) {
+            const char *next = r + strspn(r, " \t");
+            if ((*r == ' ' || *r == '\t') && (*next == '=' || (w > line && w[-1] == '=')))
+                continue;
+            *w++ = *r;
+        }
+        *w = 0;
+        char *save = NULL;
+        for (char *item = strtok_r(line, " \t\r", &save); item && status == 0;
+             item = strtok_r(NULL, " \t\r", &save)) {
+            if (!strcmp(item, "configuration:"))
+                continue;
+            char *eq = strchr(item, '=');
+            if (!eq || eq == item) {
+                status = rs_fail(err, "%s:%d: '%s' is not key = value", path, line_no + 1, item);
+                break;
+            }
+            *eq = 0;
+            for (char *p = item; *p; p++)
+                if (*p == '-')
+                    *p = '_';
+            if (!strcmp(item, "src_vocab") || !strcmp(item, "tgt_vocab"))
+                continue;
+            rs_config scratch;
+            rs_config_defaults(&scratch);
+            if (rs_config_set_option(&scratch, item, eq + 1, err)) {
+                char inner[sizeof err->msg];
+                snprintf(inner, sizeof inner, "%s", err->msg);
+                status = rs_fail(err, "%s:%d: %s", path, line_no + 1, inner);
+                break;
+            }
+            if (rs_config_is_flag(item)) {
+                if (!strcmp(eq + 1, "1") && !own(out, "--", item, strlen(item)))
+                    status = rs_fail(err, "out of memory reading %s", path);
+                if (status == 0 && !strcmp(eq + 1, "1"))
+                    out->argv[out->argc++] = out->owned[out->count - 1];
+                continue;
+            }
+            char *option = own(out, "--", item, strlen(item));
+            char *value = option ? own(out, "", eq + 1, strlen(eq + 1)) : NULL;
+            if (!value)
+                status = rs_fail(err, "out of memory reading %s", path);
+            else {
+                out->argv[out->argc++] = option;
+                out->argv[out->argc++] = value;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    free(text);
+    for (int i = 1; i < argc && status == 0; i++)
+        if (i != skip_from && !(i == skip_from + 1 && !strcmp(argv[skip_from], "--config")))
+            out->argv[out->argc++] = argv[i];
+    if (status)
+        expanded_args_free(out);
     return status;
 }
 
@@ -290,7 +414,35 @@ static int apply_resume_options(rs_config *stored, const int *given, const char 
     return 0;
 }
 
+static int train(int argc, char **argv, int orig_argc, char **orig_argv);
+
+/* --config FILE (anywhere on the line) is expanded before options are parsed. */
 int cmd_train(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *path = NULL;
+        if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            path = argv[i + 1];
+        else if (!strncmp(argv[i], "--config=", 9))
+            path = argv[i] + 9;
+        else if (!strcmp(argv[i], "--"))
+            break;
+        if (!path)
+            continue;
+        expanded_args args;
+        rs_error err;
+        if (expand_config_file(path, argc, argv, i, &args, &err)) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            return RS_EXIT_USAGE;
+        }
+        int status = train(args.argc, args.argv, argc, argv);
+        expanded_args_free(&args);
+        return status;
+    }
+    return train(argc, argv, argc, argv);
+}
+
+static int train(int argc, char **argv, int orig_argc, char **orig_argv)
 {
     struct option opts[32 + RS_CLI_MAX_CONFIG_OPTIONS] = {
         {"train", required_argument, NULL, OPT_TRAIN},
@@ -535,7 +687,7 @@ int cmd_train(int argc, char **argv)
     catch_signals();
     if (rs_train(&model, &state, &train, &dev, &options, report, &rep, &err))
         goto fail;
-    print_stop(&rep, &state, &model.cfg, dir, argc, argv, resume);
+    print_stop(&rep, &state, &model.cfg, dir, orig_argc, orig_argv, resume);
     status = rep.reason == RS_STOP_SIGNAL ? 128 + (int)stop_signal : RS_EXIT_OK;
     goto done;
 fail:

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "params.h"
+#include "testdir.h"
 
 START_TEST(values_that_cannot_be_right_are_refused_naming_option_and_range)
 {
@@ -135,6 +137,50 @@ START_TEST(conflicting_options_are_refused)
 }
 END_TEST
 
+/* train --config FILE: "key = value" lines or the printed configuration line;
+ * the command line wins; errors name FILE:LINE. */
+START_TEST(train_reads_settings_from_a_file)
+{
+    const char *prog = getenv("RNNSEARCH") ? getenv("RNNSEARCH") : "./rnnsearch";
+    char dir[64], cmd[1024], path[256];
+    testdir_make(dir, "rnnsearch-config");
+    snprintf(path, sizeof path, "%s/run.conf", dir);
+    const char *settings = "# a small model\nemb = 8\nhidden=8  att = 8 maxout   =  4\n"
+                           "configuration: src_vocab=9 dev-translate=1 epochs=3 lr=0.01\n";
+    testfile_write(path, (const unsigned char *)settings, strlen(settings));
+    snprintf(cmd, sizeof cmd,
+             "head -n 40 corpora/reorder/train.tsv > %s/t.tsv && %s train --train %s/t.tsv "
+             "--dev %s/t.tsv --out %s/m --config %s --epochs 1 --quiet 2>/dev/null",
+             dir, prog, dir, dir, dir, path);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/m/last.ckpt", dir);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(path, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.cfg.emb, 8);
+    ck_assert_int_eq(m.cfg.att, 8);
+    ck_assert_int_eq(m.cfg.maxout, 4);
+    ck_assert_int_eq(m.cfg.dev_translate, 1);
+    ck_assert_int_eq(m.cfg.epochs, 1); /* the command line wins */
+    ck_assert(m.cfg.lr == 0.01f);
+    rs_model_free(&m);
+    snprintf(path, sizeof path, "%s/bad.conf", dir);
+    const char *bad = "emb = 8\n\nlr = inf\n";
+    testfile_write(path, (const unsigned char *)bad, strlen(bad));
+    snprintf(cmd, sizeof cmd, "%s train --train x.tsv --config %s 2>&1", prog, path);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    char out[512] = "";
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
+    char where[300];
+    snprintf(where, sizeof where, "%s:3: --lr", path);
+    ck_assert_msg(strstr(out, where) != NULL, "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -142,6 +188,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, values_that_cannot_be_right_are_refused_naming_option_and_range);
     tcase_add_test(tc, names_are_parsed_once_and_stored_by_name);
     tcase_add_test(tc, conflicting_options_are_refused);
+    tcase_add_test(tc, train_reads_settings_from_a_file);
     suite_add_tcase(s, tc);
     return s;
 }
