@@ -1,6 +1,5 @@
 /* rnnsearch train: build vocabularies, initialise or resume a model, train it. */
 #include <cblas.h>
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,10 +23,26 @@ enum {
     OPT_CONFIG = 2000
 };
 
+/* "--epochs, --max-steps, … and --threads": what --resume may change. */
+static void resumable_options(char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; rs_config_resumable[i] && used < size; i++) {
+        const char *sep = i == 0 ? "" : rs_config_resumable[i + 1] ? ", " : " and ";
+        used += (size_t)snprintf(buf + used, size - used, "%s--%s", sep, rs_config_resumable[i]);
+    }
+    for (char *p = buf; *p; p++)
+        if (*p == '_')
+            *p = '-';
+}
+
 static void usage(FILE *out)
 {
     rs_config defaults;
     rs_config_defaults(&defaults);
+    char resumable[256];
+    resumable_options(resumable, sizeof resumable);
     fprintf(out,
             "usage: " PROG " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
             "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
@@ -41,9 +56,8 @@ static void usage(FILE *out)
             "  --name NAME            save to models/NAME (default: the training file's base name)\n"
             "  --out DIR              save to DIR instead of models/NAME\n"
             "  --resume               continue exactly from DIR/last.ckpt with its settings;\n"
-            "                         of the options below only --epochs, --max-steps,\n"
-            "                         --max-minutes, --patience, --save-every and --threads may\n"
-            "                         differ from the checkpoint's\n"
+            "                         options given again must agree with them, except\n"
+            "                         %s\n"
             "  --overwrite            train afresh into a directory that holds a model\n"
             "                         (its checkpoints and log are replaced)\n"
             "  --config FILE          settings as 'key = value' lines (or the configuration\n"
@@ -55,7 +69,7 @@ static void usage(FILE *out)
             "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
             "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
             "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
-            "model and training:\n");
+            "model and training:\n", resumable);
     rs_cli_print_config_help(out, &defaults);
 }
 
@@ -361,31 +375,6 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
         fprintf(stderr, "(with a larger --epochs or --max-steps)\n");
 }
 
-/* A directory with a model in it is not trained into again by mistake. */
-static int model_files_present(const char *dir)
-{
-    static const char *const files[] = {"last.ckpt", "best.ckpt", "train.log.tsv"};
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (access(path, F_OK) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-static int remove_model_files(const char *dir, rs_error *err)
-{
-    static const char *const files[] = {"last.ckpt", "best.ckpt", "train.log.tsv"};
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (unlink(path) && errno != ENOENT)
-            return rs_fail(err, "%s: cannot remove: %s", path, strerror(errno));
-    }
-    return 0;
-}
-
 /* On --resume, the options given must agree with the checkpoint's, except
  * those that may change (rs_config_may_change_on_resume), which are applied. */
 static int apply_resume_options(rs_config *stored, const int *given, const char **given_arg,
@@ -405,11 +394,12 @@ static int apply_resume_options(rs_config *stored, const int *given, const char 
         char was[RS_STR_MAX], now[RS_STR_MAX];
         rs_config_format(stored, key, was, sizeof was);
         rs_config_format(&asked, key, now, sizeof now);
+        char resumable[256];
+        resumable_options(resumable, sizeof resumable);
         if (strcmp(was, now))
             return rs_fail(err, "--resume: the checkpoint was trained with %s=%s, not %s; only "
-                                "--epochs, --max-steps, --max-minutes, --patience, --save-every "
-                                "and --threads may change on resume",
-                           key, was, now);
+                                "%s may change on resume",
+                           key, was, now, resumable);
     }
     return 0;
 }
@@ -585,14 +575,14 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
 
     if (rs_train_lock(dir, &lock, &err))
         goto fail;
-    if (!resume && model_files_present(dir)) {
+    if (!resume && rs_train_dir_has_model(dir)) {
         if (!overwrite) {
             fprintf(stderr, PROG ": %s already holds a model; give --resume to continue it or "
                             "--overwrite to replace it\n", dir);
             status = RS_EXIT_USAGE;
             goto done;
         }
-        if (remove_model_files(dir, &err))
+        if (rs_train_clear_dir(dir, &err))
             goto fail;
     }
     if (resume) {

@@ -35,9 +35,8 @@ static const field fields[] = {
 };
 enum { FIELD_COUNT = sizeof fields / sizeof *fields };
 
-/* What --resume may change: how long and how fast to train, and when to save. */
-static const char *const may_change_on_resume[] = {"epochs",     "max_steps", "max_minutes",
-                                                   "patience",   "save_every", "threads", NULL};
+const char *const rs_config_resumable[] = {"epochs",     "max_steps",  "max_minutes", "patience",
+                                           "save_every", "keep_last", "threads",     NULL};
 
 static int *int_at(rs_config *cfg, const field *f)
 {
@@ -171,7 +170,7 @@ int rs_config_is_flag(const char *key)
 
 int rs_config_may_change_on_resume(const char *key)
 {
-    return rs_config_name_index(may_change_on_resume, key) >= 0;
+    return rs_config_name_index(rs_config_resumable, key) >= 0;
 }
 
 int rs_config_check(const rs_config *cfg, rs_error *err)

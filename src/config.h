@@ -60,6 +60,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(max_vocab, 30000, "maximum vocabulary size (reserved ids included)", 5, 100000000)     \
     I(max_len, 80, "skip training pairs longer than this (tokens; 0: no limit)", 0, 1000000) \
     I(save_every, 0, "also save last.ckpt every N steps (0: each epoch only)", 0, RS_INT_LIMIT) \
+    I(keep_last, 0, "keep the last K saves as step-N.ckpt too, to average (0: none)", 0, 1000000) \
     I(eval_every, 0, "evaluate on dev every N steps (0: at each epoch's end)", 0, RS_INT_LIMIT) \
     I(dev_translate, 0, "also translate dev greedily and report exact matches", 0, 1)        \
     I(dev_bleu, 0, "translate dev greedily, report BLEU and keep best.ckpt by it", 0, 1)     \
@@ -98,8 +99,10 @@ void rs_config_range(const char *key, char *buf, size_t size);
 /* Whether the field is a flag (an int from 0 to 1). */
 int rs_config_is_flag(const char *key);
 
-/* Whether --resume may give the field a value other than the checkpoint's:
- * only how long and how fast to train, and when to save, not what is trained. */
+/* The fields --resume may give a value other than the checkpoint's: only how
+ * long and how fast to train, and what to save, not what is trained
+ * (NULL-terminated). */
+extern const char *const rs_config_resumable[];
 int rs_config_may_change_on_resume(const char *key);
 
 /* Checks what no single field can: options that contradict each other. */

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -210,8 +211,34 @@ void rs_train_unlock(int fd)
         close(fd); /* closing the last descriptor releases the flock */
 }
 
-/* Removes NAME.tmp.PID files that saves killed before their rename left. */
-static int remove_temporaries(const char *dir, rs_error *err)
+/* What training writes into its directory, by name. */
+enum { OUT_NONE, OUT_MODEL, OUT_STEP, OUT_TEMPORARY };
+
+/* step-N.ckpt: *step = N. */
+static int step_file(const char *name, long long *step)
+{
+    char *end;
+    if (strncmp(name, "step-", 5) || !isdigit((unsigned char)name[5]))
+        return 0;
+    *step = strtoll(name + 5, &end, 10);
+    return !strcmp(end, ".ckpt");
+}
+
+static int output_kind(const char *name)
+{
+    long long step;
+    const char *tmp = strstr(name, ".tmp.");
+    if (tmp && tmp != name && tmp[5] && strspn(tmp + 5, "0123456789") == strlen(tmp + 5))
+        return OUT_TEMPORARY;
+    if (step_file(name, &step))
+        return OUT_STEP;
+    if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") || !strcmp(name, "train.log.tsv"))
+        return OUT_MODEL;
+    return OUT_NONE;
+}
+
+/* Removes the files of the kinds selected by mask (1 << kind) in dir. */
+static int remove_outputs(const char *dir, int mask, rs_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -219,8 +246,7 @@ static int remove_temporaries(const char *dir, rs_error *err)
     struct dirent *e;
     int status = 0;
     while ((e = readdir(d)) && status == 0) {
-        const char *tmp = strstr(e->d_name, ".tmp.");
-        if (!tmp || tmp == e->d_name || !tmp[5] || strspn(tmp + 5, "0123456789") != strlen(tmp + 5))
+        if (!(mask & (1 << output_kind(e->d_name))))
             continue;
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -229,6 +255,73 @@ static int remove_temporaries(const char *dir, rs_error *err)
     }
     closedir(d);
     return status;
+}
+
+int rs_train_dir_has_model(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int found = 0;
+    while (!found && (e = readdir(d)))
+        found = output_kind(e->d_name) == OUT_MODEL || output_kind(e->d_name) == OUT_STEP;
+    closedir(d);
+    return found;
+}
+
+int rs_train_clear_dir(const char *dir, rs_error *err)
+{
+    return remove_outputs(dir, 1 << OUT_MODEL | 1 << OUT_STEP | 1 << OUT_TEMPORARY, err);
+}
+
+static int compare_steps(const void *pa, const void *pb)
+{
+    long long a = *(const long long *)pa, b = *(const long long *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Removes step-N.ckpt files but the `keep` with the highest N. */
+static int prune_step_files(const char *dir, int keep, rs_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return rs_fail(err, "%s: cannot list: %s", dir, strerror(errno));
+    long long *steps = NULL, step;
+    size_t count = 0, cap = 0;
+    struct dirent *e;
+    int status = 0;
+    while (status == 0 && (e = readdir(d))) {
+        if (!step_file(e->d_name, &step))
+            continue;
+        if (count == cap) {
+            long long *grown = realloc(steps, (cap = 2 * cap + 16) * sizeof *steps);
+            if (!grown)
+                status = rs_fail(err, "out of memory listing %s", dir);
+            else
+                steps = grown;
+        }
+        if (status == 0)
+            steps[count++] = step;
+    }
+    closedir(d);
+    if (status == 0 && count > (size_t)keep) {
+        qsort(steps, count, sizeof *steps, compare_steps);
+        for (size_t i = 0; i + (size_t)keep < count && status == 0; i++) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/step-%lld.ckpt", dir, steps[i]);
+            if (unlink(path) && errno != ENOENT)
+                status = rs_fail(err, "%s: cannot remove: %s", path, strerror(errno));
+        }
+    }
+    free(steps);
+    return status;
+}
+
+/* Removes NAME.tmp.PID files that saves killed before their rename left. */
+static int remove_temporaries(const char *dir, rs_error *err)
+{
+    return remove_outputs(dir, 1 << OUT_TEMPORARY, err);
 }
 
 /* Keeps the header and the rows up to `step`: rows after it were written by
@@ -336,6 +429,13 @@ static int commit(trainer *tr, int best, rs_error *err)
         return -1;
     rs_fault_point("last");
     tr->saved_step = tr->state->step;
+    const int keep = tr->model->cfg.keep_last;
+    if (keep > 0) {
+        char name[64];
+        snprintf(name, sizeof name, "step-%lld.ckpt", (long long)tr->state->step);
+        if (save(tr, name, err) || prune_step_files(tr->options->dir, keep, err))
+            return -1;
+    }
     return 0;
 }
 

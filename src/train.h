@@ -7,7 +7,9 @@
  * What is saved when: after a dev evaluation (every cfg.eval_every steps, or
  * at each epoch's end when 0) the log row, then best.ckpt if the result is the
  * best so far, then last.ckpt; last.ckpt also at each epoch's end and every
- * cfg.save_every steps. A kill between two of these leaves last.ckpt at an
+ * cfg.save_every steps; with cfg.keep_last K, each save of last.ckpt is also
+ * kept as step-N.ckpt, the K most recent of them (to average). A kill
+ * between two of these leaves last.ckpt at an
  * earlier step, from which the resumed run redoes the same work. */
 #ifndef RS_TRAIN_H
 #define RS_TRAIN_H
@@ -71,6 +73,11 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
  * holder is refused with its PID. */
 int rs_train_lock(const char *dir, int *fd, rs_error *err);
 void rs_train_unlock(int fd);
+
+/* Whether dir holds what training writes (last.ckpt, best.ckpt, step-N.ckpt,
+ * train.log.tsv), and removing it all (for --overwrite). */
+int rs_train_dir_has_model(const char *dir);
+int rs_train_clear_dir(const char *dir, rs_error *err);
 
 /* Σ -log p(target | source) of every pair (forced decoding), per pair into
  * logprob[count] (as log-probabilities, i.e. negated), in batches of batch_size. */

@@ -290,6 +290,37 @@ START_TEST(a_stop_request_saves_the_current_step)
 }
 END_TEST
 
+/* --keep-last K: the K most recent saves stay as step-N.ckpt, the newest
+ * equal to last.ckpt; --overwrite's clearing removes them with the rest. */
+START_TEST(keep_last_keeps_the_most_recent_step_checkpoints)
+{
+    trained t;
+    prepare(&t, 120, 2); /* 8 batches an epoch: saves at 3, 6, 8, 9, 12, 15, 16 */
+    t.model.cfg.save_every = 3;
+    t.model.cfg.keep_last = 3;
+    run(&t);
+    char path[160];
+    for (int step = 1; step <= 16; step++) {
+        snprintf(path, sizeof path, "%s/step-%d.ckpt", t.dir, step);
+        ck_assert_msg((access(path, F_OK) == 0) == (step == 12 || step == 15 || step == 16),
+                      "step-%d.ckpt %s", step, access(path, F_OK) == 0 ? "kept" : "missing");
+    }
+    size_t a_size, b_size;
+    snprintf(path, sizeof path, "%s/step-16.ckpt", t.dir);
+    unsigned char *a = testfile_read(path, &a_size);
+    snprintf(path, sizeof path, "%s/last.ckpt", t.dir);
+    unsigned char *b = testfile_read(path, &b_size);
+    ck_assert(a_size == b_size && !memcmp(a, b, a_size));
+    free(a);
+    free(b);
+    rs_error err;
+    ck_assert(rs_train_dir_has_model(t.dir));
+    ck_assert(rs_train_clear_dir(t.dir, &err) == 0);
+    ck_assert(!rs_train_dir_has_model(t.dir));
+    finish(&t);
+}
+END_TEST
+
 /* Forced decoding of the reorder test pairs: the argmax source position of
  * each target word (</s> row and column left out) against the generator's
  * gold links (corpora/reorder/test.align, Pharaoh i-j, source-target). */
@@ -359,6 +390,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, hard_alignments_match_the_known_word_correspondence);
     tcase_add_test(tc, a_non_finite_loss_stops_and_keeps_the_last_checkpoint);
     tcase_add_test(tc, a_stop_request_saves_the_current_step);
+    tcase_add_test(tc, keep_last_keeps_the_most_recent_step_checkpoints);
     suite_add_tcase(s, tc);
     return s;
 }
