@@ -495,21 +495,46 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
     return append_log(tr->options->dir, ev, train_loss, err);
 }
 
-/* Zero grads, forward, backward: the loss Σ -log p over the batch's target
- * tokens, and in grads [layout.total] the gradient of the per-token mean
- * (label smoothing included), with its global norm in *gnorm. Dropout masks
- * come from (seed, step), so a resumed run draws the same ones. */
-static double train_step(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
-                         rs_tensors *g, float *grads, int64_t step, long tokens, double *gnorm)
+/* The batches of one update: plan batches [first, first + count). */
+typedef struct {
+    const rs_dataset *data;
+    const rs_epoch_plan *plan;
+    int first, count;
+} update_batches;
+
+/* Target tokens of the update's batches, </s> included. */
+static long update_tokens(const update_batches *u)
+{
+    long tokens = 0;
+    for (int k = u->first; k < u->first + u->count; k++)
+        for (int p = u->plan->start[k]; p < u->plan->start[k + 1]; p++)
+            tokens += u->data->tgt_len[u->plan->order[p]] + 1;
+    return tokens;
+}
+
+/* Zero grads, then forward and backward over each batch of the update: the
+ * loss Σ -log p over their `tokens` target tokens into *loss, and in grads
+ * [layout.total] the gradient of the per-token mean over all of them (label
+ * smoothing included), with its global norm in *gnorm. Dropout masks come
+ * from (seed, step), so a resumed run draws the same ones. */
+static int train_step(rs_workspace *ws, rs_batch *batch, const rs_model *model,
+                      const update_batches *u, long tokens, rs_tensors *g, float *grads,
+                      int64_t step, double *loss, double *gnorm, rs_error *err)
 {
     const rs_config *c = &model->cfg;
     memset(grads, 0, sizeof(float) * model->layout.total);
     ws->dropout = c->dropout;
     rs_rng_seed(&ws->dropout_rng, ((uint64_t)c->seed << 32) ^ (uint64_t)step);
-    double loss = rs_network_forward(ws, model, batch);
-    rs_network_backward(ws, model, batch, g, c->label_smoothing, 1.0f / (float)tokens);
+    *loss = 0.0;
+    for (int k = u->first; k < u->first + u->count; k++) {
+        const int B = u->plan->start[k + 1] - u->plan->start[k];
+        if (rs_batch_from_dataset(batch, u->data, u->plan->order + u->plan->start[k], B, err))
+            return -1;
+        *loss += rs_network_forward(ws, model, batch);
+        rs_network_backward(ws, model, batch, g, c->label_smoothing, 1.0f / (float)tokens);
+    }
     *gnorm = rs_grad_norm(grads, model->layout.total);
-    return loss;
+    return 0;
 }
 
 /* The learning rate of update `step` (1-based): decayed, and warmed up linearly. */
@@ -558,7 +583,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     trainer tr = {model, state, options, report, ctx, state->step, -1};
 
     const int batches_per_epoch = (train->count + c->batch_size - 1) / c->batch_size;
-    int64_t total_steps = (int64_t)c->epochs * batches_per_epoch;
+    const int updates_per_epoch = (batches_per_epoch + c->accumulate - 1) / c->accumulate;
+    int64_t total_steps = (int64_t)c->epochs * updates_per_epoch;
     if (c->max_steps > 0 && c->max_steps < total_steps)
         total_steps = c->max_steps;
     const int64_t first_step = state->step;
@@ -596,17 +622,17 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                 break;
             }
         }
+        /* An update sums the gradients of cfg.accumulate batches (fewer at the
+         * epoch's end); batches_done is always at the start of one. */
         const int k = (int)state->batches_done;
-        const int B = plan.start[k + 1] - plan.start[k];
-        if (rs_batch_from_dataset(&batch, train, plan.order + plan.start[k], B, err)) {
+        const update_batches u = {train, &plan, k,
+                                  plan.batches - k < c->accumulate ? plan.batches - k : c->accumulate};
+        const long tokens = update_tokens(&u);
+        double loss, gnorm;
+        if (train_step(&ws, &batch, model, &u, tokens, &g, grads, state->step, &loss, &gnorm, err)) {
             status = -1;
             break;
         }
-        long tokens = 0;
-        for (int b = 0; b < B; b++)
-            tokens += batch.tgt_len[b];
-        double gnorm;
-        double loss = train_step(&ws, model, &batch, &g, grads, state->step, tokens, &gnorm);
         if (!isfinite(gnorm) || !isfinite(loss)) {
             status = rs_fail(err, "step %lld: the loss or the gradient norm is not finite (loss %g, "
                                   "gradient norm %g); stopped, %s (step %lld) is the last good "
@@ -621,7 +647,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
         rs_adam_update(model->params, grads, state->adam_m, state->adam_v, total, lr, c->beta1,
                        c->beta2, c->adam_eps, state->step);
         const int shown_epoch = state->epoch + 1;
-        state->batches_done = k + 1;
+        state->batches_done = k + u.count;
         window_loss += loss;
         window_tokens += tokens;
         epoch_loss += loss;

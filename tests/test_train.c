@@ -321,6 +321,47 @@ START_TEST(keep_last_keeps_the_most_recent_step_checkpoints)
 }
 END_TEST
 
+static void first_progress(void *ctx, const rs_train_event *ev)
+{
+    rs_train_event *first = ctx;
+    if (ev->kind == RS_EV_PROGRESS && first->step == 0)
+        *first = *ev;
+}
+
+/* --accumulate K: one update from K batches has the loss and the gradient of
+ * one batch holding all their pairs (the per-token mean over all of them),
+ * and an epoch has ceil(batches / K) updates. */
+START_TEST(accumulated_batches_give_the_gradient_of_their_union)
+{
+    rs_train_event first[2];
+    int64_t steps[2];
+    for (int run_index = 0; run_index < 2; run_index++) {
+        trained t;
+        prepare(&t, 48, 1);
+        t.model.cfg.batch_size = run_index == 0 ? 48 : 16;
+        t.model.cfg.accumulate = run_index == 0 ? 1 : 3;
+        memset(&first[run_index], 0, sizeof first[run_index]);
+        rs_error err;
+        rs_train_options opt = {.dir = t.dir, .report_seconds = 0};
+        ck_assert_msg(rs_train(&t.model, &t.state, &t.data, NULL, &opt, first_progress,
+                               &first[run_index], &err) == 0, "%s", err.msg);
+        steps[run_index] = t.state.step;
+        finish(&t);
+    }
+    ck_assert_int_eq(steps[0], 1);
+    ck_assert_int_eq(steps[1], 1);
+    ck_assert_double_eq_tol(first[1].loss, first[0].loss, 1e-6 * first[0].loss);
+    ck_assert_double_eq_tol(first[1].gnorm, first[0].gnorm, 1e-5 * first[0].gnorm);
+    /* 7 batches, K = 3: updates of 3, 3 and 1 batches. */
+    trained t;
+    prepare(&t, 7 * 16, 2);
+    t.model.cfg.accumulate = 3;
+    run(&t);
+    ck_assert_int_eq(t.state.step, 6);
+    finish(&t);
+}
+END_TEST
+
 /* Forced decoding of the reorder test pairs: the argmax source position of
  * each target word (</s> row and column left out) against the generator's
  * gold links (corpora/reorder/test.align, Pharaoh i-j, source-target). */
@@ -391,6 +432,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, a_non_finite_loss_stops_and_keeps_the_last_checkpoint);
     tcase_add_test(tc, a_stop_request_saves_the_current_step);
     tcase_add_test(tc, keep_last_keeps_the_most_recent_step_checkpoints);
+    tcase_add_test(tc, accumulated_batches_give_the_gradient_of_their_union);
     suite_add_tcase(s, tc);
     return s;
 }
