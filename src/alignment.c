@@ -70,67 +70,6 @@ fail:
     return -1;
 }
 
-int rs_forced_alignments(const rs_model *model, const rs_dataset *data, int batch_size,
-                         float **out, rs_error *err)
-{
-    for (int i = 0; i < data->count; i++)
-        out[i] = NULL;
-    if (batch_size < 1)
-        return rs_fail(err, "batch size %d: must be at least 1", batch_size);
-    int max_S = 1, max_T = 1;
-    for (int i = 0; i < data->count; i++) {
-        if (data->src_len[i] + 1 > max_S)
-            max_S = data->src_len[i] + 1;
-        if (data->tgt_len[i] + 1 > max_T)
-            max_T = data->tgt_len[i] + 1;
-    }
-    int max_B = data->count < batch_size ? (data->count > 0 ? data->count : 1) : batch_size;
-    rs_workspace ws;
-    rs_batch batch;
-    if (rs_workspace_alloc(&ws, model, max_B, max_S, max_T, err))
-        return -1;
-    if (rs_batch_alloc(&batch, max_B, max_S, max_T, err)) {
-        rs_workspace_free(&ws);
-        return -1;
-    }
-    int *order = rs_calloc((size_t)max_B, sizeof(int), err);
-    int status = order ? 0 : -1;
-    for (int from = 0; from < data->count && status == 0; from += max_B) {
-        const int B = data->count - from < max_B ? data->count - from : max_B;
-        for (int b = 0; b < B; b++)
-            order[b] = from + b;
-        if (rs_batch_from_dataset(&batch, data, order, B, err)) {
-            status = -1;
-            break;
-        }
-        rs_network_forward(&ws, model, &batch);
-        /* ws.alpha is [T,B,S] for this batch's T and S: step t, row b at (t·B + b)·S. */
-        const int S = batch.S;
-        for (int b = 0; b < B && status == 0; b++) {
-            const int rows = batch.tgt_len[b], cols = batch.src_len[b];
-            float *m = rs_calloc((size_t)rows * cols, sizeof(float), err);
-            if (!m) {
-                status = -1;
-                break;
-            }
-            for (int t = 0; t < rows; t++)
-                memcpy(m + (size_t)t * cols, ws.alpha + ((size_t)t * B + b) * S,
-                       sizeof(float) * cols);
-            out[from + b] = m;
-        }
-    }
-    free(order);
-    rs_batch_free(&batch);
-    rs_workspace_free(&ws);
-    if (status) {
-        for (int i = 0; i < data->count; i++) {
-            free(out[i]);
-            out[i] = NULL;
-        }
-    }
-    return status;
-}
-
 /* ---- words from SentencePiece pieces ---- */
 
 /* group[k] for each of n labels (the last is </s>, a group of its own);
@@ -295,16 +234,6 @@ int rs_alignment_append_marian(char **line, const float *w, int rows, int cols, 
 }
 
 /* ---- formats ---- */
-
-static const char *const format_names[] = {"text", "tsv", "json", "pharaoh", "svg", "html"};
-
-int rs_align_format_parse(const char *name)
-{
-    for (int k = 0; k < (int)(sizeof format_names / sizeof *format_names); k++)
-        if (!strcmp(name, format_names[k]))
-            return k;
-    return -1;
-}
 
 static int finish(FILE *out)
 {
@@ -718,4 +647,77 @@ int rs_alignment_html_end(FILE *out)
           "</script>\n</body>\n</html>\n",
           out);
     return finish(out);
+}
+
+/* ---- the table of output formats ---- */
+
+static int text_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    (void)id;
+    return rs_alignment_write_text(out, a, st->flags);
+}
+
+static int tsv_begin(FILE *out, const rs_align_style *st)
+{
+    (void)st;
+    return rs_alignment_write_tsv_header(out);
+}
+
+static int tsv_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    (void)st;
+    return rs_alignment_write_tsv(out, a, id);
+}
+
+static int json_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    (void)st;
+    return rs_alignment_write_json(out, a, id);
+}
+
+static int pharaoh_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    (void)id;
+    return rs_alignment_write_pharaoh(out, a, st->threshold);
+}
+
+static int svg_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    char title[512];
+    snprintf(title, sizeof title, "%s, sentence %d", st->title ? st->title : "alignment", id);
+    return rs_alignment_write_svg(out, a, title);
+}
+
+static int html_begin(FILE *out, const rs_align_style *st)
+{
+    return rs_alignment_html_begin(out, st->title ? st->title : "alignment");
+}
+
+static int html_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    return rs_alignment_write_html(out, a, id, st->flags);
+}
+
+static int html_end(FILE *out, const rs_align_style *st)
+{
+    (void)st;
+    return rs_alignment_html_end(out);
+}
+
+const rs_align_writer rs_align_writers[] = {
+    {"text", NULL, text_write, NULL, RS_ALIGN_COLOR | RS_ALIGN_NUMBERS, 0},
+    {"tsv", tsv_begin, tsv_write, NULL, 0, 0},
+    {"json", NULL, json_write, NULL, 0, 0},
+    {"pharaoh", NULL, pharaoh_write, NULL, RS_ALIGN_THRESHOLD, 0},
+    {"svg", NULL, svg_write, NULL, 0, 1},
+    {"html", html_begin, html_write, html_end, RS_ALIGN_NUMBERS, 0},
+    {NULL, NULL, NULL, NULL, 0, 0},
+};
+
+const rs_align_writer *rs_align_writer_find(const char *name)
+{
+    for (const rs_align_writer *w = rs_align_writers; w->name; w++)
+        if (!strcmp(name, w->name))
+            return w;
+    return NULL;
 }

@@ -30,12 +30,6 @@ int rs_alignment_make(rs_alignment *a, const char *const *tgt, int tgt_count,
                       const char *const *src, int src_count, const float *w, rs_error *err);
 void rs_alignment_free(rs_alignment *a);
 
-/* Alignments of given pairs under forced decoding (teacher forcing): out[i]
- * receives a new [(tgt_len[i] + 1) × (src_len[i] + 1)] matrix for pair i of
- * data, to free() (all NULL on failure). Batches of batch_size pairs. */
-int rs_forced_alignments(const rs_model *model, const rs_dataset *data, int batch_size,
-                         float **out, rs_error *err);
-
 /* SentencePiece pieces to words: a piece starting with "▁" (U+2581) starts a
  * word, any other piece continues the previous one; </s> stays on its own.
  * A word's row is the mean of its pieces' rows and a word's column the sum
@@ -63,21 +57,10 @@ int rs_alignment_hard(const float *w, int rows, int cols, float threshold, rs_li
 int rs_alignment_append_marian(char **line, const float *w, int rows, int cols, int soft,
                                float threshold, rs_error *err);
 
-typedef enum {
-    RS_ALIGN_TEXT,
-    RS_ALIGN_TSV,
-    RS_ALIGN_JSON,
-    RS_ALIGN_PHARAOH,
-    RS_ALIGN_SVG,
-    RS_ALIGN_HTML,
-} rs_align_format;
-
-/* "text", "tsv", … to a format; -1 for an unknown name. */
-int rs_align_format_parse(const char *name);
-
 enum {
     RS_ALIGN_COLOR = 1,   /* text: 256-colour grey backgrounds instead of blocks */
     RS_ALIGN_NUMBERS = 2, /* text, html: the weights printed in the cells */
+    RS_ALIGN_THRESHOLD = 4, /* pharaoh: links of weight >= a threshold */
 };
 
 /* A heatmap for a terminal: source tokens as vertical column heads, target
@@ -111,5 +94,28 @@ int rs_alignment_write_svg(FILE *out, const rs_alignment *a, const char *title);
 int rs_alignment_html_begin(FILE *out, const char *title);
 int rs_alignment_write_html(FILE *out, const rs_alignment *a, int id, int flags);
 int rs_alignment_html_end(FILE *out);
+
+/* The output formats, one entry each: a new format is one writer and one
+ * line in rs_align_writers. begin and end (NULL: none) frame a stream of
+ * sentences; write emits one sentence (id: 1-based). */
+typedef struct {
+    int flags;         /* RS_ALIGN_COLOR, RS_ALIGN_NUMBERS */
+    float threshold;   /* pharaoh: 0 = argmax links */
+    const char *title; /* svg, html; NULL: "alignment" */
+} rs_align_style;
+
+typedef struct {
+    const char *name;
+    int (*begin)(FILE *out, const rs_align_style *style);
+    int (*write)(FILE *out, const rs_alignment *a, int id, const rs_align_style *style);
+    int (*end)(FILE *out, const rs_align_style *style);
+    int options;         /* the RS_ALIGN_* style options this format uses */
+    int file_per_sentence; /* a standalone document per sentence (svg) */
+} rs_align_writer;
+
+extern const rs_align_writer rs_align_writers[]; /* ends with a NULL name */
+
+/* The writer named name, or NULL. */
+const rs_align_writer *rs_align_writer_find(const char *name);
 
 #endif

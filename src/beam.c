@@ -2,40 +2,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
 #include "beam.h"
 
-int rs_beam_init(rs_beam_search *bs, const rs_model *model, int max_sentences, int beam,
-                 int max_S, rs_error *err)
+int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models,
+                 int max_sentences, int beam, int max_S, rs_error *err)
 {
     memset(bs, 0, sizeof *bs);
     bs->max_sentences = max_sentences;
     bs->beam = beam;
     bs->max_S = max_S;
-    const int rows = max_sentences * beam, n = model->cfg.hidden;
-    const int ka = attention_key_size(model->attention, n, model->cfg.att);
-    if (rs_decoder_init(&bs->dec, model, rows, max_S, err))
-        return -1;
-    bs->keys = rs_calloc((size_t)max_S * rows * ka, sizeof(float), err);
-    bs->annotations = rs_calloc((size_t)max_S * rows * 2 * n, sizeof(float), err);
-    bs->src_len = rs_calloc((size_t)rows, sizeof(int), err);
-    bs->scores = rs_calloc((size_t)rows, sizeof(float), err);
-    bs->alive = rs_calloc((size_t)rows, sizeof(int), err);
-    if (!bs->keys || !bs->annotations || !bs->src_len || !bs->scores || !bs->alive) {
-        rs_beam_free(bs);
-        return -1;
-    }
-    return 0;
+    return rs_decoder_init(&bs->dec, models, n_models, max_sentences, beam, max_S, err);
 }
 
 void rs_beam_free(rs_beam_search *bs)
 {
     rs_decoder_free(&bs->dec);
-    free(bs->keys);
-    free(bs->annotations);
-    free(bs->src_len);
-    free(bs->scores);
-    free(bs->alive);
     memset(bs, 0, sizeof *bs);
 }
 
@@ -63,16 +44,18 @@ static void keep_best(candidate *best, int *count, int cap, candidate c)
     best[i] = c;
 }
 
+/* Rows are grouped by sentence, K each, in sentence order: group g is rows
+ * g·K … g·K + K − 1. History is kept per step in that step's row numbering
+ * (a sentence that ends leaves the batch and the numbering shrinks):
+ * tokens[step][r], parents[step][r] (a row of step − 1), alphas[step][r]. */
 int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const int *src_count,
                       const rs_beam_options *opt, rs_translation *out, double *norm_score,
                       rs_error *err)
 {
     rs_decoder *dec = &bs->dec;
-    const rs_model *model = dec->model;
-    const int K = bs->beam, rows = B * K, n = model->cfg.hidden, V = model->cfg.tgt_vocab;
-    const int ka = attention_key_size(model->attention, n, model->cfg.att);
-    const int steps = opt->max_len + 1, nbest = opt->n_best;
-    int status = -1;
+    const int K = bs->beam, rows0 = B * K, V = dec->models[0]->cfg.tgt_vocab;
+    const int nbest = opt->n_best;
+    int status = -1, steps = 0;
     for (int i = 0; i < B * nbest; i++) {
         memset(&out[i], 0, sizeof out[i]);
         norm_score[i] = -INFINITY;
@@ -80,66 +63,60 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
     if (B > bs->max_sentences)
         return rs_fail(err, "beam search: %d sentences exceed the %d it was sized for", B,
                        bs->max_sentences);
-    if (rs_batch_fill(&dec->batch, B, src, src_count, NULL, NULL, err))
+    int *limit = rs_calloc((size_t)B, sizeof(int), err);
+    if (!limit)
         return -1;
-    const int S = dec->batch.S;
-    rs_encode(&dec->ws, model, &dec->batch);
-
-    /* Each sentence's source side, copied for its K rows (row b·K + k). */
-    for (int j = 0; j < S; j++)
-        for (int r = 0; r < rows; r++) {
-            int b = r / K;
-            memcpy(bs->keys + ((size_t)j * rows + r) * ka, dec->ws.keys + ((size_t)j * B + b) * ka,
-                   sizeof(float) * ka);
-            memcpy(bs->annotations + ((size_t)j * rows + r) * 2 * n,
-                   dec->ws.annotations + ((size_t)j * B + b) * 2 * n, sizeof(float) * 2 * n);
-        }
-    for (int r = 0; r < rows; r++) {
-        int b = r / K;
-        bs->src_len[r] = dec->batch.src_len[b];
-        memcpy(dec->state + (size_t)r * n, dec->ws.dec_states + (size_t)b * n, sizeof(float) * n);
-        dec->prev[r] = RS_BOS;
-        /* At first all K rows are the same hypothesis: only row 0 may expand. */
-        bs->scores[r] = r % K == 0 ? 0.0f : -INFINITY;
-        bs->alive[r] = r % K == 0;
+    for (int b = 0; b < B; b++) {
+        limit[b] = rs_output_limit(opt->max_len, src_count[b]);
+        if (limit[b] + 1 > steps)
+            steps = limit[b] + 1;
     }
-
-    /* History per step and row: token, parent row, alignment. */
-    int *tokens = rs_calloc((size_t)steps * rows, sizeof(int), err);
-    int *parents = rs_calloc((size_t)steps * rows, sizeof(int), err);
-    float *alphas = opt->want_alignment ? rs_calloc((size_t)steps * rows * S, sizeof(float), err) : NULL;
+    int *tokens = rs_calloc((size_t)steps * rows0, sizeof(int), err);
+    int *parents = rs_calloc((size_t)steps * rows0, sizeof(int), err);
+    float *alphas = NULL;
     candidate *best = rs_calloc((size_t)2 * K, sizeof *best, err);
     finished *done = rs_calloc((size_t)B * K, sizeof *done, err);
     int *done_count = rs_calloc((size_t)B, sizeof(int), err);
-    float *new_scores = rs_calloc((size_t)rows, sizeof(float), err);
-    int *new_prev = rs_calloc((size_t)rows, sizeof(int), err);
-    int *new_alive = rs_calloc((size_t)rows, sizeof(int), err);
-    if (!tokens || !parents || (opt->want_alignment && !alphas) || !best || !done ||
-        !done_count || !new_scores || !new_prev || !new_alive)
+    float *scores = rs_calloc((size_t)rows0, sizeof(float), err);
+    float *new_scores = rs_calloc((size_t)rows0, sizeof(float), err);
+    int *prev = rs_calloc((size_t)rows0, sizeof(int), err);
+    int *new_prev = rs_calloc((size_t)rows0, sizeof(int), err);
+    int *parent = rs_calloc((size_t)rows0, sizeof(int), err);
+    if (!tokens || !parents || !best || !done || !done_count || !scores || !new_scores || !prev ||
+        !new_prev || !parent || rs_decoder_start(dec, B, src, src_count, K, err))
         goto cleanup;
+    const int S = dec->S;
+    if (opt->want_alignment &&
+        !(alphas = rs_calloc((size_t)steps * rows0 * S, sizeof(float), err)))
+        goto cleanup;
+    for (int r = 0; r < rows0; r++) {
+        prev[r] = RS_BOS;
+        /* At first all K rows are the same hypothesis: only row 0 may expand. */
+        scores[r] = r % K == 0 ? 0.0f : -INFINITY;
+    }
 
-    int live_sentences = B;
-    for (int step = 0; step < steps && live_sentences > 0; step++) {
-        rs_decoder_step(&dec->sw, dec->next_state, dec->logprobs, dec->alpha, dec->state, dec->prev,
-                        bs->keys, bs->annotations, bs->src_len, model, rows, S);
+    for (int step = 0; step < steps && dec->rows > 0; step++) {
+        const int rows = dec->rows;
+        rs_decoder_step(dec, prev);
         if (alphas)
-            memcpy(alphas + (size_t)step * rows * S, dec->alpha, sizeof(float) * (size_t)rows * S);
-        for (int b = 0; b < B; b++) {
+            memcpy(alphas + (size_t)step * rows0 * S, dec->alpha, sizeof(float) * (size_t)rows * S);
+        int new_rows = 0;
+        for (int g = 0; g * K < rows; g++) {
+            const int b = dec->sentence[g * K];
             int count = 0;
-            if (done_count[b] < K) {
-                for (int k = 0; k < K; k++) {
-                    int r = b * K + k;
-                    if (!bs->alive[r])
-                        continue;
-                    const float *lp = dec->logprobs + (size_t)r * V;
-                    if (step == steps - 1) { /* the length limit: only </s> */
-                        keep_best(best, &count, 2 * K, (candidate){bs->scores[r] + lp[RS_EOS], r, RS_EOS});
-                        continue;
-                    }
-                    for (int v = RS_UNK; v < V; v++)
-                        if (v != RS_BOS)
-                            keep_best(best, &count, 2 * K, (candidate){bs->scores[r] + lp[v], r, v});
+            for (int k = 0; k < K; k++) {
+                int r = g * K + k;
+                if (scores[r] == -INFINITY)
+                    continue;
+                const float *logit = dec->logits + (size_t)r * V;
+                const float base = scores[r] - dec->lse[r];
+                if (step == limit[b]) { /* the length limit: only </s> */
+                    keep_best(best, &count, 2 * K, (candidate){base + logit[RS_EOS], r, RS_EOS});
+                    continue;
                 }
+                for (int v = RS_UNK; v < V; v++)
+                    if (v != RS_BOS)
+                        keep_best(best, &count, 2 * K, (candidate){base + logit[v], r, v});
             }
             /* Walking the candidates best first until K rows are filled: one that
              * ends with </s> is finished, the others become the next rows. */
@@ -147,49 +124,34 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
             for (int i = 0; i < count && next < K && done_count[b] < K; i++) {
                 candidate c = best[i];
                 if (c.token == RS_EOS) {
-                    double length = step + 1;
                     finished *f = &done[b * K + done_count[b]++];
                     f->logprob = c.score;
-                    f->norm = c.score / pow(length, opt->length_penalty);
+                    f->norm = c.score / pow(step + 1, opt->length_penalty);
                     f->step = step;
                     f->row = c.row;
-                } else if (next < K) {
-                    int r = b * K + next++;
+                } else {
+                    int r = new_rows + next++;
                     new_scores[r] = c.score;
                     new_prev[r] = c.token;
-                    new_alive[r] = 1;
-                    tokens[(size_t)step * rows + r] = c.token;
-                    parents[(size_t)step * rows + r] = c.row;
+                    parent[r] = c.row;
+                    tokens[(size_t)step * rows0 + r] = c.token;
+                    parents[(size_t)step * rows0 + r] = c.row;
                 }
             }
+            if (done_count[b] >= K || next == 0)
+                continue; /* this sentence's search is over: its rows leave */
             for (int k = next; k < K; k++) {
-                int r = b * K + k;
+                int r = new_rows + k;
                 new_scores[r] = -INFINITY;
                 new_prev[r] = RS_PAD;
-                new_alive[r] = 0;
-                parents[(size_t)step * rows + r] = r;
+                parent[r] = g * K;
+                parents[(size_t)step * rows0 + r] = g * K;
             }
-            if (done_count[b] >= K || next == 0) {
-                /* Finished: rows stay allocated but idle. */
-                for (int k = 0; k < K; k++)
-                    new_alive[b * K + k] = 0;
-            }
+            new_rows += K;
         }
-        /* Reorder states by parent so row r continues its chosen hypothesis. */
-        live_sentences = 0;
-        for (int b = 0; b < B; b++) {
-            int any = 0;
-            for (int k = 0; k < K; k++) {
-                int r = b * K + k;
-                int p = parents[(size_t)step * rows + r];
-                memcpy(dec->state + (size_t)r * n, dec->next_state + (size_t)p * n, sizeof(float) * n);
-                bs->scores[r] = new_scores[r];
-                dec->prev[r] = new_prev[r];
-                bs->alive[r] = new_alive[r];
-                any |= new_alive[r];
-            }
-            live_sentences += any;
-        }
+        memcpy(scores, new_scores, sizeof(float) * (size_t)new_rows);
+        memcpy(prev, new_prev, sizeof(int) * (size_t)new_rows);
+        rs_decoder_select(dec, parent, new_rows);
     }
 
     /* Rank each sentence's finished hypotheses and walk their back-pointers. */
@@ -208,13 +170,13 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
             t->len = len;
             t->src_len = dec->batch.src_len[b];
             t->logprob = f[rank].logprob;
-            t->finished = f[rank].step < steps - 1;
+            t->finished = f[rank].step < limit[b];
             norm_score[b * nbest + rank] = f[rank].norm;
             t->ids = rs_calloc((size_t)len + 1, sizeof(int), err);
             if (!t->ids)
                 goto cleanup;
             if (alphas) {
-                t->alignment = rs_calloc((size_t)(len + 1) * S, sizeof(float), err);
+                t->alignment = rs_calloc((size_t)(len + 1) * t->src_len, sizeof(float), err);
                 if (!t->alignment)
                     goto cleanup;
             }
@@ -223,11 +185,11 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
             for (int step = len; step >= 0; step--) {
                 if (alphas)
                     memcpy(t->alignment + (size_t)step * t->src_len,
-                           alphas + ((size_t)step * rows + row) * S, sizeof(float) * t->src_len);
+                           alphas + ((size_t)step * rows0 + row) * S, sizeof(float) * t->src_len);
                 if (step == 0)
                     break;
-                t->ids[step - 1] = tokens[(size_t)(step - 1) * rows + row];
-                row = parents[(size_t)(step - 1) * rows + row];
+                t->ids[step - 1] = tokens[(size_t)(step - 1) * rows0 + row];
+                row = parents[(size_t)(step - 1) * rows0 + row];
             }
         }
     }
@@ -236,14 +198,17 @@ cleanup:
     if (status)
         for (int i = 0; i < B * nbest; i++)
             rs_translation_free(&out[i]);
+    free(limit);
     free(tokens);
     free(parents);
     free(alphas);
     free(best);
     free(done);
     free(done_count);
+    free(scores);
     free(new_scores);
+    free(prev);
     free(new_prev);
-    free(new_alive);
+    free(parent);
     return status;
 }

@@ -1,5 +1,6 @@
 /* Beam search with length normalisation, batched over sentences: each of B
- * sentences keeps K hypotheses, all B·K decoded together as one batch. */
+ * sentences keeps K hypotheses, all B·K decoded together as one batch; a
+ * sentence whose search is over leaves the batch. */
 #ifndef RS_BEAM_H
 #define RS_BEAM_H
 
@@ -9,21 +10,17 @@ typedef struct {
     int beam;             /* K */
     float length_penalty; /* α: hypotheses ranked by log p / (length)^α, length with </s> */
     int n_best;           /* hypotheses returned per sentence (≤ K) */
-    int max_len;          /* output tokens at most (without </s>) */
+    int max_len;          /* output tokens at most (without </s>); 0: rs_output_limit's rule */
     int want_alignment;
 } rs_beam_options;
 
 typedef struct {
-    rs_decoder dec;          /* sized for B·K rows */
+    rs_decoder dec;            /* sized for max_sentences · K rows */
     int max_sentences, beam, max_S;
-    float *keys, *annotations; /* [S, B·K, ka], [S, B·K, 2n] expanded copies */
-    int *src_len;            /* [B·K] */
-    float *scores;           /* [B·K] running log p */
-    int *alive;              /* [B·K] */
 } rs_beam_search;
 
-int rs_beam_init(rs_beam_search *bs, const rs_model *model, int max_sentences, int beam,
-                 int max_S, rs_error *err);
+int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models,
+                 int max_sentences, int beam, int max_S, rs_error *err);
 void rs_beam_free(rs_beam_search *bs);
 
 /* out[b * n_best + r] receives the r-th best translation of sentence b

@@ -4,6 +4,7 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "forced.h"
 
 typedef struct {
     const char *field; /* config key */
@@ -119,4 +120,19 @@ int rs_cli_usage_error(const char *prog, const char *fmt, ...)
     fprintf(stderr, "\nTry '%s --help'.\n", prog);
     va_end(ap);
     return RS_EXIT_USAGE;
+}
+
+int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
+                       rs_error *err)
+{
+    int *cut = rs_calloc((size_t)tok->count + 1, sizeof(int), err);
+    if (!cut)
+        return -1;
+    rs_cut_sources(tok, max_src_len, cut);
+    for (int i = 0; i < tok->count; i++)
+        if (cut[i])
+            fprintf(stderr, "%s: %s: pair %d: source cut to its first %d tokens (%d more)\n", prog,
+                    strcmp(name, "-") ? name : "<stdin>", i + 1, max_src_len, cut[i]);
+    free(cut);
+    return 0;
 }

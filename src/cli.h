@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "codec.h"
+#include "dataset.h"
 #include "config.h"
 #include "model.h"
 
@@ -44,5 +45,10 @@ int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int 
 /* Resolves a -m argument (file, models/NAME directory or NAME), loads the
  * model (weights only) and, when codec is not NULL, its text codec. */
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
+
+/* The translation pipeline's source-length rule for pairs (rs_cut_sources),
+ * with a warning on stderr naming each pair cut ("PROG: FILE: pair N: …"). */
+int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
+                       rs_error *err);
 
 #endif

@@ -14,7 +14,8 @@
 #include "commands.h"
 #include "corpus.h"
 #include "dataset.h"
-#include "decode.h"
+#include "forced.h"
+#include "translate.h"
 
 #define PROG "rnnsearch align"
 
@@ -40,21 +41,24 @@ static void usage(FILE *out)
             "  --color WHEN           text: auto, always or never (default: auto = when\n"
             "                         writing to a terminal, NO_COLOR is unset and TERM\n"
             "                         advertises 256 colours)\n"
-            "  -o, --out PATH         write here (default: standard output). svg: a directory\n"
+            "  -o, --output PATH      write here (default: standard output). svg: a directory\n"
             "                         that receives 0001.svg, 0002.svg, ... (one per sentence),\n"
             "                         or a FILE.svg when there is one sentence\n"
             "  --title TEXT           svg, html: the title (default: \"alignment\" and the model)\n"
             "  --batch-size N         sentences decoded together (default: 32)\n"
-            "  --max-len N            longest output in tokens (default: 2 x source + 10, at most 500)\n"
+            "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
+            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
+            "                         warning naming the line (default: %d)\n"
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
-            "  --help                 this help\n");
+            "  -h, --help             this help\n", RS_MAX_SRC_LEN);
 }
 
 /* Where and how the alignments go. */
 typedef struct {
-    int format, flags, words, svg_dir;
-    float threshold;
-    const char *out_path, *title;
+    const rs_align_writer *writer;
+    rs_align_style style;
+    int words, svg_dir;
+    const char *out_path;
     FILE *out;
     int written;
 } sink;
@@ -71,131 +75,81 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* Writes one sentence's alignment (id: 1-based line number). */
-static int emit(sink *sk, const rs_alignment *given, int id, rs_error *err)
+/* Writes one sentence's alignment (id: 1-based line number); w is
+ * [(tgt_count + 1) × (src_count + 1)]. */
+static int emit(sink *sk, const char *const *tgt, int tgt_count, const char *const *src,
+                int src_count, const float *w, int id, rs_error *err)
 {
-    rs_alignment merged;
-    const rs_alignment *a = given;
+    rs_alignment given, merged;
+    if (rs_alignment_make(&given, tgt, tgt_count, src, src_count, w, err))
+        return -1;
+    const rs_alignment *a = &given;
     if (sk->words) {
-        if (rs_alignment_to_words(given, &merged, err))
+        if (rs_alignment_to_words(&given, &merged, err)) {
+            rs_alignment_free(&given);
             return -1;
+        }
         a = &merged;
     }
     int rc = 0;
     const char *where = sk->out_path ? sk->out_path : "<stdout>";
-    char path[4200], title[512];
-    switch (sk->format) {
-    case RS_ALIGN_TEXT: rc = rs_alignment_write_text(sk->out, a, sk->flags); break;
-    case RS_ALIGN_TSV: rc = rs_alignment_write_tsv(sk->out, a, id); break;
-    case RS_ALIGN_JSON: rc = rs_alignment_write_json(sk->out, a, id); break;
-    case RS_ALIGN_PHARAOH: rc = rs_alignment_write_pharaoh(sk->out, a, sk->threshold); break;
-    case RS_ALIGN_HTML: rc = rs_alignment_write_html(sk->out, a, id, sk->flags); break;
-    case RS_ALIGN_SVG:
-        snprintf(title, sizeof title, "%s, sentence %d", sk->title, id);
-        if (!sk->svg_dir) {
-            rc = rs_alignment_write_svg(sk->out, a, title);
-            break;
-        }
+    char path[4200];
+    if (sk->svg_dir) {
         snprintf(path, sizeof path, "%s/%04d.svg", sk->out_path, id);
+        where = path;
         FILE *f = fopen(path, "w");
         if (!f) {
             rc = rs_fail(err, "%s: cannot open for writing", path);
-            goto done;
+        } else {
+            rc = sk->writer->write(f, a, id, &sk->style);
+            if (fclose(f))
+                rc = -1;
+            if (rc)
+                rs_fail(err, "%s: write failed", where);
         }
-        rc = rs_alignment_write_svg(f, a, title);
-        if (fclose(f))
-            rc = -1;
-        where = path;
-        break;
-    }
-    if (rc)
+    } else if ((rc = sk->writer->write(sk->out, a, id, &sk->style))) {
         rs_fail(err, "%s: write failed", where);
-    else
+    }
+    if (!rc)
         sk->written++;
-done:
     if (a == &merged)
         rs_alignment_free(&merged);
+    rs_alignment_free(&given);
     return rc;
 }
 
-/* Greedy translation of every line, batch by batch, each alignment emitted. */
+/* Greedy translation of every line through the translation pipeline, each
+ * alignment emitted. */
 static int align_translations(const rs_model *model, const rs_codec *codec, const rs_lines *lines,
-                              int batch_size, int max_len_opt, sink *sk, rs_error *err)
+                              const rs_translate_options *opt, sink *sk, rs_error *err)
 {
+    rs_translator tr;
+    if (rs_translator_init(&tr, &model, 1, codec, opt, err))
+        return -1;
     const int count = lines->count;
-    rs_tokens *tok = rs_calloc((size_t)(count ? count : 1), sizeof *tok, err);
-    int **ids = rs_calloc((size_t)(count ? count : 1), sizeof(int *), err);
-    int *len = rs_calloc((size_t)(count ? count : 1), sizeof(int), err);
-    rs_translation *res = rs_calloc((size_t)batch_size, sizeof *res, err);
-    const char **words = NULL;
-    rs_decoder dec = {0};
-    int status = -1, longest = 0, have_decoder = 0;
-    if (!tok || !ids || !len || !res)
-        goto done;
-    for (int i = 0; i < count; i++) {
-        rs_error inner;
-        if (rs_codec_tokens(codec, RS_SIDE_SRC, lines->lines[i], &tok[i], &inner)) {
-            rs_fail(err, "line %d: %s", i + 1, inner.msg);
-            goto done;
+    rs_translated *out = rs_calloc((size_t)opt->batch_size, sizeof *out, err);
+    int status = out ? 0 : -1;
+    for (int from = 0; from < count && status == 0; from += opt->batch_size) {
+        const int B = count - from < opt->batch_size ? count - from : opt->batch_size;
+        if (rs_translate_lines(&tr, B, (const char *const *)lines->lines + from, out, err)) {
+            status = -1;
+            break;
         }
-        if (!(ids[i] = rs_calloc((size_t)tok[i].count + 1, sizeof(int), err)))
-            goto done;
-        for (int k = 0; k < tok[i].count; k++)
-            ids[i][k] = rs_vocab_id(&model->src_vocab, tok[i].tokens[k]);
-        len[i] = tok[i].count;
-        if (len[i] > longest)
-            longest = len[i];
-    }
-    if (rs_decoder_init(&dec, model, batch_size, longest + 1, err))
-        goto done;
-    have_decoder = 1;
-    for (int from = 0; from < count; from += batch_size) {
-        const int B = count - from < batch_size ? count - from : batch_size;
-        int max_len = max_len_opt;
-        if (max_len <= 0) {
-            int here = 0;
-            for (int b = 0; b < B; b++)
-                if (len[from + b] > here)
-                    here = len[from + b];
-            max_len = 2 * here + 10 < 500 ? 2 * here + 10 : 500;
-        }
-        if (rs_greedy(&dec, B, (const int *const *)ids + from, len + from, max_len, 1, res, err))
-            goto done;
-        int rc = 0;
         for (int b = 0; b < B; b++) {
-            rs_alignment a;
-            free(words);
-            words = rs_calloc((size_t)res[b].len + 1, sizeof(char *), err);
-            if (!rc && !words)
-                rc = -1;
-            if (!rc) {
-                rs_ids_to_tokens(&model->tgt_vocab, res[b].ids, res[b].len, words);
-                rc = rs_alignment_make(&a, words, res[b].len,
-                                       (const char *const *)tok[from + b].tokens,
-                                       tok[from + b].count, res[b].alignment, err);
-                if (!rc) {
-                    rc = emit(sk, &a, from + b + 1, err);
-                    rs_alignment_free(&a);
-                }
-            }
-            rs_translation_free(&res[b]);
+            const rs_translated *t = &out[b];
+            if (t->truncated)
+                fprintf(stderr, PROG ": line %d: source cut to its first %d tokens (%d more)\n",
+                        from + b + 1, t->src_count, t->truncated);
+            if (status == 0 && t->src_count > 0)
+                status = emit(sk, (const char *const *)t->hyp[0].tokens, t->hyp[0].len,
+                              (const char *const *)t->src_tokens, t->src_count,
+                              t->hyp[0].alignment, from + b + 1, err);
         }
-        if (rc)
-            goto done;
+        for (int b = 0; b < B; b++)
+            rs_translated_free(&out[b]);
     }
-    status = 0;
-done:
-    free(words);
-    for (int i = 0; tok && i < count; i++)
-        rs_tokens_free(&tok[i]);
-    for (int i = 0; ids && i < count; i++)
-        free(ids[i]);
-    free(tok);
-    free(ids);
-    free(len);
-    free(res);
-    if (have_decoder)
-        rs_decoder_free(&dec);
+    free(out);
+    rs_translator_free(&tr);
     return status;
 }
 
@@ -204,29 +158,23 @@ static int align_pairs(const rs_model *model, const rs_tokenized *tok, int batch
                        rs_error *err)
 {
     rs_dataset data = {0};
-    float **m = NULL;
+    rs_forced *f = NULL;
     int status = -1;
     if (rs_dataset_build(&data, tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
         return -1;
-    if (!(m = rs_calloc((size_t)(data.count ? data.count : 1), sizeof(float *), err)) ||
-        rs_forced_alignments(model, &data, batch_size, m, err))
+    if (!(f = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *f, err)) ||
+        rs_forced_decode(&model, 1, &data, batch_size, RS_FORCED_ALIGNMENT, f, err))
         goto done;
-    for (int i = 0; i < data.count; i++) {
-        rs_alignment a;
-        if (rs_alignment_make(&a, (const char *const *)tok->tgt[i].tokens, tok->tgt[i].count,
-                              (const char *const *)tok->src[i].tokens, tok->src[i].count, m[i],
-                              err))
+    for (int i = 0; i < data.count; i++)
+        if (emit(sk, (const char *const *)tok->tgt[i].tokens, tok->tgt[i].count,
+                 (const char *const *)tok->src[i].tokens, tok->src[i].count, f[i].alignment, i + 1,
+                 err))
             goto done;
-        int rc = emit(sk, &a, i + 1, err);
-        rs_alignment_free(&a);
-        if (rc)
-            goto done;
-    }
     status = 0;
 done:
-    for (int i = 0; m && i < data.count; i++)
-        free(m[i]);
-    free(m);
+    for (int i = 0; f && i < data.count; i++)
+        rs_forced_free(&f[i]);
+    free(f);
     rs_dataset_free(&data);
     return status;
 }
@@ -247,10 +195,11 @@ static int want_color(const char *when, int to_stdout)
 int cmd_align(int argc, char **argv)
 {
     enum { OPT_PAIRS = 1000, OPT_SWAP, OPT_THRESHOLD, OPT_NUMBERS, OPT_WORDS, OPT_COLOR, OPT_TITLE,
-           OPT_BATCH, OPT_MAXLEN, OPT_THREADS, OPT_HELP };
+           OPT_BATCH, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS, OPT_HELP };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
         {"out", required_argument, NULL, 'o'},
         {"pairs", no_argument, NULL, OPT_PAIRS},
         {"swap", no_argument, NULL, OPT_SWAP},
@@ -261,24 +210,30 @@ int cmd_align(int argc, char **argv)
         {"title", required_argument, NULL, OPT_TITLE},
         {"batch-size", required_argument, NULL, OPT_BATCH},
         {"max-len", required_argument, NULL, OPT_MAXLEN},
+        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
     const char *model_arg = NULL, *color = "auto", *title = NULL;
-    int pairs_mode = 0, swap = 0, batch_size = 32, max_len = 0, threads = 0;
-    sink sk = {.format = RS_ALIGN_TEXT};
+    int pairs_mode = 0, swap = 0, threads = 0;
+    rs_translate_options topt;
+    rs_translate_options_default(&topt);
+    topt.want_alignment = 1;
+    sink sk = {.writer = rs_align_writer_find("text")};
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "m:f:o:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'm': model_arg = optarg; break;
         case 'f':
-            if ((sk.format = rs_align_format_parse(optarg)) < 0) {
-                fprintf(stderr, PROG ": --format: '%s' is not one of text, tsv, json, pharaoh, svg, html\n",
-                        optarg);
-                return RS_EXIT_USAGE;
+            if (!(sk.writer = rs_align_writer_find(optarg))) {
+                char names[256] = "";
+                for (const rs_align_writer *w = rs_align_writers; w->name; w++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                             w == rs_align_writers ? "" : ", ", w->name);
+                return rs_cli_usage_error(PROG, "--format: '%s' is not one of %s", optarg, names);
             }
             break;
         case 'o': sk.out_path = optarg; break;
@@ -291,10 +246,10 @@ int cmd_align(int argc, char **argv)
                 fprintf(stderr, PROG ": --threshold: '%s' is not a number in (0, 1]\n", optarg);
                 return RS_EXIT_USAGE;
             }
-            sk.threshold = (float)v;
+            sk.style.threshold = (float)v;
             break;
         }
-        case OPT_NUMBERS: sk.flags |= RS_ALIGN_NUMBERS; break;
+        case OPT_NUMBERS: sk.style.flags |= RS_ALIGN_NUMBERS; break;
         case OPT_WORDS: sk.words = 1; break;
         case OPT_COLOR:
             if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
@@ -304,9 +259,11 @@ int cmd_align(int argc, char **argv)
             color = optarg;
             break;
         case OPT_TITLE: title = optarg; break;
-        case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &batch_size)) return RS_EXIT_USAGE; break;
-        case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &max_len)) return RS_EXIT_USAGE; break;
+        case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt.batch_size)) return RS_EXIT_USAGE; break;
+        case OPT_MAXSRC: if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len)) return RS_EXIT_USAGE; break;
+        case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt.max_len)) return RS_EXIT_USAGE; break;
         case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads)) return RS_EXIT_USAGE; break;
+        case 'h':
         case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         default:
             return rs_cli_bad_option(PROG, argv[optind - 1]);
@@ -324,15 +281,15 @@ int cmd_align(int argc, char **argv)
         fprintf(stderr, PROG ": --swap needs --pairs\n");
         return RS_EXIT_USAGE;
     }
-    if (sk.threshold > 0.0f && sk.format != RS_ALIGN_PHARAOH) {
+    if (sk.style.threshold > 0.0f && !(sk.writer->options & RS_ALIGN_THRESHOLD)) {
         fprintf(stderr, PROG ": --threshold applies to --format pharaoh only\n");
         return RS_EXIT_USAGE;
     }
     const char *input = optind < argc ? argv[optind] : "-";
     if (threads > 0)
         openblas_set_num_threads(threads);
-    if (sk.format == RS_ALIGN_TEXT && want_color(color, !sk.out_path))
-        sk.flags |= RS_ALIGN_COLOR;
+    if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(color, !sk.out_path))
+        sk.style.flags |= RS_ALIGN_COLOR;
 
     rs_error err;
     rs_model model = {0};
@@ -352,10 +309,11 @@ int cmd_align(int argc, char **argv)
         goto done;
     }
     snprintf(default_title, sizeof default_title, "alignment, %s", model_arg);
-    sk.title = title ? title : default_title;
+    sk.style.title = title ? title : default_title;
     if (pairs_mode) {
         if (rs_pairs_read_tsv(input, swap, &pairs, &err) ||
-            rs_tokenize_pairs(&tok, &pairs, &codec, strcmp(input, "-") ? input : "<stdin>", &err))
+            rs_tokenize_pairs(&tok, &pairs, &codec, strcmp(input, "-") ? input : "<stdin>", &err) ||
+            rs_cli_cut_sources(PROG, &tok, topt.max_src_len, input, &err))
             goto fail;
         count = tok.count;
     } else {
@@ -363,10 +321,10 @@ int cmd_align(int argc, char **argv)
             goto fail;
         count = lines.count;
     }
-    if (sk.format == RS_ALIGN_SVG) {
+    if (sk.writer->file_per_sentence) {
         if (!sk.out_path && count != 1) {
-            fprintf(stderr, PROG ": svg of %d sentences needs --out DIR (one file per sentence)\n",
-                    count);
+            fprintf(stderr, PROG ": %s of %d sentences needs --output DIR (one file per sentence)\n",
+                    sk.writer->name, count);
             status = RS_EXIT_USAGE;
             goto done;
         }
@@ -388,14 +346,12 @@ int cmd_align(int argc, char **argv)
         rs_fail(&err, "%s: cannot open for writing", sk.out_path);
         goto fail;
     }
-    if (sk.format == RS_ALIGN_TSV && rs_alignment_write_tsv_header(sk.out))
+    if (!sk.svg_dir && sk.writer->begin && sk.writer->begin(sk.out, &sk.style))
         goto write_failed;
-    if (sk.format == RS_ALIGN_HTML && rs_alignment_html_begin(sk.out, sk.title))
-        goto write_failed;
-    if (pairs_mode ? align_pairs(&model, &tok, batch_size, &sk, &err)
-                   : align_translations(&model, &codec, &lines, batch_size, max_len, &sk, &err))
+    if (pairs_mode ? align_pairs(&model, &tok, topt.batch_size, &sk, &err)
+                   : align_translations(&model, &codec, &lines, &topt, &sk, &err))
         goto fail;
-    if (sk.format == RS_ALIGN_HTML && rs_alignment_html_end(sk.out))
+    if (!sk.svg_dir && sk.writer->end && sk.writer->end(sk.out, &sk.style))
         goto write_failed;
     if (fflush(sk.out) || ferror(sk.out))
         goto write_failed;

@@ -144,7 +144,8 @@ int cmd_bench(int argc, char **argv)
     }
     double train_s = (now() - start) / steps;
 
-    if (rs_decoder_init(&dec, &model, B, S + 1, &err))
+    const rs_model *member = &model;
+    if (rs_decoder_init(&dec, &member, 1, B, 1, S + 1, &err))
         goto fail;
     start = now();
     int decode_rounds = 3;

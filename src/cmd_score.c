@@ -8,28 +8,35 @@
 #include "cli.h"
 #include "commands.h"
 #include "dataset.h"
-#include "train.h"
+#include "decode.h"
+#include "forced.h"
+#include "translate.h"
 
 #define PROG "rnnsearch score"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: " PROG " -m MODEL (PAIRS.tsv | --src FILE --tgt FILE) [OPTIONS]\n\n"
+            "usage: " PROG " -m MODEL [-m MODEL ...] (PAIRS.tsv | --src FILE --tgt FILE) [OPTIONS]\n\n"
             "Prints, one line per pair, the natural-log probability of the target given\n"
-            "the source (forced decoding; </s> included), as the model computes it.\n\n"
+            "the source (forced decoding; </s> included), as the model computes it.\n"
+            "Several -m score as an ensemble (the mean of their log-probabilities at\n"
+            "each step, as translate decodes).\n\n"
             "  -m, --model MODEL      checkpoint file or models/NAME directory (required)\n"
             "  --src FILE, --tgt FILE line-aligned source and target files\n"
             "  --swap                 exchange source and target of a TSV file\n"
-            "  --per-token            also print the log-probability per target token\n"
+            "  --per-token            also print the mean per target token and, tab-separated,\n"
+            "                         each target token's log-probability (the last is </s>)\n"
             "  --batch-size N         pairs scored together (default: 64)\n"
-            "  --help                 this help\n"
-            "Without a file, pairs are read from standard input as TSV.\n");
+            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
+            "                         warning naming the pair (default: %d)\n"
+            "  -h, --help             this help\n"
+            "Without a file, pairs are read from standard input as TSV.\n", RS_MAX_SRC_LEN);
 }
 
 int cmd_score(int argc, char **argv)
 {
-    enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_HELP };
+    enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_MAXSRC, OPT_HELP };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"src", required_argument, NULL, OPT_SRC},
@@ -37,34 +44,42 @@ int cmd_score(int argc, char **argv)
         {"swap", no_argument, NULL, OPT_SWAP},
         {"per-token", no_argument, NULL, OPT_PER_TOKEN},
         {"batch-size", required_argument, NULL, OPT_BATCH},
+        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
-    const char *model_arg = NULL, *src = NULL, *tgt = NULL;
-    int swap = 0, per_token = 0, batch_size = 64;
+    const char *model_args[16], *src = NULL, *tgt = NULL;
+    int n_models = 0, swap = 0, per_token = 0, batch_size = 64, max_src_len = RS_MAX_SRC_LEN;
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "m:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'm': model_arg = optarg; break;
+        case 'm':
+            if (n_models == 16)
+                return rs_cli_usage_error(PROG, "-m: at most 16 models in an ensemble");
+            model_args[n_models++] = optarg;
+            break;
         case OPT_SRC: src = optarg; break;
         case OPT_TGT: tgt = optarg; break;
         case OPT_SWAP: swap = 1; break;
         case OPT_PER_TOKEN: per_token = 1; break;
+        case OPT_MAXSRC:
+            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &max_src_len))
+                return RS_EXIT_USAGE;
+            break;
         case OPT_BATCH:
             if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &batch_size))
                 return RS_EXIT_USAGE;
             break;
+        case 'h':
         case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         default:
             return rs_cli_bad_option(PROG, argv[optind - 1]);
         }
     }
-    if (!model_arg) {
-        fprintf(stderr, PROG ": no model given (-m MODEL)\n");
-        return RS_EXIT_USAGE;
-    }
+    if (n_models == 0)
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (!src != !tgt || (src && optind < argc) || argc - optind > 1) {
         fprintf(stderr, PROG ": give one TSV file, or both --src and --tgt\n");
         return RS_EXIT_USAGE;
@@ -72,29 +87,42 @@ int cmd_score(int argc, char **argv)
     const char *tsv = src ? NULL : optind < argc ? argv[optind] : "-";
 
     rs_error err;
-    rs_model model = {0};
+    rs_model models[16];
+    const rs_model *members[16];
+    memset(models, 0, sizeof models);
     rs_codec codec = {0};
     rs_pairs pairs = {0};
     rs_tokenized tok = {0};
     rs_dataset data = {0};
-    double *logprob = NULL;
-    int status = RS_EXIT_FAIL;
-    if (rs_cli_load_model(model_arg, &model, &codec, &err))
+    rs_forced *scored = NULL;
+    int status = RS_EXIT_FAIL, loaded = 0;
+    for (; loaded < n_models; loaded++) {
+        if (rs_cli_load_model(model_args[loaded], &models[loaded], loaded ? NULL : &codec, &err))
+            goto fail;
+        members[loaded] = &models[loaded];
+    }
+    if (rs_ensemble_check(members, n_models, &err))
         goto fail;
     if ((tsv ? rs_pairs_read_tsv(tsv, swap, &pairs, &err)
              : swap ? rs_pairs_read_parallel(tgt, src, &pairs, &err)
                     : rs_pairs_read_parallel(src, tgt, &pairs, &err)) ||
         rs_tokenize_pairs(&tok, &pairs, &codec, tsv ? (strcmp(tsv, "-") ? tsv : "<stdin>") : src, &err) ||
-        rs_dataset_build(&data, &tok, &model.src_vocab, &model.tgt_vocab, 0, NULL, &err))
+        rs_cli_cut_sources(PROG, &tok, max_src_len, tsv ? tsv : src, &err) ||
+        rs_dataset_build(&data, &tok, &models[0].src_vocab, &models[0].tgt_vocab, 0, NULL, &err))
         goto fail;
-    logprob = rs_calloc((size_t)(data.count ? data.count : 1), sizeof(double), &err);
-    if (!logprob || rs_score_dataset(&model, &data, batch_size, logprob, &err))
+    scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, &err);
+    if (!scored || rs_forced_decode(members, n_models, &data, batch_size,
+                                    per_token ? RS_FORCED_TOKENS : 0, scored, &err))
         goto fail;
     for (int i = 0; i < data.count; i++) {
-        if (per_token)
-            printf("%.6f\t%.6f\n", logprob[i], logprob[i] / (data.tgt_len[i] + 1));
-        else
-            printf("%.6f\n", logprob[i]);
+        const rs_forced *f = &scored[i];
+        printf("%.6f", f->logprob);
+        if (per_token) {
+            printf("\t%.6f\t", f->logprob / (f->tgt_len + 1));
+            for (int t = 0; t <= f->tgt_len; t++)
+                printf(t ? " %.6f" : "%.6f", f->token_logprobs[t]);
+        }
+        putchar('\n');
     }
     if (fflush(stdout) || ferror(stdout)) {
         rs_fail(&err, "write to standard output failed");
@@ -105,11 +133,14 @@ int cmd_score(int argc, char **argv)
 fail:
     fprintf(stderr, PROG ": %s\n", err.msg);
 done:
-    free(logprob);
+    for (int i = 0; scored && i < data.count; i++)
+        rs_forced_free(&scored[i]);
+    free(scored);
     rs_dataset_free(&data);
     rs_tokenized_free(&tok);
     rs_pairs_free(&pairs);
     rs_codec_free(&codec);
-    rs_model_free(&model);
+    for (int k = 0; k < loaded; k++)
+        rs_model_free(&models[k]);
     return status;
 }

@@ -671,8 +671,10 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
     fprintf(stderr, "configuration: ");
     rs_config_print(&model.cfg, stderr);
 
-    options.codec = &codec;
-    options.dev_refs = dev_pairs.tgt;
+    if (cfg.dev_bleu) {
+        options.codec = &codec;
+        options.dev_refs = dev_pairs.tgt;
+    }
     reporter rep = {quiet, RS_STOP_EPOCHS};
     catch_signals();
     if (rs_train(&model, &state, &train, &dev, &options, report, &rep, &err))

@@ -15,60 +15,17 @@ static float *take(float *base, size_t *offset, size_t count)
     return p;
 }
 
-/* Assigns every buffer its place in the arena (base NULL: only counts). */
-static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka)
+/* Assigns every buffer of RS_WORKSPACE_TABLE its place in the arena
+ * (base NULL: only counts). */
+static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka_)
 {
     const size_t B = (size_t)ws->max_B, S = (size_t)ws->max_S, T = (size_t)ws->max_T;
     const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
-    const size_t V = (size_t)c->tgt_vocab, R = T * B;
-    const size_t a = (size_t)ka;
+    const size_t V = (size_t)c->tgt_vocab, R = T * B, ka = (size_t)ka_;
     size_t at = 0;
-    ws->src_x = take(base, &at, S * B * m);
-    ws->src_mask = take(base, &at, S * B);
-    ws->fwd_xproj = take(base, &at, S * B * 3 * n);
-    ws->bwd_xproj = take(base, &at, S * B * 3 * n);
-    ws->fwd_gates = take(base, &at, S * B * 3 * n);
-    ws->bwd_gates = take(base, &at, S * B * 3 * n);
-    ws->fwd_rh = take(base, &at, S * B * n);
-    ws->bwd_rh = take(base, &at, S * B * n);
-    ws->fwd_states = take(base, &at, (S + 1) * B * n);
-    ws->bwd_states = take(base, &at, (S + 1) * B * n);
-    ws->annotations = take(base, &at, S * B * 2 * n);
-    ws->keys = take(base, &at, S * B * a);
-    ws->dec_emb = take(base, &at, R * m);
-    ws->tgt_mask = take(base, &at, R);
-    ws->dec_xproj = take(base, &at, R * 3 * n);
-    ws->dec_gates = take(base, &at, R * 3 * n);
-    ws->dec_rh = take(base, &at, R * n);
-    ws->dec_states = take(base, &at, (T + 1) * B * n);
-    ws->alpha = take(base, &at, R * S);
-    ws->att_hidden = take(base, &at, R * S * a);
-    ws->context = take(base, &at, R * 2 * n);
-    ws->query_proj = take(base, &at, B * a);
-    ws->tpre = take(base, &at, R * 2 * l);
-    ws->tmax = take(base, &at, R * l);
-    ws->probs = take(base, &at, R * V);
-    ws->nll = take(base, &at, R);
-    ws->d_states = take(base, &at, R * n);
-    ws->d_dec_emb = take(base, &at, R * m);
-    ws->d_context = take(base, &at, R * 2 * n);
-    ws->dec_dpre = take(base, &at, R * 3 * n);
-    ws->d_query_proj = take(base, &at, R * a);
-    ws->d_annotations = take(base, &at, S * B * 2 * n);
-    ws->d_keys = take(base, &at, S * B * a);
-    ws->fwd_dpre = take(base, &at, S * B * 3 * n);
-    ws->bwd_dpre = take(base, &at, S * B * 3 * n);
-    ws->d_src_x = take(base, &at, S * B * m);
-    ws->dt = take(base, &at, R * l);
-    ws->dtpre = take(base, &at, R * 2 * l);
-    ws->ds = take(base, &at, B * n);
-    ws->carry = take(base, &at, B * n);
-    ws->scratch = take(base, &at, B * n);
-    ws->d_scores = take(base, &at, S);
-    ws->drop_src = take(base, &at, S * B * m);
-    ws->drop_ann = take(base, &at, S * B * 2 * n);
-    ws->drop_emb = take(base, &at, R * m);
-    ws->drop_out = take(base, &at, R * l);
+#define RS_WS_TAKE(field, count, doc) ws->field = take(base, &at, count);
+    RS_WORKSPACE_TABLE(RS_WS_TAKE)
+#undef RS_WS_TAKE
     return at;
 }
 
@@ -115,12 +72,18 @@ static void scatter_add_rows(float *table, const float *rows, const int *ids, in
     }
 }
 
+/* The dropout masks of one forward pass; each is drawn from its own stream
+ * derived from ws->dropout_rng, so none depends on another's size. */
+enum { DROP_SRC, DROP_ANN, DROP_EMB, DROP_OUT };
+
 /* Inverted dropout multipliers: 0 with probability p, else 1 / (1 - p). */
-static void dropout_mask(float *mask, size_t count, float p, rs_rng *rng)
+static void dropout_mask(float *mask, size_t count, float p, const rs_rng *base, int which)
 {
+    rs_rng stream = *base;
+    rs_rng_seed(&stream, rs_rng_next(&stream) ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(which + 1)));
     const float keep = 1.0f / (1.0f - p);
     for (size_t i = 0; i < count; i++)
-        mask[i] = rs_rng_uniform(rng) < p ? 0.0f : keep;
+        mask[i] = rs_rng_uniform(&stream) < p ? 0.0f : keep;
 }
 
 static void multiply(float *x, const float *mask, size_t count)
@@ -135,10 +98,9 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
     gather_rows(ws->src_x, w->src_emb, batch->src, S * B, m);
-    rs_rng rng = ws->dropout_rng;
     if (ws->dropout > 0.0f) {
-        dropout_mask(ws->drop_src, (size_t)S * B * m, ws->dropout, &rng);
-        dropout_mask(ws->drop_ann, (size_t)S * B * 2 * n, ws->dropout, &rng);
+        dropout_mask(ws->drop_src, (size_t)S * B * m, ws->dropout, &ws->dropout_rng, DROP_SRC);
+        dropout_mask(ws->drop_ann, (size_t)S * B * 2 * n, ws->dropout, &ws->dropout_rng, DROP_ANN);
         multiply(ws->src_x, ws->drop_src, (size_t)S * B * m);
     }
     for (int j = 0; j < S; j++)
@@ -183,6 +145,26 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
         ws->dec_states[k] = tanhf(ws->dec_states[k]);
 }
 
+/* One step of the decoder recurrence (model.md), shared by the training
+ * forward pass and translation: the attention over the source with query
+ * s_{i-1}, then s_i = GRU(s_{i-1}, W' [E y_{i-1} ; c_i] + b'). xproj [B,3n]
+ * holds the embedding half W'_e E y_{i-1} + b' on entry and the whole input
+ * projection on return. alpha [B,S], context [B,2n], att_hidden [B,S,ka],
+ * query_proj [B,ka]; state, gates, rh as in gru_step_forward; mask [B] or NULL. */
+static void decoder_cell_forward(float *state, float *gates, float *rh, float *alpha,
+                                 float *context, float *att_hidden, float *query_proj,
+                                 float *xproj, const float *s_prev, const float *keys,
+                                 const float *annotations, const int *src_len, const float *mask,
+                                 const rs_model *model, int B, int S)
+{
+    const rs_tensors *w = &model->w;
+    const int m = model->cfg.emb, n = model->cfg.hidden, a = model->cfg.att, in = m + 2 * n;
+    attention_forward(model->attention, alpha, context, att_hidden, query_proj, s_prev, keys,
+                      annotations, src_len, w->att_W, w->att_v, B, S, n, a);
+    rs_gemm(0, 1, B, 3 * n, 2 * n, 1.0f, context, 2 * n, w->dec_W + m, in, 1.0f, xproj, 3 * n);
+    gru_step_forward(state, gates, rh, s_prev, xproj, w->dec_U, mask, B, n);
+}
+
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
 {
     const rs_tensors *w = &model->w;
@@ -197,12 +179,8 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
     gather_rows(ws->dec_emb, w->tgt_emb, batch->tgt_in, R, m);
     const float *t_mask = NULL;
     if (ws->dropout > 0.0f) {
-        /* Drawn after the encoder's masks, from the same stream. */
-        rs_rng rng = ws->dropout_rng;
-        for (size_t k = 0; k < (size_t)S * B * (m + 2 * n); k++)
-            rs_rng_uniform(&rng);
-        dropout_mask(ws->drop_emb, (size_t)R * m, ws->dropout, &rng);
-        dropout_mask(ws->drop_out, (size_t)R * l, ws->dropout, &rng);
+        dropout_mask(ws->drop_emb, (size_t)R * m, ws->dropout, &ws->dropout_rng, DROP_EMB);
+        dropout_mask(ws->drop_out, (size_t)R * l, ws->dropout, &ws->dropout_rng, DROP_OUT);
         multiply(ws->dec_emb, ws->drop_emb, (size_t)R * m);
         t_mask = ws->drop_out;
     }
@@ -213,17 +191,13 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
     rs_gemm(0, 1, R, 3 * n, m, 1.0f, ws->dec_emb, m, w->dec_W, in, 0.0f, ws->dec_xproj, 3 * n);
     rs_add_bias(ws->dec_xproj, w->dec_b, R, 3 * n, 3 * n);
 
-    for (int t = 0; t < T; t++) {
-        const float *s_prev = ws->dec_states + t * Bn;
-        float *ctx = ws->context + (size_t)t * B * 2 * n;
-        attention_forward(model->attention, ws->alpha + (size_t)t * B * S, ctx,
-                          ws->att_hidden + (size_t)t * B * S * ka, ws->query_proj, s_prev, ws->keys,
-                          ws->annotations, batch->src_len, w->att_W, w->att_v, B, S, n, a);
-        rs_gemm(0, 1, B, 3 * n, 2 * n, 1.0f, ctx, 2 * n, w->dec_W + m, in, 1.0f,
-                ws->dec_xproj + t * Bn3, 3 * n);
-        gru_step_forward(ws->dec_states + (t + 1) * Bn, ws->dec_gates + t * Bn3, ws->dec_rh + t * Bn,
-                         s_prev, ws->dec_xproj + t * Bn3, w->dec_U, ws->tgt_mask + t * B, B, n);
-    }
+    for (int t = 0; t < T; t++)
+        decoder_cell_forward(ws->dec_states + (t + 1) * Bn, ws->dec_gates + t * Bn3,
+                             ws->dec_rh + t * Bn, ws->alpha + (size_t)t * B * S,
+                             ws->context + (size_t)t * B * 2 * n,
+                             ws->att_hidden + (size_t)t * B * S * ka, ws->query_proj,
+                             ws->dec_xproj + t * Bn3, ws->dec_states + t * Bn, ws->keys,
+                             ws->annotations, batch->src_len, ws->tgt_mask + t * B, model, B, S);
 
     readout_forward(ws->tpre, ws->tmax, ws->which, ws->probs, ws->dec_states + Bn, ws->dec_emb, m,
                     ws->context, 2 * n, t_mask, w, R, n, m, l, V);
@@ -334,20 +308,15 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 
 /* ---- one decoder step, for translation ---- */
 
-static size_t carve_step(rs_step_workspace *sw, float *base, const rs_config *c, int ka)
+static size_t carve_step(rs_step_workspace *sw, float *base, const rs_config *c, int ka_)
 {
     const size_t B = (size_t)sw->max_B, S = (size_t)sw->max_S;
     const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
+    const size_t ka = (size_t)ka_;
     size_t at = 0;
-    sw->emb = take(base, &at, B * m);
-    sw->context = take(base, &at, B * 2 * n);
-    sw->xproj = take(base, &at, B * 3 * n);
-    sw->gates = take(base, &at, B * 3 * n);
-    sw->rh = take(base, &at, B * n);
-    sw->hidden = take(base, &at, B * S * (size_t)ka);
-    sw->query_proj = take(base, &at, B * (size_t)ka);
-    sw->tpre = take(base, &at, B * 2 * l);
-    sw->tmax = take(base, &at, B * l);
+#define RS_WS_TAKE(field, count, doc) sw->field = take(base, &at, count);
+    RS_STEP_WORKSPACE_TABLE(RS_WS_TAKE)
+#undef RS_WS_TAKE
     return at;
 }
 
@@ -376,40 +345,36 @@ void rs_step_workspace_free(rs_step_workspace *sw)
     memset(sw, 0, sizeof *sw);
 }
 
-void rs_log_softmax(float *x, int R, int V)
+float rs_log_normalizer(const float *row, int V)
 {
-    for (int r = 0; r < R; r++) {
-        float *row = x + (size_t)r * V;
-        float max = row[0];
-        for (int v = 1; v < V; v++)
-            if (row[v] > max)
-                max = row[v];
-        double sum = 0.0;
-        for (int v = 0; v < V; v++)
-            sum += exp((double)(row[v] - max));
-        float shift = max + (float)log(sum);
-        for (int v = 0; v < V; v++)
-            row[v] -= shift;
-    }
+    float max = row[0];
+    for (int v = 1; v < V; v++)
+        if (row[v] > max)
+            max = row[v];
+    /* expf of arguments <= 0 is accurate to an ulp; the sum of V of them is
+     * kept in double. */
+    double sum = 0.0;
+    for (int v = 0; v < V; v++)
+        sum += expf(row[v] - max);
+    return max + (float)log(sum);
 }
 
-void rs_decoder_step(rs_step_workspace *sw, float *next_state, float *logprobs, float *alpha,
-                     const float *state, const int *prev, const float *keys,
+void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, float *lse,
+                     float *alpha, const float *state, const int *prev, const float *keys,
                      const float *annotations, const int *src_len, const rs_model *model, int B,
                      int S)
 {
     const rs_tensors *w = &model->w;
     const rs_config *c = &model->cfg;
-    const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
-    const int in = m + 2 * n;
+    const int m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab, in = m + 2 * n;
     gather_rows(sw->emb, w->tgt_emb, prev, B, m);
-    attention_forward(model->attention, alpha, sw->context, sw->hidden, sw->query_proj, state, keys,
-                      annotations, src_len, w->att_W, w->att_v, B, S, n, a);
     rs_gemm(0, 1, B, 3 * n, m, 1.0f, sw->emb, m, w->dec_W, in, 0.0f, sw->xproj, 3 * n);
-    rs_gemm(0, 1, B, 3 * n, 2 * n, 1.0f, sw->context, 2 * n, w->dec_W + m, in, 1.0f, sw->xproj, 3 * n);
     rs_add_bias(sw->xproj, w->dec_b, B, 3 * n, 3 * n);
-    gru_step_forward(next_state, sw->gates, sw->rh, state, sw->xproj, w->dec_U, NULL, B, n);
-    readout_forward(sw->tpre, sw->tmax, sw->which, logprobs, next_state, sw->emb, m, sw->context,
+    decoder_cell_forward(next_state, sw->gates, sw->rh, alpha, sw->context, sw->hidden,
+                         sw->query_proj, sw->xproj, state, keys, annotations, src_len, NULL, model,
+                         B, S);
+    readout_forward(sw->tpre, sw->tmax, sw->which, logits, next_state, sw->emb, m, sw->context,
                     2 * n, NULL, w, B, n, m, l, V);
-    rs_log_softmax(logprobs, B, V);
+    for (int b = 0; b < B; b++)
+        lse[b] = rs_log_normalizer(logits + (size_t)b * V, V);
 }

@@ -14,53 +14,74 @@
 #include "batch.h"
 #include "model.h"
 
+/* Every buffer of the training workspace, in one table:
+ * X(field, floats, shape and meaning). The struct's fields, the arena's size
+ * and the carving of the arena all come from it. Counts may use B, S, T,
+ * R = T·B, m, n, ka, l, V (as size_t). */
+#define RS_WORKSPACE_TABLE(X)                                                      \
+    /* encoder */                                                                  \
+    X(src_x, S * B * m, "[S,B,m] source embeddings")                               \
+    X(src_mask, S * B, "[S,B] 1 on real tokens")                                   \
+    X(fwd_xproj, S * B * 3 * n, "[S,B,3n] W x + b, forward GRU")                   \
+    X(bwd_xproj, S * B * 3 * n, "[S,B,3n] W x + b, backward GRU")                  \
+    X(fwd_gates, S * B * 3 * n, "[S,B,3n] z, r, g")                                \
+    X(bwd_gates, S * B * 3 * n, "[S,B,3n] z, r, g")                                \
+    X(fwd_rh, S * B * n, "[S,B,n] r ⊙ h_prev")                                     \
+    X(bwd_rh, S * B * n, "[S,B,n] r ⊙ h_prev")                                     \
+    X(fwd_states, (S + 1) * B * n, "[S+1,B,n] [0] = 0, [j+1] = fwd_h_j")           \
+    X(bwd_states, (S + 1) * B * n, "[S+1,B,n] [j] = bwd_h_j, [S] = 0")             \
+    X(annotations, S * B * 2 * n, "[S,B,2n] h_j = [fwd_h_j ; bwd_h_j]")            \
+    X(keys, S * B * ka, "[S,B,ka] U_a h_j + b_a (or K h_j)")                       \
+    /* decoder */                                                                  \
+    X(dec_emb, R * m, "[T,B,m] E y_{i-1}")                                         \
+    X(tgt_mask, R, "[T,B]")                                                        \
+    X(dec_xproj, R * 3 * n, "[T,B,3n] W' u_i + b'")                                \
+    X(dec_gates, R * 3 * n, "[T,B,3n]")                                            \
+    X(dec_rh, R * n, "[T,B,n]")                                                    \
+    X(dec_states, (T + 1) * B * n, "[T+1,B,n] [0] = s_0, [i] = s_i")               \
+    X(alpha, R * S, "[T,B,S] alignment weights")                                   \
+    X(att_hidden, R * S * ka, "[T,B,S,a] tanh(W_a s + U_a h + b_a), additive")     \
+    X(context, R * 2 * n, "[T,B,2n] c_i")                                          \
+    X(query_proj, B * ka, "[B,a] scratch")                                         \
+    X(tpre, R * 2 * l, "[R,2l]")                                                   \
+    X(tmax, R * l, "[R,l]")                                                        \
+    X(probs, R * V, "[R,V] logits → probabilities → dlogits")                      \
+    X(nll, R, "[R] -log p(y_i), 0 on padding")                                     \
+    /* backward */                                                                 \
+    X(d_states, R * n, "[R,n] dL/ds_i from the readout")                           \
+    X(d_dec_emb, R * m, "[T,B,m]")                                                 \
+    X(d_context, R * 2 * n, "[T,B,2n]")                                            \
+    X(dec_dpre, R * 3 * n, "[T,B,3n]")                                             \
+    X(d_query_proj, R * ka, "[T,B,a]")                                             \
+    X(d_annotations, S * B * 2 * n, "[S,B,2n]")                                    \
+    X(d_keys, S * B * ka, "[S,B,ka]")                                              \
+    X(fwd_dpre, S * B * 3 * n, "[S,B,3n]")                                         \
+    X(bwd_dpre, S * B * 3 * n, "[S,B,3n]")                                         \
+    X(d_src_x, S * B * m, "[S,B,m]")                                               \
+    X(dt, R * l, "[R,l]")                                                          \
+    X(dtpre, R * 2 * l, "[R,2l]")                                                  \
+    X(ds, B * n, "[B,n]")                                                          \
+    X(carry, B * n, "[B,n]")                                                       \
+    X(scratch, B * n, "[B,n]")                                                     \
+    X(d_scores, S, "[S]")                                                          \
+    /* dropout multipliers (training only) */                                      \
+    X(drop_src, S * B * m, "[S,B,m]")                                              \
+    X(drop_ann, S * B * 2 * n, "[S,B,2n]")                                         \
+    X(drop_emb, R * m, "[T,B,m]")                                                  \
+    X(drop_out, R * l, "[R,l]")
+
 typedef struct {
     int max_B, max_S, max_T;
     /* Dropout (training only): probability, and the RNG state the masks of
-     * the next forward pass are drawn from (the same state, the same masks). */
+     * the next forward pass are derived from (the same state, the same masks;
+     * each mask has its own stream, so no mask depends on another's size). */
     float dropout;
     rs_rng dropout_rng;
-    float *drop_src, *drop_ann, *drop_emb, *drop_out; /* [S,B,m] [S,B,2n] [T,B,m] [R,l] */
     float *arena;
-    unsigned char *which;   /* [R,l] maxout argmax */
-    /* encoder */
-    float *src_x;           /* [S,B,m] source embeddings */
-    float *src_mask;        /* [S,B] 1 on real tokens */
-    float *fwd_xproj, *bwd_xproj; /* [S,B,3n] W x + b */
-    float *fwd_gates, *bwd_gates; /* [S,B,3n] z, r, g */
-    float *fwd_rh, *bwd_rh;       /* [S,B,n] r ⊙ h_prev */
-    float *fwd_states;      /* [S+1,B,n]: [0] = 0, [j+1] = fwd_h of position j */
-    float *bwd_states;      /* [S+1,B,n]: [j] = bwd_h of position j, [S] = 0 */
-    float *annotations;     /* [S,B,2n] h_j = [fwd_h_j ; bwd_h_j] */
-    float *keys;            /* [S,B,ka] U_a h_j + b_a (or K h_j) */
-    /* decoder */
-    float *dec_emb;         /* [T,B,m] E y_{i-1} */
-    float *tgt_mask;        /* [T,B] */
-    float *dec_xproj;       /* [T,B,3n] W' u_i + b' */
-    float *dec_gates;       /* [T,B,3n] */
-    float *dec_rh;          /* [T,B,n] */
-    float *dec_states;      /* [T+1,B,n]: [0] = s_0, [i] = s_i */
-    float *alpha;           /* [T,B,S] alignment weights */
-    float *att_hidden;      /* [T,B,S,a] tanh(W_a s + U_a h + b_a), additive only */
-    float *context;         /* [T,B,2n] c_i */
-    float *query_proj;      /* [B,a] scratch */
-    float *tpre;            /* [R,2l] */
-    float *tmax;            /* [R,l] */
-    float *probs;           /* [R,V] logits → probabilities → dlogits */
-    float *nll;             /* [R] -log p(y_i), 0 on padding */
-    /* backward */
-    float *d_states;        /* [R,n] dL/ds_i from the readout */
-    float *d_dec_emb;       /* [T,B,m] */
-    float *d_context;       /* [T,B,2n] */
-    float *dec_dpre;        /* [T,B,3n] */
-    float *d_query_proj;    /* [T,B,a] */
-    float *d_annotations;   /* [S,B,2n] */
-    float *d_keys;          /* [S,B,ka] */
-    float *fwd_dpre, *bwd_dpre; /* [S,B,3n] */
-    float *d_src_x;         /* [S,B,m] */
-    float *dt, *dtpre;      /* [R,l], [R,2l] */
-    float *ds, *carry, *scratch; /* [B,n] each */
-    float *d_scores;        /* [S] */
+    unsigned char *which; /* [R,l] maxout argmax */
+#define RS_WS_FIELD(field, count, doc) float *field;
+    RS_WORKSPACE_TABLE(RS_WS_FIELD)
+#undef RS_WS_FIELD
 } rs_workspace;
 
 int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int max_S, int max_T,
@@ -82,26 +103,43 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
 void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
                          const rs_tensors *grads, float smoothing, float scale);
 
-/* One decoder step for translation, over B hypotheses with their own copies
- * of the source side (keys [S,B,ka], annotations [S,B,2n], src_len [B]).
+/* One decoder step for translation, over B rows (hypotheses) with their own
+ * copies of the source side (keys [S,B,ka], annotations [S,B,2n], src_len [B]).
  * Inputs: state [B,n] = s_{i-1}, prev [B] = y_{i-1}. Outputs: next_state
- * [B,n] = s_i, logprobs [B,V] = log p(y_i | …), alpha [B,S]. */
+ * [B,n] = s_i, logits [B,V] and lse [B], so that log p(y_i = v | …) =
+ * logits[v] − lse (greedy search takes the argmax of the logits without
+ * normalising the row), alpha [B,S]. It runs the same decoder cell as the
+ * training forward pass. */
+#define RS_STEP_WORKSPACE_TABLE(X)                         \
+    X(emb, B * m, "[B,m] E y_{i-1}")                       \
+    X(context, B * 2 * n, "[B,2n] c_i")                    \
+    X(xproj, B * 3 * n, "[B,3n] W' u_i + b'")              \
+    X(gates, B * 3 * n, "[B,3n]")                          \
+    X(rh, B * n, "[B,n]")                                  \
+    X(hidden, B * S * ka, "[B,S,a] attention tanh")        \
+    X(query_proj, B * ka, "[B,a]")                         \
+    X(tpre, B * 2 * l, "[B,2l]")                           \
+    X(tmax, B * l, "[B,l]")
+
 typedef struct {
     int max_B, max_S;
     float *arena;
     unsigned char *which;
-    float *emb, *context, *xproj, *gates, *rh, *hidden, *query_proj, *tpre, *tmax;
+#define RS_WS_FIELD(field, count, doc) float *field;
+    RS_STEP_WORKSPACE_TABLE(RS_WS_FIELD)
+#undef RS_WS_FIELD
 } rs_step_workspace;
 
 int rs_step_workspace_alloc(rs_step_workspace *sw, const rs_model *model, int max_B, int max_S,
                             rs_error *err);
 void rs_step_workspace_free(rs_step_workspace *sw);
-void rs_decoder_step(rs_step_workspace *sw, float *next_state, float *logprobs, float *alpha,
-                     const float *state, const int *prev, const float *keys,
+void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, float *lse,
+                     float *alpha, const float *state, const int *prev, const float *keys,
                      const float *annotations, const int *src_len, const rs_model *model, int B,
                      int S);
 
-/* log-softmax of each row of x [R,V] in place. */
-void rs_log_softmax(float *x, int R, int V);
+/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser). */
+float rs_log_normalizer(const float *row, int V);
+
 
 #endif

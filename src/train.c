@@ -12,11 +12,12 @@
 
 #include "bleu.h"
 #include "checkpoint.h"
-#include "decode.h"
 #include "fault.h"
+#include "forced.h"
 #include "network.h"
 #include "optimizer.h"
 #include "train.h"
+#include "translate.h"
 
 static double now_seconds(void)
 {
@@ -35,126 +36,39 @@ static void max_lengths(const rs_dataset *d, int *max_S, int *max_T)
     }
 }
 
-static int compare_int_pairs(const void *pa, const void *pb)
-{
-    const int *a = pa, *b = pb;
-    return a[0] != b[0] ? a[0] - b[0] : a[1] - b[1];
-}
-
-/* Pair indices sorted by source length (then index): batches of similar length. */
-static int *length_order(const rs_dataset *d, rs_error *err)
-{
-    int *keyed = rs_calloc((size_t)(d->count ? d->count : 1) * 2, sizeof(int), err);
-    int *order = rs_calloc((size_t)(d->count ? d->count : 1), sizeof(int), err);
-    if (!keyed || !order) {
-        free(keyed);
-        free(order);
-        return NULL;
-    }
-    for (int i = 0; i < d->count; i++) {
-        keyed[2 * i] = d->src_len[i];
-        keyed[2 * i + 1] = i;
-    }
-    qsort(keyed, (size_t)d->count, 2 * sizeof(int), compare_int_pairs);
-    for (int i = 0; i < d->count; i++)
-        order[i] = keyed[2 * i + 1];
-    free(keyed);
-    return order;
-}
-
-int rs_score_dataset(const rs_model *model, const rs_dataset *data, int batch_size,
-                     double *logprob, rs_error *err)
-{
-    int max_S = 1, max_T = 1;
-    max_lengths(data, &max_S, &max_T);
-    rs_workspace ws;
-    rs_batch batch;
-    int *order = length_order(data, err);
-    if (!order)
-        return -1;
-    if (rs_workspace_alloc(&ws, model, batch_size, max_S, max_T, err)) {
-        free(order);
-        return -1;
-    }
-    if (rs_batch_alloc(&batch, batch_size, max_S, max_T, err)) {
-        rs_workspace_free(&ws);
-        free(order);
-        return -1;
-    }
-    int status = 0;
-    for (int from = 0; from < data->count && status == 0; from += batch_size) {
-        int B = data->count - from < batch_size ? data->count - from : batch_size;
-        if (rs_batch_from_dataset(&batch, data, order + from, B, err)) {
-            status = -1;
-            break;
-        }
-        rs_network_forward(&ws, model, &batch);
-        for (int b = 0; b < B; b++) {
-            double sum = 0.0;
-            for (int t = 0; t < batch.T; t++)
-                sum += ws.nll[t * B + b];
-            logprob[order[from + b]] = -sum;
-        }
-    }
-    rs_batch_free(&batch);
-    rs_workspace_free(&ws);
-    free(order);
-    return status;
-}
-
-/* Greedy translations of the dev set: the exact-match rate, and BLEU when
- * the options carry a codec and references (else bleu = -1). */
-static int dev_translate(const rs_model *model, const rs_dataset *dev,
+int rs_dev_translate(const rs_model *model, const rs_dataset *dev,
                          const rs_train_options *options, int batch_size, double *exact,
                          double *bleu, rs_error *err)
 {
-    int max_S = 1, max_T = 1;
-    max_lengths(dev, &max_S, &max_T);
-    rs_decoder dec;
-    if (rs_decoder_init(&dec, model, batch_size, max_S, err))
-        return -1;
-    int *order = length_order(dev, err);
-    rs_translation *out = rs_calloc((size_t)batch_size, sizeof *out, err);
-    const char **words = rs_calloc((size_t)2 * max_T + 12, sizeof(char *), err);
-    if (!order || !out || !words) {
-        free(order);
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    opt.batch_size = batch_size;
+    const int with_bleu = options->codec && options->dev_refs;
+    rs_translator tr;
+    rs_source *sources = rs_calloc((size_t)dev->count + 1, sizeof *sources, err);
+    rs_translated *out = rs_calloc((size_t)dev->count + 1, sizeof *out, err);
+    if (!sources || !out ||
+        rs_translator_init(&tr, &model, 1, with_bleu ? options->codec : NULL, &opt, err)) {
+        free(sources);
         free(out);
-        free(words);
-        rs_decoder_free(&dec);
         return -1;
     }
-    const int with_bleu = model->cfg.dev_bleu;
+    for (int i = 0; i < dev->count; i++)
+        sources[i] = (rs_source){dev->src[i], dev->src_len[i]};
+    int status = rs_translate_sources(&tr, dev->count, sources, out, err);
     rs_bleu_stats stats;
     rs_bleu_stats_init(&stats);
-    int correct = 0, status = 0;
-    for (int from = 0; from < dev->count && status == 0; from += batch_size) {
-        int B = dev->count - from < batch_size ? dev->count - from : batch_size;
-        const int *src[B];
-        int count[B];
-        for (int b = 0; b < B; b++) {
-            src[b] = dev->src[order[from + b]];
-            count[b] = dev->src_len[order[from + b]];
-        }
-        if (rs_greedy(&dec, B, src, count, 2 * max_T + 10, 0, out, err)) {
+    int correct = 0;
+    for (int i = 0; i < dev->count && status == 0; i++) {
+        const rs_hypothesis *h = &out[i].hyp[0];
+        correct += h->len == dev->tgt_len[i] &&
+                   (h->len == 0 || !memcmp(h->ids, dev->tgt[i], sizeof(int) * (size_t)h->len));
+        const char *ref = with_bleu ? options->dev_refs[dev->line[i]] : NULL;
+        if (with_bleu && rs_bleu_stats_add(&stats, h->text ? h->text : "", &ref, 1, NULL, err))
             status = -1;
-            break;
-        }
-        for (int b = 0; b < B; b++) {
-            int i = order[from + b];
-            correct += out[b].len == dev->tgt_len[i] &&
-                       !memcmp(out[b].ids, dev->tgt[i], sizeof(int) * (size_t)out[b].len);
-            if (with_bleu && status == 0) {
-                char *text = NULL;
-                const char *ref = options->dev_refs[dev->line[i]];
-                rs_ids_to_tokens(&model->tgt_vocab, out[b].ids, out[b].len, words);
-                if (rs_codec_text(options->codec, RS_SIDE_TGT, words, out[b].len, &text, err) ||
-                    rs_bleu_stats_add(&stats, text, &ref, 1, NULL, err))
-                    status = -1;
-                free(text);
-            }
-            rs_translation_free(&out[b]);
-        }
     }
+    for (int i = 0; i < dev->count; i++)
+        rs_translated_free(&out[i]);
     *exact = dev->count ? (double)correct / dev->count : 0.0;
     *bleu = -1.0;
     if (with_bleu) {
@@ -162,10 +76,9 @@ static int dev_translate(const rs_model *model, const rs_dataset *dev,
         rs_bleu_compute(&stats, &result);
         *bleu = result.score;
     }
-    free(words);
+    free(sources);
     free(out);
-    free(order);
-    rs_decoder_free(&dec);
+    rs_translator_free(&tr);
     return status;
 }
 
@@ -457,22 +370,24 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
     ev->stop = 0;
     *best = 1;
     if (dev && dev->count > 0) {
-        double *lp = rs_calloc((size_t)dev->count, sizeof(double), err);
-        if (!lp || rs_score_dataset(tr->model, dev, c->batch_size, lp, err)) {
-            free(lp);
+        const rs_model *model = tr->model;
+        rs_forced *scored = rs_calloc((size_t)dev->count, sizeof *scored, err);
+        if (!scored || rs_forced_decode(&model, 1, dev, c->batch_size, 0, scored, err)) {
+            free(scored);
             return -1;
         }
         double total = 0.0;
         long tokens = 0;
         for (int i = 0; i < dev->count; i++) {
-            total -= lp[i];
+            total -= scored[i].logprob;
             tokens += dev->tgt_len[i] + 1;
+            rs_forced_free(&scored[i]);
         }
-        free(lp);
+        free(scored);
         ev->dev_loss = total / (double)tokens;
         ev->dev_ppl = exp(ev->dev_loss);
         if ((c->dev_translate || c->dev_bleu) &&
-            dev_translate(tr->model, dev, tr->options, c->batch_size, &ev->dev_exact,
+            rs_dev_translate(tr->model, dev, tr->options, c->batch_size, &ev->dev_exact,
                           &ev->dev_bleu, err))
             return -1;
         /* best.ckpt by dev BLEU when it is measured, else by dev loss. */

@@ -79,9 +79,10 @@ void rs_train_unlock(int fd);
 int rs_train_dir_has_model(const char *dir);
 int rs_train_clear_dir(const char *dir, rs_error *err);
 
-/* Σ -log p(target | source) of every pair (forced decoding), per pair into
- * logprob[count] (as log-probabilities, i.e. negated), in batches of batch_size. */
-int rs_score_dataset(const rs_model *model, const rs_dataset *data, int batch_size,
-                     double *logprob, rs_error *err);
+/* Greedy translations of the dev set through the translation pipeline (the
+ * same output `rnnsearch translate` gives): the exact-match rate, and BLEU
+ * when the options carry a codec and references (else bleu = -1). */
+int rs_dev_translate(const rs_model *model, const rs_dataset *dev, const rs_train_options *options,
+                     int batch_size, double *exact, double *bleu, rs_error *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "alignment.h"
+#include "forced.h"
 #include "checkpoint.h"
 #include "testdir.h"
 #include "decode.h"
@@ -67,7 +68,8 @@ START_TEST(greedy_alignment_rows_are_distributions)
     rs_error err = {{0}};
     rs_translation out[3];
     make_model(&m);
-    ck_assert_msg(!rs_decoder_init(&dec, &m, 3, 6, &err), "%s", err.msg);
+    const rs_model *member = &m;
+    ck_assert_msg(!rs_decoder_init(&dec, &member, 1, 3, 1, 6, &err), "%s", err.msg);
     ck_assert_msg(!rs_greedy(&dec, 3, srcs, src_len, 12, 1, out, &err), "%s", err.msg);
     for (int b = 0; b < 3; b++) {
         ck_assert_int_eq(out[b].src_len, src_len[b] + 1);
@@ -88,17 +90,18 @@ START_TEST(forced_alignment_rows_are_distributions_and_batch_free)
     int line[3] = {0, 1, 2};
     rs_dataset d = {.count = 3, .src = (int **)srcs, .tgt = (int **)tgts, .src_len = (int *)src_len,
                     .tgt_len = (int *)tgt_len, .line = line};
-    float *together[3], *alone[3];
-    ck_assert_msg(!rs_forced_alignments(&m, &d, 8, together, &err), "%s", err.msg);
-    ck_assert_msg(!rs_forced_alignments(&m, &d, 1, alone, &err), "%s", err.msg);
+    rs_forced together[3], alone[3];
+    const rs_model *member = &m;
+    ck_assert_msg(!rs_forced_decode(&member, 1, &d, 8, RS_FORCED_ALIGNMENT, together, &err), "%s", err.msg);
+    ck_assert_msg(!rs_forced_decode(&member, 1, &d, 1, RS_FORCED_ALIGNMENT, alone, &err), "%s", err.msg);
     for (int i = 0; i < 3; i++) {
         const int rows = tgt_len[i] + 1, cols = src_len[i] + 1;
-        assert_rows_sum_to_one(together[i], rows, cols);
+        assert_rows_sum_to_one(together[i].alignment, rows, cols);
         /* Padding in a batch must not change a sentence's alignment. */
         for (int k = 0; k < rows * cols; k++)
-            ck_assert_float_eq_tol(together[i][k], alone[i][k], 1e-5f);
-        free(together[i]);
-        free(alone[i]);
+            ck_assert_float_eq_tol(together[i].alignment[k], alone[i].alignment[k], 1e-5f);
+        rs_forced_free(&together[i]);
+        rs_forced_free(&alone[i]);
     }
     rs_model_free(&m);
 }

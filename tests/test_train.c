@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "beam.h"
+#include "forced.h"
 #include "checkpoint.h"
 #include "dataset.h"
 #include "testdir.h"
@@ -93,7 +94,8 @@ START_TEST(small_model_reproduces_its_training_translations)
     run(&t);
     rs_decoder dec;
     rs_error err;
-    ck_assert(rs_decoder_init(&dec, &t.model, 1, 16, &err) == 0);
+    const rs_model *member = &t.model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, 1, 1, 16, &err) == 0);
     int exact = 0;
     for (int i = 0; i < t.data.count; i++) {
         rs_translation out;
@@ -159,9 +161,10 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
     const int B = 8, K = 4;
     rs_decoder dec;
     rs_beam_search one, four;
-    ck_assert(rs_decoder_init(&dec, &t.model, B, 16, &err) == 0);
-    ck_assert(rs_beam_init(&one, &t.model, B, 1, 16, &err) == 0);
-    ck_assert(rs_beam_init(&four, &t.model, B, K, 16, &err) == 0);
+    const rs_model *member = &t.model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, B, 1, 16, &err) == 0);
+    ck_assert(rs_beam_init(&one, &member, 1, B, 1, 16, &err) == 0);
+    ck_assert(rs_beam_init(&four, &member, 1, B, K, 16, &err) == 0);
     const int *src[8];
     for (int b = 0; b < B; b++)
         src[b] = t.data.src[b];
@@ -193,10 +196,13 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
         src_len[k] = t.data.src_len[k / K];
     }
     forced.count = B * K, forced.src = srcs, forced.tgt = ids, forced.src_len = src_len, forced.tgt_len = len;
-    double logprob[32];
-    ck_assert(rs_score_dataset(&t.model, &forced, 16, logprob, &err) == 0);
-    for (int k = 0; k < B * K; k++)
-        ck_assert_double_eq_tol(beam4[k].logprob, logprob[k], 1e-4 * fmax(1.0, fabs(logprob[k])));
+    rs_forced scored[32];
+    ck_assert(rs_forced_decode(&member, 1, &forced, 16, 0, scored, &err) == 0);
+    for (int k = 0; k < B * K; k++) {
+        const double logprob = scored[k].logprob;
+        ck_assert_double_eq_tol(beam4[k].logprob, logprob, 1e-4 * fmax(1.0, fabs(logprob)));
+        rs_forced_free(&scored[k]);
+    }
     for (int b = 0; b < B; b++) {
         rs_translation_free(&greedy[b]);
         rs_translation_free(&beam1[b]);

@@ -1,0 +1,497 @@
+/* The translation pipeline (src/translate.c) and the commands built on it:
+ * translate, align and training's validation give the same output; a
+ * sentence's output does not depend on its batch; ensembles; empty lines;
+ * the source-length limit; <unk> replacement; n-best lists; streaming. */
+#include <check.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "decode.h"
+#include "forced.h"
+#include "gradcheck.h"
+#include "json.h"
+#include "testdir.h"
+#include "train.h"
+#include "translate.h"
+
+static const char *const src_words[] = {"das", "Haus", "ist", "klein", ".", "rot"};
+static const char *const tgt_words[] = {"the", "house", "is", "small", "."};
+
+/* A random model (seed) over the words above; out_bias_unk > 0 makes <unk>
+ * the likeliest output at every step. */
+static void make_model(rs_model *m, unsigned seed, float out_bias_unk)
+{
+    rs_config cfg;
+    rs_error err = {{0}};
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = RS_RESERVED + 6, cfg.tgt_vocab = RS_RESERVED + 5;
+    cfg.emb = 4, cfg.hidden = 6, cfg.att = 5, cfg.maxout = 3;
+    ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
+    ck_assert(!rs_vocab_init(&m->src_vocab, &err));
+    ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(rs_vocab_add(&m->src_vocab, src_words[i], &err), RS_RESERVED + i);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(rs_vocab_add(&m->tgt_vocab, tgt_words[i], &err), RS_RESERVED + i);
+    fill_uniform(m->params, m->layout.total, 1.0f, seed);
+    m->w.out_bw[RS_UNK] += out_bias_unk;
+    m->w.out_bw[RS_EOS] -= 4.0f; /* outputs of some length, not only </s> */
+}
+
+static const char *const lines[] = {
+    "das Haus ist klein .", "das Haus", "", "rot rot rot das Haus ist klein . das Haus", "ist",
+    "klein . rot", "das", "Haus ist rot .",
+};
+enum { LINES = sizeof lines / sizeof *lines };
+
+static void translate_all(const rs_model *const *models, int n_models, const rs_codec *codec,
+                          const rs_translate_options *opt, int count, const char *const *text,
+                          rs_translated *out)
+{
+    rs_translator tr;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_translator_init(&tr, models, n_models, codec, opt, &err), "%s", err.msg);
+    ck_assert_msg(!rs_translate_lines(&tr, count, text, out, &err), "%s", err.msg);
+    rs_translator_free(&tr);
+}
+
+static void assert_same_hypothesis(const rs_hypothesis *a, const rs_hypothesis *b, double tol)
+{
+    ck_assert_int_eq(a->len, b->len);
+    ck_assert(a->len == 0 || !memcmp(a->ids, b->ids, sizeof(int) * (size_t)a->len));
+    ck_assert_str_eq(a->text, b->text);
+    ck_assert_msg(fabs(a->logprob - b->logprob) <= tol, "log p %.9f vs %.9f", a->logprob, b->logprob);
+}
+
+START_TEST(a_sentence_does_not_depend_on_its_batch)
+{
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    make_model(&m, 3, 0.0f);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    const rs_model *member = &m;
+    for (int beam = 1; beam <= 3; beam += 2) {
+        rs_translate_options opt;
+        rs_translate_options_default(&opt);
+        opt.beam = beam;
+        opt.batch_size = LINES;
+        rs_translated together[LINES], alone[LINES];
+        translate_all(&member, 1, &codec, &opt, LINES, lines, together);
+        opt.batch_size = 1;
+        for (int i = 0; i < LINES; i++)
+            translate_all(&member, 1, &codec, &opt, 1, &lines[i], &alone[i]);
+        int nonempty = 0;
+        for (int i = 0; i < LINES; i++) {
+            nonempty += together[i].hyp[0].len > 0;
+            assert_same_hypothesis(&together[i].hyp[0], &alone[i].hyp[0], 1e-4);
+            /* The length rule: at most 2·k + 10 tokens for k source tokens. */
+            ck_assert_int_le(together[i].hyp[0].len, 2 * together[i].src_count + 10);
+            rs_translated_free(&together[i]);
+            rs_translated_free(&alone[i]);
+        }
+        ck_assert_int_ge(nonempty, LINES - 2);
+    }
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+}
+END_TEST
+
+START_TEST(empty_lines_stay_empty_and_long_sources_are_cut)
+{
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    make_model(&m, 4, 0.0f);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    const rs_model *member = &m;
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    opt.max_src_len = 3;
+    const char *text[] = {"", "   ", "das Haus ist klein ."};
+    rs_translated out[3];
+    translate_all(&member, 1, &codec, &opt, 3, text, out);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(out[i].n, 0);
+        ck_assert_str_eq(out[i].hyp[0].text, "");
+        ck_assert_int_eq(out[i].hyp[0].len, 0);
+    }
+    ck_assert_int_eq(out[2].src_count, 3);
+    ck_assert_int_eq(out[2].truncated, 2);
+    ck_assert_int_le(out[2].hyp[0].len, 2 * 3 + 10);
+    /* The cut source translates as the first three tokens do. */
+    rs_translated cut;
+    const char *three = "das Haus ist";
+    translate_all(&member, 1, &codec, &opt, 1, &three, &cut);
+    assert_same_hypothesis(&out[2].hyp[0], &cut.hyp[0], 1e-4);
+    rs_translated_free(&cut);
+    for (int i = 0; i < 3; i++)
+        rs_translated_free(&out[i]);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+}
+END_TEST
+
+START_TEST(an_ensemble_of_one_model_twice_is_that_model)
+{
+    rs_model m, other;
+    rs_codec codec;
+    rs_error err = {{0}};
+    make_model(&m, 5, 0.0f);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    const rs_model *one[1] = {&m}, *two[2] = {&m, &m};
+    for (int beam = 1; beam <= 4; beam += 3) {
+        rs_translate_options opt;
+        rs_translate_options_default(&opt);
+        opt.beam = beam;
+        rs_translated a[LINES], b[LINES];
+        translate_all(one, 1, &codec, &opt, LINES, lines, a);
+        translate_all(two, 2, &codec, &opt, LINES, lines, b);
+        for (int i = 0; i < LINES; i++) {
+            assert_same_hypothesis(&a[i].hyp[0], &b[i].hyp[0], 1e-4);
+            rs_translated_free(&a[i]);
+            rs_translated_free(&b[i]);
+        }
+    }
+    /* Two different models: forced decoding by the ensemble gives the mean of
+     * their log-probabilities, token by token. */
+    make_model(&other, 6, 0.0f);
+    const rs_model *pair[2] = {&m, &other};
+    int s0[] = {4, 5, 6}, t0[] = {4, 5, 8}, *srcs[] = {s0}, *tgts[] = {t0}, sl[] = {3}, tl[] = {3};
+    int line0 = 0;
+    rs_dataset d = {.count = 1, .src = srcs, .tgt = tgts, .src_len = sl, .tgt_len = tl, .line = &line0};
+    rs_forced fm, fo, fe;
+    ck_assert(!rs_forced_decode(&pair[0], 1, &d, 1, RS_FORCED_TOKENS, &fm, &err));
+    ck_assert(!rs_forced_decode(&pair[1], 1, &d, 1, RS_FORCED_TOKENS, &fo, &err));
+    ck_assert(!rs_forced_decode(pair, 2, &d, 1, RS_FORCED_TOKENS, &fe, &err));
+    for (int t = 0; t <= 3; t++)
+        ck_assert_float_eq_tol(fe.token_logprobs[t], 0.5f * (fm.token_logprobs[t] + fo.token_logprobs[t]), 1e-5f);
+    ck_assert_double_eq_tol(fe.logprob, 0.5 * (fm.logprob + fo.logprob), 1e-4);
+    ck_assert(fabs(fm.logprob - fo.logprob) > 1e-3); /* the two models do differ */
+    rs_forced_free(&fm);
+    rs_forced_free(&fo);
+    rs_forced_free(&fe);
+    rs_translator tr;
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    ck_assert_msg(!rs_translator_init(&tr, pair, 2, &codec, &opt, &err), "%s", err.msg);
+    rs_translator_free(&tr);
+    /* A different target vocabulary is refused, saying why. */
+    other.tgt_vocab.tokens[RS_RESERVED][0] = 'T';
+    ck_assert(rs_translator_init(&tr, pair, 2, &codec, &opt, &err) != 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "target"));
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+    rs_model_free(&other);
+}
+END_TEST
+
+START_TEST(unknown_words_are_replaced_but_never_by_punctuation)
+{
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    make_model(&m, 7, 30.0f);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    const rs_model *member = &m;
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    opt.replace_unk = 1;
+    opt.max_len = 6;
+    const char *text[] = {". . das . .", "Haus . . ."};
+    const char *expect[] = {"das", "Haus"};
+    rs_translated out[2];
+    translate_all(&member, 1, &codec, &opt, 2, text, out);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(out[i].hyp[0].len, 6);
+        for (int k = 0; k < 6; k++) {
+            ck_assert_int_eq(out[i].hyp[0].ids[k], RS_UNK);
+            ck_assert_str_eq(out[i].hyp[0].tokens[k], expect[i]);
+        }
+        rs_translated_free(&out[i]);
+    }
+    /* Only punctuation in the source: <unk> stays. */
+    const char *dots = ". .";
+    translate_all(&member, 1, &codec, &opt, 1, &dots, out);
+    ck_assert_str_eq(out[0].hyp[0].tokens[0], "<unk>");
+    rs_translated_free(&out[0]);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+}
+END_TEST
+
+START_TEST(n_best_lists_are_ranked)
+{
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    make_model(&m, 8, 0.0f);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    const rs_model *member = &m;
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    opt.beam = opt.n_best = 4;
+    rs_translated out[LINES];
+    translate_all(&member, 1, &codec, &opt, LINES, lines, out);
+    for (int i = 0; i < LINES; i++) {
+        if (!out[i].src_count)
+            continue;
+        ck_assert_int_ge(out[i].n, 2);
+        for (int r = 1; r < out[i].n; r++)
+            ck_assert(out[i].hyp[r].score <= out[i].hyp[r - 1].score + 1e-9);
+    }
+    for (int i = 0; i < LINES; i++)
+        rs_translated_free(&out[i]);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+}
+END_TEST
+
+/* ---- the commands: translate, align and validation agree ---- */
+
+static const char *program(void)
+{
+    const char *p = getenv("RNNSEARCH");
+    return p ? p : "./rnnsearch";
+}
+
+/* Runs `rnnsearch ARGS` through the shell; stdout into out; returns the exit status. */
+static int run(const char *args, char *out, size_t size)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s", program(), args);
+    FILE *p = popen(cmd, "r");
+    ck_assert(p != NULL);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(translate_align_and_validation_give_the_same_output)
+{
+    char dir[64], ckpt[128], input[128], args[1024];
+    testdir_make(dir, "rnnsearch-translate");
+    snprintf(ckpt, sizeof ckpt, "%s/m.ckpt", dir);
+    snprintf(input, sizeof input, "%s/in.txt", dir);
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    make_model(&m, 9, 0.0f);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
+    FILE *f = fopen(input, "w");
+    ck_assert(f != NULL);
+    for (int i = 0; i < LINES; i++)
+        fprintf(f, "%s\n", lines[i]);
+    ck_assert(!fclose(f));
+
+    /* The library's translations. */
+    const rs_model *member = &m;
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    rs_translated out[LINES];
+    translate_all(&member, 1, &codec, &opt, LINES, lines, out);
+
+    /* translate prints them, line for line (the empty line too). */
+    static char text[65536];
+    snprintf(args, sizeof args, "translate -m %s --batch-size 3 --quiet %s", ckpt, input);
+    ck_assert_int_eq(run(args, text, sizeof text), 0);
+    char *line = text;
+    for (int i = 0; i < LINES; i++) {
+        char *end = strchr(line, '\n');
+        ck_assert_msg(end != NULL, "translate printed %d lines, not %d", i, LINES);
+        *end = 0;
+        ck_assert_str_eq(line, out[i].hyp[0].text);
+        line = end + 1;
+    }
+    ck_assert_str_eq(line, "");
+
+    /* align --format json shows the same target tokens (then </s>). */
+    snprintf(args, sizeof args, "align -m %s --format json %s", ckpt, input);
+    ck_assert_int_eq(run(args, text, sizeof text), 0);
+    line = text;
+    for (int i = 0; i < LINES; i++) {
+        if (!out[i].src_count)
+            continue;
+        char *end = strchr(line, '\n');
+        ck_assert(end != NULL);
+        *end = 0;
+        rs_json *record = rs_json_parse(line, strlen(line), &err);
+        ck_assert_msg(record != NULL, "%s", err.msg);
+        const rs_json *target = rs_json_get(record, "target");
+        ck_assert_ptr_nonnull(target);
+        ck_assert_int_eq((int)target->count, out[i].hyp[0].len + 1);
+        for (int k = 0; k < out[i].hyp[0].len; k++)
+            ck_assert_str_eq(target->items[k].string, out[i].hyp[0].tokens[k]);
+        rs_json_free(record);
+        line = end + 1;
+    }
+
+    /* Validation: the dev set's targets are those translations, so its
+     * exact match is 100% and its BLEU 100 exactly when it decodes the same. */
+    rs_dataset dev = {0};
+    int ids_src[LINES][32], *src[LINES], *tgt[LINES], src_len[LINES], tgt_len[LINES], order[LINES];
+    char *refs[LINES];
+    int pairs = 0;
+    for (int i = 0; i < LINES; i++) {
+        if (!out[i].src_count || !out[i].hyp[0].len) /* a dev set has no empty sides */
+            continue;
+        src[pairs] = ids_src[pairs];
+        src_len[pairs] = out[i].src_count;
+        for (int k = 0; k < out[i].src_count; k++)
+            ids_src[pairs][k] = rs_vocab_id(&m.src_vocab, out[i].src_tokens[k]);
+        tgt[pairs] = out[i].hyp[0].ids;
+        tgt_len[pairs] = out[i].hyp[0].len;
+        refs[pairs] = out[i].hyp[0].text;
+        order[pairs] = pairs;
+        pairs++;
+    }
+    ck_assert_int_ge(pairs, 5);
+    dev.count = pairs, dev.src = src, dev.tgt = tgt, dev.src_len = src_len, dev.tgt_len = tgt_len;
+    dev.line = order;
+    rs_train_options topt = {.dir = dir, .codec = &codec, .dev_refs = refs};
+    double exact, bleu;
+    ck_assert_msg(!rs_dev_translate(&m, &dev, &topt, 3, &exact, &bleu, &err), "%s", err.msg);
+    ck_assert_double_eq_tol(exact, 1.0, 1e-12);
+    ck_assert_double_eq_tol(bleu, 100.0, 1e-9);
+
+    for (int i = 0; i < LINES; i++)
+        rs_translated_free(&out[i]);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(cli_n_best_per_token_scores_and_ensembles)
+{
+    char dir[64], ckpt[128], input[128], args[1024];
+    static char text[65536];
+    testdir_make(dir, "rnnsearch-translate");
+    snprintf(ckpt, sizeof ckpt, "%s/m.ckpt", dir);
+    snprintf(input, sizeof input, "%s/in.txt", dir);
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, 10, 0.0f);
+    ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    testfile_write(input, (const unsigned char *)"das Haus\nist klein\n", 19);
+
+    /* --n-best 1 with a beam: the full Moses/Marian form. */
+    snprintf(args, sizeof args, "translate -m %s --beam 3 --n-best 1 --quiet %s", ckpt, input);
+    ck_assert_int_eq(run(args, text, sizeof text), 0);
+    int id;
+    double f0, score;
+    char *second = strchr(text, '\n') + 1;
+    ck_assert_int_eq(sscanf(text, "%d |||", &id), 1);
+    ck_assert_int_eq(id, 0);
+    ck_assert_ptr_nonnull(strstr(text, " ||| F0= "));
+    ck_assert_int_eq(sscanf(strstr(text, "F0= "), "F0= %lf ||| %lf", &f0, &score), 2);
+    ck_assert(f0 < 0 && score < 0);
+    ck_assert_int_eq(sscanf(second, "%d |||", &id), 1);
+    ck_assert_int_eq(id, 1);
+
+    /* score --per-token: total, mean, then one value per target token and </s>. */
+    snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s --per-token",
+             program(), ckpt);
+    FILE *p = popen(args, "r");
+    ck_assert(p != NULL);
+    double total, mean, t[4];
+    ck_assert_int_eq(fscanf(p, "%lf %lf %lf %lf %lf %lf", &total, &mean, &t[0], &t[1], &t[2], &t[3]), 6);
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_double_eq_tol(total, t[0] + t[1] + t[2] + t[3], 1e-4);
+    ck_assert_double_eq_tol(mean, total / 4, 1e-5);
+
+    /* A source over --max-src-len is cut, with a warning naming the pair. */
+    snprintf(args, sizeof args,
+             "printf 'das Haus ist\\tthe house .\\n' | %s score -m %s --max-src-len 2 2>&1",
+             program(), ckpt);
+    p = popen(args, "r");
+    ck_assert(p != NULL);
+    char warning[512];
+    double cut_score;
+    ck_assert(fgets(warning, sizeof warning, p) != NULL);
+    ck_assert_msg(strstr(warning, "pair 1: source cut to its first 2 tokens (1 more)") != NULL, "%s", warning);
+    ck_assert_int_eq(fscanf(p, "%lf", &cut_score), 1);
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_double_eq_tol(cut_score, total, 1e-5); /* "das Haus" scored above */
+
+    /* An ensemble of a model with itself scores as the model does. */
+    snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s -m %s", program(),
+             ckpt, ckpt);
+    p = popen(args, "r");
+    ck_assert(p != NULL);
+    double twice;
+    ck_assert_int_eq(fscanf(p, "%lf", &twice), 1);
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_double_eq_tol(twice, total, 1e-5);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* A line written into a pipe is translated before the pipe is closed. */
+START_TEST(lines_from_a_pipe_are_translated_as_they_arrive)
+{
+    char dir[64], ckpt[128];
+    testdir_make(dir, "rnnsearch-translate");
+    snprintf(ckpt, sizeof ckpt, "%s/m.ckpt", dir);
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, 11, 0.0f);
+    ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    int to_child[2], from_child[2];
+    ck_assert(!pipe(to_child) && !pipe(from_child));
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(to_child[0], 0);
+        dup2(from_child[1], 1);
+        close(to_child[1]);
+        close(from_child[0]);
+        execl(program(), program(), "translate", "-m", ckpt, "--batch-size", "64", "--quiet",
+              (char *)NULL);
+        _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    ck_assert_int_eq(write(to_child[1], "das Haus\n", 9), 9);
+    struct pollfd pf = {.fd = from_child[0], .events = POLLIN};
+    int ready = poll(&pf, 1, 20000);
+    ck_assert_msg(ready == 1, "no translation 20 s after the line was sent (the batch waited for more input)");
+    char buf[4096];
+    ck_assert(read(from_child[0], buf, sizeof buf) > 0);
+    close(to_child[1]);
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(from_child[0]);
+    testdir_remove(dir);
+}
+END_TEST
+
+Suite *translate_suite(void)
+{
+    Suite *s = suite_create("translate");
+    TCase *tc = tcase_create("translate");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, a_sentence_does_not_depend_on_its_batch);
+    tcase_add_test(tc, empty_lines_stay_empty_and_long_sources_are_cut);
+    tcase_add_test(tc, an_ensemble_of_one_model_twice_is_that_model);
+    tcase_add_test(tc, unknown_words_are_replaced_but_never_by_punctuation);
+    tcase_add_test(tc, n_best_lists_are_ranked);
+    tcase_add_test(tc, translate_align_and_validation_give_the_same_output);
+    tcase_add_test(tc, cli_n_best_per_token_scores_and_ensembles);
+    tcase_add_test(tc, lines_from_a_pipe_are_translated_as_they_arrive);
+    suite_add_tcase(s, tc);
+    return s;
+}
