@@ -586,6 +586,12 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
             goto fail;
     }
     if (resume) {
+        if (access(ckpt, F_OK) && rs_train_dir_has_model(dir)) {
+            fprintf(stderr, PROG ": %s has no last.ckpt to resume (training stopped before its "
+                            "first save); start again with --overwrite\n", dir);
+            status = RS_EXIT_USAGE;
+            goto done;
+        }
         if (rs_checkpoint_load(ckpt, &model, &state, &err))
             goto fail;
         if (apply_resume_options(&model.cfg, given, given_arg, &err)) {

@@ -278,6 +278,9 @@ START_TEST(one_training_per_directory_and_no_silent_overwrite)
     const char *small = "--emb 8 --hidden 8 --att 8 --maxout 4 --epochs 1";
     ck_assert_int_ne(run(dir, NULL, small), 0);
     ck_assert(!file_exists(model, "last.ckpt"));
+    char *refused = read_text(dir, "stderr");
+    ck_assert_msg(strstr(refused, pid) != NULL, "%s", refused);
+    free(refused);
     rs_train_unlock(fd);
     ck_assert_int_eq(run(dir, NULL, small), 0);
     ck_assert(file_exists(model, "last.ckpt"));
