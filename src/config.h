@@ -48,6 +48,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     /* training */                                                                           \
     I(seed, 1, "random seed", 0, RS_INT_LIMIT)                                               \
     I(batch_size, 32, "sentence pairs per batch", 1, 1000000)                                \
+    I(batch_tokens, 0, "also at most N target tokens per batch, padding included (0: off)", 0, 100000000) \
     I(accumulate, 1, "sum the gradients of K batches into each update", 1, 1024)             \
     F(lr, 0.002f, "Adam learning rate", 0, 10, RS_OPEN_LOW)                                  \
     F(beta1, 0.9f, "Adam beta1", 0, 1, RS_OPEN_HIGH)                                         \

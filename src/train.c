@@ -497,7 +497,16 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     rs_tensors_bind(&g, &model->layout, grads);
     trainer tr = {model, state, options, report, ctx, state->step, -1};
 
-    const int batches_per_epoch = (train->count + c->batch_size - 1) / c->batch_size;
+    /* Every epoch has the same number of batches (the cuts follow the lengths). */
+    rs_rng count_rng = state->rng;
+    if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err)) {
+        rs_batch_free(&batch);
+        rs_workspace_free(&ws);
+        free(grads);
+        return -1;
+    }
+    const int batches_per_epoch = plan.batches;
+    rs_epoch_plan_free(&plan);
     const int updates_per_epoch = (batches_per_epoch + c->accumulate - 1) / c->accumulate;
     int64_t total_steps = (int64_t)c->epochs * updates_per_epoch;
     if (c->max_steps > 0 && c->max_steps < total_steps)
@@ -532,7 +541,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             /* The epoch's order comes from the RNG state at the epoch's start, so
              * a resumed run regenerates it and skips the batches already done. */
             epoch_rng = state->rng;
-            if (rs_epoch_plan_make(&plan, train, c->batch_size, &epoch_rng, err)) {
+            if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &epoch_rng, err)) {
                 status = -1;
                 break;
             }
@@ -574,7 +583,6 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             state->batches_done = 0;
             state->rng = epoch_rng;
             rs_epoch_plan_free(&plan);
-            memset(&plan, 0, sizeof plan);
         }
         /* The last step of the planned run: its saves wait for the final
          * evaluation below, so no checkpoint holds this step unevaluated. */

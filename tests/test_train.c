@@ -368,6 +368,51 @@ START_TEST(accumulated_batches_give_the_gradient_of_their_union)
 }
 END_TEST
 
+/* --batch-tokens N: batches of at most N padded target tokens (and at most
+ * batch_size pairs), every pair once, the same number of batches each epoch. */
+START_TEST(token_batches_respect_their_budget)
+{
+    trained t;
+    prepare(&t, 300, 1);
+    rs_error err;
+    int batches = -1;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        rs_rng rng;
+        rs_rng_seed(&rng, seed);
+        rs_epoch_plan plan;
+        ck_assert(rs_epoch_plan_make(&plan, &t.data, 64, 60, &rng, &err) == 0);
+        char *seen = calloc((size_t)t.data.count, 1);
+        ck_assert_ptr_nonnull(seen);
+        for (int k = 0; k < plan.batches; k++) {
+            const int size = plan.start[k + 1] - plan.start[k];
+            int longest = 0;
+            ck_assert(size >= 1 && size <= 64);
+            for (int p = plan.start[k]; p < plan.start[k + 1]; p++) {
+                const int i = plan.order[p];
+                ck_assert(!seen[i]);
+                seen[i] = 1;
+                if (t.data.tgt_len[i] + 1 > longest)
+                    longest = t.data.tgt_len[i] + 1;
+            }
+            ck_assert_msg(size == 1 || size * longest <= 60, "batch %d: %d x %d tokens", k, size,
+                          longest);
+        }
+        for (int i = 0; i < t.data.count; i++)
+            ck_assert(seen[i]);
+        free(seen);
+        ck_assert(batches < 0 || batches == plan.batches);
+        batches = plan.batches;
+        rs_epoch_plan_free(&plan);
+    }
+    ck_assert_int_gt(batches, (300 + 63) / 64); /* the budget, not the pair count, cut them */
+    t.model.cfg.batch_size = 64;
+    t.model.cfg.batch_tokens = 60;
+    run(&t);
+    ck_assert_int_eq(t.state.step, batches);
+    finish(&t);
+}
+END_TEST
+
 /* Forced decoding of the reorder test pairs: the argmax source position of
  * each target word (</s> row and column left out) against the generator's
  * gold links (corpora/reorder/test.align, Pharaoh i-j, source-target). */
@@ -439,6 +484,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, a_stop_request_saves_the_current_step);
     tcase_add_test(tc, keep_last_keeps_the_most_recent_step_checkpoints);
     tcase_add_test(tc, accumulated_batches_give_the_gradient_of_their_union);
+    tcase_add_test(tc, token_batches_respect_their_budget);
     suite_add_tcase(s, tc);
     return s;
 }
