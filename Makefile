@@ -34,7 +34,7 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-asan demo install clean deps
+.PHONY: all check check-asan fuzz demo install clean deps
 
 all: rnnsearch
 
@@ -85,6 +85,32 @@ check-asan:
 	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/run_tests
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 CK_FORK=no ASAN_OPTIONS=detect_leaks=1 build-asan/run_tests
 
+# libFuzzer on the checkpoint and safetensors readers (tests/fuzz/), each for
+# FUZZ_SECONDS, under ASan and UBSan, from the seeds in tests/fuzz/corpus/ (new
+# inputs go to build-fuzz/corpus-*). Skipped, saying so, without clang's libFuzzer.
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS := checkpoint safetensors
+fuzz:
+	@mkdir -p build-fuzz
+	@if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	  clang -x c -fsanitize=fuzzer -o build-fuzz/probe - >/dev/null 2>&1; then \
+	  echo "make fuzz: skipped: clang with libFuzzer not found (Debian: apt-get install clang)"; \
+	else \
+	  $(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CXX=clang++ \
+	    EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    EXTRA_LDFLAGS="-fsanitize=fuzzer,address,undefined" $(FUZZ_TARGETS:%=build-fuzz/fuzz_%) && \
+	  for t in $(FUZZ_TARGETS); do \
+	    mkdir -p build-fuzz/corpus-$$t && \
+	    echo "make fuzz: $$t for $(FUZZ_SECONDS) s" && \
+	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	      -artifact_prefix=build-fuzz/$$t- build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	  done; \
+	fi
+
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB)
+	$(CC) $(ALL_CFLAGS) -I src -c $< -o $@.o
+	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
+
 demo: rnnsearch
 	sh scripts/demo.sh
 
@@ -93,6 +119,6 @@ install: rnnsearch
 	install -m 755 rnnsearch $(DESTDIR)$(PREFIX)/bin/rnnsearch
 
 clean:
-	rm -rf $(BUILD) build-asan rnnsearch
+	rm -rf $(BUILD) build-asan build-fuzz rnnsearch
 
 -include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

@@ -2,7 +2,8 @@
  *
  * In short: header (magic, version, section count, file size), named
  * length-prefixed sections, and a CRC-32 of everything before it. Integers and
- * floats are little-endian. Loading reads the whole file, checks its size and
+ * floats are little-endian. Loading reads the fixed header first (magic,
+ * version, size against the file's), then the whole file, checks the
  * checksum before looking at any section, then checks every section against
  * the layout computed from the stored configuration. */
 #include <errno.h>
@@ -13,9 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "byteorder.h"
 #include "checkpoint.h"
+#include "codec.h"
 #include "crc32.h"
-#include "fault.h"
+#include "fileio.h"
 
 #define HEADER_BYTES 24 /* magic 8, version 4, section count 4, file size 8 */
 #define TRAILER_BYTES 4 /* CRC-32 */
@@ -41,213 +44,6 @@ static const char *const section_names[S_COUNT] = {
     "params", "adam_m", "adam_v", "train",
 };
 
-/* ---- byte order ---------------------------------------------------------- */
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-void rs_f32_to_le(unsigned char *dst, const float *src, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        uint32_t bits;
-        memcpy(&bits, &src[i], 4);
-        put_u32(dst + 4 * i, bits);
-    }
-}
-
-void rs_f32_from_le(float *dst, const unsigned char *src, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        uint32_t bits = get_u32(src + 4 * i);
-        memcpy(&dst[i], &bits, 4);
-    }
-}
-
-static uint32_t f32_bits(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    return bits;
-}
-
-static float bits_f32(uint32_t bits)
-{
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-/* ---- directories --------------------------------------------------------- */
-
-int rs_make_parent_dirs(const char *path, rs_error *err)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash || slash == path)
-        return 0; /* the current directory or "/" */
-    size_t len = (size_t)(slash - path);
-    char *dir = rs_calloc(len + 1, 1, err);
-    if (!dir)
-        return -1;
-    memcpy(dir, path, len);
-    /* Create each prefix in turn, as mkdir -p does. */
-    for (size_t i = 1; i <= len; i++) {
-        if (i < len && dir[i] != '/')
-            continue;
-        char saved = dir[i];
-        dir[i] = 0;
-        if (mkdir(dir, 0777) && errno != EEXIST) {
-            int e = errno;
-            rs_fail(err, "cannot create directory %s: %s", dir, strerror(e));
-            free(dir);
-            return -1;
-        }
-        dir[i] = saved;
-    }
-    struct stat st;
-    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-        rs_fail(err, "%s is not a directory", dir);
-        free(dir);
-        return -1;
-    }
-    free(dir);
-    return 0;
-}
-
-/* fsync of the directory holding `path`, so that the rename itself is durable.
- * EINVAL means the file system cannot sync directories: nothing more to do. */
-static int sync_parent_dir(const char *path, rs_error *err)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    if (!slash)
-        dir = strdup(".");
-    else if (slash == path)
-        dir = strdup("/");
-    else {
-        dir = malloc((size_t)(slash - path) + 1);
-        if (dir) {
-            memcpy(dir, path, (size_t)(slash - path));
-            dir[slash - path] = 0;
-        }
-    }
-    if (!dir)
-        return rs_fail(err, "out of memory");
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0) {
-        int e = errno;
-        rs_fail(err, "%s: saved, but cannot open its directory %s to sync it: %s", path, dir,
-                strerror(e));
-        free(dir);
-        return -1;
-    }
-    int rc = 0;
-    if (fsync(fd) && errno != EINVAL) {
-        int e = errno;
-        rc = rs_fail(err, "%s: saved, but syncing directory %s failed: %s", path, dir, strerror(e));
-    }
-    close(fd);
-    free(dir);
-    return rc;
-}
-
-/* ---- atomic replacement ---------------------------------------------------- */
-
-int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err)
-{
-    memset(af, 0, sizeof *af);
-    if (rs_make_parent_dirs(path, err))
-        return -1;
-    size_t tmp_size = strlen(path) + 32;
-    af->tmp = rs_calloc(tmp_size, 1, err);
-    af->path = strdup(path);
-    if (!af->tmp || !af->path) {
-        rs_fail(err, "out of memory");
-        goto fail;
-    }
-    snprintf(af->tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
-    af->f = fopen(af->tmp, "wb");
-    if (!af->f) {
-        int e = errno;
-        rs_fail(err, "cannot create %s: %s", af->tmp, strerror(e));
-        goto fail;
-    }
-    return 0;
-fail:
-    free(af->tmp);
-    free(af->path);
-    memset(af, 0, sizeof *af);
-    return -1;
-}
-
-void rs_atomic_abort(rs_atomic_file *af)
-{
-    if (af->f)
-        fclose(af->f);
-    if (af->tmp)
-        unlink(af->tmp);
-    free(af->tmp);
-    free(af->path);
-    memset(af, 0, sizeof *af);
-}
-
-int rs_atomic_commit(rs_atomic_file *af, rs_error *err)
-{
-    int e = af->errnum;
-    if (!e && ferror(af->f))
-        e = -1;
-    /* The data must be on disk before the rename makes it the file. */
-    if (!e && fflush(af->f))
-        e = errno ? errno : -1;
-    if (!e && fsync(fileno(af->f)))
-        e = errno ? errno : -1;
-    int closed = fclose(af->f);
-    af->f = NULL;
-    if (closed && !e)
-        e = errno ? errno : -1;
-    if (e) {
-        rs_fail(err, "writing %s failed: %s", af->tmp, e > 0 ? strerror(e) : "write error");
-        rs_atomic_abort(af);
-        return -1;
-    }
-    rs_fault_point("rename");
-    if (rename(af->tmp, af->path)) {
-        e = errno;
-        rs_fail(err, "cannot rename %s to %s: %s", af->tmp, af->path, strerror(e));
-        rs_atomic_abort(af);
-        return -1;
-    }
-    int rc = sync_parent_dir(af->path, err);
-    free(af->tmp);
-    free(af->path);
-    memset(af, 0, sizeof *af);
-    return rc;
-}
-
 /* ---- saving -------------------------------------------------------------- */
 
 typedef struct {
@@ -270,14 +66,14 @@ static void w_bytes(writer *w, const void *p, size_t n)
 static void w_u32(writer *w, uint32_t v)
 {
     unsigned char b[4];
-    put_u32(b, v);
+    rs_put_le32(b, v);
     w_bytes(w, b, 4);
 }
 
 static void w_u64(writer *w, uint64_t v)
 {
     unsigned char b[8];
-    put_u64(b, v);
+    rs_put_le64(b, v);
     w_bytes(w, b, 8);
 }
 
@@ -352,15 +148,15 @@ static void w_moments(writer *w, const rs_layout *layout, const float *moments)
 static void w_train(writer *w, const rs_train_state *s)
 {
     unsigned char b[TRAIN_BYTES];
-    put_u64(b + 0, (uint64_t)s->step);
-    put_u32(b + 8, (uint32_t)s->epoch);
-    put_u64(b + 12, (uint64_t)s->batches_done);
-    put_u32(b + 20, f32_bits(s->best_dev_loss));
-    put_u32(b + 24, f32_bits(s->best_dev_bleu));
-    put_u32(b + 28, (uint32_t)s->bad_evals);
-    put_u32(b + 32, f32_bits(s->lr_scale));
+    rs_put_le64(b + 0, (uint64_t)s->step);
+    rs_put_le32(b + 8, (uint32_t)s->epoch);
+    rs_put_le64(b + 12, (uint64_t)s->batches_done);
+    rs_put_le32(b + 20, rs_f32_bits(s->best_dev_loss));
+    rs_put_le32(b + 24, rs_f32_bits(s->best_dev_bleu));
+    rs_put_le32(b + 28, (uint32_t)s->bad_evals);
+    rs_put_le32(b + 32, rs_f32_bits(s->lr_scale));
     for (int i = 0; i < 4; i++)
-        put_u64(b + 36 + 8 * i, s->rng.s[i]);
+        rs_put_le64(b + 36 + 8 * i, s->rng.s[i]);
     w_bytes(w, b, sizeof b);
 }
 
@@ -447,9 +243,9 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
 
     unsigned char header[HEADER_BYTES];
     memcpy(header, RS_CHECKPOINT_MAGIC, 8);
-    put_u32(header + 8, RS_CHECKPOINT_VERSION);
-    put_u32(header + 12, count);
-    put_u64(header + 16, file_size);
+    rs_put_le32(header + 8, RS_CHECKPOINT_VERSION);
+    rs_put_le32(header + 12, count);
+    rs_put_le64(header + 16, file_size);
     w_bytes(&w, header, sizeof header);
     for (int s = 0; s < S_COUNT; s++) {
         if (!present[s])
@@ -471,7 +267,7 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
     }
     free(cfg_text);
     unsigned char trailer[TRAILER_BYTES];
-    put_u32(trailer, w.crc);
+    rs_put_le32(trailer, w.crc);
     w_bytes(&w, trailer, sizeof trailer);
     return rs_atomic_commit(&af, err);
 }
@@ -491,40 +287,8 @@ static int r_u32(cursor *c, uint32_t *v)
 {
     if (remaining(c) < 4)
         return -1;
-    *v = get_u32(c->p);
+    *v = rs_get_le32(c->p);
     c->p += 4;
-    return 0;
-}
-
-int rs_read_file(const char *path, unsigned char **data, size_t *size, rs_error *err)
-{
-    *data = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        return rs_fail(err, "cannot open %s: %s", path, strerror(e));
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return rs_fail(err, "%s is not a regular file", path);
-    }
-    size_t n = (size_t)st.st_size;
-    unsigned char *buf = rs_calloc(n + 1, 1, err);
-    if (!buf) {
-        fclose(f);
-        return -1;
-    }
-    size_t got = fread(buf, 1, n, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || got != n) {
-        free(buf);
-        return rs_fail(err, "reading %s failed%s", path,
-                       bad ? "" : " (the file changed while being read)");
-    }
-    *data = buf;
-    *size = n;
     return 0;
 }
 
@@ -670,15 +434,15 @@ static int copy_blob(const cursor *c, char **blob, size_t *len, rs_error *err)
 
 static void r_train(rs_train_state *s, const unsigned char *b)
 {
-    s->step = (int64_t)get_u64(b + 0);
-    s->epoch = (int32_t)get_u32(b + 8);
-    s->batches_done = (int64_t)get_u64(b + 12);
-    s->best_dev_loss = bits_f32(get_u32(b + 20));
-    s->best_dev_bleu = bits_f32(get_u32(b + 24));
-    s->bad_evals = (int32_t)get_u32(b + 28);
-    s->lr_scale = bits_f32(get_u32(b + 32));
+    s->step = (int64_t)rs_get_le64(b + 0);
+    s->epoch = (int32_t)rs_get_le32(b + 8);
+    s->batches_done = (int64_t)rs_get_le64(b + 12);
+    s->best_dev_loss = rs_f32_from_bits(rs_get_le32(b + 20));
+    s->best_dev_bleu = rs_f32_from_bits(rs_get_le32(b + 24));
+    s->bad_evals = (int32_t)rs_get_le32(b + 28);
+    s->lr_scale = rs_f32_from_bits(rs_get_le32(b + 32));
     for (int i = 0; i < 4; i++)
-        s->rng.s[i] = get_u64(b + 36 + 8 * i);
+        s->rng.s[i] = rs_get_le64(b + 36 + 8 * i);
 }
 
 /* Turns "message" into "path: what: message". */
@@ -691,29 +455,39 @@ static void prefix_error(rs_error *err, const char *path, const char *what)
     rs_fail(err, "%s: %s: %s", path, what, inner);
 }
 
-/* Header, size and checksum; fills sec[] with each section's data (p == NULL: absent). */
-static int load_sections(const char *path, const unsigned char *data, size_t size,
-                         cursor sec[S_COUNT], rs_error *err)
+/* Magic, version and declared size, against the real size of the file, from
+ * its first min(size, HEADER_BYTES) bytes: what can be refused before the
+ * whole file is read. */
+static int check_header(const char *path, const unsigned char *head, size_t size, rs_error *err)
 {
-    if (size < 8 && !memcmp(data, RS_CHECKPOINT_MAGIC, size))
+    if (size < 8 && !memcmp(head, RS_CHECKPOINT_MAGIC, size))
         return rs_fail(err, "%s: truncated: %zu bytes, less than a header", path, size);
-    if (size < 8 || memcmp(data, RS_CHECKPOINT_MAGIC, 8))
+    if (size < 8 || memcmp(head, RS_CHECKPOINT_MAGIC, 8))
         return rs_fail(err, "%s: not an rnnsearch checkpoint (bad magic number)", path);
     if (size < HEADER_BYTES + TRAILER_BYTES)
         return rs_fail(err, "%s: truncated: %zu bytes, less than a header", path, size);
-    uint32_t version = get_u32(data + 8);
+    uint32_t version = rs_get_le32(head + 8);
     if (version != RS_CHECKPOINT_VERSION)
         return rs_fail(err, "%s: checkpoint format version %u; this program reads version %d",
                        path, version, RS_CHECKPOINT_VERSION);
-    uint32_t count = get_u32(data + 12);
-    uint64_t declared = get_u64(data + 16);
+    uint64_t declared = rs_get_le64(head + 16);
     if (declared > size)
         return rs_fail(err, "%s: truncated: %zu bytes of %llu", path, size,
                        (unsigned long long)declared);
     if (declared < size)
         return rs_fail(err, "%s: %llu unexpected bytes after the end of the checkpoint", path,
                        (unsigned long long)(size - declared));
-    uint32_t stored = get_u32(data + size - TRAILER_BYTES);
+    return 0;
+}
+
+/* Header, size and checksum; fills sec[] with each section's data (p == NULL: absent). */
+static int load_sections(const char *path, const unsigned char *data, size_t size,
+                         cursor sec[S_COUNT], rs_error *err)
+{
+    if (check_header(path, data, size, err))
+        return -1;
+    uint32_t count = rs_get_le32(data + 12);
+    uint32_t stored = rs_get_le32(data + size - TRAILER_BYTES);
     uint32_t actual = rs_crc32_update(0, data, size - TRAILER_BYTES);
     if (stored != actual)
         return rs_fail(err, "%s: checksum mismatch (stored %08x, computed %08x): the file is "
@@ -732,7 +506,7 @@ static int load_sections(const char *path, const unsigned char *data, size_t siz
         c.p += len;
         if (remaining(&c) < 8)
             return rs_fail(err, "%s: section %s is truncated", path, name);
-        uint64_t dlen = get_u64(c.p);
+        uint64_t dlen = rs_get_le64(c.p);
         c.p += 8;
         if (dlen > remaining(&c))
             return rs_fail(err, "%s: section %s claims %llu bytes, only %zu remain", path, name,
@@ -762,6 +536,36 @@ static int load_sections(const char *path, const unsigned char *data, size_t siz
     return 0;
 }
 
+/* The whole file, read only once its header has passed check_header. */
+static int read_checkpoint(const char *path, unsigned char **data, size_t *size, rs_error *err)
+{
+    FILE *f;
+    size_t n;
+    *data = NULL;
+    if (rs_open_regular(path, &f, &n, err))
+        return -1;
+    unsigned char head[HEADER_BYTES] = {0};
+    size_t have = n < HEADER_BYTES ? n : HEADER_BYTES;
+    unsigned char *buf = NULL;
+    if (rs_read_exact(f, head, have, path, err) || check_header(path, head, n, err))
+        goto fail;
+    if (!(buf = malloc(n))) {
+        rs_fail(err, "%s: out of memory for its %zu bytes", path, n);
+        goto fail;
+    }
+    memcpy(buf, head, have);
+    if (rs_read_exact(f, buf + have, n - have, path, err))
+        goto fail;
+    fclose(f);
+    *data = buf;
+    *size = n;
+    return 0;
+fail:
+    fclose(f);
+    free(buf);
+    return -1;
+}
+
 int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state, rs_error *err)
 {
     memset(model, 0, sizeof *model);
@@ -769,9 +573,19 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
         memset(state, 0, sizeof *state);
     unsigned char *data;
     size_t size;
-    if (rs_read_file(path, &data, &size, err))
+    if (read_checkpoint(path, &data, &size, err))
         return -1;
+    int rc = rs_checkpoint_parse(path, data, size, model, state, err);
+    free(data);
+    return rc;
+}
 
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size,
+                        rs_model *model, rs_train_state *state, rs_error *err)
+{
+    memset(model, 0, sizeof *model);
+    if (state)
+        memset(state, 0, sizeof *state);
     rs_model m;
     rs_train_state ts;
     rs_config cfg;
@@ -799,6 +613,18 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
         prefix_error(err, path, "config section");
         goto fail;
     }
+    /* The tensors must be in the file before their buffer is allocated: a
+     * small file cannot ask for gigabytes. */
+    rs_layout layout;
+    if (rs_layout_init(&layout, &cfg, err)) {
+        prefix_error(err, path, "stored configuration");
+        goto fail;
+    }
+    if (remaining(&sec[S_PARAMS]) / 4 < layout.total) {
+        rs_fail(err, "%s: section params is %zu bytes, the configuration's tensors need %zu",
+                path, remaining(&sec[S_PARAMS]), 4 * layout.total);
+        goto fail;
+    }
     if (rs_model_alloc(&m, &cfg, err)) {
         prefix_error(err, path, "stored configuration");
         goto fail;
@@ -810,6 +636,12 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
         goto fail;
     if (sec[S_SPM_TGT].p && copy_blob(&sec[S_SPM_TGT], &m.spm_tgt, &m.spm_tgt_len, err))
         goto fail;
+    /* Text settings that cannot make a codec (unknown tokenizer, SentencePiece
+     * model missing or unloadable) are refused here, naming the file. */
+    rs_codec codec;
+    if (rs_codec_for_model(&codec, &m, err))
+        goto fail;
+    rs_codec_free(&codec);
 
     if (load_params_index(path, &sec[S_PARAMS], &m.layout, order, &count, err))
         goto fail;
@@ -836,14 +668,13 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
         }
     }
     free(text);
-    free(data);
     *model = m;
     if (state)
         *state = ts;
     return 0;
 fail:
+    rs_error_name_file(err, path);
     free(text);
-    free(data);
     rs_train_state_free(&ts);
     rs_model_free(&m);
     return -1;

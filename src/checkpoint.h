@@ -17,6 +17,7 @@
 /* Writes the checkpoint atomically: to "path.tmp.<pid>" first (fflush, fsync),
  * then rename() over `path` and fsync of the directory, so an interrupted save
  * leaves the previous file intact. Creates missing parent directories.
+ * Refuses a path that exists and is not a regular file (rs_atomic_open).
  * `state` may be NULL: then no training state is stored. */
 int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_state *state,
                        rs_error *err);
@@ -30,38 +31,18 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
  * fresh one from rs_train_state_alloc (step 0, zero moments). */
 int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state, rs_error *err);
 
+/* The same from the file's bytes in memory (`path` names it in messages). The
+ * loader reads only the fixed header first, so a file that is no checkpoint
+ * (bad magic, wrong size) is refused without being read whole. Every message
+ * names the file; the text settings must make a codec (known tokenizer,
+ * SentencePiece models present and loadable when the tokenizer is spm). */
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size,
+                        rs_model *model, rs_train_state *state, rs_error *err);
+
 /* Resolves a -m argument to a checkpoint file: a directory (models/NAME) gives
  * DIR/best.ckpt if it exists, else DIR/last.ckpt; an existing file is taken
  * as it is; a bare NAME (no '/') that is neither gives models/NAME as above.
  * Fails, saying what was looked for, when no checkpoint is found. */
 int rs_checkpoint_resolve(const char *model_arg, char *path, size_t size, rs_error *err);
-
-/* Creates the directory holding `path` (and its parents) when missing. */
-int rs_make_parent_dirs(const char *path, rs_error *err);
-
-/* Replacing a file so that readers see the old or the new one, never a part:
- * rs_atomic_open creates parent directories and opens "path.tmp.<pid>";
- * write to af.f (a writer may record the errno of a failed write in
- * af.errnum); rs_atomic_commit checks for write errors, fflush + fsync +
- * fclose, renames over `path` and fsyncs the directory. On failure of either
- * (or by rs_atomic_abort) the temporary file is removed. Both free af. */
-typedef struct {
-    FILE *f;
-    char *tmp;  /* temporary name, owned */
-    char *path; /* final name, owned */
-    int errnum; /* errno of the first failed write, -1 if unknown, 0 if none */
-} rs_atomic_file;
-
-int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err);
-int rs_atomic_commit(rs_atomic_file *af, rs_error *err);
-void rs_atomic_abort(rs_atomic_file *af);
-
-/* Reads a whole regular file into a new buffer (*size bytes, plus a NUL not
- * counted in *size). */
-int rs_read_file(const char *path, unsigned char **data, size_t *size, rs_error *err);
-
-/* Byte order: floats as IEEE 754 binary32, little-endian, whatever the host. */
-void rs_f32_to_le(unsigned char *dst, const float *src, size_t count);
-void rs_f32_from_le(float *dst, const unsigned char *src, size_t count);
 
 #endif

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "alignment.h"
-#include "checkpoint.h"
+#include "fileio.h"
 #include "cli.h"
 #include "codec.h"
 #include "commands.h"
@@ -286,6 +286,11 @@ int cmd_align(int argc, char **argv)
         return RS_EXIT_USAGE;
     }
     const char *input = optind < argc ? argv[optind] : "-";
+    rs_error same;
+    if (rs_check_output_not_input(sk.out_path, input, &same)) {
+        fprintf(stderr, PROG ": %s\n", same.msg);
+        return RS_EXIT_USAGE;
+    }
     if (threads > 0)
         openblas_set_num_threads(threads);
     if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(color, !sk.out_path))

@@ -2,9 +2,11 @@
  * interchange format of ../shared/docs/model.md. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "fileio.h"
 #include "commands.h"
 #include "safetensors.h"
 
@@ -13,6 +15,8 @@ static void usage(FILE *out)
     fputs("usage: rnnsearch export -m MODEL OUT.safetensors\n"
           "Writes the model's weights, vocabularies, sizes and text settings in the\n"
           "safetensors interchange format (see docs/model.md, \"Interchange names\").\n"
+          "OUT is replaced atomically: it must be a new name or a regular file (not '-',\n"
+          "a symbolic link, a device or a FIFO) and not the checkpoint itself.\n"
           "\n"
           "  -m, --model MODEL   a checkpoint file, or a model directory (models/NAME)\n"
           "                      whose best.ckpt, else last.ckpt, is used (required)\n"
@@ -55,11 +59,14 @@ int cmd_export(int argc, char **argv)
     if (argc - optind != 1)
         return rs_cli_usage_error("rnnsearch export", argc == optind ? "no output file given" : "exactly one output file");
     const char *out_path = argv[optind];
+    if (!strcmp(out_path, "-"))
+        return rs_cli_usage_error("rnnsearch export", "the output must be a file name, not '-' (a safetensors file is replaced atomically, never streamed)");
 
     rs_error err;
     char ckpt[4096];
     rs_model model;
     if (rs_checkpoint_resolve(model_arg, ckpt, sizeof ckpt, &err) ||
+        rs_check_output_not_input(out_path, ckpt, &err) ||
         rs_checkpoint_load(ckpt, &model, NULL, &err)) {
         fprintf(stderr, "rnnsearch export: %s\n", err.msg);
         return 1;

@@ -6,6 +6,7 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "fileio.h"
 #include "commands.h"
 #include "safetensors.h"
 
@@ -14,7 +15,8 @@ static void usage(FILE *out)
     fputs("usage: rnnsearch import IN.safetensors -o MODEL\n"
           "Reads a model in the safetensors interchange format (see docs/model.md,\n"
           "\"Interchange names\") and writes it as a checkpoint. Training settings in\n"
-          "the checkpoint's configuration are the defaults.\n"
+          "the checkpoint's configuration are the defaults. The checkpoint is replaced\n"
+          "atomically: it must be a new name or a regular file, not the input itself.\n"
           "\n"
           "  -o, --output MODEL  FILE.ckpt: write that file; anything else is a model\n"
           "                      directory (e.g. models/NAME, created if missing)\n"
@@ -76,7 +78,8 @@ int cmd_import(int argc, char **argv)
 
     rs_error err;
     rs_model model;
-    if (rs_safetensors_import(in_path, &model, &err)) {
+    if (rs_check_output_not_input(out_path, in_path, &err) ||
+        rs_safetensors_import(in_path, &model, &err)) {
         fprintf(stderr, "rnnsearch import: %s\n", err.msg);
         return 1;
     }

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "dataset.h"
+#include "fileio.h"
 #include "spm.h"
 #include "train.h"
 

@@ -18,6 +18,7 @@
 #include "codec.h"
 #include "commands.h"
 #include "corpus.h"
+#include "fileio.h"
 #include "translate.h"
 
 #define PROG "rnnsearch translate"
@@ -177,6 +178,9 @@ int cmd_translate(int argc, char **argv)
         return rs_cli_usage_error(PROG, "--alignment and --ref do not go together (the score would include the alignment)");
     topt.want_alignment = st.alignment != 0;
     const char *input = optind < argc ? argv[optind] : "-";
+    rs_error same;
+    if (rs_check_output_not_input(output, input, &same) || rs_check_output_not_input(output, ref_path, &same))
+        return rs_cli_usage_error(PROG, "%s", same.msg);
     if (threads > 0)
         openblas_set_num_threads(threads);
 

@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -13,6 +14,16 @@ int rs_fail(rs_error *err, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
+}
+
+void rs_error_name_file(rs_error *err, const char *path)
+{
+    size_t n = strlen(path);
+    if (!err || (!strncmp(err->msg, path, n) && err->msg[n] == ':'))
+        return;
+    char inner[sizeof err->msg];
+    snprintf(inner, sizeof inner, "%s", err->msg);
+    rs_fail(err, "%s: %s", path, inner);
 }
 
 void *rs_calloc(size_t count, size_t size, rs_error *err)

@@ -3,6 +3,8 @@
 #ifndef RS_ERROR_H
 #define RS_ERROR_H
 
+#include <stddef.h>
+
 typedef struct {
     char msg[1024];
 } rs_error;
@@ -10,6 +12,10 @@ typedef struct {
 /* Formats the message into err (if non-NULL) and returns -1. */
 int rs_fail(rs_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Turns the message into "path: message" unless it begins so already (for
+ * readers of a file, whose every error must name it). */
+void rs_error_name_file(rs_error *err, const char *path);
 
 /* Checked allocation: returns NULL and fills err on failure. */
 void *rs_calloc(size_t count, size_t size, rs_error *err);

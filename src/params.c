@@ -22,21 +22,37 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
     const int additive = kind == RS_ATT_ADDITIVE;
     if (Vs < RS_RESERVED || Vt < RS_RESERVED)
         return rs_fail(err, "vocabularies must hold at least the %d reserved ids", RS_RESERVED);
+    if (Vs > RS_MAX_VOCAB || Vt > RS_MAX_VOCAB)
+        return rs_fail(err, "vocabularies of %d and %d tokens: at most %d are supported", Vs, Vt,
+                       RS_MAX_VOCAB);
     if (m < 1 || n < 1 || l < 1 || (additive && a < 1))
         return rs_fail(err, "model sizes must be positive (m=%d n=%d a=%d l=%d)", m, n, a, l);
+    /* Bounded so that every row and column count below (at most 3n, m + 2n)
+     * fits an int; a is unused (and unchecked) without additive attention. */
+    if (m > RS_MAX_DIM || n > RS_MAX_DIM || l > RS_MAX_DIM || (additive && a > RS_MAX_DIM))
+        return rs_fail(err, "model sizes too large (m=%d n=%d a=%d l=%d): each may be at most %d",
+                       m, n, a, l, RS_MAX_DIM);
     size_t offset = 0;
     int i = 0;
 #define RS_PARAM_INFO(field, nm, r, c)                                          \
     layout->info[i].name = nm;                                                 \
     layout->info[i].rows = (r);                                                \
     layout->info[i].cols = (c);                                                \
-    layout->info[i].size = (size_t)(r) * (size_t)((c) > 0 ? (c) : 1);          \
-    if ((r) == 0) layout->info[i].size = 0;                                    \
-    layout->info[i].offset = offset;                                           \
-    offset += layout->info[i].size;                                            \
     i++;
     RS_PARAM_TABLE(RS_PARAM_INFO)
 #undef RS_PARAM_INFO
+    /* Sizes and offsets in size_t: rows x cols of the bounds above fits, the
+     * sum is checked against RS_MAX_PARAMS as it grows. */
+    for (i = 0; i < RS_NUM_PARAMS; i++) {
+        rs_tensor_info *t = &layout->info[i];
+        t->size = t->rows == 0 ? 0 : (size_t)t->rows * (size_t)(t->cols > 0 ? t->cols : 1);
+        t->offset = offset;
+        if (t->size > RS_MAX_PARAMS - offset)
+            return rs_fail(err, "model too large: tensor %s [%d, %d] would bring the "
+                           "parameters past %zu floats (m=%d n=%d a=%d l=%d, vocabularies %d and %d)", t->name, t->rows,
+                           t->cols, (size_t)RS_MAX_PARAMS, m, n, a, l, Vs, Vt);
+        offset += t->size;
+    }
     layout->total = offset;
     return 0;
 }

@@ -80,7 +80,15 @@ typedef struct {
     size_t total; /* floats in the buffer */
 } rs_layout;
 
-/* Computes sizes and offsets for the configuration's sizes and attention kind. */
+/* Bounds on what rs_layout_init accepts, from the command line, a checkpoint
+ * or an import alike: sizes m, n, a, l, vocabulary sizes, and parameters in
+ * all (floats; 2^32 floats are 16 GB). */
+#define RS_MAX_DIM 65536
+#define RS_MAX_VOCAB (1 << 24)
+#define RS_MAX_PARAMS ((size_t)1 << 32)
+
+/* Computes sizes and offsets for the configuration's sizes and attention kind;
+ * fails on sizes outside the bounds above. */
 int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err);
 
 /* Points every view into `buffer` (layout->total floats). */

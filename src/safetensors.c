@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "byteorder.h"
+#include "codec.h"
+#include "fileio.h"
 #include "json.h"
 #include "safetensors.h"
 
@@ -172,8 +174,7 @@ int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err
         return -1;
     }
     unsigned char len_bytes[8];
-    for (int i = 0; i < 8; i++)
-        len_bytes[i] = (unsigned char)((uint64_t)header_len >> (8 * i));
+    rs_put_le64(len_bytes, header_len);
     errno = 0;
     if (fwrite(len_bytes, 1, 8, af.f) != 8 || fwrite(header, 1, header_len, af.f) != header_len)
         af.errnum = errno ? errno : -1;
@@ -289,7 +290,7 @@ static int import_vocab(const rs_json *meta, const char *key, rs_vocab *v, const
                 rs_json_type_name(arr->type));
         goto fail;
     }
-    if (arr->count < RS_RESERVED || arr->count > (1u << 24)) {
+    if (arr->count < RS_RESERVED || arr->count > RS_MAX_VOCAB) {
         rs_fail(err, "%s: '%s' has %zu tokens", path, key, arr->count);
         goto fail;
     }
@@ -396,10 +397,46 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
     return 0;
 }
 
-/* Checks one header entry against the layout and copies its data. */
+typedef struct {
+    uint64_t begin, end; /* data_offsets */
+    const char *name;
+} byte_range;
+
+static int by_begin(const void *a, const void *b)
+{
+    const byte_range *x = a, *y = b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* The format wants the tensors' byte ranges to tile the data section: no
+ * gap, no overlap, nothing after the last (so no bytes hide in the file). */
+static int check_tiling(byte_range *ranges, int count, size_t data_size, const char *path,
+                        rs_error *err)
+{
+    qsort(ranges, (size_t)count, sizeof *ranges, by_begin);
+    uint64_t at = 0;
+    for (int k = 0; k < count; k++) {
+        if (ranges[k].begin < at)
+            return rs_fail(err, "%s: tensor '%s' data_offsets [%llu, %llu] overlap tensor '%s'",
+                           path, ranges[k].name, (unsigned long long)ranges[k].begin,
+                           (unsigned long long)ranges[k].end, ranges[k - 1].name);
+        if (ranges[k].begin > at)
+            return rs_fail(err, "%s: %llu bytes of the data section before tensor '%s' belong "
+                           "to no tensor", path, (unsigned long long)(ranges[k].begin - at),
+                           ranges[k].name);
+        at = ranges[k].end;
+    }
+    if (at != data_size)
+        return rs_fail(err, "%s: %llu bytes after the last tensor's data (the header length or "
+                       "the data_offsets are wrong)", path, (unsigned long long)(data_size - at));
+    return 0;
+}
+
+/* Checks one header entry against the layout and copies its data; *range
+ * receives its byte range. */
 static int import_tensor(const char *name, const rs_json *desc, rs_model *m,
-                         const unsigned char *data, size_t data_size, const char *path,
-                         rs_error *err)
+                         const unsigned char *data, size_t data_size, byte_range *range,
+                         const char *path, rs_error *err)
 {
     int i = rs_param_index(name);
     if (i < 0)
@@ -446,6 +483,7 @@ static int import_tensor(const char *name, const rs_json *desc, rs_model *m,
         return rs_fail(err, "%s: tensor '%s' has %llu data bytes, its shape needs %zu", path,
                        name, (unsigned long long)(end - begin), 4 * t->size);
     rs_f32_from_le(m->params + t->offset, data + begin, t->size);
+    *range = (byte_range){begin, end, t->name};
     return 0;
 }
 
@@ -456,19 +494,29 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err)
     size_t size;
     if (rs_read_file(path, &file, &size, err))
         return -1;
+    int rc = rs_safetensors_parse(path, file, size, model, err);
+    free(file);
+    return rc;
+}
+
+int rs_safetensors_parse(const char *path, const unsigned char *file, size_t size,
+                         rs_model *model, rs_error *err)
+{
+    memset(model, 0, sizeof *model);
     rs_model m;
     memset(&m, 0, sizeof m);
     rs_json *header = NULL;
     rs_config cfg;
     uint64_t header_len = 0;
     int seen[RS_NUM_PARAMS] = {0};
+    byte_range ranges[RS_NUM_PARAMS];
+    int range_count = 0;
 
     if (size < 8) {
         rs_fail(err, "%s: truncated: %zu bytes, less than the 8-byte header length", path, size);
         goto fail;
     }
-    for (int i = 0; i < 8; i++)
-        header_len |= (uint64_t)file[i] << (8 * i);
+    header_len = rs_get_le64(file);
     if (header_len > size - 8) {
         rs_fail(err, "%s: truncated or not safetensors: header length %llu, file %zu bytes",
                 path, (unsigned long long)header_len, size);
@@ -477,6 +525,11 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err)
     if (header_len > MAX_HEADER) {
         rs_fail(err, "%s: header of %llu bytes is too large", path,
                 (unsigned long long)header_len);
+        goto fail;
+    }
+    /* The format: the header begins with '{' and may end in spaces only. */
+    if (header_len == 0 || file[8] != '{') {
+        rs_fail(err, "%s: bad header: it does not begin with '{'", path);
         goto fail;
     }
     rs_error inner;
@@ -509,12 +562,17 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err)
     }
     cfg.src_vocab = src.size;
     cfg.tgt_vocab = tgt.size;
-    if (rs_model_alloc(&m, &cfg, err)) {
+    /* The data must be there before a buffer is allocated for it: a small
+     * file cannot ask for gigabytes. */
+    rs_layout layout;
+    size_t data_bytes = size - 8 - (size_t)header_len;
+    int bad = rs_layout_init(&layout, &cfg, err);
+    if (!bad && data_bytes / 4 < layout.total)
+        bad = rs_fail(err, "%s: the data section is %zu bytes; the tensors of the sizes in "
+                      "__metadata__ need %zu", path, data_bytes, 4 * layout.total);
+    if (bad || rs_model_alloc(&m, &cfg, err)) {
         rs_vocab_free(&src);
         rs_vocab_free(&tgt);
-        char msg[sizeof inner.msg];
-        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
-        rs_fail(err, "%s: %s", path, msg);
         goto fail;
     }
     m.src_vocab = src;
@@ -530,6 +588,12 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err)
         if (s && decode_base64(s, spm[k], spm_len[k], spm_keys[k], path, err))
             goto fail;
     }
+    /* Text settings that cannot make a codec (SentencePiece models missing or
+     * unloadable when the tokenizer is spm) are refused here. */
+    rs_codec codec;
+    if (rs_codec_for_model(&codec, &m, err))
+        goto fail;
+    rs_codec_free(&codec);
 
     const unsigned char *data = file + 8 + header_len;
     size_t data_size = size - 8 - (size_t)header_len;
@@ -537,22 +601,26 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err)
         const char *name = header->keys[k];
         if (!strcmp(name, "__metadata__"))
             continue;
-        if (import_tensor(name, &header->items[k], &m, data, data_size, path, err))
+        if (import_tensor(name, &header->items[k], &m, data, data_size, &ranges[range_count],
+                          path, err))
             goto fail;
+        /* import_tensor refused unknown names; the JSON reader, repeated keys. */
         seen[rs_param_index(name)] = 1;
+        range_count++;
     }
     for (int i = 0; i < RS_NUM_PARAMS; i++)
         if (m.layout.info[i].size && !seen[i]) {
             rs_fail(err, "%s: tensor '%s' is missing", path, m.layout.info[i].name);
             goto fail;
         }
+    if (check_tiling(ranges, range_count, data_size, path, err))
+        goto fail;
     rs_json_free(header);
-    free(file);
     *model = m;
     return 0;
 fail:
+    rs_error_name_file(err, path);
     rs_json_free(header);
-    free(file);
     rs_model_free(&m);
     return -1;
 }

@@ -23,7 +23,8 @@
 #include "error.h"
 #include "model.h"
 
-/* Writes the model (atomically, as checkpoints are written). */
+/* Writes the model (atomically, as checkpoints are written: a path that exists
+ * and is not a regular file is refused, never replaced or streamed to). */
 int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err);
 
 /* Reads a file in the format above and builds *model (overwritten; zeroed on
@@ -33,5 +34,14 @@ int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err
  * "whitespace" is taken as tokenizer "word"), unknown metadata keys. Training
  * settings of model->cfg are the defaults. */
 int rs_safetensors_import(const char *path, rs_model *model, rs_error *err);
+
+/* The same from the file's bytes in memory (`path` names it in messages).
+ * Checked as the format specifies: the header length exactly (the header
+ * begins with '{' and is JSON up to its last byte, spaces allowed at the end),
+ * the tensors' data_offsets tiling the data section (no gap, no overlap, no
+ * trailing bytes), every tensor of the layout present with its shape, and the
+ * SentencePiece models present and loadable when the tokenizer is spm. */
+int rs_safetensors_parse(const char *path, const unsigned char *data, size_t size,
+                         rs_model *model, rs_error *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include "bleu.h"
 #include "checkpoint.h"
 #include "fault.h"
+#include "fileio.h"
 #include "forced.h"
 #include "network.h"
 #include "optimizer.h"

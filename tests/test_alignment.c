@@ -16,6 +16,7 @@
 #include "alignment.h"
 #include "forced.h"
 #include "checkpoint.h"
+#include "fileio.h"
 #include "testdir.h"
 #include "decode.h"
 #include "gradcheck.h"

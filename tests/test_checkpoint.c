@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "byteorder.h"
 #include "checkpoint.h"
 #include "testdir.h"
 #include "crc32.h"
@@ -328,8 +332,13 @@ START_TEST(test_inconsistent_contents)
     make_tmp_dir();
     /* The stored shapes no longer fit the configuration. */
     save_sample(path, sizeof path, "i.ckpt");
-    patch_and_reseal(path, "\nhidden=4\n", "\nhidden=5\n");
+    patch_and_reseal(path, "\nhidden=4\n", "\nhidden=3\n");
     assert_load_fails(path, "shape");
+    /* A configuration asking for more than the file holds is refused before
+     * its buffer is allocated. */
+    save_sample(path, sizeof path, "i.ckpt");
+    patch_and_reseal(path, "\nhidden=4\n", "\nhidden=9\n");
+    assert_load_fails(path, "the configuration's tensors need");
     /* The vocabulary size no longer fits the configuration. */
     save_sample(path, sizeof path, "i.ckpt");
     patch_and_reseal(path, "src_vocab=7\n", "src_vocab=8\n");
@@ -436,6 +445,175 @@ START_TEST(test_resolve)
 }
 END_TEST
 
+/* Peak resident memory of this process, in kilobytes. */
+static long peak_kb(void)
+{
+    struct rusage ru;
+    ck_assert_int_eq(getrusage(RUSAGE_SELF, &ru), 0);
+    return ru.ru_maxrss;
+}
+
+/* A 1 GB file that is no checkpoint is refused from its header, without being
+ * read (or allocated) whole. The file is sparse: it costs no disk. */
+START_TEST(test_large_non_checkpoint_refused_from_header)
+{
+    char path[256];
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "big.bin");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, 1L << 30), 0);
+    close(fd);
+    long before = peak_kb();
+    assert_load_fails(path, "bad magic");
+    ck_assert_msg(peak_kb() - before < 100 * 1024, "loading grew the peak memory by %ld kB",
+                  peak_kb() - before);
+    /* The right magic with a size that does not match the file's is refused as early. */
+    fd = open(path, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    unsigned char header[24] = "RNNSCKPT";
+    rs_put_le32(header + 8, RS_CHECKPOINT_VERSION);
+    rs_put_le64(header + 16, 4096);
+    ck_assert_int_eq(write(fd, header, sizeof header), (ssize_t)sizeof header);
+    close(fd);
+    assert_load_fails(path, "unexpected bytes");
+    ck_assert_msg(peak_kb() - before < 100 * 1024, "loading grew the peak memory by %ld kB",
+                  peak_kb() - before);
+    testdir_remove(tmp_dir);
+}
+END_TEST
+
+/* Text settings that cannot work are refused at load, naming the file. */
+START_TEST(test_bad_text_settings_name_the_file)
+{
+    rs_model m;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "t.ckpt");
+    /* The SentencePiece models of make_model are not models. */
+    make_model(&m, "additive", 1, 4);
+    m.cfg.tokenizer = RS_TOKENIZER_SPM;
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    assert_load_fails(path, "sentencepiece");
+    /* No SentencePiece models at all. */
+    free(m.spm_src);
+    free(m.spm_tgt);
+    m.spm_src = m.spm_tgt = NULL;
+    m.spm_src_len = m.spm_tgt_len = 0;
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    assert_load_fails(path, "holds no SentencePiece models");
+    m.cfg.tokenizer = RS_TOKENIZER_CHAR;
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    patch_and_reseal(path, "\ntokenizer=char\n", "\ntokenizer=bpe4\n");
+    assert_load_fails(path, "'bpe4' is not one of word, char, spm");
+    rs_model_free(&m);
+    testdir_remove(tmp_dir);
+}
+END_TEST
+
+/* Out of memory while loading names the file: a (sparse) 512 MB file with a
+ * valid header, read by a child process allowed 64 MB more than it maps.
+ * Skipped under AddressSanitizer, which aborts on a failed allocation instead
+ * of returning NULL. */
+START_TEST(test_out_of_memory_names_the_file)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    fprintf(stderr, "SKIP out-of-memory test under AddressSanitizer\n");
+#else
+    char path[256];
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "oom.ckpt");
+    const size_t size = (size_t)512 << 20;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    unsigned char header[24] = "RNNSCKPT";
+    rs_put_le32(header + 8, RS_CHECKPOINT_VERSION);
+    rs_put_le64(header + 16, size);
+    ck_assert_int_eq(write(fd, header, sizeof header), (ssize_t)sizeof header);
+    ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+    close(fd);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        FILE *statm = fopen("/proc/self/statm", "r");
+        unsigned long pages = 0;
+        if (!statm || fscanf(statm, "%lu", &pages) != 1)
+            _exit(3);
+        fclose(statm);
+        struct rlimit lim;
+        lim.rlim_cur = lim.rlim_max = pages * (rlim_t)sysconf(_SC_PAGESIZE) + (64 << 20);
+        if (setrlimit(RLIMIT_AS, &lim))
+            _exit(4);
+        rs_model back;
+        rs_error err = {{0}};
+        int rc = rs_checkpoint_load(path, &back, NULL, &err);
+        if (write(fds[1], err.msg, strlen(err.msg) + 1) < 0)
+            _exit(5);
+        _exit(rc == -1 ? 0 : 6);
+    }
+    close(fds[1]);
+    char msg[1024] = "";
+    ssize_t got = read(fds[0], msg, sizeof msg - 1);
+    close(fds[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    ck_assert_int_gt(got, 0);
+    ck_assert_msg(strstr(msg, path) && strstr(msg, "out of memory"), "%s", msg);
+    testdir_remove(tmp_dir);
+#endif
+}
+END_TEST
+
+/* Sizes past the bounds of params.h fail with a message, also from a
+ * checkpoint whose CRC is right (a file made by something else). */
+START_TEST(test_sizes_that_overflow)
+{
+    rs_config cfg;
+    rs_layout layout;
+    rs_error err = {{0}};
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = cfg.tgt_vocab = 10;
+    cfg.hidden = 715827883; /* 3n overflows an int */
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "n=715827883") && strstr(err.msg, "at most 65536"), "%s",
+                  err.msg);
+    cfg.hidden = 8;
+    cfg.emb = 2147483647;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.emb = 8;
+    cfg.src_vocab = 1 << 30;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "vocabularies"), "%s", err.msg);
+    /* Each size allowed, the product not: [3n, n] alone is 12.9e9 floats. */
+    cfg.src_vocab = 10;
+    cfg.hidden = cfg.emb = 65536;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "model too large"), "%s", err.msg);
+    cfg.hidden = cfg.emb = 8;
+    ck_assert_msg(!rs_layout_init(&layout, &cfg, &err), "%s", err.msg);
+
+    rs_model m;
+    char path[256];
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "huge.ckpt");
+    const int huge[][2] = {{715827883, 3}, {65536, 65536}};
+    for (int k = 0; k < 2; k++) {
+        make_model(&m, "additive", 0, 4);
+        m.cfg.hidden = huge[k][0]; /* only the stored configuration says so */
+        m.cfg.emb = huge[k][1];
+        ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+        rs_model_free(&m);
+        assert_load_fails(path, k == 0 ? "hidden: '715827883' is not an integer from 1 to 65536"
+                                       : "too large");
+    }
+    testdir_remove(tmp_dir);
+}
+END_TEST
+
 Suite *checkpoint_suite(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -450,6 +628,10 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_overwrite_is_atomic);
     tcase_add_test(tc, test_save_refuses_inconsistent_model);
     tcase_add_test(tc, test_resolve);
+    tcase_add_test(tc, test_large_non_checkpoint_refused_from_header);
+    tcase_add_test(tc, test_bad_text_settings_name_the_file);
+    tcase_add_test(tc, test_out_of_memory_names_the_file);
+    tcase_add_test(tc, test_sizes_that_overflow);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,10 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
 #include "testdir.h"
+#include "byteorder.h"
 #include "json.h"
 #include "safetensors.h"
+#include "spm.h"
 
 /* ---- JSON ---------------------------------------------------------------- */
 
@@ -119,6 +120,17 @@ END_TEST
 
 /* ---- safetensors ----------------------------------------------------------- */
 
+/* A small SentencePiece model of `pieces` pieces, serialized. */
+static void spm_model(int pieces, char **blob, size_t *len)
+{
+    static const char *const sentences[] = {
+        "the cat sat on the mat", "a dog ran to the park", "the bird sang in a tree",
+        "we eat bread and cheese", "she reads the old book", "they walk home at night",
+    };
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_spm_train(sentences, 6, pieces, "unigram", blob, len, &err), "%s", err.msg);
+}
+
 static void make_model(rs_model *m, const char *attention, int with_spm)
 {
     rs_config cfg;
@@ -149,15 +161,12 @@ static void make_model(rs_model *m, const char *attention, int with_spm)
     for (size_t k = 0; k < m->layout.total; k++)
         m->params[k] = (float)(2.0 * rs_rng_uniform(&rng) - 1.0);
     if (with_spm) {
-        static const char blob_src[] = {1, 0, 2, (char)0xff, 'x'}; /* 5 bytes: one '=' */
-        static const char blob_tgt[] = {0, 7, 0, 9};                /* 4 bytes: '==' */
-        m->spm_src = malloc(sizeof blob_src);
-        m->spm_tgt = malloc(sizeof blob_tgt);
-        ck_assert(m->spm_src && m->spm_tgt);
-        memcpy(m->spm_src, blob_src, sizeof blob_src);
-        memcpy(m->spm_tgt, blob_tgt, sizeof blob_tgt);
-        m->spm_src_len = sizeof blob_src;
-        m->spm_tgt_len = sizeof blob_tgt;
+        /* Real models (import loads them) whose base64 ends in '=' and '==':
+         * 347 and 373 bytes, 2 and 1 past a multiple of 3. */
+        spm_model(24, &m->spm_src, &m->spm_src_len);
+        spm_model(26, &m->spm_tgt, &m->spm_tgt_len);
+        ck_assert_uint_eq(m->spm_src_len % 3, 2);
+        ck_assert_uint_eq(m->spm_tgt_len % 3, 1);
     }
 }
 
@@ -219,6 +228,7 @@ static void assert_import_fails(const char *path, const char *what)
     rs_error err = {{0}};
     ck_assert_int_eq(rs_safetensors_import(path, &m, &err), -1);
     ck_assert_msg(strstr(err.msg, what) != NULL, "expected '%s' in: %s", what, err.msg);
+    ck_assert_msg(!strncmp(err.msg, path, strlen(path)), "message lacks the file: %s", err.msg);
     ck_assert_ptr_null(m.params);
     rs_model_free(&m);
 }
@@ -387,8 +397,11 @@ START_TEST(test_refused)
     damaged_file(path, sizeof path, "\"data_offsets\":[0,", "\"data_offsets\":[4,", 0);
     assert_import_fails(path, "data bytes");
     /* Sizes and vocabularies. */
-    damaged_file(path, sizeof path, "\"n\":\"4\"", "\"n\":\"5\"", 0);
+    damaged_file(path, sizeof path, "\"n\":\"4\"", "\"n\":\"3\"", 0);
     assert_import_fails(path, "wrong shape");
+    /* Sizes asking for more than the file holds: refused before allocating. */
+    damaged_file(path, sizeof path, "\"n\":\"4\"", "\"n\":\"9\"", 0);
+    assert_import_fails(path, "the tensors of the sizes in __metadata__ need");
     damaged_file(path, sizeof path, "\"m\":\"3\"", "\"m\":\"x\"", 0);
     assert_import_fails(path, "not a size");
     damaged_file(path, sizeof path, "<unk>", "<UNK>", 0);
@@ -407,10 +420,140 @@ START_TEST(test_refused)
     size_t n;
     unsigned char *data = testfile_read(path, &n);
     testfile_write(path, data, n - 4);
-    assert_import_fails(path, "outside");
+    assert_import_fails(path, "need");
     testfile_write(path, data, 5);
     assert_import_fails(path, "truncated");
     free(data);
+    rs_model_free(&m);
+    remove_tmp_dir();
+}
+END_TEST
+
+/* Replaces the first `from` in the header of path by `to` (any length),
+ * rewriting the header length; the data stays as it was. */
+static void rewrite_header(const char *path, const char *from, const char *to)
+{
+    size_t n;
+    unsigned char *data = testfile_read(path, &n);
+    uint64_t hl = header_len(data);
+    size_t k = strlen(from), t = strlen(to);
+    char *hit = NULL;
+    for (size_t i = 8; i + k <= 8 + hl && !hit; i++)
+        if (!memcmp(data + i, from, k))
+            hit = (char *)data + i;
+    ck_assert_msg(hit != NULL, "'%s' not in the header", from);
+    size_t at = (size_t)((unsigned char *)hit - data);
+    size_t out_size = n - k + t;
+    unsigned char *out = malloc(out_size);
+    ck_assert_ptr_nonnull(out);
+    memcpy(out, data, at);
+    memcpy(out + at, to, t);
+    memcpy(out + at + t, data + at + k, n - at - k);
+    rs_put_le64(out, hl - k + t);
+    testfile_write(path, out, out_size);
+    free(out);
+    free(data);
+}
+
+/* The data_offsets text of tensor `name` in the header, e.g. "[888,936]". */
+static void offsets_of(const char *path, const char *name, char *out, size_t size)
+{
+    size_t n;
+    unsigned char *data = testfile_read(path, &n);
+    rs_json *h = parse_ok_len((const char *)data + 8, header_len(data));
+    const rs_json *o = rs_json_get(rs_json_get(h, name), "data_offsets");
+    ck_assert_ptr_nonnull(o);
+    snprintf(out, size, "[%.0f,%.0f]", o->items[0].number, o->items[1].number);
+    rs_json_free(h);
+    free(data);
+}
+
+START_TEST(test_layout_of_the_data)
+{
+    char path[256], a[64], b[64], from[128], to[128];
+    size_t n;
+    make_tmp_dir();
+    /* A header length one byte short: a header of JSON and one padding space
+     * whose length field leaves the space out, so the JSON parses and every
+     * tensor would be read a byte off. */
+    damaged_file(path, sizeof path, NULL, NULL, (size_t)-1);
+    unsigned char *data = testfile_read(path, &n);
+    uint64_t hl = header_len(data);
+    unsigned char *padded = malloc(n + 1);
+    ck_assert_ptr_nonnull(padded);
+    memcpy(padded, data, 8 + hl);
+    padded[8 + hl] = ' ';
+    memcpy(padded + 8 + hl + 1, data + 8 + hl, n - 8 - hl);
+    testfile_write(path, padded, n + 1);
+    assert_import_fails(path, "1 bytes after the last tensor");
+    rs_put_le64(padded, hl + 1); /* the right length */
+    testfile_write(path, padded, n + 1);
+    rs_model m;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_safetensors_import(path, &m, &err), "%s", err.msg);
+    rs_model_free(&m);
+    rs_put_le64(padded, hl + 2); /* one byte long */
+    testfile_write(path, padded, n + 1);
+    assert_import_fails(path, "");
+    free(padded);
+    /* Trailing bytes after the last tensor. */
+    unsigned char *longer = calloc(n + 4, 1);
+    ck_assert_ptr_nonnull(longer);
+    memcpy(longer, data, n);
+    testfile_write(path, longer, n + 4);
+    assert_import_fails(path, "4 bytes after the last tensor");
+    free(longer);
+    free(data);
+    /* Two tensors of one size sharing bytes: an overlap (and a gap). */
+    damaged_file(path, sizeof path, NULL, NULL, (size_t)-1);
+    offsets_of(path, "enc_fwd.b", a, sizeof a);
+    offsets_of(path, "enc_bwd.b", b, sizeof b);
+    snprintf(from, sizeof from, "\"enc_bwd.b\":{\"dtype\":\"F32\",\"shape\":[12],\"data_offsets\":%s", b);
+    snprintf(to, sizeof to, "\"enc_bwd.b\":{\"dtype\":\"F32\",\"shape\":[12],\"data_offsets\":%s", a);
+    rewrite_header(path, from, to);
+    assert_import_fails(path, "overlap");
+    /* Two tensors exchanging places is fine: the ranges still tile the data. */
+    damaged_file(path, sizeof path, NULL, NULL, (size_t)-1);
+    offsets_of(path, "enc_fwd.b", a, sizeof a);
+    offsets_of(path, "enc_bwd.b", b, sizeof b);
+    snprintf(from, sizeof from, "\"data_offsets\":%s", a);
+    snprintf(to, sizeof to, "\"data_offsets\":%s", b);
+    char from2[128], to2[128];
+    snprintf(from2, sizeof from2, "\"shape\":[12],\"data_offsets\":%s", b);
+    snprintf(to2, sizeof to2, "\"shape\":[12],\"data_offsets\":X%s", a);
+    rewrite_header(path, from2, to2); /* enc_bwd.b -> a, marked to keep it apart */
+    rewrite_header(path, from, to);   /* enc_fwd.b -> b */
+    rewrite_header(path, "X[", "[");
+    ck_assert_msg(!rs_safetensors_import(path, &m, &err), "%s", err.msg);
+    rs_model_free(&m);
+    /* A header that is not an object from its first byte. */
+    damaged_file(path, sizeof path, NULL, NULL, (size_t)-1);
+    rewrite_header(path, "{\"__metadata__\"", " {\"__metadata__\"");
+    assert_import_fails(path, "begin with '{'");
+    remove_tmp_dir();
+}
+END_TEST
+
+/* With tokenizer spm, both SentencePiece models must be there and load. */
+START_TEST(test_sentencepiece_blobs)
+{
+    char path[256];
+    rs_model m;
+    rs_error err = {{0}};
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "bad.safetensors");
+    make_model(&m, "additive", 1);
+    ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
+    rewrite_header(path, "\"spm_tgt\":", "\"spm_xxx\":");
+    assert_import_fails(path, "SentencePiece");
+    /* Valid base64, not a model: a protobuf cannot start with field 0. */
+    ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
+    rewrite_header(path, "\"spm_src\":\"", "\"spm_src\":\"AAAA");
+    assert_import_fails(path, "sentencepiece");
+    /* Unknown tokenizer. */
+    ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
+    rewrite_header(path, "\"tokenizer\":\"spm\"", "\"tokenizer\":\"bpe\"");
+    assert_import_fails(path, "unsupported tokenizer 'bpe'");
     rs_model_free(&m);
     remove_tmp_dir();
 }
@@ -426,6 +569,8 @@ Suite *safetensors_suite(void)
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_conformance_model);
     tcase_add_test(tc, test_refused);
+    tcase_add_test(tc, test_layout_of_the_data);
+    tcase_add_test(tc, test_sentencepiece_blobs);
     suite_add_tcase(s, tc);
     return s;
 }

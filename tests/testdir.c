@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "fileio.h"
 #include "testdir.h"
 
 void testdir_make(char *dir, const char *prefix)
@@ -42,6 +42,15 @@ unsigned char *testfile_read(const char *path, size_t *size)
     rs_error err = {{0}};
     ck_assert_msg(!rs_read_file(path, &data, size, &err), "%s", err.msg);
     return data;
+}
+
+void testfile_expect(const char *path, const char *text)
+{
+    size_t size;
+    unsigned char *data = testfile_read(path, &size);
+    ck_assert_msg(size == strlen(text) && !memcmp(data, text, size), "%s does not hold '%s'", path,
+                  text);
+    free(data);
 }
 
 void testfile_write(const char *path, const unsigned char *data, size_t size)

@@ -13,6 +13,9 @@ void testdir_remove(const char *dir);
 /* The whole file (failing the test if it cannot be read); free() it. */
 unsigned char *testfile_read(const char *path, size_t *size);
 
+/* Fails the test unless the file holds exactly `text`. */
+void testfile_expect(const char *path, const char *text);
+
 /* Writes size bytes to path, failing the test on any error. */
 void testfile_write(const char *path, const unsigned char *data, size_t size);
 

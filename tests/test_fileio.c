@@ -1,0 +1,237 @@
+/* File utilities and byte order: mkdir -p, atomic replacement, whole-file
+ * reads, and the little-endian encoding of integers and floats. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "byteorder.h"
+#include "fileio.h"
+#include "testdir.h"
+
+static char dir[64];
+
+static void path_in(char *out, size_t size, const char *name)
+{
+    snprintf(out, size, "%s/%s", dir, name);
+}
+
+START_TEST(test_byte_order)
+{
+    unsigned char b[8];
+    rs_put_le32(b, 0x11223344u);
+    ck_assert(b[0] == 0x44 && b[1] == 0x33 && b[2] == 0x22 && b[3] == 0x11);
+    ck_assert_uint_eq(rs_get_le32(b), 0x11223344u);
+    rs_put_le64(b, 0x0102030405060708ull);
+    ck_assert(b[0] == 0x08 && b[7] == 0x01);
+    ck_assert(rs_get_le64(b) == 0x0102030405060708ull);
+    /* 1.0f is 0x3f800000; -2.5f is 0xc0200000. */
+    const float f[3] = {1.0f, -2.5f, INFINITY};
+    unsigned char le[12];
+    rs_f32_to_le(le, f, 3);
+    ck_assert(le[0] == 0 && le[1] == 0 && le[2] == 0x80 && le[3] == 0x3f);
+    ck_assert_uint_eq(rs_get_le32(le + 4), 0xc0200000u);
+    float back[3];
+    rs_f32_from_le(back, le, 3);
+    ck_assert(!memcmp(back, f, sizeof f));
+    ck_assert_uint_eq(rs_f32_bits(rs_f32_from_bits(0x7fc00001u)), 0x7fc00001u);
+}
+END_TEST
+
+START_TEST(test_make_parent_dirs)
+{
+    char path[256];
+    rs_error err = {{0}};
+    testdir_make(dir, "rs_fileio");
+    path_in(path, sizeof path, "a/b/c/file.txt");
+    ck_assert_msg(!rs_make_parent_dirs(path, &err), "%s", err.msg);
+    path_in(path, sizeof path, "a/b/c");
+    struct stat st;
+    ck_assert(!stat(path, &st) && S_ISDIR(st.st_mode));
+    /* Existing directories are fine; a file in the way is not. */
+    path_in(path, sizeof path, "a/b/c/file.txt");
+    ck_assert_msg(!rs_make_parent_dirs(path, &err), "%s", err.msg);
+    testfile_write(path, (const unsigned char *)"x", 1);
+    path_in(path, sizeof path, "a/b/c/file.txt/inner");
+    ck_assert_int_eq(rs_make_parent_dirs(path, &err), -1);
+    ck_assert_msg(strstr(err.msg, "file.txt"), "%s", err.msg);
+    /* No directory part: nothing to do. */
+    ck_assert(!rs_make_parent_dirs("plain-name", &err));
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Names in dir other than "." and "..". */
+static int count_entries(const char *d)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", d);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    int n = -1;
+    ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+START_TEST(test_atomic_replace)
+{
+    char path[256], sub[256];
+    rs_error err = {{0}};
+    rs_atomic_file af;
+    size_t size;
+    testdir_make(dir, "rs_fileio");
+    path_in(path, sizeof path, "sub/out.bin");
+    path_in(sub, sizeof sub, "sub");
+    /* A new file, in a directory made for it. */
+    ck_assert_msg(!rs_atomic_open(&af, path, &err), "%s", err.msg);
+    fputs("first", af.f);
+    ck_assert_msg(!rs_atomic_commit(&af, &err), "%s", err.msg);
+    unsigned char *data = testfile_read(path, &size);
+    ck_assert_uint_eq(size, 5);
+    ck_assert(!memcmp(data, "first", 5));
+    ck_assert_uint_eq(data[5], 0); /* the NUL after the data */
+    free(data);
+    /* Aborted: the old contents stay and no temporary file is left. */
+    ck_assert_msg(!rs_atomic_open(&af, path, &err), "%s", err.msg);
+    fputs("second, longer", af.f);
+    ck_assert_int_eq(count_entries(sub), 2);
+    rs_atomic_abort(&af);
+    ck_assert_int_eq(count_entries(sub), 1);
+    testfile_expect(path, "first");
+    /* A recorded write error fails the commit, names the file, keeps the old one. */
+    ck_assert_msg(!rs_atomic_open(&af, path, &err), "%s", err.msg);
+    fputs("third", af.f);
+    af.errnum = 28; /* ENOSPC */
+    ck_assert_int_eq(rs_atomic_commit(&af, &err), -1);
+    ck_assert_msg(strstr(err.msg, "out.bin"), "%s", err.msg);
+    ck_assert_int_eq(count_entries(sub), 1);
+    testfile_expect(path, "first");
+    /* Replaced. */
+    ck_assert_msg(!rs_atomic_open(&af, path, &err), "%s", err.msg);
+    fputs("fourth!", af.f);
+    ck_assert_msg(!rs_atomic_commit(&af, &err), "%s", err.msg);
+    testfile_expect(path, "fourth!");
+    ck_assert_int_eq(count_entries(sub), 1);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Saving must never rename over a link, FIFO, device or directory. */
+START_TEST(test_atomic_refuses_special_targets)
+{
+    char fifo[256], link[256], target[256], sub[256];
+    rs_error err = {{0}};
+    rs_atomic_file af;
+    struct stat st;
+    testdir_make(dir, "rs_fileio");
+    path_in(fifo, sizeof fifo, "fifo");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(rs_atomic_open(&af, fifo, &err), -1);
+    ck_assert_msg(strstr(err.msg, fifo) && strstr(err.msg, "FIFO"), "%s", err.msg);
+    ck_assert(!lstat(fifo, &st) && S_ISFIFO(st.st_mode));
+
+    path_in(target, sizeof target, "target.txt");
+    testfile_write(target, (const unsigned char *)"keep", 4);
+    path_in(link, sizeof link, "link");
+    ck_assert_int_eq(symlink("target.txt", link), 0);
+    ck_assert_int_eq(rs_atomic_open(&af, link, &err), -1);
+    ck_assert_msg(strstr(err.msg, link) && strstr(err.msg, "symbolic link"), "%s", err.msg);
+    ck_assert(!lstat(link, &st) && S_ISLNK(st.st_mode));
+
+    path_in(sub, sizeof sub, "subdir");
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    ck_assert_int_eq(rs_atomic_open(&af, sub, &err), -1);
+    ck_assert_msg(strstr(err.msg, "directory"), "%s", err.msg);
+    ck_assert_int_eq(rs_atomic_open(&af, "/dev/null", &err), -1);
+    ck_assert_msg(strstr(err.msg, "/dev/null is a character device"), "%s", err.msg);
+
+    /* A link that appears while the file is written is not replaced either. */
+    char late[256];
+    path_in(late, sizeof late, "late");
+    ck_assert_msg(!rs_atomic_open(&af, late, &err), "%s", err.msg);
+    fputs("new", af.f);
+    ck_assert_int_eq(symlink("target.txt", late), 0);
+    ck_assert_int_eq(rs_atomic_commit(&af, &err), -1);
+    ck_assert_msg(strstr(err.msg, "symbolic link"), "%s", err.msg);
+    ck_assert(!lstat(late, &st) && S_ISLNK(st.st_mode));
+    testfile_expect(target, "keep");
+    /* Nothing but what the test made. */
+    ck_assert_int_eq(count_entries(dir), 5);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(test_same_file)
+{
+    char a[256], b[256], sym[256], hard[256];
+    rs_error err = {{0}};
+    testdir_make(dir, "rs_fileio");
+    path_in(a, sizeof a, "a.txt");
+    path_in(b, sizeof b, "b.txt");
+    path_in(sym, sizeof sym, "link.txt");
+    path_in(hard, sizeof hard, "hard.txt");
+    testfile_write(a, (const unsigned char *)"a", 1);
+    testfile_write(b, (const unsigned char *)"a", 1);
+    ck_assert_int_eq(symlink("a.txt", sym), 0);
+    ck_assert_int_eq(link(a, hard), 0);
+    ck_assert_int_eq(rs_same_file(a, a), 1);
+    ck_assert_int_eq(rs_same_file(a, sym), 1);
+    ck_assert_int_eq(rs_same_file(hard, a), 1);
+    ck_assert_int_eq(rs_same_file(a, b), 0); /* same contents, other file */
+    char missing[256];
+    path_in(missing, sizeof missing, "missing");
+    ck_assert_int_eq(rs_same_file(missing, missing), 0);
+    ck_assert_int_eq(rs_same_file(a, NULL), 0);
+    /* The message names both. */
+    ck_assert_int_eq(rs_check_output_not_input(sym, a, &err), -1);
+    ck_assert_msg(strstr(err.msg, sym) && strstr(err.msg, a) &&
+                  strstr(err.msg, "is the same file as"), "%s", err.msg);
+    ck_assert_int_eq(rs_check_output_not_input(b, a, &err), 0);
+    ck_assert_int_eq(rs_check_output_not_input(NULL, a, &err), 0);
+    ck_assert_int_eq(rs_check_output_not_input("-", a, &err), 0);
+    ck_assert_int_eq(rs_check_output_not_input(b, NULL, &err), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(test_read_file)
+{
+    char path[256];
+    rs_error err = {{0}};
+    unsigned char *data = (unsigned char *)"untouched";
+    size_t size = 99;
+    testdir_make(dir, "rs_fileio");
+    path_in(path, sizeof path, "missing");
+    ck_assert_int_eq(rs_read_file(path, &data, &size, &err), -1);
+    ck_assert_ptr_null(data);
+    ck_assert_msg(strstr(err.msg, path), "%s", err.msg);
+    /* A directory is not a regular file. */
+    ck_assert_int_eq(rs_read_file(dir, &data, &size, &err), -1);
+    ck_assert_msg(strstr(err.msg, "not a regular file"), "%s", err.msg);
+    path_in(path, sizeof path, "empty");
+    testfile_write(path, NULL, 0);
+    ck_assert_msg(!rs_read_file(path, &data, &size, &err), "%s", err.msg);
+    ck_assert_uint_eq(size, 0);
+    ck_assert_uint_eq(data[0], 0);
+    free(data);
+    testdir_remove(dir);
+}
+END_TEST
+
+Suite *fileio_suite(void)
+{
+    Suite *s = suite_create("fileio");
+    TCase *tc = tcase_create("fileio");
+    tcase_add_test(tc, test_byte_order);
+    tcase_add_test(tc, test_make_parent_dirs);
+    tcase_add_test(tc, test_atomic_replace);
+    tcase_add_test(tc, test_atomic_refuses_special_targets);
+    tcase_add_test(tc, test_same_file);
+    tcase_add_test(tc, test_read_file);
+    suite_add_tcase(s, tc);
+    return s;
+}
