@@ -559,11 +559,15 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             break;
         }
         if (!isfinite(gnorm) || !isfinite(loss)) {
+            char saved[4300] = "no checkpoint was saved yet";
+            if (tr.saved_step > 0)
+                snprintf(saved, sizeof saved, "%s (step %lld) is the last good checkpoint",
+                         last_path, (long long)tr.saved_step);
             status = rs_fail(err, "step %lld: the loss or the gradient norm is not finite (loss %g, "
-                                  "gradient norm %g); stopped, %s (step %lld) is the last good "
-                                  "checkpoint; try a smaller --lr (now %g) or --clip (now %g)",
-                             (long long)state->step + 1, loss, gnorm, last_path,
-                             (long long)tr.saved_step, (double)c->lr, (double)c->clip);
+                                  "gradient norm %g); stopped, %s; try a smaller --lr (now %g) or "
+                                  "--clip (now %g)",
+                             (long long)state->step + 1, loss, gnorm, saved, (double)c->lr,
+                             (double)c->clip);
             break;
         }
         rs_clip_grads(grads, total, gnorm, c->clip);
