@@ -376,6 +376,16 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
         fprintf(stderr, "(with a larger --epochs or --max-steps)\n");
 }
 
+/* The option that does nothing without a dev set, or NULL. */
+static const char *needs_dev_set(const rs_config *cfg)
+{
+    return cfg->dev_bleu ? "--dev-bleu"
+           : cfg->dev_translate ? "--dev-translate"
+           : cfg->patience > 0 ? "--patience"
+           : cfg->lr_decay != 1.0f ? "--lr-decay"
+           : NULL;
+}
+
 /* On --resume, the options given must agree with the checkpoint's, except
  * those that may change (rs_config_may_change_on_resume), which are applied. */
 static int apply_resume_options(rs_config *stored, const int *given, const char **given_arg,
@@ -555,9 +565,9 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         fprintf(stderr, PROG ": --tokenizer spm needs --subwords N or --spm-src/--spm-tgt\n");
         return RS_EXIT_USAGE;
     }
-    if ((cfg.dev_bleu || cfg.dev_translate) && !dev_tsv && !dev_src) {
-        fprintf(stderr, PROG ": --dev-bleu and --dev-translate need a dev set (--dev or "
-                        "--dev-src/--dev-tgt)\n");
+    if (!dev_tsv && !dev_src && needs_dev_set(&cfg)) {
+        fprintf(stderr, PROG ": %s needs a dev set (--dev or --dev-src/--dev-tgt)\n",
+                needs_dev_set(&cfg));
         return RS_EXIT_USAGE;
     }
 
@@ -601,10 +611,9 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
             goto done;
         }
         cfg = model.cfg;
-        if ((cfg.dev_bleu || cfg.dev_translate) && !dev_tsv && !dev_src) {
-            fprintf(stderr, PROG ": the checkpoint evaluates on a dev set (dev_bleu=%d "
-                            "dev_translate=%d): give it again with --dev or --dev-src/--dev-tgt\n",
-                    cfg.dev_bleu, cfg.dev_translate);
+        if (!dev_tsv && !dev_src && needs_dev_set(&cfg)) {
+            fprintf(stderr, PROG ": the checkpoint was trained with %s, which needs the dev set: "
+                            "give it again with --dev or --dev-src/--dev-tgt\n", needs_dev_set(&cfg));
             status = RS_EXIT_USAGE;
             goto done;
         }

@@ -124,7 +124,7 @@ START_TEST(conflicting_options_are_refused)
     const char *prog = getenv("RNNSEARCH") ? getenv("RNNSEARCH") : "./rnnsearch";
     static const char *const args[] = {
         "--tokenizer char --subwords 100", "--lr nan", "--adam-eps 0", "--epochs 0",
-        "--max-vocab 4", "--dev-bleu", "--resume --overwrite",
+        "--max-vocab 4", "--dev-bleu", "--patience 3", "--lr-decay 0.5", "--resume --overwrite",
     };
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         char cmd[512];
