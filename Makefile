@@ -4,7 +4,7 @@ DESTDIR ?=
 CC ?= cc
 CXX ?= c++
 BUILD := build
-PKGS := openblas libutf8proc sentencepiece
+PKGS := openblas libutf8proc sentencepiece zlib
 TEST_PKGS := check
 
 # Recursive (=) so that pkg-config runs after `deps` may have installed packages.
@@ -23,14 +23,17 @@ C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-defi
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
-PROG_SRCS := src/main.c $(wildcard src/cmd_*.c)
+# The command layer (main.c, cli.c, cmd_*.c) prints and exits; the library never does.
+PROG_SRCS := src/main.c src/cli.c $(wildcard src/cmd_*.c)
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
 LIB_CXX_SRCS := $(wildcard src/*.cc)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o)
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
-TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) $(BUILD)/tests/runner.o
+# Tests link the library and the command layer's shared helpers (cli.o), not the commands.
+TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) \
+  $(BUILD)/tests/runner.o $(BUILD)/src/cli.o
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 

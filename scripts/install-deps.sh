@@ -2,14 +2,14 @@
 # Installs what rnnsearch needs to build and test, from Debian/Ubuntu packages.
 # Does nothing when everything is present; elsewhere, says exactly what is missing.
 set -e
-PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev check libxml2-utils"
+PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev check libxml2-utils"
 
 missing=""
 command -v cc >/dev/null 2>&1 || missing="$missing cc"
 command -v c++ >/dev/null 2>&1 || missing="$missing c++"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 if command -v pkg-config >/dev/null 2>&1; then
-    for p in openblas libutf8proc sentencepiece check; do
+    for p in openblas libutf8proc sentencepiece zlib check; do
         pkg-config --exists "$p" || missing="$missing $p"
     done
 fi
@@ -18,7 +18,7 @@ command -v xmllint >/dev/null 2>&1 || missing="$missing xmllint"
 
 echo "rnnsearch: missing:$missing" >&2
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "rnnsearch: install a C++ compiler, OpenBLAS, utf8proc, SentencePiece, Check, pkg-config and xmllint with your package manager" >&2
+    echo "rnnsearch: install a C++ compiler, OpenBLAS, utf8proc, SentencePiece, zlib, Check, pkg-config and xmllint with your package manager" >&2
     exit 1
 fi
 if [ "$(id -u)" -ne 0 ]; then

@@ -603,6 +603,11 @@ done:
  * order, operation for operation, so the double results agree bit for bit. */
 void rs_bleu_compute(const rs_bleu_stats *stats, rs_bleu_result *res)
 {
+    rs_bleu_compute_order(stats, 0, res);
+}
+
+void rs_bleu_compute_order(const rs_bleu_stats *stats, int effective_order, rs_bleu_result *res)
+{
     memset(res, 0, sizeof *res);
     long long sys_len = stats->hyp_len, ref_len = stats->ref_len;
     res->hyp_len = sys_len;
@@ -624,9 +629,12 @@ void rs_bleu_compute(const rs_bleu_stats *stats, rs_bleu_result *res)
     /* exp smoothing (mteval-v13a): the k-th order without matches counts as
      * 1 / 2^k matches */
     double smooth = 1.0;
+    int orders = RS_BLEU_ORDER; /* averaged over: all, or with effective order those with n-grams */
     for (int n = 0; n < RS_BLEU_ORDER; n++) {
         if (stats->total[n] == 0)
-            break; /* the rest stay 0 and force the score to 0 */
+            break; /* the rest stay 0 and force the score to 0 (unless effective order) */
+        if (effective_order)
+            orders = n + 1;
         if (stats->correct[n] == 0) {
             smooth *= 2;
             res->precisions[n] = 100.0 / (smooth * (double)stats->total[n]);
@@ -635,9 +643,19 @@ void rs_bleu_compute(const rs_bleu_stats *stats, rs_bleu_result *res)
         }
     }
     double sum = 0.0;
-    for (int n = 0; n < RS_BLEU_ORDER; n++)
+    for (int n = 0; n < orders; n++)
         sum += res->precisions[n] == 0.0 ? -9999999999.0 : log(res->precisions[n]);
-    res->score = res->bp * exp(sum / RS_BLEU_ORDER);
+    res->score = res->bp * exp(sum / orders);
+}
+
+int rs_bleu_signature(const rs_bleu_opts *opts, int nrefs, int effective_order, const char *version,
+                      char *buf, size_t size)
+{
+    if (!opts)
+        opts = &default_opts;
+    return snprintf(buf, size, "nrefs:%d|case:%s|eff:%s|tok:%s|smooth:exp|version:%s", nrefs,
+                    opts->lowercase ? "lc" : "mixed", effective_order ? "yes" : "no",
+                    opts->tokenize == RS_BLEU_TOK_13A ? "13a" : "none", version);
 }
 
 int rs_bleu_format(const rs_bleu_result *r, char *buf, size_t size)
@@ -664,6 +682,15 @@ int rs_bleu_tokenize_line(const char *line, const rs_bleu_opts *opts, char **out
 }
 
 /* ---- chrF -------------------------------------------------------------- */
+
+int rs_chrf_signature(const rs_bleu_opts *opts, int nrefs, const char *version, char *buf,
+                      size_t size)
+{
+    if (!opts)
+        opts = &default_opts;
+    return snprintf(buf, size, "nrefs:%d|case:%s|eff:yes|nc:%d|nw:0|space:no|version:%s", nrefs,
+                    opts->lowercase ? "lc" : "mixed", RS_CHRF_ORDER, version);
+}
 
 void rs_chrf_stats_init(rs_chrf_stats *stats) { memset(stats, 0, sizeof *stats); }
 

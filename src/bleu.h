@@ -67,6 +67,20 @@ int rs_bleu_stats_add(rs_bleu_stats *stats, const char *hyp, const char *const *
 
 void rs_bleu_compute(const rs_bleu_stats *stats, rs_bleu_result *result);
 
+/* With effective_order set, the geometric mean runs over the orders that have
+ * hypothesis n-grams only (sacreBLEU's effective_order=True, the default of
+ * its sentence_bleu): a three-word sentence is not scored 0 for having no
+ * 4-grams. rs_bleu_compute is effective_order = 0, sacreBLEU's corpus default. */
+void rs_bleu_compute_order(const rs_bleu_stats *stats, int effective_order, rs_bleu_result *result);
+
+/* The settings in sacreBLEU 2.x's signature form, which papers quote:
+ * "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:VERSION". sacreBLEU
+ * puts its own release there; give the implementation's (rnnsearch's is
+ * "rnnsearch-X.Y.Z"), since these are not sacreBLEU's numbers, only computed
+ * as it computes them. Returns snprintf's count. */
+int rs_bleu_signature(const rs_bleu_opts *opts, int nrefs, int effective_order, const char *version,
+                      char *buf, size_t size);
+
 /* "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)",
  * sacreBLEU's text form without the signature. Returns snprintf's count. */
 int rs_bleu_format(const rs_bleu_result *result, char *buf, size_t size);
@@ -100,6 +114,10 @@ int rs_chrf_stats_add(rs_chrf_stats *stats, const char *hyp, const char *const *
                       const rs_bleu_opts *opts, rs_error *err);
 
 void rs_chrf_compute(const rs_chrf_stats *stats, rs_chrf_result *result);
+
+/* "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:VERSION", as above. */
+int rs_chrf_signature(const rs_bleu_opts *opts, int nrefs, const char *version, char *buf,
+                      size_t size);
 
 /* "chrF2 = 59.73". Returns snprintf's count. */
 int rs_chrf_format(const rs_chrf_result *result, char *buf, size_t size);

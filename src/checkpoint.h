@@ -39,10 +39,5 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
 int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size,
                         rs_model *model, rs_train_state *state, rs_error *err);
 
-/* Resolves a -m argument to a checkpoint file: a directory (models/NAME) gives
- * DIR/best.ckpt if it exists, else DIR/last.ckpt; an existing file is taken
- * as it is; a bare NAME (no '/') that is neither gives models/NAME as above.
- * Fails, saying what was looked for, when no checkpoint is found. */
-int rs_checkpoint_resolve(const char *model_arg, char *path, size_t size, rs_error *err);
 
 #endif

@@ -1,6 +1,11 @@
+/* The command layer's shared helpers. Part of the program, not of the
+ * library: it prints, and it keeps the option table below. */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "checkpoint.h"
 #include "cli.h"
@@ -58,6 +63,16 @@ int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, r
     return rs_config_set_option(cfg, table[i].field, arg, err);
 }
 
+void rs_cli_print_config(FILE *out, const rs_config *cfg)
+{
+    char value[RS_STR_MAX + 32];
+#define RS_LINE(name, def, hlp, ...)                           \
+    if (!rs_config_format(cfg, #name, value, sizeof value))    \
+        fprintf(out, "%s = %s\n", #name, value);
+    RS_CONFIG_FIELDS(RS_LINE, RS_LINE, RS_LINE)
+#undef RS_LINE
+}
+
 const char *rs_cli_config_name(int val, int first_val)
 {
     build_table();
@@ -80,22 +95,58 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
     }
 }
 
-int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out)
+static int is_file(const char *path)
 {
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || end == arg || v < min || v > max) {
-        fprintf(stderr, "%s: %s: '%s' is not an integer from %d to %d\n", prog, opt, arg, min, max);
-        return -1;
+    struct stat st;
+    return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static int pick_in_dir(const char *dir, char *path, size_t size, rs_error *err)
+{
+    static const char *const names[] = {"best.ckpt", "last.ckpt"};
+    for (int i = 0; i < 2; i++) {
+        int n = snprintf(path, size, "%s/%s", dir, names[i]);
+        if (n < 0 || (size_t)n >= size)
+            return rs_fail(err, "path too long: %s/%s", dir, names[i]);
+        if (is_file(path))
+            return 0;
     }
-    *out = (int)v;
-    return 0;
+    return rs_fail(err, "%s holds no checkpoint (neither best.ckpt nor last.ckpt)", dir);
+}
+
+int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err)
+{
+    if (!model_arg || !*model_arg)
+        return rs_fail(err, "no model given");
+    if (is_dir(model_arg))
+        return pick_in_dir(model_arg, path, size, err);
+    if (is_file(model_arg)) {
+        int n = snprintf(path, size, "%s", model_arg);
+        if (n < 0 || (size_t)n >= size)
+            return rs_fail(err, "path too long: %s", model_arg);
+        return 0;
+    }
+    if (!strchr(model_arg, '/')) {
+        char dir[4096];
+        int n = snprintf(dir, sizeof dir, "models/%s", model_arg);
+        if (n > 0 && (size_t)n < sizeof dir && is_dir(dir))
+            return pick_in_dir(dir, path, size, err);
+        return rs_fail(err, "no checkpoint file, model directory or models/%s named '%s'",
+                       model_arg, model_arg);
+    }
+    return rs_fail(err, "%s: no such checkpoint file or model directory", model_arg);
 }
 
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
 {
     char path[4096];
-    if (rs_checkpoint_resolve(model_arg, path, sizeof path, err) ||
+    if (rs_cli_resolve_model(model_arg, path, sizeof path, err) ||
         rs_checkpoint_load(path, model, NULL, err))
         return -1;
     if (codec && rs_codec_for_model(codec, model, err)) {
@@ -103,12 +154,6 @@ int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, r
         return -1;
     }
     return 0;
-}
-
-int rs_cli_bad_option(const char *prog, const char *arg)
-{
-    fprintf(stderr, "%s: unknown option or missing value: %s\ntry '%s --help'\n", prog, arg, prog);
-    return RS_EXIT_USAGE;
 }
 
 int rs_cli_usage_error(const char *prog, const char *fmt, ...)
@@ -135,4 +180,137 @@ int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, con
                     strcmp(name, "-") ? name : "<stdin>", i + 1, max_src_len, cut[i]);
     free(cut);
     return 0;
+}
+int rs_cli_bad_option(const char *prog, const char *arg)
+{
+    return rs_cli_usage_error(prog, "unknown option '%s'", arg);
+}
+
+void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv,
+                  const char *shortopts, const struct option *longopts)
+{
+    memset(args, 0, sizeof *args);
+    args->prog = prog;
+    args->argc = argc;
+    args->argv = argv;
+    /* ':' first: a missing value comes back as ':', not as '?'. */
+    int n = snprintf(args->shortopts, sizeof args->shortopts, ":%sh", shortopts ? shortopts : "");
+    if (n < 0 || (size_t)n >= sizeof args->shortopts)
+        args->too_many = 1;
+    int count = 0, has_help = 0;
+    for (; longopts && longopts[count].name; count++) {
+        if (count >= RS_CLI_MAX_OPTIONS) {
+            args->too_many = 1;
+            break;
+        }
+        args->longopts[count] = longopts[count];
+        has_help |= !strcmp(longopts[count].name, "help");
+    }
+    if (!has_help)
+        args->longopts[count++] = (struct option){"help", no_argument, NULL, 'h'};
+    args->longopts[count] = (struct option){0};
+    optind = 1;
+    opterr = 0;
+}
+
+/* The long option whose value is val, or NULL. */
+static const struct option *long_option_of(const rs_cli_args *args, int val)
+{
+    for (const struct option *o = args->longopts; o->name; o++)
+        if (!o->flag && o->val == val)
+            return o;
+    return NULL;
+}
+
+int rs_cli_next(rs_cli_args *args)
+{
+    if (args->too_many) {
+        fprintf(stderr, "%s: internal error: option table too large\n", args->prog);
+        return RS_CLI_BAD;
+    }
+    int index = -1;
+    int c = getopt_long(args->argc, args->argv, args->shortopts, args->longopts, &index);
+    if (c == -1)
+        return -1;
+    if (index >= 0 && !strcmp(args->longopts[index].name, "help"))
+        return 'h';
+    /* The argument being parsed: argv[optind - 1] once getopt has moved past it. */
+    const char *arg = optind > 0 && optind <= args->argc ? args->argv[optind - 1] : "";
+    int is_long = !strncmp(arg, "--", 2), name_len = (int)strcspn(arg, "=");
+    char letter[3] = {'-', (char)optopt, 0};
+    if (c == ':') {
+        if (is_long)
+            rs_cli_usage_error(args->prog, "option '%.*s' needs a value", name_len, arg);
+        else
+            rs_cli_usage_error(args->prog, "option '%s' needs a value", letter);
+        return RS_CLI_BAD;
+    }
+    if (c == '?') {
+        /* optopt: 0 for an unknown long option; a long option's value when it
+         * was given a value it does not take; else the unknown short letter. */
+        if (is_long && optopt && long_option_of(args, optopt))
+            rs_cli_usage_error(args->prog, "option '%.*s' takes no value", name_len, arg);
+        else
+            rs_cli_bad_option(args->prog, !optopt || is_long ? arg : letter);
+        return RS_CLI_BAD;
+    }
+    return c;
+}
+
+int rs_cli_once(const char *prog, const char *opt, const char **slot, const char *value)
+{
+    if (*slot) {
+        rs_cli_usage_error(prog, "%s given twice", opt);
+        return -1;
+    }
+    *slot = value;
+    return 0;
+}
+
+int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || *end || end == arg || v < min || v > max) {
+        rs_cli_usage_error(prog, "%s: '%s' is not an integer from %d to %d", opt, arg, min, max);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int rs_cli_double(const char *prog, const char *opt, const char *arg, double min, double max,
+                  double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || *end || end == arg || !isfinite(v) || v < min || v > max) {
+        rs_cli_usage_error(prog, "%s: '%s' is not a number from %g to %g", opt, arg, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
+                  int count, int *out)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(arg, names[i])) {
+            *out = i;
+            return 0;
+        }
+    char list[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof list; i++) {
+        int n = snprintf(list + used, sizeof list - used, "%s%s", i == 0 ? "" : i == count - 1 ? " or " : ", ",
+                         names[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    rs_cli_usage_error(prog, "%s: '%s' is not one of %s", opt, arg, list);
+    return -1;
 }

@@ -1,5 +1,6 @@
-/* Shared pieces of the command layer: configuration options generated from
- * the config table, and the uniform error and usage conventions. */
+/* Shared pieces of the command layer (src/cli.c is part of the program, not
+ * of the library): configuration options generated from the config table,
+ * the uniform error and usage conventions, and -m MODEL resolution. */
 #ifndef RS_CLI_H
 #define RS_CLI_H
 
@@ -27,20 +28,94 @@ int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, r
 /* Prints "  --name VALUE   help (default: …)" for each configuration option. */
 void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
 
+/* Prints the configuration as "key = value" lines, one per field, in the
+ * table's order (floats with %g): the form `info` shows. */
+void rs_cli_print_config(FILE *out, const rs_config *cfg);
+
 /* Whether --name was given on the command line (for resuming). */
 const char *rs_cli_config_name(int val, int first_val);
+
+/* ---- One option parser for every command --------------------------------
+ *
+ * getopt_long with the project's conventions, so that every command treats
+ * options alike:
+ *
+ *     rs_cli_args args;
+ *     rs_cli_begin(&args, PROG, argc, argv, "m:o:", options);
+ *     int c;
+ *     while ((c = rs_cli_next(&args)) != -1) {
+ *         switch (c) {
+ *         case 'h': usage(stdout); return RS_EXIT_OK;    // -h or --help
+ *         case RS_CLI_BAD: return RS_EXIT_USAGE;         // already reported
+ *         case 'm': model_arg = optarg; break;
+ *         ...
+ *         }
+ *     }
+ *     // operands: argv[optind .. argc)
+ *
+ * - -h and --help print the command's usage on stdout and exit 0 everywhere:
+ *   rs_cli_next adds both (tables need not list them; a "help" entry that is
+ *   listed also comes back as 'h'), so no command may use 'h' otherwise.
+ * - Problems are reported by rs_cli_next itself, each in one wording, through
+ *   rs_cli_usage_error ("PROG: MESSAGE" then "Try 'PROG --help'.", exit 2):
+ *     unknown option '--foo'        (rs_cli_bad_option)
+ *     option '--lr' needs a value
+ *     option '--quiet' takes no value
+ * - Values are checked by the helpers below, whose messages begin with the
+ *   option's name: "PROG: --lr: '-1' is not a number from 0 to 1".
+ * - A command that writes a file takes it as -o/--output FILE.
+ * - An option that may be given once is stored with rs_cli_once, which
+ *   refuses a second occurrence ("-m given twice").
+ */
+#define RS_CLI_BAD (-2)
+#define RS_CLI_MAX_OPTIONS 128
+
+typedef struct {
+    const char *prog;
+    int argc;
+    char **argv;
+    char shortopts[64];                           /* ":" + the command's + "h" */
+    struct option longopts[RS_CLI_MAX_OPTIONS + 2]; /* the command's + help */
+    int too_many;                                 /* internal: the table did not fit */
+} rs_cli_args;
+
+void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv,
+                  const char *shortopts, const struct option *longopts);
+
+/* The next option's value (optarg set as by getopt_long), 'h' for -h/--help,
+ * RS_CLI_BAD after reporting a problem, or -1 when the options end. */
+int rs_cli_next(rs_cli_args *args);
 
 /* Prints "PROG: " and the formatted message, then "Try 'PROG --help'.";
  * returns RS_EXIT_USAGE. */
 int rs_cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Prints "PROG: unknown option or missing value: ARG" and a pointer to
- * --help; returns RS_EXIT_USAGE. */
+/* Reports "PROG: unknown option 'ARG'" as rs_cli_usage_error; returns RS_EXIT_USAGE. */
 int rs_cli_bad_option(const char *prog, const char *arg);
 
-/* Parses a whole decimal integer in [min, max]; on failure prints
+/* Stores value in *slot unless the option was given before; otherwise
+ * reports "PROG: OPT given twice" and returns -1. */
+int rs_cli_once(const char *prog, const char *opt, const char **slot, const char *value);
+
+/* Parses a whole decimal integer in [min, max]; on failure reports
  * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */
 int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out);
+
+/* Parses a finite number in [min, max]; on failure reports
+ * "PROG: OPT: 'ARG' is not a number from MIN to MAX" and returns -1. */
+int rs_cli_double(const char *prog, const char *opt, const char *arg, double min, double max,
+                  double *out);
+
+/* Sets *out to the index of arg in names[0..count); otherwise reports
+ * "PROG: OPT: 'ARG' is not one of A, B or C" and returns -1. */
+int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
+                  int count, int *out);
+
+/* Resolves a -m argument to a checkpoint file: a directory (models/NAME) gives
+ * DIR/best.ckpt if it exists, else DIR/last.ckpt; an existing file is taken
+ * as it is; a bare NAME (no '/') that is neither gives models/NAME as above.
+ * Fails, saying what was looked for, when no checkpoint is found. */
+int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err);
 
 /* Resolves a -m argument (file, models/NAME directory or NAME), loads the
  * model (weights only) and, when codec is not NULL, its text codec. */

@@ -195,7 +195,7 @@ static int want_color(const char *when, int to_stdout)
 int cmd_align(int argc, char **argv)
 {
     enum { OPT_PAIRS = 1000, OPT_SWAP, OPT_THRESHOLD, OPT_NUMBERS, OPT_WORDS, OPT_COLOR, OPT_TITLE,
-           OPT_BATCH, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS, OPT_HELP };
+           OPT_BATCH, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"format", required_argument, NULL, 'f'},
@@ -212,7 +212,6 @@ int cmd_align(int argc, char **argv)
         {"max-len", required_argument, NULL, OPT_MAXLEN},
         {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {"threads", required_argument, NULL, OPT_THREADS},
-        {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
     const char *model_arg = NULL, *color = "auto", *title = NULL;
@@ -221,10 +220,10 @@ int cmd_align(int argc, char **argv)
     rs_translate_options_default(&topt);
     topt.want_alignment = 1;
     sink sk = {.writer = rs_align_writer_find("text")};
-    opterr = 0;
-    optind = 1;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:f:o:", opts);
     int c;
-    while ((c = getopt_long(argc, argv, "m:f:o:h", opts, NULL)) != -1) {
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'm': model_arg = optarg; break;
         case 'f':
@@ -236,37 +235,34 @@ int cmd_align(int argc, char **argv)
                 return rs_cli_usage_error(PROG, "--format: '%s' is not one of %s", optarg, names);
             }
             break;
-        case 'o': sk.out_path = optarg; break;
+        case 'o': if (rs_cli_once(PROG, "-o", &sk.out_path, optarg)) return RS_EXIT_USAGE; break;
         case OPT_PAIRS: pairs_mode = 1; break;
         case OPT_SWAP: swap = 1; break;
         case OPT_THRESHOLD: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (*end || end == optarg || !(v > 0.0 && v <= 1.0)) {
-                fprintf(stderr, PROG ": --threshold: '%s' is not a number in (0, 1]\n", optarg);
+            double v;
+            if (rs_cli_double(PROG, "--threshold", optarg, 1e-9, 1.0, &v))
                 return RS_EXIT_USAGE;
-            }
             sk.style.threshold = (float)v;
             break;
         }
         case OPT_NUMBERS: sk.style.flags |= RS_ALIGN_NUMBERS; break;
         case OPT_WORDS: sk.words = 1; break;
-        case OPT_COLOR:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
-                fprintf(stderr, PROG ": --color: '%s' is not auto, always or never\n", optarg);
+        case OPT_COLOR: {
+            static const char *const whens[] = {"auto", "always", "never"};
+            int k;
+            if (rs_cli_choice(PROG, "--color", optarg, whens, 3, &k))
                 return RS_EXIT_USAGE;
-            }
-            color = optarg;
+            color = whens[k];
             break;
+        }
         case OPT_TITLE: title = optarg; break;
         case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt.batch_size)) return RS_EXIT_USAGE; break;
         case OPT_MAXSRC: if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len)) return RS_EXIT_USAGE; break;
         case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt.max_len)) return RS_EXIT_USAGE; break;
         case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads)) return RS_EXIT_USAGE; break;
-        case 'h':
-        case OPT_HELP: usage(stdout); return RS_EXIT_OK;
-        default:
-            return rs_cli_bad_option(PROG, argv[optind - 1]);
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
         }
     }
     if (!model_arg) {

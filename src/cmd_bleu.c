@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "bleu.h"
+#include "cli.h"
+#include "corpus.h"
 #include "commands.h"
 
 #define PROG "rnnsearch bleu"
@@ -17,189 +19,136 @@ static void usage(FILE *out)
             "\n"
             "Scores HYP (one segment per line; \"-\" reads standard input) against the\n"
             "references REF..., line by line, as sacreBLEU 2.x does with its defaults, and\n"
-            "prints, like sacreBLEU's text output without the signature:\n"
+            "prints, like sacreBLEU's text output:\n"
             "  BLEU = 35.12 67.1/42.3/28.0/19.2 (BP = 1.000 ratio = 1.012 hyp_len = 12345 "
             "ref_len = 12200)\n"
             "  chrF2 = 61.23\n"
+            "and on standard error the signatures, to quote with the scores:\n"
+            "  BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-" RS_VERSION "\n"
+            "  chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-" RS_VERSION "\n"
+            "(version: these numbers come from rnnsearch " RS_VERSION ", not from sacreBLEU).\n"
             "\n"
             "options:\n"
             "  --metric M      bleu, chrf or both (default: both)\n"
             "  --tokenize T    BLEU tokenizer: 13a or none (default: 13a)\n"
             "  --lowercase     lower-case hypotheses and references first, for both metrics\n"
             "                  (sacreBLEU's -lc and --chrf-lowercase; default: off)\n"
-            "  --help          this text\n"
+            "  --sentence      one line per segment: its own BLEU (with effective order, as\n"
+            "                  sacreBLEU's sentence_bleu: eff:yes) and chrF, tab-separated\n"
+            "  --signature     put the signature into each score line, as sacreBLEU's text\n"
+            "                  output does: \"BLEU|nrefs:1|...|version:... = 35.12 ...\"\n"
+            "  -h, --help      this text\n"
             "\n"
             "BLEU: n-grams 1-4, counts clipped by the largest count in any reference, brevity\n"
             "penalty against the closest reference length, exp smoothing. chrF: character\n"
             "n-grams 1-6, beta 2, whitespace removed, F of the corpus-summed statistics.\n"
             "Every line loses its trailing whitespace; an empty reference line is skipped\n"
-            "(a segment needs one non-empty reference). Files must be UTF-8; standard input\n"
-            "also ends lines at \\r, as Python's text mode does. The configuration goes to\n"
-            "standard error as a sacreBLEU-style signature.\n");
+            "(a segment needs one non-empty reference). Files must be UTF-8 (gzip-compressed\n"
+            "files are read too); lines end at \\n, \\r\\n or \\r.\n");
 }
 
-typedef struct {
-    char *data;   /* the whole file, lines cut in place */
-    char **lines; /* [n] */
-    long n;
-} text_file;
-
-static void text_file_free(text_file *f)
+/* Reads a file (or standard input for "-") through the shared line reader
+ * (UTF-8 checked, gzip decompressed) and strips each line's trailing
+ * whitespace, as sacreBLEU rstrip()s every line. */
+static int read_lines(rs_lines *lines, const char *path)
 {
-    free(f->data);
-    free(f->lines);
-    memset(f, 0, sizeof *f);
-}
-
-/* Reads a file (or standard input for "-") whole and cuts it into lines
- * without their trailing whitespace: sacreBLEU opens files with newline="\n"
- * and standard input in universal-newline mode, and rstrip()s every line. */
-static int read_lines(text_file *f, const char *path)
-{
-    memset(f, 0, sizeof *f);
-    int is_stdin = strcmp(path, "-") == 0;
-    FILE *in = is_stdin ? stdin : fopen(path, "rb");
-    if (!in) {
-        fprintf(stderr, PROG ": cannot open %s: %s\n", path, strerror(errno));
+    rs_error err;
+    if (rs_lines_read(path, lines, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
         return -1;
     }
-    size_t len = 0, cap = 1 << 16;
-    f->data = malloc(cap);
-    for (;;) {
-        if (!f->data) {
-            fprintf(stderr, PROG ": out of memory reading %s\n", path);
-            goto fail;
-        }
-        len += fread(f->data + len, 1, cap - len - 1, in);
-        if (len < cap - 1)
-            break;
-        cap *= 2;
-        char *grown = realloc(f->data, cap);
-        if (!grown)
-            free(f->data);
-        f->data = grown;
-    }
-    if (ferror(in)) {
-        fprintf(stderr, PROG ": cannot read %s: %s\n", path, strerror(errno));
-        goto fail;
-    }
-    if (!is_stdin)
-        fclose(in);
-    in = NULL;
-    f->data[len] = '\0';
-    if (strlen(f->data) != len) {
-        fprintf(stderr, PROG ": %s contains a NUL byte; it is not a text file\n", path);
-        goto fail;
-    }
-    long nlines = 1;
-    for (size_t i = 0; i < len; i++)
-        nlines += f->data[i] == '\n' || (is_stdin && f->data[i] == '\r');
-    f->lines = calloc((size_t)nlines, sizeof *f->lines);
-    if (!f->lines) {
-        fprintf(stderr, PROG ": out of memory reading %s\n", path);
-        goto fail;
-    }
-    char *p = f->data, *end = f->data + len;
-    while (p < end) {
-        char *line = p;
-        while (p < end && *p != '\n' && !(is_stdin && *p == '\r'))
-            p++;
-        if (p < end) {
-            if (*p == '\r' && p + 1 < end && p[1] == '\n')
-                *p++ = '\0';
-            *p++ = '\0';
-        }
-        line[rs_bleu_rstrip_len(line)] = '\0';
-        f->lines[f->n++] = line;
-    }
+    for (int i = 0; i < lines->count; i++)
+        lines->lines[i][rs_bleu_rstrip_len(lines->lines[i])] = '\0';
     return 0;
-fail:
-    if (in && !is_stdin)
-        fclose(in);
-    text_file_free(f);
-    return -1;
 }
 
-/* A GNU-style long option: "--name", "--name=value" or "--name value". */
-static int take_option(int argc, char **argv, int *i, const char *name, const char **value)
+/* Prints the BLEU and/or chrF of the statistics given (NULL: not asked for),
+ * separated by sep and ended by a newline; with a signature, in sacreBLEU's
+ * text form "BLEU|SIGNATURE = 35.12 ...". */
+static void print_scores(const rs_bleu_stats *bleu, const rs_chrf_stats *chrf, int effective_order,
+                         const char *bleu_sig, const char *chrf_sig, const char *sep)
 {
-    const char *a = argv[*i] + 2;
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *value = a + n + 1;
-        return 1;
+    char buf[256];
+    if (bleu) {
+        rs_bleu_result res;
+        rs_bleu_compute_order(bleu, effective_order, &res);
+        rs_bleu_format(&res, buf, sizeof buf);
+        /* buf is "BLEU = ...": the signature goes after the name. */
+        if (bleu_sig)
+            printf("BLEU|%s%s", bleu_sig, buf + 4);
+        else
+            fputs(buf, stdout);
     }
-    if (a[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        *value = NULL;
-        return 1;
+    if (chrf) {
+        rs_chrf_result res;
+        rs_chrf_compute(chrf, &res);
+        rs_chrf_format(&res, buf, sizeof buf);
+        const char *rest = strchr(buf, ' ');
+        if (bleu)
+            fputs(sep, stdout);
+        if (chrf_sig && rest)
+            printf("%.*s|%s%s", (int)(rest - buf), buf, chrf_sig, rest);
+        else
+            fputs(buf, stdout);
     }
-    *value = argv[++*i];
-    return 1;
+    putchar('\n');
 }
 
 int cmd_bleu(int argc, char **argv)
 {
     rs_bleu_opts opts = {0, RS_BLEU_TOK_13A};
-    int want_bleu = 1, want_chrf = 1;
-    const char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0, only_files = 0;
-    if (!files) {
-        fprintf(stderr, PROG ": out of memory\n");
-        return 1;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            only_files = 1;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    enum { OPT_METRIC = 256, OPT_TOKENIZE, OPT_LOWERCASE, OPT_SENTENCE, OPT_SIGNATURE };
+    static const struct option options[] = {
+        {"sentence", no_argument, NULL, OPT_SENTENCE},
+        {"signature", no_argument, NULL, OPT_SIGNATURE},
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"tokenize", required_argument, NULL, OPT_TOKENIZE},
+        {"lowercase", no_argument, NULL, OPT_LOWERCASE},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a", "none"};
+    int metric = 2, tokenize = 0, sentence = 0, with_signature = 0;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "", options);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case 'h':
             usage(stdout);
-            free(files);
-            return 0;
-        } else if (strcmp(a, "--lowercase") == 0) {
+            return RS_EXIT_OK;
+        case OPT_LOWERCASE:
             opts.lowercase = 1;
-        } else if (take_option(argc, argv, &i, "metric", &v)) {
-            if (v && strcmp(v, "bleu") == 0) {
-                want_bleu = 1, want_chrf = 0;
-            } else if (v && strcmp(v, "chrf") == 0) {
-                want_bleu = 0, want_chrf = 1;
-            } else if (v && strcmp(v, "both") == 0) {
-                want_bleu = 1, want_chrf = 1;
-            } else {
-                fprintf(stderr, PROG ": --metric takes bleu, chrf or both\n");
-                goto usage_error;
-            }
-        } else if (take_option(argc, argv, &i, "tokenize", &v)) {
-            if (v && strcmp(v, "13a") == 0) {
-                opts.tokenize = RS_BLEU_TOK_13A;
-            } else if (v && strcmp(v, "none") == 0) {
-                opts.tokenize = RS_BLEU_TOK_NONE;
-            } else {
-                fprintf(stderr, PROG ": --tokenize takes 13a or none\n");
-                goto usage_error;
-            }
-        } else {
-            fprintf(stderr, PROG ": unknown option %s\n", a);
-            goto usage_error;
+            break;
+        case OPT_SENTENCE:
+            sentence = 1;
+            break;
+        case OPT_SIGNATURE:
+            with_signature = 1;
+            break;
+        case OPT_METRIC:
+            if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_TOKENIZE:
+            if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 2, &tokenize))
+                return RS_EXIT_USAGE;
+            opts.tokenize = tokenize ? RS_BLEU_TOK_NONE : RS_BLEU_TOK_13A;
+            break;
+        default:
+            return RS_EXIT_USAGE;
         }
     }
-    if (nfiles < 2) {
-        fprintf(stderr, PROG ": need a hypothesis file and at least one reference file\n");
-        goto usage_error;
-    }
+    int want_bleu = metric != 1, want_chrf = metric != 0;
+    const char *const *files = (const char *const *)argv + optind;
+    int nfiles = argc - optind;
+    if (nfiles < 2)
+        return rs_cli_usage_error(PROG, "need a hypothesis file and at least one reference file");
     for (int i = 1; i < nfiles; i++)
-        if (strcmp(files[i], "-") == 0) {
-            fprintf(stderr, PROG ": only the hypothesis can be read from standard input\n");
-            goto usage_error;
-        }
+        if (strcmp(files[i], "-") == 0)
+            return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
 
     int status = 1, nrefs = nfiles - 1;
-    text_file *text = calloc((size_t)nfiles, sizeof *text);
+    rs_lines *text = calloc((size_t)nfiles, sizeof *text);
     const char **refs = calloc((size_t)nrefs, sizeof *refs);
     if (!text || !refs) {
         fprintf(stderr, PROG ": out of memory\n");
@@ -208,70 +157,62 @@ int cmd_bleu(int argc, char **argv)
     for (int i = 0; i < nfiles; i++)
         if (read_lines(&text[i], files[i]) < 0)
             goto done;
-    if (text[0].n == 0) {
+    if (text[0].count == 0) {
         fprintf(stderr, PROG ": %s has no lines to score\n", files[0]);
         goto done;
     }
     for (int i = 1; i < nfiles; i++)
-        if (text[i].n != text[0].n) {
-            fprintf(stderr, PROG ": %s has %ld lines but %s has %ld\n",
-                    strcmp(files[0], "-") ? files[0] : "standard input", text[0].n, files[i],
-                    text[i].n);
+        if (text[i].count != text[0].count) {
+            fprintf(stderr, PROG ": %s has %d lines but %s has %d\n",
+                    strcmp(files[0], "-") ? files[0] : "standard input", text[0].count, files[i],
+                    text[i].count);
             goto done;
         }
+
+    /* The signatures, sacreBLEU's "NAME|key:value|..." form. Sentence BLEU
+     * uses effective order (sacreBLEU's sentence_bleu default). */
+    char bleu_sig[256], chrf_sig[256];
+    rs_bleu_signature(&opts, nrefs, sentence, "rnnsearch-" RS_VERSION, bleu_sig, sizeof bleu_sig);
+    rs_chrf_signature(&opts, nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
+    if (want_bleu)
+        fprintf(stderr, PROG ": BLEU|%s\n", bleu_sig);
+    if (want_chrf)
+        fprintf(stderr, PROG ": chrF%d|%s\n", RS_CHRF_BETA, chrf_sig);
 
     rs_bleu_stats bleu;
     rs_chrf_stats chrf;
     rs_bleu_stats_init(&bleu);
     rs_chrf_stats_init(&chrf);
     rs_error err;
-    for (long line = 0; line < text[0].n; line++) {
+    for (int line = 0; line < text[0].count; line++) {
         for (int r = 0; r < nrefs; r++)
             refs[r] = text[r + 1].lines[line];
         const char *hyp = text[0].lines[line];
+        if (sentence) {
+            rs_bleu_stats_init(&bleu);
+            rs_chrf_stats_init(&chrf);
+        }
         if ((want_bleu && rs_bleu_stats_add(&bleu, hyp, refs, nrefs, &opts, &err) < 0) ||
             (want_chrf && rs_chrf_stats_add(&chrf, hyp, refs, nrefs, &opts, &err) < 0)) {
-            fprintf(stderr, PROG ": line %ld: %s\n", line + 1, err.msg);
+            fprintf(stderr, PROG ": %s:%d: %s\n", strcmp(files[0], "-") ? files[0] : "<stdin>",
+                    line + 1, err.msg);
             goto done;
         }
+        if (sentence)
+            print_scores(want_bleu ? &bleu : NULL, want_chrf ? &chrf : NULL, 1,
+                         with_signature ? bleu_sig : NULL, with_signature ? chrf_sig : NULL, "\t");
     }
-
-    fprintf(stderr, PROG ":");
-    if (want_bleu)
-        fprintf(stderr, " BLEU nrefs:%d|case:%s|eff:no|tok:%s|smooth:exp", nrefs,
-                opts.lowercase ? "lc" : "mixed", opts.tokenize == RS_BLEU_TOK_13A ? "13a" : "none");
-    if (want_chrf)
-        fprintf(stderr, " chrF%d nrefs:%d|case:%s|eff:yes|nc:%d|nw:0|space:no", RS_CHRF_BETA, nrefs,
-                opts.lowercase ? "lc" : "mixed", RS_CHRF_ORDER);
-    fprintf(stderr, "\n");
-
-    char buf[256];
-    if (want_bleu) {
-        rs_bleu_result res;
-        rs_bleu_compute(&bleu, &res);
-        rs_bleu_format(&res, buf, sizeof buf);
-        printf("%s\n", buf);
-    }
-    if (want_chrf) {
-        rs_chrf_result res;
-        rs_chrf_compute(&chrf, &res);
-        rs_chrf_format(&res, buf, sizeof buf);
-        printf("%s\n", buf);
-    }
+    if (!sentence)
+        print_scores(want_bleu ? &bleu : NULL, want_chrf ? &chrf : NULL, 0,
+                     with_signature ? bleu_sig : NULL, with_signature ? chrf_sig : NULL, "\n");
     status = fflush(stdout) == 0 ? 0 : 1;
     if (status)
         fprintf(stderr, PROG ": cannot write the scores: %s\n", strerror(errno));
 done:
     if (text)
         for (int i = 0; i < nfiles; i++)
-            text_file_free(&text[i]);
+            rs_lines_free(&text[i]);
     free(text);
     free(refs);
-    free(files);
     return status;
-
-usage_error:
-    fprintf(stderr, "Try 'rnnsearch bleu --help'.\n");
-    free(files);
-    return 2;
 }

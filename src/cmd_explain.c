@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "explain.h"
 
@@ -40,7 +41,7 @@ static void usage(FILE *out)
             "  --weights M     W for the general score\n"
             "  --Wq M, --Wk M, --v V, --b V   the additive score's parameters\n"
             "  --digits N      decimals printed, 0-17 (default: 4)\n"
-            "  --help          this text\n"
+            "  -h, --help      this text\n"
             "\n"
             "Matrices map column vectors (y = W x) and are given row by row, as in\n"
             "docs/model.md. Before exp, each query's largest visible score m is\n"
@@ -50,97 +51,76 @@ static void usage(FILE *out)
             "  scores (1, 2, 3), weights (0.0900, 0.2447, 0.6652), context (0.7553, 0.9100)\n");
 }
 
-/* A GNU-style long option with a value: "--name value" or "--name=value". */
-static int take_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    const char *a = argv[*i] + 2;
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
-        return 0;
-    if (a[n] == '=')
-        *value = a + n + 1;
-    else if (*i + 1 < argc)
-        *value = argv[++*i];
-    else
-        *value = NULL;
-    return 1;
-}
-
 int cmd_explain(int argc, char **argv)
 {
     rs_explain_input in;
     memset(&in, 0, sizeof in);
     in.score = RS_SCORE_DOT;
-    int digits = 4, status = 2;
+    int digits = 4, status = RS_EXIT_USAGE;
     rs_error err;
-    struct {
-        const char *name;
-        rs_matrix *m;
-    } matrices[] = {{"keys", &in.keys}, {"query", &in.query}, {"values", &in.values},
-                    {"mask", &in.mask}, {"weights", &in.W},   {"Wq", &in.Wq},
-                    {"Wk", &in.Wk},     {"v", &in.v},         {"b", &in.b}};
-    const int nmatrices = (int)(sizeof matrices / sizeof matrices[0]);
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    /* Options 0..8 are the matrices, in this order. */
+    rs_matrix *const matrices[] = {&in.keys, &in.query, &in.values, &in.mask, &in.W,
+                                   &in.Wq,   &in.Wk,    &in.v,      &in.b};
+    enum { OPT_SCALE = 256, OPT_SCORE, OPT_DIGITS };
+    static const struct option options[] = {
+        {"keys", required_argument, NULL, 0}, {"query", required_argument, NULL, 1},
+        {"values", required_argument, NULL, 2}, {"mask", required_argument, NULL, 3},
+        {"weights", required_argument, NULL, 4}, {"Wq", required_argument, NULL, 5},
+        {"Wk", required_argument, NULL, 6}, {"v", required_argument, NULL, 7},
+        {"b", required_argument, NULL, 8}, {"scale", no_argument, NULL, OPT_SCALE},
+        {"score", required_argument, NULL, OPT_SCORE}, {"digits", required_argument, NULL, OPT_DIGITS},
+        {NULL, 0, NULL, 0},
+    };
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "", options);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        if (c >= 0 && c < (int)(sizeof matrices / sizeof *matrices)) {
+            rs_matrix_free(matrices[c]);
+            if (rs_matrix_parse(matrices[c], optarg, &err) < 0) {
+                rs_cli_usage_error(PROG, "--%s: '%s': %s", options[c].name, optarg, err.msg);
+                goto done;
+            }
+            continue;
+        }
+        switch (c) {
+        case 'h':
             usage(stdout);
-            status = 0;
+            status = RS_EXIT_OK;
             goto done;
-        }
-        if (strcmp(a, "--scale") == 0) {
+        case OPT_SCALE:
             in.scale = 1;
-            continue;
-        }
-        if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, PROG ": unexpected argument '%s' (everything is given by options)\n",
-                    a);
-            goto usage_error;
-        }
-        int matched = 0;
-        for (int k = 0; k < nmatrices && !matched; k++) {
-            if (!take_option(argc, argv, &i, matrices[k].name, &v))
-                continue;
-            matched = 1;
-            if (!v) {
-                fprintf(stderr, PROG ": --%s needs a value\n", matrices[k].name);
-                goto usage_error;
-            }
-            rs_matrix_free(matrices[k].m);
-            if (rs_matrix_parse(matrices[k].m, v, &err) < 0) {
-                fprintf(stderr, PROG ": --%s \"%s\": %s\n", matrices[k].name, v, err.msg);
-                goto usage_error;
-            }
-        }
-        if (matched)
-            continue;
-        if (take_option(argc, argv, &i, "score", &v)) {
-            int kind = rs_score_kind_parse(v);
+            break;
+        case OPT_SCORE: {
+            int kind = rs_score_kind_parse(optarg);
             if (kind < 0) {
-                fprintf(stderr, PROG ": --score takes dot, scaled-dot, general or additive\n");
-                goto usage_error;
+                rs_cli_usage_error(PROG, "--score: '%s' is not one of dot, scaled-dot, general or additive",
+                                   optarg);
+                goto done;
             }
             in.score = (rs_score_kind)kind;
-        } else if (take_option(argc, argv, &i, "digits", &v)) {
-            char *end;
-            long d = v ? strtol(v, &end, 10) : -1;
-            if (!v || end == v || *end || d < 0 || d > 17) {
-                fprintf(stderr, PROG ": --digits takes a whole number from 0 to 17\n");
-                goto usage_error;
-            }
-            digits = (int)d;
-        } else {
-            fprintf(stderr, PROG ": unknown option %s\n", a);
-            goto usage_error;
+            break;
+        }
+        case OPT_DIGITS:
+            if (rs_cli_int(PROG, "--digits", optarg, 0, 17, &digits))
+                goto done;
+            break;
+        default:
+            goto done;
         }
     }
+    if (optind < argc) {
+        rs_cli_usage_error(PROG, "unexpected argument '%s' (everything is given by options)",
+                           argv[optind]);
+        goto done;
+    }
     if (in.keys.rows == 0 || in.query.rows == 0) {
-        fprintf(stderr, PROG ": --keys and --query are required\n");
-        goto usage_error;
+        rs_cli_usage_error(PROG, "--keys and --query are required");
+        goto done;
     }
     if (rs_explain_check(&in, &err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        goto usage_error;
+        rs_cli_usage_error(PROG, "%s", err.msg);
+        goto done;
     }
 
     rs_explain_result res;
@@ -158,11 +138,6 @@ int cmd_explain(int argc, char **argv)
     }
     free(text);
     rs_explain_result_free(&res);
-    goto done;
-
-usage_error:
-    fprintf(stderr, "Try 'rnnsearch explain --help'.\n");
-    status = 2;
 done:
     rs_explain_input_free(&in);
     return status;

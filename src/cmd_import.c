@@ -10,6 +10,8 @@
 #include "commands.h"
 #include "safetensors.h"
 
+#define PROG "rnnsearch import"
+
 static void usage(FILE *out)
 {
     fputs("usage: rnnsearch import IN.safetensors -o MODEL\n"
@@ -35,35 +37,29 @@ int cmd_import(int argc, char **argv)
 {
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out_arg = NULL;
-    optind = 1;
-    opterr = 0;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "o:", options);
     int c;
-    while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'o':
-            out_arg = optarg;
-            break;
         case 'h':
             usage(stdout);
-            return 0;
-        case ':':
-            return rs_cli_usage_error("rnnsearch import", "option '%s' needs an argument", argv[optind - 1]);
+            return RS_EXIT_OK;
+        case 'o':
+            if (rs_cli_once(PROG, "-o/--output", &out_arg, optarg))
+                return RS_EXIT_USAGE;
+            break;
         default:
-            if (optopt == 'h')
-                return rs_cli_usage_error("rnnsearch import", "option '%s' takes no argument", argv[optind - 1]);
-            if (optopt)
-                return rs_cli_usage_error("rnnsearch import", "unknown option '-%c'", optopt);
-            return rs_cli_usage_error("rnnsearch import", "unknown option '%s'", argv[optind - 1]);
+            return RS_EXIT_USAGE;
         }
     }
     if (argc - optind != 1)
-        return rs_cli_usage_error("rnnsearch import", argc == optind ? "no input file given" : "exactly one input file");
+        return rs_cli_usage_error(PROG, argc == optind ? "no input file given" : "exactly one input file");
     if (!out_arg || !*out_arg)
-        return rs_cli_usage_error("rnnsearch import", "no output given (-o MODEL)");
+        return rs_cli_usage_error(PROG, "no output given (-o MODEL)");
     const char *in_path = argv[optind];
 
     char out_path[4096];
@@ -74,21 +70,21 @@ int cmd_import(int argc, char **argv)
         n = snprintf(out_path, sizeof out_path, "%s%sbest.ckpt", out_arg,
                      ends_with(out_arg, "/") ? "" : "/");
     if (n < 0 || (size_t)n >= sizeof out_path)
-        return rs_cli_usage_error("rnnsearch import", "output path too long");
+        return rs_cli_usage_error(PROG, "output path too long");
 
     rs_error err;
     rs_model model;
     if (rs_check_output_not_input(out_path, in_path, &err) ||
         rs_safetensors_import(in_path, &model, &err)) {
-        fprintf(stderr, "rnnsearch import: %s\n", err.msg);
+        fprintf(stderr, PROG ": %s\n", err.msg);
         return 1;
     }
     int rc = rs_checkpoint_save(out_path, &model, NULL, &err);
     if (rc)
-        fprintf(stderr, "rnnsearch import: %s\n", err.msg);
+        fprintf(stderr, PROG ": %s\n", err.msg);
     else
         fprintf(stderr,
-                "rnnsearch import: wrote %s (n=%d m=%d a=%d l=%d, attention %s, %d + %d tokens)\n",
+                PROG ": wrote %s (n=%d m=%d a=%d l=%d, attention %s, %d + %d tokens)\n",
                 out_path, model.cfg.hidden, model.cfg.emb, model.cfg.att, model.cfg.maxout,
                 rs_attention_names[model.cfg.attention], model.src_vocab.size, model.tgt_vocab.size);
     rs_model_free(&model);

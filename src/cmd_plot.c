@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "commands.h"
 #include "corpus.h"
 #include "svg.h"
@@ -26,7 +27,7 @@ static void usage(FILE *out)
             "  --scale S              loss axis: linear, log or auto (default: auto = log when\n"
             "                         the losses span more than two orders of magnitude)\n"
             "  --title TEXT           the picture's title (default: the argument)\n"
-            "  --help                 this help\n");
+            "  -h, --help             this help\n");
 }
 
 /* The columns of the log that are drawn. */
@@ -329,38 +330,37 @@ static int plot(FILE *out, const series *s, const char *title, const char *scale
 
 int cmd_plot(int argc, char **argv)
 {
-    enum { OPT_TITLE = 1000, OPT_SCALE, OPT_HELP };
+    enum { OPT_TITLE = 1000, OPT_SCALE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"scale", required_argument, NULL, OPT_SCALE},
         {"title", required_argument, NULL, OPT_TITLE},
-        {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
+    static const char *const scales[] = {"linear", "log", "auto"};
     const char *output = NULL, *title = NULL, *scale = "auto";
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "o:", opts);
+    int c, which;
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'o': output = optarg; break;
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        case 'o':
+            if (rs_cli_once(PROG, "-o/--output", &output, optarg))
+                return RS_EXIT_USAGE;
+            break;
         case OPT_TITLE: title = optarg; break;
         case OPT_SCALE:
-            if (strcmp(optarg, "linear") && strcmp(optarg, "log") && strcmp(optarg, "auto")) {
-                fprintf(stderr, PROG ": --scale: '%s' is not linear, log or auto\n", optarg);
+            if (rs_cli_choice(PROG, "--scale", optarg, scales, 3, &which))
                 return RS_EXIT_USAGE;
-            }
-            scale = optarg;
+            scale = scales[which];
             break;
-        case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         default:
-            return rs_cli_bad_option(PROG, argv[optind - 1]);
+            return RS_EXIT_USAGE;
         }
     }
-    if (argc - optind != 1) {
-        fprintf(stderr, PROG ": give one model directory (models/NAME) or log file\n");
-        return RS_EXIT_USAGE;
-    }
+    if (argc - optind != 1)
+        return rs_cli_usage_error(PROG, "give one model directory (models/NAME) or log file");
     const char *arg = argv[optind];
     char log[4200], out_path[4200];
     struct stat st;
@@ -382,6 +382,10 @@ int cmd_plot(int argc, char **argv)
 
     rs_error err;
     series s;
+    if (rs_check_output_not_input(output, log, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
     if (read_log(log, &s, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         return RS_EXIT_FAIL;

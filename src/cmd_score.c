@@ -36,7 +36,7 @@ static void usage(FILE *out)
 
 int cmd_score(int argc, char **argv)
 {
-    enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_MAXSRC, OPT_HELP };
+    enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_MAXSRC };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"src", required_argument, NULL, OPT_SRC},
@@ -45,15 +45,14 @@ int cmd_score(int argc, char **argv)
         {"per-token", no_argument, NULL, OPT_PER_TOKEN},
         {"batch-size", required_argument, NULL, OPT_BATCH},
         {"max-src-len", required_argument, NULL, OPT_MAXSRC},
-        {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
     const char *model_args[16], *src = NULL, *tgt = NULL;
     int n_models = 0, swap = 0, per_token = 0, batch_size = 64, max_src_len = RS_MAX_SRC_LEN;
-    opterr = 0;
-    optind = 1;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
     int c;
-    while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'm':
             if (n_models == 16)
@@ -72,10 +71,9 @@ int cmd_score(int argc, char **argv)
             if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &batch_size))
                 return RS_EXIT_USAGE;
             break;
-        case 'h':
-        case OPT_HELP: usage(stdout); return RS_EXIT_OK;
-        default:
-            return rs_cli_bad_option(PROG, argv[optind - 1]);
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
         }
     }
     if (n_models == 0)

@@ -10,6 +10,8 @@
 #include "corpus.h"
 #include "text.h"
 
+#define PROG "rnnsearch tokenize"
+
 static void usage(FILE *out)
 {
     fputs("usage: rnnsearch tokenize [options] [FILE]\n"
@@ -50,7 +52,7 @@ static void write_tokens(const rs_tokens *tokens)
 
 int cmd_tokenize(int argc, char **argv)
 {
-    enum { OPT_LOWERCASE = 256, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_HELP, OPT_SIDE, OPT_IDS };
+    enum { OPT_LOWERCASE = 256, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_SIDE, OPT_IDS };
     static const struct option options[] = {
         {"model", required_argument, NULL, 'm'},
         {"side", required_argument, NULL, OPT_SIDE},
@@ -58,23 +60,27 @@ int cmd_tokenize(int argc, char **argv)
         {"lowercase", no_argument, NULL, OPT_LOWERCASE},
         {"tokenizer", required_argument, NULL, OPT_TOKENIZER},
         {"detokenize", no_argument, NULL, OPT_DETOKENIZE},
-        {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
     int lowercase = 0, detokenize = 0, mode = RS_TOK_WORD, side = RS_SIDE_SRC, ids = 0;
     const char *model_arg = NULL;
-    optind = 1;
-    opterr = 0;
+    static const char *const sides[] = {"source", "target"}, *const tokenizers[] = {"word", "char"};
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:", options);
     int c;
-    while ((c = getopt_long(argc, argv, ":hm:", options, NULL)) != -1) {
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
+        case 'h':
+            usage(stdout);
+            return RS_EXIT_OK;
         case 'm':
-            model_arg = optarg;
+            if (rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
+                return RS_EXIT_USAGE;
             break;
         case OPT_SIDE:
-            if (strcmp(optarg, "source") && strcmp(optarg, "target"))
-                return rs_cli_usage_error("rnnsearch tokenize", "--side is source or target, not '%s'", optarg);
-            side = strcmp(optarg, "source") ? RS_SIDE_TGT : RS_SIDE_SRC;
+            if (rs_cli_choice(PROG, "--side", optarg, sides, 2, &side))
+                return RS_EXIT_USAGE;
+            side = side ? RS_SIDE_TGT : RS_SIDE_SRC;
             break;
         case OPT_IDS:
             ids = 1;
@@ -83,40 +89,27 @@ int cmd_tokenize(int argc, char **argv)
             lowercase = 1;
             break;
         case OPT_TOKENIZER:
-            mode = rs_tokenizer_mode_parse(optarg);
-            if (mode < 0)
-                return rs_cli_usage_error("rnnsearch tokenize", "unknown tokenizer '%s' (word or char)", optarg);
+            if (rs_cli_choice(PROG, "--tokenizer", optarg, tokenizers, 2, &mode))
+                return RS_EXIT_USAGE;
+            mode = rs_tokenizer_mode_parse(tokenizers[mode]);
             break;
         case OPT_DETOKENIZE:
             detokenize = 1;
             break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            return 0;
-        case ':':
-            return rs_cli_usage_error("rnnsearch tokenize", "option '%s' needs an argument", argv[optind - 1]);
         default:
-            /* getopt_long sets optopt to a short option's letter (which may sit
-             * inside a cluster), to a long option's value when it was given an
-             * argument it does not take, and to 0 for an unknown long option. */
-            if (optopt >= OPT_LOWERCASE)
-                return rs_cli_usage_error("rnnsearch tokenize", "option '%s' takes no argument", argv[optind - 1]);
-            if (optopt)
-                return rs_cli_usage_error("rnnsearch tokenize", "unknown option '-%c'", optopt);
-            return rs_cli_usage_error("rnnsearch tokenize", "unknown option '%s'", argv[optind - 1]);
+            return RS_EXIT_USAGE;
         }
     }
     if (argc - optind > 1)
-        return rs_cli_usage_error("rnnsearch tokenize", "at most one input file");
+        return rs_cli_usage_error(PROG, "at most one input file");
     if (detokenize && lowercase)
-        return rs_cli_usage_error("rnnsearch tokenize", "--lowercase has no effect with --detokenize");
+        return rs_cli_usage_error(PROG, "--lowercase has no effect with --detokenize");
     if (model_arg && (lowercase || mode != RS_TOK_WORD))
-        return rs_cli_usage_error("rnnsearch tokenize", "-m takes the model's own text settings; drop --lowercase/--tokenizer");
+        return rs_cli_usage_error(PROG, "-m takes the model's own text settings; drop --lowercase/--tokenizer");
     if ((ids || side != RS_SIDE_SRC) && !model_arg)
-        return rs_cli_usage_error("rnnsearch tokenize", "--ids and --side need a model (-m)");
+        return rs_cli_usage_error(PROG, "--ids and --side need a model (-m)");
     if (ids && detokenize)
-        return rs_cli_usage_error("rnnsearch tokenize", "--ids and --detokenize do not go together");
+        return rs_cli_usage_error(PROG, "--ids and --detokenize do not go together");
     const char *path = optind < argc ? argv[optind] : "-";
 
     rs_error err;
@@ -125,7 +118,7 @@ int cmd_tokenize(int argc, char **argv)
     rs_codec codec = {0};
     if ((model_arg && rs_cli_load_model(model_arg, &model, &codec, &err)) ||
         rs_line_reader_open(&reader, path, &err)) {
-        fprintf(stderr, "rnnsearch tokenize: %s\n", err.msg);
+        fprintf(stderr, PROG ": %s\n", err.msg);
         rs_codec_free(&codec);
         rs_model_free(&model);
         return 1;
@@ -175,7 +168,7 @@ int cmd_tokenize(int argc, char **argv)
         status = 1;
     }
     if (status)
-        fprintf(stderr, "rnnsearch tokenize: %s\n", err.msg);
+        fprintf(stderr, PROG ": %s\n", err.msg);
     rs_tokens_free(&tokens);
     rs_line_reader_close(&reader);
     rs_codec_free(&codec);

@@ -4,11 +4,9 @@
  * translated as soon as they arrive. */
 #include <cblas.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "alignment.h"
@@ -65,17 +63,6 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Whether a line can be read without waiting: always for a regular file;
- * for a pipe or terminal only when input is already there, so that a batch
- * never waits for lines that have not been typed or sent yet. */
-static int more_input_ready(FILE *f, int regular)
-{
-    if (regular)
-        return 1;
-    struct pollfd p = {.fd = fileno(f), .events = POLLIN};
-    return poll(&p, 1, 0) > 0;
-}
-
 typedef struct {
     int alignment;         /* 0 none, 1 hard, 2 soft (--alignment) */
     float align_threshold; /* hard: 0 = argmax, else links of weight >= it */
@@ -97,7 +84,7 @@ static int format_hypothesis(const output_style *st, const rs_translated *t, con
 int cmd_translate(int argc, char **argv)
 {
     enum { OPT_BATCH = 1000, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS, OPT_BEAM, OPT_LP, OPT_NBEST,
-           OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET, OPT_HELP };
+           OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
@@ -112,7 +99,6 @@ int cmd_translate(int argc, char **argv)
         {"replace-unk", no_argument, NULL, OPT_UNK},
         {"alignment", optional_argument, NULL, OPT_ALIGN},
         {"quiet", no_argument, NULL, OPT_QUIET},
-        {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
     const char *model_args[MAX_MODELS], *output = NULL, *ref_path = NULL;
@@ -120,17 +106,17 @@ int cmd_translate(int argc, char **argv)
     rs_translate_options topt;
     rs_translate_options_default(&topt);
     output_style st = {0};
-    opterr = 0;
-    optind = 1;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:o:", opts);
     int c;
-    while ((c = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'm':
             if (n_models == MAX_MODELS)
                 return rs_cli_usage_error(PROG, "-m: at most %d models in an ensemble", MAX_MODELS);
             model_args[n_models++] = optarg;
             break;
-        case 'o': output = optarg; break;
+        case 'o': if (rs_cli_once(PROG, "-o", &output, optarg)) return RS_EXIT_USAGE; break;
         case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &topt.batch_size)) return RS_EXIT_USAGE; break;
         case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 100000, &topt.max_len)) return RS_EXIT_USAGE; break;
         case OPT_MAXSRC: if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len)) return RS_EXIT_USAGE; break;
@@ -142,10 +128,10 @@ int cmd_translate(int argc, char **argv)
             st.nbest_format = 1;
             break;
         case OPT_LP: {
-            char *end;
-            topt.length_penalty = strtof(optarg, &end);
-            if (*end || end == optarg || !isfinite(topt.length_penalty))
-                return rs_cli_usage_error(PROG, "--length-penalty: '%s' is not a number", optarg);
+            double alpha;
+            if (rs_cli_double(PROG, "--length-penalty", optarg, -100.0, 100.0, &alpha))
+                return RS_EXIT_USAGE;
+            topt.length_penalty = (float)alpha;
             break;
         }
         case OPT_REF: ref_path = optarg; break;
@@ -162,10 +148,9 @@ int cmd_translate(int argc, char **argv)
             }
             break;
         }
-        case 'h':
-        case OPT_HELP: usage(stdout); return RS_EXIT_OK;
-        default:
-            return rs_cli_bad_option(PROG, argv[optind - 1]);
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
         }
     }
     if (n_models == 0)
@@ -219,8 +204,6 @@ int cmd_translate(int argc, char **argv)
         rs_fail(&err, "%s: cannot open for writing", output);
         goto fail;
     }
-    struct stat in_stat;
-    const int regular = !fstat(fileno(reader.file), &in_stat) && S_ISREG(in_stat.st_mode);
     lines = rs_calloc((size_t)chunk, sizeof(char *), &err);
     results = rs_calloc((size_t)chunk, sizeof *results, &err);
     if (!lines || !results)
@@ -230,7 +213,7 @@ int cmd_translate(int argc, char **argv)
         int count = 0, rc = 0;
         char *line;
         size_t len;
-        while (count < chunk && (count == 0 || more_input_ready(reader.file, regular)) &&
+        while (count < chunk && (count == 0 || rs_line_reader_ready(&reader)) &&
                (rc = rs_line_reader_next(&reader, &line, &len, &err)) == 1) {
             if (!(lines[count] = strdup(line))) {
                 rs_fail(&err, "out of memory");

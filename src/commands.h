@@ -5,6 +5,8 @@
 #ifndef RS_COMMANDS_H
 #define RS_COMMANDS_H
 
+#define RS_VERSION "0.1.0"
+
 int cmd_train(int argc, char **argv);
 int cmd_translate(int argc, char **argv);
 int cmd_score(int argc, char **argv);
@@ -16,5 +18,7 @@ int cmd_bleu(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_average(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif

@@ -1,7 +1,13 @@
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
 
 #include "corpus.h"
 #include "text.h"
@@ -25,25 +31,198 @@ int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err)
     return 0;
 }
 
+enum { CHUNK = 1 << 16 };
+
+/* Reads what is there (at most `room` bytes, at least one unless at the end:
+ * read(2), not fread, so that a pipe's line is not held back waiting for a
+ * full buffer). Returns the count, 0 at the end, -1 on an error. */
+static ssize_t read_some(rs_line_reader *r, unsigned char *dst, size_t room, rs_error *err)
+{
+    for (;;) {
+        ssize_t n = read(fileno(r->file), dst, room);
+        if (n >= 0)
+            return n;
+        if (errno != EINTR)
+            return rs_fail(err, "%s:%ld: read error: %s", r->name, r->line + 1, strerror(errno));
+    }
+}
+
+/* Starts decompressing the gzip stream whose first bytes are in raw. */
+static int gz_start(rs_line_reader *r, rs_error *err)
+{
+    z_stream *zs = calloc(1, sizeof *zs);
+    r->text = malloc(CHUNK);
+    if (!zs || !r->text) {
+        free(zs);
+        return rs_fail(err, "%s: out of memory for decompression", r->name);
+    }
+    /* 15 + 16: the largest window, gzip framing only. */
+    if (inflateInit2(zs, 15 + 16) != Z_OK) {
+        free(zs);
+        return rs_fail(err, "%s: cannot start decompression", r->name);
+    }
+    r->gz = zs;
+    zs->next_in = r->raw;
+    zs->avail_in = (uInt)r->raw_len;
+    r->raw_pos = r->raw_len;
+    return 0;
+}
+
+/* Reads the first bytes and looks for the gzip magic 1f 8b. */
+static int start(rs_line_reader *r, rs_error *err)
+{
+    r->started = 1;
+    if (!(r->raw = malloc(CHUNK)))
+        return rs_fail(err, "%s: out of memory", r->name);
+    ssize_t n = read_some(r, r->raw, CHUNK, err);
+    if (n < 0)
+        return -1;
+    r->raw_len = (size_t)n;
+    /* A second byte is waited for only after a first 0x1f (not text anyone types). */
+    while (r->raw_len == 1 && r->raw[0] == 0x1f) {
+        if ((n = read_some(r, r->raw + 1, CHUNK - 1, err)) < 0)
+            return -1;
+        if (n == 0)
+            break;
+        r->raw_len += (size_t)n;
+    }
+    if (r->raw_len >= 2 && r->raw[0] == 0x1f && r->raw[1] == 0x8b)
+        return gz_start(r, err);
+    return 0;
+}
+
+/* Decompresses into text; returns 1, 0 at the end of the input, or -1. */
+static int gz_fill(rs_line_reader *r, rs_error *err)
+{
+    z_stream *zs = r->gz;
+    r->text_pos = r->text_len = 0;
+    while (r->text_len == 0) {
+        if (!zs->avail_in) {
+            ssize_t n = read_some(r, r->raw, CHUNK, err);
+            if (n < 0)
+                return -1;
+            if (n == 0) {
+                if (r->gz_member_ended)
+                    return 0;
+                return rs_fail(err, "%s:%ld: truncated gzip data", r->name, r->line + 1);
+            }
+            zs->next_in = r->raw;
+            zs->avail_in = (uInt)n;
+        }
+        if (r->gz_member_ended) {
+            /* Another member follows (gzip files may be concatenated). */
+            if (inflateReset(zs) != Z_OK)
+                return rs_fail(err, "%s: cannot restart decompression", r->name);
+            r->gz_member_ended = 0;
+        }
+        zs->next_out = r->text;
+        zs->avail_out = CHUNK;
+        int rc = inflate(zs, Z_NO_FLUSH);
+        r->text_len = CHUNK - zs->avail_out;
+        if (rc == Z_STREAM_END)
+            r->gz_member_ended = 1;
+        else if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return rs_fail(err, "%s:%ld: corrupt gzip data (%s)", r->name, r->line + 1,
+                           zs->msg ? zs->msg : "inflate failed");
+    }
+    return 1;
+}
+
+/* Points *p at the next *n > 0 bytes of text (not consumed); returns 1, 0 at
+ * the end of the input, or -1 on an error. */
+static int peek_text(rs_line_reader *r, const unsigned char **p, size_t *n, rs_error *err)
+{
+    if (!r->started && start(r, err))
+        return -1;
+    if (r->gz) {
+        if (r->text_pos == r->text_len) {
+            int rc = gz_fill(r, err);
+            if (rc <= 0)
+                return rc;
+        }
+        *p = r->text + r->text_pos;
+        *n = r->text_len - r->text_pos;
+        return 1;
+    }
+    if (r->raw_pos == r->raw_len) {
+        ssize_t got = read_some(r, r->raw, CHUNK, err);
+        if (got <= 0)
+            return (int)got;
+        r->raw_pos = 0;
+        r->raw_len = (size_t)got;
+    }
+    *p = r->raw + r->raw_pos;
+    *n = r->raw_len - r->raw_pos;
+    return 1;
+}
+
+static void consume_text(rs_line_reader *r, size_t n)
+{
+    if (r->gz)
+        r->text_pos += n;
+    else
+        r->raw_pos += n;
+}
+
+/* Appends n bytes to the line being built (k bytes so far). */
+static int append(rs_line_reader *r, size_t k, const unsigned char *p, size_t n, rs_error *err)
+{
+    if (k + n + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 256;
+        while (cap < k + n + 1 && cap <= SIZE_MAX / 2)
+            cap *= 2;
+        char *grown = cap >= k + n + 1 ? realloc(r->buf, cap) : NULL;
+        if (!grown)
+            return rs_fail(err, "%s:%ld: out of memory reading a line", r->name, r->line + 1);
+        r->buf = grown;
+        r->cap = cap;
+    }
+    memcpy(r->buf + k, p, n);
+    return 0;
+}
+
 int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *err)
 {
-    errno = 0;
-    ssize_t n = getline(&r->buf, &r->cap, r->file);
-    if (n < 0) {
-        if (ferror(r->file))
-            return rs_fail(err, "%s: read error: %s", r->name,
-                           errno ? strerror(errno) : "unknown");
-        if (errno == ENOMEM)
-            return rs_fail(err, "%s:%ld: out of memory reading a line", r->name, r->line + 1);
-        return 0;
+    size_t k = 0;
+    int ended = 0;
+    while (!ended) {
+        const unsigned char *p = NULL;
+        size_t n = 0;
+        int rc = peek_text(r, &p, &n, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            if (k == 0)
+                return 0;
+            break;
+        }
+        /* "\r\n" is one line end; deciding so here, not by reading ahead at
+         * the "\r", keeps a "\r"-ended line from waiting for more input. */
+        if (r->after_cr) {
+            r->after_cr = 0;
+            if (p[0] == '\n') {
+                consume_text(r, 1);
+                continue;
+            }
+        }
+        size_t i = 0;
+        while (i < n && p[i] != '\n' && p[i] != '\r')
+            i++;
+        if (append(r, k, p, i, err))
+            return -1;
+        k += i;
+        if (i < n) {
+            r->after_cr = p[i] == '\r';
+            ended = 1;
+            i++;
+        }
+        consume_text(r, i);
     }
     r->line++;
+    /* An empty first line has not allocated the buffer yet. */
+    if (!r->buf && append(r, 0, (const unsigned char *)"", 0, err))
+        return -1;
     char *s = r->buf;
-    size_t k = (size_t)n;
-    if (k && s[k - 1] == '\n')
-        k--;
-    if (k && s[k - 1] == '\r')
-        k--;
     s[k] = '\0';
     /* Validated before the byte-order mark goes, so offsets count raw bytes. */
     rs_error why;
@@ -58,10 +237,29 @@ int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *e
     return 1;
 }
 
+int rs_line_reader_ready(const rs_line_reader *r)
+{
+    const int buffered = r->gz ? r->text_pos < r->text_len || ((const z_stream *)r->gz)->avail_in
+                               : r->raw_pos < r->raw_len;
+    if (buffered)
+        return 1;
+    struct stat st;
+    if (!fstat(fileno(r->file), &st) && S_ISREG(st.st_mode))
+        return 1;
+    struct pollfd pfd = {.fd = fileno(r->file), .events = POLLIN};
+    return poll(&pfd, 1, 0) > 0;
+}
+
 void rs_line_reader_close(rs_line_reader *r)
 {
     if (r->file && r->file != stdin)
         fclose(r->file);
+    if (r->gz) {
+        inflateEnd(r->gz);
+        free(r->gz);
+    }
+    free(r->raw);
+    free(r->text);
     free(r->buf);
     memset(r, 0, sizeof *r);
 }
@@ -181,6 +379,9 @@ static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
     if (!first_len || !second_len)
         return rs_fail(err, "%s:%ld: empty sentence in column %d", r->name, r->line,
                        first_len ? 2 : 1);
+    if (rs_text_is_blank(first, first_len) || rs_text_is_blank(second, second_len))
+        return rs_fail(err, "%s:%ld: the sentence in column %d is only white space", r->name,
+                       r->line, rs_text_is_blank(first, first_len) ? 1 : 2);
     if (swap)
         return push_pair(p, second, second_len, first, first_len, r->name, err);
     return push_pair(p, first, first_len, second, second_len, r->name, err);
@@ -227,10 +428,17 @@ int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs 
         rc = rs_fail(err, "%s has %d lines but %s has %d", display_name(src_path), src.count,
                      display_name(tgt_path), tgt.count);
     for (int i = 0; !rc && i < src.count; i++) {
-        if (!src.lines[i][0])
-            rc = rs_fail(err, "%s:%d: empty line", display_name(src_path), i + 1);
-        else if (!tgt.lines[i][0])
-            rc = rs_fail(err, "%s:%d: empty line", display_name(tgt_path), i + 1);
+        const char *name = NULL, *line = NULL;
+        if (rs_text_is_blank(src.lines[i], strlen(src.lines[i]))) {
+            name = display_name(src_path);
+            line = src.lines[i];
+        } else if (rs_text_is_blank(tgt.lines[i], strlen(tgt.lines[i]))) {
+            name = display_name(tgt_path);
+            line = tgt.lines[i];
+        }
+        if (name)
+            rc = rs_fail(err, "%s:%d: %s", name, i + 1,
+                         line[0] ? "the line is only white space" : "empty line");
     }
     if (rc) {
         rs_lines_free(&src);

@@ -2,9 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
-
-#define RS_VERSION "0.1.0"
 
 typedef struct {
     const char *name;
@@ -24,11 +23,14 @@ static const command commands[] = {
     {"explain", cmd_explain, "walk through one attention step with numbers to check by hand"},
     {"bench", cmd_bench, "measure training and decoding speed and memory"},
     {"plot", cmd_plot, "draw a training run's learning curves as SVG"},
+    {"info", cmd_info, "what a checkpoint holds: configuration, sizes, vocabularies, training"},
+    {"average", cmd_average, "a checkpoint with the mean parameters of several checkpoints"},
 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: rnnsearch COMMAND [OPTIONS]\n\n"
+    fprintf(out, "usage: rnnsearch COMMAND [OPTIONS]\n"
+                 "       rnnsearch -h | --help | -V | --version\n\n"
                  "An attentive RNN translator (Bahdanau et al., 2014).\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
@@ -39,7 +41,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return 2;
+        return RS_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
@@ -49,10 +51,12 @@ int main(int argc, char **argv)
         printf("rnnsearch %s\n", RS_VERSION);
         return 0;
     }
+    if (argv[1][0] == '-')
+        return rs_cli_bad_option("rnnsearch", argv[1]);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name) && commands[i].run)
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "rnnsearch: unknown command '%s'\n", argv[1]);
     usage(stderr);
-    return 2;
+    return RS_EXIT_USAGE;
 }

@@ -96,6 +96,19 @@ int rs_tokens_push(rs_tokens *tokens, const char *token, size_t len, rs_error *e
     return 0;
 }
 
+int rs_text_is_blank(const char *s, size_t len)
+{
+    rs_error ignored;
+    for (size_t pos = 0; pos < len;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = decode(s, pos, len, &cp, &ignored);
+        if (k < 0 || !is_space(cp))
+            return 0;
+        pos += (size_t)k;
+    }
+    return 1;
+}
+
 int rs_tokenizer_mode_parse(const char *name)
 {
     if (!strcmp(name, "word"))

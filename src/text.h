@@ -51,6 +51,10 @@ int rs_tokenizer_mode_parse(const char *name);
 /* Fails, naming the byte, unless s[0..len) is UTF-8 without NUL bytes. */
 int rs_utf8_validate(const char *s, size_t len, rs_error *err);
 
+/* 1 when s[0..len) normalises to nothing (empty, or white space only, as
+ * defined above), 0 otherwise (also for bytes that are not UTF-8). */
+int rs_text_is_blank(const char *s, size_t len);
+
 /* Normalises in[0..len) as above into a new NUL-terminated string *out,
  * which the caller frees. */
 int rs_text_normalize(const char *in, size_t len, int lowercase, char **out, rs_error *err);

@@ -311,6 +311,40 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Effective order (sentence BLEU): "a dog ran" against "the dog ran" has
+ * 1-grams 2/3, 2-grams 1/2, 3-grams 0/1 (exp smoothing: 1/2 of a match, so
+ * 50%) and no 4-grams: the mean runs over three orders,
+ * (66.67 * 50 * 50)^(1/3) = 55.03. Without it the missing 4-grams make 0. */
+START_TEST(test_effective_order)
+{
+    const char *hyp = "a dog ran", *ref = "the dog ran";
+    rs_bleu_stats stats;
+    rs_bleu_result res;
+    rs_error err = {{0}};
+    rs_bleu_stats_init(&stats);
+    ck_assert(rs_bleu_stats_add(&stats, hyp, &ref, 1, NULL, &err) == 0);
+    rs_bleu_compute_order(&stats, 1, &res);
+    ck_assert_double_eq_tol(res.score, cbrt(200.0 / 3 * 50 * 50), 1e-9);
+    rs_bleu_compute_order(&stats, 0, &res);
+    ck_assert_double_eq_tol(res.score, 0.0, 1e-12);
+    rs_bleu_compute(&stats, &res);
+    ck_assert_double_eq_tol(res.score, 0.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_signatures)
+{
+    char buf[256];
+    rs_bleu_opts lc_none = {1, RS_BLEU_TOK_NONE};
+    rs_bleu_signature(NULL, 1, 0, "rnnsearch-9", buf, sizeof buf);
+    ck_assert_str_eq(buf, "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-9");
+    rs_bleu_signature(&lc_none, 2, 1, "v", buf, sizeof buf);
+    ck_assert_str_eq(buf, "nrefs:2|case:lc|eff:yes|tok:none|smooth:exp|version:v");
+    rs_chrf_signature(NULL, 3, "v", buf, sizeof buf);
+    ck_assert_str_eq(buf, "nrefs:3|case:mixed|eff:yes|nc:6|nw:0|space:no|version:v");
+}
+END_TEST
+
 /* ---- the command, through the program ($RNNSEARCH, as `make check` sets) -- */
 
 static const char *program(void)
@@ -403,6 +437,39 @@ START_TEST(test_command)
     snprintf(args, sizeof args, "'%s'", path[0]);
     ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 2);
     free(out), free(errs);
+    /* The signatures, with rnnsearch's version; in the score line on request. */
+    snprintf(args, sizeof args, "'%s' '%s' '%s'", path[0], path[1], path[2]);
+    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    ck_assert_msg(strstr(errs, "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-") &&
+                      strstr(errs, "chrF2|nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-"),
+                  "%s", errs);
+    free(out), free(errs);
+    snprintf(args, sizeof args, "--signature --metric bleu '%s' '%s' '%s'", path[0], path[1], path[2]);
+    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    const char *sig = "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-";
+    ck_assert_msg(!strncmp(out, sig, strlen(sig)) &&
+                      strstr(out, " = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943"),
+                  "%s", out);
+    free(out), free(errs);
+
+    /* Sentence scores: one line per segment, BLEU with effective order. */
+    char hyp2[600], ref2[600];
+    snprintf(hyp2, sizeof hyp2, "%s/hyp2.txt", dir);
+    snprintf(ref2, sizeof ref2, "%s/ref2.txt", dir);
+    write_file(hyp2, "a dog ran\nhi\n");
+    write_file(ref2, "the dog ran\nhi\n");
+    snprintf(args, sizeof args, "--sentence '%s' '%s'", hyp2, ref2);
+    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    const char *first = "BLEU = 55.03 66.7/50.0/50.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 3 "
+                        "ref_len = 3)\tchrF2 = ";
+    ck_assert_msg(!strncmp(out, first, strlen(first)),
+                  "%s", out);
+    ck_assert_msg(strstr(out, "\nBLEU = 100.00 100.0/0.0/0.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 1 "
+                              "ref_len = 1)\tchrF2 = 100.00\n"),
+                  "%s", out);
+    ck_assert_msg(strstr(errs, "BLEU|nrefs:1|case:mixed|eff:yes|"), "%s", errs);
+    free(out), free(errs);
+
     ck_assert_int_eq(run_bleu(dir, "--help", &out, &errs), 0);
     ck_assert_ptr_nonnull(strstr(out, "default: both"));
     ck_assert_ptr_nonnull(strstr(out, "default: 13a"));
@@ -429,6 +496,8 @@ Suite *bleu_suite(void)
     tcase_add_test(tc, test_multiple_references);
     tcase_add_test(tc, test_chrf_hand);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_effective_order);
+    tcase_add_test(tc, test_signatures);
     suite_add_tcase(s, tc);
     TCase *cmd = tcase_create("command");
     tcase_set_timeout(cmd, 30);

@@ -411,40 +411,6 @@ START_TEST(test_save_refuses_inconsistent_model)
 }
 END_TEST
 
-START_TEST(test_resolve)
-{
-    char dir[256], path[512], got[512];
-    rs_error err = {{0}};
-    make_tmp_dir();
-    tmp_path(dir, sizeof dir, "models/x");
-    ck_assert_int_eq(rs_checkpoint_resolve(dir, got, sizeof got, &err), -1);
-    ck_assert_msg(strstr(err.msg, "no such"), "%s", err.msg);
-
-    save_sample(path, sizeof path, "models/x/last.ckpt");
-    ck_assert_msg(!rs_checkpoint_resolve(dir, got, sizeof got, &err), "%s", err.msg);
-    ck_assert_str_eq(got, path);
-
-    save_sample(path, sizeof path, "models/x/best.ckpt");
-    ck_assert_msg(!rs_checkpoint_resolve(dir, got, sizeof got, &err), "%s", err.msg);
-    ck_assert_str_eq(got, path);
-
-    /* A file is taken as it is. */
-    tmp_path(path, sizeof path, "models/x/last.ckpt");
-    ck_assert_msg(!rs_checkpoint_resolve(path, got, sizeof got, &err), "%s", err.msg);
-    ck_assert_str_eq(got, path);
-
-    /* An empty directory. */
-    tmp_path(dir, sizeof dir, "models/empty");
-    ck_assert_int_eq(mkdir(dir, 0777), 0);
-    ck_assert_int_eq(rs_checkpoint_resolve(dir, got, sizeof got, &err), -1);
-    ck_assert_msg(strstr(err.msg, "neither best.ckpt nor last.ckpt"), "%s", err.msg);
-
-    /* Too small a buffer is an error, not a cut path. */
-    ck_assert_int_eq(rs_checkpoint_resolve(path, got, 8, &err), -1);
-    testdir_remove(tmp_dir);
-}
-END_TEST
-
 /* Peak resident memory of this process, in kilobytes. */
 static long peak_kb(void)
 {
@@ -627,7 +593,6 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_inconsistent_contents);
     tcase_add_test(tc, test_overwrite_is_atomic);
     tcase_add_test(tc, test_save_refuses_inconsistent_model);
-    tcase_add_test(tc, test_resolve);
     tcase_add_test(tc, test_large_non_checkpoint_refused_from_header);
     tcase_add_test(tc, test_bad_text_settings_name_the_file);
     tcase_add_test(tc, test_out_of_memory_names_the_file);

@@ -4,50 +4,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-static const char *program(void)
-{
-    const char *p = getenv("RNNSEARCH");
-    return p ? p : "./rnnsearch";
-}
-
-/* Runs `rnnsearch ARGS` through the shell; returns the exit status and the
- * combined output in out. */
-static int run(const char *args, char *out, size_t size)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", program(), args);
-    FILE *p = popen(cmd, "r");
-    ck_assert(p != NULL);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+#include "cli.h"
+#include "testdir.h"
+#include "testprog.h"
 
 START_TEST(help_version_and_usage_errors)
 {
     char out[16384];
-    ck_assert_int_eq(run("--help", out, sizeof out), 0);
+    ck_assert_int_eq(testprog_run_all("--help", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "translate"));
-    ck_assert_int_eq(run("--version", out, sizeof out), 0);
+    ck_assert_int_eq(testprog_run_all("--version", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "rnnsearch"));
-    ck_assert_int_eq(run("no-such-command", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("no-such-command", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "no-such-command"));
     static const char *const commands[] = {"train", "translate", "score", "tokenize", "export", "import"};
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         char args[64];
         snprintf(args, sizeof args, "%s --help", commands[i]);
-        ck_assert_int_eq(run(args, out, sizeof out), 0);
+        ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 0);
         ck_assert_msg(strstr(out, "usage:") != NULL, "%s --help prints no usage", commands[i]);
         snprintf(args, sizeof args, "%s --no-such-option", commands[i]);
-        ck_assert_msg(run(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
+        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
     }
-    ck_assert_int_eq(run("translate < /dev/null", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("translate < /dev/null", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "-m"));
-    ck_assert_int_eq(run("train --train x.tsv --batch-size zero", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("train --train x.tsv --batch-size zero", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "--batch-size"));
 }
 END_TEST
@@ -61,10 +45,17 @@ START_TEST(bad_training_data_is_named)
     fputs("one\tun\ntwo deux\n", f);
     fclose(f);
     snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "bad.tsv:2") != NULL, "no file:line in: %s", out);
+    /* A side of white space only is refused like an empty one. */
+    f = fopen(path, "w");
+    fputs("one\tun\n \t deux\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "bad.tsv:2: the sentence in column 1 is only white space") != NULL, "%s", out);
     snprintf(args, sizeof args, "train --train %s/missing.tsv --out %s/m", dir, dir);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_ptr_nonnull(strstr(out, "missing.tsv"));
     snprintf(args, sizeof args, "rm -rf %s", dir);
     ck_assert(system(args) == 0);
@@ -78,10 +69,10 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
     snprintf(args, sizeof args,
              "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 --emb 8 --hidden 8 "
              "--att 8 --maxout 4 --quiet", dir);
-    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     /* The model's own tokenization, as ids with </s> appended. */
     snprintf(args, sizeof args, "tokenize -m %s/m --ids <<'EOF'\nthe tall horse zzzz\nEOF", dir);
-    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     int ids[8], count = sscanf(out, "%d %d %d %d %d", &ids[0], &ids[1], &ids[2], &ids[3], &ids[4]);
     ck_assert_int_eq(count, 5);
     ck_assert_int_eq(ids[3], 1); /* an unknown word is <unk> */
@@ -99,16 +90,121 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
     fputc(c ^ 0x55, f);
     fclose(f);
     snprintf(args, sizeof args, "translate -m %s < corpora/reorder/test.tsv", path);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "best.ckpt") != NULL, "the message does not name the file: %s", out);
     /* A truncated file too. */
     snprintf(args, sizeof args, "truncate -s %ld %s/m/last.ckpt", size / 3, dir);
     ck_assert(system(args) == 0);
     snprintf(args, sizeof args, "score -m %s/m/last.ckpt corpora/reorder/test.tsv", dir);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_ptr_nonnull(strstr(out, "last.ckpt"));
     snprintf(args, sizeof args, "rm -rf %s", dir);
     ck_assert(system(args) == 0);
+}
+END_TEST
+
+/* One convention: -h and --help print usage and exit 0; problems with options
+ * are reported in one wording that names the option, exit 2. */
+START_TEST(one_option_convention)
+{
+    char out[16384], args[256];
+    static const char *const commands[] = {"tokenize", "export", "import", "bleu", "explain", "plot", "average", "info"};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        static const char *const help[] = {"-h", "--help"};
+        for (int h = 0; h < 2; h++) {
+            snprintf(args, sizeof args, "%s %s", commands[i], help[h]);
+            ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s exits non-zero", args);
+            ck_assert_msg(strstr(out, "usage:") != NULL, "%s prints no usage", args);
+        }
+        snprintf(args, sizeof args, "%s --no-such-option", commands[i]);
+        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
+        char want[128];
+        snprintf(want, sizeof want, "rnnsearch %s: unknown option '--no-such-option'\nTry 'rnnsearch %s --help'.",
+                 commands[i], commands[i]);
+        ck_assert_msg(strstr(out, want) != NULL, "%s: %s", commands[i], out);
+        snprintf(args, sizeof args, "%s -Z", commands[i]);
+        ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+        ck_assert_msg(strstr(out, "unknown option '-Z'") != NULL, "%s", out);
+        snprintf(args, sizeof args, "%s --help=yes", commands[i]);
+        ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+        ck_assert_msg(strstr(out, "option '--help' takes no value") != NULL, "%s", out);
+    }
+    ck_assert_int_eq(testprog_run_all("--no-such-option", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "rnnsearch: unknown option '--no-such-option'"));
+    /* A missing value and a bad value name the option. */
+    ck_assert_int_eq(testprog_run_all("plot x --output", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "option '--output' needs a value") != NULL, "%s", out);
+    ck_assert_int_eq(testprog_run_all("export -m", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "option '-m' needs a value") != NULL, "%s", out);
+    ck_assert_int_eq(testprog_run_all("explain --keys 1 --query 1 --digits 99", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--digits: '99' is not an integer from 0 to 17") != NULL, "%s", out);
+    ck_assert_int_eq(testprog_run_all("bleu --metric ter a b", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--metric: 'ter' is not one of bleu, chrf or both") != NULL, "%s", out);
+    /* An option given once may not be given twice. */
+    ck_assert_int_eq(testprog_run_all("export -m a -m b -o x", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "-m/--model given twice") != NULL, "%s", out);
+}
+END_TEST
+
+/* Configuration options name themselves in errors, with the reason. */
+START_TEST(config_option_errors_name_the_option)
+{
+    struct option opts[RS_CLI_MAX_CONFIG_OPTIONS + 1];
+    int count = rs_cli_add_config_options(opts, 0, 1000);
+    int lr = -1, batch = -1;
+    for (int i = 0; i < count; i++) {
+        if (!strcmp(opts[i].name, "lr"))
+            lr = opts[i].val;
+        if (!strcmp(opts[i].name, "batch-size"))
+            batch = opts[i].val;
+    }
+    ck_assert(lr >= 1000 && batch >= 1000);
+    rs_config cfg;
+    rs_config_defaults(&cfg);
+    rs_error err = {{0}};
+    ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "abc", &err), -1);
+    ck_assert_str_eq(err.msg, "--lr: 'abc' is not a number in (0, 10]");
+    ck_assert_int_eq(rs_cli_set_config(&cfg, batch, 1000, "zero", &err), -1);
+    ck_assert_str_eq(err.msg, "--batch-size: 'zero' is not an integer from 1 to 1000000");
+    ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "0.5", &err), 0);
+    ck_assert(cfg.lr == 0.5f);
+}
+END_TEST
+
+/* -m MODEL: a directory gives best.ckpt, else last.ckpt; a file is itself. */
+START_TEST(model_argument_resolves)
+{
+    char dir[128], models[256], path[512], got[512];
+    rs_error err = {{0}};
+    testdir_make(dir, "rs_resolve");
+    snprintf(models, sizeof models, "%s/models/x", dir);
+    ck_assert_int_eq(rs_cli_resolve_model(models, got, sizeof got, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no such"), "%s", err.msg);
+
+    snprintf(path, sizeof path, "%s/models", dir);
+    ck_assert_int_eq(mkdir(path, 0777), 0);
+    ck_assert_int_eq(mkdir(models, 0777), 0);
+    ck_assert_int_eq(rs_cli_resolve_model(models, got, sizeof got, &err), -1);
+    ck_assert_msg(strstr(err.msg, "neither best.ckpt nor last.ckpt"), "%s", err.msg);
+
+    snprintf(path, sizeof path, "%s/last.ckpt", models);
+    testfile_write(path, (const unsigned char *)"x", 1);
+    ck_assert_msg(!rs_cli_resolve_model(models, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    snprintf(path, sizeof path, "%s/best.ckpt", models);
+    testfile_write(path, (const unsigned char *)"x", 1);
+    ck_assert_msg(!rs_cli_resolve_model(models, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    /* A file is taken as it is. */
+    snprintf(path, sizeof path, "%s/last.ckpt", models);
+    ck_assert_msg(!rs_cli_resolve_model(path, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_str_eq(got, path);
+
+    /* Too small a buffer is an error, not a cut path. */
+    ck_assert_int_eq(rs_cli_resolve_model(path, got, 8, &err), -1);
+    testdir_remove(dir);
 }
 END_TEST
 
@@ -120,6 +216,9 @@ Suite *cli_suite(void)
     tcase_add_test(tc, help_version_and_usage_errors);
     tcase_add_test(tc, bad_training_data_is_named);
     tcase_add_test(tc, corrupt_checkpoint_is_refused_and_kept);
+    tcase_add_test(tc, model_argument_resolves);
+    tcase_add_test(tc, one_option_convention);
+    tcase_add_test(tc, config_option_errors_name_the_option);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -124,6 +124,39 @@ START_TEST(test_tsv_errors)
     check_tsv_error("a\tb\nc\td\ne\tf\xC3(\n", "3: invalid UTF-8 at byte 4");
     check_tsv_error("ok\tok\nabcd\xFF\tx\n", "2: invalid UTF-8 at byte 5");
     check_tsv_error_len("a\0b\tc\n", 6, "1: NUL byte at byte 2");
+    /* White space only is as empty as nothing (no-break space and ideographic space too). */
+    check_tsv_error("a\tb\n   \tb\n", "2: the sentence in column 1 is only white space");
+    check_tsv_error("a\tb\nc\t \xC2\xA0\xE3\x80\x80 \tnote\n",
+                    "2: the sentence in column 2 is only white space");
+}
+END_TEST
+
+/* Old Mac files end lines at a lone "\r": 100 pairs, not one line of 100. */
+START_TEST(test_cr_line_ends)
+{
+    char path[32], data[4096] = "";
+    for (int i = 0; i < 100; i++)
+        sprintf(data + strlen(data), "src %d\ttgt %d\r", i, i);
+    write_temp_str(path, data);
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    ck_assert_msg(!rs_pairs_read_tsv(path, 0, &pairs, &err), "%s", err.msg);
+    ck_assert_int_eq(pairs.count, 100);
+    ck_assert_str_eq(pairs.tgt[0], "tgt 0");
+    ck_assert_str_eq(pairs.src[99], "src 99");
+    rs_pairs_free(&pairs);
+    unlink(path);
+
+    /* Mixed: "\r\n" is one line end, "\r\r" two (an empty line between). */
+    write_temp_str(path, "a\r\nb\rc\nd\r\re\r");
+    rs_lines lines;
+    ck_assert_msg(!rs_lines_read(path, &lines, &err), "%s", err.msg);
+    ck_assert_int_eq(lines.count, 6);
+    static const char *const want[] = {"a", "b", "c", "d", "", "e"};
+    for (int i = 0; i < 6; i++)
+        ck_assert_str_eq(lines.lines[i], want[i]);
+    rs_lines_free(&lines);
+    unlink(path);
 }
 END_TEST
 
@@ -182,6 +215,12 @@ START_TEST(test_parallel_errors)
     write_temp_str(en, "x\n\nz\n");
     ck_assert_int_eq(rs_pairs_read_parallel(de, en, &pairs, &err), -1);
     snprintf(expected, sizeof expected, "%s:2: empty line", en);
+    ck_assert_str_eq(err.msg, expected);
+    unlink(en);
+
+    write_temp_str(en, "x\n \t \nz\n");
+    ck_assert_int_eq(rs_pairs_read_parallel(de, en, &pairs, &err), -1);
+    snprintf(expected, sizeof expected, "%s:2: the line is only white space", en);
     ck_assert_str_eq(err.msg, expected);
     unlink(en);
 
@@ -268,6 +307,39 @@ START_TEST(test_line_reader)
 }
 END_TEST
 
+/* A line from a pipe is returned as soon as it ends (also at a lone "\r"),
+ * without waiting for more input: the writer stays open while we read. */
+START_TEST(test_pipe_line_arrives_at_once)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    ck_assert_int_eq(write(fds[1], "first\nsecond\r", 13), 13);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    rs_line_reader r;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_line_reader_open(&r, path, &err), "%s", err.msg);
+    char *line;
+    size_t len;
+    ck_assert_int_eq(rs_line_reader_ready(&r), 1); /* the pipe has data */
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "first");
+    ck_assert_int_eq(rs_line_reader_ready(&r), 1); /* "second" is buffered */
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "second");
+    ck_assert_int_eq(rs_line_reader_ready(&r), 0); /* nothing there: reading would wait */
+    /* The "\n" of a "\r\n" split across writes still ends one line only. */
+    ck_assert_int_eq(write(fds[1], "\nthird\n", 7), 7);
+    ck_assert_int_eq(rs_line_reader_ready(&r), 1);
+    ck_assert_msg(rs_line_reader_next(&r, &line, &len, &err) == 1, "%s", err.msg);
+    ck_assert_str_eq(line, "third");
+    ck_assert_int_eq(close(fds[1]), 0);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 0);
+    rs_line_reader_close(&r);
+    close(fds[0]);
+}
+END_TEST
+
 Suite *corpus_suite(void)
 {
     Suite *s = suite_create("corpus");
@@ -276,6 +348,8 @@ Suite *corpus_suite(void)
     tcase_add_test(tc, test_tsv_bom_and_unicode);
     tcase_add_test(tc, test_tsv_long_lines);
     tcase_add_test(tc, test_tsv_errors);
+    tcase_add_test(tc, test_cr_line_ends);
+    tcase_add_test(tc, test_pipe_line_arrives_at_once);
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_parallel);
     tcase_add_test(tc, test_parallel_errors);

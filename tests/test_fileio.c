@@ -213,7 +213,7 @@ START_TEST(test_read_file)
     ck_assert_int_eq(rs_read_file(dir, &data, &size, &err), -1);
     ck_assert_msg(strstr(err.msg, "not a regular file"), "%s", err.msg);
     path_in(path, sizeof path, "empty");
-    testfile_write(path, NULL, 0);
+    testfile_write(path, (const unsigned char *)"", 0);
     ck_assert_msg(!rs_read_file(path, &data, &size, &err), "%s", err.msg);
     ck_assert_uint_eq(size, 0);
     ck_assert_uint_eq(data[0], 0);

@@ -19,15 +19,6 @@ static void path_in(char *out, size_t size, const char *name)
     snprintf(out, size, "%s/%s", dir, name);
 }
 
-/* Runs `rnnsearch ARGS` with its messages captured too. */
-static int run(const char *args, char *out, size_t size)
-{
-    char with_stderr[2100];
-    ck_assert_uint_lt(strlen(args), 2048);
-    snprintf(with_stderr, sizeof with_stderr, "%s 2>&1", args);
-    return testprog_run(with_stderr, out, size);
-}
-
 /* A tiny random model saved as dir/m.ckpt (path in out). */
 static void make_checkpoint(char *out, size_t size)
 {
@@ -69,29 +60,29 @@ START_TEST(test_output_same_as_input_is_refused)
 
     /* translate: -o the input, -o a link to it, -o the references, -o stdin's file. */
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, in, in);
-    ck_assert_int_eq(run(args, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
     testfile_expect(in, "a b\nb a\n");
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, alias, in);
-    ck_assert_int_eq(run(args, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     testfile_expect(in, "a b\nb a\n");
     snprintf(args, sizeof args, "translate -m %s -o %s --ref %s %s", ckpt, ref, ref, in);
-    ck_assert_int_eq(run(args, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, ref), "%s", out);
     testfile_expect(ref, "x y\ny x\n");
     snprintf(args, sizeof args, "translate -m %s -o %s < %s", ckpt, in, in);
-    ck_assert_int_eq(run(args, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "standard input"), "%s", out);
     testfile_expect(in, "a b\nb a\n");
     /* A different output is fine. */
     char hyp[256];
     path_in(hyp, sizeof hyp, "hyp.txt");
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, hyp, in);
-    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
 
     /* align --out the input. */
     snprintf(args, sizeof args, "align -m %s --format tsv --out %s %s", ckpt, in, in);
-    ck_assert_int_eq(run(args, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
     testfile_expect(in, "a b\nb a\n");
 
@@ -99,7 +90,7 @@ START_TEST(test_output_same_as_input_is_refused)
     size_t ckpt_size;
     unsigned char *ckpt_bytes = testfile_read(ckpt, &ckpt_size);
     snprintf(args, sizeof args, "export -m %s %s", ckpt, ckpt);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
     size_t now_size;
     unsigned char *now = testfile_read(ckpt, &now_size);
@@ -108,17 +99,27 @@ START_TEST(test_output_same_as_input_is_refused)
     char st[256];
     path_in(st, sizeof st, "model.ckpt"); /* a safetensors file with a .ckpt name */
     snprintf(args, sizeof args, "export -m %s %s", ckpt, st);
-    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     size_t st_size;
     unsigned char *st_bytes = testfile_read(st, &st_size);
     snprintf(args, sizeof args, "import %s -o %s", st, st);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
     now = testfile_read(st, &now_size);
     ck_assert(now_size == st_size && !memcmp(now, st_bytes, now_size));
     free(now);
     free(st_bytes);
     free(ckpt_bytes);
+
+    /* plot -o the log it reads. */
+    char log[256];
+    static const char tsv[] = "step\tepoch\ttrain_loss\tdev_loss\n1\t1\t2.0\t2.5\n";
+    path_in(log, sizeof log, "train.log.tsv");
+    testfile_write(log, (const unsigned char *)tsv, sizeof tsv - 1);
+    snprintf(args, sizeof args, "plot %s -o %s", dir, log);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
+    testfile_expect(log, tsv);
     testdir_remove(dir);
 }
 END_TEST
@@ -138,36 +139,36 @@ START_TEST(test_special_targets_are_kept)
 
     /* Refused at once (opening a FIFO for writing would wait for a reader). */
     snprintf(args, sizeof args, "export -m %s %s", ckpt, fifo);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, fifo) && strstr(out, "FIFO"), "%s", out);
     ck_assert(!lstat(fifo, &st) && S_ISFIFO(st.st_mode));
     snprintf(args, sizeof args, "export -m %s %s", ckpt, link);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, link) && strstr(out, "symbolic link"), "%s", out);
     ck_assert(!lstat(link, &st) && S_ISLNK(st.st_mode));
     testfile_expect(target, "keep");
     snprintf(args, sizeof args, "export -m %s -", ckpt);
-    ck_assert_int_eq(run(args, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_int_ne(access("-", F_OK), 0);
     snprintf(args, sizeof args, "export -m %s /dev/stdout", ckpt);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "/dev/stdout is a symbolic link"), "%s", out);
 
     /* import into a checkpoint name that is a link or a FIFO. */
     char good[256], fifo_ckpt[256], link_ckpt[256];
     path_in(good, sizeof good, "good.safetensors");
     snprintf(args, sizeof args, "export -m %s %s", ckpt, good);
-    ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     path_in(fifo_ckpt, sizeof fifo_ckpt, "f.ckpt");
     path_in(link_ckpt, sizeof link_ckpt, "l.ckpt");
     ck_assert_int_eq(mkfifo(fifo_ckpt, 0600), 0);
     ck_assert_int_eq(symlink("target.txt", link_ckpt), 0);
     snprintf(args, sizeof args, "import %s -o %s", good, fifo_ckpt);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, fifo_ckpt) && strstr(out, "FIFO"), "%s", out);
     ck_assert(!lstat(fifo_ckpt, &st) && S_ISFIFO(st.st_mode));
     snprintf(args, sizeof args, "import %s -o %s", good, link_ckpt);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert(!lstat(link_ckpt, &st) && S_ISLNK(st.st_mode));
     testfile_expect(target, "keep");
     testdir_remove(dir);
@@ -182,7 +183,7 @@ START_TEST(test_unopenable_output_is_an_error)
     path_in(in, sizeof in, "in.txt");
     testfile_write(in, (const unsigned char *)"a b\n", 4);
     snprintf(args, sizeof args, "translate -m %s -o %s/no/such/dir/x %s", ckpt, dir, in);
-    ck_assert_int_eq(run(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "no/such/dir/x"), "%s", out);
     testdir_remove(dir);
 }
@@ -195,7 +196,7 @@ START_TEST(test_oversized_model_is_refused)
     testdir_make(dir, "rs_files");
     snprintf(args, sizeof args, "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 "
              "--hidden 715827883 --quiet", dir);
-    ck_assert_int_eq(run(args, out, sizeof out), 2); /* refused as an option out of range */
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2); /* an option out of range */
     ck_assert_msg(strstr(out, "--hidden: '715827883'") && strstr(out, "to 65536"), "%s", out);
     testdir_remove(dir);
 }

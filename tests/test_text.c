@@ -388,6 +388,17 @@ START_TEST(test_cli)
 }
 END_TEST
 
+START_TEST(test_is_blank)
+{
+    ck_assert_int_eq(rs_text_is_blank("", 0), 1);
+    ck_assert_int_eq(rs_text_is_blank(" \t\r\n\v\f", 6), 1);
+    ck_assert_int_eq(rs_text_is_blank("\xC2\xA0\xE3\x80\x80\xE2\x80\xA8", 8), 1); /* NBSP, U+3000, U+2028 */
+    ck_assert_int_eq(rs_text_is_blank(" a ", 3), 0);
+    ck_assert_int_eq(rs_text_is_blank(" \xE2\x96\x81", 4), 0); /* U+2581 is a token, not space */
+    ck_assert_int_eq(rs_text_is_blank(" \xFF", 2), 0);          /* not UTF-8: not blank */
+}
+END_TEST
+
 Suite *text_suite(void)
 {
     Suite *s = suite_create("text");
@@ -404,6 +415,7 @@ Suite *text_suite(void)
     tcase_add_test(tc, test_round_trip_random);
     tcase_add_test(tc, test_detokenize_foreign_tokens);
     tcase_add_test(tc, test_tokens_reuse);
+    tcase_add_test(tc, test_is_blank);
     suite_add_tcase(s, tc);
     TCase *cli = tcase_create("cli");
     tcase_set_timeout(cli, 20);

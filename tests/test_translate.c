@@ -19,6 +19,7 @@
 #include "gradcheck.h"
 #include "json.h"
 #include "testdir.h"
+#include "testprog.h"
 #include "train.h"
 #include "translate.h"
 
@@ -257,25 +258,6 @@ END_TEST
 
 /* ---- the commands: translate, align and validation agree ---- */
 
-static const char *program(void)
-{
-    const char *p = getenv("RNNSEARCH");
-    return p ? p : "./rnnsearch";
-}
-
-/* Runs `rnnsearch ARGS` through the shell; stdout into out; returns the exit status. */
-static int run(const char *args, char *out, size_t size)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s", program(), args);
-    FILE *p = popen(cmd, "r");
-    ck_assert(p != NULL);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 START_TEST(translate_align_and_validation_give_the_same_output)
 {
     char dir[64], ckpt[128], input[128], args[1024];
@@ -304,7 +286,7 @@ START_TEST(translate_align_and_validation_give_the_same_output)
     /* translate prints them, line for line (the empty line too). */
     static char text[65536];
     snprintf(args, sizeof args, "translate -m %s --batch-size 3 --quiet %s", ckpt, input);
-    ck_assert_int_eq(run(args, text, sizeof text), 0);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     char *line = text;
     for (int i = 0; i < LINES; i++) {
         char *end = strchr(line, '\n');
@@ -317,7 +299,7 @@ START_TEST(translate_align_and_validation_give_the_same_output)
 
     /* align --format json shows the same target tokens (then </s>). */
     snprintf(args, sizeof args, "align -m %s --format json %s", ckpt, input);
-    ck_assert_int_eq(run(args, text, sizeof text), 0);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     line = text;
     for (int i = 0; i < LINES; i++) {
         if (!out[i].src_count)
@@ -388,7 +370,7 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
 
     /* --n-best 1 with a beam: the full Moses/Marian form. */
     snprintf(args, sizeof args, "translate -m %s --beam 3 --n-best 1 --quiet %s", ckpt, input);
-    ck_assert_int_eq(run(args, text, sizeof text), 0);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     int id;
     double f0, score;
     char *second = strchr(text, '\n') + 1;
@@ -402,7 +384,7 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
 
     /* score --per-token: total, mean, then one value per target token and </s>. */
     snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s --per-token",
-             program(), ckpt);
+             testprog_path(), ckpt);
     FILE *p = popen(args, "r");
     ck_assert(p != NULL);
     double total, mean, t[4];
@@ -414,7 +396,7 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     /* A source over --max-src-len is cut, with a warning naming the pair. */
     snprintf(args, sizeof args,
              "printf 'das Haus ist\\tthe house .\\n' | %s score -m %s --max-src-len 2 2>&1",
-             program(), ckpt);
+             testprog_path(), ckpt);
     p = popen(args, "r");
     ck_assert(p != NULL);
     char warning[512];
@@ -426,7 +408,7 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     ck_assert_double_eq_tol(cut_score, total, 1e-5); /* "das Haus" scored above */
 
     /* An ensemble of a model with itself scores as the model does. */
-    snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s -m %s", program(),
+    snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s -m %s", testprog_path(),
              ckpt, ckpt);
     p = popen(args, "r");
     ck_assert(p != NULL);
@@ -458,7 +440,7 @@ START_TEST(lines_from_a_pipe_are_translated_as_they_arrive)
         dup2(from_child[1], 1);
         close(to_child[1]);
         close(from_child[0]);
-        execl(program(), program(), "translate", "-m", ckpt, "--batch-size", "64", "--quiet",
+        execl(testprog_path(), testprog_path(), "translate", "-m", ckpt, "--batch-size", "64", "--quiet",
               (char *)NULL);
         _exit(127);
     }
