@@ -164,6 +164,13 @@ START_TEST(train_reads_settings_from_a_file)
     ck_assert_int_eq(m.cfg.epochs, 1); /* the command line wins */
     ck_assert(m.cfg.lr == 0.01f);
     rs_model_free(&m);
+    /* What `info` prints is a settings file that repeats the run's configuration. */
+    snprintf(cmd, sizeof cmd,
+             "%s info -m %s/m | grep -v '^#' > %s/info.conf && %s train --train %s/t.tsv "
+             "--dev %s/t.tsv --out %s/again --config %s/info.conf --quiet 2>/dev/null && "
+             "%s info -m %s/again | grep -v '^#' | cmp -s - %s/info.conf",
+             prog, dir, dir, prog, dir, dir, dir, dir, prog, dir, dir);
+    ck_assert_msg(system(cmd) == 0, "%s", cmd);
     snprintf(path, sizeof path, "%s/bad.conf", dir);
     const char *bad = "emb = 8\n\nlr = inf\n";
     testfile_write(path, (const unsigned char *)bad, strlen(bad));
