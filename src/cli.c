@@ -314,3 +314,31 @@ int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char
     rs_cli_usage_error(prog, "%s: '%s' is not one of %s", opt, arg, list);
     return -1;
 }
+
+int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg)
+{
+    if (m->count == RS_CLI_MAX_MODELS) {
+        rs_cli_usage_error(prog, "-m: at most %d models in an ensemble", RS_CLI_MAX_MODELS);
+        return -1;
+    }
+    m->args[m->count++] = arg;
+    return 0;
+}
+
+int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err)
+{
+    for (; m->loaded < m->count; m->loaded++) {
+        const int k = m->loaded;
+        if (rs_cli_load_model(m->args[k], &m->models[k], k ? NULL : codec, err))
+            return -1;
+        m->members[k] = &m->models[k];
+    }
+    return 0;
+}
+
+void rs_cli_models_free(rs_cli_models *m)
+{
+    for (int k = 0; k < m->loaded; k++)
+        rs_model_free(&m->models[k]);
+    m->loaded = 0;
+}

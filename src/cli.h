@@ -121,6 +121,23 @@ int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_erro
  * model (weights only) and, when codec is not NULL, its text codec. */
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
 
+/* Models given as repeated -m: one model, or an ensemble. */
+#define RS_CLI_MAX_MODELS 16
+typedef struct {
+    int count, loaded;
+    const char *args[RS_CLI_MAX_MODELS];
+    rs_model models[RS_CLI_MAX_MODELS];
+    const rs_model *members[RS_CLI_MAX_MODELS]; /* &models[k], as the pipeline takes them */
+} rs_cli_models;
+
+/* Records one -m argument (refusing more than RS_CLI_MAX_MODELS). */
+int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg);
+
+/* Loads every recorded model, and the first one's text codec into codec;
+ * fails, naming the file, as rs_cli_load_model does. */
+int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err);
+void rs_cli_models_free(rs_cli_models *m);
+
 /* The translation pipeline's source-length rule for pairs (rs_cut_sources),
  * with a warning on stderr naming each pair cut ("PROG: FILE: pair N: …"). */
 int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,

@@ -47,18 +47,15 @@ int cmd_score(int argc, char **argv)
         {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {0},
     };
-    const char *model_args[16], *src = NULL, *tgt = NULL;
-    int n_models = 0, swap = 0, per_token = 0, batch_size = 64, max_src_len = RS_MAX_SRC_LEN;
+    static rs_cli_models models;
+    const char *src = NULL, *tgt = NULL;
+    int swap = 0, per_token = 0, batch_size = 64, max_src_len = RS_MAX_SRC_LEN;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'm':
-            if (n_models == 16)
-                return rs_cli_usage_error(PROG, "-m: at most 16 models in an ensemble");
-            model_args[n_models++] = optarg;
-            break;
+        case 'm': if (rs_cli_add_model(PROG, &models, optarg)) return RS_EXIT_USAGE; break;
         case OPT_SRC: src = optarg; break;
         case OPT_TGT: tgt = optarg; break;
         case OPT_SWAP: swap = 1; break;
@@ -76,7 +73,7 @@ int cmd_score(int argc, char **argv)
             return RS_EXIT_USAGE;
         }
     }
-    if (n_models == 0)
+    if (models.count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (!src != !tgt || (src && optind < argc) || argc - optind > 1) {
         fprintf(stderr, PROG ": give one TSV file, or both --src and --tgt\n");
@@ -85,31 +82,24 @@ int cmd_score(int argc, char **argv)
     const char *tsv = src ? NULL : optind < argc ? argv[optind] : "-";
 
     rs_error err;
-    rs_model models[16];
-    const rs_model *members[16];
-    memset(models, 0, sizeof models);
     rs_codec codec = {0};
     rs_pairs pairs = {0};
     rs_tokenized tok = {0};
     rs_dataset data = {0};
     rs_forced *scored = NULL;
-    int status = RS_EXIT_FAIL, loaded = 0;
-    for (; loaded < n_models; loaded++) {
-        if (rs_cli_load_model(model_args[loaded], &models[loaded], loaded ? NULL : &codec, &err))
-            goto fail;
-        members[loaded] = &models[loaded];
-    }
-    if (rs_ensemble_check(members, n_models, &err))
+    int status = RS_EXIT_FAIL;
+    if (rs_cli_load_models(&models, &codec, &err) ||
+        rs_ensemble_check(models.members, models.count, &err))
         goto fail;
     if ((tsv ? rs_pairs_read_tsv(tsv, swap, &pairs, &err)
              : swap ? rs_pairs_read_parallel(tgt, src, &pairs, &err)
                     : rs_pairs_read_parallel(src, tgt, &pairs, &err)) ||
         rs_tokenize_pairs(&tok, &pairs, &codec, tsv ? (strcmp(tsv, "-") ? tsv : "<stdin>") : src, &err) ||
         rs_cli_cut_sources(PROG, &tok, max_src_len, tsv ? tsv : src, &err) ||
-        rs_dataset_build(&data, &tok, &models[0].src_vocab, &models[0].tgt_vocab, 0, NULL, &err))
+        rs_dataset_build(&data, &tok, &models.models[0].src_vocab, &models.models[0].tgt_vocab, 0, NULL, &err))
         goto fail;
     scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, &err);
-    if (!scored || rs_forced_decode(members, n_models, &data, batch_size,
+    if (!scored || rs_forced_decode(models.members, models.count, &data, batch_size,
                                     per_token ? RS_FORCED_TOKENS : 0, scored, &err))
         goto fail;
     for (int i = 0; i < data.count; i++) {
@@ -138,7 +128,6 @@ done:
     rs_tokenized_free(&tok);
     rs_pairs_free(&pairs);
     rs_codec_free(&codec);
-    for (int k = 0; k < loaded; k++)
-        rs_model_free(&models[k]);
+    rs_cli_models_free(&models);
     return status;
 }

@@ -20,7 +20,6 @@
 #include "translate.h"
 
 #define PROG "rnnsearch translate"
-#define MAX_MODELS 16
 
 static void usage(FILE *out)
 {
@@ -101,8 +100,9 @@ int cmd_translate(int argc, char **argv)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {0},
     };
-    const char *model_args[MAX_MODELS], *output = NULL, *ref_path = NULL;
-    int n_models = 0, threads = 0, quiet = 0;
+    static rs_cli_models models;
+    const char *output = NULL, *ref_path = NULL;
+    int threads = 0, quiet = 0;
     rs_translate_options topt;
     rs_translate_options_default(&topt);
     output_style st = {0};
@@ -111,11 +111,7 @@ int cmd_translate(int argc, char **argv)
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'm':
-            if (n_models == MAX_MODELS)
-                return rs_cli_usage_error(PROG, "-m: at most %d models in an ensemble", MAX_MODELS);
-            model_args[n_models++] = optarg;
-            break;
+        case 'm': if (rs_cli_add_model(PROG, &models, optarg)) return RS_EXIT_USAGE; break;
         case 'o': if (rs_cli_once(PROG, "-o", &output, optarg)) return RS_EXIT_USAGE; break;
         case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &topt.batch_size)) return RS_EXIT_USAGE; break;
         case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 100000, &topt.max_len)) return RS_EXIT_USAGE; break;
@@ -153,7 +149,7 @@ int cmd_translate(int argc, char **argv)
             return RS_EXIT_USAGE;
         }
     }
-    if (n_models == 0)
+    if (models.count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (argc - optind > 1)
         return rs_cli_usage_error(PROG, "more than one input file given");
@@ -170,9 +166,6 @@ int cmd_translate(int argc, char **argv)
         openblas_set_num_threads(threads);
 
     rs_error err;
-    rs_model models[MAX_MODELS];
-    const rs_model *members[MAX_MODELS];
-    memset(models, 0, sizeof models);
     rs_codec codec = {0};
     rs_translator tr = {0};
     rs_line_reader reader = {0};
@@ -182,17 +175,13 @@ int cmd_translate(int argc, char **argv)
     rs_bleu_stats_init(&bleu);
     rs_chrf_stats_init(&chrf);
     FILE *out = stdout;
-    int status = RS_EXIT_FAIL, reader_open = 0, loaded = 0;
+    int status = RS_EXIT_FAIL, reader_open = 0;
     long line_no = 0, tokens_out = 0;
     char **lines = NULL;
     rs_translated *results = NULL;
     const int chunk = 16 * topt.batch_size;
-    for (; loaded < n_models; loaded++) {
-        if (rs_cli_load_model(model_args[loaded], &models[loaded], loaded ? NULL : &codec, &err))
-            goto fail;
-        members[loaded] = &models[loaded];
-    }
-    if (rs_translator_init(&tr, members, n_models, &codec, &topt, &err))
+    if (rs_cli_load_models(&models, &codec, &err) ||
+        rs_translator_init(&tr, models.members, models.count, &codec, &topt, &err))
         goto fail;
     if (ref_path && rs_lines_read(ref_path, &refs, &err))
         goto fail;
@@ -312,7 +301,6 @@ done:
         rs_line_reader_close(&reader);
     rs_translator_free(&tr);
     rs_codec_free(&codec);
-    for (int k = 0; k < loaded; k++)
-        rs_model_free(&models[k]);
+    rs_cli_models_free(&models);
     return status;
 }

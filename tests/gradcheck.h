@@ -6,6 +6,12 @@
 
 #include <stddef.h>
 
+/* Tolerances of the layer tests. Their float32 forward passes carry ~1e-6
+ * absolute rounding noise in the loss, so a central difference with h = 1e-2
+ * is good to ~1e-4; gradients below the floor are compared in absolute terms. */
+#define GRADCHECK_LAYER_TOL 2e-3
+#define GRADCHECK_LAYER_FLOOR 1e-2
+
 typedef double (*gradcheck_loss)(void *ctx);
 
 /* A hash of the discrete choices the last loss evaluation made (which half of
@@ -32,6 +38,39 @@ gradcheck_result gradcheck(gradcheck_loss loss, void *ctx, float *param, const f
 gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signature, void *ctx,
                                   float *param, const float *grad, size_t size, int samples,
                                   float h, double floor);
+
+/* A directional check of a whole tensor, for errors too small for the
+ * per-entry check: a gradient 2% wrong in entries that all lie below the
+ * absolute floor, or one scaled by 1.004 everywhere. For a random direction d
+ * (uniform in [-1, 1], from seed) it compares the analytic ⟨g, d⟩ with
+ * central differences (L(θ + εd) − L(θ − εd)) / 2ε of the loss in double, at
+ * steps ε and 2ε combined by Richardson extrapolation: the ε² truncation term
+ * cancels, so ε can be large enough that the loss's float32 rounding (≈1e-6)
+ * stays small beside the change it measures. ε is the given step, or less
+ * where that would change the loss by more than GRADCHECK_DIR_CHANGE. A step
+ * whose signature changes at either end (it crossed a maxout kink) is
+ * retried with ε halved. */
+#define GRADCHECK_DIR_HALVINGS 8
+#define GRADCHECK_DIR_CHANGE 5e-3
+typedef struct {
+    double analytic; /* ⟨g, d⟩ over the steps actually taken in float */
+    double numeric;  /* the extrapolated central difference */
+    double error;    /* |analytic − numeric| / max(|analytic|, |numeric|, floor) */
+    float eps;       /* the step used */
+    int non_finite;
+    int kinked; /* across a kink even at the smallest step: nothing compared */
+} gradcheck_dir_result;
+
+gradcheck_dir_result gradcheck_direction(gradcheck_loss loss, gradcheck_signature signature,
+                                         void *ctx, float *param, const float *grad, size_t size,
+                                         unsigned seed, float eps, double floor);
+
+/* Fails the current Check test unless r is finite, checked something and its
+ * worst error is at most tol; prints the worst entry to stderr when it fails. */
+void gradcheck_expect(const char *what, gradcheck_result r, double tol);
+
+/* Σ x[i] w[i] in double: the loss L = Σ out ⊙ W of the layer tests. */
+double gradcheck_weighted_sum(const float *x, const float *w, size_t count);
 
 /* Fills x[count] uniformly in [-scale, scale] from a simple LCG seeded by seed. */
 void fill_uniform(float *x, size_t count, float scale, unsigned seed);

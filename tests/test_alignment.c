@@ -188,20 +188,6 @@ static void make_tmp_dir(void)
 }
 
 
-START_TEST(xml_escape_covers_markup_controls_and_bad_utf8)
-{
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    rs_xml_escape(f, "<a href=\"x\">&'\t\x01\xff\xE6\x97\xA5");
-    fclose(f);
-    ck_assert_str_eq(buf, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&#9;\xEF\xBF\xBD\xEF\xBF\xBD\xE6\x97\xA5");
-    free(buf);
-    ck_assert_int_eq(rs_display_width("ab\xE6\x97\xA5"), 4);
-    ck_assert(rs_text_width("\xE6\x97\xA5", 10.0) > rs_text_width("a", 10.0));
-}
-END_TEST
-
 START_TEST(hard_links_by_argmax_and_threshold)
 {
     rs_link *l;
@@ -586,7 +572,6 @@ Suite *alignment_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, greedy_alignment_rows_are_distributions);
     tcase_add_test(tc, forced_alignment_rows_are_distributions_and_batch_free);
-    tcase_add_test(tc, xml_escape_covers_markup_controls_and_bad_utf8);
     tcase_add_test(tc, hard_links_by_argmax_and_threshold);
     tcase_add_test(tc, pharaoh_output_parses_and_stays_in_range);
     tcase_add_test(tc, json_lines_parse_back);

@@ -1,14 +1,11 @@
-/* File utilities and byte order: mkdir -p, atomic replacement, whole-file
- * reads, and the little-endian encoding of integers and floats. */
+/* File utilities: mkdir -p, atomic replacement, whole-file reads. */
 #include <check.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "byteorder.h"
 #include "fileio.h"
 #include "testdir.h"
 
@@ -18,28 +15,6 @@ static void path_in(char *out, size_t size, const char *name)
 {
     snprintf(out, size, "%s/%s", dir, name);
 }
-
-START_TEST(test_byte_order)
-{
-    unsigned char b[8];
-    rs_put_le32(b, 0x11223344u);
-    ck_assert(b[0] == 0x44 && b[1] == 0x33 && b[2] == 0x22 && b[3] == 0x11);
-    ck_assert_uint_eq(rs_get_le32(b), 0x11223344u);
-    rs_put_le64(b, 0x0102030405060708ull);
-    ck_assert(b[0] == 0x08 && b[7] == 0x01);
-    ck_assert(rs_get_le64(b) == 0x0102030405060708ull);
-    /* 1.0f is 0x3f800000; -2.5f is 0xc0200000. */
-    const float f[3] = {1.0f, -2.5f, INFINITY};
-    unsigned char le[12];
-    rs_f32_to_le(le, f, 3);
-    ck_assert(le[0] == 0 && le[1] == 0 && le[2] == 0x80 && le[3] == 0x3f);
-    ck_assert_uint_eq(rs_get_le32(le + 4), 0xc0200000u);
-    float back[3];
-    rs_f32_from_le(back, le, 3);
-    ck_assert(!memcmp(back, f, sizeof f));
-    ck_assert_uint_eq(rs_f32_bits(rs_f32_from_bits(0x7fc00001u)), 0x7fc00001u);
-}
-END_TEST
 
 START_TEST(test_make_parent_dirs)
 {
@@ -226,7 +201,6 @@ Suite *fileio_suite(void)
 {
     Suite *s = suite_create("fileio");
     TCase *tc = tcase_create("fileio");
-    tcase_add_test(tc, test_byte_order);
     tcase_add_test(tc, test_make_parent_dirs);
     tcase_add_test(tc, test_atomic_replace);
     tcase_add_test(tc, test_atomic_refuses_special_targets);

@@ -1,0 +1,154 @@
+/* The alignment model (src/attention.c): each kind's backward pass and its
+ * keys' against central finite differences, with the loss L = Σ c ⊙ W for a
+ * fixed random W; and the scores, weights and softmax against known answers. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attention.h"
+#include "gradcheck.h"
+
+#define TOL GRADCHECK_LAYER_TOL
+#define FLOOR GRADCHECK_LAYER_FLOOR
+
+enum { AB = 2, AS = 4, AN = 3, AA = 5 };
+typedef struct {
+    int kind;
+    float query[AB * AN], annotations[AS * AB * 2 * AN], keys[AS * AB * AA];
+    float W_a[AA * AN], v_a[AA];
+    float alpha[AB * AS], context[AB * 2 * AN], hidden[AB * AS * AA], query_proj[AB * AA];
+    float weight[AB * 2 * AN];
+    int src_len[AB];
+} att_case;
+
+static double att_loss(void *p)
+{
+    att_case *c = p;
+    attention_forward(c->kind, c->alpha, c->context, c->hidden, c->query_proj, c->query, c->keys,
+                      c->annotations, c->src_len, c->W_a, c->v_a, AB, AS, AN, AA);
+    return gradcheck_weighted_sum(c->context, c->weight, AB * 2 * AN);
+}
+
+static void check_attention(int kind)
+{
+    att_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = kind;
+    int ka = attention_key_size(kind, AN, AA);
+    fill_uniform(c.query, AB * AN, 1.0f, 11);
+    fill_uniform(c.annotations, AS * AB * 2 * AN, 1.0f, 12);
+    fill_uniform(c.keys, AS * AB * ka, 1.0f, 13);
+    fill_uniform(c.W_a, AA * AN, 0.8f, 14);
+    fill_uniform(c.v_a, AA, 1.0f, 15);
+    fill_uniform(c.weight, AB * 2 * AN, 1.0f, 16);
+    c.src_len[0] = AS, c.src_len[1] = 2;
+    att_loss(&c);
+    /* Padding gets exactly zero weight; each row sums to one. */
+    for (int j = 2; j < AS; j++)
+        ck_assert(c.alpha[AS + j] == 0.0f);
+    for (int b = 0; b < AB; b++) {
+        float sum = 0.0f;
+        for (int j = 0; j < AS; j++)
+            sum += c.alpha[b * AS + j];
+        ck_assert_float_eq_tol(sum, 1.0f, 1e-6f);
+    }
+    float dquery[AB * AN] = {0}, dann[AS * AB * 2 * AN] = {0}, dkeys[AS * AB * AA] = {0};
+    float dqp[AB * AA], dv[AA] = {0}, dW[AA * AN] = {0}, scratch[AS];
+    attention_backward(kind, dquery, dann, dkeys, dqp, dv, c.weight, c.alpha, c.hidden, c.query,
+                       c.keys, c.annotations, c.src_len, c.W_a, c.v_a, AB, AS, AN, AA, scratch);
+    char what[64];
+    snprintf(what, sizeof what, "%s dquery", rs_attention_kind_name(kind));
+    gradcheck_expect(what, gradcheck(att_loss, &c, c.query, dquery, AB * AN, 100, 1e-2f, FLOOR), TOL);
+    snprintf(what, sizeof what, "%s dannotations", rs_attention_kind_name(kind));
+    gradcheck_expect(what, gradcheck(att_loss, &c, c.annotations, dann, AS * AB * 2 * AN, 100, 1e-2f, FLOOR), TOL);
+    snprintf(what, sizeof what, "%s dkeys", rs_attention_kind_name(kind));
+    gradcheck_expect(what, gradcheck(att_loss, &c, c.keys, dkeys, (size_t)AS * AB * ka, 100, 1e-2f, FLOOR), TOL);
+    if (kind == RS_ATT_ADDITIVE) {
+        /* dW_a = dquery_proj^T query, which the network hoists over steps. */
+        for (int k = 0; k < AA; k++)
+            for (int i = 0; i < AN; i++)
+                for (int b = 0; b < AB; b++)
+                    dW[k * AN + i] += dqp[b * AA + k] * c.query[b * AN + i];
+        gradcheck_expect("additive dW_a", gradcheck(att_loss, &c, c.W_a, dW, AA * AN, 100, 1e-2f, FLOOR), TOL);
+        gradcheck_expect("additive dv_a", gradcheck(att_loss, &c, c.v_a, dv, AA, 100, 1e-2f, FLOOR), TOL);
+    }
+}
+
+START_TEST(attention_matches_finite_differences)
+{
+    check_attention(_i);
+}
+END_TEST
+
+typedef struct {
+    int kind;
+    float annotations[AS * 2 * AN], U[AA * 2 * AN], b[AA], keys[AS * AA], weight[AS * AA];
+} keys_case;
+
+static double keys_loss(void *p)
+{
+    keys_case *c = p;
+    attention_keys_forward(c->kind, c->keys, c->annotations, c->U, c->b, AS, AN, AA);
+    return gradcheck_weighted_sum(c->keys, c->weight, (size_t)AS * attention_key_size(c->kind, AN, AA));
+}
+
+START_TEST(attention_keys_match_finite_differences)
+{
+    keys_case c;
+    c.kind = _i;
+    int ka = attention_key_size(c.kind, AN, AA);
+    fill_uniform(c.annotations, AS * 2 * AN, 1.0f, 21);
+    fill_uniform(c.U, AA * 2 * AN, 1.0f, 22);
+    fill_uniform(c.b, AA, 1.0f, 23);
+    fill_uniform(c.weight, AS * AA, 1.0f, 24);
+    float dann[AS * 2 * AN] = {0}, dU[AA * 2 * AN] = {0}, db[AA] = {0};
+    attention_keys_backward(c.kind, dann, dU, db, c.weight, c.annotations, c.U, AS, AN, AA);
+    gradcheck_expect("keys dannotations", gradcheck(keys_loss, &c, c.annotations, dann, AS * 2 * AN, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect("keys dU", gradcheck(keys_loss, &c, c.U, dU, (size_t)ka * 2 * AN, 100, 1e-2f, FLOOR), TOL);
+    if (c.kind == RS_ATT_ADDITIVE)
+        gradcheck_expect("keys db", gradcheck(keys_loss, &c, c.b, db, AA, 100, 1e-2f, FLOOR), TOL);
+}
+END_TEST
+
+START_TEST(attention_known_answers)
+{
+    /* Dot scores of query (1,2) against keys (1,0), (0,1), (1,1) are (1,2,3);
+     * with the keys as values the context is (0.7553, 0.9100). */
+    float query[2] = {1, 2}, keys[6] = {1, 0, 0, 1, 1, 1};
+    float annotations[12] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0};
+    float alpha[3], context[4];
+    int len = 3;
+    attention_forward(RS_ATT_DOT, alpha, context, NULL, NULL, query, keys, annotations, &len, NULL,
+                      NULL, 1, 3, 2, 1);
+    ck_assert_float_eq_tol(alpha[0], 0.0900f, 5e-5f);
+    ck_assert_float_eq_tol(alpha[1], 0.2447f, 5e-5f);
+    ck_assert_float_eq_tol(alpha[2], 0.6652f, 5e-5f);
+    ck_assert_float_eq_tol(context[0], 0.7553f, 5e-5f);
+    ck_assert_float_eq_tol(context[1], 0.9100f, 5e-5f);
+    ck_assert(context[2] == 0.0f && context[3] == 0.0f);
+    float scores[5] = {1, 5, 2, 1, 1};
+    attention_softmax(scores, 5, 5);
+    const float expected[5] = {0.0166f, 0.9052f, 0.0451f, 0.0166f, 0.0166f};
+    for (int j = 0; j < 5; j++)
+        ck_assert_float_eq_tol(scores[j], expected[j], 5e-5f);
+    /* Masked entries are exactly zero and the rest still sums to one. */
+    float masked[4] = {3, 1, 100, 100};
+    attention_softmax(masked, 2, 4);
+    ck_assert(masked[2] == 0.0f && masked[3] == 0.0f);
+    ck_assert_float_eq_tol(masked[0] + masked[1], 1.0f, 1e-6f);
+}
+END_TEST
+
+Suite *attention_suite(void)
+{
+    Suite *s = suite_create("attention");
+    TCase *tc = tcase_create("gradients");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, attention_matches_finite_differences, 0, 4);
+    tcase_add_loop_test(tc, attention_keys_match_finite_differences, 0, 4);
+    suite_add_tcase(s, tc);
+    TCase *known = tcase_create("known answers");
+    tcase_add_test(known, attention_known_answers);
+    suite_add_tcase(s, known);
+    return s;
+}

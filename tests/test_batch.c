@@ -1,0 +1,82 @@
+/* Minibatches (src/batch.c): time-major layout, </s> appended to both sides,
+ * <s> first on the decoder's input, padding past each length, translation
+ * batches without targets, and batches larger than the workspace refused. */
+#include <check.h>
+#include <string.h>
+
+#include "batch.h"
+#include "params.h"
+
+START_TEST(fill_lays_out_time_major_with_eos_and_padding)
+{
+    rs_batch batch;
+    rs_error err;
+    ck_assert(rs_batch_alloc(&batch, 4, 6, 6, &err) == 0);
+    const int s0[] = {10, 11, 12}, s1[] = {20}, t0[] = {30}, t1[] = {40, 41, 42};
+    const int *src[] = {s0, s1}, *tgt[] = {t0, t1};
+    const int src_count[] = {3, 1}, tgt_count[] = {1, 3};
+    ck_assert(rs_batch_fill(&batch, 2, src, src_count, tgt, tgt_count, &err) == 0);
+    ck_assert_int_eq(batch.B, 2);
+    ck_assert_int_eq(batch.S, 4); /* 3 tokens + </s> */
+    ck_assert_int_eq(batch.T, 4);
+    ck_assert_int_eq(batch.src_len[0], 4);
+    ck_assert_int_eq(batch.src_len[1], 2);
+    ck_assert_int_eq(batch.tgt_len[0], 2);
+    ck_assert_int_eq(batch.tgt_len[1], 4);
+    /* src [S,B]: column b is sentence b. */
+    const int want_src[] = {10, 20, 11, RS_EOS, 12, RS_PAD, RS_EOS, RS_PAD};
+    for (int k = 0; k < 8; k++)
+        ck_assert_msg(batch.src[k] == want_src[k], "src[%d] = %d", k, batch.src[k]);
+    /* tgt_in is <s> y_1 … (teacher forcing); tgt_out is y_1 … </s>. */
+    const int want_in[] = {RS_BOS, RS_BOS, 30, 40, RS_PAD, 41, RS_PAD, 42};
+    const int want_out[] = {30, 40, RS_EOS, 41, RS_PAD, 42, RS_PAD, RS_EOS};
+    for (int k = 0; k < 8; k++) {
+        ck_assert_msg(batch.tgt_in[k] == want_in[k], "tgt_in[%d] = %d", k, batch.tgt_in[k]);
+        ck_assert_msg(batch.tgt_out[k] == want_out[k], "tgt_out[%d] = %d", k, batch.tgt_out[k]);
+    }
+    /* A second fill (smaller) replaces the first. */
+    const int *one_src[] = {s1};
+    const int zero = 0;
+    ck_assert(rs_batch_fill(&batch, 1, one_src, &src_count[1], NULL, NULL, &err) == 0);
+    ck_assert_int_eq(batch.B, 1);
+    ck_assert_int_eq(batch.S, 2);
+    ck_assert_int_eq(batch.T, 0); /* no targets */
+    ck_assert(batch.src[0] == 20 && batch.src[1] == RS_EOS);
+    /* An empty sentence is just </s>. */
+    ck_assert(rs_batch_fill(&batch, 1, one_src, &zero, NULL, NULL, &err) == 0);
+    ck_assert(batch.S == 1 && batch.src[0] == RS_EOS && batch.src_len[0] == 1);
+    rs_batch_free(&batch);
+    ck_assert_ptr_null(batch.src);
+}
+END_TEST
+
+START_TEST(fill_refuses_what_does_not_fit)
+{
+    rs_batch batch;
+    rs_error err;
+    ck_assert(rs_batch_alloc(&batch, 2, 3, 3, &err) == 0);
+    const int s[] = {5, 6, 7}, t[] = {8, 9, 10};
+    const int *src[] = {s, s, s}, *tgt[] = {t, t, t};
+    const int three[] = {3, 3, 3}, one[] = {1, 1, 1}, two[] = {2, 2, 2};
+    /* 3 tokens + </s> = 4 > max_S = 3. */
+    ck_assert_int_eq(rs_batch_fill(&batch, 1, src, three, tgt, one, &err), -1);
+    ck_assert_msg(strstr(err.msg, "exceeds") != NULL, "%s", err.msg);
+    /* 3 rows > max_B = 2. */
+    ck_assert_int_eq(rs_batch_fill(&batch, 3, src, two, tgt, one, &err), -1);
+    /* Targets too long. */
+    ck_assert_int_eq(rs_batch_fill(&batch, 1, src, two, tgt, three, &err), -1);
+    /* At the limits exactly: fits. */
+    ck_assert_int_eq(rs_batch_fill(&batch, 2, src, two, tgt, two, &err), 0);
+    rs_batch_free(&batch);
+}
+END_TEST
+
+Suite *batch_suite(void)
+{
+    Suite *s = suite_create("batch");
+    TCase *tc = tcase_create("minibatches");
+    tcase_add_test(tc, fill_lays_out_time_major_with_eos_and_padding);
+    tcase_add_test(tc, fill_refuses_what_does_not_fit);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,114 @@
+/* Beam search (src/beam.c) on tiny random models: a beam of one is greedy
+ * decoding; every returned hypothesis has the log p that teacher forcing
+ * gives it and the normalised score log p / (length with </s>)^α; the n-best
+ * list is ranked and free of duplicates; a batch decodes as its sentences one
+ * at a time. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "beam.h"
+#include "tinymodel.h"
+
+enum { SENTENCES = TINY_SENTENCES, K = 3, MAX_LEN = 8 };
+
+static int same_ids(const rs_translation *a, const rs_translation *b)
+{
+    return a->len == b->len && (a->len == 0 || memcmp(a->ids, b->ids, sizeof(int) * a->len) == 0);
+}
+
+START_TEST(beam_of_one_is_greedy)
+{
+    rs_model model;
+    rs_error err;
+    tiny_model_of_kind(&model, _i);
+    rs_decoder dec;
+    rs_beam_search bs;
+    const rs_model *member = &model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
+    ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, 1, 8, &err) == 0);
+    rs_translation greedy[SENTENCES], beam[SENTENCES];
+    double norm[SENTENCES];
+    const rs_beam_options opt = {.beam = 1, .length_penalty = 0.0f, .n_best = 1, .max_len = MAX_LEN};
+    ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, greedy, &err) == 0);
+    ck_assert_msg(rs_beam_translate(&bs, SENTENCES, tiny_srcs, tiny_src_counts, &opt, beam, norm, &err) == 0,
+                  "%s", err.msg);
+    for (int b = 0; b < SENTENCES; b++) {
+        ck_assert_msg(same_ids(&greedy[b], &beam[b]), "%s sentence %d: beam 1 (length %d) differs from "
+                      "greedy (length %d)", model.cfg.attention, b, beam[b].len, greedy[b].len);
+        ck_assert_int_eq(beam[b].finished, greedy[b].finished);
+        ck_assert_double_eq_tol(beam[b].logprob, greedy[b].logprob, 1e-5 * fabs(greedy[b].logprob));
+        rs_translation_free(&greedy[b]);
+        rs_translation_free(&beam[b]);
+    }
+    rs_beam_free(&bs);
+    rs_decoder_free(&dec);
+    rs_model_free(&model);
+}
+END_TEST
+
+START_TEST(n_best_scores_ranks_and_batching)
+{
+    rs_model model;
+    rs_error err;
+    tiny_model_of_kind(&model, _i % 4);
+    const float alpha = _i < 4 ? 0.0f : 1.0f;
+    rs_beam_search bs;
+    const rs_model *member = &model;
+    ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, K, 8, &err) == 0);
+    rs_translation out[SENTENCES * K];
+    double norm[SENTENCES * K];
+    const rs_beam_options opt = {.beam = K, .length_penalty = alpha, .n_best = K, .max_len = MAX_LEN};
+    ck_assert(rs_beam_translate(&bs, SENTENCES, tiny_srcs, tiny_src_counts, &opt, out, norm, &err) == 0);
+    for (int b = 0; b < SENTENCES; b++) {
+        const rs_translation *hyp = out + b * K;
+        ck_assert_msg(hyp[0].ids != NULL, "sentence %d: no hypothesis", b);
+        for (int r = 0; r < K && hyp[r].ids; r++) {
+            const rs_translation *t = &hyp[r];
+            ck_assert(t->len <= MAX_LEN && (t->finished || t->len == MAX_LEN));
+            double forced = tiny_forced_logprob(&model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, NULL);
+            ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced) + 1e-5,
+                          "%s sentence %d rank %d: beam log p %.9f, teacher-forced %.9f",
+                          model.cfg.attention, b, r, t->logprob, forced);
+            ck_assert_double_eq_tol(norm[b * K + r], t->logprob / pow(t->len + 1, alpha),
+                                    1e-9 * fabs(norm[b * K + r]));
+            if (r > 0) {
+                ck_assert_msg(norm[b * K + r] <= norm[b * K + r - 1], "sentence %d: rank %d above %d", b,
+                              r, r - 1);
+                for (int q = 0; q < r; q++)
+                    ck_assert_msg(!same_ids(t, &hyp[q]), "sentence %d: ranks %d and %d are the same", b,
+                                  q, r);
+            }
+        }
+    }
+    /* One sentence at a time gives the same lists. */
+    for (int b = 0; b < SENTENCES; b++) {
+        rs_translation one[K];
+        double one_norm[K];
+        ck_assert(rs_beam_translate(&bs, 1, &tiny_srcs[b], &tiny_src_counts[b], &opt, one, one_norm, &err) == 0);
+        for (int r = 0; r < K; r++) {
+            ck_assert((one[r].ids == NULL) == (out[b * K + r].ids == NULL));
+            ck_assert(same_ids(&one[r], &out[b * K + r]));
+            if (one[r].ids)
+                ck_assert_double_eq_tol(one_norm[r], norm[b * K + r], 1e-5 * fabs(one_norm[r]));
+            rs_translation_free(&one[r]);
+        }
+    }
+    for (int i = 0; i < SENTENCES * K; i++)
+        rs_translation_free(&out[i]);
+    rs_beam_free(&bs);
+    rs_model_free(&model);
+}
+END_TEST
+
+Suite *beam_suite(void)
+{
+    Suite *s = suite_create("beam");
+    TCase *tc = tcase_create("beam search");
+    tcase_add_loop_test(tc, beam_of_one_is_greedy, 0, 4);
+    /* Each kind without (0-3) and with (4-7) length normalisation. */
+    tcase_add_loop_test(tc, n_best_scores_ranks_and_batching, 0, 8);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,125 @@
+/* Greedy decoding (src/decode.c) on tiny random models of each attention
+ * kind: every output token is the most probable one under teacher forcing of
+ * the output itself (so the inference step and the training forward pass
+ * compute the same function), the reported log p equals the teacher-forced
+ * one, a batch decodes as its sentences one at a time, and the length limit
+ * forces </s>. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "decode.h"
+#include "tinymodel.h"
+
+enum { SENTENCES = TINY_SENTENCES, MAX_LEN = 10 };
+
+/* out[b] is the argmax chain of its own teacher-forced distributions, and its
+ * log p is theirs. Returns how many of the outputs finished with </s>. */
+static int check_against_forcing(const rs_model *model, const rs_translation *out, int max_len)
+{
+    const int V = model->cfg.tgt_vocab;
+    int finished = 0;
+    for (int b = 0; b < SENTENCES; b++) {
+        const rs_translation *t = &out[b];
+        ck_assert(t->len >= 0 && t->len <= max_len);
+        ck_assert_int_eq(t->src_len, tiny_src_counts[b] + 1);
+        ck_assert_msg(t->finished || t->len == max_len, "unfinished at length %d < %d", t->len, max_len);
+        finished += t->finished;
+        float *probs = malloc(sizeof(float) * (size_t)(t->len + 1) * V);
+        ck_assert(probs != NULL);
+        double forced = tiny_forced_logprob(model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, probs);
+        ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced) + 1e-6,
+                      "%s sentence %d: greedy log p %.9f, teacher-forced %.9f", model->cfg.attention,
+                      b, t->logprob, forced);
+        for (int step = 0; step <= t->len; step++) {
+            int chosen = step < t->len ? t->ids[step] : RS_EOS;
+            ck_assert(chosen >= RS_UNK && chosen < V && chosen != RS_BOS);
+            ck_assert(step == t->len || chosen != RS_EOS);
+            if (step == max_len)
+                continue; /* </s> was forced */
+            const float *p = probs + (size_t)step * V;
+            for (int v = RS_UNK; v < V; v++)
+                ck_assert_msg(v == RS_BOS || p[v] <= p[chosen] * (1.0f + 1e-5f),
+                              "%s sentence %d step %d: chose %d (p %.6g), %d has p %.6g",
+                              model->cfg.attention, b, step, chosen, p[chosen], v, p[v]);
+        }
+        free(probs);
+    }
+    return finished;
+}
+
+START_TEST(greedy_is_the_argmax_of_teacher_forcing)
+{
+    rs_model model;
+    rs_decoder dec;
+    rs_error err;
+    tiny_model_of_kind(&model, _i);
+    const rs_model *member = &model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
+    rs_translation out[SENTENCES];
+    ck_assert_msg(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, out, &err) == 0, "%s", err.msg);
+    int finished = check_against_forcing(&model, out, MAX_LEN);
+    ck_assert_msg(finished > 0 && finished < SENTENCES, "%s: %d of %d finished (the model no longer "
+                  "mixes stopped and cut-off outputs: choose another seed)", model.cfg.attention,
+                  finished, SENTENCES);
+    /* One at a time: the same tokens and scores. */
+    for (int b = 0; b < SENTENCES; b++) {
+        rs_translation one;
+        ck_assert(rs_greedy(&dec, 1, &tiny_srcs[b], &tiny_src_counts[b], MAX_LEN, 0, &one, &err) == 0);
+        ck_assert_int_eq(one.len, out[b].len);
+        ck_assert_int_eq(one.finished, out[b].finished);
+        for (int k = 0; k < one.len; k++)
+            ck_assert_int_eq(one.ids[k], out[b].ids[k]);
+        ck_assert_double_eq_tol(one.logprob, out[b].logprob, 1e-5 * fabs(one.logprob));
+        rs_translation_free(&one);
+    }
+    for (int b = 0; b < SENTENCES; b++)
+        rs_translation_free(&out[b]);
+    rs_decoder_free(&dec);
+    rs_model_free(&model);
+}
+END_TEST
+
+START_TEST(length_limit_forces_eos)
+{
+    rs_model model;
+    rs_decoder dec;
+    rs_error err;
+    tiny_model_make(&model, "additive", 0.5f, 0.0f, 31); /* never stops by itself */
+    const rs_model *member = &model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
+    rs_translation out[SENTENCES];
+    for (int max_len = 1; max_len <= 3; max_len++) {
+        ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, max_len, 0, out, &err) == 0);
+        check_against_forcing(&model, out, max_len);
+        for (int b = 0; b < SENTENCES; b++) {
+            /* Cut off: max_len tokens, then a forced </s> (its log p counted). */
+            ck_assert_int_eq(out[b].len, max_len);
+            ck_assert_int_eq(out[b].finished, 0);
+            rs_translation_free(&out[b]);
+        }
+    }
+    /* max_len 0: each sentence's own limit, 2 · its length + 10. */
+    ck_assert_int_eq(rs_output_limit(0, 5), 20);
+    ck_assert_int_eq(rs_output_limit(7, 5), 7);
+    ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, 0, 0, out, &err) == 0);
+    for (int b = 0; b < SENTENCES; b++) {
+        ck_assert_int_eq(out[b].len, 2 * tiny_src_counts[b] + 10);
+        ck_assert_int_eq(out[b].finished, 0);
+        rs_translation_free(&out[b]);
+    }
+    rs_decoder_free(&dec);
+    rs_model_free(&model);
+}
+END_TEST
+
+Suite *decode_suite(void)
+{
+    Suite *s = suite_create("decode");
+    TCase *tc = tcase_create("greedy");
+    tcase_add_loop_test(tc, greedy_is_the_argmax_of_teacher_forcing, 0, 4);
+    tcase_add_test(tc, length_limit_forces_eos);
+    suite_add_tcase(s, tc);
+    return s;
+}

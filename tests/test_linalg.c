@@ -1,0 +1,93 @@
+/* The BLAS wrappers (src/linalg.c): rs_gemm in all four transpositions, with
+ * row strides wider than the rows, alpha and beta, against a triple loop in
+ * double; the empty product; row sums, bias and the sigmoid. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "gradcheck.h"
+#include "linalg.h"
+
+enum { M = 3, N = 5, K = 4, PAD = 2 };
+
+START_TEST(gemm_matches_a_triple_loop)
+{
+    const int ta = _i & 1, tb = (_i >> 1) & 1;
+    /* op(A) [M,K], op(B) [K,N]; stored transposed when ta/tb, rows padded. */
+    const int lda = (ta ? M : K) + PAD, ldb = (tb ? K : N) + PAD;
+    const int ldc = N + PAD;
+    float A[(K + PAD) * (K + PAD)], B[(N + PAD) * (N + PAD)], C[M * (N + PAD)], C0[M * (N + PAD)];
+    fill_uniform(A, sizeof A / sizeof *A, 1.0f, 51);
+    fill_uniform(B, sizeof B / sizeof *B, 1.0f, 52);
+    fill_uniform(C0, sizeof C0 / sizeof *C0, 1.0f, 53);
+    memcpy(C, C0, sizeof C);
+    const float alpha = 0.75f, beta = -0.5f;
+    rs_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < K; k++) {
+                double a = ta ? A[k * lda + i] : A[i * lda + k];
+                double b = tb ? B[j * ldb + k] : B[k * ldb + j];
+                sum += a * b;
+            }
+            double want = alpha * sum + beta * C0[i * ldc + j];
+            ck_assert_msg(fabs(C[i * ldc + j] - want) <= 1e-5, "ta=%d tb=%d C[%d,%d] = %g, want %g",
+                          ta, tb, i, j, C[i * ldc + j], want);
+        }
+        /* The padding past each row of C is left alone. */
+        for (int j = N; j < ldc; j++)
+            ck_assert(C[i * ldc + j] == C0[i * ldc + j]);
+    }
+}
+END_TEST
+
+START_TEST(gemm_empty_sum_scales_by_beta)
+{
+    /* K = 0: C = beta C, and beta = 0 clears even NaN (BLAS may skip C). */
+    float C[4] = {1.0f, -2.0f, 3.0f, 4.0f};
+    rs_gemm(0, 0, 2, 2, 0, 1.0f, NULL, 1, NULL, 2, 0.5f, C, 2);
+    ck_assert(C[0] == 0.5f && C[1] == -1.0f && C[2] == 1.5f && C[3] == 2.0f);
+    C[1] = NAN;
+    rs_gemm(0, 0, 2, 2, 0, 1.0f, NULL, 1, NULL, 2, 0.0f, C, 2);
+    for (int i = 0; i < 4; i++)
+        ck_assert(C[i] == 0.0f);
+    /* M = 0 or N = 0: nothing is touched. */
+    float D[1] = {7.0f};
+    rs_gemm(0, 0, 0, 1, 1, 1.0f, D, 1, D, 1, 0.0f, D, 1);
+    rs_gemm(0, 0, 1, 0, 1, 1.0f, D, 1, D, 1, 0.0f, D, 1);
+    ck_assert(D[0] == 7.0f);
+}
+END_TEST
+
+START_TEST(row_sums_bias_and_sigmoid)
+{
+    /* X [2,3] stored with stride 4; the 4th column must be ignored. */
+    float X[8] = {1, 2, 3, 100, 4, 5, 6, 100};
+    float y[3] = {10, 20, 30};
+    rs_add_row_sums(y, X, 2, 3, 4);
+    ck_assert(y[0] == 15 && y[1] == 27 && y[2] == 39);
+    const float b[3] = {0.5f, -1, 2};
+    rs_add_bias(X, b, 2, 3, 4);
+    const float want[8] = {1.5f, 1, 5, 100, 4.5f, 4, 8, 100};
+    for (int i = 0; i < 8; i++)
+        ck_assert(X[i] == want[i]);
+    ck_assert(rs_sigmoid(0.0f) == 0.5f);
+    ck_assert_float_eq_tol(rs_sigmoid(2.0f), 0.880797f, 1e-6f);
+    ck_assert_float_eq_tol(rs_sigmoid(-2.0f) + rs_sigmoid(2.0f), 1.0f, 1e-7f);
+    /* Saturates without NaN at the ends. */
+    ck_assert(rs_sigmoid(-200.0f) == 0.0f);
+    ck_assert(rs_sigmoid(200.0f) == 1.0f);
+}
+END_TEST
+
+Suite *linalg_suite(void)
+{
+    Suite *s = suite_create("linalg");
+    TCase *tc = tcase_create("products");
+    tcase_add_loop_test(tc, gemm_matches_a_triple_loop, 0, 4);
+    tcase_add_test(tc, gemm_empty_sum_scales_by_beta);
+    tcase_add_test(tc, row_sums_bias_and_sigmoid);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,140 @@
+/* Adam and gradient clipping (src/optimizer.c) against values computed here
+ * in double from the equations of Kingma & Ba (2015), algorithm 1:
+ *
+ *   m_t = β1 m_{t-1} + (1 − β1) g_t          v_t = β2 v_{t-1} + (1 − β2) g_t²
+ *   m̂_t = m_t / (1 − β1^t)                   v̂_t = v_t / (1 − β2^t)
+ *   θ_t = θ_{t-1} − lr · m̂_t / (√v̂_t + ε)
+ *
+ * and clipping by the global norm: g ← g · max_norm / ‖g‖ when ‖g‖ > max_norm > 0. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "optimizer.h"
+
+enum { COUNT = 4, STEPS = 3 };
+
+/* Three steps of different gradients on four parameters, with zero, negative,
+ * tiny and large entries. */
+static const float grads[STEPS][COUNT] = {
+    {0.5f, -0.25f, 0.0f, 2.0f},
+    {-0.1f, -0.25f, 1e-3f, 3.0f},
+    {0.3f, 0.75f, -2e-3f, -1.0f},
+};
+static const float start[COUNT] = {1.0f, -0.5f, 0.25f, 0.0f};
+
+/* The reference: Adam in double, t = 1..steps. */
+static void adam_reference(double *theta, int steps, double lr, double beta1, double beta2,
+                           double eps)
+{
+    double m[COUNT] = {0}, v[COUNT] = {0};
+    for (int i = 0; i < COUNT; i++)
+        theta[i] = start[i];
+    for (int t = 1; t <= steps; t++)
+        for (int i = 0; i < COUNT; i++) {
+            double g = grads[t - 1][i];
+            m[i] = beta1 * m[i] + (1.0 - beta1) * g;
+            v[i] = beta2 * v[i] + (1.0 - beta2) * g * g;
+            double m_hat = m[i] / (1.0 - pow(beta1, t)), v_hat = v[i] / (1.0 - pow(beta2, t));
+            theta[i] -= lr * m_hat / (sqrt(v_hat) + eps);
+        }
+}
+
+static void check_adam(float lr, float beta1, float beta2, float eps)
+{
+    float params[COUNT], m[COUNT] = {0}, v[COUNT] = {0};
+    memcpy(params, start, sizeof params);
+    for (int t = 1; t <= STEPS; t++) {
+        rs_adam_update(params, grads[t - 1], m, v, COUNT, lr, beta1, beta2, eps, t);
+        double expected[COUNT];
+        adam_reference(expected, t, lr, beta1, beta2, eps);
+        for (int i = 0; i < COUNT; i++) {
+            /* float32 arithmetic on values of order 1: a few ulps. A missing
+             * bias correction or ε inside the root is off by ≥ 1e-3 here. */
+            ck_assert_msg(fabs(params[i] - expected[i]) <= 2e-6 * fmax(1.0, fabs(expected[i])),
+                          "step %d, entry %d: %.9g, expected %.9g (eps %g)", t, i, params[i],
+                          expected[i], eps);
+        }
+    }
+}
+
+START_TEST(adam_matches_the_equations_in_double)
+{
+    check_adam(0.01f, 0.9f, 0.999f, 1e-8f);
+    /* A large ε makes its place (outside the root) matter. */
+    check_adam(0.05f, 0.8f, 0.99f, 0.1f);
+}
+END_TEST
+
+START_TEST(adam_first_step_is_lr_times_sign)
+{
+    /* With bias correction m̂_1 = g and v̂_1 = g², so the first update is
+     * lr · g / (|g| + ε): lr against the gradient's sign, 0 where g = 0. */
+    float params[COUNT], m[COUNT] = {0}, v[COUNT] = {0};
+    memcpy(params, start, sizeof params);
+    rs_adam_update(params, grads[0], m, v, COUNT, 0.01f, 0.9f, 0.999f, 1e-8f, 1);
+    const float expected[COUNT] = {0.99f, -0.49f, 0.25f, -0.01f};
+    for (int i = 0; i < COUNT; i++)
+        ck_assert_float_eq_tol(params[i], expected[i], 1e-6f);
+    /* The moments hold the raw (uncorrected) averages. */
+    ck_assert_float_eq_tol(m[0], 0.05f, 1e-6f);
+    ck_assert_float_eq_tol(v[3], 0.004f, 1e-6f);
+}
+END_TEST
+
+START_TEST(grad_norm_known_answers)
+{
+    const float g345[] = {3.0f, -4.0f};
+    ck_assert_double_eq_tol(rs_grad_norm(g345, 2), 5.0, 1e-12);
+    const float g122[] = {1.0f, 2.0f, -2.0f, 0.0f};
+    ck_assert_double_eq_tol(rs_grad_norm(g122, 4), 3.0, 1e-12);
+    ck_assert(rs_grad_norm(g122, 0) == 0.0);
+    /* Accumulated in double: 1 followed by 2^20 squares of 2^-26 is 1 + 2^-6;
+     * a float sum would drop every one of them (its ulp at 1 is 2^-23). */
+    enum { SMALL = 1 << 20 };
+    static float many[SMALL + 1];
+    many[0] = 1.0f;
+    for (size_t i = 1; i <= SMALL; i++)
+        many[i] = 0x1p-13f;
+    ck_assert_double_eq_tol(rs_grad_norm(many, SMALL + 1), sqrt(1.0 + 0x1p-6), 1e-12);
+}
+END_TEST
+
+START_TEST(clipping_above_below_and_off)
+{
+    /* Above: ‖(3, 4)‖ = 5 > 1 → scaled by 1/5 to norm 1. */
+    float g[2] = {3.0f, -4.0f};
+    float factor = rs_clip_grads(g, 2, rs_grad_norm(g, 2), 1.0f);
+    ck_assert_float_eq_tol(factor, 0.2f, 1e-7f);
+    ck_assert_float_eq_tol(g[0], 0.6f, 1e-7f);
+    ck_assert_float_eq_tol(g[1], -0.8f, 1e-7f);
+    ck_assert_double_eq_tol(rs_grad_norm(g, 2), 1.0, 1e-6);
+    /* Below (and at) the limit: untouched, factor 1. */
+    float h[2] = {3.0f, -4.0f};
+    ck_assert(rs_clip_grads(h, 2, 5.0, 10.0f) == 1.0f);
+    ck_assert(h[0] == 3.0f && h[1] == -4.0f);
+    ck_assert(rs_clip_grads(h, 2, 5.0, 5.0f) == 1.0f);
+    ck_assert(h[0] == 3.0f && h[1] == -4.0f);
+    /* max_norm 0 (or below) turns clipping off, however large the norm. */
+    float big[2] = {3e6f, -4e6f};
+    ck_assert(rs_clip_grads(big, 2, 5e6, 0.0f) == 1.0f);
+    ck_assert(big[0] == 3e6f && big[1] == -4e6f);
+    ck_assert(rs_clip_grads(big, 2, 5e6, -1.0f) == 1.0f);
+    ck_assert(big[0] == 3e6f && big[1] == -4e6f);
+    /* A NaN norm is not "above" the limit: nothing is scaled by NaN. */
+    ck_assert(rs_clip_grads(h, 2, NAN, 1.0f) == 1.0f);
+    ck_assert(h[0] == 3.0f && h[1] == -4.0f);
+}
+END_TEST
+
+Suite *optimizer_suite(void)
+{
+    Suite *s = suite_create("optimizer");
+    TCase *tc = tcase_create("adam and clipping");
+    tcase_add_test(tc, adam_matches_the_equations_in_double);
+    tcase_add_test(tc, adam_first_step_is_lr_times_sign);
+    tcase_add_test(tc, grad_norm_known_answers);
+    tcase_add_test(tc, clipping_above_below_and_off);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,117 @@
+/* The parameter table (src/params.c): sizes and shapes of every tensor from
+ * model.md for each attention kind, contiguous offsets, views into one
+ * buffer, name lookup, attention names, and refused configurations. */
+#include <check.h>
+#include <string.h>
+
+#include "params.h"
+
+static void sizes(rs_config *cfg, const char *attention)
+{
+    rs_config_defaults(cfg);
+    cfg->src_vocab = 11, cfg->tgt_vocab = 7, cfg->emb = 3, cfg->hidden = 4, cfg->att = 5;
+    cfg->maxout = 2;
+    strcpy(cfg->attention, attention);
+}
+
+START_TEST(layout_shapes_follow_the_model)
+{
+    const char *kind = rs_attention_kind_name(_i);
+    rs_config cfg;
+    rs_error err;
+    rs_layout layout;
+    sizes(&cfg, kind);
+    ck_assert_msg(rs_layout_init(&layout, &cfg, &err) == 0, "%s", err.msg);
+    const int Vs = 11, Vt = 7, m = 3, n = 4, a = 5, l = 2, additive = _i == RS_ATT_ADDITIVE;
+    /* model.md's table, with att.K [n, 2n] for the dot kinds. */
+    const struct {
+        const char *name;
+        int rows, cols;
+    } want[] = {
+        {"src_emb", Vs, m},           {"tgt_emb", Vt, m},          {"enc_fwd.W", 3 * n, m},
+        {"enc_fwd.U", 3 * n, n},      {"enc_fwd.b", 3 * n, 0},     {"enc_bwd.W", 3 * n, m},
+        {"enc_bwd.U", 3 * n, n},      {"enc_bwd.b", 3 * n, 0},     {"init.W", n, n},
+        {"init.b", n, 0},             {"att.W", additive * a, n},  {"att.U", additive * a, 2 * n},
+        {"att.b", additive * a, 0},   {"att.v", additive * a, 0},  {"att.K", (1 - additive) * n, 2 * n},
+        {"dec.W", 3 * n, m + 2 * n},  {"dec.U", 3 * n, n},         {"dec.b", 3 * n, 0},
+        {"out.U", 2 * l, n},          {"out.V", 2 * l, m},         {"out.C", 2 * l, 2 * n},
+        {"out.b", 2 * l, 0},          {"out.W", Vt, l},            {"out.bw", Vt, 0},
+    };
+    ck_assert_int_eq(sizeof want / sizeof *want, RS_NUM_PARAMS);
+    size_t offset = 0;
+    for (int i = 0; i < RS_NUM_PARAMS; i++) {
+        const rs_tensor_info *t = &layout.info[i];
+        ck_assert_str_eq(t->name, want[i].name);
+        ck_assert_int_eq(rs_param_index(want[i].name), i);
+        size_t size = (size_t)want[i].rows * (want[i].cols ? want[i].cols : 1);
+        ck_assert_msg(t->size == size, "%s %s: size %zu, want %zu", kind, t->name, t->size, size);
+        if (size) {
+            ck_assert_int_eq(t->rows, want[i].rows);
+            ck_assert_int_eq(t->cols, want[i].cols);
+        }
+        ck_assert_msg(t->offset == offset, "%s: offset %zu, want %zu", t->name, t->offset, offset);
+        offset += size;
+    }
+    ck_assert_uint_eq(layout.total, offset);
+
+    /* Views point at their offsets in one buffer; absent tensors are NULL. */
+    float buffer[2000];
+    ck_assert_uint_le(layout.total, 2000);
+    rs_tensors views;
+    rs_tensors_bind(&views, &layout, buffer);
+    ck_assert_ptr_eq(views.src_emb, buffer);
+    ck_assert_ptr_eq(views.dec_W, buffer + layout.info[RS_P_dec_W].offset);
+    ck_assert_ptr_eq(views.out_bw, buffer + layout.info[RS_P_out_bw].offset);
+    if (additive) {
+        ck_assert_ptr_eq(views.att_v, buffer + layout.info[RS_P_att_v].offset);
+        ck_assert_ptr_null(views.att_K);
+    } else {
+        ck_assert_ptr_null(views.att_W);
+        ck_assert_ptr_eq(views.att_K, buffer + layout.info[RS_P_att_K].offset);
+    }
+}
+END_TEST
+
+START_TEST(names_and_refusals)
+{
+    for (int k = 0; k < 4; k++)
+        ck_assert_int_eq(rs_attention_kind_parse(rs_attention_kind_name(k)), k);
+    ck_assert_str_eq(rs_attention_kind_name(RS_ATT_SCALED_DOT), "scaled-dot");
+    ck_assert_int_eq(rs_attention_kind_parse("Additive"), -1);
+    ck_assert_int_eq(rs_attention_kind_parse(""), -1);
+    ck_assert_int_eq(rs_param_index("att.w"), -1);
+    ck_assert_int_eq(rs_param_index("att_W"), -1); /* the field, not the export name */
+
+    rs_config cfg;
+    rs_error err;
+    rs_layout layout;
+    sizes(&cfg, "bahdanau");
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "bahdanau") != NULL, "%s", err.msg);
+    sizes(&cfg, "additive");
+    cfg.tgt_vocab = 3;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "reserved") != NULL, "%s", err.msg);
+    sizes(&cfg, "additive");
+    cfg.maxout = 0;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "l=0") != NULL, "%s", err.msg);
+    /* a only matters to additive attention. */
+    sizes(&cfg, "dot");
+    cfg.att = 0;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
+    sizes(&cfg, "additive");
+    cfg.att = 0;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+}
+END_TEST
+
+Suite *params_suite(void)
+{
+    Suite *s = suite_create("params");
+    TCase *tc = tcase_create("parameter table");
+    tcase_add_loop_test(tc, layout_shapes_follow_the_model, 0, 4);
+    tcase_add_test(tc, names_and_refusals);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,123 @@
+/* Vocabularies (src/vocab.c): the reserved ids, adding and counting, lookup
+ * with <unk> for unknown tokens, growth past many tokens, and selection by
+ * frequency with its ties, minimum count and size limit. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "params.h"
+#include "vocab.h"
+
+START_TEST(reserved_ids_and_lookup)
+{
+    rs_vocab v;
+    rs_error err;
+    ck_assert(rs_vocab_init(&v, &err) == 0);
+    ck_assert_int_eq(v.size, RS_RESERVED);
+    ck_assert_str_eq(v.tokens[RS_PAD], "<pad>");
+    ck_assert_str_eq(v.tokens[RS_UNK], "<unk>");
+    ck_assert_str_eq(v.tokens[RS_BOS], "<s>");
+    ck_assert_str_eq(v.tokens[RS_EOS], "</s>");
+    ck_assert_int_eq(rs_vocab_id(&v, "</s>"), RS_EOS);
+    for (int i = 0; i < RS_RESERVED; i++)
+        ck_assert_int_eq(v.counts[i], 0);
+    /* New tokens get the next ids; adding again counts and keeps the id. */
+    ck_assert_int_eq(rs_vocab_add(&v, "Haus", &err), 4);
+    ck_assert_int_eq(rs_vocab_add(&v, "haus", &err), 5); /* case matters */
+    ck_assert_int_eq(rs_vocab_add(&v, "Haus", &err), 4);
+    ck_assert_int_eq(rs_vocab_add(&v, "\xE6\x97\xA5", &err), 6);
+    ck_assert_int_eq(v.counts[4], 2);
+    ck_assert_int_eq(v.counts[5], 1);
+    ck_assert_int_eq(rs_vocab_id(&v, "Haus"), 4);
+    ck_assert_int_eq(rs_vocab_id(&v, "\xE6\x97\xA5"), 6);
+    ck_assert_int_eq(rs_vocab_id(&v, "Hau"), RS_UNK);
+    ck_assert_int_eq(rs_vocab_id(&v, ""), RS_UNK);
+    rs_vocab_free(&v);
+    ck_assert_int_eq(v.size, 0);
+    /* A zeroed vocabulary maps everything to <unk>. */
+    ck_assert_int_eq(rs_vocab_id(&v, "Haus"), RS_UNK);
+}
+END_TEST
+
+START_TEST(many_tokens_keep_their_ids)
+{
+    rs_vocab v;
+    rs_error err;
+    ck_assert(rs_vocab_init(&v, &err) == 0);
+    char token[32];
+    enum { COUNT = 20000 };
+    for (int i = 0; i < COUNT; i++) {
+        snprintf(token, sizeof token, "t%d", i);
+        ck_assert_int_eq(rs_vocab_add(&v, token, &err), RS_RESERVED + i);
+    }
+    ck_assert_int_eq(v.size, RS_RESERVED + COUNT);
+    for (int i = 0; i < COUNT; i += 7) {
+        snprintf(token, sizeof token, "t%d", i);
+        ck_assert_int_eq(rs_vocab_id(&v, token), RS_RESERVED + i);
+        ck_assert_str_eq(v.tokens[RS_RESERVED + i], token);
+    }
+    ck_assert_int_eq(rs_vocab_id(&v, "t20000"), RS_UNK);
+    rs_vocab_free(&v);
+}
+END_TEST
+
+static void add_times(rs_vocab *v, const char *token, int times)
+{
+    rs_error err;
+    for (int i = 0; i < times; i++)
+        ck_assert(rs_vocab_add(v, token, &err) >= 0);
+}
+
+START_TEST(select_by_frequency_ties_and_limits)
+{
+    rs_vocab counted, out;
+    rs_error err;
+    ck_assert(rs_vocab_init(&counted, &err) == 0);
+    add_times(&counted, "rare", 1);
+    add_times(&counted, "b", 3);
+    add_times(&counted, "often", 5);
+    add_times(&counted, "a", 3);
+    add_times(&counted, "B", 3);
+    /* Most frequent first, ties in byte order ("B" < "a" < "b"). */
+    ck_assert(rs_vocab_select(&out, &counted, 1, 0, &err) == 0);
+    const char *const all[] = {"often", "B", "a", "b", "rare"};
+    ck_assert_int_eq(out.size, RS_RESERVED + 5);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_str_eq(out.tokens[RS_RESERVED + i], all[i]);
+        ck_assert_int_eq(rs_vocab_id(&out, all[i]), RS_RESERVED + i);
+    }
+    ck_assert_int_eq(out.counts[RS_RESERVED], 5);
+    ck_assert_int_eq(out.counts[RS_RESERVED + 4], 1);
+    rs_vocab_free(&out);
+    /* min_freq drops the rare token. */
+    ck_assert(rs_vocab_select(&out, &counted, 2, 0, &err) == 0);
+    ck_assert_int_eq(out.size, RS_RESERVED + 4);
+    ck_assert_int_eq(rs_vocab_id(&out, "rare"), RS_UNK);
+    rs_vocab_free(&out);
+    /* max_size counts the reserved ids. */
+    ck_assert(rs_vocab_select(&out, &counted, 1, RS_RESERVED + 2, &err) == 0);
+    ck_assert_int_eq(out.size, RS_RESERVED + 2);
+    ck_assert_str_eq(out.tokens[RS_RESERVED + 1], "B");
+    ck_assert_int_eq(rs_vocab_id(&out, "a"), RS_UNK);
+    rs_vocab_free(&out);
+    /* Nothing counted: only the reserved ids. */
+    rs_vocab empty;
+    ck_assert(rs_vocab_init(&empty, &err) == 0);
+    ck_assert(rs_vocab_select(&out, &empty, 1, 0, &err) == 0);
+    ck_assert_int_eq(out.size, RS_RESERVED);
+    rs_vocab_free(&out);
+    rs_vocab_free(&empty);
+    rs_vocab_free(&counted);
+}
+END_TEST
+
+Suite *vocab_suite(void)
+{
+    Suite *s = suite_create("vocab");
+    TCase *tc = tcase_create("vocabularies");
+    tcase_add_test(tc, reserved_ids_and_lookup);
+    tcase_add_test(tc, many_tokens_keep_their_ids);
+    tcase_add_test(tc, select_by_frequency_ties_and_limits);
+    suite_add_tcase(s, tc);
+    return s;
+}

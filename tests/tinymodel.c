@@ -1,0 +1,55 @@
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gradcheck.h"
+#include "network.h"
+#include "params.h"
+#include "tinymodel.h"
+
+static const int s0[] = {4, 5, 6}, s1[] = {7}, s2[] = {8, 9, 4, 5, 6}, s3[] = {0};
+const int *const tiny_srcs[TINY_SENTENCES] = {s0, s1, s2, s3};
+const int tiny_src_counts[TINY_SENTENCES] = {3, 1, 5, 0};
+
+void tiny_model_make(rs_model *model, const char *attention, float scale, float eos_bias,
+                     unsigned seed)
+{
+    rs_config cfg;
+    rs_error err;
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = 10, cfg.tgt_vocab = 12, cfg.emb = 4, cfg.hidden = 5, cfg.att = 6;
+    cfg.maxout = 3;
+    snprintf(cfg.attention, sizeof cfg.attention, "%s", attention);
+    ck_assert_msg(rs_model_alloc(model, &cfg, &err) == 0, "%s", err.msg);
+    fill_uniform(model->params, model->layout.total, scale, seed);
+    model->w.out_bw[RS_EOS] += eos_bias;
+}
+
+void tiny_model_of_kind(rs_model *model, int kind)
+{
+    static const struct {
+        unsigned seed;
+        float eos_bias;
+    } choice[] = {[RS_ATT_ADDITIVE] = {34, 0.8f}, [RS_ATT_GENERAL] = {31, 1.0f},
+                  [RS_ATT_DOT] = {31, 1.0f}, [RS_ATT_SCALED_DOT] = {31, 1.0f}};
+    tiny_model_make(model, rs_attention_kind_name(kind), 0.5f, choice[kind].eos_bias,
+                    choice[kind].seed);
+}
+
+double tiny_forced_logprob(const rs_model *model, const int *src, int src_count, const int *tgt,
+                           int tgt_count, float *probs)
+{
+    rs_error err;
+    rs_workspace ws;
+    rs_batch batch;
+    ck_assert(rs_workspace_alloc(&ws, model, 1, src_count + 1, tgt_count + 1, &err) == 0);
+    ck_assert(rs_batch_alloc(&batch, 1, src_count + 1, tgt_count + 1, &err) == 0);
+    ck_assert_msg(rs_batch_fill(&batch, 1, &src, &src_count, &tgt, &tgt_count, &err) == 0, "%s",
+                  err.msg);
+    double nll = rs_network_forward(&ws, model, &batch);
+    if (probs)
+        memcpy(probs, ws.probs, sizeof(float) * (size_t)(tgt_count + 1) * model->cfg.tgt_vocab);
+    rs_batch_free(&batch);
+    rs_workspace_free(&ws);
+    return -nll;
+}
