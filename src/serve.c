@@ -190,16 +190,16 @@ static void write_config(FILE *out, const rs_config *cfg)
 {
     const char *sep = "";
     putc('{', out);
-#define RS_SERVE_I(name, def, help) fprintf(out, "%s\"" #name "\":%d", sep, cfg->name), sep = ",";
-#define RS_SERVE_F(name, def, help)               \
-    fprintf(out, "%s\"" #name "\":%.7g", sep, isfinite(cfg->name) ? cfg->name : 0.0), sep = ",";
-#define RS_SERVE_S(name, def, help)               \
+#define RS_SERVE_I(name, def, help, ...) fprintf(out, "%s\"" #name "\":%d", sep, cfg->name), sep = ",";
+#define RS_SERVE_F(name, def, help, ...)                                  \
+    fprintf(out, "%s\"" #name "\":%.7g", sep, (double)cfg->name), sep = ",";
+#define RS_SERVE_E(name, def, help, names)           \
     fprintf(out, "%s\"" #name "\":", sep), sep = ","; \
-    rs_json_write_string(out, cfg->name);
-    RS_CONFIG_FIELDS(RS_SERVE_I, RS_SERVE_F, RS_SERVE_S)
+    rs_json_write_string(out, names[cfg->name]);
+    RS_CONFIG_FIELDS(RS_SERVE_I, RS_SERVE_F, RS_SERVE_E)
 #undef RS_SERVE_I
 #undef RS_SERVE_F
-#undef RS_SERVE_S
+#undef RS_SERVE_E
     putc('}', out);
 }
 

@@ -317,7 +317,8 @@ START_TEST(answers_equal_the_pipeline)
     ck_assert_int_eq(rs_json_get(item(list, 0), "default")->type, RS_JSON_TRUE);
     const rs_json *cfg = rs_json_get(item(list, 0), "config");
     ck_assert_int_eq((int)num(cfg, "hidden"), model.cfg.hidden);
-    ck_assert_str_eq(str(cfg, "attention"), model.cfg.attention);
+    ck_assert_str_eq(str(cfg, "attention"), rs_attention_names[model.cfg.attention]);
+    ck_assert_str_eq(str(cfg, "tokenizer"), "word");
     ck_assert_int_eq((int)num(rs_json_get(j, "limits"), "max_chars"), 200);
     rs_json_free(j);
 
