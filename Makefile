@@ -4,7 +4,7 @@ DESTDIR ?=
 CC ?= cc
 CXX ?= c++
 BUILD := build
-PKGS := openblas libutf8proc sentencepiece zlib
+PKGS := openblas libutf8proc sentencepiece zlib libmicrohttpd
 TEST_PKGS := check
 
 # Recursive (=) so that pkg-config runs after `deps` may have installed packages.
@@ -37,7 +37,7 @@ endif
 PROG_SRCS := src/main.c src/cli.c $(wildcard src/cmd_*.c)
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
 LIB_CXX_SRCS := $(wildcard src/*.cc)
-LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o)
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o) $(BUILD)/gen/serve_page.o
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
@@ -47,7 +47,7 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-asan fuzz demo install clean deps
+.PHONY: all check check-asan check-browser fuzz demo install clean deps
 
 all: rnnsearch
 
@@ -63,6 +63,16 @@ $(BUILD)/src/%.o: src/%.c | $(DEPS_STAMP)
 $(BUILD)/src/%.o: src/%.cc | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+
+# The page of `serve` as a NUL-terminated C array (od and sed: no tool beyond POSIX).
+$(BUILD)/gen/serve_page.c: src/serve_page.html
+	@mkdir -p $(dir $@)
+	@{ echo '#include "serve_page.h"'; echo 'const unsigned char rs_serve_page[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; echo 'const unsigned long rs_serve_page_len = sizeof rs_serve_page - 1;'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c | $(DEPS_STAMP)
+	$(CC) $(ALL_CFLAGS) -I src -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -97,6 +107,10 @@ check-asan:
 	  EXTRA_CFLAGS="-Werror -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/run_tests
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 CK_FORK=no ASAN_OPTIONS=detect_leaks=1 build-asan/run_tests
+
+# The explorer page of `serve` in headless Chromium (needs chromium and `npm ci` in tests/browser).
+check-browser: rnnsearch
+	RNNSEARCH=$(CURDIR)/rnnsearch OPENBLAS_NUM_THREADS=1 node tests/browser/serve-page.test.mjs
 
 # libFuzzer on the checkpoint and safetensors readers (tests/fuzz/), each for
 # FUZZ_SECONDS, under ASan and UBSan, from the seeds in tests/fuzz/corpus/ (new

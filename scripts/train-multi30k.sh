@@ -44,7 +44,7 @@ cd "$root"
 # EVAL_ONLY=1 re-evaluates an existing model without training.
 [ "${EVAL_ONLY:-0}" = 1 ] || "$bin" train --src "$work/train.$src" --tgt "$work/train.$tgt" \
     --dev-src "$work/val.$src" --dev-tgt "$work/val.$tgt" --dev-bleu \
-    --out "models/$name" --subwords 6000 --emb 256 --hidden 256 --att 256 --maxout 256 \
+    --out "models/$name" --overwrite --subwords 6000 --emb 256 --hidden 256 --att 256 --maxout 256 \
     --batch-size 64 --lr 0.002 --dropout 0.3 --label-smoothing 0.1 --lr-decay 0.5 \
     --patience 6 --epochs 40 --max-len 60 --max-minutes "$minutes" --threads "$threads" \
     2> "$work/train.log"

@@ -457,23 +457,12 @@ int rs_alignment_write_tsv(FILE *out, const rs_alignment *a, int id)
     return finish(out);
 }
 
-static void json_strings(FILE *out, char *const *s, int n)
-{
-    putc('[', out);
-    for (int k = 0; k < n; k++) {
-        if (k)
-            putc(',', out);
-        rs_json_write_string(out, s[k]);
-    }
-    putc(']', out);
-}
-
 int rs_alignment_write_json(FILE *out, const rs_alignment *a, int id)
 {
     fprintf(out, "{\"id\":%d,\"source\":", id);
-    json_strings(out, a->src, a->cols);
+    rs_json_write_strings(out, (const char *const *)a->src, a->cols);
     fputs(",\"target\":", out);
-    json_strings(out, a->tgt, a->rows);
+    rs_json_write_strings(out, (const char *const *)a->tgt, a->rows);
     fputs(",\"alignment\":[", out);
     for (int i = 0; i < a->rows; i++) {
         fputs(i ? ",[" : "[", out);

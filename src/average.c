@@ -23,18 +23,18 @@ int rs_models_match(const rs_model *a, const rs_model *b, rs_error *err)
 #define RS_SAME_INT(field)                                                                   \
     if (a->cfg.field != b->cfg.field)                                                        \
         return rs_fail(err, "%s is %d, not %d", #field, b->cfg.field, a->cfg.field);
-#define RS_SAME_STR(field)                                                                   \
-    if (strcmp(a->cfg.field, b->cfg.field))                                                  \
-        return rs_fail(err, "%s is %s, not %s", #field, b->cfg.field, a->cfg.field);
+#define RS_SAME_STR(field, names)                                                            \
+    if (a->cfg.field != b->cfg.field)                                                        \
+        return rs_fail(err, "%s is %s, not %s", #field, names[b->cfg.field], names[a->cfg.field]);
     RS_SAME_INT(src_vocab)
     RS_SAME_INT(tgt_vocab)
     RS_SAME_INT(emb)
     RS_SAME_INT(hidden)
     RS_SAME_INT(att)
     RS_SAME_INT(maxout)
-    RS_SAME_STR(attention)
+    RS_SAME_STR(attention, rs_attention_names)
     RS_SAME_INT(lowercase)
-    RS_SAME_STR(tokenizer)
+    RS_SAME_STR(tokenizer, rs_tokenizer_names)
     RS_SAME_INT(subwords)
 #undef RS_SAME_INT
 #undef RS_SAME_STR

@@ -26,7 +26,7 @@ static void build_table(void)
     if (table_size)
         return;
     /* Booleans are flags (--lowercase); sizes taken from the data are not options. */
-#define RS_ENTRY(name, def, hlp)                                                          \
+#define RS_ENTRY(name, def, hlp, ...)                                                       \
     if (strcmp(#name, "src_vocab") && strcmp(#name, "tgt_vocab")) {                       \
         config_option *o = &table[table_size++];                                          \
         o->field = #name;                                                                 \
@@ -35,7 +35,7 @@ static void build_table(void)
             if (*p == '_')                                                                \
                 *p = '-';                                                                 \
         o->help = hlp;                                                                    \
-        o->is_flag = !strcmp(#name, "lowercase");                                         \
+        o->is_flag = rs_config_is_flag(#name);                                                \
     }
     RS_CONFIG_FIELDS(RS_ENTRY, RS_ENTRY, RS_ENTRY)
 #undef RS_ENTRY
@@ -60,19 +60,13 @@ int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, r
         return rs_fail(err, "internal: unknown option value %d", val);
     if (table[i].is_flag)
         return rs_config_set(cfg, table[i].field, "1", err);
-    rs_error inner;
-    if (rs_config_set(cfg, table[i].field, arg, &inner)) {
-        /* inner is "key: why": say it with the option's name. */
-        const char *why = strstr(inner.msg, ": ");
-        return rs_fail(err, "--%s: %s", table[i].option, why ? why + 2 : "not a valid value");
-    }
-    return 0;
+    return rs_config_set_option(cfg, table[i].field, arg, err);
 }
 
 void rs_cli_print_config(FILE *out, const rs_config *cfg)
 {
     char value[RS_STR_MAX + 32];
-#define RS_LINE(name, def, hlp)                                \
+#define RS_LINE(name, def, hlp, ...)                           \
     if (!rs_config_format(cfg, #name, value, sizeof value))    \
         fprintf(out, "%s = %s\n", #name, value);
     RS_CONFIG_FIELDS(RS_LINE, RS_LINE, RS_LINE)
@@ -90,13 +84,14 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
 {
     build_table();
     for (int i = 0; i < table_size; i++) {
-        char text[RS_STR_MAX + 8], value[RS_STR_MAX + 32] = "";
+        char text[RS_STR_MAX + 8], value[RS_STR_MAX + 32] = "", range[64];
         rs_config_format(defaults, table[i].field, value, sizeof value);
+        rs_config_range(table[i].field, range, sizeof range);
         snprintf(text, sizeof text, table[i].is_flag ? "--%s" : "--%s X", table[i].option);
         if (table[i].is_flag)
             fprintf(out, "  %-22s %s\n", text, table[i].help);
         else
-            fprintf(out, "  %-22s %s (default: %s)\n", text, table[i].help, value);
+            fprintf(out, "  %-22s %s (default: %s%s)\n", text, table[i].help, value, range);
     }
 }
 

@@ -303,9 +303,9 @@ int cmd_align(int argc, char **argv)
     sk.out = stdout;
     if (rs_cli_load_model(model_arg, &model, &codec, &err))
         goto fail;
-    if (sk.words && strcmp(model.cfg.tokenizer, "spm")) {
+    if (sk.words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
         fprintf(stderr, PROG ": --words: %s has no SentencePiece subwords (tokenizer %s)\n", model_arg,
-                model.cfg.tokenizer);
+                rs_tokenizer_names[model.cfg.tokenizer]);
         status = RS_EXIT_USAGE;
         goto done;
     }

@@ -71,11 +71,10 @@ int cmd_bench(int argc, char **argv)
         case O_STEPS: rc = rs_cli_int(PROG, "--steps", optarg, 1, 1000000, &steps); break;
         case O_THREADS: rc = rs_cli_int(PROG, "--threads", optarg, 1, 1024, &threads); break;
         case O_KIND:
-            if (rs_attention_kind_parse(optarg) < 0) {
+            if ((cfg.attention = rs_attention_kind_parse(optarg)) < 0) {
                 fprintf(stderr, PROG ": --attention: '%s' is not one of additive, general, dot, scaled-dot\n", optarg);
                 return RS_EXIT_USAGE;
             }
-            snprintf(cfg.attention, sizeof cfg.attention, "%s", optarg);
             break;
         case O_HELP: usage(stdout); return RS_EXIT_OK;
         default:
@@ -161,7 +160,7 @@ int cmd_bench(int argc, char **argv)
     struct rusage usage_info;
     getrusage(RUSAGE_SELF, &usage_info);
     printf("model: m=%d n=%d a=%d l=%d V=%d attention=%s, %zu parameters; batch %d x %d/%d tokens, %d BLAS thread(s)\n",
-           cfg.emb, cfg.hidden, cfg.att, cfg.maxout, vocab, cfg.attention, model.layout.total, B,
+           cfg.emb, cfg.hidden, cfg.att, cfg.maxout, vocab, rs_attention_names[cfg.attention], model.layout.total, B,
            S, T, threads);
     printf("train: %.1f ms/step, %.0f target tokens/s\n", 1e3 * train_s, B * (T + 1) / train_s);
     printf("greedy decode: %.1f ms/batch, %.0f sentences/s\n", 1e3 * decode_s, B / decode_s);

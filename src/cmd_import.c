@@ -86,7 +86,7 @@ int cmd_import(int argc, char **argv)
         fprintf(stderr,
                 PROG ": wrote %s (n=%d m=%d a=%d l=%d, attention %s, %d + %d tokens)\n",
                 out_path, model.cfg.hidden, model.cfg.emb, model.cfg.att, model.cfg.maxout,
-                model.cfg.attention, model.src_vocab.size, model.tgt_vocab.size);
+                rs_attention_names[model.cfg.attention], model.src_vocab.size, model.tgt_vocab.size);
     rs_model_free(&model);
     return rc ? 1 : 0;
 }

@@ -111,7 +111,7 @@ int cmd_info(int argc, char **argv)
     print_tensors(&model);
     printf("# vocabularies: source %d tokens, target %d tokens\n", model.src_vocab.size,
            model.tgt_vocab.size);
-    printf("# text: tokenizer %s, lowercase %s", model.cfg.tokenizer, model.cfg.lowercase ? "yes" : "no");
+    printf("# text: tokenizer %s, lowercase %s", rs_tokenizer_names[model.cfg.tokenizer], model.cfg.lowercase ? "yes" : "no");
     if (model.spm_src_len || model.spm_tgt_len)
         printf(", SentencePiece models of %zu and %zu bytes (%d subwords)", model.spm_src_len,
                model.spm_tgt_len, model.cfg.subwords);

@@ -1,10 +1,12 @@
 /* rnnsearch train: build vocabularies, initialise or resume a model, train it. */
 #include <cblas.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "cli.h"
@@ -19,14 +21,30 @@
 
 enum {
     OPT_TRAIN = 1000, OPT_SRC, OPT_TGT, OPT_DEV, OPT_DEV_SRC, OPT_DEV_TGT, OPT_SWAP, OPT_NAME,
-    OPT_OUT, OPT_RESUME, OPT_EVAL_EVERY, OPT_DEV_TRANSLATE, OPT_QUIET, OPT_HELP, OPT_SPM_SRC,
-    OPT_SPM_TGT, OPT_DEV_BLEU, OPT_CONFIG = 2000
+    OPT_OUT, OPT_RESUME, OPT_OVERWRITE, OPT_QUIET, OPT_HELP, OPT_SPM_SRC, OPT_SPM_TGT,
+    OPT_CONFIG = 2000
 };
+
+/* "--epochs, --max-steps, … and --threads": what --resume may change. */
+static void resumable_options(char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; rs_config_resumable[i] && used < size; i++) {
+        const char *sep = i == 0 ? "" : rs_config_resumable[i + 1] ? ", " : " and ";
+        used += (size_t)snprintf(buf + used, size - used, "%s--%s", sep, rs_config_resumable[i]);
+    }
+    for (char *p = buf; *p; p++)
+        if (*p == '_')
+            *p = '-';
+}
 
 static void usage(FILE *out)
 {
     rs_config defaults;
     rs_config_defaults(&defaults);
+    char resumable[256];
+    resumable_options(resumable, sizeof resumable);
     fprintf(out,
             "usage: " PROG " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
             "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
@@ -39,27 +57,33 @@ static void usage(FILE *out)
             "  --swap                 exchange source and target of TSV files\n"
             "  --name NAME            save to models/NAME (default: the training file's base name)\n"
             "  --out DIR              save to DIR instead of models/NAME\n"
-            "  --resume               continue from DIR/last.ckpt (its settings; --epochs and\n"
-            "                         --max-steps may be raised)\n"
-            "  --eval-every N         evaluate on dev every N steps (default: 0, each epoch)\n"
-            "  --dev-translate        also translate dev greedily and report exact matches\n"
-            "  --dev-bleu             translate dev greedily each evaluation, report BLEU and\n"
-            "                         keep best.ckpt by it (instead of by dev loss)\n"
+            "  --resume               continue exactly from DIR/last.ckpt with its settings;\n"
+            "                         options given again must agree with them, except\n"
+            "                         %s\n"
+            "  --overwrite            train afresh into a directory that holds a model\n"
+            "                         (its checkpoints and log are replaced)\n"
+            "  --config FILE          settings as 'key = value' lines (or the configuration\n"
+            "                         line training prints); options given on the command\n"
+            "                         line win\n"
             "  --quiet                no progress lines\n"
             "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
             "                         training them with --subwords N)\n\n"
-            "model and training:\n");
+            "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
+            "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
+            "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
+            "model and training:\n", resumable);
     rs_cli_print_config_help(out, &defaults);
 }
 
 typedef struct {
     int quiet;
+    rs_stop_reason reason;
 } reporter;
 
 static void report(void *ctx, const rs_train_event *ev)
 {
     reporter *r = ctx;
-    if (rs_dist_rank() != 0) /* under mpirun, rank 0 speaks for the job */
+    if (rs_dist_rank() != 0 && ev->kind != RS_EV_STOPPED) /* rank 0 speaks for the job */
         return;
     switch (ev->kind) {
     case RS_EV_PROGRESS:
@@ -89,9 +113,8 @@ static void report(void *ctx, const rs_train_event *ev)
         if (!r->quiet)
             fprintf(stderr, "saved %s\n", ev->path);
         break;
-    case RS_EV_SKIPPED_BATCH:
-        fprintf(stderr, "step %lld: non-finite loss or gradient (loss %g, gnorm %g); batch skipped\n",
-                (long long)ev->step, ev->loss, ev->gnorm);
+    case RS_EV_STOPPED:
+        r->reason = ev->reason;
         break;
     }
 }
@@ -153,22 +176,302 @@ static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const ch
     return status;
 }
 
-/* Under mpirun only rank 0 writes the model directory: it tries to now, so
- * that a directory it cannot write stops every rank before any work. */
-static int probe_model_dir(const char *dir, rs_error *err)
+/* The arguments of a --config FILE run: the file's settings as options
+ * placed before the command line's (which therefore win). */
+typedef struct {
+    int argc;
+    char **argv;  /* [argc + 1] */
+    char **owned; /* the strings made here, [count] */
+    int count;
+} expanded_args;
+
+static void expanded_args_free(expanded_args *a)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/.write-probe", dir);
-    if (rs_make_parent_dirs(path, err))
+    for (int i = 0; i < a->count; i++)
+        free(a->owned[i]);
+    free(a->owned);
+    free(a->argv);
+    memset(a, 0, sizeof *a);
+}
+
+static char *own(expanded_args *a, const char *prefix, const char *text, size_t len)
+{
+    char *s = malloc(strlen(prefix) + len + 1);
+    if (!s)
+        return NULL;
+    sprintf(s, "%s%.*s", prefix, (int)len, text);
+    for (char *p = s + strlen(prefix); *p && *prefix; p++)
+        if (*p == '_')
+            *p = '-';
+    a->owned[a->count++] = s;
+    return s;
+}
+
+/* Reads "key = value" settings, several "key=value" items to a line as the
+ * configuration printout writes them ("configuration:" and '#' comments
+ * ignored); the vocabulary sizes of a printout, which come from the data,
+ * are skipped. Each value is checked here so that errors name FILE:LINE. */
+static int expand_config_file(const char *path, int argc, char **argv, int skip_from,
+                              expanded_args *out, rs_error *err)
+{
+    unsigned char *data;
+    size_t size;
+    memset(out, 0, sizeof *out);
+    if (rs_read_file(path, &data, &size, err))
         return -1;
-    FILE *f = fopen(path, "w");
-    if (!f || fclose(f))
-        return rs_fail(err, "%s: cannot write in the model directory", dir);
-    remove(path);
+    /* Every item has an '=', so there are at most size/2 + 1 of them. */
+    size_t cap = (size_t)argc + 2 * (size / 2 + 1) + 2;
+    out->argv = calloc(cap, sizeof(char *));
+    out->owned = calloc(cap, sizeof(char *));
+    char *text = realloc(data, size + 1);
+    if (!out->argv || !out->owned || !text) {
+        free(text ? text : (char *)data);
+        expanded_args_free(out);
+        return rs_fail(err, "out of memory reading %s", path);
+    }
+    text[size] = 0;
+    out->argv[out->argc++] = argv[0];
+    int line_no = 0, status = 0;
+    for (char *line = text; line && status == 0; line_no++) {
+        char *eol = strchr(line, '\n');
+        if (eol)
+            *eol = 0;
+        line[strcspn(line, "#")] = 0;
+        /* "key = value" → "key=value" */
+        char *w = line;
+        for (char *r = line; *r; r++) {
+            const char *next = r + strspn(r, " \t");
+            if ((*r == ' ' || *r == '\t') && (*next == '=' || (w > line && w[-1] == '=')))
+                continue;
+            *w++ = *r;
+        }
+        *w = 0;
+        char *save = NULL;
+        for (char *item = strtok_r(line, " \t\r", &save); item && status == 0;
+             item = strtok_r(NULL, " \t\r", &save)) {
+            if (!strcmp(item, "configuration:"))
+                continue;
+            char *eq = strchr(item, '=');
+            if (!eq || eq == item) {
+                status = rs_fail(err, "%s:%d: '%s' is not key = value", path, line_no + 1, item);
+                break;
+            }
+            *eq = 0;
+            for (char *p = item; *p; p++)
+                if (*p == '-')
+                    *p = '_';
+            if (!strcmp(item, "src_vocab") || !strcmp(item, "tgt_vocab"))
+                continue;
+            rs_config scratch;
+            rs_config_defaults(&scratch);
+            if (rs_config_set_option(&scratch, item, eq + 1, err)) {
+                char inner[sizeof err->msg];
+                snprintf(inner, sizeof inner, "%s", err->msg);
+                status = rs_fail(err, "%s:%d: %s", path, line_no + 1, inner);
+                break;
+            }
+            if (rs_config_is_flag(item)) {
+                if (!strcmp(eq + 1, "1") && !own(out, "--", item, strlen(item)))
+                    status = rs_fail(err, "out of memory reading %s", path);
+                if (status == 0 && !strcmp(eq + 1, "1"))
+                    out->argv[out->argc++] = out->owned[out->count - 1];
+                continue;
+            }
+            char *option = own(out, "--", item, strlen(item));
+            char *value = option ? own(out, "", eq + 1, strlen(eq + 1)) : NULL;
+            if (!value)
+                status = rs_fail(err, "out of memory reading %s", path);
+            else {
+                out->argv[out->argc++] = option;
+                out->argv[out->argc++] = value;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    free(text);
+    for (int i = 1; i < argc && status == 0; i++)
+        if (i != skip_from && !(i == skip_from + 1 && !strcmp(argv[skip_from], "--config")))
+            out->argv[out->argc++] = argv[i];
+    if (status)
+        expanded_args_free(out);
+    return status;
+}
+
+/* The first SIGINT, SIGTERM or SIGHUP asks the loop to stop after the current
+ * step; a second one ends the program at once, before it touches a file. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    if (stop_signal)
+        _exit(128 + sig);
+    stop_signal = sig;
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static int was_given(const char *key, const int *given)
+{
+    for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++)
+        if (given[i] && !strcmp(rs_cli_config_name(OPT_CONFIG + i, OPT_CONFIG), key))
+            return 1;
     return 0;
 }
 
+/* The command that resumes this run: the arguments as given, with --resume
+ * instead of --overwrite, quoted for a POSIX shell where needed. */
+static void print_resume_command(FILE *out, int argc, char **argv, int resume)
+{
+    fprintf(out, "rnnsearch train");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--overwrite"))
+            continue;
+        if (a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%")]) {
+            fputs(" '", out);
+            for (; *a; a++)
+                fputs(*a == '\'' ? "'\\''" : (char[2]){*a, 0}, out);
+            fputc('\'', out);
+        } else {
+            fprintf(out, " %s", a);
+        }
+    }
+    fprintf(out, "%s\n", resume ? "" : " --resume");
+}
+
+/* Why training stopped, where the models are and how to go on. */
+static void print_stop(const reporter *r, const rs_train_state *state, const rs_config *cfg,
+                       const char *dir, int argc, char **argv, int resume)
+{
+    switch (r->reason) {
+    case RS_STOP_EPOCHS: fprintf(stderr, "stopped: all %d epochs done", cfg->epochs); break;
+    case RS_STOP_MAX_STEPS: fprintf(stderr, "stopped: --max-steps %d reached", cfg->max_steps); break;
+    case RS_STOP_TIME: fprintf(stderr, "stopped: --max-minutes %g reached", (double)cfg->max_minutes); break;
+    case RS_STOP_PATIENCE:
+        fprintf(stderr, "stopped: %d dev evaluations without improvement (--patience)", cfg->patience);
+        break;
+    case RS_STOP_SIGNAL: fprintf(stderr, "stopped: signal %d", (int)stop_signal); break;
+    }
+    fprintf(stderr, " at step %lld (epoch %d)\n", (long long)state->step, state->epoch);
+    fprintf(stderr, "last model: %s/last.ckpt\n", dir);
+    char best[4200];
+    snprintf(best, sizeof best, "%s/best.ckpt", dir);
+    if (access(best, F_OK) == 0) {
+        fprintf(stderr, "best model: %s", best);
+        if (cfg->dev_bleu && state->best_dev_bleu >= 0)
+            fprintf(stderr, " (dev BLEU %.2f)", (double)state->best_dev_bleu);
+        else if (isfinite(state->best_dev_loss))
+            fprintf(stderr, " (dev loss %.4f)", (double)state->best_dev_loss);
+        fputc('\n', stderr);
+    }
+    fprintf(stderr, "to continue: ");
+    print_resume_command(stderr, argc, argv, resume);
+    if (r->reason == RS_STOP_EPOCHS || r->reason == RS_STOP_MAX_STEPS)
+        fprintf(stderr, "(with a larger --epochs or --max-steps)\n");
+}
+
+/* The option that does nothing without a dev set, or NULL. */
+static const char *needs_dev_set(const rs_config *cfg)
+{
+    return cfg->dev_bleu ? "--dev-bleu"
+           : cfg->dev_translate ? "--dev-translate"
+           : cfg->patience > 0 ? "--patience"
+           : cfg->lr_decay != 1.0f ? "--lr-decay"
+           : NULL;
+}
+
+/* On --resume, the options given must agree with the checkpoint's, except
+ * those that may change (rs_config_may_change_on_resume), which are applied. */
+static int apply_resume_options(rs_config *stored, const int *given, const char **given_arg,
+                                rs_error *err)
+{
+    for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++) {
+        if (!given[i])
+            continue;
+        const char *key = rs_cli_config_name(OPT_CONFIG + i, OPT_CONFIG);
+        rs_config asked = *stored;
+        if (rs_cli_set_config(&asked, OPT_CONFIG + i, OPT_CONFIG, given_arg[i], err))
+            return -1;
+        if (rs_config_may_change_on_resume(key)) {
+            *stored = asked;
+            continue;
+        }
+        char was[RS_STR_MAX], now[RS_STR_MAX];
+        rs_config_format(stored, key, was, sizeof was);
+        rs_config_format(&asked, key, now, sizeof now);
+        char resumable[256];
+        resumable_options(resumable, sizeof resumable);
+        if (strcmp(was, now))
+            return rs_fail(err, "--resume: the checkpoint was trained with %s=%s, not %s; only "
+                                "%s may change on resume",
+                           key, was, now, resumable);
+    }
+    return 0;
+}
+
+static int train(int argc, char **argv, int orig_argc, char **orig_argv);
+
+/* --config FILE (anywhere on the line) is expanded before options are parsed. */
 int cmd_train(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *path = NULL;
+        if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            path = argv[i + 1];
+        else if (!strncmp(argv[i], "--config=", 9))
+            path = argv[i] + 9;
+        else if (!strcmp(argv[i], "--"))
+            break;
+        if (!path)
+            continue;
+        expanded_args args;
+        rs_error err;
+        if (expand_config_file(path, argc, argv, i, &args, &err)) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            return RS_EXIT_USAGE;
+        }
+        int status = train(args.argc, args.argv, argc, argv);
+        expanded_args_free(&args);
+        return status;
+    }
+    return train(argc, argv, argc, argv);
+}
+
+/* Locks the model directory and checks what it holds against --resume and
+ * --overwrite (clearing it for --overwrite). Returns an exit status, with the
+ * reason in err: RS_EXIT_USAGE for a request that does not fit the directory. */
+static int claim_model_dir(const char *dir, const char *ckpt, int resume, int overwrite, int *lock,
+                           rs_error *err)
+{
+    if (rs_train_lock(dir, lock, err))
+        return RS_EXIT_FAIL;
+    if (!resume && rs_train_dir_has_model(dir)) {
+        if (!overwrite) {
+            rs_fail(err, "%s already holds a model; give --resume to continue it or "
+                         "--overwrite to replace it", dir);
+            return RS_EXIT_USAGE;
+        }
+        if (rs_train_clear_dir(dir, err))
+            return RS_EXIT_FAIL;
+    }
+    if (resume && access(ckpt, F_OK) && rs_train_dir_has_model(dir)) {
+        rs_fail(err, "%s has no last.ckpt to resume (training stopped before its first save); "
+                     "start again with --overwrite", dir);
+        return RS_EXIT_USAGE;
+    }
+    return RS_EXIT_OK;
+}
+
+static int train(int argc, char **argv, int orig_argc, char **orig_argv)
 {
     struct option opts[32 + RS_CLI_MAX_CONFIG_OPTIONS] = {
         {"train", required_argument, NULL, OPT_TRAIN},
@@ -181,25 +484,22 @@ int cmd_train(int argc, char **argv)
         {"name", required_argument, NULL, OPT_NAME},
         {"out", required_argument, NULL, OPT_OUT},
         {"resume", no_argument, NULL, OPT_RESUME},
-        {"eval-every", required_argument, NULL, OPT_EVAL_EVERY},
-        {"dev-translate", no_argument, NULL, OPT_DEV_TRANSLATE},
+        {"overwrite", no_argument, NULL, OPT_OVERWRITE},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, OPT_HELP},
         {"spm-src", required_argument, NULL, OPT_SPM_SRC},
         {"spm-tgt", required_argument, NULL, OPT_SPM_TGT},
-        {"dev-bleu", no_argument, NULL, OPT_DEV_BLEU},
     };
-    rs_cli_add_config_options(opts, 17, OPT_CONFIG);
-    int dev_bleu = 0;
+    rs_cli_add_config_options(opts, 15, OPT_CONFIG);
     const char *spm_src_file = NULL, *spm_tgt_file = NULL;
     const char *train_tsv = NULL, *train_src = NULL, *train_tgt = NULL;
     const char *dev_tsv = NULL, *dev_src = NULL, *dev_tgt = NULL, *name = NULL, *out_dir = NULL;
-    int swap = 0, resume = 0, quiet = 0;
-    rs_train_options options = {.report_seconds = 2.0};
+    int swap = 0, resume = 0, overwrite = 0, quiet = 0;
+    rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal};
     rs_config cfg;
     rs_config_defaults(&cfg);
     rs_error err;
-    /* Options given explicitly, to apply on top of a resumed configuration. */
+    /* Options given explicitly, to check against a resumed configuration. */
     int given[RS_CLI_MAX_CONFIG_OPTIONS] = {0};
     const char *given_arg[RS_CLI_MAX_CONFIG_OPTIONS] = {0};
 
@@ -218,15 +518,10 @@ int cmd_train(int argc, char **argv)
         case OPT_NAME: name = optarg; break;
         case OPT_OUT: out_dir = optarg; break;
         case OPT_RESUME: resume = 1; break;
-        case OPT_DEV_TRANSLATE: options.dev_translate = 1; break;
+        case OPT_OVERWRITE: overwrite = 1; break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_SPM_SRC: spm_src_file = optarg; break;
-        case OPT_DEV_BLEU: dev_bleu = 1; break;
         case OPT_SPM_TGT: spm_tgt_file = optarg; break;
-        case OPT_EVAL_EVERY:
-            if (rs_cli_int(PROG, "--eval-every", optarg, 0, 1000000000, &options.eval_every))
-                return RS_EXIT_USAGE;
-            break;
         case OPT_HELP: usage(stdout); return RS_EXIT_OK;
         case '?':
             if (optopt)
@@ -258,6 +553,10 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, PROG ": give either --dev PAIRS.tsv or both --dev-src and --dev-tgt\n");
         return RS_EXIT_USAGE;
     }
+    if (resume && overwrite) {
+        fprintf(stderr, PROG ": --resume and --overwrite contradict each other\n");
+        return RS_EXIT_USAGE;
+    }
     char dir[4096], auto_name[256];
     if (out_dir)
         snprintf(dir, sizeof dir, "%s", out_dir);
@@ -269,34 +568,38 @@ int cmd_train(int argc, char **argv)
         snprintf(dir, sizeof dir, "models/%s", name);
     }
     options.dir = dir;
-    if (cfg.batch_size < 1 || cfg.epochs < 0 || cfg.max_len < 0 || cfg.emb < 1 || cfg.hidden < 1 ||
-        cfg.maxout < 1 || cfg.att < 1 || cfg.lr <= 0 || cfg.dropout < 0 || cfg.dropout >= 1 ||
-        cfg.label_smoothing < 0 || cfg.label_smoothing >= 1) {
-        fprintf(stderr, PROG ": sizes, --batch-size and --lr must be positive; --dropout and "
-                        "--label-smoothing in [0, 1)\n");
-        return RS_EXIT_USAGE;
-    }
-    if (rs_attention_kind_parse(cfg.attention) < 0) {
-        fprintf(stderr, PROG ": --attention: '%s' is not one of additive, general, dot, scaled-dot\n",
-                cfg.attention);
-        return RS_EXIT_USAGE;
-    }
     if (!spm_src_file != !spm_tgt_file) {
         fprintf(stderr, PROG ": give both --spm-src and --spm-tgt\n");
         return RS_EXIT_USAGE;
     }
-    if (cfg.subwords > 0 || spm_src_file)
-        snprintf(cfg.tokenizer, sizeof cfg.tokenizer, "spm");
-    if (!strcmp(cfg.tokenizer, "spm") && cfg.subwords <= 0 && !spm_src_file) {
+    if (resume && spm_src_file) {
+        fprintf(stderr, PROG ": --resume uses the checkpoint's SentencePiece models; "
+                        "--spm-src/--spm-tgt cannot be given\n");
+        return RS_EXIT_USAGE;
+    }
+    /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
+    if ((cfg.subwords > 0 || spm_src_file) && !was_given("tokenizer", given))
+        cfg.tokenizer = RS_TOKENIZER_SPM;
+    if (spm_src_file && cfg.tokenizer != RS_TOKENIZER_SPM) {
+        fprintf(stderr, PROG ": --spm-src/--spm-tgt conflict with --tokenizer %s\n",
+                rs_tokenizer_names[cfg.tokenizer]);
+        return RS_EXIT_USAGE;
+    }
+    if (!resume && rs_config_check(&cfg, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
+    if (!resume && cfg.tokenizer == RS_TOKENIZER_SPM && cfg.subwords <= 0 && !spm_src_file) {
         fprintf(stderr, PROG ": --tokenizer spm needs --subwords N or --spm-src/--spm-tgt\n");
         return RS_EXIT_USAGE;
     }
-    if (strcmp(cfg.tokenizer, "spm") && rs_tokenizer_mode_parse(cfg.tokenizer) < 0) {
-        fprintf(stderr, PROG ": --tokenizer: '%s' is not one of word, char, spm\n", cfg.tokenizer);
+    if (!dev_tsv && !dev_src && needs_dev_set(&cfg)) {
+        fprintf(stderr, PROG ": %s needs a dev set (--dev or --dev-src/--dev-tgt)\n",
+                needs_dev_set(&cfg));
         return RS_EXIT_USAGE;
     }
 
-    int status = RS_EXIT_FAIL;
+    int status = RS_EXIT_FAIL, lock = -1;
     rs_pairs train_pairs = {0}, dev_pairs = {0};
     rs_tokenized train_tok = {0}, dev_tok = {0};
     rs_dataset train = {0}, dev = {0};
@@ -309,32 +612,31 @@ int cmd_train(int argc, char **argv)
     char ckpt[4200];
     snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", dir);
 
-    if (rs_dist_size() > 1 &&
-        rs_dist_check(rs_dist_rank() == 0 ? probe_model_dir(dir, &err) : 0, &err)) {
+    /* Under mpirun rank 0 alone writes the model directory: one it cannot use
+     * stops every rank before any work. */
+    status = rs_dist_rank() == 0 ? claim_model_dir(dir, ckpt, resume, overwrite, &lock, &err)
+                                 : RS_EXIT_OK;
+    if (rs_dist_check_exit(&status, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_USAGE;
+        goto done;
     }
+    status = RS_EXIT_FAIL;
     if (resume) {
         /* Every rank reads the checkpoint (rs_train checks that they agree). */
         if (rs_dist_check(rs_checkpoint_load(ckpt, &model, &state, &err), &err))
             goto fail;
-        /* Only how long to train may change on resume. */
-        for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++) {
-            if (!given[i])
-                continue;
-            const char *key = rs_cli_config_name(OPT_CONFIG + i, OPT_CONFIG);
-            if (strcmp(key, "epochs") && strcmp(key, "max_steps") && strcmp(key, "save_every") &&
-                strcmp(key, "threads") && strcmp(key, "max_minutes") && strcmp(key, "patience")) {
-                fprintf(stderr, PROG ": --resume keeps the checkpoint's settings; only --epochs, "
-                                "--max-steps, --max-minutes, --patience, --save-every and "
-                                "--threads may be given\n");
-                status = RS_EXIT_USAGE;
-                goto done;
-            }
-            if (rs_config_set(&model.cfg, key, given_arg[i], &err))
-                goto fail;
+        if (apply_resume_options(&model.cfg, given, given_arg, &err)) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            status = RS_EXIT_USAGE;
+            goto done;
         }
         cfg = model.cfg;
+        if (!dev_tsv && !dev_src && needs_dev_set(&cfg)) {
+            fprintf(stderr, PROG ": the checkpoint was trained with %s, which needs the dev set: "
+                            "give it again with --dev or --dev-src/--dev-tgt\n", needs_dev_set(&cfg));
+            status = RS_EXIT_USAGE;
+            goto done;
+        }
     }
     if (cfg.threads > 0)
         openblas_set_num_threads(cfg.threads);
@@ -347,7 +649,7 @@ int cmd_train(int argc, char **argv)
         if (rs_codec_init(&codec, &cfg, &err))
             goto fail;
         /* Rank 0 reads or trains the SentencePiece models and sends them to the others. */
-        if (!strcmp(cfg.tokenizer, "spm") &&
+        if (cfg.tokenizer == RS_TOKENIZER_SPM &&
             (rs_dist_check(rs_dist_rank() == 0 ? obtain_subwords(&cfg, &train_pairs, spm_src_file,
                                                                  spm_tgt_file, spm_blob, spm_len, &err)
                                                : 0, &err) ||
@@ -412,23 +714,27 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "configuration: ");
         rs_config_print(&model.cfg, stderr);
         if (rs_dist_size() > 1)
-            fprintf(stderr, "data-parallel over %d ranks: a global batch of %d pairs, %zu bytes "
-                            "all-reduced per step\n", rs_dist_size(), model.cfg.batch_size,
+            fprintf(stderr, "data-parallel over %d ranks, each computing 1/%d of every batch; "
+                            "%zu bytes all-reduced per step\n", rs_dist_size(), rs_dist_size(),
                     model.layout.total * sizeof(float));
     }
 
-    if (dev_bleu && dev.count > 0) {
+    if (cfg.dev_bleu) {
         options.codec = &codec;
         options.dev_refs = dev_pairs.tgt;
     }
-    reporter rep = {quiet};
+    reporter rep = {quiet, RS_STOP_EPOCHS};
+    catch_signals();
     if (rs_train(&model, &state, &train, &dev, &options, report, &rep, &err))
         goto fail;
-    status = RS_EXIT_OK;
+    if (rs_dist_rank() == 0)
+        print_stop(&rep, &state, &model.cfg, dir, orig_argc, orig_argv, resume);
+    status = rep.reason == RS_STOP_SIGNAL ? 128 + (int)stop_signal : RS_EXIT_OK;
     goto done;
 fail:
     fprintf(stderr, PROG ": %s\n", err.msg);
 done:
+    rs_train_unlock(lock);
     free(spm_blob[0]);
     free(spm_blob[1]);
     rs_codec_free(&codec);

@@ -9,11 +9,8 @@ int rs_codec_init(rs_codec *codec, const rs_config *cfg, rs_error *err)
 {
     memset(codec, 0, sizeof *codec);
     codec->lowercase = cfg->lowercase;
-    if (!strcmp(cfg->tokenizer, "spm"))
-        return 0; /* pieces come from the SentencePiece models */
-    codec->mode = rs_tokenizer_mode_parse(cfg->tokenizer);
-    if (codec->mode < 0)
-        return rs_fail(err, "unknown tokenizer '%s' (word, char, spm)", cfg->tokenizer);
+    (void)err; /* with spm, pieces come from the SentencePiece models */
+    codec->mode = cfg->tokenizer == RS_TOKENIZER_CHAR ? RS_TOK_CHAR : RS_TOK_WORD;
     return 0;
 }
 
@@ -32,7 +29,7 @@ int rs_codec_for_model(rs_codec *codec, const rs_model *model, rs_error *err)
 {
     if (rs_codec_init(codec, &model->cfg, err))
         return -1;
-    if (strcmp(model->cfg.tokenizer, "spm"))
+    if (model->cfg.tokenizer != RS_TOKENIZER_SPM)
         return 0;
     if (!model->spm_src || !model->spm_tgt)
         return rs_fail(err, "the model uses SentencePiece but holds no SentencePiece models");

@@ -150,19 +150,47 @@ int rs_sequential_plan(rs_epoch_plan *plan, int count, int batch_size, rs_error 
     return plan_alloc(plan, count, batch_size, err);
 }
 
-int rs_epoch_plan_make(rs_epoch_plan *plan, const rs_dataset *d, int batch_size, rs_rng *rng,
-                       rs_error *err)
+/* Batch boundaries in the sorted order into cut[0 .. n] (cut[0] = 0,
+ * cut[n] = count); returns n. */
+static int cut_batches(const rs_dataset *d, const int *sorted, int count, int batch_size,
+                       int batch_tokens, int *cut)
+{
+    int n = 0, size = 0;
+    long longest = 0;
+    cut[0] = 0;
+    for (int p = 0; p < count; p++) {
+        long len = d->tgt_len[sorted[p]] + 1;
+        long grown = len > longest ? len : longest;
+        if (size > 0 && (size == batch_size || (batch_tokens > 0 && (size + 1) * grown > batch_tokens))) {
+            cut[++n] = p;
+            size = 0;
+            grown = len;
+        }
+        size++;
+        longest = grown;
+    }
+    if (count > 0)
+        cut[++n] = count;
+    return n;
+}
+
+int rs_epoch_plan_make(rs_epoch_plan *plan, const rs_dataset *d, int batch_size, int batch_tokens,
+                       rs_rng *rng, rs_error *err)
 {
     if (plan_alloc(plan, d->count, batch_size, err))
         return -1;
     const int count = d->count;
     long long *keys = rs_calloc((size_t)(count ? count : 1), sizeof(long long), err);
     int *sorted = rs_calloc((size_t)(count ? count : 1), sizeof(int), err);
-    int *batch_order = rs_calloc((size_t)plan->batches + 1, sizeof(int), err);
-    if (!keys || !sorted || !batch_order) {
+    int *batch_order = rs_calloc((size_t)count + 1, sizeof(int), err);
+    int *cut = rs_calloc((size_t)count + 1, sizeof(int), err);
+    int *start = rs_calloc((size_t)count + 1, sizeof(int), err);
+    if (!keys || !sorted || !batch_order || !cut || !start) {
         free(keys);
         free(sorted);
         free(batch_order);
+        free(cut);
+        free(start);
         rs_epoch_plan_free(plan);
         return -1;
     }
@@ -180,20 +208,23 @@ int rs_epoch_plan_make(rs_epoch_plan *plan, const rs_dataset *d, int batch_size,
     for (int p = 0; p < count; p++)
         sorted[p] = plan->order[keys[p] & (field - 1)];
     /* Cut into batches and visit the batches in random order. */
+    plan->batches = cut_batches(d, sorted, count, batch_size, batch_tokens, cut);
+    free(plan->start);
+    plan->start = start;
     for (int k = 0; k < plan->batches; k++)
         batch_order[k] = k;
     shuffle(batch_order, plan->batches, rng);
     int at = 0;
     for (int k = 0; k < plan->batches; k++) {
-        int from = batch_order[k] * batch_size, to = from + batch_size < count ? from + batch_size : count;
         plan->start[k] = at;
-        for (int p = from; p < to; p++)
+        for (int p = cut[batch_order[k]]; p < cut[batch_order[k] + 1]; p++)
             plan->order[at++] = sorted[p];
     }
     plan->start[plan->batches] = at;
     free(keys);
     free(sorted);
     free(batch_order);
+    free(cut);
     return 0;
 }
 

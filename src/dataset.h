@@ -35,16 +35,19 @@ int rs_dataset_build(rs_dataset *out, const rs_tokenized *t, const rs_vocab *src
 void rs_dataset_free(rs_dataset *d);
 
 /* The batches of one epoch: pairs sorted by length (so a batch wastes little
- * on padding), ties broken at random, cut into batches of at most batch_size,
- * and the batches shuffled. order[count] holds pair indices; batch k is
- * order[start[k] .. start[k+1]). */
+ * on padding), ties broken at random, cut into batches of at most batch_size
+ * pairs and, when batch_tokens > 0, at most batch_tokens target tokens
+ * counting padding and </s> (pairs × (longest target + 1); a pair longer than
+ * that forms a batch alone), and the batches shuffled. order[count] holds
+ * pair indices; batch k is order[start[k] .. start[k+1]). The cuts depend on
+ * the lengths only, so every epoch has the same number of batches. */
 typedef struct {
     int count, batches;
     int *order, *start; /* [count], [batches + 1] */
 } rs_epoch_plan;
 
-int rs_epoch_plan_make(rs_epoch_plan *plan, const rs_dataset *d, int batch_size, rs_rng *rng,
-                       rs_error *err);
+int rs_epoch_plan_make(rs_epoch_plan *plan, const rs_dataset *d, int batch_size, int batch_tokens,
+                       rs_rng *rng, rs_error *err);
 void rs_epoch_plan_free(rs_epoch_plan *plan);
 
 /* Batches in order without shuffling (evaluation): same layout as a plan. */

@@ -51,7 +51,7 @@ int rs_dist_init(rs_error *err)
 
 int rs_dist_failed_alone(int exit_status)
 {
-    return g_active && g_size > 1 && exit_status != 0 && exit_status != 2 && !g_agreed_failure;
+    return g_active && g_size > 1 && exit_status == 1 && !g_agreed_failure;
 }
 
 void rs_dist_abort(int exit_status)
@@ -89,14 +89,12 @@ double rs_dist_sum_double(double value)
     return sum;
 }
 
-int rs_dist_any(int flag)
+int rs_dist_or(int flags)
 {
-    int any = flag != 0;
-    if (g_size > 1) {
-        int mine = any;
-        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    }
-    return any;
+    int all = flags;
+    if (g_size > 1)
+        MPI_Allreduce(&flags, &all, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
+    return all;
 }
 
 int rs_dist_broadcast(void *buf, size_t bytes, rs_error *err)
@@ -128,11 +126,11 @@ int rs_dist_broadcast_blob(char **blob, size_t *len, rs_error *err)
     return shape[0] ? rs_dist_broadcast(*blob, *len, err) : 0;
 }
 
-int rs_dist_check(int status, rs_error *err)
+int rs_dist_check_exit(int *exit_status, rs_error *err)
 {
     if (g_size == 1)
-        return status ? -1 : 0;
-    int mine = status ? g_rank : g_size, lowest = g_size;
+        return *exit_status ? -1 : 0;
+    int mine = *exit_status ? g_rank : g_size, lowest = g_size;
     /* Ranks that wait here while rank 0 evaluates or saves sleep instead of
      * spinning in MPI's busy poll, which would take cores from rank 0 when
      * ranks share a machine. */
@@ -146,15 +144,24 @@ int rs_dist_check(int status, rs_error *err)
     }
     if (lowest == g_size)
         return 0;
-    char msg[sizeof err->msg];
-    if (g_rank == lowest)
-        memcpy(msg, err->msg, sizeof msg);
-    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, lowest, MPI_COMM_WORLD);
-    msg[sizeof msg - 1] = 0;
+    struct { int32_t exit_status; char msg[sizeof err->msg]; } failure = {0};
+    if (g_rank == lowest) {
+        failure.exit_status = *exit_status;
+        memcpy(failure.msg, err->msg, sizeof failure.msg);
+    }
+    MPI_Bcast(&failure, (int)sizeof failure, MPI_BYTE, lowest, MPI_COMM_WORLD);
+    failure.msg[sizeof failure.msg - 1] = 0;
     if (g_rank != lowest)
-        rs_fail(err, "rank %d: %.1000s", lowest, msg);
+        rs_fail(err, "rank %d: %.1000s", lowest, failure.msg);
+    *exit_status = failure.exit_status;
     g_agreed_failure = 1;
     return -1;
+}
+
+int rs_dist_check(int status, rs_error *err)
+{
+    int exit_status = status ? 1 : 0;
+    return rs_dist_check_exit(&exit_status, err);
 }
 
 int rs_dist_agree(uint32_t value, const char *what, rs_error *err)
@@ -178,10 +185,11 @@ void rs_dist_abort(int exit_status) {}
 void rs_dist_finalize(void) {}
 int rs_dist_sum_floats(float *buf, size_t n, rs_error *err) { return 0; }
 double rs_dist_sum_double(double value) { return value; }
-int rs_dist_any(int flag) { return flag != 0; }
+int rs_dist_or(int flags) { return flags; }
 int rs_dist_broadcast(void *buf, size_t bytes, rs_error *err) { return 0; }
 int rs_dist_broadcast_blob(char **blob, size_t *len, rs_error *err) { return 0; }
 int rs_dist_check(int status, rs_error *err) { return status ? -1 : 0; }
+int rs_dist_check_exit(int *exit_status, rs_error *err) { return *exit_status ? -1 : 0; }
 int rs_dist_agree(uint32_t value, const char *what, rs_error *err) { return 0; }
 
 #endif

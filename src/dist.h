@@ -20,10 +20,11 @@
 int rs_dist_init(rs_error *err);
 
 /* Whether this rank, ending a command with exit_status, must end the whole
- * job (rs_dist_abort) rather than leave it (rs_dist_finalize): it failed on
- * its own, so others may wait for it forever. A failure every rank agreed on
- * (rs_dist_check, rs_dist_agree), or bad usage (status 2, which every rank
- * sees alike from the same command line), leaves normally. */
+ * job (rs_dist_abort) rather than leave it (rs_dist_finalize): it failed
+ * (status 1) on its own, so others may wait for it forever. A failure every
+ * rank agreed on (rs_dist_check, rs_dist_agree) leaves normally, as do bad
+ * usage (status 2, alike on every rank from the same command line) and a
+ * stop by signal (128 + n, agreed on in the training loop). */
 int rs_dist_failed_alone(int exit_status);
 
 /* Ends every rank of the job with exit_status (MPI_Abort). */
@@ -45,8 +46,8 @@ int rs_dist_sum_floats(float *buf, size_t n, rs_error *err);
 /* Σ over ranks of value. */
 double rs_dist_sum_double(double value);
 
-/* 1 on every rank if flag is non-zero on any rank. */
-int rs_dist_any(int flag);
+/* The bitwise OR over ranks of flags (each rank's own reasons to stop). */
+int rs_dist_or(int flags);
 
 /* buf[0..bytes) of rank 0 copied to every rank. */
 int rs_dist_broadcast(void *buf, size_t bytes, rs_error *err);
@@ -60,6 +61,10 @@ int rs_dist_broadcast_blob(char **blob, size_t *len, rs_error *err);
  * holding the message of the lowest failing rank ("rank R: ..." when it is
  * another rank). */
 int rs_dist_check(int status, rs_error *err);
+
+/* The same for a command's exit status: 0 when *exit_status is 0 on every
+ * rank, else -1 with *exit_status and err those of the lowest failing rank. */
+int rs_dist_check_exit(int *exit_status, rs_error *err);
 
 /* Fails on every rank, naming `what`, unless value is the same on every rank
  * (a checksum of the data, the model or the training state). */

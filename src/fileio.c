@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "fileio.h"
 
 /* ---- directories --------------------------------------------------------- */
@@ -188,6 +189,7 @@ int rs_atomic_commit(rs_atomic_file *af, rs_error *err)
         rs_atomic_abort(af);
         return -1;
     }
+    rs_fault_point("rename");
     if (rename(af->tmp, af->path)) {
         e = errno;
         rs_fail(err, "cannot rename %s to %s: %s", af->tmp, af->path, strerror(e));

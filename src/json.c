@@ -485,3 +485,15 @@ int rs_json_write_string(FILE *out, const char *s)
     putc('"', out);
     return ferror(out) ? -1 : 0;
 }
+
+int rs_json_write_strings(FILE *out, const char *const *s, int n)
+{
+    putc('[', out);
+    for (int k = 0; k < n; k++) {
+        if (k)
+            putc(',', out);
+        rs_json_write_string(out, s[k]);
+    }
+    putc(']', out);
+    return ferror(out) ? -1 : 0;
+}

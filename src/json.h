@@ -59,4 +59,7 @@ const char *rs_json_type_name(rs_json_type type);
  * error. */
 int rs_json_write_string(FILE *out, const char *s);
 
+/* Writes s[0..n) as a JSON array of strings, as rs_json_write_string. */
+int rs_json_write_strings(FILE *out, const char *const *s, int n);
+
 #endif

@@ -26,6 +26,7 @@ static const command commands[] = {
     {"plot", cmd_plot, "draw a training run's learning curves as SVG"},
     {"info", cmd_info, "what a checkpoint holds: configuration, sizes, vocabularies, training"},
     {"average", cmd_average, "a checkpoint with the mean parameters of several checkpoints"},
+    {"serve", cmd_serve, "a web page and JSON API to explore translations and alignments"},
 };
 
 static void usage(FILE *out)

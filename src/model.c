@@ -10,7 +10,7 @@ int rs_model_alloc(rs_model *model, const rs_config *cfg, rs_error *err)
     model->cfg = *cfg;
     if (rs_layout_init(&model->layout, cfg, err))
         return -1;
-    model->attention = rs_attention_kind_parse(cfg->attention);
+    model->attention = cfg->attention;
     model->params = rs_calloc(model->layout.total, sizeof(float), err);
     if (!model->params)
         return -1;

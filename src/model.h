@@ -18,7 +18,7 @@ typedef struct {
     rs_vocab src_vocab, tgt_vocab;
     float *params;   /* [layout.total] */
     rs_tensors w;    /* named views into params */
-    int attention;   /* rs_attention_kind, parsed from cfg.attention */
+    int attention;   /* rs_attention_kind: cfg.attention */
     /* SentencePiece models (serialized protobufs), when subwords are used. */
     char *spm_src, *spm_tgt;
     size_t spm_src_len, spm_tgt_len;

@@ -2,29 +2,23 @@
 
 #include "params.h"
 
-static const char *const attention_names[] = {"additive", "general", "dot", "scaled-dot"};
-
 int rs_attention_kind_parse(const char *name)
 {
-    for (int k = 0; k < (int)(sizeof attention_names / sizeof *attention_names); k++)
-        if (!strcmp(name, attention_names[k]))
-            return k;
-    return -1;
+    return rs_config_name_index(rs_attention_names, name);
 }
 
 const char *rs_attention_kind_name(int kind)
 {
-    return attention_names[kind];
+    return rs_attention_names[kind];
 }
 
 int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
 {
     const int Vs = cfg->src_vocab, Vt = cfg->tgt_vocab, m = cfg->emb, n = cfg->hidden;
     const int a = cfg->att, l = cfg->maxout;
-    int kind = rs_attention_kind_parse(cfg->attention);
-    if (kind < 0)
-        return rs_fail(err, "unknown attention '%s' (additive, general, dot, scaled-dot)",
-                       cfg->attention);
+    const int kind = cfg->attention;
+    if (kind < RS_ATT_ADDITIVE || kind > RS_ATT_SCALED_DOT)
+        return rs_fail(err, "unknown attention kind %d", kind);
     const int additive = kind == RS_ATT_ADDITIVE;
     if (Vs < RS_RESERVED || Vt < RS_RESERVED)
         return rs_fail(err, "vocabularies must hold at least the %d reserved ids", RS_RESERVED);

@@ -103,12 +103,12 @@ static int build_header(const rs_model *model, char **text, size_t *len, rs_erro
     write_meta(h, "model", name);
     write_meta(h, "attention", rs_attention_kind_name(model->attention));
     write_meta(h, "lowercase", cfg->lowercase ? "true" : "false");
-    write_meta(h, "tokenizer", cfg->tokenizer);
+    write_meta(h, "tokenizer", rs_tokenizer_names[cfg->tokenizer]);
     write_meta_int(h, "subwords", cfg->subwords);
     write_meta(h, "normalization", "NFC");
     /* How raw text becomes token ids, for another program (docs/tokenization.md). */
     write_meta(h, "text_pipeline",
-               !strcmp(cfg->tokenizer, "spm")
+               cfg->tokenizer == RS_TOKENIZER_SPM
                    ? "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
                      "lowercase=true -> SentencePiece encode (spm_src/spm_tgt, base64 model "
                      "protos) -> pieces looked up in src_vocab/tgt_vocab, unknown -> <unk> "
@@ -363,7 +363,7 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
                            attention);
         kind = k;
     }
-    snprintf(cfg->attention, RS_STR_MAX, "%s", rs_attention_kind_name(kind));
+    cfg->attention = kind;
     /* a only matters to additive attention; other kinds may leave it out. */
     if (meta_size(meta, "a", kind == RS_ATT_ADDITIVE, &cfg->att, path, err))
         return -1;
@@ -390,10 +390,9 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
         /* Tokens split at whitespace are what our word tokenizer yields. */
         if (!strcmp(tokenizer, "whitespace"))
             tokenizer = "word";
-        if (strcmp(tokenizer, "word") && strcmp(tokenizer, "char") && strcmp(tokenizer, "spm"))
+        if ((cfg->tokenizer = rs_config_name_index(rs_tokenizer_names, tokenizer)) < 0)
             return rs_fail(err, "%s: unsupported tokenizer '%s' (word, char or spm)", path,
                            tokenizer);
-        snprintf(cfg->tokenizer, RS_STR_MAX, "%s", tokenizer);
     }
     return 0;
 }
@@ -445,7 +444,7 @@ static int import_tensor(const char *name, const rs_json *desc, rs_model *m,
     const rs_tensor_info *t = &m->layout.info[i];
     if (!t->size)
         return rs_fail(err, "%s: tensor '%s' is not part of a model with attention '%s'", path,
-                       name, m->cfg.attention);
+                       name, rs_attention_names[m->cfg.attention]);
     if (desc->type != RS_JSON_OBJECT)
         return rs_fail(err, "%s: entry '%s' is not an object", path, name);
     const rs_json *dtype = rs_json_get(desc, "dtype");

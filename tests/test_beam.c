@@ -36,7 +36,7 @@ START_TEST(beam_of_one_is_greedy)
                   "%s", err.msg);
     for (int b = 0; b < SENTENCES; b++) {
         ck_assert_msg(same_ids(&greedy[b], &beam[b]), "%s sentence %d: beam 1 (length %d) differs from "
-                      "greedy (length %d)", model.cfg.attention, b, beam[b].len, greedy[b].len);
+                      "greedy (length %d)", rs_attention_names[model.cfg.attention], b, beam[b].len, greedy[b].len);
         ck_assert_int_eq(beam[b].finished, greedy[b].finished);
         ck_assert_double_eq_tol(beam[b].logprob, greedy[b].logprob, 1e-5 * fabs(greedy[b].logprob));
         rs_translation_free(&greedy[b]);
@@ -70,7 +70,7 @@ START_TEST(n_best_scores_ranks_and_batching)
             double forced = tiny_forced_logprob(&model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, NULL);
             ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced) + 1e-5,
                           "%s sentence %d rank %d: beam log p %.9f, teacher-forced %.9f",
-                          model.cfg.attention, b, r, t->logprob, forced);
+                          rs_attention_names[model.cfg.attention], b, r, t->logprob, forced);
             ck_assert_double_eq_tol(norm[b * K + r], t->logprob / pow(t->len + 1, alpha),
                                     1e-9 * fabs(norm[b * K + r]));
             if (r > 0) {

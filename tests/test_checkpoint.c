@@ -33,7 +33,7 @@ static void make_model(rs_model *m, const char *attention, int with_spm, uint64_
     cfg.att = 5;
     cfg.maxout = 2;
     cfg.lr = 0.0123f;
-    snprintf(cfg.attention, RS_STR_MAX, "%s", attention);
+    ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m->src_vocab, &err));
     ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
@@ -459,7 +459,7 @@ START_TEST(test_bad_text_settings_name_the_file)
     tmp_path(path, sizeof path, "t.ckpt");
     /* The SentencePiece models of make_model are not models. */
     make_model(&m, "additive", 1, 4);
-    snprintf(m.cfg.tokenizer, RS_STR_MAX, "spm");
+    m.cfg.tokenizer = RS_TOKENIZER_SPM;
     ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
     assert_load_fails(path, "sentencepiece");
     /* No SentencePiece models at all. */
@@ -469,9 +469,10 @@ START_TEST(test_bad_text_settings_name_the_file)
     m.spm_src_len = m.spm_tgt_len = 0;
     ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
     assert_load_fails(path, "holds no SentencePiece models");
-    snprintf(m.cfg.tokenizer, RS_STR_MAX, "morpheme");
+    m.cfg.tokenizer = RS_TOKENIZER_CHAR;
     ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
-    assert_load_fails(path, "unknown tokenizer 'morpheme'");
+    patch_and_reseal(path, "\ntokenizer=char\n", "\ntokenizer=bpe4\n");
+    assert_load_fails(path, "'bpe4' is not one of word, char, spm");
     rs_model_free(&m);
     testdir_remove(tmp_dir);
 }
@@ -572,7 +573,8 @@ START_TEST(test_sizes_that_overflow)
         m.cfg.emb = huge[k][1];
         ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
         rs_model_free(&m);
-        assert_load_fails(path, "too large");
+        assert_load_fails(path, k == 0 ? "hidden: '715827883' is not an integer from 1 to 65536"
+                                       : "too large");
     }
     testdir_remove(tmp_dir);
 }

@@ -163,9 +163,9 @@ START_TEST(config_option_errors_name_the_option)
     rs_config_defaults(&cfg);
     rs_error err = {{0}};
     ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "abc", &err), -1);
-    ck_assert_str_eq(err.msg, "--lr: 'abc' is not a number");
+    ck_assert_str_eq(err.msg, "--lr: 'abc' is not a number in (0, 10]");
     ck_assert_int_eq(rs_cli_set_config(&cfg, batch, 1000, "zero", &err), -1);
-    ck_assert_str_eq(err.msg, "--batch-size: 'zero' is not an integer");
+    ck_assert_str_eq(err.msg, "--batch-size: 'zero' is not an integer from 1 to 1000000");
     ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "0.5", &err), 0);
     ck_assert(cfg.lr == 0.5f);
 }

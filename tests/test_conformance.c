@@ -33,7 +33,7 @@ static double check_conformance(const char *dir, double tol)
     rs_error err;
     rs_model model;
     ck_assert_msg(rs_safetensors_import(model_path, &model, &err) == 0, "%s", err.msg);
-    ck_assert_str_eq(model.cfg.attention, "additive");
+    ck_assert_int_eq(model.cfg.attention, RS_ATT_ADDITIVE);
     rs_codec codec;
     rs_pairs pairs;
     rs_tokenized tok;

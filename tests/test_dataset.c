@@ -142,7 +142,7 @@ START_TEST(epoch_plans_group_lengths_and_follow_the_seed)
     rs_rng rng;
     rs_rng_seed(&rng, 5);
     rs_epoch_plan plan, again, other;
-    ck_assert(rs_epoch_plan_make(&plan, &d, 3, &rng, &err) == 0);
+    ck_assert(rs_epoch_plan_make(&plan, &d, 3, 0, &rng, &err) == 0);
     check_plan_covers(&plan, PAIRS, 3);
     /* Cut from one sorted order: the (source, target) lengths of two batches
      * never interleave. */
@@ -155,13 +155,13 @@ START_TEST(epoch_plans_group_lengths_and_follow_the_seed)
         }
     /* The same seed gives the same plan; other seeds other plans. */
     rs_rng_seed(&rng, 5);
-    ck_assert(rs_epoch_plan_make(&again, &d, 3, &rng, &err) == 0);
+    ck_assert(rs_epoch_plan_make(&again, &d, 3, 0, &rng, &err) == 0);
     ck_assert(memcmp(plan.order, again.order, sizeof(int) * PAIRS) == 0);
     ck_assert(memcmp(plan.start, again.start, sizeof(int) * (plan.batches + 1)) == 0);
     int differs = 0;
     for (uint64_t seed = 6; seed < 16 && !differs; seed++) {
         rs_rng_seed(&rng, seed);
-        ck_assert(rs_epoch_plan_make(&other, &d, 3, &rng, &err) == 0);
+        ck_assert(rs_epoch_plan_make(&other, &d, 3, 0, &rng, &err) == 0);
         check_plan_covers(&other, PAIRS, 3);
         differs = memcmp(plan.order, other.order, sizeof(int) * PAIRS) != 0;
         rs_epoch_plan_free(&other);

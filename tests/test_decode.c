@@ -30,7 +30,7 @@ static int check_against_forcing(const rs_model *model, const rs_translation *ou
         ck_assert(probs != NULL);
         double forced = tiny_forced_logprob(model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, probs);
         ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced) + 1e-6,
-                      "%s sentence %d: greedy log p %.9f, teacher-forced %.9f", model->cfg.attention,
+                      "%s sentence %d: greedy log p %.9f, teacher-forced %.9f", rs_attention_names[model->cfg.attention],
                       b, t->logprob, forced);
         for (int step = 0; step <= t->len; step++) {
             int chosen = step < t->len ? t->ids[step] : RS_EOS;
@@ -42,7 +42,7 @@ static int check_against_forcing(const rs_model *model, const rs_translation *ou
             for (int v = RS_UNK; v < V; v++)
                 ck_assert_msg(v == RS_BOS || p[v] <= p[chosen] * (1.0f + 1e-5f),
                               "%s sentence %d step %d: chose %d (p %.6g), %d has p %.6g",
-                              model->cfg.attention, b, step, chosen, p[chosen], v, p[v]);
+                              rs_attention_names[model->cfg.attention], b, step, chosen, p[chosen], v, p[v]);
         }
         free(probs);
     }
@@ -61,7 +61,7 @@ START_TEST(greedy_is_the_argmax_of_teacher_forcing)
     ck_assert_msg(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, out, &err) == 0, "%s", err.msg);
     int finished = check_against_forcing(&model, out, MAX_LEN);
     ck_assert_msg(finished > 0 && finished < SENTENCES, "%s: %d of %d finished (the model no longer "
-                  "mixes stopped and cut-off outputs: choose another seed)", model.cfg.attention,
+                  "mixes stopped and cut-off outputs: choose another seed)", rs_attention_names[model.cfg.attention],
                   finished, SENTENCES);
     /* One at a time: the same tokens and scores. */
     for (int b = 0; b < SENTENCES; b++) {

@@ -83,7 +83,7 @@ static void check_fixture(const char *kind)
     rs_model model;
     snprintf(path, sizeof path, FIXTURE_DIR "/%s.safetensors", kind);
     ck_assert_msg(rs_safetensors_import(path, &model, &err) == 0, "%s", err.msg);
-    ck_assert_str_eq(model.cfg.attention, kind);
+    ck_assert_str_eq(rs_attention_names[model.cfg.attention], kind);
 
     id_pairs pairs;
     read_pairs(&pairs);

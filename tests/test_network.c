@@ -34,7 +34,7 @@ static void net_case_init(net_case *c, const char *attention)
     rs_error err;
     rs_config_defaults(&cfg);
     cfg.src_vocab = 9, cfg.tgt_vocab = 8, cfg.emb = 3, cfg.hidden = 4, cfg.att = 5, cfg.maxout = 3;
-    snprintf(cfg.attention, sizeof cfg.attention, "%s", attention);
+    ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);
     fill_uniform(c->model.params, c->model.layout.total, 0.5f, 7);
     ck_assert(rs_workspace_alloc(&c->ws, &c->model, 3, 6, 6, &err) == 0);

@@ -11,7 +11,7 @@ static void sizes(rs_config *cfg, const char *attention)
     rs_config_defaults(cfg);
     cfg->src_vocab = 11, cfg->tgt_vocab = 7, cfg->emb = 3, cfg->hidden = 4, cfg->att = 5;
     cfg->maxout = 2;
-    strcpy(cfg->attention, attention);
+    cfg->attention = rs_attention_kind_parse(attention);
 }
 
 START_TEST(layout_shapes_follow_the_model)
@@ -85,9 +85,11 @@ START_TEST(names_and_refusals)
     rs_config cfg;
     rs_error err;
     rs_layout layout;
-    sizes(&cfg, "bahdanau");
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    sizes(&cfg, "additive");
+    ck_assert_int_eq(rs_config_set(&cfg, "attention", "bahdanau", &err), -1); /* names: config.c */
     ck_assert_msg(strstr(err.msg, "bahdanau") != NULL, "%s", err.msg);
+    cfg.attention = RS_ATT_SCALED_DOT + 1;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
     sizes(&cfg, "additive");
     cfg.tgt_vocab = 3;
     ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);

@@ -144,8 +144,8 @@ static void make_model(rs_model *m, const char *attention, int with_spm)
     cfg.maxout = 2;
     cfg.lowercase = 1;
     cfg.subwords = with_spm ? 500 : 0;
-    snprintf(cfg.tokenizer, RS_STR_MAX, "%s", with_spm ? "spm" : "char");
-    snprintf(cfg.attention, RS_STR_MAX, "%s", attention);
+    cfg.tokenizer = with_spm ? RS_TOKENIZER_SPM : RS_TOKENIZER_CHAR;
+    ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m->src_vocab, &err));
     ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
@@ -210,7 +210,7 @@ static void assert_same_weights(const rs_model *a, const rs_model *b)
     ck_assert_int_eq(a->cfg.hidden, b->cfg.hidden);
     ck_assert_int_eq(a->cfg.maxout, b->cfg.maxout);
     ck_assert_int_eq(a->attention, b->attention);
-    ck_assert_str_eq(a->cfg.attention, b->cfg.attention);
+    ck_assert_int_eq(a->cfg.attention, b->cfg.attention);
     ck_assert_uint_eq(a->layout.total, b->layout.total);
     ck_assert(!memcmp(a->params, b->params, a->layout.total * sizeof(float)));
     const rs_vocab *va[2] = {&a->src_vocab, &a->tgt_vocab}, *vb[2] = {&b->src_vocab, &b->tgt_vocab};
@@ -249,7 +249,7 @@ START_TEST(test_round_trip)
         if (k == 0)
             ck_assert_int_eq(back.cfg.att, m.cfg.att);
         ck_assert_int_eq(back.cfg.lowercase, 1);
-        ck_assert_str_eq(back.cfg.tokenizer, m.cfg.tokenizer);
+        ck_assert_int_eq(back.cfg.tokenizer, m.cfg.tokenizer);
         ck_assert_int_eq(back.cfg.subwords, m.cfg.subwords);
         ck_assert_uint_eq(back.spm_src_len, m.spm_src_len);
         ck_assert_uint_eq(back.spm_tgt_len, m.spm_tgt_len);
@@ -324,7 +324,7 @@ START_TEST(test_conformance_model)
     ck_assert_int_eq(m.cfg.att, 7);
     ck_assert_int_eq(m.cfg.maxout, 5);
     ck_assert_int_eq(m.attention, RS_ATT_ADDITIVE);
-    ck_assert_str_eq(m.cfg.tokenizer, "word");
+    ck_assert_int_eq(m.cfg.tokenizer, RS_TOKENIZER_WORD);
     ck_assert_str_eq(m.src_vocab.tokens[4], "w4");
     ck_assert_str_eq(m.tgt_vocab.tokens[16], "t16");
     ck_assert_int_eq(rs_vocab_id(&m.src_vocab, "w19"), 19);

@@ -13,6 +13,7 @@
 #include "forced.h"
 #include "checkpoint.h"
 #include "dataset.h"
+#include "testdir.h"
 #include "train.h"
 
 static void quiet(void *ctx, const rs_train_event *ev)
@@ -215,6 +216,203 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
 }
 END_TEST
 
+/* A non-finite loss stops training with the step number and advice, and
+ * leaves last.ckpt as the last good step saved it (no batch silently skipped). */
+START_TEST(a_non_finite_loss_stops_and_keeps_the_last_checkpoint)
+{
+    trained t;
+    prepare(&t, 40, 1);
+    run(&t);
+    char path[128];
+    snprintf(path, sizeof path, "%s/last.ckpt", t.dir);
+    size_t before_size, after_size;
+    unsigned char *before = testfile_read(path, &before_size);
+    const long long step = (long long)t.state.step;
+    t.model.cfg.epochs = 2;
+    t.model.w.out_bw[RS_EOS] = NAN;
+    rs_error err;
+    rs_train_options opt = {.dir = t.dir, .report_seconds = 1e9};
+    ck_assert(rs_train(&t.model, &t.state, &t.data, NULL, &opt, quiet, NULL, &err) != 0);
+    char expected[64];
+    snprintf(expected, sizeof expected, "step %lld:", step + 1);
+    ck_assert_msg(strstr(err.msg, expected) && strstr(err.msg, "--lr") && strstr(err.msg, "--clip"),
+                  "%s", err.msg);
+    ck_assert_int_eq(t.state.step, step);
+    unsigned char *after = testfile_read(path, &after_size);
+    ck_assert(before_size == after_size && !memcmp(before, after, before_size));
+    free(before);
+    free(after);
+    finish(&t);
+}
+END_TEST
+
+typedef struct {
+    volatile sig_atomic_t stop;
+    int64_t stop_at;
+    int stopped;
+    rs_stop_reason reason;
+} stopper;
+
+static void stop_at_step(void *ctx, const rs_train_event *ev)
+{
+    stopper *s = ctx;
+    if (ev->kind == RS_EV_PROGRESS && ev->step == s->stop_at)
+        s->stop = 1;
+    if (ev->kind == RS_EV_STOPPED)
+        s->stopped++, s->reason = ev->reason;
+}
+
+/* The stop flag (set by the program's signal handler) ends training after
+ * the current step with last.ckpt saved, and says why it stopped. */
+START_TEST(a_stop_request_saves_the_current_step)
+{
+    trained t;
+    prepare(&t, 120, 3);
+    stopper s = {.stop_at = 3};
+    rs_error err;
+    rs_train_options opt = {.dir = t.dir, .report_seconds = 0, .stop = &s.stop};
+    ck_assert_msg(rs_train(&t.model, &t.state, &t.data, NULL, &opt, stop_at_step, &s, &err) == 0,
+                  "%s", err.msg);
+    ck_assert_int_eq(s.stopped, 1);
+    ck_assert_int_eq(s.reason, RS_STOP_SIGNAL);
+    ck_assert_int_eq(t.state.step, 3);
+    rs_model m;
+    rs_train_state st;
+    char path[128];
+    snprintf(path, sizeof path, "%s/last.ckpt", t.dir);
+    ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(st.step, 3);
+    ck_assert_int_eq(st.batches_done, 3);
+    ck_assert(!memcmp(m.params, t.model.params, sizeof(float) * m.layout.total));
+    rs_train_state_free(&st);
+    rs_model_free(&m);
+    /* Then running to the end reports why it stopped. */
+    s.stop = 0, s.stop_at = -1;
+    ck_assert(rs_train(&t.model, &t.state, &t.data, NULL, &opt, stop_at_step, &s, &err) == 0);
+    ck_assert_int_eq(s.stopped, 2);
+    ck_assert_int_eq(s.reason, RS_STOP_EPOCHS);
+    ck_assert_int_eq(t.state.epoch, 3);
+    finish(&t);
+}
+END_TEST
+
+/* --keep-last K: the K most recent saves stay as step-N.ckpt, the newest
+ * equal to last.ckpt; --overwrite's clearing removes them with the rest. */
+START_TEST(keep_last_keeps_the_most_recent_step_checkpoints)
+{
+    trained t;
+    prepare(&t, 120, 2); /* 8 batches an epoch: saves at 3, 6, 8, 9, 12, 15, 16 */
+    t.model.cfg.save_every = 3;
+    t.model.cfg.keep_last = 3;
+    run(&t);
+    char path[160];
+    for (int step = 1; step <= 16; step++) {
+        snprintf(path, sizeof path, "%s/step-%d.ckpt", t.dir, step);
+        ck_assert_msg((access(path, F_OK) == 0) == (step == 12 || step == 15 || step == 16),
+                      "step-%d.ckpt %s", step, access(path, F_OK) == 0 ? "kept" : "missing");
+    }
+    size_t a_size, b_size;
+    snprintf(path, sizeof path, "%s/step-16.ckpt", t.dir);
+    unsigned char *a = testfile_read(path, &a_size);
+    snprintf(path, sizeof path, "%s/last.ckpt", t.dir);
+    unsigned char *b = testfile_read(path, &b_size);
+    ck_assert(a_size == b_size && !memcmp(a, b, a_size));
+    free(a);
+    free(b);
+    rs_error err;
+    ck_assert(rs_train_dir_has_model(t.dir));
+    ck_assert(rs_train_clear_dir(t.dir, &err) == 0);
+    ck_assert(!rs_train_dir_has_model(t.dir));
+    finish(&t);
+}
+END_TEST
+
+static void first_progress(void *ctx, const rs_train_event *ev)
+{
+    rs_train_event *first = ctx;
+    if (ev->kind == RS_EV_PROGRESS && first->step == 0)
+        *first = *ev;
+}
+
+/* --accumulate K: one update from K batches has the loss and the gradient of
+ * one batch holding all their pairs (the per-token mean over all of them),
+ * and an epoch has ceil(batches / K) updates. */
+START_TEST(accumulated_batches_give_the_gradient_of_their_union)
+{
+    rs_train_event first[2];
+    int64_t steps[2];
+    for (int run_index = 0; run_index < 2; run_index++) {
+        trained t;
+        prepare(&t, 48, 1);
+        t.model.cfg.batch_size = run_index == 0 ? 48 : 16;
+        t.model.cfg.accumulate = run_index == 0 ? 1 : 3;
+        memset(&first[run_index], 0, sizeof first[run_index]);
+        rs_error err;
+        rs_train_options opt = {.dir = t.dir, .report_seconds = 0};
+        ck_assert_msg(rs_train(&t.model, &t.state, &t.data, NULL, &opt, first_progress,
+                               &first[run_index], &err) == 0, "%s", err.msg);
+        steps[run_index] = t.state.step;
+        finish(&t);
+    }
+    ck_assert_int_eq(steps[0], 1);
+    ck_assert_int_eq(steps[1], 1);
+    ck_assert_double_eq_tol(first[1].loss, first[0].loss, 1e-6 * first[0].loss);
+    ck_assert_double_eq_tol(first[1].gnorm, first[0].gnorm, 1e-5 * first[0].gnorm);
+    /* 7 batches, K = 3: updates of 3, 3 and 1 batches. */
+    trained t;
+    prepare(&t, 7 * 16, 2);
+    t.model.cfg.accumulate = 3;
+    run(&t);
+    ck_assert_int_eq(t.state.step, 6);
+    finish(&t);
+}
+END_TEST
+
+/* --batch-tokens N: batches of at most N padded target tokens (and at most
+ * batch_size pairs), every pair once, the same number of batches each epoch. */
+START_TEST(token_batches_respect_their_budget)
+{
+    trained t;
+    prepare(&t, 300, 1);
+    rs_error err;
+    int batches = -1;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        rs_rng rng;
+        rs_rng_seed(&rng, seed);
+        rs_epoch_plan plan;
+        ck_assert(rs_epoch_plan_make(&plan, &t.data, 64, 60, &rng, &err) == 0);
+        char *seen = calloc((size_t)t.data.count, 1);
+        ck_assert_ptr_nonnull(seen);
+        for (int k = 0; k < plan.batches; k++) {
+            const int size = plan.start[k + 1] - plan.start[k];
+            int longest = 0;
+            ck_assert(size >= 1 && size <= 64);
+            for (int p = plan.start[k]; p < plan.start[k + 1]; p++) {
+                const int i = plan.order[p];
+                ck_assert(!seen[i]);
+                seen[i] = 1;
+                if (t.data.tgt_len[i] + 1 > longest)
+                    longest = t.data.tgt_len[i] + 1;
+            }
+            ck_assert_msg(size == 1 || size * longest <= 60, "batch %d: %d x %d tokens", k, size,
+                          longest);
+        }
+        for (int i = 0; i < t.data.count; i++)
+            ck_assert(seen[i]);
+        free(seen);
+        ck_assert(batches < 0 || batches == plan.batches);
+        batches = plan.batches;
+        rs_epoch_plan_free(&plan);
+    }
+    ck_assert_int_gt(batches, (300 + 63) / 64); /* the budget, not the pair count, cut them */
+    t.model.cfg.batch_size = 64;
+    t.model.cfg.batch_tokens = 60;
+    run(&t);
+    ck_assert_int_eq(t.state.step, batches);
+    finish(&t);
+}
+END_TEST
+
 /* Forced decoding of the reorder test pairs: the argmax source position of
  * each target word (</s> row and column left out) against the generator's
  * gold links (corpora/reorder/test.align, Pharaoh i-j, source-target). */
@@ -282,6 +480,11 @@ Suite *train_suite(void)
     tcase_add_test(tc, same_seed_same_model_and_resume_matches);
     tcase_add_test(tc, beam_search_agrees_with_greedy_and_scores);
     tcase_add_test(tc, hard_alignments_match_the_known_word_correspondence);
+    tcase_add_test(tc, a_non_finite_loss_stops_and_keeps_the_last_checkpoint);
+    tcase_add_test(tc, a_stop_request_saves_the_current_step);
+    tcase_add_test(tc, keep_last_keeps_the_most_recent_step_checkpoints);
+    tcase_add_test(tc, accumulated_batches_give_the_gradient_of_their_union);
+    tcase_add_test(tc, token_batches_respect_their_budget);
     suite_add_tcase(s, tc);
     return s;
 }

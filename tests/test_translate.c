@@ -340,7 +340,7 @@ START_TEST(translate_align_and_validation_give_the_same_output)
     ck_assert_int_ge(pairs, 5);
     dev.count = pairs, dev.src = src, dev.tgt = tgt, dev.src_len = src_len, dev.tgt_len = tgt_len;
     dev.line = order;
-    rs_train_options topt = {.dir = dir, .dev_translate = 1, .codec = &codec, .dev_refs = refs};
+    rs_train_options topt = {.dir = dir, .codec = &codec, .dev_refs = refs};
     double exact, bleu;
     ck_assert_msg(!rs_dev_translate(&m, &dev, &topt, 3, &exact, &bleu, &err), "%s", err.msg);
     ck_assert_double_eq_tol(exact, 1.0, 1e-12);

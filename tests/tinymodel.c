@@ -19,7 +19,7 @@ void tiny_model_make(rs_model *model, const char *attention, float scale, float 
     rs_config_defaults(&cfg);
     cfg.src_vocab = 10, cfg.tgt_vocab = 12, cfg.emb = 4, cfg.hidden = 5, cfg.att = 6;
     cfg.maxout = 3;
-    snprintf(cfg.attention, sizeof cfg.attention, "%s", attention);
+    cfg.attention = rs_attention_kind_parse(attention);
     ck_assert_msg(rs_model_alloc(model, &cfg, &err) == 0, "%s", err.msg);
     fill_uniform(model->params, model->layout.total, scale, seed);
     model->w.out_bw[RS_EOS] += eos_bias;

@@ -1,0 +1,187 @@
+// The explorer page of `rnnsearch serve` in a real browser (Debian's headless
+// Chromium, driven by playwright-core): train a small model, start the server
+// on a free loopback port, type a sentence, wait for the translation and the
+// heatmap, hover a source word (its column lit, its weights shown), switch to
+// the second hypothesis, align a typed target, download the SVG; screenshots
+// at each step. Run from the repository root: `make check-browser`.
+//
+// Environment: RNNSEARCH (the program, default ./rnnsearch), CHROMIUM
+// (default /usr/bin/chromium), MODEL (a trained model to use instead of
+// training one), SCREENSHOTS (directory, default build/browser), SENTENCE.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const program = resolve(process.env.RNNSEARCH || './rnnsearch');
+const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const shots = resolve(process.env.SCREENSHOTS || 'build/browser');
+const sentence = process.env.SENTENCE || 'Saturday, 21 November 2026';
+const scratch = mkdtempSync(join(tmpdir(), 'rnnsearch-browser-'));
+let passed = 0, failed = 0, server = null, context = null;
+
+function check(ok, what) {
+  if (ok) { passed++; console.log('ok   ' + what); }
+  else { failed++; console.log('FAIL ' + what); }
+  return ok;
+}
+
+// Everything is bounded: a hung browser or server fails the test, not CI.
+const deadline = setTimeout(() => { console.log('FAIL the test took more than 240 s'); finish(1); }, 240000);
+
+async function finish(code) {
+  clearTimeout(deadline);
+  try { if (context) await context.close(); } catch (e) { /* already gone */ }
+  if (server && server.exitCode === null) server.kill('SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
+  console.log(`browser: ${passed} passed, ${failed} failed`);
+  process.exit(code || (failed ? 1 : 0));
+}
+
+function trainModel() {
+  if (process.env.MODEL) return resolve(process.env.MODEL);
+  const out = join(scratch, 'dates');
+  console.log('training a small model on corpora/dates ...');
+  execFileSync(program, ['train', '--train', 'corpora/dates/train.tsv', '--out', out,
+    '--emb', '32', '--hidden', '64', '--att', '64', '--maxout', '32', '--batch-size', '32',
+    '--epochs', '1', '--max-steps', '500', '--lr', '0.005', '--threads', '1', '--quiet'],
+    { stdio: ['ignore', 'inherit', 'inherit'] });
+  return out;
+}
+
+// Starts `rnnsearch serve` on port 0 and reads the port it took from its first line.
+function startServer(model) {
+  return new Promise((resolvePort, reject) => {
+    server = spawn(program, ['serve', '-m', model, '--port', '0', '--threads', '2'],
+                   { stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    server.stderr.on('data', (d) => {
+      log += d;
+      const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) resolvePort(+m[1]);
+    });
+    server.on('exit', (code) => reject(new Error('the server exited (' + code + '): ' + log)));
+  });
+}
+
+async function api(base, path, body) {
+  const res = await fetch(base + path, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+                                         body: JSON.stringify(body) });
+  return res.json();
+}
+
+async function main() {
+  mkdirSync(shots, { recursive: true });
+  const model = trainModel();
+  const port = await startServer(model);
+  const base = `http://127.0.0.1:${port}`;
+  check(port > 0, 'the server listens on ' + base);
+
+  context = await chromium.launchPersistentContext(join(scratch, 'profile'), {
+    executablePath: browserPath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1200, height: 900 },
+    acceptDownloads: true,
+  });
+  const page = context.pages()[0] || await context.newPage();
+  const foreign = [], errors = [];
+  page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('blob:')) foreign.push(r.url()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+
+  await page.goto(base + '/');
+  await page.waitForFunction(() => document.querySelectorAll('#model option').length > 0);
+  check(await page.title() === 'rnnsearch — attention explorer', 'the page loads and lists the models');
+
+  // Type a sentence; the page translates it (beam 5, 5 best by default).
+  await page.locator('#source').pressSequentially(sentence, { delay: 15 });
+  // (The page may have translated a prefix on the way: wait for the whole sentence.)
+  await page.waitForFunction((s) => document.querySelector('#result').dataset.text === s &&
+                                    document.querySelector('#heatmap svg rect.cell') !== null,
+                             sentence, { timeout: 20000 });
+  const want = await api(base, '/api/translate', { text: sentence, beam: 5, n_best: 5, svg: true });
+  const shown = await page.textContent('#translation');
+  check(shown === want.translation, `the translation is shown: "${shown}" (the API says "${want.translation}")`);
+  const best = want.hypotheses[0].alignment;
+  const rows = best.target.length, cols = best.source.length;
+  const cells = await page.locator('#heatmap svg rect.cell').count();
+  check(cells === rows * cols, `the heatmap has ${rows} x ${cols} cells (${cells})`);
+  const hyps = await page.locator('#hyps button').count();
+  check(hyps === want.hypotheses.length && hyps > 1, `the beam's ${hyps} hypotheses are listed`);
+  await page.screenshot({ path: join(shots, 'serve-translation.png'), fullPage: true });
+
+  // Hover a source word: its column is lit and its weights are shown.
+  const j = Math.min(3, cols - 2);
+  await page.locator(`#src-tokens span[data-j="${j}"]`).hover();
+  const lit = await page.$$eval('#heatmap svg rect.in-col', (rs) => rs.map((r) => +r.dataset.j));
+  check(lit.length === rows && lit.every((x) => x === j), `hovering source word ${j + 1} lights its column (${lit.length} cells)`);
+  check(await page.isVisible('#heatmap-col'), 'the column outline is drawn');
+  const weights = await page.$$eval('#weights table[data-kind=column] td.w', (tds) => tds.map((t) => t.textContent));
+  const expected = best.alignment.map((row) => row[j].toFixed(3));
+  check(JSON.stringify(weights) === JSON.stringify(expected),
+        `the column's weights are shown: ${weights.join(' ')} (the API: ${expected.join(' ')})`);
+  await page.screenshot({ path: join(shots, 'serve-hover.png'), fullPage: true });
+
+  // A target word: its row.
+  await page.locator('#heatmap svg text.tgt-label').first().hover();
+  const rowLit = await page.locator('#heatmap svg rect.in-row').count();
+  const rowWeights = await page.$$eval('#weights table[data-kind=row] td.w', (tds) => tds.map((t) => +t.textContent));
+  const sum = rowWeights.reduce((a, b) => a + b, 0);
+  check(rowLit === cols && Math.abs(sum - 1) < 0.01 * cols, `hovering a target word lights its row (${rowLit} cells, weights sum to ${sum.toFixed(3)})`);
+
+  // The second hypothesis redraws the matrix.
+  await page.locator('#hyps button[data-rank="1"]').click();
+  const second = want.hypotheses[1];
+  const title = await page.textContent('#heatmap svg > title');
+  const pressed = await page.getAttribute('#hyps button[data-rank="1"]', 'aria-pressed');
+  const cells2 = await page.locator('#heatmap svg rect.cell').count();
+  check(pressed === 'true' && title === second.translation &&
+        cells2 === second.alignment.target.length * second.alignment.source.length,
+        `switching to hypothesis 2 ("${second.translation}") redraws the matrix (${cells2} cells)`);
+  await page.locator(`#src-tokens span[data-j="${j}"]`).hover();
+  await page.screenshot({ path: join(shots, 'serve-second-hypothesis.png'), fullPage: true });
+
+  // The SVG download is the picture shown.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const svg = readFileSync(await download.path(), 'utf8');
+  check(svg === second.svg, `the downloaded SVG is hypothesis 2's picture (${svg.length} bytes)`);
+
+  // Forced alignment of a typed target.
+  const target = process.env.TARGET || want.hypotheses[0].translation;
+  await page.fill('#target', target);
+  await page.click('#align');
+  await page.waitForFunction(() => document.querySelector('#forced-heatmap svg rect.cell') !== null, null, { timeout: 20000 });
+  const forced = await api(base, '/api/align', { source: sentence, target });
+  const meta = await page.textContent('#forced-meta');
+  const lp = Math.abs(forced.logprob) < 0.001 ? forced.logprob.toExponential(1) : forced.logprob.toFixed(3);
+  check(meta.includes(lp), `the forced alignment shows log p = ${lp}: "${meta}"`);
+  await page.locator('#forced-heatmap svg rect.cell').nth(forced.alignment.source.length + 1).hover();
+  await page.screenshot({ path: join(shots, 'serve-forced.png'), fullPage: true });
+
+  check(foreign.length === 0, 'nothing was fetched from anywhere else' + (foreign.length ? ': ' + foreign.join(' ') : ''));
+  check(errors.length === 0, 'no script errors' + (errors.length ? ': ' + errors.join(' | ') : ''));
+
+  // Bad input on the page: the server's message, no script error (the
+  // console reports the refused request itself, which is expected).
+  errors.length = 0;
+  await page.fill('#source', '');
+  await page.locator('#source').pressSequentially('x'.repeat(3), { delay: 5 });
+  await page.evaluate(() => { document.querySelector('#beam').value = '999'; });
+  await page.click('#translate');
+  await page.waitForFunction(() => document.querySelector('#status').className === 'error', null, { timeout: 10000 });
+  check((await page.textContent('#status')).includes("'beam'"), 'a refused request shows the server\'s message');
+  check(errors.every((e) => e.includes('status of 400')), 'only the refused request is reported' + (errors.length ? ': ' + errors.join(' | ') : ''));
+  console.log('screenshots in ' + shots);
+
+  await context.close();
+  context = null;
+  server.removeAllListeners('exit');
+  const stopped = new Promise((r) => server.on('exit', (code) => r(code)));
+  server.kill('SIGTERM');
+  check(await stopped === 0, 'the server stops cleanly on SIGTERM');
+}
+
+main().then(() => finish(0), (e) => { console.log('FAIL ' + (e && e.stack || e)); failed++; finish(1); });

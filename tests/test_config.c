@@ -1,0 +1,201 @@
+/* The configuration table: typed values parsed once, every number checked
+ * for finiteness and range with a message naming the option and the range,
+ * names stored by name in the checkpoint text, conflicts refused. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "checkpoint.h"
+#include "config.h"
+#include "params.h"
+#include "testdir.h"
+
+START_TEST(values_that_cannot_be_right_are_refused_naming_option_and_range)
+{
+    static const struct {
+        const char *key, *value, *range;
+    } bad[] = {
+        {"lr", "nan", "(0, 10]"},           {"lr", "inf", "(0, 10]"},
+        {"lr", "0", "(0, 10]"},             {"lr", "-1", "(0, 10]"},
+        {"adam_eps", "0", "(0, 1]"},        {"beta2", "-1", "[0, 1)"},
+        {"beta1", "1", "[0, 1)"},           {"init_scale", "1e30", "(0, 10]"},
+        {"label_smoothing", "nan", "[0, 1)"}, {"dropout", "1", "[0, 1)"},
+        {"clip", "-1", "[0, 1e+06]"},       {"lr_decay", "0", "(0, 1]"},
+        {"max_minutes", "-1", "[0, 1e+07]"}, {"max_minutes", "inf", "[0, 1e+07]"},
+        {"warmup", "-1", "from 0 to"},      {"patience", "-1", "from 0 to"},
+        {"save_every", "-1", "from 0 to"},  {"eval_every", "-5", "from 0 to"},
+        {"threads", "-1", "from 0 to 1024"}, {"max_vocab", "4", "from 5 to"},
+        {"epochs", "0", "from 1 to"},       {"batch_size", "0", "from 1 to"},
+        {"hidden", "715827883", "from 1 to 65536"}, {"emb", "12x", "from 1 to"},
+        {"max_steps", "99999999999", "from 0 to"}, {"attention", "cosine", "additive, general"},
+        {"tokenizer", "bpe", "word, char, spm"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rs_config cfg, before;
+        rs_config_defaults(&cfg);
+        before = cfg;
+        rs_error err = {{0}};
+        ck_assert_msg(rs_config_set_option(&cfg, bad[i].key, bad[i].value, &err) != 0,
+                      "%s=%s accepted", bad[i].key, bad[i].value);
+        char option[64] = "--";
+        for (size_t k = 0; bad[i].key[k]; k++)
+            option[k + 2] = bad[i].key[k] == '_' ? '-' : bad[i].key[k];
+        ck_assert_msg(strstr(err.msg, option) && strstr(err.msg, bad[i].range),
+                      "%s=%s: message '%s' lacks the option or the range %s", bad[i].key,
+                      bad[i].value, err.msg, bad[i].range);
+        ck_assert_msg(!memcmp(&cfg, &before, sizeof cfg), "%s changed on failure", bad[i].key);
+        /* The checkpoint reader refuses them too, naming the key. */
+        char text[128];
+        snprintf(text, sizeof text, "emb=8\n%s=%s\n", bad[i].key, bad[i].value);
+        ck_assert(rs_config_parse(&cfg, text, &err) != 0);
+        ck_assert_msg(strstr(err.msg, bad[i].key) != NULL, "%s", err.msg);
+    }
+    /* The ends of the ranges that are allowed. */
+    rs_config cfg;
+    rs_config_defaults(&cfg);
+    rs_error err;
+    ck_assert(rs_config_set(&cfg, "lr", "10", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "beta1", "0", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "clip", "0", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "max_vocab", "5", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "hidden", "65536", &err) == 0);
+    ck_assert(rs_config_is_flag("dev_bleu") && rs_config_is_flag("lowercase"));
+    ck_assert(!rs_config_is_flag("epochs") && !rs_config_is_flag("attention"));
+}
+END_TEST
+
+START_TEST(names_are_parsed_once_and_stored_by_name)
+{
+    rs_config cfg, back;
+    rs_error err;
+    rs_config_defaults(&cfg);
+    ck_assert_int_eq(cfg.attention, RS_ATT_ADDITIVE);
+    ck_assert_int_eq(cfg.tokenizer, RS_TOKENIZER_WORD);
+    ck_assert(rs_config_set(&cfg, "attention", "scaled-dot", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "tokenizer", "char", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "lr", "0.0123", &err) == 0);
+    ck_assert_int_eq(cfg.attention, RS_ATT_SCALED_DOT);
+    ck_assert_int_eq(cfg.tokenizer, RS_TOKENIZER_CHAR);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    rs_config_write(&cfg, f);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "\nattention=scaled-dot\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\ntokenizer=char\n"));
+    rs_config_defaults(&back);
+    ck_assert_msg(rs_config_parse(&back, text, &err) == 0, "%s", err.msg);
+    ck_assert(!memcmp(&cfg, &back, sizeof cfg));
+    free(text);
+    /* A checkpoint written before the run settings were stored still loads,
+     * with their defaults. */
+    rs_config_defaults(&back);
+    ck_assert(rs_config_parse(&back, "attention=dot\ntokenizer=spm\nsubwords=100\n", &err) == 0);
+    ck_assert_int_eq(back.attention, RS_ATT_DOT);
+    ck_assert_int_eq(back.tokenizer, RS_TOKENIZER_SPM);
+    ck_assert_int_eq(back.eval_every, 0);
+    char value[RS_STR_MAX];
+    ck_assert(rs_config_format(&back, "attention", value, sizeof value) == 0);
+    ck_assert_str_eq(value, "dot");
+    ck_assert_str_eq(rs_attention_kind_name(back.attention), "dot");
+    ck_assert_int_eq(rs_attention_kind_parse("general"), RS_ATT_GENERAL);
+}
+END_TEST
+
+START_TEST(conflicting_options_are_refused)
+{
+    rs_config cfg;
+    rs_error err;
+    rs_config_defaults(&cfg);
+    ck_assert(rs_config_check(&cfg, &err) == 0);
+    cfg.tokenizer = RS_TOKENIZER_CHAR;
+    cfg.subwords = 100;
+    ck_assert(rs_config_check(&cfg, &err) != 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "--subwords"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "--tokenizer char"));
+    ck_assert(rs_config_may_change_on_resume("epochs"));
+    ck_assert(!rs_config_may_change_on_resume("eval_every"));
+    ck_assert(!rs_config_may_change_on_resume("lr"));
+
+    /* And through the program: exit 2 before any file is read. */
+    const char *prog = getenv("RNNSEARCH") ? getenv("RNNSEARCH") : "./rnnsearch";
+    static const char *const args[] = {
+        "--tokenizer char --subwords 100", "--lr nan", "--adam-eps 0", "--epochs 0",
+        "--max-vocab 4", "--dev-bleu", "--patience 3", "--lr-decay 0.5", "--resume --overwrite",
+    };
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s train --train /nonexistent.tsv --out /nonexistent/m %s "
+                                  ">/dev/null 2>&1", prog, args[i]);
+        int status = system(cmd);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "train %s: status %d", args[i],
+                      status);
+    }
+}
+END_TEST
+
+/* train --config FILE: "key = value" lines or the printed configuration line;
+ * the command line wins; errors name FILE:LINE. */
+START_TEST(train_reads_settings_from_a_file)
+{
+    const char *prog = getenv("RNNSEARCH") ? getenv("RNNSEARCH") : "./rnnsearch";
+    char dir[64], cmd[1024], path[256];
+    testdir_make(dir, "rnnsearch-config");
+    snprintf(path, sizeof path, "%s/run.conf", dir);
+    const char *settings = "# a small model\nemb = 8\nhidden=8  att = 8 maxout   =  4\n"
+                           "configuration: src_vocab=9 dev-translate=1 epochs=3 lr=0.01\n";
+    testfile_write(path, (const unsigned char *)settings, strlen(settings));
+    snprintf(cmd, sizeof cmd,
+             "head -n 40 corpora/reorder/train.tsv > %s/t.tsv && %s train --train %s/t.tsv "
+             "--dev %s/t.tsv --out %s/m --config %s --epochs 1 --quiet 2>/dev/null",
+             dir, prog, dir, dir, dir, path);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/m/last.ckpt", dir);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(path, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.cfg.emb, 8);
+    ck_assert_int_eq(m.cfg.att, 8);
+    ck_assert_int_eq(m.cfg.maxout, 4);
+    ck_assert_int_eq(m.cfg.dev_translate, 1);
+    ck_assert_int_eq(m.cfg.epochs, 1); /* the command line wins */
+    ck_assert(m.cfg.lr == 0.01f);
+    rs_model_free(&m);
+    /* What `info` prints is a settings file that repeats the run's configuration. */
+    snprintf(cmd, sizeof cmd,
+             "%s info -m %s/m | grep -v '^#' > %s/info.conf && %s train --train %s/t.tsv "
+             "--dev %s/t.tsv --out %s/again --config %s/info.conf --quiet 2>/dev/null && "
+             "%s info -m %s/again | grep -v '^#' | cmp -s - %s/info.conf",
+             prog, dir, dir, prog, dir, dir, dir, dir, prog, dir, dir);
+    ck_assert_msg(system(cmd) == 0, "%s", cmd);
+    snprintf(path, sizeof path, "%s/bad.conf", dir);
+    const char *bad = "emb = 8\n\nlr = inf\n";
+    testfile_write(path, (const unsigned char *)bad, strlen(bad));
+    snprintf(cmd, sizeof cmd, "%s train --train x.tsv --config %s 2>&1", prog, path);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    char out[512] = "";
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
+    char where[300];
+    snprintf(where, sizeof where, "%s:3: --lr", path);
+    ck_assert_msg(strstr(out, where) != NULL, "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
+Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, values_that_cannot_be_right_are_refused_naming_option_and_range);
+    tcase_add_test(tc, names_are_parsed_once_and_stored_by_name);
+    tcase_add_test(tc, conflicting_options_are_refused);
+    tcase_add_test(tc, train_reads_settings_from_a_file);
+    suite_add_tcase(s, tc);
+    return s;
+}

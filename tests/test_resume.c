@@ -1,0 +1,342 @@
+/* Interrupted training, through the program as users run it: a run killed at
+ * any point (SIGKILL at random instants, or ended by the RNNSEARCH_FAULT hook
+ * between a write and its rename, between the log row and the checkpoints,
+ * between best.ckpt and last.ckpt) and resumed ends with the checkpoints of
+ * an uninterrupted run, bit for bit; signals stop cleanly; a model directory
+ * is used by one training at a time and is not overwritten by mistake. */
+#include <check.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "fault.h"
+#include "testdir.h"
+#include "train.h"
+
+static const char *program(void)
+{
+    const char *p = getenv("RNNSEARCH");
+    return p ? p : "./rnnsearch";
+}
+
+/* A tiny corpus: the first pairs of the reorder corpus, and a dev set. */
+static void make_corpus(const char *dir, int train_lines)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "head -n %d corpora/reorder/train.tsv > %s/train.tsv && "
+             "head -n 16 corpora/reorder/dev.tsv > %s/dev.tsv", train_lines, dir, dir);
+    ck_assert(system(cmd) == 0);
+}
+
+/* A scratch directory with a corpus of train_lines pairs; model: dir/model. */
+static void setup(char dir[64], char model[128], const char *prefix, int train_lines)
+{
+    testdir_make(dir, prefix);
+    make_corpus(dir, train_lines);
+    snprintf(model, 128, "%s/model", dir);
+}
+
+/* Starts `rnnsearch train ARGS…` with RNNSEARCH_FAULT=fault (when not NULL)
+ * and stderr into dir/stderr; returns the child's PID. */
+static pid_t start(const char *dir, const char *fault, const char *extra)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "exec %s train --train %s/train.tsv --dev %s/dev.tsv --out %s/model --quiet %s "
+             "2> %s/stderr",
+             program(), dir, dir, dir, extra, dir);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (fault)
+            setenv("RNNSEARCH_FAULT", fault, 1);
+        else
+            unsetenv("RNNSEARCH_FAULT");
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* The exit status, or 128 + the signal that ended it. */
+static int wait_for(pid_t pid)
+{
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run(const char *dir, const char *fault, const char *extra)
+{
+    return wait_for(start(dir, fault, extra));
+}
+
+static int file_exists(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* dir/name as a NUL-terminated string; free() it. */
+static char *read_text(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t size;
+    char *text = (char *)testfile_read(path, &size);
+    text = realloc(text, size + 1);
+    ck_assert_ptr_nonnull(text);
+    text[size] = 0;
+    return text;
+}
+
+/* Temporary files of killed saves left in the model directory. */
+static int count_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        count += strstr(e->d_name, ".tmp.") != NULL;
+    closedir(d);
+    return count;
+}
+
+/* The log's rows as "step dev_loss dev_metric" lines (what does not depend on
+ * timing or on where the run was resumed). */
+static char *log_summary(const char *model_dir)
+{
+    char *data = read_text(model_dir, "train.log.tsv");
+    char *out = calloc(strlen(data) + 1, 1);
+    ck_assert_ptr_nonnull(out);
+    size_t used = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *cells[9] = {0};
+        int n = 0;
+        for (char *p = line; n < 9; n++) {
+            cells[n] = p;
+            char *tab = strchr(p, '\t');
+            if (!tab)
+                break;
+            *tab = 0;
+            p = tab + 1;
+        }
+        ck_assert_msg(n >= 8, "log row with %d cells", n + 1);
+        used += (size_t)sprintf(out + used, "%s %s %s\n", cells[0], cells[3], cells[4]);
+    }
+    free(data);
+    return out;
+}
+
+static void assert_same_file(const char *a_dir, const char *b_dir, const char *name, const char *what)
+{
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/%s", a_dir, name);
+    snprintf(b, sizeof b, "%s/%s", b_dir, name);
+    size_t na, nb;
+    unsigned char *da = testfile_read(a, &na), *db = testfile_read(b, &nb);
+    ck_assert_msg(na == nb && !memcmp(da, db, na), "%s: %s differs from the uninterrupted run's", what,
+                  name);
+    free(da);
+    free(db);
+}
+
+/* Dropout, label smoothing, warm-up, learning-rate decay, dev BLEU, and
+ * evaluations and saves on different schedules (both at step 35). */
+#define RUN_OPTIONS                                                                             \
+    "--emb 16 --hidden 16 --att 16 --maxout 8 --batch-size 8 --epochs 4 --eval-every 7 "      \
+    "--save-every 5 --dropout 0.2 --label-smoothing 0.1 --warmup 6 --lr-decay 0.7 --lr 0.03 " \
+    "--dev-bleu --seed 3"
+
+START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
+{
+    char ref[64], dir[64], ref_model[128], model[128];
+    setup(ref, ref_model, "rnnsearch-resume-ref", 120);
+    ck_assert_int_eq(run(ref, NULL, RUN_OPTIONS), 0);
+    /* 120 pairs in batches of 8: 60 steps; the steps after the last
+     * evaluation (56) are evaluated and saved too. */
+    rs_model m;
+    rs_train_state st;
+    rs_error err;
+    char path[256];
+    snprintf(path, sizeof path, "%s/last.ckpt", ref_model);
+    ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(st.step, 60);
+    ck_assert_int_eq(m.cfg.eval_every, 7);
+    ck_assert_int_eq(m.cfg.dev_bleu, 1);
+    ck_assert(st.lr_scale < 1.0f); /* the decay happened, so the test covers it */
+    rs_train_state_free(&st);
+    rs_model_free(&m);
+    char *ref_log = log_summary(ref_model);
+    /* The last improvement's best.ckpt commit: killed right after it, a run
+     * whose last.ckpt already recorded that best would leave best.ckpt stale. */
+    char *ref_err = read_text(ref, "stderr"), last_best[32];
+    int improvements = 0;
+    for (const char *p = ref_err; (p = strstr(p, "| best")); p++)
+        improvements++;
+    free(ref_err);
+    ck_assert_int_ge(improvements, 2);
+    snprintf(last_best, sizeof last_best, "best@%d", improvements);
+
+    /* Each list is one run killed at each point in turn, resumed each time
+     * with nothing but --resume (every setting comes from the checkpoint). */
+    const char *const schedules[][4] = {
+        {"rename@1", "rename@3", "log@2", "best@1"},  /* before the first checkpoint, … */
+        {last_best, "last@3", "rename@2", "log@1"},   /* between the last best and last, … */
+        {"kill@30", "kill@15", "kill@45", "rename@5"}, /* SIGKILL after so many ms */
+    };
+    for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
+        setup(dir, model, "rnnsearch-resume", 120);
+        int faults = 0;
+        for (int k = 0; k < 4; k++) {
+            const char *fault = schedules[s][k];
+            int resume = file_exists(model, "last.ckpt");
+            const char *args = resume ? "--resume" : "--overwrite " RUN_OPTIONS;
+            if (!strncmp(fault, "kill@", 5)) {
+                pid_t pid = start(dir, NULL, args);
+                struct timespec ts = {0, 1000000L * atol(fault + 5)};
+                nanosleep(&ts, NULL);
+                kill(pid, SIGKILL);
+                int rc = wait_for(pid);
+                ck_assert_msg(rc == 128 + SIGKILL || rc == 0, "%s: exit %d", fault, rc);
+            } else {
+                /* A point the rest of the run no longer reaches lets it finish. */
+                int rc = run(dir, fault, args);
+                ck_assert_msg(rc == RS_FAULT_EXIT || rc == 0, "schedule %zu, %s: exit %d", s, fault, rc);
+                faults += rc == RS_FAULT_EXIT;
+            }
+        }
+        ck_assert_msg(strncmp(schedules[s][0], "kill@", 5) == 0 || faults >= 3,
+                      "schedule %zu: only %d fault points reached", s, faults);
+        ck_assert_int_eq(run(dir, NULL, file_exists(model, "last.ckpt") ? "--resume"
+                                                                         : "--overwrite " RUN_OPTIONS),
+                         0);
+        assert_same_file(ref_model, model, "last.ckpt", schedules[s][0]);
+        assert_same_file(ref_model, model, "best.ckpt", schedules[s][0]);
+        char *log = log_summary(model);
+        ck_assert_msg(!strcmp(log, ref_log), "schedule %zu: the log differs:\n%s\nexpected:\n%s", s,
+                      log, ref_log);
+        free(log);
+        ck_assert_int_eq(count_temporaries(model), 0);
+        testdir_remove(dir);
+    }
+    free(ref_log);
+    testdir_remove(ref);
+}
+END_TEST
+
+START_TEST(a_signal_saves_and_says_how_to_resume)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        char dir[64], model[128], path[256];
+        setup(dir, model, "rnnsearch-signal", 120);
+        pid_t pid = start(dir, NULL, "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 --epochs 100000");
+        struct timespec ts = {0, 300000000L};
+        nanosleep(&ts, NULL);
+        kill(pid, sigs[i]);
+        ck_assert_int_eq(wait_for(pid), 128 + sigs[i]);
+        char *text = read_text(dir, "stderr");
+        ck_assert_msg(strstr(text, "last.ckpt") && strstr(text, "--resume"), "%s", text);
+        free(text);
+        rs_model m;
+        rs_train_state st;
+        rs_error err;
+        snprintf(path, sizeof path, "%s/last.ckpt", model);
+        ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+        ck_assert_int_gt(st.step, 0);
+        rs_train_state_free(&st);
+        rs_model_free(&m);
+        ck_assert_int_eq(count_temporaries(model), 0);
+        testdir_remove(dir);
+    }
+}
+END_TEST
+
+START_TEST(one_training_per_directory_and_no_silent_overwrite)
+{
+    char dir[64], model[128];
+    setup(dir, model, "rnnsearch-lock", 40);
+    rs_error err;
+    int fd, fd2;
+    ck_assert_msg(rs_train_lock(model, &fd, &err) == 0, "%s", err.msg);
+    /* A second lock is refused with the holder's PID, in-process and by the program. */
+    ck_assert_int_ne(rs_train_lock(model, &fd2, &err), 0);
+    char pid[32];
+    snprintf(pid, sizeof pid, "process %ld", (long)getpid());
+    ck_assert_msg(strstr(err.msg, pid) != NULL, "%s", err.msg);
+    const char *small = "--emb 8 --hidden 8 --att 8 --maxout 4 --epochs 1";
+    ck_assert_int_ne(run(dir, NULL, small), 0);
+    ck_assert(!file_exists(model, "last.ckpt"));
+    char *refused = read_text(dir, "stderr");
+    ck_assert_msg(strstr(refused, pid) != NULL, "%s", refused);
+    free(refused);
+    rs_train_unlock(fd);
+    ck_assert_int_eq(run(dir, NULL, small), 0);
+    ck_assert(file_exists(model, "last.ckpt"));
+    /* A directory holding a model: refused, naming it, unless --resume or --overwrite. */
+    ck_assert_int_eq(run(dir, NULL, small), 2);
+    char *text = read_text(dir, "stderr");
+    ck_assert_msg(strstr(text, model) && strstr(text, "--overwrite"), "%s", text);
+    free(text);
+    ck_assert_int_eq(run(dir, NULL, "--overwrite --emb 8 --hidden 8 --att 8 --maxout 4 --epochs 2"), 0);
+    char *log = log_summary(model);
+    ck_assert_int_eq(strncmp(log, "step", 4), 0);
+    /* One row per epoch of the new run only. */
+    int rows = 0;
+    for (char *p = log; (p = strchr(p, '\n')); p++)
+        rows++;
+    ck_assert_int_eq(rows, 3);
+    free(log);
+    ck_assert_int_eq(run(dir, NULL, "--resume --overwrite"), 2);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* The time limit stops after an evaluation without evaluating that step again. */
+START_TEST(time_limit_evaluates_the_last_step_once)
+{
+    char dir[64], model[128];
+    setup(dir, model, "rnnsearch-time", 120);
+    ck_assert_int_eq(run(dir, NULL, "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 "
+                                    "--eval-every 1 --max-minutes 0.00001"), 0);
+    char *log = log_summary(model);
+    long previous = -1;
+    int rows = 0;
+    for (char *line = strchr(log, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        long step = atol(line);
+        ck_assert_msg(step > previous, "step %ld logged twice or out of order:\n%s", step, log);
+        previous = step;
+        rows++;
+    }
+    ck_assert_int_ge(rows, 1);
+    free(log);
+    char *text = read_text(dir, "stderr");
+    ck_assert_msg(strstr(text, "--max-minutes") && strstr(text, "best.ckpt"), "%s", text);
+    free(text);
+    testdir_remove(dir);
+}
+END_TEST
+
+Suite *resume_suite(void)
+{
+    Suite *s = suite_create("resume");
+    TCase *tc = tcase_create("interrupted training");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, killed_anywhere_and_resumed_equals_uninterrupted);
+    tcase_add_test(tc, a_signal_saves_and_says_how_to_resume);
+    tcase_add_test(tc, one_training_per_directory_and_no_silent_overwrite);
+    tcase_add_test(tc, time_limit_evaluates_the_last_step_once);
+    suite_add_tcase(s, tc);
+    return s;
+}
