@@ -159,25 +159,38 @@ static void param_distance(const char *dir, const char *m1, const char *m2)
     rs_model_free(&b);
 }
 
+/* Models m1 and m2 of dir: the same per-step losses, parameters within tolerance. */
+static void same_models(const char *dir, const char *m1, const char *m2)
+{
+    train_log a, b;
+    read_log(dir, m1, &a);
+    read_log(dir, m2, &b);
+    same_logs(&a, &b, m2);
+    param_distance(dir, m1, m2);
+}
+
+/* Trains model `name` of dir on `ranks` processes (0: alone), as train_args says. */
+static void train_model(int ranks, const char *dir, const char *name, const char *extra)
+{
+    char args[1024], out[32768];
+    train_args(args, sizeof args, dir, name, extra);
+    ck_assert_msg(train(ranks, args, out, sizeof out) == 0, "%s", out);
+}
+
 START_TEST(ranks_train_the_model_one_process_trains)
 {
     if (!have_mpi())
         return;
-    char dir[64], args[1024], out[32768];
+    char dir[64];
     make_data(dir);
-    train_log one, two, three;
-    const struct { int ranks; const char *name; train_log *log; } runs[] = {
-        {0, "one", &one}, {2, "two", &two}, {3, "three", &three}};
-    for (int r = 0; r < 3; r++) {
-        train_args(args, sizeof args, dir, runs[r].name, "");
-        ck_assert_msg(train(runs[r].ranks, args, out, sizeof out) == 0, "%s", out);
-        read_log(dir, runs[r].name, runs[r].log);
-    }
+    train_model(0, dir, "one", "");
+    train_model(2, dir, "two", "");
+    train_model(3, dir, "three", "");
+    train_log one;
+    read_log(dir, "one", &one);
     ck_assert_int_eq(one.count, 10); /* a line per step */
-    same_logs(&one, &two, "2 ranks");
-    same_logs(&one, &three, "3 ranks");
-    param_distance(dir, "one", "two");
-    param_distance(dir, "one", "three");
+    same_models(dir, "one", "two");
+    same_models(dir, "one", "three");
     testdir_remove(dir);
 }
 END_TEST
@@ -186,24 +199,18 @@ START_TEST(resume_on_another_number_of_ranks)
 {
     if (!have_mpi())
         return;
-    char dir[64], args[1024], out[32768];
+    char dir[64], out[32768];
     make_data(dir);
-    train_args(args, sizeof args, dir, "whole", "");
-    ck_assert_msg(train(0, args, out, sizeof out) == 0, "%s", out);
+    train_model(0, dir, "whole", "");
     /* The first epoch on 2 ranks, the second on 3. */
-    train_args(args, sizeof args, dir, "parts", "--max-steps 5");
-    ck_assert_msg(train(2, args, out, sizeof out) == 0, "%s", out);
+    train_model(2, dir, "parts", "--max-steps 5");
     char resume[1024];
     snprintf(resume, sizeof resume,
              "--train %s/train.tsv --dev %s/dev.tsv --out %s/parts --resume --max-steps 0 "
              "--eval-every 1 --quiet",
              dir, dir, dir);
     ck_assert_msg(train(3, resume, out, sizeof out) == 0, "%s", out);
-    train_log whole, parts;
-    read_log(dir, "whole", &whole);
-    read_log(dir, "parts", &parts);
-    same_logs(&whole, &parts, "resumed on 3 ranks");
-    param_distance(dir, "whole", "parts");
+    same_models(dir, "whole", "parts");
     testdir_remove(dir);
 }
 END_TEST
@@ -212,18 +219,11 @@ START_TEST(subword_models_come_from_rank_0)
 {
     if (!have_mpi())
         return;
-    char dir[64], args[1024], out[32768];
+    char dir[64];
     make_data(dir);
-    train_args(args, sizeof args, dir, "one", "--subwords 40");
-    ck_assert_msg(train(0, args, out, sizeof out) == 0, "%s", out);
-    train_args(args, sizeof args, dir, "two", "--subwords 40");
-    ck_assert_msg(train(2, args, out, sizeof out) == 0, "%s", out);
-    ck_assert_msg(strstr(out, "40 source, 40 target"), "%s", out);
-    train_log one, two;
-    read_log(dir, "one", &one);
-    read_log(dir, "two", &two);
-    same_logs(&one, &two, "2 ranks with subwords");
-    param_distance(dir, "one", "two");
+    train_model(0, dir, "one", "--subwords 40");
+    train_model(2, dir, "two", "--subwords 40");
+    same_models(dir, "one", "two");
     testdir_remove(dir);
 }
 END_TEST
