@@ -617,7 +617,8 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
     status = rs_dist_rank() == 0 ? claim_model_dir(dir, ckpt, resume, overwrite, &lock, &err)
                                  : RS_EXIT_OK;
     if (rs_dist_check_exit(&status, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        if (rs_dist_rank() == 0)
+            fprintf(stderr, PROG ": %s\n", err.msg);
         goto done;
     }
     status = RS_EXIT_FAIL;
@@ -732,7 +733,8 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
     status = rep.reason == RS_STOP_SIGNAL ? 128 + (int)stop_signal : RS_EXIT_OK;
     goto done;
 fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
+    if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */
+        fprintf(stderr, PROG ": %s\n", err.msg);
 done:
     rs_train_unlock(lock);
     free(spm_blob[0]);

@@ -49,6 +49,8 @@ int rs_dist_init(rs_error *err)
     return 0;
 }
 
+int rs_dist_failure_agreed(void) { return g_agreed_failure; }
+
 int rs_dist_failed_alone(int exit_status)
 {
     return g_active && g_size > 1 && exit_status == 1 && !g_agreed_failure;
@@ -180,6 +182,7 @@ int rs_dist_agree(uint32_t value, const char *what, rs_error *err)
 #else /* one process */
 
 int rs_dist_init(rs_error *err) { return 0; }
+int rs_dist_failure_agreed(void) { return 0; }
 int rs_dist_failed_alone(int exit_status) { return 0; }
 void rs_dist_abort(int exit_status) {}
 void rs_dist_finalize(void) {}

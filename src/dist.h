@@ -66,6 +66,10 @@ int rs_dist_check(int status, rs_error *err);
  * rank, else -1 with *exit_status and err those of the lowest failing rank. */
 int rs_dist_check_exit(int *exit_status, rs_error *err);
 
+/* Whether a failure was agreed on by every rank (rs_dist_check, rs_dist_agree):
+ * then rank 0 alone need say so. */
+int rs_dist_failure_agreed(void);
+
 /* Fails on every rank, naming `what`, unless value is the same on every rank
  * (a checksum of the data, the model or the training state). */
 int rs_dist_agree(uint32_t value, const char *what, rs_error *err);

@@ -638,7 +638,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             if (tr.saved_step > 0)
                 snprintf(saved, sizeof saved, "%s (step %lld) is the last good checkpoint",
                          last_path, (long long)tr.saved_step);
-            /* The same sums on every rank: all stop here, and say it once. */
+            /* The same sums on every rank: all stop here, as one failure. */
             status = rs_dist_check(
                 rs_fail(err, "step %lld: the loss or the gradient norm is not finite (loss %g, "
                              "gradient norm %g); stopped, %s; try a smaller --lr (now %g) or "
