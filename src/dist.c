@@ -181,7 +181,18 @@ int rs_dist_agree(uint32_t value, const char *what, rs_error *err)
 
 #else /* one process */
 
-int rs_dist_init(rs_error *err) { return 0; }
+/* N copies of the whole training, racing for one model directory, would not
+ * be what the user meant. */
+int rs_dist_init(rs_error *err)
+{
+    const char *ranks = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!ranks)
+        ranks = getenv("PMI_SIZE");
+    if (ranks && atoi(ranks) > 1)
+        return rs_fail(err, "started as %s ranks (mpirun or srun), but this rnnsearch was built "
+                            "without MPI: install libopenmpi-dev and rebuild (make MPI=1)", ranks);
+    return 0;
+}
 int rs_dist_failure_agreed(void) { return 0; }
 int rs_dist_failed_alone(int exit_status) { return 0; }
 void rs_dist_abort(int exit_status) {}
