@@ -3,6 +3,7 @@
 
 #include "attention.h"
 #include "linalg.h"
+#include "vecmath.h"
 
 int attention_key_size(int kind, int n, int a)
 {
@@ -37,15 +38,7 @@ void attention_keys_backward(int kind, float *dannotations, float *dU, float *db
 void attention_softmax(float *x, int len, int total)
 {
     if (len > 0) {
-        float max = x[0];
-        for (int j = 1; j < len; j++)
-            if (x[j] > max)
-                max = x[j];
-        float sum = 0.0f;
-        for (int j = 0; j < len; j++) {
-            x[j] = expf(x[j] - max);
-            sum += x[j];
-        }
+        float sum = (float)rs_vexp_shift_sum(x, x, rs_vmax(x, (size_t)len), (size_t)len);
         for (int j = 0; j < len; j++)
             x[j] /= sum;
     }
@@ -66,31 +59,18 @@ void attention_forward(int kind, float *alpha, float *context, float *hidden, fl
         float *scores = alpha + (size_t)b * S;
         for (int j = 0; j < src_len[b]; j++) {
             const float *key = keys + ((size_t)j * B + b) * ka;
-            float e = 0.0f;
-            if (kind == RS_ATT_ADDITIVE) {
-                float *t = hidden + ((size_t)b * S + j) * a;
-                const float *q = query_proj + (size_t)b * a;
-                for (int k = 0; k < a; k++) {
-                    t[k] = tanhf(q[k] + key[k]);
-                    e += v_a[k] * t[k];
-                }
-            } else {
-                const float *q = query + (size_t)b * n;
-                for (int k = 0; k < n; k++)
-                    e += q[k] * key[k];
-                e *= scale;
-            }
-            scores[j] = e;
+            if (kind == RS_ATT_ADDITIVE)
+                scores[j] = rs_vtanh_add_dot(hidden + ((size_t)b * S + j) * a,
+                                             query_proj + (size_t)b * a, key, v_a, (size_t)a);
+            else
+                scores[j] = scale * rs_vdot(query + (size_t)b * n, key, (size_t)n);
         }
         attention_softmax(scores, src_len[b], S);
         /* c_b = Σ_j α_bj h_jb: the rows h_jb are B·2n apart in time-major order. */
         float *c = context + (size_t)b * n2;
         memset(c, 0, sizeof(float) * n2);
-        for (int j = 0; j < src_len[b]; j++) {
-            const float *h = annotations + ((size_t)j * B + b) * n2;
-            for (int k = 0; k < n2; k++)
-                c[k] += scores[j] * h[k];
-        }
+        for (int j = 0; j < src_len[b]; j++)
+            rs_vaxpy(c, scores[j], annotations + ((size_t)j * B + b) * n2, (size_t)n2);
     }
 }
 
@@ -113,11 +93,8 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
         for (int j = 0; j < src_len[b]; j++) {
             const float *h = annotations + ((size_t)j * B + b) * n2;
             float *dh = dannotations + ((size_t)j * B + b) * n2;
-            float da = 0.0f;
-            for (int k = 0; k < n2; k++) {
-                da += dc[k] * h[k];
-                dh[k] += al[j] * dc[k];
-            }
+            float da = rs_vdot(dc, h, (size_t)n2);
+            rs_vaxpy(dh, al[j], dc, (size_t)n2);
             dscore[j] = da;
             weighted += al[j] * da;
         }

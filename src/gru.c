@@ -2,6 +2,7 @@
 
 #include "gru.h"
 #include "linalg.h"
+#include "vecmath.h"
 
 void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
                       const float *x_proj, const float *U, const float *mask, int B, int n)
@@ -13,8 +14,7 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
         const float *hp = h_prev + (size_t)b * n;
-        for (int k = 0; k < 2 * n; k++)
-            zr[k] = rs_sigmoid(zr[k]);
+        rs_vsigmoid(zr, zr, (size_t)2 * n);
         for (int k = 0; k < n; k++)
             r_h[(size_t)b * n + k] = zr[n + k] * hp[k];
     }
@@ -25,8 +25,8 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
         const float *hp = h_prev + (size_t)b * n;
         float *hb = h + (size_t)b * n;
         float m = mask ? mask[b] : 1.0f;
+        rs_vtanh(g, g, (size_t)n);
         for (int k = 0; k < n; k++) {
-            g[k] = tanhf(g[k]);
             float h_new = (1.0f - z[k]) * hp[k] + z[k] * g[k];
             hb[k] = m != 0.0f ? h_new : hp[k];
         }

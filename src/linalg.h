@@ -4,7 +4,6 @@
 #ifndef RS_LINALG_H
 #define RS_LINALG_H
 
-#include <math.h>
 #include <stddef.h>
 
 /* C[M,N] = alpha * op(A) op(B) + beta * C, row-major; ta/tb: 1 = transpose.
@@ -17,10 +16,5 @@ void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx);
 
 /* Each row of X[M, N] (stride ldx) += b[N]. */
 void rs_add_bias(float *X, const float *b, int M, int N, int ldx);
-
-static inline float rs_sigmoid(float x)
-{
-    return 1.0f / (1.0f + expf(-x));
-}
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "linalg.h"
 #include "readout.h"
+#include "vecmath.h"
 
 void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
                      const float *states, const float *prev_emb, int lde, const float *context,
@@ -65,15 +66,8 @@ double softmax_xent_forward(float *probs, float *nll, const int *targets, int R,
     for (int r = 0; r < R; r++) {
         float *p = probs + (size_t)r * V;
         const float logit_y = p[targets[r]];
-        float max = p[0];
-        for (int v = 1; v < V; v++)
-            if (p[v] > max)
-                max = p[v];
-        double sum = 0.0;
-        for (int v = 0; v < V; v++) {
-            p[v] = expf(p[v] - max);
-            sum += p[v];
-        }
+        const float max = rs_vmax(p, (size_t)V);
+        const double sum = rs_vexp_shift_sum(p, p, max, (size_t)V);
         /* log p(y) = logit_y - max - log Σ exp(logit - max): finite even where p(y) underflows. */
         float logp = (float)((double)logit_y - max - log(sum));
         float inv = (float)(1.0 / sum);
