@@ -9,6 +9,7 @@
 #include "decode.h"
 #include "network.h"
 #include "optimizer.h"
+#include "shards.h"
 #include "train.h"
 
 static double now_seconds(void)
@@ -273,23 +274,21 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     snprintf(last_path, sizeof last_path, "%s/last.ckpt", options->dir);
     if (rs_make_parent_dirs(last_path, err))
         return -1;
-    rs_workspace ws;
+    rs_shards shards;
     rs_batch batch;
     rs_epoch_plan plan = {0};
     float *grads = rs_calloc(total, sizeof(float), err);
     if (!grads)
         return -1;
-    if (rs_workspace_alloc(&ws, model, c->batch_size, max_S, max_T, err)) {
+    if (rs_shards_init(&shards, model, c->threads, c->batch_size, max_S, max_T, grads, err)) {
         free(grads);
         return -1;
     }
     if (rs_batch_alloc(&batch, c->batch_size, max_S, max_T, err)) {
-        rs_workspace_free(&ws);
+        rs_shards_free(&shards);
         free(grads);
         return -1;
     }
-    rs_tensors g;
-    rs_tensors_bind(&g, &model->layout, grads);
     trainer tr = {model, state, options, report, ctx};
 
     const int batches_per_epoch = (train->count + c->batch_size - 1) / c->batch_size;
@@ -325,12 +324,10 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             long tokens = 0;
             for (int b = 0; b < B; b++)
                 tokens += batch.tgt_len[b];
-            memset(grads, 0, sizeof(float) * total);
             /* Masks from (seed, step): the same on a resumed run. */
-            ws.dropout = c->dropout;
-            rs_rng_seed(&ws.dropout_rng, ((uint64_t)c->seed << 32) ^ (uint64_t)state->step);
-            double loss = rs_network_forward(&ws, model, &batch);
-            rs_network_backward(&ws, model, &batch, &g, c->label_smoothing, 1.0f / (float)tokens);
+            double loss = rs_shards_step(&shards, model, &batch, c->dropout,
+                                         ((uint64_t)c->seed << 32) ^ (uint64_t)state->step,
+                                         c->label_smoothing, tokens);
             gnorm = rs_grad_norm(grads, total);
             if (!isfinite(gnorm) || !isfinite(loss)) {
                 /* A non-finite step would poison Adam's moments: skip it, say so. */
@@ -421,7 +418,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     }
     rs_epoch_plan_free(&plan);
     rs_batch_free(&batch);
-    rs_workspace_free(&ws);
+    rs_shards_free(&shards);
     free(grads);
     return status;
 }
