@@ -138,9 +138,8 @@ int cmd_bench(int argc, char **argv)
         rs_network_forward(&ws, &model, &batch);
         rs_network_backward(&ws, &model, &batch, &g, 0.0f, 1.0f / (float)(B * (T + 1)));
         double norm = rs_grad_norm(grads, model.layout.total);
-        rs_clip_grads(grads, model.layout.total, norm, 5.0f);
         state.step++;
-        rs_adam_update(model.params, grads, state.adam_m, state.adam_v, model.layout.total, 1e-4f,
+        rs_adam_update(model.params, grads, rs_clip_factor(norm, 5.0f), state.adam_m, state.adam_v, model.layout.total, 1e-4f,
                        0.9f, 0.999f, 1e-8f, state.step);
     }
     double train_s = (now() - start) / steps;

@@ -1,6 +1,7 @@
 #include <cblas.h>
 
 #include "linalg.h"
+#include "vecmath.h"
 
 void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc)
@@ -20,18 +21,12 @@ void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, i
 
 void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx)
 {
-    for (int i = 0; i < M; i++) {
-        const float *row = X + (size_t)i * ldx;
-        for (int j = 0; j < N; j++)
-            y[j] += row[j];
-    }
+    for (int i = 0; i < M; i++)
+        rs_vaxpy(y, 1.0f, X + (size_t)i * ldx, (size_t)N);
 }
 
 void rs_add_bias(float *X, const float *b, int M, int N, int ldx)
 {
-    for (int i = 0; i < M; i++) {
-        float *row = X + (size_t)i * ldx;
-        for (int j = 0; j < N; j++)
-            row[j] += b[j];
-    }
+    for (int i = 0; i < M; i++)
+        rs_vaxpy(X + (size_t)i * ldx, 1.0f, b, (size_t)N);
 }

@@ -337,13 +337,13 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                 state->batches_done = k + 1;
                 continue;
             }
-            rs_clip_grads(grads, total, gnorm, c->clip);
+            const float clip = rs_clip_factor(gnorm, c->clip);
             state->step++;
             float lr = c->lr * state->lr_scale;
             if (c->warmup > 0 && state->step < c->warmup)
                 lr *= (float)state->step / (float)c->warmup;
-            rs_adam_update(model->params, grads, state->adam_m, state->adam_v, total, lr, c->beta1,
-                           c->beta2, c->adam_eps, state->step);
+            rs_adam_update(model->params, grads, clip, state->adam_m, state->adam_v, total, lr,
+                           c->beta1, c->beta2, c->adam_eps, state->step);
             state->batches_done = k + 1;
             window_loss += loss;
             window_tokens += tokens;

@@ -5,6 +5,7 @@
  * expm1(y) = 2^n · expm1(r) + (2^n − 1) and expm1(r) is its Taylor series to
  * r^8: no cancellation anywhere, so small arguments keep full relative
  * accuracy. The AVX2 path below repeats these operations lane by lane. */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -156,10 +157,30 @@ static float vdot_portable(const float *x, const float *y, size_t count)
     return fold8(acc);
 }
 
-void rs_vaxpy(float *y, float alpha, const float *x, size_t count)
+static void vaxpy_portable(float *y, float alpha, const float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         y[i] += alpha * x[i];
+}
+
+static double vsumsq_portable(const float *x, size_t count)
+{
+    double acc[8] = {0};
+    for (size_t i = 0; i < count; i++)
+        acc[i % 8] += (double)x[i] * (double)x[i];
+    return fold8d(acc);
+}
+
+static void vadam_portable(float *params, const float *grads, float grad_scale, float *m,
+                           float *v, size_t count, float lr, float beta1, float beta2, float eps,
+                           float c1, float c2)
+{
+    for (size_t i = 0; i < count; i++) {
+        float g = grad_scale * grads[i];
+        m[i] = beta1 * m[i] + (1.0f - beta1) * g;
+        v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
+        params[i] -= lr * (m[i] / c1) / (sqrtf(v[i] / c2) + eps);
+    }
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -333,6 +354,59 @@ AVX2 static float vdot_avx2(const float *x, const float *y, size_t count)
     return hsum8(acc);
 }
 
+AVX2 static void vaxpy_avx2(float *y, float alpha, const float *x, size_t count)
+{
+    const __m256 a = _mm256_set1_ps(alpha);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_add_ps(_mm256_loadu_ps(y + i),
+                                              _mm256_mul_ps(a, _mm256_loadu_ps(x + i))));
+    vaxpy_portable(y + i, alpha, x + i, count - i);
+}
+
+AVX2 static double vsumsq_avx2(const float *x, size_t count)
+{
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m256 e = _mm256_loadu_ps(x + i);
+        __m256d a = _mm256_cvtps_pd(_mm256_castps256_ps128(e));
+        __m256d b = _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1));
+        lo = _mm256_add_pd(lo, _mm256_mul_pd(a, a));
+        hi = _mm256_add_pd(hi, _mm256_mul_pd(b, b));
+    }
+    double acc[8];
+    _mm256_storeu_pd(acc, lo);
+    _mm256_storeu_pd(acc + 4, hi);
+    for (; i < count; i++)
+        acc[i % 8] += (double)x[i] * (double)x[i];
+    return fold8d(acc);
+}
+
+AVX2 static void vadam_avx2(float *params, const float *grads, float grad_scale, float *m,
+                            float *v, size_t count, float lr, float beta1, float beta2, float eps,
+                            float c1, float c2)
+{
+    const __m256 gs = _mm256_set1_ps(grad_scale), b1 = _mm256_set1_ps(beta1),
+                 b2 = _mm256_set1_ps(beta2), ob1 = _mm256_set1_ps(1.0f - beta1),
+                 ob2 = _mm256_set1_ps(1.0f - beta2), vc1 = _mm256_set1_ps(c1),
+                 vc2 = _mm256_set1_ps(c2), ve = _mm256_set1_ps(eps), vlr = _mm256_set1_ps(lr);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m256 g = _mm256_mul_ps(gs, _mm256_loadu_ps(grads + i));
+        __m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, _mm256_loadu_ps(m + i)), _mm256_mul_ps(ob1, g));
+        __m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, _mm256_loadu_ps(v + i)),
+                                  _mm256_mul_ps(_mm256_mul_ps(ob2, g), g));
+        _mm256_storeu_ps(m + i, mi);
+        _mm256_storeu_ps(v + i, vi);
+        __m256 den = _mm256_add_ps(_mm256_sqrt_ps(_mm256_div_ps(vi, vc2)), ve);
+        __m256 step = _mm256_div_ps(_mm256_mul_ps(vlr, _mm256_div_ps(mi, vc1)), den);
+        _mm256_storeu_ps(params + i, _mm256_sub_ps(_mm256_loadu_ps(params + i), step));
+    }
+    vadam_portable(params + i, grads + i, grad_scale, m + i, v + i, count - i, lr, beta1, beta2,
+                   eps, c1, c2);
+}
+
 static int cpu_has_avx2(void)
 {
     __builtin_cpu_init();
@@ -420,4 +494,32 @@ float rs_vtanh_add_dot(float *t, const float *q, const float *key, const float *
 float rs_vdot(const float *x, const float *y, size_t count)
 {
     DISPATCH(vdot_avx2(x, y, count), vdot_portable(x, y, count));
+}
+
+void rs_vaxpy(float *y, float alpha, const float *x, size_t count)
+{
+#ifdef RS_HAVE_AVX2_PATH
+    if (avx2()) {
+        vaxpy_avx2(y, alpha, x, count);
+        return;
+    }
+#endif
+    vaxpy_portable(y, alpha, x, count);
+}
+
+double rs_vsumsq(const float *x, size_t count)
+{
+    DISPATCH(vsumsq_avx2(x, count), vsumsq_portable(x, count));
+}
+
+void rs_vadam(float *params, const float *grads, float grad_scale, float *m, float *v,
+              size_t count, float lr, float beta1, float beta2, float eps, float c1, float c2)
+{
+#ifdef RS_HAVE_AVX2_PATH
+    if (avx2()) {
+        vadam_avx2(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2);
+        return;
+    }
+#endif
+    vadam_portable(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2);
 }
