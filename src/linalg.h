@@ -7,7 +7,9 @@
 #include <stddef.h>
 
 /* C[M,N] = alpha * op(A) op(B) + beta * C, row-major; ta/tb: 1 = transpose.
- * op(A) is [M,K], op(B) is [K,N]; lda/ldb/ldc are the row strides as stored. */
+ * op(A) is [M,K], op(B) is [K,N]; lda/ldb/ldc are the row strides as stored.
+ * A single row (M = 1: one sentence decoding) goes to sgemv, which reads B
+ * once instead of packing it. */
 void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc);
 

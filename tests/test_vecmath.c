@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gradcheck.h"
+#include "linalg.h"
 #include "vecmath.h"
 
 /* |f - exact| in units of the float spacing at exact. */
@@ -186,6 +187,31 @@ START_TEST(adam_and_norm_match_plain_loops)
 }
 END_TEST
 
+/* rs_gemm's one-row path (sgemv) against a plain triple loop, every
+ * transpose combination, with strides wider than the rows. */
+START_TEST(one_row_gemm_matches_plain_product)
+{
+    enum { K = 13, N = 9, LD = 17 };
+    float A[K * LD], B[K * LD], C[LD], ref[N];
+    fill_uniform(A, K * LD, 1.0f, 21);
+    fill_uniform(B, K * LD, 1.0f, 22);
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            fill_uniform(C, LD, 1.0f, 23);
+            for (int j = 0; j < N; j++) {
+                double s = 0.0;
+                for (int k = 0; k < K; k++)
+                    s += (double)(ta ? A[k * LD] : A[k]) * (tb ? B[j * LD + k] : B[k * LD + j]);
+                ref[j] = (float)(0.5 * s + 2.0 * C[j]);
+            }
+            rs_gemm(ta, tb, 1, N, K, 0.5f, A, LD, B, LD, 2.0f, C, LD);
+            for (int j = 0; j < N; j++)
+                ck_assert_msg(fabsf(C[j] - ref[j]) <= 1e-5f * (1.0f + fabsf(ref[j])),
+                              "ta %d tb %d: C[%d] = %g, expected %g", ta, tb, j, C[j], ref[j]);
+        }
+}
+END_TEST
+
 /* Same bits from both paths, so results do not depend on the machine. */
 START_TEST(avx2_and_portable_paths_agree_bit_for_bit)
 {
@@ -256,6 +282,7 @@ Suite *vecmath_suite(void)
     tcase_add_test(tc, sigmoid_within_stated_ulps);
     tcase_add_test(tc, vector_kernels_match_scalar);
     tcase_add_test(tc, adam_and_norm_match_plain_loops);
+    tcase_add_test(tc, one_row_gemm_matches_plain_product);
     tcase_add_test(tc, avx2_and_portable_paths_agree_bit_for_bit);
     suite_add_tcase(s, tc);
     return s;
