@@ -18,21 +18,25 @@ static float dot_scale(int kind, int n)
 void attention_keys_forward(int kind, float *keys, const float *annotations, const float *U,
                             const float *b, int R, int n, int a)
 {
+    const double phase_t0 = rs_phase_start();
     int ka = attention_key_size(kind, n, a);
     rs_gemm(0, 1, R, ka, 2 * n, 1.0f, annotations, 2 * n, U, 2 * n, 0.0f, keys, ka);
     if (kind == RS_ATT_ADDITIVE)
         rs_add_bias(keys, b, R, ka, ka);
+    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
                              const float *dkeys, const float *annotations, const float *U,
                              int R, int n, int a)
 {
+    const double phase_t0 = rs_phase_start();
     int ka = attention_key_size(kind, n, a);
     rs_gemm(0, 0, R, 2 * n, ka, 1.0f, dkeys, ka, U, 2 * n, 1.0f, dannotations, 2 * n);
     rs_gemm(1, 0, ka, 2 * n, R, 1.0f, dkeys, ka, annotations, 2 * n, 1.0f, dU, 2 * n);
     if (kind == RS_ATT_ADDITIVE)
         rs_add_row_sums(db, dkeys, R, ka, ka);
+    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void attention_softmax(float *x, int len, int total)
@@ -51,6 +55,7 @@ void attention_forward(int kind, float *alpha, float *context, float *hidden, fl
                        const int *src_len, const float *W_a, const float *v_a, int B, int S,
                        int n, int a)
 {
+    const double phase_t0 = rs_phase_start();
     const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
     if (kind == RS_ATT_ADDITIVE)
         rs_gemm(0, 1, B, a, n, 1.0f, query, n, W_a, n, 0.0f, query_proj, a);
@@ -72,6 +77,7 @@ void attention_forward(int kind, float *alpha, float *context, float *hidden, fl
         for (int j = 0; j < src_len[b]; j++)
             rs_vaxpy(c, scores[j], annotations + ((size_t)j * B + b) * n2, (size_t)n2);
     }
+    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void attention_backward(int kind, float *dquery, float *dannotations, float *dkeys,
@@ -81,6 +87,7 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
                         const float *W_a, const float *v_a, int B, int S, int n, int a,
                         float *scratch)
 {
+    const double phase_t0 = rs_phase_start();
     const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
     const float scale = dot_scale(kind, n);
     if (kind == RS_ATT_ADDITIVE)
@@ -128,4 +135,5 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
     }
     if (kind == RS_ATT_ADDITIVE)
         rs_gemm(0, 0, B, n, a, 1.0f, dquery_proj, a, W_a, n, 1.0f, dquery, n);
+    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }

@@ -10,6 +10,7 @@ void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
                      int ldc, const float *t_mask, const rs_tensors *w, int R, int n, int m, int l,
                      int V)
 {
+    const double phase_t0 = rs_phase_start();
     const int l2 = 2 * l;
     rs_gemm(0, 1, R, l2, n, 1.0f, states, n, w->out_U, n, 0.0f, tpre, l2);
     rs_gemm(0, 1, R, l2, m, 1.0f, prev_emb, lde, w->out_V, m, 1.0f, tpre, l2);
@@ -29,6 +30,7 @@ void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
             t[i] *= t_mask[i];
     rs_gemm(0, 1, R, V, l, 1.0f, t, l, w->out_W, l, 0.0f, logits, V);
     rs_add_bias(logits, w->out_bw, R, V, V);
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext, int ldc,
@@ -37,6 +39,7 @@ void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext
                       const float *prev_emb, const float *context, const float *t_mask,
                       const rs_tensors *w, int R, int n, int m, int l, int V)
 {
+    const double phase_t0 = rs_phase_start();
     const int l2 = 2 * l;
     /* forward was: logits = W_out t + b_out. */
     rs_gemm(1, 0, V, l, R, 1.0f, dlogits, V, t, l, 1.0f, g->out_W, l);
@@ -58,10 +61,12 @@ void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext
     rs_gemm(0, 0, R, n, l2, 1.0f, dtpre, l2, w->out_U, n, 0.0f, dstates, n);
     rs_gemm(0, 0, R, m, l2, 1.0f, dtpre, l2, w->out_V, m, 1.0f, dprev_emb, lde);
     rs_gemm(0, 0, R, 2 * n, l2, 1.0f, dtpre, l2, w->out_C, 2 * n, 1.0f, dcontext, ldc);
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 double softmax_xent_forward(float *probs, float *nll, const int *targets, int R, int V)
 {
+    const double phase_t0 = rs_phase_start();
     double total = 0.0;
     for (int r = 0; r < R; r++) {
         float *p = probs + (size_t)r * V;
@@ -76,12 +81,14 @@ double softmax_xent_forward(float *probs, float *nll, const int *targets, int R,
         nll[r] = targets[r] == RS_PAD ? 0.0f : -logp;
         total += nll[r];
     }
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
     return total;
 }
 
 void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale,
                            int R, int V)
 {
+    const double phase_t0 = rs_phase_start();
     const float uniform = smoothing / (float)V;
     for (int r = 0; r < R; r++) {
         float *p = probs + (size_t)r * V;
@@ -93,4 +100,5 @@ void softmax_xent_backward(float *probs, const int *targets, float smoothing, fl
             p[v] = scale * (p[v] - uniform);
         p[targets[r]] -= scale * (1.0f - smoothing);
     }
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
