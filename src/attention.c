@@ -112,14 +112,9 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
             float *dkey = dkeys + ((size_t)j * B + b) * ka;
             if (kind == RS_ATT_ADDITIVE) {
                 /* forward was: ε = v · t, t = tanh(W_a s + key). */
-                const float *t = hidden + ((size_t)b * S + j) * a;
-                float *dq = dquery_proj + (size_t)b * a;
-                for (int k = 0; k < a; k++) {
-                    dv_a[k] += dscore[j] * t[k];
-                    float dpre = dscore[j] * v_a[k] * (1.0f - t[k] * t[k]);
-                    dq[k] += dpre;
-                    dkey[k] += dpre;
-                }
+                rs_vtanh_add_dot_backward(dquery_proj + (size_t)b * a, dkey, dv_a,
+                                          hidden + ((size_t)b * S + j) * a, v_a, dscore[j],
+                                          (size_t)a);
             } else {
                 /* forward was: ε = scale · s · key. */
                 const float *key = keys + ((size_t)j * B + b) * ka;

@@ -75,9 +75,7 @@ double softmax_xent_forward(float *probs, float *nll, const int *targets, int R,
         const double sum = rs_vexp_shift_sum(p, p, max, (size_t)V);
         /* log p(y) = logit_y - max - log Σ exp(logit - max): finite even where p(y) underflows. */
         float logp = (float)((double)logit_y - max - log(sum));
-        float inv = (float)(1.0 / sum);
-        for (int v = 0; v < V; v++)
-            p[v] *= inv;
+        rs_vscale_shift(p, (float)(1.0 / sum), 0.0f, (size_t)V);
         nll[r] = targets[r] == RS_PAD ? 0.0f : -logp;
         total += nll[r];
     }
@@ -96,8 +94,7 @@ void softmax_xent_backward(float *probs, const int *targets, float smoothing, fl
             memset(p, 0, sizeof(float) * V);
             continue;
         }
-        for (int v = 0; v < V; v++)
-            p[v] = scale * (p[v] - uniform);
+        rs_vscale_shift(p, scale, uniform, (size_t)V);
         p[targets[r]] -= scale * (1.0f - smoothing);
     }
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);

@@ -149,6 +149,23 @@ static float vtanh_add_dot_portable(float *t, const float *q, const float *key, 
     return fold8(acc);
 }
 
+static void vtanh_add_dot_backward_portable(float *dq, float *dkey, float *dv, const float *t,
+                                            const float *v, float de, size_t count)
+{
+    for (size_t k = 0; k < count; k++) {
+        dv[k] += de * t[k];
+        float dpre = de * v[k] * (1.0f - t[k] * t[k]); /* through tanh */
+        dq[k] += dpre;
+        dkey[k] += dpre;
+    }
+}
+
+static void vscale_shift_portable(float *y, float scale, float shift, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        y[i] = scale * (y[i] - shift);
+}
+
 static float vdot_portable(const float *x, const float *y, size_t count)
 {
     float acc[8] = {0};
@@ -340,6 +357,31 @@ AVX2 static float vtanh_add_dot_avx2(float *t, const float *q, const float *key,
     return hsum8(acc);
 }
 
+AVX2 static void vtanh_add_dot_backward_avx2(float *dq, float *dkey, float *dv, const float *t,
+                                             const float *v, float de, size_t count)
+{
+    const __m256 d = _mm256_set1_ps(de), one = _mm256_set1_ps(1.0f);
+    size_t k = 0;
+    for (; k + 8 <= count; k += 8) {
+        __m256 tk = _mm256_loadu_ps(t + k);
+        _mm256_storeu_ps(dv + k, _mm256_add_ps(_mm256_loadu_ps(dv + k), _mm256_mul_ps(d, tk)));
+        __m256 dpre = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_loadu_ps(v + k)),
+                                    _mm256_sub_ps(one, _mm256_mul_ps(tk, tk)));
+        _mm256_storeu_ps(dq + k, _mm256_add_ps(_mm256_loadu_ps(dq + k), dpre));
+        _mm256_storeu_ps(dkey + k, _mm256_add_ps(_mm256_loadu_ps(dkey + k), dpre));
+    }
+    vtanh_add_dot_backward_portable(dq + k, dkey + k, dv + k, t + k, v + k, de, count - k);
+}
+
+AVX2 static void vscale_shift_avx2(float *y, float scale, float shift, size_t count)
+{
+    const __m256 a = _mm256_set1_ps(scale), b = _mm256_set1_ps(shift);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(a, _mm256_sub_ps(_mm256_loadu_ps(y + i), b)));
+    vscale_shift_portable(y + i, scale, shift, count - i);
+}
+
 AVX2 static float vdot_avx2(const float *x, const float *y, size_t count)
 {
     __m256 acc = _mm256_setzero_ps();
@@ -522,4 +564,27 @@ void rs_vadam(float *params, const float *grads, float grad_scale, float *m, flo
     }
 #endif
     vadam_portable(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2);
+}
+
+void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *t, const float *v,
+                               float de, size_t count)
+{
+#ifdef RS_HAVE_AVX2_PATH
+    if (avx2()) {
+        vtanh_add_dot_backward_avx2(dq, dkey, dv, t, v, de, count);
+        return;
+    }
+#endif
+    vtanh_add_dot_backward_portable(dq, dkey, dv, t, v, de, count);
+}
+
+void rs_vscale_shift(float *y, float scale, float shift, size_t count)
+{
+#ifdef RS_HAVE_AVX2_PATH
+    if (avx2()) {
+        vscale_shift_avx2(y, scale, shift, count);
+        return;
+    }
+#endif
+    vscale_shift_portable(y, scale, shift, count);
 }

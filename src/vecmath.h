@@ -40,6 +40,14 @@ double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count);
  * key[k]) for k < count, returns Σ v[k] t[k] (8 running sums, fixed order). */
 float rs_vtanh_add_dot(float *t, const float *q, const float *key, const float *v, size_t count);
 
+/* Backward of rs_vtanh_add_dot given de = dL/de (forward was: e = Σ v t,
+ * t = tanh(q + key)): dv[k] += de t[k]; dq[k] and dkey[k] += de v[k] (1 − t[k]²). */
+void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *t, const float *v,
+                               float de, size_t count);
+
+/* y[i] = scale · (y[i] − shift). */
+void rs_vscale_shift(float *y, float scale, float shift, size_t count);
+
 /* Σ x[i] y[i] (8 running sums, fixed order). */
 float rs_vdot(const float *x, const float *y, size_t count);
 

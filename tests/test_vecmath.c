@@ -144,6 +144,21 @@ START_TEST(vector_kernels_match_scalar)
         rs_vaxpy(y, 0.5f, x, (size_t)count);
         for (int i = 0; i < count; i++)
             ck_assert_float_eq(y[i], q[i] + 0.5f * x[i]);
+        memcpy(y, x, sizeof y);
+        rs_vscale_shift(y, 0.25f, 0.5f, (size_t)count);
+        for (int i = 0; i < count; i++)
+            ck_assert_float_eq(y[i], 0.25f * (x[i] - 0.5f));
+        /* the backward of tanh_add_dot: t from above, de = 0.7 */
+        float dq[N], dk[N], dv[N];
+        for (int i = 0; i < N; i++)
+            dq[i] = dk[i] = dv[i] = 0.125f * (float)i;
+        rs_vtanh_add_dot_backward(dq, dk, dv, t, v, 0.7f, (size_t)count);
+        for (int i = 0; i < count; i++) {
+            float dpre = 0.7f * v[i] * (1.0f - t[i] * t[i]);
+            ck_assert_float_eq(dv[i], 0.125f * (float)i + 0.7f * t[i]);
+            ck_assert_float_eq(dq[i], 0.125f * (float)i + dpre);
+            ck_assert_float_eq(dk[i], 0.125f * (float)i + dpre);
+        }
     }
 }
 END_TEST
