@@ -304,10 +304,9 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
         double t0 = now();
         double loss = rs_shards_step(&shards, &model, &batch, 0.0f, (uint64_t)k, 0.0f, tokens);
         double t1 = now();
-        double gnorm = rs_grad_norm(grads, total);
         state.step++;
-        rs_adam_update(model.params, grads, rs_clip_factor(gnorm, 5.0f), state.adam_m, state.adam_v,
-                       total, 0.002f, 0.9f, 0.999f, 1e-8f, state.step);
+        rs_shards_adam(&shards, model.params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
+                       state.adam_v, 0.002f, 0.9f, 0.999f, 1e-8f, state.step);
         double t2 = now();
         if (!isfinite(loss)) {
             rs_fail(err, "non-finite loss in step %d", k);

@@ -1,9 +1,12 @@
 #include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "optimizer.h"
 #include "shards.h"
+#include "vecmath.h"
 
 /* Rows [b0, b1) of `in`, lengths trimmed to the longest of those rows. */
 static void slice_batch(rs_batch *out, const rs_batch *in, int b0, int b1)
@@ -59,25 +62,43 @@ static void shard_pass(rs_shard *me)
     rs_network_backward(&me->ws, sh->model, batch, &g, sh->smoothing, sh->scale);
 }
 
-/* Phase 1: this shard's slice of the sum, added in shard order. */
+/* This shard's slice [lo, hi) of the parameter-sized buffers. */
+static void slice_of(const rs_shard *me, size_t *lo, size_t *hi)
+{
+    const rs_shards *sh = me->pool;
+    *lo = sh->total * (size_t)me->index / (size_t)sh->count;
+    *hi = sh->total * (size_t)(me->index + 1) / (size_t)sh->count;
+}
+
+/* Phase 1: this shard's slice of the sum, added in shard order, and its Σ g². */
 static void shard_sum(rs_shard *me)
 {
     rs_shards *sh = me->pool;
-    size_t lo = sh->total * (size_t)me->index / (size_t)sh->count;
-    size_t hi = sh->total * (size_t)(me->index + 1) / (size_t)sh->count;
-    for (int s = 1; s < sh->count; s++) {
-        const float *src = sh->shard[s].grads;
-        for (size_t i = lo; i < hi; i++)
-            sh->grads[i] += src[i];
-    }
+    size_t lo, hi;
+    slice_of(me, &lo, &hi);
+    for (int s = 1; s < sh->count; s++)
+        rs_vaxpy(sh->grads + lo, 1.0f, sh->shard[s].grads + lo, hi - lo);
+    me->sumsq = rs_vsumsq(sh->grads + lo, hi - lo);
+}
+
+/* Phase 2: Adam on this shard's slice. */
+static void shard_adam(rs_shard *me)
+{
+    rs_shards *sh = me->pool;
+    size_t lo, hi;
+    slice_of(me, &lo, &hi);
+    rs_adam_update(sh->params + lo, sh->grads + lo, sh->grad_scale, sh->adam_m + lo,
+                   sh->adam_v + lo, hi - lo, sh->lr, sh->beta1, sh->beta2, sh->eps, sh->adam_step);
 }
 
 static void run_phase(rs_shard *me)
 {
     if (me->pool->phase == 0)
         shard_pass(me);
-    else
+    else if (me->pool->phase == 1)
         shard_sum(me);
+    else
+        shard_adam(me);
 }
 
 static void *worker(void *arg)
@@ -175,6 +196,7 @@ double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batc
     if (sh->count == 1) {
         sh->phase = 0;
         shard_pass(&sh->shard[0]);
+        sh->grad_norm = rs_grad_norm(sh->grads, sh->total);
         return sh->shard[0].loss;
     }
     /* Each shard's GEMMs on its own core: OpenBLAS's own threads would only
@@ -184,10 +206,26 @@ double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batc
     run_round(sh, 0);
     run_round(sh, 1);
     openblas_set_num_threads(blas_threads);
-    double loss = 0.0;
-    for (int s = 0; s < sh->count; s++)
+    double loss = 0.0, sumsq = 0.0;
+    for (int s = 0; s < sh->count; s++) {
         loss += sh->shard[s].loss;
+        sumsq += sh->shard[s].sumsq;
+    }
+    sh->grad_norm = sqrt(sumsq);
     return loss;
+}
+
+void rs_shards_adam(rs_shards *sh, float *params, float grad_scale, float *m, float *v, float lr,
+                    float beta1, float beta2, float eps, int64_t step)
+{
+    if (sh->count == 1) {
+        rs_adam_update(params, sh->grads, grad_scale, m, v, sh->total, lr, beta1, beta2, eps, step);
+        return;
+    }
+    sh->params = params, sh->adam_m = m, sh->adam_v = v;
+    sh->grad_scale = grad_scale, sh->lr = lr, sh->beta1 = beta1, sh->beta2 = beta2, sh->eps = eps;
+    sh->adam_step = step;
+    run_round(sh, 2);
 }
 
 void rs_shards_free(rs_shards *sh)

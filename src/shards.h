@@ -32,6 +32,7 @@ typedef struct {
     rs_batch batch;     /* this shard's rows of the batch */
     float *grads;       /* [total]; shard 0's is the pool's summed buffer */
     double loss;
+    double sumsq;       /* Σ grads² over this shard's slice of the summed buffer */
     pthread_t thread;
     int started;
 } rs_shard;
@@ -46,7 +47,12 @@ struct rs_shards {
     const rs_batch *batch;
     float dropout, smoothing, scale;
     uint64_t seed;
-    int phase;           /* 0 forward and backward, 1 sum a slice of the buffers */
+    int phase;           /* 0 forward and backward, 1 sum a slice, 2 Adam on a slice */
+    double grad_norm;    /* ‖grads‖₂ after the last step */
+    /* the Adam update of the current round (phase 2) */
+    float *params, *adam_m, *adam_v;
+    float grad_scale, lr, beta1, beta2, eps;
+    int64_t adam_step;
     /* round hand-off */
     pthread_mutex_t lock;
     pthread_cond_t start, done;
@@ -63,9 +69,17 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
 
 /* grads = Σ_s d(scale · L_s)/dθ with scale = 1 / tokens (L_s shard s's summed
  * loss, label-smoothed by `smoothing`); returns Σ_s L_s (unsmoothed, as
- * rs_network_forward). dropout and dropout_seed as in rs_workspace. */
+ * rs_network_forward). dropout and dropout_seed as in rs_workspace. Also sets
+ * sh->grad_norm = ‖grads‖₂, summed by slices in shard order (one shard:
+ * rs_grad_norm). A multi-process run all-reduces grads after this and takes
+ * rs_grad_norm of the result instead. */
 double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch, float dropout,
                       uint64_t dropout_seed, float smoothing, long tokens);
+
+/* rs_adam_update of every parameter with grads (grad_scale: the clip factor),
+ * each shard's thread taking a slice: the same bits as one rs_adam_update. */
+void rs_shards_adam(rs_shards *sh, float *params, float grad_scale, float *m, float *v, float lr,
+                    float beta1, float beta2, float eps, int64_t step);
 
 void rs_shards_free(rs_shards *sh);
 

@@ -328,7 +328,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             double loss = rs_shards_step(&shards, model, &batch, c->dropout,
                                          ((uint64_t)c->seed << 32) ^ (uint64_t)state->step,
                                          c->label_smoothing, tokens);
-            gnorm = rs_grad_norm(grads, total);
+            gnorm = shards.grad_norm;
             if (!isfinite(gnorm) || !isfinite(loss)) {
                 /* A non-finite step would poison Adam's moments: skip it, say so. */
                 rs_train_event skip = {.kind = RS_EV_SKIPPED_BATCH, .step = state->step,
@@ -342,8 +342,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             float lr = c->lr * state->lr_scale;
             if (c->warmup > 0 && state->step < c->warmup)
                 lr *= (float)state->step / (float)c->warmup;
-            rs_adam_update(model->params, grads, clip, state->adam_m, state->adam_v, total, lr,
-                           c->beta1, c->beta2, c->adam_eps, state->step);
+            rs_shards_adam(&shards, model->params, clip, state->adam_m, state->adam_v, lr, c->beta1,
+                           c->beta2, c->adam_eps, state->step);
             state->batches_done = k + 1;
             window_loss += loss;
             window_tokens += tokens;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gradcheck.h"
+#include "optimizer.h"
 #include "shards.h"
 
 enum { NB = 7, MAX_LEN = 9 };
@@ -139,6 +140,40 @@ START_TEST(same_shard_count_same_bits)
 }
 END_TEST
 
+/* The norm the step reports, and Adam by slices on the shards' threads. */
+START_TEST(norm_and_adam_by_slices)
+{
+    shard_case c;
+    shard_case_init(&c);
+    const size_t total = c.model.layout.total;
+    float *grads = calloc(total, sizeof(float)), *m = calloc(total, sizeof(float));
+    float *v = calloc(total, sizeof(float)), *p = calloc(total, sizeof(float));
+    float *m2 = calloc(total, sizeof(float)), *v2 = calloc(total, sizeof(float));
+    ck_assert(grads && m && v && p && m2 && v2);
+    rs_shards sh;
+    rs_error err;
+    ck_assert(rs_shards_init(&sh, &c.model, 3, NB, MAX_LEN, MAX_LEN, grads, &err) == 0);
+    rs_shards_step(&sh, &c.model, &c.batch, 0.0f, 1, 0.0f, c.tokens);
+    double norm = rs_grad_norm(grads, total);
+    ck_assert_msg(fabs(sh.grad_norm - norm) <= 1e-12 * norm, "norm %.17g vs %.17g", sh.grad_norm,
+                  norm);
+    memcpy(p, c.model.params, sizeof(float) * total);
+    rs_shards_adam(&sh, c.model.params, 0.5f, m, v, 0.01f, 0.9f, 0.999f, 1e-8f, 1);
+    rs_adam_update(p, grads, 0.5f, m2, v2, total, 0.01f, 0.9f, 0.999f, 1e-8f, 1);
+    ck_assert(!memcmp(p, c.model.params, sizeof(float) * total));
+    ck_assert(!memcmp(m, m2, sizeof(float) * total) && !memcmp(v, v2, sizeof(float) * total));
+    ck_assert(sh.grad_norm > 0.0);
+    rs_shards_free(&sh);
+    free(grads);
+    free(m);
+    free(v);
+    free(p);
+    free(m2);
+    free(v2);
+    shard_case_free(&c);
+}
+END_TEST
+
 Suite *shards_suite(void)
 {
     Suite *s = suite_create("shards");
@@ -147,6 +182,7 @@ Suite *shards_suite(void)
     tcase_add_test(tc, one_shard_is_the_plain_pass);
     tcase_add_test(tc, shards_sum_to_the_whole_batch);
     tcase_add_test(tc, same_shard_count_same_bits);
+    tcase_add_test(tc, norm_and_adam_by_slices);
     suite_add_tcase(s, tc);
     return s;
 }
