@@ -21,7 +21,7 @@ C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-defi
   -Wbad-function-cast -Wdeclaration-after-statement -Wnested-externs -Wimplicit-function-declaration \
   -Wimplicit-int -Wjump-misses-init -Wc++-compat
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -MMD -MP
-LDLIBS_ALL = $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 
 # The command layer (main.c, cli.c, cmd_*.c) prints and exits; the library never does.
 PROG_SRCS := src/main.c src/cli.c $(wildcard src/cmd_*.c)
