@@ -21,7 +21,7 @@ C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-defi
   -Wbad-function-cast -Wdeclaration-after-statement -Wnested-externs -Wimplicit-function-declaration \
   -Wimplicit-int -Wjump-misses-init -Wc++-compat
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -MMD -MP
-LDLIBS_ALL = $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 
 # MPI (data-parallel training across processes, src/dist.c): `make MPI=1`, or on
 # by itself when Open MPI's pkg-config file is present; `make MPI=0` leaves it out.

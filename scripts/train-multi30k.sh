@@ -6,6 +6,8 @@
 # downloaded (and the script says so). Selection is on val only; test_2016 is
 # translated once at the end. Writes models/multi30k-PAIR/results.tsv.
 # Environment: MINUTES (training wall-time budget, default 115), THREADS (1),
+# SEED (1; another seed trains models/multi30k-PAIR-seedN), KEEP (keep the last
+# KEEP checkpoints as step-N.ckpt, to average; default 5),
 # EVAL_ONLY=1 (evaluate models/multi30k-PAIR without training).
 set -eu
 pair=${1:-de-en}
@@ -16,7 +18,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 data=${2:-$root/../shared/corpora/multi30k}
 minutes=${MINUTES:-115}
 threads=${THREADS:-1}
+seed=${SEED:-1}
+keep=${KEEP:-5}
 name=multi30k-$pair
+[ "$seed" = 1 ] || name=$name-seed$seed
 work=$root/build/$name
 bin=$root/rnnsearch
 mkdir -p "$work"
@@ -47,6 +52,7 @@ cd "$root"
     --out "models/$name" --overwrite --subwords 6000 --emb 256 --hidden 256 --att 256 --maxout 256 \
     --batch-size 64 --lr 0.002 --dropout 0.3 --label-smoothing 0.1 --lr-decay 0.5 \
     --patience 6 --epochs 40 --max-len 60 --max-minutes "$minutes" --threads "$threads" \
+    --seed "$seed" --keep-last "$keep" \
     2> "$work/train.log"
 
 model=models/$name/best.ckpt

@@ -3,6 +3,7 @@
 
 #include "attention.h"
 #include "linalg.h"
+#include "vecmath.h"
 
 int attention_key_size(int kind, int n, int a)
 {
@@ -17,35 +18,31 @@ static float dot_scale(int kind, int n)
 void attention_keys_forward(int kind, float *keys, const float *annotations, const float *U,
                             const float *b, int R, int n, int a)
 {
+    const double phase_t0 = rs_phase_start();
     int ka = attention_key_size(kind, n, a);
     rs_gemm(0, 1, R, ka, 2 * n, 1.0f, annotations, 2 * n, U, 2 * n, 0.0f, keys, ka);
     if (kind == RS_ATT_ADDITIVE)
         rs_add_bias(keys, b, R, ka, ka);
+    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
                              const float *dkeys, const float *annotations, const float *U,
                              int R, int n, int a)
 {
+    const double phase_t0 = rs_phase_start();
     int ka = attention_key_size(kind, n, a);
     rs_gemm(0, 0, R, 2 * n, ka, 1.0f, dkeys, ka, U, 2 * n, 1.0f, dannotations, 2 * n);
     rs_gemm(1, 0, ka, 2 * n, R, 1.0f, dkeys, ka, annotations, 2 * n, 1.0f, dU, 2 * n);
     if (kind == RS_ATT_ADDITIVE)
         rs_add_row_sums(db, dkeys, R, ka, ka);
+    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void attention_softmax(float *x, int len, int total)
 {
     if (len > 0) {
-        float max = x[0];
-        for (int j = 1; j < len; j++)
-            if (x[j] > max)
-                max = x[j];
-        float sum = 0.0f;
-        for (int j = 0; j < len; j++) {
-            x[j] = expf(x[j] - max);
-            sum += x[j];
-        }
+        float sum = (float)rs_vexp_shift_sum(x, x, rs_vmax(x, (size_t)len), (size_t)len);
         for (int j = 0; j < len; j++)
             x[j] /= sum;
     }
@@ -58,6 +55,7 @@ void attention_forward(int kind, float *alpha, float *context, float *hidden, fl
                        const int *src_len, const float *W_a, const float *v_a, int B, int S,
                        int n, int a)
 {
+    const double phase_t0 = rs_phase_start();
     const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
     if (kind == RS_ATT_ADDITIVE)
         rs_gemm(0, 1, B, a, n, 1.0f, query, n, W_a, n, 0.0f, query_proj, a);
@@ -66,32 +64,20 @@ void attention_forward(int kind, float *alpha, float *context, float *hidden, fl
         float *scores = alpha + (size_t)b * S;
         for (int j = 0; j < src_len[b]; j++) {
             const float *key = keys + ((size_t)j * B + b) * ka;
-            float e = 0.0f;
-            if (kind == RS_ATT_ADDITIVE) {
-                float *t = hidden + ((size_t)b * S + j) * a;
-                const float *q = query_proj + (size_t)b * a;
-                for (int k = 0; k < a; k++) {
-                    t[k] = tanhf(q[k] + key[k]);
-                    e += v_a[k] * t[k];
-                }
-            } else {
-                const float *q = query + (size_t)b * n;
-                for (int k = 0; k < n; k++)
-                    e += q[k] * key[k];
-                e *= scale;
-            }
-            scores[j] = e;
+            if (kind == RS_ATT_ADDITIVE)
+                scores[j] = rs_vtanh_add_dot(hidden + ((size_t)b * S + j) * a,
+                                             query_proj + (size_t)b * a, key, v_a, (size_t)a);
+            else
+                scores[j] = scale * rs_vdot(query + (size_t)b * n, key, (size_t)n);
         }
         attention_softmax(scores, src_len[b], S);
         /* c_b = Σ_j α_bj h_jb: the rows h_jb are B·2n apart in time-major order. */
         float *c = context + (size_t)b * n2;
         memset(c, 0, sizeof(float) * n2);
-        for (int j = 0; j < src_len[b]; j++) {
-            const float *h = annotations + ((size_t)j * B + b) * n2;
-            for (int k = 0; k < n2; k++)
-                c[k] += scores[j] * h[k];
-        }
+        for (int j = 0; j < src_len[b]; j++)
+            rs_vaxpy(c, scores[j], annotations + ((size_t)j * B + b) * n2, (size_t)n2);
     }
+    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void attention_backward(int kind, float *dquery, float *dannotations, float *dkeys,
@@ -101,6 +87,7 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
                         const float *W_a, const float *v_a, int B, int S, int n, int a,
                         float *scratch)
 {
+    const double phase_t0 = rs_phase_start();
     const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
     const float scale = dot_scale(kind, n);
     if (kind == RS_ATT_ADDITIVE)
@@ -113,11 +100,8 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
         for (int j = 0; j < src_len[b]; j++) {
             const float *h = annotations + ((size_t)j * B + b) * n2;
             float *dh = dannotations + ((size_t)j * B + b) * n2;
-            float da = 0.0f;
-            for (int k = 0; k < n2; k++) {
-                da += dc[k] * h[k];
-                dh[k] += al[j] * dc[k];
-            }
+            float da = rs_vdot(dc, h, (size_t)n2);
+            rs_vaxpy(dh, al[j], dc, (size_t)n2);
             dscore[j] = da;
             weighted += al[j] * da;
         }
@@ -128,14 +112,9 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
             float *dkey = dkeys + ((size_t)j * B + b) * ka;
             if (kind == RS_ATT_ADDITIVE) {
                 /* forward was: ε = v · t, t = tanh(W_a s + key). */
-                const float *t = hidden + ((size_t)b * S + j) * a;
-                float *dq = dquery_proj + (size_t)b * a;
-                for (int k = 0; k < a; k++) {
-                    dv_a[k] += dscore[j] * t[k];
-                    float dpre = dscore[j] * v_a[k] * (1.0f - t[k] * t[k]);
-                    dq[k] += dpre;
-                    dkey[k] += dpre;
-                }
+                rs_vtanh_add_dot_backward(dquery_proj + (size_t)b * a, dkey, dv_a,
+                                          hidden + ((size_t)b * S + j) * a, v_a, dscore[j],
+                                          (size_t)a);
             } else {
                 /* forward was: ε = scale · s · key. */
                 const float *key = keys + ((size_t)j * B + b) * ka;
@@ -151,4 +130,5 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
     }
     if (kind == RS_ATT_ADDITIVE)
         rs_gemm(0, 0, B, n, a, 1.0f, dquery_proj, a, W_a, n, 1.0f, dquery, n);
+    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }

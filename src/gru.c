@@ -2,10 +2,12 @@
 
 #include "gru.h"
 #include "linalg.h"
+#include "vecmath.h"
 
 void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
                       const float *x_proj, const float *U, const float *mask, int B, int n)
 {
+    const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
     memcpy(gates, x_proj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
@@ -13,8 +15,7 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
         const float *hp = h_prev + (size_t)b * n;
-        for (int k = 0; k < 2 * n; k++)
-            zr[k] = rs_sigmoid(zr[k]);
+        rs_vsigmoid(zr, zr, (size_t)2 * n);
         for (int k = 0; k < n; k++)
             r_h[(size_t)b * n + k] = zr[n + k] * hp[k];
     }
@@ -25,18 +26,20 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
         const float *hp = h_prev + (size_t)b * n;
         float *hb = h + (size_t)b * n;
         float m = mask ? mask[b] : 1.0f;
+        rs_vtanh(g, g, (size_t)n);
         for (int k = 0; k < n; k++) {
-            g[k] = tanhf(g[k]);
             float h_new = (1.0f - z[k]) * hp[k] + z[k] * g[k];
             hb[k] = m != 0.0f ? h_new : hp[k];
         }
     }
+    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
 void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float *gates,
                        const float *h_prev, const float *U, const float *mask,
                        int B, int n, float *scratch)
 {
+    const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
     /* forward was: h = (1-z)⊙h_prev + z⊙g where mask = 1, else h = h_prev. */
     for (int b = 0; b < B; b++) {
@@ -73,13 +76,16 @@ void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float
     }
     /* z, r = σ(... + U_zr h_prev): dh_prev += U_zr^T dpre_zr. */
     rs_gemm(0, 0, B, n, 2 * n, 1.0f, dpre, n3, U, n, 1.0f, dh_prev, n);
+    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
 void gru_recurrent_backward(float *dU, float *db, const float *dpre, const float *h_prev,
                             const float *r_h, int R, int n)
 {
+    const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
     rs_gemm(1, 0, 2 * n, n, R, 1.0f, dpre, n3, h_prev, n, 1.0f, dU, n);
     rs_gemm(1, 0, n, n, R, 1.0f, dpre + 2 * n, n3, r_h, n, 1.0f, dU + (size_t)2 * n * n, n);
     rs_add_row_sums(db, dpre, R, n3, n3);
+    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }

@@ -1,6 +1,8 @@
 #include <cblas.h>
+#include <time.h>
 
 #include "linalg.h"
+#include "vecmath.h"
 
 void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc)
@@ -14,24 +16,56 @@ void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, i
                 C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
         return;
     }
+    if (M == 1) {
+        /* One row: a matrix-vector product, c = alpha op(B)^T a + beta c. sgemm
+         * would copy (pack) all of B for this one row; sgemv reads it once. */
+        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, alpha,
+                    B, ldb, A, ta ? lda : 1, beta, C, 1);
+        return;
+    }
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M,
                 N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx)
 {
-    for (int i = 0; i < M; i++) {
-        const float *row = X + (size_t)i * ldx;
-        for (int j = 0; j < N; j++)
-            y[j] += row[j];
-    }
+    for (int i = 0; i < M; i++)
+        rs_vaxpy(y, 1.0f, X + (size_t)i * ldx, (size_t)N);
 }
 
 void rs_add_bias(float *X, const float *b, int M, int N, int ldx)
 {
-    for (int i = 0; i < M; i++) {
-        float *row = X + (size_t)i * ldx;
-        for (int j = 0; j < N; j++)
-            row[j] += b[j];
-    }
+    for (int i = 0; i < M; i++)
+        rs_vaxpy(X + (size_t)i * ldx, 1.0f, b, (size_t)N);
+}
+
+static _Thread_local int phase_on;
+static _Thread_local double phase_sum[RS_PHASES];
+
+void rs_phase_timing(int on)
+{
+    phase_on = on;
+    if (on)
+        for (int p = 0; p < RS_PHASES; p++)
+            phase_sum[p] = 0.0;
+}
+
+double rs_phase_seconds(int phase)
+{
+    return phase_sum[phase];
+}
+
+double rs_phase_start(void)
+{
+    if (!phase_on)
+        return 0.0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void rs_phase_stop(int phase, double started)
+{
+    if (phase_on)
+        phase_sum[phase] += rs_phase_start() - started;
 }

@@ -4,11 +4,12 @@
 #ifndef RS_LINALG_H
 #define RS_LINALG_H
 
-#include <math.h>
 #include <stddef.h>
 
 /* C[M,N] = alpha * op(A) op(B) + beta * C, row-major; ta/tb: 1 = transpose.
- * op(A) is [M,K], op(B) is [K,N]; lda/ldb/ldc are the row strides as stored. */
+ * op(A) is [M,K], op(B) is [K,N]; lda/ldb/ldc are the row strides as stored.
+ * A single row (M = 1: one sentence decoding) goes to sgemv, which reads B
+ * once instead of packing it. */
 void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc);
 
@@ -18,9 +19,13 @@ void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx);
 /* Each row of X[M, N] (stride ldx) += b[N]. */
 void rs_add_bias(float *X, const float *b, int M, int N, int ldx);
 
-static inline float rs_sigmoid(float x)
-{
-    return 1.0f / (1.0f + expf(-x));
-}
+/* Time spent in each kind of layer, summed per thread while timing is on
+ * (rnnsearch bench's breakdown of a step). The layers bracket their work with
+ * rs_phase_start / rs_phase_stop; when timing is off that costs one test. */
+enum { RS_PHASE_RECURRENCE, RS_PHASE_ATTENTION, RS_PHASE_OUTPUT, RS_PHASES };
+void rs_phase_timing(int on); /* on: also zeroes this thread's sums */
+double rs_phase_seconds(int phase);
+double rs_phase_start(void); /* 0 when timing is off */
+void rs_phase_stop(int phase, double started);
 
 #endif

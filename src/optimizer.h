@@ -10,11 +10,13 @@
 /* ‖g‖₂ over all entries, accumulated in double. */
 double rs_grad_norm(const float *grads, size_t count);
 
-/* Scales grads by max_norm / norm when norm > max_norm > 0; returns the factor used. */
-float rs_clip_grads(float *grads, size_t count, double norm, float max_norm);
+/* The factor clipping applies to the gradients: max_norm / norm when
+ * norm > max_norm > 0, else 1. */
+float rs_clip_factor(double norm, float max_norm);
 
-/* One Adam update; step is the 1-based index of this update. */
-void rs_adam_update(float *params, const float *grads, float *m, float *v, size_t count,
-                    float lr, float beta1, float beta2, float eps, int64_t step);
+/* One Adam update with the gradients grad_scale · grads (the clip factor;
+ * grads is not changed), in one pass; step is the 1-based index of this update. */
+void rs_adam_update(float *params, const float *grads, float grad_scale, float *m, float *v,
+                    size_t count, float lr, float beta1, float beta2, float eps, int64_t step);
 
 #endif

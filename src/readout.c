@@ -3,12 +3,14 @@
 
 #include "linalg.h"
 #include "readout.h"
+#include "vecmath.h"
 
 void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
                      const float *states, const float *prev_emb, int lde, const float *context,
                      int ldc, const float *t_mask, const rs_tensors *w, int R, int n, int m, int l,
                      int V)
 {
+    const double phase_t0 = rs_phase_start();
     const int l2 = 2 * l;
     rs_gemm(0, 1, R, l2, n, 1.0f, states, n, w->out_U, n, 0.0f, tpre, l2);
     rs_gemm(0, 1, R, l2, m, 1.0f, prev_emb, lde, w->out_V, m, 1.0f, tpre, l2);
@@ -28,6 +30,7 @@ void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
             t[i] *= t_mask[i];
     rs_gemm(0, 1, R, V, l, 1.0f, t, l, w->out_W, l, 0.0f, logits, V);
     rs_add_bias(logits, w->out_bw, R, V, V);
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext, int ldc,
@@ -36,6 +39,7 @@ void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext
                       const float *prev_emb, const float *context, const float *t_mask,
                       const rs_tensors *w, int R, int n, int m, int l, int V)
 {
+    const double phase_t0 = rs_phase_start();
     const int l2 = 2 * l;
     /* forward was: logits = W_out t + b_out. */
     rs_gemm(1, 0, V, l, R, 1.0f, dlogits, V, t, l, 1.0f, g->out_W, l);
@@ -57,37 +61,32 @@ void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext
     rs_gemm(0, 0, R, n, l2, 1.0f, dtpre, l2, w->out_U, n, 0.0f, dstates, n);
     rs_gemm(0, 0, R, m, l2, 1.0f, dtpre, l2, w->out_V, m, 1.0f, dprev_emb, lde);
     rs_gemm(0, 0, R, 2 * n, l2, 1.0f, dtpre, l2, w->out_C, 2 * n, 1.0f, dcontext, ldc);
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 double softmax_xent_forward(float *probs, float *nll, const int *targets, int R, int V)
 {
+    const double phase_t0 = rs_phase_start();
     double total = 0.0;
     for (int r = 0; r < R; r++) {
         float *p = probs + (size_t)r * V;
         const float logit_y = p[targets[r]];
-        float max = p[0];
-        for (int v = 1; v < V; v++)
-            if (p[v] > max)
-                max = p[v];
-        double sum = 0.0;
-        for (int v = 0; v < V; v++) {
-            p[v] = expf(p[v] - max);
-            sum += p[v];
-        }
+        const float max = rs_vmax(p, (size_t)V);
+        const double sum = rs_vexp_shift_sum(p, p, max, (size_t)V);
         /* log p(y) = logit_y - max - log Σ exp(logit - max): finite even where p(y) underflows. */
         float logp = (float)((double)logit_y - max - log(sum));
-        float inv = (float)(1.0 / sum);
-        for (int v = 0; v < V; v++)
-            p[v] *= inv;
+        rs_vscale_shift(p, (float)(1.0 / sum), 0.0f, (size_t)V);
         nll[r] = targets[r] == RS_PAD ? 0.0f : -logp;
         total += nll[r];
     }
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
     return total;
 }
 
 void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale,
                            int R, int V)
 {
+    const double phase_t0 = rs_phase_start();
     const float uniform = smoothing / (float)V;
     for (int r = 0; r < R; r++) {
         float *p = probs + (size_t)r * V;
@@ -95,8 +94,8 @@ void softmax_xent_backward(float *probs, const int *targets, float smoothing, fl
             memset(p, 0, sizeof(float) * V);
             continue;
         }
-        for (int v = 0; v < V; v++)
-            p[v] = scale * (p[v] - uniform);
+        rs_vscale_shift(p, scale, uniform, (size_t)V);
         p[targets[r]] -= scale * (1.0f - smoothing);
     }
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }

@@ -19,6 +19,7 @@
 #include "forced.h"
 #include "network.h"
 #include "optimizer.h"
+#include "shards.h"
 #include "train.h"
 #include "translate.h"
 
@@ -487,23 +488,22 @@ static long update_tokens(const update_batches *u)
     return tokens;
 }
 
-/* Zero grads, then forward and backward over each batch of the update: the
- * loss Σ -log p over their `tokens` target tokens into *loss, and in grads
- * [layout.total] the gradient of the per-token mean over all of them (label
- * smoothing included), with its global norm in *gnorm. Dropout masks come
- * from (seed, step, rank), so a resumed run draws the same ones. Across
- * ranks, each computes its rows [lo, hi) of every batch and the loss and
- * gradient are the sums over ranks (`tokens` counts the whole update's). */
-static int train_step(rs_workspace *ws, rs_batch *batch, const rs_model *model,
-                      const update_batches *u, long tokens, rs_tensors *g, float *grads,
-                      int64_t step, double *loss, double *gnorm, rs_error *err)
+/* Forward and backward over each batch of the update, on every core
+ * (shards.h): the loss Σ -log p over their `tokens` target tokens into *loss,
+ * and in the shards' gradient buffer [layout.total] the gradient of the
+ * per-token mean over all of them (label smoothing included), with its global
+ * norm in *gnorm. Dropout masks come from (seed, step, batch of the update,
+ * rank), so a resumed run draws the same ones. Across ranks (dist.h), each
+ * computes its rows [lo, hi) of every batch, a rank being one more shard, and
+ * the loss and gradient are the sums over ranks (`tokens` counts the whole
+ * update's). */
+static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
+                      const update_batches *u, long tokens, int64_t step, double *loss,
+                      double *gnorm, rs_error *err)
 {
     const rs_config *c = &model->cfg;
-    memset(grads, 0, sizeof(float) * model->layout.total);
-    ws->dropout = c->dropout;
-    rs_rng_seed(&ws->dropout_rng,
-                ((uint64_t)c->seed << 32) ^ (uint64_t)step ^ ((uint64_t)rs_dist_rank() << 56));
     *loss = 0.0;
+    int computed = 0; /* batches of the update this rank has rows of */
     for (int k = u->first; k < u->first + u->count; k++) {
         int lo, hi;
         rs_dist_rows(u->plan->start[k + 1] - u->plan->start[k], &lo, &hi);
@@ -512,13 +512,22 @@ static int train_step(rs_workspace *ws, rs_batch *batch, const rs_model *model,
         if (rs_batch_from_dataset(batch, u->data, u->plan->order + u->plan->start[k] + lo, hi - lo,
                                   err))
             return -1;
-        *loss += rs_network_forward(ws, model, batch);
-        rs_network_backward(ws, model, batch, g, c->label_smoothing, 1.0f / (float)tokens);
+        const uint64_t seed = ((uint64_t)c->seed << 32) ^ (uint64_t)step ^
+                              ((uint64_t)(k - u->first) * 0xD1B54A32D192ED03ULL) ^
+                              ((uint64_t)rs_dist_rank() << 56);
+        *loss += rs_shards_step(shards, model, batch, c->dropout, seed, c->label_smoothing, tokens,
+                                computed++ > 0);
     }
-    *loss = rs_dist_sum_double(*loss);
-    if (rs_dist_sum_floats(grads, model->layout.total, err))
-        return -1;
-    *gnorm = rs_grad_norm(grads, model->layout.total);
+    if (rs_dist_size() > 1) {
+        if (!computed)
+            memset(shards->grads, 0, sizeof(float) * shards->total);
+        *loss = rs_dist_sum_double(*loss);
+        if (rs_dist_sum_floats(shards->grads, shards->total, err))
+            return -1;
+        *gnorm = rs_grad_norm(shards->grads, shards->total);
+        return 0;
+    }
+    *gnorm = shards->grad_norm;
     return 0;
 }
 
@@ -551,30 +560,28 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                       err) ||
         rs_dist_agree(fingerprint(model, state, train), "the training data or the model", err))
         return -1;
-    rs_workspace ws;
+    rs_shards shards;
     rs_batch batch;
     rs_epoch_plan plan = {0};
     float *grads = rs_calloc(total, sizeof(float), err);
     if (!grads)
         return -1;
-    if (rs_workspace_alloc(&ws, model, c->batch_size, max_S, max_T, err)) {
+    if (rs_shards_init(&shards, model, c->threads, c->batch_size, max_S, max_T, grads, err)) {
         free(grads);
         return -1;
     }
     if (rs_batch_alloc(&batch, c->batch_size, max_S, max_T, err)) {
-        rs_workspace_free(&ws);
+        rs_shards_free(&shards);
         free(grads);
         return -1;
     }
-    rs_tensors g;
-    rs_tensors_bind(&g, &model->layout, grads);
     trainer tr = {model, state, options, report, ctx, state->step, -1};
 
     /* Every epoch has the same number of batches (the cuts follow the lengths). */
     rs_rng count_rng = state->rng;
     if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err)) {
         rs_batch_free(&batch);
-        rs_workspace_free(&ws);
+        rs_shards_free(&shards);
         free(grads);
         return -1;
     }
@@ -629,7 +636,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                                   plan.batches - k < c->accumulate ? plan.batches - k : c->accumulate};
         const long tokens = update_tokens(&u);
         double loss, gnorm;
-        if (train_step(&ws, &batch, model, &u, tokens, &g, grads, state->step, &loss, &gnorm, err)) {
+        if (train_step(&shards, &batch, model, &u, tokens, state->step, &loss, &gnorm, err)) {
             status = -1;
             break;
         }
@@ -648,10 +655,10 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                 err);
             break;
         }
-        rs_clip_grads(grads, total, gnorm, c->clip);
+        const float clip = rs_clip_factor(gnorm, c->clip);
         state->step++;
         const float lr = learning_rate(c, state, state->step);
-        rs_adam_update(model->params, grads, state->adam_m, state->adam_v, total, lr, c->beta1,
+        rs_shards_adam(&shards, model->params, clip, state->adam_m, state->adam_v, lr, c->beta1,
                        c->beta2, c->adam_eps, state->step);
         const int shown_epoch = state->epoch + 1;
         state->batches_done = k + u.count;
@@ -741,7 +748,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     }
     rs_epoch_plan_free(&plan);
     rs_batch_free(&batch);
-    rs_workspace_free(&ws);
+    rs_shards_free(&shards);
     free(grads);
     return status;
 }

@@ -45,7 +45,7 @@ static void check_adam(float lr, float beta1, float beta2, float eps)
     float params[COUNT], m[COUNT] = {0}, v[COUNT] = {0};
     memcpy(params, start, sizeof params);
     for (int t = 1; t <= STEPS; t++) {
-        rs_adam_update(params, grads[t - 1], m, v, COUNT, lr, beta1, beta2, eps, t);
+        rs_adam_update(params, grads[t - 1], 1.0f, m, v, COUNT, lr, beta1, beta2, eps, t);
         double expected[COUNT];
         adam_reference(expected, t, lr, beta1, beta2, eps);
         for (int i = 0; i < COUNT; i++) {
@@ -72,7 +72,7 @@ START_TEST(adam_first_step_is_lr_times_sign)
      * lr · g / (|g| + ε): lr against the gradient's sign, 0 where g = 0. */
     float params[COUNT], m[COUNT] = {0}, v[COUNT] = {0};
     memcpy(params, start, sizeof params);
-    rs_adam_update(params, grads[0], m, v, COUNT, 0.01f, 0.9f, 0.999f, 1e-8f, 1);
+    rs_adam_update(params, grads[0], 1.0f, m, v, COUNT, 0.01f, 0.9f, 0.999f, 1e-8f, 1);
     const float expected[COUNT] = {0.99f, -0.49f, 0.25f, -0.01f};
     for (int i = 0; i < COUNT; i++)
         ck_assert_float_eq_tol(params[i], expected[i], 1e-6f);
@@ -102,28 +102,38 @@ END_TEST
 
 START_TEST(clipping_above_below_and_off)
 {
-    /* Above: ‖(3, 4)‖ = 5 > 1 → scaled by 1/5 to norm 1. */
+    /* Above: ‖(3, 4)‖ = 5 > 1 → the gradients are scaled by 1/5, to norm 1. */
     float g[2] = {3.0f, -4.0f};
-    float factor = rs_clip_grads(g, 2, rs_grad_norm(g, 2), 1.0f);
-    ck_assert_float_eq_tol(factor, 0.2f, 1e-7f);
-    ck_assert_float_eq_tol(g[0], 0.6f, 1e-7f);
-    ck_assert_float_eq_tol(g[1], -0.8f, 1e-7f);
-    ck_assert_double_eq_tol(rs_grad_norm(g, 2), 1.0, 1e-6);
-    /* Below (and at) the limit: untouched, factor 1. */
-    float h[2] = {3.0f, -4.0f};
-    ck_assert(rs_clip_grads(h, 2, 5.0, 10.0f) == 1.0f);
-    ck_assert(h[0] == 3.0f && h[1] == -4.0f);
-    ck_assert(rs_clip_grads(h, 2, 5.0, 5.0f) == 1.0f);
-    ck_assert(h[0] == 3.0f && h[1] == -4.0f);
+    ck_assert_float_eq_tol(rs_clip_factor(rs_grad_norm(g, 2), 1.0f), 0.2f, 1e-7f);
+    /* Below and at the limit: factor 1. */
+    ck_assert(rs_clip_factor(5.0, 10.0f) == 1.0f);
+    ck_assert(rs_clip_factor(5.0, 5.0f) == 1.0f);
     /* max_norm 0 (or below) turns clipping off, however large the norm. */
-    float big[2] = {3e6f, -4e6f};
-    ck_assert(rs_clip_grads(big, 2, 5e6, 0.0f) == 1.0f);
-    ck_assert(big[0] == 3e6f && big[1] == -4e6f);
-    ck_assert(rs_clip_grads(big, 2, 5e6, -1.0f) == 1.0f);
-    ck_assert(big[0] == 3e6f && big[1] == -4e6f);
+    ck_assert(rs_clip_factor(5e6, 0.0f) == 1.0f);
+    ck_assert(rs_clip_factor(5e6, -1.0f) == 1.0f);
     /* A NaN norm is not "above" the limit: nothing is scaled by NaN. */
-    ck_assert(rs_clip_grads(h, 2, NAN, 1.0f) == 1.0f);
-    ck_assert(h[0] == 3.0f && h[1] == -4.0f);
+    ck_assert(rs_clip_factor(NAN, 1.0f) == 1.0f);
+}
+END_TEST
+
+/* Adam with grad_scale s equals Adam on the gradients multiplied by s (the
+ * clipped gradients), and leaves the gradients as they were. */
+START_TEST(adam_scales_the_gradients_it_is_given)
+{
+    float p1[3] = {0.5f, -1.0f, 2.0f}, p2[3] = {0.5f, -1.0f, 2.0f};
+    float m1[3] = {0}, v1[3] = {0}, m2[3] = {0}, v2[3] = {0};
+    float g[3] = {3.0f, -4.0f, 0.25f}, scaled[3];
+    for (int i = 0; i < 3; i++)
+        scaled[i] = 0.2f * g[i];
+    for (int t = 1; t <= 3; t++) {
+        rs_adam_update(p1, g, 0.2f, m1, v1, 3, 0.01f, 0.9f, 0.999f, 1e-8f, t);
+        rs_adam_update(p2, scaled, 1.0f, m2, v2, 3, 0.01f, 0.9f, 0.999f, 1e-8f, t);
+    }
+    for (int i = 0; i < 3; i++) {
+        ck_assert_float_eq_tol(p1[i], p2[i], 1e-6f);
+        ck_assert_float_eq_tol(m1[i], m2[i], 1e-7f);
+    }
+    ck_assert(g[0] == 3.0f && g[1] == -4.0f && g[2] == 0.25f);
 }
 END_TEST
 
@@ -135,6 +145,7 @@ Suite *optimizer_suite(void)
     tcase_add_test(tc, adam_first_step_is_lr_times_sign);
     tcase_add_test(tc, grad_norm_known_answers);
     tcase_add_test(tc, clipping_above_below_and_off);
+    tcase_add_test(tc, adam_scales_the_gradients_it_is_given);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,304 @@
+/* The fast element-wise kernels against the straightforward ones: libm in
+ * double for exp, tanh and the sigmoid (the worst error in ulp asserted
+ * against the bound src/vecmath.h states), plain loops for the fused sums, and
+ * the AVX2 path against the portable one bit for bit. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gradcheck.h"
+#include "linalg.h"
+#include "vecmath.h"
+
+/* |f - exact| in units of the float spacing at exact. */
+static double ulp_error(float f, double exact)
+{
+    if (exact == 0.0)
+        return f == 0.0f ? 0.0 : INFINITY;
+    int e;
+    frexp(exact, &e);
+    return fabs((double)f - exact) / ldexp(1.0, e - 24);
+}
+
+typedef float (*scalar_fn)(float);
+typedef double (*exact_fn)(double);
+
+static double exact_sigmoid(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+/* Worst ulp error over [from, to], stepping by a relative 2e-6 (and at least
+ * 1e-6): about a million points, every binade covered. */
+static double worst_ulps(scalar_fn f, exact_fn ref, float from, float to, float *where)
+{
+    double worst = 0.0;
+    for (float x = from; x <= to;) {
+        double u = ulp_error(f(x), ref((double)x));
+        if (u > worst) {
+            worst = u;
+            *where = x;
+        }
+        float step = fabsf(x) * 2e-6f;
+        x += step > 1e-6f ? step : 1e-6f;
+    }
+    return worst;
+}
+
+static void expect_ulps(const char *name, scalar_fn f, exact_fn ref, float from, float to,
+                        double bound)
+{
+    float where = 0.0f;
+    double worst = worst_ulps(f, ref, from, to, &where);
+    fprintf(stderr, "%s on [%g, %g]: worst %.3f ulp at %.9g (bound %.1f)\n", name, from, to, worst,
+            where, bound);
+    ck_assert_msg(worst <= bound, "%s: %.3f ulp at %.9g > %.1f", name, worst, where, bound);
+}
+
+START_TEST(exp_within_stated_ulps)
+{
+    expect_ulps("rs_exp", rs_exp, exp, -87.0f, 88.0f, 1.5);
+    ck_assert_float_eq(rs_exp(-87.5f), 0.0f);
+    ck_assert_float_eq(rs_exp(-INFINITY), 0.0f);
+    ck_assert_float_eq(rs_exp(0.0f), 1.0f);
+    ck_assert_float_eq(rs_exp(1000.0f), rs_exp(88.0f));
+    ck_assert(isnan(rs_exp(NAN)));
+}
+END_TEST
+
+START_TEST(tanh_within_stated_ulps)
+{
+    expect_ulps("rs_tanh", rs_tanh, tanh, -20.0f, 20.0f, 3.0);
+    /* tiny arguments keep their relative accuracy (no 1 - 2/(e+1) cancellation) */
+    expect_ulps("rs_tanh small", rs_tanh, tanh, 1e-30f, 1e-3f, 3.0);
+    for (float x = 0.001f; x < 25.0f; x *= 1.37f)
+        ck_assert_msg(rs_tanh(-x) == -rs_tanh(x), "tanh not odd at %g", x);
+    ck_assert_float_eq(rs_tanh(30.0f), 1.0f);
+    ck_assert_float_eq(rs_tanh(-INFINITY), -1.0f);
+    ck_assert(rs_tanh(0.0f) == 0.0f);
+    ck_assert(isnan(rs_tanh(NAN)));
+}
+END_TEST
+
+START_TEST(sigmoid_within_stated_ulps)
+{
+    expect_ulps("rs_sigmoid", rs_sigmoid, exact_sigmoid, -88.0f, 88.0f, 3.0);
+    for (float x = -88.0f; x > -200.0f; x -= 0.37f)
+        ck_assert_msg(fabs(rs_sigmoid(x) - exact_sigmoid(x)) < 6.1e-39, "sigmoid(%g)", x);
+    ck_assert_float_eq(rs_sigmoid(INFINITY), 1.0f);
+    ck_assert(isnan(rs_sigmoid(NAN)));
+}
+END_TEST
+
+/* The vector kernels give the scalar kernels' values, every length's tail included. */
+START_TEST(vector_kernels_match_scalar)
+{
+    enum { N = 77 };
+    float x[N], y[N], q[N], v[N];
+    for (int count = 0; count <= N; count++) {
+        fill_uniform(x, N, 12.0f, (unsigned)count + 1);
+        fill_uniform(q, N, 3.0f, (unsigned)count + 100);
+        fill_uniform(v, N, 1.0f, (unsigned)count + 200);
+        rs_vexp(y, x, (size_t)count);
+        for (int i = 0; i < count; i++)
+            ck_assert_msg(y[i] == rs_exp(x[i]), "vexp[%d] of %d", i, count);
+        rs_vtanh(y, x, (size_t)count);
+        for (int i = 0; i < count; i++)
+            ck_assert_msg(y[i] == rs_tanh(x[i]), "vtanh[%d] of %d", i, count);
+        memcpy(y, x, sizeof y);
+        rs_vsigmoid(y, y, (size_t)count); /* in place */
+        for (int i = 0; i < count; i++)
+            ck_assert_msg(y[i] == rs_sigmoid(x[i]), "vsigmoid[%d] of %d", i, count);
+        if (count == 0)
+            continue;
+        float max = x[0];
+        for (int i = 1; i < count; i++)
+            max = x[i] > max ? x[i] : max;
+        ck_assert_float_eq(rs_vmax(x, (size_t)count), max);
+        double sum = 0.0, ref_sum = 0.0;
+        sum = rs_vexp_shift_sum(y, x, max, (size_t)count);
+        for (int i = 0; i < count; i++) {
+            ck_assert_msg(y[i] == rs_exp(x[i] - max), "vexp_shift_sum[%d] of %d", i, count);
+            ref_sum += exp((double)x[i] - max);
+        }
+        ck_assert_msg(fabs(sum - ref_sum) <= 4e-7 * ref_sum, "exp sum %g vs %g", sum, ref_sum);
+        float t[N];
+        double ref_dot = 0.0, abs_dot = 0.0;
+        float dot = rs_vtanh_add_dot(t, q, x, v, (size_t)count);
+        for (int i = 0; i < count; i++) {
+            ck_assert_msg(t[i] == rs_tanh(q[i] + x[i]), "tanh_add_dot t[%d] of %d", i, count);
+            ref_dot += (double)v[i] * tanh((double)(q[i] + x[i]));
+            abs_dot += fabs((double)v[i]);
+        }
+        ck_assert_msg(fabs(dot - ref_dot) <= 1e-6 * abs_dot, "tanh_add_dot %g vs %g", dot, ref_dot);
+        ref_dot = abs_dot = 0.0;
+        for (int i = 0; i < count; i++) {
+            ref_dot += (double)x[i] * q[i];
+            abs_dot += fabs((double)x[i] * q[i]);
+        }
+        dot = rs_vdot(x, q, (size_t)count);
+        ck_assert_msg(fabs(dot - ref_dot) <= 1e-6 * abs_dot, "vdot %g vs %g", dot, ref_dot);
+        memcpy(y, q, sizeof y);
+        rs_vaxpy(y, 0.5f, x, (size_t)count);
+        for (int i = 0; i < count; i++)
+            ck_assert_float_eq(y[i], q[i] + 0.5f * x[i]);
+        memcpy(y, x, sizeof y);
+        rs_vscale_shift(y, 0.25f, 0.5f, (size_t)count);
+        for (int i = 0; i < count; i++)
+            ck_assert_float_eq(y[i], 0.25f * (x[i] - 0.5f));
+        /* the backward of tanh_add_dot: t from above, de = 0.7 */
+        float dq[N], dk[N], dv[N];
+        for (int i = 0; i < N; i++)
+            dq[i] = dk[i] = dv[i] = 0.125f * (float)i;
+        rs_vtanh_add_dot_backward(dq, dk, dv, t, v, 0.7f, (size_t)count);
+        for (int i = 0; i < count; i++) {
+            float dpre = 0.7f * v[i] * (1.0f - t[i] * t[i]);
+            ck_assert_float_eq(dv[i], 0.125f * (float)i + 0.7f * t[i]);
+            ck_assert_float_eq(dq[i], 0.125f * (float)i + dpre);
+            ck_assert_float_eq(dk[i], 0.125f * (float)i + dpre);
+        }
+    }
+}
+END_TEST
+
+/* The fused Adam pass against the textbook loop (clip applied to the
+ * gradients first), bit for bit; the squared norm against a double loop. */
+START_TEST(adam_and_norm_match_plain_loops)
+{
+    enum { N = 1037 };
+    static float p[N], g[N], m[N], v[N], p2[N], g2[N], m2[N], v2[N];
+    fill_uniform(p, N, 1.0f, 11);
+    fill_uniform(g, N, 3.0f, 12);
+    fill_uniform(m, N, 0.1f, 13);
+    fill_uniform(v, N, 0.1f, 14);
+    for (int i = 0; i < N; i++)
+        v[i] *= v[i];
+    memcpy(p2, p, sizeof p);
+    memcpy(g2, g, sizeof g);
+    memcpy(m2, m, sizeof m);
+    memcpy(v2, v, sizeof v);
+    const float scale = 0.37f, lr = 0.002f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    const float c1 = 1.0f - 0.9f * 0.9f * 0.9f, c2 = 1.0f - 0.999f * 0.999f * 0.999f;
+    rs_vadam(p, g, scale, m, v, N, lr, b1, b2, eps, c1, c2);
+    for (int i = 0; i < N; i++) {
+        g2[i] *= scale;
+        m2[i] = b1 * m2[i] + (1.0f - b1) * g2[i];
+        v2[i] = b2 * v2[i] + (1.0f - b2) * g2[i] * g2[i];
+        p2[i] -= lr * (m2[i] / c1) / (sqrtf(v2[i] / c2) + eps);
+    }
+    ck_assert(!memcmp(p, p2, sizeof p) && !memcmp(m, m2, sizeof m) && !memcmp(v, v2, sizeof v));
+    double ref = 0.0;
+    for (int i = 0; i < N; i++)
+        ref += (double)g[i] * g[i];
+    for (size_t count = 0; count < 20; count++) {
+        double part = 0.0;
+        for (size_t i = 0; i < count; i++)
+            part += (double)g[i] * g[i];
+        ck_assert(fabs(rs_vsumsq(g, count) - part) <= 1e-14 * part);
+    }
+    ck_assert(fabs(rs_vsumsq(g, N) - ref) <= 1e-14 * ref);
+}
+END_TEST
+
+/* rs_gemm's one-row path (sgemv) against a plain triple loop, every
+ * transpose combination, with strides wider than the rows. */
+START_TEST(one_row_gemm_matches_plain_product)
+{
+    enum { K = 13, N = 9, LD = 17 };
+    float A[K * LD], B[K * LD], C[LD], ref[N];
+    fill_uniform(A, K * LD, 1.0f, 21);
+    fill_uniform(B, K * LD, 1.0f, 22);
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            fill_uniform(C, LD, 1.0f, 23);
+            for (int j = 0; j < N; j++) {
+                double s = 0.0;
+                for (int k = 0; k < K; k++)
+                    s += (double)(ta ? A[k * LD] : A[k]) * (tb ? B[j * LD + k] : B[k * LD + j]);
+                ref[j] = (float)(0.5 * s + 2.0 * C[j]);
+            }
+            rs_gemm(ta, tb, 1, N, K, 0.5f, A, LD, B, LD, 2.0f, C, LD);
+            for (int j = 0; j < N; j++)
+                ck_assert_msg(fabsf(C[j] - ref[j]) <= 1e-5f * (1.0f + fabsf(ref[j])),
+                              "ta %d tb %d: C[%d] = %g, expected %g", ta, tb, j, C[j], ref[j]);
+        }
+}
+END_TEST
+
+/* Same bits from both paths, so results do not depend on the machine. */
+START_TEST(avx2_and_portable_paths_agree_bit_for_bit)
+{
+    if (!rs_vecmath_select(1)) {
+        fprintf(stderr, "no AVX2 on this CPU: only the portable path exists to compare\n");
+        ck_assert_int_eq(rs_vecmath_select(-1), 0);
+        return;
+    }
+    enum { N = 1003 };
+    static float x[N], q[N], v[N], a[N], b[N];
+    fill_uniform(x, N, 30.0f, 7);
+    fill_uniform(q, N, 2.0f, 8);
+    fill_uniform(v, N, 1.0f, 9);
+    x[5] = NAN;
+    x[6] = -INFINITY;
+    x[7] = INFINITY;
+    x[8] = -0.0f;
+    x[9] = 1e-30f;
+    x[10] = -95.0f;
+    typedef void (*vfn)(float *, const float *, size_t);
+    vfn fns[] = {rs_vexp, rs_vtanh, rs_vsigmoid};
+    for (int f = 0; f < 3; f++) {
+        rs_vecmath_select(1);
+        fns[f](a, x, N);
+        rs_vecmath_select(0);
+        fns[f](b, x, N);
+        ck_assert_msg(!memcmp(a, b, sizeof a), "kernel %d differs between paths", f);
+    }
+    for (size_t count = 1; count < 40; count++) {
+        const float *xs = x + 11; /* finite values only */
+        rs_vecmath_select(1);
+        double s1 = rs_vexp_shift_sum(a, xs, 3.0f, count);
+        float d1 = rs_vtanh_add_dot(a, q, xs, v, count), p1 = rs_vdot(q, xs, count);
+        float m1 = rs_vmax(xs, count);
+        rs_vecmath_select(0);
+        double s0 = rs_vexp_shift_sum(b, xs, 3.0f, count);
+        float d0 = rs_vtanh_add_dot(b, q, xs, v, count), p0 = rs_vdot(q, xs, count);
+        float m0 = rs_vmax(xs, count);
+        ck_assert_msg(s1 == s0 && d1 == d0 && p1 == p0 && m1 == m0, "sums differ at %zu", count);
+        ck_assert(!memcmp(a, b, sizeof(float) * count));
+        rs_vecmath_select(1);
+        double n1 = rs_vsumsq(xs, count * 20);
+        rs_vecmath_select(0);
+        ck_assert(n1 == rs_vsumsq(xs, count * 20));
+    }
+    float pa[N], pb[N], ma[N], mb[N], va[N], vb[N];
+    for (int path = 0; path < 2; path++) {
+        float *pp = path ? pb : pa, *mm = path ? mb : ma, *vv = path ? vb : va;
+        memcpy(pp, q, sizeof pa);
+        memcpy(mm, v, sizeof pa);
+        memset(vv, 0, sizeof pa);
+        rs_vecmath_select(path ? 0 : 1);
+        rs_vadam(pp, x + 11, 0.5f, mm, vv, N - 11, 0.01f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.01f);
+        rs_vaxpy(pp, 0.3f, q, N);
+    }
+    ck_assert(!memcmp(pa, pb, sizeof pa) && !memcmp(ma, mb, sizeof ma) && !memcmp(va, vb, sizeof va));
+    rs_vecmath_select(-1);
+}
+END_TEST
+
+Suite *vecmath_suite(void)
+{
+    Suite *s = suite_create("vecmath");
+    TCase *tc = tcase_create("kernels");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, exp_within_stated_ulps);
+    tcase_add_test(tc, tanh_within_stated_ulps);
+    tcase_add_test(tc, sigmoid_within_stated_ulps);
+    tcase_add_test(tc, vector_kernels_match_scalar);
+    tcase_add_test(tc, adam_and_norm_match_plain_loops);
+    tcase_add_test(tc, one_row_gemm_matches_plain_product);
+    tcase_add_test(tc, avx2_and_portable_paths_agree_bit_for_bit);
+    suite_add_tcase(s, tc);
+    return s;
+}
