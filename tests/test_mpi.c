@@ -197,6 +197,23 @@ START_TEST(ranks_train_the_model_one_process_trains)
 }
 END_TEST
 
+/* Batches of 2 pairs on 3 ranks: rank 0 has no rows of any batch, rank 1 none
+ * of the epoch's last update (one batch of 1 pair): they send zeros, not the
+ * last update's gradient; updates of 2 batches (--accumulate) sum over
+ * batches and ranks. */
+START_TEST(ranks_without_rows_and_accumulated_updates)
+{
+    if (!have_mpi())
+        return;
+    char dir[64];
+    make_data(dir);
+    train_model(0, dir, "one", "--batch-size 2 --accumulate 2");
+    train_model(3, dir, "three", "--batch-size 2 --accumulate 2");
+    same_models(dir, "one", "three");
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(resume_on_another_number_of_ranks)
 {
     if (!have_mpi())
@@ -303,6 +320,7 @@ Suite *mpi_suite(void)
     TCase *tc = tcase_create("mpirun");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, ranks_train_the_model_one_process_trains);
+    tcase_add_test(tc, ranks_without_rows_and_accumulated_updates);
     tcase_add_test(tc, resume_on_another_number_of_ranks);
     tcase_add_test(tc, subword_models_come_from_rank_0);
     tcase_add_test(tc, unwritable_model_directory_stops_every_rank);
