@@ -74,5 +74,6 @@ fi
     done
     awk '/A rnnsearch beam5/ { for (i = 1; i <= NF; i++) if ($i == "sent/s") l = l (l ? " / " : "") $(i - 1) }
          END { if (l) printf "| beam 5 batch 32, sentences/s, 1 thread | %s | - | - |\n", l }' "$OUT/decode_t1.log"
+    echo
     grep -h "outputs identical" "$OUT/decode_t1.log" || true
 } | tee -a "$OUT/summary.txt"

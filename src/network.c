@@ -7,6 +7,7 @@
 #include "linalg.h"
 #include "network.h"
 #include "readout.h"
+#include "vecmath.h"
 
 static float *take(float *base, size_t *offset, size_t count)
 {
@@ -141,8 +142,7 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
     /* s_0 = tanh(W_init bwd_h_1 + b_init); bwd_states[0] is bwd_h_1 of every row. */
     rs_gemm(0, 1, B, n, n, 1.0f, ws->bwd_states, n, w->init_W, n, 0.0f, ws->dec_states, n);
     rs_add_bias(ws->dec_states, w->init_b, B, n, n);
-    for (size_t k = 0; k < Bn; k++)
-        ws->dec_states[k] = tanhf(ws->dec_states[k]);
+    rs_vtanh(ws->dec_states, ws->dec_states, Bn);
 }
 
 /* One step of the decoder recurrence (model.md), shared by the training
@@ -312,7 +312,7 @@ static size_t carve_step(rs_step_workspace *sw, float *base, const rs_config *c,
 {
     const size_t B = (size_t)sw->max_B, S = (size_t)sw->max_S;
     const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
-    const size_t ka = (size_t)ka_;
+    const size_t V = (size_t)c->tgt_vocab, ka = (size_t)ka_;
     size_t at = 0;
 #define RS_WS_TAKE(field, count, doc) sw->field = take(base, &at, count);
     RS_STEP_WORKSPACE_TABLE(RS_WS_TAKE)
@@ -345,18 +345,10 @@ void rs_step_workspace_free(rs_step_workspace *sw)
     memset(sw, 0, sizeof *sw);
 }
 
-float rs_log_normalizer(const float *row, int V)
+float rs_log_normalizer(const float *row, float *scratch, int V)
 {
-    float max = row[0];
-    for (int v = 1; v < V; v++)
-        if (row[v] > max)
-            max = row[v];
-    /* expf of arguments <= 0 is accurate to an ulp; the sum of V of them is
-     * kept in double. */
-    double sum = 0.0;
-    for (int v = 0; v < V; v++)
-        sum += expf(row[v] - max);
-    return max + (float)log(sum);
+    const float max = rs_vmax(row, (size_t)V);
+    return max + (float)log(rs_vexp_shift_sum(scratch, row, max, (size_t)V));
 }
 
 void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, float *lse,
@@ -376,5 +368,5 @@ void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, fl
     readout_forward(sw->tpre, sw->tmax, sw->which, logits, next_state, sw->emb, m, sw->context,
                     2 * n, NULL, w, B, n, m, l, V);
     for (int b = 0; b < B; b++)
-        lse[b] = rs_log_normalizer(logits + (size_t)b * V, V);
+        lse[b] = rs_log_normalizer(logits + (size_t)b * V, sw->exp_row, V);
 }

@@ -119,7 +119,8 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     X(hidden, B * S * ka, "[B,S,a] attention tanh")        \
     X(query_proj, B * ka, "[B,a]")                         \
     X(tpre, B * 2 * l, "[B,2l]")                           \
-    X(tmax, B * l, "[B,l]")
+    X(tmax, B * l, "[B,l]")                                \
+    X(exp_row, V, "[V] exp(logit − max), for the normaliser")
 
 typedef struct {
     int max_B, max_S;
@@ -138,8 +139,9 @@ void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, fl
                      const float *annotations, const int *src_len, const rs_model *model, int B,
                      int S);
 
-/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser). */
-float rs_log_normalizer(const float *row, int V);
+/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser);
+ * scratch [V]. */
+float rs_log_normalizer(const float *row, float *scratch, int V);
 
 
 #endif
