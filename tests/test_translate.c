@@ -162,24 +162,8 @@ START_TEST(an_ensemble_of_one_model_twice_is_that_model)
             rs_translated_free(&b[i]);
         }
     }
-    /* Two different models: forced decoding by the ensemble gives the mean of
-     * their log-probabilities, token by token. */
     make_model(&other, 6, 0.0f);
     const rs_model *pair[2] = {&m, &other};
-    int s0[] = {4, 5, 6}, t0[] = {4, 5, 8}, *srcs[] = {s0}, *tgts[] = {t0}, sl[] = {3}, tl[] = {3};
-    int line0 = 0;
-    rs_dataset d = {.count = 1, .src = srcs, .tgt = tgts, .src_len = sl, .tgt_len = tl, .line = &line0};
-    rs_forced fm, fo, fe;
-    ck_assert(!rs_forced_decode(&pair[0], 1, &d, 1, RS_FORCED_TOKENS, &fm, &err));
-    ck_assert(!rs_forced_decode(&pair[1], 1, &d, 1, RS_FORCED_TOKENS, &fo, &err));
-    ck_assert(!rs_forced_decode(pair, 2, &d, 1, RS_FORCED_TOKENS, &fe, &err));
-    for (int t = 0; t <= 3; t++)
-        ck_assert_float_eq_tol(fe.token_logprobs[t], 0.5f * (fm.token_logprobs[t] + fo.token_logprobs[t]), 1e-5f);
-    ck_assert_double_eq_tol(fe.logprob, 0.5 * (fm.logprob + fo.logprob), 1e-4);
-    ck_assert(fabs(fm.logprob - fo.logprob) > 1e-3); /* the two models do differ */
-    rs_forced_free(&fm);
-    rs_forced_free(&fo);
-    rs_forced_free(&fe);
     rs_translator tr;
     rs_translate_options opt;
     rs_translate_options_default(&opt);

@@ -1,0 +1,50 @@
+/* Errors (src/error.c): messages formatted and cut to the buffer, the file
+ * named once, checked allocation failing with a message instead of NULL
+ * silently. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+START_TEST(messages_are_formatted_named_and_bounded)
+{
+    rs_error err;
+    ck_assert_int_eq(rs_fail(&err, "line %d: %s", 7, "bad"), -1);
+    ck_assert_str_eq(err.msg, "line 7: bad");
+    ck_assert_int_eq(rs_fail(NULL, "nowhere"), -1); /* a NULL error is allowed */
+    rs_error_name_file(&err, "in.txt");
+    ck_assert_str_eq(err.msg, "in.txt: line 7: bad");
+    rs_error_name_file(&err, "in.txt"); /* already named: unchanged */
+    ck_assert_str_eq(err.msg, "in.txt: line 7: bad");
+    char long_text[3000];
+    memset(long_text, 'x', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = 0;
+    rs_fail(&err, "%s", long_text);
+    ck_assert_uint_eq(strlen(err.msg), sizeof err.msg - 1);
+}
+END_TEST
+
+START_TEST(allocation_failure_says_so)
+{
+    rs_error err = {{0}};
+    void *p = rs_calloc(4, sizeof(float), &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert(((float *)p)[3] == 0.0f);
+    free(p);
+    /* count × size overflows size_t: refused, not wrapped to a small block. */
+    ck_assert_ptr_null(rs_calloc(SIZE_MAX / 2, 4, &err));
+    ck_assert(strlen(err.msg) > 0);
+}
+END_TEST
+
+Suite *error_suite(void)
+{
+    Suite *s = suite_create("error");
+    TCase *tc = tcase_create("error");
+    tcase_add_test(tc, messages_are_formatted_named_and_bounded);
+    tcase_add_test(tc, allocation_failure_says_so);
+    suite_add_tcase(s, tc);
+    return s;
+}

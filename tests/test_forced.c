@@ -1,0 +1,149 @@
+/* Forced decoding (src/forced.c): per-token log-probabilities that sum to the
+ * pair's, alignments whose rows are distributions, ensembles as the mean of
+ * their members, the source-length cut, and raw text through the codec. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "forced.h"
+#include "gradcheck.h"
+
+static void make_model(rs_model *m, unsigned seed)
+{
+    rs_config cfg;
+    rs_error err = {{0}};
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = RS_RESERVED + 3, cfg.tgt_vocab = RS_RESERVED + 3;
+    cfg.emb = 4, cfg.hidden = 5, cfg.att = 6, cfg.maxout = 3;
+    ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
+    ck_assert(!rs_vocab_init(&m->src_vocab, &err) && !rs_vocab_init(&m->tgt_vocab, &err));
+    static const char *const src[] = {"das", "Haus", "ist"}, *const tgt[] = {"the", "house", "is"};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(rs_vocab_add(&m->src_vocab, src[i], &err), RS_RESERVED + i);
+        ck_assert_int_eq(rs_vocab_add(&m->tgt_vocab, tgt[i], &err), RS_RESERVED + i);
+    }
+    fill_uniform(m->params, m->layout.total, 1.0f, seed);
+}
+
+static int s0[] = {4, 5, 6}, s1[] = {6}, t0[] = {4, 5, 6, 4}, t1[] = {5};
+static int *srcs[] = {s0, s1}, *tgts[] = {t0, t1}, src_len[] = {3, 1}, tgt_len[] = {4, 1};
+static int line[] = {0, 1};
+static const rs_dataset data = {.count = 2, .src = srcs, .tgt = tgts, .src_len = src_len,
+                                .tgt_len = tgt_len, .line = line};
+
+START_TEST(tokens_sum_to_the_pair_and_rows_are_distributions)
+{
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, 1);
+    const rs_model *member = &m;
+    rs_forced f[2];
+    ck_assert_msg(!rs_forced_decode(&member, 1, &data, 2, RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT,
+                                    f, &err), "%s", err.msg);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(f[i].src_len, src_len[i]);
+        ck_assert_int_eq(f[i].tgt_len, tgt_len[i]);
+        double sum = 0.0;
+        for (int t = 0; t <= tgt_len[i]; t++) {
+            ck_assert(f[i].token_logprobs[t] < 0.0f);
+            sum += f[i].token_logprobs[t];
+            double row = 0.0;
+            for (int j = 0; j <= src_len[i]; j++)
+                row += f[i].alignment[t * (src_len[i] + 1) + j];
+            ck_assert_double_eq_tol(row, 1.0, 1e-5);
+        }
+        ck_assert_double_eq_tol(sum, f[i].logprob, 1e-9);
+        rs_forced_free(&f[i]);
+    }
+    /* Without flags only the totals are kept. */
+    ck_assert(!rs_forced_decode(&member, 1, &data, 1, 0, f, &err));
+    ck_assert_ptr_null(f[0].token_logprobs);
+    ck_assert_ptr_null(f[0].alignment);
+    rs_forced_free(&f[0]);
+    rs_forced_free(&f[1]);
+    rs_model_free(&m);
+}
+END_TEST
+
+START_TEST(an_ensemble_is_the_mean_of_its_members)
+{
+    rs_model a, b;
+    rs_error err = {{0}};
+    make_model(&a, 2);
+    make_model(&b, 3);
+    const rs_model *pair[2] = {&a, &b};
+    rs_forced fa[2], fb[2], fe[2];
+    ck_assert(!rs_forced_decode(&pair[0], 1, &data, 2, RS_FORCED_TOKENS, fa, &err));
+    ck_assert(!rs_forced_decode(&pair[1], 1, &data, 2, RS_FORCED_TOKENS, fb, &err));
+    ck_assert(!rs_forced_decode(pair, 2, &data, 2, RS_FORCED_TOKENS, fe, &err));
+    ck_assert(fabs(fa[0].logprob - fb[0].logprob) > 1e-3); /* the members do differ */
+    for (int i = 0; i < 2; i++) {
+        for (int t = 0; t <= tgt_len[i]; t++)
+            ck_assert_float_eq_tol(fe[i].token_logprobs[t],
+                                   0.5f * (fa[i].token_logprobs[t] + fb[i].token_logprobs[t]), 1e-5f);
+        ck_assert_double_eq_tol(fe[i].logprob, 0.5 * (fa[i].logprob + fb[i].logprob), 1e-4);
+        rs_forced_free(&fa[i]);
+        rs_forced_free(&fb[i]);
+        rs_forced_free(&fe[i]);
+    }
+    rs_model_free(&a);
+    rs_model_free(&b);
+}
+END_TEST
+
+START_TEST(long_sources_are_cut_and_text_goes_through_the_codec)
+{
+    rs_tokens src = {0}, tgt = {0};
+    rs_error err = {{0}};
+    ck_assert(!rs_tokens_push(&src, "a", 1, &err) && !rs_tokens_push(&src, "b", 1, &err) &&
+              !rs_tokens_push(&src, "c", 1, &err));
+    ck_assert(!rs_tokens_push(&tgt, "x", 1, &err));
+    rs_tokenized tok = {.count = 1, .src = &src, .tgt = &tgt};
+    int cut;
+    rs_cut_sources(&tok, 2, &cut);
+    ck_assert_int_eq(cut, 1);
+    ck_assert_int_eq(src.count, 2);
+    ck_assert_str_eq(src.tokens[1], "b");
+    rs_cut_sources(&tok, 5, &cut);
+    ck_assert_int_eq(cut, 0);
+    rs_tokens_free(&src);
+    rs_tokens_free(&tgt);
+
+    rs_model m;
+    rs_codec codec;
+    make_model(&m, 4);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    const rs_model *member = &m;
+    rs_forced f;
+    rs_tokens st, tt;
+    ck_assert_msg(!rs_forced_text(&member, 1, &codec, "das Haus ist", "the house is the", 0, &f,
+                                  &st, &tt, &err), "%s", err.msg);
+    ck_assert_int_eq(st.count, 3);
+    ck_assert_int_eq(tt.count, 4);
+    rs_forced one[2];
+    ck_assert(!rs_forced_decode(&member, 1, &data, 2, 0, one, &err));
+    ck_assert_double_eq_tol(f.logprob, one[0].logprob, 1e-6); /* the same ids as pair 0 */
+    rs_forced_free(&one[0]);
+    rs_forced_free(&one[1]);
+    rs_forced_free(&f);
+    rs_tokens_free(&st);
+    rs_tokens_free(&tt);
+    /* An empty source is refused, saying so. */
+    ck_assert(rs_forced_text(&member, 1, &codec, "  ", "the", 0, &f, &st, &tt, &err) != 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "empty"));
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+}
+END_TEST
+
+Suite *forced_suite(void)
+{
+    Suite *s = suite_create("forced");
+    TCase *tc = tcase_create("forced");
+    tcase_add_test(tc, tokens_sum_to_the_pair_and_rows_are_distributions);
+    tcase_add_test(tc, an_ensemble_is_the_mean_of_its_members);
+    tcase_add_test(tc, long_sources_are_cut_and_text_goes_through_the_codec);
+    suite_add_tcase(s, tc);
+    return s;
+}
