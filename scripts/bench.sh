@@ -1,15 +1,11 @@
 #!/bin/sh
-# Speed and memory of training and greedy decoding (rnnsearch bench), for a
-# small and a Multi30k-sized model, with one and two BLAS threads, measured
-# back to back in one run. Figures depend on what else the machine is doing.
+# rnnsearch bench: training and translation speed, GFLOP/s against the
+# machine's sgemm, peak memory beside the analytic bound and a step's time by
+# layer, for configs S and M with 1 and 2 threads, on Multi30k (the shared
+# corpus, or --data DIR). Extra options go to `rnnsearch bench` (e.g. --tsv).
+# Figures depend on what else the machine is doing; for ratios against PyTorch
+# run scripts/bench-vs-pytorch.sh.
 set -eu
 cd "$(dirname "$0")/.."
 [ -x ./rnnsearch ] || make rnnsearch >/dev/null
-for size in "--emb 64 --hidden 128 --att 128 --maxout 64 --vocab 2000 --batch-size 32" \
-            "--emb 256 --hidden 256 --att 256 --maxout 256 --vocab 6000 --batch-size 64"; do
-    for threads in 1 2; do
-        # shellcheck disable=SC2086
-        ./rnnsearch bench $size --threads "$threads" --steps "${STEPS:-20}"
-        echo
-    done
-done
+exec ./rnnsearch bench "$@"
