@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,11 @@ void *rs_calloc(size_t count, size_t size, rs_error *err)
 {
     if (count == 0 || size == 0)
         count = size = 1;
+    if (count > SIZE_MAX / size) {
+        rs_fail(err, "out of memory (%zu x %zu bytes does not fit in memory's address range)",
+                count, size);
+        return NULL;
+    }
     void *p = calloc(count, size);
     if (!p)
         rs_fail(err, "out of memory (%zu x %zu bytes)", count, size);
