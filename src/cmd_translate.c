@@ -224,7 +224,7 @@ int cmd_translate(int argc, char **argv)
                     fprintf(stderr, PROG ": %s:%ld: source cut to its first %d tokens (%d more)\n",
                             reader.name, line_no + 1, t->src_count, t->truncated);
                 tokens_out += t->hyp[0].len;
-                for (int r = 0; r < (st.nbest_format ? t->n : 1); r++) {
+                for (int r = 0; r < (st.nbest_format && t->n > 1 ? t->n : 1); r++) {
                     char *text;
                     if (format_hypothesis(&st, t, &t->hyp[r], &text, &err))
                         goto fail;

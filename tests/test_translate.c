@@ -366,6 +366,12 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     ck_assert_int_eq(sscanf(second, "%d |||", &id), 1);
     ck_assert_int_eq(id, 1);
 
+    /* An empty line keeps its place in an n-best list: one empty entry. */
+    testfile_write(input, (const unsigned char *)"das Haus\n\nist\n", 14);
+    snprintf(args, sizeof args, "translate -m %s --beam 3 --n-best 2 --quiet %s", ckpt, input);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "\n1 |||  ||| F0= 0.000000 ||| 0.000000\n2 ||| ") != NULL, "%s", text);
+
     /* score --per-token: total, mean, then one value per target token and </s>. */
     snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s --per-token",
              testprog_path(), ckpt);
