@@ -21,7 +21,7 @@
 
 enum {
     OPT_TRAIN = 1000, OPT_SRC, OPT_TGT, OPT_DEV, OPT_DEV_SRC, OPT_DEV_TGT, OPT_SWAP, OPT_NAME,
-    OPT_OUT, OPT_RESUME, OPT_OVERWRITE, OPT_QUIET, OPT_HELP, OPT_SPM_SRC, OPT_SPM_TGT,
+    OPT_OUT, OPT_RESUME, OPT_OVERWRITE, OPT_QUIET, OPT_SPM_SRC, OPT_SPM_TGT,
     OPT_CONFIG = 2000
 };
 
@@ -486,11 +486,10 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         {"resume", no_argument, NULL, OPT_RESUME},
         {"overwrite", no_argument, NULL, OPT_OVERWRITE},
         {"quiet", no_argument, NULL, OPT_QUIET},
-        {"help", no_argument, NULL, OPT_HELP},
         {"spm-src", required_argument, NULL, OPT_SPM_SRC},
         {"spm-tgt", required_argument, NULL, OPT_SPM_TGT},
     };
-    rs_cli_add_config_options(opts, 15, OPT_CONFIG);
+    rs_cli_add_config_options(opts, 14, OPT_CONFIG);
     const char *spm_src_file = NULL, *spm_tgt_file = NULL;
     const char *train_tsv = NULL, *train_src = NULL, *train_tgt = NULL;
     const char *dev_tsv = NULL, *dev_src = NULL, *dev_tgt = NULL, *name = NULL, *out_dir = NULL;
@@ -503,10 +502,10 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
     int given[RS_CLI_MAX_CONFIG_OPTIONS] = {0};
     const char *given_arg[RS_CLI_MAX_CONFIG_OPTIONS] = {0};
 
-    opterr = 0;
-    optind = 1;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "", opts);
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case OPT_TRAIN: train_tsv = optarg; break;
         case OPT_SRC: train_src = optarg; break;
@@ -522,14 +521,8 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         case OPT_QUIET: quiet = 1; break;
         case OPT_SPM_SRC: spm_src_file = optarg; break;
         case OPT_SPM_TGT: spm_tgt_file = optarg; break;
-        case OPT_HELP: usage(stdout); return RS_EXIT_OK;
-        case '?':
-            if (optopt)
-                fprintf(stderr, PROG ": option needs a value or is unknown: %s\n", argv[optind - 1]);
-            else
-                fprintf(stderr, PROG ": unknown option %s\n", argv[optind - 1]);
-            fprintf(stderr, "try '" PROG " --help'\n");
-            return RS_EXIT_USAGE;
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        case RS_CLI_BAD: return RS_EXIT_USAGE; /* already reported */
         default:
             if (c >= OPT_CONFIG && c < OPT_CONFIG + RS_CLI_MAX_CONFIG_OPTIONS) {
                 if (rs_cli_set_config(&cfg, c, OPT_CONFIG, optarg, &err)) {

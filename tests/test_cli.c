@@ -108,7 +108,7 @@ END_TEST
 START_TEST(one_option_convention)
 {
     char out[16384], args[256];
-    static const char *const commands[] = {"tokenize", "export", "import", "bleu", "explain", "plot", "average", "info"};
+    static const char *const commands[] = {"train", "translate", "score", "align", "tokenize", "export", "import", "bleu", "explain", "plot", "bench", "average", "info", "serve"};
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         static const char *const help[] = {"-h", "--help"};
         for (int h = 0; h < 2; h++) {
