@@ -2,6 +2,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,12 +299,15 @@ static int expand_config_file(const char *path, int argc, char **argv, int skip_
 }
 
 /* The first SIGINT, SIGTERM or SIGHUP asks the loop to stop after the current
- * step; a second one ends the program at once, before it touches a file. */
+ * step; a second one ends the program at once, before it touches a file.
+ * Signals may land on any thread (the shards' workers too), two at once on
+ * two threads: the count, taken atomically, says which came first. */
 static volatile sig_atomic_t stop_signal;
+static atomic_int signals_seen;
 
 static void on_signal(int sig)
 {
-    if (stop_signal)
+    if (atomic_fetch_add(&signals_seen, 1) > 0)
         _exit(128 + sig);
     stop_signal = sig;
 }

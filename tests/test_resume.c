@@ -263,6 +263,38 @@ START_TEST(a_signal_saves_and_says_how_to_resume)
 }
 END_TEST
 
+/* A second signal ends the program at once: no save, no resume hint, the
+ * checkpoints on disk as they were. SIGINT then SIGTERM (two different
+ * signals, so the second is not merged into the first while pending). */
+START_TEST(a_second_signal_exits_at_once)
+{
+    char dir[64], model[128], path[256];
+    setup(dir, model, "rnnsearch-signal2", 120);
+    pid_t pid = start(dir, NULL, "--emb 32 --hidden 64 --att 32 --maxout 16 --batch-size 16 --epochs 100000");
+    struct timespec ts = {0, 500000000L};
+    nanosleep(&ts, NULL);
+    snprintf(path, sizeof path, "%s/last.ckpt", model);
+    size_t before_size = 0;
+    unsigned char *before = access(path, F_OK) == 0 ? testfile_read(path, &before_size) : NULL;
+    kill(pid, SIGINT);
+    kill(pid, SIGTERM);
+    /* Either may be handled second (they can land on two threads). */
+    const int status = wait_for(pid);
+    ck_assert_msg(status == 128 + SIGINT || status == 128 + SIGTERM, "exit status %d", status);
+    char *text = read_text(dir, "stderr");
+    ck_assert_msg(!strstr(text, "--resume"), "the second signal still saved: %s", text);
+    free(text);
+    if (before) { /* untouched, byte for byte */
+        size_t after_size;
+        unsigned char *after = testfile_read(path, &after_size);
+        ck_assert(after_size == before_size && !memcmp(after, before, after_size));
+        free(after);
+        free(before);
+    }
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(one_training_per_directory_and_no_silent_overwrite)
 {
     char dir[64], model[128];
@@ -335,6 +367,7 @@ Suite *resume_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, killed_anywhere_and_resumed_equals_uninterrupted);
     tcase_add_test(tc, a_signal_saves_and_says_how_to_resume);
+    tcase_add_test(tc, a_second_signal_exits_at_once);
     tcase_add_test(tc, one_training_per_directory_and_no_silent_overwrite);
     tcase_add_test(tc, time_limit_evaluates_the_last_step_once);
     suite_add_tcase(s, tc);
