@@ -4,8 +4,10 @@
 # same wall-time budget), then five systems scored on val and on
 # test_2016_flickr, beam 5: each seed's best.ckpt, the average of each seed's
 # last K saved checkpoints (`rnnsearch average`), and the ensemble of the two
-# best.ckpt (`translate -m A -m B`). Selection stays on val; test is only read
-# here, once per system. Writes models/multi30k-PAIR-systems.tsv.
+# best.ckpt (`translate -m A -m B`) and of the two averages; finally the last
+# with the beam size and length penalty that score best on val (beam 5 or 10,
+# penalty 0.6, 1.0 or 1.4). Selection stays on val; test is only read here,
+# once per system. Writes models/multi30k-PAIR-systems.tsv.
 #   scripts/multi30k-systems.sh [de-en|en-de|en-fr] [DATA_DIR]
 # Environment: MINUTES (per model, default 55), K (checkpoints averaged, 5),
 # TRAIN=0 (only evaluate models trained before).
@@ -47,14 +49,35 @@ bleu_of() { "$bin" bleu "$1" "$2" --metric bleu 2>/dev/null | sed 's/^BLEU = \([
     for system in "seed 1 best|-m models/$one/best.ckpt" "seed 2 best|-m models/$two/best.ckpt" \
                   "seed 1 average of last $k|-m $work/$one.avg.ckpt" \
                   "seed 2 average of last $k|-m $work/$two.avg.ckpt" \
-                  "ensemble of the two best|-m models/$one/best.ckpt -m models/$two/best.ckpt"; do
+                  "ensemble of the two best|-m models/$one/best.ckpt -m models/$two/best.ckpt" \
+                  "ensemble of the two averages|-m $work/$one.avg.ckpt -m $work/$two.avg.ckpt"; do
         label=${system%%|*}
         models=${system#*|}
         tag=$(printf '%s' "$label" | tr -c 'a-z0-9' '_')
-        "$bin" translate $models --beam 5 --quiet "$work/val.$src" > "$work/val.$tag.$tgt"
-        "$bin" translate $models --beam 5 --quiet "$work/test_2016_flickr.$src" > "$work/test.$tag.$tgt"
+        "$bin" translate $models --beam "${beam:-5}" --length-penalty "${lp:-1.0}" --quiet \
+            "$work/val.$src" > "$work/val.$tag.$tgt"
+        "$bin" translate $models --beam "${beam:-5}" --length-penalty "${lp:-1.0}" --quiet \
+            "$work/test_2016_flickr.$src" > "$work/test.$tag.$tgt"
         lc=$("$bin" bleu --lowercase "$work/test.$tag.$tgt" "$work/test_2016_flickr.$tgt" --metric bleu 2>/dev/null | sed 's/^BLEU = \([0-9.]*\).*/\1/')
         printf '%s\t%s\t%s\t%s\n' "$label" "$(bleu_of "$work/val.$tag.$tgt" "$work/val.$tgt")" \
             "$(bleu_of "$work/test.$tag.$tgt" "$work/test_2016_flickr.$tgt")" "$lc"
     done
 } | tee "models/multi30k-$pair-systems.tsv"
+# The ensemble of the two averages with the beam and length penalty best on val.
+best_val=0
+for beam in 5 10; do
+    for lp in 0.6 1.0 1.4; do
+        "$bin" translate -m "$work/$one.avg.ckpt" -m "$work/$two.avg.ckpt" --beam "$beam" \
+            --length-penalty "$lp" --quiet "$work/val.$src" > "$work/val.search.$tgt"
+        b=$(bleu_of "$work/val.search.$tgt" "$work/val.$tgt")
+        if awk -v a="$b" -v b="$best_val" 'BEGIN { exit !(a > b) }'; then
+            best_val=$b best_beam=$beam best_lp=$lp
+        fi
+    done
+done
+"$bin" translate -m "$work/$one.avg.ckpt" -m "$work/$two.avg.ckpt" --beam "$best_beam" \
+    --length-penalty "$best_lp" --quiet "$work/test_2016_flickr.$src" > "$work/test.final.$tgt"
+lc=$("$bin" bleu --lowercase "$work/test.final.$tgt" "$work/test_2016_flickr.$tgt" --metric bleu 2>/dev/null | sed 's/^BLEU = \([0-9.]*\).*/\1/')
+printf 'ensemble of the two averages, beam %s, length penalty %s (chosen on val)\t%s\t%s\t%s\n' \
+    "$best_beam" "$best_lp" "$best_val" "$(bleu_of "$work/test.final.$tgt" "$work/test_2016_flickr.$tgt")" "$lc" |
+    tee -a "models/multi30k-$pair-systems.tsv"
