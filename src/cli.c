@@ -342,3 +342,27 @@ void rs_cli_models_free(rs_cli_models *m)
         rs_model_free(&m->models[k]);
     m->loaded = 0;
 }
+
+int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, const char **value,
+                      void (*usage)(FILE *out))
+{
+    const struct option options[] = {
+        {letter == 'o' ? "output" : "model", required_argument, NULL, letter},
+        {NULL, 0, NULL, 0},
+    };
+    const char shortopts[3] = {letter, ':', 0};
+    rs_cli_args args;
+    rs_cli_begin(&args, prog, argc, argv, shortopts, options);
+    *value = NULL;
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return RS_EXIT_OK;
+        }
+        if (c != letter ||
+            rs_cli_once(prog, letter == 'o' ? "-o/--output" : "-m/--model", value, optarg))
+            return RS_EXIT_USAGE;
+    }
+    return -1;
+}

@@ -86,6 +86,13 @@ void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv,
  * RS_CLI_BAD after reporting a problem, or -1 when the options end. */
 int rs_cli_next(rs_cli_args *args);
 
+/* The whole option parsing of a command whose one option, besides -h, is a
+ * value given once: -o/--output (letter 'o') or -m/--model ('m'). Returns -1
+ * to go on (*value set or NULL; operands at argv[optind..]), else the exit
+ * status: 0 after printing usage for -h, 2 after reporting a problem. */
+int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, const char **value,
+                      void (*usage)(FILE *out));
+
 /* Prints "PROG: " and the formatted message, then "Try 'PROG --help'.";
  * returns RS_EXIT_USAGE. */
 int rs_cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

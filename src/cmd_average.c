@@ -29,27 +29,10 @@ static void usage(FILE *out)
 
 int cmd_average(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"output", required_argument, NULL, 'o'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *out_path = NULL;
-    rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "o:", options);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return RS_EXIT_OK;
-        case 'o':
-            if (rs_cli_once(PROG, "-o/--output", &out_path, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        default:
-            return RS_EXIT_USAGE;
-        }
-    }
+    const char *out_path;
+    int status = rs_cli_one_option(PROG, argc, argv, 'o', &out_path, usage);
+    if (status >= 0)
+        return status;
     if (!out_path || !*out_path)
         return rs_cli_usage_error(PROG, "no output given (-o OUT.ckpt)");
     if (argc - optind < 1)

@@ -35,27 +35,10 @@ static int ends_with(const char *s, const char *suffix)
 
 int cmd_import(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"output", required_argument, NULL, 'o'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *out_arg = NULL;
-    rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "o:", options);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return RS_EXIT_OK;
-        case 'o':
-            if (rs_cli_once(PROG, "-o/--output", &out_arg, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        default:
-            return RS_EXIT_USAGE;
-        }
-    }
+    const char *out_arg;
+    int status = rs_cli_one_option(PROG, argc, argv, 'o', &out_arg, usage);
+    if (status >= 0)
+        return status;
     if (argc - optind != 1)
         return rs_cli_usage_error(PROG, argc == optind ? "no input file given" : "exactly one input file");
     if (!out_arg || !*out_arg)

@@ -67,27 +67,10 @@ static void print_training(const rs_train_state *s)
 
 int cmd_info(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"model", required_argument, NULL, 'm'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *model_arg = NULL;
-    rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:", options);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return RS_EXIT_OK;
-        case 'm':
-            if (rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        default:
-            return RS_EXIT_USAGE;
-        }
-    }
+    const char *model_arg;
+    int status = rs_cli_one_option(PROG, argc, argv, 'm', &model_arg, usage);
+    if (status >= 0)
+        return status;
     if (!model_arg)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (optind < argc)
