@@ -30,6 +30,9 @@ static void print_tensors(const rs_model *m)
     printf("# parameters (rows x cols; tensors of size 0 are absent)\n");
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
         const rs_tensor_info *t = &m->layout.info[i];
+        if (!t->size && t->shares >= 0)
+            printf("#   %-10s is %s (tied: no parameters of its own)\n", t->name,
+                   m->layout.info[t->shares].name);
         if (!t->size)
             continue;
         char shape[48];

@@ -179,6 +179,11 @@ int rs_config_check(const rs_config *cfg, rs_error *err)
         return rs_fail(err, "--subwords %d conflicts with --tokenizer %s (subwords are "
                             "SentencePiece pieces: --tokenizer spm)",
                        cfg->subwords, rs_tokenizer_names[cfg->tokenizer]);
+    /* W_out [Vt, l] is tgt_emb [Vt, m] itself. */
+    if (cfg->tie_embeddings && cfg->maxout != cfg->emb)
+        return rs_fail(err, "--tie-embeddings needs --maxout equal to --emb (--maxout %d, --emb %d): "
+                            "the output matrix is the target embedding matrix",
+                       cfg->maxout, cfg->emb);
     return 0;
 }
 

@@ -19,7 +19,7 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
     const int kind = cfg->attention;
     if (kind < RS_ATT_ADDITIVE || kind > RS_ATT_SCALED_DOT)
         return rs_fail(err, "unknown attention kind %d", kind);
-    const int additive = kind == RS_ATT_ADDITIVE;
+    const int additive = kind == RS_ATT_ADDITIVE, tied = cfg->tie_embeddings != 0;
     if (Vs < RS_RESERVED || Vt < RS_RESERVED)
         return rs_fail(err, "vocabularies must hold at least the %d reserved ids", RS_RESERVED);
     if (Vs > RS_MAX_VOCAB || Vt > RS_MAX_VOCAB)
@@ -32,12 +32,16 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
     if (m > RS_MAX_DIM || n > RS_MAX_DIM || l > RS_MAX_DIM || (additive && a > RS_MAX_DIM))
         return rs_fail(err, "model sizes too large (m=%d n=%d a=%d l=%d): each may be at most %d",
                        m, n, a, l, RS_MAX_DIM);
+    if (tied && l != m)
+        return rs_fail(err, "tied embeddings need l == m (m=%d l=%d): W_out [Vt, l] is tgt_emb "
+                       "[Vt, m]", m, l);
     size_t offset = 0;
     int i = 0;
 #define RS_PARAM_INFO(field, nm, r, c)                                          \
     layout->info[i].name = nm;                                                 \
     layout->info[i].rows = (r);                                                \
     layout->info[i].cols = (c);                                                \
+    layout->info[i].shares = -1;                                               \
     i++;
     RS_PARAM_TABLE(RS_PARAM_INFO)
 #undef RS_PARAM_INFO
@@ -54,13 +58,25 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
         offset += t->size;
     }
     layout->total = offset;
+    if (tied)
+        layout->info[RS_P_out_W].shares = RS_P_tgt_emb;
     return 0;
+}
+
+const rs_tensor_info *rs_tensor_storage(const rs_layout *layout, int i)
+{
+    const rs_tensor_info *t = &layout->info[i];
+    if (t->size)
+        return t;
+    return t->shares >= 0 ? &layout->info[t->shares] : NULL;
 }
 
 void rs_tensors_bind(rs_tensors *views, const rs_layout *layout, float *buffer)
 {
-#define RS_PARAM_BIND(field, name, rows, cols) \
-    views->field = layout->info[RS_P_##field].size ? buffer + layout->info[RS_P_##field].offset : NULL;
+    const rs_tensor_info *t;
+#define RS_PARAM_BIND(field, name, rows, cols)      \
+    t = rs_tensor_storage(layout, RS_P_##field);     \
+    views->field = t ? buffer + t->offset : NULL;
     RS_PARAM_TABLE(RS_PARAM_BIND)
 #undef RS_PARAM_BIND
 }

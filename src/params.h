@@ -5,7 +5,10 @@
  * Sizes: Vs/Vt vocabularies, m embedding, n hidden, a attention, l maxout.
  * Every matrix is row-major [out, in] and maps column vectors, y = W x.
  * A tensor whose size is 0 under the chosen options (e.g. att.K with additive
- * attention) is absent from checkpoints and exports. */
+ * attention) is absent from checkpoints and exports. With tie_embeddings, out.W
+ * has size 0 and shares tgt_emb's floats (l == m): its view points there in
+ * every buffer of the layout (parameters, gradients, Adam moments), so both
+ * uses add into one gradient, and export writes tgt_emb again as out.W. */
 #ifndef RS_PARAMS_H
 #define RS_PARAMS_H
 
@@ -27,7 +30,8 @@ int rs_attention_kind_parse(const char *name);
 const char *rs_attention_kind_name(int kind);
 
 /* X(field, "export name", rows, cols): cols == 0 means a vector of `rows`.
- * Expressions may use: Vs, Vt, m, n, a, l, additive (1 when additive attention). */
+ * Expressions may use: Vs, Vt, m, n, a, l, additive (1 when additive attention),
+ * tied (1 when tie_embeddings). */
 #define RS_PARAM_TABLE(X)                                 \
     X(src_emb, "src_emb", Vs, m)                          \
     X(tgt_emb, "tgt_emb", Vt, m)                          \
@@ -51,7 +55,7 @@ const char *rs_attention_kind_name(int kind);
     X(out_V, "out.V", 2 * l, m)                           \
     X(out_C, "out.C", 2 * l, 2 * n)                       \
     X(out_b, "out.b", 2 * l, 0)                           \
-    X(out_W, "out.W", Vt, l)                              \
+    X(out_W, "out.W", (1 - tied) * Vt, l)                 \
     X(out_bw, "out.bw", Vt, 0)
 
 enum {
@@ -66,6 +70,8 @@ typedef struct {
     int rows, cols;   /* cols == 0: a vector of `rows` floats */
     size_t offset;    /* into the contiguous buffer, in floats */
     size_t size;      /* rows * max(cols, 1); 0 when absent */
+    int shares;       /* the index of the present tensor whose floats this absent one
+                         uses (out.W of a tied model: tgt_emb), else -1 */
 } rs_tensor_info;
 
 /* Named views into one buffer (parameters, gradients or Adam moments alike). */
@@ -91,7 +97,12 @@ typedef struct {
  * fails on sizes outside the bounds above. */
 int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err);
 
-/* Points every view into `buffer` (layout->total floats). */
+/* The present tensor holding tensor i's floats: i itself, the tensor it
+ * shares, or NULL when i is absent. */
+const rs_tensor_info *rs_tensor_storage(const rs_layout *layout, int i);
+
+/* Points every view into `buffer` (layout->total floats); a shared tensor's
+ * view at the floats it shares, an absent one's at NULL. */
 void rs_tensors_bind(rs_tensors *views, const rs_layout *layout, float *buffer);
 
 /* Index of the tensor with this interchange name, or -1. */

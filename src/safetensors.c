@@ -128,13 +128,15 @@ static int build_header(const rs_model *model, char **text, size_t *len, rs_erro
         }
     fputs("}", h);
 
+    /* A shared tensor (out.W of a tied model) is written as a copy of the one it
+     * shares, under its own name: the file is the untied model of model.md. */
     size_t offset = 0;
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
-        const rs_tensor_info *t = &model->layout.info[i];
-        if (!t->size)
+        const rs_tensor_info *t = rs_tensor_storage(&model->layout, i);
+        if (!t)
             continue;
         fputs(",\n", h);
-        rs_json_write_string(h, t->name);
+        rs_json_write_string(h, model->layout.info[i].name);
         if (t->cols)
             fprintf(h, ":{\"dtype\":\"F32\",\"shape\":[%d,%d]", t->rows, t->cols);
         else
@@ -181,8 +183,8 @@ int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err
     free(header);
     unsigned char chunk[4 * 4096];
     for (int i = 0; i < RS_NUM_PARAMS && !af.errnum; i++) {
-        const rs_tensor_info *t = &model->layout.info[i];
-        for (size_t done = 0; done < t->size && !af.errnum;) {
+        const rs_tensor_info *t = rs_tensor_storage(&model->layout, i);
+        for (size_t done = 0; t && done < t->size && !af.errnum;) {
             size_t k = t->size - done < 4096 ? t->size - done : 4096;
             rs_f32_to_le(chunk, model->params + t->offset + done, k);
             errno = 0;
