@@ -1,7 +1,8 @@
 /* The whole network: every parameter tensor's gradient against finite
  * differences entry by entry and along a random direction per tensor (for
- * each attention kind, and with dropout), and a padded batch against its
- * sentences one at a time.
+ * each attention kind, with dropout, and with tied embeddings), a padded
+ * batch against its sentences one at a time, and the tied gradient against
+ * the sum of the untied model's two.
  *
  * Entry-by-entry tolerance: the float32 loss (≈15 here) carries ≈1e-6 of
  * rounding noise, so central differences with h = 1e-2 are good to ≈5e-5
@@ -28,12 +29,13 @@ static const int tgt0[] = {4, 5}, tgt1[] = {6, 7, 4, 5}, tgt2[] = {7};
 static const int *const srcs[] = {src0, src1, src2}, *const tgts[] = {tgt0, tgt1, tgt2};
 static const int src_counts[] = {4, 1, 3}, tgt_counts[] = {2, 4, 1};
 
-static void net_case_init(net_case *c, const char *attention)
+static void net_case_init(net_case *c, const char *attention, int tied)
 {
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
     cfg.src_vocab = 9, cfg.tgt_vocab = 8, cfg.emb = 3, cfg.hidden = 4, cfg.att = 5, cfg.maxout = 3;
+    cfg.tie_embeddings = tied;
     ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);
     fill_uniform(c->model.params, c->model.layout.total, 0.5f, 7);
@@ -67,16 +69,19 @@ static unsigned long long net_signature(void *p)
     return h;
 }
 
-/* The four attention kinds, then additive with dropout (fixed masks). */
-static const char *const kinds[] = {"additive", "general", "dot", "scaled-dot", "additive"};
-enum { VARIANTS = 5, DROPOUT_VARIANT = 4 };
+/* The four attention kinds, then additive with dropout (fixed masks), then
+ * additive with tied embeddings (out.W is tgt_emb: the finite differences of
+ * tgt_emb move both uses at once). */
+static const char *const kinds[] = {"additive", "general", "dot", "scaled-dot", "additive",
+                                    "additive"};
+enum { VARIANTS = 6, DROPOUT_VARIANT = 4, TIED_VARIANT = 5 };
 
 /* Sets c up as variant v with weights uniform in [-scale, scale], runs the
  * three pairs forward and backward, and returns the gradient (free it). */
 static float *variant_gradient(net_case *c, int v, float scale)
 {
     rs_error err;
-    net_case_init(c, kinds[v]);
+    net_case_init(c, kinds[v], v == TIED_VARIANT);
     fill_uniform(c->model.params, c->model.layout.total, scale, 7);
     if (v == DROPOUT_VARIANT) {
         c->ws.dropout = 0.3f;
@@ -92,10 +97,12 @@ static float *variant_gradient(net_case *c, int v, float scale)
     return grad;
 }
 
-/* Tensors present: all but att.K (additive) or all but att.W, U, b, v. */
+/* Tensors present: all but att.K (additive) or all but att.W, U, b, v; and
+ * out.W when tied. */
 static int tensors_present(int v)
 {
-    return strcmp(kinds[v], "additive") == 0 ? RS_NUM_PARAMS - 1 : RS_NUM_PARAMS - 4;
+    return (strcmp(kinds[v], "additive") == 0 ? RS_NUM_PARAMS - 1 : RS_NUM_PARAMS - 4) -
+           (v == TIED_VARIANT);
 }
 
 START_TEST(network_gradients_match_finite_differences)
@@ -156,17 +163,20 @@ START_TEST(network_directional_gradients)
     }
     ck_assert_int_eq(checked, tensors_present(_i));
     fprintf(stderr, "directional %s%s: %d tensors, worst relative error %.2g\n", kinds[_i],
-            _i == DROPOUT_VARIANT ? " (dropout)" : "", checked, worst);
+            _i == DROPOUT_VARIANT ? " (dropout)" : _i == TIED_VARIANT ? " (tied)" : "", checked,
+            worst);
     free(grad);
     net_case_free(&c);
 }
 END_TEST
 
+/* Untied, then tied: the sentences' gradients are added into one buffer, so a
+ * tied write that overwrote instead of adding would lose the earlier ones. */
 START_TEST(padded_batch_equals_sentences_one_at_a_time)
 {
     net_case c;
     rs_error err;
-    net_case_init(&c, "additive");
+    net_case_init(&c, "additive", _i);
     size_t total = c.model.layout.total;
     float *batched = calloc(total, sizeof(float)), *single = calloc(total, sizeof(float));
     rs_tensors gb, gs;
@@ -203,6 +213,75 @@ START_TEST(padded_batch_equals_sentences_one_at_a_time)
 }
 END_TEST
 
+/* The tied model is the untied one with out.W = tgt_emb: the same loss, and
+ * tgt_emb's gradient is the untied model's tgt_emb gradient plus its out.W
+ * gradient (one accumulated into the other), every other gradient the same.
+ * Two passes go into each buffer, as accumulated batches and shard 0 do:
+ * dropping either use, or a write that replaces instead of adding (in
+ * whichever order the two uses come), fails here. */
+START_TEST(tied_gradient_is_the_sum_of_both_uses)
+{
+    net_case tied, untied;
+    rs_error err;
+    net_case_init(&tied, "additive", 1);
+    net_case_init(&untied, "additive", 0);
+    fill_uniform(tied.model.params, tied.model.layout.total, 0.5f, 11);
+    /* Every untied tensor from the floats that back it in the tied model. */
+    for (int i = 0; i < RS_NUM_PARAMS; i++) {
+        const rs_tensor_info *from = rs_tensor_storage(&tied.model.layout, i);
+        const rs_tensor_info *to = rs_tensor_storage(&untied.model.layout, i);
+        ck_assert_int_eq(from != NULL, to != NULL);
+        if (to) {
+            ck_assert_uint_eq(from->size, to->size);
+            memcpy(untied.model.params + to->offset, tied.model.params + from->offset,
+                   sizeof(float) * to->size);
+        }
+    }
+    ck_assert_ptr_eq(tied.model.w.out_W, tied.model.w.tgt_emb);
+    ck_assert_uint_eq(untied.model.layout.total - tied.model.layout.total,
+                      untied.model.layout.info[RS_P_out_W].size);
+    net_case *cs[2] = {&tied, &untied};
+    float *grad[2];
+    rs_tensors g[2];
+    double loss[2];
+    for (int k = 0; k < 2; k++) {
+        ck_assert(rs_batch_fill(&cs[k]->batch, 3, srcs, src_counts, tgts, tgt_counts, &err) == 0);
+        grad[k] = calloc(cs[k]->model.layout.total, sizeof(float));
+        ck_assert(grad[k] != NULL);
+        rs_tensors_bind(&g[k], &cs[k]->model.layout, grad[k]);
+        for (int pass = 0; pass < 2; pass++) {
+            loss[k] = net_loss(cs[k]);
+            rs_network_backward(&cs[k]->ws, &cs[k]->model, &cs[k]->batch, &g[k], 0.0f, 1.0f);
+        }
+    }
+    ck_assert(loss[0] == loss[1]);
+    const size_t emb = untied.model.layout.info[RS_P_tgt_emb].size;
+    double worst = 0.0, out_part = 0.0, emb_part = 0.0;
+    for (size_t k = 0; k < emb; k++) {
+        double sum = (double)g[1].tgt_emb[k] + g[1].out_W[k];
+        worst = fmax(worst, fabs(g[0].tgt_emb[k] - sum) / fmax(1e-3, fabs(sum)));
+        out_part += fabs(g[1].out_W[k]);
+        emb_part += fabs(g[1].tgt_emb[k]);
+    }
+    /* Both parts matter: neither is negligible beside the other. */
+    ck_assert_msg(out_part > 0.1 * emb_part && emb_part > 0.1 * out_part, "%g %g", out_part,
+                  emb_part);
+    ck_assert_msg(worst < 1e-5, "tied tgt_emb gradient differs from the sum by %.3g", worst);
+    for (int i = 0; i < RS_NUM_PARAMS; i++) {
+        const rs_tensor_info *t = &tied.model.layout.info[i];
+        if (!t->size || i == RS_P_tgt_emb)
+            continue;
+        const rs_tensor_info *u = &untied.model.layout.info[i];
+        ck_assert_msg(!memcmp(grad[0] + t->offset, grad[1] + u->offset, sizeof(float) * t->size),
+                      "%s: gradients differ", t->name);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(grad[k]);
+        net_case_free(cs[k]);
+    }
+}
+END_TEST
+
 Suite *network_suite(void)
 {
     Suite *s = suite_create("network");
@@ -210,7 +289,8 @@ Suite *network_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, network_gradients_match_finite_differences, 0, VARIANTS);
     tcase_add_loop_test(tc, network_directional_gradients, 0, VARIANTS);
-    tcase_add_test(tc, padded_batch_equals_sentences_one_at_a_time);
+    tcase_add_loop_test(tc, padded_batch_equals_sentences_one_at_a_time, 0, 2);
+    tcase_add_test(tc, tied_gradient_is_the_sum_of_both_uses);
     suite_add_tcase(s, tc);
     return s;
 }
