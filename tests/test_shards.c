@@ -20,13 +20,16 @@ typedef struct {
     long tokens;
 } shard_case;
 
-/* NB pairs of lengths 1..8, ids within the vocabularies. */
-static void shard_case_init(shard_case *c)
+/* NB pairs of lengths 1..8, ids within the vocabularies; tied: out.W is
+ * tgt_emb (maxout = emb). */
+static void shard_case_init_tied(shard_case *c, int tied)
 {
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
     cfg.src_vocab = 11, cfg.tgt_vocab = 10, cfg.emb = 5, cfg.hidden = 6, cfg.att = 7, cfg.maxout = 4;
+    if (tied)
+        cfg.maxout = cfg.emb, cfg.tie_embeddings = 1;
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);
     fill_uniform(c->model.params, c->model.layout.total, 0.5f, 3);
     ck_assert(rs_batch_alloc(&c->batch, NB, MAX_LEN, MAX_LEN, &err) == 0);
@@ -46,6 +49,11 @@ static void shard_case_init(shard_case *c)
         c->tokens += tc[b] + 1;
     }
     ck_assert(rs_batch_fill(&c->batch, NB, srcs, sc, tgts, tc, &err) == 0);
+}
+
+static void shard_case_init(shard_case *c)
+{
+    shard_case_init_tied(c, 0);
 }
 
 static void shard_case_free(shard_case *c)
@@ -92,10 +100,11 @@ START_TEST(one_shard_is_the_plain_pass)
 }
 END_TEST
 
+/* Untied, then tied (each shard adds both uses into its own buffer's tgt_emb). */
 START_TEST(shards_sum_to_the_whole_batch)
 {
     shard_case c;
-    shard_case_init(&c);
+    shard_case_init_tied(&c, _i);
     size_t total = c.model.layout.total;
     float *one = calloc(total, sizeof(float)), *many = calloc(total, sizeof(float));
     ck_assert(one && many);
@@ -176,11 +185,11 @@ END_TEST
 
 /* accumulate = 1 adds the batch's gradient to the sum so far: two steps over
  * the same batch, the second accumulating, give twice one step's gradient,
- * with one shard and with three. */
+ * with one shard and with three, untied and tied. */
 START_TEST(accumulating_adds_to_the_sum)
 {
     shard_case c;
-    shard_case_init(&c);
+    shard_case_init_tied(&c, _i);
     size_t total = c.model.layout.total;
     float *once = calloc(total, sizeof(float)), *twice = calloc(total, sizeof(float));
     ck_assert(once && twice);
@@ -212,10 +221,10 @@ Suite *shards_suite(void)
     TCase *tc = tcase_create("step");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, one_shard_is_the_plain_pass);
-    tcase_add_test(tc, shards_sum_to_the_whole_batch);
+    tcase_add_loop_test(tc, shards_sum_to_the_whole_batch, 0, 2);
     tcase_add_test(tc, same_shard_count_same_bits);
     tcase_add_test(tc, norm_and_adam_by_slices);
-    tcase_add_test(tc, accumulating_adds_to_the_sum);
+    tcase_add_loop_test(tc, accumulating_adds_to_the_sum, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
