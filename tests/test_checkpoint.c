@@ -16,12 +16,15 @@
 #include "checkpoint.h"
 #include "testdir.h"
 #include "crc32.h"
+#include "tinymodel.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
 
 /* A tiny model: every parameter (biases too) random, so that nothing passes
- * by being zero; vocabularies of 7 and 6 tokens. */
-static void make_model(rs_model *m, const char *attention, int with_spm, uint64_t seed)
+ * by being zero; vocabularies of 7 and 6 tokens; tied: out.W is tgt_emb
+ * (maxout = emb = 3). */
+static void make_model_tied(rs_model *m, const char *attention, int with_spm, uint64_t seed,
+                            int tied)
 {
     rs_config cfg;
     rs_error err = {{0}};
@@ -31,7 +34,8 @@ static void make_model(rs_model *m, const char *attention, int with_spm, uint64_
     cfg.emb = 3;
     cfg.hidden = 4;
     cfg.att = 5;
-    cfg.maxout = 2;
+    cfg.maxout = tied ? 3 : 2;
+    cfg.tie_embeddings = tied;
     cfg.lr = 0.0123f;
     ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
@@ -59,6 +63,11 @@ static void make_model(rs_model *m, const char *attention, int with_spm, uint64_
         m->spm_src_len = sizeof blob_src;
         m->spm_tgt_len = sizeof blob_tgt;
     }
+}
+
+static void make_model(rs_model *m, const char *attention, int with_spm, uint64_t seed)
+{
+    make_model_tied(m, attention, with_spm, seed, 0);
 }
 
 static void make_state(rs_train_state *s, const rs_model *m)
@@ -239,6 +248,60 @@ START_TEST(test_round_trip_without_state)
     rs_model_free(&back);
     rs_model_free(&m);
     testdir_remove(tmp_dir);
+}
+END_TEST
+
+/* Whether data[size] holds the bytes of text. */
+static int holds(const unsigned char *data, size_t size, const char *text)
+{
+    size_t n = strlen(text);
+    for (size_t i = 0; i + n <= size; i++)
+        if (!memcmp(data + i, text, n))
+            return 1;
+    return 0;
+}
+
+/* A tied model: no out.W stored, the option read back, out.W a view of the
+ * loaded tgt_emb, the same scores; a checkpoint written before the option
+ * existed (the fuzz seeds have no tie_embeddings line) loads untied. */
+START_TEST(test_round_trip_tied)
+{
+    rs_model m, back;
+    rs_train_state s, sback;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    make_model_tied(&m, "additive", 0, 3, 1);
+    make_state(&s, &m);
+    ck_assert_uint_eq(m.layout.info[RS_P_out_W].size, 0);
+    tmp_path(path, sizeof path, "tied.ckpt");
+    ck_assert_msg(!rs_checkpoint_save(path, &m, &s, &err), "%s", err.msg);
+    size_t size;
+    unsigned char *data = testfile_read(path, &size);
+    ck_assert(!holds(data, size, "out.W"));
+    ck_assert(holds(data, size, "tie_embeddings=1\n"));
+    free(data);
+    ck_assert_msg(!rs_checkpoint_load(path, &back, &sback, &err), "%s", err.msg);
+    assert_same_model(&m, &back);
+    ck_assert_int_eq(back.cfg.tie_embeddings, 1);
+    ck_assert_ptr_eq(back.w.out_W, back.w.tgt_emb);
+    ck_assert(!memcmp(s.adam_m, sback.adam_m, m.layout.total * sizeof(float)));
+    static const int src[] = {4, 5, 6}, tgt[] = {5, 4};
+    double before = tiny_forced_logprob(&m, src, 3, tgt, 2, NULL);
+    ck_assert(isfinite(before));
+    ck_assert(tiny_forced_logprob(&back, src, 3, tgt, 2, NULL) == before);
+    rs_train_state_free(&sback);
+    rs_model_free(&back);
+    rs_train_state_free(&s);
+    rs_model_free(&m);
+    testdir_remove(tmp_dir);
+
+    ck_assert_msg(!rs_checkpoint_load("tests/fuzz/corpus/checkpoint/additive-word-state.ckpt",
+                                      &back, NULL, &err), "%s", err.msg);
+    ck_assert_int_eq(back.cfg.tie_embeddings, 0);
+    ck_assert_ptr_nonnull(back.w.out_W);
+    ck_assert_ptr_ne(back.w.out_W, back.w.tgt_emb);
+    rs_model_free(&back);
 }
 END_TEST
 
@@ -587,6 +650,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_crc32);
     tcase_add_test(tc, test_round_trip_with_state);
     tcase_add_test(tc, test_round_trip_without_state);
+    tcase_add_test(tc, test_round_trip_tied);
     tcase_add_test(tc, test_corrupted_byte);
     tcase_add_test(tc, test_truncated);
     tcase_add_test(tc, test_wrong_magic_and_version);
