@@ -1,6 +1,7 @@
 /* The JSON reader and writer, and safetensors export/import: exact round
  * trips, the shared conformance model, and refusal of malformed files. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "json.h"
 #include "safetensors.h"
 #include "spm.h"
+#include "tinymodel.h"
 
 /* ---- JSON ---------------------------------------------------------------- */
 
@@ -131,7 +133,8 @@ static void spm_model(int pieces, char **blob, size_t *len)
     ck_assert_msg(!rs_spm_train(sentences, 6, pieces, "unigram", blob, len, &err), "%s", err.msg);
 }
 
-static void make_model(rs_model *m, const char *attention, int with_spm)
+/* tied: out.W is tgt_emb (maxout = emb = 3). */
+static void make_model_tied(rs_model *m, const char *attention, int with_spm, int tied)
 {
     rs_config cfg;
     rs_error err = {{0}};
@@ -141,7 +144,8 @@ static void make_model(rs_model *m, const char *attention, int with_spm)
     cfg.emb = 3;
     cfg.hidden = 4;
     cfg.att = 5;
-    cfg.maxout = 2;
+    cfg.maxout = tied ? 3 : 2;
+    cfg.tie_embeddings = tied;
     cfg.lowercase = 1;
     cfg.subwords = with_spm ? 500 : 0;
     cfg.tokenizer = with_spm ? RS_TOKENIZER_SPM : RS_TOKENIZER_CHAR;
@@ -168,6 +172,11 @@ static void make_model(rs_model *m, const char *attention, int with_spm)
         ck_assert_uint_eq(m->spm_src_len % 3, 2);
         ck_assert_uint_eq(m->spm_tgt_len % 3, 1);
     }
+}
+
+static void make_model(rs_model *m, const char *attention, int with_spm)
+{
+    make_model_tied(m, attention, with_spm, 0);
 }
 
 static char tmp_dir[64];
@@ -291,6 +300,54 @@ START_TEST(test_round_trip)
         rs_model_free(&back);
         rs_model_free(&m);
     }
+    remove_tmp_dir();
+}
+END_TEST
+
+/* A tied model exports as the untied model of model.md, out.W a copy of
+ * tgt_emb; imported, it is untied and scores every pair as the tied one did. */
+START_TEST(test_tied_model_exports_untied)
+{
+    make_tmp_dir();
+    rs_model m, back;
+    rs_error err = {{0}};
+    char path[256];
+    make_model_tied(&m, "additive", 0, 1);
+    tmp_path(path, sizeof path, "a.safetensors");
+    ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
+    ck_assert_msg(!rs_safetensors_import(path, &back, &err), "%s", err.msg);
+    const size_t out_w = (size_t)m.cfg.tgt_vocab * m.cfg.maxout;
+    size_t size;
+    unsigned char *data = testfile_read(path, &size);
+    uint64_t hl = header_len(data);
+    ck_assert_uint_eq(size, 8 + hl + 4 * (m.layout.total + out_w));
+    rs_json *h = parse_ok_len((const char *)data + 8, hl);
+    ck_assert_str_eq(rs_json_get(rs_json_get(h, "__metadata__"), "model")->string,
+                     "rnnsearch-default");
+    const rs_json *shape = rs_json_get(rs_json_get(h, "out.W"), "shape");
+    ck_assert(shape->items[0].number == 6 && shape->items[1].number == 3);
+    rs_json_free(h);
+    free(data);
+
+    ck_assert_int_eq(back.cfg.tie_embeddings, 0);
+    ck_assert_uint_eq(back.layout.total, m.layout.total + out_w);
+    ck_assert_ptr_ne(back.w.out_W, back.w.tgt_emb);
+    ck_assert(!memcmp(back.w.out_W, m.w.tgt_emb, sizeof(float) * out_w));
+    for (int i = 0; i < RS_NUM_PARAMS; i++) {
+        const rs_tensor_info *t = &m.layout.info[i];
+        if (t->size)
+            ck_assert_msg(!memcmp(back.params + back.layout.info[i].offset, m.params + t->offset,
+                                  sizeof(float) * t->size), "%s differs", t->name);
+    }
+    static const int src[] = {4, 5, 6, 7}, tgt[] = {5, 4, 4};
+    for (int k = 1; k <= 3; k++) {
+        double tied = tiny_forced_logprob(&m, src, k + 1, tgt, k, NULL);
+        ck_assert(isfinite(tied));
+        ck_assert_double_eq_tol(tiny_forced_logprob(&back, src, k + 1, tgt, k, NULL), tied,
+                                1e-6 * fabs(tied));
+    }
+    rs_model_free(&back);
+    rs_model_free(&m);
     remove_tmp_dir();
 }
 END_TEST
@@ -568,6 +625,7 @@ Suite *safetensors_suite(void)
     tcase_add_test(tc, test_json_write_string);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_conformance_model);
+    tcase_add_test(tc, test_tied_model_exports_untied);
     tcase_add_test(tc, test_refused);
     tcase_add_test(tc, test_layout_of_the_data);
     tcase_add_test(tc, test_sentencepiece_blobs);
