@@ -2,6 +2,7 @@
  * for finiteness and range with a message naming the option and the range,
  * names stored by name in the checkpoint text, conflicts refused. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "config.h"
 #include "params.h"
 #include "testdir.h"
+#include "testprog.h"
 
 START_TEST(values_that_cannot_be_right_are_refused_naming_option_and_range)
 {
@@ -188,6 +190,85 @@ START_TEST(train_reads_settings_from_a_file)
 }
 END_TEST
 
+/* --tie-embeddings: refused unless --maxout equals --emb (naming both), stored
+ * in the checkpoint, shown by info with the true parameter count, kept on
+ * --resume and refused there as a change; export and import give an untied
+ * model that scores the same. */
+START_TEST(tie_embeddings_is_a_model_setting)
+{
+    rs_config cfg;
+    rs_error err;
+    rs_config_defaults(&cfg);
+    cfg.tie_embeddings = 1;
+    cfg.emb = cfg.maxout = 64;
+    ck_assert_msg(rs_config_check(&cfg, &err) == 0, "%s", err.msg);
+    cfg.maxout = 32;
+    ck_assert(rs_config_check(&cfg, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "--tie-embeddings") && strstr(err.msg, "--maxout 32") &&
+                  strstr(err.msg, "--emb 64"), "%s", err.msg);
+    char out[8192], cmd[2048], dir[64];
+    ck_assert_int_eq(testprog_run_all("train --train /nonexistent.tsv --out /nonexistent/m "
+                                      "--tie-embeddings --emb 16 --maxout 8", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--maxout 8") && strstr(out, "--emb 16"), "%s", out);
+
+    testdir_make(dir, "rnnsearch-tie");
+    const char *small = "--emb 8 --hidden 8 --att 8 --maxout 8 --epochs 1 --quiet";
+    snprintf(cmd, sizeof cmd, "head -n 40 corpora/reorder/train.tsv > %s/t.tsv", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/tied %s --tie-embeddings 2>&1",
+             dir, dir, small);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/tied --resume --epochs 2 2>&1", dir,
+             dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/tied/last.ckpt", dir);
+    rs_model m;
+    rs_train_state st;
+    ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.cfg.tie_embeddings, 1);
+    ck_assert_int_eq(st.epoch, 2);
+    snprintf(cmd, sizeof cmd, "info -m %s", path);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    char total[128];
+    snprintf(total, sizeof total, " %zu (%.1f MB as float32)", m.layout.total,
+             (double)m.layout.total * 4 / 1e6);
+    ck_assert_msg(strstr(out, "tie_embeddings = 1\n") && strstr(out, "out.W      is tgt_emb") &&
+                  strstr(out, total), "%s", out);
+    rs_train_state_free(&st);
+    rs_model_free(&m);
+
+    /* Export and import: an untied model with the same scores. */
+    snprintf(cmd, sizeof cmd, "export -m %s/tied -o %s/t.safetensors 2>&1 && %s import "
+             "%s/t.safetensors -o %s/untied.ckpt 2>&1", dir, dir, testprog_path(), dir, dir);
+    ck_assert_msg(testprog_run(cmd, out, sizeof out) == 0, "%s", out);
+    char scores[2][4096];
+    snprintf(cmd, sizeof cmd, "score -m %s/tied %s/t.tsv", dir, dir);
+    ck_assert_int_eq(testprog_run(cmd, scores[0], sizeof scores[0]), 0);
+    snprintf(cmd, sizeof cmd, "score -m %s/untied.ckpt %s/t.tsv", dir, dir);
+    ck_assert_int_eq(testprog_run(cmd, scores[1], sizeof scores[1]), 0);
+    int lines = 0;
+    for (char *a = scores[0], *b = scores[1]; *a && *b; lines++) {
+        char *ea, *eb;
+        double x = strtod(a, &ea), y = strtod(b, &eb);
+        ck_assert(ea != a && eb != b && x < 0.0);
+        ck_assert_msg(fabs(x - y) <= 1e-5 * fabs(x), "pair %d: %.9g vs %.9g", lines + 1, x, y);
+        a = strchr(ea, '\n') ? strchr(ea, '\n') + 1 : ea + strlen(ea);
+        b = strchr(eb, '\n') ? strchr(eb, '\n') + 1 : eb + strlen(eb);
+    }
+    ck_assert_int_eq(lines, 40);
+
+    /* The setting cannot change on --resume. */
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/plain %s 2>&1", dir, dir, small);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/plain --resume --tie-embeddings 2>&1",
+             dir, dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "tie_embeddings=0, not 1"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -196,6 +277,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, names_are_parsed_once_and_stored_by_name);
     tcase_add_test(tc, conflicting_options_are_refused);
     tcase_add_test(tc, train_reads_settings_from_a_file);
+    tcase_add_test(tc, tie_embeddings_is_a_model_setting);
     suite_add_tcase(s, tc);
     return s;
 }
