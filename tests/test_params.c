@@ -1,6 +1,7 @@
 /* The parameter table (src/params.c): sizes and shapes of every tensor from
  * model.md for each attention kind, contiguous offsets, views into one
- * buffer, name lookup, attention names, and refused configurations. */
+ * buffer, tied embeddings, name lookup, attention names, and refused
+ * configurations. */
 #include <check.h>
 #include <string.h>
 
@@ -108,12 +109,51 @@ START_TEST(names_and_refusals)
 }
 END_TEST
 
+/* Tied embeddings: out.W absent from the buffer, its view (in any buffer of
+ * the layout) at tgt_emb; every other offset as untied less out.W; l != m
+ * refused. */
+START_TEST(tied_out_w_is_tgt_emb)
+{
+    rs_config cfg;
+    rs_error err;
+    rs_layout untied, tied;
+    sizes(&cfg, "additive");
+    cfg.maxout = cfg.emb;
+    ck_assert_msg(rs_layout_init(&untied, &cfg, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(untied.info[RS_P_out_W].shares, -1);
+    ck_assert_ptr_eq(rs_tensor_storage(&untied, RS_P_out_W), &untied.info[RS_P_out_W]);
+    ck_assert_ptr_null(rs_tensor_storage(&untied, RS_P_att_K));
+    cfg.tie_embeddings = 1;
+    ck_assert_msg(rs_layout_init(&tied, &cfg, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(tied.info[RS_P_out_W].size, 0);
+    ck_assert_int_eq(tied.info[RS_P_out_W].shares, RS_P_tgt_emb);
+    ck_assert_ptr_eq(rs_tensor_storage(&tied, RS_P_out_W), &tied.info[RS_P_tgt_emb]);
+    ck_assert_uint_eq(tied.total, untied.total - untied.info[RS_P_out_W].size);
+    for (int i = 0; i < RS_NUM_PARAMS; i++)
+        if (i != RS_P_out_W) {
+            ck_assert_uint_eq(tied.info[i].size, untied.info[i].size);
+            ck_assert_int_eq(tied.info[i].shares, -1);
+        }
+    ck_assert_uint_eq(tied.info[RS_P_out_bw].offset, untied.info[RS_P_out_W].offset);
+    float buffer[2000];
+    ck_assert_uint_le(tied.total, 2000);
+    rs_tensors views;
+    rs_tensors_bind(&views, &tied, buffer);
+    ck_assert_ptr_eq(views.out_W, views.tgt_emb);
+    ck_assert_ptr_eq(views.tgt_emb, buffer + tied.info[RS_P_tgt_emb].offset);
+    cfg.maxout = cfg.emb + 1;
+    ck_assert_int_eq(rs_layout_init(&tied, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "l == m") != NULL, "%s", err.msg);
+}
+END_TEST
+
 Suite *params_suite(void)
 {
     Suite *s = suite_create("params");
     TCase *tc = tcase_create("parameter table");
     tcase_add_loop_test(tc, layout_shapes_follow_the_model, 0, 4);
     tcase_add_test(tc, names_and_refusals);
+    tcase_add_test(tc, tied_out_w_is_tgt_emb);
     suite_add_tcase(s, tc);
     return s;
 }
