@@ -92,6 +92,10 @@ START_TEST(mismatch_is_refused_naming_the_file)
     ck_assert_int_eq(rs_models_match(&ma, &mb, &err), -1);
     ck_assert_str_eq(err.msg, "hidden is 6, not 4");
     ck_assert_int_eq(rs_models_match(&ma, &ma, &err), 0);
+    rs_model tied = ma; /* a view of ma's buffers with the setting changed: not freed */
+    tied.cfg.tie_embeddings = 1;
+    ck_assert_int_eq(rs_models_match(&ma, &tied, &err), -1);
+    ck_assert_str_eq(err.msg, "tie_embeddings is 1, not 0");
     rs_model_free(&ma);
     rs_model_free(&mb);
     rs_model_free(&mc);
