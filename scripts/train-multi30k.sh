@@ -8,8 +8,11 @@
 # Environment: MINUTES (training wall-time budget, default 115), THREADS (1),
 # SEED (1; another seed trains models/multi30k-PAIR-seedN), KEEP (keep the last
 # KEEP checkpoints as step-N.ckpt, to average; default 5),
-# EVAL_ONLY=1 (evaluate models/multi30k-PAIR without training).
+# EVAL_ONLY=1 (evaluate models/multi30k-PAIR without training),
+# SYSTEM=1 (the best system instead of one model: SEEDS models side by side,
+# averaged and ensembled by scripts/multi30k-systems.sh; SEEDS default 2).
 set -eu
+[ "${SYSTEM:-0}" = 1 ] && exec sh "$(dirname "$0")/multi30k-systems.sh" "$@"
 pair=${1:-de-en}
 case "$pair" in de-en|en-de|en-fr) ;; *) echo "usage: $0 [de-en|en-de|en-fr] [DATA_DIR]" >&2; exit 2 ;; esac
 src=${pair%-*}

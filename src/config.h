@@ -69,6 +69,9 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(dev_bleu, 0, "translate dev greedily, report BLEU and keep best.ckpt by it", 0, 1)     \
     F(dropout, 0.0f, "dropout on embeddings, context and readout (training only)", 0, 1, RS_OPEN_HIGH) \
     F(label_smoothing, 0.0f, "label smoothing (training only)", 0, 1, RS_OPEN_HIGH)          \
+    F(src_word_dropout, 0.0f, "drop whole source tokens (training only)", 0, 1, RS_OPEN_HIGH) \
+    F(tgt_word_dropout, 0.0f, "drop whole previous target words, the decoder's input (training only)", \
+      0, 1, RS_OPEN_HIGH)                                                                    \
     I(warmup, 0, "linear learning-rate warm-up over N steps", 0, RS_INT_LIMIT)               \
     F(lr_decay, 1.0f, "multiply the learning rate by this after a dev evaluation without improvement", \
       0, 1, RS_OPEN_LOW)                                                                     \

@@ -74,8 +74,9 @@ static void scatter_add_rows(float *table, const float *rows, const int *ids, in
 }
 
 /* The dropout masks of one forward pass; each is drawn from its own stream
- * derived from ws->dropout_rng, so none depends on another's size. */
-enum { DROP_SRC, DROP_ANN, DROP_EMB, DROP_OUT };
+ * derived from ws->dropout_rng, so none depends on another's size (nor on
+ * whether another is drawn at all). */
+enum { DROP_SRC, DROP_ANN, DROP_EMB, DROP_OUT, DROP_SRC_WORD, DROP_TGT_WORD };
 
 /* Inverted dropout multipliers: 0 with probability p, else 1 / (1 - p). */
 static void dropout_mask(float *mask, size_t count, float p, const rs_rng *base, int which)
@@ -93,6 +94,14 @@ static void multiply(float *x, const float *mask, size_t count)
         x[i] *= mask[i];
 }
 
+/* x [rows,width] row r *= mask[r]: word dropout, one multiplier per token. */
+static void multiply_rows(float *x, const float *mask, size_t rows, size_t width)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t k = 0; k < width; k++)
+            x[r * width + k] *= mask[r];
+}
+
 void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
 {
     const rs_tensors *w = &model->w;
@@ -103,6 +112,11 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
         dropout_mask(ws->drop_src, (size_t)S * B * m, ws->dropout, &ws->dropout_rng, DROP_SRC);
         dropout_mask(ws->drop_ann, (size_t)S * B * 2 * n, ws->dropout, &ws->dropout_rng, DROP_ANN);
         multiply(ws->src_x, ws->drop_src, (size_t)S * B * m);
+    }
+    if (ws->src_word_dropout > 0.0f) {
+        dropout_mask(ws->drop_src_word, (size_t)S * B, ws->src_word_dropout, &ws->dropout_rng,
+                     DROP_SRC_WORD);
+        multiply_rows(ws->src_x, ws->drop_src_word, (size_t)S * B, (size_t)m);
     }
     for (int j = 0; j < S; j++)
         for (int b = 0; b < B; b++)
@@ -184,6 +198,12 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
         multiply(ws->dec_emb, ws->drop_emb, (size_t)R * m);
         t_mask = ws->drop_out;
     }
+    /* dec_emb feeds both the decoder GRU and the deep output: one mask for both. */
+    if (ws->tgt_word_dropout > 0.0f) {
+        dropout_mask(ws->drop_tgt_word, (size_t)R, ws->tgt_word_dropout, &ws->dropout_rng,
+                     DROP_TGT_WORD);
+        multiply_rows(ws->dec_emb, ws->drop_tgt_word, (size_t)R, (size_t)m);
+    }
     for (int t = 0; t < T; t++)
         for (int b = 0; b < B; b++)
             ws->tgt_mask[t * B + b] = t < batch->tgt_len[b] ? 1.0f : 0.0f;
@@ -252,8 +272,11 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
             in);
     gru_recurrent_backward(g->dec_U, g->dec_b, ws->dec_dpre, ws->dec_states, ws->dec_rh, R, n);
     rs_gemm(0, 0, R, m, 3 * n, 1.0f, ws->dec_dpre, 3 * n, w->dec_W, in, 1.0f, ws->d_dec_emb, m);
+    /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
     if (drop)
         multiply(ws->d_dec_emb, ws->drop_emb, (size_t)R * m);
+    if (ws->tgt_word_dropout > 0.0f)
+        multiply_rows(ws->d_dec_emb, ws->drop_tgt_word, (size_t)R, (size_t)m);
     scatter_add_rows(g->tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m);
     if (kind == RS_ATT_ADDITIVE)
         rs_gemm(1, 0, a, n, R, 1.0f, ws->d_query_proj, a, ws->dec_states, n, 1.0f, g->att_W, n);
@@ -301,8 +324,11 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
                            ws->bwd_rh, S * B, n);
     rs_gemm(0, 0, S * B, m, 3 * n, 1.0f, ws->fwd_dpre, 3 * n, w->enc_fwd_W, m, 0.0f, ws->d_src_x, m);
     rs_gemm(0, 0, S * B, m, 3 * n, 1.0f, ws->bwd_dpre, 3 * n, w->enc_bwd_W, m, 1.0f, ws->d_src_x, m);
+    /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
     if (drop)
         multiply(ws->d_src_x, ws->drop_src, (size_t)S * B * m);
+    if (ws->src_word_dropout > 0.0f)
+        multiply_rows(ws->d_src_x, ws->drop_src_word, (size_t)S * B, (size_t)m);
     scatter_add_rows(g->src_emb, ws->d_src_x, batch->src, S * B, m);
 }
 

@@ -68,7 +68,9 @@
     X(drop_src, S * B * m, "[S,B,m]")                                              \
     X(drop_ann, S * B * 2 * n, "[S,B,2n]")                                         \
     X(drop_emb, R * m, "[T,B,m]")                                                  \
-    X(drop_out, R * l, "[R,l]")
+    X(drop_out, R * l, "[R,l]")                                                    \
+    X(drop_src_word, S * B, "[S,B] word dropout: one multiplier per source token") \
+    X(drop_tgt_word, R, "[T,B] word dropout: one per previous-word input")
 
 typedef struct {
     int max_B, max_S, max_T;
@@ -77,6 +79,11 @@ typedef struct {
      * each mask has its own stream, so no mask depends on another's size). */
     float dropout;
     rs_rng dropout_rng;
+    /* Word dropout (training only): the probability that a source token, or
+     * the previous-word input E y_{i-1} of a decoder step, has its whole
+     * embedding set to 0 (kept ones scaled by 1 / (1 - p)); masks from the
+     * same dropout_rng, each on its own stream. */
+    float src_word_dropout, tgt_word_dropout;
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax */
 #define RS_WS_FIELD(field, count, doc) float *field;
@@ -90,12 +97,15 @@ void rs_workspace_free(rs_workspace *ws);
 
 /* Encoder and initial state only: fills annotations, keys and dec_states[0].
  * Dropout, when ws->dropout > 0, applies to the source embeddings and the
- * annotations (the attention's keys and values; not the initial state). */
+ * annotations (the attention's keys and values; not the initial state);
+ * word dropout, when ws->src_word_dropout > 0, to whole source embeddings. */
 void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
 
 /* Teacher-forced forward pass; returns Σ -log p(y|x) over the batch and
  * leaves each position's -log p in ws->nll. With ws->dropout > 0 it also
- * drops target embeddings and the maxout readout (inverted dropout). */
+ * drops target embeddings and the maxout readout (inverted dropout); with
+ * ws->tgt_word_dropout > 0, whole previous-word embeddings E y_{i-1} (the
+ * decoder's and the deep output's input alike). */
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
 
 /* Backward of the last forward: grads += scale · dL/dθ (L the summed loss, or

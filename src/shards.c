@@ -60,6 +60,8 @@ static void shard_pass(rs_shard *me)
     rs_tensors g;
     rs_tensors_bind(&g, &sh->model->layout, me->grads);
     me->ws.dropout = sh->dropout;
+    me->ws.src_word_dropout = sh->src_word_dropout;
+    me->ws.tgt_word_dropout = sh->tgt_word_dropout;
     rs_rng_seed(&me->ws.dropout_rng, sh->seed ^ ((uint64_t)me->index * 0x9E3779B97F4A7C15u));
     me->loss = rs_network_forward(&me->ws, sh->model, batch);
     rs_network_backward(&me->ws, sh->model, batch, &g, sh->smoothing, sh->scale);

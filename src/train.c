@@ -570,6 +570,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
         free(grads);
         return -1;
     }
+    shards.src_word_dropout = c->src_word_dropout;
+    shards.tgt_word_dropout = c->tgt_word_dropout;
     if (rs_batch_alloc(&batch, c->batch_size, max_S, max_T, err)) {
         rs_shards_free(&shards);
         free(grads);

@@ -33,6 +33,8 @@ START_TEST(values_that_cannot_be_right_are_refused_naming_option_and_range)
         {"hidden", "715827883", "from 1 to 65536"}, {"emb", "12x", "from 1 to"},
         {"max_steps", "99999999999", "from 0 to"}, {"attention", "cosine", "additive, general"},
         {"tokenizer", "bpe", "word, char, spm"},
+        {"src_word_dropout", "1", "[0, 1)"}, {"src_word_dropout", "-0.1", "[0, 1)"},
+        {"tgt_word_dropout", "1", "[0, 1)"}, {"tgt_word_dropout", "-1e-9", "[0, 1)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rs_config cfg, before;
@@ -63,6 +65,8 @@ START_TEST(values_that_cannot_be_right_are_refused_naming_option_and_range)
     ck_assert(rs_config_set(&cfg, "clip", "0", &err) == 0);
     ck_assert(rs_config_set(&cfg, "max_vocab", "5", &err) == 0);
     ck_assert(rs_config_set(&cfg, "hidden", "65536", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "src_word_dropout", "0", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "tgt_word_dropout", "0.99", &err) == 0);
     ck_assert(rs_config_is_flag("dev_bleu") && rs_config_is_flag("lowercase"));
     ck_assert(!rs_config_is_flag("epochs") && !rs_config_is_flag("attention"));
 }
@@ -121,12 +125,15 @@ START_TEST(conflicting_options_are_refused)
     ck_assert(rs_config_may_change_on_resume("epochs"));
     ck_assert(!rs_config_may_change_on_resume("eval_every"));
     ck_assert(!rs_config_may_change_on_resume("lr"));
+    ck_assert(!rs_config_may_change_on_resume("src_word_dropout"));
+    ck_assert(!rs_config_may_change_on_resume("tgt_word_dropout"));
 
     /* And through the program: exit 2 before any file is read. */
     const char *prog = getenv("RNNSEARCH") ? getenv("RNNSEARCH") : "./rnnsearch";
     static const char *const args[] = {
         "--tokenizer char --subwords 100", "--lr nan", "--adam-eps 0", "--epochs 0",
         "--max-vocab 4", "--dev-bleu", "--patience 3", "--lr-decay 0.5", "--resume --overwrite",
+        "--src-word-dropout 1", "--tgt-word-dropout -0.5",
     };
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         char cmd[512];

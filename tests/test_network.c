@@ -1,8 +1,9 @@
 /* The whole network: every parameter tensor's gradient against finite
  * differences entry by entry and along a random direction per tensor (for
- * each attention kind, with dropout, and with tied embeddings), a padded
- * batch against its sentences one at a time, and the tied gradient against
- * the sum of the untied model's two.
+ * each attention kind, with dropout, with word dropout on top, and with tied
+ * embeddings, without and with both dropouts), a padded batch against its
+ * sentences one at a time, and the tied gradient against the sum of the
+ * untied model's two.
  *
  * Entry-by-entry tolerance: the float32 loss (≈15 here) carries ≈1e-6 of
  * rounding noise, so central differences with h = 1e-2 are good to ≈5e-5
@@ -69,22 +70,56 @@ static unsigned long long net_signature(void *p)
     return h;
 }
 
-/* The four attention kinds, then additive with dropout (fixed masks), then
- * additive with tied embeddings (out.W is tgt_emb: the finite differences of
- * tgt_emb move both uses at once). */
+/* The four attention kinds, then additive with dropout, then additive with
+ * dropout and word dropout of both sides (fixed masks), then additive with
+ * tied embeddings (out.W is tgt_emb: the finite differences of tgt_emb move
+ * both uses at once), without and with both dropouts. */
 static const char *const kinds[] = {"additive", "general", "dot", "scaled-dot", "additive",
-                                    "additive"};
-enum { VARIANTS = 6, DROPOUT_VARIANT = 4, TIED_VARIANT = 5 };
+                                    "additive", "additive", "additive"};
+enum {
+    VARIANTS = 8,
+    DROPOUT_VARIANT = 4,
+    WORD_DROPOUT_VARIANT = 5,
+    TIED_VARIANT = 6,
+    TIED_WORD_DROPOUT_VARIANT = 7
+};
+
+static int is_tied(int v)
+{
+    return v == TIED_VARIANT || v == TIED_WORD_DROPOUT_VARIANT;
+}
+
+static int has_word_dropout(int v)
+{
+    return v == WORD_DROPOUT_VARIANT || v == TIED_WORD_DROPOUT_VARIANT;
+}
+
+/* Real positions (mask [steps,B] of 1 on them) whose word multiplier is 0,
+ * and those whose multiplier is not. */
+static void count_dropped(const float *word, const float *real, int steps, int B, int *dropped,
+                          int *kept)
+{
+    *dropped = *kept = 0;
+    for (int r = 0; r < steps * B; r++)
+        if (real[r] > 0.0f)
+            ++*(word[r] == 0.0f ? dropped : kept);
+}
 
 /* Sets c up as variant v with weights uniform in [-scale, scale], runs the
  * three pairs forward and backward, and returns the gradient (free it). */
 static float *variant_gradient(net_case *c, int v, float scale)
 {
     rs_error err;
-    net_case_init(c, kinds[v], v == TIED_VARIANT);
+    net_case_init(c, kinds[v], is_tied(v));
     fill_uniform(c->model.params, c->model.layout.total, scale, 7);
     if (v == DROPOUT_VARIANT) {
         c->ws.dropout = 0.3f;
+        rs_rng_seed(&c->ws.dropout_rng, 99);
+    }
+    if (has_word_dropout(v)) {
+        c->ws.dropout = 0.2f;
+        c->ws.src_word_dropout = 0.4f;
+        c->ws.tgt_word_dropout = 0.4f;
         rs_rng_seed(&c->ws.dropout_rng, 99);
     }
     ck_assert(rs_batch_fill(&c->batch, 3, srcs, src_counts, tgts, tgt_counts, &err) == 0);
@@ -93,6 +128,14 @@ static float *variant_gradient(net_case *c, int v, float scale)
     rs_tensors g;
     rs_tensors_bind(&g, &c->model.layout, grad);
     net_loss(c);
+    if (has_word_dropout(v)) {
+        /* The check means something only if both sides drop some real tokens and keep others. */
+        int dropped, kept;
+        count_dropped(c->ws.drop_src_word, c->ws.src_mask, c->batch.S, c->batch.B, &dropped, &kept);
+        ck_assert_msg(dropped > 0 && kept > 0, "source: %d dropped, %d kept", dropped, kept);
+        count_dropped(c->ws.drop_tgt_word, c->ws.tgt_mask, c->batch.T, c->batch.B, &dropped, &kept);
+        ck_assert_msg(dropped > 0 && kept > 0, "target: %d dropped, %d kept", dropped, kept);
+    }
     rs_network_backward(&c->ws, &c->model, &c->batch, &g, 0.0f, 1.0f);
     return grad;
 }
@@ -102,7 +145,7 @@ static float *variant_gradient(net_case *c, int v, float scale)
 static int tensors_present(int v)
 {
     return (strcmp(kinds[v], "additive") == 0 ? RS_NUM_PARAMS - 1 : RS_NUM_PARAMS - 4) -
-           (v == TIED_VARIANT);
+           is_tied(v);
 }
 
 START_TEST(network_gradients_match_finite_differences)
@@ -163,8 +206,12 @@ START_TEST(network_directional_gradients)
     }
     ck_assert_int_eq(checked, tensors_present(_i));
     fprintf(stderr, "directional %s%s: %d tensors, worst relative error %.2g\n", kinds[_i],
-            _i == DROPOUT_VARIANT ? " (dropout)" : _i == TIED_VARIANT ? " (tied)" : "", checked,
-            worst);
+            _i == DROPOUT_VARIANT               ? " (dropout)"
+            : _i == WORD_DROPOUT_VARIANT        ? " (dropout and word dropout)"
+            : _i == TIED_VARIANT                ? " (tied)"
+            : _i == TIED_WORD_DROPOUT_VARIANT   ? " (tied, dropout and word dropout)"
+                                                : "",
+            checked, worst);
     free(grad);
     net_case_free(&c);
 }
@@ -282,6 +329,93 @@ START_TEST(tied_gradient_is_the_sum_of_both_uses)
 }
 END_TEST
 
+/* Row r of x [rows,m] is all zeros (returns 1), or row ids[r] of the table
+ * times keep exactly (returns 0); anything else fails. */
+static int dropped_row(const float *x, const float *table, const int *ids, int r, int m, float keep)
+{
+    const float *row = x + (size_t)r * m, *emb = table + (size_t)ids[r] * m;
+    int zeros = 0;
+    for (int k = 0; k < m; k++)
+        zeros += row[k] == 0.0f;
+    if (zeros == m)
+        return 1;
+    for (int k = 0; k < m; k++)
+        ck_assert_msg(row[k] == emb[k] * keep, "row %d, [%d]: %g, not 0 nor %g x %g", r, k, row[k],
+                      emb[k], keep);
+    return 0;
+}
+
+/* Word dropout drops whole embedding rows, a fraction close to p of them,
+ * scales the kept ones by 1 / (1 - p), and leaves the element dropout masks
+ * as they are without it (each mask its own stream). */
+START_TEST(word_dropout_drops_whole_rows_at_its_rate)
+{
+    enum { B = 64, LEN = 31, SEEDS = 4 };
+    const float p_src = 0.25f, p_tgt = 0.5f;
+    rs_config cfg;
+    rs_error err;
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = 9, cfg.tgt_vocab = 8, cfg.emb = 4, cfg.hidden = 3, cfg.att = 3, cfg.maxout = 2;
+    rs_model model;
+    rs_workspace ws, plain;
+    rs_batch batch;
+    ck_assert(rs_model_alloc(&model, &cfg, &err) == 0);
+    fill_uniform(model.params, model.layout.total, 0.5f, 11);
+    ck_assert(rs_workspace_alloc(&ws, &model, B, LEN + 1, LEN + 1, &err) == 0);
+    ck_assert(rs_workspace_alloc(&plain, &model, B, LEN + 1, LEN + 1, &err) == 0);
+    ck_assert(rs_batch_alloc(&batch, B, LEN + 1, LEN + 1, &err) == 0);
+    static int src[B][LEN], tgt[B][LEN];
+    const int *srcs_[B], *tgts_[B];
+    int counts[B];
+    for (int b = 0; b < B; b++) {
+        for (int k = 0; k < LEN; k++) {
+            src[b][k] = RS_RESERVED + (b + 3 * k) % 5;
+            tgt[b][k] = RS_RESERVED + (2 * b + k) % 4;
+        }
+        srcs_[b] = src[b], tgts_[b] = tgt[b], counts[b] = LEN;
+    }
+    ck_assert(rs_batch_fill(&batch, B, srcs_, counts, tgts_, counts, &err) == 0);
+    const int S = batch.S, T = batch.T;
+    const float src_keep = 1.0f / (1.0f - p_src), tgt_keep = 1.0f / (1.0f - p_tgt);
+    int src_dropped = 0, tgt_dropped = 0;
+    for (int seed = 0; seed < SEEDS; seed++) {
+        plain.dropout = ws.dropout = 0.1f;
+        ws.src_word_dropout = p_src;
+        ws.tgt_word_dropout = p_tgt;
+        rs_rng_seed(&ws.dropout_rng, 500 + seed);
+        rs_rng_seed(&plain.dropout_rng, 500 + seed);
+        rs_network_forward(&plain, &model, &batch);
+        rs_network_forward(&ws, &model, &batch);
+        ck_assert(!memcmp(ws.drop_src, plain.drop_src, sizeof(float) * S * B * cfg.emb));
+        ck_assert(!memcmp(ws.drop_ann, plain.drop_ann, sizeof(float) * S * B * 2 * cfg.hidden));
+        ck_assert(!memcmp(ws.drop_emb, plain.drop_emb, sizeof(float) * T * B * cfg.emb));
+        ck_assert(!memcmp(ws.drop_out, plain.drop_out, sizeof(float) * T * B * cfg.maxout));
+        /* Without element dropout, to see the embeddings themselves. */
+        ws.dropout = 0.0f;
+        rs_network_forward(&ws, &model, &batch);
+        for (int r = 0; r < S * B; r++) {
+            int d = dropped_row(ws.src_x, model.w.src_emb, batch.src, r, cfg.emb, src_keep);
+            ck_assert(ws.drop_src_word[r] == (d ? 0.0f : src_keep));
+            src_dropped += d;
+        }
+        for (int r = 0; r < T * B; r++) {
+            int d = dropped_row(ws.dec_emb, model.w.tgt_emb, batch.tgt_in, r, cfg.emb, tgt_keep);
+            ck_assert(ws.drop_tgt_word[r] == (d ? 0.0f : tgt_keep));
+            tgt_dropped += d;
+        }
+    }
+    const double src_rate = (double)src_dropped / (SEEDS * S * B);
+    const double tgt_rate = (double)tgt_dropped / (SEEDS * T * B);
+    /* 8192 draws each: a standard deviation of 0.005 at most. */
+    ck_assert_msg(fabs(src_rate - p_src) < 0.02, "source: %.4f dropped, not %.2f", src_rate, p_src);
+    ck_assert_msg(fabs(tgt_rate - p_tgt) < 0.02, "target: %.4f dropped, not %.2f", tgt_rate, p_tgt);
+    rs_batch_free(&batch);
+    rs_workspace_free(&plain);
+    rs_workspace_free(&ws);
+    rs_model_free(&model);
+}
+END_TEST
+
 Suite *network_suite(void)
 {
     Suite *s = suite_create("network");
@@ -291,6 +425,7 @@ Suite *network_suite(void)
     tcase_add_loop_test(tc, network_directional_gradients, 0, VARIANTS);
     tcase_add_loop_test(tc, padded_batch_equals_sentences_one_at_a_time, 0, 2);
     tcase_add_test(tc, tied_gradient_is_the_sum_of_both_uses);
+    tcase_add_test(tc, word_dropout_drops_whole_rows_at_its_rate);
     suite_add_tcase(s, tc);
     return s;
 }

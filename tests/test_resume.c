@@ -151,12 +151,12 @@ static void assert_same_file(const char *a_dir, const char *b_dir, const char *n
     free(db);
 }
 
-/* Dropout, label smoothing, warm-up, learning-rate decay, dev BLEU, and
- * evaluations and saves on different schedules (both at step 35). */
+/* Dropout, word dropout, label smoothing, warm-up, learning-rate decay, dev
+ * BLEU, and evaluations and saves on different schedules (both at step 35). */
 #define RUN_OPTIONS                                                                             \
     "--emb 16 --hidden 16 --att 16 --maxout 8 --batch-size 8 --epochs 4 --eval-every 7 "      \
     "--save-every 5 --dropout 0.2 --label-smoothing 0.1 --warmup 6 --lr-decay 0.7 --lr 0.03 " \
-    "--dev-bleu --seed 3"
+    "--src-word-dropout 0.1 --tgt-word-dropout 0.15 --dev-bleu --seed 3"
 
 START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
 {
@@ -335,6 +335,37 @@ START_TEST(one_training_per_directory_and_no_silent_overwrite)
 }
 END_TEST
 
+/* Word dropout rates are recorded in the checkpoint and, like dropout, are
+ * what is trained: --resume refuses another value, naming it, and takes the
+ * same one. */
+START_TEST(word_dropout_is_recorded_and_fixed_on_resume)
+{
+    char dir[64], model[128];
+    setup(dir, model, "rnnsearch-wdrop", 40);
+    const char *small = "--emb 8 --hidden 8 --att 8 --maxout 4 --epochs 1 --src-word-dropout 0.1 "
+                        "--tgt-word-dropout 0.25";
+    ck_assert_int_eq(run(dir, NULL, small), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/last.ckpt", model);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(path, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(m.cfg.src_word_dropout == 0.1f && m.cfg.tgt_word_dropout == 0.25f);
+    rs_model_free(&m);
+    static const char *const changed[] = {"--resume --epochs 2 --src-word-dropout 0.2",
+                                          "--resume --epochs 2 --tgt-word-dropout 0"};
+    static const char *const named[] = {"src_word_dropout=0.1", "tgt_word_dropout=0.25"};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_ne(run(dir, NULL, changed[i]), 0);
+        char *text = read_text(dir, "stderr");
+        ck_assert_msg(strstr(text, named[i]) != NULL, "%s", text);
+        free(text);
+    }
+    ck_assert_int_eq(run(dir, NULL, "--resume --epochs 2 --src-word-dropout 0.1"), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* The time limit stops after an evaluation without evaluating that step again. */
 START_TEST(time_limit_evaluates_the_last_step_once)
 {
@@ -370,6 +401,7 @@ Suite *resume_suite(void)
     tcase_add_test(tc, a_second_signal_exits_at_once);
     tcase_add_test(tc, one_training_per_directory_and_no_silent_overwrite);
     tcase_add_test(tc, time_limit_evaluates_the_last_step_once);
+    tcase_add_test(tc, word_dropout_is_recorded_and_fixed_on_resume);
     suite_add_tcase(s, tc);
     return s;
 }

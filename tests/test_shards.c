@@ -62,13 +62,14 @@ static void shard_case_free(shard_case *c)
     rs_model_free(&c->model);
 }
 
-/* Loss and gradients of one step with `threads` shards. */
-static double step(shard_case *c, int threads, float *grads, float dropout)
+/* Loss and gradients of one step with `threads` shards (word dropout of both sides at `word`). */
+static double step(shard_case *c, int threads, float *grads, float dropout, float word)
 {
     rs_shards sh;
     rs_error err;
     ck_assert_msg(rs_shards_init(&sh, &c->model, threads, NB, MAX_LEN, MAX_LEN, grads, &err) == 0,
                   "%s", err.msg);
+    sh.src_word_dropout = sh.tgt_word_dropout = word;
     double loss = rs_shards_step(&sh, &c->model, &c->batch, dropout, 42, 0.1f, c->tokens, 0);
     rs_shards_free(&sh);
     return loss;
@@ -81,11 +82,12 @@ START_TEST(one_shard_is_the_plain_pass)
     size_t total = c.model.layout.total;
     float *a = calloc(total, sizeof(float)), *b = calloc(total, sizeof(float));
     ck_assert(a && b);
-    double loss = step(&c, 1, a, 0.2f);
+    double loss = step(&c, 1, a, 0.2f, 0.3f);
     rs_workspace ws;
     rs_error err;
     ck_assert(rs_workspace_alloc(&ws, &c.model, NB, MAX_LEN, MAX_LEN, &err) == 0);
     ws.dropout = 0.2f;
+    ws.src_word_dropout = ws.tgt_word_dropout = 0.3f;
     rs_rng_seed(&ws.dropout_rng, 42);
     rs_tensors g;
     rs_tensors_bind(&g, &c.model.layout, b);
@@ -108,9 +110,9 @@ START_TEST(shards_sum_to_the_whole_batch)
     size_t total = c.model.layout.total;
     float *one = calloc(total, sizeof(float)), *many = calloc(total, sizeof(float));
     ck_assert(one && many);
-    double loss1 = step(&c, 1, one, 0.0f);
+    double loss1 = step(&c, 1, one, 0.0f, 0.0f);
     for (int threads = 2; threads <= NB + 2; threads += 3) {
-        double loss = step(&c, threads, many, 0.0f);
+        double loss = step(&c, threads, many, 0.0f, 0.0f);
         ck_assert_msg(fabs(loss - loss1) <= 1e-5 * fabs(loss1), "%d shards: loss %.9g vs %.9g",
                       threads, loss, loss1);
         double worst = 0.0;
@@ -138,9 +140,9 @@ START_TEST(same_shard_count_same_bits)
     size_t total = c.model.layout.total;
     float *first = calloc(total, sizeof(float)), *again = calloc(total, sizeof(float));
     ck_assert(first && again);
-    double loss = step(&c, 3, first, 0.3f);
+    double loss = step(&c, 3, first, 0.3f, 0.2f);
     for (int round = 0; round < 5; round++) {
-        ck_assert(step(&c, 3, again, 0.3f) == loss);
+        ck_assert(step(&c, 3, again, 0.3f, 0.2f) == loss);
         ck_assert_msg(!memcmp(first, again, sizeof(float) * total), "round %d differs", round);
     }
     free(first);
