@@ -29,7 +29,7 @@ mkdir -p build
 if [ "${TRAIN:-1}" = 1 ]; then
     pids=
     for s in $seeds; do
-        SEED=$s KEEP=$k THREADS=1 MINUTES=${MINUTES:-55} sh scripts/train-multi30k.sh "$pair" "$data" \
+        SYSTEM=0 SEED=$s KEEP=$k THREADS=1 MINUTES=${MINUTES:-55} sh scripts/train-multi30k.sh "$pair" "$data" \
             > "build/$(name_of "$s").out" 2>&1 &
         pids="$pids $!"
     done

@@ -8,7 +8,9 @@
 # Environment: MINUTES (training wall-time budget, default 115), THREADS (1),
 # SEED (1; another seed trains models/multi30k-PAIR-seedN), KEEP (keep the last
 # KEEP checkpoints as step-N.ckpt, to average; default 5),
-# EVAL_ONLY=1 (evaluate models/multi30k-PAIR without training),
+# OPTIONS (more train options, e.g. "--tie-embeddings") with TAG (a name for
+# the variant: trains models/multi30k-PAIR-TAG), EVAL_ONLY=1 (evaluate
+# models/multi30k-PAIR without training),
 # SYSTEM=1 (the best system instead of one model: SEEDS models side by side,
 # averaged and ensembled by scripts/multi30k-systems.sh; SEEDS default 2).
 set -eu
@@ -24,6 +26,7 @@ threads=${THREADS:-1}
 seed=${SEED:-1}
 keep=${KEEP:-5}
 name=multi30k-$pair
+[ -z "${TAG:-}" ] || name=$name-$TAG
 [ "$seed" = 1 ] || name=$name-seed$seed
 work=$root/build/$name
 bin=$root/rnnsearch
@@ -55,7 +58,7 @@ cd "$root"
     --out "models/$name" --overwrite --subwords 6000 --emb 256 --hidden 256 --att 256 --maxout 256 \
     --batch-size 64 --lr 0.002 --dropout 0.3 --label-smoothing 0.1 --lr-decay 0.5 \
     --patience 6 --epochs 40 --max-len 60 --max-minutes "$minutes" --threads "$threads" \
-    --seed "$seed" --keep-last "$keep" \
+    --seed "$seed" --keep-last "$keep" ${OPTIONS:-} \
     2> "$work/train.log"
 
 model=models/$name/best.ckpt
