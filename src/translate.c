@@ -203,12 +203,6 @@ static int make_hypothesis(rs_translator *tr, rs_translation *t, double score,
     return 0;
 }
 
-static int compare_int_pairs(const void *pa, const void *pb)
-{
-    const int *a = pa, *b = pb;
-    return a[0] != b[0] ? a[0] - b[0] : a[1] - b[1];
-}
-
 /* Decodes the non-empty sentences of out[0..count) (their src_tokens set),
  * whose ids are ids[i][0..len[i]). */
 static int decode_all(rs_translator *tr, int count, const int *const *ids, const int *len,
@@ -231,19 +225,16 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
     rs_search *s = tr->search;
     /* Sentences of similar length decode together (less padding); each
      * sentence's result does not depend on its batch. */
-    if (!(order = rs_calloc((size_t)count * 2 + 2, sizeof(int), err)))
+    if (!(order = rs_calloc((size_t)count + 1, sizeof(int), err)) ||
+        rs_batch_length_order(count, len, order, err))
         goto done;
-    int sentences = 0;
-    for (int i = 0; i < count; i++)
-        if (len[i] > 0) {
-            order[2 * sentences] = len[i];
-            order[2 * sentences++ + 1] = i;
-        }
-    qsort(order, (size_t)sentences, 2 * sizeof(int), compare_int_pairs);
-    for (int from = 0; from < sentences; from += o->batch_size) {
-        const int B = sentences - from < o->batch_size ? sentences - from : o->batch_size;
+    int first = 0; /* the empty sentences sort first and are not decoded */
+    while (first < count && len[order[first]] <= 0)
+        first++;
+    for (int from = first; from < count; from += o->batch_size) {
+        const int B = count - from < o->batch_size ? count - from : o->batch_size;
         for (int b = 0; b < B; b++) {
-            const int i = order[2 * (from + b) + 1];
+            const int i = order[from + b];
             which[b] = i;
             batch_ids[b] = ids[i];
             batch_len[b] = len[i];
