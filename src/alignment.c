@@ -22,14 +22,18 @@ static char *copy_string(const char *s, rs_error *err)
     return c;
 }
 
+/* Frees labels[0..count) and the array (NULL: nothing to free). */
+static void free_labels(char **labels, int count)
+{
+    for (int k = 0; labels && k < count; k++)
+        free(labels[k]);
+    free(labels);
+}
+
 void rs_alignment_free(rs_alignment *a)
 {
-    for (int i = 0; a->tgt && i < a->rows; i++)
-        free(a->tgt[i]);
-    for (int j = 0; a->src && j < a->cols; j++)
-        free(a->src[j]);
-    free(a->tgt);
-    free(a->src);
+    free_labels(a->tgt, a->rows);
+    free_labels(a->src, a->cols);
     free(a->w);
     memset(a, 0, sizeof *a);
 }
@@ -315,12 +319,8 @@ static char *display_label(const char *token)
 
 static void display_free(display *d)
 {
-    for (int i = 0; d->tgt && i < d->rows; i++)
-        free(d->tgt[i]);
-    for (int j = 0; d->src && j < d->cols; j++)
-        free(d->src[j]);
-    free(d->tgt);
-    free(d->src);
+    free_labels(d->tgt, d->rows);
+    free_labels(d->src, d->cols);
 }
 
 static int display_make(display *d, const rs_alignment *a)
