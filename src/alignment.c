@@ -13,15 +13,6 @@
 
 #define WORD_START "\xE2\x96\x81" /* U+2581, SentencePiece's word-start mark */
 
-static char *copy_string(const char *s, rs_error *err)
-{
-    size_t n = strlen(s) + 1;
-    char *c = rs_calloc(n, 1, err);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 /* Frees labels[0..count) and the array (NULL: nothing to free). */
 static void free_labels(char **labels, int count)
 {
@@ -62,10 +53,10 @@ int rs_alignment_make(rs_alignment *a, const char *const *tgt, int tgt_count,
     if (alignment_alloc(a, tgt_count + 1, src_count + 1, err))
         return -1;
     for (int i = 0; i < a->rows; i++)
-        if (!(a->tgt[i] = copy_string(i < tgt_count ? tgt[i] : "</s>", err)))
+        if (!(a->tgt[i] = rs_strdup(i < tgt_count ? tgt[i] : "</s>", err)))
             goto fail;
     for (int j = 0; j < a->cols; j++)
-        if (!(a->src[j] = copy_string(j < src_count ? src[j] : "</s>", err)))
+        if (!(a->src[j] = rs_strdup(j < src_count ? src[j] : "</s>", err)))
             goto fail;
     memcpy(a->w, w, sizeof(float) * (size_t)a->rows * a->cols);
     return 0;

@@ -155,14 +155,6 @@ static int is_punctuation(const char *token)
     return any;
 }
 
-static char *copy_string(const char *s, rs_error *err)
-{
-    char *c = strdup(s);
-    if (!c)
-        rs_fail(err, "out of memory");
-    return c;
-}
-
 /* A search result as a hypothesis: tokens, <unk> replaced by the source token
  * of largest weight that is not punctuation (the </s> column excluded), text. */
 static int make_hypothesis(rs_translator *tr, rs_translation *t, double score,
@@ -194,7 +186,7 @@ static int make_hypothesis(rs_translator *tr, rs_translation *t, double score,
             if (best >= 0)
                 word = source->src_tokens[best];
         }
-        if (!(h->tokens[i] = copy_string(word, err)))
+        if (!(h->tokens[i] = rs_strdup(word, err)))
             return -1;
     }
     if (tr->codec)
@@ -284,7 +276,7 @@ static int prepare(rs_translator *tr, rs_translated *t, int *len, rs_error *err)
     t->hyp = rs_calloc((size_t)tr->opt.n_best, sizeof *t->hyp, err);
     if (!t->hyp)
         return -1;
-    if (*len == 0 && tr->codec && !(t->hyp[0].text = copy_string("", err)))
+    if (*len == 0 && tr->codec && !(t->hyp[0].text = rs_strdup("", err)))
         return -1;
     return 0;
 }
@@ -308,7 +300,7 @@ int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources,
         if (!out[i].src_tokens)
             goto done;
         for (int k = 0; k < len[i]; k++, out[i].src_count++)
-            if (!(out[i].src_tokens[k] = copy_string(vocab->tokens[ids[i][k]], err)))
+            if (!(out[i].src_tokens[k] = rs_strdup(vocab->tokens[ids[i][k]], err)))
                 goto done;
     }
     status = decode_all(tr, count, ids, len, out, err);
