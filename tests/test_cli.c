@@ -205,6 +205,13 @@ START_TEST(model_argument_resolves)
     /* Too small a buffer is an error, not a cut path. */
     ck_assert_int_eq(rs_cli_resolve_model(path, got, 8, &err), -1);
     testdir_remove(dir);
+
+    /* File name endings, as align (".svg") and import (".ckpt", "/") test them. */
+    ck_assert_int_eq(rs_cli_ends_with("out/a.svg", ".svg"), 1);
+    ck_assert_int_eq(rs_cli_ends_with("a.svg.txt", ".svg"), 0);
+    ck_assert_int_eq(rs_cli_ends_with("svg", ".svg"), 0);
+    ck_assert_int_eq(rs_cli_ends_with("models/x/", "/"), 1);
+    ck_assert_int_eq(rs_cli_ends_with("", ""), 1);
 }
 END_TEST
 

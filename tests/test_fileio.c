@@ -169,6 +169,14 @@ START_TEST(test_same_file)
     ck_assert_int_eq(rs_check_output_not_input(NULL, a, &err), 0);
     ck_assert_int_eq(rs_check_output_not_input("-", a, &err), 0);
     ck_assert_int_eq(rs_check_output_not_input(b, NULL, &err), 0);
+    /* Directories: the scratch one and, through a link, it again; not files. */
+    char dir_link[256];
+    path_in(dir_link, sizeof dir_link, "dir-link");
+    ck_assert_int_eq(symlink(dir, dir_link), 0);
+    ck_assert_int_eq(rs_is_directory(dir), 1);
+    ck_assert_int_eq(rs_is_directory(dir_link), 1);
+    ck_assert_int_eq(rs_is_directory(a), 0);
+    ck_assert_int_eq(rs_is_directory(missing), 0);
     testdir_remove(dir);
 }
 END_TEST
