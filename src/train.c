@@ -469,19 +469,19 @@ void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
 
 int rs_data_fingerprint_compare(const rs_data_fingerprint *a, const rs_data_fingerprint *b)
 {
+    enum { TRAIN = RS_DATA_TRAIN_SRC | RS_DATA_TRAIN_TGT, DEV = RS_DATA_DEV_SRC | RS_DATA_DEV_TGT };
+    const struct { uint32_t a, b; int parts; } fields[] = {
+        {a->train_pairs, b->train_pairs, TRAIN},
+        {a->train_src_crc, b->train_src_crc, RS_DATA_TRAIN_SRC},
+        {a->train_tgt_crc, b->train_tgt_crc, RS_DATA_TRAIN_TGT},
+        {a->dev_pairs, b->dev_pairs, DEV},
+        {a->dev_src_crc, b->dev_src_crc, RS_DATA_DEV_SRC},
+        {a->dev_tgt_crc, b->dev_tgt_crc, RS_DATA_DEV_TGT},
+    };
     int differ = 0;
-    if (a->train_pairs != b->train_pairs)
-        differ |= RS_DATA_TRAIN_SRC | RS_DATA_TRAIN_TGT;
-    if (a->train_src_crc != b->train_src_crc)
-        differ |= RS_DATA_TRAIN_SRC;
-    if (a->train_tgt_crc != b->train_tgt_crc)
-        differ |= RS_DATA_TRAIN_TGT;
-    if (a->dev_pairs != b->dev_pairs)
-        differ |= RS_DATA_DEV_SRC | RS_DATA_DEV_TGT;
-    if (a->dev_src_crc != b->dev_src_crc)
-        differ |= RS_DATA_DEV_SRC;
-    if (a->dev_tgt_crc != b->dev_tgt_crc)
-        differ |= RS_DATA_DEV_TGT;
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (fields[i].a != fields[i].b)
+            differ |= fields[i].parts;
     return differ;
 }
 
