@@ -467,21 +467,26 @@ static void describe_change(char *buf, size_t size, const data_given *g, int sid
  * beginning (its position means nothing in this data), and a dev set that
  * changed starts its records anew (a loss or BLEU on other dev pairs is no
  * measure to beat). A checkpoint from before fingerprints cannot be checked:
- * a note says so. rs_train records the new fingerprint either way. */
+ * a note says so (with --new-data, its epoch in progress starts again).
+ * rs_train records the fingerprint of the data given now either way. */
 static int check_resumed_data(const char *ckpt, rs_train_state *state,
                               const rs_data_fingerprint *now, const data_given given[2],
                               int new_data, rs_error *err)
 {
     const int speak = rs_dist_rank() == 0;
     if (!state->data.known) {
-        if (speak && !new_data)
+        if (speak)
             fprintf(stderr, PROG ": note: %s records no fingerprint of its data (written by an "
                             "older rnnsearch), so the data given now cannot be checked\n", ckpt);
+        if (new_data) /* taken at its word: the data is other */
+            state->batches_done = 0;
         return RS_EXIT_OK;
     }
     const rs_data_fingerprint *then = &state->data;
     const int differ = rs_data_fingerprint_compare(then, now);
-    const int train_sides = differ & 3, dev_sides = (differ >> 2) & 3;
+    /* 1 source, 2 target, 3 both */
+    const int train_sides = (differ & RS_DATA_TRAIN_SRC ? 1 : 0) | (differ & RS_DATA_TRAIN_TGT ? 2 : 0);
+    const int dev_sides = (differ & RS_DATA_DEV_SRC ? 1 : 0) | (differ & RS_DATA_DEV_TGT ? 2 : 0);
     if (!differ)
         return RS_EXIT_OK;
     if (new_data) {

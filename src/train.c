@@ -633,7 +633,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     rs_epoch_plan_free(&plan);
     if (state->batches_done >= batches_per_epoch)
         return rs_fail(err, "%s: the training state is after batch %lld of its epoch, but this "
-                            "data makes %d batches an epoch: it was trained on other data",
+                            "data makes %d batches an epoch: it was trained on other data "
+                            "(--new-data continues on this data from an epoch's beginning)",
                        last_path, (long long)state->batches_done, batches_per_epoch);
     rs_data_fingerprint_of(&state->data, train, dev, c->dev_bleu ? options->dev_refs : NULL);
     if (rs_dist_check(rs_dist_rank() == 0 && (rs_make_parent_dirs(last_path, err) ||

@@ -542,13 +542,11 @@ START_TEST(resume_refuses_other_dev_data_unless_new_data)
 }
 END_TEST
 
-/* A checkpoint written before fingerprints (no data section) resumes as
- * before, with a note, and records the data from then on. */
-START_TEST(a_checkpoint_without_fingerprint_resumes_with_a_note)
+/* Makes model/last.ckpt what rnnsearch wrote before fingerprints: the same
+ * without the data section (name length, "data", data length, 24 bytes). */
+static void strip_fingerprint(const char *model)
 {
-    char dir[64], model[128], path[256];
-    setup(dir, model, "rnnsearch-datafp-old", 40);
-    ck_assert_int_eq(run(dir, NULL, SMALL "--max-steps 4"), 0);
+    char path[256];
     snprintf(path, sizeof path, "%s/last.ckpt", model);
     rs_model m;
     rs_train_state st;
@@ -556,16 +554,27 @@ START_TEST(a_checkpoint_without_fingerprint_resumes_with_a_note)
     size_t with_size, without_size;
     free(testfile_read(path, &with_size));
     ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    ck_assert(st.data.known);
     st.data.known = 0;
     ck_assert_msg(rs_checkpoint_save(path, &m, &st, &err) == 0, "%s", err.msg);
     rs_train_state_free(&st);
     rs_model_free(&m);
-    /* The data section (name length, "data", data length, 24 bytes) is gone. */
     free(testfile_read(path, &without_size));
     ck_assert_uint_eq(with_size - without_size, 4 + 4 + 8 + 24);
     st = load_state(model);
     ck_assert(!st.data.known);
     rs_train_state_free(&st);
+}
+
+/* A checkpoint written before fingerprints resumes as before, with a note,
+ * and records the data from then on. */
+START_TEST(a_checkpoint_without_fingerprint_resumes_with_a_note)
+{
+    char dir[64], model[128];
+    setup(dir, model, "rnnsearch-datafp-old", 40);
+    ck_assert_int_eq(run(dir, NULL, SMALL "--max-steps 4"), 0);
+    strip_fingerprint(model);
+    rs_train_state st;
 
     /* Unchecked, but a position that cannot be in this data (batch 4 of an
      * epoch of 2) is still refused, before anything is written. */
@@ -579,7 +588,7 @@ START_TEST(a_checkpoint_without_fingerprint_resumes_with_a_note)
     model_files_expect_unchanged(&before, model, "refused resume");
     const char *refused[] = {"last.ckpt", "trained on other data"};
     expect_in_stderr(dir, refused, 2);
-    snprintf(cmd, sizeof cmd, "mv %s/train.40 %s/train.tsv", dir, dir);
+    snprintf(cmd, sizeof cmd, "cp %s/train.40 %s/train.tsv", dir, dir);
     ck_assert(system(cmd) == 0);
 
     ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 5"), 0);
@@ -591,6 +600,19 @@ START_TEST(a_checkpoint_without_fingerprint_resumes_with_a_note)
     free(text);
     st = load_state(model);
     ck_assert(st.data.known && st.data.train_pairs == 40 && st.step == 5);
+    rs_train_state_free(&st);
+
+    /* With --new-data (the user's word that the data is other), that
+     * position starts again from an epoch's beginning. */
+    ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 9"), 0);
+    strip_fingerprint(model);
+    snprintf(cmd, sizeof cmd, "head -n 16 %s/train.40 > %s/train.tsv", dir, dir);
+    ck_assert(system(cmd) == 0);
+    ck_assert_int_eq(run(dir, NULL, "--resume --new-data --max-steps 10"), 0);
+    const char *noted[] = {"cannot be checked"};
+    expect_in_stderr(dir, noted, 1);
+    st = load_state(model);
+    ck_assert(st.data.known && st.data.train_pairs == 16 && st.step == 10 && st.batches_done == 1);
     rs_train_state_free(&st);
     testdir_remove(dir);
 }
