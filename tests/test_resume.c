@@ -428,15 +428,23 @@ static void model_files_expect_unchanged(model_files *before, const char *model,
     }
 }
 
-/* The training state of model/last.ckpt. */
-static rs_train_state load_state(const char *model)
+/* model/last.ckpt into *m and *st; its size into *size. */
+static void load_last(const char *model, rs_model *m, rs_train_state *st, size_t *size)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/last.ckpt", model);
+    rs_error err;
+    free(testfile_read(path, size));
+    ck_assert_msg(rs_checkpoint_load(path, m, st, &err) == 0, "%s", err.msg);
+}
+
+/* The training state of model/last.ckpt. */
+static rs_train_state load_state(const char *model)
+{
     rs_model m;
     rs_train_state st;
-    rs_error err;
-    ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    size_t size;
+    load_last(model, &m, &st, &size);
     rs_model_free(&m);
     return st;
 }
@@ -552,18 +560,17 @@ static void strip_fingerprint(const char *model)
     rs_train_state st;
     rs_error err;
     size_t with_size, without_size;
-    free(testfile_read(path, &with_size));
-    ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    load_last(model, &m, &st, &with_size);
     ck_assert(st.data.known);
     st.data.known = 0;
     ck_assert_msg(rs_checkpoint_save(path, &m, &st, &err) == 0, "%s", err.msg);
     rs_train_state_free(&st);
     rs_model_free(&m);
-    free(testfile_read(path, &without_size));
+    load_last(model, &m, &st, &without_size);
     ck_assert_uint_eq(with_size - without_size, 4 + 4 + 8 + 24);
-    st = load_state(model);
     ck_assert(!st.data.known);
     rs_train_state_free(&st);
+    rs_model_free(&m);
 }
 
 /* A checkpoint written before fingerprints resumes as before, with a note,
