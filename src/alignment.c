@@ -13,23 +13,18 @@
 
 #define WORD_START "\xE2\x96\x81" /* U+2581, SentencePiece's word-start mark */
 
-static char *copy_string(const char *s, rs_error *err)
+/* Frees labels[0..count) and the array (NULL: nothing to free). */
+static void free_labels(char **labels, int count)
 {
-    size_t n = strlen(s) + 1;
-    char *c = rs_calloc(n, 1, err);
-    if (c)
-        memcpy(c, s, n);
-    return c;
+    for (int k = 0; labels && k < count; k++)
+        free(labels[k]);
+    free(labels);
 }
 
 void rs_alignment_free(rs_alignment *a)
 {
-    for (int i = 0; a->tgt && i < a->rows; i++)
-        free(a->tgt[i]);
-    for (int j = 0; a->src && j < a->cols; j++)
-        free(a->src[j]);
-    free(a->tgt);
-    free(a->src);
+    free_labels(a->tgt, a->rows);
+    free_labels(a->src, a->cols);
     free(a->w);
     memset(a, 0, sizeof *a);
 }
@@ -58,10 +53,10 @@ int rs_alignment_make(rs_alignment *a, const char *const *tgt, int tgt_count,
     if (alignment_alloc(a, tgt_count + 1, src_count + 1, err))
         return -1;
     for (int i = 0; i < a->rows; i++)
-        if (!(a->tgt[i] = copy_string(i < tgt_count ? tgt[i] : "</s>", err)))
+        if (!(a->tgt[i] = rs_strdup(i < tgt_count ? tgt[i] : "</s>", err)))
             goto fail;
     for (int j = 0; j < a->cols; j++)
-        if (!(a->src[j] = copy_string(j < src_count ? src[j] : "</s>", err)))
+        if (!(a->src[j] = rs_strdup(j < src_count ? src[j] : "</s>", err)))
             goto fail;
     memcpy(a->w, w, sizeof(float) * (size_t)a->rows * a->cols);
     return 0;
@@ -315,12 +310,8 @@ static char *display_label(const char *token)
 
 static void display_free(display *d)
 {
-    for (int i = 0; d->tgt && i < d->rows; i++)
-        free(d->tgt[i]);
-    for (int j = 0; d->src && j < d->cols; j++)
-        free(d->src[j]);
-    free(d->tgt);
-    free(d->src);
+    free_labels(d->tgt, d->rows);
+    free_labels(d->src, d->cols);
 }
 
 static int display_make(display *d, const rs_alignment *a)

@@ -63,3 +63,25 @@ int rs_batch_fill(rs_batch *batch, int B, const int *const *src, const int *src_
     }
     return 0;
 }
+
+static int compare_int_pairs(const void *pa, const void *pb)
+{
+    const int *a = pa, *b = pb;
+    return a[0] != b[0] ? a[0] - b[0] : a[1] - b[1];
+}
+
+int rs_batch_length_order(int count, const int *len, int *order, rs_error *err)
+{
+    int *keyed = rs_calloc((size_t)count * 2 + 2, sizeof(int), err); /* [count] (len, i) */
+    if (!keyed)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        keyed[2 * i] = len[i];
+        keyed[2 * i + 1] = i;
+    }
+    qsort(keyed, (size_t)count, 2 * sizeof(int), compare_int_pairs);
+    for (int i = 0; i < count; i++)
+        order[i] = keyed[2 * i + 1];
+    free(keyed);
+    return 0;
+}

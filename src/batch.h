@@ -23,4 +23,9 @@ void rs_batch_free(rs_batch *batch);
 int rs_batch_fill(rs_batch *batch, int B, const int *const *src, const int *src_count,
                   const int *const *tgt, const int *tgt_count, rs_error *err);
 
+/* order[0..count) = the indices 0..count) sorted by len[i], then by i:
+ * sentences taken in this order make batches of similar length (less padding),
+ * and the order does not depend on anything but the lengths. */
+int rs_batch_length_order(int count, const int *len, int *order, rs_error *err);
+
 #endif

@@ -214,54 +214,25 @@ static size_t sub_symbols(char *out, const char *s)
     return w;
 }
 
-/* ([^0-9])([\.,]) -> "\1 \2 " : period and comma not after a digit. */
-static size_t sub_after_nondigit(char *out, const char *s)
+static int nondigit(unsigned char c) { return !digit(c); }
+static int dash(unsigned char c) { return c == '-'; }
+
+/* re.sub(r'(X)(Y)', r'\1 \2 ', s), or r' \1 \2' when space_first: where x
+ * holds for a character and y for the next, the pair is written with a space
+ * between them and one after it (before it when space_first). */
+static size_t sub_pair(char *out, const char *s, int (*x)(unsigned char), int (*y)(unsigned char),
+                       int space_first)
 {
     size_t w = 0;
     while (*s) {
-        if (!digit((unsigned char)s[0]) && s[1] && pc((unsigned char)s[1])) {
+        if (x((unsigned char)s[0]) && s[1] && y((unsigned char)s[1])) {
+            if (space_first)
+                out[w++] = ' ';
             out[w++] = s[0];
             out[w++] = ' ';
             out[w++] = s[1];
-            out[w++] = ' ';
-            s += 2;
-        } else {
-            out[w++] = *s++;
-        }
-    }
-    out[w] = '\0';
-    return w;
-}
-
-/* ([\.,])([^0-9]) -> " \1 \2" : period and comma not before a digit. */
-static size_t sub_before_nondigit(char *out, const char *s)
-{
-    size_t w = 0;
-    while (*s) {
-        if (pc((unsigned char)s[0]) && s[1] && !digit((unsigned char)s[1])) {
-            out[w++] = ' ';
-            out[w++] = s[0];
-            out[w++] = ' ';
-            out[w++] = s[1];
-            s += 2;
-        } else {
-            out[w++] = *s++;
-        }
-    }
-    out[w] = '\0';
-    return w;
-}
-
-/* ([0-9])(-) -> "\1 \2 " : a dash after a digit. */
-static size_t sub_digit_dash(char *out, const char *s)
-{
-    size_t w = 0;
-    while (*s) {
-        if (digit((unsigned char)s[0]) && s[1] == '-') {
-            out[w++] = s[0];
-            out[w++] = ' ';
-            out[w++] = '-';
-            out[w++] = ' ';
+            if (!space_first)
+                out[w++] = ' ';
             s += 2;
         } else {
             out[w++] = *s++;
@@ -296,9 +267,9 @@ static char *tokenize_13a(const char *line, size_t n, rs_error *err)
     replace_all(t, "&gt;", ">");
     strcat(b, " ");
     sub_symbols(a, b);
-    sub_after_nondigit(b, a);
-    sub_before_nondigit(a, b);
-    sub_digit_dash(b, a);
+    sub_pair(b, a, nondigit, pc, 0); /* ([^0-9])([\.,]) -> "\1 \2 ": not after a digit */
+    sub_pair(a, b, pc, nondigit, 1); /* ([\.,])([^0-9]) -> " \1 \2": not before a digit */
+    sub_pair(b, a, digit, dash, 0);  /* ([0-9])(-) -> "\1 \2 ": a dash after a digit */
     free(a);
     return b;
 }

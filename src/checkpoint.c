@@ -23,6 +23,7 @@
 #define HEADER_BYTES 24 /* magic 8, version 4, section count 4, file size 8 */
 #define TRAILER_BYTES 4 /* CRC-32 */
 #define TRAIN_BYTES 68  /* see the "train" section in the format document */
+#define DATA_BYTES 24   /* the "data" section: the training data's fingerprint */
 #define MAX_NAME 64     /* section and tensor names */
 
 enum {
@@ -35,13 +36,14 @@ enum {
     S_ADAM_M,
     S_ADAM_V,
     S_TRAIN,
+    S_DATA,
     S_COUNT
 };
 
 /* Also the order in which sections are written. */
 static const char *const section_names[S_COUNT] = {
     "config", "src_vocab", "tgt_vocab", "spm_src", "spm_tgt",
-    "params", "adam_m", "adam_v", "train",
+    "params", "adam_m", "adam_v", "train", "data",
 };
 
 /* ---- saving -------------------------------------------------------------- */
@@ -160,6 +162,15 @@ static void w_train(writer *w, const rs_train_state *s)
     w_bytes(w, b, sizeof b);
 }
 
+/* Pair counts and CRC-32s of the training and dev data, each side (train.h). */
+static void w_data(writer *w, const rs_data_fingerprint *d)
+{
+    const uint32_t v[DATA_BYTES / 4] = {d->train_pairs, d->train_src_crc, d->train_tgt_crc,
+                                        d->dev_pairs,   d->dev_src_crc,   d->dev_tgt_crc};
+    for (int i = 0; i < DATA_BYTES / 4; i++)
+        w_u32(w, v[i]);
+}
+
 /* What the loader would refuse is not written in the first place. */
 static int check_vocab(const rs_vocab *v, int expected, const char *which, rs_error *err)
 {
@@ -221,10 +232,12 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
     len[S_PARAMS] = params_bytes(&model->layout);
     len[S_ADAM_M] = len[S_ADAM_V] = 4 * (uint64_t)model->layout.total;
     len[S_TRAIN] = TRAIN_BYTES;
+    len[S_DATA] = DATA_BYTES;
     present[S_CONFIG] = present[S_SRC_VOCAB] = present[S_TGT_VOCAB] = present[S_PARAMS] = 1;
     present[S_SPM_SRC] = model->spm_src != NULL;
     present[S_SPM_TGT] = model->spm_tgt != NULL;
     present[S_ADAM_M] = present[S_ADAM_V] = present[S_TRAIN] = state != NULL;
+    present[S_DATA] = state && state->data.known;
 
     uint32_t count = 0;
     uint64_t file_size = HEADER_BYTES + TRAILER_BYTES;
@@ -263,6 +276,7 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
         case S_ADAM_M: w_moments(&w, &model->layout, state->adam_m); break;
         case S_ADAM_V: w_moments(&w, &model->layout, state->adam_v); break;
         case S_TRAIN: w_train(&w, state); break;
+        case S_DATA: w_data(&w, &state->data); break;
         }
     }
     free(cfg_text);
@@ -445,6 +459,15 @@ static void r_train(rs_train_state *s, const unsigned char *b)
         s->rng.s[i] = rs_get_le64(b + 36 + 8 * i);
 }
 
+static void r_data(rs_data_fingerprint *d, const unsigned char *b)
+{
+    uint32_t *const v[DATA_BYTES / 4] = {&d->train_pairs, &d->train_src_crc, &d->train_tgt_crc,
+                                         &d->dev_pairs,   &d->dev_src_crc,   &d->dev_tgt_crc};
+    for (int i = 0; i < DATA_BYTES / 4; i++)
+        *v[i] = rs_get_le32(b + 4 * i);
+    d->known = 1;
+}
+
 /* Turns "message" into "path: what: message". */
 static void prefix_error(rs_error *err, const char *path, const char *what)
 {
@@ -533,6 +556,12 @@ static int load_sections(const char *path, const unsigned char *data, size_t siz
     if (training != 0 && training != 3)
         return rs_fail(err, "%s: incomplete training state (adam_m, adam_v and train go "
                        "together)", path);
+    if (sec[S_DATA].p && !training)
+        return rs_fail(err, "%s: section data (the training data's fingerprint) without the "
+                       "training state it belongs to", path);
+    if (sec[S_DATA].p && remaining(&sec[S_DATA]) != DATA_BYTES)
+        return rs_fail(err, "%s: section data is %zu bytes, not %d", path,
+                       remaining(&sec[S_DATA]), DATA_BYTES);
     return 0;
 }
 
@@ -665,6 +694,9 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
             scatter(ts.adam_m, sec[S_ADAM_M].p, &m.layout, order, count);
             scatter(ts.adam_v, sec[S_ADAM_V].p, &m.layout, order, count);
             r_train(&ts, sec[S_TRAIN].p);
+            /* Absent in checkpoints written before it existed: not known. */
+            if (sec[S_DATA].p)
+                r_data(&ts.data, sec[S_DATA].p);
         }
     }
     free(text);

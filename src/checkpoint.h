@@ -1,6 +1,7 @@
 /* Checkpoints: a model (configuration, vocabularies, SentencePiece models,
  * parameters) and optionally what training needs to resume (Adam moments,
- * counters, RNG state), in one checksummed little-endian file. The exact
+ * counters, RNG state, the fingerprint of the data trained on), in one
+ * checksummed little-endian file. The exact
  * byte layout is in docs/checkpoint-format.md. */
 #ifndef RS_CHECKPOINT_H
 #define RS_CHECKPOINT_H

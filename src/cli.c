@@ -9,6 +9,7 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "fileio.h"
 #include "forced.h"
 
 typedef struct {
@@ -101,12 +102,6 @@ static int is_file(const char *path)
     return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
 static int pick_in_dir(const char *dir, char *path, size_t size, rs_error *err)
 {
     static const char *const names[] = {"best.ckpt", "last.ckpt"};
@@ -124,7 +119,7 @@ int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_erro
 {
     if (!model_arg || !*model_arg)
         return rs_fail(err, "no model given");
-    if (is_dir(model_arg))
+    if (rs_is_directory(model_arg))
         return pick_in_dir(model_arg, path, size, err);
     if (is_file(model_arg)) {
         int n = snprintf(path, size, "%s", model_arg);
@@ -135,7 +130,7 @@ int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_erro
     if (!strchr(model_arg, '/')) {
         char dir[4096];
         int n = snprintf(dir, sizeof dir, "models/%s", model_arg);
-        if (n > 0 && (size_t)n < sizeof dir && is_dir(dir))
+        if (n > 0 && (size_t)n < sizeof dir && rs_is_directory(dir))
             return pick_in_dir(dir, path, size, err);
         return rs_fail(err, "no checkpoint file, model directory or models/%s named '%s'",
                        model_arg, model_arg);
@@ -292,6 +287,12 @@ int rs_cli_double(const char *prog, const char *opt, const char *arg, double min
     }
     *out = v;
     return 0;
+}
+
+int rs_cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
 }
 
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,

@@ -113,6 +113,10 @@ int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int 
 int rs_cli_double(const char *prog, const char *opt, const char *arg, double min, double max,
                   double *out);
 
+/* 1 when s ends with suffix (a file name's ".svg", a directory's trailing
+ * "/"), else 0. */
+int rs_cli_ends_with(const char *s, const char *suffix);
+
 /* Sets *out to the index of arg in names[0..count); otherwise reports
  * "PROG: OPT: 'ARG' is not one of A, B or C" and returns -1. */
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "alignment.h"
@@ -62,18 +61,6 @@ typedef struct {
     FILE *out;
     int written;
 } sink;
-
-static int is_directory(const char *path)
-{
-    struct stat st;
-    return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
 
 /* Writes one sentence's alignment (id: 1-based line number); w is
  * [(tgt_count + 1) × (src_count + 1)]. */
@@ -329,7 +316,7 @@ int cmd_align(int argc, char **argv)
             status = RS_EXIT_USAGE;
             goto done;
         }
-        sk.svg_dir = sk.out_path && (is_directory(sk.out_path) || !ends_with(sk.out_path, ".svg"));
+        sk.svg_dir = sk.out_path && (rs_is_directory(sk.out_path) || !rs_cli_ends_with(sk.out_path, ".svg"));
         if (sk.out_path && !sk.svg_dir && count != 1) {
             fprintf(stderr, PROG ": %s: %d sentences need a directory, not one .svg file\n",
                     sk.out_path, count);

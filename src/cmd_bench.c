@@ -19,11 +19,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "beam.h"
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "dataset.h"
 #include "decode.h"
@@ -53,13 +53,6 @@ static void usage(FILE *out)
             "                  instead of S after its timed steps\n"
             "  --tsv           the table as tab-separated values\n"
             "  --help          this help\n");
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct {
@@ -241,10 +234,10 @@ static double sgemm_rate(const size_config *c, int V, int threads, double mean_l
         const double one = 2.0 * M * N * K;
         int reps = (int)(3e9 / one) + 1; /* about 3 GFLOP of work per shape */
         rs_gemm(0, 1, M, N, K, 1.0f, A, K, Bm, K, 0.0f, C, N);
-        double t0 = now();
+        double t0 = rs_clock_seconds();
         for (int r = 0; r < reps; r++)
             rs_gemm(0, 1, M, N, K, 1.0f, A, K, Bm, K, 0.0f, C, N);
-        seconds += now() - t0;
+        seconds += rs_clock_seconds() - t0;
         flops += one * reps;
     }
     free(buf);
@@ -301,13 +294,13 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
         }
         if (k == 0)
             rs_phase_timing(threads == 1); /* the warm-up steps do not count */
-        double t0 = now();
+        double t0 = rs_clock_seconds();
         double loss = rs_shards_step(&shards, &model, &batch, 0.0f, (uint64_t)k, 0.0f, tokens, 0);
-        double t1 = now();
+        double t1 = rs_clock_seconds();
         state.step++;
         rs_shards_adam(&shards, model.params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
                        state.adam_v, 0.002f, 0.9f, 0.999f, 1e-8f, state.step);
-        double t2 = now();
+        double t2 = rs_clock_seconds();
         if (!isfinite(loss)) {
             rs_fail(err, "non-finite loss in step %d", k);
             goto done;
@@ -371,7 +364,7 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
             rs_beam_search bs = {0};
             failed = beam ? rs_beam_init(&bs, &use, 1, bsz, 5, max_src, err)
                           : rs_decoder_init(&dec, &use, 1, bsz, 1, max_src, err);
-            double t0 = now();
+            double t0 = rs_clock_seconds();
             for (int from = 0; from < count && !failed; from += bsz) {
                 const int B = count - from < bsz ? count - from : bsz;
                 const int *src[64];
@@ -394,7 +387,7 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
                 for (int b = 0; b < B; b++)
                     rs_translation_free(&tr[b]);
             }
-            (beam ? out->beam : out->greedy)[run % 2] = count / (now() - t0);
+            (beam ? out->beam : out->greedy)[run % 2] = count / (rs_clock_seconds() - t0);
             rs_decoder_free(&dec);
             rs_beam_free(&bs);
         }
@@ -564,7 +557,7 @@ int cmd_bench(int argc, char **argv)
     rs_error err;
     bench_data d;
     memset(&d, 0, sizeof d);
-    double t_start = now();
+    double t_start = rs_clock_seconds();
     if (load_data(&d, data, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         rs_model_free(&d.model);
@@ -641,7 +634,7 @@ int cmd_bench(int argc, char **argv)
                    data, d.train.count, d.model.cfg.tgt_vocab);
         print_rows(rows, nrows, tsv);
     }
-    fprintf(stderr, "bench took %.0f s\n", now() - t_start);
+    fprintf(stderr, "bench took %.0f s\n", rs_clock_seconds() - t_start);
     rs_model_free(&d.model);
     rs_dataset_free(&d.train);
     rs_dataset_free(&d.test);

@@ -27,12 +27,6 @@ static void usage(FILE *out)
           out);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
 int cmd_import(int argc, char **argv)
 {
     const char *out_arg;
@@ -47,11 +41,11 @@ int cmd_import(int argc, char **argv)
 
     char out_path[4096];
     int n;
-    if (ends_with(out_arg, ".ckpt"))
+    if (rs_cli_ends_with(out_arg, ".ckpt"))
         n = snprintf(out_path, sizeof out_path, "%s", out_arg);
     else
         n = snprintf(out_path, sizeof out_path, "%s%sbest.ckpt", out_arg,
-                     ends_with(out_arg, "/") ? "" : "/");
+                     rs_cli_ends_with(out_arg, "/") ? "" : "/");
     if (n < 0 || (size_t)n >= sizeof out_path)
         return rs_cli_usage_error(PROG, "output path too long");
 

@@ -364,8 +364,7 @@ int cmd_plot(int argc, char **argv)
     const char *arg = argv[optind];
     char log[4200], out_path[4200];
     struct stat st;
-    int is_dir = !stat(arg, &st) && S_ISDIR(st.st_mode);
-    if (is_dir)
+    if (rs_is_directory(arg))
         snprintf(log, sizeof log, "%s/train.log.tsv", arg);
     else if (!strchr(arg, '/') && stat(arg, &st))
         snprintf(log, sizeof log, "models/%s/train.log.tsv", arg); /* a bare NAME */

@@ -22,7 +22,7 @@
 
 enum {
     OPT_TRAIN = 1000, OPT_SRC, OPT_TGT, OPT_DEV, OPT_DEV_SRC, OPT_DEV_TGT, OPT_SWAP, OPT_NAME,
-    OPT_OUT, OPT_RESUME, OPT_OVERWRITE, OPT_QUIET, OPT_SPM_SRC, OPT_SPM_TGT,
+    OPT_OUT, OPT_RESUME, OPT_OVERWRITE, OPT_QUIET, OPT_SPM_SRC, OPT_SPM_TGT, OPT_NEW_DATA,
     OPT_CONFIG = 2000
 };
 
@@ -60,7 +60,12 @@ static void usage(FILE *out)
             "  --out DIR              save to DIR instead of models/NAME\n"
             "  --resume               continue exactly from DIR/last.ckpt with its settings;\n"
             "                         options given again must agree with them, except\n"
-            "                         %s\n"
+            "                         %s;\n"
+            "                         the data must be that run's (checked against the\n"
+            "                         fingerprint of it that the checkpoint records)\n"
+            "  --new-data             with --resume: continue on other data (fine-tuning);\n"
+            "                         an epoch in progress starts again from its beginning,\n"
+            "                         and with another dev set best.ckpt is chosen anew\n"
             "  --overwrite            train afresh into a directory that holds a model\n"
             "                         (its checkpoints and log are replaced)\n"
             "  --config FILE          settings as 'key = value' lines (or the configuration\n"
@@ -338,8 +343,8 @@ static void print_resume_command(FILE *out, int argc, char **argv, int resume)
     fprintf(out, "rnnsearch train");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--overwrite"))
-            continue;
+        if (!strcmp(a, "--overwrite") || !strcmp(a, "--new-data"))
+            continue; /* the checkpoint records the data it continued on */
         if (a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%")]) {
             fputs(" '", out);
             for (; *a; a++)
@@ -422,6 +427,100 @@ static int apply_resume_options(rs_config *stored, const int *given, const char 
     return 0;
 }
 
+/* A set of pairs (training or dev) as given on the command line. */
+typedef struct {
+    const char *what;          /* "training", "dev" */
+    const char *tsv_option, *tsv;
+    const char *src_option, *src, *tgt_option, *tgt;
+} data_given;
+
+/* How the set given now differs from the checkpoint's: `sides` 1 source,
+ * 2 target, 3 both; pair counts 0 for no set. */
+static void describe_change(char *buf, size_t size, const data_given *g, int sides,
+                            unsigned pairs_then, unsigned pairs_now)
+{
+    const char *option = g->tsv ? g->tsv_option : g->src_option;
+    const char *file = g->tsv ? g->tsv : g->src;
+    if (pairs_then == 0) {
+        snprintf(buf, size, "it was trained without a %s set, and %s %s gives one now", g->what,
+                 option, file);
+        return;
+    }
+    if (pairs_now == 0) {
+        snprintf(buf, size, "it was trained with a %s set of %u pairs, and none is given now",
+                 g->what, pairs_then);
+        return;
+    }
+    const char *side = sides == 1 ? "the source side" : sides == 2 ? "the target side" : "both sides";
+    if (g->tsv || sides != 3)
+        snprintf(buf, size, "the %s data differs from %s %s (%s; %u pairs now, %u then)", g->what,
+                 g->tsv || sides == 1 ? option : g->tgt_option, g->tsv || sides == 1 ? file : g->tgt,
+                 side, pairs_now, pairs_then);
+    else
+        snprintf(buf, size, "the %s data differs from %s %s and %s %s (%s; %u pairs now, %u then)",
+                 g->what, g->src_option, g->src, g->tgt_option, g->tgt, side, pairs_now, pairs_then);
+}
+
+/* --resume: the data given now against the fingerprint the checkpoint
+ * records. Other data is refused (RS_EXIT_USAGE), unless --new-data accepts
+ * it: then an epoch in progress on other training data starts again from its
+ * beginning (its position means nothing in this data), and a dev set that
+ * changed starts its records anew (a loss or BLEU on other dev pairs is no
+ * measure to beat). A checkpoint from before fingerprints cannot be checked:
+ * a note says so (with --new-data, its epoch in progress starts again).
+ * rs_train records the fingerprint of the data given now either way. */
+static int check_resumed_data(const char *ckpt, rs_train_state *state,
+                              const rs_data_fingerprint *now, const data_given given[2],
+                              int new_data, rs_error *err)
+{
+    const int speak = rs_dist_rank() == 0;
+    if (!state->data.known) {
+        if (speak)
+            fprintf(stderr, PROG ": note: %s records no fingerprint of its data (written by an "
+                            "older rnnsearch), so the data given now cannot be checked\n", ckpt);
+        if (new_data) /* taken at its word: the data is other */
+            state->batches_done = 0;
+        return RS_EXIT_OK;
+    }
+    const rs_data_fingerprint *then = &state->data;
+    const int differ = rs_data_fingerprint_compare(then, now);
+    /* 1 source, 2 target, 3 both */
+    const int train_sides = (differ & RS_DATA_TRAIN_SRC ? 1 : 0) | (differ & RS_DATA_TRAIN_TGT ? 2 : 0);
+    const int dev_sides = (differ & RS_DATA_DEV_SRC ? 1 : 0) | (differ & RS_DATA_DEV_TGT ? 2 : 0);
+    if (!differ)
+        return RS_EXIT_OK;
+    if (new_data) {
+        if (train_sides) {
+            if (speak)
+                fprintf(stderr, PROG ": --new-data: continuing %s on other training data%s\n",
+                        ckpt, state->batches_done ? ", from the beginning of an epoch" : "");
+            state->batches_done = 0;
+        }
+        if (dev_sides) {
+            if (speak)
+                fprintf(stderr, PROG ": --new-data: continuing %s with another dev set; "
+                                "best.ckpt is chosen anew on it\n", ckpt);
+            state->best_dev_loss = INFINITY;
+            state->best_dev_bleu = -1.0f;
+            state->bad_evals = 0;
+        }
+        return RS_EXIT_OK;
+    }
+    char clause[2][sizeof err->msg] = {"", ""};
+    if (train_sides)
+        describe_change(clause[0], sizeof clause[0], &given[0], train_sides, then->train_pairs,
+                        now->train_pairs);
+    if (dev_sides)
+        describe_change(clause[1], sizeof clause[1], &given[1], dev_sides, then->dev_pairs,
+                        now->dev_pairs);
+    rs_fail(err, "--resume: %s was trained on other data: %s%s%s. Resuming would not continue "
+                 "that run (its epoch order and step counts refer to its data): give the data it "
+                 "was trained on, or --new-data to continue training on this data (e.g. to "
+                 "fine-tune)",
+            ckpt, clause[0], clause[0][0] && clause[1][0] ? "; " : "", clause[1]);
+    return RS_EXIT_USAGE;
+}
+
 static int train(int argc, char **argv, int orig_argc, char **orig_argv);
 
 /* --config FILE (anywhere on the line) is expanded before options are parsed. */
@@ -492,12 +591,13 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"spm-src", required_argument, NULL, OPT_SPM_SRC},
         {"spm-tgt", required_argument, NULL, OPT_SPM_TGT},
+        {"new-data", no_argument, NULL, OPT_NEW_DATA},
     };
-    rs_cli_add_config_options(opts, 14, OPT_CONFIG);
+    rs_cli_add_config_options(opts, 15, OPT_CONFIG);
     const char *spm_src_file = NULL, *spm_tgt_file = NULL;
     const char *train_tsv = NULL, *train_src = NULL, *train_tgt = NULL;
     const char *dev_tsv = NULL, *dev_src = NULL, *dev_tgt = NULL, *name = NULL, *out_dir = NULL;
-    int swap = 0, resume = 0, overwrite = 0, quiet = 0;
+    int swap = 0, resume = 0, overwrite = 0, quiet = 0, new_data = 0;
     rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal};
     rs_config cfg;
     rs_config_defaults(&cfg);
@@ -523,6 +623,7 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         case OPT_RESUME: resume = 1; break;
         case OPT_OVERWRITE: overwrite = 1; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_NEW_DATA: new_data = 1; break;
         case OPT_SPM_SRC: spm_src_file = optarg; break;
         case OPT_SPM_TGT: spm_tgt_file = optarg; break;
         case 'h': usage(stdout); return RS_EXIT_OK;
@@ -552,6 +653,10 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
     }
     if (resume && overwrite) {
         fprintf(stderr, PROG ": --resume and --overwrite contradict each other\n");
+        return RS_EXIT_USAGE;
+    }
+    if (new_data && !resume) {
+        fprintf(stderr, PROG ": --new-data goes with --resume (a new run records its data anyway)\n");
         return RS_EXIT_USAGE;
     }
     char dir[4096], auto_name[256];
@@ -703,6 +808,21 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         goto fail;
     rs_tokenized_free(&train_tok);
     rs_tokenized_free(&dev_tok);
+    if (resume) {
+        /* Before rs_train, which is the first to write into the directory. */
+        const data_given sets[2] = {
+            {"training", "--train", train_tsv, "--src", train_src, "--tgt", train_tgt},
+            {"dev", "--dev", dev_tsv, "--dev-src", dev_src, "--dev-tgt", dev_tgt}};
+        rs_data_fingerprint now;
+        rs_data_fingerprint_of(&now, &train, &dev, cfg.dev_bleu ? dev_pairs.tgt : NULL);
+        status = check_resumed_data(ckpt, &state, &now, sets, new_data, &err);
+        if (rs_dist_check_exit(&status, &err)) {
+            if (rs_dist_rank() == 0)
+                fprintf(stderr, PROG ": %s\n", err.msg);
+            goto done;
+        }
+        status = RS_EXIT_FAIL;
+    }
 
     if (rs_dist_rank() == 0) {
         fprintf(stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",

@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "alignment.h"
 #include "bleu.h"
 #include "checkpoint.h"
 #include "cli.h"
+#include "clock.h"
 #include "codec.h"
 #include "commands.h"
 #include "corpus.h"
@@ -53,13 +53,6 @@ static void usage(FILE *out)
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
             "  -h, --help             this help\n",
             RS_MAX_SRC_LEN);
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct {
@@ -197,7 +190,7 @@ int cmd_translate(int argc, char **argv)
     results = rs_calloc((size_t)chunk, sizeof *results, &err);
     if (!lines || !results)
         goto fail;
-    const double start = now_seconds();
+    const double start = rs_clock_seconds();
     for (;;) {
         int count = 0, rc = 0;
         char *line;
@@ -264,7 +257,7 @@ int cmd_translate(int argc, char **argv)
     }
     out = stdout;
     if (!quiet) {
-        double seconds = now_seconds() - start;
+        double seconds = rs_clock_seconds() - start;
         fprintf(stderr, PROG ": %ld sentences, %ld tokens out, %.2f s, %.1f sentences/s\n", line_no,
                 tokens_out, seconds, seconds > 0 ? line_no / seconds : 0.0);
     }

@@ -41,3 +41,12 @@ void *rs_calloc(size_t count, size_t size, rs_error *err)
         rs_fail(err, "out of memory (%zu x %zu bytes)", count, size);
     return p;
 }
+
+char *rs_strdup(const char *s, rs_error *err)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = rs_calloc(n, 1, err);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}

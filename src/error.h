@@ -20,4 +20,7 @@ void rs_error_name_file(rs_error *err, const char *path);
 /* Checked allocation: returns NULL and fills err on failure. */
 void *rs_calloc(size_t count, size_t size, rs_error *err);
 
+/* A copy of the string s, allocated as by rs_calloc; NULL and err filled on failure. */
+char *rs_strdup(const char *s, rs_error *err);
+
 #endif

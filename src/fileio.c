@@ -12,6 +12,12 @@
 
 /* ---- directories --------------------------------------------------------- */
 
+int rs_is_directory(const char *path)
+{
+    struct stat st;
+    return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
 int rs_make_parent_dirs(const char *path, rs_error *err)
 {
     const char *slash = strrchr(path, '/');
@@ -36,8 +42,7 @@ int rs_make_parent_dirs(const char *path, rs_error *err)
         }
         dir[i] = saved;
     }
-    struct stat st;
-    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+    if (!rs_is_directory(dir)) {
         rs_fail(err, "%s is not a directory", dir);
         free(dir);
         return -1;

@@ -8,6 +8,9 @@
 
 #include "error.h"
 
+/* 1 when path names a directory (links followed), else 0. */
+int rs_is_directory(const char *path);
+
 /* Creates the directory holding `path` (and its parents) when missing. */
 int rs_make_parent_dirs(const char *path, rs_error *err);
 

@@ -12,29 +12,6 @@ void rs_forced_free(rs_forced *f)
     memset(f, 0, sizeof *f);
 }
 
-static int compare_int_pairs(const void *pa, const void *pb)
-{
-    const int *a = pa, *b = pb;
-    return a[0] != b[0] ? a[0] - b[0] : a[1] - b[1];
-}
-
-/* Pair indices sorted by source length (then index): batches of similar length. */
-static int length_order(const rs_dataset *d, int *order, rs_error *err)
-{
-    int *keyed = rs_calloc((size_t)d->count * 2 + 2, sizeof(int), err);
-    if (!keyed)
-        return -1;
-    for (int i = 0; i < d->count; i++) {
-        keyed[2 * i] = d->src_len[i];
-        keyed[2 * i + 1] = i;
-    }
-    qsort(keyed, (size_t)d->count, 2 * sizeof(int), compare_int_pairs);
-    for (int i = 0; i < d->count; i++)
-        order[i] = keyed[2 * i + 1];
-    free(keyed);
-    return 0;
-}
-
 /* Adds (1/K)·log p of each target token, and (1/K)·α when asked, of one
  * model to out. */
 static int score_with(const rs_model *model, float weight, const rs_dataset *data,
@@ -96,7 +73,8 @@ int rs_forced_decode(const rs_model *const *models, int n_models, const rs_datas
         return 0;
     const int want_alignment = (want & RS_FORCED_ALIGNMENT) != 0;
     int *order = rs_calloc((size_t)data->count, sizeof(int), err);
-    int status = order ? length_order(data, order, err) : -1;
+    /* Pairs of similar source length score together. */
+    int status = order ? rs_batch_length_order(data->count, data->src_len, order, err) : -1;
     for (int i = 0; i < data->count && status == 0; i++) {
         rs_forced *f = &out[i];
         f->src_len = data->src_len[i];

@@ -300,47 +300,61 @@ static void free_contents(rs_json *v)
     memset(v, 0, sizeof *v);
 }
 
+/* Steps past the opening bracket of an array or object; 1 when `close`
+ * follows at once (consumed too): the container is empty. */
+static int open_is_empty(parser *ps, char close)
+{
+    ps->p++;
+    skip_space(ps);
+    if (ps->p < ps->end && *ps->p == close) {
+        ps->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* After a member: 1 when a ',' announces another, 0 when `close` ends the
+ * container (either consumed); otherwise fails with `what`. */
+static int next_member(parser *ps, char close, const char *what)
+{
+    skip_space(ps);
+    if (ps->p < ps->end && *ps->p == ',') {
+        ps->p++;
+        return 1;
+    }
+    if (ps->p < ps->end && *ps->p == close) {
+        ps->p++;
+        return 0;
+    }
+    return fail_at(ps, what);
+}
+
 static int parse_array(parser *ps, rs_json *out, int depth)
 {
     size_t capacity = 0;
     out->type = RS_JSON_ARRAY;
-    ps->p++;
-    skip_space(ps);
-    if (ps->p < ps->end && *ps->p == ']') {
-        ps->p++;
+    if (open_is_empty(ps, ']'))
         return 0;
-    }
-    for (;;) {
+    int more;
+    do {
         if (grow_items(ps, out, &capacity, 0))
             return -1;
         /* Counted before parsing so that free_contents sees a partial item. */
         out->count++;
         if (parse_value(ps, &out->items[out->count - 1], depth + 1))
             return -1;
-        skip_space(ps);
-        if (ps->p < ps->end && *ps->p == ',') {
-            ps->p++;
-            continue;
-        }
-        if (ps->p < ps->end && *ps->p == ']') {
-            ps->p++;
-            return 0;
-        }
-        return fail_at(ps, "expected ',' or ']' in array");
-    }
+    } while ((more = next_member(ps, ']', "expected ',' or ']' in array")) > 0);
+    return more;
 }
 
 static int parse_object(parser *ps, rs_json *out, int depth)
 {
     size_t capacity = 0;
     out->type = RS_JSON_OBJECT;
-    ps->p++;
-    skip_space(ps);
-    if (ps->p < ps->end && *ps->p == '}') {
-        ps->p++;
+    if (open_is_empty(ps, '}'))
         return 0;
-    }
-    for (;;) {
+    int more;
+    do {
         skip_space(ps);
         if (ps->p >= ps->end || *ps->p != '"')
             return fail_at(ps, "expected a string key in object");
@@ -367,17 +381,8 @@ static int parse_object(parser *ps, rs_json *out, int depth)
         ps->p++;
         if (parse_value(ps, &out->items[out->count - 1], depth + 1))
             return -1;
-        skip_space(ps);
-        if (ps->p < ps->end && *ps->p == ',') {
-            ps->p++;
-            continue;
-        }
-        if (ps->p < ps->end && *ps->p == '}') {
-            ps->p++;
-            return 0;
-        }
-        return fail_at(ps, "expected ',' or '}' in object");
-    }
+    } while ((more = next_member(ps, '}', "expected ',' or '}' in object")) > 0);
+    return more;
 }
 
 static int parse_value(parser *ps, rs_json *out, int depth)

@@ -1,6 +1,6 @@
 #include <cblas.h>
-#include <time.h>
 
+#include "clock.h"
 #include "linalg.h"
 #include "vecmath.h"
 
@@ -59,9 +59,7 @@ double rs_phase_start(void)
 {
     if (!phase_on)
         return 0.0;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return rs_clock_seconds();
 }
 
 void rs_phase_stop(int phase, double started)

@@ -24,6 +24,15 @@ typedef struct {
     size_t spm_src_len, spm_tgt_len;
 } rs_model;
 
+/* The data a run trains on, as training reads it (rs_data_fingerprint_of in
+ * train.h says what is hashed and why). known = 0: not recorded (a checkpoint
+ * written before fingerprints, or a state never trained). */
+typedef struct {
+    int known;
+    uint32_t train_pairs, train_src_crc, train_tgt_crc;
+    uint32_t dev_pairs, dev_src_crc, dev_tgt_crc;
+} rs_data_fingerprint;
+
 typedef struct {
     float *adam_m, *adam_v; /* [layout.total] each */
     int64_t step;           /* updates done */
@@ -34,6 +43,7 @@ typedef struct {
     int32_t bad_evals;      /* evaluations without improvement (early stopping) */
     float lr_scale;         /* learning-rate decay factor */
     rs_rng rng;
+    rs_data_fingerprint data; /* what step, epoch and batches_done refer to */
 } rs_train_state;
 
 /* Allocates parameters for cfg (vocab sizes taken from cfg) with all-zero

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "alignment.h"
+#include "clock.h"
 #include "forced.h"
 #include "json.h"
 #include "serve.h"
@@ -85,13 +85,6 @@ struct rs_server {
     request **ring;              /* [opt.queue] waiting requests, from head */
     int head, count, stopping;
 };
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* ---- JSON output ---- */
 
@@ -365,7 +358,7 @@ static void run_job(worker *w, request *rq)
     const rs_server *s = w->server;
     rs_error err;
     int status = 500;
-    double start = now();
+    double start = rs_clock_seconds();
     char *reply = NULL;
     size_t len = 0;
     membuf m;
@@ -376,7 +369,7 @@ static void run_job(worker *w, request *rq)
         int rc = rq->route == ROUTE_TRANSLATE ? translate_job(w, rq, m.f, &err, &status)
                                               : align_job(w, rq, m.f, &err, &status);
         if (rc == 0) {
-            fprintf(m.f, ",\"ms\":%.1f}\n", 1e3 * (now() - start));
+            fprintf(m.f, ",\"ms\":%.1f}\n", 1e3 * (rs_clock_seconds() - start));
             reply = membuf_close(&m, &len);
             if (reply)
                 status = 200;
@@ -612,7 +605,7 @@ static enum MHD_Result submit(rs_server *s, request *rq)
  * limit, the rest is read and thrown away and the answer is an error. */
 static void receive(const rs_server *s, request *rq, const char *data, size_t size)
 {
-    if (now() - rq->start > s->opt.timeout)
+    if (rs_clock_seconds() - rq->start > s->opt.timeout)
         rq->too_slow = 1;
     if (!rq->too_big && !rq->too_slow && rq->len + size > s->opt.max_body)
         rq->too_big = 1;
@@ -644,7 +637,7 @@ static request *request_new(struct MHD_Connection *connection, const char *url, 
     if (!rq)
         return NULL;
     rq->connection = connection;
-    rq->start = now();
+    rq->start = rs_clock_seconds();
     rq->route = route_of(url);
     snprintf(rq->method, sizeof rq->method, "%s", method);
     snprintf(rq->path, sizeof rq->path, "%s", url);
@@ -717,7 +710,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         *upload_data_size = 0;
         /* libmicrohttpd cannot answer before the body has ended: a body
          * still coming after three times the time limit has its connection closed. */
-        return now() - rq->start > 3.0 * s->opt.timeout ? MHD_NO : MHD_YES;
+        return rs_clock_seconds() - rq->start > 3.0 * s->opt.timeout ? MHD_NO : MHD_YES;
     }
     if (rq->status) /* answered on the headers already */
         return MHD_YES;
@@ -750,7 +743,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     if (s->opt.log) {
         char line[160];
         snprintf(line, sizeof line, "%s %s %d %.1f ms%s", rq->method, rq->path, rq->status,
-                 1e3 * (now() - rq->start),
+                 1e3 * (rs_clock_seconds() - rq->start),
                  toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection closed early)");
         s->opt.log(s->opt.log_ctx, line);
     }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bleu.h"
+#include "byteorder.h"
 #include "checkpoint.h"
 #include "crc32.h"
 #include "dist.h"
@@ -414,11 +415,81 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
     return append_log(tr->options->dir, ev, train_loss, err);
 }
 
+/* ---- the data a run trains on (rs_data_fingerprint_of) -------------------- */
+
+/* Continues crc over u32 little-endian values: the bytes, and so the CRC, are
+ * the same on every machine. */
+static uint32_t crc_le32s(uint32_t crc, const int *values, int count)
+{
+    unsigned char chunk[4 * 256];
+    while (count > 0) {
+        const int k = count < 256 ? count : 256;
+        for (int i = 0; i < k; i++)
+            rs_put_le32(chunk + 4 * i, (uint32_t)values[i]);
+        crc = rs_crc32_update(crc, chunk, 4 * (size_t)k);
+        values += k;
+        count -= k;
+    }
+    return crc;
+}
+
+/* One side of d, pair by pair: each sequence's length, then its ids (the
+ * length keeps a token moved across a line break from going unseen). */
+static uint32_t side_crc(const rs_dataset *d, int side)
+{
+    uint32_t crc = 0;
+    for (int i = 0; i < d->count; i++) {
+        const int len = side == RS_SIDE_SRC ? d->src_len[i] : d->tgt_len[i];
+        crc = crc_le32s(crc, &len, 1);
+        crc = crc_le32s(crc, side == RS_SIDE_SRC ? d->src[i] : d->tgt[i], len);
+    }
+    return crc;
+}
+
+void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
+                            const rs_dataset *dev, char *const *dev_refs)
+{
+    static const rs_dataset none = {0};
+    if (!dev)
+        dev = &none;
+    fp->known = 1;
+    fp->train_pairs = (uint32_t)train->count;
+    fp->train_src_crc = side_crc(train, RS_SIDE_SRC);
+    fp->train_tgt_crc = side_crc(train, RS_SIDE_TGT);
+    fp->dev_pairs = (uint32_t)dev->count;
+    fp->dev_src_crc = side_crc(dev, RS_SIDE_SRC);
+    fp->dev_tgt_crc = side_crc(dev, RS_SIDE_TGT);
+    for (int i = 0; dev_refs && i < dev->count; i++) {
+        const char *ref = dev_refs[dev->line[i]];
+        const int len = (int)strlen(ref);
+        fp->dev_tgt_crc = crc_le32s(fp->dev_tgt_crc, &len, 1);
+        fp->dev_tgt_crc = rs_crc32_update(fp->dev_tgt_crc, ref, (size_t)len);
+    }
+}
+
+int rs_data_fingerprint_compare(const rs_data_fingerprint *a, const rs_data_fingerprint *b)
+{
+    enum { TRAIN = RS_DATA_TRAIN_SRC | RS_DATA_TRAIN_TGT, DEV = RS_DATA_DEV_SRC | RS_DATA_DEV_TGT };
+    const struct { uint32_t a, b; int parts; } fields[] = {
+        {a->train_pairs, b->train_pairs, TRAIN},
+        {a->train_src_crc, b->train_src_crc, RS_DATA_TRAIN_SRC},
+        {a->train_tgt_crc, b->train_tgt_crc, RS_DATA_TRAIN_TGT},
+        {a->dev_pairs, b->dev_pairs, DEV},
+        {a->dev_src_crc, b->dev_src_crc, RS_DATA_DEV_SRC},
+        {a->dev_tgt_crc, b->dev_tgt_crc, RS_DATA_DEV_TGT},
+    };
+    int differ = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (fields[i].a != fields[i].b)
+            differ |= fields[i].parts;
+    return differ;
+}
+
 /* ---- across ranks (src/dist.h): rank 0 alone evaluates, logs and saves ---- */
 
 /* CRC-32 of what every rank must hold alike: the parameters, and unless NULL
- * the optimizer state and the data. */
-static uint32_t fingerprint(const rs_model *model, const rs_train_state *st, const rs_dataset *d)
+ * the optimizer state and the training data (by its fingerprint, st->data). */
+static uint32_t fingerprint(const rs_model *model, const rs_train_state *st)
 {
     const size_t total = model->layout.total;
     uint32_t crc = rs_crc32_update(0, model->params, sizeof(float) * total);
@@ -430,11 +501,8 @@ static uint32_t fingerprint(const rs_model *model, const rs_train_state *st, con
     crc = rs_crc32_update(crc, counters, sizeof counters);
     crc = rs_crc32_update(crc, &st->rng, sizeof st->rng);
     crc = rs_crc32_update(crc, &st->lr_scale, sizeof st->lr_scale);
-    for (int i = 0; d && i < d->count; i++) {
-        crc = rs_crc32_update(crc, d->src[i], sizeof(int) * (size_t)d->src_len[i]);
-        crc = rs_crc32_update(crc, d->tgt[i], sizeof(int) * (size_t)d->tgt_len[i]);
-    }
-    return crc;
+    const uint32_t data[3] = {st->data.train_pairs, st->data.train_src_crc, st->data.train_tgt_crc};
+    return rs_crc32_update(crc, data, sizeof data);
 }
 
 static int commit(trainer *tr, int best, rs_error *err)
@@ -451,7 +519,7 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
                     int *best, rs_error *err)
 {
     rs_train_state *st = tr->state;
-    if (rs_dist_agree(fingerprint(tr->model, NULL, NULL), "the parameters (ranks diverged)", err))
+    if (rs_dist_agree(fingerprint(tr->model, NULL), "the parameters (ranks diverged)", err))
         return -1;
     *best = 0;
     int status = rs_dist_rank() == 0 ? evaluate_here(tr, dev, ev, train_loss, best, err) : 0;
@@ -554,15 +622,29 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     const size_t total = model->layout.total;
     char last_path[4200];
     snprintf(last_path, sizeof last_path, "%s/last.ckpt", options->dir);
+    /* Every epoch has the same number of batches (the cuts follow the lengths).
+     * A resumed position past them belongs to other data: refused before any
+     * file is touched. */
+    rs_epoch_plan plan = {0};
+    rs_rng count_rng = state->rng;
+    if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err))
+        return -1;
+    const int batches_per_epoch = plan.batches;
+    rs_epoch_plan_free(&plan);
+    if (state->batches_done >= batches_per_epoch)
+        return rs_fail(err, "%s: the training state is after batch %lld of its epoch, but this "
+                            "data makes %d batches an epoch: it was trained on other data "
+                            "(--new-data continues on this data from an epoch's beginning)",
+                       last_path, (long long)state->batches_done, batches_per_epoch);
+    rs_data_fingerprint_of(&state->data, train, dev, c->dev_bleu ? options->dev_refs : NULL);
     if (rs_dist_check(rs_dist_rank() == 0 && (rs_make_parent_dirs(last_path, err) ||
                                                remove_temporaries(options->dir, err) ||
                                                truncate_log(options->dir, state->step, err)),
                       err) ||
-        rs_dist_agree(fingerprint(model, state, train), "the training data or the model", err))
+        rs_dist_agree(fingerprint(model, state), "the training data or the model", err))
         return -1;
     rs_shards shards;
     rs_batch batch;
-    rs_epoch_plan plan = {0};
     float *grads = rs_calloc(total, sizeof(float), err);
     if (!grads)
         return -1;
@@ -579,16 +661,6 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     }
     trainer tr = {model, state, options, report, ctx, state->step, -1};
 
-    /* Every epoch has the same number of batches (the cuts follow the lengths). */
-    rs_rng count_rng = state->rng;
-    if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err)) {
-        rs_batch_free(&batch);
-        rs_shards_free(&shards);
-        free(grads);
-        return -1;
-    }
-    const int batches_per_epoch = plan.batches;
-    rs_epoch_plan_free(&plan);
     const int updates_per_epoch = (batches_per_epoch + c->accumulate - 1) / c->accumulate;
     int64_t total_steps = (int64_t)c->epochs * updates_per_epoch;
     if (c->max_steps > 0 && c->max_steps < total_steps)

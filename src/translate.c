@@ -155,14 +155,6 @@ static int is_punctuation(const char *token)
     return any;
 }
 
-static char *copy_string(const char *s, rs_error *err)
-{
-    char *c = strdup(s);
-    if (!c)
-        rs_fail(err, "out of memory");
-    return c;
-}
-
 /* A search result as a hypothesis: tokens, <unk> replaced by the source token
  * of largest weight that is not punctuation (the </s> column excluded), text. */
 static int make_hypothesis(rs_translator *tr, rs_translation *t, double score,
@@ -194,19 +186,13 @@ static int make_hypothesis(rs_translator *tr, rs_translation *t, double score,
             if (best >= 0)
                 word = source->src_tokens[best];
         }
-        if (!(h->tokens[i] = copy_string(word, err)))
+        if (!(h->tokens[i] = rs_strdup(word, err)))
             return -1;
     }
     if (tr->codec)
         return rs_codec_text(tr->codec, RS_SIDE_TGT, (const char *const *)h->tokens, h->len,
                              &h->text, err);
     return 0;
-}
-
-static int compare_int_pairs(const void *pa, const void *pb)
-{
-    const int *a = pa, *b = pb;
-    return a[0] != b[0] ? a[0] - b[0] : a[1] - b[1];
 }
 
 /* Decodes the non-empty sentences of out[0..count) (their src_tokens set),
@@ -231,19 +217,16 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
     rs_search *s = tr->search;
     /* Sentences of similar length decode together (less padding); each
      * sentence's result does not depend on its batch. */
-    if (!(order = rs_calloc((size_t)count * 2 + 2, sizeof(int), err)))
+    if (!(order = rs_calloc((size_t)count + 1, sizeof(int), err)) ||
+        rs_batch_length_order(count, len, order, err))
         goto done;
-    int sentences = 0;
-    for (int i = 0; i < count; i++)
-        if (len[i] > 0) {
-            order[2 * sentences] = len[i];
-            order[2 * sentences++ + 1] = i;
-        }
-    qsort(order, (size_t)sentences, 2 * sizeof(int), compare_int_pairs);
-    for (int from = 0; from < sentences; from += o->batch_size) {
-        const int B = sentences - from < o->batch_size ? sentences - from : o->batch_size;
+    int first = 0; /* the empty sentences sort first and are not decoded */
+    while (first < count && len[order[first]] <= 0)
+        first++;
+    for (int from = first; from < count; from += o->batch_size) {
+        const int B = count - from < o->batch_size ? count - from : o->batch_size;
         for (int b = 0; b < B; b++) {
-            const int i = order[2 * (from + b) + 1];
+            const int i = order[from + b];
             which[b] = i;
             batch_ids[b] = ids[i];
             batch_len[b] = len[i];
@@ -293,7 +276,7 @@ static int prepare(rs_translator *tr, rs_translated *t, int *len, rs_error *err)
     t->hyp = rs_calloc((size_t)tr->opt.n_best, sizeof *t->hyp, err);
     if (!t->hyp)
         return -1;
-    if (*len == 0 && tr->codec && !(t->hyp[0].text = copy_string("", err)))
+    if (*len == 0 && tr->codec && !(t->hyp[0].text = rs_strdup("", err)))
         return -1;
     return 0;
 }
@@ -317,7 +300,7 @@ int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources,
         if (!out[i].src_tokens)
             goto done;
         for (int k = 0; k < len[i]; k++, out[i].src_count++)
-            if (!(out[i].src_tokens[k] = copy_string(vocab->tokens[ids[i][k]], err)))
+            if (!(out[i].src_tokens[k] = rs_strdup(vocab->tokens[ids[i][k]], err)))
                 goto done;
     }
     status = decode_all(tr, count, ids, len, out, err);

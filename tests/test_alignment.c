@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "alignment.h"
@@ -18,6 +17,7 @@
 #include "checkpoint.h"
 #include "fileio.h"
 #include "testdir.h"
+#include "testprog.h"
 #include "decode.h"
 #include "gradcheck.h"
 #include "json.h"
@@ -133,26 +133,11 @@ static void make_tricky(rs_alignment *a)
     ck_assert_str_eq(a->tgt[3], "</s>");
 }
 
-/* Runs a shell command; its exit status, with stdout in out[size]. */
-static int run(const char *cmd, char *out, size_t size)
-{
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    while (fgetc(p) != EOF) {
-    }
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
+/* The whole file as a NUL-terminated string; free() it. */
 static char *slurp(const char *path)
 {
-    unsigned char *data;
     size_t size;
-    rs_error err = {{0}};
-    ck_assert_msg(!rs_read_file(path, &data, &size, &err), "%s", err.msg);
-    return (char *)data;
+    return (char *)testfile_read(path, &size);
 }
 
 /* xmllint must accept the file without a word (XML, or HTML with html = 1). */
@@ -163,7 +148,7 @@ static void assert_xmllint_accepts(const char *path, int html)
                   "xmllint not found: install libxml2-utils (apt-get install libxml2-utils; "
                   ".ci/run installs it)");
     snprintf(cmd, sizeof cmd, "xmllint %s--noout '%s' 2>&1", html ? "--html " : "", path);
-    int status = run(cmd, out, sizeof out);
+    int status = testprog_shell(cmd, out, sizeof out);
     ck_assert_msg(status == 0 && out[0] == '\0', "xmllint on %s: status %d\n%s", path, status, out);
 }
 
@@ -445,11 +430,8 @@ END_TEST
 
 START_TEST(align_translate_and_plot_commands)
 {
-    /* make check builds the program and names it in $RNNSEARCH. */
-    const char *prog = getenv("RNNSEARCH");
-    if (!prog)
-        prog = "./rnnsearch";
-    ck_assert_msg(access(prog, X_OK) == 0, "%s is not an executable program (set RNNSEARCH)", prog);
+    /* The input pipelines feed the program standard input. */
+    const char *prog = testprog_path();
     rs_model m;
     rs_error err = {{0}};
     make_model(&m);
@@ -463,7 +445,7 @@ START_TEST(align_translate_and_plot_commands)
 
     /* JSON: one valid record per line, rows summing to 1. */
     snprintf(cmd, sizeof cmd, "%s | %s align -m %s -f json", input, prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     int records = 0;
     for (char *line = out, *nl; (nl = strchr(line, '\n')); line = nl + 1, records++) {
         rs_json *v = rs_json_parse(line, (size_t)(nl - line), &err);
@@ -484,7 +466,7 @@ START_TEST(align_translate_and_plot_commands)
     /* Pharaoh of a forced pair. */
     snprintf(cmd, sizeof cmd, "printf 'das Haus x\\tthe house\\n' | %s align -m %s --pairs -f pharaoh",
              prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     int i0, j0, i1, j1;
     ck_assert_msg(sscanf(out, "%d-%d %d-%d\n", &i0, &j0, &i1, &j1) == 4, "'%s'", out);
     ck_assert(i0 >= 0 && i0 < 3 && j0 == 0 && i1 >= 0 && i1 < 3 && j1 == 1);
@@ -492,14 +474,14 @@ START_TEST(align_translate_and_plot_commands)
     /* SVG: a directory of pictures, each valid; HTML: one valid page. */
     snprintf(cmd, sizeof cmd, "%s | %s align -m %s -f svg -o %s/svg 2>/dev/null", input, prog, ckpt,
              tmp_dir);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     for (int k = 1; k <= 2; k++) {
         snprintf(path, sizeof path, "%s/svg/%04d.svg", tmp_dir, k);
         assert_xmllint_accepts(path, 0);
     }
     snprintf(path, sizeof path, "%s/a.html", tmp_dir);
     snprintf(cmd, sizeof cmd, "%s | %s align -m %s -f html --numbers -o %s", input, prog, ckpt, path);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     assert_xmllint_accepts(path, 1);
     char *page = slurp(path);
     ck_assert_ptr_nonnull(strstr(page, "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D"));
@@ -507,25 +489,24 @@ START_TEST(align_translate_and_plot_commands)
 
     /* Text: colour only when asked (stdout is a pipe here). */
     snprintf(cmd, sizeof cmd, "%s | %s align -m %s", input, prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_ptr_null(strchr(out, '\x1b'));
     snprintf(cmd, sizeof cmd, "%s | %s align -m %s --color always", input, prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_ptr_nonnull(strchr(out, '\x1b'));
 
     /* Bad usage. */
     snprintf(cmd, sizeof cmd, "%s | %s align -m %s -f svg 2>/dev/null", input, prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 2); /* two pictures need a directory */
-    snprintf(cmd, sizeof cmd, "%s align -m %s -f bogus </dev/null 2>/dev/null", prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 2);
-    snprintf(cmd, sizeof cmd, "%s align </dev/null 2>/dev/null", prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 2);
-    snprintf(cmd, sizeof cmd, "%s align -m %s --words </dev/null 2>/dev/null", prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 2); /* no subwords in this model */
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 2); /* two pictures need a directory */
+    snprintf(cmd, sizeof cmd, "align -m %s -f bogus </dev/null 2>/dev/null", ckpt);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run("align </dev/null 2>/dev/null", out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "align -m %s --words </dev/null 2>/dev/null", ckpt);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 2); /* no subwords in this model */
 
     /* translate --alignment: Marian's suffix, hard and soft. */
     snprintf(cmd, sizeof cmd, "%s | %s translate -m %s --alignment", input, prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     for (char *line = out, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
         *nl = '\0';
         char *bar = strstr(line, " ||| ");
@@ -536,11 +517,11 @@ START_TEST(align_translate_and_plot_commands)
         }
     }
     snprintf(cmd, sizeof cmd, "%s | %s translate -m %s --alignment=soft", input, prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, " ||| "));
     ck_assert_ptr_nonnull(strchr(out, ','));
-    snprintf(cmd, sizeof cmd, "%s translate -m %s --alignment=2 </dev/null 2>/dev/null", prog, ckpt);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "translate -m %s --alignment=2 </dev/null 2>/dev/null", ckpt);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 2);
 
     /* plot: a training log to a valid SVG (dev metric measured in one row only). */
     snprintf(path, sizeof path, "%s/run/train.log.tsv", tmp_dir);
@@ -552,15 +533,15 @@ START_TEST(align_translate_and_plot_commands)
           "300\t3\t0.4\t0.6\t0.250000\t905.0\t0.002\t4.5\n",
           f);
     ck_assert_int_eq(fclose(f), 0);
-    snprintf(cmd, sizeof cmd, "%s plot %s/run 2>/dev/null", prog, tmp_dir);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd, "plot %s/run 2>/dev/null", tmp_dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
     snprintf(path, sizeof path, "%s/run/train.svg", tmp_dir);
     assert_xmllint_accepts(path, 0);
     char *svg = slurp(path);
     ck_assert_ptr_nonnull(strstr(svg, "dev metric"));
     free(svg);
-    snprintf(cmd, sizeof cmd, "%s plot %s/nothing-here 2>/dev/null", prog, tmp_dir);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 1);
+    snprintf(cmd, sizeof cmd, "plot %s/nothing-here 2>/dev/null", tmp_dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 1);
     testdir_remove(tmp_dir);
 }
 END_TEST

@@ -1,6 +1,7 @@
 /* Minibatches (src/batch.c): time-major layout, </s> appended to both sides,
  * <s> first on the decoder's input, padding past each length, translation
- * batches without targets, and batches larger than the workspace refused. */
+ * batches without targets, batches larger than the workspace refused, and
+ * the length order that groups sentences into batches. */
 #include <check.h>
 #include <string.h>
 
@@ -71,12 +72,27 @@ START_TEST(fill_refuses_what_does_not_fit)
 }
 END_TEST
 
+START_TEST(length_order_sorts_by_length_then_index)
+{
+    rs_error err;
+    const int len[] = {3, 0, 5, 3, 1, 0, 3};
+    const int want[] = {1, 5, 4, 0, 3, 6, 2};
+    int order[7];
+    ck_assert_int_eq(rs_batch_length_order(7, len, order, &err), 0);
+    for (int k = 0; k < 7; k++)
+        ck_assert_msg(order[k] == want[k], "order[%d] = %d, want %d", k, order[k], want[k]);
+    /* No sentences: nothing to order, and no failure. */
+    ck_assert_int_eq(rs_batch_length_order(0, len, order, &err), 0);
+}
+END_TEST
+
 Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch");
     TCase *tc = tcase_create("minibatches");
     tcase_add_test(tc, fill_lays_out_time_major_with_eos_and_padding);
     tcase_add_test(tc, fill_refuses_what_does_not_fit);
+    tcase_add_test(tc, length_order_sorts_by_length_then_index);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "bleu.h"
+#include "testdir.h"
+#include "testprog.h"
 
 static const rs_bleu_opts tok13a = {0, RS_BLEU_TOK_13A};
 
@@ -347,53 +347,26 @@ END_TEST
 
 /* ---- the command, through the program ($RNNSEARCH, as `make check` sets) -- */
 
-static const char *program(void)
-{
-    const char *p = getenv("RNNSEARCH");
-    return p && *p ? p : "./rnnsearch";
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot read %s", path);
-    char *buf = calloc(1, 65536);
-    ck_assert_ptr_nonnull(buf);
-    size_t n = fread(buf, 1, 65535, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
+    testfile_write(path, (const unsigned char *)text, strlen(text));
 }
 
-/* Runs `program bleu ARGS` in dir; returns the exit status, output in *out, *errs. */
-static int run_bleu(const char *dir, const char *args, char **out, char **errs)
+/* Runs `program bleu ARGS`; returns the exit status, output in *out, *errs. */
+static int run_bleu(const char *args, char **out, char **errs)
 {
-    char cmd[4096], o[600], e[600];
-    snprintf(o, sizeof o, "%s/stdout", dir);
-    snprintf(e, sizeof e, "%s/stderr", dir);
-    snprintf(cmd, sizeof cmd, "'%s' bleu %s >'%s' 2>'%s'", program(), args, o, e);
-    int rc = system(cmd);
-    *out = slurp(o);
-    *errs = slurp(e);
-    ck_assert_msg(rc != -1 && WIFEXITED(rc), "could not run %s", cmd);
-    ck_assert_msg(WEXITSTATUS(rc) != 127, "%s not found (set RNNSEARCH): %s", program(), *errs);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "bleu %s", args);
+    int rc = testprog_run_split(cmd, out, errs);
     ck_assert_msg(!strstr(*errs, "unknown command"),
-                  "%s has no 'bleu' command: src/main.c must dispatch it to cmd_bleu", program());
-    return WEXITSTATUS(rc);
+                  "%s has no 'bleu' command: src/main.c must dispatch it to cmd_bleu", testprog_path());
+    return rc;
 }
 
 START_TEST(test_command)
 {
-    char dir[] = "/tmp/rs_bleu_XXXXXX", args[2048], path[3][600];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[64], args[2048], path[3][600];
+    testdir_make(dir, "rs_bleu");
     const char *names[] = {"hyp.txt", "refA.txt", "refB.txt"};
     const char *const *texts[] = {sys3, refA, refB};
     for (int f = 0; f < 3; f++) {
@@ -408,13 +381,13 @@ START_TEST(test_command)
     }
     char *out, *errs;
     snprintf(args, sizeof args, "'%s' '%s' '%s'", path[0], path[1], path[2]);
-    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
     ck_assert_str_eq(out, "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 "
                           "ref_len = 18)\nchrF2 = 59.73\n");
     free(out), free(errs);
 
     snprintf(args, sizeof args, "--metric chrf - '%s' '%s' <'%s'", path[1], path[2], path[0]);
-    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
     ck_assert_str_eq(out, "chrF2 = 59.73\n");
     free(out), free(errs);
 
@@ -423,7 +396,7 @@ START_TEST(test_command)
     snprintf(shortref, sizeof shortref, "%s/short.txt", dir);
     write_file(shortref, "one\ntwo\n");
     snprintf(args, sizeof args, "'%s' '%s'", path[0], shortref);
-    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 1);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 1);
     ck_assert_msg(strstr(errs, "rnnsearch bleu: ") && strstr(errs, "hyp.txt") &&
                       strstr(errs, "short.txt"),
                   "%s", errs);
@@ -431,21 +404,21 @@ START_TEST(test_command)
 
     /* bad usage */
     snprintf(args, sizeof args, "--tokenize intl '%s' '%s'", path[0], path[1]);
-    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 2);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
     ck_assert_ptr_nonnull(strstr(errs, "rnnsearch bleu: "));
     free(out), free(errs);
     snprintf(args, sizeof args, "'%s'", path[0]);
-    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 2);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
     free(out), free(errs);
     /* The signatures, with rnnsearch's version; in the score line on request. */
     snprintf(args, sizeof args, "'%s' '%s' '%s'", path[0], path[1], path[2]);
-    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
     ck_assert_msg(strstr(errs, "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-") &&
                       strstr(errs, "chrF2|nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-"),
                   "%s", errs);
     free(out), free(errs);
     snprintf(args, sizeof args, "--signature --metric bleu '%s' '%s' '%s'", path[0], path[1], path[2]);
-    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
     const char *sig = "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-";
     ck_assert_msg(!strncmp(out, sig, strlen(sig)) &&
                       strstr(out, " = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943"),
@@ -459,7 +432,7 @@ START_TEST(test_command)
     write_file(hyp2, "a dog ran\nhi\n");
     write_file(ref2, "the dog ran\nhi\n");
     snprintf(args, sizeof args, "--sentence '%s' '%s'", hyp2, ref2);
-    ck_assert_int_eq(run_bleu(dir, args, &out, &errs), 0);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
     const char *first = "BLEU = 55.03 66.7/50.0/50.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 3 "
                         "ref_len = 3)\tchrF2 = ";
     ck_assert_msg(!strncmp(out, first, strlen(first)),
@@ -470,14 +443,12 @@ START_TEST(test_command)
     ck_assert_msg(strstr(errs, "BLEU|nrefs:1|case:mixed|eff:yes|"), "%s", errs);
     free(out), free(errs);
 
-    ck_assert_int_eq(run_bleu(dir, "--help", &out, &errs), 0);
+    ck_assert_int_eq(run_bleu("--help", &out, &errs), 0);
     ck_assert_ptr_nonnull(strstr(out, "default: both"));
     ck_assert_ptr_nonnull(strstr(out, "default: 13a"));
     free(out), free(errs);
 
-    char cleanup[700];
-    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cleanup), 0);
+    testdir_remove(dir);
 }
 END_TEST
 

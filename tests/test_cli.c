@@ -172,6 +172,17 @@ START_TEST(config_option_errors_name_the_option)
 END_TEST
 
 /* -m MODEL: a directory gives best.ckpt, else last.ckpt; a file is itself. */
+/* File name endings, as align (".svg") and import (".ckpt", "/") test them. */
+START_TEST(file_name_endings)
+{
+    ck_assert_int_eq(rs_cli_ends_with("out/a.svg", ".svg"), 1);
+    ck_assert_int_eq(rs_cli_ends_with("a.svg.txt", ".svg"), 0);
+    ck_assert_int_eq(rs_cli_ends_with("svg", ".svg"), 0);
+    ck_assert_int_eq(rs_cli_ends_with("models/x/", "/"), 1);
+    ck_assert_int_eq(rs_cli_ends_with("", ""), 1);
+}
+END_TEST
+
 START_TEST(model_argument_resolves)
 {
     char dir[128], models[256], path[512], got[512];
@@ -216,6 +227,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, help_version_and_usage_errors);
     tcase_add_test(tc, bad_training_data_is_named);
     tcase_add_test(tc, corrupt_checkpoint_is_refused_and_kept);
+    tcase_add_test(tc, file_name_endings);
     tcase_add_test(tc, model_argument_resolves);
     tcase_add_test(tc, one_option_convention);
     tcase_add_test(tc, config_option_errors_name_the_option);

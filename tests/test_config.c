@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "checkpoint.h"
 #include "config.h"
@@ -129,19 +128,16 @@ START_TEST(conflicting_options_are_refused)
     ck_assert(!rs_config_may_change_on_resume("tgt_word_dropout"));
 
     /* And through the program: exit 2 before any file is read. */
-    const char *prog = getenv("RNNSEARCH") ? getenv("RNNSEARCH") : "./rnnsearch";
     static const char *const args[] = {
         "--tokenizer char --subwords 100", "--lr nan", "--adam-eps 0", "--epochs 0",
         "--max-vocab 4", "--dev-bleu", "--patience 3", "--lr-decay 0.5", "--resume --overwrite",
         "--src-word-dropout 1", "--tgt-word-dropout -0.5",
     };
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "%s train --train /nonexistent.tsv --out /nonexistent/m %s "
-                                  ">/dev/null 2>&1", prog, args[i]);
-        int status = system(cmd);
-        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "train %s: status %d", args[i],
-                      status);
+        char cmd[512], out[1024];
+        snprintf(cmd, sizeof cmd, "train --train /nonexistent.tsv --out /nonexistent/m %s", args[i]);
+        int status = testprog_run_all(cmd, out, sizeof out);
+        ck_assert_msg(status == 2, "train %s: status %d\n%s", args[i], status, out);
     }
 }
 END_TEST
@@ -150,7 +146,7 @@ END_TEST
  * the command line wins; errors name FILE:LINE. */
 START_TEST(train_reads_settings_from_a_file)
 {
-    const char *prog = getenv("RNNSEARCH") ? getenv("RNNSEARCH") : "./rnnsearch";
+    const char *prog = testprog_path();
     char dir[64], cmd[1024], path[256];
     testdir_make(dir, "rnnsearch-config");
     snprintf(path, sizeof path, "%s/run.conf", dir);
@@ -183,13 +179,9 @@ START_TEST(train_reads_settings_from_a_file)
     snprintf(path, sizeof path, "%s/bad.conf", dir);
     const char *bad = "emb = 8\n\nlr = inf\n";
     testfile_write(path, (const unsigned char *)bad, strlen(bad));
-    snprintf(cmd, sizeof cmd, "%s train --train x.tsv --config %s 2>&1", prog, path);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
+    snprintf(cmd, sizeof cmd, "train --train x.tsv --config %s", path);
     char out[512] = "";
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
     char where[300];
     snprintf(where, sizeof where, "%s:3: --lr", path);
     ck_assert_msg(strstr(out, where) != NULL, "%s", out);

@@ -1,6 +1,6 @@
 /* Errors (src/error.c): messages formatted and cut to the buffer, the file
  * named once, checked allocation failing with a message instead of NULL
- * silently. */
+ * silently, and the checked string copy. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,12 +39,29 @@ START_TEST(allocation_failure_says_so)
 }
 END_TEST
 
+START_TEST(strdup_copies_into_its_own_block)
+{
+    rs_error err = {{0}};
+    char text[] = "das Haus";
+    char *copy = rs_strdup(text, &err);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_ptr_ne(copy, text);
+    text[0] = 'D';
+    ck_assert_str_eq(copy, "das Haus");
+    free(copy);
+    copy = rs_strdup("", &err);
+    ck_assert(copy != NULL && copy[0] == '\0');
+    free(copy);
+}
+END_TEST
+
 Suite *error_suite(void)
 {
     Suite *s = suite_create("error");
     TCase *tc = tcase_create("error");
     tcase_add_test(tc, messages_are_formatted_named_and_bounded);
     tcase_add_test(tc, allocation_failure_says_so);
+    tcase_add_test(tc, strdup_copies_into_its_own_block);
     suite_add_tcase(s, tc);
     return s;
 }

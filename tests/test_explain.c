@@ -5,10 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "explain.h"
+#include "testprog.h"
 
 static void parse(rs_matrix *m, const char *text)
 {
@@ -288,44 +287,16 @@ END_TEST
 
 /* ---- the command, through the program ($RNNSEARCH, as `make check` sets) -- */
 
-static const char *program(void)
-{
-    const char *p = getenv("RNNSEARCH");
-    return p && *p ? p : "./rnnsearch";
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot read %s", path);
-    char *buf = calloc(1, 65536);
-    ck_assert_ptr_nonnull(buf);
-    size_t n = fread(buf, 1, 65535, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Runs `program explain ARGS`; returns the exit status, output in *out, *errs. */
 static int run_explain(const char *args, char **out, char **errs)
 {
-    char dir[] = "/tmp/rs_explain_XXXXXX", cmd[4096], o[64], e[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(o, sizeof o, "%s/stdout", dir);
-    snprintf(e, sizeof e, "%s/stderr", dir);
-    snprintf(cmd, sizeof cmd, "'%s' explain %s >'%s' 2>'%s'", program(), args, o, e);
-    int rc = system(cmd);
-    *out = slurp(o);
-    *errs = slurp(e);
-    unlink(o);
-    unlink(e);
-    rmdir(dir);
-    ck_assert_msg(rc != -1 && WIFEXITED(rc), "could not run %s", cmd);
-    ck_assert_msg(WEXITSTATUS(rc) != 127, "%s not found (set RNNSEARCH): %s", program(), *errs);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "explain %s", args);
+    int rc = testprog_run_split(cmd, out, errs);
     ck_assert_msg(!strstr(*errs, "unknown command"),
                   "%s has no 'explain' command: src/main.c must dispatch it to cmd_explain",
-                  program());
-    return WEXITSTATUS(rc);
+                  testprog_path());
+    return rc;
 }
 
 START_TEST(test_command)

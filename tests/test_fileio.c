@@ -173,6 +173,23 @@ START_TEST(test_same_file)
 }
 END_TEST
 
+START_TEST(test_is_directory)
+{
+    char file[256], dir_link[256], missing[256];
+    testdir_make(dir, "rs_fileio");
+    path_in(file, sizeof file, "a.txt");
+    path_in(dir_link, sizeof dir_link, "dir-link");
+    path_in(missing, sizeof missing, "missing");
+    testfile_write(file, (const unsigned char *)"a", 1);
+    ck_assert_int_eq(symlink(dir, dir_link), 0);
+    ck_assert_int_eq(rs_is_directory(dir), 1);
+    ck_assert_int_eq(rs_is_directory(dir_link), 1); /* links followed */
+    ck_assert_int_eq(rs_is_directory(file), 0);
+    ck_assert_int_eq(rs_is_directory(missing), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(test_read_file)
 {
     char path[256];
@@ -205,6 +222,7 @@ Suite *fileio_suite(void)
     tcase_add_test(tc, test_atomic_replace);
     tcase_add_test(tc, test_atomic_refuses_special_targets);
     tcase_add_test(tc, test_same_file);
+    tcase_add_test(tc, test_is_directory);
     tcase_add_test(tc, test_read_file);
     suite_add_tcase(s, tc);
     return s;

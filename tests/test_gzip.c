@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <zlib.h>
 
 #include "corpus.h"
 #include "testdir.h"
+#include "testprog.h"
 
 static char dir[128];
 
@@ -133,26 +133,16 @@ END_TEST
 /* The commands read gzip files and gzip on standard input. */
 START_TEST(commands_read_gzip)
 {
-    char hyp[256], ref[256], cmd[1024], out[4096];
+    char hyp[256], ref[256], args[1024], out[4096];
     testdir_make(dir, "rs_gzip");
     write_gz(hyp, sizeof hyp, "hyp.gz", "the cat sat on the mat\na dog\n");
     write_gz(ref, sizeof ref, "ref.txt.gz", "the cat sat on the mat\na dog\n");
-    const char *p = getenv("RNNSEARCH");
-    snprintf(cmd, sizeof cmd, "%s bleu --metric bleu %s %s 2>/dev/null", p && *p ? p : "./rnnsearch",
-             hyp, ref);
-    FILE *f = popen(cmd, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = 0;
-    ck_assert_int_eq(pclose(f), 0);
+    snprintf(args, sizeof args, "bleu --metric bleu %s %s 2>/dev/null", hyp, ref);
+    ck_assert_int_eq(testprog_run(args, out, sizeof out), 0);
     ck_assert_msg(strncmp(out, "BLEU = 100.00", 13) == 0, "%s", out);
 
-    snprintf(cmd, sizeof cmd, "%s tokenize < %s", p && *p ? p : "./rnnsearch", hyp);
-    f = popen(cmd, "r");
-    ck_assert_ptr_nonnull(f);
-    n = fread(out, 1, sizeof out - 1, f);
-    out[n] = 0;
-    ck_assert_int_eq(pclose(f), 0);
+    snprintf(args, sizeof args, "tokenize < %s", hyp);
+    ck_assert_int_eq(testprog_run(args, out, sizeof out), 0);
     ck_assert_str_eq(out, "the cat sat on the mat\na dog\n");
     testdir_remove(dir);
 }

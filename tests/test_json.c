@@ -1,7 +1,8 @@
 /* The JSON reader and string writer (src/json.c), beyond the values and
  * malformed texts the safetensors tests parse: object order and lookup, the
  * integer range of rs_json_to_u64, JSON's four whitespace characters only,
- * the nesting limit, error offsets, and every ASCII character and some UTF-8
+ * the nesting limit, error offsets, the separators and brackets of arrays and
+ * objects, and every ASCII character and some UTF-8
  * written by rs_json_write_string and read back unchanged. */
 #include <check.h>
 #include <stdio.h>
@@ -101,6 +102,42 @@ START_TEST(whitespace_depth_and_error_offsets)
 }
 END_TEST
 
+START_TEST(containers_and_separators)
+{
+    rs_error err;
+    /* Empty containers, with and without space inside. */
+    static const char *const empty[] = {"[]", "[ \n]", "{}", "{\t}"};
+    for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
+        rs_json *v = parse(empty[i], &err);
+        ck_assert_msg(v != NULL && v->count == 0, "%s: %s", empty[i], v ? "" : err.msg);
+        rs_json_free(v);
+    }
+    rs_json *v = parse("[[], {}, [1 , {\"a\" : [2]}]]", &err);
+    ck_assert_msg(v && v->count == 3 && v->items[2].count == 2, "nested containers: %s", err.msg);
+    rs_json_free(v);
+    /* What is refused, with the message and the offset of the fault. */
+    const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"[1 2]", "expected ',' or ']' in array at byte 3"},
+        {"[1,", "unexpected end of input at byte 3"},
+        {"[1,]", "unexpected character at byte 3"},
+        {"[1", "expected ',' or ']' in array at byte 2"},
+        {"[1}", "expected ',' or ']' in array at byte 2"},
+        {"{\"a\": 1 \"b\": 2}", "expected ',' or '}' in object at byte 8"},
+        {"{\"a\": 1,}", "expected a string key in object at byte 8"},
+        {"{\"a\": 1]", "expected ',' or '}' in object at byte 7"},
+        {"{\"a\" 1}", "expected ':' after object key at byte 5"},
+        {"{\"a\": 1, \"a\": 2}", "duplicate key in object at byte 9"},
+        {"{", "expected a string key in object at byte 1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_msg(parse(bad[i].text, &err) == NULL, "accepted %s", bad[i].text);
+        ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL, "%s: %s", bad[i].text, err.msg);
+    }
+}
+END_TEST
+
 START_TEST(written_strings_read_back)
 {
     /* Every ASCII character but NUL, then multi-byte UTF-8. */
@@ -141,6 +178,7 @@ Suite *json_suite(void)
     tcase_add_test(tc, objects_keep_file_order);
     tcase_add_test(tc, numbers_and_integer_range);
     tcase_add_test(tc, whitespace_depth_and_error_offsets);
+    tcase_add_test(tc, containers_and_separators);
     tcase_add_test(tc, written_strings_read_back);
     suite_add_tcase(s, tc);
     return s;

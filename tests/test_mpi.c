@@ -54,12 +54,7 @@ static int train(int ranks, const char *args, char *out, size_t size)
                  geteuid() == 0 ? "--allow-run-as-root" : "", ranks);
     snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=1 timeout 120 %s%s train %s 2>&1", launcher,
              testprog_path(), args);
-    FILE *p = popen(cmd, "r");
-    ck_assert(p != NULL);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return testprog_shell(cmd, out, size);
 }
 
 /* A scratch directory with 45 training and 10 dev pairs of the reorder corpus. */

@@ -3,7 +3,8 @@
  * between a write and its rename, between the log row and the checkpoints,
  * between best.ckpt and last.ckpt) and resumed ends with the checkpoints of
  * an uninterrupted run, bit for bit; signals stop cleanly; a model directory
- * is used by one training at a time and is not overwritten by mistake. */
+ * is used by one training at a time and is not overwritten by mistake; a
+ * resumed run given other data than it was trained on is refused. */
 #include <check.h>
 #include <dirent.h>
 #include <signal.h>
@@ -391,6 +392,239 @@ START_TEST(time_limit_evaluates_the_last_step_once)
 }
 END_TEST
 
+/* ---- the data a resumed run is given (the fingerprint in the checkpoint) ---- */
+
+#define SMALL "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 "
+
+/* What training writes in the model directory, byte for byte. */
+enum { MODEL_FILES = 3 };
+static const char *const model_file_names[MODEL_FILES] = {"last.ckpt", "best.ckpt", "train.log.tsv"};
+
+typedef struct {
+    unsigned char *data[MODEL_FILES];
+    size_t size[MODEL_FILES];
+} model_files;
+
+static void model_files_read(model_files *f, const char *model)
+{
+    for (int i = 0; i < MODEL_FILES; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", model, model_file_names[i]);
+        f->data[i] = testfile_read(path, &f->size[i]);
+    }
+}
+
+/* Fails unless the files are as `before` holds them; frees it. */
+static void model_files_expect_unchanged(model_files *before, const char *model, const char *what)
+{
+    model_files now;
+    model_files_read(&now, model);
+    for (int i = 0; i < MODEL_FILES; i++) {
+        ck_assert_msg(now.size[i] == before->size[i] &&
+                          !memcmp(now.data[i], before->data[i], now.size[i]),
+                      "%s: %s changed", what, model_file_names[i]);
+        free(now.data[i]);
+        free(before->data[i]);
+    }
+}
+
+/* model/last.ckpt into *m and *st; its size into *size. */
+static void load_last(const char *model, rs_model *m, rs_train_state *st, size_t *size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/last.ckpt", model);
+    rs_error err;
+    free(testfile_read(path, size));
+    ck_assert_msg(rs_checkpoint_load(path, m, st, &err) == 0, "%s", err.msg);
+}
+
+/* The training state of model/last.ckpt. */
+static rs_train_state load_state(const char *model)
+{
+    rs_model m;
+    rs_train_state st;
+    size_t size;
+    load_last(model, &m, &st, &size);
+    rs_model_free(&m);
+    return st;
+}
+
+/* Rewrites one line of dir/name with sed (a word for another the vocabulary
+ * also has, so the ids change). */
+static void edit(const char *dir, const char *name, const char *sed_command)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "sed -i '%s' %s/%s", sed_command, dir, name);
+    ck_assert(system(cmd) == 0);
+}
+
+static void expect_in_stderr(const char *dir, const char *const *needles, int count)
+{
+    char *text = read_text(dir, "stderr");
+    for (int i = 0; i < count; i++)
+        ck_assert_msg(strstr(text, needles[i]) != NULL, "'%s' not in: %s", needles[i], text);
+    free(text);
+}
+
+START_TEST(resume_refuses_other_training_data_unless_new_data)
+{
+    char dir[64], model[128], ckpt[256], train[256];
+    setup(dir, model, "rnnsearch-datafp", 40);
+    snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", model);
+    snprintf(train, sizeof train, "%s/train.tsv", dir);
+    /* 40 pairs, 5 batches an epoch: stopped after batch 4 of the first. */
+    ck_assert_int_eq(run(dir, NULL, SMALL "--max-steps 4"), 0);
+    rs_train_state st = load_state(model);
+    ck_assert(st.data.known);
+    ck_assert_int_eq(st.data.train_pairs, 40);
+    ck_assert_int_eq(st.data.dev_pairs, 16);
+    ck_assert_int_eq(st.batches_done, 4);
+    const uint32_t first_src_crc = st.data.train_src_crc;
+    rs_train_state_free(&st);
+
+    /* The same data, also gzip-compressed (what training reads is compared,
+     * not the file's bytes): resumed. */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "gzip -c %s > %s.gz && mv %s.gz %s", train, train, train, train);
+    ck_assert(system(cmd) == 0);
+    ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 5"), 0);
+    snprintf(cmd, sizeof cmd, "gzip -dc < %s > %s.txt && mv %s.txt %s", train, train, train, train);
+    ck_assert(system(cmd) == 0);
+
+    /* One training line changed: refused before anything is written. */
+    edit(dir, "train.tsv", "3s/under a forest/under a field/");
+    model_files before;
+    model_files_read(&before, model);
+    ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 7"), 2);
+    model_files_expect_unchanged(&before, model, "refused resume");
+    const char *named[] = {ckpt, train, "training data", "the source side", "--new-data"};
+    expect_in_stderr(dir, named, 5);
+    ck_assert_int_eq(count_temporaries(model), 0);
+
+    /* --new-data only with --resume. */
+    ck_assert_int_eq(run(dir, NULL, "--new-data --max-steps 7"), 2);
+
+    /* --new-data accepts it, and the checkpoint records the new data. */
+    ck_assert_int_eq(run(dir, NULL, "--resume --new-data --max-steps 7"), 0);
+    const char *accepted[] = {"--new-data: continuing"};
+    expect_in_stderr(dir, accepted, 1);
+    st = load_state(model);
+    ck_assert_int_eq(st.step, 7);
+    ck_assert(st.data.known && st.data.train_src_crc != first_src_crc);
+    rs_train_state_free(&st);
+    ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 8"), 0);
+
+    /* Other data with fewer batches an epoch than the position in the
+     * current one (3 of 5; now 2): the epoch starts again on it. */
+    snprintf(cmd, sizeof cmd, "head -n 16 %s > %s.16 && mv %s.16 %s", train, train, train, train);
+    ck_assert(system(cmd) == 0);
+    ck_assert_int_eq(run(dir, NULL, "--resume --new-data --max-steps 9"), 0);
+    st = load_state(model);
+    ck_assert_int_eq(st.step, 9);
+    ck_assert_int_eq(st.data.train_pairs, 16);
+    ck_assert_int_eq(st.batches_done, 1);
+    rs_train_state_free(&st);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(resume_refuses_other_dev_data_unless_new_data)
+{
+    char dir[64], model[128], dev[256];
+    setup(dir, model, "rnnsearch-datafp-dev", 40);
+    snprintf(dev, sizeof dev, "%s/dev.tsv", dir);
+    ck_assert_int_eq(run(dir, NULL, SMALL "--max-steps 3"), 0);
+    edit(dir, "dev.tsv", "2s/mirat$/vidat/");
+    model_files before;
+    model_files_read(&before, model);
+    ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 4"), 2);
+    model_files_expect_unchanged(&before, model, "refused resume");
+    const char *named[] = {"last.ckpt", dev, "dev data", "the target side", "--new-data"};
+    expect_in_stderr(dir, named, 5);
+    /* Accepted, the dev records start anew: the first evaluation on the new
+     * dev set is the best so far. */
+    ck_assert_int_eq(run(dir, NULL, "--resume --new-data --max-steps 4"), 0);
+    const char *anew[] = {"best.ckpt is chosen anew", "| best"};
+    expect_in_stderr(dir, anew, 2);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Makes model/last.ckpt what rnnsearch wrote before fingerprints: the same
+ * without the data section (name length, "data", data length, 24 bytes). */
+static void strip_fingerprint(const char *model)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/last.ckpt", model);
+    rs_model m;
+    rs_train_state st;
+    rs_error err;
+    size_t with_size, without_size;
+    load_last(model, &m, &st, &with_size);
+    ck_assert(st.data.known);
+    st.data.known = 0;
+    ck_assert_msg(rs_checkpoint_save(path, &m, &st, &err) == 0, "%s", err.msg);
+    rs_train_state_free(&st);
+    rs_model_free(&m);
+    load_last(model, &m, &st, &without_size);
+    ck_assert_uint_eq(with_size - without_size, 4 + 4 + 8 + 24);
+    ck_assert(!st.data.known);
+    rs_train_state_free(&st);
+    rs_model_free(&m);
+}
+
+/* A checkpoint written before fingerprints resumes as before, with a note,
+ * and records the data from then on. */
+START_TEST(a_checkpoint_without_fingerprint_resumes_with_a_note)
+{
+    char dir[64], model[128];
+    setup(dir, model, "rnnsearch-datafp-old", 40);
+    ck_assert_int_eq(run(dir, NULL, SMALL "--max-steps 4"), 0);
+    strip_fingerprint(model);
+    rs_train_state st;
+
+    /* Unchecked, but a position that cannot be in this data (batch 4 of an
+     * epoch of 2) is still refused, before anything is written. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp %s/train.tsv %s/train.40 && head -n 16 %s/train.40 > %s/train.tsv",
+             dir, dir, dir, dir);
+    ck_assert(system(cmd) == 0);
+    model_files before;
+    model_files_read(&before, model);
+    ck_assert_int_ne(run(dir, NULL, "--resume --max-steps 5"), 0);
+    model_files_expect_unchanged(&before, model, "refused resume");
+    const char *refused[] = {"last.ckpt", "trained on other data"};
+    expect_in_stderr(dir, refused, 2);
+    snprintf(cmd, sizeof cmd, "cp %s/train.40 %s/train.tsv", dir, dir);
+    ck_assert(system(cmd) == 0);
+
+    ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 5"), 0);
+    char *text = read_text(dir, "stderr");
+    const char *note = strstr(text, "cannot be checked");
+    ck_assert_msg(note != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "note:") && strchr(strstr(text, "note:"), '\n') > note,
+                  "the note is not one line: %s", text);
+    free(text);
+    st = load_state(model);
+    ck_assert(st.data.known && st.data.train_pairs == 40 && st.step == 5);
+    rs_train_state_free(&st);
+
+    /* With --new-data (the user's word that the data is other), that
+     * position starts again from an epoch's beginning. */
+    ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 9"), 0);
+    strip_fingerprint(model);
+    snprintf(cmd, sizeof cmd, "head -n 16 %s/train.40 > %s/train.tsv", dir, dir);
+    ck_assert(system(cmd) == 0);
+    ck_assert_int_eq(run(dir, NULL, "--resume --new-data --max-steps 10"), 0);
+    const char *noted[] = {"cannot be checked"};
+    expect_in_stderr(dir, noted, 1);
+    st = load_state(model);
+    ck_assert(st.data.known && st.data.train_pairs == 16 && st.step == 10 && st.batches_done == 1);
+    rs_train_state_free(&st);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *resume_suite(void)
 {
     Suite *s = suite_create("resume");
@@ -402,6 +636,9 @@ Suite *resume_suite(void)
     tcase_add_test(tc, one_training_per_directory_and_no_silent_overwrite);
     tcase_add_test(tc, time_limit_evaluates_the_last_step_once);
     tcase_add_test(tc, word_dropout_is_recorded_and_fixed_on_resume);
+    tcase_add_test(tc, resume_refuses_other_training_data_unless_new_data);
+    tcase_add_test(tc, resume_refuses_other_dev_data_unless_new_data);
+    tcase_add_test(tc, a_checkpoint_without_fingerprint_resumes_with_a_note);
     suite_add_tcase(s, tc);
     return s;
 }

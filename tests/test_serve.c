@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -23,6 +22,7 @@
 #include "json.h"
 #include "serve.h"
 #include "testdir.h"
+#include "testprog.h"
 #include "translate.h"
 
 static char model_dir[64];
@@ -32,13 +32,12 @@ static rs_codec codec;
 /* Trains the tiny model once per test case, before the (forked) tests. */
 static void train_model(void)
 {
-    const char *p = getenv("RNNSEARCH");
     char cmd[1024], path[128];
     testdir_make(model_dir, "rnnsearch-serve");
     snprintf(cmd, sizeof cmd,
              "%s train --train corpora/reorder/dev.tsv --out %s/m --epochs 2 --emb 16 --hidden 16 "
              "--att 16 --maxout 8 --quiet > %s/train.log 2>&1",
-             p ? p : "./rnnsearch", model_dir, model_dir);
+             testprog_path(), model_dir, model_dir);
     ck_assert_msg(system(cmd) == 0, "training the test model failed: %s", cmd);
     snprintf(path, sizeof path, "%s/m/last.ckpt", model_dir);
     rs_error err;
@@ -566,17 +565,13 @@ END_TEST
 
 START_TEST(the_command_checks_its_options)
 {
-    const char *p = getenv("RNNSEARCH");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s serve --help > /dev/null", p ? p : "./rnnsearch");
-    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
-    snprintf(cmd, sizeof cmd, "%s serve 2> /dev/null", p ? p : "./rnnsearch");
-    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
-    snprintf(cmd, sizeof cmd, "%s serve -m %s/m --port 70000 2> /dev/null", p ? p : "./rnnsearch", model_dir);
-    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
-    snprintf(cmd, sizeof cmd, "%s serve -m %s/m --host localhost --port 0 2> /dev/null",
-             p ? p : "./rnnsearch", model_dir);
-    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 1); /* not a numeric address */
+    char cmd[512], out[4096];
+    ck_assert_int_eq(testprog_run("serve --help > /dev/null", out, sizeof out), 0);
+    ck_assert_int_eq(testprog_run("serve 2> /dev/null", out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "serve -m %s/m --port 70000 2> /dev/null", model_dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 2);
+    snprintf(cmd, sizeof cmd, "serve -m %s/m --host localhost --port 0 2> /dev/null", model_dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 1); /* not a numeric address */
     /* Library-level checks: two models of one name, no model. */
     rs_serve_model twice[2] = {{"x", &model, &codec}, {"x", &model, &codec}};
     rs_serve_options opt;

@@ -4,9 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "testprog.h"
 #include "text.h"
 
 #define J RS_JOINER
@@ -339,51 +338,33 @@ START_TEST(test_tokens_reuse)
 }
 END_TEST
 
-/* Runs a shell command; its exit status, with stdout in out[size]. */
-static int run(const char *cmd, char *out, size_t size)
-{
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 START_TEST(test_cli)
 {
-    /* make check builds the program and names it in $RNNSEARCH. */
-    const char *prog = getenv("RNNSEARCH");
-    if (!prog)
-        prog = "./rnnsearch";
-    ck_assert_msg(access(prog, X_OK) == 0, "%s is not an executable program (set RNNSEARCH)", prog);
+    /* Pipelines feed the program standard input. */
+    const char *prog = testprog_path();
     char cmd[1024], out[4096];
     snprintf(cmd, sizeof cmd, "printf 'Hello, WORLD!\\n\\n(yes)\\n' | %s tokenize --lowercase",
              prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_str_eq(out, "hello " J ", world " J "!\n\n(" J " yes " J ")\n");
     snprintf(cmd, sizeof cmd,
              "printf 'a b\\nl\\047homme 2026-11-21\\n' | %s tokenize --tokenizer char | "
              "%s tokenize --tokenizer=char --detokenize",
              prog, prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_str_eq(out, "a b\nl'homme 2026-11-21\n");
     snprintf(cmd, sizeof cmd, "printf 'l\\047homme, (oui)\\n' | %s tokenize | %s tokenize --detokenize",
              prog, prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_str_eq(out, "l'homme, (oui)\n");
-    snprintf(cmd, sizeof cmd, "%s tokenize --help", prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(testprog_run("tokenize --help", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "default: word"));
-    snprintf(cmd, sizeof cmd, "%s tokenize --tokenizer bpe </dev/null 2>/dev/null", prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 2);
-    snprintf(cmd, sizeof cmd, "%s tokenize --bogus </dev/null 2>/dev/null", prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run("tokenize --tokenizer bpe </dev/null 2>/dev/null", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run("tokenize --bogus </dev/null 2>/dev/null", out, sizeof out), 2);
     snprintf(cmd, sizeof cmd, "printf 'ok\\nbad \\377\\n' | %s tokenize 2>&1 >/dev/null", prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 1);
     ck_assert_str_eq(out, "rnnsearch tokenize: <stdin>:2: invalid UTF-8 at byte 5\n");
-    snprintf(cmd, sizeof cmd, "%s tokenize /nonexistent/file 2>&1", prog);
-    ck_assert_int_eq(run(cmd, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all("tokenize /nonexistent/file", out, sizeof out), 1);
     ck_assert_ptr_nonnull(strstr(out, "/nonexistent/file"));
 }
 END_TEST

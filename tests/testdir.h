@@ -10,7 +10,8 @@ void testdir_remove(const char *dir);
 
 #include <stddef.h>
 
-/* The whole file (failing the test if it cannot be read); free() it. */
+/* The whole file, followed by a NUL not counted in *size (failing the test
+ * if it cannot be read); free() it. */
 unsigned char *testfile_read(const char *path, size_t *size);
 
 /* Fails the test unless the file holds exactly `text`. */
