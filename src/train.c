@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bleu.h"
@@ -17,19 +16,13 @@
 #include "dist.h"
 #include "fault.h"
 #include "fileio.h"
+#include "clock.h"
 #include "forced.h"
 #include "network.h"
 #include "optimizer.h"
 #include "shards.h"
 #include "train.h"
 #include "translate.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void max_lengths(const rs_dataset *d, int *max_S, int *max_T)
 {
@@ -666,7 +659,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     if (c->max_steps > 0 && c->max_steps < total_steps)
         total_steps = c->max_steps;
     const int64_t first_step = state->step;
-    const double start = now_seconds(), limit_s = 60.0 * c->max_minutes;
+    const double start = rs_clock_seconds(), limit_s = 60.0 * c->max_minutes;
     double last_report = start, window_loss = 0.0, epoch_loss = 0.0, finished_epoch_loss = NAN;
     long window_tokens = 0, epoch_tokens = 0, tokens_since_start = 0;
     int status = 0, planned = 0;
@@ -684,7 +677,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             break;
         }
         /* Each rank's own clock and signals, agreed on: all stop at one step. */
-        const int stop = rs_dist_or((limit_s > 0 && now_seconds() - start >= limit_s) |
+        const int stop = rs_dist_or((limit_s > 0 && rs_clock_seconds() - start >= limit_s) |
                                     (options->stop && *options->stop ? 2 : 0));
         if (stop & 1) {
             reason = RS_STOP_TIME;
@@ -752,7 +745,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
          * evaluation below, so no checkpoint holds this step unevaluated. */
         planned = state->epoch >= c->epochs || (c->max_steps > 0 && state->step >= c->max_steps);
 
-        const double t = now_seconds(), elapsed = t - start;
+        const double t = rs_clock_seconds(), elapsed = t - start;
         if (t - last_report >= options->report_seconds || state->step == total_steps) {
             ev = (rs_train_event){.kind = RS_EV_PROGRESS, .step = state->step,
                                   .total_steps = total_steps, .epoch = shown_epoch,
@@ -802,7 +795,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
          * the step was evaluated already; an interruption only saves. */
         ev.step = state->step;
         ev.epoch = state->batches_done ? state->epoch + 1 : state->epoch;
-        ev.elapsed_s = now_seconds() - start;
+        ev.elapsed_s = rs_clock_seconds() - start;
         ev.tokens_per_s = tokens_since_start / (ev.elapsed_s > 0 ? ev.elapsed_s : 1);
         ev.lr = learning_rate(c, state, state->step);
         int best = 0;

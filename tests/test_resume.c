@@ -18,13 +18,8 @@
 #include "checkpoint.h"
 #include "fault.h"
 #include "testdir.h"
+#include "testprog.h"
 #include "train.h"
-
-static const char *program(void)
-{
-    const char *p = getenv("RNNSEARCH");
-    return p ? p : "./rnnsearch";
-}
 
 /* A tiny corpus: the first pairs of the reorder corpus, and a dev set. */
 static void make_corpus(const char *dir, int train_lines)
@@ -52,7 +47,7 @@ static pid_t start(const char *dir, const char *fault, const char *extra)
     snprintf(cmd, sizeof cmd,
              "exec %s train --train %s/train.tsv --dev %s/dev.tsv --out %s/model --quiet %s "
              "2> %s/stderr",
-             program(), dir, dir, dir, extra, dir);
+             testprog_path(), dir, dir, dir, extra, dir);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
@@ -92,11 +87,7 @@ static char *read_text(const char *dir, const char *name)
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t size;
-    char *text = (char *)testfile_read(path, &size);
-    text = realloc(text, size + 1);
-    ck_assert_ptr_nonnull(text);
-    text[size] = 0;
-    return text;
+    return (char *)testfile_read(path, &size);
 }
 
 /* Temporary files of killed saves left in the model directory. */
