@@ -10,7 +10,8 @@
 # KEEP checkpoints as step-N.ckpt, to average; default 5),
 # OPTIONS (more train options, e.g. "--tie-embeddings") with TAG (a name for
 # the variant: trains models/multi30k-PAIR-TAG), EVAL_ONLY=1 (evaluate
-# models/multi30k-PAIR without training),
+# models/multi30k-PAIR without training), TEST=0 (stop after training: for
+# variants compared on val, test_2016 left unread),
 # SYSTEM=1 (the best system instead of one model: SEEDS models side by side,
 # averaged and ensembled by scripts/multi30k-systems.sh; SEEDS default 2).
 set -eu
@@ -61,6 +62,7 @@ cd "$root"
     --seed "$seed" --keep-last "$keep" ${OPTIONS:-} \
     2> "$work/train.log"
 
+[ "${TEST:-1}" = 1 ] || exit 0
 model=models/$name/best.ckpt
 evaluate() { # NAME OPTIONS...
     label=$1; shift
