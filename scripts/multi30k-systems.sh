@@ -8,11 +8,11 @@
 # finally the ensemble that scores higher on val, with the beam size and
 # length penalty that score best on val (beam 5 or 10, penalty 0.6, 1.0 or
 # 1.4). Selection stays on val; test is only read here, once per system.
-# Writes models/multi30k-PAIR-systems.tsv.
+# Writes models/multi30k-PAIR[-TAG]-systems.tsv.
 #   scripts/multi30k-systems.sh [de-en|en-de|en-fr] [DATA_DIR]
 # Environment: MINUTES (training budget per model, default 55), SEEDS (models,
 # default 2), K (checkpoints averaged, 5), TRAIN=0 (only evaluate models
-# trained before).
+# trained before), OPTIONS and TAG (a variant, as in train-multi30k.sh).
 set -eu
 pair=${1:-de-en}
 src=${pair%-*}
@@ -24,7 +24,9 @@ seeds=$(seq 1 "${SEEDS:-2}")
 bin=$root/rnnsearch
 cd "$root"
 [ -x "$bin" ] || make rnnsearch >/dev/null
-name_of() { if [ "$1" = 1 ]; then echo "multi30k-$pair"; else echo "multi30k-$pair-seed$1"; fi; }
+# Model names as train-multi30k.sh gives them (TAG: a variant trained with OPTIONS).
+base=multi30k-$pair${TAG:+-$TAG}
+name_of() { if [ "$1" = 1 ]; then echo "$base"; else echo "$base-seed$1"; fi; }
 mkdir -p build
 if [ "${TRAIN:-1}" = 1 ]; then
     pids=
@@ -35,7 +37,7 @@ if [ "${TRAIN:-1}" = 1 ]; then
     done
     for p in $pids; do wait "$p"; done
 fi
-work=build/multi30k-systems-$pair
+work=build/$base-systems
 mkdir -p "$work"
 for f in val test_2016_flickr; do
     for l in "$src" "$tgt"; do
@@ -75,10 +77,10 @@ n=${SEEDS:-2}
         printf '%s\t%s\t%s\t%s\n' "$label" "$(bleu_of "$work/val.$tag.$tgt" "$work/val.$tgt")" \
             "$(bleu_of "$work/test_2016_flickr.$tag.$tgt" "$work/test_2016_flickr.$tgt")" "$lc"
     done
-} | tee "models/multi30k-$pair-systems.tsv"
+} | tee "models/$base-systems.tsv"
 # The better ensemble on val, then its beam and length penalty on val.
-val_best=$(awk -F'\t' '$1 ~ /best$/ && $1 ~ /^ensemble/ { print $2 }' "models/multi30k-$pair-systems.tsv")
-val_avg=$(awk -F'\t' '$1 ~ /averages$/ { print $2 }' "models/multi30k-$pair-systems.tsv")
+val_best=$(awk -F'\t' '$1 ~ /best$/ && $1 ~ /^ensemble/ { print $2 }' "models/$base-systems.tsv")
+val_avg=$(awk -F'\t' '$1 ~ /averages$/ { print $2 }' "models/$base-systems.tsv")
 if awk -v a="$val_avg" -v b="$val_best" 'BEGIN { exit !(a >= b) }'; then
     final=$averages kind=averages
 else
@@ -100,4 +102,4 @@ lc=$("$bin" bleu --lowercase "$work/test_2016_flickr.final.$tgt" "$work/test_201
 printf 'ensemble of the %s %s, beam %s, length penalty %s (chosen on val)\t%s\t%s\t%s\n' \
     "$n" "$kind" "$best_beam" "$best_lp" "$best_val" \
     "$(bleu_of "$work/test_2016_flickr.final.$tgt" "$work/test_2016_flickr.$tgt")" "$lc" |
-    tee -a "models/multi30k-$pair-systems.tsv"
+    tee -a "models/$base-systems.tsv"
