@@ -295,7 +295,7 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
         if (k == 0)
             rs_phase_timing(threads == 1); /* the warm-up steps do not count */
         double t0 = rs_clock_seconds();
-        double loss = rs_shards_step(&shards, &model, &batch, 0.0f, (uint64_t)k, 0.0f, tokens, 0);
+        double loss = rs_shards_step(&shards, &model, &batch, (rs_dropout_rates){0}, (uint64_t)k, 0.0f, tokens, 0);
         double t1 = rs_clock_seconds();
         state.step++;
         rs_shards_adam(&shards, model.params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,

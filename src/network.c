@@ -108,13 +108,14 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
     gather_rows(ws->src_x, w->src_emb, batch->src, S * B, m);
-    if (ws->dropout > 0.0f) {
-        dropout_mask(ws->drop_src, (size_t)S * B * m, ws->dropout, &ws->dropout_rng, DROP_SRC);
-        dropout_mask(ws->drop_ann, (size_t)S * B * 2 * n, ws->dropout, &ws->dropout_rng, DROP_ANN);
+    const float p = ws->dropout.element;
+    if (p > 0.0f) {
+        dropout_mask(ws->drop_src, (size_t)S * B * m, p, &ws->dropout_rng, DROP_SRC);
+        dropout_mask(ws->drop_ann, (size_t)S * B * 2 * n, p, &ws->dropout_rng, DROP_ANN);
         multiply(ws->src_x, ws->drop_src, (size_t)S * B * m);
     }
-    if (ws->src_word_dropout > 0.0f) {
-        dropout_mask(ws->drop_src_word, (size_t)S * B, ws->src_word_dropout, &ws->dropout_rng,
+    if (ws->dropout.src_word > 0.0f) {
+        dropout_mask(ws->drop_src_word, (size_t)S * B, ws->dropout.src_word, &ws->dropout_rng,
                      DROP_SRC_WORD);
         multiply_rows(ws->src_x, ws->drop_src_word, (size_t)S * B, (size_t)m);
     }
@@ -147,7 +148,7 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
             memcpy(h, ws->fwd_states + (j + 1) * Bn + (size_t)b * n, sizeof(float) * n);
             memcpy(h + n, ws->bwd_states + j * Bn + (size_t)b * n, sizeof(float) * n);
         }
-    if (ws->dropout > 0.0f)
+    if (ws->dropout.element > 0.0f)
         multiply(ws->annotations, ws->drop_ann, (size_t)S * B * 2 * n);
     attention_keys_forward(model->attention, ws->keys, ws->annotations,
                            model->attention == RS_ATT_ADDITIVE ? w->att_U : w->att_K, w->att_b,
@@ -192,15 +193,15 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
 
     gather_rows(ws->dec_emb, w->tgt_emb, batch->tgt_in, R, m);
     const float *t_mask = NULL;
-    if (ws->dropout > 0.0f) {
-        dropout_mask(ws->drop_emb, (size_t)R * m, ws->dropout, &ws->dropout_rng, DROP_EMB);
-        dropout_mask(ws->drop_out, (size_t)R * l, ws->dropout, &ws->dropout_rng, DROP_OUT);
+    if (ws->dropout.element > 0.0f) {
+        dropout_mask(ws->drop_emb, (size_t)R * m, ws->dropout.element, &ws->dropout_rng, DROP_EMB);
+        dropout_mask(ws->drop_out, (size_t)R * l, ws->dropout.element, &ws->dropout_rng, DROP_OUT);
         multiply(ws->dec_emb, ws->drop_emb, (size_t)R * m);
         t_mask = ws->drop_out;
     }
     /* dec_emb feeds both the decoder GRU and the deep output: one mask for both. */
-    if (ws->tgt_word_dropout > 0.0f) {
-        dropout_mask(ws->drop_tgt_word, (size_t)R, ws->tgt_word_dropout, &ws->dropout_rng,
+    if (ws->dropout.tgt_word > 0.0f) {
+        dropout_mask(ws->drop_tgt_word, (size_t)R, ws->dropout.tgt_word, &ws->dropout_rng,
                      DROP_TGT_WORD);
         multiply_rows(ws->dec_emb, ws->drop_tgt_word, (size_t)R, (size_t)m);
     }
@@ -239,7 +240,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     softmax_xent_backward(ws->probs, batch->tgt_out, smoothing, scale, R, V);
     memset(ws->d_dec_emb, 0, sizeof(float) * (size_t)R * m);
     memset(ws->d_context, 0, sizeof(float) * (size_t)R * 2 * n);
-    const int drop = ws->dropout > 0.0f;
+    const int drop = ws->dropout.element > 0.0f;
     readout_backward(ws->d_states, ws->d_dec_emb, m, ws->d_context, 2 * n, g, ws->dt, ws->dtpre,
                      ws->probs, ws->tmax, ws->which, ws->dec_states + Bn, ws->dec_emb, ws->context,
                      drop ? ws->drop_out : NULL, w, R, n, m, l, V);
@@ -275,7 +276,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
     if (drop)
         multiply(ws->d_dec_emb, ws->drop_emb, (size_t)R * m);
-    if (ws->tgt_word_dropout > 0.0f)
+    if (ws->dropout.tgt_word > 0.0f)
         multiply_rows(ws->d_dec_emb, ws->drop_tgt_word, (size_t)R, (size_t)m);
     scatter_add_rows(g->tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m);
     if (kind == RS_ATT_ADDITIVE)
@@ -327,7 +328,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
     if (drop)
         multiply(ws->d_src_x, ws->drop_src, (size_t)S * B * m);
-    if (ws->src_word_dropout > 0.0f)
+    if (ws->dropout.src_word > 0.0f)
         multiply_rows(ws->d_src_x, ws->drop_src_word, (size_t)S * B, (size_t)m);
     scatter_add_rows(g->src_emb, ws->d_src_x, batch->src, S * B, m);
 }

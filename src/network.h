@@ -72,18 +72,21 @@
     X(drop_src_word, S * B, "[S,B] word dropout: one multiplier per source token") \
     X(drop_tgt_word, R, "[T,B] word dropout: one per previous-word input")
 
+/* The dropout probabilities of a training step (all 0 outside training);
+ * kept units are scaled by 1 / (1 - p). */
+typedef struct {
+    float element;  /* each unit of embeddings, annotations and readout */
+    float src_word; /* a source token's whole embedding */
+    float tgt_word; /* a decoder step's whole previous-word input E y_{i-1} */
+} rs_dropout_rates;
+
 typedef struct {
     int max_B, max_S, max_T;
-    /* Dropout (training only): probability, and the RNG state the masks of
-     * the next forward pass are derived from (the same state, the same masks;
+    /* Dropout (training only): rates, and the RNG state the masks of the
+     * next forward pass are derived from (the same state, the same masks;
      * each mask has its own stream, so no mask depends on another's size). */
-    float dropout;
+    rs_dropout_rates dropout;
     rs_rng dropout_rng;
-    /* Word dropout (training only): the probability that a source token, or
-     * the previous-word input E y_{i-1} of a decoder step, has its whole
-     * embedding set to 0 (kept ones scaled by 1 / (1 - p)); masks from the
-     * same dropout_rng, each on its own stream. */
-    float src_word_dropout, tgt_word_dropout;
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax */
 #define RS_WS_FIELD(field, count, doc) float *field;
@@ -96,15 +99,15 @@ int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int m
 void rs_workspace_free(rs_workspace *ws);
 
 /* Encoder and initial state only: fills annotations, keys and dec_states[0].
- * Dropout, when ws->dropout > 0, applies to the source embeddings and the
+ * Dropout, when ws->dropout.element > 0, applies to the source embeddings and the
  * annotations (the attention's keys and values; not the initial state);
- * word dropout, when ws->src_word_dropout > 0, to whole source embeddings. */
+ * word dropout, when ws->dropout.src_word > 0, to whole source embeddings. */
 void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
 
 /* Teacher-forced forward pass; returns Σ -log p(y|x) over the batch and
- * leaves each position's -log p in ws->nll. With ws->dropout > 0 it also
+ * leaves each position's -log p in ws->nll. With ws->dropout.element > 0 it also
  * drops target embeddings and the maxout readout (inverted dropout); with
- * ws->tgt_word_dropout > 0, whole previous-word embeddings E y_{i-1} (the
+ * ws->dropout.tgt_word > 0, whole previous-word embeddings E y_{i-1} (the
  * decoder's and the deep output's input alike). */
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
 

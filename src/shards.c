@@ -60,8 +60,6 @@ static void shard_pass(rs_shard *me)
     rs_tensors g;
     rs_tensors_bind(&g, &sh->model->layout, me->grads);
     me->ws.dropout = sh->dropout;
-    me->ws.src_word_dropout = sh->src_word_dropout;
-    me->ws.tgt_word_dropout = sh->tgt_word_dropout;
     rs_rng_seed(&me->ws.dropout_rng, sh->seed ^ ((uint64_t)me->index * 0x9E3779B97F4A7C15u));
     me->loss = rs_network_forward(&me->ws, sh->model, batch);
     rs_network_backward(&me->ws, sh->model, batch, &g, sh->smoothing, sh->scale);
@@ -189,8 +187,9 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
     return 0;
 }
 
-double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch, float dropout,
-                      uint64_t dropout_seed, float smoothing, long tokens, int accumulate)
+double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch,
+                      rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing, long tokens,
+                      int accumulate)
 {
     sh->accumulate = accumulate;
     sh->model = model;

@@ -45,10 +45,9 @@ struct rs_shards {
     /* the job of the current round, read by every shard */
     const rs_model *model;
     const rs_batch *batch;
-    float dropout, smoothing, scale;
+    rs_dropout_rates dropout;
+    float smoothing, scale;
     uint64_t seed;
-    /* word dropout rates of every step (rs_workspace): set by the caller, 0 after init */
-    float src_word_dropout, tgt_word_dropout;
     int phase;           /* 0 forward and backward, 1 sum a slice, 2 Adam on a slice */
     int accumulate;      /* phase 0 adds to the summed buffer instead of replacing it */
     double grad_norm;    /* ‖grads‖₂ after the last step */
@@ -73,13 +72,13 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
 /* grads = Σ_s d(scale · L_s)/dθ (accumulate: grads += it, for an update made
  * of several batches) with scale = 1 / tokens (L_s shard s's summed
  * loss, label-smoothed by `smoothing`); returns Σ_s L_s (unsmoothed, as
- * rs_network_forward). dropout and dropout_seed as in rs_workspace, and the
- * word dropout rates sh->src_word_dropout, sh->tgt_word_dropout. Also sets
+ * rs_network_forward). dropout and dropout_seed as in rs_workspace. Also sets
  * sh->grad_norm = ‖grads‖₂, summed by slices in shard order (one shard:
  * rs_grad_norm). A multi-process run all-reduces grads after this and takes
  * rs_grad_norm of the result instead. */
-double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch, float dropout,
-                      uint64_t dropout_seed, float smoothing, long tokens, int accumulate);
+double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch,
+                      rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing, long tokens,
+                      int accumulate);
 
 /* rs_adam_update of every parameter with grads (grad_scale: the clip factor),
  * each shard's thread taking a slice: the same bits as one rs_adam_update. */

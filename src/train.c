@@ -12,11 +12,11 @@
 #include "bleu.h"
 #include "byteorder.h"
 #include "checkpoint.h"
+#include "clock.h"
 #include "crc32.h"
 #include "dist.h"
 #include "fault.h"
 #include "fileio.h"
-#include "clock.h"
 #include "forced.h"
 #include "network.h"
 #include "optimizer.h"
@@ -576,7 +576,8 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
         const uint64_t seed = ((uint64_t)c->seed << 32) ^ (uint64_t)step ^
                               ((uint64_t)(k - u->first) * 0xD1B54A32D192ED03ULL) ^
                               ((uint64_t)rs_dist_rank() << 56);
-        *loss += rs_shards_step(shards, model, batch, c->dropout, seed, c->label_smoothing, tokens,
+        const rs_dropout_rates dropout = {c->dropout, c->src_word_dropout, c->tgt_word_dropout};
+        *loss += rs_shards_step(shards, model, batch, dropout, seed, c->label_smoothing, tokens,
                                 computed++ > 0);
     }
     if (rs_dist_size() > 1) {
@@ -645,8 +646,6 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
         free(grads);
         return -1;
     }
-    shards.src_word_dropout = c->src_word_dropout;
-    shards.tgt_word_dropout = c->tgt_word_dropout;
     if (rs_batch_alloc(&batch, c->batch_size, max_S, max_T, err)) {
         rs_shards_free(&shards);
         free(grads);

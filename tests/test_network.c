@@ -113,13 +113,11 @@ static float *variant_gradient(net_case *c, int v, float scale)
     net_case_init(c, kinds[v], is_tied(v));
     fill_uniform(c->model.params, c->model.layout.total, scale, 7);
     if (v == DROPOUT_VARIANT) {
-        c->ws.dropout = 0.3f;
+        c->ws.dropout.element = 0.3f;
         rs_rng_seed(&c->ws.dropout_rng, 99);
     }
     if (has_word_dropout(v)) {
-        c->ws.dropout = 0.2f;
-        c->ws.src_word_dropout = 0.4f;
-        c->ws.tgt_word_dropout = 0.4f;
+        c->ws.dropout = (rs_dropout_rates){0.2f, 0.4f, 0.4f};
         rs_rng_seed(&c->ws.dropout_rng, 99);
     }
     ck_assert(rs_batch_fill(&c->batch, 3, srcs, src_counts, tgts, tgt_counts, &err) == 0);
@@ -379,9 +377,8 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
     const float src_keep = 1.0f / (1.0f - p_src), tgt_keep = 1.0f / (1.0f - p_tgt);
     int src_dropped = 0, tgt_dropped = 0;
     for (int seed = 0; seed < SEEDS; seed++) {
-        plain.dropout = ws.dropout = 0.1f;
-        ws.src_word_dropout = p_src;
-        ws.tgt_word_dropout = p_tgt;
+        plain.dropout.element = 0.1f;
+        ws.dropout = (rs_dropout_rates){0.1f, p_src, p_tgt};
         rs_rng_seed(&ws.dropout_rng, 500 + seed);
         rs_rng_seed(&plain.dropout_rng, 500 + seed);
         rs_network_forward(&plain, &model, &batch);
@@ -391,7 +388,7 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
         ck_assert(!memcmp(ws.drop_emb, plain.drop_emb, sizeof(float) * T * B * cfg.emb));
         ck_assert(!memcmp(ws.drop_out, plain.drop_out, sizeof(float) * T * B * cfg.maxout));
         /* Without element dropout, to see the embeddings themselves. */
-        ws.dropout = 0.0f;
+        ws.dropout.element = 0.0f;
         rs_network_forward(&ws, &model, &batch);
         for (int r = 0; r < S * B; r++) {
             int d = dropped_row(ws.src_x, model.w.src_emb, batch.src, r, cfg.emb, src_keep);

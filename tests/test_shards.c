@@ -69,8 +69,8 @@ static double step(shard_case *c, int threads, float *grads, float dropout, floa
     rs_error err;
     ck_assert_msg(rs_shards_init(&sh, &c->model, threads, NB, MAX_LEN, MAX_LEN, grads, &err) == 0,
                   "%s", err.msg);
-    sh.src_word_dropout = sh.tgt_word_dropout = word;
-    double loss = rs_shards_step(&sh, &c->model, &c->batch, dropout, 42, 0.1f, c->tokens, 0);
+    const rs_dropout_rates rates = {dropout, word, word};
+    double loss = rs_shards_step(&sh, &c->model, &c->batch, rates, 42, 0.1f, c->tokens, 0);
     rs_shards_free(&sh);
     return loss;
 }
@@ -86,8 +86,7 @@ START_TEST(one_shard_is_the_plain_pass)
     rs_workspace ws;
     rs_error err;
     ck_assert(rs_workspace_alloc(&ws, &c.model, NB, MAX_LEN, MAX_LEN, &err) == 0);
-    ws.dropout = 0.2f;
-    ws.src_word_dropout = ws.tgt_word_dropout = 0.3f;
+    ws.dropout = (rs_dropout_rates){0.2f, 0.3f, 0.3f};
     rs_rng_seed(&ws.dropout_rng, 42);
     rs_tensors g;
     rs_tensors_bind(&g, &c.model.layout, b);
@@ -164,7 +163,7 @@ START_TEST(norm_and_adam_by_slices)
     rs_shards sh;
     rs_error err;
     ck_assert(rs_shards_init(&sh, &c.model, 3, NB, MAX_LEN, MAX_LEN, grads, &err) == 0);
-    rs_shards_step(&sh, &c.model, &c.batch, 0.0f, 1, 0.0f, c.tokens, 0);
+    rs_shards_step(&sh, &c.model, &c.batch, (rs_dropout_rates){0}, 1, 0.0f, c.tokens, 0);
     double norm = rs_grad_norm(grads, total);
     ck_assert_msg(fabs(sh.grad_norm - norm) <= 1e-12 * norm, "norm %.17g vs %.17g", sh.grad_norm,
                   norm);
@@ -199,11 +198,11 @@ START_TEST(accumulating_adds_to_the_sum)
         rs_shards sh;
         rs_error err;
         ck_assert(rs_shards_init(&sh, &c.model, threads, NB, MAX_LEN, MAX_LEN, once, &err) == 0);
-        rs_shards_step(&sh, &c.model, &c.batch, 0.0f, 7, 0.0f, c.tokens, 0);
+        rs_shards_step(&sh, &c.model, &c.batch, (rs_dropout_rates){0}, 7, 0.0f, c.tokens, 0);
         rs_shards_free(&sh);
         ck_assert(rs_shards_init(&sh, &c.model, threads, NB, MAX_LEN, MAX_LEN, twice, &err) == 0);
-        rs_shards_step(&sh, &c.model, &c.batch, 0.0f, 7, 0.0f, c.tokens, 0);
-        rs_shards_step(&sh, &c.model, &c.batch, 0.0f, 7, 0.0f, c.tokens, 1);
+        rs_shards_step(&sh, &c.model, &c.batch, (rs_dropout_rates){0}, 7, 0.0f, c.tokens, 0);
+        rs_shards_step(&sh, &c.model, &c.batch, (rs_dropout_rates){0}, 7, 0.0f, c.tokens, 1);
         double norm = sh.grad_norm;
         rs_shards_free(&sh);
         for (size_t i = 0; i < total; i++)
