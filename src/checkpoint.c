@@ -694,6 +694,7 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
             scatter(ts.adam_m, sec[S_ADAM_M].p, &m.layout, order, count);
             scatter(ts.adam_v, sec[S_ADAM_V].p, &m.layout, order, count);
             r_train(&ts, sec[S_TRAIN].p);
+            ts.from_checkpoint = 1;
             /* Absent in checkpoints written before it existed: not known. */
             if (sec[S_DATA].p)
                 r_data(&ts.data, sec[S_DATA].p);

@@ -138,6 +138,16 @@ int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_erro
     return rs_fail(err, "%s: no such checkpoint file or model directory", model_arg);
 }
 
+int rs_cli_check_output_not_model(const char *output, const char *model_arg, rs_error *err)
+{
+    char path[4096];
+    rs_error unresolved;
+    /* A model that does not resolve is reported when it is loaded. */
+    if (!output || rs_cli_resolve_model(model_arg, path, sizeof path, &unresolved))
+        return 0;
+    return rs_check_output_not_input(output, path, err);
+}
+
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
 {
     char path[4096];

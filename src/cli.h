@@ -128,6 +128,11 @@ int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char
  * Fails, saying what was looked for, when no checkpoint is found. */
 int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err);
 
+/* Fails with "OUTPUT is the same file as CHECKPOINT" when writing `output`
+ * would overwrite the checkpoint that `model_arg` resolves to (a file, or a
+ * model directory's best.ckpt/last.ckpt). */
+int rs_cli_check_output_not_model(const char *output, const char *model_arg, rs_error *err);
+
 /* Resolves a -m argument (file, models/NAME directory or NAME), loads the
  * model (weights only) and, when codec is not NULL, its text codec. */
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);

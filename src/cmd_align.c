@@ -270,7 +270,8 @@ int cmd_align(int argc, char **argv)
     }
     const char *input = optind < argc ? argv[optind] : "-";
     rs_error same;
-    if (rs_check_output_not_input(sk.out_path, input, &same)) {
+    if (rs_check_output_not_input(sk.out_path, input, &same) ||
+        rs_cli_check_output_not_model(sk.out_path, model_arg, &same)) {
         fprintf(stderr, PROG ": %s\n", same.msg);
         return RS_EXIT_USAGE;
     }

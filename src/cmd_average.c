@@ -1,6 +1,7 @@
 /* rnnsearch average: one checkpoint whose parameters are the element-wise
  * mean of several checkpoints' (checkpoint averaging). */
 #include <stdio.h>
+#include <string.h>
 
 #include "average.h"
 #include "checkpoint.h"
@@ -35,8 +36,15 @@ int cmd_average(int argc, char **argv)
         return status;
     if (!out_path || !*out_path)
         return rs_cli_usage_error(PROG, "no output given (-o OUT.ckpt)");
+    if (!strcmp(out_path, "-"))
+        return rs_cli_usage_error(PROG, "-o -: a checkpoint is binary and is not written to standard output; give a file name");
     if (argc - optind < 1)
         return rs_cli_usage_error(PROG, "no checkpoints given");
+    for (int i = optind; i < argc; i++) {
+        rs_error same;
+        if (rs_cli_check_output_not_model(out_path, argv[i], &same))
+            return rs_cli_usage_error(PROG, "%s", same.msg);
+    }
 
     rs_average avg = {0};
     rs_error err;

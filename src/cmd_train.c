@@ -728,6 +728,16 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         /* Every rank reads the checkpoint (rs_train checks that they agree). */
         if (rs_dist_check(rs_checkpoint_load(ckpt, &model, &state, &err), &err))
             goto fail;
+        if (!state.from_checkpoint) {
+            /* Weights only (average, import): resuming would restart at step 0
+             * and rewrite this run's log and best.ckpt. */
+            fprintf(stderr, PROG ": --resume: %s holds weights only, no training state (step, "
+                            "Adam moments, data position), as `average` and `import` write; "
+                            "nothing was changed. Resume from the run's own last.ckpt, or "
+                            "train a new model in another directory\n", ckpt);
+            status = RS_EXIT_USAGE;
+            goto done;
+        }
         if (apply_resume_options(&model.cfg, given, given_arg, &err)) {
             fprintf(stderr, PROG ": %s\n", err.msg);
             status = RS_EXIT_USAGE;

@@ -155,6 +155,9 @@ int cmd_translate(int argc, char **argv)
     rs_error same;
     if (rs_check_output_not_input(output, input, &same) || rs_check_output_not_input(output, ref_path, &same))
         return rs_cli_usage_error(PROG, "%s", same.msg);
+    for (int k = 0; k < models.count; k++)
+        if (rs_cli_check_output_not_model(output, models.args[k], &same))
+            return rs_cli_usage_error(PROG, "%s", same.msg);
     if (threads > 0)
         openblas_set_num_threads(threads);
 

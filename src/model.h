@@ -44,6 +44,7 @@ typedef struct {
     float lr_scale;         /* learning-rate decay factor */
     rs_rng rng;
     rs_data_fingerprint data; /* what step, epoch and batches_done refer to */
+    int from_checkpoint;      /* 1: read from a checkpoint's training sections; 0: fresh */
 } rs_train_state;
 
 /* Allocates parameters for cfg (vocab sizes taken from cfg) with all-zero

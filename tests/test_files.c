@@ -124,6 +124,70 @@ START_TEST(test_output_same_as_input_is_refused)
 }
 END_TEST
 
+/* The model a command reads is one of its inputs too: a checkpoint file, or
+ * the best.ckpt a model directory resolves to. */
+static void expect_unchanged(const char *path, const unsigned char *bytes, size_t size)
+{
+    size_t now_size;
+    unsigned char *now = testfile_read(path, &now_size);
+    ck_assert_msg(now_size == size && !memcmp(now, bytes, size), "%s was changed", path);
+    free(now);
+}
+
+START_TEST(test_output_same_as_model_is_refused)
+{
+    char out[8192], args[2048], ckpt[256], in[256], model_dir[256], best[256], other[256];
+    testdir_make(dir, "rs_files");
+    make_checkpoint(ckpt, sizeof ckpt);
+    path_in(in, sizeof in, "in.txt");
+    testfile_write(in, (const unsigned char *)"a b\nb a\n", 8);
+    path_in(model_dir, sizeof model_dir, "run");
+    path_in(best, sizeof best, "run/best.ckpt");
+    ck_assert_int_eq(mkdir(model_dir, 0755), 0);
+    size_t size;
+    unsigned char *bytes = testfile_read(ckpt, &size);
+    testfile_write(best, bytes, size);
+
+    /* translate and align: -o the checkpoint, or the directory's best.ckpt. */
+    snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, ckpt, in);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
+    expect_unchanged(ckpt, bytes, size);
+    snprintf(args, sizeof args, "translate -m %s -m %s -o %s %s", ckpt, model_dir, best, in);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "best.ckpt is the same file as"), "%s", out);
+    expect_unchanged(best, bytes, size);
+    snprintf(args, sizeof args, "align -m %s --format tsv -o %s %s", model_dir, best, in);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
+    expect_unchanged(best, bytes, size);
+
+    /* average: -o one of the checkpoints it averages; -o - is no file name. */
+    snprintf(args, sizeof args, "average -o %s %s %s", ckpt, ckpt, model_dir);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
+    expect_unchanged(ckpt, bytes, size);
+    snprintf(args, sizeof args, "average -o %s %s %s", best, ckpt, model_dir);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    expect_unchanged(best, bytes, size);
+    char cmd[2400];
+    char cwd[1024];
+    const char *program = testprog_path();
+    ck_assert(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(cmd, sizeof cmd, "cd %s && %s%s%s average -o - m.ckpt 2>&1", dir,
+             program[0] == '/' ? "" : cwd, program[0] == '/' ? "" : "/", program);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 2);
+    path_in(other, sizeof other, "-");
+    ck_assert_msg(access(other, F_OK) != 0, "average -o - wrote a file named '-'");
+    /* Another output is fine. */
+    path_in(other, sizeof other, "avg.ckpt");
+    snprintf(args, sizeof args, "average -o %s %s %s", other, ckpt, model_dir);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    free(bytes);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(test_special_targets_are_kept)
 {
     char out[8192], args[2048], ckpt[256], fifo[256], link[256], target[256];
@@ -208,6 +272,7 @@ Suite *files_suite(void)
     TCase *tc = tcase_create("files");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_output_same_as_input_is_refused);
+    tcase_add_test(tc, test_output_same_as_model_is_refused);
     tcase_add_test(tc, test_special_targets_are_kept);
     tcase_add_test(tc, test_unopenable_output_is_an_error);
     tcase_add_test(tc, test_oversized_model_is_refused);

@@ -616,6 +616,35 @@ START_TEST(a_checkpoint_without_fingerprint_resumes_with_a_note)
 }
 END_TEST
 
+/* A weights-only checkpoint (average, import) put where last.ckpt was is not
+ * a run to continue: --resume refuses it before writing anything, so the
+ * run's log and its better best.ckpt survive. average refuses to write over
+ * one of its own inputs in the first place. */
+START_TEST(resume_refuses_a_weights_only_checkpoint)
+{
+    char dir[64], model[128], cmd[1024], out[4096];
+    setup(dir, model, "rnnsearch-weights", 40);
+    ck_assert_int_eq(run(dir, NULL, SMALL "--max-steps 10 --eval-every 5"), 0);
+    model_files before;
+    model_files_read(&before, model);
+    snprintf(cmd, sizeof cmd, "%s average -o %s/last.ckpt %s/last.ckpt %s/best.ckpt 2>&1",
+             testprog_path(), model, model, model);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
+    model_files_expect_unchanged(&before, model, "average over its input");
+
+    snprintf(cmd, sizeof cmd, "%s average -o %s/avg.ckpt %s/last.ckpt %s/best.ckpt 2>&1 && "
+             "cp %s/avg.ckpt %s/last.ckpt", testprog_path(), dir, model, model, dir, model);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+    model_files_read(&before, model);
+    ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 20"), 2);
+    model_files_expect_unchanged(&before, model, "resume from weights only");
+    const char *said[] = {"last.ckpt holds weights only", "nothing was changed"};
+    expect_in_stderr(dir, said, 2);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *resume_suite(void)
 {
     Suite *s = suite_create("resume");
@@ -630,6 +659,7 @@ Suite *resume_suite(void)
     tcase_add_test(tc, resume_refuses_other_training_data_unless_new_data);
     tcase_add_test(tc, resume_refuses_other_dev_data_unless_new_data);
     tcase_add_test(tc, a_checkpoint_without_fingerprint_resumes_with_a_note);
+    tcase_add_test(tc, resume_refuses_a_weights_only_checkpoint);
     suite_add_tcase(s, tc);
     return s;
 }
