@@ -236,9 +236,20 @@ static int expand_config_file(const char *path, int argc, char **argv, int skip_
         return rs_fail(err, "out of memory reading %s", path);
     }
     text[size] = 0;
+    const unsigned char *nul = memchr(text, 0, size);
+    if (nul) {
+        int nul_line = 1;
+        for (const char *p = text; p < (const char *)nul; p++)
+            nul_line += *p == '\n';
+        free(text);
+        expanded_args_free(out);
+        return rs_fail(err, "%s:%d: a NUL byte (a configuration file is text)", path, nul_line);
+    }
     out->argv[out->argc++] = argv[0];
     int line_no = 0, status = 0;
-    for (char *line = text; line && status == 0; line_no++) {
+    /* A UTF-8 byte order mark, as some editors write, is not part of the first key. */
+    char *start = strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3;
+    for (char *line = start; line && status == 0; line_no++) {
         char *eol = strchr(line, '\n');
         if (eol)
             *eol = 0;
@@ -526,6 +537,18 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv);
 /* --config FILE (anywhere on the line) is expanded before options are parsed. */
 int cmd_train(int argc, char **argv)
 {
+    const char *first_config = NULL;
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *path = !strcmp(argv[i], "--config") && i + 1 < argc ? argv[++i]
+                           : !strncmp(argv[i], "--config=", 9)          ? argv[i] + 9
+                                                                        : NULL;
+        if (path && first_config)
+            return rs_cli_usage_error(PROG, "--config given twice (%s and %s): give one "
+                                      "configuration file; options on the command line add to it",
+                                      first_config, path);
+        if (path)
+            first_config = path;
+    }
     for (int i = 1; i < argc; i++) {
         const char *path = NULL;
         if (!strcmp(argv[i], "--config") && i + 1 < argc)

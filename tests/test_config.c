@@ -189,6 +189,47 @@ START_TEST(train_reads_settings_from_a_file)
 }
 END_TEST
 
+/* A configuration file is text: a NUL byte is an error naming its line, not
+ * the silent end of the file; a UTF-8 byte order mark is skipped; a second
+ * --config is refused by name. */
+START_TEST(config_file_nul_bom_and_a_second_file)
+{
+    const char *prog = testprog_path();
+    char dir[64], cmd[1024], path[256], other[256], out[1024] = "";
+    testdir_make(dir, "rnnsearch-config-bytes");
+    snprintf(path, sizeof path, "%s/nul.conf", dir);
+    static const unsigned char nul[] = "emb = 8\nhidden = 8\0\nlr = inf\n";
+    testfile_write(path, nul, sizeof nul - 1);
+    snprintf(cmd, sizeof cmd, "train --train x.tsv --config %s", path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    char where[300];
+    snprintf(where, sizeof where, "%s:2: a NUL byte", path);
+    ck_assert_msg(strstr(out, where) != NULL, "%s", out);
+
+    snprintf(path, sizeof path, "%s/bom.conf", dir);
+    static const char bom[] = "\xEF\xBB\xBFseed = 3\nemb = 8\nhidden = 8\natt = 8\nmaxout = 4\n";
+    testfile_write(path, (const unsigned char *)bom, strlen(bom));
+    snprintf(cmd, sizeof cmd,
+             "head -n 16 corpora/reorder/train.tsv > %s/t.tsv && %s train --train %s/t.tsv "
+             "--out %s/m --config %s --max-steps 1 --quiet 2>&1",
+             dir, prog, dir, dir, path);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+    snprintf(other, sizeof other, "%s/m/last.ckpt", dir);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(other, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.cfg.seed, 3);
+    rs_model_free(&m);
+
+    snprintf(other, sizeof other, "%s/other.conf", dir);
+    testfile_write(other, (const unsigned char *)"emb = 16\n", 9);
+    snprintf(cmd, sizeof cmd, "train --train x.tsv --config %s --config=%s", path, other);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--config given twice") && strstr(out, "other.conf"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* --tie-embeddings: refused unless --maxout equals --emb (naming both), stored
  * in the checkpoint, shown by info with the true parameter count, kept on
  * --resume and refused there as a change; export and import give an untied
@@ -276,6 +317,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, names_are_parsed_once_and_stored_by_name);
     tcase_add_test(tc, conflicting_options_are_refused);
     tcase_add_test(tc, train_reads_settings_from_a_file);
+    tcase_add_test(tc, config_file_nul_bom_and_a_second_file);
     tcase_add_test(tc, tie_embeddings_is_a_model_setting);
     suite_add_tcase(s, tc);
     return s;
