@@ -208,6 +208,15 @@ int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *e
         size_t i = 0;
         while (i < n && p[i] != '\n' && p[i] != '\r')
             i++;
+        /* Checked as the bytes arrive, so that a file of NUL bytes or one
+         * endless line is refused after at most RS_LINE_MAX_BYTES, not held whole. */
+        const unsigned char *nul = memchr(p, 0, i);
+        if (nul)
+            return rs_fail(err, "%s:%ld: NUL byte at byte %zu", r->name, r->line + 1,
+                           k + (size_t)(nul - p) + 1);
+        if (k + i > RS_LINE_MAX_BYTES)
+            return rs_fail(err, "%s:%ld: line longer than %d bytes (the most a line may hold)",
+                           r->name, r->line + 1, RS_LINE_MAX_BYTES);
         if (append(r, k, p, i, err))
             return -1;
         k += i;

@@ -4,7 +4,10 @@
  * be UTF-8 without NUL bytes; a UTF-8 byte-order mark at the start of a file
  * is dropped. Input compressed with gzip is decompressed (see
  * rs_line_reader). Errors name the file ("<stdin>" for the path "-") and the
- * 1-based line: "data/x.tsv:17: no tab between source and target". */
+ * 1-based line: "data/x.tsv:17: no tab between source and target". A line
+ * holds at most RS_LINE_MAX_BYTES bytes: a longer one is an error, found
+ * before more than that is read into memory (a sentence is far shorter; a
+ * file without line ends, or of NUL bytes, is not text to translate). */
 #ifndef RS_CORPUS_H
 #define RS_CORPUS_H
 
@@ -12,6 +15,8 @@
 #include <stdio.h>
 
 #include "error.h"
+
+#define RS_LINE_MAX_BYTES (1 << 20) /* 1 MiB */
 
 /* Sentence pairs, raw (not normalised). */
 typedef struct {

@@ -113,6 +113,36 @@ START_TEST(test_tsv_long_lines)
 }
 END_TEST
 
+/* A line over RS_LINE_MAX_BYTES is an error naming file and line, found
+ * before more than about that much is held; one at the limit is read. */
+START_TEST(test_line_length_is_bounded)
+{
+    size_t size = 3 * (size_t)RS_LINE_MAX_BYTES;
+    char *data = malloc(size);
+    ck_assert_ptr_nonnull(data);
+    memset(data, 'x', size);
+    data[RS_LINE_MAX_BYTES] = '\n';
+    char path[32];
+    write_temp(path, data, size);
+    free(data);
+    rs_line_reader r;
+    rs_error err = {{0}};
+    char *line;
+    size_t len;
+    ck_assert_msg(!rs_line_reader_open(&r, path, &err), "%s", err.msg);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_uint_eq(len, RS_LINE_MAX_BYTES);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), -1);
+    char want[128];
+    snprintf(want, sizeof want, "%s:2: line longer than %d bytes (the most a line may hold)",
+             path, RS_LINE_MAX_BYTES);
+    ck_assert_str_eq(err.msg, want);
+    ck_assert_uint_le(r.cap, 2 * (size_t)RS_LINE_MAX_BYTES + 2);
+    rs_line_reader_close(&r);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(test_tsv_errors)
 {
     check_tsv_error("a\tb\nc\td\nno tab here\n", "3: no tab between source and target");
@@ -347,6 +377,7 @@ Suite *corpus_suite(void)
     tcase_add_test(tc, test_tsv);
     tcase_add_test(tc, test_tsv_bom_and_unicode);
     tcase_add_test(tc, test_tsv_long_lines);
+    tcase_add_test(tc, test_line_length_is_bounded);
     tcase_add_test(tc, test_tsv_errors);
     tcase_add_test(tc, test_cr_line_ends);
     tcase_add_test(tc, test_pipe_line_arrives_at_once);

@@ -131,6 +131,36 @@ START_TEST(damaged_gzip_names_file_and_line)
 END_TEST
 
 /* The commands read gzip files and gzip on standard input. */
+/* 64 MiB of NUL bytes in 64 KiB of gzip: refused at the first NUL, naming
+ * file, line and byte, having held at most one bounded line in memory. */
+START_TEST(nul_bytes_are_refused_as_they_arrive)
+{
+    char path[256];
+    testdir_make(dir, "rs_gzip_nul");
+    snprintf(path, sizeof path, "%s/zeros.gz", dir);
+    gzFile gz = gzopen(path, "wb");
+    ck_assert_ptr_nonnull(gz);
+    static char zeros[1 << 16];
+    ck_assert_int_eq(gzwrite(gz, "ok line\n", 8), 8);
+    for (int i = 0; i < 1024; i++)
+        ck_assert_int_eq(gzwrite(gz, zeros, sizeof zeros), (int)sizeof zeros);
+    ck_assert_int_eq(gzclose(gz), Z_OK);
+    rs_line_reader r;
+    rs_error err = {{0}};
+    char *line;
+    size_t len;
+    ck_assert_msg(!rs_line_reader_open(&r, path, &err), "%s", err.msg);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), 1);
+    ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), -1);
+    char want[300];
+    snprintf(want, sizeof want, "%s:2: NUL byte at byte 1", path);
+    ck_assert_str_eq(err.msg, want);
+    ck_assert_uint_le(r.cap, 2 * RS_LINE_MAX_BYTES);
+    rs_line_reader_close(&r);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(commands_read_gzip)
 {
     char hyp[256], ref[256], args[1024], out[4096];
@@ -156,6 +186,7 @@ Suite *gzip_suite(void)
     tcase_add_test(tc, gzip_is_read_whatever_its_name);
     tcase_add_test(tc, concatenated_members_and_plain_0x1f);
     tcase_add_test(tc, damaged_gzip_names_file_and_line);
+    tcase_add_test(tc, nul_bytes_are_refused_as_they_arrive);
     tcase_add_test(tc, commands_read_gzip);
     suite_add_tcase(s, tc);
     return s;
