@@ -105,9 +105,11 @@ int rs_forced_decode(const rs_model *const *models, int n_models, const rs_datas
 }
 
 int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *codec,
-                   const char *source, const char *target, int want, rs_forced *out,
-                   rs_tokens *src_tokens, rs_tokens *tgt_tokens, rs_error *err)
+                   const rs_forced_pair *pair, rs_forced *out, rs_tokens *src_tokens,
+                   rs_tokens *tgt_tokens, int *cut, rs_error *err)
 {
+    const char *source = pair->source, *target = pair->target;
+    const int want = pair->want;
     memset(out, 0, sizeof *out);
     memset(src_tokens, 0, sizeof *src_tokens);
     memset(tgt_tokens, 0, sizeof *tgt_tokens);
@@ -125,6 +127,8 @@ int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *
         rs_fail(err, "the source is empty");
         goto done;
     }
+    rs_tokenized one_pair = {.count = 1, .src = src_tokens};
+    rs_cut_sources(&one_pair, pair->max_src_len, cut);
     src_ids = rs_calloc((size_t)src_tokens->count + 1, sizeof(int), err);
     tgt_ids = rs_calloc((size_t)tgt_tokens->count + 1, sizeof(int), err);
     if (!src_ids || !tgt_ids)

@@ -27,12 +27,20 @@ enum { RS_FORCED_TOKENS = 1, RS_FORCED_ALIGNMENT = 2 };
 int rs_forced_decode(const rs_model *const *models, int n_models, const rs_dataset *data,
                      int batch_size, int want, rs_forced *out, rs_error *err);
 
+/* The raw text of one pair and what to compute of it. */
+typedef struct {
+    const char *source, *target;
+    int max_src_len; /* the source is cut to this many tokens (rs_cut_sources' rule) */
+    int want;        /* RS_FORCED_* */
+} rs_forced_pair;
+
 /* One pair of raw text through the models' codec: the tokens it was cut into
  * (src_tokens, tgt_tokens: [out->src_len], [out->tgt_len], to free with
- * rs_tokens_free) and its forced decoding. */
+ * rs_tokens_free), the source tokens cut by the length rule (*cut), and its
+ * forced decoding. */
 int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *codec,
-                   const char *source, const char *target, int want, rs_forced *out,
-                   rs_tokens *src_tokens, rs_tokens *tgt_tokens, rs_error *err);
+                   const rs_forced_pair *pair, rs_forced *out, rs_tokens *src_tokens,
+                   rs_tokens *tgt_tokens, int *cut, rs_error *err);
 
 /* The source-length rule of translation (translate.h) for pairs: every source
  * of tok longer than max_src_len tokens is cut to its first max_src_len;

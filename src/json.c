@@ -347,12 +347,50 @@ static int parse_array(parser *ps, rs_json *out, int depth)
     return more;
 }
 
-static int parse_object(parser *ps, rs_json *out, int depth)
+/* The keys seen so far in one object, by hash (open addressing, at most half
+ * full): each key is checked against the others in constant expected time,
+ * so an object of k keys costs O(k), not O(k²). Slots hold key index + 1. */
+typedef struct {
+    size_t *slot, size;
+} key_set;
+
+static size_t key_hash(const char *key)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return h;
+}
+
+/* Adds keys[n] (keys[0..n) are in the set); 1 when an equal key is there, -1 out of memory. */
+static int key_set_add(key_set *set, char *const *keys, size_t n)
+{
+    if (2 * (n + 1) > set->size) {
+        size_t size = set->size ? 2 * set->size : 16;
+        size_t *slot = calloc(size, sizeof *slot);
+        if (!slot)
+            return -1;
+        for (size_t i = 0; i < n; i++) {
+            size_t j = key_hash(keys[i]) & (size - 1);
+            while (slot[j])
+                j = (j + 1) & (size - 1);
+            slot[j] = i + 1;
+        }
+        free(set->slot);
+        set->slot = slot;
+        set->size = size;
+    }
+    size_t j = key_hash(keys[n]) & (set->size - 1);
+    for (; set->slot[j]; j = (j + 1) & (set->size - 1))
+        if (!strcmp(keys[set->slot[j] - 1], keys[n]))
+            return 1;
+    set->slot[j] = n + 1;
+    return 0;
+}
+
+static int parse_members(parser *ps, rs_json *out, int depth, key_set *seen)
 {
     size_t capacity = 0;
-    out->type = RS_JSON_OBJECT;
-    if (open_is_empty(ps, '}'))
-        return 0;
     int more;
     do {
         skip_space(ps);
@@ -363,17 +401,19 @@ static int parse_object(parser *ps, rs_json *out, int depth)
         size_t key_len;
         if (parse_string(ps, &key, &key_len))
             return -1;
-        for (size_t i = 0; i < out->count; i++)
-            if (!strcmp(out->keys[i], key)) {
-                free(key);
-                ps->p = key_at;
-                return fail_at(ps, "duplicate key in object");
-            }
         if (grow_items(ps, out, &capacity, 1)) {
             free(key);
             return -1;
         }
         out->keys[out->count] = key;
+        int dup = key_set_add(seen, out->keys, out->count);
+        if (dup) {
+            free(key);
+            if (dup < 0)
+                return fail_at(ps, "out of memory");
+            ps->p = key_at;
+            return fail_at(ps, "duplicate key in object");
+        }
         out->count++;
         skip_space(ps);
         if (ps->p >= ps->end || *ps->p != ':')
@@ -383,6 +423,17 @@ static int parse_object(parser *ps, rs_json *out, int depth)
             return -1;
     } while ((more = next_member(ps, '}', "expected ',' or '}' in object")) > 0);
     return more;
+}
+
+static int parse_object(parser *ps, rs_json *out, int depth)
+{
+    out->type = RS_JSON_OBJECT;
+    if (open_is_empty(ps, '}'))
+        return 0;
+    key_set seen = {NULL, 0};
+    int rc = parse_members(ps, out, depth, &seen);
+    free(seen.slot);
+    return rc;
 }
 
 static int parse_value(parser *ps, rs_json *out, int depth)

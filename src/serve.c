@@ -16,7 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "alignment.h"
 #include "clock.h"
@@ -36,8 +38,11 @@ void rs_serve_options_default(rs_serve_options *opt)
                               .max_body = 64 * 1024,
                               .timeout = 10,
                               .max_chars = 1000,
-                              .max_beam = 16};
+                              .max_beam = 16,
+                              .max_answer = 2 * 1024 * 1024};
 }
+
+#define RS_SERVE_COOKIE "rnnsearch_token"
 
 typedef enum { ROUTE_PAGE, ROUTE_MODELS, ROUTE_TRANSLATE, ROUTE_ALIGN, ROUTE_NONE } route;
 typedef enum { RECEIVING, QUEUED, DECODED } request_state;
@@ -47,11 +52,12 @@ typedef struct {
     route route;
     request_state state;
     double start;         /* monotonic seconds when the headers were in */
-    char method[8];
-    char path[64];        /* for the log, cut and with control bytes replaced */
+    char method[40];      /* for the log: cut, control and non-ASCII bytes as \xNN */
+    char path[160];       /* the same */
     char *body;           /* [len] the body so far (capacity cap) */
     size_t len, cap;
-    int too_big, too_slow;
+    int too_big;
+    int close_after;      /* answer with Connection: close */
     /* The job, once the body is parsed. */
     int model;
     char *text, *target;  /* translate: text; align: source (text) and target */
@@ -84,7 +90,28 @@ struct rs_server {
     pthread_cond_t wake;
     request **ring;              /* [opt.queue] waiting requests, from head */
     int head, count, stopping;
+    int any_address; /* listening on 0.0.0.0 or :: */
+    /* The open connections, for the whole-request deadline and the drain
+     * at stop; guarded by conn_lock (polling thread and reaper). */
+    pthread_mutex_t conn_lock;
+    pthread_cond_t conn_wake;
+    struct open_connection *conns;
+    int n_conns, draining, reaper_stop, reaper_started;
+    pthread_t reaper;
 };
+
+/* One open connection: `since` is when it opened or last finished an answer.
+ * While `busy` (a request queued, decoded or being answered) the deadline
+ * does not run; otherwise a whole request must arrive within opt.timeout of
+ * `since`, or the reaper shuts the socket down (libmicrohttpd's own timeout
+ * restarts with every byte, so a client sending one header line a second
+ * would otherwise hold its connection forever). */
+typedef struct open_connection {
+    struct open_connection *prev, *next;
+    int fd;
+    double since;
+    int busy;
+} open_connection;
 
 /* ---- JSON output ---- */
 
@@ -98,37 +125,48 @@ static void json_number(FILE *out, double x)
         fputs("null", out);
 }
 
-/* An open_memstream whose text becomes an answer; NULL when out of memory. */
+/* A text of at most `cap` bytes written through a FILE (fmemopen on a
+ * buffer of cap + 1): writing past the cap is an error of the stream, so no
+ * answer, however many hypotheses and pictures it is asked for, takes more
+ * memory than its cap. NULL from membuf_close: out of memory or over the cap. */
 typedef struct {
     FILE *f;
     char *text;
-    size_t len;
+    size_t cap;
 } membuf;
 
-static int membuf_open(membuf *m)
+static int membuf_open(membuf *m, size_t cap)
 {
-    m->text = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->text, &m->len);
-    return m->f ? 0 : -1;
+    m->cap = cap;
+    m->f = NULL;
+    if (!(m->text = malloc(cap + 1)))
+        return -1;
+    if (!(m->f = fmemopen(m->text, cap + 1, "w"))) {
+        free(m->text);
+        return -1;
+    }
+    return 0;
 }
 
-/* Closes the stream; the text (or NULL after any error) is the caller's. */
+/* Closes the stream; the text (NUL-terminated, or NULL after any error) is the caller's. */
 static char *membuf_close(membuf *m, size_t *len)
 {
-    int bad = ferror(m->f);
-    if (fclose(m->f) || bad) {
+    int bad = fflush(m->f) != 0 || ferror(m->f);
+    long end = ftell(m->f);
+    if (fclose(m->f) || bad || end < 0 || (size_t)end > m->cap) {
         free(m->text);
         return NULL;
     }
-    *len = m->len;
-    return m->text;
+    *len = (size_t)end;
+    m->text[*len] = '\0';
+    char *fitted = realloc(m->text, *len + 1);
+    return fitted ? fitted : m->text;
 }
 
 static char *error_json(const char *message, int status, size_t *len)
 {
     membuf m;
-    if (membuf_open(&m))
+    if (membuf_open(&m, 4 * sizeof(rs_error) + 64))
         return NULL;
     fputs("{\"error\":", m.f);
     rs_json_write_string(m.f, message);
@@ -137,10 +175,11 @@ static char *error_json(const char *message, int status, size_t *len)
 }
 
 /* An alignment as alignment.h writes it: its JSON record or its SVG picture. */
-static char *alignment_text(const rs_alignment *a, int svg, int id, const char *title, size_t *len)
+static char *alignment_text(const rs_alignment *a, int svg, int id, const char *title,
+                            size_t cap, size_t *len)
 {
     membuf m;
-    if (membuf_open(&m))
+    if (membuf_open(&m, cap))
         return NULL;
     if (svg)
         rs_alignment_write_svg(m.f, a, title);
@@ -152,18 +191,30 @@ static char *alignment_text(const rs_alignment *a, int svg, int id, const char *
 /* The "alignment" member (alignment.h's JSON record: labels with </s>, the
  * matrix row by row) and, when asked, the "svg" member (the same picture
  * `rnnsearch align --format svg` draws). */
+typedef struct {
+    int id, svg;       /* the record's id; 1: the SVG picture too */
+    const char *title; /* of the picture */
+    size_t cap;        /* bytes the record and the picture may take each */
+} alignment_answer;
+
+static int answer_too_large(rs_error *err, size_t cap)
+{
+    return rs_fail(err, "the answer would be larger than %zu bytes (the server's --max-answer): "
+                        "ask for fewer hypotheses (n_best), \"svg\": false, or a shorter text",
+                   cap);
+}
+
 static int write_alignment(FILE *out, const char *const *tgt, int tgt_count, const char *const *src,
-                           int src_count, const float *w, int id, int svg, const char *title,
-                           rs_error *err)
+                           int src_count, const float *w, const alignment_answer *aa, rs_error *err)
 {
     rs_alignment a;
     if (rs_alignment_make(&a, tgt, tgt_count, src, src_count, w, err))
         return -1;
     size_t len;
-    char *record = alignment_text(&a, 0, id, NULL, &len), *picture = NULL;
+    char *record = alignment_text(&a, 0, aa->id, NULL, aa->cap, &len), *picture = NULL;
     int rc = 0;
-    if (!record || (svg && !(picture = alignment_text(&a, 1, id, title, &len)))) {
-        rc = rs_fail(err, "out of memory writing an alignment");
+    if (!record || (aa->svg && !(picture = alignment_text(&a, 1, aa->id, aa->title, aa->cap, &len)))) {
+        rc = answer_too_large(err, aa->cap);
     } else {
         /* The record without its JSON Lines newline: an answer is one line. */
         fputs("\"alignment\":", out);
@@ -199,7 +250,7 @@ static void write_config(FILE *out, const rs_config *cfg)
 static char *models_json(const rs_server *s, size_t *len)
 {
     membuf m;
-    if (membuf_open(&m))
+    if (membuf_open(&m, s->opt.max_answer))
         return NULL;
     fputs("{\"models\":[", m.f);
     for (int i = 0; i < s->n_models; i++) {
@@ -214,9 +265,9 @@ static char *models_json(const rs_server *s, size_t *len)
     }
     fprintf(m.f,
             "],\"limits\":{\"max_body\":%zu,\"max_chars\":%d,\"max_beam\":%d,\"max_src_len\":%d,"
-            "\"timeout\":%d,\"threads\":%d,\"queue\":%d}}\n",
-            s->opt.max_body, s->opt.max_chars, s->opt.max_beam, RS_MAX_SRC_LEN, s->opt.timeout,
-            s->opt.threads, s->opt.queue);
+            "\"max_answer\":%zu,\"timeout\":%d,\"threads\":%d,\"queue\":%d}}\n",
+            s->opt.max_body, s->opt.max_chars, s->opt.max_beam, RS_MAX_SRC_LEN, s->opt.max_answer,
+            s->opt.timeout, s->opt.threads, s->opt.queue);
     return membuf_close(&m, len);
 }
 
@@ -283,9 +334,11 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
             rc = rs_fail(err, "the translation came without its alignment");
             break;
         }
-        rc = write_alignment(out, (const char *const *)h->tokens, h->len,
-                             (const char *const *)t.src_tokens, t.src_count, h->alignment, k,
-                             rq->svg, h->text, err);
+        const alignment_answer aa = {k, rq->svg, h->text, w->server->opt.max_answer};
+        if ((rc = write_alignment(out, (const char *const *)h->tokens, h->len,
+                                  (const char *const *)t.src_tokens, t.src_count, h->alignment, &aa,
+                                  err)))
+            *status = 413;
         putc('}', out);
     }
     fputs("]", out);
@@ -314,8 +367,12 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
             return rs_fail(err, "'%s' has no tokens", name);
     }
     *status = 500;
-    if (rs_forced_text(&w->server->model_ptrs[rq->model], 1, sm->codec, rq->text, rq->target,
-                       RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT, &f, &src, &tgt, err))
+    /* The one length rule of translate and score: the source cut to max_src_len tokens. */
+    const rs_forced_pair pair = {rq->text, rq->target, RS_MAX_SRC_LEN,
+                                 RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};
+    int cut = 0;
+    if (rs_forced_text(&w->server->model_ptrs[rq->model], 1, sm->codec, &pair, &f, &src, &tgt,
+                       &cut, err))
         return -1;
     int rc = 0;
     if (!f.alignment || !f.token_logprobs) {
@@ -332,7 +389,7 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     rs_json_write_strings(out, (const char *const *)src.tokens, src.count);
     fputs(",\"target_tokens\":", out);
     rs_json_write_strings(out, (const char *const *)tgt.tokens, tgt.count);
-    fputs(",\"logprob\":", out);
+    fprintf(out, ",\"truncated\":%d,\"logprob\":", cut);
     json_number(out, f.logprob);
     fputs(",\"token_logprobs\":[", out);
     for (int i = 0; i <= f.tgt_len; i++) {
@@ -341,9 +398,10 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
         json_number(out, f.token_logprobs[i]);
     }
     fputs("],", out);
-    rc = write_alignment(out, (const char *const *)tgt.tokens, tgt.count,
-                         (const char *const *)src.tokens, src.count, f.alignment, 0, rq->svg,
-                         rq->target, err);
+    const alignment_answer aa = {0, rq->svg, rq->target, w->server->opt.max_answer};
+    if ((rc = write_alignment(out, (const char *const *)tgt.tokens, tgt.count,
+                              (const char *const *)src.tokens, src.count, f.alignment, &aa, err)))
+        *status = 413;
 done:
     rs_forced_free(&f);
     rs_tokens_free(&src);
@@ -351,8 +409,12 @@ done:
     return rc;
 }
 
-/* Decodes one request into rq->status and rq->reply (NULL only when even an
- * error message could not be made: the connection is then closed). */
+static int parse_job(const rs_server *s, request *rq, rs_error *err);
+
+/* Parses and decodes one request into rq->status and rq->reply (NULL only
+ * when even an error message could not be made: the connection is then
+ * closed). Parsing is here, not on the polling thread, so that no body, however
+ * it is built, holds up the connections of others. */
 static void run_job(worker *w, request *rq)
 {
     const rs_server *s = w->server;
@@ -365,22 +427,29 @@ static void run_job(worker *w, request *rq)
     if (start - rq->start > s->opt.timeout) {
         status = 503;
         rs_fail(&err, "the request waited more than %d s for a worker; try again", s->opt.timeout);
-    } else if (membuf_open(&m) == 0) {
+    } else if ((status = parse_job(s, rq, &err)) != 0) {
+        /* err says what is wrong with the body */
+    } else if (membuf_open(&m, s->opt.max_answer) == 0) {
+        status = 500;
         int rc = rq->route == ROUTE_TRANSLATE ? translate_job(w, rq, m.f, &err, &status)
                                               : align_job(w, rq, m.f, &err, &status);
         if (rc == 0) {
             fprintf(m.f, ",\"ms\":%.1f}\n", 1e3 * (rs_clock_seconds() - start));
             reply = membuf_close(&m, &len);
-            if (reply)
+            if (reply) {
                 status = 200;
-            else
-                rs_fail(&err, "out of memory writing the answer");
+            } else {
+                status = 413;
+                answer_too_large(&err, s->opt.max_answer);
+            }
         } else {
             free(membuf_close(&m, &len));
         }
     } else {
         rs_fail(&err, "out of memory");
     }
+    free(rq->body);
+    rq->body = NULL;
     if (!reply)
         reply = error_json(err.msg, status, &len);
     rq->status = status;
@@ -412,6 +481,21 @@ static void *worker_main(void *arg)
 
 /* ---- requests (the polling thread) ---- */
 
+/* Marks the request's connection busy (the deadline stops: the request is
+ * in) or idle again (the deadline starts anew from now). */
+static void set_busy(rs_server *s, struct MHD_Connection *c, int busy)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    open_connection *conn = info ? info->socket_context : NULL;
+    if (!conn)
+        return;
+    pthread_mutex_lock(&s->conn_lock);
+    conn->busy = busy;
+    conn->since = rs_clock_seconds();
+    pthread_mutex_unlock(&s->conn_lock);
+}
+
 static enum MHD_Result send_json(request *rq, int status, char *body, size_t len)
 {
     if (!body)
@@ -429,6 +513,10 @@ static enum MHD_Result send_json(request *rq, int status, char *body, size_t len
                                                                                          : "GET, HEAD");
     if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    /* A request refused for its framing (two lengths, length and chunks) may
+     * have a body that would be read as another request: close after answering. */
+    if (rq->close_after)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ok = MHD_queue_response(rq->connection, (unsigned)status, r);
     MHD_destroy_response(r);
     if (ok == MHD_YES)
@@ -454,6 +542,19 @@ static route route_of(const char *url)
     if (!strcmp(url, "/api/align"))
         return ROUTE_ALIGN;
     return ROUTE_NONE;
+}
+
+/* The longest prefix of UTF-8 text s of at most max bytes that ends on a
+ * character boundary, for messages that quote a client's text. */
+static int utf8_prefix(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n <= max)
+        return (int)n;
+    n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    return (int)n;
 }
 
 /* Characters of UTF-8 text (the JSON reader has validated it). */
@@ -528,7 +629,7 @@ static int parse_job(const rs_server *s, request *rq, rs_error *err)
             known |= !strcmp(root->keys[i], keys[k]);
         if (!known) {
             status = 400;
-            rs_fail(err, "unknown member '%.100s'", root->keys[i]);
+            rs_fail(err, "unknown member '%.*s'", utf8_prefix(root->keys[i], 100), root->keys[i]);
         }
     }
     if (status)
@@ -547,7 +648,8 @@ static int parse_job(const rs_server *s, request *rq, rs_error *err)
                 rq->model = i;
         if (rq->model < 0) {
             status = 404;
-            rs_fail(err, "no model named '%.200s' (GET /api/models lists them)", model->string);
+            rs_fail(err, "no model named '%.*s' (GET /api/models lists them)",
+                    utf8_prefix(model->string, 200), model->string);
             goto done;
         }
     }
@@ -592,6 +694,7 @@ static enum MHD_Result submit(rs_server *s, request *rq)
                                             : "all workers are busy and the queue is full; try again");
     }
     /* Suspended before a worker can see it, so that its resume never comes first. */
+    set_busy(s, rq->connection, 1);
     MHD_suspend_connection(rq->connection);
     rq->state = QUEUED;
     s->ring[(s->head + s->count) % s->opt.queue] = rq;
@@ -601,15 +704,13 @@ static enum MHD_Result submit(rs_server *s, request *rq)
     return MHD_YES;
 }
 
-/* Keeps the body, up to max_body bytes; past the limit, or past the time
- * limit, the rest is read and thrown away and the answer is an error. */
+/* Keeps the body, up to max_body bytes; past the limit the rest is read and
+ * thrown away and the answer is 413. */
 static void receive(const rs_server *s, request *rq, const char *data, size_t size)
 {
-    if (rs_clock_seconds() - rq->start > s->opt.timeout)
-        rq->too_slow = 1;
-    if (!rq->too_big && !rq->too_slow && rq->len + size > s->opt.max_body)
+    if (!rq->too_big && rq->len + size > s->opt.max_body)
         rq->too_big = 1;
-    if (rq->too_big || rq->too_slow) {
+    if (rq->too_big) {
         free(rq->body);
         rq->body = NULL;
         rq->len = rq->cap = 0;
@@ -631,6 +732,28 @@ static void receive(const rs_server *s, request *rq, const char *data, size_t si
     rq->len += size;
 }
 
+/* A client's bytes as the log may show them: printable ASCII as is, every
+ * other byte (control bytes such as ESC, and non-ASCII) and the backslash as
+ * \xNN, cut with "..." to fit dst; so no request can write to the operator's
+ * terminal. */
+static void escape_for_log(char *dst, size_t size, const char *src)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
+        const int plain = *p >= 0x20 && *p < 0x7F && *p != '\\';
+        if (n + (plain ? 1 : 4) + 4 > size) {
+            memcpy(dst + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (plain)
+            dst[n++] = (char)*p;
+        else
+            n += (size_t)snprintf(dst + n, size - n, "\\x%02X", *p);
+    }
+    dst[n] = '\0';
+}
+
 static request *request_new(struct MHD_Connection *connection, const char *url, const char *method)
 {
     request *rq = calloc(1, sizeof *rq);
@@ -639,12 +762,173 @@ static request *request_new(struct MHD_Connection *connection, const char *url, 
     rq->connection = connection;
     rq->start = rs_clock_seconds();
     rq->route = route_of(url);
-    snprintf(rq->method, sizeof rq->method, "%s", method);
-    snprintf(rq->path, sizeof rq->path, "%s", url);
-    for (char *p = rq->path; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7F)
-            *p = '?';
+    escape_for_log(rq->method, sizeof rq->method, method);
+    escape_for_log(rq->path, sizeof rq->path, url);
     return rq;
+}
+
+/* The page is self-contained: it may talk to this server and nothing else. */
+static void page_headers(struct MHD_Response *r)
+{
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'none'; script-src 'unsafe-inline'; style-src "
+                            "'unsafe-inline'; connect-src 'self'; img-src 'self' data: blob:");
+}
+
+/* ---- who may ask (the polling thread) ---- */
+
+typedef struct {
+    int content_lengths, transfer_encodings;
+} framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    framing *f = cls;
+    (void)kind;
+    (void)value;
+    f->content_lengths += !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    f->transfer_encodings += !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    return MHD_YES;
+}
+
+/* The name part of a Host value or of an origin's authority: "[::1]:8080"
+ * → "::1", "localhost:8080" → "localhost" (into name[size]). */
+static void host_name(const char *authority, char *name, size_t size)
+{
+    size_t len;
+    if (authority[0] == '[') {
+        const char *end = strchr(authority, ']');
+        authority++;
+        len = end ? (size_t)(end - authority) : strlen(authority);
+    } else {
+        const char *colon = strchr(authority, ':');
+        len = colon ? (size_t)(colon - authority) : strlen(authority);
+    }
+    if (len >= size)
+        len = size - 1;
+    memcpy(name, authority, len);
+    name[len] = '\0';
+}
+
+/* Names a browser may use for this server. A page on another site that
+ * renames itself to 127.0.0.1 (DNS rebinding) still sends its own name in
+ * Host: only the loopback names, the listening address and --allow-host
+ * names are this server's. Listening on every address (0.0.0.0, ::), any
+ * name is accepted: the token guards the server then. */
+static int host_allowed(const rs_server *s, const char *host)
+{
+    if (s->any_address)
+        return 1;
+    char name[256];
+    host_name(host, name, sizeof name);
+    if (!strcasecmp(name, "localhost") || !strcmp(name, "127.0.0.1") || !strcmp(name, "::1") ||
+        !strcasecmp(name, s->opt.host))
+        return 1;
+    for (int i = 0; i < s->opt.n_allow_hosts; i++)
+        if (!strcasecmp(name, s->opt.allow_hosts[i]))
+            return 1;
+    return 0;
+}
+
+/* Constant-time comparison, so that answer times say nothing of the token. */
+static int same_secret(const char *given, const char *token)
+{
+    size_t n = strlen(token);
+    if (!given || strlen(given) != n)
+        return 0;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(given[i] ^ token[i]);
+    return diff == 0;
+}
+
+static int has_token(const rs_server *s, struct MHD_Connection *c)
+{
+    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (auth && !strncasecmp(auth, "Bearer ", 7) && same_secret(auth + 7, s->opt.token))
+        return 1;
+    return same_secret(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"), s->opt.token) ||
+           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, RS_SERVE_COOKIE), s->opt.token);
+}
+
+/* Checks every request before its route: framing (RFC 9112 §6.3), Host,
+ * Origin and token. Returns 0, or an HTTP status with the message in msg. */
+static int refused(const rs_server *s, request *rq, char *msg, size_t size)
+{
+    struct MHD_Connection *c = rq->connection;
+    framing f = {0, 0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+    if (f.content_lengths > 1 || (f.content_lengths && f.transfer_encodings)) {
+        rq->close_after = 1;
+        snprintf(msg, size, "%s", f.content_lengths > 1
+                                      ? "more than one Content-Length header"
+                                      : "both Content-Length and Transfer-Encoding");
+        return 400;
+    }
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (host && !host_allowed(s, host)) {
+        char shown[96];
+        escape_for_log(shown, sizeof shown, host);
+        snprintf(msg, size, "Host '%s' is not a name of this server (start it with "
+                            "--allow-host NAME to accept one)", shown);
+        return 403;
+    }
+    /* A browser names the page a request comes from; only the server's own
+     * pages (same scheme, name and port as Host) may use the API. */
+    const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    if (origin) {
+        const char *authority = !strncmp(origin, "http://", 7) ? origin + 7 : NULL;
+        if (!authority || !host || strcasecmp(authority, host)) {
+            char shown[96];
+            escape_for_log(shown, sizeof shown, origin);
+            snprintf(msg, size, "cross-origin request from '%s' refused: the API answers the "
+                                "pages of this server only", shown);
+            return 403;
+        }
+    }
+    if (s->opt.token && !has_token(s, c)) {
+        snprintf(msg, size, "this server needs its token: open the address it printed at start "
+                            "(/?token=...), or send 'Authorization: Bearer TOKEN'");
+        return 401;
+    }
+    return 0;
+}
+
+/* A JSON body, as the API's POSTs must be: a form or text/plain POST (which
+ * a page on any site may send without asking) is refused. */
+static int json_content_type(struct MHD_Connection *c)
+{
+    const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (!type || strncasecmp(type, "application/json", 16))
+        return 0;
+    return type[16] == '\0' || type[16] == ';' || type[16] == ' ';
+}
+
+/* The page; with a token, the cookie that lets its own requests through. */
+static enum MHD_Result send_page(rs_server *s, request *rq)
+{
+    if (!s->opt.token) {
+        if (MHD_queue_response(rq->connection, 200, s->page) != MHD_YES)
+            return MHD_NO;
+        rq->status = 200;
+        return MHD_YES;
+    }
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        (size_t)rs_serve_page_len, (void *)rs_serve_page, MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    page_headers(r);
+    char cookie[256];
+    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict",
+             s->opt.token);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    enum MHD_Result ok = MHD_queue_response(rq->connection, 200, r);
+    MHD_destroy_response(r);
+    if (ok == MHD_YES)
+        rq->status = 200;
+    return ok;
 }
 
 /* The first call for a request: its headers are in. */
@@ -653,7 +937,10 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
     const int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
     const int post = !strcmp(method, MHD_HTTP_METHOD_POST);
     size_t len = 0;
-    char *body;
+    char *body, msg[512];
+    int status = refused(s, rq, msg, sizeof msg);
+    if (status)
+        return send_error(rq, status, msg);
     switch (rq->route) {
     case ROUTE_NONE:
         return send_error(rq, 404, "no such page: the API is POST /api/translate, POST /api/align "
@@ -661,10 +948,7 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
     case ROUTE_PAGE:
         if (!get)
             return send_error(rq, 405, "use GET");
-        if (MHD_queue_response(rq->connection, 200, s->page) != MHD_YES)
-            return MHD_NO;
-        rq->status = 200;
-        return MHD_YES;
+        return send_page(s, rq);
     case ROUTE_MODELS:
         if (!get)
             return send_error(rq, 405, "use GET");
@@ -674,10 +958,11 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
     case ROUTE_ALIGN: {
         if (!post)
             return send_error(rq, 405, "use POST with a JSON body");
+        if (!json_content_type(rq->connection))
+            return send_error(rq, 415, "send the body as Content-Type: application/json");
         const char *cl = MHD_lookup_connection_value(rq->connection, MHD_HEADER_KIND,
                                                      MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > s->opt.max_body) {
-            char msg[128];
             snprintf(msg, sizeof msg, "the body is longer than %zu bytes", s->opt.max_body);
             return send_error(rq, 413, msg);
         }
@@ -708,28 +993,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     if (*upload_data_size) {
         receive(s, rq, upload_data, *upload_data_size);
         *upload_data_size = 0;
-        /* libmicrohttpd cannot answer before the body has ended: a body
-         * still coming after three times the time limit has its connection closed. */
-        return rs_clock_seconds() - rq->start > 3.0 * s->opt.timeout ? MHD_NO : MHD_YES;
+        return MHD_YES;
     }
     if (rq->status) /* answered on the headers already */
         return MHD_YES;
-    if (rq->too_slow) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "the body took more than %d s to arrive", s->opt.timeout);
-        return send_error(rq, 408, msg);
-    }
     if (rq->too_big) {
         char msg[128];
         snprintf(msg, sizeof msg, "the body is longer than %zu bytes", s->opt.max_body);
         return send_error(rq, 413, msg);
     }
-    rs_error err;
-    int status = parse_job(s, rq, &err);
-    free(rq->body);
-    rq->body = NULL;
-    if (status)
-        return send_error(rq, status, err.msg);
     return submit(s, rq);
 }
 
@@ -740,8 +1012,9 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     request *rq = *con_cls;
     if (!rq)
         return;
+    set_busy(s, connection, 0);
     if (s->opt.log) {
-        char line[160];
+        char line[320];
         snprintf(line, sizeof line, "%s %s %d %.1f ms%s", rq->method, rq->path, rq->status,
                  1e3 * (rs_clock_seconds() - rq->start),
                  toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection closed early)");
@@ -753,6 +1026,71 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     free(rq->reply);
     free(rq);
     *con_cls = NULL;
+}
+
+/* ---- connections: the whole-request deadline and the drain ---- */
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    rs_server *s = cls;
+    open_connection *conn = *socket_context;
+    pthread_mutex_lock(&s->conn_lock);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *info =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (info && (conn = calloc(1, sizeof *conn))) {
+            conn->fd = info->connect_fd;
+            conn->since = rs_clock_seconds();
+            conn->next = s->conns;
+            if (s->conns)
+                s->conns->prev = conn;
+            s->conns = conn;
+            s->n_conns++;
+            *socket_context = conn;
+        }
+    } else if (conn) {
+        /* libmicrohttpd notifies before it closes the socket: once this
+         * returns, the reaper no longer knows the descriptor. */
+        if (conn->prev)
+            conn->prev->next = conn->next;
+        else
+            s->conns = conn->next;
+        if (conn->next)
+            conn->next->prev = conn->prev;
+        s->n_conns--;
+        free(conn);
+        *socket_context = NULL;
+        pthread_cond_broadcast(&s->conn_wake);
+    }
+    pthread_mutex_unlock(&s->conn_lock);
+}
+
+/* Several times a second: shuts down every connection that has not brought
+ * in a whole request within the time limit (and, while draining, every idle
+ * one at once); libmicrohttpd then sees the socket end and closes it. */
+static void *reaper_main(void *arg)
+{
+    rs_server *s = arg;
+    pthread_mutex_lock(&s->conn_lock);
+    while (!s->reaper_stop) {
+        const double now = rs_clock_seconds();
+        for (open_connection *c = s->conns; c; c = c->next)
+            if (!c->busy && (s->draining || now - c->since > s->opt.timeout)) {
+                shutdown(c->fd, SHUT_RDWR);
+                c->since = INFINITY; /* once */
+            }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 200000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->conn_wake, &s->conn_lock, &until);
+    }
+    pthread_mutex_unlock(&s->conn_lock);
+    return NULL;
 }
 
 /* ---- start and stop ---- */
@@ -803,9 +1141,13 @@ static int check_options(const rs_serve_options *o, int n_models, const rs_serve
     if (o->port < 0 || o->port > 65535)
         return rs_fail(err, "port %d is not from 0 to 65535", o->port);
     if (o->threads < 1 || o->queue < 1 || o->connections < 1 || o->max_body < 1 ||
-        o->timeout < 1 || o->max_chars < 1 || o->max_beam < 1)
+        o->timeout < 1 || o->max_chars < 1 || o->max_beam < 1 || o->max_answer < 4096)
         return rs_fail(err, "threads, queue, connections, max_body, timeout, max_chars and "
-                            "max_beam must all be at least 1");
+                            "max_beam must all be at least 1, max_answer at least 4096");
+    if (o->token && (strlen(o->token) < 8 || strlen(o->token) > 128 ||
+                     strspn(o->token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                      "0123456789-_.") != strlen(o->token)))
+        return rs_fail(err, "a token is 8 to 128 letters, digits, '-', '_' or '.'");
     for (int i = 0; i < n_models; i++)
         for (int k = 0; k < i; k++)
             if (!strcmp(models[i].name, models[k].name))
@@ -825,7 +1167,7 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
         struct sockaddr_in6 v6;
     } addr;
     memset(&addr, 0, sizeof addr);
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
     if (inet_pton(AF_INET, opt->host, &addr.v4.sin_addr) == 1) {
         addr.v4.sin_family = AF_INET;
         addr.v4.sin_port = htons((uint16_t)opt->port);
@@ -844,6 +1186,9 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
     s->n_models = n_models;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->wake, NULL);
+    pthread_mutex_init(&s->conn_lock, NULL);
+    pthread_cond_init(&s->conn_wake, NULL);
+    s->any_address = !strcmp(opt->host, "0.0.0.0") || !strcmp(opt->host, "::");
     if (!(s->model_ptrs = rs_calloc((size_t)n_models, sizeof *s->model_ptrs, err)) ||
         !(s->ring = rs_calloc((size_t)opt->queue, sizeof *s->ring, err)) ||
         !(s->workers = rs_calloc((size_t)opt->threads, sizeof *s->workers, err)))
@@ -856,18 +1201,21 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
         rs_fail(err, "out of memory");
         goto fail;
     }
-    MHD_add_response_header(s->page, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
-    /* The page is self-contained: it may talk to this server and nothing else. */
-    MHD_add_response_header(s->page, "Content-Security-Policy",
-                            "default-src 'none'; script-src 'unsafe-inline'; style-src "
-                            "'unsafe-inline'; connect-src 'self'; img-src 'self' data: blob:");
+    page_headers(s->page);
     if (start_workers(s, err))
         goto fail;
+    int rc = pthread_create(&s->reaper, NULL, reaper_main, s);
+    if (rc) {
+        rs_fail(err, "cannot start a thread: %s", strerror(rc));
+        goto fail;
+    }
+    s->reaper_started = 1;
     s->daemon = MHD_start_daemon(flags, (uint16_t)opt->port, NULL, NULL, on_request, s,
                                  MHD_OPTION_SOCK_ADDR, &addr.sa,
                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->timeout,
                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->connections,
-                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
     if (!s->daemon) {
         rs_fail(err, "cannot listen on %s port %d: %s", opt->host, opt->port,
                 errno ? strerror(errno) : "libmicrohttpd refused");
@@ -891,15 +1239,45 @@ void rs_server_stop(rs_server *s)
 {
     if (!s)
         return;
-    /* Workers answer what is queued (resuming every suspended connection)
-     * before the daemon stops, as libmicrohttpd requires. */
+    /* No new connections; idle ones closed at once (the reaper, draining);
+     * workers answer what is queued (resuming every suspended connection)
+     * before the daemon stops, as libmicrohttpd requires; answers in
+     * transfer get up to the time limit to finish. */
+    if (s->daemon) {
+        MHD_socket listener = MHD_quiesce_daemon(s->daemon);
+        if (listener != MHD_INVALID_SOCKET)
+            close(listener);
+    }
+    pthread_mutex_lock(&s->conn_lock);
+    s->draining = 1;
+    pthread_cond_broadcast(&s->conn_wake);
+    pthread_mutex_unlock(&s->conn_lock);
     stop_workers(s);
+    const double deadline = rs_clock_seconds() + s->opt.timeout;
+    pthread_mutex_lock(&s->conn_lock);
+    while (s->daemon && s->n_conns > 0 && rs_clock_seconds() < deadline) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->conn_wake, &s->conn_lock, &until);
+    }
+    s->reaper_stop = 1;
+    pthread_cond_broadcast(&s->conn_wake);
+    pthread_mutex_unlock(&s->conn_lock);
+    if (s->reaper_started)
+        pthread_join(s->reaper, NULL);
     if (s->daemon)
         MHD_stop_daemon(s->daemon);
     if (s->page)
         MHD_destroy_response(s->page);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->conn_lock);
+    pthread_cond_destroy(&s->conn_wake);
     free(s->workers);
     free(s->ring);
     free(s->model_ptrs);

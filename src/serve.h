@@ -51,6 +51,14 @@ typedef struct {
     int timeout;       /* seconds (see above) */
     int max_chars;     /* characters of a text, source or target */
     int max_beam;      /* largest beam and n_best a request may ask for */
+    size_t max_answer; /* bytes of one answer, at most (alignments and SVG included) */
+    /* Host names accepted besides the loopback names and the listening
+     * address (any name when listening on 0.0.0.0 or ::). */
+    const char *const *allow_hosts;
+    int n_allow_hosts;
+    /* When not NULL, every request must carry it: "Authorization: Bearer T",
+     * "?token=T" (the page then sets a cookie for its own requests) or that cookie. */
+    const char *token;
     /* Called (from the server's threads, one at a time) with one line per
      * answered request: "METHOD PATH STATUS MS"; NULL: no log. */
     void (*log)(void *ctx, const char *line);
