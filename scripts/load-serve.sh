@@ -73,7 +73,7 @@ rss_start=$(rss)
 
 # One pass over the sentences first (warm-up: workspaces grow to their size).
 for k in $(seq 0 $((count - 1))); do
-    curl -s -o /dev/null --data-binary "@$work/req/$k.json" "$url"
+    curl -s -o /dev/null -H "Content-Type: application/json" --data-binary "@$work/req/$k.json" "$url"
 done
 rss_warm=$(rss)
 
