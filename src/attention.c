@@ -20,7 +20,7 @@ void attention_keys_forward(int kind, float *keys, const float *annotations, con
 {
     const double phase_t0 = rs_phase_start();
     int ka = attention_key_size(kind, n, a);
-    rs_gemm(0, 1, R, ka, 2 * n, 1.0f, annotations, 2 * n, U, 2 * n, 0.0f, keys, ka);
+    matmul_forward(RS_MAT(keys, R, ka), RS_CMAT(annotations, R, 2 * n), RS_CMAT(U, ka, 2 * n), 0.0f);
     if (kind == RS_ATT_ADDITIVE)
         rs_add_bias(keys, b, R, ka, ka);
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
@@ -32,8 +32,10 @@ void attention_keys_backward(int kind, float *dannotations, float *dU, float *db
 {
     const double phase_t0 = rs_phase_start();
     int ka = attention_key_size(kind, n, a);
-    rs_gemm(0, 0, R, 2 * n, ka, 1.0f, dkeys, ka, U, 2 * n, 1.0f, dannotations, 2 * n);
-    rs_gemm(1, 0, ka, 2 * n, R, 1.0f, dkeys, ka, annotations, 2 * n, 1.0f, dU, 2 * n);
+    matmul_backward_input(RS_MAT(dannotations, R, 2 * n), RS_CMAT(dkeys, R, ka),
+                          RS_CMAT(U, ka, 2 * n), 1.0f);
+    matmul_backward_weight(RS_MAT(dU, ka, 2 * n), RS_CMAT(dkeys, R, ka),
+                           RS_CMAT(annotations, R, 2 * n));
     if (kind == RS_ATT_ADDITIVE)
         rs_add_row_sums(db, dkeys, R, ka, ka);
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
@@ -58,7 +60,7 @@ void attention_forward(int kind, float *alpha, float *context, float *hidden, fl
     const double phase_t0 = rs_phase_start();
     const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
     if (kind == RS_ATT_ADDITIVE)
-        rs_gemm(0, 1, B, a, n, 1.0f, query, n, W_a, n, 0.0f, query_proj, a);
+        matmul_forward(RS_MAT(query_proj, B, a), RS_CMAT(query, B, n), RS_CMAT(W_a, a, n), 0.0f);
     const float scale = dot_scale(kind, n);
     for (int b = 0; b < B; b++) {
         float *scores = alpha + (size_t)b * S;
@@ -129,6 +131,7 @@ void attention_backward(int kind, float *dquery, float *dannotations, float *dke
         }
     }
     if (kind == RS_ATT_ADDITIVE)
-        rs_gemm(0, 0, B, n, a, 1.0f, dquery_proj, a, W_a, n, 1.0f, dquery, n);
+        matmul_backward_input(RS_MAT(dquery, B, n), RS_CMAT(dquery_proj, B, a), RS_CMAT(W_a, a, n),
+                              1.0f);
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }

@@ -9,9 +9,10 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
+    const float *U_g = U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     memcpy(gates, x_proj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
-    rs_gemm(0, 1, B, 2 * n, n, 1.0f, h_prev, n, U, n, 1.0f, gates, n3);
+    matmul_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(h_prev, B, n), RS_CMAT(U, 2 * n, n), 1.0f);
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
         const float *hp = h_prev + (size_t)b * n;
@@ -20,7 +21,7 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
             r_h[(size_t)b * n + k] = zr[n + k] * hp[k];
     }
     /* g pre-activation += U_g (r ⊙ h_prev). */
-    rs_gemm(0, 1, B, n, n, 1.0f, r_h, n, U + (size_t)2 * n * n, n, 1.0f, gates + 2 * n, n3);
+    matmul_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), RS_CMAT(U_g, n, n), 1.0f);
     for (int b = 0; b < B; b++) {
         float *z = gates + (size_t)b * n3, *g = z + 2 * n;
         const float *hp = h_prev + (size_t)b * n;
@@ -41,6 +42,7 @@ void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
+    const float *U_g = U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     /* forward was: h = (1-z)⊙h_prev + z⊙g where mask = 1, else h = h_prev. */
     for (int b = 0; b < B; b++) {
         const float *z = gates + (size_t)b * n3, *g = z + 2 * n;
@@ -61,7 +63,8 @@ void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float
         }
     }
     /* g = tanh(... + U_g (r⊙h_prev)): dL/d(r⊙h_prev) = U_g^T dpre_g. */
-    rs_gemm(0, 0, B, n, n, 1.0f, dpre + 2 * n, n3, U + (size_t)2 * n * n, n, 0.0f, scratch, n);
+    matmul_backward_input(RS_MAT(scratch, B, n), RS_CMAT_S(dpre + 2 * n, B, n, n3), RS_CMAT(U_g, n, n),
+                          0.0f);
     for (int b = 0; b < B; b++) {
         const float *r = gates + (size_t)b * n3 + n, *hp = h_prev + (size_t)b * n;
         const float *d_rh = scratch + (size_t)b * n;
@@ -75,7 +78,8 @@ void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float
         }
     }
     /* z, r = σ(... + U_zr h_prev): dh_prev += U_zr^T dpre_zr. */
-    rs_gemm(0, 0, B, n, 2 * n, 1.0f, dpre, n3, U, n, 1.0f, dh_prev, n);
+    matmul_backward_input(RS_MAT(dh_prev, B, n), RS_CMAT_S(dpre, B, 2 * n, n3), RS_CMAT(U, 2 * n, n),
+                          1.0f);
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
@@ -84,8 +88,9 @@ void gru_recurrent_backward(float *dU, float *db, const float *dpre, const float
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
-    rs_gemm(1, 0, 2 * n, n, R, 1.0f, dpre, n3, h_prev, n, 1.0f, dU, n);
-    rs_gemm(1, 0, n, n, R, 1.0f, dpre + 2 * n, n3, r_h, n, 1.0f, dU + (size_t)2 * n * n, n);
+    matmul_backward_weight(RS_MAT(dU, 2 * n, n), RS_CMAT_S(dpre, R, 2 * n, n3), RS_CMAT(h_prev, R, n));
+    matmul_backward_weight(RS_MAT(dU + (size_t)2 * n * n, n, n), RS_CMAT_S(dpre + 2 * n, R, n, n3),
+                           RS_CMAT(r_h, R, n));
     rs_add_row_sums(db, dpre, R, n3, n3);
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }

@@ -1,6 +1,7 @@
 /* Thin wrappers over OpenBLAS for the row-major products the layers use, and
  * the elementwise helpers they share. Every matrix product in rnnsearch goes
- * through rs_gemm. */
+ * through rs_gemm; the layers call it through the three named products of a
+ * linear layer (matmul_forward, matmul_backward_input, matmul_backward_weight). */
 #ifndef RS_LINALG_H
 #define RS_LINALG_H
 
@@ -12,6 +13,35 @@
  * once instead of packing it. */
 void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc);
+
+/* A row-major matrix seen in place: rows × cols, consecutive rows `stride`
+ * floats apart (stride > cols for a block of a wider matrix, such as the
+ * context columns W'_c of the decoder's input matrix W'). rs_cmat is read,
+ * rs_mat written. RS_MAT(p, rows, cols) is the dense case. */
+typedef struct {
+    const float *data;
+    int rows, cols, stride;
+} rs_cmat;
+
+typedef struct {
+    float *data;
+    int rows, cols, stride;
+} rs_mat;
+
+#define RS_MAT(p, r, c) ((rs_mat){(p), (r), (c), (c)})
+#define RS_MAT_S(p, r, c, s) ((rs_mat){(p), (r), (c), (s)})
+#define RS_CMAT(p, r, c) ((rs_cmat){(p), (r), (c), (c)})
+#define RS_CMAT_S(p, r, c, s) ((rs_cmat){(p), (r), (c), (s)})
+
+/* The three products of a linear layer y = x Wᵀ, named as the equations
+ * use them (x [R,in], W [out,in], y and dy [R,out]):
+ *   matmul_forward:         y  = beta·y  + x Wᵀ
+ *   matmul_backward_input:  dx = beta·dx + dy W
+ *   matmul_backward_weight: dW += dyᵀ x
+ * beta is 0 (write) or 1 (accumulate). All go through rs_gemm. */
+void matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta);
+void matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta);
+void matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x);
 
 /* y[N] += sum of the rows of X[M, N] (stride ldx): bias gradients. */
 void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx);

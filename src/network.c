@@ -102,11 +102,89 @@ static void multiply_rows(float *x, const float *mask, size_t rows, size_t width
             x[r * width + k] *= mask[r];
 }
 
+/* One direction of the bidirectional encoder (model.md, "Encoder"), with
+ * what its forward pass keeps for the backward. Both directions read the
+ * same source embeddings; the forward one reads positions j = 1..S, the
+ * backward one j = S..1, each from a zero state. states [S+1,B,n] holds them
+ * so that position j (0-based) reads states[j + reverse] and writes
+ * states[j + 1 - reverse]: [0] = 0 and [j+1] = fwd_h_j forward, [j] = bwd_h_j
+ * and [S] = 0 backward. */
+typedef struct {
+    int reverse;
+    float *xproj, *gates, *rh, *states, *dpre; /* [S,B,3n], [S,B,3n], [S,B,n], [S+1,B,n], [S,B,3n] */
+    const float *W, *U, *b;                   /* [3n,m], [3n,n], [3n] */
+    float *dW, *dU, *db;                      /* their gradients (backward only) */
+    int half;                                 /* its half of each annotation: 0 or n */
+} encoder_direction;
+
+static encoder_direction encoder_forward_direction(rs_workspace *ws, const rs_tensors *w,
+                                                   const rs_tensors *g)
+{
+    return (encoder_direction){0, ws->fwd_xproj, ws->fwd_gates, ws->fwd_rh, ws->fwd_states,
+                               ws->fwd_dpre, w->enc_fwd_W, w->enc_fwd_U, w->enc_fwd_b,
+                               g ? g->enc_fwd_W : NULL, g ? g->enc_fwd_U : NULL,
+                               g ? g->enc_fwd_b : NULL, 0};
+}
+
+static encoder_direction encoder_backward_direction(rs_workspace *ws, const rs_tensors *w,
+                                                    const rs_tensors *g, int n)
+{
+    return (encoder_direction){1, ws->bwd_xproj, ws->bwd_gates, ws->bwd_rh, ws->bwd_states,
+                               ws->bwd_dpre, w->enc_bwd_W, w->enc_bwd_U, w->enc_bwd_b,
+                               g ? g->enc_bwd_W : NULL, g ? g->enc_bwd_U : NULL,
+                               g ? g->enc_bwd_b : NULL, n};
+}
+
+/* x_proj = W x + b for every position in one GEMM, then the recurrence;
+ * the mask carries the state through padding, so each sentence's backward
+ * direction starts from 0 at its own </s>. */
+static void direction_forward(const encoder_direction *d, const float *src_x,
+                              const float *src_mask, int S, int B, int m, int n)
+{
+    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+    matmul_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(src_x, S * B, m),
+                   RS_CMAT(d->W, 3 * n, m), 0.0f);
+    rs_add_bias(d->xproj, d->b, S * B, 3 * n, 3 * n);
+    memset(d->states + (d->reverse ? S : 0) * Bn, 0, sizeof(float) * Bn);
+    for (int k = 0; k < S; k++) {
+        const int j = d->reverse ? S - 1 - k : k;
+        gru_step_forward(d->states + (j + 1 - d->reverse) * Bn, d->gates + j * Bn3,
+                         d->rh + j * Bn, d->states + (j + d->reverse) * Bn, d->xproj + j * Bn3,
+                         d->U, src_mask + j * B, B, n);
+    }
+}
+
+/* The recurrence backward, last position read first; each step's dh is the
+ * annotation's gradient (this direction's half) plus what the next step
+ * carries back. Then the parameter gradients over all positions at once. */
+static void direction_backward(rs_workspace *ws, const encoder_direction *d, int S, int B,
+                               int m, int n)
+{
+    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+    memset(ws->carry, 0, sizeof(float) * Bn);
+    for (int k = S - 1; k >= 0; k--) {
+        const int j = d->reverse ? S - 1 - k : k;
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < n; i++)
+                ws->ds[(size_t)b * n + i] =
+                    ws->d_annotations[((size_t)j * B + b) * 2 * n + d->half + i] +
+                    ws->carry[(size_t)b * n + i];
+        memset(ws->carry, 0, sizeof(float) * Bn);
+        gru_step_backward(ws->carry, d->dpre + j * Bn3, ws->ds, d->gates + j * Bn3,
+                          d->states + (j + d->reverse) * Bn, d->U, ws->src_mask + j * B, B, n,
+                          ws->scratch);
+    }
+    /* forward was: x_proj = W x + b. */
+    matmul_backward_weight(RS_MAT(d->dW, 3 * n, m), RS_CMAT(d->dpre, S * B, 3 * n),
+                           RS_CMAT(ws->src_x, S * B, m));
+    gru_recurrent_backward(d->dU, d->db, d->dpre, d->states + d->reverse * Bn, d->rh, S * B, n);
+}
+
 void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
 {
     const rs_tensors *w = &model->w;
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
-    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+    const size_t Bn = (size_t)B * n;
     gather_rows(ws->src_x, w->src_emb, batch->src, S * B, m);
     const float p = ws->dropout.element;
     if (p > 0.0f) {
@@ -123,25 +201,12 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
         for (int b = 0; b < B; b++)
             ws->src_mask[j * B + b] = j < batch->src_len[b] ? 1.0f : 0.0f;
 
-    /* Input projections of every position, both directions: one GEMM each. */
-    rs_gemm(0, 1, S * B, 3 * n, m, 1.0f, ws->src_x, m, w->enc_fwd_W, m, 0.0f, ws->fwd_xproj, 3 * n);
-    rs_add_bias(ws->fwd_xproj, w->enc_fwd_b, S * B, 3 * n, 3 * n);
-    rs_gemm(0, 1, S * B, 3 * n, m, 1.0f, ws->src_x, m, w->enc_bwd_W, m, 0.0f, ws->bwd_xproj, 3 * n);
-    rs_add_bias(ws->bwd_xproj, w->enc_bwd_b, S * B, 3 * n, 3 * n);
+    const encoder_direction fwd = encoder_forward_direction(ws, w, NULL);
+    const encoder_direction bwd = encoder_backward_direction(ws, w, NULL, n);
+    direction_forward(&fwd, ws->src_x, ws->src_mask, S, B, m, n);
+    direction_forward(&bwd, ws->src_x, ws->src_mask, S, B, m, n);
 
-    /* The mask carries the state through padding, so each sentence's backward
-     * pass starts from 0 at its own </s>. */
-    memset(ws->fwd_states, 0, sizeof(float) * Bn);
-    for (int j = 0; j < S; j++)
-        gru_step_forward(ws->fwd_states + (j + 1) * Bn, ws->fwd_gates + j * Bn3, ws->fwd_rh + j * Bn,
-                         ws->fwd_states + j * Bn, ws->fwd_xproj + j * Bn3, w->enc_fwd_U,
-                         ws->src_mask + j * B, B, n);
-    memset(ws->bwd_states + S * Bn, 0, sizeof(float) * Bn);
-    for (int j = S - 1; j >= 0; j--)
-        gru_step_forward(ws->bwd_states + j * Bn, ws->bwd_gates + j * Bn3, ws->bwd_rh + j * Bn,
-                         ws->bwd_states + (j + 1) * Bn, ws->bwd_xproj + j * Bn3, w->enc_bwd_U,
-                         ws->src_mask + j * B, B, n);
-
+    /* h_j = [fwd_h_j ; bwd_h_j] */
     for (int j = 0; j < S; j++)
         for (int b = 0; b < B; b++) {
             float *h = ws->annotations + ((size_t)j * B + b) * 2 * n;
@@ -155,9 +220,56 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
                            S * B, n, model->cfg.att);
 
     /* s_0 = tanh(W_init bwd_h_1 + b_init); bwd_states[0] is bwd_h_1 of every row. */
-    rs_gemm(0, 1, B, n, n, 1.0f, ws->bwd_states, n, w->init_W, n, 0.0f, ws->dec_states, n);
+    matmul_forward(RS_MAT(ws->dec_states, B, n), RS_CMAT(ws->bwd_states, B, n),
+                   RS_CMAT(w->init_W, n, n), 0.0f);
     rs_add_bias(ws->dec_states, w->init_b, B, n, n);
     rs_vtanh(ws->dec_states, ws->dec_states, Bn);
+}
+
+/* The backward of rs_encode, its steps in reverse: the attention keys, the
+ * annotations' dropout, the initial decoder state, the two directions, the
+ * source embeddings. On entry d_annotations holds what the decoder's
+ * attention sent back and carry holds dL/ds_0. */
+static void encode_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+                            const rs_tensors *g)
+{
+    const rs_tensors *w = &model->w;
+    const int kind = model->attention;
+    const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
+    const size_t Bn = (size_t)B * n;
+    attention_keys_backward(kind, ws->d_annotations, kind == RS_ATT_ADDITIVE ? g->att_U : g->att_K,
+                            g->att_b, ws->d_keys, ws->annotations,
+                            kind == RS_ATT_ADDITIVE ? w->att_U : w->att_K, S * B, n,
+                            model->cfg.att);
+    if (ws->dropout.element > 0.0f)
+        multiply(ws->d_annotations, ws->drop_ann, (size_t)S * B * 2 * n);
+
+    /* forward was: s_0 = tanh(W_init bwd_h_1 + b_init); carry holds dL/ds_0.
+     * From the line above on, d_annotations is the gradient of the states
+     * before the annotations' dropout, and s_0 read bwd_h_1 before it too. */
+    for (size_t k = 0; k < Bn; k++)
+        ws->scratch[k] = ws->carry[k] * (1.0f - ws->dec_states[k] * ws->dec_states[k]);
+    matmul_backward_weight(RS_MAT(g->init_W, n, n), RS_CMAT(ws->scratch, B, n),
+                           RS_CMAT(ws->bwd_states, B, n));
+    rs_add_row_sums(g->init_b, ws->scratch, B, n, n);
+    matmul_backward_input(RS_MAT_S(ws->d_annotations + n, B, n, 2 * n),
+                          RS_CMAT(ws->scratch, B, n), RS_CMAT(w->init_W, n, n), 1.0f);
+
+    const encoder_direction fwd = encoder_forward_direction(ws, w, g);
+    const encoder_direction bwd = encoder_backward_direction(ws, w, g, n);
+    direction_backward(ws, &fwd, S, B, m, n);
+    direction_backward(ws, &bwd, S, B, m, n);
+    /* Both directions read src_x: its gradient is the sum of theirs. */
+    matmul_backward_input(RS_MAT(ws->d_src_x, S * B, m), RS_CMAT(ws->fwd_dpre, S * B, 3 * n),
+                          RS_CMAT(w->enc_fwd_W, 3 * n, m), 0.0f);
+    matmul_backward_input(RS_MAT(ws->d_src_x, S * B, m), RS_CMAT(ws->bwd_dpre, S * B, 3 * n),
+                          RS_CMAT(w->enc_bwd_W, 3 * n, m), 1.0f);
+    /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
+    if (ws->dropout.element > 0.0f)
+        multiply(ws->d_src_x, ws->drop_src, (size_t)S * B * m);
+    if (ws->dropout.src_word > 0.0f)
+        multiply_rows(ws->d_src_x, ws->drop_src_word, (size_t)S * B, (size_t)m);
+    scatter_add_rows(g->src_emb, ws->d_src_x, batch->src, S * B, m);
 }
 
 /* One step of the decoder recurrence (model.md), shared by the training
@@ -176,8 +288,35 @@ static void decoder_cell_forward(float *state, float *gates, float *rh, float *a
     const int m = model->cfg.emb, n = model->cfg.hidden, a = model->cfg.att, in = m + 2 * n;
     attention_forward(model->attention, alpha, context, att_hidden, query_proj, s_prev, keys,
                       annotations, src_len, w->att_W, w->att_v, B, S, n, a);
-    rs_gemm(0, 1, B, 3 * n, 2 * n, 1.0f, context, 2 * n, w->dec_W + m, in, 1.0f, xproj, 3 * n);
+    /* x_proj += W'_c c_i (W'_c: the context columns of W', [3n,2n] of the [3n,m+2n]). */
+    matmul_forward(RS_MAT(xproj, B, 3 * n), RS_CMAT(context, B, 2 * n),
+                   RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
     gru_step_forward(state, gates, rh, s_prev, xproj, w->dec_U, mask, B, n);
+}
+
+/* The backward of decoder step t, its forward in reverse: the GRU, the
+ * context's share of the input projection, the attention. ds holds
+ * dL/ds_t; dL/ds_{t-1} (through the recurrence and the attention query)
+ * goes to carry, which the caller has zeroed. */
+static void decoder_cell_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+                                  const rs_tensors *g, int t)
+{
+    const rs_tensors *w = &model->w;
+    const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
+    const int a = model->cfg.att, in = m + 2 * n, ka = attention_key_size(model->attention, n, a);
+    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+    const float *s_prev = ws->dec_states + t * Bn;
+    float *dpre = ws->dec_dpre + t * Bn3, *dctx = ws->d_context + (size_t)t * B * 2 * n;
+    gru_step_backward(ws->carry, dpre, ws->ds, ws->dec_gates + t * Bn3, s_prev, w->dec_U,
+                      ws->tgt_mask + t * B, B, n, ws->scratch);
+    /* forward was: x_proj += W'_c c_i. */
+    matmul_backward_input(RS_MAT(dctx, B, 2 * n), RS_CMAT(dpre, B, 3 * n),
+                          RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
+    attention_backward(model->attention, ws->carry, ws->d_annotations, ws->d_keys,
+                       ws->d_query_proj + (size_t)t * B * a, g->att_v, dctx,
+                       ws->alpha + (size_t)t * B * S, ws->att_hidden + (size_t)t * B * S * ka,
+                       s_prev, ws->keys, ws->annotations, batch->src_len, w->att_W, w->att_v, B,
+                       S, n, a, ws->d_scores);
 }
 
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
@@ -209,7 +348,8 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
         for (int b = 0; b < B; b++)
             ws->tgt_mask[t * B + b] = t < batch->tgt_len[b] ? 1.0f : 0.0f;
     /* u_i = [E y_{i-1} ; c_i]: the embedding half of W' u_i + b' for all steps at once. */
-    rs_gemm(0, 1, R, 3 * n, m, 1.0f, ws->dec_emb, m, w->dec_W, in, 0.0f, ws->dec_xproj, 3 * n);
+    matmul_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m),
+                   RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
     rs_add_bias(ws->dec_xproj, w->dec_b, R, 3 * n, 3 * n);
 
     for (int t = 0; t < T; t++)
@@ -225,28 +365,29 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
     return softmax_xent_forward(ws->probs, ws->nll, batch->tgt_out, R, V);
 }
 
+/* The forward pass's calls in reverse: loss and deep output, the decoder
+ * steps last first (then the decoder's parameters over all steps at once),
+ * the target embeddings, the encoder. Every gradient accumulates (+=) into g. */
 void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
                          const rs_tensors *g, float smoothing, float scale)
 {
     const rs_tensors *w = &model->w;
     const rs_config *c = &model->cfg;
-    const int kind = model->attention;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
     const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
-    const int in = m + 2 * n, ka = attention_key_size(kind, n, a);
-    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+    const int in = m + 2 * n, ka = attention_key_size(model->attention, n, a);
+    const size_t Bn = (size_t)B * n;
+    const int drop = ws->dropout.element > 0.0f;
 
-    /* Loss and deep output. */
     softmax_xent_backward(ws->probs, batch->tgt_out, smoothing, scale, R, V);
     memset(ws->d_dec_emb, 0, sizeof(float) * (size_t)R * m);
     memset(ws->d_context, 0, sizeof(float) * (size_t)R * 2 * n);
-    const int drop = ws->dropout.element > 0.0f;
     readout_backward(ws->d_states, ws->d_dec_emb, m, ws->d_context, 2 * n, g, ws->dt, ws->dtpre,
                      ws->probs, ws->tmax, ws->which, ws->dec_states + Bn, ws->dec_emb, ws->context,
                      drop ? ws->drop_out : NULL, w, R, n, m, l, V);
 
-    /* Decoder, last step first. s_i receives gradient from the readout at i,
-     * and (through carry) from the recurrence and the attention query at i+1. */
+    /* s_i receives gradient from the readout at i and, through carry, from
+     * the recurrence and the attention query at i+1. */
     memset(ws->d_annotations, 0, sizeof(float) * (size_t)S * B * 2 * n);
     memset(ws->d_keys, 0, sizeof(float) * (size_t)S * B * ka);
     memset(ws->carry, 0, sizeof(float) * Bn);
@@ -254,83 +395,30 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
         for (size_t k = 0; k < Bn; k++)
             ws->ds[k] = ws->d_states[t * Bn + k] + ws->carry[k];
         memset(ws->carry, 0, sizeof(float) * Bn);
-        const float *s_prev = ws->dec_states + t * Bn;
-        float *dpre = ws->dec_dpre + t * Bn3, *dctx = ws->d_context + (size_t)t * B * 2 * n;
-        gru_step_backward(ws->carry, dpre, ws->ds, ws->dec_gates + t * Bn3, s_prev, w->dec_U,
-                          ws->tgt_mask + t * B, B, n, ws->scratch);
-        /* forward was: x_proj += W'_c c_i. */
-        rs_gemm(0, 0, B, 2 * n, 3 * n, 1.0f, dpre, 3 * n, w->dec_W + m, in, 1.0f, dctx, 2 * n);
-        attention_backward(kind, ws->carry, ws->d_annotations, ws->d_keys,
-                           ws->d_query_proj + (size_t)t * B * a, g->att_v, dctx,
-                           ws->alpha + (size_t)t * B * S, ws->att_hidden + (size_t)t * B * S * ka,
-                           s_prev, ws->keys, ws->annotations, batch->src_len, w->att_W, w->att_v, B,
-                           S, n, a, ws->d_scores);
+        decoder_cell_backward(ws, model, batch, g, t);
     }
 
-    /* Decoder parameters, all steps at once: u_i = [E y_{i-1} ; c_i]. */
-    rs_gemm(1, 0, 3 * n, m, R, 1.0f, ws->dec_dpre, 3 * n, ws->dec_emb, m, 1.0f, g->dec_W, in);
-    rs_gemm(1, 0, 3 * n, 2 * n, R, 1.0f, ws->dec_dpre, 3 * n, ws->context, 2 * n, 1.0f, g->dec_W + m,
-            in);
+    /* The decoder's parameters, all steps at once: x_proj = W'_e E y_{i-1} +
+     * W'_c c_i + b' and the recurrence; the attention's query side W_a s. */
+    const rs_cmat dpre = RS_CMAT(ws->dec_dpre, R, 3 * n);
+    matmul_backward_weight(RS_MAT_S(g->dec_W, 3 * n, m, in), dpre, RS_CMAT(ws->dec_emb, R, m));
+    matmul_backward_weight(RS_MAT_S(g->dec_W + m, 3 * n, 2 * n, in), dpre,
+                           RS_CMAT(ws->context, R, 2 * n));
     gru_recurrent_backward(g->dec_U, g->dec_b, ws->dec_dpre, ws->dec_states, ws->dec_rh, R, n);
-    rs_gemm(0, 0, R, m, 3 * n, 1.0f, ws->dec_dpre, 3 * n, w->dec_W, in, 1.0f, ws->d_dec_emb, m);
+    matmul_backward_input(RS_MAT(ws->d_dec_emb, R, m), dpre, RS_CMAT_S(w->dec_W, 3 * n, m, in),
+                          1.0f);
+    if (model->attention == RS_ATT_ADDITIVE)
+        matmul_backward_weight(RS_MAT(g->att_W, a, n), RS_CMAT(ws->d_query_proj, R, a),
+                               RS_CMAT(ws->dec_states, R, n));
+
     /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
     if (drop)
         multiply(ws->d_dec_emb, ws->drop_emb, (size_t)R * m);
     if (ws->dropout.tgt_word > 0.0f)
         multiply_rows(ws->d_dec_emb, ws->drop_tgt_word, (size_t)R, (size_t)m);
     scatter_add_rows(g->tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m);
-    if (kind == RS_ATT_ADDITIVE)
-        rs_gemm(1, 0, a, n, R, 1.0f, ws->d_query_proj, a, ws->dec_states, n, 1.0f, g->att_W, n);
-    attention_keys_backward(kind, ws->d_annotations, kind == RS_ATT_ADDITIVE ? g->att_U : g->att_K,
-                            g->att_b, ws->d_keys, ws->annotations,
-                            kind == RS_ATT_ADDITIVE ? w->att_U : w->att_K, S * B, n, a);
-    if (drop)
-        multiply(ws->d_annotations, ws->drop_ann, (size_t)S * B * 2 * n);
 
-    /* forward was: s_0 = tanh(W_init bwd_h_1 + b_init); carry holds dL/ds_0. */
-    for (size_t k = 0; k < Bn; k++)
-        ws->scratch[k] = ws->carry[k] * (1.0f - ws->dec_states[k] * ws->dec_states[k]);
-    rs_gemm(1, 0, n, n, B, 1.0f, ws->scratch, n, ws->bwd_states, n, 1.0f, g->init_W, n);
-    rs_add_row_sums(g->init_b, ws->scratch, B, n, n);
-    rs_gemm(0, 0, B, n, n, 1.0f, ws->scratch, n, w->init_W, n, 1.0f, ws->d_annotations + n, 2 * n);
-
-    /* Encoder: the forward GRU's backward runs j = S..1, the backward GRU's j = 1..S. */
-    memset(ws->carry, 0, sizeof(float) * Bn);
-    for (int j = S - 1; j >= 0; j--) {
-        for (int b = 0; b < B; b++)
-            for (int k = 0; k < n; k++)
-                ws->ds[(size_t)b * n + k] =
-                    ws->d_annotations[((size_t)j * B + b) * 2 * n + k] + ws->carry[(size_t)b * n + k];
-        memset(ws->carry, 0, sizeof(float) * Bn);
-        gru_step_backward(ws->carry, ws->fwd_dpre + j * Bn3, ws->ds, ws->fwd_gates + j * Bn3,
-                          ws->fwd_states + j * Bn, w->enc_fwd_U, ws->src_mask + j * B, B, n,
-                          ws->scratch);
-    }
-    memset(ws->carry, 0, sizeof(float) * Bn);
-    for (int j = 0; j < S; j++) {
-        for (int b = 0; b < B; b++)
-            for (int k = 0; k < n; k++)
-                ws->ds[(size_t)b * n + k] = ws->d_annotations[((size_t)j * B + b) * 2 * n + n + k] +
-                                            ws->carry[(size_t)b * n + k];
-        memset(ws->carry, 0, sizeof(float) * Bn);
-        gru_step_backward(ws->carry, ws->bwd_dpre + j * Bn3, ws->ds, ws->bwd_gates + j * Bn3,
-                          ws->bwd_states + (j + 1) * Bn, w->enc_bwd_U, ws->src_mask + j * B, B, n,
-                          ws->scratch);
-    }
-    rs_gemm(1, 0, 3 * n, m, S * B, 1.0f, ws->fwd_dpre, 3 * n, ws->src_x, m, 1.0f, g->enc_fwd_W, m);
-    gru_recurrent_backward(g->enc_fwd_U, g->enc_fwd_b, ws->fwd_dpre, ws->fwd_states, ws->fwd_rh,
-                           S * B, n);
-    rs_gemm(1, 0, 3 * n, m, S * B, 1.0f, ws->bwd_dpre, 3 * n, ws->src_x, m, 1.0f, g->enc_bwd_W, m);
-    gru_recurrent_backward(g->enc_bwd_U, g->enc_bwd_b, ws->bwd_dpre, ws->bwd_states + Bn,
-                           ws->bwd_rh, S * B, n);
-    rs_gemm(0, 0, S * B, m, 3 * n, 1.0f, ws->fwd_dpre, 3 * n, w->enc_fwd_W, m, 0.0f, ws->d_src_x, m);
-    rs_gemm(0, 0, S * B, m, 3 * n, 1.0f, ws->bwd_dpre, 3 * n, w->enc_bwd_W, m, 1.0f, ws->d_src_x, m);
-    /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
-    if (drop)
-        multiply(ws->d_src_x, ws->drop_src, (size_t)S * B * m);
-    if (ws->dropout.src_word > 0.0f)
-        multiply_rows(ws->d_src_x, ws->drop_src_word, (size_t)S * B, (size_t)m);
-    scatter_add_rows(g->src_emb, ws->d_src_x, batch->src, S * B, m);
+    encode_backward(ws, model, batch, g);
 }
 
 /* ---- one decoder step, for translation ---- */
@@ -387,7 +475,8 @@ void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, fl
     const rs_config *c = &model->cfg;
     const int m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab, in = m + 2 * n;
     gather_rows(sw->emb, w->tgt_emb, prev, B, m);
-    rs_gemm(0, 1, B, 3 * n, m, 1.0f, sw->emb, m, w->dec_W, in, 0.0f, sw->xproj, 3 * n);
+    matmul_forward(RS_MAT(sw->xproj, B, 3 * n), RS_CMAT(sw->emb, B, m),
+                   RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
     rs_add_bias(sw->xproj, w->dec_b, B, 3 * n, 3 * n);
     decoder_cell_forward(next_state, sw->gates, sw->rh, alpha, sw->context, sw->hidden,
                          sw->query_proj, sw->xproj, state, keys, annotations, src_len, NULL, model,

@@ -12,9 +12,10 @@ void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
 {
     const double phase_t0 = rs_phase_start();
     const int l2 = 2 * l;
-    rs_gemm(0, 1, R, l2, n, 1.0f, states, n, w->out_U, n, 0.0f, tpre, l2);
-    rs_gemm(0, 1, R, l2, m, 1.0f, prev_emb, lde, w->out_V, m, 1.0f, tpre, l2);
-    rs_gemm(0, 1, R, l2, 2 * n, 1.0f, context, ldc, w->out_C, 2 * n, 1.0f, tpre, l2);
+    const rs_mat t_pre = RS_MAT(tpre, R, l2);
+    matmul_forward(t_pre, RS_CMAT(states, R, n), RS_CMAT(w->out_U, l2, n), 0.0f);
+    matmul_forward(t_pre, RS_CMAT_S(prev_emb, R, m, lde), RS_CMAT(w->out_V, l2, m), 1.0f);
+    matmul_forward(t_pre, RS_CMAT_S(context, R, 2 * n, ldc), RS_CMAT(w->out_C, l2, 2 * n), 1.0f);
     rs_add_bias(tpre, w->out_b, R, l2, l2);
     for (int r = 0; r < R; r++) {
         const float *p = tpre + (size_t)r * l2;
@@ -28,7 +29,7 @@ void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
     if (t_mask)
         for (size_t i = 0; i < (size_t)R * l; i++)
             t[i] *= t_mask[i];
-    rs_gemm(0, 1, R, V, l, 1.0f, t, l, w->out_W, l, 0.0f, logits, V);
+    matmul_forward(RS_MAT(logits, R, V), RS_CMAT(t, R, l), RS_CMAT(w->out_W, V, l), 0.0f);
     rs_add_bias(logits, w->out_bw, R, V, V);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
@@ -42,9 +43,10 @@ void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext
     const double phase_t0 = rs_phase_start();
     const int l2 = 2 * l;
     /* forward was: logits = W_out t + b_out. */
-    rs_gemm(1, 0, V, l, R, 1.0f, dlogits, V, t, l, 1.0f, g->out_W, l);
+    const rs_cmat d_logits = RS_CMAT(dlogits, R, V);
+    matmul_backward_weight(RS_MAT(g->out_W, V, l), d_logits, RS_CMAT(t, R, l));
     rs_add_row_sums(g->out_bw, dlogits, R, V, V);
-    rs_gemm(0, 0, R, l, V, 1.0f, dlogits, V, w->out_W, l, 0.0f, dt, l);
+    matmul_backward_input(RS_MAT(dt, R, l), d_logits, RS_CMAT(w->out_W, V, l), 0.0f);
     if (t_mask)
         for (size_t i = 0; i < (size_t)R * l; i++)
             dt[i] *= t_mask[i];
@@ -54,13 +56,15 @@ void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext
         for (int k = 0; k < l; k++)
             dtpre[(size_t)r * l2 + 2 * k + which[(size_t)r * l + k]] = dt[(size_t)r * l + k];
     /* forward was: t~ = U_o s + V_o e + C_o c + b_o. */
-    rs_gemm(1, 0, l2, n, R, 1.0f, dtpre, l2, states, n, 1.0f, g->out_U, n);
-    rs_gemm(1, 0, l2, m, R, 1.0f, dtpre, l2, prev_emb, lde, 1.0f, g->out_V, m);
-    rs_gemm(1, 0, l2, 2 * n, R, 1.0f, dtpre, l2, context, ldc, 1.0f, g->out_C, 2 * n);
+    const rs_cmat d_tpre = RS_CMAT(dtpre, R, l2);
+    matmul_backward_weight(RS_MAT(g->out_U, l2, n), d_tpre, RS_CMAT(states, R, n));
+    matmul_backward_weight(RS_MAT(g->out_V, l2, m), d_tpre, RS_CMAT_S(prev_emb, R, m, lde));
+    matmul_backward_weight(RS_MAT(g->out_C, l2, 2 * n), d_tpre, RS_CMAT_S(context, R, 2 * n, ldc));
     rs_add_row_sums(g->out_b, dtpre, R, l2, l2);
-    rs_gemm(0, 0, R, n, l2, 1.0f, dtpre, l2, w->out_U, n, 0.0f, dstates, n);
-    rs_gemm(0, 0, R, m, l2, 1.0f, dtpre, l2, w->out_V, m, 1.0f, dprev_emb, lde);
-    rs_gemm(0, 0, R, 2 * n, l2, 1.0f, dtpre, l2, w->out_C, 2 * n, 1.0f, dcontext, ldc);
+    matmul_backward_input(RS_MAT(dstates, R, n), d_tpre, RS_CMAT(w->out_U, l2, n), 0.0f);
+    matmul_backward_input(RS_MAT_S(dprev_emb, R, m, lde), d_tpre, RS_CMAT(w->out_V, l2, m), 1.0f);
+    matmul_backward_input(RS_MAT_S(dcontext, R, 2 * n, ldc), d_tpre, RS_CMAT(w->out_C, l2, 2 * n),
+                          1.0f);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
