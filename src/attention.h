@@ -28,23 +28,43 @@ void attention_keys_backward(int kind, float *dannotations, float *dU, float *db
                              const float *dkeys, const float *annotations, const float *U,
                              int R, int n, int a);
 
-/* One decoder step. alpha [B,S]; context [B,2n]; hidden [B,S,a] saved tanh
- * (additive; NULL otherwise); query_proj [B,a] scratch; query [B,n];
- * src_len [B] real lengths (≥ 1); W_a [a,n], v_a [a] (additive only). */
-void attention_forward(int kind, float *alpha, float *context, float *hidden, float *query_proj,
-                       const float *query, const float *keys, const float *annotations,
-                       const int *src_len, const float *W_a, const float *v_a, int B, int S,
-                       int n, int a);
+/* The weights of one step's attention: kind, n hidden, a attention size;
+ * W_a [a,n] and v_a [a] (additive only, NULL otherwise). */
+typedef struct {
+    int kind, n, a;
+    const float *W_a, *v_a;
+} attention_weights;
 
-/* Backward of one step, accumulating (+=) into dquery [B,n], dannotations
- * [S,B,2n], dkeys [S,B,ka] and dv_a [a]; dquery_proj [B,a] is written
- * (additive: dL/d(W_a s), for the caller's hoisted dW_a). scratch [S]. */
-void attention_backward(int kind, float *dquery, float *dannotations, float *dkeys,
-                        float *dquery_proj, float *dv_a, const float *dcontext,
-                        const float *alpha, const float *hidden, const float *query,
-                        const float *keys, const float *annotations, const int *src_len,
-                        const float *W_a, const float *v_a, int B, int S, int n, int a,
-                        float *scratch);
+/* What a step attends over: keys [S,B,ka] and annotations [S,B,2n] of a
+ * batch of B sentences of src_len [B] (≥ 1) real positions, S at most. */
+typedef struct {
+    const float *keys, *annotations;
+    const int *src_len;
+    int B, S;
+} attention_source;
+
+/* What a step's forward keeps for its backward: alpha [B,S] the weights;
+ * hidden [B,S,a] tanh(W_a s + key) (additive; NULL otherwise); query_proj
+ * [B,a] W_a s (additive; scratch). */
+typedef struct {
+    float *alpha, *hidden, *query_proj;
+} attention_saved;
+
+/* Gradients a step's backward accumulates (+=): query [B,n], annotations
+ * [S,B,2n], keys [S,B,ka], v_a [a]; query_proj [B,a] is written (additive:
+ * dL/d(W_a s), for the caller's dW_a hoisted over all steps). */
+typedef struct {
+    float *query, *annotations, *keys, *query_proj, *v_a;
+} attention_grads;
+
+/* context [B,2n] = Σ_j α_j h_j with α = softmax_j(ε(query [B,n], key_j)). */
+void attention_forward(float *context, const attention_saved *saved, const float *query,
+                       const attention_source *src, const attention_weights *w);
+
+/* The backward of attention_forward for dcontext [B,2n]; scratch [S]. */
+void attention_backward(const attention_grads *d, const float *dcontext,
+                        const attention_saved *saved, const float *query,
+                        const attention_source *src, const attention_weights *w, float *scratch);
 
 /* Softmax of x[0..len) in place; entries len..total-1 set to exactly 0. */
 void attention_softmax(float *x, int len, int total);

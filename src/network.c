@@ -286,8 +286,10 @@ static void decoder_cell_forward(float *state, float *gates, float *rh, float *a
 {
     const rs_tensors *w = &model->w;
     const int m = model->cfg.emb, n = model->cfg.hidden, a = model->cfg.att, in = m + 2 * n;
-    attention_forward(model->attention, alpha, context, att_hidden, query_proj, s_prev, keys,
-                      annotations, src_len, w->att_W, w->att_v, B, S, n, a);
+    const attention_weights aw = {model->attention, n, a, w->att_W, w->att_v};
+    const attention_source src = {keys, annotations, src_len, B, S};
+    const attention_saved saved = {alpha, att_hidden, query_proj};
+    attention_forward(context, &saved, s_prev, &src, &aw);
     /* x_proj += W'_c c_i (W'_c: the context columns of W', [3n,2n] of the [3n,m+2n]). */
     matmul_forward(RS_MAT(xproj, B, 3 * n), RS_CMAT(context, B, 2 * n),
                    RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
@@ -312,11 +314,13 @@ static void decoder_cell_backward(rs_workspace *ws, const rs_model *model, const
     /* forward was: x_proj += W'_c c_i. */
     matmul_backward_input(RS_MAT(dctx, B, 2 * n), RS_CMAT(dpre, B, 3 * n),
                           RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
-    attention_backward(model->attention, ws->carry, ws->d_annotations, ws->d_keys,
-                       ws->d_query_proj + (size_t)t * B * a, g->att_v, dctx,
-                       ws->alpha + (size_t)t * B * S, ws->att_hidden + (size_t)t * B * S * ka,
-                       s_prev, ws->keys, ws->annotations, batch->src_len, w->att_W, w->att_v, B,
-                       S, n, a, ws->d_scores);
+    const attention_weights aw = {model->attention, n, a, w->att_W, w->att_v};
+    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S};
+    const attention_saved saved = {ws->alpha + (size_t)t * B * S,
+                                   ws->att_hidden + (size_t)t * B * S * ka, NULL};
+    const attention_grads d = {ws->carry, ws->d_annotations, ws->d_keys,
+                               ws->d_query_proj + (size_t)t * B * a, g->att_v};
+    attention_backward(&d, dctx, &saved, s_prev, &src, &aw, ws->d_scores);
 }
 
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
@@ -360,8 +364,10 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
                              ws->dec_xproj + t * Bn3, ws->dec_states + t * Bn, ws->keys,
                              ws->annotations, batch->src_len, ws->tgt_mask + t * B, model, B, S);
 
-    readout_forward(ws->tpre, ws->tmax, ws->which, ws->probs, ws->dec_states + Bn, ws->dec_emb, m,
-                    ws->context, 2 * n, t_mask, w, R, n, m, l, V);
+    const readout_saved saved = {ws->tpre, ws->tmax, ws->which, t_mask};
+    const readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n), RS_CMAT(ws->dec_emb, R, m),
+                                   RS_CMAT(ws->context, R, 2 * n)};
+    readout_forward(ws->probs, &saved, &inputs, w, l, V);
     return softmax_xent_forward(ws->probs, ws->nll, batch->tgt_out, R, V);
 }
 
@@ -382,9 +388,12 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     softmax_xent_backward(ws->probs, batch->tgt_out, smoothing, scale, R, V);
     memset(ws->d_dec_emb, 0, sizeof(float) * (size_t)R * m);
     memset(ws->d_context, 0, sizeof(float) * (size_t)R * 2 * n);
-    readout_backward(ws->d_states, ws->d_dec_emb, m, ws->d_context, 2 * n, g, ws->dt, ws->dtpre,
-                     ws->probs, ws->tmax, ws->which, ws->dec_states + Bn, ws->dec_emb, ws->context,
-                     drop ? ws->drop_out : NULL, w, R, n, m, l, V);
+    const readout_saved saved = {ws->tpre, ws->tmax, ws->which, drop ? ws->drop_out : NULL};
+    const readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n), RS_CMAT(ws->dec_emb, R, m),
+                                   RS_CMAT(ws->context, R, 2 * n)};
+    const readout_input_grads d_inputs = {RS_MAT(ws->d_states, R, n), RS_MAT(ws->d_dec_emb, R, m),
+                                          RS_MAT(ws->d_context, R, 2 * n)};
+    readout_backward(&d_inputs, g, ws->dt, ws->dtpre, ws->probs, &saved, &inputs, w, l, V);
 
     /* s_i receives gradient from the readout at i and, through carry, from
      * the recurrence and the attention query at i+1. */
@@ -481,8 +490,10 @@ void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, fl
     decoder_cell_forward(next_state, sw->gates, sw->rh, alpha, sw->context, sw->hidden,
                          sw->query_proj, sw->xproj, state, keys, annotations, src_len, NULL, model,
                          B, S);
-    readout_forward(sw->tpre, sw->tmax, sw->which, logits, next_state, sw->emb, m, sw->context,
-                    2 * n, NULL, w, B, n, m, l, V);
+    const readout_saved saved = {sw->tpre, sw->tmax, sw->which, NULL};
+    const readout_inputs inputs = {RS_CMAT(next_state, B, n), RS_CMAT(sw->emb, B, m),
+                                   RS_CMAT(sw->context, B, 2 * n)};
+    readout_forward(logits, &saved, &inputs, w, l, V);
     for (int b = 0; b < B; b++)
         lse[b] = rs_log_normalizer(logits + (size_t)b * V, sw->exp_row, V);
 }

@@ -5,66 +5,65 @@
 #include "readout.h"
 #include "vecmath.h"
 
-void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
-                     const float *states, const float *prev_emb, int lde, const float *context,
-                     int ldc, const float *t_mask, const rs_tensors *w, int R, int n, int m, int l,
-                     int V)
+void readout_forward(float *logits, const readout_saved *saved, const readout_inputs *in,
+                     const rs_tensors *w, int l, int V)
 {
     const double phase_t0 = rs_phase_start();
-    const int l2 = 2 * l;
+    const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols, l2 = 2 * l;
+    float *tpre = saved->tpre, *t = saved->t;
+    /* t~ = U_o s + V_o e + C_o c + b_o */
     const rs_mat t_pre = RS_MAT(tpre, R, l2);
-    matmul_forward(t_pre, RS_CMAT(states, R, n), RS_CMAT(w->out_U, l2, n), 0.0f);
-    matmul_forward(t_pre, RS_CMAT_S(prev_emb, R, m, lde), RS_CMAT(w->out_V, l2, m), 1.0f);
-    matmul_forward(t_pre, RS_CMAT_S(context, R, 2 * n, ldc), RS_CMAT(w->out_C, l2, 2 * n), 1.0f);
+    matmul_forward(t_pre, in->states, RS_CMAT(w->out_U, l2, n), 0.0f);
+    matmul_forward(t_pre, in->prev_emb, RS_CMAT(w->out_V, l2, m), 1.0f);
+    matmul_forward(t_pre, in->context, RS_CMAT(w->out_C, l2, 2 * n), 1.0f);
     rs_add_bias(tpre, w->out_b, R, l2, l2);
+    /* t[k] = max(t~[2k], t~[2k+1]) */
     for (int r = 0; r < R; r++) {
         const float *p = tpre + (size_t)r * l2;
         for (int k = 0; k < l; k++) {
             /* Ties pick the first of the pair, the same in forward and backward. */
             unsigned char second = p[2 * k + 1] > p[2 * k];
-            which[(size_t)r * l + k] = second;
+            saved->which[(size_t)r * l + k] = second;
             t[(size_t)r * l + k] = p[2 * k + second];
         }
     }
-    if (t_mask)
+    if (saved->t_mask)
         for (size_t i = 0; i < (size_t)R * l; i++)
-            t[i] *= t_mask[i];
+            t[i] *= saved->t_mask[i];
+    /* logits = W_out t + b_out */
     matmul_forward(RS_MAT(logits, R, V), RS_CMAT(t, R, l), RS_CMAT(w->out_W, V, l), 0.0f);
     rs_add_bias(logits, w->out_bw, R, V, V);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
-void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext, int ldc,
-                      const rs_tensors *g, float *dt, float *dtpre, const float *dlogits,
-                      const float *t, const unsigned char *which, const float *states,
-                      const float *prev_emb, const float *context, const float *t_mask,
-                      const rs_tensors *w, int R, int n, int m, int l, int V)
+void readout_backward(const readout_input_grads *d, const rs_tensors *g, float *dt, float *dtpre,
+                      const float *dlogits, const readout_saved *saved, const readout_inputs *in,
+                      const rs_tensors *w, int l, int V)
 {
     const double phase_t0 = rs_phase_start();
-    const int l2 = 2 * l;
+    const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols, l2 = 2 * l;
     /* forward was: logits = W_out t + b_out. */
     const rs_cmat d_logits = RS_CMAT(dlogits, R, V);
-    matmul_backward_weight(RS_MAT(g->out_W, V, l), d_logits, RS_CMAT(t, R, l));
+    matmul_backward_weight(RS_MAT(g->out_W, V, l), d_logits, RS_CMAT(saved->t, R, l));
     rs_add_row_sums(g->out_bw, dlogits, R, V, V);
     matmul_backward_input(RS_MAT(dt, R, l), d_logits, RS_CMAT(w->out_W, V, l), 0.0f);
-    if (t_mask)
+    if (saved->t_mask)
         for (size_t i = 0; i < (size_t)R * l; i++)
-            dt[i] *= t_mask[i];
+            dt[i] *= saved->t_mask[i];
     /* forward was: t[k] = max(t~[2k], t~[2k+1]): the gradient goes to the max. */
     memset(dtpre, 0, sizeof(float) * (size_t)R * l2);
     for (int r = 0; r < R; r++)
         for (int k = 0; k < l; k++)
-            dtpre[(size_t)r * l2 + 2 * k + which[(size_t)r * l + k]] = dt[(size_t)r * l + k];
+            dtpre[(size_t)r * l2 + 2 * k + saved->which[(size_t)r * l + k]] = dt[(size_t)r * l + k];
     /* forward was: t~ = U_o s + V_o e + C_o c + b_o. */
     const rs_cmat d_tpre = RS_CMAT(dtpre, R, l2);
-    matmul_backward_weight(RS_MAT(g->out_U, l2, n), d_tpre, RS_CMAT(states, R, n));
-    matmul_backward_weight(RS_MAT(g->out_V, l2, m), d_tpre, RS_CMAT_S(prev_emb, R, m, lde));
-    matmul_backward_weight(RS_MAT(g->out_C, l2, 2 * n), d_tpre, RS_CMAT_S(context, R, 2 * n, ldc));
+    matmul_backward_weight(RS_MAT(g->out_U, l2, n), d_tpre, in->states);
+    matmul_backward_weight(RS_MAT(g->out_V, l2, m), d_tpre, in->prev_emb);
+    matmul_backward_weight(RS_MAT(g->out_C, l2, 2 * n), d_tpre, in->context);
     rs_add_row_sums(g->out_b, dtpre, R, l2, l2);
-    matmul_backward_input(RS_MAT(dstates, R, n), d_tpre, RS_CMAT(w->out_U, l2, n), 0.0f);
-    matmul_backward_input(RS_MAT_S(dprev_emb, R, m, lde), d_tpre, RS_CMAT(w->out_V, l2, m), 1.0f);
-    matmul_backward_input(RS_MAT_S(dcontext, R, 2 * n, ldc), d_tpre, RS_CMAT(w->out_C, l2, 2 * n),
-                          1.0f);
+    matmul_backward_input(d->states, d_tpre, RS_CMAT(w->out_U, l2, n), 0.0f);
+    matmul_backward_input(d->prev_emb, d_tpre, RS_CMAT(w->out_V, l2, m), 1.0f);
+    matmul_backward_input(d->context, d_tpre, RS_CMAT(w->out_C, l2, 2 * n), 1.0f);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 

@@ -11,24 +11,40 @@
 #ifndef RS_READOUT_H
 #define RS_READOUT_H
 
+#include "linalg.h"
 #include "params.h"
 
-/* tpre [R,2l]; t [R,l]; which [R,l] (0/1: which of the pair was the max);
- * logits [R,V]; states [R,n]; prev_emb [R,m] (row stride lde);
- * context [R,2n] (row stride ldc); t_mask [R,l] dropout multipliers applied
- * to t (NULL: none). */
-void readout_forward(float *tpre, float *t, unsigned char *which, float *logits,
-                     const float *states, const float *prev_emb, int lde, const float *context,
-                     int ldc, const float *t_mask, const rs_tensors *w, int R, int n, int m, int l,
-                     int V);
+/* The three inputs over R positions: states s_i [R,n], the previous words'
+ * embeddings E y_{i-1} [R,m] and the contexts c_i [R,2n] (views, so each may
+ * be a block of a wider buffer). */
+typedef struct {
+    rs_cmat states, prev_emb, context;
+} readout_inputs;
 
-/* dstates [R,n] written; dprev_emb, dcontext += (same strides as forward);
- * parameter gradients in g +=; dt [R,l] and dtpre [R,2l] scratch. */
-void readout_backward(float *dstates, float *dprev_emb, int lde, float *dcontext, int ldc,
-                      const rs_tensors *g, float *dt, float *dtpre, const float *dlogits,
-                      const float *t, const unsigned char *which, const float *states,
-                      const float *prev_emb, const float *context, const float *t_mask,
-                      const rs_tensors *w, int R, int n, int m, int l, int V);
+/* Their gradients: states written, prev_emb and context accumulated (+=). */
+typedef struct {
+    rs_mat states, prev_emb, context;
+} readout_input_grads;
+
+/* What the forward keeps for the backward: tpre [R,2l] t~; t [R,l] after
+ * maxout and dropout; which [R,l] (0/1: which of each pair was the max);
+ * t_mask [R,l] dropout multipliers applied to t (NULL: none). */
+typedef struct {
+    float *tpre, *t;
+    unsigned char *which;
+    const float *t_mask;
+} readout_saved;
+
+/* logits [R,V] = W_out t + b_out, t = maxout(U_o s + V_o e + C_o c + b_o);
+ * l maxout units, V target vocabulary. */
+void readout_forward(float *logits, const readout_saved *saved, const readout_inputs *in,
+                     const rs_tensors *w, int l, int V);
+
+/* The backward for dlogits [R,V]: input gradients into d, parameter
+ * gradients into g (+=); dt [R,l] and dtpre [R,2l] scratch. */
+void readout_backward(const readout_input_grads *d, const rs_tensors *g, float *dt, float *dtpre,
+                      const float *dlogits, const readout_saved *saved, const readout_inputs *in,
+                      const rs_tensors *w, int l, int V);
 
 /* Turns logits [R,V] into probabilities in place and writes nll[r] = -log p(target_r)
  * (0 where target_r is RS_PAD). Returns Σ nll. */

@@ -24,8 +24,10 @@ typedef struct {
 static double att_loss(void *p)
 {
     att_case *c = p;
-    attention_forward(c->kind, c->alpha, c->context, c->hidden, c->query_proj, c->query, c->keys,
-                      c->annotations, c->src_len, c->W_a, c->v_a, AB, AS, AN, AA);
+    const attention_weights w = {c->kind, AN, AA, c->W_a, c->v_a};
+    const attention_source src = {c->keys, c->annotations, c->src_len, AB, AS};
+    const attention_saved saved = {c->alpha, c->hidden, c->query_proj};
+    attention_forward(c->context, &saved, c->query, &src, &w);
     return gradcheck_weighted_sum(c->context, c->weight, AB * 2 * AN);
 }
 
@@ -54,8 +56,11 @@ static void check_attention(int kind)
     }
     float dquery[AB * AN] = {0}, dann[AS * AB * 2 * AN] = {0}, dkeys[AS * AB * AA] = {0};
     float dqp[AB * AA], dv[AA] = {0}, dW[AA * AN] = {0}, scratch[AS];
-    attention_backward(kind, dquery, dann, dkeys, dqp, dv, c.weight, c.alpha, c.hidden, c.query,
-                       c.keys, c.annotations, c.src_len, c.W_a, c.v_a, AB, AS, AN, AA, scratch);
+    const attention_weights w = {kind, AN, AA, c.W_a, c.v_a};
+    const attention_source src = {c.keys, c.annotations, c.src_len, AB, AS};
+    const attention_saved saved = {c.alpha, c.hidden, c.query_proj};
+    const attention_grads d = {dquery, dann, dkeys, dqp, dv};
+    attention_backward(&d, c.weight, &saved, c.query, &src, &w, scratch);
     char what[64];
     snprintf(what, sizeof what, "%s dquery", rs_attention_kind_name(kind));
     gradcheck_expect(what, gradcheck(att_loss, &c, c.query, dquery, AB * AN, 100, 1e-2f, FLOOR), TOL);
@@ -118,8 +123,10 @@ START_TEST(attention_known_answers)
     float annotations[12] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0};
     float alpha[3], context[4];
     int len = 3;
-    attention_forward(RS_ATT_DOT, alpha, context, NULL, NULL, query, keys, annotations, &len, NULL,
-                      NULL, 1, 3, 2, 1);
+    const attention_weights w = {RS_ATT_DOT, 2, 1, NULL, NULL};
+    const attention_source src = {keys, annotations, &len, 1, 3};
+    const attention_saved saved = {alpha, NULL, NULL};
+    attention_forward(context, &saved, query, &src, &w);
     ck_assert_float_eq_tol(alpha[0], 0.0900f, 5e-5f);
     ck_assert_float_eq_tol(alpha[1], 0.2447f, 5e-5f);
     ck_assert_float_eq_tol(alpha[2], 0.6652f, 5e-5f);

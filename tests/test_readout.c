@@ -25,8 +25,10 @@ typedef struct {
 static double readout_loss(void *p)
 {
     readout_case *c = p;
-    readout_forward(c->tpre, c->t, c->which, c->logits, c->states, c->emb, RM, c->context, 2 * RN,
-                    c->t_mask, &c->model.w, RR, RN, RM, RL, RV);
+    const readout_saved saved = {c->tpre, c->t, c->which, c->t_mask};
+    const readout_inputs in = {RS_CMAT(c->states, RR, RN), RS_CMAT(c->emb, RR, RM),
+                               RS_CMAT(c->context, RR, 2 * RN)};
+    readout_forward(c->logits, &saved, &in, &c->model.w, RL, RV);
     return gradcheck_weighted_sum(c->logits, c->weight, RR * RV);
 }
 
@@ -64,8 +66,12 @@ START_TEST(readout_matches_finite_differences)
     rs_tensors_bind(&g, &c.model.layout, grad);
     float dstates[RR * RN], demb[RR * RM] = {0}, dctx[RR * 2 * RN] = {0};
     float dt[RR * RL], dtpre[RR * 2 * RL];
-    readout_backward(dstates, demb, RM, dctx, 2 * RN, &g, dt, dtpre, c.weight, c.t, c.which,
-                     c.states, c.emb, c.context, c.t_mask, &c.model.w, RR, RN, RM, RL, RV);
+    const readout_saved saved = {c.tpre, c.t, c.which, c.t_mask};
+    const readout_inputs in = {RS_CMAT(c.states, RR, RN), RS_CMAT(c.emb, RR, RM),
+                               RS_CMAT(c.context, RR, 2 * RN)};
+    const readout_input_grads d = {RS_MAT(dstates, RR, RN), RS_MAT(demb, RR, RM),
+                                   RS_MAT(dctx, RR, 2 * RN)};
+    readout_backward(&d, &g, dt, dtpre, c.weight, &saved, &in, &c.model.w, RL, RV);
     gradcheck_expect("readout dstates", gradcheck_kinked(readout_loss, readout_signature, &c, c.states, dstates, RR * RN, 100, 1e-2f, FLOOR), TOL);
     gradcheck_expect("readout demb", gradcheck_kinked(readout_loss, readout_signature, &c, c.emb, demb, RR * RM, 100, 1e-2f, FLOOR), TOL);
     gradcheck_expect("readout dcontext", gradcheck_kinked(readout_loss, readout_signature, &c, c.context, dctx, RR * 2 * RN, 100, 1e-2f, FLOOR), TOL);
