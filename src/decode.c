@@ -171,8 +171,9 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
     const int rows = dec->rows, S = dec->S, K = dec->n_models;
     for (int k = 0; k < K; k++) {
         rs_member *mb = &dec->member[k];
-        rs_network_step(&mb->sw, mb->next_state, mb->logits, mb->lse, mb->alpha, mb->state, prev,
-                        mb->keys, mb->annotations, dec->src_len, dec->models[k], rows, S);
+        const rs_step_out out = {mb->next_state, mb->logits, mb->lse, mb->alpha};
+        const attention_source src = {mb->keys, mb->annotations, dec->src_len, rows, S};
+        rs_network_step(&mb->sw, &out, mb->state, prev, &src, dec->models[k]);
     }
     if (K == 1) {
         dec->logits = dec->member[0].logits;

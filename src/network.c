@@ -274,26 +274,29 @@ static void encode_backward(rs_workspace *ws, const rs_model *model, const rs_ba
 
 /* One step of the decoder recurrence (model.md), shared by the training
  * forward pass and translation: the attention over the source with query
- * s_{i-1}, then s_i = GRU(s_{i-1}, W' [E y_{i-1} ; c_i] + b'). xproj [B,3n]
- * holds the embedding half W'_e E y_{i-1} + b' on entry and the whole input
- * projection on return. alpha [B,S], context [B,2n], att_hidden [B,S,ka],
- * query_proj [B,ka]; state, gates, rh as in gru_step_forward; mask [B] or NULL. */
-static void decoder_cell_forward(float *state, float *gates, float *rh, float *alpha,
-                                 float *context, float *att_hidden, float *query_proj,
-                                 float *xproj, const float *s_prev, const float *keys,
-                                 const float *annotations, const int *src_len, const float *mask,
-                                 const rs_model *model, int B, int S)
+ * s_{i-1}, then s_i = GRU(s_{i-1}, W' [E y_{i-1} ; c_i] + b'). What it
+ * writes: state s_i [B,n]; gates [B,3n] and rh [B,n] as in
+ * gru_step_forward; context c_i [B,2n]; the attention's saved state; xproj
+ * [B,3n] holds the embedding half W'_e E y_{i-1} + b' on entry and the whole
+ * input projection on return. */
+typedef struct {
+    float *state, *gates, *rh, *context, *xproj;
+    attention_saved att;
+} decoder_step;
+
+/* mask [B] (0: the sentence has ended, the state is carried) or NULL. */
+static void decoder_cell_forward(const decoder_step *st, const float *s_prev,
+                                 const attention_source *src, const float *mask,
+                                 const rs_model *model)
 {
     const rs_tensors *w = &model->w;
-    const int m = model->cfg.emb, n = model->cfg.hidden, a = model->cfg.att, in = m + 2 * n;
-    const attention_weights aw = {model->attention, n, a, w->att_W, w->att_v};
-    const attention_source src = {keys, annotations, src_len, B, S};
-    const attention_saved saved = {alpha, att_hidden, query_proj};
-    attention_forward(context, &saved, s_prev, &src, &aw);
+    const int B = src->B, m = model->cfg.emb, n = model->cfg.hidden, in = m + 2 * n;
+    const attention_weights aw = {model->attention, n, model->cfg.att, w->att_W, w->att_v};
+    attention_forward(st->context, &st->att, s_prev, src, &aw);
     /* x_proj += W'_c c_i (W'_c: the context columns of W', [3n,2n] of the [3n,m+2n]). */
-    matmul_forward(RS_MAT(xproj, B, 3 * n), RS_CMAT(context, B, 2 * n),
+    matmul_forward(RS_MAT(st->xproj, B, 3 * n), RS_CMAT(st->context, B, 2 * n),
                    RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
-    gru_step_forward(state, gates, rh, s_prev, xproj, w->dec_U, mask, B, n);
+    gru_step_forward(st->state, st->gates, st->rh, s_prev, st->xproj, w->dec_U, mask, B, n);
 }
 
 /* The backward of decoder step t, its forward in reverse: the GRU, the
@@ -356,13 +359,15 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
                    RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
     rs_add_bias(ws->dec_xproj, w->dec_b, R, 3 * n, 3 * n);
 
-    for (int t = 0; t < T; t++)
-        decoder_cell_forward(ws->dec_states + (t + 1) * Bn, ws->dec_gates + t * Bn3,
-                             ws->dec_rh + t * Bn, ws->alpha + (size_t)t * B * S,
-                             ws->context + (size_t)t * B * 2 * n,
-                             ws->att_hidden + (size_t)t * B * S * ka, ws->query_proj,
-                             ws->dec_xproj + t * Bn3, ws->dec_states + t * Bn, ws->keys,
-                             ws->annotations, batch->src_len, ws->tgt_mask + t * B, model, B, S);
+    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S};
+    for (int t = 0; t < T; t++) {
+        const decoder_step st = {ws->dec_states + (t + 1) * Bn, ws->dec_gates + t * Bn3,
+                                 ws->dec_rh + t * Bn, ws->context + (size_t)t * B * 2 * n,
+                                 ws->dec_xproj + t * Bn3,
+                                 {ws->alpha + (size_t)t * B * S,
+                                  ws->att_hidden + (size_t)t * B * S * ka, ws->query_proj}};
+        decoder_cell_forward(&st, ws->dec_states + t * Bn, &src, ws->tgt_mask + t * B, model);
+    }
 
     const readout_saved saved = {ws->tpre, ws->tmax, ws->which, t_mask};
     const readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n), RS_CMAT(ws->dec_emb, R, m),
@@ -475,25 +480,24 @@ float rs_log_normalizer(const float *row, float *scratch, int V)
     return max + (float)log(rs_vexp_shift_sum(scratch, row, max, (size_t)V));
 }
 
-void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, float *lse,
-                     float *alpha, const float *state, const int *prev, const float *keys,
-                     const float *annotations, const int *src_len, const rs_model *model, int B,
-                     int S)
+void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
+                     const int *prev, const attention_source *src, const rs_model *model)
 {
     const rs_tensors *w = &model->w;
     const rs_config *c = &model->cfg;
-    const int m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab, in = m + 2 * n;
+    const int B = src->B, m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab;
+    const int in = m + 2 * n;
     gather_rows(sw->emb, w->tgt_emb, prev, B, m);
     matmul_forward(RS_MAT(sw->xproj, B, 3 * n), RS_CMAT(sw->emb, B, m),
                    RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
     rs_add_bias(sw->xproj, w->dec_b, B, 3 * n, 3 * n);
-    decoder_cell_forward(next_state, sw->gates, sw->rh, alpha, sw->context, sw->hidden,
-                         sw->query_proj, sw->xproj, state, keys, annotations, src_len, NULL, model,
-                         B, S);
+    const decoder_step st = {out->next_state, sw->gates, sw->rh, sw->context, sw->xproj,
+                             {out->alpha, sw->hidden, sw->query_proj}};
+    decoder_cell_forward(&st, state, src, NULL, model);
     const readout_saved saved = {sw->tpre, sw->tmax, sw->which, NULL};
-    const readout_inputs inputs = {RS_CMAT(next_state, B, n), RS_CMAT(sw->emb, B, m),
+    const readout_inputs inputs = {RS_CMAT(out->next_state, B, n), RS_CMAT(sw->emb, B, m),
                                    RS_CMAT(sw->context, B, 2 * n)};
-    readout_forward(logits, &saved, &inputs, w, l, V);
+    readout_forward(out->logits, &saved, &inputs, w, l, V);
     for (int b = 0; b < B; b++)
-        lse[b] = rs_log_normalizer(logits + (size_t)b * V, sw->exp_row, V);
+        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, sw->exp_row, V);
 }

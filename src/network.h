@@ -11,6 +11,7 @@
 #ifndef RS_NETWORK_H
 #define RS_NETWORK_H
 
+#include "attention.h"
 #include "batch.h"
 #include "model.h"
 
@@ -147,10 +148,17 @@ typedef struct {
 int rs_step_workspace_alloc(rs_step_workspace *sw, const rs_model *model, int max_B, int max_S,
                             rs_error *err);
 void rs_step_workspace_free(rs_step_workspace *sw);
-void rs_network_step(rs_step_workspace *sw, float *next_state, float *logits, float *lse,
-                     float *alpha, const float *state, const int *prev, const float *keys,
-                     const float *annotations, const int *src_len, const rs_model *model, int B,
-                     int S);
+/* What one translation step gives: next_state s_i [B,n], logits [B,V], lse
+ * [B] their log-normalisers (log p(v) = logits[v] - lse), alpha [B,S] the
+ * alignment. */
+typedef struct {
+    float *next_state, *logits, *lse, *alpha;
+} rs_step_out;
+
+/* One decoder step for B rows from state s_{i-1} [B,n] and the previous
+ * tokens prev [B], attending over src. */
+void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
+                     const int *prev, const attention_source *src, const rs_model *model);
 
 /* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser);
  * scratch [V]. */
