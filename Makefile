@@ -15,15 +15,15 @@ TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -MMD -MP
-# C++ (src/*.cc, the SentencePiece wrapper) gets the same flags, sanitizers included, less the C-only ones.
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -I src -MMD -MP
+# C++ (src/text/spm.cc, the SentencePiece wrapper) gets the same flags, sanitizers included, less the C-only ones.
 C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
   -Wbad-function-cast -Wdeclaration-after-statement -Wnested-externs -Wimplicit-function-declaration \
   -Wimplicit-int -Wjump-misses-init -Wc++-compat
-ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -MMD -MP
+ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -I src -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 
-# MPI (data-parallel training across processes, src/dist.c): `make MPI=1`, or on
+# MPI (data-parallel training across processes, src/train/dist.c): `make MPI=1`, or on
 # by itself when Open MPI's pkg-config file is present; `make MPI=0` leaves it out.
 ifeq ($(origin MPI),undefined)
 MPI := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1)
@@ -34,16 +34,19 @@ ALL_CFLAGS += -DRS_WITH_MPI
 endif
 
 # The command layer (main.c, cli.c, cmd_*.c) prints and exits; the library never does.
-PROG_SRCS := src/main.c src/cli.c $(wildcard src/cmd_*.c)
-LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
-LIB_CXX_SRCS := $(wildcard src/*.cc)
+# src/ holds one folder per layer, lowest first; a file includes only its own
+# layer and those below it (scripts/check-layers.sh, run by make check).
+LAYERS := common text model data nn search eval train serve cmd
+PROG_SRCS := $(wildcard src/cmd/*.c)
+LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
+LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o) $(BUILD)/gen/serve_page.o
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
 # Tests link the library and the command layer's shared helpers (cli.o), not the commands.
 TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) \
-  $(BUILD)/tests/runner.o $(BUILD)/src/cli.o
+  $(BUILD)/tests/runner.o $(BUILD)/src/cmd/cli.o
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
@@ -65,14 +68,14 @@ $(BUILD)/src/%.o: src/%.cc | $(DEPS_STAMP)
 	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
 
 # The page of `serve` as a NUL-terminated C array (od and sed: no tool beyond POSIX).
-$(BUILD)/gen/serve_page.c: src/serve_page.html
+$(BUILD)/gen/serve_page.c: src/serve/serve_page.html Makefile
 	@mkdir -p $(dir $@)
-	@{ echo '#include "serve_page.h"'; echo 'const unsigned char rs_serve_page[] = {'; \
+	@{ echo '#include "serve/serve_page.h"'; echo 'const unsigned char rs_serve_page[] = {'; \
 	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '0};'; echo 'const unsigned long rs_serve_page_len = sizeof rs_serve_page - 1;'; } > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c | $(DEPS_STAMP)
-	$(CC) $(ALL_CFLAGS) -I src -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -89,7 +92,7 @@ $(BUILD)/tests/suites.h: $(TEST_SRCS) | $(DEPS_STAMP)
 
 $(BUILD)/tests/%.o: tests/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -I src -I $(BUILD)/tests -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -I $(BUILD)/tests -c $< -o $@
 
 $(BUILD)/tests/runner.o: $(BUILD)/tests/suites.h
 
@@ -98,6 +101,7 @@ $(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
 
 # Warnings are errors here. Tests find the shared data at ../shared unless told.
 check:
+	@sh scripts/check-layers.sh $(LAYERS)
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
 
@@ -135,7 +139,7 @@ fuzz:
 	fi
 
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB)
-	$(CC) $(ALL_CFLAGS) -I src -c $< -o $@.o
+	$(CC) $(ALL_CFLAGS) -c $< -o $@.o
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
 
 demo: rnnsearch

@@ -129,7 +129,7 @@ RESERVED = ["<pad>", "<unk>", "<s>", "</s>"]
 
 
 def tensor_shapes(Vs, Vt, m, n, a, l, kind):
-    """(name, shape) in the order of the parameter table (src/params.h)."""
+    """(name, shape) in the order of the parameter table (src/model/params.h)."""
     shapes = [("src_emb", [Vs, m]), ("tgt_emb", [Vt, m])]
     for enc in ("enc_fwd", "enc_bwd"):
         shapes += [(enc + ".W", [3 * n, m]), (enc + ".U", [3 * n, n]), (enc + ".b", [3 * n])]

@@ -1,7 +1,12 @@
 /* One Check runner for every suite in tests/test_*.c (listed in suites.h,
- * which the Makefile generates from the `Suite *name_suite(void)` lines). */
+ * which the Makefile generates from the `Suite *name_suite(void)` lines),
+ * then the tests that were skipped (testskip.h). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "testskip.h"
 
 #define X(name) Suite *name(void);
 #include "suites.h"
@@ -9,6 +14,7 @@
 
 int main(void)
 {
+    test_skip_begin();
     SRunner *runner = srunner_create(NULL);
 #define X(name) srunner_add_suite(runner, name());
 #include "suites.h"
@@ -16,5 +22,12 @@ int main(void)
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
+    const int skipped = test_skip_report();
+    const char *strict = getenv("RNNSEARCH_NO_SKIPS");
+    if (skipped && strict && !strcmp(strict, "1")) {
+        printf("RNNSEARCH_NO_SKIPS=1: %d test%s could not run, which fails this run\n", skipped,
+               skipped == 1 ? "" : "s");
+        return EXIT_FAILURE;
+    }
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

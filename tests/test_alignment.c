@@ -12,16 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "alignment.h"
-#include "forced.h"
-#include "checkpoint.h"
-#include "fileio.h"
+#include "eval/alignment.h"
+#include "search/forced.h"
+#include "model/checkpoint.h"
+#include "common/fileio.h"
 #include "testdir.h"
 #include "testprog.h"
-#include "decode.h"
+#include "search/decode.h"
 #include "gradcheck.h"
-#include "json.h"
-#include "svg.h"
+#include "common/json.h"
+#include "common/svg.h"
 
 /* ---- a tiny random model ---- */
 

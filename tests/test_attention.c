@@ -1,11 +1,11 @@
-/* The alignment model (src/attention.c): each kind's backward pass and its
+/* The alignment model (src/nn/attention.c): each kind's backward pass and its
  * keys' against central finite differences, with the loss L = Σ c ⊙ W for a
  * fixed random W; and the scores, weights and softmax against known answers. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "attention.h"
+#include "nn/attention.h"
 #include "gradcheck.h"
 
 #define TOL GRADCHECK_LAYER_TOL

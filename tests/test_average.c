@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "average.h"
-#include "checkpoint.h"
+#include "model/average.h"
+#include "model/checkpoint.h"
 #include "testdir.h"
 #include "testmodel.h"
 #include "testprog.h"

@@ -1,12 +1,12 @@
-/* Minibatches (src/batch.c): time-major layout, </s> appended to both sides,
+/* Minibatches (src/data/batch.c): time-major layout, </s> appended to both sides,
  * <s> first on the decoder's input, padding past each length, translation
  * batches without targets, batches larger than the workspace refused, and
  * the length order that groups sentences into batches. */
 #include <check.h>
 #include <string.h>
 
-#include "batch.h"
-#include "params.h"
+#include "data/batch.h"
+#include "model/params.h"
 
 START_TEST(fill_lays_out_time_major_with_eos_and_padding)
 {

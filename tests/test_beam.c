@@ -1,4 +1,4 @@
-/* Beam search (src/beam.c) on tiny random models: a beam of one is greedy
+/* Beam search (src/search/beam.c) on tiny random models: a beam of one is greedy
  * decoding; every returned hypothesis has the log p that teacher forcing
  * gives it and the normalised score log p / (length with </s>)^α; the n-best
  * list is ranked and free of duplicates; a batch decodes as its sentences one
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "beam.h"
+#include "search/beam.h"
 #include "tinymodel.h"
 
 enum { SENTENCES = TINY_SENTENCES, K = 3, MAX_LEN = 8 };

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bleu.h"
+#include "eval/bleu.h"
 #include "testdir.h"
 #include "testprog.h"
 
@@ -359,7 +359,7 @@ static int run_bleu(const char *args, char **out, char **errs)
     snprintf(cmd, sizeof cmd, "bleu %s", args);
     int rc = testprog_run_split(cmd, out, errs);
     ck_assert_msg(!strstr(*errs, "unknown command"),
-                  "%s has no 'bleu' command: src/main.c must dispatch it to cmd_bleu", testprog_path());
+                  "%s has no 'bleu' command: src/cmd/main.c must dispatch it to cmd_bleu", testprog_path());
     return rc;
 }
 

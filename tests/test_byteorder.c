@@ -1,10 +1,10 @@
-/* Byte order (src/byteorder.c): the little-endian encoding of integers and
+/* Byte order (src/common/byteorder.c): the little-endian encoding of integers and
  * IEEE 754 binary32 floats that checkpoints and exports use. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
 
-#include "byteorder.h"
+#include "common/byteorder.h"
 
 START_TEST(test_byte_order)
 {

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 #include "testdir.h"
 #include "testprog.h"
 

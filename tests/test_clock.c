@@ -1,8 +1,8 @@
-/* The duration clock (src/clock.c): it counts seconds and never goes back. */
+/* The duration clock (src/common/clock.c): it counts seconds and never goes back. */
 #include <check.h>
 #include <time.h>
 
-#include "clock.h"
+#include "common/clock.h"
 
 START_TEST(counts_seconds_forward)
 {

@@ -1,11 +1,11 @@
-/* The text codec (src/codec.c): a model's text settings turn raw text into
+/* The text codec (src/model/codec.c): a model's text settings turn raw text into
  * tokens and back (word and char tokenizers, lower-casing), and ids into
  * their strings. SentencePiece models are tested in test_spm.c. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
+#include "model/codec.h"
 
 static void codec_for(rs_codec *codec, const char *tokenizer, int lowercase)
 {

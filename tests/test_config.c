@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "config.h"
-#include "params.h"
+#include "model/checkpoint.h"
+#include "model/config.h"
+#include "model/params.h"
 #include "testdir.h"
 #include "testprog.h"
 

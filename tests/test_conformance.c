@@ -6,15 +6,17 @@
  * always checked) and the shared one in ../shared/conformance (checked when
  * present; RNNSEARCH_SHARED names another place). */
 #include <check.h>
+
+#include "testskip.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "dataset.h"
-#include "safetensors.h"
-#include "forced.h"
+#include "data/dataset.h"
+#include "model/safetensors.h"
+#include "search/forced.h"
 
 static const char *shared_dir(void)
 {
@@ -92,7 +94,9 @@ START_TEST(shared_model_reproduces_reference_logprobs)
     snprintf(dir, sizeof dir, "%s/conformance", shared_dir());
     snprintf(model_path, sizeof model_path, "%s/random.safetensors", dir);
     if (access(model_path, R_OK) != 0) {
-        fprintf(stderr, "SKIP shared conformance: %s not found (set RNNSEARCH_SHARED)\n", model_path);
+        char why[1200];
+        snprintf(why, sizeof why, "conformance: %s not found (set RNNSEARCH_SHARED)", model_path);
+        test_skip(why);
         return;
     }
     check_conformance(dir, 1e-4);

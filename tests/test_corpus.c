@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "corpus.h"
+#include "text/corpus.h"
 
 /* Writes len bytes to a new file under /tmp; its path in path[32]. */
 static void write_temp(char *path, const char *data, size_t len)

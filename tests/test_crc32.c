@@ -1,9 +1,9 @@
-/* CRC-32 (src/crc32.c) against known answers of the zlib/PNG/gzip checksum,
+/* CRC-32 (src/common/crc32.c) against known answers of the zlib/PNG/gzip checksum,
  * and piecewise updates against the whole. */
 #include <check.h>
 #include <string.h>
 
-#include "crc32.h"
+#include "common/crc32.h"
 
 START_TEST(crc32_known_answers)
 {

@@ -1,4 +1,4 @@
-/* Pairs to ids and the order of an epoch (src/dataset.c): tokenizing,
+/* Pairs to ids and the order of an epoch (src/data/dataset.c): tokenizing,
  * counting and mapping with <unk>, the max_len filter and the lines it keeps,
  * epoch plans (every pair once, batches of similar lengths, reproducible from
  * the seed), sequential plans and batches filled from a plan. */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
+#include "data/dataset.h"
 
 /* Ten pairs; pair i has a source of (i % 4) + 1 words and a target of (i % 3) + 1. */
 static const char *const raw_src[] = {"a", "a b", "a b c", "c c c d", "b", "d a", "a a a", "b b b b", "c", "q d"};

@@ -1,4 +1,4 @@
-/* Greedy decoding (src/decode.c) on tiny random models of each attention
+/* Greedy decoding (src/search/decode.c) on tiny random models of each attention
  * kind: every output token is the most probable one under teacher forcing of
  * the output itself (so the inference step and the training forward pass
  * compute the same function), the reported log p equals the teacher-forced
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "decode.h"
+#include "search/decode.h"
 #include "tinymodel.h"
 
 enum { SENTENCES = TINY_SENTENCES, MAX_LEN = 10 };

@@ -1,11 +1,11 @@
-/* The process group (src/dist.c) as one process sees it, in a build with or
+/* The process group (src/train/dist.c) as one process sees it, in a build with or
  * without MPI and outside mpirun: rank 0 of 1, every row its own, sums and
  * broadcasts that change nothing, verdicts that pass its own status through.
  * Several ranks are tested in test_mpi.c. */
 #include <check.h>
 #include <string.h>
 
-#include "dist.h"
+#include "train/dist.h"
 
 START_TEST(one_process_is_the_whole_job)
 {

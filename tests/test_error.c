@@ -1,4 +1,4 @@
-/* Errors (src/error.c): messages formatted and cut to the buffer, the file
+/* Errors (src/common/error.c): messages formatted and cut to the buffer, the file
  * named once, checked allocation failing with a message instead of NULL
  * silently, and the checked string copy. */
 #include <check.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "common/error.h"
 
 START_TEST(messages_are_formatted_named_and_bounded)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain.h"
+#include "eval/explain.h"
 #include "testprog.h"
 
 static void parse(rs_matrix *m, const char *text)
@@ -19,7 +19,7 @@ static void parse(rs_matrix *m, const char *text)
 static void known_input(rs_explain_input *in)
 {
     memset(in, 0, sizeof *in);
-    in->score = RS_SCORE_DOT;
+    in->score = RS_ATT_DOT;
     parse(&in->keys, "1,0;0,1;1,1");
     parse(&in->query, "1,2");
 }
@@ -93,6 +93,7 @@ START_TEST(test_softmax_15211)
     rs_explain_input in;
     rs_explain_result res;
     memset(&in, 0, sizeof in);
+    in.score = RS_ATT_DOT;
     parse(&in.keys, "1;5;2;1;1");
     parse(&in.query, "1");
     compute(&res, &in);
@@ -132,7 +133,7 @@ START_TEST(test_mask_and_scale)
     double w0 = res.weights[0];
     rs_explain_result_free(&res);
     in.scale = 0;
-    in.score = RS_SCORE_SCALED_DOT;
+    in.score = RS_ATT_SCALED_DOT;
     compute(&res, &in);
     ck_assert_double_eq(res.weights[0], w0);
     rs_explain_result_free(&res);
@@ -145,7 +146,7 @@ START_TEST(test_general_and_additive)
     rs_explain_input in;
     rs_explain_result res;
     known_input(&in);
-    in.score = RS_SCORE_GENERAL;
+    in.score = RS_ATT_GENERAL;
     /* q^T W = (1, 4), so the scores are (1, 4, 5) */
     parse(&in.W, "1,0;0,2");
     compute(&res, &in);
@@ -156,7 +157,7 @@ START_TEST(test_general_and_additive)
     rs_matrix_free(&in.W);
 
     /* Wq = Wk = I, v = (1, 1): e_j = tanh(q_1 + k_j1) + tanh(q_2 + k_j2) */
-    in.score = RS_SCORE_ADDITIVE;
+    in.score = RS_ATT_ADDITIVE;
     parse(&in.Wq, "1,0;0,1");
     parse(&in.Wk, "1,0;0,1");
     parse(&in.v, "1,1");
@@ -229,20 +230,20 @@ START_TEST(test_bad_input)
     ck_assert_int_eq(rs_explain_check(&in, &err), -1);
     rs_matrix_free(&in.values);
 
-    in.score = RS_SCORE_GENERAL;
+    in.score = RS_ATT_GENERAL;
     ck_assert_int_eq(rs_explain_check(&in, &err), -1);
     parse(&in.W, "1,0,0;0,1,0");
     ck_assert_int_eq(rs_explain_check(&in, &err), -1);
-    in.score = RS_SCORE_DOT;
+    in.score = RS_ATT_DOT;
     ck_assert_int_eq(rs_explain_check(&in, &err), -1); /* W given to dot */
     rs_matrix_free(&in.W);
-    in.score = RS_SCORE_ADDITIVE;
+    in.score = RS_ATT_ADDITIVE;
     parse(&in.Wq, "1,0;0,1");
     parse(&in.Wk, "1,0");
     parse(&in.v, "1,1");
     ck_assert_int_eq(rs_explain_check(&in, &err), -1);
-    ck_assert_int_eq(rs_score_kind_parse("cosine"), -1);
-    ck_assert_int_eq(rs_score_kind_parse("scaled-dot"), RS_SCORE_SCALED_DOT);
+    ck_assert_int_eq(rs_attention_kind_parse("cosine"), -1);
+    ck_assert_int_eq(rs_attention_kind_parse("scaled-dot"), RS_ATT_SCALED_DOT);
     rs_explain_input_free(&in);
 }
 END_TEST
@@ -294,7 +295,7 @@ static int run_explain(const char *args, char **out, char **errs)
     snprintf(cmd, sizeof cmd, "explain %s", args);
     int rc = testprog_run_split(cmd, out, errs);
     ck_assert_msg(!strstr(*errs, "unknown command"),
-                  "%s has no 'explain' command: src/main.c must dispatch it to cmd_explain",
+                  "%s has no 'explain' command: src/cmd/main.c must dispatch it to cmd_explain",
                   testprog_path());
     return rc;
 }

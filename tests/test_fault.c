@@ -1,4 +1,4 @@
-/* Fault injection (src/fault.c): with RNNSEARCH_FAULT=POINT@N the Nth pass
+/* Fault injection (src/common/fault.c): with RNNSEARCH_FAULT=POINT@N the Nth pass
  * through that point ends the process with RS_FAULT_EXIT; other points and
  * earlier passes go on. The training tests (test_resume.c) use it to kill at
  * every commit point. */
@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fault.h"
+#include "common/fault.h"
 
 /* Runs `passes` passes through `point` in a child with RNNSEARCH_FAULT=spec;
  * returns its exit status (0 when it got through all of them). */

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "common/fileio.h"
 #include "testdir.h"
 
 static char dir[64];

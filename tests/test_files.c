@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "model/checkpoint.h"
 #include "testdir.h"
 #include "testprog.h"
 

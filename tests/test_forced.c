@@ -1,4 +1,4 @@
-/* Forced decoding (src/forced.c): per-token log-probabilities that sum to the
+/* Forced decoding (src/search/forced.c): per-token log-probabilities that sum to the
  * pair's, alignments whose rows are distributions, ensembles as the mean of
  * their members, the source-length cut, and raw text through the codec. */
 #include <check.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forced.h"
+#include "search/forced.h"
 #include "gradcheck.h"
 
 static void make_model(rs_model *m, unsigned seed)

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "network.h"
-#include "safetensors.h"
+#include "nn/network.h"
+#include "model/safetensors.h"
 
 #define FIXTURE_DIR "tests/fixtures/gradient"
 enum { MAX_PAIRS = 8, MAX_LEN = 16 };

@@ -1,10 +1,10 @@
-/* The GRU step (src/gru.c): its backward pass against central finite
+/* The GRU step (src/nn/gru.c): its backward pass against central finite
  * differences, with the loss L = Σ h ⊙ W for a fixed random W (so that a
  * permuted gradient fails), the bias gradient and a masked row. */
 #include <check.h>
 
 #include "gradcheck.h"
-#include "gru.h"
+#include "nn/gru.h"
 
 #define TOL GRADCHECK_LAYER_TOL
 #define FLOOR GRADCHECK_LAYER_FLOOR

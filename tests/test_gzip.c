@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "corpus.h"
+#include "text/corpus.h"
 #include "testdir.h"
 #include "testprog.h"
 

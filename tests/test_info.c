@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "model/checkpoint.h"
 #include "testdir.h"
 #include "testmodel.h"
 #include "testprog.h"

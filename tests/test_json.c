@@ -1,4 +1,4 @@
-/* The JSON reader and string writer (src/json.c), beyond the values and
+/* The JSON reader and string writer (src/common/json.c), beyond the values and
  * malformed texts the safetensors tests parse: object order and lookup, the
  * integer range of rs_json_to_u64, JSON's four whitespace characters only,
  * the nesting limit, error offsets, the separators and brackets of arrays and
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "common/json.h"
 
 static rs_json *parse(const char *text, rs_error *err)
 {

@@ -1,4 +1,4 @@
-/* The BLAS wrappers (src/linalg.c): rs_gemm in all four transpositions, with
+/* The BLAS wrappers (src/nn/linalg.c): rs_gemm in all four transpositions, with
  * row strides wider than the rows, alpha and beta, against a triple loop in
  * double; the empty product; row sums, bias and the sigmoid. */
 #include <check.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "gradcheck.h"
-#include "linalg.h"
-#include "vecmath.h"
+#include "nn/linalg.h"
+#include "nn/vecmath.h"
 
 enum { M = 3, N = 5, K = 4, PAD = 2 };
 

@@ -1,10 +1,10 @@
-/* The model (src/model.c): every weight drawn within ±init_scale, biases
+/* The model (src/model/model.c): every weight drawn within ±init_scale, biases
  * zero (att.v is a weight vector, not a bias), the same seed the same
  * weights, and a fresh training state. */
 #include <check.h>
 #include <math.h>
 
-#include "model.h"
+#include "model/model.h"
 
 static void make(rs_model *m, int attention)
 {

@@ -15,8 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "model/checkpoint.h"
 #include "testdir.h"
+#include "testskip.h"
 #include "testprog.h"
 
 /* Per-token losses in the log (6 decimals): equal to print resolution and a
@@ -35,9 +36,9 @@ static int have_mpi(void)
 #ifdef RS_WITH_MPI
     if (system("command -v mpirun >/dev/null 2>&1") == 0)
         return 1;
-    fprintf(stderr, "SKIP mpi: mpirun not found (install openmpi-bin)\n");
+    test_skip("mpi: mpirun not found (install openmpi-bin)");
 #else
-    fprintf(stderr, "SKIP mpi: rnnsearch built without MPI (install libopenmpi-dev and openmpi-bin)\n");
+    test_skip("mpi: rnnsearch built without MPI (install libopenmpi-dev and openmpi-bin)");
 #endif
     return 0;
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "gradcheck.h"
-#include "network.h"
+#include "nn/network.h"
 
 typedef struct {
     rs_model model;

@@ -1,4 +1,4 @@
-/* Adam and gradient clipping (src/optimizer.c) against values computed here
+/* Adam and gradient clipping (src/nn/optimizer.c) against values computed here
  * in double from the equations of Kingma & Ba (2015), algorithm 1:
  *
  *   m_t = β1 m_{t-1} + (1 − β1) g_t          v_t = β2 v_{t-1} + (1 − β2) g_t²
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "optimizer.h"
+#include "nn/optimizer.h"
 
 enum { COUNT = 4, STEPS = 3 };
 

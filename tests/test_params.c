@@ -1,11 +1,11 @@
-/* The parameter table (src/params.c): sizes and shapes of every tensor from
+/* The parameter table (src/model/params.c): sizes and shapes of every tensor from
  * model.md for each attention kind, contiguous offsets, views into one
  * buffer, tied embeddings, name lookup, attention names, and refused
  * configurations. */
 #include <check.h>
 #include <string.h>
 
-#include "params.h"
+#include "model/params.h"
 
 static void sizes(rs_config *cfg, const char *attention)
 {

@@ -1,4 +1,4 @@
-/* The deep output with maxout and the softmax cross-entropy (src/readout.c):
+/* The deep output with maxout and the softmax cross-entropy (src/nn/readout.c):
  * backward passes against central finite differences (maxout kinks skipped),
  * with label smoothing and a dropout mask, and -log p of a uniform
  * distribution. */
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "gradcheck.h"
-#include "model.h"
-#include "readout.h"
+#include "model/model.h"
+#include "nn/readout.h"
 
 #define TOL GRADCHECK_LAYER_TOL
 #define FLOOR GRADCHECK_LAYER_FLOOR

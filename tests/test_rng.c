@@ -1,4 +1,4 @@
-/* The seeded generator (src/rng.c): known outputs of xoshiro256** seeded by
+/* The seeded generator (src/common/rng.c): known outputs of xoshiro256** seeded by
  * splitmix64 (computed by an independent implementation of the published
  * algorithms), reproducibility, and the ranges and rough uniformity of
  * rs_rng_uniform and rs_rng_below. */
@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "rng.h"
+#include "common/rng.h"
 
 START_TEST(rng_known_outputs)
 {

@@ -19,13 +19,13 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "forced.h"
-#include "json.h"
-#include "serve.h"
+#include "model/checkpoint.h"
+#include "search/forced.h"
+#include "common/json.h"
+#include "serve/serve.h"
 #include "testdir.h"
 #include "testprog.h"
-#include "translate.h"
+#include "search/translate.h"
 
 static char model_dir[64];
 static rs_model model;

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "gradcheck.h"
-#include "optimizer.h"
-#include "shards.h"
+#include "nn/optimizer.h"
+#include "nn/shards.h"
 
 enum { NB = 7, MAX_LEN = 9 };
 

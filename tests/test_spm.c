@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spm.h"
+#include "text/spm.h"
 
 /* No 's', '<', '>' or '/' anywhere, so that "<s>" and "</s>" are runs of
  * characters the models never saw. A few non-ASCII letters. */

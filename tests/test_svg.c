@@ -1,4 +1,4 @@
-/* SVG and HTML helpers (src/svg.c): escaping of markup, controls, non-characters
+/* SVG and HTML helpers (src/common/svg.c): escaping of markup, controls, non-characters
  * and invalid UTF-8; width estimates for wide, combining and invalid
  * characters; the document frame; and -1 from a stream in error. */
 #include <check.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "svg.h"
+#include "common/svg.h"
 
 /* rs_xml_escape(s) as a string; free() it. */
 static char *escaped(const char *s)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "testprog.h"
-#include "text.h"
+#include "text/text.h"
 
 #define J RS_JOINER
 

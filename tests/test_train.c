@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "beam.h"
-#include "forced.h"
-#include "checkpoint.h"
-#include "dataset.h"
+#include "search/beam.h"
+#include "search/forced.h"
+#include "model/checkpoint.h"
+#include "data/dataset.h"
 #include "testdir.h"
-#include "train.h"
+#include "train/train.h"
 
 static void quiet(void *ctx, const rs_train_event *ev)
 {

@@ -1,4 +1,4 @@
-/* The translation pipeline (src/translate.c) and the commands built on it:
+/* The translation pipeline (src/search/translate.c) and the commands built on it:
  * translate, align and training's validation give the same output; a
  * sentence's output does not depend on its batch; ensembles; empty lines;
  * the source-length limit; <unk> replacement; n-best lists; streaming. */
@@ -13,15 +13,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "decode.h"
-#include "forced.h"
+#include "model/checkpoint.h"
+#include "search/decode.h"
+#include "search/forced.h"
 #include "gradcheck.h"
-#include "json.h"
+#include "common/json.h"
 #include "testdir.h"
 #include "testprog.h"
-#include "train.h"
-#include "translate.h"
+#include "train/train.h"
+#include "search/translate.h"
 
 static const char *const src_words[] = {"das", "Haus", "ist", "klein", ".", "rot"};
 static const char *const tgt_words[] = {"the", "house", "is", "small", "."};

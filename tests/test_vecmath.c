@@ -1,6 +1,6 @@
 /* The fast element-wise kernels against the straightforward ones: libm in
  * double for exp, tanh and the sigmoid (the worst error in ulp asserted
- * against the bound src/vecmath.h states), plain loops for the fused sums, and
+ * against the bound src/nn/vecmath.h states), plain loops for the fused sums, and
  * the AVX2 path against the portable one bit for bit. */
 #include <check.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "gradcheck.h"
-#include "linalg.h"
-#include "vecmath.h"
+#include "nn/linalg.h"
+#include "nn/vecmath.h"
 
 /* |f - exact| in units of the float spacing at exact. */
 static double ulp_error(float f, double exact)

@@ -1,12 +1,12 @@
-/* Vocabularies (src/vocab.c): the reserved ids, adding and counting, lookup
+/* Vocabularies (src/model/vocab.c): the reserved ids, adding and counting, lookup
  * with <unk> for unknown tokens, growth past many tokens, and selection by
  * frequency with its ties, minimum count and size limit. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "params.h"
-#include "vocab.h"
+#include "model/params.h"
+#include "model/vocab.h"
 
 START_TEST(reserved_ids_and_lookup)
 {

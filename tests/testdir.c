@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "common/fileio.h"
 #include "testdir.h"
 
 void testdir_make(char *dir, const char *prefix)

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 /* emb 3, the given hidden size, att 5, maxout 2, additive attention; source
  * vocabulary <4 reserved> "das" src_token, target <4 reserved> "the"; every

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "gradcheck.h"
-#include "network.h"
-#include "params.h"
+#include "nn/network.h"
+#include "model/params.h"
 #include "tinymodel.h"
 
 static const int s0[] = {4, 5, 6}, s1[] = {7}, s2[] = {8, 9, 4, 5, 6}, s3[] = {0};

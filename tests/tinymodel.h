@@ -2,7 +2,7 @@
 #ifndef RS_TEST_TINYMODEL_H
 #define RS_TEST_TINYMODEL_H
 
-#include "model.h"
+#include "model/model.h"
 
 /* Vs = 10, Vt = 12, m = 4, n = 5, a = 6, l = 3, weights uniform in [-scale, scale]
  * from seed, eos_bias added to the output bias of </s> (random models rarely

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "byteorder.h"
-#include "checkpoint.h"
-#include "crc32.h"
+#include "common/byteorder.h"
+#include "model/checkpoint.h"
+#include "common/crc32.h"
 
 static void parse(const uint8_t *data, size_t size, int with_state)
 {

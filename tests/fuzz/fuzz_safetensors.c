@@ -2,7 +2,7 @@
  * bytes. Seeds: tests/fuzz/corpus/safetensors. Built and run by `make fuzz`. */
 #include <stdint.h>
 
-#include "safetensors.h"
+#include "model/safetensors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,379 @@
+/* The command layer's shared helpers. Part of the program, not of the
+ * library: it prints, and it keeps the option table below. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/checkpoint.h"
+#include "cmd/cli.h"
+#include "common/fileio.h"
+#include "search/forced.h"
+
+typedef struct {
+    const char *field; /* config key */
+    char option[RS_STR_MAX];
+    const char *help;
+    int is_flag;       /* boolean: takes no argument */
+} config_option;
+
+static config_option table[RS_CLI_MAX_CONFIG_OPTIONS];
+static int table_size;
+
+static void build_table(void)
+{
+    if (table_size)
+        return;
+    /* Booleans are flags (--lowercase); sizes taken from the data are not options. */
+#define RS_ENTRY(name, def, hlp, ...)                                                       \
+    if (strcmp(#name, "src_vocab") && strcmp(#name, "tgt_vocab")) {                       \
+        config_option *o = &table[table_size++];                                          \
+        o->field = #name;                                                                 \
+        snprintf(o->option, sizeof o->option, "%s", #name);                               \
+        for (char *p = o->option; *p; p++)                                                \
+            if (*p == '_')                                                                \
+                *p = '-';                                                                 \
+        o->help = hlp;                                                                    \
+        o->is_flag = rs_config_is_flag(#name);                                                \
+    }
+    RS_CONFIG_FIELDS(RS_ENTRY, RS_ENTRY, RS_ENTRY)
+#undef RS_ENTRY
+}
+
+int rs_cli_add_config_options(struct option *opts, int count, int first_val)
+{
+    build_table();
+    for (int i = 0; i < table_size; i++) {
+        opts[count++] = (struct option){table[i].option, table[i].is_flag ? no_argument : required_argument,
+                                        NULL, first_val + i};
+    }
+    opts[count] = (struct option){0};
+    return count;
+}
+
+int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, rs_error *err)
+{
+    build_table();
+    int i = val - first_val;
+    if (i < 0 || i >= table_size)
+        return rs_fail(err, "internal: unknown option value %d", val);
+    if (table[i].is_flag)
+        return rs_config_set(cfg, table[i].field, "1", err);
+    return rs_config_set_option(cfg, table[i].field, arg, err);
+}
+
+void rs_cli_print_config(FILE *out, const rs_config *cfg)
+{
+    char value[RS_STR_MAX + 32];
+#define RS_LINE(name, def, hlp, ...)                           \
+    if (!rs_config_format(cfg, #name, value, sizeof value))    \
+        fprintf(out, "%s = %s\n", #name, value);
+    RS_CONFIG_FIELDS(RS_LINE, RS_LINE, RS_LINE)
+#undef RS_LINE
+}
+
+const char *rs_cli_config_name(int val, int first_val)
+{
+    build_table();
+    int i = val - first_val;
+    return i >= 0 && i < table_size ? table[i].field : "";
+}
+
+void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
+{
+    build_table();
+    for (int i = 0; i < table_size; i++) {
+        char text[RS_STR_MAX + 8], value[RS_STR_MAX + 32] = "", range[64];
+        rs_config_format(defaults, table[i].field, value, sizeof value);
+        rs_config_range(table[i].field, range, sizeof range);
+        snprintf(text, sizeof text, table[i].is_flag ? "--%s" : "--%s X", table[i].option);
+        if (table[i].is_flag)
+            fprintf(out, "  %-22s %s\n", text, table[i].help);
+        else
+            fprintf(out, "  %-22s %s (default: %s%s)\n", text, table[i].help, value, range);
+    }
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static int pick_in_dir(const char *dir, char *path, size_t size, rs_error *err)
+{
+    static const char *const names[] = {"best.ckpt", "last.ckpt"};
+    for (int i = 0; i < 2; i++) {
+        int n = snprintf(path, size, "%s/%s", dir, names[i]);
+        if (n < 0 || (size_t)n >= size)
+            return rs_fail(err, "path too long: %s/%s", dir, names[i]);
+        if (is_file(path))
+            return 0;
+    }
+    return rs_fail(err, "%s holds no checkpoint (neither best.ckpt nor last.ckpt)", dir);
+}
+
+int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err)
+{
+    if (!model_arg || !*model_arg)
+        return rs_fail(err, "no model given");
+    if (rs_is_directory(model_arg))
+        return pick_in_dir(model_arg, path, size, err);
+    if (is_file(model_arg)) {
+        int n = snprintf(path, size, "%s", model_arg);
+        if (n < 0 || (size_t)n >= size)
+            return rs_fail(err, "path too long: %s", model_arg);
+        return 0;
+    }
+    if (!strchr(model_arg, '/')) {
+        char dir[4096];
+        int n = snprintf(dir, sizeof dir, "models/%s", model_arg);
+        if (n > 0 && (size_t)n < sizeof dir && rs_is_directory(dir))
+            return pick_in_dir(dir, path, size, err);
+        return rs_fail(err, "no checkpoint file, model directory or models/%s named '%s'",
+                       model_arg, model_arg);
+    }
+    return rs_fail(err, "%s: no such checkpoint file or model directory", model_arg);
+}
+
+int rs_cli_check_output_not_model(const char *output, const char *model_arg, rs_error *err)
+{
+    char path[4096];
+    rs_error unresolved;
+    /* A model that does not resolve is reported when it is loaded. */
+    if (!output || rs_cli_resolve_model(model_arg, path, sizeof path, &unresolved))
+        return 0;
+    return rs_check_output_not_input(output, path, err);
+}
+
+int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
+{
+    char path[4096];
+    if (rs_cli_resolve_model(model_arg, path, sizeof path, err) ||
+        rs_checkpoint_load(path, model, NULL, err))
+        return -1;
+    if (codec && rs_codec_for_model(codec, model, err)) {
+        rs_model_free(model);
+        return -1;
+    }
+    return 0;
+}
+
+int rs_cli_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", prog);
+    va_end(ap);
+    return RS_EXIT_USAGE;
+}
+
+int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
+                       rs_error *err)
+{
+    int *cut = rs_calloc((size_t)tok->count + 1, sizeof(int), err);
+    if (!cut)
+        return -1;
+    rs_cut_sources(tok, max_src_len, cut);
+    for (int i = 0; i < tok->count; i++)
+        if (cut[i])
+            fprintf(stderr, "%s: %s: pair %d: source cut to its first %d tokens (%d more)\n", prog,
+                    strcmp(name, "-") ? name : "<stdin>", i + 1, max_src_len, cut[i]);
+    free(cut);
+    return 0;
+}
+int rs_cli_bad_option(const char *prog, const char *arg)
+{
+    return rs_cli_usage_error(prog, "unknown option '%s'", arg);
+}
+
+void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv,
+                  const char *shortopts, const struct option *longopts)
+{
+    memset(args, 0, sizeof *args);
+    args->prog = prog;
+    args->argc = argc;
+    args->argv = argv;
+    /* ':' first: a missing value comes back as ':', not as '?'. */
+    int n = snprintf(args->shortopts, sizeof args->shortopts, ":%sh", shortopts ? shortopts : "");
+    if (n < 0 || (size_t)n >= sizeof args->shortopts)
+        args->too_many = 1;
+    int count = 0, has_help = 0;
+    for (; longopts && longopts[count].name; count++) {
+        if (count >= RS_CLI_MAX_OPTIONS) {
+            args->too_many = 1;
+            break;
+        }
+        args->longopts[count] = longopts[count];
+        has_help |= !strcmp(longopts[count].name, "help");
+    }
+    if (!has_help)
+        args->longopts[count++] = (struct option){"help", no_argument, NULL, 'h'};
+    args->longopts[count] = (struct option){0};
+    optind = 1;
+    opterr = 0;
+}
+
+/* The long option whose value is val, or NULL. */
+static const struct option *long_option_of(const rs_cli_args *args, int val)
+{
+    for (const struct option *o = args->longopts; o->name; o++)
+        if (!o->flag && o->val == val)
+            return o;
+    return NULL;
+}
+
+int rs_cli_next(rs_cli_args *args)
+{
+    if (args->too_many) {
+        fprintf(stderr, "%s: internal error: option table too large\n", args->prog);
+        return RS_CLI_BAD;
+    }
+    int index = -1;
+    int c = getopt_long(args->argc, args->argv, args->shortopts, args->longopts, &index);
+    if (c == -1)
+        return -1;
+    if (index >= 0 && !strcmp(args->longopts[index].name, "help"))
+        return 'h';
+    /* The argument being parsed: argv[optind - 1] once getopt has moved past it. */
+    const char *arg = optind > 0 && optind <= args->argc ? args->argv[optind - 1] : "";
+    int is_long = !strncmp(arg, "--", 2), name_len = (int)strcspn(arg, "=");
+    char letter[3] = {'-', (char)optopt, 0};
+    if (c == ':') {
+        if (is_long)
+            rs_cli_usage_error(args->prog, "option '%.*s' needs a value", name_len, arg);
+        else
+            rs_cli_usage_error(args->prog, "option '%s' needs a value", letter);
+        return RS_CLI_BAD;
+    }
+    if (c == '?') {
+        /* optopt: 0 for an unknown long option; a long option's value when it
+         * was given a value it does not take; else the unknown short letter. */
+        if (is_long && optopt && long_option_of(args, optopt))
+            rs_cli_usage_error(args->prog, "option '%.*s' takes no value", name_len, arg);
+        else
+            rs_cli_bad_option(args->prog, !optopt || is_long ? arg : letter);
+        return RS_CLI_BAD;
+    }
+    return c;
+}
+
+int rs_cli_once(const char *prog, const char *opt, const char **slot, const char *value)
+{
+    if (*slot) {
+        rs_cli_usage_error(prog, "%s given twice", opt);
+        return -1;
+    }
+    *slot = value;
+    return 0;
+}
+
+int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || *end || end == arg || v < min || v > max) {
+        rs_cli_usage_error(prog, "%s: '%s' is not an integer from %d to %d", opt, arg, min, max);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int rs_cli_double(const char *prog, const char *opt, const char *arg, double min, double max,
+                  double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || *end || end == arg || !isfinite(v) || v < min || v > max) {
+        rs_cli_usage_error(prog, "%s: '%s' is not a number from %g to %g", opt, arg, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int rs_cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
+                  int count, int *out)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(arg, names[i])) {
+            *out = i;
+            return 0;
+        }
+    char list[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof list; i++) {
+        int n = snprintf(list + used, sizeof list - used, "%s%s", i == 0 ? "" : i == count - 1 ? " or " : ", ",
+                         names[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    rs_cli_usage_error(prog, "%s: '%s' is not one of %s", opt, arg, list);
+    return -1;
+}
+
+int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg)
+{
+    if (m->count == RS_CLI_MAX_MODELS) {
+        rs_cli_usage_error(prog, "-m: at most %d models in an ensemble", RS_CLI_MAX_MODELS);
+        return -1;
+    }
+    m->args[m->count++] = arg;
+    return 0;
+}
+
+int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err)
+{
+    for (; m->loaded < m->count; m->loaded++) {
+        const int k = m->loaded;
+        if (rs_cli_load_model(m->args[k], &m->models[k], k ? NULL : codec, err))
+            return -1;
+        m->members[k] = &m->models[k];
+    }
+    return 0;
+}
+
+void rs_cli_models_free(rs_cli_models *m)
+{
+    for (int k = 0; k < m->loaded; k++)
+        rs_model_free(&m->models[k]);
+    m->loaded = 0;
+}
+
+int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, const char **value,
+                      void (*usage)(FILE *out))
+{
+    const struct option options[] = {
+        {letter == 'o' ? "output" : "model", required_argument, NULL, letter},
+        {NULL, 0, NULL, 0},
+    };
+    const char shortopts[3] = {letter, ':', 0};
+    rs_cli_args args;
+    rs_cli_begin(&args, prog, argc, argv, shortopts, options);
+    *value = NULL;
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return RS_EXIT_OK;
+        }
+        if (c != letter ||
+            rs_cli_once(prog, letter == 'o' ? "-o/--output" : "-m/--model", value, optarg))
+            return RS_EXIT_USAGE;
+    }
+    return -1;
+}

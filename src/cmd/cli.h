@@ -1,0 +1,162 @@
+/* Shared pieces of the command layer (src/cmd/cli.c is part of the program, not
+ * of the library): configuration options generated from the config table,
+ * the uniform error and usage conventions, and -m MODEL resolution. */
+#ifndef RS_CLI_H
+#define RS_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "model/codec.h"
+#include "data/dataset.h"
+#include "model/config.h"
+#include "model/model.h"
+
+/* Exit statuses. */
+enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2 };
+
+/* Long options for every configuration field except the vocabulary sizes
+ * (--emb, --batch-size, ... : underscores become dashes), appended to opts
+ * (which must have room for RS_CLI_MAX_CONFIG_OPTIONS more, and is kept
+ * NULL-terminated); each gets val = first_val + its index. */
+#define RS_CLI_MAX_CONFIG_OPTIONS 64
+int rs_cli_add_config_options(struct option *opts, int count, int first_val);
+
+/* Applies option `val` (from rs_cli_add_config_options) with its argument. */
+int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, rs_error *err);
+
+/* Prints "  --name VALUE   help (default: …)" for each configuration option. */
+void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
+
+/* Prints the configuration as "key = value" lines, one per field, in the
+ * table's order (floats with %g): the form `info` shows. */
+void rs_cli_print_config(FILE *out, const rs_config *cfg);
+
+/* Whether --name was given on the command line (for resuming). */
+const char *rs_cli_config_name(int val, int first_val);
+
+/* ---- One option parser for every command --------------------------------
+ *
+ * getopt_long with the project's conventions, so that every command treats
+ * options alike:
+ *
+ *     rs_cli_args args;
+ *     rs_cli_begin(&args, PROG, argc, argv, "m:o:", options);
+ *     int c;
+ *     while ((c = rs_cli_next(&args)) != -1) {
+ *         switch (c) {
+ *         case 'h': usage(stdout); return RS_EXIT_OK;    // -h or --help
+ *         case RS_CLI_BAD: return RS_EXIT_USAGE;         // already reported
+ *         case 'm': model_arg = optarg; break;
+ *         ...
+ *         }
+ *     }
+ *     // operands: argv[optind .. argc)
+ *
+ * - -h and --help print the command's usage on stdout and exit 0 everywhere:
+ *   rs_cli_next adds both (tables need not list them; a "help" entry that is
+ *   listed also comes back as 'h'), so no command may use 'h' otherwise.
+ * - Problems are reported by rs_cli_next itself, each in one wording, through
+ *   rs_cli_usage_error ("PROG: MESSAGE" then "Try 'PROG --help'.", exit 2):
+ *     unknown option '--foo'        (rs_cli_bad_option)
+ *     option '--lr' needs a value
+ *     option '--quiet' takes no value
+ * - Values are checked by the helpers below, whose messages begin with the
+ *   option's name: "PROG: --lr: '-1' is not a number from 0 to 1".
+ * - A command that writes a file takes it as -o/--output FILE.
+ * - An option that may be given once is stored with rs_cli_once, which
+ *   refuses a second occurrence ("-m given twice").
+ */
+#define RS_CLI_BAD (-2)
+#define RS_CLI_MAX_OPTIONS 128
+
+typedef struct {
+    const char *prog;
+    int argc;
+    char **argv;
+    char shortopts[64];                           /* ":" + the command's + "h" */
+    struct option longopts[RS_CLI_MAX_OPTIONS + 2]; /* the command's + help */
+    int too_many;                                 /* internal: the table did not fit */
+} rs_cli_args;
+
+void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv,
+                  const char *shortopts, const struct option *longopts);
+
+/* The next option's value (optarg set as by getopt_long), 'h' for -h/--help,
+ * RS_CLI_BAD after reporting a problem, or -1 when the options end. */
+int rs_cli_next(rs_cli_args *args);
+
+/* The whole option parsing of a command whose one option, besides -h, is a
+ * value given once: -o/--output (letter 'o') or -m/--model ('m'). Returns -1
+ * to go on (*value set or NULL; operands at argv[optind..]), else the exit
+ * status: 0 after printing usage for -h, 2 after reporting a problem. */
+int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, const char **value,
+                      void (*usage)(FILE *out));
+
+/* Prints "PROG: " and the formatted message, then "Try 'PROG --help'.";
+ * returns RS_EXIT_USAGE. */
+int rs_cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reports "PROG: unknown option 'ARG'" as rs_cli_usage_error; returns RS_EXIT_USAGE. */
+int rs_cli_bad_option(const char *prog, const char *arg);
+
+/* Stores value in *slot unless the option was given before; otherwise
+ * reports "PROG: OPT given twice" and returns -1. */
+int rs_cli_once(const char *prog, const char *opt, const char **slot, const char *value);
+
+/* Parses a whole decimal integer in [min, max]; on failure reports
+ * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */
+int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out);
+
+/* Parses a finite number in [min, max]; on failure reports
+ * "PROG: OPT: 'ARG' is not a number from MIN to MAX" and returns -1. */
+int rs_cli_double(const char *prog, const char *opt, const char *arg, double min, double max,
+                  double *out);
+
+/* 1 when s ends with suffix (a file name's ".svg", a directory's trailing
+ * "/"), else 0. */
+int rs_cli_ends_with(const char *s, const char *suffix);
+
+/* Sets *out to the index of arg in names[0..count); otherwise reports
+ * "PROG: OPT: 'ARG' is not one of A, B or C" and returns -1. */
+int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
+                  int count, int *out);
+
+/* Resolves a -m argument to a checkpoint file: a directory (models/NAME) gives
+ * DIR/best.ckpt if it exists, else DIR/last.ckpt; an existing file is taken
+ * as it is; a bare NAME (no '/') that is neither gives models/NAME as above.
+ * Fails, saying what was looked for, when no checkpoint is found. */
+int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err);
+
+/* Fails with "OUTPUT is the same file as CHECKPOINT" when writing `output`
+ * would overwrite the checkpoint that `model_arg` resolves to (a file, or a
+ * model directory's best.ckpt/last.ckpt). */
+int rs_cli_check_output_not_model(const char *output, const char *model_arg, rs_error *err);
+
+/* Resolves a -m argument (file, models/NAME directory or NAME), loads the
+ * model (weights only) and, when codec is not NULL, its text codec. */
+int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
+
+/* Models given as repeated -m: one model, or an ensemble. */
+#define RS_CLI_MAX_MODELS 16
+typedef struct {
+    int count, loaded;
+    const char *args[RS_CLI_MAX_MODELS];
+    rs_model models[RS_CLI_MAX_MODELS];
+    const rs_model *members[RS_CLI_MAX_MODELS]; /* &models[k], as the pipeline takes them */
+} rs_cli_models;
+
+/* Records one -m argument (refusing more than RS_CLI_MAX_MODELS). */
+int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg);
+
+/* Loads every recorded model, and the first one's text codec into codec;
+ * fails, naming the file, as rs_cli_load_model does. */
+int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err);
+void rs_cli_models_free(rs_cli_models *m);
+
+/* The translation pipeline's source-length rule for pairs (rs_cut_sources),
+ * with a warning on stderr naming each pair cut ("PROG: FILE: pair N: …"). */
+int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
+                       rs_error *err);
+
+#endif

@@ -1,0 +1,370 @@
+/* rnnsearch align: the alignment matrices of translations (greedy) or of
+ * given pairs (forced decoding), as text, TSV, JSON, Pharaoh, SVG or HTML. */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eval/alignment.h"
+#include "common/fileio.h"
+#include "cmd/cli.h"
+#include "model/codec.h"
+#include "cmd/commands.h"
+#include "text/corpus.h"
+#include "data/dataset.h"
+#include "search/forced.h"
+#include "search/translate.h"
+
+#define PROG "rnnsearch align"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PROG " -m MODEL [OPTIONS] [FILE]\n\n"
+            "Shows where the decoder looked. Each line of FILE (default: standard input)\n"
+            "is a source sentence: it is translated greedily and the alignment matrix of\n"
+            "the output printed (rows: target tokens and </s>, columns: source tokens\n"
+            "and </s>). With --pairs, lines are source<TAB>target and the given target is\n"
+            "force-decoded instead. Formats are described in docs/alignment.md.\n\n"
+            "  -m, --model MODEL      checkpoint file or models/NAME directory (required)\n"
+            "  -f, --format FMT       text, tsv, json, pharaoh, svg or html (default: text)\n"
+            "  --pairs                input is source<TAB>target pairs (forced decoding)\n"
+            "  --swap                 with --pairs: exchange source and target\n"
+            "  --threshold X          pharaoh: every link of weight >= X, in (0, 1]\n"
+            "                         (default: the argmax source token of each target token)\n"
+            "  --numbers              text, html: print the weights instead of shading only\n"
+            "  --words                merge SentencePiece pieces into words (a target word's\n"
+            "                         row is the mean of its pieces' rows, a source word's\n"
+            "                         column the sum of its pieces' columns)\n"
+            "  --color WHEN           text: auto, always or never (default: auto = when\n"
+            "                         writing to a terminal, NO_COLOR is unset and TERM\n"
+            "                         advertises 256 colours)\n"
+            "  -o, --output PATH      write here (default: standard output). svg: a directory\n"
+            "                         that receives 0001.svg, 0002.svg, ... (one per sentence),\n"
+            "                         or a FILE.svg when there is one sentence\n"
+            "  --title TEXT           svg, html: the title (default: \"alignment\" and the model)\n"
+            "  --batch-size N         sentences decoded together (default: 32)\n"
+            "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
+            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
+            "                         warning naming the line (default: %d)\n"
+            "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
+            "  -h, --help             this help\n", RS_MAX_SRC_LEN);
+}
+
+/* Where and how the alignments go. */
+typedef struct {
+    const rs_align_writer *writer;
+    rs_align_style style;
+    int words, svg_dir;
+    const char *out_path;
+    FILE *out;
+    int written;
+} sink;
+
+/* Writes one sentence's alignment (id: 1-based line number); w is
+ * [(tgt_count + 1) × (src_count + 1)]. */
+static int emit(sink *sk, const char *const *tgt, int tgt_count, const char *const *src,
+                int src_count, const float *w, int id, rs_error *err)
+{
+    rs_alignment given, merged;
+    if (rs_alignment_make(&given, tgt, tgt_count, src, src_count, w, err))
+        return -1;
+    const rs_alignment *a = &given;
+    if (sk->words) {
+        if (rs_alignment_to_words(&given, &merged, err)) {
+            rs_alignment_free(&given);
+            return -1;
+        }
+        a = &merged;
+    }
+    int rc = 0;
+    const char *where = sk->out_path ? sk->out_path : "<stdout>";
+    char path[4200];
+    if (sk->svg_dir) {
+        snprintf(path, sizeof path, "%s/%04d.svg", sk->out_path, id);
+        where = path;
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            rc = rs_fail(err, "%s: cannot open for writing", path);
+        } else {
+            rc = sk->writer->write(f, a, id, &sk->style);
+            if (fclose(f))
+                rc = -1;
+            if (rc)
+                rs_fail(err, "%s: write failed", where);
+        }
+    } else if ((rc = sk->writer->write(sk->out, a, id, &sk->style))) {
+        rs_fail(err, "%s: write failed", where);
+    }
+    if (!rc)
+        sk->written++;
+    if (a == &merged)
+        rs_alignment_free(&merged);
+    rs_alignment_free(&given);
+    return rc;
+}
+
+/* Greedy translation of every line through the translation pipeline, each
+ * alignment emitted. */
+static int align_translations(const rs_model *model, const rs_codec *codec, const rs_lines *lines,
+                              const rs_translate_options *opt, sink *sk, rs_error *err)
+{
+    rs_translator tr;
+    if (rs_translator_init(&tr, &model, 1, codec, opt, err))
+        return -1;
+    const int count = lines->count;
+    rs_translated *out = rs_calloc((size_t)opt->batch_size, sizeof *out, err);
+    int status = out ? 0 : -1;
+    for (int from = 0; from < count && status == 0; from += opt->batch_size) {
+        const int B = count - from < opt->batch_size ? count - from : opt->batch_size;
+        if (rs_translate_lines(&tr, B, (const char *const *)lines->lines + from, out, err)) {
+            status = -1;
+            break;
+        }
+        for (int b = 0; b < B; b++) {
+            const rs_translated *t = &out[b];
+            if (t->truncated)
+                fprintf(stderr, PROG ": line %d: source cut to its first %d tokens (%d more)\n",
+                        from + b + 1, t->src_count, t->truncated);
+            if (status == 0 && t->src_count > 0)
+                status = emit(sk, (const char *const *)t->hyp[0].tokens, t->hyp[0].len,
+                              (const char *const *)t->src_tokens, t->src_count,
+                              t->hyp[0].alignment, from + b + 1, err);
+        }
+        for (int b = 0; b < B; b++)
+            rs_translated_free(&out[b]);
+    }
+    free(out);
+    rs_translator_free(&tr);
+    return status;
+}
+
+/* Forced decoding of the given pairs, each alignment emitted. */
+static int align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_size, sink *sk,
+                       rs_error *err)
+{
+    rs_dataset data = {0};
+    rs_forced *f = NULL;
+    int status = -1;
+    if (rs_dataset_build(&data, tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
+        return -1;
+    if (!(f = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *f, err)) ||
+        rs_forced_decode(&model, 1, &data, batch_size, RS_FORCED_ALIGNMENT, f, err))
+        goto done;
+    for (int i = 0; i < data.count; i++)
+        if (emit(sk, (const char *const *)tok->tgt[i].tokens, tok->tgt[i].count,
+                 (const char *const *)tok->src[i].tokens, tok->src[i].count, f[i].alignment, i + 1,
+                 err))
+            goto done;
+    status = 0;
+done:
+    for (int i = 0; f && i < data.count; i++)
+        rs_forced_free(&f[i]);
+    free(f);
+    rs_dataset_free(&data);
+    return status;
+}
+
+static int want_color(const char *when, int to_stdout)
+{
+    if (!strcmp(when, "always"))
+        return 1;
+    if (!strcmp(when, "never") || !to_stdout || !isatty(STDOUT_FILENO))
+        return 0;
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM"), *ct = getenv("COLORTERM");
+    if (no && *no)
+        return 0;
+    return (term && strstr(term, "256color")) ||
+           (ct && (!strcmp(ct, "truecolor") || !strcmp(ct, "24bit")));
+}
+
+int cmd_align(int argc, char **argv)
+{
+    enum { OPT_PAIRS = 1000, OPT_SWAP, OPT_THRESHOLD, OPT_NUMBERS, OPT_WORDS, OPT_COLOR, OPT_TITLE,
+           OPT_BATCH, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS };
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, 'm'},
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"out", required_argument, NULL, 'o'},
+        {"pairs", no_argument, NULL, OPT_PAIRS},
+        {"swap", no_argument, NULL, OPT_SWAP},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"numbers", no_argument, NULL, OPT_NUMBERS},
+        {"words", no_argument, NULL, OPT_WORDS},
+        {"color", required_argument, NULL, OPT_COLOR},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"batch-size", required_argument, NULL, OPT_BATCH},
+        {"max-len", required_argument, NULL, OPT_MAXLEN},
+        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {0},
+    };
+    const char *model_arg = NULL, *color = "auto", *title = NULL;
+    int pairs_mode = 0, swap = 0, threads = 0;
+    rs_translate_options topt;
+    rs_translate_options_default(&topt);
+    topt.want_alignment = 1;
+    sink sk = {.writer = rs_align_writer_find("text")};
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:f:o:", opts);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case 'm': model_arg = optarg; break;
+        case 'f':
+            if (!(sk.writer = rs_align_writer_find(optarg))) {
+                char names[256] = "";
+                for (const rs_align_writer *w = rs_align_writers; w->name; w++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                             w == rs_align_writers ? "" : ", ", w->name);
+                return rs_cli_usage_error(PROG, "--format: '%s' is not one of %s", optarg, names);
+            }
+            break;
+        case 'o': if (rs_cli_once(PROG, "-o", &sk.out_path, optarg)) return RS_EXIT_USAGE; break;
+        case OPT_PAIRS: pairs_mode = 1; break;
+        case OPT_SWAP: swap = 1; break;
+        case OPT_THRESHOLD: {
+            double v;
+            if (rs_cli_double(PROG, "--threshold", optarg, 1e-9, 1.0, &v))
+                return RS_EXIT_USAGE;
+            sk.style.threshold = (float)v;
+            break;
+        }
+        case OPT_NUMBERS: sk.style.flags |= RS_ALIGN_NUMBERS; break;
+        case OPT_WORDS: sk.words = 1; break;
+        case OPT_COLOR: {
+            static const char *const whens[] = {"auto", "always", "never"};
+            int k;
+            if (rs_cli_choice(PROG, "--color", optarg, whens, 3, &k))
+                return RS_EXIT_USAGE;
+            color = whens[k];
+            break;
+        }
+        case OPT_TITLE: title = optarg; break;
+        case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt.batch_size)) return RS_EXIT_USAGE; break;
+        case OPT_MAXSRC: if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len)) return RS_EXIT_USAGE; break;
+        case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt.max_len)) return RS_EXIT_USAGE; break;
+        case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads)) return RS_EXIT_USAGE; break;
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
+        }
+    }
+    if (!model_arg) {
+        fprintf(stderr, PROG ": no model given (-m MODEL)\n");
+        return RS_EXIT_USAGE;
+    }
+    if (argc - optind > 1) {
+        fprintf(stderr, PROG ": more than one input file given\n");
+        return RS_EXIT_USAGE;
+    }
+    if (swap && !pairs_mode) {
+        fprintf(stderr, PROG ": --swap needs --pairs\n");
+        return RS_EXIT_USAGE;
+    }
+    if (sk.style.threshold > 0.0f && !(sk.writer->options & RS_ALIGN_THRESHOLD)) {
+        fprintf(stderr, PROG ": --threshold applies to --format pharaoh only\n");
+        return RS_EXIT_USAGE;
+    }
+    const char *input = optind < argc ? argv[optind] : "-";
+    rs_error same;
+    if (rs_check_output_not_input(sk.out_path, input, &same) ||
+        rs_cli_check_output_not_model(sk.out_path, model_arg, &same)) {
+        fprintf(stderr, PROG ": %s\n", same.msg);
+        return RS_EXIT_USAGE;
+    }
+    if (threads > 0)
+        openblas_set_num_threads(threads);
+    if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(color, !sk.out_path))
+        sk.style.flags |= RS_ALIGN_COLOR;
+
+    rs_error err;
+    rs_model model = {0};
+    rs_codec codec = {0};
+    rs_lines lines = {0};
+    rs_pairs pairs = {0};
+    rs_tokenized tok = {0};
+    char path[4200], default_title[4200];
+    int status = RS_EXIT_FAIL, count;
+    sk.out = stdout;
+    if (rs_cli_load_model(model_arg, &model, &codec, &err))
+        goto fail;
+    if (sk.words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
+        fprintf(stderr, PROG ": --words: %s has no SentencePiece subwords (tokenizer %s)\n", model_arg,
+                rs_tokenizer_names[model.cfg.tokenizer]);
+        status = RS_EXIT_USAGE;
+        goto done;
+    }
+    snprintf(default_title, sizeof default_title, "alignment, %s", model_arg);
+    sk.style.title = title ? title : default_title;
+    if (pairs_mode) {
+        if (rs_pairs_read_tsv(input, swap, &pairs, &err) ||
+            rs_tokenize_pairs(&tok, &pairs, &codec, strcmp(input, "-") ? input : "<stdin>", &err) ||
+            rs_cli_cut_sources(PROG, &tok, topt.max_src_len, input, &err))
+            goto fail;
+        count = tok.count;
+    } else {
+        if (rs_lines_read(input, &lines, &err))
+            goto fail;
+        count = lines.count;
+    }
+    if (sk.writer->file_per_sentence) {
+        if (!sk.out_path && count != 1) {
+            fprintf(stderr, PROG ": %s of %d sentences needs --output DIR (one file per sentence)\n",
+                    sk.writer->name, count);
+            status = RS_EXIT_USAGE;
+            goto done;
+        }
+        sk.svg_dir = sk.out_path && (rs_is_directory(sk.out_path) || !rs_cli_ends_with(sk.out_path, ".svg"));
+        if (sk.out_path && !sk.svg_dir && count != 1) {
+            fprintf(stderr, PROG ": %s: %d sentences need a directory, not one .svg file\n",
+                    sk.out_path, count);
+            status = RS_EXIT_USAGE;
+            goto done;
+        }
+        if (sk.svg_dir) {
+            snprintf(path, sizeof path, "%s/0001.svg", sk.out_path);
+            if (rs_make_parent_dirs(path, &err))
+                goto fail;
+        }
+    }
+    if (sk.out_path && !sk.svg_dir && !(sk.out = fopen(sk.out_path, "w"))) {
+        sk.out = stdout;
+        rs_fail(&err, "%s: cannot open for writing", sk.out_path);
+        goto fail;
+    }
+    if (!sk.svg_dir && sk.writer->begin && sk.writer->begin(sk.out, &sk.style))
+        goto write_failed;
+    if (pairs_mode ? align_pairs(&model, &tok, topt.batch_size, &sk, &err)
+                   : align_translations(&model, &codec, &lines, &topt, &sk, &err))
+        goto fail;
+    if (!sk.svg_dir && sk.writer->end && sk.writer->end(sk.out, &sk.style))
+        goto write_failed;
+    if (fflush(sk.out) || ferror(sk.out))
+        goto write_failed;
+    if (sk.out != stdout) {
+        FILE *f = sk.out;
+        sk.out = stdout;
+        if (fclose(f))
+            goto write_failed;
+    }
+    if (sk.svg_dir)
+        fprintf(stderr, PROG ": wrote %d pictures to %s/\n", sk.written, sk.out_path);
+    status = RS_EXIT_OK;
+    goto done;
+write_failed:
+    rs_fail(&err, "%s: write failed", sk.out_path && !sk.svg_dir ? sk.out_path : "<stdout>");
+fail:
+    fprintf(stderr, PROG ": %s\n", err.msg);
+done:
+    if (sk.out && sk.out != stdout)
+        fclose(sk.out);
+    rs_tokenized_free(&tok);
+    rs_pairs_free(&pairs);
+    rs_lines_free(&lines);
+    rs_codec_free(&codec);
+    rs_model_free(&model);
+    return status;
+}

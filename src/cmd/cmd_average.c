@@ -1,0 +1,77 @@
+/* rnnsearch average: one checkpoint whose parameters are the element-wise
+ * mean of several checkpoints' (checkpoint averaging). */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/average.h"
+#include "model/checkpoint.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+
+#define PROG "rnnsearch average"
+
+static void usage(FILE *out)
+{
+    fputs("usage: rnnsearch average -o OUT.ckpt CKPT CKPT...\n"
+          "Writes a checkpoint whose parameters are the element-wise mean of the given\n"
+          "checkpoints' parameters, e.g. the last few checkpoints of one training run.\n"
+          "The checkpoints must share sizes, attention, text settings (lower-casing,\n"
+          "tokenizer, subwords), vocabularies and SentencePiece models; training settings\n"
+          "may differ, and the output keeps the first checkpoint's. The output holds\n"
+          "weights only (no training state: it cannot be resumed) and is written\n"
+          "atomically.\n"
+          "\n"
+          "  CKPT                a checkpoint file, or a model directory (models/NAME)\n"
+          "                      whose best.ckpt, else last.ckpt, is used\n"
+          "  -o, --output FILE   the checkpoint to write (required)\n"
+          "  -h, --help          show this help\n",
+          out);
+}
+
+int cmd_average(int argc, char **argv)
+{
+    const char *out_path;
+    int status = rs_cli_one_option(PROG, argc, argv, 'o', &out_path, usage);
+    if (status >= 0)
+        return status;
+    if (!out_path || !*out_path)
+        return rs_cli_usage_error(PROG, "no output given (-o OUT.ckpt)");
+    if (!strcmp(out_path, "-"))
+        return rs_cli_usage_error(PROG, "-o -: a checkpoint is binary and is not written to standard output; give a file name");
+    if (argc - optind < 1)
+        return rs_cli_usage_error(PROG, "no checkpoints given");
+    for (int i = optind; i < argc; i++) {
+        rs_error same;
+        if (rs_cli_check_output_not_model(out_path, argv[i], &same))
+            return rs_cli_usage_error(PROG, "%s", same.msg);
+    }
+
+    rs_average avg = {0};
+    rs_error err;
+    char path[4096];
+    for (int i = optind; i < argc; i++) {
+        rs_model model;
+        if (rs_cli_resolve_model(argv[i], path, sizeof path, &err) ||
+            rs_checkpoint_load(path, &model, NULL, &err)) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            rs_average_free(&avg);
+            return RS_EXIT_FAIL;
+        }
+        int rc = rs_average_add(&avg, &model, &err);
+        rs_model_free(&model);
+        if (rc) {
+            fprintf(stderr, PROG ": %s does not match %s: %s\n", path, argv[optind], err.msg);
+            rs_average_free(&avg);
+            return RS_EXIT_FAIL;
+        }
+    }
+    rs_average_finish(&avg);
+    int rc = rs_checkpoint_save(out_path, &avg.mean, NULL, &err);
+    if (rc)
+        fprintf(stderr, PROG ": %s\n", err.msg);
+    else
+        fprintf(stderr, PROG ": wrote %s, the mean of %d checkpoints (%zu parameters)\n", out_path,
+                avg.count, avg.mean.layout.total);
+    rs_average_free(&avg);
+    return rc ? RS_EXIT_FAIL : RS_EXIT_OK;
+}

@@ -1,0 +1,645 @@
+/* rnnsearch bench: the speed and memory of training and translation on real
+ * data (Multi30k de→en, word tokens, lower-cased, min-freq 2, as
+ * ../shared/bench/ab-train.sh prepares it), beside what the machine's sgemm
+ * can do on the same shapes.
+ *
+ * Configurations: S = m128 n256 a256 l128, batch 64; M = m256 n512 a512 l256,
+ * batch 128. FLOPs are those of the GEMMs of model.md on each pair's true
+ * lengths (no padding), forward ×3 for a training step (backward: two GEMMs per
+ * forward GEMM); the attention's per-pair tanh and weighted sums are not in the
+ * count (as in ../shared/bench/flops.py's "GEMM part"). Each measurement runs
+ * in a child process, so its peak RSS is its own. */
+#include <cblas.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "search/beam.h"
+#include "cmd/cli.h"
+#include "common/clock.h"
+#include "cmd/commands.h"
+#include "data/dataset.h"
+#include "search/decode.h"
+#include "nn/linalg.h"
+#include "nn/optimizer.h"
+#include "nn/shards.h"
+
+#define PROG "rnnsearch bench"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PROG " [OPTIONS]\n\n"
+            "Measures training (target tokens/s, GFLOP/s against sgemm, peak memory, time by\n"
+            "layer) and translation (sentences/s, greedy and beam) on Multi30k de-en, for\n"
+            "two model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and\n"
+            "M (256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n"
+            "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
+            "                  plain or .gz (required; scripts/train-multi30k.sh says where\n"
+            "                  to get it)\n"
+            "  --configs LIST  S, M or S,M (default: S,M)\n"
+            "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
+            "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
+            "                  M runs a third of them, at least 3)\n"
+            "  --sentences N   test sentences translated per decoding run (default: 128)\n"
+            "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
+            "                  instead of S after its timed steps\n"
+            "  --tsv           the table as tab-separated values\n"
+            "  --help          this help\n");
+}
+
+typedef struct {
+    const char *name;
+    int m, n, a, l, batch;
+} size_config;
+
+static const size_config CONFIGS[] = {{"S", 128, 256, 256, 128, 64}, {"M", 256, 512, 512, 256, 128}};
+
+/* Forward GEMM FLOPs of one pair with ls source and lt target positions
+ * (</s> included), model.md's terms (1 multiply-add = 2 FLOPs). */
+static double pair_flops(const size_config *c, int V, double ls, double lt)
+{
+    const double m = c->m, n = c->n, a = c->a, l = c->l;
+    return ls * 2 * 2 * m * 3 * n        /* encoder input projections, both directions */
+           + ls * 2 * 2 * n * 3 * n      /* encoder recurrences */
+           + 2 * n * n                   /* initial state */
+           + ls * 2 * 2 * n * a          /* attention keys */
+           + lt * 2 * n * a              /* attention queries */
+           + lt * 2 * (m + 2 * n) * 3 * n /* decoder input projection */
+           + lt * 2 * n * 3 * n          /* decoder recurrence */
+           + lt * 2 * (n + m + 2 * n) * 2 * l /* deep output */
+           + lt * 2 * l * V;             /* output layer */
+}
+
+/* One table row; numbers < 0 print as "-". */
+typedef struct {
+    char work[48], config[8], unit[16];
+    int threads;
+    double rate, gflops, of_sgemm, rss_mb, bound_mb;
+} row;
+
+#define MAX_ROWS 64
+
+typedef struct {
+    rs_model model;
+    rs_dataset train, test;
+} bench_data;
+
+/* Decompresses path.gz into dir/name when only the .gz exists; returns the path to read. */
+static int plain_file(const char *data, const char *name, const char *tmpdir, char *out,
+                      size_t cap, rs_error *err)
+{
+    struct stat st;
+    snprintf(out, cap, "%s/%s", data, name);
+    if (stat(out, &st) == 0)
+        return 0;
+    char gz[4200];
+    snprintf(gz, sizeof gz, "%s/%s.gz", data, name);
+    if (stat(gz, &st) != 0)
+        return rs_fail(err, "%s: no such file (nor %s.gz); give --data DIR", out, out);
+    snprintf(out, cap, "%s/%s", tmpdir, name);
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        return rs_fail(err, "%s: %s", out, strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd, 1);
+        execlp("gzip", "gzip", "-dc", "--", gz, (char *)NULL);
+        _exit(127);
+    }
+    close(fd);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+        return rs_fail(err, "%s: gzip -dc failed", gz);
+    return 0;
+}
+
+/* Multi30k de→en: vocabularies from train (min-freq 2), train and test as ids. */
+static int load_data(bench_data *d, const char *dir, rs_error *err)
+{
+    char tmp[] = "/tmp/rnnsearch-bench-XXXXXX";
+    if (!mkdtemp(tmp))
+        return rs_fail(err, "cannot make a temporary directory: %s", strerror(errno));
+    char de[4400], en[4400], test_de[4400];
+    rs_pairs pairs = {0}, test_pairs = {0};
+    rs_lines test_lines = {0};
+    rs_tokenized tok = {0}, test_tok = {0};
+    rs_vocab counts[2] = {{0}, {0}}, vocab[2] = {{0}, {0}};
+    rs_codec codec = {0};
+    rs_config cfg;
+    rs_config_defaults(&cfg);
+    cfg.lowercase = 1;
+    cfg.min_freq = 2;
+    int status = -1;
+    if (plain_file(dir, "train.de", tmp, de, sizeof de, err) ||
+        plain_file(dir, "train.en", tmp, en, sizeof en, err) ||
+        plain_file(dir, "test_2016_flickr.de", tmp, test_de, sizeof test_de, err) ||
+        rs_pairs_read_parallel(de, en, &pairs, err) || rs_lines_read(test_de, &test_lines, err) ||
+        rs_codec_init(&codec, &cfg, err) || rs_tokenize_pairs(&tok, &pairs, &codec, de, err))
+        goto done;
+    /* The test side as pairs with itself: the target side is not used. */
+    test_pairs.count = test_pairs.capacity = test_lines.count;
+    test_pairs.src = test_pairs.tgt = test_lines.lines;
+    if (rs_tokenize_pairs(&test_tok, &test_pairs, &codec, test_de, err))
+        goto done;
+    for (int side = 0; side < 2; side++)
+        if (rs_vocab_init(&counts[side], err) || rs_count_tokens(&counts[side], &tok, side, err) ||
+            rs_vocab_select(&vocab[side], &counts[side], cfg.min_freq, cfg.max_vocab, err))
+            goto done;
+    cfg.src_vocab = vocab[0].size;
+    cfg.tgt_vocab = vocab[1].size;
+    if (rs_model_alloc(&d->model, &cfg, err))
+        goto done;
+    d->model.src_vocab = vocab[0];
+    d->model.tgt_vocab = vocab[1];
+    memset(vocab, 0, sizeof vocab);
+    if (rs_dataset_build(&d->train, &tok, &d->model.src_vocab, &d->model.tgt_vocab, cfg.max_len,
+                         NULL, err) ||
+        rs_dataset_build(&d->test, &test_tok, &d->model.src_vocab, &d->model.tgt_vocab, 0, NULL,
+                         err))
+        goto done;
+    status = 0;
+done:
+    rs_tokenized_free(&tok);
+    rs_tokenized_free(&test_tok);
+    for (int side = 0; side < 2; side++) {
+        rs_vocab_free(&counts[side]);
+        rs_vocab_free(&vocab[side]);
+    }
+    rs_codec_free(&codec);
+    rs_pairs_free(&pairs);
+    rs_lines_free(&test_lines);
+    char path[4400];
+    for (int i = 0; i < 3; i++) {
+        static const char *const names[] = {"train.de", "train.en", "test_2016_flickr.de"};
+        snprintf(path, sizeof path, "%s/%s", tmp, names[i]);
+        unlink(path);
+    }
+    rmdir(tmp);
+    return status;
+}
+
+/* The model of size c over the data's vocabularies (the vocabularies are
+ * borrowed: the caller must not free them through this model). */
+static int make_model(rs_model *out, const bench_data *d, const size_config *c, rs_error *err)
+{
+    rs_config cfg = d->model.cfg;
+    cfg.emb = c->m, cfg.hidden = c->n, cfg.att = c->a, cfg.maxout = c->l, cfg.batch_size = c->batch;
+    if (rs_model_alloc(out, &cfg, err))
+        return -1;
+    rs_rng rng;
+    rs_rng_seed(&rng, 1);
+    rs_model_init_random(out, &rng);
+    out->src_vocab = d->model.src_vocab;
+    out->tgt_vocab = d->model.tgt_vocab;
+    return 0;
+}
+
+static void release_model(rs_model *m)
+{
+    memset(&m->src_vocab, 0, sizeof m->src_vocab);
+    memset(&m->tgt_vocab, 0, sizeof m->tgt_vocab);
+    rs_model_free(m);
+}
+
+/* sgemm GFLOP/s over the shapes of a step of c (output layer, decoder input
+ * projection, recurrence; forward products) with BLAS on `threads` threads. */
+static double sgemm_rate(const size_config *c, int V, int threads, double mean_lt)
+{
+    const int B = c->batch, R = (int)(B * mean_lt), n = c->n, in = c->m + 2 * c->n;
+    const int shapes[][3] = {{R, V, c->l}, {R, 3 * n, in}, {B, 2 * n, n}, {B, n, n}};
+    size_t most = 0;
+    for (int s = 0; s < 4; s++) {
+        size_t need = (size_t)shapes[s][0] * shapes[s][2] + (size_t)shapes[s][1] * shapes[s][2] +
+                      (size_t)shapes[s][0] * shapes[s][1];
+        most = need > most ? need : most;
+    }
+    float *buf = calloc(most, sizeof(float));
+    if (!buf)
+        return NAN;
+    for (size_t i = 0; i < most; i++)
+        buf[i] = (float)(i % 7) * 0.01f;
+    openblas_set_num_threads(threads);
+    double flops = 0.0, seconds = 0.0;
+    for (int s = 0; s < 4; s++) {
+        const int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        float *A = buf, *Bm = buf + (size_t)M * K, *C = Bm + (size_t)N * K;
+        const double one = 2.0 * M * N * K;
+        int reps = (int)(3e9 / one) + 1; /* about 3 GFLOP of work per shape */
+        rs_gemm(0, 1, M, N, K, 1.0f, A, K, Bm, K, 0.0f, C, N);
+        double t0 = rs_clock_seconds();
+        for (int r = 0; r < reps; r++)
+            rs_gemm(0, 1, M, N, K, 1.0f, A, K, Bm, K, 0.0f, C, N);
+        seconds += rs_clock_seconds() - t0;
+        flops += one * reps;
+    }
+    free(buf);
+    return flops / seconds / 1e9;
+}
+
+typedef struct {
+    double tokens_per_s, gflops, peak_mb, bound_mb;
+    double phase[RS_PHASES + 2]; /* recurrence, attention, output, optimizer, rest: seconds/step */
+    double greedy[2], beam[2];   /* sentences/s at batch 1 and 64 */
+} measured;
+
+/* Training steps of config c on `threads` threads; with decode set, then the
+ * translation speeds (one BLAS thread). */
+static int measure(const bench_data *d, const size_config *c, int threads, int steps, int sentences,
+                   const char *model_path, int decode, measured *out, rs_error *err)
+{
+    rs_model model = {0};
+    rs_train_state state = {0};
+    rs_shards shards = {0};
+    rs_batch batch = {0};
+    rs_epoch_plan plan = {0};
+    float *grads = NULL;
+    int status = -1;
+    if (make_model(&model, d, c, err) || rs_train_state_alloc(&state, &model, err))
+        goto done;
+    int max_S = 1, max_T = 1;
+    for (int i = 0; i < d->train.count; i++) {
+        max_S = d->train.src_len[i] + 1 > max_S ? d->train.src_len[i] + 1 : max_S;
+        max_T = d->train.tgt_len[i] + 1 > max_T ? d->train.tgt_len[i] + 1 : max_T;
+    }
+    rs_rng rng;
+    rs_rng_seed(&rng, 7);
+    grads = rs_calloc(model.layout.total, sizeof(float), err);
+    if (!grads || rs_epoch_plan_make(&plan, &d->train, c->batch, 0, &rng, err) ||
+        rs_shards_init(&shards, &model, threads, c->batch, max_S, max_T, grads, err) ||
+        rs_batch_alloc(&batch, c->batch, max_S, max_T, err))
+        goto done;
+    openblas_set_num_threads(1);
+    const size_t total = model.layout.total;
+    double flops = 0.0, seconds = 0.0, optimizer = 0.0;
+    long tokens_done = 0;
+    int biggest_S = 1, biggest_T = 1, biggest_B = 1;
+    rs_phase_timing(threads == 1);
+    for (int k = -2; k < steps && k + 2 < plan.batches; k++) {
+        int B = plan.start[k + 3] - plan.start[k + 2];
+        if (rs_batch_from_dataset(&batch, &d->train, plan.order + plan.start[k + 2], B, err))
+            goto done;
+        long tokens = 0;
+        double batch_flops = 0.0;
+        for (int b = 0; b < B; b++) {
+            tokens += batch.tgt_len[b];
+            batch_flops += 3.0 * pair_flops(c, model.cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
+        }
+        if (k == 0)
+            rs_phase_timing(threads == 1); /* the warm-up steps do not count */
+        double t0 = rs_clock_seconds();
+        double loss = rs_shards_step(&shards, &model, &batch, (rs_dropout_rates){0}, (uint64_t)k, 0.0f, tokens, 0);
+        double t1 = rs_clock_seconds();
+        state.step++;
+        rs_shards_adam(&shards, model.params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
+                       state.adam_v, 0.002f, 0.9f, 0.999f, 1e-8f, state.step);
+        double t2 = rs_clock_seconds();
+        if (!isfinite(loss)) {
+            rs_fail(err, "non-finite loss in step %d", k);
+            goto done;
+        }
+        if (k >= 0) {
+            seconds += t2 - t0;
+            optimizer += t2 - t1;
+            flops += batch_flops;
+            tokens_done += tokens;
+            if ((long)batch.S * batch.T * B > (long)biggest_S * biggest_T * biggest_B)
+                biggest_S = batch.S, biggest_T = batch.T, biggest_B = B;
+        }
+    }
+    out->tokens_per_s = tokens_done / seconds;
+    out->gflops = flops / seconds / 1e9;
+    const int nsteps = steps < plan.batches - 2 ? steps : plan.batches - 2;
+    double layers = 0.0;
+    for (int p = 0; p < RS_PHASES; p++) {
+        out->phase[p] = threads == 1 ? rs_phase_seconds(p) / nsteps : NAN;
+        layers += rs_phase_seconds(p);
+    }
+    rs_phase_timing(0);
+    out->phase[RS_PHASES] = optimizer / nsteps;
+    out->phase[RS_PHASES + 1] = threads == 1 ? (seconds - optimizer - layers) / nsteps : NAN;
+    /* The analytic bound: parameters, gradients (one buffer per shard), two
+     * Adam moments, and the activations the backward pass needs of the
+     * largest batch timed: per source position and row m (embedding) + 2·3n
+     * (gates) + 2·n (r⊙h) + 2·n (states) + 2n (annotation) + a (key); per
+     * target position m + 3n + n + n + 2n (context) + S (α) + S·a (attention
+     * tanh) + 2l + l (readout) + V (probabilities). */
+    {
+        const double m = c->m, n = c->n, a = c->a, l = c->l, V = model.cfg.tgt_vocab;
+        const double S = biggest_S, T = biggest_T, B = biggest_B;
+        double act = S * B * (m + 6 * n + 2 * n + 2 * n + 2 * n + a) +
+                     T * B * (m + 3 * n + n + n + 2 * n + S + S * a + 3 * l + V);
+        out->bound_mb = 4.0 * ((3.0 + shards.count) * (double)total + act) / (1024.0 * 1024.0);
+    }
+    if (decode) {
+        rs_model trained = {0};
+        const rs_model *use = &model;
+        if (model_path) {
+            if (rs_cli_load_model(model_path, &trained, NULL, err))
+                goto done;
+            use = &trained;
+        }
+        int count = sentences < d->test.count ? sentences : d->test.count;
+        int max_src = 1;
+        for (int i = 0; i < count; i++)
+            max_src = d->test.src_len[i] + 1 > max_src ? d->test.src_len[i] + 1 : max_src;
+        openblas_set_num_threads(1);
+        rs_translation *tr = rs_calloc((size_t)64 * 5, sizeof *tr, err);
+        if (!tr) {
+            rs_model_free(&trained);
+            goto done;
+        }
+        static const int sizes[2] = {1, 64};
+        int failed = 0;
+        for (int run = 0; run < 4 && !failed; run++) {
+            const int beam = run / 2, bsz = sizes[run % 2];
+            rs_decoder dec = {0};
+            rs_beam_search bs = {0};
+            failed = beam ? rs_beam_init(&bs, &use, 1, bsz, 5, max_src, err)
+                          : rs_decoder_init(&dec, &use, 1, bsz, 1, max_src, err);
+            double t0 = rs_clock_seconds();
+            for (int from = 0; from < count && !failed; from += bsz) {
+                const int B = count - from < bsz ? count - from : bsz;
+                const int *src[64];
+                int len[64], longest = 0;
+                double norm[64];
+                for (int b = 0; b < B; b++) {
+                    src[b] = d->test.src[from + b];
+                    len[b] = d->test.src_len[from + b];
+                    longest = len[b] > longest ? len[b] : longest;
+                }
+                /* As ab-decode.sh: at most 2 × the longest source + 10 tokens. */
+                const int max_len = 2 * longest + 10;
+                if (beam) {
+                    rs_beam_options opt = {.beam = 5, .length_penalty = 1.0f, .n_best = 1,
+                                           .max_len = max_len};
+                    failed = rs_beam_translate(&bs, B, src, len, &opt, tr, norm, err);
+                } else {
+                    failed = rs_greedy(&dec, B, src, len, max_len, 0, tr, err);
+                }
+                for (int b = 0; b < B; b++)
+                    rs_translation_free(&tr[b]);
+            }
+            (beam ? out->beam : out->greedy)[run % 2] = count / (rs_clock_seconds() - t0);
+            rs_decoder_free(&dec);
+            rs_beam_free(&bs);
+        }
+        free(tr);
+        rs_model_free(&trained);
+        if (failed)
+            goto done;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    out->peak_mb = ru.ru_maxrss / 1024.0;
+    status = 0;
+done:
+    rs_batch_free(&batch);
+    rs_shards_free(&shards);
+    rs_epoch_plan_free(&plan);
+    free(grads);
+    rs_train_state_free(&state);
+    release_model(&model);
+    return status;
+}
+
+/* Runs measure() in a child process (its own peak RSS), result through a pipe. */
+static int measure_apart(const bench_data *d, const size_config *c, int threads, int steps,
+                         int sentences, const char *model_path, int decode, measured *out,
+                         rs_error *err)
+{
+    int fd[2];
+    if (pipe(fd))
+        return rs_fail(err, "pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return rs_fail(err, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(fd[0]);
+        measured m;
+        memset(&m, 0, sizeof m);
+        rs_error child_err = {{0}};
+        int rc = measure(d, c, threads, steps, sentences, model_path, decode, &m, &child_err);
+        if (rc)
+            fprintf(stderr, PROG ": %s\n", child_err.msg);
+        ssize_t w = write(fd[1], &m, sizeof m);
+        _exit(rc || w != (ssize_t)sizeof m ? 1 : 0);
+    }
+    close(fd[1]);
+    ssize_t got = read(fd[0], out, sizeof *out);
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (got != (ssize_t)sizeof *out || !WIFEXITED(status) || WEXITSTATUS(status))
+        return rs_fail(err, "the %s measurement with %d thread(s) failed", c->name, threads);
+    return 0;
+}
+
+static void add_row(row *rows, int *count, const char *work, const char *config, int threads,
+                    double rate, const char *unit, double gflops, double of_sgemm, double rss,
+                    double bound)
+{
+    if (*count >= MAX_ROWS)
+        return;
+    row *r = &rows[(*count)++];
+    snprintf(r->work, sizeof r->work, "%s", work);
+    snprintf(r->config, sizeof r->config, "%s", config);
+    snprintf(r->unit, sizeof r->unit, "%s", unit);
+    r->threads = threads;
+    r->rate = rate, r->gflops = gflops, r->of_sgemm = of_sgemm, r->rss_mb = rss, r->bound_mb = bound;
+}
+
+static void cell(char *buf, size_t cap, double v, const char *fmt)
+{
+    if (v < 0 || isnan(v))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, fmt, v);
+}
+
+static void print_rows(const row *rows, int count, int tsv)
+{
+    const char *head[] = {"work", "config", "threads", "rate", "unit", "GFLOP/s", "of_sgemm",
+                          "peak_RSS_MB", "bound_MB"};
+    if (tsv)
+        printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", head[0], head[1], head[2], head[3], head[4],
+               head[5], head[6], head[7], head[8]);
+    else
+        printf("%-30s %-6s %7s %9s %-11s %8s %8s %11s %8s\n", head[0], head[1], head[2], head[3],
+               head[4], head[5], head[6], head[7], head[8]);
+    for (int i = 0; i < count; i++) {
+        const row *r = &rows[i];
+        char rate[32], gf[32], of[32], rss[32], bound[32];
+        cell(rate, sizeof rate, r->rate, r->rate < 100 ? "%.2f" : "%.0f");
+        cell(gf, sizeof gf, r->gflops, "%.1f");
+        cell(of, sizeof of, r->of_sgemm < 0 ? -1 : 100 * r->of_sgemm, "%.0f%%");
+        cell(rss, sizeof rss, r->rss_mb, "%.0f");
+        cell(bound, sizeof bound, r->bound_mb, "%.0f");
+        if (tsv)
+            printf("%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r->work, r->config, r->threads, rate,
+                   r->unit, gf, of, rss, bound);
+        else
+            printf("%-30s %-6s %7d %9s %-11s %8s %8s %11s %8s\n", r->work, r->config, r->threads,
+                   rate, r->unit, gf, of, rss, bound);
+    }
+}
+
+/* "1,2" → list; returns the count or -1. */
+static int parse_list(const char *arg, int *out, int cap, int max)
+{
+    int count = 0;
+    const char *p = arg;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > max || count >= cap || (*end && *end != ','))
+            return -1;
+        out[count++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return count;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    enum { O_DATA = 1000, O_CONFIGS, O_THREADS, O_STEPS, O_SENT, O_MODEL, O_TSV };
+    static const struct option opts[] = {
+        {"data", required_argument, NULL, O_DATA}, {"configs", required_argument, NULL, O_CONFIGS},
+        {"threads", required_argument, NULL, O_THREADS}, {"steps", required_argument, NULL, O_STEPS},
+        {"sentences", required_argument, NULL, O_SENT}, {"model", required_argument, NULL, O_MODEL},
+        {"tsv", no_argument, NULL, O_TSV}, {0},
+    };
+    const char *data = NULL, *model_path = NULL;
+    int use_config[2] = {1, 1}, thread_list[8] = {1, 2}, nthreads = 2, steps = 12, sentences = 128;
+    int tsv = 0, c;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "", opts);
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case O_DATA: data = optarg; break;
+        case O_MODEL: model_path = optarg; break;
+        case O_TSV: tsv = 1; break;
+        case O_CONFIGS:
+            use_config[0] = !strcmp(optarg, "S") || !strcmp(optarg, "S,M") || !strcmp(optarg, "M,S");
+            use_config[1] = !strcmp(optarg, "M") || !strcmp(optarg, "S,M") || !strcmp(optarg, "M,S");
+            if (!use_config[0] && !use_config[1])
+                return rs_cli_usage_error(PROG, "--configs: '%s' is not S, M or S,M", optarg);
+            break;
+        case O_THREADS:
+            nthreads = parse_list(optarg, thread_list, 8, 256);
+            if (nthreads < 1)
+                return rs_cli_usage_error(PROG, "--threads: '%s' is not a list like 1,2", optarg);
+            break;
+        case O_STEPS:
+            if (rs_cli_int(PROG, "--steps", optarg, 1, 100000, &steps))
+                return RS_EXIT_USAGE;
+            break;
+        case O_SENT:
+            if (rs_cli_int(PROG, "--sentences", optarg, 1, 1000000, &sentences))
+                return RS_EXIT_USAGE;
+            break;
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (!data)
+        return rs_cli_usage_error(PROG, "no data given (--data DIR: Multi30k's train.de, train.en "
+                                        "and test_2016_flickr.de)");
+
+    rs_error err;
+    bench_data d;
+    memset(&d, 0, sizeof d);
+    double t_start = rs_clock_seconds();
+    if (load_data(&d, data, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_model_free(&d.model);
+        rs_dataset_free(&d.train);
+        rs_dataset_free(&d.test);
+        return RS_EXIT_FAIL;
+    }
+    long tgt_tokens = 0;
+    for (int i = 0; i < d.train.count; i++)
+        tgt_tokens += d.train.tgt_len[i] + 1;
+    const double mean_lt = (double)tgt_tokens / (d.train.count ? d.train.count : 1);
+    fprintf(stderr, "%s: %d training pairs, vocabularies %d / %d, %d test sentences\n", data,
+            d.train.count, d.model.cfg.src_vocab, d.model.cfg.tgt_vocab, d.test.count);
+
+    row rows[MAX_ROWS];
+    int nrows = 0, status = RS_EXIT_OK;
+    int decoded = 0;
+    for (int ci = 0; ci < 2 && status == RS_EXIT_OK; ci++) {
+        if (!use_config[ci])
+            continue;
+        const size_config *cfg = &CONFIGS[ci];
+        const int V = d.model.cfg.tgt_vocab;
+        double sgemm[8];
+        for (int t = 0; t < nthreads; t++) {
+            sgemm[t] = sgemm_rate(cfg, V, thread_list[t], mean_lt);
+            add_row(rows, &nrows, "sgemm, the step's shapes", cfg->name, thread_list[t], sgemm[t],
+                    "GFLOP/s", sgemm[t], -1, -1, -1);
+        }
+        const int n_steps = ci == 0 ? steps : (steps / 3 > 3 ? steps / 3 : 3);
+        for (int t = 0; t < nthreads && status == RS_EXIT_OK; t++) {
+            measured m;
+            memset(&m, 0, sizeof m);
+            const int decode = !decoded && thread_list[t] == 1;
+            fprintf(stderr, "%s, %d thread(s): %d steps%s...\n", cfg->name, thread_list[t], n_steps,
+                    decode ? ", then translation" : "");
+            if (measure_apart(&d, cfg, thread_list[t], n_steps, sentences, model_path, decode, &m,
+                              &err)) {
+                fprintf(stderr, PROG ": %s\n", err.msg);
+                status = RS_EXIT_FAIL;
+                break;
+            }
+            add_row(rows, &nrows, "train", cfg->name, thread_list[t], m.tokens_per_s, "tgt tok/s",
+                    m.gflops, m.gflops / sgemm[t], m.peak_mb, m.bound_mb);
+            if (thread_list[t] == 1) {
+                static const char *const names[] = {
+                    "  step: GRU recurrence", "  step: attention", "  step: output layer",
+                    "  step: optimizer", "  step: rest (embeddings, W x)"};
+                double step_s = 0.0;
+                for (int p = 0; p < RS_PHASES + 2; p++)
+                    step_s += m.phase[p];
+                for (int p = 0; p < RS_PHASES + 2; p++)
+                    add_row(rows, &nrows, names[p], cfg->name, 1, 1e3 * m.phase[p], "ms/step",
+                            -1, step_s > 0 ? m.phase[p] / step_s : -1, -1, -1);
+            }
+            if (decode) {
+                decoded = 1;
+                const char *which = model_path ? "given" : cfg->name;
+                char work[48];
+                for (int s = 0; s < 2; s++) {
+                    snprintf(work, sizeof work, "greedy, batch %d", s ? 64 : 1);
+                    add_row(rows, &nrows, work, which, 1, m.greedy[s], "sent/s", -1, -1, -1, -1);
+                }
+                for (int s = 0; s < 2; s++) {
+                    snprintf(work, sizeof work, "beam 5, batch %d", s ? 64 : 1);
+                    add_row(rows, &nrows, work, which, 1, m.beam[s], "sent/s", -1, -1, -1, -1);
+                }
+            }
+        }
+    }
+    if (nrows > 0) {
+        if (!tsv)
+            printf("rnnsearch bench on %s (%d pairs, target vocabulary %d); the \"of_sgemm\" "
+                   "column of step rows is the share of the step\n",
+                   data, d.train.count, d.model.cfg.tgt_vocab);
+        print_rows(rows, nrows, tsv);
+    }
+    fprintf(stderr, "bench took %.0f s\n", rs_clock_seconds() - t_start);
+    rs_model_free(&d.model);
+    rs_dataset_free(&d.train);
+    rs_dataset_free(&d.test);
+    return status;
+}

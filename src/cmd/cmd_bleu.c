@@ -1,0 +1,218 @@
+/* rnnsearch bleu: corpus BLEU and chrF of a hypothesis file against one or
+ * more reference files, as the sacreBLEU command line computes them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/bleu.h"
+#include "cmd/cli.h"
+#include "text/corpus.h"
+#include "cmd/commands.h"
+
+#define PROG "rnnsearch bleu"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rnnsearch bleu [options] HYP REF [REF...]\n"
+            "\n"
+            "Scores HYP (one segment per line; \"-\" reads standard input) against the\n"
+            "references REF..., line by line, as sacreBLEU 2.x does with its defaults, and\n"
+            "prints, like sacreBLEU's text output:\n"
+            "  BLEU = 35.12 67.1/42.3/28.0/19.2 (BP = 1.000 ratio = 1.012 hyp_len = 12345 "
+            "ref_len = 12200)\n"
+            "  chrF2 = 61.23\n"
+            "and on standard error the signatures, to quote with the scores:\n"
+            "  BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-" RS_VERSION "\n"
+            "  chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-" RS_VERSION "\n"
+            "(version: these numbers come from rnnsearch " RS_VERSION ", not from sacreBLEU).\n"
+            "\n"
+            "options:\n"
+            "  --metric M      bleu, chrf or both (default: both)\n"
+            "  --tokenize T    BLEU tokenizer: 13a or none (default: 13a)\n"
+            "  --lowercase     lower-case hypotheses and references first, for both metrics\n"
+            "                  (sacreBLEU's -lc and --chrf-lowercase; default: off)\n"
+            "  --sentence      one line per segment: its own BLEU (with effective order, as\n"
+            "                  sacreBLEU's sentence_bleu: eff:yes) and chrF, tab-separated\n"
+            "  --signature     put the signature into each score line, as sacreBLEU's text\n"
+            "                  output does: \"BLEU|nrefs:1|...|version:... = 35.12 ...\"\n"
+            "  -h, --help      this text\n"
+            "\n"
+            "BLEU: n-grams 1-4, counts clipped by the largest count in any reference, brevity\n"
+            "penalty against the closest reference length, exp smoothing. chrF: character\n"
+            "n-grams 1-6, beta 2, whitespace removed, F of the corpus-summed statistics.\n"
+            "Every line loses its trailing whitespace; an empty reference line is skipped\n"
+            "(a segment needs one non-empty reference). Files must be UTF-8 (gzip-compressed\n"
+            "files are read too); lines end at \\n, \\r\\n or \\r.\n");
+}
+
+/* Reads a file (or standard input for "-") through the shared line reader
+ * (UTF-8 checked, gzip decompressed) and strips each line's trailing
+ * whitespace, as sacreBLEU rstrip()s every line. */
+static int read_lines(rs_lines *lines, const char *path)
+{
+    rs_error err;
+    if (rs_lines_read(path, lines, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return -1;
+    }
+    for (int i = 0; i < lines->count; i++)
+        lines->lines[i][rs_bleu_rstrip_len(lines->lines[i])] = '\0';
+    return 0;
+}
+
+/* Prints the BLEU and/or chrF of the statistics given (NULL: not asked for),
+ * separated by sep and ended by a newline; with a signature, in sacreBLEU's
+ * text form "BLEU|SIGNATURE = 35.12 ...". */
+static void print_scores(const rs_bleu_stats *bleu, const rs_chrf_stats *chrf, int effective_order,
+                         const char *bleu_sig, const char *chrf_sig, const char *sep)
+{
+    char buf[256];
+    if (bleu) {
+        rs_bleu_result res;
+        rs_bleu_compute_order(bleu, effective_order, &res);
+        rs_bleu_format(&res, buf, sizeof buf);
+        /* buf is "BLEU = ...": the signature goes after the name. */
+        if (bleu_sig)
+            printf("BLEU|%s%s", bleu_sig, buf + 4);
+        else
+            fputs(buf, stdout);
+    }
+    if (chrf) {
+        rs_chrf_result res;
+        rs_chrf_compute(chrf, &res);
+        rs_chrf_format(&res, buf, sizeof buf);
+        const char *rest = strchr(buf, ' ');
+        if (bleu)
+            fputs(sep, stdout);
+        if (chrf_sig && rest)
+            printf("%.*s|%s%s", (int)(rest - buf), buf, chrf_sig, rest);
+        else
+            fputs(buf, stdout);
+    }
+    putchar('\n');
+}
+
+int cmd_bleu(int argc, char **argv)
+{
+    rs_bleu_opts opts = {0, RS_BLEU_TOK_13A};
+    enum { OPT_METRIC = 256, OPT_TOKENIZE, OPT_LOWERCASE, OPT_SENTENCE, OPT_SIGNATURE };
+    static const struct option options[] = {
+        {"sentence", no_argument, NULL, OPT_SENTENCE},
+        {"signature", no_argument, NULL, OPT_SIGNATURE},
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"tokenize", required_argument, NULL, OPT_TOKENIZE},
+        {"lowercase", no_argument, NULL, OPT_LOWERCASE},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a", "none"};
+    int metric = 2, tokenize = 0, sentence = 0, with_signature = 0;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "", options);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return RS_EXIT_OK;
+        case OPT_LOWERCASE:
+            opts.lowercase = 1;
+            break;
+        case OPT_SENTENCE:
+            sentence = 1;
+            break;
+        case OPT_SIGNATURE:
+            with_signature = 1;
+            break;
+        case OPT_METRIC:
+            if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_TOKENIZE:
+            if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 2, &tokenize))
+                return RS_EXIT_USAGE;
+            opts.tokenize = tokenize ? RS_BLEU_TOK_NONE : RS_BLEU_TOK_13A;
+            break;
+        default:
+            return RS_EXIT_USAGE;
+        }
+    }
+    int want_bleu = metric != 1, want_chrf = metric != 0;
+    const char *const *files = (const char *const *)argv + optind;
+    int nfiles = argc - optind;
+    if (nfiles < 2)
+        return rs_cli_usage_error(PROG, "need a hypothesis file and at least one reference file");
+    for (int i = 1; i < nfiles; i++)
+        if (strcmp(files[i], "-") == 0)
+            return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
+
+    int status = 1, nrefs = nfiles - 1;
+    rs_lines *text = calloc((size_t)nfiles, sizeof *text);
+    const char **refs = calloc((size_t)nrefs, sizeof *refs);
+    if (!text || !refs) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto done;
+    }
+    for (int i = 0; i < nfiles; i++)
+        if (read_lines(&text[i], files[i]) < 0)
+            goto done;
+    if (text[0].count == 0) {
+        fprintf(stderr, PROG ": %s has no lines to score\n", files[0]);
+        goto done;
+    }
+    for (int i = 1; i < nfiles; i++)
+        if (text[i].count != text[0].count) {
+            fprintf(stderr, PROG ": %s has %d lines but %s has %d\n",
+                    strcmp(files[0], "-") ? files[0] : "standard input", text[0].count, files[i],
+                    text[i].count);
+            goto done;
+        }
+
+    /* The signatures, sacreBLEU's "NAME|key:value|..." form. Sentence BLEU
+     * uses effective order (sacreBLEU's sentence_bleu default). */
+    char bleu_sig[256], chrf_sig[256];
+    rs_bleu_signature(&opts, nrefs, sentence, "rnnsearch-" RS_VERSION, bleu_sig, sizeof bleu_sig);
+    rs_chrf_signature(&opts, nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
+    if (want_bleu)
+        fprintf(stderr, PROG ": BLEU|%s\n", bleu_sig);
+    if (want_chrf)
+        fprintf(stderr, PROG ": chrF%d|%s\n", RS_CHRF_BETA, chrf_sig);
+
+    rs_bleu_stats bleu;
+    rs_chrf_stats chrf;
+    rs_bleu_stats_init(&bleu);
+    rs_chrf_stats_init(&chrf);
+    rs_error err;
+    for (int line = 0; line < text[0].count; line++) {
+        for (int r = 0; r < nrefs; r++)
+            refs[r] = text[r + 1].lines[line];
+        const char *hyp = text[0].lines[line];
+        if (sentence) {
+            rs_bleu_stats_init(&bleu);
+            rs_chrf_stats_init(&chrf);
+        }
+        if ((want_bleu && rs_bleu_stats_add(&bleu, hyp, refs, nrefs, &opts, &err) < 0) ||
+            (want_chrf && rs_chrf_stats_add(&chrf, hyp, refs, nrefs, &opts, &err) < 0)) {
+            fprintf(stderr, PROG ": %s:%d: %s\n", strcmp(files[0], "-") ? files[0] : "<stdin>",
+                    line + 1, err.msg);
+            goto done;
+        }
+        if (sentence)
+            print_scores(want_bleu ? &bleu : NULL, want_chrf ? &chrf : NULL, 1,
+                         with_signature ? bleu_sig : NULL, with_signature ? chrf_sig : NULL, "\t");
+    }
+    if (!sentence)
+        print_scores(want_bleu ? &bleu : NULL, want_chrf ? &chrf : NULL, 0,
+                     with_signature ? bleu_sig : NULL, with_signature ? chrf_sig : NULL, "\n");
+    status = fflush(stdout) == 0 ? 0 : 1;
+    if (status)
+        fprintf(stderr, PROG ": cannot write the scores: %s\n", strerror(errno));
+done:
+    if (text)
+        for (int i = 0; i < nfiles; i++)
+            rs_lines_free(&text[i]);
+    free(text);
+    free(refs);
+    return status;
+}

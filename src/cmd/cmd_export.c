@@ -1,0 +1,88 @@
+/* rnnsearch export: a checkpoint's model as a safetensors file in the
+ * interchange format of docs/model.md. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/checkpoint.h"
+#include "cmd/cli.h"
+#include "common/fileio.h"
+#include "cmd/commands.h"
+#include "model/safetensors.h"
+
+#define PROG "rnnsearch export"
+
+static void usage(FILE *out)
+{
+    fputs("usage: rnnsearch export -m MODEL -o OUT.safetensors\n"
+          "Writes the model's weights, vocabularies, sizes and text settings in the\n"
+          "safetensors interchange format (see docs/model.md, \"Interchange names\").\n"
+          "OUT is replaced atomically: it must be a new name or a regular file (not '-',\n"
+          "a symbolic link, a device or a FIFO) and not the checkpoint itself.\n"
+          "\n"
+          "  -m, --model MODEL   a checkpoint file, or a model directory (models/NAME)\n"
+          "                      whose best.ckpt, else last.ckpt, is used (required)\n"
+          "  -o, --output FILE   the safetensors file to write (required; may also be\n"
+          "                      given as the one operand: export -m MODEL FILE)\n"
+          "  -h, --help          show this help\n",
+          out);
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"model", required_argument, NULL, 'm'},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *model_arg = NULL, *out_path = NULL;
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:o:", options);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return RS_EXIT_OK;
+        case 'm':
+            if (rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
+                return RS_EXIT_USAGE;
+            break;
+        case 'o':
+            if (rs_cli_once(PROG, "-o/--output", &out_path, optarg))
+                return RS_EXIT_USAGE;
+            break;
+        default:
+            return RS_EXIT_USAGE;
+        }
+    }
+    if (!model_arg)
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
+    /* The output may also be the one operand, as before -o existed. */
+    if (optind < argc && rs_cli_once(PROG, "the output file", &out_path, argv[optind++]))
+        return RS_EXIT_USAGE;
+    if (optind < argc)
+        return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (!out_path)
+        return rs_cli_usage_error(PROG, "no output file given (-o OUT.safetensors)");
+    if (!strcmp(out_path, "-"))
+        return rs_cli_usage_error(PROG, "the output must be a file name, not '-' (a safetensors file is replaced atomically, never streamed)");
+
+    rs_error err;
+    char ckpt[4096];
+    rs_model model;
+    if (rs_cli_resolve_model(model_arg, ckpt, sizeof ckpt, &err) ||
+        rs_check_output_not_input(out_path, ckpt, &err) ||
+        rs_checkpoint_load(ckpt, &model, NULL, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return 1;
+    }
+    int rc = rs_safetensors_export(out_path, &model, &err);
+    if (rc)
+        fprintf(stderr, PROG ": %s\n", err.msg);
+    else
+        fprintf(stderr, PROG ": wrote %s from %s (%zu parameters, %d + %d tokens)\n",
+                out_path, ckpt, model.layout.total, model.src_vocab.size, model.tgt_vocab.size);
+    rs_model_free(&model);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,69 @@
+/* rnnsearch import: a safetensors file in the interchange format of
+ * docs/model.md becomes a checkpoint (weights only: no training state). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/checkpoint.h"
+#include "cmd/cli.h"
+#include "common/fileio.h"
+#include "cmd/commands.h"
+#include "model/safetensors.h"
+
+#define PROG "rnnsearch import"
+
+static void usage(FILE *out)
+{
+    fputs("usage: rnnsearch import IN.safetensors -o MODEL\n"
+          "Reads a model in the safetensors interchange format (see docs/model.md,\n"
+          "\"Interchange names\") and writes it as a checkpoint. Training settings in\n"
+          "the checkpoint's configuration are the defaults. The checkpoint is replaced\n"
+          "atomically: it must be a new name or a regular file, not the input itself.\n"
+          "\n"
+          "  -o, --output MODEL  FILE.ckpt: write that file; anything else is a model\n"
+          "                      directory (e.g. models/NAME, created if missing)\n"
+          "                      that receives best.ckpt (required)\n"
+          "  -h, --help          show this help\n",
+          out);
+}
+
+int cmd_import(int argc, char **argv)
+{
+    const char *out_arg;
+    int status = rs_cli_one_option(PROG, argc, argv, 'o', &out_arg, usage);
+    if (status >= 0)
+        return status;
+    if (argc - optind != 1)
+        return rs_cli_usage_error(PROG, argc == optind ? "no input file given" : "exactly one input file");
+    if (!out_arg || !*out_arg)
+        return rs_cli_usage_error(PROG, "no output given (-o MODEL)");
+    const char *in_path = argv[optind];
+
+    char out_path[4096];
+    int n;
+    if (rs_cli_ends_with(out_arg, ".ckpt"))
+        n = snprintf(out_path, sizeof out_path, "%s", out_arg);
+    else
+        n = snprintf(out_path, sizeof out_path, "%s%sbest.ckpt", out_arg,
+                     rs_cli_ends_with(out_arg, "/") ? "" : "/");
+    if (n < 0 || (size_t)n >= sizeof out_path)
+        return rs_cli_usage_error(PROG, "output path too long");
+
+    rs_error err;
+    rs_model model;
+    if (rs_check_output_not_input(out_path, in_path, &err) ||
+        rs_safetensors_import(in_path, &model, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return 1;
+    }
+    int rc = rs_checkpoint_save(out_path, &model, NULL, &err);
+    if (rc)
+        fprintf(stderr, PROG ": %s\n", err.msg);
+    else
+        fprintf(stderr,
+                PROG ": wrote %s (n=%d m=%d a=%d l=%d, attention %s, %d + %d tokens)\n",
+                out_path, model.cfg.hidden, model.cfg.emb, model.cfg.att, model.cfg.maxout,
+                rs_attention_names[model.cfg.attention], model.src_vocab.size, model.tgt_vocab.size);
+    rs_model_free(&model);
+    return rc ? 1 : 0;
+}

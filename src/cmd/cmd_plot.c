@@ -1,0 +1,412 @@
+/* rnnsearch plot: the learning curves of a training run (models/NAME/train.log.tsv)
+ * as an SVG picture: train and dev loss against steps, and the dev metric on
+ * a second axis when it was measured. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/cli.h"
+#include "common/fileio.h"
+#include "cmd/commands.h"
+#include "text/corpus.h"
+#include "common/svg.h"
+
+#define PROG "rnnsearch plot"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PROG " models/NAME [-o OUT.svg]\n\n"
+            "Draws the learning curves of a training run from its log, models/NAME/train.log.tsv\n"
+            "(or the .tsv file given): train loss and dev loss per target token against the\n"
+            "step, and the dev metric on a right-hand axis when it was measured.\n\n"
+            "  -o, --output FILE      the SVG file, '-' for standard output\n"
+            "                         (default: train.svg next to the log)\n"
+            "  --scale S              loss axis: linear, log or auto (default: auto = log when\n"
+            "                         the losses span more than two orders of magnitude)\n"
+            "  --title TEXT           the picture's title (default: the argument)\n"
+            "  -h, --help             this help\n");
+}
+
+/* The columns of the log that are drawn. */
+enum { COL_STEP, COL_TRAIN, COL_DEV, COL_METRIC, NCOLS };
+static const char *const col_names[NCOLS] = {"step", "train_loss", "dev_loss", "dev_metric"};
+
+typedef struct {
+    int count, capacity;
+    double *v[NCOLS]; /* [count] each; NAN where absent */
+} series;
+
+static void series_free(series *s)
+{
+    for (int k = 0; k < NCOLS; k++)
+        free(s->v[k]);
+    memset(s, 0, sizeof *s);
+}
+
+/* Reads the TSV log: a header naming the columns (in any order) and one row
+ * per evaluation. Unparsable numbers ("nan") are NAN; dev_metric < 0 means
+ * not measured. */
+static int read_log(const char *path, series *s, rs_error *err)
+{
+    rs_lines lines;
+    memset(s, 0, sizeof *s);
+    if (rs_lines_read(path, &lines, err))
+        return -1;
+    int where[NCOLS];
+    if (lines.count == 0) {
+        rs_lines_free(&lines);
+        return rs_fail(err, "%s: empty file", path);
+    }
+    /* Header: the index of each wanted column. */
+    for (int k = 0; k < NCOLS; k++)
+        where[k] = -1;
+    {
+        int idx = 0;
+        const char *p = lines.lines[0];
+        while (1) {
+            size_t n = strcspn(p, "\t");
+            for (int k = 0; k < NCOLS; k++)
+                if (strlen(col_names[k]) == n && !strncmp(p, col_names[k], n))
+                    where[k] = idx;
+            idx++;
+            if (!p[n])
+                break;
+            p += n + 1;
+        }
+    }
+    if (where[COL_STEP] < 0 || where[COL_TRAIN] < 0) {
+        rs_lines_free(&lines);
+        return rs_fail(err, "%s:1: not a training log (no 'step' and 'train_loss' columns)", path);
+    }
+    s->capacity = lines.count;
+    for (int k = 0; k < NCOLS; k++)
+        if (!(s->v[k] = rs_calloc((size_t)lines.count, sizeof(double), err))) {
+            series_free(s);
+            rs_lines_free(&lines);
+            return -1;
+        }
+    for (int r = 1; r < lines.count; r++) {
+        if (!lines.lines[r][0])
+            continue;
+        double row[NCOLS];
+        for (int k = 0; k < NCOLS; k++)
+            row[k] = NAN;
+        int idx = 0;
+        const char *p = lines.lines[r];
+        while (1) {
+            size_t n = strcspn(p, "\t");
+            for (int k = 0; k < NCOLS; k++)
+                if (where[k] == idx) {
+                    char *end;
+                    double v = strtod(p, &end);
+                    row[k] = end == p + n && n > 0 && isfinite(v) ? v : NAN;
+                }
+            idx++;
+            if (!p[n])
+                break;
+            p += n + 1;
+        }
+        if (isnan(row[COL_STEP])) {
+            series_free(s);
+            rs_lines_free(&lines);
+            return rs_fail(err, "%s:%d: no step number", path, r + 1);
+        }
+        if (row[COL_METRIC] < 0)
+            row[COL_METRIC] = NAN;
+        for (int k = 0; k < NCOLS; k++)
+            s->v[k][s->count] = row[k];
+        s->count++;
+    }
+    rs_lines_free(&lines);
+    if (s->count == 0) {
+        series_free(s);
+        return rs_fail(err, "%s: no rows yet (the log gets one per evaluation)", path);
+    }
+    return 0;
+}
+
+/* An axis from lo to hi with "nice" ticks (1, 2 or 5 times a power of ten). */
+typedef struct {
+    double lo, hi, step; /* log axes: lo and hi are powers of ten, step unused */
+    int log;
+} axis;
+
+static axis nice_axis(double lo, double hi, int from_zero)
+{
+    if (from_zero && lo > 0)
+        lo = 0;
+    if (!(hi > lo))
+        hi = lo + (lo != 0 ? fabs(lo) : 1.0);
+    double raw = (hi - lo) / 5.0, mag = pow(10.0, floor(log10(raw))), f = raw / mag;
+    double step = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+    axis a = {floor(lo / step + 1e-9) * step, ceil(hi / step - 1e-9) * step, step, 0};
+    return a;
+}
+
+/* A logarithmic axis from the decade below lo to the decade above hi (lo > 0). */
+static axis log_axis(double lo, double hi)
+{
+    axis a = {pow(10.0, floor(log10(lo) + 1e-9)), pow(10.0, ceil(log10(hi) - 1e-9)), 0.0, 1};
+    if (a.hi <= a.lo)
+        a.hi = a.lo * 10.0;
+    return a;
+}
+
+static void range_of(const series *s, int col, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int i = 0; i < s->count; i++) {
+        double v = s->v[col][i];
+        if (!isnan(v)) {
+            *lo = v < *lo ? v : *lo;
+            *hi = v > *hi ? v : *hi;
+        }
+    }
+}
+
+static void tick_label(char *buf, size_t size, double v, double step)
+{
+    int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    if (fabs(v) >= 1e5 && step >= 1)
+        snprintf(buf, size, "%.3g", v);
+    else
+        snprintf(buf, size, "%.*f", decimals, fabs(v) < step * 1e-9 ? 0.0 : v);
+}
+
+typedef struct {
+    double left, top, width, height;
+    axis x, y, y2;
+} frame;
+
+static double px(const frame *f, double x)
+{
+    return f->left + (x - f->x.lo) / (f->x.hi - f->x.lo) * f->width;
+}
+
+static double py(const frame *f, const axis *y, double v)
+{
+    double t = y->log ? log10(v / y->lo) / log10(y->hi / y->lo) : (v - y->lo) / (y->hi - y->lo);
+    return f->top + f->height - t * f->height;
+}
+
+/* One series as a polyline (broken where values are missing) with a marker
+ * and a tooltip per point. */
+static void draw_series(FILE *out, const frame *f, const series *s, int col, const axis *y,
+                        const char *colour, const char *dash, const char *name)
+{
+    int open = 0;
+    for (int i = 0; i < s->count; i++) {
+        double v = s->v[col][i];
+        if (isnan(v) || (y->log && v <= 0)) {
+            if (open)
+                fputs("\"/>\n", out);
+            open = 0;
+            continue;
+        }
+        if (!open)
+            fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+                    colour, dash);
+        fprintf(out, "%s%.1f,%.1f", open ? " " : "", px(f, s->v[COL_STEP][i]), py(f, y, v));
+        open = 1;
+    }
+    if (open)
+        fputs("\"/>\n", out);
+    for (int i = 0; i < s->count; i++) {
+        double v = s->v[col][i];
+        if (!isnan(v) && !(y->log && v <= 0))
+            fprintf(out,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s at step %.0f: "
+                    "%.4f</title></circle>\n",
+                    px(f, s->v[COL_STEP][i]), py(f, y, v), colour, name, s->v[COL_STEP][i], v);
+    }
+}
+
+static void ticks_y(FILE *out, const frame *f, const axis *y, int right)
+{
+    /* Log axes: each power of ten, and 2 and 5 times it when there are few decades. */
+    const int decades = y->log ? (int)lrint(log10(y->hi / y->lo)) : 0;
+    const int per_decade = decades <= 2 ? 3 : 1;
+    const int count = y->log ? decades * per_decade + 1 : (int)lrint((y->hi - y->lo) / y->step) + 1;
+    for (int k = 0; k < count; k++) {
+        static const double mult[] = {1, 2, 5};
+        double v = y->log ? y->lo * pow(10.0, k / per_decade) * mult[k % per_decade] : y->lo + k * y->step;
+        char label[32];
+        if (y->log)
+            snprintf(label, sizeof label, "%g", v);
+        else
+            tick_label(label, sizeof label, v, y->step);
+        double yy = py(f, y, v), x = right ? f->left + f->width : f->left;
+        if (!right)
+            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+                    f->left, yy, f->left + f->width, yy);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x,
+                yy, right ? x + 5 : x - 5, yy);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\" text-anchor=\"%s\">%s</text>\n",
+                right ? x + 8 : x - 8, yy, right ? "start" : "end", label);
+    }
+}
+
+static int plot(FILE *out, const series *s, const char *title, const char *scale)
+{
+    frame f = {.left = 70, .top = 50, .width = 600, .height = 320};
+    double lo, hi, lo2, hi2;
+    range_of(s, COL_STEP, &lo, &hi);
+    f.x = nice_axis(lo, hi, 1);
+    range_of(s, COL_TRAIN, &lo, &hi);
+    range_of(s, COL_DEV, &lo2, &hi2);
+    lo = lo2 < lo ? lo2 : lo;
+    hi = hi2 > hi ? hi2 : hi;
+    int log_scale = !strcmp(scale, "log") || (!strcmp(scale, "auto") && lo > 0 && hi / lo > 100.0);
+    if (log_scale && !(lo > 0 && isfinite(hi)))
+        log_scale = 0; /* a zero or missing loss cannot go on a log axis */
+    f.y = log_scale ? log_axis(lo, hi) : nice_axis(isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 1);
+    range_of(s, COL_METRIC, &lo2, &hi2);
+    const int metric = isfinite(lo2);
+    if (metric)
+        f.y2 = nice_axis(lo2, hi2 <= 1.0 ? 1.0 : hi2, 1);
+    const double width = f.left + f.width + (metric ? 80 : 30), height = f.top + f.height + 80;
+    if (rs_svg_begin(out, width, height, title))
+        return -1;
+    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
+    fprintf(out, "<text x=\"%.1f\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">",
+            f.left + f.width / 2);
+    rs_xml_escape(out, title);
+    fputs("</text>\n", out);
+    ticks_y(out, &f, &f.y, 0);
+    if (metric)
+        ticks_y(out, &f, &f.y2, 1);
+    for (double v = f.x.lo; v <= f.x.hi + f.x.step * 1e-6; v += f.x.step) {
+        char label[32];
+        tick_label(label, sizeof label, v, f.x.step);
+        double xx = px(&f, v), y = f.top + f.height;
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
+                xx, y, xx, y + 5);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", xx, y + 19,
+                label);
+    }
+    fprintf(out,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
+            f.left, f.top, f.width, f.height);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">step</text>\n",
+            f.left + f.width / 2, f.top + f.height + 42);
+    fprintf(out,
+            "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">loss "
+            "(nats per target token%s)</text>\n",
+            f.left - 50, f.top + f.height / 2, log_scale ? ", log scale" : "");
+    if (metric)
+        fprintf(out,
+                "<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\">dev "
+                "metric</text>\n",
+                f.left + f.width + 62, f.top + f.height / 2);
+    fputs("</g>\n", out);
+    draw_series(out, &f, s, COL_TRAIN, &f.y, "#1f77b4", "", "train loss");
+    draw_series(out, &f, s, COL_DEV, &f.y, "#d62728", "", "dev loss");
+    if (metric)
+        draw_series(out, &f, s, COL_METRIC, &f.y2, "#2ca02c", " stroke-dasharray=\"6 4\"",
+                    "dev metric");
+    /* Legend: one row under the plot. */
+    const char *names[] = {"train loss", "dev loss", "dev metric (right axis)"};
+    const char *colours[] = {"#1f77b4", "#d62728", "#2ca02c"};
+    const int entries = metric ? 3 : 2;
+    const double ly = f.top + f.height + 64;
+    double lx = f.left;
+    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
+    for (int k = 0; k < entries; k++) {
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"2\"%s/>\n",
+                lx, ly, lx + 24, ly, colours[k], k == 2 ? " stroke-dasharray=\"6 4\"" : "");
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\">%s</text>\n", lx + 30, ly,
+                names[k]);
+        lx += 30 + rs_text_width(names[k], 12) + 24;
+    }
+    fputs("</g>\n", out);
+    return rs_svg_end(out);
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    enum { OPT_TITLE = 1000, OPT_SCALE };
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"scale", required_argument, NULL, OPT_SCALE},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {0},
+    };
+    static const char *const scales[] = {"linear", "log", "auto"};
+    const char *output = NULL, *title = NULL, *scale = "auto";
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "o:", opts);
+    int c, which;
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        case 'o':
+            if (rs_cli_once(PROG, "-o/--output", &output, optarg))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_TITLE: title = optarg; break;
+        case OPT_SCALE:
+            if (rs_cli_choice(PROG, "--scale", optarg, scales, 3, &which))
+                return RS_EXIT_USAGE;
+            scale = scales[which];
+            break;
+        default:
+            return RS_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1)
+        return rs_cli_usage_error(PROG, "give one model directory (models/NAME) or log file");
+    const char *arg = argv[optind];
+    char log[4200], out_path[4200];
+    struct stat st;
+    if (rs_is_directory(arg))
+        snprintf(log, sizeof log, "%s/train.log.tsv", arg);
+    else if (!strchr(arg, '/') && stat(arg, &st))
+        snprintf(log, sizeof log, "models/%s/train.log.tsv", arg); /* a bare NAME */
+    else
+        snprintf(log, sizeof log, "%s", arg);
+    if (!output) {
+        /* train.svg in the log's directory. */
+        const char *slash = strrchr(log, '/');
+        snprintf(out_path, sizeof out_path, "%.*strain.svg", slash ? (int)(slash - log + 1) : 0, log);
+        output = out_path;
+    }
+    if (!title)
+        title = arg;
+
+    rs_error err;
+    series s;
+    if (rs_check_output_not_input(output, log, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
+    if (read_log(log, &s, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_FAIL;
+    }
+    int to_stdout = !strcmp(output, "-");
+    FILE *out = to_stdout ? stdout : fopen(output, "w");
+    if (!out) {
+        fprintf(stderr, PROG ": %s: cannot open for writing\n", output);
+        series_free(&s);
+        return RS_EXIT_FAIL;
+    }
+    int rc = plot(out, &s, title, scale);
+    rc |= fflush(out) | ferror(out);
+    if (!to_stdout)
+        rc |= fclose(out);
+    const int evaluations = s.count;
+    series_free(&s);
+    if (rc) {
+        fprintf(stderr, PROG ": %s: write failed\n", to_stdout ? "<stdout>" : output);
+        return RS_EXIT_FAIL;
+    }
+    if (!to_stdout)
+        fprintf(stderr, PROG ": wrote %s (%d evaluations)\n", output, evaluations);
+    return RS_EXIT_OK;
+}

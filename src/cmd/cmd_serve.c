@@ -1,0 +1,279 @@
+/* rnnsearch serve: the web explorer and JSON API (serve.h) over one or more
+ * models, until SIGINT or SIGTERM. */
+#include <cblas.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "serve/serve.h"
+
+#define PROG "rnnsearch serve"
+#define MAX_MODELS 16
+#define MAX_HOSTS 16
+
+static void usage(FILE *out, const rs_serve_options *d)
+{
+    fprintf(out,
+            "usage: " PROG " -m MODEL [-m MODEL2 ...] [OPTIONS]\n\n"
+            "Serves a page to explore translations, beams and alignment matrices, and\n"
+            "a JSON API (POST /api/translate, POST /api/align, GET /api/models; see\n"
+            "docs/serve.md), until interrupted. MODEL is a checkpoint file or a directory\n"
+            "models/NAME; requests name a model by its directory or file name (the first\n"
+            "is the default).\n\n"
+            "  -m, --model MODEL   a model to serve (at least one; at most %d)\n"
+            "  --host ADDR         numeric address to listen on (default: %s; 0.0.0.0 or ::\n"
+            "                      open it to the network, and then a token is required)\n"
+            "  --allow-host NAME   accept requests whose Host header names NAME, besides\n"
+            "                      localhost, 127.0.0.1, ::1 and ADDR (repeatable; at most %d)\n"
+            "  --token TOKEN       require TOKEN on every request (Authorization: Bearer,\n"
+            "                      ?token=, or the cookie the page sets); 8-128 of A-Z a-z\n"
+            "                      0-9 - _ .\n"
+            "  --no-token          on 0.0.0.0 or ::, serve without a token (anyone who can\n"
+            "                      reach the port can use the server)\n"
+            "  --port N            TCP port, 0 for any free one (default: %d)\n"
+            "  --threads N         decoding workers, each with its own workspace (default: %d)\n"
+            "  --queue N           requests waiting for a worker at most; more get 503\n"
+            "                      (default: %d)\n"
+            "  --connections N     open connections at most (default: %d)\n"
+            "  --max-body BYTES    largest request body; larger get 413 (default: %zu)\n"
+            "  --max-chars N       longest text, source or target in characters; longer\n"
+            "                      get 413 (default: %d)\n"
+            "  --max-beam K        largest beam and n_best a request may ask for (default: %d)\n"
+            "  --max-answer BYTES  largest answer (alignments and SVG pictures included);\n"
+            "                      a request whose answer would be larger gets 413\n"
+            "                      (default: %zu)\n"
+            "  --timeout SECONDS   a request must arrive whole within this time of its\n"
+            "                      connection opening (or of the previous answer), else the\n"
+            "                      connection is closed; requests that waited this long for\n"
+            "                      a worker get 503; at a stop, answers being sent get this\n"
+            "                      long to finish (default: %d)\n"
+            "  --quiet             no log line per request\n"
+            "  -h, --help          this help\n\n"
+            "SIGINT or SIGTERM stops the server: no new connections, queued requests are\n"
+            "answered and answers being sent finish (at most --timeout); a second signal\n"
+            "ends it at once.\n",
+            MAX_MODELS, d->host, MAX_HOSTS, d->port, d->threads, d->queue, d->connections,
+            d->max_body, d->max_chars, d->max_beam, d->max_answer, d->timeout);
+}
+
+/* The name requests use for a model: "models/dates", "models/dates/best.ckpt"
+ * and "dates" are all "dates"; "x/other.ckpt" is "other". */
+static void model_name(const char *arg, char *name, size_t size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", arg);
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        path[--n] = '\0';
+    char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if ((!strcmp(base, "best.ckpt") || !strcmp(base, "last.ckpt")) && base > path) {
+        base[-1] = '\0';
+        char *dir = strrchr(path, '/');
+        base = dir ? dir + 1 : path;
+    } else if (n > 5 && !strcmp(path + n - 5, ".ckpt") && base < path + n - 5) {
+        path[n - 5] = '\0';
+    }
+    snprintf(name, size, "%s", base);
+}
+
+/* 32 hex digits from the system's random source. */
+static int random_token(char *token, size_t size)
+{
+    unsigned char bytes[16];
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, bytes, sizeof bytes);
+    close(fd);
+    if (n != (ssize_t)sizeof bytes || size < 2 * sizeof bytes + 1)
+        return -1;
+    for (size_t i = 0; i < sizeof bytes; i++)
+        snprintf(token + 2 * i, 3, "%02x", bytes[i]);
+    return 0;
+}
+
+typedef struct {
+    rs_server *server;
+    atomic_int done;
+} stopping;
+
+static void *stop_main(void *arg)
+{
+    stopping *st = arg;
+    rs_server_stop(st->server);
+    atomic_store(&st->done, 1);
+    return NULL;
+}
+
+static void log_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, PROG ": %s\n", line);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    enum { OPT_HOST = 1000, OPT_PORT, OPT_THREADS, OPT_QUEUE, OPT_CONNECTIONS, OPT_BODY,
+           OPT_CHARS, OPT_BEAM, OPT_TIMEOUT, OPT_QUIET, OPT_ALLOW_HOST, OPT_TOKEN, OPT_NO_TOKEN,
+           OPT_ANSWER };
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, 'm'},
+        {"host", required_argument, NULL, OPT_HOST},
+        {"port", required_argument, NULL, OPT_PORT},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"queue", required_argument, NULL, OPT_QUEUE},
+        {"connections", required_argument, NULL, OPT_CONNECTIONS},
+        {"max-body", required_argument, NULL, OPT_BODY},
+        {"max-chars", required_argument, NULL, OPT_CHARS},
+        {"max-beam", required_argument, NULL, OPT_BEAM},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
+        {"token", required_argument, NULL, OPT_TOKEN},
+        {"no-token", no_argument, NULL, OPT_NO_TOKEN},
+        {"max-answer", required_argument, NULL, OPT_ANSWER},
+        {0},
+    };
+    rs_serve_options opt, defaults;
+    rs_serve_options_default(&defaults);
+    opt = defaults;
+    opt.log = log_line;
+    const char *model_args[MAX_MODELS], *allow_hosts[MAX_HOSTS];
+    int n_models = 0, max_body = (int)defaults.max_body, max_answer = (int)defaults.max_answer;
+    int no_token = 0;
+    char token[64];
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case 'm':
+            if (n_models == MAX_MODELS)
+                return rs_cli_usage_error(PROG, "-m: at most %d models", MAX_MODELS);
+            model_args[n_models++] = optarg;
+            break;
+        case OPT_HOST: opt.host = optarg; break;
+        case OPT_PORT: if (rs_cli_int(PROG, "--port", optarg, 0, 65535, &opt.port)) return RS_EXIT_USAGE; break;
+        case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 64, &opt.threads)) return RS_EXIT_USAGE; break;
+        case OPT_QUEUE: if (rs_cli_int(PROG, "--queue", optarg, 1, 100000, &opt.queue)) return RS_EXIT_USAGE; break;
+        case OPT_CONNECTIONS: if (rs_cli_int(PROG, "--connections", optarg, 1, 10000, &opt.connections)) return RS_EXIT_USAGE; break;
+        case OPT_BODY: if (rs_cli_int(PROG, "--max-body", optarg, 64, 1 << 30, &max_body)) return RS_EXIT_USAGE; break;
+        case OPT_CHARS: if (rs_cli_int(PROG, "--max-chars", optarg, 1, 1000000, &opt.max_chars)) return RS_EXIT_USAGE; break;
+        case OPT_BEAM: if (rs_cli_int(PROG, "--max-beam", optarg, 1, 256, &opt.max_beam)) return RS_EXIT_USAGE; break;
+        case OPT_TIMEOUT: if (rs_cli_int(PROG, "--timeout", optarg, 1, 86400, &opt.timeout)) return RS_EXIT_USAGE; break;
+        case OPT_QUIET: opt.log = NULL; break;
+        case OPT_ALLOW_HOST:
+            if (opt.n_allow_hosts == MAX_HOSTS)
+                return rs_cli_usage_error(PROG, "--allow-host: at most %d names", MAX_HOSTS);
+            allow_hosts[opt.n_allow_hosts++] = optarg;
+            break;
+        case OPT_TOKEN: opt.token = optarg; break;
+        case OPT_NO_TOKEN: no_token = 1; break;
+        case OPT_ANSWER: if (rs_cli_int(PROG, "--max-answer", optarg, 4096, 1 << 30, &max_answer)) return RS_EXIT_USAGE; break;
+        case 'h': usage(stdout, &defaults); return RS_EXIT_OK;
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
+        }
+    }
+    opt.max_body = (size_t)max_body;
+    opt.max_answer = (size_t)max_answer;
+    opt.allow_hosts = allow_hosts;
+    if (opt.token && no_token)
+        return rs_cli_usage_error(PROG, "--token and --no-token contradict each other");
+    const int any_address = !strcmp(opt.host, "0.0.0.0") || !strcmp(opt.host, "::");
+    if (any_address && !opt.token && !no_token) {
+        if (random_token(token, sizeof token)) {
+            fprintf(stderr, PROG ": cannot read /dev/urandom for a token\n");
+            return RS_EXIT_FAIL;
+        }
+        opt.token = token;
+    }
+    if (n_models == 0)
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
+    if (optind < argc)
+        return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+
+    /* Each worker decodes on one BLAS thread: the workers are the parallelism. */
+    openblas_set_num_threads(1);
+    rs_model models[MAX_MODELS];
+    rs_codec codecs[MAX_MODELS];
+    rs_serve_model served[MAX_MODELS];
+    char names[MAX_MODELS][256];
+    int loaded = 0, status = RS_EXIT_FAIL;
+    rs_error err;
+    rs_server *server = NULL;
+    for (; loaded < n_models; loaded++) {
+        if (rs_cli_load_model(model_args[loaded], &models[loaded], &codecs[loaded], &err))
+            goto fail;
+        model_name(model_args[loaded], names[loaded], sizeof names[loaded]);
+        served[loaded] = (rs_serve_model){names[loaded], &models[loaded], &codecs[loaded]};
+    }
+    /* SIGINT and SIGTERM are taken by sigwait below, so every thread started
+     * from here on must block them; a client gone away is an error, not a signal. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (rs_server_start(&server, served, n_models, &opt, &err))
+        goto fail;
+    const char *open = strchr(opt.host, ':') ? "[" : "", *close = strchr(opt.host, ':') ? "]" : "";
+    if (any_address)
+        fprintf(stderr, PROG ": warning: listening on every network address (%s): anyone who "
+                        "can reach port %d %s\n", opt.host, rs_server_port(server),
+                opt.token ? "and has the token can use this server"
+                          : "can use this server (--no-token)");
+    fprintf(stderr, PROG ": http://%s%s%s:%d/%s%s models:", open,
+            opt.host, close, rs_server_port(server),
+            opt.token ? "?token=" : "", opt.token ? opt.token : "");
+    for (int i = 0; i < n_models; i++)
+        fprintf(stderr, " %s%s", names[i], i ? "" : " (default)");
+    fprintf(stderr, " | threads %d | queue %d | connections %d | max-body %zu | max-chars %d | "
+                    "max-beam %d | timeout %d s\n",
+            opt.threads, opt.queue, opt.connections, opt.max_body, opt.max_chars, opt.max_beam,
+            opt.timeout);
+    int sig = 0;
+    sigwait(&stop, &sig);
+    fprintf(stderr, PROG ": %s, stopping (answers in transfer get up to %d s; a second signal "
+                    "ends it at once)\n", sig == SIGINT ? "interrupted" : "terminated", opt.timeout);
+    /* The stop runs beside this thread, which waits for it or for a second signal. */
+    stopping st;
+    st.server = server;
+    atomic_init(&st.done, 0);
+    pthread_t stopper;
+    if (pthread_create(&stopper, NULL, stop_main, &st)) {
+        stop_main(&st);
+    } else {
+        const struct timespec tick = {0, 50000000L};
+        while (!atomic_load(&st.done)) {
+            int second = sigtimedwait(&stop, NULL, &tick);
+            if (second > 0) {
+                fprintf(stderr, PROG ": %s again, exiting at once\n",
+                        second == SIGINT ? "interrupted" : "terminated");
+                _exit(128 + second);
+            }
+        }
+        pthread_join(stopper, NULL);
+    }
+    status = RS_EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, PROG ": %s\n", err.msg);
+done:
+    for (int i = 0; i < loaded; i++) {
+        rs_codec_free(&codecs[i]);
+        rs_model_free(&models[i]);
+    }
+    return status;
+}

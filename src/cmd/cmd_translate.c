@@ -1,0 +1,302 @@
+/* rnnsearch translate: sentences in, translations out (greedy or beam search,
+ * batched, one model or an ensemble), optionally n-best lists, alignments and
+ * a BLEU score against references. Lines from a pipe or a terminal are
+ * translated as soon as they arrive. */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/alignment.h"
+#include "eval/bleu.h"
+#include "model/checkpoint.h"
+#include "cmd/cli.h"
+#include "common/clock.h"
+#include "model/codec.h"
+#include "cmd/commands.h"
+#include "text/corpus.h"
+#include "common/fileio.h"
+#include "search/translate.h"
+
+#define PROG "rnnsearch translate"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PROG " -m MODEL [-m MODEL ...] [OPTIONS] [FILE]\n\n"
+            "Translates each line of FILE (default: standard input) and prints one\n"
+            "translation per line; an empty line gives an empty line. MODEL is a checkpoint\n"
+            "file or a directory models/NAME (its best.ckpt, else last.ckpt). Several -m\n"
+            "decode as an ensemble: their log-probabilities are averaged at each step (they\n"
+            "must share vocabularies and text settings). Lines from a pipe or a terminal\n"
+            "are translated and printed as soon as they arrive.\n\n"
+            "  -m, --model MODEL      the model (required; repeat for an ensemble)\n"
+            "  -o, --output FILE      write translations here (default: standard output)\n"
+            "  --beam K               beam search with K hypotheses (default: 1, greedy)\n"
+            "  --length-penalty A     rank hypotheses by log p / (length + 1)^A (default: 1.0)\n"
+            "  --n-best N             print N hypotheses per sentence in the Moses/Marian\n"
+            "                         format 'id ||| translation ||| F0= logprob ||| score'\n"
+            "                         (id from 0; also with N = 1; needs --beam >= N)\n"
+            "  --batch-size N         sentences decoded together (default: 32)\n"
+            "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
+            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
+            "                         warning naming the line (default: %d)\n"
+            "  --replace-unk          replace <unk> by the source token it attends to most\n"
+            "                         (punctuation excluded)\n"
+            "  --alignment[=WHAT]     append ' ||| ' and the alignment, as Marian does: hard\n"
+            "                         (default: 'i-j' source-target links, argmax per target\n"
+            "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
+            "                         or soft (each target token's weights, ',' between)\n"
+            "  --ref FILE             score the translations against references (BLEU, chrF)\n"
+            "  --quiet                no summary line on standard error\n"
+            "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
+            "  -h, --help             this help\n",
+            RS_MAX_SRC_LEN);
+}
+
+typedef struct {
+    int alignment;         /* 0 none, 1 hard, 2 soft (--alignment) */
+    float align_threshold; /* hard: 0 = argmax, else links of weight >= it */
+    int nbest_format;      /* --n-best given */
+} output_style;
+
+/* The printed form of one hypothesis (a new string). */
+static int format_hypothesis(const output_style *st, const rs_translated *t, const rs_hypothesis *h,
+                             char **line, rs_error *err)
+{
+    if (!(*line = strdup(h->text ? h->text : "")))
+        return rs_fail(err, "out of memory");
+    if (st->alignment && t->src_count > 0)
+        return rs_alignment_append_marian(line, h->alignment, h->len + 1, t->src_count + 1,
+                                          st->alignment == 2, st->align_threshold, err);
+    return 0;
+}
+
+int cmd_translate(int argc, char **argv)
+{
+    enum { OPT_BATCH = 1000, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS, OPT_BEAM, OPT_LP, OPT_NBEST,
+           OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET };
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, 'm'},
+        {"output", required_argument, NULL, 'o'},
+        {"batch-size", required_argument, NULL, OPT_BATCH},
+        {"max-len", required_argument, NULL, OPT_MAXLEN},
+        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"beam", required_argument, NULL, OPT_BEAM},
+        {"length-penalty", required_argument, NULL, OPT_LP},
+        {"n-best", required_argument, NULL, OPT_NBEST},
+        {"ref", required_argument, NULL, OPT_REF},
+        {"replace-unk", no_argument, NULL, OPT_UNK},
+        {"alignment", optional_argument, NULL, OPT_ALIGN},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {0},
+    };
+    static rs_cli_models models;
+    const char *output = NULL, *ref_path = NULL;
+    int threads = 0, quiet = 0;
+    rs_translate_options topt;
+    rs_translate_options_default(&topt);
+    output_style st = {0};
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:o:", opts);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        switch (c) {
+        case 'm': if (rs_cli_add_model(PROG, &models, optarg)) return RS_EXIT_USAGE; break;
+        case 'o': if (rs_cli_once(PROG, "-o", &output, optarg)) return RS_EXIT_USAGE; break;
+        case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &topt.batch_size)) return RS_EXIT_USAGE; break;
+        case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 100000, &topt.max_len)) return RS_EXIT_USAGE; break;
+        case OPT_MAXSRC: if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len)) return RS_EXIT_USAGE; break;
+        case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1024, &threads)) return RS_EXIT_USAGE; break;
+        case OPT_BEAM: if (rs_cli_int(PROG, "--beam", optarg, 1, 1000, &topt.beam)) return RS_EXIT_USAGE; break;
+        case OPT_NBEST:
+            if (rs_cli_int(PROG, "--n-best", optarg, 1, 1000, &topt.n_best))
+                return RS_EXIT_USAGE;
+            st.nbest_format = 1;
+            break;
+        case OPT_LP: {
+            double alpha;
+            if (rs_cli_double(PROG, "--length-penalty", optarg, -100.0, 100.0, &alpha))
+                return RS_EXIT_USAGE;
+            topt.length_penalty = (float)alpha;
+            break;
+        }
+        case OPT_REF: ref_path = optarg; break;
+        case OPT_UNK: topt.replace_unk = 1; break;
+        case OPT_QUIET: quiet = 1; break;
+        case OPT_ALIGN: {
+            char *end = NULL;
+            double x = optarg ? strtod(optarg, &end) : 0.0;
+            st.alignment = optarg && !strcmp(optarg, "soft") ? 2 : 1;
+            if (optarg && strcmp(optarg, "soft") && strcmp(optarg, "hard")) {
+                if (*end || end == optarg || !(x > 0.0 && x <= 1.0))
+                    return rs_cli_usage_error(PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]", optarg);
+                st.align_threshold = (float)x;
+            }
+            break;
+        }
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        default: /* RS_CLI_BAD, already reported */
+            return RS_EXIT_USAGE;
+        }
+    }
+    if (models.count == 0)
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
+    if (argc - optind > 1)
+        return rs_cli_usage_error(PROG, "more than one input file given");
+    if (topt.n_best > topt.beam)
+        return rs_cli_usage_error(PROG, "--n-best %d needs --beam of at least %d", topt.n_best, topt.n_best);
+    if (st.alignment && ref_path)
+        return rs_cli_usage_error(PROG, "--alignment and --ref do not go together (the score would include the alignment)");
+    topt.want_alignment = st.alignment != 0;
+    const char *input = optind < argc ? argv[optind] : "-";
+    rs_error same;
+    if (rs_check_output_not_input(output, input, &same) || rs_check_output_not_input(output, ref_path, &same))
+        return rs_cli_usage_error(PROG, "%s", same.msg);
+    for (int k = 0; k < models.count; k++)
+        if (rs_cli_check_output_not_model(output, models.args[k], &same))
+            return rs_cli_usage_error(PROG, "%s", same.msg);
+    if (threads > 0)
+        openblas_set_num_threads(threads);
+
+    rs_error err;
+    rs_codec codec = {0};
+    rs_translator tr = {0};
+    rs_line_reader reader = {0};
+    rs_lines refs = {0};
+    rs_bleu_stats bleu;
+    rs_chrf_stats chrf;
+    rs_bleu_stats_init(&bleu);
+    rs_chrf_stats_init(&chrf);
+    FILE *out = stdout;
+    int status = RS_EXIT_FAIL, reader_open = 0;
+    long line_no = 0, tokens_out = 0;
+    char **lines = NULL;
+    rs_translated *results = NULL;
+    const int chunk = 16 * topt.batch_size;
+    if (rs_cli_load_models(&models, &codec, &err) ||
+        rs_translator_init(&tr, models.members, models.count, &codec, &topt, &err))
+        goto fail;
+    if (ref_path && rs_lines_read(ref_path, &refs, &err))
+        goto fail;
+    if (rs_line_reader_open(&reader, input, &err))
+        goto fail;
+    reader_open = 1;
+    if (output && !(out = fopen(output, "w"))) {
+        out = stdout;
+        rs_fail(&err, "%s: cannot open for writing", output);
+        goto fail;
+    }
+    lines = rs_calloc((size_t)chunk, sizeof(char *), &err);
+    results = rs_calloc((size_t)chunk, sizeof *results, &err);
+    if (!lines || !results)
+        goto fail;
+    const double start = rs_clock_seconds();
+    for (;;) {
+        int count = 0, rc = 0;
+        char *line;
+        size_t len;
+        while (count < chunk && (count == 0 || rs_line_reader_ready(&reader)) &&
+               (rc = rs_line_reader_next(&reader, &line, &len, &err)) == 1) {
+            if (!(lines[count] = strdup(line))) {
+                rs_fail(&err, "out of memory");
+                goto fail;
+            }
+            count++;
+        }
+        if (rc < 0)
+            goto fail;
+        if (count > 0) {
+            rs_error inner;
+            if (rs_translate_lines(&tr, count, (const char *const *)lines, results, &inner)) {
+                rs_fail(&err, "%s (lines %ld-%ld): %s", reader.name, line_no + 1, line_no + count, inner.msg);
+                goto fail;
+            }
+            for (int i = 0; i < count; i++, line_no++) {
+                const rs_translated *t = &results[i];
+                if (t->truncated)
+                    fprintf(stderr, PROG ": %s:%ld: source cut to its first %d tokens (%d more)\n",
+                            reader.name, line_no + 1, t->src_count, t->truncated);
+                tokens_out += t->hyp[0].len;
+                for (int r = 0; r < (st.nbest_format && t->n > 1 ? t->n : 1); r++) {
+                    char *text;
+                    if (format_hypothesis(&st, t, &t->hyp[r], &text, &err))
+                        goto fail;
+                    if (st.nbest_format)
+                        fprintf(out, "%ld ||| %s ||| F0= %.6f ||| %.6f\n", line_no, text,
+                                t->hyp[r].logprob, t->hyp[r].score);
+                    else
+                        fprintf(out, "%s\n", text);
+                    free(text);
+                }
+                if (ref_path) {
+                    if (line_no >= refs.count) {
+                        rs_fail(&err, "%s has fewer lines (%d) than the input", ref_path, refs.count);
+                        goto fail;
+                    }
+                    const char *hyp = t->hyp[0].text ? t->hyp[0].text : "";
+                    const char *ref = refs.lines[line_no];
+                    if (rs_bleu_stats_add(&bleu, hyp, &ref, 1, NULL, &err) ||
+                        rs_chrf_stats_add(&chrf, hyp, &ref, 1, NULL, &err))
+                        goto fail;
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                rs_translated_free(&results[i]);
+                free(lines[i]);
+                lines[i] = NULL;
+            }
+            fflush(out);
+        }
+        if (rc == 0)
+            break;
+    }
+    if (ferror(out) || (out != stdout && fclose(out))) {
+        out = stdout;
+        rs_fail(&err, "%s: write failed", output ? output : "<stdout>");
+        goto fail;
+    }
+    out = stdout;
+    if (!quiet) {
+        double seconds = rs_clock_seconds() - start;
+        fprintf(stderr, PROG ": %ld sentences, %ld tokens out, %.2f s, %.1f sentences/s\n", line_no,
+                tokens_out, seconds, seconds > 0 ? line_no / seconds : 0.0);
+    }
+    if (ref_path) {
+        if (line_no != refs.count) {
+            rs_fail(&err, "%s has %d lines but the input has %ld", ref_path, refs.count, line_no);
+            goto fail;
+        }
+        rs_bleu_result b;
+        rs_chrf_result cr;
+        char text[256];
+        rs_bleu_compute(&bleu, &b);
+        rs_bleu_format(&b, text, sizeof text);
+        fprintf(stderr, "%s\n", text);
+        rs_chrf_compute(&chrf, &cr);
+        rs_chrf_format(&cr, text, sizeof text);
+        fprintf(stderr, "%s\n", text);
+    }
+    status = RS_EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, PROG ": %s\n", err.msg);
+done:
+    if (out != stdout)
+        fclose(out);
+    for (int i = 0; lines && i < chunk; i++)
+        free(lines[i]);
+    free(lines);
+    for (int i = 0; results && i < chunk; i++)
+        rs_translated_free(&results[i]);
+    free(results);
+    rs_lines_free(&refs);
+    if (reader_open)
+        rs_line_reader_close(&reader);
+    rs_translator_free(&tr);
+    rs_codec_free(&codec);
+    rs_cli_models_free(&models);
+    return status;
+}

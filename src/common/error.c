@@ -1,0 +1,52 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+int rs_fail(rs_error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void rs_error_name_file(rs_error *err, const char *path)
+{
+    size_t n = strlen(path);
+    if (!err || (!strncmp(err->msg, path, n) && err->msg[n] == ':'))
+        return;
+    char inner[sizeof err->msg];
+    snprintf(inner, sizeof inner, "%s", err->msg);
+    rs_fail(err, "%s: %s", path, inner);
+}
+
+void *rs_calloc(size_t count, size_t size, rs_error *err)
+{
+    if (count == 0 || size == 0)
+        count = size = 1;
+    if (count > SIZE_MAX / size) {
+        rs_fail(err, "out of memory (%zu x %zu bytes does not fit in memory's address range)",
+                count, size);
+        return NULL;
+    }
+    void *p = calloc(count, size);
+    if (!p)
+        rs_fail(err, "out of memory (%zu x %zu bytes)", count, size);
+    return p;
+}
+
+char *rs_strdup(const char *s, rs_error *err)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = rs_calloc(n, 1, err);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}

@@ -1,0 +1,702 @@
+/* Alignment matrices: forced decoding, word merging, hard links and the
+ * output formats. Shapes: rows = target tokens + </s>, cols = source tokens
+ * + </s>; w[i·cols + j] row-major. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/alignment.h"
+#include "common/json.h"
+#include "common/svg.h"
+#include "text/text.h"
+
+#define WORD_START "\xE2\x96\x81" /* U+2581, SentencePiece's word-start mark */
+
+/* Frees labels[0..count) and the array (NULL: nothing to free). */
+static void free_labels(char **labels, int count)
+{
+    for (int k = 0; labels && k < count; k++)
+        free(labels[k]);
+    free(labels);
+}
+
+void rs_alignment_free(rs_alignment *a)
+{
+    free_labels(a->tgt, a->rows);
+    free_labels(a->src, a->cols);
+    free(a->w);
+    memset(a, 0, sizeof *a);
+}
+
+/* Empty alignment of the given size: labels NULL, weights 0. */
+static int alignment_alloc(rs_alignment *a, int rows, int cols, rs_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->rows = rows;
+    a->cols = cols;
+    a->tgt = rs_calloc((size_t)rows, sizeof(char *), err);
+    a->src = rs_calloc((size_t)cols, sizeof(char *), err);
+    a->w = rs_calloc((size_t)rows * cols, sizeof(float), err);
+    if (!a->tgt || !a->src || !a->w) {
+        rs_alignment_free(a);
+        return -1;
+    }
+    return 0;
+}
+
+int rs_alignment_make(rs_alignment *a, const char *const *tgt, int tgt_count,
+                      const char *const *src, int src_count, const float *w, rs_error *err)
+{
+    if (tgt_count < 0 || src_count < 0)
+        return rs_fail(err, "alignment with a negative length");
+    if (alignment_alloc(a, tgt_count + 1, src_count + 1, err))
+        return -1;
+    for (int i = 0; i < a->rows; i++)
+        if (!(a->tgt[i] = rs_strdup(i < tgt_count ? tgt[i] : "</s>", err)))
+            goto fail;
+    for (int j = 0; j < a->cols; j++)
+        if (!(a->src[j] = rs_strdup(j < src_count ? src[j] : "</s>", err)))
+            goto fail;
+    memcpy(a->w, w, sizeof(float) * (size_t)a->rows * a->cols);
+    return 0;
+fail:
+    rs_alignment_free(a);
+    return -1;
+}
+
+/* ---- words from SentencePiece pieces ---- */
+
+/* group[k] for each of n labels (the last is </s>, a group of its own);
+ * returns the number of groups. */
+static int word_groups(char *const *labels, int n, int *group)
+{
+    int g = -1;
+    for (int k = 0; k < n - 1; k++) {
+        if (k == 0 || !strncmp(labels[k], WORD_START, strlen(WORD_START)))
+            g++;
+        group[k] = g;
+    }
+    group[n - 1] = ++g;
+    return g + 1;
+}
+
+/* The words' labels: pieces concatenated, less the leading word-start mark
+ * (a word of nothing else, a lone "▁", keeps it). */
+static int word_labels(char *const *labels, int n, const int *group, char **words, rs_error *err)
+{
+    for (int k = 0; k < n; k++) {
+        const char *piece = labels[k];
+        char *word = words[group[k]];
+        if (!word && k < n - 1 && !strncmp(piece, WORD_START, strlen(WORD_START)))
+            piece += strlen(WORD_START);
+        size_t have = word ? strlen(word) : 0, add = strlen(piece);
+        char *grown = realloc(word, have + add + 1);
+        if (!grown)
+            return rs_fail(err, "out of memory");
+        memcpy(grown + have, piece, add + 1);
+        words[group[k]] = grown;
+    }
+    for (int g = 0; g <= group[n - 1]; g++)
+        if (!words[g][0]) {
+            char *mark = realloc(words[g], strlen(WORD_START) + 1);
+            if (!mark)
+                return rs_fail(err, "out of memory");
+            memcpy(mark, WORD_START, strlen(WORD_START) + 1);
+            words[g] = mark;
+        }
+    return 0;
+}
+
+int rs_alignment_to_words(const rs_alignment *in, rs_alignment *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int *rg = rs_calloc((size_t)in->rows, sizeof(int), err);
+    int *cg = rs_calloc((size_t)in->cols, sizeof(int), err);
+    int *pieces = NULL;
+    if (!rg || !cg)
+        goto fail;
+    const int rows = word_groups(in->tgt, in->rows, rg);
+    const int cols = word_groups(in->src, in->cols, cg);
+    if (alignment_alloc(out, rows, cols, err) ||
+        !(pieces = rs_calloc((size_t)rows, sizeof(int), err)) ||
+        word_labels(in->tgt, in->rows, rg, out->tgt, err) ||
+        word_labels(in->src, in->cols, cg, out->src, err))
+        goto fail;
+    /* A word's row: mean of its pieces' rows; a word's column: sum of its pieces' columns. */
+    for (int i = 0; i < in->rows; i++) {
+        pieces[rg[i]]++;
+        for (int j = 0; j < in->cols; j++)
+            out->w[(size_t)rg[i] * cols + cg[j]] += in->w[(size_t)i * in->cols + j];
+    }
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            out->w[(size_t)r * cols + c] /= (float)pieces[r];
+    free(rg);
+    free(cg);
+    free(pieces);
+    return 0;
+fail:
+    free(rg);
+    free(cg);
+    free(pieces);
+    rs_alignment_free(out);
+    return -1;
+}
+
+/* ---- hard alignments ---- */
+
+int rs_alignment_hard(const float *w, int rows, int cols, float threshold, rs_link **links,
+                      int *count, rs_error *err)
+{
+    *links = NULL;
+    *count = 0;
+    const int T = rows - 1, S = cols - 1; /* without </s> */
+    if (T <= 0 || S <= 0)
+        return 0;
+    size_t cap = threshold > 0.0f ? (size_t)T * S : (size_t)T;
+    rs_link *l = rs_calloc(cap, sizeof *l, err);
+    if (!l)
+        return -1;
+    int n = 0;
+    for (int i = 0; i < T; i++) {
+        const float *row = w + (size_t)i * cols;
+        if (threshold > 0.0f) {
+            for (int j = 0; j < S; j++)
+                if (row[j] >= threshold)
+                    l[n++] = (rs_link){j, i};
+        } else {
+            int best = 0;
+            for (int j = 1; j < S; j++)
+                if (row[j] > row[best])
+                    best = j;
+            l[n++] = (rs_link){best, i};
+        }
+    }
+    if (n == 0) {
+        free(l);
+        return 0;
+    }
+    *links = l;
+    *count = n;
+    return 0;
+}
+
+static int write_links(FILE *out, const float *w, int rows, int cols, float threshold,
+                       rs_error *err)
+{
+    rs_link *links;
+    int count;
+    if (rs_alignment_hard(w, rows, cols, threshold, &links, &count, err))
+        return -1;
+    for (int k = 0; k < count; k++)
+        fprintf(out, "%s%d-%d", k ? " " : "", links[k].src, links[k].tgt);
+    free(links);
+    return 0;
+}
+
+int rs_alignment_append_marian(char **line, const float *w, int rows, int cols, int soft,
+                               float threshold, rs_error *err)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return rs_fail(err, "out of memory");
+    fprintf(f, "%s |||", *line);
+    if (soft) {
+        for (int i = 0; i < rows; i++) {
+            putc(' ', f);
+            for (int j = 0; j < cols; j++)
+                fprintf(f, "%s%.6g", j ? "," : "", w[(size_t)i * cols + j]);
+        }
+    } else {
+        putc(' ', f);
+        if (write_links(f, w, rows, cols, threshold, err)) {
+            fclose(f);
+            free(buf);
+            return -1;
+        }
+    }
+    if (ferror(f) | fclose(f)) {
+        free(buf);
+        return rs_fail(err, "out of memory");
+    }
+    /* An empty hard alignment leaves "text ||| " as Marian does. */
+    free(*line);
+    *line = buf;
+    return 0;
+}
+
+/* ---- formats ---- */
+
+static int finish(FILE *out)
+{
+    return ferror(out) ? -1 : 0;
+}
+
+static int clamp_level(float w, int levels)
+{
+    int k = (int)lrintf(w * (float)(levels - 1));
+    return k < 0 ? 0 : k >= levels ? levels - 1 : k;
+}
+
+/* One glyph of a vertical column head: a code point with the zero-width
+ * ones that follow it. */
+typedef struct {
+    const char *s;
+    int bytes, width;
+} glyph;
+
+enum { HEAD_MAX = 14 };
+
+/* Splits s into at most HEAD_MAX glyphs (the last "…" when cut); returns the count. */
+static int split_glyphs(const char *s, glyph *g)
+{
+    int n = 0;
+    char one[8];
+    while (*s) {
+        size_t len = 1;
+        while (len < 4 && s[len] && ((unsigned char)s[len] & 0xC0) == 0x80)
+            len++;
+        memcpy(one, s, len);
+        one[len] = '\0';
+        int w = rs_display_width(one);
+        if (w == 0 && n > 0) {
+            g[n - 1].bytes += (int)len;
+        } else {
+            if (n == HEAD_MAX) {
+                g[HEAD_MAX - 1] = (glyph){"\xE2\x80\xA6", 3, 1};
+                return n;
+            }
+            g[n++] = (glyph){s, (int)len, w ? w : 1};
+        }
+        s += len;
+    }
+    return n;
+}
+
+static void spaces(FILE *out, int n)
+{
+    for (int k = 0; k < n; k++)
+        putc(' ', out);
+}
+
+/* Labels as pictures show them (text, svg, html): the joiner marks of the word
+ * tokenizer ("￭," "￭-￭", see text.h) dropped, so that people read "," and "-";
+ * the data formats keep the tokens exactly. */
+typedef struct {
+    int rows, cols;
+    char **tgt, **src;
+} display;
+
+static char *display_label(const char *token)
+{
+    size_t n = strlen(token), k = strlen(RS_JOINER);
+    const char *s = token;
+    if (strcmp(token, "<" RS_JOINER ">")) {
+        if (n > k && !strncmp(s, RS_JOINER, k))
+            s += k, n -= k;
+        if (n > k && !strcmp(s + n - k, RS_JOINER))
+            n -= k;
+    }
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = '\0';
+    }
+    return c;
+}
+
+static void display_free(display *d)
+{
+    free_labels(d->tgt, d->rows);
+    free_labels(d->src, d->cols);
+}
+
+static int display_make(display *d, const rs_alignment *a)
+{
+    d->rows = a->rows;
+    d->cols = a->cols;
+    d->tgt = calloc((size_t)a->rows, sizeof(char *));
+    d->src = calloc((size_t)a->cols, sizeof(char *));
+    int ok = d->tgt && d->src;
+    for (int i = 0; ok && i < a->rows; i++)
+        ok = (d->tgt[i] = display_label(a->tgt[i])) != NULL;
+    for (int j = 0; ok && j < a->cols; j++)
+        ok = (d->src[j] = display_label(a->src[j])) != NULL;
+    if (!ok)
+        display_free(d);
+    return ok ? 0 : -1;
+}
+
+static int write_text(FILE *out, const rs_alignment *a, const display *d, int flags)
+{
+    static const char *const blocks[] = {"  ", "\xE2\x96\x91\xE2\x96\x91", "\xE2\x96\x92\xE2\x96\x92",
+                                         "\xE2\x96\x93\xE2\x96\x93", "\xE2\x96\x88\xE2\x96\x88"};
+    const int numbers = flags & RS_ALIGN_NUMBERS, color = flags & RS_ALIGN_COLOR;
+    const int cw = numbers ? 5 : 2; /* cell width in terminal columns */
+    int label_w = 0;
+    for (int i = 0; i < a->rows; i++) {
+        int w = rs_display_width(d->tgt[i]);
+        if (w > label_w)
+            label_w = w;
+    }
+    /* Column heads, written downwards, one glyph per line, centred in the cell. */
+    glyph(*heads)[HEAD_MAX] = calloc((size_t)a->cols, sizeof *heads);
+    int *head_len = calloc((size_t)a->cols, sizeof(int)), height = 0;
+    if (!heads || !head_len) {
+        free(heads);
+        free(head_len);
+        return -1;
+    }
+    for (int j = 0; j < a->cols; j++) {
+        head_len[j] = split_glyphs(d->src[j], heads[j]);
+        if (head_len[j] > height)
+            height = head_len[j];
+    }
+    for (int k = 0; k < height; k++) {
+        spaces(out, label_w + 1);
+        int pending = 0; /* spaces owed, written only before a glyph (no trailing blanks) */
+        for (int j = 0; j < a->cols; j++) {
+            if (k >= head_len[j]) {
+                pending += cw;
+                continue;
+            }
+            const glyph *g = &heads[j][k];
+            int left = (cw - g->width) / 2;
+            spaces(out, pending + (left > 0 ? left : 0));
+            fwrite(g->s, 1, (size_t)g->bytes, out);
+            pending = cw - g->width - (left > 0 ? left : 0);
+            if (pending < 0)
+                pending = 0;
+        }
+        putc('\n', out);
+    }
+    free(heads);
+    free(head_len);
+    for (int i = 0; i < a->rows; i++) {
+        fputs(d->tgt[i], out);
+        spaces(out, label_w - rs_display_width(d->tgt[i]) + 1);
+        for (int j = 0; j < a->cols; j++) {
+            const float w = a->w[(size_t)i * a->cols + j];
+            if (color) {
+                /* The 24 greys of the 256-colour palette, 232 (black = 0) to 255 (white = 1). */
+                int grey = 232 + clamp_level(w, 24);
+                fprintf(out, "\x1b[48;5;%dm", grey);
+                if (numbers)
+                    fprintf(out, "\x1b[38;5;%dm%5.2f", grey < 244 ? 255 : 232, w);
+                else
+                    fputs("  ", out);
+                fputs("\x1b[0m", out);
+            } else if (numbers) {
+                fprintf(out, "%5.2f", w);
+            } else {
+                fputs(blocks[clamp_level(w, 5)], out);
+            }
+        }
+        putc('\n', out);
+    }
+    if (!numbers && !color)
+        fputs("(\xE2\x96\x91 \xE2\x89\xA5 .125  \xE2\x96\x92 \xE2\x89\xA5 .375  "
+              "\xE2\x96\x93 \xE2\x89\xA5 .625  \xE2\x96\x88 \xE2\x89\xA5 .875)\n",
+              out);
+    putc('\n', out);
+    return finish(out);
+}
+
+int rs_alignment_write_text(FILE *out, const rs_alignment *a, int flags)
+{
+    display d;
+    if (display_make(&d, a))
+        return -1;
+    int rc = write_text(out, a, &d, flags);
+    display_free(&d);
+    return rc;
+}
+
+/* A TSV field: backslash, tab, newline and CR escaped as \\ \t \n \r. */
+static void tsv_field(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '\\': fputs("\\\\", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        default: putc(*s, out);
+        }
+    }
+}
+
+int rs_alignment_write_tsv_header(FILE *out)
+{
+    fputs("sentence\ttgt_index\ttgt_token\tsrc_index\tsrc_token\tweight\n", out);
+    return finish(out);
+}
+
+int rs_alignment_write_tsv(FILE *out, const rs_alignment *a, int id)
+{
+    for (int i = 0; i < a->rows; i++)
+        for (int j = 0; j < a->cols; j++) {
+            fprintf(out, "%d\t%d\t", id, i);
+            tsv_field(out, a->tgt[i]);
+            fprintf(out, "\t%d\t", j);
+            tsv_field(out, a->src[j]);
+            fprintf(out, "\t%.6f\n", a->w[(size_t)i * a->cols + j]);
+        }
+    return finish(out);
+}
+
+int rs_alignment_write_json(FILE *out, const rs_alignment *a, int id)
+{
+    fprintf(out, "{\"id\":%d,\"source\":", id);
+    rs_json_write_strings(out, (const char *const *)a->src, a->cols);
+    fputs(",\"target\":", out);
+    rs_json_write_strings(out, (const char *const *)a->tgt, a->rows);
+    fputs(",\"alignment\":[", out);
+    for (int i = 0; i < a->rows; i++) {
+        fputs(i ? ",[" : "[", out);
+        for (int j = 0; j < a->cols; j++) {
+            float w = a->w[(size_t)i * a->cols + j];
+            fprintf(out, "%s%.9g", j ? "," : "", isfinite(w) ? w : 0.0f);
+        }
+        putc(']', out);
+    }
+    fputs("]}\n", out);
+    return finish(out);
+}
+
+int rs_alignment_write_pharaoh(FILE *out, const rs_alignment *a, float threshold)
+{
+    rs_error err;
+    if (write_links(out, a->w, a->rows, a->cols, threshold, &err))
+        return -1;
+    putc('\n', out);
+    return finish(out);
+}
+
+/* "#rrggbb" grey of weight w: white = 1, black = 0. */
+static void grey_hex(char hex[8], float w)
+{
+    int g = clamp_level(w, 256);
+    snprintf(hex, 8, "#%02x%02x%02x", g, g, g);
+}
+
+/* "source → target: 0.123" for a cell's tooltip, escaped. */
+static void cell_title(FILE *out, const rs_alignment *a, const display *d, int i, int j)
+{
+    rs_xml_escape(out, d->src[j]);
+    fputs(" \xE2\x86\x92 ", out);
+    rs_xml_escape(out, d->tgt[i]);
+    fprintf(out, ": %.3f", a->w[(size_t)i * a->cols + j]);
+}
+
+static int write_svg(FILE *out, const rs_alignment *a, const display *d, const char *title)
+{
+    const int big = a->rows > 40 || a->cols > 40;
+    const double font = big ? 11.0 : 13.0, cell = big ? 16.0 : 22.0, pad = 12.0, gap = 6.0;
+    double label_w = 0.0, head_h = 0.0;
+    for (int i = 0; i < a->rows; i++)
+        if (rs_text_width(d->tgt[i], font) > label_w)
+            label_w = rs_text_width(d->tgt[i], font);
+    for (int j = 0; j < a->cols; j++)
+        if (rs_text_width(d->src[j], font) > head_h)
+            head_h = rs_text_width(d->src[j], font);
+    const double x0 = pad + label_w + gap, y0 = pad + head_h + gap;
+    const double width = x0 + a->cols * cell + pad, height = y0 + a->rows * cell + pad;
+    if (rs_svg_begin(out, ceil(width), ceil(height), title))
+        return -1;
+    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" fill=\"#000000\">\n", font);
+    /* Source tokens along the top, read upwards (rotated by -90°), as in the paper. */
+    for (int j = 0; j < a->cols; j++) {
+        fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" dy=\"0.35em\">",
+                x0 + (j + 0.5) * cell, y0 - gap);
+        rs_xml_escape(out, d->src[j]);
+        fputs("</text>\n", out);
+    }
+    for (int i = 0; i < a->rows; i++) {
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\" text-anchor=\"end\">", x0 - gap,
+                y0 + (i + 0.5) * cell);
+        rs_xml_escape(out, d->tgt[i]);
+        fputs("</text>\n", out);
+    }
+    fputs("</g>\n<g shape-rendering=\"crispEdges\">\n", out);
+    for (int i = 0; i < a->rows; i++)
+        for (int j = 0; j < a->cols; j++) {
+            char hex[8];
+            grey_hex(hex, a->w[(size_t)i * a->cols + j]);
+            fprintf(out,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\"><title>",
+                    x0 + j * cell, y0 + i * cell, cell, cell, hex);
+            cell_title(out, a, d, i, j);
+            fputs("</title></rect>\n", out);
+        }
+    fprintf(out,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+            "stroke=\"#808080\" stroke-width=\"1\"/>\n</g>\n",
+            x0, y0, a->cols * cell, a->rows * cell);
+    return rs_svg_end(out);
+}
+
+int rs_alignment_write_svg(FILE *out, const rs_alignment *a, const char *title)
+{
+    display d;
+    if (display_make(&d, a))
+        return -1;
+    int rc = write_svg(out, a, &d, title);
+    display_free(&d);
+    return rc;
+}
+
+int rs_alignment_html_begin(FILE *out, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", out);
+    rs_xml_escape(out, title);
+    fputs("</title>\n<style>\n"
+          "body { font-family: " RS_SVG_FONTS "; margin: 1.5em; color: #111; }\n"
+          "#weight { position: sticky; top: 0; background: #ffffe0; border: 1px solid #ccc;"
+          " padding: .3em .6em; display: inline-block; min-width: 16em; }\n"
+          "table.al { border-collapse: collapse; margin: .5em 0 2em; }\n"
+          "table.al th { font-weight: normal; padding: 0 .3em; white-space: nowrap; }\n"
+          "table.al th.src { vertical-align: bottom; height: 1px; }\n"
+          "table.al th.src span { writing-mode: vertical-rl; transform: rotate(180deg); }\n"
+          "table.al th.tgt { text-align: right; }\n"
+          "table.al td { width: 1.6em; height: 1.6em; min-width: 1.6em; padding: 0;"
+          " border: 1px solid #ddd; font-size: 70%; text-align: center; color: #000; }\n"
+          "table.al td.dark { color: #fff; }\n"
+          "table.al td:hover { outline: 2px solid #e0301e; }\n"
+          "</style>\n</head>\n<body>\n<h1>",
+          out);
+    rs_xml_escape(out, title);
+    fputs("</h1>\n<p id=\"weight\">Point at a cell to see its weight.</p>\n", out);
+    return finish(out);
+}
+
+static int write_html(FILE *out, const rs_alignment *a, const display *d, int id, int flags)
+{
+    fprintf(out, "<div class=\"sentence\">\n<h2>Sentence %d</h2>\n<table class=\"al\">\n<tr><th></th>",
+            id);
+    for (int j = 0; j < a->cols; j++) {
+        fputs("<th class=\"src\"><span>", out);
+        rs_xml_escape(out, d->src[j]);
+        fputs("</span></th>", out);
+    }
+    fputs("</tr>\n", out);
+    for (int i = 0; i < a->rows; i++) {
+        fputs("<tr><th class=\"tgt\">", out);
+        rs_xml_escape(out, d->tgt[i]);
+        fputs("</th>", out);
+        for (int j = 0; j < a->cols; j++) {
+            const float w = a->w[(size_t)i * a->cols + j];
+            char hex[8];
+            grey_hex(hex, w);
+            fprintf(out, "<td%s style=\"background:%s\" title=\"", w < 0.5f ? " class=\"dark\"" : "",
+                    hex);
+            cell_title(out, a, d, i, j);
+            fputs("\">", out);
+            if (flags & RS_ALIGN_NUMBERS)
+                fprintf(out, "%.2f", w);
+            fputs("</td>", out);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n</div>\n", out);
+    return finish(out);
+}
+
+int rs_alignment_write_html(FILE *out, const rs_alignment *a, int id, int flags)
+{
+    display d;
+    if (display_make(&d, a))
+        return -1;
+    int rc = write_html(out, a, &d, id, flags);
+    display_free(&d);
+    return rc;
+}
+
+int rs_alignment_html_end(FILE *out)
+{
+    /* Shows the title of the cell under the pointer in the bar at the top. */
+    fputs("<script>\n"
+          "document.addEventListener('mouseover', function (e) {\n"
+          "  if (e.target.tagName === 'TD') {\n"
+          "    document.getElementById('weight').textContent = e.target.title;\n"
+          "  }\n"
+          "});\n"
+          "</script>\n</body>\n</html>\n",
+          out);
+    return finish(out);
+}
+
+/* ---- the table of output formats ---- */
+
+static int text_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    (void)id;
+    return rs_alignment_write_text(out, a, st->flags);
+}
+
+static int tsv_begin(FILE *out, const rs_align_style *st)
+{
+    (void)st;
+    return rs_alignment_write_tsv_header(out);
+}
+
+static int tsv_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    (void)st;
+    return rs_alignment_write_tsv(out, a, id);
+}
+
+static int json_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    (void)st;
+    return rs_alignment_write_json(out, a, id);
+}
+
+static int pharaoh_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    (void)id;
+    return rs_alignment_write_pharaoh(out, a, st->threshold);
+}
+
+static int svg_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    char title[512];
+    snprintf(title, sizeof title, "%s, sentence %d", st->title ? st->title : "alignment", id);
+    return rs_alignment_write_svg(out, a, title);
+}
+
+static int html_begin(FILE *out, const rs_align_style *st)
+{
+    return rs_alignment_html_begin(out, st->title ? st->title : "alignment");
+}
+
+static int html_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
+{
+    return rs_alignment_write_html(out, a, id, st->flags);
+}
+
+static int html_end(FILE *out, const rs_align_style *st)
+{
+    (void)st;
+    return rs_alignment_html_end(out);
+}
+
+const rs_align_writer rs_align_writers[] = {
+    {"text", NULL, text_write, NULL, RS_ALIGN_COLOR | RS_ALIGN_NUMBERS, 0},
+    {"tsv", tsv_begin, tsv_write, NULL, 0, 0},
+    {"json", NULL, json_write, NULL, 0, 0},
+    {"pharaoh", NULL, pharaoh_write, NULL, RS_ALIGN_THRESHOLD, 0},
+    {"svg", NULL, svg_write, NULL, 0, 1},
+    {"html", html_begin, html_write, html_end, RS_ALIGN_NUMBERS, 0},
+    {NULL, NULL, NULL, NULL, 0, 0},
+};
+
+const rs_align_writer *rs_align_writer_find(const char *name)
+{
+    for (const rs_align_writer *w = rs_align_writers; w->name; w++)
+        if (!strcmp(name, w->name))
+            return w;
+    return NULL;
+}

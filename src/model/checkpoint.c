@@ -1,0 +1,714 @@
+/* Checkpoint files: see docs/checkpoint-format.md for the byte layout.
+ *
+ * In short: header (magic, version, section count, file size), named
+ * length-prefixed sections, and a CRC-32 of everything before it. Integers and
+ * floats are little-endian. Loading reads the fixed header first (magic,
+ * version, size against the file's), then the whole file, checks the
+ * checksum before looking at any section, then checks every section against
+ * the layout computed from the stored configuration. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/byteorder.h"
+#include "model/checkpoint.h"
+#include "model/codec.h"
+#include "common/crc32.h"
+#include "common/fileio.h"
+
+#define HEADER_BYTES 24 /* magic 8, version 4, section count 4, file size 8 */
+#define TRAILER_BYTES 4 /* CRC-32 */
+#define TRAIN_BYTES 68  /* see the "train" section in the format document */
+#define DATA_BYTES 24   /* the "data" section: the training data's fingerprint */
+#define MAX_NAME 64     /* section and tensor names */
+
+enum {
+    S_CONFIG,
+    S_SRC_VOCAB,
+    S_TGT_VOCAB,
+    S_SPM_SRC,
+    S_SPM_TGT,
+    S_PARAMS,
+    S_ADAM_M,
+    S_ADAM_V,
+    S_TRAIN,
+    S_DATA,
+    S_COUNT
+};
+
+/* Also the order in which sections are written. */
+static const char *const section_names[S_COUNT] = {
+    "config", "src_vocab", "tgt_vocab", "spm_src", "spm_tgt",
+    "params", "adam_m", "adam_v", "train", "data",
+};
+
+/* ---- saving -------------------------------------------------------------- */
+
+typedef struct {
+    rs_atomic_file *af;
+    uint32_t crc; /* of everything written so far */
+} writer;
+
+static void w_bytes(writer *w, const void *p, size_t n)
+{
+    if (w->af->errnum || n == 0)
+        return;
+    errno = 0;
+    if (fwrite(p, 1, n, w->af->f) != n) {
+        w->af->errnum = errno ? errno : -1;
+        return;
+    }
+    w->crc = rs_crc32_update(w->crc, p, n);
+}
+
+static void w_u32(writer *w, uint32_t v)
+{
+    unsigned char b[4];
+    rs_put_le32(b, v);
+    w_bytes(w, b, 4);
+}
+
+static void w_u64(writer *w, uint64_t v)
+{
+    unsigned char b[8];
+    rs_put_le64(b, v);
+    w_bytes(w, b, 8);
+}
+
+static void w_f32s(writer *w, const float *p, size_t count)
+{
+    unsigned char chunk[4 * 4096];
+    while (count > 0) {
+        size_t k = count < 4096 ? count : 4096;
+        rs_f32_to_le(chunk, p, k);
+        w_bytes(w, chunk, 4 * k);
+        p += k;
+        count -= k;
+    }
+}
+
+static uint64_t vocab_bytes(const rs_vocab *v)
+{
+    uint64_t n = 4;
+    for (int i = 0; i < v->size; i++)
+        n += 4 + strlen(v->tokens[i]);
+    return n;
+}
+
+static void w_vocab(writer *w, const rs_vocab *v)
+{
+    w_u32(w, (uint32_t)v->size);
+    for (int i = 0; i < v->size; i++) {
+        size_t len = strlen(v->tokens[i]);
+        w_u32(w, (uint32_t)len);
+        w_bytes(w, v->tokens[i], len);
+    }
+}
+
+static uint64_t params_bytes(const rs_layout *layout)
+{
+    uint64_t n = 4;
+    for (int i = 0; i < RS_NUM_PARAMS; i++)
+        if (layout->info[i].size)
+            n += 4 + strlen(layout->info[i].name) + 8;
+    return n + 4 * (uint64_t)layout->total;
+}
+
+/* The index, then the data of each present tensor in the same order. */
+static void w_params(writer *w, const rs_layout *layout, const float *params)
+{
+    uint32_t present = 0;
+    for (int i = 0; i < RS_NUM_PARAMS; i++)
+        present += layout->info[i].size != 0;
+    w_u32(w, present);
+    for (int i = 0; i < RS_NUM_PARAMS; i++) {
+        const rs_tensor_info *t = &layout->info[i];
+        if (!t->size)
+            continue;
+        w_u32(w, (uint32_t)strlen(t->name));
+        w_bytes(w, t->name, strlen(t->name));
+        w_u32(w, (uint32_t)t->rows);
+        w_u32(w, (uint32_t)t->cols);
+    }
+    for (int i = 0; i < RS_NUM_PARAMS; i++)
+        if (layout->info[i].size)
+            w_f32s(w, params + layout->info[i].offset, layout->info[i].size);
+}
+
+/* Adam moments follow the order of the params data, tensor by tensor. */
+static void w_moments(writer *w, const rs_layout *layout, const float *moments)
+{
+    for (int i = 0; i < RS_NUM_PARAMS; i++)
+        if (layout->info[i].size)
+            w_f32s(w, moments + layout->info[i].offset, layout->info[i].size);
+}
+
+static void w_train(writer *w, const rs_train_state *s)
+{
+    unsigned char b[TRAIN_BYTES];
+    rs_put_le64(b + 0, (uint64_t)s->step);
+    rs_put_le32(b + 8, (uint32_t)s->epoch);
+    rs_put_le64(b + 12, (uint64_t)s->batches_done);
+    rs_put_le32(b + 20, rs_f32_bits(s->best_dev_loss));
+    rs_put_le32(b + 24, rs_f32_bits(s->best_dev_bleu));
+    rs_put_le32(b + 28, (uint32_t)s->bad_evals);
+    rs_put_le32(b + 32, rs_f32_bits(s->lr_scale));
+    for (int i = 0; i < 4; i++)
+        rs_put_le64(b + 36 + 8 * i, s->rng.s[i]);
+    w_bytes(w, b, sizeof b);
+}
+
+/* Pair counts and CRC-32s of the training and dev data, each side (train.h). */
+static void w_data(writer *w, const rs_data_fingerprint *d)
+{
+    const uint32_t v[DATA_BYTES / 4] = {d->train_pairs, d->train_src_crc, d->train_tgt_crc,
+                                        d->dev_pairs,   d->dev_src_crc,   d->dev_tgt_crc};
+    for (int i = 0; i < DATA_BYTES / 4; i++)
+        w_u32(w, v[i]);
+}
+
+/* What the loader would refuse is not written in the first place. */
+static int check_vocab(const rs_vocab *v, int expected, const char *which, rs_error *err)
+{
+    if (v->size != expected)
+        return rs_fail(err, "cannot save: %s has %d tokens but the config says %d", which,
+                       v->size, expected);
+    rs_vocab fresh;
+    if (rs_vocab_init(&fresh, err))
+        return -1;
+    for (int i = 0; i < RS_RESERVED; i++)
+        if (strcmp(v->tokens[i], fresh.tokens[i])) {
+            rs_fail(err, "cannot save: %s id %d is '%s', not the reserved '%s'", which, i,
+                    v->tokens[i], fresh.tokens[i]);
+            rs_vocab_free(&fresh);
+            return -1;
+        }
+    rs_vocab_free(&fresh);
+    return 0;
+}
+
+static int config_text(const rs_config *cfg, char **text, size_t *len, rs_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *mem = open_memstream(text, len);
+    if (!mem)
+        return rs_fail(err, "out of memory writing the configuration");
+    rs_config_write(cfg, mem);
+    int bad = ferror(mem);
+    if (fclose(mem) || bad) {
+        free(*text);
+        *text = NULL;
+        return rs_fail(err, "out of memory writing the configuration");
+    }
+    return 0;
+}
+
+int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_state *state,
+                       rs_error *err)
+{
+    if (check_vocab(&model->src_vocab, model->cfg.src_vocab, "the source vocabulary", err) ||
+        check_vocab(&model->tgt_vocab, model->cfg.tgt_vocab, "the target vocabulary", err))
+        return -1;
+    if (state && (!state->adam_m || !state->adam_v))
+        return rs_fail(err, "cannot save: training state without Adam moments");
+
+    char *cfg_text;
+    size_t cfg_len;
+    if (config_text(&model->cfg, &cfg_text, &cfg_len, err))
+        return -1;
+
+    uint64_t len[S_COUNT] = {0};
+    int present[S_COUNT] = {0};
+    len[S_CONFIG] = cfg_len;
+    len[S_SRC_VOCAB] = vocab_bytes(&model->src_vocab);
+    len[S_TGT_VOCAB] = vocab_bytes(&model->tgt_vocab);
+    len[S_SPM_SRC] = model->spm_src_len;
+    len[S_SPM_TGT] = model->spm_tgt_len;
+    len[S_PARAMS] = params_bytes(&model->layout);
+    len[S_ADAM_M] = len[S_ADAM_V] = 4 * (uint64_t)model->layout.total;
+    len[S_TRAIN] = TRAIN_BYTES;
+    len[S_DATA] = DATA_BYTES;
+    present[S_CONFIG] = present[S_SRC_VOCAB] = present[S_TGT_VOCAB] = present[S_PARAMS] = 1;
+    present[S_SPM_SRC] = model->spm_src != NULL;
+    present[S_SPM_TGT] = model->spm_tgt != NULL;
+    present[S_ADAM_M] = present[S_ADAM_V] = present[S_TRAIN] = state != NULL;
+    present[S_DATA] = state && state->data.known;
+
+    uint32_t count = 0;
+    uint64_t file_size = HEADER_BYTES + TRAILER_BYTES;
+    for (int s = 0; s < S_COUNT; s++)
+        if (present[s]) {
+            count++;
+            file_size += 4 + strlen(section_names[s]) + 8 + len[s];
+        }
+
+    rs_atomic_file af;
+    if (rs_atomic_open(&af, path, err)) {
+        free(cfg_text);
+        return -1;
+    }
+    writer w = {&af, 0};
+
+    unsigned char header[HEADER_BYTES];
+    memcpy(header, RS_CHECKPOINT_MAGIC, 8);
+    rs_put_le32(header + 8, RS_CHECKPOINT_VERSION);
+    rs_put_le32(header + 12, count);
+    rs_put_le64(header + 16, file_size);
+    w_bytes(&w, header, sizeof header);
+    for (int s = 0; s < S_COUNT; s++) {
+        if (!present[s])
+            continue;
+        w_u32(&w, (uint32_t)strlen(section_names[s]));
+        w_bytes(&w, section_names[s], strlen(section_names[s]));
+        w_u64(&w, len[s]);
+        switch (s) {
+        case S_CONFIG: w_bytes(&w, cfg_text, cfg_len); break;
+        case S_SRC_VOCAB: w_vocab(&w, &model->src_vocab); break;
+        case S_TGT_VOCAB: w_vocab(&w, &model->tgt_vocab); break;
+        case S_SPM_SRC: w_bytes(&w, model->spm_src, model->spm_src_len); break;
+        case S_SPM_TGT: w_bytes(&w, model->spm_tgt, model->spm_tgt_len); break;
+        case S_PARAMS: w_params(&w, &model->layout, model->params); break;
+        case S_ADAM_M: w_moments(&w, &model->layout, state->adam_m); break;
+        case S_ADAM_V: w_moments(&w, &model->layout, state->adam_v); break;
+        case S_TRAIN: w_train(&w, state); break;
+        case S_DATA: w_data(&w, &state->data); break;
+        }
+    }
+    free(cfg_text);
+    unsigned char trailer[TRAILER_BYTES];
+    rs_put_le32(trailer, w.crc);
+    w_bytes(&w, trailer, sizeof trailer);
+    return rs_atomic_commit(&af, err);
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+typedef struct {
+    const unsigned char *p, *end;
+} cursor;
+
+static size_t remaining(const cursor *c)
+{
+    return (size_t)(c->end - c->p);
+}
+
+static int r_u32(cursor *c, uint32_t *v)
+{
+    if (remaining(c) < 4)
+        return -1;
+    *v = rs_get_le32(c->p);
+    c->p += 4;
+    return 0;
+}
+
+/* Checks the source or target vocabulary section and fills v (tokens in id order). */
+static int load_vocab(const char *path, const char *which, cursor c, int expected, rs_vocab *v,
+                      rs_error *err)
+{
+    uint32_t count;
+    if (r_u32(&c, &count))
+        return rs_fail(err, "%s: section %s is truncated", path, which);
+    if ((int64_t)count != expected)
+        return rs_fail(err, "%s: %s has %u tokens but the config says %d", path, which, count,
+                       expected);
+    if (rs_vocab_init(v, err))
+        return -1;
+    char *token = NULL;
+    size_t token_cap = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t len;
+        if (r_u32(&c, &len) || len > remaining(&c)) {
+            rs_fail(err, "%s: section %s is truncated at token %u", path, which, i);
+            goto fail;
+        }
+        if (len == 0 || memchr(c.p, 0, len)) {
+            rs_fail(err, "%s: %s token %u is empty or holds a NUL byte", path, which, i);
+            goto fail;
+        }
+        if (len + 1 > token_cap) {
+            char *bigger = realloc(token, len + 1);
+            if (!bigger) {
+                rs_fail(err, "out of memory reading %s", path);
+                goto fail;
+            }
+            token = bigger;
+            token_cap = len + 1;
+        }
+        memcpy(token, c.p, len);
+        token[len] = 0;
+        c.p += len;
+        if (i < RS_RESERVED) {
+            /* rs_vocab_init put the reserved tokens there already. */
+            if (strcmp(token, v->tokens[i])) {
+                rs_fail(err, "%s: %s id %u is '%s', not the reserved '%s'", path, which, i, token,
+                        v->tokens[i]);
+                goto fail;
+            }
+            continue;
+        }
+        int id = rs_vocab_add(v, token, err);
+        if (id < 0)
+            goto fail;
+        if ((uint32_t)id != i) {
+            rs_fail(err, "%s: %s token '%s' appears twice (ids %d and %u)", path, which, token, id,
+                    i);
+            goto fail;
+        }
+    }
+    if (remaining(&c)) {
+        rs_fail(err, "%s: section %s has %zu bytes after its last token", path, which,
+                remaining(&c));
+        goto fail;
+    }
+    for (int i = 0; i < v->size; i++)
+        v->counts[i] = 0;
+    free(token);
+    return 0;
+fail:
+    free(token);
+    rs_vocab_free(v);
+    return -1;
+}
+
+/* Parses the params index against the layout: order[k] is the layout index of
+ * the k-th tensor in the file (`count` of them). Leaves c at the floats. */
+static int load_params_index(const char *path, cursor *c, const rs_layout *layout,
+                             int order[RS_NUM_PARAMS], int *count, rs_error *err)
+{
+    uint32_t n;
+    if (r_u32(c, &n))
+        return rs_fail(err, "%s: section params is truncated", path);
+    if (n > RS_NUM_PARAMS)
+        return rs_fail(err, "%s: section params lists %u tensors, more than the %d there are",
+                       path, n, RS_NUM_PARAMS);
+    int seen[RS_NUM_PARAMS] = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t len, rows, cols;
+        if (r_u32(c, &len) || len > MAX_NAME || len > remaining(c))
+            return rs_fail(err, "%s: params index is truncated or corrupt at entry %u", path, k);
+        char name[MAX_NAME + 1];
+        memcpy(name, c->p, len);
+        name[len] = 0;
+        c->p += len;
+        if (r_u32(c, &rows) || r_u32(c, &cols))
+            return rs_fail(err, "%s: params index is truncated at tensor '%s'", path, name);
+        int i = rs_param_index(name);
+        if (i < 0)
+            return rs_fail(err, "%s: unknown tensor '%s'", path, name);
+        const rs_tensor_info *t = &layout->info[i];
+        if (!t->size)
+            return rs_fail(err, "%s: tensor '%s' is stored but not part of this configuration",
+                           path, name);
+        if (seen[i])
+            return rs_fail(err, "%s: tensor '%s' is stored twice", path, name);
+        if (rows != (uint32_t)t->rows || cols != (uint32_t)t->cols)
+            return rs_fail(err,
+                           "%s: tensor '%s' has shape [%u, %u] but the configuration needs "
+                           "[%d, %d] (cols 0: a vector)",
+                           path, name, rows, cols, t->rows, t->cols);
+        seen[i] = 1;
+        order[k] = i;
+    }
+    for (int i = 0; i < RS_NUM_PARAMS; i++)
+        if (layout->info[i].size && !seen[i])
+            return rs_fail(err, "%s: tensor '%s' is missing", path, layout->info[i].name);
+    if (remaining(c) != 4 * layout->total)
+        return rs_fail(err, "%s: params data is %zu bytes, the tensors need %zu", path,
+                       remaining(c), 4 * layout->total);
+    *count = (int)n;
+    return 0;
+}
+
+/* Copies floats stored tensor by tensor in `order` into a buffer of the layout. */
+static void scatter(float *dst, const unsigned char *src, const rs_layout *layout,
+                    const int *order, int count)
+{
+    for (int k = 0; k < count; k++) {
+        const rs_tensor_info *t = &layout->info[order[k]];
+        rs_f32_from_le(dst + t->offset, src, t->size);
+        src += 4 * t->size;
+    }
+}
+
+static int copy_blob(const cursor *c, char **blob, size_t *len, rs_error *err)
+{
+    /* One extra NUL so that text-minded readers never run off the end. */
+    *blob = rs_calloc(remaining(c) + 1, 1, err);
+    if (!*blob)
+        return -1;
+    memcpy(*blob, c->p, remaining(c));
+    *len = remaining(c);
+    return 0;
+}
+
+static void r_train(rs_train_state *s, const unsigned char *b)
+{
+    s->step = (int64_t)rs_get_le64(b + 0);
+    s->epoch = (int32_t)rs_get_le32(b + 8);
+    s->batches_done = (int64_t)rs_get_le64(b + 12);
+    s->best_dev_loss = rs_f32_from_bits(rs_get_le32(b + 20));
+    s->best_dev_bleu = rs_f32_from_bits(rs_get_le32(b + 24));
+    s->bad_evals = (int32_t)rs_get_le32(b + 28);
+    s->lr_scale = rs_f32_from_bits(rs_get_le32(b + 32));
+    for (int i = 0; i < 4; i++)
+        s->rng.s[i] = rs_get_le64(b + 36 + 8 * i);
+}
+
+static void r_data(rs_data_fingerprint *d, const unsigned char *b)
+{
+    uint32_t *const v[DATA_BYTES / 4] = {&d->train_pairs, &d->train_src_crc, &d->train_tgt_crc,
+                                         &d->dev_pairs,   &d->dev_src_crc,   &d->dev_tgt_crc};
+    for (int i = 0; i < DATA_BYTES / 4; i++)
+        *v[i] = rs_get_le32(b + 4 * i);
+    d->known = 1;
+}
+
+/* Turns "message" into "path: what: message". */
+static void prefix_error(rs_error *err, const char *path, const char *what)
+{
+    if (!err)
+        return;
+    char inner[sizeof err->msg];
+    snprintf(inner, sizeof inner, "%s", err->msg);
+    rs_fail(err, "%s: %s: %s", path, what, inner);
+}
+
+/* Magic, version and declared size, against the real size of the file, from
+ * its first min(size, HEADER_BYTES) bytes: what can be refused before the
+ * whole file is read. */
+static int check_header(const char *path, const unsigned char *head, size_t size, rs_error *err)
+{
+    if (size < 8 && !memcmp(head, RS_CHECKPOINT_MAGIC, size))
+        return rs_fail(err, "%s: truncated: %zu bytes, less than a header", path, size);
+    if (size < 8 || memcmp(head, RS_CHECKPOINT_MAGIC, 8))
+        return rs_fail(err, "%s: not an rnnsearch checkpoint (bad magic number)", path);
+    if (size < HEADER_BYTES + TRAILER_BYTES)
+        return rs_fail(err, "%s: truncated: %zu bytes, less than a header", path, size);
+    uint32_t version = rs_get_le32(head + 8);
+    if (version != RS_CHECKPOINT_VERSION)
+        return rs_fail(err, "%s: checkpoint format version %u; this program reads version %d",
+                       path, version, RS_CHECKPOINT_VERSION);
+    uint64_t declared = rs_get_le64(head + 16);
+    if (declared > size)
+        return rs_fail(err, "%s: truncated: %zu bytes of %llu", path, size,
+                       (unsigned long long)declared);
+    if (declared < size)
+        return rs_fail(err, "%s: %llu unexpected bytes after the end of the checkpoint", path,
+                       (unsigned long long)(size - declared));
+    return 0;
+}
+
+/* Header, size and checksum; fills sec[] with each section's data (p == NULL: absent). */
+static int load_sections(const char *path, const unsigned char *data, size_t size,
+                         cursor sec[S_COUNT], rs_error *err)
+{
+    if (check_header(path, data, size, err))
+        return -1;
+    uint32_t count = rs_get_le32(data + 12);
+    uint32_t stored = rs_get_le32(data + size - TRAILER_BYTES);
+    uint32_t actual = rs_crc32_update(0, data, size - TRAILER_BYTES);
+    if (stored != actual)
+        return rs_fail(err, "%s: checksum mismatch (stored %08x, computed %08x): the file is "
+                       "corrupted", path, stored, actual);
+
+    cursor c = {data + HEADER_BYTES, data + size - TRAILER_BYTES};
+    for (int s = 0; s < S_COUNT; s++)
+        sec[s].p = sec[s].end = NULL;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t len;
+        if (r_u32(&c, &len) || len == 0 || len > MAX_NAME || len > remaining(&c))
+            return rs_fail(err, "%s: section %u has a bad name length", path, k);
+        char name[MAX_NAME + 1];
+        memcpy(name, c.p, len);
+        name[len] = 0;
+        c.p += len;
+        if (remaining(&c) < 8)
+            return rs_fail(err, "%s: section %s is truncated", path, name);
+        uint64_t dlen = rs_get_le64(c.p);
+        c.p += 8;
+        if (dlen > remaining(&c))
+            return rs_fail(err, "%s: section %s claims %llu bytes, only %zu remain", path, name,
+                           (unsigned long long)dlen, remaining(&c));
+        int s = 0;
+        while (s < S_COUNT && strcmp(section_names[s], name))
+            s++;
+        if (s == S_COUNT)
+            return rs_fail(err, "%s: unknown section '%s' in a version %d checkpoint", path, name,
+                           RS_CHECKPOINT_VERSION);
+        if (sec[s].p)
+            return rs_fail(err, "%s: section %s appears twice", path, name);
+        sec[s].p = c.p;
+        sec[s].end = c.p + dlen;
+        c.p += dlen;
+    }
+    if (remaining(&c))
+        return rs_fail(err, "%s: %zu bytes after the last section", path, remaining(&c));
+    const int required[] = {S_CONFIG, S_SRC_VOCAB, S_TGT_VOCAB, S_PARAMS};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!sec[required[i]].p)
+            return rs_fail(err, "%s: section %s is missing", path, section_names[required[i]]);
+    int training = !!sec[S_ADAM_M].p + !!sec[S_ADAM_V].p + !!sec[S_TRAIN].p;
+    if (training != 0 && training != 3)
+        return rs_fail(err, "%s: incomplete training state (adam_m, adam_v and train go "
+                       "together)", path);
+    if (sec[S_DATA].p && !training)
+        return rs_fail(err, "%s: section data (the training data's fingerprint) without the "
+                       "training state it belongs to", path);
+    if (sec[S_DATA].p && remaining(&sec[S_DATA]) != DATA_BYTES)
+        return rs_fail(err, "%s: section data is %zu bytes, not %d", path,
+                       remaining(&sec[S_DATA]), DATA_BYTES);
+    return 0;
+}
+
+/* The whole file, read only once its header has passed check_header. */
+static int read_checkpoint(const char *path, unsigned char **data, size_t *size, rs_error *err)
+{
+    FILE *f;
+    size_t n;
+    *data = NULL;
+    if (rs_open_regular(path, &f, &n, err))
+        return -1;
+    unsigned char head[HEADER_BYTES] = {0};
+    size_t have = n < HEADER_BYTES ? n : HEADER_BYTES;
+    unsigned char *buf = NULL;
+    if (rs_read_exact(f, head, have, path, err) || check_header(path, head, n, err))
+        goto fail;
+    if (!(buf = malloc(n))) {
+        rs_fail(err, "%s: out of memory for its %zu bytes", path, n);
+        goto fail;
+    }
+    memcpy(buf, head, have);
+    if (rs_read_exact(f, buf + have, n - have, path, err))
+        goto fail;
+    fclose(f);
+    *data = buf;
+    *size = n;
+    return 0;
+fail:
+    fclose(f);
+    free(buf);
+    return -1;
+}
+
+int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state, rs_error *err)
+{
+    memset(model, 0, sizeof *model);
+    if (state)
+        memset(state, 0, sizeof *state);
+    unsigned char *data;
+    size_t size;
+    if (read_checkpoint(path, &data, &size, err))
+        return -1;
+    int rc = rs_checkpoint_parse(path, data, size, model, state, err);
+    free(data);
+    return rc;
+}
+
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size,
+                        rs_model *model, rs_train_state *state, rs_error *err)
+{
+    memset(model, 0, sizeof *model);
+    if (state)
+        memset(state, 0, sizeof *state);
+    rs_model m;
+    rs_train_state ts;
+    rs_config cfg;
+    cursor sec[S_COUNT];
+    char *text = NULL;
+    size_t text_len;
+    int order[RS_NUM_PARAMS], count = 0;
+    memset(&m, 0, sizeof m);
+    memset(&ts, 0, sizeof ts);
+    if (load_sections(path, data, size, sec, err))
+        goto fail;
+
+    /* Configuration first: it gives the layout everything else is checked against. */
+    rs_config_defaults(&cfg);
+    text_len = remaining(&sec[S_CONFIG]);
+    if (memchr(sec[S_CONFIG].p, 0, text_len)) {
+        rs_fail(err, "%s: the config section holds a NUL byte", path);
+        goto fail;
+    }
+    text = rs_calloc(text_len + 1, 1, err);
+    if (!text)
+        goto fail;
+    memcpy(text, sec[S_CONFIG].p, text_len);
+    if (rs_config_parse(&cfg, text, err)) {
+        prefix_error(err, path, "config section");
+        goto fail;
+    }
+    /* The tensors must be in the file before their buffer is allocated: a
+     * small file cannot ask for gigabytes. */
+    rs_layout layout;
+    if (rs_layout_init(&layout, &cfg, err)) {
+        prefix_error(err, path, "stored configuration");
+        goto fail;
+    }
+    if (remaining(&sec[S_PARAMS]) / 4 < layout.total) {
+        rs_fail(err, "%s: section params is %zu bytes, the configuration's tensors need %zu",
+                path, remaining(&sec[S_PARAMS]), 4 * layout.total);
+        goto fail;
+    }
+    if (rs_model_alloc(&m, &cfg, err)) {
+        prefix_error(err, path, "stored configuration");
+        goto fail;
+    }
+    if (load_vocab(path, "src_vocab", sec[S_SRC_VOCAB], cfg.src_vocab, &m.src_vocab, err) ||
+        load_vocab(path, "tgt_vocab", sec[S_TGT_VOCAB], cfg.tgt_vocab, &m.tgt_vocab, err))
+        goto fail;
+    if (sec[S_SPM_SRC].p && copy_blob(&sec[S_SPM_SRC], &m.spm_src, &m.spm_src_len, err))
+        goto fail;
+    if (sec[S_SPM_TGT].p && copy_blob(&sec[S_SPM_TGT], &m.spm_tgt, &m.spm_tgt_len, err))
+        goto fail;
+    /* Text settings that cannot make a codec (unknown tokenizer, SentencePiece
+     * model missing or unloadable) are refused here, naming the file. */
+    rs_codec codec;
+    if (rs_codec_for_model(&codec, &m, err))
+        goto fail;
+    rs_codec_free(&codec);
+
+    if (load_params_index(path, &sec[S_PARAMS], &m.layout, order, &count, err))
+        goto fail;
+    scatter(m.params, sec[S_PARAMS].p, &m.layout, order, count);
+
+    if (state) {
+        if (rs_train_state_alloc(&ts, &m, err))
+            goto fail;
+        if (sec[S_TRAIN].p) {
+            size_t moments = 4 * m.layout.total;
+            if (remaining(&sec[S_ADAM_M]) != moments || remaining(&sec[S_ADAM_V]) != moments) {
+                rs_fail(err, "%s: Adam moments are %zu and %zu bytes, the parameters need %zu",
+                        path, remaining(&sec[S_ADAM_M]), remaining(&sec[S_ADAM_V]), moments);
+                goto fail;
+            }
+            if (remaining(&sec[S_TRAIN]) != TRAIN_BYTES) {
+                rs_fail(err, "%s: section train is %zu bytes, not %d", path,
+                        remaining(&sec[S_TRAIN]), TRAIN_BYTES);
+                goto fail;
+            }
+            scatter(ts.adam_m, sec[S_ADAM_M].p, &m.layout, order, count);
+            scatter(ts.adam_v, sec[S_ADAM_V].p, &m.layout, order, count);
+            r_train(&ts, sec[S_TRAIN].p);
+            ts.from_checkpoint = 1;
+            /* Absent in checkpoints written before it existed: not known. */
+            if (sec[S_DATA].p)
+                r_data(&ts.data, sec[S_DATA].p);
+        }
+    }
+    free(text);
+    *model = m;
+    if (state)
+        *state = ts;
+    return 0;
+fail:
+    rs_error_name_file(err, path);
+    free(text);
+    rs_train_state_free(&ts);
+    rs_model_free(&m);
+    return -1;
+}

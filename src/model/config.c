@@ -1,0 +1,252 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/config.h"
+
+const char *const rs_attention_names[] = {"additive", "general", "dot", "scaled-dot", NULL};
+const char *const rs_tokenizer_names[] = {"word", "char", "spm", NULL};
+
+enum { T_INT, T_FLOAT, T_ENUM };
+
+/* One row of RS_CONFIG_FIELDS as data. */
+typedef struct {
+    const char *key;
+    int type;
+    size_t offset;
+    double def, lo, hi; /* T_INT, T_FLOAT */
+    int open;           /* T_FLOAT: RS_OPEN_LOW / RS_OPEN_HIGH */
+    const char *def_name;
+    const char *const *names; /* T_ENUM */
+} field;
+
+static const field fields[] = {
+#define RS_CFG_I(name, def, help, lo, hi) \
+    {#name, T_INT, offsetof(rs_config, name), (def), (lo), (hi), RS_CLOSED, NULL, NULL},
+#define RS_CFG_F(name, def, help, lo, hi, open) \
+    {#name, T_FLOAT, offsetof(rs_config, name), (double)(def), (lo), (hi), (open), NULL, NULL},
+#define RS_CFG_E(name, def, help, names) \
+    {#name, T_ENUM, offsetof(rs_config, name), 0, 0, 0, RS_CLOSED, (def), (names)},
+    RS_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_E)
+#undef RS_CFG_I
+#undef RS_CFG_F
+#undef RS_CFG_E
+};
+enum { FIELD_COUNT = sizeof fields / sizeof *fields };
+
+const char *const rs_config_resumable[] = {"epochs",     "max_steps",  "max_minutes", "patience",
+                                           "save_every", "keep_last", "threads",     NULL};
+
+static int *int_at(rs_config *cfg, const field *f)
+{
+    return (int *)(void *)((char *)cfg + f->offset);
+}
+
+static float *float_at(rs_config *cfg, const field *f)
+{
+    return (float *)(void *)((char *)cfg + f->offset);
+}
+
+static const field *find(const char *key)
+{
+    for (int i = 0; i < FIELD_COUNT; i++)
+        if (!strcmp(fields[i].key, key))
+            return &fields[i];
+    return NULL;
+}
+
+int rs_config_name_index(const char *const *names, const char *name)
+{
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(names[k], name))
+            return k;
+    return -1;
+}
+
+void rs_config_defaults(rs_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (int i = 0; i < FIELD_COUNT; i++) {
+        const field *f = &fields[i];
+        if (f->type == T_INT)
+            *int_at(cfg, f) = (int)f->def;
+        else if (f->type == T_FLOAT)
+            *float_at(cfg, f) = (float)f->def;
+        else
+            *int_at(cfg, f) = rs_config_name_index(f->names, f->def_name);
+    }
+}
+
+/* "one of a, b, c" into buf. */
+static void list_names(const char *const *names, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int k = 0; names[k] && used < size; k++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "", names[k]);
+}
+
+/* The range of a numeric field: "from LO to HI" or "in [LO, HI)". */
+static void range_text(const field *f, char *buf, size_t size)
+{
+    if (f->type == T_INT)
+        snprintf(buf, size, "from %.0f to %.0f", f->lo, f->hi);
+    else
+        snprintf(buf, size, "in %c%g, %g%c", (f->open & RS_OPEN_LOW) ? '(' : '[', f->lo, f->hi,
+                 (f->open & RS_OPEN_HIGH) ? ')' : ']');
+}
+
+void rs_config_range(const char *key, char *buf, size_t size)
+{
+    const field *f = find(key);
+    buf[0] = 0;
+    if (f && f->type != T_ENUM && !rs_config_is_flag(key) && size > 2) {
+        snprintf(buf, size, ", ");
+        range_text(f, buf + 2, size - 2);
+    }
+}
+
+/* Parses value into the field; `label` names it in messages (key or --option). */
+static int set_field(rs_config *cfg, const field *f, const char *value, const char *label,
+                     rs_error *err)
+{
+    char *end;
+    errno = 0;
+    if (f->type == T_INT) {
+        long v = strtol(value, &end, 10);
+        char range[64];
+        range_text(f, range, sizeof range);
+        if (errno || end == value || *end || v < (long)f->lo || v > (long)f->hi)
+            return rs_fail(err, "%s: '%s' is not an integer %s", label, value, range);
+        *int_at(cfg, f) = (int)v;
+        return 0;
+    }
+    if (f->type == T_FLOAT) {
+        float v = strtof(value, &end);
+        int below = (f->open & RS_OPEN_LOW) ? !(v > f->lo) : !(v >= f->lo);
+        int above = (f->open & RS_OPEN_HIGH) ? !(v < f->hi) : !(v <= f->hi);
+        char range[64];
+        range_text(f, range, sizeof range);
+        if (errno || end == value || *end || !isfinite(v) || below || above)
+            return rs_fail(err, "%s: '%s' is not a number %s", label, value, range);
+        *float_at(cfg, f) = v;
+        return 0;
+    }
+    int k = rs_config_name_index(f->names, value);
+    if (k < 0) {
+        char names[256];
+        list_names(f->names, names, sizeof names);
+        return rs_fail(err, "%s: '%s' is not one of %s", label, value, names);
+    }
+    *int_at(cfg, f) = k;
+    return 0;
+}
+
+int rs_config_set(rs_config *cfg, const char *key, const char *value, rs_error *err)
+{
+    const field *f = find(key);
+    if (!f)
+        return rs_fail(err, "unknown configuration key '%s'", key);
+    return set_field(cfg, f, value, key, err);
+}
+
+int rs_config_set_option(rs_config *cfg, const char *key, const char *value, rs_error *err)
+{
+    const field *f = find(key);
+    if (!f)
+        return rs_fail(err, "unknown configuration key '%s'", key);
+    char label[RS_STR_MAX + 2] = "--";
+    for (size_t i = 0; key[i] && i + 3 < sizeof label; i++)
+        label[i + 2] = key[i] == '_' ? '-' : key[i], label[i + 3] = 0;
+    return set_field(cfg, f, value, label, err);
+}
+
+int rs_config_is_flag(const char *key)
+{
+    const field *f = find(key);
+    return f && f->type == T_INT && f->lo == 0 && f->hi == 1;
+}
+
+int rs_config_may_change_on_resume(const char *key)
+{
+    return rs_config_name_index(rs_config_resumable, key) >= 0;
+}
+
+int rs_config_check(const rs_config *cfg, rs_error *err)
+{
+    if (cfg->subwords > 0 && cfg->tokenizer != RS_TOKENIZER_SPM)
+        return rs_fail(err, "--subwords %d conflicts with --tokenizer %s (subwords are "
+                            "SentencePiece pieces: --tokenizer spm)",
+                       cfg->subwords, rs_tokenizer_names[cfg->tokenizer]);
+    /* W_out [Vt, l] is tgt_emb [Vt, m] itself. */
+    if (cfg->tie_embeddings && cfg->maxout != cfg->emb)
+        return rs_fail(err, "--tie-embeddings needs --maxout equal to --emb (--maxout %d, --emb %d): "
+                            "the output matrix is the target embedding matrix",
+                       cfg->maxout, cfg->emb);
+    return 0;
+}
+
+/* The value of field f as text: floats with %.9g (which round-trips) when
+ * exact, else %g; names by name. */
+static int format_field(const rs_config *cfg, const field *f, int exact, char *buf, size_t size)
+{
+    const char *base = (const char *)cfg + f->offset;
+    int n;
+    if (f->type == T_INT)
+        n = snprintf(buf, size, "%d", *(const int *)(const void *)base);
+    else if (f->type == T_FLOAT)
+        n = snprintf(buf, size, exact ? "%.9g" : "%g", (double)*(const float *)(const void *)base);
+    else
+        n = snprintf(buf, size, "%s", f->names[*(const int *)(const void *)base]);
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+void rs_config_write(const rs_config *cfg, FILE *out)
+{
+    char value[RS_STR_MAX];
+    for (int i = 0; i < FIELD_COUNT; i++)
+        if (format_field(cfg, &fields[i], 1, value, sizeof value) == 0)
+            fprintf(out, "%s=%s\n", fields[i].key, value);
+}
+
+void rs_config_print(const rs_config *cfg, FILE *out)
+{
+    char value[RS_STR_MAX];
+    for (int i = 0; i < FIELD_COUNT; i++)
+        if (format_field(cfg, &fields[i], 0, value, sizeof value) == 0)
+            fprintf(out, "%s%s=%s", i ? " " : "", fields[i].key, value);
+    fputc('\n', out);
+}
+
+int rs_config_format(const rs_config *cfg, const char *key, char *buf, size_t size)
+{
+    const field *f = find(key);
+    return f ? format_field(cfg, f, 0, buf, size) : -1;
+}
+
+int rs_config_parse(rs_config *cfg, const char *text, rs_error *err)
+{
+    int line_no = 0;
+    const char *p = text;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        line_no++;
+        if (len > 0) {
+            char line[256];
+            if (len >= sizeof line)
+                return rs_fail(err, "config line %d is too long", line_no);
+            memcpy(line, p, len);
+            line[len] = 0;
+            char *eq = strchr(line, '=');
+            if (!eq)
+                return rs_fail(err, "config line %d has no '='", line_no);
+            *eq = 0;
+            if (rs_config_set(cfg, line, eq + 1, err))
+                return -1;
+        }
+        p += len + (eol ? 1 : 0);
+    }
+    return 0;
+}

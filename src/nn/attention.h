@@ -1,0 +1,72 @@
+/* The alignment model: scores ε_ij of every source annotation h_j against the
+ * decoder's query s_{i-1}, weights α_ij = softmax_j(ε_ij) over the real source
+ * positions only (padding gets α = 0 exactly), context c_i = Σ_j α_ij h_j.
+ *
+ *   additive (model.md):  ε_ij = v_a · tanh(W_a s_{i-1} + U_a h_j + b_a)
+ *   general, dot:         ε_ij = s_{i-1} · (K h_j)
+ *   scaled-dot:           ε_ij = s_{i-1} · (K h_j) / √n
+ *
+ * The key side (U_a h_j + b_a, or K h_j) does not depend on i: it is computed
+ * once per batch for all positions (attention_keys_forward).
+ * Shapes: B batch, S source length (max of the batch), n hidden, 2n annotation,
+ * a attention size, ka key size (a for additive, n otherwise).
+ * Source-side tensors are time-major: annotations [S,B,2n], keys [S,B,ka]. */
+#ifndef RS_ATTENTION_H
+#define RS_ATTENTION_H
+
+#include "model/params.h"
+
+/* Key size for the kind: a (additive) or n. */
+int attention_key_size(int kind, int n, int a);
+
+/* keys [R,ka] = annotations [R,2n] · U^T (+ b for additive); U is att.U or att.K. */
+void attention_keys_forward(int kind, float *keys, const float *annotations, const float *U,
+                            const float *b, int R, int n, int a);
+
+/* dannotations [R,2n] += dkeys U; dU += dkeys^T annotations; db += Σ dkeys (additive). */
+void attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
+                             const float *dkeys, const float *annotations, const float *U,
+                             int R, int n, int a);
+
+/* The weights of one step's attention: kind, n hidden, a attention size;
+ * W_a [a,n] and v_a [a] (additive only, NULL otherwise). */
+typedef struct {
+    int kind, n, a;
+    const float *W_a, *v_a;
+} attention_weights;
+
+/* What a step attends over: keys [S,B,ka] and annotations [S,B,2n] of a
+ * batch of B sentences of src_len [B] (≥ 1) real positions, S at most. */
+typedef struct {
+    const float *keys, *annotations;
+    const int *src_len;
+    int B, S;
+} attention_source;
+
+/* What a step's forward keeps for its backward: alpha [B,S] the weights;
+ * hidden [B,S,a] tanh(W_a s + key) (additive; NULL otherwise); query_proj
+ * [B,a] W_a s (additive; scratch). */
+typedef struct {
+    float *alpha, *hidden, *query_proj;
+} attention_saved;
+
+/* Gradients a step's backward accumulates (+=): query [B,n], annotations
+ * [S,B,2n], keys [S,B,ka], v_a [a]; query_proj [B,a] is written (additive:
+ * dL/d(W_a s), for the caller's dW_a hoisted over all steps). */
+typedef struct {
+    float *query, *annotations, *keys, *query_proj, *v_a;
+} attention_grads;
+
+/* context [B,2n] = Σ_j α_j h_j with α = softmax_j(ε(query [B,n], key_j)). */
+void attention_forward(float *context, const attention_saved *saved, const float *query,
+                       const attention_source *src, const attention_weights *w);
+
+/* The backward of attention_forward for dcontext [B,2n]; scratch [S]. */
+void attention_backward(const attention_grads *d, const float *dcontext,
+                        const attention_saved *saved, const float *query,
+                        const attention_source *src, const attention_weights *w, float *scratch);
+
+/* Softmax of x[0..len) in place; entries len..total-1 set to exactly 0. */
+void attention_softmax(float *x, int len, int total);
+
+#endif

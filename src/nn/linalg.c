@@ -1,0 +1,87 @@
+#include <cblas.h>
+
+#include "common/clock.h"
+#include "nn/linalg.h"
+#include "nn/vecmath.h"
+
+void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+             const float *B, int ldb, float beta, float *C, int ldc)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    if (K <= 0) {
+        /* An empty sum: C = beta C (BLAS may not touch C when K = 0). */
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++)
+                C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+        return;
+    }
+    if (M == 1) {
+        /* One row: a matrix-vector product, c = alpha op(B)^T a + beta c. sgemm
+         * would copy (pack) all of B for this one row; sgemv reads it once. */
+        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, alpha,
+                    B, ldb, A, ta ? lda : 1, beta, C, 1);
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M,
+                N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)
+{
+    rs_gemm(0, 1, x.rows, W.rows, x.cols, 1.0f, x.data, x.stride, W.data, W.stride, beta, y.data,
+            y.stride);
+}
+
+void matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
+{
+    rs_gemm(0, 0, dy.rows, W.cols, W.rows, 1.0f, dy.data, dy.stride, W.data, W.stride, beta,
+            dx.data, dx.stride);
+}
+
+void matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x)
+{
+    rs_gemm(1, 0, dW.rows, dW.cols, dy.rows, 1.0f, dy.data, dy.stride, x.data, x.stride, 1.0f,
+            dW.data, dW.stride);
+}
+
+void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx)
+{
+    for (int i = 0; i < M; i++)
+        rs_vaxpy(y, 1.0f, X + (size_t)i * ldx, (size_t)N);
+}
+
+void rs_add_bias(float *X, const float *b, int M, int N, int ldx)
+{
+    for (int i = 0; i < M; i++)
+        rs_vaxpy(X + (size_t)i * ldx, 1.0f, b, (size_t)N);
+}
+
+static _Thread_local int phase_on;
+static _Thread_local double phase_sum[RS_PHASES];
+
+void rs_phase_timing(int on)
+{
+    phase_on = on;
+    if (on)
+        for (int p = 0; p < RS_PHASES; p++)
+            phase_sum[p] = 0.0;
+}
+
+double rs_phase_seconds(int phase)
+{
+    return phase_sum[phase];
+}
+
+double rs_phase_start(void)
+{
+    if (!phase_on)
+        return 0.0;
+    return rs_clock_seconds();
+}
+
+void rs_phase_stop(int phase, double started)
+{
+    if (phase_on)
+        phase_sum[phase] += rs_phase_start() - started;
+}

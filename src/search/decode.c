@@ -1,0 +1,330 @@
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/attention.h"
+#include "search/decode.h"
+
+void rs_translation_free(rs_translation *t)
+{
+    free(t->ids);
+    free(t->alignment);
+    memset(t, 0, sizeof *t);
+}
+
+int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err)
+{
+    if (n_models < 1)
+        return rs_fail(err, "no model given");
+    const rs_vocab *v0 = &models[0]->tgt_vocab;
+    for (int k = 1; k < n_models; k++) {
+        const rs_vocab *v = &models[k]->tgt_vocab;
+        if (v->size != v0->size)
+            return rs_fail(err, "model %d has a target vocabulary of %d tokens, model 1 of %d: "
+                           "an ensemble needs one target vocabulary", k + 1, v->size, v0->size);
+        for (int i = 0; i < v->size; i++)
+            if (strcmp(v->tokens[i], v0->tokens[i]))
+                return rs_fail(err, "model %d's target token %d is '%s', model 1's is '%s': an "
+                               "ensemble needs one target vocabulary", k + 1, i, v->tokens[i],
+                               v0->tokens[i]);
+    }
+    return 0;
+}
+
+static void member_free(rs_member *mb)
+{
+    rs_workspace_free(&mb->ws);
+    rs_step_workspace_free(&mb->sw);
+    free(mb->keys);
+    free(mb->annotations);
+    free(mb->state);
+    free(mb->next_state);
+    free(mb->logits);
+    free(mb->lse);
+    free(mb->alpha);
+    memset(mb, 0, sizeof *mb);
+}
+
+static int member_init(rs_member *mb, const rs_model *model, int max_sentences, int max_rows,
+                       int max_S, rs_error *err)
+{
+    const size_t rows = (size_t)max_rows, S = (size_t)max_S;
+    const size_t n = (size_t)model->cfg.hidden, V = (size_t)model->cfg.tgt_vocab;
+    const size_t ka = (size_t)attention_key_size(model->cfg.attention, model->cfg.hidden, model->cfg.att);
+    if (rs_workspace_alloc(&mb->ws, model, max_sentences, max_S, 0, err) ||
+        rs_step_workspace_alloc(&mb->sw, model, max_rows, max_S, err))
+        return -1;
+    mb->keys = rs_calloc(S * rows * ka, sizeof(float), err);
+    mb->annotations = rs_calloc(S * rows * 2 * n, sizeof(float), err);
+    mb->state = rs_calloc(rows * n, sizeof(float), err);
+    mb->next_state = rs_calloc(rows * n, sizeof(float), err);
+    mb->logits = rs_calloc(rows * V, sizeof(float), err);
+    mb->lse = rs_calloc(rows, sizeof(float), err);
+    mb->alpha = rs_calloc(rows * S, sizeof(float), err);
+    if (!mb->keys || !mb->annotations || !mb->state || !mb->next_state || !mb->logits ||
+        !mb->lse || !mb->alpha)
+        return -1;
+    return 0;
+}
+
+int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models,
+                    int max_sentences, int rows_per_sentence, int max_S, rs_error *err)
+{
+    memset(dec, 0, sizeof *dec);
+    if (rs_ensemble_check(models, n_models, err))
+        return -1;
+    dec->models = models;
+    dec->n_models = n_models;
+    dec->max_sentences = max_sentences;
+    dec->max_rows = max_sentences * rows_per_sentence;
+    dec->max_S = max_S;
+    const size_t rows = (size_t)dec->max_rows, V = (size_t)models[0]->cfg.tgt_vocab;
+    dec->member = rs_calloc((size_t)n_models, sizeof *dec->member, err);
+    if (!dec->member || rs_batch_alloc(&dec->batch, max_sentences, max_S, 0, err))
+        goto fail;
+    for (int k = 0; k < n_models; k++)
+        if (member_init(&dec->member[k], models[k], max_sentences, dec->max_rows, max_S, err))
+            goto fail;
+    dec->sentence = rs_calloc(rows, sizeof(int), err);
+    dec->slot_sentence = rs_calloc(rows, sizeof(int), err);
+    dec->src_len = rs_calloc(rows, sizeof(int), err);
+    dec->parent_scratch = rs_calloc(rows, sizeof(int), err);
+    if (!dec->sentence || !dec->slot_sentence || !dec->src_len || !dec->parent_scratch)
+        goto fail;
+    if (n_models > 1) {
+        dec->mean_logprobs = rs_calloc(rows * V, sizeof(float), err);
+        dec->mean_alpha = rs_calloc(rows * (size_t)max_S, sizeof(float), err);
+        dec->zeros = rs_calloc(rows, sizeof(float), err);
+        if (!dec->mean_logprobs || !dec->mean_alpha || !dec->zeros)
+            goto fail;
+    }
+    return 0;
+fail:
+    rs_decoder_free(dec);
+    return -1;
+}
+
+void rs_decoder_free(rs_decoder *dec)
+{
+    for (int k = 0; dec->member && k < dec->n_models; k++)
+        member_free(&dec->member[k]);
+    free(dec->member);
+    rs_batch_free(&dec->batch);
+    free(dec->sentence);
+    free(dec->slot_sentence);
+    free(dec->src_len);
+    free(dec->parent_scratch);
+    free(dec->mean_logprobs);
+    free(dec->mean_alpha);
+    free(dec->zeros);
+    memset(dec, 0, sizeof *dec);
+}
+
+/* Row r's copy of the source side becomes that of sentence b, for every
+ * member (the copies are [S,rows,·]: rows is the row stride). */
+static void copy_source_side(rs_decoder *dec, int r, int b)
+{
+    for (int k = 0; k < dec->n_models; k++) {
+        rs_member *mb = &dec->member[k];
+        const rs_config *c = &dec->models[k]->cfg;
+        const size_t n = (size_t)c->hidden;
+        const size_t ka = (size_t)attention_key_size(dec->models[k]->cfg.attention, c->hidden, c->att);
+        for (int j = 0; j < dec->S; j++) {
+            memcpy(mb->keys + ((size_t)j * dec->rows + r) * ka,
+                   mb->ws.keys + ((size_t)j * dec->B + b) * ka, sizeof(float) * ka);
+            memcpy(mb->annotations + ((size_t)j * dec->rows + r) * 2 * n,
+                   mb->ws.annotations + ((size_t)j * dec->B + b) * 2 * n, sizeof(float) * 2 * n);
+        }
+    }
+    dec->slot_sentence[r] = b;
+}
+
+int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *src_count,
+                     int rows_per_sentence, rs_error *err)
+{
+    if (B > dec->max_sentences || B * rows_per_sentence > dec->max_rows)
+        return rs_fail(err, "decoder: %d sentences of %d rows exceed the %d rows it was sized for",
+                       B, rows_per_sentence, dec->max_rows);
+    if (rs_batch_fill(&dec->batch, B, src, src_count, NULL, NULL, err))
+        return -1;
+    dec->B = B;
+    dec->S = dec->batch.S;
+    dec->rows = B * rows_per_sentence;
+    for (int k = 0; k < dec->n_models; k++) {
+        rs_member *mb = &dec->member[k];
+        const size_t n = (size_t)dec->models[k]->cfg.hidden;
+        rs_encode(&mb->ws, dec->models[k], &dec->batch);
+        for (int r = 0; r < dec->rows; r++)
+            memcpy(mb->state + r * n, mb->ws.dec_states + (size_t)(r / rows_per_sentence) * n,
+                   sizeof(float) * n);
+    }
+    for (int r = 0; r < dec->rows; r++) {
+        dec->sentence[r] = r / rows_per_sentence;
+        dec->src_len[r] = dec->batch.src_len[dec->sentence[r]];
+        copy_source_side(dec, r, dec->sentence[r]);
+    }
+    return 0;
+}
+
+void rs_decoder_step(rs_decoder *dec, const int *prev)
+{
+    const int rows = dec->rows, S = dec->S, K = dec->n_models;
+    for (int k = 0; k < K; k++) {
+        rs_member *mb = &dec->member[k];
+        const rs_step_out out = {mb->next_state, mb->logits, mb->lse, mb->alpha};
+        const attention_source src = {mb->keys, mb->annotations, dec->src_len, rows, S};
+        rs_network_step(&mb->sw, &out, mb->state, prev, &src, dec->models[k]);
+    }
+    if (K == 1) {
+        dec->logits = dec->member[0].logits;
+        dec->lse = dec->member[0].lse;
+        dec->alpha = dec->member[0].alpha;
+        return;
+    }
+    /* log p(v) = (1/K) Σ_k log p_k(v); alignment = (1/K) Σ_k α_k. */
+    const size_t V = (size_t)dec->models[0]->cfg.tgt_vocab;
+    const float inv = 1.0f / (float)K;
+    for (int r = 0; r < rows; r++) {
+        float *lp = dec->mean_logprobs + (size_t)r * V, *al = dec->mean_alpha + (size_t)r * S;
+        memset(lp, 0, sizeof(float) * V);
+        memset(al, 0, sizeof(float) * (size_t)S);
+        for (int k = 0; k < K; k++) {
+            const rs_member *mb = &dec->member[k];
+            const float *row = mb->logits + (size_t)r * V, shift = mb->lse[r];
+            for (size_t v = 0; v < V; v++)
+                lp[v] += inv * (row[v] - shift);
+            for (int j = 0; j < S; j++)
+                al[j] += inv * mb->alpha[(size_t)r * S + j];
+        }
+    }
+    dec->logits = dec->mean_logprobs;
+    dec->lse = dec->zeros;
+    dec->alpha = dec->mean_alpha;
+}
+
+void rs_decoder_select(rs_decoder *dec, const int *parent, int new_rows)
+{
+    for (int k = 0; k < dec->n_models; k++) {
+        rs_member *mb = &dec->member[k];
+        const size_t n = (size_t)dec->models[k]->cfg.hidden;
+        if (parent)
+            for (int r = 0; r < new_rows; r++)
+                memcpy(mb->state + r * n, mb->next_state + (size_t)parent[r] * n, sizeof(float) * n);
+        else {
+            float *swap = mb->state;
+            mb->state = mb->next_state;
+            mb->next_state = swap;
+        }
+    }
+    if (!parent)
+        return;
+    int *sentence = dec->parent_scratch;
+    for (int r = 0; r < new_rows; r++)
+        sentence[r] = dec->sentence[parent[r]];
+    const int relayout = new_rows != dec->rows;
+    dec->rows = new_rows;
+    for (int r = 0; r < new_rows; r++) {
+        dec->sentence[r] = sentence[r];
+        dec->src_len[r] = dec->batch.src_len[sentence[r]];
+        /* A smaller row count changes every time slice's stride: all rows move. */
+        if (relayout || dec->slot_sentence[r] != sentence[r])
+            copy_source_side(dec, r, sentence[r]);
+    }
+}
+
+int rs_output_limit(int max_len, int src_count)
+{
+    return max_len > 0 ? max_len : 2 * src_count + 10;
+}
+
+static int push_row(rs_translation *t, int step, const float *alpha, int want_alignment,
+                    int token, rs_error *err)
+{
+    /* Grow by doubling: outputs are short and their length is not known. */
+    if ((step & (step - 1)) == 0) {
+        size_t cap = step ? 2 * (size_t)step : 1;
+        int *ids = realloc(t->ids, cap * sizeof *ids);
+        if (!ids)
+            return rs_fail(err, "out of memory during decoding");
+        t->ids = ids;
+        if (want_alignment) {
+            float *al = realloc(t->alignment, cap * t->src_len * sizeof *al);
+            if (!al)
+                return rs_fail(err, "out of memory during decoding");
+            t->alignment = al;
+        }
+    }
+    t->ids[step] = token;
+    if (want_alignment)
+        memcpy(t->alignment + (size_t)step * t->src_len, alpha, sizeof(float) * t->src_len);
+    return 0;
+}
+
+int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_count, int max_len,
+              int want_alignment, rs_translation *out, rs_error *err)
+{
+    const int V = dec->models[0]->cfg.tgt_vocab;
+    for (int b = 0; b < B; b++)
+        memset(&out[b], 0, sizeof out[b]);
+    int *prev = rs_calloc((size_t)B + 1, sizeof(int), err);
+    int *limit = rs_calloc((size_t)B + 1, sizeof(int), err);
+    int *parent = rs_calloc((size_t)B + 1, sizeof(int), err);
+    int status = -1;
+    if (!prev || !limit || !parent || rs_decoder_start(dec, B, src, src_count, 1, err))
+        goto done;
+    for (int b = 0; b < B; b++) {
+        out[b].src_len = dec->batch.src_len[b];
+        limit[b] = rs_output_limit(max_len, src_count[b]);
+        prev[b] = RS_BOS;
+    }
+    int live = B;
+    for (int step = 0; live > 0; step++) {
+        rs_decoder_step(dec, prev);
+        for (int r = 0; r < dec->rows; r++) {
+            const int b = dec->sentence[r];
+            rs_translation *t = &out[b];
+            if (prev[r] == RS_PAD) /* finished, not yet out of the batch */
+                continue;
+            /* The argmax of the logits is that of log p; at the limit only </s>. */
+            const float *logit = dec->logits + (size_t)r * V;
+            int best = RS_EOS;
+            if (step < limit[b])
+                for (int v = RS_UNK; v < V; v++)
+                    if (v != RS_BOS && logit[v] > logit[best])
+                        best = v;
+            t->logprob += logit[best] - dec->lse[r];
+            if (push_row(t, step, dec->alpha + (size_t)r * dec->S, want_alignment, best, err))
+                goto done;
+            if (best == RS_EOS) {
+                t->finished = step < limit[b];
+                t->len = step;
+                prev[r] = RS_PAD;
+                live--;
+            } else {
+                prev[r] = best;
+            }
+        }
+        /* Finished rows leave the batch once they are a quarter of it (moving
+         * the source copies costs about one step, so not at every finish). */
+        if (live > 0 && live <= dec->rows - (dec->rows + 3) / 4) {
+            int kept = 0;
+            for (int r = 0; r < dec->rows; r++)
+                if (prev[r] != RS_PAD) {
+                    parent[kept] = r;
+                    prev[kept++] = prev[r];
+                }
+            rs_decoder_select(dec, parent, kept);
+        } else {
+            rs_decoder_select(dec, NULL, dec->rows);
+        }
+    }
+    status = 0;
+done:
+    if (status)
+        for (int b = 0; b < B; b++)
+            rs_translation_free(&out[b]);
+    free(prev);
+    free(limit);
+    free(parent);
+    return status;
+}

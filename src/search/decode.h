@@ -1,0 +1,84 @@
+/* Step-by-step decoding over one model or an ensemble, and greedy search on
+ * top of it. The decoder holds "rows": hypotheses being extended, each tied to
+ * a source sentence. Greedy search has one row per sentence, beam search
+ * (beam.h) K; rows whose sentence is finished leave the batch.
+ *
+ * Shapes: rows ≤ max_rows, S the longest source of the batch (with </s>),
+ * n hidden, ka key size, V target vocabulary. The source side of each row is
+ * a time-major copy (keys [S,rows,ka], annotations [S,rows,2n]) because the
+ * attention reads it that way, as in training. */
+#ifndef RS_DECODE_H
+#define RS_DECODE_H
+
+#include "nn/network.h"
+
+typedef struct {
+    int len;          /* output tokens, without </s> */
+    int *ids;         /* [len] */
+    int src_len;      /* source positions, </s> included */
+    float *alignment; /* [(len + 1) × src_len] rows: output tokens then </s>; NULL unless asked */
+    double logprob;   /* Σ log p of the output and its </s> (or of the last step, if cut off) */
+    int finished;     /* 0 when the maximum length stopped it before </s> */
+} rs_translation;
+
+void rs_translation_free(rs_translation *t);
+
+/* One ensemble member's decoding state. */
+typedef struct {
+    rs_workspace ws;          /* the encoder's */
+    rs_step_workspace sw;
+    float *keys, *annotations; /* [S,rows,ka], [S,rows,2n] */
+    float *state, *next_state; /* [rows,n] s_{i-1}, s_i */
+    float *logits, *lse;       /* [rows,V], [rows] */
+    float *alpha;              /* [rows,S] */
+} rs_member;
+
+typedef struct {
+    const rs_model *const *models; /* [n_models]; models[0] gives the vocabularies */
+    int n_models;
+    int max_sentences, max_rows, max_S;
+    rs_member *member;     /* [n_models] */
+    rs_batch batch;        /* the sentences being decoded */
+    int B, S, rows;        /* sentences, their longest source, live rows */
+    int *sentence;         /* [max_rows] the sentence each row decodes */
+    int *slot_sentence;    /* [max_rows] whose source side sits in each row's copy */
+    int *src_len;          /* [max_rows] */
+    /* After a step: log p(v | row r) = logits[r·V + v] − lse[r]. With one
+     * model these point into member 0; an ensemble's are the mean of the
+     * members' log-probabilities (lse 0), and alpha the mean alignment. */
+    const float *logits, *lse, *alpha;
+    float *mean_logprobs, *mean_alpha, *zeros; /* [max_rows,V], [max_rows,max_S], [max_rows] */
+    int *parent_scratch;   /* [max_rows] */
+} rs_decoder;
+
+/* Checks that the models can decode together (the same target vocabulary). */
+int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err);
+
+int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models,
+                    int max_sentences, int rows_per_sentence, int max_S, rs_error *err);
+void rs_decoder_free(rs_decoder *dec);
+
+/* Encodes B sentences (ids without </s>) and starts rows_per_sentence rows
+ * for each (row b·k + j decodes sentence b), all in state s_0. */
+int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *src_count,
+                     int rows_per_sentence, rs_error *err);
+
+/* One step of every live row, with prev[rows] = y_{i-1}: logits, lse, alpha
+ * and each member's next state. */
+void rs_decoder_step(rs_decoder *dec, const int *prev);
+
+/* The rows after a step: new row r continues old row parent[r] (r < new_rows;
+ * its state s_i and its source side follow); parent NULL keeps every row. */
+void rs_decoder_select(rs_decoder *dec, const int *parent, int new_rows);
+
+/* The length rule shared by every search: max_len > 0 is a fixed limit,
+ * 0 means 2·src_count + 10 (src_count without </s>). */
+int rs_output_limit(int max_len, int src_count);
+
+/* Greedy translation of B sentences (ids without </s>); out[B] receives the
+ * results (free each with rs_translation_free). A sentence's output stops at
+ * </s> or after rs_output_limit(max_len, its length) tokens. */
+int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_count, int max_len,
+              int want_alignment, rs_translation *out, rs_error *err);
+
+#endif

@@ -1,0 +1,162 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/forced.h"
+#include "nn/network.h"
+
+void rs_forced_free(rs_forced *f)
+{
+    free(f->token_logprobs);
+    free(f->alignment);
+    memset(f, 0, sizeof *f);
+}
+
+/* Adds (1/K)·log p of each target token, and (1/K)·α when asked, of one
+ * model to out. */
+static int score_with(const rs_model *model, float weight, const rs_dataset *data,
+                      const int *order, int batch_size, int want_alignment, rs_forced *out,
+                      rs_error *err)
+{
+    int max_S = 1, max_T = 1;
+    for (int i = 0; i < data->count; i++) {
+        if (data->src_len[i] + 1 > max_S)
+            max_S = data->src_len[i] + 1;
+        if (data->tgt_len[i] + 1 > max_T)
+            max_T = data->tgt_len[i] + 1;
+    }
+    const int max_B = data->count < batch_size ? data->count : batch_size;
+    rs_workspace ws;
+    rs_batch batch;
+    if (rs_workspace_alloc(&ws, model, max_B, max_S, max_T, err))
+        return -1;
+    if (rs_batch_alloc(&batch, max_B, max_S, max_T, err)) {
+        rs_workspace_free(&ws);
+        return -1;
+    }
+    int status = 0;
+    for (int from = 0; from < data->count && status == 0; from += max_B) {
+        const int B = data->count - from < max_B ? data->count - from : max_B;
+        if (rs_batch_from_dataset(&batch, data, order + from, B, err)) {
+            status = -1;
+            break;
+        }
+        rs_network_forward(&ws, model, &batch);
+        /* nll is [T,B]; alpha [T,B,S]: step t, row b at (t·B + b)·S. */
+        const int S = batch.S;
+        for (int b = 0; b < B; b++) {
+            rs_forced *f = &out[order[from + b]];
+            const int rows = batch.tgt_len[b], cols = batch.src_len[b];
+            for (int t = 0; t < rows; t++) {
+                f->token_logprobs[t] -= weight * ws.nll[t * B + b];
+                if (want_alignment)
+                    for (int j = 0; j < cols; j++)
+                        f->alignment[(size_t)t * cols + j] +=
+                            weight * ws.alpha[((size_t)t * B + b) * S + j];
+            }
+        }
+    }
+    rs_batch_free(&batch);
+    rs_workspace_free(&ws);
+    return status;
+}
+
+int rs_forced_decode(const rs_model *const *models, int n_models, const rs_dataset *data,
+                     int batch_size, int want, rs_forced *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out * (size_t)data->count);
+    if (batch_size < 1)
+        return rs_fail(err, "batch size %d: must be at least 1", batch_size);
+    if (n_models < 1)
+        return rs_fail(err, "no model given");
+    if (data->count == 0)
+        return 0;
+    const int want_alignment = (want & RS_FORCED_ALIGNMENT) != 0;
+    int *order = rs_calloc((size_t)data->count, sizeof(int), err);
+    /* Pairs of similar source length score together. */
+    int status = order ? rs_batch_length_order(data->count, data->src_len, order, err) : -1;
+    for (int i = 0; i < data->count && status == 0; i++) {
+        rs_forced *f = &out[i];
+        f->src_len = data->src_len[i];
+        f->tgt_len = data->tgt_len[i];
+        f->token_logprobs = rs_calloc((size_t)f->tgt_len + 1, sizeof(float), err);
+        if (want_alignment)
+            f->alignment = rs_calloc((size_t)(f->tgt_len + 1) * (f->src_len + 1), sizeof(float), err);
+        if (!f->token_logprobs || (want_alignment && !f->alignment))
+            status = -1;
+    }
+    const float weight = 1.0f / (float)n_models;
+    for (int k = 0; k < n_models && status == 0; k++)
+        status = score_with(models[k], weight, data, order, batch_size, want_alignment, out, err);
+    for (int i = 0; i < data->count && status == 0; i++) {
+        rs_forced *f = &out[i];
+        for (int t = 0; t <= f->tgt_len; t++)
+            f->logprob += f->token_logprobs[t];
+        if (!(want & RS_FORCED_TOKENS)) {
+            free(f->token_logprobs);
+            f->token_logprobs = NULL;
+        }
+    }
+    free(order);
+    if (status)
+        for (int i = 0; i < data->count; i++)
+            rs_forced_free(&out[i]);
+    return status;
+}
+
+int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *codec,
+                   const rs_forced_pair *pair, rs_forced *out, rs_tokens *src_tokens,
+                   rs_tokens *tgt_tokens, int *cut, rs_error *err)
+{
+    const char *source = pair->source, *target = pair->target;
+    const int want = pair->want;
+    memset(out, 0, sizeof *out);
+    memset(src_tokens, 0, sizeof *src_tokens);
+    memset(tgt_tokens, 0, sizeof *tgt_tokens);
+    int *src_ids = NULL, *tgt_ids = NULL, status = -1;
+    rs_error inner;
+    if (rs_codec_tokens(codec, RS_SIDE_SRC, source, src_tokens, &inner)) {
+        rs_fail(err, "source: %s", inner.msg);
+        goto done;
+    }
+    if (rs_codec_tokens(codec, RS_SIDE_TGT, target, tgt_tokens, &inner)) {
+        rs_fail(err, "target: %s", inner.msg);
+        goto done;
+    }
+    if (src_tokens->count == 0) {
+        rs_fail(err, "the source is empty");
+        goto done;
+    }
+    rs_tokenized one_pair = {.count = 1, .src = src_tokens};
+    rs_cut_sources(&one_pair, pair->max_src_len, cut);
+    src_ids = rs_calloc((size_t)src_tokens->count + 1, sizeof(int), err);
+    tgt_ids = rs_calloc((size_t)tgt_tokens->count + 1, sizeof(int), err);
+    if (!src_ids || !tgt_ids)
+        goto done;
+    for (int k = 0; k < src_tokens->count; k++)
+        src_ids[k] = rs_vocab_id(&models[0]->src_vocab, src_tokens->tokens[k]);
+    for (int k = 0; k < tgt_tokens->count; k++)
+        tgt_ids[k] = rs_vocab_id(&models[0]->tgt_vocab, tgt_tokens->tokens[k]);
+    int line = 0;
+    rs_dataset one = {.count = 1, .src = &src_ids, .tgt = &tgt_ids, .src_len = &src_tokens->count,
+                      .tgt_len = &tgt_tokens->count, .line = &line};
+    status = rs_forced_decode(models, n_models, &one, 1, want, out, err);
+done:
+    if (status) {
+        rs_tokens_free(src_tokens);
+        rs_tokens_free(tgt_tokens);
+    }
+    free(src_ids);
+    free(tgt_ids);
+    return status;
+}
+
+void rs_cut_sources(rs_tokenized *tok, int max_src_len, int *cut)
+{
+    for (int i = 0; i < tok->count; i++) {
+        rs_tokens *s = &tok->src[i];
+        cut[i] = s->count > max_src_len ? s->count - max_src_len : 0;
+        for (; s->count > max_src_len; s->count--)
+            free(s->tokens[s->count - 1]);
+    }
+}

@@ -1,0 +1,362 @@
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "search/beam.h"
+#include "search/decode.h"
+#include "search/translate.h"
+
+struct rs_search {
+    int max_S;            /* 0: nothing allocated yet */
+    rs_decoder greedy;
+    rs_beam_search beam;
+    rs_translation *found; /* [batch_size · n_best] */
+    double *norm;         /* [batch_size · n_best] */
+};
+
+void rs_translate_options_default(rs_translate_options *opt)
+{
+    *opt = (rs_translate_options){.beam = 1, .n_best = 1, .length_penalty = 1.0f,
+                                  .max_src_len = RS_MAX_SRC_LEN, .batch_size = 32};
+}
+
+static void hypothesis_free(rs_hypothesis *h)
+{
+    for (int i = 0; h->tokens && i < h->len; i++)
+        free(h->tokens[i]);
+    free(h->tokens);
+    free(h->ids);
+    free(h->alignment);
+    free(h->text);
+    memset(h, 0, sizeof *h);
+}
+
+void rs_translated_free(rs_translated *t)
+{
+    for (int i = 0; t->src_tokens && i < t->src_count; i++)
+        free(t->src_tokens[i]);
+    free(t->src_tokens);
+    for (int i = 0; t->hyp && i < (t->n > 0 ? t->n : 1); i++)
+        hypothesis_free(&t->hyp[i]);
+    free(t->hyp);
+    memset(t, 0, sizeof *t);
+}
+
+static int same_vocab(const rs_vocab *a, const rs_vocab *b)
+{
+    if (a->size != b->size)
+        return 0;
+    for (int i = 0; i < a->size; i++)
+        if (strcmp(a->tokens[i], b->tokens[i]))
+            return 0;
+    return 1;
+}
+
+int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_models,
+                       const rs_codec *codec, const rs_translate_options *opt, rs_error *err)
+{
+    memset(tr, 0, sizeof *tr);
+    if (rs_ensemble_check(models, n_models, err))
+        return -1;
+    for (int k = 1; k < n_models; k++) {
+        if (!same_vocab(&models[k]->src_vocab, &models[0]->src_vocab))
+            return rs_fail(err, "model %d has another source vocabulary than model 1: an "
+                           "ensemble reads one source vocabulary", k + 1);
+        const rs_config *a = &models[0]->cfg, *b = &models[k]->cfg;
+        if (a->lowercase != b->lowercase || a->tokenizer != b->tokenizer)
+            return rs_fail(err, "model %d prepares text otherwise than model 1 (lowercase, "
+                           "tokenizer): an ensemble needs one text pipeline", k + 1);
+    }
+    if (opt->beam < 1 || opt->n_best < 1 || opt->n_best > opt->beam || opt->batch_size < 1 ||
+        opt->max_len < 0 || opt->max_src_len < 0)
+        return rs_fail(err, "translation options out of range (beam %d, n-best %d, batch %d)",
+                       opt->beam, opt->n_best, opt->batch_size);
+    tr->models = models;
+    tr->n_models = n_models;
+    tr->codec = codec;
+    tr->opt = *opt;
+    if (!tr->opt.max_src_len)
+        tr->opt.max_src_len = RS_MAX_SRC_LEN;
+    tr->search = rs_calloc(1, sizeof *tr->search, err);
+    return tr->search ? 0 : -1;
+}
+
+static void search_release(rs_search *s)
+{
+    if (s->max_S) {
+        rs_decoder_free(&s->greedy);
+        rs_beam_free(&s->beam);
+    }
+    free(s->found);
+    free(s->norm);
+    s->found = NULL;
+    s->norm = NULL;
+    s->max_S = 0;
+}
+
+void rs_translator_free(rs_translator *tr)
+{
+    if (tr->search) {
+        search_release(tr->search);
+        free(tr->search);
+    }
+    memset(tr, 0, sizeof *tr);
+}
+
+/* Workspaces for sources of up to need − 1 tokens, grown by doubling. */
+static int search_reserve(rs_translator *tr, int need, rs_error *err)
+{
+    rs_search *s = tr->search;
+    if (need <= s->max_S)
+        return 0;
+    int max_S = s->max_S ? s->max_S : 32;
+    while (max_S < need)
+        max_S *= 2;
+    search_release(s);
+    const size_t slots = (size_t)tr->opt.batch_size * tr->opt.n_best;
+    s->found = rs_calloc(slots, sizeof *s->found, err);
+    s->norm = rs_calloc(slots, sizeof *s->norm, err);
+    if (!s->found || !s->norm)
+        return -1;
+    memset(&s->greedy, 0, sizeof s->greedy);
+    memset(&s->beam, 0, sizeof s->beam);
+    s->max_S = max_S;
+    if (tr->opt.beam == 1)
+        return rs_decoder_init(&s->greedy, tr->models, tr->n_models, tr->opt.batch_size, 1, max_S,
+                               err);
+    return rs_beam_init(&s->beam, tr->models, tr->n_models, tr->opt.batch_size, tr->opt.beam,
+                        max_S, err);
+}
+
+/* Whether a token is only punctuation, symbols and the tokenizers' markers
+ * (a <unk> is never replaced by one: "She <unk>." must not become "She..").  */
+static int is_punctuation(const char *token)
+{
+    const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)token;
+    utf8proc_int32_t cp;
+    int any = 0;
+    for (utf8proc_ssize_t k; *s; s += k) {
+        k = utf8proc_iterate(s, -1, &cp);
+        if (k <= 0)
+            return 0;
+        if (cp == 0xFFED || cp == 0x2581)
+            continue;
+        switch (utf8proc_category(cp)) {
+        case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS:
+        case UTF8PROC_CATEGORY_PE: case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF:
+        case UTF8PROC_CATEGORY_PO: case UTF8PROC_CATEGORY_SM: case UTF8PROC_CATEGORY_SC:
+        case UTF8PROC_CATEGORY_SK: case UTF8PROC_CATEGORY_SO:
+            any = 1;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return any;
+}
+
+/* A search result as a hypothesis: tokens, <unk> replaced by the source token
+ * of largest weight that is not punctuation (the </s> column excluded), text. */
+static int make_hypothesis(rs_translator *tr, rs_translation *t, double score,
+                           const rs_translated *source, rs_hypothesis *h, rs_error *err)
+{
+    const rs_vocab *vocab = &tr->models[0]->tgt_vocab;
+    h->len = t->len;
+    h->logprob = t->logprob;
+    h->score = score;
+    h->finished = t->finished;
+    h->ids = t->ids;
+    t->ids = NULL;
+    if (tr->opt.want_alignment) {
+        h->alignment = t->alignment;
+        t->alignment = NULL;
+    }
+    h->tokens = rs_calloc((size_t)h->len + 1, sizeof(char *), err);
+    if (!h->tokens)
+        return -1;
+    for (int i = 0; i < h->len; i++) {
+        const char *word = vocab->tokens[h->ids[i]];
+        const float *row = t->alignment ? t->alignment : h->alignment;
+        if (h->ids[i] == RS_UNK && tr->opt.replace_unk && row) {
+            row += (size_t)i * (source->src_count + 1);
+            int best = -1;
+            for (int j = 0; j < source->src_count; j++)
+                if (!is_punctuation(source->src_tokens[j]) && (best < 0 || row[j] > row[best]))
+                    best = j;
+            if (best >= 0)
+                word = source->src_tokens[best];
+        }
+        if (!(h->tokens[i] = rs_strdup(word, err)))
+            return -1;
+    }
+    if (tr->codec)
+        return rs_codec_text(tr->codec, RS_SIDE_TGT, (const char *const *)h->tokens, h->len,
+                             &h->text, err);
+    return 0;
+}
+
+/* Decodes the non-empty sentences of out[0..count) (their src_tokens set),
+ * whose ids are ids[i][0..len[i]). */
+static int decode_all(rs_translator *tr, int count, const int *const *ids, const int *len,
+                      rs_translated *out, rs_error *err)
+{
+    const rs_translate_options *o = &tr->opt;
+    const int nbest = o->n_best, want = o->want_alignment || o->replace_unk;
+    int *which = rs_calloc((size_t)o->batch_size, sizeof(int), err);
+    const int **batch_ids = rs_calloc((size_t)o->batch_size, sizeof(int *), err);
+    int *batch_len = rs_calloc((size_t)o->batch_size, sizeof(int), err);
+    int *order = NULL, status = -1;
+    if (!which || !batch_ids || !batch_len)
+        goto done;
+    int longest = 0;
+    for (int i = 0; i < count; i++)
+        if (len[i] > longest)
+            longest = len[i];
+    if (search_reserve(tr, longest + 1, err))
+        goto done;
+    rs_search *s = tr->search;
+    /* Sentences of similar length decode together (less padding); each
+     * sentence's result does not depend on its batch. */
+    if (!(order = rs_calloc((size_t)count + 1, sizeof(int), err)) ||
+        rs_batch_length_order(count, len, order, err))
+        goto done;
+    int first = 0; /* the empty sentences sort first and are not decoded */
+    while (first < count && len[order[first]] <= 0)
+        first++;
+    for (int from = first; from < count; from += o->batch_size) {
+        const int B = count - from < o->batch_size ? count - from : o->batch_size;
+        for (int b = 0; b < B; b++) {
+            const int i = order[from + b];
+            which[b] = i;
+            batch_ids[b] = ids[i];
+            batch_len[b] = len[i];
+        }
+        int rc;
+        if (o->beam == 1) {
+            rc = rs_greedy(&s->greedy, B, batch_ids, batch_len, o->max_len, want, s->found, err);
+            for (int b = 0; !rc && b < B; b++)
+                s->norm[b] = s->found[b].logprob;
+        } else {
+            rs_beam_options bo = {.beam = o->beam, .length_penalty = o->length_penalty,
+                                  .n_best = nbest, .max_len = o->max_len, .want_alignment = want};
+            rc = rs_beam_translate(&s->beam, B, batch_ids, batch_len, &bo, s->found, s->norm, err);
+        }
+        if (rc)
+            goto done;
+        for (int b = 0; b < B && rc == 0; b++) {
+            rs_translated *t = &out[which[b]];
+            for (int r = 0; r < nbest; r++) {
+                rs_translation *f = &s->found[b * nbest + r];
+                if (f->ids && rc == 0)
+                    rc = make_hypothesis(tr, f, s->norm[b * nbest + r], t, &t->hyp[t->n++], err);
+            }
+        }
+        for (int k = 0; k < B * nbest; k++)
+            rs_translation_free(&s->found[k]);
+        if (rc)
+            goto done;
+    }
+    status = 0;
+done:
+    free(order);
+    free(which);
+    free(batch_ids);
+    free(batch_len);
+    return status;
+}
+
+/* out[i]'s source tokens, hypothesis slots and truncation; the empty line's
+ * empty translation. */
+static int prepare(rs_translator *tr, rs_translated *t, int *len, rs_error *err)
+{
+    if (*len > tr->opt.max_src_len) {
+        t->truncated = *len - tr->opt.max_src_len;
+        *len = tr->opt.max_src_len;
+    }
+    t->hyp = rs_calloc((size_t)tr->opt.n_best, sizeof *t->hyp, err);
+    if (!t->hyp)
+        return -1;
+    if (*len == 0 && tr->codec && !(t->hyp[0].text = rs_strdup("", err)))
+        return -1;
+    return 0;
+}
+
+int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources,
+                         rs_translated *out, rs_error *err)
+{
+    const rs_vocab *vocab = &tr->models[0]->src_vocab;
+    memset(out, 0, sizeof *out * (size_t)count);
+    const int **ids = rs_calloc((size_t)count + 1, sizeof(int *), err);
+    int *len = rs_calloc((size_t)count + 1, sizeof(int), err);
+    int status = -1;
+    if (!ids || !len)
+        goto done;
+    for (int i = 0; i < count; i++) {
+        ids[i] = sources[i].ids;
+        len[i] = sources[i].len;
+        if (prepare(tr, &out[i], &len[i], err))
+            goto done;
+        out[i].src_tokens = rs_calloc((size_t)len[i] + 1, sizeof(char *), err);
+        if (!out[i].src_tokens)
+            goto done;
+        for (int k = 0; k < len[i]; k++, out[i].src_count++)
+            if (!(out[i].src_tokens[k] = rs_strdup(vocab->tokens[ids[i][k]], err)))
+                goto done;
+    }
+    status = decode_all(tr, count, ids, len, out, err);
+done:
+    if (status)
+        for (int i = 0; i < count; i++)
+            rs_translated_free(&out[i]);
+    free(ids);
+    free(len);
+    return status;
+}
+
+int rs_translate_lines(rs_translator *tr, int count, const char *const *lines,
+                       rs_translated *out, rs_error *err)
+{
+    const rs_vocab *vocab = &tr->models[0]->src_vocab;
+    memset(out, 0, sizeof *out * (size_t)count);
+    int **ids = rs_calloc((size_t)count + 1, sizeof(int *), err);
+    int *len = rs_calloc((size_t)count + 1, sizeof(int), err);
+    rs_tokens tokens = {0};
+    int status = -1;
+    if (!ids || !len)
+        goto done;
+    if (!tr->codec) {
+        rs_fail(err, "translating text needs the model's text codec");
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        rs_error inner;
+        if (rs_codec_tokens(tr->codec, RS_SIDE_SRC, lines[i], &tokens, &inner)) {
+            rs_fail(err, "sentence %d: %s", i + 1, inner.msg);
+            goto done;
+        }
+        len[i] = tokens.count;
+        if (prepare(tr, &out[i], &len[i], err))
+            goto done;
+        /* The tokens become the result's; those past the limit are dropped. */
+        for (int k = len[i]; k < tokens.count; k++)
+            free(tokens.tokens[k]);
+        out[i].src_tokens = tokens.tokens;
+        out[i].src_count = len[i];
+        memset(&tokens, 0, sizeof tokens);
+        if (!(ids[i] = rs_calloc((size_t)len[i] + 1, sizeof(int), err)))
+            goto done;
+        for (int k = 0; k < len[i]; k++)
+            ids[i][k] = rs_vocab_id(vocab, out[i].src_tokens[k]);
+    }
+    status = decode_all(tr, count, (const int *const *)ids, len, out, err);
+done:
+    rs_tokens_free(&tokens);
+    if (status)
+        for (int i = 0; i < count; i++)
+            rs_translated_free(&out[i]);
+    for (int i = 0; ids && i < count; i++)
+        free(ids[i]);
+    free(ids);
+    free(len);
+    return status;
+}

@@ -1,0 +1,93 @@
+/* The one translation pipeline of rnnsearch: a line of text → source tokens →
+ * ids → greedy or beam search, over one model or an ensemble → target tokens
+ * (<unk> replaced on request) → text, with the alignment matrix on request.
+ * `translate`, `align`, training's dev BLEU and `serve` all call it, so they
+ * give the same output for the same input and model.
+ *
+ * The length rule, the same everywhere:
+ *   - a source of more than max_src_len tokens is cut to its first max_src_len
+ *     (the result says so: `truncated`), so time and memory stay bounded;
+ *   - an output has at most max_len tokens before </s>, or, when max_len is 0,
+ *     2·k + 10 for a source of k tokens (after cutting), sentence by sentence,
+ *     so a sentence's translation does not depend on the batch it is in.
+ * An empty (or all-blank) line translates to an empty line without decoding.
+ *
+ * An ensemble averages the members' log-probabilities at each step (and their
+ * alignments, for the alignment it reports); members must share the target
+ * vocabulary and the text settings (checked by rs_translator_init). */
+#ifndef RS_TRANSLATE_H
+#define RS_TRANSLATE_H
+
+#include "model/codec.h"
+#include "model/model.h"
+
+#define RS_MAX_SRC_LEN 250 /* default source-length limit, in tokens */
+
+typedef struct {
+    int beam;             /* K hypotheses; 1 is greedy search */
+    int n_best;           /* hypotheses returned per sentence (1 ≤ n_best ≤ beam) */
+    float length_penalty; /* beam: rank by log p / (tokens + 1)^α */
+    int max_len;          /* output tokens at most; 0: 2·source + 10 */
+    int max_src_len;      /* source tokens at most; 0: RS_MAX_SRC_LEN */
+    int batch_size;       /* sentences decoded together */
+    int want_alignment;   /* keep each hypothesis's alignment matrix */
+    int replace_unk;      /* <unk> → the source token it attends to most */
+} rs_translate_options;
+
+void rs_translate_options_default(rs_translate_options *opt);
+
+typedef struct {
+    char *text;         /* the detokenized translation */
+    int len;            /* target tokens, </s> not included */
+    char **tokens;      /* [len] target tokens (after <unk> replacement) */
+    int *ids;           /* [len] target ids (<unk> stays RS_UNK) */
+    float *alignment;   /* [(len + 1) × (src_count + 1)] or NULL: rows are the
+                           target tokens then </s>, columns the source tokens then </s> */
+    double logprob;     /* Σ log p of the tokens and </s> */
+    double score;       /* what ranked it: logprob / (len + 1)^α in beam search, else logprob */
+    int finished;       /* 0 when the length limit ended it before </s> */
+} rs_hypothesis;
+
+typedef struct {
+    int src_count;      /* source tokens as translated (after cutting) */
+    char **src_tokens;  /* [src_count] */
+    int truncated;      /* source tokens cut off by the length limit (0: none) */
+    int n;              /* hypotheses, best first (0 only for an empty line: then
+                           hyp[0] is still there, empty) */
+    rs_hypothesis *hyp; /* [max(n, 1)] */
+} rs_translated;
+
+void rs_translated_free(rs_translated *t);
+
+/* A source sentence as ids, for callers that tokenized it already
+ * (training's dev set): ids without </s>. */
+typedef struct {
+    const int *ids;
+    int len;
+} rs_source;
+
+typedef struct rs_search rs_search; /* decoding workspaces, grown on demand */
+
+typedef struct {
+    const rs_model *const *models; /* [n_models], not owned; models[0] gives the vocabularies */
+    int n_models;
+    const rs_codec *codec;         /* text settings of models[0], not owned */
+    rs_translate_options opt;
+    rs_search *search;
+} rs_translator;
+
+int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_models,
+                       const rs_codec *codec, const rs_translate_options *opt, rs_error *err);
+void rs_translator_free(rs_translator *tr);
+
+/* Translates count lines of raw text into out[count] (free each with
+ * rs_translated_free), batch_size sentences at a time. A line that cannot be
+ * tokenized fails the call, its index (0-based) named in the message. */
+int rs_translate_lines(rs_translator *tr, int count, const char *const *lines,
+                       rs_translated *out, rs_error *err);
+
+/* The same from ids (src_tokens then hold the source vocabulary's strings). */
+int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources,
+                         rs_translated *out, rs_error *err);
+
+#endif

@@ -1,0 +1,85 @@
+/* `rnnsearch serve`: an HTTP server (libmicrohttpd) that puts the one
+ * translation pipeline (translate.h) and forced decoding (forced.h) behind a
+ * JSON API, and serves the explorer page (serve_page.html). The API is
+ * specified in docs/serve.md.
+ *
+ * Threads: libmicrohttpd's one polling thread reads requests, answers the
+ * cheap ones (the page, /api/models, every malformed request) itself, and
+ * hands a valid translate or align request to a bounded queue, suspending
+ * its connection; `threads` workers, each with its own rs_translator (its
+ * own decoding workspace) per model, take requests from the queue, decode
+ * them against the shared read-only models, and resume the connection with
+ * the answer. A full queue is answered at once with 503.
+ *
+ * Limits, so that no client can hold a worker or the server for long:
+ *   - a body of more than max_body bytes: 413 (at once when Content-Length
+ *     says so, else once the body has been read and thrown away);
+ *   - a text, source or target of more than max_chars characters: 413;
+ *   - beam and n_best from 1 to max_beam;
+ *   - timeout seconds: a connection idle that long is closed; a body that
+ *     takes longer to arrive is answered 408 once it is in (libmicrohttpd
+ *     cannot answer before the end of a body), and its connection is closed
+ *     if it is still arriving after 3 × timeout; a request that waited that
+ *     long in the queue is answered 503 without being decoded. Decoding
+ *     itself is bounded by the length limits (translate.h cuts a source to
+ *     max_src_len tokens and an output to 2·source + 10).
+ * A client that stops sending in the middle of a request, or half-closes
+ * its connection there, is closed without an answer (libmicrohttpd gives no
+ * chance to answer an unfinished request); it never reaches a worker. */
+#ifndef RS_SERVE_H
+#define RS_SERVE_H
+
+#include <stddef.h>
+
+#include "model/codec.h"
+#include "common/error.h"
+#include "model/model.h"
+
+typedef struct {
+    const char *name;      /* what requests call it ({"model": name}) */
+    const rs_model *model; /* read-only, shared by all workers; not owned */
+    const rs_codec *codec; /* its text settings; not owned */
+} rs_serve_model;
+
+typedef struct {
+    const char *host;  /* numeric IPv4 or IPv6 address to listen on */
+    int port;          /* 0: a free port (rs_server_port tells which) */
+    int threads;       /* decoding workers */
+    int queue;         /* requests waiting for a worker, at most */
+    int connections;   /* open connections, at most */
+    size_t max_body;   /* request body, bytes */
+    int timeout;       /* seconds (see above) */
+    int max_chars;     /* characters of a text, source or target */
+    int max_beam;      /* largest beam and n_best a request may ask for */
+    size_t max_answer; /* bytes of one answer, at most (alignments and SVG included) */
+    /* Host names accepted besides the loopback names and the listening
+     * address (any name when listening on 0.0.0.0 or ::). */
+    const char *const *allow_hosts;
+    int n_allow_hosts;
+    /* When not NULL, every request must carry it: "Authorization: Bearer T",
+     * "?token=T" (the page then sets a cookie for its own requests) or that cookie. */
+    const char *token;
+    /* Called (from the server's threads, one at a time) with one line per
+     * answered request: "METHOD PATH STATUS MS"; NULL: no log. */
+    void (*log)(void *ctx, const char *line);
+    void *log_ctx;
+} rs_serve_options;
+
+/* 127.0.0.1:8080, 2 workers, queue 64, 64 connections, 64 KiB bodies,
+ * 10 s, 1000 characters, beams up to 16. */
+void rs_serve_options_default(rs_serve_options *opt);
+
+typedef struct rs_server rs_server;
+
+/* Starts listening and the workers. models[0] is the default model; names
+ * must differ. The models must outlive the server. */
+int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
+                    const rs_serve_options *opt, rs_error *err);
+
+/* The port the server listens on. */
+int rs_server_port(const rs_server *server);
+
+/* Answers what is queued, stops the workers and the listener, frees all. */
+void rs_server_stop(rs_server *server);
+
+#endif

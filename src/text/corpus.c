@@ -1,0 +1,463 @@
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "text/corpus.h"
+#include "text/text.h"
+
+static const char *display_name(const char *path)
+{
+    return strcmp(path, "-") ? path : "<stdin>";
+}
+
+int rs_line_reader_open(rs_line_reader *r, const char *path, rs_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->name = display_name(path);
+    if (!strcmp(path, "-")) {
+        r->file = stdin;
+        return 0;
+    }
+    r->file = fopen(path, "rb");
+    if (!r->file)
+        return rs_fail(err, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+enum { CHUNK = 1 << 16 };
+
+/* Reads what is there (at most `room` bytes, at least one unless at the end:
+ * read(2), not fread, so that a pipe's line is not held back waiting for a
+ * full buffer). Returns the count, 0 at the end, -1 on an error. */
+static ssize_t read_some(rs_line_reader *r, unsigned char *dst, size_t room, rs_error *err)
+{
+    for (;;) {
+        ssize_t n = read(fileno(r->file), dst, room);
+        if (n >= 0)
+            return n;
+        if (errno != EINTR)
+            return rs_fail(err, "%s:%ld: read error: %s", r->name, r->line + 1, strerror(errno));
+    }
+}
+
+/* Starts decompressing the gzip stream whose first bytes are in raw. */
+static int gz_start(rs_line_reader *r, rs_error *err)
+{
+    z_stream *zs = calloc(1, sizeof *zs);
+    r->text = malloc(CHUNK);
+    if (!zs || !r->text) {
+        free(zs);
+        return rs_fail(err, "%s: out of memory for decompression", r->name);
+    }
+    /* 15 + 16: the largest window, gzip framing only. */
+    if (inflateInit2(zs, 15 + 16) != Z_OK) {
+        free(zs);
+        return rs_fail(err, "%s: cannot start decompression", r->name);
+    }
+    r->gz = zs;
+    zs->next_in = r->raw;
+    zs->avail_in = (uInt)r->raw_len;
+    r->raw_pos = r->raw_len;
+    return 0;
+}
+
+/* Reads the first bytes and looks for the gzip magic 1f 8b. */
+static int start(rs_line_reader *r, rs_error *err)
+{
+    r->started = 1;
+    if (!(r->raw = malloc(CHUNK)))
+        return rs_fail(err, "%s: out of memory", r->name);
+    ssize_t n = read_some(r, r->raw, CHUNK, err);
+    if (n < 0)
+        return -1;
+    r->raw_len = (size_t)n;
+    /* A second byte is waited for only after a first 0x1f (not text anyone types). */
+    while (r->raw_len == 1 && r->raw[0] == 0x1f) {
+        if ((n = read_some(r, r->raw + 1, CHUNK - 1, err)) < 0)
+            return -1;
+        if (n == 0)
+            break;
+        r->raw_len += (size_t)n;
+    }
+    if (r->raw_len >= 2 && r->raw[0] == 0x1f && r->raw[1] == 0x8b)
+        return gz_start(r, err);
+    return 0;
+}
+
+/* Decompresses into text; returns 1, 0 at the end of the input, or -1. */
+static int gz_fill(rs_line_reader *r, rs_error *err)
+{
+    z_stream *zs = r->gz;
+    r->text_pos = r->text_len = 0;
+    while (r->text_len == 0) {
+        if (!zs->avail_in) {
+            ssize_t n = read_some(r, r->raw, CHUNK, err);
+            if (n < 0)
+                return -1;
+            if (n == 0) {
+                if (r->gz_member_ended)
+                    return 0;
+                return rs_fail(err, "%s:%ld: truncated gzip data", r->name, r->line + 1);
+            }
+            zs->next_in = r->raw;
+            zs->avail_in = (uInt)n;
+        }
+        if (r->gz_member_ended) {
+            /* Another member follows (gzip files may be concatenated). */
+            if (inflateReset(zs) != Z_OK)
+                return rs_fail(err, "%s: cannot restart decompression", r->name);
+            r->gz_member_ended = 0;
+        }
+        zs->next_out = r->text;
+        zs->avail_out = CHUNK;
+        int rc = inflate(zs, Z_NO_FLUSH);
+        r->text_len = CHUNK - zs->avail_out;
+        if (rc == Z_STREAM_END)
+            r->gz_member_ended = 1;
+        else if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return rs_fail(err, "%s:%ld: corrupt gzip data (%s)", r->name, r->line + 1,
+                           zs->msg ? zs->msg : "inflate failed");
+    }
+    return 1;
+}
+
+/* Points *p at the next *n > 0 bytes of text (not consumed); returns 1, 0 at
+ * the end of the input, or -1 on an error. */
+static int peek_text(rs_line_reader *r, const unsigned char **p, size_t *n, rs_error *err)
+{
+    if (!r->started && start(r, err))
+        return -1;
+    if (r->gz) {
+        if (r->text_pos == r->text_len) {
+            int rc = gz_fill(r, err);
+            if (rc <= 0)
+                return rc;
+        }
+        *p = r->text + r->text_pos;
+        *n = r->text_len - r->text_pos;
+        return 1;
+    }
+    if (r->raw_pos == r->raw_len) {
+        ssize_t got = read_some(r, r->raw, CHUNK, err);
+        if (got <= 0)
+            return (int)got;
+        r->raw_pos = 0;
+        r->raw_len = (size_t)got;
+    }
+    *p = r->raw + r->raw_pos;
+    *n = r->raw_len - r->raw_pos;
+    return 1;
+}
+
+static void consume_text(rs_line_reader *r, size_t n)
+{
+    if (r->gz)
+        r->text_pos += n;
+    else
+        r->raw_pos += n;
+}
+
+/* Appends n bytes to the line being built (k bytes so far). */
+static int append(rs_line_reader *r, size_t k, const unsigned char *p, size_t n, rs_error *err)
+{
+    if (k + n + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 256;
+        while (cap < k + n + 1 && cap <= SIZE_MAX / 2)
+            cap *= 2;
+        char *grown = cap >= k + n + 1 ? realloc(r->buf, cap) : NULL;
+        if (!grown)
+            return rs_fail(err, "%s:%ld: out of memory reading a line", r->name, r->line + 1);
+        r->buf = grown;
+        r->cap = cap;
+    }
+    memcpy(r->buf + k, p, n);
+    return 0;
+}
+
+int rs_line_reader_next(rs_line_reader *r, char **line, size_t *len, rs_error *err)
+{
+    size_t k = 0;
+    int ended = 0;
+    while (!ended) {
+        const unsigned char *p = NULL;
+        size_t n = 0;
+        int rc = peek_text(r, &p, &n, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            if (k == 0)
+                return 0;
+            break;
+        }
+        /* "\r\n" is one line end; deciding so here, not by reading ahead at
+         * the "\r", keeps a "\r"-ended line from waiting for more input. */
+        if (r->after_cr) {
+            r->after_cr = 0;
+            if (p[0] == '\n') {
+                consume_text(r, 1);
+                continue;
+            }
+        }
+        size_t i = 0;
+        while (i < n && p[i] != '\n' && p[i] != '\r')
+            i++;
+        /* Checked as the bytes arrive, so that a file of NUL bytes or one
+         * endless line is refused after at most RS_LINE_MAX_BYTES, not held whole. */
+        const unsigned char *nul = memchr(p, 0, i);
+        if (nul)
+            return rs_fail(err, "%s:%ld: NUL byte at byte %zu", r->name, r->line + 1,
+                           k + (size_t)(nul - p) + 1);
+        if (k + i > RS_LINE_MAX_BYTES)
+            return rs_fail(err, "%s:%ld: line longer than %d bytes (the most a line may hold)",
+                           r->name, r->line + 1, RS_LINE_MAX_BYTES);
+        if (append(r, k, p, i, err))
+            return -1;
+        k += i;
+        if (i < n) {
+            r->after_cr = p[i] == '\r';
+            ended = 1;
+            i++;
+        }
+        consume_text(r, i);
+    }
+    r->line++;
+    /* An empty first line has not allocated the buffer yet. */
+    if (!r->buf && append(r, 0, (const unsigned char *)"", 0, err))
+        return -1;
+    char *s = r->buf;
+    s[k] = '\0';
+    /* Validated before the byte-order mark goes, so offsets count raw bytes. */
+    rs_error why;
+    if (rs_utf8_validate(s, k, &why))
+        return rs_fail(err, "%s:%ld: %s", r->name, r->line, why.msg);
+    if (r->line == 1 && k >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+        s += 3;
+        k -= 3;
+    }
+    *line = s;
+    *len = k;
+    return 1;
+}
+
+int rs_line_reader_ready(const rs_line_reader *r)
+{
+    const int buffered = r->gz ? r->text_pos < r->text_len || ((const z_stream *)r->gz)->avail_in
+                               : r->raw_pos < r->raw_len;
+    if (buffered)
+        return 1;
+    struct stat st;
+    if (!fstat(fileno(r->file), &st) && S_ISREG(st.st_mode))
+        return 1;
+    struct pollfd pfd = {.fd = fileno(r->file), .events = POLLIN};
+    return poll(&pfd, 1, 0) > 0;
+}
+
+void rs_line_reader_close(rs_line_reader *r)
+{
+    if (r->file && r->file != stdin)
+        fclose(r->file);
+    if (r->gz) {
+        inflateEnd(r->gz);
+        free(r->gz);
+    }
+    free(r->raw);
+    free(r->text);
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+static char *copy_bytes(const char *s, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (copy) {
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+    }
+    return copy;
+}
+
+void rs_lines_free(rs_lines *lines)
+{
+    for (int i = 0; i < lines->count; i++)
+        free(lines->lines[i]);
+    free(lines->lines);
+    memset(lines, 0, sizeof *lines);
+}
+
+void rs_pairs_free(rs_pairs *pairs)
+{
+    for (int i = 0; i < pairs->count; i++) {
+        free(pairs->src[i]);
+        free(pairs->tgt[i]);
+    }
+    free(pairs->src);
+    free(pairs->tgt);
+    memset(pairs, 0, sizeof *pairs);
+}
+
+/* Resizes an array of strings to capacity entries. */
+static int grow_strings(char ***array, int capacity, rs_error *err)
+{
+    char **grown = realloc(*array, (size_t)capacity * sizeof *grown);
+    if (!grown)
+        return rs_fail(err, "out of memory growing a list of %d lines", capacity);
+    *array = grown;
+    return 0;
+}
+
+static int next_capacity(int capacity, const char *name, rs_error *err)
+{
+    if (capacity > INT_MAX / 2)
+        return rs_fail(err, "%s: more lines than this program can hold", name);
+    return capacity ? 2 * capacity : 1024;
+}
+
+int rs_lines_read(const char *path, rs_lines *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    rs_line_reader r;
+    if (rs_line_reader_open(&r, path, err))
+        return -1;
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = rs_line_reader_next(&r, &line, &len, err)) == 1) {
+        if (out->count == out->capacity) {
+            int capacity = next_capacity(out->capacity, r.name, err);
+            if (capacity < 0 || grow_strings(&out->lines, capacity, err))
+                break;
+            out->capacity = capacity;
+        }
+        char *copy = copy_bytes(line, len);
+        if (!copy) {
+            rs_fail(err, "%s:%ld: out of memory", r.name, r.line);
+            break;
+        }
+        out->lines[out->count++] = copy;
+    }
+    rs_line_reader_close(&r);
+    if (rc != 0) {
+        rs_lines_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+static int push_pair(rs_pairs *p, const char *src, size_t src_len, const char *tgt,
+                     size_t tgt_len, const char *name, rs_error *err)
+{
+    if (p->count == p->capacity) {
+        int capacity = next_capacity(p->capacity, name, err);
+        if (capacity < 0 || grow_strings(&p->src, capacity, err) ||
+            grow_strings(&p->tgt, capacity, err))
+            return -1;
+        p->capacity = capacity;
+    }
+    char *s = copy_bytes(src, src_len), *t = copy_bytes(tgt, tgt_len);
+    if (!s || !t) {
+        free(s);
+        free(t);
+        return rs_fail(err, "%s: out of memory after %d sentence pairs", name, p->count);
+    }
+    p->src[p->count] = s;
+    p->tgt[p->count] = t;
+    p->count++;
+    return 0;
+}
+
+/* Splits one TSV line into its first two columns and stores them. */
+static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
+                        const rs_line_reader *r, rs_error *err)
+{
+    if (!len)
+        return rs_fail(err, "%s:%ld: empty line", r->name, r->line);
+    const char *tab = memchr(line, '\t', len);
+    if (!tab)
+        return rs_fail(err, "%s:%ld: no tab between source and target", r->name, r->line);
+    const char *first = line, *second = tab + 1;
+    size_t first_len = (size_t)(tab - line);
+    const char *end = memchr(second, '\t', len - first_len - 1);
+    size_t second_len = end ? (size_t)(end - second) : len - first_len - 1;
+    if (!first_len || !second_len)
+        return rs_fail(err, "%s:%ld: empty sentence in column %d", r->name, r->line,
+                       first_len ? 2 : 1);
+    if (rs_text_is_blank(first, first_len) || rs_text_is_blank(second, second_len))
+        return rs_fail(err, "%s:%ld: the sentence in column %d is only white space", r->name,
+                       r->line, rs_text_is_blank(first, first_len) ? 1 : 2);
+    if (swap)
+        return push_pair(p, second, second_len, first, first_len, r->name, err);
+    return push_pair(p, first, first_len, second, second_len, r->name, err);
+}
+
+int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    rs_line_reader r;
+    if (rs_line_reader_open(&r, path, err))
+        return -1;
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = rs_line_reader_next(&r, &line, &len, err)) == 1)
+        if (add_tsv_line(out, line, len, swap, &r, err)) {
+            rc = -1;
+            break;
+        }
+    rs_line_reader_close(&r);
+    if (rc != 0) {
+        rs_pairs_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out,
+                           rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!strcmp(src_path, "-") && !strcmp(tgt_path, "-"))
+        return rs_fail(err, "cannot read both sides of a parallel corpus from stdin");
+    rs_lines src, tgt;
+    if (rs_lines_read(src_path, &src, err))
+        return -1;
+    if (rs_lines_read(tgt_path, &tgt, err)) {
+        rs_lines_free(&src);
+        return -1;
+    }
+    /* A length mismatch first: it explains any empty line it misaligns. */
+    int rc = 0;
+    if (src.count != tgt.count)
+        rc = rs_fail(err, "%s has %d lines but %s has %d", display_name(src_path), src.count,
+                     display_name(tgt_path), tgt.count);
+    for (int i = 0; !rc && i < src.count; i++) {
+        const char *name = NULL, *line = NULL;
+        if (rs_text_is_blank(src.lines[i], strlen(src.lines[i]))) {
+            name = display_name(src_path);
+            line = src.lines[i];
+        } else if (rs_text_is_blank(tgt.lines[i], strlen(tgt.lines[i]))) {
+            name = display_name(tgt_path);
+            line = tgt.lines[i];
+        }
+        if (name)
+            rc = rs_fail(err, "%s:%d: %s", name, i + 1,
+                         line[0] ? "the line is only white space" : "empty line");
+    }
+    if (rc) {
+        rs_lines_free(&src);
+        rs_lines_free(&tgt);
+        return -1;
+    }
+    /* Hand the line arrays over; either one holds at least count entries. */
+    out->count = src.count;
+    out->capacity = src.capacity < tgt.capacity ? src.capacity : tgt.capacity;
+    out->src = src.lines;
+    out->tgt = tgt.lines;
+    return 0;
+}

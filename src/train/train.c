@@ -1,0 +1,820 @@
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "eval/bleu.h"
+#include "common/byteorder.h"
+#include "model/checkpoint.h"
+#include "common/clock.h"
+#include "common/crc32.h"
+#include "train/dist.h"
+#include "common/fault.h"
+#include "common/fileio.h"
+#include "search/forced.h"
+#include "nn/network.h"
+#include "nn/optimizer.h"
+#include "nn/shards.h"
+#include "train/train.h"
+#include "search/translate.h"
+
+static void max_lengths(const rs_dataset *d, int *max_S, int *max_T)
+{
+    for (int i = 0; d && i < d->count; i++) {
+        if (d->src_len[i] + 1 > *max_S)
+            *max_S = d->src_len[i] + 1;
+        if (d->tgt_len[i] + 1 > *max_T)
+            *max_T = d->tgt_len[i] + 1;
+    }
+}
+
+int rs_dev_translate(const rs_model *model, const rs_dataset *dev,
+                         const rs_train_options *options, int batch_size, double *exact,
+                         double *bleu, rs_error *err)
+{
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    opt.batch_size = batch_size;
+    const int with_bleu = options->codec && options->dev_refs;
+    rs_translator tr;
+    rs_source *sources = rs_calloc((size_t)dev->count + 1, sizeof *sources, err);
+    rs_translated *out = rs_calloc((size_t)dev->count + 1, sizeof *out, err);
+    if (!sources || !out ||
+        rs_translator_init(&tr, &model, 1, with_bleu ? options->codec : NULL, &opt, err)) {
+        free(sources);
+        free(out);
+        return -1;
+    }
+    for (int i = 0; i < dev->count; i++)
+        sources[i] = (rs_source){dev->src[i], dev->src_len[i]};
+    int status = rs_translate_sources(&tr, dev->count, sources, out, err);
+    rs_bleu_stats stats;
+    rs_bleu_stats_init(&stats);
+    int correct = 0;
+    for (int i = 0; i < dev->count && status == 0; i++) {
+        const rs_hypothesis *h = &out[i].hyp[0];
+        correct += h->len == dev->tgt_len[i] &&
+                   (h->len == 0 || !memcmp(h->ids, dev->tgt[i], sizeof(int) * (size_t)h->len));
+        const char *ref = with_bleu ? options->dev_refs[dev->line[i]] : NULL;
+        if (with_bleu && rs_bleu_stats_add(&stats, h->text ? h->text : "", &ref, 1, NULL, err))
+            status = -1;
+    }
+    for (int i = 0; i < dev->count; i++)
+        rs_translated_free(&out[i]);
+    *exact = dev->count ? (double)correct / dev->count : 0.0;
+    *bleu = -1.0;
+    if (with_bleu) {
+        rs_bleu_result result;
+        rs_bleu_compute(&stats, &result);
+        *bleu = result.score;
+    }
+    free(sources);
+    free(out);
+    rs_translator_free(&tr);
+    return status;
+}
+
+/* ---- the model directory -------------------------------------------------- */
+
+int rs_train_lock(const char *dir, int *fd, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/lock", dir);
+    if (rs_make_parent_dirs(path, err))
+        return -1;
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0)
+        return rs_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB)) {
+        int e = errno;
+        char pid[32] = "";
+        ssize_t n = pread(*fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        close(*fd);
+        *fd = -1;
+        if (e == EWOULDBLOCK)
+            return rs_fail(err, "%s is in use by another training (process %s); wait for it "
+                                "to finish or train into another directory",
+                           dir, pid[0] ? pid : "unknown");
+        return rs_fail(err, "%s: cannot lock: %s", path, strerror(e));
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(*fd, 0) || pwrite(*fd, pid, (size_t)len, 0) != len) {
+        int e = errno;
+        close(*fd);
+        *fd = -1;
+        return rs_fail(err, "%s: cannot write: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+void rs_train_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* closing the last descriptor releases the flock */
+}
+
+/* What training writes into its directory, by name. */
+enum { OUT_NONE, OUT_MODEL, OUT_STEP, OUT_TEMPORARY };
+
+/* step-N.ckpt: *step = N. */
+static int step_file(const char *name, long long *step)
+{
+    char *end;
+    if (strncmp(name, "step-", 5) || !isdigit((unsigned char)name[5]))
+        return 0;
+    *step = strtoll(name + 5, &end, 10);
+    return !strcmp(end, ".ckpt");
+}
+
+static int output_kind(const char *name)
+{
+    long long step;
+    const char *tmp = strstr(name, ".tmp.");
+    if (tmp && tmp != name && tmp[5] && strspn(tmp + 5, "0123456789") == strlen(tmp + 5))
+        return OUT_TEMPORARY;
+    if (step_file(name, &step))
+        return OUT_STEP;
+    if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") || !strcmp(name, "train.log.tsv"))
+        return OUT_MODEL;
+    return OUT_NONE;
+}
+
+/* Removes the files of the kinds selected by mask (1 << kind) in dir. */
+static int remove_outputs(const char *dir, int mask, rs_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : rs_fail(err, "%s: cannot list: %s", dir, strerror(errno));
+    struct dirent *e;
+    int status = 0;
+    while ((e = readdir(d)) && status == 0) {
+        if (!(mask & (1 << output_kind(e->d_name))))
+            continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) && errno != ENOENT)
+            status = rs_fail(err, "%s: cannot remove: %s", path, strerror(errno));
+    }
+    closedir(d);
+    return status;
+}
+
+int rs_train_dir_has_model(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int found = 0;
+    while (!found && (e = readdir(d)))
+        found = output_kind(e->d_name) == OUT_MODEL || output_kind(e->d_name) == OUT_STEP;
+    closedir(d);
+    return found;
+}
+
+int rs_train_clear_dir(const char *dir, rs_error *err)
+{
+    return remove_outputs(dir, 1 << OUT_MODEL | 1 << OUT_STEP | 1 << OUT_TEMPORARY, err);
+}
+
+static int compare_steps(const void *pa, const void *pb)
+{
+    long long a = *(const long long *)pa, b = *(const long long *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Removes step-N.ckpt files but the `keep` with the highest N. */
+static int prune_step_files(const char *dir, int keep, rs_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return rs_fail(err, "%s: cannot list: %s", dir, strerror(errno));
+    long long *steps = NULL, step;
+    size_t count = 0, cap = 0;
+    struct dirent *e;
+    int status = 0;
+    while (status == 0 && (e = readdir(d))) {
+        if (!step_file(e->d_name, &step))
+            continue;
+        if (count == cap) {
+            long long *grown = realloc(steps, (cap = 2 * cap + 16) * sizeof *steps);
+            if (!grown)
+                status = rs_fail(err, "out of memory listing %s", dir);
+            else
+                steps = grown;
+        }
+        if (status == 0)
+            steps[count++] = step;
+    }
+    closedir(d);
+    if (status == 0 && count > (size_t)keep) {
+        qsort(steps, count, sizeof *steps, compare_steps);
+        for (size_t i = 0; i + (size_t)keep < count && status == 0; i++) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/step-%lld.ckpt", dir, steps[i]);
+            if (unlink(path) && errno != ENOENT)
+                status = rs_fail(err, "%s: cannot remove: %s", path, strerror(errno));
+        }
+    }
+    free(steps);
+    return status;
+}
+
+/* Removes NAME.tmp.PID files that saves killed before their rename left. */
+static int remove_temporaries(const char *dir, rs_error *err)
+{
+    return remove_outputs(dir, 1 << OUT_TEMPORARY, err);
+}
+
+/* Keeps the header and the rows up to `step`: rows after it were written by
+ * a run killed before its next checkpoint, and the resumed run writes them again. */
+static int truncate_log(const char *dir, int64_t step, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    unsigned char *data;
+    size_t size;
+    if (access(path, F_OK))
+        return 0;
+    if (rs_read_file(path, &data, &size, err))
+        return -1;
+    size_t keep = 0;
+    for (size_t at = 0; at < size;) {
+        const unsigned char *eol = memchr(data + at, '\n', size - at);
+        size_t next = eol ? (size_t)(eol - data) + 1 : size;
+        if (at > 0 && strtoll((const char *)data + at, NULL, 10) > step)
+            break;
+        keep = next;
+        at = next;
+    }
+    int status = 0;
+    if (keep < size) {
+        rs_atomic_file af;
+        if (rs_atomic_open(&af, path, err))
+            status = -1;
+        else if (fwrite(data, 1, keep, af.f) != keep) {
+            rs_atomic_abort(&af);
+            status = rs_fail(err, "%s: write failed", path);
+        } else
+            status = rs_atomic_commit(&af, err);
+    }
+    free(data);
+    return status;
+}
+
+/* One row per evaluation. Empty cells where nothing was measured; the dev
+ * metric is BLEU with --dev-bleu, else exact match in percent with
+ * --dev-translate, named in the last column. */
+static int append_log(const char *dir, const rs_train_event *ev, double train_loss, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return rs_fail(err, "%s: cannot open for appending: %s", path, strerror(errno));
+    if (ftell(f) == 0)
+        fprintf(f, "step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\t"
+                   "dev_metric_name\n");
+    char train[32] = "", dev[32] = "", metric[32] = "";
+    const char *name = "";
+    if (isfinite(train_loss))
+        snprintf(train, sizeof train, "%.6f", train_loss);
+    if (isfinite(ev->dev_loss))
+        snprintf(dev, sizeof dev, "%.6f", ev->dev_loss);
+    if (ev->dev_bleu >= 0)
+        snprintf(metric, sizeof metric, "%.4f", ev->dev_bleu), name = "bleu";
+    else if (ev->dev_exact >= 0)
+        snprintf(metric, sizeof metric, "%.4f", 100 * ev->dev_exact), name = "exact_percent";
+    fprintf(f, "%lld\t%d\t%s\t%s\t%s\t%.1f\t%.6g\t%.2f\t%s\n", (long long)ev->step, ev->epoch,
+            train, dev, metric, ev->tokens_per_s, ev->lr, ev->elapsed_s, name);
+    if (fclose(f))
+        return rs_fail(err, "%s: write failed", path);
+    rs_fault_point("log");
+    return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+typedef struct {
+    rs_model *model;
+    rs_train_state *state;
+    const rs_train_options *options;
+    rs_train_report report;
+    void *ctx;
+    int64_t saved_step;     /* the step last.ckpt holds */
+    int64_t evaluated_step; /* the step last evaluated by this process (-1: none) */
+} trainer;
+
+static int save(trainer *tr, const char *file, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", tr->options->dir, file);
+    if (rs_checkpoint_save(path, tr->model, tr->state, err))
+        return -1;
+    rs_train_event ev = {.kind = RS_EV_SAVED, .step = tr->state->step, .epoch = tr->state->epoch,
+                         .path = path};
+    tr->report(tr->ctx, &ev);
+    return 0;
+}
+
+/* best.ckpt (when asked) before last.ckpt: killed between the two, a resume
+ * starts from the older last.ckpt, redoes the evaluation and writes best.ckpt
+ * again, the same. last.ckpt never records a best that best.ckpt lacks. */
+static int commit_here(trainer *tr, int best, rs_error *err)
+{
+    if (best) {
+        if (save(tr, "best.ckpt", err))
+            return -1;
+        rs_fault_point("best");
+    }
+    if (save(tr, "last.ckpt", err))
+        return -1;
+    rs_fault_point("last");
+    tr->saved_step = tr->state->step;
+    const int keep = tr->model->cfg.keep_last;
+    if (keep > 0) {
+        char name[64];
+        snprintf(name, sizeof name, "step-%lld.ckpt", (long long)tr->state->step);
+        if (save(tr, name, err) || prune_step_files(tr->options->dir, keep, err))
+            return -1;
+    }
+    return 0;
+}
+
+/* Dev loss (and exact match or BLEU), the early-stopping and learning-rate
+ * decay counters, and the log row. *best: best.ckpt is to be written (the
+ * result is the best so far; without a dev set, the latest model is the best
+ * one known). */
+static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
+                         double train_loss, int *best, rs_error *err)
+{
+    rs_train_state *st = tr->state;
+    const rs_config *c = &tr->model->cfg;
+    ev->kind = RS_EV_DEV;
+    ev->dev_loss = NAN;
+    ev->dev_ppl = NAN;
+    ev->dev_exact = -1.0;
+    ev->dev_bleu = -1.0;
+    ev->improved = 0;
+    ev->stop = 0;
+    *best = 1;
+    if (dev && dev->count > 0) {
+        const rs_model *model = tr->model;
+        rs_forced *scored = rs_calloc((size_t)dev->count, sizeof *scored, err);
+        if (!scored || rs_forced_decode(&model, 1, dev, c->batch_size, 0, scored, err)) {
+            free(scored);
+            return -1;
+        }
+        double total = 0.0;
+        long tokens = 0;
+        for (int i = 0; i < dev->count; i++) {
+            total -= scored[i].logprob;
+            tokens += dev->tgt_len[i] + 1;
+            rs_forced_free(&scored[i]);
+        }
+        free(scored);
+        ev->dev_loss = total / (double)tokens;
+        ev->dev_ppl = exp(ev->dev_loss);
+        if ((c->dev_translate || c->dev_bleu) &&
+            rs_dev_translate(tr->model, dev, tr->options, c->batch_size, &ev->dev_exact,
+                          &ev->dev_bleu, err))
+            return -1;
+        /* best.ckpt by dev BLEU when it is measured, else by dev loss. */
+        ev->improved = c->dev_bleu ? ev->dev_bleu > st->best_dev_bleu : ev->dev_loss < st->best_dev_loss;
+        if (ev->dev_loss < st->best_dev_loss)
+            st->best_dev_loss = (float)ev->dev_loss;
+        if (c->dev_bleu && ev->dev_bleu > st->best_dev_bleu)
+            st->best_dev_bleu = (float)ev->dev_bleu;
+        if (ev->improved) {
+            st->bad_evals = 0;
+        } else {
+            st->bad_evals++;
+            st->lr_scale *= c->lr_decay;
+            ev->stop = c->patience > 0 && st->bad_evals >= c->patience;
+        }
+        *best = ev->improved;
+    }
+    tr->evaluated_step = st->step;
+    tr->report(tr->ctx, ev);
+    return append_log(tr->options->dir, ev, train_loss, err);
+}
+
+/* ---- the data a run trains on (rs_data_fingerprint_of) -------------------- */
+
+/* Continues crc over u32 little-endian values: the bytes, and so the CRC, are
+ * the same on every machine. */
+static uint32_t crc_le32s(uint32_t crc, const int *values, int count)
+{
+    unsigned char chunk[4 * 256];
+    while (count > 0) {
+        const int k = count < 256 ? count : 256;
+        for (int i = 0; i < k; i++)
+            rs_put_le32(chunk + 4 * i, (uint32_t)values[i]);
+        crc = rs_crc32_update(crc, chunk, 4 * (size_t)k);
+        values += k;
+        count -= k;
+    }
+    return crc;
+}
+
+/* One side of d, pair by pair: each sequence's length, then its ids (the
+ * length keeps a token moved across a line break from going unseen). */
+static uint32_t side_crc(const rs_dataset *d, int side)
+{
+    uint32_t crc = 0;
+    for (int i = 0; i < d->count; i++) {
+        const int len = side == RS_SIDE_SRC ? d->src_len[i] : d->tgt_len[i];
+        crc = crc_le32s(crc, &len, 1);
+        crc = crc_le32s(crc, side == RS_SIDE_SRC ? d->src[i] : d->tgt[i], len);
+    }
+    return crc;
+}
+
+void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
+                            const rs_dataset *dev, char *const *dev_refs)
+{
+    static const rs_dataset none = {0};
+    if (!dev)
+        dev = &none;
+    fp->known = 1;
+    fp->train_pairs = (uint32_t)train->count;
+    fp->train_src_crc = side_crc(train, RS_SIDE_SRC);
+    fp->train_tgt_crc = side_crc(train, RS_SIDE_TGT);
+    fp->dev_pairs = (uint32_t)dev->count;
+    fp->dev_src_crc = side_crc(dev, RS_SIDE_SRC);
+    fp->dev_tgt_crc = side_crc(dev, RS_SIDE_TGT);
+    for (int i = 0; dev_refs && i < dev->count; i++) {
+        const char *ref = dev_refs[dev->line[i]];
+        const int len = (int)strlen(ref);
+        fp->dev_tgt_crc = crc_le32s(fp->dev_tgt_crc, &len, 1);
+        fp->dev_tgt_crc = rs_crc32_update(fp->dev_tgt_crc, ref, (size_t)len);
+    }
+}
+
+int rs_data_fingerprint_compare(const rs_data_fingerprint *a, const rs_data_fingerprint *b)
+{
+    enum { TRAIN = RS_DATA_TRAIN_SRC | RS_DATA_TRAIN_TGT, DEV = RS_DATA_DEV_SRC | RS_DATA_DEV_TGT };
+    const struct { uint32_t a, b; int parts; } fields[] = {
+        {a->train_pairs, b->train_pairs, TRAIN},
+        {a->train_src_crc, b->train_src_crc, RS_DATA_TRAIN_SRC},
+        {a->train_tgt_crc, b->train_tgt_crc, RS_DATA_TRAIN_TGT},
+        {a->dev_pairs, b->dev_pairs, DEV},
+        {a->dev_src_crc, b->dev_src_crc, RS_DATA_DEV_SRC},
+        {a->dev_tgt_crc, b->dev_tgt_crc, RS_DATA_DEV_TGT},
+    };
+    int differ = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (fields[i].a != fields[i].b)
+            differ |= fields[i].parts;
+    return differ;
+}
+
+/* ---- across ranks (src/train/dist.h): rank 0 alone evaluates, logs and saves ---- */
+
+/* CRC-32 of what every rank must hold alike: the parameters, and unless NULL
+ * the optimizer state and the training data (by its fingerprint, st->data). */
+static uint32_t fingerprint(const rs_model *model, const rs_train_state *st)
+{
+    const size_t total = model->layout.total;
+    uint32_t crc = rs_crc32_update(0, model->params, sizeof(float) * total);
+    if (!st)
+        return crc;
+    crc = rs_crc32_update(crc, st->adam_m, sizeof(float) * total);
+    crc = rs_crc32_update(crc, st->adam_v, sizeof(float) * total);
+    int64_t counters[3] = {st->step, st->epoch, st->batches_done};
+    crc = rs_crc32_update(crc, counters, sizeof counters);
+    crc = rs_crc32_update(crc, &st->rng, sizeof st->rng);
+    crc = rs_crc32_update(crc, &st->lr_scale, sizeof st->lr_scale);
+    const uint32_t data[3] = {st->data.train_pairs, st->data.train_src_crc, st->data.train_tgt_crc};
+    return rs_crc32_update(crc, data, sizeof data);
+}
+
+static int commit(trainer *tr, int best, rs_error *err)
+{
+    if (rs_dist_check(rs_dist_rank() == 0 ? commit_here(tr, best, err) : 0, err))
+        return -1;
+    tr->saved_step = tr->state->step;
+    return 0;
+}
+
+/* Rank 0's evaluation, then its outcome on every rank: the learning-rate
+ * decay and early stopping it decides must apply to every rank's update. */
+static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, double train_loss,
+                    int *best, rs_error *err)
+{
+    rs_train_state *st = tr->state;
+    if (rs_dist_agree(fingerprint(tr->model, NULL), "the parameters (ranks diverged)", err))
+        return -1;
+    *best = 0;
+    int status = rs_dist_rank() == 0 ? evaluate_here(tr, dev, ev, train_loss, best, err) : 0;
+    if (rs_dist_check(status, err))
+        return -1;
+    struct { float best_dev_loss, best_dev_bleu, lr_scale; int32_t bad_evals, stop, best; } outcome = {
+        st->best_dev_loss, st->best_dev_bleu, st->lr_scale, st->bad_evals, ev->stop, *best};
+    if (rs_dist_broadcast(&outcome, sizeof outcome, err))
+        return -1;
+    st->best_dev_loss = outcome.best_dev_loss;
+    st->best_dev_bleu = outcome.best_dev_bleu;
+    st->lr_scale = outcome.lr_scale;
+    st->bad_evals = outcome.bad_evals;
+    ev->stop = outcome.stop;
+    *best = outcome.best;
+    tr->evaluated_step = st->step;
+    return 0;
+}
+
+/* The batches of one update: plan batches [first, first + count). */
+typedef struct {
+    const rs_dataset *data;
+    const rs_epoch_plan *plan;
+    int first, count;
+} update_batches;
+
+/* Target tokens of the update's batches, </s> included. */
+static long update_tokens(const update_batches *u)
+{
+    long tokens = 0;
+    for (int k = u->first; k < u->first + u->count; k++)
+        for (int p = u->plan->start[k]; p < u->plan->start[k + 1]; p++)
+            tokens += u->data->tgt_len[u->plan->order[p]] + 1;
+    return tokens;
+}
+
+/* Forward and backward over each batch of the update, on every core
+ * (shards.h): the loss Σ -log p over their `tokens` target tokens into *loss,
+ * and in the shards' gradient buffer [layout.total] the gradient of the
+ * per-token mean over all of them (label smoothing included), with its global
+ * norm in *gnorm. Dropout masks come from (seed, step, batch of the update,
+ * rank), so a resumed run draws the same ones. Across ranks (dist.h), each
+ * computes its rows [lo, hi) of every batch, a rank being one more shard, and
+ * the loss and gradient are the sums over ranks (`tokens` counts the whole
+ * update's). */
+static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
+                      const update_batches *u, long tokens, int64_t step, double *loss,
+                      double *gnorm, rs_error *err)
+{
+    const rs_config *c = &model->cfg;
+    *loss = 0.0;
+    int computed = 0; /* batches of the update this rank has rows of */
+    for (int k = u->first; k < u->first + u->count; k++) {
+        int lo, hi;
+        rs_dist_rows(u->plan->start[k + 1] - u->plan->start[k], &lo, &hi);
+        if (hi == lo)
+            continue;
+        if (rs_batch_from_dataset(batch, u->data, u->plan->order + u->plan->start[k] + lo, hi - lo,
+                                  err))
+            return -1;
+        const uint64_t seed = ((uint64_t)c->seed << 32) ^ (uint64_t)step ^
+                              ((uint64_t)(k - u->first) * 0xD1B54A32D192ED03ULL) ^
+                              ((uint64_t)rs_dist_rank() << 56);
+        const rs_dropout_rates dropout = {c->dropout, c->src_word_dropout, c->tgt_word_dropout};
+        *loss += rs_shards_step(shards, model, batch, dropout, seed, c->label_smoothing, tokens,
+                                computed++ > 0);
+    }
+    if (rs_dist_size() > 1) {
+        if (!computed)
+            memset(shards->grads, 0, sizeof(float) * shards->total);
+        *loss = rs_dist_sum_double(*loss);
+        if (rs_dist_sum_floats(shards->grads, shards->total, err))
+            return -1;
+        *gnorm = rs_grad_norm(shards->grads, shards->total);
+        return 0;
+    }
+    *gnorm = shards->grad_norm;
+    return 0;
+}
+
+/* The learning rate of update `step` (1-based): decayed, and warmed up linearly. */
+static float learning_rate(const rs_config *c, const rs_train_state *state, int64_t step)
+{
+    float lr = c->lr * state->lr_scale;
+    if (c->warmup > 0 && step < c->warmup)
+        lr *= (float)step / (float)c->warmup;
+    return lr;
+}
+
+int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
+             const rs_dataset *dev, const rs_train_options *options, rs_train_report report,
+             void *ctx, rs_error *err)
+{
+    const rs_config *c = &model->cfg;
+    if (train->count == 0)
+        return rs_fail(err, "no training pairs (all longer than --max-len?)");
+    if (c->dev_bleu && (!options->codec || !options->dev_refs))
+        return rs_fail(err, "dev BLEU needs the text codec and the dev references");
+    int max_S = 1, max_T = 1;
+    max_lengths(train, &max_S, &max_T);
+    const size_t total = model->layout.total;
+    char last_path[4200];
+    snprintf(last_path, sizeof last_path, "%s/last.ckpt", options->dir);
+    /* Every epoch has the same number of batches (the cuts follow the lengths).
+     * A resumed position past them belongs to other data: refused before any
+     * file is touched. */
+    rs_epoch_plan plan = {0};
+    rs_rng count_rng = state->rng;
+    if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err))
+        return -1;
+    const int batches_per_epoch = plan.batches;
+    rs_epoch_plan_free(&plan);
+    if (state->batches_done >= batches_per_epoch)
+        return rs_fail(err, "%s: the training state is after batch %lld of its epoch, but this "
+                            "data makes %d batches an epoch: it was trained on other data "
+                            "(--new-data continues on this data from an epoch's beginning)",
+                       last_path, (long long)state->batches_done, batches_per_epoch);
+    rs_data_fingerprint_of(&state->data, train, dev, c->dev_bleu ? options->dev_refs : NULL);
+    if (rs_dist_check(rs_dist_rank() == 0 && (rs_make_parent_dirs(last_path, err) ||
+                                               remove_temporaries(options->dir, err) ||
+                                               truncate_log(options->dir, state->step, err)),
+                      err) ||
+        rs_dist_agree(fingerprint(model, state), "the training data or the model", err))
+        return -1;
+    rs_shards shards;
+    rs_batch batch;
+    float *grads = rs_calloc(total, sizeof(float), err);
+    if (!grads)
+        return -1;
+    if (rs_shards_init(&shards, model, c->threads, c->batch_size, max_S, max_T, grads, err)) {
+        free(grads);
+        return -1;
+    }
+    if (rs_batch_alloc(&batch, c->batch_size, max_S, max_T, err)) {
+        rs_shards_free(&shards);
+        free(grads);
+        return -1;
+    }
+    trainer tr = {model, state, options, report, ctx, state->step, -1};
+
+    const int updates_per_epoch = (batches_per_epoch + c->accumulate - 1) / c->accumulate;
+    int64_t total_steps = (int64_t)c->epochs * updates_per_epoch;
+    if (c->max_steps > 0 && c->max_steps < total_steps)
+        total_steps = c->max_steps;
+    const int64_t first_step = state->step;
+    const double start = rs_clock_seconds(), limit_s = 60.0 * c->max_minutes;
+    double last_report = start, window_loss = 0.0, epoch_loss = 0.0, finished_epoch_loss = NAN;
+    long window_tokens = 0, epoch_tokens = 0, tokens_since_start = 0;
+    int status = 0, planned = 0;
+    rs_stop_reason reason = RS_STOP_EPOCHS;
+    rs_rng epoch_rng = state->rng;
+    rs_train_event ev = {0};
+
+    for (;;) {
+        if (state->epoch >= c->epochs) {
+            reason = RS_STOP_EPOCHS;
+            break;
+        }
+        if (c->max_steps > 0 && state->step >= c->max_steps) {
+            reason = RS_STOP_MAX_STEPS;
+            break;
+        }
+        /* Each rank's own clock and signals, agreed on: all stop at one step. */
+        const int stop = rs_dist_or((limit_s > 0 && rs_clock_seconds() - start >= limit_s) |
+                                    (options->stop && *options->stop ? 2 : 0));
+        if (stop & 1) {
+            reason = RS_STOP_TIME;
+            break;
+        }
+        if (stop & 2) {
+            reason = RS_STOP_SIGNAL;
+            break;
+        }
+        if (!plan.order) {
+            /* The epoch's order comes from the RNG state at the epoch's start, so
+             * a resumed run regenerates it and skips the batches already done. */
+            epoch_rng = state->rng;
+            if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &epoch_rng, err)) {
+                status = -1;
+                break;
+            }
+        }
+        /* An update sums the gradients of cfg.accumulate batches (fewer at the
+         * epoch's end); batches_done is always at the start of one. */
+        const int k = (int)state->batches_done;
+        const update_batches u = {train, &plan, k,
+                                  plan.batches - k < c->accumulate ? plan.batches - k : c->accumulate};
+        const long tokens = update_tokens(&u);
+        double loss, gnorm;
+        if (train_step(&shards, &batch, model, &u, tokens, state->step, &loss, &gnorm, err)) {
+            status = -1;
+            break;
+        }
+        if (!isfinite(gnorm) || !isfinite(loss)) {
+            char saved[4300] = "no checkpoint was saved yet";
+            if (tr.saved_step > 0)
+                snprintf(saved, sizeof saved, "%s (step %lld) is the last good checkpoint",
+                         last_path, (long long)tr.saved_step);
+            /* The same sums on every rank: all stop here, as one failure. */
+            status = rs_dist_check(
+                rs_fail(err, "step %lld: the loss or the gradient norm is not finite (loss %g, "
+                             "gradient norm %g); stopped, %s; try a smaller --lr (now %g) or "
+                             "--clip (now %g)",
+                        (long long)state->step + 1, loss, gnorm, saved, (double)c->lr,
+                        (double)c->clip),
+                err);
+            break;
+        }
+        const float clip = rs_clip_factor(gnorm, c->clip);
+        state->step++;
+        const float lr = learning_rate(c, state, state->step);
+        rs_shards_adam(&shards, model->params, clip, state->adam_m, state->adam_v, lr, c->beta1,
+                       c->beta2, c->adam_eps, state->step);
+        const int shown_epoch = state->epoch + 1;
+        state->batches_done = k + u.count;
+        window_loss += loss;
+        window_tokens += tokens;
+        epoch_loss += loss;
+        epoch_tokens += tokens;
+        tokens_since_start += tokens;
+        const int epoch_end = state->batches_done >= plan.batches;
+        if (epoch_end) {
+            state->epoch++;
+            state->batches_done = 0;
+            state->rng = epoch_rng;
+            rs_epoch_plan_free(&plan);
+        }
+        /* The last step of the planned run: its saves wait for the final
+         * evaluation below, so no checkpoint holds this step unevaluated. */
+        planned = state->epoch >= c->epochs || (c->max_steps > 0 && state->step >= c->max_steps);
+
+        const double t = rs_clock_seconds(), elapsed = t - start;
+        if (t - last_report >= options->report_seconds || state->step == total_steps) {
+            ev = (rs_train_event){.kind = RS_EV_PROGRESS, .step = state->step,
+                                  .total_steps = total_steps, .epoch = shown_epoch,
+                                  .loss = window_loss / (double)window_tokens, .gnorm = gnorm,
+                                  .lr = lr, .elapsed_s = elapsed};
+            ev.ppl = exp(ev.loss);
+            ev.tokens_per_s = tokens_since_start / elapsed;
+            double rate = (double)(state->step - first_step) / elapsed;
+            ev.eta_s = rate > 0 ? (double)(total_steps - state->step) / rate : 0.0;
+            if (limit_s > 0 && ev.eta_s > limit_s - elapsed)
+                ev.eta_s = limit_s > elapsed ? limit_s - elapsed : 0.0;
+            report(ctx, &ev);
+            window_loss = 0.0;
+            window_tokens = 0;
+            last_report = t;
+        }
+        int eval_due = c->eval_every > 0 ? state->step % c->eval_every == 0 : epoch_end;
+        int best = 0;
+        ev.step = state->step;
+        ev.epoch = shown_epoch;
+        ev.elapsed_s = elapsed;
+        ev.tokens_per_s = tokens_since_start / (elapsed > 0 ? elapsed : 1);
+        ev.lr = lr;
+        if (eval_due &&
+            evaluate(&tr, dev, &ev, epoch_tokens ? epoch_loss / epoch_tokens : NAN, &best, err)) {
+            status = -1;
+            break;
+        }
+        if (epoch_end) {
+            finished_epoch_loss = epoch_loss / (double)epoch_tokens;
+            epoch_loss = 0.0;
+            epoch_tokens = 0;
+        }
+        /* Saved after the evaluation of the same step, never before it. */
+        int save_due = eval_due || epoch_end || (c->save_every > 0 && state->step % c->save_every == 0);
+        if (save_due && (eval_due || !planned) && commit(&tr, eval_due && best, err)) {
+            status = -1;
+            break;
+        }
+        if (eval_due && ev.stop) {
+            reason = RS_STOP_PATIENCE;
+            break;
+        }
+    }
+    if (status == 0 && state->step > first_step) {
+        /* The end of the run (not an interruption) is evaluated once, unless
+         * the step was evaluated already; an interruption only saves. */
+        ev.step = state->step;
+        ev.epoch = state->batches_done ? state->epoch + 1 : state->epoch;
+        ev.elapsed_s = rs_clock_seconds() - start;
+        ev.tokens_per_s = tokens_since_start / (ev.elapsed_s > 0 ? ev.elapsed_s : 1);
+        ev.lr = learning_rate(c, state, state->step);
+        int best = 0;
+        if (reason != RS_STOP_SIGNAL && tr.evaluated_step != state->step) {
+            if (evaluate(&tr, dev, &ev, epoch_tokens ? epoch_loss / epoch_tokens : finished_epoch_loss,
+                         &best, err) ||
+                commit(&tr, best, err))
+                status = -1;
+        } else if (tr.saved_step != state->step) {
+            status = commit(&tr, 0, err);
+        }
+    }
+    if (status == 0) {
+        rs_train_event stopped = {.kind = RS_EV_STOPPED, .step = state->step,
+                                  .epoch = state->epoch, .reason = reason, .path = last_path};
+        report(ctx, &stopped);
+    }
+    rs_epoch_plan_free(&plan);
+    rs_batch_free(&batch);
+    rs_shards_free(&shards);
+    free(grads);
+    return status;
+}

@@ -1,0 +1,112 @@
+/* The training loop: minibatches bucketed by length and shuffled with the
+ * model's seeded RNG, Adam, clipping by global norm, dev evaluation, and
+ * checkpoints (last.ckpt, best.ckpt) with a TSV log in the model directory.
+ * Same seed, data and thread count give the same model, bit for bit, and so
+ * does a run killed at any instant and resumed from its last.ckpt.
+ *
+ * What is saved when: after a dev evaluation (every cfg.eval_every steps, or
+ * at each epoch's end when 0) the log row, then best.ckpt if the result is the
+ * best so far, then last.ckpt; last.ckpt also at each epoch's end and every
+ * cfg.save_every steps; with cfg.keep_last K, each save of last.ckpt is also
+ * kept as step-N.ckpt, the K most recent of them (to average). A kill
+ * between two of these leaves last.ckpt at an
+ * earlier step, from which the resumed run redoes the same work. */
+#ifndef RS_TRAIN_H
+#define RS_TRAIN_H
+
+#include <signal.h>
+
+#include "data/dataset.h"
+#include "model/model.h"
+
+typedef struct {
+    const char *dir; /* models/NAME: last.ckpt, best.ckpt, train.log.tsv */
+    /* For cfg.dev_bleu: dev BLEU of the detokenized greedy translations
+     * against dev_refs[k] (the raw target of dev pair k) selects best.ckpt. */
+    const rs_codec *codec;
+    char *const *dev_refs;
+    double report_seconds; /* progress every this many seconds */
+    /* When *stop becomes non-zero (a signal handler sets it), the current
+     * step is finished, last.ckpt saved and rs_train returns (RS_STOP_SIGNAL). */
+    volatile sig_atomic_t *stop;
+} rs_train_options;
+
+enum { RS_EV_PROGRESS, RS_EV_DEV, RS_EV_SAVED, RS_EV_STOPPED };
+
+/* Why training stopped (RS_EV_STOPPED). */
+typedef enum {
+    RS_STOP_EPOCHS,    /* the last epoch is done */
+    RS_STOP_MAX_STEPS, /* cfg.max_steps updates */
+    RS_STOP_TIME,      /* cfg.max_minutes of wall time */
+    RS_STOP_PATIENCE,  /* cfg.patience evaluations without improvement */
+    RS_STOP_SIGNAL,    /* *options.stop was set */
+} rs_stop_reason;
+
+typedef struct {
+    int kind;
+    int64_t step, total_steps;
+    int epoch;
+    double loss, ppl;         /* per target token since the last progress event */
+    double tokens_per_s, eta_s, gnorm, lr, elapsed_s;
+    double dev_loss, dev_ppl, dev_exact; /* dev_exact: fraction, -1 when not measured */
+    double dev_bleu;          /* -1 when not measured */
+    int stop;                 /* early stopping: patience exhausted */
+    int improved;             /* the dev result is the best so far */
+    const char *path;         /* RS_EV_SAVED */
+    rs_stop_reason reason;    /* RS_EV_STOPPED */
+} rs_train_event;
+
+typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
+
+/* The fingerprint of the data a run trains on, recorded in its checkpoints
+ * so that --resume can tell whether it is given the same data. It is taken
+ * from what training uses, not from the files: for each side of the training
+ * and dev pairs, the CRC-32 of the id sequences (each as its length, then its
+ * ids, u32 little-endian) pair by pair in order, after reading (gzip or not,
+ * TSV or two files, --swap, CR or CRLF line ends), tokenization
+ * (SentencePiece included), vocabulary lookup and the --max-len filter, plus
+ * the pair count. So the same corpus stored otherwise is the same data, and
+ * any change training would see (a token, a line's order, a pair kept or left
+ * out) is a change, while one it cannot see (in a pair over --max-len, or an
+ * unknown word for another unknown word) is not. With dev BLEU (dev_refs not
+ * NULL: the raw dev targets, indexed by dev->line) the references it is
+ * computed against are part of the dev target's CRC, as they choose best.ckpt. */
+void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
+                            const rs_dataset *dev, char *const *dev_refs);
+
+/* Which parts of two known fingerprints differ: RS_DATA_* bits (a differing
+ * pair count counts for both sides), 0 when none does. */
+enum { RS_DATA_TRAIN_SRC = 1, RS_DATA_TRAIN_TGT = 2, RS_DATA_DEV_SRC = 4, RS_DATA_DEV_TGT = 8 };
+int rs_data_fingerprint_compare(const rs_data_fingerprint *a, const rs_data_fingerprint *b);
+
+/* Trains from state (fresh or loaded from last.ckpt) until a stop reason.
+ * state->data becomes the fingerprint of train and dev (the caller compares
+ * a resumed state's with it first; see rs_data_fingerprint_of), and a state
+ * whose position in the epoch does not fit this data is refused.
+ * The caller holds the directory's lock (rs_train_lock). Temporary files of
+ * saves that were killed are removed first, and log rows after state->step
+ * (written after the checkpoint by a run that was then killed) are dropped.
+ * A non-finite loss or gradient norm stops training with an error naming the
+ * step; the checkpoints on disk are then those of the last good step. */
+int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
+             const rs_dataset *dev, const rs_train_options *options, rs_train_report report,
+             void *ctx, rs_error *err);
+
+/* Takes an exclusive lock on DIR/lock (creating DIR), held until
+ * rs_train_unlock or the process ends, and writes our PID into it. Another
+ * holder is refused with its PID. */
+int rs_train_lock(const char *dir, int *fd, rs_error *err);
+void rs_train_unlock(int fd);
+
+/* Whether dir holds what training writes (last.ckpt, best.ckpt, step-N.ckpt,
+ * train.log.tsv), and removing it all (for --overwrite). */
+int rs_train_dir_has_model(const char *dir);
+int rs_train_clear_dir(const char *dir, rs_error *err);
+
+/* Greedy translations of the dev set through the translation pipeline (the
+ * same output `rnnsearch translate` gives): the exact-match rate, and BLEU
+ * when the options carry a codec and references (else bleu = -1). */
+int rs_dev_translate(const rs_model *model, const rs_dataset *dev, const rs_train_options *options,
+                     int batch_size, double *exact, double *bleu, rs_error *err);
+
+#endif
