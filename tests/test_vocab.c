@@ -111,10 +111,36 @@ START_TEST(select_by_frequency_ties_and_limits)
 }
 END_TEST
 
+/* A vocabulary read back in id order: reserved ids checked, duplicates
+ * refused with both ids, counts 0. */
+START_TEST(test_read_token_in_id_order)
+{
+    rs_vocab v;
+    rs_error err = {{0}};
+    ck_assert(!rs_vocab_init(&v, &err));
+    for (int id = 0; id < RS_RESERVED; id++)
+        ck_assert_msg(!rs_vocab_read_token(&v, id, v.tokens[id], &err), "%s", err.msg);
+    ck_assert(!rs_vocab_read_token(&v, RS_RESERVED, "Haus", &err));
+    ck_assert_int_eq(rs_vocab_id(&v, "Haus"), RS_RESERVED);
+    ck_assert_int_eq(v.counts[RS_RESERVED], 0);
+    ck_assert(rs_vocab_read_token(&v, RS_RESERVED + 1, "Haus", &err) != 0);
+    char want[64];
+    snprintf(want, sizeof want, "token 'Haus' appears twice (ids %d and %d)", RS_RESERVED,
+             RS_RESERVED + 1);
+    ck_assert_str_eq(err.msg, want);
+    rs_vocab_free(&v);
+    ck_assert(!rs_vocab_init(&v, &err));
+    ck_assert(rs_vocab_read_token(&v, 1, "Haus", &err) != 0);
+    ck_assert_msg(strstr(err.msg, "id 1 is 'Haus', not the reserved"), "%s", err.msg);
+    rs_vocab_free(&v);
+}
+END_TEST
+
 Suite *vocab_suite(void)
 {
     Suite *s = suite_create("vocab");
     TCase *tc = tcase_create("vocabularies");
+    tcase_add_test(tc, test_read_token_in_id_order);
     tcase_add_test(tc, reserved_ids_and_lookup);
     tcase_add_test(tc, many_tokens_keep_their_ids);
     tcase_add_test(tc, select_by_frequency_ties_and_limits);

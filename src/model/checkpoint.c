@@ -342,21 +342,9 @@ static int load_vocab(const char *path, const char *which, cursor c, int expecte
         memcpy(token, c.p, len);
         token[len] = 0;
         c.p += len;
-        if (i < RS_RESERVED) {
-            /* rs_vocab_init put the reserved tokens there already. */
-            if (strcmp(token, v->tokens[i])) {
-                rs_fail(err, "%s: %s id %u is '%s', not the reserved '%s'", path, which, i, token,
-                        v->tokens[i]);
-                goto fail;
-            }
-            continue;
-        }
-        int id = rs_vocab_add(v, token, err);
-        if (id < 0)
-            goto fail;
-        if ((uint32_t)id != i) {
-            rs_fail(err, "%s: %s token '%s' appears twice (ids %d and %u)", path, which, token, id,
-                    i);
+        rs_error inner;
+        if (rs_vocab_read_token(v, (int)i, token, &inner)) {
+            rs_fail(err, "%s: %s %s", path, which, inner.msg);
             goto fail;
         }
     }
@@ -365,8 +353,6 @@ static int load_vocab(const char *path, const char *which, cursor c, int expecte
                 remaining(&c));
         goto fail;
     }
-    for (int i = 0; i < v->size; i++)
-        v->counts[i] = 0;
     free(token);
     return 0;
 fail:

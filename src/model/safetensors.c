@@ -304,25 +304,11 @@ static int import_vocab(const rs_json *meta, const char *key, rs_vocab *v, const
             rs_fail(err, "%s: '%s' entry %zu is not a non-empty string", path, key, i);
             goto fail;
         }
-        if (i < RS_RESERVED) {
-            if (strcmp(t->string, v->tokens[i])) {
-                rs_fail(err, "%s: '%s' id %zu is '%s', not the reserved '%s'", path, key, i,
-                        t->string, v->tokens[i]);
-                goto fail;
-            }
-            continue;
-        }
-        int id = rs_vocab_add(v, t->string, err);
-        if (id < 0)
-            goto fail;
-        if ((size_t)id != i) {
-            rs_fail(err, "%s: '%s' token '%s' appears twice (ids %d and %zu)", path, key,
-                    t->string, id, i);
+        if (rs_vocab_read_token(v, (int)i, t->string, &inner)) {
+            rs_fail(err, "%s: '%s' %s", path, key, inner.msg);
             goto fail;
         }
     }
-    for (int i = 0; i < v->size; i++)
-        v->counts[i] = 0;
     rs_json_free(arr);
     return 0;
 fail:

@@ -97,6 +97,24 @@ int rs_vocab_add(rs_vocab *vocab, const char *token, rs_error *err)
     return id;
 }
 
+int rs_vocab_read_token(rs_vocab *vocab, int id, const char *token, rs_error *err)
+{
+    if (id < RS_RESERVED) {
+        /* rs_vocab_init put the reserved tokens there already. */
+        if (strcmp(token, vocab->tokens[id]))
+            return rs_fail(err, "id %d is '%s', not the reserved '%s'", id, token,
+                           vocab->tokens[id]);
+    } else {
+        int got = rs_vocab_add(vocab, token, err);
+        if (got < 0)
+            return -1;
+        if (got != id)
+            return rs_fail(err, "token '%s' appears twice (ids %d and %d)", token, got, id);
+    }
+    vocab->counts[id] = 0;
+    return 0;
+}
+
 int rs_vocab_id(const rs_vocab *vocab, const char *token)
 {
     if (!vocab->nslots)

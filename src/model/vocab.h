@@ -21,6 +21,14 @@ void rs_vocab_free(rs_vocab *vocab);
 /* Adds the token (or finds it) and counts one occurrence; returns its id, or -1. */
 int rs_vocab_add(rs_vocab *vocab, const char *token, rs_error *err);
 
+/* Token `id` of a vocabulary read back in id order (a checkpoint, an
+ * interchange file), ids 0, 1, 2, … in turn: a reserved id must hold its
+ * reserved token, any other token must be new, and it gets exactly this id;
+ * counts stay 0. Fails with "id 2 is 'x', not the reserved '</s>'" or
+ * "token 'x' appears twice (ids 5 and 9)", for the caller to prefix with the
+ * file and section. */
+int rs_vocab_read_token(rs_vocab *vocab, int id, const char *token, rs_error *err);
+
 /* Id of the token, or RS_UNK when it is not in the vocabulary. */
 int rs_vocab_id(const rs_vocab *vocab, const char *token);
 
