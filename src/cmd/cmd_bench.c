@@ -265,10 +265,7 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
     if (make_model(&model, d, c, err) || rs_train_state_alloc(&state, &model, err))
         goto done;
     int max_S = 1, max_T = 1;
-    for (int i = 0; i < d->train.count; i++) {
-        max_S = d->train.src_len[i] + 1 > max_S ? d->train.src_len[i] + 1 : max_S;
-        max_T = d->train.tgt_len[i] + 1 > max_T ? d->train.tgt_len[i] + 1 : max_T;
-    }
+    rs_dataset_max_lengths(&d->train, &max_S, &max_T);
     rs_rng rng;
     rs_rng_seed(&rng, 7);
     grads = rs_calloc(model.layout.total, sizeof(float), err);

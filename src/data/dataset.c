@@ -247,3 +247,13 @@ int rs_batch_from_dataset(rs_batch *batch, const rs_dataset *d, const int *order
     }
     return rs_batch_fill(batch, B, src, src_count, tgt, tgt_count, err);
 }
+
+void rs_dataset_max_lengths(const rs_dataset *d, int *max_S, int *max_T)
+{
+    for (int i = 0; d && i < d->count; i++) {
+        if (d->src_len[i] + 1 > *max_S)
+            *max_S = d->src_len[i] + 1;
+        if (d->tgt_len[i] + 1 > *max_T)
+            *max_T = d->tgt_len[i] + 1;
+    }
+}

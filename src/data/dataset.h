@@ -34,6 +34,10 @@ int rs_dataset_build(rs_dataset *out, const rs_tokenized *t, const rs_vocab *src
                      const rs_vocab *tgt_vocab, int max_len, int *skipped, rs_error *err);
 void rs_dataset_free(rs_dataset *d);
 
+/* The batch lengths d needs: *max_S, *max_T raised to its longest source
+ * and target + 1 (the </s> batches append); a NULL d leaves them. */
+void rs_dataset_max_lengths(const rs_dataset *d, int *max_S, int *max_T);
+
 /* The batches of one epoch: pairs sorted by length (so a batch wastes little
  * on padding), ties broken at random, cut into batches of at most batch_size
  * pairs and, when batch_tokens > 0, at most batch_tokens target tokens

@@ -19,12 +19,7 @@ static int score_with(const rs_model *model, float weight, const rs_dataset *dat
                       rs_error *err)
 {
     int max_S = 1, max_T = 1;
-    for (int i = 0; i < data->count; i++) {
-        if (data->src_len[i] + 1 > max_S)
-            max_S = data->src_len[i] + 1;
-        if (data->tgt_len[i] + 1 > max_T)
-            max_T = data->tgt_len[i] + 1;
-    }
+    rs_dataset_max_lengths(data, &max_S, &max_T);
     const int max_B = data->count < batch_size ? data->count : batch_size;
     rs_workspace ws;
     rs_batch batch;

@@ -24,16 +24,6 @@
 #include "train/train.h"
 #include "search/translate.h"
 
-static void max_lengths(const rs_dataset *d, int *max_S, int *max_T)
-{
-    for (int i = 0; d && i < d->count; i++) {
-        if (d->src_len[i] + 1 > *max_S)
-            *max_S = d->src_len[i] + 1;
-        if (d->tgt_len[i] + 1 > *max_T)
-            *max_T = d->tgt_len[i] + 1;
-    }
-}
-
 int rs_dev_translate(const rs_model *model, const rs_dataset *dev,
                          const rs_train_options *options, int batch_size, double *exact,
                          double *bleu, rs_error *err)
@@ -612,7 +602,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     if (c->dev_bleu && (!options->codec || !options->dev_refs))
         return rs_fail(err, "dev BLEU needs the text codec and the dev references");
     int max_S = 1, max_T = 1;
-    max_lengths(train, &max_S, &max_T);
+    rs_dataset_max_lengths(train, &max_S, &max_T);
     const size_t total = model->layout.total;
     char last_path[4200];
     snprintf(last_path, sizeof last_path, "%s/last.ckpt", options->dir);
