@@ -5,6 +5,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "model/vocab.h"
 #include "data/batch.h"
 #include "model/params.h"
 

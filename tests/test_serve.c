@@ -900,7 +900,9 @@ typedef struct {
 static void spawn_server(server_process *p, const char *options)
 {
     char cmd[1024];
-    snprintf(p->log, sizeof p->log, "%s/serve.%d.log", model_dir, (int)getpid());
+    static int spawned;
+    snprintf(p->log, sizeof p->log, "%s/serve.%d.%d.log", model_dir, (int)getpid(), ++spawned);
+    unlink(p->log);
     snprintf(cmd, sizeof cmd, "exec %s serve -m %s/m --port 0 --quiet %s 2> %s", testprog_path(),
              model_dir, options, p->log);
     p->pid = fork();
@@ -919,7 +921,7 @@ static void spawn_server(server_process *p, const char *options)
             text[n] = '\0';
             fclose(f);
         }
-        const char *url = strstr(text, "http://");
+        const char *url = strstr(text, "models:") ? strstr(text, "http://") : NULL;
         const char *colon = url ? strchr(url + 7 + (url[7] == '[' ? strcspn(url + 7, "]") : 0), ':') : NULL;
         if (colon)
             p->port = atoi(colon + 1);

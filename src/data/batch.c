@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "data/batch.h"
-#include "model/params.h"
+#include "model/vocab.h"
 
 int rs_batch_alloc(rs_batch *batch, int max_B, int max_S, int max_T, rs_error *err)
 {

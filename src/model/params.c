@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "model/params.h"
+#include "model/vocab.h"
 
 int rs_attention_kind_parse(const char *name)
 {

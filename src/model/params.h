@@ -16,8 +16,6 @@
 
 #include "model/config.h"
 
-enum { RS_PAD = 0, RS_UNK = 1, RS_BOS = 2, RS_EOS = 3, RS_RESERVED = 4 };
-
 typedef enum {
     RS_ATT_ADDITIVE = 0, /* v · tanh(W s + U h + b)  (model.md) */
     RS_ATT_GENERAL,      /* s · (K h), K [n, 2n]                */

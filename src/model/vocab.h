@@ -5,6 +5,10 @@
 
 #include "common/error.h"
 
+/* The reserved ids, the same in every vocabulary: padding, unknown word,
+ * beginning and end of sentence. */
+enum { RS_PAD = 0, RS_UNK = 1, RS_BOS = 2, RS_EOS = 3, RS_RESERVED = 4 };
+
 typedef struct {
     int size;       /* tokens in use */
     int capacity;   /* allocated entries of tokens/counts */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "nn/linalg.h"
+#include "model/vocab.h"
 #include "nn/readout.h"
 #include "nn/vecmath.h"
 

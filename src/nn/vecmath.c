@@ -478,43 +478,34 @@ static int avx2(void)
     return use_avx2;
 }
 
+/* Each kernel once: the AVX2 path where built and chosen, else the portable one. */
 #ifdef RS_HAVE_AVX2_PATH
 #define DISPATCH(avx2_call, portable_call) return avx2() ? avx2_call : portable_call
+#define DISPATCH_VOID(avx2_call, portable_call) \
+    do {                                        \
+        if (avx2())                             \
+            avx2_call;                          \
+        else                                    \
+            portable_call;                      \
+    } while (0)
 #else
 #define DISPATCH(avx2_call, portable_call) return portable_call
+#define DISPATCH_VOID(avx2_call, portable_call) portable_call
 #endif
 
 void rs_vexp(float *y, const float *x, size_t count)
 {
-#ifdef RS_HAVE_AVX2_PATH
-    if (avx2()) {
-        vexp_avx2(y, x, count);
-        return;
-    }
-#endif
-    vexp_portable(y, x, count);
+    DISPATCH_VOID(vexp_avx2(y, x, count), vexp_portable(y, x, count));
 }
 
 void rs_vtanh(float *y, const float *x, size_t count)
 {
-#ifdef RS_HAVE_AVX2_PATH
-    if (avx2()) {
-        vtanh_avx2(y, x, count);
-        return;
-    }
-#endif
-    vtanh_portable(y, x, count);
+    DISPATCH_VOID(vtanh_avx2(y, x, count), vtanh_portable(y, x, count));
 }
 
 void rs_vsigmoid(float *y, const float *x, size_t count)
 {
-#ifdef RS_HAVE_AVX2_PATH
-    if (avx2()) {
-        vsigmoid_avx2(y, x, count);
-        return;
-    }
-#endif
-    vsigmoid_portable(y, x, count);
+    DISPATCH_VOID(vsigmoid_avx2(y, x, count), vsigmoid_portable(y, x, count));
 }
 
 float rs_vmax(const float *x, size_t count)
@@ -540,13 +531,7 @@ float rs_vdot(const float *x, const float *y, size_t count)
 
 void rs_vaxpy(float *y, float alpha, const float *x, size_t count)
 {
-#ifdef RS_HAVE_AVX2_PATH
-    if (avx2()) {
-        vaxpy_avx2(y, alpha, x, count);
-        return;
-    }
-#endif
-    vaxpy_portable(y, alpha, x, count);
+    DISPATCH_VOID(vaxpy_avx2(y, alpha, x, count), vaxpy_portable(y, alpha, x, count));
 }
 
 double rs_vsumsq(const float *x, size_t count)
@@ -557,34 +542,19 @@ double rs_vsumsq(const float *x, size_t count)
 void rs_vadam(float *params, const float *grads, float grad_scale, float *m, float *v,
               size_t count, float lr, float beta1, float beta2, float eps, float c1, float c2)
 {
-#ifdef RS_HAVE_AVX2_PATH
-    if (avx2()) {
-        vadam_avx2(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2);
-        return;
-    }
-#endif
-    vadam_portable(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2);
+    DISPATCH_VOID(vadam_avx2(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2),
+                  vadam_portable(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2));
 }
 
 void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *t, const float *v,
                                float de, size_t count)
 {
-#ifdef RS_HAVE_AVX2_PATH
-    if (avx2()) {
-        vtanh_add_dot_backward_avx2(dq, dkey, dv, t, v, de, count);
-        return;
-    }
-#endif
-    vtanh_add_dot_backward_portable(dq, dkey, dv, t, v, de, count);
+    DISPATCH_VOID(vtanh_add_dot_backward_avx2(dq, dkey, dv, t, v, de, count),
+                  vtanh_add_dot_backward_portable(dq, dkey, dv, t, v, de, count));
 }
 
 void rs_vscale_shift(float *y, float scale, float shift, size_t count)
 {
-#ifdef RS_HAVE_AVX2_PATH
-    if (avx2()) {
-        vscale_shift_avx2(y, scale, shift, count);
-        return;
-    }
-#endif
-    vscale_shift_portable(y, scale, shift, count);
+    DISPATCH_VOID(vscale_shift_avx2(y, scale, shift, count),
+                  vscale_shift_portable(y, scale, shift, count));
 }
