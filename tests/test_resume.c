@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "train/rundir.h"
 #include "model/checkpoint.h"
 #include "common/fault.h"
 #include "testdir.h"

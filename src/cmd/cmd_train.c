@@ -16,6 +16,8 @@
 #include "train/dist.h"
 #include "common/fileio.h"
 #include "text/spm.h"
+#include "train/fingerprint.h"
+#include "train/rundir.h"
 #include "train/train.h"
 
 #define PROG "rnnsearch train"

@@ -1,16 +1,8 @@
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <unistd.h>
 
-#include "eval/bleu.h"
-#include "common/byteorder.h"
 #include "model/checkpoint.h"
 #include "common/clock.h"
 #include "common/crc32.h"
@@ -21,276 +13,10 @@
 #include "nn/network.h"
 #include "nn/optimizer.h"
 #include "nn/shards.h"
+#include "train/evaluate.h"
+#include "train/fingerprint.h"
+#include "train/rundir.h"
 #include "train/train.h"
-#include "search/translate.h"
-
-int rs_dev_translate(const rs_model *model, const rs_dataset *dev,
-                         const rs_train_options *options, int batch_size, double *exact,
-                         double *bleu, rs_error *err)
-{
-    rs_translate_options opt;
-    rs_translate_options_default(&opt);
-    opt.batch_size = batch_size;
-    const int with_bleu = options->codec && options->dev_refs;
-    rs_translator tr;
-    rs_source *sources = rs_calloc((size_t)dev->count + 1, sizeof *sources, err);
-    rs_translated *out = rs_calloc((size_t)dev->count + 1, sizeof *out, err);
-    if (!sources || !out ||
-        rs_translator_init(&tr, &model, 1, with_bleu ? options->codec : NULL, &opt, err)) {
-        free(sources);
-        free(out);
-        return -1;
-    }
-    for (int i = 0; i < dev->count; i++)
-        sources[i] = (rs_source){dev->src[i], dev->src_len[i]};
-    int status = rs_translate_sources(&tr, dev->count, sources, out, err);
-    rs_bleu_stats stats;
-    rs_bleu_stats_init(&stats);
-    int correct = 0;
-    for (int i = 0; i < dev->count && status == 0; i++) {
-        const rs_hypothesis *h = &out[i].hyp[0];
-        correct += h->len == dev->tgt_len[i] &&
-                   (h->len == 0 || !memcmp(h->ids, dev->tgt[i], sizeof(int) * (size_t)h->len));
-        const char *ref = with_bleu ? options->dev_refs[dev->line[i]] : NULL;
-        if (with_bleu && rs_bleu_stats_add(&stats, h->text ? h->text : "", &ref, 1, NULL, err))
-            status = -1;
-    }
-    for (int i = 0; i < dev->count; i++)
-        rs_translated_free(&out[i]);
-    *exact = dev->count ? (double)correct / dev->count : 0.0;
-    *bleu = -1.0;
-    if (with_bleu) {
-        rs_bleu_result result;
-        rs_bleu_compute(&stats, &result);
-        *bleu = result.score;
-    }
-    free(sources);
-    free(out);
-    rs_translator_free(&tr);
-    return status;
-}
-
-/* ---- the model directory -------------------------------------------------- */
-
-int rs_train_lock(const char *dir, int *fd, rs_error *err)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/lock", dir);
-    if (rs_make_parent_dirs(path, err))
-        return -1;
-    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (*fd < 0)
-        return rs_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    if (flock(*fd, LOCK_EX | LOCK_NB)) {
-        int e = errno;
-        char pid[32] = "";
-        ssize_t n = pread(*fd, pid, sizeof pid - 1, 0);
-        pid[n > 0 ? n : 0] = 0;
-        pid[strcspn(pid, "\n")] = 0;
-        close(*fd);
-        *fd = -1;
-        if (e == EWOULDBLOCK)
-            return rs_fail(err, "%s is in use by another training (process %s); wait for it "
-                                "to finish or train into another directory",
-                           dir, pid[0] ? pid : "unknown");
-        return rs_fail(err, "%s: cannot lock: %s", path, strerror(e));
-    }
-    char pid[32];
-    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(*fd, 0) || pwrite(*fd, pid, (size_t)len, 0) != len) {
-        int e = errno;
-        close(*fd);
-        *fd = -1;
-        return rs_fail(err, "%s: cannot write: %s", path, strerror(e));
-    }
-    return 0;
-}
-
-void rs_train_unlock(int fd)
-{
-    if (fd >= 0)
-        close(fd); /* closing the last descriptor releases the flock */
-}
-
-/* What training writes into its directory, by name. */
-enum { OUT_NONE, OUT_MODEL, OUT_STEP, OUT_TEMPORARY };
-
-/* step-N.ckpt: *step = N. */
-static int step_file(const char *name, long long *step)
-{
-    char *end;
-    if (strncmp(name, "step-", 5) || !isdigit((unsigned char)name[5]))
-        return 0;
-    *step = strtoll(name + 5, &end, 10);
-    return !strcmp(end, ".ckpt");
-}
-
-static int output_kind(const char *name)
-{
-    long long step;
-    const char *tmp = strstr(name, ".tmp.");
-    if (tmp && tmp != name && tmp[5] && strspn(tmp + 5, "0123456789") == strlen(tmp + 5))
-        return OUT_TEMPORARY;
-    if (step_file(name, &step))
-        return OUT_STEP;
-    if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") || !strcmp(name, "train.log.tsv"))
-        return OUT_MODEL;
-    return OUT_NONE;
-}
-
-/* Removes the files of the kinds selected by mask (1 << kind) in dir. */
-static int remove_outputs(const char *dir, int mask, rs_error *err)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return errno == ENOENT ? 0 : rs_fail(err, "%s: cannot list: %s", dir, strerror(errno));
-    struct dirent *e;
-    int status = 0;
-    while ((e = readdir(d)) && status == 0) {
-        if (!(mask & (1 << output_kind(e->d_name))))
-            continue;
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) && errno != ENOENT)
-            status = rs_fail(err, "%s: cannot remove: %s", path, strerror(errno));
-    }
-    closedir(d);
-    return status;
-}
-
-int rs_train_dir_has_model(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    struct dirent *e;
-    int found = 0;
-    while (!found && (e = readdir(d)))
-        found = output_kind(e->d_name) == OUT_MODEL || output_kind(e->d_name) == OUT_STEP;
-    closedir(d);
-    return found;
-}
-
-int rs_train_clear_dir(const char *dir, rs_error *err)
-{
-    return remove_outputs(dir, 1 << OUT_MODEL | 1 << OUT_STEP | 1 << OUT_TEMPORARY, err);
-}
-
-static int compare_steps(const void *pa, const void *pb)
-{
-    long long a = *(const long long *)pa, b = *(const long long *)pb;
-    return (a > b) - (a < b);
-}
-
-/* Removes step-N.ckpt files but the `keep` with the highest N. */
-static int prune_step_files(const char *dir, int keep, rs_error *err)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return rs_fail(err, "%s: cannot list: %s", dir, strerror(errno));
-    long long *steps = NULL, step;
-    size_t count = 0, cap = 0;
-    struct dirent *e;
-    int status = 0;
-    while (status == 0 && (e = readdir(d))) {
-        if (!step_file(e->d_name, &step))
-            continue;
-        if (count == cap) {
-            long long *grown = realloc(steps, (cap = 2 * cap + 16) * sizeof *steps);
-            if (!grown)
-                status = rs_fail(err, "out of memory listing %s", dir);
-            else
-                steps = grown;
-        }
-        if (status == 0)
-            steps[count++] = step;
-    }
-    closedir(d);
-    if (status == 0 && count > (size_t)keep) {
-        qsort(steps, count, sizeof *steps, compare_steps);
-        for (size_t i = 0; i + (size_t)keep < count && status == 0; i++) {
-            char path[4400];
-            snprintf(path, sizeof path, "%s/step-%lld.ckpt", dir, steps[i]);
-            if (unlink(path) && errno != ENOENT)
-                status = rs_fail(err, "%s: cannot remove: %s", path, strerror(errno));
-        }
-    }
-    free(steps);
-    return status;
-}
-
-/* Removes NAME.tmp.PID files that saves killed before their rename left. */
-static int remove_temporaries(const char *dir, rs_error *err)
-{
-    return remove_outputs(dir, 1 << OUT_TEMPORARY, err);
-}
-
-/* Keeps the header and the rows up to `step`: rows after it were written by
- * a run killed before its next checkpoint, and the resumed run writes them again. */
-static int truncate_log(const char *dir, int64_t step, rs_error *err)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
-    unsigned char *data;
-    size_t size;
-    if (access(path, F_OK))
-        return 0;
-    if (rs_read_file(path, &data, &size, err))
-        return -1;
-    size_t keep = 0;
-    for (size_t at = 0; at < size;) {
-        const unsigned char *eol = memchr(data + at, '\n', size - at);
-        size_t next = eol ? (size_t)(eol - data) + 1 : size;
-        if (at > 0 && strtoll((const char *)data + at, NULL, 10) > step)
-            break;
-        keep = next;
-        at = next;
-    }
-    int status = 0;
-    if (keep < size) {
-        rs_atomic_file af;
-        if (rs_atomic_open(&af, path, err))
-            status = -1;
-        else if (fwrite(data, 1, keep, af.f) != keep) {
-            rs_atomic_abort(&af);
-            status = rs_fail(err, "%s: write failed", path);
-        } else
-            status = rs_atomic_commit(&af, err);
-    }
-    free(data);
-    return status;
-}
-
-/* One row per evaluation. Empty cells where nothing was measured; the dev
- * metric is BLEU with --dev-bleu, else exact match in percent with
- * --dev-translate, named in the last column. */
-static int append_log(const char *dir, const rs_train_event *ev, double train_loss, rs_error *err)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return rs_fail(err, "%s: cannot open for appending: %s", path, strerror(errno));
-    if (ftell(f) == 0)
-        fprintf(f, "step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\t"
-                   "dev_metric_name\n");
-    char train[32] = "", dev[32] = "", metric[32] = "";
-    const char *name = "";
-    if (isfinite(train_loss))
-        snprintf(train, sizeof train, "%.6f", train_loss);
-    if (isfinite(ev->dev_loss))
-        snprintf(dev, sizeof dev, "%.6f", ev->dev_loss);
-    if (ev->dev_bleu >= 0)
-        snprintf(metric, sizeof metric, "%.4f", ev->dev_bleu), name = "bleu";
-    else if (ev->dev_exact >= 0)
-        snprintf(metric, sizeof metric, "%.4f", 100 * ev->dev_exact), name = "exact_percent";
-    fprintf(f, "%lld\t%d\t%s\t%s\t%s\t%.1f\t%.6g\t%.2f\t%s\n", (long long)ev->step, ev->epoch,
-            train, dev, metric, ev->tokens_per_s, ev->lr, ev->elapsed_s, name);
-    if (fclose(f))
-        return rs_fail(err, "%s: write failed", path);
-    rs_fault_point("log");
-    return 0;
-}
 
 /* ---- the loop ------------------------------------------------------------- */
 
@@ -334,7 +60,7 @@ static int commit_here(trainer *tr, int best, rs_error *err)
     if (keep > 0) {
         char name[64];
         snprintf(name, sizeof name, "step-%lld.ckpt", (long long)tr->state->step);
-        if (save(tr, name, err) || prune_step_files(tr->options->dir, keep, err))
+        if (save(tr, name, err) || rs_rundir_prune_steps(tr->options->dir, keep, err))
             return -1;
     }
     return 0;
@@ -395,77 +121,7 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
     }
     tr->evaluated_step = st->step;
     tr->report(tr->ctx, ev);
-    return append_log(tr->options->dir, ev, train_loss, err);
-}
-
-/* ---- the data a run trains on (rs_data_fingerprint_of) -------------------- */
-
-/* Continues crc over u32 little-endian values: the bytes, and so the CRC, are
- * the same on every machine. */
-static uint32_t crc_le32s(uint32_t crc, const int *values, int count)
-{
-    unsigned char chunk[4 * 256];
-    while (count > 0) {
-        const int k = count < 256 ? count : 256;
-        for (int i = 0; i < k; i++)
-            rs_put_le32(chunk + 4 * i, (uint32_t)values[i]);
-        crc = rs_crc32_update(crc, chunk, 4 * (size_t)k);
-        values += k;
-        count -= k;
-    }
-    return crc;
-}
-
-/* One side of d, pair by pair: each sequence's length, then its ids (the
- * length keeps a token moved across a line break from going unseen). */
-static uint32_t side_crc(const rs_dataset *d, int side)
-{
-    uint32_t crc = 0;
-    for (int i = 0; i < d->count; i++) {
-        const int len = side == RS_SIDE_SRC ? d->src_len[i] : d->tgt_len[i];
-        crc = crc_le32s(crc, &len, 1);
-        crc = crc_le32s(crc, side == RS_SIDE_SRC ? d->src[i] : d->tgt[i], len);
-    }
-    return crc;
-}
-
-void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
-                            const rs_dataset *dev, char *const *dev_refs)
-{
-    static const rs_dataset none = {0};
-    if (!dev)
-        dev = &none;
-    fp->known = 1;
-    fp->train_pairs = (uint32_t)train->count;
-    fp->train_src_crc = side_crc(train, RS_SIDE_SRC);
-    fp->train_tgt_crc = side_crc(train, RS_SIDE_TGT);
-    fp->dev_pairs = (uint32_t)dev->count;
-    fp->dev_src_crc = side_crc(dev, RS_SIDE_SRC);
-    fp->dev_tgt_crc = side_crc(dev, RS_SIDE_TGT);
-    for (int i = 0; dev_refs && i < dev->count; i++) {
-        const char *ref = dev_refs[dev->line[i]];
-        const int len = (int)strlen(ref);
-        fp->dev_tgt_crc = crc_le32s(fp->dev_tgt_crc, &len, 1);
-        fp->dev_tgt_crc = rs_crc32_update(fp->dev_tgt_crc, ref, (size_t)len);
-    }
-}
-
-int rs_data_fingerprint_compare(const rs_data_fingerprint *a, const rs_data_fingerprint *b)
-{
-    enum { TRAIN = RS_DATA_TRAIN_SRC | RS_DATA_TRAIN_TGT, DEV = RS_DATA_DEV_SRC | RS_DATA_DEV_TGT };
-    const struct { uint32_t a, b; int parts; } fields[] = {
-        {a->train_pairs, b->train_pairs, TRAIN},
-        {a->train_src_crc, b->train_src_crc, RS_DATA_TRAIN_SRC},
-        {a->train_tgt_crc, b->train_tgt_crc, RS_DATA_TRAIN_TGT},
-        {a->dev_pairs, b->dev_pairs, DEV},
-        {a->dev_src_crc, b->dev_src_crc, RS_DATA_DEV_SRC},
-        {a->dev_tgt_crc, b->dev_tgt_crc, RS_DATA_DEV_TGT},
-    };
-    int differ = 0;
-    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
-        if (fields[i].a != fields[i].b)
-            differ |= fields[i].parts;
-    return differ;
+    return rs_rundir_append_log(tr->options->dir, ev, train_loss, err);
 }
 
 /* ---- across ranks (src/train/dist.h): rank 0 alone evaluates, logs and saves ---- */
@@ -622,8 +278,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                        last_path, (long long)state->batches_done, batches_per_epoch);
     rs_data_fingerprint_of(&state->data, train, dev, c->dev_bleu ? options->dev_refs : NULL);
     if (rs_dist_check(rs_dist_rank() == 0 && (rs_make_parent_dirs(last_path, err) ||
-                                               remove_temporaries(options->dir, err) ||
-                                               truncate_log(options->dir, state->step, err)),
+                                               rs_rundir_remove_temporaries(options->dir, err) ||
+                                               rs_rundir_truncate_log(options->dir, state->step, err)),
                       err) ||
         rs_dist_agree(fingerprint(model, state), "the training data or the model", err))
         return -1;

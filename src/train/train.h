@@ -18,6 +18,7 @@
 
 #include "data/dataset.h"
 #include "model/model.h"
+#include "model/codec.h"
 
 typedef struct {
     const char *dir; /* models/NAME: last.ckpt, best.ckpt, train.log.tsv */
@@ -58,27 +59,6 @@ typedef struct {
 
 typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
 
-/* The fingerprint of the data a run trains on, recorded in its checkpoints
- * so that --resume can tell whether it is given the same data. It is taken
- * from what training uses, not from the files: for each side of the training
- * and dev pairs, the CRC-32 of the id sequences (each as its length, then its
- * ids, u32 little-endian) pair by pair in order, after reading (gzip or not,
- * TSV or two files, --swap, CR or CRLF line ends), tokenization
- * (SentencePiece included), vocabulary lookup and the --max-len filter, plus
- * the pair count. So the same corpus stored otherwise is the same data, and
- * any change training would see (a token, a line's order, a pair kept or left
- * out) is a change, while one it cannot see (in a pair over --max-len, or an
- * unknown word for another unknown word) is not. With dev BLEU (dev_refs not
- * NULL: the raw dev targets, indexed by dev->line) the references it is
- * computed against are part of the dev target's CRC, as they choose best.ckpt. */
-void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
-                            const rs_dataset *dev, char *const *dev_refs);
-
-/* Which parts of two known fingerprints differ: RS_DATA_* bits (a differing
- * pair count counts for both sides), 0 when none does. */
-enum { RS_DATA_TRAIN_SRC = 1, RS_DATA_TRAIN_TGT = 2, RS_DATA_DEV_SRC = 4, RS_DATA_DEV_TGT = 8 };
-int rs_data_fingerprint_compare(const rs_data_fingerprint *a, const rs_data_fingerprint *b);
-
 /* Trains from state (fresh or loaded from last.ckpt) until a stop reason.
  * state->data becomes the fingerprint of train and dev (the caller compares
  * a resumed state's with it first; see rs_data_fingerprint_of), and a state
@@ -92,21 +72,5 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
              const rs_dataset *dev, const rs_train_options *options, rs_train_report report,
              void *ctx, rs_error *err);
 
-/* Takes an exclusive lock on DIR/lock (creating DIR), held until
- * rs_train_unlock or the process ends, and writes our PID into it. Another
- * holder is refused with its PID. */
-int rs_train_lock(const char *dir, int *fd, rs_error *err);
-void rs_train_unlock(int fd);
-
-/* Whether dir holds what training writes (last.ckpt, best.ckpt, step-N.ckpt,
- * train.log.tsv), and removing it all (for --overwrite). */
-int rs_train_dir_has_model(const char *dir);
-int rs_train_clear_dir(const char *dir, rs_error *err);
-
-/* Greedy translations of the dev set through the translation pipeline (the
- * same output `rnnsearch translate` gives): the exact-match rate, and BLEU
- * when the options carry a codec and references (else bleu = -1). */
-int rs_dev_translate(const rs_model *model, const rs_dataset *dev, const rs_train_options *options,
-                     int batch_size, double *exact, double *bleu, rs_error *err);
 
 #endif

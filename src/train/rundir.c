@@ -1,0 +1,237 @@
+/* The model directory of a training run: its lock, what training writes
+ * there (last.ckpt, best.ckpt, step-N.ckpt, train.log.tsv) and how a
+ * resumed run tidies it (see rundir.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "common/fault.h"
+#include "common/fileio.h"
+#include "train/rundir.h"
+
+int rs_train_lock(const char *dir, int *fd, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/lock", dir);
+    if (rs_make_parent_dirs(path, err))
+        return -1;
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0)
+        return rs_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB)) {
+        int e = errno;
+        char pid[32] = "";
+        ssize_t n = pread(*fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        close(*fd);
+        *fd = -1;
+        if (e == EWOULDBLOCK)
+            return rs_fail(err, "%s is in use by another training (process %s); wait for it "
+                                "to finish or train into another directory",
+                           dir, pid[0] ? pid : "unknown");
+        return rs_fail(err, "%s: cannot lock: %s", path, strerror(e));
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(*fd, 0) || pwrite(*fd, pid, (size_t)len, 0) != len) {
+        int e = errno;
+        close(*fd);
+        *fd = -1;
+        return rs_fail(err, "%s: cannot write: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+void rs_train_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* closing the last descriptor releases the flock */
+}
+
+/* What training writes into its directory, by name. */
+enum { OUT_NONE, OUT_MODEL, OUT_STEP, OUT_TEMPORARY };
+
+/* step-N.ckpt: *step = N. */
+static int step_file(const char *name, long long *step)
+{
+    char *end;
+    if (strncmp(name, "step-", 5) || !isdigit((unsigned char)name[5]))
+        return 0;
+    *step = strtoll(name + 5, &end, 10);
+    return !strcmp(end, ".ckpt");
+}
+
+static int output_kind(const char *name)
+{
+    long long step;
+    const char *tmp = strstr(name, ".tmp.");
+    if (tmp && tmp != name && tmp[5] && strspn(tmp + 5, "0123456789") == strlen(tmp + 5))
+        return OUT_TEMPORARY;
+    if (step_file(name, &step))
+        return OUT_STEP;
+    if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") || !strcmp(name, "train.log.tsv"))
+        return OUT_MODEL;
+    return OUT_NONE;
+}
+
+/* Removes the files of the kinds selected by mask (1 << kind) in dir. */
+static int remove_outputs(const char *dir, int mask, rs_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : rs_fail(err, "%s: cannot list: %s", dir, strerror(errno));
+    struct dirent *e;
+    int status = 0;
+    while ((e = readdir(d)) && status == 0) {
+        if (!(mask & (1 << output_kind(e->d_name))))
+            continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) && errno != ENOENT)
+            status = rs_fail(err, "%s: cannot remove: %s", path, strerror(errno));
+    }
+    closedir(d);
+    return status;
+}
+
+int rs_train_dir_has_model(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int found = 0;
+    while (!found && (e = readdir(d)))
+        found = output_kind(e->d_name) == OUT_MODEL || output_kind(e->d_name) == OUT_STEP;
+    closedir(d);
+    return found;
+}
+
+int rs_train_clear_dir(const char *dir, rs_error *err)
+{
+    return remove_outputs(dir, 1 << OUT_MODEL | 1 << OUT_STEP | 1 << OUT_TEMPORARY, err);
+}
+
+static int compare_steps(const void *pa, const void *pb)
+{
+    long long a = *(const long long *)pa, b = *(const long long *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Removes step-N.ckpt files but the `keep` with the highest N. */
+int rs_rundir_prune_steps(const char *dir, int keep, rs_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return rs_fail(err, "%s: cannot list: %s", dir, strerror(errno));
+    long long *steps = NULL, step;
+    size_t count = 0, cap = 0;
+    struct dirent *e;
+    int status = 0;
+    while (status == 0 && (e = readdir(d))) {
+        if (!step_file(e->d_name, &step))
+            continue;
+        if (count == cap) {
+            long long *grown = realloc(steps, (cap = 2 * cap + 16) * sizeof *steps);
+            if (!grown)
+                status = rs_fail(err, "out of memory listing %s", dir);
+            else
+                steps = grown;
+        }
+        if (status == 0)
+            steps[count++] = step;
+    }
+    closedir(d);
+    if (status == 0 && count > (size_t)keep) {
+        qsort(steps, count, sizeof *steps, compare_steps);
+        for (size_t i = 0; i + (size_t)keep < count && status == 0; i++) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/step-%lld.ckpt", dir, steps[i]);
+            if (unlink(path) && errno != ENOENT)
+                status = rs_fail(err, "%s: cannot remove: %s", path, strerror(errno));
+        }
+    }
+    free(steps);
+    return status;
+}
+
+/* Removes NAME.tmp.PID files that saves killed before their rename left. */
+int rs_rundir_remove_temporaries(const char *dir, rs_error *err)
+{
+    return remove_outputs(dir, 1 << OUT_TEMPORARY, err);
+}
+
+/* Keeps the header and the rows up to `step`: rows after it were written by
+ * a run killed before its next checkpoint, and the resumed run writes them again. */
+int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    unsigned char *data;
+    size_t size;
+    if (access(path, F_OK))
+        return 0;
+    if (rs_read_file(path, &data, &size, err))
+        return -1;
+    size_t keep = 0;
+    for (size_t at = 0; at < size;) {
+        const unsigned char *eol = memchr(data + at, '\n', size - at);
+        size_t next = eol ? (size_t)(eol - data) + 1 : size;
+        if (at > 0 && strtoll((const char *)data + at, NULL, 10) > step)
+            break;
+        keep = next;
+        at = next;
+    }
+    int status = 0;
+    if (keep < size) {
+        rs_atomic_file af;
+        if (rs_atomic_open(&af, path, err))
+            status = -1;
+        else if (fwrite(data, 1, keep, af.f) != keep) {
+            rs_atomic_abort(&af);
+            status = rs_fail(err, "%s: write failed", path);
+        } else
+            status = rs_atomic_commit(&af, err);
+    }
+    free(data);
+    return status;
+}
+
+/* One row per evaluation. Empty cells where nothing was measured; the dev
+ * metric is BLEU with --dev-bleu, else exact match in percent with
+ * --dev-translate, named in the last column. */
+int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train_loss, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return rs_fail(err, "%s: cannot open for appending: %s", path, strerror(errno));
+    if (ftell(f) == 0)
+        fprintf(f, "step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\t"
+                   "dev_metric_name\n");
+    char train[32] = "", dev[32] = "", metric[32] = "";
+    const char *name = "";
+    if (isfinite(train_loss))
+        snprintf(train, sizeof train, "%.6f", train_loss);
+    if (isfinite(ev->dev_loss))
+        snprintf(dev, sizeof dev, "%.6f", ev->dev_loss);
+    if (ev->dev_bleu >= 0)
+        snprintf(metric, sizeof metric, "%.4f", ev->dev_bleu), name = "bleu";
+    else if (ev->dev_exact >= 0)
+        snprintf(metric, sizeof metric, "%.4f", 100 * ev->dev_exact), name = "exact_percent";
+    fprintf(f, "%lld\t%d\t%s\t%s\t%s\t%.1f\t%.6g\t%.2f\t%s\n", (long long)ev->step, ev->epoch,
+            train, dev, metric, ev->tokens_per_s, ev->lr, ev->elapsed_s, name);
+    if (fclose(f))
+        return rs_fail(err, "%s: write failed", path);
+    rs_fault_point("log");
+    return 0;
+}

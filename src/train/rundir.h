@@ -1,0 +1,38 @@
+/* The model directory of a training run (train/rundir.c): one training at a
+ * time, what training writes there, and how a resumed run tidies it. */
+#ifndef RS_RUNDIR_H
+#define RS_RUNDIR_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+#include "train/train.h"
+
+/* Takes an exclusive lock on DIR/lock (creating DIR), held until
+ * rs_train_unlock or the process ends, and writes our PID into it. Another
+ * holder is refused with its PID. */
+int rs_train_lock(const char *dir, int *fd, rs_error *err);
+void rs_train_unlock(int fd);
+
+/* Whether dir holds what training writes (last.ckpt, best.ckpt, step-N.ckpt,
+ * train.log.tsv), and removing it all (for --overwrite). */
+int rs_train_dir_has_model(const char *dir);
+int rs_train_clear_dir(const char *dir, rs_error *err);
+
+/* Keeps the K most recent step-N.ckpt files, removing older ones. */
+int rs_rundir_prune_steps(const char *dir, int keep, rs_error *err);
+
+/* Removes the *.tmp.PID files of saves that were killed. */
+int rs_rundir_remove_temporaries(const char *dir, rs_error *err);
+
+/* Keeps the log's header and its rows up to `step`: rows after it were
+ * written by a run killed before its next checkpoint, and the resumed run
+ * writes them again. */
+int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err);
+
+/* Appends the row of a dev evaluation to DIR/train.log.tsv (written whole,
+ * then synced). */
+int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train_loss,
+                         rs_error *err);
+
+#endif
