@@ -25,7 +25,7 @@ static double att_loss(void *p)
 {
     att_case *c = p;
     const attention_weights w = {c->kind, AN, AA, c->W_a, c->v_a};
-    const attention_source src = {c->keys, c->annotations, c->src_len, AB, AS};
+    const attention_source src = {c->keys, c->annotations, c->src_len, AB, AS, NULL, 0};
     const attention_saved saved = {c->alpha, c->hidden, c->query_proj};
     attention_forward(c->context, &saved, c->query, &src, &w);
     return gradcheck_weighted_sum(c->context, c->weight, AB * 2 * AN);
@@ -57,7 +57,7 @@ static void check_attention(int kind)
     float dquery[AB * AN] = {0}, dann[AS * AB * 2 * AN] = {0}, dkeys[AS * AB * AA] = {0};
     float dqp[AB * AA], dv[AA] = {0}, dW[AA * AN] = {0}, scratch[AS];
     const attention_weights w = {kind, AN, AA, c.W_a, c.v_a};
-    const attention_source src = {c.keys, c.annotations, c.src_len, AB, AS};
+    const attention_source src = {c.keys, c.annotations, c.src_len, AB, AS, NULL, 0};
     const attention_saved saved = {c.alpha, c.hidden, c.query_proj};
     const attention_grads d = {dquery, dann, dkeys, dqp, dv};
     attention_backward(&d, c.weight, &saved, c.query, &src, &w, scratch);
@@ -115,6 +115,44 @@ START_TEST(attention_keys_match_finite_differences)
 }
 END_TEST
 
+/* Rows that read their sentence through the map (a beam's rows, rows left
+ * after others finished) get exactly what a copy of that sentence gives. */
+START_TEST(attention_rows_read_their_sentence_through_the_map)
+{
+    att_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = _i;
+    const int ka = attention_key_size(c.kind, AN, AA);
+    fill_uniform(c.annotations, AS * AB * 2 * AN, 1.0f, 41);
+    fill_uniform(c.keys, AS * AB * ka, 1.0f, 42);
+    fill_uniform(c.W_a, AA * AN, 0.8f, 43);
+    fill_uniform(c.v_a, AA, 1.0f, 44);
+    enum { ROWS = 3 };
+    const int sentence[ROWS] = {1, 0, 1}, src_len[AB] = {AS, 2};
+    int row_len[ROWS];
+    float query[ROWS * AN], copy_keys[AS * ROWS * AA], copy_ann[AS * ROWS * 2 * AN];
+    fill_uniform(query, ROWS * AN, 1.0f, 45);
+    for (int r = 0; r < ROWS; r++) {
+        row_len[r] = src_len[sentence[r]];
+        for (int j = 0; j < AS; j++) {
+            memcpy(copy_keys + ((size_t)j * ROWS + r) * ka, c.keys + ((size_t)j * AB + sentence[r]) * ka,
+                   sizeof(float) * ka);
+            memcpy(copy_ann + ((size_t)j * ROWS + r) * 2 * AN,
+                   c.annotations + ((size_t)j * AB + sentence[r]) * 2 * AN, sizeof(float) * 2 * AN);
+        }
+    }
+    const attention_weights w = {c.kind, AN, AA, c.W_a, c.v_a};
+    float alpha[2][ROWS * AS], hidden[2][ROWS * AS * AA], qp[2][ROWS * AA], ctx[2][ROWS * 2 * AN];
+    const attention_source mapped = {c.keys, c.annotations, row_len, ROWS, AS, sentence, AB};
+    const attention_source copied = {copy_keys, copy_ann, row_len, ROWS, AS, NULL, 0};
+    const attention_saved saved[2] = {{alpha[0], hidden[0], qp[0]}, {alpha[1], hidden[1], qp[1]}};
+    attention_forward(ctx[0], &saved[0], query, &mapped, &w);
+    attention_forward(ctx[1], &saved[1], query, &copied, &w);
+    ck_assert(!memcmp(ctx[0], ctx[1], sizeof ctx[0]));
+    ck_assert(!memcmp(alpha[0], alpha[1], sizeof alpha[0]));
+}
+END_TEST
+
 START_TEST(attention_known_answers)
 {
     /* Dot scores of query (1,2) against keys (1,0), (0,1), (1,1) are (1,2,3);
@@ -124,7 +162,7 @@ START_TEST(attention_known_answers)
     float alpha[3], context[4];
     int len = 3;
     const attention_weights w = {RS_ATT_DOT, 2, 1, NULL, NULL};
-    const attention_source src = {keys, annotations, &len, 1, 3};
+    const attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
     const attention_saved saved = {alpha, NULL, NULL};
     attention_forward(context, &saved, query, &src, &w);
     ck_assert_float_eq_tol(alpha[0], 0.0900f, 5e-5f);
@@ -153,6 +191,7 @@ Suite *attention_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, attention_matches_finite_differences, 0, 4);
     tcase_add_loop_test(tc, attention_keys_match_finite_differences, 0, 4);
+    tcase_add_loop_test(tc, attention_rows_read_their_sentence_through_the_map, 0, 4);
     suite_add_tcase(s, tc);
     TCase *known = tcase_create("known answers");
     tcase_add_test(known, attention_known_answers);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "train/rundir.h"
 #include "search/beam.h"
 #include "search/forced.h"
 #include "model/checkpoint.h"

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "train/evaluate.h"
 #include "model/checkpoint.h"
 #include "search/decode.h"
 #include "search/forced.h"

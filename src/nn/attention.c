@@ -10,6 +10,17 @@ int attention_key_size(int kind, int n, int a)
     return kind == RS_ATT_ADDITIVE ? a : n;
 }
 
+/* Row b's sentence, and the sentences' row stride (see attention_source). */
+static int sentence_of(const attention_source *src, int b)
+{
+    return src->sentence ? src->sentence[b] : b;
+}
+
+static int source_rows(const attention_source *src)
+{
+    return src->sentence ? src->N : src->B;
+}
+
 static float dot_scale(int kind, int n)
 {
     return kind == RS_ATT_SCALED_DOT ? 1.0f / sqrtf((float)n) : 1.0f;
@@ -56,7 +67,7 @@ void attention_forward(float *context, const attention_saved *saved, const float
                        const attention_source *src, const attention_weights *w)
 {
     const double phase_t0 = rs_phase_start();
-    const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S;
+    const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S, N = source_rows(src);
     const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
     if (kind == RS_ATT_ADDITIVE)
         matmul_forward(RS_MAT(saved->query_proj, B, a), RS_CMAT(query, B, n), RS_CMAT(w->W_a, a, n),
@@ -65,8 +76,9 @@ void attention_forward(float *context, const attention_saved *saved, const float
     for (int b = 0; b < B; b++) {
         float *scores = saved->alpha + (size_t)b * S;
         const int len = src->src_len[b];
+        const size_t x = (size_t)sentence_of(src, b);
         for (int j = 0; j < len; j++) {
-            const float *key = src->keys + ((size_t)j * B + b) * ka;
+            const float *key = src->keys + ((size_t)j * N + x) * ka;
             if (kind == RS_ATT_ADDITIVE)
                 /* ε_j = v_a · tanh(W_a s + U_a h_j + b_a), the tanh kept */
                 scores[j] = rs_vtanh_add_dot(saved->hidden + ((size_t)b * S + j) * a,
@@ -80,7 +92,7 @@ void attention_forward(float *context, const attention_saved *saved, const float
         float *c = context + (size_t)b * n2;
         memset(c, 0, sizeof(float) * n2);
         for (int j = 0; j < len; j++)
-            rs_vaxpy(c, scores[j], src->annotations + ((size_t)j * B + b) * n2, (size_t)n2);
+            rs_vaxpy(c, scores[j], src->annotations + ((size_t)j * N + x) * n2, (size_t)n2);
     }
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
@@ -90,7 +102,7 @@ void attention_backward(const attention_grads *d, const float *dcontext,
                         const attention_source *src, const attention_weights *w, float *scratch)
 {
     const double phase_t0 = rs_phase_start();
-    const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S;
+    const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S, N = source_rows(src);
     const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
     const float scale = dot_scale(kind, n);
     if (kind == RS_ATT_ADDITIVE)
@@ -98,12 +110,13 @@ void attention_backward(const attention_grads *d, const float *dcontext,
     for (int b = 0; b < B; b++) {
         const float *al = saved->alpha + (size_t)b * S, *dc = dcontext + (size_t)b * n2;
         const int len = src->src_len[b];
+        const size_t x = (size_t)sentence_of(src, b);
         float *dscore = scratch;
         /* forward was: c = Σ_j α_j h_j, so dα_j = dc · h_j and dh_j += α_j dc. */
         float weighted = 0.0f;
         for (int j = 0; j < len; j++) {
-            const float *h = src->annotations + ((size_t)j * B + b) * n2;
-            float *dh = d->annotations + ((size_t)j * B + b) * n2;
+            const float *h = src->annotations + ((size_t)j * N + x) * n2;
+            float *dh = d->annotations + ((size_t)j * N + x) * n2;
             float da = rs_vdot(dc, h, (size_t)n2);
             rs_vaxpy(dh, al[j], dc, (size_t)n2);
             dscore[j] = da;
@@ -113,7 +126,7 @@ void attention_backward(const attention_grads *d, const float *dcontext,
         for (int j = 0; j < len; j++)
             dscore[j] = al[j] * (dscore[j] - weighted);
         for (int j = 0; j < len; j++) {
-            float *dkey = d->keys + ((size_t)j * B + b) * ka;
+            float *dkey = d->keys + ((size_t)j * N + x) * ka;
             if (kind == RS_ATT_ADDITIVE) {
                 /* forward was: ε = v · t, t = tanh(W_a s + key). */
                 rs_vtanh_add_dot_backward(d->query_proj + (size_t)b * a, dkey, d->v_a,
@@ -121,7 +134,7 @@ void attention_backward(const attention_grads *d, const float *dcontext,
                                           dscore[j], (size_t)a);
             } else {
                 /* forward was: ε = scale · s · key. */
-                const float *key = src->keys + ((size_t)j * B + b) * ka;
+                const float *key = src->keys + ((size_t)j * N + x) * ka;
                 const float *q = query + (size_t)b * n;
                 float *dq = d->query + (size_t)b * n;
                 float ds = scale * dscore[j];

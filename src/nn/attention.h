@@ -35,12 +35,19 @@ typedef struct {
     const float *W_a, *v_a;
 } attention_weights;
 
-/* What a step attends over: keys [S,B,ka] and annotations [S,B,2n] of a
- * batch of B sentences of src_len [B] (≥ 1) real positions, S at most. */
+/* What a step's B rows attend over: the keys [S,N,ka] and annotations
+ * [S,N,2n] of N sentences (time-major, as the encoder wrote them); row b
+ * reads sentence sentence[b] (sentence NULL: row b reads sentence b, N = B),
+ * whose src_len[b] (≥ 1) real positions come first, S at most. The map lets
+ * the K rows of a beam, or the rows left when others have finished, read
+ * their sentence where the encoder put it, with no copy (Marian's mapped
+ * context). */
 typedef struct {
     const float *keys, *annotations;
     const int *src_len;
     int B, S;
+    const int *sentence; /* [B] or NULL */
+    int N;               /* sentences in keys and annotations (their row stride) */
 } attention_source;
 
 /* What a step's forward keeps for its backward: alpha [B,S] the weights;

@@ -318,7 +318,7 @@ static void decoder_cell_backward(rs_workspace *ws, const rs_model *model, const
     matmul_backward_input(RS_MAT(dctx, B, 2 * n), RS_CMAT(dpre, B, 3 * n),
                           RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
     const attention_weights aw = {model->cfg.attention, n, a, w->att_W, w->att_v};
-    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S};
+    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
     const attention_saved saved = {ws->alpha + (size_t)t * B * S,
                                    ws->att_hidden + (size_t)t * B * S * ka, NULL};
     const attention_grads d = {ws->carry, ws->d_annotations, ws->d_keys,
@@ -359,7 +359,7 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
                    RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
     rs_add_bias(ws->dec_xproj, w->dec_b, R, 3 * n, 3 * n);
 
-    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S};
+    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
     for (int t = 0; t < T; t++) {
         const decoder_step st = {ws->dec_states + (t + 1) * Bn, ws->dec_gates + t * Bn3,
                                  ws->dec_rh + t * Bn, ws->context + (size_t)t * B * 2 * n,

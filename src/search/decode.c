@@ -35,8 +35,6 @@ static void member_free(rs_member *mb)
 {
     rs_workspace_free(&mb->ws);
     rs_step_workspace_free(&mb->sw);
-    free(mb->keys);
-    free(mb->annotations);
     free(mb->state);
     free(mb->next_state);
     free(mb->logits);
@@ -50,19 +48,15 @@ static int member_init(rs_member *mb, const rs_model *model, int max_sentences, 
 {
     const size_t rows = (size_t)max_rows, S = (size_t)max_S;
     const size_t n = (size_t)model->cfg.hidden, V = (size_t)model->cfg.tgt_vocab;
-    const size_t ka = (size_t)attention_key_size(model->cfg.attention, model->cfg.hidden, model->cfg.att);
     if (rs_workspace_alloc(&mb->ws, model, max_sentences, max_S, 0, err) ||
         rs_step_workspace_alloc(&mb->sw, model, max_rows, max_S, err))
         return -1;
-    mb->keys = rs_calloc(S * rows * ka, sizeof(float), err);
-    mb->annotations = rs_calloc(S * rows * 2 * n, sizeof(float), err);
     mb->state = rs_calloc(rows * n, sizeof(float), err);
     mb->next_state = rs_calloc(rows * n, sizeof(float), err);
     mb->logits = rs_calloc(rows * V, sizeof(float), err);
     mb->lse = rs_calloc(rows, sizeof(float), err);
     mb->alpha = rs_calloc(rows * S, sizeof(float), err);
-    if (!mb->keys || !mb->annotations || !mb->state || !mb->next_state || !mb->logits ||
-        !mb->lse || !mb->alpha)
+    if (!mb->state || !mb->next_state || !mb->logits || !mb->lse || !mb->alpha)
         return -1;
     return 0;
 }
@@ -86,10 +80,9 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
         if (member_init(&dec->member[k], models[k], max_sentences, dec->max_rows, max_S, err))
             goto fail;
     dec->sentence = rs_calloc(rows, sizeof(int), err);
-    dec->slot_sentence = rs_calloc(rows, sizeof(int), err);
     dec->src_len = rs_calloc(rows, sizeof(int), err);
     dec->parent_scratch = rs_calloc(rows, sizeof(int), err);
-    if (!dec->sentence || !dec->slot_sentence || !dec->src_len || !dec->parent_scratch)
+    if (!dec->sentence || !dec->src_len || !dec->parent_scratch)
         goto fail;
     if (n_models > 1) {
         dec->mean_logprobs = rs_calloc(rows * V, sizeof(float), err);
@@ -111,32 +104,12 @@ void rs_decoder_free(rs_decoder *dec)
     free(dec->member);
     rs_batch_free(&dec->batch);
     free(dec->sentence);
-    free(dec->slot_sentence);
     free(dec->src_len);
     free(dec->parent_scratch);
     free(dec->mean_logprobs);
     free(dec->mean_alpha);
     free(dec->zeros);
     memset(dec, 0, sizeof *dec);
-}
-
-/* Row r's copy of the source side becomes that of sentence b, for every
- * member (the copies are [S,rows,·]: rows is the row stride). */
-static void copy_source_side(rs_decoder *dec, int r, int b)
-{
-    for (int k = 0; k < dec->n_models; k++) {
-        rs_member *mb = &dec->member[k];
-        const rs_config *c = &dec->models[k]->cfg;
-        const size_t n = (size_t)c->hidden;
-        const size_t ka = (size_t)attention_key_size(dec->models[k]->cfg.attention, c->hidden, c->att);
-        for (int j = 0; j < dec->S; j++) {
-            memcpy(mb->keys + ((size_t)j * dec->rows + r) * ka,
-                   mb->ws.keys + ((size_t)j * dec->B + b) * ka, sizeof(float) * ka);
-            memcpy(mb->annotations + ((size_t)j * dec->rows + r) * 2 * n,
-                   mb->ws.annotations + ((size_t)j * dec->B + b) * 2 * n, sizeof(float) * 2 * n);
-        }
-    }
-    dec->slot_sentence[r] = b;
 }
 
 int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *src_count,
@@ -161,7 +134,6 @@ int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *s
     for (int r = 0; r < dec->rows; r++) {
         dec->sentence[r] = r / rows_per_sentence;
         dec->src_len[r] = dec->batch.src_len[dec->sentence[r]];
-        copy_source_side(dec, r, dec->sentence[r]);
     }
     return 0;
 }
@@ -172,7 +144,9 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
     for (int k = 0; k < K; k++) {
         rs_member *mb = &dec->member[k];
         const rs_step_out out = {mb->next_state, mb->logits, mb->lse, mb->alpha};
-        const attention_source src = {mb->keys, mb->annotations, dec->src_len, rows, S};
+        /* Each row reads its sentence's source side where the encoder left it. */
+        const attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows, S,
+                                      dec->sentence, dec->B};
         rs_network_step(&mb->sw, &out, mb->state, prev, &src, dec->models[k]);
     }
     if (K == 1) {
@@ -221,14 +195,10 @@ void rs_decoder_select(rs_decoder *dec, const int *parent, int new_rows)
     int *sentence = dec->parent_scratch;
     for (int r = 0; r < new_rows; r++)
         sentence[r] = dec->sentence[parent[r]];
-    const int relayout = new_rows != dec->rows;
     dec->rows = new_rows;
     for (int r = 0; r < new_rows; r++) {
         dec->sentence[r] = sentence[r];
         dec->src_len[r] = dec->batch.src_len[sentence[r]];
-        /* A smaller row count changes every time slice's stride: all rows move. */
-        if (relayout || dec->slot_sentence[r] != sentence[r])
-            copy_source_side(dec, r, sentence[r]);
     }
 }
 

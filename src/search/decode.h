@@ -4,9 +4,9 @@
  * (beam.h) K; rows whose sentence is finished leave the batch.
  *
  * Shapes: rows ≤ max_rows, S the longest source of the batch (with </s>),
- * n hidden, ka key size, V target vocabulary. The source side of each row is
- * a time-major copy (keys [S,rows,ka], annotations [S,rows,2n]) because the
- * attention reads it that way, as in training. */
+ * n hidden, ka key size, V target vocabulary. The source side stays where the
+ * encoder wrote it (keys [S,B,ka], annotations [S,B,2n] in each member's
+ * workspace); the attention reads row r's sentence through sentence[r]. */
 #ifndef RS_DECODE_H
 #define RS_DECODE_H
 
@@ -27,7 +27,6 @@ void rs_translation_free(rs_translation *t);
 typedef struct {
     rs_workspace ws;          /* the encoder's */
     rs_step_workspace sw;
-    float *keys, *annotations; /* [S,rows,ka], [S,rows,2n] */
     float *state, *next_state; /* [rows,n] s_{i-1}, s_i */
     float *logits, *lse;       /* [rows,V], [rows] */
     float *alpha;              /* [rows,S] */
@@ -41,7 +40,6 @@ typedef struct {
     rs_batch batch;        /* the sentences being decoded */
     int B, S, rows;        /* sentences, their longest source, live rows */
     int *sentence;         /* [max_rows] the sentence each row decodes */
-    int *slot_sentence;    /* [max_rows] whose source side sits in each row's copy */
     int *src_len;          /* [max_rows] */
     /* After a step: log p(v | row r) = logits[r·V + v] − lse[r]. With one
      * model these point into member 0; an ensemble's are the mean of the
