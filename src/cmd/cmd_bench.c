@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "search/beam.h"
+#include "search/translate.h"
 #include "cmd/cli.h"
 #include "common/clock.h"
 #include "cmd/commands.h"
@@ -348,47 +348,40 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
         for (int i = 0; i < count; i++)
             max_src = d->test.src_len[i] + 1 > max_src ? d->test.src_len[i] + 1 : max_src;
         openblas_set_num_threads(1);
-        rs_translation *tr = rs_calloc((size_t)64 * 5, sizeof *tr, err);
-        if (!tr) {
+        /* Through the translation pipeline, as `rnnsearch translate` decodes
+         * (its length order, its per-sentence limit 2·k + 10), from ids. */
+        rs_source *sources = rs_calloc((size_t)count, sizeof *sources, err);
+        rs_translated *found = rs_calloc((size_t)count, sizeof *found, err);
+        if (!sources || !found) {
+            free(sources);
+            free(found);
             rs_model_free(&trained);
             goto done;
         }
+        for (int i = 0; i < count; i++)
+            sources[i] = (rs_source){d->test.src[i], d->test.src_len[i]};
         static const int sizes[2] = {1, 64};
         int failed = 0;
         for (int run = 0; run < 4 && !failed; run++) {
-            const int beam = run / 2, bsz = sizes[run % 2];
-            rs_decoder dec = {0};
-            rs_beam_search bs = {0};
-            failed = beam ? rs_beam_init(&bs, &use, 1, bsz, 5, max_src, err)
-                          : rs_decoder_init(&dec, &use, 1, bsz, 1, max_src, err);
+            const int beam = run / 2;
+            rs_translate_options opt;
+            rs_translate_options_default(&opt);
+            opt.beam = beam ? 5 : 1;
+            opt.n_best = 1;
+            opt.length_penalty = 1.0f;
+            opt.batch_size = sizes[run % 2];
+            rs_translator tr = {0};
+            failed = rs_translator_init(&tr, &use, 1, NULL, &opt, err);
             double t0 = rs_clock_seconds();
-            for (int from = 0; from < count && !failed; from += bsz) {
-                const int B = count - from < bsz ? count - from : bsz;
-                const int *src[64];
-                int len[64], longest = 0;
-                double norm[64];
-                for (int b = 0; b < B; b++) {
-                    src[b] = d->test.src[from + b];
-                    len[b] = d->test.src_len[from + b];
-                    longest = len[b] > longest ? len[b] : longest;
-                }
-                /* As ab-decode.sh: at most 2 × the longest source + 10 tokens. */
-                const int max_len = 2 * longest + 10;
-                if (beam) {
-                    rs_beam_options opt = {.beam = 5, .length_penalty = 1.0f, .n_best = 1,
-                                           .max_len = max_len};
-                    failed = rs_beam_translate(&bs, B, src, len, &opt, tr, norm, err);
-                } else {
-                    failed = rs_greedy(&dec, B, src, len, max_len, 0, tr, err);
-                }
-                for (int b = 0; b < B; b++)
-                    rs_translation_free(&tr[b]);
-            }
+            if (!failed)
+                failed = rs_translate_sources(&tr, count, sources, found, err);
             (beam ? out->beam : out->greedy)[run % 2] = count / (rs_clock_seconds() - t0);
-            rs_decoder_free(&dec);
-            rs_beam_free(&bs);
+            for (int i = 0; !failed && i < count; i++)
+                rs_translated_free(&found[i]);
+            rs_translator_free(&tr);
         }
-        free(tr);
+        free(sources);
+        free(found);
         rs_model_free(&trained);
         if (failed)
             goto done;

@@ -49,8 +49,7 @@ static void keep_best(candidate *best, int *count, int cap, candidate c)
  * (a sentence that ends leaves the batch and the numbering shrinks):
  * tokens[step][r], parents[step][r] (a row of step − 1), alphas[step][r]. */
 int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const int *src_count,
-                      const rs_beam_options *opt, rs_translation *out, double *norm_score,
-                      rs_error *err)
+                      const rs_beam_options *opt, rs_translation *out, rs_error *err)
 {
     rs_decoder *dec = &bs->dec;
     const int K = bs->beam, rows0 = B * K, V = dec->models[0]->cfg.tgt_vocab;
@@ -58,7 +57,7 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
     int status = -1, steps = 0;
     for (int i = 0; i < B * nbest; i++) {
         memset(&out[i], 0, sizeof out[i]);
-        norm_score[i] = -INFINITY;
+        out[i].score = -INFINITY;
     }
     if (B > bs->max_sentences)
         return rs_fail(err, "beam search: %d sentences exceed the %d it was sized for", B,
@@ -171,7 +170,7 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
             t->src_len = dec->batch.src_len[b];
             t->logprob = f[rank].logprob;
             t->finished = f[rank].step < limit[b];
-            norm_score[b * nbest + rank] = f[rank].norm;
+            t->score = f[rank].norm;
             t->ids = rs_calloc((size_t)len + 1, sizeof(int), err);
             if (!t->ids)
                 goto cleanup;

@@ -24,10 +24,9 @@ int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models
 void rs_beam_free(rs_beam_search *bs);
 
 /* out[b * n_best + r] receives the r-th best translation of sentence b
- * (ranked by normalised score; logprob holds the raw Σ log p), or a zeroed
- * entry (ids NULL, len 0) when fewer hypotheses were found. */
+ * (ranked by its score, log p / length^α; logprob holds the raw Σ log p), or
+ * a zeroed entry (ids NULL, len 0) when fewer hypotheses were found. */
 int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const int *src_count,
-                      const rs_beam_options *opt, rs_translation *out, double *norm_score,
-                      rs_error *err);
+                      const rs_beam_options *opt, rs_translation *out, rs_error *err);
 
 #endif

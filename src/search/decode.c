@@ -263,6 +263,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
                     if (v != RS_BOS && logit[v] > logit[best])
                         best = v;
             t->logprob += logit[best] - dec->lse[r];
+            t->score = t->logprob;
             if (push_row(t, step, dec->alpha + (size_t)r * dec->S, want_alignment, best, err))
                 goto done;
             if (best == RS_EOS) {
@@ -274,8 +275,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
                 prev[r] = best;
             }
         }
-        /* Finished rows leave the batch once they are a quarter of it (moving
-         * the source copies costs about one step, so not at every finish). */
+        /* Finished rows leave the batch once they are a quarter of it. */
         if (live > 0 && live <= dec->rows - (dec->rows + 3) / 4) {
             int kept = 0;
             for (int r = 0; r < dec->rows; r++)

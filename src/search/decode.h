@@ -18,6 +18,7 @@ typedef struct {
     int src_len;      /* source positions, </s> included */
     float *alignment; /* [(len + 1) × src_len] rows: output tokens then </s>; NULL unless asked */
     double logprob;   /* Σ log p of the output and its </s> (or of the last step, if cut off) */
+    double score;     /* what the search ranked it by: logprob (greedy), logprob / length^α (beam) */
     int finished;     /* 0 when the maximum length stopped it before </s> */
 } rs_translation;
 

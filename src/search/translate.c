@@ -11,7 +11,6 @@ struct rs_search {
     rs_decoder greedy;
     rs_beam_search beam;
     rs_translation *found; /* [batch_size · n_best] */
-    double *norm;         /* [batch_size · n_best] */
 };
 
 void rs_translate_options_default(rs_translate_options *opt)
@@ -88,9 +87,7 @@ static void search_release(rs_search *s)
         rs_beam_free(&s->beam);
     }
     free(s->found);
-    free(s->norm);
     s->found = NULL;
-    s->norm = NULL;
     s->max_S = 0;
 }
 
@@ -115,8 +112,7 @@ static int search_reserve(rs_translator *tr, int need, rs_error *err)
     search_release(s);
     const size_t slots = (size_t)tr->opt.batch_size * tr->opt.n_best;
     s->found = rs_calloc(slots, sizeof *s->found, err);
-    s->norm = rs_calloc(slots, sizeof *s->norm, err);
-    if (!s->found || !s->norm)
+    if (!s->found)
         return -1;
     memset(&s->greedy, 0, sizeof s->greedy);
     memset(&s->beam, 0, sizeof s->beam);
@@ -157,13 +153,13 @@ static int is_punctuation(const char *token)
 
 /* A search result as a hypothesis: tokens, <unk> replaced by the source token
  * of largest weight that is not punctuation (the </s> column excluded), text. */
-static int make_hypothesis(rs_translator *tr, rs_translation *t, double score,
-                           const rs_translated *source, rs_hypothesis *h, rs_error *err)
+static int make_hypothesis(rs_translator *tr, rs_translation *t, const rs_translated *source,
+                           rs_hypothesis *h, rs_error *err)
 {
     const rs_vocab *vocab = &tr->models[0]->tgt_vocab;
     h->len = t->len;
     h->logprob = t->logprob;
-    h->score = score;
+    h->score = t->score;
     h->finished = t->finished;
     h->ids = t->ids;
     t->ids = NULL;
@@ -234,12 +230,10 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
         int rc;
         if (o->beam == 1) {
             rc = rs_greedy(&s->greedy, B, batch_ids, batch_len, o->max_len, want, s->found, err);
-            for (int b = 0; !rc && b < B; b++)
-                s->norm[b] = s->found[b].logprob;
         } else {
             rs_beam_options bo = {.beam = o->beam, .length_penalty = o->length_penalty,
                                   .n_best = nbest, .max_len = o->max_len, .want_alignment = want};
-            rc = rs_beam_translate(&s->beam, B, batch_ids, batch_len, &bo, s->found, s->norm, err);
+            rc = rs_beam_translate(&s->beam, B, batch_ids, batch_len, &bo, s->found, err);
         }
         if (rc)
             goto done;
@@ -248,7 +242,7 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
             for (int r = 0; r < nbest; r++) {
                 rs_translation *f = &s->found[b * nbest + r];
                 if (f->ids && rc == 0)
-                    rc = make_hypothesis(tr, f, s->norm[b * nbest + r], t, &t->hyp[t->n++], err);
+                    rc = make_hypothesis(tr, f, t, &t->hyp[t->n++], err);
             }
         }
         for (int k = 0; k < B * nbest; k++)
