@@ -8,7 +8,7 @@
 #include "model/average.h"
 #include "model/checkpoint.h"
 #include "testdir.h"
-#include "testmodel.h"
+#include "tinymodel.h"
 #include "testprog.h"
 
 static char dir[128];
@@ -26,9 +26,9 @@ START_TEST(average_is_the_mean)
     rs_model ma, mb, mc, avg;
     rs_error err = {{0}};
     testdir_make(dir, "rs_average");
-    testmodel_make(&ma, 4, "Haus", 1);
-    testmodel_make(&mb, 4, "Haus", 2);
-    testmodel_make(&mc, 4, "Haus", 3);
+    tiny_model_with_words(&ma, 4, "Haus", 1);
+    tiny_model_with_words(&mb, 4, "Haus", 2);
+    tiny_model_with_words(&mc, 4, "Haus", 3);
     mb.cfg.lr = 0.5f; /* a training setting: may differ */
     save(&ma, "a.ckpt", a, sizeof a);
     save(&mb, "b.ckpt", b, sizeof b);
@@ -65,9 +65,9 @@ START_TEST(mismatch_is_refused_naming_the_file)
     char a[256], b[256], c[256], out_path[256], args[1200], out[4096];
     rs_model ma, mb, mc;
     testdir_make(dir, "rs_average");
-    testmodel_make(&ma, 4, "Haus", 1);
-    testmodel_make(&mb, 6, "Haus", 2);  /* another size */
-    testmodel_make(&mc, 4, "Katze", 3); /* another vocabulary */
+    tiny_model_with_words(&ma, 4, "Haus", 1);
+    tiny_model_with_words(&mb, 6, "Haus", 2);  /* another size */
+    tiny_model_with_words(&mc, 4, "Katze", 3); /* another vocabulary */
     save(&ma, "a.ckpt", a, sizeof a);
     save(&mb, "wide.ckpt", b, sizeof b);
     save(&mc, "cat.ckpt", c, sizeof c);

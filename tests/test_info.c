@@ -7,7 +7,7 @@
 
 #include "model/checkpoint.h"
 #include "testdir.h"
-#include "testmodel.h"
+#include "tinymodel.h"
 #include "testprog.h"
 
 START_TEST(info_shows_what_the_checkpoint_holds)
@@ -17,7 +17,7 @@ START_TEST(info_shows_what_the_checkpoint_holds)
     rs_model m;
     rs_train_state s;
     testdir_make(dir, "rs_info");
-    testmodel_make(&m, 4, "Haus", 1);
+    tiny_model_with_words(&m, 4, "Haus", 1);
     m.cfg.lr = 0.0125f;
     ck_assert_msg(!rs_train_state_alloc(&s, &m, &err), "%s", err.msg);
     s.step = 1234;

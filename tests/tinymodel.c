@@ -11,17 +11,35 @@ static const int s0[] = {4, 5, 6}, s1[] = {7}, s2[] = {8, 9, 4, 5, 6}, s3[] = {0
 const int *const tiny_srcs[TINY_SENTENCES] = {s0, s1, s2, s3};
 const int tiny_src_counts[TINY_SENTENCES] = {3, 1, 5, 0};
 
+void tiny_model_shaped(rs_model *model, const tiny_shape *shape, float scale, unsigned seed)
+{
+    rs_config cfg;
+    rs_error err = {{0}};
+    rs_config_defaults(&cfg);
+    cfg.src_vocab = shape->src_vocab, cfg.tgt_vocab = shape->tgt_vocab, cfg.emb = shape->emb;
+    cfg.hidden = shape->hidden, cfg.att = shape->att, cfg.maxout = shape->maxout;
+    cfg.attention = shape->attention;
+    ck_assert_msg(rs_model_alloc(model, &cfg, &err) == 0, "%s", err.msg);
+    fill_uniform(model->params, model->layout.total, scale, seed);
+}
+
+void tiny_model_with_words(rs_model *model, int hidden, const char *src_token, unsigned seed)
+{
+    const tiny_shape shape = {6, 5, 3, hidden, 5, 2, RS_ATT_ADDITIVE};
+    rs_error err = {{0}};
+    tiny_model_shaped(model, &shape, 1.0f, seed);
+    ck_assert(!rs_vocab_init(&model->src_vocab, &err));
+    ck_assert(!rs_vocab_init(&model->tgt_vocab, &err));
+    ck_assert_int_eq(rs_vocab_add(&model->src_vocab, "das", &err), RS_RESERVED);
+    ck_assert_int_eq(rs_vocab_add(&model->src_vocab, src_token, &err), RS_RESERVED + 1);
+    ck_assert_int_eq(rs_vocab_add(&model->tgt_vocab, "the", &err), RS_RESERVED);
+}
+
 void tiny_model_make(rs_model *model, const char *attention, float scale, float eos_bias,
                      unsigned seed)
 {
-    rs_config cfg;
-    rs_error err;
-    rs_config_defaults(&cfg);
-    cfg.src_vocab = 10, cfg.tgt_vocab = 12, cfg.emb = 4, cfg.hidden = 5, cfg.att = 6;
-    cfg.maxout = 3;
-    cfg.attention = rs_attention_kind_parse(attention);
-    ck_assert_msg(rs_model_alloc(model, &cfg, &err) == 0, "%s", err.msg);
-    fill_uniform(model->params, model->layout.total, scale, seed);
+    const tiny_shape shape = {10, 12, 4, 5, 6, 3, rs_attention_kind_parse(attention)};
+    tiny_model_shaped(model, &shape, scale, seed);
     model->w.out_bw[RS_EOS] += eos_bias;
 }
 

@@ -4,6 +4,22 @@
 
 #include "model/model.h"
 
+/* The sizes of a tiny model (the rest of the configuration as defaulted). */
+typedef struct {
+    int src_vocab, tgt_vocab, emb, hidden, att, maxout, attention;
+} tiny_shape;
+
+/* The one way the suites make a random model: `shape`, every parameter
+ * uniform in [-scale, scale] from seed; vocabularies empty (ids only). Fails
+ * the test on any error. */
+void tiny_model_shaped(rs_model *model, const tiny_shape *shape, float scale, unsigned seed);
+
+/* A model with words, for tests that save, average or inspect checkpoints:
+ * emb 3, the given hidden size, att 5, maxout 2, additive attention; source
+ * vocabulary <4 reserved> "das" src_token, target <4 reserved> "the";
+ * parameters uniform in [-1, 1] from seed. */
+void tiny_model_with_words(rs_model *model, int hidden, const char *src_token, unsigned seed);
+
 /* Vs = 10, Vt = 12, m = 4, n = 5, a = 6, l = 3, weights uniform in [-scale, scale]
  * from seed, eos_bias added to the output bias of </s> (random models rarely
  * stop otherwise); vocabularies are left empty (ids only). */
