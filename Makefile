@@ -50,7 +50,7 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-asan check-browser fuzz demo install clean deps
+.PHONY: all check check-asan check-browser check-format format fuzz demo install clean deps
 
 all: rnnsearch
 
@@ -104,6 +104,15 @@ check:
 	@sh scripts/check-layers.sh $(LAYERS)
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
+
+# The C style of .clang-format: `make format` applies it to the sources and
+# tests, `make check-format` fails on any file that does not follow it.
+FORMAT_FILES = $(shell git ls-files 'src/*.c' 'src/*.h' 'src/*.cc' 'tests/*.c' 'tests/*.h' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_FILES)
+check-format:
+	@echo "clang-format --dry-run --Werror (the sources and tests)"
+	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own build tree.
 check-asan:

@@ -106,9 +106,9 @@ gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signa
  * first-order change over the steps actually taken in float. Returns 1 when
  * the signature at either end differs from base (a kink was crossed). */
 static int central_difference(gradcheck_loss loss, gradcheck_signature signature, void *ctx,
-                              float *param, const float *saved, const float *dir,
-                              const float *grad, size_t size, float eps, unsigned long long base,
-                              double *numeric, double *analytic)
+                              float *param, const float *saved, const float *dir, const float *grad,
+                              size_t size, float eps, unsigned long long base, double *numeric,
+                              double *analytic)
 {
     double dot = 0.0;
     for (size_t i = 0; i < size; i++) {
@@ -152,8 +152,10 @@ gradcheck_dir_result gradcheck_direction(gradcheck_loss loss, gradcheck_signatur
     res.kinked = 1;
     for (int attempt = 0; attempt < GRADCHECK_DIR_HALVINGS && res.kinked; attempt++, eps *= 0.5f) {
         double n1, a1, n2, a2;
-        if (central_difference(loss, signature, ctx, param, saved, dir, grad, size, eps, base, &n1, &a1) ||
-            central_difference(loss, signature, ctx, param, saved, dir, grad, size, 2 * eps, base, &n2, &a2))
+        if (central_difference(loss, signature, ctx, param, saved, dir, grad, size, eps, base, &n1,
+                               &a1) ||
+            central_difference(loss, signature, ctx, param, saved, dir, grad, size, 2 * eps, base,
+                               &n2, &a2))
             continue;
         /* N(ε)/ε = D + cε² + O(ε⁴): (4 N(ε)/ε − N(2ε)/2ε) / 3 removes the ε² term. */
         res.numeric = (4.0 * n1 - n2 / 2.0) / (3.0 * eps);

@@ -23,12 +23,12 @@ typedef unsigned long long (*gradcheck_signature)(void *ctx);
 unsigned long long gradcheck_hash(const unsigned char *bytes, size_t count);
 
 typedef struct {
-    double worst;       /* largest error seen */
-    size_t worst_index; /* where */
+    double worst;             /* largest error seen */
+    size_t worst_index;       /* where */
     double analytic, numeric; /* at the worst index */
-    int non_finite;     /* a NaN or Inf anywhere */
+    int non_finite;           /* a NaN or Inf anywhere */
     int checked;
-    int skipped;        /* samples that straddled a kink */
+    int skipped; /* samples that straddled a kink */
 } gradcheck_result;
 
 /* Checks up to `samples` entries of param[size] (all when size <= samples,

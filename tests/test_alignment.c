@@ -25,7 +25,8 @@
 
 /* ---- a tiny random model ---- */
 
-static const char *const src_words[] = {"das", "Haus", "\xE6\x97\xA5\xE6\x9C\xAC", "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D", "x"};
+static const char *const src_words[] = {"das", "Haus", "\xE6\x97\xA5\xE6\x9C\xAC",
+                                        "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D", "x"};
 static const char *const tgt_words[] = {"the", "house", "b", "y"};
 
 static void make_model(rs_model *m)
@@ -89,12 +90,18 @@ START_TEST(forced_alignment_rows_are_distributions_and_batch_free)
     rs_error err = {{0}};
     make_model(&m);
     int line[3] = {0, 1, 2};
-    rs_dataset d = {.count = 3, .src = (int **)srcs, .tgt = (int **)tgts, .src_len = (int *)src_len,
-                    .tgt_len = (int *)tgt_len, .line = line};
+    rs_dataset d = {.count = 3,
+                    .src = (int **)srcs,
+                    .tgt = (int **)tgts,
+                    .src_len = (int *)src_len,
+                    .tgt_len = (int *)tgt_len,
+                    .line = line};
     rs_forced together[3], alone[3];
     const rs_model *member = &m;
-    ck_assert_msg(!rs_forced_decode(&member, 1, &d, 8, RS_FORCED_ALIGNMENT, together, &err), "%s", err.msg);
-    ck_assert_msg(!rs_forced_decode(&member, 1, &d, 1, RS_FORCED_ALIGNMENT, alone, &err), "%s", err.msg);
+    ck_assert_msg(!rs_forced_decode(&member, 1, &d, 8, RS_FORCED_ALIGNMENT, together, &err), "%s",
+                  err.msg);
+    ck_assert_msg(!rs_forced_decode(&member, 1, &d, 1, RS_FORCED_ALIGNMENT, alone, &err), "%s",
+                  err.msg);
     for (int i = 0; i < 3; i++) {
         const int rows = tgt_len[i] + 1, cols = src_len[i] + 1;
         assert_rows_sum_to_one(together[i].alignment, rows, cols);
@@ -126,7 +133,8 @@ static const float tricky_w[] = {
 static void make_tricky(rs_alignment *a)
 {
     rs_error err = {{0}};
-    ck_assert_msg(!rs_alignment_make(a, tricky_tgt, 3, tricky_src, 4, tricky_w, &err), "%s", err.msg);
+    ck_assert_msg(!rs_alignment_make(a, tricky_tgt, 3, tricky_src, 4, tricky_w, &err), "%s",
+                  err.msg);
     ck_assert_int_eq(a->rows, 4);
     ck_assert_int_eq(a->cols, 5);
     ck_assert_str_eq(a->src[4], "</s>");
@@ -216,7 +224,8 @@ START_TEST(pharaoh_output_parses_and_stays_in_range)
     int links = 0;
     for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n")) {
         int i, j, used;
-        ck_assert_msg(sscanf(tok, "%d-%d%n", &i, &j, &used) == 2 && tok[used] == '\0', "bad link '%s'", tok);
+        ck_assert_msg(sscanf(tok, "%d-%d%n", &i, &j, &used) == 2 && tok[used] == '\0',
+                      "bad link '%s'", tok);
         ck_assert(i >= 0 && i < 4 && j >= 0 && j < 3);
         links++;
     }
@@ -368,7 +377,11 @@ START_TEST(words_from_pieces_keep_rows_distributions)
 {
     /* Source "▁new ▁york er ▁. </s>", target "▁a ▁b c </s>". */
     const char *src[] = {"\xE2\x96\x81new", "\xE2\x96\x81york", "er", "\xE2\x96\x81."};
-    const char *tgt[] = {"\xE2\x96\x81" "a", "\xE2\x96\x81" "b", "c"};
+    const char *tgt[] = {"\xE2\x96\x81"
+                         "a",
+                         "\xE2\x96\x81"
+                         "b",
+                         "c"};
     const float w[] = {
         0.4f, 0.2f, 0.2f, 0.1f, 0.1f, /* ▁a */
         0.0f, 0.5f, 0.5f, 0.0f, 0.0f, /* ▁b */
@@ -441,7 +454,8 @@ START_TEST(align_translate_and_plot_commands)
     snprintf(ckpt, sizeof ckpt, "%s/m.ckpt", tmp_dir);
     ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
     rs_model_free(&m);
-    const char *input = "printf 'das Haus\\n\\346\\227\\245\\346\\234\\254 x \\327\\251\\327\\234\\327\\225\\327\\235\\n'";
+    const char *input =
+        "printf 'das Haus\\n\\346\\227\\245\\346\\234\\254 x \\327\\251\\327\\234\\327\\225\\327\\235\\n'";
 
     /* JSON: one valid record per line, rows summing to 1. */
     snprintf(cmd, sizeof cmd, "%s | %s align -m %s -f json", input, prog, ckpt);
@@ -464,8 +478,8 @@ START_TEST(align_translate_and_plot_commands)
     ck_assert_int_eq(records, 2);
 
     /* Pharaoh of a forced pair. */
-    snprintf(cmd, sizeof cmd, "printf 'das Haus x\\tthe house\\n' | %s align -m %s --pairs -f pharaoh",
-             prog, ckpt);
+    snprintf(cmd, sizeof cmd,
+             "printf 'das Haus x\\tthe house\\n' | %s align -m %s --pairs -f pharaoh", prog, ckpt);
     ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     int i0, j0, i1, j1;
     ck_assert_msg(sscanf(out, "%d-%d %d-%d\n", &i0, &j0, &i1, &j1) == 4, "'%s'", out);
@@ -480,7 +494,8 @@ START_TEST(align_translate_and_plot_commands)
         assert_xmllint_accepts(path, 0);
     }
     snprintf(path, sizeof path, "%s/a.html", tmp_dir);
-    snprintf(cmd, sizeof cmd, "%s | %s align -m %s -f html --numbers -o %s", input, prog, ckpt, path);
+    snprintf(cmd, sizeof cmd, "%s | %s align -m %s -f html --numbers -o %s", input, prog, ckpt,
+             path);
     ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     assert_xmllint_accepts(path, 1);
     char *page = slurp(path);
@@ -513,7 +528,8 @@ START_TEST(align_translate_and_plot_commands)
         ck_assert_msg(bar != NULL, "no alignment in '%s'", line);
         for (char *tok = strtok(bar + 5, " "); tok; tok = strtok(NULL, " ")) {
             int i, j;
-            ck_assert_msg(sscanf(tok, "%d-%d", &i, &j) == 2 && i >= 0 && i < 3 && j >= 0, "'%s'", tok);
+            ck_assert_msg(sscanf(tok, "%d-%d", &i, &j) == 2 && i >= 0 && i < 3 && j >= 0, "'%s'",
+                          tok);
         }
     }
     snprintf(cmd, sizeof cmd, "%s | %s translate -m %s --alignment=soft", input, prog, ckpt);

@@ -63,19 +63,25 @@ static void check_attention(int kind)
     attention_backward(&d, c.weight, &saved, c.query, &src, &w, scratch);
     char what[64];
     snprintf(what, sizeof what, "%s dquery", rs_attention_kind_name(kind));
-    gradcheck_expect(what, gradcheck(att_loss, &c, c.query, dquery, AB * AN, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect(what, gradcheck(att_loss, &c, c.query, dquery, AB * AN, 100, 1e-2f, FLOOR),
+                     TOL);
     snprintf(what, sizeof what, "%s dannotations", rs_attention_kind_name(kind));
-    gradcheck_expect(what, gradcheck(att_loss, &c, c.annotations, dann, AS * AB * 2 * AN, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect(
+        what, gradcheck(att_loss, &c, c.annotations, dann, AS * AB * 2 * AN, 100, 1e-2f, FLOOR),
+        TOL);
     snprintf(what, sizeof what, "%s dkeys", rs_attention_kind_name(kind));
-    gradcheck_expect(what, gradcheck(att_loss, &c, c.keys, dkeys, (size_t)AS * AB * ka, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect(
+        what, gradcheck(att_loss, &c, c.keys, dkeys, (size_t)AS * AB * ka, 100, 1e-2f, FLOOR), TOL);
     if (kind == RS_ATT_ADDITIVE) {
         /* dW_a = dquery_proj^T query, which the network hoists over steps. */
         for (int k = 0; k < AA; k++)
             for (int i = 0; i < AN; i++)
                 for (int b = 0; b < AB; b++)
                     dW[k * AN + i] += dqp[b * AA + k] * c.query[b * AN + i];
-        gradcheck_expect("additive dW_a", gradcheck(att_loss, &c, c.W_a, dW, AA * AN, 100, 1e-2f, FLOOR), TOL);
-        gradcheck_expect("additive dv_a", gradcheck(att_loss, &c, c.v_a, dv, AA, 100, 1e-2f, FLOOR), TOL);
+        gradcheck_expect("additive dW_a",
+                         gradcheck(att_loss, &c, c.W_a, dW, AA * AN, 100, 1e-2f, FLOOR), TOL);
+        gradcheck_expect("additive dv_a", gradcheck(att_loss, &c, c.v_a, dv, AA, 100, 1e-2f, FLOOR),
+                         TOL);
     }
 }
 
@@ -94,7 +100,8 @@ static double keys_loss(void *p)
 {
     keys_case *c = p;
     attention_keys_forward(c->kind, c->keys, c->annotations, c->U, c->b, AS, AN, AA);
-    return gradcheck_weighted_sum(c->keys, c->weight, (size_t)AS * attention_key_size(c->kind, AN, AA));
+    return gradcheck_weighted_sum(c->keys, c->weight,
+                                  (size_t)AS * attention_key_size(c->kind, AN, AA));
 }
 
 START_TEST(attention_keys_match_finite_differences)
@@ -108,8 +115,11 @@ START_TEST(attention_keys_match_finite_differences)
     fill_uniform(c.weight, AS * AA, 1.0f, 24);
     float dann[AS * 2 * AN] = {0}, dU[AA * 2 * AN] = {0}, db[AA] = {0};
     attention_keys_backward(c.kind, dann, dU, db, c.weight, c.annotations, c.U, AS, AN, AA);
-    gradcheck_expect("keys dannotations", gradcheck(keys_loss, &c, c.annotations, dann, AS * 2 * AN, 100, 1e-2f, FLOOR), TOL);
-    gradcheck_expect("keys dU", gradcheck(keys_loss, &c, c.U, dU, (size_t)ka * 2 * AN, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect("keys dannotations",
+                     gradcheck(keys_loss, &c, c.annotations, dann, AS * 2 * AN, 100, 1e-2f, FLOOR),
+                     TOL);
+    gradcheck_expect(
+        "keys dU", gradcheck(keys_loss, &c, c.U, dU, (size_t)ka * 2 * AN, 100, 1e-2f, FLOOR), TOL);
     if (c.kind == RS_ATT_ADDITIVE)
         gradcheck_expect("keys db", gradcheck(keys_loss, &c, c.b, db, AA, 100, 1e-2f, FLOOR), TOL);
 }
@@ -135,8 +145,8 @@ START_TEST(attention_rows_read_their_sentence_through_the_map)
     for (int r = 0; r < ROWS; r++) {
         row_len[r] = src_len[sentence[r]];
         for (int j = 0; j < AS; j++) {
-            memcpy(copy_keys + ((size_t)j * ROWS + r) * ka, c.keys + ((size_t)j * AB + sentence[r]) * ka,
-                   sizeof(float) * ka);
+            memcpy(copy_keys + ((size_t)j * ROWS + r) * ka,
+                   c.keys + ((size_t)j * AB + sentence[r]) * ka, sizeof(float) * ka);
             memcpy(copy_ann + ((size_t)j * ROWS + r) * 2 * AN,
                    c.annotations + ((size_t)j * AB + sentence[r]) * 2 * AN, sizeof(float) * 2 * AN);
         }

@@ -75,10 +75,12 @@ START_TEST(mismatch_is_refused_naming_the_file)
 
     snprintf(args, sizeof args, "average -o %s %s %s", out_path, a, b);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
-    ck_assert_msg(strstr(out, "wide.ckpt does not match") && strstr(out, "hidden is 6, not 4"), "%s", out);
+    ck_assert_msg(strstr(out, "wide.ckpt does not match") && strstr(out, "hidden is 6, not 4"),
+                  "%s", out);
     snprintf(args, sizeof args, "average -o %s %s %s", out_path, a, c);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
-    ck_assert_msg(strstr(out, "cat.ckpt does not match") && strstr(out, "source token 5 is 'Katze', not 'Haus'"),
+    ck_assert_msg(strstr(out, "cat.ckpt does not match") &&
+                      strstr(out, "source token 5 is 'Katze', not 'Haus'"),
                   "%s", out);
     FILE *f = fopen(out_path, "rb");
     ck_assert_msg(f == NULL, "an output was written");

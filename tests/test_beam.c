@@ -29,13 +29,18 @@ START_TEST(beam_of_one_is_greedy)
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_translation greedy[SENTENCES], beam[SENTENCES];
-    const rs_beam_options opt = {.beam = 1, .length_penalty = 0.0f, .n_best = 1, .max_len = MAX_LEN};
-    ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, greedy, &err) == 0);
-    ck_assert_msg(rs_beam_translate(&bs, SENTENCES, tiny_srcs, tiny_src_counts, &opt, beam, &err) == 0,
+    const rs_beam_options opt = {
+        .beam = 1, .length_penalty = 0.0f, .n_best = 1, .max_len = MAX_LEN};
+    ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, greedy, &err) ==
+              0);
+    ck_assert_msg(rs_beam_translate(&bs, SENTENCES, tiny_srcs, tiny_src_counts, &opt, beam, &err) ==
+                      0,
                   "%s", err.msg);
     for (int b = 0; b < SENTENCES; b++) {
-        ck_assert_msg(same_ids(&greedy[b], &beam[b]), "%s sentence %d: beam 1 (length %d) differs from "
-                      "greedy (length %d)", rs_attention_names[model.cfg.attention], b, beam[b].len, greedy[b].len);
+        ck_assert_msg(same_ids(&greedy[b], &beam[b]),
+                      "%s sentence %d: beam 1 (length %d) differs from "
+                      "greedy (length %d)",
+                      rs_attention_names[model.cfg.attention], b, beam[b].len, greedy[b].len);
         ck_assert_int_eq(beam[b].finished, greedy[b].finished);
         ck_assert_double_eq_tol(beam[b].logprob, greedy[b].logprob, 1e-5 * fabs(greedy[b].logprob));
         rs_translation_free(&greedy[b]);
@@ -57,7 +62,8 @@ START_TEST(n_best_scores_ranks_and_batching)
     const rs_model *member = &model;
     ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, K, 8, &err) == 0);
     rs_translation out[SENTENCES * K];
-    const rs_beam_options opt = {.beam = K, .length_penalty = alpha, .n_best = K, .max_len = MAX_LEN};
+    const rs_beam_options opt = {
+        .beam = K, .length_penalty = alpha, .n_best = K, .max_len = MAX_LEN};
     ck_assert(rs_beam_translate(&bs, SENTENCES, tiny_srcs, tiny_src_counts, &opt, out, &err) == 0);
     for (int b = 0; b < SENTENCES; b++) {
         const rs_translation *hyp = out + b * K;
@@ -65,30 +71,33 @@ START_TEST(n_best_scores_ranks_and_batching)
         for (int r = 0; r < K && hyp[r].ids; r++) {
             const rs_translation *t = &hyp[r];
             ck_assert(t->len <= MAX_LEN && (t->finished || t->len == MAX_LEN));
-            double forced = tiny_forced_logprob(&model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, NULL);
+            double forced =
+                tiny_forced_logprob(&model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, NULL);
             ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced) + 1e-5,
                           "%s sentence %d rank %d: beam log p %.9f, teacher-forced %.9f",
                           rs_attention_names[model.cfg.attention], b, r, t->logprob, forced);
             ck_assert_double_eq_tol(out[b * K + r].score, t->logprob / pow(t->len + 1, alpha),
                                     1e-9 * fabs(out[b * K + r].score));
             if (r > 0) {
-                ck_assert_msg(out[b * K + r].score <= out[b * K + r - 1].score, "sentence %d: rank %d above %d", b,
-                              r, r - 1);
+                ck_assert_msg(out[b * K + r].score <= out[b * K + r - 1].score,
+                              "sentence %d: rank %d above %d", b, r, r - 1);
                 for (int q = 0; q < r; q++)
-                    ck_assert_msg(!same_ids(t, &hyp[q]), "sentence %d: ranks %d and %d are the same", b,
-                                  q, r);
+                    ck_assert_msg(!same_ids(t, &hyp[q]),
+                                  "sentence %d: ranks %d and %d are the same", b, q, r);
             }
         }
     }
     /* One sentence at a time gives the same lists. */
     for (int b = 0; b < SENTENCES; b++) {
         rs_translation one[K];
-        ck_assert(rs_beam_translate(&bs, 1, &tiny_srcs[b], &tiny_src_counts[b], &opt, one, &err) == 0);
+        ck_assert(rs_beam_translate(&bs, 1, &tiny_srcs[b], &tiny_src_counts[b], &opt, one, &err) ==
+                  0);
         for (int r = 0; r < K; r++) {
             ck_assert((one[r].ids == NULL) == (out[b * K + r].ids == NULL));
             ck_assert(same_ids(&one[r], &out[b * K + r]));
             if (one[r].ids)
-                ck_assert_double_eq_tol(one[r].score, out[b * K + r].score, 1e-5 * fabs(one[r].score));
+                ck_assert_double_eq_tol(one[r].score, out[b * K + r].score,
+                                        1e-5 * fabs(one[r].score));
             rs_translation_free(&one[r]);
         }
     }

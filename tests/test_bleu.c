@@ -359,7 +359,8 @@ static int run_bleu(const char *args, char **out, char **errs)
     snprintf(cmd, sizeof cmd, "bleu %s", args);
     int rc = testprog_run_split(cmd, out, errs);
     ck_assert_msg(!strstr(*errs, "unknown command"),
-                  "%s has no 'bleu' command: src/cmd/main.c must dispatch it to cmd_bleu", testprog_path());
+                  "%s has no 'bleu' command: src/cmd/main.c must dispatch it to cmd_bleu",
+                  testprog_path());
     return rc;
 }
 
@@ -413,11 +414,13 @@ START_TEST(test_command)
     /* The signatures, with rnnsearch's version; in the score line on request. */
     snprintf(args, sizeof args, "'%s' '%s' '%s'", path[0], path[1], path[2]);
     ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
-    ck_assert_msg(strstr(errs, "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-") &&
-                      strstr(errs, "chrF2|nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-"),
-                  "%s", errs);
+    ck_assert_msg(
+        strstr(errs, "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-") &&
+            strstr(errs, "chrF2|nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-"),
+        "%s", errs);
     free(out), free(errs);
-    snprintf(args, sizeof args, "--signature --metric bleu '%s' '%s' '%s'", path[0], path[1], path[2]);
+    snprintf(args, sizeof args, "--signature --metric bleu '%s' '%s' '%s'", path[0], path[1],
+             path[2]);
     ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
     const char *sig = "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-";
     ck_assert_msg(!strncmp(out, sig, strlen(sig)) &&
@@ -435,10 +438,10 @@ START_TEST(test_command)
     ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
     const char *first = "BLEU = 55.03 66.7/50.0/50.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 3 "
                         "ref_len = 3)\tchrF2 = ";
-    ck_assert_msg(!strncmp(out, first, strlen(first)),
-                  "%s", out);
-    ck_assert_msg(strstr(out, "\nBLEU = 100.00 100.0/0.0/0.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 1 "
-                              "ref_len = 1)\tchrF2 = 100.00\n"),
+    ck_assert_msg(!strncmp(out, first, strlen(first)), "%s", out);
+    ck_assert_msg(strstr(out,
+                         "\nBLEU = 100.00 100.0/0.0/0.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 1 "
+                         "ref_len = 1)\tchrF2 = 100.00\n"),
                   "%s", out);
     ck_assert_msg(strstr(errs, "BLEU|nrefs:1|case:mixed|eff:yes|"), "%s", errs);
     free(out), free(errs);

@@ -298,7 +298,8 @@ START_TEST(test_round_trip_tied)
     testdir_remove(tmp_dir);
 
     ck_assert_msg(!rs_checkpoint_load("tests/fuzz/corpus/checkpoint/additive-word-state.ckpt",
-                                      &back, NULL, &err), "%s", err.msg);
+                                      &back, NULL, &err),
+                  "%s", err.msg);
     ck_assert_int_eq(back.cfg.tie_embeddings, 0);
     ck_assert_ptr_nonnull(back.w.out_W);
     ck_assert_ptr_ne(back.w.out_W, back.w.tgt_emb);
@@ -549,7 +550,8 @@ END_TEST
 START_TEST(test_out_of_memory_names_the_file)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    test_skip("checkpoint: the out-of-memory test under AddressSanitizer (it aborts on a failed allocation)");
+    test_skip(
+        "checkpoint: the out-of-memory test under AddressSanitizer (it aborts on a failed allocation)");
 #else
     char path[256];
     make_tmp_dir();

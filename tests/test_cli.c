@@ -20,14 +20,16 @@ START_TEST(help_version_and_usage_errors)
     ck_assert_ptr_nonnull(strstr(out, "rnnsearch"));
     ck_assert_int_eq(testprog_run_all("no-such-command", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "no-such-command"));
-    static const char *const commands[] = {"train", "translate", "score", "tokenize", "export", "import"};
+    static const char *const commands[] = {"train",    "translate", "score",
+                                           "tokenize", "export",    "import"};
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         char args[64];
         snprintf(args, sizeof args, "%s --help", commands[i]);
         ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 0);
         ck_assert_msg(strstr(out, "usage:") != NULL, "%s --help prints no usage", commands[i]);
         snprintf(args, sizeof args, "%s --no-such-option", commands[i]);
-        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
+        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 2, "%s accepts an unknown option",
+                      commands[i]);
     }
     ck_assert_int_eq(testprog_run_all("translate < /dev/null", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "-m"));
@@ -53,7 +55,8 @@ START_TEST(bad_training_data_is_named)
     fclose(f);
     snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
-    ck_assert_msg(strstr(out, "bad.tsv:2: the sentence in column 1 is only white space") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "bad.tsv:2: the sentence in column 1 is only white space") != NULL,
+                  "%s", out);
     snprintf(args, sizeof args, "train --train %s/missing.tsv --out %s/m", dir, dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_ptr_nonnull(strstr(out, "missing.tsv"));
@@ -68,7 +71,8 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
     ck_assert(mkdtemp(dir) != NULL);
     snprintf(args, sizeof args,
              "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 --emb 8 --hidden 8 "
-             "--att 8 --maxout 4 --quiet", dir);
+             "--att 8 --maxout 4 --quiet",
+             dir);
     ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     /* The model's own tokenization, as ids with </s> appended. */
     snprintf(args, sizeof args, "tokenize -m %s/m --ids <<'EOF'\nthe tall horse zzzz\nEOF", dir);
@@ -108,7 +112,9 @@ END_TEST
 START_TEST(one_option_convention)
 {
     char out[16384], args[256];
-    static const char *const commands[] = {"train", "translate", "score", "align", "tokenize", "export", "import", "bleu", "explain", "plot", "bench", "average", "info", "serve"};
+    static const char *const commands[] = {"train",  "translate", "score", "align",   "tokenize",
+                                           "export", "import",    "bleu",  "explain", "plot",
+                                           "bench",  "average",   "info",  "serve"};
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         static const char *const help[] = {"-h", "--help"};
         for (int h = 0; h < 2; h++) {
@@ -117,9 +123,11 @@ START_TEST(one_option_convention)
             ck_assert_msg(strstr(out, "usage:") != NULL, "%s prints no usage", args);
         }
         snprintf(args, sizeof args, "%s --no-such-option", commands[i]);
-        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 2, "%s accepts an unknown option", commands[i]);
+        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 2, "%s accepts an unknown option",
+                      commands[i]);
         char want[128];
-        snprintf(want, sizeof want, "rnnsearch %s: unknown option '--no-such-option'\nTry 'rnnsearch %s --help'.",
+        snprintf(want, sizeof want,
+                 "rnnsearch %s: unknown option '--no-such-option'\nTry 'rnnsearch %s --help'.",
                  commands[i], commands[i]);
         ck_assert_msg(strstr(out, want) != NULL, "%s: %s", commands[i], out);
         snprintf(args, sizeof args, "%s -Z", commands[i]);
@@ -136,10 +144,12 @@ START_TEST(one_option_convention)
     ck_assert_msg(strstr(out, "option '--output' needs a value") != NULL, "%s", out);
     ck_assert_int_eq(testprog_run_all("export -m", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "option '-m' needs a value") != NULL, "%s", out);
-    ck_assert_int_eq(testprog_run_all("explain --keys 1 --query 1 --digits 99", out, sizeof out), 2);
+    ck_assert_int_eq(testprog_run_all("explain --keys 1 --query 1 --digits 99", out, sizeof out),
+                     2);
     ck_assert_msg(strstr(out, "--digits: '99' is not an integer from 0 to 17") != NULL, "%s", out);
     ck_assert_int_eq(testprog_run_all("bleu --metric ter a b", out, sizeof out), 2);
-    ck_assert_msg(strstr(out, "--metric: 'ter' is not one of bleu, chrf or both") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "--metric: 'ter' is not one of bleu, chrf or both") != NULL, "%s",
+                  out);
     /* An option given once may not be given twice. */
     ck_assert_int_eq(testprog_run_all("export -m a -m b -o x", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "-m/--model given twice") != NULL, "%s", out);

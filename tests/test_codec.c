@@ -27,7 +27,8 @@ START_TEST(words_and_characters_round_trip)
     ck_assert(!rs_codec_tokens(&codec, RS_SIDE_SRC, "Ein Haus, rot.", &tok, &err));
     ck_assert_int_eq(tok.count, 5);
     ck_assert_str_eq(tok.tokens[0], "Ein");
-    ck_assert(!rs_codec_text(&codec, RS_SIDE_TGT, (const char *const *)tok.tokens, tok.count, &text, &err));
+    ck_assert(!rs_codec_text(&codec, RS_SIDE_TGT, (const char *const *)tok.tokens, tok.count, &text,
+                             &err));
     ck_assert_str_eq(text, "Ein Haus, rot.");
     free(text);
     rs_tokens_free(&tok);
@@ -37,7 +38,8 @@ START_TEST(words_and_characters_round_trip)
     ck_assert(!rs_codec_tokens(&codec, RS_SIDE_SRC, "Ab c", &tok, &err));
     ck_assert_int_eq(tok.count, 4); /* a, b, the space marker, c */
     ck_assert_str_eq(tok.tokens[0], "a");
-    ck_assert(!rs_codec_text(&codec, RS_SIDE_SRC, (const char *const *)tok.tokens, tok.count, &text, &err));
+    ck_assert(!rs_codec_text(&codec, RS_SIDE_SRC, (const char *const *)tok.tokens, tok.count, &text,
+                             &err));
     ck_assert_str_eq(text, "ab c");
     free(text);
     rs_tokens_free(&tok);

@@ -18,22 +18,37 @@ START_TEST(values_that_cannot_be_right_are_refused_naming_option_and_range)
     static const struct {
         const char *key, *value, *range;
     } bad[] = {
-        {"lr", "nan", "(0, 10]"},           {"lr", "inf", "(0, 10]"},
-        {"lr", "0", "(0, 10]"},             {"lr", "-1", "(0, 10]"},
-        {"adam_eps", "0", "(0, 1]"},        {"beta2", "-1", "[0, 1)"},
-        {"beta1", "1", "[0, 1)"},           {"init_scale", "1e30", "(0, 10]"},
-        {"label_smoothing", "nan", "[0, 1)"}, {"dropout", "1", "[0, 1)"},
-        {"clip", "-1", "[0, 1e+06]"},       {"lr_decay", "0", "(0, 1]"},
-        {"max_minutes", "-1", "[0, 1e+07]"}, {"max_minutes", "inf", "[0, 1e+07]"},
-        {"warmup", "-1", "from 0 to"},      {"patience", "-1", "from 0 to"},
-        {"save_every", "-1", "from 0 to"},  {"eval_every", "-5", "from 0 to"},
-        {"threads", "-1", "from 0 to 1024"}, {"max_vocab", "4", "from 5 to"},
-        {"epochs", "0", "from 1 to"},       {"batch_size", "0", "from 1 to"},
-        {"hidden", "715827883", "from 1 to 65536"}, {"emb", "12x", "from 1 to"},
-        {"max_steps", "99999999999", "from 0 to"}, {"attention", "cosine", "additive, general"},
+        {"lr", "nan", "(0, 10]"},
+        {"lr", "inf", "(0, 10]"},
+        {"lr", "0", "(0, 10]"},
+        {"lr", "-1", "(0, 10]"},
+        {"adam_eps", "0", "(0, 1]"},
+        {"beta2", "-1", "[0, 1)"},
+        {"beta1", "1", "[0, 1)"},
+        {"init_scale", "1e30", "(0, 10]"},
+        {"label_smoothing", "nan", "[0, 1)"},
+        {"dropout", "1", "[0, 1)"},
+        {"clip", "-1", "[0, 1e+06]"},
+        {"lr_decay", "0", "(0, 1]"},
+        {"max_minutes", "-1", "[0, 1e+07]"},
+        {"max_minutes", "inf", "[0, 1e+07]"},
+        {"warmup", "-1", "from 0 to"},
+        {"patience", "-1", "from 0 to"},
+        {"save_every", "-1", "from 0 to"},
+        {"eval_every", "-5", "from 0 to"},
+        {"threads", "-1", "from 0 to 1024"},
+        {"max_vocab", "4", "from 5 to"},
+        {"epochs", "0", "from 1 to"},
+        {"batch_size", "0", "from 1 to"},
+        {"hidden", "715827883", "from 1 to 65536"},
+        {"emb", "12x", "from 1 to"},
+        {"max_steps", "99999999999", "from 0 to"},
+        {"attention", "cosine", "additive, general"},
         {"tokenizer", "bpe", "word, char, spm"},
-        {"src_word_dropout", "1", "[0, 1)"}, {"src_word_dropout", "-0.1", "[0, 1)"},
-        {"tgt_word_dropout", "1", "[0, 1)"}, {"tgt_word_dropout", "-1e-9", "[0, 1)"},
+        {"src_word_dropout", "1", "[0, 1)"},
+        {"src_word_dropout", "-0.1", "[0, 1)"},
+        {"tgt_word_dropout", "1", "[0, 1)"},
+        {"tgt_word_dropout", "-1e-9", "[0, 1)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rs_config cfg, before;
@@ -129,13 +144,22 @@ START_TEST(conflicting_options_are_refused)
 
     /* And through the program: exit 2 before any file is read. */
     static const char *const args[] = {
-        "--tokenizer char --subwords 100", "--lr nan", "--adam-eps 0", "--epochs 0",
-        "--max-vocab 4", "--dev-bleu", "--patience 3", "--lr-decay 0.5", "--resume --overwrite",
-        "--src-word-dropout 1", "--tgt-word-dropout -0.5",
+        "--tokenizer char --subwords 100",
+        "--lr nan",
+        "--adam-eps 0",
+        "--epochs 0",
+        "--max-vocab 4",
+        "--dev-bleu",
+        "--patience 3",
+        "--lr-decay 0.5",
+        "--resume --overwrite",
+        "--src-word-dropout 1",
+        "--tgt-word-dropout -0.5",
     };
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         char cmd[512], out[1024];
-        snprintf(cmd, sizeof cmd, "train --train /nonexistent.tsv --out /nonexistent/m %s", args[i]);
+        snprintf(cmd, sizeof cmd, "train --train /nonexistent.tsv --out /nonexistent/m %s",
+                 args[i]);
         int status = testprog_run_all(cmd, out, sizeof out);
         ck_assert_msg(status == 2, "train %s: status %d\n%s", args[i], status, out);
     }
@@ -245,18 +269,21 @@ START_TEST(tie_embeddings_is_a_model_setting)
     cfg.maxout = 32;
     ck_assert(rs_config_check(&cfg, &err) != 0);
     ck_assert_msg(strstr(err.msg, "--tie-embeddings") && strstr(err.msg, "--maxout 32") &&
-                  strstr(err.msg, "--emb 64"), "%s", err.msg);
+                      strstr(err.msg, "--emb 64"),
+                  "%s", err.msg);
     char out[8192], cmd[2048], dir[64];
     ck_assert_int_eq(testprog_run_all("train --train /nonexistent.tsv --out /nonexistent/m "
-                                      "--tie-embeddings --emb 16 --maxout 8", out, sizeof out), 2);
+                                      "--tie-embeddings --emb 16 --maxout 8",
+                                      out, sizeof out),
+                     2);
     ck_assert_msg(strstr(out, "--maxout 8") && strstr(out, "--emb 16"), "%s", out);
 
     testdir_make(dir, "rnnsearch-tie");
     const char *small = "--emb 8 --hidden 8 --att 8 --maxout 8 --epochs 1 --quiet";
     snprintf(cmd, sizeof cmd, "head -n 40 corpora/reorder/train.tsv > %s/t.tsv", dir);
     ck_assert_int_eq(system(cmd), 0);
-    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/tied %s --tie-embeddings 2>&1",
-             dir, dir, small);
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/tied %s --tie-embeddings 2>&1", dir,
+             dir, small);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
     snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/tied --resume --epochs 2 2>&1", dir,
              dir);
@@ -274,13 +301,16 @@ START_TEST(tie_embeddings_is_a_model_setting)
     snprintf(total, sizeof total, " %zu (%.1f MB as float32)", m.layout.total,
              (double)m.layout.total * 4 / 1e6);
     ck_assert_msg(strstr(out, "tie_embeddings = 1\n") && strstr(out, "out.W      is tgt_emb") &&
-                  strstr(out, total), "%s", out);
+                      strstr(out, total),
+                  "%s", out);
     rs_train_state_free(&st);
     rs_model_free(&m);
 
     /* Export and import: an untied model with the same scores. */
-    snprintf(cmd, sizeof cmd, "export -m %s/tied -o %s/t.safetensors 2>&1 && %s import "
-             "%s/t.safetensors -o %s/untied.ckpt 2>&1", dir, dir, testprog_path(), dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "export -m %s/tied -o %s/t.safetensors 2>&1 && %s import "
+             "%s/t.safetensors -o %s/untied.ckpt 2>&1",
+             dir, dir, testprog_path(), dir, dir);
     ck_assert_msg(testprog_run(cmd, out, sizeof out) == 0, "%s", out);
     char scores[2][4096];
     snprintf(cmd, sizeof cmd, "score -m %s/tied %s/t.tsv", dir, dir);
@@ -301,8 +331,8 @@ START_TEST(tie_embeddings_is_a_model_setting)
     /* The setting cannot change on --resume. */
     snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/plain %s 2>&1", dir, dir, small);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
-    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/plain --resume --tie-embeddings 2>&1",
-             dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/plain --resume --tie-embeddings 2>&1", dir, dir);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "tie_embeddings=0, not 1"), "%s", out);
     testdir_remove(dir);

@@ -43,7 +43,8 @@ static double check_conformance(const char *dir, double tol)
     ck_assert(rs_codec_for_model(&codec, &model, &err) == 0);
     ck_assert_msg(rs_pairs_read_tsv(pairs_path, 0, &pairs, &err) == 0, "%s", err.msg);
     ck_assert(rs_tokenize_pairs(&tok, &pairs, &codec, pairs_path, &err) == 0);
-    ck_assert(rs_dataset_build(&data, &tok, &model.src_vocab, &model.tgt_vocab, 0, NULL, &err) == 0);
+    ck_assert(rs_dataset_build(&data, &tok, &model.src_vocab, &model.tgt_vocab, 0, NULL, &err) ==
+              0);
     ck_assert_int_gt(data.count, 0);
     rs_forced *scored = calloc((size_t)data.count, sizeof(rs_forced));
     ck_assert(scored != NULL);
@@ -67,7 +68,8 @@ static double check_conformance(const char *dir, double tol)
     ck_assert_msg(fscanf(f, "%lf", &extra) == EOF, "%s: more values than the %d pairs",
                   expected_path, data.count);
     fclose(f);
-    fprintf(stderr, "conformance %s: %d pairs, worst relative error %.3g\n", dir, data.count, worst);
+    fprintf(stderr, "conformance %s: %d pairs, worst relative error %.3g\n", dir, data.count,
+            worst);
     for (int i = 0; i < data.count; i++)
         rs_forced_free(&scored[i]);
     free(scored);

@@ -46,9 +46,10 @@ static void check_tsv_error(const char *data, const char *want)
 START_TEST(test_tsv)
 {
     char path[32];
-    write_temp_str(path, "Hallo.\tHello.\n"
-                         "Wie geht's?\tHow are you?\tCC-BY 2.0 (France) Attribution: tatoeba.org\r\n"
-                         "Danke!\tThanks!");
+    write_temp_str(path,
+                   "Hallo.\tHello.\n"
+                   "Wie geht's?\tHow are you?\tCC-BY 2.0 (France) Attribution: tatoeba.org\r\n"
+                   "Danke!\tThanks!");
     rs_error err = {{0}};
     rs_pairs pairs;
     ck_assert_msg(!rs_pairs_read_tsv(path, 0, &pairs, &err), "%s", err.msg);
@@ -134,8 +135,8 @@ START_TEST(test_line_length_is_bounded)
     ck_assert_uint_eq(len, RS_LINE_MAX_BYTES);
     ck_assert_int_eq(rs_line_reader_next(&r, &line, &len, &err), -1);
     char want[128];
-    snprintf(want, sizeof want, "%s:2: line longer than %d bytes (the most a line may hold)",
-             path, RS_LINE_MAX_BYTES);
+    snprintf(want, sizeof want, "%s:2: line longer than %d bytes (the most a line may hold)", path,
+             RS_LINE_MAX_BYTES);
     ck_assert_str_eq(err.msg, want);
     ck_assert_uint_le(r.cap, 2 * (size_t)RS_LINE_MAX_BYTES + 2);
     rs_line_reader_close(&r);
@@ -199,8 +200,7 @@ START_TEST(test_missing_file)
     ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/x.tsv: "));
     ck_assert_int_eq(rs_lines_read("/nonexistent/y.txt", &lines, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/y.txt: "));
-    ck_assert_int_eq(rs_pairs_read_parallel("/nonexistent/a.de", "/nonexistent/a.en", &pairs,
-                                            &err),
+    ck_assert_int_eq(rs_pairs_read_parallel("/nonexistent/a.de", "/nonexistent/a.en", &pairs, &err),
                      -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/a.de: "));
     ck_assert_int_eq(rs_pairs_read_parallel("-", "-", &pairs, &err), -1);
@@ -317,7 +317,8 @@ END_TEST
 START_TEST(test_line_reader)
 {
     char path[32];
-    write_temp_str(path, "\xEF\xBB\xBF" "a\r\n\nc");
+    write_temp_str(path, "\xEF\xBB\xBF"
+                         "a\r\n\nc");
     rs_error err = {{0}};
     rs_line_reader r;
     ck_assert_int_eq(rs_line_reader_open(&r, path, &err), 0);

@@ -9,8 +9,10 @@
 #include "data/dataset.h"
 
 /* Ten pairs; pair i has a source of (i % 4) + 1 words and a target of (i % 3) + 1. */
-static const char *const raw_src[] = {"a", "a b", "a b c", "c c c d", "b", "d a", "a a a", "b b b b", "c", "q d"};
-static const char *const raw_tgt[] = {"x", "x y", "y y z", "x", "z z", "x y z", "y", "x x", "z z z", "w"};
+static const char *const raw_src[] = {"a",   "a b",   "a b c",   "c c c d", "b",
+                                      "d a", "a a a", "b b b b", "c",       "q d"};
+static const char *const raw_tgt[] = {"x",     "x y", "y y z", "x",     "z z",
+                                      "x y z", "y",   "x x",   "z z z", "w"};
 enum { PAIRS = 10 };
 
 typedef struct {
@@ -36,7 +38,8 @@ static void corpus_case_init(corpus_case *c)
         ck_assert(c->pairs.src[i] && c->pairs.tgt[i]);
     }
     ck_assert_msg(rs_codec_init(&c->codec, &cfg, &err) == 0, "%s", err.msg);
-    ck_assert_msg(rs_tokenize_pairs(&c->tok, &c->pairs, &c->codec, "pairs", &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_tokenize_pairs(&c->tok, &c->pairs, &c->codec, "pairs", &err) == 0, "%s",
+                  err.msg);
     /* Vocabularies from the counts; "q" (source) and "w" (target) occur once
      * and are left out by min_freq 2, so they map to <unk>. */
     rs_vocab counts;
@@ -151,7 +154,8 @@ START_TEST(epoch_plans_group_lengths_and_follow_the_seed)
             long k_lo, k_hi, q_lo, q_hi;
             batch_length_range(&plan, &d, k, &k_lo, &k_hi);
             batch_length_range(&plan, &d, q, &q_lo, &q_hi);
-            ck_assert_msg(q == k || k_hi <= q_lo || q_hi <= k_lo, "batches %d and %d interleave", k, q);
+            ck_assert_msg(q == k || k_hi <= q_lo || q_hi <= k_lo, "batches %d and %d interleave", k,
+                          q);
         }
     /* The same seed gives the same plan; other seeds other plans. */
     rs_rng_seed(&rng, 5);

@@ -24,14 +24,16 @@ static int check_against_forcing(const rs_model *model, const rs_translation *ou
         const rs_translation *t = &out[b];
         ck_assert(t->len >= 0 && t->len <= max_len);
         ck_assert_int_eq(t->src_len, tiny_src_counts[b] + 1);
-        ck_assert_msg(t->finished || t->len == max_len, "unfinished at length %d < %d", t->len, max_len);
+        ck_assert_msg(t->finished || t->len == max_len, "unfinished at length %d < %d", t->len,
+                      max_len);
         finished += t->finished;
         float *probs = malloc(sizeof(float) * (size_t)(t->len + 1) * V);
         ck_assert(probs != NULL);
-        double forced = tiny_forced_logprob(model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, probs);
+        double forced =
+            tiny_forced_logprob(model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, probs);
         ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced) + 1e-6,
-                      "%s sentence %d: greedy log p %.9f, teacher-forced %.9f", rs_attention_names[model->cfg.attention],
-                      b, t->logprob, forced);
+                      "%s sentence %d: greedy log p %.9f, teacher-forced %.9f",
+                      rs_attention_names[model->cfg.attention], b, t->logprob, forced);
         for (int step = 0; step <= t->len; step++) {
             int chosen = step < t->len ? t->ids[step] : RS_EOS;
             ck_assert(chosen >= RS_UNK && chosen < V && chosen != RS_BOS);
@@ -42,7 +44,8 @@ static int check_against_forcing(const rs_model *model, const rs_translation *ou
             for (int v = RS_UNK; v < V; v++)
                 ck_assert_msg(v == RS_BOS || p[v] <= p[chosen] * (1.0f + 1e-5f),
                               "%s sentence %d step %d: chose %d (p %.6g), %d has p %.6g",
-                              rs_attention_names[model->cfg.attention], b, step, chosen, p[chosen], v, p[v]);
+                              rs_attention_names[model->cfg.attention], b, step, chosen, p[chosen],
+                              v, p[v]);
         }
         free(probs);
     }
@@ -58,15 +61,19 @@ START_TEST(greedy_is_the_argmax_of_teacher_forcing)
     const rs_model *member = &model;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_translation out[SENTENCES];
-    ck_assert_msg(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, out, &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, out, &err) ==
+                      0,
+                  "%s", err.msg);
     int finished = check_against_forcing(&model, out, MAX_LEN);
-    ck_assert_msg(finished > 0 && finished < SENTENCES, "%s: %d of %d finished (the model no longer "
-                  "mixes stopped and cut-off outputs: choose another seed)", rs_attention_names[model.cfg.attention],
-                  finished, SENTENCES);
+    ck_assert_msg(finished > 0 && finished < SENTENCES,
+                  "%s: %d of %d finished (the model no longer "
+                  "mixes stopped and cut-off outputs: choose another seed)",
+                  rs_attention_names[model.cfg.attention], finished, SENTENCES);
     /* One at a time: the same tokens and scores. */
     for (int b = 0; b < SENTENCES; b++) {
         rs_translation one;
-        ck_assert(rs_greedy(&dec, 1, &tiny_srcs[b], &tiny_src_counts[b], MAX_LEN, 0, &one, &err) == 0);
+        ck_assert(rs_greedy(&dec, 1, &tiny_srcs[b], &tiny_src_counts[b], MAX_LEN, 0, &one, &err) ==
+                  0);
         ck_assert_int_eq(one.len, out[b].len);
         ck_assert_int_eq(one.finished, out[b].finished);
         for (int k = 0; k < one.len; k++)
@@ -91,7 +98,8 @@ START_TEST(length_limit_forces_eos)
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_translation out[SENTENCES];
     for (int max_len = 1; max_len <= 3; max_len++) {
-        ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, max_len, 0, out, &err) == 0);
+        ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, max_len, 0, out, &err) ==
+                  0);
         check_against_forcing(&model, out, max_len);
         for (int b = 0; b < SENTENCES; b++) {
             /* Cut off: max_len tokens, then a forced </s> (its log p counted). */

@@ -257,13 +257,11 @@ START_TEST(test_report)
     known_input(&in);
     compute(&res, &in);
     ck_assert_int_eq(rs_explain_report(&in, &res, 4, &text, &err), 0);
-    const char *want[] = {"e_3 = 1.0000*1.0000 + 2.0000*1.0000 = 3.0000",
-                          "exp(-2.0000) = 0.1353",
-                          "sum s = 0.1353 + 0.3679 + 1.0000 = 1.5032",
-                          "a_1 = 0.1353 / 1.5032 = 0.0900",
-                          "weights a = (0.0900, 0.2447, 0.6652)",
-                          "= (0.7553, 0.9100)",
-                          "[q ; c] = (1.0000, 2.0000, 0.7553, 0.9100)"};
+    const char *want[] = {
+        "e_3 = 1.0000*1.0000 + 2.0000*1.0000 = 3.0000", "exp(-2.0000) = 0.1353",
+        "sum s = 0.1353 + 0.3679 + 1.0000 = 1.5032",    "a_1 = 0.1353 / 1.5032 = 0.0900",
+        "weights a = (0.0900, 0.2447, 0.6652)",         "= (0.7553, 0.9100)",
+        "[q ; c] = (1.0000, 2.0000, 0.7553, 0.9100)"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(text, want[i]), "missing \"%s\" in:\n%s", want[i], text);
     free(text);

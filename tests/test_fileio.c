@@ -164,7 +164,8 @@ START_TEST(test_same_file)
     /* The message names both. */
     ck_assert_int_eq(rs_check_output_not_input(sym, a, &err), -1);
     ck_assert_msg(strstr(err.msg, sym) && strstr(err.msg, a) &&
-                  strstr(err.msg, "is the same file as"), "%s", err.msg);
+                      strstr(err.msg, "is the same file as"),
+                  "%s", err.msg);
     ck_assert_int_eq(rs_check_output_not_input(b, a, &err), 0);
     ck_assert_int_eq(rs_check_output_not_input(NULL, a, &err), 0);
     ck_assert_int_eq(rs_check_output_not_input("-", a, &err), 0);

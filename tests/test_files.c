@@ -258,8 +258,10 @@ START_TEST(test_oversized_model_is_refused)
 {
     char out[8192], args[2048];
     testdir_make(dir, "rs_files");
-    snprintf(args, sizeof args, "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 "
-             "--hidden 715827883 --quiet", dir);
+    snprintf(args, sizeof args,
+             "train --train corpora/reorder/dev.tsv --out %s/m --epochs 1 "
+             "--hidden 715827883 --quiet",
+             dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2); /* an option out of range */
     ck_assert_msg(strstr(out, "--hidden: '715827883'") && strstr(out, "to 65536"), "%s", out);
     testdir_remove(dir);

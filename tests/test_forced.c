@@ -29,8 +29,8 @@ static void make_model(rs_model *m, unsigned seed)
 static int s0[] = {4, 5, 6}, s1[] = {6}, t0[] = {4, 5, 6, 4}, t1[] = {5};
 static int *srcs[] = {s0, s1}, *tgts[] = {t0, t1}, src_len[] = {3, 1}, tgt_len[] = {4, 1};
 static int line[] = {0, 1};
-static const rs_dataset data = {.count = 2, .src = srcs, .tgt = tgts, .src_len = src_len,
-                                .tgt_len = tgt_len, .line = line};
+static const rs_dataset data = {
+    .count = 2, .src = srcs, .tgt = tgts, .src_len = src_len, .tgt_len = tgt_len, .line = line};
 
 START_TEST(tokens_sum_to_the_pair_and_rows_are_distributions)
 {
@@ -39,8 +39,9 @@ START_TEST(tokens_sum_to_the_pair_and_rows_are_distributions)
     make_model(&m, 1);
     const rs_model *member = &m;
     rs_forced f[2];
-    ck_assert_msg(!rs_forced_decode(&member, 1, &data, 2, RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT,
-                                    f, &err), "%s", err.msg);
+    ck_assert_msg(
+        !rs_forced_decode(&member, 1, &data, 2, RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT, f, &err),
+        "%s", err.msg);
     for (int i = 0; i < 2; i++) {
         ck_assert_int_eq(f[i].src_len, src_len[i]);
         ck_assert_int_eq(f[i].tgt_len, tgt_len[i]);
@@ -81,7 +82,8 @@ START_TEST(an_ensemble_is_the_mean_of_its_members)
     for (int i = 0; i < 2; i++) {
         for (int t = 0; t <= tgt_len[i]; t++)
             ck_assert_float_eq_tol(fe[i].token_logprobs[t],
-                                   0.5f * (fa[i].token_logprobs[t] + fb[i].token_logprobs[t]), 1e-5f);
+                                   0.5f * (fa[i].token_logprobs[t] + fb[i].token_logprobs[t]),
+                                   1e-5f);
         ck_assert_double_eq_tol(fe[i].logprob, 0.5 * (fa[i].logprob + fb[i].logprob), 1e-4);
         rs_forced_free(&fa[i]);
         rs_forced_free(&fb[i]);

@@ -94,8 +94,9 @@ static void check_fixture(const char *kind)
     rs_batch batch;
     ck_assert(rs_workspace_alloc(&ws, &model, pairs.count, MAX_LEN + 1, MAX_LEN + 1, &err) == 0);
     ck_assert(rs_batch_alloc(&batch, pairs.count, MAX_LEN + 1, MAX_LEN + 1, &err) == 0);
-    ck_assert_msg(rs_batch_fill(&batch, pairs.count, src, pairs.src_count, tgt, pairs.tgt_count,
-                                &err) == 0, "%s", err.msg);
+    ck_assert_msg(
+        rs_batch_fill(&batch, pairs.count, src, pairs.src_count, tgt, pairs.tgt_count, &err) == 0,
+        "%s", err.msg);
     float *grad = calloc(model.layout.total, sizeof(float));
     ck_assert(grad != NULL);
     rs_tensors g;

@@ -35,9 +35,12 @@ START_TEST(gru_step_matches_finite_differences)
     float scratch[GB * GN];
     gru_step_backward(dh_prev, dpre, c.weight, c.gates, c.h_prev, c.U, c.mask, GB, GN, scratch);
     gru_recurrent_backward(dU, db, dpre, c.h_prev, c.r_h, GB, GN);
-    gradcheck_expect("gru dh_prev", gradcheck(gru_loss, &c, c.h_prev, dh_prev, GB * GN, 100, 1e-2f, FLOOR), TOL);
-    gradcheck_expect("gru dx_proj", gradcheck(gru_loss, &c, c.x_proj, dpre, GB * 3 * GN, 100, 1e-2f, FLOOR), TOL);
-    gradcheck_expect("gru dU", gradcheck(gru_loss, &c, c.U, dU, 3 * GN * GN, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect("gru dh_prev",
+                     gradcheck(gru_loss, &c, c.h_prev, dh_prev, GB * GN, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect("gru dx_proj",
+                     gradcheck(gru_loss, &c, c.x_proj, dpre, GB * 3 * GN, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect("gru dU", gradcheck(gru_loss, &c, c.U, dU, 3 * GN * GN, 100, 1e-2f, FLOOR),
+                     TOL);
     /* The bias adds to x_proj: its gradient is the column sum of dpre. */
     for (int k = 0; k < 3 * GN; k++) {
         float sum = 0.0f;

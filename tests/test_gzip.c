@@ -107,8 +107,8 @@ START_TEST(damaged_gzip_names_file_and_line)
     ck_assert_int_eq(rs_lines_read(path, &lines, &err), -1);
     ck_assert_int_eq(lines.count, 0);
     snprintf(want, sizeof want, "%s:", path);
-    ck_assert_msg(strstr(err.msg, want) == err.msg && strstr(err.msg, ": truncated gzip data"), "%s",
-                  err.msg);
+    ck_assert_msg(strstr(err.msg, want) == err.msg && strstr(err.msg, ": truncated gzip data"),
+                  "%s", err.msg);
     long line = strtol(err.msg + strlen(want), NULL, 10);
     ck_assert_msg(line > 1000 && line < 20000, "%s", err.msg);
 

@@ -30,7 +30,10 @@ START_TEST(info_shows_what_the_checkpoint_holds)
     snprintf(args, sizeof args, "info -m %s/models/x", dir);
     ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     static const char *const lines[] = {
-        "\nhidden = 4\n", "\nemb = 3\n", "\nattention = additive\n", "\nlr = 0.0125\n",
+        "\nhidden = 4\n",
+        "\nemb = 3\n",
+        "\nattention = additive\n",
+        "\nlr = 0.0125\n",
         "# vocabularies: source 6 tokens, target 5 tokens\n",
         "# text: tokenizer word, lowercase no\n",
         "# training: step 1234, epoch 5, best dev loss 1.5000 (ppl 4.48), best dev BLEU 17.25",
@@ -41,7 +44,8 @@ START_TEST(info_shows_what_the_checkpoint_holds)
     int rows = 0, cols = 0;
     size_t count = 0, total = 0;
     const char *line = strstr(out, "#   dec.W ");
-    ck_assert_msg(line && sscanf(line, "#   dec.W %d x %d %zu", &rows, &cols, &count) == 3, "%s", out);
+    ck_assert_msg(line && sscanf(line, "#   dec.W %d x %d %zu", &rows, &cols, &count) == 3, "%s",
+                  out);
     ck_assert_int_eq(rows, 12);
     ck_assert_int_eq(cols, 11);
     ck_assert_uint_eq(count, 132);

@@ -40,13 +40,15 @@ START_TEST(numbers_and_integer_range)
     static const struct {
         const char *text;
         double value;
-    } numbers[] = {{"0", 0.0},        {"-0", -0.0},    {"1e2", 100.0},  {"1E+2", 100.0},
-                   {"2.5e-3", 0.0025}, {"-12.75", -12.75}, {"0.1", 0.1}, {"123456789", 123456789.0}};
+    } numbers[] = {
+        {"0", 0.0},         {"-0", -0.0},       {"1e2", 100.0}, {"1E+2", 100.0},
+        {"2.5e-3", 0.0025}, {"-12.75", -12.75}, {"0.1", 0.1},   {"123456789", 123456789.0}};
     for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++) {
         rs_error err;
         rs_json *v = parse(numbers[i].text, &err);
         ck_assert_msg(v && v->type == RS_JSON_NUMBER, "%s refused", numbers[i].text);
-        ck_assert_msg(v->number == numbers[i].value, "%s read as %.17g", numbers[i].text, v->number);
+        ck_assert_msg(v->number == numbers[i].value, "%s read as %.17g", numbers[i].text,
+                      v->number);
         rs_json_free(v);
     }
     /* rs_json_to_u64: integers in [0, 2^53] only. */
@@ -54,8 +56,14 @@ START_TEST(numbers_and_integer_range)
         const char *text;
         int ok;
         uint64_t value;
-    } ints[] = {{"0", 1, 0},          {"1e3", 1, 1000},   {"9007199254740992", 1, 9007199254740992ULL},
-                {"9007199254740994", 0, 0}, {"1.5", 0, 0}, {"-1", 0, 0}, {"\"7\"", 0, 0}, {"null", 0, 0}};
+    } ints[] = {{"0", 1, 0},
+                {"1e3", 1, 1000},
+                {"9007199254740992", 1, 9007199254740992ULL},
+                {"9007199254740994", 0, 0},
+                {"1.5", 0, 0},
+                {"-1", 0, 0},
+                {"\"7\"", 0, 0},
+                {"null", 0, 0}};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
         rs_error err;
         rs_json *v = parse(ints[i].text, &err);
@@ -77,7 +85,9 @@ START_TEST(whitespace_depth_and_error_offsets)
     ck_assert_msg(v && v->count == 2, "JSON whitespace refused");
     rs_json_free(v);
     /* Vertical tab, form feed and no-break space are not JSON whitespace. */
-    static const char *const bad[] = {"\v1", "[1,\f2]", "\xC2\xA0" "1"};
+    static const char *const bad[] = {"\v1", "[1,\f2]",
+                                      "\xC2\xA0"
+                                      "1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         ck_assert_msg(parse(bad[i], &err) == NULL, "accepted whitespace case %zu", i);
     /* Values nest at most RS_JSON_MAX_DEPTH levels below the top one: that

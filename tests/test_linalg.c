@@ -77,7 +77,8 @@ START_TEST(row_sums_bias_and_sigmoid)
     ck_assert_float_eq_tol(rs_sigmoid(2.0f), 0.880797f, 1e-6f);
     ck_assert_float_eq_tol(rs_sigmoid(-2.0f) + rs_sigmoid(2.0f), 1.0f, 1e-7f);
     /* Saturates without NaN at the ends. */
-    ck_assert(rs_sigmoid(-200.0f) >= 0.0f && rs_sigmoid(-200.0f) < 1e-38f); /* vecmath.h: < 6.1e-39 */
+    ck_assert(rs_sigmoid(-200.0f) >= 0.0f &&
+              rs_sigmoid(-200.0f) < 1e-38f); /* vecmath.h: < 6.1e-39 */
     ck_assert(rs_sigmoid(200.0f) == 1.0f);
 }
 END_TEST

@@ -65,7 +65,8 @@ static void make_data(char *dir)
     char cmd[512];
     snprintf(cmd, sizeof cmd,
              "head -n 45 corpora/reorder/train.tsv > %s/train.tsv && "
-             "head -n 10 corpora/reorder/dev.tsv > %s/dev.tsv", dir, dir);
+             "head -n 10 corpora/reorder/dev.tsv > %s/dev.tsv",
+             dir, dir);
     ck_assert_int_eq(system(cmd), 0);
 }
 
@@ -78,7 +79,8 @@ static void train_args(char *args, size_t size, const char *dir, const char *out
     snprintf(args, size,
              "--train %s/train.tsv --dev %s/dev.tsv --emb 8 --hidden 8 --att 8 --maxout 4 "
              "--batch-size 10 --epochs 2 --eval-every 1 --threads 1 --lr 0.03 --lr-decay 0.5 "
-             "--quiet --out %s/%s %s", dir, dir, dir, out, extra);
+             "--quiet --out %s/%s %s",
+             dir, dir, dir, out, extra);
 }
 
 typedef struct {
@@ -253,15 +255,17 @@ START_TEST(a_killed_rank_ends_the_job)
      * (the process whose environment says so) is killed. */
     snprintf(args, sizeof args,
              "--train %s/train.tsv --emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 10 "
-             "--epochs 100000 --save-every 3 --threads 1 --quiet --out %s/k", dir, dir);
-    snprintf(cmd, sizeof cmd,
-             "mpirun --oversubscribe --bind-to none %s -np 2 %s train %s > %s/k.log 2>&1 & job=$!; "
-             "for i in $(seq 600); do [ -f %s/k/last.ckpt ] && break; sleep 0.1; done; "
-             "for p in $(pgrep -f -- '--out %s/k'); do "
-             "  tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 "
-             "  && kill -9 $p && echo 'mpi: rank 1 killed' >&2; done; "
-             "( sleep 60; kill $job 2>/dev/null ) & timer=$!; wait $job; rc=$?; kill $timer; exit $rc",
-             geteuid() == 0 ? "--allow-run-as-root" : "", testprog_path(), args, dir, dir, dir);
+             "--epochs 100000 --save-every 3 --threads 1 --quiet --out %s/k",
+             dir, dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "mpirun --oversubscribe --bind-to none %s -np 2 %s train %s > %s/k.log 2>&1 & job=$!; "
+        "for i in $(seq 600); do [ -f %s/k/last.ckpt ] && break; sleep 0.1; done; "
+        "for p in $(pgrep -f -- '--out %s/k'); do "
+        "  tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 "
+        "  && kill -9 $p && echo 'mpi: rank 1 killed' >&2; done; "
+        "( sleep 60; kill $job 2>/dev/null ) & timer=$!; wait $job; rc=$?; kill $timer; exit $rc",
+        geteuid() == 0 ? "--allow-run-as-root" : "", testprog_path(), args, dir, dir, dir);
     FILE *p = popen(cmd, "r");
     ck_assert(p != NULL);
     int status = pclose(p);

@@ -66,7 +66,8 @@ static unsigned long long net_signature(void *p)
     unsigned long long h = 0;
     for (int r = 0; r < c->batch.T * c->batch.B; r++)
         if (c->batch.tgt_out[r] != RS_PAD)
-            h = h * 31 + gradcheck_hash(c->ws.which + (size_t)r * l, (size_t)l) + (unsigned long long)r;
+            h = h * 31 + gradcheck_hash(c->ws.which + (size_t)r * l, (size_t)l) +
+                (unsigned long long)r;
     return h;
 }
 
@@ -74,8 +75,8 @@ static unsigned long long net_signature(void *p)
  * dropout and word dropout of both sides (fixed masks), then additive with
  * tied embeddings (out.W is tgt_emb: the finite differences of tgt_emb move
  * both uses at once), without and with both dropouts. */
-static const char *const kinds[] = {"additive", "general", "dot", "scaled-dot", "additive",
-                                    "additive", "additive", "additive"};
+static const char *const kinds[] = {"additive", "general",  "dot",      "scaled-dot",
+                                    "additive", "additive", "additive", "additive"};
 enum {
     VARIANTS = 8,
     DROPOUT_VARIANT = 4,
@@ -142,8 +143,7 @@ static float *variant_gradient(net_case *c, int v, float scale)
  * out.W when tied. */
 static int tensors_present(int v)
 {
-    return (strcmp(kinds[v], "additive") == 0 ? RS_NUM_PARAMS - 1 : RS_NUM_PARAMS - 4) -
-           is_tied(v);
+    return (strcmp(kinds[v], "additive") == 0 ? RS_NUM_PARAMS - 1 : RS_NUM_PARAMS - 4) - is_tied(v);
 }
 
 START_TEST(network_gradients_match_finite_differences)
@@ -155,8 +155,9 @@ START_TEST(network_gradients_match_finite_differences)
         const rs_tensor_info *t = &c.model.layout.info[i];
         if (!t->size)
             continue;
-        gradcheck_result r = gradcheck_kinked(net_loss, net_signature, &c, c.model.params + t->offset, grad + t->offset,
-                                       t->size, 40, 1e-2f, 1e-2);
+        gradcheck_result r =
+            gradcheck_kinked(net_loss, net_signature, &c, c.model.params + t->offset,
+                             grad + t->offset, t->size, 40, 1e-2f, 1e-2);
         if (r.worst > 5e-3 || r.non_finite)
             fprintf(stderr, "%s %s: worst %.3g at %zu (analytic %.6g, numeric %.6g)\n", kinds[_i],
                     t->name, r.worst, r.worst_index, r.analytic, r.numeric);
@@ -190,10 +191,12 @@ START_TEST(network_directional_gradients)
         const rs_tensor_info *t = &c.model.layout.info[i];
         if (!t->size)
             continue;
-        gradcheck_dir_result r = gradcheck_direction(net_loss, net_signature, &c, c.model.params + t->offset,
-                                                     grad + t->offset, t->size, 1000 + i, 0.1f, 1e-6);
+        gradcheck_dir_result r =
+            gradcheck_direction(net_loss, net_signature, &c, c.model.params + t->offset,
+                                grad + t->offset, t->size, 1000 + i, 0.1f, 1e-6);
         if (r.error > DIRECTION_TOL || r.non_finite || r.kinked)
-            fprintf(stderr, "%s %s: <g,d> %.9g, central difference %.9g, relative error %.3g (eps %g)\n",
+            fprintf(stderr,
+                    "%s %s: <g,d> %.9g, central difference %.9g, relative error %.3g (eps %g)\n",
                     kinds[_i], t->name, r.analytic, r.numeric, r.error, r.eps);
         ck_assert_msg(!r.kinked, "%s %s: every step crossed a maxout kink", kinds[_i], t->name);
         ck_assert_msg(!r.non_finite, "%s %s: non-finite", kinds[_i], t->name);
@@ -204,11 +207,11 @@ START_TEST(network_directional_gradients)
     }
     ck_assert_int_eq(checked, tensors_present(_i));
     fprintf(stderr, "directional %s%s: %d tensors, worst relative error %.2g\n", kinds[_i],
-            _i == DROPOUT_VARIANT               ? " (dropout)"
-            : _i == WORD_DROPOUT_VARIANT        ? " (dropout and word dropout)"
-            : _i == TIED_VARIANT                ? " (tied)"
-            : _i == TIED_WORD_DROPOUT_VARIANT   ? " (tied, dropout and word dropout)"
-                                                : "",
+            _i == DROPOUT_VARIANT             ? " (dropout)"
+            : _i == WORD_DROPOUT_VARIANT      ? " (dropout and word dropout)"
+            : _i == TIED_VARIANT              ? " (tied)"
+            : _i == TIED_WORD_DROPOUT_VARIANT ? " (tied, dropout and word dropout)"
+                                              : "",
             checked, worst);
     free(grad);
     net_case_free(&c);
@@ -238,7 +241,8 @@ START_TEST(padded_batch_equals_sentences_one_at_a_time)
 
     double loss_single = 0.0;
     for (int b = 0; b < 3; b++) {
-        ck_assert(rs_batch_fill(&c.batch, 1, &srcs[b], &src_counts[b], &tgts[b], &tgt_counts[b], &err) == 0);
+        ck_assert(rs_batch_fill(&c.batch, 1, &srcs[b], &src_counts[b], &tgts[b], &tgt_counts[b],
+                                &err) == 0);
         double l = rs_network_forward(&c.ws, &c.model, &c.batch);
         ck_assert_double_eq_tol(l, nll_rows[b], 1e-5 * fabs(l));
         loss_single += l;

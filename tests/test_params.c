@@ -29,14 +29,30 @@ START_TEST(layout_shapes_follow_the_model)
         const char *name;
         int rows, cols;
     } want[] = {
-        {"src_emb", Vs, m},           {"tgt_emb", Vt, m},          {"enc_fwd.W", 3 * n, m},
-        {"enc_fwd.U", 3 * n, n},      {"enc_fwd.b", 3 * n, 0},     {"enc_bwd.W", 3 * n, m},
-        {"enc_bwd.U", 3 * n, n},      {"enc_bwd.b", 3 * n, 0},     {"init.W", n, n},
-        {"init.b", n, 0},             {"att.W", additive * a, n},  {"att.U", additive * a, 2 * n},
-        {"att.b", additive * a, 0},   {"att.v", additive * a, 0},  {"att.K", (1 - additive) * n, 2 * n},
-        {"dec.W", 3 * n, m + 2 * n},  {"dec.U", 3 * n, n},         {"dec.b", 3 * n, 0},
-        {"out.U", 2 * l, n},          {"out.V", 2 * l, m},         {"out.C", 2 * l, 2 * n},
-        {"out.b", 2 * l, 0},          {"out.W", Vt, l},            {"out.bw", Vt, 0},
+        {"src_emb", Vs, m},
+        {"tgt_emb", Vt, m},
+        {"enc_fwd.W", 3 * n, m},
+        {"enc_fwd.U", 3 * n, n},
+        {"enc_fwd.b", 3 * n, 0},
+        {"enc_bwd.W", 3 * n, m},
+        {"enc_bwd.U", 3 * n, n},
+        {"enc_bwd.b", 3 * n, 0},
+        {"init.W", n, n},
+        {"init.b", n, 0},
+        {"att.W", additive * a, n},
+        {"att.U", additive * a, 2 * n},
+        {"att.b", additive * a, 0},
+        {"att.v", additive * a, 0},
+        {"att.K", (1 - additive) * n, 2 * n},
+        {"dec.W", 3 * n, m + 2 * n},
+        {"dec.U", 3 * n, n},
+        {"dec.b", 3 * n, 0},
+        {"out.U", 2 * l, n},
+        {"out.V", 2 * l, m},
+        {"out.C", 2 * l, 2 * n},
+        {"out.b", 2 * l, 0},
+        {"out.W", Vt, l},
+        {"out.bw", Vt, 0},
     };
     ck_assert_int_eq(sizeof want / sizeof *want, RS_NUM_PARAMS);
     size_t offset = 0;

@@ -72,13 +72,26 @@ START_TEST(readout_matches_finite_differences)
     const readout_input_grads d = {RS_MAT(dstates, RR, RN), RS_MAT(demb, RR, RM),
                                    RS_MAT(dctx, RR, 2 * RN)};
     readout_backward(&d, &g, dt, dtpre, c.weight, &saved, &in, &c.model.w, RL, RV);
-    gradcheck_expect("readout dstates", gradcheck_kinked(readout_loss, readout_signature, &c, c.states, dstates, RR * RN, 100, 1e-2f, FLOOR), TOL);
-    gradcheck_expect("readout demb", gradcheck_kinked(readout_loss, readout_signature, &c, c.emb, demb, RR * RM, 100, 1e-2f, FLOOR), TOL);
-    gradcheck_expect("readout dcontext", gradcheck_kinked(readout_loss, readout_signature, &c, c.context, dctx, RR * 2 * RN, 100, 1e-2f, FLOOR), TOL);
+    gradcheck_expect("readout dstates",
+                     gradcheck_kinked(readout_loss, readout_signature, &c, c.states, dstates,
+                                      RR * RN, 100, 1e-2f, FLOOR),
+                     TOL);
+    gradcheck_expect("readout demb",
+                     gradcheck_kinked(readout_loss, readout_signature, &c, c.emb, demb, RR * RM,
+                                      100, 1e-2f, FLOOR),
+                     TOL);
+    gradcheck_expect("readout dcontext",
+                     gradcheck_kinked(readout_loss, readout_signature, &c, c.context, dctx,
+                                      RR * 2 * RN, 100, 1e-2f, FLOOR),
+                     TOL);
     const int tensors[] = {RS_P_out_U, RS_P_out_V, RS_P_out_C, RS_P_out_b, RS_P_out_W, RS_P_out_bw};
     for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++) {
         const rs_tensor_info *t = &c.model.layout.info[tensors[i]];
-        gradcheck_expect(t->name, gradcheck_kinked(readout_loss, readout_signature, &c, c.model.params + t->offset, grad + t->offset, t->size, 100, 1e-2f, FLOOR), TOL);
+        gradcheck_expect(t->name,
+                         gradcheck_kinked(readout_loss, readout_signature, &c,
+                                          c.model.params + t->offset, grad + t->offset, t->size,
+                                          100, 1e-2f, FLOOR),
+                         TOL);
     }
     free(grad);
     rs_model_free(&c.model);
@@ -119,7 +132,8 @@ START_TEST(softmax_xent_matches_finite_differences)
         float grad[RR * RV];
         memcpy(grad, c.probs, sizeof grad);
         softmax_xent_backward(grad, c.targets, c.smoothing, 1.0f, RR, RV);
-        gradcheck_expect(s ? "xent (smoothed)" : "xent", gradcheck(xent_loss, &c, c.logits, grad, RR * RV, 100, 1e-2f, FLOOR), TOL);
+        gradcheck_expect(s ? "xent (smoothed)" : "xent",
+                         gradcheck(xent_loss, &c, c.logits, grad, RR * RV, 100, 1e-2f, FLOOR), TOL);
     }
     /* -log p of a uniform distribution is log V. */
     float uniform[RV] = {0}, nll;

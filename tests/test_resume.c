@@ -28,7 +28,8 @@ static void make_corpus(const char *dir, int train_lines)
     char cmd[512];
     snprintf(cmd, sizeof cmd,
              "head -n %d corpora/reorder/train.tsv > %s/train.tsv && "
-             "head -n 16 corpora/reorder/dev.tsv > %s/dev.tsv", train_lines, dir, dir);
+             "head -n 16 corpora/reorder/dev.tsv > %s/dev.tsv",
+             train_lines, dir, dir);
     ck_assert(system(cmd) == 0);
 }
 
@@ -131,24 +132,25 @@ static char *log_summary(const char *model_dir)
     return out;
 }
 
-static void assert_same_file(const char *a_dir, const char *b_dir, const char *name, const char *what)
+static void assert_same_file(const char *a_dir, const char *b_dir, const char *name,
+                             const char *what)
 {
     char a[512], b[512];
     snprintf(a, sizeof a, "%s/%s", a_dir, name);
     snprintf(b, sizeof b, "%s/%s", b_dir, name);
     size_t na, nb;
     unsigned char *da = testfile_read(a, &na), *db = testfile_read(b, &nb);
-    ck_assert_msg(na == nb && !memcmp(da, db, na), "%s: %s differs from the uninterrupted run's", what,
-                  name);
+    ck_assert_msg(na == nb && !memcmp(da, db, na), "%s: %s differs from the uninterrupted run's",
+                  what, name);
     free(da);
     free(db);
 }
 
 /* Dropout, word dropout, label smoothing, warm-up, learning-rate decay, dev
  * BLEU, and evaluations and saves on different schedules (both at step 35). */
-#define RUN_OPTIONS                                                                             \
-    "--emb 16 --hidden 16 --att 16 --maxout 8 --batch-size 8 --epochs 4 --eval-every 7 "      \
-    "--save-every 5 --dropout 0.2 --label-smoothing 0.1 --warmup 6 --lr-decay 0.7 --lr 0.03 " \
+#define RUN_OPTIONS                                                                                \
+    "--emb 16 --hidden 16 --att 16 --maxout 8 --batch-size 8 --epochs 4 --eval-every 7 "           \
+    "--save-every 5 --dropout 0.2 --label-smoothing 0.1 --warmup 6 --lr-decay 0.7 --lr 0.03 "      \
     "--src-word-dropout 0.1 --tgt-word-dropout 0.15 --dev-bleu --seed 3"
 
 START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
@@ -184,8 +186,8 @@ START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
     /* Each list is one run killed at each point in turn, resumed each time
      * with nothing but --resume (every setting comes from the checkpoint). */
     const char *const schedules[][4] = {
-        {"rename@1", "rename@3", "log@2", "best@1"},  /* before the first checkpoint, … */
-        {last_best, "last@3", "rename@2", "log@1"},   /* between the last best and last, … */
+        {"rename@1", "rename@3", "log@2", "best@1"},   /* before the first checkpoint, … */
+        {last_best, "last@3", "rename@2", "log@1"},    /* between the last best and last, … */
         {"kill@30", "kill@15", "kill@45", "rename@5"}, /* SIGKILL after so many ms */
     };
     for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
@@ -205,15 +207,17 @@ START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
             } else {
                 /* A point the rest of the run no longer reaches lets it finish. */
                 int rc = run(dir, fault, args);
-                ck_assert_msg(rc == RS_FAULT_EXIT || rc == 0, "schedule %zu, %s: exit %d", s, fault, rc);
+                ck_assert_msg(rc == RS_FAULT_EXIT || rc == 0, "schedule %zu, %s: exit %d", s, fault,
+                              rc);
                 faults += rc == RS_FAULT_EXIT;
             }
         }
         ck_assert_msg(strncmp(schedules[s][0], "kill@", 5) == 0 || faults >= 3,
                       "schedule %zu: only %d fault points reached", s, faults);
-        ck_assert_int_eq(run(dir, NULL, file_exists(model, "last.ckpt") ? "--resume"
-                                                                         : "--overwrite " RUN_OPTIONS),
-                         0);
+        ck_assert_int_eq(
+            run(dir, NULL,
+                file_exists(model, "last.ckpt") ? "--resume" : "--overwrite " RUN_OPTIONS),
+            0);
         assert_same_file(ref_model, model, "last.ckpt", schedules[s][0]);
         assert_same_file(ref_model, model, "best.ckpt", schedules[s][0]);
         char *log = log_summary(model);
@@ -234,7 +238,8 @@ START_TEST(a_signal_saves_and_says_how_to_resume)
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         char dir[64], model[128], path[256];
         setup(dir, model, "rnnsearch-signal", 120);
-        pid_t pid = start(dir, NULL, "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 --epochs 100000");
+        pid_t pid = start(dir, NULL,
+                          "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 --epochs 100000");
         struct timespec ts = {0, 300000000L};
         nanosleep(&ts, NULL);
         kill(pid, sigs[i]);
@@ -265,7 +270,8 @@ START_TEST(a_second_signal_exits_at_once)
 {
     char dir[64], model[128], path[256];
     setup(dir, model, "rnnsearch-signal2", 10000);
-    pid_t pid = start(dir, NULL, "--emb 64 --hidden 256 --att 64 --maxout 64 --batch-size 16 --epochs 100000");
+    pid_t pid = start(dir, NULL,
+                      "--emb 64 --hidden 256 --att 64 --maxout 64 --batch-size 16 --epochs 100000");
     struct timespec ts = {0, 500000000L};
     nanosleep(&ts, NULL);
     snprintf(path, sizeof path, "%s/last.ckpt", model);
@@ -310,7 +316,8 @@ START_TEST(one_training_per_directory_and_no_silent_overwrite)
     char *text = read_text(dir, "stderr");
     ck_assert_msg(strstr(text, model) && strstr(text, "--overwrite"), "%s", text);
     free(text);
-    ck_assert_int_eq(run(dir, NULL, "--overwrite --emb 8 --hidden 8 --att 8 --maxout 4 --epochs 2"), 0);
+    ck_assert_int_eq(run(dir, NULL, "--overwrite --emb 8 --hidden 8 --att 8 --maxout 4 --epochs 2"),
+                     0);
     char *log = log_summary(model);
     ck_assert_int_eq(strncmp(log, "step", 4), 0);
     /* One row per epoch of the new run only. */
@@ -360,8 +367,10 @@ START_TEST(time_limit_evaluates_the_last_step_once)
 {
     char dir[64], model[128];
     setup(dir, model, "rnnsearch-time", 120);
-    ck_assert_int_eq(run(dir, NULL, "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 "
-                                    "--eval-every 1 --max-minutes 0.00001"), 0);
+    ck_assert_int_eq(run(dir, NULL,
+                         "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 "
+                         "--eval-every 1 --max-minutes 0.00001"),
+                     0);
     char *log = log_summary(model);
     long previous = -1;
     int rows = 0;
@@ -386,7 +395,8 @@ END_TEST
 
 /* What training writes in the model directory, byte for byte. */
 enum { MODEL_FILES = 3 };
-static const char *const model_file_names[MODEL_FILES] = {"last.ckpt", "best.ckpt", "train.log.tsv"};
+static const char *const model_file_names[MODEL_FILES] = {"last.ckpt", "best.ckpt",
+                                                          "train.log.tsv"};
 
 typedef struct {
     unsigned char *data[MODEL_FILES];
@@ -574,8 +584,9 @@ START_TEST(a_checkpoint_without_fingerprint_resumes_with_a_note)
     /* Unchecked, but a position that cannot be in this data (batch 4 of an
      * epoch of 2) is still refused, before anything is written. */
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "cp %s/train.tsv %s/train.40 && head -n 16 %s/train.40 > %s/train.tsv",
-             dir, dir, dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "cp %s/train.tsv %s/train.40 && head -n 16 %s/train.40 > %s/train.tsv", dir, dir, dir,
+             dir);
     ck_assert(system(cmd) == 0);
     model_files before;
     model_files_read(&before, model);
@@ -630,8 +641,10 @@ START_TEST(resume_refuses_a_weights_only_checkpoint)
     ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
     model_files_expect_unchanged(&before, model, "average over its input");
 
-    snprintf(cmd, sizeof cmd, "%s average -o %s/avg.ckpt %s/last.ckpt %s/best.ckpt 2>&1 && "
-             "cp %s/avg.ckpt %s/last.ckpt", testprog_path(), dir, model, model, dir, model);
+    snprintf(cmd, sizeof cmd,
+             "%s average -o %s/avg.ckpt %s/last.ckpt %s/best.ckpt 2>&1 && "
+             "cp %s/avg.ckpt %s/last.ckpt",
+             testprog_path(), dir, model, model, dir, model);
     ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
     model_files_read(&before, model);
     ck_assert_int_eq(run(dir, NULL, "--resume --max-steps 20"), 2);

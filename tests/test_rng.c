@@ -14,13 +14,13 @@ START_TEST(rng_known_outputs)
     rs_rng rng;
     rs_rng_seed(&rng, 0);
     ck_assert(rng.s[0] == 0xE220A8397B1DCDAFULL);
-    const uint64_t seed0[] = {0x99EC5F36CB75F2B4ULL, 0xBF6E1F784956452AULL,
-                              0x1A5F849D4933E6E0ULL, 0x6AA594F1262D2D2CULL};
+    const uint64_t seed0[] = {0x99EC5F36CB75F2B4ULL, 0xBF6E1F784956452AULL, 0x1A5F849D4933E6E0ULL,
+                              0x6AA594F1262D2D2CULL};
     for (int i = 0; i < 4; i++)
         ck_assert_msg(rs_rng_next(&rng) == seed0[i], "seed 0, output %d", i);
     rs_rng_seed(&rng, 42);
-    const uint64_t seed42[] = {0x15780B2E0C2EC716ULL, 0x6104D9866D113A7EULL,
-                               0xAE17533239E499A1ULL, 0xECB8AD4703B360A1ULL};
+    const uint64_t seed42[] = {0x15780B2E0C2EC716ULL, 0x6104D9866D113A7EULL, 0xAE17533239E499A1ULL,
+                               0xECB8AD4703B360A1ULL};
     for (int i = 0; i < 4; i++)
         ck_assert_msg(rs_rng_next(&rng) == seed42[i], "seed 42, output %d", i);
     /* uniform = the top 53 bits / 2^53. */

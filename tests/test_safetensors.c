@@ -76,14 +76,44 @@ END_TEST
 START_TEST(test_json_malformed)
 {
     static const char *const bad[] = {
-        "",           "   ",          "{",           "}",           "[1,]",
-        "[1 2]",      "{\"a\":1,}",   "{\"a\" 1}",   "{a:1}",       "{'a':1}",
-        "01",         "1.",           ".5",          "-",           "1e",
-        "+1",         "\"abc",        "\"\\x\"",     "\"\\u12\"",   "\"\\u12g4\"",
-        "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\u0000\"", "nul",
-        "truth",      "[1] 2",        "\"a\nb\"",    "\"\xff\"",    "\"\xc3\"",
-        "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "{\"a\":1,\"a\":2}", "// c\n1", "[1,,2]",
-        "NaN",        "Infinity",     "[\"a\"]]",
+        "",
+        "   ",
+        "{",
+        "}",
+        "[1,]",
+        "[1 2]",
+        "{\"a\":1,}",
+        "{\"a\" 1}",
+        "{a:1}",
+        "{'a':1}",
+        "01",
+        "1.",
+        ".5",
+        "-",
+        "1e",
+        "+1",
+        "\"abc",
+        "\"\\x\"",
+        "\"\\u12\"",
+        "\"\\u12g4\"",
+        "\"\\ud800\"",
+        "\"\\udc00\"",
+        "\"\\ud800\\u0041\"",
+        "\"\\u0000\"",
+        "nul",
+        "truth",
+        "[1] 2",
+        "\"a\nb\"",
+        "\"\xff\"",
+        "\"\xc3\"",
+        "\"\xc0\xaf\"",
+        "\"\xed\xa0\x80\"",
+        "{\"a\":1,\"a\":2}",
+        "// c\n1",
+        "[1,,2]",
+        "NaN",
+        "Infinity",
+        "[\"a\"]]",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rs_error err = {{0}};
@@ -127,7 +157,7 @@ END_TEST
 static void spm_model(int pieces, char **blob, size_t *len)
 {
     static const char *const sentences[] = {
-        "the cat sat on the mat", "a dog ran to the park", "the bird sang in a tree",
+        "the cat sat on the mat",  "a dog ran to the park",  "the bird sang in a tree",
         "we eat bread and cheese", "she reads the old book", "they walk home at night",
     };
     rs_error err = {{0}};
@@ -283,9 +313,9 @@ START_TEST(test_round_trip)
         ck_assert_str_eq(rs_json_get(meta, "l")->string, "2");
         ck_assert_str_eq(rs_json_get(meta, "normalization")->string, "NFC");
         ck_assert_str_eq(rs_json_get(meta, "attention")->string, kinds[k]);
-        ck_assert_str_eq(rs_json_get(meta, "model")->string,
-                         k == 0 ? "rnnsearch-default"
-                                : k == 1 ? "rnnsearch-general" : "rnnsearch-scaled-dot");
+        ck_assert_str_eq(rs_json_get(meta, "model")->string, k == 0   ? "rnnsearch-default"
+                                                             : k == 1 ? "rnnsearch-general"
+                                                                      : "rnnsearch-scaled-dot");
         ck_assert_ptr_nonnull(rs_json_get(h, "src_emb"));
         ck_assert_int_eq(rs_json_get(h, "att.W") != NULL, k == 0);
         ck_assert_int_eq(rs_json_get(h, "att.K") != NULL, k != 0);
@@ -337,7 +367,8 @@ START_TEST(test_tied_model_exports_untied)
         const rs_tensor_info *t = &m.layout.info[i];
         if (t->size)
             ck_assert_msg(!memcmp(back.params + back.layout.info[i].offset, m.params + t->offset,
-                                  sizeof(float) * t->size), "%s differs", t->name);
+                                  sizeof(float) * t->size),
+                          "%s differs", t->name);
     }
     static const int src[] = {4, 5, 6, 7}, tgt[] = {5, 4, 4};
     for (int k = 1; k <= 3; k++) {
@@ -568,8 +599,10 @@ START_TEST(test_layout_of_the_data)
     damaged_file(path, sizeof path, NULL, NULL, (size_t)-1);
     offsets_of(path, "enc_fwd.b", a, sizeof a);
     offsets_of(path, "enc_bwd.b", b, sizeof b);
-    snprintf(from, sizeof from, "\"enc_bwd.b\":{\"dtype\":\"F32\",\"shape\":[12],\"data_offsets\":%s", b);
-    snprintf(to, sizeof to, "\"enc_bwd.b\":{\"dtype\":\"F32\",\"shape\":[12],\"data_offsets\":%s", a);
+    snprintf(from, sizeof from,
+             "\"enc_bwd.b\":{\"dtype\":\"F32\",\"shape\":[12],\"data_offsets\":%s", b);
+    snprintf(to, sizeof to, "\"enc_bwd.b\":{\"dtype\":\"F32\",\"shape\":[12],\"data_offsets\":%s",
+             a);
     rewrite_header(path, from, to);
     assert_import_fails(path, "overlap");
     /* Two tensors exchanging places is fine: the ranges still tile the data. */

@@ -12,15 +12,16 @@
 #include "testprog.h"
 
 #define FIXTURE "tests/fixtures/same-bits"
-#define TRAINING                                                                               \
-    "--emb 16 --hidden 32 --att 16 --maxout 16 --batch-size 16 --epochs 40 --eval-every 500 " \
-    "--dropout 0.1 --src-word-dropout 0.1 --tgt-word-dropout 0.1 --label-smoothing 0.1 "      \
+#define TRAINING                                                                                   \
+    "--emb 16 --hidden 32 --att 16 --maxout 16 --batch-size 16 --epochs 40 --eval-every 500 "      \
+    "--dropout 0.1 --src-word-dropout 0.1 --tgt-word-dropout 0.1 --label-smoothing 0.1 "           \
     "--threads 2 --seed 7"
 
 static void expect_same_file(const char *made, const char *fixture)
 {
     size_t made_size, want_size;
-    unsigned char *got = testfile_read(made, &made_size), *want = testfile_read(fixture, &want_size);
+    unsigned char *got = testfile_read(made, &made_size),
+                  *want = testfile_read(fixture, &want_size);
     size_t first = 0;
     while (first < made_size && first < want_size && got[first] == want[first])
         first++;
@@ -39,7 +40,8 @@ START_TEST(training_and_translation_give_the_fixture_bits)
              "head -n 400 corpora/dates/train.tsv > %s/train.tsv && "
              "head -n 40 corpora/dates/dev.tsv > %s/dev.tsv && "
              "head -n 20 corpora/dates/test.tsv | cut -f1 > %s/src.txt && "
-             "%s train --train %s/train.tsv --dev %s/dev.tsv --out %s/m " TRAINING " --quiet 2>&1 && "
+             "%s train --train %s/train.tsv --dev %s/dev.tsv --out %s/m " TRAINING
+             " --quiet 2>&1 && "
              "%s export -m %s/m/last.ckpt -o %s/params.safetensors 2>&1 && "
              "%s translate -m %s/m/last.ckpt -o %s/greedy.txt %s/src.txt 2>&1 && "
              "%s translate -m %s/m/last.ckpt --beam 5 -o %s/beam5.txt %s/src.txt 2>&1",

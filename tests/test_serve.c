@@ -100,7 +100,8 @@ static int connect_to(int port)
     ck_assert_int_ge(fd, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_msg(connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect: %s", strerror(errno));
+    ck_assert_msg(connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect: %s",
+                  strerror(errno));
     return fd;
 }
 
@@ -116,7 +117,7 @@ static void send_all(int fd, const char *data, size_t len)
 }
 
 typedef struct {
-    int status;     /* HTTP status; -1: closed without an answer */
+    int status; /* HTTP status; -1: closed without an answer */
     char text[1 << 17];
     char *body;     /* into text */
     double seconds; /* from the call to the end of the answer */
@@ -184,8 +185,8 @@ static rs_json *json_of(const answer *a)
 /* A 4xx answer with a JSON {"error": "...", "status": N}. */
 static void expect_error(const answer *a, int status, const char *words, const char *what)
 {
-    ck_assert_msg(a->status == status, "%s: status %d, expected %d: %.400s", what, a->status, status,
-                  a->text);
+    ck_assert_msg(a->status == status, "%s: status %d, expected %d: %.400s", what, a->status,
+                  status, a->text);
     rs_json *j = json_of(a);
     const rs_json *e = rs_json_get(j, "error");
     ck_assert_msg(e && e->type == RS_JSON_STRING && e->len > 0, "%s: no error message", what);
@@ -254,7 +255,8 @@ START_TEST(answers_equal_the_pipeline)
     ck_assert_msg(rs_translate_lines(&tr, 1, &sentence, &t, &err) == 0, "%s", err.msg);
 
     char body[512];
-    snprintf(body, sizeof body, "{\"text\": \"%s\", \"beam\": 4, \"n_best\": 3, \"svg\": true}", sentence);
+    snprintf(body, sizeof body, "{\"text\": \"%s\", \"beam\": 4, \"n_best\": 3, \"svg\": true}",
+             sentence);
     request(port, "POST", "/api/translate", body, a);
     ck_assert_msg(a->status == 200, "%.500s", a->text);
     ck_assert_ptr_nonnull(strstr(a->text, "Content-Type: application/json"));
@@ -273,7 +275,8 @@ START_TEST(answers_equal_the_pipeline)
         const rs_hypothesis *want = &t.hyp[k];
         ck_assert_str_eq(str(h, "translation"), want->text);
         ck_assert_double_eq_tol(num(h, "score"), want->score, 1e-6 * fmax(1.0, fabs(want->score)));
-        ck_assert_double_eq_tol(num(h, "logprob"), want->logprob, 1e-6 * fmax(1.0, fabs(want->logprob)));
+        ck_assert_double_eq_tol(num(h, "logprob"), want->logprob,
+                                1e-6 * fmax(1.0, fabs(want->logprob)));
         const rs_json *tokens = rs_json_get(h, "tokens");
         ck_assert_int_eq(tokens->count, want->len);
         for (int i = 0; i < want->len; i++)
@@ -386,12 +389,16 @@ START_TEST(bad_input_gets_a_4xx_json_error)
         {"/api/translate", "{\"text\": \"\xff\xfe horse\"}", 400, "UTF-8"},
         {"/api/translate", "{\"text\": \"\xc3\x28\"}", 400, "UTF-8"},
         {"/api/translate", "{\"text\": \"\\u3000\\u2003\"}", 400, "'text' has no tokens"},
-        {"/api/align", "{\"source\": \"\\u3000\", \"target\": \"ka\"}", 400, "'source' has no tokens"},
-        {"/api/align", "{\"source\": \"the horse\", \"target\": \"\\u2003\"}", 400, "'target' has no tokens"},
+        {"/api/align", "{\"source\": \"\\u3000\", \"target\": \"ka\"}", 400,
+         "'source' has no tokens"},
+        {"/api/align", "{\"source\": \"the horse\", \"target\": \"\\u2003\"}", 400,
+         "'target' has no tokens"},
         {"/api/align", "{\"source\": \"the horse\"}", 400, "'target' is missing"},
-        {"/api/align", "{\"source\": \"the horse\", \"target\": []}", 400, "'target' must be a string"},
+        {"/api/align", "{\"source\": \"the horse\", \"target\": []}", 400,
+         "'target' must be a string"},
         {"/api/align", "{\"source\": \"\", \"target\": \"ka\"}", 400, "'source' is empty"},
-        {"/api/align", "{\"text\": \"the horse\", \"target\": \"ka\"}", 400, "unknown member 'text'"},
+        {"/api/align", "{\"text\": \"the horse\", \"target\": \"ka\"}", 400,
+         "unknown member 'text'"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char what[64];
@@ -417,12 +424,15 @@ START_TEST(bad_input_gets_a_4xx_json_error)
 
     /* A huge body (max_body is 4096 here), announced or chunked. */
     static char big[1 << 16];
-    int h = snprintf(big, sizeof big, "POST /api/translate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n");
+    int h = snprintf(
+        big, sizeof big,
+        "POST /api/translate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n");
     memset(big + h, 'x', 1000);
     raw(port, big, (size_t)h + 1000, 0, a);
     expect_error(a, 413, "longer than 4096 bytes", "huge Content-Length");
-    h = snprintf(big, sizeof big,
-                 "POST /api/translate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+    h = snprintf(
+        big, sizeof big,
+        "POST /api/translate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
     for (int k = 0; k < 3; k++) {
         h += snprintf(big + h, sizeof big - (size_t)h, "1000\r\n");
         memset(big + h, 'x', 4096);
@@ -457,8 +467,10 @@ START_TEST(slow_stalled_and_half_closed_clients_hold_no_worker)
     answer *a = &answers[0], *b = &answers[1];
     const char *body = "{\"text\": \"the horse\"}";
     char head[256];
-    snprintf(head, sizeof head, "POST /api/translate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-             strlen(body));
+    snprintf(
+        head, sizeof head,
+        "POST /api/translate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+        strlen(body));
 
     /* A stalled client (half a body, then nothing) ... */
     double start = now();
@@ -490,7 +502,8 @@ START_TEST(slow_stalled_and_half_closed_clients_hold_no_worker)
             closed = now() - start;
     }
     close(slow);
-    ck_assert_msg(closed >= 0.9 && closed < 2.5, "a slow body was held %.2f s", closed ? closed : now() - start);
+    ck_assert_msg(closed >= 0.9 && closed < 2.5, "a slow body was held %.2f s",
+                  closed ? closed : now() - start);
 
     /* Half-closed after a whole request: answered as usual. */
     char whole[512];
@@ -522,8 +535,9 @@ static void with_headers(int port, const char *method, const char *path, const c
 {
     char buf[1 << 13];
     size_t n = body ? strlen(body) : 0;
-    int h = snprintf(buf, sizeof buf, "%s %s HTTP/1.1\r\n%sConnection: close\r\nContent-Length: %zu\r\n\r\n",
-                     method, path, headers, n);
+    int h = snprintf(buf, sizeof buf,
+                     "%s %s HTTP/1.1\r\n%sConnection: close\r\nContent-Length: %zu\r\n\r\n", method,
+                     path, headers, n);
     ck_assert(h > 0 && (size_t)h + n < sizeof buf);
     memcpy(buf + h, body ? body : "", n);
     raw(port, buf, (size_t)h + n, 0, a);
@@ -541,13 +555,15 @@ START_TEST(foreign_hosts_origins_and_content_types_are_refused)
     /* The request a page on another site can make (no preflight needed). */
     with_headers(port, "POST", "/api/translate",
                  "Host: attacker.example\r\nOrigin: http://attacker.example\r\n"
-                 "Content-Type: text/plain\r\n", body, a);
+                 "Content-Type: text/plain\r\n",
+                 body, a);
     expect_error(a, 403, "not a name of this server", "foreign Host");
     with_headers(port, "GET", "/api/models", "Host: attacker.example:8080\r\n", NULL, a);
     expect_error(a, 403, "not a name of this server", "rebinding read of /api/models");
-    with_headers(port, "POST", "/api/translate",
-                 "Host: localhost\r\nOrigin: http://attacker.example\r\nContent-Type: application/json\r\n",
-                 body, a);
+    with_headers(
+        port, "POST", "/api/translate",
+        "Host: localhost\r\nOrigin: http://attacker.example\r\nContent-Type: application/json\r\n",
+        body, a);
     expect_error(a, 403, "cross-origin", "foreign Origin");
     with_headers(port, "POST", "/api/translate",
                  "Host: localhost\r\nOrigin: null\r\nContent-Type: application/json\r\n", body, a);
@@ -559,9 +575,10 @@ START_TEST(foreign_hosts_origins_and_content_types_are_refused)
                  "Host: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n", body, a);
     expect_error(a, 415, "application/json", "form");
     /* The server's own page: Host and Origin name it, port included. */
-    snprintf(headers, sizeof headers,
-             "Host: localhost:%d\r\nOrigin: http://localhost:%d\r\nContent-Type: application/json; charset=utf-8\r\n",
-             port, port);
+    snprintf(
+        headers, sizeof headers,
+        "Host: localhost:%d\r\nOrigin: http://localhost:%d\r\nContent-Type: application/json; charset=utf-8\r\n",
+        port, port);
     with_headers(port, "POST", "/api/translate", headers, body, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
     snprintf(headers, sizeof headers, "Host: 127.0.0.1:%d\r\n", port);
@@ -582,18 +599,22 @@ START_TEST(foreign_hosts_origins_and_content_types_are_refused)
     expect_error(a, 401, "token", "no token");
     with_headers(port, "POST", "/api/translate",
                  "Host: translator.lan\r\nContent-Type: application/json\r\n"
-                 "Authorization: Bearer s3cret-token_2\r\n", body, a);
+                 "Authorization: Bearer s3cret-token_2\r\n",
+                 body, a);
     expect_error(a, 401, "token", "wrong token");
     with_headers(port, "POST", "/api/translate",
                  "Host: translator.lan\r\nContent-Type: application/json\r\n"
-                 "Authorization: Bearer s3cret-token_1\r\n", body, a);
+                 "Authorization: Bearer s3cret-token_1\r\n",
+                 body, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
     with_headers(port, "GET", "/?token=s3cret-token_1", "Host: localhost\r\n", NULL, a);
-    ck_assert_msg(a->status == 200 && strstr(a->text, "Set-Cookie: rnnsearch_token=s3cret-token_1;"),
+    ck_assert_msg(a->status == 200 &&
+                      strstr(a->text, "Set-Cookie: rnnsearch_token=s3cret-token_1;"),
                   "%.300s", a->text);
     with_headers(port, "POST", "/api/translate",
                  "Host: localhost\r\nContent-Type: application/json\r\n"
-                 "Cookie: rnnsearch_token=s3cret-token_1\r\n", body, a);
+                 "Cookie: rnnsearch_token=s3cret-token_1\r\n",
+                 body, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
     with_headers(port, "GET", "/api/models", "Host: other.lan\r\n", NULL, a);
     expect_error(a, 403, "--allow-host", "a name not allowed");
@@ -611,8 +632,9 @@ START_TEST(answers_are_bounded)
     int port = rs_server_port(s);
     answer *a = &answers[0];
     char body[1024];
-    snprintf(body, sizeof body, "{\"text\": \"%s %s %s\", \"beam\": 8, \"n_best\": 8, \"svg\": true}",
-             sentence, sentence, sentence);
+    snprintf(body, sizeof body,
+             "{\"text\": \"%s %s %s\", \"beam\": 8, \"n_best\": 8, \"svg\": true}", sentence,
+             sentence, sentence);
     request(port, "POST", "/api/translate", body, a);
     expect_error(a, 413, "--max-answer", "8 hypotheses with pictures");
     snprintf(body, sizeof body, "{\"source\": \"%s %s %s\", \"target\": \"%s %s\", \"svg\": true}",
@@ -692,7 +714,8 @@ START_TEST(many_keys_are_checked_in_linear_time)
     used += (size_t)snprintf(body + used, size - used, "}");
     int h = snprintf(req, 512,
                      "POST /api/translate HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-                     "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n", used);
+                     "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                     used);
     memcpy(req + h, body, used);
     double t = now();
     raw(port, req, (size_t)h + used, 0, a);
@@ -747,7 +770,8 @@ START_TEST(framing_log_and_quoted_text)
     raw(port, length_and_chunks, strlen(length_and_chunks), 0, a);
     expect_error(a, 400, "Content-Length and Transfer-Encoding", "length and chunks");
 
-    const char *escape = "GET /\x1b[2J\x07 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    const char *escape =
+        "GET /\x1b[2J\x07 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
     raw(port, escape, strlen(escape), 0, a);
     char body[1024] = "{\"text\": \"the horse\", \"model\": \"x";
     for (int k = 0; k < 150; k++)
@@ -792,7 +816,8 @@ START_TEST(align_cuts_long_sources_as_score_does)
     rs_tokens st, tt;
     rs_error err;
     int cut;
-    ck_assert_msg(!rs_forced_text(models, 1, &codec, &pair, &f, &st, &tt, &cut, &err), "%s", err.msg);
+    ck_assert_msg(!rs_forced_text(models, 1, &codec, &pair, &f, &st, &tt, &cut, &err), "%s",
+                  err.msg);
     ck_assert_double_eq_tol(num(j, "logprob"), f.logprob, 1e-6 * fmax(1.0, fabs(f.logprob)));
     rs_forced_free(&f);
     rs_tokens_free(&st);
@@ -922,7 +947,8 @@ static void spawn_server(server_process *p, const char *options)
             fclose(f);
         }
         const char *url = strstr(text, "models:") ? strstr(text, "http://") : NULL;
-        const char *colon = url ? strchr(url + 7 + (url[7] == '[' ? strcspn(url + 7, "]") : 0), ':') : NULL;
+        const char *colon =
+            url ? strchr(url + 7 + (url[7] == '[' ? strcspn(url + 7, "]") : 0), ':') : NULL;
         if (colon)
             p->port = atoi(colon + 1);
     }
@@ -959,10 +985,12 @@ static int big_request(int port)
     int used = snprintf(body, sizeof body, "{\"text\": \"");
     for (int k = 0; k < 40; k++)
         used += snprintf(body + used, sizeof body - (size_t)used, "%s%s", k ? " " : "", sentence);
-    used += snprintf(body + used, sizeof body - (size_t)used, "\", \"beam\": 64, \"n_best\": 64, \"svg\": true}");
+    used += snprintf(body + used, sizeof body - (size_t)used,
+                     "\", \"beam\": 64, \"n_best\": 64, \"svg\": true}");
     int n = snprintf(req, sizeof req,
                      "POST /api/translate HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-                     "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", used, body);
+                     "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+                     used, body);
     /* A small receive window, so that most of the answer waits in the server. */
     int fd = socket(AF_INET, SOCK_STREAM, 0), window = 8192;
     ck_assert_int_ge(fd, 0);
@@ -1007,7 +1035,8 @@ START_TEST(the_command_stops_gracefully_and_guards_open_addresses)
     const char *length = strstr(text, "Content-Length: "), *body = strstr(text, "\r\n\r\n");
     ck_assert_msg(!strncmp(text, "HTTP/1.1 200", 12) && length && body, "%.200s", text);
     size_t want = strtoul(length + 16, NULL, 10), got = len - (size_t)(body + 4 - text);
-    ck_assert_msg(got == want && want > 6000000, "an answer of %zu bytes was cut at %zu", want, got);
+    ck_assert_msg(got == want && want > 6000000, "an answer of %zu bytes was cut at %zu", want,
+                  got);
     free(text);
     ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
 

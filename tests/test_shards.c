@@ -27,7 +27,8 @@ static void shard_case_init_tied(shard_case *c, int tied)
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 11, cfg.tgt_vocab = 10, cfg.emb = 5, cfg.hidden = 6, cfg.att = 7, cfg.maxout = 4;
+    cfg.src_vocab = 11, cfg.tgt_vocab = 10, cfg.emb = 5, cfg.hidden = 6, cfg.att = 7,
+    cfg.maxout = 4;
     if (tied)
         cfg.maxout = cfg.emb, cfg.tie_embeddings = 1;
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);

@@ -11,16 +11,16 @@
 /* No 's', '<', '>' or '/' anywhere, so that "<s>" and "</s>" are runs of
  * characters the models never saw. A few non-ASCII letters. */
 static const char *const words[] = {
-    "the",   "a",      "cat",    "dog",     "ate",   "red",    "fig",    "under",
-    "old",   "tree",   "café",   "über",    "naïve", "bird",   "flew",   "over",
-    "water", "river",  "green",  "mountain", "light", "night",  "brought", "there",
-    "we",    "they",   "little", "moon",    "and",   "went",   "home",   "cold",
+    "the",   "a",     "cat",    "dog",      "ate",   "red",   "fig",     "under",
+    "old",   "tree",  "café",   "über",     "naïve", "bird",  "flew",    "over",
+    "water", "river", "green",  "mountain", "light", "night", "brought", "there",
+    "we",    "they",  "little", "moon",     "and",   "went",  "home",    "cold",
 };
 #define NWORDS ((int)(sizeof words / sizeof *words))
 /* Made-up words of 1 to 3 syllables, for subwords worth learning. */
 static const char *const syllables[] = {
-    "ka", "lo", "mi", "ner", "to", "vu", "bré", "gal", "fen", "ri", "zu", "pol",
-    "dar", "wen", "tö", "qui", "har", "mel", "jo", "ven",
+    "ka", "lo",  "mi",  "ner", "to", "vu",  "bré", "gal", "fen", "ri",
+    "zu", "pol", "dar", "wen", "tö", "qui", "har", "mel", "jo",  "ven",
 };
 #define NSYL ((int)(sizeof syllables / sizeof *syllables))
 #define NSENT 400
@@ -68,9 +68,9 @@ static void free_corpus(void)
 static void train(const char *type, int vocab, char **blob, size_t *len)
 {
     rs_error err = {{0}};
-    ck_assert_msg(!rs_spm_train((const char *const *)sentences, NSENT, vocab, type, blob, len,
-                                &err),
-                  "%s", err.msg);
+    ck_assert_msg(
+        !rs_spm_train((const char *const *)sentences, NSENT, vocab, type, blob, len, &err), "%s",
+        err.msg);
     ck_assert_ptr_nonnull(*blob);
     ck_assert_uint_gt(*len, 0);
 }
@@ -101,21 +101,21 @@ static void check_round_trip(const rs_spm *spm, const char *text, rs_tokens *tok
                       tokens->tokens[i], text);
     }
     char *back = NULL;
-    ck_assert_msg(!rs_spm_decode(spm, (const char *const *)tokens->tokens, tokens->count, &back,
-                                 &err),
-                  "'%s': %s", text, err.msg);
+    ck_assert_msg(
+        !rs_spm_decode(spm, (const char *const *)tokens->tokens, tokens->count, &back, &err),
+        "'%s': %s", text, err.msg);
     ck_assert_str_eq(back, text);
     free(back);
 }
 
 static const char *const unseen[] = {
-    "the zebra ate a quiz",         /* unseen letters */
-    "xylophone jazz",               /* only unseen letters at the start */
+    "the zebra ate a quiz",              /* unseen letters */
+    "xylophone jazz",                    /* only unseen letters at the start */
     "the cattree overflew the dogriver", /* unseen words of seen letters */
-    "<s> </s> <pad> <unk>",         /* the reserved strings as text */
-    "a<s>b </s>x",                  /* glued to known letters */
-    "жёлтый cat 猫 😀 dog",          /* other scripts */
-    "cat, dog. (tree) 42!",         /* punctuation and digits */
+    "<s> </s> <pad> <unk>",              /* the reserved strings as text */
+    "a<s>b </s>x",                       /* glued to known letters */
+    "жёлтый cat 猫 😀 dog",               /* other scripts */
+    "cat, dog. (tree) 42!",              /* punctuation and digits */
     "",
     "a",
     "é",

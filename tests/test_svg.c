@@ -27,7 +27,8 @@ START_TEST(xml_escape_covers_markup_controls_and_bad_utf8)
     FILE *f = open_memstream(&buf, &size);
     rs_xml_escape(f, "<a href=\"x\">&'\t\x01\xff\xE6\x97\xA5");
     fclose(f);
-    ck_assert_str_eq(buf, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&#9;\xEF\xBF\xBD\xEF\xBF\xBD\xE6\x97\xA5");
+    ck_assert_str_eq(
+        buf, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&#9;\xEF\xBF\xBD\xEF\xBF\xBD\xE6\x97\xA5");
     free(buf);
     ck_assert_int_eq(rs_display_width("ab\xE6\x97\xA5"), 4);
     ck_assert(rs_text_width("\xE6\x97\xA5", 10.0) > rs_text_width("a", 10.0));
@@ -42,11 +43,16 @@ START_TEST(xml_escape_newlines_noncharacters_and_plain_text)
     free(e);
     /* A truncated and an overlong sequence, and a lone continuation byte:
      * one U+FFFD per invalid byte. */
-    e = escaped("x\xE6\x97" "y\xC0\xAF" "z\x80");
-    ck_assert_str_eq(e, "x\xEF\xBF\xBD\xEF\xBF\xBD" "y\xEF\xBF\xBD\xEF\xBF\xBD" "z\xEF\xBF\xBD");
+    e = escaped("x\xE6\x97"
+                "y\xC0\xAF"
+                "z\x80");
+    ck_assert_str_eq(e, "x\xEF\xBF\xBD\xEF\xBF\xBD"
+                        "y\xEF\xBF\xBD\xEF\xBF\xBD"
+                        "z\xEF\xBF\xBD");
     free(e);
     /* Text with nothing to escape is copied byte for byte. */
-    const char *plain = "Stra\xC3\x9F" "e \xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D \xF0\x9F\x98\x80 (1+2)=3; 50%";
+    const char *plain = "Stra\xC3\x9F"
+                        "e \xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D \xF0\x9F\x98\x80 (1+2)=3; 50%";
     e = escaped(plain);
     ck_assert_str_eq(e, plain);
     free(e);
@@ -65,7 +71,9 @@ START_TEST(widths_of_wide_combining_and_invalid_characters)
     ck_assert(rs_text_width("", 10.0) == 0.0);
     ck_assert_int_eq(rs_display_width("e\xCC\x81"), 1);
     ck_assert_int_eq(rs_display_width("\xE6\x97\xA5\xE6\x9C\xAC!"), 5);
-    ck_assert_int_eq(rs_display_width("a\xFF" "b"), 3); /* an invalid byte counts 1 */
+    ck_assert_int_eq(rs_display_width("a\xFF"
+                                      "b"),
+                     3); /* an invalid byte counts 1 */
     ck_assert_int_eq(rs_display_width(""), 0);
 }
 END_TEST
@@ -79,8 +87,10 @@ START_TEST(document_frame_and_stream_errors)
     ck_assert_int_eq(rs_svg_begin(f, 320.4, 200, "a < b & \"c\""), 0);
     ck_assert_int_eq(rs_svg_end(f), 0);
     fclose(f);
-    ck_assert_msg(strncmp(buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0, "%s", buf);
-    ck_assert_msg(strstr(buf, "width=\"320\" height=\"200\" viewBox=\"0 0 320 200\"") != NULL, "%s", buf);
+    ck_assert_msg(strncmp(buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0, "%s",
+                  buf);
+    ck_assert_msg(strstr(buf, "width=\"320\" height=\"200\" viewBox=\"0 0 320 200\"") != NULL, "%s",
+                  buf);
     ck_assert_msg(strstr(buf, "<title>a &lt; b &amp; &quot;c&quot;</title>") != NULL, "%s", buf);
     ck_assert_msg(strstr(buf, "fill=\"#ffffff\"") != NULL, "no white background: %s", buf);
     size_t len = strlen(buf);

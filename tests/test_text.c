@@ -78,11 +78,11 @@ static void check_invalid(const char *in, size_t len, const char *want)
 
 START_TEST(test_nfc)
 {
-    check_normalize("e\xCC\x81", 0, "\xC3\xA9");                  /* e + acute -> é */
+    check_normalize("e\xCC\x81", 0, "\xC3\xA9"); /* e + acute -> é */
     check_normalize("Cafe\xCC\x81 cre\xCC\x80me", 0, "Café crème");
     check_normalize("\xE1\x84\x92\xE1\x85\xA1\xE1\x86\xAB", 0, "한"); /* Hangul jamo */
-    check_normalize("\xE2\x84\xAB", 0, "\xC3\x85"); /* ANGSTROM SIGN -> Å */
-    check_normalize("ﬁ", 0, "ﬁ");                   /* NFC keeps compatibility ligatures */
+    check_normalize("\xE2\x84\xAB", 0, "\xC3\x85");                   /* ANGSTROM SIGN -> Å */
+    check_normalize("ﬁ", 0, "ﬁ"); /* NFC keeps compatibility ligatures */
     check_normalize("déjà", 0, "déjà");
 }
 END_TEST
@@ -91,7 +91,9 @@ START_TEST(test_lowercase)
 {
     check_normalize("ÉCOLE", 1, "école");
     check_normalize("ÉCOLE", 0, "ÉCOLE");
-    check_normalize("E\xCC\x81" "COLE", 1, "école"); /* lowered, then composed */
+    check_normalize("E\xCC\x81"
+                    "COLE",
+                    1, "école"); /* lowered, then composed */
     check_normalize("ПРИВЕТ, Мир", 1, "привет, мир");
     check_normalize("ΑΘΗΝΑ", 1, "αθηνα");
     check_normalize("Ärger ÜBER Öl", 1, "ärger über öl");
@@ -101,19 +103,26 @@ END_TEST
 
 START_TEST(test_whitespace)
 {
-    check_normalize("  a\t\tb\xC2\xA0\xE3\x80\x80" "c \n", 0, "a b c");
+    check_normalize("  a\t\tb\xC2\xA0\xE3\x80\x80"
+                    "c \n",
+                    0, "a b c");
     check_normalize("x\r\ny\xE2\x80\xA8z\xE2\x80\x83w", 0, "x y z w");
     check_normalize("", 0, "");
     check_normalize(" \t\xE3\x80\x80 ", 0, "");
     check_normalize("one", 0, "one");
     /* U+200B ZERO WIDTH SPACE is a format character, not white space. */
-    check_normalize("a\xE2\x80\x8B" "b", 0, "a\xE2\x80\x8B" "b");
+    check_normalize("a\xE2\x80\x8B"
+                    "b",
+                    0,
+                    "a\xE2\x80\x8B"
+                    "b");
 }
 END_TEST
 
 START_TEST(test_normalize_idempotent)
 {
-    const char *inputs[] = {"  ÉCOLE  e\xCC\x81t\xC3\xA9 ", "Ａ Ｂ\tC", "ΣΟΦΙΑ ς", "a\xCC\xA3\xCC\x87"};
+    const char *inputs[] = {"  ÉCOLE  e\xCC\x81t\xC3\xA9 ", "Ａ Ｂ\tC", "ΣΟΦΙΑ ς",
+                            "a\xCC\xA3\xCC\x87"};
     for (int lower = 0; lower < 2; lower++)
         for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
             char *once = normalize(inputs[i], lower);
@@ -129,11 +138,11 @@ START_TEST(test_invalid_utf8)
 {
     check_invalid("ab\xC3(", 4, "invalid UTF-8 at byte 3");
     check_invalid("\xFF", 1, "invalid UTF-8 at byte 1");
-    check_invalid("ok \xC0\xAF", 5, "invalid UTF-8 at byte 4");         /* overlong '/' */
-    check_invalid("\xE0\x80\xAF", 3, "invalid UTF-8 at byte 1");        /* overlong */
-    check_invalid("x\xED\xA0\x80", 4, "invalid UTF-8 at byte 2");       /* surrogate */
-    check_invalid("\xF4\x90\x80\x80", 4, "invalid UTF-8 at byte 1");    /* > U+10FFFF */
-    check_invalid("abc\xE2\x82", 5, "invalid UTF-8 at byte 4");         /* truncated */
+    check_invalid("ok \xC0\xAF", 5, "invalid UTF-8 at byte 4");      /* overlong '/' */
+    check_invalid("\xE0\x80\xAF", 3, "invalid UTF-8 at byte 1");     /* overlong */
+    check_invalid("x\xED\xA0\x80", 4, "invalid UTF-8 at byte 2");    /* surrogate */
+    check_invalid("\xF4\x90\x80\x80", 4, "invalid UTF-8 at byte 1"); /* > U+10FFFF */
+    check_invalid("abc\xE2\x82", 5, "invalid UTF-8 at byte 4");      /* truncated */
     check_invalid("a\0b", 3, "NUL byte at byte 2");
 
     rs_error err = {{0}};
@@ -253,10 +262,29 @@ END_TEST
 START_TEST(test_round_trip_random)
 {
     static const char *const pieces[] = {
-        "a", "Z", "é", "e\xCC\x81", "\xCC\x81", "ß", "Ж", "ж", "東", "語", "ع", "ש", "한",
-        "7", "٣", ",", ".", "-", "'", "\"", "(", ")", "«", "»", "¿", "!", "?", "$", "€",
-        "+", "=", "👍", "🏽", " ", "  ", "\t", "\xC2\xA0", "\xE3\x80\x80", J, RS_SPACE, "<", ">",
-        "_", "\xE2\x80\x8B", "\x01",
+        "a",        "Z",
+        "é",        "e\xCC\x81",
+        "\xCC\x81", "ß",
+        "Ж",        "ж",
+        "東",       "語",
+        "ع",        "ש",
+        "한",       "7",
+        "٣",        ",",
+        ".",        "-",
+        "'",        "\"",
+        "(",        ")",
+        "«",        "»",
+        "¿",        "!",
+        "?",        "$",
+        "€",        "+",
+        "=",        "👍",
+        "🏽",     " ",
+        "  ",       "\t",
+        "\xC2\xA0", "\xE3\x80\x80",
+        J,          RS_SPACE,
+        "<",        ">",
+        "_",        "\xE2\x80\x8B",
+        "\x01",
     };
     const int npieces = (int)(sizeof pieces / sizeof *pieces);
     unsigned long long state = 12345;
@@ -353,13 +381,14 @@ START_TEST(test_cli)
              prog, prog);
     ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_str_eq(out, "a b\nl'homme 2026-11-21\n");
-    snprintf(cmd, sizeof cmd, "printf 'l\\047homme, (oui)\\n' | %s tokenize | %s tokenize --detokenize",
-             prog, prog);
+    snprintf(cmd, sizeof cmd,
+             "printf 'l\\047homme, (oui)\\n' | %s tokenize | %s tokenize --detokenize", prog, prog);
     ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_str_eq(out, "l'homme, (oui)\n");
     ck_assert_int_eq(testprog_run("tokenize --help", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "default: word"));
-    ck_assert_int_eq(testprog_run("tokenize --tokenizer bpe </dev/null 2>/dev/null", out, sizeof out), 2);
+    ck_assert_int_eq(
+        testprog_run("tokenize --tokenizer bpe </dev/null 2>/dev/null", out, sizeof out), 2);
     ck_assert_int_eq(testprog_run("tokenize --bogus </dev/null 2>/dev/null", out, sizeof out), 2);
     snprintf(cmd, sizeof cmd, "printf 'ok\\nbad \\377\\n' | %s tokenize 2>&1 >/dev/null", prog);
     ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 1);
@@ -373,10 +402,11 @@ START_TEST(test_is_blank)
 {
     ck_assert_int_eq(rs_text_is_blank("", 0), 1);
     ck_assert_int_eq(rs_text_is_blank(" \t\r\n\v\f", 6), 1);
-    ck_assert_int_eq(rs_text_is_blank("\xC2\xA0\xE3\x80\x80\xE2\x80\xA8", 8), 1); /* NBSP, U+3000, U+2028 */
+    ck_assert_int_eq(rs_text_is_blank("\xC2\xA0\xE3\x80\x80\xE2\x80\xA8", 8),
+                     1); /* NBSP, U+3000, U+2028 */
     ck_assert_int_eq(rs_text_is_blank(" a ", 3), 0);
     ck_assert_int_eq(rs_text_is_blank(" \xE2\x96\x81", 4), 0); /* U+2581 is a token, not space */
-    ck_assert_int_eq(rs_text_is_blank(" \xFF", 2), 0);          /* not UTF-8: not blank */
+    ck_assert_int_eq(rs_text_is_blank(" \xFF", 2), 0);         /* not UTF-8: not blank */
 }
 END_TEST
 

@@ -36,7 +36,8 @@ static void prepare(trained *t, int count, int epochs)
 {
     rs_error err;
     rs_pairs pairs;
-    ck_assert_msg(rs_pairs_read_tsv("corpora/reorder/train.tsv", 0, &pairs, &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_pairs_read_tsv("corpora/reorder/train.tsv", 0, &pairs, &err) == 0, "%s",
+                  err.msg);
     const int all = pairs.count;
     pairs.count = count < pairs.count ? count : pairs.count;
     rs_config cfg;
@@ -75,7 +76,8 @@ static void run(trained *t)
 {
     rs_error err;
     rs_train_options opt = {.dir = t->dir, .report_seconds = 1e9};
-    ck_assert_msg(rs_train(&t->model, &t->state, &t->data, NULL, &opt, quiet, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_train(&t->model, &t->state, &t->data, NULL, &opt, quiet, NULL, &err) == 0,
+                  "%s", err.msg);
 }
 
 static void finish(trained *t)
@@ -195,7 +197,8 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
         srcs[k] = t.data.src[k / K];
         src_len[k] = t.data.src_len[k / K];
     }
-    forced.count = B * K, forced.src = srcs, forced.tgt = ids, forced.src_len = src_len, forced.tgt_len = len;
+    forced.count = B * K, forced.src = srcs, forced.tgt = ids, forced.src_len = src_len,
+    forced.tgt_len = len;
     rs_forced scored[32];
     ck_assert(rs_forced_decode(&member, 1, &forced, 16, 0, scored, &err) == 0);
     for (int k = 0; k < B * K; k++) {
@@ -350,7 +353,8 @@ START_TEST(accumulated_batches_give_the_gradient_of_their_union)
         rs_error err;
         rs_train_options opt = {.dir = t.dir, .report_seconds = 0};
         ck_assert_msg(rs_train(&t.model, &t.state, &t.data, NULL, &opt, first_progress,
-                               &first[run_index], &err) == 0, "%s", err.msg);
+                               &first[run_index], &err) == 0,
+                      "%s", err.msg);
         steps[run_index] = t.state.step;
         finish(&t);
     }
@@ -430,7 +434,8 @@ START_TEST(hard_alignments_match_the_known_word_correspondence)
     ck_assert(rs_codec_init(&codec, &cfg, &err) == 0);
     ck_assert(rs_pairs_read_tsv("corpora/reorder/test.tsv", 0, &pairs, &err) == 0);
     ck_assert(rs_tokenize_pairs(&tok, &pairs, &codec, "test", &err) == 0);
-    ck_assert(rs_dataset_build(&test, &tok, &t.model.src_vocab, &t.model.tgt_vocab, 0, NULL, &err) == 0);
+    ck_assert(
+        rs_dataset_build(&test, &tok, &t.model.src_vocab, &t.model.tgt_vocab, 0, NULL, &err) == 0);
     FILE *gold = fopen("corpora/reorder/test.align", "r");
     ck_assert(gold != NULL);
     rs_workspace ws;

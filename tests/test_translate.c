@@ -49,8 +49,14 @@ static void make_model(rs_model *m, unsigned seed, float out_bias_unk)
 }
 
 static const char *const lines[] = {
-    "das Haus ist klein .", "das Haus", "", "rot rot rot das Haus ist klein . das Haus", "ist",
-    "klein . rot", "das", "Haus ist rot .",
+    "das Haus ist klein .",
+    "das Haus",
+    "",
+    "rot rot rot das Haus ist klein . das Haus",
+    "ist",
+    "klein . rot",
+    "das",
+    "Haus ist rot .",
 };
 enum { LINES = sizeof lines / sizeof *lines };
 
@@ -70,7 +76,8 @@ static void assert_same_hypothesis(const rs_hypothesis *a, const rs_hypothesis *
     ck_assert_int_eq(a->len, b->len);
     ck_assert(a->len == 0 || !memcmp(a->ids, b->ids, sizeof(int) * (size_t)a->len));
     ck_assert_str_eq(a->text, b->text);
-    ck_assert_msg(fabs(a->logprob - b->logprob) <= tol, "log p %.9f vs %.9f", a->logprob, b->logprob);
+    ck_assert_msg(fabs(a->logprob - b->logprob) <= tol, "log p %.9f vs %.9f", a->logprob,
+                  b->logprob);
 }
 
 START_TEST(a_sentence_does_not_depend_on_its_batch)
@@ -371,14 +378,16 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     testfile_write(input, (const unsigned char *)"das Haus\n\nist\n", 14);
     snprintf(args, sizeof args, "translate -m %s --beam 3 --n-best 2 --quiet %s", ckpt, input);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
-    ck_assert_msg(strstr(text, "\n1 |||  ||| F0= 0.000000 ||| 0.000000\n2 ||| ") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "\n1 |||  ||| F0= 0.000000 ||| 0.000000\n2 ||| ") != NULL, "%s",
+                  text);
 
     /* score --per-token: total, mean, then one value per target token and </s>. */
     snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s --per-token",
              testprog_path(), ckpt);
     ck_assert_int_eq(testprog_shell(args, text, sizeof text), 0);
     double total, mean, t[4];
-    ck_assert_int_eq(sscanf(text, "%lf %lf %lf %lf %lf %lf", &total, &mean, &t[0], &t[1], &t[2], &t[3]), 6);
+    ck_assert_int_eq(
+        sscanf(text, "%lf %lf %lf %lf %lf %lf", &total, &mean, &t[0], &t[1], &t[2], &t[3]), 6);
     ck_assert_double_eq_tol(total, t[0] + t[1] + t[2] + t[3], 1e-4);
     ck_assert_double_eq_tol(mean, total / 4, 1e-5);
 
@@ -391,14 +400,15 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     char *score_line = strchr(text, '\n');
     ck_assert_msg(score_line != NULL, "%s", text);
     *score_line++ = '\0';
-    ck_assert_msg(strstr(text, "pair 1: source cut to its first 2 tokens (1 more)") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "pair 1: source cut to its first 2 tokens (1 more)") != NULL, "%s",
+                  text);
     double cut_score;
     ck_assert_int_eq(sscanf(score_line, "%lf", &cut_score), 1);
     ck_assert_double_eq_tol(cut_score, total, 1e-5); /* "das Haus" scored above */
 
     /* An ensemble of a model with itself scores as the model does. */
-    snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s -m %s", testprog_path(),
-             ckpt, ckpt);
+    snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s -m %s",
+             testprog_path(), ckpt, ckpt);
     ck_assert_int_eq(testprog_shell(args, text, sizeof text), 0);
     double twice;
     ck_assert_int_eq(sscanf(text, "%lf", &twice), 1);
@@ -427,8 +437,8 @@ START_TEST(lines_from_a_pipe_are_translated_as_they_arrive)
         dup2(from_child[1], 1);
         close(to_child[1]);
         close(from_child[0]);
-        execl(testprog_path(), testprog_path(), "translate", "-m", ckpt, "--batch-size", "64", "--quiet",
-              (char *)NULL);
+        execl(testprog_path(), testprog_path(), "translate", "-m", ckpt, "--batch-size", "64",
+              "--quiet", (char *)NULL);
         _exit(127);
     }
     close(to_child[0]);
@@ -436,7 +446,8 @@ START_TEST(lines_from_a_pipe_are_translated_as_they_arrive)
     ck_assert_int_eq(write(to_child[1], "das Haus\n", 9), 9);
     struct pollfd pf = {.fd = from_child[0], .events = POLLIN};
     int ready = poll(&pf, 1, 20000);
-    ck_assert_msg(ready == 1, "no translation 20 s after the line was sent (the batch waited for more input)");
+    ck_assert_msg(ready == 1,
+                  "no translation 20 s after the line was sent (the batch waited for more input)");
     char buf[4096];
     ck_assert(read(from_child[0], buf, sizeof buf) > 0);
     close(to_child[1]);

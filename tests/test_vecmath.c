@@ -282,7 +282,8 @@ START_TEST(avx2_and_portable_paths_agree_bit_for_bit)
         rs_vadam(pp, x + 11, 0.5f, mm, vv, N - 11, 0.01f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.01f);
         rs_vaxpy(pp, 0.3f, q, N);
     }
-    ck_assert(!memcmp(pa, pb, sizeof pa) && !memcmp(ma, mb, sizeof ma) && !memcmp(va, vb, sizeof va));
+    ck_assert(!memcmp(pa, pb, sizeof pa) && !memcmp(ma, mb, sizeof ma) &&
+              !memcmp(va, vb, sizeof va));
     rs_vecmath_select(-1);
 }
 END_TEST

@@ -48,8 +48,10 @@ void tiny_model_of_kind(rs_model *model, int kind)
     static const struct {
         unsigned seed;
         float eos_bias;
-    } choice[] = {[RS_ATT_ADDITIVE] = {34, 0.8f}, [RS_ATT_GENERAL] = {31, 1.0f},
-                  [RS_ATT_DOT] = {31, 1.0f}, [RS_ATT_SCALED_DOT] = {31, 1.0f}};
+    } choice[] = {[RS_ATT_ADDITIVE] = {34, 0.8f},
+                  [RS_ATT_GENERAL] = {31, 1.0f},
+                  [RS_ATT_DOT] = {31, 1.0f},
+                  [RS_ATT_SCALED_DOT] = {31, 1.0f}};
     tiny_model_make(model, rs_attention_kind_name(kind), 0.5f, choice[kind].eos_bias,
                     choice[kind].seed);
 }

@@ -16,7 +16,7 @@ typedef struct {
     const char *field; /* config key */
     char option[RS_STR_MAX];
     const char *help;
-    int is_flag;       /* boolean: takes no argument */
+    int is_flag; /* boolean: takes no argument */
 } config_option;
 
 static config_option table[RS_CLI_MAX_CONFIG_OPTIONS];
@@ -26,17 +26,17 @@ static void build_table(void)
 {
     if (table_size)
         return;
-    /* Booleans are flags (--lowercase); sizes taken from the data are not options. */
-#define RS_ENTRY(name, def, hlp, ...)                                                       \
-    if (strcmp(#name, "src_vocab") && strcmp(#name, "tgt_vocab")) {                       \
-        config_option *o = &table[table_size++];                                          \
-        o->field = #name;                                                                 \
-        snprintf(o->option, sizeof o->option, "%s", #name);                               \
-        for (char *p = o->option; *p; p++)                                                \
-            if (*p == '_')                                                                \
-                *p = '-';                                                                 \
-        o->help = hlp;                                                                    \
-        o->is_flag = rs_config_is_flag(#name);                                                \
+        /* Booleans are flags (--lowercase); sizes taken from the data are not options. */
+#define RS_ENTRY(name, def, hlp, ...)                                                              \
+    if (strcmp(#name, "src_vocab") && strcmp(#name, "tgt_vocab")) {                                \
+        config_option *o = &table[table_size++];                                                   \
+        o->field = #name;                                                                          \
+        snprintf(o->option, sizeof o->option, "%s", #name);                                        \
+        for (char *p = o->option; *p; p++)                                                         \
+            if (*p == '_')                                                                         \
+                *p = '-';                                                                          \
+        o->help = hlp;                                                                             \
+        o->is_flag = rs_config_is_flag(#name);                                                     \
     }
     RS_CONFIG_FIELDS(RS_ENTRY, RS_ENTRY, RS_ENTRY)
 #undef RS_ENTRY
@@ -46,8 +46,9 @@ int rs_cli_add_config_options(struct option *opts, int count, int first_val)
 {
     build_table();
     for (int i = 0; i < table_size; i++) {
-        opts[count++] = (struct option){table[i].option, table[i].is_flag ? no_argument : required_argument,
-                                        NULL, first_val + i};
+        opts[count++] =
+            (struct option){table[i].option, table[i].is_flag ? no_argument : required_argument,
+                            NULL, first_val + i};
     }
     opts[count] = (struct option){0};
     return count;
@@ -67,8 +68,8 @@ int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, r
 void rs_cli_print_config(FILE *out, const rs_config *cfg)
 {
     char value[RS_STR_MAX + 32];
-#define RS_LINE(name, def, hlp, ...)                           \
-    if (!rs_config_format(cfg, #name, value, sizeof value))    \
+#define RS_LINE(name, def, hlp, ...)                                                               \
+    if (!rs_config_format(cfg, #name, value, sizeof value))                                        \
         fprintf(out, "%s = %s\n", #name, value);
     RS_CONFIG_FIELDS(RS_LINE, RS_LINE, RS_LINE)
 #undef RS_LINE
@@ -191,8 +192,8 @@ int rs_cli_bad_option(const char *prog, const char *arg)
     return rs_cli_usage_error(prog, "unknown option '%s'", arg);
 }
 
-void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv,
-                  const char *shortopts, const struct option *longopts)
+void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv, const char *shortopts,
+                  const struct option *longopts)
 {
     memset(args, 0, sizeof *args);
     args->prog = prog;
@@ -316,7 +317,10 @@ int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char
     char list[512] = "";
     size_t used = 0;
     for (int i = 0; i < count && used < sizeof list; i++) {
-        int n = snprintf(list + used, sizeof list - used, "%s%s", i == 0 ? "" : i == count - 1 ? " or " : ", ",
+        int n = snprintf(list + used, sizeof list - used, "%s%s",
+                         i == 0           ? ""
+                         : i == count - 1 ? " or "
+                                          : ", ",
                          names[i]);
         if (n < 0)
             break;

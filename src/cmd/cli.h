@@ -74,13 +74,13 @@ typedef struct {
     const char *prog;
     int argc;
     char **argv;
-    char shortopts[64];                           /* ":" + the command's + "h" */
+    char shortopts[64];                             /* ":" + the command's + "h" */
     struct option longopts[RS_CLI_MAX_OPTIONS + 2]; /* the command's + help */
-    int too_many;                                 /* internal: the table did not fit */
+    int too_many;                                   /* internal: the table did not fit */
 } rs_cli_args;
 
-void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv,
-                  const char *shortopts, const struct option *longopts);
+void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv, const char *shortopts,
+                  const struct option *longopts);
 
 /* The next option's value (optarg set as by getopt_long), 'h' for -h/--help,
  * RS_CLI_BAD after reporting a problem, or -1 when the options end. */
@@ -95,7 +95,8 @@ int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, cons
 
 /* Prints "PROG: " and the formatted message, then "Try 'PROG --help'.";
  * returns RS_EXIT_USAGE. */
-int rs_cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rs_cli_usage_error(const char *prog, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Reports "PROG: unknown option 'ARG'" as rs_cli_usage_error; returns RS_EXIT_USAGE. */
 int rs_cli_bad_option(const char *prog, const char *arg);

@@ -49,7 +49,8 @@ static void usage(FILE *out)
             "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
             "                         warning naming the line (default: %d)\n"
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
-            "  -h, --help             this help\n", RS_MAX_SRC_LEN);
+            "  -h, --help             this help\n",
+            RS_MAX_SRC_LEN);
 }
 
 /* Where and how the alignments go. */
@@ -129,8 +130,8 @@ static int align_translations(const rs_model *model, const rs_codec *codec, cons
                         from + b + 1, t->src_count, t->truncated);
             if (status == 0 && t->src_count > 0)
                 status = emit(sk, (const char *const *)t->hyp[0].tokens, t->hyp[0].len,
-                              (const char *const *)t->src_tokens, t->src_count,
-                              t->hyp[0].alignment, from + b + 1, err);
+                              (const char *const *)t->src_tokens, t->src_count, t->hyp[0].alignment,
+                              from + b + 1, err);
         }
         for (int b = 0; b < B; b++)
             rs_translated_free(&out[b]);
@@ -181,8 +182,19 @@ static int want_color(const char *when, int to_stdout)
 
 int cmd_align(int argc, char **argv)
 {
-    enum { OPT_PAIRS = 1000, OPT_SWAP, OPT_THRESHOLD, OPT_NUMBERS, OPT_WORDS, OPT_COLOR, OPT_TITLE,
-           OPT_BATCH, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS };
+    enum {
+        OPT_PAIRS = 1000,
+        OPT_SWAP,
+        OPT_THRESHOLD,
+        OPT_NUMBERS,
+        OPT_WORDS,
+        OPT_COLOR,
+        OPT_TITLE,
+        OPT_BATCH,
+        OPT_MAXLEN,
+        OPT_MAXSRC,
+        OPT_THREADS
+    };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"format", required_argument, NULL, 'f'},
@@ -222,7 +234,10 @@ int cmd_align(int argc, char **argv)
                 return rs_cli_usage_error(PROG, "--format: '%s' is not one of %s", optarg, names);
             }
             break;
-        case 'o': if (rs_cli_once(PROG, "-o", &sk.out_path, optarg)) return RS_EXIT_USAGE; break;
+        case 'o':
+            if (rs_cli_once(PROG, "-o", &sk.out_path, optarg))
+                return RS_EXIT_USAGE;
+            break;
         case OPT_PAIRS: pairs_mode = 1; break;
         case OPT_SWAP: swap = 1; break;
         case OPT_THRESHOLD: {
@@ -243,13 +258,24 @@ int cmd_align(int argc, char **argv)
             break;
         }
         case OPT_TITLE: title = optarg; break;
-        case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt.batch_size)) return RS_EXIT_USAGE; break;
-        case OPT_MAXSRC: if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len)) return RS_EXIT_USAGE; break;
-        case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt.max_len)) return RS_EXIT_USAGE; break;
-        case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads)) return RS_EXIT_USAGE; break;
+        case OPT_BATCH:
+            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt.batch_size))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_MAXSRC:
+            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_MAXLEN:
+            if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt.max_len))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads))
+                return RS_EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */
-            return RS_EXIT_USAGE;
+        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
     if (!model_arg) {
@@ -292,8 +318,8 @@ int cmd_align(int argc, char **argv)
     if (rs_cli_load_model(model_arg, &model, &codec, &err))
         goto fail;
     if (sk.words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
-        fprintf(stderr, PROG ": --words: %s has no SentencePiece subwords (tokenizer %s)\n", model_arg,
-                rs_tokenizer_names[model.cfg.tokenizer]);
+        fprintf(stderr, PROG ": --words: %s has no SentencePiece subwords (tokenizer %s)\n",
+                model_arg, rs_tokenizer_names[model.cfg.tokenizer]);
         status = RS_EXIT_USAGE;
         goto done;
     }
@@ -312,12 +338,14 @@ int cmd_align(int argc, char **argv)
     }
     if (sk.writer->file_per_sentence) {
         if (!sk.out_path && count != 1) {
-            fprintf(stderr, PROG ": %s of %d sentences needs --output DIR (one file per sentence)\n",
+            fprintf(stderr,
+                    PROG ": %s of %d sentences needs --output DIR (one file per sentence)\n",
                     sk.writer->name, count);
             status = RS_EXIT_USAGE;
             goto done;
         }
-        sk.svg_dir = sk.out_path && (rs_is_directory(sk.out_path) || !rs_cli_ends_with(sk.out_path, ".svg"));
+        sk.svg_dir =
+            sk.out_path && (rs_is_directory(sk.out_path) || !rs_cli_ends_with(sk.out_path, ".svg"));
         if (sk.out_path && !sk.svg_dir && count != 1) {
             fprintf(stderr, PROG ": %s: %d sentences need a directory, not one .svg file\n",
                     sk.out_path, count);

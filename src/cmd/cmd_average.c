@@ -37,7 +37,9 @@ int cmd_average(int argc, char **argv)
     if (!out_path || !*out_path)
         return rs_cli_usage_error(PROG, "no output given (-o OUT.ckpt)");
     if (!strcmp(out_path, "-"))
-        return rs_cli_usage_error(PROG, "-o -: a checkpoint is binary and is not written to standard output; give a file name");
+        return rs_cli_usage_error(
+            PROG,
+            "-o -: a checkpoint is binary and is not written to standard output; give a file name");
     if (argc - optind < 1)
         return rs_cli_usage_error(PROG, "no checkpoints given");
     for (int i = optind; i < argc; i++) {

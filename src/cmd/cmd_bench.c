@@ -35,24 +35,23 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: " PROG " [OPTIONS]\n\n"
-            "Measures training (target tokens/s, GFLOP/s against sgemm, peak memory, time by\n"
-            "layer) and translation (sentences/s, greedy and beam) on Multi30k de-en, for\n"
-            "two model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and\n"
-            "M (256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n"
-            "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
-            "                  plain or .gz (required; scripts/train-multi30k.sh says where\n"
-            "                  to get it)\n"
-            "  --configs LIST  S, M or S,M (default: S,M)\n"
-            "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
-            "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
-            "                  M runs a third of them, at least 3)\n"
-            "  --sentences N   test sentences translated per decoding run (default: 128)\n"
-            "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
-            "                  instead of S after its timed steps\n"
-            "  --tsv           the table as tab-separated values\n"
-            "  --help          this help\n");
+    fprintf(out, "usage: " PROG " [OPTIONS]\n\n"
+                 "Measures training (target tokens/s, GFLOP/s against sgemm, peak memory, time by\n"
+                 "layer) and translation (sentences/s, greedy and beam) on Multi30k de-en, for\n"
+                 "two model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and\n"
+                 "M (256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n"
+                 "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
+                 "                  plain or .gz (required; scripts/train-multi30k.sh says where\n"
+                 "                  to get it)\n"
+                 "  --configs LIST  S, M or S,M (default: S,M)\n"
+                 "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
+                 "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
+                 "                  M runs a third of them, at least 3)\n"
+                 "  --sentences N   test sentences translated per decoding run (default: 128)\n"
+                 "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
+                 "                  instead of S after its timed steps\n"
+                 "  --tsv           the table as tab-separated values\n"
+                 "  --help          this help\n");
 }
 
 typedef struct {
@@ -60,22 +59,23 @@ typedef struct {
     int m, n, a, l, batch;
 } size_config;
 
-static const size_config CONFIGS[] = {{"S", 128, 256, 256, 128, 64}, {"M", 256, 512, 512, 256, 128}};
+static const size_config CONFIGS[] = {{"S", 128, 256, 256, 128, 64},
+                                      {"M", 256, 512, 512, 256, 128}};
 
 /* Forward GEMM FLOPs of one pair with ls source and lt target positions
  * (</s> included), model.md's terms (1 multiply-add = 2 FLOPs). */
 static double pair_flops(const size_config *c, int V, double ls, double lt)
 {
     const double m = c->m, n = c->n, a = c->a, l = c->l;
-    return ls * 2 * 2 * m * 3 * n        /* encoder input projections, both directions */
-           + ls * 2 * 2 * n * 3 * n      /* encoder recurrences */
-           + 2 * n * n                   /* initial state */
-           + ls * 2 * 2 * n * a          /* attention keys */
-           + lt * 2 * n * a              /* attention queries */
-           + lt * 2 * (m + 2 * n) * 3 * n /* decoder input projection */
-           + lt * 2 * n * 3 * n          /* decoder recurrence */
+    return ls * 2 * 2 * m * 3 * n             /* encoder input projections, both directions */
+           + ls * 2 * 2 * n * 3 * n           /* encoder recurrences */
+           + 2 * n * n                        /* initial state */
+           + ls * 2 * 2 * n * a               /* attention keys */
+           + lt * 2 * n * a                   /* attention queries */
+           + lt * 2 * (m + 2 * n) * 3 * n     /* decoder input projection */
+           + lt * 2 * n * 3 * n               /* decoder recurrence */
            + lt * 2 * (n + m + 2 * n) * 2 * l /* deep output */
-           + lt * 2 * l * V;             /* output layer */
+           + lt * 2 * l * V;                  /* output layer */
 }
 
 /* One table row; numbers < 0 print as "-". */
@@ -93,8 +93,8 @@ typedef struct {
 } bench_data;
 
 /* Decompresses path.gz into dir/name when only the .gz exists; returns the path to read. */
-static int plain_file(const char *data, const char *name, const char *tmpdir, char *out,
-                      size_t cap, rs_error *err)
+static int plain_file(const char *data, const char *name, const char *tmpdir, char *out, size_t cap,
+                      rs_error *err)
 {
     struct stat st;
     snprintf(out, cap, "%s/%s", data, name);
@@ -287,12 +287,14 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
         double batch_flops = 0.0;
         for (int b = 0; b < B; b++) {
             tokens += batch.tgt_len[b];
-            batch_flops += 3.0 * pair_flops(c, model.cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
+            batch_flops +=
+                3.0 * pair_flops(c, model.cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
         }
         if (k == 0)
             rs_phase_timing(threads == 1); /* the warm-up steps do not count */
         double t0 = rs_clock_seconds();
-        double loss = rs_shards_step(&shards, &model, &batch, (rs_dropout_rates){0}, (uint64_t)k, 0.0f, tokens, 0);
+        double loss = rs_shards_step(&shards, &model, &batch, (rs_dropout_rates){0}, (uint64_t)k,
+                                     0.0f, tokens, 0);
         double t1 = rs_clock_seconds();
         state.step++;
         rs_shards_adam(&shards, model.params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
@@ -444,7 +446,8 @@ static void add_row(row *rows, int *count, const char *work, const char *config,
     snprintf(r->config, sizeof r->config, "%s", config);
     snprintf(r->unit, sizeof r->unit, "%s", unit);
     r->threads = threads;
-    r->rate = rate, r->gflops = gflops, r->of_sgemm = of_sgemm, r->rss_mb = rss, r->bound_mb = bound;
+    r->rate = rate, r->gflops = gflops, r->of_sgemm = of_sgemm, r->rss_mb = rss,
+    r->bound_mb = bound;
 }
 
 static void cell(char *buf, size_t cap, double v, const char *fmt)
@@ -457,8 +460,8 @@ static void cell(char *buf, size_t cap, double v, const char *fmt)
 
 static void print_rows(const row *rows, int count, int tsv)
 {
-    const char *head[] = {"work", "config", "threads", "rate", "unit", "GFLOP/s", "of_sgemm",
-                          "peak_RSS_MB", "bound_MB"};
+    const char *head[] = {"work",    "config",   "threads",     "rate",    "unit",
+                          "GFLOP/s", "of_sgemm", "peak_RSS_MB", "bound_MB"};
     if (tsv)
         printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", head[0], head[1], head[2], head[3], head[4],
                head[5], head[6], head[7], head[8]);
@@ -502,10 +505,14 @@ int cmd_bench(int argc, char **argv)
 {
     enum { O_DATA = 1000, O_CONFIGS, O_THREADS, O_STEPS, O_SENT, O_MODEL, O_TSV };
     static const struct option opts[] = {
-        {"data", required_argument, NULL, O_DATA}, {"configs", required_argument, NULL, O_CONFIGS},
-        {"threads", required_argument, NULL, O_THREADS}, {"steps", required_argument, NULL, O_STEPS},
-        {"sentences", required_argument, NULL, O_SENT}, {"model", required_argument, NULL, O_MODEL},
-        {"tsv", no_argument, NULL, O_TSV}, {0},
+        {"data", required_argument, NULL, O_DATA},
+        {"configs", required_argument, NULL, O_CONFIGS},
+        {"threads", required_argument, NULL, O_THREADS},
+        {"steps", required_argument, NULL, O_STEPS},
+        {"sentences", required_argument, NULL, O_SENT},
+        {"model", required_argument, NULL, O_MODEL},
+        {"tsv", no_argument, NULL, O_TSV},
+        {0},
     };
     const char *data = NULL, *model_path = NULL;
     int use_config[2] = {1, 1}, thread_list[8] = {1, 2}, nthreads = 2, steps = 12, sentences = 128;
@@ -518,8 +525,10 @@ int cmd_bench(int argc, char **argv)
         case O_MODEL: model_path = optarg; break;
         case O_TSV: tsv = 1; break;
         case O_CONFIGS:
-            use_config[0] = !strcmp(optarg, "S") || !strcmp(optarg, "S,M") || !strcmp(optarg, "M,S");
-            use_config[1] = !strcmp(optarg, "M") || !strcmp(optarg, "S,M") || !strcmp(optarg, "M,S");
+            use_config[0] =
+                !strcmp(optarg, "S") || !strcmp(optarg, "S,M") || !strcmp(optarg, "M,S");
+            use_config[1] =
+                !strcmp(optarg, "M") || !strcmp(optarg, "S,M") || !strcmp(optarg, "M,S");
             if (!use_config[0] && !use_config[1])
                 return rs_cli_usage_error(PROG, "--configs: '%s' is not S, M or S,M", optarg);
             break;
@@ -537,8 +546,7 @@ int cmd_bench(int argc, char **argv)
                 return RS_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */
-            return RS_EXIT_USAGE;
+        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
     if (optind < argc)
@@ -595,15 +603,15 @@ int cmd_bench(int argc, char **argv)
             add_row(rows, &nrows, "train", cfg->name, thread_list[t], m.tokens_per_s, "tgt tok/s",
                     m.gflops, m.gflops / sgemm[t], m.peak_mb, m.bound_mb);
             if (thread_list[t] == 1) {
-                static const char *const names[] = {
-                    "  step: GRU recurrence", "  step: attention", "  step: output layer",
-                    "  step: optimizer", "  step: rest (embeddings, W x)"};
+                static const char *const names[] = {"  step: GRU recurrence", "  step: attention",
+                                                    "  step: output layer", "  step: optimizer",
+                                                    "  step: rest (embeddings, W x)"};
                 double step_s = 0.0;
                 for (int p = 0; p < RS_PHASES + 2; p++)
                     step_s += m.phase[p];
                 for (int p = 0; p < RS_PHASES + 2; p++)
-                    add_row(rows, &nrows, names[p], cfg->name, 1, 1e3 * m.phase[p], "ms/step",
-                            -1, step_s > 0 ? m.phase[p] / step_s : -1, -1, -1);
+                    add_row(rows, &nrows, names[p], cfg->name, 1, 1e3 * m.phase[p], "ms/step", -1,
+                            step_s > 0 ? m.phase[p] / step_s : -1, -1, -1);
             }
             if (decode) {
                 decoded = 1;

@@ -25,7 +25,8 @@ static void usage(FILE *out)
             "  chrF2 = 61.23\n"
             "and on standard error the signatures, to quote with the scores:\n"
             "  BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-" RS_VERSION "\n"
-            "  chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-" RS_VERSION "\n"
+            "  chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-" RS_VERSION
+            "\n"
             "(version: these numbers come from rnnsearch " RS_VERSION ", not from sacreBLEU).\n"
             "\n"
             "options:\n"
@@ -106,25 +107,18 @@ int cmd_bleu(int argc, char **argv)
         {"lowercase", no_argument, NULL, OPT_LOWERCASE},
         {NULL, 0, NULL, 0},
     };
-    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a", "none"};
+    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a",
+                                                                                          "none"};
     int metric = 2, tokenize = 0, sentence = 0, with_signature = 0;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "", options);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'h':
-            usage(stdout);
-            return RS_EXIT_OK;
-        case OPT_LOWERCASE:
-            opts.lowercase = 1;
-            break;
-        case OPT_SENTENCE:
-            sentence = 1;
-            break;
-        case OPT_SIGNATURE:
-            with_signature = 1;
-            break;
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        case OPT_LOWERCASE: opts.lowercase = 1; break;
+        case OPT_SENTENCE: sentence = 1; break;
+        case OPT_SIGNATURE: with_signature = 1; break;
         case OPT_METRIC:
             if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
                 return RS_EXIT_USAGE;
@@ -134,8 +128,7 @@ int cmd_bleu(int argc, char **argv)
                 return RS_EXIT_USAGE;
             opts.tokenize = tokenize ? RS_BLEU_TOK_NONE : RS_BLEU_TOK_13A;
             break;
-        default:
-            return RS_EXIT_USAGE;
+        default: return RS_EXIT_USAGE;
         }
     }
     int want_bleu = metric != 1, want_chrf = metric != 0;

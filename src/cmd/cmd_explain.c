@@ -63,12 +63,18 @@ int cmd_explain(int argc, char **argv)
                                    &in.Wq,   &in.Wk,    &in.v,      &in.b};
     enum { OPT_SCALE = 256, OPT_SCORE, OPT_DIGITS };
     static const struct option options[] = {
-        {"keys", required_argument, NULL, 0}, {"query", required_argument, NULL, 1},
-        {"values", required_argument, NULL, 2}, {"mask", required_argument, NULL, 3},
-        {"weights", required_argument, NULL, 4}, {"Wq", required_argument, NULL, 5},
-        {"Wk", required_argument, NULL, 6}, {"v", required_argument, NULL, 7},
-        {"b", required_argument, NULL, 8}, {"scale", no_argument, NULL, OPT_SCALE},
-        {"score", required_argument, NULL, OPT_SCORE}, {"digits", required_argument, NULL, OPT_DIGITS},
+        {"keys", required_argument, NULL, 0},
+        {"query", required_argument, NULL, 1},
+        {"values", required_argument, NULL, 2},
+        {"mask", required_argument, NULL, 3},
+        {"weights", required_argument, NULL, 4},
+        {"Wq", required_argument, NULL, 5},
+        {"Wk", required_argument, NULL, 6},
+        {"v", required_argument, NULL, 7},
+        {"b", required_argument, NULL, 8},
+        {"scale", no_argument, NULL, OPT_SCALE},
+        {"score", required_argument, NULL, OPT_SCORE},
+        {"digits", required_argument, NULL, OPT_DIGITS},
         {NULL, 0, NULL, 0},
     };
     rs_cli_args args;
@@ -88,14 +94,13 @@ int cmd_explain(int argc, char **argv)
             usage(stdout);
             status = RS_EXIT_OK;
             goto done;
-        case OPT_SCALE:
-            in.scale = 1;
-            break;
+        case OPT_SCALE: in.scale = 1; break;
         case OPT_SCORE: {
             int kind = rs_attention_kind_parse(optarg);
             if (kind < 0) {
-                rs_cli_usage_error(PROG, "--score: '%s' is not one of dot, scaled-dot, general or additive",
-                                   optarg);
+                rs_cli_usage_error(
+                    PROG, "--score: '%s' is not one of dot, scaled-dot, general or additive",
+                    optarg);
                 goto done;
             }
             in.score = (rs_attention_kind)kind;
@@ -105,8 +110,7 @@ int cmd_explain(int argc, char **argv)
             if (rs_cli_int(PROG, "--digits", optarg, 0, 17, &digits))
                 goto done;
             break;
-        default:
-            goto done;
+        default: goto done;
         }
     }
     if (optind < argc) {

@@ -41,9 +41,7 @@ int cmd_export(int argc, char **argv)
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'h':
-            usage(stdout);
-            return RS_EXIT_OK;
+        case 'h': usage(stdout); return RS_EXIT_OK;
         case 'm':
             if (rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
                 return RS_EXIT_USAGE;
@@ -52,8 +50,7 @@ int cmd_export(int argc, char **argv)
             if (rs_cli_once(PROG, "-o/--output", &out_path, optarg))
                 return RS_EXIT_USAGE;
             break;
-        default:
-            return RS_EXIT_USAGE;
+        default: return RS_EXIT_USAGE;
         }
     }
     if (!model_arg)
@@ -66,7 +63,9 @@ int cmd_export(int argc, char **argv)
     if (!out_path)
         return rs_cli_usage_error(PROG, "no output file given (-o OUT.safetensors)");
     if (!strcmp(out_path, "-"))
-        return rs_cli_usage_error(PROG, "the output must be a file name, not '-' (a safetensors file is replaced atomically, never streamed)");
+        return rs_cli_usage_error(
+            PROG,
+            "the output must be a file name, not '-' (a safetensors file is replaced atomically, never streamed)");
 
     rs_error err;
     char ckpt[4096];
@@ -81,8 +80,8 @@ int cmd_export(int argc, char **argv)
     if (rc)
         fprintf(stderr, PROG ": %s\n", err.msg);
     else
-        fprintf(stderr, PROG ": wrote %s from %s (%zu parameters, %d + %d tokens)\n",
-                out_path, ckpt, model.layout.total, model.src_vocab.size, model.tgt_vocab.size);
+        fprintf(stderr, PROG ": wrote %s from %s (%zu parameters, %d + %d tokens)\n", out_path,
+                ckpt, model.layout.total, model.src_vocab.size, model.tgt_vocab.size);
     rs_model_free(&model);
     return rc ? 1 : 0;
 }

@@ -34,7 +34,8 @@ int cmd_import(int argc, char **argv)
     if (status >= 0)
         return status;
     if (argc - optind != 1)
-        return rs_cli_usage_error(PROG, argc == optind ? "no input file given" : "exactly one input file");
+        return rs_cli_usage_error(PROG, argc == optind ? "no input file given"
+                                                       : "exactly one input file");
     if (!out_arg || !*out_arg)
         return rs_cli_usage_error(PROG, "no output given (-o MODEL)");
     const char *in_path = argv[optind];
@@ -60,10 +61,10 @@ int cmd_import(int argc, char **argv)
     if (rc)
         fprintf(stderr, PROG ": %s\n", err.msg);
     else
-        fprintf(stderr,
-                PROG ": wrote %s (n=%d m=%d a=%d l=%d, attention %s, %d + %d tokens)\n",
+        fprintf(stderr, PROG ": wrote %s (n=%d m=%d a=%d l=%d, attention %s, %d + %d tokens)\n",
                 out_path, model.cfg.hidden, model.cfg.emb, model.cfg.att, model.cfg.maxout,
-                rs_attention_names[model.cfg.attention], model.src_vocab.size, model.tgt_vocab.size);
+                rs_attention_names[model.cfg.attention], model.src_vocab.size,
+                model.tgt_vocab.size);
     rs_model_free(&model);
     return rc ? 1 : 0;
 }

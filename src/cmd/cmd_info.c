@@ -57,7 +57,8 @@ static void print_training(const rs_train_state *s)
     if (s->batches_done)
         printf(" (+%lld batches)", (long long)s->batches_done);
     if (isfinite(s->best_dev_loss))
-        printf(", best dev loss %.4f (ppl %.2f)", (double)s->best_dev_loss, exp((double)s->best_dev_loss));
+        printf(", best dev loss %.4f (ppl %.2f)", (double)s->best_dev_loss,
+               exp((double)s->best_dev_loss));
     else
         printf(", best dev loss none");
     if (s->best_dev_bleu >= 0)
@@ -97,7 +98,8 @@ int cmd_info(int argc, char **argv)
     print_tensors(&model);
     printf("# vocabularies: source %d tokens, target %d tokens\n", model.src_vocab.size,
            model.tgt_vocab.size);
-    printf("# text: tokenizer %s, lowercase %s", rs_tokenizer_names[model.cfg.tokenizer], model.cfg.lowercase ? "yes" : "no");
+    printf("# text: tokenizer %s, lowercase %s", rs_tokenizer_names[model.cfg.tokenizer],
+           model.cfg.lowercase ? "yes" : "no");
     if (model.spm_src_len || model.spm_tgt_len)
         printf(", SentencePiece models of %zu and %zu bytes (%d subwords)", model.spm_src_len,
                model.spm_tgt_len, model.cfg.subwords);

@@ -233,7 +233,8 @@ static void ticks_y(FILE *out, const frame *f, const axis *y, int right)
     const int count = y->log ? decades * per_decade + 1 : (int)lrint((y->hi - y->lo) / y->step) + 1;
     for (int k = 0; k < count; k++) {
         static const double mult[] = {1, 2, 5};
-        double v = y->log ? y->lo * pow(10.0, k / per_decade) * mult[k % per_decade] : y->lo + k * y->step;
+        double v =
+            y->log ? y->lo * pow(10.0, k / per_decade) * mult[k % per_decade] : y->lo + k * y->step;
         char label[32];
         if (y->log)
             snprintf(label, sizeof label, "%g", v);
@@ -241,7 +242,8 @@ static void ticks_y(FILE *out, const frame *f, const axis *y, int right)
             tick_label(label, sizeof label, v, y->step);
         double yy = py(f, y, v), x = right ? f->left + f->width : f->left;
         if (!right)
-            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+            fprintf(out,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
                     f->left, yy, f->left + f->width, yy);
         fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x,
                 yy, right ? x + 5 : x - 5, yy);
@@ -288,9 +290,10 @@ static int plot(FILE *out, const series *s, const char *title, const char *scale
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", xx, y + 19,
                 label);
     }
-    fprintf(out,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
-            f.left, f.top, f.width, f.height);
+    fprintf(
+        out,
+        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
+        f.left, f.top, f.width, f.height);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">step</text>\n",
             f.left + f.width / 2, f.top + f.height + 42);
     fprintf(out,
@@ -355,8 +358,7 @@ int cmd_plot(int argc, char **argv)
                 return RS_EXIT_USAGE;
             scale = scales[which];
             break;
-        default:
-            return RS_EXIT_USAGE;
+        default: return RS_EXIT_USAGE;
         }
     }
     if (argc - optind != 1)
@@ -373,7 +375,8 @@ int cmd_plot(int argc, char **argv)
     if (!output) {
         /* train.svg in the log's directory. */
         const char *slash = strrchr(log, '/');
-        snprintf(out_path, sizeof out_path, "%.*strain.svg", slash ? (int)(slash - log + 1) : 0, log);
+        snprintf(out_path, sizeof out_path, "%.*strain.svg", slash ? (int)(slash - log + 1) : 0,
+                 log);
         output = out_path;
     }
     if (!title)

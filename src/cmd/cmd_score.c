@@ -17,7 +17,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: " PROG " -m MODEL [-m MODEL ...] (PAIRS.tsv | --src FILE --tgt FILE) [OPTIONS]\n\n"
+            "usage: " PROG
+            " -m MODEL [-m MODEL ...] (PAIRS.tsv | --src FILE --tgt FILE) [OPTIONS]\n\n"
             "Prints, one line per pair, the natural-log probability of the target given\n"
             "the source (forced decoding; </s> included), as the model computes it.\n"
             "Several -m score as an ensemble (the mean of their log-probabilities at\n"
@@ -31,7 +32,8 @@ static void usage(FILE *out)
             "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
             "                         warning naming the pair (default: %d)\n"
             "  -h, --help             this help\n"
-            "Without a file, pairs are read from standard input as TSV.\n", RS_MAX_SRC_LEN);
+            "Without a file, pairs are read from standard input as TSV.\n",
+            RS_MAX_SRC_LEN);
 }
 
 int cmd_score(int argc, char **argv)
@@ -55,7 +57,10 @@ int cmd_score(int argc, char **argv)
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'm': if (rs_cli_add_model(PROG, &models, optarg)) return RS_EXIT_USAGE; break;
+        case 'm':
+            if (rs_cli_add_model(PROG, &models, optarg))
+                return RS_EXIT_USAGE;
+            break;
         case OPT_SRC: src = optarg; break;
         case OPT_TGT: tgt = optarg; break;
         case OPT_SWAP: swap = 1; break;
@@ -69,8 +74,7 @@ int cmd_score(int argc, char **argv)
                 return RS_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */
-            return RS_EXIT_USAGE;
+        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
     if (models.count == 0)
@@ -91,12 +95,14 @@ int cmd_score(int argc, char **argv)
     if (rs_cli_load_models(&models, &codec, &err) ||
         rs_ensemble_check(models.members, models.count, &err))
         goto fail;
-    if ((tsv ? rs_pairs_read_tsv(tsv, swap, &pairs, &err)
-             : swap ? rs_pairs_read_parallel(tgt, src, &pairs, &err)
-                    : rs_pairs_read_parallel(src, tgt, &pairs, &err)) ||
-        rs_tokenize_pairs(&tok, &pairs, &codec, tsv ? (strcmp(tsv, "-") ? tsv : "<stdin>") : src, &err) ||
+    if ((tsv    ? rs_pairs_read_tsv(tsv, swap, &pairs, &err)
+         : swap ? rs_pairs_read_parallel(tgt, src, &pairs, &err)
+                : rs_pairs_read_parallel(src, tgt, &pairs, &err)) ||
+        rs_tokenize_pairs(&tok, &pairs, &codec, tsv ? (strcmp(tsv, "-") ? tsv : "<stdin>") : src,
+                          &err) ||
         rs_cli_cut_sources(PROG, &tok, max_src_len, tsv ? tsv : src, &err) ||
-        rs_dataset_build(&data, &tok, &models.models[0].src_vocab, &models.models[0].tgt_vocab, 0, NULL, &err))
+        rs_dataset_build(&data, &tok, &models.models[0].src_vocab, &models.models[0].tgt_vocab, 0,
+                         NULL, &err))
         goto fail;
     scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, &err);
     if (!scored || rs_forced_decode(models.members, models.count, &data, batch_size,

@@ -123,9 +123,22 @@ static void log_line(void *ctx, const char *line)
 
 int cmd_serve(int argc, char **argv)
 {
-    enum { OPT_HOST = 1000, OPT_PORT, OPT_THREADS, OPT_QUEUE, OPT_CONNECTIONS, OPT_BODY,
-           OPT_CHARS, OPT_BEAM, OPT_TIMEOUT, OPT_QUIET, OPT_ALLOW_HOST, OPT_TOKEN, OPT_NO_TOKEN,
-           OPT_ANSWER };
+    enum {
+        OPT_HOST = 1000,
+        OPT_PORT,
+        OPT_THREADS,
+        OPT_QUEUE,
+        OPT_CONNECTIONS,
+        OPT_BODY,
+        OPT_CHARS,
+        OPT_BEAM,
+        OPT_TIMEOUT,
+        OPT_QUIET,
+        OPT_ALLOW_HOST,
+        OPT_TOKEN,
+        OPT_NO_TOKEN,
+        OPT_ANSWER
+    };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"host", required_argument, NULL, OPT_HOST},
@@ -163,14 +176,38 @@ int cmd_serve(int argc, char **argv)
             model_args[n_models++] = optarg;
             break;
         case OPT_HOST: opt.host = optarg; break;
-        case OPT_PORT: if (rs_cli_int(PROG, "--port", optarg, 0, 65535, &opt.port)) return RS_EXIT_USAGE; break;
-        case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 64, &opt.threads)) return RS_EXIT_USAGE; break;
-        case OPT_QUEUE: if (rs_cli_int(PROG, "--queue", optarg, 1, 100000, &opt.queue)) return RS_EXIT_USAGE; break;
-        case OPT_CONNECTIONS: if (rs_cli_int(PROG, "--connections", optarg, 1, 10000, &opt.connections)) return RS_EXIT_USAGE; break;
-        case OPT_BODY: if (rs_cli_int(PROG, "--max-body", optarg, 64, 1 << 30, &max_body)) return RS_EXIT_USAGE; break;
-        case OPT_CHARS: if (rs_cli_int(PROG, "--max-chars", optarg, 1, 1000000, &opt.max_chars)) return RS_EXIT_USAGE; break;
-        case OPT_BEAM: if (rs_cli_int(PROG, "--max-beam", optarg, 1, 256, &opt.max_beam)) return RS_EXIT_USAGE; break;
-        case OPT_TIMEOUT: if (rs_cli_int(PROG, "--timeout", optarg, 1, 86400, &opt.timeout)) return RS_EXIT_USAGE; break;
+        case OPT_PORT:
+            if (rs_cli_int(PROG, "--port", optarg, 0, 65535, &opt.port))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            if (rs_cli_int(PROG, "--threads", optarg, 1, 64, &opt.threads))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_QUEUE:
+            if (rs_cli_int(PROG, "--queue", optarg, 1, 100000, &opt.queue))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_CONNECTIONS:
+            if (rs_cli_int(PROG, "--connections", optarg, 1, 10000, &opt.connections))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_BODY:
+            if (rs_cli_int(PROG, "--max-body", optarg, 64, 1 << 30, &max_body))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_CHARS:
+            if (rs_cli_int(PROG, "--max-chars", optarg, 1, 1000000, &opt.max_chars))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_BEAM:
+            if (rs_cli_int(PROG, "--max-beam", optarg, 1, 256, &opt.max_beam))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_TIMEOUT:
+            if (rs_cli_int(PROG, "--timeout", optarg, 1, 86400, &opt.timeout))
+                return RS_EXIT_USAGE;
+            break;
         case OPT_QUIET: opt.log = NULL; break;
         case OPT_ALLOW_HOST:
             if (opt.n_allow_hosts == MAX_HOSTS)
@@ -179,10 +216,12 @@ int cmd_serve(int argc, char **argv)
             break;
         case OPT_TOKEN: opt.token = optarg; break;
         case OPT_NO_TOKEN: no_token = 1; break;
-        case OPT_ANSWER: if (rs_cli_int(PROG, "--max-answer", optarg, 4096, 1 << 30, &max_answer)) return RS_EXIT_USAGE; break;
+        case OPT_ANSWER:
+            if (rs_cli_int(PROG, "--max-answer", optarg, 4096, 1 << 30, &max_answer))
+                return RS_EXIT_USAGE;
+            break;
         case 'h': usage(stdout, &defaults); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */
-            return RS_EXIT_USAGE;
+        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
     opt.max_body = (size_t)max_body;
@@ -230,23 +269,27 @@ int cmd_serve(int argc, char **argv)
         goto fail;
     const char *open = strchr(opt.host, ':') ? "[" : "", *close = strchr(opt.host, ':') ? "]" : "";
     if (any_address)
-        fprintf(stderr, PROG ": warning: listening on every network address (%s): anyone who "
-                        "can reach port %d %s\n", opt.host, rs_server_port(server),
+        fprintf(stderr,
+                PROG ": warning: listening on every network address (%s): anyone who "
+                     "can reach port %d %s\n",
+                opt.host, rs_server_port(server),
                 opt.token ? "and has the token can use this server"
                           : "can use this server (--no-token)");
-    fprintf(stderr, PROG ": http://%s%s%s:%d/%s%s models:", open,
-            opt.host, close, rs_server_port(server),
-            opt.token ? "?token=" : "", opt.token ? opt.token : "");
+    fprintf(stderr, PROG ": http://%s%s%s:%d/%s%s models:", open, opt.host, close,
+            rs_server_port(server), opt.token ? "?token=" : "", opt.token ? opt.token : "");
     for (int i = 0; i < n_models; i++)
         fprintf(stderr, " %s%s", names[i], i ? "" : " (default)");
-    fprintf(stderr, " | threads %d | queue %d | connections %d | max-body %zu | max-chars %d | "
-                    "max-beam %d | timeout %d s\n",
+    fprintf(stderr,
+            " | threads %d | queue %d | connections %d | max-body %zu | max-chars %d | "
+            "max-beam %d | timeout %d s\n",
             opt.threads, opt.queue, opt.connections, opt.max_body, opt.max_chars, opt.max_beam,
             opt.timeout);
     int sig = 0;
     sigwait(&stop, &sig);
-    fprintf(stderr, PROG ": %s, stopping (answers in transfer get up to %d s; a second signal "
-                    "ends it at once)\n", sig == SIGINT ? "interrupted" : "terminated", opt.timeout);
+    fprintf(stderr,
+            PROG ": %s, stopping (answers in transfer get up to %d s; a second signal "
+                 "ends it at once)\n",
+            sig == SIGINT ? "interrupted" : "terminated", opt.timeout);
     /* The stop runs beside this thread, which waits for it or for a second signal. */
     stopping st;
     st.server = server;

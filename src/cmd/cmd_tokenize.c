@@ -70,9 +70,7 @@ int cmd_tokenize(int argc, char **argv)
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'h':
-            usage(stdout);
-            return RS_EXIT_OK;
+        case 'h': usage(stdout); return RS_EXIT_OK;
         case 'm':
             if (rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
                 return RS_EXIT_USAGE;
@@ -82,22 +80,15 @@ int cmd_tokenize(int argc, char **argv)
                 return RS_EXIT_USAGE;
             side = side ? RS_SIDE_TGT : RS_SIDE_SRC;
             break;
-        case OPT_IDS:
-            ids = 1;
-            break;
-        case OPT_LOWERCASE:
-            lowercase = 1;
-            break;
+        case OPT_IDS: ids = 1; break;
+        case OPT_LOWERCASE: lowercase = 1; break;
         case OPT_TOKENIZER:
             if (rs_cli_choice(PROG, "--tokenizer", optarg, tokenizers, 2, &mode))
                 return RS_EXIT_USAGE;
             mode = rs_tokenizer_mode_parse(tokenizers[mode]);
             break;
-        case OPT_DETOKENIZE:
-            detokenize = 1;
-            break;
-        default:
-            return RS_EXIT_USAGE;
+        case OPT_DETOKENIZE: detokenize = 1; break;
+        default: return RS_EXIT_USAGE;
         }
     }
     if (argc - optind > 1)
@@ -105,7 +96,8 @@ int cmd_tokenize(int argc, char **argv)
     if (detokenize && lowercase)
         return rs_cli_usage_error(PROG, "--lowercase has no effect with --detokenize");
     if (model_arg && (lowercase || mode != RS_TOK_WORD))
-        return rs_cli_usage_error(PROG, "-m takes the model's own text settings; drop --lowercase/--tokenizer");
+        return rs_cli_usage_error(
+            PROG, "-m takes the model's own text settings; drop --lowercase/--tokenizer");
     if ((ids || side != RS_SIDE_SRC) && !model_arg)
         return rs_cli_usage_error(PROG, "--ids and --side need a model (-m)");
     if (ids && detokenize)

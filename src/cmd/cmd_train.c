@@ -23,8 +23,21 @@
 #define PROG "rnnsearch train"
 
 enum {
-    OPT_TRAIN = 1000, OPT_SRC, OPT_TGT, OPT_DEV, OPT_DEV_SRC, OPT_DEV_TGT, OPT_SWAP, OPT_NAME,
-    OPT_OUT, OPT_RESUME, OPT_OVERWRITE, OPT_QUIET, OPT_SPM_SRC, OPT_SPM_TGT, OPT_NEW_DATA,
+    OPT_TRAIN = 1000,
+    OPT_SRC,
+    OPT_TGT,
+    OPT_DEV,
+    OPT_DEV_SRC,
+    OPT_DEV_TGT,
+    OPT_SWAP,
+    OPT_NAME,
+    OPT_OUT,
+    OPT_RESUME,
+    OPT_OVERWRITE,
+    OPT_QUIET,
+    OPT_SPM_SRC,
+    OPT_SPM_TGT,
+    OPT_NEW_DATA,
     OPT_CONFIG = 2000
 };
 
@@ -48,38 +61,41 @@ static void usage(FILE *out)
     rs_config_defaults(&defaults);
     char resumable[256];
     resumable_options(resumable, sizeof resumable);
-    fprintf(out,
-            "usage: " PROG " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
-            "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
-            "models/NAME/ (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv).\n\n"
-            "data:\n"
-            "  --train FILE           pairs, one per line: source<TAB>target[<TAB>anything]\n"
-            "  --src FILE, --tgt FILE line-aligned source and target files (instead of --train)\n"
-            "  --dev FILE             dev pairs (TSV), evaluated each epoch\n"
-            "  --dev-src F, --dev-tgt F  dev pairs as two files\n"
-            "  --swap                 exchange source and target of TSV files\n"
-            "  --name NAME            save to models/NAME (default: the training file's base name)\n"
-            "  --out DIR              save to DIR instead of models/NAME\n"
-            "  --resume               continue exactly from DIR/last.ckpt with its settings;\n"
-            "                         options given again must agree with them, except\n"
-            "                         %s;\n"
-            "                         the data must be that run's (checked against the\n"
-            "                         fingerprint of it that the checkpoint records)\n"
-            "  --new-data             with --resume: continue on other data (fine-tuning);\n"
-            "                         an epoch in progress starts again from its beginning,\n"
-            "                         and with another dev set best.ckpt is chosen anew\n"
-            "  --overwrite            train afresh into a directory that holds a model\n"
-            "                         (its checkpoints and log are replaced)\n"
-            "  --config FILE          settings as 'key = value' lines (or the configuration\n"
-            "                         line training prints); options given on the command\n"
-            "                         line win\n"
-            "  --quiet                no progress lines\n"
-            "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
-            "                         training them with --subwords N)\n\n"
-            "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
-            "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
-            "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
-            "model and training:\n", resumable);
+    fprintf(
+        out,
+        "usage: " PROG
+        " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
+        "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
+        "models/NAME/ (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv).\n\n"
+        "data:\n"
+        "  --train FILE           pairs, one per line: source<TAB>target[<TAB>anything]\n"
+        "  --src FILE, --tgt FILE line-aligned source and target files (instead of --train)\n"
+        "  --dev FILE             dev pairs (TSV), evaluated each epoch\n"
+        "  --dev-src F, --dev-tgt F  dev pairs as two files\n"
+        "  --swap                 exchange source and target of TSV files\n"
+        "  --name NAME            save to models/NAME (default: the training file's base name)\n"
+        "  --out DIR              save to DIR instead of models/NAME\n"
+        "  --resume               continue exactly from DIR/last.ckpt with its settings;\n"
+        "                         options given again must agree with them, except\n"
+        "                         %s;\n"
+        "                         the data must be that run's (checked against the\n"
+        "                         fingerprint of it that the checkpoint records)\n"
+        "  --new-data             with --resume: continue on other data (fine-tuning);\n"
+        "                         an epoch in progress starts again from its beginning,\n"
+        "                         and with another dev set best.ckpt is chosen anew\n"
+        "  --overwrite            train afresh into a directory that holds a model\n"
+        "                         (its checkpoints and log are replaced)\n"
+        "  --config FILE          settings as 'key = value' lines (or the configuration\n"
+        "                         line training prints); options given on the command\n"
+        "                         line win\n"
+        "  --quiet                no progress lines\n"
+        "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
+        "                         training them with --subwords N)\n\n"
+        "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
+        "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
+        "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
+        "model and training:\n",
+        resumable);
     rs_cli_print_config_help(out, &defaults);
 }
 
@@ -97,20 +113,24 @@ static void report(void *ctx, const rs_train_event *ev)
     case RS_EV_PROGRESS:
         if (r->quiet)
             break;
-        fprintf(stderr,
-                "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs\n",
-                (long long)ev->step, (long long)ev->total_steps, ev->epoch, ev->loss, ev->ppl,
-                ev->tokens_per_s, ev->gnorm, ev->lr, ev->eta_s);
+        fprintf(
+            stderr,
+            "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs\n",
+            (long long)ev->step, (long long)ev->total_steps, ev->epoch, ev->loss, ev->ppl,
+            ev->tokens_per_s, ev->gnorm, ev->lr, ev->eta_s);
         break;
     case RS_EV_DEV:
         if (isnan(ev->dev_loss))
             fprintf(stderr, "epoch %d | step %lld | no dev set\n", ev->epoch, (long long)ev->step);
         else if (ev->dev_bleu >= 0)
-            fprintf(stderr, "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev BLEU %.2f | lr %.3g%s%s\n",
-                    ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->dev_bleu, ev->lr,
-                    ev->improved ? " | best" : "", ev->stop ? " | stopping (patience)" : "");
+            fprintf(
+                stderr,
+                "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev BLEU %.2f | lr %.3g%s%s\n",
+                ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->dev_bleu, ev->lr,
+                ev->improved ? " | best" : "", ev->stop ? " | stopping (patience)" : "");
         else if (ev->dev_exact >= 0)
-            fprintf(stderr, "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev exact %.2f%%%s\n",
+            fprintf(stderr,
+                    "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev exact %.2f%%%s\n",
                     ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, 100 * ev->dev_exact,
                     ev->improved ? " | best" : "");
         else
@@ -121,9 +141,7 @@ static void report(void *ctx, const rs_train_event *ev)
         if (!r->quiet)
             fprintf(stderr, "saved %s\n", ev->path);
         break;
-    case RS_EV_STOPPED:
-        r->reason = ev->reason;
-        break;
+    case RS_EV_STOPPED: r->reason = ev->reason; break;
     }
 }
 
@@ -132,7 +150,8 @@ static int read_pairs(const char *tsv, const char *src, const char *tgt, int swa
 {
     if (tsv)
         return rs_pairs_read_tsv(tsv, swap, out, err);
-    return swap ? rs_pairs_read_parallel(tgt, src, out, err) : rs_pairs_read_parallel(src, tgt, out, err);
+    return swap ? rs_pairs_read_parallel(tgt, src, out, err)
+                : rs_pairs_read_parallel(src, tgt, out, err);
 }
 
 /* models/NAME from the training file's name without directories and extension. */
@@ -358,7 +377,8 @@ static void print_resume_command(FILE *out, int argc, char **argv, int resume)
         const char *a = argv[i];
         if (!strcmp(a, "--overwrite") || !strcmp(a, "--new-data"))
             continue; /* the checkpoint records the data it continued on */
-        if (a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%")]) {
+        if (a[strspn(a,
+                     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%")]) {
             fputs(" '", out);
             for (; *a; a++)
                 fputs(*a == '\'' ? "'\\''" : (char[2]){*a, 0}, out);
@@ -376,10 +396,15 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
 {
     switch (r->reason) {
     case RS_STOP_EPOCHS: fprintf(stderr, "stopped: all %d epochs done", cfg->epochs); break;
-    case RS_STOP_MAX_STEPS: fprintf(stderr, "stopped: --max-steps %d reached", cfg->max_steps); break;
-    case RS_STOP_TIME: fprintf(stderr, "stopped: --max-minutes %g reached", (double)cfg->max_minutes); break;
+    case RS_STOP_MAX_STEPS:
+        fprintf(stderr, "stopped: --max-steps %d reached", cfg->max_steps);
+        break;
+    case RS_STOP_TIME:
+        fprintf(stderr, "stopped: --max-minutes %g reached", (double)cfg->max_minutes);
+        break;
     case RS_STOP_PATIENCE:
-        fprintf(stderr, "stopped: %d dev evaluations without improvement (--patience)", cfg->patience);
+        fprintf(stderr, "stopped: %d dev evaluations without improvement (--patience)",
+                cfg->patience);
         break;
     case RS_STOP_SIGNAL: fprintf(stderr, "stopped: signal %d", (int)stop_signal); break;
     }
@@ -404,11 +429,11 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
 /* The option that does nothing without a dev set, or NULL. */
 static const char *needs_dev_set(const rs_config *cfg)
 {
-    return cfg->dev_bleu ? "--dev-bleu"
-           : cfg->dev_translate ? "--dev-translate"
-           : cfg->patience > 0 ? "--patience"
+    return cfg->dev_bleu           ? "--dev-bleu"
+           : cfg->dev_translate    ? "--dev-translate"
+           : cfg->patience > 0     ? "--patience"
            : cfg->lr_decay != 1.0f ? "--lr-decay"
-           : NULL;
+                                   : NULL;
 }
 
 /* On --resume, the options given must agree with the checkpoint's, except
@@ -433,8 +458,9 @@ static int apply_resume_options(rs_config *stored, const int *given, const char 
         char resumable[256];
         resumable_options(resumable, sizeof resumable);
         if (strcmp(was, now))
-            return rs_fail(err, "--resume: the checkpoint was trained with %s=%s, not %s; only "
-                                "%s may change on resume",
+            return rs_fail(err,
+                           "--resume: the checkpoint was trained with %s=%s, not %s; only "
+                           "%s may change on resume",
                            key, was, now, resumable);
     }
     return 0;
@@ -442,7 +468,7 @@ static int apply_resume_options(rs_config *stored, const int *given, const char 
 
 /* A set of pairs (training or dev) as given on the command line. */
 typedef struct {
-    const char *what;          /* "training", "dev" */
+    const char *what; /* "training", "dev" */
     const char *tsv_option, *tsv;
     const char *src_option, *src, *tgt_option, *tgt;
 } data_given;
@@ -464,14 +490,17 @@ static void describe_change(char *buf, size_t size, const data_given *g, int sid
                  g->what, pairs_then);
         return;
     }
-    const char *side = sides == 1 ? "the source side" : sides == 2 ? "the target side" : "both sides";
+    const char *side = sides == 1   ? "the source side"
+                       : sides == 2 ? "the target side"
+                                    : "both sides";
     if (g->tsv || sides != 3)
         snprintf(buf, size, "the %s data differs from %s %s (%s; %u pairs now, %u then)", g->what,
-                 g->tsv || sides == 1 ? option : g->tgt_option, g->tsv || sides == 1 ? file : g->tgt,
-                 side, pairs_now, pairs_then);
+                 g->tsv || sides == 1 ? option : g->tgt_option,
+                 g->tsv || sides == 1 ? file : g->tgt, side, pairs_now, pairs_then);
     else
         snprintf(buf, size, "the %s data differs from %s %s and %s %s (%s; %u pairs now, %u then)",
-                 g->what, g->src_option, g->src, g->tgt_option, g->tgt, side, pairs_now, pairs_then);
+                 g->what, g->src_option, g->src, g->tgt_option, g->tgt, side, pairs_now,
+                 pairs_then);
 }
 
 /* --resume: the data given now against the fingerprint the checkpoint
@@ -489,8 +518,10 @@ static int check_resumed_data(const char *ckpt, rs_train_state *state,
     const int speak = rs_dist_rank() == 0;
     if (!state->data.known) {
         if (speak)
-            fprintf(stderr, PROG ": note: %s records no fingerprint of its data (written by an "
-                            "older rnnsearch), so the data given now cannot be checked\n", ckpt);
+            fprintf(stderr,
+                    PROG ": note: %s records no fingerprint of its data (written by an "
+                         "older rnnsearch), so the data given now cannot be checked\n",
+                    ckpt);
         if (new_data) /* taken at its word: the data is other */
             state->batches_done = 0;
         return RS_EXIT_OK;
@@ -498,21 +529,24 @@ static int check_resumed_data(const char *ckpt, rs_train_state *state,
     const rs_data_fingerprint *then = &state->data;
     const int differ = rs_data_fingerprint_compare(then, now);
     /* 1 source, 2 target, 3 both */
-    const int train_sides = (differ & RS_DATA_TRAIN_SRC ? 1 : 0) | (differ & RS_DATA_TRAIN_TGT ? 2 : 0);
+    const int train_sides =
+        (differ & RS_DATA_TRAIN_SRC ? 1 : 0) | (differ & RS_DATA_TRAIN_TGT ? 2 : 0);
     const int dev_sides = (differ & RS_DATA_DEV_SRC ? 1 : 0) | (differ & RS_DATA_DEV_TGT ? 2 : 0);
     if (!differ)
         return RS_EXIT_OK;
     if (new_data) {
         if (train_sides) {
             if (speak)
-                fprintf(stderr, PROG ": --new-data: continuing %s on other training data%s\n",
-                        ckpt, state->batches_done ? ", from the beginning of an epoch" : "");
+                fprintf(stderr, PROG ": --new-data: continuing %s on other training data%s\n", ckpt,
+                        state->batches_done ? ", from the beginning of an epoch" : "");
             state->batches_done = 0;
         }
         if (dev_sides) {
             if (speak)
-                fprintf(stderr, PROG ": --new-data: continuing %s with another dev set; "
-                                "best.ckpt is chosen anew on it\n", ckpt);
+                fprintf(stderr,
+                        PROG ": --new-data: continuing %s with another dev set; "
+                             "best.ckpt is chosen anew on it\n",
+                        ckpt);
             state->best_dev_loss = INFINITY;
             state->best_dev_bleu = -1.0f;
             state->bad_evals = 0;
@@ -526,10 +560,11 @@ static int check_resumed_data(const char *ckpt, rs_train_state *state,
     if (dev_sides)
         describe_change(clause[1], sizeof clause[1], &given[1], dev_sides, then->dev_pairs,
                         now->dev_pairs);
-    rs_fail(err, "--resume: %s was trained on other data: %s%s%s. Resuming would not continue "
-                 "that run (its epoch order and step counts refer to its data): give the data it "
-                 "was trained on, or --new-data to continue training on this data (e.g. to "
-                 "fine-tune)",
+    rs_fail(err,
+            "--resume: %s was trained on other data: %s%s%s. Resuming would not continue "
+            "that run (its epoch order and step counts refer to its data): give the data it "
+            "was trained on, or --new-data to continue training on this data (e.g. to "
+            "fine-tune)",
             ckpt, clause[0], clause[0][0] && clause[1][0] ? "; " : "", clause[1]);
     return RS_EXIT_USAGE;
 }
@@ -545,7 +580,8 @@ int cmd_train(int argc, char **argv)
                            : !strncmp(argv[i], "--config=", 9)          ? argv[i] + 9
                                                                         : NULL;
         if (path && first_config)
-            return rs_cli_usage_error(PROG, "--config given twice (%s and %s): give one "
+            return rs_cli_usage_error(PROG,
+                                      "--config given twice (%s and %s): give one "
                                       "configuration file; options on the command line add to it",
                                       first_config, path);
         if (path)
@@ -584,16 +620,20 @@ static int claim_model_dir(const char *dir, const char *ckpt, int resume, int ov
         return RS_EXIT_FAIL;
     if (!resume && rs_train_dir_has_model(dir)) {
         if (!overwrite) {
-            rs_fail(err, "%s already holds a model; give --resume to continue it or "
-                         "--overwrite to replace it", dir);
+            rs_fail(err,
+                    "%s already holds a model; give --resume to continue it or "
+                    "--overwrite to replace it",
+                    dir);
             return RS_EXIT_USAGE;
         }
         if (rs_train_clear_dir(dir, err))
             return RS_EXIT_FAIL;
     }
     if (resume && access(ckpt, F_OK) && rs_train_dir_has_model(dir)) {
-        rs_fail(err, "%s has no last.ckpt to resume (training stopped before its first save); "
-                     "start again with --overwrite", dir);
+        rs_fail(err,
+                "%s has no last.ckpt to resume (training stopped before its first save); "
+                "start again with --overwrite",
+                dir);
         return RS_EXIT_USAGE;
     }
     return RS_EXIT_OK;
@@ -681,7 +721,8 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         return RS_EXIT_USAGE;
     }
     if (new_data && !resume) {
-        fprintf(stderr, PROG ": --new-data goes with --resume (a new run records its data anyway)\n");
+        fprintf(stderr,
+                PROG ": --new-data goes with --resume (a new run records its data anyway)\n");
         return RS_EXIT_USAGE;
     }
     char dir[4096], auto_name[256];
@@ -701,7 +742,7 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
     }
     if (resume && spm_src_file) {
         fprintf(stderr, PROG ": --resume uses the checkpoint's SentencePiece models; "
-                        "--spm-src/--spm-tgt cannot be given\n");
+                             "--spm-src/--spm-tgt cannot be given\n");
         return RS_EXIT_USAGE;
     }
     /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
@@ -756,10 +797,12 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         if (!state.from_checkpoint) {
             /* Weights only (average, import): resuming would restart at step 0
              * and rewrite this run's log and best.ckpt. */
-            fprintf(stderr, PROG ": --resume: %s holds weights only, no training state (step, "
-                            "Adam moments, data position), as `average` and `import` write; "
-                            "nothing was changed. Resume from the run's own last.ckpt, or "
-                            "train a new model in another directory\n", ckpt);
+            fprintf(stderr,
+                    PROG ": --resume: %s holds weights only, no training state (step, "
+                         "Adam moments, data position), as `average` and `import` write; "
+                         "nothing was changed. Resume from the run's own last.ckpt, or "
+                         "train a new model in another directory\n",
+                    ckpt);
             status = RS_EXIT_USAGE;
             goto done;
         }
@@ -770,8 +813,10 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         }
         cfg = model.cfg;
         if (!dev_tsv && !dev_src && needs_dev_set(&cfg)) {
-            fprintf(stderr, PROG ": the checkpoint was trained with %s, which needs the dev set: "
-                            "give it again with --dev or --dev-src/--dev-tgt\n", needs_dev_set(&cfg));
+            fprintf(stderr,
+                    PROG ": the checkpoint was trained with %s, which needs the dev set: "
+                         "give it again with --dev or --dev-src/--dev-tgt\n",
+                    needs_dev_set(&cfg));
             status = RS_EXIT_USAGE;
             goto done;
         }
@@ -788,9 +833,11 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
             goto fail;
         /* Rank 0 reads or trains the SentencePiece models and sends them to the others. */
         if (cfg.tokenizer == RS_TOKENIZER_SPM &&
-            (rs_dist_check(rs_dist_rank() == 0 ? obtain_subwords(&cfg, &train_pairs, spm_src_file,
-                                                                 spm_tgt_file, spm_blob, spm_len, &err)
-                                               : 0, &err) ||
+            (rs_dist_check(rs_dist_rank() == 0
+                               ? obtain_subwords(&cfg, &train_pairs, spm_src_file, spm_tgt_file,
+                                                 spm_blob, spm_len, &err)
+                               : 0,
+                           &err) ||
              rs_dist_broadcast_blob(&spm_blob[0], &spm_len[0], &err) ||
              rs_dist_broadcast_blob(&spm_blob[1], &spm_len[1], &err)))
             goto fail;
@@ -798,12 +845,14 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
             if (rs_codec_set_spm(&codec, side, spm_blob[side], spm_len[side], &err))
                 goto fail;
     }
-    if (rs_tokenize_pairs(&train_tok, &train_pairs, &codec, train_tsv ? train_tsv : train_src, &err))
+    if (rs_tokenize_pairs(&train_tok, &train_pairs, &codec, train_tsv ? train_tsv : train_src,
+                          &err))
         goto fail;
     if ((dev_tsv || dev_src) &&
-        rs_dist_check(read_pairs(dev_tsv, dev_src, dev_tgt, swap, &dev_pairs, &err) ||
-                      rs_tokenize_pairs(&dev_tok, &dev_pairs, &codec, dev_tsv ? dev_tsv : dev_src, &err),
-                      &err))
+        rs_dist_check(
+            read_pairs(dev_tsv, dev_src, dev_tgt, swap, &dev_pairs, &err) ||
+                rs_tokenize_pairs(&dev_tok, &dev_pairs, &codec, dev_tsv ? dev_tsv : dev_src, &err),
+            &err))
         goto fail;
 
     if (!resume) {
@@ -860,16 +909,18 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
     }
 
     if (rs_dist_rank() == 0) {
-        fprintf(stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
-                resume ? "resuming" : "training", dir, train.count, skipped, cfg.max_len, dev.count);
+        fprintf(
+            stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
+            resume ? "resuming" : "training", dir, train.count, skipped, cfg.max_len, dev.count);
         fprintf(stderr, "vocabularies: %d source, %d target; %zu parameters\n", model.cfg.src_vocab,
                 model.cfg.tgt_vocab, model.layout.total);
         fprintf(stderr, "configuration: ");
         rs_config_print(&model.cfg, stderr);
         if (rs_dist_size() > 1)
-            fprintf(stderr, "data-parallel over %d ranks, each computing 1/%d of every batch; "
-                            "%zu bytes all-reduced per step\n", rs_dist_size(), rs_dist_size(),
-                    model.layout.total * sizeof(float));
+            fprintf(stderr,
+                    "data-parallel over %d ranks, each computing 1/%d of every batch; "
+                    "%zu bytes all-reduced per step\n",
+                    rs_dist_size(), rs_dist_size(), model.layout.total * sizeof(float));
     }
 
     if (cfg.dev_bleu) {

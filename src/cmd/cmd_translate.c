@@ -75,8 +75,19 @@ static int format_hypothesis(const output_style *st, const rs_translated *t, con
 
 int cmd_translate(int argc, char **argv)
 {
-    enum { OPT_BATCH = 1000, OPT_MAXLEN, OPT_MAXSRC, OPT_THREADS, OPT_BEAM, OPT_LP, OPT_NBEST,
-           OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET };
+    enum {
+        OPT_BATCH = 1000,
+        OPT_MAXLEN,
+        OPT_MAXSRC,
+        OPT_THREADS,
+        OPT_BEAM,
+        OPT_LP,
+        OPT_NBEST,
+        OPT_REF,
+        OPT_UNK,
+        OPT_ALIGN,
+        OPT_QUIET
+    };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
@@ -104,13 +115,34 @@ int cmd_translate(int argc, char **argv)
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'm': if (rs_cli_add_model(PROG, &models, optarg)) return RS_EXIT_USAGE; break;
-        case 'o': if (rs_cli_once(PROG, "-o", &output, optarg)) return RS_EXIT_USAGE; break;
-        case OPT_BATCH: if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &topt.batch_size)) return RS_EXIT_USAGE; break;
-        case OPT_MAXLEN: if (rs_cli_int(PROG, "--max-len", optarg, 1, 100000, &topt.max_len)) return RS_EXIT_USAGE; break;
-        case OPT_MAXSRC: if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len)) return RS_EXIT_USAGE; break;
-        case OPT_THREADS: if (rs_cli_int(PROG, "--threads", optarg, 1, 1024, &threads)) return RS_EXIT_USAGE; break;
-        case OPT_BEAM: if (rs_cli_int(PROG, "--beam", optarg, 1, 1000, &topt.beam)) return RS_EXIT_USAGE; break;
+        case 'm':
+            if (rs_cli_add_model(PROG, &models, optarg))
+                return RS_EXIT_USAGE;
+            break;
+        case 'o':
+            if (rs_cli_once(PROG, "-o", &output, optarg))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_BATCH:
+            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &topt.batch_size))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_MAXLEN:
+            if (rs_cli_int(PROG, "--max-len", optarg, 1, 100000, &topt.max_len))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_MAXSRC:
+            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            if (rs_cli_int(PROG, "--threads", optarg, 1, 1024, &threads))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_BEAM:
+            if (rs_cli_int(PROG, "--beam", optarg, 1, 1000, &topt.beam))
+                return RS_EXIT_USAGE;
+            break;
         case OPT_NBEST:
             if (rs_cli_int(PROG, "--n-best", optarg, 1, 1000, &topt.n_best))
                 return RS_EXIT_USAGE;
@@ -132,14 +164,14 @@ int cmd_translate(int argc, char **argv)
             st.alignment = optarg && !strcmp(optarg, "soft") ? 2 : 1;
             if (optarg && strcmp(optarg, "soft") && strcmp(optarg, "hard")) {
                 if (*end || end == optarg || !(x > 0.0 && x <= 1.0))
-                    return rs_cli_usage_error(PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]", optarg);
+                    return rs_cli_usage_error(
+                        PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]", optarg);
                 st.align_threshold = (float)x;
             }
             break;
         }
         case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */
-            return RS_EXIT_USAGE;
+        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
     if (models.count == 0)
@@ -147,13 +179,17 @@ int cmd_translate(int argc, char **argv)
     if (argc - optind > 1)
         return rs_cli_usage_error(PROG, "more than one input file given");
     if (topt.n_best > topt.beam)
-        return rs_cli_usage_error(PROG, "--n-best %d needs --beam of at least %d", topt.n_best, topt.n_best);
+        return rs_cli_usage_error(PROG, "--n-best %d needs --beam of at least %d", topt.n_best,
+                                  topt.n_best);
     if (st.alignment && ref_path)
-        return rs_cli_usage_error(PROG, "--alignment and --ref do not go together (the score would include the alignment)");
+        return rs_cli_usage_error(
+            PROG,
+            "--alignment and --ref do not go together (the score would include the alignment)");
     topt.want_alignment = st.alignment != 0;
     const char *input = optind < argc ? argv[optind] : "-";
     rs_error same;
-    if (rs_check_output_not_input(output, input, &same) || rs_check_output_not_input(output, ref_path, &same))
+    if (rs_check_output_not_input(output, input, &same) ||
+        rs_check_output_not_input(output, ref_path, &same))
         return rs_cli_usage_error(PROG, "%s", same.msg);
     for (int k = 0; k < models.count; k++)
         if (rs_cli_check_output_not_model(output, models.args[k], &same))
@@ -211,7 +247,8 @@ int cmd_translate(int argc, char **argv)
         if (count > 0) {
             rs_error inner;
             if (rs_translate_lines(&tr, count, (const char *const *)lines, results, &inner)) {
-                rs_fail(&err, "%s (lines %ld-%ld): %s", reader.name, line_no + 1, line_no + count, inner.msg);
+                rs_fail(&err, "%s (lines %ld-%ld): %s", reader.name, line_no + 1, line_no + count,
+                        inner.msg);
                 goto fail;
             }
             for (int i = 0; i < count; i++, line_no++) {
@@ -233,7 +270,8 @@ int cmd_translate(int argc, char **argv)
                 }
                 if (ref_path) {
                     if (line_no >= refs.count) {
-                        rs_fail(&err, "%s has fewer lines (%d) than the input", ref_path, refs.count);
+                        rs_fail(&err, "%s has fewer lines (%d) than the input", ref_path,
+                                refs.count);
                         goto fail;
                     }
                     const char *hyp = t->hyp[0].text ? t->hyp[0].text : "";

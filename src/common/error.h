@@ -10,8 +10,7 @@ typedef struct {
 } rs_error;
 
 /* Formats the message into err (if non-NULL) and returns -1. */
-int rs_fail(rs_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int rs_fail(rs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Turns the message into "path: message" unless it begins so already (for
  * readers of a file, whose every error must name it). */

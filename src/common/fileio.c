@@ -120,8 +120,10 @@ static int check_replaceable(const char *path, rs_error *err)
     }
     if (S_ISREG(st.st_mode))
         return 0;
-    return rs_fail(err, "%s is %s; refusing to replace it (only a regular file or a new name is "
-                   "written)", path, file_kind(st.st_mode));
+    return rs_fail(err,
+                   "%s is %s; refusing to replace it (only a regular file or a new name is "
+                   "written)",
+                   path, file_kind(st.st_mode));
 }
 
 int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err)

@@ -17,8 +17,7 @@ static int fail_at(parser *ps, const char *what)
 
 static void skip_space(parser *ps)
 {
-    while (ps->p < ps->end &&
-           (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
+    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
         ps->p++;
 }
 
@@ -446,9 +445,7 @@ static int parse_value(parser *ps, rs_json *out, int depth)
     switch (*ps->p) {
     case '{': return parse_object(ps, out, depth);
     case '[': return parse_array(ps, out, depth);
-    case '"':
-        out->type = RS_JSON_STRING;
-        return parse_string(ps, &out->string, &out->len);
+    case '"': out->type = RS_JSON_STRING; return parse_string(ps, &out->string, &out->len);
     case 't': return literal(ps, "true", RS_JSON_TRUE, out);
     case 'f': return literal(ps, "false", RS_JSON_FALSE, out);
     case 'n': return literal(ps, "null", RS_JSON_NULL, out);
@@ -510,7 +507,7 @@ int rs_json_to_u64(const rs_json *value, uint64_t *out)
 
 const char *rs_json_type_name(rs_json_type type)
 {
-    static const char *const names[] = {"null", "false", "true", "number",
+    static const char *const names[] = {"null",   "false", "true",  "number",
                                         "string", "array", "object"};
     return (unsigned)type < sizeof names / sizeof *names ? names[type] : "?";
 }

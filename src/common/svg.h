@@ -9,8 +9,8 @@
 /* A font list that covers Latin, Greek, Cyrillic, CJK, Arabic, Hebrew and
  * Devanagari on common systems; quoted for use inside a double-quoted
  * attribute. Renderers fall back along it per character. */
-#define RS_SVG_FONTS                                                                         \
-    "'DejaVu Sans', 'Noto Sans', 'Noto Sans CJK SC', 'Noto Sans CJK JP', 'Noto Sans Arabic', " \
+#define RS_SVG_FONTS                                                                               \
+    "'DejaVu Sans', 'Noto Sans', 'Noto Sans CJK SC', 'Noto Sans CJK JP', 'Noto Sans Arabic', "     \
     "'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Arial Unicode MS', Arial, sans-serif"
 
 /* Writes s as XML/HTML character data, safe in text and in quoted attribute

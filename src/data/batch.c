@@ -43,22 +43,25 @@ int rs_batch_fill(rs_batch *batch, int B, const int *const *src, const int *src_
             T = tgt_count[b] + 1;
     }
     if (B > batch->max_B || S > batch->max_S || T > batch->max_T)
-        return rs_fail(err, "batch of %d pairs, lengths %d/%d exceeds the workspace (%d, %d/%d)",
-                       B, S, T, batch->max_B, batch->max_S, batch->max_T);
+        return rs_fail(err, "batch of %d pairs, lengths %d/%d exceeds the workspace (%d, %d/%d)", B,
+                       S, T, batch->max_B, batch->max_S, batch->max_T);
     batch->B = B;
     batch->S = S;
     batch->T = T;
     for (int b = 0; b < B; b++) {
         batch->src_len[b] = src_count[b] + 1;
         for (int j = 0; j < S; j++)
-            batch->src[j * B + b] = j < src_count[b] ? src[b][j] : j == src_count[b] ? RS_EOS : RS_PAD;
+            batch->src[j * B + b] = j < src_count[b]    ? src[b][j]
+                                    : j == src_count[b] ? RS_EOS
+                                                        : RS_PAD;
         if (!tgt)
             continue;
         batch->tgt_len[b] = tgt_count[b] + 1;
         for (int t = 0; t < T; t++) {
             batch->tgt_in[t * B + b] = t == 0 ? RS_BOS : t <= tgt_count[b] ? tgt[b][t - 1] : RS_PAD;
-            batch->tgt_out[t * B + b] =
-                t < tgt_count[b] ? tgt[b][t] : t == tgt_count[b] ? RS_EOS : RS_PAD;
+            batch->tgt_out[t * B + b] = t < tgt_count[b]    ? tgt[b][t]
+                                        : t == tgt_count[b] ? RS_EOS
+                                                            : RS_PAD;
         }
     }
     return 0;

@@ -6,13 +6,13 @@
 #include "common/error.h"
 
 typedef struct {
-    int B, S, T;         /* rows, longest source, longest target in this batch */
+    int B, S, T; /* rows, longest source, longest target in this batch */
     int max_B, max_S, max_T;
-    int *src;            /* [S,B] x_j; RS_PAD past src_len */
-    int *src_len;        /* [B] */
-    int *tgt_in;         /* [T,B] y_{i-1}: <s>, y_1, …; RS_PAD past tgt_len */
-    int *tgt_out;        /* [T,B] y_i; RS_PAD past tgt_len */
-    int *tgt_len;        /* [B] */
+    int *src;     /* [S,B] x_j; RS_PAD past src_len */
+    int *src_len; /* [B] */
+    int *tgt_in;  /* [T,B] y_{i-1}: <s>, y_1, …; RS_PAD past tgt_len */
+    int *tgt_out; /* [T,B] y_i; RS_PAD past tgt_len */
+    int *tgt_len; /* [B] */
 } rs_batch;
 
 int rs_batch_alloc(rs_batch *batch, int max_B, int max_S, int max_T, rs_error *err);

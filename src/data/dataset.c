@@ -160,7 +160,8 @@ static int cut_batches(const rs_dataset *d, const int *sorted, int count, int ba
     for (int p = 0; p < count; p++) {
         long len = d->tgt_len[sorted[p]] + 1;
         long grown = len > longest ? len : longest;
-        if (size > 0 && (size == batch_size || (batch_tokens > 0 && (size + 1) * grown > batch_tokens))) {
+        if (size > 0 &&
+            (size == batch_size || (batch_tokens > 0 && (size + 1) * grown > batch_tokens))) {
             cut[++n] = p;
             size = 0;
             grown = len;

@@ -16,9 +16,9 @@ typedef struct {
 /* Id sequences without the </s> that batches append. */
 typedef struct {
     int count;
-    int **src, **tgt;      /* [count][len] */
+    int **src, **tgt; /* [count][len] */
     int *src_len, *tgt_len;
-    int *line;             /* [count] index of the pair in its file (0-based) */
+    int *line; /* [count] index of the pair in its file (0-based) */
 } rs_dataset;
 
 int rs_tokenize_pairs(rs_tokenized *out, const rs_pairs *pairs, const rs_codec *codec,

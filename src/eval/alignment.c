@@ -331,8 +331,9 @@ static int display_make(display *d, const rs_alignment *a)
 
 static int write_text(FILE *out, const rs_alignment *a, const display *d, int flags)
 {
-    static const char *const blocks[] = {"  ", "\xE2\x96\x91\xE2\x96\x91", "\xE2\x96\x92\xE2\x96\x92",
-                                         "\xE2\x96\x93\xE2\x96\x93", "\xE2\x96\x88\xE2\x96\x88"};
+    static const char *const blocks[] = {"  ", "\xE2\x96\x91\xE2\x96\x91",
+                                         "\xE2\x96\x92\xE2\x96\x92", "\xE2\x96\x93\xE2\x96\x93",
+                                         "\xE2\x96\x88\xE2\x96\x88"};
     const int numbers = flags & RS_ALIGN_NUMBERS, color = flags & RS_ALIGN_COLOR;
     const int cw = numbers ? 5 : 2; /* cell width in terminal columns */
     int label_w = 0;
@@ -506,7 +507,8 @@ static int write_svg(FILE *out, const rs_alignment *a, const display *d, const c
     const double width = x0 + a->cols * cell + pad, height = y0 + a->rows * cell + pad;
     if (rs_svg_begin(out, ceil(width), ceil(height), title))
         return -1;
-    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" fill=\"#000000\">\n", font);
+    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" fill=\"#000000\">\n",
+            font);
     /* Source tokens along the top, read upwards (rotated by -90°), as in the paper. */
     for (int j = 0; j < a->cols; j++) {
         fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" dy=\"0.35em\">",
@@ -525,9 +527,10 @@ static int write_svg(FILE *out, const rs_alignment *a, const display *d, const c
         for (int j = 0; j < a->cols; j++) {
             char hex[8];
             grey_hex(hex, a->w[(size_t)i * a->cols + j]);
-            fprintf(out,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\"><title>",
-                    x0 + j * cell, y0 + i * cell, cell, cell, hex);
+            fprintf(
+                out,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\"><title>",
+                x0 + j * cell, y0 + i * cell, cell, cell, hex);
             cell_title(out, a, d, i, j);
             fputs("</title></rect>\n", out);
         }
@@ -574,7 +577,8 @@ int rs_alignment_html_begin(FILE *out, const char *title)
 
 static int write_html(FILE *out, const rs_alignment *a, const display *d, int id, int flags)
 {
-    fprintf(out, "<div class=\"sentence\">\n<h2>Sentence %d</h2>\n<table class=\"al\">\n<tr><th></th>",
+    fprintf(out,
+            "<div class=\"sentence\">\n<h2>Sentence %d</h2>\n<table class=\"al\">\n<tr><th></th>",
             id);
     for (int j = 0; j < a->cols; j++) {
         fputs("<th class=\"src\"><span>", out);
@@ -590,8 +594,8 @@ static int write_html(FILE *out, const rs_alignment *a, const display *d, int id
             const float w = a->w[(size_t)i * a->cols + j];
             char hex[8];
             grey_hex(hex, w);
-            fprintf(out, "<td%s style=\"background:%s\" title=\"", w < 0.5f ? " class=\"dark\"" : "",
-                    hex);
+            fprintf(out, "<td%s style=\"background:%s\" title=\"",
+                    w < 0.5f ? " class=\"dark\"" : "", hex);
             cell_title(out, a, d, i, j);
             fputs("\">", out);
             if (flags & RS_ALIGN_NUMBERS)

@@ -58,8 +58,8 @@ int rs_alignment_append_marian(char **line, const float *w, int rows, int cols, 
                                float threshold, rs_error *err);
 
 enum {
-    RS_ALIGN_COLOR = 1,   /* text: 256-colour grey backgrounds instead of blocks */
-    RS_ALIGN_NUMBERS = 2, /* text, html: the weights printed in the cells */
+    RS_ALIGN_COLOR = 1,     /* text: 256-colour grey backgrounds instead of blocks */
+    RS_ALIGN_NUMBERS = 2,   /* text, html: the weights printed in the cells */
     RS_ALIGN_THRESHOLD = 4, /* pharaoh: links of weight >= a threshold */
 };
 
@@ -109,7 +109,7 @@ typedef struct {
     int (*begin)(FILE *out, const rs_align_style *style);
     int (*write)(FILE *out, const rs_alignment *a, int id, const rs_align_style *style);
     int (*end)(FILE *out, const rs_align_style *style);
-    int options;         /* the RS_ALIGN_* style options this format uses */
+    int options;           /* the RS_ALIGN_* style options this format uses */
     int file_per_sentence; /* a standalone document per sentence (svg) */
 } rs_align_writer;
 

@@ -40,18 +40,28 @@ static int case_ignorable(int32_t c)
     case UTF8PROC_CATEGORY_ME:
     case UTF8PROC_CATEGORY_CF:
     case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_SK:
-        return 1;
-    default:
-        break;
+    case UTF8PROC_CATEGORY_SK: return 1;
+    default: break;
     }
     switch (c) {
-    case 0x27: case 0x2E: case 0x3A: case 0xB7: case 0x387: case 0x55F: case 0x5F4:
-    case 0x2018: case 0x2019: case 0x2024: case 0x2027: case 0xFE13: case 0xFE52:
-    case 0xFE55: case 0xFF07: case 0xFF0E: case 0xFF1A:
-        return 1;
-    default:
-        return 0;
+    case 0x27:
+    case 0x2E:
+    case 0x3A:
+    case 0xB7:
+    case 0x387:
+    case 0x55F:
+    case 0x5F4:
+    case 0x2018:
+    case 0x2019:
+    case 0x2024:
+    case 0x2027:
+    case 0xFE13:
+    case 0xFE52:
+    case 0xFE55:
+    case 0xFF07:
+    case 0xFF0E:
+    case 0xFF1A: return 1;
+    default: return 0;
     }
 }
 
@@ -188,8 +198,14 @@ static int sym13a(unsigned char c)
            (c >= 0x28 && c <= 0x2B) || (c >= 0x3A && c <= 0x40) || c == 0x2F;
 }
 
-static int digit(unsigned char c) { return c >= '0' && c <= '9'; }
-static int pc(unsigned char c) { return c == '.' || c == ','; }
+static int digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+static int pc(unsigned char c)
+{
+    return c == '.' || c == ',';
+}
 
 /* Each re.sub() below matches one or two characters and is run as a scan that,
  * like re.sub, resumes after a match. Bytes give the same result as code
@@ -214,8 +230,14 @@ static size_t sub_symbols(char *out, const char *s)
     return w;
 }
 
-static int nondigit(unsigned char c) { return !digit(c); }
-static int dash(unsigned char c) { return c == '-'; }
+static int nondigit(unsigned char c)
+{
+    return !digit(c);
+}
+static int dash(unsigned char c)
+{
+    return c == '-';
+}
 
 /* re.sub(r'(X)(Y)', r'\1 \2 ', s), or r' \1 \2' when space_first: where x
  * holds for a character and y for the next, the pair is written with a space
@@ -447,8 +469,8 @@ static size_t add_spans(span *out, const unit_line *u, int max_order, int tokens
     size_t m = 0;
     for (int order = 1; order <= max_order; order++)
         for (int i = 0; i + order <= u->n; i++) {
-            int end = tokens ? u->start[i + order - 1] + u->len[i + order - 1]
-                             : u->start[i + order];
+            int end =
+                tokens ? u->start[i + order - 1] + u->len[i + order - 1] : u->start[i + order];
             out[m].s = u->text + u->start[i];
             out[m].len = end - u->start[i];
             out[m].order = order;
@@ -477,7 +499,10 @@ static const char *ref_name(char name[32], int i)
     return name;
 }
 
-void rs_bleu_stats_init(rs_bleu_stats *stats) { memset(stats, 0, sizeof *stats); }
+void rs_bleu_stats_init(rs_bleu_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+}
 
 static int check_args(const void *stats, const char *hyp, const char *const *refs, int nrefs,
                       rs_error *err)
@@ -663,7 +688,10 @@ int rs_chrf_signature(const rs_bleu_opts *opts, int nrefs, const char *version, 
                     opts->lowercase ? "lc" : "mixed", RS_CHRF_ORDER, version);
 }
 
-void rs_chrf_stats_init(rs_chrf_stats *stats) { memset(stats, 0, sizeof *stats); }
+void rs_chrf_stats_init(rs_chrf_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+}
 
 /* sacreBLEU's CHRF._compute_f_score without eps smoothing: average precision
  * and recall over the orders where both sides have n-grams, then F-beta. */

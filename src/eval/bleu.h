@@ -39,8 +39,8 @@ typedef enum {
 
 /* Zero-initialised options are sacreBLEU's defaults; NULL means the same. */
 typedef struct {
-    int lowercase;               /* sacreBLEU -lc / --chrf-lowercase */
-    rs_bleu_tokenizer tokenize;  /* BLEU only */
+    int lowercase;              /* sacreBLEU -lc / --chrf-lowercase */
+    rs_bleu_tokenizer tokenize; /* BLEU only */
 } rs_bleu_opts;
 
 typedef struct {

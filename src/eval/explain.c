@@ -16,7 +16,10 @@ void rs_matrix_free(rs_matrix *m)
     memset(m, 0, sizeof *m);
 }
 
-static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 int rs_matrix_parse(rs_matrix *m, const char *text, rs_error *err)
 {
@@ -99,7 +102,10 @@ void rs_explain_input_free(rs_explain_input *in)
 
 /* ---- checking and computing -------------------------------------------- */
 
-static int given(const rs_matrix *m) { return m->rows > 0; }
+static int given(const rs_matrix *m)
+{
+    return m->rows > 0;
+}
 
 /* Length of a matrix given as a vector (one row or one column), or -1. */
 static int vec_len(const rs_matrix *m)
@@ -134,8 +140,9 @@ int rs_explain_check(const rs_explain_input *in, rs_error *err)
     case RS_ATT_DOT:
     case RS_ATT_SCALED_DOT:
         if (dq != dk)
-            return rs_fail(err, "the %s score needs queries and keys of one size: the query has %d "
-                                "numbers, each key %d",
+            return rs_fail(err,
+                           "the %s score needs queries and keys of one size: the query has %d "
+                           "numbers, each key %d",
                            name, dq, dk);
         break;
     case RS_ATT_GENERAL:
@@ -156,8 +163,9 @@ int rs_explain_check(const rs_explain_input *in, rs_error *err)
             return rs_fail(err, "Wk is %d x %d but must have %d columns (the key size)",
                            in->Wk.rows, in->Wk.cols, dk);
         if (in->Wk.rows != a)
-            return rs_fail(err, "Wq is %d x %d and Wk %d x %d: both need a rows (the attention "
-                                "size)",
+            return rs_fail(err,
+                           "Wq is %d x %d and Wk %d x %d: both need a rows (the attention "
+                           "size)",
                            a, dq, in->Wk.rows, dk);
         if (vec_len(&in->v) != a)
             return rs_fail(err, "v must be a vector of %d numbers (the rows of Wq), not %d x %d", a,
@@ -175,8 +183,9 @@ int rs_explain_check(const rs_explain_input *in, rs_error *err)
             if (nq == 1)
                 return rs_fail(err, "the mask is %d x %d but must be 1 x %d (one entry per key)",
                                m->rows, m->cols, nk);
-            return rs_fail(err, "the mask is %d x %d but must be 1 x %d (all queries) or %d x %d "
-                                "(one row per query)",
+            return rs_fail(err,
+                           "the mask is %d x %d but must be 1 x %d (all queries) or %d x %d "
+                           "(one row per query)",
                            m->rows, m->cols, nk, nq, nk);
         }
         for (int i = 0; i < m->rows * m->cols; i++)
@@ -190,8 +199,9 @@ int rs_explain_check(const rs_explain_input *in, rs_error *err)
                 if (m->rows == 1)
                     return rs_fail(err, "the mask hides every key: softmax over no keys is "
                                         "undefined");
-                return rs_fail(err, "the mask hides every key from query %d: softmax over no "
-                                    "keys is undefined",
+                return rs_fail(err,
+                               "the mask hides every key from query %d: softmax over no "
+                               "keys is undefined",
                                r + 1);
             }
         }
@@ -201,9 +211,8 @@ int rs_explain_check(const rs_explain_input *in, rs_error *err)
 
 void rs_explain_result_free(rs_explain_result *res)
 {
-    double *all[] = {res->raw,    res->scores,  res->max,    res->exps, res->sums,
-                     res->weights, res->context, res->output, res->qW,  res->wq,
-                     res->wk,     res->hidden};
+    double *all[] = {res->raw,     res->scores, res->max, res->exps, res->sums, res->weights,
+                     res->context, res->output, res->qW,  res->wq,   res->wk,   res->hidden};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(res->keep);
@@ -463,9 +472,8 @@ static void header(sbuf *b, const rs_explain_input *in, const rs_explain_result 
 {
     sb_printf(b, "attention step: %s score%s, %d quer%s of size %d, %d key%s of size %d, ",
               rs_attention_kind_name(in->score),
-              in->scale && in->score != RS_ATT_SCALED_DOT ? " scaled by 1/sqrt(dk)" : "",
-              res->nq, res->nq == 1 ? "y" : "ies", res->dq, res->nk, res->nk == 1 ? "" : "s",
-              res->dk);
+              in->scale && in->score != RS_ATT_SCALED_DOT ? " scaled by 1/sqrt(dk)" : "", res->nq,
+              res->nq == 1 ? "y" : "ies", res->dq, res->nk, res->nk == 1 ? "" : "s", res->dk);
     if (given(&in->values))
         sb_printf(b, "values of size %d\n", res->dv);
     else
@@ -478,12 +486,8 @@ static void score_formula(sbuf *b, const rs_explain_input *in, const char *e)
 {
     switch (in->score) {
     case RS_ATT_DOT:
-    case RS_ATT_SCALED_DOT:
-        sb_printf(b, "%s = q . k_j", e);
-        break;
-    case RS_ATT_GENERAL:
-        sb_printf(b, "%s = q^T W k_j", e);
-        break;
+    case RS_ATT_SCALED_DOT: sb_printf(b, "%s = q . k_j", e); break;
+    case RS_ATT_GENERAL: sb_printf(b, "%s = q^T W k_j", e); break;
     case RS_ATT_ADDITIVE:
         sb_printf(b, "%s = v . tanh(Wq q + Wk k_j%s)", e, given(&in->b) ? " + b" : "");
         break;
@@ -702,12 +706,8 @@ static void report_matrix(sbuf *b, const rs_explain_input *in, const rs_explain_
     sb_printf(b, "\n1. scores  ");
     switch (in->score) {
     case RS_ATT_DOT:
-    case RS_ATT_SCALED_DOT:
-        sb_printf(b, "S = Q K^T");
-        break;
-    case RS_ATT_GENERAL:
-        sb_printf(b, "S = (Q W) K^T");
-        break;
+    case RS_ATT_SCALED_DOT: sb_printf(b, "S = Q K^T"); break;
+    case RS_ATT_GENERAL: sb_printf(b, "S = (Q W) K^T"); break;
     case RS_ATT_ADDITIVE:
         sb_printf(b, "S_ij = v . tanh(Wq q_i%s + Wk k_j)", given(&in->b) ? " + b" : "");
         break;

@@ -40,16 +40,16 @@ void rs_matrix_free(rs_matrix *m);
 /* The problem. Matrices not given have rows == 0. Owned by whoever filled it. */
 typedef struct {
     rs_attention_kind score; /* the model's attention kinds (model/params.h) */
-    int scale;        /* divide scores by sqrt(dk) */
-    rs_matrix keys;   /* [nk, dk] */
-    rs_matrix values; /* [nk, dv], or not given: the keys */
-    rs_matrix query;  /* [nq, dq] */
-    rs_matrix mask;   /* [1 or nq, nk] of 0 (hide) and 1 (keep), or not given */
-    rs_matrix W;      /* general: [dq, dk] */
-    rs_matrix Wq;     /* additive: [a, dq] */
-    rs_matrix Wk;     /* additive: [a, dk] */
-    rs_matrix v;      /* additive: a numbers (one row or one column) */
-    rs_matrix b;      /* additive: a numbers, or not given (zero) */
+    int scale;               /* divide scores by sqrt(dk) */
+    rs_matrix keys;          /* [nk, dk] */
+    rs_matrix values;        /* [nk, dv], or not given: the keys */
+    rs_matrix query;         /* [nq, dq] */
+    rs_matrix mask;          /* [1 or nq, nk] of 0 (hide) and 1 (keep), or not given */
+    rs_matrix W;             /* general: [dq, dk] */
+    rs_matrix Wq;            /* additive: [a, dq] */
+    rs_matrix Wk;            /* additive: [a, dk] */
+    rs_matrix v;             /* additive: a numbers (one row or one column) */
+    rs_matrix b;             /* additive: a numbers, or not given (zero) */
 } rs_explain_input;
 
 void rs_explain_input_free(rs_explain_input *in);

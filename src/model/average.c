@@ -9,7 +9,8 @@ static int vocabs_match(const rs_vocab *a, const rs_vocab *b, const char *side, 
         return rs_fail(err, "the %s vocabulary has %d tokens, not %d", side, b->size, a->size);
     for (int i = 0; i < a->size; i++)
         if (strcmp(a->tokens[i], b->tokens[i]))
-            return rs_fail(err, "%s token %d is '%s', not '%s'", side, i, b->tokens[i], a->tokens[i]);
+            return rs_fail(err, "%s token %d is '%s', not '%s'", side, i, b->tokens[i],
+                           a->tokens[i]);
     return 0;
 }
 
@@ -20,11 +21,11 @@ static int blobs_match(const char *a, size_t a_len, const char *b, size_t b_len)
 
 int rs_models_match(const rs_model *a, const rs_model *b, rs_error *err)
 {
-#define RS_SAME_INT(field)                                                                   \
-    if (a->cfg.field != b->cfg.field)                                                        \
+#define RS_SAME_INT(field)                                                                         \
+    if (a->cfg.field != b->cfg.field)                                                              \
         return rs_fail(err, "%s is %d, not %d", #field, b->cfg.field, a->cfg.field);
-#define RS_SAME_STR(field, names)                                                            \
-    if (a->cfg.field != b->cfg.field)                                                        \
+#define RS_SAME_STR(field, names)                                                                  \
+    if (a->cfg.field != b->cfg.field)                                                              \
         return rs_fail(err, "%s is %s, not %s", #field, names[b->cfg.field], names[a->cfg.field]);
     RS_SAME_INT(src_vocab)
     RS_SAME_INT(tgt_vocab)

@@ -8,9 +8,9 @@
 #include "model/model.h"
 
 typedef struct {
-    rs_model mean;  /* the first model added; its parameters become the mean */
-    double *sum;    /* [mean.layout.total] running sums, in double */
-    int count;      /* models added */
+    rs_model mean; /* the first model added; its parameters become the mean */
+    double *sum;   /* [mean.layout.total] running sums, in double */
+    int count;     /* models added */
 } rs_average;
 
 /* Fails, saying what differs, unless a and b have the same architecture and

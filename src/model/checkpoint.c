@@ -43,7 +43,7 @@ enum {
 /* Also the order in which sections are written. */
 static const char *const section_names[S_COUNT] = {
     "config", "src_vocab", "tgt_vocab", "spm_src", "spm_tgt",
-    "params", "adam_m", "adam_v", "train", "data",
+    "params", "adam_m",    "adam_v",    "train",   "data",
 };
 
 /* ---- saving -------------------------------------------------------------- */
@@ -175,8 +175,8 @@ static void w_data(writer *w, const rs_data_fingerprint *d)
 static int check_vocab(const rs_vocab *v, int expected, const char *which, rs_error *err)
 {
     if (v->size != expected)
-        return rs_fail(err, "cannot save: %s has %d tokens but the config says %d", which,
-                       v->size, expected);
+        return rs_fail(err, "cannot save: %s has %d tokens but the config says %d", which, v->size,
+                       expected);
     rs_vocab fresh;
     if (rs_vocab_init(&fresh, err))
         return -1;
@@ -370,8 +370,8 @@ static int load_params_index(const char *path, cursor *c, const rs_layout *layou
     if (r_u32(c, &n))
         return rs_fail(err, "%s: section params is truncated", path);
     if (n > RS_NUM_PARAMS)
-        return rs_fail(err, "%s: section params lists %u tensors, more than the %d there are",
-                       path, n, RS_NUM_PARAMS);
+        return rs_fail(err, "%s: section params lists %u tensors, more than the %d there are", path,
+                       n, RS_NUM_PARAMS);
     int seen[RS_NUM_PARAMS] = {0};
     for (uint32_t k = 0; k < n; k++) {
         uint32_t len, rows, cols;
@@ -411,8 +411,8 @@ static int load_params_index(const char *path, cursor *c, const rs_layout *layou
 }
 
 /* Copies floats stored tensor by tensor in `order` into a buffer of the layout. */
-static void scatter(float *dst, const unsigned char *src, const rs_layout *layout,
-                    const int *order, int count)
+static void scatter(float *dst, const unsigned char *src, const rs_layout *layout, const int *order,
+                    int count)
 {
     for (int k = 0; k < count; k++) {
         const rs_tensor_info *t = &layout->info[order[k]];
@@ -477,8 +477,8 @@ static int check_header(const char *path, const unsigned char *head, size_t size
         return rs_fail(err, "%s: truncated: %zu bytes, less than a header", path, size);
     uint32_t version = rs_get_le32(head + 8);
     if (version != RS_CHECKPOINT_VERSION)
-        return rs_fail(err, "%s: checkpoint format version %u; this program reads version %d",
-                       path, version, RS_CHECKPOINT_VERSION);
+        return rs_fail(err, "%s: checkpoint format version %u; this program reads version %d", path,
+                       version, RS_CHECKPOINT_VERSION);
     uint64_t declared = rs_get_le64(head + 16);
     if (declared > size)
         return rs_fail(err, "%s: truncated: %zu bytes of %llu", path, size,
@@ -499,8 +499,10 @@ static int load_sections(const char *path, const unsigned char *data, size_t siz
     uint32_t stored = rs_get_le32(data + size - TRAILER_BYTES);
     uint32_t actual = rs_crc32_update(0, data, size - TRAILER_BYTES);
     if (stored != actual)
-        return rs_fail(err, "%s: checksum mismatch (stored %08x, computed %08x): the file is "
-                       "corrupted", path, stored, actual);
+        return rs_fail(err,
+                       "%s: checksum mismatch (stored %08x, computed %08x): the file is "
+                       "corrupted",
+                       path, stored, actual);
 
     cursor c = {data + HEADER_BYTES, data + size - TRAILER_BYTES};
     for (int s = 0; s < S_COUNT; s++)
@@ -540,14 +542,18 @@ static int load_sections(const char *path, const unsigned char *data, size_t siz
             return rs_fail(err, "%s: section %s is missing", path, section_names[required[i]]);
     int training = !!sec[S_ADAM_M].p + !!sec[S_ADAM_V].p + !!sec[S_TRAIN].p;
     if (training != 0 && training != 3)
-        return rs_fail(err, "%s: incomplete training state (adam_m, adam_v and train go "
-                       "together)", path);
+        return rs_fail(err,
+                       "%s: incomplete training state (adam_m, adam_v and train go "
+                       "together)",
+                       path);
     if (sec[S_DATA].p && !training)
-        return rs_fail(err, "%s: section data (the training data's fingerprint) without the "
-                       "training state it belongs to", path);
+        return rs_fail(err,
+                       "%s: section data (the training data's fingerprint) without the "
+                       "training state it belongs to",
+                       path);
     if (sec[S_DATA].p && remaining(&sec[S_DATA]) != DATA_BYTES)
-        return rs_fail(err, "%s: section data is %zu bytes, not %d", path,
-                       remaining(&sec[S_DATA]), DATA_BYTES);
+        return rs_fail(err, "%s: section data is %zu bytes, not %d", path, remaining(&sec[S_DATA]),
+                       DATA_BYTES);
     return 0;
 }
 
@@ -595,8 +601,8 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
     return rc;
 }
 
-int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size,
-                        rs_model *model, rs_train_state *state, rs_error *err)
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size, rs_model *model,
+                        rs_train_state *state, rs_error *err)
 {
     memset(model, 0, sizeof *model);
     if (state)
@@ -636,8 +642,8 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
         goto fail;
     }
     if (remaining(&sec[S_PARAMS]) / 4 < layout.total) {
-        rs_fail(err, "%s: section params is %zu bytes, the configuration's tensors need %zu",
-                path, remaining(&sec[S_PARAMS]), 4 * layout.total);
+        rs_fail(err, "%s: section params is %zu bytes, the configuration's tensors need %zu", path,
+                remaining(&sec[S_PARAMS]), 4 * layout.total);
         goto fail;
     }
     if (rs_model_alloc(&m, &cfg, err)) {

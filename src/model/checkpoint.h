@@ -37,8 +37,8 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
  * (bad magic, wrong size) is refused without being read whole. Every message
  * names the file; the text settings must make a codec (known tokenizer,
  * SentencePiece models present and loadable when the tokenizer is spm). */
-int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size,
-                        rs_model *model, rs_train_state *state, rs_error *err);
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size, rs_model *model,
+                        rs_train_state *state, rs_error *err);
 
 
 #endif

@@ -48,8 +48,7 @@ void rs_codec_free(rs_codec *codec)
     memset(codec, 0, sizeof *codec);
 }
 
-int rs_codec_tokens(const rs_codec *codec, int side, const char *raw, rs_tokens *out,
-                    rs_error *err)
+int rs_codec_tokens(const rs_codec *codec, int side, const char *raw, rs_tokens *out, rs_error *err)
 {
     const rs_spm *spm = side == RS_SIDE_SRC ? codec->spm_src : codec->spm_tgt;
     if (!spm)
@@ -62,8 +61,8 @@ int rs_codec_tokens(const rs_codec *codec, int side, const char *raw, rs_tokens 
     return rc;
 }
 
-int rs_codec_text(const rs_codec *codec, int side, const char *const *tokens, int count,
-                  char **out, rs_error *err)
+int rs_codec_text(const rs_codec *codec, int side, const char *const *tokens, int count, char **out,
+                  rs_error *err)
 {
     const rs_spm *spm = side == RS_SIDE_SRC ? codec->spm_src : codec->spm_tgt;
     if (spm)

@@ -11,7 +11,7 @@ typedef struct rs_spm rs_spm;
 
 typedef struct {
     int lowercase;
-    int mode;               /* RS_TOK_WORD or RS_TOK_CHAR when no SentencePiece */
+    int mode;                  /* RS_TOK_WORD or RS_TOK_CHAR when no SentencePiece */
     rs_spm *spm_src, *spm_tgt; /* subword models, or NULL */
 } rs_codec;
 
@@ -30,8 +30,8 @@ int rs_codec_tokens(const rs_codec *codec, int side, const char *raw, rs_tokens 
                     rs_error *err);
 
 /* Tokens of one side back to text. */
-int rs_codec_text(const rs_codec *codec, int side, const char *const *tokens, int count,
-                  char **out, rs_error *err);
+int rs_codec_text(const rs_codec *codec, int side, const char *const *tokens, int count, char **out,
+                  rs_error *err);
 
 /* Token ids to their strings (no copies; valid while the vocabulary lives). */
 void rs_ids_to_tokens(const rs_vocab *vocab, const int *ids, int count, const char **out);

@@ -22,11 +22,11 @@ typedef struct {
 } field;
 
 static const field fields[] = {
-#define RS_CFG_I(name, def, help, lo, hi) \
+#define RS_CFG_I(name, def, help, lo, hi)                                                          \
     {#name, T_INT, offsetof(rs_config, name), (def), (lo), (hi), RS_CLOSED, NULL, NULL},
-#define RS_CFG_F(name, def, help, lo, hi, open) \
+#define RS_CFG_F(name, def, help, lo, hi, open)                                                    \
     {#name, T_FLOAT, offsetof(rs_config, name), (double)(def), (lo), (hi), (open), NULL, NULL},
-#define RS_CFG_E(name, def, help, names) \
+#define RS_CFG_E(name, def, help, names)                                                           \
     {#name, T_ENUM, offsetof(rs_config, name), 0, 0, 0, RS_CLOSED, (def), (names)},
     RS_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_E)
 #undef RS_CFG_I
@@ -35,7 +35,7 @@ static const field fields[] = {
 };
 enum { FIELD_COUNT = sizeof fields / sizeof *fields };
 
-const char *const rs_config_resumable[] = {"epochs",     "max_steps",  "max_minutes", "patience",
+const char *const rs_config_resumable[] = {"epochs",     "max_steps", "max_minutes", "patience",
                                            "save_every", "keep_last", "threads",     NULL};
 
 static int *int_at(rs_config *cfg, const field *f)
@@ -176,13 +176,15 @@ int rs_config_may_change_on_resume(const char *key)
 int rs_config_check(const rs_config *cfg, rs_error *err)
 {
     if (cfg->subwords > 0 && cfg->tokenizer != RS_TOKENIZER_SPM)
-        return rs_fail(err, "--subwords %d conflicts with --tokenizer %s (subwords are "
-                            "SentencePiece pieces: --tokenizer spm)",
+        return rs_fail(err,
+                       "--subwords %d conflicts with --tokenizer %s (subwords are "
+                       "SentencePiece pieces: --tokenizer spm)",
                        cfg->subwords, rs_tokenizer_names[cfg->tokenizer]);
     /* W_out [Vt, l] is tgt_emb [Vt, m] itself. */
     if (cfg->tie_embeddings && cfg->maxout != cfg->emb)
-        return rs_fail(err, "--tie-embeddings needs --maxout equal to --emb (--maxout %d, --emb %d): "
-                            "the output matrix is the target embedding matrix",
+        return rs_fail(err,
+                       "--tie-embeddings needs --maxout equal to --emb (--maxout %d, --emb %d): "
+                       "the output matrix is the target embedding matrix",
                        cfg->maxout, cfg->emb);
     return 0;
 }

@@ -32,51 +32,55 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
  * F(name, default, help, min, max, open): finite float in the range, `open`
  *   saying which ends are excluded;
  * E(name, "default", help, names): a name from `names`, held as its index. */
-#define RS_CONFIG_FIELDS(I, F, E)                                                            \
-    /* model (the sizes of ../docs/model.md) */                                              \
-    I(src_vocab, 0, "Vs: source vocabulary size (from the data)", 0, 100000000)              \
-    I(tgt_vocab, 0, "Vt: target vocabulary size (from the data)", 0, 100000000)              \
-    I(emb, 64, "m: embedding size", 1, RS_SIZE_LIMIT)                                        \
-    I(hidden, 128, "n: GRU hidden size per direction", 1, RS_SIZE_LIMIT)                     \
-    I(att, 128, "a: attention size", 1, RS_SIZE_LIMIT)                                       \
-    I(maxout, 64, "l: maxout units of the deep output", 1, RS_SIZE_LIMIT)                    \
-    E(attention, "additive", "score: additive, general, dot, scaled-dot", rs_attention_names) \
-    I(tie_embeddings, 0, "W_out is tgt_emb: tied output layer (needs --maxout = --emb)", 0, 1) \
-    /* text */                                                                               \
-    I(lowercase, 0, "lower-case text before tokenizing", 0, 1)                               \
-    E(tokenizer, "word", "word, char or spm", rs_tokenizer_names)                 \
-    I(subwords, 0, "SentencePiece vocabulary size (0: none)", 0, 10000000)                   \
-    /* training */                                                                           \
-    I(seed, 1, "random seed", 0, RS_INT_LIMIT)                                               \
-    I(batch_size, 32, "sentence pairs per batch", 1, 1000000)                                \
-    I(batch_tokens, 0, "also at most N target tokens per batch, padding included (0: off)", 0, 100000000) \
-    I(accumulate, 1, "sum the gradients of K batches into each update", 1, 1024)             \
-    F(lr, 0.002f, "Adam learning rate", 0, 10, RS_OPEN_LOW)                                  \
-    F(beta1, 0.9f, "Adam beta1", 0, 1, RS_OPEN_HIGH)                                         \
-    F(beta2, 0.999f, "Adam beta2", 0, 1, RS_OPEN_HIGH)                                       \
-    F(adam_eps, 1e-8f, "Adam epsilon", 0, 1, RS_OPEN_LOW)                                    \
-    F(clip, 5.0f, "gradient clipping: maximum global norm (0: off)", 0, 1e6f, RS_CLOSED)     \
-    F(init_scale, 0.1f, "uniform initialisation range [-s, s]", 0, 10, RS_OPEN_LOW)          \
-    I(epochs, 10, "epochs to train", 1, 1000000)                                             \
-    I(max_steps, 0, "stop after this many updates (0: no limit)", 0, RS_INT_LIMIT)           \
-    I(min_freq, 1, "minimum token count to enter a vocabulary", 1, RS_INT_LIMIT)             \
-    I(max_vocab, 30000, "maximum vocabulary size (reserved ids included)", 5, 100000000)     \
-    I(max_len, 80, "skip training pairs longer than this (tokens; 0: no limit)", 0, 1000000) \
-    I(save_every, 0, "also save last.ckpt every N steps (0: each epoch only)", 0, RS_INT_LIMIT) \
-    I(keep_last, 0, "keep the last K saves as step-N.ckpt too, to average (0: none)", 0, 1000000) \
-    I(eval_every, 0, "evaluate on dev every N steps (0: at each epoch's end)", 0, RS_INT_LIMIT) \
-    I(dev_translate, 0, "also translate dev greedily and report exact matches", 0, 1)        \
-    I(dev_bleu, 0, "translate dev greedily, report BLEU and keep best.ckpt by it", 0, 1)     \
-    F(dropout, 0.0f, "dropout on embeddings, context and readout (training only)", 0, 1, RS_OPEN_HIGH) \
-    F(label_smoothing, 0.0f, "label smoothing (training only)", 0, 1, RS_OPEN_HIGH)          \
-    F(src_word_dropout, 0.0f, "drop whole source tokens (training only)", 0, 1, RS_OPEN_HIGH) \
-    F(tgt_word_dropout, 0.0f, "drop whole previous target words, the decoder's input (training only)", \
-      0, 1, RS_OPEN_HIGH)                                                                    \
-    I(warmup, 0, "linear learning-rate warm-up over N steps", 0, RS_INT_LIMIT)               \
-    F(lr_decay, 1.0f, "multiply the learning rate by this after a dev evaluation without improvement", \
-      0, 1, RS_OPEN_LOW)                                                                     \
-    I(patience, 0, "stop after N dev evaluations without improvement (0: never)", 0, 1000000) \
-    F(max_minutes, 0.0f, "stop training after this much wall time (0: no limit)", 0, 1e7f, RS_CLOSED) \
+#define RS_CONFIG_FIELDS(I, F, E)                                                                  \
+    /* model (the sizes of ../docs/model.md) */                                                    \
+    I(src_vocab, 0, "Vs: source vocabulary size (from the data)", 0, 100000000)                    \
+    I(tgt_vocab, 0, "Vt: target vocabulary size (from the data)", 0, 100000000)                    \
+    I(emb, 64, "m: embedding size", 1, RS_SIZE_LIMIT)                                              \
+    I(hidden, 128, "n: GRU hidden size per direction", 1, RS_SIZE_LIMIT)                           \
+    I(att, 128, "a: attention size", 1, RS_SIZE_LIMIT)                                             \
+    I(maxout, 64, "l: maxout units of the deep output", 1, RS_SIZE_LIMIT)                          \
+    E(attention, "additive", "score: additive, general, dot, scaled-dot", rs_attention_names)      \
+    I(tie_embeddings, 0, "W_out is tgt_emb: tied output layer (needs --maxout = --emb)", 0, 1)     \
+    /* text */                                                                                     \
+    I(lowercase, 0, "lower-case text before tokenizing", 0, 1)                                     \
+    E(tokenizer, "word", "word, char or spm", rs_tokenizer_names)                                  \
+    I(subwords, 0, "SentencePiece vocabulary size (0: none)", 0, 10000000)                         \
+    /* training */                                                                                 \
+    I(seed, 1, "random seed", 0, RS_INT_LIMIT)                                                     \
+    I(batch_size, 32, "sentence pairs per batch", 1, 1000000)                                      \
+    I(batch_tokens, 0, "also at most N target tokens per batch, padding included (0: off)", 0,     \
+      100000000)                                                                                   \
+    I(accumulate, 1, "sum the gradients of K batches into each update", 1, 1024)                   \
+    F(lr, 0.002f, "Adam learning rate", 0, 10, RS_OPEN_LOW)                                        \
+    F(beta1, 0.9f, "Adam beta1", 0, 1, RS_OPEN_HIGH)                                               \
+    F(beta2, 0.999f, "Adam beta2", 0, 1, RS_OPEN_HIGH)                                             \
+    F(adam_eps, 1e-8f, "Adam epsilon", 0, 1, RS_OPEN_LOW)                                          \
+    F(clip, 5.0f, "gradient clipping: maximum global norm (0: off)", 0, 1e6f, RS_CLOSED)           \
+    F(init_scale, 0.1f, "uniform initialisation range [-s, s]", 0, 10, RS_OPEN_LOW)                \
+    I(epochs, 10, "epochs to train", 1, 1000000)                                                   \
+    I(max_steps, 0, "stop after this many updates (0: no limit)", 0, RS_INT_LIMIT)                 \
+    I(min_freq, 1, "minimum token count to enter a vocabulary", 1, RS_INT_LIMIT)                   \
+    I(max_vocab, 30000, "maximum vocabulary size (reserved ids included)", 5, 100000000)           \
+    I(max_len, 80, "skip training pairs longer than this (tokens; 0: no limit)", 0, 1000000)       \
+    I(save_every, 0, "also save last.ckpt every N steps (0: each epoch only)", 0, RS_INT_LIMIT)    \
+    I(keep_last, 0, "keep the last K saves as step-N.ckpt too, to average (0: none)", 0, 1000000)  \
+    I(eval_every, 0, "evaluate on dev every N steps (0: at each epoch's end)", 0, RS_INT_LIMIT)    \
+    I(dev_translate, 0, "also translate dev greedily and report exact matches", 0, 1)              \
+    I(dev_bleu, 0, "translate dev greedily, report BLEU and keep best.ckpt by it", 0, 1)           \
+    F(dropout, 0.0f, "dropout on embeddings, context and readout (training only)", 0, 1,           \
+      RS_OPEN_HIGH)                                                                                \
+    F(label_smoothing, 0.0f, "label smoothing (training only)", 0, 1, RS_OPEN_HIGH)                \
+    F(src_word_dropout, 0.0f, "drop whole source tokens (training only)", 0, 1, RS_OPEN_HIGH)      \
+    F(tgt_word_dropout, 0.0f,                                                                      \
+      "drop whole previous target words, the decoder's input (training only)", 0, 1, RS_OPEN_HIGH) \
+    I(warmup, 0, "linear learning-rate warm-up over N steps", 0, RS_INT_LIMIT)                     \
+    F(lr_decay, 1.0f,                                                                              \
+      "multiply the learning rate by this after a dev evaluation without improvement", 0, 1,       \
+      RS_OPEN_LOW)                                                                                 \
+    I(patience, 0, "stop after N dev evaluations without improvement (0: never)", 0, 1000000)      \
+    F(max_minutes, 0.0f, "stop training after this much wall time (0: no limit)", 0, 1e7f,         \
+      RS_CLOSED)                                                                                   \
     I(threads, 0, "BLAS threads (0: OpenBLAS default)", 0, 1024)
 
 typedef struct {

@@ -16,8 +16,8 @@ typedef struct {
     rs_config cfg;
     rs_layout layout;
     rs_vocab src_vocab, tgt_vocab;
-    float *params;   /* [layout.total] */
-    rs_tensors w;    /* named views into params */
+    float *params; /* [layout.total] */
+    rs_tensors w;  /* named views into params */
     /* SentencePiece models (serialized protobufs), when subwords are used. */
     char *spm_src, *spm_tgt;
     size_t spm_src_len, spm_tgt_len;

@@ -34,15 +34,17 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
         return rs_fail(err, "model sizes too large (m=%d n=%d a=%d l=%d): each may be at most %d",
                        m, n, a, l, RS_MAX_DIM);
     if (tied && l != m)
-        return rs_fail(err, "tied embeddings need l == m (m=%d l=%d): W_out [Vt, l] is tgt_emb "
-                       "[Vt, m]", m, l);
+        return rs_fail(err,
+                       "tied embeddings need l == m (m=%d l=%d): W_out [Vt, l] is tgt_emb "
+                       "[Vt, m]",
+                       m, l);
     size_t offset = 0;
     int i = 0;
-#define RS_PARAM_INFO(field, nm, r, c)                                          \
-    layout->info[i].name = nm;                                                 \
-    layout->info[i].rows = (r);                                                \
-    layout->info[i].cols = (c);                                                \
-    layout->info[i].shares = -1;                                               \
+#define RS_PARAM_INFO(field, nm, r, c)                                                             \
+    layout->info[i].name = nm;                                                                     \
+    layout->info[i].rows = (r);                                                                    \
+    layout->info[i].cols = (c);                                                                    \
+    layout->info[i].shares = -1;                                                                   \
     i++;
     RS_PARAM_TABLE(RS_PARAM_INFO)
 #undef RS_PARAM_INFO
@@ -53,9 +55,11 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
         t->size = t->rows == 0 ? 0 : (size_t)t->rows * (size_t)(t->cols > 0 ? t->cols : 1);
         t->offset = offset;
         if (t->size > RS_MAX_PARAMS - offset)
-            return rs_fail(err, "model too large: tensor %s [%d, %d] would bring the "
-                           "parameters past %zu floats (m=%d n=%d a=%d l=%d, vocabularies %d and %d)", t->name, t->rows,
-                           t->cols, (size_t)RS_MAX_PARAMS, m, n, a, l, Vs, Vt);
+            return rs_fail(
+                err,
+                "model too large: tensor %s [%d, %d] would bring the "
+                "parameters past %zu floats (m=%d n=%d a=%d l=%d, vocabularies %d and %d)",
+                t->name, t->rows, t->cols, (size_t)RS_MAX_PARAMS, m, n, a, l, Vs, Vt);
         offset += t->size;
     }
     layout->total = offset;
@@ -75,8 +79,8 @@ const rs_tensor_info *rs_tensor_storage(const rs_layout *layout, int i)
 void rs_tensors_bind(rs_tensors *views, const rs_layout *layout, float *buffer)
 {
     const rs_tensor_info *t;
-#define RS_PARAM_BIND(field, name, rows, cols)      \
-    t = rs_tensor_storage(layout, RS_P_##field);     \
+#define RS_PARAM_BIND(field, name, rows, cols)                                                     \
+    t = rs_tensor_storage(layout, RS_P_##field);                                                   \
     views->field = t ? buffer + t->offset : NULL;
     RS_PARAM_TABLE(RS_PARAM_BIND)
 #undef RS_PARAM_BIND

@@ -30,37 +30,37 @@ const char *rs_attention_kind_name(int kind);
 /* X(field, "export name", rows, cols): cols == 0 means a vector of `rows`.
  * Expressions may use: Vs, Vt, m, n, a, l, additive (1 when additive attention),
  * tied (1 when tie_embeddings). */
-#define RS_PARAM_TABLE(X)                                 \
-    X(src_emb, "src_emb", Vs, m)                          \
-    X(tgt_emb, "tgt_emb", Vt, m)                          \
-    X(enc_fwd_W, "enc_fwd.W", 3 * n, m)                   \
-    X(enc_fwd_U, "enc_fwd.U", 3 * n, n)                   \
-    X(enc_fwd_b, "enc_fwd.b", 3 * n, 0)                   \
-    X(enc_bwd_W, "enc_bwd.W", 3 * n, m)                   \
-    X(enc_bwd_U, "enc_bwd.U", 3 * n, n)                   \
-    X(enc_bwd_b, "enc_bwd.b", 3 * n, 0)                   \
-    X(init_W, "init.W", n, n)                             \
-    X(init_b, "init.b", n, 0)                             \
-    X(att_W, "att.W", additive * a, n)                    \
-    X(att_U, "att.U", additive * a, 2 * n)                \
-    X(att_b, "att.b", additive * a, 0)                    \
-    X(att_v, "att.v", additive * a, 0)                    \
-    X(att_K, "att.K", (1 - additive) * n, 2 * n)          \
-    X(dec_W, "dec.W", 3 * n, m + 2 * n)                   \
-    X(dec_U, "dec.U", 3 * n, n)                           \
-    X(dec_b, "dec.b", 3 * n, 0)                           \
-    X(out_U, "out.U", 2 * l, n)                           \
-    X(out_V, "out.V", 2 * l, m)                           \
-    X(out_C, "out.C", 2 * l, 2 * n)                       \
-    X(out_b, "out.b", 2 * l, 0)                           \
-    X(out_W, "out.W", (1 - tied) * Vt, l)                 \
+#define RS_PARAM_TABLE(X)                                                                          \
+    X(src_emb, "src_emb", Vs, m)                                                                   \
+    X(tgt_emb, "tgt_emb", Vt, m)                                                                   \
+    X(enc_fwd_W, "enc_fwd.W", 3 * n, m)                                                            \
+    X(enc_fwd_U, "enc_fwd.U", 3 * n, n)                                                            \
+    X(enc_fwd_b, "enc_fwd.b", 3 * n, 0)                                                            \
+    X(enc_bwd_W, "enc_bwd.W", 3 * n, m)                                                            \
+    X(enc_bwd_U, "enc_bwd.U", 3 * n, n)                                                            \
+    X(enc_bwd_b, "enc_bwd.b", 3 * n, 0)                                                            \
+    X(init_W, "init.W", n, n)                                                                      \
+    X(init_b, "init.b", n, 0)                                                                      \
+    X(att_W, "att.W", additive *a, n)                                                              \
+    X(att_U, "att.U", additive *a, 2 * n)                                                          \
+    X(att_b, "att.b", additive *a, 0)                                                              \
+    X(att_v, "att.v", additive *a, 0)                                                              \
+    X(att_K, "att.K", (1 - additive) * n, 2 * n)                                                   \
+    X(dec_W, "dec.W", 3 * n, m + 2 * n)                                                            \
+    X(dec_U, "dec.U", 3 * n, n)                                                                    \
+    X(dec_b, "dec.b", 3 * n, 0)                                                                    \
+    X(out_U, "out.U", 2 * l, n)                                                                    \
+    X(out_V, "out.V", 2 * l, m)                                                                    \
+    X(out_C, "out.C", 2 * l, 2 * n)                                                                \
+    X(out_b, "out.b", 2 * l, 0)                                                                    \
+    X(out_W, "out.W", (1 - tied) * Vt, l)                                                          \
     X(out_bw, "out.bw", Vt, 0)
 
 enum {
 #define RS_PARAM_ENUM(field, name, rows, cols) RS_P_##field,
     RS_PARAM_TABLE(RS_PARAM_ENUM)
 #undef RS_PARAM_ENUM
-    RS_NUM_PARAMS
+        RS_NUM_PARAMS
 };
 
 typedef struct {

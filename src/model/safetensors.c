@@ -163,9 +163,11 @@ int rs_safetensors_export(const char *path, const rs_model *model, rs_error *err
 {
     if (model->src_vocab.size != model->cfg.src_vocab ||
         model->tgt_vocab.size != model->cfg.tgt_vocab)
-        return rs_fail(err, "cannot export: vocabularies hold %d and %d tokens, the config says "
-                       "%d and %d", model->src_vocab.size, model->tgt_vocab.size,
-                       model->cfg.src_vocab, model->cfg.tgt_vocab);
+        return rs_fail(err,
+                       "cannot export: vocabularies hold %d and %d tokens, the config says "
+                       "%d and %d",
+                       model->src_vocab.size, model->tgt_vocab.size, model->cfg.src_vocab,
+                       model->cfg.tgt_vocab);
     char *header = NULL;
     size_t header_len = 0;
     if (build_header(model, &header, &header_len, err))
@@ -213,8 +215,8 @@ static int meta_get(const rs_json *meta, const char *key, const char **out, cons
     return 0;
 }
 
-static int meta_size(const rs_json *meta, const char *key, int required, int *out,
-                     const char *path, rs_error *err)
+static int meta_size(const rs_json *meta, const char *key, int required, int *out, const char *path,
+                     rs_error *err)
 {
     const char *s;
     if (meta_get(meta, key, &s, path, err))
@@ -261,8 +263,8 @@ static int decode_base64(const char *s, char **out, size_t *out_len, const char 
                 return rs_fail(err, "%s: %s is not base64 (character %zu)", path, what, i + k);
             }
         }
-        uint32_t bits = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 |
-                        (uint32_t)v[3];
+        uint32_t bits =
+            (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
         buf[n++] = (char)(bits >> 16);
         if (pad < 2)
             buf[n++] = (char)(bits >> 8);
@@ -339,8 +341,10 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
         else if (!strncmp(model, prefix, plen) && rs_attention_kind_parse(model + plen) >= 0)
             kind = rs_attention_kind_parse(model + plen);
         else
-            return rs_fail(err, "%s: unknown model '%s' (rnnsearch-default or rnnsearch-"
-                           "ATTENTION expected)", path, model);
+            return rs_fail(err,
+                           "%s: unknown model '%s' (rnnsearch-default or rnnsearch-"
+                           "ATTENTION expected)",
+                           path, model);
     }
     if (attention) {
         int k = rs_attention_kind_parse(attention);
@@ -365,8 +369,7 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
     if (lowercase) {
         if (!strcmp(lowercase, "true") || !strcmp(lowercase, "1") || !strcmp(lowercase, "yes"))
             cfg->lowercase = 1;
-        else if (!strcmp(lowercase, "false") || !strcmp(lowercase, "0") ||
-                 !strcmp(lowercase, "no"))
+        else if (!strcmp(lowercase, "false") || !strcmp(lowercase, "0") || !strcmp(lowercase, "no"))
             cfg->lowercase = 0;
         else
             return rs_fail(err, "%s: __metadata__ 'lowercase' is '%s', not true or false", path,
@@ -409,14 +412,17 @@ static int check_tiling(byte_range *ranges, int count, size_t data_size, const c
                            path, ranges[k].name, (unsigned long long)ranges[k].begin,
                            (unsigned long long)ranges[k].end, ranges[k - 1].name);
         if (ranges[k].begin > at)
-            return rs_fail(err, "%s: %llu bytes of the data section before tensor '%s' belong "
-                           "to no tensor", path, (unsigned long long)(ranges[k].begin - at),
-                           ranges[k].name);
+            return rs_fail(err,
+                           "%s: %llu bytes of the data section before tensor '%s' belong "
+                           "to no tensor",
+                           path, (unsigned long long)(ranges[k].begin - at), ranges[k].name);
         at = ranges[k].end;
     }
     if (at != data_size)
-        return rs_fail(err, "%s: %llu bytes after the last tensor's data (the header length or "
-                       "the data_offsets are wrong)", path, (unsigned long long)(data_size - at));
+        return rs_fail(err,
+                       "%s: %llu bytes after the last tensor's data (the header length or "
+                       "the data_offsets are wrong)",
+                       path, (unsigned long long)(data_size - at));
     return 0;
 }
 
@@ -456,20 +462,23 @@ static int import_tensor(const char *name, const rs_json *desc, rs_model *m,
             snprintf(want, sizeof want, "[%d, %d]", t->rows, t->cols);
         else
             snprintf(want, sizeof want, "[%d]", t->rows);
-        return rs_fail(err, "%s: tensor '%s' has the wrong shape: the sizes in __metadata__ "
-                       "need %s", path, name, want);
+        return rs_fail(err,
+                       "%s: tensor '%s' has the wrong shape: the sizes in __metadata__ "
+                       "need %s",
+                       path, name, want);
     }
     uint64_t begin, end;
     if (!offsets || offsets->type != RS_JSON_ARRAY || offsets->count != 2 ||
         rs_json_to_u64(&offsets->items[0], &begin) || rs_json_to_u64(&offsets->items[1], &end))
         return rs_fail(err, "%s: tensor '%s' has no valid data_offsets", path, name);
     if (begin > end || end > data_size)
-        return rs_fail(err, "%s: tensor '%s' data_offsets [%llu, %llu] lie outside the %zu "
-                       "data bytes", path, name, (unsigned long long)begin,
-                       (unsigned long long)end, data_size);
+        return rs_fail(err,
+                       "%s: tensor '%s' data_offsets [%llu, %llu] lie outside the %zu "
+                       "data bytes",
+                       path, name, (unsigned long long)begin, (unsigned long long)end, data_size);
     if (end - begin != 4 * (uint64_t)t->size)
-        return rs_fail(err, "%s: tensor '%s' has %llu data bytes, its shape needs %zu", path,
-                       name, (unsigned long long)(end - begin), 4 * t->size);
+        return rs_fail(err, "%s: tensor '%s' has %llu data bytes, its shape needs %zu", path, name,
+                       (unsigned long long)(end - begin), 4 * t->size);
     rs_f32_from_le(m->params + t->offset, data + begin, t->size);
     *range = (byte_range){begin, end, t->name};
     return 0;
@@ -487,8 +496,8 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err)
     return rc;
 }
 
-int rs_safetensors_parse(const char *path, const unsigned char *file, size_t size,
-                         rs_model *model, rs_error *err)
+int rs_safetensors_parse(const char *path, const unsigned char *file, size_t size, rs_model *model,
+                         rs_error *err)
 {
     memset(model, 0, sizeof *model);
     rs_model m;
@@ -506,13 +515,12 @@ int rs_safetensors_parse(const char *path, const unsigned char *file, size_t siz
     }
     header_len = rs_get_le64(file);
     if (header_len > size - 8) {
-        rs_fail(err, "%s: truncated or not safetensors: header length %llu, file %zu bytes",
-                path, (unsigned long long)header_len, size);
+        rs_fail(err, "%s: truncated or not safetensors: header length %llu, file %zu bytes", path,
+                (unsigned long long)header_len, size);
         goto fail;
     }
     if (header_len > MAX_HEADER) {
-        rs_fail(err, "%s: header of %llu bytes is too large", path,
-                (unsigned long long)header_len);
+        rs_fail(err, "%s: header of %llu bytes is too large", path, (unsigned long long)header_len);
         goto fail;
     }
     /* The format: the header begins with '{' and may end in spaces only. */
@@ -556,8 +564,10 @@ int rs_safetensors_parse(const char *path, const unsigned char *file, size_t siz
     size_t data_bytes = size - 8 - (size_t)header_len;
     int bad = rs_layout_init(&layout, &cfg, err);
     if (!bad && data_bytes / 4 < layout.total)
-        bad = rs_fail(err, "%s: the data section is %zu bytes; the tensors of the sizes in "
-                      "__metadata__ need %zu", path, data_bytes, 4 * layout.total);
+        bad = rs_fail(err,
+                      "%s: the data section is %zu bytes; the tensors of the sizes in "
+                      "__metadata__ need %zu",
+                      path, data_bytes, 4 * layout.total);
     if (bad || rs_model_alloc(&m, &cfg, err)) {
         rs_vocab_free(&src);
         rs_vocab_free(&tgt);
@@ -589,8 +599,8 @@ int rs_safetensors_parse(const char *path, const unsigned char *file, size_t siz
         const char *name = header->keys[k];
         if (!strcmp(name, "__metadata__"))
             continue;
-        if (import_tensor(name, &header->items[k], &m, data, data_size, &ranges[range_count],
-                          path, err))
+        if (import_tensor(name, &header->items[k], &m, data, data_size, &ranges[range_count], path,
+                          err))
             goto fail;
         /* import_tensor refused unknown names; the JSON reader, repeated keys. */
         seen[rs_param_index(name)] = 1;

@@ -41,7 +41,7 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err);
  * the tensors' data_offsets tiling the data section (no gap, no overlap, no
  * trailing bytes), every tensor of the layout present with its shape, and the
  * SentencePiece models present and loadable when the tokenizer is spm. */
-int rs_safetensors_parse(const char *path, const unsigned char *data, size_t size,
-                         rs_model *model, rs_error *err);
+int rs_safetensors_parse(const char *path, const unsigned char *data, size_t size, rs_model *model,
+                         rs_error *err);
 
 #endif

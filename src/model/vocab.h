@@ -10,11 +10,11 @@
 enum { RS_PAD = 0, RS_UNK = 1, RS_BOS = 2, RS_EOS = 3, RS_RESERVED = 4 };
 
 typedef struct {
-    int size;       /* tokens in use */
-    int capacity;   /* allocated entries of tokens/counts */
-    char **tokens;  /* [size], owned */
-    long *counts;   /* [size], occurrences while counting a corpus */
-    int *slots;     /* [nslots] open-addressing index: id + 1, 0 = empty */
+    int size;      /* tokens in use */
+    int capacity;  /* allocated entries of tokens/counts */
+    char **tokens; /* [size], owned */
+    long *counts;  /* [size], occurrences while counting a corpus */
+    int *slots;    /* [nslots] open-addressing index: id + 1, 0 = empty */
     int nslots;
 } rs_vocab;
 

@@ -31,15 +31,16 @@ void attention_keys_forward(int kind, float *keys, const float *annotations, con
 {
     const double phase_t0 = rs_phase_start();
     int ka = attention_key_size(kind, n, a);
-    matmul_forward(RS_MAT(keys, R, ka), RS_CMAT(annotations, R, 2 * n), RS_CMAT(U, ka, 2 * n), 0.0f);
+    matmul_forward(RS_MAT(keys, R, ka), RS_CMAT(annotations, R, 2 * n), RS_CMAT(U, ka, 2 * n),
+                   0.0f);
     if (kind == RS_ATT_ADDITIVE)
         rs_add_bias(keys, b, R, ka, ka);
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
-                             const float *dkeys, const float *annotations, const float *U,
-                             int R, int n, int a)
+                             const float *dkeys, const float *annotations, const float *U, int R,
+                             int n, int a)
 {
     const double phase_t0 = rs_phase_start();
     int ka = attention_key_size(kind, n, a);
@@ -81,9 +82,9 @@ void attention_forward(float *context, const attention_saved *saved, const float
             const float *key = src->keys + ((size_t)j * N + x) * ka;
             if (kind == RS_ATT_ADDITIVE)
                 /* ε_j = v_a · tanh(W_a s + U_a h_j + b_a), the tanh kept */
-                scores[j] = rs_vtanh_add_dot(saved->hidden + ((size_t)b * S + j) * a,
-                                             saved->query_proj + (size_t)b * a, key, w->v_a,
-                                             (size_t)a);
+                scores[j] =
+                    rs_vtanh_add_dot(saved->hidden + ((size_t)b * S + j) * a,
+                                     saved->query_proj + (size_t)b * a, key, w->v_a, (size_t)a);
             else
                 scores[j] = scale * rs_vdot(query + (size_t)b * n, key, (size_t)n);
         }

@@ -25,8 +25,8 @@ void attention_keys_forward(int kind, float *keys, const float *annotations, con
 
 /* dannotations [R,2n] += dkeys U; dU += dkeys^T annotations; db += Σ dkeys (additive). */
 void attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
-                             const float *dkeys, const float *annotations, const float *U,
-                             int R, int n, int a);
+                             const float *dkeys, const float *annotations, const float *U, int R,
+                             int n, int a);
 
 /* The weights of one step's attention: kind, n hidden, a attention size;
  * W_a [a,n] and v_a [a] (additive only, NULL otherwise). */

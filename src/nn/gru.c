@@ -4,15 +4,16 @@
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
-void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
-                      const float *x_proj, const float *U, const float *mask, int B, int n)
+void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev, const float *x_proj,
+                      const float *U, const float *mask, int B, int n)
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
     const float *U_g = U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     memcpy(gates, x_proj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
-    matmul_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(h_prev, B, n), RS_CMAT(U, 2 * n, n), 1.0f);
+    matmul_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(h_prev, B, n), RS_CMAT(U, 2 * n, n),
+                   1.0f);
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
         const float *hp = h_prev + (size_t)b * n;
@@ -37,8 +38,8 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
 }
 
 void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float *gates,
-                       const float *h_prev, const float *U, const float *mask,
-                       int B, int n, float *scratch)
+                       const float *h_prev, const float *U, const float *mask, int B, int n,
+                       float *scratch)
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
@@ -55,16 +56,16 @@ void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float
             continue;
         }
         for (int k = 0; k < n; k++) {
-            float dz = dhb[k] * (g[k] - hp[k]);        /* dL/dz */
-            float dg = dhb[k] * z[k];                  /* dL/dg */
+            float dz = dhb[k] * (g[k] - hp[k]); /* dL/dz */
+            float dg = dhb[k] * z[k];           /* dL/dg */
             dhp[k] += dhb[k] * (1.0f - z[k]);
             dp[k] = dz * z[k] * (1.0f - z[k]);         /* through σ */
             dp[2 * n + k] = dg * (1.0f - g[k] * g[k]); /* through tanh */
         }
     }
     /* g = tanh(... + U_g (r⊙h_prev)): dL/d(r⊙h_prev) = U_g^T dpre_g. */
-    matmul_backward_input(RS_MAT(scratch, B, n), RS_CMAT_S(dpre + 2 * n, B, n, n3), RS_CMAT(U_g, n, n),
-                          0.0f);
+    matmul_backward_input(RS_MAT(scratch, B, n), RS_CMAT_S(dpre + 2 * n, B, n, n3),
+                          RS_CMAT(U_g, n, n), 0.0f);
     for (int b = 0; b < B; b++) {
         const float *r = gates + (size_t)b * n3 + n, *hp = h_prev + (size_t)b * n;
         const float *d_rh = scratch + (size_t)b * n;
@@ -72,14 +73,14 @@ void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float
         if (mask && mask[b] == 0.0f)
             continue;
         for (int k = 0; k < n; k++) {
-            float dr = d_rh[k] * hp[k];                /* dL/dr */
+            float dr = d_rh[k] * hp[k]; /* dL/dr */
             dhp[k] += d_rh[k] * r[k];
             dp[n + k] = dr * r[k] * (1.0f - r[k]);
         }
     }
     /* z, r = σ(... + U_zr h_prev): dh_prev += U_zr^T dpre_zr. */
-    matmul_backward_input(RS_MAT(dh_prev, B, n), RS_CMAT_S(dpre, B, 2 * n, n3), RS_CMAT(U, 2 * n, n),
-                          1.0f);
+    matmul_backward_input(RS_MAT(dh_prev, B, n), RS_CMAT_S(dpre, B, 2 * n, n3),
+                          RS_CMAT(U, 2 * n, n), 1.0f);
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
@@ -88,7 +89,8 @@ void gru_recurrent_backward(float *dU, float *db, const float *dpre, const float
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
-    matmul_backward_weight(RS_MAT(dU, 2 * n, n), RS_CMAT_S(dpre, R, 2 * n, n3), RS_CMAT(h_prev, R, n));
+    matmul_backward_weight(RS_MAT(dU, 2 * n, n), RS_CMAT_S(dpre, R, 2 * n, n3),
+                           RS_CMAT(h_prev, R, n));
     matmul_backward_weight(RS_MAT(dU + (size_t)2 * n * n, n, n), RS_CMAT_S(dpre + 2 * n, R, n, n3),
                            RS_CMAT(r_h, R, n));
     rs_add_row_sums(db, dpre, R, n3, n3);

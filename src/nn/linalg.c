@@ -19,12 +19,12 @@ void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, i
     if (M == 1) {
         /* One row: a matrix-vector product, c = alpha op(B)^T a + beta c. sgemm
          * would copy (pack) all of B for this one row; sgemv reads it once. */
-        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, alpha,
-                    B, ldb, A, ta ? lda : 1, beta, C, 1);
+        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, alpha, B,
+                    ldb, A, ta ? lda : 1, beta, C, 1);
         return;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M,
-                N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N,
+                K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)

@@ -111,35 +111,54 @@ static void multiply_rows(float *x, const float *mask, size_t rows, size_t width
  * and [S] = 0 backward. */
 typedef struct {
     int reverse;
-    float *xproj, *gates, *rh, *states, *dpre; /* [S,B,3n], [S,B,3n], [S,B,n], [S+1,B,n], [S,B,3n] */
-    const float *W, *U, *b;                   /* [3n,m], [3n,n], [3n] */
-    float *dW, *dU, *db;                      /* their gradients (backward only) */
-    int half;                                 /* its half of each annotation: 0 or n */
+    float *xproj, *gates, *rh, *states,
+        *dpre;              /* [S,B,3n], [S,B,3n], [S,B,n], [S+1,B,n], [S,B,3n] */
+    const float *W, *U, *b; /* [3n,m], [3n,n], [3n] */
+    float *dW, *dU, *db;    /* their gradients (backward only) */
+    int half;               /* its half of each annotation: 0 or n */
 } encoder_direction;
 
 static encoder_direction encoder_forward_direction(rs_workspace *ws, const rs_tensors *w,
                                                    const rs_tensors *g)
 {
-    return (encoder_direction){0, ws->fwd_xproj, ws->fwd_gates, ws->fwd_rh, ws->fwd_states,
-                               ws->fwd_dpre, w->enc_fwd_W, w->enc_fwd_U, w->enc_fwd_b,
-                               g ? g->enc_fwd_W : NULL, g ? g->enc_fwd_U : NULL,
-                               g ? g->enc_fwd_b : NULL, 0};
+    return (encoder_direction){0,
+                               ws->fwd_xproj,
+                               ws->fwd_gates,
+                               ws->fwd_rh,
+                               ws->fwd_states,
+                               ws->fwd_dpre,
+                               w->enc_fwd_W,
+                               w->enc_fwd_U,
+                               w->enc_fwd_b,
+                               g ? g->enc_fwd_W : NULL,
+                               g ? g->enc_fwd_U : NULL,
+                               g ? g->enc_fwd_b : NULL,
+                               0};
 }
 
 static encoder_direction encoder_backward_direction(rs_workspace *ws, const rs_tensors *w,
                                                     const rs_tensors *g, int n)
 {
-    return (encoder_direction){1, ws->bwd_xproj, ws->bwd_gates, ws->bwd_rh, ws->bwd_states,
-                               ws->bwd_dpre, w->enc_bwd_W, w->enc_bwd_U, w->enc_bwd_b,
-                               g ? g->enc_bwd_W : NULL, g ? g->enc_bwd_U : NULL,
-                               g ? g->enc_bwd_b : NULL, n};
+    return (encoder_direction){1,
+                               ws->bwd_xproj,
+                               ws->bwd_gates,
+                               ws->bwd_rh,
+                               ws->bwd_states,
+                               ws->bwd_dpre,
+                               w->enc_bwd_W,
+                               w->enc_bwd_U,
+                               w->enc_bwd_b,
+                               g ? g->enc_bwd_W : NULL,
+                               g ? g->enc_bwd_U : NULL,
+                               g ? g->enc_bwd_b : NULL,
+                               n};
 }
 
 /* x_proj = W x + b for every position in one GEMM, then the recurrence;
  * the mask carries the state through padding, so each sentence's backward
  * direction starts from 0 at its own </s>. */
-static void direction_forward(const encoder_direction *d, const float *src_x,
-                              const float *src_mask, int S, int B, int m, int n)
+static void direction_forward(const encoder_direction *d, const float *src_x, const float *src_mask,
+                              int S, int B, int m, int n)
 {
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
     matmul_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(src_x, S * B, m),
@@ -148,17 +167,17 @@ static void direction_forward(const encoder_direction *d, const float *src_x,
     memset(d->states + (d->reverse ? S : 0) * Bn, 0, sizeof(float) * Bn);
     for (int k = 0; k < S; k++) {
         const int j = d->reverse ? S - 1 - k : k;
-        gru_step_forward(d->states + (j + 1 - d->reverse) * Bn, d->gates + j * Bn3,
-                         d->rh + j * Bn, d->states + (j + d->reverse) * Bn, d->xproj + j * Bn3,
-                         d->U, src_mask + j * B, B, n);
+        gru_step_forward(d->states + (j + 1 - d->reverse) * Bn, d->gates + j * Bn3, d->rh + j * Bn,
+                         d->states + (j + d->reverse) * Bn, d->xproj + j * Bn3, d->U,
+                         src_mask + j * B, B, n);
     }
 }
 
 /* The recurrence backward, last position read first; each step's dh is the
  * annotation's gradient (this direction's half) plus what the next step
  * carries back. Then the parameter gradients over all positions at once. */
-static void direction_backward(rs_workspace *ws, const encoder_direction *d, int S, int B,
-                               int m, int n)
+static void direction_backward(rs_workspace *ws, const encoder_direction *d, int S, int B, int m,
+                               int n)
 {
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
     memset(ws->carry, 0, sizeof(float) * Bn);
@@ -252,8 +271,8 @@ static void encode_backward(rs_workspace *ws, const rs_model *model, const rs_ba
     matmul_backward_weight(RS_MAT(g->init_W, n, n), RS_CMAT(ws->scratch, B, n),
                            RS_CMAT(ws->bwd_states, B, n));
     rs_add_row_sums(g->init_b, ws->scratch, B, n, n);
-    matmul_backward_input(RS_MAT_S(ws->d_annotations + n, B, n, 2 * n),
-                          RS_CMAT(ws->scratch, B, n), RS_CMAT(w->init_W, n, n), 1.0f);
+    matmul_backward_input(RS_MAT_S(ws->d_annotations + n, B, n, 2 * n), RS_CMAT(ws->scratch, B, n),
+                          RS_CMAT(w->init_W, n, n), 1.0f);
 
     const encoder_direction fwd = encoder_forward_direction(ws, w, g);
     const encoder_direction bwd = encoder_backward_direction(ws, w, g, n);
@@ -308,7 +327,8 @@ static void decoder_cell_backward(rs_workspace *ws, const rs_model *model, const
 {
     const rs_tensors *w = &model->w;
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
-    const int a = model->cfg.att, in = m + 2 * n, ka = attention_key_size(model->cfg.attention, n, a);
+    const int a = model->cfg.att, in = m + 2 * n,
+              ka = attention_key_size(model->cfg.attention, n, a);
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
     const float *s_prev = ws->dec_states + t * Bn;
     float *dpre = ws->dec_dpre + t * Bn3, *dctx = ws->d_context + (size_t)t * B * 2 * n;
@@ -361,8 +381,10 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
 
     const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
     for (int t = 0; t < T; t++) {
-        const decoder_step st = {ws->dec_states + (t + 1) * Bn, ws->dec_gates + t * Bn3,
-                                 ws->dec_rh + t * Bn, ws->context + (size_t)t * B * 2 * n,
+        const decoder_step st = {ws->dec_states + (t + 1) * Bn,
+                                 ws->dec_gates + t * Bn3,
+                                 ws->dec_rh + t * Bn,
+                                 ws->context + (size_t)t * B * 2 * n,
                                  ws->dec_xproj + t * Bn3,
                                  {ws->alpha + (size_t)t * B * S,
                                   ws->att_hidden + (size_t)t * B * S * ka, ws->query_proj}};
@@ -491,8 +513,8 @@ void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float 
     matmul_forward(RS_MAT(sw->xproj, B, 3 * n), RS_CMAT(sw->emb, B, m),
                    RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
     rs_add_bias(sw->xproj, w->dec_b, B, 3 * n, 3 * n);
-    const decoder_step st = {out->next_state, sw->gates, sw->rh, sw->context, sw->xproj,
-                             {out->alpha, sw->hidden, sw->query_proj}};
+    const decoder_step st = {out->next_state, sw->gates, sw->rh,
+                             sw->context,     sw->xproj, {out->alpha, sw->hidden, sw->query_proj}};
     decoder_cell_forward(&st, state, src, NULL, model);
     const readout_saved saved = {sw->tpre, sw->tmax, sw->which, NULL};
     const readout_inputs inputs = {RS_CMAT(out->next_state, B, n), RS_CMAT(sw->emb, B, m),

@@ -19,58 +19,58 @@
  * X(field, floats, shape and meaning). The struct's fields, the arena's size
  * and the carving of the arena all come from it. Counts may use B, S, T,
  * R = T·B, m, n, ka, l, V (as size_t). */
-#define RS_WORKSPACE_TABLE(X)                                                      \
-    /* encoder */                                                                  \
-    X(src_x, S * B * m, "[S,B,m] source embeddings")                               \
-    X(src_mask, S * B, "[S,B] 1 on real tokens")                                   \
-    X(fwd_xproj, S * B * 3 * n, "[S,B,3n] W x + b, forward GRU")                   \
-    X(bwd_xproj, S * B * 3 * n, "[S,B,3n] W x + b, backward GRU")                  \
-    X(fwd_gates, S * B * 3 * n, "[S,B,3n] z, r, g")                                \
-    X(bwd_gates, S * B * 3 * n, "[S,B,3n] z, r, g")                                \
-    X(fwd_rh, S * B * n, "[S,B,n] r ⊙ h_prev")                                     \
-    X(bwd_rh, S * B * n, "[S,B,n] r ⊙ h_prev")                                     \
-    X(fwd_states, (S + 1) * B * n, "[S+1,B,n] [0] = 0, [j+1] = fwd_h_j")           \
-    X(bwd_states, (S + 1) * B * n, "[S+1,B,n] [j] = bwd_h_j, [S] = 0")             \
-    X(annotations, S * B * 2 * n, "[S,B,2n] h_j = [fwd_h_j ; bwd_h_j]")            \
-    X(keys, S * B * ka, "[S,B,ka] U_a h_j + b_a (or K h_j)")                       \
-    /* decoder */                                                                  \
-    X(dec_emb, R * m, "[T,B,m] E y_{i-1}")                                         \
-    X(tgt_mask, R, "[T,B]")                                                        \
-    X(dec_xproj, R * 3 * n, "[T,B,3n] W' u_i + b'")                                \
-    X(dec_gates, R * 3 * n, "[T,B,3n]")                                            \
-    X(dec_rh, R * n, "[T,B,n]")                                                    \
-    X(dec_states, (T + 1) * B * n, "[T+1,B,n] [0] = s_0, [i] = s_i")               \
-    X(alpha, R * S, "[T,B,S] alignment weights")                                   \
-    X(att_hidden, R * S * ka, "[T,B,S,a] tanh(W_a s + U_a h + b_a), additive")     \
-    X(context, R * 2 * n, "[T,B,2n] c_i")                                          \
-    X(query_proj, B * ka, "[B,a] scratch")                                         \
-    X(tpre, R * 2 * l, "[R,2l]")                                                   \
-    X(tmax, R * l, "[R,l]")                                                        \
-    X(probs, R * V, "[R,V] logits → probabilities → dlogits")                      \
-    X(nll, R, "[R] -log p(y_i), 0 on padding")                                     \
-    /* backward */                                                                 \
-    X(d_states, R * n, "[R,n] dL/ds_i from the readout")                           \
-    X(d_dec_emb, R * m, "[T,B,m]")                                                 \
-    X(d_context, R * 2 * n, "[T,B,2n]")                                            \
-    X(dec_dpre, R * 3 * n, "[T,B,3n]")                                             \
-    X(d_query_proj, R * ka, "[T,B,a]")                                             \
-    X(d_annotations, S * B * 2 * n, "[S,B,2n]")                                    \
-    X(d_keys, S * B * ka, "[S,B,ka]")                                              \
-    X(fwd_dpre, S * B * 3 * n, "[S,B,3n]")                                         \
-    X(bwd_dpre, S * B * 3 * n, "[S,B,3n]")                                         \
-    X(d_src_x, S * B * m, "[S,B,m]")                                               \
-    X(dt, R * l, "[R,l]")                                                          \
-    X(dtpre, R * 2 * l, "[R,2l]")                                                  \
-    X(ds, B * n, "[B,n]")                                                          \
-    X(carry, B * n, "[B,n]")                                                       \
-    X(scratch, B * n, "[B,n]")                                                     \
-    X(d_scores, S, "[S]")                                                          \
-    /* dropout multipliers (training only) */                                      \
-    X(drop_src, S * B * m, "[S,B,m]")                                              \
-    X(drop_ann, S * B * 2 * n, "[S,B,2n]")                                         \
-    X(drop_emb, R * m, "[T,B,m]")                                                  \
-    X(drop_out, R * l, "[R,l]")                                                    \
-    X(drop_src_word, S * B, "[S,B] word dropout: one multiplier per source token") \
+#define RS_WORKSPACE_TABLE(X)                                                                      \
+    /* encoder */                                                                                  \
+    X(src_x, S *B *m, "[S,B,m] source embeddings")                                                 \
+    X(src_mask, S *B, "[S,B] 1 on real tokens")                                                    \
+    X(fwd_xproj, S *B * 3 * n, "[S,B,3n] W x + b, forward GRU")                                    \
+    X(bwd_xproj, S *B * 3 * n, "[S,B,3n] W x + b, backward GRU")                                   \
+    X(fwd_gates, S *B * 3 * n, "[S,B,3n] z, r, g")                                                 \
+    X(bwd_gates, S *B * 3 * n, "[S,B,3n] z, r, g")                                                 \
+    X(fwd_rh, S *B *n, "[S,B,n] r ⊙ h_prev")                                                       \
+    X(bwd_rh, S *B *n, "[S,B,n] r ⊙ h_prev")                                                       \
+    X(fwd_states, (S + 1) * B * n, "[S+1,B,n] [0] = 0, [j+1] = fwd_h_j")                           \
+    X(bwd_states, (S + 1) * B * n, "[S+1,B,n] [j] = bwd_h_j, [S] = 0")                             \
+    X(annotations, S *B * 2 * n, "[S,B,2n] h_j = [fwd_h_j ; bwd_h_j]")                             \
+    X(keys, S *B *ka, "[S,B,ka] U_a h_j + b_a (or K h_j)")                                         \
+    /* decoder */                                                                                  \
+    X(dec_emb, R *m, "[T,B,m] E y_{i-1}")                                                          \
+    X(tgt_mask, R, "[T,B]")                                                                        \
+    X(dec_xproj, R * 3 * n, "[T,B,3n] W' u_i + b'")                                                \
+    X(dec_gates, R * 3 * n, "[T,B,3n]")                                                            \
+    X(dec_rh, R *n, "[T,B,n]")                                                                     \
+    X(dec_states, (T + 1) * B * n, "[T+1,B,n] [0] = s_0, [i] = s_i")                               \
+    X(alpha, R *S, "[T,B,S] alignment weights")                                                    \
+    X(att_hidden, R *S *ka, "[T,B,S,a] tanh(W_a s + U_a h + b_a), additive")                       \
+    X(context, R * 2 * n, "[T,B,2n] c_i")                                                          \
+    X(query_proj, B *ka, "[B,a] scratch")                                                          \
+    X(tpre, R * 2 * l, "[R,2l]")                                                                   \
+    X(tmax, R *l, "[R,l]")                                                                         \
+    X(probs, R *V, "[R,V] logits → probabilities → dlogits")                                       \
+    X(nll, R, "[R] -log p(y_i), 0 on padding")                                                     \
+    /* backward */                                                                                 \
+    X(d_states, R *n, "[R,n] dL/ds_i from the readout")                                            \
+    X(d_dec_emb, R *m, "[T,B,m]")                                                                  \
+    X(d_context, R * 2 * n, "[T,B,2n]")                                                            \
+    X(dec_dpre, R * 3 * n, "[T,B,3n]")                                                             \
+    X(d_query_proj, R *ka, "[T,B,a]")                                                              \
+    X(d_annotations, S *B * 2 * n, "[S,B,2n]")                                                     \
+    X(d_keys, S *B *ka, "[S,B,ka]")                                                                \
+    X(fwd_dpre, S *B * 3 * n, "[S,B,3n]")                                                          \
+    X(bwd_dpre, S *B * 3 * n, "[S,B,3n]")                                                          \
+    X(d_src_x, S *B *m, "[S,B,m]")                                                                 \
+    X(dt, R *l, "[R,l]")                                                                           \
+    X(dtpre, R * 2 * l, "[R,2l]")                                                                  \
+    X(ds, B *n, "[B,n]")                                                                           \
+    X(carry, B *n, "[B,n]")                                                                        \
+    X(scratch, B *n, "[B,n]")                                                                      \
+    X(d_scores, S, "[S]")                                                                          \
+    /* dropout multipliers (training only) */                                                      \
+    X(drop_src, S *B *m, "[S,B,m]")                                                                \
+    X(drop_ann, S *B * 2 * n, "[S,B,2n]")                                                          \
+    X(drop_emb, R *m, "[T,B,m]")                                                                   \
+    X(drop_out, R *l, "[R,l]")                                                                     \
+    X(drop_src_word, S *B, "[S,B] word dropout: one multiplier per source token")                  \
     X(drop_tgt_word, R, "[T,B] word dropout: one per previous-word input")
 
 /* The dropout probabilities of a training step (all 0 outside training);
@@ -124,16 +124,16 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
  * logits[v] − lse (greedy search takes the argmax of the logits without
  * normalising the row), alpha [B,S]. It runs the same decoder cell as the
  * training forward pass. */
-#define RS_STEP_WORKSPACE_TABLE(X)                         \
-    X(emb, B * m, "[B,m] E y_{i-1}")                       \
-    X(context, B * 2 * n, "[B,2n] c_i")                    \
-    X(xproj, B * 3 * n, "[B,3n] W' u_i + b'")              \
-    X(gates, B * 3 * n, "[B,3n]")                          \
-    X(rh, B * n, "[B,n]")                                  \
-    X(hidden, B * S * ka, "[B,S,a] attention tanh")        \
-    X(query_proj, B * ka, "[B,a]")                         \
-    X(tpre, B * 2 * l, "[B,2l]")                           \
-    X(tmax, B * l, "[B,l]")                                \
+#define RS_STEP_WORKSPACE_TABLE(X)                                                                 \
+    X(emb, B *m, "[B,m] E y_{i-1}")                                                                \
+    X(context, B * 2 * n, "[B,2n] c_i")                                                            \
+    X(xproj, B * 3 * n, "[B,3n] W' u_i + b'")                                                      \
+    X(gates, B * 3 * n, "[B,3n]")                                                                  \
+    X(rh, B *n, "[B,n]")                                                                           \
+    X(hidden, B *S *ka, "[B,S,a] attention tanh")                                                  \
+    X(query_proj, B *ka, "[B,a]")                                                                  \
+    X(tpre, B * 2 * l, "[B,2l]")                                                                   \
+    X(tmax, B *l, "[B,l]")                                                                         \
     X(exp_row, V, "[V] exp(logit − max), for the normaliser")
 
 typedef struct {

@@ -87,8 +87,8 @@ double softmax_xent_forward(float *probs, float *nll, const int *targets, int R,
     return total;
 }
 
-void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale,
-                           int R, int V)
+void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale, int R,
+                           int V)
 {
     const double phase_t0 = rs_phase_start();
     const float uniform = smoothing / (float)V;

@@ -53,7 +53,7 @@ double softmax_xent_forward(float *probs, float *nll, const int *targets, int R,
 /* dlogits [R,V] = scale · (p − q) with q = (1−ε)·onehot(target) + ε/V (label
  * smoothing ε; 0 gives the plain cross-entropy), and 0 on RS_PAD rows.
  * Written in place over probs. */
-void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale,
-                           int R, int V);
+void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale, int R,
+                           int V);
 
 #endif

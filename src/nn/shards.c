@@ -171,7 +171,8 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
         me->index = s;
         me->grads = s == 0 ? grads : rs_calloc(sh->total, sizeof(float), err);
         if (!me->grads ||
-            rs_workspace_alloc(&me->ws, model, sh->count > 1 ? shard_B : max_B, max_S, max_T, err) ||
+            rs_workspace_alloc(&me->ws, model, sh->count > 1 ? shard_B : max_B, max_S, max_T,
+                               err) ||
             (sh->count > 1 && rs_batch_alloc(&me->batch, shard_B, max_S, max_T, err))) {
             rs_shards_free(sh);
             return -1;

@@ -29,28 +29,28 @@ typedef struct {
     rs_shards *pool;
     int index;
     rs_workspace ws;
-    rs_batch batch;     /* this shard's rows of the batch */
-    float *grads;       /* [total]; shard 0's is the pool's summed buffer */
+    rs_batch batch; /* this shard's rows of the batch */
+    float *grads;   /* [total]; shard 0's is the pool's summed buffer */
     double loss;
-    double sumsq;       /* Σ grads² over this shard's slice of the summed buffer */
+    double sumsq; /* Σ grads² over this shard's slice of the summed buffer */
     pthread_t thread;
     int started;
 } rs_shard;
 
 struct rs_shards {
-    int count;           /* shards = threads (the caller's thread runs shard 0) */
-    size_t total;        /* floats in a gradient buffer (model->layout.total) */
-    float *grads;        /* [total] the summed gradient: the caller's buffer */
-    rs_shard *shard;     /* [count] */
+    int count;       /* shards = threads (the caller's thread runs shard 0) */
+    size_t total;    /* floats in a gradient buffer (model->layout.total) */
+    float *grads;    /* [total] the summed gradient: the caller's buffer */
+    rs_shard *shard; /* [count] */
     /* the job of the current round, read by every shard */
     const rs_model *model;
     const rs_batch *batch;
     rs_dropout_rates dropout;
     float smoothing, scale;
     uint64_t seed;
-    int phase;           /* 0 forward and backward, 1 sum a slice, 2 Adam on a slice */
-    int accumulate;      /* phase 0 adds to the summed buffer instead of replacing it */
-    double grad_norm;    /* ‖grads‖₂ after the last step */
+    int phase;        /* 0 forward and backward, 1 sum a slice, 2 Adam on a slice */
+    int accumulate;   /* phase 0 adds to the summed buffer instead of replacing it */
+    double grad_norm; /* ‖grads‖₂ after the last step */
     /* the Adam update of the current round (phase 2) */
     float *params, *adam_m, *adam_v;
     float grad_scale, lr, beta1, beta2, eps;
@@ -58,8 +58,8 @@ struct rs_shards {
     /* round hand-off */
     pthread_mutex_t lock;
     pthread_cond_t start, done;
-    uint64_t round;      /* incremented to start a round */
-    int pending;         /* shards still working on the round */
+    uint64_t round; /* incremented to start a round */
+    int pending;    /* shards still working on the round */
     int quit;
     int sync_ready;
 };

@@ -11,9 +11,9 @@
 
 #include "nn/vecmath.h"
 
-#define EXP_HI 88.0f          /* exp(88) < FLT_MAX with 2^127 as the scale */
-#define EXP_LO (-87.0f)       /* exp(-87) is still a normal float */
-#define TANH_Y_MAX 40.0f      /* tanh(20) rounds to 1 */
+#define EXP_HI 88.0f     /* exp(88) < FLT_MAX with 2^127 as the scale */
+#define EXP_LO (-87.0f)  /* exp(-87) is still a normal float */
+#define TANH_Y_MAX 40.0f /* tanh(20) rounds to 1 */
 #define LOG2E 1.44269504088896341f
 #define LN2_HI 0.693359375f
 #define LN2_LO (-2.12194440e-4f)
@@ -188,9 +188,9 @@ static double vsumsq_portable(const float *x, size_t count)
     return fold8d(acc);
 }
 
-static void vadam_portable(float *params, const float *grads, float grad_scale, float *m,
-                           float *v, size_t count, float lr, float beta1, float beta2, float eps,
-                           float c1, float c2)
+static void vadam_portable(float *params, const float *grads, float grad_scale, float *m, float *v,
+                           size_t count, float lr, float beta1, float beta2, float eps, float c1,
+                           float c2)
 {
     for (size_t i = 0; i < count; i++) {
         float g = grad_scale * grads[i];
@@ -209,14 +209,15 @@ static void vadam_portable(float *params, const float *grads, float grad_scale, 
 /* Lanes i < rem set (all ones), the rest clear. */
 AVX2 static __m256i tail_mask(size_t rem)
 {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rem), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rem),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 AVX2 static __m256 reduce8(__m256 x, __m256 *n)
 {
-    *n = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(LOG2E)),
-                                     _mm256_set1_ps(ROUND_MAGIC)),
-                       _mm256_set1_ps(ROUND_MAGIC));
+    *n = _mm256_sub_ps(
+        _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(LOG2E)), _mm256_set1_ps(ROUND_MAGIC)),
+        _mm256_set1_ps(ROUND_MAGIC));
     __m256 r = _mm256_sub_ps(x, _mm256_mul_ps(*n, _mm256_set1_ps(LN2_HI)));
     return _mm256_sub_ps(r, _mm256_mul_ps(*n, _mm256_set1_ps(LN2_LO)));
 }
@@ -279,16 +280,16 @@ AVX2 static __m256 sigmoid8(__m256 x)
     return _mm256_blendv_ps(s, x, nan);
 }
 
-#define ELEMENTWISE(name, kernel)                                                              \
-    AVX2 static void name(float *y, const float *x, size_t count)                             \
-    {                                                                                          \
-        size_t i = 0;                                                                          \
-        for (; i + 8 <= count; i += 8)                                                         \
-            _mm256_storeu_ps(y + i, kernel(_mm256_loadu_ps(x + i)));                           \
-        if (i < count) {                                                                       \
-            __m256i mask = tail_mask(count - i);                                               \
-            _mm256_maskstore_ps(y + i, mask, kernel(_mm256_maskload_ps(x + i, mask)));         \
-        }                                                                                      \
+#define ELEMENTWISE(name, kernel)                                                                  \
+    AVX2 static void name(float *y, const float *x, size_t count)                                  \
+    {                                                                                              \
+        size_t i = 0;                                                                              \
+        for (; i + 8 <= count; i += 8)                                                             \
+            _mm256_storeu_ps(y + i, kernel(_mm256_loadu_ps(x + i)));                               \
+        if (i < count) {                                                                           \
+            __m256i mask = tail_mask(count - i);                                                   \
+            _mm256_maskstore_ps(y + i, mask, kernel(_mm256_maskload_ps(x + i, mask)));             \
+        }                                                                                          \
     }
 ELEMENTWISE(vexp_avx2, exp8)
 ELEMENTWISE(vtanh_avx2, tanh8)
@@ -349,8 +350,8 @@ AVX2 static float vtanh_add_dot_avx2(float *t, const float *q, const float *key,
     }
     if (i < count) {
         __m256i mask = tail_mask(count - i);
-        __m256 th = tanh8(_mm256_add_ps(_mm256_maskload_ps(q + i, mask),
-                                        _mm256_maskload_ps(key + i, mask)));
+        __m256 th = tanh8(
+            _mm256_add_ps(_mm256_maskload_ps(q + i, mask), _mm256_maskload_ps(key + i, mask)));
         _mm256_maskstore_ps(t + i, mask, th);
         acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_maskload_ps(v + i, mask), th));
     }
@@ -390,8 +391,8 @@ AVX2 static float vdot_avx2(const float *x, const float *y, size_t count)
         acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
     if (i < count) {
         __m256i mask = tail_mask(count - i);
-        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_maskload_ps(x + i, mask),
-                                               _mm256_maskload_ps(y + i, mask)));
+        acc = _mm256_add_ps(
+            acc, _mm256_mul_ps(_mm256_maskload_ps(x + i, mask), _mm256_maskload_ps(y + i, mask)));
     }
     return hsum8(acc);
 }
@@ -401,8 +402,8 @@ AVX2 static void vaxpy_avx2(float *y, float alpha, const float *x, size_t count)
     const __m256 a = _mm256_set1_ps(alpha);
     size_t i = 0;
     for (; i + 8 <= count; i += 8)
-        _mm256_storeu_ps(y + i, _mm256_add_ps(_mm256_loadu_ps(y + i),
-                                              _mm256_mul_ps(a, _mm256_loadu_ps(x + i))));
+        _mm256_storeu_ps(
+            y + i, _mm256_add_ps(_mm256_loadu_ps(y + i), _mm256_mul_ps(a, _mm256_loadu_ps(x + i))));
     vaxpy_portable(y + i, alpha, x + i, count - i);
 }
 
@@ -425,9 +426,9 @@ AVX2 static double vsumsq_avx2(const float *x, size_t count)
     return fold8d(acc);
 }
 
-AVX2 static void vadam_avx2(float *params, const float *grads, float grad_scale, float *m,
-                            float *v, size_t count, float lr, float beta1, float beta2, float eps,
-                            float c1, float c2)
+AVX2 static void vadam_avx2(float *params, const float *grads, float grad_scale, float *m, float *v,
+                            size_t count, float lr, float beta1, float beta2, float eps, float c1,
+                            float c2)
 {
     const __m256 gs = _mm256_set1_ps(grad_scale), b1 = _mm256_set1_ps(beta1),
                  b2 = _mm256_set1_ps(beta2), ob1 = _mm256_set1_ps(1.0f - beta1),
@@ -481,12 +482,12 @@ static int avx2(void)
 /* Each kernel once: the AVX2 path where built and chosen, else the portable one. */
 #ifdef RS_HAVE_AVX2_PATH
 #define DISPATCH(avx2_call, portable_call) return avx2() ? avx2_call : portable_call
-#define DISPATCH_VOID(avx2_call, portable_call) \
-    do {                                        \
-        if (avx2())                             \
-            avx2_call;                          \
-        else                                    \
-            portable_call;                      \
+#define DISPATCH_VOID(avx2_call, portable_call)                                                    \
+    do {                                                                                           \
+        if (avx2())                                                                                \
+            avx2_call;                                                                             \
+        else                                                                                       \
+            portable_call;                                                                         \
     } while (0)
 #else
 #define DISPATCH(avx2_call, portable_call) return portable_call
@@ -520,8 +521,7 @@ double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count)
 
 float rs_vtanh_add_dot(float *t, const float *q, const float *key, const float *v, size_t count)
 {
-    DISPATCH(vtanh_add_dot_avx2(t, q, key, v, count),
-             vtanh_add_dot_portable(t, q, key, v, count));
+    DISPATCH(vtanh_add_dot_avx2(t, q, key, v, count), vtanh_add_dot_portable(t, q, key, v, count));
 }
 
 float rs_vdot(const float *x, const float *y, size_t count)
@@ -539,11 +539,12 @@ double rs_vsumsq(const float *x, size_t count)
     DISPATCH(vsumsq_avx2(x, count), vsumsq_portable(x, count));
 }
 
-void rs_vadam(float *params, const float *grads, float grad_scale, float *m, float *v,
-              size_t count, float lr, float beta1, float beta2, float eps, float c1, float c2)
+void rs_vadam(float *params, const float *grads, float grad_scale, float *m, float *v, size_t count,
+              float lr, float beta1, float beta2, float eps, float c1, float c2)
 {
-    DISPATCH_VOID(vadam_avx2(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2),
-                  vadam_portable(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2));
+    DISPATCH_VOID(
+        vadam_avx2(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2),
+        vadam_portable(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2));
 }
 
 void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *t, const float *v,

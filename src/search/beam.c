@@ -4,8 +4,8 @@
 
 #include "search/beam.h"
 
-int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models,
-                 int max_sentences, int beam, int max_S, rs_error *err)
+int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models, int max_sentences,
+                 int beam, int max_S, rs_error *err)
 {
     memset(bs, 0, sizeof *bs);
     bs->max_sentences = max_sentences;
@@ -85,8 +85,7 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
         !new_prev || !parent || rs_decoder_start(dec, B, src, src_count, K, err))
         goto cleanup;
     const int S = dec->S;
-    if (opt->want_alignment &&
-        !(alphas = rs_calloc((size_t)steps * rows0 * S, sizeof(float), err)))
+    if (opt->want_alignment && !(alphas = rs_calloc((size_t)steps * rows0 * S, sizeof(float), err)))
         goto cleanup;
     for (int r = 0; r < rows0; r++) {
         prev[r] = RS_BOS;

@@ -15,12 +15,12 @@ typedef struct {
 } rs_beam_options;
 
 typedef struct {
-    rs_decoder dec;            /* sized for max_sentences · K rows */
+    rs_decoder dec; /* sized for max_sentences · K rows */
     int max_sentences, beam, max_S;
 } rs_beam_search;
 
-int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models,
-                 int max_sentences, int beam, int max_S, rs_error *err);
+int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models, int max_sentences,
+                 int beam, int max_S, rs_error *err);
 void rs_beam_free(rs_beam_search *bs);
 
 /* out[b * n_best + r] receives the r-th best translation of sentence b

@@ -20,13 +20,16 @@ int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err
     for (int k = 1; k < n_models; k++) {
         const rs_vocab *v = &models[k]->tgt_vocab;
         if (v->size != v0->size)
-            return rs_fail(err, "model %d has a target vocabulary of %d tokens, model 1 of %d: "
-                           "an ensemble needs one target vocabulary", k + 1, v->size, v0->size);
+            return rs_fail(err,
+                           "model %d has a target vocabulary of %d tokens, model 1 of %d: "
+                           "an ensemble needs one target vocabulary",
+                           k + 1, v->size, v0->size);
         for (int i = 0; i < v->size; i++)
             if (strcmp(v->tokens[i], v0->tokens[i]))
-                return rs_fail(err, "model %d's target token %d is '%s', model 1's is '%s': an "
-                               "ensemble needs one target vocabulary", k + 1, i, v->tokens[i],
-                               v0->tokens[i]);
+                return rs_fail(err,
+                               "model %d's target token %d is '%s', model 1's is '%s': an "
+                               "ensemble needs one target vocabulary",
+                               k + 1, i, v->tokens[i], v0->tokens[i]);
     }
     return 0;
 }
@@ -61,8 +64,8 @@ static int member_init(rs_member *mb, const rs_model *model, int max_sentences, 
     return 0;
 }
 
-int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models,
-                    int max_sentences, int rows_per_sentence, int max_S, rs_error *err)
+int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models, int max_sentences,
+                    int rows_per_sentence, int max_S, rs_error *err)
 {
     memset(dec, 0, sizeof *dec);
     if (rs_ensemble_check(models, n_models, err))
@@ -145,8 +148,8 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
         rs_member *mb = &dec->member[k];
         const rs_step_out out = {mb->next_state, mb->logits, mb->lse, mb->alpha};
         /* Each row reads its sentence's source side where the encoder left it. */
-        const attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows, S,
-                                      dec->sentence, dec->B};
+        const attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
+                                      S,           dec->sentence,      dec->B};
         rs_network_step(&mb->sw, &out, mb->state, prev, &src, dec->models[k]);
     }
     if (K == 1) {
@@ -183,7 +186,8 @@ void rs_decoder_select(rs_decoder *dec, const int *parent, int new_rows)
         const size_t n = (size_t)dec->models[k]->cfg.hidden;
         if (parent)
             for (int r = 0; r < new_rows; r++)
-                memcpy(mb->state + r * n, mb->next_state + (size_t)parent[r] * n, sizeof(float) * n);
+                memcpy(mb->state + r * n, mb->next_state + (size_t)parent[r] * n,
+                       sizeof(float) * n);
         else {
             float *swap = mb->state;
             mb->state = mb->next_state;
@@ -207,8 +211,8 @@ int rs_output_limit(int max_len, int src_count)
     return max_len > 0 ? max_len : 2 * src_count + 10;
 }
 
-static int push_row(rs_translation *t, int step, const float *alpha, int want_alignment,
-                    int token, rs_error *err)
+static int push_row(rs_translation *t, int step, const float *alpha, int want_alignment, int token,
+                    rs_error *err)
 {
     /* Grow by doubling: outputs are short and their length is not known. */
     if ((step & (step - 1)) == 0) {

@@ -18,15 +18,15 @@ typedef struct {
     int src_len;      /* source positions, </s> included */
     float *alignment; /* [(len + 1) × src_len] rows: output tokens then </s>; NULL unless asked */
     double logprob;   /* Σ log p of the output and its </s> (or of the last step, if cut off) */
-    double score;     /* what the search ranked it by: logprob (greedy), logprob / length^α (beam) */
-    int finished;     /* 0 when the maximum length stopped it before </s> */
+    double score; /* what the search ranked it by: logprob (greedy), logprob / length^α (beam) */
+    int finished; /* 0 when the maximum length stopped it before </s> */
 } rs_translation;
 
 void rs_translation_free(rs_translation *t);
 
 /* One ensemble member's decoding state. */
 typedef struct {
-    rs_workspace ws;          /* the encoder's */
+    rs_workspace ws; /* the encoder's */
     rs_step_workspace sw;
     float *state, *next_state; /* [rows,n] s_{i-1}, s_i */
     float *logits, *lse;       /* [rows,V], [rows] */
@@ -37,24 +37,24 @@ typedef struct {
     const rs_model *const *models; /* [n_models]; models[0] gives the vocabularies */
     int n_models;
     int max_sentences, max_rows, max_S;
-    rs_member *member;     /* [n_models] */
-    rs_batch batch;        /* the sentences being decoded */
-    int B, S, rows;        /* sentences, their longest source, live rows */
-    int *sentence;         /* [max_rows] the sentence each row decodes */
-    int *src_len;          /* [max_rows] */
+    rs_member *member; /* [n_models] */
+    rs_batch batch;    /* the sentences being decoded */
+    int B, S, rows;    /* sentences, their longest source, live rows */
+    int *sentence;     /* [max_rows] the sentence each row decodes */
+    int *src_len;      /* [max_rows] */
     /* After a step: log p(v | row r) = logits[r·V + v] − lse[r]. With one
      * model these point into member 0; an ensemble's are the mean of the
      * members' log-probabilities (lse 0), and alpha the mean alignment. */
     const float *logits, *lse, *alpha;
     float *mean_logprobs, *mean_alpha, *zeros; /* [max_rows,V], [max_rows,max_S], [max_rows] */
-    int *parent_scratch;   /* [max_rows] */
+    int *parent_scratch;                       /* [max_rows] */
 } rs_decoder;
 
 /* Checks that the models can decode together (the same target vocabulary). */
 int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err);
 
-int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models,
-                    int max_sentences, int rows_per_sentence, int max_S, rs_error *err);
+int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models, int max_sentences,
+                    int rows_per_sentence, int max_S, rs_error *err);
 void rs_decoder_free(rs_decoder *dec);
 
 /* Encodes B sentences (ids without </s>) and starts rows_per_sentence rows

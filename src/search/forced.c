@@ -14,9 +14,8 @@ void rs_forced_free(rs_forced *f)
 
 /* Adds (1/K)·log p of each target token, and (1/K)·α when asked, of one
  * model to out. */
-static int score_with(const rs_model *model, float weight, const rs_dataset *data,
-                      const int *order, int batch_size, int want_alignment, rs_forced *out,
-                      rs_error *err)
+static int score_with(const rs_model *model, float weight, const rs_dataset *data, const int *order,
+                      int batch_size, int want_alignment, rs_forced *out, rs_error *err)
 {
     int max_S = 1, max_T = 1;
     rs_dataset_max_lengths(data, &max_S, &max_T);
@@ -76,7 +75,8 @@ int rs_forced_decode(const rs_model *const *models, int n_models, const rs_datas
         f->tgt_len = data->tgt_len[i];
         f->token_logprobs = rs_calloc((size_t)f->tgt_len + 1, sizeof(float), err);
         if (want_alignment)
-            f->alignment = rs_calloc((size_t)(f->tgt_len + 1) * (f->src_len + 1), sizeof(float), err);
+            f->alignment =
+                rs_calloc((size_t)(f->tgt_len + 1) * (f->src_len + 1), sizeof(float), err);
         if (!f->token_logprobs || (want_alignment && !f->alignment))
             status = -1;
     }
@@ -133,8 +133,12 @@ int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *
     for (int k = 0; k < tgt_tokens->count; k++)
         tgt_ids[k] = rs_vocab_id(&models[0]->tgt_vocab, tgt_tokens->tokens[k]);
     int line = 0;
-    rs_dataset one = {.count = 1, .src = &src_ids, .tgt = &tgt_ids, .src_len = &src_tokens->count,
-                      .tgt_len = &tgt_tokens->count, .line = &line};
+    rs_dataset one = {.count = 1,
+                      .src = &src_ids,
+                      .tgt = &tgt_ids,
+                      .src_len = &src_tokens->count,
+                      .tgt_len = &tgt_tokens->count,
+                      .line = &line};
     status = rs_forced_decode(models, n_models, &one, 1, want, out, err);
 done:
     if (status) {

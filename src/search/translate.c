@@ -7,7 +7,7 @@
 #include "search/translate.h"
 
 struct rs_search {
-    int max_S;            /* 0: nothing allocated yet */
+    int max_S; /* 0: nothing allocated yet */
     rs_decoder greedy;
     rs_beam_search beam;
     rs_translation *found; /* [batch_size · n_best] */
@@ -15,8 +15,11 @@ struct rs_search {
 
 void rs_translate_options_default(rs_translate_options *opt)
 {
-    *opt = (rs_translate_options){.beam = 1, .n_best = 1, .length_penalty = 1.0f,
-                                  .max_src_len = RS_MAX_SRC_LEN, .batch_size = 32};
+    *opt = (rs_translate_options){.beam = 1,
+                                  .n_best = 1,
+                                  .length_penalty = 1.0f,
+                                  .max_src_len = RS_MAX_SRC_LEN,
+                                  .batch_size = 32};
 }
 
 static void hypothesis_free(rs_hypothesis *h)
@@ -59,12 +62,16 @@ int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_m
         return -1;
     for (int k = 1; k < n_models; k++) {
         if (!same_vocab(&models[k]->src_vocab, &models[0]->src_vocab))
-            return rs_fail(err, "model %d has another source vocabulary than model 1: an "
-                           "ensemble reads one source vocabulary", k + 1);
+            return rs_fail(err,
+                           "model %d has another source vocabulary than model 1: an "
+                           "ensemble reads one source vocabulary",
+                           k + 1);
         const rs_config *a = &models[0]->cfg, *b = &models[k]->cfg;
         if (a->lowercase != b->lowercase || a->tokenizer != b->tokenizer)
-            return rs_fail(err, "model %d prepares text otherwise than model 1 (lowercase, "
-                           "tokenizer): an ensemble needs one text pipeline", k + 1);
+            return rs_fail(err,
+                           "model %d prepares text otherwise than model 1 (lowercase, "
+                           "tokenizer): an ensemble needs one text pipeline",
+                           k + 1);
     }
     if (opt->beam < 1 || opt->n_best < 1 || opt->n_best > opt->beam || opt->batch_size < 1 ||
         opt->max_len < 0 || opt->max_src_len < 0)
@@ -120,8 +127,8 @@ static int search_reserve(rs_translator *tr, int need, rs_error *err)
     if (tr->opt.beam == 1)
         return rs_decoder_init(&s->greedy, tr->models, tr->n_models, tr->opt.batch_size, 1, max_S,
                                err);
-    return rs_beam_init(&s->beam, tr->models, tr->n_models, tr->opt.batch_size, tr->opt.beam,
-                        max_S, err);
+    return rs_beam_init(&s->beam, tr->models, tr->n_models, tr->opt.batch_size, tr->opt.beam, max_S,
+                        err);
 }
 
 /* Whether a token is only punctuation, symbols and the tokenizers' markers
@@ -138,14 +145,18 @@ static int is_punctuation(const char *token)
         if (cp == 0xFFED || cp == 0x2581)
             continue;
         switch (utf8proc_category(cp)) {
-        case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS:
-        case UTF8PROC_CATEGORY_PE: case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF:
-        case UTF8PROC_CATEGORY_PO: case UTF8PROC_CATEGORY_SM: case UTF8PROC_CATEGORY_SC:
-        case UTF8PROC_CATEGORY_SK: case UTF8PROC_CATEGORY_SO:
-            any = 1;
-            break;
-        default:
-            return 0;
+        case UTF8PROC_CATEGORY_PC:
+        case UTF8PROC_CATEGORY_PD:
+        case UTF8PROC_CATEGORY_PS:
+        case UTF8PROC_CATEGORY_PE:
+        case UTF8PROC_CATEGORY_PI:
+        case UTF8PROC_CATEGORY_PF:
+        case UTF8PROC_CATEGORY_PO:
+        case UTF8PROC_CATEGORY_SM:
+        case UTF8PROC_CATEGORY_SC:
+        case UTF8PROC_CATEGORY_SK:
+        case UTF8PROC_CATEGORY_SO: any = 1; break;
+        default: return 0;
         }
     }
     return any;
@@ -231,8 +242,11 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
         if (o->beam == 1) {
             rc = rs_greedy(&s->greedy, B, batch_ids, batch_len, o->max_len, want, s->found, err);
         } else {
-            rs_beam_options bo = {.beam = o->beam, .length_penalty = o->length_penalty,
-                                  .n_best = nbest, .max_len = o->max_len, .want_alignment = want};
+            rs_beam_options bo = {.beam = o->beam,
+                                  .length_penalty = o->length_penalty,
+                                  .n_best = nbest,
+                                  .max_len = o->max_len,
+                                  .want_alignment = want};
             rc = rs_beam_translate(&s->beam, B, batch_ids, batch_len, &bo, s->found, err);
         }
         if (rc)
@@ -275,8 +289,8 @@ static int prepare(rs_translator *tr, rs_translated *t, int *len, rs_error *err)
     return 0;
 }
 
-int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources,
-                         rs_translated *out, rs_error *err)
+int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources, rs_translated *out,
+                         rs_error *err)
 {
     const rs_vocab *vocab = &tr->models[0]->src_vocab;
     memset(out, 0, sizeof *out * (size_t)count);
@@ -307,8 +321,8 @@ done:
     return status;
 }
 
-int rs_translate_lines(rs_translator *tr, int count, const char *const *lines,
-                       rs_translated *out, rs_error *err)
+int rs_translate_lines(rs_translator *tr, int count, const char *const *lines, rs_translated *out,
+                       rs_error *err)
 {
     const rs_vocab *vocab = &tr->models[0]->src_vocab;
     memset(out, 0, sizeof *out * (size_t)count);

@@ -37,15 +37,15 @@ typedef struct {
 void rs_translate_options_default(rs_translate_options *opt);
 
 typedef struct {
-    char *text;         /* the detokenized translation */
-    int len;            /* target tokens, </s> not included */
-    char **tokens;      /* [len] target tokens (after <unk> replacement) */
-    int *ids;           /* [len] target ids (<unk> stays RS_UNK) */
-    float *alignment;   /* [(len + 1) × (src_count + 1)] or NULL: rows are the
+    char *text;       /* the detokenized translation */
+    int len;          /* target tokens, </s> not included */
+    char **tokens;    /* [len] target tokens (after <unk> replacement) */
+    int *ids;         /* [len] target ids (<unk> stays RS_UNK) */
+    float *alignment; /* [(len + 1) × (src_count + 1)] or NULL: rows are the
                            target tokens then </s>, columns the source tokens then </s> */
-    double logprob;     /* Σ log p of the tokens and </s> */
-    double score;       /* what ranked it: logprob / (len + 1)^α in beam search, else logprob */
-    int finished;       /* 0 when the length limit ended it before </s> */
+    double logprob;   /* Σ log p of the tokens and </s> */
+    double score;     /* what ranked it: logprob / (len + 1)^α in beam search, else logprob */
+    int finished;     /* 0 when the length limit ended it before </s> */
 } rs_hypothesis;
 
 typedef struct {
@@ -71,7 +71,7 @@ typedef struct rs_search rs_search; /* decoding workspaces, grown on demand */
 typedef struct {
     const rs_model *const *models; /* [n_models], not owned; models[0] gives the vocabularies */
     int n_models;
-    const rs_codec *codec;         /* text settings of models[0], not owned */
+    const rs_codec *codec; /* text settings of models[0], not owned */
     rs_translate_options opt;
     rs_search *search;
 } rs_translator;
@@ -83,11 +83,11 @@ void rs_translator_free(rs_translator *tr);
 /* Translates count lines of raw text into out[count] (free each with
  * rs_translated_free), batch_size sentences at a time. A line that cannot be
  * tokenized fails the call, its index (0-based) named in the message. */
-int rs_translate_lines(rs_translator *tr, int count, const char *const *lines,
-                       rs_translated *out, rs_error *err);
+int rs_translate_lines(rs_translator *tr, int count, const char *const *lines, rs_translated *out,
+                       rs_error *err);
 
 /* The same from ids (src_tokens then hold the source vocabulary's strings). */
-int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources,
-                         rs_translated *out, rs_error *err);
+int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources, rs_translated *out,
+                         rs_error *err);
 
 #endif

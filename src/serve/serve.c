@@ -51,20 +51,20 @@ typedef struct {
     struct MHD_Connection *connection;
     route route;
     request_state state;
-    double start;         /* monotonic seconds when the headers were in */
-    char method[40];      /* for the log: cut, control and non-ASCII bytes as \xNN */
-    char path[160];       /* the same */
-    char *body;           /* [len] the body so far (capacity cap) */
+    double start;    /* monotonic seconds when the headers were in */
+    char method[40]; /* for the log: cut, control and non-ASCII bytes as \xNN */
+    char path[160];  /* the same */
+    char *body;      /* [len] the body so far (capacity cap) */
     size_t len, cap;
     int too_big;
-    int close_after;      /* answer with Connection: close */
+    int close_after; /* answer with Connection: close */
     /* The job, once the body is parsed. */
     int model;
-    char *text, *target;  /* translate: text; align: source (text) and target */
+    char *text, *target; /* translate: text; align: source (text) and target */
     int beam, n_best, svg;
     /* The answer. */
-    int status;           /* HTTP status sent (0: none yet) */
-    char *reply;          /* a worker's answer, JSON */
+    int status;  /* HTTP status sent (0: none yet) */
+    char *reply; /* a worker's answer, JSON */
     size_t reply_len;
 } request;
 
@@ -85,10 +85,10 @@ struct rs_server {
     struct MHD_Daemon *daemon;
     struct MHD_Response *page;
     int port;
-    worker *workers;             /* [opt.threads] */
-    pthread_mutex_t lock;        /* guards ring, head, count, stopping */
+    worker *workers;      /* [opt.threads] */
+    pthread_mutex_t lock; /* guards ring, head, count, stopping */
     pthread_cond_t wake;
-    request **ring;              /* [opt.queue] waiting requests, from head */
+    request **ring; /* [opt.queue] waiting requests, from head */
     int head, count, stopping;
     int any_address; /* listening on 0.0.0.0 or :: */
     /* The open connections, for the whole-request deadline and the drain
@@ -175,8 +175,8 @@ static char *error_json(const char *message, int status, size_t *len)
 }
 
 /* An alignment as alignment.h writes it: its JSON record or its SVG picture. */
-static char *alignment_text(const rs_alignment *a, int svg, int id, const char *title,
-                            size_t cap, size_t *len)
+static char *alignment_text(const rs_alignment *a, int svg, int id, const char *title, size_t cap,
+                            size_t *len)
 {
     membuf m;
     if (membuf_open(&m, cap))
@@ -199,8 +199,9 @@ typedef struct {
 
 static int answer_too_large(rs_error *err, size_t cap)
 {
-    return rs_fail(err, "the answer would be larger than %zu bytes (the server's --max-answer): "
-                        "ask for fewer hypotheses (n_best), \"svg\": false, or a shorter text",
+    return rs_fail(err,
+                   "the answer would be larger than %zu bytes (the server's --max-answer): "
+                   "ask for fewer hypotheses (n_best), \"svg\": false, or a shorter text",
                    cap);
 }
 
@@ -213,7 +214,8 @@ static int write_alignment(FILE *out, const char *const *tgt, int tgt_count, con
     size_t len;
     char *record = alignment_text(&a, 0, aa->id, NULL, aa->cap, &len), *picture = NULL;
     int rc = 0;
-    if (!record || (aa->svg && !(picture = alignment_text(&a, 1, aa->id, aa->title, aa->cap, &len)))) {
+    if (!record ||
+        (aa->svg && !(picture = alignment_text(&a, 1, aa->id, aa->title, aa->cap, &len)))) {
         rc = answer_too_large(err, aa->cap);
     } else {
         /* The record without its JSON Lines newline: an answer is one line. */
@@ -234,11 +236,12 @@ static void write_config(FILE *out, const rs_config *cfg)
 {
     const char *sep = "";
     putc('{', out);
-#define RS_SERVE_I(name, def, help, ...) fprintf(out, "%s\"" #name "\":%d", sep, cfg->name), sep = ",";
-#define RS_SERVE_F(name, def, help, ...)                                  \
+#define RS_SERVE_I(name, def, help, ...)                                                           \
+    fprintf(out, "%s\"" #name "\":%d", sep, cfg->name), sep = ",";
+#define RS_SERVE_F(name, def, help, ...)                                                           \
     fprintf(out, "%s\"" #name "\":%.7g", sep, (double)cfg->name), sep = ",";
-#define RS_SERVE_E(name, def, help, names)           \
-    fprintf(out, "%s\"" #name "\":", sep), sep = ","; \
+#define RS_SERVE_E(name, def, help, names)                                                         \
+    fprintf(out, "%s\"" #name "\":", sep), sep = ",";                                              \
     rs_json_write_string(out, names[cfg->name]);
     RS_CONFIG_FIELDS(RS_SERVE_I, RS_SERVE_F, RS_SERVE_E)
 #undef RS_SERVE_I
@@ -357,8 +360,8 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     for (int side = RS_SIDE_SRC; side <= RS_SIDE_TGT; side++) {
         const char *name = side == RS_SIDE_SRC ? "source" : "target";
         rs_error inner;
-        int rc = rs_codec_tokens(sm->codec, side, side == RS_SIDE_SRC ? rq->text : rq->target,
-                                 &src, &inner);
+        int rc = rs_codec_tokens(sm->codec, side, side == RS_SIDE_SRC ? rq->text : rq->target, &src,
+                                 &inner);
         int count = src.count;
         rs_tokens_free(&src);
         if (rc)
@@ -371,8 +374,8 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     const rs_forced_pair pair = {rq->text, rq->target, RS_MAX_SRC_LEN,
                                  RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};
     int cut = 0;
-    if (rs_forced_text(&w->server->model_ptrs[rq->model], 1, sm->codec, &pair, &f, &src, &tgt,
-                       &cut, err))
+    if (rs_forced_text(&w->server->model_ptrs[rq->model], 1, sm->codec, &pair, &f, &src, &tgt, &cut,
+                       err))
         return -1;
     int rc = 0;
     if (!f.alignment || !f.token_logprobs) {
@@ -508,9 +511,9 @@ static enum MHD_Result send_json(request *rq, int status, char *body, size_t len
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json; charset=utf-8");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
-                                rq->route == ROUTE_TRANSLATE || rq->route == ROUTE_ALIGN ? "POST"
-                                                                                         : "GET, HEAD");
+        MHD_add_response_header(
+            r, MHD_HTTP_HEADER_ALLOW,
+            rq->route == ROUTE_TRANSLATE || rq->route == ROUTE_ALIGN ? "POST" : "GET, HEAD");
     if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     /* A request refused for its framing (two lengths, length and chunks) may
@@ -583,15 +586,14 @@ static int take_text(const rs_serve_options *opt, const rs_json *root, const cha
         return rs_fail(err, "'%s' is empty", key), 400;
     size_t chars = utf8_chars(v->string);
     if (chars > (size_t)opt->max_chars)
-        return rs_fail(err, "'%s' has %zu characters; the limit is %d", key, chars,
-                       opt->max_chars), 413;
+        return rs_fail(err, "'%s' has %zu characters; the limit is %d", key, chars, opt->max_chars),
+               413;
     if (!(*out = strdup(v->string)))
         return rs_fail(err, "out of memory"), 500;
     return 0;
 }
 
-static int take_int(const rs_json *root, const char *key, int min, int max, int *out,
-                    rs_error *err)
+static int take_int(const rs_json *root, const char *key, int min, int max, int *out, rs_error *err)
 {
     const rs_json *v = rs_json_get(root, key);
     uint64_t x;
@@ -690,8 +692,9 @@ static enum MHD_Result submit(rs_server *s, request *rq)
     if (s->stopping || s->count == s->opt.queue) {
         int stopping = s->stopping;
         pthread_mutex_unlock(&s->lock);
-        return send_error(rq, 503, stopping ? "the server is stopping"
-                                            : "all workers are busy and the queue is full; try again");
+        return send_error(rq, 503,
+                          stopping ? "the server is stopping"
+                                   : "all workers are busy and the queue is full; try again");
     }
     /* Suspended before a worker can see it, so that its resume never comes first. */
     set_busy(s, rq->connection, 1);
@@ -846,11 +849,14 @@ static int same_secret(const char *given, const char *token)
 
 static int has_token(const rs_server *s, struct MHD_Connection *c)
 {
-    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    const char *auth =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (auth && !strncasecmp(auth, "Bearer ", 7) && same_secret(auth + 7, s->opt.token))
         return 1;
-    return same_secret(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"), s->opt.token) ||
-           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, RS_SERVE_COOKIE), s->opt.token);
+    return same_secret(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"),
+                       s->opt.token) ||
+           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, RS_SERVE_COOKIE),
+                       s->opt.token);
 }
 
 /* Checks every request before its route: framing (RFC 9112 §6.3), Host,
@@ -862,17 +868,19 @@ static int refused(const rs_server *s, request *rq, char *msg, size_t size)
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
     if (f.content_lengths > 1 || (f.content_lengths && f.transfer_encodings)) {
         rq->close_after = 1;
-        snprintf(msg, size, "%s", f.content_lengths > 1
-                                      ? "more than one Content-Length header"
-                                      : "both Content-Length and Transfer-Encoding");
+        snprintf(msg, size, "%s",
+                 f.content_lengths > 1 ? "more than one Content-Length header"
+                                       : "both Content-Length and Transfer-Encoding");
         return 400;
     }
     const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     if (host && !host_allowed(s, host)) {
         char shown[96];
         escape_for_log(shown, sizeof shown, host);
-        snprintf(msg, size, "Host '%s' is not a name of this server (start it with "
-                            "--allow-host NAME to accept one)", shown);
+        snprintf(msg, size,
+                 "Host '%s' is not a name of this server (start it with "
+                 "--allow-host NAME to accept one)",
+                 shown);
         return 403;
     }
     /* A browser names the page a request comes from; only the server's own
@@ -883,14 +891,17 @@ static int refused(const rs_server *s, request *rq, char *msg, size_t size)
         if (!authority || !host || strcasecmp(authority, host)) {
             char shown[96];
             escape_for_log(shown, sizeof shown, origin);
-            snprintf(msg, size, "cross-origin request from '%s' refused: the API answers the "
-                                "pages of this server only", shown);
+            snprintf(msg, size,
+                     "cross-origin request from '%s' refused: the API answers the "
+                     "pages of this server only",
+                     shown);
             return 403;
         }
     }
     if (s->opt.token && !has_token(s, c)) {
-        snprintf(msg, size, "this server needs its token: open the address it printed at start "
-                            "(/?token=...), or send 'Authorization: Bearer TOKEN'");
+        snprintf(msg, size,
+                 "this server needs its token: open the address it printed at start "
+                 "(/?token=...), or send 'Authorization: Bearer TOKEN'");
         return 401;
     }
     return 0;
@@ -900,7 +911,8 @@ static int refused(const rs_server *s, request *rq, char *msg, size_t size)
  * a page on any site may send without asking) is refused. */
 static int json_content_type(struct MHD_Connection *c)
 {
-    const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *type =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     if (!type || strncasecmp(type, "application/json", 16))
         return 0;
     return type[16] == '\0' || type[16] == ';' || type[16] == ' ';
@@ -943,8 +955,9 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
         return send_error(rq, status, msg);
     switch (rq->route) {
     case ROUTE_NONE:
-        return send_error(rq, 404, "no such page: the API is POST /api/translate, POST /api/align "
-                                   "and GET /api/models; the explorer is GET /");
+        return send_error(rq, 404,
+                          "no such page: the API is POST /api/translate, POST /api/align "
+                          "and GET /api/models; the explorer is GET /");
     case ROUTE_PAGE:
         if (!get)
             return send_error(rq, 405, "use GET");
@@ -973,9 +986,8 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     rs_server *s = cls;
     request *rq = *con_cls;
@@ -1140,8 +1152,8 @@ static int check_options(const rs_serve_options *o, int n_models, const rs_serve
         return rs_fail(err, "no model to serve");
     if (o->port < 0 || o->port > 65535)
         return rs_fail(err, "port %d is not from 0 to 65535", o->port);
-    if (o->threads < 1 || o->queue < 1 || o->connections < 1 || o->max_body < 1 ||
-        o->timeout < 1 || o->max_chars < 1 || o->max_beam < 1 || o->max_answer < 4096)
+    if (o->threads < 1 || o->queue < 1 || o->connections < 1 || o->max_body < 1 || o->timeout < 1 ||
+        o->max_chars < 1 || o->max_beam < 1 || o->max_answer < 4096)
         return rs_fail(err, "threads, queue, connections, max_body, timeout, max_chars and "
                             "max_beam must all be at least 1, max_answer at least 4096");
     if (o->token && (strlen(o->token) < 8 || strlen(o->token) > 128 ||
@@ -1210,12 +1222,11 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
         goto fail;
     }
     s->reaper_started = 1;
-    s->daemon = MHD_start_daemon(flags, (uint16_t)opt->port, NULL, NULL, on_request, s,
-                                 MHD_OPTION_SOCK_ADDR, &addr.sa,
-                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->timeout,
-                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->connections,
-                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
+    s->daemon = MHD_start_daemon(
+        flags, (uint16_t)opt->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &addr.sa,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->timeout, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)opt->connections, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
     if (!s->daemon) {
         rs_fail(err, "cannot listen on %s port %d: %s", opt->host, opt->port,
                 errno ? strerror(errno) : "libmicrohttpd refused");

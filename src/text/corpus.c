@@ -350,8 +350,8 @@ int rs_lines_read(const char *path, rs_lines *out, rs_error *err)
     return 0;
 }
 
-static int push_pair(rs_pairs *p, const char *src, size_t src_len, const char *tgt,
-                     size_t tgt_len, const char *name, rs_error *err)
+static int push_pair(rs_pairs *p, const char *src, size_t src_len, const char *tgt, size_t tgt_len,
+                     const char *name, rs_error *err)
 {
     if (p->count == p->capacity) {
         int capacity = next_capacity(p->capacity, name, err);
@@ -418,8 +418,7 @@ int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err)
     return 0;
 }
 
-int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out,
-                           rs_error *err)
+int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out, rs_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!strcmp(src_path, "-") && !strcmp(tgt_path, "-"))

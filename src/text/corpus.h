@@ -64,12 +64,12 @@ typedef struct {
     const char *name; /* the path (not copied), or "<stdin>" */
     char *buf;        /* the current line */
     size_t cap;
-    long line;        /* 1-based number of the last line returned */
-    int started;      /* the first bytes have been read (and looked at for gzip) */
-    int after_cr;     /* the last line ended at "\r": a "\n" next belongs to it */
+    long line;          /* 1-based number of the last line returned */
+    int started;        /* the first bytes have been read (and looked at for gzip) */
+    int after_cr;       /* the last line ended at "\r": a "\n" next belongs to it */
     unsigned char *raw; /* [CHUNK] bytes as read: the text, or gzip's input */
     size_t raw_len, raw_pos;
-    void *gz;         /* the inflate state (z_stream), when the input is gzip */
+    void *gz;            /* the inflate state (z_stream), when the input is gzip */
     unsigned char *text; /* [CHUNK] decompressed bytes, when gzip */
     size_t text_len, text_pos;
     int gz_member_ended; /* inflate reached the end of a gzip member */

@@ -22,7 +22,8 @@ struct rs_spm {
     sps::SentencePieceProcessor sp;
 };
 
-namespace {
+namespace
+{
 
 // rnnsearch's reserved tokens, in the order of their ids (vocab.h).
 const char *const reserved[] = {"<pad>", "<unk>", "<s>", "</s>"};
@@ -36,20 +37,30 @@ bool is_reserved(const std::string &s)
 }
 
 // The sentences of rs_spm_train, one after another.
-class Sentences : public sps::SentenceIterator {
+class Sentences : public sps::SentenceIterator
+{
   public:
     Sentences(const char *const *sentences, int count) : sentences_(sentences), count_(count)
     {
         load();
     }
-    bool done() const override { return next_ >= count_; }
+    bool done() const override
+    {
+        return next_ >= count_;
+    }
     void Next() override
     {
         next_++;
         load();
     }
-    const std::string &value() const override { return current_; }
-    sps::util::Status status() const override { return sps::util::Status(); }
+    const std::string &value() const override
+    {
+        return current_;
+    }
+    sps::util::Status status() const override
+    {
+        return sps::util::Status();
+    }
 
   private:
     void load()
@@ -129,8 +140,7 @@ int push_unknown(const sps::SentencePieceProcessor &sp, const std::string &s, rs
 } // namespace
 
 extern "C" int rs_spm_train(const char *const *sentences, int count, int vocab_size,
-                            const char *model_type, char **blob, size_t *blob_len,
-                            rs_error *err)
+                            const char *model_type, char **blob, size_t *blob_len, rs_error *err)
 {
     *blob = NULL;
     *blob_len = 0;
@@ -140,8 +150,10 @@ extern "C" int rs_spm_train(const char *const *sentences, int count, int vocab_s
         return rs_fail(err, "sentencepiece: model type \"%s\" is neither unigram nor bpe",
                        model_type);
     if (vocab_size <= 4)
-        return rs_fail(err, "sentencepiece: vocabulary size %d leaves no room besides the "
-                       "4 reserved pieces", vocab_size);
+        return rs_fail(err,
+                       "sentencepiece: vocabulary size %d leaves no room besides the "
+                       "4 reserved pieces",
+                       vocab_size);
     if (count <= 0)
         return rs_fail(err, "sentencepiece: no sentences to train on");
     for (int i = 0; i < count; i++) {
@@ -283,8 +295,8 @@ extern "C" int rs_spm_encode(const rs_spm *spm, const char *text, rs_tokens *out
     }
 }
 
-extern "C" int rs_spm_decode(const rs_spm *spm, const char *const *pieces, int count,
-                             char **out, rs_error *err)
+extern "C" int rs_spm_decode(const rs_spm *spm, const char *const *pieces, int count, char **out,
+                             rs_error *err)
 {
     *out = NULL;
     if (count < 0)

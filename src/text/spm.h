@@ -41,8 +41,8 @@ typedef struct rs_spm rs_spm;
  * same bytes (one thread, no sampling). Sentences longer than 65536 bytes are
  * left out by SentencePiece. The serialized model is returned in a new
  * buffer *blob of *blob_len bytes, which the caller frees. */
-int rs_spm_train(const char *const *sentences, int count, int vocab_size,
-                 const char *model_type, char **blob, size_t *blob_len, rs_error *err);
+int rs_spm_train(const char *const *sentences, int count, int vocab_size, const char *model_type,
+                 char **blob, size_t *blob_len, rs_error *err);
 
 /* A model from its serialized bytes (as rs_spm_train returns and .model files
  * hold); fails on bytes that are not a usable model. Free with rs_spm_free. */
@@ -50,8 +50,7 @@ int rs_spm_load(rs_spm **out, const char *blob, size_t blob_len, rs_error *err);
 
 /* A model from a .model file; also returns the file's bytes in a new buffer
  * *blob of *blob_len bytes (for the checkpoint), which the caller frees. */
-int rs_spm_load_file(rs_spm **out, const char *path, char **blob, size_t *blob_len,
-                     rs_error *err);
+int rs_spm_load_file(rs_spm **out, const char *path, char **blob, size_t *blob_len, rs_error *err);
 
 /* Replaces the contents of out with the pieces of text (valid UTF-8).
  * On failure out is left empty. */

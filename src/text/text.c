@@ -38,8 +38,8 @@ static int char_class(utf8proc_int32_t cp)
 static utf8proc_ssize_t decode(const char *s, size_t pos, size_t len, utf8proc_int32_t *cp,
                                rs_error *err)
 {
-    utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + pos,
-                                          (utf8proc_ssize_t)(len - pos), cp);
+    utf8proc_ssize_t k =
+        utf8proc_iterate((const utf8proc_uint8_t *)s + pos, (utf8proc_ssize_t)(len - pos), cp);
     if (k <= 0)
         return rs_fail(err, "invalid UTF-8 at byte %zu", pos + 1);
     return k;
@@ -132,9 +132,9 @@ int rs_text_normalize(const char *in, size_t len, int lowercase, char **out, rs_
     /* utf8proc applies the custom function before decomposing, so the
      * lower-cased text is composed again and the result is NFC. */
     utf8proc_uint8_t *text = NULL;
-    utf8proc_ssize_t n = utf8proc_map_custom((const utf8proc_uint8_t *)in, (utf8proc_ssize_t)len,
-                                             &text, UTF8PROC_STABLE | UTF8PROC_COMPOSE,
-                                             lowercase ? lower_cp : NULL, NULL);
+    utf8proc_ssize_t n =
+        utf8proc_map_custom((const utf8proc_uint8_t *)in, (utf8proc_ssize_t)len, &text,
+                            UTF8PROC_STABLE | UTF8PROC_COMPOSE, lowercase ? lower_cp : NULL, NULL);
     if (n < 0)
         return rs_fail(err, "cannot normalise text: %s", utf8proc_errmsg(n));
     /* Collapse white space in place; the text only shrinks. Replacing or
@@ -166,8 +166,8 @@ int rs_text_normalize(const char *in, size_t len, int lowercase, char **out, rs_
 
 /* One punctuation or symbol token: the code point s[0..k) with the joiner on
  * each glued side; a literal joiner is escaped as "<￭>". */
-static int push_punct(rs_tokens *out, const char *s, size_t k, utf8proc_int32_t cp,
-                      int glued_left, int glued_right, rs_error *err)
+static int push_punct(rs_tokens *out, const char *s, size_t k, utf8proc_int32_t cp, int glued_left,
+                      int glued_right, rs_error *err)
 {
     char buf[2 * JOINER_LEN + 8];
     size_t n = 0;
@@ -274,8 +274,7 @@ static int starts_with_joiner(const char *s, size_t len)
     return len >= JOINER_LEN && !memcmp(s, RS_JOINER, JOINER_LEN);
 }
 
-int rs_detokenize_array(const char *const *tokens, int count, int mode, char **out,
-                        rs_error *err)
+int rs_detokenize_array(const char *const *tokens, int count, int mode, char **out, rs_error *err)
 {
     *out = NULL;
     if (mode != RS_TOK_WORD && mode != RS_TOK_CHAR)
@@ -335,8 +334,7 @@ int rs_detokenize_array(const char *const *tokens, int count, int mode, char **o
 
 int rs_detokenize(const rs_tokens *tokens, int mode, char **out, rs_error *err)
 {
-    return rs_detokenize_array((const char *const *)tokens->tokens, tokens->count, mode, out,
-                               err);
+    return rs_detokenize_array((const char *const *)tokens->tokens, tokens->count, mode, out, err);
 }
 
 int rs_text_to_tokens(const char *raw, size_t len, int lowercase, int mode, rs_tokens *out,

@@ -65,8 +65,7 @@ int rs_tokenize(const char *normalized, int mode, rs_tokens *out, rs_error *err)
 
 /* The text of the tokens, in a new string *out that the caller frees. */
 int rs_detokenize(const rs_tokens *tokens, int mode, char **out, rs_error *err);
-int rs_detokenize_array(const char *const *tokens, int count, int mode, char **out,
-                        rs_error *err);
+int rs_detokenize_array(const char *const *tokens, int count, int mode, char **out, rs_error *err);
 
 /* rs_text_normalize followed by rs_tokenize. */
 int rs_text_to_tokens(const char *raw, size_t len, int lowercase, int mode, rs_tokens *out,

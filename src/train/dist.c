@@ -10,8 +10,14 @@
 
 static int g_rank, g_size = 1;
 
-int rs_dist_rank(void) { return g_rank; }
-int rs_dist_size(void) { return g_size; }
+int rs_dist_rank(void)
+{
+    return g_rank;
+}
+int rs_dist_size(void)
+{
+    return g_size;
+}
 
 void rs_dist_rows(int B, int *lo, int *hi)
 {
@@ -49,7 +55,10 @@ int rs_dist_init(rs_error *err)
     return 0;
 }
 
-int rs_dist_failure_agreed(void) { return g_agreed_failure; }
+int rs_dist_failure_agreed(void)
+{
+    return g_agreed_failure;
+}
 
 int rs_dist_failed_alone(int exit_status)
 {
@@ -146,7 +155,10 @@ int rs_dist_check_exit(int *exit_status, rs_error *err)
     }
     if (lowest == g_size)
         return 0;
-    struct { int32_t exit_status; char msg[sizeof err->msg]; } failure = {0};
+    struct {
+        int32_t exit_status;
+        char msg[sizeof err->msg];
+    } failure = {0};
     if (g_rank == lowest) {
         failure.exit_status = *exit_status;
         memcpy(failure.msg, err->msg, sizeof failure.msg);
@@ -189,21 +201,57 @@ int rs_dist_init(rs_error *err)
     if (!ranks)
         ranks = getenv("PMI_SIZE");
     if (ranks && atoi(ranks) > 1)
-        return rs_fail(err, "started as %s ranks (mpirun or srun), but this rnnsearch was built "
-                            "without MPI: install libopenmpi-dev and rebuild (make MPI=1)", ranks);
+        return rs_fail(err,
+                       "started as %s ranks (mpirun or srun), but this rnnsearch was built "
+                       "without MPI: install libopenmpi-dev and rebuild (make MPI=1)",
+                       ranks);
     return 0;
 }
-int rs_dist_failure_agreed(void) { return 0; }
-int rs_dist_failed_alone(int exit_status) { return 0; }
-void rs_dist_abort(int exit_status) {}
-void rs_dist_finalize(void) {}
-int rs_dist_sum_floats(float *buf, size_t n, rs_error *err) { return 0; }
-double rs_dist_sum_double(double value) { return value; }
-int rs_dist_or(int flags) { return flags; }
-int rs_dist_broadcast(void *buf, size_t bytes, rs_error *err) { return 0; }
-int rs_dist_broadcast_blob(char **blob, size_t *len, rs_error *err) { return 0; }
-int rs_dist_check(int status, rs_error *err) { return status ? -1 : 0; }
-int rs_dist_check_exit(int *exit_status, rs_error *err) { return *exit_status ? -1 : 0; }
-int rs_dist_agree(uint32_t value, const char *what, rs_error *err) { return 0; }
+int rs_dist_failure_agreed(void)
+{
+    return 0;
+}
+int rs_dist_failed_alone(int exit_status)
+{
+    return 0;
+}
+void rs_dist_abort(int exit_status)
+{
+}
+void rs_dist_finalize(void)
+{
+}
+int rs_dist_sum_floats(float *buf, size_t n, rs_error *err)
+{
+    return 0;
+}
+double rs_dist_sum_double(double value)
+{
+    return value;
+}
+int rs_dist_or(int flags)
+{
+    return flags;
+}
+int rs_dist_broadcast(void *buf, size_t bytes, rs_error *err)
+{
+    return 0;
+}
+int rs_dist_broadcast_blob(char **blob, size_t *len, rs_error *err)
+{
+    return 0;
+}
+int rs_dist_check(int status, rs_error *err)
+{
+    return status ? -1 : 0;
+}
+int rs_dist_check_exit(int *exit_status, rs_error *err)
+{
+    return *exit_status ? -1 : 0;
+}
+int rs_dist_agree(uint32_t value, const char *what, rs_error *err)
+{
+    return 0;
+}
 
 #endif

@@ -7,9 +7,8 @@
 #include "search/translate.h"
 #include "train/evaluate.h"
 
-int rs_dev_translate(const rs_model *model, const rs_dataset *dev,
-                         const rs_train_options *options, int batch_size, double *exact,
-                         double *bleu, rs_error *err)
+int rs_dev_translate(const rs_model *model, const rs_dataset *dev, const rs_train_options *options,
+                     int batch_size, double *exact, double *bleu, rs_error *err)
 {
     rs_translate_options opt;
     rs_translate_options_default(&opt);

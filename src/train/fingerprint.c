@@ -34,8 +34,8 @@ static uint32_t side_crc(const rs_dataset *d, int side)
     return crc;
 }
 
-void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
-                            const rs_dataset *dev, char *const *dev_refs)
+void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train, const rs_dataset *dev,
+                            char *const *dev_refs)
 {
     static const rs_dataset none = {0};
     if (!dev)
@@ -58,7 +58,10 @@ void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
 int rs_data_fingerprint_compare(const rs_data_fingerprint *a, const rs_data_fingerprint *b)
 {
     enum { TRAIN = RS_DATA_TRAIN_SRC | RS_DATA_TRAIN_TGT, DEV = RS_DATA_DEV_SRC | RS_DATA_DEV_TGT };
-    const struct { uint32_t a, b; int parts; } fields[] = {
+    const struct {
+        uint32_t a, b;
+        int parts;
+    } fields[] = {
         {a->train_pairs, b->train_pairs, TRAIN},
         {a->train_src_crc, b->train_src_crc, RS_DATA_TRAIN_SRC},
         {a->train_tgt_crc, b->train_tgt_crc, RS_DATA_TRAIN_TGT},

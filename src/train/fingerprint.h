@@ -18,8 +18,8 @@
  * unknown word for another unknown word) is not. With dev BLEU (dev_refs not
  * NULL: the raw dev targets, indexed by dev->line) the references it is
  * computed against are part of the dev target's CRC, as they choose best.ckpt. */
-void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train,
-                            const rs_dataset *dev, char *const *dev_refs);
+void rs_data_fingerprint_of(rs_data_fingerprint *fp, const rs_dataset *train, const rs_dataset *dev,
+                            char *const *dev_refs);
 
 /* Which parts of two known fingerprints differ: RS_DATA_* bits (a differing
  * pair count counts for both sides), 0 when none does. */

@@ -34,8 +34,9 @@ int rs_train_lock(const char *dir, int *fd, rs_error *err)
         close(*fd);
         *fd = -1;
         if (e == EWOULDBLOCK)
-            return rs_fail(err, "%s is in use by another training (process %s); wait for it "
-                                "to finish or train into another directory",
+            return rs_fail(err,
+                           "%s is in use by another training (process %s); wait for it "
+                           "to finish or train into another directory",
                            dir, pid[0] ? pid : "unknown");
         return rs_fail(err, "%s: cannot lock: %s", path, strerror(e));
     }
@@ -208,7 +209,8 @@ int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err)
 /* One row per evaluation. Empty cells where nothing was measured; the dev
  * metric is BLEU with --dev-bleu, else exact match in percent with
  * --dev-translate, named in the last column. */
-int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train_loss, rs_error *err)
+int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train_loss,
+                         rs_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/train.log.tsv", dir);

@@ -36,8 +36,8 @@ static int save(trainer *tr, const char *file, rs_error *err)
     snprintf(path, sizeof path, "%s/%s", tr->options->dir, file);
     if (rs_checkpoint_save(path, tr->model, tr->state, err))
         return -1;
-    rs_train_event ev = {.kind = RS_EV_SAVED, .step = tr->state->step, .epoch = tr->state->epoch,
-                         .path = path};
+    rs_train_event ev = {
+        .kind = RS_EV_SAVED, .step = tr->state->step, .epoch = tr->state->epoch, .path = path};
     tr->report(tr->ctx, &ev);
     return 0;
 }
@@ -70,8 +70,8 @@ static int commit_here(trainer *tr, int best, rs_error *err)
  * decay counters, and the log row. *best: best.ckpt is to be written (the
  * result is the best so far; without a dev set, the latest model is the best
  * one known). */
-static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
-                         double train_loss, int *best, rs_error *err)
+static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev, double train_loss,
+                         int *best, rs_error *err)
 {
     rs_train_state *st = tr->state;
     const rs_config *c = &tr->model->cfg;
@@ -102,10 +102,11 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
         ev->dev_ppl = exp(ev->dev_loss);
         if ((c->dev_translate || c->dev_bleu) &&
             rs_dev_translate(tr->model, dev, tr->options, c->batch_size, &ev->dev_exact,
-                          &ev->dev_bleu, err))
+                             &ev->dev_bleu, err))
             return -1;
         /* best.ckpt by dev BLEU when it is measured, else by dev loss. */
-        ev->improved = c->dev_bleu ? ev->dev_bleu > st->best_dev_bleu : ev->dev_loss < st->best_dev_loss;
+        ev->improved =
+            c->dev_bleu ? ev->dev_bleu > st->best_dev_bleu : ev->dev_loss < st->best_dev_loss;
         if (ev->dev_loss < st->best_dev_loss)
             st->best_dev_loss = (float)ev->dev_loss;
         if (c->dev_bleu && ev->dev_bleu > st->best_dev_bleu)
@@ -164,8 +165,11 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
     int status = rs_dist_rank() == 0 ? evaluate_here(tr, dev, ev, train_loss, best, err) : 0;
     if (rs_dist_check(status, err))
         return -1;
-    struct { float best_dev_loss, best_dev_bleu, lr_scale; int32_t bad_evals, stop, best; } outcome = {
-        st->best_dev_loss, st->best_dev_bleu, st->lr_scale, st->bad_evals, ev->stop, *best};
+    struct {
+        float best_dev_loss, best_dev_bleu, lr_scale;
+        int32_t bad_evals, stop, best;
+    } outcome = {st->best_dev_loss, st->best_dev_bleu, st->lr_scale,
+                 st->bad_evals,     ev->stop,          *best};
     if (rs_dist_broadcast(&outcome, sizeof outcome, err))
         return -1;
     st->best_dev_loss = outcome.best_dev_loss;
@@ -248,9 +252,8 @@ static float learning_rate(const rs_config *c, const rs_train_state *state, int6
     return lr;
 }
 
-int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
-             const rs_dataset *dev, const rs_train_options *options, rs_train_report report,
-             void *ctx, rs_error *err)
+int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, const rs_dataset *dev,
+             const rs_train_options *options, rs_train_report report, void *ctx, rs_error *err)
 {
     const rs_config *c = &model->cfg;
     if (train->count == 0)
@@ -272,14 +275,16 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
     const int batches_per_epoch = plan.batches;
     rs_epoch_plan_free(&plan);
     if (state->batches_done >= batches_per_epoch)
-        return rs_fail(err, "%s: the training state is after batch %lld of its epoch, but this "
-                            "data makes %d batches an epoch: it was trained on other data "
-                            "(--new-data continues on this data from an epoch's beginning)",
+        return rs_fail(err,
+                       "%s: the training state is after batch %lld of its epoch, but this "
+                       "data makes %d batches an epoch: it was trained on other data "
+                       "(--new-data continues on this data from an epoch's beginning)",
                        last_path, (long long)state->batches_done, batches_per_epoch);
     rs_data_fingerprint_of(&state->data, train, dev, c->dev_bleu ? options->dev_refs : NULL);
-    if (rs_dist_check(rs_dist_rank() == 0 && (rs_make_parent_dirs(last_path, err) ||
-                                               rs_rundir_remove_temporaries(options->dir, err) ||
-                                               rs_rundir_truncate_log(options->dir, state->step, err)),
+    if (rs_dist_check(rs_dist_rank() == 0 &&
+                          (rs_make_parent_dirs(last_path, err) ||
+                           rs_rundir_remove_temporaries(options->dir, err) ||
+                           rs_rundir_truncate_log(options->dir, state->step, err)),
                       err) ||
         rs_dist_agree(fingerprint(model, state), "the training data or the model", err))
         return -1;
@@ -344,8 +349,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
         /* An update sums the gradients of cfg.accumulate batches (fewer at the
          * epoch's end); batches_done is always at the start of one. */
         const int k = (int)state->batches_done;
-        const update_batches u = {train, &plan, k,
-                                  plan.batches - k < c->accumulate ? plan.batches - k : c->accumulate};
+        const update_batches u = {
+            train, &plan, k, plan.batches - k < c->accumulate ? plan.batches - k : c->accumulate};
         const long tokens = update_tokens(&u);
         double loss, gnorm;
         if (train_step(&shards, &batch, model, &u, tokens, state->step, &loss, &gnorm, err)) {
@@ -359,9 +364,10 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
                          last_path, (long long)tr.saved_step);
             /* The same sums on every rank: all stop here, as one failure. */
             status = rs_dist_check(
-                rs_fail(err, "step %lld: the loss or the gradient norm is not finite (loss %g, "
-                             "gradient norm %g); stopped, %s; try a smaller --lr (now %g) or "
-                             "--clip (now %g)",
+                rs_fail(err,
+                        "step %lld: the loss or the gradient norm is not finite (loss %g, "
+                        "gradient norm %g); stopped, %s; try a smaller --lr (now %g) or "
+                        "--clip (now %g)",
                         (long long)state->step + 1, loss, gnorm, saved, (double)c->lr,
                         (double)c->clip),
                 err);
@@ -392,10 +398,14 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
 
         const double t = rs_clock_seconds(), elapsed = t - start;
         if (t - last_report >= options->report_seconds || state->step == total_steps) {
-            ev = (rs_train_event){.kind = RS_EV_PROGRESS, .step = state->step,
-                                  .total_steps = total_steps, .epoch = shown_epoch,
-                                  .loss = window_loss / (double)window_tokens, .gnorm = gnorm,
-                                  .lr = lr, .elapsed_s = elapsed};
+            ev = (rs_train_event){.kind = RS_EV_PROGRESS,
+                                  .step = state->step,
+                                  .total_steps = total_steps,
+                                  .epoch = shown_epoch,
+                                  .loss = window_loss / (double)window_tokens,
+                                  .gnorm = gnorm,
+                                  .lr = lr,
+                                  .elapsed_s = elapsed};
             ev.ppl = exp(ev.loss);
             ev.tokens_per_s = tokens_since_start / elapsed;
             double rate = (double)(state->step - first_step) / elapsed;
@@ -425,7 +435,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
             epoch_tokens = 0;
         }
         /* Saved after the evaluation of the same step, never before it. */
-        int save_due = eval_due || epoch_end || (c->save_every > 0 && state->step % c->save_every == 0);
+        int save_due =
+            eval_due || epoch_end || (c->save_every > 0 && state->step % c->save_every == 0);
         if (save_due && (eval_due || !planned) && commit(&tr, eval_due && best, err)) {
             status = -1;
             break;
@@ -445,8 +456,9 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
         ev.lr = learning_rate(c, state, state->step);
         int best = 0;
         if (reason != RS_STOP_SIGNAL && tr.evaluated_step != state->step) {
-            if (evaluate(&tr, dev, &ev, epoch_tokens ? epoch_loss / epoch_tokens : finished_epoch_loss,
-                         &best, err) ||
+            if (evaluate(&tr, dev, &ev,
+                         epoch_tokens ? epoch_loss / epoch_tokens : finished_epoch_loss, &best,
+                         err) ||
                 commit(&tr, best, err))
                 status = -1;
         } else if (tr.saved_step != state->step) {
@@ -454,8 +466,11 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
         }
     }
     if (status == 0) {
-        rs_train_event stopped = {.kind = RS_EV_STOPPED, .step = state->step,
-                                  .epoch = state->epoch, .reason = reason, .path = last_path};
+        rs_train_event stopped = {.kind = RS_EV_STOPPED,
+                                  .step = state->step,
+                                  .epoch = state->epoch,
+                                  .reason = reason,
+                                  .path = last_path};
         report(ctx, &stopped);
     }
     rs_epoch_plan_free(&plan);

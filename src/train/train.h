@@ -47,14 +47,14 @@ typedef struct {
     int kind;
     int64_t step, total_steps;
     int epoch;
-    double loss, ppl;         /* per target token since the last progress event */
+    double loss, ppl; /* per target token since the last progress event */
     double tokens_per_s, eta_s, gnorm, lr, elapsed_s;
     double dev_loss, dev_ppl, dev_exact; /* dev_exact: fraction, -1 when not measured */
-    double dev_bleu;          /* -1 when not measured */
-    int stop;                 /* early stopping: patience exhausted */
-    int improved;             /* the dev result is the best so far */
-    const char *path;         /* RS_EV_SAVED */
-    rs_stop_reason reason;    /* RS_EV_STOPPED */
+    double dev_bleu;                     /* -1 when not measured */
+    int stop;                            /* early stopping: patience exhausted */
+    int improved;                        /* the dev result is the best so far */
+    const char *path;                    /* RS_EV_SAVED */
+    rs_stop_reason reason;               /* RS_EV_STOPPED */
 } rs_train_event;
 
 typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
@@ -68,9 +68,8 @@ typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
  * (written after the checkpoint by a run that was then killed) are dropped.
  * A non-finite loss or gradient norm stops training with an error naming the
  * step; the checkpoints on disk are then those of the last good step. */
-int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train,
-             const rs_dataset *dev, const rs_train_options *options, rs_train_report report,
-             void *ctx, rs_error *err);
+int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, const rs_dataset *dev,
+             const rs_train_options *options, rs_train_report report, void *ctx, rs_error *err);
 
 
 #endif
