@@ -199,32 +199,32 @@ START_TEST(model_argument_resolves)
     rs_error err = {{0}};
     testdir_make(dir, "rs_resolve");
     snprintf(models, sizeof models, "%s/models/x", dir);
-    ck_assert_int_eq(rs_cli_resolve_model(models, got, sizeof got, &err), -1);
+    ck_assert_int_eq(rs_model_locate(models, got, sizeof got, &err), -1);
     ck_assert_msg(strstr(err.msg, "no such"), "%s", err.msg);
 
     snprintf(path, sizeof path, "%s/models", dir);
     ck_assert_int_eq(mkdir(path, 0777), 0);
     ck_assert_int_eq(mkdir(models, 0777), 0);
-    ck_assert_int_eq(rs_cli_resolve_model(models, got, sizeof got, &err), -1);
+    ck_assert_int_eq(rs_model_locate(models, got, sizeof got, &err), -1);
     ck_assert_msg(strstr(err.msg, "neither best.ckpt nor last.ckpt"), "%s", err.msg);
 
     snprintf(path, sizeof path, "%s/last.ckpt", models);
     testfile_write(path, (const unsigned char *)"x", 1);
-    ck_assert_msg(!rs_cli_resolve_model(models, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_msg(!rs_model_locate(models, got, sizeof got, &err), "%s", err.msg);
     ck_assert_str_eq(got, path);
 
     snprintf(path, sizeof path, "%s/best.ckpt", models);
     testfile_write(path, (const unsigned char *)"x", 1);
-    ck_assert_msg(!rs_cli_resolve_model(models, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_msg(!rs_model_locate(models, got, sizeof got, &err), "%s", err.msg);
     ck_assert_str_eq(got, path);
 
     /* A file is taken as it is. */
     snprintf(path, sizeof path, "%s/last.ckpt", models);
-    ck_assert_msg(!rs_cli_resolve_model(path, got, sizeof got, &err), "%s", err.msg);
+    ck_assert_msg(!rs_model_locate(path, got, sizeof got, &err), "%s", err.msg);
     ck_assert_str_eq(got, path);
 
     /* Too small a buffer is an error, not a cut path. */
-    ck_assert_int_eq(rs_cli_resolve_model(path, got, 8, &err), -1);
+    ck_assert_int_eq(rs_model_locate(path, got, 8, &err), -1);
     testdir_remove(dir);
 }
 END_TEST

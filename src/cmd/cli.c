@@ -9,6 +9,7 @@
 
 #include "model/checkpoint.h"
 #include "cmd/cli.h"
+#include "model/locate.h"
 #include "common/fileio.h"
 #include "search/forced.h"
 
@@ -97,54 +98,12 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
     }
 }
 
-static int is_file(const char *path)
-{
-    struct stat st;
-    return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-static int pick_in_dir(const char *dir, char *path, size_t size, rs_error *err)
-{
-    static const char *const names[] = {"best.ckpt", "last.ckpt"};
-    for (int i = 0; i < 2; i++) {
-        int n = snprintf(path, size, "%s/%s", dir, names[i]);
-        if (n < 0 || (size_t)n >= size)
-            return rs_fail(err, "path too long: %s/%s", dir, names[i]);
-        if (is_file(path))
-            return 0;
-    }
-    return rs_fail(err, "%s holds no checkpoint (neither best.ckpt nor last.ckpt)", dir);
-}
-
-int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err)
-{
-    if (!model_arg || !*model_arg)
-        return rs_fail(err, "no model given");
-    if (rs_is_directory(model_arg))
-        return pick_in_dir(model_arg, path, size, err);
-    if (is_file(model_arg)) {
-        int n = snprintf(path, size, "%s", model_arg);
-        if (n < 0 || (size_t)n >= size)
-            return rs_fail(err, "path too long: %s", model_arg);
-        return 0;
-    }
-    if (!strchr(model_arg, '/')) {
-        char dir[4096];
-        int n = snprintf(dir, sizeof dir, "models/%s", model_arg);
-        if (n > 0 && (size_t)n < sizeof dir && rs_is_directory(dir))
-            return pick_in_dir(dir, path, size, err);
-        return rs_fail(err, "no checkpoint file, model directory or models/%s named '%s'",
-                       model_arg, model_arg);
-    }
-    return rs_fail(err, "%s: no such checkpoint file or model directory", model_arg);
-}
-
 int rs_cli_check_output_not_model(const char *output, const char *model_arg, rs_error *err)
 {
     char path[4096];
     rs_error unresolved;
     /* A model that does not resolve is reported when it is loaded. */
-    if (!output || rs_cli_resolve_model(model_arg, path, sizeof path, &unresolved))
+    if (!output || rs_model_locate(model_arg, path, sizeof path, &unresolved))
         return 0;
     return rs_check_output_not_input(output, path, err);
 }
@@ -152,7 +111,7 @@ int rs_cli_check_output_not_model(const char *output, const char *model_arg, rs_
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
 {
     char path[4096];
-    if (rs_cli_resolve_model(model_arg, path, sizeof path, err) ||
+    if (rs_model_locate(model_arg, path, sizeof path, err) ||
         rs_checkpoint_load(path, model, NULL, err))
         return -1;
     if (codec && rs_codec_for_model(codec, model, err)) {

@@ -10,6 +10,7 @@
 #include "model/codec.h"
 #include "data/dataset.h"
 #include "model/config.h"
+#include "model/locate.h"
 #include "model/model.h"
 
 /* Exit statuses. */
@@ -123,11 +124,6 @@ int rs_cli_ends_with(const char *s, const char *suffix);
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
                   int count, int *out);
 
-/* Resolves a -m argument to a checkpoint file: a directory (models/NAME) gives
- * DIR/best.ckpt if it exists, else DIR/last.ckpt; an existing file is taken
- * as it is; a bare NAME (no '/') that is neither gives models/NAME as above.
- * Fails, saying what was looked for, when no checkpoint is found. */
-int rs_cli_resolve_model(const char *model_arg, char *path, size_t size, rs_error *err);
 
 /* Fails with "OUTPUT is the same file as CHECKPOINT" when writing `output`
  * would overwrite the checkpoint that `model_arg` resolves to (a file, or a

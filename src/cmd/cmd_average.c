@@ -53,7 +53,7 @@ int cmd_average(int argc, char **argv)
     char path[4096];
     for (int i = optind; i < argc; i++) {
         rs_model model;
-        if (rs_cli_resolve_model(argv[i], path, sizeof path, &err) ||
+        if (rs_model_locate(argv[i], path, sizeof path, &err) ||
             rs_checkpoint_load(path, &model, NULL, &err)) {
             fprintf(stderr, PROG ": %s\n", err.msg);
             rs_average_free(&avg);

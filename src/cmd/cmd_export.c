@@ -70,7 +70,7 @@ int cmd_export(int argc, char **argv)
     rs_error err;
     char ckpt[4096];
     rs_model model;
-    if (rs_cli_resolve_model(model_arg, ckpt, sizeof ckpt, &err) ||
+    if (rs_model_locate(model_arg, ckpt, sizeof ckpt, &err) ||
         rs_check_output_not_input(out_path, ckpt, &err) ||
         rs_checkpoint_load(ckpt, &model, NULL, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);

@@ -84,7 +84,7 @@ int cmd_info(int argc, char **argv)
     char path[4096];
     rs_model model;
     rs_train_state state;
-    if (rs_cli_resolve_model(model_arg, path, sizeof path, &err) ||
+    if (rs_model_locate(model_arg, path, sizeof path, &err) ||
         rs_checkpoint_load(path, &model, &state, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         return RS_EXIT_FAIL;

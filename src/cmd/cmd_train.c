@@ -61,41 +61,42 @@ static void usage(FILE *out)
     rs_config_defaults(&defaults);
     char resumable[256];
     resumable_options(resumable, sizeof resumable);
-    fprintf(
-        out,
-        "usage: " PROG
-        " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
-        "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
-        "models/NAME/ (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv).\n\n"
-        "data:\n"
-        "  --train FILE           pairs, one per line: source<TAB>target[<TAB>anything]\n"
-        "  --src FILE, --tgt FILE line-aligned source and target files (instead of --train)\n"
-        "  --dev FILE             dev pairs (TSV), evaluated each epoch\n"
-        "  --dev-src F, --dev-tgt F  dev pairs as two files\n"
-        "  --swap                 exchange source and target of TSV files\n"
-        "  --name NAME            save to models/NAME (default: the training file's base name)\n"
-        "  --out DIR              save to DIR instead of models/NAME\n"
-        "  --resume               continue exactly from DIR/last.ckpt with its settings;\n"
-        "                         options given again must agree with them, except\n"
-        "                         %s;\n"
-        "                         the data must be that run's (checked against the\n"
-        "                         fingerprint of it that the checkpoint records)\n"
-        "  --new-data             with --resume: continue on other data (fine-tuning);\n"
-        "                         an epoch in progress starts again from its beginning,\n"
-        "                         and with another dev set best.ckpt is chosen anew\n"
-        "  --overwrite            train afresh into a directory that holds a model\n"
-        "                         (its checkpoints and log are replaced)\n"
-        "  --config FILE          settings as 'key = value' lines (or the configuration\n"
-        "                         line training prints); options given on the command\n"
-        "                         line win\n"
-        "  --quiet                no progress lines\n"
-        "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
-        "                         training them with --subwords N)\n\n"
-        "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
-        "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
-        "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
-        "model and training:\n",
-        resumable);
+    fprintf(out,
+            "usage: " PROG
+            " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
+            "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
+            "the model directory (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv):\n"
+            "--name NAME is $" RS_MODELS_ENV "/NAME, or models/NAME when that is not set\n"
+            "('rnnsearch help models'); --out DIR is DIR.\n\n"
+            "data:\n"
+            "  --train FILE           pairs, one per line: source<TAB>target[<TAB>anything]\n"
+            "  --src FILE, --tgt FILE line-aligned source and target files (instead of --train)\n"
+            "  --dev FILE             dev pairs (TSV), evaluated each epoch\n"
+            "  --dev-src F, --dev-tgt F  dev pairs as two files\n"
+            "  --swap                 exchange source and target of TSV files\n"
+            "  --name NAME            save to the models directory's NAME (or --out)\n"
+            "  --out DIR              save to DIR (or --name)\n"
+            "  --resume               continue exactly from DIR/last.ckpt with its settings;\n"
+            "                         options given again must agree with them, except\n"
+            "                         %s;\n"
+            "                         the data must be that run's (checked against the\n"
+            "                         fingerprint of it that the checkpoint records)\n"
+            "  --new-data             with --resume: continue on other data (fine-tuning);\n"
+            "                         an epoch in progress starts again from its beginning,\n"
+            "                         and with another dev set best.ckpt is chosen anew\n"
+            "  --overwrite            train afresh into a directory that holds a model\n"
+            "                         (its checkpoints and log are replaced)\n"
+            "  --config FILE          settings as 'key = value' lines (or the configuration\n"
+            "                         line training prints); options given on the command\n"
+            "                         line win\n"
+            "  --quiet                no progress lines\n"
+            "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
+            "                         training them with --subwords N)\n\n"
+            "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
+            "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
+            "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
+            "model and training:\n",
+            resumable);
     rs_cli_print_config_help(out, &defaults);
 }
 
@@ -152,17 +153,6 @@ static int read_pairs(const char *tsv, const char *src, const char *tgt, int swa
         return rs_pairs_read_tsv(tsv, swap, out, err);
     return swap ? rs_pairs_read_parallel(tgt, src, out, err)
                 : rs_pairs_read_parallel(src, tgt, out, err);
-}
-
-/* models/NAME from the training file's name without directories and extension. */
-static void default_name(const char *path, char *name, size_t size)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    snprintf(name, size, "%s", base);
-    char *dot = strchr(name, '.');
-    if (dot && dot != name)
-        *dot = 0;
 }
 
 /* SentencePiece models for both sides: read from files, or trained on the
@@ -725,15 +715,20 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
                 PROG ": --new-data goes with --resume (a new run records its data anyway)\n");
         return RS_EXIT_USAGE;
     }
-    char dir[4096], auto_name[256];
-    if (out_dir)
+    char dir[4096];
+    if (out_dir && name)
+        return rs_cli_usage_error(PROG, "--name and --out both say where to save; give one");
+    if (!out_dir && !name)
+        return rs_cli_usage_error(PROG,
+                                  "where to save the model: --name NAME (in %s) or --out "
+                                  "DIR",
+                                  rs_models_dir());
+    if (out_dir) {
         snprintf(dir, sizeof dir, "%s", out_dir);
-    else {
-        if (!name) {
-            default_name(train_tsv ? train_tsv : train_src, auto_name, sizeof auto_name);
-            name = auto_name;
-        }
-        snprintf(dir, sizeof dir, "models/%s", name);
+    } else {
+        rs_error bad;
+        if (rs_model_dir_for(name, dir, sizeof dir, &bad))
+            return rs_cli_usage_error(PROG, "%s", bad.msg);
     }
     options.dir = dir;
     if (!spm_src_file != !spm_tgt_file) {

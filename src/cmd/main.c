@@ -4,6 +4,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "model/locate.h"
 #include "train/dist.h"
 
 typedef struct {
@@ -36,7 +37,50 @@ static void usage(FILE *out)
                  "An attentive RNN translator (Bahdanau et al., 2014).\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'rnnsearch COMMAND --help' describes each command's options.\n");
+    fprintf(out, "\n'rnnsearch help COMMAND' (or 'rnnsearch COMMAND --help') describes each\n"
+                 "command's options; 'rnnsearch help models' says where models are found.\n");
+}
+
+static void models_help(FILE *out)
+{
+    fprintf(out,
+            "Where rnnsearch finds and saves models\n\n"
+            "-m MODEL (translate, align, score, serve, info, export, average) is, in order:\n"
+            "  - a checkpoint file (e.g. runs/x/step-1000.ckpt);\n"
+            "  - a model directory: its best.ckpt, else its last.ckpt;\n"
+            "  - a bare NAME (no '/'): the directory NAME in $" RS_MODELS_ENV " when that is set,\n"
+            "    then in ./models.\n"
+            "A model that is not found is reported with every place looked at.\n\n"
+            "train --name NAME saves to $" RS_MODELS_ENV "/NAME when " RS_MODELS_ENV
+            " is set, else to\n"
+            "./models/NAME; train --out DIR saves to DIR. One of them is required: a name\n"
+            "made up from the data file (train.tsv → 'train') would put every run on the\n"
+            "same corpus in one directory.\n\n"
+            "Now: the models directory is %s.\n",
+            rs_models_dir());
+}
+
+/* `rnnsearch help [COMMAND | models]` */
+static int help(int argc, char **argv, const command *table, size_t count)
+{
+    if (argc < 3) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[2], "models")) {
+        models_help(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(argv[2], table[i].name)) {
+            char *args[] = {argv[2], "--help", NULL};
+            return table[i].run(2, args);
+        }
+    fprintf(stderr,
+            "rnnsearch help: no command or topic '%s' (commands: see 'rnnsearch help'; "
+            "topics: models)\n",
+            argv[2]);
+    return RS_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -45,7 +89,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return RS_EXIT_USAGE;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "help"))
+        return help(argc, argv, commands, sizeof commands / sizeof *commands);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return 0;
     }
