@@ -63,9 +63,10 @@ START_TEST(the_commands_follow_the_models_directory)
     ck_assert(getcwd(cwd, sizeof cwd) != NULL);
     const char *prog = testprog_path();
     char program[2100];
-    snprintf(program, sizeof program, "%s%s%s", prog[0] == '/' ? "" : cwd, prog[0] == '/' ? "" : "/",
-             prog);
-    snprintf(cmd, sizeof cmd, "%s train --train corpora/reorder/dev.tsv --max-steps 1 2>&1", program);
+    snprintf(program, sizeof program, "%s%s%s", prog[0] == '/' ? "" : cwd,
+             prog[0] == '/' ? "" : "/", prog);
+    snprintf(cmd, sizeof cmd, "%s train --train corpora/reorder/dev.tsv --max-steps 1 2>&1",
+             program);
     ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "--name NAME") && strstr(out, "--out DIR"), "%s", out);
     snprintf(cmd, sizeof cmd,

@@ -44,17 +44,184 @@ static void keep_best(candidate *best, int *count, int cap, candidate c)
     best[i] = c;
 }
 
-/* Rows are grouped by sentence, K each, in sentence order: group g is rows
- * g·K … g·K + K − 1. History is kept per step in that step's row numbering
- * (a sentence that ends leaves the batch and the numbering shrinks):
- * tokens[step][r], parents[step][r] (a row of step − 1), alphas[step][r]. */
+/* One search over B sentences of K rows each. Rows are grouped by sentence,
+ * K each, in sentence order: group g is rows g·K … g·K + K − 1. History is
+ * kept per step in that step's row numbering (a sentence that ends leaves the
+ * batch and the numbering shrinks): tokens[step][r], parents[step][r] (a row
+ * of step − 1), alphas[step][r]. */
+typedef struct {
+    int B, K, rows0, steps, S;
+    int *limit;                    /* [B] output tokens at most */
+    int *tokens, *parents;         /* [steps, rows0] */
+    float *alphas;                 /* [steps, rows0, S] when alignments are asked */
+    candidate *best;               /* [2K] one group's best extensions */
+    finished *done;                /* [B, K] */
+    int *done_count;               /* [B] */
+    float *scores, *new_scores;    /* [rows0] log p of each row's hypothesis */
+    int *prev, *new_prev, *parent; /* [rows0] */
+} beam_state;
+
+static void beam_state_free(beam_state *st)
+{
+    free(st->limit);
+    free(st->tokens);
+    free(st->parents);
+    free(st->alphas);
+    free(st->best);
+    free(st->done);
+    free(st->done_count);
+    free(st->scores);
+    free(st->new_scores);
+    free(st->prev);
+    free(st->new_prev);
+    free(st->parent);
+}
+
+/* The arrays of a search of B sentences with K rows each; steps from the
+ * longest length limit. Alphas are allocated later, once S is known. */
+static int beam_state_alloc(beam_state *st, int B, int K, const int *src_count,
+                            const rs_beam_options *opt, rs_error *err)
+{
+    memset(st, 0, sizeof *st);
+    st->B = B, st->K = K, st->rows0 = B * K;
+    if (!(st->limit = rs_calloc((size_t)B, sizeof(int), err)))
+        return -1;
+    for (int b = 0; b < B; b++) {
+        st->limit[b] = rs_output_limit(opt->max_len, src_count[b]);
+        if (st->limit[b] + 1 > st->steps)
+            st->steps = st->limit[b] + 1;
+    }
+    const size_t rows0 = (size_t)st->rows0, history = (size_t)st->steps * rows0;
+    st->tokens = rs_calloc(history, sizeof(int), err);
+    st->parents = rs_calloc(history, sizeof(int), err);
+    st->best = rs_calloc((size_t)2 * K, sizeof *st->best, err);
+    st->done = rs_calloc((size_t)B * K, sizeof *st->done, err);
+    st->done_count = rs_calloc((size_t)B, sizeof(int), err);
+    st->scores = rs_calloc(rows0, sizeof(float), err);
+    st->new_scores = rs_calloc(rows0, sizeof(float), err);
+    st->prev = rs_calloc(rows0, sizeof(int), err);
+    st->new_prev = rs_calloc(rows0, sizeof(int), err);
+    st->parent = rs_calloc(rows0, sizeof(int), err);
+    if (!st->tokens || !st->parents || !st->best || !st->done || !st->done_count || !st->scores ||
+        !st->new_scores || !st->prev || !st->new_prev || !st->parent)
+        return -1;
+    for (int r = 0; r < st->rows0; r++) {
+        st->prev[r] = RS_BOS;
+        /* At first all K rows are the same hypothesis: only row 0 may expand. */
+        st->scores[r] = r % K == 0 ? 0.0f : -INFINITY;
+    }
+    return 0;
+}
+
+/* The 2K best one-token extensions of group g's live rows (sentence b) into
+ * st->best, best first; at the length limit only </s>. Returns their count. */
+static int extend_group(beam_state *st, const rs_decoder *dec, int g, int b, int step)
+{
+    const int K = st->K, V = dec->models[0]->cfg.tgt_vocab;
+    int count = 0;
+    for (int k = 0; k < K; k++) {
+        const int r = g * K + k;
+        if (st->scores[r] == -INFINITY)
+            continue;
+        const float *logit = dec->logits + (size_t)r * V;
+        const float base = st->scores[r] - dec->lse[r];
+        if (step == st->limit[b]) {
+            keep_best(st->best, &count, 2 * K, (candidate){base + logit[RS_EOS], r, RS_EOS});
+            continue;
+        }
+        for (int v = RS_UNK; v < V; v++)
+            if (v != RS_BOS)
+                keep_best(st->best, &count, 2 * K, (candidate){base + logit[v], r, v});
+    }
+    return count;
+}
+
+/* Walks group g's candidates best first until K rows are filled: one that
+ * ends with </s> is finished (scored log p / (step + 1)^α), the others
+ * become rows new_rows … of the next step. Returns the rows it adds: K, or 0
+ * when the sentence's search is over (its rows leave). */
+static int advance_group(beam_state *st, int count, int g, int b, int step, int new_rows,
+                         float length_penalty)
+{
+    const int K = st->K;
+    int next = 0;
+    for (int i = 0; i < count && next < K && st->done_count[b] < K; i++) {
+        const candidate c = st->best[i];
+        if (c.token == RS_EOS) {
+            finished *f = &st->done[b * K + st->done_count[b]++];
+            f->logprob = c.score;
+            f->norm = c.score / pow(step + 1, length_penalty);
+            f->step = step;
+            f->row = c.row;
+        } else {
+            const int r = new_rows + next++;
+            st->new_scores[r] = c.score;
+            st->new_prev[r] = c.token;
+            st->parent[r] = c.row;
+            st->tokens[(size_t)step * st->rows0 + r] = c.token;
+            st->parents[(size_t)step * st->rows0 + r] = c.row;
+        }
+    }
+    if (st->done_count[b] >= K || next == 0)
+        return 0;
+    for (int k = next; k < K; k++) {
+        const int r = new_rows + k;
+        st->new_scores[r] = -INFINITY;
+        st->new_prev[r] = RS_PAD;
+        st->parent[r] = g * K;
+        st->parents[(size_t)step * st->rows0 + r] = g * K;
+    }
+    return K;
+}
+
+/* Sentence b's finished hypotheses ranked by normalised score, the n_best
+ * first written to out[0 … n_best), their tokens (and alignments) found by
+ * walking the back-pointers. */
+static int collect_hypotheses(const beam_state *st, int b, int src_len, int n_best,
+                              rs_translation *out, rs_error *err)
+{
+    finished *f = st->done + b * st->K;
+    const int nf = st->done_count[b];
+    for (int i = 1; i < nf; i++) /* insertion sort, best first */
+        for (int j = i; j > 0 && f[j].norm > f[j - 1].norm; j--) {
+            finished tmp = f[j];
+            f[j] = f[j - 1];
+            f[j - 1] = tmp;
+        }
+    for (int rank = 0; rank < n_best && rank < nf; rank++) {
+        rs_translation *t = &out[rank];
+        const int len = f[rank].step; /* tokens before </s> */
+        t->len = len;
+        t->src_len = src_len;
+        t->logprob = f[rank].logprob;
+        t->finished = f[rank].step < st->limit[b];
+        t->score = f[rank].norm;
+        if (!(t->ids = rs_calloc((size_t)len + 1, sizeof(int), err)))
+            return -1;
+        if (st->alphas &&
+            !(t->alignment = rs_calloc((size_t)(len + 1) * src_len, sizeof(float), err)))
+            return -1;
+        /* The </s> step's alignment is that of the row it extended. */
+        int row = f[rank].row;
+        for (int step = len; step >= 0; step--) {
+            if (st->alphas)
+                memcpy(t->alignment + (size_t)step * src_len,
+                       st->alphas + ((size_t)step * st->rows0 + row) * st->S,
+                       sizeof(float) * src_len);
+            if (step == 0)
+                break;
+            t->ids[step - 1] = st->tokens[(size_t)(step - 1) * st->rows0 + row];
+            row = st->parents[(size_t)(step - 1) * st->rows0 + row];
+        }
+    }
+    return 0;
+}
+
 int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const int *src_count,
                       const rs_beam_options *opt, rs_translation *out, rs_error *err)
 {
     rs_decoder *dec = &bs->dec;
-    const int K = bs->beam, rows0 = B * K, V = dec->models[0]->cfg.tgt_vocab;
-    const int nbest = opt->n_best;
-    int status = -1, steps = 0;
+    const int K = bs->beam, nbest = opt->n_best;
     for (int i = 0; i < B * nbest; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].score = -INFINITY;
@@ -62,151 +229,39 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
     if (B > bs->max_sentences)
         return rs_fail(err, "beam search: %d sentences exceed the %d it was sized for", B,
                        bs->max_sentences);
-    int *limit = rs_calloc((size_t)B, sizeof(int), err);
-    if (!limit)
-        return -1;
-    for (int b = 0; b < B; b++) {
-        limit[b] = rs_output_limit(opt->max_len, src_count[b]);
-        if (limit[b] + 1 > steps)
-            steps = limit[b] + 1;
-    }
-    int *tokens = rs_calloc((size_t)steps * rows0, sizeof(int), err);
-    int *parents = rs_calloc((size_t)steps * rows0, sizeof(int), err);
-    float *alphas = NULL;
-    candidate *best = rs_calloc((size_t)2 * K, sizeof *best, err);
-    finished *done = rs_calloc((size_t)B * K, sizeof *done, err);
-    int *done_count = rs_calloc((size_t)B, sizeof(int), err);
-    float *scores = rs_calloc((size_t)rows0, sizeof(float), err);
-    float *new_scores = rs_calloc((size_t)rows0, sizeof(float), err);
-    int *prev = rs_calloc((size_t)rows0, sizeof(int), err);
-    int *new_prev = rs_calloc((size_t)rows0, sizeof(int), err);
-    int *parent = rs_calloc((size_t)rows0, sizeof(int), err);
-    if (!tokens || !parents || !best || !done || !done_count || !scores || !new_scores || !prev ||
-        !new_prev || !parent || rs_decoder_start(dec, B, src, src_count, K, err))
+    beam_state st;
+    int status = -1;
+    if (beam_state_alloc(&st, B, K, src_count, opt, err) ||
+        rs_decoder_start(dec, B, src, src_count, K, err))
         goto cleanup;
-    const int S = dec->S;
-    if (opt->want_alignment && !(alphas = rs_calloc((size_t)steps * rows0 * S, sizeof(float), err)))
+    st.S = dec->S;
+    if (opt->want_alignment &&
+        !(st.alphas = rs_calloc((size_t)st.steps * st.rows0 * st.S, sizeof(float), err)))
         goto cleanup;
-    for (int r = 0; r < rows0; r++) {
-        prev[r] = RS_BOS;
-        /* At first all K rows are the same hypothesis: only row 0 may expand. */
-        scores[r] = r % K == 0 ? 0.0f : -INFINITY;
-    }
 
-    for (int step = 0; step < steps && dec->rows > 0; step++) {
-        const int rows = dec->rows;
-        rs_decoder_step(dec, prev);
-        if (alphas)
-            memcpy(alphas + (size_t)step * rows0 * S, dec->alpha, sizeof(float) * (size_t)rows * S);
+    for (int step = 0; step < st.steps && dec->rows > 0; step++) {
+        rs_decoder_step(dec, st.prev);
+        if (st.alphas)
+            memcpy(st.alphas + (size_t)step * st.rows0 * st.S, dec->alpha,
+                   sizeof(float) * (size_t)dec->rows * st.S);
         int new_rows = 0;
-        for (int g = 0; g * K < rows; g++) {
+        for (int g = 0; g * K < dec->rows; g++) {
             const int b = dec->sentence[g * K];
-            int count = 0;
-            for (int k = 0; k < K; k++) {
-                int r = g * K + k;
-                if (scores[r] == -INFINITY)
-                    continue;
-                const float *logit = dec->logits + (size_t)r * V;
-                const float base = scores[r] - dec->lse[r];
-                if (step == limit[b]) { /* the length limit: only </s> */
-                    keep_best(best, &count, 2 * K, (candidate){base + logit[RS_EOS], r, RS_EOS});
-                    continue;
-                }
-                for (int v = RS_UNK; v < V; v++)
-                    if (v != RS_BOS)
-                        keep_best(best, &count, 2 * K, (candidate){base + logit[v], r, v});
-            }
-            /* Walking the candidates best first until K rows are filled: one that
-             * ends with </s> is finished, the others become the next rows. */
-            int next = 0;
-            for (int i = 0; i < count && next < K && done_count[b] < K; i++) {
-                candidate c = best[i];
-                if (c.token == RS_EOS) {
-                    finished *f = &done[b * K + done_count[b]++];
-                    f->logprob = c.score;
-                    f->norm = c.score / pow(step + 1, opt->length_penalty);
-                    f->step = step;
-                    f->row = c.row;
-                } else {
-                    int r = new_rows + next++;
-                    new_scores[r] = c.score;
-                    new_prev[r] = c.token;
-                    parent[r] = c.row;
-                    tokens[(size_t)step * rows0 + r] = c.token;
-                    parents[(size_t)step * rows0 + r] = c.row;
-                }
-            }
-            if (done_count[b] >= K || next == 0)
-                continue; /* this sentence's search is over: its rows leave */
-            for (int k = next; k < K; k++) {
-                int r = new_rows + k;
-                new_scores[r] = -INFINITY;
-                new_prev[r] = RS_PAD;
-                parent[r] = g * K;
-                parents[(size_t)step * rows0 + r] = g * K;
-            }
-            new_rows += K;
+            const int count = extend_group(&st, dec, g, b, step);
+            new_rows += advance_group(&st, count, g, b, step, new_rows, opt->length_penalty);
         }
-        memcpy(scores, new_scores, sizeof(float) * (size_t)new_rows);
-        memcpy(prev, new_prev, sizeof(int) * (size_t)new_rows);
-        rs_decoder_select(dec, parent, new_rows);
+        memcpy(st.scores, st.new_scores, sizeof(float) * (size_t)new_rows);
+        memcpy(st.prev, st.new_prev, sizeof(int) * (size_t)new_rows);
+        rs_decoder_select(dec, st.parent, new_rows);
     }
-
-    /* Rank each sentence's finished hypotheses and walk their back-pointers. */
-    for (int b = 0; b < B; b++) {
-        finished *f = done + b * K;
-        int nf = done_count[b];
-        for (int i = 1; i < nf; i++) /* insertion sort by normalised score, best first */
-            for (int j = i; j > 0 && f[j].norm > f[j - 1].norm; j--) {
-                finished tmp = f[j];
-                f[j] = f[j - 1];
-                f[j - 1] = tmp;
-            }
-        for (int rank = 0; rank < nbest && rank < nf; rank++) {
-            rs_translation *t = &out[b * nbest + rank];
-            int len = f[rank].step; /* tokens before </s> */
-            t->len = len;
-            t->src_len = dec->batch.src_len[b];
-            t->logprob = f[rank].logprob;
-            t->finished = f[rank].step < limit[b];
-            t->score = f[rank].norm;
-            t->ids = rs_calloc((size_t)len + 1, sizeof(int), err);
-            if (!t->ids)
-                goto cleanup;
-            if (alphas) {
-                t->alignment = rs_calloc((size_t)(len + 1) * t->src_len, sizeof(float), err);
-                if (!t->alignment)
-                    goto cleanup;
-            }
-            /* The </s> step's alignment is that of the row it extended. */
-            int row = f[rank].row;
-            for (int step = len; step >= 0; step--) {
-                if (alphas)
-                    memcpy(t->alignment + (size_t)step * t->src_len,
-                           alphas + ((size_t)step * rows0 + row) * S, sizeof(float) * t->src_len);
-                if (step == 0)
-                    break;
-                t->ids[step - 1] = tokens[(size_t)(step - 1) * rows0 + row];
-                row = parents[(size_t)(step - 1) * rows0 + row];
-            }
-        }
-    }
+    for (int b = 0; b < B; b++)
+        if (collect_hypotheses(&st, b, dec->batch.src_len[b], nbest, out + b * nbest, err))
+            goto cleanup;
     status = 0;
 cleanup:
     if (status)
         for (int i = 0; i < B * nbest; i++)
             rs_translation_free(&out[i]);
-    free(limit);
-    free(tokens);
-    free(parents);
-    free(alphas);
-    free(best);
-    free(done);
-    free(done_count);
-    free(scores);
-    free(new_scores);
-    free(prev);
-    free(new_prev);
-    free(parent);
+    beam_state_free(&st);
     return status;
 }
