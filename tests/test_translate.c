@@ -374,6 +374,16 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     ck_assert_int_eq(sscanf(second, "%d |||", &id), 1);
     ck_assert_int_eq(id, 1);
 
+    /* --alignment soft, written with a space as Marian users write it, is the
+     * option's value, not an input file: the same output as --alignment=soft. */
+    char spaced[8192];
+    snprintf(args, sizeof args, "translate -m %s --quiet --alignment=soft %s", ckpt, input);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    snprintf(args, sizeof args, "translate -m %s --quiet --alignment soft %s", ckpt, input);
+    ck_assert_int_eq(testprog_run(args, spaced, sizeof spaced), 0);
+    ck_assert_str_eq(spaced, text);
+    ck_assert_ptr_nonnull(strstr(text, " ||| 0."));
+
     /* An empty line keeps its place in an n-best list: one empty entry. */
     testfile_write(input, (const unsigned char *)"das Haus\n\nist\n", 14);
     snprintf(args, sizeof args, "translate -m %s --beam 3 --n-best 2 --quiet %s", ckpt, input);

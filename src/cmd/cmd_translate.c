@@ -73,7 +73,33 @@ static int format_hypothesis(const output_style *st, const rs_translated *t, con
     return 0;
 }
 
-int cmd_translate(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+    rs_cli_models *models;
+    const char *output, *ref_path, *input;
+    int threads, quiet;
+    rs_translate_options topt;
+    output_style style;
+} translate_request;
+
+/* --alignment VALUE: hard, soft or a threshold in (0, 1]; 0 when not one. */
+static int alignment_value(const char *arg, output_style *st)
+{
+    if (!strcmp(arg, "soft") || !strcmp(arg, "hard")) {
+        st->alignment = !strcmp(arg, "soft") ? 2 : 1;
+        return 1;
+    }
+    char *end = NULL;
+    const double x = strtod(arg, &end);
+    if (*end || end == arg || !(x > 0.0 && x <= 1.0))
+        return 0;
+    st->alignment = 1;
+    st->align_threshold = (float)x;
+    return 1;
+}
+
+/* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, translate_request *rq)
 {
     enum {
         OPT_BATCH = 1000,
@@ -104,235 +130,270 @@ int cmd_translate(int argc, char **argv)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {0},
     };
-    static rs_cli_models models;
-    const char *output = NULL, *ref_path = NULL;
-    int threads = 0, quiet = 0;
-    rs_translate_options topt;
-    rs_translate_options_default(&topt);
-    output_style st = {0};
+    rs_translate_options *topt = &rq->topt;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:o:", opts);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'm':
-            if (rs_cli_add_model(PROG, &models, optarg))
+            if (rs_cli_add_model(PROG, rq->models, optarg))
                 return RS_EXIT_USAGE;
             break;
         case 'o':
-            if (rs_cli_once(PROG, "-o", &output, optarg))
+            if (rs_cli_once(PROG, "-o", &rq->output, optarg))
                 return RS_EXIT_USAGE;
             break;
         case OPT_BATCH:
-            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &topt.batch_size))
+            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &topt->batch_size))
                 return RS_EXIT_USAGE;
             break;
         case OPT_MAXLEN:
-            if (rs_cli_int(PROG, "--max-len", optarg, 1, 100000, &topt.max_len))
+            if (rs_cli_int(PROG, "--max-len", optarg, 1, 100000, &topt->max_len))
                 return RS_EXIT_USAGE;
             break;
         case OPT_MAXSRC:
-            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len))
+            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt->max_src_len))
                 return RS_EXIT_USAGE;
             break;
         case OPT_THREADS:
-            if (rs_cli_int(PROG, "--threads", optarg, 1, 1024, &threads))
+            if (rs_cli_int(PROG, "--threads", optarg, 1, 1024, &rq->threads))
                 return RS_EXIT_USAGE;
             break;
         case OPT_BEAM:
-            if (rs_cli_int(PROG, "--beam", optarg, 1, 1000, &topt.beam))
+            if (rs_cli_int(PROG, "--beam", optarg, 1, 1000, &topt->beam))
                 return RS_EXIT_USAGE;
             break;
         case OPT_NBEST:
-            if (rs_cli_int(PROG, "--n-best", optarg, 1, 1000, &topt.n_best))
+            if (rs_cli_int(PROG, "--n-best", optarg, 1, 1000, &topt->n_best))
                 return RS_EXIT_USAGE;
-            st.nbest_format = 1;
+            rq->style.nbest_format = 1;
             break;
         case OPT_LP: {
             double alpha;
             if (rs_cli_double(PROG, "--length-penalty", optarg, -100.0, 100.0, &alpha))
                 return RS_EXIT_USAGE;
-            topt.length_penalty = (float)alpha;
+            topt->length_penalty = (float)alpha;
             break;
         }
-        case OPT_REF: ref_path = optarg; break;
-        case OPT_UNK: topt.replace_unk = 1; break;
-        case OPT_QUIET: quiet = 1; break;
-        case OPT_ALIGN: {
-            char *end = NULL;
-            double x = optarg ? strtod(optarg, &end) : 0.0;
-            st.alignment = optarg && !strcmp(optarg, "soft") ? 2 : 1;
-            if (optarg && strcmp(optarg, "soft") && strcmp(optarg, "hard")) {
-                if (*end || end == optarg || !(x > 0.0 && x <= 1.0))
-                    return rs_cli_usage_error(
-                        PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]", optarg);
-                st.align_threshold = (float)x;
-            }
+        case OPT_REF: rq->ref_path = optarg; break;
+        case OPT_UNK: topt->replace_unk = 1; break;
+        case OPT_QUIET: rq->quiet = 1; break;
+        case OPT_ALIGN:
+            /* "--alignment soft" as Marian writes it, as well as "--alignment=soft". */
+            if (!optarg && optind < argc && alignment_value(argv[optind], &rq->style))
+                optind++;
+            else if (!optarg)
+                rq->style.alignment = 1;
+            else if (!alignment_value(optarg, &rq->style))
+                return rs_cli_usage_error(
+                    PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]", optarg);
             break;
-        }
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
-    if (models.count == 0)
+    if (rq->models->count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (argc - optind > 1)
         return rs_cli_usage_error(PROG, "more than one input file given");
-    if (topt.n_best > topt.beam)
-        return rs_cli_usage_error(PROG, "--n-best %d needs --beam of at least %d", topt.n_best,
-                                  topt.n_best);
-    if (st.alignment && ref_path)
+    if (topt->n_best > topt->beam)
+        return rs_cli_usage_error(PROG, "--n-best %d needs --beam of at least %d", topt->n_best,
+                                  topt->n_best);
+    if (rq->style.alignment && rq->ref_path)
         return rs_cli_usage_error(
             PROG,
             "--alignment and --ref do not go together (the score would include the alignment)");
-    topt.want_alignment = st.alignment != 0;
-    const char *input = optind < argc ? argv[optind] : "-";
+    topt->want_alignment = rq->style.alignment != 0;
+    rq->input = optind < argc ? argv[optind] : "-";
     rs_error same;
-    if (rs_check_output_not_input(output, input, &same) ||
-        rs_check_output_not_input(output, ref_path, &same))
+    if (rs_check_output_not_input(rq->output, rq->input, &same) ||
+        rs_check_output_not_input(rq->output, rq->ref_path, &same))
         return rs_cli_usage_error(PROG, "%s", same.msg);
-    for (int k = 0; k < models.count; k++)
-        if (rs_cli_check_output_not_model(output, models.args[k], &same))
+    for (int k = 0; k < rq->models->count; k++)
+        if (rs_cli_check_output_not_model(rq->output, rq->models->args[k], &same))
             return rs_cli_usage_error(PROG, "%s", same.msg);
-    if (threads > 0)
-        openblas_set_num_threads(threads);
+    return -1;
+}
 
-    rs_error err;
-    rs_codec codec = {0};
-    rs_translator tr = {0};
-    rs_line_reader reader = {0};
-    rs_lines refs = {0};
+/* A translation run: where it reads and writes, and what it has counted. */
+typedef struct {
+    const translate_request *rq;
+    rs_line_reader reader;
+    FILE *out;
+    rs_lines refs;
     rs_bleu_stats bleu;
     rs_chrf_stats chrf;
-    rs_bleu_stats_init(&bleu);
-    rs_chrf_stats_init(&chrf);
-    FILE *out = stdout;
-    int status = RS_EXIT_FAIL, reader_open = 0;
-    long line_no = 0, tokens_out = 0;
-    char **lines = NULL;
-    rs_translated *results = NULL;
-    const int chunk = 16 * topt.batch_size;
-    if (rs_cli_load_models(&models, &codec, &err) ||
-        rs_translator_init(&tr, models.members, models.count, &codec, &topt, &err))
-        goto fail;
-    if (ref_path && rs_lines_read(ref_path, &refs, &err))
-        goto fail;
-    if (rs_line_reader_open(&reader, input, &err))
-        goto fail;
-    reader_open = 1;
-    if (output && !(out = fopen(output, "w"))) {
-        out = stdout;
-        rs_fail(&err, "%s: cannot open for writing", output);
-        goto fail;
+    long line_no, tokens_out;
+} translate_run;
+
+/* Prints the translations of `count` lines (n-best lists, alignments) and
+ * adds them to the BLEU and chrF statistics against --ref. */
+static int write_results(translate_run *run, const rs_translated *results, int count, rs_error *err)
+{
+    const output_style *st = &run->rq->style;
+    const char *ref_path = run->rq->ref_path;
+    for (int i = 0; i < count; i++, run->line_no++) {
+        const rs_translated *t = &results[i];
+        if (t->truncated)
+            fprintf(stderr, PROG ": %s:%ld: source cut to its first %d tokens (%d more)\n",
+                    run->reader.name, run->line_no + 1, t->src_count, t->truncated);
+        run->tokens_out += t->hyp[0].len;
+        for (int r = 0; r < (st->nbest_format && t->n > 1 ? t->n : 1); r++) {
+            char *text;
+            if (format_hypothesis(st, t, &t->hyp[r], &text, err))
+                return -1;
+            if (st->nbest_format)
+                fprintf(run->out, "%ld ||| %s ||| F0= %.6f ||| %.6f\n", run->line_no, text,
+                        t->hyp[r].logprob, t->hyp[r].score);
+            else
+                fprintf(run->out, "%s\n", text);
+            free(text);
+        }
+        if (!ref_path)
+            continue;
+        if (run->line_no >= run->refs.count)
+            return rs_fail(err, "%s has fewer lines (%d) than the input", ref_path,
+                           run->refs.count);
+        const char *hyp = t->hyp[0].text ? t->hyp[0].text : "";
+        const char *ref = run->refs.lines[run->line_no];
+        if (rs_bleu_stats_add(&run->bleu, hyp, &ref, 1, NULL, err) ||
+            rs_chrf_stats_add(&run->chrf, hyp, &ref, 1, NULL, err))
+            return -1;
     }
-    lines = rs_calloc((size_t)chunk, sizeof(char *), &err);
-    results = rs_calloc((size_t)chunk, sizeof *results, &err);
+    return 0;
+}
+
+/* Reads the input in chunks (a chunk takes lines only while the reader has
+ * them ready, so a line typed or piped in is translated at once) and
+ * translates and writes each. */
+static int translate_input(translate_run *run, rs_translator *tr, rs_error *err)
+{
+    const int chunk = 16 * run->rq->topt.batch_size;
+    char **lines = rs_calloc((size_t)chunk, sizeof(char *), err);
+    rs_translated *results = rs_calloc((size_t)chunk, sizeof *results, err);
+    int status = -1, rc = 1;
     if (!lines || !results)
-        goto fail;
-    const double start = rs_clock_seconds();
-    for (;;) {
-        int count = 0, rc = 0;
+        goto done;
+    while (rc == 1) {
+        int count = 0;
         char *line;
         size_t len;
-        while (count < chunk && (count == 0 || rs_line_reader_ready(&reader)) &&
-               (rc = rs_line_reader_next(&reader, &line, &len, &err)) == 1) {
+        while (count < chunk && (count == 0 || rs_line_reader_ready(&run->reader)) &&
+               (rc = rs_line_reader_next(&run->reader, &line, &len, err)) == 1) {
             if (!(lines[count] = strdup(line))) {
-                rs_fail(&err, "out of memory");
-                goto fail;
+                rs_fail(err, "out of memory");
+                goto done;
             }
             count++;
         }
         if (rc < 0)
-            goto fail;
+            goto done;
         if (count > 0) {
             rs_error inner;
-            if (rs_translate_lines(&tr, count, (const char *const *)lines, results, &inner)) {
-                rs_fail(&err, "%s (lines %ld-%ld): %s", reader.name, line_no + 1, line_no + count,
-                        inner.msg);
-                goto fail;
+            if (rs_translate_lines(tr, count, (const char *const *)lines, results, &inner)) {
+                rs_fail(err, "%s (lines %ld-%ld): %s", run->reader.name, run->line_no + 1,
+                        run->line_no + count, inner.msg);
+                goto done;
             }
-            for (int i = 0; i < count; i++, line_no++) {
-                const rs_translated *t = &results[i];
-                if (t->truncated)
-                    fprintf(stderr, PROG ": %s:%ld: source cut to its first %d tokens (%d more)\n",
-                            reader.name, line_no + 1, t->src_count, t->truncated);
-                tokens_out += t->hyp[0].len;
-                for (int r = 0; r < (st.nbest_format && t->n > 1 ? t->n : 1); r++) {
-                    char *text;
-                    if (format_hypothesis(&st, t, &t->hyp[r], &text, &err))
-                        goto fail;
-                    if (st.nbest_format)
-                        fprintf(out, "%ld ||| %s ||| F0= %.6f ||| %.6f\n", line_no, text,
-                                t->hyp[r].logprob, t->hyp[r].score);
-                    else
-                        fprintf(out, "%s\n", text);
-                    free(text);
-                }
-                if (ref_path) {
-                    if (line_no >= refs.count) {
-                        rs_fail(&err, "%s has fewer lines (%d) than the input", ref_path,
-                                refs.count);
-                        goto fail;
-                    }
-                    const char *hyp = t->hyp[0].text ? t->hyp[0].text : "";
-                    const char *ref = refs.lines[line_no];
-                    if (rs_bleu_stats_add(&bleu, hyp, &ref, 1, NULL, &err) ||
-                        rs_chrf_stats_add(&chrf, hyp, &ref, 1, NULL, &err))
-                        goto fail;
-                }
-            }
+            int written = write_results(run, results, count, err);
             for (int i = 0; i < count; i++) {
                 rs_translated_free(&results[i]);
                 free(lines[i]);
                 lines[i] = NULL;
             }
-            fflush(out);
+            if (written)
+                goto done;
+            fflush(run->out);
         }
-        if (rc == 0)
-            break;
     }
-    if (ferror(out) || (out != stdout && fclose(out))) {
-        out = stdout;
-        rs_fail(&err, "%s: write failed", output ? output : "<stdout>");
-        goto fail;
-    }
-    out = stdout;
-    if (!quiet) {
-        double seconds = rs_clock_seconds() - start;
-        fprintf(stderr, PROG ": %ld sentences, %ld tokens out, %.2f s, %.1f sentences/s\n", line_no,
-                tokens_out, seconds, seconds > 0 ? line_no / seconds : 0.0);
-    }
-    if (ref_path) {
-        if (line_no != refs.count) {
-            rs_fail(&err, "%s has %d lines but the input has %ld", ref_path, refs.count, line_no);
-            goto fail;
-        }
-        rs_bleu_result b;
-        rs_chrf_result cr;
-        char text[256];
-        rs_bleu_compute(&bleu, &b);
-        rs_bleu_format(&b, text, sizeof text);
-        fprintf(stderr, "%s\n", text);
-        rs_chrf_compute(&chrf, &cr);
-        rs_chrf_format(&cr, text, sizeof text);
-        fprintf(stderr, "%s\n", text);
-    }
-    status = RS_EXIT_OK;
-    goto done;
-fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
+    status = 0;
 done:
-    if (out != stdout)
-        fclose(out);
     for (int i = 0; lines && i < chunk; i++)
         free(lines[i]);
     free(lines);
     for (int i = 0; results && i < chunk; i++)
         rs_translated_free(&results[i]);
     free(results);
-    rs_lines_free(&refs);
+    return status;
+}
+
+/* BLEU and chrF against --ref, on stderr. */
+static int report_scores(translate_run *run, rs_error *err)
+{
+    if (run->line_no != run->refs.count)
+        return rs_fail(err, "%s has %d lines but the input has %ld", run->rq->ref_path,
+                       run->refs.count, run->line_no);
+    rs_bleu_result b;
+    rs_chrf_result cr;
+    char text[256];
+    rs_bleu_compute(&run->bleu, &b);
+    rs_bleu_format(&b, text, sizeof text);
+    fprintf(stderr, "%s\n", text);
+    rs_chrf_compute(&run->chrf, &cr);
+    rs_chrf_format(&cr, text, sizeof text);
+    fprintf(stderr, "%s\n", text);
+    return 0;
+}
+
+int cmd_translate(int argc, char **argv)
+{
+    static rs_cli_models models;
+    translate_request rq = {.models = &models};
+    rs_translate_options_default(&rq.topt);
+    int status = parse_request(argc, argv, &rq);
+    if (status >= 0)
+        return status;
+    if (rq.threads > 0)
+        openblas_set_num_threads(rq.threads);
+
+    rs_error err;
+    rs_codec codec = {0};
+    rs_translator tr = {0};
+    translate_run run = {.rq = &rq, .out = stdout};
+    rs_bleu_stats_init(&run.bleu);
+    rs_chrf_stats_init(&run.chrf);
+    int reader_open = 0;
+    status = RS_EXIT_FAIL;
+    if (rs_cli_load_models(&models, &codec, &err) ||
+        rs_translator_init(&tr, models.members, models.count, &codec, &rq.topt, &err))
+        goto fail;
+    if (rq.ref_path && rs_lines_read(rq.ref_path, &run.refs, &err))
+        goto fail;
+    if (rs_line_reader_open(&run.reader, rq.input, &err))
+        goto fail;
+    reader_open = 1;
+    if (rq.output && !(run.out = fopen(rq.output, "w"))) {
+        run.out = stdout;
+        rs_fail(&err, "%s: cannot open for writing", rq.output);
+        goto fail;
+    }
+    const double start = rs_clock_seconds();
+    if (translate_input(&run, &tr, &err))
+        goto fail;
+    if (ferror(run.out) || (run.out != stdout && fclose(run.out))) {
+        run.out = stdout;
+        rs_fail(&err, "%s: write failed", rq.output ? rq.output : "<stdout>");
+        goto fail;
+    }
+    run.out = stdout;
+    if (!rq.quiet) {
+        double seconds = rs_clock_seconds() - start;
+        fprintf(stderr, PROG ": %ld sentences, %ld tokens out, %.2f s, %.1f sentences/s\n",
+                run.line_no, run.tokens_out, seconds, seconds > 0 ? run.line_no / seconds : 0.0);
+    }
+    if (rq.ref_path && report_scores(&run, &err))
+        goto fail;
+    status = RS_EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, PROG ": %s\n", err.msg);
+done:
+    if (run.out != stdout)
+        fclose(run.out);
+    rs_lines_free(&run.refs);
     if (reader_open)
-        rs_line_reader_close(&reader);
+        rs_line_reader_close(&run.reader);
     rs_translator_free(&tr);
     rs_codec_free(&codec);
     rs_cli_models_free(&models);
