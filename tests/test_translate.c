@@ -384,6 +384,25 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     ck_assert_str_eq(spaced, text);
     ck_assert_ptr_nonnull(strstr(text, " ||| 0."));
 
+    /* align --beam draws the matrix of what translate --beam prints: its
+     * target tokens (before </s>) are that translation's. */
+    for (int beam = 1; beam <= 3; beam += 2) {
+        char aligned[8192], joined[1024] = "";
+        snprintf(args, sizeof args, "translate -m %s --beam %d --quiet %s", ckpt, beam, input);
+        ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+        snprintf(args, sizeof args, "align -m %s --beam %d --format json %s", ckpt, beam, input);
+        ck_assert_int_eq(testprog_run(args, aligned, sizeof aligned), 0);
+        rs_json *j = rs_json_parse(aligned, strcspn(aligned, "\n"), &err);
+        ck_assert_msg(j != NULL, "%s", err.msg);
+        const rs_json *tgt = rs_json_get(j, "target");
+        for (size_t k = 0; tgt && k + 1 < tgt->count; k++)
+            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", k ? " " : "",
+                     tgt->items[k].string);
+        text[strcspn(text, "\n")] = '\0';
+        ck_assert_str_eq(joined, text);
+        rs_json_free(j);
+    }
+
     /* An empty line keeps its place in an n-best list: one empty entry. */
     testfile_write(input, (const unsigned char *)"das Haus\n\nist\n", 14);
     snprintf(args, sizeof args, "translate -m %s --beam 3 --n-best 2 --quiet %s", ckpt, input);

@@ -20,37 +20,42 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: " PROG " -m MODEL [OPTIONS] [FILE]\n\n"
-            "Shows where the decoder looked. Each line of FILE (default: standard input)\n"
-            "is a source sentence: it is translated greedily and the alignment matrix of\n"
-            "the output printed (rows: target tokens and </s>, columns: source tokens\n"
-            "and </s>). With --pairs, lines are source<TAB>target and the given target is\n"
-            "force-decoded instead. Formats are described in docs/alignment.md.\n\n"
-            "  -m, --model MODEL      checkpoint file or models/NAME directory (required)\n"
-            "  -f, --format FMT       text, tsv, json, pharaoh, svg or html (default: text)\n"
-            "  --pairs                input is source<TAB>target pairs (forced decoding)\n"
-            "  --swap                 with --pairs: exchange source and target\n"
-            "  --threshold X          pharaoh: every link of weight >= X, in (0, 1]\n"
-            "                         (default: the argmax source token of each target token)\n"
-            "  --numbers              text, html: print the weights instead of shading only\n"
-            "  --words                merge SentencePiece pieces into words (a target word's\n"
-            "                         row is the mean of its pieces' rows, a source word's\n"
-            "                         column the sum of its pieces' columns)\n"
-            "  --color WHEN           text: auto, always or never (default: auto = when\n"
-            "                         writing to a terminal, NO_COLOR is unset and TERM\n"
-            "                         advertises 256 colours)\n"
-            "  -o, --output PATH      write here (default: standard output). svg: a directory\n"
-            "                         that receives 0001.svg, 0002.svg, ... (one per sentence),\n"
-            "                         or a FILE.svg when there is one sentence\n"
-            "  --title TEXT           svg, html: the title (default: \"alignment\" and the model)\n"
-            "  --batch-size N         sentences decoded together (default: 32)\n"
-            "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
-            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
-            "                         warning naming the line (default: %d)\n"
-            "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
-            "  -h, --help             this help\n",
-            RS_MAX_SRC_LEN);
+    fprintf(
+        out,
+        "usage: " PROG " -m MODEL [OPTIONS] [FILE]\n\n"
+        "Shows where the decoder looked. Each line of FILE (default: standard input)\n"
+        "is a source sentence: it is translated (greedy, or --beam) and the alignment matrix of\n"
+        "the output printed (rows: target tokens and </s>, columns: source tokens\n"
+        "and </s>). With --pairs, lines are source<TAB>target and the given target is\n"
+        "force-decoded instead. Formats are described in docs/alignment.md.\n\n"
+        "  -m, --model MODEL      checkpoint file or models/NAME directory (required)\n"
+        "  -f, --format FMT       text, tsv, json, pharaoh, svg or html (default: text)\n"
+        "  --pairs                input is source<TAB>target pairs (forced decoding)\n"
+        "  --swap                 with --pairs: exchange source and target\n"
+        "  --threshold X          pharaoh: every link of weight >= X, in (0, 1]\n"
+        "                         (default: the argmax source token of each target token)\n"
+        "  --numbers              text, html: print the weights instead of shading only\n"
+        "  --words                merge SentencePiece pieces into words (a target word's\n"
+        "                         row is the mean of its pieces' rows, a source word's\n"
+        "                         column the sum of its pieces' columns)\n"
+        "  --color WHEN           text: auto, always or never (default: auto = when\n"
+        "                         writing to a terminal, NO_COLOR is unset and TERM\n"
+        "                         advertises 256 colours)\n"
+        "  -o, --output PATH      write here (default: standard output). svg: a directory\n"
+        "                         that receives 0001.svg, 0002.svg, ... (one per sentence),\n"
+        "                         or a FILE.svg when there is one sentence\n"
+        "  --title TEXT           svg, html: the title (default: \"alignment\" and the model)\n"
+        "  --beam K               beam search with K hypotheses: the alignment of the\n"
+        "                         translation `translate --beam K` prints (default: 1,\n"
+        "                         greedy)\n"
+        "  --length-penalty A     beam: rank by log p / length^A (default: 1)\n"
+        "  --batch-size N         sentences decoded together (default: 32)\n"
+        "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
+        "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
+        "                         warning naming the line (default: %d)\n"
+        "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
+        "  -h, --help             this help\n",
+        RS_MAX_SRC_LEN);
 }
 
 /* Where and how the alignments go. */
@@ -106,8 +111,8 @@ static int emit(sink *sk, const char *const *tgt, int tgt_count, const char *con
     return rc;
 }
 
-/* Greedy translation of every line through the translation pipeline, each
- * alignment emitted. */
+/* Translation of every line through the translation pipeline (greedy, or the
+ * best of a beam), each alignment emitted. */
 static int align_translations(const rs_model *model, const rs_codec *codec, const rs_lines *lines,
                               const rs_translate_options *opt, sink *sk, rs_error *err)
 {
@@ -180,7 +185,15 @@ static int want_color(const char *when, int to_stdout)
            (ct && (!strcmp(ct, "truecolor") || !strcmp(ct, "24bit")));
 }
 
-int cmd_align(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+    const char *model_arg, *color, *title, *input;
+    int pairs_mode, swap, threads;
+    rs_translate_options topt;
+} align_request;
+
+/* Parses and checks the options into rq and sk; -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
 {
     enum {
         OPT_PAIRS = 1000,
@@ -193,7 +206,9 @@ int cmd_align(int argc, char **argv)
         OPT_BATCH,
         OPT_MAXLEN,
         OPT_MAXSRC,
-        OPT_THREADS
+        OPT_THREADS,
+        OPT_BEAM,
+        OPT_LP
     };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
@@ -211,22 +226,19 @@ int cmd_align(int argc, char **argv)
         {"max-len", required_argument, NULL, OPT_MAXLEN},
         {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {"threads", required_argument, NULL, OPT_THREADS},
+        {"beam", required_argument, NULL, OPT_BEAM},
+        {"length-penalty", required_argument, NULL, OPT_LP},
         {0},
     };
-    const char *model_arg = NULL, *color = "auto", *title = NULL;
-    int pairs_mode = 0, swap = 0, threads = 0;
-    rs_translate_options topt;
-    rs_translate_options_default(&topt);
-    topt.want_alignment = 1;
-    sink sk = {.writer = rs_align_writer_find("text")};
+    rs_translate_options *topt = &rq->topt;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:f:o:", opts);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case 'm': model_arg = optarg; break;
+        case 'm': rq->model_arg = optarg; break;
         case 'f':
-            if (!(sk.writer = rs_align_writer_find(optarg))) {
+            if (!(sk->writer = rs_align_writer_find(optarg))) {
                 char names[256] = "";
                 for (const rs_align_writer *w = rs_align_writers; w->name; w++)
                     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
@@ -235,75 +247,136 @@ int cmd_align(int argc, char **argv)
             }
             break;
         case 'o':
-            if (rs_cli_once(PROG, "-o", &sk.out_path, optarg))
+            if (rs_cli_once(PROG, "-o", &sk->out_path, optarg))
                 return RS_EXIT_USAGE;
             break;
-        case OPT_PAIRS: pairs_mode = 1; break;
-        case OPT_SWAP: swap = 1; break;
+        case OPT_PAIRS: rq->pairs_mode = 1; break;
+        case OPT_SWAP: rq->swap = 1; break;
         case OPT_THRESHOLD: {
             double v;
             if (rs_cli_double(PROG, "--threshold", optarg, 1e-9, 1.0, &v))
                 return RS_EXIT_USAGE;
-            sk.style.threshold = (float)v;
+            sk->style.threshold = (float)v;
             break;
         }
-        case OPT_NUMBERS: sk.style.flags |= RS_ALIGN_NUMBERS; break;
-        case OPT_WORDS: sk.words = 1; break;
+        case OPT_NUMBERS: sk->style.flags |= RS_ALIGN_NUMBERS; break;
+        case OPT_WORDS: sk->words = 1; break;
         case OPT_COLOR: {
             static const char *const whens[] = {"auto", "always", "never"};
             int k;
             if (rs_cli_choice(PROG, "--color", optarg, whens, 3, &k))
                 return RS_EXIT_USAGE;
-            color = whens[k];
+            rq->color = whens[k];
             break;
         }
-        case OPT_TITLE: title = optarg; break;
+        case OPT_TITLE: rq->title = optarg; break;
         case OPT_BATCH:
-            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt.batch_size))
+            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt->batch_size))
                 return RS_EXIT_USAGE;
             break;
         case OPT_MAXSRC:
-            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt.max_src_len))
+            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt->max_src_len))
                 return RS_EXIT_USAGE;
             break;
         case OPT_MAXLEN:
-            if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt.max_len))
+            if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt->max_len))
                 return RS_EXIT_USAGE;
             break;
         case OPT_THREADS:
-            if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &threads))
+            if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &rq->threads))
                 return RS_EXIT_USAGE;
             break;
+        case OPT_BEAM:
+            if (rs_cli_int(PROG, "--beam", optarg, 1, 1000, &topt->beam))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_LP: {
+            double alpha;
+            if (rs_cli_double(PROG, "--length-penalty", optarg, -100.0, 100.0, &alpha))
+                return RS_EXIT_USAGE;
+            topt->length_penalty = (float)alpha;
+            break;
+        }
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
-    if (!model_arg) {
-        fprintf(stderr, PROG ": no model given (-m MODEL)\n");
-        return RS_EXIT_USAGE;
-    }
-    if (argc - optind > 1) {
-        fprintf(stderr, PROG ": more than one input file given\n");
-        return RS_EXIT_USAGE;
-    }
-    if (swap && !pairs_mode) {
-        fprintf(stderr, PROG ": --swap needs --pairs\n");
-        return RS_EXIT_USAGE;
-    }
-    if (sk.style.threshold > 0.0f && !(sk.writer->options & RS_ALIGN_THRESHOLD)) {
-        fprintf(stderr, PROG ": --threshold applies to --format pharaoh only\n");
-        return RS_EXIT_USAGE;
-    }
-    const char *input = optind < argc ? argv[optind] : "-";
+    if (!rq->model_arg)
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
+    if (argc - optind > 1)
+        return rs_cli_usage_error(PROG, "more than one input file given");
+    if (rq->swap && !rq->pairs_mode)
+        return rs_cli_usage_error(PROG, "--swap needs --pairs");
+    if (rq->pairs_mode && topt->beam > 1)
+        return rs_cli_usage_error(PROG, "--beam translates; --pairs aligns the given targets");
+    if (sk->style.threshold > 0.0f && !(sk->writer->options & RS_ALIGN_THRESHOLD))
+        return rs_cli_usage_error(PROG, "--threshold applies to --format pharaoh only");
+    rq->input = optind < argc ? argv[optind] : "-";
     rs_error same;
-    if (rs_check_output_not_input(sk.out_path, input, &same) ||
-        rs_cli_check_output_not_model(sk.out_path, model_arg, &same)) {
-        fprintf(stderr, PROG ": %s\n", same.msg);
-        return RS_EXIT_USAGE;
+    if (rs_check_output_not_input(sk->out_path, rq->input, &same) ||
+        rs_cli_check_output_not_model(sk->out_path, rq->model_arg, &same))
+        return rs_cli_usage_error(PROG, "%s", same.msg);
+    return -1;
+}
+
+/* Opens where `count` alignments go: standard output, a file, or (SVG) a
+ * directory of one picture per sentence. Returns 0, -1 (err says why) or a
+ * usage problem's exit status (printed). */
+static int open_sink(sink *sk, int count, rs_error *err)
+{
+    if (sk->writer->file_per_sentence) {
+        if (!sk->out_path && count != 1) {
+            fprintf(stderr,
+                    PROG ": %s of %d sentences needs --output DIR (one file per sentence)\n",
+                    sk->writer->name, count);
+            return RS_EXIT_USAGE;
+        }
+        sk->svg_dir = sk->out_path &&
+                      (rs_is_directory(sk->out_path) || !rs_cli_ends_with(sk->out_path, ".svg"));
+        if (sk->out_path && !sk->svg_dir && count != 1) {
+            fprintf(stderr, PROG ": %s: %d sentences need a directory, not one .svg file\n",
+                    sk->out_path, count);
+            return RS_EXIT_USAGE;
+        }
+        if (sk->svg_dir) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/0001.svg", sk->out_path);
+            if (rs_make_parent_dirs(path, err))
+                return -1;
+        }
     }
-    if (threads > 0)
-        openblas_set_num_threads(threads);
-    if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(color, !sk.out_path))
+    if (sk->out_path && !sk->svg_dir && !(sk->out = fopen(sk->out_path, "w"))) {
+        sk->out = stdout;
+        return rs_fail(err, "%s: cannot open for writing", sk->out_path);
+    }
+    return 0;
+}
+
+/* Ends the output (the writer's closing, flush, close); -1 on a write error. */
+static int close_sink(sink *sk)
+{
+    int bad = (!sk->svg_dir && sk->writer->end && sk->writer->end(sk->out, &sk->style)) ||
+              fflush(sk->out) || ferror(sk->out);
+    if (sk->out != stdout) {
+        FILE *f = sk->out;
+        sk->out = stdout;
+        bad |= fclose(f) != 0;
+    }
+    return bad ? -1 : 0;
+}
+
+int cmd_align(int argc, char **argv)
+{
+    align_request rq = {.color = "auto"};
+    rs_translate_options_default(&rq.topt);
+    rq.topt.want_alignment = 1;
+    sink sk = {.writer = rs_align_writer_find("text"), .out = stdout};
+    int status = parse_request(argc, argv, &rq, &sk);
+    if (status >= 0)
+        return status;
+    if (rq.threads > 0)
+        openblas_set_num_threads(rq.threads);
+    if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(rq.color, !sk.out_path))
         sk.style.flags |= RS_ALIGN_COLOR;
 
     rs_error err;
@@ -312,72 +385,45 @@ int cmd_align(int argc, char **argv)
     rs_lines lines = {0};
     rs_pairs pairs = {0};
     rs_tokenized tok = {0};
-    char path[4200], default_title[4200];
-    int status = RS_EXIT_FAIL, count;
-    sk.out = stdout;
-    if (rs_cli_load_model(model_arg, &model, &codec, &err))
+    char default_title[4200];
+    int count;
+    status = RS_EXIT_FAIL;
+    if (rs_cli_load_model(rq.model_arg, &model, &codec, &err))
         goto fail;
     if (sk.words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
         fprintf(stderr, PROG ": --words: %s has no SentencePiece subwords (tokenizer %s)\n",
-                model_arg, rs_tokenizer_names[model.cfg.tokenizer]);
+                rq.model_arg, rs_tokenizer_names[model.cfg.tokenizer]);
         status = RS_EXIT_USAGE;
         goto done;
     }
-    snprintf(default_title, sizeof default_title, "alignment, %s", model_arg);
-    sk.style.title = title ? title : default_title;
-    if (pairs_mode) {
-        if (rs_pairs_read_tsv(input, swap, &pairs, &err) ||
-            rs_tokenize_pairs(&tok, &pairs, &codec, strcmp(input, "-") ? input : "<stdin>", &err) ||
-            rs_cli_cut_sources(PROG, &tok, topt.max_src_len, input, &err))
+    snprintf(default_title, sizeof default_title, "alignment, %s", rq.model_arg);
+    sk.style.title = rq.title ? rq.title : default_title;
+    if (rq.pairs_mode) {
+        const char *name = strcmp(rq.input, "-") ? rq.input : "<stdin>";
+        if (rs_pairs_read_tsv(rq.input, rq.swap, &pairs, &err) ||
+            rs_tokenize_pairs(&tok, &pairs, &codec, name, &err) ||
+            rs_cli_cut_sources(PROG, &tok, rq.topt.max_src_len, rq.input, &err))
             goto fail;
         count = tok.count;
     } else {
-        if (rs_lines_read(input, &lines, &err))
+        if (rs_lines_read(rq.input, &lines, &err))
             goto fail;
         count = lines.count;
     }
-    if (sk.writer->file_per_sentence) {
-        if (!sk.out_path && count != 1) {
-            fprintf(stderr,
-                    PROG ": %s of %d sentences needs --output DIR (one file per sentence)\n",
-                    sk.writer->name, count);
-            status = RS_EXIT_USAGE;
-            goto done;
-        }
-        sk.svg_dir =
-            sk.out_path && (rs_is_directory(sk.out_path) || !rs_cli_ends_with(sk.out_path, ".svg"));
-        if (sk.out_path && !sk.svg_dir && count != 1) {
-            fprintf(stderr, PROG ": %s: %d sentences need a directory, not one .svg file\n",
-                    sk.out_path, count);
-            status = RS_EXIT_USAGE;
-            goto done;
-        }
-        if (sk.svg_dir) {
-            snprintf(path, sizeof path, "%s/0001.svg", sk.out_path);
-            if (rs_make_parent_dirs(path, &err))
-                goto fail;
-        }
+    int opened = open_sink(&sk, count, &err);
+    if (opened > 0) {
+        status = opened;
+        goto done;
     }
-    if (sk.out_path && !sk.svg_dir && !(sk.out = fopen(sk.out_path, "w"))) {
-        sk.out = stdout;
-        rs_fail(&err, "%s: cannot open for writing", sk.out_path);
+    if (opened < 0)
         goto fail;
-    }
     if (!sk.svg_dir && sk.writer->begin && sk.writer->begin(sk.out, &sk.style))
         goto write_failed;
-    if (pairs_mode ? align_pairs(&model, &tok, topt.batch_size, &sk, &err)
-                   : align_translations(&model, &codec, &lines, &topt, &sk, &err))
+    if (rq.pairs_mode ? align_pairs(&model, &tok, rq.topt.batch_size, &sk, &err)
+                      : align_translations(&model, &codec, &lines, &rq.topt, &sk, &err))
         goto fail;
-    if (!sk.svg_dir && sk.writer->end && sk.writer->end(sk.out, &sk.style))
+    if (close_sink(&sk))
         goto write_failed;
-    if (fflush(sk.out) || ferror(sk.out))
-        goto write_failed;
-    if (sk.out != stdout) {
-        FILE *f = sk.out;
-        sk.out = stdout;
-        if (fclose(f))
-            goto write_failed;
-    }
     if (sk.svg_dir)
         fprintf(stderr, PROG ": wrote %d pictures to %s/\n", sk.written, sk.out_path);
     status = RS_EXIT_OK;
