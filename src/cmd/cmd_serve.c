@@ -121,7 +121,16 @@ static void log_line(void *ctx, const char *line)
     fprintf(stderr, PROG ": %s\n", line);
 }
 
-int cmd_serve(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+    rs_serve_options opt;
+    const char *model_args[MAX_MODELS], *allow_hosts[MAX_HOSTS];
+    int n_models, any_address;
+    char token[64];
+} serve_request;
+
+/* Parses and checks the options into rq; -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, serve_request *rq)
 {
     enum {
         OPT_HOST = 1000,
@@ -157,39 +166,36 @@ int cmd_serve(int argc, char **argv)
         {"max-answer", required_argument, NULL, OPT_ANSWER},
         {0},
     };
-    rs_serve_options opt, defaults;
+    rs_serve_options defaults, *opt = &rq->opt;
     rs_serve_options_default(&defaults);
-    opt = defaults;
-    opt.log = log_line;
-    const char *model_args[MAX_MODELS], *allow_hosts[MAX_HOSTS];
-    int n_models = 0, max_body = (int)defaults.max_body, max_answer = (int)defaults.max_answer;
-    int no_token = 0;
-    char token[64];
+    *opt = defaults;
+    opt->log = log_line;
+    int max_body = (int)defaults.max_body, max_answer = (int)defaults.max_answer, no_token = 0;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'm':
-            if (n_models == MAX_MODELS)
+            if (rq->n_models == MAX_MODELS)
                 return rs_cli_usage_error(PROG, "-m: at most %d models", MAX_MODELS);
-            model_args[n_models++] = optarg;
+            rq->model_args[rq->n_models++] = optarg;
             break;
-        case OPT_HOST: opt.host = optarg; break;
+        case OPT_HOST: opt->host = optarg; break;
         case OPT_PORT:
-            if (rs_cli_int(PROG, "--port", optarg, 0, 65535, &opt.port))
+            if (rs_cli_int(PROG, "--port", optarg, 0, 65535, &opt->port))
                 return RS_EXIT_USAGE;
             break;
         case OPT_THREADS:
-            if (rs_cli_int(PROG, "--threads", optarg, 1, 64, &opt.threads))
+            if (rs_cli_int(PROG, "--threads", optarg, 1, 64, &opt->threads))
                 return RS_EXIT_USAGE;
             break;
         case OPT_QUEUE:
-            if (rs_cli_int(PROG, "--queue", optarg, 1, 100000, &opt.queue))
+            if (rs_cli_int(PROG, "--queue", optarg, 1, 100000, &opt->queue))
                 return RS_EXIT_USAGE;
             break;
         case OPT_CONNECTIONS:
-            if (rs_cli_int(PROG, "--connections", optarg, 1, 10000, &opt.connections))
+            if (rs_cli_int(PROG, "--connections", optarg, 1, 10000, &opt->connections))
                 return RS_EXIT_USAGE;
             break;
         case OPT_BODY:
@@ -197,24 +203,24 @@ int cmd_serve(int argc, char **argv)
                 return RS_EXIT_USAGE;
             break;
         case OPT_CHARS:
-            if (rs_cli_int(PROG, "--max-chars", optarg, 1, 1000000, &opt.max_chars))
+            if (rs_cli_int(PROG, "--max-chars", optarg, 1, 1000000, &opt->max_chars))
                 return RS_EXIT_USAGE;
             break;
         case OPT_BEAM:
-            if (rs_cli_int(PROG, "--max-beam", optarg, 1, 256, &opt.max_beam))
+            if (rs_cli_int(PROG, "--max-beam", optarg, 1, 256, &opt->max_beam))
                 return RS_EXIT_USAGE;
             break;
         case OPT_TIMEOUT:
-            if (rs_cli_int(PROG, "--timeout", optarg, 1, 86400, &opt.timeout))
+            if (rs_cli_int(PROG, "--timeout", optarg, 1, 86400, &opt->timeout))
                 return RS_EXIT_USAGE;
             break;
-        case OPT_QUIET: opt.log = NULL; break;
+        case OPT_QUIET: opt->log = NULL; break;
         case OPT_ALLOW_HOST:
-            if (opt.n_allow_hosts == MAX_HOSTS)
+            if (opt->n_allow_hosts == MAX_HOSTS)
                 return rs_cli_usage_error(PROG, "--allow-host: at most %d names", MAX_HOSTS);
-            allow_hosts[opt.n_allow_hosts++] = optarg;
+            rq->allow_hosts[opt->n_allow_hosts++] = optarg;
             break;
-        case OPT_TOKEN: opt.token = optarg; break;
+        case OPT_TOKEN: opt->token = optarg; break;
         case OPT_NO_TOKEN: no_token = 1; break;
         case OPT_ANSWER:
             if (rs_cli_int(PROG, "--max-answer", optarg, 4096, 1 << 30, &max_answer))
@@ -224,72 +230,60 @@ int cmd_serve(int argc, char **argv)
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
-    opt.max_body = (size_t)max_body;
-    opt.max_answer = (size_t)max_answer;
-    opt.allow_hosts = allow_hosts;
-    if (opt.token && no_token)
+    opt->max_body = (size_t)max_body;
+    opt->max_answer = (size_t)max_answer;
+    opt->allow_hosts = rq->allow_hosts;
+    if (opt->token && no_token)
         return rs_cli_usage_error(PROG, "--token and --no-token contradict each other");
-    const int any_address = !strcmp(opt.host, "0.0.0.0") || !strcmp(opt.host, "::");
-    if (any_address && !opt.token && !no_token) {
-        if (random_token(token, sizeof token)) {
+    rq->any_address = !strcmp(opt->host, "0.0.0.0") || !strcmp(opt->host, "::");
+    if (rq->any_address && !opt->token && !no_token) {
+        if (random_token(rq->token, sizeof rq->token)) {
             fprintf(stderr, PROG ": cannot read /dev/urandom for a token\n");
             return RS_EXIT_FAIL;
         }
-        opt.token = token;
+        opt->token = rq->token;
     }
-    if (n_models == 0)
+    if (rq->n_models == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (optind < argc)
         return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    return -1;
+}
 
-    /* Each worker decodes on one BLAS thread: the workers are the parallelism. */
-    openblas_set_num_threads(1);
-    rs_model models[MAX_MODELS];
-    rs_codec codecs[MAX_MODELS];
-    rs_serve_model served[MAX_MODELS];
-    char names[MAX_MODELS][256];
-    int loaded = 0, status = RS_EXIT_FAIL;
-    rs_error err;
-    rs_server *server = NULL;
-    for (; loaded < n_models; loaded++) {
-        if (rs_cli_load_model(model_args[loaded], &models[loaded], &codecs[loaded], &err))
-            goto fail;
-        model_name(model_args[loaded], names[loaded], sizeof names[loaded]);
-        served[loaded] = (rs_serve_model){names[loaded], &models[loaded], &codecs[loaded]};
-    }
-    /* SIGINT and SIGTERM are taken by sigwait below, so every thread started
-     * from here on must block them; a client gone away is an error, not a signal. */
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    if (rs_server_start(&server, served, n_models, &opt, &err))
-        goto fail;
-    const char *open = strchr(opt.host, ':') ? "[" : "", *close = strchr(opt.host, ':') ? "]" : "";
-    if (any_address)
+/* The address to open (with the token), the models and the limits. */
+static void print_banner(const serve_request *rq, const rs_server *server, char names[][256])
+{
+    const char *open = strchr(rq->opt.host, ':') ? "[" : "",
+               *close = strchr(rq->opt.host, ':') ? "]" : "";
+    if (rq->any_address)
         fprintf(stderr,
                 PROG ": warning: listening on every network address (%s): anyone who "
                      "can reach port %d %s\n",
-                opt.host, rs_server_port(server),
-                opt.token ? "and has the token can use this server"
-                          : "can use this server (--no-token)");
-    fprintf(stderr, PROG ": http://%s%s%s:%d/%s%s models:", open, opt.host, close,
-            rs_server_port(server), opt.token ? "?token=" : "", opt.token ? opt.token : "");
-    for (int i = 0; i < n_models; i++)
+                rq->opt.host, rs_server_port(server),
+                rq->opt.token ? "and has the token can use this server"
+                              : "can use this server (--no-token)");
+    fprintf(stderr, PROG ": http://%s%s%s:%d/%s%s models:", open, rq->opt.host, close,
+            rs_server_port(server), rq->opt.token ? "?token=" : "",
+            rq->opt.token ? rq->opt.token : "");
+    for (int i = 0; i < rq->n_models; i++)
         fprintf(stderr, " %s%s", names[i], i ? "" : " (default)");
     fprintf(stderr,
             " | threads %d | queue %d | connections %d | max-body %zu | max-chars %d | "
             "max-beam %d | timeout %d s\n",
-            opt.threads, opt.queue, opt.connections, opt.max_body, opt.max_chars, opt.max_beam,
-            opt.timeout);
+            rq->opt.threads, rq->opt.queue, rq->opt.connections, rq->opt.max_body,
+            rq->opt.max_chars, rq->opt.max_beam, rq->opt.timeout);
+}
+
+/* Waits for SIGINT or SIGTERM (blocked in every thread: `stop`), then stops
+ * the server beside this thread, which exits at once on a second signal. */
+static void serve_until_stopped(rs_server *server, const sigset_t *stop, int timeout)
+{
     int sig = 0;
-    sigwait(&stop, &sig);
+    sigwait(stop, &sig);
     fprintf(stderr,
             PROG ": %s, stopping (answers in transfer get up to %d s; a second signal "
                  "ends it at once)\n",
-            sig == SIGINT ? "interrupted" : "terminated", opt.timeout);
+            sig == SIGINT ? "interrupted" : "terminated", timeout);
     /* The stop runs beside this thread, which waits for it or for a second signal. */
     stopping st;
     st.server = server;
@@ -300,7 +294,7 @@ int cmd_serve(int argc, char **argv)
     } else {
         const struct timespec tick = {0, 50000000L};
         while (!atomic_load(&st.done)) {
-            int second = sigtimedwait(&stop, NULL, &tick);
+            int second = sigtimedwait(stop, NULL, &tick);
             if (second > 0) {
                 fprintf(stderr, PROG ": %s again, exiting at once\n",
                         second == SIGINT ? "interrupted" : "terminated");
@@ -309,6 +303,43 @@ int cmd_serve(int argc, char **argv)
         }
         pthread_join(stopper, NULL);
     }
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    static serve_request rq;
+    int status = parse_request(argc, argv, &rq);
+    if (status >= 0)
+        return status;
+
+    /* Each worker decodes on one BLAS thread: the workers are the parallelism. */
+    openblas_set_num_threads(1);
+    rs_model models[MAX_MODELS];
+    rs_codec codecs[MAX_MODELS];
+    rs_serve_model served[MAX_MODELS];
+    char names[MAX_MODELS][256];
+    int loaded = 0;
+    status = RS_EXIT_FAIL;
+    rs_error err;
+    rs_server *server = NULL;
+    for (; loaded < rq.n_models; loaded++) {
+        if (rs_cli_load_model(rq.model_args[loaded], &models[loaded], &codecs[loaded], &err))
+            goto fail;
+        model_name(rq.model_args[loaded], names[loaded], sizeof names[loaded]);
+        served[loaded] = (rs_serve_model){names[loaded], &models[loaded], &codecs[loaded]};
+    }
+    /* SIGINT and SIGTERM are taken by sigwait, so every thread started from
+     * here on must block them; a client gone away is an error, not a signal. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (rs_server_start(&server, served, rq.n_models, &rq.opt, &err))
+        goto fail;
+    print_banner(&rq, server, names);
+    serve_until_stopped(server, &stop, rq.opt.timeout);
     status = RS_EXIT_OK;
     goto done;
 fail:
