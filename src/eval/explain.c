@@ -494,14 +494,12 @@ static void score_formula(sbuf *b, const rs_explain_input *in, const char *e)
     }
 }
 
-static void report_one(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
+/* The query, keys, values and weights of the problem. */
+static void report_inputs(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
 {
-    int nk = res->nk, dq = res->dq, dk = res->dk, dv = res->dv, a = res->a;
+    const int nk = res->nk, dq = res->dq, dk = res->dk, dv = res->dv;
     const double *q = in->query.v;
     const rs_matrix *V = given(&in->values) ? &in->values : &in->keys;
-    int scaled = res->divisor != 1.0;
-    char t[64];
-
     header(b, in, res);
     sb_printf(b, "\nquery  q = ");
     sb_vec(b, q, dq);
@@ -525,7 +523,15 @@ static void report_one(sbuf *b, const rs_explain_input *in, const rs_explain_res
             sb_printf(b, "\n");
         }
     }
+}
 
+/* 1. Each key's score e_j, with every product written out. */
+static void report_scores(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
+{
+    const int nk = res->nk, dk = res->dk, a = res->a;
+    const double *q = in->query.v;
+    const int scaled = res->divisor != 1.0;
+    char t[64];
     sb_printf(b, "\n1. scores  ");
     score_formula(b, in, scaled ? "r_j" : "e_j");
     if (scaled)
@@ -578,7 +584,13 @@ static void report_one(sbuf *b, const rs_explain_input *in, const rs_explain_res
         }
         sb_printf(b, "\n");
     }
+}
 
+/* 2. x_j = exp(e_j - m) and their sum. */
+static void report_exponentials(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
+{
+    const int nk = res->nk;
+    char t[64];
     sb_printf(b, "\n2. exponentials  x_j = exp(e_j - m),  m = max_j e_j = %s%s\n",
               num(t, res->max[0], b->digits), given(&in->mask) ? " over the visible keys" : "");
     sb_printf(b, "   (subtracting m changes no weight and keeps exp from overflowing)\n");
@@ -630,7 +642,12 @@ static void report_one(sbuf *b, const rs_explain_input *in, const rs_explain_res
         sb_num(b, plain_sum);
         sb_printf(b, ": the same weights)\n");
     }
+}
 
+/* 3. The weights a_j = x_j / s. */
+static void report_weights(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
+{
+    const int nk = res->nk;
     sb_printf(b, "\n3. weights (softmax)  a_j = x_j / s\n");
     for (int j = 0; j < nk; j++) {
         sb_printf(b, "   a_%d = ", j + 1);
@@ -648,7 +665,13 @@ static void report_one(sbuf *b, const rs_explain_input *in, const rs_explain_res
     sb_printf(b, "   weights a = ");
     sb_vec(b, res->weights, nk);
     sb_printf(b, "\n");
+}
 
+/* 4. The context c = sum_j a_j v_j, and 5. the output [q ; c]. */
+static void report_context(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
+{
+    const int nk = res->nk, dq = res->dq, dv = res->dv;
+    const rs_matrix *V = given(&in->values) ? &in->values : &in->keys;
     sb_printf(b, "\n4. context  c = sum_j a_j v_j%s\n", given(&in->values) ? "" : "  (v_j = k_j)");
     if (nk <= MAX_TERMS) {
         sb_printf(b, "   c = ");
@@ -669,6 +692,16 @@ static void report_one(sbuf *b, const rs_explain_input *in, const rs_explain_res
     sb_printf(b, "\n5. output  [q ; c] = ");
     sb_vec(b, res->output, dq + dv);
     sb_printf(b, "\n");
+}
+
+/* One query worked through, step by step. */
+static void report_one(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
+{
+    report_inputs(b, in, res);
+    report_scores(b, in, res);
+    report_exponentials(b, in, res);
+    report_weights(b, in, res);
+    report_context(b, in, res);
 }
 
 static void report_matrix(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
