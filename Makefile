@@ -104,6 +104,7 @@ check:
 	@sh scripts/check-layers.sh $(LAYERS)
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
+	MAKE="$(MAKE)" OPENBLAS_NUM_THREADS=1 sh tests/install-test.sh
 
 # The C style of .clang-format: `make format` applies it to the sources and
 # tests, `make check-format` fails on any file that does not follow it.
@@ -154,9 +155,63 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB)
 demo: rnnsearch
 	sh scripts/demo.sh
 
-install: rnnsearch
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 rnnsearch $(DESTDIR)$(PREFIX)/bin/rnnsearch
+# make install: the program, its manual pages (rnnsearch(1) and one per
+# command, made by help2man from --help), bash and zsh completions (drawn from
+# --help too) and the docs; make uninstall removes exactly these. Nothing of
+# the checkout is needed at run time (the page of serve is compiled in).
+BINDIR = $(PREFIX)/bin
+MAN1DIR = $(PREFIX)/share/man/man1
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
+DOCDIR = $(PREFIX)/share/doc/rnnsearch
+DOC_FILES := $(wildcard docs/*)
+MAN_STAMP := $(BUILD)/man/.stamp
+COMPLETIONS := $(BUILD)/completion/rnnsearch $(BUILD)/completion/_rnnsearch
+
+.PHONY: man completion uninstall install-bin install-man install-completion install-doc
+
+man: $(MAN_STAMP)
+$(MAN_STAMP): rnnsearch scripts/gen-man.sh
+	@rm -rf $(BUILD)/man
+	sh scripts/gen-man.sh ./rnnsearch $(BUILD)/man/man1
+	@touch $@
+
+completion: $(COMPLETIONS)
+$(BUILD)/completion/rnnsearch: rnnsearch scripts/gen-completions.sh
+	@mkdir -p $(dir $@)
+	sh scripts/gen-completions.sh ./rnnsearch bash > $@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_rnnsearch: rnnsearch scripts/gen-completions.sh
+	@mkdir -p $(dir $@)
+	sh scripts/gen-completions.sh ./rnnsearch zsh > $@.tmp && mv $@.tmp $@
+
+install: install-bin install-man install-completion install-doc
+
+install-bin: rnnsearch
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 rnnsearch $(DESTDIR)$(BINDIR)/rnnsearch
+
+install-man: $(MAN_STAMP)
+	install -d $(DESTDIR)$(MAN1DIR)
+	install -m 644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(MAN1DIR)
+
+install-completion: $(COMPLETIONS)
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 $(BUILD)/completion/rnnsearch $(DESTDIR)$(BASHCOMPDIR)/rnnsearch
+	install -m 644 $(BUILD)/completion/_rnnsearch $(DESTDIR)$(ZSHCOMPDIR)/_rnnsearch
+
+install-doc:
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/docs
+
+# The manual pages are rnnsearch.1 and rnnsearch-COMMAND.1 (the names
+# gen-man.sh gives): removed by name, so that uninstalling needs no build.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/rnnsearch
+	rm -f $(DESTDIR)$(MAN1DIR)/rnnsearch.1 $(DESTDIR)$(MAN1DIR)/rnnsearch-*.1
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/rnnsearch $(DESTDIR)$(ZSHCOMPDIR)/_rnnsearch
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DOC_FILES:docs/%=$(DESTDIR)$(DOCDIR)/docs/%)
+	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz rnnsearch
