@@ -137,11 +137,17 @@ if command -v bash >/dev/null 2>&1; then
 else
     skip "bash completion: no bash"
 fi
-# The zsh completion: found on fpath by compinit, registered for rnnsearch.
+# The zsh completion: found on fpath by compinit, registered for rnnsearch,
+# and what a TAB lists in an interactive zsh.
 if command -v zsh >/dev/null 2>&1; then
     zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -d "$2/zcompdump"
         [[ $_comps[rnnsearch] = _rnnsearch ]]' sh "$prefix/share/zsh/site-functions" "$tmp" \
         >"$tmp/zsh.txt" 2>&1 || fail "zsh completion not registered by compinit: $(cat "$tmp/zsh.txt")"
+    zc() { TERM=dumb HOME=$tmp zsh -f "$root/tests/zsh-complete.zsh" "$prefix/share/zsh/site-functions" "$@" >"$tmp/zsh.txt" 2>&1 ||
+        fail "$(cat "$tmp/zsh.txt")"; }
+    zc 'tr' train translate
+    zc 'train --tokenizer ' word char spm
+    zc 'translate -m ti' tiny
 else
     skip "zsh completion: no zsh"
 fi
