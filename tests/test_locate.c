@@ -55,7 +55,8 @@ END_TEST
 
 /* The command line: train needs --name or --out (and not both), `help
  * models` states the rule, `help COMMAND` is COMMAND --help, and a model
- * trained under $RNNSEARCH_MODELS translates by its name from elsewhere. */
+ * trained under $RNNSEARCH_MODELS translates and plots by its name from
+ * elsewhere. */
 START_TEST(the_commands_follow_the_models_directory)
 {
     char dir[64], cmd[8192], out[8192], cwd[1024];
@@ -81,6 +82,10 @@ START_TEST(the_commands_follow_the_models_directory)
     ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
     snprintf(cmd, sizeof cmd, "%s/lib/tiny/last.ckpt", dir);
     ck_assert_int_eq(access(cmd, F_OK), 0);
+    /* plot takes the same NAME from elsewhere. */
+    snprintf(cmd, sizeof cmd, "cd / && RNNSEARCH_MODELS=%s/lib %s plot tiny -o %s/tiny.svg 2>&1",
+             dir, program, dir);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
     snprintf(cmd, sizeof cmd, "RNNSEARCH_MODELS=%s/lib %s help models", dir, program);
     ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
     ck_assert_msg(strstr(out, "RNNSEARCH_MODELS") && strstr(out, "/lib."), "%s", out);

@@ -12,16 +12,18 @@
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "common/svg.h"
+#include "model/locate.h"
 
 #define PROG "rnnsearch plot"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: " PROG " models/NAME [-o OUT.svg]\n\n"
-            "Draws the learning curves of a training run from its log, models/NAME/train.log.tsv\n"
+            "usage: " PROG " NAME|DIR|LOG.tsv [-o OUT.svg]\n\n"
+            "Draws the learning curves of a training run from its log, DIR/train.log.tsv\n"
             "(or the .tsv file given): train loss and dev loss per target token against the\n"
-            "step, and the dev metric on a right-hand axis when it was measured.\n\n"
+            "step, and the dev metric on a right-hand axis when it was measured. A bare NAME\n"
+            "is a model of the models directory, as for -m ('rnnsearch help models').\n\n"
             "  -o, --output FILE      the SVG file, '-' for standard output\n"
             "                         (default: train.svg next to the log)\n"
             "  --scale S              loss axis: linear, log or auto (default: auto = log when\n"
@@ -362,15 +364,23 @@ int cmd_plot(int argc, char **argv)
         }
     }
     if (argc - optind != 1)
-        return rs_cli_usage_error(PROG, "give one model directory (models/NAME) or log file");
+        return rs_cli_usage_error(PROG, "give one model NAME, directory or log file");
     const char *arg = argv[optind];
     char log[4200], out_path[4200];
     struct stat st;
     if (rs_is_directory(arg))
         snprintf(log, sizeof log, "%s/train.log.tsv", arg);
-    else if (!strchr(arg, '/') && stat(arg, &st))
-        snprintf(log, sizeof log, "models/%s/train.log.tsv", arg); /* a bare NAME */
-    else
+    else if (!strchr(arg, '/') && stat(arg, &st)) {
+        /* A bare NAME: where -m looks, $RNNSEARCH_MODELS/NAME then ./models/NAME
+         * (a missing log is reported at the first place). */
+        snprintf(log, sizeof log, "%s/%s/train.log.tsv", rs_models_dir(), arg);
+        if (stat(log, &st) && strcmp(rs_models_dir(), "models")) {
+            char local[4200];
+            snprintf(local, sizeof local, "models/%s/train.log.tsv", arg);
+            if (!stat(local, &st))
+                snprintf(log, sizeof log, "%s", local);
+        }
+    } else
         snprintf(log, sizeof log, "%s", arg);
     if (!output) {
         /* train.svg in the log's directory. */
