@@ -84,11 +84,16 @@ page() {
 ' | { printf '[MODELS]\n'; cat; } >>"$tmp/main"
 page rnnsearch "an attentive RNN translator (Bahdanau et al., 2014)" "" "$tmp/main"
 
-{
-    printf '[ENVIRONMENT]\n.TP\n.B RNNSEARCH_MODELS\n'
-    printf 'The models directory (see \\fBrnnsearch help models\\fR).\n'
-    printf '[SEE ALSO]\n.BR rnnsearch (1)\n'
-} >"$tmp/command"
+# A command that takes a model or a model's name (its help says MODEL or
+# NAME) gets the ENVIRONMENT section too.
+printf '[ENVIRONMENT]\n.TP\n.B RNNSEARCH_MODELS\n' >"$tmp/environment"
+printf 'The models directory (see \\fBrnnsearch help models\\fR).\n' >>"$tmp/environment"
+printf '[SEE ALSO]\n.BR rnnsearch (1)\n' >"$tmp/see-also"
 printf '%s\n' "$commands" | while IFS='	' read -r c summary; do
+    if "$prog" "$c" --help | grep -q -e MODEL -e NAME; then
+        cat "$tmp/environment" "$tmp/see-also" >"$tmp/command"
+    else
+        cat "$tmp/see-also" >"$tmp/command"
+    fi
     page "rnnsearch-$c" "$summary" "$c" "$tmp/command"
 done
