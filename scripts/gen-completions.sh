@@ -7,8 +7,9 @@
 #     start with a few spaces and a dash ("  -m, --model MODEL   the model"),
 #     whether an option takes a value (a placeholder follows it) and, when
 #     its description starts with a list ("word, char or spm"), the values;
-#   - -m/--model MODEL completes the model names of $RNNSEARCH_MODELS and
-#     ./models (the directories `rnnsearch help models` describes) and files;
+#   - -m/--model MODEL, and an operand NAME in the usage line (plot),
+#     complete the model names of $RNNSEARCH_MODELS and ./models (the
+#     directories `rnnsearch help models` describes) and files;
 #     placeholders FILE, F, PATH and DIR complete file names, and so do
 #     operands; other values (numbers, names) complete nothing.
 # usage: sh scripts/gen-completions.sh RNNSEARCH bash|zsh
@@ -29,10 +30,20 @@ fi
 
 # One record per option line of every command's help, tab-separated:
 #   command, names (space-separated), placeholder ("" for a flag), values
-#   (space-separated, "" when not listed), description (its first line).
+#   (space-separated, "" when not listed), description (its first line);
+#   first, per command, a record without names whose placeholder says what
+#   its operands are (MODEL or FILE).
 options() {
     printf '%s\n' "$commands" | while IFS='	' read -r c _; do
         "$prog" "$c" --help | awk -v cmd="$c" '
+        # The operands: a model NAME when the usage line has one that no
+        # option takes ("rnnsearch plot NAME|DIR|LOG.tsv"), else files.
+        NR == 1 {
+            n = split($0, uw, " "); operand = "FILE"
+            for (i = 4; i <= n; i++)
+                if (uw[i] ~ /(^|[|[(])NAME([]|)]|$)/ && uw[i - 1] !~ /^[[(]?-/) operand = "MODEL"
+            printf "%s\t\t%s\t\t\n", cmd, operand
+        }
         # (mawk has no {m,n}: the indentation is measured.)
         match($0, /^ +-/) && RLENGTH <= 7 {
             line = $0; sub(/^ +/, "", line)
@@ -65,9 +76,16 @@ options() {
                 }
             }
             printf "%s\t%s\t%s\t%s\t%s\n", cmd, names, arg, values, desc
-        }'
+        }' || exit 1
     done
 }
+
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+if ! options >"$tmp"; then
+    echo "gen-completions.sh: reading the options of $prog's commands failed" >&2
+    exit 1
+fi
 
 if [ "$shell" = bash ]; then
     cmds=$(printf '%s\n' "$commands" | cut -f1 | tr '\n' ' ' | sed 's/ $//')
@@ -90,7 +108,7 @@ _rnnsearch_models() {
 }
 
 _rnnsearch() {
-    local cur prev cmd opts values opt
+    local cur prev cmd opts values opt operand
     cur=\${COMP_WORDS[COMP_CWORD]}
     prev=
     [ "\$COMP_CWORD" -gt 0 ] && prev=\${COMP_WORDS[COMP_CWORD - 1]}
@@ -116,9 +134,10 @@ _rnnsearch() {
     # a name: nothing to offer).
     case "\$cmd" in
 EOF
-    options | awk -F '\t' '
-        function flush() { if (cur != "") printf "    %s)\n        opts=\"%s\"\n        values=\"%s\"\n        ;;\n", cur, opts, vals }
-        $1 != cur { flush(); cur = $1; opts = ""; vals = "" }
+    awk -F '\t' '
+        function flush() { if (cur != "") printf "    %s)\n        opts=\"%s\"\n        values=\"%s\"\n        operand=%s\n        ;;\n", cur, opts, vals, operand }
+        $1 != cur { flush(); cur = $1; opts = ""; vals = ""; operand = "FILE" }
+        $2 == "" { operand = $3; next }
         {
             n = split($2, names, " ")
             for (i = 1; i <= n; i++) {
@@ -132,7 +151,7 @@ EOF
                 vals = vals (vals == "" ? "" : " ") names[i] ":" kind
             }
         }
-        END { flush() }'
+        END { flush() }' "$tmp"
     cat <<EOF
     *) return 0 ;;
     esac
@@ -163,7 +182,9 @@ EOF
     if [ "\${cur#-}" != "\$cur" ]; then
         mapfile -t COMPREPLY < <(compgen -W "\$opts" -- "\$cur")
     else
-        mapfile -t COMPREPLY < <(compgen -f -- "\$cur")
+        [ "\$operand" = MODEL ] && [ "\${cur#*/}" = "\$cur" ] &&
+            mapfile -t COMPREPLY < <(compgen -W "\$(_rnnsearch_models)" -- "\$cur")
+        mapfile -t -O "\${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "\$cur")
         compopt -o filenames 2>/dev/null
     fi
     return 0
@@ -211,10 +232,11 @@ cat <<EOF
         (( CURRENT == 2 )) && _describe -t commands 'command or topic' commands topics
         ;;
 EOF
-options | awk -F '\t' '
+awk -F '\t' '
     function q(s) { gsub(/\047/, "\047\\\047\047", s); return s }
-    function flush() { if (cur != "") printf "    %s)\n        _arguments -s -S \\\n%s            \047*:file:_files\047\n        ;;\n", cur, specs }
-    $1 != cur { flush(); cur = $1; specs = "" }
+    function flush() { if (cur != "") printf "    %s)\n        _arguments -s -S \\\n%s            \047*:%s\047\n        ;;\n", cur, specs, operand }
+    $1 != cur { flush(); cur = $1; specs = ""; operand = "file:_files" }
+    $2 == "" { if ($3 == "MODEL") operand = "model:_rnnsearch_models"; next }
     {
         desc = $5; gsub(/[][\\]/, "\\\\&", desc); desc = q(desc)
         n = split($2, names, " ")
@@ -234,7 +256,7 @@ options | awk -F '\t' '
             specs = specs "            \047" spec "\047 \\\n"
         }
     }
-    END { flush() }'
+    END { flush() }' "$tmp"
 cat <<EOF
     esac
 }

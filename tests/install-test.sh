@@ -4,8 +4,8 @@
 # a temporary models directory and only the installed program on PATH, train a
 # tiny model on a few hundred dates with --name, translate, align and serve
 # (one POST /api/translate on loopback); `man rnnsearch-train` renders; the
-# bash completion loads and completes commands and model names, the zsh one
-# registers; `make uninstall` leaves the prefix without our files; DESTDIR
+# bash and zsh completions complete commands, options, values and model
+# names; `make uninstall` leaves the prefix without our files; DESTDIR
 # stages the same tree. Run by `make check` from the checkout (MAKE: the make
 # to use). With RNNSEARCH_NO_SKIPS=1 a part that would be skipped fails.
 set -u
@@ -131,6 +131,7 @@ if command -v bash >/dev/null 2>&1; then
         t "--epochs" rnnsearch train --epo
         t "word char spm" rnnsearch train --tokenizer ""
         t "tiny" rnnsearch translate -m ti
+        t "tiny" rnnsearch plot ti
         t "models" rnnsearch help mod
     ' sh "$prefix/share/bash-completion/completions/rnnsearch" >"$tmp/bash.txt" 2>&1
     [ -s "$tmp/bash.txt" ] && fail "bash completion: $(cat "$tmp/bash.txt")"
@@ -148,6 +149,7 @@ if command -v zsh >/dev/null 2>&1; then
     zc 'tr' train translate
     zc 'train --tokenizer ' word char spm
     zc 'translate -m ti' tiny
+    zc 'plot ti' tiny
 else
     skip "zsh completion: no zsh"
 fi
