@@ -19,6 +19,7 @@
 #include "train/fingerprint.h"
 #include "train/rundir.h"
 #include "train/train.h"
+#include "train/watch.h"
 
 #define PROG "rnnsearch train"
 
@@ -38,6 +39,10 @@ enum {
     OPT_SPM_SRC,
     OPT_SPM_TGT,
     OPT_NEW_DATA,
+    OPT_WATCH,
+    OPT_NO_WATCH,
+    OPT_DEV_ALIGN,
+    OPT_DEV_ALIGN_THRESHOLD,
     OPT_CONFIG = 2000
 };
 
@@ -91,12 +96,20 @@ static void usage(FILE *out)
             "                         line win\n"
             "  --quiet                no progress lines\n"
             "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
-            "                         training them with --subwords N)\n\n"
+            "                         training them with --subwords N)\n"
+            "  --watch FILE           sentences (SOURCE or SOURCE<TAB>TARGET lines) whose\n"
+            "                         alignments every evaluation appends to DIR/watch.jsonl\n"
+            "                         (default: the first %d dev pairs when there is a dev set)\n"
+            "  --no-watch             no watch.jsonl\n"
+            "  --dev-align FILE       gold links of the dev pairs (Pharaoh: 'i-j' sure, 'i?j'\n"
+            "                         possible): each evaluation logs the alignment error rate,\n"
+            "                         precision and recall of the dev forced alignments\n"
+            "  --dev-align-threshold T  hard links are weights >= T (default: 0 = argmax)\n\n"
             "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
             "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
             "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
             "model and training:\n",
-            resumable);
+            resumable, RS_WATCH_DEFAULT_COUNT);
     rs_cli_print_config_help(out, &defaults);
 }
 
@@ -137,6 +150,11 @@ static void report(void *ctx, const rs_train_event *ev)
         else
             fprintf(stderr, "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f%s\n", ev->epoch,
                     (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->improved ? " | best" : "");
+        if (isfinite(ev->aer))
+            fprintf(stderr,
+                    "epoch %d | step %lld | dev AER %.2f%% | precision %.2f%% | recall %.2f%%\n",
+                    ev->epoch, (long long)ev->step, 100 * ev->aer, 100 * ev->align_precision,
+                    100 * ev->align_recall);
         break;
     case RS_EV_SAVED:
         if (!r->quiet)
@@ -561,6 +579,23 @@ static int check_resumed_data(const char *ckpt, rs_train_state *state,
 
 static int train(int argc, char **argv, int orig_argc, char **orig_argv);
 
+/* The watched sentences (--watch FILE, else the first dev pairs) and the dev
+ * gold links (--dev-align). */
+static int setup_watch(rs_watch *w, const char *file, int off, const char *gold,
+                       const rs_pairs *dev, const rs_codec *codec, rs_error *err)
+{
+    w->codec = codec;
+    if (file && off)
+        return rs_fail(err, "--watch and --no-watch contradict each other");
+    if (gold && !dev->count)
+        return rs_fail(err, "--dev-align needs a dev set (--dev or --dev-src/--dev-tgt)");
+    if (file ? rs_watch_read_file(w, file, err)
+             : !off && rs_watch_from_pairs(w, dev->src, dev->tgt, dev->count,
+                                           RS_WATCH_DEFAULT_COUNT, err))
+        return -1;
+    return gold ? rs_watch_read_gold(w, gold, dev->count, err) : 0;
+}
+
 /* --config FILE (anywhere on the line) is expanded before options are parsed. */
 int cmd_train(int argc, char **argv)
 {
@@ -647,8 +682,15 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         {"spm-src", required_argument, NULL, OPT_SPM_SRC},
         {"spm-tgt", required_argument, NULL, OPT_SPM_TGT},
         {"new-data", no_argument, NULL, OPT_NEW_DATA},
+        {"watch", required_argument, NULL, OPT_WATCH},
+        {"no-watch", no_argument, NULL, OPT_NO_WATCH},
+        {"dev-align", required_argument, NULL, OPT_DEV_ALIGN},
+        {"dev-align-threshold", required_argument, NULL, OPT_DEV_ALIGN_THRESHOLD},
     };
-    rs_cli_add_config_options(opts, 15, OPT_CONFIG);
+    rs_cli_add_config_options(opts, 19, OPT_CONFIG);
+    const char *watch_file = NULL, *dev_align = NULL;
+    int no_watch = 0;
+    rs_watch watch = {0};
     const char *spm_src_file = NULL, *spm_tgt_file = NULL;
     const char *train_tsv = NULL, *train_src = NULL, *train_tgt = NULL;
     const char *dev_tsv = NULL, *dev_src = NULL, *dev_tgt = NULL, *name = NULL, *out_dir = NULL;
@@ -681,6 +723,16 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         case OPT_NEW_DATA: new_data = 1; break;
         case OPT_SPM_SRC: spm_src_file = optarg; break;
         case OPT_SPM_TGT: spm_tgt_file = optarg; break;
+        case OPT_WATCH: watch_file = optarg; break;
+        case OPT_NO_WATCH: no_watch = 1; break;
+        case OPT_DEV_ALIGN: dev_align = optarg; break;
+        case OPT_DEV_ALIGN_THRESHOLD: {
+            double v;
+            if (rs_cli_double(PROG, "--dev-align-threshold", optarg, 0.0, 1.0, &v))
+                return RS_EXIT_USAGE;
+            watch.threshold = (float)v;
+            break;
+        }
         case 'h': usage(stdout); return RS_EXIT_OK;
         case RS_CLI_BAD: return RS_EXIT_USAGE; /* already reported */
         default:
@@ -922,6 +974,9 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         options.codec = &codec;
         options.dev_refs = dev_pairs.tgt;
     }
+    if (setup_watch(&watch, watch_file, no_watch, dev_align, &dev_pairs, &codec, &err))
+        goto fail;
+    options.watch = watch.count || watch.gold ? &watch : NULL;
     reporter rep = {quiet, RS_STOP_EPOCHS};
     catch_signals();
     if (rs_train(&model, &state, &train, &dev, &options, report, &rep, &err))
@@ -935,6 +990,7 @@ fail:
         fprintf(stderr, PROG ": %s\n", err.msg);
 done:
     rs_train_unlock(lock);
+    rs_watch_free(&watch);
     free(spm_blob[0]);
     free(spm_blob[1]);
     rs_codec_free(&codec);

@@ -10,6 +10,7 @@
 int cmd_train(int argc, char **argv);
 int cmd_translate(int argc, char **argv);
 int cmd_score(int argc, char **argv);
+int cmd_aer(int argc, char **argv);
 int cmd_align(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_export(int argc, char **argv);

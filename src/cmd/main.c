@@ -21,6 +21,7 @@ static const command commands[] = {
     {"tokenize", cmd_tokenize, "print the tokens of text (or --detokenize them)"},
     {"export", cmd_export, "write a model's weights and vocabularies as safetensors"},
     {"import", cmd_import, "make a model from a safetensors file"},
+    {"aer", cmd_aer, "alignment error rate of Pharaoh alignments against gold links"},
     {"bleu", cmd_bleu, "corpus BLEU (as sacreBLEU computes it) and chrF of a translation"},
     {"explain", cmd_explain, "walk through one attention step with numbers to check by hand"},
     {"bench", cmd_bench, "measure training and decoding speed and memory"},

@@ -78,7 +78,8 @@ static int output_kind(const char *name)
         return OUT_TEMPORARY;
     if (step_file(name, &step))
         return OUT_STEP;
-    if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") || !strcmp(name, "train.log.tsv"))
+    if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") ||
+        !strcmp(name, "train.log.tsv") || !strcmp(name, "watch.jsonl"))
         return OUT_MODEL;
     return OUT_NONE;
 }
@@ -170,26 +171,25 @@ int rs_rundir_remove_temporaries(const char *dir, rs_error *err)
     return remove_outputs(dir, 1 << OUT_TEMPORARY, err);
 }
 
-/* Keeps the header and the rows up to `step`: rows after it were written by
- * a run killed before its next checkpoint, and the resumed run writes them again. */
-int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err)
+int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, int64_t step,
+                            rs_error *err)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
     unsigned char *data;
     size_t size;
     if (access(path, F_OK))
         return 0;
     if (rs_read_file(path, &data, &size, err))
         return -1;
+    const size_t plen = strlen(prefix);
     size_t keep = 0;
-    for (size_t at = 0; at < size;) {
-        const unsigned char *eol = memchr(data + at, '\n', size - at);
-        size_t next = eol ? (size_t)(eol - data) + 1 : size;
-        if (at > 0 && strtoll((const char *)data + at, NULL, 10) > step)
+    for (int line = 0; keep < size; line++) {
+        const unsigned char *eol = memchr(data + keep, '\n', size - keep);
+        if (!eol)
+            break; /* torn by a kill in the middle of its write */
+        const char *row = (const char *)data + keep;
+        if (line >= header && (strncmp(row, prefix, plen) || strtoll(row + plen, NULL, 10) > step))
             break;
-        keep = next;
-        at = next;
+        keep = (size_t)(eol - data) + 1;
     }
     int status = 0;
     if (keep < size) {
@@ -206,6 +206,13 @@ int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err)
     return status;
 }
 
+int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    return rs_rundir_truncate_rows(path, 1, "", step, err);
+}
+
 /* One row per evaluation. Empty cells where nothing was measured; the dev
  * metric is BLEU with --dev-bleu, else exact match in percent with
  * --dev-translate, named in the last column. */
@@ -219,7 +226,7 @@ int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train
         return rs_fail(err, "%s: cannot open for appending: %s", path, strerror(errno));
     if (ftell(f) == 0)
         fprintf(f, "step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\t"
-                   "dev_metric_name\n");
+                   "dev_metric_name\taer\talign_precision\talign_recall\n");
     char train[32] = "", dev[32] = "", metric[32] = "";
     const char *name = "";
     if (isfinite(train_loss))
@@ -230,8 +237,15 @@ int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train
         snprintf(metric, sizeof metric, "%.4f", ev->dev_bleu), name = "bleu";
     else if (ev->dev_exact >= 0)
         snprintf(metric, sizeof metric, "%.4f", 100 * ev->dev_exact), name = "exact_percent";
-    fprintf(f, "%lld\t%d\t%s\t%s\t%s\t%.1f\t%.6g\t%.2f\t%s\n", (long long)ev->step, ev->epoch,
-            train, dev, metric, ev->tokens_per_s, ev->lr, ev->elapsed_s, name);
+    /* Alignment error rate, precision and recall in percent (watch.h). */
+    char align[3][32] = {"", "", ""};
+    const double measured[3] = {ev->aer, ev->align_precision, ev->align_recall};
+    for (int k = 0; k < 3; k++)
+        if (isfinite(measured[k]))
+            snprintf(align[k], sizeof align[k], "%.4f", 100 * measured[k]);
+    fprintf(f, "%lld\t%d\t%s\t%s\t%s\t%.1f\t%.6g\t%.2f\t%s\t%s\t%s\t%s\n", (long long)ev->step,
+            ev->epoch, train, dev, metric, ev->tokens_per_s, ev->lr, ev->elapsed_s, name, align[0],
+            align[1], align[2]);
     if (fclose(f))
         return rs_fail(err, "%s: write failed", path);
     rs_fault_point("log");

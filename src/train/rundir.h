@@ -15,7 +15,7 @@ int rs_train_lock(const char *dir, int *fd, rs_error *err);
 void rs_train_unlock(int fd);
 
 /* Whether dir holds what training writes (last.ckpt, best.ckpt, step-N.ckpt,
- * train.log.tsv), and removing it all (for --overwrite). */
+ * train.log.tsv, watch.jsonl), and removing it all (for --overwrite). */
 int rs_train_dir_has_model(const char *dir);
 int rs_train_clear_dir(const char *dir, rs_error *err);
 
@@ -24,6 +24,13 @@ int rs_rundir_prune_steps(const char *dir, int keep, rs_error *err);
 
 /* Removes the *.tmp.PID files of saves that were killed. */
 int rs_rundir_remove_temporaries(const char *dir, rs_error *err);
+
+/* Keeps the first `header` lines of the file at path and the lines after them
+ * that start with `prefix` and a step of at most `step`, up to the first that
+ * does not; a last line without its newline (a write torn by a kill) goes
+ * too. A missing file is left missing. */
+int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, int64_t step,
+                            rs_error *err);
 
 /* Keeps the log's header and its rows up to `step`: rows after it were
  * written by a run killed before its next checkpoint, and the resumed run

@@ -17,6 +17,7 @@
 #include "train/fingerprint.h"
 #include "train/rundir.h"
 #include "train/train.h"
+#include "train/watch.h"
 
 /* ---- the loop ------------------------------------------------------------- */
 
@@ -120,6 +121,8 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
         }
         *best = ev->improved;
     }
+    if (rs_watch_evaluate(tr->options->watch, tr->model, dev, tr->options->dir, ev, err))
+        return -1;
     tr->evaluated_step = st->step;
     tr->report(tr->ctx, ev);
     return rs_rundir_append_log(tr->options->dir, ev, train_loss, err);
@@ -284,7 +287,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
     if (rs_dist_check(rs_dist_rank() == 0 &&
                           (rs_make_parent_dirs(last_path, err) ||
                            rs_rundir_remove_temporaries(options->dir, err) ||
-                           rs_rundir_truncate_log(options->dir, state->step, err)),
+                           rs_rundir_truncate_log(options->dir, state->step, err) ||
+                           rs_watch_start(options->watch, model, options->dir, state->step, err)),
                       err) ||
         rs_dist_agree(fingerprint(model, state), "the training data or the model", err))
         return -1;

@@ -20,6 +20,8 @@
 #include "model/model.h"
 #include "model/codec.h"
 
+typedef struct rs_watch rs_watch; /* train/watch.h */
+
 typedef struct {
     const char *dir; /* models/NAME: last.ckpt, best.ckpt, train.log.tsv */
     /* For cfg.dev_bleu: dev BLEU of the detokenized greedy translations
@@ -30,6 +32,9 @@ typedef struct {
     /* When *stop becomes non-zero (a signal handler sets it), the current
      * step is finished, last.ckpt saved and rs_train returns (RS_STOP_SIGNAL). */
     volatile sig_atomic_t *stop;
+    /* Sentences whose alignments each evaluation appends to DIR/watch.jsonl,
+     * and gold links for the dev AER (train/watch.h); NULL: none. */
+    const rs_watch *watch;
 } rs_train_options;
 
 enum { RS_EV_PROGRESS, RS_EV_DEV, RS_EV_SAVED, RS_EV_STOPPED };
@@ -49,12 +54,13 @@ typedef struct {
     int epoch;
     double loss, ppl; /* per target token since the last progress event */
     double tokens_per_s, eta_s, gnorm, lr, elapsed_s;
-    double dev_loss, dev_ppl, dev_exact; /* dev_exact: fraction, -1 when not measured */
-    double dev_bleu;                     /* -1 when not measured */
-    int stop;                            /* early stopping: patience exhausted */
-    int improved;                        /* the dev result is the best so far */
-    const char *path;                    /* RS_EV_SAVED */
-    rs_stop_reason reason;               /* RS_EV_STOPPED */
+    double dev_loss, dev_ppl, dev_exact;       /* dev_exact: fraction, -1 when not measured */
+    double dev_bleu;                           /* -1 when not measured */
+    double aer, align_precision, align_recall; /* dev alignment (watch.h); NAN when not measured */
+    int stop;                                  /* early stopping: patience exhausted */
+    int improved;                              /* the dev result is the best so far */
+    const char *path;                          /* RS_EV_SAVED */
+    rs_stop_reason reason;                     /* RS_EV_STOPPED */
 } rs_train_event;
 
 typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);

@@ -1,0 +1,105 @@
+/* rnnsearch aer: alignment error rate, precision and recall of Pharaoh
+ * alignments against gold sure and possible links (eval/aer.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "eval/aer.h"
+#include "text/corpus.h"
+
+#define PROG "rnnsearch aer"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PROG " GOLD HYP\n\n"
+            "Scores the alignments HYP (one Pharaoh line per sentence, e.g. from\n"
+            "`rnnsearch align --pairs --format pharaoh`) against GOLD, line by line:\n"
+            "  AER = 1 - (|A&S| + |A&P|) / (|A| + |S|)   (Och & Ney 2003)\n"
+            "  precision = |A&P| / |A|,  recall = |A&S| / |S|\n"
+            "with A the hypothesis links, S the gold sure links and P the sure and\n"
+            "possible ones, counted over the whole file. Links are 0-based source-target\n"
+            "indices: 'i-j' sure, 'i?j' possible (in HYP both are links alike). Prints\n"
+            "  AER 12.34  precision 90.00  recall 85.00  (sentences N, links A, sure S)\n"
+            "in percent. When every gold link is sure, recall is the share of gold links\n"
+            "found, the fraction scripts/align-accuracy.sh prints as alignment agreement.\n\n"
+            "  -h, --help      this text\n");
+}
+
+/* Parses line `line` (0-based) of path into g; errors name the file and line. */
+static int parse_line(const char *path, const rs_lines *lines, int line, rs_gold_links *g)
+{
+    rs_error err;
+    if (rs_gold_links_parse(lines->lines[line], g, &err)) {
+        fprintf(stderr, PROG ": %s:%d: %s\n", path, line + 1, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_aer(int argc, char **argv)
+{
+    static const struct option options[] = {{NULL, 0, NULL, 0}};
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "", options);
+    int c;
+    while ((c = rs_cli_next(&args)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return RS_EXIT_OK;
+        }
+        return RS_EXIT_USAGE; /* RS_CLI_BAD: already reported */
+    }
+    if (argc - optind != 2)
+        return rs_cli_usage_error(PROG, "give the gold file and the hypothesis file (GOLD HYP)");
+    const char *gold_path = argv[optind], *hyp_path = argv[optind + 1];
+    rs_lines gold = {0}, hyp = {0};
+    rs_error err;
+    if (rs_lines_read(gold_path, &gold, &err) || rs_lines_read(hyp_path, &hyp, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_lines_free(&gold);
+        return RS_EXIT_FAIL;
+    }
+    int status = RS_EXIT_FAIL;
+    if (gold.count != hyp.count) {
+        fprintf(stderr,
+                PROG ": %s has %d lines but %s has %d: one line of links per sentence in "
+                     "both\n",
+                gold_path, gold.count, hyp_path, hyp.count);
+        goto done;
+    }
+    rs_aer_counts counts = {0};
+    for (int i = 0; i < gold.count; i++) {
+        rs_gold_links g, h;
+        if (parse_line(gold_path, &gold, i, &g))
+            goto done;
+        if (parse_line(hyp_path, &hyp, i, &h)) {
+            rs_gold_links_free(&g);
+            goto done;
+        }
+        int rc = rs_aer_add(&counts, h.links, h.count, &g, &err);
+        rs_gold_links_free(&g);
+        rs_gold_links_free(&h);
+        if (rc) {
+            fprintf(stderr, PROG ": %s\n", err.msg);
+            goto done;
+        }
+    }
+    if (counts.sure == 0) {
+        fprintf(stderr, PROG ": %s has no sure links: nothing to measure recall and AER on\n",
+                gold_path);
+        goto done;
+    }
+    rs_aer_result r;
+    rs_aer_compute(&counts, &r);
+    printf("AER %.2f  precision %.2f  recall %.2f  (sentences %d, links %ld, sure %ld, "
+           "possible %ld)\n",
+           100 * r.aer, counts.hyp ? 100 * r.precision : 0.0, 100 * r.recall, counts.sentences,
+           counts.hyp, counts.sure, counts.possible);
+    status = RS_EXIT_OK;
+done:
+    rs_lines_free(&gold);
+    rs_lines_free(&hyp);
+    return status;
+}
