@@ -185,15 +185,17 @@ START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
 
     /* Each list is one run killed at each point in turn, resumed each time
      * with nothing but --resume (every setting comes from the checkpoint). */
-    const char *const schedules[][4] = {
-        {"rename@1", "rename@3", "log@2", "best@1"},   /* before the first checkpoint, … */
-        {last_best, "last@3", "rename@2", "log@1"},    /* between the last best and last, … */
-        {"kill@30", "kill@15", "kill@45", "rename@5"}, /* SIGKILL after so many ms */
+    const char *const schedules[][5] = {
+        /* before the first checkpoint, between watch.jsonl and the log row, … */
+        {"rename@1", "rename@3", "log@2", "best@1", "watch@4"},
+        {last_best, "last@3", "rename@2", "log@1",
+         "watch@2"}, /* between the last best and last, … */
+        {"kill@30", "kill@15", "kill@45", "rename@5", "kill@60"}, /* SIGKILL after so many ms */
     };
     for (size_t s = 0; s < sizeof schedules / sizeof *schedules; s++) {
         setup(dir, model, "rnnsearch-resume", 120);
         int faults = 0;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 5; k++) {
             const char *fault = schedules[s][k];
             int resume = file_exists(model, "last.ckpt");
             const char *args = resume ? "--resume" : "--overwrite " RUN_OPTIONS;
@@ -220,6 +222,8 @@ START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
             0);
         assert_same_file(ref_model, model, "last.ckpt", schedules[s][0]);
         assert_same_file(ref_model, model, "best.ckpt", schedules[s][0]);
+        /* The watched alignments of every evaluation, once each, as uninterrupted. */
+        assert_same_file(ref_model, model, "watch.jsonl", schedules[s][0]);
         char *log = log_summary(model);
         ck_assert_msg(!strcmp(log, ref_log), "schedule %zu: the log differs:\n%s\nexpected:\n%s", s,
                       log, ref_log);

@@ -12,19 +12,18 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: " PROG " GOLD HYP\n\n"
-            "Scores the alignments HYP (one Pharaoh line per sentence, e.g. from\n"
-            "`rnnsearch align --pairs --format pharaoh`) against GOLD, line by line:\n"
-            "  AER = 1 - (|A&S| + |A&P|) / (|A| + |S|)   (Och & Ney 2003)\n"
-            "  precision = |A&P| / |A|,  recall = |A&S| / |S|\n"
-            "with A the hypothesis links, S the gold sure links and P the sure and\n"
-            "possible ones, counted over the whole file. Links are 0-based source-target\n"
-            "indices: 'i-j' sure, 'i?j' possible (in HYP both are links alike). Prints\n"
-            "  AER 12.34  precision 90.00  recall 85.00  (sentences N, links A, sure S)\n"
-            "in percent. When every gold link is sure, recall is the share of gold links\n"
-            "found, the fraction scripts/align-accuracy.sh prints as alignment agreement.\n\n"
-            "  -h, --help      this text\n");
+    fprintf(out, "usage: " PROG " GOLD HYP\n\n"
+                 "Scores the alignments HYP (one Pharaoh line per sentence, e.g. from\n"
+                 "`rnnsearch align --pairs --format pharaoh`) against GOLD, line by line:\n"
+                 "  AER = 1 - (|A&S| + |A&P|) / (|A| + |S|)   (Och & Ney 2003)\n"
+                 "  precision = |A&P| / |A|,  recall = |A&S| / |S|\n"
+                 "with A the hypothesis links, S the gold sure links and P the sure and\n"
+                 "possible ones, counted over the whole file. Links are 0-based source-target\n"
+                 "indices: 'i-j' sure, 'i?j' possible (in HYP both are links alike). Prints\n"
+                 "  AER 12.34  precision 90.00  recall 85.00  (sentences N, links A, sure S)\n"
+                 "in percent. When every gold link is sure, recall is the share of gold links\n"
+                 "found, the fraction scripts/align-accuracy.sh prints as alignment agreement.\n\n"
+                 "  -h, --help      this text\n");
 }
 
 /* Parses line `line` (0-based) of path into g; errors name the file and line. */

@@ -54,8 +54,9 @@ int rs_watch_read_file(rs_watch *w, const char *path, rs_error *err)
             continue;
         }
         if (tab && strchr(tab + 1, '\t')) {
-            status = rs_fail(err, "%s:%d: more than one tab (lines are SOURCE or SOURCE<TAB>TARGET)",
-                             path, i + 1);
+            status =
+                rs_fail(err, "%s:%d: more than one tab (lines are SOURCE or SOURCE<TAB>TARGET)",
+                        path, i + 1);
             break;
         }
         if (!(w->source[w->count] = rs_strdup(line, err)) ||
@@ -120,8 +121,8 @@ static int write_record(FILE *out, int64_t step, int epoch, int sentence, const 
         free(json);
         return rs_fail(err, "out of memory writing %s", RS_WATCH_FILE);
     }
-    fprintf(out, "{\"step\":%lld,\"epoch\":%d,\"sentence\":%d,\"kind\":\"%s\",%s",
-            (long long)step, epoch, sentence, kind, json + 1);
+    fprintf(out, "{\"step\":%lld,\"epoch\":%d,\"sentence\":%d,\"kind\":\"%s\",%s", (long long)step,
+            epoch, sentence, kind, json + 1);
     free(json);
     return 0;
 }
@@ -237,8 +238,8 @@ static int dev_aer(const rs_watch *w, const rs_model *model, const rs_dataset *d
                    rs_train_event *ev, rs_error *err)
 {
     rs_forced *f = rs_calloc((size_t)dev->count + 1, sizeof *f, err);
-    if (!f || rs_forced_decode(&model, 1, dev, model->cfg.batch_size, RS_FORCED_ALIGNMENT, f,
-                               err)) {
+    if (!f ||
+        rs_forced_decode(&model, 1, dev, model->cfg.batch_size, RS_FORCED_ALIGNMENT, f, err)) {
         free(f);
         return -1;
     }
@@ -257,9 +258,9 @@ static int dev_aer(const rs_watch *w, const rs_model *model, const rs_dataset *d
             src[j] = model->src_vocab.tokens[dev->src[i][j]];
         for (int j = 0; status == 0 && j < f[i].tgt_len; j++)
             tgt[j] = model->tgt_vocab.tokens[dev->tgt[i][j]];
-        if (status == 0 && (rs_alignment_make(&a, tgt, f[i].tgt_len, src, f[i].src_len,
-                                              f[i].alignment, err) ||
-                            (pieces && rs_alignment_to_words(&a, &words, err))))
+        if (status == 0 &&
+            (rs_alignment_make(&a, tgt, f[i].tgt_len, src, f[i].src_len, f[i].alignment, err) ||
+             (pieces && rs_alignment_to_words(&a, &words, err))))
             status = -1;
         const rs_alignment *use = pieces ? &words : &a;
         if (status == 0 &&

@@ -30,9 +30,9 @@
 #define RS_WATCH_DEFAULT_COUNT 3 /* dev pairs watched when no --watch file is given */
 
 struct rs_watch {
-    int count;            /* watched sentences */
-    char **source;        /* [count] raw text, owned */
-    char **target;        /* [count] raw text or NULL (no forced alignment), owned */
+    int count;             /* watched sentences */
+    char **source;         /* [count] raw text, owned */
+    char **target;         /* [count] raw text or NULL (no forced alignment), owned */
     const rs_codec *codec; /* the model's text settings; not owned */
     /* Gold links of the dev pairs (dev->line[k] indexes them), or NULL. */
     rs_gold_links *gold;
