@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "model/locate.h"
 #include "serve/serve.h"
 
 #define PROG "rnnsearch serve"
@@ -56,6 +58,10 @@ static void usage(FILE *out, const rs_serve_options *d)
             "                      connection is closed; requests that waited this long for\n"
             "                      a worker get 503; at a stop, answers being sent get this\n"
             "                      long to finish (default: %d)\n"
+            "  --run DIR           the training run whose learning curves and watched\n"
+            "                      alignments (train.log.tsv, watch.jsonl) the page's training\n"
+            "                      view shows, following it while it trains (default: the\n"
+            "                      first model's directory, when it holds either file)\n"
             "  --quiet             no log line per request\n"
             "  -h, --help          this help\n\n"
             "SIGINT or SIGTERM stops the server: no new connections, queued requests are\n"
@@ -127,7 +133,28 @@ typedef struct {
     const char *model_args[MAX_MODELS], *allow_hosts[MAX_HOSTS];
     int n_models, any_address;
     char token[64];
+    char run_dir[4096];
 } serve_request;
+
+/* The directory of the checkpoint model_arg names, when it holds a training
+ * log or watch file. */
+static void default_run_dir(const char *model_arg, char *dir, size_t size)
+{
+    rs_error err;
+    char path[4096], file[4200];
+    if (rs_model_locate(model_arg, path, sizeof path, &err))
+        return;
+    char *slash = strrchr(path, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(path, sizeof path, ".");
+    snprintf(file, sizeof file, "%s/train.log.tsv", path);
+    int found = access(file, F_OK) == 0;
+    snprintf(file, sizeof file, "%s/watch.jsonl", path);
+    if (found || access(file, F_OK) == 0)
+        snprintf(dir, size, "%s", path);
+}
 
 /* Parses and checks the options into rq; -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, serve_request *rq)
@@ -146,7 +173,8 @@ static int parse_request(int argc, char **argv, serve_request *rq)
         OPT_ALLOW_HOST,
         OPT_TOKEN,
         OPT_NO_TOKEN,
-        OPT_ANSWER
+        OPT_ANSWER,
+        OPT_RUN
     };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
@@ -164,6 +192,7 @@ static int parse_request(int argc, char **argv, serve_request *rq)
         {"token", required_argument, NULL, OPT_TOKEN},
         {"no-token", no_argument, NULL, OPT_NO_TOKEN},
         {"max-answer", required_argument, NULL, OPT_ANSWER},
+        {"run", required_argument, NULL, OPT_RUN},
         {0},
     };
     rs_serve_options defaults, *opt = &rq->opt;
@@ -222,6 +251,7 @@ static int parse_request(int argc, char **argv, serve_request *rq)
             break;
         case OPT_TOKEN: opt->token = optarg; break;
         case OPT_NO_TOKEN: no_token = 1; break;
+        case OPT_RUN: opt->run_dir = optarg; break;
         case OPT_ANSWER:
             if (rs_cli_int(PROG, "--max-answer", optarg, 4096, 1 << 30, &max_answer))
                 return RS_EXIT_USAGE;
@@ -247,6 +277,13 @@ static int parse_request(int argc, char **argv, serve_request *rq)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (optind < argc)
         return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    struct stat st;
+    if (opt->run_dir && (stat(opt->run_dir, &st) || !S_ISDIR(st.st_mode)))
+        return rs_cli_usage_error(PROG, "--run %s: not a directory", opt->run_dir);
+    if (!opt->run_dir) {
+        default_run_dir(rq->model_args[0], rq->run_dir, sizeof rq->run_dir);
+        opt->run_dir = rq->run_dir[0] ? rq->run_dir : NULL;
+    }
     return -1;
 }
 
@@ -272,6 +309,8 @@ static void print_banner(const serve_request *rq, const rs_server *server, char 
             "max-beam %d | timeout %d s\n",
             rq->opt.threads, rq->opt.queue, rq->opt.connections, rq->opt.max_body,
             rq->opt.max_chars, rq->opt.max_beam, rq->opt.timeout);
+    if (rq->opt.run_dir)
+        fprintf(stderr, PROG ": training view of %s (the page's Training tab)\n", rq->opt.run_dir);
 }
 
 /* Waits for SIGINT or SIGTERM (blocked in every thread: `stop`), then stops

@@ -25,6 +25,7 @@
 #include "search/forced.h"
 #include "common/json.h"
 #include "serve/serve.h"
+#include "serve/run.h"
 #include "serve/serve_page.h"
 #include "search/translate.h"
 
@@ -44,7 +45,15 @@ void rs_serve_options_default(rs_serve_options *opt)
 
 #define RS_SERVE_COOKIE "rnnsearch_token"
 
-typedef enum { ROUTE_PAGE, ROUTE_MODELS, ROUTE_TRANSLATE, ROUTE_ALIGN, ROUTE_NONE } route;
+typedef enum {
+    ROUTE_PAGE,
+    ROUTE_MODELS,
+    ROUTE_TRANSLATE,
+    ROUTE_ALIGN,
+    ROUTE_RUN,
+    ROUTE_RUN_WATCH,
+    ROUTE_NONE
+} route;
 typedef enum { RECEIVING, QUEUED, DECODED } request_state;
 
 typedef struct {
@@ -544,6 +553,10 @@ static route route_of(const char *url)
         return ROUTE_TRANSLATE;
     if (!strcmp(url, "/api/align"))
         return ROUTE_ALIGN;
+    if (!strcmp(url, "/api/run"))
+        return ROUTE_RUN;
+    if (!strcmp(url, "/api/run/watch"))
+        return ROUTE_RUN_WATCH;
     return ROUTE_NONE;
 }
 
@@ -943,6 +956,37 @@ static enum MHD_Result send_page(rs_server *s, request *rq)
     return ok;
 }
 
+/* The training run's log or watched alignments (run.h), read from the files
+ * the training appends to, by the polling thread: whole lines only, at most
+ * max_answer bytes an answer. */
+static enum MHD_Result send_run(rs_server *s, request *rq, int get)
+{
+    if (!get)
+        return send_error(rq, 405, "use GET");
+    if (!s->opt.run_dir)
+        return send_error(rq, 404,
+                          "this server shows no training run (start it with --run DIR, or "
+                          "-m with a model directory)");
+    rs_error err;
+    size_t len = 0;
+    char *body;
+    if (rq->route == ROUTE_RUN) {
+        body = rs_run_log_json(s->opt.run_dir, s->opt.max_answer, &len, &err);
+    } else {
+        const char *from =
+            MHD_lookup_connection_value(rq->connection, MHD_GET_ARGUMENT_KIND, "from");
+        char *end = NULL;
+        errno = 0;
+        unsigned long long offset = from ? strtoull(from, &end, 10) : 0;
+        if (from && (!*from || *end || errno || from[0] == '-'))
+            return send_error(rq, 400, "'from' is a byte offset: digits only");
+        body = rs_run_watch_json(s->opt.run_dir, offset, s->opt.max_answer, &len, &err);
+    }
+    if (!body)
+        return send_error(rq, 500, err.msg);
+    return send_json(rq, 200, body, len);
+}
+
 /* The first call for a request: its headers are in. */
 static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
 {
@@ -956,8 +1000,9 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
     switch (rq->route) {
     case ROUTE_NONE:
         return send_error(rq, 404,
-                          "no such page: the API is POST /api/translate, POST /api/align "
-                          "and GET /api/models; the explorer is GET /");
+                          "no such page: the API is POST /api/translate, POST /api/align, "
+                          "GET /api/models, GET /api/run and GET /api/run/watch; the explorer "
+                          "is GET /");
     case ROUTE_PAGE:
         if (!get)
             return send_error(rq, 405, "use GET");
@@ -967,6 +1012,8 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
             return send_error(rq, 405, "use GET");
         body = models_json(s, &len);
         return send_json(rq, 200, body, len);
+    case ROUTE_RUN:
+    case ROUTE_RUN_WATCH: return send_run(s, rq, get);
     case ROUTE_TRANSLATE:
     case ROUTE_ALIGN: {
         if (!post)

@@ -63,6 +63,9 @@ typedef struct {
      * answered request: "METHOD PATH STATUS MS"; NULL: no log. */
     void (*log)(void *ctx, const char *line);
     void *log_ctx;
+    /* A training run's model directory whose train.log.tsv and watch.jsonl
+     * GET /api/run and /api/run/watch read (serve/run.h); NULL: none. */
+    const char *run_dir;
 } rs_serve_options;
 
 /* 127.0.0.1:8080, 2 workers, queue 64, 64 connections, 64 KiB bodies,
