@@ -1071,6 +1071,118 @@ START_TEST(the_command_stops_gracefully_and_guards_open_addresses)
 }
 END_TEST
 
+/* The training view follows a run in progress: a training appends to
+ * watch.jsonl while a client polls GET /api/run/watch?from=NEXT; every answer
+ * is whole JSON (no torn record), the records come in order, some arrive
+ * while the training still runs, and all of them together are the file. */
+START_TEST(the_run_view_reads_a_watch_file_while_training_appends)
+{
+    char dir[64], cmd[1024], run[128];
+    testdir_make(dir, "rnnsearch-serve-run");
+    snprintf(run, sizeof run, "%s/run", dir);
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.max_answer = 32 * 1024; /* the records come in several answers */
+    opt.run_dir = run;
+    rs_server *s = start_with(&opt);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    /* Nothing trained yet: an empty run. */
+    request(port, "GET", "/api/run/watch?from=0", NULL, a);
+    ck_assert_int_eq(a->status, 200);
+    rs_json *j = json_of(a);
+    ck_assert_uint_eq(rs_json_get(j, "records")->count, 0);
+    rs_json_free(j);
+
+    snprintf(cmd, sizeof cmd,
+             "head -n 3000 corpora/reorder/train.tsv > %s/train.tsv && exec %s train --train "
+             "%s/train.tsv --dev corpora/reorder/dev.tsv --out %s --epochs 1 --eval-every 4 "
+             "--emb 16 --hidden 32 --att 16 --maxout 8 --quiet 2> %s/stderr",
+             dir, testprog_path(), dir, run, dir);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    uint64_t next = 0;
+    int records = 0, while_running = 0, finished = 0, last_step = 0;
+    while (!finished) {
+        int status;
+        finished = waitpid(pid, &status, WNOHANG) == pid;
+        if (finished)
+            ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the training failed");
+        /* After the end, read until nothing is left. */
+        for (int more = 1; more;) {
+            char path[64];
+            snprintf(path, sizeof path, "/api/run/watch?from=%llu", (unsigned long long)next);
+            request(port, "GET", path, NULL, a);
+            ck_assert_int_eq(a->status, 200);
+            j = json_of(a);
+            const rs_json *recs = rs_json_get(j, "records");
+            uint64_t from, to;
+            ck_assert(rs_json_to_u64(rs_json_get(j, "from"), &from) == 0 && from == next);
+            ck_assert(rs_json_to_u64(rs_json_get(j, "next"), &to) == 0 && to >= next);
+            for (size_t k = 0; k < recs->count; k++) {
+                const int step = (int)num(&recs->items[k], "step");
+                ck_assert_int_ge(step, last_step);
+                last_step = step;
+                ck_assert(rs_json_get(&recs->items[k], "alignment") != NULL);
+            }
+            records += (int)recs->count;
+            while_running += !finished && recs->count > 0 && next > 0;
+            more = finished && to > next;
+            next = to;
+            rs_json_free(j);
+        }
+        nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    ck_assert_msg(while_running > 0, "no record was read while the training ran");
+    char path[256];
+    snprintf(path, sizeof path, "%s/watch.jsonl", run);
+    size_t size;
+    char *file = (char *)testfile_read(path, &size);
+    int lines = 0;
+    for (char *p = file; (p = strchr(p, '\n')); p++)
+        lines++;
+    free(file);
+    ck_assert_uint_eq(next, size);
+    ck_assert_int_eq(records, lines);
+    ck_assert_int_gt(last_step, 0);
+
+    /* The log as columns and rows. */
+    request(port, "GET", "/api/run", NULL, a);
+    ck_assert_int_eq(a->status, 200);
+    j = json_of(a);
+    const rs_json *cols = rs_json_get(j, "columns"), *rows = rs_json_get(j, "rows");
+    ck_assert_str_eq(item(cols, 0)->string, "step");
+    ck_assert_uint_ge(rows->count, 2);
+    ck_assert_int_eq((int)item(item(rows, rows->count - 1), 0)->number, last_step);
+    rs_json_free(j);
+    request(port, "POST", "/api/run", "{}", a);
+    expect_error(a, 405, "GET", "POST /api/run");
+    request(port, "GET", "/api/run/watch?from=-1", NULL, a);
+    expect_error(a, 400, "byte offset", "negative offset");
+    with_headers(port, "GET", "/api/run/watch",
+                 "Host: localhost\r\nOrigin: http://evil.example\r\n", NULL, a);
+    expect_error(a, 403, "cross-origin", "foreign page reading the run");
+    rs_server_stop(s);
+
+    /* Without a run: 404 saying how to give one; with a token, it is needed. */
+    opt.run_dir = NULL;
+    s = start_with(&opt);
+    request(rs_server_port(s), "GET", "/api/run", NULL, a);
+    expect_error(a, 404, "--run DIR", "no run");
+    rs_server_stop(s);
+    opt.run_dir = run;
+    opt.token = "secret-token";
+    s = start_with(&opt);
+    request(rs_server_port(s), "GET", "/api/run/watch", NULL, a);
+    expect_error(a, 401, "token", "run without the token");
+    rs_server_stop(s);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
     Suite *s = suite_create("serve");
@@ -1089,6 +1201,7 @@ Suite *serve_suite(void)
     tcase_add_test(tc, framing_log_and_quoted_text);
     tcase_add_test(tc, align_cuts_long_sources_as_score_does);
     tcase_add_test(tc, the_command_stops_gracefully_and_guards_open_addresses);
+    tcase_add_test(tc, the_run_view_reads_a_watch_file_while_training_appends);
     suite_add_tcase(s, tc);
     return s;
 }

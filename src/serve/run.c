@@ -131,8 +131,8 @@ char *rs_run_watch_json(const char *dir, uint64_t from, size_t cap, size_t *len,
         rs_fail(err, "out of memory");
         return NULL;
     }
-    fprintf(f, "{\"from\":%llu,\"next\":%llu,\"size\":%llu,\"records\":[",
-            (unsigned long long)from, (unsigned long long)next, (unsigned long long)size);
+    fprintf(f, "{\"from\":%llu,\"next\":%llu,\"size\":%llu,\"records\":[", (unsigned long long)from,
+            (unsigned long long)next, (unsigned long long)size);
     int n = 0;
     for (char *p = data, *eol; (eol = strchr(p, '\n')); p = eol + 1) {
         rs_error bad;
