@@ -15,6 +15,7 @@
 #include "data/dataset.h"
 #include "search/forced.h"
 #include "search/translate.h"
+#include "serve/run.h"
 
 #define PROG "rnnsearch align"
 
@@ -22,7 +23,8 @@ static void usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: " PROG " -m MODEL [OPTIONS] [FILE]\n\n"
+        "usage: " PROG " -m MODEL [OPTIONS] [FILE]\n"
+        "       " PROG " --replay DIR [-o PAGE.html]\n\n"
         "Shows where the decoder looked. Each line of FILE (default: standard input)\n"
         "is a source sentence: it is translated (greedy, or --beam) and the alignment matrix of\n"
         "the output printed (rows: target tokens and </s>, columns: source tokens\n"
@@ -54,6 +56,11 @@ static void usage(FILE *out)
         "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
         "                         warning naming the line (default: %d)\n"
         "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
+        "  --replay DIR           one self-contained HTML page replaying how the training\n"
+        "                         run in DIR learned to align: its learning curves and its\n"
+        "                         watched sentences' alignments at every evaluation\n"
+        "                         (DIR/watch.jsonl, train --watch), with a slider and a\n"
+        "                         play button; the training view of `serve`, without a server\n"
         "  -h, --help             this help\n",
         RS_MAX_SRC_LEN);
 }
@@ -187,7 +194,7 @@ static int want_color(const char *when, int to_stdout)
 
 /* What the command line asks for. */
 typedef struct {
-    const char *model_arg, *color, *title, *input;
+    const char *model_arg, *color, *title, *input, *replay;
     int pairs_mode, swap, threads;
     rs_translate_options topt;
 } align_request;
@@ -208,7 +215,8 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         OPT_MAXSRC,
         OPT_THREADS,
         OPT_BEAM,
-        OPT_LP
+        OPT_LP,
+        OPT_REPLAY
     };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
@@ -228,6 +236,7 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         {"threads", required_argument, NULL, OPT_THREADS},
         {"beam", required_argument, NULL, OPT_BEAM},
         {"length-penalty", required_argument, NULL, OPT_LP},
+        {"replay", required_argument, NULL, OPT_REPLAY},
         {0},
     };
     rs_translate_options *topt = &rq->topt;
@@ -297,10 +306,16 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
             topt->length_penalty = (float)alpha;
             break;
         }
+        case OPT_REPLAY: rq->replay = optarg; break;
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
+    if (rq->replay && (rq->model_arg || optind < argc))
+        return rs_cli_usage_error(PROG, "--replay DIR writes the page of a training run: no "
+                                        "-m and no input file with it");
+    if (rq->replay)
+        return -1;
     if (!rq->model_arg)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (argc - optind > 1)
@@ -365,6 +380,28 @@ static int close_sink(sink *sk)
     return bad ? -1 : 0;
 }
 
+/* align --replay DIR: the run's replay page, to standard output or written
+ * whole to a file. */
+static int write_replay(const char *dir, const char *out_path)
+{
+    rs_error err;
+    rs_atomic_file af;
+    if (out_path && rs_atomic_open(&af, out_path, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_FAIL;
+    }
+    int rc = rs_run_write_replay(out_path ? af.f : stdout, dir, &err);
+    if (out_path)
+        rc = rc ? (rs_atomic_abort(&af), -1) : rs_atomic_commit(&af, &err);
+    else if (rc == 0 && fflush(stdout))
+        rc = rs_fail(&err, "standard output: write failed");
+    if (rc) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_FAIL;
+    }
+    return RS_EXIT_OK;
+}
+
 int cmd_align(int argc, char **argv)
 {
     align_request rq = {.color = "auto"};
@@ -374,6 +411,8 @@ int cmd_align(int argc, char **argv)
     int status = parse_request(argc, argv, &rq, &sk);
     if (status >= 0)
         return status;
+    if (rq.replay)
+        return write_replay(rq.replay, sk.out_path);
     if (rq.threads > 0)
         openblas_set_num_threads(rq.threads);
     if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(rq.color, !sk.out_path))

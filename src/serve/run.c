@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "serve/run.h"
+#include "serve/serve_page.h"
 #include "train/watch.h"
 
 /* The answer so far in memory (its input was read within cap bytes, so it
@@ -146,4 +147,53 @@ char *rs_run_watch_json(const char *dir, uint64_t from, size_t cap, size_t *len,
     fputs("]}\n", f);
     free(data);
     return close_answer(f, &text, &text_size, cap, len, err);
+}
+
+/* JSON inside <script>: every '<' (only ever inside strings) as \u003c, so
+ * no token can close the script element. */
+static void write_script_json(FILE *out, const char *json, size_t len)
+{
+    while (len > 0 && json[len - 1] == '\n')
+        len--;
+    for (size_t k = 0; k < len; k++) {
+        if (json[k] == '<')
+            fputs("\\u003c", out);
+        else
+            putc(json[k], out);
+    }
+}
+
+int rs_run_write_replay(FILE *out, const char *dir, rs_error *err)
+{
+    static const char slot[] = "<script id=\"replay-data\" type=\"application/json\"></script>";
+    char path[4200];
+    snprintf(path, sizeof path, "%s/" RS_WATCH_FILE, dir);
+    struct stat st;
+    if (stat(path, &st))
+        return rs_fail(err,
+                       "%s: %s (a training writes it at each evaluation when it has a dev set "
+                       "or --watch)",
+                       path, strerror(errno));
+    const char *page = (const char *)rs_serve_page, *at = strstr(page, slot);
+    if (!at)
+        return rs_fail(err, "the explorer page has no place for the replay's data");
+    const size_t cap = (size_t)1 << 30;
+    size_t log_len, watch_len;
+    char *log = rs_run_log_json(dir, cap, &log_len, err);
+    char *watch = log ? rs_run_watch_json(dir, 0, cap, &watch_len, err) : NULL;
+    if (!watch) {
+        free(log);
+        return -1;
+    }
+    const size_t open_len = sizeof slot - 1 - strlen("</script>");
+    fwrite(page, 1, (size_t)(at - page) + open_len, out);
+    fputs("{\"log\":", out);
+    write_script_json(out, log, log_len);
+    fputs(",\"watch\":", out);
+    write_script_json(out, watch, watch_len);
+    fputs("}", out);
+    fputs(at + open_len, out);
+    free(log);
+    free(watch);
+    return ferror(out) ? rs_fail(err, "write failed") : 0;
 }

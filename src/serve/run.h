@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/error.h"
 
@@ -22,5 +23,11 @@ char *rs_run_log_json(const char *dir, size_t cap, size_t *len, rs_error *err);
  * by a resumed run; read again from 0). Lines that are not JSON objects are
  * left out. */
 char *rs_run_watch_json(const char *dir, uint64_t from, size_t cap, size_t *len, rs_error *err);
+
+/* The replay page of a finished run: the explorer page (serve_page.html)
+ * with {"log": rs_run_log_json, "watch": rs_run_watch_json from 0} embedded,
+ * which it shows instead of asking a server; one self-contained HTML file.
+ * A directory without watch.jsonl fails, naming it. */
+int rs_run_write_replay(FILE *out, const char *dir, rs_error *err);
 
 #endif

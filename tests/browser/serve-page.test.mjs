@@ -3,7 +3,10 @@
 // on a free loopback port, type a sentence, wait for the translation and the
 // heatmap, hover a source word (its column lit, its weights shown), switch to
 // the second hypothesis, align a typed target, download the SVG; screenshots
-// at each step. Run from the repository root: `make check-browser`.
+// at each step. Then the training view: a short run on corpora/reorder with
+// watched sentences and gold links, served; the slider and the play button
+// must show the matrices watch.jsonl recorded, and so must the replay page
+// `align --replay` writes. Run from the repository root: `make check-browser`.
 //
 // Environment: RNNSEARCH (the program, default ./rnnsearch), CHROMIUM
 // (default /usr/bin/chromium), MODEL (a trained model to use instead of
@@ -19,7 +22,7 @@ const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const shots = resolve(process.env.SCREENSHOTS || 'build/browser');
 const sentence = process.env.SENTENCE || 'Saturday, 21 November 2026';
 const scratch = mkdtempSync(join(tmpdir(), 'rnnsearch-browser-'));
-let passed = 0, failed = 0, server = null, context = null;
+let passed = 0, failed = 0, server = null, context = null, runServer = null;
 
 function check(ok, what) {
   if (ok) { passed++; console.log('ok   ' + what); }
@@ -34,6 +37,7 @@ async function finish(code) {
   clearTimeout(deadline);
   try { if (context) await context.close(); } catch (e) { /* already gone */ }
   if (server && server.exitCode === null) server.kill('SIGKILL');
+  if (runServer && runServer.exitCode === null) runServer.kill('SIGKILL');
   rmSync(scratch, { recursive: true, force: true });
   console.log(`browser: ${passed} passed, ${failed} failed`);
   process.exit(code || (failed ? 1 : 0));
@@ -69,6 +73,110 @@ async function api(base, path, body) {
   const res = await fetch(base + path, { method: 'POST', headers: { 'Content-Type': 'application/json' },
                                          body: JSON.stringify(body) });
   return res.json();
+}
+
+// A run that learns to align within seconds: evaluations every 25 steps,
+// three watched dev pairs, gold links for the AER.
+function trainRun() {
+  const out = join(scratch, 'reorder');
+  console.log('training a watched run on corpora/reorder ...');
+  execFileSync(program, ['train', '--train', 'corpora/reorder/train.tsv', '--dev', 'corpora/reorder/dev.tsv',
+    '--dev-align', 'corpora/reorder/dev.align', '--out', out, '--epochs', '1', '--eval-every', '25',
+    '--threads', '1', '--quiet'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  return out;
+}
+
+function watchRecords(dir, sentence, kind) {
+  return readFileSync(join(dir, 'watch.jsonl'), 'utf8').split('\n').filter((l) => l)
+    .map((l) => JSON.parse(l)).filter((r) => r.sentence === sentence && r.kind === kind);
+}
+
+// The matrix on the page: its cells' recorded weights, row by row.
+async function shownMatrix(page) {
+  return page.$$eval('#replay-matrix svg rect.cell', (rs) => {
+    const m = [];
+    rs.forEach((r) => { (m[+r.dataset.i] = m[+r.dataset.i] || [])[+r.dataset.j] = +r.dataset.w; });
+    return m;
+  });
+}
+
+const sameMatrix = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+async function setSlider(page, k) {
+  await page.evaluate((v) => {
+    const s = document.querySelector('#eval-slider');
+    s.value = String(v);
+    s.dispatchEvent(new Event('input'));
+  }, k);
+}
+
+async function trainingView() {
+  const run = trainRun();
+  const recs = watchRecords(run, 0, 'forced');
+  check(recs.length > 3 && recs[0].step === 0, `watch.jsonl holds ${recs.length} evaluations of sentence 1 from step 0`);
+  const port = await new Promise((resolvePort, reject) => {
+    runServer = spawn(program, ['serve', '-m', run, '--port', '0', '--threads', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    runServer.stderr.on('data', (d) => {
+      log += d;
+      const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) resolvePort(+m[1]);
+    });
+    runServer.on('exit', (code) => reject(new Error('the run server exited (' + code + '): ' + log)));
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction((n) => +document.querySelector('#eval-slider').max === n - 1 &&
+                                    document.querySelector('#replay-matrix rect.cell') !== null, recs.length, { timeout: 20000 });
+  check(await page.isVisible('#training'), 'the training view is shown for the served run');
+  const aer = await page.locator('#align-chart path[data-series="AER"]').count();
+  check(aer === 1, 'the AER curve is drawn');
+  // The slider: the first and the last evaluation are the recorded matrices.
+  await setSlider(page, 0);
+  check(sameMatrix(await shownMatrix(page), recs[0].alignment), 'slider at 0: the matrix of step 0 as recorded');
+  check((await page.textContent('#replay-label')).startsWith('step 0 '), 'the label names step 0');
+  await page.locator('#training').screenshot({ path: join(shots, 'training-first.png') });
+  const mid = Math.floor(recs.length / 2);
+  await setSlider(page, mid);
+  check(sameMatrix(await shownMatrix(page), recs[mid].alignment), `slider at ${mid}: the matrix of step ${recs[mid].step} as recorded`);
+  // Play from the start: the evaluations go by and it stops at the last one.
+  await setSlider(page, 0);
+  await page.click('#play');
+  await page.waitForFunction(() => +document.querySelector('#eval-slider').value > 0, null, { timeout: 5000 });
+  check(true, 'play advances the slider');
+  await page.waitForFunction((n) => +document.querySelector('#eval-slider').value === n - 1 &&
+                                    document.querySelector('#play').textContent.includes('Play'), recs.length, { timeout: 30000 });
+  const last = recs[recs.length - 1];
+  check(sameMatrix(await shownMatrix(page), last.alignment), `play ends on the last evaluation (step ${last.step}) as recorded`);
+  const ent = await page.$$eval('#replay-matrix rect.entropy', (rs) => rs.map((r) => +r.dataset.h));
+  const want = last.alignment.map((row) => row.reduce((h, a) => (a > 0 ? h - a * Math.log(a) : h), 0));
+  check(ent.length === want.length && ent.every((h, i) => Math.abs(h - want[i]) < 1e-3), 'each target word\'s attention entropy is shown');
+  await page.locator('#training').screenshot({ path: join(shots, 'training-last.png') });
+  // The greedy translation's alignments too.
+  await page.selectOption('#watch-kind', 'greedy');
+  const greedy = watchRecords(run, 0, 'greedy');
+  await setSlider(page, greedy.length - 1);
+  check(sameMatrix(await shownMatrix(page), greedy[greedy.length - 1].alignment), 'the greedy alignment as recorded');
+  check(errors.length === 0, 'no script errors in the training view' + (errors.length ? ': ' + errors.join(' | ') : ''));
+  await page.close();
+
+  // The replay page: the same view from one file, nothing fetched.
+  const replay = join(scratch, 'replay.html');
+  execFileSync(program, ['align', '--replay', run, '-o', replay]);
+  const offline = await context.newPage();
+  const fetched = [];
+  offline.on('request', (r) => { if (!r.url().startsWith('file:')) fetched.push(r.url()); });
+  await offline.goto('file://' + replay);
+  await offline.waitForFunction(() => document.querySelector('#replay-matrix rect.cell') !== null, null, { timeout: 10000 });
+  check(sameMatrix(await shownMatrix(offline), recs[recs.length - 1].alignment), 'the replay page shows the last recorded matrix');
+  await setSlider(offline, 0);
+  check(sameMatrix(await shownMatrix(offline), recs[0].alignment), 'its slider goes back to step 0');
+  check(fetched.length === 0, 'the replay page fetches nothing' + (fetched.length ? ': ' + fetched.join(' ') : ''));
+  await offline.close();
+  runServer.removeAllListeners('exit');
+  runServer.kill('SIGTERM');
 }
 
 async function main() {
@@ -174,6 +282,7 @@ async function main() {
   await page.waitForFunction(() => document.querySelector('#status').className === 'error', null, { timeout: 10000 });
   check((await page.textContent('#status')).includes("'beam'"), 'a refused request shows the server\'s message');
   check(errors.every((e) => e.includes('status of 400')), 'only the refused request is reported' + (errors.length ? ': ' + errors.join(' | ') : ''));
+  await trainingView();
   console.log('screenshots in ' + shots);
 
   await context.close();
