@@ -115,6 +115,10 @@ START_TEST(training_records_watched_sentences_and_aer)
     }
     ck_assert_int_eq(rows, 3);
     free(log);
+    /* plot draws the AER curve: a point per evaluation. */
+    snprintf(cmd, sizeof cmd, "plot %s/m -o - 2>/dev/null | grep -c 'AER at step'", dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(atoi(out), rows);
 
     /* watch.jsonl: step 0 then each evaluation; per step sentence 0 greedy,
      * sentence 1 greedy and forced (it has a target), rows summing to 1. */

@@ -22,8 +22,9 @@ static void usage(FILE *out)
             "usage: " PROG " NAME|DIR|LOG.tsv [-o OUT.svg]\n\n"
             "Draws the learning curves of a training run from its log, DIR/train.log.tsv\n"
             "(or the .tsv file given): train loss and dev loss per target token against the\n"
-            "step, and the dev metric on a right-hand axis when it was measured. A bare NAME\n"
-            "is a model of the models directory, as for -m ('rnnsearch help models').\n\n"
+            "step, and the dev metric and the dev alignment error rate (train --dev-align)\n"
+            "on a right-hand axis when they were measured. A bare NAME is a model of the\n"
+            "models directory, as for -m ('rnnsearch help models').\n\n"
             "  -o, --output FILE      the SVG file, '-' for standard output\n"
             "                         (default: train.svg next to the log)\n"
             "  --scale S              loss axis: linear, log or auto (default: auto = log when\n"
@@ -33,8 +34,8 @@ static void usage(FILE *out)
 }
 
 /* The columns of the log that are drawn. */
-enum { COL_STEP, COL_TRAIN, COL_DEV, COL_METRIC, NCOLS };
-static const char *const col_names[NCOLS] = {"step", "train_loss", "dev_loss", "dev_metric"};
+enum { COL_STEP, COL_TRAIN, COL_DEV, COL_METRIC, COL_AER, NCOLS };
+static const char *const col_names[NCOLS] = {"step", "train_loss", "dev_loss", "dev_metric", "aer"};
 
 typedef struct {
     int count, capacity;
@@ -270,9 +271,17 @@ static int plot(FILE *out, const series *s, const char *title, const char *scale
     f.y = log_scale ? log_axis(lo, hi) : nice_axis(isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 1);
     range_of(s, COL_METRIC, &lo2, &hi2);
     const int metric = isfinite(lo2);
-    if (metric)
+    double lo3, hi3;
+    range_of(s, COL_AER, &lo3, &hi3);
+    const int aer = isfinite(lo3); /* percent, on the right axis with the dev metric */
+    if (aer) {
+        lo2 = metric && lo2 < 0 ? lo2 : 0;
+        hi2 = metric && hi2 > 100 ? hi2 : 100;
+    }
+    const int right = metric || aer;
+    if (right)
         f.y2 = nice_axis(lo2, hi2 <= 1.0 ? 1.0 : hi2, 1);
-    const double width = f.left + f.width + (metric ? 80 : 30), height = f.top + f.height + 80;
+    const double width = f.left + f.width + (right ? 80 : 30), height = f.top + f.height + 80;
     if (rs_svg_begin(out, width, height, title))
         return -1;
     fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
@@ -281,7 +290,7 @@ static int plot(FILE *out, const series *s, const char *title, const char *scale
     rs_xml_escape(out, title);
     fputs("</text>\n", out);
     ticks_y(out, &f, &f.y, 0);
-    if (metric)
+    if (right)
         ticks_y(out, &f, &f.y2, 1);
     for (double v = f.x.lo; v <= f.x.hi + f.x.step * 1e-6; v += f.x.step) {
         char label[32];
@@ -302,21 +311,29 @@ static int plot(FILE *out, const series *s, const char *title, const char *scale
             "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">loss "
             "(nats per target token%s)</text>\n",
             f.left - 50, f.top + f.height / 2, log_scale ? ", log scale" : "");
-    if (metric)
-        fprintf(out,
-                "<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\">dev "
-                "metric</text>\n",
-                f.left + f.width + 62, f.top + f.height / 2);
+    if (right)
+        fprintf(
+            out,
+            "<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\">%s</text>\n",
+            f.left + f.width + 62, f.top + f.height / 2,
+            metric && aer ? "dev metric, AER (%)"
+            : aer         ? "alignment error rate (%)"
+                          : "dev metric");
     fputs("</g>\n", out);
     draw_series(out, &f, s, COL_TRAIN, &f.y, "#1f77b4", "", "train loss");
     draw_series(out, &f, s, COL_DEV, &f.y, "#d62728", "", "dev loss");
     if (metric)
         draw_series(out, &f, s, COL_METRIC, &f.y2, "#2ca02c", " stroke-dasharray=\"6 4\"",
                     "dev metric");
+    if (aer)
+        draw_series(out, &f, s, COL_AER, &f.y2, "#ff7f0e", " stroke-dasharray=\"6 4\"", "AER");
     /* Legend: one row under the plot. */
-    const char *names[] = {"train loss", "dev loss", "dev metric (right axis)"};
-    const char *colours[] = {"#1f77b4", "#d62728", "#2ca02c"};
-    const int entries = metric ? 3 : 2;
+    const char *names[4] = {"train loss", "dev loss"}, *colours[4] = {"#1f77b4", "#d62728"};
+    int entries = 2;
+    if (metric)
+        names[entries] = "dev metric (right axis)", colours[entries++] = "#2ca02c";
+    if (aer)
+        names[entries] = "dev AER % (right axis)", colours[entries++] = "#ff7f0e";
     const double ly = f.top + f.height + 64;
     double lx = f.left;
     fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
@@ -324,7 +341,7 @@ static int plot(FILE *out, const series *s, const char *title, const char *scale
         fprintf(out,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                 "stroke-width=\"2\"%s/>\n",
-                lx, ly, lx + 24, ly, colours[k], k == 2 ? " stroke-dasharray=\"6 4\"" : "");
+                lx, ly, lx + 24, ly, colours[k], k >= 2 ? " stroke-dasharray=\"6 4\"" : "");
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\">%s</text>\n", lx + 30, ly,
                 names[k]);
         lx += 30 + rs_text_width(names[k], 12) + 24;
