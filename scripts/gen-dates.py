@@ -26,6 +26,16 @@ The script uses only the standard library and is deterministic for a given
 independent parser and must give the target; no source string occurs twice,
 in particular not in two splits) before writing anything.
 
+Gold alignments (dev.align, test.align; line n aligns line n of the .tsv) are
+Pharaoh links "i-j" (sure) and "i?j" (possible), 0-based, between the tokens of
+rnnsearch's word tokenizer (runs of letters and digits; every other
+character its own token): the target 2026-11-21 is the five tokens
+"2026 - 11 - 21". The year, month and day tokens are linked (sure) to the
+source tokens the independent parser below reads them from; a hyphen is
+possibly linked to the source tokens of the two fields it separates and to
+the source's own separators (/ . -); a month's abbreviation dot is possibly
+linked to the month. Weekdays, "the", "of" and commas are linked to nothing.
+
 Usage:  python3 scripts/gen-dates.py [--seed N] [--out DIR]
                                      [--train N] [--dev N] [--test N]
         python3 scripts/gen-dates.py --check [--out DIR]
@@ -239,6 +249,47 @@ def parse(src):
     return found[0]
 
 
+# ---------------------------------------------------------------- alignments
+
+TOKEN_RE = re.compile(r"[A-Za-z0-9]+|[^\sA-Za-z0-9]")
+
+
+def tokens(text):
+    """rnnsearch's word tokenizer on these corpora: (start, end) of each token."""
+    return [m.span() for m in TOKEN_RE.finditer(text)]
+
+
+def gold_links(src, tgt):
+    """Pharaoh links between the tokens of src and of tgt (YYYY - MM - DD)."""
+    s = src.lower()
+    for rx, names in PATTERNS:
+        m = re.fullmatch(rx, s)
+        if m and parse(src).isoformat() == tgt:
+            break
+    else:
+        raise ValueError("no pattern reads %r" % src)
+    toks = tokens(src)
+    fields = {}
+    for k, name in enumerate(names.split()):
+        if name == "w" or m.group(k + 1) is None:
+            continue
+        a, b = m.span(k + 1)
+        fields[name[0]] = [i for i, (x, y) in enumerate(toks) if x < b and a < y]
+    seps = [i for i, (x, y) in enumerate(toks) if src[x:y] in "/.-" and
+            not (i > 0 and i - 1 in fields["m"] and src[x:y] == ".")]
+    month_dot = [i for i, (x, y) in enumerate(toks)
+                 if src[x:y] == "." and i > 0 and i - 1 in fields["m"] and not src[toks[i - 1][0]].isdigit()]
+    sure = {(i, 0) for i in fields["y"]} | {(i, 2) for i in fields["m"]} | {(i, 4) for i in fields["d"]}
+    possible = ({(i, 1) for i in fields["y"] + fields["m"] + seps} |
+                {(i, 3) for i in fields["m"] + fields["d"] + seps} |
+                {(i, 2) for i in month_dot}) - sure
+    links = sorted(sure | possible, key=lambda l: (l[1], l[0]))
+    return " ".join("%d%s%d" % (i, "-" if (i, j) in sure else "?", j) for i, j in links)
+
+
+ALIGNED = ["dev", "test"]
+
+
 def check(splits):
     seen = {}
     for name, pairs in splits.items():
@@ -278,6 +329,14 @@ def main():
         check(splits)
         for n in names:
             print("%s: %d pairs ok" % (n, len(splits[n])))
+        for n in ALIGNED:
+            with open(os.path.join(args.out, n + ".align"), encoding="utf-8") as f:
+                lines = [line.rstrip("\n") for line in f]
+            want = [gold_links(src, tgt) for src, tgt in splits[n]]
+            if lines != want:
+                bad = next(k for k in range(len(want)) if k >= len(lines) or lines[k] != want[k])
+                raise ValueError("%s.align:%d differs from the generator's links" % (n, bad + 1))
+            print("%s.align: %d lines ok" % (n, len(lines)))
         return 0
 
     rng = random.Random(args.seed)
@@ -303,6 +362,12 @@ def main():
             for src, tgt in splits[n]:
                 f.write("%s\t%s\n" % (src, tgt))
         print("%s: %d pairs" % (n, len(splits[n])))
+    for n in ALIGNED:
+        with open(os.path.join(args.out, n + ".align"), "w", encoding="utf-8",
+                  newline="\n") as f:
+            for src, tgt in splits[n]:
+                f.write(gold_links(src, tgt) + "\n")
+        print("%s.align: %d lines" % (n, len(splits[n])))
     return 0
 
 
