@@ -1183,6 +1183,72 @@ START_TEST(the_run_view_reads_a_watch_file_while_training_appends)
 }
 END_TEST
 
+/* "words": true merges SentencePiece pieces into the words `align --words`
+ * shows (the same function): the answer's alignment record is that command's
+ * JSON record; a model without pieces refuses it. */
+START_TEST(words_merge_pieces_as_align_words_does)
+{
+    char dir[64], cmd[1024], path[256];
+    testdir_make(dir, "rnnsearch-serve-words");
+    snprintf(cmd, sizeof cmd,
+             "%s train --train corpora/reorder/dev.tsv --out %s/spm --subwords 60 --max-steps 5 "
+             "--emb 8 --hidden 8 --att 8 --maxout 4 --quiet 2>/dev/null",
+             testprog_path(), dir);
+    ck_assert_int_eq(system(cmd), 0);
+    rs_model spm;
+    rs_codec spm_codec;
+    rs_error err;
+    snprintf(path, sizeof path, "%s/spm/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(path, &spm, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_codec_for_model(&spm_codec, &spm, &err) == 0, "%s", err.msg);
+    const rs_serve_model served[2] = {{"spm", &spm, &spm_codec}, {"words", &model, &codec}};
+    rs_serve_options opt = test_options(1, 4, 10);
+    rs_server *s;
+    ck_assert_msg(rs_server_start(&s, served, 2, &opt, &err) == 0, "%s", err.msg);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    request(port, "POST", "/api/align",
+            "{\"source\": \"my young teacher sees the horse\", \"target\": \"lehro yelo mimi\", "
+            "\"words\": true}",
+            a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    const char *record = strstr(a->body, "\"alignment\":");
+    ck_assert_ptr_nonnull(record);
+    record += strlen("\"alignment\":");
+    snprintf(cmd, sizeof cmd,
+             "printf 'my young teacher sees the horse\\tlehro yelo mimi\\n' | %s align -m %s/spm "
+             "--pairs --words --format json",
+             testprog_path(), dir);
+    char want[8192];
+    ck_assert_int_eq(testprog_shell(cmd, want, sizeof want), 0);
+    want[strcspn(want, "\n")] = '\0';
+    /* The command's record has id 1, the answer's id 0. */
+    char *id = strstr(want, "{\"id\":1,");
+    ck_assert_ptr_nonnull(id);
+    id[6] = '0';
+    ck_assert_msg(!strncmp(record, want, strlen(want)), "answer: %.400s\nalign --words: %s", record,
+                  want);
+    ck_assert_ptr_nonnull(strstr(want, "\"source\":[\"my\",\"young\",\"teacher\""));
+    /* Without it, the pieces; a word-level model refuses it. */
+    request(port, "POST", "/api/translate", "{\"text\": \"my young teacher\"}", a);
+    ck_assert_msg(a->status == 200 && strstr(a->body, "\\u2581") == NULL &&
+                      strstr(a->body, "\"source\":[\"\xE2\x96\x81"),
+                  "%.300s", a->text);
+    request(port, "POST", "/api/translate", "{\"text\": \"my young teacher\", \"words\": true}", a);
+    ck_assert_msg(a->status == 200 && strstr(a->body, "\"source\":[\"my\",\"young\""), "%.300s",
+                  a->text);
+    request(port, "POST", "/api/translate",
+            "{\"text\": \"the horse\", \"model\": \"words\", \"words\": true}", a);
+    expect_error(a, 400, "has none (tokenizer word)", "words on a word model");
+    request(port, "POST", "/api/translate", "{\"text\": \"the horse\", \"words\": 1}", a);
+    expect_error(a, 400, "'words' must be true or false", "words not a boolean");
+    rs_server_stop(s);
+    rs_codec_free(&spm_codec);
+    rs_model_free(&spm);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
     Suite *s = suite_create("serve");
@@ -1202,6 +1268,7 @@ Suite *serve_suite(void)
     tcase_add_test(tc, align_cuts_long_sources_as_score_does);
     tcase_add_test(tc, the_command_stops_gracefully_and_guards_open_addresses);
     tcase_add_test(tc, the_run_view_reads_a_watch_file_while_training_appends);
+    tcase_add_test(tc, words_merge_pieces_as_align_words_does);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -204,6 +204,31 @@ START_TEST(bad_watch_and_gold_files_are_named)
 }
 END_TEST
 
+/* A SentencePiece model's watched alignments are in words, merged as
+ * `align --words` merges them. */
+START_TEST(pieces_are_recorded_as_words)
+{
+    char dir[64], cmd[1024], path[256];
+    testdir_make(dir, "rnnsearch-watch-spm");
+    snprintf(cmd, sizeof cmd,
+             "train --train corpora/reorder/dev.tsv --dev corpora/reorder/dev.tsv --out %s/m "
+             "--subwords 60 --max-steps 2 --emb 8 --hidden 8 --att 8 --maxout 4 --quiet 2>&1",
+             dir);
+    char out[4096];
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    snprintf(path, sizeof path, "%s/m/" RS_WATCH_FILE, dir);
+    size_t size;
+    char *text = (char *)testfile_read(path, &size);
+    ck_assert_msg(strstr(text, "\"kind\":\"forced\",\"id\":1,\"source\":[\"my\",\"young\","
+                               "\"teacher\",\"sees\",\"the\",\"horse\",\"</s>\"],\"target\":["
+                               "\"lehro\",\"yelo\",\"mimi\",\"ferro\",\"ka\",\"vidat\",\"</s>\"]"),
+                  "%.400s", text);
+    ck_assert_ptr_null(strstr(text, "\xE2\x96\x81"));
+    free(text);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *watch_suite(void)
 {
     Suite *s = suite_create("watch");
@@ -212,6 +237,7 @@ Suite *watch_suite(void)
     tcase_add_test(tc, truncation_and_whole_line_reads);
     tcase_add_test(tc, training_records_watched_sentences_and_aer);
     tcase_add_test(tc, bad_watch_and_gold_files_are_named);
+    tcase_add_test(tc, pieces_are_recorded_as_words);
     suite_add_tcase(s, tc);
     return s;
 }

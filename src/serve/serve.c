@@ -70,7 +70,7 @@ typedef struct {
     /* The job, once the body is parsed. */
     int model;
     char *text, *target; /* translate: text; align: source (text) and target */
-    int beam, n_best, svg;
+    int beam, n_best, svg, words;
     /* The answer. */
     int status;  /* HTTP status sent (0: none yet) */
     char *reply; /* a worker's answer, JSON */
@@ -202,6 +202,7 @@ static char *alignment_text(const rs_alignment *a, int svg, int id, const char *
  * `rnnsearch align --format svg` draws). */
 typedef struct {
     int id, svg;       /* the record's id; 1: the SVG picture too */
+    int words;         /* SentencePiece pieces merged into words (alignment.h) */
     const char *title; /* of the picture */
     size_t cap;        /* bytes the record and the picture may take each */
 } alignment_answer;
@@ -217,9 +218,16 @@ static int answer_too_large(rs_error *err, size_t cap)
 static int write_alignment(FILE *out, const char *const *tgt, int tgt_count, const char *const *src,
                            int src_count, const float *w, const alignment_answer *aa, rs_error *err)
 {
-    rs_alignment a;
-    if (rs_alignment_make(&a, tgt, tgt_count, src, src_count, w, err))
+    rs_alignment a, pieces;
+    if (rs_alignment_make(aa->words ? &pieces : &a, tgt, tgt_count, src, src_count, w, err))
         return -1;
+    if (aa->words) {
+        /* The words `align --words` shows, by the same merge. */
+        int rc = rs_alignment_to_words(&pieces, &a, err);
+        rs_alignment_free(&pieces);
+        if (rc)
+            return -1;
+    }
     size_t len;
     char *record = alignment_text(&a, 0, aa->id, NULL, aa->cap, &len), *picture = NULL;
     int rc = 0;
@@ -346,7 +354,7 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
             rc = rs_fail(err, "the translation came without its alignment");
             break;
         }
-        const alignment_answer aa = {k, rq->svg, h->text, w->server->opt.max_answer};
+        const alignment_answer aa = {k, rq->svg, rq->words, h->text, w->server->opt.max_answer};
         if ((rc = write_alignment(out, (const char *const *)h->tokens, h->len,
                                   (const char *const *)t.src_tokens, t.src_count, h->alignment, &aa,
                                   err)))
@@ -410,7 +418,7 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
         json_number(out, f.token_logprobs[i]);
     }
     fputs("],", out);
-    const alignment_answer aa = {0, rq->svg, rq->target, w->server->opt.max_answer};
+    const alignment_answer aa = {0, rq->svg, rq->words, rq->target, w->server->opt.max_answer};
     if ((rc = write_alignment(out, (const char *const *)tgt.tokens, tgt.count,
                               (const char *const *)src.tokens, src.count, f.alignment, &aa, err)))
         *status = 413;
@@ -621,10 +629,22 @@ static int take_int(const rs_json *root, const char *key, int min, int max, int 
 
 /* Parses and checks the body of a translate or align request into the job
  * fields of rq. Returns 0, or an HTTP status with the message in err. */
+/* An optional boolean member (absent: false); 400 when it is not one. */
+static int take_bool(const rs_json *root, const char *key, int *out, rs_error *err)
+{
+    const rs_json *v = rs_json_get(root, key);
+    if (v && v->type != RS_JSON_TRUE && v->type != RS_JSON_FALSE)
+        return rs_fail(err, "'%s' must be true or false, not %s", key, rs_json_type_name(v->type)),
+               400;
+    *out = v && v->type == RS_JSON_TRUE;
+    return 0;
+}
+
 static int parse_job(const rs_server *s, request *rq, rs_error *err)
 {
-    static const char *const translate_keys[] = {"text", "model", "beam", "n_best", "svg", NULL};
-    static const char *const align_keys[] = {"source", "target", "model", "svg", NULL};
+    static const char *const translate_keys[] = {"text", "model", "beam", "n_best",
+                                                 "svg",  "words", NULL};
+    static const char *const align_keys[] = {"source", "target", "model", "svg", "words", NULL};
     const char *const *keys = rq->route == ROUTE_TRANSLATE ? translate_keys : align_keys;
     if (rq->len == 0)
         return rs_fail(err, "the body is empty; send a JSON object"), 400;
@@ -668,13 +688,16 @@ static int parse_job(const rs_server *s, request *rq, rs_error *err)
             goto done;
         }
     }
-    const rs_json *svg = rs_json_get(root, "svg");
-    if (svg && svg->type != RS_JSON_TRUE && svg->type != RS_JSON_FALSE) {
+    if ((status = take_bool(root, "svg", &rq->svg, err)) ||
+        (status = take_bool(root, "words", &rq->words, err)))
+        goto done;
+    if (rq->words && s->models[rq->model].model->cfg.tokenizer != RS_TOKENIZER_SPM) {
         status = 400;
-        rs_fail(err, "'svg' must be true or false, not %s", rs_json_type_name(svg->type));
+        rs_fail(err, "'words' merges SentencePiece pieces, and model '%s' has none (tokenizer %s)",
+                s->models[rq->model].name,
+                rs_tokenizer_names[s->models[rq->model].model->cfg.tokenizer]);
         goto done;
     }
-    rq->svg = svg && svg->type == RS_JSON_TRUE;
     if (rq->route == ROUTE_TRANSLATE) {
         rq->beam = 1;
         rq->n_best = 0;

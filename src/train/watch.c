@@ -107,16 +107,26 @@ int rs_watch_read_gold(rs_watch *w, const char *path, int pairs, rs_error *err)
 }
 
 /* One record: the alignment's JSON object (alignment.h) with the step, epoch,
- * sentence and kind put in front, so that every line starts {"step":N. */
+ * sentence and kind put in front, so that every line starts {"step":N.
+ * SentencePiece pieces are merged into words (as `align --words`). */
 static int write_record(FILE *out, int64_t step, int epoch, int sentence, const char *kind,
-                        const rs_alignment *a, rs_error *err)
+                        const rs_alignment *pieces, int merge, rs_error *err)
 {
+    rs_alignment words;
+    if (merge && rs_alignment_to_words(pieces, &words, err))
+        return -1;
+    const rs_alignment *a = merge ? &words : pieces;
     char *json = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&json, &len);
-    if (!mem)
+    if (!mem) {
+        if (merge)
+            rs_alignment_free(&words);
         return rs_fail(err, "out of memory writing %s", RS_WATCH_FILE);
+    }
     int bad = rs_alignment_write_json(mem, a, sentence + 1);
+    if (merge)
+        rs_alignment_free(&words);
     if (fclose(mem) || bad || len < 2) {
         free(json);
         return rs_fail(err, "out of memory writing %s", RS_WATCH_FILE);
@@ -141,6 +151,7 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
         free(t);
         return -1;
     }
+    const int merge = model->cfg.tokenizer == RS_TOKENIZER_SPM;
     int status = rs_translate_lines(&tr, w->count, (const char *const *)w->source, t, err);
     rs_translator_free(&tr);
     for (int k = 0; k < w->count && status == 0; k++) {
@@ -152,7 +163,7 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
                                   h->alignment, err))
                 status = -1;
             else {
-                status = write_record(out, step, epoch, k, "greedy", &a, err);
+                status = write_record(out, step, epoch, k, "greedy", &a, merge, err);
                 rs_alignment_free(&a);
             }
         }
@@ -169,7 +180,7 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
                  !(status = rs_alignment_make(&a, (const char *const *)tgt.tokens, f.tgt_len,
                                               (const char *const *)src.tokens, f.src_len,
                                               f.alignment, err))) {
-            status = write_record(out, step, epoch, k, "forced", &a, err);
+            status = write_record(out, step, epoch, k, "forced", &a, merge, err);
             rs_alignment_free(&a);
         }
         rs_forced_free(&f);

@@ -54,19 +54,24 @@ function trainModel() {
   return out;
 }
 
-// Starts `rnnsearch serve` on port 0 and reads the port it took from its first line.
-function startServer(model) {
+// Starts `rnnsearch serve ARGS` on port 0 and reads the port it took from its
+// first line; onStart receives the process at once (to stop it on failure).
+function spawnServer(args, onStart) {
   return new Promise((resolvePort, reject) => {
-    server = spawn(program, ['serve', '-m', model, '--port', '0', '--threads', '2'],
-                   { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(program, ['serve', ...args, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    onStart(proc);
     let log = '';
-    server.stderr.on('data', (d) => {
+    proc.stderr.on('data', (d) => {
       log += d;
       const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
       if (m) resolvePort(+m[1]);
     });
-    server.on('exit', (code) => reject(new Error('the server exited (' + code + '): ' + log)));
+    proc.on('exit', (code) => reject(new Error('the server exited (' + code + '): ' + log)));
   });
+}
+
+function startServer(model) {
+  return spawnServer(['-m', model, '--threads', '2'], (p) => { server = p; });
 }
 
 async function api(base, path, body) {
@@ -114,16 +119,7 @@ async function trainingView() {
   const run = trainRun();
   const recs = watchRecords(run, 0, 'forced');
   check(recs.length > 3 && recs[0].step === 0, `watch.jsonl holds ${recs.length} evaluations of sentence 1 from step 0`);
-  const port = await new Promise((resolvePort, reject) => {
-    runServer = spawn(program, ['serve', '-m', run, '--port', '0', '--threads', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let log = '';
-    runServer.stderr.on('data', (d) => {
-      log += d;
-      const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolvePort(+m[1]);
-    });
-    runServer.on('exit', (code) => reject(new Error('the run server exited (' + code + '): ' + log)));
-  });
+  const port = await spawnServer(['-m', run, '--threads', '1'], (p) => { runServer = p; });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
