@@ -200,6 +200,19 @@ START_TEST(bad_watch_and_gold_files_are_named)
         ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 1);
         ck_assert_msg(strstr(out, cases[k].says), "%s: %s", extra, out);
     }
+    /* Contradictions are usage errors, found before the model directory is made. */
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/train.tsv --out %s/u1 --dev-align %s/four.align --quiet", dir, dir,
+             dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--dev-align needs a dev set"), "%s", out);
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/train.tsv --dev %s/dev.tsv --out %s/u2 --watch %s/watch --no-watch",
+             dir, dir, dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "contradict"), "%s", out);
+    snprintf(cmd, sizeof cmd, "%s/u1", dir);
+    ck_assert_msg(access(cmd, F_OK) != 0, "a refused run made %s", cmd);
     testdir_remove(dir);
 }
 END_TEST

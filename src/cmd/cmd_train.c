@@ -585,10 +585,6 @@ static int setup_watch(rs_watch *w, const char *file, int off, const char *gold,
                        const rs_pairs *dev, const rs_codec *codec, rs_error *err)
 {
     w->codec = codec;
-    if (file && off)
-        return rs_fail(err, "--watch and --no-watch contradict each other");
-    if (gold && !dev->count)
-        return rs_fail(err, "--dev-align needs a dev set (--dev or --dev-src/--dev-tgt)");
     if (file ? rs_watch_read_file(w, file, err)
              : !off && rs_watch_from_pairs(w, dev->src, dev->tgt, dev->count,
                                            RS_WATCH_DEFAULT_COUNT, err))
@@ -762,6 +758,11 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         fprintf(stderr, PROG ": --resume and --overwrite contradict each other\n");
         return RS_EXIT_USAGE;
     }
+    if (watch_file && no_watch)
+        return rs_cli_usage_error(PROG, "--watch and --no-watch contradict each other");
+    if (dev_align && !dev_tsv && !dev_src)
+        return rs_cli_usage_error(PROG,
+                                  "--dev-align needs a dev set (--dev or --dev-src/--dev-tgt)");
     if (new_data && !resume) {
         fprintf(stderr,
                 PROG ": --new-data goes with --resume (a new run records its data anyway)\n");
@@ -901,6 +902,8 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
                 rs_tokenize_pairs(&dev_tok, &dev_pairs, &codec, dev_tsv ? dev_tsv : dev_src, &err),
             &err))
         goto fail;
+    if (setup_watch(&watch, watch_file, no_watch, dev_align, &dev_pairs, &codec, &err))
+        goto fail;
 
     if (!resume) {
         rs_vocab src_vocab, tgt_vocab;
@@ -974,8 +977,6 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         options.codec = &codec;
         options.dev_refs = dev_pairs.tgt;
     }
-    if (setup_watch(&watch, watch_file, no_watch, dev_align, &dev_pairs, &codec, &err))
-        goto fail;
     options.watch = watch.count || watch.gold ? &watch : NULL;
     reporter rep = {quiet, RS_STOP_EPOCHS};
     catch_signals();
