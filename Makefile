@@ -15,12 +15,14 @@ TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -I src -MMD -MP
+# -fPIC: the same objects make the static and the shared library (and the program).
+PIC := -fPIC -fno-semantic-interposition
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) $(PIC) -I src -MMD -MP
 # C++ (src/text/spm.cc, the SentencePiece wrapper) gets the same flags, sanitizers included, less the C-only ones.
 C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
   -Wbad-function-cast -Wdeclaration-after-statement -Wnested-externs -Wimplicit-function-declaration \
   -Wimplicit-int -Wjump-misses-init -Wc++-compat
-ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -I src -MMD -MP
+ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) $(PIC) -I src -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 
 # MPI (data-parallel training across processes, src/train/dist.c): `make MPI=1`, or on
@@ -36,7 +38,7 @@ endif
 # The command layer (main.c, cli.c, cmd_*.c) prints and exits; the library never does.
 # src/ holds one folder per layer, lowest first; a file includes only its own
 # layer and those below it (scripts/check-layers.sh, run by make check).
-LAYERS := common text model data nn search eval train serve cmd
+LAYERS := common text model data nn search eval api train serve cmd
 PROG_SRCS := $(wildcard src/cmd/*.c)
 LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
 LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
@@ -80,6 +82,32 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c | $(DEPS_STAMP)
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The shared library: librnnsearch.so.MAJOR.MINOR.PATCH (the version of
+# src/api/rnnsearch.h), soname librnnsearch.so.MAJOR; it exports the public
+# API only (src/api/librnnsearch.map), so it holds the layers up to api/:
+# training and serving (and MPI, libmicrohttpd) stay the program's.
+SO_LAYERS := $(filter-out train serve cmd,$(LAYERS))
+SO_OBJS := $(filter $(SO_LAYERS:%=$(BUILD)/src/%/%),$(LIB_OBJS))
+SO_PKGS := openblas libutf8proc sentencepiece zlib
+LIB_VERSION := $(shell sed -n 's/^\#define RNNSEARCH_VERSION "\(.*\)"/\1/p' src/api/rnnsearch.h)
+LIB_MAJOR := $(firstword $(subst ., ,$(LIB_VERSION)))
+SONAME := librnnsearch.so.$(LIB_MAJOR)
+SO := $(BUILD)/librnnsearch.so.$(LIB_VERSION)
+
+$(SO): $(SO_OBJS) src/api/librnnsearch.map
+	$(CXX) $(ALL_CXXFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/api/librnnsearch.map \
+	  -Wl,--as-needed -o $@ $(SO_OBJS) $(shell pkg-config --libs $(SO_PKGS)) -lm -pthread $(EXTRA_LDFLAGS)
+	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/librnnsearch.so
+
+# The examples see the public header only (src/api/rnnsearch.h, no -I src)
+# and link the shared library, as a program built against an install would.
+EXAMPLE_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -I src/api
+EXAMPLES := translate align
+$(BUILD)/examples/%: examples/%.c src/api/rnnsearch.h $(SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -L$(BUILD) -lrnnsearch -Wl,-rpath,$(CURDIR)/$(BUILD) $(EXTRA_LDFLAGS)
 
 rnnsearch: $(PROG_OBJS) $(LIB)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $(PROG_OBJS) $(LIB) $(LDLIBS_ALL)
