@@ -52,9 +52,10 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-asan check-browser check-format format fuzz demo install clean deps
+.PHONY: all check check-asan check-browser check-format format fuzz demo install clean deps \
+  install-lib uninstall-lib check-lib check-python
 
-all: rnnsearch
+all: rnnsearch $(SO)
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -130,9 +131,37 @@ $(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
 # Warnings are errors here. Tests find the shared data at ../shared unless told.
 check:
 	@sh scripts/check-layers.sh $(LAYERS)
-	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
+	  $(EXAMPLES:%=$(BUILD)/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
 	MAKE="$(MAKE)" OPENBLAS_NUM_THREADS=1 sh tests/install-test.sh
+	@$(MAKE) --no-print-directory check-lib check-python
+
+# The library as its users see it, against a dates model trained for one
+# epoch (a few seconds): the examples agree with the program, and build and
+# run from an installed prefix through pkg-config (scripts/check-lib.sh).
+CHECK_MODEL := $(BUILD)/check/dates
+$(CHECK_MODEL)/best.ckpt: rnnsearch corpora/dates/train.tsv corpora/dates/dev.tsv
+	rm -rf $(CHECK_MODEL) && mkdir -p $(dir $(CHECK_MODEL))
+	OPENBLAS_NUM_THREADS=1 ./rnnsearch train --train corpora/dates/train.tsv --dev corpora/dates/dev.tsv \
+	  --out $(CHECK_MODEL) --epochs 1 --threads 1 --quiet > $(CHECK_MODEL).log 2>&1 || \
+	  { cat $(CHECK_MODEL).log; exit 1; }
+
+check-lib: $(CHECK_MODEL)/best.ckpt $(EXAMPLES:%=$(BUILD)/examples/%)
+	OPENBLAS_NUM_THREADS=1 PYTHON=$(PYTHON) sh scripts/check-lib.sh $(BUILD) $(CHECK_MODEL)
+
+# The Python package's tests (python/tests, pytest) against the build's
+# library and program. Without pytest or NumPy they are skipped, saying so,
+# unless RNNSEARCH_NO_SKIPS=1 (CI), where that fails.
+check-python: $(CHECK_MODEL)/best.ckpt $(SO)
+	@if $(PYTHON) -c 'import pytest, numpy' 2>/dev/null; then \
+	  RNNSEARCH_LIBRARY=$(CURDIR)/$(SO) RNNSEARCH=$(CURDIR)/rnnsearch RNNSEARCH_TEST_MODEL=$(CURDIR)/$(CHECK_MODEL) \
+	  OPENBLAS_NUM_THREADS=1 PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	elif [ "$$RNNSEARCH_NO_SKIPS" = 1 ]; then \
+	  echo "check-python: $(PYTHON) lacks pytest or numpy (RNNSEARCH_NO_SKIPS=1: failing)"; exit 1; \
+	else \
+	  echo "check-python: skipped: $(PYTHON) lacks pytest or numpy (Debian: apt-get install python3-pytest python3-numpy)"; \
+	fi
 
 # The C style of .clang-format: `make format` applies it to the sources and
 # tests, `make check-format` fails on any file that does not follow it.
@@ -212,7 +241,7 @@ $(BUILD)/completion/_rnnsearch: rnnsearch scripts/gen-completions.sh
 	@mkdir -p $(dir $@)
 	sh scripts/gen-completions.sh ./rnnsearch zsh > $@.tmp && mv $@.tmp $@
 
-install: install-bin install-man install-completion install-doc
+install: install-bin install-man install-completion install-doc install-lib
 
 install-bin: rnnsearch
 	install -d $(DESTDIR)$(BINDIR)
@@ -234,12 +263,42 @@ install-doc:
 
 # The manual pages are rnnsearch.1 and rnnsearch-COMMAND.1 (the names
 # gen-man.sh gives): removed by name, so that uninstalling needs no build.
-uninstall:
+uninstall: uninstall-lib
 	rm -f $(DESTDIR)$(BINDIR)/rnnsearch
 	rm -f $(DESTDIR)$(MAN1DIR)/rnnsearch.1 $(DESTDIR)$(MAN1DIR)/rnnsearch-*.1
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/rnnsearch $(DESTDIR)$(ZSHCOMPDIR)/_rnnsearch
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DOC_FILES:docs/%=$(DESTDIR)$(DOCDIR)/docs/%)
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# The library: header, shared (with its soname and development links) and
+# static libraries, rnnsearch.pc, and the Python package (which finds the
+# library in LIBDIR: python/rnnsearch/_paths.py is written here).
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Debian's python3 (with NumPy, pytest, matplotlib) when present.
+PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+PYTHONDIR ?= $(LIBDIR)/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
+PY_FILES := $(wildcard python/rnnsearch/*.py)
+LIB_INSTALLED := $(INCLUDEDIR)/rnnsearch.h $(LIBDIR)/librnnsearch.so.$(LIB_VERSION) \
+  $(LIBDIR)/$(SONAME) $(LIBDIR)/librnnsearch.so $(LIBDIR)/librnnsearch.a $(PKGCONFIGDIR)/rnnsearch.pc \
+  $(PY_FILES:python/%=$(PYTHONDIR)/%) $(PYTHONDIR)/rnnsearch/_paths.py
+
+install-lib: $(SO) $(LIB)
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(PYTHONDIR)/rnnsearch
+	install -m 644 src/api/rnnsearch.h $(DESTDIR)$(INCLUDEDIR)/rnnsearch.h
+	install -m 755 $(SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf librnnsearch.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librnnsearch.so
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/librnnsearch.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(LIB_VERSION)|' src/api/rnnsearch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/rnnsearch.pc
+	install -m 644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/rnnsearch/
+	echo 'LIBDIR = "$(LIBDIR)"' > $(DESTDIR)$(PYTHONDIR)/rnnsearch/_paths.py
+
+uninstall-lib:
+	rm -f $(LIB_INSTALLED:%=$(DESTDIR)%)
+	-rmdir $(DESTDIR)$(PYTHONDIR)/rnnsearch 2>/dev/null
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz rnnsearch
