@@ -53,7 +53,7 @@ LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
 .PHONY: all check check-asan check-browser check-format format fuzz demo install clean deps \
-  install-lib uninstall-lib check-lib check-python
+  install-lib uninstall-lib check-lib check-python check-asan-lib
 
 all: rnnsearch $(SO)
 
@@ -176,8 +176,24 @@ check-format:
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 	  EXTRA_CFLAGS="-Werror -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/run_tests
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/run_tests $(EXAMPLES:%=build-asan/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 CK_FORK=no ASAN_OPTIONS=detect_leaks=1 build-asan/run_tests
+	@$(MAKE) --no-print-directory check-asan-lib
+
+# The examples, and the library under the Python tests, with the sanitizers:
+# Python is not built with them, so their runtime is preloaded (and leak
+# checking, which would report the interpreter's own, is off there).
+ASAN_RUNTIME = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
+check-asan-lib: $(CHECK_MODEL)/best.ckpt
+	OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 sh scripts/check-lib.sh build-asan $(CHECK_MODEL) --no-install
+	@if $(PYTHON) -c 'import pytest, numpy' 2>/dev/null; then \
+	  LD_PRELOAD="$(ASAN_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1 \
+	  RNNSEARCH_LIBRARY=$(CURDIR)/build-asan/librnnsearch.so.$(LIB_VERSION) RNNSEARCH=$(CURDIR)/rnnsearch \
+	  RNNSEARCH_TEST_MODEL=$(CURDIR)/$(CHECK_MODEL) OPENBLAS_NUM_THREADS=1 PYTHONPATH=$(CURDIR)/python \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	elif [ "$$RNNSEARCH_NO_SKIPS" = 1 ]; then \
+	  echo "check-asan-lib: $(PYTHON) lacks pytest or numpy (RNNSEARCH_NO_SKIPS=1: failing)"; exit 1; \
+	fi
 
 # The explorer page of `serve` in headless Chromium (needs chromium and `npm ci` in tests/browser).
 check-browser: rnnsearch

@@ -103,10 +103,10 @@ typedef struct {
 } rnnsearch_hypothesis;
 
 typedef struct {
-    int source_count;     /* source tokens as translated (after cutting) */
-    char **source_tokens; /* [source_count] */
-    int truncated;        /* source tokens cut off by max_src_len (0: none) */
-    int count;            /* hypotheses, best first: n_best, or fewer when the beam
+    int source_count;           /* source tokens as translated (after cutting) */
+    char **source_tokens;       /* [source_count] */
+    int truncated;              /* source tokens cut off by max_src_len (0: none) */
+    int count;                  /* hypotheses, best first: n_best, or fewer when the beam
                              found fewer; 1 (empty text, no tokens) for an empty line */
     rnnsearch_hypothesis *hyps; /* [count] */
 } rnnsearch_translation;
@@ -121,8 +121,8 @@ void rnnsearch_translator_free(rnnsearch_translator *tr); /* NULL is allowed */
 
 /* Translates count lines of raw text into out[count] (free each with
  * rnnsearch_translation_free), as `rnnsearch translate` does. A line that
- * cannot be tokenized (invalid UTF-8, say) fails the call, its index
- * (0-based) named in the message; nothing is left to free then. */
+ * cannot be tokenized (invalid UTF-8, say) fails the call, the message
+ * naming it ("sentence 2: …", counted from 1); nothing is left to free then. */
 int rnnsearch_translate(rnnsearch_translator *tr, int count, const char *const *sources,
                         rnnsearch_translation *out, rnnsearch_error *err);
 
