@@ -165,7 +165,7 @@ check-python: $(CHECK_MODEL)/best.ckpt $(SO)
 
 # The C style of .clang-format: `make format` applies it to the sources and
 # tests, `make check-format` fails on any file that does not follow it.
-FORMAT_FILES = $(shell git ls-files 'src/*.c' 'src/*.h' 'src/*.cc' 'tests/*.c' 'tests/*.h' 2>/dev/null)
+FORMAT_FILES = $(shell git ls-files 'src/*.c' 'src/*.h' 'src/*.cc' 'tests/*.c' 'tests/*.h' 'examples/*.c' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_FILES)
 check-format:
