@@ -209,21 +209,25 @@ class Alignment:
             self.weights.shape[1],
         )
 
-    def plot(self, ax=None, cmap="gray"):
+    def plot(self, ax=None, cmap="gray", joiner="\u00b7"):
         """A heatmap with matplotlib (imported here, so only plotting needs
         it): source tokens along the top, target tokens down the side, white
-        for weight 1 as in the paper's figure 3. Returns the Axes."""
+        for weight 1 as in the paper's figure 3. The word tokenizer's joiner
+        mark U+FFED, which common fonts lack, is drawn as `joiner` (None:
+        tokens as they are). Returns the Axes."""
         import matplotlib.pyplot as plt
 
+        def label(token):
+            return token.replace("\uffed", joiner) if joiner is not None else token
+
+        rows, cols = self.weights.shape
         if ax is None:
-            _, ax = plt.subplots(
-                figsize=(1 + 0.5 * self.weights.shape[1], 1 + 0.5 * self.weights.shape[0])
-            )
+            _, ax = plt.subplots(figsize=(1 + 0.5 * cols, 1 + 0.5 * rows))
         ax.imshow(self.weights, cmap=cmap, vmin=0.0, vmax=1.0)
-        ax.set_xticks(range(self.weights.shape[1]))
-        ax.set_xticklabels(self.source_tokens + ["</s>"], rotation=90)
-        ax.set_yticks(range(self.weights.shape[0]))
-        ax.set_yticklabels(self.target_tokens + ["</s>"])
+        ax.set_xticks(range(cols))
+        ax.set_xticklabels([label(t) for t in self.source_tokens] + ["</s>"], rotation=90)
+        ax.set_yticks(range(rows))
+        ax.set_yticklabels([label(t) for t in self.target_tokens] + ["</s>"])
         ax.xaxis.tick_top()
         return ax
 

@@ -157,10 +157,15 @@ def test_plot_draws_the_matrix(model):
 
     matplotlib.use("Agg")
     a = model.align("21 May 2001")
+    assert "\uffed-\uffed" in a.target_tokens
     ax = a.plot()
     assert [t.get_text() for t in ax.get_xticklabels()] == a.source_tokens + ["</s>"]
-    assert [t.get_text() for t in ax.get_yticklabels()] == a.target_tokens + ["</s>"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        t.replace("\uffed", "\u00b7") for t in a.target_tokens
+    ] + ["</s>"]
     np.testing.assert_array_equal(ax.images[0].get_array(), a.weights)
+    ax = a.plot(joiner=None)
+    assert [t.get_text() for t in ax.get_yticklabels()] == a.target_tokens + ["</s>"]
 
 
 def test_from_another_directory(model_dir, tmp_path):
