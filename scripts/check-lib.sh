@@ -6,7 +6,8 @@
 #   - `make install PREFIX=<temporary>` installs a header, libraries and
 #     rnnsearch.pc with which examples/translate.c builds (cc and pkg-config
 #     only) and runs from another directory, and a Python package that
-#     imports and translates from there.
+#     imports and translates from there;
+#   - docs/library.md shows examples/align.c as it is.
 #   usage: scripts/check-lib.sh BUILD_DIR MODEL_DIR [--no-install]
 # (--no-install: the examples only, as make check-asan runs them)
 set -eu
@@ -35,6 +36,9 @@ if "$build/examples/align" "$tmp/missing" x > /dev/null 2> "$tmp/err.txt"; then
     fail "a missing model did not fail"
 fi
 grep -q "$tmp/missing" "$tmp/err.txt" || fail "a missing model's message does not name it: $(cat "$tmp/err.txt")"
+# docs/library.md shows examples/align.c whole: the first ```c block is it.
+awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' docs/library.md | cmp -s - examples/align.c ||
+    fail "docs/library.md's example is not examples/align.c"
 echo "check-lib: $build/examples agree with rnnsearch translate and score"
 [ $# -eq 3 ] && exit 0
 
