@@ -270,9 +270,9 @@ class Model:
 
     def close(self):
         """Frees the model now (also done when it is garbage-collected)."""
-        if self._handle is not None:
-            _lib.rnnsearch_model_free(self._handle)
-            self._handle = None
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle is not None and _lib is not None:  # _lib: None late in interpreter shutdown
+            _lib.rnnsearch_model_free(handle)
 
     def __del__(self):
         self.close()

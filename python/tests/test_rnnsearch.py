@@ -145,6 +145,14 @@ def test_errors_are_exceptions_with_the_library_message(model, tmp_path):
         model.tokenize("x", side="middle")
 
 
+def test_a_closed_model_says_so(model_dir):
+    with rnnsearch.Model(model_dir) as m:
+        assert m.translate("3/4/99") == "1999-03-04"
+    m.close()  # twice is harmless
+    with pytest.raises(ValueError, match="closed"):
+        m.translate(["3/4/99"])
+
+
 def test_version_is_the_program_s(run):
     assert run(["--version"]) == "rnnsearch %s\n" % rnnsearch.version()
     with open(os.path.join(REPO, "python", "pyproject.toml")) as f:
