@@ -6,7 +6,7 @@
 #   - `make install PREFIX=<temporary>` installs a header, libraries and
 #     rnnsearch.pc with which examples/translate.c builds (cc and pkg-config
 #     only) and runs from another directory, and a Python package that
-#     imports and translates from there;
+#     imports and translates from there; `pip install ./python` likewise;
 #   - docs/library.md shows examples/align.c as it is.
 #   usage: scripts/check-lib.sh BUILD_DIR MODEL_DIR [--no-install]
 # (--no-install: the examples only, as make check-asan runs them)
@@ -71,4 +71,20 @@ elif [ "${RNNSEARCH_NO_SKIPS:-}" = 1 ]; then
     fail "no $python with NumPy (RNNSEARCH_NO_SKIPS=1)"
 else
     echo "check-lib: skipped the installed Python package: no $python with NumPy"
+fi
+
+# pip install ./python (offline, Debian's setuptools), from a copy: pip builds in the tree.
+if "$python" -m pip --version > /dev/null 2>&1 && "$python" -c 'import setuptools' 2>/dev/null; then
+    cp -R "$repo/python" "$tmp/python-copy"
+    "$python" -m pip install --quiet --no-build-isolation --no-deps --no-index --target "$tmp/pip" \
+        "$tmp/python-copy" > "$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log"; fail "pip install ./python"; }
+    got=$(RNNSEARCH_LIBRARY="$repo/$build/librnnsearch.so.0" PYTHONPATH="$tmp/pip" \
+        "$python" -c 'import rnnsearch, sys; print(rnnsearch.Model(sys.argv[1]).translate("21 May 2001"))' "$model") ||
+        fail "the package pip installed does not import or translate"
+    [ "$got" = "$(head -n 1 want.txt)" ] || fail "the package pip installed translates '$got'"
+    echo "check-lib: pip install ./python installs a package that translates"
+elif [ "${RNNSEARCH_NO_SKIPS:-}" = 1 ]; then
+    fail "no pip or setuptools for $python (RNNSEARCH_NO_SKIPS=1)"
+else
+    echo "check-lib: skipped pip install ./python: no pip or setuptools for $python"
 fi

@@ -3,7 +3,7 @@
 # Does nothing when everything is present; elsewhere, says exactly what is missing.
 # With --mpi, also Open MPI (training across machines under mpirun; CI tests it).
 set -e
-PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev libmicrohttpd-dev check libxml2-utils help2man man-db zsh python3 python3-numpy python3-pytest python3-matplotlib"
+PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev libmicrohttpd-dev check libxml2-utils help2man man-db zsh python3 python3-numpy python3-pytest python3-matplotlib python3-pip python3-setuptools"
 [ "${1:-}" = --mpi ] && PKGS="$PKGS libopenmpi-dev openmpi-bin"
 
 missing=""
@@ -21,7 +21,7 @@ command -v help2man >/dev/null 2>&1 || missing="$missing help2man"
 command -v man >/dev/null 2>&1 || missing="$missing man"
 command -v zsh >/dev/null 2>&1 || missing="$missing zsh"
 # The Python package's tests (make check-python): Debian's python3 and its modules.
-for m in numpy pytest matplotlib; do
+for m in numpy pytest matplotlib pip setuptools; do
     /usr/bin/python3 -c "import $m" >/dev/null 2>&1 || missing="$missing python3-$m"
 done
 if [ "${1:-}" = --mpi ]; then
