@@ -134,12 +134,13 @@ check:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
 	  $(EXAMPLES:%=$(BUILD)/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
-	MAKE="$(MAKE)" OPENBLAS_NUM_THREADS=1 sh tests/install-test.sh
+	MAKE="$(MAKE)" PYTHON="$(PYTHON)" OPENBLAS_NUM_THREADS=1 sh tests/install-test.sh
 	@$(MAKE) --no-print-directory check-lib check-python
 
 # The library as its users see it, against a dates model trained for one
-# epoch (a few seconds): the examples agree with the program, and build and
-# run from an installed prefix through pkg-config (scripts/check-lib.sh).
+# epoch (a few seconds): the examples agree with the program
+# (scripts/check-lib.sh); tests/install-test.sh builds one against the
+# installed library.
 CHECK_MODEL := $(BUILD)/check/dates
 $(CHECK_MODEL)/best.ckpt: rnnsearch corpora/dates/train.tsv corpora/dates/dev.tsv
 	rm -rf $(CHECK_MODEL) && mkdir -p $(dir $(CHECK_MODEL))
@@ -148,7 +149,7 @@ $(CHECK_MODEL)/best.ckpt: rnnsearch corpora/dates/train.tsv corpora/dates/dev.ts
 	  { cat $(CHECK_MODEL).log; exit 1; }
 
 check-lib: $(CHECK_MODEL)/best.ckpt $(EXAMPLES:%=$(BUILD)/examples/%)
-	OPENBLAS_NUM_THREADS=1 PYTHON=$(PYTHON) sh scripts/check-lib.sh $(BUILD) $(CHECK_MODEL)
+	OPENBLAS_NUM_THREADS=1 sh scripts/check-lib.sh $(BUILD) $(CHECK_MODEL)
 
 # The Python package's tests (python/tests, pytest) against the build's
 # library and program. Without pytest or NumPy they are skipped, saying so,
@@ -185,7 +186,7 @@ check-asan:
 # checking, which would report the interpreter's own, is off there).
 ASAN_RUNTIME = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 check-asan-lib: $(CHECK_MODEL)/best.ckpt
-	OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 sh scripts/check-lib.sh build-asan $(CHECK_MODEL) --no-install
+	OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 sh scripts/check-lib.sh build-asan $(CHECK_MODEL)
 	@if $(PYTHON) -c 'import pytest, numpy' 2>/dev/null; then \
 	  LD_PRELOAD="$(ASAN_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1 \
 	  RNNSEARCH_LIBRARY=$(CURDIR)/build-asan/librnnsearch.so.$(LIB_VERSION) RNNSEARCH=$(CURDIR)/rnnsearch \
@@ -314,7 +315,8 @@ install-lib: $(SO) $(LIB)
 
 uninstall-lib:
 	rm -f $(LIB_INSTALLED:%=$(DESTDIR)%)
-	-rmdir $(DESTDIR)$(PYTHONDIR)/rnnsearch 2>/dev/null
+	rm -rf $(DESTDIR)$(PYTHONDIR)/rnnsearch/__pycache__
+	rmdir $(DESTDIR)$(PYTHONDIR)/rnnsearch 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz rnnsearch
