@@ -15,12 +15,14 @@ TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -I src -MMD -MP
+# -fPIC: the same objects make the static and the shared library (and the program).
+PIC := -fPIC -fno-semantic-interposition
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) $(PIC) -I src -MMD -MP
 # C++ (src/text/spm.cc, the SentencePiece wrapper) gets the same flags, sanitizers included, less the C-only ones.
 C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
   -Wbad-function-cast -Wdeclaration-after-statement -Wnested-externs -Wimplicit-function-declaration \
   -Wimplicit-int -Wjump-misses-init -Wc++-compat
-ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) -I src -MMD -MP
+ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) $(PIC) -I src -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 
 # MPI (data-parallel training across processes, src/train/dist.c): `make MPI=1`, or on
@@ -36,7 +38,7 @@ endif
 # The command layer (main.c, cli.c, cmd_*.c) prints and exits; the library never does.
 # src/ holds one folder per layer, lowest first; a file includes only its own
 # layer and those below it (scripts/check-layers.sh, run by make check).
-LAYERS := common text model data nn search eval train serve cmd
+LAYERS := common text model data nn search eval api train serve cmd
 PROG_SRCS := $(wildcard src/cmd/*.c)
 LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
 LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
@@ -50,9 +52,10 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-asan check-browser check-format format fuzz demo install clean deps
+.PHONY: all check check-asan check-browser check-format format fuzz demo install clean deps \
+  install-lib uninstall-lib check-lib check-python check-asan-lib
 
-all: rnnsearch
+all: rnnsearch $(SO)
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -81,6 +84,32 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
+# The shared library: librnnsearch.so.MAJOR.MINOR.PATCH (the version of
+# src/api/rnnsearch.h), soname librnnsearch.so.MAJOR; it exports the public
+# API only (src/api/librnnsearch.map), so it holds the layers up to api/:
+# training and serving (and MPI, libmicrohttpd) stay the program's.
+SO_LAYERS := $(filter-out train serve cmd,$(LAYERS))
+SO_OBJS := $(filter $(SO_LAYERS:%=$(BUILD)/src/%/%),$(LIB_OBJS))
+SO_PKGS := openblas libutf8proc sentencepiece zlib
+LIB_VERSION := $(shell sed -n 's/^\#define RNNSEARCH_VERSION "\(.*\)"/\1/p' src/api/rnnsearch.h)
+LIB_MAJOR := $(firstword $(subst ., ,$(LIB_VERSION)))
+SONAME := librnnsearch.so.$(LIB_MAJOR)
+SO := $(BUILD)/librnnsearch.so.$(LIB_VERSION)
+
+$(SO): $(SO_OBJS) src/api/librnnsearch.map
+	$(CXX) $(ALL_CXXFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/api/librnnsearch.map \
+	  -Wl,--as-needed -o $@ $(SO_OBJS) $(shell pkg-config --libs $(SO_PKGS)) -lm -pthread $(EXTRA_LDFLAGS)
+	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/librnnsearch.so
+
+# The examples see the public header only (src/api/rnnsearch.h, no -I src)
+# and link the shared library, as a program built against an install would.
+EXAMPLE_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -I src/api
+EXAMPLES := translate align
+$(BUILD)/examples/%: examples/%.c src/api/rnnsearch.h $(SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -L$(BUILD) -lrnnsearch -Wl,-rpath,$(CURDIR)/$(BUILD) $(EXTRA_LDFLAGS)
+
 rnnsearch: $(PROG_OBJS) $(LIB)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $(PROG_OBJS) $(LIB) $(LDLIBS_ALL)
 
@@ -102,13 +131,42 @@ $(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
 # Warnings are errors here. Tests find the shared data at ../shared unless told.
 check:
 	@sh scripts/check-layers.sh $(LAYERS)
-	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
+	  $(EXAMPLES:%=$(BUILD)/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
-	MAKE="$(MAKE)" OPENBLAS_NUM_THREADS=1 sh tests/install-test.sh
+	MAKE="$(MAKE)" PYTHON="$(PYTHON)" OPENBLAS_NUM_THREADS=1 sh tests/install-test.sh
+	@$(MAKE) --no-print-directory check-lib check-python
+
+# The library as its users see it, against a dates model trained for one
+# epoch (a few seconds): the examples agree with the program
+# (scripts/check-lib.sh); tests/install-test.sh builds one against the
+# installed library.
+CHECK_MODEL := $(BUILD)/check/dates
+$(CHECK_MODEL)/best.ckpt: rnnsearch corpora/dates/train.tsv corpora/dates/dev.tsv
+	rm -rf $(CHECK_MODEL) && mkdir -p $(dir $(CHECK_MODEL))
+	OPENBLAS_NUM_THREADS=1 ./rnnsearch train --train corpora/dates/train.tsv --dev corpora/dates/dev.tsv \
+	  --out $(CHECK_MODEL) --epochs 1 --threads 1 --quiet > $(CHECK_MODEL).log 2>&1 || \
+	  { cat $(CHECK_MODEL).log; exit 1; }
+
+check-lib: $(CHECK_MODEL)/best.ckpt $(EXAMPLES:%=$(BUILD)/examples/%)
+	OPENBLAS_NUM_THREADS=1 sh scripts/check-lib.sh $(BUILD) $(CHECK_MODEL)
+
+# The Python package's tests (python/tests, pytest) against the build's
+# library and program. Without pytest or NumPy they are skipped, saying so,
+# unless RNNSEARCH_NO_SKIPS=1 (CI), where that fails.
+check-python: $(CHECK_MODEL)/best.ckpt $(SO)
+	@if $(PYTHON) -c 'import pytest, numpy' 2>/dev/null; then \
+	  RNNSEARCH_LIBRARY=$(CURDIR)/$(SO) RNNSEARCH=$(CURDIR)/rnnsearch RNNSEARCH_TEST_MODEL=$(CURDIR)/$(CHECK_MODEL) \
+	  OPENBLAS_NUM_THREADS=1 PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	elif [ "$$RNNSEARCH_NO_SKIPS" = 1 ]; then \
+	  echo "check-python: $(PYTHON) lacks pytest or numpy (RNNSEARCH_NO_SKIPS=1: failing)"; exit 1; \
+	else \
+	  echo "check-python: skipped: $(PYTHON) lacks pytest or numpy (Debian: apt-get install python3-pytest python3-numpy)"; \
+	fi
 
 # The C style of .clang-format: `make format` applies it to the sources and
 # tests, `make check-format` fails on any file that does not follow it.
-FORMAT_FILES = $(shell git ls-files 'src/*.c' 'src/*.h' 'src/*.cc' 'tests/*.c' 'tests/*.h' 2>/dev/null)
+FORMAT_FILES = $(shell git ls-files 'src/*.c' 'src/*.h' 'src/*.cc' 'tests/*.c' 'tests/*.h' 'examples/*.c' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_FILES)
 check-format:
@@ -119,8 +177,24 @@ check-format:
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 	  EXTRA_CFLAGS="-Werror -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/run_tests
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/run_tests $(EXAMPLES:%=build-asan/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 CK_FORK=no ASAN_OPTIONS=detect_leaks=1 build-asan/run_tests
+	@$(MAKE) --no-print-directory check-asan-lib
+
+# The examples, and the library under the Python tests, with the sanitizers:
+# Python is not built with them, so their runtime is preloaded (and leak
+# checking, which would report the interpreter's own, is off there).
+ASAN_RUNTIME = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
+check-asan-lib: $(CHECK_MODEL)/best.ckpt
+	OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 sh scripts/check-lib.sh build-asan $(CHECK_MODEL)
+	@if $(PYTHON) -c 'import pytest, numpy' 2>/dev/null; then \
+	  LD_PRELOAD="$(ASAN_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1 \
+	  RNNSEARCH_LIBRARY=$(CURDIR)/build-asan/librnnsearch.so.$(LIB_VERSION) RNNSEARCH=$(CURDIR)/rnnsearch \
+	  RNNSEARCH_TEST_MODEL=$(CURDIR)/$(CHECK_MODEL) OPENBLAS_NUM_THREADS=1 PYTHONPATH=$(CURDIR)/python \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	elif [ "$$RNNSEARCH_NO_SKIPS" = 1 ]; then \
+	  echo "check-asan-lib: $(PYTHON) lacks pytest or numpy (RNNSEARCH_NO_SKIPS=1: failing)"; exit 1; \
+	fi
 
 # The explorer page of `serve` in headless Chromium (needs chromium and `npm ci` in tests/browser).
 check-browser: rnnsearch
@@ -184,7 +258,7 @@ $(BUILD)/completion/_rnnsearch: rnnsearch scripts/gen-completions.sh
 	@mkdir -p $(dir $@)
 	sh scripts/gen-completions.sh ./rnnsearch zsh > $@.tmp && mv $@.tmp $@
 
-install: install-bin install-man install-completion install-doc
+install: install-bin install-man install-completion install-doc install-lib
 
 install-bin: rnnsearch
 	install -d $(DESTDIR)$(BINDIR)
@@ -206,12 +280,43 @@ install-doc:
 
 # The manual pages are rnnsearch.1 and rnnsearch-COMMAND.1 (the names
 # gen-man.sh gives): removed by name, so that uninstalling needs no build.
-uninstall:
+uninstall: uninstall-lib
 	rm -f $(DESTDIR)$(BINDIR)/rnnsearch
 	rm -f $(DESTDIR)$(MAN1DIR)/rnnsearch.1 $(DESTDIR)$(MAN1DIR)/rnnsearch-*.1
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/rnnsearch $(DESTDIR)$(ZSHCOMPDIR)/_rnnsearch
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DOC_FILES:docs/%=$(DESTDIR)$(DOCDIR)/docs/%)
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# The library: header, shared (with its soname and development links) and
+# static libraries, rnnsearch.pc, and the Python package (which finds the
+# library in LIBDIR: python/rnnsearch/_paths.py is written here).
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Debian's python3 (with NumPy, pytest, matplotlib) when present.
+PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+PYTHONDIR ?= $(LIBDIR)/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
+PY_FILES := $(wildcard python/rnnsearch/*.py)
+LIB_INSTALLED := $(INCLUDEDIR)/rnnsearch.h $(LIBDIR)/librnnsearch.so.$(LIB_VERSION) \
+  $(LIBDIR)/$(SONAME) $(LIBDIR)/librnnsearch.so $(LIBDIR)/librnnsearch.a $(PKGCONFIGDIR)/rnnsearch.pc \
+  $(PY_FILES:python/%=$(PYTHONDIR)/%) $(PYTHONDIR)/rnnsearch/_paths.py
+
+install-lib: $(SO) $(LIB)
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(PYTHONDIR)/rnnsearch
+	install -m 644 src/api/rnnsearch.h $(DESTDIR)$(INCLUDEDIR)/rnnsearch.h
+	install -m 755 $(SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf librnnsearch.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librnnsearch.so
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/librnnsearch.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(LIB_VERSION)|' src/api/rnnsearch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/rnnsearch.pc
+	install -m 644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/rnnsearch/
+	echo 'LIBDIR = "$(LIBDIR)"' > $(DESTDIR)$(PYTHONDIR)/rnnsearch/_paths.py
+
+uninstall-lib:
+	rm -f $(LIB_INSTALLED:%=$(DESTDIR)%)
+	rm -rf $(DESTDIR)$(PYTHONDIR)/rnnsearch/__pycache__
+	rmdir $(DESTDIR)$(PYTHONDIR)/rnnsearch 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz rnnsearch

@@ -3,7 +3,7 @@
 # Does nothing when everything is present; elsewhere, says exactly what is missing.
 # With --mpi, also Open MPI (training across machines under mpirun; CI tests it).
 set -e
-PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev libmicrohttpd-dev check libxml2-utils help2man man-db zsh"
+PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev libmicrohttpd-dev check libxml2-utils help2man man-db zsh python3 python3-numpy python3-pytest python3-matplotlib python3-pip python3-setuptools"
 [ "${1:-}" = --mpi ] && PKGS="$PKGS libopenmpi-dev openmpi-bin"
 
 missing=""
@@ -20,6 +20,10 @@ command -v xmllint >/dev/null 2>&1 || missing="$missing xmllint"
 command -v help2man >/dev/null 2>&1 || missing="$missing help2man"
 command -v man >/dev/null 2>&1 || missing="$missing man"
 command -v zsh >/dev/null 2>&1 || missing="$missing zsh"
+# The Python package's tests (make check-python): Debian's python3 and its modules.
+for m in numpy pytest matplotlib pip setuptools; do
+    /usr/bin/python3 -c "import $m" >/dev/null 2>&1 || missing="$missing python3-$m"
+done
 if [ "${1:-}" = --mpi ]; then
     pkg-config --exists ompi-c 2>/dev/null || missing="$missing ompi-c"
     command -v mpirun >/dev/null 2>&1 || missing="$missing mpirun"
@@ -28,7 +32,7 @@ fi
 
 echo "rnnsearch: missing:$missing" >&2
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "rnnsearch: install a C++ compiler, OpenBLAS, utf8proc, SentencePiece, zlib, libmicrohttpd, Check, pkg-config, xmllint, help2man, man and zsh with your package manager" >&2
+    echo "rnnsearch: install a C++ compiler, OpenBLAS, utf8proc, SentencePiece, zlib, libmicrohttpd, Check, pkg-config, xmllint, help2man, man, zsh and Python 3 with NumPy, pytest and matplotlib with your package manager" >&2
     exit 1
 fi
 if [ "$(id -u)" -ne 0 ]; then

@@ -5,7 +5,9 @@
 # tiny model on a few hundred dates with --name, translate, align and serve
 # (one POST /api/translate on loopback); `man rnnsearch-train` renders; the
 # bash and zsh completions complete commands, options, values and model
-# names; `make uninstall` leaves the prefix without our files; DESTDIR
+# names; examples/translate.c builds with pkg-config against the installed
+# library, and it and the installed Python package translate as the program
+# does (and the package `pip install ./python` makes); `make uninstall` leaves the prefix without our files; DESTDIR
 # stages the same tree. Run by `make check` from the checkout (MAKE: the make
 # to use). With RNNSEARCH_NO_SKIPS=1 a part that would be skipped fails.
 set -u
@@ -45,7 +47,8 @@ $make --no-print-directory -C "$root" install PREFIX="$prefix" >"$tmp/install.lo
 for f in bin/rnnsearch share/man/man1/rnnsearch.1 share/man/man1/rnnsearch-train.1 \
     share/man/man1/rnnsearch-serve.1 share/bash-completion/completions/rnnsearch \
     share/zsh/site-functions/_rnnsearch share/doc/rnnsearch/README.md \
-    share/doc/rnnsearch/docs/model.md; do
+    share/doc/rnnsearch/docs/model.md include/rnnsearch.h lib/librnnsearch.so lib/librnnsearch.so.0 \
+    lib/librnnsearch.a lib/pkgconfig/rnnsearch.pc; do
     [ -f "$prefix/$f" ] || fail "make install did not install $f"
 done
 
@@ -154,6 +157,45 @@ else
     skip "zsh completion: no zsh"
 fi
 
+# The library from outside: examples/translate.c built with cc and the
+# installed rnnsearch.pc alone, and the installed Python package (which finds
+# the library through the _paths.py make install wrote), each translating as
+# the installed program does; then the package `pip install ./python` makes.
+printf '21 nov. 2026\n3/4/99\n\n' >"$tmp/lib-in.txt"
+rnnsearch translate -m tiny --quiet "$tmp/lib-in.txt" >"$tmp/lib-want.txt" 2>"$tmp/err.txt" ||
+    give_up "translate -m tiny" "$tmp/err.txt"
+# shellcheck disable=SC2046
+if cc -o translate "$root/examples/translate.c" $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs rnnsearch) \
+    >"$tmp/cc.log" 2>&1; then
+    LD_LIBRARY_PATH=$prefix/lib ./translate tiny <"$tmp/lib-in.txt" >"$tmp/lib-got.txt" 2>"$tmp/err.txt" ||
+        fail "examples/translate against the installed library: $(cat "$tmp/err.txt")"
+    cmp -s "$tmp/lib-want.txt" "$tmp/lib-got.txt" || fail "examples/translate translates otherwise than rnnsearch"
+else
+    fail "examples/translate.c does not build with pkg-config rnnsearch: $(cat "$tmp/cc.log")"
+fi
+python=${PYTHON:-python3}
+pydir=$(find "$prefix/lib" -type d -name rnnsearch -path '*-packages/*' | head -n 1)
+pycode='import rnnsearch, sys; print("\n".join(rnnsearch.Model("tiny").translate(sys.stdin.read().split("\n")[:-1])))'
+if [ -z "$pydir" ]; then
+    fail "make install installed no Python package under $prefix/lib"
+elif "$python" -c 'import numpy' 2>/dev/null; then
+    env -u RNNSEARCH_LIBRARY PYTHONPATH="$(dirname "$pydir")" "$python" -c "$pycode" <"$tmp/lib-in.txt" \
+        >"$tmp/lib-got.txt" 2>"$tmp/err.txt" || fail "the installed Python package: $(cat "$tmp/err.txt")"
+    cmp -s "$tmp/lib-want.txt" "$tmp/lib-got.txt" || fail "the installed Python package translates otherwise"
+else
+    skip "the installed Python package: no $python with NumPy"
+fi
+if "$python" -m pip --version >/dev/null 2>&1 && "$python" -c 'import setuptools' 2>/dev/null; then
+    cp -R "$root/python" "$tmp/python-copy" # pip builds in the tree it is given
+    "$python" -m pip install --quiet --no-build-isolation --no-deps --no-index --target "$tmp/pip" \
+        "$tmp/python-copy" >"$tmp/pip.log" 2>&1 || give_up "pip install ./python" "$tmp/pip.log"
+    RNNSEARCH_LIBRARY=$prefix/lib/librnnsearch.so.0 PYTHONPATH=$tmp/pip "$python" -c "$pycode" <"$tmp/lib-in.txt" \
+        >"$tmp/lib-got.txt" 2>"$tmp/err.txt" || fail "the package pip installed: $(cat "$tmp/err.txt")"
+    cmp -s "$tmp/lib-want.txt" "$tmp/lib-got.txt" || fail "the package pip installed translates otherwise"
+else
+    skip "pip install ./python: no pip or setuptools for $python"
+fi
+
 cd "$root" || exit 1
 $make --no-print-directory -C "$root" uninstall PREFIX="$prefix" >"$tmp/uninstall.log" 2>&1 ||
     give_up "make uninstall PREFIX=$prefix" "$tmp/uninstall.log"
@@ -175,4 +217,4 @@ left=$(find "$tmp/stage" ! -type d)
 if [ $failed -ne 0 ]; then
     exit 1
 fi
-echo "install-test: installed, trained, translated, aligned, served, man, completions, uninstalled: ok"
+echo "install-test: installed, trained, translated, aligned, served, man, completions, library (C, Python), uninstalled: ok"

@@ -5,7 +5,10 @@
 #ifndef RS_COMMANDS_H
 #define RS_COMMANDS_H
 
-#define RS_VERSION "0.1.0"
+#include "api/rnnsearch.h"
+
+/* One version for the program and the library (librnnsearch.so.0.1.0). */
+#define RS_VERSION RNNSEARCH_VERSION
 
 int cmd_train(int argc, char **argv);
 int cmd_translate(int argc, char **argv);

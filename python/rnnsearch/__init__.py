@@ -1,0 +1,392 @@
+"""rnnsearch from Python: translate, align and score with a trained model.
+
+A thin ctypes layer over librnnsearch (the C API of src/api/rnnsearch.h), so
+every result is the one the ``rnnsearch`` program gives for the same model
+and input::
+
+    import rnnsearch
+    m = rnnsearch.Model("dates")                 # path or name, as -m resolves it
+    m.translate(["21 May 2001", "3/4/99"])       # ['2001-05-21', '1999-03-04']
+    a = m.align("21 May 2001")                   # a.weights: float32 [T+1, S+1]
+    m.score("21 May 2001", "2001-05-21")         # log p(target | source)
+
+The library is found, in this order: the file $RNNSEARCH_LIBRARY; a
+librnnsearch.so.0 next to this package; the library directory `make install`
+wrote into _paths.py; the dynamic linker's search (LD_LIBRARY_PATH,
+ldconfig); /usr/local/lib.
+
+Threads: one Model may be used from several threads at once (each call
+decodes with its own workspaces, and the library releases the GIL while it
+computes).
+"""
+
+import ctypes
+import os
+
+__all__ = ["Model", "Alignment", "Hypothesis", "Error", "version", "library_path"]
+
+_SONAME = "librnnsearch.so.0"
+
+
+class Error(RuntimeError):
+    """A failure reported by librnnsearch (the message is the library's)."""
+
+
+class _Error(ctypes.Structure):
+    _fields_ = [("message", ctypes.c_char * 1024)]
+
+
+class _Tokens(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_int), ("tokens", ctypes.POINTER(ctypes.c_char_p))]
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [
+        ("beam", ctypes.c_int),
+        ("n_best", ctypes.c_int),
+        ("length_penalty", ctypes.c_float),
+        ("max_len", ctypes.c_int),
+        ("max_src_len", ctypes.c_int),
+        ("batch_size", ctypes.c_int),
+        ("alignment", ctypes.c_int),
+        ("replace_unk", ctypes.c_int),
+    ]
+
+
+class _Hypothesis(ctypes.Structure):
+    _fields_ = [
+        ("text", ctypes.c_char_p),
+        ("count", ctypes.c_int),
+        ("tokens", ctypes.POINTER(ctypes.c_char_p)),
+        ("logprob", ctypes.c_double),
+        ("score", ctypes.c_double),
+        ("finished", ctypes.c_int),
+        ("alignment", ctypes.POINTER(ctypes.c_float)),
+    ]
+
+
+class _Translation(ctypes.Structure):
+    _fields_ = [
+        ("source_count", ctypes.c_int),
+        ("source_tokens", ctypes.POINTER(ctypes.c_char_p)),
+        ("truncated", ctypes.c_int),
+        ("count", ctypes.c_int),
+        ("hyps", ctypes.POINTER(_Hypothesis)),
+    ]
+
+
+class _Forced(ctypes.Structure):
+    _fields_ = [
+        ("source_count", ctypes.c_int),
+        ("target_count", ctypes.c_int),
+        ("source_tokens", ctypes.POINTER(ctypes.c_char_p)),
+        ("target_tokens", ctypes.POINTER(ctypes.c_char_p)),
+        ("truncated", ctypes.c_int),
+        ("logprob", ctypes.c_double),
+        ("token_logprobs", ctypes.POINTER(ctypes.c_float)),
+        ("alignment", ctypes.POINTER(ctypes.c_float)),
+    ]
+
+
+def _candidates():
+    env = os.environ.get("RNNSEARCH_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, _SONAME)
+    try:
+        from . import _paths  # written by `make install`
+
+        yield os.path.join(_paths.LIBDIR, _SONAME)
+    except ImportError:
+        pass
+    yield _SONAME
+    yield os.path.join("/usr/local/lib", _SONAME)
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path + " (no such file)")
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError(
+        "rnnsearch: cannot load the library librnnsearch (build it with `make`, install it "
+        "with `make install`, or name it in RNNSEARCH_LIBRARY); tried: " + "; ".join(tried)
+    )
+
+
+_lib, library_path = _load()
+
+_P = ctypes.c_void_p
+_E = ctypes.POINTER(_Error)
+for _name, _res, _args in [
+    ("rnnsearch_version", ctypes.c_char_p, []),
+    ("rnnsearch_model_load", ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P), _E]),
+    ("rnnsearch_model_free", None, [_P]),
+    ("rnnsearch_model_checkpoint", ctypes.c_char_p, [_P]),
+    ("rnnsearch_tokens_free", None, [ctypes.POINTER(_Tokens)]),
+    ("rnnsearch_tokenize", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(_Tokens), _E]),
+    (
+        "rnnsearch_detokenize",
+        ctypes.c_int,
+        [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int, ctypes.POINTER(_P), _E],
+    ),
+    ("rnnsearch_string_free", None, [_P]),
+    ("rnnsearch_options_default", None, [ctypes.POINTER(_Options)]),
+    ("rnnsearch_translation_free", None, [ctypes.POINTER(_Translation)]),
+    ("rnnsearch_translator_new", ctypes.c_int, [_P, ctypes.POINTER(_Options), ctypes.POINTER(_P), _E]),
+    ("rnnsearch_translator_free", None, [_P]),
+    (
+        "rnnsearch_translate",
+        ctypes.c_int,
+        [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(_Translation), _E],
+    ),
+    ("rnnsearch_forced_free", None, [ctypes.POINTER(_Forced)]),
+    (
+        "rnnsearch_force",
+        ctypes.c_int,
+        [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Forced), _E],
+    ),
+]:
+    _f = getattr(_lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+
+
+def version():
+    """The library's version, as `rnnsearch --version` prints it."""
+    return _lib.rnnsearch_version().decode()
+
+
+__version__ = version()
+
+
+def _check(status, err):
+    if status != 0:
+        raise Error(err.message.decode("utf-8", "replace"))
+
+
+def _bytes(text, what):
+    if not isinstance(text, str):
+        raise TypeError("%s must be a str, not %s" % (what, type(text).__name__))
+    return text.encode("utf-8")
+
+
+def _strings(array, count):
+    return [array[i].decode("utf-8") for i in range(count)]
+
+
+def _side(side):
+    sides = {"source": 0, "target": 1}
+    if side not in sides:
+        raise ValueError("side must be 'source' or 'target', not %r" % (side,))
+    return sides[side]
+
+
+class Alignment:
+    """An alignment matrix: ``weights[i, j]`` is the attention weight α_ij of
+    target token i on source token j (Bahdanau et al. 2014, §3.1), a NumPy
+    float32 array of shape [len(target_tokens) + 1, len(source_tokens) + 1]
+    whose last row and column are </s>; every row sums to 1."""
+
+    def __init__(self, source_tokens, target_tokens, weights, logprob):
+        self.source_tokens = source_tokens
+        self.target_tokens = target_tokens
+        self.weights = weights
+        self.logprob = logprob
+
+    def __repr__(self):
+        return "Alignment(source_tokens=%r, target_tokens=%r, weights=<%dx%d>)" % (
+            self.source_tokens,
+            self.target_tokens,
+            self.weights.shape[0],
+            self.weights.shape[1],
+        )
+
+    def plot(self, ax=None, cmap="gray", joiner="\u00b7"):
+        """A heatmap with matplotlib (imported here, so only plotting needs
+        it): source tokens along the top, target tokens down the side, white
+        for weight 1 as in the paper's figure 3. The word tokenizer's joiner
+        mark U+FFED, which common fonts lack, is drawn as `joiner` (None:
+        tokens as they are). Returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        def label(token):
+            return token.replace("\uffed", joiner) if joiner is not None else token
+
+        rows, cols = self.weights.shape
+        if ax is None:
+            _, ax = plt.subplots(figsize=(1 + 0.5 * cols, 1 + 0.5 * rows))
+        ax.imshow(self.weights, cmap=cmap, vmin=0.0, vmax=1.0)
+        ax.set_xticks(range(cols))
+        ax.set_xticklabels([label(t) for t in self.source_tokens] + ["</s>"], rotation=90)
+        ax.set_yticks(range(rows))
+        ax.set_yticklabels([label(t) for t in self.target_tokens] + ["</s>"])
+        ax.xaxis.tick_top()
+        return ax
+
+
+class Hypothesis:
+    """One translation of an n-best list: its text and tokens, log p (natural
+    log, </s> included), the score that ranked it, whether it ended with </s>
+    (finished), and its Alignment when asked for."""
+
+    def __init__(self, text, tokens, logprob, score, finished, alignment):
+        self.text = text
+        self.tokens = tokens
+        self.logprob = logprob
+        self.score = score
+        self.finished = finished
+        self.alignment = alignment
+
+    def __repr__(self):
+        return "Hypothesis(text=%r, logprob=%.6f, score=%.6f)" % (self.text, self.logprob, self.score)
+
+
+def _matrix(pointer, rows, cols):
+    import numpy as np
+
+    return np.ctypeslib.as_array(pointer, shape=(rows, cols)).astype(np.float32, copy=True)
+
+
+class Model:
+    """A trained model, loaded as `rnnsearch -m` finds it: a checkpoint file,
+    a model directory (its best.ckpt, else last.ckpt), or a name looked up in
+    $RNNSEARCH_MODELS and then ./models."""
+
+    def __init__(self, path_or_name):
+        self._handle = None
+        handle = _P()
+        err = _Error()
+        _check(_lib.rnnsearch_model_load(_bytes(os.fspath(path_or_name), "path_or_name"), ctypes.byref(handle), ctypes.byref(err)), err)
+        self._handle = handle
+        self.checkpoint = _lib.rnnsearch_model_checkpoint(handle).decode("utf-8")
+
+    def close(self):
+        """Frees the model now (also done when it is garbage-collected)."""
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle is not None and _lib is not None:  # _lib: None late in interpreter shutdown
+            _lib.rnnsearch_model_free(handle)
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "Model(%r)" % (self.checkpoint,)
+
+    def _model(self):
+        if self._handle is None:
+            raise ValueError("the model is closed")
+        return self._handle
+
+    def hypotheses(self, sources, beam=1, n_best=1, length_penalty=1.0, alignment=False,
+                   max_len=0, max_src_len=250, batch_size=32):
+        """For each source, its n_best hypotheses (Hypothesis), best first,
+        as `rnnsearch translate --beam K --n-best N` finds them."""
+        opt = _Options()
+        _lib.rnnsearch_options_default(ctypes.byref(opt))
+        opt.beam, opt.n_best, opt.length_penalty = beam, n_best, length_penalty
+        opt.max_len, opt.max_src_len, opt.batch_size = max_len, max_src_len, batch_size
+        opt.alignment = 1 if alignment else 0
+        lines = [_bytes(s, "a source") for s in sources]
+        err = _Error()
+        tr = _P()
+        _check(_lib.rnnsearch_translator_new(self._model(), ctypes.byref(opt), ctypes.byref(tr), ctypes.byref(err)), err)
+        try:
+            n = len(lines)
+            out = (_Translation * max(n, 1))()
+            _check(_lib.rnnsearch_translate(tr, n, (ctypes.c_char_p * max(n, 1))(*lines), out, ctypes.byref(err)), err)
+        finally:
+            _lib.rnnsearch_translator_free(tr)
+        results = []
+        try:
+            for t in out[:n]:
+                src = _strings(t.source_tokens, t.source_count)
+                hyps = []
+                for h in t.hyps[: t.count]:
+                    tokens = _strings(h.tokens, h.count)
+                    a = None
+                    if h.alignment:
+                        a = Alignment(src, tokens, _matrix(h.alignment, h.count + 1, t.source_count + 1), h.logprob)
+                    hyps.append(Hypothesis(h.text.decode("utf-8"), tokens, h.logprob, h.score, bool(h.finished), a))
+                results.append(hyps)
+        finally:
+            for t in out[:n]:
+                _lib.rnnsearch_translation_free(ctypes.byref(t))
+        return results
+
+    def translate(self, sources, beam=1, n_best=1, length_penalty=1.0, **options):
+        """Translations of a list of sentences (greedy, or beam search with
+        beam > 1), as `rnnsearch translate` prints them: a list of str, or,
+        with n_best > 1, a list of lists of str (best first). A single str
+        gives a str (or a list with n_best > 1)."""
+        one = isinstance(sources, str)
+        got = self.hypotheses([sources] if one else list(sources), beam=beam, n_best=n_best,
+                              length_penalty=length_penalty, **options)
+        texts = [[h.text for h in hyps] if n_best > 1 else hyps[0].text for hyps in got]
+        return texts[0] if one else texts
+
+    def align(self, source, target=None, beam=1, length_penalty=1.0):
+        """The Alignment of the translation of source (greedy, or the best of
+        a beam), as `rnnsearch align` gives it; with target, the alignment
+        of that given translation (forced decoding, `align --pairs`)."""
+        if target is not None:
+            f = self._force(source, target)
+            return Alignment(f[0], f[1], f[3], f[2])
+        hyp = self.hypotheses([source], beam=beam, length_penalty=length_penalty, alignment=True)[0][0]
+        if hyp.alignment is None:
+            raise ValueError("the source is empty: there is nothing to align")
+        return hyp.alignment
+
+    def score(self, source, target):
+        """log p(target | source) (natural log, </s> included), as
+        `rnnsearch score` prints it."""
+        return self._force(source, target)[2]
+
+    def _force(self, source, target):
+        f = _Forced()
+        err = _Error()
+        _check(_lib.rnnsearch_force(self._model(), _bytes(source, "source"), _bytes(target, "target"), ctypes.byref(f), ctypes.byref(err)), err)
+        try:
+            return (
+                _strings(f.source_tokens, f.source_count),
+                _strings(f.target_tokens, f.target_count),
+                f.logprob,
+                _matrix(f.alignment, f.target_count + 1, f.source_count + 1),
+            )
+        finally:
+            _lib.rnnsearch_forced_free(ctypes.byref(f))
+
+    def tokenize(self, text, side="source"):
+        """The tokens the model makes of text, as `rnnsearch tokenize -m`."""
+        t = _Tokens()
+        err = _Error()
+        _check(_lib.rnnsearch_tokenize(self._model(), _side(side), _bytes(text, "text"), ctypes.byref(t), ctypes.byref(err)), err)
+        try:
+            return _strings(t.tokens, t.count)
+        finally:
+            _lib.rnnsearch_tokens_free(ctypes.byref(t))
+
+    def detokenize(self, tokens, side="target"):
+        """Tokens back to text, as `rnnsearch tokenize -m --detokenize`."""
+        items = [_bytes(t, "a token") for t in tokens]
+        text = _P()
+        err = _Error()
+        array = (ctypes.c_char_p * max(len(items), 1))(*items)
+        _check(_lib.rnnsearch_detokenize(self._model(), _side(side), array, len(items), ctypes.byref(text), ctypes.byref(err)), err)
+        try:
+            return ctypes.string_at(text).decode("utf-8")
+        finally:
+            _lib.rnnsearch_string_free(text)

@@ -1,0 +1,153 @@
+/* rnnsearch — the public C API of librnnsearch (installed as <rnnsearch.h>).
+ *
+ * A trained model translates, force-decodes and tokenizes through the same
+ * pipeline as the `rnnsearch` program: a call here gives what `rnnsearch
+ * translate`, `align`, `score` and `tokenize -m` print for the same model and
+ * input. docs/library.md has a complete example.
+ *
+ * Errors: every function that can fail returns 0 on success or -1 on failure,
+ * with the message in the caller's rnnsearch_error (which may be NULL). The
+ * library never prints and never exits. Outputs are filled only on success.
+ *
+ * Threads: a model is read-only once loaded, so any number of threads may
+ * use one model at the same time (rnnsearch_force, rnnsearch_tokenize,
+ * rnnsearch_detokenize, and each its own translator). A translator holds
+ * decoding workspaces and is used by one thread at a time: make one per
+ * thread. Free a model after every translator made from it.
+ *
+ * Alignment matrices are row-major float arrays of (target tokens + 1) rows
+ * and (source tokens + 1) columns, </s> last on both sides: row i is the
+ * attention distribution α_i· the decoder used to emit target token i
+ * (Bahdanau et al. 2014, §3.1), so each row sums to 1. */
+#ifndef RNNSEARCH_H
+#define RNNSEARCH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RNNSEARCH_VERSION_MAJOR 0
+#define RNNSEARCH_VERSION_MINOR 1
+#define RNNSEARCH_VERSION_PATCH 0
+#define RNNSEARCH_VERSION "0.1.0"
+
+/* The library's version ("0.1.0"): the one it was built as, which may differ
+ * from the RNNSEARCH_VERSION of the header a program was compiled with. */
+const char *rnnsearch_version(void);
+
+typedef struct {
+    char message[1024];
+} rnnsearch_error;
+
+/* ---- Models ------------------------------------------------------------- */
+
+typedef struct rnnsearch_model rnnsearch_model; /* opaque */
+
+/* Loads a model as `-m MODEL` finds it: a checkpoint file; a model directory
+ * (its best.ckpt, else last.ckpt); or a bare NAME, looked up in
+ * $RNNSEARCH_MODELS and then ./models. */
+int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnnsearch_error *err);
+void rnnsearch_model_free(rnnsearch_model *model); /* NULL is allowed */
+
+/* The checkpoint file the model was read from. */
+const char *rnnsearch_model_checkpoint(const rnnsearch_model *model);
+
+/* ---- Tokens ------------------------------------------------------------- */
+
+enum { RNNSEARCH_SOURCE = 0, RNNSEARCH_TARGET = 1 };
+
+typedef struct {
+    int count;
+    char **tokens; /* [count] */
+} rnnsearch_tokens;
+
+void rnnsearch_tokens_free(rnnsearch_tokens *tokens);
+
+/* Normalises and tokenizes text for one side (RNNSEARCH_SOURCE or _TARGET)
+ * with the model's settings (lower-casing, word/char tokenizer or its
+ * SentencePiece models), as `rnnsearch tokenize -m` does. */
+int rnnsearch_tokenize(const rnnsearch_model *model, int side, const char *text,
+                       rnnsearch_tokens *out, rnnsearch_error *err);
+
+/* Tokens of one side back to text (*text: free with rnnsearch_string_free). */
+int rnnsearch_detokenize(const rnnsearch_model *model, int side, const char *const *tokens,
+                         int count, char **text, rnnsearch_error *err);
+
+void rnnsearch_string_free(char *s);
+
+/* ---- Translation -------------------------------------------------------- */
+
+typedef struct {
+    int beam;             /* hypotheses kept; 1: greedy search (default 1) */
+    int n_best;           /* hypotheses returned per sentence, <= beam (default 1) */
+    float length_penalty; /* beam search ranks by log p / (tokens + 1)^α (default 1) */
+    int max_len;          /* output tokens at most; 0: 2·source + 10 (default 0) */
+    int max_src_len;      /* longer sources are cut to this many tokens (default 250) */
+    int batch_size;       /* sentences decoded together (default 32) */
+    int alignment;        /* 1: fill each hypothesis's alignment (default 0) */
+    int replace_unk;      /* 1: <unk> → the source token it attends to most (default 0) */
+} rnnsearch_options;
+
+/* The defaults above, the command line's. Start from them: later versions
+ * may add fields at the end. */
+void rnnsearch_options_default(rnnsearch_options *opt);
+
+typedef struct {
+    char *text;       /* the detokenized translation */
+    int count;        /* target tokens, </s> not included */
+    char **tokens;    /* [count] */
+    double logprob;   /* Σ log p of the tokens and </s> (natural log) */
+    double score;     /* what ranked it: logprob / (count + 1)^α in beam search, else logprob */
+    int finished;     /* 0 when the length limit ended it before </s> */
+    float *alignment; /* [(count + 1) × (source count + 1)], or NULL when not asked for */
+} rnnsearch_hypothesis;
+
+typedef struct {
+    int source_count;           /* source tokens as translated (after cutting) */
+    char **source_tokens;       /* [source_count] */
+    int truncated;              /* source tokens cut off by max_src_len (0: none) */
+    int count;                  /* hypotheses, best first: n_best, or fewer when the beam
+                             found fewer; 1 (empty text, no tokens) for an empty line */
+    rnnsearch_hypothesis *hyps; /* [count] */
+} rnnsearch_translation;
+
+void rnnsearch_translation_free(rnnsearch_translation *t);
+
+typedef struct rnnsearch_translator rnnsearch_translator; /* opaque; one per thread */
+
+int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_options *opt,
+                             rnnsearch_translator **tr, rnnsearch_error *err);
+void rnnsearch_translator_free(rnnsearch_translator *tr); /* NULL is allowed */
+
+/* Translates count lines of raw text into out[count] (free each with
+ * rnnsearch_translation_free), as `rnnsearch translate` does. A line that
+ * cannot be tokenized (invalid UTF-8, say) fails the call, the message
+ * naming it ("sentence 2: …", counted from 1); nothing is left to free then. */
+int rnnsearch_translate(rnnsearch_translator *tr, int count, const char *const *sources,
+                        rnnsearch_translation *out, rnnsearch_error *err);
+
+/* ---- Forced decoding ---------------------------------------------------- */
+
+typedef struct {
+    int source_count, target_count; /* tokens, </s> not included */
+    char **source_tokens;           /* [source_count] */
+    char **target_tokens;           /* [target_count] */
+    int truncated;                  /* source tokens cut off by the length limit (250) */
+    double logprob;                 /* log p(target | source), </s> included: `rnnsearch score` */
+    float *token_logprobs;          /* [target_count + 1], the last is </s> */
+    float *alignment;               /* [(target_count + 1) × (source_count + 1)] */
+} rnnsearch_forced;
+
+void rnnsearch_forced_free(rnnsearch_forced *f);
+
+/* The model's probability of a given translation, token by token, and the
+ * alignment it uses on the way (teacher forcing): `rnnsearch score` and
+ * `rnnsearch align --pairs` for one pair. The source must not be empty. */
+int rnnsearch_force(const rnnsearch_model *model, const char *source, const char *target,
+                    rnnsearch_forced *out, rnnsearch_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
