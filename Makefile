@@ -4,7 +4,7 @@ DESTDIR ?=
 CC ?= cc
 CXX ?= c++
 BUILD := build
-PKGS := openblas libutf8proc sentencepiece zlib libmicrohttpd
+PKGS := openblas libutf8proc sentencepiece zlib libmicrohttpd yaml-0.1
 TEST_PKGS := check
 
 # Recursive (=) so that pkg-config runs after `deps` may have installed packages.
