@@ -424,6 +424,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"serve", "max-beam", "serve", 0, 0},
     {"serve", "max-answer", "serve", 0, 0},
     {"serve", "timeout", "serve", 0, 0},
+    {"serve", "run", "serve", 0, 0},
 };
 enum { FIXED_SETTINGS = sizeof fixed_settings / sizeof *fixed_settings };
 
@@ -537,8 +538,8 @@ static int unknown_key(const rs_cli_args *args, const rs_setting *it)
 
 /* A key at the top level of a YAML file (or anywhere in a key = value file):
  * a section left empty, or a setting whose key alone says its section. */
-static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const rs_setting *it,
-                                               int *status)
+static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const char *command,
+                                               const rs_setting *it, int *status)
 {
     if (rs_config_name_index(sections, it->key) >= 0) {
         if (!it->is_list && !it->values[0][0])
@@ -552,7 +553,11 @@ static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const rs
     if (!args->config.yaml && (!strcmp(it->key, "src_vocab") || !strcmp(it->key, "tgt_vocab")))
         return NULL; /* a configuration printout's, which come from the data */
     int matches;
-    const rs_cli_setting *s = find_setting(NULL, NULL, it->key, &matches);
+    /* A key = value file, without sections, is one command's. */
+    const rs_cli_setting *s =
+        args->config.yaml ? NULL : find_setting(command, NULL, it->key, &matches);
+    if (!s)
+        s = find_setting(NULL, NULL, it->key, &matches);
     if (!s)
         *status = unknown_key(args, it);
     else if (matches > 1)
@@ -566,11 +571,12 @@ static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const rs
 
 /* The setting of one entry of the file; *status is the exit status after
  * reporting a problem, else -1. */
-static const rs_cli_setting *setting_of(const rs_cli_args *args, const rs_setting *it, int *status)
+static const rs_cli_setting *setting_of(const rs_cli_args *args, const char *command,
+                                        const rs_setting *it, int *status)
 {
     *status = -1;
     if (!it->section)
-        return top_level_setting(args, it, status);
+        return top_level_setting(args, command, it, status);
     if (rs_config_name_index(sections, it->section) < 0) {
         const char *near = rs_cli_nearest(it->section, sections, SECTION_COUNT);
         *status = rs_cli_usage_error(
@@ -646,7 +652,7 @@ int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply app
     for (int i = 0; i < args->config.count; i++) {
         const rs_setting *it = &args->config.items[i];
         int status;
-        const rs_cli_setting *s = setting_of(args, it, &status);
+        const rs_cli_setting *s = setting_of(args, command, it, &status);
         if (status >= 0)
             return status;
         /* Another command's settings are checked, and left to it. */
@@ -670,4 +676,12 @@ int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply app
 void rs_cli_end(rs_cli_args *args)
 {
     rs_settings_free(&args->config);
+}
+
+const char *rs_cli_config_model(const rs_cli_args *args)
+{
+    const rs_setting *out = rs_settings_find(&args->config, "training", "out");
+    const rs_setting *name = rs_settings_find(&args->config, "training", "name");
+    const rs_setting *it = out ? out : name;
+    return it && it->count == 1 ? it->values[0] : NULL;
 }

@@ -155,6 +155,10 @@ typedef int (*rs_cli_apply)(void *ctx, int val, const char *arg);
  * file's values stay valid until rs_cli_end. */
 int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply apply, void *ctx);
 
+/* The model a configuration file trains (training: out, else name), for
+ * translate and serve without -m; NULL when it names none. */
+const char *rs_cli_config_model(const rs_cli_args *args);
+
 /* Frees what rs_cli_apply_config read. */
 void rs_cli_end(rs_cli_args *args);
 
