@@ -106,8 +106,16 @@ static int print_yaml(const char *path, const rs_config *cfg)
             if (eq) {
                 *eq = 0;
                 const char *v = eq + 1;
+                char shortest[32], *end;
+                float f;
                 if (rs_config_is_flag(line))
                     v = !strcmp(v, "1") ? "true" : "false";
+                else if (strpbrk(v, ".e") && (f = strtof(v, &end), !*end)) {
+                    /* 0.002 rather than 0.00200000009 when both are the same float */
+                    snprintf(shortest, sizeof shortest, "%g", (double)f);
+                    if (strtof(shortest, NULL) == f)
+                        v = shortest;
+                }
                 if (strcmp(line, "src_vocab") && strcmp(line, "tgt_vocab") &&
                     !strcmp(rs_cli_config_section(line), order[k]))
                     printf("  %s: %s\n", line, v);
