@@ -128,6 +128,20 @@ START_TEST(train_reads_yaml_and_the_command_line_wins)
              path);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
     ck_assert_msg(strstr(out, "0 ||| ") && !strstr(out, "\n0 ||| "), "%s", out);
+
+    /* The shipped example trains (two steps here) and translates with beam 5. */
+    snprintf(cmd, sizeof cmd,
+             "train --config corpora/dates/config.yaml --out %s/dates --max-steps 2 2>&1", dir);
+    expect_run(cmd, 0, "stopped: --max-steps 2 reached");
+    snprintf(text, sizeof text, "%s/dates/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(m.cfg.hidden == 128 && m.cfg.dev_translate == 1 && m.cfg.threads == 1);
+    rs_model_free(&m);
+    snprintf(cmd, sizeof cmd,
+             "translate --config corpora/dates/config.yaml -m %s/dates --n-best 5 < /dev/null "
+             "2>&1",
+             dir);
+    expect_run(cmd, 0, NULL);
     testdir_remove(dir);
 }
 END_TEST
@@ -140,7 +154,8 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
     static const struct {
         const char *command, *text, *says;
     } bad[] = {
-        {"train", "model:\n  hiden: 8\n", ":2: unknown key 'hiden' in model: (did you mean 'hidden'?)"},
+        {"train", "model:\n  hiden: 8\n",
+         ":2: unknown key 'hiden' in model: (did you mean 'hidden'?)"},
         {"train", "model:\n  emb: abc\n", ":2: --emb: 'abc' is not an integer from 1 to 65536"},
         {"train", "model:\n  emb: [8, 16]\n", ":2: 'emb' takes one value, not a list"},
         {"train", "training:\n  emb: 8\n", ":2: 'emb' goes in section 'model:', not 'training:'"},
@@ -148,7 +163,8 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
         {"train", "training:\n  lr: inf\n", ":2: --lr: 'inf' is not a number in (0, 10]"},
         {"train", "training:\n  dev_bleu: maybe\n", ":2: dev_bleu: 'maybe' is not true or false"},
         {"train", "threads: 2\n", ":1: 'threads' means one thing in training:"},
-        {"translate", "translation:\n  beem: 5\n", ":2: unknown key 'beem' in translation: (did you mean 'beam'?)"},
+        {"translate", "translation:\n  beem: 5\n",
+         ":2: unknown key 'beem' in translation: (did you mean 'beam'?)"},
         {"translate", "model:\n  hidden: 8\ntranslation:\n  beam: 0\n", ":4: --beam: '0'"},
         {"translate", "model:\n  hiden: 8\n", ":2: unknown key 'hiden' in model:"},
         {"serve", "serve:\n  max_beam: 0\n", ":2: --max-beam: '0'"},
@@ -179,21 +195,22 @@ START_TEST(info_config_repeats_the_run_bit_for_bit)
     char dir[64], cmd[2048], out[4096];
     testdir_make(dir, "rnnsearch-yaml-bits");
     const char *p = testprog_path();
-    snprintf(cmd, sizeof cmd,
-             "head -n 60 corpora/reorder/train.tsv > %s/t.tsv && "
-             "head -n 10 corpora/reorder/dev.tsv > %s/d.tsv && "
-             "%s train --train %s/t.tsv --dev %s/d.tsv --out %s/a --emb 8 --hidden 12 --att 8 "
-             "--maxout 4 --epochs 2 --lr 0.0123456789 --dropout 0.1 --batch-size 8 --threads 2 "
-             "--seed 5 --quiet 2>&1 && "
-             "%s info -m %s/a --config > %s/run.yaml && "
-             "sed -i 's|# train: PAIRS.tsv.*|train: %s/t.tsv|; s|# dev: DEV.tsv.*|dev: %s/d.tsv|; "
-             "s|# out: DIR.*|out: %s/b|' %s/run.yaml && "
-             "%s train --config %s/run.yaml --quiet 2>&1 && "
-             "%s export -m %s/a/last.ckpt -o %s/a.safetensors 2>&1 && "
-             "%s export -m %s/b/last.ckpt -o %s/b.safetensors 2>&1 && "
-             "cmp %s/a.safetensors %s/b.safetensors && grep -q 'lr: 0.0123456791' %s/run.yaml && grep -q 'beta1: 0.9$' %s/run.yaml",
-             dir, dir, p, dir, dir, dir, p, dir, dir, dir, dir, dir, dir, p, dir, p, dir, dir, p,
-             dir, dir, dir, dir, dir, dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "head -n 60 corpora/reorder/train.tsv > %s/t.tsv && "
+        "head -n 10 corpora/reorder/dev.tsv > %s/d.tsv && "
+        "%s train --train %s/t.tsv --dev %s/d.tsv --out %s/a --emb 8 --hidden 12 --att 8 "
+        "--maxout 4 --epochs 2 --lr 0.0123456789 --dropout 0.1 --batch-size 8 --threads 2 "
+        "--seed 5 --quiet 2>&1 && "
+        "%s info -m %s/a --config > %s/run.yaml && "
+        "sed -i 's|# train: PAIRS.tsv.*|train: %s/t.tsv|; s|# dev: DEV.tsv.*|dev: %s/d.tsv|; "
+        "s|# out: DIR.*|out: %s/b|' %s/run.yaml && "
+        "%s train --config %s/run.yaml --quiet 2>&1 && "
+        "%s export -m %s/a/last.ckpt -o %s/a.safetensors 2>&1 && "
+        "%s export -m %s/b/last.ckpt -o %s/b.safetensors 2>&1 && "
+        "cmp %s/a.safetensors %s/b.safetensors && grep -q 'lr: 0.0123456791' %s/run.yaml && grep -q 'beta1: 0.9$' %s/run.yaml",
+        dir, dir, p, dir, dir, dir, p, dir, dir, dir, dir, dir, dir, p, dir, p, dir, dir, p, dir,
+        dir, dir, dir, dir, dir);
     ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s\n%s", cmd, out);
     testdir_remove(dir);
 }
