@@ -118,6 +118,29 @@ START_TEST(train_reads_yaml_and_the_command_line_wins)
     ck_assert(m.cfg.lr == 0.01f);
     rs_model_free(&m);
 
+    /* --resume checks the file's settings against the checkpoint's as it
+     * checks options: emb 32 is not what was trained, --emb 8 is. */
+    snprintf(cmd, sizeof cmd, "train --config %s --resume --epochs 2", path);
+    expect_run(cmd, 2, "trained with emb=8, not 32");
+    snprintf(cmd, sizeof cmd, "train --config %s --resume --epochs 2 --emb 8 2>/dev/null", path);
+    expect_run(cmd, 0, NULL);
+
+    /* --train on the command line stands for the file's src and tgt too; a
+     * byte order mark before a YAML file is skipped. */
+    char other[256];
+    snprintf(other, sizeof other, "%s/other.yaml", dir);
+    snprintf(text, sizeof text,
+             "\xEF\xBB\xBF"
+             "data: {src: /nonexistent.de, tgt: /nonexistent.en}\n"
+             "model: {emb: 8, hidden: 8, att: 8, maxout: 4}\n"
+             "training: {out: %s/g, max_steps: 1, quiet: true}\n",
+             dir);
+    write_text(other, text);
+    snprintf(cmd, sizeof cmd, "train --config %s --train %s/t.tsv 2>/dev/null", other, dir);
+    expect_run(cmd, 0, NULL);
+    snprintf(cmd, sizeof cmd, "translate --config %s --config=%s", path, other);
+    expect_run(cmd, 2, "--config given twice");
+
     /* translate finds the model through training: out and reads translation:;
      * its command line wins there too. */
     snprintf(cmd, sizeof cmd, "translate --config %s --quiet < corpora/reorder/test.tsv", path);
