@@ -72,6 +72,12 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
     ck_assert_msg(strstr(err.msg, "c.yaml:2: a NUL byte"), "%s", err.msg);
     ck_assert(!rs_settings_parse("c.yaml", (const unsigned char *)"", 0, &s, &err) && !s.count);
     rs_settings_free(&s);
+    /* A last line without its newline (found by make fuzz under UBSan). */
+    static const char comment[] = "\n  # only a comment";
+    ck_assert(
+        !rs_settings_parse("c.yaml", (const unsigned char *)comment, strlen(comment), &s, &err) &&
+        !s.count);
+    rs_settings_free(&s);
 
     static const char *const names[] = {"hidden", "emb", "att", "maxout"};
     ck_assert_str_eq(rs_cli_nearest("hiden", names, 4), "hidden");

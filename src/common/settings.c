@@ -105,10 +105,15 @@ static int parse_pairs(const char *name, char *text, rs_settings *out, rs_error 
  * any ':', or is the printout's "configuration:" line. */
 static int is_pairs(const char *text)
 {
-    for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+    for (const char *line = text; *line;) {
         line += strspn(line, " \t\r");
-        if (*line == '\n' || *line == '#' || *line == 0)
+        if (*line == '\n' || *line == '#') {
+            line += strcspn(line, "\n");
+            line += *line == '\n';
             continue;
+        }
+        if (*line == 0)
+            break;
         if (!strncmp(line, "configuration:", 14))
             return 1;
         size_t len = strcspn(line, "\n");
