@@ -381,6 +381,15 @@ const char *rs_cli_config_section(const char *key)
                                                   : "training";
 }
 
+/* Where a command's option goes in a configuration file. */
+typedef struct {
+    const char *command; /* "train" */
+    const char *option;  /* the long option: "batch-size" */
+    const char *section; /* "training" */
+    int group;           /* nonzero: options that stand for each other */
+    int repeatable;      /* a YAML list gives the option once per item */
+} rs_cli_setting;
+
 /* The settings of every command that reads a file: what a file may hold.
  * train's --resume, --overwrite and --new-data say what to do with a
  * directory this time, so only the command line gives them. Groups: options

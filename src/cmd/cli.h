@@ -132,15 +132,8 @@ int rs_cli_once(const char *prog, const char *opt, const char **slot, const char
  * unknown section or key is an error naming file, line and the nearest known
  * name. Options given on the command line win wherever they stand: the file's
  * setting of such an option is not applied, nor those of the options in its
- * group (--train stands for src and tgt). */
-typedef struct {
-    const char *command; /* "train" */
-    const char *option;  /* the long option: "batch-size" */
-    const char *section; /* "training" */
-    int group;           /* nonzero: options that stand for each other */
-    int repeatable;      /* a YAML list gives the option once per item */
-} rs_cli_setting;
-
+ * group (--train stands for src and tgt). The table of what a file may hold,
+ * for every command, is in src/cmd/cli.c. */
 /* What a command does with one option (val as rs_cli_next returns it) and its
  * value (NULL for a flag), from the command line and from the file alike:
  * -1 to go on, else the exit status after reporting the problem through
