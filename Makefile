@@ -4,7 +4,7 @@ DESTDIR ?=
 CC ?= cc
 CXX ?= c++
 BUILD := build
-PKGS := openblas libutf8proc sentencepiece zlib libmicrohttpd
+PKGS := openblas libutf8proc sentencepiece zlib libmicrohttpd yaml-0.1
 TEST_PKGS := check
 
 # Recursive (=) so that pkg-config runs after `deps` may have installed packages.
@@ -200,11 +200,11 @@ check-asan-lib: $(CHECK_MODEL)/best.ckpt
 check-browser: rnnsearch
 	RNNSEARCH=$(CURDIR)/rnnsearch OPENBLAS_NUM_THREADS=1 node tests/browser/serve-page.test.mjs
 
-# libFuzzer on the checkpoint and safetensors readers (tests/fuzz/), each for
+# libFuzzer on the checkpoint, safetensors and configuration file readers (tests/fuzz/), each for
 # FUZZ_SECONDS, under ASan and UBSan, from the seeds in tests/fuzz/corpus/ (new
 # inputs go to build-fuzz/corpus-*). Skipped, saying so, without clang's libFuzzer.
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS := checkpoint safetensors
+FUZZ_TARGETS := checkpoint safetensors settings
 fuzz:
 	@mkdir -p build-fuzz
 	@if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \

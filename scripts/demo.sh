@@ -8,8 +8,8 @@ model=models/dates
 start=$(date +%s)
 echo "== training on corpora/dates (20000 pairs; 3 epochs) =="
 rm -rf "$model"
-"$bin" train --train corpora/dates/train.tsv --dev corpora/dates/dev.tsv --name dates \
-    --epochs 3 --threads 1 --dev-translate --quiet
+# corpora/dates/config.yaml: the data, the model's sizes, --name dates, 3 epochs.
+"$bin" train --config corpora/dates/config.yaml --quiet
 end=$(date +%s)
 
 echo

@@ -3,7 +3,7 @@
 # Does nothing when everything is present; elsewhere, says exactly what is missing.
 # With --mpi, also Open MPI (training across machines under mpirun; CI tests it).
 set -e
-PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev libmicrohttpd-dev check libxml2-utils help2man man-db zsh python3 python3-numpy python3-pytest python3-matplotlib python3-pip python3-setuptools"
+PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev libmicrohttpd-dev libyaml-dev check libxml2-utils help2man man-db zsh python3 python3-numpy python3-pytest python3-matplotlib python3-pip python3-setuptools"
 [ "${1:-}" = --mpi ] && PKGS="$PKGS libopenmpi-dev openmpi-bin"
 
 missing=""
@@ -11,7 +11,7 @@ command -v cc >/dev/null 2>&1 || missing="$missing cc"
 command -v c++ >/dev/null 2>&1 || missing="$missing c++"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 if command -v pkg-config >/dev/null 2>&1; then
-    for p in openblas libutf8proc sentencepiece zlib libmicrohttpd check; do
+    for p in openblas libutf8proc sentencepiece zlib libmicrohttpd yaml-0.1 check; do
         pkg-config --exists "$p" || missing="$missing $p"
     done
 fi
@@ -32,7 +32,7 @@ fi
 
 echo "rnnsearch: missing:$missing" >&2
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "rnnsearch: install a C++ compiler, OpenBLAS, utf8proc, SentencePiece, zlib, libmicrohttpd, Check, pkg-config, xmllint, help2man, man, zsh and Python 3 with NumPy, pytest and matplotlib with your package manager" >&2
+    echo "rnnsearch: install a C++ compiler, OpenBLAS, utf8proc, SentencePiece, zlib, libmicrohttpd, libyaml, Check, pkg-config, xmllint, help2man, man, zsh and Python 3 with NumPy, pytest and matplotlib with your package manager" >&2
     exit 1
 fi
 if [ "$(id -u)" -ne 0 ]; then

@@ -1249,6 +1249,32 @@ START_TEST(words_merge_pieces_as_align_words_does)
 }
 END_TEST
 
+/* serve --config: the serve: section's settings (a list for --allow-host),
+ * the command line's --port winning over the file's. */
+START_TEST(the_command_reads_its_section_of_a_yaml_file)
+{
+    char path[256], options[300];
+    snprintf(path, sizeof path, "%s/serve.yaml", model_dir);
+    const char *yaml = "training: {epochs: 3}\n"
+                       "serve:\n  port: 1\n  max_beam: 3\n  timeout: 7\n"
+                       "  allow_host: [a.example, b.example]\n";
+    testfile_write(path, (const unsigned char *)yaml, strlen(yaml));
+    snprintf(options, sizeof options, "--config %s", path);
+    server_process p;
+    spawn_server(&p, options);
+    char *log = read_log(&p);
+    ck_assert_msg(strstr(log, "max-beam 3 | timeout 7 s"), "%s", log);
+    free(log);
+    answer *a = &answers[0];
+    with_headers(p.port, "GET", "/api/models", "Host: b.example\r\n", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    with_headers(p.port, "GET", "/api/models", "Host: c.example\r\n", NULL, a);
+    ck_assert_msg(a->status != 200, "%.300s", a->text);
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
     Suite *s = suite_create("serve");
@@ -1269,6 +1295,7 @@ Suite *serve_suite(void)
     tcase_add_test(tc, the_command_stops_gracefully_and_guards_open_addresses);
     tcase_add_test(tc, the_run_view_reads_a_watch_file_while_training_appends);
     tcase_add_test(tc, words_merge_pieces_as_align_words_does);
+    tcase_add_test(tc, the_command_reads_its_section_of_a_yaml_file);
     suite_add_tcase(s, tc);
     return s;
 }

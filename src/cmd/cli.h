@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "common/settings.h"
 #include "model/codec.h"
 #include "data/dataset.h"
 #include "model/config.h"
@@ -26,7 +27,8 @@ int rs_cli_add_config_options(struct option *opts, int count, int first_val);
 /* Applies option `val` (from rs_cli_add_config_options) with its argument. */
 int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, rs_error *err);
 
-/* Prints "  --name VALUE   help (default: …)" for each configuration option. */
+/* Prints "  --name N   help (default: …)" for each configuration option (N for
+ * an integer, X for a number, NAME for a name from a list). */
 void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
 
 /* Prints the configuration as "key = value" lines, one per field, in the
@@ -70,6 +72,10 @@ const char *rs_cli_config_name(int val, int first_val);
  */
 #define RS_CLI_BAD (-2)
 #define RS_CLI_MAX_OPTIONS 128
+/* The value of a command's {"config", required_argument, NULL, RS_CLI_CONFIG}:
+ * rs_cli_next takes the path itself (refusing a second one) and never returns
+ * it; rs_cli_apply_config applies the file. */
+#define RS_CLI_CONFIG 9000
 
 typedef struct {
     const char *prog;
@@ -77,7 +83,10 @@ typedef struct {
     char **argv;
     char shortopts[64];                             /* ":" + the command's + "h" */
     struct option longopts[RS_CLI_MAX_OPTIONS + 2]; /* the command's + help */
+    unsigned char seen[RS_CLI_MAX_OPTIONS + 2];     /* longopts[i] given on the command line */
     int too_many;                                   /* internal: the table did not fit */
+    const char *config_path;                        /* --config FILE */
+    rs_settings config;                             /* its settings, until rs_cli_end */
 } rs_cli_args;
 
 void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv, const char *shortopts,
@@ -105,6 +114,55 @@ int rs_cli_bad_option(const char *prog, const char *arg);
 /* Stores value in *slot unless the option was given before; otherwise
  * reports "PROG: OPT given twice" and returns -1. */
 int rs_cli_once(const char *prog, const char *opt, const char **slot, const char *value);
+
+/* ---- Configuration files: --config FILE ---------------------------------
+ *
+ * A configuration file holds a command's long options under their names with
+ * '_' for '-' (batch_size for --batch-size), each in its section:
+ *
+ *     data:        {train: pairs.tsv, dev: dev.tsv}       train
+ *     model:       {emb: 256, hidden: 256}                 train
+ *     training:    {batch_size: 64, epochs: 10}            train
+ *     translation: {beam: 5}                               translate
+ *     serve:       {port: 8080}                            serve
+ *
+ * (or "key = value" lines, the older form, without sections). A command
+ * applies the sections it has options for, through the same function that
+ * applies its command-line options, and leaves the others' to them; an
+ * unknown section or key is an error naming file, line and the nearest known
+ * name. Options given on the command line win wherever they stand: the file's
+ * setting of such an option is not applied, nor those of the options in its
+ * group (--train stands for src and tgt). The table of what a file may hold,
+ * for every command, is in src/cmd/cli.c. */
+/* What a command does with one option (val as rs_cli_next returns it) and its
+ * value (NULL for a flag), from the command line and from the file alike:
+ * -1 to go on, else the exit status after reporting the problem through
+ * rs_cli_usage_error or the helpers below, whose messages begin with the file
+ * and line ("run.yaml:3: --lr: …") while a file's setting is applied. */
+typedef int (*rs_cli_apply)(void *ctx, int val, const char *arg);
+
+/* After the command line: reads --config FILE (when given), checks every
+ * setting against the table of all commands' (src/cmd/cli.c) and applies
+ * those of `command` ("train", "translate", "serve") that the command line
+ * did not give. Returns -1 to go on, else the exit status (reported). The
+ * file's values stay valid until rs_cli_end. */
+int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply apply, void *ctx);
+
+/* The model a configuration file trains (training: out, else name), for
+ * translate and serve without -m; NULL when it names none. */
+const char *rs_cli_config_model(const rs_cli_args *args);
+
+/* Frees what rs_cli_apply_config read. */
+void rs_cli_end(rs_cli_args *args);
+
+/* The section a configuration key (rs_config) belongs in: "model" (the sizes
+ * and the attention), "data" (text and vocabulary settings) or "training". */
+const char *rs_cli_config_section(const char *key);
+
+/* The name in names[0..count) nearest to word by edit distance, when it is
+ * near enough to be a likely misspelling (at most a third of its letters, at
+ * least 2, differ); else NULL. */
+const char *rs_cli_nearest(const char *word, const char *const *names, int count);
 
 /* Parses a whole decimal integer in [min, max]; on failure reports
  * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */

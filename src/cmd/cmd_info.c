@@ -3,6 +3,8 @@
  * and the training counters. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "model/checkpoint.h"
@@ -13,7 +15,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: rnnsearch info -m MODEL\n"
+    fputs("usage: rnnsearch info -m MODEL [--config]\n"
           "Prints what a checkpoint holds: its configuration as 'key = value' lines,\n"
           "then, as '#' comment lines, the size of every parameter tensor and their\n"
           "total, the vocabulary sizes, the text settings and the training counters\n"
@@ -21,6 +23,10 @@ static void usage(FILE *out)
           "\n"
           "  -m, --model MODEL   a checkpoint file, or a model directory (models/NAME)\n"
           "                      whose best.ckpt, else last.ckpt, is used (required)\n"
+          "  --config            print only the configuration, as a YAML file for\n"
+          "                      'rnnsearch train --config FILE' that repeats the run\n"
+          "                      (with its data paths filled in: the checkpoint holds\n"
+          "                      a fingerprint of the data, not its files' names)\n"
           "  -h, --help          show this help\n",
           out);
 }
@@ -69,12 +75,82 @@ static void print_training(const rs_train_state *s)
            (double)s->lr_scale);
 }
 
+/* The configuration as the YAML file train --config reads, values written
+ * exactly (floats with %.9g) so that training from it gives the same bits. */
+static int print_yaml(const char *path, const rs_config *cfg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return -1;
+    rs_config_write(cfg, mem);
+    if (fclose(mem))
+        return -1;
+    printf("# The configuration of %s: 'rnnsearch train --config FILE' repeats its\n"
+           "# training bit for bit, given the data it was trained on and the same\n"
+           "# --threads (a checkpoint records its data's fingerprint, not its files).\n",
+           path);
+    static const char *const order[] = {"data", "model", "training"};
+    for (int k = 0; k < 3; k++) {
+        printf("%s:\n", order[k]);
+        if (k == 0)
+            printf("  # train: PAIRS.tsv          (or src: FILE and tgt: FILE)\n"
+                   "  # dev: DEV.tsv              (or dev_src: FILE and dev_tgt: FILE)\n");
+        if (k == 2)
+            printf("  # out: DIR                  (or name: NAME)\n");
+        for (char *line = text; line && *line;) {
+            char *eol = strchr(line, '\n'), *eq = strchr(line, '=');
+            if (eol)
+                *eol = 0;
+            if (eq) {
+                *eq = 0;
+                const char *v = eq + 1;
+                char shortest[32], *end;
+                float f;
+                if (rs_config_is_flag(line))
+                    v = !strcmp(v, "1") ? "true" : "false";
+                else if (strpbrk(v, ".e") && (f = strtof(v, &end), !*end)) {
+                    /* 0.002 rather than 0.00200000009 when both are the same float */
+                    snprintf(shortest, sizeof shortest, "%g", (double)f);
+                    if (strtof(shortest, NULL) == f)
+                        v = shortest;
+                }
+                if (strcmp(line, "src_vocab") && strcmp(line, "tgt_vocab") &&
+                    !strcmp(rs_cli_config_section(line), order[k]))
+                    printf("  %s: %s\n", line, v);
+                *eq = '=';
+            }
+            if (eol)
+                *eol = '\n';
+            line = eol ? eol + 1 : NULL;
+        }
+    }
+    free(text);
+    return 0;
+}
+
 int cmd_info(int argc, char **argv)
 {
-    const char *model_arg;
-    int status = rs_cli_one_option(PROG, argc, argv, 'm', &model_arg, usage);
-    if (status >= 0)
-        return status;
+    const char *model_arg = NULL;
+    int yaml = 0, c;
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, 'm'},
+        {"config", no_argument, NULL, 'c'},
+        {0},
+    };
+    rs_cli_args args;
+    rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
+    while ((c = rs_cli_next(&args)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return RS_EXIT_OK;
+        }
+        if (c == 'c')
+            yaml = 1;
+        else if (c != 'm' || rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
+            return RS_EXIT_USAGE;
+    }
     if (!model_arg)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (optind < argc)
@@ -88,6 +164,16 @@ int cmd_info(int argc, char **argv)
         rs_checkpoint_load(path, &model, &state, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         return RS_EXIT_FAIL;
+    }
+    if (yaml) {
+        int failed = print_yaml(path, &model.cfg);
+        rs_train_state_free(&state);
+        rs_model_free(&model);
+        if (failed || fflush(stdout)) {
+            fprintf(stderr, PROG ": cannot write the output\n");
+            return RS_EXIT_FAIL;
+        }
+        return RS_EXIT_OK;
     }
     struct stat st;
     printf("# %s", path);

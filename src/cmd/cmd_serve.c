@@ -63,6 +63,10 @@ static void usage(FILE *out, const rs_serve_options *d)
             "                      view shows, following it while it trains (default: the\n"
             "                      first model's directory, when it holds either file)\n"
             "  --quiet             no log line per request\n"
+            "  --config FILE       settings from the serve: section of a YAML file (keys\n"
+            "                      named as the options, _ for -; the model from training:\n"
+            "                      out or name when -m is not given); options on the\n"
+            "                      command line win\n"
             "  -h, --help          this help\n\n"
             "SIGINT or SIGTERM stops the server: no new connections, queued requests are\n"
             "answered and answers being sent finish (at most --timeout); a second signal\n"
@@ -132,8 +136,10 @@ typedef struct {
     rs_serve_options opt;
     const char *model_args[MAX_MODELS], *allow_hosts[MAX_HOSTS];
     int n_models, any_address;
+    int max_body, max_answer, no_token; /* checked as ints, kept as sizes */
     char token[64];
     char run_dir[4096];
+    rs_cli_args args; /* holds the --config file's values */
 } serve_request;
 
 /* The directory of the checkpoint model_arg names, when it holds a training
@@ -156,26 +162,75 @@ static void default_run_dir(const char *model_arg, char *dir, size_t size)
         snprintf(dir, size, "%s", path);
 }
 
-/* Parses and checks the options into rq; -1 to go on, else the exit status. */
+enum {
+    OPT_HOST = 1000,
+    OPT_PORT,
+    OPT_THREADS,
+    OPT_QUEUE,
+    OPT_CONNECTIONS,
+    OPT_BODY,
+    OPT_CHARS,
+    OPT_BEAM,
+    OPT_TIMEOUT,
+    OPT_QUIET,
+    OPT_ALLOW_HOST,
+    OPT_TOKEN,
+    OPT_NO_TOKEN,
+    OPT_ANSWER,
+    OPT_RUN
+};
+
+/* One option, from the command line or the --config file (rs_cli_apply). */
+static int apply_option(void *ctx, int val, const char *arg)
+{
+    serve_request *rq = ctx;
+    rs_serve_options *opt = &rq->opt;
+    switch (val) {
+    case 'm':
+        if (rq->n_models == MAX_MODELS)
+            return rs_cli_usage_error(PROG, "-m: at most %d models", MAX_MODELS);
+        rq->model_args[rq->n_models++] = arg;
+        break;
+    case OPT_HOST: opt->host = arg; break;
+    case OPT_PORT:
+        return rs_cli_int(PROG, "--port", arg, 0, 65535, &opt->port) ? RS_EXIT_USAGE : -1;
+    case OPT_THREADS:
+        return rs_cli_int(PROG, "--threads", arg, 1, 64, &opt->threads) ? RS_EXIT_USAGE : -1;
+    case OPT_QUEUE:
+        return rs_cli_int(PROG, "--queue", arg, 1, 100000, &opt->queue) ? RS_EXIT_USAGE : -1;
+    case OPT_CONNECTIONS:
+        return rs_cli_int(PROG, "--connections", arg, 1, 10000, &opt->connections) ? RS_EXIT_USAGE
+                                                                                   : -1;
+    case OPT_BODY:
+        return rs_cli_int(PROG, "--max-body", arg, 64, 1 << 30, &rq->max_body) ? RS_EXIT_USAGE : -1;
+    case OPT_CHARS:
+        return rs_cli_int(PROG, "--max-chars", arg, 1, 1000000, &opt->max_chars) ? RS_EXIT_USAGE
+                                                                                 : -1;
+    case OPT_BEAM:
+        return rs_cli_int(PROG, "--max-beam", arg, 1, 256, &opt->max_beam) ? RS_EXIT_USAGE : -1;
+    case OPT_TIMEOUT:
+        return rs_cli_int(PROG, "--timeout", arg, 1, 86400, &opt->timeout) ? RS_EXIT_USAGE : -1;
+    case OPT_QUIET: opt->log = NULL; break;
+    case OPT_ALLOW_HOST:
+        if (opt->n_allow_hosts == MAX_HOSTS)
+            return rs_cli_usage_error(PROG, "--allow-host: at most %d names", MAX_HOSTS);
+        rq->allow_hosts[opt->n_allow_hosts++] = arg;
+        break;
+    case OPT_TOKEN: opt->token = arg; break;
+    case OPT_NO_TOKEN: rq->no_token = 1; break;
+    case OPT_RUN: opt->run_dir = arg; break;
+    case OPT_ANSWER:
+        return rs_cli_int(PROG, "--max-answer", arg, 4096, 1 << 30, &rq->max_answer) ? RS_EXIT_USAGE
+                                                                                     : -1;
+    default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Parses and checks the options, then the --config file's for what the
+ * command line does not give, into rq; -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, serve_request *rq)
 {
-    enum {
-        OPT_HOST = 1000,
-        OPT_PORT,
-        OPT_THREADS,
-        OPT_QUEUE,
-        OPT_CONNECTIONS,
-        OPT_BODY,
-        OPT_CHARS,
-        OPT_BEAM,
-        OPT_TIMEOUT,
-        OPT_QUIET,
-        OPT_ALLOW_HOST,
-        OPT_TOKEN,
-        OPT_NO_TOKEN,
-        OPT_ANSWER,
-        OPT_RUN
-    };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"host", required_argument, NULL, OPT_HOST},
@@ -193,80 +248,36 @@ static int parse_request(int argc, char **argv, serve_request *rq)
         {"no-token", no_argument, NULL, OPT_NO_TOKEN},
         {"max-answer", required_argument, NULL, OPT_ANSWER},
         {"run", required_argument, NULL, OPT_RUN},
+        {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
     };
     rs_serve_options defaults, *opt = &rq->opt;
     rs_serve_options_default(&defaults);
     *opt = defaults;
     opt->log = log_line;
-    int max_body = (int)defaults.max_body, max_answer = (int)defaults.max_answer, no_token = 0;
-    rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'm':
-            if (rq->n_models == MAX_MODELS)
-                return rs_cli_usage_error(PROG, "-m: at most %d models", MAX_MODELS);
-            rq->model_args[rq->n_models++] = optarg;
-            break;
-        case OPT_HOST: opt->host = optarg; break;
-        case OPT_PORT:
-            if (rs_cli_int(PROG, "--port", optarg, 0, 65535, &opt->port))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            if (rs_cli_int(PROG, "--threads", optarg, 1, 64, &opt->threads))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_QUEUE:
-            if (rs_cli_int(PROG, "--queue", optarg, 1, 100000, &opt->queue))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_CONNECTIONS:
-            if (rs_cli_int(PROG, "--connections", optarg, 1, 10000, &opt->connections))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_BODY:
-            if (rs_cli_int(PROG, "--max-body", optarg, 64, 1 << 30, &max_body))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_CHARS:
-            if (rs_cli_int(PROG, "--max-chars", optarg, 1, 1000000, &opt->max_chars))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_BEAM:
-            if (rs_cli_int(PROG, "--max-beam", optarg, 1, 256, &opt->max_beam))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_TIMEOUT:
-            if (rs_cli_int(PROG, "--timeout", optarg, 1, 86400, &opt->timeout))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_QUIET: opt->log = NULL; break;
-        case OPT_ALLOW_HOST:
-            if (opt->n_allow_hosts == MAX_HOSTS)
-                return rs_cli_usage_error(PROG, "--allow-host: at most %d names", MAX_HOSTS);
-            rq->allow_hosts[opt->n_allow_hosts++] = optarg;
-            break;
-        case OPT_TOKEN: opt->token = optarg; break;
-        case OPT_NO_TOKEN: no_token = 1; break;
-        case OPT_RUN: opt->run_dir = optarg; break;
-        case OPT_ANSWER:
-            if (rs_cli_int(PROG, "--max-answer", optarg, 4096, 1 << 30, &max_answer))
-                return RS_EXIT_USAGE;
-            break;
-        case 'h': usage(stdout, &defaults); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
+    rq->max_body = (int)defaults.max_body, rq->max_answer = (int)defaults.max_answer;
+    rs_cli_begin(&rq->args, PROG, argc, argv, "m:", opts);
+    int c, status;
+    while ((c = rs_cli_next(&rq->args)) != -1) {
+        if (c == 'h') {
+            usage(stdout, &defaults);
+            return RS_EXIT_OK;
         }
+        if ((status = apply_option(rq, c, optarg)) >= 0)
+            return status;
     }
-    opt->max_body = (size_t)max_body;
-    opt->max_answer = (size_t)max_answer;
+    if ((status = rs_cli_apply_config(&rq->args, "serve", apply_option, rq)) >= 0)
+        return status;
+    const char *trained = rs_cli_config_model(&rq->args);
+    if (rq->n_models == 0 && trained)
+        rq->model_args[rq->n_models++] = trained;
+    opt->max_body = (size_t)rq->max_body;
+    opt->max_answer = (size_t)rq->max_answer;
     opt->allow_hosts = rq->allow_hosts;
-    if (opt->token && no_token)
+    if (opt->token && rq->no_token)
         return rs_cli_usage_error(PROG, "--token and --no-token contradict each other");
     rq->any_address = !strcmp(opt->host, "0.0.0.0") || !strcmp(opt->host, "::");
-    if (rq->any_address && !opt->token && !no_token) {
+    if (rq->any_address && !opt->token && !rq->no_token) {
         if (random_token(rq->token, sizeof rq->token)) {
             fprintf(stderr, PROG ": cannot read /dev/urandom for a token\n");
             return RS_EXIT_FAIL;
@@ -274,7 +285,8 @@ static int parse_request(int argc, char **argv, serve_request *rq)
         opt->token = rq->token;
     }
     if (rq->n_models == 0)
-        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL, or out: or name: in the "
+                                        "training: section of --config FILE)");
     if (optind < argc)
         return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
     struct stat st;
@@ -348,8 +360,10 @@ int cmd_serve(int argc, char **argv)
 {
     static serve_request rq;
     int status = parse_request(argc, argv, &rq);
-    if (status >= 0)
+    if (status >= 0) {
+        rs_cli_end(&rq.args);
         return status;
+    }
 
     /* Each worker decodes on one BLAS thread: the workers are the parallelism. */
     openblas_set_num_threads(1);
@@ -388,5 +402,6 @@ done:
         rs_codec_free(&codecs[i]);
         rs_model_free(&models[i]);
     }
+    rs_cli_end(&rq.args);
     return status;
 }

@@ -77,7 +77,7 @@ static void usage(FILE *out)
             "  --train FILE           pairs, one per line: source<TAB>target[<TAB>anything]\n"
             "  --src FILE, --tgt FILE line-aligned source and target files (instead of --train)\n"
             "  --dev FILE             dev pairs (TSV), evaluated each epoch\n"
-            "  --dev-src F, --dev-tgt F  dev pairs as two files\n"
+            "  --dev-src FILE, --dev-tgt FILE  dev pairs as two files\n"
             "  --swap                 exchange source and target of TSV files\n"
             "  --name NAME            save to the models directory's NAME (or --out)\n"
             "  --out DIR              save to DIR (or --name)\n"
@@ -91,12 +91,15 @@ static void usage(FILE *out)
             "                         and with another dev set best.ckpt is chosen anew\n"
             "  --overwrite            train afresh into a directory that holds a model\n"
             "                         (its checkpoints and log are replaced)\n"
-            "  --config FILE          settings as 'key = value' lines (or the configuration\n"
-            "                         line training prints); options given on the command\n"
-            "                         line win\n"
+            "  --config FILE          settings from a YAML file: sections data: (train, dev,\n"
+            "                         src, tgt, ...), model: and training:, keys named as\n"
+            "                         the options with _ for - (docs/configuration.md;\n"
+            "                         'rnnsearch info -m MODEL --config' writes one);\n"
+            "                         'key = value' lines are read too. Options given on\n"
+            "                         the command line win\n"
             "  --quiet                no progress lines\n"
-            "  --spm-src F, --spm-tgt F  use these SentencePiece .model files (instead of\n"
-            "                         training them with --subwords N)\n"
+            "  --spm-src FILE, --spm-tgt FILE  use these SentencePiece .model files (instead\n"
+            "                         of training them with --subwords N)\n"
             "  --watch FILE           sentences (SOURCE or SOURCE<TAB>TARGET lines) whose\n"
             "                         alignments every evaluation appends to DIR/watch.jsonl\n"
             "                         (default: the first %d dev pairs when there is a dev set)\n"
@@ -104,7 +107,8 @@ static void usage(FILE *out)
             "  --dev-align FILE       gold links of the dev pairs (Pharaoh: 'i-j' sure, 'i?j'\n"
             "                         possible): each evaluation logs the alignment error rate,\n"
             "                         precision and recall of the dev forced alignments\n"
-            "  --dev-align-threshold T  hard links are weights >= T (default: 0 = argmax)\n\n"
+            "  --dev-align-threshold X  hard links are weights >= X (default: 0 = argmax)\n"
+            "  -h, --help             this help\n\n"
             "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
             "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
             "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
@@ -208,138 +212,6 @@ static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const ch
         }
     }
     free(text);
-    return status;
-}
-
-/* The arguments of a --config FILE run: the file's settings as options
- * placed before the command line's (which therefore win). */
-typedef struct {
-    int argc;
-    char **argv;  /* [argc + 1] */
-    char **owned; /* the strings made here, [count] */
-    int count;
-} expanded_args;
-
-static void expanded_args_free(expanded_args *a)
-{
-    for (int i = 0; i < a->count; i++)
-        free(a->owned[i]);
-    free(a->owned);
-    free(a->argv);
-    memset(a, 0, sizeof *a);
-}
-
-static char *own(expanded_args *a, const char *prefix, const char *text, size_t len)
-{
-    char *s = malloc(strlen(prefix) + len + 1);
-    if (!s)
-        return NULL;
-    sprintf(s, "%s%.*s", prefix, (int)len, text);
-    for (char *p = s + strlen(prefix); *p && *prefix; p++)
-        if (*p == '_')
-            *p = '-';
-    a->owned[a->count++] = s;
-    return s;
-}
-
-/* Reads "key = value" settings, several "key=value" items to a line as the
- * configuration printout writes them ("configuration:" and '#' comments
- * ignored); the vocabulary sizes of a printout, which come from the data,
- * are skipped. Each value is checked here so that errors name FILE:LINE. */
-static int expand_config_file(const char *path, int argc, char **argv, int skip_from,
-                              expanded_args *out, rs_error *err)
-{
-    unsigned char *data;
-    size_t size;
-    memset(out, 0, sizeof *out);
-    if (rs_read_file(path, &data, &size, err))
-        return -1;
-    /* Every item has an '=', so there are at most size/2 + 1 of them. */
-    size_t cap = (size_t)argc + 2 * (size / 2 + 1) + 2;
-    out->argv = calloc(cap, sizeof(char *));
-    out->owned = calloc(cap, sizeof(char *));
-    char *text = realloc(data, size + 1);
-    if (!out->argv || !out->owned || !text) {
-        free(text ? text : (char *)data);
-        expanded_args_free(out);
-        return rs_fail(err, "out of memory reading %s", path);
-    }
-    text[size] = 0;
-    const unsigned char *nul = memchr(text, 0, size);
-    if (nul) {
-        int nul_line = 1;
-        for (const char *p = text; p < (const char *)nul; p++)
-            nul_line += *p == '\n';
-        free(text);
-        expanded_args_free(out);
-        return rs_fail(err, "%s:%d: a NUL byte (a configuration file is text)", path, nul_line);
-    }
-    out->argv[out->argc++] = argv[0];
-    int line_no = 0, status = 0;
-    /* A UTF-8 byte order mark, as some editors write, is not part of the first key. */
-    char *start = strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3;
-    for (char *line = start; line && status == 0; line_no++) {
-        char *eol = strchr(line, '\n');
-        if (eol)
-            *eol = 0;
-        line[strcspn(line, "#")] = 0;
-        /* "key = value" → "key=value" */
-        char *w = line;
-        for (char *r = line; *r; r++) {
-            const char *next = r + strspn(r, " \t");
-            if ((*r == ' ' || *r == '\t') && (*next == '=' || (w > line && w[-1] == '=')))
-                continue;
-            *w++ = *r;
-        }
-        *w = 0;
-        char *save = NULL;
-        for (char *item = strtok_r(line, " \t\r", &save); item && status == 0;
-             item = strtok_r(NULL, " \t\r", &save)) {
-            if (!strcmp(item, "configuration:"))
-                continue;
-            char *eq = strchr(item, '=');
-            if (!eq || eq == item) {
-                status = rs_fail(err, "%s:%d: '%s' is not key = value", path, line_no + 1, item);
-                break;
-            }
-            *eq = 0;
-            for (char *p = item; *p; p++)
-                if (*p == '-')
-                    *p = '_';
-            if (!strcmp(item, "src_vocab") || !strcmp(item, "tgt_vocab"))
-                continue;
-            rs_config scratch;
-            rs_config_defaults(&scratch);
-            if (rs_config_set_option(&scratch, item, eq + 1, err)) {
-                char inner[sizeof err->msg];
-                snprintf(inner, sizeof inner, "%s", err->msg);
-                status = rs_fail(err, "%s:%d: %s", path, line_no + 1, inner);
-                break;
-            }
-            if (rs_config_is_flag(item)) {
-                if (!strcmp(eq + 1, "1") && !own(out, "--", item, strlen(item)))
-                    status = rs_fail(err, "out of memory reading %s", path);
-                if (status == 0 && !strcmp(eq + 1, "1"))
-                    out->argv[out->argc++] = out->owned[out->count - 1];
-                continue;
-            }
-            char *option = own(out, "--", item, strlen(item));
-            char *value = option ? own(out, "", eq + 1, strlen(eq + 1)) : NULL;
-            if (!value)
-                status = rs_fail(err, "out of memory reading %s", path);
-            else {
-                out->argv[out->argc++] = option;
-                out->argv[out->argc++] = value;
-            }
-        }
-        line = eol ? eol + 1 : NULL;
-    }
-    free(text);
-    for (int i = 1; i < argc && status == 0; i++)
-        if (i != skip_from && !(i == skip_from + 1 && !strcmp(argv[skip_from], "--config")))
-            out->argv[out->argc++] = argv[i];
-    if (status)
-        expanded_args_free(out);
     return status;
 }
 
@@ -577,60 +449,6 @@ static int check_resumed_data(const char *ckpt, rs_train_state *state,
     return RS_EXIT_USAGE;
 }
 
-static int train(int argc, char **argv, int orig_argc, char **orig_argv);
-
-/* The watched sentences (--watch FILE, else the first dev pairs) and the dev
- * gold links (--dev-align). */
-static int setup_watch(rs_watch *w, const char *file, int off, const char *gold,
-                       const rs_pairs *dev, const rs_codec *codec, rs_error *err)
-{
-    w->codec = codec;
-    if (file ? rs_watch_read_file(w, file, err)
-             : !off && rs_watch_from_pairs(w, dev->src, dev->tgt, dev->count,
-                                           RS_WATCH_DEFAULT_COUNT, err))
-        return -1;
-    return gold ? rs_watch_read_gold(w, gold, dev->count, err) : 0;
-}
-
-/* --config FILE (anywhere on the line) is expanded before options are parsed. */
-int cmd_train(int argc, char **argv)
-{
-    const char *first_config = NULL;
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-        const char *path = !strcmp(argv[i], "--config") && i + 1 < argc ? argv[++i]
-                           : !strncmp(argv[i], "--config=", 9)          ? argv[i] + 9
-                                                                        : NULL;
-        if (path && first_config)
-            return rs_cli_usage_error(PROG,
-                                      "--config given twice (%s and %s): give one "
-                                      "configuration file; options on the command line add to it",
-                                      first_config, path);
-        if (path)
-            first_config = path;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *path = NULL;
-        if (!strcmp(argv[i], "--config") && i + 1 < argc)
-            path = argv[i + 1];
-        else if (!strncmp(argv[i], "--config=", 9))
-            path = argv[i] + 9;
-        else if (!strcmp(argv[i], "--"))
-            break;
-        if (!path)
-            continue;
-        expanded_args args;
-        rs_error err;
-        if (expand_config_file(path, argc, argv, i, &args, &err)) {
-            fprintf(stderr, PROG ": %s\n", err.msg);
-            return RS_EXIT_USAGE;
-        }
-        int status = train(args.argc, args.argv, argc, argv);
-        expanded_args_free(&args);
-        return status;
-    }
-    return train(argc, argv, argc, argv);
-}
-
 /* Locks the model directory and checks what it holds against --resume and
  * --overwrite (clearing it for --overwrite). Returns an exit status, with the
  * reason in err: RS_EXIT_USAGE for a request that does not fit the directory. */
@@ -660,7 +478,117 @@ static int claim_model_dir(const char *dir, const char *ckpt, int resume, int ov
     return RS_EXIT_OK;
 }
 
-static int train(int argc, char **argv, int orig_argc, char **orig_argv)
+
+/* What the command line and --config FILE ask for. */
+typedef struct {
+    const char *train_tsv, *train_src, *train_tgt, *dev_tsv, *dev_src, *dev_tgt;
+    const char *name, *out_dir, *spm_src, *spm_tgt;
+    const char *watch_file, *dev_align; /* --watch, --dev-align */
+    int swap, resume, overwrite, quiet, new_data, no_watch;
+    float align_threshold; /* --dev-align-threshold */
+    rs_config cfg;
+    /* Configuration options given (on the line or in the file), to check
+     * against a resumed checkpoint's. */
+    int given[RS_CLI_MAX_CONFIG_OPTIONS];
+    const char *given_arg[RS_CLI_MAX_CONFIG_OPTIONS];
+    char dir[4096], ckpt[4200];
+    rs_cli_args args; /* holds the file's values */
+} train_request;
+
+/* One option, from the command line or the file (rs_cli_apply). */
+static int apply_option(void *ctx, int val, const char *arg)
+{
+    train_request *rq = ctx;
+    switch (val) {
+    case OPT_TRAIN: rq->train_tsv = arg; break;
+    case OPT_SRC: rq->train_src = arg; break;
+    case OPT_TGT: rq->train_tgt = arg; break;
+    case OPT_DEV: rq->dev_tsv = arg; break;
+    case OPT_DEV_SRC: rq->dev_src = arg; break;
+    case OPT_DEV_TGT: rq->dev_tgt = arg; break;
+    case OPT_SWAP: rq->swap = 1; break;
+    case OPT_NAME: rq->name = arg; break;
+    case OPT_OUT: rq->out_dir = arg; break;
+    case OPT_RESUME: rq->resume = 1; break;
+    case OPT_OVERWRITE: rq->overwrite = 1; break;
+    case OPT_QUIET: rq->quiet = 1; break;
+    case OPT_NEW_DATA: rq->new_data = 1; break;
+    case OPT_SPM_SRC: rq->spm_src = arg; break;
+    case OPT_SPM_TGT: rq->spm_tgt = arg; break;
+    case OPT_WATCH: rq->watch_file = arg; break;
+    case OPT_NO_WATCH: rq->no_watch = 1; break;
+    case OPT_DEV_ALIGN: rq->dev_align = arg; break;
+    case OPT_DEV_ALIGN_THRESHOLD: {
+        double v;
+        if (rs_cli_double(PROG, "--dev-align-threshold", arg, 0.0, 1.0, &v))
+            return RS_EXIT_USAGE;
+        rq->align_threshold = (float)v;
+        break;
+    }
+    default: {
+        rs_error err;
+        if (val < OPT_CONFIG || val >= OPT_CONFIG + RS_CLI_MAX_CONFIG_OPTIONS)
+            return RS_EXIT_USAGE; /* RS_CLI_BAD, already reported */
+        if (rs_cli_set_config(&rq->cfg, val, OPT_CONFIG, arg, &err))
+            return rs_cli_usage_error(PROG, "%s", err.msg);
+        rq->given[val - OPT_CONFIG] = 1;
+        rq->given_arg[val - OPT_CONFIG] = arg;
+    }
+    }
+    return -1;
+}
+
+/* The requests no option can refuse alone. */
+static int check_request(train_request *rq)
+{
+    if (!rq->train_tsv == !(rq->train_src && rq->train_tgt) ||
+        (rq->train_tsv && (rq->train_src || rq->train_tgt)))
+        return rs_cli_usage_error(PROG, "give either --train PAIRS.tsv or both --src and --tgt");
+    if ((rq->dev_src || rq->dev_tgt) && (!rq->dev_src || !rq->dev_tgt || rq->dev_tsv))
+        return rs_cli_usage_error(PROG, "give either --dev PAIRS.tsv or both --dev-src and "
+                                        "--dev-tgt");
+    if (rq->resume && rq->overwrite)
+        return rs_cli_usage_error(PROG, "--resume and --overwrite contradict each other");
+    if (rq->watch_file && rq->no_watch)
+        return rs_cli_usage_error(PROG, "--watch and --no-watch contradict each other");
+    if (rq->dev_align && !rq->dev_tsv && !rq->dev_src)
+        return rs_cli_usage_error(PROG,
+                                  "--dev-align needs a dev set (--dev or --dev-src/--dev-tgt)");
+    if (rq->new_data && !rq->resume)
+        return rs_cli_usage_error(
+            PROG, "--new-data goes with --resume (a new run records its data anyway)");
+    if (rq->out_dir && rq->name)
+        return rs_cli_usage_error(PROG, "--name and --out both say where to save; give one");
+    if (!rq->out_dir && !rq->name)
+        return rs_cli_usage_error(PROG, "where to save the model: --name NAME (in %s) or --out DIR",
+                                  rs_models_dir());
+    if (!rq->spm_src != !rq->spm_tgt)
+        return rs_cli_usage_error(PROG, "give both --spm-src and --spm-tgt");
+    if (rq->resume && rq->spm_src)
+        return rs_cli_usage_error(PROG, "--resume uses the checkpoint's SentencePiece models; "
+                                        "--spm-src/--spm-tgt cannot be given");
+    rs_config *cfg = &rq->cfg;
+    /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
+    if ((cfg->subwords > 0 || rq->spm_src) && !was_given("tokenizer", rq->given))
+        cfg->tokenizer = RS_TOKENIZER_SPM;
+    if (rq->spm_src && cfg->tokenizer != RS_TOKENIZER_SPM)
+        return rs_cli_usage_error(PROG, "--spm-src/--spm-tgt conflict with --tokenizer %s",
+                                  rs_tokenizer_names[cfg->tokenizer]);
+    rs_error err;
+    if (!rq->resume && rs_config_check(cfg, &err))
+        return rs_cli_usage_error(PROG, "%s", err.msg);
+    if (!rq->resume && cfg->tokenizer == RS_TOKENIZER_SPM && cfg->subwords <= 0 && !rq->spm_src)
+        return rs_cli_usage_error(PROG,
+                                  "--tokenizer spm needs --subwords N or --spm-src/--spm-tgt");
+    if (!rq->dev_tsv && !rq->dev_src && needs_dev_set(cfg))
+        return rs_cli_usage_error(PROG, "%s needs a dev set (--dev or --dev-src/--dev-tgt)",
+                                  needs_dev_set(cfg));
+    return -1;
+}
+
+/* Parses the command line, then the --config file for what the command line
+ * does not give, and checks the request; -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, train_request *rq)
 {
     struct option opts[32 + RS_CLI_MAX_CONFIG_OPTIONS] = {
         {"train", required_argument, NULL, OPT_TRAIN},
@@ -682,328 +610,296 @@ static int train(int argc, char **argv, int orig_argc, char **orig_argv)
         {"no-watch", no_argument, NULL, OPT_NO_WATCH},
         {"dev-align", required_argument, NULL, OPT_DEV_ALIGN},
         {"dev-align-threshold", required_argument, NULL, OPT_DEV_ALIGN_THRESHOLD},
+        {"config", required_argument, NULL, RS_CLI_CONFIG},
     };
-    rs_cli_add_config_options(opts, 19, OPT_CONFIG);
-    const char *watch_file = NULL, *dev_align = NULL;
-    int no_watch = 0;
-    rs_watch watch = {0};
-    const char *spm_src_file = NULL, *spm_tgt_file = NULL;
-    const char *train_tsv = NULL, *train_src = NULL, *train_tgt = NULL;
-    const char *dev_tsv = NULL, *dev_src = NULL, *dev_tgt = NULL, *name = NULL, *out_dir = NULL;
-    int swap = 0, resume = 0, overwrite = 0, quiet = 0, new_data = 0;
-    rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal};
-    rs_config cfg;
-    rs_config_defaults(&cfg);
-    rs_error err;
-    /* Options given explicitly, to check against a resumed configuration. */
-    int given[RS_CLI_MAX_CONFIG_OPTIONS] = {0};
-    const char *given_arg[RS_CLI_MAX_CONFIG_OPTIONS] = {0};
-
-    rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "", opts);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case OPT_TRAIN: train_tsv = optarg; break;
-        case OPT_SRC: train_src = optarg; break;
-        case OPT_TGT: train_tgt = optarg; break;
-        case OPT_DEV: dev_tsv = optarg; break;
-        case OPT_DEV_SRC: dev_src = optarg; break;
-        case OPT_DEV_TGT: dev_tgt = optarg; break;
-        case OPT_SWAP: swap = 1; break;
-        case OPT_NAME: name = optarg; break;
-        case OPT_OUT: out_dir = optarg; break;
-        case OPT_RESUME: resume = 1; break;
-        case OPT_OVERWRITE: overwrite = 1; break;
-        case OPT_QUIET: quiet = 1; break;
-        case OPT_NEW_DATA: new_data = 1; break;
-        case OPT_SPM_SRC: spm_src_file = optarg; break;
-        case OPT_SPM_TGT: spm_tgt_file = optarg; break;
-        case OPT_WATCH: watch_file = optarg; break;
-        case OPT_NO_WATCH: no_watch = 1; break;
-        case OPT_DEV_ALIGN: dev_align = optarg; break;
-        case OPT_DEV_ALIGN_THRESHOLD: {
-            double v;
-            if (rs_cli_double(PROG, "--dev-align-threshold", optarg, 0.0, 1.0, &v))
-                return RS_EXIT_USAGE;
-            watch.threshold = (float)v;
-            break;
+    rs_cli_add_config_options(opts, 20, OPT_CONFIG);
+    rs_config_defaults(&rq->cfg);
+    rs_cli_begin(&rq->args, PROG, argc, argv, "", opts);
+    int c, status;
+    while ((c = rs_cli_next(&rq->args)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return RS_EXIT_OK;
         }
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        case RS_CLI_BAD: return RS_EXIT_USAGE; /* already reported */
-        default:
-            if (c >= OPT_CONFIG && c < OPT_CONFIG + RS_CLI_MAX_CONFIG_OPTIONS) {
-                if (rs_cli_set_config(&cfg, c, OPT_CONFIG, optarg, &err)) {
-                    fprintf(stderr, PROG ": %s\n", err.msg);
-                    return RS_EXIT_USAGE;
-                }
-                given[c - OPT_CONFIG] = 1;
-                given_arg[c - OPT_CONFIG] = optarg;
-            }
-        }
+        if ((status = apply_option(rq, c, optarg)) >= 0)
+            return status;
     }
-    if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-        return RS_EXIT_USAGE;
-    }
-    if (!train_tsv == !(train_src && train_tgt) || (train_tsv && (train_src || train_tgt))) {
-        fprintf(stderr, PROG ": give either --train PAIRS.tsv or both --src and --tgt\n");
-        return RS_EXIT_USAGE;
-    }
-    if ((dev_src || dev_tgt) && (!dev_src || !dev_tgt || dev_tsv)) {
-        fprintf(stderr, PROG ": give either --dev PAIRS.tsv or both --dev-src and --dev-tgt\n");
-        return RS_EXIT_USAGE;
-    }
-    if (resume && overwrite) {
-        fprintf(stderr, PROG ": --resume and --overwrite contradict each other\n");
-        return RS_EXIT_USAGE;
-    }
-    if (watch_file && no_watch)
-        return rs_cli_usage_error(PROG, "--watch and --no-watch contradict each other");
-    if (dev_align && !dev_tsv && !dev_src)
-        return rs_cli_usage_error(PROG,
-                                  "--dev-align needs a dev set (--dev or --dev-src/--dev-tgt)");
-    if (new_data && !resume) {
-        fprintf(stderr,
-                PROG ": --new-data goes with --resume (a new run records its data anyway)\n");
-        return RS_EXIT_USAGE;
-    }
-    char dir[4096];
-    if (out_dir && name)
-        return rs_cli_usage_error(PROG, "--name and --out both say where to save; give one");
-    if (!out_dir && !name)
-        return rs_cli_usage_error(PROG,
-                                  "where to save the model: --name NAME (in %s) or --out "
-                                  "DIR",
-                                  rs_models_dir());
-    if (out_dir) {
-        snprintf(dir, sizeof dir, "%s", out_dir);
+    if (optind < argc)
+        return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if ((status = rs_cli_apply_config(&rq->args, "train", apply_option, rq)) >= 0 ||
+        (status = check_request(rq)) >= 0)
+        return status;
+    if (rq->out_dir) {
+        snprintf(rq->dir, sizeof rq->dir, "%s", rq->out_dir);
     } else {
         rs_error bad;
-        if (rs_model_dir_for(name, dir, sizeof dir, &bad))
+        if (rs_model_dir_for(rq->name, rq->dir, sizeof rq->dir, &bad))
             return rs_cli_usage_error(PROG, "%s", bad.msg);
     }
-    options.dir = dir;
-    if (!spm_src_file != !spm_tgt_file) {
-        fprintf(stderr, PROG ": give both --spm-src and --spm-tgt\n");
-        return RS_EXIT_USAGE;
-    }
-    if (resume && spm_src_file) {
-        fprintf(stderr, PROG ": --resume uses the checkpoint's SentencePiece models; "
-                             "--spm-src/--spm-tgt cannot be given\n");
-        return RS_EXIT_USAGE;
-    }
-    /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
-    if ((cfg.subwords > 0 || spm_src_file) && !was_given("tokenizer", given))
-        cfg.tokenizer = RS_TOKENIZER_SPM;
-    if (spm_src_file && cfg.tokenizer != RS_TOKENIZER_SPM) {
-        fprintf(stderr, PROG ": --spm-src/--spm-tgt conflict with --tokenizer %s\n",
-                rs_tokenizer_names[cfg.tokenizer]);
-        return RS_EXIT_USAGE;
-    }
-    if (!resume && rs_config_check(&cfg, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_USAGE;
-    }
-    if (!resume && cfg.tokenizer == RS_TOKENIZER_SPM && cfg.subwords <= 0 && !spm_src_file) {
-        fprintf(stderr, PROG ": --tokenizer spm needs --subwords N or --spm-src/--spm-tgt\n");
-        return RS_EXIT_USAGE;
-    }
-    if (!dev_tsv && !dev_src && needs_dev_set(&cfg)) {
-        fprintf(stderr, PROG ": %s needs a dev set (--dev or --dev-src/--dev-tgt)\n",
-                needs_dev_set(&cfg));
-        return RS_EXIT_USAGE;
-    }
+    snprintf(rq->ckpt, sizeof rq->ckpt, "%s/last.ckpt", rq->dir);
+    return -1;
+}
 
-    int status = RS_EXIT_FAIL, lock = -1;
-    rs_pairs train_pairs = {0}, dev_pairs = {0};
-    rs_tokenized train_tok = {0}, dev_tok = {0};
-    rs_dataset train = {0}, dev = {0};
-    rs_model model = {0};
-    rs_train_state state = {0};
-    rs_vocab src_counts = {0}, tgt_counts = {0};
-    rs_codec codec = {0};
-    char *spm_blob[2] = {NULL, NULL};
-    size_t spm_len[2] = {0, 0};
-    char ckpt[4200];
-    snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", dir);
+/* Everything a training run holds, freed by run_free. */
+typedef struct {
+    int lock;
+    rs_pairs train_pairs, dev_pairs;
+    rs_tokenized train_tok, dev_tok;
+    rs_dataset train, dev;
+    rs_model model;
+    rs_train_state state;
+    rs_codec codec;
+    rs_watch watch; /* watched sentences and dev gold links */
+    char *spm_blob[2];
+    size_t spm_len[2];
+    int skipped; /* training pairs longer than --max-len */
+} train_run;
 
+static void run_free(train_run *run)
+{
+    rs_train_unlock(run->lock);
+    rs_watch_free(&run->watch);
+    free(run->spm_blob[0]);
+    free(run->spm_blob[1]);
+    rs_codec_free(&run->codec);
+    rs_dataset_free(&run->train);
+    rs_dataset_free(&run->dev);
+    rs_tokenized_free(&run->train_tok);
+    rs_tokenized_free(&run->dev_tok);
+    rs_pairs_free(&run->train_pairs);
+    rs_pairs_free(&run->dev_pairs);
+    rs_train_state_free(&run->state);
+    rs_model_free(&run->model);
+}
+
+/* --resume: the checkpoint's model and state, and its configuration with the
+ * options that may change applied. Returns an exit status; err says why. */
+static int resume_checkpoint(train_request *rq, train_run *run, rs_error *err)
+{
+    /* Every rank reads the checkpoint (rs_train checks that they agree). */
+    if (rs_dist_check(rs_checkpoint_load(rq->ckpt, &run->model, &run->state, err), err))
+        return RS_EXIT_FAIL;
+    if (!run->state.from_checkpoint) {
+        /* Weights only (average, import): resuming would restart at step 0
+         * and rewrite this run's log and best.ckpt. */
+        rs_fail(err,
+                "--resume: %s holds weights only, no training state (step, Adam moments, data "
+                "position), as `average` and `import` write; nothing was changed. Resume from "
+                "the run's own last.ckpt, or train a new model in another directory",
+                rq->ckpt);
+        return RS_EXIT_USAGE;
+    }
+    if (apply_resume_options(&run->model.cfg, rq->given, rq->given_arg, err))
+        return RS_EXIT_USAGE;
+    rq->cfg = run->model.cfg;
+    if (!rq->dev_tsv && !rq->dev_src && needs_dev_set(&rq->cfg)) {
+        rs_fail(err,
+                "the checkpoint was trained with %s, which needs the dev set: give it again "
+                "with --dev or --dev-src/--dev-tgt",
+                needs_dev_set(&rq->cfg));
+        return RS_EXIT_USAGE;
+    }
+    return RS_EXIT_OK;
+}
+
+/* The text codec: the checkpoint's, or a new one from the configuration, with
+ * SentencePiece models read or trained by rank 0 and sent to the others. */
+static int make_codec(const train_request *rq, train_run *run, rs_error *err)
+{
+    if (rq->resume)
+        return rs_codec_for_model(&run->codec, &run->model, err);
+    const rs_config *cfg = &rq->cfg;
+    if (rs_codec_init(&run->codec, cfg, err))
+        return -1;
+    if (cfg->tokenizer == RS_TOKENIZER_SPM &&
+        (rs_dist_check(rs_dist_rank() == 0
+                           ? obtain_subwords(cfg, &run->train_pairs, rq->spm_src, rq->spm_tgt,
+                                             run->spm_blob, run->spm_len, err)
+                           : 0,
+                       err) ||
+         rs_dist_broadcast_blob(&run->spm_blob[0], &run->spm_len[0], err) ||
+         rs_dist_broadcast_blob(&run->spm_blob[1], &run->spm_len[1], err)))
+        return -1;
+    for (int side = 0; side < 2 && run->spm_blob[0]; side++)
+        if (rs_codec_set_spm(&run->codec, side, run->spm_blob[side], run->spm_len[side], err))
+            return -1;
+    return 0;
+}
+
+/* A new model: vocabularies from the training data, weights from the seed. */
+static int new_model(train_request *rq, train_run *run, rs_error *err)
+{
+    rs_config *cfg = &rq->cfg;
+    rs_vocab src_counts = {0}, tgt_counts = {0}, src_vocab = {0}, tgt_vocab = {0};
+    int status = -1;
+    if (rs_vocab_init(&src_counts, err) || rs_vocab_init(&tgt_counts, err) ||
+        rs_count_tokens(&src_counts, &run->train_tok, RS_SIDE_SRC, err) ||
+        rs_count_tokens(&tgt_counts, &run->train_tok, RS_SIDE_TGT, err) ||
+        rs_vocab_select(&src_vocab, &src_counts, cfg->min_freq, cfg->max_vocab, err) ||
+        rs_vocab_select(&tgt_vocab, &tgt_counts, cfg->min_freq, cfg->max_vocab, err))
+        goto done;
+    cfg->src_vocab = src_vocab.size;
+    cfg->tgt_vocab = tgt_vocab.size;
+    if (rs_model_alloc(&run->model, cfg, err))
+        goto done;
+    run->model.src_vocab = src_vocab;
+    run->model.tgt_vocab = tgt_vocab;
+    memset(&src_vocab, 0, sizeof src_vocab);
+    memset(&tgt_vocab, 0, sizeof tgt_vocab);
+    run->model.spm_src = run->spm_blob[0], run->model.spm_src_len = run->spm_len[0];
+    run->model.spm_tgt = run->spm_blob[1], run->model.spm_tgt_len = run->spm_len[1];
+    run->spm_blob[0] = run->spm_blob[1] = NULL;
+    rs_rng init_rng;
+    rs_rng_seed(&init_rng, (uint64_t)cfg->seed ^ 0x5eedULL);
+    rs_model_init_random(&run->model, &init_rng);
+    status = rs_train_state_alloc(&run->state, &run->model, err);
+done:
+    rs_vocab_free(&src_vocab);
+    rs_vocab_free(&tgt_vocab);
+    rs_vocab_free(&src_counts);
+    rs_vocab_free(&tgt_counts);
+    return status;
+}
+
+/* The watched sentences (--watch FILE, else the first dev pairs) and the dev
+ * gold links (--dev-align). */
+static int setup_watch(rs_watch *w, const char *file, int off, const char *gold,
+                       const rs_pairs *dev, const rs_codec *codec, rs_error *err)
+{
+    w->codec = codec;
+    if (file ? rs_watch_read_file(w, file, err)
+             : !off && rs_watch_from_pairs(w, dev->src, dev->tgt, dev->count,
+                                           RS_WATCH_DEFAULT_COUNT, err))
+        return -1;
+    return gold ? rs_watch_read_gold(w, gold, dev->count, err) : 0;
+}
+
+/* The training and dev sets as id sequences, the watched sentences, and the
+ * model they train (new, or the resumed one). */
+static int prepare_data(train_request *rq, train_run *run, rs_error *err)
+{
+    if (rs_dist_check(read_pairs(rq->train_tsv, rq->train_src, rq->train_tgt, rq->swap,
+                                 &run->train_pairs, err),
+                      err) ||
+        make_codec(rq, run, err) ||
+        rs_tokenize_pairs(&run->train_tok, &run->train_pairs, &run->codec,
+                          rq->train_tsv ? rq->train_tsv : rq->train_src, err))
+        return -1;
+    if ((rq->dev_tsv || rq->dev_src) &&
+        rs_dist_check(
+            read_pairs(rq->dev_tsv, rq->dev_src, rq->dev_tgt, rq->swap, &run->dev_pairs, err) ||
+                rs_tokenize_pairs(&run->dev_tok, &run->dev_pairs, &run->codec,
+                                  rq->dev_tsv ? rq->dev_tsv : rq->dev_src, err),
+            err))
+        return -1;
+    run->watch.threshold = rq->align_threshold;
+    if (setup_watch(&run->watch, rq->watch_file, rq->no_watch, rq->dev_align, &run->dev_pairs,
+                    &run->codec, err))
+        return -1;
+    if (!rq->resume && new_model(rq, run, err))
+        return -1;
+    const rs_model *m = &run->model;
+    if (rs_dataset_build(&run->train, &run->train_tok, &m->src_vocab, &m->tgt_vocab,
+                         rq->cfg.max_len, &run->skipped, err) ||
+        rs_dataset_build(&run->dev, &run->dev_tok, &m->src_vocab, &m->tgt_vocab, 0, NULL, err))
+        return -1;
+    rs_tokenized_free(&run->train_tok);
+    rs_tokenized_free(&run->dev_tok);
+    return 0;
+}
+
+/* What is trained on what, said once by rank 0. */
+static void print_header(const train_request *rq, const train_run *run)
+{
+    if (rs_dist_rank() != 0)
+        return;
+    fprintf(stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
+            rq->resume ? "resuming" : "training", rq->dir, run->train.count, run->skipped,
+            rq->cfg.max_len, run->dev.count);
+    fprintf(stderr, "vocabularies: %d source, %d target; %zu parameters\n",
+            run->model.cfg.src_vocab, run->model.cfg.tgt_vocab, run->model.layout.total);
+    fprintf(stderr, "configuration: ");
+    rs_config_print(&run->model.cfg, stderr);
+    if (rs_dist_size() > 1)
+        fprintf(stderr,
+                "data-parallel over %d ranks, each computing 1/%d of every batch; "
+                "%zu bytes all-reduced per step\n",
+                rs_dist_size(), rs_dist_size(), run->model.layout.total * sizeof(float));
+}
+
+/* An exit status reached on rank 0 and agreed by every rank, printed once. */
+static int agreed(int status, rs_error *err)
+{
+    if (rs_dist_check_exit(&status, err) && rs_dist_rank() == 0)
+        fprintf(stderr, PROG ": %s\n", err->msg);
+    return status;
+}
+
+/* The run from a checked request: the directory claimed, the checkpoint
+ * resumed or a model made, the data checked against a resumed run's, then
+ * training until it stops, and how it stopped. */
+static int train(train_request *rq, train_run *run, int argc, char **argv)
+{
+    rs_error err;
     /* Under mpirun rank 0 alone writes the model directory: one it cannot use
      * stops every rank before any work. */
-    status = rs_dist_rank() == 0 ? claim_model_dir(dir, ckpt, resume, overwrite, &lock, &err)
-                                 : RS_EXIT_OK;
-    if (rs_dist_check_exit(&status, &err)) {
-        if (rs_dist_rank() == 0)
-            fprintf(stderr, PROG ": %s\n", err.msg);
-        goto done;
-    }
+    int status = agreed(rs_dist_rank() == 0 ? claim_model_dir(rq->dir, rq->ckpt, rq->resume,
+                                                              rq->overwrite, &run->lock, &err)
+                                            : RS_EXIT_OK,
+                        &err);
+    if (status != RS_EXIT_OK)
+        return status;
+    if (rq->resume && (status = resume_checkpoint(rq, run, &err)) != RS_EXIT_OK)
+        goto fail;
+    if (rq->cfg.threads > 0)
+        openblas_set_num_threads(rq->cfg.threads);
     status = RS_EXIT_FAIL;
-    if (resume) {
-        /* Every rank reads the checkpoint (rs_train checks that they agree). */
-        if (rs_dist_check(rs_checkpoint_load(ckpt, &model, &state, &err), &err))
-            goto fail;
-        if (!state.from_checkpoint) {
-            /* Weights only (average, import): resuming would restart at step 0
-             * and rewrite this run's log and best.ckpt. */
-            fprintf(stderr,
-                    PROG ": --resume: %s holds weights only, no training state (step, "
-                         "Adam moments, data position), as `average` and `import` write; "
-                         "nothing was changed. Resume from the run's own last.ckpt, or "
-                         "train a new model in another directory\n",
-                    ckpt);
-            status = RS_EXIT_USAGE;
-            goto done;
-        }
-        if (apply_resume_options(&model.cfg, given, given_arg, &err)) {
-            fprintf(stderr, PROG ": %s\n", err.msg);
-            status = RS_EXIT_USAGE;
-            goto done;
-        }
-        cfg = model.cfg;
-        if (!dev_tsv && !dev_src && needs_dev_set(&cfg)) {
-            fprintf(stderr,
-                    PROG ": the checkpoint was trained with %s, which needs the dev set: "
-                         "give it again with --dev or --dev-src/--dev-tgt\n",
-                    needs_dev_set(&cfg));
-            status = RS_EXIT_USAGE;
-            goto done;
-        }
-    }
-    if (cfg.threads > 0)
-        openblas_set_num_threads(cfg.threads);
-    if (rs_dist_check(read_pairs(train_tsv, train_src, train_tgt, swap, &train_pairs, &err), &err))
+    if (prepare_data(rq, run, &err))
         goto fail;
-    if (resume) {
-        if (rs_codec_for_model(&codec, &model, &err))
-            goto fail;
-    } else {
-        if (rs_codec_init(&codec, &cfg, &err))
-            goto fail;
-        /* Rank 0 reads or trains the SentencePiece models and sends them to the others. */
-        if (cfg.tokenizer == RS_TOKENIZER_SPM &&
-            (rs_dist_check(rs_dist_rank() == 0
-                               ? obtain_subwords(&cfg, &train_pairs, spm_src_file, spm_tgt_file,
-                                                 spm_blob, spm_len, &err)
-                               : 0,
-                           &err) ||
-             rs_dist_broadcast_blob(&spm_blob[0], &spm_len[0], &err) ||
-             rs_dist_broadcast_blob(&spm_blob[1], &spm_len[1], &err)))
-            goto fail;
-        for (int side = 0; side < 2 && spm_blob[0]; side++)
-            if (rs_codec_set_spm(&codec, side, spm_blob[side], spm_len[side], &err))
-                goto fail;
-    }
-    if (rs_tokenize_pairs(&train_tok, &train_pairs, &codec, train_tsv ? train_tsv : train_src,
-                          &err))
-        goto fail;
-    if ((dev_tsv || dev_src) &&
-        rs_dist_check(
-            read_pairs(dev_tsv, dev_src, dev_tgt, swap, &dev_pairs, &err) ||
-                rs_tokenize_pairs(&dev_tok, &dev_pairs, &codec, dev_tsv ? dev_tsv : dev_src, &err),
-            &err))
-        goto fail;
-    if (setup_watch(&watch, watch_file, no_watch, dev_align, &dev_pairs, &codec, &err))
-        goto fail;
-
-    if (!resume) {
-        rs_vocab src_vocab, tgt_vocab;
-        if (rs_vocab_init(&src_counts, &err) || rs_vocab_init(&tgt_counts, &err) ||
-            rs_count_tokens(&src_counts, &train_tok, RS_SIDE_SRC, &err) ||
-            rs_count_tokens(&tgt_counts, &train_tok, RS_SIDE_TGT, &err))
-            goto fail;
-        if (rs_vocab_select(&src_vocab, &src_counts, cfg.min_freq, cfg.max_vocab, &err))
-            goto fail;
-        if (rs_vocab_select(&tgt_vocab, &tgt_counts, cfg.min_freq, cfg.max_vocab, &err)) {
-            rs_vocab_free(&src_vocab);
-            goto fail;
-        }
-        cfg.src_vocab = src_vocab.size;
-        cfg.tgt_vocab = tgt_vocab.size;
-        if (rs_model_alloc(&model, &cfg, &err)) {
-            rs_vocab_free(&src_vocab);
-            rs_vocab_free(&tgt_vocab);
-            goto fail;
-        }
-        model.src_vocab = src_vocab;
-        model.tgt_vocab = tgt_vocab;
-        model.spm_src = spm_blob[0], model.spm_src_len = spm_len[0];
-        model.spm_tgt = spm_blob[1], model.spm_tgt_len = spm_len[1];
-        spm_blob[0] = spm_blob[1] = NULL;
-        rs_rng init_rng;
-        rs_rng_seed(&init_rng, (uint64_t)cfg.seed ^ 0x5eedULL);
-        rs_model_init_random(&model, &init_rng);
-        if (rs_train_state_alloc(&state, &model, &err))
-            goto fail;
-    }
-    int skipped = 0;
-    if (rs_dataset_build(&train, &train_tok, &model.src_vocab, &model.tgt_vocab, cfg.max_len,
-                         &skipped, &err) ||
-        rs_dataset_build(&dev, &dev_tok, &model.src_vocab, &model.tgt_vocab, 0, NULL, &err))
-        goto fail;
-    rs_tokenized_free(&train_tok);
-    rs_tokenized_free(&dev_tok);
-    if (resume) {
+    if (rq->resume) {
         /* Before rs_train, which is the first to write into the directory. */
         const data_given sets[2] = {
-            {"training", "--train", train_tsv, "--src", train_src, "--tgt", train_tgt},
-            {"dev", "--dev", dev_tsv, "--dev-src", dev_src, "--dev-tgt", dev_tgt}};
+            {"training", "--train", rq->train_tsv, "--src", rq->train_src, "--tgt", rq->train_tgt},
+            {"dev", "--dev", rq->dev_tsv, "--dev-src", rq->dev_src, "--dev-tgt", rq->dev_tgt}};
         rs_data_fingerprint now;
-        rs_data_fingerprint_of(&now, &train, &dev, cfg.dev_bleu ? dev_pairs.tgt : NULL);
-        status = check_resumed_data(ckpt, &state, &now, sets, new_data, &err);
-        if (rs_dist_check_exit(&status, &err)) {
-            if (rs_dist_rank() == 0)
-                fprintf(stderr, PROG ": %s\n", err.msg);
-            goto done;
-        }
+        rs_data_fingerprint_of(&now, &run->train, &run->dev,
+                               rq->cfg.dev_bleu ? run->dev_pairs.tgt : NULL);
+        status =
+            agreed(check_resumed_data(rq->ckpt, &run->state, &now, sets, rq->new_data, &err), &err);
+        if (status != RS_EXIT_OK)
+            return status;
         status = RS_EXIT_FAIL;
     }
-
-    if (rs_dist_rank() == 0) {
-        fprintf(
-            stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
-            resume ? "resuming" : "training", dir, train.count, skipped, cfg.max_len, dev.count);
-        fprintf(stderr, "vocabularies: %d source, %d target; %zu parameters\n", model.cfg.src_vocab,
-                model.cfg.tgt_vocab, model.layout.total);
-        fprintf(stderr, "configuration: ");
-        rs_config_print(&model.cfg, stderr);
-        if (rs_dist_size() > 1)
-            fprintf(stderr,
-                    "data-parallel over %d ranks, each computing 1/%d of every batch; "
-                    "%zu bytes all-reduced per step\n",
-                    rs_dist_size(), rs_dist_size(), model.layout.total * sizeof(float));
+    print_header(rq, run);
+    rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal, .dir = rq->dir};
+    if (rq->cfg.dev_bleu) {
+        options.codec = &run->codec;
+        options.dev_refs = run->dev_pairs.tgt;
     }
-
-    if (cfg.dev_bleu) {
-        options.codec = &codec;
-        options.dev_refs = dev_pairs.tgt;
-    }
-    options.watch = watch.count || watch.gold ? &watch : NULL;
-    reporter rep = {quiet, RS_STOP_EPOCHS};
+    options.watch = run->watch.count || run->watch.gold ? &run->watch : NULL;
+    reporter rep = {rq->quiet, RS_STOP_EPOCHS};
     catch_signals();
-    if (rs_train(&model, &state, &train, &dev, &options, report, &rep, &err))
+    if (rs_train(&run->model, &run->state, &run->train, &run->dev, &options, report, &rep, &err))
         goto fail;
     if (rs_dist_rank() == 0)
-        print_stop(&rep, &state, &model.cfg, dir, orig_argc, orig_argv, resume);
-    status = rep.reason == RS_STOP_SIGNAL ? 128 + (int)stop_signal : RS_EXIT_OK;
-    goto done;
+        print_stop(&rep, &run->state, &run->model.cfg, rq->dir, argc, argv, rq->resume);
+    return rep.reason == RS_STOP_SIGNAL ? 128 + (int)stop_signal : RS_EXIT_OK;
 fail:
     if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */
         fprintf(stderr, PROG ": %s\n", err.msg);
-done:
-    rs_train_unlock(lock);
-    rs_watch_free(&watch);
-    free(spm_blob[0]);
-    free(spm_blob[1]);
-    rs_codec_free(&codec);
-    rs_vocab_free(&src_counts);
-    rs_vocab_free(&tgt_counts);
-    rs_dataset_free(&train);
-    rs_dataset_free(&dev);
-    rs_tokenized_free(&train_tok);
-    rs_tokenized_free(&dev_tok);
-    rs_pairs_free(&train_pairs);
-    rs_pairs_free(&dev_pairs);
-    rs_train_state_free(&state);
-    rs_model_free(&model);
+    return status;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    static train_request rq; /* large; one per process */
+    memset(&rq, 0, sizeof rq);
+    int status = parse_request(argc, argv, &rq);
+    if (status < 0) {
+        train_run run = {.lock = -1};
+        status = train(&rq, &run, argc, argv);
+        run_free(&run);
+    }
+    rs_cli_end(&rq.args);
     return status;
 }

@@ -51,6 +51,10 @@ static void usage(FILE *out)
             "  --ref FILE             score the translations against references (BLEU, chrF)\n"
             "  --quiet                no summary line on standard error\n"
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
+            "  --config FILE          settings from the translation: section of a YAML file\n"
+            "                         (keys named as the options, _ for -; the model from\n"
+            "                         training: out or name when -m is not given); options\n"
+            "                         on the command line win\n"
             "  -h, --help             this help\n",
             RS_MAX_SRC_LEN);
 }
@@ -80,6 +84,7 @@ typedef struct {
     int threads, quiet;
     rs_translate_options topt;
     output_style style;
+    rs_cli_args args; /* holds the --config file's values */
 } translate_request;
 
 /* --alignment VALUE: hard, soft or a threshold in (0, 1]; 0 when not one. */
@@ -98,22 +103,86 @@ static int alignment_value(const char *arg, output_style *st)
     return 1;
 }
 
-/* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
+enum {
+    OPT_BATCH = 1000,
+    OPT_MAXLEN,
+    OPT_MAXSRC,
+    OPT_THREADS,
+    OPT_BEAM,
+    OPT_LP,
+    OPT_NBEST,
+    OPT_REF,
+    OPT_UNK,
+    OPT_ALIGN,
+    OPT_QUIET
+};
+
+/* One option, from the command line or the --config file (rs_cli_apply). */
+static int apply_option(void *ctx, int val, const char *arg)
+{
+    translate_request *rq = ctx;
+    rs_translate_options *topt = &rq->topt;
+    switch (val) {
+    case 'm':
+        if (rs_cli_add_model(PROG, rq->models, arg))
+            return RS_EXIT_USAGE;
+        break;
+    case 'o':
+        if (rs_cli_once(PROG, "-o", &rq->output, arg))
+            return RS_EXIT_USAGE;
+        break;
+    case OPT_BATCH:
+        if (rs_cli_int(PROG, "--batch-size", arg, 1, 100000, &topt->batch_size))
+            return RS_EXIT_USAGE;
+        break;
+    case OPT_MAXLEN:
+        if (rs_cli_int(PROG, "--max-len", arg, 1, 100000, &topt->max_len))
+            return RS_EXIT_USAGE;
+        break;
+    case OPT_MAXSRC:
+        if (rs_cli_int(PROG, "--max-src-len", arg, 1, 100000, &topt->max_src_len))
+            return RS_EXIT_USAGE;
+        break;
+    case OPT_THREADS:
+        if (rs_cli_int(PROG, "--threads", arg, 1, 1024, &rq->threads))
+            return RS_EXIT_USAGE;
+        break;
+    case OPT_BEAM:
+        if (rs_cli_int(PROG, "--beam", arg, 1, 1000, &topt->beam))
+            return RS_EXIT_USAGE;
+        break;
+    case OPT_NBEST:
+        if (rs_cli_int(PROG, "--n-best", arg, 1, 1000, &topt->n_best))
+            return RS_EXIT_USAGE;
+        rq->style.nbest_format = 1;
+        break;
+    case OPT_LP: {
+        double alpha;
+        if (rs_cli_double(PROG, "--length-penalty", arg, -100.0, 100.0, &alpha))
+            return RS_EXIT_USAGE;
+        topt->length_penalty = (float)alpha;
+        break;
+    }
+    case OPT_REF: rq->ref_path = arg; break;
+    case OPT_UNK: topt->replace_unk = 1; break;
+    case OPT_QUIET: rq->quiet = 1; break;
+    case OPT_ALIGN:
+        if (!arg)
+            rq->style.alignment = 1;
+        else if (!alignment_value(arg, &rq->style))
+            return rs_cli_usage_error(
+                PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]", arg);
+        break;
+    default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Parses and checks the options, then the --config file's for what the
+ * command line does not give, into rq; returns -1 to go on, else the exit
+ * status. */
 static int parse_request(int argc, char **argv, translate_request *rq)
 {
-    enum {
-        OPT_BATCH = 1000,
-        OPT_MAXLEN,
-        OPT_MAXSRC,
-        OPT_THREADS,
-        OPT_BEAM,
-        OPT_LP,
-        OPT_NBEST,
-        OPT_REF,
-        OPT_UNK,
-        OPT_ALIGN,
-        OPT_QUIET
-    };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
@@ -128,73 +197,33 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {"replace-unk", no_argument, NULL, OPT_UNK},
         {"alignment", optional_argument, NULL, OPT_ALIGN},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
     };
     rs_translate_options *topt = &rq->topt;
-    rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:o:", opts);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'm':
-            if (rs_cli_add_model(PROG, rq->models, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case 'o':
-            if (rs_cli_once(PROG, "-o", &rq->output, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_BATCH:
-            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &topt->batch_size))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_MAXLEN:
-            if (rs_cli_int(PROG, "--max-len", optarg, 1, 100000, &topt->max_len))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_MAXSRC:
-            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt->max_src_len))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            if (rs_cli_int(PROG, "--threads", optarg, 1, 1024, &rq->threads))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_BEAM:
-            if (rs_cli_int(PROG, "--beam", optarg, 1, 1000, &topt->beam))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_NBEST:
-            if (rs_cli_int(PROG, "--n-best", optarg, 1, 1000, &topt->n_best))
-                return RS_EXIT_USAGE;
-            rq->style.nbest_format = 1;
-            break;
-        case OPT_LP: {
-            double alpha;
-            if (rs_cli_double(PROG, "--length-penalty", optarg, -100.0, 100.0, &alpha))
-                return RS_EXIT_USAGE;
-            topt->length_penalty = (float)alpha;
-            break;
+    rs_cli_begin(&rq->args, PROG, argc, argv, "m:o:", opts);
+    int c, status;
+    while ((c = rs_cli_next(&rq->args)) != -1) {
+        const char *arg = optarg;
+        if (c == 'h') {
+            usage(stdout);
+            return RS_EXIT_OK;
         }
-        case OPT_REF: rq->ref_path = optarg; break;
-        case OPT_UNK: topt->replace_unk = 1; break;
-        case OPT_QUIET: rq->quiet = 1; break;
-        case OPT_ALIGN:
-            /* "--alignment soft" as Marian writes it, as well as "--alignment=soft". */
-            if (!optarg && optind < argc && alignment_value(argv[optind], &rq->style))
-                optind++;
-            else if (!optarg)
-                rq->style.alignment = 1;
-            else if (!alignment_value(optarg, &rq->style))
-                return rs_cli_usage_error(
-                    PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]", optarg);
-            break;
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
-        }
+        /* "--alignment soft" as Marian writes it, as well as "--alignment=soft". */
+        output_style peek = rq->style;
+        if (c == OPT_ALIGN && !arg && optind < argc && alignment_value(argv[optind], &peek))
+            arg = argv[optind++];
+        if ((status = apply_option(rq, c, arg)) >= 0)
+            return status;
     }
+    if ((status = rs_cli_apply_config(&rq->args, "translate", apply_option, rq)) >= 0)
+        return status;
+    const char *trained = rs_cli_config_model(&rq->args);
+    if (rq->models->count == 0 && trained && rs_cli_add_model(PROG, rq->models, trained))
+        return RS_EXIT_USAGE;
     if (rq->models->count == 0)
-        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL, or out: or name: in the "
+                                        "training: section of --config FILE)");
     if (argc - optind > 1)
         return rs_cli_usage_error(PROG, "more than one input file given");
     if (topt->n_best > topt->beam)
@@ -342,8 +371,10 @@ int cmd_translate(int argc, char **argv)
     translate_request rq = {.models = &models};
     rs_translate_options_default(&rq.topt);
     int status = parse_request(argc, argv, &rq);
-    if (status >= 0)
+    if (status >= 0) {
+        rs_cli_end(&rq.args);
         return status;
+    }
     if (rq.threads > 0)
         openblas_set_num_threads(rq.threads);
 
@@ -397,5 +428,6 @@ done:
     rs_translator_free(&tr);
     rs_codec_free(&codec);
     rs_cli_models_free(&models);
+    rs_cli_end(&rq.args);
     return status;
 }

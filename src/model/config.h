@@ -51,7 +51,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(batch_size, 32, "sentence pairs per batch", 1, 1000000)                                      \
     I(batch_tokens, 0, "also at most N target tokens per batch, padding included (0: off)", 0,     \
       100000000)                                                                                   \
-    I(accumulate, 1, "sum the gradients of K batches into each update", 1, 1024)                   \
+    I(accumulate, 1, "sum the gradients of N batches into each update", 1, 1024)                   \
     F(lr, 0.002f, "Adam learning rate", 0, 10, RS_OPEN_LOW)                                        \
     F(beta1, 0.9f, "Adam beta1", 0, 1, RS_OPEN_HIGH)                                               \
     F(beta2, 0.999f, "Adam beta2", 0, 1, RS_OPEN_HIGH)                                             \
@@ -64,7 +64,8 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(max_vocab, 30000, "maximum vocabulary size (reserved ids included)", 5, 100000000)           \
     I(max_len, 80, "skip training pairs longer than this (tokens; 0: no limit)", 0, 1000000)       \
     I(save_every, 0, "also save last.ckpt every N steps (0: each epoch only)", 0, RS_INT_LIMIT)    \
-    I(keep_last, 0, "keep the last K saves as step-N.ckpt too, to average (0: none)", 0, 1000000)  \
+    I(keep_last, 0, "keep the last N saves as step-STEP.ckpt too, to average (0: none)", 0,        \
+      1000000)                                                                                     \
     I(eval_every, 0, "evaluate on dev every N steps (0: at each epoch's end)", 0, RS_INT_LIMIT)    \
     I(dev_translate, 0, "also translate dev greedily and report exact matches", 0, 1)              \
     I(dev_bleu, 0, "translate dev greedily, report BLEU and keep best.ckpt by it", 0, 1)           \
@@ -81,7 +82,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(patience, 0, "stop after N dev evaluations without improvement (0: never)", 0, 1000000)      \
     F(max_minutes, 0.0f, "stop training after this much wall time (0: no limit)", 0, 1e7f,         \
       RS_CLOSED)                                                                                   \
-    I(threads, 0, "BLAS threads (0: OpenBLAS default)", 0, 1024)
+    I(threads, 0, "training threads, one shard of each batch each (0: one per online CPU)", 0, 1024)
 
 typedef struct {
 #define RS_CFG_I(name, def, help, lo, hi) int name;

@@ -1,0 +1,52 @@
+/* Configuration files as settings: section, key, value(s) and line, nothing
+ * more. Two forms are read, told apart by their first setting:
+ *
+ *   YAML (through libyaml), a mapping of sections, as Joey NMT writes it:
+ *       model:
+ *         emb: 32
+ *       training: {batch_size: 64, epochs: 10}
+ *     a value is a scalar or a list of scalars; a key at the top level
+ *     whose value is a scalar or a list (a section left empty, "model:"
+ *     alone, is the scalar "") is kept with no section;
+ *
+ *   "key = value" lines (several "key=value" items to a line, '#' comments,
+ *     a leading "configuration:" skipped), the form rnnsearch wrote before
+ *     YAML: every setting with no section.
+ *
+ * Either way the file is text: a NUL byte is an error naming its line, and a
+ * UTF-8 byte order mark is skipped. What a key means, and whether its value
+ * is right, is for the reader's caller (src/cmd/cli.c). */
+#ifndef RS_SETTINGS_H
+#define RS_SETTINGS_H
+
+#include "common/error.h"
+
+typedef struct {
+    char *section; /* NULL at the top level */
+    char *key;
+    char **values;    /* [count] */
+    int *value_lines; /* [count], from 1 */
+    int count;
+    int is_list; /* a YAML list (count may be 0 or 1 too) */
+    int line;    /* the key's, from 1 */
+} rs_setting;
+
+typedef struct {
+    rs_setting *items;
+    int count;
+    int yaml; /* 1: YAML; 0: key = value lines */
+} rs_settings;
+
+/* Reads path; errors name it and the line ("run.yaml:3: …"). */
+int rs_settings_read(const char *path, rs_settings *out, rs_error *err);
+
+/* The same from bytes in memory; `name` names them in messages. */
+int rs_settings_parse(const char *name, const unsigned char *data, size_t size, rs_settings *out,
+                      rs_error *err);
+
+void rs_settings_free(rs_settings *s);
+
+/* The setting section.key (section NULL: top level), or NULL. */
+const rs_setting *rs_settings_find(const rs_settings *s, const char *section, const char *key);
+
+#endif

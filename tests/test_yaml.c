@@ -1,0 +1,259 @@
+/* Configuration files: YAML read through libyaml (common/settings.c) and
+ * applied by the command-line options' own functions (cmd/cli.c): train,
+ * translate and serve read their sections, the command line wins, unknown
+ * keys get the nearest known one, wrong values name file and line, the older
+ * "key = value" files still work, and `info --config` writes a file that
+ * trains the same bits again. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "common/settings.h"
+#include "model/checkpoint.h"
+#include "testdir.h"
+#include "testprog.h"
+
+static void write_text(const char *path, const char *text)
+{
+    testfile_write(path, (const unsigned char *)text, strlen(text));
+}
+
+START_TEST(settings_are_read_with_their_sections_and_lines)
+{
+    static const char yaml[] = "# a comment\n"
+                               "data:\n"
+                               "  train: pairs.tsv\n"
+                               "model: {emb: 32, hidden: 64}\n"
+                               "serve:\n"
+                               "  allow_host: [a.example, b.example]\n";
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!rs_settings_parse("c.yaml", (const unsigned char *)yaml, strlen(yaml), &s, &err),
+                  "%s", err.msg);
+    ck_assert(s.yaml);
+    const rs_setting *it = rs_settings_find(&s, "model", "emb");
+    ck_assert_ptr_nonnull(it);
+    ck_assert_str_eq(it->values[0], "32");
+    ck_assert_int_eq(it->line, 4);
+    it = rs_settings_find(&s, "data", "train");
+    ck_assert(it && it->line == 3 && !strcmp(it->values[0], "pairs.tsv"));
+    it = rs_settings_find(&s, "serve", "allow_host");
+    ck_assert(it && it->is_list && it->count == 2 && !strcmp(it->values[1], "b.example"));
+    ck_assert_ptr_null(rs_settings_find(&s, "training", "emb"));
+    rs_settings_free(&s);
+
+    /* The older form: "key = value" items, the printout's line too. */
+    static const char pairs[] = "\xEF\xBB\xBF# old\nemb = 8\nconfiguration: hidden=9 lr=0.5\n";
+    ck_assert(!rs_settings_parse("c.conf", (const unsigned char *)pairs, strlen(pairs), &s, &err));
+    ck_assert(!s.yaml && s.count == 3);
+    it = rs_settings_find(&s, NULL, "lr");
+    ck_assert(it && it->line == 3 && !strcmp(it->values[0], "0.5"));
+    rs_settings_free(&s);
+
+    static const struct {
+        const char *text, *message;
+    } bad[] = {
+        {"model:\n  emb: 3\n  emb: 4\n", "c.yaml:3: 'emb' given twice in model: (first on line 2)"},
+        {"model:\n  emb: {a: 1}\n", "c.yaml:2: 'emb' holds a mapping"},
+        {"model: [\n", "c.yaml:2: "},
+        {"- a\n- b\n", "c.yaml:1: a configuration is a mapping of sections"},
+        {"model:\n  emb: 8\n---\nmodel: {}\n", "c.yaml:4: a second YAML document"},
+        {"emb = 8\nhidden\n", "c.yaml:2: 'hidden' is not key = value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)bad[i].text,
+                                    strlen(bad[i].text), &s, &err) != 0);
+        ck_assert_msg(strstr(err.msg, bad[i].message), "%s: %s", bad[i].text, err.msg);
+    }
+    static const unsigned char nul[] = "model:\n  emb: 8\0\n";
+    ck_assert(rs_settings_parse("c.yaml", nul, sizeof nul - 1, &s, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "c.yaml:2: a NUL byte"), "%s", err.msg);
+    ck_assert(!rs_settings_parse("c.yaml", (const unsigned char *)"", 0, &s, &err) && !s.count);
+    rs_settings_free(&s);
+    /* A last line without its newline (found by make fuzz under UBSan). */
+    static const char comment[] = "\n  # only a comment";
+    ck_assert(
+        !rs_settings_parse("c.yaml", (const unsigned char *)comment, strlen(comment), &s, &err) &&
+        !s.count);
+    rs_settings_free(&s);
+
+    static const char *const names[] = {"hidden", "emb", "att", "maxout"};
+    ck_assert_str_eq(rs_cli_nearest("hiden", names, 4), "hidden");
+    ck_assert_str_eq(rs_cli_nearest("maxuot", names, 4), "maxout");
+    ck_assert_ptr_null(rs_cli_nearest("learning_rate", names, 4));
+}
+END_TEST
+
+/* Runs `rnnsearch ARGS` (stderr too) and checks its status and that it says `says`. */
+static void expect_run(const char *args, int status, const char *says)
+{
+    char out[4096] = "";
+    int got = testprog_run_all(args, out, sizeof out);
+    ck_assert_msg(got == status, "%s: status %d\n%s", args, got, out);
+    ck_assert_msg(!says || strstr(out, says), "%s: no '%s' in\n%s", args, says, out);
+}
+
+START_TEST(train_reads_yaml_and_the_command_line_wins)
+{
+    char dir[64], path[256], cmd[1024], text[1024];
+    testdir_make(dir, "rnnsearch-yaml");
+    snprintf(cmd, sizeof cmd, "head -n 40 corpora/reorder/train.tsv > %s/t.tsv", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/run.yaml", dir);
+    snprintf(text, sizeof text,
+             "data:\n  train: %s/t.tsv\n  dev: %s/t.tsv\n"
+             "model: {emb: 32, hidden: 8, att: 8, maxout: 4}\n"
+             "training:\n  out: %s/m\n  epochs: 3\n  lr: 0.01\n  dev_translate: true\n"
+             "  quiet: yes\n"
+             "translation:\n  beam: 2\n  n_best: 2\n",
+             dir, dir, dir);
+    write_text(path, text);
+    /* --epochs before --config and --emb after it: both win. */
+    snprintf(cmd, sizeof cmd, "train --epochs=1 --config %s --emb 8 2>/dev/null", path);
+    expect_run(cmd, 0, NULL);
+    snprintf(text, sizeof text, "%s/m/last.ckpt", dir);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.cfg.emb, 8);
+    ck_assert_int_eq(m.cfg.hidden, 8);
+    ck_assert_int_eq(m.cfg.epochs, 1);
+    ck_assert_int_eq(m.cfg.dev_translate, 1);
+    ck_assert(m.cfg.lr == 0.01f);
+    rs_model_free(&m);
+
+    /* --resume checks the file's settings against the checkpoint's as it
+     * checks options: emb 32 is not what was trained, --emb 8 is. */
+    snprintf(cmd, sizeof cmd, "train --config %s --resume --epochs 2", path);
+    expect_run(cmd, 2, "trained with emb=8, not 32");
+    snprintf(cmd, sizeof cmd, "train --config %s --resume --epochs 2 --emb 8 2>/dev/null", path);
+    expect_run(cmd, 0, NULL);
+
+    /* --train on the command line stands for the file's src and tgt too; a
+     * byte order mark before a YAML file is skipped. */
+    char other[256];
+    snprintf(other, sizeof other, "%s/other.yaml", dir);
+    snprintf(text, sizeof text,
+             "\xEF\xBB\xBF"
+             "data: {src: /nonexistent.de, tgt: /nonexistent.en}\n"
+             "model: {emb: 8, hidden: 8, att: 8, maxout: 4}\n"
+             "training: {out: %s/g, max_steps: 1, quiet: true}\n",
+             dir);
+    write_text(other, text);
+    snprintf(cmd, sizeof cmd, "train --config %s --train %s/t.tsv 2>/dev/null", other, dir);
+    expect_run(cmd, 0, NULL);
+    snprintf(cmd, sizeof cmd, "translate --config %s --config=%s", path, other);
+    expect_run(cmd, 2, "--config given twice");
+
+    /* translate finds the model through training: out and reads translation:;
+     * its command line wins there too. */
+    snprintf(cmd, sizeof cmd, "translate --config %s --quiet < corpora/reorder/test.tsv", path);
+    char out[8192];
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "0 ||| ") && strstr(out, "\n0 ||| "), "no 2-best list:\n%s", out);
+    snprintf(cmd, sizeof cmd, "translate --n-best 1 --config %s --quiet < corpora/reorder/test.tsv",
+             path);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "0 ||| ") && !strstr(out, "\n0 ||| "), "%s", out);
+
+    /* The shipped example trains (two steps here) and translates with beam 5. */
+    snprintf(cmd, sizeof cmd,
+             "train --config corpora/dates/config.yaml --out %s/dates --max-steps 2 2>&1", dir);
+    expect_run(cmd, 0, "stopped: --max-steps 2 reached");
+    snprintf(text, sizeof text, "%s/dates/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(m.cfg.hidden == 128 && m.cfg.dev_translate == 1 && m.cfg.threads == 1);
+    rs_model_free(&m);
+    snprintf(cmd, sizeof cmd,
+             "translate --config corpora/dates/config.yaml -m %s/dates --n-best 5 < /dev/null "
+             "2>&1",
+             dir);
+    expect_run(cmd, 0, NULL);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
+{
+    char dir[64], path[256], cmd[512], where[512];
+    testdir_make(dir, "rnnsearch-yaml-bad");
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    static const struct {
+        const char *command, *text, *says;
+    } bad[] = {
+        {"train", "model:\n  hiden: 8\n",
+         ":2: unknown key 'hiden' in model: (did you mean 'hidden'?)"},
+        {"train", "model:\n  emb: abc\n", ":2: --emb: 'abc' is not an integer from 1 to 65536"},
+        {"train", "model:\n  emb: [8, 16]\n", ":2: 'emb' takes one value, not a list"},
+        {"train", "training:\n  emb: 8\n", ":2: 'emb' goes in section 'model:', not 'training:'"},
+        {"train", "traning:\n  lr: 0.1\n", "unknown section 'traning' (did you mean 'training'?)"},
+        {"train", "training:\n  lr: inf\n", ":2: --lr: 'inf' is not a number in (0, 10]"},
+        {"train", "training:\n  dev_bleu: maybe\n", ":2: dev_bleu: 'maybe' is not true or false"},
+        {"train", "threads: 2\n", ":1: 'threads' means one thing in training:"},
+        {"translate", "translation:\n  beem: 5\n",
+         ":2: unknown key 'beem' in translation: (did you mean 'beam'?)"},
+        {"translate", "model:\n  hidden: 8\ntranslation:\n  beam: 0\n", ":4: --beam: '0'"},
+        {"translate", "model:\n  hiden: 8\n", ":2: unknown key 'hiden' in model:"},
+        {"serve", "serve:\n  max_beam: 0\n", ":2: --max-beam: '0'"},
+        {"serve", "serve:\n  port: [1, 2]\n", ":2: 'port' takes one value, not a list"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_text(path, bad[i].text);
+        snprintf(cmd, sizeof cmd, "%s -m x --config %s", bad[i].command, path);
+        if (!strcmp(bad[i].command, "train"))
+            snprintf(cmd, sizeof cmd, "train --train x.tsv --out %s/m --config %s", dir, path);
+        snprintf(where, sizeof where, "%s%s", bad[i].says[0] == ':' ? path : "", bad[i].says);
+        expect_run(cmd, 2, where);
+    }
+    /* Without -m, translate and serve say where a model comes from. */
+    write_text(path, "translation: {beam: 2}\n");
+    snprintf(cmd, sizeof cmd, "translate --config %s < /dev/null", path);
+    expect_run(cmd, 2, "out: or name: in the training: section");
+    snprintf(cmd, sizeof cmd, "serve --config %s", path);
+    expect_run(cmd, 2, "out: or name: in the training: section");
+    testdir_remove(dir);
+}
+END_TEST
+
+/* info --config, with the data paths filled in, trains the same parameter
+ * bytes again (dropout and two threads: the seeded paths that matter). */
+START_TEST(info_config_repeats_the_run_bit_for_bit)
+{
+    char dir[64], cmd[2048], out[4096];
+    testdir_make(dir, "rnnsearch-yaml-bits");
+    const char *p = testprog_path();
+    snprintf(
+        cmd, sizeof cmd,
+        "head -n 60 corpora/reorder/train.tsv > %s/t.tsv && "
+        "head -n 10 corpora/reorder/dev.tsv > %s/d.tsv && "
+        "%s train --train %s/t.tsv --dev %s/d.tsv --out %s/a --emb 8 --hidden 12 --att 8 "
+        "--maxout 4 --epochs 2 --lr 0.0123456789 --dropout 0.1 --batch-size 8 --threads 2 "
+        "--seed 5 --quiet 2>&1 && "
+        "%s info -m %s/a --config > %s/run.yaml && "
+        "sed -i 's|# train: PAIRS.tsv.*|train: %s/t.tsv|; s|# dev: DEV.tsv.*|dev: %s/d.tsv|; "
+        "s|# out: DIR.*|out: %s/b|' %s/run.yaml && "
+        "%s train --config %s/run.yaml --quiet 2>&1 && "
+        "%s export -m %s/a/last.ckpt -o %s/a.safetensors 2>&1 && "
+        "%s export -m %s/b/last.ckpt -o %s/b.safetensors 2>&1 && "
+        "cmp %s/a.safetensors %s/b.safetensors && grep -q 'lr: 0.0123456791' %s/run.yaml && grep -q 'beta1: 0.9$' %s/run.yaml",
+        dir, dir, p, dir, dir, dir, p, dir, dir, dir, dir, dir, dir, p, dir, p, dir, dir, p, dir,
+        dir, dir, dir, dir, dir);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s\n%s", cmd, out);
+    testdir_remove(dir);
+}
+END_TEST
+
+Suite *yaml_suite(void)
+{
+    Suite *s = suite_create("yaml");
+    TCase *tc = tcase_create("yaml");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, settings_are_read_with_their_sections_and_lines);
+    tcase_add_test(tc, train_reads_yaml_and_the_command_line_wins);
+    tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
+    tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
+    suite_add_tcase(s, tc);
+    return s;
+}
