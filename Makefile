@@ -87,9 +87,11 @@ $(LIB): $(LIB_OBJS)
 # The shared library: librnnsearch.so.MAJOR.MINOR.PATCH (the version of
 # src/api/rnnsearch.h), soname librnnsearch.so.MAJOR; it exports the public
 # API only (src/api/librnnsearch.map), so it holds the layers up to api/:
-# training and serving (and MPI, libmicrohttpd) stay the program's.
+# training and serving (and MPI, libmicrohttpd) stay the program's, and so
+# does the reader of configuration files (common/settings.c, libyaml), which
+# only the command line uses.
 SO_LAYERS := $(filter-out train serve cmd,$(LAYERS))
-SO_OBJS := $(filter $(SO_LAYERS:%=$(BUILD)/src/%/%),$(LIB_OBJS))
+SO_OBJS := $(filter-out $(BUILD)/src/common/settings.o,$(filter $(SO_LAYERS:%=$(BUILD)/src/%/%),$(LIB_OBJS)))
 SO_PKGS := openblas libutf8proc sentencepiece zlib
 LIB_VERSION := $(shell sed -n 's/^\#define RNNSEARCH_VERSION "\(.*\)"/\1/p' src/api/rnnsearch.h)
 LIB_MAJOR := $(firstword $(subst ., ,$(LIB_VERSION)))
