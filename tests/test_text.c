@@ -194,6 +194,7 @@ START_TEST(test_mode_parse)
 {
     ck_assert_int_eq(rs_tokenizer_mode_parse("word"), RS_TOK_WORD);
     ck_assert_int_eq(rs_tokenizer_mode_parse("char"), RS_TOK_CHAR);
+    ck_assert_int_eq(rs_tokenizer_mode_parse("space"), RS_TOK_SPACE);
     ck_assert_int_eq(rs_tokenizer_mode_parse("Word"), -1);
     ck_assert_int_eq(rs_tokenizer_mode_parse("spm"), -1);
     ck_assert_int_eq(rs_tokenizer_mode_parse(""), -1);
@@ -204,6 +205,83 @@ START_TEST(test_mode_parse)
     ck_assert_int_eq(rs_tokenize("a", 7, &tokens, &err), -1);
     ck_assert_int_eq(rs_detokenize(&tokens, -1, &out, &err), -1);
     rs_tokens_free(&tokens);
+}
+END_TEST
+
+/* The tokens of raw text under the space tokenizer, joined by "|". */
+static char *space_tokens(const char *raw, int lowercase)
+{
+    rs_error err = {{0}};
+    rs_tokens tokens = {0};
+    ck_assert_msg(!rs_text_to_tokens(raw, strlen(raw), lowercase, RS_TOK_SPACE, &tokens, &err),
+                  "%s", err.msg);
+    static char out[256];
+    out[0] = '\0';
+    for (int i = 0; i < tokens.count; i++) {
+        ck_assert(tokens.tokens[i][0] != '\0');
+        if (i)
+            strcat(out, "|");
+        strcat(out, tokens.tokens[i]);
+    }
+    rs_tokens_free(&tokens);
+    return out;
+}
+
+START_TEST(test_space_tokens)
+{
+    /* Split at white space only: BPE marks, Moses escapes and punctuation stay. */
+    ck_assert_str_eq(space_tokens("the hou@@ se &apos;s big .", 0), "the|hou@@|se|&apos;s|big|.");
+    ck_assert_str_eq(space_tokens("hou@@", 0), "hou@@");
+    ck_assert_str_eq(space_tokens("  a  b\t\tc \t", 0), "a|b|c");
+    ck_assert_str_eq(space_tokens("a\xC2\xA0"
+                                  "b\xE3\x80\x80"
+                                  "c",
+                                  0),
+                     "a|b|c"); /* NBSP, U+3000 */
+    ck_assert_str_eq(space_tokens("", 0), "");
+    ck_assert_str_eq(space_tokens(" \t ", 0), "");
+    /* No NFC: e + combining acute stays two code points; lower-casing per code point. */
+    ck_assert_str_eq(space_tokens("Cafe\xCC\x81 \xC3\x89T\xC3\x89", 1),
+                     "cafe\xCC\x81|\xC3\xA9t\xC3\xA9");
+    ck_assert_str_eq(space_tokens("Cafe\xCC\x81", 0), "Cafe\xCC\x81");
+    rs_error err = {{0}};
+    rs_tokens tokens = {0};
+    ck_assert_int_eq(rs_text_to_tokens("a \xFF", 3, 0, RS_TOK_SPACE, &tokens, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "byte 3"));
+    ck_assert_int_eq(tokens.count, 0);
+    rs_tokens_free(&tokens);
+    check_round_trip("hou@@ se , \xEF\xBF\xAD x", RS_TOK_SPACE);
+    check_round_trip("", RS_TOK_SPACE);
+}
+END_TEST
+
+static char *unbpe(const char *text, const char *marker)
+{
+    rs_error err = {{0}};
+    static char out[256];
+    char *joined;
+    ck_assert_msg(!rs_remove_bpe(text, marker, &joined, &err), "%s", err.msg);
+    ck_assert(strlen(joined) < sizeof out);
+    strcpy(out, joined);
+    free(joined);
+    return out;
+}
+
+START_TEST(test_remove_bpe)
+{
+    ck_assert_str_eq(unbpe("the hou@@ se is big", RS_BPE_MARKER), "the house is big");
+    ck_assert_str_eq(unbpe("un@@ be@@ liev@@ able", RS_BPE_MARKER), "unbelievable");
+    ck_assert_str_eq(unbpe("a hou@@", RS_BPE_MARKER), "a hou");    /* @@ at the end of the line */
+    ck_assert_str_eq(unbpe("hou@@  se", RS_BPE_MARKER), "hou se"); /* only one space joins */
+    ck_assert_str_eq(unbpe("hou@@\tse", RS_BPE_MARKER), "hou@@\tse"); /* a tab is no marker */
+    ck_assert_str_eq(unbpe("", RS_BPE_MARKER), "");
+    ck_assert_str_eq(unbpe("e@@@ mail", RS_BPE_MARKER), "e@mail"); /* left to right, as fairseq */
+    ck_assert_str_eq(unbpe("no marks here ", RS_BPE_MARKER), "no marks here");
+    ck_assert_str_eq(unbpe("hou## se", "## "), "house");
+    rs_error err = {{0}};
+    char *out;
+    ck_assert_int_eq(rs_remove_bpe("x", "", &out, &err), -1);
+    ck_assert_ptr_null(out);
 }
 END_TEST
 
@@ -427,6 +505,8 @@ Suite *text_suite(void)
     tcase_add_test(tc, test_detokenize_foreign_tokens);
     tcase_add_test(tc, test_tokens_reuse);
     tcase_add_test(tc, test_is_blank);
+    tcase_add_test(tc, test_space_tokens);
+    tcase_add_test(tc, test_remove_bpe);
     suite_add_tcase(s, tc);
     TCase *cli = tcase_create("cli");
     tcase_set_timeout(cli, 20);

@@ -488,6 +488,60 @@ START_TEST(lines_from_a_pipe_are_translated_as_they_arrive)
 }
 END_TEST
 
+/* Moses-tokenized, subword-nmt-style data: --tokenizer space keeps "hou@@" a
+ * token of its own (the word tokenizer would cut it at "@"), the checkpoint
+ * carries the tokenizer to translate, and --remove-bpe joins the words. */
+START_TEST(pre_tokenized_bpe_data_trains_and_translates_joined)
+{
+    char dir[64], path[128], args[1024];
+    static char text[65536];
+    testdir_make(dir, "rnnsearch-bpe");
+    snprintf(path, sizeof path, "%s/train.tsv", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 30; i++)
+        fputs("das hau@@ s ist gro@@ ß &quot;\tthe hou@@ se is big &quot;\n"
+              "ein klei@@ nes  hau@@ s\ta small  hou@@ se\n",
+              f);
+    ck_assert_int_eq(fclose(f), 0);
+    snprintf(args, sizeof args,
+             "train --train %s --out %s/m --tokenizer space --epochs 60 --batch-size 8 --emb 16 "
+             "--hidden 16 --att 16 --maxout 8 --lr 0.02 --quiet 2>&1",
+             path, dir);
+    ck_assert_msg(testprog_run(args, text, sizeof text) == 0, "%s", text);
+
+    /* The vocabulary holds the pieces as written. */
+    snprintf(args, sizeof args, "tokenize -m %s/m --side target <<'EOF'\nthe hou@@ se\nEOF", dir);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_str_eq(text, "the hou@@ se\n");
+    snprintf(args, sizeof args, "tokenize -m %s/m --side target --ids <<'EOF'\nhou@@ se\nEOF", dir);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    int ids[3];
+    ck_assert_int_eq(sscanf(text, "%d %d %d", &ids[0], &ids[1], &ids[2]), 3);
+    ck_assert(ids[0] >= RS_RESERVED && ids[1] >= RS_RESERVED && ids[2] == RS_EOS);
+
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    const char *input = "das hau@@ s ist gro@@ ß &quot;\nein\tklei@@ nes hau@@ s \n\n";
+    testfile_write(path, (const unsigned char *)input, strlen(input));
+    snprintf(args, sizeof args, "translate -m %s/m --quiet %s", dir, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_str_eq(text, "the hou@@ se is big &quot;\na small hou@@ se\n\n");
+    snprintf(args, sizeof args, "translate -m %s/m --quiet --remove-bpe %s", dir, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_str_eq(text, "the house is big &quot;\na small house\n\n");
+    /* n-best lists too; a marker of one's own. */
+    snprintf(args, sizeof args, "translate -m %s/m --quiet --remove-bpe=@@ --beam 2 --n-best 1 %s",
+             dir, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "0 ||| the hou se is big &quot; ||| F0= ") == text, "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "\n1 ||| a small hou se ||| F0= "));
+    snprintf(args, sizeof args, "translate -m %s/m --remove-bpe= %s 2>&1", dir, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 2);
+    ck_assert_ptr_nonnull(strstr(text, "--remove-bpe"));
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *translate_suite(void)
 {
     Suite *s = suite_create("translate");
@@ -501,6 +555,7 @@ Suite *translate_suite(void)
     tcase_add_test(tc, translate_align_and_validation_give_the_same_output);
     tcase_add_test(tc, cli_n_best_per_token_scores_and_ensembles);
     tcase_add_test(tc, lines_from_a_pipe_are_translated_as_they_arrive);
+    tcase_add_test(tc, pre_tokenized_bpe_data_trains_and_translates_joined);
     suite_add_tcase(s, tc);
     return s;
 }

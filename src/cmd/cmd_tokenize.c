@@ -19,7 +19,9 @@ static void usage(FILE *out)
           "(default: stdin), writing the tokens separated by spaces.\n"
           "\n"
           "  --lowercase         lower-case the text (default: off)\n"
-          "  --tokenizer NAME    word or char (default: word)\n"
+          "  --tokenizer NAME    word, char or space (default: word; space splits\n"
+          "                      pre-tokenized text at white space and does not\n"
+          "                      normalise it, see docs/tokenization.md)\n"
           "  --detokenize        read tokens, write text (default: off)\n"
           "  -m, --model MODEL   use a model's own settings instead (lower-casing,\n"
           "                      tokenizer, SentencePiece models)\n"
@@ -64,7 +66,8 @@ int cmd_tokenize(int argc, char **argv)
     };
     int lowercase = 0, detokenize = 0, mode = RS_TOK_WORD, side = RS_SIDE_SRC, ids = 0;
     const char *model_arg = NULL;
-    static const char *const sides[] = {"source", "target"}, *const tokenizers[] = {"word", "char"};
+    static const char *const sides[] = {"source", "target"}, *const tokenizers[] = {"word", "char",
+                                                                                    "space"};
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:", options);
     int c;
@@ -83,7 +86,7 @@ int cmd_tokenize(int argc, char **argv)
         case OPT_IDS: ids = 1; break;
         case OPT_LOWERCASE: lowercase = 1; break;
         case OPT_TOKENIZER:
-            if (rs_cli_choice(PROG, "--tokenizer", optarg, tokenizers, 2, &mode))
+            if (rs_cli_choice(PROG, "--tokenizer", optarg, tokenizers, 3, &mode))
                 return RS_EXIT_USAGE;
             mode = rs_tokenizer_mode_parse(tokenizers[mode]);
             break;

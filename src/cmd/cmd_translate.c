@@ -44,6 +44,9 @@ static void usage(FILE *out)
             "                         warning naming the line (default: %d)\n"
             "  --replace-unk          replace <unk> by the source token it attends to most\n"
             "                         (punctuation excluded)\n"
+            "  --remove-bpe[=MARKER]  join subword-nmt's BPE in the output text as fairseq\n"
+            "                         does: every MARKER is removed, one at the line's end\n"
+            "                         too ('hou@@ se' -> 'house'; default MARKER: '@@ ')\n"
             "  --alignment[=WHAT]     append ' ||| ' and the alignment, as Marian does: hard\n"
             "                         (default: 'i-j' source-target links, argmax per target\n"
             "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
@@ -114,7 +117,8 @@ enum {
     OPT_REF,
     OPT_UNK,
     OPT_ALIGN,
-    OPT_QUIET
+    OPT_QUIET,
+    OPT_BPE
 };
 
 /* One option, from the command line or the --config file (rs_cli_apply). */
@@ -166,6 +170,11 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_REF: rq->ref_path = arg; break;
     case OPT_UNK: topt->replace_unk = 1; break;
     case OPT_QUIET: rq->quiet = 1; break;
+    case OPT_BPE:
+        if (arg && !*arg)
+            return rs_cli_usage_error(PROG, "--remove-bpe: the marker is empty");
+        topt->remove_bpe = arg ? arg : RS_BPE_MARKER;
+        break;
     case OPT_ALIGN:
         if (!arg)
             rq->style.alignment = 1;
@@ -197,6 +206,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {"replace-unk", no_argument, NULL, OPT_UNK},
         {"alignment", optional_argument, NULL, OPT_ALIGN},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"remove-bpe", optional_argument, NULL, OPT_BPE},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
     };

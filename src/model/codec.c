@@ -10,7 +10,9 @@ int rs_codec_init(rs_codec *codec, const rs_config *cfg, rs_error *err)
     memset(codec, 0, sizeof *codec);
     codec->lowercase = cfg->lowercase;
     (void)err; /* with spm, pieces come from the SentencePiece models */
-    codec->mode = cfg->tokenizer == RS_TOKENIZER_CHAR ? RS_TOK_CHAR : RS_TOK_WORD;
+    codec->mode = cfg->tokenizer == RS_TOKENIZER_CHAR    ? RS_TOK_CHAR
+                  : cfg->tokenizer == RS_TOKENIZER_SPACE ? RS_TOK_SPACE
+                                                         : RS_TOK_WORD;
     return 0;
 }
 

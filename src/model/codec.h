@@ -1,5 +1,5 @@
 /* How a model turns raw text into tokens and tokens back into text, as its
- * configuration says (lower-casing, tokenizer word/char/spm). Everything it
+ * configuration says (lower-casing, tokenizer word/char/spm/space). Everything it
  * needs is inside the model, so translation needs nothing but the checkpoint. */
 #ifndef RS_CODEC_H
 #define RS_CODEC_H
@@ -11,7 +11,7 @@ typedef struct rs_spm rs_spm;
 
 typedef struct {
     int lowercase;
-    int mode;                  /* RS_TOK_WORD or RS_TOK_CHAR when no SentencePiece */
+    int mode;                  /* RS_TOK_WORD, _CHAR or _SPACE when no SentencePiece */
     rs_spm *spm_src, *spm_tgt; /* subword models, or NULL */
 } rs_codec;
 

@@ -19,8 +19,8 @@
 /* Named choices. An enum field holds the index of its name in the table. */
 extern const char *const rs_attention_names[]; /* rs_attention_kind order (params.h) */
 extern const char *const rs_tokenizer_names[];
-/* word and char equal RS_TOK_WORD and RS_TOK_CHAR (text.h). */
-enum { RS_TOKENIZER_WORD, RS_TOKENIZER_CHAR, RS_TOKENIZER_SPM };
+/* word, char and space are text.h's RS_TOK_* modes (rs_codec_init maps them). */
+enum { RS_TOKENIZER_WORD, RS_TOKENIZER_CHAR, RS_TOKENIZER_SPM, RS_TOKENIZER_SPACE };
 
 /* Which ends of a float range are excluded. */
 enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
@@ -44,7 +44,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(tie_embeddings, 0, "W_out is tgt_emb: tied output layer (needs --maxout = --emb)", 0, 1)     \
     /* text */                                                                                     \
     I(lowercase, 0, "lower-case text before tokenizing", 0, 1)                                     \
-    E(tokenizer, "word", "word, char or spm", rs_tokenizer_names)                                  \
+    E(tokenizer, "word", "word, char, spm or space (pre-tokenized)", rs_tokenizer_names)           \
     I(subwords, 0, "SentencePiece vocabulary size (0: none)", 0, 10000000)                         \
     /* training */                                                                                 \
     I(seed, 1, "random seed", 0, RS_INT_LIMIT)                                                     \

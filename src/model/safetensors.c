@@ -105,7 +105,8 @@ static int build_header(const rs_model *model, char **text, size_t *len, rs_erro
     write_meta(h, "lowercase", cfg->lowercase ? "true" : "false");
     write_meta(h, "tokenizer", rs_tokenizer_names[cfg->tokenizer]);
     write_meta_int(h, "subwords", cfg->subwords);
-    write_meta(h, "normalization", "NFC");
+    const int spaced = cfg->tokenizer == RS_TOKENIZER_SPACE;
+    write_meta(h, "normalization", spaced ? "none" : "NFC");
     /* How raw text becomes token ids, for another program (docs/tokenization.md). */
     write_meta(h, "text_pipeline",
                cfg->tokenizer == RS_TOKENIZER_SPM
@@ -113,10 +114,13 @@ static int build_header(const rs_model *model, char **text, size_t *len, rs_erro
                      "lowercase=true -> SentencePiece encode (spm_src/spm_tgt, base64 model "
                      "protos) -> pieces looked up in src_vocab/tgt_vocab, unknown -> <unk> "
                      "(id 1) -> </s> (id 3) appended"
-                   : "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
-                     "lowercase=true -> rnnsearch word/char tokenizer (docs/tokenization.md) -> "
-                     "tokens looked up in src_vocab/tgt_vocab, unknown -> <unk> (id 1) -> </s> "
-                     "(id 3) appended");
+               : spaced ? "utf8 (no NFC) -> lowercase each code point if lowercase=true -> "
+                          "split at runs of Unicode white space -> tokens looked up in "
+                          "src_vocab/tgt_vocab, unknown -> <unk> (id 1) -> </s> (id 3) appended"
+                        : "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
+                          "lowercase=true -> rnnsearch word/char tokenizer "
+                          "(docs/tokenization.md) -> tokens looked up in src_vocab/tgt_vocab, "
+                          "unknown -> <unk> (id 1) -> </s> (id 3) appended");
     const char *spm_keys[2] = {"spm_src", "spm_tgt"};
     const char *spm[2] = {model->spm_src, model->spm_tgt};
     size_t spm_len[2] = {model->spm_src_len, model->spm_tgt_len};
@@ -382,7 +386,7 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
         if (!strcmp(tokenizer, "whitespace"))
             tokenizer = "word";
         if ((cfg->tokenizer = rs_config_name_index(rs_tokenizer_names, tokenizer)) < 0)
-            return rs_fail(err, "%s: unsupported tokenizer '%s' (word, char or spm)", path,
+            return rs_fail(err, "%s: unsupported tokenizer '%s' (word, char, spm or space)", path,
                            tokenizer);
     }
     return 0;

@@ -11,9 +11,9 @@
  *                         else "rnnsearch-" + attention name
  *   attention             additive, general, dot or scaled-dot
  *   lowercase             "true" or "false"
- *   tokenizer             word, char or spm
+ *   tokenizer             word, char, spm or space
  *   subwords              SentencePiece vocabulary size, "0" for none
- *   normalization         "NFC"
+ *   normalization         "NFC", or "none" for the space tokenizer
  *   spm_src, spm_tgt      SentencePiece models, base64 (only when present)
  *
  * Tensors of size 0 under the model's options are not written. */

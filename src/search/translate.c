@@ -196,9 +196,18 @@ static int make_hypothesis(rs_translator *tr, rs_translation *t, const rs_transl
         if (!(h->tokens[i] = rs_strdup(word, err)))
             return -1;
     }
-    if (tr->codec)
-        return rs_codec_text(tr->codec, RS_SIDE_TGT, (const char *const *)h->tokens, h->len,
-                             &h->text, err);
+    if (!tr->codec)
+        return 0;
+    if (rs_codec_text(tr->codec, RS_SIDE_TGT, (const char *const *)h->tokens, h->len, &h->text,
+                      err))
+        return -1;
+    if (!tr->opt.remove_bpe)
+        return 0;
+    char *joined;
+    if (rs_remove_bpe(h->text, tr->opt.remove_bpe, &joined, err))
+        return -1;
+    free(h->text);
+    h->text = joined;
     return 0;
 }
 

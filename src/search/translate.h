@@ -24,14 +24,16 @@
 #define RS_MAX_SRC_LEN 250 /* default source-length limit, in tokens */
 
 typedef struct {
-    int beam;             /* K hypotheses; 1 is greedy search */
-    int n_best;           /* hypotheses returned per sentence (1 ≤ n_best ≤ beam) */
-    float length_penalty; /* beam: rank by log p / (tokens + 1)^α */
-    int max_len;          /* output tokens at most; 0: 2·source + 10 */
-    int max_src_len;      /* source tokens at most; 0: RS_MAX_SRC_LEN */
-    int batch_size;       /* sentences decoded together */
-    int want_alignment;   /* keep each hypothesis's alignment matrix */
-    int replace_unk;      /* <unk> → the source token it attends to most */
+    int beam;               /* K hypotheses; 1 is greedy search */
+    int n_best;             /* hypotheses returned per sentence (1 ≤ n_best ≤ beam) */
+    float length_penalty;   /* beam: rank by log p / (tokens + 1)^α */
+    int max_len;            /* output tokens at most; 0: 2·source + 10 */
+    int max_src_len;        /* source tokens at most; 0: RS_MAX_SRC_LEN */
+    int batch_size;         /* sentences decoded together */
+    int want_alignment;     /* keep each hypothesis's alignment matrix */
+    int replace_unk;        /* <unk> → the source token it attends to most */
+    const char *remove_bpe; /* NULL, or the BPE marker the text drops (rs_remove_bpe);
+                               tokens keep it */
 } rs_translate_options;
 
 void rs_translate_options_default(rs_translate_options *opt);

@@ -115,6 +115,8 @@ int rs_tokenizer_mode_parse(const char *name)
         return RS_TOK_WORD;
     if (!strcmp(name, "char"))
         return RS_TOK_CHAR;
+    if (!strcmp(name, "space"))
+        return RS_TOK_SPACE;
     return -1;
 }
 
@@ -253,6 +255,29 @@ static int tokenize_chars(const char *s, size_t len, rs_tokens *out, rs_error *e
     return 0;
 }
 
+/* The space tokenizer: maximal runs of non-space code points. */
+static int tokenize_spaces(const char *s, size_t len, rs_tokens *out, rs_error *err)
+{
+    size_t start = 0;
+    int in_token = 0;
+    for (size_t pos = 0; pos <= len;) {
+        utf8proc_int32_t cp = ' ';
+        utf8proc_ssize_t k = 1;
+        if (pos < len && (k = decode(s, pos, len, &cp, err)) < 0)
+            return -1;
+        if (is_space(cp)) {
+            if (in_token && rs_tokens_push(out, s + start, pos - start, err))
+                return -1;
+            in_token = 0;
+        } else if (!in_token) {
+            start = pos;
+            in_token = 1;
+        }
+        pos += (size_t)k;
+    }
+    return 0;
+}
+
 int rs_tokenize(const char *normalized, int mode, rs_tokens *out, rs_error *err)
 {
     rs_tokens_clear(out);
@@ -262,6 +287,8 @@ int rs_tokenize(const char *normalized, int mode, rs_tokens *out, rs_error *err)
         rc = tokenize_words(normalized, len, out, err);
     else if (mode == RS_TOK_CHAR)
         rc = tokenize_chars(normalized, len, out, err);
+    else if (mode == RS_TOK_SPACE)
+        rc = tokenize_spaces(normalized, len, out, err);
     else
         rc = rs_fail(err, "unknown tokenizer mode %d", mode);
     if (rc)
@@ -277,7 +304,7 @@ static int starts_with_joiner(const char *s, size_t len)
 int rs_detokenize_array(const char *const *tokens, int count, int mode, char **out, rs_error *err)
 {
     *out = NULL;
-    if (mode != RS_TOK_WORD && mode != RS_TOK_CHAR)
+    if (mode != RS_TOK_WORD && mode != RS_TOK_CHAR && mode != RS_TOK_SPACE)
         return rs_fail(err, "unknown tokenizer mode %d", mode);
     if (count < 0)
         return rs_fail(err, "negative token count %d", count);
@@ -295,6 +322,13 @@ int rs_detokenize_array(const char *const *tokens, int count, int mode, char **o
         size_t len = strlen(t);
         if (!len)
             continue;
+        if (mode == RS_TOK_SPACE) {
+            if (n)
+                text[n++] = ' ';
+            memcpy(text + n, t, len);
+            n += len;
+            continue;
+        }
         if (mode == RS_TOK_CHAR) {
             if (!strcmp(t, RS_SPACE)) {
                 t = " ";
@@ -337,15 +371,61 @@ int rs_detokenize(const rs_tokens *tokens, int mode, char **out, rs_error *err)
     return rs_detokenize_array((const char *const *)tokens->tokens, tokens->count, mode, out, err);
 }
 
+/* The space tokenizer's preparation: UTF-8 checked and, when asked, each
+ * code point lower-cased on its own (no flag asks utf8proc to decompose or
+ * compose, so the text is not brought to NFC). */
+static int prepare_spaced(const char *raw, size_t len, int lowercase, char **out, rs_error *err)
+{
+    *out = NULL;
+    if (rs_utf8_validate(raw, len, err))
+        return -1;
+    utf8proc_uint8_t *text = NULL;
+    utf8proc_ssize_t n = utf8proc_map_custom((const utf8proc_uint8_t *)raw, (utf8proc_ssize_t)len,
+                                             &text, 0, lowercase ? lower_cp : NULL, NULL);
+    if (n < 0)
+        return rs_fail(err, "cannot lower-case text: %s", utf8proc_errmsg(n));
+    *out = (char *)text;
+    return 0;
+}
+
 int rs_text_to_tokens(const char *raw, size_t len, int lowercase, int mode, rs_tokens *out,
                       rs_error *err)
 {
-    char *normalized;
-    if (rs_text_normalize(raw, len, lowercase, &normalized, err)) {
+    char *prepared;
+    int rc = mode == RS_TOK_SPACE ? prepare_spaced(raw, len, lowercase, &prepared, err)
+                                  : rs_text_normalize(raw, len, lowercase, &prepared, err);
+    if (rc) {
         rs_tokens_clear(out);
         return -1;
     }
-    int rc = rs_tokenize(normalized, mode, out, err);
-    free(normalized);
+    rc = rs_tokenize(prepared, mode, out, err);
+    free(prepared);
     return rc;
+}
+
+int rs_remove_bpe(const char *text, const char *marker, char **out, rs_error *err)
+{
+    *out = NULL;
+    const size_t m = strlen(marker), len = strlen(text);
+    if (!m)
+        return rs_fail(err, "the BPE marker is empty");
+    char *joined = malloc(len + 2);
+    if (!joined)
+        return rs_fail(err, "out of memory removing BPE marks");
+    memcpy(joined, text, len);
+    memcpy(joined + len, " ", 2);
+    /* Left to right without overlap, as Python's str.replace. */
+    size_t w = 0;
+    for (size_t r = 0; joined[r];) {
+        if (!strncmp(joined + r, marker, m)) {
+            r += m;
+        } else {
+            joined[w++] = joined[r++];
+        }
+    }
+    while (w > 0 && strchr(" \t\n\r\v\f", joined[w - 1]))
+        w--;
+    joined[w] = '\0';
+    *out = joined;
+    return 0;
 }

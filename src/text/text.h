@@ -17,6 +17,16 @@
  * text produces. Tokens that no text produces (a model's "<unk>") detokenize
  * to themselves, separated by spaces.
  *
+ * The space tokenizer is for text tokenized before (Moses, subword-nmt's
+ * "hou@@ se", any whitespace-separated tokens) and changes it as little as
+ * possible: the text must be valid UTF-8 without NUL; it is NOT normalised to
+ * NFC; with lower-casing each code point is lower-cased on its own
+ * (utf8proc_tolower, no composition); tokens are the maximal runs of
+ * characters that are not Unicode white space (the set above), so tabs and
+ * runs of spaces separate tokens as one space does, and blanks at both ends
+ * are dropped. Detokenizing joins the tokens with one space: text whose
+ * tokens are separated by single spaces comes back unchanged.
+ *
  * Byte offsets in error messages count from 1, like line numbers. */
 #ifndef RS_TEXT_H
 #define RS_TEXT_H
@@ -28,7 +38,7 @@
 #define RS_JOINER "\xEF\xBF\xAD" /* U+FFED, word mode */
 #define RS_SPACE "\xE2\x96\x81"  /* U+2581, char mode */
 
-enum { RS_TOK_WORD, RS_TOK_CHAR };
+enum { RS_TOK_WORD, RS_TOK_CHAR, RS_TOK_SPACE };
 
 typedef struct {
     int count;     /* tokens in use */
@@ -45,7 +55,8 @@ void rs_tokens_clear(rs_tokens *tokens);
 /* Appends a copy of the first len bytes of token. */
 int rs_tokens_push(rs_tokens *tokens, const char *token, size_t len, rs_error *err);
 
-/* RS_TOK_WORD for "word", RS_TOK_CHAR for "char", -1 for anything else. */
+/* RS_TOK_WORD for "word", RS_TOK_CHAR for "char", RS_TOK_SPACE for "space",
+ * -1 for anything else. */
 int rs_tokenizer_mode_parse(const char *name);
 
 /* Fails, naming the byte, unless s[0..len) is UTF-8 without NUL bytes. */
@@ -67,8 +78,18 @@ int rs_tokenize(const char *normalized, int mode, rs_tokens *out, rs_error *err)
 int rs_detokenize(const rs_tokens *tokens, int mode, char **out, rs_error *err);
 int rs_detokenize_array(const char *const *tokens, int count, int mode, char **out, rs_error *err);
 
-/* rs_text_normalize followed by rs_tokenize. */
+/* rs_text_normalize followed by rs_tokenize; for RS_TOK_SPACE the space
+ * tokenizer's own, smaller preparation described above instead. */
 int rs_text_to_tokens(const char *raw, size_t len, int lowercase, int mode, rs_tokens *out,
                       rs_error *err);
+
+/* Undoes subword-nmt's BPE as fairseq's --remove-bpe does: one space is
+ * appended to text, every occurrence of marker (typically "@@ ") removed,
+ * then trailing ASCII white space, so "hou@@ se" -> "house" and a marker at
+ * the end of the line ("hou@@") goes too. Only the marker's own bytes join:
+ * "hou@@\tse" stays as it is. The marker must not be empty. The result is a
+ * new string *out that the caller frees. */
+#define RS_BPE_MARKER "@@ " /* subword-nmt's continuation mark, fairseq's default */
+int rs_remove_bpe(const char *text, const char *marker, char **out, rs_error *err);
 
 #endif
