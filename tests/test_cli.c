@@ -74,6 +74,7 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
              "--att 8 --maxout 4 --quiet",
              dir);
     ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(!strstr(out, "best"), "%s", out);
     /* The model's own tokenization, as ids with </s> appended. */
     snprintf(args, sizeof args, "tokenize -m %s/m --ids <<'EOF'\nthe tall horse zzzz\nEOF", dir);
     ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
@@ -82,7 +83,15 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
     ck_assert_int_eq(ids[3], 1); /* an unknown word is <unk> */
     ck_assert_int_eq(ids[4], 3); /* </s> */
     ck_assert(ids[0] >= 4 && ids[1] >= 4 && ids[2] >= 4);
+    /* Without a dev set there is no best model: no best.ckpt, none announced,
+     * and -m DIR is last.ckpt. */
     snprintf(path, sizeof path, "%s/m/best.ckpt", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    snprintf(args, sizeof args, "translate -m %s/m < corpora/reorder/test.tsv", dir);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    snprintf(args, sizeof args, "cp %s/m/last.ckpt %s/m/copy.ckpt", dir, dir);
+    ck_assert(system(args) == 0);
+    snprintf(path, sizeof path, "%s/m/copy.ckpt", dir);
     /* Flip one byte in the middle of the file. */
     FILE *f = fopen(path, "r+b");
     ck_assert(f != NULL);
@@ -95,7 +104,7 @@ START_TEST(corrupt_checkpoint_is_refused_and_kept)
     fclose(f);
     snprintf(args, sizeof args, "translate -m %s < corpora/reorder/test.tsv", path);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
-    ck_assert_msg(strstr(out, "best.ckpt") != NULL, "the message does not name the file: %s", out);
+    ck_assert_msg(strstr(out, "copy.ckpt") != NULL, "the message does not name the file: %s", out);
     /* A truncated file too. */
     snprintf(args, sizeof args, "truncate -s %ld %s/m/last.ckpt", size / 3, dir);
     ck_assert(system(args) == 0);

@@ -4,7 +4,8 @@
  * between best.ckpt and last.ckpt) and resumed ends with the checkpoints of
  * an uninterrupted run, bit for bit; signals stop cleanly; a model directory
  * is used by one training at a time and is not overwritten by mistake; a
- * resumed run given other data than it was trained on is refused. */
+ * resumed run given other data than it was trained on is refused. And what
+ * a run tells: timed lines, its log files, one epoch numbering. */
 #include <check.h>
 #include <dirent.h>
 #include <signal.h>
@@ -224,6 +225,7 @@ START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
         assert_same_file(ref_model, model, "best.ckpt", schedules[s][0]);
         /* The watched alignments of every evaluation, once each, as uninterrupted. */
         assert_same_file(ref_model, model, "watch.jsonl", schedules[s][0]);
+        assert_same_file(ref_model, model, RS_LOSS_TABLE, schedules[s][0]);
         char *log = log_summary(model);
         ck_assert_msg(!strcmp(log, ref_log), "schedule %zu: the log differs:\n%s\nexpected:\n%s", s,
                       log, ref_log);
@@ -389,6 +391,75 @@ START_TEST(time_limit_evaluates_the_last_step_once)
     char *text = read_text(dir, "stderr");
     ck_assert_msg(strstr(text, "--max-minutes") && strstr(text, "best.ckpt"), "%s", text);
     free(text);
+    testdir_remove(dir);
+}
+END_TEST
+
+#define SMALL_MODEL "--emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 8 "
+
+/* Whether every line of text starts with an ISO 8601 UTC time and a space. */
+static int every_line_timed(const char *text)
+{
+    int lines = 0;
+    for (const char *p = text; *p; lines++) {
+        static const char shape[] = "dddd-dd-ddTdd:dd:ddZ ";
+        for (int k = 0; shape[k]; k++)
+            if (shape[k] == 'd' ? !(p[k] >= '0' && p[k] <= '9') : p[k] != shape[k])
+                return 0;
+        const char *eol = strchr(p, '\n');
+        if (!eol)
+            return 0;
+        p = eol + 1;
+    }
+    return lines > 0;
+}
+
+/* Timed lines on stderr and the same in DIR/train.log (or --log FILE); the
+ * training loss every --log-every steps and at each save in train.loss.tsv,
+ * which `plot` draws; the epoch of a step is the same in every line. */
+START_TEST(a_run_logs_timed_lines_and_a_loss_curve)
+{
+    char dir[64], model[128], path[256];
+    setup(dir, model, "rnnsearch-logs", 120);
+    /* 120 pairs in batches of 8: 15 steps an epoch; step 20 is in epoch 2. */
+    ck_assert_int_eq(run(dir, NULL, SMALL_MODEL "--max-steps 20 --log-every 3"), 0);
+    char *shown = read_text(dir, "stderr"), *logged = read_text(model, RS_TEXT_LOG);
+    ck_assert_msg(every_line_timed(shown), "%s", shown);
+    ck_assert_str_eq(logged, shown);
+    ck_assert_msg(strstr(shown, "Z epoch 2 | step 20 | dev loss"), "%s", shown);
+    ck_assert_msg(strstr(shown, "at step 20 (epoch 2)\n"), "%s", shown);
+    free(shown);
+    free(logged);
+    /* Rows at 3, 6, …, 18, at the save of epoch 1's end (15) and at the end (20). */
+    char *table = read_text(model, RS_LOSS_TABLE);
+    static const char header[] = "step\tepoch\ttrain_loss\tsteps\ttokens\tlr\tgnorm\n";
+    ck_assert_msg(!strncmp(table, header, strlen(header)), "%s", table);
+    static const int steps[] = {3, 6, 9, 12, 15, 18, 20}, epochs[] = {1, 1, 1, 1, 1, 2, 2};
+    const char *row = strchr(table, '\n') + 1;
+    for (int i = 0; i < 7; i++, row = strchr(row, '\n') + 1) {
+        int step, epoch, count;
+        double loss;
+        ck_assert_msg(sscanf(row, "%d\t%d\t%lf\t%d", &step, &epoch, &loss, &count) == 4, "%s",
+                      table);
+        ck_assert_int_eq(step, steps[i]);
+        ck_assert_int_eq(epoch, epochs[i]);
+        ck_assert_int_eq(count, i ? steps[i] - steps[i - 1] : 3);
+        ck_assert(loss > 0 && loss < 10);
+    }
+    ck_assert_str_eq(row, "");
+    free(table);
+    char cmd[512], out[256];
+    snprintf(cmd, sizeof cmd, "plot %s 2>&1 >/dev/null", model);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "7 training-loss rows"), "%s", out);
+    /* --log FILE instead of the model directory's train.log; resumed, appended. */
+    snprintf(path, sizeof path, "--resume --max-steps 25 --log %s/elsewhere.log", dir);
+    ck_assert_int_eq(run(dir, NULL, path), 0);
+    char *again = read_text(dir, "stderr"), *elsewhere = read_text(dir, "elsewhere.log");
+    ck_assert_str_eq(elsewhere, again);
+    ck_assert_msg(strstr(again, "resuming") && strstr(again, "at step 25 (epoch 2)"), "%s", again);
+    free(again);
+    free(elsewhere);
     testdir_remove(dir);
 }
 END_TEST
@@ -674,6 +745,7 @@ Suite *resume_suite(void)
     tcase_add_test(tc, resume_refuses_other_dev_data_unless_new_data);
     tcase_add_test(tc, a_checkpoint_without_fingerprint_resumes_with_a_note);
     tcase_add_test(tc, resume_refuses_a_weights_only_checkpoint);
+    tcase_add_test(tc, a_run_logs_timed_lines_and_a_loss_curve);
     suite_add_tcase(s, tc);
     return s;
 }

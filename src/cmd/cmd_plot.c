@@ -1,11 +1,13 @@
-/* rnnsearch plot: the learning curves of a training run (models/NAME/train.log.tsv)
- * as an SVG picture: train and dev loss against steps, and the dev metric on
- * a second axis when it was measured. */
+/* rnnsearch plot: the learning curves of a training run (models/NAME/train.log.tsv,
+ * and train.loss.tsv beside it when training wrote one) as an SVG picture:
+ * train and dev loss against steps, and the dev metric on a second axis when
+ * it was measured. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "common/fileio.h"
@@ -13,6 +15,7 @@
 #include "text/corpus.h"
 #include "common/svg.h"
 #include "model/locate.h"
+#include "train/rundir.h"
 
 #define PROG "rnnsearch plot"
 
@@ -24,7 +27,9 @@ static void usage(FILE *out)
             "(or the .tsv file given): train loss and dev loss per target token against the\n"
             "step, and the dev metric and the dev alignment error rate (train --dev-align)\n"
             "on a right-hand axis when they were measured. A bare NAME is a model of the\n"
-            "models directory, as for -m ('rnnsearch help models').\n\n"
+            "models directory, as for -m ('rnnsearch help models'). The train loss comes\n"
+            "from train.loss.tsv beside the log when it is there (a row every --log-every\n"
+            "steps), else from the evaluations' rows.\n\n"
             "  -o, --output FILE      the SVG file, '-' for standard output\n"
             "                         (default: train.svg next to the log)\n"
             "  --scale S              loss axis: linear, log or auto (default: auto = log when\n"
@@ -129,6 +134,19 @@ static int read_log(const char *path, series *s, rs_error *err)
         return rs_fail(err, "%s: no rows yet (the log gets one per evaluation)", path);
     }
     return 0;
+}
+
+/* train.loss.tsv beside the log, when it is there and is not the log itself
+ * (t stays empty otherwise). */
+static int read_loss_table(const char *log, series *t, rs_error *err)
+{
+    const char *slash = strrchr(log, '/');
+    char path[4200];
+    snprintf(path, sizeof path, "%.*s" RS_LOSS_TABLE, slash ? (int)(slash - log + 1) : 0, log);
+    memset(t, 0, sizeof *t);
+    if (!strcmp(path, log) || access(path, F_OK))
+        return 0;
+    return read_log(path, t, err);
 }
 
 /* An axis from lo to hi with "nice" ticks (1, 2 or 5 times a power of ten). */
@@ -255,13 +273,17 @@ static void ticks_y(FILE *out, const frame *f, const axis *y, int right)
     }
 }
 
-static int plot(FILE *out, const series *s, const char *title, const char *scale)
+/* The evaluations s and, when it has rows, the training-loss table t, whose
+ * train loss is then drawn instead of s's. */
+static int plot(FILE *out, const series *s, const series *t, const char *title, const char *scale)
 {
     frame f = {.left = 70, .top = 50, .width = 600, .height = 320};
+    const series *train = t->count ? t : s;
     double lo, hi, lo2, hi2;
     range_of(s, COL_STEP, &lo, &hi);
-    f.x = nice_axis(lo, hi, 1);
-    range_of(s, COL_TRAIN, &lo, &hi);
+    range_of(train, COL_STEP, &lo2, &hi2);
+    f.x = nice_axis(lo2 < lo ? lo2 : lo, hi2 > hi ? hi2 : hi, 1);
+    range_of(train, COL_TRAIN, &lo, &hi);
     range_of(s, COL_DEV, &lo2, &hi2);
     lo = lo2 < lo ? lo2 : lo;
     hi = hi2 > hi ? hi2 : hi;
@@ -320,7 +342,7 @@ static int plot(FILE *out, const series *s, const char *title, const char *scale
             : aer         ? "alignment error rate (%)"
                           : "dev metric");
     fputs("</g>\n", out);
-    draw_series(out, &f, s, COL_TRAIN, &f.y, "#1f77b4", "", "train loss");
+    draw_series(out, &f, train, COL_TRAIN, &f.y, "#1f77b4", "", "train loss");
     draw_series(out, &f, s, COL_DEV, &f.y, "#d62728", "", "dev loss");
     if (metric)
         draw_series(out, &f, s, COL_METRIC, &f.y2, "#2ca02c", " stroke-dasharray=\"6 4\"",
@@ -419,6 +441,12 @@ int cmd_plot(int argc, char **argv)
         fprintf(stderr, PROG ": %s\n", err.msg);
         return RS_EXIT_FAIL;
     }
+    series t = {0};
+    if (read_loss_table(log, &t, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        series_free(&s);
+        return RS_EXIT_FAIL;
+    }
     int to_stdout = !strcmp(output, "-");
     FILE *out = to_stdout ? stdout : fopen(output, "w");
     if (!out) {
@@ -426,17 +454,19 @@ int cmd_plot(int argc, char **argv)
         series_free(&s);
         return RS_EXIT_FAIL;
     }
-    int rc = plot(out, &s, title, scale);
+    int rc = plot(out, &s, &t, title, scale);
     rc |= fflush(out) | ferror(out);
     if (!to_stdout)
         rc |= fclose(out);
-    const int evaluations = s.count;
+    const int evaluations = s.count, losses = t.count;
     series_free(&s);
+    series_free(&t);
     if (rc) {
         fprintf(stderr, PROG ": %s: write failed\n", to_stdout ? "<stdout>" : output);
         return RS_EXIT_FAIL;
     }
     if (!to_stdout)
-        fprintf(stderr, PROG ": wrote %s (%d evaluations)\n", output, evaluations);
+        fprintf(stderr, PROG ": wrote %s (%d evaluations, %d training-loss rows)\n", output,
+                evaluations, losses);
     return RS_EXIT_OK;
 }

@@ -17,6 +17,7 @@
 #include "common/fileio.h"
 #include "text/spm.h"
 #include "train/fingerprint.h"
+#include "cmd/log.h"
 #include "train/rundir.h"
 #include "train/train.h"
 #include "train/watch.h"
@@ -43,6 +44,7 @@ enum {
     OPT_NO_WATCH,
     OPT_DEV_ALIGN,
     OPT_DEV_ALIGN_THRESHOLD,
+    OPT_LOG,
     OPT_CONFIG = 2000
 };
 
@@ -98,6 +100,9 @@ static void usage(FILE *out)
             "                         'key = value' lines are read too. Options given on\n"
             "                         the command line win\n"
             "  --quiet                no progress lines\n"
+            "  --log FILE             append what standard error shows to FILE (default:\n"
+            "                         DIR/train.log); every line starts with the time,\n"
+            "                         ISO 8601 in UTC\n"
             "  --spm-src FILE, --spm-tgt FILE  use these SentencePiece .model files (instead\n"
             "                         of training them with --subwords N)\n"
             "  --watch FILE           sentences (SOURCE or SOURCE<TAB>TARGET lines) whose\n"
@@ -120,6 +125,7 @@ static void usage(FILE *out)
 typedef struct {
     int quiet;
     rs_stop_reason reason;
+    int epoch; /* of the last step (RS_EV_STOPPED) */
 } reporter;
 
 static void report(void *ctx, const rs_train_event *ev)
@@ -131,40 +137,39 @@ static void report(void *ctx, const rs_train_event *ev)
     case RS_EV_PROGRESS:
         if (r->quiet)
             break;
-        fprintf(
-            stderr,
+        rs_log(
             "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs\n",
             (long long)ev->step, (long long)ev->total_steps, ev->epoch, ev->loss, ev->ppl,
             ev->tokens_per_s, ev->gnorm, ev->lr, ev->eta_s);
         break;
     case RS_EV_DEV:
         if (isnan(ev->dev_loss))
-            fprintf(stderr, "epoch %d | step %lld | no dev set\n", ev->epoch, (long long)ev->step);
+            rs_log("epoch %d | step %lld | no dev set\n", ev->epoch, (long long)ev->step);
         else if (ev->dev_bleu >= 0)
-            fprintf(
-                stderr,
+            rs_log(
                 "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev BLEU %.2f | lr %.3g%s%s\n",
                 ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->dev_bleu, ev->lr,
                 ev->improved ? " | best" : "", ev->stop ? " | stopping (patience)" : "");
         else if (ev->dev_exact >= 0)
-            fprintf(stderr,
-                    "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev exact %.2f%%%s\n",
-                    ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, 100 * ev->dev_exact,
-                    ev->improved ? " | best" : "");
+            rs_log("epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev exact %.2f%%%s\n",
+                   ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, 100 * ev->dev_exact,
+                   ev->improved ? " | best" : "");
         else
-            fprintf(stderr, "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f%s\n", ev->epoch,
-                    (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->improved ? " | best" : "");
+            rs_log("epoch %d | step %lld | dev loss %.4f | dev ppl %.2f%s\n", ev->epoch,
+                   (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->improved ? " | best" : "");
         if (isfinite(ev->aer))
-            fprintf(stderr,
-                    "epoch %d | step %lld | dev AER %.2f%% | precision %.2f%% | recall %.2f%%\n",
-                    ev->epoch, (long long)ev->step, 100 * ev->aer, 100 * ev->align_precision,
-                    100 * ev->align_recall);
+            rs_log("epoch %d | step %lld | dev AER %.2f%% | precision %.2f%% | recall %.2f%%\n",
+                   ev->epoch, (long long)ev->step, 100 * ev->aer, 100 * ev->align_precision,
+                   100 * ev->align_recall);
         break;
     case RS_EV_SAVED:
         if (!r->quiet)
-            fprintf(stderr, "saved %s\n", ev->path);
+            rs_log("saved %s\n", ev->path);
         break;
-    case RS_EV_STOPPED: r->reason = ev->reason; break;
+    case RS_EV_STOPPED:
+        r->reason = ev->reason;
+        r->epoch = ev->epoch;
+        break;
     }
 }
 
@@ -201,8 +206,8 @@ static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const ch
         for (int i = 0; i < pairs->count && status == 0; i++)
             status = rs_text_normalize(raw[i], strlen(raw[i]), cfg->lowercase, &text[i], err);
         if (status == 0) {
-            fprintf(stderr, "training a %d-piece SentencePiece model for the %s side\n",
-                    cfg->subwords, side == 0 ? "source" : "target");
+            rs_log("training a %d-piece SentencePiece model for the %s side\n", cfg->subwords,
+                   side == 0 ? "source" : "target");
             status = rs_spm_train((const char *const *)text, pairs->count, cfg->subwords, "unigram",
                                   &blob[side], &len[side], err);
         }
@@ -275,35 +280,33 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
                        const char *dir, int argc, char **argv, int resume)
 {
     switch (r->reason) {
-    case RS_STOP_EPOCHS: fprintf(stderr, "stopped: all %d epochs done", cfg->epochs); break;
-    case RS_STOP_MAX_STEPS:
-        fprintf(stderr, "stopped: --max-steps %d reached", cfg->max_steps);
-        break;
-    case RS_STOP_TIME:
-        fprintf(stderr, "stopped: --max-minutes %g reached", (double)cfg->max_minutes);
-        break;
+    case RS_STOP_EPOCHS: rs_log("stopped: all %d epochs done", cfg->epochs); break;
+    case RS_STOP_MAX_STEPS: rs_log("stopped: --max-steps %d reached", cfg->max_steps); break;
+    case RS_STOP_TIME: rs_log("stopped: --max-minutes %g reached", (double)cfg->max_minutes); break;
     case RS_STOP_PATIENCE:
-        fprintf(stderr, "stopped: %d dev evaluations without improvement (--patience)",
-                cfg->patience);
+        rs_log("stopped: %d dev evaluations without improvement (--patience)", cfg->patience);
         break;
-    case RS_STOP_SIGNAL: fprintf(stderr, "stopped: signal %d", (int)stop_signal); break;
+    case RS_STOP_SIGNAL: rs_log("stopped: signal %d", (int)stop_signal); break;
     }
-    fprintf(stderr, " at step %lld (epoch %d)\n", (long long)state->step, state->epoch);
-    fprintf(stderr, "last model: %s/last.ckpt\n", dir);
+    rs_log(" at step %lld (epoch %d)\n", (long long)state->step, r->epoch);
+    rs_log("last model: %s/last.ckpt\n", dir);
     char best[4200];
     snprintf(best, sizeof best, "%s/best.ckpt", dir);
     if (access(best, F_OK) == 0) {
-        fprintf(stderr, "best model: %s", best);
+        rs_log("best model: %s", best);
         if (cfg->dev_bleu && state->best_dev_bleu >= 0)
-            fprintf(stderr, " (dev BLEU %.2f)", (double)state->best_dev_bleu);
+            rs_log(" (dev BLEU %.2f)", (double)state->best_dev_bleu);
         else if (isfinite(state->best_dev_loss))
-            fprintf(stderr, " (dev loss %.4f)", (double)state->best_dev_loss);
-        fputc('\n', stderr);
+            rs_log(" (dev loss %.4f)", (double)state->best_dev_loss);
+        rs_log("\n");
     }
-    fprintf(stderr, "to continue: ");
-    print_resume_command(stderr, argc, argv, resume);
+    rs_log("to continue: ");
+    rs_log_capture resume_command;
+    if (rs_log_capture_begin(&resume_command))
+        print_resume_command(resume_command.f, argc, argv, resume);
+    rs_log_capture_end(&resume_command);
     if (r->reason == RS_STOP_EPOCHS || r->reason == RS_STOP_MAX_STEPS)
-        fprintf(stderr, "(with a larger --epochs or --max-steps)\n");
+        rs_log("(with a larger --epochs or --max-steps)\n");
 }
 
 /* The option that does nothing without a dev set, or NULL. */
@@ -398,10 +401,9 @@ static int check_resumed_data(const char *ckpt, rs_train_state *state,
     const int speak = rs_dist_rank() == 0;
     if (!state->data.known) {
         if (speak)
-            fprintf(stderr,
-                    PROG ": note: %s records no fingerprint of its data (written by an "
-                         "older rnnsearch), so the data given now cannot be checked\n",
-                    ckpt);
+            rs_log(PROG ": note: %s records no fingerprint of its data (written by an "
+                        "older rnnsearch), so the data given now cannot be checked\n",
+                   ckpt);
         if (new_data) /* taken at its word: the data is other */
             state->batches_done = 0;
         return RS_EXIT_OK;
@@ -417,16 +419,15 @@ static int check_resumed_data(const char *ckpt, rs_train_state *state,
     if (new_data) {
         if (train_sides) {
             if (speak)
-                fprintf(stderr, PROG ": --new-data: continuing %s on other training data%s\n", ckpt,
-                        state->batches_done ? ", from the beginning of an epoch" : "");
+                rs_log(PROG ": --new-data: continuing %s on other training data%s\n", ckpt,
+                       state->batches_done ? ", from the beginning of an epoch" : "");
             state->batches_done = 0;
         }
         if (dev_sides) {
             if (speak)
-                fprintf(stderr,
-                        PROG ": --new-data: continuing %s with another dev set; "
-                             "best.ckpt is chosen anew on it\n",
-                        ckpt);
+                rs_log(PROG ": --new-data: continuing %s with another dev set; "
+                            "best.ckpt is chosen anew on it\n",
+                       ckpt);
             state->best_dev_loss = INFINITY;
             state->best_dev_bleu = -1.0f;
             state->bad_evals = 0;
@@ -484,6 +485,7 @@ typedef struct {
     const char *train_tsv, *train_src, *train_tgt, *dev_tsv, *dev_src, *dev_tgt;
     const char *name, *out_dir, *spm_src, *spm_tgt;
     const char *watch_file, *dev_align; /* --watch, --dev-align */
+    const char *log_path;               /* --log, else DIR/train.log */
     int swap, resume, overwrite, quiet, new_data, no_watch;
     float align_threshold; /* --dev-align-threshold */
     rs_config cfg;
@@ -516,6 +518,7 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_SPM_SRC: rq->spm_src = arg; break;
     case OPT_SPM_TGT: rq->spm_tgt = arg; break;
     case OPT_WATCH: rq->watch_file = arg; break;
+    case OPT_LOG: rq->log_path = arg; break;
     case OPT_NO_WATCH: rq->no_watch = 1; break;
     case OPT_DEV_ALIGN: rq->dev_align = arg; break;
     case OPT_DEV_ALIGN_THRESHOLD: {
@@ -611,8 +614,9 @@ static int parse_request(int argc, char **argv, train_request *rq)
         {"dev-align", required_argument, NULL, OPT_DEV_ALIGN},
         {"dev-align-threshold", required_argument, NULL, OPT_DEV_ALIGN_THRESHOLD},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
+        {"log", required_argument, NULL, OPT_LOG},
     };
-    rs_cli_add_config_options(opts, 20, OPT_CONFIG);
+    rs_cli_add_config_options(opts, 21, OPT_CONFIG);
     rs_config_defaults(&rq->cfg);
     rs_cli_begin(&rq->args, PROG, argc, argv, "", opts);
     int c, status;
@@ -813,25 +817,35 @@ static void print_header(const train_request *rq, const train_run *run)
 {
     if (rs_dist_rank() != 0)
         return;
-    fprintf(stderr, "%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
-            rq->resume ? "resuming" : "training", rq->dir, run->train.count, run->skipped,
-            rq->cfg.max_len, run->dev.count);
-    fprintf(stderr, "vocabularies: %d source, %d target; %zu parameters\n",
-            run->model.cfg.src_vocab, run->model.cfg.tgt_vocab, run->model.layout.total);
-    fprintf(stderr, "configuration: ");
-    rs_config_print(&run->model.cfg, stderr);
+    rs_log("%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
+           rq->resume ? "resuming" : "training", rq->dir, run->train.count, run->skipped,
+           rq->cfg.max_len, run->dev.count);
+    rs_log("vocabularies: %d source, %d target; %zu parameters\n", run->model.cfg.src_vocab,
+           run->model.cfg.tgt_vocab, run->model.layout.total);
+    rs_log("configuration: ");
+    rs_log_capture config_line;
+    if (rs_log_capture_begin(&config_line))
+        rs_config_print(&run->model.cfg, config_line.f);
+    rs_log_capture_end(&config_line);
     if (rs_dist_size() > 1)
-        fprintf(stderr,
-                "data-parallel over %d ranks, each computing 1/%d of every batch; "
-                "%zu bytes all-reduced per step\n",
-                rs_dist_size(), rs_dist_size(), run->model.layout.total * sizeof(float));
+        rs_log("data-parallel over %d ranks, each computing 1/%d of every batch; "
+               "%zu bytes all-reduced per step\n",
+               rs_dist_size(), rs_dist_size(), run->model.layout.total * sizeof(float));
+}
+
+/* The log of the run: --log FILE, else DIR/train.log. */
+static int open_log(const train_request *rq, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", rq->dir, RS_TEXT_LOG);
+    return rs_log_open(rq->log_path ? rq->log_path : path, err);
 }
 
 /* An exit status reached on rank 0 and agreed by every rank, printed once. */
 static int agreed(int status, rs_error *err)
 {
     if (rs_dist_check_exit(&status, err) && rs_dist_rank() == 0)
-        fprintf(stderr, PROG ": %s\n", err->msg);
+        rs_log(PROG ": %s\n", err->msg);
     return status;
 }
 
@@ -849,6 +863,9 @@ static int train(train_request *rq, train_run *run, int argc, char **argv)
                         &err);
     if (status != RS_EXIT_OK)
         return status;
+    status = RS_EXIT_FAIL;
+    if (rs_dist_rank() == 0 && open_log(rq, &err))
+        goto fail;
     if (rq->resume && (status = resume_checkpoint(rq, run, &err)) != RS_EXIT_OK)
         goto fail;
     if (rq->cfg.threads > 0)
@@ -877,7 +894,7 @@ static int train(train_request *rq, train_run *run, int argc, char **argv)
         options.dev_refs = run->dev_pairs.tgt;
     }
     options.watch = run->watch.count || run->watch.gold ? &run->watch : NULL;
-    reporter rep = {rq->quiet, RS_STOP_EPOCHS};
+    reporter rep = {rq->quiet, RS_STOP_EPOCHS, 0};
     catch_signals();
     if (rs_train(&run->model, &run->state, &run->train, &run->dev, &options, report, &rep, &err))
         goto fail;
@@ -886,7 +903,7 @@ static int train(train_request *rq, train_run *run, int argc, char **argv)
     return rep.reason == RS_STOP_SIGNAL ? 128 + (int)stop_signal : RS_EXIT_OK;
 fail:
     if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_log(PROG ": %s\n", err.msg);
     return status;
 }
 
@@ -898,6 +915,7 @@ int cmd_train(int argc, char **argv)
     if (status < 0) {
         train_run run = {.lock = -1};
         status = train(&rq, &run, argc, argv);
+        rs_log_close();
         run_free(&run);
     }
     rs_cli_end(&rq.args);

@@ -35,8 +35,9 @@ static const field fields[] = {
 };
 enum { FIELD_COUNT = sizeof fields / sizeof *fields };
 
-const char *const rs_config_resumable[] = {"epochs",     "max_steps", "max_minutes", "patience",
-                                           "save_every", "keep_last", "threads",     NULL};
+const char *const rs_config_resumable[] = {"epochs",    "max_steps",  "max_minutes",
+                                           "patience",  "save_every", "keep_last",
+                                           "log_every", "threads",    NULL};
 
 static int *int_at(rs_config *cfg, const field *f)
 {

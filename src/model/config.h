@@ -67,6 +67,8 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(keep_last, 0, "keep the last N saves as step-STEP.ckpt too, to average (0: none)", 0,        \
       1000000)                                                                                     \
     I(eval_every, 0, "evaluate on dev every N steps (0: at each epoch's end)", 0, RS_INT_LIMIT)    \
+    I(log_every, 10, "write the training loss every N steps to train.loss.tsv (0: off)", 0,        \
+      RS_INT_LIMIT)                                                                                \
     I(dev_translate, 0, "also translate dev greedily and report exact matches", 0, 1)              \
     I(dev_bleu, 0, "translate dev greedily, report BLEU and keep best.ckpt by it", 0, 1)           \
     F(dropout, 0.0f, "dropout on embeddings, context and readout (training only)", 0, 1,           \

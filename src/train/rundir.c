@@ -1,5 +1,6 @@
 /* The model directory of a training run: its lock, what training writes
- * there (last.ckpt, best.ckpt, step-N.ckpt, train.log.tsv) and how a
+ * there (last.ckpt, best.ckpt, step-N.ckpt, train.log.tsv, train.loss.tsv,
+ * train.log) and how a
  * resumed run tidies it (see rundir.h). */
 #include <ctype.h>
 #include <dirent.h>
@@ -57,8 +58,10 @@ void rs_train_unlock(int fd)
         close(fd); /* closing the last descriptor releases the flock */
 }
 
-/* What training writes into its directory, by name. */
-enum { OUT_NONE, OUT_MODEL, OUT_STEP, OUT_TEMPORARY };
+/* What training writes into its directory, by name. Logs alone do not make
+ * a model (a run stopped before its first save leaves some), but
+ * --overwrite removes them with it. */
+enum { OUT_NONE, OUT_MODEL, OUT_STEP, OUT_TEMPORARY, OUT_LOG };
 
 /* step-N.ckpt: *step = N. */
 static int step_file(const char *name, long long *step)
@@ -81,6 +84,8 @@ static int output_kind(const char *name)
     if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") ||
         !strcmp(name, "train.log.tsv") || !strcmp(name, "watch.jsonl"))
         return OUT_MODEL;
+    if (!strcmp(name, RS_LOSS_TABLE) || !strcmp(name, RS_TEXT_LOG))
+        return OUT_LOG;
     return OUT_NONE;
 }
 
@@ -119,7 +124,8 @@ int rs_train_dir_has_model(const char *dir)
 
 int rs_train_clear_dir(const char *dir, rs_error *err)
 {
-    return remove_outputs(dir, 1 << OUT_MODEL | 1 << OUT_STEP | 1 << OUT_TEMPORARY, err);
+    return remove_outputs(dir, 1 << OUT_MODEL | 1 << OUT_STEP | 1 << OUT_TEMPORARY | 1 << OUT_LOG,
+                          err);
 }
 
 static int compare_steps(const void *pa, const void *pb)
@@ -208,9 +214,27 @@ int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, in
 
 int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err)
 {
-    char path[4200];
+    char path[4200], loss[4200];
     snprintf(path, sizeof path, "%s/train.log.tsv", dir);
-    return rs_rundir_truncate_rows(path, 1, "", step, err);
+    snprintf(loss, sizeof loss, "%s/" RS_LOSS_TABLE, dir);
+    return rs_rundir_truncate_rows(path, 1, "", step, err) ||
+           rs_rundir_truncate_rows(loss, 1, "", step, err);
+}
+
+int rs_rundir_append_loss(const char *dir, const rs_loss_row *row, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/" RS_LOSS_TABLE, dir);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return rs_fail(err, "%s: cannot open for appending: %s", path, strerror(errno));
+    if (ftell(f) == 0)
+        fprintf(f, "step\tepoch\ttrain_loss\tsteps\ttokens\tlr\tgnorm\n");
+    fprintf(f, "%lld\t%d\t%.6f\t%d\t%ld\t%.6g\t%.6g\n", (long long)row->step, row->epoch, row->loss,
+            row->steps, row->tokens, row->lr, row->gnorm);
+    if (fclose(f))
+        return rs_fail(err, "%s: write failed", path);
+    return 0;
 }
 
 /* One row per evaluation. Empty cells where nothing was measured; the dev

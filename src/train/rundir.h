@@ -14,8 +14,8 @@
 int rs_train_lock(const char *dir, int *fd, rs_error *err);
 void rs_train_unlock(int fd);
 
-/* Whether dir holds what training writes (last.ckpt, best.ckpt, step-N.ckpt,
- * train.log.tsv, watch.jsonl), and removing it all (for --overwrite). */
+/* Whether dir holds a model (last.ckpt, best.ckpt, step-N.ckpt,
+ * train.log.tsv, watch.jsonl), and removing it and the logs (for --overwrite). */
 int rs_train_dir_has_model(const char *dir);
 int rs_train_clear_dir(const char *dir, rs_error *err);
 
@@ -32,10 +32,26 @@ int rs_rundir_remove_temporaries(const char *dir, rs_error *err);
 int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, int64_t step,
                             rs_error *err);
 
-/* Keeps the log's header and its rows up to `step`: rows after it were
- * written by a run killed before its next checkpoint, and the resumed run
- * writes them again. */
+#define RS_LOSS_TABLE "train.loss.tsv" /* the training loss every cfg.log_every steps */
+#define RS_TEXT_LOG "train.log"        /* what training shows on stderr (written by cmd/) */
+
+/* Keeps the headers of train.log.tsv and train.loss.tsv and their rows up to
+ * `step`: rows after it were written by a run killed before its next
+ * checkpoint, and the resumed run writes them again. */
 int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err);
+
+/* One row of train.loss.tsv: the mean training loss (nats per target token,
+ * </s> included) of the `steps` updates up to `step`, over `tokens` target
+ * tokens; the learning rate and gradient norm of the last of them. */
+typedef struct {
+    int64_t step;
+    int epoch, steps;
+    long tokens;
+    double loss, lr, gnorm;
+} rs_loss_row;
+
+/* Appends a row to DIR/train.loss.tsv (with its header when new). */
+int rs_rundir_append_loss(const char *dir, const rs_loss_row *row, rs_error *err);
 
 /* Appends the row of a dev evaluation to DIR/train.log.tsv (written whole,
  * then synced). */

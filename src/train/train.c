@@ -29,7 +29,14 @@ typedef struct {
     void *ctx;
     int64_t saved_step;     /* the step last.ckpt holds */
     int64_t evaluated_step; /* the step last evaluated by this process (-1: none) */
+    rs_loss_row window;     /* updates since the last row of train.loss.tsv; loss summed */
 } trainer;
+
+int rs_train_epoch_of_step(const rs_train_state *state)
+{
+    /* batches_done is 0 right after an epoch's last step: that epoch is state->epoch. */
+    return state->batches_done > 0 ? (int)state->epoch + 1 : (int)state->epoch;
+}
 
 static int save(trainer *tr, const char *file, rs_error *err)
 {
@@ -37,8 +44,10 @@ static int save(trainer *tr, const char *file, rs_error *err)
     snprintf(path, sizeof path, "%s/%s", tr->options->dir, file);
     if (rs_checkpoint_save(path, tr->model, tr->state, err))
         return -1;
-    rs_train_event ev = {
-        .kind = RS_EV_SAVED, .step = tr->state->step, .epoch = tr->state->epoch, .path = path};
+    rs_train_event ev = {.kind = RS_EV_SAVED,
+                         .step = tr->state->step,
+                         .epoch = rs_train_epoch_of_step(tr->state),
+                         .path = path};
     tr->report(tr->ctx, &ev);
     return 0;
 }
@@ -69,8 +78,8 @@ static int commit_here(trainer *tr, int best, rs_error *err)
 
 /* Dev loss (and exact match or BLEU), the early-stopping and learning-rate
  * decay counters, and the log row. *best: best.ckpt is to be written (the
- * result is the best so far; without a dev set, the latest model is the best
- * one known). */
+ * result is the best so far; without a dev set there is no best, only
+ * last.ckpt, which `-m DIR` then resolves to). */
 static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev, double train_loss,
                          int *best, rs_error *err)
 {
@@ -83,7 +92,7 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
     ev->dev_bleu = -1.0;
     ev->improved = 0;
     ev->stop = 0;
-    *best = 1;
+    *best = 0;
     if (dev && dev->count > 0) {
         const rs_model *model = tr->model;
         rs_forced *scored = rs_calloc((size_t)dev->count, sizeof *scored, err);
@@ -148,9 +157,26 @@ static uint32_t fingerprint(const rs_model *model, const rs_train_state *st)
     return rs_crc32_update(crc, data, sizeof data);
 }
 
+/* The row of train.loss.tsv for the updates since the last one (none when
+ * there were none): rank 0 writes it, every rank starts a new window. */
+static int write_loss_row(trainer *tr, rs_error *err)
+{
+    rs_loss_row row = tr->window;
+    if (row.steps == 0)
+        return 0;
+    memset(&tr->window, 0, sizeof tr->window);
+    row.step = tr->state->step;
+    row.epoch = rs_train_epoch_of_step(tr->state);
+    row.loss /= (double)row.tokens;
+    return rs_dist_check(
+        rs_dist_rank() == 0 ? rs_rundir_append_loss(tr->options->dir, &row, err) : 0, err);
+}
+
 static int commit(trainer *tr, int best, rs_error *err)
 {
-    if (rs_dist_check(rs_dist_rank() == 0 ? commit_here(tr, best, err) : 0, err))
+    /* The loss row first: a resumed run starts its window at the checkpoint. */
+    if (write_loss_row(tr, err) ||
+        rs_dist_check(rs_dist_rank() == 0 ? commit_here(tr, best, err) : 0, err))
         return -1;
     tr->saved_step = tr->state->step;
     return 0;
@@ -306,7 +332,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
         free(grads);
         return -1;
     }
-    trainer tr = {model, state, options, report, ctx, state->step, -1};
+    trainer tr = {model, state, options, report, ctx, state->step, -1, {0}};
 
     const int updates_per_epoch = (batches_per_epoch + c->accumulate - 1) / c->accumulate;
     int64_t total_steps = (int64_t)c->epochs * updates_per_epoch;
@@ -386,6 +412,11 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
         state->batches_done = k + u.count;
         window_loss += loss;
         window_tokens += tokens;
+        tr.window.loss += loss;
+        tr.window.tokens += tokens;
+        tr.window.steps++;
+        tr.window.lr = lr;
+        tr.window.gnorm = gnorm;
         epoch_loss += loss;
         epoch_tokens += tokens;
         tokens_since_start += tokens;
@@ -399,6 +430,10 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
         /* The last step of the planned run: its saves wait for the final
          * evaluation below, so no checkpoint holds this step unevaluated. */
         planned = state->epoch >= c->epochs || (c->max_steps > 0 && state->step >= c->max_steps);
+        if (c->log_every > 0 && state->step % c->log_every == 0 && write_loss_row(&tr, err)) {
+            status = -1;
+            break;
+        }
 
         const double t = rs_clock_seconds(), elapsed = t - start;
         if (t - last_report >= options->report_seconds || state->step == total_steps) {
@@ -454,7 +489,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
         /* The end of the run (not an interruption) is evaluated once, unless
          * the step was evaluated already; an interruption only saves. */
         ev.step = state->step;
-        ev.epoch = state->batches_done ? state->epoch + 1 : state->epoch;
+        ev.epoch = rs_train_epoch_of_step(state);
         ev.elapsed_s = rs_clock_seconds() - start;
         ev.tokens_per_s = tokens_since_start / (ev.elapsed_s > 0 ? ev.elapsed_s : 1);
         ev.lr = learning_rate(c, state, state->step);
@@ -472,7 +507,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
     if (status == 0) {
         rs_train_event stopped = {.kind = RS_EV_STOPPED,
                                   .step = state->step,
-                                  .epoch = state->epoch,
+                                  .epoch = rs_train_epoch_of_step(state),
                                   .reason = reason,
                                   .path = last_path};
         report(ctx, &stopped);

@@ -4,6 +4,12 @@
  * Same seed, data and thread count give the same model, bit for bit, and so
  * does a run killed at any instant and resumed from its last.ckpt.
  *
+ * The training loss goes to train.loss.tsv (rundir.h): one row every
+ * cfg.log_every steps and one before each save, each the mean over the steps
+ * since the row before. No row spans a save, so a run resumed from any
+ * checkpoint writes the rows the uninterrupted run writes (a save that an
+ * interruption adds adds its row).
+ *
  * What is saved when: after a dev evaluation (every cfg.eval_every steps, or
  * at each epoch's end when 0) the log row, then best.ckpt if the result is the
  * best so far, then last.ckpt; last.ckpt also at each epoch's end and every
@@ -23,7 +29,7 @@
 typedef struct rs_watch rs_watch; /* train/watch.h */
 
 typedef struct {
-    const char *dir; /* models/NAME: last.ckpt, best.ckpt, train.log.tsv */
+    const char *dir; /* models/NAME: last.ckpt, best.ckpt, train.log.tsv, train.loss.tsv */
     /* For cfg.dev_bleu: dev BLEU of the detokenized greedy translations
      * against dev_refs[k] (the raw target of dev pair k) selects best.ckpt. */
     const rs_codec *codec;
@@ -48,6 +54,9 @@ typedef enum {
     RS_STOP_SIGNAL,    /* *options.stop was set */
 } rs_stop_reason;
 
+/* The epoch of a step is the one whose batches it trained on, counted from 1:
+ * the step that ends epoch 1 is in epoch 1, the next in epoch 2. Every event
+ * names its step's epoch so (rs_train_epoch_of_step). */
 typedef struct {
     int kind;
     int64_t step, total_steps;
@@ -64,6 +73,9 @@ typedef struct {
 } rs_train_event;
 
 typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
+
+/* The epoch of the last step a state has done (0 before the first). */
+int rs_train_epoch_of_step(const rs_train_state *state);
 
 /* Trains from state (fresh or loaded from last.ckpt) until a stop reason.
  * state->data becomes the fingerprint of train and dev (the caller compares
