@@ -410,13 +410,21 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     ck_assert_msg(strstr(text, "\n1 |||  ||| F0= 0.000000 ||| 0.000000\n2 ||| ") != NULL, "%s",
                   text);
 
-    /* score --per-token: total, mean, then one value per target token and </s>. */
+    /* score --per-token: total, mean, the tokens (an unknown one as <unk>, </s>
+     * last), then one natural-log value per token, tab-separated columns. */
+    snprintf(args, sizeof args, "printf 'das Haus\\tthe zebra\\n' | %s score -m %s --per-token",
+             testprog_path(), ckpt);
+    ck_assert_int_eq(testprog_shell(args, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "\tthe <unk> </s>\t"), "%s", text);
     snprintf(args, sizeof args, "printf 'das Haus\\tthe house .\\n' | %s score -m %s --per-token",
              testprog_path(), ckpt);
     ck_assert_int_eq(testprog_shell(args, text, sizeof text), 0);
     double total, mean, t[4];
+    char *tokens = strchr(strchr(text, '\t') + 1, '\t') + 1;
+    ck_assert_msg(!strncmp(tokens, "the house . </s>\t", 17), "%s", text);
+    ck_assert_int_eq(sscanf(text, "%lf\t%lf", &total, &mean), 2);
     ck_assert_int_eq(
-        sscanf(text, "%lf %lf %lf %lf %lf %lf", &total, &mean, &t[0], &t[1], &t[2], &t[3]), 6);
+        sscanf(strchr(tokens, '\t') + 1, "%lf %lf %lf %lf", &t[0], &t[1], &t[2], &t[3]), 4);
     ck_assert_double_eq_tol(total, t[0] + t[1] + t[2] + t[3], 1e-4);
     ck_assert_double_eq_tol(mean, total / 4, 1e-5);
 

@@ -26,8 +26,11 @@ static void usage(FILE *out)
             "  -m, --model MODEL      checkpoint file or models/NAME directory (required)\n"
             "  --src FILE, --tgt FILE line-aligned source and target files\n"
             "  --swap                 exchange source and target of a TSV file\n"
-            "  --per-token            also print the mean per target token and, tab-separated,\n"
-            "                         each target token's log-probability (the last is </s>)\n"
+            "  --per-token            four tab-separated columns: the total, the mean per\n"
+            "                         target token, the target tokens as the model sees them\n"
+            "                         (unknown ones as <unk>, </s> last) and each token's\n"
+            "                         log-probability, all natural logs (fairseq's P- lines\n"
+            "                         are base 2: divide by ln 2 = 0.693147 to compare)\n"
             "  --batch-size N         pairs scored together (default: 64)\n"
             "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
             "                         warning naming the pair (default: %d)\n"
@@ -36,7 +39,15 @@ static void usage(FILE *out)
             RS_MAX_SRC_LEN);
 }
 
-int cmd_score(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+    rs_cli_models *models;
+    const char *src, *tgt, *tsv;
+    int swap, per_token, batch_size, max_src_len;
+} score_request;
+
+/* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, score_request *rq)
 {
     enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_MAXSRC };
     static const struct option opts[] = {
@@ -49,75 +60,108 @@ int cmd_score(int argc, char **argv)
         {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {0},
     };
-    static rs_cli_models models;
-    const char *src = NULL, *tgt = NULL;
-    int swap = 0, per_token = 0, batch_size = 64, max_src_len = RS_MAX_SRC_LEN;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'm':
-            if (rs_cli_add_model(PROG, &models, optarg))
+            if (rs_cli_add_model(PROG, rq->models, optarg))
                 return RS_EXIT_USAGE;
             break;
-        case OPT_SRC: src = optarg; break;
-        case OPT_TGT: tgt = optarg; break;
-        case OPT_SWAP: swap = 1; break;
-        case OPT_PER_TOKEN: per_token = 1; break;
+        case OPT_SRC: rq->src = optarg; break;
+        case OPT_TGT: rq->tgt = optarg; break;
+        case OPT_SWAP: rq->swap = 1; break;
+        case OPT_PER_TOKEN: rq->per_token = 1; break;
         case OPT_MAXSRC:
-            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &max_src_len))
+            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &rq->max_src_len))
                 return RS_EXIT_USAGE;
             break;
         case OPT_BATCH:
-            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &batch_size))
+            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &rq->batch_size))
                 return RS_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
-    if (models.count == 0)
+    if (rq->models->count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
-    if (!src != !tgt || (src && optind < argc) || argc - optind > 1) {
-        fprintf(stderr, PROG ": give one TSV file, or both --src and --tgt\n");
-        return RS_EXIT_USAGE;
-    }
-    const char *tsv = src ? NULL : optind < argc ? argv[optind] : "-";
+    if (!rq->src != !rq->tgt || (rq->src && optind < argc) || argc - optind > 1)
+        return rs_cli_usage_error(PROG, "give one TSV file, or both --src and --tgt");
+    rq->tsv = rq->src ? NULL : optind < argc ? argv[optind] : "-";
+    return -1;
+}
 
-    rs_error err;
-    rs_codec codec = {0};
+/* The pairs as ids in the first model's vocabularies, sources cut to
+ * --max-src-len. */
+static int read_data(const score_request *rq, const rs_codec *codec, rs_dataset *data,
+                     rs_error *err)
+{
+    const rs_model *model = &rq->models->models[0];
+    const char *name = rq->tsv ? (strcmp(rq->tsv, "-") ? rq->tsv : "<stdin>") : rq->src;
     rs_pairs pairs = {0};
     rs_tokenized tok = {0};
-    rs_dataset data = {0};
-    rs_forced *scored = NULL;
-    int status = RS_EXIT_FAIL;
-    if (rs_cli_load_models(&models, &codec, &err) ||
-        rs_ensemble_check(models.members, models.count, &err))
-        goto fail;
-    if ((tsv    ? rs_pairs_read_tsv(tsv, swap, &pairs, &err)
-         : swap ? rs_pairs_read_parallel(tgt, src, &pairs, &err)
-                : rs_pairs_read_parallel(src, tgt, &pairs, &err)) ||
-        rs_tokenize_pairs(&tok, &pairs, &codec, tsv ? (strcmp(tsv, "-") ? tsv : "<stdin>") : src,
-                          &err) ||
-        rs_cli_cut_sources(PROG, &tok, max_src_len, tsv ? tsv : src, &err) ||
-        rs_dataset_build(&data, &tok, &models.models[0].src_vocab, &models.models[0].tgt_vocab, 0,
-                         NULL, &err))
-        goto fail;
-    scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, &err);
-    if (!scored || rs_forced_decode(models.members, models.count, &data, batch_size,
-                                    per_token ? RS_FORCED_TOKENS : 0, scored, &err))
-        goto fail;
-    for (int i = 0; i < data.count; i++) {
+    int status = -1;
+    if ((rq->tsv    ? rs_pairs_read_tsv(rq->tsv, rq->swap, &pairs, err)
+         : rq->swap ? rs_pairs_read_parallel(rq->tgt, rq->src, &pairs, err)
+                    : rs_pairs_read_parallel(rq->src, rq->tgt, &pairs, err)) ||
+        rs_tokenize_pairs(&tok, &pairs, codec, name, err) ||
+        rs_cli_cut_sources(PROG, &tok, rq->max_src_len, rq->tsv ? rq->tsv : rq->src, err) ||
+        rs_dataset_build(data, &tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
+        goto done;
+    status = 0;
+done:
+    rs_tokenized_free(&tok);
+    rs_pairs_free(&pairs);
+    return status;
+}
+
+/* One line per pair: the total and, with --per-token, the mean, the tokens
+ * and their log-probabilities. */
+static void write_scores(const score_request *rq, const rs_dataset *data, const rs_forced *scored)
+{
+    const rs_vocab *vocab = &rq->models->models[0].tgt_vocab;
+    for (int i = 0; i < data->count; i++) {
         const rs_forced *f = &scored[i];
         printf("%.6f", f->logprob);
-        if (per_token) {
+        if (rq->per_token) {
             printf("\t%.6f\t", f->logprob / (f->tgt_len + 1));
+            for (int t = 0; t < data->tgt_len[i]; t++) {
+                const char *token;
+                rs_ids_to_tokens(vocab, &data->tgt[i][t], 1, &token);
+                printf("%s ", token);
+            }
+            printf("</s>\t");
             for (int t = 0; t <= f->tgt_len; t++)
                 printf(t ? " %.6f" : "%.6f", f->token_logprobs[t]);
         }
         putchar('\n');
     }
+}
+
+int cmd_score(int argc, char **argv)
+{
+    static rs_cli_models models;
+    score_request rq = {.models = &models, .batch_size = 64, .max_src_len = RS_MAX_SRC_LEN};
+    int status = parse_request(argc, argv, &rq);
+    if (status >= 0)
+        return status;
+
+    rs_error err;
+    rs_codec codec = {0};
+    rs_dataset data = {0};
+    rs_forced *scored = NULL;
+    status = RS_EXIT_FAIL;
+    if (rs_cli_load_models(&models, &codec, &err) ||
+        rs_ensemble_check(models.members, models.count, &err) ||
+        read_data(&rq, &codec, &data, &err))
+        goto fail;
+    scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, &err);
+    if (!scored || rs_forced_decode(models.members, models.count, &data, rq.batch_size,
+                                    rq.per_token ? RS_FORCED_TOKENS : 0, scored, &err))
+        goto fail;
+    write_scores(&rq, &data, scored);
     if (fflush(stdout) || ferror(stdout)) {
         rs_fail(&err, "write to standard output failed");
         goto fail;
@@ -131,8 +175,6 @@ done:
         rs_forced_free(&scored[i]);
     free(scored);
     rs_dataset_free(&data);
-    rs_tokenized_free(&tok);
-    rs_pairs_free(&pairs);
     rs_codec_free(&codec);
     rs_cli_models_free(&models);
     return status;
