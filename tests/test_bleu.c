@@ -342,6 +342,10 @@ START_TEST(test_signatures)
     ck_assert_str_eq(buf, "nrefs:2|case:lc|eff:yes|tok:none|smooth:exp|version:v");
     rs_chrf_signature(NULL, 3, "v", buf, sizeof buf);
     ck_assert_str_eq(buf, "nrefs:3|case:mixed|eff:yes|nc:6|nw:0|space:no|version:v");
+    rs_bleu_signature(NULL, RS_NREFS_VAR, 0, "v", buf, sizeof buf);
+    ck_assert_str_eq(buf, "nrefs:var|case:mixed|eff:no|tok:13a|smooth:exp|version:v");
+    const char *refs[3] = {"a", "", "b"};
+    ck_assert_int_eq(rs_bleu_nonempty_refs(refs, 3), 2);
 }
 END_TEST
 
@@ -444,6 +448,20 @@ START_TEST(test_command)
                          "ref_len = 1)\tchrF2 = 100.00\n"),
                   "%s", out);
     ck_assert_msg(strstr(errs, "BLEU|nrefs:1|case:mixed|eff:yes|"), "%s", errs);
+    free(out), free(errs);
+
+    /* An empty reference line is skipped, so segments have different numbers
+     * of references: sacreBLEU's signature says nrefs:var. */
+    char gap[600];
+    snprintf(gap, sizeof gap, "%s/gap.txt", dir);
+    write_file(gap, "the dog ran\n\n");
+    snprintf(args, sizeof args, "'%s' '%s' '%s'", hyp2, ref2, gap);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
+    ck_assert_msg(strstr(errs, "BLEU|nrefs:var|") && strstr(errs, "chrF2|nrefs:var|"), "%s", errs);
+    free(out), free(errs);
+    snprintf(args, sizeof args, "'%s' '%s' '%s'", hyp2, ref2, ref2);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
+    ck_assert_msg(strstr(errs, "BLEU|nrefs:2|"), "%s", errs);
     free(out), free(errs);
 
     ck_assert_int_eq(run_bleu("--help", &out, &errs), 0);

@@ -44,8 +44,10 @@ static void usage(FILE *out)
             "penalty against the closest reference length, exp smoothing. chrF: character\n"
             "n-grams 1-6, beta 2, whitespace removed, F of the corpus-summed statistics.\n"
             "Every line loses its trailing whitespace; an empty reference line is skipped\n"
-            "(a segment needs one non-empty reference). Files must be UTF-8 (gzip-compressed\n"
-            "files are read too); lines end at \\n, \\r\\n or \\r.\n");
+            "(a segment needs one non-empty reference), and when segments then have\n"
+            "different numbers of references the signature says nrefs:var, as sacreBLEU's.\n"
+            "Files must be UTF-8 (gzip-compressed files are read too); lines end at \\n,\n"
+            "\\r\\n or \\r.\n");
 }
 
 /* Reads a file (or standard input for "-") through the shared line reader
@@ -95,9 +97,17 @@ static void print_scores(const rs_bleu_stats *bleu, const rs_chrf_stats *chrf, i
     putchar('\n');
 }
 
-int cmd_bleu(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+    rs_bleu_opts opts;
+    int want_bleu, want_chrf, sentence, with_signature;
+    const char *const *files; /* [nfiles]: the hypothesis, then the references */
+    int nfiles;
+} bleu_request;
+
+/* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, bleu_request *rq)
 {
-    rs_bleu_opts opts = {0, RS_BLEU_TOK_13A};
     enum { OPT_METRIC = 256, OPT_TOKENIZE, OPT_LOWERCASE, OPT_SENTENCE, OPT_SIGNATURE };
     static const struct option options[] = {
         {"sentence", no_argument, NULL, OPT_SENTENCE},
@@ -109,16 +119,16 @@ int cmd_bleu(int argc, char **argv)
     };
     static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a",
                                                                                           "none"};
-    int metric = 2, tokenize = 0, sentence = 0, with_signature = 0;
+    int metric = 2, tokenize = 0;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "", options);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'h': usage(stdout); return RS_EXIT_OK;
-        case OPT_LOWERCASE: opts.lowercase = 1; break;
-        case OPT_SENTENCE: sentence = 1; break;
-        case OPT_SIGNATURE: with_signature = 1; break;
+        case OPT_LOWERCASE: rq->opts.lowercase = 1; break;
+        case OPT_SENTENCE: rq->sentence = 1; break;
+        case OPT_SIGNATURE: rq->with_signature = 1; break;
         case OPT_METRIC:
             if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
                 return RS_EXIT_USAGE;
@@ -126,84 +136,135 @@ int cmd_bleu(int argc, char **argv)
         case OPT_TOKENIZE:
             if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 2, &tokenize))
                 return RS_EXIT_USAGE;
-            opts.tokenize = tokenize ? RS_BLEU_TOK_NONE : RS_BLEU_TOK_13A;
+            rq->opts.tokenize = tokenize ? RS_BLEU_TOK_NONE : RS_BLEU_TOK_13A;
             break;
         default: return RS_EXIT_USAGE;
         }
     }
-    int want_bleu = metric != 1, want_chrf = metric != 0;
-    const char *const *files = (const char *const *)argv + optind;
-    int nfiles = argc - optind;
-    if (nfiles < 2)
+    rq->want_bleu = metric != 1;
+    rq->want_chrf = metric != 0;
+    rq->files = (const char *const *)argv + optind;
+    rq->nfiles = argc - optind;
+    if (rq->nfiles < 2)
         return rs_cli_usage_error(PROG, "need a hypothesis file and at least one reference file");
-    for (int i = 1; i < nfiles; i++)
-        if (strcmp(files[i], "-") == 0)
+    for (int i = 1; i < rq->nfiles; i++)
+        if (strcmp(rq->files[i], "-") == 0)
             return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
+    return -1;
+}
 
-    int status = 1, nrefs = nfiles - 1;
-    rs_lines *text = calloc((size_t)nfiles, sizeof *text);
-    const char **refs = calloc((size_t)nrefs, sizeof *refs);
-    if (!text || !refs) {
-        fprintf(stderr, PROG ": out of memory\n");
-        goto done;
-    }
-    for (int i = 0; i < nfiles; i++)
+/* Reads every file into text[nfiles]; all must have the hypothesis's lines. */
+static int read_inputs(const bleu_request *rq, rs_lines *text)
+{
+    const char *const *files = rq->files;
+    for (int i = 0; i < rq->nfiles; i++)
         if (read_lines(&text[i], files[i]) < 0)
-            goto done;
+            return -1;
     if (text[0].count == 0) {
         fprintf(stderr, PROG ": %s has no lines to score\n", files[0]);
-        goto done;
+        return -1;
     }
-    for (int i = 1; i < nfiles; i++)
+    for (int i = 1; i < rq->nfiles; i++)
         if (text[i].count != text[0].count) {
             fprintf(stderr, PROG ": %s has %d lines but %s has %d\n",
                     strcmp(files[0], "-") ? files[0] : "standard input", text[0].count, files[i],
                     text[i].count);
-            goto done;
+            return -1;
         }
+    return 0;
+}
 
-    /* The signatures, sacreBLEU's "NAME|key:value|..." form. Sentence BLEU
-     * uses effective order (sacreBLEU's sentence_bleu default). */
-    char bleu_sig[256], chrf_sig[256];
-    rs_bleu_signature(&opts, nrefs, sentence, "rnnsearch-" RS_VERSION, bleu_sig, sizeof bleu_sig);
-    rs_chrf_signature(&opts, nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
-    if (want_bleu)
-        fprintf(stderr, PROG ": BLEU|%s\n", bleu_sig);
-    if (want_chrf)
-        fprintf(stderr, PROG ": chrF%d|%s\n", RS_CHRF_BETA, chrf_sig);
+/* The references of segment `line`, into refs[nrefs]. */
+static void segment_refs(const rs_lines *text, int nrefs, int line, const char **refs)
+{
+    for (int r = 0; r < nrefs; r++)
+        refs[r] = text[r + 1].lines[line];
+}
 
+/* sacreBLEU's nrefs: the non-empty references per segment, or RS_NREFS_VAR
+ * when segments differ (an empty reference line is skipped). */
+static int signature_nrefs(const rs_lines *text, int nrefs, const char **refs)
+{
+    int common = -1;
+    for (int line = 0; line < text[0].count; line++) {
+        segment_refs(text, nrefs, line, refs);
+        const int n = rs_bleu_nonempty_refs(refs, nrefs);
+        if (common >= 0 && n != common)
+            return RS_NREFS_VAR;
+        common = n;
+    }
+    return common;
+}
+
+/* Scores every segment: one line each with --sentence, else the corpus. */
+static int score_lines(const bleu_request *rq, const rs_lines *text, const char **refs,
+                       const char *bleu_sig, const char *chrf_sig)
+{
+    const int nrefs = rq->nfiles - 1;
     rs_bleu_stats bleu;
     rs_chrf_stats chrf;
     rs_bleu_stats_init(&bleu);
     rs_chrf_stats_init(&chrf);
     rs_error err;
     for (int line = 0; line < text[0].count; line++) {
-        for (int r = 0; r < nrefs; r++)
-            refs[r] = text[r + 1].lines[line];
+        segment_refs(text, nrefs, line, refs);
         const char *hyp = text[0].lines[line];
-        if (sentence) {
+        if (rq->sentence) {
             rs_bleu_stats_init(&bleu);
             rs_chrf_stats_init(&chrf);
         }
-        if ((want_bleu && rs_bleu_stats_add(&bleu, hyp, refs, nrefs, &opts, &err) < 0) ||
-            (want_chrf && rs_chrf_stats_add(&chrf, hyp, refs, nrefs, &opts, &err) < 0)) {
-            fprintf(stderr, PROG ": %s:%d: %s\n", strcmp(files[0], "-") ? files[0] : "<stdin>",
-                    line + 1, err.msg);
-            goto done;
+        if ((rq->want_bleu && rs_bleu_stats_add(&bleu, hyp, refs, nrefs, &rq->opts, &err) < 0) ||
+            (rq->want_chrf && rs_chrf_stats_add(&chrf, hyp, refs, nrefs, &rq->opts, &err) < 0)) {
+            fprintf(stderr, PROG ": %s:%d: %s\n",
+                    strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>", line + 1, err.msg);
+            return -1;
         }
-        if (sentence)
-            print_scores(want_bleu ? &bleu : NULL, want_chrf ? &chrf : NULL, 1,
-                         with_signature ? bleu_sig : NULL, with_signature ? chrf_sig : NULL, "\t");
+        if (rq->sentence)
+            print_scores(rq->want_bleu ? &bleu : NULL, rq->want_chrf ? &chrf : NULL, 1, bleu_sig,
+                         chrf_sig, "\t");
     }
-    if (!sentence)
-        print_scores(want_bleu ? &bleu : NULL, want_chrf ? &chrf : NULL, 0,
-                     with_signature ? bleu_sig : NULL, with_signature ? chrf_sig : NULL, "\n");
-    status = fflush(stdout) == 0 ? 0 : 1;
+    if (!rq->sentence)
+        print_scores(rq->want_bleu ? &bleu : NULL, rq->want_chrf ? &chrf : NULL, 0, bleu_sig,
+                     chrf_sig, "\n");
+    return 0;
+}
+
+int cmd_bleu(int argc, char **argv)
+{
+    bleu_request rq = {.opts = {0, RS_BLEU_TOK_13A}};
+    int status = parse_request(argc, argv, &rq);
+    if (status >= 0)
+        return status;
+    status = RS_EXIT_FAIL;
+    const int nrefs = rq.nfiles - 1;
+    rs_lines *text = calloc((size_t)rq.nfiles, sizeof *text);
+    const char **refs = calloc((size_t)nrefs, sizeof *refs);
+    if (!text || !refs) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto done;
+    }
+    if (read_inputs(&rq, text))
+        goto done;
+    /* The signatures, sacreBLEU's "NAME|key:value|..." form. Sentence BLEU
+     * uses effective order (sacreBLEU's sentence_bleu default). */
+    char bleu_sig[256], chrf_sig[256];
+    const int sig_nrefs = signature_nrefs(text, nrefs, refs);
+    rs_bleu_signature(&rq.opts, sig_nrefs, rq.sentence, "rnnsearch-" RS_VERSION, bleu_sig,
+                      sizeof bleu_sig);
+    rs_chrf_signature(&rq.opts, sig_nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
+    if (rq.want_bleu)
+        fprintf(stderr, PROG ": BLEU|%s\n", bleu_sig);
+    if (rq.want_chrf)
+        fprintf(stderr, PROG ": chrF%d|%s\n", RS_CHRF_BETA, chrf_sig);
+    if (score_lines(&rq, text, refs, rq.with_signature ? bleu_sig : NULL,
+                    rq.with_signature ? chrf_sig : NULL))
+        goto done;
+    status = fflush(stdout) == 0 ? RS_EXIT_OK : RS_EXIT_FAIL;
     if (status)
         fprintf(stderr, PROG ": cannot write the scores: %s\n", strerror(errno));
 done:
     if (text)
-        for (int i = 0; i < nfiles; i++)
+        for (int i = 0; i < rq.nfiles; i++)
             rs_lines_free(&text[i]);
     free(text);
     free(refs);

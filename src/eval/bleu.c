@@ -644,13 +644,32 @@ void rs_bleu_compute_order(const rs_bleu_stats *stats, int effective_order, rs_b
     res->score = res->bp * exp(sum / orders);
 }
 
+int rs_bleu_nonempty_refs(const char *const *refs, int nrefs)
+{
+    int n = 0;
+    for (int r = 0; r < nrefs; r++)
+        n += refs[r] && refs[r][0];
+    return n;
+}
+
+/* "1", "2", … or "var". */
+static const char *nrefs_text(int nrefs, char buf[16])
+{
+    if (nrefs == RS_NREFS_VAR)
+        return "var";
+    snprintf(buf, 16, "%d", nrefs);
+    return buf;
+}
+
 int rs_bleu_signature(const rs_bleu_opts *opts, int nrefs, int effective_order, const char *version,
                       char *buf, size_t size)
 {
     if (!opts)
         opts = &default_opts;
-    return snprintf(buf, size, "nrefs:%d|case:%s|eff:%s|tok:%s|smooth:exp|version:%s", nrefs,
-                    opts->lowercase ? "lc" : "mixed", effective_order ? "yes" : "no",
+    char n[16];
+    return snprintf(buf, size, "nrefs:%s|case:%s|eff:%s|tok:%s|smooth:exp|version:%s",
+                    nrefs_text(nrefs, n), opts->lowercase ? "lc" : "mixed",
+                    effective_order ? "yes" : "no",
                     opts->tokenize == RS_BLEU_TOK_13A ? "13a" : "none", version);
 }
 
@@ -684,8 +703,9 @@ int rs_chrf_signature(const rs_bleu_opts *opts, int nrefs, const char *version, 
 {
     if (!opts)
         opts = &default_opts;
-    return snprintf(buf, size, "nrefs:%d|case:%s|eff:yes|nc:%d|nw:0|space:no|version:%s", nrefs,
-                    opts->lowercase ? "lc" : "mixed", RS_CHRF_ORDER, version);
+    char n[16];
+    return snprintf(buf, size, "nrefs:%s|case:%s|eff:yes|nc:%d|nw:0|space:no|version:%s",
+                    nrefs_text(nrefs, n), opts->lowercase ? "lc" : "mixed", RS_CHRF_ORDER, version);
 }
 
 void rs_chrf_stats_init(rs_chrf_stats *stats)

@@ -81,6 +81,13 @@ void rs_bleu_compute_order(const rs_bleu_stats *stats, int effective_order, rs_b
 int rs_bleu_signature(const rs_bleu_opts *opts, int nrefs, int effective_order, const char *version,
                       char *buf, size_t size);
 
+/* nrefs in a signature is sacreBLEU's: the number of non-empty references of
+ * each segment when it is the same for all, else "var" (RS_NREFS_VAR). */
+#define RS_NREFS_VAR 0
+
+/* The non-empty references among refs[0..nrefs) of one segment. */
+int rs_bleu_nonempty_refs(const char *const *refs, int nrefs);
+
 /* "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)",
  * sacreBLEU's text form without the signature. Returns snprintf's count. */
 int rs_bleu_format(const rs_bleu_result *result, char *buf, size_t size);
