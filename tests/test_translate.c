@@ -394,6 +394,10 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
         ck_assert_int_eq(testprog_run(args, aligned, sizeof aligned), 0);
         rs_json *j = rs_json_parse(aligned, strcspn(aligned, "\n"), &err);
         ck_assert_msg(j != NULL, "%s", err.msg);
+        /* The first sentence's id is 0, as in the n-best list above. */
+        uint64_t first_id = 99;
+        ck_assert(!rs_json_to_u64(rs_json_get(j, "id"), &first_id));
+        ck_assert_uint_eq(first_id, 0);
         const rs_json *tgt = rs_json_get(j, "target");
         for (size_t k = 0; tgt && k + 1 < tgt->count; k++)
             snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", k ? " " : "",
@@ -402,6 +406,12 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
         ck_assert_str_eq(joined, text);
         rs_json_free(j);
     }
+
+    /* TSV counts sentences from 0 too, like its token indexes. */
+    snprintf(args, sizeof args, "align -m %s --format tsv %s", ckpt, input);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_msg(!strncmp(strchr(text, '\n') + 1, "0\t0\t", 4), "%s", text);
+    ck_assert_msg(strstr(text, "\n1\t0\t"), "%s", text);
 
     /* An empty line keeps its place in an n-best list: one empty entry. */
     testfile_write(input, (const unsigned char *)"das Haus\n\nist\n", 14);

@@ -435,11 +435,11 @@ int rs_alignment_write_tsv_header(FILE *out)
     return finish(out);
 }
 
-int rs_alignment_write_tsv(FILE *out, const rs_alignment *a, int id)
+int rs_alignment_write_tsv(FILE *out, const rs_alignment *a, int index)
 {
     for (int i = 0; i < a->rows; i++)
         for (int j = 0; j < a->cols; j++) {
-            fprintf(out, "%d\t%d\t", id, i);
+            fprintf(out, "%d\t%d\t", index, i);
             tsv_field(out, a->tgt[i]);
             fprintf(out, "\t%d\t", j);
             tsv_field(out, a->src[j]);
@@ -448,9 +448,9 @@ int rs_alignment_write_tsv(FILE *out, const rs_alignment *a, int id)
     return finish(out);
 }
 
-int rs_alignment_write_json(FILE *out, const rs_alignment *a, int id)
+int rs_alignment_write_json(FILE *out, const rs_alignment *a, int index)
 {
-    fprintf(out, "{\"id\":%d,\"source\":", id);
+    fprintf(out, "{\"id\":%d,\"source\":", index);
     rs_json_write_strings(out, (const char *const *)a->src, a->cols);
     fputs(",\"target\":", out);
     rs_json_write_strings(out, (const char *const *)a->tgt, a->rows);
@@ -649,13 +649,13 @@ static int tsv_begin(FILE *out, const rs_align_style *st)
 static int tsv_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
 {
     (void)st;
-    return rs_alignment_write_tsv(out, a, id);
+    return rs_alignment_write_tsv(out, a, id - 1);
 }
 
 static int json_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)
 {
     (void)st;
-    return rs_alignment_write_json(out, a, id);
+    return rs_alignment_write_json(out, a, id - 1);
 }
 
 static int pharaoh_write(FILE *out, const rs_alignment *a, int id, const rs_align_style *st)

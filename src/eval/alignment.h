@@ -68,15 +68,20 @@ enum {
  * background with RS_ALIGN_COLOR), or its weight with RS_ALIGN_NUMBERS. */
 int rs_alignment_write_text(FILE *out, const rs_alignment *a, int flags);
 
-/* Long-format TSV, one line per cell: sentence, tgt_index, tgt_token,
- * src_index, src_token, weight (tokens with \\, \t, \n escaped). The header
- * line is written once, by rs_alignment_write_tsv_header. */
+/* The data formats count from 0, sentences as tokens: a sentence's index is
+ * the id that translate's n-best lists (as Moses and Marian) and serve give
+ * it; pictures, meant for people, number sentences from 1 as line numbers.
+ *
+ * Long-format TSV, one line per cell: sentence (0-based index), tgt_index,
+ * tgt_token, src_index, src_token, weight (tokens with \\, \t, \n escaped).
+ * The header line is written once, by rs_alignment_write_tsv_header. */
 int rs_alignment_write_tsv_header(FILE *out);
-int rs_alignment_write_tsv(FILE *out, const rs_alignment *a, int id);
+int rs_alignment_write_tsv(FILE *out, const rs_alignment *a, int index);
 
 /* One JSON Lines record: {"id":…,"source":[…],"target":[…],"alignment":[[…],…]}
- * (labels include </s>; weights with 9 significant digits, exact for float). */
-int rs_alignment_write_json(FILE *out, const rs_alignment *a, int id);
+ * with the 0-based index as id (labels include </s>; weights with 9
+ * significant digits, exact for float). */
+int rs_alignment_write_json(FILE *out, const rs_alignment *a, int index);
 
 /* One line of Pharaoh links "i-j …" (source-target, 0-based), as rs_alignment_hard. */
 int rs_alignment_write_pharaoh(FILE *out, const rs_alignment *a, float threshold);
@@ -97,7 +102,8 @@ int rs_alignment_html_end(FILE *out);
 
 /* The output formats, one entry each: a new format is one writer and one
  * line in rs_align_writers. begin and end (NULL: none) frame a stream of
- * sentences; write emits one sentence (id: 1-based). */
+ * sentences; write emits one sentence (id: its 1-based line number; the
+ * data formats write id - 1, see above). */
 typedef struct {
     int flags;         /* RS_ALIGN_COLOR, RS_ALIGN_NUMBERS */
     float threshold;   /* pharaoh: 0 = argmax links */
