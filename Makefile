@@ -323,10 +323,14 @@ uninstall-lib:
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz rnnsearch
 
-# Turning MPI on or off rebuilds every object (the flags differ).
-MPI_STAMP := $(BUILD)/.mpi-$(if $(filter 1,$(MPI)),on,off)
-$(MPI_STAMP):
-	@mkdir -p $(BUILD) && rm -f $(BUILD)/.mpi-* && touch $@
-$(LIB_OBJS) $(PROG_OBJS) $(TEST_OBJS): $(MPI_STAMP)
+# Objects and programs depend on the flags they were built with, through a
+# stamp named by a checksum of the compilers, flags and libraries: `make check`
+# (-Werror) after `make` or `make demo` compiles everything again, and so does
+# turning MPI on or off, or any other EXTRA_CFLAGS, CFLAGS or CC.
+FLAGS_SUM := $(shell printf '%s' '$(CC) $(ALL_CFLAGS) | $(CXX) $(ALL_CXXFLAGS) | $(LDLIBS_ALL)' | cksum | cut -d' ' -f1)
+FLAGS_STAMP := $(BUILD)/.flags-$(FLAGS_SUM)
+$(FLAGS_STAMP):
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/.flags-* $(BUILD)/.mpi-* && touch $@
+$(LIB_OBJS) $(PROG_OBJS) $(TEST_OBJS) rnnsearch $(BUILD)/run_tests: $(FLAGS_STAMP)
 
 -include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
