@@ -17,11 +17,10 @@ START_TEST(objects_depend_on_the_flags)
     /* Whatever the tree holds, flags it was never built with rebuild it
      * (make -n only prints; the parent make's job server is left out). */
     static char out[1 << 16];
-    ck_assert_int_eq(
-        testprog_shell("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n -s "
-                       "EXTRA_CFLAGS=-DRS_FLAGS_PROBE rnnsearch 2>&1",
-                       out, sizeof out),
-        0);
+    ck_assert_int_eq(testprog_shell("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n -s "
+                                    "EXTRA_CFLAGS=-DRS_FLAGS_PROBE rnnsearch 2>&1",
+                                    out, sizeof out),
+                     0);
     ck_assert_msg(strstr(out, "-DRS_FLAGS_PROBE") && strstr(out, "-c src/common/error.c"),
                   "objects are not rebuilt for new flags:\n%s", out);
 }

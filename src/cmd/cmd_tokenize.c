@@ -52,7 +52,14 @@ static void write_tokens(const rs_tokens *tokens)
     putchar('\n');
 }
 
-int cmd_tokenize(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+    int lowercase, detokenize, mode, side, ids;
+    const char *model_arg, *path;
+} tokenize_request;
+
+/* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, tokenize_request *rq)
 {
     enum { OPT_LOWERCASE = 256, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_SIDE, OPT_IDS };
     static const struct option options[] = {
@@ -64,109 +71,136 @@ int cmd_tokenize(int argc, char **argv)
         {"detokenize", no_argument, NULL, OPT_DETOKENIZE},
         {NULL, 0, NULL, 0},
     };
-    int lowercase = 0, detokenize = 0, mode = RS_TOK_WORD, side = RS_SIDE_SRC, ids = 0;
-    const char *model_arg = NULL;
     static const char *const sides[] = {"source", "target"}, *const tokenizers[] = {"word", "char",
                                                                                     "space"};
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:", options);
-    int c;
+    int c, choice;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
         case 'h': usage(stdout); return RS_EXIT_OK;
         case 'm':
-            if (rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
+            if (rs_cli_once(PROG, "-m/--model", &rq->model_arg, optarg))
                 return RS_EXIT_USAGE;
             break;
         case OPT_SIDE:
-            if (rs_cli_choice(PROG, "--side", optarg, sides, 2, &side))
+            if (rs_cli_choice(PROG, "--side", optarg, sides, 2, &choice))
                 return RS_EXIT_USAGE;
-            side = side ? RS_SIDE_TGT : RS_SIDE_SRC;
+            rq->side = choice ? RS_SIDE_TGT : RS_SIDE_SRC;
             break;
-        case OPT_IDS: ids = 1; break;
-        case OPT_LOWERCASE: lowercase = 1; break;
+        case OPT_IDS: rq->ids = 1; break;
+        case OPT_LOWERCASE: rq->lowercase = 1; break;
         case OPT_TOKENIZER:
-            if (rs_cli_choice(PROG, "--tokenizer", optarg, tokenizers, 3, &mode))
+            if (rs_cli_choice(PROG, "--tokenizer", optarg, tokenizers, 3, &choice))
                 return RS_EXIT_USAGE;
-            mode = rs_tokenizer_mode_parse(tokenizers[mode]);
+            rq->mode = rs_tokenizer_mode_parse(tokenizers[choice]);
             break;
-        case OPT_DETOKENIZE: detokenize = 1; break;
+        case OPT_DETOKENIZE: rq->detokenize = 1; break;
         default: return RS_EXIT_USAGE;
         }
     }
     if (argc - optind > 1)
         return rs_cli_usage_error(PROG, "at most one input file");
-    if (detokenize && lowercase)
+    if (rq->detokenize && rq->lowercase)
         return rs_cli_usage_error(PROG, "--lowercase has no effect with --detokenize");
-    if (model_arg && (lowercase || mode != RS_TOK_WORD))
+    if (rq->model_arg && (rq->lowercase || rq->mode != RS_TOK_WORD))
         return rs_cli_usage_error(
             PROG, "-m takes the model's own text settings; drop --lowercase/--tokenizer");
-    if ((ids || side != RS_SIDE_SRC) && !model_arg)
+    if ((rq->ids || rq->side != RS_SIDE_SRC) && !rq->model_arg)
         return rs_cli_usage_error(PROG, "--ids and --side need a model (-m)");
-    if (ids && detokenize)
+    if (rq->ids && rq->detokenize)
         return rs_cli_usage_error(PROG, "--ids and --detokenize do not go together");
-    const char *path = optind < argc ? argv[optind] : "-";
+    rq->path = optind < argc ? argv[optind] : "-";
+    return -1;
+}
 
-    rs_error err;
-    rs_line_reader reader;
-    rs_model model = {0};
-    rs_codec codec = {0};
-    if ((model_arg && rs_cli_load_model(model_arg, &model, &codec, &err)) ||
-        rs_line_reader_open(&reader, path, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        rs_codec_free(&codec);
-        rs_model_free(&model);
-        return 1;
+/* A model's settings when -m was given, else the options'. */
+typedef struct {
+    const tokenize_request *rq;
+    rs_model model;
+    rs_codec codec;
+    rs_tokens tokens;
+} tokenizer;
+
+/* One line of tokens back to text. */
+static int detokenize_line(tokenizer *t, char *line, rs_error *err)
+{
+    const tokenize_request *rq = t->rq;
+    char *text;
+    if (split_tokens(line, &t->tokens, err) ||
+        (rq->model_arg ? rs_codec_text(&t->codec, rq->side, (const char *const *)t->tokens.tokens,
+                                       t->tokens.count, &text, err)
+                       : rs_detokenize(&t->tokens, rq->mode, &text, err)))
+        return -1;
+    puts(text);
+    free(text);
+    return 0;
+}
+
+/* One line of text as tokens, or as ids in the model's vocabulary. */
+static int tokenize_line(tokenizer *t, const rs_line_reader *reader, const char *line, size_t len,
+                         rs_error *err)
+{
+    const tokenize_request *rq = t->rq;
+    rs_error why;
+    if (rq->model_arg ? rs_codec_tokens(&t->codec, rq->side, line, &t->tokens, &why)
+                      : rs_text_to_tokens(line, len, rq->lowercase, rq->mode, &t->tokens, &why))
+        return rs_fail(err, "%s:%ld: %s", reader->name, reader->line, why.msg);
+    if (!rq->ids) {
+        write_tokens(&t->tokens);
+        return 0;
     }
-    rs_tokens tokens = {0};
+    const rs_vocab *vocab = rq->side == RS_SIDE_SRC ? &t->model.src_vocab : &t->model.tgt_vocab;
+    for (int i = 0; i < t->tokens.count; i++)
+        printf("%d ", rs_vocab_id(vocab, t->tokens.tokens[i]));
+    printf("%d\n", RS_EOS);
+    return 0;
+}
+
+/* Every line of the reader, one output line each. */
+static int filter_lines(tokenizer *t, rs_line_reader *reader, rs_error *err)
+{
     char *line;
     size_t len;
-    int rc = 0, status = 0;
-    while (!status && (rc = rs_line_reader_next(&reader, &line, &len, &err)) == 1) {
-        if (detokenize) {
-            char *text;
-            if (split_tokens(line, &tokens, &err) ||
-                (model_arg ? rs_codec_text(&codec, side, (const char *const *)tokens.tokens,
-                                           tokens.count, &text, &err)
-                           : rs_detokenize(&tokens, mode, &text, &err))) {
-                status = 1;
-                break;
-            }
-            puts(text);
-            free(text);
-        } else {
-            rs_error why;
-            if (model_arg ? rs_codec_tokens(&codec, side, line, &tokens, &why)
-                          : rs_text_to_tokens(line, len, lowercase, mode, &tokens, &why)) {
-                rs_fail(&err, "%s:%ld: %s", reader.name, reader.line, why.msg);
-                status = 1;
-                break;
-            }
-            if (ids) {
-                const rs_vocab *vocab = side == RS_SIDE_SRC ? &model.src_vocab : &model.tgt_vocab;
-                for (int i = 0; i < tokens.count; i++)
-                    printf("%d ", rs_vocab_id(vocab, tokens.tokens[i]));
-                printf("%d\n", RS_EOS);
-            } else {
-                write_tokens(&tokens);
-            }
-        }
-        if (ferror(stdout)) {
-            rs_fail(&err, "error writing the output");
-            status = 1;
-        }
+    int rc;
+    while ((rc = rs_line_reader_next(reader, &line, &len, err)) == 1) {
+        if (t->rq->detokenize ? detokenize_line(t, line, err)
+                              : tokenize_line(t, reader, line, len, err))
+            return -1;
+        if (ferror(stdout))
+            return rs_fail(err, "error writing the output");
     }
-    if (!status && rc < 0)
-        status = 1;
-    if (!status && fflush(stdout)) {
-        rs_fail(&err, "error writing the output");
-        status = 1;
-    }
-    if (status)
+    if (rc < 0)
+        return -1;
+    if (fflush(stdout))
+        return rs_fail(err, "error writing the output");
+    return 0;
+}
+
+int cmd_tokenize(int argc, char **argv)
+{
+    tokenize_request rq = {.mode = RS_TOK_WORD, .side = RS_SIDE_SRC};
+    int status = parse_request(argc, argv, &rq);
+    if (status >= 0)
+        return status;
+    rs_error err;
+    rs_line_reader reader;
+    tokenizer t = {.rq = &rq};
+    if ((rq.model_arg && rs_cli_load_model(rq.model_arg, &t.model, &t.codec, &err)) ||
+        rs_line_reader_open(&reader, rq.path, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
-    rs_tokens_free(&tokens);
+        rs_codec_free(&t.codec);
+        rs_model_free(&t.model);
+        return RS_EXIT_FAIL;
+    }
+    status = RS_EXIT_OK;
+    if (filter_lines(&t, &reader, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        status = RS_EXIT_FAIL;
+    }
+    rs_tokens_free(&t.tokens);
     rs_line_reader_close(&reader);
-    rs_codec_free(&codec);
-    rs_model_free(&model);
+    rs_codec_free(&t.codec);
+    rs_model_free(&t.model);
     return status;
 }

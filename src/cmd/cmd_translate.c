@@ -187,6 +187,8 @@ static int apply_option(void *ctx, int val, const char *arg)
     return -1;
 }
 
+static int check_request(int argc, char **argv, translate_request *rq);
+
 /* Parses and checks the options, then the --config file's for what the
  * command line does not give, into rq; returns -1 to go on, else the exit
  * status. */
@@ -210,7 +212,6 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
     };
-    rs_translate_options *topt = &rq->topt;
     rs_cli_begin(&rq->args, PROG, argc, argv, "m:o:", opts);
     int c, status;
     while ((c = rs_cli_next(&rq->args)) != -1) {
@@ -228,6 +229,14 @@ static int parse_request(int argc, char **argv, translate_request *rq)
     }
     if ((status = rs_cli_apply_config(&rq->args, "translate", apply_option, rq)) >= 0)
         return status;
+    return check_request(argc, argv, rq);
+}
+
+/* The model (-m, or the configuration's trained one), the input and the
+ * checks across options; returns -1 to go on, else the exit status. */
+static int check_request(int argc, char **argv, translate_request *rq)
+{
+    rs_translate_options *topt = &rq->topt;
     const char *trained = rs_cli_config_model(&rq->args);
     if (rq->models->count == 0 && trained && rs_cli_add_model(PROG, rq->models, trained))
         return RS_EXIT_USAGE;
