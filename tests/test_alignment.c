@@ -424,6 +424,36 @@ START_TEST(words_from_pieces_keep_rows_distributions)
 }
 END_TEST
 
+/* BPE units: a token ending with the mark continues into the next; rows of
+ * a word are averaged and columns summed, as for SentencePiece pieces. */
+START_TEST(bpe_units_merge_into_words)
+{
+    const char *src[] = {"new", "york@@", "er", "."};
+    const char *tgt[] = {"a", "b@@", "c@@"}; /* a mark before </s> ends the word */
+    const float w[] = {
+        0.4f, 0.2f, 0.2f, 0.1f, 0.1f, /* a */
+        0.0f, 0.5f, 0.5f, 0.0f, 0.0f, /* b@@ */
+        0.1f, 0.1f, 0.6f, 0.1f, 0.1f, /* c@@ */
+        0.0f, 0.0f, 0.0f, 0.2f, 0.8f, /* </s> */
+    };
+    rs_alignment a, words;
+    rs_error err = {{0}};
+    ck_assert(!rs_alignment_make(&a, tgt, 3, src, 4, w, &err));
+    ck_assert_msg(!rs_alignment_join_bpe(&a, "@@ ", &words, &err), "%s", err.msg);
+    ck_assert_int_eq(words.rows, 3);
+    ck_assert_int_eq(words.cols, 4);
+    ck_assert_str_eq(words.src[1], "yorker");
+    ck_assert_str_eq(words.src[2], ".");
+    ck_assert_str_eq(words.tgt[1], "bc");
+    ck_assert_str_eq(words.tgt[2], "</s>");
+    ck_assert_float_eq_tol(words.w[1 * 4 + 1], 0.85f, 1e-6f);
+    assert_rows_sum_to_one(words.w, words.rows, words.cols);
+    rs_alignment_free(&words);
+    ck_assert_int_eq(rs_alignment_join_bpe(&a, "  ", &words, &err), -1);
+    rs_alignment_free(&a);
+}
+END_TEST
+
 START_TEST(marian_suffixes)
 {
     rs_error err = {{0}};
@@ -576,6 +606,7 @@ Suite *alignment_suite(void)
     tcase_add_test(tc, svg_and_html_are_valid_and_escaped);
     tcase_add_test(tc, pictures_drop_word_joiners_but_data_keeps_them);
     tcase_add_test(tc, words_from_pieces_keep_rows_distributions);
+    tcase_add_test(tc, bpe_units_merge_into_words);
     tcase_add_test(tc, marian_suffixes);
     tcase_add_test(tc, align_translate_and_plot_commands);
     suite_add_tcase(s, tc);

@@ -553,6 +553,11 @@ START_TEST(pre_tokenized_bpe_data_trains_and_translates_joined)
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     ck_assert_msg(strstr(text, "0 ||| the hou se is big &quot; ||| F0= ") == text, "%s", text);
     ck_assert_ptr_nonnull(strstr(text, "\n1 ||| a small hou se ||| F0= "));
+    /* align draws words: units joined, rows averaged, columns summed. */
+    snprintf(args, sizeof args, "align -m %s/m --remove-bpe --format json %s", dir, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "\"target\":[\"the\",\"house\",\"is\",\"big\""), "%s", text);
+    ck_assert_msg(strstr(text, "\"source\":[\"das\",\"haus\",\"ist\",\"groß\""), "%s", text);
     snprintf(args, sizeof args, "translate -m %s/m --remove-bpe= %s 2>&1", dir, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 2);
     ck_assert_ptr_nonnull(strstr(text, "--remove-bpe"));

@@ -40,6 +40,9 @@ static void usage(FILE *out)
         "  --words                merge SentencePiece pieces into words (a target word's\n"
         "                         row is the mean of its pieces' rows, a source word's\n"
         "                         column the sum of its pieces' columns)\n"
+        "  --remove-bpe[=MARKER]  the same for BPE units: a token ending with MARKER\n"
+        "                         (default '@@ ', its space dropped) continues into the\n"
+        "                         next one ('hou@@ se' is the word 'house')\n"
         "  --color WHEN           text: auto, always or never (default: auto = when\n"
         "                         writing to a terminal, NO_COLOR is unset and TERM\n"
         "                         advertises 256 colours)\n"
@@ -70,6 +73,7 @@ typedef struct {
     const rs_align_writer *writer;
     rs_align_style style;
     int words, svg_dir;
+    const char *bpe; /* --remove-bpe's marker, or NULL */
     const char *out_path;
     FILE *out;
     int written;
@@ -84,8 +88,9 @@ static int emit(sink *sk, const char *const *tgt, int tgt_count, const char *con
     if (rs_alignment_make(&given, tgt, tgt_count, src, src_count, w, err))
         return -1;
     const rs_alignment *a = &given;
-    if (sk->words) {
-        if (rs_alignment_to_words(&given, &merged, err)) {
+    if (sk->words || sk->bpe) {
+        if (sk->words ? rs_alignment_to_words(&given, &merged, err)
+                      : rs_alignment_join_bpe(&given, sk->bpe, &merged, err)) {
             rs_alignment_free(&given);
             return -1;
         }
@@ -216,7 +221,8 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         OPT_THREADS,
         OPT_BEAM,
         OPT_LP,
-        OPT_REPLAY
+        OPT_REPLAY,
+        OPT_BPE
     };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
@@ -237,6 +243,7 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         {"beam", required_argument, NULL, OPT_BEAM},
         {"length-penalty", required_argument, NULL, OPT_LP},
         {"replay", required_argument, NULL, OPT_REPLAY},
+        {"remove-bpe", optional_argument, NULL, OPT_BPE},
         {0},
     };
     rs_translate_options *topt = &rq->topt;
@@ -270,6 +277,11 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         }
         case OPT_NUMBERS: sk->style.flags |= RS_ALIGN_NUMBERS; break;
         case OPT_WORDS: sk->words = 1; break;
+        case OPT_BPE:
+            if (optarg && !*optarg)
+                return rs_cli_usage_error(PROG, "--remove-bpe: the marker is empty");
+            sk->bpe = optarg ? optarg : RS_BPE_MARKER;
+            break;
         case OPT_COLOR: {
             static const char *const whens[] = {"auto", "always", "never"};
             int k;
@@ -326,6 +338,9 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         return rs_cli_usage_error(PROG, "--beam translates; --pairs aligns the given targets");
     if (sk->style.threshold > 0.0f && !(sk->writer->options & RS_ALIGN_THRESHOLD))
         return rs_cli_usage_error(PROG, "--threshold applies to --format pharaoh only");
+    if (sk->words && sk->bpe)
+        return rs_cli_usage_error(PROG, "--words (SentencePiece) and --remove-bpe (BPE) exclude "
+                                        "each other");
     rq->input = optind < argc ? argv[optind] : "-";
     rs_error same;
     if (rs_check_output_not_input(sk->out_path, rq->input, &same) ||

@@ -64,16 +64,26 @@ fail:
     return -1;
 }
 
-/* ---- words from SentencePiece pieces ---- */
+/* ---- words from SentencePiece pieces or BPE units ---- */
 
-/* group[k] for each of n labels (the last is </s>, a group of its own);
- * returns the number of groups. */
-static int word_groups(char *const *labels, int n, int *group)
+/* The length of label less a BPE continuation mark at its end (bpe: the
+ * mark, NULL for SentencePiece pieces, which have none). */
+static size_t without_mark(const char *label, const char *bpe)
+{
+    size_t n = strlen(label), m = bpe ? strlen(bpe) : 0;
+    return m && n > m && !strcmp(label + n - m, bpe) ? n - m : n;
+}
+
+/* group[k] for each of n labels (the last is </s>, a group of its own): a
+ * SentencePiece piece starting with "▁" starts a word, or with bpe, a unit
+ * whose predecessor does not end with the mark; returns the number of groups. */
+static int word_groups(char *const *labels, int n, const char *bpe, int *group)
 {
     int g = -1;
     for (int k = 0; k < n - 1; k++) {
-        if (k == 0 || !strncmp(labels[k], WORD_START, strlen(WORD_START)))
-            g++;
+        int starts = k == 0 || (bpe ? without_mark(labels[k - 1], bpe) == strlen(labels[k - 1])
+                                    : !strncmp(labels[k], WORD_START, strlen(WORD_START)));
+        g += starts;
         group[k] = g;
     }
     group[n - 1] = ++g;
@@ -81,19 +91,23 @@ static int word_groups(char *const *labels, int n, int *group)
 }
 
 /* The words' labels: pieces concatenated, less the leading word-start mark
- * (a word of nothing else, a lone "▁", keeps it). */
-static int word_labels(char *const *labels, int n, const int *group, char **words, rs_error *err)
+ * (a word of nothing else, a lone "▁", keeps it), or BPE units less their
+ * marks. */
+static int word_labels(char *const *labels, int n, const int *group, const char *bpe, char **words,
+                       rs_error *err)
 {
     for (int k = 0; k < n; k++) {
         const char *piece = labels[k];
         char *word = words[group[k]];
-        if (!word && k < n - 1 && !strncmp(piece, WORD_START, strlen(WORD_START)))
+        if (!bpe && !word && k < n - 1 && !strncmp(piece, WORD_START, strlen(WORD_START)))
             piece += strlen(WORD_START);
-        size_t have = word ? strlen(word) : 0, add = strlen(piece);
+        size_t have = word ? strlen(word) : 0,
+               add = k < n - 1 ? without_mark(piece, bpe) : strlen(piece);
         char *grown = realloc(word, have + add + 1);
         if (!grown)
             return rs_fail(err, "out of memory");
-        memcpy(grown + have, piece, add + 1);
+        memcpy(grown + have, piece, add);
+        grown[have + add] = '\0';
         words[group[k]] = grown;
     }
     for (int g = 0; g <= group[n - 1]; g++)
@@ -107,7 +121,7 @@ static int word_labels(char *const *labels, int n, const int *group, char **word
     return 0;
 }
 
-int rs_alignment_to_words(const rs_alignment *in, rs_alignment *out, rs_error *err)
+static int merge_words(const rs_alignment *in, const char *bpe, rs_alignment *out, rs_error *err)
 {
     memset(out, 0, sizeof *out);
     int *rg = rs_calloc((size_t)in->rows, sizeof(int), err);
@@ -115,12 +129,12 @@ int rs_alignment_to_words(const rs_alignment *in, rs_alignment *out, rs_error *e
     int *pieces = NULL;
     if (!rg || !cg)
         goto fail;
-    const int rows = word_groups(in->tgt, in->rows, rg);
-    const int cols = word_groups(in->src, in->cols, cg);
+    const int rows = word_groups(in->tgt, in->rows, bpe, rg);
+    const int cols = word_groups(in->src, in->cols, bpe, cg);
     if (alignment_alloc(out, rows, cols, err) ||
         !(pieces = rs_calloc((size_t)rows, sizeof(int), err)) ||
-        word_labels(in->tgt, in->rows, rg, out->tgt, err) ||
-        word_labels(in->src, in->cols, cg, out->src, err))
+        word_labels(in->tgt, in->rows, rg, bpe, out->tgt, err) ||
+        word_labels(in->src, in->cols, cg, bpe, out->src, err))
         goto fail;
     /* A word's row: mean of its pieces' rows; a word's column: sum of its pieces' columns. */
     for (int i = 0; i < in->rows; i++) {
@@ -141,6 +155,27 @@ fail:
     free(pieces);
     rs_alignment_free(out);
     return -1;
+}
+
+int rs_alignment_to_words(const rs_alignment *in, rs_alignment *out, rs_error *err)
+{
+    return merge_words(in, NULL, out, err);
+}
+
+int rs_alignment_join_bpe(const rs_alignment *in, const char *marker, rs_alignment *out,
+                          rs_error *err)
+{
+    /* Tokens carry the mark without the space that separates them in text. */
+    char mark[64];
+    size_t m = strlen(marker);
+    while (m > 0 && marker[m - 1] == ' ')
+        m--;
+    memset(out, 0, sizeof *out);
+    if (m == 0 || m >= sizeof mark)
+        return rs_fail(err, "the BPE marker '%s' is empty or too long", marker);
+    memcpy(mark, marker, m);
+    mark[m] = '\0';
+    return merge_words(in, mark, out, err);
 }
 
 /* ---- hard alignments ---- */

@@ -38,6 +38,12 @@ void rs_alignment_free(rs_alignment *a);
  * the leading "▁". *out is a new alignment. */
 int rs_alignment_to_words(const rs_alignment *in, rs_alignment *out, rs_error *err);
 
+/* The same for BPE units (subword-nmt's "hou@@ se"): a token ending with
+ * marker (its trailing spaces dropped: "@@ " marks tokens with "@@")
+ * continues into the next one; labels are the units joined, less the marks. */
+int rs_alignment_join_bpe(const rs_alignment *in, const char *marker, rs_alignment *out,
+                          rs_error *err);
+
 /* Hard alignment links (source index, target index), </s> row and column
  * excluded, in target order then source order. threshold <= 0: for each
  * target token the source token of largest weight (none when that is </s>);
