@@ -288,6 +288,16 @@ int rs_cli_ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
+int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker)
+{
+    if (arg && !*arg) {
+        rs_cli_usage_error(prog, "--remove-bpe: the marker is empty");
+        return -1;
+    }
+    *marker = arg ? arg : RS_BPE_MARKER;
+    return 0;
+}
+
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
                   int count, int *out)
 {

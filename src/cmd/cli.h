@@ -182,6 +182,10 @@ int rs_cli_ends_with(const char *s, const char *suffix);
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
                   int count, int *out);
 
+/* --remove-bpe[=MARKER]: *marker is arg, or RS_BPE_MARKER without one; an
+ * empty marker is reported and returns -1. */
+int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker);
+
 
 /* Fails with "OUTPUT is the same file as CHECKPOINT" when writing `output`
  * would overwrite the checkpoint that `model_arg` resolves to (a file, or a

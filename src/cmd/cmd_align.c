@@ -278,9 +278,8 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         case OPT_NUMBERS: sk->style.flags |= RS_ALIGN_NUMBERS; break;
         case OPT_WORDS: sk->words = 1; break;
         case OPT_BPE:
-            if (optarg && !*optarg)
-                return rs_cli_usage_error(PROG, "--remove-bpe: the marker is empty");
-            sk->bpe = optarg ? optarg : RS_BPE_MARKER;
+            if (rs_cli_bpe_marker(PROG, optarg, &sk->bpe))
+                return RS_EXIT_USAGE;
             break;
         case OPT_COLOR: {
             static const char *const whens[] = {"auto", "always", "never"};

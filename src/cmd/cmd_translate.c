@@ -171,9 +171,8 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_UNK: topt->replace_unk = 1; break;
     case OPT_QUIET: rq->quiet = 1; break;
     case OPT_BPE:
-        if (arg && !*arg)
-            return rs_cli_usage_error(PROG, "--remove-bpe: the marker is empty");
-        topt->remove_bpe = arg ? arg : RS_BPE_MARKER;
+        if (rs_cli_bpe_marker(PROG, arg, &topt->remove_bpe))
+            return RS_EXIT_USAGE;
         break;
     case OPT_ALIGN:
         if (!arg)
