@@ -13,6 +13,7 @@
 #include "model/config.h"
 #include "model/locate.h"
 #include "model/model.h"
+#include "search/translate.h"
 
 /* Exit statuses. */
 enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2 };
@@ -181,6 +182,29 @@ int rs_cli_ends_with(const char *s, const char *suffix);
  * "PROG: OPT: 'ARG' is not one of A, B or C" and returns -1. */
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
                   int count, int *out);
+
+/* The search options translate and align share, one spelling and one range
+ * each: --beam K, --length-penalty A, --batch-size N, --max-len N,
+ * --max-src-len N; RS_CLI_SEARCH_OPTIONS goes into a getopt table. */
+enum {
+    RS_CLI_BEAM = 3000,
+    RS_CLI_LENGTH_PENALTY,
+    RS_CLI_BATCH,
+    RS_CLI_MAX_LEN,
+    RS_CLI_MAX_SRC_LEN
+};
+#define RS_CLI_SEARCH_OPTIONS                                                                      \
+    {"beam", required_argument, NULL, RS_CLI_BEAM},                                                \
+        {"length-penalty", required_argument, NULL, RS_CLI_LENGTH_PENALTY},                        \
+        {"batch-size", required_argument, NULL, RS_CLI_BATCH},                                     \
+        {"max-len", required_argument, NULL, RS_CLI_MAX_LEN},                                      \
+    {                                                                                              \
+        "max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN                                 \
+    }
+
+/* Takes getopt's code c with its argument into topt: 1 when c is one of the
+ * search options, 0 when it is not, -1 for a bad value (reported). */
+int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_options *topt);
 
 /* --remove-bpe[=MARKER]: *marker is arg, or RS_BPE_MARKER without one; an
  * empty marker is reported and returns -1. */

@@ -53,7 +53,7 @@ static void usage(FILE *out)
         "  --beam K               beam search with K hypotheses: the alignment of the\n"
         "                         translation `translate --beam K` prints (default: 1,\n"
         "                         greedy)\n"
-        "  --length-penalty A     beam: rank by log p / length^A (default: 1)\n"
+        "  --length-penalty A     beam: rank by log p / (length + 1)^A (default: 1)\n"
         "  --batch-size N         sentences decoded together (default: 32)\n"
         "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
         "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
@@ -215,18 +215,14 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         OPT_WORDS,
         OPT_COLOR,
         OPT_TITLE,
-        OPT_BATCH,
-        OPT_MAXLEN,
-        OPT_MAXSRC,
         OPT_THREADS,
-        OPT_BEAM,
-        OPT_LP,
         OPT_REPLAY,
         OPT_BPE
     };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"format", required_argument, NULL, 'f'},
+        RS_CLI_SEARCH_OPTIONS,
         {"output", required_argument, NULL, 'o'},
         {"out", required_argument, NULL, 'o'},
         {"pairs", no_argument, NULL, OPT_PAIRS},
@@ -236,12 +232,7 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         {"words", no_argument, NULL, OPT_WORDS},
         {"color", required_argument, NULL, OPT_COLOR},
         {"title", required_argument, NULL, OPT_TITLE},
-        {"batch-size", required_argument, NULL, OPT_BATCH},
-        {"max-len", required_argument, NULL, OPT_MAXLEN},
-        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
         {"threads", required_argument, NULL, OPT_THREADS},
-        {"beam", required_argument, NULL, OPT_BEAM},
-        {"length-penalty", required_argument, NULL, OPT_LP},
         {"replay", required_argument, NULL, OPT_REPLAY},
         {"remove-bpe", optional_argument, NULL, OPT_BPE},
         {0},
@@ -251,6 +242,12 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
     rs_cli_begin(&args, PROG, argc, argv, "m:f:o:", opts);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
+        const int search = rs_cli_search_option(PROG, c, optarg, topt);
+        if (search) {
+            if (search < 0)
+                return RS_EXIT_USAGE;
+            continue;
+        }
         switch (c) {
         case 'm': rq->model_arg = optarg; break;
         case 'f':
@@ -290,33 +287,10 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
             break;
         }
         case OPT_TITLE: rq->title = optarg; break;
-        case OPT_BATCH:
-            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 1000000, &topt->batch_size))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_MAXSRC:
-            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &topt->max_src_len))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_MAXLEN:
-            if (rs_cli_int(PROG, "--max-len", optarg, 1, 1000000, &topt->max_len))
-                return RS_EXIT_USAGE;
-            break;
         case OPT_THREADS:
             if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &rq->threads))
                 return RS_EXIT_USAGE;
             break;
-        case OPT_BEAM:
-            if (rs_cli_int(PROG, "--beam", optarg, 1, 1000, &topt->beam))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_LP: {
-            double alpha;
-            if (rs_cli_double(PROG, "--length-penalty", optarg, -100.0, 100.0, &alpha))
-                return RS_EXIT_USAGE;
-            topt->length_penalty = (float)alpha;
-            break;
-        }
         case OPT_REPLAY: rq->replay = optarg; break;
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;

@@ -106,26 +106,16 @@ static int alignment_value(const char *arg, output_style *st)
     return 1;
 }
 
-enum {
-    OPT_BATCH = 1000,
-    OPT_MAXLEN,
-    OPT_MAXSRC,
-    OPT_THREADS,
-    OPT_BEAM,
-    OPT_LP,
-    OPT_NBEST,
-    OPT_REF,
-    OPT_UNK,
-    OPT_ALIGN,
-    OPT_QUIET,
-    OPT_BPE
-};
+enum { OPT_THREADS = 1000, OPT_NBEST, OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET, OPT_BPE };
 
 /* One option, from the command line or the --config file (rs_cli_apply). */
 static int apply_option(void *ctx, int val, const char *arg)
 {
     translate_request *rq = ctx;
     rs_translate_options *topt = &rq->topt;
+    const int search = rs_cli_search_option(PROG, val, arg, topt);
+    if (search)
+        return search < 0 ? RS_EXIT_USAGE : -1;
     switch (val) {
     case 'm':
         if (rs_cli_add_model(PROG, rq->models, arg))
@@ -135,24 +125,8 @@ static int apply_option(void *ctx, int val, const char *arg)
         if (rs_cli_once(PROG, "-o", &rq->output, arg))
             return RS_EXIT_USAGE;
         break;
-    case OPT_BATCH:
-        if (rs_cli_int(PROG, "--batch-size", arg, 1, 100000, &topt->batch_size))
-            return RS_EXIT_USAGE;
-        break;
-    case OPT_MAXLEN:
-        if (rs_cli_int(PROG, "--max-len", arg, 1, 100000, &topt->max_len))
-            return RS_EXIT_USAGE;
-        break;
-    case OPT_MAXSRC:
-        if (rs_cli_int(PROG, "--max-src-len", arg, 1, 100000, &topt->max_src_len))
-            return RS_EXIT_USAGE;
-        break;
     case OPT_THREADS:
         if (rs_cli_int(PROG, "--threads", arg, 1, 1024, &rq->threads))
-            return RS_EXIT_USAGE;
-        break;
-    case OPT_BEAM:
-        if (rs_cli_int(PROG, "--beam", arg, 1, 1000, &topt->beam))
             return RS_EXIT_USAGE;
         break;
     case OPT_NBEST:
@@ -160,13 +134,6 @@ static int apply_option(void *ctx, int val, const char *arg)
             return RS_EXIT_USAGE;
         rq->style.nbest_format = 1;
         break;
-    case OPT_LP: {
-        double alpha;
-        if (rs_cli_double(PROG, "--length-penalty", arg, -100.0, 100.0, &alpha))
-            return RS_EXIT_USAGE;
-        topt->length_penalty = (float)alpha;
-        break;
-    }
     case OPT_REF: rq->ref_path = arg; break;
     case OPT_UNK: topt->replace_unk = 1; break;
     case OPT_QUIET: rq->quiet = 1; break;
@@ -196,12 +163,8 @@ static int parse_request(int argc, char **argv, translate_request *rq)
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
-        {"batch-size", required_argument, NULL, OPT_BATCH},
-        {"max-len", required_argument, NULL, OPT_MAXLEN},
-        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
+        RS_CLI_SEARCH_OPTIONS,
         {"threads", required_argument, NULL, OPT_THREADS},
-        {"beam", required_argument, NULL, OPT_BEAM},
-        {"length-penalty", required_argument, NULL, OPT_LP},
         {"n-best", required_argument, NULL, OPT_NBEST},
         {"ref", required_argument, NULL, OPT_REF},
         {"replace-unk", no_argument, NULL, OPT_UNK},
