@@ -215,7 +215,9 @@ static double py(const frame *f, const axis *y, double v)
 }
 
 /* One series as a polyline (broken where values are missing) with a marker
- * and a tooltip per point. */
+ * and a tooltip per point, unless there are more than MAX_MARKERS points
+ * (a long run's training-loss table): then the line alone. */
+#define MAX_MARKERS 300
 static void draw_series(FILE *out, const frame *f, const series *s, int col, const axis *y,
                         const char *colour, const char *dash, const char *name)
 {
@@ -236,7 +238,7 @@ static void draw_series(FILE *out, const frame *f, const series *s, int col, con
     }
     if (open)
         fputs("\"/>\n", out);
-    for (int i = 0; i < s->count; i++) {
+    for (int i = 0; i < s->count && s->count <= MAX_MARKERS; i++) {
         double v = s->v[col][i];
         if (!isnan(v) && !(y->log && v <= 0))
             fprintf(out,
