@@ -232,7 +232,7 @@ START_TEST(pieces_are_recorded_as_words)
     snprintf(path, sizeof path, "%s/m/" RS_WATCH_FILE, dir);
     size_t size;
     char *text = (char *)testfile_read(path, &size);
-    ck_assert_msg(strstr(text, "\"kind\":\"forced\",\"id\":1,\"source\":[\"my\",\"young\","
+    ck_assert_msg(strstr(text, "\"kind\":\"forced\",\"id\":0,\"source\":[\"my\",\"young\","
                                "\"teacher\",\"sees\",\"the\",\"horse\",\"</s>\"],\"target\":["
                                "\"lehro\",\"yelo\",\"mimi\",\"ferro\",\"ka\",\"vidat\",\"</s>\"]"),
                   "%.400s", text);

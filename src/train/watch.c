@@ -124,7 +124,7 @@ static int write_record(FILE *out, int64_t step, int epoch, int sentence, const 
             rs_alignment_free(&words);
         return rs_fail(err, "out of memory writing %s", RS_WATCH_FILE);
     }
-    int bad = rs_alignment_write_json(mem, a, sentence + 1);
+    int bad = rs_alignment_write_json(mem, a, sentence); /* id = sentence, from 0 */
     if (merge)
         rs_alignment_free(&words);
     if (fclose(mem) || bad || len < 2) {

@@ -5,7 +5,7 @@
  *
  * watch.jsonl has one JSON object per line and per watched sentence, kind
  * and evaluation:
- *   {"step":120,"epoch":2,"sentence":0,"kind":"greedy","id":1,
+ *   {"step":120,"epoch":2,"sentence":0,"kind":"greedy","id":0,
  *    "source":[…,"</s>"],"target":[…,"</s>"],"alignment":[[…],…]}
  * step 0 is the untrained model (recorded when a run starts from step 0);
  * kind "greedy" is the greedy translation's alignment, "forced" the forced
