@@ -547,6 +547,13 @@ START_TEST(pre_tokenized_bpe_data_trains_and_translates_joined)
     snprintf(args, sizeof args, "translate -m %s/m --quiet --remove-bpe %s", dir, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     ck_assert_str_eq(text, "the house is big &quot;\na small house\n\n");
+    /* From the translation: section of a configuration file too. */
+    char yaml[128];
+    snprintf(yaml, sizeof yaml, "%s/t.yaml", dir);
+    testfile_write(yaml, (const unsigned char *)"translation:\n  remove_bpe: true\n", 32);
+    snprintf(args, sizeof args, "translate -m %s/m --quiet --config %s %s", dir, yaml, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_str_eq(text, "the house is big &quot;\na small house\n\n");
     /* n-best lists too; a marker of one's own. */
     snprintf(args, sizeof args, "translate -m %s/m --quiet --remove-bpe=@@ --beam 2 --n-best 1 %s",
              dir, path);
