@@ -202,6 +202,44 @@ START_TEST(file_name_endings)
 }
 END_TEST
 
+START_TEST(numeric_options_from_a_table)
+{
+    int beam = 1;
+    float alpha = 0.0f;
+    const rs_cli_number numbers[] = {
+        {1001, "--beam", 1, 1000, .i = &beam},
+        {1002, "--length-penalty", -100, 100, .f = &alpha},
+        {0},
+    };
+    ck_assert_int_eq(rs_cli_number_option("t", numbers, 1001, "12"), 1);
+    ck_assert_int_eq(beam, 12);
+    ck_assert_int_eq(rs_cli_number_option("t", numbers, 1002, "0.6"), 1);
+    ck_assert(alpha == 0.6f);
+    ck_assert_int_eq(rs_cli_number_option("t", numbers, 'm', "x"), 0); /* not a number option */
+    FILE *saved = stderr;
+    stderr = fopen("/dev/null", "w");
+    const int bad_int = rs_cli_number_option("t", numbers, 1001, "1001");
+    const int bad_float = rs_cli_number_option("t", numbers, 1002, "inf");
+    fclose(stderr);
+    stderr = saved;
+    ck_assert_int_eq(bad_int, -1);
+    ck_assert_int_eq(bad_float, -1);
+    ck_assert_int_eq(beam, 12); /* a refused value is not stored */
+    ck_assert(alpha == 0.6f);
+
+    /* The commands whose numbers come from such tables name option and range. */
+    char out[4096];
+    ck_assert_int_eq(testprog_run_all("align -m x --threshold 0", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--threshold: '0' is not a number from 1e-09 to 1"), "%s", out);
+    ck_assert_int_eq(testprog_run_all("serve -m x --max-beam 257", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--max-beam: '257' is not an integer from 1 to 256"), "%s", out);
+    ck_assert_int_eq(testprog_run_all("bench --data x --steps 0", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--steps: '0' is not an integer from 1 to 100000"), "%s", out);
+    ck_assert_int_eq(testprog_run_all("bench --data x --configs L", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--configs: 'L' is not one of S, M, S,M or M,S"), "%s", out);
+}
+END_TEST
+
 START_TEST(model_argument_resolves)
 {
     char dir[128], models[256], path[512], got[512];
@@ -248,6 +286,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, corrupt_checkpoint_is_refused_and_kept);
     tcase_add_test(tc, file_name_endings);
     tcase_add_test(tc, model_argument_resolves);
+    tcase_add_test(tc, numeric_options_from_a_table);
     tcase_add_test(tc, one_option_convention);
     tcase_add_test(tc, config_option_errors_name_the_option);
     suite_add_tcase(s, tc);

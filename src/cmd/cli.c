@@ -346,6 +346,22 @@ int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char
     return -1;
 }
 
+int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg)
+{
+    for (const rs_cli_number *n = numbers; n->val; n++) {
+        if (n->val != c)
+            continue;
+        if (n->i)
+            return rs_cli_int(prog, n->name, arg, (int)n->min, (int)n->max, n->i) ? -1 : 1;
+        double v;
+        if (rs_cli_double(prog, n->name, arg, n->min, n->max, &v))
+            return -1;
+        *n->f = (float)v;
+        return 1;
+    }
+    return 0;
+}
+
 int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg)
 {
     if (m->count == RS_CLI_MAX_MODELS) {

@@ -210,6 +210,34 @@ int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_
  * empty marker is reported and returns -1. */
 int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker);
 
+/* A command's numeric options as one table, each with its range and the field
+ * its value goes to, so that parsing and checking them is one call:
+ *
+ *     const rs_cli_number numbers[] = {
+ *         {OPT_BEAM, "--beam", 1, 1000, .i = &topt->beam},
+ *         {OPT_LP, "--length-penalty", -100, 100, .f = &topt->length_penalty},
+ *         {0},
+ *     };
+ *     while ((c = rs_cli_next(&args)) != -1) {
+ *         int number = rs_cli_number_option(PROG, numbers, c, optarg);
+ *         if (number)
+ *             ...                      // 1: stored; -1: reported, exit 2
+ *         else switch (c) ...          // the other options
+ *
+ * Integers are checked by rs_cli_int, numbers by rs_cli_double (so the
+ * messages are theirs). */
+typedef struct {
+    int val;          /* the option's value in the getopt table; 0 ends the table */
+    const char *name; /* as messages name it: "--beam" */
+    double min, max;
+    int *i;   /* an integer's field, */
+    float *f; /* or a number's, stored as float */
+} rs_cli_number;
+
+/* 1 after storing arg into the field of option c, -1 after reporting a bad
+ * value, 0 when c is not in the table (ended by val 0). */
+int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg);
+
 
 /* Fails with "OUTPUT is the same file as CHECKPOINT" when writing `output`
  * would overwrite the checkpoint that `model_arg` resolves to (a file, or a

@@ -204,6 +204,49 @@ typedef struct {
     rs_translate_options topt;
 } align_request;
 
+/* --format NAME: the writer of that name; NULL after reporting a bad one. */
+static const rs_align_writer *format_writer(const char *name)
+{
+    const rs_align_writer *found = rs_align_writer_find(name);
+    if (!found) {
+        char names[256] = "";
+        for (const rs_align_writer *w = rs_align_writers; w->name; w++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     w == rs_align_writers ? "" : ", ", w->name);
+        rs_cli_usage_error(PROG, "--format: '%s' is not one of %s", name, names);
+    }
+    return found;
+}
+
+/* The checks between options, once all are read; -1 to go on, else the exit status. */
+static int check_request(int argc, char **argv, align_request *rq, const sink *sk)
+{
+    if (rq->replay && (rq->model_arg || optind < argc))
+        return rs_cli_usage_error(PROG, "--replay DIR writes the page of a training run: no "
+                                        "-m and no input file with it");
+    if (rq->replay)
+        return -1;
+    if (!rq->model_arg)
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
+    if (argc - optind > 1)
+        return rs_cli_usage_error(PROG, "more than one input file given");
+    if (rq->swap && !rq->pairs_mode)
+        return rs_cli_usage_error(PROG, "--swap needs --pairs");
+    if (rq->pairs_mode && rq->topt.beam > 1)
+        return rs_cli_usage_error(PROG, "--beam translates; --pairs aligns the given targets");
+    if (sk->style.threshold > 0.0f && !(sk->writer->options & RS_ALIGN_THRESHOLD))
+        return rs_cli_usage_error(PROG, "--threshold applies to --format pharaoh only");
+    if (sk->words && sk->bpe)
+        return rs_cli_usage_error(PROG, "--words (SentencePiece) and --remove-bpe (BPE) exclude "
+                                        "each other");
+    rq->input = optind < argc ? argv[optind] : "-";
+    rs_error same;
+    if (rs_check_output_not_input(sk->out_path, rq->input, &same) ||
+        rs_cli_check_output_not_model(sk->out_path, rq->model_arg, &same))
+        return rs_cli_usage_error(PROG, "%s", same.msg);
+    return -1;
+}
+
 /* Parses and checks the options into rq and sk; -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
 {
@@ -238,9 +281,15 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         {0},
     };
     rs_translate_options *topt = &rq->topt;
+    const rs_cli_number numbers[] = {
+        {OPT_THRESHOLD, "--threshold", 1e-9, 1.0, .f = &sk->style.threshold},
+        {OPT_THREADS, "--threads", 1, 1000000, .i = &rq->threads},
+        {0},
+    };
+    static const char *const whens[] = {"auto", "always", "never"};
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:f:o:", opts);
-    int c;
+    int c, k;
     while ((c = rs_cli_next(&args)) != -1) {
         const int search = rs_cli_search_option(PROG, c, optarg, topt);
         if (search) {
@@ -248,16 +297,16 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
                 return RS_EXIT_USAGE;
             continue;
         }
+        const int number = rs_cli_number_option(PROG, numbers, c, optarg);
+        if (number < 0)
+            return RS_EXIT_USAGE;
+        if (number > 0)
+            continue;
         switch (c) {
         case 'm': rq->model_arg = optarg; break;
         case 'f':
-            if (!(sk->writer = rs_align_writer_find(optarg))) {
-                char names[256] = "";
-                for (const rs_align_writer *w = rs_align_writers; w->name; w++)
-                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                             w == rs_align_writers ? "" : ", ", w->name);
-                return rs_cli_usage_error(PROG, "--format: '%s' is not one of %s", optarg, names);
-            }
+            if (!(sk->writer = format_writer(optarg)))
+                return RS_EXIT_USAGE;
             break;
         case 'o':
             if (rs_cli_once(PROG, "-o", &sk->out_path, optarg))
@@ -265,61 +314,24 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
             break;
         case OPT_PAIRS: rq->pairs_mode = 1; break;
         case OPT_SWAP: rq->swap = 1; break;
-        case OPT_THRESHOLD: {
-            double v;
-            if (rs_cli_double(PROG, "--threshold", optarg, 1e-9, 1.0, &v))
-                return RS_EXIT_USAGE;
-            sk->style.threshold = (float)v;
-            break;
-        }
         case OPT_NUMBERS: sk->style.flags |= RS_ALIGN_NUMBERS; break;
         case OPT_WORDS: sk->words = 1; break;
         case OPT_BPE:
             if (rs_cli_bpe_marker(PROG, optarg, &sk->bpe))
                 return RS_EXIT_USAGE;
             break;
-        case OPT_COLOR: {
-            static const char *const whens[] = {"auto", "always", "never"};
-            int k;
+        case OPT_COLOR:
             if (rs_cli_choice(PROG, "--color", optarg, whens, 3, &k))
                 return RS_EXIT_USAGE;
             rq->color = whens[k];
             break;
-        }
         case OPT_TITLE: rq->title = optarg; break;
-        case OPT_THREADS:
-            if (rs_cli_int(PROG, "--threads", optarg, 1, 1000000, &rq->threads))
-                return RS_EXIT_USAGE;
-            break;
         case OPT_REPLAY: rq->replay = optarg; break;
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
-    if (rq->replay && (rq->model_arg || optind < argc))
-        return rs_cli_usage_error(PROG, "--replay DIR writes the page of a training run: no "
-                                        "-m and no input file with it");
-    if (rq->replay)
-        return -1;
-    if (!rq->model_arg)
-        return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
-    if (argc - optind > 1)
-        return rs_cli_usage_error(PROG, "more than one input file given");
-    if (rq->swap && !rq->pairs_mode)
-        return rs_cli_usage_error(PROG, "--swap needs --pairs");
-    if (rq->pairs_mode && topt->beam > 1)
-        return rs_cli_usage_error(PROG, "--beam translates; --pairs aligns the given targets");
-    if (sk->style.threshold > 0.0f && !(sk->writer->options & RS_ALIGN_THRESHOLD))
-        return rs_cli_usage_error(PROG, "--threshold applies to --format pharaoh only");
-    if (sk->words && sk->bpe)
-        return rs_cli_usage_error(PROG, "--words (SentencePiece) and --remove-bpe (BPE) exclude "
-                                        "each other");
-    rq->input = optind < argc ? argv[optind] : "-";
-    rs_error same;
-    if (rs_check_output_not_input(sk->out_path, rq->input, &same) ||
-        rs_cli_check_output_not_model(sk->out_path, rq->model_arg, &same))
-        return rs_cli_usage_error(PROG, "%s", same.msg);
-    return -1;
+    return check_request(argc, argv, rq, sk);
 }
 
 /* Opens where `count` alignments go: standard output, a file, or (SVG) a

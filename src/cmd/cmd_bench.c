@@ -90,6 +90,7 @@ typedef struct {
 typedef struct {
     rs_model model;
     rs_dataset train, test;
+    double mean_lt; /* mean target positions of a training pair, </s> included */
 } bench_data;
 
 /* Decompresses path.gz into dir/name when only the .gz exists; returns the path to read. */
@@ -165,6 +166,10 @@ static int load_data(bench_data *d, const char *dir, rs_error *err)
         rs_dataset_build(&d->test, &test_tok, &d->model.src_vocab, &d->model.tgt_vocab, 0, NULL,
                          err))
         goto done;
+    long tgt_tokens = 0;
+    for (int i = 0; i < d->train.count; i++)
+        tgt_tokens += d->train.tgt_len[i] + 1;
+    d->mean_lt = (double)tgt_tokens / (d->train.count ? d->train.count : 1);
     status = 0;
 done:
     rs_tokenized_free(&tok);
@@ -250,31 +255,29 @@ typedef struct {
     double greedy[2], beam[2];   /* sentences/s at batch 1 and 64 */
 } measured;
 
-/* Training steps of config c on `threads` threads; with decode set, then the
- * translation speeds (one BLAS thread). */
-static int measure(const bench_data *d, const size_config *c, int threads, int steps, int sentences,
-                   const char *model_path, int decode, measured *out, rs_error *err)
+/* The training side of a measurement: `steps` timed steps (after 2 untimed)
+ * of config c on `threads` threads into out's rates, time by layer and the
+ * analytic memory bound. */
+static int time_training(const bench_data *d, const size_config *c, rs_model *model, int threads,
+                         int steps, measured *out, rs_error *err)
 {
-    rs_model model = {0};
     rs_train_state state = {0};
     rs_shards shards = {0};
     rs_batch batch = {0};
     rs_epoch_plan plan = {0};
     float *grads = NULL;
     int status = -1;
-    if (make_model(&model, d, c, err) || rs_train_state_alloc(&state, &model, err))
-        goto done;
     int max_S = 1, max_T = 1;
     rs_dataset_max_lengths(&d->train, &max_S, &max_T);
     rs_rng rng;
     rs_rng_seed(&rng, 7);
-    grads = rs_calloc(model.layout.total, sizeof(float), err);
-    if (!grads || rs_epoch_plan_make(&plan, &d->train, c->batch, 0, &rng, err) ||
-        rs_shards_init(&shards, &model, threads, c->batch, max_S, max_T, grads, err) ||
+    if (rs_train_state_alloc(&state, model, err) ||
+        !(grads = rs_calloc(model->layout.total, sizeof(float), err)) ||
+        rs_epoch_plan_make(&plan, &d->train, c->batch, 0, &rng, err) ||
+        rs_shards_init(&shards, model, threads, c->batch, max_S, max_T, grads, err) ||
         rs_batch_alloc(&batch, c->batch, max_S, max_T, err))
         goto done;
     openblas_set_num_threads(1);
-    const size_t total = model.layout.total;
     double flops = 0.0, seconds = 0.0, optimizer = 0.0;
     long tokens_done = 0;
     int biggest_S = 1, biggest_T = 1, biggest_B = 1;
@@ -288,16 +291,16 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
         for (int b = 0; b < B; b++) {
             tokens += batch.tgt_len[b];
             batch_flops +=
-                3.0 * pair_flops(c, model.cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
+                3.0 * pair_flops(c, model->cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
         }
         if (k == 0)
             rs_phase_timing(threads == 1); /* the warm-up steps do not count */
         double t0 = rs_clock_seconds();
-        double loss = rs_shards_step(&shards, &model, &batch, (rs_dropout_rates){0}, (uint64_t)k,
+        double loss = rs_shards_step(&shards, model, &batch, (rs_dropout_rates){0}, (uint64_t)k,
                                      0.0f, tokens, 0);
         double t1 = rs_clock_seconds();
         state.step++;
-        rs_shards_adam(&shards, model.params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
+        rs_shards_adam(&shards, model->params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
                        state.adam_v, 0.002f, 0.9f, 0.999f, 1e-8f, state.step);
         double t2 = rs_clock_seconds();
         if (!isfinite(loss)) {
@@ -330,67 +333,12 @@ static int measure(const bench_data *d, const size_config *c, int threads, int s
      * (gates) + 2·n (r⊙h) + 2·n (states) + 2n (annotation) + a (key); per
      * target position m + 3n + n + n + 2n (context) + S (α) + S·a (attention
      * tanh) + 2l + l (readout) + V (probabilities). */
-    {
-        const double m = c->m, n = c->n, a = c->a, l = c->l, V = model.cfg.tgt_vocab;
-        const double S = biggest_S, T = biggest_T, B = biggest_B;
-        double act = S * B * (m + 6 * n + 2 * n + 2 * n + 2 * n + a) +
-                     T * B * (m + 3 * n + n + n + 2 * n + S + S * a + 3 * l + V);
-        out->bound_mb = 4.0 * ((3.0 + shards.count) * (double)total + act) / (1024.0 * 1024.0);
-    }
-    if (decode) {
-        rs_model trained = {0};
-        const rs_model *use = &model;
-        if (model_path) {
-            if (rs_cli_load_model(model_path, &trained, NULL, err))
-                goto done;
-            use = &trained;
-        }
-        int count = sentences < d->test.count ? sentences : d->test.count;
-        int max_src = 1;
-        for (int i = 0; i < count; i++)
-            max_src = d->test.src_len[i] + 1 > max_src ? d->test.src_len[i] + 1 : max_src;
-        openblas_set_num_threads(1);
-        /* Through the translation pipeline, as `rnnsearch translate` decodes
-         * (its length order, its per-sentence limit 2·k + 10), from ids. */
-        rs_source *sources = rs_calloc((size_t)count, sizeof *sources, err);
-        rs_translated *found = rs_calloc((size_t)count, sizeof *found, err);
-        if (!sources || !found) {
-            free(sources);
-            free(found);
-            rs_model_free(&trained);
-            goto done;
-        }
-        for (int i = 0; i < count; i++)
-            sources[i] = (rs_source){d->test.src[i], d->test.src_len[i]};
-        static const int sizes[2] = {1, 64};
-        int failed = 0;
-        for (int run = 0; run < 4 && !failed; run++) {
-            const int beam = run / 2;
-            rs_translate_options opt;
-            rs_translate_options_default(&opt);
-            opt.beam = beam ? 5 : 1;
-            opt.n_best = 1;
-            opt.length_penalty = 1.0f;
-            opt.batch_size = sizes[run % 2];
-            rs_translator tr = {0};
-            failed = rs_translator_init(&tr, &use, 1, NULL, &opt, err);
-            double t0 = rs_clock_seconds();
-            if (!failed)
-                failed = rs_translate_sources(&tr, count, sources, found, err);
-            (beam ? out->beam : out->greedy)[run % 2] = count / (rs_clock_seconds() - t0);
-            for (int i = 0; !failed && i < count; i++)
-                rs_translated_free(&found[i]);
-            rs_translator_free(&tr);
-        }
-        free(sources);
-        free(found);
-        rs_model_free(&trained);
-        if (failed)
-            goto done;
-    }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    out->peak_mb = ru.ru_maxrss / 1024.0;
+    const double m = c->m, n = c->n, a = c->a, l = c->l, V = model->cfg.tgt_vocab;
+    const double S = biggest_S, T = biggest_T, Bb = biggest_B;
+    double act = S * Bb * (m + 6 * n + 2 * n + 2 * n + 2 * n + a) +
+                 T * Bb * (m + 3 * n + n + n + 2 * n + S + S * a + 3 * l + V);
+    out->bound_mb =
+        4.0 * ((3.0 + shards.count) * (double)model->layout.total + act) / (1024.0 * 1024.0);
     status = 0;
 done:
     rs_batch_free(&batch);
@@ -398,6 +346,66 @@ done:
     rs_epoch_plan_free(&plan);
     free(grads);
     rs_train_state_free(&state);
+    return status;
+}
+
+/* The translation side: the first `sentences` test sentences through the
+ * translation pipeline, as `rnnsearch translate` decodes them (its length
+ * order, its per-sentence limit 2·k + 10), from ids, on one BLAS thread:
+ * greedy and beam 5, at batch 1 and 64, into out's sentences/s. */
+static int time_translation(const rs_model *use, const bench_data *d, int sentences, measured *out,
+                            rs_error *err)
+{
+    const int count = sentences < d->test.count ? sentences : d->test.count;
+    openblas_set_num_threads(1);
+    rs_source *sources = rs_calloc((size_t)count, sizeof *sources, err);
+    rs_translated *found = rs_calloc((size_t)count, sizeof *found, err);
+    int failed = !sources || !found;
+    for (int i = 0; !failed && i < count; i++)
+        sources[i] = (rs_source){d->test.src[i], d->test.src_len[i]};
+    static const int sizes[2] = {1, 64};
+    for (int run = 0; run < 4 && !failed; run++) {
+        const int beam = run / 2;
+        rs_translate_options opt;
+        rs_translate_options_default(&opt);
+        opt.beam = beam ? 5 : 1;
+        opt.n_best = 1;
+        opt.length_penalty = 1.0f;
+        opt.batch_size = sizes[run % 2];
+        rs_translator tr = {0};
+        failed = rs_translator_init(&tr, &use, 1, NULL, &opt, err);
+        double t0 = rs_clock_seconds();
+        if (!failed)
+            failed = rs_translate_sources(&tr, count, sources, found, err);
+        (beam ? out->beam : out->greedy)[run % 2] = count / (rs_clock_seconds() - t0);
+        for (int i = 0; !failed && i < count; i++)
+            rs_translated_free(&found[i]);
+        rs_translator_free(&tr);
+    }
+    free(sources);
+    free(found);
+    return failed ? -1 : 0;
+}
+
+/* Training steps of config c on `threads` threads; with decode set, then the
+ * translation speeds, with the model at model_path or the one just trained. */
+static int measure(const bench_data *d, const size_config *c, int threads, int steps, int sentences,
+                   const char *model_path, int decode, measured *out, rs_error *err)
+{
+    rs_model model = {0}, trained = {0};
+    int status = -1;
+    if (make_model(&model, d, c, err) || time_training(d, c, &model, threads, steps, out, err))
+        goto done;
+    if (decode && model_path && rs_cli_load_model(model_path, &trained, NULL, err))
+        goto done;
+    if (decode && time_translation(model_path ? &trained : &model, d, sentences, out, err))
+        goto done;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    out->peak_mb = ru.ru_maxrss / 1024.0;
+    status = 0;
+done:
+    rs_model_free(&trained);
     release_model(&model);
     return status;
 }
@@ -501,7 +509,14 @@ static int parse_list(const char *arg, int *out, int cap, int max)
     return count;
 }
 
-int cmd_bench(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+    const char *data, *model_path;
+    int use_config[2], thread_list[8], nthreads, steps, sentences, tsv;
+} bench_request;
+
+/* Parses and checks the options into rq; -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, bench_request *rq)
 {
     enum { O_DATA = 1000, O_CONFIGS, O_THREADS, O_STEPS, O_SENT, O_MODEL, O_TSV };
     static const struct option opts[] = {
@@ -514,36 +529,37 @@ int cmd_bench(int argc, char **argv)
         {"tsv", no_argument, NULL, O_TSV},
         {0},
     };
-    const char *data = NULL, *model_path = NULL;
-    int use_config[2] = {1, 1}, thread_list[8] = {1, 2}, nthreads = 2, steps = 12, sentences = 128;
-    int tsv = 0, c;
+    *rq = (bench_request){
+        .use_config = {1, 1}, .thread_list = {1, 2}, .nthreads = 2, .steps = 12, .sentences = 128};
+    const rs_cli_number numbers[] = {
+        {O_STEPS, "--steps", 1, 100000, .i = &rq->steps},
+        {O_SENT, "--sentences", 1, 1000000, .i = &rq->sentences},
+        {0},
+    };
+    static const char *const configs[] = {"S", "M", "S,M", "M,S"};
+    int c, k;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "", opts);
     while ((c = rs_cli_next(&args)) != -1) {
+        const int number = rs_cli_number_option(PROG, numbers, c, optarg);
+        if (number < 0)
+            return RS_EXIT_USAGE;
+        if (number > 0)
+            continue;
         switch (c) {
-        case O_DATA: data = optarg; break;
-        case O_MODEL: model_path = optarg; break;
-        case O_TSV: tsv = 1; break;
+        case O_DATA: rq->data = optarg; break;
+        case O_MODEL: rq->model_path = optarg; break;
+        case O_TSV: rq->tsv = 1; break;
         case O_CONFIGS:
-            use_config[0] =
-                !strcmp(optarg, "S") || !strcmp(optarg, "S,M") || !strcmp(optarg, "M,S");
-            use_config[1] =
-                !strcmp(optarg, "M") || !strcmp(optarg, "S,M") || !strcmp(optarg, "M,S");
-            if (!use_config[0] && !use_config[1])
-                return rs_cli_usage_error(PROG, "--configs: '%s' is not S, M or S,M", optarg);
+            if (rs_cli_choice(PROG, "--configs", optarg, configs, 4, &k))
+                return RS_EXIT_USAGE;
+            rq->use_config[0] = k != 1;
+            rq->use_config[1] = k != 0;
             break;
         case O_THREADS:
-            nthreads = parse_list(optarg, thread_list, 8, 256);
-            if (nthreads < 1)
+            rq->nthreads = parse_list(optarg, rq->thread_list, 8, 256);
+            if (rq->nthreads < 1)
                 return rs_cli_usage_error(PROG, "--threads: '%s' is not a list like 1,2", optarg);
-            break;
-        case O_STEPS:
-            if (rs_cli_int(PROG, "--steps", optarg, 1, 100000, &steps))
-                return RS_EXIT_USAGE;
-            break;
-        case O_SENT:
-            if (rs_cli_int(PROG, "--sentences", optarg, 1, 1000000, &sentences))
-                return RS_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
@@ -551,89 +567,96 @@ int cmd_bench(int argc, char **argv)
     }
     if (optind < argc)
         return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (!data)
+    if (!rq->data)
         return rs_cli_usage_error(PROG, "no data given (--data DIR: Multi30k's train.de, train.en "
                                         "and test_2016_flickr.de)");
+    return -1;
+}
 
+/* The rows of one configuration: sgemm per thread count, then training (and,
+ * on the first one-thread run, translation) per thread count. */
+static int bench_config(const bench_data *d, const bench_request *rq, int ci, row *rows, int *nrows,
+                        int *decoded, rs_error *err)
+{
+    const size_config *cfg = &CONFIGS[ci];
+    const int V = d->model.cfg.tgt_vocab;
+    double sgemm[8];
+    for (int t = 0; t < rq->nthreads; t++) {
+        const int threads = rq->thread_list[t];
+        sgemm[t] = sgemm_rate(cfg, V, threads, d->mean_lt);
+        add_row(rows, nrows, "sgemm, the step's shapes", cfg->name, threads, sgemm[t], "GFLOP/s",
+                sgemm[t], -1, -1, -1);
+    }
+    const int n_steps = ci == 0 ? rq->steps : (rq->steps / 3 > 3 ? rq->steps / 3 : 3);
+    for (int t = 0; t < rq->nthreads; t++) {
+        const int threads = rq->thread_list[t];
+        measured m;
+        memset(&m, 0, sizeof m);
+        const int decode = !*decoded && threads == 1;
+        fprintf(stderr, "%s, %d thread(s): %d steps%s...\n", cfg->name, threads, n_steps,
+                decode ? ", then translation" : "");
+        if (measure_apart(d, cfg, threads, n_steps, rq->sentences, rq->model_path, decode, &m, err))
+            return -1;
+        add_row(rows, nrows, "train", cfg->name, threads, m.tokens_per_s, "tgt tok/s", m.gflops,
+                m.gflops / sgemm[t], m.peak_mb, m.bound_mb);
+        if (threads == 1) {
+            static const char *const names[] = {"  step: GRU recurrence", "  step: attention",
+                                                "  step: output layer", "  step: optimizer",
+                                                "  step: rest (embeddings, W x)"};
+            double step_s = 0.0;
+            for (int p = 0; p < RS_PHASES + 2; p++)
+                step_s += m.phase[p];
+            for (int p = 0; p < RS_PHASES + 2; p++)
+                add_row(rows, nrows, names[p], cfg->name, 1, 1e3 * m.phase[p], "ms/step", -1,
+                        step_s > 0 ? m.phase[p] / step_s : -1, -1, -1);
+        }
+        if (decode) {
+            *decoded = 1;
+            const char *which = rq->model_path ? "given" : cfg->name;
+            char work[48];
+            for (int beam = 0; beam < 2; beam++)
+                for (int s = 0; s < 2; s++) {
+                    snprintf(work, sizeof work, "%s, batch %d", beam ? "beam 5" : "greedy",
+                             s ? 64 : 1);
+                    add_row(rows, nrows, work, which, 1, (beam ? m.beam : m.greedy)[s], "sent/s",
+                            -1, -1, -1, -1);
+                }
+        }
+    }
+    return 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_request rq;
+    int status = parse_request(argc, argv, &rq);
+    if (status >= 0)
+        return status;
     rs_error err;
     bench_data d;
     memset(&d, 0, sizeof d);
     double t_start = rs_clock_seconds();
-    if (load_data(&d, data, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        rs_model_free(&d.model);
-        rs_dataset_free(&d.train);
-        rs_dataset_free(&d.test);
-        return RS_EXIT_FAIL;
-    }
-    long tgt_tokens = 0;
-    for (int i = 0; i < d.train.count; i++)
-        tgt_tokens += d.train.tgt_len[i] + 1;
-    const double mean_lt = (double)tgt_tokens / (d.train.count ? d.train.count : 1);
-    fprintf(stderr, "%s: %d training pairs, vocabularies %d / %d, %d test sentences\n", data,
-            d.train.count, d.model.cfg.src_vocab, d.model.cfg.tgt_vocab, d.test.count);
-
     row rows[MAX_ROWS];
-    int nrows = 0, status = RS_EXIT_OK;
-    int decoded = 0;
-    for (int ci = 0; ci < 2 && status == RS_EXIT_OK; ci++) {
-        if (!use_config[ci])
-            continue;
-        const size_config *cfg = &CONFIGS[ci];
-        const int V = d.model.cfg.tgt_vocab;
-        double sgemm[8];
-        for (int t = 0; t < nthreads; t++) {
-            sgemm[t] = sgemm_rate(cfg, V, thread_list[t], mean_lt);
-            add_row(rows, &nrows, "sgemm, the step's shapes", cfg->name, thread_list[t], sgemm[t],
-                    "GFLOP/s", sgemm[t], -1, -1, -1);
-        }
-        const int n_steps = ci == 0 ? steps : (steps / 3 > 3 ? steps / 3 : 3);
-        for (int t = 0; t < nthreads && status == RS_EXIT_OK; t++) {
-            measured m;
-            memset(&m, 0, sizeof m);
-            const int decode = !decoded && thread_list[t] == 1;
-            fprintf(stderr, "%s, %d thread(s): %d steps%s...\n", cfg->name, thread_list[t], n_steps,
-                    decode ? ", then translation" : "");
-            if (measure_apart(&d, cfg, thread_list[t], n_steps, sentences, model_path, decode, &m,
-                              &err)) {
-                fprintf(stderr, PROG ": %s\n", err.msg);
-                status = RS_EXIT_FAIL;
-                break;
-            }
-            add_row(rows, &nrows, "train", cfg->name, thread_list[t], m.tokens_per_s, "tgt tok/s",
-                    m.gflops, m.gflops / sgemm[t], m.peak_mb, m.bound_mb);
-            if (thread_list[t] == 1) {
-                static const char *const names[] = {"  step: GRU recurrence", "  step: attention",
-                                                    "  step: output layer", "  step: optimizer",
-                                                    "  step: rest (embeddings, W x)"};
-                double step_s = 0.0;
-                for (int p = 0; p < RS_PHASES + 2; p++)
-                    step_s += m.phase[p];
-                for (int p = 0; p < RS_PHASES + 2; p++)
-                    add_row(rows, &nrows, names[p], cfg->name, 1, 1e3 * m.phase[p], "ms/step", -1,
-                            step_s > 0 ? m.phase[p] / step_s : -1, -1, -1);
-            }
-            if (decode) {
-                decoded = 1;
-                const char *which = model_path ? "given" : cfg->name;
-                char work[48];
-                for (int s = 0; s < 2; s++) {
-                    snprintf(work, sizeof work, "greedy, batch %d", s ? 64 : 1);
-                    add_row(rows, &nrows, work, which, 1, m.greedy[s], "sent/s", -1, -1, -1, -1);
-                }
-                for (int s = 0; s < 2; s++) {
-                    snprintf(work, sizeof work, "beam 5, batch %d", s ? 64 : 1);
-                    add_row(rows, &nrows, work, which, 1, m.beam[s], "sent/s", -1, -1, -1, -1);
-                }
-            }
-        }
-    }
+    int nrows = 0, decoded = 0;
+    status = RS_EXIT_FAIL;
+    if (load_data(&d, rq.data, &err))
+        goto fail;
+    fprintf(stderr, "%s: %d training pairs, vocabularies %d / %d, %d test sentences\n", rq.data,
+            d.train.count, d.model.cfg.src_vocab, d.model.cfg.tgt_vocab, d.test.count);
+    for (int ci = 0; ci < 2; ci++)
+        if (rq.use_config[ci] && bench_config(&d, &rq, ci, rows, &nrows, &decoded, &err))
+            goto fail;
+    status = RS_EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, PROG ": %s\n", err.msg);
+done:
     if (nrows > 0) {
-        if (!tsv)
+        if (!rq.tsv)
             printf("rnnsearch bench on %s (%d pairs, target vocabulary %d); the \"of_sgemm\" "
                    "column of step rows is the share of the step\n",
-                   data, d.train.count, d.model.cfg.tgt_vocab);
-        print_rows(rows, nrows, tsv);
+                   rq.data, d.train.count, d.model.cfg.tgt_vocab);
+        print_rows(rows, nrows, rq.tsv);
     }
     fprintf(stderr, "bench took %.0f s\n", rs_clock_seconds() - t_start);
     rs_model_free(&d.model);

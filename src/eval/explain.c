@@ -219,18 +219,13 @@ void rs_explain_result_free(rs_explain_result *res)
     memset(res, 0, sizeof *res);
 }
 
-int rs_explain_compute(rs_explain_result *res, const rs_explain_input *in, rs_error *err)
+/* The result's buffers for nq queries of size dq, nk keys of size dk, values
+ * of size dv (and, for the score kinds that have one, qW or the additive
+ * projections and hidden layer). */
+static int result_alloc(rs_explain_result *res, int score, rs_error *err)
 {
-    memset(res, 0, sizeof *res);
-    if (rs_explain_check(in, err) < 0)
-        return -1;
-    const rs_matrix *K = &in->keys, *Q = &in->query;
-    const rs_matrix *V = given(&in->values) ? &in->values : &in->keys;
-    int nq = Q->rows, nk = K->rows, dq = Q->cols, dk = K->cols, dv = V->cols;
-    int a = in->score == RS_ATT_ADDITIVE ? in->Wq.rows : 0;
-    res->nq = nq, res->nk = nk, res->dq = dq, res->dk = dk, res->dv = dv, res->a = a;
-    size_t qk = (size_t)nq * (size_t)nk;
-
+    const int nq = res->nq, nk = res->nk, dq = res->dq, dk = res->dk, dv = res->dv, a = res->a;
+    const size_t qk = (size_t)nq * (size_t)nk;
     res->raw = rs_calloc(qk, sizeof *res->raw, err);
     res->scores = rs_calloc(qk, sizeof *res->scores, err);
     res->keep = rs_calloc(qk, sizeof *res->keep, err);
@@ -242,26 +237,27 @@ int rs_explain_compute(rs_explain_result *res, const rs_explain_input *in, rs_er
     res->output = rs_calloc((size_t)nq * (size_t)(dq + dv), sizeof *res->output, err);
     int ok = res->raw && res->scores && res->keep && res->max && res->exps && res->sums &&
              res->weights && res->context && res->output;
-    if (ok && in->score == RS_ATT_GENERAL)
+    if (ok && score == RS_ATT_GENERAL)
         ok = (res->qW = rs_calloc((size_t)nq * (size_t)dk, sizeof *res->qW, err)) != NULL;
-    if (ok && in->score == RS_ATT_ADDITIVE) {
+    if (ok && score == RS_ATT_ADDITIVE) {
         res->wq = rs_calloc((size_t)nq * (size_t)a, sizeof *res->wq, err);
         res->wk = rs_calloc((size_t)nk * (size_t)a, sizeof *res->wk, err);
         res->hidden = rs_calloc(qk * (size_t)a, sizeof *res->hidden, err);
         ok = res->wq && res->wk && res->hidden;
     }
-    if (!ok) {
+    if (!ok)
         rs_explain_result_free(res);
-        return -1;
-    }
+    return ok ? 0 : -1;
+}
 
-    int scaled = in->scale || in->score == RS_ATT_SCALED_DOT;
-    res->divisor = scaled ? sqrt((double)dk) : 1.0;
-
-    /* The query side of general and additive, then the key side of additive,
-     * each computed once and shared by every pair (as the model hoists U_a h_j). */
+/* What does not depend on the pair, computed once and shared by every pair
+ * (as the model hoists U_a h_j): qᵢᵀW (general), Wq qᵢ + b and Wk k_j
+ * (additive). */
+static void project(rs_explain_result *res, const rs_explain_input *in)
+{
+    const int nq = res->nq, nk = res->nk, dq = res->dq, dk = res->dk, a = res->a;
     for (int i = 0; i < nq; i++) {
-        const double *q = Q->v + (size_t)i * dq;
+        const double *q = in->query.v + (size_t)i * dq;
         if (res->qW)
             for (int c = 0; c < dk; c++) {
                 double s = 0.0;
@@ -282,58 +278,91 @@ int rs_explain_compute(rs_explain_result *res, const rs_explain_input *in, rs_er
             for (int t = 0; t < a; t++) {
                 double s = 0.0;
                 for (int r = 0; r < dk; r++)
-                    s += in->Wk.v[(size_t)t * dk + r] * K->v[(size_t)j * dk + r];
+                    s += in->Wk.v[(size_t)t * dk + r] * in->keys.v[(size_t)j * dk + r];
                 res->wk[(size_t)j * a + t] = s;
             }
+}
 
-    for (int i = 0; i < nq; i++) {
-        const double *q = Q->v + (size_t)i * dq;
-        const double *mask_row =
-            given(&in->mask) ? in->mask.v + (size_t)(in->mask.rows == 1 ? 0 : i) * nk : NULL;
-        double m = -INFINITY;
-        for (int j = 0; j < nk; j++) {
-            const double *k = K->v + (size_t)j * dk;
-            size_t ij = (size_t)i * nk + j;
-            double s = 0.0;
-            if (in->score == RS_ATT_DOT || in->score == RS_ATT_SCALED_DOT) {
-                for (int r = 0; r < dk; r++)
-                    s += q[r] * k[r];
-            } else if (in->score == RS_ATT_GENERAL) {
-                for (int r = 0; r < dk; r++)
-                    s += res->qW[(size_t)i * dk + r] * k[r];
-            } else {
-                double *h = res->hidden + ij * a;
-                for (int t = 0; t < a; t++) {
-                    h[t] = tanh(res->wq[(size_t)i * a + t] + res->wk[(size_t)j * a + t]);
-                    s += in->v.v[t] * h[t];
-                }
+/* Query i's scores: e_ij = score(qᵢ, k_j) (raw), divided by the divisor where
+ * the mask keeps key j, −∞ where it hides it; returns their maximum over kept
+ * keys. */
+static double score_row(rs_explain_result *res, const rs_explain_input *in, int i)
+{
+    const int nk = res->nk, dq = res->dq, dk = res->dk, a = res->a;
+    const double *q = in->query.v + (size_t)i * dq;
+    const double *mask_row =
+        given(&in->mask) ? in->mask.v + (size_t)(in->mask.rows == 1 ? 0 : i) * nk : NULL;
+    double m = -INFINITY;
+    for (int j = 0; j < nk; j++) {
+        const double *k = in->keys.v + (size_t)j * dk;
+        size_t ij = (size_t)i * nk + j;
+        double s = 0.0;
+        if (in->score == RS_ATT_DOT || in->score == RS_ATT_SCALED_DOT) {
+            for (int r = 0; r < dk; r++)
+                s += q[r] * k[r];
+        } else if (in->score == RS_ATT_GENERAL) {
+            for (int r = 0; r < dk; r++)
+                s += res->qW[(size_t)i * dk + r] * k[r];
+        } else {
+            double *h = res->hidden + ij * a;
+            for (int t = 0; t < a; t++) {
+                h[t] = tanh(res->wq[(size_t)i * a + t] + res->wk[(size_t)j * a + t]);
+                s += in->v.v[t] * h[t];
             }
-            res->raw[ij] = s;
-            res->keep[ij] = mask_row ? mask_row[j] == 1.0 : 1;
-            res->scores[ij] = res->keep[ij] ? s / res->divisor : -INFINITY;
-            if (res->keep[ij] && res->scores[ij] > m)
-                m = res->scores[ij];
         }
-        res->max[i] = m;
-        double sum = 0.0;
-        for (int j = 0; j < nk; j++) {
-            size_t ij = (size_t)i * nk + j;
-            /* masked keys are left out of the sum, not added as exp(-inf) */
-            res->exps[ij] = res->keep[ij] ? exp(res->scores[ij] - m) : 0.0;
-            sum += res->exps[ij];
-        }
-        res->sums[i] = sum;
-        for (int j = 0; j < nk; j++) {
-            size_t ij = (size_t)i * nk + j;
-            res->weights[ij] = res->keep[ij] ? res->exps[ij] / sum : 0.0;
-        }
-        double *c = res->context + (size_t)i * dv;
-        for (int j = 0; j < nk; j++)
-            for (int r = 0; r < dv; r++)
-                c[r] += res->weights[(size_t)i * nk + j] * V->v[(size_t)j * dv + r];
-        double *out = res->output + (size_t)i * (dq + dv);
-        memcpy(out, q, (size_t)dq * sizeof *out);
-        memcpy(out + dq, c, (size_t)dv * sizeof *out);
+        res->raw[ij] = s;
+        res->keep[ij] = mask_row ? mask_row[j] == 1.0 : 1;
+        res->scores[ij] = res->keep[ij] ? s / res->divisor : -INFINITY;
+        if (res->keep[ij] && res->scores[ij] > m)
+            m = res->scores[ij];
+    }
+    return m;
+}
+
+/* Query i's softmax, α_ij = exp(e_ij − m) / Σ_j' exp(e_ij' − m), then
+ * c_i = Σ_j α_ij v_j and the output [qᵢ ; cᵢ]. */
+static void softmax_and_context(rs_explain_result *res, const rs_explain_input *in,
+                                const rs_matrix *V, int i)
+{
+    const int nk = res->nk, dq = res->dq, dv = res->dv;
+    const double m = res->max[i];
+    double sum = 0.0;
+    for (int j = 0; j < nk; j++) {
+        size_t ij = (size_t)i * nk + j;
+        /* masked keys are left out of the sum, not added as exp(-inf) */
+        res->exps[ij] = res->keep[ij] ? exp(res->scores[ij] - m) : 0.0;
+        sum += res->exps[ij];
+    }
+    res->sums[i] = sum;
+    for (int j = 0; j < nk; j++) {
+        size_t ij = (size_t)i * nk + j;
+        res->weights[ij] = res->keep[ij] ? res->exps[ij] / sum : 0.0;
+    }
+    double *c = res->context + (size_t)i * dv;
+    for (int j = 0; j < nk; j++)
+        for (int r = 0; r < dv; r++)
+            c[r] += res->weights[(size_t)i * nk + j] * V->v[(size_t)j * dv + r];
+    double *out = res->output + (size_t)i * (dq + dv);
+    memcpy(out, in->query.v + (size_t)i * dq, (size_t)dq * sizeof *out);
+    memcpy(out + dq, c, (size_t)dv * sizeof *out);
+}
+
+int rs_explain_compute(rs_explain_result *res, const rs_explain_input *in, rs_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (rs_explain_check(in, err) < 0)
+        return -1;
+    const rs_matrix *V = given(&in->values) ? &in->values : &in->keys;
+    res->nq = in->query.rows, res->nk = in->keys.rows, res->dq = in->query.cols;
+    res->dk = in->keys.cols, res->dv = V->cols;
+    res->a = in->score == RS_ATT_ADDITIVE ? in->Wq.rows : 0;
+    if (result_alloc(res, in->score, err))
+        return -1;
+    res->divisor = in->scale || in->score == RS_ATT_SCALED_DOT ? sqrt((double)res->dk) : 1.0;
+    project(res, in);
+    for (int i = 0; i < res->nq; i++) {
+        res->max[i] = score_row(res, in, i);
+        softmax_and_context(res, in, V, i);
     }
     return 0;
 }
