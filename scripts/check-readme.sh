@@ -1,0 +1,28 @@
+#!/bin/sh
+# Runs the README's quick start as a newcomer would: in a fresh clone of this
+# checkout's HEAD (committed files only) in a temporary directory, the
+# commands of the ```sh blocks under "## Quick start", in order, as written.
+# Fails at the first command that fails (sh -e; -x shows which). About two
+# minutes on two cores, the build included.
+#   scripts/check-readme.sh [--keep]   (--keep: leave the clone, say where)
+set -eu
+cd "$(dirname "$0")/.."
+keep=0
+[ "${1:-}" = "--keep" ] && keep=1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnnsearch-readme.XXXXXX")
+[ "$keep" = 1 ] || trap 'rm -rf "$tmp"' EXIT
+git clone -q . "$tmp/clone"
+awk '/^## / { inside = ($0 == "## Quick start") }
+     inside && /^```sh$/ { code = 1; next }
+     inside && /^```$/ { code = 0 }
+     code' "$tmp/clone/README.md" > "$tmp/quickstart.sh"
+if ! grep -q '[^[:space:]]' "$tmp/quickstart.sh"; then
+    echo "check-readme: README.md has no sh commands under '## Quick start'" >&2
+    exit 1
+fi
+echo "check-readme: $(grep -c '[^[:space:]]' "$tmp/quickstart.sh") commands in $tmp/clone"
+start=$(date +%s)
+(cd "$tmp/clone" && sh -ex "$tmp/quickstart.sh")
+echo "check-readme: the quick start ran as written in $(($(date +%s) - start)) s"
+[ "$keep" = 1 ] && echo "check-readme: the clone is kept in $tmp/clone"
+exit 0
