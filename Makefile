@@ -52,7 +52,7 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-asan check-browser check-format format fuzz demo install clean deps \
+.PHONY: all check check-asan check-browser check-format check-readme format fuzz demo install clean deps \
   install-lib uninstall-lib check-lib check-python check-asan-lib
 
 all: rnnsearch $(SO)
@@ -230,6 +230,10 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB)
 
 demo: rnnsearch
 	sh scripts/demo.sh
+
+# The README's quick start, run as written in a fresh clone of HEAD.
+check-readme:
+	sh scripts/check-readme.sh
 
 # make install: the program, its manual pages (rnnsearch(1) and one per
 # command, made by help2man from --help), bash and zsh completions (drawn from
