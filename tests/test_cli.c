@@ -211,20 +211,34 @@ START_TEST(numeric_options_from_a_table)
         {1002, "--length-penalty", -100, 100, .f = &alpha},
         {0},
     };
-    ck_assert_int_eq(rs_cli_number_option("t", numbers, 1001, "12"), 1);
+    static const struct option opts[] = {
+        {"beam", required_argument, NULL, 1001},
+        {"length-penalty", required_argument, NULL, 1002},
+        {"quiet", no_argument, NULL, 1003},
+        {0},
+    };
+    /* Numbers are stored by rs_cli_next; the other options come back. */
+    char *good[] = {"t", "--beam", "12", "--quiet", "--length-penalty=0.6", NULL};
+    rs_cli_args args;
+    rs_cli_begin(&args, "t", 5, good, "", opts);
+    rs_cli_begin_numbers(&args, numbers);
+    ck_assert_int_eq(rs_cli_next(&args), 1003);
+    ck_assert_int_eq(rs_cli_next(&args), -1);
     ck_assert_int_eq(beam, 12);
-    ck_assert_int_eq(rs_cli_number_option("t", numbers, 1002, "0.6"), 1);
     ck_assert(alpha == 0.6f);
-    ck_assert_int_eq(rs_cli_number_option("t", numbers, 'm', "x"), 0); /* not a number option */
+
+    /* A value out of range or not finite is reported and not stored. */
+    char *bad[] = {"t", "--beam", "1001", "--length-penalty", "inf", NULL};
     FILE *saved = stderr;
     stderr = fopen("/dev/null", "w");
-    const int bad_int = rs_cli_number_option("t", numbers, 1001, "1001");
-    const int bad_float = rs_cli_number_option("t", numbers, 1002, "inf");
+    rs_cli_begin(&args, "t", 5, bad, "", opts);
+    rs_cli_begin_numbers(&args, numbers);
+    const int bad_int = rs_cli_next(&args), bad_float = rs_cli_next(&args);
     fclose(stderr);
     stderr = saved;
-    ck_assert_int_eq(bad_int, -1);
-    ck_assert_int_eq(bad_float, -1);
-    ck_assert_int_eq(beam, 12); /* a refused value is not stored */
+    ck_assert_int_eq(bad_int, RS_CLI_BAD);
+    ck_assert_int_eq(bad_float, RS_CLI_BAD);
+    ck_assert_int_eq(beam, 12);
     ck_assert(alpha == 0.6f);
 
     /* The commands whose numbers come from such tables name option and range. */

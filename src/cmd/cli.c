@@ -196,7 +196,30 @@ static const struct option *long_option_of(const rs_cli_args *args, int val)
     return NULL;
 }
 
-int rs_cli_next(rs_cli_args *args)
+void rs_cli_begin_numbers(rs_cli_args *args, const rs_cli_number *numbers)
+{
+    args->numbers = numbers;
+}
+
+/* 1 after storing arg into the field of option c, -1 after reporting a bad
+ * value, 0 when c is not in the table. */
+static int number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg)
+{
+    for (const rs_cli_number *n = numbers; n->val; n++) {
+        if (n->val != c)
+            continue;
+        if (n->i)
+            return rs_cli_int(prog, n->name, arg, (int)n->min, (int)n->max, n->i) ? -1 : 1;
+        double v;
+        if (rs_cli_double(prog, n->name, arg, n->min, n->max, &v))
+            return -1;
+        *n->f = (float)v;
+        return 1;
+    }
+    return 0;
+}
+
+static int next_option(rs_cli_args *args)
 {
     if (args->too_many) {
         fprintf(stderr, "%s: internal error: option table too large\n", args->prog);
@@ -243,6 +266,19 @@ int rs_cli_next(rs_cli_args *args)
         return RS_CLI_BAD;
     }
     return c;
+}
+
+int rs_cli_next(rs_cli_args *args)
+{
+    for (;;) {
+        const int c = next_option(args);
+        const int number =
+            args->numbers && c > 0 ? number_option(args->prog, args->numbers, c, optarg) : 0;
+        if (number == 0)
+            return c;
+        if (number < 0)
+            return RS_CLI_BAD;
+    }
 }
 
 int rs_cli_once(const char *prog, const char *opt, const char **slot, const char *value)
@@ -344,22 +380,6 @@ int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char
     }
     rs_cli_usage_error(prog, "%s: '%s' is not one of %s", opt, arg, list);
     return -1;
-}
-
-int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg)
-{
-    for (const rs_cli_number *n = numbers; n->val; n++) {
-        if (n->val != c)
-            continue;
-        if (n->i)
-            return rs_cli_int(prog, n->name, arg, (int)n->min, (int)n->max, n->i) ? -1 : 1;
-        double v;
-        if (rs_cli_double(prog, n->name, arg, n->min, n->max, &v))
-            return -1;
-        *n->f = (float)v;
-        return 1;
-    }
-    return 0;
 }
 
 int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg)

@@ -78,6 +78,27 @@ const char *rs_cli_config_name(int val, int first_val);
  * it; rs_cli_apply_config applies the file. */
 #define RS_CLI_CONFIG 9000
 
+/* A command's numeric options as one table, each with its range and the field
+ * its value goes to; given to rs_cli_begin_numbers, rs_cli_next parses and
+ * checks them itself (rs_cli_int, rs_cli_double: their messages) and returns
+ * only the other options:
+ *
+ *     const rs_cli_number numbers[] = {
+ *         {OPT_BEAM, "--beam", 1, 1000, .i = &topt->beam},
+ *         {OPT_LP, "--length-penalty", -100, 100, .f = &topt->length_penalty},
+ *         {0},
+ *     };
+ *     rs_cli_begin(&args, PROG, argc, argv, "m:", options);
+ *     rs_cli_begin_numbers(&args, numbers);
+ */
+typedef struct {
+    int val;          /* the option's value in the getopt table; 0 ends the table */
+    const char *name; /* as messages name it: "--beam" */
+    double min, max;
+    int *i;   /* an integer's field, */
+    float *f; /* or a number's, stored as float */
+} rs_cli_number;
+
 typedef struct {
     const char *prog;
     int argc;
@@ -88,10 +109,14 @@ typedef struct {
     int too_many;                                   /* internal: the table did not fit */
     const char *config_path;                        /* --config FILE */
     rs_settings config;                             /* its settings, until rs_cli_end */
+    const rs_cli_number *numbers;                   /* rs_cli_begin_numbers's, or NULL */
 } rs_cli_args;
 
 void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv, const char *shortopts,
                   const struct option *longopts);
+
+/* The numeric options rs_cli_next stores itself (numbers ends with val 0). */
+void rs_cli_begin_numbers(rs_cli_args *args, const rs_cli_number *numbers);
 
 /* The next option's value (optarg set as by getopt_long), 'h' for -h/--help,
  * RS_CLI_BAD after reporting a problem, or -1 when the options end. */
@@ -209,34 +234,6 @@ int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_
 /* --remove-bpe[=MARKER]: *marker is arg, or RS_BPE_MARKER without one; an
  * empty marker is reported and returns -1. */
 int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker);
-
-/* A command's numeric options as one table, each with its range and the field
- * its value goes to, so that parsing and checking them is one call:
- *
- *     const rs_cli_number numbers[] = {
- *         {OPT_BEAM, "--beam", 1, 1000, .i = &topt->beam},
- *         {OPT_LP, "--length-penalty", -100, 100, .f = &topt->length_penalty},
- *         {0},
- *     };
- *     while ((c = rs_cli_next(&args)) != -1) {
- *         int number = rs_cli_number_option(PROG, numbers, c, optarg);
- *         if (number)
- *             ...                      // 1: stored; -1: reported, exit 2
- *         else switch (c) ...          // the other options
- *
- * Integers are checked by rs_cli_int, numbers by rs_cli_double (so the
- * messages are theirs). */
-typedef struct {
-    int val;          /* the option's value in the getopt table; 0 ends the table */
-    const char *name; /* as messages name it: "--beam" */
-    double min, max;
-    int *i;   /* an integer's field, */
-    float *f; /* or a number's, stored as float */
-} rs_cli_number;
-
-/* 1 after storing arg into the field of option c, -1 after reporting a bad
- * value, 0 when c is not in the table (ended by val 0). */
-int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg);
 
 
 /* Fails with "OUTPUT is the same file as CHECKPOINT" when writing `output`

@@ -289,6 +289,7 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
     static const char *const whens[] = {"auto", "always", "never"};
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:f:o:", opts);
+    rs_cli_begin_numbers(&args, numbers);
     int c, k;
     while ((c = rs_cli_next(&args)) != -1) {
         const int search = rs_cli_search_option(PROG, c, optarg, topt);
@@ -297,11 +298,6 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
                 return RS_EXIT_USAGE;
             continue;
         }
-        const int number = rs_cli_number_option(PROG, numbers, c, optarg);
-        if (number < 0)
-            return RS_EXIT_USAGE;
-        if (number > 0)
-            continue;
         switch (c) {
         case 'm': rq->model_arg = optarg; break;
         case 'f':

@@ -540,12 +540,8 @@ static int parse_request(int argc, char **argv, bench_request *rq)
     int c, k;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "", opts);
+    rs_cli_begin_numbers(&args, numbers);
     while ((c = rs_cli_next(&args)) != -1) {
-        const int number = rs_cli_number_option(PROG, numbers, c, optarg);
-        if (number < 0)
-            return RS_EXIT_USAGE;
-        if (number > 0)
-            continue;
         switch (c) {
         case O_DATA: rq->data = optarg; break;
         case O_MODEL: rq->model_path = optarg; break;
