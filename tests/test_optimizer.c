@@ -45,7 +45,8 @@ static void check_adam(float lr, float beta1, float beta2, float eps)
     float params[COUNT], m[COUNT] = {0}, v[COUNT] = {0};
     memcpy(params, start, sizeof params);
     for (int t = 1; t <= STEPS; t++) {
-        rs_adam_update(params, grads[t - 1], 1.0f, m, v, COUNT, lr, beta1, beta2, eps, t);
+        rs_adam_update(params, grads[t - 1], 1.0f, m, v, COUNT,
+                       &(rs_adam_settings){lr, beta1, beta2, eps}, t);
         double expected[COUNT];
         adam_reference(expected, t, lr, beta1, beta2, eps);
         for (int i = 0; i < COUNT; i++) {
@@ -72,7 +73,8 @@ START_TEST(adam_first_step_is_lr_times_sign)
      * lr · g / (|g| + ε): lr against the gradient's sign, 0 where g = 0. */
     float params[COUNT], m[COUNT] = {0}, v[COUNT] = {0};
     memcpy(params, start, sizeof params);
-    rs_adam_update(params, grads[0], 1.0f, m, v, COUNT, 0.01f, 0.9f, 0.999f, 1e-8f, 1);
+    const rs_adam_settings adam = {0.01f, 0.9f, 0.999f, 1e-8f};
+    rs_adam_update(params, grads[0], 1.0f, m, v, COUNT, &adam, 1);
     const float expected[COUNT] = {0.99f, -0.49f, 0.25f, -0.01f};
     for (int i = 0; i < COUNT; i++)
         ck_assert_float_eq_tol(params[i], expected[i], 1e-6f);
@@ -126,8 +128,9 @@ START_TEST(adam_scales_the_gradients_it_is_given)
     for (int i = 0; i < 3; i++)
         scaled[i] = 0.2f * g[i];
     for (int t = 1; t <= 3; t++) {
-        rs_adam_update(p1, g, 0.2f, m1, v1, 3, 0.01f, 0.9f, 0.999f, 1e-8f, t);
-        rs_adam_update(p2, scaled, 1.0f, m2, v2, 3, 0.01f, 0.9f, 0.999f, 1e-8f, t);
+        const rs_adam_settings adam = {0.01f, 0.9f, 0.999f, 1e-8f};
+        rs_adam_update(p1, g, 0.2f, m1, v1, 3, &adam, t);
+        rs_adam_update(p2, scaled, 1.0f, m2, v2, 3, &adam, t);
     }
     for (int i = 0; i < 3; i++) {
         ck_assert_float_eq_tol(p1[i], p2[i], 1e-6f);

@@ -169,8 +169,9 @@ START_TEST(norm_and_adam_by_slices)
     ck_assert_msg(fabs(sh.grad_norm - norm) <= 1e-12 * norm, "norm %.17g vs %.17g", sh.grad_norm,
                   norm);
     memcpy(p, c.model.params, sizeof(float) * total);
-    rs_shards_adam(&sh, c.model.params, 0.5f, m, v, 0.01f, 0.9f, 0.999f, 1e-8f, 1);
-    rs_adam_update(p, grads, 0.5f, m2, v2, total, 0.01f, 0.9f, 0.999f, 1e-8f, 1);
+    const rs_adam_settings adam = {0.01f, 0.9f, 0.999f, 1e-8f};
+    rs_shards_adam(&sh, c.model.params, 0.5f, m, v, &adam, 1);
+    rs_adam_update(p, grads, 0.5f, m2, v2, total, &adam, 1);
     ck_assert(!memcmp(p, c.model.params, sizeof(float) * total));
     ck_assert(!memcmp(m, m2, sizeof(float) * total) && !memcmp(v, v2, sizeof(float) * total));
     ck_assert(sh.grad_norm > 0.0);

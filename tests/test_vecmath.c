@@ -181,7 +181,7 @@ START_TEST(adam_and_norm_match_plain_loops)
     memcpy(v2, v, sizeof v);
     const float scale = 0.37f, lr = 0.002f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
     const float c1 = 1.0f - 0.9f * 0.9f * 0.9f, c2 = 1.0f - 0.999f * 0.999f * 0.999f;
-    rs_vadam(p, g, scale, m, v, N, lr, b1, b2, eps, c1, c2);
+    rs_vadam(p, g, scale, m, v, N, &(rs_adam_coeffs){lr, b1, b2, eps, c1, c2});
     for (int i = 0; i < N; i++) {
         g2[i] *= scale;
         m2[i] = b1 * m2[i] + (1.0f - b1) * g2[i];
@@ -279,7 +279,8 @@ START_TEST(avx2_and_portable_paths_agree_bit_for_bit)
         memcpy(mm, v, sizeof pa);
         memset(vv, 0, sizeof pa);
         rs_vecmath_select(path ? 0 : 1);
-        rs_vadam(pp, x + 11, 0.5f, mm, vv, N - 11, 0.01f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.01f);
+        rs_vadam(pp, x + 11, 0.5f, mm, vv, N - 11,
+                 &(rs_adam_coeffs){0.01f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.01f});
         rs_vaxpy(pp, 0.3f, q, N);
     }
     ck_assert(!memcmp(pa, pb, sizeof pa) && !memcmp(ma, mb, sizeof ma) &&

@@ -238,10 +238,10 @@ static double sgemm_rate(const size_config *c, int V, int threads, double mean_l
         float *A = buf, *Bm = buf + (size_t)M * K, *C = Bm + (size_t)N * K;
         const double one = 2.0 * M * N * K;
         int reps = (int)(3e9 / one) + 1; /* about 3 GFLOP of work per shape */
-        rs_gemm(0, 1, M, N, K, 1.0f, A, K, Bm, K, 0.0f, C, N);
+        matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f); /* C = A Bmᵀ */
         double t0 = rs_clock_seconds();
         for (int r = 0; r < reps; r++)
-            rs_gemm(0, 1, M, N, K, 1.0f, A, K, Bm, K, 0.0f, C, N);
+            matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f);
         seconds += rs_clock_seconds() - t0;
         flops += one * reps;
     }
@@ -281,6 +281,7 @@ static int time_training(const bench_data *d, const size_config *c, rs_model *mo
     double flops = 0.0, seconds = 0.0, optimizer = 0.0;
     long tokens_done = 0;
     int biggest_S = 1, biggest_T = 1, biggest_B = 1;
+    const rs_adam_settings adam = {0.002f, 0.9f, 0.999f, 1e-8f};
     rs_phase_timing(threads == 1);
     for (int k = -2; k < steps && k + 2 < plan.batches; k++) {
         int B = plan.start[k + 3] - plan.start[k + 2];
@@ -301,7 +302,7 @@ static int time_training(const bench_data *d, const size_config *c, rs_model *mo
         double t1 = rs_clock_seconds();
         state.step++;
         rs_shards_adam(&shards, model->params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
-                       state.adam_v, 0.002f, 0.9f, 0.999f, 1e-8f, state.step);
+                       state.adam_v, &adam, state.step);
         double t2 = rs_clock_seconds();
         if (!isfinite(loss)) {
             rs_fail(err, "non-finite loss in step %d", k);

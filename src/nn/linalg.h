@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 /* C[M,N] = alpha * op(A) op(B) + beta * C, row-major; ta/tb: 1 = transpose.
+ * cblas_sgemm's own thirteen arguments: only the named products below call it.
  * op(A) is [M,K], op(B) is [K,N]; lda/ldb/ldc are the row strides as stored.
  * A single row (M = 1: one sentence decoding) goes to sgemv, which reads B
  * once instead of packing it. */

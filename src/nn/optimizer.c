@@ -16,10 +16,14 @@ float rs_clip_factor(double norm, float max_norm)
 }
 
 void rs_adam_update(float *params, const float *grads, float grad_scale, float *m, float *v,
-                    size_t count, float lr, float beta1, float beta2, float eps, int64_t step)
+                    size_t count, const rs_adam_settings *a, int64_t step)
 {
     /* θ -= lr · m̂ / (√v̂ + ε), m̂ = m / (1 − β1^t), v̂ = v / (1 − β2^t). */
-    const float c1 = (float)(1.0 - pow(beta1, (double)step));
-    const float c2 = (float)(1.0 - pow(beta2, (double)step));
-    rs_vadam(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2);
+    const rs_adam_coeffs k = {.lr = a->lr,
+                              .beta1 = a->beta1,
+                              .beta2 = a->beta2,
+                              .eps = a->eps,
+                              .c1 = (float)(1.0 - pow(a->beta1, (double)step)),
+                              .c2 = (float)(1.0 - pow(a->beta2, (double)step))};
+    rs_vadam(params, grads, grad_scale, m, v, count, &k);
 }

@@ -14,9 +14,14 @@ double rs_grad_norm(const float *grads, size_t count);
  * norm > max_norm > 0, else 1. */
 float rs_clip_factor(double norm, float max_norm);
 
+/* Adam's settings: step size, the moments' decay rates, ε. */
+typedef struct {
+    float lr, beta1, beta2, eps;
+} rs_adam_settings;
+
 /* One Adam update with the gradients grad_scale · grads (the clip factor;
  * grads is not changed), in one pass; step is the 1-based index of this update. */
 void rs_adam_update(float *params, const float *grads, float grad_scale, float *m, float *v,
-                    size_t count, float lr, float beta1, float beta2, float eps, int64_t step);
+                    size_t count, const rs_adam_settings *a, int64_t step);
 
 #endif

@@ -91,7 +91,7 @@ static void shard_adam(rs_shard *me)
     size_t lo, hi;
     slice_of(me, &lo, &hi);
     rs_adam_update(sh->params + lo, sh->grads + lo, sh->grad_scale, sh->adam_m + lo,
-                   sh->adam_v + lo, hi - lo, sh->lr, sh->beta1, sh->beta2, sh->eps, sh->adam_step);
+                   sh->adam_v + lo, hi - lo, &sh->adam, sh->adam_step);
 }
 
 static void run_phase(rs_shard *me)
@@ -221,16 +221,15 @@ double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batc
     return loss;
 }
 
-void rs_shards_adam(rs_shards *sh, float *params, float grad_scale, float *m, float *v, float lr,
-                    float beta1, float beta2, float eps, int64_t step)
+void rs_shards_adam(rs_shards *sh, float *params, float grad_scale, float *m, float *v,
+                    const rs_adam_settings *a, int64_t step)
 {
     if (sh->count == 1) {
-        rs_adam_update(params, sh->grads, grad_scale, m, v, sh->total, lr, beta1, beta2, eps, step);
+        rs_adam_update(params, sh->grads, grad_scale, m, v, sh->total, a, step);
         return;
     }
     sh->params = params, sh->adam_m = m, sh->adam_v = v;
-    sh->grad_scale = grad_scale, sh->lr = lr, sh->beta1 = beta1, sh->beta2 = beta2, sh->eps = eps;
-    sh->adam_step = step;
+    sh->grad_scale = grad_scale, sh->adam = *a, sh->adam_step = step;
     run_round(sh, 2);
 }
 

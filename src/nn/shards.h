@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "nn/network.h"
+#include "nn/optimizer.h"
 
 typedef struct rs_shards rs_shards;
 
@@ -53,7 +54,8 @@ struct rs_shards {
     double grad_norm; /* ‖grads‖₂ after the last step */
     /* the Adam update of the current round (phase 2) */
     float *params, *adam_m, *adam_v;
-    float grad_scale, lr, beta1, beta2, eps;
+    float grad_scale;
+    rs_adam_settings adam;
     int64_t adam_step;
     /* round hand-off */
     pthread_mutex_t lock;
@@ -82,8 +84,8 @@ double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batc
 
 /* rs_adam_update of every parameter with grads (grad_scale: the clip factor),
  * each shard's thread taking a slice: the same bits as one rs_adam_update. */
-void rs_shards_adam(rs_shards *sh, float *params, float grad_scale, float *m, float *v, float lr,
-                    float beta1, float beta2, float eps, int64_t step);
+void rs_shards_adam(rs_shards *sh, float *params, float grad_scale, float *m, float *v,
+                    const rs_adam_settings *a, int64_t step);
 
 void rs_shards_free(rs_shards *sh);
 

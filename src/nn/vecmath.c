@@ -189,9 +189,10 @@ static double vsumsq_portable(const float *x, size_t count)
 }
 
 static void vadam_portable(float *params, const float *grads, float grad_scale, float *m, float *v,
-                           size_t count, float lr, float beta1, float beta2, float eps, float c1,
-                           float c2)
+                           size_t count, const rs_adam_coeffs *k)
 {
+    const float lr = k->lr, beta1 = k->beta1, beta2 = k->beta2, eps = k->eps, c1 = k->c1,
+                c2 = k->c2;
     for (size_t i = 0; i < count; i++) {
         float g = grad_scale * grads[i];
         m[i] = beta1 * m[i] + (1.0f - beta1) * g;
@@ -427,13 +428,13 @@ AVX2 static double vsumsq_avx2(const float *x, size_t count)
 }
 
 AVX2 static void vadam_avx2(float *params, const float *grads, float grad_scale, float *m, float *v,
-                            size_t count, float lr, float beta1, float beta2, float eps, float c1,
-                            float c2)
+                            size_t count, const rs_adam_coeffs *k)
 {
-    const __m256 gs = _mm256_set1_ps(grad_scale), b1 = _mm256_set1_ps(beta1),
-                 b2 = _mm256_set1_ps(beta2), ob1 = _mm256_set1_ps(1.0f - beta1),
-                 ob2 = _mm256_set1_ps(1.0f - beta2), vc1 = _mm256_set1_ps(c1),
-                 vc2 = _mm256_set1_ps(c2), ve = _mm256_set1_ps(eps), vlr = _mm256_set1_ps(lr);
+    const __m256 gs = _mm256_set1_ps(grad_scale), b1 = _mm256_set1_ps(k->beta1),
+                 b2 = _mm256_set1_ps(k->beta2), ob1 = _mm256_set1_ps(1.0f - k->beta1),
+                 ob2 = _mm256_set1_ps(1.0f - k->beta2), vc1 = _mm256_set1_ps(k->c1),
+                 vc2 = _mm256_set1_ps(k->c2), ve = _mm256_set1_ps(k->eps),
+                 vlr = _mm256_set1_ps(k->lr);
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
         __m256 g = _mm256_mul_ps(gs, _mm256_loadu_ps(grads + i));
@@ -446,8 +447,7 @@ AVX2 static void vadam_avx2(float *params, const float *grads, float grad_scale,
         __m256 step = _mm256_div_ps(_mm256_mul_ps(vlr, _mm256_div_ps(mi, vc1)), den);
         _mm256_storeu_ps(params + i, _mm256_sub_ps(_mm256_loadu_ps(params + i), step));
     }
-    vadam_portable(params + i, grads + i, grad_scale, m + i, v + i, count - i, lr, beta1, beta2,
-                   eps, c1, c2);
+    vadam_portable(params + i, grads + i, grad_scale, m + i, v + i, count - i, k);
 }
 
 static int cpu_has_avx2(void)
@@ -540,11 +540,10 @@ double rs_vsumsq(const float *x, size_t count)
 }
 
 void rs_vadam(float *params, const float *grads, float grad_scale, float *m, float *v, size_t count,
-              float lr, float beta1, float beta2, float eps, float c1, float c2)
+              const rs_adam_coeffs *k)
 {
-    DISPATCH_VOID(
-        vadam_avx2(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2),
-        vadam_portable(params, grads, grad_scale, m, v, count, lr, beta1, beta2, eps, c1, c2));
+    DISPATCH_VOID(vadam_avx2(params, grads, grad_scale, m, v, count, k),
+                  vadam_portable(params, grads, grad_scale, m, v, count, k));
 }
 
 void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *t, const float *v,

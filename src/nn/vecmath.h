@@ -57,11 +57,16 @@ void rs_vaxpy(float *y, float alpha, const float *x, size_t count);
 /* Σ x[i]² accumulated in double (8 running sums, fixed order). */
 double rs_vsumsq(const float *x, size_t count);
 
+/* The coefficients of one Adam update: step size, decay rates, ε, and the
+ * bias corrections c1 = 1 − β1^t and c2 = 1 − β2^t of update t. */
+typedef struct {
+    float lr, beta1, beta2, eps, c1, c2;
+} rs_adam_coeffs;
+
 /* Adam (Kingma & Ba 2015) over count entries, with g = grad_scale · grads[i]:
- *   m = β1 m + (1−β1) g;  v = β2 v + (1−β2) g²;  θ −= lr (m / c1) / (√(v / c2) + ε)
- * c1 = 1 − β1^t and c2 = 1 − β2^t being the bias corrections. */
+ *   m = β1 m + (1−β1) g;  v = β2 v + (1−β2) g²;  θ −= lr (m / c1) / (√(v / c2) + ε) */
 void rs_vadam(float *params, const float *grads, float grad_scale, float *m, float *v, size_t count,
-              float lr, float beta1, float beta2, float eps, float c1, float c2);
+              const rs_adam_coeffs *k);
 
 /* Which path runs: 1 AVX2, 0 portable. rs_vecmath_select(-1) picks the best
  * the CPU has (the default); 0 or 1 forces one (1 only if the CPU has AVX2).

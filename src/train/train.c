@@ -406,8 +406,9 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
         const float clip = rs_clip_factor(gnorm, c->clip);
         state->step++;
         const float lr = learning_rate(c, state, state->step);
-        rs_shards_adam(&shards, model->params, clip, state->adam_m, state->adam_v, lr, c->beta1,
-                       c->beta2, c->adam_eps, state->step);
+        const rs_adam_settings adam = {lr, c->beta1, c->beta2, c->adam_eps};
+        rs_shards_adam(&shards, model->params, clip, state->adam_m, state->adam_v, &adam,
+                       state->step);
         const int shown_epoch = state->epoch + 1;
         state->batches_done = k + u.count;
         window_loss += loss;
