@@ -1,3 +1,17 @@
+/* The alignment model, forward and backward; attention.h has the forward
+ * equations and the shapes. Backward for one decoder step, from dc = ∂L/∂c_i:
+ *
+ *   c_i = Σ_j α_ij h_j                 dα_ij = dc · h_j,   dh_j += α_ij dc
+ *   α_i = softmax(ε_i)                 dε_ij = α_ij (dα_ij − Σ_k α_ik dα_ik)
+ *   additive: ε_ij = v_a · t_ij,  t_ij = tanh(W_a s_{i−1} + U_a h_j + b_a)
+ *                                      dpre_ij = dε_ij v_a ⊙ (1 − t_ij²),   dv_a += dε_ij t_ij
+ *                                      dkey_j += dpre_ij,   ds_{i−1} += W_aᵀ Σ_j dpre_ij
+ *   dot kinds: ε_ij = σ s_{i−1} · key_j (σ = 1, or 1/√n scaled)
+ *                                      ds_{i−1} += σ dε_ij key_j,   dkey_j += σ dε_ij s_{i−1}
+ *
+ * Padded positions have α = 0 and get no gradient. The keys' gradients are
+ * taken back to U_a (or K) and to the annotations once per batch
+ * (attention_keys_backward), as the keys were computed once. */
 #include <math.h>
 #include <string.h>
 

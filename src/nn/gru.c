@@ -1,3 +1,19 @@
+/* The GRU cell, forward and backward; gru.h has the forward equations and the
+ * shapes. One step backward, from dh = ∂L/∂h (every use of h already summed
+ * by the caller), pre_* being the gates' pre-activations:
+ *
+ *   ∂L/∂z = dh ⊙ (g − h_prev)              dpre_z = ∂L/∂z ⊙ z ⊙ (1 − z)
+ *   ∂L/∂g = dh ⊙ z                         dpre_g = ∂L/∂g ⊙ (1 − g²)
+ *   ∂L/∂(r ⊙ h_prev) = U_gᵀ dpre_g          dpre_r = ∂L/∂(r ⊙ h_prev) ⊙ h_prev ⊙ r ⊙ (1 − r)
+ *   dh_prev += dh ⊙ (1 − z) + ∂L/∂(r ⊙ h_prev) ⊙ r + U_zrᵀ [dpre_z ; dpre_r]
+ *
+ * and where mask = 0 (h = h_prev): dh_prev += dh, dpre = 0 (gru_step_backward).
+ * The recurrent weights' gradients do not recur, so they are summed over all
+ * steps in two products (gru_recurrent_backward):
+ *
+ *   dU_zr += Σ_t [dpre_z ; dpre_r] h_prevᵀ,   dU_g += Σ_t dpre_g (r ⊙ h_prev)ᵀ,   db += Σ_t dpre
+ *
+ * and dW += Σ_t dpre xᵀ is the caller's, beside its input projection. */
 #include <string.h>
 
 #include "nn/gru.h"

@@ -1,3 +1,15 @@
+/* Adam (Kingma & Ba 2015, algorithm 1) over the one parameter buffer, and
+ * clipping by the global norm. With g = grad_scale · ∂L/∂θ for update t:
+ *
+ *   m ← β1 m + (1 − β1) g              first moment
+ *   v ← β2 v + (1 − β2) g²             second moment
+ *   m̂ = m / (1 − β1^t),  v̂ = v / (1 − β2^t)   bias corrections
+ *   θ ← θ − lr · m̂ / (√v̂ + ε)
+ *
+ * Clipping scales every gradient by grad_scale = c / ‖g‖₂ when the norm ‖g‖₂
+ * over all parameters exceeds c (--clip), else by 1; the gradients themselves
+ * are not rewritten, the factor rides into the update. The loop is
+ * rs_vadam's (vecmath.c), one pass over parameters, gradients and moments. */
 #include <math.h>
 
 #include "nn/optimizer.h"

@@ -1,3 +1,15 @@
+/* The deep output and the loss, forward and backward; readout.h has the
+ * forward equations and the shapes. Backward over all R target positions at
+ * once, from the loss scale · Σ_i −Σ_v q_v log p_v (scale = 1 / target tokens):
+ *
+ *   dlogits = scale · (p − q),  q = (1 − ε) onehot(y) + ε/V   (softmax_xent_backward; ε smoothing)
+ *   dW_out += dlogitsᵀ t,  db_out += Σ dlogits,  dt = dlogits W_out   (dropout: masked as t was)
+ *   t[k] = max(t̃[2k], t̃[2k+1])        dt̃ goes to the larger of the pair, 0 to the other
+ *   t̃ = U_o s + V_o E y + C_o c + b_o   dU_o += dt̃ᵀ s,  dV_o += dt̃ᵀ E y,  dC_o += dt̃ᵀ c,  db_o += Σ dt̃
+ *                                      ds = dt̃ U_o,  d(E y) += dt̃ V_o,  dc += dt̃ C_o
+ *
+ * ds is written, the readout being the first of s's uses whose gradient the
+ * network sums; E y and c have other uses, so theirs accumulate. */
 #include <math.h>
 #include <string.h>
 
