@@ -1,3 +1,21 @@
+/* The whole network, forward and backward; network.h has the shapes and
+ * docs/model.md the equations. The forward is four calls,
+ *
+ *   rs_encode               h_j = [→h_j ; ←h_j], keys U_a h_j + b_a, s_0 = tanh(W_init ←h_1 + b_init)
+ *   decoder_cell_forward    for i = 1…T: c_i by attention over h, s_i = GRU(s_{i−1}, [E y_{i−1} ; c_i])
+ *   readout_forward         logits_i from s_i, E y_{i−1}, c_i
+ *   softmax_xent_forward    L = Σ_i −log p(y_i)
+ *
+ * and the backward the same calls in reverse, each block's backward beside
+ * its forward (here, or in gru.c, attention.c, readout.c):
+ *
+ *   softmax_xent_backward → readout_backward → decoder_cell_backward for
+ *   i = T…1 (ds_i = the readout's + the carry from step i+1) → the decoder's
+ *   weights over all steps at once → encode_backward (both directions, s_0,
+ *   the embeddings).
+ *
+ * Every gradient accumulates (+=) into the one gradient buffer, zeroed once
+ * per step by the caller. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
