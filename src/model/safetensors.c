@@ -500,122 +500,144 @@ int rs_safetensors_import(const char *path, rs_model *model, rs_error *err)
     return rc;
 }
 
-int rs_safetensors_parse(const char *path, const unsigned char *file, size_t size, rs_model *model,
-                         rs_error *err)
+/* The header of a safetensors file: its 8-byte length, then a JSON object
+ * with a __metadata__ object. Returns the parsed header (*header_len set) or
+ * NULL with err set. */
+static rs_json *parse_header(const char *path, const unsigned char *file, size_t size,
+                             uint64_t *header_len, rs_error *err)
 {
-    memset(model, 0, sizeof *model);
-    rs_model m;
-    memset(&m, 0, sizeof m);
-    rs_json *header = NULL;
-    rs_config cfg;
-    uint64_t header_len = 0;
-    int seen[RS_NUM_PARAMS] = {0};
-    byte_range ranges[RS_NUM_PARAMS];
-    int range_count = 0;
-
     if (size < 8) {
         rs_fail(err, "%s: truncated: %zu bytes, less than the 8-byte header length", path, size);
-        goto fail;
+        return NULL;
     }
-    header_len = rs_get_le64(file);
-    if (header_len > size - 8) {
+    *header_len = rs_get_le64(file);
+    if (*header_len > size - 8) {
         rs_fail(err, "%s: truncated or not safetensors: header length %llu, file %zu bytes", path,
-                (unsigned long long)header_len, size);
-        goto fail;
+                (unsigned long long)*header_len, size);
+        return NULL;
     }
-    if (header_len > MAX_HEADER) {
-        rs_fail(err, "%s: header of %llu bytes is too large", path, (unsigned long long)header_len);
-        goto fail;
+    if (*header_len > MAX_HEADER) {
+        rs_fail(err, "%s: header of %llu bytes is too large", path,
+                (unsigned long long)*header_len);
+        return NULL;
     }
     /* The format: the header begins with '{' and may end in spaces only. */
-    if (header_len == 0 || file[8] != '{') {
+    if (*header_len == 0 || file[8] != '{') {
         rs_fail(err, "%s: bad header: it does not begin with '{'", path);
-        goto fail;
+        return NULL;
     }
     rs_error inner;
-    header = rs_json_parse((const char *)file + 8, (size_t)header_len, &inner);
+    rs_json *header = rs_json_parse((const char *)file + 8, (size_t)*header_len, &inner);
     if (!header) {
         rs_fail(err, "%s: bad header: %s", path, inner.msg);
-        goto fail;
+        return NULL;
     }
-    if (header->type != RS_JSON_OBJECT) {
+    const rs_json *meta = NULL;
+    if (header->type != RS_JSON_OBJECT)
         rs_fail(err, "%s: the header is a JSON %s, not an object", path,
                 rs_json_type_name(header->type));
-        goto fail;
-    }
-    const rs_json *meta = rs_json_get(header, "__metadata__");
-    if (!meta || meta->type != RS_JSON_OBJECT) {
+    else if (!(meta = rs_json_get(header, "__metadata__")) || meta->type != RS_JSON_OBJECT)
         rs_fail(err, "%s: the header has no __metadata__ object (vocabularies and sizes)", path);
-        goto fail;
+    if (!meta || meta->type != RS_JSON_OBJECT) {
+        rs_json_free(header);
+        return NULL;
     }
+    return header;
+}
+
+/* The model the metadata describes: configuration, vocabularies (which give
+ * Vs and Vt), the parameter buffer, SentencePiece models; checked to make a
+ * codec. data_bytes, the size of the data section, must hold the tensors
+ * before their buffer is allocated: a small file cannot ask for gigabytes. */
+static int model_from_metadata(const rs_json *meta, size_t data_bytes, const char *path,
+                               rs_model *m, rs_error *err)
+{
+    rs_config cfg;
     if (import_config(meta, &cfg, path, err))
-        goto fail;
-    /* The vocabularies give Vs and Vt; fill them before allocating. */
+        return -1;
     rs_vocab src, tgt;
     memset(&src, 0, sizeof src);
     memset(&tgt, 0, sizeof tgt);
     if (import_vocab(meta, "src_vocab", &src, path, err))
-        goto fail;
+        return -1;
     if (import_vocab(meta, "tgt_vocab", &tgt, path, err)) {
         rs_vocab_free(&src);
-        goto fail;
+        return -1;
     }
     cfg.src_vocab = src.size;
     cfg.tgt_vocab = tgt.size;
-    /* The data must be there before a buffer is allocated for it: a small
-     * file cannot ask for gigabytes. */
     rs_layout layout;
-    size_t data_bytes = size - 8 - (size_t)header_len;
     int bad = rs_layout_init(&layout, &cfg, err);
     if (!bad && data_bytes / 4 < layout.total)
         bad = rs_fail(err,
                       "%s: the data section is %zu bytes; the tensors of the sizes in "
                       "__metadata__ need %zu",
                       path, data_bytes, 4 * layout.total);
-    if (bad || rs_model_alloc(&m, &cfg, err)) {
+    if (bad || rs_model_alloc(m, &cfg, err)) {
         rs_vocab_free(&src);
         rs_vocab_free(&tgt);
-        goto fail;
+        return -1;
     }
-    m.src_vocab = src;
-    m.tgt_vocab = tgt;
-
+    m->src_vocab = src;
+    m->tgt_vocab = tgt;
     const char *spm_keys[2] = {"spm_src", "spm_tgt"};
-    char **spm[2] = {&m.spm_src, &m.spm_tgt};
-    size_t *spm_len[2] = {&m.spm_src_len, &m.spm_tgt_len};
+    char **spm[2] = {&m->spm_src, &m->spm_tgt};
+    size_t *spm_len[2] = {&m->spm_src_len, &m->spm_tgt_len};
     for (int k = 0; k < 2; k++) {
         const char *s;
         if (meta_get(meta, spm_keys[k], &s, path, err))
-            goto fail;
+            return -1;
         if (s && decode_base64(s, spm[k], spm_len[k], spm_keys[k], path, err))
-            goto fail;
+            return -1;
     }
     /* Text settings that cannot make a codec (SentencePiece models missing or
      * unloadable when the tokenizer is spm) are refused here. */
     rs_codec codec;
-    if (rs_codec_for_model(&codec, &m, err))
-        goto fail;
+    if (rs_codec_for_model(&codec, m, err))
+        return -1;
     rs_codec_free(&codec);
+    return 0;
+}
 
-    const unsigned char *data = file + 8 + header_len;
-    size_t data_size = size - 8 - (size_t)header_len;
+/* Every tensor of the header into m's parameters: each name known and given
+ * once, none missing, and together tiling the data section exactly. */
+static int import_tensors(const rs_json *header, const unsigned char *data, size_t data_size,
+                          const char *path, rs_model *m, rs_error *err)
+{
+    int seen[RS_NUM_PARAMS] = {0};
+    byte_range ranges[RS_NUM_PARAMS];
+    int range_count = 0;
     for (size_t k = 0; k < header->count; k++) {
         const char *name = header->keys[k];
         if (!strcmp(name, "__metadata__"))
             continue;
-        if (import_tensor(name, &header->items[k], &m, data, data_size, &ranges[range_count], path,
+        if (import_tensor(name, &header->items[k], m, data, data_size, &ranges[range_count], path,
                           err))
-            goto fail;
+            return -1;
         /* import_tensor refused unknown names; the JSON reader, repeated keys. */
         seen[rs_param_index(name)] = 1;
         range_count++;
     }
     for (int i = 0; i < RS_NUM_PARAMS; i++)
-        if (m.layout.info[i].size && !seen[i]) {
-            rs_fail(err, "%s: tensor '%s' is missing", path, m.layout.info[i].name);
-            goto fail;
-        }
-    if (check_tiling(ranges, range_count, data_size, path, err))
+        if (m->layout.info[i].size && !seen[i])
+            return rs_fail(err, "%s: tensor '%s' is missing", path, m->layout.info[i].name);
+    return check_tiling(ranges, range_count, data_size, path, err);
+}
+
+int rs_safetensors_parse(const char *path, const unsigned char *file, size_t size, rs_model *model,
+                         rs_error *err)
+{
+    memset(model, 0, sizeof *model);
+    rs_model m;
+    memset(&m, 0, sizeof m);
+    uint64_t header_len = 0;
+    rs_json *header = parse_header(path, file, size, &header_len, err);
+    if (!header)
+        goto fail;
+    const unsigned char *data = file + 8 + header_len;
+    const size_t data_size = size - 8 - (size_t)header_len;
+    if (model_from_metadata(rs_json_get(header, "__metadata__"), data_size, path, &m, err) ||
+        import_tensors(header, data, data_size, path, &m, err))
         goto fail;
     rs_json_free(header);
     *model = m;
