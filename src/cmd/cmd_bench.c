@@ -1,13 +1,13 @@
 /* rnnsearch bench: the speed and memory of training and translation on real
- * data (Multi30k de→en, word tokens, lower-cased, min-freq 2, as
- * ../shared/bench/ab-train.sh prepares it), beside what the machine's sgemm
- * can do on the same shapes.
+ * data (Multi30k de→en, word tokens, lower-cased, min-freq 2, as the PyTorch
+ * twin's ab-train.sh prepares it; docs/performance.md), beside what the
+ * machine's sgemm can do on the same shapes.
  *
  * Configurations: S = m128 n256 a256 l128, batch 64; M = m256 n512 a512 l256,
  * batch 128. FLOPs are those of the GEMMs of model.md on each pair's true
  * lengths (no padding), forward ×3 for a training step (backward: two GEMMs per
  * forward GEMM); the attention's per-pair tanh and weighted sums are not in the
- * count (as in ../shared/bench/flops.py's "GEMM part"). Each measurement runs
+ * count (as in the twin's flops.py "GEMM part"). Each measurement runs
  * in a child process, so its peak RSS is its own. */
 #include <cblas.h>
 #include <errno.h>
