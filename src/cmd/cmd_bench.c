@@ -255,6 +255,22 @@ typedef struct {
     double greedy[2], beam[2];   /* sentences/s at batch 1 and 64 */
 } measured;
 
+/* The analytic memory bound of training, in MB: parameters, gradients (one
+ * buffer per shard), two Adam moments, and the activations the backward pass
+ * needs of a batch of B pairs, S source and T target positions: per source
+ * position and row m (embedding) + 2·3n (gates) + 2·n (r⊙h) + 2·n (states) +
+ * 2n (annotation) + a (key); per target position m + 3n + n + n + 2n
+ * (context) + S (α) + S·a (attention tanh) + 2l + l (readout) + V
+ * (probabilities). */
+static double bound_mb(const size_config *c, const rs_model *model, int shards, double S, double T,
+                       double B)
+{
+    const double m = c->m, n = c->n, a = c->a, l = c->l, V = model->cfg.tgt_vocab;
+    double act = S * B * (m + 6 * n + 2 * n + 2 * n + 2 * n + a) +
+                 T * B * (m + 3 * n + n + n + 2 * n + S + S * a + 3 * l + V);
+    return 4.0 * ((3.0 + shards) * (double)model->layout.total + act) / (1024.0 * 1024.0);
+}
+
 /* The training side of a measurement: `steps` timed steps (after 2 untimed)
  * of config c on `threads` threads into out's rates, time by layer and the
  * analytic memory bound. */
@@ -328,18 +344,7 @@ static int time_training(const bench_data *d, const size_config *c, rs_model *mo
     rs_phase_timing(0);
     out->phase[RS_PHASES] = optimizer / nsteps;
     out->phase[RS_PHASES + 1] = threads == 1 ? (seconds - optimizer - layers) / nsteps : NAN;
-    /* The analytic bound: parameters, gradients (one buffer per shard), two
-     * Adam moments, and the activations the backward pass needs of the
-     * largest batch timed: per source position and row m (embedding) + 2·3n
-     * (gates) + 2·n (r⊙h) + 2·n (states) + 2n (annotation) + a (key); per
-     * target position m + 3n + n + n + 2n (context) + S (α) + S·a (attention
-     * tanh) + 2l + l (readout) + V (probabilities). */
-    const double m = c->m, n = c->n, a = c->a, l = c->l, V = model->cfg.tgt_vocab;
-    const double S = biggest_S, T = biggest_T, Bb = biggest_B;
-    double act = S * Bb * (m + 6 * n + 2 * n + 2 * n + 2 * n + a) +
-                 T * Bb * (m + 3 * n + n + n + 2 * n + S + S * a + 3 * l + V);
-    out->bound_mb =
-        4.0 * ((3.0 + shards.count) * (double)model->layout.total + act) / (1024.0 * 1024.0);
+    out->bound_mb = bound_mb(c, model, shards.count, biggest_S, biggest_T, biggest_B);
     status = 0;
 done:
     rs_batch_free(&batch);
