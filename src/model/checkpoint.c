@@ -601,6 +601,64 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
     return rc;
 }
 
+/* The configuration section into cfg: text without NUL bytes, parsed as
+ * `key = value` lines, making a layout whose tensors the params section
+ * holds (checked before anything of their size is allocated: a small file
+ * cannot ask for gigabytes). */
+static int load_config(const char *path, const cursor *sec, rs_config *cfg, rs_error *err)
+{
+    rs_config_defaults(cfg);
+    const size_t text_len = remaining(&sec[S_CONFIG]);
+    if (memchr(sec[S_CONFIG].p, 0, text_len))
+        return rs_fail(err, "%s: the config section holds a NUL byte", path);
+    char *text = rs_calloc(text_len + 1, 1, err);
+    if (!text)
+        return -1;
+    memcpy(text, sec[S_CONFIG].p, text_len);
+    const int bad = rs_config_parse(cfg, text, err);
+    free(text);
+    if (bad) {
+        prefix_error(err, path, "config section");
+        return -1;
+    }
+    rs_layout layout;
+    if (rs_layout_init(&layout, cfg, err)) {
+        prefix_error(err, path, "stored configuration");
+        return -1;
+    }
+    if (remaining(&sec[S_PARAMS]) / 4 < layout.total)
+        return rs_fail(err, "%s: section params is %zu bytes, the configuration's tensors need %zu",
+                       path, remaining(&sec[S_PARAMS]), 4 * layout.total);
+    return 0;
+}
+
+/* The training state (Adam moments in the parameters' order, counters, data
+ * fingerprint) into ts, allocated for m; a weights-only checkpoint leaves it
+ * zeroed, from_checkpoint 0. */
+static int load_state(const char *path, const cursor *sec, const rs_model *m, const int *order,
+                      int count, rs_train_state *ts, rs_error *err)
+{
+    if (rs_train_state_alloc(ts, m, err))
+        return -1;
+    if (!sec[S_TRAIN].p)
+        return 0;
+    const size_t moments = 4 * m->layout.total;
+    if (remaining(&sec[S_ADAM_M]) != moments || remaining(&sec[S_ADAM_V]) != moments)
+        return rs_fail(err, "%s: Adam moments are %zu and %zu bytes, the parameters need %zu", path,
+                       remaining(&sec[S_ADAM_M]), remaining(&sec[S_ADAM_V]), moments);
+    if (remaining(&sec[S_TRAIN]) != TRAIN_BYTES)
+        return rs_fail(err, "%s: section train is %zu bytes, not %d", path,
+                       remaining(&sec[S_TRAIN]), TRAIN_BYTES);
+    scatter(ts->adam_m, sec[S_ADAM_M].p, &m->layout, order, count);
+    scatter(ts->adam_v, sec[S_ADAM_V].p, &m->layout, order, count);
+    r_train(ts, sec[S_TRAIN].p);
+    ts->from_checkpoint = 1;
+    /* Absent in checkpoints written before it existed: not known. */
+    if (sec[S_DATA].p)
+        r_data(&ts->data, sec[S_DATA].p);
+    return 0;
+}
+
 int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size, rs_model *model,
                         rs_train_state *state, rs_error *err)
 {
@@ -611,41 +669,12 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
     rs_train_state ts;
     rs_config cfg;
     cursor sec[S_COUNT];
-    char *text = NULL;
-    size_t text_len;
     int order[RS_NUM_PARAMS], count = 0;
     memset(&m, 0, sizeof m);
     memset(&ts, 0, sizeof ts);
-    if (load_sections(path, data, size, sec, err))
-        goto fail;
-
     /* Configuration first: it gives the layout everything else is checked against. */
-    rs_config_defaults(&cfg);
-    text_len = remaining(&sec[S_CONFIG]);
-    if (memchr(sec[S_CONFIG].p, 0, text_len)) {
-        rs_fail(err, "%s: the config section holds a NUL byte", path);
+    if (load_sections(path, data, size, sec, err) || load_config(path, sec, &cfg, err))
         goto fail;
-    }
-    text = rs_calloc(text_len + 1, 1, err);
-    if (!text)
-        goto fail;
-    memcpy(text, sec[S_CONFIG].p, text_len);
-    if (rs_config_parse(&cfg, text, err)) {
-        prefix_error(err, path, "config section");
-        goto fail;
-    }
-    /* The tensors must be in the file before their buffer is allocated: a
-     * small file cannot ask for gigabytes. */
-    rs_layout layout;
-    if (rs_layout_init(&layout, &cfg, err)) {
-        prefix_error(err, path, "stored configuration");
-        goto fail;
-    }
-    if (remaining(&sec[S_PARAMS]) / 4 < layout.total) {
-        rs_fail(err, "%s: section params is %zu bytes, the configuration's tensors need %zu", path,
-                remaining(&sec[S_PARAMS]), 4 * layout.total);
-        goto fail;
-    }
     if (rs_model_alloc(&m, &cfg, err)) {
         prefix_error(err, path, "stored configuration");
         goto fail;
@@ -663,43 +692,17 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
     if (rs_codec_for_model(&codec, &m, err))
         goto fail;
     rs_codec_free(&codec);
-
     if (load_params_index(path, &sec[S_PARAMS], &m.layout, order, &count, err))
         goto fail;
     scatter(m.params, sec[S_PARAMS].p, &m.layout, order, count);
-
-    if (state) {
-        if (rs_train_state_alloc(&ts, &m, err))
-            goto fail;
-        if (sec[S_TRAIN].p) {
-            size_t moments = 4 * m.layout.total;
-            if (remaining(&sec[S_ADAM_M]) != moments || remaining(&sec[S_ADAM_V]) != moments) {
-                rs_fail(err, "%s: Adam moments are %zu and %zu bytes, the parameters need %zu",
-                        path, remaining(&sec[S_ADAM_M]), remaining(&sec[S_ADAM_V]), moments);
-                goto fail;
-            }
-            if (remaining(&sec[S_TRAIN]) != TRAIN_BYTES) {
-                rs_fail(err, "%s: section train is %zu bytes, not %d", path,
-                        remaining(&sec[S_TRAIN]), TRAIN_BYTES);
-                goto fail;
-            }
-            scatter(ts.adam_m, sec[S_ADAM_M].p, &m.layout, order, count);
-            scatter(ts.adam_v, sec[S_ADAM_V].p, &m.layout, order, count);
-            r_train(&ts, sec[S_TRAIN].p);
-            ts.from_checkpoint = 1;
-            /* Absent in checkpoints written before it existed: not known. */
-            if (sec[S_DATA].p)
-                r_data(&ts.data, sec[S_DATA].p);
-        }
-    }
-    free(text);
+    if (state && load_state(path, sec, &m, order, count, &ts, err))
+        goto fail;
     *model = m;
     if (state)
         *state = ts;
     return 0;
 fail:
     rs_error_name_file(err, path);
-    free(text);
     rs_train_state_free(&ts);
     rs_model_free(&m);
     return -1;
