@@ -51,16 +51,13 @@ static void usage(FILE *out)
             "  scores (1, 2, 3), weights (0.0900, 0.2447, 0.6652), context (0.7553, 0.9100)\n");
 }
 
-int cmd_explain(int argc, char **argv)
+/* Parses and checks the options into in and *digits; -1 to go on, else the
+ * exit status. */
+static int parse_request(int argc, char **argv, rs_explain_input *in, int *digits)
 {
-    rs_explain_input in;
-    memset(&in, 0, sizeof in);
-    in.score = RS_ATT_DOT;
-    int digits = 4, status = RS_EXIT_USAGE;
-    rs_error err;
     /* Options 0..8 are the matrices, in this order. */
-    rs_matrix *const matrices[] = {&in.keys, &in.query, &in.values, &in.mask, &in.W,
-                                   &in.Wq,   &in.Wk,    &in.v,      &in.b};
+    rs_matrix *const matrices[] = {&in->keys, &in->query, &in->values, &in->mask, &in->W,
+                                   &in->Wq,   &in->Wk,    &in->v,      &in->b};
     enum { OPT_SCALE = 256, OPT_SCORE, OPT_DIGITS };
     static const struct option options[] = {
         {"keys", required_argument, NULL, 0},
@@ -77,72 +74,71 @@ int cmd_explain(int argc, char **argv)
         {"digits", required_argument, NULL, OPT_DIGITS},
         {NULL, 0, NULL, 0},
     };
+    const rs_cli_number numbers[] = {{OPT_DIGITS, "--digits", 0, 17, .i = digits}, {0}};
+    rs_error err;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "", options);
+    rs_cli_begin_numbers(&args, numbers);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         if (c >= 0 && c < (int)(sizeof matrices / sizeof *matrices)) {
             rs_matrix_free(matrices[c]);
-            if (rs_matrix_parse(matrices[c], optarg, &err) < 0) {
-                rs_cli_usage_error(PROG, "--%s: '%s': %s", options[c].name, optarg, err.msg);
-                goto done;
-            }
+            if (rs_matrix_parse(matrices[c], optarg, &err) < 0)
+                return rs_cli_usage_error(PROG, "--%s: '%s': %s", options[c].name, optarg, err.msg);
             continue;
         }
         switch (c) {
-        case 'h':
-            usage(stdout);
-            status = RS_EXIT_OK;
-            goto done;
-        case OPT_SCALE: in.scale = 1; break;
+        case 'h': usage(stdout); return RS_EXIT_OK;
+        case OPT_SCALE: in->scale = 1; break;
         case OPT_SCORE: {
             int kind = rs_attention_kind_parse(optarg);
-            if (kind < 0) {
-                rs_cli_usage_error(
+            if (kind < 0)
+                return rs_cli_usage_error(
                     PROG, "--score: '%s' is not one of dot, scaled-dot, general or additive",
                     optarg);
-                goto done;
-            }
-            in.score = (rs_attention_kind)kind;
+            in->score = (rs_attention_kind)kind;
             break;
         }
-        case OPT_DIGITS:
-            if (rs_cli_int(PROG, "--digits", optarg, 0, 17, &digits))
-                goto done;
-            break;
-        default: goto done;
+        default: return RS_EXIT_USAGE;
         }
     }
-    if (optind < argc) {
-        rs_cli_usage_error(PROG, "unexpected argument '%s' (everything is given by options)",
-                           argv[optind]);
-        goto done;
-    }
-    if (in.keys.rows == 0 || in.query.rows == 0) {
-        rs_cli_usage_error(PROG, "--keys and --query are required");
-        goto done;
-    }
-    if (rs_explain_check(&in, &err) < 0) {
-        rs_cli_usage_error(PROG, "%s", err.msg);
-        goto done;
-    }
+    if (optind < argc)
+        return rs_cli_usage_error(PROG, "unexpected argument '%s' (everything is given by options)",
+                                  argv[optind]);
+    if (in->keys.rows == 0 || in->query.rows == 0)
+        return rs_cli_usage_error(PROG, "--keys and --query are required");
+    if (rs_explain_check(in, &err) < 0)
+        return rs_cli_usage_error(PROG, "%s", err.msg);
+    return -1;
+}
 
+int cmd_explain(int argc, char **argv)
+{
+    rs_explain_input in;
+    memset(&in, 0, sizeof in);
+    in.score = RS_ATT_DOT;
+    int digits = 4;
+    int status = parse_request(argc, argv, &in, &digits);
+    if (status >= 0) {
+        rs_explain_input_free(&in);
+        return status;
+    }
+    rs_error err;
     rs_explain_result res;
     char *text = NULL;
-    status = 1;
+    status = RS_EXIT_FAIL;
     if (rs_explain_compute(&res, &in, &err) < 0 ||
         rs_explain_report(&in, &res, digits, &text, &err) < 0) {
         fprintf(stderr, PROG ": %s\n", err.msg);
     } else {
         fputs(text, stdout);
         if (fflush(stdout) == 0)
-            status = 0;
+            status = RS_EXIT_OK;
         else
             fprintf(stderr, PROG ": cannot write the explanation: %s\n", strerror(errno));
     }
     free(text);
     rs_explain_result_free(&res);
-done:
     rs_explain_input_free(&in);
     return status;
 }
