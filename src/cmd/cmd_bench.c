@@ -640,19 +640,15 @@ int cmd_bench(int argc, char **argv)
     double t_start = rs_clock_seconds();
     row rows[MAX_ROWS];
     int nrows = 0, decoded = 0;
-    status = RS_EXIT_FAIL;
-    if (load_data(&d, rq.data, &err))
-        goto fail;
-    fprintf(stderr, "%s: %d training pairs, vocabularies %d / %d, %d test sentences\n", rq.data,
-            d.train.count, d.model.cfg.src_vocab, d.model.cfg.tgt_vocab, d.test.count);
-    for (int ci = 0; ci < 2; ci++)
-        if (rq.use_config[ci] && bench_config(&d, &rq, ci, rows, &nrows, &decoded, &err))
-            goto fail;
-    status = RS_EXIT_OK;
-    goto done;
-fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
-done:
+    int failed = load_data(&d, rq.data, &err);
+    if (!failed)
+        fprintf(stderr, "%s: %d training pairs, vocabularies %d / %d, %d test sentences\n", rq.data,
+                d.train.count, d.model.cfg.src_vocab, d.model.cfg.tgt_vocab, d.test.count);
+    for (int ci = 0; ci < 2 && !failed; ci++)
+        failed = rq.use_config[ci] && bench_config(&d, &rq, ci, rows, &nrows, &decoded, &err);
+    if (failed)
+        fprintf(stderr, PROG ": %s\n", err.msg);
+    /* What was measured before a failure is printed too. */
     if (nrows > 0) {
         if (!rq.tsv)
             printf("rnnsearch bench on %s (%d pairs, target vocabulary %d); the \"of_sgemm\" "
@@ -664,5 +660,5 @@ done:
     rs_model_free(&d.model);
     rs_dataset_free(&d.train);
     rs_dataset_free(&d.test);
-    return status;
+    return failed ? RS_EXIT_FAIL : RS_EXIT_OK;
 }
