@@ -241,8 +241,19 @@ START_TEST(numeric_options_from_a_table)
     ck_assert_int_eq(beam, 12);
     ck_assert(alpha == 0.6f);
 
+    /* A --config file's numbers go through the same table, named with file:line. */
+    char out[4096], dir[128], yaml[256], cmd[512];
+    testdir_make(dir, "rs_numbers");
+    snprintf(yaml, sizeof yaml, "%s/serve.yaml", dir);
+    static const char body[] = "serve:\n  timeout: 5\n  max_beam: 300\n";
+    testfile_write(yaml, (const unsigned char *)body, sizeof body - 1);
+    snprintf(cmd, sizeof cmd, "serve -m x --config %s", yaml);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "serve.yaml:3: --max-beam: '300' is not an integer from 1 to 256"),
+                  "%s", out);
+    testdir_remove(dir);
+
     /* The commands whose numbers come from such tables name option and range. */
-    char out[4096];
     ck_assert_int_eq(testprog_run_all("align -m x --threshold 0", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "--threshold: '0' is not a number from 1e-09 to 1"), "%s", out);
     ck_assert_int_eq(testprog_run_all("serve -m x --max-beam 257", out, sizeof out), 2);

@@ -716,7 +716,9 @@ static int apply_value(rs_cli_args *args, const struct option *o, const rs_setti
                 status = apply(ctx, o->val, v); /* --alignment: true, or a value */
         }
     } else {
-        status = apply(ctx, o->val, v);
+        /* A numeric option of the command's table is stored as on the command line. */
+        const int number = args->numbers ? number_option(args->prog, args->numbers, o->val, v) : 0;
+        status = number == 0 ? apply(ctx, o->val, v) : number < 0 ? RS_EXIT_USAGE : -1;
     }
     usage_origin[0] = 0;
     return status;

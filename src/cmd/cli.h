@@ -81,7 +81,8 @@ const char *rs_cli_config_name(int val, int first_val);
 /* A command's numeric options as one table, each with its range and the field
  * its value goes to; given to rs_cli_begin_numbers, rs_cli_next parses and
  * checks them itself (rs_cli_int, rs_cli_double: their messages) and returns
- * only the other options:
+ * only the other options, and rs_cli_apply_config stores a --config file's
+ * values of them the same way (the messages then begin with file:line):
  *
  *     const rs_cli_number numbers[] = {
  *         {OPT_BEAM, "--beam", 1, 1000, .i = &topt->beam},

@@ -180,7 +180,8 @@ enum {
     OPT_RUN
 };
 
-/* One option, from the command line or the --config file (rs_cli_apply). */
+/* One option, from the command line or the --config file (rs_cli_apply);
+ * the numeric ones are parse_request's table. */
 static int apply_option(void *ctx, int val, const char *arg)
 {
     serve_request *rq = ctx;
@@ -192,24 +193,6 @@ static int apply_option(void *ctx, int val, const char *arg)
         rq->model_args[rq->n_models++] = arg;
         break;
     case OPT_HOST: opt->host = arg; break;
-    case OPT_PORT:
-        return rs_cli_int(PROG, "--port", arg, 0, 65535, &opt->port) ? RS_EXIT_USAGE : -1;
-    case OPT_THREADS:
-        return rs_cli_int(PROG, "--threads", arg, 1, 64, &opt->threads) ? RS_EXIT_USAGE : -1;
-    case OPT_QUEUE:
-        return rs_cli_int(PROG, "--queue", arg, 1, 100000, &opt->queue) ? RS_EXIT_USAGE : -1;
-    case OPT_CONNECTIONS:
-        return rs_cli_int(PROG, "--connections", arg, 1, 10000, &opt->connections) ? RS_EXIT_USAGE
-                                                                                   : -1;
-    case OPT_BODY:
-        return rs_cli_int(PROG, "--max-body", arg, 64, 1 << 30, &rq->max_body) ? RS_EXIT_USAGE : -1;
-    case OPT_CHARS:
-        return rs_cli_int(PROG, "--max-chars", arg, 1, 1000000, &opt->max_chars) ? RS_EXIT_USAGE
-                                                                                 : -1;
-    case OPT_BEAM:
-        return rs_cli_int(PROG, "--max-beam", arg, 1, 256, &opt->max_beam) ? RS_EXIT_USAGE : -1;
-    case OPT_TIMEOUT:
-        return rs_cli_int(PROG, "--timeout", arg, 1, 86400, &opt->timeout) ? RS_EXIT_USAGE : -1;
     case OPT_QUIET: opt->log = NULL; break;
     case OPT_ALLOW_HOST:
         if (opt->n_allow_hosts == MAX_HOSTS)
@@ -219,10 +202,44 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_TOKEN: opt->token = arg; break;
     case OPT_NO_TOKEN: rq->no_token = 1; break;
     case OPT_RUN: opt->run_dir = arg; break;
-    case OPT_ANSWER:
-        return rs_cli_int(PROG, "--max-answer", arg, 4096, 1 << 30, &rq->max_answer) ? RS_EXIT_USAGE
-                                                                                     : -1;
     default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* What the command line and the file give, completed and checked: the model
+ * from the file's training section, sizes, the token of an open address and
+ * the default run directory; -1 to go on, else the exit status. */
+static int check_request(int argc, char **argv, serve_request *rq)
+{
+    rs_serve_options *opt = &rq->opt;
+    const char *trained = rs_cli_config_model(&rq->args);
+    if (rq->n_models == 0 && trained)
+        rq->model_args[rq->n_models++] = trained;
+    opt->max_body = (size_t)rq->max_body;
+    opt->max_answer = (size_t)rq->max_answer;
+    opt->allow_hosts = rq->allow_hosts;
+    if (opt->token && rq->no_token)
+        return rs_cli_usage_error(PROG, "--token and --no-token contradict each other");
+    rq->any_address = !strcmp(opt->host, "0.0.0.0") || !strcmp(opt->host, "::");
+    if (rq->any_address && !opt->token && !rq->no_token) {
+        if (random_token(rq->token, sizeof rq->token)) {
+            fprintf(stderr, PROG ": cannot read /dev/urandom for a token\n");
+            return RS_EXIT_FAIL;
+        }
+        opt->token = rq->token;
+    }
+    if (rq->n_models == 0)
+        return rs_cli_usage_error(PROG, "no model given (-m MODEL, or out: or name: in the "
+                                        "training: section of --config FILE)");
+    if (optind < argc)
+        return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    struct stat st;
+    if (opt->run_dir && (stat(opt->run_dir, &st) || !S_ISDIR(st.st_mode)))
+        return rs_cli_usage_error(PROG, "--run %s: not a directory", opt->run_dir);
+    if (!opt->run_dir) {
+        default_run_dir(rq->model_args[0], rq->run_dir, sizeof rq->run_dir);
+        opt->run_dir = rq->run_dir[0] ? rq->run_dir : NULL;
     }
     return -1;
 }
@@ -256,7 +273,20 @@ static int parse_request(int argc, char **argv, serve_request *rq)
     *opt = defaults;
     opt->log = log_line;
     rq->max_body = (int)defaults.max_body, rq->max_answer = (int)defaults.max_answer;
+    const rs_cli_number numbers[] = {
+        {OPT_PORT, "--port", 0, 65535, .i = &opt->port},
+        {OPT_THREADS, "--threads", 1, 64, .i = &opt->threads},
+        {OPT_QUEUE, "--queue", 1, 100000, .i = &opt->queue},
+        {OPT_CONNECTIONS, "--connections", 1, 10000, .i = &opt->connections},
+        {OPT_BODY, "--max-body", 64, 1 << 30, .i = &rq->max_body},
+        {OPT_CHARS, "--max-chars", 1, 1000000, .i = &opt->max_chars},
+        {OPT_BEAM, "--max-beam", 1, 256, .i = &opt->max_beam},
+        {OPT_TIMEOUT, "--timeout", 1, 86400, .i = &opt->timeout},
+        {OPT_ANSWER, "--max-answer", 4096, 1 << 30, .i = &rq->max_answer},
+        {0},
+    };
     rs_cli_begin(&rq->args, PROG, argc, argv, "m:", opts);
+    rs_cli_begin_numbers(&rq->args, numbers);
     int c, status;
     while ((c = rs_cli_next(&rq->args)) != -1) {
         if (c == 'h') {
@@ -268,35 +298,7 @@ static int parse_request(int argc, char **argv, serve_request *rq)
     }
     if ((status = rs_cli_apply_config(&rq->args, "serve", apply_option, rq)) >= 0)
         return status;
-    const char *trained = rs_cli_config_model(&rq->args);
-    if (rq->n_models == 0 && trained)
-        rq->model_args[rq->n_models++] = trained;
-    opt->max_body = (size_t)rq->max_body;
-    opt->max_answer = (size_t)rq->max_answer;
-    opt->allow_hosts = rq->allow_hosts;
-    if (opt->token && rq->no_token)
-        return rs_cli_usage_error(PROG, "--token and --no-token contradict each other");
-    rq->any_address = !strcmp(opt->host, "0.0.0.0") || !strcmp(opt->host, "::");
-    if (rq->any_address && !opt->token && !rq->no_token) {
-        if (random_token(rq->token, sizeof rq->token)) {
-            fprintf(stderr, PROG ": cannot read /dev/urandom for a token\n");
-            return RS_EXIT_FAIL;
-        }
-        opt->token = rq->token;
-    }
-    if (rq->n_models == 0)
-        return rs_cli_usage_error(PROG, "no model given (-m MODEL, or out: or name: in the "
-                                        "training: section of --config FILE)");
-    if (optind < argc)
-        return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    struct stat st;
-    if (opt->run_dir && (stat(opt->run_dir, &st) || !S_ISDIR(st.st_mode)))
-        return rs_cli_usage_error(PROG, "--run %s: not a directory", opt->run_dir);
-    if (!opt->run_dir) {
-        default_run_dir(rq->model_args[0], rq->run_dir, sizeof rq->run_dir);
-        opt->run_dir = rq->run_dir[0] ? rq->run_dir : NULL;
-    }
-    return -1;
+    return check_request(argc, argv, rq);
 }
 
 /* The address to open (with the token), the models and the limits. */
