@@ -326,26 +326,15 @@ int rs_cli_ends_with(const char *s, const char *suffix)
 
 int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_options *topt)
 {
-    int bad;
-    switch (c) {
-    case RS_CLI_BEAM: bad = rs_cli_int(prog, "--beam", arg, 1, 1000, &topt->beam); break;
-    case RS_CLI_BATCH:
-        bad = rs_cli_int(prog, "--batch-size", arg, 1, 100000, &topt->batch_size);
-        break;
-    case RS_CLI_MAX_LEN: bad = rs_cli_int(prog, "--max-len", arg, 1, 100000, &topt->max_len); break;
-    case RS_CLI_MAX_SRC_LEN:
-        bad = rs_cli_int(prog, "--max-src-len", arg, 1, 100000, &topt->max_src_len);
-        break;
-    case RS_CLI_LENGTH_PENALTY: {
-        double alpha;
-        bad = rs_cli_double(prog, "--length-penalty", arg, -100.0, 100.0, &alpha);
-        if (!bad)
-            topt->length_penalty = (float)alpha;
-        break;
-    }
-    default: return 0;
-    }
-    return bad ? -1 : 1;
+    const rs_cli_number search[] = {
+        {RS_CLI_BEAM, "--beam", 1, 1000, .i = &topt->beam},
+        {RS_CLI_LENGTH_PENALTY, "--length-penalty", -100.0, 100.0, .f = &topt->length_penalty},
+        {RS_CLI_BATCH, "--batch-size", 1, 100000, .i = &topt->batch_size},
+        {RS_CLI_MAX_LEN, "--max-len", 1, 100000, .i = &topt->max_len},
+        {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, 100000, .i = &topt->max_src_len},
+        {0},
+    };
+    return number_option(prog, search, c, arg);
 }
 
 int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker)

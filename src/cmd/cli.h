@@ -228,7 +228,8 @@ enum {
         "max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN                                 \
     }
 
-/* Takes getopt's code c with its argument into topt: 1 when c is one of the
+/* Takes getopt's code c with its argument into topt, through one numeric
+ * option table (rs_cli_number): 1 when c is one of the
  * search options, 0 when it is not, -1 for a bad value (reported). */
 int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_options *topt);
 
