@@ -132,7 +132,7 @@ if command -v bash >/dev/null 2>&1; then
               _rnnsearch; [ "${COMPREPLY[*]}" = "$want" ] || echo "completing [$*] gave [${COMPREPLY[*]}], not [$want]"; }
         t "train translate" rnnsearch tr
         t "--epochs" rnnsearch train --epo
-        t "word char spm" rnnsearch train --tokenizer ""
+        t "word char spm space" rnnsearch train --tokenizer ""
         t "tiny" rnnsearch translate -m ti
         t "tiny" rnnsearch plot ti
         t "models" rnnsearch help mod
@@ -150,7 +150,7 @@ if command -v zsh >/dev/null 2>&1; then
     zc() { TERM=dumb HOME=$tmp zsh -f "$root/tests/zsh-complete.zsh" "$prefix/share/zsh/site-functions" "$@" >"$tmp/zsh.txt" 2>&1 ||
         fail "$(cat "$tmp/zsh.txt")"; }
     zc 'tr' train translate
-    zc 'train --tokenizer ' word char spm
+    zc 'train --tokenizer ' word char spm space
     zc 'translate -m ti' tiny
     zc 'plot ti' tiny
 else
