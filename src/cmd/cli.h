@@ -85,8 +85,8 @@ const char *rs_cli_config_name(int val, int first_val);
  * values of them the same way (the messages then begin with file:line):
  *
  *     const rs_cli_number numbers[] = {
- *         {OPT_BEAM, "--beam", 1, 1000, .i = &topt->beam},
- *         {OPT_LP, "--length-penalty", -100, 100, .f = &topt->length_penalty},
+ *         {OPT_PORT, "--port", 0, 65535, .i = &opt->port},
+ *         {OPT_THRESHOLD, "--threshold", 1e-9, 1, .f = &style->threshold},
  *         {0},
  *     };
  *     rs_cli_begin(&args, PROG, argc, argv, "m:", options);
@@ -94,7 +94,7 @@ const char *rs_cli_config_name(int val, int first_val);
  */
 typedef struct {
     int val;          /* the option's value in the getopt table; 0 ends the table */
-    const char *name; /* as messages name it: "--beam" */
+    const char *name; /* as messages name it: "--port" */
     double min, max;
     int *i;   /* an integer's field, */
     float *f; /* or a number's, stored as float */
@@ -228,9 +228,9 @@ enum {
         "max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN                                 \
     }
 
-/* Takes getopt's code c with its argument into topt, through one numeric
- * option table (rs_cli_number): 1 when c is one of the
- * search options, 0 when it is not, -1 for a bad value (reported). */
+/* Takes getopt's code c with its argument into topt (the search options are
+ * one rs_cli_number table): 1 when c is one of them, 0 when it is not, -1 for
+ * a bad value (reported). */
 int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_options *topt);
 
 /* --remove-bpe[=MARKER]: *marker is arg, or RS_BPE_MARKER without one; an
