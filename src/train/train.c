@@ -281,6 +281,159 @@ static float learning_rate(const rs_config *c, const rs_train_state *state, int6
     return lr;
 }
 
+/* Before the first step: the resumed position fits this data (an epoch has
+ * the same number of batches every time, the cuts following the lengths; a
+ * position past them belongs to other data, refused before any file is
+ * touched), the data's fingerprint, the run directory (rank 0), and every
+ * rank agreeing on data and model. */
+static int prepare_run(const rs_model *model, rs_train_state *state, const rs_dataset *train,
+                       const rs_dataset *dev, const rs_train_options *options,
+                       const char *last_path, int *batches_per_epoch, rs_error *err)
+{
+    const rs_config *c = &model->cfg;
+    rs_epoch_plan plan = {0};
+    rs_rng count_rng = state->rng;
+    if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err))
+        return -1;
+    *batches_per_epoch = plan.batches;
+    rs_epoch_plan_free(&plan);
+    if (state->batches_done >= *batches_per_epoch)
+        return rs_fail(err,
+                       "%s: the training state is after batch %lld of its epoch, but this "
+                       "data makes %d batches an epoch: it was trained on other data "
+                       "(--new-data continues on this data from an epoch's beginning)",
+                       last_path, (long long)state->batches_done, *batches_per_epoch);
+    rs_data_fingerprint_of(&state->data, train, dev, c->dev_bleu ? options->dev_refs : NULL);
+    if (rs_dist_check(rs_dist_rank() == 0 &&
+                          (rs_make_parent_dirs(last_path, err) ||
+                           rs_rundir_remove_temporaries(options->dir, err) ||
+                           rs_rundir_truncate_log(options->dir, state->step, err) ||
+                           rs_watch_start(options->watch, model, options->dir, state->step, err)),
+                      err) ||
+        rs_dist_agree(fingerprint(model, state), "the training data or the model", err))
+        return -1;
+    return 0;
+}
+
+/* The run's clock and the sums its progress lines and evaluations report. */
+typedef struct {
+    double start, limit_s, last_report;
+    int64_t first_step, total_steps;
+    double window_loss, epoch_loss, finished_epoch_loss; /* summed over tokens */
+    long window_tokens, epoch_tokens, tokens_since_start;
+} run_clock;
+
+/* Whether the run stops before its next step, and why: epochs or steps done,
+ * the time limit, a signal (each rank's own clock and signals, agreed on, so
+ * that all stop at one step). */
+static int should_stop(const rs_config *c, const rs_train_state *state,
+                       const rs_train_options *options, const run_clock *rc, rs_stop_reason *reason)
+{
+    if (state->epoch >= c->epochs) {
+        *reason = RS_STOP_EPOCHS;
+        return 1;
+    }
+    if (c->max_steps > 0 && state->step >= c->max_steps) {
+        *reason = RS_STOP_MAX_STEPS;
+        return 1;
+    }
+    const int stop = rs_dist_or((rc->limit_s > 0 && rs_clock_seconds() - rc->start >= rc->limit_s) |
+                                (options->stop && *options->stop ? 2 : 0));
+    if (stop & 1) {
+        *reason = RS_STOP_TIME;
+        return 1;
+    }
+    if (stop & 2) {
+        *reason = RS_STOP_SIGNAL;
+        return 1;
+    }
+    return 0;
+}
+
+/* A loss or gradient norm that is not finite: the failure, naming the last
+ * good checkpoint and what to try (the same sums on every rank: all stop
+ * here, as one failure). */
+static int not_finite(const trainer *tr, const char *last_path, double loss, double gnorm,
+                      rs_error *err)
+{
+    const rs_config *c = &tr->model->cfg;
+    char saved[4300] = "no checkpoint was saved yet";
+    if (tr->saved_step > 0)
+        snprintf(saved, sizeof saved, "%s (step %lld) is the last good checkpoint", last_path,
+                 (long long)tr->saved_step);
+    return rs_dist_check(rs_fail(err,
+                                 "step %lld: the loss or the gradient norm is not finite (loss "
+                                 "%g, gradient norm %g); stopped, %s; try a smaller --lr (now "
+                                 "%g) or --clip (now %g)",
+                                 (long long)tr->state->step + 1, loss, gnorm, saved, (double)c->lr,
+                                 (double)c->clip),
+                         err);
+}
+
+/* A progress line at time t: the mean loss since the last one, tokens/s since
+ * the start, and the time left (bounded by --max-minutes). */
+static void report_progress(trainer *tr, run_clock *rc, rs_train_event *ev, int shown_epoch,
+                            double gnorm, float lr, double t)
+{
+    const rs_train_state *state = tr->state;
+    const double elapsed = t - rc->start;
+    *ev = (rs_train_event){.kind = RS_EV_PROGRESS,
+                           .step = state->step,
+                           .total_steps = rc->total_steps,
+                           .epoch = shown_epoch,
+                           .loss = rc->window_loss / (double)rc->window_tokens,
+                           .gnorm = gnorm,
+                           .lr = lr,
+                           .elapsed_s = elapsed};
+    ev->ppl = exp(ev->loss);
+    ev->tokens_per_s = rc->tokens_since_start / elapsed;
+    double rate = (double)(state->step - rc->first_step) / elapsed;
+    ev->eta_s = rate > 0 ? (double)(rc->total_steps - state->step) / rate : 0.0;
+    if (rc->limit_s > 0 && ev->eta_s > rc->limit_s - elapsed)
+        ev->eta_s = rc->limit_s > elapsed ? rc->limit_s - elapsed : 0.0;
+    tr->report(tr->ctx, ev);
+    rc->window_loss = 0.0;
+    rc->window_tokens = 0;
+    rc->last_report = t;
+}
+
+/* After the loop, when it ended well: the end of the run (not an
+ * interruption) is evaluated once, unless the step was evaluated already; an
+ * interruption only saves. Then the event that says why the run stopped. */
+static int finish_run(trainer *tr, const rs_dataset *dev, rs_train_event *ev, const run_clock *rc,
+                      rs_stop_reason reason, const char *last_path, rs_error *err)
+{
+    const rs_train_state *state = tr->state;
+    int status = 0;
+    if (state->step > rc->first_step) {
+        ev->step = state->step;
+        ev->epoch = rs_train_epoch_of_step(state);
+        ev->elapsed_s = rs_clock_seconds() - rc->start;
+        ev->tokens_per_s = rc->tokens_since_start / (ev->elapsed_s > 0 ? ev->elapsed_s : 1);
+        ev->lr = learning_rate(&tr->model->cfg, state, state->step);
+        int best = 0;
+        if (reason != RS_STOP_SIGNAL && tr->evaluated_step != state->step) {
+            if (evaluate(tr, dev, ev,
+                         rc->epoch_tokens ? rc->epoch_loss / rc->epoch_tokens
+                                          : rc->finished_epoch_loss,
+                         &best, err) ||
+                commit(tr, best, err))
+                status = -1;
+        } else if (tr->saved_step != state->step) {
+            status = commit(tr, 0, err);
+        }
+    }
+    if (status == 0) {
+        rs_train_event stopped = {.kind = RS_EV_STOPPED,
+                                  .step = state->step,
+                                  .epoch = rs_train_epoch_of_step(state),
+                                  .reason = reason,
+                                  .path = last_path};
+        tr->report(tr->ctx, &stopped);
+    }
+    return status;
+}
+
 int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, const rs_dataset *dev,
              const rs_train_options *options, rs_train_report report, void *ctx, rs_error *err)
 {
@@ -294,29 +447,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
     const size_t total = model->layout.total;
     char last_path[4200];
     snprintf(last_path, sizeof last_path, "%s/last.ckpt", options->dir);
-    /* Every epoch has the same number of batches (the cuts follow the lengths).
-     * A resumed position past them belongs to other data: refused before any
-     * file is touched. */
-    rs_epoch_plan plan = {0};
-    rs_rng count_rng = state->rng;
-    if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err))
-        return -1;
-    const int batches_per_epoch = plan.batches;
-    rs_epoch_plan_free(&plan);
-    if (state->batches_done >= batches_per_epoch)
-        return rs_fail(err,
-                       "%s: the training state is after batch %lld of its epoch, but this "
-                       "data makes %d batches an epoch: it was trained on other data "
-                       "(--new-data continues on this data from an epoch's beginning)",
-                       last_path, (long long)state->batches_done, batches_per_epoch);
-    rs_data_fingerprint_of(&state->data, train, dev, c->dev_bleu ? options->dev_refs : NULL);
-    if (rs_dist_check(rs_dist_rank() == 0 &&
-                          (rs_make_parent_dirs(last_path, err) ||
-                           rs_rundir_remove_temporaries(options->dir, err) ||
-                           rs_rundir_truncate_log(options->dir, state->step, err) ||
-                           rs_watch_start(options->watch, model, options->dir, state->step, err)),
-                      err) ||
-        rs_dist_agree(fingerprint(model, state), "the training data or the model", err))
+    int batches_per_epoch;
+    if (prepare_run(model, state, train, dev, options, last_path, &batches_per_epoch, err))
         return -1;
     rs_shards shards;
     rs_batch batch;
@@ -335,38 +467,21 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
     trainer tr = {model, state, options, report, ctx, state->step, -1, {0}};
 
     const int updates_per_epoch = (batches_per_epoch + c->accumulate - 1) / c->accumulate;
-    int64_t total_steps = (int64_t)c->epochs * updates_per_epoch;
-    if (c->max_steps > 0 && c->max_steps < total_steps)
-        total_steps = c->max_steps;
-    const int64_t first_step = state->step;
-    const double start = rs_clock_seconds(), limit_s = 60.0 * c->max_minutes;
-    double last_report = start, window_loss = 0.0, epoch_loss = 0.0, finished_epoch_loss = NAN;
-    long window_tokens = 0, epoch_tokens = 0, tokens_since_start = 0;
+    run_clock rc = {.start = rs_clock_seconds(),
+                    .limit_s = 60.0 * c->max_minutes,
+                    .first_step = state->step,
+                    .total_steps = (int64_t)c->epochs * updates_per_epoch,
+                    .finished_epoch_loss = NAN};
+    rc.last_report = rc.start;
+    if (c->max_steps > 0 && c->max_steps < rc.total_steps)
+        rc.total_steps = c->max_steps;
     int status = 0, planned = 0;
     rs_stop_reason reason = RS_STOP_EPOCHS;
+    rs_epoch_plan plan = {0};
     rs_rng epoch_rng = state->rng;
     rs_train_event ev = {0};
 
-    for (;;) {
-        if (state->epoch >= c->epochs) {
-            reason = RS_STOP_EPOCHS;
-            break;
-        }
-        if (c->max_steps > 0 && state->step >= c->max_steps) {
-            reason = RS_STOP_MAX_STEPS;
-            break;
-        }
-        /* Each rank's own clock and signals, agreed on: all stop at one step. */
-        const int stop = rs_dist_or((limit_s > 0 && rs_clock_seconds() - start >= limit_s) |
-                                    (options->stop && *options->stop ? 2 : 0));
-        if (stop & 1) {
-            reason = RS_STOP_TIME;
-            break;
-        }
-        if (stop & 2) {
-            reason = RS_STOP_SIGNAL;
-            break;
-        }
+    while (!should_stop(c, state, options, &rc, &reason)) {
         if (!plan.order) {
             /* The epoch's order comes from the RNG state at the epoch's start, so
              * a resumed run regenerates it and skips the batches already done. */
@@ -388,19 +503,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
             break;
         }
         if (!isfinite(gnorm) || !isfinite(loss)) {
-            char saved[4300] = "no checkpoint was saved yet";
-            if (tr.saved_step > 0)
-                snprintf(saved, sizeof saved, "%s (step %lld) is the last good checkpoint",
-                         last_path, (long long)tr.saved_step);
-            /* The same sums on every rank: all stop here, as one failure. */
-            status = rs_dist_check(
-                rs_fail(err,
-                        "step %lld: the loss or the gradient norm is not finite (loss %g, "
-                        "gradient norm %g); stopped, %s; try a smaller --lr (now %g) or "
-                        "--clip (now %g)",
-                        (long long)state->step + 1, loss, gnorm, saved, (double)c->lr,
-                        (double)c->clip),
-                err);
+            status = not_finite(&tr, last_path, loss, gnorm, err);
             break;
         }
         const float clip = rs_clip_factor(gnorm, c->clip);
@@ -411,16 +514,16 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
                        state->step);
         const int shown_epoch = state->epoch + 1;
         state->batches_done = k + u.count;
-        window_loss += loss;
-        window_tokens += tokens;
+        rc.window_loss += loss;
+        rc.window_tokens += tokens;
         tr.window.loss += loss;
         tr.window.tokens += tokens;
         tr.window.steps++;
         tr.window.lr = lr;
         tr.window.gnorm = gnorm;
-        epoch_loss += loss;
-        epoch_tokens += tokens;
-        tokens_since_start += tokens;
+        rc.epoch_loss += loss;
+        rc.epoch_tokens += tokens;
+        rc.tokens_since_start += tokens;
         const int epoch_end = state->batches_done >= plan.batches;
         if (epoch_end) {
             state->epoch++;
@@ -436,43 +539,26 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
             break;
         }
 
-        const double t = rs_clock_seconds(), elapsed = t - start;
-        if (t - last_report >= options->report_seconds || state->step == total_steps) {
-            ev = (rs_train_event){.kind = RS_EV_PROGRESS,
-                                  .step = state->step,
-                                  .total_steps = total_steps,
-                                  .epoch = shown_epoch,
-                                  .loss = window_loss / (double)window_tokens,
-                                  .gnorm = gnorm,
-                                  .lr = lr,
-                                  .elapsed_s = elapsed};
-            ev.ppl = exp(ev.loss);
-            ev.tokens_per_s = tokens_since_start / elapsed;
-            double rate = (double)(state->step - first_step) / elapsed;
-            ev.eta_s = rate > 0 ? (double)(total_steps - state->step) / rate : 0.0;
-            if (limit_s > 0 && ev.eta_s > limit_s - elapsed)
-                ev.eta_s = limit_s > elapsed ? limit_s - elapsed : 0.0;
-            report(ctx, &ev);
-            window_loss = 0.0;
-            window_tokens = 0;
-            last_report = t;
-        }
+        const double t = rs_clock_seconds(), elapsed = t - rc.start;
+        if (t - rc.last_report >= options->report_seconds || state->step == rc.total_steps)
+            report_progress(&tr, &rc, &ev, shown_epoch, gnorm, lr, t);
         int eval_due = c->eval_every > 0 ? state->step % c->eval_every == 0 : epoch_end;
         int best = 0;
         ev.step = state->step;
         ev.epoch = shown_epoch;
         ev.elapsed_s = elapsed;
-        ev.tokens_per_s = tokens_since_start / (elapsed > 0 ? elapsed : 1);
+        ev.tokens_per_s = rc.tokens_since_start / (elapsed > 0 ? elapsed : 1);
         ev.lr = lr;
         if (eval_due &&
-            evaluate(&tr, dev, &ev, epoch_tokens ? epoch_loss / epoch_tokens : NAN, &best, err)) {
+            evaluate(&tr, dev, &ev, rc.epoch_tokens ? rc.epoch_loss / rc.epoch_tokens : NAN, &best,
+                     err)) {
             status = -1;
             break;
         }
         if (epoch_end) {
-            finished_epoch_loss = epoch_loss / (double)epoch_tokens;
-            epoch_loss = 0.0;
-            epoch_tokens = 0;
+            rc.finished_epoch_loss = rc.epoch_loss / (double)rc.epoch_tokens;
+            rc.epoch_loss = 0.0;
+            rc.epoch_tokens = 0;
         }
         /* Saved after the evaluation of the same step, never before it. */
         int save_due =
@@ -486,33 +572,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
             break;
         }
     }
-    if (status == 0 && state->step > first_step) {
-        /* The end of the run (not an interruption) is evaluated once, unless
-         * the step was evaluated already; an interruption only saves. */
-        ev.step = state->step;
-        ev.epoch = rs_train_epoch_of_step(state);
-        ev.elapsed_s = rs_clock_seconds() - start;
-        ev.tokens_per_s = tokens_since_start / (ev.elapsed_s > 0 ? ev.elapsed_s : 1);
-        ev.lr = learning_rate(c, state, state->step);
-        int best = 0;
-        if (reason != RS_STOP_SIGNAL && tr.evaluated_step != state->step) {
-            if (evaluate(&tr, dev, &ev,
-                         epoch_tokens ? epoch_loss / epoch_tokens : finished_epoch_loss, &best,
-                         err) ||
-                commit(&tr, best, err))
-                status = -1;
-        } else if (tr.saved_step != state->step) {
-            status = commit(&tr, 0, err);
-        }
-    }
-    if (status == 0) {
-        rs_train_event stopped = {.kind = RS_EV_STOPPED,
-                                  .step = state->step,
-                                  .epoch = rs_train_epoch_of_step(state),
-                                  .reason = reason,
-                                  .path = last_path};
-        report(ctx, &stopped);
-    }
+    if (status == 0)
+        status = finish_run(&tr, dev, &ev, &rc, reason, last_path, err);
     rs_epoch_plan_free(&plan);
     rs_batch_free(&batch);
     rs_shards_free(&shards);
