@@ -323,6 +323,23 @@ typedef struct {
     long window_tokens, epoch_tokens, tokens_since_start;
 } run_clock;
 
+/* An update's summed loss and target tokens into the sums of the progress
+ * line, the epoch, the run and the loss table's row. */
+static void count_update(trainer *tr, run_clock *rc, double loss, long tokens, float lr,
+                         double gnorm)
+{
+    rc->window_loss += loss;
+    rc->window_tokens += tokens;
+    tr->window.loss += loss;
+    tr->window.tokens += tokens;
+    tr->window.steps++;
+    tr->window.lr = lr;
+    tr->window.gnorm = gnorm;
+    rc->epoch_loss += loss;
+    rc->epoch_tokens += tokens;
+    rc->tokens_since_start += tokens;
+}
+
 /* Whether the run stops before its next step, and why: epochs or steps done,
  * the time limit, a signal (each rank's own clock and signals, agreed on, so
  * that all stop at one step). */
@@ -514,16 +531,7 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
                        state->step);
         const int shown_epoch = state->epoch + 1;
         state->batches_done = k + u.count;
-        rc.window_loss += loss;
-        rc.window_tokens += tokens;
-        tr.window.loss += loss;
-        tr.window.tokens += tokens;
-        tr.window.steps++;
-        tr.window.lr = lr;
-        tr.window.gnorm = gnorm;
-        rc.epoch_loss += loss;
-        rc.epoch_tokens += tokens;
-        rc.tokens_since_start += tokens;
+        count_update(&tr, &rc, loss, tokens, lr, gnorm);
         const int epoch_end = state->batches_done >= plan.batches;
         if (epoch_end) {
             state->epoch++;
