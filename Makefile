@@ -251,16 +251,16 @@ COMPLETIONS := $(BUILD)/completion/rnnsearch $(BUILD)/completion/_rnnsearch
 .PHONY: man completion uninstall install-bin install-man install-completion install-doc
 
 man: $(MAN_STAMP)
-$(MAN_STAMP): rnnsearch scripts/gen-man.sh
+$(MAN_STAMP): rnnsearch scripts/gen-man.sh scripts/help-commands.sh
 	@rm -rf $(BUILD)/man
 	sh scripts/gen-man.sh ./rnnsearch $(BUILD)/man/man1
 	@touch $@
 
 completion: $(COMPLETIONS)
-$(BUILD)/completion/rnnsearch: rnnsearch scripts/gen-completions.sh
+$(BUILD)/completion/rnnsearch: rnnsearch scripts/gen-completions.sh scripts/help-commands.sh
 	@mkdir -p $(dir $@)
 	sh scripts/gen-completions.sh ./rnnsearch bash > $@.tmp && mv $@.tmp $@
-$(BUILD)/completion/_rnnsearch: rnnsearch scripts/gen-completions.sh
+$(BUILD)/completion/_rnnsearch: rnnsearch scripts/gen-completions.sh scripts/help-commands.sh
 	@mkdir -p $(dir $@)
 	sh scripts/gen-completions.sh ./rnnsearch zsh > $@.tmp && mv $@.tmp $@
 

@@ -21,12 +21,9 @@ fi
 prog=$1 shell=$2
 unset RNNSEARCH_MODELS
 
-version=$("$prog" --version | sed -n '1s/^rnnsearch //p')
-commands=$("$prog" --help | sed -n '/^commands:$/,/^$/s/^  \([a-z][a-z0-9-]*\)  *\(.*\)$/\1	\2/p')
-if [ -z "$commands" ] || [ -z "$version" ]; then
-    echo "gen-completions.sh: $prog --help lists no commands (or --version no version)" >&2
-    exit 1
-fi
+# shellcheck source=scripts/help-commands.sh
+. "$(dirname "$0")/help-commands.sh"
+read_commands "$prog" gen-completions.sh
 
 # One record per option line of every command's help, tab-separated:
 #   command, names (space-separated), placeholder ("" for a flag), values

@@ -42,13 +42,9 @@ if [ -z "${SOURCE_DATE_EPOCH:-}" ] && t=$(git log -1 --format=%ct 2>/dev/null) &
     export SOURCE_DATE_EPOCH
 fi
 
-version=$("$prog" --version | sed -n '1s/^rnnsearch //p')
-# The commands and their one-line summaries, as `rnnsearch --help` lists them.
-commands=$("$prog" --help | sed -n '/^commands:$/,/^$/s/^  \([a-z][a-z0-9-]*\)  *\(.*\)$/\1	\2/p')
-if [ -z "$commands" ] || [ -z "$version" ]; then
-    echo "gen-man.sh: $prog --help lists no commands (or --version no version)" >&2
-    exit 1
-fi
+# shellcheck source=scripts/help-commands.sh
+. "$(dirname "$0")/help-commands.sh"
+read_commands "$prog" gen-man.sh
 
 mkdir -p "$out"
 tmp=$(mktemp -d)
