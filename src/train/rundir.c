@@ -221,15 +221,27 @@ int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err)
            rs_rundir_truncate_rows(loss, 1, "", step, err);
 }
 
+/* A table of the run directory opened for appending a row; its header line
+ * first when the file is new or empty. NULL (err set) when it cannot be opened. */
+static FILE *open_table(const char *path, const char *header, rs_error *err)
+{
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        rs_fail(err, "%s: cannot open for appending: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (ftell(f) == 0)
+        fputs(header, f);
+    return f;
+}
+
 int rs_rundir_append_loss(const char *dir, const rs_loss_row *row, rs_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/" RS_LOSS_TABLE, dir);
-    FILE *f = fopen(path, "a");
+    FILE *f = open_table(path, "step\tepoch\ttrain_loss\tsteps\ttokens\tlr\tgnorm\n", err);
     if (!f)
-        return rs_fail(err, "%s: cannot open for appending: %s", path, strerror(errno));
-    if (ftell(f) == 0)
-        fprintf(f, "step\tepoch\ttrain_loss\tsteps\ttokens\tlr\tgnorm\n");
+        return -1;
     fprintf(f, "%lld\t%d\t%.6f\t%d\t%ld\t%.6g\t%.6g\n", (long long)row->step, row->epoch, row->loss,
             row->steps, row->tokens, row->lr, row->gnorm);
     if (fclose(f))
@@ -245,12 +257,12 @@ int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/train.log.tsv", dir);
-    FILE *f = fopen(path, "a");
+    FILE *f = open_table(path,
+                         "step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\t"
+                         "dev_metric_name\taer\talign_precision\talign_recall\n",
+                         err);
     if (!f)
-        return rs_fail(err, "%s: cannot open for appending: %s", path, strerror(errno));
-    if (ftell(f) == 0)
-        fprintf(f, "step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\t"
-                   "dev_metric_name\taer\talign_precision\talign_recall\n");
+        return -1;
     char train[32] = "", dev[32] = "", metric[32] = "";
     const char *name = "";
     if (isfinite(train_loss))
