@@ -52,10 +52,13 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-asan check-browser check-format check-readme format fuzz demo install clean deps \
+.PHONY: all check check-cores check-asan check-browser check-format check-readme format fuzz demo install clean deps \
   install-lib uninstall-lib check-lib check-python check-asan-lib
 
-all: rnnsearch $(SO)
+# `make` builds what `make install` installs: the program here; the shared
+# library, manual pages and completions join `all` below, where their names
+# are defined (a prerequisite is expanded when its line is read).
+all: rnnsearch
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -98,6 +101,8 @@ LIB_MAJOR := $(firstword $(subst ., ,$(LIB_VERSION)))
 SONAME := librnnsearch.so.$(LIB_MAJOR)
 SO := $(BUILD)/librnnsearch.so.$(LIB_VERSION)
 
+all: $(SO) $(LIB)
+
 $(SO): $(SO_OBJS) src/api/librnnsearch.map
 	$(CXX) $(ALL_CXXFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/api/librnnsearch.map \
 	  -Wl,--as-needed -o $@ $(SO_OBJS) $(shell pkg-config --libs $(SO_PKGS)) -lm -pthread $(EXTRA_LDFLAGS)
@@ -138,6 +143,14 @@ check:
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
 	MAKE="$(MAKE)" PYTHON="$(PYTHON)" OPENBLAS_NUM_THREADS=1 sh tests/install-test.sh
 	@$(MAKE) --no-print-directory check-lib check-python
+
+# The suites under each OpenBLAS kernel family our users' processors pick
+# (OPENBLAS_CORETYPE: Haswell, SkylakeX, Zen, Sandybridge; those this
+# processor cannot run are left out, saying so): scripts/check-cores.sh.
+check-cores:
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
+	  $(EXAMPLES:%=$(BUILD)/examples/%) $(SO)
+	MAKE="$(MAKE)" sh scripts/check-cores.sh $(CORES)
 
 # The library as its users see it, against a dates model trained for one
 # epoch (a few seconds): the examples agree with the program
@@ -263,6 +276,8 @@ $(BUILD)/completion/rnnsearch: rnnsearch scripts/gen-completions.sh scripts/help
 $(BUILD)/completion/_rnnsearch: rnnsearch scripts/gen-completions.sh scripts/help-commands.sh
 	@mkdir -p $(dir $@)
 	sh scripts/gen-completions.sh ./rnnsearch zsh > $@.tmp && mv $@.tmp $@
+
+all: $(MAN_STAMP) $(COMPLETIONS)
 
 install: install-bin install-man install-completion install-doc install-lib
 

@@ -50,6 +50,13 @@ gradcheck_result gradcheck(gradcheck_loss loss, void *ctx, float *param, const f
     return gradcheck_kinked(loss, NULL, ctx, param, grad, size, samples, h, floor);
 }
 
+/* The spacing of float32 values at |x|. */
+static double float_ulp(double x)
+{
+    float f = (float)fabs(x);
+    return (double)nextafterf(f, INFINITY) - (double)f;
+}
+
 gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signature, void *ctx,
                                   float *param, const float *grad, size_t size, int samples,
                                   float h, double floor)
@@ -89,7 +96,8 @@ gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signa
         if (!isfinite(numeric) || !isfinite(analytic))
             res.non_finite = 1;
         double scale = fmax(fmax(fabs(analytic), fabs(numeric)), floor);
-        double err = fabs(analytic - numeric) / scale;
+        double resolution = (float_ulp(plus) + float_ulp(minus)) / step;
+        double err = fmax(0.0, fabs(analytic - numeric) - resolution) / scale;
         if (err > res.worst || res.checked == 0) {
             res.worst = err;
             res.worst_index = i;

@@ -1,6 +1,12 @@
 /* Finite-difference gradient checking shared by the tests.
  * Central differences (f(x+h) - f(x-h)) / 2h, the loss evaluated in double;
- * error metric |analytic - numeric| / max(|analytic|, |numeric|, floor). */
+ * error metric (|analytic - numeric| - resolution) / max(|analytic|,
+ * |numeric|, floor), where resolution = (ulp(f(x+h)) + ulp(f(x-h))) / 2h in
+ * float32: a loss computed in float32 is known to about one unit in its last
+ * place at each end, so the difference cannot resolve the gradient more
+ * finely than that. Kernels sum in different orders and so round those last
+ * bits differently: a bound finer than the resolution holds on one OpenBLAS
+ * core and fails on another. */
 #ifndef RS_TEST_GRADCHECK_H
 #define RS_TEST_GRADCHECK_H
 

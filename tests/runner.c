@@ -1,6 +1,8 @@
 /* One Check runner for every suite in tests/test_*.c (listed in suites.h,
  * which the Makefile generates from the `Suite *name_suite(void)` lines),
- * then the tests that were skipped (testskip.h). */
+ * then the tests that were skipped (testskip.h). It names OpenBLAS's kernels
+ * first (scripts/check-cores.sh runs it under each). */
+#include <cblas.h>
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,8 @@
 int main(void)
 {
     test_skip_begin();
+    /* Which kernels ran: sums, and so the bits some tests compare, depend on it. */
+    printf("OpenBLAS %s, core %s\n", openblas_get_config(), openblas_get_corename());
     SRunner *runner = srunner_create(NULL);
 #define X(name) srunner_add_suite(runner, name());
 #include "suites.h"

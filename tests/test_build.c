@@ -26,12 +26,35 @@ START_TEST(objects_depend_on_the_flags)
 }
 END_TEST
 
+/* `make` builds what `make install` installs: with an empty build folder a
+ * dry run of the default goal links the shared and static libraries and
+ * writes the manual pages and completions, not the program alone. */
+START_TEST(make_builds_what_make_install_installs)
+{
+    if (access("Makefile", F_OK)) {
+        test_skip("no Makefile in the current directory");
+        return;
+    }
+    static char out[1 << 17];
+    ck_assert_int_eq(testprog_shell("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n -s "
+                                    "BUILD=build/dry-run-of-all 2>&1",
+                                    out, sizeof out),
+                     0);
+    static const char *const steps[] = {"-o rnnsearch ", "-soname,librnnsearch.so.",
+                                        "ar rcs build/dry-run-of-all/librnnsearch.a",
+                                        "scripts/gen-man.sh", "scripts/gen-completions.sh"};
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+        ck_assert_msg(strstr(out, steps[i]), "`make` does not run '%s':\n%s", steps[i], out);
+}
+END_TEST
+
 Suite *build_suite(void)
 {
     Suite *s = suite_create("build");
     TCase *tc = tcase_create("build");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, objects_depend_on_the_flags);
+    tcase_add_test(tc, make_builds_what_make_install_installs);
     suite_add_tcase(s, tc);
     return s;
 }

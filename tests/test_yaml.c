@@ -61,6 +61,16 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
         {"- a\n- b\n", "c.yaml:1: a configuration is a mapping of sections"},
         {"model:\n  emb: 8\n---\nmodel: {}\n", "c.yaml:4: a second YAML document"},
         {"emb = 8\nhidden\n", "c.yaml:2: 'hidden' is not key = value"},
+        /* YAML's "\0" escape is a NUL inside a scalar: it would cut the name short. */
+        {"training:\n  \"beam\\0junk\": 3\n", "c.yaml:2: 'beam': a NUL character (\\0) in a key"},
+        {"translation:\n  beam: \"7\\0junk\"\n",
+         "c.yaml:2: 'beam': a NUL character (\\0) in a value"},
+        {"data:\n  src: [a, \"b\\0\"]\n", "c.yaml:2: 'src': a NUL character (\\0) in a value"},
+        {"\"model\\0x\":\n  emb: 8\n",
+         "c.yaml:1: 'model': a NUL character (\\0) in a section name"},
+        /* An empty section given again is a repeat too. */
+        {"model: {}\ntraining:\n  lr: 1\nmodel:\n  emb: 8\n",
+         "c.yaml:4: section 'model' given twice (first on line 1)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)bad[i].text,
@@ -83,6 +93,32 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
     ck_assert_str_eq(rs_cli_nearest("hiden", names, 4), "hidden");
     ck_assert_str_eq(rs_cli_nearest("maxuot", names, 4), "maxout");
     ck_assert_ptr_null(rs_cli_nearest("learning_rate", names, 4));
+}
+END_TEST
+
+/* Repeats are found by sorting, not by scanning the earlier settings for each
+ * new one: 200,000 keys (which took minutes that way) read in well under the
+ * test's time-out, and the repeat that comes first in the file is named. */
+START_TEST(a_large_section_reads_in_linear_time)
+{
+    enum { KEYS = 200000 };
+    size_t cap = (size_t)KEYS * 24 + 64, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)snprintf(text + len, cap - len, "training:\n");
+    for (int i = 0; i < KEYS; i++)
+        len += (size_t)snprintf(text + len, cap - len, "  k%d: %d\n", i, i);
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!rs_settings_parse("big.yaml", (const unsigned char *)text, len, &s, &err), "%s",
+                  err.msg);
+    ck_assert_int_eq(s.count, KEYS);
+    ck_assert_str_eq(rs_settings_find(&s, "training", "k199999")->values[0], "199999");
+    rs_settings_free(&s);
+    len += (size_t)snprintf(text + len, cap - len, "  k7: 1\n  k3: 2\n");
+    ck_assert(rs_settings_parse("big.yaml", (const unsigned char *)text, len, &s, &err) != 0);
+    ck_assert_str_eq(err.msg, "big.yaml:200002: 'k7' given twice in training: (first on line 9)");
+    free(text);
 }
 END_TEST
 
@@ -255,5 +291,9 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
     suite_add_tcase(s, tc);
+    TCase *large = tcase_create("large");
+    tcase_set_timeout(large, 30);
+    tcase_add_test(large, a_large_section_reads_in_linear_time);
+    suite_add_tcase(s, large);
     return s;
 }

@@ -137,6 +137,17 @@ static int node_line(const yaml_node_t *n)
     return (int)n->start_mark.line + 1;
 }
 
+/* A scalar's "\0" escape decodes to a NUL byte, which would cut the key or
+ * value short wherever it is read as a C string: refused, as a NUL byte in
+ * the file is. */
+static int has_nul(yaml_reader *r, const yaml_node_t *scalar, const char *key, const char *what)
+{
+    if (!memchr(scalar->data.scalar.value, 0, scalar->data.scalar.length))
+        return 0;
+    return rs_fail(r->err, "%s:%d: '%s': a NUL character (\\0) in a %s", r->name, node_line(scalar),
+                   key, what);
+}
+
 /* key: value, where value is a scalar or a list of scalars. */
 static int add_yaml_setting(yaml_reader *r, const char *section, const yaml_node_t *key,
                             const yaml_node_t *value)
@@ -146,14 +157,9 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const yaml_node
         return rs_fail(r->err,
                        "%s:%d: '%s' holds a mapping; a setting is a value or a list of values",
                        r->name, node_line(value), k);
-    for (int i = 0; i < r->out->count; i++) {
-        const rs_setting *it = &r->out->items[i];
-        if (!strcmp(it->key, k) &&
-            (section ? it->section && !strcmp(it->section, section) : !it->section))
-            return rs_fail(r->err, "%s:%d: '%s' given twice%s%s%s (first on line %d)", r->name,
-                           node_line(key), k, section ? " in " : "", section ? section : "",
-                           section ? ":" : "", it->line);
-    }
+    if (has_nul(r, key, k, "key") ||
+        (value->type == YAML_SCALAR_NODE && has_nul(r, value, k, "value")))
+        return -1;
     rs_setting *it =
         add_setting(r->out, section, k, key->data.scalar.length, node_line(key), r->err);
     if (!it)
@@ -168,9 +174,114 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const yaml_node
         if (v->type != YAML_SCALAR_NODE)
             return rs_fail(r->err, "%s:%d: '%s': a list of values holds a %s", r->name,
                            node_line(v), k, v->type == YAML_MAPPING_NODE ? "mapping" : "list");
-        if (add_value(it, (const char *)v->data.scalar.value, v->data.scalar.length, node_line(v),
-                      r->err))
+        if (has_nul(r, v, k, "value") || add_value(it, (const char *)v->data.scalar.value,
+                                                   v->data.scalar.length, node_line(v), r->err))
             return -1;
+    }
+    return 0;
+}
+
+/* ---- repeats ------------------------------------------------------------- */
+
+/* A name given more than once is found by sorting (section, key, order):
+ * n log n, where a scan of the earlier settings for each new one took
+ * seconds at 50,000 keys. */
+typedef struct {
+    const char *section; /* NULL at the top level */
+    const char *key;
+    int line, order; /* order: position in the file */
+} named;
+
+static int same_name(const named *x, const named *y)
+{
+    if (!x->section != !y->section)
+        return x->section ? 1 : -1;
+    int c = x->section ? strcmp(x->section, y->section) : 0;
+    return c ? c : strcmp(x->key, y->key);
+}
+
+static int by_name_then_order(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = same_name(x, y);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Sorts e; of the names given twice, the repeat that comes first in the file
+ * (its index in e, and in *first the index of that name's first occurrence),
+ * or -1: the one a reader going down the file meets first. */
+static int first_repeat(named *e, int n, int *first)
+{
+    qsort(e, (size_t)n, sizeof *e, by_name_then_order);
+    int best = -1;
+    for (int i = 1, start = 0; i < n; i++) {
+        if (same_name(&e[start], &e[i])) {
+            start = i;
+            continue;
+        }
+        if (best < 0 || e[i].order < e[best].order)
+            best = i, *first = start;
+    }
+    return best;
+}
+
+/* Settings given twice in a section (or at the top level), and sections
+ * given twice: the first repeat in the file is the error. */
+static int check_repeats(yaml_reader *r, named *sections, int n_sections)
+{
+    const rs_settings *s = r->out;
+    named *keys = malloc(((size_t)s->count + 1) * sizeof *keys);
+    if (!keys)
+        return rs_fail(r->err, "%s: out of memory", r->name);
+    for (int i = 0; i < s->count; i++)
+        keys[i] = (named){s->items[i].section, s->items[i].key, s->items[i].line, i};
+    int key_first = 0, section_first = 0;
+    const int key = first_repeat(keys, s->count, &key_first),
+              section = first_repeat(sections, n_sections, &section_first);
+    int status = 0;
+    if (section >= 0 && (key < 0 || sections[section].line <= keys[key].line))
+        status =
+            rs_fail(r->err, "%s:%d: section '%s' given twice (first on line %d)", r->name,
+                    sections[section].line, sections[section].key, sections[section_first].line);
+    else if (key >= 0) {
+        const named *k = &keys[key];
+        status = rs_fail(r->err, "%s:%d: '%s' given twice%s%s%s (first on line %d)", r->name,
+                         k->line, k->key, k->section ? " in " : "", k->section ? k->section : "",
+                         k->section ? ":" : "", keys[key_first].line);
+    }
+    free(keys);
+    return status;
+}
+
+/* The root's pairs: settings into r->out, sections' names into sections. */
+static int read_pairs(yaml_reader *r, const yaml_node_pair_t *pairs, int n_pairs, named *sections,
+                      int *n_sections)
+{
+    for (const yaml_node_pair_t *p = pairs; p < pairs + n_pairs; p++) {
+        const yaml_node_t *key = yaml_document_get_node(r->doc, p->key),
+                          *value = yaml_document_get_node(r->doc, p->value);
+        if (key->type != YAML_SCALAR_NODE)
+            return rs_fail(r->err, "%s:%d: a key is a name, not a list or mapping", r->name,
+                           node_line(key));
+        if (value->type != YAML_MAPPING_NODE) {
+            if (add_yaml_setting(r, NULL, key, value))
+                return -1;
+            continue;
+        }
+        const char *section = (const char *)key->data.scalar.value;
+        if (has_nul(r, key, section, "section name"))
+            return -1;
+        sections[*n_sections] = (named){NULL, section, node_line(key), *n_sections};
+        ++*n_sections;
+        for (yaml_node_pair_t *q = value->data.mapping.pairs.start;
+             q < value->data.mapping.pairs.top; q++) {
+            const yaml_node_t *k = yaml_document_get_node(r->doc, q->key);
+            if (k->type != YAML_SCALAR_NODE)
+                return rs_fail(r->err, "%s:%d: a key is a name, not a list or mapping", r->name,
+                               node_line(k));
+            if (add_yaml_setting(r, section, k, yaml_document_get_node(r->doc, q->value)))
+                return -1;
+        }
     }
     return 0;
 }
@@ -183,34 +294,16 @@ static int read_root(yaml_reader *r, const yaml_node_t *root)
                        "%s:%d: a configuration is a mapping of sections (data:, model:, "
                        "training:, …), not a %s",
                        r->name, node_line(root), root->type == YAML_SCALAR_NODE ? "value" : "list");
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-         p++) {
-        const yaml_node_t *key = yaml_document_get_node(r->doc, p->key),
-                          *value = yaml_document_get_node(r->doc, p->value);
-        if (key->type != YAML_SCALAR_NODE)
-            return rs_fail(r->err, "%s:%d: a key is a name, not a list or mapping", r->name,
-                           node_line(key));
-        if (value->type != YAML_MAPPING_NODE) {
-            if (add_yaml_setting(r, NULL, key, value))
-                return -1;
-            continue;
-        }
-        const char *section = (const char *)key->data.scalar.value;
-        for (int i = 0; i < r->out->count; i++)
-            if (r->out->items[i].section && !strcmp(r->out->items[i].section, section))
-                return rs_fail(r->err, "%s:%d: section '%s' given twice", r->name, node_line(key),
-                               section);
-        for (yaml_node_pair_t *q = value->data.mapping.pairs.start;
-             q < value->data.mapping.pairs.top; q++) {
-            const yaml_node_t *k = yaml_document_get_node(r->doc, q->key);
-            if (k->type != YAML_SCALAR_NODE)
-                return rs_fail(r->err, "%s:%d: a key is a name, not a list or mapping", r->name,
-                               node_line(k));
-            if (add_yaml_setting(r, section, k, yaml_document_get_node(r->doc, q->value)))
-                return -1;
-        }
-    }
-    return 0;
+    const yaml_node_pair_t *pairs = root->data.mapping.pairs.start;
+    const int n_pairs = (int)(root->data.mapping.pairs.top - pairs);
+    named *sections = malloc(((size_t)n_pairs + 1) * sizeof *sections);
+    if (!sections)
+        return rs_fail(r->err, "%s: out of memory", r->name);
+    int n_sections = 0, status = read_pairs(r, pairs, n_pairs, sections, &n_sections);
+    if (!status)
+        status = check_repeats(r, sections, n_sections);
+    free(sections);
+    return status;
 }
 
 static int yaml_problem(const char *name, const yaml_parser_t *p, rs_error *err)

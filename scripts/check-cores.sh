@@ -1,0 +1,46 @@
+#!/bin/sh
+# The test suite under each of OpenBLAS's x86-64 kernel families that our
+# users' processors pick: OPENBLAS_CORETYPE=CORE makes OpenBLAS use CORE's
+# kernels on any processor that has the instructions they need. Kernels sum
+# in different orders, so a comparison that holds on one core only (an
+# absolute tolerance, a fixture of one core's bits) fails here.
+#
+#   sh scripts/check-cores.sh [CORE ...]     (default: Haswell SkylakeX Zen Sandybridge)
+#
+# Runs, for each core, the Check suites (build/run_tests) and the library's
+# and Python package's checks against a model trained under that core. A
+# core whose instructions this processor lacks (SkylakeX needs AVX-512) is
+# left out, saying so: OpenBLAS would stop on an illegal instruction. Run
+# from the checkout's top after the build `make check` makes.
+set -u
+cores=${*:-Haswell SkylakeX Zen Sandybridge}
+flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+has() { for f in "$@"; do case " $flags " in *" $f "*) ;; *) return 1 ;; esac; done; }
+needs() {
+    case $1 in
+    SkylakeX) echo avx512f avx512bw avx512dq avx512vl ;;
+    Cooperlake) echo avx512f avx512bw avx512dq avx512vl avx512_bf16 ;;
+    Haswell | Zen) echo avx2 fma ;;
+    Sandybridge) echo avx ;;
+    *) echo ;;
+    esac
+}
+make=${MAKE:-make}
+failed="" ran="" left_out=""
+for core in $cores; do
+    # shellcheck disable=SC2046 # the list of flags splits on purpose
+    if [ -n "$flags" ] && ! has $(needs "$core"); then
+        echo "check-cores: $core left out: this processor lacks $(needs "$core")"
+        left_out="$left_out $core"
+        continue
+    fi
+    echo "check-cores: OPENBLAS_CORETYPE=$core"
+    if OPENBLAS_CORETYPE=$core RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 build/run_tests &&
+        OPENBLAS_CORETYPE=$core $make --no-print-directory CHECK_MODEL="build/check-$core/dates" check-lib check-python; then
+        ran="$ran $core"
+    else
+        failed="$failed $core"
+    fi
+done
+echo "check-cores: passed on:${ran:- none}${failed:+; failed on:$failed}${left_out:+; left out:$left_out}"
+[ -z "$failed" ]

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The same-bits run: a short seeded training with every random part switched
+# on (dropout, word dropout, label smoothing, two shards), its parameters
+# exported and its greedy and beam-5 translations of 20 test sources.
+# tests/test_same_bits.c runs it with the current build and compares the three
+# files byte for byte with tests/fixtures/same-bits/CORE/, which this script
+# wrote with the build of commit 83e02d7 on a processor whose OpenBLAS picks
+# CORE's kernels (OPENBLAS_CORETYPE=CORE chooses them on any processor that
+# can run them).
+#
+#   sh scripts/same-bits-run.sh PROGRAM OUT
+#
+# writes OUT/params.safetensors, OUT/greedy.txt and OUT/beam5.txt (and the
+# data and model it made, under OUT/work). Run from the checkout's top.
+set -eu
+[ $# -eq 2 ] || { echo "usage: sh scripts/same-bits-run.sh PROGRAM OUT" >&2; exit 2; }
+prog=$1
+out=$2
+work=$out/work
+rm -rf "$work"
+mkdir -p "$work"
+head -n 400 corpora/dates/train.tsv > "$work/train.tsv"
+head -n 40 corpora/dates/dev.tsv > "$work/dev.tsv"
+head -n 20 corpora/dates/test.tsv | cut -f1 > "$work/src.txt"
+export OPENBLAS_NUM_THREADS=1
+"$prog" train --train "$work/train.tsv" --dev "$work/dev.tsv" --out "$work/m" \
+    --emb 16 --hidden 32 --att 16 --maxout 16 --batch-size 16 --epochs 40 --eval-every 500 \
+    --dropout 0.1 --src-word-dropout 0.1 --tgt-word-dropout 0.1 --label-smoothing 0.1 \
+    --threads 2 --seed 7 --quiet
+"$prog" export -m "$work/m/last.ckpt" -o "$out/params.safetensors"
+"$prog" translate -m "$work/m/last.ckpt" -o "$out/greedy.txt" "$work/src.txt"
+"$prog" translate -m "$work/m/last.ckpt" --beam 5 -o "$out/beam5.txt" "$work/src.txt"
