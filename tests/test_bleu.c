@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "eval/bleu.h"
+#include "eval/chrf.h"
 #include "testdir.h"
 #include "testprog.h"
 

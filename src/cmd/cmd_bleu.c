@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "eval/bleu.h"
+#include "eval/chrf.h"
 #include "cmd/cli.h"
 #include "text/corpus.h"
 #include "cmd/commands.h"

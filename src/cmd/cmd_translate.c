@@ -10,6 +10,7 @@
 
 #include "eval/alignment.h"
 #include "eval/bleu.h"
+#include "eval/chrf.h"
 #include "model/checkpoint.h"
 #include "cmd/cli.h"
 #include "common/clock.h"
