@@ -451,6 +451,152 @@ static int finish_run(trainer *tr, const rs_dataset *dev, rs_train_event *ev, co
     return status;
 }
 
+/* What a step computes with: the shards (each thread's workspace), one
+ * batch, and the gradient sum the shards write. Sized for the longest pair
+ * of the training data, once, before the first step. */
+typedef struct {
+    rs_shards shards;
+    rs_batch batch;
+    float *grads; /* [parameters] */
+} step_buffers;
+
+static int step_buffers_init(step_buffers *b, const rs_model *model, const rs_dataset *train,
+                             rs_error *err)
+{
+    const rs_config *c = &model->cfg;
+    int max_S = 1, max_T = 1;
+    rs_dataset_max_lengths(train, &max_S, &max_T);
+    memset(b, 0, sizeof *b);
+    if (!(b->grads = rs_calloc(model->layout.total, sizeof(float), err)))
+        return -1;
+    if (rs_shards_init(&b->shards, model, c->threads, c->batch_size, max_S, max_T, b->grads, err)) {
+        free(b->grads);
+        return -1;
+    }
+    if (rs_batch_alloc(&b->batch, c->batch_size, max_S, max_T, err)) {
+        rs_shards_free(&b->shards);
+        free(b->grads);
+        return -1;
+    }
+    return 0;
+}
+
+static void step_buffers_free(step_buffers *b)
+{
+    rs_batch_free(&b->batch);
+    rs_shards_free(&b->shards);
+    free(b->grads);
+}
+
+/* A run in progress: what rs_train's loop carries from one update to the
+ * next. The epoch's batch order comes from the RNG state at the epoch's
+ * start (epoch_rng starts there and moves on as the order is drawn), so a
+ * resumed run regenerates it and skips the batches already done. */
+typedef struct {
+    trainer *tr;
+    run_clock rc;
+    step_buffers buf;
+    const rs_dataset *train;
+    rs_epoch_plan plan; /* order == NULL: not drawn yet */
+    rs_rng epoch_rng;
+    rs_train_event ev; /* the latest progress and evaluation */
+    const char *last_path;
+} run;
+
+/* One update's results, for what follows it. */
+typedef struct {
+    double loss, gnorm; /* summed loss of its target tokens; the norm before clipping */
+    float lr;
+    int shown_epoch; /* the epoch it belongs to, from 1 */
+    int epoch_end;   /* it finished the epoch */
+    int planned;     /* the last update of the planned run */
+} update_result;
+
+/* One update: the gradient of cfg.accumulate batches (fewer at the epoch's
+ * end), clipping, Adam, and the sums and counters that follow. */
+static int update(run *r, update_result *u, rs_error *err)
+{
+    trainer *tr = r->tr;
+    rs_train_state *state = tr->state;
+    const rs_config *c = &tr->model->cfg;
+    if (!r->plan.order) {
+        r->epoch_rng = state->rng;
+        if (rs_epoch_plan_make(&r->plan, r->train, c->batch_size, c->batch_tokens, &r->epoch_rng,
+                               err))
+            return -1;
+    }
+    /* batches_done is always at the start of an update. */
+    const int k = (int)state->batches_done;
+    const update_batches batches = {r->train, &r->plan, k,
+                                    r->plan.batches - k < c->accumulate ? r->plan.batches - k
+                                                                        : c->accumulate};
+    const long tokens = update_tokens(&batches);
+    if (train_step(&r->buf.shards, &r->buf.batch, tr->model, &batches, tokens, state->step,
+                   &u->loss, &u->gnorm, err))
+        return -1;
+    if (!isfinite(u->gnorm) || !isfinite(u->loss))
+        return not_finite(tr, r->last_path, u->loss, u->gnorm, err);
+    const float clip = rs_clip_factor(u->gnorm, c->clip);
+    state->step++;
+    u->lr = learning_rate(c, state, state->step);
+    const rs_adam_settings adam = {u->lr, c->beta1, c->beta2, c->adam_eps};
+    rs_shards_adam(&r->buf.shards, tr->model->params, clip, state->adam_m, state->adam_v, &adam,
+                   state->step);
+    u->shown_epoch = state->epoch + 1;
+    state->batches_done = k + batches.count;
+    count_update(tr, &r->rc, u->loss, tokens, u->lr, u->gnorm);
+    u->epoch_end = state->batches_done >= r->plan.batches;
+    if (u->epoch_end) {
+        state->epoch++;
+        state->batches_done = 0;
+        state->rng = r->epoch_rng;
+        rs_epoch_plan_free(&r->plan);
+    }
+    /* The last step of the planned run: its saves wait for the final
+     * evaluation (finish_run), so no checkpoint holds this step unevaluated. */
+    u->planned = state->epoch >= c->epochs || (c->max_steps > 0 && state->step >= c->max_steps);
+    if (c->log_every > 0 && state->step % c->log_every == 0)
+        return write_loss_row(tr, err);
+    return 0;
+}
+
+/* What follows an update: the progress line when due, the evaluation and the
+ * saves of its step (saved after the evaluation of the same step, never
+ * before it); *patience_out when the evaluation says to stop. */
+static int after_update(run *r, const rs_dataset *dev, const update_result *u, int *patience_out,
+                        rs_error *err)
+{
+    trainer *tr = r->tr;
+    const rs_train_state *state = tr->state;
+    const rs_config *c = &tr->model->cfg;
+    run_clock *rc = &r->rc;
+    const double t = rs_clock_seconds(), elapsed = t - rc->start;
+    if (t - rc->last_report >= tr->options->report_seconds || state->step == rc->total_steps)
+        report_progress(tr, rc, &r->ev, u->shown_epoch, u->gnorm, u->lr, t);
+    const int eval_due = c->eval_every > 0 ? state->step % c->eval_every == 0 : u->epoch_end;
+    int best = 0;
+    r->ev.step = state->step;
+    r->ev.epoch = u->shown_epoch;
+    r->ev.elapsed_s = elapsed;
+    r->ev.tokens_per_s = rc->tokens_since_start / (elapsed > 0 ? elapsed : 1);
+    r->ev.lr = u->lr;
+    if (eval_due &&
+        evaluate(tr, dev, &r->ev, rc->epoch_tokens ? rc->epoch_loss / rc->epoch_tokens : NAN, &best,
+                 err))
+        return -1;
+    if (u->epoch_end) {
+        rc->finished_epoch_loss = rc->epoch_loss / (double)rc->epoch_tokens;
+        rc->epoch_loss = 0.0;
+        rc->epoch_tokens = 0;
+    }
+    const int save_due =
+        eval_due || u->epoch_end || (c->save_every > 0 && state->step % c->save_every == 0);
+    if (save_due && (eval_due || !u->planned) && commit(tr, eval_due && best, err))
+        return -1;
+    *patience_out = eval_due && r->ev.stop;
+    return 0;
+}
+
 int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, const rs_dataset *dev,
              const rs_train_options *options, rs_train_report report, void *ctx, rs_error *err)
 {
@@ -459,132 +605,41 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
         return rs_fail(err, "no training pairs (all longer than --max-len?)");
     if (c->dev_bleu && (!options->codec || !options->dev_refs))
         return rs_fail(err, "dev BLEU needs the text codec and the dev references");
-    int max_S = 1, max_T = 1;
-    rs_dataset_max_lengths(train, &max_S, &max_T);
-    const size_t total = model->layout.total;
     char last_path[4200];
     snprintf(last_path, sizeof last_path, "%s/last.ckpt", options->dir);
     int batches_per_epoch;
     if (prepare_run(model, state, train, dev, options, last_path, &batches_per_epoch, err))
         return -1;
-    rs_shards shards;
-    rs_batch batch;
-    float *grads = rs_calloc(total, sizeof(float), err);
-    if (!grads)
-        return -1;
-    if (rs_shards_init(&shards, model, c->threads, c->batch_size, max_S, max_T, grads, err)) {
-        free(grads);
-        return -1;
-    }
-    if (rs_batch_alloc(&batch, c->batch_size, max_S, max_T, err)) {
-        rs_shards_free(&shards);
-        free(grads);
-        return -1;
-    }
     trainer tr = {model, state, options, report, ctx, state->step, -1, {0}};
-
+    run r = {.tr = &tr, .train = train, .epoch_rng = state->rng, .last_path = last_path};
+    if (step_buffers_init(&r.buf, model, train, err))
+        return -1;
     const int updates_per_epoch = (batches_per_epoch + c->accumulate - 1) / c->accumulate;
-    run_clock rc = {.start = rs_clock_seconds(),
-                    .limit_s = 60.0 * c->max_minutes,
-                    .first_step = state->step,
-                    .total_steps = (int64_t)c->epochs * updates_per_epoch,
-                    .finished_epoch_loss = NAN};
-    rc.last_report = rc.start;
-    if (c->max_steps > 0 && c->max_steps < rc.total_steps)
-        rc.total_steps = c->max_steps;
-    int status = 0, planned = 0;
+    r.rc = (run_clock){.start = rs_clock_seconds(),
+                       .limit_s = 60.0 * c->max_minutes,
+                       .first_step = state->step,
+                       .total_steps = (int64_t)c->epochs * updates_per_epoch,
+                       .finished_epoch_loss = NAN};
+    r.rc.last_report = r.rc.start;
+    if (c->max_steps > 0 && c->max_steps < r.rc.total_steps)
+        r.rc.total_steps = c->max_steps;
+    int status = 0;
     rs_stop_reason reason = RS_STOP_EPOCHS;
-    rs_epoch_plan plan = {0};
-    rs_rng epoch_rng = state->rng;
-    rs_train_event ev = {0};
-
-    while (!should_stop(c, state, options, &rc, &reason)) {
-        if (!plan.order) {
-            /* The epoch's order comes from the RNG state at the epoch's start, so
-             * a resumed run regenerates it and skips the batches already done. */
-            epoch_rng = state->rng;
-            if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &epoch_rng, err)) {
-                status = -1;
-                break;
-            }
-        }
-        /* An update sums the gradients of cfg.accumulate batches (fewer at the
-         * epoch's end); batches_done is always at the start of one. */
-        const int k = (int)state->batches_done;
-        const update_batches u = {
-            train, &plan, k, plan.batches - k < c->accumulate ? plan.batches - k : c->accumulate};
-        const long tokens = update_tokens(&u);
-        double loss, gnorm;
-        if (train_step(&shards, &batch, model, &u, tokens, state->step, &loss, &gnorm, err)) {
+    while (!should_stop(c, state, options, &r.rc, &reason)) {
+        update_result u = {0};
+        int patience_out = 0;
+        if (update(&r, &u, err) || after_update(&r, dev, &u, &patience_out, err)) {
             status = -1;
             break;
         }
-        if (!isfinite(gnorm) || !isfinite(loss)) {
-            status = not_finite(&tr, last_path, loss, gnorm, err);
-            break;
-        }
-        const float clip = rs_clip_factor(gnorm, c->clip);
-        state->step++;
-        const float lr = learning_rate(c, state, state->step);
-        const rs_adam_settings adam = {lr, c->beta1, c->beta2, c->adam_eps};
-        rs_shards_adam(&shards, model->params, clip, state->adam_m, state->adam_v, &adam,
-                       state->step);
-        const int shown_epoch = state->epoch + 1;
-        state->batches_done = k + u.count;
-        count_update(&tr, &rc, loss, tokens, lr, gnorm);
-        const int epoch_end = state->batches_done >= plan.batches;
-        if (epoch_end) {
-            state->epoch++;
-            state->batches_done = 0;
-            state->rng = epoch_rng;
-            rs_epoch_plan_free(&plan);
-        }
-        /* The last step of the planned run: its saves wait for the final
-         * evaluation below, so no checkpoint holds this step unevaluated. */
-        planned = state->epoch >= c->epochs || (c->max_steps > 0 && state->step >= c->max_steps);
-        if (c->log_every > 0 && state->step % c->log_every == 0 && write_loss_row(&tr, err)) {
-            status = -1;
-            break;
-        }
-
-        const double t = rs_clock_seconds(), elapsed = t - rc.start;
-        if (t - rc.last_report >= options->report_seconds || state->step == rc.total_steps)
-            report_progress(&tr, &rc, &ev, shown_epoch, gnorm, lr, t);
-        int eval_due = c->eval_every > 0 ? state->step % c->eval_every == 0 : epoch_end;
-        int best = 0;
-        ev.step = state->step;
-        ev.epoch = shown_epoch;
-        ev.elapsed_s = elapsed;
-        ev.tokens_per_s = rc.tokens_since_start / (elapsed > 0 ? elapsed : 1);
-        ev.lr = lr;
-        if (eval_due &&
-            evaluate(&tr, dev, &ev, rc.epoch_tokens ? rc.epoch_loss / rc.epoch_tokens : NAN, &best,
-                     err)) {
-            status = -1;
-            break;
-        }
-        if (epoch_end) {
-            rc.finished_epoch_loss = rc.epoch_loss / (double)rc.epoch_tokens;
-            rc.epoch_loss = 0.0;
-            rc.epoch_tokens = 0;
-        }
-        /* Saved after the evaluation of the same step, never before it. */
-        int save_due =
-            eval_due || epoch_end || (c->save_every > 0 && state->step % c->save_every == 0);
-        if (save_due && (eval_due || !planned) && commit(&tr, eval_due && best, err)) {
-            status = -1;
-            break;
-        }
-        if (eval_due && ev.stop) {
+        if (patience_out) {
             reason = RS_STOP_PATIENCE;
             break;
         }
     }
     if (status == 0)
-        status = finish_run(&tr, dev, &ev, &rc, reason, last_path, err);
-    rs_epoch_plan_free(&plan);
-    rs_batch_free(&batch);
-    rs_shards_free(&shards);
-    free(grads);
+        status = finish_run(&tr, dev, &r.ev, &r.rc, reason, last_path, err);
+    rs_epoch_plan_free(&r.plan);
+    step_buffers_free(&r.buf);
     return status;
 }
