@@ -35,6 +35,8 @@ typedef struct {
  * have the same count; numbers must be finite. On failure m is empty. */
 int rs_matrix_parse(rs_matrix *m, const char *text, rs_error *err);
 void rs_matrix_free(rs_matrix *m);
+/* Whether m was given (an optional input left out has no rows). */
+int rs_matrix_given(const rs_matrix *m);
 
 
 /* The problem. Matrices not given have rows == 0. Owned by whoever filled it. */
