@@ -100,6 +100,31 @@ static size_t utf8_sequence(const unsigned char *p, const unsigned char *end)
     return n;
 }
 
+/* After "\u": four hex digits, and a second "\uXXXX" when they are a high
+ * surrogate; *cp the code point they make (never 0, which C strings cannot
+ * hold). */
+static int unicode_escape(parser *ps, unsigned *cp)
+{
+    if (hex4(ps, cp))
+        return -1;
+    if (*cp >= 0xDC00 && *cp <= 0xDFFF)
+        return fail_at(ps, "lone low surrogate in \\u escape");
+    if (*cp >= 0xD800 && *cp <= 0xDBFF) {
+        unsigned lo;
+        if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u')
+            return fail_at(ps, "high surrogate not followed by a low one");
+        ps->p += 2;
+        if (hex4(ps, &lo))
+            return -1;
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return fail_at(ps, "high surrogate not followed by a low one");
+        *cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
+    }
+    if (*cp == 0)
+        return fail_at(ps, "\\u0000 is not supported in strings");
+    return 0;
+}
+
 /* At the opening quote. Decodes into a new buffer: the output is never longer
  * than the input (an escape of 6 or 12 bytes yields at most 3 or 4). */
 static int parse_string(parser *ps, char **out, size_t *out_len)
@@ -152,34 +177,9 @@ static int parse_string(parser *ps, char **out, size_t *out_len)
         case 't': buf[n++] = '\t'; break;
         case 'u': {
             unsigned cp;
-            if (hex4(ps, &cp)) {
+            if (unicode_escape(ps, &cp)) {
                 free(buf);
                 return -1;
-            }
-            if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                free(buf);
-                return fail_at(ps, "lone low surrogate in \\u escape");
-            }
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                unsigned lo;
-                if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u') {
-                    free(buf);
-                    return fail_at(ps, "high surrogate not followed by a low one");
-                }
-                ps->p += 2;
-                if (hex4(ps, &lo)) {
-                    free(buf);
-                    return -1;
-                }
-                if (lo < 0xDC00 || lo > 0xDFFF) {
-                    free(buf);
-                    return fail_at(ps, "high surrogate not followed by a low one");
-                }
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            if (cp == 0) {
-                free(buf);
-                return fail_at(ps, "\\u0000 is not supported in strings");
             }
             n += put_utf8(buf + n, cp);
             break;

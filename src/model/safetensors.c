@@ -73,24 +73,35 @@ static void write_meta_int(FILE *out, const char *key, int value)
     write_meta(out, key, buf);
 }
 
-static int build_header(const rs_model *model, char **text, size_t *len, rs_error *err)
+/* How raw text becomes token ids, for another program (docs/tokenization.md). */
+static const char *text_pipeline(const rs_config *cfg)
+{
+    if (cfg->tokenizer == RS_TOKENIZER_SPM)
+        return "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
+               "lowercase=true -> SentencePiece encode (spm_src/spm_tgt, base64 model "
+               "protos) -> pieces looked up in src_vocab/tgt_vocab, unknown -> <unk> "
+               "(id 1) -> </s> (id 3) appended";
+    if (cfg->tokenizer == RS_TOKENIZER_SPACE)
+        return "utf8 (no NFC) -> lowercase each code point if lowercase=true -> "
+               "split at runs of Unicode white space -> tokens looked up in "
+               "src_vocab/tgt_vocab, unknown -> <unk> (id 1) -> </s> (id 3) appended";
+    return "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
+           "lowercase=true -> rnnsearch word/char tokenizer "
+           "(docs/tokenization.md) -> tokens looked up in src_vocab/tgt_vocab, "
+           "unknown -> <unk> (id 1) -> </s> (id 3) appended";
+}
+
+/* The "__metadata__" object: vocabularies, sizes, names, the text pipeline
+ * and the SentencePiece models. */
+static int write_metadata(FILE *h, const rs_model *model, rs_error *err)
 {
     const rs_config *cfg = &model->cfg;
-    FILE *h = open_memstream(text, len);
-    if (!h)
-        return rs_fail(err, "out of memory");
     fputs("{\"__metadata__\":{\n  \"src_vocab\":", h);
-    if (write_vocab_string(h, &model->src_vocab, err)) {
-        fclose(h);
-        free(*text);
+    if (write_vocab_string(h, &model->src_vocab, err))
         return -1;
-    }
     fputs(",\n  \"tgt_vocab\":", h);
-    if (write_vocab_string(h, &model->tgt_vocab, err)) {
-        fclose(h);
-        free(*text);
+    if (write_vocab_string(h, &model->tgt_vocab, err))
         return -1;
-    }
     write_meta_int(h, "n", cfg->hidden);
     write_meta_int(h, "m", cfg->emb);
     write_meta_int(h, "a", cfg->att);
@@ -105,22 +116,8 @@ static int build_header(const rs_model *model, char **text, size_t *len, rs_erro
     write_meta(h, "lowercase", cfg->lowercase ? "true" : "false");
     write_meta(h, "tokenizer", rs_tokenizer_names[cfg->tokenizer]);
     write_meta_int(h, "subwords", cfg->subwords);
-    const int spaced = cfg->tokenizer == RS_TOKENIZER_SPACE;
-    write_meta(h, "normalization", spaced ? "none" : "NFC");
-    /* How raw text becomes token ids, for another program (docs/tokenization.md). */
-    write_meta(h, "text_pipeline",
-               cfg->tokenizer == RS_TOKENIZER_SPM
-                   ? "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
-                     "lowercase=true -> SentencePiece encode (spm_src/spm_tgt, base64 model "
-                     "protos) -> pieces looked up in src_vocab/tgt_vocab, unknown -> <unk> "
-                     "(id 1) -> </s> (id 3) appended"
-               : spaced ? "utf8 (no NFC) -> lowercase each code point if lowercase=true -> "
-                          "split at runs of Unicode white space -> tokens looked up in "
-                          "src_vocab/tgt_vocab, unknown -> <unk> (id 1) -> </s> (id 3) appended"
-                        : "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
-                          "lowercase=true -> rnnsearch word/char tokenizer "
-                          "(docs/tokenization.md) -> tokens looked up in src_vocab/tgt_vocab, "
-                          "unknown -> <unk> (id 1) -> </s> (id 3) appended");
+    write_meta(h, "normalization", cfg->tokenizer == RS_TOKENIZER_SPACE ? "none" : "NFC");
+    write_meta(h, "text_pipeline", text_pipeline(cfg));
     const char *spm_keys[2] = {"spm_src", "spm_tgt"};
     const char *spm[2] = {model->spm_src, model->spm_tgt};
     size_t spm_len[2] = {model->spm_src_len, model->spm_tgt_len};
@@ -131,9 +128,14 @@ static int build_header(const rs_model *model, char **text, size_t *len, rs_erro
             putc('"', h);
         }
     fputs("}", h);
+    return 0;
+}
 
-    /* A shared tensor (out.W of a tied model) is written as a copy of the one it
-     * shares, under its own name: the file is the untied model of model.md. */
+/* Each tensor's entry: dtype, shape and byte range in the data. A shared
+ * tensor (out.W of a tied model) is written as a copy of the one it shares,
+ * under its own name: the file is the untied model of model.md. */
+static void write_tensor_index(FILE *h, const rs_model *model)
+{
     size_t offset = 0;
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
         const rs_tensor_info *t = rs_tensor_storage(&model->layout, i);
@@ -149,6 +151,19 @@ static int build_header(const rs_model *model, char **text, size_t *len, rs_erro
         offset += 4 * t->size;
     }
     fputs("}", h);
+}
+
+static int build_header(const rs_model *model, char **text, size_t *len, rs_error *err)
+{
+    FILE *h = open_memstream(text, len);
+    if (!h)
+        return rs_fail(err, "out of memory");
+    if (write_metadata(h, model, err)) {
+        fclose(h);
+        free(*text);
+        return -1;
+    }
+    write_tensor_index(h, model);
     /* Spaces after the JSON so that the data starts 8-byte aligned. */
     long pos = ftell(h);
     while (pos >= 0 && pos % 8) {
