@@ -1,3 +1,7 @@
+/* Beam search (see beam.h): each sentence keeps K hypotheses, extended
+ * together as one batch of rows through decode.c's step; per sentence the
+ * K·V candidates are ranked by log p, the best K kept, and a hypothesis that
+ * says </s> is finished, ranked by log p / (length)^α. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

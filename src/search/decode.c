@@ -1,3 +1,7 @@
+/* The decoder's step over one model or an ensemble (see decode.h): the
+ * encoder once per batch, then per step the GRU, the attention over each
+ * row's own sentence and the deep output's log-probabilities (an ensemble's
+ * averaged); greedy search takes the best word per row until </s>. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>

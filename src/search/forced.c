@@ -1,3 +1,6 @@
+/* Forced decoding (see forced.h): the decoder fed the known target, token by
+ * token, summing the log-probability of each and keeping the alignment row
+ * of each step; an ensemble averages both over its members. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/* The translation pipeline (see translate.h): text to ids through the
+ * model's codec, greedy or beam search, ids back to text, with <unk>
+ * replacement, BPE joining and the alignment on request, under the one
+ * length rule. */
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
