@@ -511,3 +511,24 @@ const char *rs_nrefs_text(int nrefs, char buf[16])
     snprintf(buf, 16, "%d", nrefs);
     return buf;
 }
+
+int rs_word_count(const char *s, int *words, rs_error *err)
+{
+    if (check_utf8(s, "the source", err) < 0)
+        return -1;
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+    utf8proc_ssize_t n = (utf8proc_ssize_t)strlen(s);
+    int in_word = 0;
+    *words = 0;
+    for (utf8proc_ssize_t i = 0; i < n;) {
+        utf8proc_int32_t c;
+        i += utf8proc_iterate(p + i, n - i, &c);
+        if (py_space(c))
+            in_word = 0;
+        else if (!in_word) {
+            in_word = 1;
+            ++*words;
+        }
+    }
+    return 0;
+}

@@ -59,6 +59,9 @@ const rs_bleu_opts *rs_bleu_opts_or_default(const rs_bleu_opts *opts);
 /* "reference I+1", for errors. */
 const char *rs_segment_ref_name(char name[32], int i);
 
+/* The number of words of s as Python's str.split() counts them (s UTF-8). */
+int rs_word_count(const char *s, int *words, rs_error *err);
+
 /* A signature's nrefs: "1", "2", … or "var" (RS_NREFS_VAR). */
 const char *rs_nrefs_text(int nrefs, char buf[16]);
 

@@ -1,0 +1,135 @@
+/* Quality by source length (eval/bylength.c): buckets by hand, including an
+ * empty one and sentences on a boundary, and each bucket's statistics equal
+ * to those of its own lines scored as a corpus. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "eval/bylength.h"
+#include "eval/segments.h"
+
+static const char *name_of(const rs_length_buckets *b, int i)
+{
+    static char buf[32];
+    rs_length_bucket_name(b, i, buf, sizeof buf);
+    return buf;
+}
+
+START_TEST(default_buckets_are_compare_mt_s)
+{
+    rs_length_buckets b;
+    rs_length_buckets_default(&b);
+    ck_assert_int_eq(b.count, 7);
+    static const char *const names[] = {"<10", "10-19", "20-29", "30-39", "40-49", "50-59", ">=60"};
+    for (int i = 0; i < 7; i++)
+        ck_assert_str_eq(name_of(&b, i), names[i]);
+    static const int words[][2] = {{0, 0},  {9, 0},  {10, 1}, {19, 1},  {20, 2},
+                                   {59, 5}, {60, 6}, {61, 6}, {1000, 6}};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        ck_assert_msg(rs_length_bucket_of(&b, words[i][0]) == words[i][1], "%d words: bucket %d",
+                      words[i][0], rs_length_bucket_of(&b, words[i][0]));
+}
+END_TEST
+
+START_TEST(buckets_are_parsed_and_bad_bounds_refused)
+{
+    rs_length_buckets b;
+    rs_error err;
+    ck_assert_msg(!rs_length_buckets_parse(&b, "10,20,30", &err), "%s", err.msg);
+    ck_assert_int_eq(b.count, 4);
+    ck_assert_str_eq(name_of(&b, 0), "<10");
+    ck_assert_str_eq(name_of(&b, 2), "20-29");
+    ck_assert_str_eq(name_of(&b, 3), ">=30");
+    ck_assert(!rs_length_buckets_parse(&b, "5,6", &err));
+    ck_assert_str_eq(name_of(&b, 1), "5");
+    static const char *const bad[] = {"",      "a",   "10,", ",10",   "10,10",
+                                      "20,10", "0,5", "-5",  "10;20", "99999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_msg(rs_length_buckets_parse(&b, bad[i], &err) != 0, "'%s' accepted", bad[i]);
+        ck_assert_msg(strstr(err.msg, "buckets '"), "%s", err.msg);
+    }
+    char many[1024] = "";
+    for (int i = 1; i <= RS_LENGTH_BUCKETS_MAX; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "%s%d", i > 1 ? "," : "", i);
+    ck_assert(rs_length_buckets_parse(&b, many, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "at most 63 bounds"), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(words_are_counted_as_python_splits)
+{
+    int n;
+    rs_error err;
+    ck_assert(!rs_word_count("", &n, &err) && n == 0);
+    ck_assert(!rs_word_count("  \t ", &n, &err) && n == 0);
+    ck_assert(!rs_word_count(" a  b\tc\n", &n, &err) && n == 3);
+    /* U+3000 (ideographic space) and U+0085 are white space to str.split(); U+00A0 too. */
+    ck_assert(!rs_word_count("a\xe3\x80\x80"
+                             "b\xc2\x85"
+                             "c\xc2\xa0"
+                             "d",
+                             &n, &err) &&
+              n == 4);
+    ck_assert(rs_word_count("a \xff b", &n, &err) != 0);
+}
+END_TEST
+
+/* Sources of 3, 10 (on a boundary), 19, 25 words into buckets <10, 10-19,
+ * 20-29, >=30: the last stays empty, and each bucket holds exactly the
+ * statistics of its own lines. */
+START_TEST(each_bucket_is_scored_as_a_corpus_of_its_lines)
+{
+    static const int lengths[] = {3, 10, 19, 25};
+    static const char *const hyps[] = {"the cat sat", "a b c d e f g h i j", "one two three",
+                                       "x y z"};
+    static const char *const refs[] = {"the cat sat down", "a b c d e f g h i k", "one two four",
+                                       "x y z w"};
+    static const int bucket[] = {0, 1, 1, 2};
+    rs_length_buckets b;
+    rs_error err;
+    ck_assert(!rs_length_buckets_parse(&b, "10,20,30", &err));
+    rs_bucket_stats stats[RS_LENGTH_BUCKETS_MAX];
+    rs_bucket_stats_init(stats, &b);
+    for (int i = 0; i < 4; i++) {
+        char source[512] = "";
+        for (int w = 0; w < lengths[i]; w++)
+            strcat(source, w ? " w" : "w");
+        const char *ref[1] = {refs[i]};
+        ck_assert_msg(!rs_by_length_add(stats, &b, source, hyps[i], ref, 1, NULL, &err), "%s",
+                      err.msg);
+    }
+    for (int k = 0; k < b.count; k++) {
+        rs_bleu_stats bleu;
+        rs_chrf_stats chrf;
+        rs_bleu_stats_init(&bleu);
+        rs_chrf_stats_init(&chrf);
+        long long n = 0;
+        for (int i = 0; i < 4; i++)
+            if (bucket[i] == k) {
+                const char *ref[1] = {refs[i]};
+                ck_assert(!rs_bleu_stats_add(&bleu, hyps[i], ref, 1, NULL, &err));
+                ck_assert(!rs_chrf_stats_add(&chrf, hyps[i], ref, 1, NULL, &err));
+                n++;
+            }
+        ck_assert_int_eq(stats[k].sentences, n);
+        ck_assert_msg(!memcmp(&stats[k].bleu, &bleu, sizeof bleu), "bucket %d: BLEU statistics", k);
+        ck_assert_msg(!memcmp(&stats[k].chrf, &chrf, sizeof chrf), "bucket %d: chrF statistics", k);
+    }
+    ck_assert_int_eq(stats[3].sentences, 0);
+    ck_assert_int_eq(stats[1].sentences, 2);
+    const char *ref[1] = {"r"};
+    ck_assert(rs_by_length_add(stats, &b, NULL, "h", ref, 1, NULL, &err) != 0);
+}
+END_TEST
+
+Suite *bylength_suite(void)
+{
+    Suite *s = suite_create("bylength");
+    TCase *tc = tcase_create("bylength");
+    tcase_add_test(tc, default_buckets_are_compare_mt_s);
+    tcase_add_test(tc, buckets_are_parsed_and_bad_bounds_refused);
+    tcase_add_test(tc, words_are_counted_as_python_splits);
+    tcase_add_test(tc, each_bucket_is_scored_as_a_corpus_of_its_lines);
+    suite_add_tcase(s, tc);
+    return s;
+}
