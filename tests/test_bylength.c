@@ -7,6 +7,8 @@
 
 #include "eval/bylength.h"
 #include "eval/segments.h"
+#include "testdir.h"
+#include "testprog.h"
 
 static const char *name_of(const rs_length_buckets *b, int i)
 {
@@ -122,6 +124,69 @@ START_TEST(each_bucket_is_scored_as_a_corpus_of_its_lines)
 }
 END_TEST
 
+/* The program: `bleu --by-length --format tsv` gives, per bucket, what
+ * `bleu` prints for that bucket's lines alone, and "nan" for an empty one.
+ * Forty sentences of 1 to 40 words (9, 10, 19, 20 on the boundaries), each
+ * hypothesis its reference with every third word changed. */
+START_TEST(the_program_s_buckets_are_bleu_of_their_lines)
+{
+    char dir[64], path[256], cmd[2048];
+    static char out[1 << 15];
+    testdir_make(dir, "rnnsearch-bylength");
+    FILE *f[3 * 5]; /* src, hyp, ref for all lines, then for buckets <10, 10-19, 20-29, >=30 */
+    static const char *const names[] = {"src", "hyp", "ref"};
+    for (int b = 0; b < 5; b++)
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s/%s%d", dir, names[k], b);
+            ck_assert_ptr_nonnull(f[3 * b + k] = fopen(path, "w"));
+        }
+    for (int n = 1; n <= 40; n++) {
+        const int bucket = 1 + (n < 10 ? 0 : n < 20 ? 1 : n < 30 ? 2 : 3);
+        for (int w = 0; w < n; w++)
+            for (int b = 0; b <= bucket; b += bucket) {
+                fprintf(f[3 * b], "%ss%d", w ? " " : "", w);
+                fprintf(f[3 * b + 1], "%s%s%d", w ? " " : "", w % 3 == 2 ? "x" : "t", w);
+                fprintf(f[3 * b + 2], "%st%d", w ? " " : "", w);
+            }
+        for (int b = 0; b <= bucket; b += bucket)
+            for (int k = 0; k < 3; k++)
+                fputc('\n', f[3 * b + k]);
+    }
+    for (int i = 0; i < 15; i++)
+        ck_assert_int_eq(fclose(f[i]), 0);
+    snprintf(cmd, sizeof cmd,
+             "bleu --by-length --src %s/src0 --buckets 10,20,30 --format tsv "
+             "%s/hyp0 %s/ref0",
+             dir, dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 0);
+    static const char *const rows[] = {"<10\t9\t", "10-19\t10\t", "20-29\t10\t", ">=30\t11\t"};
+    ck_assert_msg(strstr(out, "bucket\tsentences\tbleu\tchrf\n"), "%s", out);
+    for (int b = 1; b <= 4; b++) {
+        const char *row = strstr(out, rows[b - 1]);
+        ck_assert_msg(row, "no row '%s' in\n%s", rows[b - 1], out);
+        double bleu, chrf;
+        ck_assert(sscanf(row + strlen(rows[b - 1]), "%lf\t%lf", &bleu, &chrf) == 2);
+        char alone[4096];
+        snprintf(cmd, sizeof cmd, "bleu %s/hyp%d %s/ref%d", dir, b, dir, b);
+        ck_assert_int_eq(testprog_run_all(cmd, alone, sizeof alone), 0);
+        char want[64];
+        snprintf(want, sizeof want, "BLEU = %.2f ", bleu);
+        ck_assert_msg(strstr(alone, want), "bucket %d: '%s' not in\n%s", b, want, alone);
+        snprintf(want, sizeof want, "chrF2 = %.2f", chrf);
+        ck_assert_msg(strstr(alone, want), "bucket %d: '%s' not in\n%s", b, want, alone);
+        ck_assert_msg(bleu > 0 && bleu < 100, "bucket %d: BLEU %g", b, bleu);
+    }
+    /* Bounds past the longest sentence leave a bucket empty. */
+    snprintf(cmd, sizeof cmd,
+             "bleu --by-length --src %s/src0 --buckets 10,50 --format tsv "
+             "%s/hyp0 %s/ref0",
+             dir, dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "\n>=50\t0\tnan\tnan\n"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *bylength_suite(void)
 {
     Suite *s = suite_create("bylength");
@@ -130,6 +195,7 @@ Suite *bylength_suite(void)
     tcase_add_test(tc, buckets_are_parsed_and_bad_bounds_refused);
     tcase_add_test(tc, words_are_counted_as_python_splits);
     tcase_add_test(tc, each_bucket_is_scored_as_a_corpus_of_its_lines);
+    tcase_add_test(tc, the_program_s_buckets_are_bleu_of_their_lines);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "eval/bleu.h"
+#include "eval/bylength.h"
 #include "eval/chrf.h"
 #include "cmd/cli.h"
 #include "text/corpus.h"
@@ -39,6 +40,15 @@ static void usage(FILE *out)
             "                  sacreBLEU's sentence_bleu: eff:yes) and chrF, tab-separated\n"
             "  --signature     put the signature into each score line, as sacreBLEU's text\n"
             "                  output does: \"BLEU|nrefs:1|...|version:... = 35.12 ...\"\n"
+            "  --by-length     quality by source length: the test set split into buckets by\n"
+            "                  the number of words of each source sentence (needs --src),\n"
+            "                  and per bucket its sentences, BLEU and chrF, each bucket\n"
+            "                  scored as a corpus of its own\n"
+            "  --src FILE      the source sentences of HYP, for --by-length\n"
+            "  --buckets B     the bounds between buckets, as 10,20,30 (buckets <10, 10-19,\n"
+            "                  20-29, >=30; default: compare-mt's 10,20,30,40,50,60)\n"
+            "  --format F      --by-length's output: table or tsv (columns bucket, sentences,\n"
+            "                  bleu, chrf; an empty bucket's scores are nan) (default: table)\n"
             "  -h, --help      this text\n"
             "\n"
             "BLEU: n-grams 1-4, counts clipped by the largest count in any reference, brevity\n"
@@ -102,6 +112,9 @@ static void print_scores(const rs_bleu_stats *bleu, const rs_chrf_stats *chrf, i
 typedef struct {
     rs_bleu_opts opts;
     int want_bleu, want_chrf, sentence, with_signature;
+    int by_length, tsv;
+    const char *src; /* --src, for --by-length */
+    rs_length_buckets buckets;
     const char *const *files; /* [nfiles]: the hypothesis, then the references */
     int nfiles;
 } bleu_request;
@@ -109,8 +122,22 @@ typedef struct {
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, bleu_request *rq)
 {
-    enum { OPT_METRIC = 256, OPT_TOKENIZE, OPT_LOWERCASE, OPT_SENTENCE, OPT_SIGNATURE };
+    enum {
+        OPT_METRIC = 256,
+        OPT_TOKENIZE,
+        OPT_LOWERCASE,
+        OPT_SENTENCE,
+        OPT_SIGNATURE,
+        OPT_BY_LENGTH,
+        OPT_SRC,
+        OPT_BUCKETS,
+        OPT_FORMAT
+    };
     static const struct option options[] = {
+        {"by-length", no_argument, NULL, OPT_BY_LENGTH},
+        {"src", required_argument, NULL, OPT_SRC},
+        {"buckets", required_argument, NULL, OPT_BUCKETS},
+        {"format", required_argument, NULL, OPT_FORMAT},
         {"sentence", no_argument, NULL, OPT_SENTENCE},
         {"signature", no_argument, NULL, OPT_SIGNATURE},
         {"metric", required_argument, NULL, OPT_METRIC},
@@ -120,7 +147,10 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
     };
     static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a",
                                                                                           "none"};
-    int metric = 2, tokenize = 0;
+    static const char *const formats[] = {"table", "tsv"};
+    int metric = 2, tokenize = 0, buckets_given = 0, format_given = 0;
+    rs_error err;
+    rs_length_buckets_default(&rq->buckets);
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "", options);
     int c;
@@ -130,6 +160,18 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         case OPT_LOWERCASE: rq->opts.lowercase = 1; break;
         case OPT_SENTENCE: rq->sentence = 1; break;
         case OPT_SIGNATURE: rq->with_signature = 1; break;
+        case OPT_BY_LENGTH: rq->by_length = 1; break;
+        case OPT_SRC: rq->src = optarg; break;
+        case OPT_BUCKETS:
+            if (rs_length_buckets_parse(&rq->buckets, optarg, &err))
+                return rs_cli_usage_error(PROG, "--buckets: %s", err.msg);
+            buckets_given = 1;
+            break;
+        case OPT_FORMAT:
+            if (rs_cli_choice(PROG, "--format", optarg, formats, 2, &rq->tsv))
+                return RS_EXIT_USAGE;
+            format_given = 1;
+            break;
         case OPT_METRIC:
             if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
                 return RS_EXIT_USAGE;
@@ -148,6 +190,15 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
     rq->nfiles = argc - optind;
     if (rq->nfiles < 2)
         return rs_cli_usage_error(PROG, "need a hypothesis file and at least one reference file");
+    if (rq->by_length && !rq->src)
+        return rs_cli_usage_error(PROG, "--by-length needs the source sentences: --src FILE");
+    if (!rq->by_length && (rq->src || buckets_given || format_given))
+        return rs_cli_usage_error(PROG, "--%s goes with --by-length",
+                                  rq->src         ? "src"
+                                  : buckets_given ? "buckets"
+                                                  : "format");
+    if (rq->by_length && rq->sentence)
+        return rs_cli_usage_error(PROG, "--by-length and --sentence exclude each other");
     for (int i = 1; i < rq->nfiles; i++)
         if (strcmp(rq->files[i], "-") == 0)
             return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
@@ -172,6 +223,50 @@ static int read_inputs(const bleu_request *rq, rs_lines *text)
                     text[i].count);
             return -1;
         }
+    return 0;
+}
+
+/* --by-length: per bucket of source length, its sentences, BLEU and chrF. */
+static int score_by_length(const bleu_request *rq, const rs_lines *text, const rs_lines *src,
+                           const char **refs)
+{
+    const int nrefs = rq->nfiles - 1;
+    rs_bucket_stats stats[RS_LENGTH_BUCKETS_MAX];
+    rs_bucket_stats_init(stats, &rq->buckets);
+    rs_error err;
+    for (int line = 0; line < text[0].count; line++) {
+        for (int r = 0; r < nrefs; r++)
+            refs[r] = text[r + 1].lines[line];
+        if (rs_by_length_add(stats, &rq->buckets, src->lines[line], text[0].lines[line], refs,
+                             nrefs, &rq->opts, &err)) {
+            fprintf(stderr, PROG ": %s:%d: %s\n",
+                    strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>", line + 1, err.msg);
+            return -1;
+        }
+    }
+    if (rq->tsv)
+        printf("bucket\tsentences\tbleu\tchrf\n");
+    else
+        printf("%-8s %9s %7s %7s\n", "words", "sentences", "BLEU", "chrF2");
+    for (int i = 0; i < rq->buckets.count; i++) {
+        char name[32], bleu[32] = "nan", chrf[32] = "nan";
+        rs_length_bucket_name(&rq->buckets, i, name, sizeof name);
+        if (stats[i].sentences) {
+            rs_bleu_result b;
+            rs_chrf_result c;
+            rs_bleu_compute(&stats[i].bleu, &b);
+            rs_chrf_compute(&stats[i].chrf, &c);
+            snprintf(bleu, sizeof bleu, "%.2f", b.score);
+            snprintf(chrf, sizeof chrf, "%.2f", c.score);
+        } else if (!rq->tsv) {
+            strcpy(bleu, "-");
+            strcpy(chrf, "-");
+        }
+        if (rq->tsv)
+            printf("%s\t%lld\t%s\t%s\n", name, stats[i].sentences, bleu, chrf);
+        else
+            printf("%-8s %9lld %7s %7s\n", name, stats[i].sentences, bleu, chrf);
+    }
     return 0;
 }
 
@@ -238,6 +333,7 @@ int cmd_bleu(int argc, char **argv)
         return status;
     status = RS_EXIT_FAIL;
     const int nrefs = rq.nfiles - 1;
+    rs_lines src = {0};
     rs_lines *text = calloc((size_t)rq.nfiles, sizeof *text);
     const char **refs = calloc((size_t)nrefs, sizeof *refs);
     if (!text || !refs) {
@@ -246,6 +342,17 @@ int cmd_bleu(int argc, char **argv)
     }
     if (read_inputs(&rq, text))
         goto done;
+    if (rq.by_length) {
+        if (read_lines(&src, rq.src) < 0)
+            goto done;
+        if (src.count != text[0].count) {
+            fprintf(stderr, PROG ": %s has %d lines but %s has %d\n", rq.src, src.count,
+                    strcmp(rq.files[0], "-") ? rq.files[0] : "standard input", text[0].count);
+            goto done;
+        }
+        status = score_by_length(&rq, text, &src, refs) ? RS_EXIT_FAIL : RS_EXIT_OK;
+        goto done;
+    }
     /* The signatures, sacreBLEU's "NAME|key:value|..." form. Sentence BLEU
      * uses effective order (sacreBLEU's sentence_bleu default). */
     char bleu_sig[256], chrf_sig[256];
@@ -268,6 +375,7 @@ done:
         for (int i = 0; i < rq.nfiles; i++)
             rs_lines_free(&text[i]);
     free(text);
+    rs_lines_free(&src);
     free(refs);
     return status;
 }
