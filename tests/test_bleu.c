@@ -413,9 +413,26 @@ START_TEST(test_command)
     ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
     ck_assert_ptr_nonnull(strstr(errs, "rnnsearch bleu: "));
     free(out), free(errs);
-    snprintf(args, sizeof args, "'%s'", path[0]);
-    ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
+    ck_assert_int_eq(run_bleu("", &out, &errs), 2);
     free(out), free(errs);
+    /* sacreBLEU's forms: REF alone with the hypothesis on standard input, and
+     * -i HYP with every file named a reference; the same scores as HYP REF. */
+    snprintf(args, sizeof args, "'%s' '%s'", path[0], path[1]);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
+    char *want = out;
+    free(errs);
+    snprintf(args, sizeof args, "'%s' < '%s'", path[1], path[0]);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
+    ck_assert_str_eq(out, want);
+    free(out), free(errs);
+    snprintf(args, sizeof args, "-i '%s' '%s'", path[0], path[1]);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
+    ck_assert_str_eq(out, want);
+    free(out), free(errs);
+    snprintf(args, sizeof args, "--input '%s' '%s' '%s'", path[0], path[1], path[2]);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
+    ck_assert_msg(strstr(out, "BLEU = 48.53 "), "%s", out);
+    free(want), free(out), free(errs);
     /* The signatures, with rnnsearch's version; in the score line on request. */
     snprintf(args, sizeof args, "'%s' '%s' '%s'", path[0], path[1], path[2]);
     ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
@@ -431,6 +448,8 @@ START_TEST(test_command)
     ck_assert_msg(!strncmp(out, sig, strlen(sig)) &&
                       strstr(out, " = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943"),
                   "%s", out);
+    /* Once: in the score line, not on standard error too. */
+    ck_assert_msg(!strstr(errs, "nrefs:"), "%s", errs);
     free(out), free(errs);
 
     /* Sentence scores: one line per segment, BLEU with effective order. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "eval/bleu.h"
 #include "eval/bylength.h"
@@ -18,6 +19,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rnnsearch bleu [options] HYP REF [REF...]\n"
+            "       rnnsearch bleu [options] -i HYP REF [REF...]\n"
+            "       rnnsearch bleu [options] REF < HYP\n"
             "\n"
             "Scores HYP (one segment per line; \"-\" reads standard input) against the\n"
             "references REF..., line by line, as sacreBLEU 2.x does with its defaults, and\n"
@@ -38,8 +41,13 @@ static void usage(FILE *out)
             "                  (sacreBLEU's -lc and --chrf-lowercase; default: off)\n"
             "  --sentence      one line per segment: its own BLEU (with effective order, as\n"
             "                  sacreBLEU's sentence_bleu: eff:yes) and chrF, tab-separated\n"
+            "  -i, --input HYP the hypothesis, as sacreBLEU's -i: every file named is then a\n"
+            "                  reference; with one file named and no -i, that file is the\n"
+            "                  reference and the hypothesis comes from standard input\n"
+            "                  (sacreBLEU's `sacrebleu REF < HYP`)\n"
             "  --signature     put the signature into each score line, as sacreBLEU's text\n"
             "                  output does: \"BLEU|nrefs:1|...|version:... = 35.12 ...\"\n"
+            "                  (and not on standard error)\n"
             "  --by-length     quality by source length: the test set split into buckets by\n"
             "                  the number of words of each source sentence (needs --src),\n"
             "                  and per bucket its sentences, BLEU and chrF, each bucket\n"
@@ -115,7 +123,7 @@ typedef struct {
     int by_length, tsv;
     const char *src; /* --src, for --by-length */
     rs_length_buckets buckets;
-    const char *const *files; /* [nfiles]: the hypothesis, then the references */
+    const char **files; /* [nfiles]: the hypothesis, then the references (owned) */
     int nfiles;
 } bleu_request;
 
@@ -134,6 +142,7 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         OPT_FORMAT
     };
     static const struct option options[] = {
+        {"input", required_argument, NULL, 'i'},
         {"by-length", no_argument, NULL, OPT_BY_LENGTH},
         {"src", required_argument, NULL, OPT_SRC},
         {"buckets", required_argument, NULL, OPT_BUCKETS},
@@ -149,10 +158,11 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
                                                                                           "none"};
     static const char *const formats[] = {"table", "tsv"};
     int metric = 2, tokenize = 0, buckets_given = 0, format_given = 0;
+    const char *input = NULL;
     rs_error err;
     rs_length_buckets_default(&rq->buckets);
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "", options);
+    rs_cli_begin(&args, PROG, argc, argv, "i:", options);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
@@ -160,6 +170,7 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         case OPT_LOWERCASE: rq->opts.lowercase = 1; break;
         case OPT_SENTENCE: rq->sentence = 1; break;
         case OPT_SIGNATURE: rq->with_signature = 1; break;
+        case 'i': input = optarg; break;
         case OPT_BY_LENGTH: rq->by_length = 1; break;
         case OPT_SRC: rq->src = optarg; break;
         case OPT_BUCKETS:
@@ -186,10 +197,18 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
     }
     rq->want_bleu = metric != 1;
     rq->want_chrf = metric != 0;
-    rq->files = (const char *const *)argv + optind;
-    rq->nfiles = argc - optind;
-    if (rq->nfiles < 2)
-        return rs_cli_usage_error(PROG, "need a hypothesis file and at least one reference file");
+    /* HYP REF...; or -i HYP REF...; or REF alone, the hypothesis on stdin. */
+    const int named = argc - optind;
+    const int hyp_named = !input && named >= 2;
+    if (named < 1 || (named == 1 && !input && isatty(STDIN_FILENO)))
+        return rs_cli_usage_error(PROG, "need a hypothesis and at least one reference: HYP REF, "
+                                        "-i HYP REF, or REF with the hypothesis on standard input");
+    rq->nfiles = hyp_named ? named : named + 1;
+    if (!(rq->files = calloc((size_t)rq->nfiles, sizeof *rq->files)))
+        return rs_cli_usage_error(PROG, "out of memory");
+    rq->files[0] = hyp_named ? argv[optind] : input ? input : "-";
+    for (int i = 1; i < rq->nfiles; i++)
+        rq->files[i] = argv[optind + i - !hyp_named];
     if (rq->by_length && !rq->src)
         return rs_cli_usage_error(PROG, "--by-length needs the source sentences: --src FILE");
     if (!rq->by_length && (rq->src || buckets_given || format_given))
@@ -329,8 +348,10 @@ int cmd_bleu(int argc, char **argv)
 {
     bleu_request rq = {.opts = {0, RS_BLEU_TOK_13A}};
     int status = parse_request(argc, argv, &rq);
-    if (status >= 0)
+    if (status >= 0) {
+        free(rq.files);
         return status;
+    }
     status = RS_EXIT_FAIL;
     const int nrefs = rq.nfiles - 1;
     rs_lines src = {0};
@@ -360,9 +381,9 @@ int cmd_bleu(int argc, char **argv)
     rs_bleu_signature(&rq.opts, sig_nrefs, rq.sentence, "rnnsearch-" RS_VERSION, bleu_sig,
                       sizeof bleu_sig);
     rs_chrf_signature(&rq.opts, sig_nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
-    if (rq.want_bleu)
+    if (rq.want_bleu && !rq.with_signature)
         fprintf(stderr, PROG ": BLEU|%s\n", bleu_sig);
-    if (rq.want_chrf)
+    if (rq.want_chrf && !rq.with_signature)
         fprintf(stderr, PROG ": chrF%d|%s\n", RS_CHRF_BETA, chrf_sig);
     if (score_lines(&rq, text, refs, rq.with_signature ? bleu_sig : NULL,
                     rq.with_signature ? chrf_sig : NULL))
@@ -377,5 +398,6 @@ done:
     free(text);
     rs_lines_free(&src);
     free(refs);
+    free(rq.files);
     return status;
 }
