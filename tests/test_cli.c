@@ -20,6 +20,15 @@ START_TEST(help_version_and_usage_errors)
     ck_assert_ptr_nonnull(strstr(out, "rnnsearch"));
     ck_assert_int_eq(testprog_run_all("no-such-command", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "no-such-command"));
+    /* A misspelt command or long option: the nearest is named, as for configuration keys. */
+    ck_assert_int_eq(testprog_run_all("trian", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "unknown command 'trian' (did you mean 'train'?)"), "%s", out);
+    ck_assert_int_eq(testprog_run_all("train --hiden 8", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "unknown option '--hiden' (did you mean '--hidden'?)"), "%s", out);
+    ck_assert_int_eq(testprog_run_all("translate --bema=3", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "unknown option '--bema' (did you mean '--beam'?)"), "%s", out);
+    ck_assert_int_eq(testprog_run_all("translate --zzzzzzzz", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "unknown option '--zzzzzzzz'\n"), "%s", out);
     static const char *const commands[] = {"train",    "translate", "score",
                                            "tokenize", "export",    "import"};
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {

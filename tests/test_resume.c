@@ -252,6 +252,10 @@ START_TEST(a_signal_saves_and_says_how_to_resume)
         ck_assert_int_eq(wait_for(pid), 128 + sigs[i]);
         char *text = read_text(dir, "stderr");
         ck_assert_msg(strstr(text, "last.ckpt") && strstr(text, "--resume"), "%s", text);
+        static const char *const said[] = {"stopped: interrupted by SIGTERM",
+                                           "stopped: interrupted by SIGINT (Ctrl-C)",
+                                           "stopped: interrupted by SIGHUP"};
+        ck_assert_msg(strstr(text, said[i]), "no '%s' in\n%s", said[i], text);
         free(text);
         rs_model m;
         rs_train_state st;

@@ -219,6 +219,24 @@ static int number_option(const char *prog, const rs_cli_number *numbers, int c, 
     return 0;
 }
 
+/* "unknown option '--hiden' (did you mean '--hidden'?)": the nearest of the
+ * command's long options by edit distance, as configuration keys have it. */
+static void unknown_long_option(const rs_cli_args *args, const char *arg, int name_len)
+{
+    const char *names[RS_CLI_MAX_OPTIONS + 2];
+    int count = 0;
+    for (const struct option *o = args->longopts; o->name && count < RS_CLI_MAX_OPTIONS + 2; o++)
+        names[count++] = o->name;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", name_len > 2 ? name_len - 2 : 0, arg + 2);
+    const char *near = name[0] ? rs_cli_nearest(name, names, count) : NULL;
+    if (near)
+        rs_cli_usage_error(args->prog, "unknown option '%.*s' (did you mean '--%s'?)", name_len,
+                           arg, near);
+    else
+        rs_cli_bad_option(args->prog, arg);
+}
+
 static int next_option(rs_cli_args *args)
 {
     if (args->too_many) {
@@ -261,6 +279,8 @@ static int next_option(rs_cli_args *args)
          * was given a value it does not take; else the unknown short letter. */
         if (is_long && optopt && long_option_of(args, optopt))
             rs_cli_usage_error(args->prog, "option '%.*s' takes no value", name_len, arg);
+        else if (is_long && !optopt)
+            unknown_long_option(args, arg, name_len);
         else
             rs_cli_bad_option(args->prog, !optopt || is_long ? arg : letter);
         return RS_CLI_BAD;

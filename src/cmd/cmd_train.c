@@ -287,7 +287,12 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
     case RS_STOP_PATIENCE:
         rs_log("stopped: %d dev evaluations without improvement (--patience)", cfg->patience);
         break;
-    case RS_STOP_SIGNAL: rs_log("stopped: signal %d", (int)stop_signal); break;
+    case RS_STOP_SIGNAL:
+        rs_log("stopped: interrupted by %s", stop_signal == SIGINT    ? "SIGINT (Ctrl-C)"
+                                             : stop_signal == SIGTERM ? "SIGTERM"
+                                             : stop_signal == SIGHUP  ? "SIGHUP"
+                                                                      : "a signal");
+        break;
     }
     rs_log(" at step %lld (epoch %d)\n", (long long)state->step, r->epoch);
     rs_log("last model: %s/last.ckpt\n", dir);

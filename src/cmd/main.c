@@ -124,7 +124,18 @@ int main(int argc, char **argv)
         }
         return commands[i].run(argc - 1, argv + 1);
     }
-    fprintf(stderr, "rnnsearch: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    const char *names[sizeof commands / sizeof *commands];
+    int count = 0;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (commands[i].run)
+            names[count++] = commands[i].name;
+    const char *near = rs_cli_nearest(argv[1], names, count);
+    if (near) {
+        fprintf(stderr, "rnnsearch: unknown command '%s' (did you mean '%s'?)\n", argv[1], near);
+        fprintf(stderr, "Try 'rnnsearch --help'.\n");
+    } else {
+        fprintf(stderr, "rnnsearch: unknown command '%s'\n", argv[1]);
+        usage(stderr);
+    }
     return RS_EXIT_USAGE;
 }
