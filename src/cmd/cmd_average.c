@@ -7,6 +7,7 @@
 #include "model/checkpoint.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/output.h"
 
 #define PROG "rnnsearch average"
 
@@ -42,11 +43,18 @@ int cmd_average(int argc, char **argv)
             "-o -: a checkpoint is binary and is not written to standard output; give a file name");
     if (argc - optind < 1)
         return rs_cli_usage_error(PROG, "no checkpoints given");
-    for (int i = optind; i < argc; i++) {
-        rs_error same;
-        if (rs_cli_check_output_not_model(out_path, argv[i], &same))
-            return rs_cli_usage_error(PROG, "%s", same.msg);
-    }
+    /* A new checkpoint, or over one that is none of those averaged and not a
+     * training run's. */
+    rs_output_rule rule;
+    rs_error refused;
+    rs_output_rule_init(&rule, RS_OUTPUT_CHECKPOINT, NULL);
+    int bad = 0;
+    for (int i = optind; i < argc && !bad; i++)
+        bad = rs_output_add_model(&rule, argv[i], &refused);
+    bad = bad || rs_output_check(&rule, out_path, &refused);
+    rs_output_rule_free(&rule);
+    if (bad)
+        return rs_cli_usage_error(PROG, "%s", refused.msg);
 
     rs_average avg = {0};
     rs_error err;

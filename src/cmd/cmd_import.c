@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "common/fileio.h"
 #include "cmd/commands.h"
+#include "cmd/output.h"
 #include "model/safetensors.h"
 
 #define PROG "rnnsearch import"
@@ -52,8 +53,14 @@ int cmd_import(int argc, char **argv)
 
     rs_error err;
     rs_model model;
-    if (rs_check_output_not_input(out_path, in_path, &err) ||
-        rs_safetensors_import(in_path, &model, &err)) {
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_CHECKPOINT, NULL);
+    int refused =
+        rs_output_add_input(&rule, in_path, &err) || rs_output_check(&rule, out_path, &err);
+    rs_output_rule_free(&rule);
+    if (refused)
+        return rs_cli_usage_error(PROG, "%s", err.msg);
+    if (rs_safetensors_import(in_path, &model, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         return 1;
     }
