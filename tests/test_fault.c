@@ -41,11 +41,25 @@ START_TEST(the_nth_pass_ends_the_process)
 }
 END_TEST
 
+/* rs_fault_fails: the same counting, returning 1 at the pass instead of ending. */
+START_TEST(the_nth_pass_fails)
+{
+    setenv("RNNSEARCH_FAULT", "enospc@2", 1);
+    ck_assert_int_eq(rs_fault_fails("rename"), 0);
+    ck_assert_int_eq(rs_fault_fails("enospc"), 0);
+    ck_assert_int_eq(rs_fault_fails("enospc"), 1);
+    ck_assert_int_eq(rs_fault_fails("enospc"), 0);
+    unsetenv("RNNSEARCH_FAULT");
+    ck_assert_int_eq(rs_fault_fails("enospc"), 0);
+}
+END_TEST
+
 Suite *fault_suite(void)
 {
     Suite *s = suite_create("fault");
     TCase *tc = tcase_create("fault");
     tcase_add_test(tc, the_nth_pass_ends_the_process);
+    tcase_add_test(tc, the_nth_pass_fails);
     suite_add_tcase(s, tc);
     return s;
 }

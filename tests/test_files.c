@@ -16,7 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/output.h"
 #include "model/checkpoint.h"
+#include "train/rundir.h"
 #include "testdir.h"
 #include "testprog.h"
 
@@ -573,6 +575,7 @@ static int interrupt_translation(const char *ckpt, const char *hyp, const char *
         /* A background shell may have left SIGINT ignored: the default, as at a terminal. */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
         int null = open("/dev/null", O_WRONLY);
         if (dup2(fds[0], 0) < 0 || null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
@@ -606,7 +609,7 @@ static int interrupt_translation(const char *ckpt, const char *hyp, const char *
     return status;
 }
 
-/* SIGTERM or SIGINT mid-way, once or twice: the old output stays and no
+/* SIGTERM, SIGINT or SIGHUP mid-way, once or twice: the old output stays and no
  * temporary file is left. */
 START_TEST(test_a_signal_leaves_the_old_output)
 {
@@ -617,8 +620,9 @@ START_TEST(test_a_signal_leaves_the_old_output)
     path_in(hyp, sizeof hyp, "hyp.txt");
     testfile_write(hyp, (const unsigned char *)old, sizeof old - 1);
     const int entries = entries_in(dir);
-    const int signals[][2] = {{SIGTERM, 0}, {SIGINT, 0}, {SIGTERM, SIGINT}, {SIGINT, SIGINT}};
-    for (int k = 0; k < 4; k++) {
+    const int signals[][2] = {
+        {SIGTERM, 0}, {SIGINT, 0}, {SIGHUP, 0}, {SIGTERM, SIGINT}, {SIGINT, SIGINT}};
+    for (int k = 0; k < 5; k++) {
         int status = interrupt_translation(ckpt, hyp, old, signals[k][0], signals[k][1]);
         ck_assert_msg(WIFSIGNALED(status) &&
                           (WTERMSIG(status) == signals[k][0] || WTERMSIG(status) == signals[k][1]),
@@ -670,27 +674,146 @@ START_TEST(test_careless_outputs)
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, hyp, empty);
     ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     testfile_expect(hyp, "");
+    /* No name; standard output's own file (/dev/stdout redirected to a file)
+     * is standard output; a name of the longest length allowed is written. */
+    snprintf(args, sizeof args, "translate -m %s -o '' %s", ckpt, in);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "name is empty"), "%s", out);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s translate -m %s -o /dev/stdout %s > %s 2>/dev/null",
+             testprog_path(), ckpt, in, hyp);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
+    size_t lines_size;
+    unsigned char *lines = testfile_read(hyp, &lines_size);
+    ck_assert_msg(lines_size > 2 && strchr((char *)lines, '\n') &&
+                      strchr((char *)lines, '\n') != (char *)lines + lines_size - 1,
+                  "%s", lines);
+    free(lines);
+    char longest[256 + 64];
+    snprintf(longest, sizeof longest, "%s/", dir);
+    memset(longest + strlen(longest), 'n', 255);
+    longest[strlen(dir) + 1 + 255] = 0;
+    snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, longest, in);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_int_eq(access(longest, F_OK), 0);
     /* A missing directory is an error naming the output. */
     snprintf(args, sizeof args, "plot %s -o %s/no/such/x.svg", ckpt, dir);
     ck_assert_int_ne(testprog_run_all(args, out, sizeof out), 0);
     snprintf(args, sizeof args, "align -m %s -o %s/no/such/x.txt %s", ckpt, dir, in);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "no/such/x.txt"), "%s", out);
-    /* Read-only file and directory (root may write anyway: not tried as root). */
-    if (geteuid() != 0) {
+    /* Read-only file and directory. Root may write anyway: as root the
+     * program runs as nobody (setpriv), or this part is left out. */
+    const char *as_user = geteuid() != 0 ? ""
+                          : !access("/usr/bin/setpriv", X_OK)
+                              ? "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups"
+                              : NULL;
+    /* ... and when nobody can run the program where it is (not under /root). */
+    if (as_user && *as_user && run_with(as_user, "--version", out, sizeof out) != 0)
+        as_user = NULL;
+    if (as_user) {
+        ck_assert_int_eq(chmod(dir, 0777), 0);
         testfile_write(hyp, (const unsigned char *)"old\n", 4);
         ck_assert_int_eq(chmod(hyp, 0444), 0);
         snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, hyp, in);
-        ck_assert_int_ne(testprog_run_all(args, out, sizeof out), 0);
+        ck_assert_int_eq(run_with(as_user, args, out, sizeof out), 2);
         ck_assert_msg(strstr(out, hyp) && strstr(out, "read-only"), "%s", out);
         testfile_expect(hyp, "old\n");
         ck_assert_int_eq(chmod(sub, 0555), 0);
         snprintf(args, sizeof args, "translate -m %s -o %s/x.txt %s", ckpt, sub, in);
-        ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+        ck_assert_int_eq(run_with(as_user, args, out, sizeof out), 1);
         ck_assert_msg(strstr(out, "x.txt") && strstr(out, "Permission denied"), "%s", out);
         ck_assert_int_eq(chmod(sub, 0755), 0);
         ck_assert_int_eq(entries_in(sub), 0);
     }
+    testdir_remove(dir);
+}
+END_TEST
+
+/* What makes a run's directory: a lock as training leaves it, or its logs;
+ * not another program's file named lock. */
+START_TEST(test_run_directory_is_recognised)
+{
+    char path[256];
+    testdir_make(dir, "rs_files");
+    ck_assert_int_eq(rs_rundir_is_run(dir), 0);
+    path_in(path, sizeof path, "lock");
+    testfile_write(path, (const unsigned char *)"held by make\n", 13);
+    ck_assert_int_eq(rs_rundir_is_run(dir), 0);
+    testfile_write(path, (const unsigned char *)"31337\n", 6);
+    ck_assert_int_eq(rs_rundir_is_run(dir), 1);
+    testfile_write(path, (const unsigned char *)"", 0); /* made, PID not yet written */
+    ck_assert_int_eq(rs_rundir_is_run(dir), 1);
+    ck_assert_int_eq(unlink(path), 0);
+    const char *logs[] = {"train.log.tsv", "train.loss.tsv", "watch.jsonl"};
+    for (int k = 0; k < 3; k++) {
+        path_in(path, sizeof path, logs[k]);
+        testfile_write(path, (const unsigned char *)"", 0);
+        ck_assert_msg(rs_rundir_is_run(dir), "%s", logs[k]);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    ck_assert_int_eq(rs_rundir_is_run(dir), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* The rule itself, kind by kind (the commands' tests above run it whole). */
+START_TEST(test_output_rule)
+{
+    char ckpt[256], text[256], link_in[256], empty[256], path[512], run[256];
+    rs_error err = {{0}};
+    rs_output_rule text_rule, ckpt_rule;
+    testdir_make(dir, "rs_files");
+    make_checkpoint(ckpt, sizeof ckpt);
+    path_in(text, sizeof text, "in.txt");
+    path_in(link_in, sizeof link_in, "hard.txt");
+    path_in(empty, sizeof empty, "empty");
+    path_in(run, sizeof run, "run");
+    testfile_write(text, (const unsigned char *)"a\n", 2);
+    testfile_write(empty, (const unsigned char *)"", 0);
+    ck_assert_int_eq(link(text, link_in), 0);
+    size_t size;
+    unsigned char *bytes = testfile_read(ckpt, &size);
+    make_run_dir(run, bytes, size);
+    free(bytes);
+    rs_output_rule_init(&text_rule, RS_OUTPUT_TEXT, "train.svg");
+    rs_output_rule_init(&ckpt_rule, RS_OUTPUT_CHECKPOINT, NULL);
+    ck_assert(!rs_output_add_input(&text_rule, text, &err) &&
+              !rs_output_add_input(&text_rule, NULL, &err));
+    ck_assert(!rs_output_add_input(&ckpt_rule, ckpt, &err));
+
+    /* Standard output and new names pass; an input under another name does not. */
+    ck_assert(!rs_output_check(&text_rule, NULL, &err) && !rs_output_check(&text_rule, "-", &err));
+    path_in(path, sizeof path, "new.txt");
+    ck_assert_msg(!rs_output_check(&text_rule, path, &err), "%s", err.msg);
+    ck_assert_int_eq(rs_output_check(&text_rule, link_in, &err), -1);
+    ck_assert_msg(strstr(err.msg, "is the same file as"), "%s", err.msg);
+    ck_assert_int_eq(rs_output_check(&text_rule, "", &err), -1);
+    /* Text never over a checkpoint nor under a .ckpt name; a checkpoint over a
+     * checkpoint (not its input) or an empty file, never over text. */
+    ck_assert_int_eq(rs_output_check(&text_rule, ckpt, &err), -1);
+    ck_assert_msg(strstr(err.msg, "is a checkpoint"), "%s", err.msg);
+    path_in(path, sizeof path, "new.ckpt");
+    ck_assert_int_eq(rs_output_check(&text_rule, path, &err), -1);
+    ck_assert_msg(!rs_output_check(&ckpt_rule, path, &err), "%s", err.msg);
+    ck_assert_int_eq(rs_output_check(&ckpt_rule, ckpt, &err), -1); /* its input */
+    snprintf(path, sizeof path, "%s/best.ckpt", run);
+    ck_assert_int_eq(rs_output_check(&ckpt_rule, path, &err), -1); /* a run's */
+    ck_assert_msg(strstr(err.msg, "training run"), "%s", err.msg);
+    ck_assert_msg(!rs_output_check(&ckpt_rule, empty, &err), "%s", err.msg);
+    ck_assert_int_eq(rs_output_check(&ckpt_rule, text, &err), -1);
+    ck_assert_msg(strstr(err.msg, "not a checkpoint"), "%s", err.msg);
+    /* In a run's directory only the name the command owns. */
+    snprintf(path, sizeof path, "%s/train.svg", run);
+    ck_assert_msg(!rs_output_check(&text_rule, path, &err), "%s", err.msg);
+    snprintf(path, sizeof path, "%s/other.svg", run);
+    ck_assert_int_eq(rs_output_check(&text_rule, path, &err), -1);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "train.svg"), "%s", err.msg);
+    /* Devices are streamed to, not replaced. */
+    ck_assert_msg(!rs_output_check(&text_rule, "/dev/null", &err), "%s", err.msg);
+    ck_assert_int_eq(rs_output_check(&ckpt_rule, "/dev/null", &err), -1);
+    rs_output_rule_free(&text_rule);
+    rs_output_rule_free(&ckpt_rule);
     testdir_remove(dir);
 }
 END_TEST
@@ -723,6 +846,8 @@ Suite *files_suite(void)
     tcase_add_test(tc, test_output_is_replaced_whole_or_not_at_all);
     tcase_add_test(tc, test_a_signal_leaves_the_old_output);
     tcase_add_test(tc, test_careless_outputs);
+    tcase_add_test(tc, test_run_directory_is_recognised);
+    tcase_add_test(tc, test_output_rule);
     tcase_add_test(tc, test_oversized_model_is_refused);
     suite_add_tcase(s, tc);
     return s;

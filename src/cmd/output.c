@@ -145,17 +145,29 @@ static int is_stream(const rs_output_rule *rule, const char *path)
            (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
+/* Whether a text output names the file standard output already is
+ * (/dev/stdout, /dev/fd/1, or FILE in "-o FILE > FILE"): written there as
+ * "-o -" would be, not replaced under the shell's descriptor. */
+static int is_stdout(const rs_output_rule *rule, const char *path)
+{
+    struct stat a, b;
+    return rule->kind == RS_OUTPUT_TEXT && !stat(path, &a) && !fstat(STDOUT_FILENO, &b) &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int rs_output_check(const rs_output_rule *rule, const char *path, rs_error *err)
 {
     if (!path || !strcmp(path, "-"))
         return 0;
+    if (!*path)
+        return rs_fail(err, "the output's name is empty");
     catch_signals();
     struct stat st;
     const int regular = !stat(path, &st) && S_ISREG(st.st_mode);
     for (int i = 0; regular && i < rule->count; i++)
         if (rs_check_output_not_input(path, rule->inputs[i], err))
             return -1;
-    if (is_stream(rule, path))
+    if (is_stream(rule, path) || is_stdout(rule, path))
         return 0;
     /* A link, directory or device would be destroyed by the rename. */
     if (rs_check_replaceable(path, err))
@@ -194,6 +206,8 @@ int rs_output_open(rs_output *out, const rs_output_rule *rule, const char *path,
         return 0;
     if (rs_output_check(rule, path, err))
         return -1;
+    if (is_stdout(rule, path))
+        return 0;
     out->name = path;
     if (is_stream(rule, path)) {
         /* Nothing to keep or to replace: written to as the shell writes "> FILE". */

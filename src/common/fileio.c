@@ -205,7 +205,14 @@ int rs_atomic_open_with(rs_atomic_file *af, const char *path, int flags, rs_erro
         rs_fail(err, "out of memory");
         goto fail;
     }
-    snprintf(af->tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
+    /* NAME.tmp.PID beside it (what a resumed training removes); a NAME near
+     * the 255-byte limit of a file name is shortened there, or the output
+     * could not be written under a name it may have. */
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    char pid[24];
+    snprintf(pid, sizeof pid, ".tmp.%ld", (long)getpid());
+    size_t keep = strlen(base) + strlen(pid) > 255 ? 255 - strlen(pid) : strlen(base);
+    snprintf(af->tmp, tmp_size, "%.*s%s", (int)(base - path + keep), path, pid);
     /* Recorded before it exists, so that no signal finds it unrecorded. */
     af->slot = remember_temporary(af->tmp);
     /* A new file, never one found under that name (a link left there would
@@ -215,7 +222,10 @@ int rs_atomic_open_with(rs_atomic_file *af, const char *path, int flags, rs_erro
         fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {
         int e = errno;
-        rs_fail(err, "cannot write %s: cannot create %s: %s", path, af->tmp, strerror(e));
+        if (e == ENOENT && !(flags & RS_ATOMIC_MAKE_DIRS))
+            rs_fail(err, "cannot write %s: its directory does not exist", path);
+        else
+            rs_fail(err, "cannot write %s: cannot create %s: %s", path, af->tmp, strerror(e));
         goto fail;
     }
     int e = 0;
