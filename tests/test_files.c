@@ -84,6 +84,14 @@ START_TEST(test_output_same_as_input_is_refused)
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "standard input"), "%s", out);
     testfile_expect(in, "a b\nb a\n");
+    /* -o the --config file it read. */
+    char yaml[256];
+    path_in(yaml, sizeof yaml, "run.yaml");
+    testfile_write(yaml, (const unsigned char *)"translation:\n  beam: 2\n", 23);
+    snprintf(args, sizeof args, "translate -m %s --config %s -o %s %s", ckpt, yaml, yaml, in);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "is the same file as"), "%s", out);
+    testfile_expect(yaml, "translation:\n  beam: 2\n");
     /* A different output is fine. */
     char hyp[256];
     path_in(hyp, sizeof hyp, "hyp.txt");

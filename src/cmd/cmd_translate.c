@@ -223,7 +223,8 @@ static int check_request(int argc, char **argv, translate_request *rq)
     rq->input = optind < argc ? argv[optind] : "-";
     rs_error refused;
     int bad = rs_output_add_input(&rq->rule, rq->input, &refused) ||
-              rs_output_add_input(&rq->rule, rq->ref_path, &refused);
+              rs_output_add_input(&rq->rule, rq->ref_path, &refused) ||
+              rs_output_add_input(&rq->rule, rq->args.config_path, &refused);
     for (int k = 0; k < rq->models->count && !bad; k++)
         bad = rs_output_add_model(&rq->rule, rq->models->args[k], &refused);
     if (bad || rs_output_check(&rq->rule, rq->output, &refused))
