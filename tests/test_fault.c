@@ -41,11 +41,36 @@ START_TEST(the_nth_pass_ends_the_process)
 }
 END_TEST
 
+/* rs_fault_fails: the same counting, returning 1 at the pass instead of
+ * ending. In a child, as above: the count is the process's (CK_FORK=no runs
+ * every test in one). The child's exit status is the passes that failed, as
+ * bits: 1 << k for the kth pass through "enospc". */
+START_TEST(the_nth_pass_fails)
+{
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        setenv("RNNSEARCH_FAULT", "enospc@2", 1);
+        int failed = rs_fault_fails("rename") ? 64 : 0;
+        for (int k = 0; k < 3; k++)
+            failed |= rs_fault_fails("enospc") << k;
+        unsetenv("RNNSEARCH_FAULT");
+        failed |= rs_fault_fails("enospc") << 3;
+        _exit(failed);
+    }
+    int status;
+    ck_assert(waitpid(pid, &status, 0) == pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 1 << 1); /* the second pass only */
+}
+END_TEST
+
 Suite *fault_suite(void)
 {
     Suite *s = suite_create("fault");
     TCase *tc = tcase_create("fault");
     tcase_add_test(tc, the_nth_pass_ends_the_process);
+    tcase_add_test(tc, the_nth_pass_fails);
     suite_add_tcase(s, tc);
     return s;
 }

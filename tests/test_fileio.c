@@ -140,6 +140,122 @@ START_TEST(test_atomic_refuses_special_targets)
 }
 END_TEST
 
+/* The replaced file's mode is kept; a new one gets 0666 less the umask. */
+START_TEST(test_atomic_keeps_the_mode)
+{
+    char path[256], fresh[256];
+    rs_error err = {{0}};
+    rs_atomic_file af;
+    struct stat st;
+    testdir_make(dir, "rs_fileio");
+    path_in(path, sizeof path, "kept");
+    testfile_write(path, (const unsigned char *)"old", 3);
+    ck_assert_int_eq(chmod(path, 0604), 0);
+    ck_assert_msg(!rs_atomic_open(&af, path, &err), "%s", err.msg);
+    fputs("new", af.f);
+    ck_assert_msg(!rs_atomic_commit(&af, &err), "%s", err.msg);
+    ck_assert(!stat(path, &st));
+    ck_assert_int_eq(st.st_mode & 07777, 0604);
+    testfile_expect(path, "new");
+    const mode_t mask = umask(027);
+    path_in(fresh, sizeof fresh, "fresh");
+    ck_assert_msg(!rs_atomic_open(&af, fresh, &err), "%s", err.msg);
+    ck_assert_msg(!rs_atomic_commit(&af, &err), "%s", err.msg);
+    umask(mask);
+    ck_assert(!stat(fresh, &st));
+    ck_assert_int_eq(st.st_mode & 07777, 0640);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Without RS_ATOMIC_MAKE_DIRS a missing directory is an error, not made;
+ * a name of the longest length allowed still gets its temporary file. */
+START_TEST(test_atomic_directories_and_long_names)
+{
+    char path[512], sub[256], name[256];
+    rs_error err = {{0}};
+    rs_atomic_file af;
+    testdir_make(dir, "rs_fileio");
+    path_in(path, sizeof path, "missing/out.txt");
+    ck_assert_int_eq(rs_atomic_open_with(&af, path, 0, &err), -1);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "directory does not exist"), "%s",
+                  err.msg);
+    path_in(sub, sizeof sub, "missing");
+    ck_assert_int_eq(access(sub, F_OK), -1);
+    memset(name, 'n', 255);
+    name[255] = 0;
+    path_in(path, sizeof path, name);
+    ck_assert_msg(!rs_atomic_open_with(&af, path, 0, &err), "%s", err.msg);
+    fputs("long", af.f);
+    ck_assert_msg(!rs_atomic_commit(&af, &err), "%s", err.msg);
+    testfile_expect(path, "long");
+    ck_assert_int_eq(count_entries(dir), 1);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* What a signal handler calls: every temporary file under way goes, the
+ * target stays as it was, and the commit that follows fails without a trace. */
+START_TEST(test_atomic_temporaries_removed)
+{
+    char a[256], b[256];
+    rs_error err = {{0}};
+    rs_atomic_file fa, fb;
+    testdir_make(dir, "rs_fileio");
+    path_in(a, sizeof a, "a.txt");
+    path_in(b, sizeof b, "b.txt");
+    testfile_write(a, (const unsigned char *)"old a", 5);
+    ck_assert_msg(!rs_atomic_open(&fa, a, &err), "%s", err.msg);
+    ck_assert_msg(!rs_atomic_open(&fb, b, &err), "%s", err.msg);
+    fputs("new a", fa.f);
+    fputs("new b", fb.f);
+    ck_assert_int_eq(count_entries(dir), 3);
+    rs_atomic_remove_temporaries();
+    ck_assert_int_eq(count_entries(dir), 1);
+    testfile_expect(a, "old a");
+    ck_assert_int_eq(rs_atomic_commit(&fa, &err), -1);
+    ck_assert_int_eq(rs_atomic_commit(&fb, &err), -1);
+    testfile_expect(a, "old a");
+    ck_assert_int_eq(count_entries(dir), 1);
+    /* A committed file is no longer recorded: a later file of its temporary
+     * name (another save's) is not removed. */
+    ck_assert_msg(!rs_atomic_open(&fa, a, &err), "%s", err.msg);
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s", fa.tmp);
+    fputs("newer", fa.f);
+    ck_assert_msg(!rs_atomic_commit(&fa, &err), "%s", err.msg);
+    testfile_write(tmp, (const unsigned char *)"x", 1);
+    rs_atomic_remove_temporaries();
+    ck_assert_int_eq(access(tmp, F_OK), 0);
+    testfile_expect(a, "newer");
+    testdir_remove(dir);
+}
+END_TEST
+
+/* RNNSEARCH_FAULT=enospc: the file's writes fail as on a full disk, and the
+ * commit says so and keeps the old file. */
+START_TEST(test_atomic_full_disk)
+{
+    char path[256];
+    rs_error err = {{0}};
+    rs_atomic_file af;
+    testdir_make(dir, "rs_fileio");
+    path_in(path, sizeof path, "out.txt");
+    testfile_write(path, (const unsigned char *)"old", 3);
+    setenv("RNNSEARCH_FAULT", "enospc", 1);
+    ck_assert_msg(!rs_atomic_open(&af, path, &err), "%s", err.msg);
+    unsetenv("RNNSEARCH_FAULT");
+    for (int i = 0; i < 10000; i++)
+        fputs("more than a buffer ", af.f);
+    ck_assert_int_eq(rs_atomic_commit(&af, &err), -1);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "No space left on device"), "%s",
+                  err.msg);
+    testfile_expect(path, "old");
+    ck_assert_int_eq(count_entries(dir), 1);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(test_same_file)
 {
     char a[256], b[256], sym[256], hard[256];
@@ -222,6 +338,10 @@ Suite *fileio_suite(void)
     tcase_add_test(tc, test_make_parent_dirs);
     tcase_add_test(tc, test_atomic_replace);
     tcase_add_test(tc, test_atomic_refuses_special_targets);
+    tcase_add_test(tc, test_atomic_keeps_the_mode);
+    tcase_add_test(tc, test_atomic_directories_and_long_names);
+    tcase_add_test(tc, test_atomic_temporaries_removed);
+    tcase_add_test(tc, test_atomic_full_disk);
     tcase_add_test(tc, test_same_file);
     tcase_add_test(tc, test_is_directory);
     tcase_add_test(tc, test_read_file);

@@ -103,16 +103,6 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
     }
 }
 
-int rs_cli_check_output_not_model(const char *output, const char *model_arg, rs_error *err)
-{
-    char path[4096];
-    rs_error unresolved;
-    /* A model that does not resolve is reported when it is loaded. */
-    if (!output || rs_model_locate(model_arg, path, sizeof path, &unresolved))
-        return 0;
-    return rs_check_output_not_input(output, path, err);
-}
-
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
 {
     char path[4096];

@@ -238,11 +238,6 @@ int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_
 int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker);
 
 
-/* Fails with "OUTPUT is the same file as CHECKPOINT" when writing `output`
- * would overwrite the checkpoint that `model_arg` resolves to (a file, or a
- * model directory's best.ckpt/last.ckpt). */
-int rs_cli_check_output_not_model(const char *output, const char *model_arg, rs_error *err);
-
 /* Resolves a -m argument (file, models/NAME directory or NAME), loads the
  * model (weights only) and, when codec is not NULL, its text codec. */
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);

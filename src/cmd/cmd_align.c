@@ -9,6 +9,7 @@
 #include "eval/alignment.h"
 #include "common/fileio.h"
 #include "cmd/cli.h"
+#include "cmd/output.h"
 #include "model/codec.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
@@ -16,6 +17,8 @@
 #include "search/forced.h"
 #include "search/translate.h"
 #include "serve/run.h"
+#include "train/rundir.h"
+#include "train/watch.h"
 
 #define PROG "rnnsearch align"
 
@@ -48,7 +51,10 @@ static void usage(FILE *out)
         "                         advertises 256 colours)\n"
         "  -o, --output PATH      write here (default: standard output). svg: a directory\n"
         "                         that receives 0001.svg, 0002.svg, ... (one per sentence),\n"
-        "                         or a FILE.svg when there is one sentence\n"
+        "                         or a FILE.svg when there is one sentence. A file is\n"
+        "                         replaced once complete, and may not be an input, a\n"
+        "                         checkpoint or in a training run's directory (but\n"
+        "                         for --replay's DIR/replay.html)\n"
         "  --title TEXT           svg, html: the title (default: \"alignment\" and the model)\n"
         "  --beam K               beam search with K hypotheses: the alignment of the\n"
         "                         translation `translate --beam K` prints (default: 1,\n"
@@ -75,7 +81,9 @@ typedef struct {
     int words, svg_dir;
     const char *bpe; /* --remove-bpe's marker, or NULL */
     const char *out_path;
-    FILE *out;
+    rs_output_rule rule; /* what -o (or each picture in its directory) may be */
+    rs_output output;    /* -o FILE or standard output (not an SVG directory) */
+    FILE *out;           /* output.f */
     int written;
 } sink;
 
@@ -97,23 +105,21 @@ static int emit(sink *sk, const char *const *tgt, int tgt_count, const char *con
         a = &merged;
     }
     int rc = 0;
-    const char *where = sk->out_path ? sk->out_path : "<stdout>";
     char path[4200];
     if (sk->svg_dir) {
+        /* One picture, written whole under the same rule as any output. */
+        rs_output picture;
         snprintf(path, sizeof path, "%s/%04d.svg", sk->out_path, id);
-        where = path;
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            rc = rs_fail(err, "%s: cannot open for writing", path);
-        } else {
-            rc = sk->writer->write(f, a, id, &sk->style);
-            if (fclose(f))
-                rc = -1;
-            if (rc)
-                rs_fail(err, "%s: write failed", where);
+        if ((rc = rs_output_open(&picture, &sk->rule, path, err)) == 0) {
+            if (sk->writer->write(picture.f, a, id, &sk->style))
+                rc = rs_output_flush(&picture, err) ? -1 : rs_fail(err, "cannot write %s", path);
+            if (rc == 0)
+                rc = rs_output_commit(&picture, err);
+            rs_output_abort(&picture);
         }
-    } else if ((rc = sk->writer->write(sk->out, a, id, &sk->style))) {
-        rs_fail(err, "%s: write failed", where);
+    } else if (sk->writer->write(sk->out, a, id, &sk->style)) {
+        rc = rs_output_flush(&sk->output, err) ? -1
+                                               : rs_fail(err, "cannot write %s", sk->output.name);
     }
     if (!rc)
         sk->written++;
@@ -219,13 +225,27 @@ static const rs_align_writer *format_writer(const char *name)
 }
 
 /* The checks between options, once all are read; -1 to go on, else the exit status. */
-static int check_request(int argc, char **argv, align_request *rq, const sink *sk)
+static int check_request(int argc, char **argv, align_request *rq, sink *sk)
 {
     if (rq->replay && (rq->model_arg || optind < argc))
         return rs_cli_usage_error(PROG, "--replay DIR writes the page of a training run: no "
                                         "-m and no input file with it");
-    if (rq->replay)
+    if (rq->replay) {
+        /* The page of a run goes anywhere but over the run's files: in its
+         * directory it may be replay.html. */
+        static const char *const read[] = {"train.log.tsv", RS_LOSS_TABLE, RS_WATCH_FILE};
+        rs_error refused;
+        char path[4200];
+        rs_output_rule_init(&sk->rule, RS_OUTPUT_TEXT, "replay.html");
+        for (size_t i = 0; i < sizeof read / sizeof *read; i++) {
+            snprintf(path, sizeof path, "%s/%s", rq->replay, read[i]);
+            if (rs_output_add_input(&sk->rule, path, &refused))
+                return rs_cli_usage_error(PROG, "%s", refused.msg);
+        }
+        if (rs_output_check(&sk->rule, sk->out_path, &refused))
+            return rs_cli_usage_error(PROG, "%s", refused.msg);
         return -1;
+    }
     if (!rq->model_arg)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (argc - optind > 1)
@@ -240,10 +260,11 @@ static int check_request(int argc, char **argv, align_request *rq, const sink *s
         return rs_cli_usage_error(PROG, "--words (SentencePiece) and --remove-bpe (BPE) exclude "
                                         "each other");
     rq->input = optind < argc ? argv[optind] : "-";
-    rs_error same;
-    if (rs_check_output_not_input(sk->out_path, rq->input, &same) ||
-        rs_cli_check_output_not_model(sk->out_path, rq->model_arg, &same))
-        return rs_cli_usage_error(PROG, "%s", same.msg);
+    rs_error refused;
+    if (rs_output_add_input(&sk->rule, rq->input, &refused) ||
+        rs_output_add_model(&sk->rule, rq->model_arg, &refused) ||
+        (!sk->writer->file_per_sentence && rs_output_check(&sk->rule, sk->out_path, &refused)))
+        return rs_cli_usage_error(PROG, "%s", refused.msg);
     return -1;
 }
 
@@ -349,49 +370,48 @@ static int open_sink(sink *sk, int count, rs_error *err)
                     sk->out_path, count);
             return RS_EXIT_USAGE;
         }
-        if (sk->svg_dir) {
+        if (sk->svg_dir || sk->out_path) {
+            /* A directory's pictures are checked as the first one would be
+             * (a run's directory takes none); one .svg file, now that it is
+             * known to be one. */
             char path[4200];
-            snprintf(path, sizeof path, "%s/0001.svg", sk->out_path);
-            if (rs_make_parent_dirs(path, err))
-                return -1;
+            rs_error refused;
+            snprintf(path, sizeof path, sk->svg_dir ? "%s/0001.svg" : "%s", sk->out_path);
+            if (rs_output_check(&sk->rule, path, &refused)) {
+                fprintf(stderr, PROG ": %s\n", refused.msg);
+                return RS_EXIT_USAGE;
+            }
+            if (sk->svg_dir)
+                return rs_make_parent_dirs(path, err);
         }
     }
-    if (sk->out_path && !sk->svg_dir && !(sk->out = fopen(sk->out_path, "w"))) {
-        sk->out = stdout;
-        return rs_fail(err, "%s: cannot open for writing", sk->out_path);
-    }
+    if (rs_output_open(&sk->output, &sk->rule, sk->out_path, err))
+        return -1;
+    sk->out = sk->output.f;
     return 0;
 }
 
-/* Ends the output (the writer's closing, flush, close); -1 on a write error. */
-static int close_sink(sink *sk)
+/* Ends the output: the writer's closing, then the file renamed into place
+ * (an SVG directory's pictures are each complete already). */
+static int close_sink(sink *sk, rs_error *err)
 {
-    int bad = (!sk->svg_dir && sk->writer->end && sk->writer->end(sk->out, &sk->style)) ||
-              fflush(sk->out) || ferror(sk->out);
-    if (sk->out != stdout) {
-        FILE *f = sk->out;
-        sk->out = stdout;
-        bad |= fclose(f) != 0;
-    }
-    return bad ? -1 : 0;
+    if (sk->svg_dir)
+        return 0;
+    if (sk->writer->end && sk->writer->end(sk->out, &sk->style))
+        return rs_output_flush(&sk->output, err) ? -1
+                                                 : rs_fail(err, "cannot write %s", sk->output.name);
+    return rs_output_commit(&sk->output, err);
 }
 
 /* align --replay DIR: the run's replay page, to standard output or written
  * whole to a file. */
-static int write_replay(const char *dir, const char *out_path)
+static int write_replay(const char *dir, sink *sk)
 {
     rs_error err;
-    rs_atomic_file af;
-    if (out_path && rs_atomic_open(&af, out_path, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_FAIL;
-    }
-    int rc = rs_run_write_replay(out_path ? af.f : stdout, dir, &err);
-    if (out_path)
-        rc = rc ? (rs_atomic_abort(&af), -1) : rs_atomic_commit(&af, &err);
-    else if (rc == 0 && fflush(stdout))
-        rc = rs_fail(&err, "standard output: write failed");
-    if (rc) {
+    rs_output out;
+    if (rs_output_open(&out, &sk->rule, sk->out_path, &err) ||
+        rs_run_write_replay(out.f, dir, &err) || rs_output_commit(&out, &err)) {
+        rs_output_abort(&out);
         fprintf(stderr, PROG ": %s\n", err.msg);
         return RS_EXIT_FAIL;
     }
@@ -404,11 +424,14 @@ int cmd_align(int argc, char **argv)
     rs_translate_options_default(&rq.topt);
     rq.topt.want_alignment = 1;
     sink sk = {.writer = rs_align_writer_find("text"), .out = stdout};
+    rs_output_rule_init(&sk.rule, RS_OUTPUT_TEXT, NULL);
     int status = parse_request(argc, argv, &rq, &sk);
-    if (status >= 0)
+    if (status < 0 && rq.replay)
+        status = write_replay(rq.replay, &sk);
+    if (status >= 0) {
+        rs_output_rule_free(&sk.rule);
         return status;
-    if (rq.replay)
-        return write_replay(rq.replay, sk.out_path);
+    }
     if (rq.threads > 0)
         openblas_set_num_threads(rq.threads);
     if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(rq.color, !sk.out_path))
@@ -452,24 +475,25 @@ int cmd_align(int argc, char **argv)
     }
     if (opened < 0)
         goto fail;
-    if (!sk.svg_dir && sk.writer->begin && sk.writer->begin(sk.out, &sk.style))
-        goto write_failed;
+    if (!sk.svg_dir && sk.writer->begin && sk.writer->begin(sk.out, &sk.style)) {
+        if (!rs_output_flush(&sk.output, &err))
+            rs_fail(&err, "cannot write %s", sk.output.name);
+        goto fail;
+    }
     if (rq.pairs_mode ? align_pairs(&model, &tok, rq.topt.batch_size, &sk, &err)
                       : align_translations(&model, &codec, &lines, &rq.topt, &sk, &err))
         goto fail;
-    if (close_sink(&sk))
-        goto write_failed;
+    if (close_sink(&sk, &err))
+        goto fail;
     if (sk.svg_dir)
         fprintf(stderr, PROG ": wrote %d pictures to %s/\n", sk.written, sk.out_path);
     status = RS_EXIT_OK;
     goto done;
-write_failed:
-    rs_fail(&err, "%s: write failed", sk.out_path && !sk.svg_dir ? sk.out_path : "<stdout>");
 fail:
     fprintf(stderr, PROG ": %s\n", err.msg);
 done:
-    if (sk.out && sk.out != stdout)
-        fclose(sk.out);
+    rs_output_abort(&sk.output);
+    rs_output_rule_free(&sk.rule);
     rs_tokenized_free(&tok);
     rs_pairs_free(&pairs);
     rs_lines_free(&lines);

@@ -7,6 +7,7 @@
 #include "model/checkpoint.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/output.h"
 
 #define PROG "rnnsearch average"
 
@@ -19,7 +20,8 @@ static void usage(FILE *out)
           "tokenizer, subwords), vocabularies and SentencePiece models; training settings\n"
           "may differ, and the output keeps the first checkpoint's. The output holds\n"
           "weights only (no training state: it cannot be resumed) and is written\n"
-          "atomically.\n"
+          "atomically: a new name, or a checkpoint that is none of those averaged and\n"
+          "not in a training run's directory.\n"
           "\n"
           "  CKPT                a checkpoint file, or a model directory (models/NAME)\n"
           "                      whose best.ckpt, else last.ckpt, is used\n"
@@ -42,11 +44,18 @@ int cmd_average(int argc, char **argv)
             "-o -: a checkpoint is binary and is not written to standard output; give a file name");
     if (argc - optind < 1)
         return rs_cli_usage_error(PROG, "no checkpoints given");
-    for (int i = optind; i < argc; i++) {
-        rs_error same;
-        if (rs_cli_check_output_not_model(out_path, argv[i], &same))
-            return rs_cli_usage_error(PROG, "%s", same.msg);
-    }
+    /* A new checkpoint, or over one that is none of those averaged and not a
+     * training run's. */
+    rs_output_rule rule;
+    rs_error refused;
+    rs_output_rule_init(&rule, RS_OUTPUT_CHECKPOINT, NULL);
+    int bad = 0;
+    for (int i = optind; i < argc && !bad; i++)
+        bad = rs_output_add_model(&rule, argv[i], &refused);
+    bad = bad || rs_output_check(&rule, out_path, &refused);
+    rs_output_rule_free(&rule);
+    if (bad)
+        return rs_cli_usage_error(PROG, "%s", refused.msg);
 
     rs_average avg = {0};
     rs_error err;

@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "common/fileio.h"
 #include "cmd/commands.h"
+#include "cmd/output.h"
 #include "model/safetensors.h"
 
 #define PROG "rnnsearch export"
@@ -18,7 +19,8 @@ static void usage(FILE *out)
           "Writes the model's weights, vocabularies, sizes and text settings in the\n"
           "safetensors interchange format (see docs/model.md, \"Interchange names\").\n"
           "OUT is replaced atomically: it must be a new name or a regular file (not '-',\n"
-          "a symbolic link, a device or a FIFO) and not the checkpoint itself.\n"
+          "a symbolic link, a device or a FIFO), not the checkpoint itself nor any\n"
+          "checkpoint, and not in a training run's directory.\n"
           "\n"
           "  -m, --model MODEL   a checkpoint file, or a model directory (models/NAME)\n"
           "                      whose best.ckpt, else last.ckpt, is used (required)\n"
@@ -70,11 +72,19 @@ int cmd_export(int argc, char **argv)
     rs_error err;
     char ckpt[4096];
     rs_model model;
-    if (rs_model_locate(model_arg, ckpt, sizeof ckpt, &err) ||
-        rs_check_output_not_input(out_path, ckpt, &err) ||
-        rs_checkpoint_load(ckpt, &model, NULL, &err)) {
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_BINARY, NULL);
+    if (rs_model_locate(model_arg, ckpt, sizeof ckpt, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
-        return 1;
+        return RS_EXIT_FAIL;
+    }
+    int refused = rs_output_add_input(&rule, ckpt, &err) || rs_output_check(&rule, out_path, &err);
+    rs_output_rule_free(&rule);
+    if (refused)
+        return rs_cli_usage_error(PROG, "%s", err.msg);
+    if (rs_checkpoint_load(ckpt, &model, NULL, &err)) {
+        fprintf(stderr, PROG ": %s\n", err.msg);
+        return RS_EXIT_FAIL;
     }
     int rc = rs_safetensors_export(out_path, &model, &err);
     if (rc)

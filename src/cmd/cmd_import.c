@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "common/fileio.h"
 #include "cmd/commands.h"
+#include "cmd/output.h"
 #include "model/safetensors.h"
 
 #define PROG "rnnsearch import"
@@ -18,7 +19,8 @@ static void usage(FILE *out)
           "Reads a model in the safetensors interchange format (see docs/model.md,\n"
           "\"Interchange names\") and writes it as a checkpoint. Training settings in\n"
           "the checkpoint's configuration are the defaults. The checkpoint is replaced\n"
-          "atomically: it must be a new name or a regular file, not the input itself.\n"
+          "atomically: it must be a new name or a checkpoint, not the input itself, and\n"
+          "not in a training run's directory.\n"
           "\n"
           "  -o, --output MODEL  FILE.ckpt: write that file; anything else is a model\n"
           "                      directory (e.g. models/NAME, created if missing)\n"
@@ -52,8 +54,14 @@ int cmd_import(int argc, char **argv)
 
     rs_error err;
     rs_model model;
-    if (rs_check_output_not_input(out_path, in_path, &err) ||
-        rs_safetensors_import(in_path, &model, &err)) {
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_CHECKPOINT, NULL);
+    int refused =
+        rs_output_add_input(&rule, in_path, &err) || rs_output_check(&rule, out_path, &err);
+    rs_output_rule_free(&rule);
+    if (refused)
+        return rs_cli_usage_error(PROG, "%s", err.msg);
+    if (rs_safetensors_import(in_path, &model, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
         return 1;
     }

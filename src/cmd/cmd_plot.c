@@ -11,6 +11,7 @@
 
 #include "cmd/cli.h"
 #include "common/fileio.h"
+#include "cmd/output.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "common/svg.h"
@@ -31,7 +32,9 @@ static void usage(FILE *out)
             "from train.loss.tsv beside the log when it is there (a row every --log-every\n"
             "steps), else from the evaluations' rows.\n\n"
             "  -o, --output FILE      the SVG file, '-' for standard output\n"
-            "                         (default: train.svg next to the log)\n"
+            "                         (default: train.svg next to the log, the one\n"
+            "                         name plot writes in a training run's directory);\n"
+            "                         replaced once complete\n"
             "  --scale S              loss axis: linear, log or auto (default: auto = log when\n"
             "                         the losses span more than two orders of magnitude)\n"
             "  --title TEXT           the picture's title (default: the argument)\n"
@@ -435,39 +438,42 @@ int cmd_plot(int argc, char **argv)
 
     rs_error err;
     series s;
-    if (rs_check_output_not_input(output, log, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_USAGE;
+    /* Its own picture may go beside a run's log (train.svg, the default);
+     * nothing else goes there, nor over the files it reads. */
+    char loss[4200];
+    const char *slash = strrchr(log, '/');
+    snprintf(loss, sizeof loss, "%.*s" RS_LOSS_TABLE, slash ? (int)(slash - log + 1) : 0, log);
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, "train.svg");
+    if (rs_output_add_input(&rule, log, &err) || rs_output_add_input(&rule, loss, &err) ||
+        rs_output_check(&rule, output, &err)) {
+        rs_output_rule_free(&rule);
+        return rs_cli_usage_error(PROG, "%s", err.msg);
     }
     if (read_log(log, &s, &err)) {
         fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_output_rule_free(&rule);
         return RS_EXIT_FAIL;
     }
     series t = {0};
-    if (read_loss_table(log, &t, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        series_free(&s);
-        return RS_EXIT_FAIL;
+    rs_output out;
+    int rc = read_loss_table(log, &t, &err);
+    if (!rc && !(rc = rs_output_open(&out, &rule, output, &err))) {
+        if (plot(out.f, &s, &t, title, scale))
+            rc = rs_output_flush(&out, &err) ? -1 : rs_fail(&err, "cannot write %s", out.name);
+        if (!rc)
+            rc = rs_output_commit(&out, &err);
+        rs_output_abort(&out);
     }
-    int to_stdout = !strcmp(output, "-");
-    FILE *out = to_stdout ? stdout : fopen(output, "w");
-    if (!out) {
-        fprintf(stderr, PROG ": %s: cannot open for writing\n", output);
-        series_free(&s);
-        return RS_EXIT_FAIL;
-    }
-    int rc = plot(out, &s, &t, title, scale);
-    rc |= fflush(out) | ferror(out);
-    if (!to_stdout)
-        rc |= fclose(out);
+    rs_output_rule_free(&rule);
     const int evaluations = s.count, losses = t.count;
     series_free(&s);
     series_free(&t);
     if (rc) {
-        fprintf(stderr, PROG ": %s: write failed\n", to_stdout ? "<stdout>" : output);
+        fprintf(stderr, PROG ": %s\n", err.msg);
         return RS_EXIT_FAIL;
     }
-    if (!to_stdout)
+    if (strcmp(output, "-"))
         fprintf(stderr, PROG ": wrote %s (%d evaluations, %d training-loss rows)\n", output,
                 evaluations, losses);
     return RS_EXIT_OK;

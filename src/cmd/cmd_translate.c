@@ -18,6 +18,7 @@
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "common/fileio.h"
+#include "cmd/output.h"
 #include "search/translate.h"
 
 #define PROG "rnnsearch translate"
@@ -33,7 +34,10 @@ static void usage(FILE *out)
             "must share vocabularies and text settings). Lines from a pipe or a terminal\n"
             "are translated and printed as soon as they arrive.\n\n"
             "  -m, --model MODEL      the model (required; repeat for an ensemble)\n"
-            "  -o, --output FILE      write translations here (default: standard output)\n"
+            "  -o, --output FILE      write translations here (default: standard output);\n"
+            "                         FILE is replaced once complete, never left half\n"
+            "                         written, and may not be an input, a checkpoint or\n"
+            "                         in a training run's directory\n"
             "  --beam K               beam search with K hypotheses (default: 1, greedy)\n"
             "  --length-penalty A     rank hypotheses by log p / (length + 1)^A (default: 1.0)\n"
             "  --n-best N             print N hypotheses per sentence in the Moses/Marian\n"
@@ -88,7 +92,8 @@ typedef struct {
     int threads, quiet;
     rs_translate_options topt;
     output_style style;
-    rs_cli_args args; /* holds the --config file's values */
+    rs_output_rule rule; /* what -o may be: not an input, a checkpoint, a run's file */
+    rs_cli_args args;    /* holds the --config file's values */
 } translate_request;
 
 /* --alignment VALUE: hard, soft or a threshold in (0, 1]; 0 when not one. */
@@ -217,13 +222,14 @@ static int check_request(int argc, char **argv, translate_request *rq)
             "--alignment and --ref do not go together (the score would include the alignment)");
     topt->want_alignment = rq->style.alignment != 0;
     rq->input = optind < argc ? argv[optind] : "-";
-    rs_error same;
-    if (rs_check_output_not_input(rq->output, rq->input, &same) ||
-        rs_check_output_not_input(rq->output, rq->ref_path, &same))
-        return rs_cli_usage_error(PROG, "%s", same.msg);
-    for (int k = 0; k < rq->models->count; k++)
-        if (rs_cli_check_output_not_model(rq->output, rq->models->args[k], &same))
-            return rs_cli_usage_error(PROG, "%s", same.msg);
+    rs_error refused;
+    int bad = rs_output_add_input(&rq->rule, rq->input, &refused) ||
+              rs_output_add_input(&rq->rule, rq->ref_path, &refused) ||
+              rs_output_add_input(&rq->rule, rq->args.config_path, &refused);
+    for (int k = 0; k < rq->models->count && !bad; k++)
+        bad = rs_output_add_model(&rq->rule, rq->models->args[k], &refused);
+    if (bad || rs_output_check(&rq->rule, rq->output, &refused))
+        return rs_cli_usage_error(PROG, "%s", refused.msg);
     return -1;
 }
 
@@ -231,7 +237,8 @@ static int check_request(int argc, char **argv, translate_request *rq)
 typedef struct {
     const translate_request *rq;
     rs_line_reader reader;
-    FILE *out;
+    rs_output output; /* -o FILE, or standard output */
+    FILE *out;        /* output.f */
     rs_lines refs;
     rs_bleu_stats bleu;
     rs_chrf_stats chrf;
@@ -315,7 +322,10 @@ static int translate_input(translate_run *run, rs_translator *tr, rs_error *err)
             }
             if (written)
                 goto done;
-            fflush(run->out);
+            /* Each chunk reaches a pipe's reader at once; a failed write ends
+             * the run now, not after the whole input. */
+            if (rs_output_flush(&run->output, err))
+                goto done;
         }
     }
     status = 0;
@@ -329,12 +339,18 @@ done:
     return status;
 }
 
-/* BLEU and chrF against --ref, on stderr. */
-static int report_scores(translate_run *run, rs_error *err)
+/* --ref has a line for each input line (checked before the output is kept). */
+static int check_ref_count(const translate_run *run, rs_error *err)
 {
-    if (run->line_no != run->refs.count)
+    if (run->rq->ref_path && run->line_no != run->refs.count)
         return rs_fail(err, "%s has %d lines but the input has %ld", run->rq->ref_path,
                        run->refs.count, run->line_no);
+    return 0;
+}
+
+/* BLEU and chrF against --ref, on stderr. */
+static void report_scores(translate_run *run)
+{
     rs_bleu_result b;
     rs_chrf_result cr;
     char text[256];
@@ -344,7 +360,6 @@ static int report_scores(translate_run *run, rs_error *err)
     rs_chrf_compute(&run->chrf, &cr);
     rs_chrf_format(&cr, text, sizeof text);
     fprintf(stderr, "%s\n", text);
-    return 0;
 }
 
 int cmd_translate(int argc, char **argv)
@@ -352,8 +367,10 @@ int cmd_translate(int argc, char **argv)
     static rs_cli_models models;
     translate_request rq = {.models = &models};
     rs_translate_options_default(&rq.topt);
+    rs_output_rule_init(&rq.rule, RS_OUTPUT_TEXT, NULL);
     int status = parse_request(argc, argv, &rq);
     if (status >= 0) {
+        rs_output_rule_free(&rq.rule);
         rs_cli_end(&rq.args);
         return status;
     }
@@ -376,40 +393,33 @@ int cmd_translate(int argc, char **argv)
     if (rs_line_reader_open(&run.reader, rq.input, &err))
         goto fail;
     reader_open = 1;
-    if (rq.output && !(run.out = fopen(rq.output, "w"))) {
-        run.out = stdout;
-        rs_fail(&err, "%s: cannot open for writing", rq.output);
+    if (rs_output_open(&run.output, &rq.rule, rq.output, &err))
         goto fail;
-    }
+    run.out = run.output.f;
     const double start = rs_clock_seconds();
-    if (translate_input(&run, &tr, &err))
+    if (translate_input(&run, &tr, &err) || check_ref_count(&run, &err) ||
+        rs_output_commit(&run.output, &err))
         goto fail;
-    if (ferror(run.out) || (run.out != stdout && fclose(run.out))) {
-        run.out = stdout;
-        rs_fail(&err, "%s: write failed", rq.output ? rq.output : "<stdout>");
-        goto fail;
-    }
-    run.out = stdout;
     if (!rq.quiet) {
         double seconds = rs_clock_seconds() - start;
         fprintf(stderr, PROG ": %ld sentences, %ld tokens out, %.2f s, %.1f sentences/s\n",
                 run.line_no, run.tokens_out, seconds, seconds > 0 ? run.line_no / seconds : 0.0);
     }
-    if (rq.ref_path && report_scores(&run, &err))
-        goto fail;
+    if (rq.ref_path)
+        report_scores(&run);
     status = RS_EXIT_OK;
     goto done;
 fail:
     fprintf(stderr, PROG ": %s\n", err.msg);
 done:
-    if (run.out != stdout)
-        fclose(run.out);
+    rs_output_abort(&run.output);
     rs_lines_free(&run.refs);
     if (reader_open)
         rs_line_reader_close(&run.reader);
     rs_translator_free(&tr);
     rs_codec_free(&codec);
     rs_cli_models_free(&models);
+    rs_output_rule_free(&rq.rule);
     rs_cli_end(&rq.args);
     return status;
 }

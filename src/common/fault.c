@@ -4,17 +4,23 @@
 
 #include "common/fault.h"
 
-void rs_fault_point(const char *point)
+int rs_fault_fails(const char *point)
 {
     const char *spec = getenv("RNNSEARCH_FAULT");
     if (!spec)
-        return;
+        return 0;
     size_t len = strcspn(spec, "@");
     if (len != strlen(point) || strncmp(spec, point, len))
-        return;
+        return 0;
     long wanted = spec[len] == '@' ? strtol(spec + len + 1, NULL, 10) : 1;
-    /* Passes counted per process: the one test hook that keeps state. */
+    /* Passes counted per process: the one test hook that keeps state. Only
+     * the point named counts, so one counter serves every point. */
     static long passes;
-    if (++passes == wanted)
+    return ++passes == wanted;
+}
+
+void rs_fault_point(const char *point)
+{
+    if (rs_fault_fails(point))
         _exit(RS_FAULT_EXIT);
 }

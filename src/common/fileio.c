@@ -1,6 +1,7 @@
 /* Files: mkdir -p, atomic replacement and whole-file reads. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,28 +109,94 @@ static const char *file_kind(mode_t mode)
 }
 
 /* A rename may replace nothing or a regular file: renaming over a symbolic
- * link, a device or a FIFO would destroy it instead of writing through it. */
-static int check_replaceable(const char *path, rs_error *err)
+ * link, a device or a FIFO would destroy it instead of writing through it.
+ * *mode: the mode of the regular file found, 0 when there is none. */
+static int check_replaceable(const char *path, mode_t *mode, rs_error *err)
 {
     struct stat st;
+    *mode = 0;
     if (lstat(path, &st)) {
         int e = errno;
         if (e == ENOENT)
             return 0;
         return rs_fail(err, "cannot examine %s: %s", path, strerror(e));
     }
-    if (S_ISREG(st.st_mode))
+    if (S_ISREG(st.st_mode)) {
+        *mode = st.st_mode & 07777;
         return 0;
+    }
     return rs_fail(err,
                    "%s is %s; refusing to replace it (only a regular file or a new name is "
                    "written)",
                    path, file_kind(st.st_mode));
 }
 
-int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err)
+int rs_check_replaceable(const char *path, rs_error *err)
+{
+    mode_t mode;
+    return check_replaceable(path, &mode, err);
+}
+
+/* The names of the temporary files that exist now, in storage a signal handler
+ * may read without locks or allocation: a slot is 0 (free), 2 (being filled)
+ * or 1 (holds a name to remove). */
+#define TEMPORARY_SLOTS 16
+static struct {
+    atomic_int state;
+    char name[4200];
+} temporaries[TEMPORARY_SLOTS];
+
+/* 1 + the slot now holding tmp, or 0 when none was free (the file is then
+ * not removed by a signal: a later run of the same PID, or a resumed
+ * training, removes it). */
+static int remember_temporary(const char *tmp)
+{
+    if (strlen(tmp) >= sizeof temporaries[0].name)
+        return 0;
+    for (int i = 0; i < TEMPORARY_SLOTS; i++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&temporaries[i].state, &free_slot, 2)) {
+            strcpy(temporaries[i].name, tmp);
+            atomic_store(&temporaries[i].state, 1);
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+static void forget_temporary(int slot)
+{
+    if (slot > 0)
+        atomic_store(&temporaries[slot - 1].state, 0);
+}
+
+void rs_atomic_remove_temporaries(void)
+{
+    for (int i = 0; i < TEMPORARY_SLOTS; i++)
+        if (atomic_load(&temporaries[i].state) == 1)
+            unlink(temporaries[i].name);
+}
+
+/* A full disk, for the tests (RNNSEARCH_FAULT=enospc): fd's writes go to
+ * /dev/full, where each fails with ENOSPC. */
+static int write_to_full_device(int fd)
+{
+    int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+    int rc = full < 0 || dup2(full, fd) < 0 ? -1 : 0;
+    if (full >= 0) {
+        int e = errno;
+        close(full);
+        errno = e;
+    }
+    return rc;
+}
+
+int rs_atomic_open_with(rs_atomic_file *af, const char *path, int flags, rs_error *err)
 {
     memset(af, 0, sizeof *af);
-    if (check_replaceable(path, err) || rs_make_parent_dirs(path, err))
+    mode_t mode;
+    if (check_replaceable(path, &mode, err) ||
+        ((flags & RS_ATOMIC_MAKE_DIRS) && rs_make_parent_dirs(path, err)))
         return -1;
     size_t tmp_size = strlen(path) + 32;
     af->tmp = rs_calloc(tmp_size, 1, err);
@@ -138,27 +205,55 @@ int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err)
         rs_fail(err, "out of memory");
         goto fail;
     }
-    snprintf(af->tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
+    /* NAME.tmp.PID beside it (what a resumed training removes); a NAME near
+     * the 255-byte limit of a file name is shortened there, or the output
+     * could not be written under a name it may have. */
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    char pid[24];
+    snprintf(pid, sizeof pid, ".tmp.%ld", (long)getpid());
+    size_t keep = strlen(base) + strlen(pid) > 255 ? 255 - strlen(pid) : strlen(base);
+    snprintf(af->tmp, tmp_size, "%.*s%s", (int)(base - path + keep), path, pid);
+    /* Recorded before it exists, so that no signal finds it unrecorded. */
+    af->slot = remember_temporary(af->tmp);
     /* A new file, never one found under that name (a link left there would
      * be written through); a leftover of a killed process of the same PID goes. */
-    int fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    int fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno == EEXIST && !unlink(af->tmp))
-        fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd < 0 || !(af->f = fdopen(fd, "wb"))) {
+        fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
         int e = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(af->tmp);
-        }
-        rs_fail(err, "cannot create %s: %s", af->tmp, strerror(e));
+        if (e == ENOENT && !(flags & RS_ATOMIC_MAKE_DIRS))
+            rs_fail(err, "cannot write %s: its directory does not exist", path);
+        else
+            rs_fail(err, "cannot write %s: cannot create %s: %s", path, af->tmp, strerror(e));
+        goto fail;
+    }
+    int e = 0;
+    /* The replaced file's mode carries over, as sed -i keeps it. */
+    if (mode && fchmod(fd, mode))
+        e = errno;
+    else if (rs_fault_fails("enospc") && write_to_full_device(fd))
+        e = errno;
+    if (!e && !(af->f = fdopen(fd, "wb")))
+        e = errno;
+    if (e) {
+        close(fd);
+        unlink(af->tmp);
+        rs_fail(err, "cannot write %s: %s: %s", path, af->tmp, strerror(e));
         goto fail;
     }
     return 0;
 fail:
+    forget_temporary(af->slot);
     free(af->tmp);
     free(af->path);
     memset(af, 0, sizeof *af);
     return -1;
+}
+
+int rs_atomic_open(rs_atomic_file *af, const char *path, rs_error *err)
+{
+    return rs_atomic_open_with(af, path, RS_ATOMIC_MAKE_DIRS, err);
 }
 
 void rs_atomic_abort(rs_atomic_file *af)
@@ -167,6 +262,7 @@ void rs_atomic_abort(rs_atomic_file *af)
         fclose(af->f);
     if (af->tmp)
         unlink(af->tmp);
+    forget_temporary(af->slot);
     free(af->tmp);
     free(af->path);
     memset(af, 0, sizeof *af);
@@ -175,24 +271,30 @@ void rs_atomic_abort(rs_atomic_file *af)
 int rs_atomic_commit(rs_atomic_file *af, rs_error *err)
 {
     int e = af->errnum;
-    if (!e && ferror(af->f))
-        e = -1;
-    /* The data must be on disk before the rename makes it the file. */
+    /* The data must be on disk before the rename makes it the file. The
+     * buffer is flushed first: a write that failed before fails again there,
+     * with its errno. */
+    errno = 0;
     if (!e && fflush(af->f))
         e = errno ? errno : -1;
+    if (!e && ferror(af->f))
+        e = -1;
     if (!e && fsync(fileno(af->f)))
         e = errno ? errno : -1;
+    errno = 0;
     int closed = fclose(af->f);
     af->f = NULL;
     if (closed && !e)
         e = errno ? errno : -1;
     if (e) {
-        rs_fail(err, "writing %s failed: %s", af->tmp, e > 0 ? strerror(e) : "write error");
+        rs_fail(err, "cannot write %s: %s (the file is left as it was)", af->path,
+                e > 0 ? strerror(e) : "write error");
         rs_atomic_abort(af);
         return -1;
     }
     /* Again: the target may have changed while the file was written. */
-    if (check_replaceable(af->path, err)) {
+    mode_t mode;
+    if (check_replaceable(af->path, &mode, err)) {
         rs_atomic_abort(af);
         return -1;
     }
@@ -203,6 +305,8 @@ int rs_atomic_commit(rs_atomic_file *af, rs_error *err)
         rs_atomic_abort(af);
         return -1;
     }
+    /* Renamed: the temporary name is gone, nothing for a signal to remove. */
+    forget_temporary(af->slot);
     int rc = sync_parent_dir(af->path, err);
     free(af->tmp);
     free(af->path);

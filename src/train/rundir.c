@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/fault.h"
 #include "common/fileio.h"
 #include "train/rundir.h"
+#include "train/watch.h"
 
 int rs_train_lock(const char *dir, int *fd, rs_error *err)
 {
@@ -56,6 +58,40 @@ void rs_train_unlock(int fd)
 {
     if (fd >= 0)
         close(fd); /* closing the last descriptor releases the flock */
+}
+
+/* A file DIR/lock as rs_train_lock leaves it: a PID and a newline (or
+ * nothing yet), so that another program's file of that name is not taken
+ * for a run's. */
+static int is_train_lock(const char *path)
+{
+    char text[32];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : read(fd, text, sizeof text);
+    close(fd);
+    if (n < 0 || n == (ssize_t)sizeof text)
+        return 0;
+    size_t digits = strspn(text, "0123456789");
+    return n == 0 || (digits > 0 && digits + 1 == (size_t)n && text[digits] == '\n');
+}
+
+int rs_rundir_is_run(const char *dir)
+{
+    static const char *const logs[] = {"train.log.tsv", RS_LOSS_TABLE, RS_WATCH_FILE};
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/lock", dir);
+    if (is_train_lock(path))
+        return 1;
+    for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, logs[i]);
+        if (!lstat(path, &st))
+            return 1;
+    }
+    return 0;
 }
 
 /* What training writes into its directory, by name. Logs alone do not make
