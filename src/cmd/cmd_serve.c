@@ -32,15 +32,17 @@ static void usage(FILE *out, const rs_serve_options *d)
             "models/NAME; requests name a model by its directory or file name (the first\n"
             "is the default).\n\n"
             "  -m, --model MODEL   a model to serve (at least one; at most %d)\n"
-            "  --host ADDR         numeric address to listen on (default: %s; 0.0.0.0 or ::\n"
-            "                      open it to the network, and then a token is required)\n"
+            "  --host ADDR         numeric address to listen on (default: %s); any address\n"
+            "                      that is not loopback (127.0.0.0/8, ::1), such as 0.0.0.0,\n"
+            "                      :: or 10.1.2.3, opens it to a network, and then a token is\n"
+            "                      required\n"
             "  --allow-host NAME   accept requests whose Host header names NAME, besides\n"
             "                      localhost, 127.0.0.1, ::1 and ADDR (repeatable; at most %d)\n"
             "  --token TOKEN       require TOKEN on every request (Authorization: Bearer,\n"
             "                      ?token=, or the cookie the page sets); 8-128 of A-Z a-z\n"
             "                      0-9 - _ .\n"
-            "  --no-token          on 0.0.0.0 or ::, serve without a token (anyone who can\n"
-            "                      reach the port can use the server)\n"
+            "  --no-token          on an address that is not loopback, serve without a token\n"
+            "                      (anyone who can reach the port can use the server)\n"
             "  --port N            TCP port, 0 for any free one (default: %d)\n"
             "  --threads N         decoding workers, each with its own workspace (default: %d)\n"
             "  --queue N           requests waiting for a worker at most; more get 503\n"
@@ -135,7 +137,9 @@ static void log_line(void *ctx, const char *line)
 typedef struct {
     rs_serve_options opt;
     const char *model_args[MAX_MODELS], *allow_hosts[MAX_HOSTS];
-    int n_models, any_address;
+    int n_models;
+    int open;                           /* listening on an address that is not loopback */
+    int any_address;                    /* listening on every address (0.0.0.0, ::) */
     int max_body, max_answer, no_token; /* checked as ints, kept as sizes */
     char token[64];
     char run_dir[4096];
@@ -221,8 +225,12 @@ static int check_request(int argc, char **argv, serve_request *rq)
     opt->allow_hosts = rq->allow_hosts;
     if (opt->token && rq->no_token)
         return rs_cli_usage_error(PROG, "--token and --no-token contradict each other");
-    rq->any_address = !strcmp(opt->host, "0.0.0.0") || !strcmp(opt->host, "::");
-    if (rq->any_address && !opt->token && !rq->no_token) {
+    opt->no_token = rq->no_token;
+    /* Decided on the parsed address: ::0 and 0:0:0:0:0:0:0:0 are ::, and
+     * 10.1.2.3 is as reachable as 0.0.0.0 by those who can route to it. */
+    rq->open = rs_serve_loopback(opt->host) == 0;
+    rq->any_address = rs_serve_any_address(opt->host) == 1;
+    if (rq->open && !opt->token && !rq->no_token) {
         if (random_token(rq->token, sizeof rq->token)) {
             fprintf(stderr, PROG ": cannot read /dev/urandom for a token\n");
             return RS_EXIT_FAIL;
@@ -306,10 +314,9 @@ static void print_banner(const serve_request *rq, const rs_server *server, char 
 {
     const char *open = strchr(rq->opt.host, ':') ? "[" : "",
                *close = strchr(rq->opt.host, ':') ? "]" : "";
-    if (rq->any_address)
-        fprintf(stderr,
-                PROG ": warning: listening on every network address (%s): anyone who "
-                     "can reach port %d %s\n",
+    if (rq->open)
+        fprintf(stderr, PROG ": warning: listening on %s (%s): anyone who can reach port %d %s\n",
+                rq->any_address ? "every network address" : "an address that is not loopback",
                 rq->opt.host, rs_server_port(server),
                 rq->opt.token ? "and has the token can use this server"
                               : "can use this server (--no-token)");
