@@ -1175,17 +1175,17 @@ static enum MHD_Result check_run(rs_server *s, request *rq, int get)
                           "-m with a model directory)");
     rq->from = 0;
     if (rq->route == ROUTE_RUN_WATCH) {
-        const char *from =
-            MHD_lookup_connection_value(rq->connection, MHD_GET_ARGUMENT_KIND, "from");
-        /* After decoding, digits only: strtoull alone would take "+5" and " 5". */
-        const size_t digits = from ? strspn(from, "0123456789") : 0;
-        errno = 0;
-        if (from && (digits == 0 || from[digits] || digits > 20 ||
-                     (rq->from = strtoull(from, NULL, 10), errno)))
-            return send_error(rq, 400, "'from' is a byte offset: digits only");
-        if (!from && MHD_lookup_connection_value_n(rq->connection, MHD_GET_ARGUMENT_KIND, "from", 4,
-                                                   NULL, NULL) == MHD_YES)
-            return send_error(rq, 400, "'from' is a byte offset: digits only");
+        const char *from = NULL;
+        if (MHD_lookup_connection_value_n(rq->connection, MHD_GET_ARGUMENT_KIND, "from", 4, &from,
+                                          NULL) == MHD_YES) {
+            /* After decoding, digits only (strtoull alone would take "+5" and
+             * " 5"), and within 64 bits. */
+            const size_t digits = from ? strspn(from, "0123456789") : 0;
+            errno = 0;
+            if (digits == 0 || from[digits] || digits > 20 ||
+                (rq->from = strtoull(from, NULL, 10), errno))
+                return send_error(rq, 400, "'from' is a byte offset: digits only");
+        }
     }
     return MHD_YES;
 }
