@@ -944,14 +944,15 @@ typedef struct {
     char log[256];
 } server_process;
 
-static void spawn_server(server_process *p, const char *options)
+/* `rnnsearch serve -m MODEL --port 0 --quiet OPTIONS`, its port read from its log. */
+static void spawn_server_with(server_process *p, const char *model_arg, const char *options)
 {
     char cmd[1024];
     static int spawned;
     snprintf(p->log, sizeof p->log, "%s/serve.%d.%d.log", model_dir, (int)getpid(), ++spawned);
     unlink(p->log);
-    snprintf(cmd, sizeof cmd, "exec %s serve -m %s/m --port 0 --quiet %s 2> %s", testprog_path(),
-             model_dir, options, p->log);
+    snprintf(cmd, sizeof cmd, "exec %s serve -m %s --port 0 --quiet %s 2> %s", testprog_path(),
+             model_arg, options, p->log);
     p->pid = fork();
     ck_assert_int_ge(p->pid, 0);
     if (p->pid == 0) {
@@ -975,6 +976,13 @@ static void spawn_server(server_process *p, const char *options)
             p->port = atoi(colon + 1);
     }
     ck_assert_msg(p->port > 0, "the server printed no address");
+}
+
+static void spawn_server(server_process *p, const char *options)
+{
+    char model_arg[128];
+    snprintf(model_arg, sizeof model_arg, "%s/m", model_dir);
+    spawn_server_with(p, model_arg, options);
 }
 
 static char *read_log(const server_process *p)
@@ -1962,6 +1970,115 @@ START_TEST(the_page_forgets_its_token)
 }
 END_TEST
 
+/* Found by attacking the server as another site would: a GET of an <img>
+ * or <script> carries no Origin, so Fetch Metadata decides (another site,
+ * or another port of this one, may only open the page, not frame it nor
+ * read the API), and every answer tells the browser not to hand it to
+ * another origin (CORP, nosniff); the page may not be framed. */
+START_TEST(other_sites_cannot_read_or_frame_the_server)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-serve-sites");
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.run_dir = dir;
+    rs_server *s = start_with(&opt);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    with_headers(port, "GET", "/api/run",
+                 "Host: localhost\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\n"
+                 "Sec-Fetch-Dest: script\r\n",
+                 NULL, a);
+    expect_error(a, 403, "another site's page", "a <script> of another site");
+    with_headers(port, "GET", "/api/models",
+                 "Host: localhost\r\nSec-Fetch-Site: same-site\r\nSec-Fetch-Mode: cors\r\n"
+                 "Sec-Fetch-Dest: empty\r\n",
+                 NULL, a);
+    expect_error(a, 403, "another site's page", "a fetch from another port of this host");
+    with_headers(port, "GET", "/",
+                 "Host: localhost\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n"
+                 "Sec-Fetch-Dest: iframe\r\n",
+                 NULL, a);
+    expect_error(a, 403, "another site's page", "another site framing the page");
+    with_headers(port, "GET", "/api/models",
+                 "Host: localhost\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n"
+                 "Sec-Fetch-Dest: document\r\n",
+                 NULL, a);
+    expect_error(a, 403, "another site's page", "another site navigating to the API");
+    with_headers(port, "GET", "/api/models",
+                 "Host: localhost\r\nSec-Fetch-Site: same-origin\r\nSec-Fetch-Site: cross-site\r\n",
+                 NULL, a);
+    expect_error(a, 400, "more than one Sec-Fetch-Site", "two Sec-Fetch-Site headers");
+    /* A link from another site opens the page; the page's own requests pass. */
+    with_headers(port, "GET", "/",
+                 "Host: localhost\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n"
+                 "Sec-Fetch-Dest: document\r\n",
+                 NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    ck_assert_msg(strstr(a->text, "frame-ancestors 'none'") &&
+                      strstr(a->text, "X-Frame-Options: DENY") &&
+                      strstr(a->text, "Referrer-Policy: no-referrer") &&
+                      strstr(a->text, "Cross-Origin-Resource-Policy: same-origin"),
+                  "%.600s", a->text);
+    with_headers(port, "GET", "/api/run",
+                 "Host: localhost\r\nSec-Fetch-Site: same-origin\r\nSec-Fetch-Mode: cors\r\n", NULL,
+                 a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    ck_assert_msg(strstr(a->text, "X-Content-Type-Options: nosniff") &&
+                      strstr(a->text, "Cross-Origin-Resource-Policy: same-origin"),
+                  "%.600s", a->text);
+    with_headers(port, "GET", "/api/models", "Host: localhost\r\nSec-Fetch-Site: none\r\n", NULL,
+                 a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_server_stop(s);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Found by using the server carelessly: `-m /tmp/x.ckpt` made /tmp the run
+ * directory, so anyone could put there the files the page shows. A default
+ * run directory that everyone may write to is left out, saying so; --run
+ * names it deliberately. */
+START_TEST(a_run_directory_anyone_may_write_is_not_shown_by_default)
+{
+    char dir[64], path[256], model_arg[256], options[128];
+    testdir_make(dir, "rnnsearch-serve-shared");
+    snprintf(path, sizeof path, "%s/m/last.ckpt", model_dir);
+    size_t size;
+    unsigned char *ckpt = testfile_read(path, &size);
+    snprintf(model_arg, sizeof model_arg, "%s/x.ckpt", dir);
+    testfile_write(model_arg, ckpt, size);
+    free(ckpt);
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    testfile_write(path, (const unsigned char *)"step\tloss\n1\t2\n", 14);
+    ck_assert_int_eq(chmod(dir, 01777), 0);
+    server_process p;
+    answer *a = &answers[0];
+    spawn_server_with(&p, model_arg, "");
+    char *log = read_log(&p);
+    ck_assert_msg(strstr(log, "no training view of") && strstr(log, "anyone may write there") &&
+                      !strstr(log, "serve: training view of"),
+                  "%s", log);
+    free(log);
+    get_within(p.port, "/api/run", 3.0, a);
+    expect_error(a, 404, "--run DIR", "a default run directory anyone may write to");
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    snprintf(options, sizeof options, "--run %s", dir);
+    spawn_server_with(&p, model_arg, options);
+    get_within(p.port, "/api/run", 3.0, a);
+    ck_assert_msg(a->status == 200 && strstr(a->body, "\"rows\":[[1,2]]"), "%.300s", a->text);
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    ck_assert_int_eq(chmod(dir, 0700), 0);
+    spawn_server_with(&p, model_arg, "");
+    get_within(p.port, "/api/run", 3.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
     Suite *s = suite_create("serve");
@@ -1991,6 +2108,8 @@ Suite *serve_suite(void)
     tcase_add_test(tc, symlinks_out_of_the_run_directory_are_refused);
     tcase_add_test(tc, long_logs_are_thinned);
     tcase_add_test(tc, the_page_forgets_its_token);
+    tcase_add_test(tc, other_sites_cannot_read_or_frame_the_server);
+    tcase_add_test(tc, a_run_directory_anyone_may_write_is_not_shown_by_default);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -621,6 +621,15 @@ static void set_busy(rs_server *s, struct MHD_Connection *c, int busy)
     pthread_mutex_unlock(&s->conn_lock);
 }
 
+/* A page of another origin that loads an answer as a script or an image
+ * (which needs no CORS) gets nothing a browser would let it use: it is not
+ * sniffed as another type, and the browser withholds it (CORP). */
+static void no_cross_origin_reads(struct MHD_Response *r)
+{
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
+}
+
 static enum MHD_Result send_json(request *rq, int status, char *body, size_t len)
 {
     if (!body)
@@ -632,6 +641,7 @@ static enum MHD_Result send_json(request *rq, int status, char *body, size_t len
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json; charset=utf-8");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    no_cross_origin_reads(r);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(
             r, MHD_HTTP_HEADER_ALLOW,
@@ -915,13 +925,18 @@ static request *request_new(struct MHD_Connection *connection, const char *url, 
     return rq;
 }
 
-/* The page is self-contained: it may talk to this server and nothing else. */
+/* The page is self-contained: it may talk to this server and nothing else,
+ * no other page may frame it, and it names itself to no one (Referer). */
 static void page_headers(struct MHD_Response *r)
 {
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
     MHD_add_response_header(r, "Content-Security-Policy",
                             "default-src 'none'; script-src 'unsafe-inline'; style-src "
-                            "'unsafe-inline'; connect-src 'self'; img-src 'self' data: blob:");
+                            "'unsafe-inline'; connect-src 'self'; img-src 'self' data: blob:; "
+                            "frame-ancestors 'none'");
+    MHD_add_response_header(r, "X-Frame-Options", "DENY");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    no_cross_origin_reads(r);
 }
 
 /* ---- who may ask (the polling thread) ---- */
@@ -930,6 +945,7 @@ static void page_headers(struct MHD_Response *r)
  * request must not carry two of them that two readers could pick between. */
 typedef struct {
     int content_lengths, transfer_encodings, hosts, origins, content_types, authorizations;
+    int fetch_sites, fetch_modes, fetch_dests;
 } header_counts;
 
 static enum MHD_Result count_headers(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -944,6 +960,9 @@ static enum MHD_Result count_headers(void *cls, enum MHD_ValueKind kind, const c
     h->origins += !strcasecmp(key, "Origin");
     h->content_types += !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE);
     h->authorizations += !strcasecmp(key, MHD_HTTP_HEADER_AUTHORIZATION);
+    h->fetch_sites += !strcasecmp(key, "Sec-Fetch-Site");
+    h->fetch_modes += !strcasecmp(key, "Sec-Fetch-Mode");
+    h->fetch_dests += !strcasecmp(key, "Sec-Fetch-Dest");
     return MHD_YES;
 }
 
@@ -1054,7 +1073,8 @@ static int has_token(const rs_server *s, struct MHD_Connection *c)
 /* Checks every request before its route: framing (RFC 9112 §6.3), one of
  * each header and argument that decides, Host, Origin and token. Returns 0,
  * or an HTTP status with the message in msg. */
-static int refused(const rs_server *s, request *rq, const char *version, char *msg, size_t size)
+static int refused(const rs_server *s, request *rq, const char *version, int get, char *msg,
+                   size_t size)
 {
     struct MHD_Connection *c = rq->connection;
     header_counts h = {0};
@@ -1070,6 +1090,9 @@ static int refused(const rs_server *s, request *rq, const char *version, char *m
                         : h.origins > 1        ? "Origin"
                         : h.content_types > 1  ? "Content-Type"
                         : h.authorizations > 1 ? "Authorization"
+                        : h.fetch_sites > 1    ? "Sec-Fetch-Site"
+                        : h.fetch_modes > 1    ? "Sec-Fetch-Mode"
+                        : h.fetch_dests > 1    ? "Sec-Fetch-Dest"
                                                : NULL;
     if (twice) {
         snprintf(msg, size, "more than one %s header", twice);
@@ -1114,6 +1137,25 @@ static int refused(const rs_server *s, request *rq, const char *version, char *m
             snprintf(msg, size,
                      "cross-origin request from '%s' refused: the API answers the "
                      "pages of this server only",
+                     shown);
+            return 403;
+        }
+    }
+    /* A GET of an <img>, a <script> or a no-cors fetch carries no Origin,
+     * but a browser says whose page sent it (Fetch Metadata): another site,
+     * or another port of this one (same-site), may only open the page as a
+     * page of its own, never read the API or frame the page. */
+    const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+    if (site && strcasecmp(site, "same-origin") && strcasecmp(site, "none")) {
+        const char *mode = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Mode");
+        const char *dest = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Dest");
+        if (!(get && rq->route == ROUTE_PAGE && mode && !strcasecmp(mode, "navigate") &&
+              (!dest || !strcasecmp(dest, "document")))) {
+            char shown[48];
+            escape_for_log(shown, sizeof shown, site);
+            snprintf(msg, size,
+                     "request from another site's page (Sec-Fetch-Site: %s) refused: the API "
+                     "answers the pages of this server only",
                      shown);
             return 403;
         }
@@ -1198,7 +1240,7 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method,
     const int post = !strcmp(method, MHD_HTTP_METHOD_POST);
     size_t len = 0;
     char *body, msg[512];
-    int status = refused(s, rq, version, msg, sizeof msg);
+    int status = refused(s, rq, version, get, msg, sizeof msg);
     if (status)
         return send_error(rq, status, msg);
     switch (rq->route) {
