@@ -1402,12 +1402,21 @@ static int probe(const char *addr, int port, const char *headers)
     } else {
         return -2;
     }
-    int fd = socket(to.sa.sa_family, SOCK_STREAM, 0);
-    if (fd < 0 || connect(fd, &to.sa, len)) {
-        if (fd >= 0)
+    /* An address just added may take a moment to route (seen once for
+     * fd00::9): a few tries, 2 s at most. */
+    int fd = -1;
+    for (int k = 0; k < 20 && fd < 0; k++) {
+        fd = socket(to.sa.sa_family, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, &to.sa, len)) {
+            if (k == 19)
+                fprintf(stderr, "connect to %s port %d: %s\n", addr, port, strerror(errno));
             close(fd);
-        return -3;
+            fd = -1;
+            nanosleep(&(struct timespec){0, 100000000L}, NULL);
+        }
     }
+    if (fd < 0)
+        return -3;
     char req[512], text[4096];
     int n = snprintf(req, sizeof req, "GET /api/models HTTP/1.1\r\n%sConnection: close\r\n\r\n",
                      headers);
