@@ -1593,6 +1593,10 @@ START_TEST(duplicate_and_malformed_headers_are_refused)
     ck_assert_msg(a->status == 200, "%.300s", a->text);
     with_headers(port, "GET", "/api/models", "Host: LOCALHOST:1\r\n", NULL, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
+    with_headers(port, "GET", "/api/models", "Host: [0:0::1]:1\r\n", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    with_headers(port, "GET", "/api/models", "Host: 127.0.0.2\r\n", NULL, a);
+    expect_error(a, 403, "not a name of this server", "another loopback address");
     /* 'from': digits only once decoded, once, and not beyond 64 bits. */
     static const char *const froms[] = {
         "+5",       "%205",    "%2B5", "5%00", "-1",

@@ -1036,9 +1036,14 @@ static int host_allowed(const rs_server *s, const char *name)
 {
     if (s->any_address)
         return 1;
-    address a;
-    if (!strcasecmp(name, "localhost") || !strcmp(name, "127.0.0.1") || !strcmp(name, "::1") ||
-        (!parse_address(name, &a) && same_address(&a, &s->listening)))
+    address a, one;
+    if (!strcasecmp(name, "localhost"))
+        return 1;
+    /* Addresses compared as addresses: [0:0::1] is ::1. */
+    if (!parse_address(name, &a) &&
+        (same_address(&a, &s->listening) ||
+         (!parse_address("127.0.0.1", &one) && same_address(&a, &one)) ||
+         (!parse_address("::1", &one) && same_address(&a, &one))))
         return 1;
     for (int i = 0; i < s->opt.n_allow_hosts; i++)
         if (!strcasecmp(name, s->opt.allow_hosts[i]))
