@@ -630,14 +630,22 @@ START_TEST(foreign_hosts_origins_and_content_types_are_refused)
                  body, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
     with_headers(port, "GET", "/?token=s3cret-token_1", "Host: localhost\r\n", NULL, a);
-    ck_assert_msg(a->status == 200 &&
-                      strstr(a->text, "Set-Cookie: rnnsearch_token=s3cret-token_1;"),
-                  "%.300s", a->text);
-    with_headers(port, "POST", "/api/translate",
-                 "Host: localhost\r\nContent-Type: application/json\r\n"
-                 "Cookie: rnnsearch_token=s3cret-token_1\r\n",
-                 body, a);
+    snprintf(headers, sizeof headers, "Set-Cookie: rnnsearch_token_%d=s3cret-token_1;", port);
+    ck_assert_msg(a->status == 200 && strstr(a->text, headers), "%.300s", a->text);
+    snprintf(headers, sizeof headers,
+             "Host: localhost\r\nContent-Type: application/json\r\n"
+             "Cookie: rnnsearch_token_%d=s3cret-token_1\r\n",
+             port);
+    with_headers(port, "POST", "/api/translate", headers, body, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
+    /* Another port's cookie (a browser sends a host's cookies to all its
+     * ports) is not this server's: two servers keep their own tokens. */
+    snprintf(headers, sizeof headers,
+             "Host: localhost\r\nCookie: rnnsearch_token=s3cret-token_1; "
+             "rnnsearch_token_%d=s3cret-token_1\r\n",
+             port + 1);
+    with_headers(port, "GET", "/api/models", headers, NULL, a);
+    expect_error(a, 401, "token", "a cookie of another port");
     with_headers(port, "GET", "/api/models", "Host: other.lan\r\n", NULL, a);
     expect_error(a, 403, "--allow-host", "a name not allowed");
     rs_server_stop(s);
@@ -934,6 +942,22 @@ START_TEST(the_command_checks_its_options)
     ck_assert_int_eq(rs_server_start(&s, twice, 2, &opt, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "two models are named 'x'"));
     ck_assert_int_eq(rs_server_start(&s, twice, 0, &opt, &err), -1);
+    /* An allowed host is compared with Host's name, which has no port. */
+    static const char *const with_port[] = {"a.example:8080"}, *const bracketed[] = {"[::1]"},
+                             *const spaced[] = {"a example"}, *const fine[] = {"fd00::1", "a.b-c"};
+    const char *const *lists[] = {with_port, bracketed, spaced};
+    twice[1].name = "y";
+    for (int k = 0; k < 3; k++) {
+        opt.allow_hosts = lists[k];
+        opt.n_allow_hosts = 1;
+        ck_assert_int_eq(rs_server_start(&s, twice, 2, &opt, &err), -1);
+        ck_assert_msg(strstr(err.msg, "not a host name or address (without a port)"), "%s",
+                      err.msg);
+    }
+    opt.allow_hosts = fine;
+    opt.n_allow_hosts = 2;
+    ck_assert_msg(rs_server_start(&s, twice, 2, &opt, &err) == 0, "%s", err.msg);
+    rs_server_stop(s);
 }
 END_TEST
 

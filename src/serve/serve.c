@@ -13,6 +13,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,10 @@ void rs_serve_options_default(rs_serve_options *opt)
                               .max_answer = 2 * 1024 * 1024};
 }
 
-#define RS_SERVE_COOKIE "rnnsearch_token"
+/* The cookie's name ends with the port: browsers send a host's cookies to
+ * every port of it, so two servers on one host would otherwise overwrite
+ * each other's token (the first page then gets 401). */
+#define RS_SERVE_COOKIE "rnnsearch_token_"
 
 typedef enum {
     ROUTE_PAGE,
@@ -109,7 +113,7 @@ struct rs_server {
     int n_models;
     struct MHD_Daemon *daemon;
     struct MHD_Response *page;
-    int port;
+    atomic_int port;      /* set once the daemon runs: a request in between reads 0 */
     worker *workers;      /* [opt.threads] */
     worker reader;        /* reads the run files for the training view */
     pthread_mutex_t lock; /* guards the queues and stopping */
@@ -1069,10 +1073,11 @@ static int has_token(const rs_server *s, struct MHD_Connection *c)
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (auth && !strncasecmp(auth, "Bearer ", 7) && same_secret(auth + 7, s->opt.token))
         return 1;
+    char cookie[32];
+    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "%d", atomic_load(&s->port));
     return same_secret(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"),
                        s->opt.token) ||
-           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, RS_SERVE_COOKIE),
-                       s->opt.token);
+           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, cookie), s->opt.token);
 }
 
 /* Checks every request before its route: framing (RFC 9112 §6.3), one of
@@ -1200,8 +1205,8 @@ static enum MHD_Result send_page(rs_server *s, request *rq)
         return MHD_NO;
     page_headers(r);
     char cookie[256];
-    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict",
-             s->opt.token);
+    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "%d=%s; Path=/; HttpOnly; SameSite=Strict",
+             atomic_load(&s->port), s->opt.token);
     MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     enum MHD_Result ok = MHD_queue_response(rq->connection, 200, r);
     MHD_destroy_response(r);
@@ -1470,6 +1475,15 @@ static int check_options(const rs_serve_options *o, int n_models, const rs_serve
         o->max_chars < 1 || o->max_beam < 1 || o->max_answer < 4096)
         return rs_fail(err, "threads, queue, connections, max_body, timeout, max_chars and "
                             "max_beam must all be at least 1, max_answer at least 4096");
+    for (int i = 0; i < o->n_allow_hosts; i++) {
+        /* Compared with Host's name, which has no port: "x:80" would never match. */
+        const char *h = o->allow_hosts[i];
+        char name[256];
+        address a;
+        if (!h || (parse_address(h, &a) && (host_name(h, name, sizeof name) || strchr(h, ':'))))
+            return rs_fail(err, "allowed host '%s' is not a host name or address (without a port)",
+                           h ? h : "(none)");
+    }
     if (o->token && (strlen(o->token) < 8 || strlen(o->token) > 128 ||
                      strspn(o->token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                       "0123456789-_.") != strlen(o->token)))
@@ -1543,7 +1557,7 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
         goto fail;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : opt->port;
+    atomic_store(&s->port, info ? info->port : opt->port);
     *out = s;
     return 0;
 fail:
@@ -1553,7 +1567,7 @@ fail:
 
 int rs_server_port(const rs_server *server)
 {
-    return server->port;
+    return atomic_load(&server->port);
 }
 
 void rs_server_stop(rs_server *s)

@@ -22,7 +22,7 @@ const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const shots = resolve(process.env.SCREENSHOTS || 'build/browser');
 const sentence = process.env.SENTENCE || 'Saturday, 21 November 2026';
 const scratch = mkdtempSync(join(tmpdir(), 'rnnsearch-browser-'));
-let passed = 0, failed = 0, server = null, context = null, runServer = null, extraServer = null;
+let passed = 0, failed = 0, server = null, context = null, runServer = null, extraServer = null, secondServer = null;
 
 function check(ok, what) {
   if (ok) { passed++; console.log('ok   ' + what); }
@@ -39,6 +39,7 @@ async function finish(code) {
   if (server && server.exitCode === null) server.kill('SIGKILL');
   if (runServer && runServer.exitCode === null) runServer.kill('SIGKILL');
   if (extraServer && extraServer.exitCode === null) extraServer.kill('SIGKILL');
+  if (secondServer && secondServer.exitCode === null) secondServer.kill('SIGKILL');
   rmSync(scratch, { recursive: true, force: true });
   console.log(`browser: ${passed} passed, ${failed} failed`);
   process.exit(code || (failed ? 1 : 0));
@@ -248,6 +249,23 @@ async function tokenIsForgotten(model) {
   await page.reload();
   await page.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
   check(new URL(page.url()).search === '', 'a reload keeps working without the token in the address');
+  // A second server on the same host, with its own token: the browser sends
+  // a host's cookies to every port, so each server's cookie has its own name.
+  const port2 = await spawnServer(['-m', model, '--threads', '1', '--token', 'browser-token-5678'],
+                                  (p) => { secondServer = p; });
+  const other = await context.newPage();
+  await other.goto(`http://127.0.0.1:${port2}/?token=browser-token-5678`);
+  await other.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
+  await page.locator('#source').fill('3 nov. 2021');
+  await page.click('#translate');
+  await page.waitForFunction(() => document.querySelector('#result').dataset.text === '3 nov. 2021' ||
+                                   document.querySelector('#status').className === 'error', null, { timeout: 20000 });
+  const status = await page.textContent('#status');
+  check(await page.getAttribute('#result', 'data-text') === '3 nov. 2021',
+        `the first server's page still works after the second's was opened ("${status}")`);
+  await other.close();
+  secondServer.removeAllListeners('exit');
+  secondServer.kill('SIGTERM');
   await page.close();
   check(await stopExtra() === 0, 'the token server stops cleanly');
 }
