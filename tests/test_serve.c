@@ -1644,6 +1644,8 @@ START_TEST(duplicate_and_malformed_headers_are_refused)
     s = start_with(&opt);
     request(rs_server_port(s), "GET", "/api/models?token=s3cret-token_1&token=x", NULL, a);
     expect_error(a, 400, "'token' is given more than once", "two tokens");
+    request(rs_server_port(s), "GET", "/api/models?x=a%00b&token=s3cret-token_1", NULL, a);
+    expect_error(a, 400, "a query argument holds a NUL byte", "an argument with a NUL");
     request(rs_server_port(s), "GET", "/api/models?token=s3cret-token_1%00junk", NULL, a);
     expect_error(a, 400, "NUL", "a token with a NUL");
     request(rs_server_port(s), "GET", "/api/models?token=s3cret-token_1", NULL, a);

@@ -986,10 +986,10 @@ static enum MHD_Result count_arguments(void *cls, enum MHD_ValueKind kind, const
     /* %00 decodes to a NUL, after which the value would read shorter than sent. */
     if (strlen(key) != key_size || (value && strlen(value) != value_size)) {
         a->nul++;
-        a->bad = from ? "from" : token ? "token" : "a query argument";
+        a->bad = from ? "'from'" : token ? "'token'" : "a query argument";
     }
     if ((from && a->from > 1) || (token && a->token > 1))
-        a->bad = from ? "from" : "token";
+        a->bad = from ? "'from'" : "'token'";
     return MHD_YES;
 }
 
@@ -1111,7 +1111,7 @@ static int refused(const rs_server *s, request *rq, const char *version, int get
     argument_counts args = {0, 0, 0, NULL};
     MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, count_arguments, &args);
     if (args.bad) {
-        snprintf(msg, size, "'%s' %s", args.bad,
+        snprintf(msg, size, "%s %s", args.bad,
                  args.nul ? "holds a NUL byte (%00)" : "is given more than once");
         return 400;
     }
