@@ -13,6 +13,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <netinet/in.h>
@@ -23,8 +24,11 @@
 #include "search/forced.h"
 #include "common/json.h"
 #include "serve/serve.h"
+#include "serve/run.h"
 #include "testdir.h"
+#include "testnetns.h"
 #include "testprog.h"
+#include "testskip.h"
 #include "search/translate.h"
 
 static char model_dir[64];
@@ -117,10 +121,10 @@ static void send_all(int fd, const char *data, size_t len)
 }
 
 typedef struct {
-    int status; /* HTTP status; -1: closed without an answer */
-    char text[1 << 17];
-    char *body;     /* into text */
-    double seconds; /* from the call to the end of the answer */
+    int status;                  /* HTTP status; -1: closed without an answer */
+    char text[(1 << 21) + 8192]; /* a --max-answer of 2 MiB and its head */
+    char *body;                  /* into text */
+    double seconds;              /* from the call to the end of the answer */
 } answer;
 
 /* Reads until the server closes (every request says Connection: close) or
@@ -543,6 +547,24 @@ static void with_headers(int port, const char *method, const char *path, const c
     raw(port, buf, (size_t)h + n, 0, a);
 }
 
+/* A GET over IPv6 loopback (::1) with the given headers. */
+static void raw6_get(int port, const char *path, const char *headers, answer *a)
+{
+    char req[1024];
+    int n =
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\n%sConnection: close\r\n\r\n", path, headers);
+    int fd = socket(AF_INET6, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in6 to = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+    to.sin6_addr = in6addr_loopback;
+    ck_assert_msg(connect(fd, (struct sockaddr *)&to, sizeof to) == 0, "connect to [::1]: %s",
+                  strerror(errno));
+    const double start = now();
+    send_all(fd, req, (size_t)n);
+    read_answer(fd, a, start, 10.0);
+    close(fd);
+}
+
 /* DNS rebinding and cross-origin pages: only this server's names in Host,
  * only its own pages as Origin, only JSON bodies; a token when required. */
 START_TEST(foreign_hosts_origins_and_content_types_are_refused)
@@ -608,14 +630,22 @@ START_TEST(foreign_hosts_origins_and_content_types_are_refused)
                  body, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
     with_headers(port, "GET", "/?token=s3cret-token_1", "Host: localhost\r\n", NULL, a);
-    ck_assert_msg(a->status == 200 &&
-                      strstr(a->text, "Set-Cookie: rnnsearch_token=s3cret-token_1;"),
-                  "%.300s", a->text);
-    with_headers(port, "POST", "/api/translate",
-                 "Host: localhost\r\nContent-Type: application/json\r\n"
-                 "Cookie: rnnsearch_token=s3cret-token_1\r\n",
-                 body, a);
+    snprintf(headers, sizeof headers, "Set-Cookie: rnnsearch_token_%d=s3cret-token_1;", port);
+    ck_assert_msg(a->status == 200 && strstr(a->text, headers), "%.300s", a->text);
+    snprintf(headers, sizeof headers,
+             "Host: localhost\r\nContent-Type: application/json\r\n"
+             "Cookie: rnnsearch_token_%d=s3cret-token_1\r\n",
+             port);
+    with_headers(port, "POST", "/api/translate", headers, body, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
+    /* Another port's cookie (a browser sends a host's cookies to all its
+     * ports) is not this server's: two servers keep their own tokens. */
+    snprintf(headers, sizeof headers,
+             "Host: localhost\r\nCookie: rnnsearch_token=s3cret-token_1; "
+             "rnnsearch_token_%d=s3cret-token_1\r\n",
+             port + 1);
+    with_headers(port, "GET", "/api/models", headers, NULL, a);
+    expect_error(a, 401, "token", "a cookie of another port");
     with_headers(port, "GET", "/api/models", "Host: other.lan\r\n", NULL, a);
     expect_error(a, 403, "--allow-host", "a name not allowed");
     rs_server_stop(s);
@@ -912,6 +942,22 @@ START_TEST(the_command_checks_its_options)
     ck_assert_int_eq(rs_server_start(&s, twice, 2, &opt, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "two models are named 'x'"));
     ck_assert_int_eq(rs_server_start(&s, twice, 0, &opt, &err), -1);
+    /* An allowed host is compared with Host's name, which has no port. */
+    static const char *const with_port[] = {"a.example:8080"}, *const bracketed[] = {"[::1]"},
+                             *const spaced[] = {"a example"}, *const fine[] = {"fd00::1", "a.b-c"};
+    const char *const *lists[] = {with_port, bracketed, spaced};
+    twice[1].name = "y";
+    for (int k = 0; k < 3; k++) {
+        opt.allow_hosts = lists[k];
+        opt.n_allow_hosts = 1;
+        ck_assert_int_eq(rs_server_start(&s, twice, 2, &opt, &err), -1);
+        ck_assert_msg(strstr(err.msg, "not a host name or address (without a port)"), "%s",
+                      err.msg);
+    }
+    opt.allow_hosts = fine;
+    opt.n_allow_hosts = 2;
+    ck_assert_msg(rs_server_start(&s, twice, 2, &opt, &err) == 0, "%s", err.msg);
+    rs_server_stop(s);
 }
 END_TEST
 
@@ -922,14 +968,15 @@ typedef struct {
     char log[256];
 } server_process;
 
-static void spawn_server(server_process *p, const char *options)
+/* `rnnsearch serve -m MODEL --port 0 --quiet OPTIONS`, its port read from its log. */
+static void spawn_server_with(server_process *p, const char *model_arg, const char *options)
 {
     char cmd[1024];
     static int spawned;
     snprintf(p->log, sizeof p->log, "%s/serve.%d.%d.log", model_dir, (int)getpid(), ++spawned);
     unlink(p->log);
-    snprintf(cmd, sizeof cmd, "exec %s serve -m %s/m --port 0 --quiet %s 2> %s", testprog_path(),
-             model_dir, options, p->log);
+    snprintf(cmd, sizeof cmd, "exec %s serve -m %s --port 0 --quiet %s 2> %s", testprog_path(),
+             model_arg, options, p->log);
     p->pid = fork();
     ck_assert_int_ge(p->pid, 0);
     if (p->pid == 0) {
@@ -953,6 +1000,13 @@ static void spawn_server(server_process *p, const char *options)
             p->port = atoi(colon + 1);
     }
     ck_assert_msg(p->port > 0, "the server printed no address");
+}
+
+static void spawn_server(server_process *p, const char *options)
+{
+    char model_arg[128];
+    snprintf(model_arg, sizeof model_arg, "%s/m", model_dir);
+    spawn_server_with(p, model_arg, options);
 }
 
 static char *read_log(const server_process *p)
@@ -1273,6 +1327,797 @@ START_TEST(the_command_reads_its_section_of_a_yaml_file)
 }
 END_TEST
 
+/* ---- who may ask: addresses, headers, arguments ---- */
+
+/* Whether a token is needed is decided on the parsed address, not its
+ * spelling: ::0, 0::0 and 0:0:0:0:0:0:0:0 are ::, and any address that is
+ * not loopback (10.9.9.9, fd00::9) reaches a network too. The library
+ * refuses to listen on one without a token, before it binds. */
+START_TEST(the_token_is_decided_by_what_the_address_is)
+{
+    static const char *const loopback[] = {
+        "127.0.0.1", "127.9.9.9",       "127.255.255.254",  "::1",
+        "0::1",      "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::FFFF:127.1.2.3"};
+    static const char *const open[] = {
+        "0.0.0.0",  "::",      "::0",         "0::0",           "0:0:0:0:0:0:0:0",
+        "10.9.9.9", "fd00::9", "192.0.2.1",   "128.0.0.1",      "::ffff:10.9.9.9",
+        "::2",      "fe80::1", "::127.0.0.1", "::ffff:0.0.0.0", "126.255.255.255"};
+    static const char *const not_numeric[] = {"localhost",  "127.1",      "",      "1.2.3.4.5",
+                                              "fe80::1%lo", " 127.0.0.1", "[::1]", "::1 "};
+    for (size_t k = 0; k < sizeof loopback / sizeof *loopback; k++)
+        ck_assert_msg(rs_serve_loopback(loopback[k]) == 1, "%s is loopback", loopback[k]);
+    for (size_t k = 0; k < sizeof open / sizeof *open; k++)
+        ck_assert_msg(rs_serve_loopback(open[k]) == 0, "%s is not loopback", open[k]);
+    for (size_t k = 0; k < sizeof not_numeric / sizeof *not_numeric; k++)
+        ck_assert_msg(rs_serve_loopback(not_numeric[k]) == -1, "'%s' is not an address",
+                      not_numeric[k]);
+    for (size_t k = 0; k < 5; k++) /* the spellings of every address */
+        ck_assert_msg(rs_serve_any_address(open[k]) == 1, "%s is every address", open[k]);
+    ck_assert_int_eq(rs_serve_any_address("::ffff:0.0.0.0"), 1);
+    ck_assert_int_eq(rs_serve_any_address("10.9.9.9"), 0);
+    ck_assert_int_eq(rs_serve_any_address("127.0.0.1"), 0);
+    ck_assert_int_eq(rs_serve_any_address("localhost"), -1);
+    rs_serve_options opt = test_options(1, 4, 10);
+    const rs_serve_model served[1] = {{"reorder", &model, &codec}};
+    rs_server *s;
+    rs_error err;
+    for (size_t k = 0; k < sizeof open / sizeof *open; k++) {
+        opt.host = open[k];
+        ck_assert_msg(rs_server_start(&s, served, 1, &opt, &err) == -1 && s == NULL,
+                      "%s without a token was not refused", open[k]);
+        ck_assert_msg(strstr(err.msg, "not a loopback address") && strstr(err.msg, "token"), "%s",
+                      err.msg);
+    }
+
+    /* The program on ::0 (which listens on ::1 too): a token of its own,
+     * required from every client whatever Host it names; on
+     * 0:0:0:0:0:0:0:0 with --no-token, none. */
+    server_process p;
+    spawn_server(&p, "--host ::0");
+    char *log = read_log(&p);
+    const char *token = strstr(log, "?token=");
+    ck_assert_msg(strstr(log, "warning: listening on every network address (::0)") && token, "%s",
+                  log);
+    char headers[256];
+    answer *a = &answers[0];
+    raw6_get(p.port, "/api/models", "Host: 127.0.0.1\r\n", a);
+    expect_error(a, 401, "token", "::0 without a token, Host 127.0.0.1");
+    raw6_get(p.port, "/api/models", "Host: [::1]\r\n", a);
+    expect_error(a, 401, "token", "::0 without a token, Host [::1]");
+    snprintf(headers, sizeof headers, "Host: 127.0.0.1\r\nAuthorization: Bearer %.32s\r\n",
+             token + 7);
+    raw6_get(p.port, "/api/models", headers, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    free(log);
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    spawn_server(&p, "--host 0:0:0:0:0:0:0:0 --no-token");
+    log = read_log(&p);
+    ck_assert_msg(!strstr(log, "?token=") && strstr(log, "can use this server (--no-token)"), "%s",
+                  log);
+    free(log);
+    raw6_get(p.port, "/api/models", "Host: [::1]\r\n", a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+}
+END_TEST
+
+/* One GET /api/models to addr:port in the private network: its status, or
+ * a negative number (no connection, no answer within 5 s). No Check
+ * assertions: it runs in a forked child. */
+static int probe(const char *addr, int port, const char *headers)
+{
+    union {
+        struct sockaddr sa;
+        struct sockaddr_in v4;
+        struct sockaddr_in6 v6;
+    } to;
+    memset(&to, 0, sizeof to);
+    socklen_t len;
+    if (inet_pton(AF_INET, addr, &to.v4.sin_addr) == 1) {
+        to.v4.sin_family = AF_INET;
+        to.v4.sin_port = htons((uint16_t)port);
+        len = sizeof to.v4;
+    } else if (inet_pton(AF_INET6, addr, &to.v6.sin6_addr) == 1) {
+        to.v6.sin6_family = AF_INET6;
+        to.v6.sin6_port = htons((uint16_t)port);
+        len = sizeof to.v6;
+    } else {
+        return -2;
+    }
+    /* An address just added may take a moment to route (seen once for
+     * fd00::9): a few tries, 2 s at most. */
+    int fd = -1;
+    for (int k = 0; k < 20 && fd < 0; k++) {
+        fd = socket(to.sa.sa_family, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, &to.sa, len)) {
+            if (k == 19)
+                fprintf(stderr, "connect to %s port %d: %s\n", addr, port, strerror(errno));
+            close(fd);
+            fd = -1;
+            nanosleep(&(struct timespec){0, 100000000L}, NULL);
+        }
+    }
+    if (fd < 0)
+        return -3;
+    char req[512], text[4096];
+    int n = snprintf(req, sizeof req, "GET /api/models HTTP/1.1\r\n%sConnection: close\r\n\r\n",
+                     headers);
+    if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+        close(fd);
+        return -4;
+    }
+    size_t got = 0;
+    const double until = now() + 5.0;
+    while (got < sizeof text - 1 && now() < until) {
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (poll(&pf, 1, 200) != 1)
+            continue;
+        ssize_t r = recv(fd, text + got, sizeof text - 1 - got, 0);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    text[got] = '\0';
+    int status = -5;
+    return sscanf(text, "HTTP/1.1 %d", &status) == 1 ? status : -5;
+}
+
+/* The checks of one address in the private network (the child's exit
+ * status: 0, or the number of the check that failed). */
+static int private_address_checks(const char *host, const char *connect_to_addr)
+{
+    const rs_serve_model served[1] = {{"reorder", &model, &codec}};
+    rs_serve_options opt = test_options(1, 4, 10);
+    rs_server *s;
+    rs_error err;
+    opt.host = host;
+    if (rs_server_start(&s, served, 1, &opt, &err) == 0) {
+        fprintf(stderr, "%s: started without a token\n", host);
+        rs_server_stop(s);
+        return 1;
+    }
+    opt.token = "netns-token-1";
+    if (rs_server_start(&s, served, 1, &opt, &err)) {
+        fprintf(stderr, "%s: %s\n", host, err.msg);
+        return 2;
+    }
+    const int port = rs_server_port(s);
+    char own[128];
+    snprintf(own, sizeof own, "Host: %s%s%s\r\n", strchr(connect_to_addr, ':') ? "[" : "",
+             connect_to_addr, strchr(connect_to_addr, ':') ? "]" : "");
+    const struct {
+        const char *headers;
+        int status;
+    } checks[] = {
+        {own, 401},
+        {"Host: 127.0.0.1\r\n", 401},
+        {"Host: localhost\r\n", 401},
+        {"Host: 127.0.0.1\r\nAuthorization: Bearer netns-token-2\r\n", 401},
+        {"Host: 127.0.0.1\r\nAuthorization: Bearer netns-token-1\r\n", 200},
+    };
+    int failed = 0;
+    for (int k = 0; k < 5 && !failed; k++) {
+        char headers[256];
+        snprintf(headers, sizeof headers, "%s", checks[k].headers);
+        int got = probe(connect_to_addr, port, headers);
+        if (got != checks[k].status) {
+            fprintf(stderr, "%s via %s, %s: status %d, expected %d\n", host, connect_to_addr,
+                    checks[k].headers, got, checks[k].status);
+            failed = 3 + k;
+        }
+    }
+    rs_server_stop(s);
+    return failed;
+}
+
+/* In a private network namespace (unshare, as `unshare -rn`): a server on
+ * 10.9.9.9, on fd00::9 or on ::0 answers no client without the token,
+ * whatever Host it names, and will not start without one. */
+START_TEST(non_loopback_addresses_need_the_token_in_a_private_network)
+{
+    int pipefd[2];
+    ck_assert_int_eq(pipe(pipefd), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        static const char *const ip[] = {"addr add 10.9.9.9/32 dev lo",
+                                         "-6 addr add fd00::9/128 dev lo nodad"};
+        char why[256] = "";
+        close(pipefd[0]);
+        if (testnetns_enter(ip, 2, why, sizeof why)) {
+            if (write(pipefd[1], why, strlen(why)) < 0)
+                _exit(98);
+            _exit(77);
+        }
+        int rc = private_address_checks("10.9.9.9", "10.9.9.9");
+        if (!rc)
+            rc = private_address_checks("fd00::9", "fd00::9");
+        if (!rc)
+            rc = private_address_checks("::0", "fd00::9");
+        if (!rc)
+            rc = private_address_checks("0.0.0.0", "10.9.9.9");
+        _exit(rc);
+    }
+    close(pipefd[1]);
+    int rc = wait_exit(pid, 40.0);
+    char why[256] = "";
+    ssize_t n = read(pipefd[0], why, sizeof why - 1);
+    why[n > 0 ? n : 0] = '\0';
+    close(pipefd[0]);
+    if (rc == 77) {
+        test_skip(why);
+        return;
+    }
+    ck_assert_msg(rc == 0, "check %d failed in the private network (see above)", rc);
+}
+END_TEST
+
+/* Two Host, Origin, Content-Type or Authorization headers (the first would
+ * win), an HTTP/1.1 request without Host, a Host with bytes after its
+ * address, and a 'from' that strtoull would take but is not digits: 400. */
+START_TEST(duplicate_and_malformed_headers_are_refused)
+{
+    rs_serve_options opt = test_options(1, 4, 10);
+    char dir[64];
+    testdir_make(dir, "rnnsearch-serve-strict");
+    opt.run_dir = dir;
+    rs_server *s = start_with(&opt);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    const char *body = "{\"text\": \"the horse\"}";
+    with_headers(port, "GET", "/api/models", "Host: 127.0.0.1\r\nHost: evil.com\r\n", NULL, a);
+    expect_error(a, 400, "more than one Host", "two Hosts");
+    with_headers(port, "GET", "/api/models", "Host: evil.com\r\nhost: 127.0.0.1\r\n", NULL, a);
+    expect_error(a, 400, "more than one Host", "two Hosts, the second allowed");
+    with_headers(port, "POST", "/api/translate",
+                 "Host: localhost\r\nOrigin: http://localhost\r\nOrigin: http://evil.com\r\n"
+                 "Content-Type: application/json\r\n",
+                 body, a);
+    expect_error(a, 400, "more than one Origin", "two Origins");
+    with_headers(
+        port, "POST", "/api/translate",
+        "Host: localhost\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\n", body,
+        a);
+    expect_error(a, 400, "more than one Content-Type", "two Content-Types");
+    with_headers(port, "GET", "/api/models",
+                 "Host: localhost\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n", NULL,
+                 a);
+    expect_error(a, 400, "more than one Authorization", "two Authorizations");
+    /* Host is required of HTTP/1.1 (RFC 9112 §3.2), not of HTTP/1.0. */
+    const char *no_host = "GET /api/models HTTP/1.1\r\nConnection: close\r\n\r\n";
+    raw(port, no_host, strlen(no_host), 0, a);
+    expect_error(a, 400, "needs a Host header", "HTTP/1.1 without Host");
+    const char *old = "GET /api/models HTTP/1.0\r\n\r\n";
+    raw(port, old, strlen(old), 0, a);
+    ck_assert_msg(!strncmp(a->text, "HTTP/1.", 7) && strstr(a->text, " 200 "), "%.300s", a->text);
+    static const char *const malformed[] = {"[::1]evil.com",
+                                            "[::1].evil.com",
+                                            "[::1",
+                                            "[evil.com]",
+                                            "[::1]:80x",
+                                            "localhost:",
+                                            "localhost:123456",
+                                            "local host",
+                                            "localhost@evil.com",
+                                            "evil.com#localhost",
+                                            "127.0.0.1:80:80",
+                                            "",
+                                            "[]"};
+    for (size_t k = 0; k < sizeof malformed / sizeof *malformed; k++) {
+        char headers[128];
+        snprintf(headers, sizeof headers, "Host: %s\r\n", malformed[k]);
+        with_headers(port, "GET", "/api/models", headers, NULL, a);
+        ck_assert_msg(a->status == 400 && strstr(a->body, "malformed Host"), "Host '%s': %.300s",
+                      malformed[k], a->text);
+    }
+    with_headers(port, "GET", "/api/models", "Host: [::1]:8080\r\n", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    with_headers(port, "GET", "/api/models", "Host: LOCALHOST:1\r\n", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    with_headers(port, "GET", "/api/models", "Host: [0:0::1]:1\r\n", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    with_headers(port, "GET", "/api/models", "Host: 127.0.0.2\r\n", NULL, a);
+    expect_error(a, 403, "not a name of this server", "another loopback address");
+    /* 'from': digits only once decoded, once, and not beyond 64 bits. */
+    static const char *const froms[] = {
+        "+5",       "%205",    "%2B5", "5%00", "-1",
+        "5 ",       "0x10",    "1e3",  "",     "99999999999999999999",
+        "1&from=2", "0&from=0"};
+    for (size_t k = 0; k < sizeof froms / sizeof *froms; k++) {
+        char path[128];
+        snprintf(path, sizeof path, "/api/run/watch?from=%s", froms[k]);
+        request(port, "GET", path, NULL, a);
+        ck_assert_msg(a->status == 400, "from=%s: %.300s", froms[k], a->text);
+    }
+    request(port, "GET", "/api/run/watch?from", NULL, a);
+    expect_error(a, 400, "digits only", "from without a value");
+    request(port, "GET", "/api/run/watch?from=007", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    request(port, "GET", "/api/run/watch?from=18446744073709551615", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_server_stop(s);
+    /* Two tokens, one of them right: the server would pick one. */
+    opt.token = "s3cret-token_1";
+    s = start_with(&opt);
+    request(rs_server_port(s), "GET", "/api/models?token=s3cret-token_1&token=x", NULL, a);
+    expect_error(a, 400, "'token' is given more than once", "two tokens");
+    request(rs_server_port(s), "GET", "/api/models?x=a%00b&token=s3cret-token_1", NULL, a);
+    expect_error(a, 400, "a query argument holds a NUL byte", "an argument with a NUL");
+    request(rs_server_port(s), "GET", "/api/models?token=s3cret-token_1%00junk", NULL, a);
+    expect_error(a, 400, "NUL", "a token with a NUL");
+    request(rs_server_port(s), "GET", "/api/models?token=s3cret-token_1", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_server_stop(s);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* ---- the training view's files ---- */
+
+/* A GET answered within `wait` seconds (else the test fails). */
+static void get_within(int port, const char *path, double wait, answer *a)
+{
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path);
+    const double start = now();
+    int fd = connect_to(port);
+    send_all(fd, req, (size_t)n);
+    read_answer(fd, a, start, wait);
+    close(fd);
+}
+
+/* A FIFO (or any file that is not regular) in the run directory would block
+ * whoever opens or reads it: refused at once, and the server goes on
+ * answering; the program still ends on SIGTERM. */
+START_TEST(run_files_that_could_block_are_refused)
+{
+    char dir[64], path[256], options[128];
+    testdir_make(dir, "rnnsearch-serve-fifo");
+    snprintf(path, sizeof path, "%s/watch.jsonl", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.run_dir = dir;
+    rs_server *s = start_with(&opt);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    get_within(port, "/api/run/watch?from=0", 3.0, a);
+    expect_error(a, 403, "watch.jsonl is not a regular file", "a FIFO as watch.jsonl");
+    ck_assert_msg(a->seconds < 1.0, "refusing the FIFO took %.2f s", a->seconds);
+    get_within(port, "/api/run", 3.0, a);
+    expect_error(a, 403, "train.log.tsv is not a regular file", "a FIFO as train.log.tsv");
+    get_within(port, "/", 3.0, a);
+    ck_assert_msg(a->status == 200 && a->seconds < 1.0, "%.200s", a->text);
+    get_within(port, "/api/models", 3.0, a);
+    ck_assert_msg(a->status == 200 && a->seconds < 1.0, "%.200s", a->text);
+    double t = now();
+    rs_server_stop(s);
+    ck_assert_msg(now() - t < 3.0, "stopping took %.2f s", now() - t);
+    /* A FIFO only as watch.jsonl: the log is still read, its size left unknown. */
+    unlink(path);
+    testfile_write(path, (const unsigned char *)"step\tdev_loss\n1\t2.5\n", 20);
+    s = start_with(&opt);
+    get_within(rs_server_port(s), "/api/run", 3.0, a);
+    ck_assert_msg(a->status == 200 && strstr(a->body, "\"rows\":[[1,2.5]]") &&
+                      strstr(a->body, "\"watch_bytes\":null"),
+                  "%.300s", a->text);
+    rs_server_stop(s);
+
+    server_process p;
+    snprintf(options, sizeof options, "--run %s", dir);
+    spawn_server(&p, options);
+    get_within(p.port, "/api/run/watch?from=0", 3.0, a);
+    expect_error(a, 403, "not a regular file", "the program, a FIFO as watch.jsonl");
+    get_within(p.port, "/api/models", 3.0, a);
+    ck_assert_int_eq(a->status, 200);
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Polls /api/run/watch from `from` until `next` stops moving (at most 20
+ * answers, each within 2 s): the records' "sentence" numbers in order into
+ * ids, the skipped records and bytes summed; returns the last next. */
+static uint64_t poll_watch(int port, uint64_t from, int *ids, int *n_ids, int *skipped,
+                           uint64_t *skipped_bytes)
+{
+    answer *a = &answers[1];
+    for (int k = 0; k < 20; k++) {
+        char path[96];
+        snprintf(path, sizeof path, "/api/run/watch?from=%llu", (unsigned long long)from);
+        get_within(port, path, 2.0, a);
+        ck_assert_msg(a->status == 200, "from %llu: %.300s", (unsigned long long)from, a->text);
+        rs_json *j = json_of(a);
+        const rs_json *recs = rs_json_get(j, "records");
+        for (size_t r = 0; r < recs->count; r++)
+            ids[(*n_ids)++] = (int)num(&recs->items[r], "sentence");
+        uint64_t next, bytes, skips;
+        ck_assert(rs_json_to_u64(rs_json_get(j, "next"), &next) == 0 && next >= from);
+        ck_assert(rs_json_to_u64(rs_json_get(j, "skipped"), &skips) == 0);
+        ck_assert(rs_json_to_u64(rs_json_get(j, "skipped_bytes"), &bytes) == 0);
+        *skipped += (int)skips;
+        *skipped_bytes += bytes;
+        rs_json_free(j);
+        if (next == from)
+            return next;
+        from = next;
+    }
+    ck_abort_msg("the watch answers did not stop moving in 20 polls");
+    return from;
+}
+
+static void append_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "ab");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A watch record longer than an answer may be is skipped with a count, not
+ * refused on every poll: a 3 MiB line still without its newline, then once
+ * it ends, the records after it; the same for a whole record of 40 KB.
+ * Every answer comes within 2 s and the other endpoints answer meanwhile. */
+START_TEST(watch_records_too_long_are_skipped)
+{
+    char dir[64], path[256];
+    testdir_make(dir, "rnnsearch-serve-long");
+    snprintf(path, sizeof path, "%s/watch.jsonl", dir);
+    const char *two = "{\"step\":0,\"sentence\":1}\n{\"step\":0,\"sentence\":2}\n";
+    testfile_write(path, (const unsigned char *)two, strlen(two));
+    const size_t big = (size_t)3 << 20;
+    char *line = malloc(big);
+    ck_assert_ptr_nonnull(line);
+    memset(line, 'x', big);
+    memcpy(line, "{\"step\":1,\"sentence\":9,\"pad\":\"", 31);
+    append_file(path, line, big);
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.max_answer = 16384;
+    opt.run_dir = dir;
+    rs_server *s = start_with(&opt);
+    const int port = rs_server_port(s);
+    int ids[16], n = 0, skipped = 0;
+    uint64_t bytes = 0;
+    uint64_t next = poll_watch(port, 0, ids, &n, &skipped, &bytes);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(ids[0] * 10 + ids[1], 12);
+    ck_assert_int_eq(skipped, 1);
+    ck_assert_uint_eq(bytes, big);
+    ck_assert_uint_eq(next, strlen(two) + big);
+    answer *a = &answers[0];
+    get_within(port, "/api/models", 2.0, a);
+    ck_assert_int_eq(a->status, 200);
+    /* The line ends; a whole record of 40 KB follows, then a small one. */
+    append_file(path, "\"}\n{\"step\":1,\"sentence\":3}\n", 27);
+    memcpy(line + 40000, "\"}\n", 3);
+    append_file(path, line, 40003);
+    const char *last = "{\"step\":1,\"sentence\":4}\n";
+    append_file(path, last, strlen(last));
+    n = 0;
+    skipped = 0;
+    bytes = 0;
+    next = poll_watch(port, next, ids, &n, &skipped, &bytes);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(ids[0] * 10 + ids[1], 34);
+    ck_assert_int_eq(skipped, 1);
+    ck_assert_uint_eq(bytes, 3 + 40003);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_eq(next, (uint64_t)st.st_size);
+    /* From 0 in one go: the four small records, two skipped. */
+    n = 0;
+    skipped = 0;
+    bytes = 0;
+    poll_watch(port, 0, ids, &n, &skipped, &bytes);
+    ck_assert_int_eq(n, 4);
+    ck_assert_int_eq(skipped, 2);
+    /* An offset inside a line reads from the next one. */
+    n = 0;
+    poll_watch(port, 5, ids, &n, &skipped, &bytes);
+    ck_assert_int_eq(n, 3);
+    ck_assert_int_eq(ids[0], 2);
+    rs_server_stop(s);
+    free(line);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* A symbolic link in the run directory that leads out of it is refused (a
+ * run directory may be /tmp, where anyone can make one); one that stays
+ * inside is followed, and so is a run directory that is itself a link. */
+START_TEST(symlinks_out_of_the_run_directory_are_refused)
+{
+    char dir[64], run[128], path[256], target[256];
+    testdir_make(dir, "rnnsearch-serve-links");
+    snprintf(run, sizeof run, "%s/run", dir);
+    ck_assert_int_eq(mkdir(run, 0700), 0);
+    snprintf(path, sizeof path, "%s/secret", dir);
+    const char *secret = "step\tpassword\n1\thunter2\n";
+    testfile_write(path, (const unsigned char *)secret, strlen(secret));
+    snprintf(path, sizeof path, "%s/train.log.tsv", run);
+    ck_assert_int_eq(symlink("../secret", path), 0);
+    snprintf(target, sizeof target, "%s/secret", dir);
+    snprintf(path, sizeof path, "%s/watch.jsonl", run);
+    ck_assert_int_eq(symlink(target, path), 0);
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.run_dir = run;
+    rs_server *s = start_with(&opt);
+    int port = rs_server_port(s);
+    answer *a = &answers[0];
+    get_within(port, "/api/run", 3.0, a);
+    expect_error(a, 403, "leads out of the run directory", "a log linked to a file outside");
+    ck_assert_ptr_null(strstr(a->text, "hunter2"));
+    ck_assert_ptr_null(strstr(a->text, "secret"));
+    get_within(port, "/api/run/watch", 3.0, a);
+    expect_error(a, 403, "leads out of the run directory", "watch.jsonl linked outside");
+    /* Through a directory link: run/sub -> .. */
+    unlink(path);
+    snprintf(path, sizeof path, "%s/sub", run);
+    ck_assert_int_eq(symlink("..", path), 0);
+    snprintf(path, sizeof path, "%s/watch.jsonl", run);
+    ck_assert_int_eq(symlink("sub/secret", path), 0);
+    get_within(port, "/api/run/watch", 3.0, a);
+    expect_error(a, 403, "leads out of the run directory", "a link through a directory link");
+    rs_server_stop(s);
+    /* Links that stay inside, and a run directory reached through a link. */
+    snprintf(path, sizeof path, "%s/train.log.tsv", run);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/watch.jsonl", run);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/log.real", run);
+    testfile_write(path, (const unsigned char *)"step\tloss\n7\t1.5\n", 16);
+    snprintf(path, sizeof path, "%s/train.log.tsv", run);
+    ck_assert_int_eq(symlink("log.real", path), 0);
+    char link[128];
+    snprintf(link, sizeof link, "%s/run-link", dir);
+    ck_assert_int_eq(symlink("run", link), 0);
+    opt.run_dir = link;
+    s = start_with(&opt);
+    get_within(rs_server_port(s), "/api/run", 3.0, a);
+    ck_assert_msg(a->status == 200 && strstr(a->body, "\"rows\":[[7,1.5]]"), "%.300s", a->text);
+    rs_server_stop(s);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* A log of `rows` rows, steps 1…rows, about 75 bytes a row. */
+static void write_log(const char *path, int rows)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\t"
+          "dev_metric_name\taer\talign_precision\talign_recall\n",
+          f);
+    for (int k = 1; k <= rows; k++)
+        fprintf(f, "%d\t%d\t%.9f\t%.9f\t%.4f\t115000.0\t0.002\t%.3f\tbleu\t\t\t\n", k, 1 + k / 100,
+                3.0 / (1 + k * 0.001), 3.1 / (1 + k * 0.001), 0.01 * k, 0.08 * k);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The steps of an /api/run answer's rows, checked to rise; their count. */
+static size_t log_steps(const rs_json *j, int *steps, size_t max)
+{
+    const rs_json *rows = rs_json_get(j, "rows");
+    ck_assert_ptr_nonnull(rows);
+    ck_assert_uint_le(rows->count, max);
+    for (size_t k = 0; k < rows->count; k++) {
+        steps[k] = (int)item(item(rows, k), 0)->number;
+        ck_assert_uint_eq(item(rows, k)->count, 12);
+        if (k)
+            ck_assert_int_gt(steps[k], steps[k - 1]);
+    }
+    return rows->count;
+}
+
+/* A 30 000-row log is larger than an answer: thinned to RS_RUN_MAX_ROWS rows
+ * sampled evenly, the first and the last kept, and the page told so; a
+ * log read whole is thinned exactly; a small --max-answer gets fewer rows. */
+START_TEST(long_logs_are_thinned)
+{
+    char dir[64], path[256];
+    testdir_make(dir, "rnnsearch-serve-thin");
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    write_log(path, 30000);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    rs_serve_options opt = test_options(1, 4, 10);
+    rs_serve_options_default(&opt); /* the default --max-answer, 2 MiB */
+    opt.port = 0;
+    ck_assert_uint_gt((uint64_t)st.st_size, opt.max_answer);
+    opt.run_dir = dir;
+    rs_server *s = start_with(&opt);
+    answer *a = &answers[0];
+    static int steps[RS_RUN_MAX_ROWS];
+    for (int poll_no = 0; poll_no < 3; poll_no++) { /* every poll, not only the first */
+        get_within(rs_server_port(s), "/api/run", 5.0, a);
+        ck_assert_msg(a->status == 200, "%.300s", a->text);
+        rs_json *j = json_of(a);
+        size_t n = log_steps(j, steps, RS_RUN_MAX_ROWS);
+        ck_assert_uint_ge(n, RS_RUN_MAX_ROWS * 9 / 10);
+        ck_assert_int_eq(steps[0], 1);
+        ck_assert_int_eq(steps[n - 1], 30000);
+        for (size_t k = 1; k < n; k++) /* evenly: no gap over twice the mean */
+            ck_assert_int_le(steps[k] - steps[k - 1], 2 * 30000 / (int)n + 2);
+        ck_assert(rs_json_get(j, "thinned")->type == RS_JSON_TRUE);
+        ck_assert(rs_json_get(j, "log_rows_exact")->type == RS_JSON_FALSE);
+        const double rows = num(j, "log_rows");
+        ck_assert_msg(fabs(rows - 30000) < 1500, "estimated %g rows", rows);
+        rs_json_free(j);
+    }
+    rs_server_stop(s);
+    /* 5 000 rows, read whole: exactly the rows k·4999/1999. */
+    write_log(path, 5000);
+    s = start_with(&opt);
+    get_within(rs_server_port(s), "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_json *j = json_of(a);
+    ck_assert_uint_eq(log_steps(j, steps, RS_RUN_MAX_ROWS), RS_RUN_MAX_ROWS);
+    for (int k = 0; k < RS_RUN_MAX_ROWS; k++)
+        ck_assert_int_eq(steps[k], 1 + k * 4999 / (RS_RUN_MAX_ROWS - 1));
+    ck_assert_int_eq((int)num(j, "log_rows"), 5000);
+    ck_assert(rs_json_get(j, "log_rows_exact")->type == RS_JSON_TRUE);
+    ck_assert(rs_json_get(j, "thinned")->type == RS_JSON_TRUE);
+    rs_json_free(j);
+    rs_server_stop(s);
+    /* A small --max-answer: fewer rows, the last still there. */
+    opt.max_answer = 16384;
+    s = start_with(&opt);
+    get_within(rs_server_port(s), "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200 && strlen(a->body) <= 16384, "%.300s", a->text);
+    j = json_of(a);
+    size_t n = log_steps(j, steps, RS_RUN_MAX_ROWS);
+    ck_assert_uint_ge(n, 20);
+    ck_assert_int_eq(steps[n - 1], 5000);
+    rs_json_free(j);
+    rs_server_stop(s);
+    /* A short log is sent whole. */
+    write_log(path, 3);
+    s = start_with(&opt);
+    get_within(rs_server_port(s), "/api/run", 5.0, a);
+    j = json_of(a);
+    ck_assert_uint_eq(log_steps(j, steps, 3), 3);
+    ck_assert(rs_json_get(j, "thinned")->type == RS_JSON_FALSE);
+    rs_json_free(j);
+    rs_server_stop(s);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Opened as /?token=…, the page takes the token out of the address bar and
+ * the history once its cookie has let a request through (the browser test
+ * checks it in Chromium; this, that the page served has the code). */
+START_TEST(the_page_forgets_its_token)
+{
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.token = "s3cret-token_1";
+    rs_server *s = start_with(&opt);
+    answer *a = &answers[0];
+    request(rs_server_port(s), "GET", "/?token=s3cret-token_1", NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    const char *forget = strstr(a->body, "function forgetToken()");
+    ck_assert_ptr_nonnull(forget);
+    ck_assert_ptr_nonnull(strstr(forget, "url.searchParams.delete('token')"));
+    ck_assert_ptr_nonnull(strstr(forget, "history.replaceState("));
+    ck_assert_ptr_nonnull(strstr(a->body, "info();\n    forgetToken();"));
+    rs_server_stop(s);
+}
+END_TEST
+
+/* Found by attacking the server as another site would: a GET of an <img>
+ * or <script> carries no Origin, so Fetch Metadata decides (another site,
+ * or another port of this one, may only open the page, not frame it nor
+ * read the API), and every answer tells the browser not to hand it to
+ * another origin (CORP, nosniff); the page may not be framed. */
+START_TEST(other_sites_cannot_read_or_frame_the_server)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-serve-sites");
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.run_dir = dir;
+    rs_server *s = start_with(&opt);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    with_headers(port, "GET", "/api/run",
+                 "Host: localhost\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\n"
+                 "Sec-Fetch-Dest: script\r\n",
+                 NULL, a);
+    expect_error(a, 403, "another site's page", "a <script> of another site");
+    with_headers(port, "GET", "/api/models",
+                 "Host: localhost\r\nSec-Fetch-Site: same-site\r\nSec-Fetch-Mode: cors\r\n"
+                 "Sec-Fetch-Dest: empty\r\n",
+                 NULL, a);
+    expect_error(a, 403, "another site's page", "a fetch from another port of this host");
+    with_headers(port, "GET", "/",
+                 "Host: localhost\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n"
+                 "Sec-Fetch-Dest: iframe\r\n",
+                 NULL, a);
+    expect_error(a, 403, "another site's page", "another site framing the page");
+    with_headers(port, "GET", "/api/models",
+                 "Host: localhost\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n"
+                 "Sec-Fetch-Dest: document\r\n",
+                 NULL, a);
+    expect_error(a, 403, "another site's page", "another site navigating to the API");
+    with_headers(port, "GET", "/api/models",
+                 "Host: localhost\r\nSec-Fetch-Site: same-origin\r\nSec-Fetch-Site: cross-site\r\n",
+                 NULL, a);
+    expect_error(a, 400, "more than one Sec-Fetch-Site", "two Sec-Fetch-Site headers");
+    /* A link from another site opens the page; the page's own requests pass. */
+    with_headers(port, "GET", "/",
+                 "Host: localhost\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n"
+                 "Sec-Fetch-Dest: document\r\n",
+                 NULL, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    ck_assert_msg(strstr(a->text, "frame-ancestors 'none'") &&
+                      strstr(a->text, "X-Frame-Options: DENY") &&
+                      strstr(a->text, "Referrer-Policy: no-referrer") &&
+                      strstr(a->text, "Cross-Origin-Resource-Policy: same-origin"),
+                  "%.600s", a->text);
+    with_headers(port, "GET", "/api/run",
+                 "Host: localhost\r\nSec-Fetch-Site: same-origin\r\nSec-Fetch-Mode: cors\r\n", NULL,
+                 a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    ck_assert_msg(strstr(a->text, "X-Content-Type-Options: nosniff") &&
+                      strstr(a->text, "Cross-Origin-Resource-Policy: same-origin"),
+                  "%.600s", a->text);
+    with_headers(port, "GET", "/api/models", "Host: localhost\r\nSec-Fetch-Site: none\r\n", NULL,
+                 a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_server_stop(s);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Found by using the server carelessly: `-m /tmp/x.ckpt` made /tmp the run
+ * directory, so anyone could put there the files the page shows. A default
+ * run directory that everyone may write to is left out, saying so; --run
+ * names it deliberately. */
+START_TEST(a_run_directory_anyone_may_write_is_not_shown_by_default)
+{
+    char dir[64], path[256], model_arg[256], options[128];
+    testdir_make(dir, "rnnsearch-serve-shared");
+    snprintf(path, sizeof path, "%s/m/last.ckpt", model_dir);
+    size_t size;
+    unsigned char *ckpt = testfile_read(path, &size);
+    snprintf(model_arg, sizeof model_arg, "%s/x.ckpt", dir);
+    testfile_write(model_arg, ckpt, size);
+    free(ckpt);
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    testfile_write(path, (const unsigned char *)"step\tloss\n1\t2\n", 14);
+    ck_assert_int_eq(chmod(dir, 01777), 0);
+    server_process p;
+    answer *a = &answers[0];
+    spawn_server_with(&p, model_arg, "");
+    char *log = read_log(&p);
+    ck_assert_msg(strstr(log, "no training view of") && strstr(log, "anyone may write there") &&
+                      !strstr(log, "serve: training view of"),
+                  "%s", log);
+    free(log);
+    get_within(p.port, "/api/run", 3.0, a);
+    expect_error(a, 404, "--run DIR", "a default run directory anyone may write to");
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    snprintf(options, sizeof options, "--run %s", dir);
+    spawn_server_with(&p, model_arg, options);
+    get_within(p.port, "/api/run", 3.0, a);
+    ck_assert_msg(a->status == 200 && strstr(a->body, "\"rows\":[[1,2]]"), "%.300s", a->text);
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    ck_assert_int_eq(chmod(dir, 0700), 0);
+    spawn_server_with(&p, model_arg, "");
+    get_within(p.port, "/api/run", 3.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    kill(p.pid, SIGTERM);
+    ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
     Suite *s = suite_create("serve");
@@ -1294,6 +2139,16 @@ Suite *serve_suite(void)
     tcase_add_test(tc, the_run_view_reads_a_watch_file_while_training_appends);
     tcase_add_test(tc, words_merge_pieces_as_align_words_does);
     tcase_add_test(tc, the_command_reads_its_section_of_a_yaml_file);
+    tcase_add_test(tc, the_token_is_decided_by_what_the_address_is);
+    tcase_add_test(tc, non_loopback_addresses_need_the_token_in_a_private_network);
+    tcase_add_test(tc, duplicate_and_malformed_headers_are_refused);
+    tcase_add_test(tc, run_files_that_could_block_are_refused);
+    tcase_add_test(tc, watch_records_too_long_are_skipped);
+    tcase_add_test(tc, symlinks_out_of_the_run_directory_are_refused);
+    tcase_add_test(tc, long_logs_are_thinned);
+    tcase_add_test(tc, the_page_forgets_its_token);
+    tcase_add_test(tc, other_sites_cannot_read_or_frame_the_server);
+    tcase_add_test(tc, a_run_directory_anyone_may_write_is_not_shown_by_default);
     suite_add_tcase(s, tc);
     return s;
 }

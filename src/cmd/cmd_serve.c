@@ -32,15 +32,17 @@ static void usage(FILE *out, const rs_serve_options *d)
             "models/NAME; requests name a model by its directory or file name (the first\n"
             "is the default).\n\n"
             "  -m, --model MODEL   a model to serve (at least one; at most %d)\n"
-            "  --host ADDR         numeric address to listen on (default: %s; 0.0.0.0 or ::\n"
-            "                      open it to the network, and then a token is required)\n"
+            "  --host ADDR         numeric address to listen on (default: %s); an\n"
+            "                      address that is not loopback (127.0.0.0/8, ::1), such as\n"
+            "                      0.0.0.0, :: or 10.1.2.3, is reachable from a network, and\n"
+            "                      then a token is required\n"
             "  --allow-host NAME   accept requests whose Host header names NAME, besides\n"
             "                      localhost, 127.0.0.1, ::1 and ADDR (repeatable; at most %d)\n"
             "  --token TOKEN       require TOKEN on every request (Authorization: Bearer,\n"
             "                      ?token=, or the cookie the page sets); 8-128 of A-Z a-z\n"
             "                      0-9 - _ .\n"
-            "  --no-token          on 0.0.0.0 or ::, serve without a token (anyone who can\n"
-            "                      reach the port can use the server)\n"
+            "  --no-token          on an address that is not loopback, serve without a token\n"
+            "                      (anyone who can reach the port can use the server)\n"
             "  --port N            TCP port, 0 for any free one (default: %d)\n"
             "  --threads N         decoding workers, each with its own workspace (default: %d)\n"
             "  --queue N           requests waiting for a worker at most; more get 503\n"
@@ -61,7 +63,8 @@ static void usage(FILE *out, const rs_serve_options *d)
             "  --run DIR           the training run whose learning curves and watched\n"
             "                      alignments (train.log.tsv, watch.jsonl) the page's training\n"
             "                      view shows, following it while it trains (default: the\n"
-            "                      first model's directory, when it holds either file)\n"
+            "                      first model's directory, when it holds either file and\n"
+            "                      not everyone may write to it)\n"
             "  --quiet             no log line per request\n"
             "  --config FILE       settings from the serve: section of a YAML file (keys\n"
             "                      named as the options, _ for -; the model from training:\n"
@@ -135,16 +138,21 @@ static void log_line(void *ctx, const char *line)
 typedef struct {
     rs_serve_options opt;
     const char *model_args[MAX_MODELS], *allow_hosts[MAX_HOSTS];
-    int n_models, any_address;
+    int n_models;
+    int open;                           /* listening on an address that is not loopback */
+    int any_address;                    /* listening on every address (0.0.0.0, ::) */
     int max_body, max_answer, no_token; /* checked as ints, kept as sizes */
     char token[64];
     char run_dir[4096];
-    rs_cli_args args; /* holds the --config file's values */
+    char shared_dir[4096]; /* a default run directory left out: anyone may write there */
+    rs_cli_args args;      /* holds the --config file's values */
 } serve_request;
 
 /* The directory of the checkpoint model_arg names, when it holds a training
- * log or watch file. */
-static void default_run_dir(const char *model_arg, char *dir, size_t size)
+ * log or watch file. A directory anyone may write to (/tmp, for -m
+ * /tmp/x.ckpt) is left out, named in *shared: anyone could put there the
+ * files the page shows. */
+static void default_run_dir(const char *model_arg, char *dir, size_t size, char *shared)
 {
     rs_error err;
     char path[4096], file[4200];
@@ -158,7 +166,12 @@ static void default_run_dir(const char *model_arg, char *dir, size_t size)
     snprintf(file, sizeof file, "%s/train.log.tsv", path);
     int found = access(file, F_OK) == 0;
     snprintf(file, sizeof file, "%s/watch.jsonl", path);
-    if (found || access(file, F_OK) == 0)
+    struct stat st;
+    if (!found && access(file, F_OK) != 0)
+        return;
+    if (stat(path, &st) == 0 && (st.st_mode & S_IWOTH))
+        snprintf(shared, size, "%s", path);
+    else
         snprintf(dir, size, "%s", path);
 }
 
@@ -221,8 +234,12 @@ static int check_request(int argc, char **argv, serve_request *rq)
     opt->allow_hosts = rq->allow_hosts;
     if (opt->token && rq->no_token)
         return rs_cli_usage_error(PROG, "--token and --no-token contradict each other");
-    rq->any_address = !strcmp(opt->host, "0.0.0.0") || !strcmp(opt->host, "::");
-    if (rq->any_address && !opt->token && !rq->no_token) {
+    opt->no_token = rq->no_token;
+    /* Decided on the parsed address: ::0 and 0:0:0:0:0:0:0:0 are ::, and
+     * 10.1.2.3 is as reachable as 0.0.0.0 by those who can route to it. */
+    rq->open = rs_serve_loopback(opt->host) == 0;
+    rq->any_address = rs_serve_any_address(opt->host) == 1;
+    if (rq->open && !opt->token && !rq->no_token) {
         if (random_token(rq->token, sizeof rq->token)) {
             fprintf(stderr, PROG ": cannot read /dev/urandom for a token\n");
             return RS_EXIT_FAIL;
@@ -238,7 +255,7 @@ static int check_request(int argc, char **argv, serve_request *rq)
     if (opt->run_dir && (stat(opt->run_dir, &st) || !S_ISDIR(st.st_mode)))
         return rs_cli_usage_error(PROG, "--run %s: not a directory", opt->run_dir);
     if (!opt->run_dir) {
-        default_run_dir(rq->model_args[0], rq->run_dir, sizeof rq->run_dir);
+        default_run_dir(rq->model_args[0], rq->run_dir, sizeof rq->run_dir, rq->shared_dir);
         opt->run_dir = rq->run_dir[0] ? rq->run_dir : NULL;
     }
     return -1;
@@ -306,10 +323,9 @@ static void print_banner(const serve_request *rq, const rs_server *server, char 
 {
     const char *open = strchr(rq->opt.host, ':') ? "[" : "",
                *close = strchr(rq->opt.host, ':') ? "]" : "";
-    if (rq->any_address)
-        fprintf(stderr,
-                PROG ": warning: listening on every network address (%s): anyone who "
-                     "can reach port %d %s\n",
+    if (rq->open)
+        fprintf(stderr, PROG ": warning: listening on %s (%s): anyone who can reach port %d %s\n",
+                rq->any_address ? "every network address" : "an address that is not loopback",
                 rq->opt.host, rs_server_port(server),
                 rq->opt.token ? "and has the token can use this server"
                               : "can use this server (--no-token)");
@@ -325,6 +341,11 @@ static void print_banner(const serve_request *rq, const rs_server *server, char 
             rq->opt.max_chars, rq->opt.max_beam, rq->opt.timeout);
     if (rq->opt.run_dir)
         fprintf(stderr, PROG ": training view of %s (the page's Training tab)\n", rq->opt.run_dir);
+    if (rq->shared_dir[0])
+        fprintf(stderr,
+                PROG ": no training view of %s: anyone may write there (--run %s shows it "
+                     "anyway)\n",
+                rq->shared_dir, rq->shared_dir);
 }
 
 /* Waits for SIGINT or SIGTERM (blocked in every thread: `stop`), then stops

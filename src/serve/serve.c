@@ -13,6 +13,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,10 @@ void rs_serve_options_default(rs_serve_options *opt)
                               .max_answer = 2 * 1024 * 1024};
 }
 
-#define RS_SERVE_COOKIE "rnnsearch_token"
+/* The cookie's name ends with the port: browsers send a host's cookies to
+ * every port of it, so two servers on one host would otherwise overwrite
+ * each other's token (the first page then gets 401). */
+#define RS_SERVE_COOKIE "rnnsearch_token_"
 
 typedef enum {
     ROUTE_PAGE,
@@ -71,19 +75,35 @@ typedef struct {
     int model;
     char *text, *target; /* translate: text; align: source (text) and target */
     int beam, n_best, svg, words;
+    uint64_t from; /* /api/run/watch: the byte offset asked for */
     /* The answer. */
     int status;  /* HTTP status sent (0: none yet) */
     char *reply; /* a worker's answer, JSON */
     size_t reply_len;
 } request;
 
+/* A numeric IPv4 or IPv6 address. */
+typedef union {
+    struct sockaddr sa;
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+} address;
+
 typedef struct rs_server rs_server;
+
+/* Requests waiting for a thread, in a ring; guarded by the server's lock. */
+typedef struct {
+    request **ring; /* [size] waiting requests, from head */
+    int size, head, count;
+    pthread_cond_t wake;
+} job_queue;
 
 typedef struct {
     rs_server *server;
+    job_queue *queue; /* where it takes its requests from */
     pthread_t thread;
     int started;
-    rs_translator *tr; /* [n_models], this worker's own decoding workspaces */
+    rs_translator *tr; /* [n_models], a decoding worker's own workspaces; NULL: the reader */
 } worker;
 
 struct rs_server {
@@ -93,13 +113,15 @@ struct rs_server {
     int n_models;
     struct MHD_Daemon *daemon;
     struct MHD_Response *page;
-    int port;
+    atomic_int port;      /* set once the daemon runs: a request in between reads 0 */
     worker *workers;      /* [opt.threads] */
-    pthread_mutex_t lock; /* guards ring, head, count, stopping */
-    pthread_cond_t wake;
-    request **ring; /* [opt.queue] waiting requests, from head */
-    int head, count, stopping;
-    int any_address; /* listening on 0.0.0.0 or :: */
+    worker reader;        /* reads the run files for the training view */
+    pthread_mutex_t lock; /* guards the queues and stopping */
+    job_queue decode;     /* translate and align requests, for the workers */
+    job_queue reads;      /* /api/run and /api/run/watch, for the reader */
+    int stopping;
+    address listening; /* the address listened on */
+    int any_address;   /* listening on every address (0.0.0.0, ::) */
     /* The open connections, for the whole-request deadline and the drain
      * at stop; guarded by conn_lock (polling thread and reaper). */
     pthread_mutex_t conn_lock;
@@ -121,6 +143,64 @@ typedef struct open_connection {
     double since;
     int busy;
 } open_connection;
+
+/* ---- addresses ---- */
+
+/* 0 with *a filled (family, address; port 0), or -1: not a numeric address. */
+static int parse_address(const char *host, address *a)
+{
+    memset(a, 0, sizeof *a);
+    if (inet_pton(AF_INET, host, &a->v4.sin_addr) == 1) {
+        a->v4.sin_family = AF_INET;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &a->v6.sin6_addr) == 1) {
+        a->v6.sin6_family = AF_INET6;
+        return 0;
+    }
+    return -1;
+}
+
+int rs_serve_loopback(const char *host)
+{
+    address a;
+    if (!host || parse_address(host, &a))
+        return -1;
+    if (a.sa.sa_family == AF_INET)
+        return ntohl(a.v4.sin_addr.s_addr) >> 24 == 127;
+    const struct in6_addr *v6 = &a.v6.sin6_addr;
+    if (IN6_IS_ADDR_LOOPBACK(v6))
+        return 1;
+    return IN6_IS_ADDR_V4MAPPED(v6) && v6->s6_addr[12] == 127;
+}
+
+/* Every address: 0.0.0.0, :: (however written), ::ffff:0.0.0.0. */
+static int unspecified(const address *a)
+{
+    if (a->sa.sa_family == AF_INET)
+        return a->v4.sin_addr.s_addr == 0;
+    const struct in6_addr *v6 = &a->v6.sin6_addr;
+    static const unsigned char zero[4] = {0, 0, 0, 0};
+    return IN6_IS_ADDR_UNSPECIFIED(v6) ||
+           (IN6_IS_ADDR_V4MAPPED(v6) && !memcmp(v6->s6_addr + 12, zero, 4));
+}
+
+int rs_serve_any_address(const char *host)
+{
+    address a;
+    if (!host || parse_address(host, &a))
+        return -1;
+    return unspecified(&a);
+}
+
+static int same_address(const address *a, const address *b)
+{
+    if (a->sa.sa_family != b->sa.sa_family)
+        return 0;
+    if (a->sa.sa_family == AF_INET)
+        return a->v4.sin_addr.s_addr == b->v4.sin_addr.s_addr;
+    return !memcmp(&a->v6.sin6_addr, &b->v6.sin6_addr, sizeof a->v6.sin6_addr);
+}
 
 /* ---- JSON output ---- */
 
@@ -477,23 +557,52 @@ static void run_job(worker *w, request *rq)
     rq->reply_len = len;
 }
 
+/* The training view's answer (run.h), read from the files the training
+ * appends to: whole lines only, at most max_answer bytes an answer. */
+static void read_job(const rs_server *s, request *rq)
+{
+    rs_error err;
+    int status = 500;
+    size_t len = 0;
+    char *reply = NULL;
+    if (rs_clock_seconds() - rq->start > s->opt.timeout) {
+        status = 503;
+        rs_fail(&err, "the request waited more than %d s to be read; try again", s->opt.timeout);
+    } else if (rq->route == ROUTE_RUN) {
+        reply = rs_run_log_json(s->opt.run_dir, s->opt.max_answer, &len, &status, &err);
+    } else {
+        reply = rs_run_watch_json(s->opt.run_dir, rq->from, s->opt.max_answer, &len, &status, &err);
+    }
+    if (reply)
+        status = 200;
+    else
+        reply = error_json(err.msg, status, &len);
+    rq->status = status;
+    rq->reply = reply;
+    rq->reply_len = len;
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
     rs_server *s = w->server;
+    job_queue *q = w->queue;
     for (;;) {
         pthread_mutex_lock(&s->lock);
-        while (!s->count && !s->stopping)
-            pthread_cond_wait(&s->wake, &s->lock);
-        if (!s->count) { /* stopping, and nothing left to answer */
+        while (!q->count && !s->stopping)
+            pthread_cond_wait(&q->wake, &s->lock);
+        if (!q->count) { /* stopping, and nothing left to answer */
             pthread_mutex_unlock(&s->lock);
             return NULL;
         }
-        request *rq = s->ring[s->head];
-        s->head = (s->head + 1) % s->opt.queue;
-        s->count--;
+        request *rq = q->ring[q->head];
+        q->head = (q->head + 1) % q->size;
+        q->count--;
         pthread_mutex_unlock(&s->lock);
-        run_job(w, rq);
+        if (w->tr)
+            run_job(w, rq);
+        else
+            read_job(s, rq);
         rq->state = DECODED;
         MHD_resume_connection(rq->connection);
     }
@@ -516,6 +625,15 @@ static void set_busy(rs_server *s, struct MHD_Connection *c, int busy)
     pthread_mutex_unlock(&s->conn_lock);
 }
 
+/* A page of another origin that loads an answer as a script or an image
+ * (which needs no CORS) gets nothing a browser would let it use: it is not
+ * sniffed as another type, and the browser withholds it (CORP). */
+static void no_cross_origin_reads(struct MHD_Response *r)
+{
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
+}
+
 static enum MHD_Result send_json(request *rq, int status, char *body, size_t len)
 {
     if (!body)
@@ -527,6 +645,7 @@ static enum MHD_Result send_json(request *rq, int status, char *body, size_t len
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json; charset=utf-8");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    no_cross_origin_reads(r);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(
             r, MHD_HTTP_HEADER_ALLOW,
@@ -720,25 +839,29 @@ done:
     return status;
 }
 
-/* Queues a parsed request for the workers and suspends its connection; a
- * full queue (or a stopping server) is answered 503 at once. */
+/* Queues a whole request for the workers (or, for the training view, the
+ * reader) and suspends its connection; a full queue (or a stopping server)
+ * is answered 503 at once. */
 static enum MHD_Result submit(rs_server *s, request *rq)
 {
+    const int read = rq->route == ROUTE_RUN || rq->route == ROUTE_RUN_WATCH;
+    job_queue *q = read ? &s->reads : &s->decode;
     pthread_mutex_lock(&s->lock);
-    if (s->stopping || s->count == s->opt.queue) {
+    if (s->stopping || q->count == q->size) {
         int stopping = s->stopping;
         pthread_mutex_unlock(&s->lock);
         return send_error(rq, 503,
                           stopping ? "the server is stopping"
+                          : read   ? "too many training-view requests are waiting; try again"
                                    : "all workers are busy and the queue is full; try again");
     }
     /* Suspended before a worker can see it, so that its resume never comes first. */
     set_busy(s, rq->connection, 1);
     MHD_suspend_connection(rq->connection);
     rq->state = QUEUED;
-    s->ring[(s->head + s->count) % s->opt.queue] = rq;
-    s->count++;
-    pthread_cond_signal(&s->wake);
+    q->ring[(q->head + q->count) % q->size] = rq;
+    q->count++;
+    pthread_cond_signal(&q->wake);
     pthread_mutex_unlock(&s->lock);
     return MHD_YES;
 }
@@ -806,64 +929,125 @@ static request *request_new(struct MHD_Connection *connection, const char *url, 
     return rq;
 }
 
-/* The page is self-contained: it may talk to this server and nothing else. */
+/* The page is self-contained: it may talk to this server and nothing else,
+ * no other page may frame it, and it names itself to no one (Referer). */
 static void page_headers(struct MHD_Response *r)
 {
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
     MHD_add_response_header(r, "Content-Security-Policy",
                             "default-src 'none'; script-src 'unsafe-inline'; style-src "
-                            "'unsafe-inline'; connect-src 'self'; img-src 'self' data: blob:");
+                            "'unsafe-inline'; connect-src 'self'; img-src 'self' data: blob:; "
+                            "frame-ancestors 'none'");
+    MHD_add_response_header(r, "X-Frame-Options", "DENY");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    no_cross_origin_reads(r);
 }
 
 /* ---- who may ask (the polling thread) ---- */
 
+/* The headers and query arguments that decide who may ask, counted: one
+ * request must not carry two of them that two readers could pick between. */
 typedef struct {
-    int content_lengths, transfer_encodings;
-} framing;
+    int content_lengths, transfer_encodings, hosts, origins, content_types, authorizations;
+    int fetch_sites, fetch_modes, fetch_dests;
+} header_counts;
 
-static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+static enum MHD_Result count_headers(void *cls, enum MHD_ValueKind kind, const char *key,
                                      const char *value)
 {
-    framing *f = cls;
+    header_counts *h = cls;
     (void)kind;
     (void)value;
-    f->content_lengths += !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    f->transfer_encodings += !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    h->content_lengths += !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    h->transfer_encodings += !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    h->hosts += !strcasecmp(key, MHD_HTTP_HEADER_HOST);
+    h->origins += !strcasecmp(key, "Origin");
+    h->content_types += !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE);
+    h->authorizations += !strcasecmp(key, MHD_HTTP_HEADER_AUTHORIZATION);
+    h->fetch_sites += !strcasecmp(key, "Sec-Fetch-Site");
+    h->fetch_modes += !strcasecmp(key, "Sec-Fetch-Mode");
+    h->fetch_dests += !strcasecmp(key, "Sec-Fetch-Dest");
     return MHD_YES;
 }
 
-/* The name part of a Host value or of an origin's authority: "[::1]:8080"
- * → "::1", "localhost:8080" → "localhost" (into name[size]). */
-static void host_name(const char *authority, char *name, size_t size)
+typedef struct {
+    int from, token, nul; /* how many of each; arguments whose value holds a NUL */
+    const char *bad;      /* an argument given twice, or with a NUL */
+} argument_counts;
+
+static enum MHD_Result count_arguments(void *cls, enum MHD_ValueKind kind, const char *key,
+                                       size_t key_size, const char *value, size_t value_size)
 {
-    size_t len;
-    if (authority[0] == '[') {
-        const char *end = strchr(authority, ']');
-        authority++;
-        len = end ? (size_t)(end - authority) : strlen(authority);
-    } else {
-        const char *colon = strchr(authority, ':');
-        len = colon ? (size_t)(colon - authority) : strlen(authority);
+    argument_counts *a = cls;
+    (void)kind;
+    const int from = !strcmp(key, "from"), token = !strcmp(key, "token");
+    a->from += from;
+    a->token += token;
+    /* %00 decodes to a NUL, after which the value would read shorter than sent. */
+    if (strlen(key) != key_size || (value && strlen(value) != value_size)) {
+        a->nul++;
+        a->bad = from ? "'from'" : token ? "'token'" : "a query argument";
     }
-    if (len >= size)
-        len = size - 1;
-    memcpy(name, authority, len);
-    name[len] = '\0';
+    if ((from && a->from > 1) || (token && a->token > 1))
+        a->bad = from ? "'from'" : "'token'";
+    return MHD_YES;
 }
 
-/* Names a browser may use for this server. A page on another site that
- * renames itself to 127.0.0.1 (DNS rebinding) still sends its own name in
- * Host: only the loopback names, the listening address and --allow-host
- * names are this server's. Listening on every address (0.0.0.0, ::), any
- * name is accepted: the token guards the server then. */
-static int host_allowed(const rs_server *s, const char *host)
+/* The name of a Host value or of an origin's authority (RFC 9110 §7.2,
+ * uri-host [":" port]) into name[size]: "[::1]:8080" → "::1",
+ * "localhost:8080" → "localhost". An IPv6 literal must parse as one, a name
+ * is letters, digits, '-', '.' and '_', a port 1 to 5 digits; anything else
+ * (bytes after the ']', an empty name, a bracket not closed): -1. */
+static int host_name(const char *authority, char *name, size_t size)
+{
+    const char *end;
+    size_t len;
+    if (authority[0] == '[') {
+        end = strchr(authority, ']');
+        if (!end)
+            return -1;
+        len = (size_t)(end - authority - 1);
+        if (len == 0 || len >= size)
+            return -1;
+        memcpy(name, authority + 1, len);
+        name[len] = '\0';
+        struct in6_addr a;
+        if (inet_pton(AF_INET6, name, &a) != 1)
+            return -1;
+        end++;
+    } else {
+        len = strspn(authority, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                "0123456789-._");
+        if (len == 0 || len >= size)
+            return -1;
+        memcpy(name, authority, len);
+        name[len] = '\0';
+        end = authority + len;
+    }
+    if (*end == ':') {
+        size_t digits = strspn(end + 1, "0123456789");
+        return digits >= 1 && digits <= 5 && end[1 + digits] == '\0' ? 0 : -1;
+    }
+    return *end == '\0' ? 0 : -1;
+}
+
+/* Names a browser may use for this server (name: host_name's). A page on
+ * another site that renames itself to 127.0.0.1 (DNS rebinding) still sends
+ * its own name in Host: only the loopback names, the listening address and
+ * --allow-host names are this server's. Listening on every address (0.0.0.0,
+ * ::), any name is accepted: the token guards the server then. */
+static int host_allowed(const rs_server *s, const char *name)
 {
     if (s->any_address)
         return 1;
-    char name[256];
-    host_name(host, name, sizeof name);
-    if (!strcasecmp(name, "localhost") || !strcmp(name, "127.0.0.1") || !strcmp(name, "::1") ||
-        !strcasecmp(name, s->opt.host))
+    address a, one;
+    if (!strcasecmp(name, "localhost"))
+        return 1;
+    /* Addresses compared as addresses: [0:0::1] is ::1. */
+    if (!parse_address(name, &a) &&
+        (same_address(&a, &s->listening) ||
+         (!parse_address("127.0.0.1", &one) && same_address(&a, &one)) ||
+         (!parse_address("::1", &one) && same_address(&a, &one))))
         return 1;
     for (int i = 0; i < s->opt.n_allow_hosts; i++)
         if (!strcasecmp(name, s->opt.allow_hosts[i]))
@@ -889,28 +1073,61 @@ static int has_token(const rs_server *s, struct MHD_Connection *c)
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (auth && !strncasecmp(auth, "Bearer ", 7) && same_secret(auth + 7, s->opt.token))
         return 1;
+    char cookie[32];
+    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "%d", atomic_load(&s->port));
     return same_secret(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"),
                        s->opt.token) ||
-           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, RS_SERVE_COOKIE),
-                       s->opt.token);
+           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, cookie), s->opt.token);
 }
 
-/* Checks every request before its route: framing (RFC 9112 §6.3), Host,
- * Origin and token. Returns 0, or an HTTP status with the message in msg. */
-static int refused(const rs_server *s, request *rq, char *msg, size_t size)
+/* Checks every request before its route: framing (RFC 9112 §6.3), one of
+ * each header and argument that decides, Host, Origin and token. Returns 0,
+ * or an HTTP status with the message in msg. */
+static int refused(const rs_server *s, request *rq, const char *version, int get, char *msg,
+                   size_t size)
 {
     struct MHD_Connection *c = rq->connection;
-    framing f = {0, 0};
-    MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
-    if (f.content_lengths > 1 || (f.content_lengths && f.transfer_encodings)) {
+    header_counts h = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_headers, &h);
+    if (h.content_lengths > 1 || (h.content_lengths && h.transfer_encodings)) {
         rq->close_after = 1;
         snprintf(msg, size, "%s",
-                 f.content_lengths > 1 ? "more than one Content-Length header"
+                 h.content_lengths > 1 ? "more than one Content-Length header"
                                        : "both Content-Length and Transfer-Encoding");
         return 400;
     }
+    const char *twice = h.hosts > 1            ? "Host"
+                        : h.origins > 1        ? "Origin"
+                        : h.content_types > 1  ? "Content-Type"
+                        : h.authorizations > 1 ? "Authorization"
+                        : h.fetch_sites > 1    ? "Sec-Fetch-Site"
+                        : h.fetch_modes > 1    ? "Sec-Fetch-Mode"
+                        : h.fetch_dests > 1    ? "Sec-Fetch-Dest"
+                                               : NULL;
+    if (twice) {
+        snprintf(msg, size, "more than one %s header", twice);
+        return 400;
+    }
+    argument_counts args = {0, 0, 0, NULL};
+    MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, count_arguments, &args);
+    if (args.bad) {
+        snprintf(msg, size, "%s %s", args.bad,
+                 args.nul ? "holds a NUL byte (%00)" : "is given more than once");
+        return 400;
+    }
     const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-    if (host && !host_allowed(s, host)) {
+    char name[256];
+    if (!host && strcmp(version, MHD_HTTP_VERSION_1_0)) {
+        snprintf(msg, size, "an HTTP/1.1 request needs a Host header");
+        return 400;
+    }
+    if (host && host_name(host, name, sizeof name)) {
+        char shown[96];
+        escape_for_log(shown, sizeof shown, host);
+        snprintf(msg, size, "malformed Host header '%s' (a name or address, then :PORT)", shown);
+        return 400;
+    }
+    if (host && !host_allowed(s, name)) {
         char shown[96];
         escape_for_log(shown, sizeof shown, host);
         snprintf(msg, size,
@@ -930,6 +1147,25 @@ static int refused(const rs_server *s, request *rq, char *msg, size_t size)
             snprintf(msg, size,
                      "cross-origin request from '%s' refused: the API answers the "
                      "pages of this server only",
+                     shown);
+            return 403;
+        }
+    }
+    /* A GET of an <img>, a <script> or a no-cors fetch carries no Origin,
+     * but a browser says whose page sent it (Fetch Metadata): another site,
+     * or another port of this one (same-site), may only open the page as a
+     * page of its own, never read the API or frame the page. */
+    const char *site = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+    if (site && strcasecmp(site, "same-origin") && strcasecmp(site, "none")) {
+        const char *mode = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Mode");
+        const char *dest = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Dest");
+        if (!(get && rq->route == ROUTE_PAGE && mode && !strcasecmp(mode, "navigate") &&
+              (!dest || !strcasecmp(dest, "document")))) {
+            char shown[48];
+            escape_for_log(shown, sizeof shown, site);
+            snprintf(msg, size,
+                     "request from another site's page (Sec-Fetch-Site: %s) refused: the API "
+                     "answers the pages of this server only",
                      shown);
             return 403;
         }
@@ -969,8 +1205,8 @@ static enum MHD_Result send_page(rs_server *s, request *rq)
         return MHD_NO;
     page_headers(r);
     char cookie[256];
-    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict",
-             s->opt.token);
+    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "%d=%s; Path=/; HttpOnly; SameSite=Strict",
+             atomic_load(&s->port), s->opt.token);
     MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     enum MHD_Result ok = MHD_queue_response(rq->connection, 200, r);
     MHD_destroy_response(r);
@@ -979,10 +1215,9 @@ static enum MHD_Result send_page(rs_server *s, request *rq)
     return ok;
 }
 
-/* The training run's log or watched alignments (run.h), read from the files
- * the training appends to, by the polling thread: whole lines only, at most
- * max_answer bytes an answer. */
-static enum MHD_Result send_run(rs_server *s, request *rq, int get)
+/* A training-view request checked on its headers: it goes to the reader
+ * (read_job) once whole, or is answered here. */
+static enum MHD_Result check_run(rs_server *s, request *rq, int get)
 {
     if (!get)
         return send_error(rq, 405, "use GET");
@@ -990,34 +1225,32 @@ static enum MHD_Result send_run(rs_server *s, request *rq, int get)
         return send_error(rq, 404,
                           "this server shows no training run (start it with --run DIR, or "
                           "-m with a model directory)");
-    rs_error err;
-    size_t len = 0;
-    char *body;
-    if (rq->route == ROUTE_RUN) {
-        body = rs_run_log_json(s->opt.run_dir, s->opt.max_answer, &len, &err);
-    } else {
-        const char *from =
-            MHD_lookup_connection_value(rq->connection, MHD_GET_ARGUMENT_KIND, "from");
-        char *end = NULL;
-        errno = 0;
-        unsigned long long offset = from ? strtoull(from, &end, 10) : 0;
-        if (from && (!*from || *end || errno || from[0] == '-'))
-            return send_error(rq, 400, "'from' is a byte offset: digits only");
-        body = rs_run_watch_json(s->opt.run_dir, offset, s->opt.max_answer, &len, &err);
+    rq->from = 0;
+    if (rq->route == ROUTE_RUN_WATCH) {
+        const char *from = NULL;
+        if (MHD_lookup_connection_value_n(rq->connection, MHD_GET_ARGUMENT_KIND, "from", 4, &from,
+                                          NULL) == MHD_YES) {
+            /* After decoding, digits only (strtoull alone would take "+5" and
+             * " 5"), and within 64 bits. */
+            const size_t digits = from ? strspn(from, "0123456789") : 0;
+            errno = 0;
+            if (digits == 0 || from[digits] || digits > 20 ||
+                (rq->from = strtoull(from, NULL, 10), errno))
+                return send_error(rq, 400, "'from' is a byte offset: digits only");
+        }
     }
-    if (!body)
-        return send_error(rq, 500, err.msg);
-    return send_json(rq, 200, body, len);
+    return MHD_YES;
 }
 
 /* The first call for a request: its headers are in. */
-static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
+static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method,
+                                  const char *version)
 {
     const int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
     const int post = !strcmp(method, MHD_HTTP_METHOD_POST);
     size_t len = 0;
     char *body, msg[512];
-    int status = refused(s, rq, msg, sizeof msg);
+    int status = refused(s, rq, version, get, msg, sizeof msg);
     if (status)
         return send_error(rq, status, msg);
     switch (rq->route) {
@@ -1036,7 +1269,7 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method)
         body = models_json(s, &len);
         return send_json(rq, 200, body, len);
     case ROUTE_RUN:
-    case ROUTE_RUN_WATCH: return send_run(s, rq, get);
+    case ROUTE_RUN_WATCH: return check_run(s, rq, get);
     case ROUTE_TRANSLATE:
     case ROUTE_ALIGN: {
         if (!post)
@@ -1065,7 +1298,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         if (!(rq = request_new(connection, url, method)))
             return MHD_NO;
         *con_cls = rq;
-        return on_headers(s, rq, method);
+        return on_headers(s, rq, method, version);
     }
     if (rq->state == DECODED) {
         char *reply = rq->reply;
@@ -1181,10 +1414,13 @@ static void stop_workers(rs_server *s)
 {
     pthread_mutex_lock(&s->lock);
     s->stopping = 1;
-    pthread_cond_broadcast(&s->wake);
+    pthread_cond_broadcast(&s->decode.wake);
+    pthread_cond_broadcast(&s->reads.wake);
     pthread_mutex_unlock(&s->lock);
-    for (int t = 0; s->workers && t < s->opt.threads; t++) {
-        worker *w = &s->workers[t];
+    for (int t = -1; t < s->opt.threads; t++) {
+        worker *w = t < 0 ? &s->reader : s->workers ? &s->workers[t] : NULL;
+        if (!w)
+            break;
         if (w->started)
             pthread_join(w->thread, NULL);
         w->started = 0;
@@ -1199,14 +1435,18 @@ static int start_workers(rs_server *s, rs_error *err)
 {
     rs_translate_options topt;
     translate_options(&topt, 1, 1);
-    for (int t = 0; t < s->opt.threads; t++) {
-        worker *w = &s->workers[t];
+    for (int t = -1; t < s->opt.threads; t++) {
+        worker *w = t < 0 ? &s->reader : &s->workers[t];
         w->server = s;
-        if (!(w->tr = rs_calloc((size_t)s->n_models, sizeof *w->tr, err)))
-            return -1;
-        for (int i = 0; i < s->n_models; i++)
-            if (rs_translator_init(&w->tr[i], &s->model_ptrs[i], 1, s->models[i].codec, &topt, err))
+        w->queue = t < 0 ? &s->reads : &s->decode;
+        if (t >= 0) {
+            if (!(w->tr = rs_calloc((size_t)s->n_models, sizeof *w->tr, err)))
                 return -1;
+            for (int i = 0; i < s->n_models; i++)
+                if (rs_translator_init(&w->tr[i], &s->model_ptrs[i], 1, s->models[i].codec, &topt,
+                                       err))
+                    return -1;
+        }
         int rc = pthread_create(&w->thread, NULL, worker_main, w);
         if (rc)
             return rs_fail(err, "cannot start a worker thread: %s", strerror(rc));
@@ -1220,12 +1460,30 @@ static int check_options(const rs_serve_options *o, int n_models, const rs_serve
 {
     if (n_models < 1)
         return rs_fail(err, "no model to serve");
+    const int loopback = rs_serve_loopback(o->host);
+    if (loopback < 0)
+        return rs_fail(err, "host '%s' is not a numeric IPv4 or IPv6 address",
+                       o->host ? o->host : "(none)");
+    if (!loopback && !o->token && !o->no_token)
+        return rs_fail(err,
+                       "%s is not a loopback address: anyone who can reach it could use the "
+                       "server, so it needs a token (or, deliberately, no_token)",
+                       o->host);
     if (o->port < 0 || o->port > 65535)
         return rs_fail(err, "port %d is not from 0 to 65535", o->port);
     if (o->threads < 1 || o->queue < 1 || o->connections < 1 || o->max_body < 1 || o->timeout < 1 ||
         o->max_chars < 1 || o->max_beam < 1 || o->max_answer < 4096)
         return rs_fail(err, "threads, queue, connections, max_body, timeout, max_chars and "
                             "max_beam must all be at least 1, max_answer at least 4096");
+    for (int i = 0; i < o->n_allow_hosts; i++) {
+        /* Compared with Host's name, which has no port: "x:80" would never match. */
+        const char *h = o->allow_hosts[i];
+        char name[256];
+        address a;
+        if (!h || (parse_address(h, &a) && (host_name(h, name, sizeof name) || strchr(h, ':'))))
+            return rs_fail(err, "allowed host '%s' is not a host name or address (without a port)",
+                           h ? h : "(none)");
+    }
     if (o->token && (strlen(o->token) < 8 || strlen(o->token) > 128 ||
                      strspn(o->token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                       "0123456789-_.") != strlen(o->token)))
@@ -1243,22 +1501,14 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
     *out = NULL;
     if (check_options(opt, n_models, models, err))
         return -1;
-    union {
-        struct sockaddr sa;
-        struct sockaddr_in v4;
-        struct sockaddr_in6 v6;
-    } addr;
-    memset(&addr, 0, sizeof addr);
+    address addr;
+    parse_address(opt->host, &addr); /* numeric: check_options says so */
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
-    if (inet_pton(AF_INET, opt->host, &addr.v4.sin_addr) == 1) {
-        addr.v4.sin_family = AF_INET;
+    if (addr.sa.sa_family == AF_INET) {
         addr.v4.sin_port = htons((uint16_t)opt->port);
-    } else if (inet_pton(AF_INET6, opt->host, &addr.v6.sin6_addr) == 1) {
-        addr.v6.sin6_family = AF_INET6;
+    } else {
         addr.v6.sin6_port = htons((uint16_t)opt->port);
         flags |= MHD_USE_IPv6;
-    } else {
-        return rs_fail(err, "host '%s' is not a numeric IPv4 or IPv6 address", opt->host);
     }
     rs_server *s = rs_calloc(1, sizeof *s, err);
     if (!s)
@@ -1267,12 +1517,16 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
     s->models = models;
     s->n_models = n_models;
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->wake, NULL);
+    pthread_cond_init(&s->decode.wake, NULL);
+    pthread_cond_init(&s->reads.wake, NULL);
     pthread_mutex_init(&s->conn_lock, NULL);
     pthread_cond_init(&s->conn_wake, NULL);
-    s->any_address = !strcmp(opt->host, "0.0.0.0") || !strcmp(opt->host, "::");
+    s->listening = addr;
+    s->any_address = unspecified(&addr);
+    s->decode.size = s->reads.size = opt->queue;
     if (!(s->model_ptrs = rs_calloc((size_t)n_models, sizeof *s->model_ptrs, err)) ||
-        !(s->ring = rs_calloc((size_t)opt->queue, sizeof *s->ring, err)) ||
+        !(s->decode.ring = rs_calloc((size_t)opt->queue, sizeof *s->decode.ring, err)) ||
+        !(s->reads.ring = rs_calloc((size_t)opt->queue, sizeof *s->reads.ring, err)) ||
         !(s->workers = rs_calloc((size_t)opt->threads, sizeof *s->workers, err)))
         goto fail;
     for (int i = 0; i < n_models; i++)
@@ -1303,7 +1557,7 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
         goto fail;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : opt->port;
+    atomic_store(&s->port, info ? info->port : opt->port);
     *out = s;
     return 0;
 fail:
@@ -1313,7 +1567,7 @@ fail:
 
 int rs_server_port(const rs_server *server)
 {
-    return server->port;
+    return atomic_load(&server->port);
 }
 
 void rs_server_stop(rs_server *s)
@@ -1356,11 +1610,13 @@ void rs_server_stop(rs_server *s)
     if (s->page)
         MHD_destroy_response(s->page);
     pthread_mutex_destroy(&s->lock);
-    pthread_cond_destroy(&s->wake);
+    pthread_cond_destroy(&s->decode.wake);
+    pthread_cond_destroy(&s->reads.wake);
     pthread_mutex_destroy(&s->conn_lock);
     pthread_cond_destroy(&s->conn_wake);
     free(s->workers);
-    free(s->ring);
+    free(s->decode.ring);
+    free(s->reads.ring);
     free(s->model_ptrs);
     free(s);
 }

@@ -9,7 +9,10 @@
  * its connection; `threads` workers, each with its own rs_translator (its
  * own decoding workspace) per model, take requests from the queue, decode
  * them against the shared read-only models, and resume the connection with
- * the answer. A full queue is answered at once with 503.
+ * the answer. The training view's reads of the run files (/api/run,
+ * /api/run/watch) go the same way to a queue of their own and one reader
+ * thread, so that no file, however slow or large, holds up the polling
+ * thread. A full queue is answered at once with 503.
  *
  * Limits, so that no client can hold a worker or the server for long:
  *   - a body of more than max_body bytes: 413 (at once when Content-Length
@@ -42,7 +45,7 @@ typedef struct {
 } rs_serve_model;
 
 typedef struct {
-    const char *host;  /* numeric IPv4 or IPv6 address to listen on */
+    const char *host;  /* numeric IPv4 or IPv6 address to listen on (rs_serve_loopback) */
     int port;          /* 0: a free port (rs_server_port tells which) */
     int threads;       /* decoding workers */
     int queue;         /* requests waiting for a worker, at most */
@@ -53,12 +56,15 @@ typedef struct {
     int max_beam;      /* largest beam and n_best a request may ask for */
     size_t max_answer; /* bytes of one answer, at most (alignments and SVG included) */
     /* Host names accepted besides the loopback names and the listening
-     * address (any name when listening on 0.0.0.0 or ::). */
+     * address (any name when listening on every address: 0.0.0.0, ::). */
     const char *const *allow_hosts;
     int n_allow_hosts;
     /* When not NULL, every request must carry it: "Authorization: Bearer T",
      * "?token=T" (the page then sets a cookie for its own requests) or that cookie. */
     const char *token;
+    /* A host that is not loopback needs a token unless this is 1 (then
+     * anyone who can reach the port may use the server). */
+    int no_token;
     /* Called (from the server's threads, one at a time) with one line per
      * answered request: "METHOD PATH STATUS MS"; NULL: no log. */
     void (*log)(void *ctx, const char *line);
@@ -72,10 +78,22 @@ typedef struct {
  * 10 s, 1000 characters, beams up to 16. */
 void rs_serve_options_default(rs_serve_options *opt);
 
+/* 1 when host, a numeric address, is a loopback one: 127.0.0.0/8, ::1, or
+ * 127.0.0.0/8 mapped into IPv6 (::ffff:127.0.0.1); 0 for every other address,
+ * the unspecified ones (0.0.0.0, ::, ::0, 0:0:0:0:0:0:0:0) included; -1 when
+ * host is not a numeric IPv4 or IPv6 address. Decided on the parsed address,
+ * never on its spelling. */
+int rs_serve_loopback(const char *host);
+
+/* 1 when host is every address (0.0.0.0, :: however written, ::ffff:0.0.0.0),
+ * 0 for any other numeric address, -1 for anything else. */
+int rs_serve_any_address(const char *host);
+
 typedef struct rs_server rs_server;
 
 /* Starts listening and the workers. models[0] is the default model; names
- * must differ. The models must outlive the server. */
+ * must differ. The models must outlive the server. A host that is not
+ * loopback is refused without a token (or no_token). */
 int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
                     const rs_serve_options *opt, rs_error *err);
 

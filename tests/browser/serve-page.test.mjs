@@ -12,7 +12,7 @@
 // (default /usr/bin/chromium), MODEL (a trained model to use instead of
 // training one), SCREENSHOTS (directory, default build/browser), SENTENCE.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -22,7 +22,7 @@ const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const shots = resolve(process.env.SCREENSHOTS || 'build/browser');
 const sentence = process.env.SENTENCE || 'Saturday, 21 November 2026';
 const scratch = mkdtempSync(join(tmpdir(), 'rnnsearch-browser-'));
-let passed = 0, failed = 0, server = null, context = null, runServer = null;
+let passed = 0, failed = 0, server = null, context = null, runServer = null, extraServer = null, secondServer = null;
 
 function check(ok, what) {
   if (ok) { passed++; console.log('ok   ' + what); }
@@ -38,6 +38,8 @@ async function finish(code) {
   try { if (context) await context.close(); } catch (e) { /* already gone */ }
   if (server && server.exitCode === null) server.kill('SIGKILL');
   if (runServer && runServer.exitCode === null) runServer.kill('SIGKILL');
+  if (extraServer && extraServer.exitCode === null) extraServer.kill('SIGKILL');
+  if (secondServer && secondServer.exitCode === null) secondServer.kill('SIGKILL');
   rmSync(scratch, { recursive: true, force: true });
   console.log(`browser: ${passed} passed, ${failed} failed`);
   process.exit(code || (failed ? 1 : 0));
@@ -173,6 +175,99 @@ async function trainingView() {
   await offline.close();
   runServer.removeAllListeners('exit');
   runServer.kill('SIGTERM');
+  await longRunView(run);
+}
+
+async function stopExtra() {
+  extraServer.removeAllListeners('exit');
+  const stopped = new Promise((r) => extraServer.on('exit', (code) => r(code)));
+  extraServer.kill('SIGTERM');
+  return stopped;
+}
+
+// A long run: a 30 000-row log (larger than an answer) and one watch record
+// larger than --max-answer among the recorded ones. The page says the curves
+// are thinned and the record skipped, and still shows the records after it.
+async function longRunView(run) {
+  const dir = join(scratch, 'long-run');
+  mkdirSync(dir);
+  const header = 'step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\tdev_metric_name\taer\talign_precision\talign_recall\n';
+  let log = header;
+  for (let k = 1; k <= 30000; k++)
+    log += `${k}\t1\t${(3 / (1 + k / 1000)).toFixed(9)}\t${(3.1 / (1 + k / 1000)).toFixed(9)}\t${(k / 300).toFixed(4)}\t115000.0\t0.002\t${(k / 10).toFixed(3)}\tbleu\t\t\t\n`;
+  writeFileSync(join(dir, 'train.log.tsv'), log);
+  const lines = readFileSync(join(run, 'watch.jsonl'), 'utf8').split('\n').filter((l) => l);
+  const big = JSON.stringify({ step: 1, epoch: 1, sentence: 0, kind: 'forced', pad: 'x'.repeat(200000) });
+  const half = Math.floor(lines.length / 2);
+  writeFileSync(join(dir, 'watch.jsonl'), [...lines.slice(0, half), big, ...lines.slice(half)].join('\n') + '\n');
+  const recs = watchRecords(run, 0, 'forced');
+  const port = await spawnServer(['-m', run, '--run', dir, '--threads', '1', '--max-answer', '65536'],
+                                 (p) => { extraServer = p; });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction((n) => +document.querySelector('#eval-slider').max === n - 1 &&
+                                    document.querySelector('#run-notes [data-note=skipped]') !== null,
+                             recs.length, { timeout: 20000 });
+  const thinned = await page.textContent('#run-notes [data-note=thinned]').catch(() => '');
+  check(/about 3\d[\d,]* rows|about 29\d{3} rows/.test(thinned) && /show \d+ of them/.test(thinned),
+        `the page says the log is thinned: "${thinned}"`);
+  const skipped = await page.textContent('#run-notes [data-note=skipped]');
+  check(skipped.startsWith('1 watched alignment was larger'), `the page says one record was skipped: "${skipped}"`);
+  check(sameMatrix(await shownMatrix(page), recs[recs.length - 1].alignment),
+        'the records after the skipped one are shown, to the last');
+  const path = await page.$$eval('#loss-chart path[data-series="train"]', (ps) => ps.map((p) => p.getAttribute('d').split('L').length));
+  const sent = +((thinned.match(/show (\d+) of them/) || [])[1] || 0);
+  check(path.length === 1 && path[0] === sent && sent >= 100, `the loss curve is drawn from the ${sent} rows sent (${path[0]} points)`);
+  check(errors.length === 0, 'no script errors in the long run' + (errors.length ? ': ' + errors.join(' | ') : ''));
+  await page.close();
+  check(await stopExtra() === 0, 'the long-run server stops cleanly');
+}
+
+// Opened with /?token=…, the page takes the token out of the address bar and
+// the history once its cookie works; the page goes on working with the cookie.
+async function tokenIsForgotten(model) {
+  const token = 'browser-token-1234';
+  const port = await spawnServer(['-m', model, '--threads', '1', '--token', token], (p) => { extraServer = p; });
+  const page = await context.newPage();
+  await page.goto(`http://127.0.0.1:${port}/?token=${token}#top`);
+  await page.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
+  await page.waitForFunction(() => !location.search.includes('token'), null, { timeout: 5000 }).catch(() => {});
+  const url = new URL(page.url());
+  check(url.search === '' && url.pathname === '/' && url.hash === '#top',
+        `the token left the address bar: ${page.url()}`);
+  await page.goBack().catch(() => null);
+  const back = page.url();
+  await page.goForward().catch(() => null);
+  check(!back.includes('token') && !page.url().includes('token'),
+        `no history entry holds it (back: ${back}, forward: ${page.url()})`);
+  await page.locator('#source').fill('21 nov. 2026');
+  await page.click('#translate');
+  await page.waitForFunction(() => document.querySelector('#heatmap svg rect.cell') !== null, null, { timeout: 20000 });
+  check(true, 'the page translates with the cookie alone');
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
+  check(new URL(page.url()).search === '', 'a reload keeps working without the token in the address');
+  // A second server on the same host, with its own token: the browser sends
+  // a host's cookies to every port, so each server's cookie has its own name.
+  const port2 = await spawnServer(['-m', model, '--threads', '1', '--token', 'browser-token-5678'],
+                                  (p) => { secondServer = p; });
+  const other = await context.newPage();
+  await other.goto(`http://127.0.0.1:${port2}/?token=browser-token-5678`);
+  await other.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
+  await page.locator('#source').fill('3 nov. 2021');
+  await page.click('#translate');
+  await page.waitForFunction(() => document.querySelector('#result').dataset.text === '3 nov. 2021' ||
+                                   document.querySelector('#status').className === 'error', null, { timeout: 20000 });
+  const status = await page.textContent('#status');
+  check(await page.getAttribute('#result', 'data-text') === '3 nov. 2021',
+        `the first server's page still works after the second's was opened ("${status}")`);
+  await other.close();
+  secondServer.removeAllListeners('exit');
+  secondServer.kill('SIGTERM');
+  await page.close();
+  check(await stopExtra() === 0, 'the token server stops cleanly');
 }
 
 async function main() {
@@ -278,6 +373,7 @@ async function main() {
   await page.waitForFunction(() => document.querySelector('#status').className === 'error', null, { timeout: 10000 });
   check((await page.textContent('#status')).includes("'beam'"), 'a refused request shows the server\'s message');
   check(errors.every((e) => e.includes('status of 400')), 'only the refused request is reported' + (errors.length ? ': ' + errors.join(' | ') : ''));
+  await tokenIsForgotten(model);
   await trainingView();
   console.log('screenshots in ' + shots);
 
