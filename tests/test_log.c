@@ -87,6 +87,10 @@ static char *without_stamps(const char *text, time_t from, time_t to, int *lines
 START_TEST(timestamp_is_iso_8601_utc_whatever_the_time_zone)
 {
     /* A zone 5 h 45 min east of UTC (POSIX form: no tz database needed). */
+    const char *tz = getenv("TZ");
+    char saved_tz[256] = "";
+    if (tz)
+        snprintf(saved_tz, sizeof saved_tz, "%s", tz);
     setenv("TZ", "XYZ-5:45", 1);
     tzset();
     char stamp[21], stamp2[21];
@@ -111,7 +115,10 @@ START_TEST(timestamp_is_iso_8601_utc_whatever_the_time_zone)
     ck_assert_msg(strncmp(stamp + 11, here, 5), "'%s' is local time", stamp);
     rs_log_timestamp(stamp2);
     ck_assert_msg(strcmp(stamp2, stamp) >= 0, "'%s' after '%s'", stamp2, stamp);
-    unsetenv("TZ");
+    if (tz)
+        setenv("TZ", saved_tz, 1);
+    else
+        unsetenv("TZ");
     tzset();
 }
 END_TEST
