@@ -318,8 +318,11 @@ int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train
     fprintf(f, "%lld\t%d\t%s\t%s\t%s\t%.1f\t%.6g\t%.2f\t%s\t%s\t%s\t%s\n", (long long)ev->step,
             ev->epoch, train, dev, metric, ev->tokens_per_s, ev->lr, ev->elapsed_s, name, align[0],
             align[1], align[2]);
-    if (fclose(f))
-        return rs_fail(err, "%s: write failed", path);
+    /* Synced, as the header promises: the row of an evaluation outlives a
+     * crash just after it, as the checkpoint saved for it does. */
+    const int synced = fflush(f) == 0 && fsync(fileno(f)) == 0;
+    if (fclose(f) || !synced)
+        return rs_fail(err, "%s: write failed: %s", path, strerror(errno));
     rs_fault_point("log");
     return 0;
 }
