@@ -26,7 +26,7 @@ int main(int argc, char **argv)
         return 1;
     }
     rnnsearch_options opt;
-    rnnsearch_options_default(&opt);
+    rnnsearch_options_init(&opt, sizeof opt, NULL);
     if (argc == 3)
         opt.beam = atoi(argv[2]);
     rnnsearch_translator *tr;

@@ -25,7 +25,7 @@ import os
 
 __all__ = ["Model", "Alignment", "Hypothesis", "Error", "version", "library_path"]
 
-_SONAME = "librnnsearch.so.0"
+_SONAME = "librnnsearch.so.1"
 
 
 class Error(RuntimeError):
