@@ -182,20 +182,26 @@ def _check(status, err):
 _INT_MAX = 2**31 - 1  # counts passed as a C int
 
 
-def _bytes(text, what):
+def _name(what, index):
+    return what if index is None else "%s[%d]" % (what, index)
+
+
+def _bytes(text, what, index=None):
     """text as the library reads it: UTF-8 up to its first NUL, so a str that
-    holds one is refused rather than cut short there."""
+    holds one is refused rather than cut short there. what (and index, for
+    an item of a list) name it in a message, formatted only then: lists may
+    be long."""
     if not isinstance(text, str):
-        raise TypeError("%s must be a str, not %s" % (what, type(text).__name__))
+        raise TypeError("%s must be a str, not %s" % (_name(what, index), type(text).__name__))
     nul = text.find("\0")
     if nul >= 0:
         raise ValueError("%s holds a NUL character (at index %d), which cannot be passed on: "
-                         "the library reads text up to the first one" % (what, nul))
+                         "the library reads text up to the first one" % (_name(what, index), nul))
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as e:
         raise ValueError("%s is not valid Unicode text: %s at index %d cannot be UTF-8"
-                         % (what, ascii(text[e.start]), e.start)) from None
+                         % (_name(what, index), ascii(text[e.start]), e.start)) from None
 
 
 def _path(path_or_name):
@@ -212,7 +218,7 @@ def _texts(items, what):
     """A list of str for a C array of strings (its count a C int)."""
     if isinstance(items, (str, bytes)):
         raise TypeError("%s must be a list of str, not a single %s" % (what, type(items).__name__))
-    encoded = [_bytes(t, "%s[%d]" % (what, i)) for i, t in enumerate(items)]
+    encoded = [_bytes(t, what, i) for i, t in enumerate(items)]
     if len(encoded) > _INT_MAX:
         raise OverflowError("%d %s are more than the library takes at once (%d)"
                             % (len(encoded), what, _INT_MAX))
@@ -227,6 +233,8 @@ _BOOL_OPTIONS = ("alignment", "replace_unk")
 
 def _option_value(name, value):
     if name in _BOOL_OPTIONS:
+        if isinstance(value, (str, bytes)):  # "False" would be true
+            raise TypeError("%s must be a bool, not %s" % (name, type(value).__name__))
         return 1.0 if value else 0.0
     if name == "length_penalty":
         if isinstance(value, (str, bytes)) or not isinstance(value, numbers.Real):
@@ -490,7 +498,7 @@ class Model:
         a beam), as `rnnsearch align` gives it; with target, the alignment
         of that given translation (forced decoding, `align --pairs`)."""
         if target is not None:
-            f = self._force(source, target)
+            f = self._force(source, target, matrix=True)
             return Alignment(f[0], f[1], f[3], f[2])
         if not isinstance(source, str):
             raise TypeError("source must be a str, not %s" % type(source).__name__)
@@ -502,9 +510,9 @@ class Model:
     def score(self, source, target):
         """log p(target | source) (natural log, </s> included), as
         `rnnsearch score` prints it."""
-        return self._force(source, target)[2]
+        return self._force(source, target, matrix=False)[2]
 
-    def _force(self, source, target):
+    def _force(self, source, target, matrix):
         src, tgt = _bytes(source, "source"), _bytes(target, "target")
         f = _Forced()
         err = _Error()
@@ -515,7 +523,7 @@ class Model:
                 _strings(f.source_tokens, f.source_count),
                 _strings(f.target_tokens, f.target_count),
                 f.logprob,
-                _matrix(f.alignment, f.target_count + 1, f.source_count + 1),
+                _matrix(f.alignment, f.target_count + 1, f.source_count + 1) if matrix else None,
             )
         finally:
             _lib.rnnsearch_forced_free(ctypes.byref(f))

@@ -190,7 +190,8 @@ def test_options_beyond_any_range_and_of_the_wrong_type(model):
         with pytest.raises(OverflowError, match="beam"):
             model.translate(["3/4/99"], beam=value)
     for option, value in [("beam", 2.0), ("beam", "3"), ("n_best", object()), ("max_len", 1.5),
-                          ("length_penalty", "1"), ("length_penalty", b"1"), ("batch_size", [1])]:
+                          ("length_penalty", "1"), ("length_penalty", b"1"), ("batch_size", [1]),
+                          ("alignment", "False"), ("replace_unk", b"")]:
         with pytest.raises(TypeError, match=option):
             model.hypotheses(["3/4/99"], **{option: value})
     with pytest.raises(ValueError, match="n_best: 3 is more than the beam"):

@@ -25,7 +25,7 @@ _Static_assert(sizeof(((rnnsearch_error *)0)->message) == sizeof(((rs_error *)0)
  * line's, defined once below the API. */
 _Static_assert(RNNSEARCH_MAX_BEAM == RS_MAX_BEAM && RNNSEARCH_MAX_BATCH == RS_MAX_BATCH &&
                    RNNSEARCH_MAX_LENGTH == RS_MAX_LENGTH &&
-                   RNNSEARCH_MAX_LENGTH_PENALTY == RS_MAX_LENGTH_PENALTY &&
+                   RNNSEARCH_MAX_LENGTH_PENALTY == (int)RS_MAX_LENGTH_PENALTY &&
                    RNNSEARCH_MAX_TEXT == RS_LINE_MAX_BYTES,
                "rnnsearch.h's limits are the program's");
 
