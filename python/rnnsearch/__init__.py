@@ -358,13 +358,14 @@ class Model:
 
     def __init__(self, path_or_name):
         self._handle = None
-        # _idle guards _handle, _closed and the calls in flight (_calls, and
-        # per thread in _threads); it is notified when the last one returns.
+        # _idle guards _handle, _closed and _calls (the calls in flight); it
+        # is notified when the last one returns. _busy counts, per thread,
+        # the calls and close()s under way, kept outside the lock so that a
+        # signal handler can see that its thread is inside one.
         self._idle = threading.Condition(threading.Lock())
         self._calls = 0
-        self._threads = {}
+        self._busy = {}
         self._closed = False
-        self._free_after_last = False
         handle = _P()
         err = _Error()
         _check(_lib.rnnsearch_model_load(_path(path_or_name), ctypes.byref(handle), ctypes.byref(err)), err)
@@ -375,29 +376,32 @@ class Model:
         """Frees the model (also done when it is garbage-collected). Calls
         that start afterwards raise ValueError; calls in flight on other
         threads finish first: close() waits for them. Closing twice is
-        harmless."""
+        harmless. From inside a call of its own thread (a signal handler),
+        where waiting would never end, it raises RuntimeError instead."""
         idle = getattr(self, "_idle", None)
         if idle is None:  # __init__ failed before there was anything to free
             return
-        with idle:
-            if self._closed:
-                return
-            self._closed = True
-            if self._calls and self._threads.get(threading.get_ident()):
-                # close() from inside a call of this thread (a signal
-                # handler): waiting would never end, so the last call frees.
-                self._free_after_last = True
-                return
-            while self._calls:
-                idle.wait()
-            handle, self._handle = self._handle, None
-        _free(handle)
+        me = threading.get_ident()
+        if self._busy.get(me):
+            raise RuntimeError("Model.close() inside a call of the same thread (from a signal handler?): "
+                               "it would wait for itself; close the model after the call returns")
+        self._enter_busy(me)
+        try:
+            with idle:
+                if self._closed:
+                    return
+                self._closed = True
+                while self._calls:
+                    idle.wait()
+                handle, self._handle = self._handle, None
+            _free(handle)
+        finally:
+            self._leave_busy(me)
 
     def __del__(self):
         # Nothing is in flight here (a call holds a reference to the Model).
-        if getattr(self, "_calls", 0) == 0:
-            handle, self._handle = getattr(self, "_handle", None), None
-            _free(handle)
+        handle, self._handle = getattr(self, "_handle", None), None
+        _free(handle)
 
     def __enter__(self):
         return self
@@ -418,31 +422,38 @@ class Model:
     def __deepcopy__(self, memo):
         self.__reduce__()
 
+    # One dict operation each: atomic under the GIL, so a signal handler
+    # sees either count.
+    def _enter_busy(self, me):
+        self._busy[me] = self._busy.get(me, 0) + 1
+
+    def _leave_busy(self, me):
+        left = self._busy[me] - 1
+        if left:
+            self._busy[me] = left
+        else:
+            del self._busy[me]
+
     @contextlib.contextmanager
     def _use(self):
         """The model's handle for one call, counted in flight so that close()
         does not free it under the call."""
         me = threading.get_ident()
-        with self._idle:
-            if self._closed:
-                raise ValueError("the model is closed")
-            self._calls += 1
-            self._threads[me] = self._threads.get(me, 0) + 1
+        self._enter_busy(me)
         try:
-            yield self._handle
-        finally:
-            handle = None
             with self._idle:
-                self._calls -= 1
-                if self._threads[me] == 1:
-                    del self._threads[me]
-                else:
-                    self._threads[me] -= 1
-                if self._calls == 0:
-                    self._idle.notify_all()
-                    if self._free_after_last:
-                        handle, self._handle = self._handle, None
-            _free(handle)
+                if self._closed:
+                    raise ValueError("the model is closed")
+                self._calls += 1
+            try:
+                yield self._handle
+            finally:
+                with self._idle:
+                    self._calls -= 1
+                    if self._calls == 0:
+                        self._idle.notify_all()
+        finally:
+            self._leave_busy(me)
 
     def hypotheses(self, sources, beam=1, n_best=1, length_penalty=1.0, alignment=False,
                    max_len=None, max_src_len=None, batch_size=None, replace_unk=False):
