@@ -121,6 +121,21 @@ def _load():
 
 _lib, library_path = _load()
 
+
+def _check_major():
+    """The layouts below are those of librnnsearch.so.1: a library of another
+    major version (RNNSEARCH_LIBRARY naming an old build, say) would be
+    called with the wrong structures, so it is refused by name."""
+    _lib.rnnsearch_version.restype = ctypes.c_char_p
+    _lib.rnnsearch_version.argtypes = []
+    found = _lib.rnnsearch_version().decode("ascii", "replace")
+    if found.split(".")[0] != _SONAME.rsplit(".", 1)[1]:
+        raise ImportError("rnnsearch: %s is librnnsearch %s; this package needs version %s.x (%s)"
+                          % (library_path, found, _SONAME.rsplit(".", 1)[1], _SONAME))
+
+
+_check_major()
+
 _P = ctypes.c_void_p
 _E = ctypes.POINTER(_Error)
 for _name, _res, _args in [

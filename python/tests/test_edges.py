@@ -318,3 +318,24 @@ def test_the_options_layout_is_the_library_s():
     assert not hasattr(rnnsearch, "_Options")
     assert rnnsearch._lib.rnnsearch_options_size() >= 40
     assert rnnsearch.version().split(".")[0] == "1"
+
+
+def test_a_library_of_another_major_version_is_refused(tmp_path):
+    # Its structures differ: calling it with this package's would misread
+    # them. A stand-in that reports 0.1.0 is enough to be refused by name.
+    cc = shutil.which("cc")
+    if cc is None:
+        if os.environ.get("RNNSEARCH_NO_SKIPS") == "1":
+            pytest.fail("no cc (RNNSEARCH_NO_SKIPS=1)")
+        pytest.skip("no cc to build a stand-in library")
+    src = tmp_path / "old.c"
+    src.write_text('const char *rnnsearch_version(void) { return "0.1.0"; }\n')
+    lib = tmp_path / "librnnsearch.so.0"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    package = os.path.dirname(os.path.dirname(os.path.abspath(rnnsearch.__file__)))
+    env = dict(os.environ, PYTHONPATH=package, RNNSEARCH_LIBRARY=str(lib))
+    env.pop("LD_PRELOAD", None)
+    p = subprocess.run([sys.executable, "-c", "import rnnsearch"], env=env, capture_output=True, timeout=60,
+                       check=False)
+    assert p.returncode == 1
+    assert "librnnsearch 0.1.0; this package needs version 1.x" in p.stderr.decode(), p.stderr.decode()
