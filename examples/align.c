@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         }
     } else {
         rnnsearch_options opt;
-        rnnsearch_options_default(&opt);
+        rnnsearch_options_init(&opt, sizeof opt, NULL);
         opt.alignment = 1;
         rnnsearch_translator *tr;
         rnnsearch_translation t;

@@ -8,6 +8,7 @@
  *
  *   cc -o translate translate.c $(pkg-config --cflags --libs rnnsearch)
  */
+#define _POSIX_C_SOURCE 200809L /* getline: a line of any length is one sentence */
 #include <rnnsearch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
         return 1;
     }
     rnnsearch_options opt;
-    rnnsearch_options_default(&opt);
+    rnnsearch_options_init(&opt, sizeof opt, NULL);
     if (argc == 3)
         opt.beam = atoi(argv[2]);
     rnnsearch_translator *tr;
@@ -36,8 +37,9 @@ int main(int argc, char **argv)
         return 1;
     }
     int status = 0;
-    char line[4096];
-    while (status == 0 && fgets(line, sizeof line, stdin)) {
+    char *line = NULL;
+    size_t cap = 0;
+    while (status == 0 && getline(&line, &cap, stdin) != -1) {
         line[strcspn(line, "\r\n")] = '\0';
         const char *sources[1] = {line};
         rnnsearch_translation t;
@@ -49,6 +51,7 @@ int main(int argc, char **argv)
         printf("%s\n", t.hyps[0].text);
         rnnsearch_translation_free(&t);
     }
+    free(line);
     rnnsearch_translator_free(tr);
     rnnsearch_model_free(model);
     return status;

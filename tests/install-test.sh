@@ -13,6 +13,8 @@
 set -u
 root=$(pwd)
 make=${MAKE:-make}
+# The library's soname follows its major version (src/api/rnnsearch.h).
+soname=librnnsearch.so.$(sed -n 's/^#define RNNSEARCH_VERSION_MAJOR //p' "$root/src/api/rnnsearch.h")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnnsearch-install-XXXXXX")
 server=
 cleanup() {
@@ -47,7 +49,7 @@ $make --no-print-directory -C "$root" install PREFIX="$prefix" >"$tmp/install.lo
 for f in bin/rnnsearch share/man/man1/rnnsearch.1 share/man/man1/rnnsearch-train.1 \
     share/man/man1/rnnsearch-serve.1 share/bash-completion/completions/rnnsearch \
     share/zsh/site-functions/_rnnsearch share/doc/rnnsearch/README.md \
-    share/doc/rnnsearch/docs/model.md include/rnnsearch.h lib/librnnsearch.so lib/librnnsearch.so.0 \
+    share/doc/rnnsearch/docs/model.md include/rnnsearch.h lib/librnnsearch.so lib/$soname \
     lib/librnnsearch.a lib/pkgconfig/rnnsearch.pc; do
     [ -f "$prefix/$f" ] || fail "make install did not install $f"
 done
@@ -195,7 +197,7 @@ if "$python" -m pip --version >/dev/null 2>&1 && "$python" -c 'import setuptools
     cp -R "$root/python" "$tmp/python-copy" # pip builds in the tree it is given
     "$python" -m pip install --quiet --no-build-isolation --no-deps --no-index --target "$tmp/pip" \
         "$tmp/python-copy" >"$tmp/pip.log" 2>&1 || give_up "pip install ./python" "$tmp/pip.log"
-    RNNSEARCH_LIBRARY=$prefix/lib/librnnsearch.so.0 PYTHONPATH=$tmp/pip "$python" -c "$pycode" <"$tmp/lib-in.txt" \
+    RNNSEARCH_LIBRARY=$prefix/lib/$soname PYTHONPATH=$tmp/pip "$python" -c "$pycode" <"$tmp/lib-in.txt" \
         >"$tmp/lib-got.txt" 2>"$tmp/err.txt" || fail "the package pip installed: $(cat "$tmp/err.txt")"
     cmp -s "$tmp/lib-want.txt" "$tmp/lib-got.txt" || fail "the package pip installed translates otherwise"
 else

@@ -17,15 +17,26 @@ ldconfig); /usr/local/lib.
 
 Threads: one Model may be used from several threads at once (each call
 decodes with its own workspaces, and the library releases the GIL while it
-computes).
+computes). Model.close() waits for the calls in flight to return before it
+frees the model; calls that start after it raise ValueError.
+
+What it refuses: arguments of the wrong type (TypeError); text with a NUL
+character or a lone surrogate, options out of the command line's ranges,
+integers that a C int cannot hold (ValueError, OverflowError); what the
+library refuses, such as a text longer than 1 MiB, raises rnnsearch.Error
+with its message.
 """
 
+import contextlib
 import ctypes
+import numbers
+import operator
 import os
+import threading
 
 __all__ = ["Model", "Alignment", "Hypothesis", "Error", "version", "library_path"]
 
-_SONAME = "librnnsearch.so.0"
+_SONAME = "librnnsearch.so.1"
 
 
 class Error(RuntimeError):
@@ -38,19 +49,6 @@ class _Error(ctypes.Structure):
 
 class _Tokens(ctypes.Structure):
     _fields_ = [("count", ctypes.c_int), ("tokens", ctypes.POINTER(ctypes.c_char_p))]
-
-
-class _Options(ctypes.Structure):
-    _fields_ = [
-        ("beam", ctypes.c_int),
-        ("n_best", ctypes.c_int),
-        ("length_penalty", ctypes.c_float),
-        ("max_len", ctypes.c_int),
-        ("max_src_len", ctypes.c_int),
-        ("batch_size", ctypes.c_int),
-        ("alignment", ctypes.c_int),
-        ("replace_unk", ctypes.c_int),
-    ]
 
 
 class _Hypothesis(ctypes.Structure):
@@ -123,6 +121,21 @@ def _load():
 
 _lib, library_path = _load()
 
+
+def _check_major():
+    """The layouts below are those of librnnsearch.so.1: a library of another
+    major version (RNNSEARCH_LIBRARY naming an old build, say) would be
+    called with the wrong structures, so it is refused by name."""
+    _lib.rnnsearch_version.restype = ctypes.c_char_p
+    _lib.rnnsearch_version.argtypes = []
+    found = _lib.rnnsearch_version().decode("ascii", "replace")
+    if found.split(".")[0] != _SONAME.rsplit(".", 1)[1]:
+        raise ImportError("rnnsearch: %s is librnnsearch %s; this package needs version %s.x (%s)"
+                          % (library_path, found, _SONAME.rsplit(".", 1)[1], _SONAME))
+
+
+_check_major()
+
 _P = ctypes.c_void_p
 _E = ctypes.POINTER(_Error)
 for _name, _res, _args in [
@@ -138,9 +151,14 @@ for _name, _res, _args in [
         [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int, ctypes.POINTER(_P), _E],
     ),
     ("rnnsearch_string_free", None, [_P]),
-    ("rnnsearch_options_default", None, [ctypes.POINTER(_Options)]),
+    # The options are the library's to lay out: the package allocates
+    # rnnsearch_options_size() bytes and sets fields by name.
+    ("rnnsearch_options_size", ctypes.c_size_t, []),
+    ("rnnsearch_options_init", ctypes.c_int, [_P, ctypes.c_size_t, _E]),
+    ("rnnsearch_options_set", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_double, _E]),
+    ("rnnsearch_options_check", ctypes.c_int, [_P, _E]),
     ("rnnsearch_translation_free", None, [ctypes.POINTER(_Translation)]),
-    ("rnnsearch_translator_new", ctypes.c_int, [_P, ctypes.POINTER(_Options), ctypes.POINTER(_P), _E]),
+    ("rnnsearch_translator_new", ctypes.c_int, [_P, _P, ctypes.POINTER(_P), _E]),
     ("rnnsearch_translator_free", None, [_P]),
     (
         "rnnsearch_translate",
@@ -167,15 +185,102 @@ def version():
 __version__ = version()
 
 
+def _message(err):
+    return err.message.decode("utf-8", "replace")
+
+
 def _check(status, err):
     if status != 0:
-        raise Error(err.message.decode("utf-8", "replace"))
+        raise Error(_message(err))
 
 
-def _bytes(text, what):
+_INT_MAX = 2**31 - 1  # counts passed as a C int
+
+
+def _name(what, index):
+    return what if index is None else "%s[%d]" % (what, index)
+
+
+def _bytes(text, what, index=None):
+    """text as the library reads it: UTF-8 up to its first NUL, so a str that
+    holds one is refused rather than cut short there. what (and index, for
+    an item of a list) name it in a message, formatted only then: lists may
+    be long."""
     if not isinstance(text, str):
-        raise TypeError("%s must be a str, not %s" % (what, type(text).__name__))
-    return text.encode("utf-8")
+        raise TypeError("%s must be a str, not %s" % (_name(what, index), type(text).__name__))
+    nul = text.find("\0")
+    if nul >= 0:
+        raise ValueError("%s holds a NUL character (at index %d), which cannot be passed on: "
+                         "the library reads text up to the first one" % (_name(what, index), nul))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError("%s is not valid Unicode text: %s at index %d cannot be UTF-8"
+                         % (_name(what, index), ascii(text[e.start]), e.start)) from None
+
+
+def _path(path_or_name):
+    """A path (str, bytes or os.PathLike) as the file system spells it: a
+    name that is not UTF-8 (os.fsencode's surrogateescape) is found too."""
+    raw = os.fsencode(os.fspath(path_or_name))
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise ValueError("path_or_name holds a NUL byte (at index %d): no file is named so" % nul)
+    return raw
+
+
+def _texts(items, what):
+    """A list of str for a C array of strings (its count a C int)."""
+    if isinstance(items, (str, bytes)):
+        raise TypeError("%s must be a list of str, not a single %s" % (what, type(items).__name__))
+    encoded = [_bytes(t, what, i) for i, t in enumerate(items)]
+    if len(encoded) > _INT_MAX:
+        raise OverflowError("%d %s are more than the library takes at once (%d)"
+                            % (len(encoded), what, _INT_MAX))
+    return encoded
+
+
+# The options hypotheses() passes by name to rnnsearch_options_set: the
+# library bounds them (the command line's ranges) and lays them out.
+_INT_OPTIONS = ("beam", "n_best", "max_len", "max_src_len", "batch_size")
+_BOOL_OPTIONS = ("alignment", "replace_unk")
+
+
+def _option_value(name, value):
+    if name in _BOOL_OPTIONS:
+        if isinstance(value, (str, bytes)):  # "False" would be true
+            raise TypeError("%s must be a bool, not %s" % (name, type(value).__name__))
+        return 1.0 if value else 0.0
+    if name == "length_penalty":
+        if isinstance(value, (str, bytes)) or not isinstance(value, numbers.Real):
+            raise TypeError("%s must be a number, not %s" % (name, type(value).__name__))
+        return float(value)
+    try:
+        number = operator.index(value)  # an int (or NumPy integer), not a float or str
+    except TypeError:
+        raise TypeError("%s must be an int, not %s" % (name, type(value).__name__)) from None
+    # A C double holds every integer in range exactly; larger ones are
+    # refused here rather than rounded, and ctypes never truncates them.
+    if not -(2**53) <= number <= 2**53:
+        raise OverflowError("%s: %d is far out of range" % (name, number))
+    return float(number)
+
+
+def _options(**values):
+    """An rnnsearch_options of the library's size and layout, the given
+    values (None: the library's default) set and checked by the library."""
+    size = _lib.rnnsearch_options_size()
+    buf = (ctypes.c_uint64 * ((size + 7) // 8))()  # zeroed, aligned for its size_t
+    err = _Error()
+    _check(_lib.rnnsearch_options_init(buf, size, ctypes.byref(err)), err)
+    for name, value in values.items():
+        if value is None:
+            continue
+        if _lib.rnnsearch_options_set(buf, name.encode(), _option_value(name, value), ctypes.byref(err)):
+            raise ValueError(_message(err))
+    if _lib.rnnsearch_options_check(buf, ctypes.byref(err)):
+        raise ValueError(_message(err))
+    return buf
 
 
 def _strings(array, count):
@@ -258,24 +363,60 @@ def _matrix(pointer, rows, cols):
 class Model:
     """A trained model, loaded as `rnnsearch -m` finds it: a checkpoint file,
     a model directory (its best.ckpt, else last.ckpt), or a name looked up in
-    $RNNSEARCH_MODELS and then ./models."""
+    $RNNSEARCH_MODELS and then ./models.
+
+    One Model may be shared by threads. close() (or leaving a ``with``
+    block) refuses calls that start after it (ValueError) and waits for the
+    calls in flight to return before it frees the model, so no call ever
+    runs on a freed one. A Model cannot be copied or pickled: share it, or
+    load another."""
 
     def __init__(self, path_or_name):
         self._handle = None
+        # _idle guards _handle, _closed and _calls (the calls in flight); it
+        # is notified when the last one returns. _busy counts, per thread,
+        # the calls and close()s under way, kept outside the lock so that a
+        # signal handler can see that its thread is inside one.
+        self._idle = threading.Condition(threading.Lock())
+        self._calls = 0
+        self._busy = {}
+        self._closed = False
         handle = _P()
         err = _Error()
-        _check(_lib.rnnsearch_model_load(_bytes(os.fspath(path_or_name), "path_or_name"), ctypes.byref(handle), ctypes.byref(err)), err)
+        _check(_lib.rnnsearch_model_load(_path(path_or_name), ctypes.byref(handle), ctypes.byref(err)), err)
         self._handle = handle
-        self.checkpoint = _lib.rnnsearch_model_checkpoint(handle).decode("utf-8")
+        self.checkpoint = os.fsdecode(_lib.rnnsearch_model_checkpoint(handle))
 
     def close(self):
-        """Frees the model now (also done when it is garbage-collected)."""
-        handle, self._handle = getattr(self, "_handle", None), None
-        if handle is not None and _lib is not None:  # _lib: None late in interpreter shutdown
-            _lib.rnnsearch_model_free(handle)
+        """Frees the model (also done when it is garbage-collected). Calls
+        that start afterwards raise ValueError; calls in flight on other
+        threads finish first: close() waits for them. Closing twice is
+        harmless. From inside a call of its own thread (a signal handler),
+        where waiting would never end, it raises RuntimeError instead."""
+        idle = getattr(self, "_idle", None)
+        if idle is None:  # __init__ failed before there was anything to free
+            return
+        me = threading.get_ident()
+        if self._busy.get(me):
+            raise RuntimeError("Model.close() inside a call of the same thread (from a signal handler?): "
+                               "it would wait for itself; close the model after the call returns")
+        self._enter_busy(me)
+        try:
+            with idle:
+                if self._closed:
+                    return
+                self._closed = True
+                while self._calls:
+                    idle.wait()
+                handle, self._handle = self._handle, None
+            _free(handle)
+        finally:
+            self._leave_busy(me)
 
     def __del__(self):
-        self.close()
+        # Nothing is in flight here (a call holds a reference to the Model).
+        handle, self._handle = getattr(self, "_handle", None), None
+        _free(handle)
 
     def __enter__(self):
         return self
@@ -284,32 +425,72 @@ class Model:
         self.close()
 
     def __repr__(self):
-        return "Model(%r)" % (self.checkpoint,)
+        return "Model(%r)" % (getattr(self, "checkpoint", None),)
 
-    def _model(self):
-        if self._handle is None:
-            raise ValueError("the model is closed")
-        return self._handle
+    def __reduce__(self):
+        # A copy would share the C model and free it twice.
+        raise TypeError("a Model cannot be copied or pickled: share it between threads, or load another")
+
+    def __copy__(self):
+        self.__reduce__()
+
+    def __deepcopy__(self, memo):
+        self.__reduce__()
+
+    # One dict operation each: atomic under the GIL, so a signal handler
+    # sees either count.
+    def _enter_busy(self, me):
+        self._busy[me] = self._busy.get(me, 0) + 1
+
+    def _leave_busy(self, me):
+        left = self._busy[me] - 1
+        if left:
+            self._busy[me] = left
+        else:
+            del self._busy[me]
+
+    @contextlib.contextmanager
+    def _use(self):
+        """The model's handle for one call, counted in flight so that close()
+        does not free it under the call."""
+        me = threading.get_ident()
+        self._enter_busy(me)
+        try:
+            with self._idle:
+                if self._closed:
+                    raise ValueError("the model is closed")
+                self._calls += 1
+            try:
+                yield self._handle
+            finally:
+                with self._idle:
+                    self._calls -= 1
+                    if self._calls == 0:
+                        self._idle.notify_all()
+        finally:
+            self._leave_busy(me)
 
     def hypotheses(self, sources, beam=1, n_best=1, length_penalty=1.0, alignment=False,
-                   max_len=0, max_src_len=250, batch_size=32):
+                   max_len=None, max_src_len=None, batch_size=None, replace_unk=False):
         """For each source, its n_best hypotheses (Hypothesis), best first,
-        as `rnnsearch translate --beam K --n-best N` finds them."""
-        opt = _Options()
-        _lib.rnnsearch_options_default(ctypes.byref(opt))
-        opt.beam, opt.n_best, opt.length_penalty = beam, n_best, length_penalty
-        opt.max_len, opt.max_src_len, opt.batch_size = max_len, max_src_len, batch_size
-        opt.alignment = 1 if alignment else 0
-        lines = [_bytes(s, "a source") for s in sources]
+        as `rnnsearch translate --beam K --n-best N` finds them. sources is a
+        list of str; the options take the command line's ranges (None: the
+        library's default: max_len 2·source + 10, max_src_len 250,
+        batch_size 32)."""
+        lines = _texts(sources, "sources")
+        opt = _options(beam=beam, n_best=n_best, length_penalty=length_penalty, alignment=alignment,
+                       max_len=max_len, max_src_len=max_src_len, batch_size=batch_size,
+                       replace_unk=replace_unk)
         err = _Error()
-        tr = _P()
-        _check(_lib.rnnsearch_translator_new(self._model(), ctypes.byref(opt), ctypes.byref(tr), ctypes.byref(err)), err)
-        try:
-            n = len(lines)
-            out = (_Translation * max(n, 1))()
-            _check(_lib.rnnsearch_translate(tr, n, (ctypes.c_char_p * max(n, 1))(*lines), out, ctypes.byref(err)), err)
-        finally:
-            _lib.rnnsearch_translator_free(tr)
+        n = len(lines)
+        with self._use() as handle:
+            tr = _P()
+            _check(_lib.rnnsearch_translator_new(handle, opt, ctypes.byref(tr), ctypes.byref(err)), err)
+            try:
+                out = (_Translation * max(n, 1))()
+                _check(_lib.rnnsearch_translate(tr, n, (ctypes.c_char_p * max(n, 1))(*lines), out, ctypes.byref(err)), err)
+            finally:
+                _lib.rnnsearch_translator_free(tr)
         results = []
         try:
             for t in out[:n]:
@@ -333,7 +514,7 @@ class Model:
         with n_best > 1, a list of lists of str (best first). A single str
         gives a str (or a list with n_best > 1)."""
         one = isinstance(sources, str)
-        got = self.hypotheses([sources] if one else list(sources), beam=beam, n_best=n_best,
+        got = self.hypotheses([sources] if one else sources, beam=beam, n_best=n_best,
                               length_penalty=length_penalty, **options)
         texts = [[h.text for h in hyps] if n_best > 1 else hyps[0].text for hyps in got]
         return texts[0] if one else texts
@@ -343,8 +524,10 @@ class Model:
         a beam), as `rnnsearch align` gives it; with target, the alignment
         of that given translation (forced decoding, `align --pairs`)."""
         if target is not None:
-            f = self._force(source, target)
+            f = self._force(source, target, matrix=True)
             return Alignment(f[0], f[1], f[3], f[2])
+        if not isinstance(source, str):
+            raise TypeError("source must be a str, not %s" % type(source).__name__)
         hyp = self.hypotheses([source], beam=beam, length_penalty=length_penalty, alignment=True)[0][0]
         if hyp.alignment is None:
             raise ValueError("the source is empty: there is nothing to align")
@@ -353,40 +536,52 @@ class Model:
     def score(self, source, target):
         """log p(target | source) (natural log, </s> included), as
         `rnnsearch score` prints it."""
-        return self._force(source, target)[2]
+        return self._force(source, target, matrix=False)[2]
 
-    def _force(self, source, target):
+    def _force(self, source, target, matrix):
+        src, tgt = _bytes(source, "source"), _bytes(target, "target")
         f = _Forced()
         err = _Error()
-        _check(_lib.rnnsearch_force(self._model(), _bytes(source, "source"), _bytes(target, "target"), ctypes.byref(f), ctypes.byref(err)), err)
+        with self._use() as handle:
+            _check(_lib.rnnsearch_force(handle, src, tgt, ctypes.byref(f), ctypes.byref(err)), err)
         try:
             return (
                 _strings(f.source_tokens, f.source_count),
                 _strings(f.target_tokens, f.target_count),
                 f.logprob,
-                _matrix(f.alignment, f.target_count + 1, f.source_count + 1),
+                _matrix(f.alignment, f.target_count + 1, f.source_count + 1) if matrix else None,
             )
         finally:
             _lib.rnnsearch_forced_free(ctypes.byref(f))
 
     def tokenize(self, text, side="source"):
         """The tokens the model makes of text, as `rnnsearch tokenize -m`."""
+        raw, which = _bytes(text, "text"), _side(side)
         t = _Tokens()
         err = _Error()
-        _check(_lib.rnnsearch_tokenize(self._model(), _side(side), _bytes(text, "text"), ctypes.byref(t), ctypes.byref(err)), err)
+        with self._use() as handle:
+            _check(_lib.rnnsearch_tokenize(handle, which, raw, ctypes.byref(t), ctypes.byref(err)), err)
         try:
             return _strings(t.tokens, t.count)
         finally:
             _lib.rnnsearch_tokens_free(ctypes.byref(t))
 
     def detokenize(self, tokens, side="target"):
-        """Tokens back to text, as `rnnsearch tokenize -m --detokenize`."""
-        items = [_bytes(t, "a token") for t in tokens]
+        """Tokens (a list of str) back to text, as `rnnsearch tokenize -m
+        --detokenize`."""
+        items, which = _texts(tokens, "tokens"), _side(side)
         text = _P()
         err = _Error()
         array = (ctypes.c_char_p * max(len(items), 1))(*items)
-        _check(_lib.rnnsearch_detokenize(self._model(), _side(side), array, len(items), ctypes.byref(text), ctypes.byref(err)), err)
+        with self._use() as handle:
+            _check(_lib.rnnsearch_detokenize(handle, which, array, len(items), ctypes.byref(text), ctypes.byref(err)), err)
         try:
             return ctypes.string_at(text).decode("utf-8")
         finally:
             _lib.rnnsearch_string_free(text)
+
+
+def _free(handle):
+    # _lib is None late in interpreter shutdown, when __del__ may still run.
+    if handle is not None and _lib is not None:
+        _lib.rnnsearch_model_free(handle)

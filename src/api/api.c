@@ -4,6 +4,9 @@
  * What is here only moves results into the public structures and copies
  * error messages out. */
 #include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +16,18 @@
 #include "model/locate.h"
 #include "search/forced.h"
 #include "search/translate.h"
+#include "text/corpus.h"
+#include "text/text.h"
 
 _Static_assert(sizeof(((rnnsearch_error *)0)->message) == sizeof(((rs_error *)0)->msg),
                "rnnsearch_error and rs_error hold messages of one size");
+/* The public header states the limits for its users; they are the command
+ * line's, defined once below the API. */
+_Static_assert(RNNSEARCH_MAX_BEAM == RS_MAX_BEAM && RNNSEARCH_MAX_BATCH == RS_MAX_BATCH &&
+                   RNNSEARCH_MAX_LENGTH == RS_MAX_LENGTH &&
+                   RNNSEARCH_MAX_LENGTH_PENALTY == (int)RS_MAX_LENGTH_PENALTY &&
+                   RNNSEARCH_MAX_TEXT == RS_LINE_MAX_BYTES,
+               "rnnsearch.h's limits are the program's");
 
 struct rnnsearch_model {
     rs_model model;
@@ -36,11 +48,31 @@ static int fail_with(rnnsearch_error *err, const rs_error *e)
     return -1;
 }
 
-static int fail_msg(rnnsearch_error *err, const char *msg)
+static int fail_msg(rnnsearch_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int fail_msg(rnnsearch_error *err, const char *fmt, ...)
 {
-    rs_error e;
-    rs_fail(&e, "%s", msg);
-    return fail_with(err, &e);
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* A text as the program would read it in a line: present, at most
+ * RNNSEARCH_MAX_TEXT bytes (strnlen: an endless string is not walked to its
+ * end). UTF-8 is checked where it is tokenized. */
+static int check_text(const char *text, const char *what, rnnsearch_error *err)
+{
+    if (!text)
+        return fail_msg(err, "%s: no text (NULL)", what);
+    if (strnlen(text, (size_t)RNNSEARCH_MAX_TEXT + 1) > RNNSEARCH_MAX_TEXT)
+        return fail_msg(err, "%s: longer than %d bytes (the most a line may hold)", what,
+                        RNNSEARCH_MAX_TEXT);
+    return 0;
 }
 
 const char *rnnsearch_version(void)
@@ -84,7 +116,7 @@ void rnnsearch_model_free(rnnsearch_model *model)
 
 const char *rnnsearch_model_checkpoint(const rnnsearch_model *model)
 {
-    return model->checkpoint;
+    return model ? model->checkpoint : NULL;
 }
 
 /* ---- Tokens ------------------------------------------------------------- */
@@ -116,10 +148,10 @@ int rnnsearch_tokenize(const rnnsearch_model *model, int side, const char *text,
 {
     rs_error e;
     rs_tokens tok = {0};
-    if (check_side(side, err))
+    if (!model || !out)
+        return fail_msg(err, "rnnsearch_tokenize: no model or no place for the tokens (NULL)");
+    if (check_side(side, err) || check_text(text, "rnnsearch_tokenize", err))
         return -1;
-    if (!text)
-        return fail_msg(err, "rnnsearch_tokenize: no text (NULL)");
     if (rs_codec_tokens(&model->codec, side == RNNSEARCH_SOURCE ? RS_SIDE_SRC : RS_SIDE_TGT, text,
                         &tok, &e)) {
         rs_tokens_free(&tok);
@@ -136,13 +168,29 @@ int rnnsearch_detokenize(const rnnsearch_model *model, int side, const char *con
                          int count, char **text, rnnsearch_error *err)
 {
     rs_error e;
+    if (!model || !text)
+        return fail_msg(err, "rnnsearch_detokenize: no model or no place for the text (NULL)");
     if (check_side(side, err))
         return -1;
     if (count < 0 || (count > 0 && !tokens))
         return fail_msg(err, "rnnsearch_detokenize: no tokens (NULL) or a negative count");
-    for (int i = 0; i < count; i++)
+    /* The tokens of one line of `tokenize --detokenize`: together (with a
+     * separator each) at most a line's bytes, each valid UTF-8, as the
+     * program reads them. */
+    size_t total = 0;
+    for (int i = 0; i < count; i++) {
         if (!tokens[i])
-            return fail_msg(err, "rnnsearch_detokenize: a token is NULL");
+            return fail_msg(err, "rnnsearch_detokenize: token %d is NULL", i + 1);
+        const size_t len = strnlen(tokens[i], (size_t)RNNSEARCH_MAX_TEXT + 1);
+        total += len + 1;
+        if (total > (size_t)RNNSEARCH_MAX_TEXT + 1)
+            return fail_msg(err,
+                            "rnnsearch_detokenize: the tokens hold more than %d bytes (the "
+                            "most a line may hold)",
+                            RNNSEARCH_MAX_TEXT);
+        if (rs_utf8_validate(tokens[i], len, &e))
+            return fail_msg(err, "rnnsearch_detokenize: token %d: %s", i + 1, e.msg);
+    }
     if (rs_codec_text(&model->codec, side == RNNSEARCH_SOURCE ? RS_SIDE_SRC : RS_SIDE_TGT, tokens,
                       count, text, &e))
         return fail_with(err, &e);
@@ -156,11 +204,71 @@ void rnnsearch_string_free(char *s)
 
 /* ---- Translation -------------------------------------------------------- */
 
-void rnnsearch_options_default(rnnsearch_options *opt)
+/* The first version's structure: size and the eight fields up to
+ * replace_unk. A smaller size is not a structure rnnsearch_options_init
+ * filled. */
+#define OPTIONS_SIZE_1 (offsetof(rnnsearch_options, replace_unk) + sizeof(int))
+/* Above this, opt->size is taken for memory that was never initialised: no
+ * version's structure will be that large. */
+#define OPTIONS_SIZE_MAX 4096
+
+/* One row per field: what rnnsearch_options_set names and
+ * rnnsearch_options_check bounds (the command line's ranges, and 0 for
+ * "automatic" where the library has it). */
+typedef struct {
+    const char *name;
+    size_t offset;
+    int is_float;
+    double min, max;
+} option_field;
+
+static const option_field option_fields[] = {
+    {"beam", offsetof(rnnsearch_options, beam), 0, 1, RS_MAX_BEAM},
+    {"n_best", offsetof(rnnsearch_options, n_best), 0, 1, RS_MAX_BEAM},
+    {"length_penalty", offsetof(rnnsearch_options, length_penalty), 1, -RS_MAX_LENGTH_PENALTY,
+     RS_MAX_LENGTH_PENALTY},
+    {"max_len", offsetof(rnnsearch_options, max_len), 0, 0, RS_MAX_LENGTH},
+    {"max_src_len", offsetof(rnnsearch_options, max_src_len), 0, 0, RS_MAX_LENGTH},
+    {"batch_size", offsetof(rnnsearch_options, batch_size), 0, 1, RS_MAX_BATCH},
+    {"alignment", offsetof(rnnsearch_options, alignment), 0, 0, 1},
+    {"replace_unk", offsetof(rnnsearch_options, replace_unk), 0, 0, 1},
+};
+enum { N_OPTION_FIELDS = sizeof option_fields / sizeof option_fields[0] };
+
+/* Whether v lies in the field's range (and is whole, for an integer field);
+ * a message naming the field when it does not. */
+static int check_field(const option_field *f, double v, rnnsearch_error *err)
+{
+    if (isfinite(v) && v >= f->min && v <= f->max && (f->is_float || v == floor(v)))
+        return 0;
+    if (f->is_float)
+        return fail_msg(err, "%s: %g is not a number from %g to %g", f->name, v, f->min, f->max);
+    /* A whole number prints whole (2147483647, not 2.14748e+09). */
+    if (isfinite(v) && v == floor(v) && fabs(v) < 1e18)
+        return fail_msg(err, "%s: %.0f is not an integer from %.0f to %.0f", f->name, v, f->min,
+                        f->max);
+    return fail_msg(err, "%s: %g is not an integer from %.0f to %.0f", f->name, v, f->min, f->max);
+}
+
+static double field_value(const rnnsearch_options *opt, const option_field *f)
+{
+    const char *at = (const char *)opt + f->offset;
+    if (f->is_float) {
+        float x;
+        memcpy(&x, at, sizeof x);
+        return x;
+    }
+    int i;
+    memcpy(&i, at, sizeof i);
+    return i;
+}
+
+static void defaults(rnnsearch_options *opt)
 {
     rs_translate_options d;
     rs_translate_options_default(&d);
-    *opt = (rnnsearch_options){.beam = d.beam,
+    *opt = (rnnsearch_options){.size = sizeof *opt,
+                               .beam = d.beam,
                                .n_best = d.n_best,
                                .length_penalty = d.length_penalty,
                                .max_len = d.max_len,
@@ -170,20 +278,127 @@ void rnnsearch_options_default(rnnsearch_options *opt)
                                .replace_unk = d.replace_unk};
 }
 
+int rnnsearch_options_init(rnnsearch_options *opt, size_t size, rnnsearch_error *err)
+{
+    if (!opt)
+        return fail_msg(err, "rnnsearch_options_init: no options (NULL)");
+    if (size < OPTIONS_SIZE_1 || size > OPTIONS_SIZE_MAX)
+        return fail_msg(err,
+                        "rnnsearch_options_init: a size of %zu bytes is not that of an "
+                        "rnnsearch_options (pass sizeof the structure)",
+                        size);
+    rnnsearch_options d;
+    defaults(&d);
+    d.size = size;
+    /* The caller's structure may be shorter (an older header) or longer (a
+     * newer one) than this library's: write exactly size bytes, the fields
+     * this library does not know zero, which is their default. */
+    const size_t known = size < sizeof d ? size : sizeof d;
+    memcpy(opt, &d, known);
+    if (size > known)
+        memset((char *)opt + known, 0, size - known);
+    return 0;
+}
+
+size_t rnnsearch_options_size(void)
+{
+    return sizeof(rnnsearch_options);
+}
+
+/* A copy of the caller's options in this library's layout: its first size
+ * bytes over the defaults, after checking that size is one
+ * rnnsearch_options_init wrote and that nothing this library does not know
+ * is set. */
+static int options_size(const rnnsearch_options *opt, size_t *size, rnnsearch_error *err)
+{
+    *size = opt->size;
+    if (*size < OPTIONS_SIZE_1 || *size > OPTIONS_SIZE_MAX)
+        return fail_msg(err,
+                        "the options' size is %zu bytes: fill them with "
+                        "rnnsearch_options_init(&opt, sizeof opt, …) first",
+                        *size);
+    return 0;
+}
+
+static int options_read(const rnnsearch_options *opt, rnnsearch_options *o, rnnsearch_error *err)
+{
+    defaults(o);
+    if (!opt)
+        return 0;
+    size_t size;
+    if (options_size(opt, &size, err))
+        return -1;
+    const size_t known = size < sizeof *o ? size : sizeof *o;
+    memcpy(o, opt, known);
+    for (size_t i = known; i < size; i++)
+        if (((const unsigned char *)opt)[i])
+            return fail_msg(err,
+                            "the options set a field at byte %zu, which librnnsearch %s does not "
+                            "know (it knows %zu bytes): a newer rnnsearch.h's field needs a "
+                            "newer library",
+                            i, RNNSEARCH_VERSION, sizeof *o);
+    o->size = sizeof *o;
+    return 0;
+}
+
+int rnnsearch_options_set(rnnsearch_options *opt, const char *name, double value,
+                          rnnsearch_error *err)
+{
+    if (!opt || !name)
+        return fail_msg(err, "rnnsearch_options_set: no options or no name (NULL)");
+    size_t size;
+    if (options_size(opt, &size, err))
+        return -1;
+    for (int i = 0; i < N_OPTION_FIELDS; i++) {
+        const option_field *f = &option_fields[i];
+        if (strcmp(name, f->name))
+            continue;
+        if (f->offset + sizeof(int) > size)
+            return fail_msg(err, "rnnsearch_options_set: %s lies beyond the caller's options",
+                            name);
+        if (check_field(f, value, err))
+            return -1;
+        char *at = (char *)opt + f->offset;
+        if (f->is_float) {
+            const float x = (float)value;
+            memcpy(at, &x, sizeof x);
+        } else {
+            const int x = (int)value;
+            memcpy(at, &x, sizeof x);
+        }
+        return 0;
+    }
+    return fail_msg(err, "rnnsearch_options_set: no option is called '%.64s'", name);
+}
+
+int rnnsearch_options_check(const rnnsearch_options *opt, rnnsearch_error *err)
+{
+    if (!opt)
+        return fail_msg(err, "rnnsearch_options_check: no options (NULL)");
+    rnnsearch_options o;
+    if (options_read(opt, &o, err))
+        return -1;
+    for (int i = 0; i < N_OPTION_FIELDS; i++)
+        if (check_field(&option_fields[i], field_value(&o, &option_fields[i]), err))
+            return -1;
+    if (o.n_best > o.beam)
+        return fail_msg(err, "n_best: %d is more than the beam (%d)", o.n_best, o.beam);
+    return 0;
+}
+
 int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_options *opt,
                              rnnsearch_translator **tr, rnnsearch_error *err)
 {
     rs_error e;
+    if (tr)
+        *tr = NULL;
     if (!tr || !model)
         return fail_msg(err, "rnnsearch_translator_new: no model or no place for the translator");
-    *tr = NULL;
     rnnsearch_options o;
-    if (opt)
-        o = *opt;
-    else
-        rnnsearch_options_default(&o);
-    if (!isfinite(o.length_penalty))
-        return fail_msg(err, "the length penalty is not a finite number");
+    if (opt && rnnsearch_options_check(opt, err))
+        return -1;
+    if (options_read(opt, &o, err))
+        return -1;
     rs_translate_options topt = {.beam = o.beam,
                                  .n_best = o.n_best,
                                  .length_penalty = o.length_penalty,
@@ -269,9 +484,12 @@ int rnnsearch_translate(rnnsearch_translator *tr, int count, const char *const *
     rs_error e;
     if (!tr || count < 0 || (count > 0 && (!sources || !out)))
         return fail_msg(err, "rnnsearch_translate: no translator, sources or output");
-    for (int i = 0; i < count; i++)
-        if (!sources[i])
-            return fail_msg(err, "rnnsearch_translate: a source is NULL");
+    for (int i = 0; i < count; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "sentence %d", i + 1);
+        if (check_text(sources[i], what, err))
+            return -1;
+    }
     if (count == 0)
         return 0;
     rs_translated *got = rs_calloc((size_t)count, sizeof *got, &e);
@@ -307,8 +525,10 @@ int rnnsearch_force(const rnnsearch_model *model, const char *source, const char
                     rnnsearch_forced *out, rnnsearch_error *err)
 {
     rs_error e;
-    if (!model || !source || !target || !out)
-        return fail_msg(err, "rnnsearch_force: no model, source, target or output");
+    if (!model || !out)
+        return fail_msg(err, "rnnsearch_force: no model or no place for the result (NULL)");
+    if (check_text(source, "the source", err) || check_text(target, "the target", err))
+        return -1;
     const rs_model *member = &model->model;
     const rs_forced_pair pair = {.source = source,
                                  .target = target,

@@ -8,12 +8,32 @@
  * Errors: every function that can fail returns 0 on success or -1 on failure,
  * with the message in the caller's rnnsearch_error (which may be NULL). The
  * library never prints and never exits. Outputs are filled only on success.
+ * Every pointer argument may be NULL without a crash: a function that can
+ * fail then fails, the others do nothing (or return NULL). What cannot be
+ * checked is the caller's to get right: a pointer to freed or too little
+ * memory, a count larger than its array, an error struct that is not one.
+ *
+ * Limits (the command line's): a text (a source, a target, the text to
+ * tokenize, the tokens to detokenize together) holds at most
+ * RNNSEARCH_MAX_TEXT bytes of UTF-8, as a line the program reads does; the
+ * options' ranges are given with rnnsearch_options below.
  *
  * Threads: a model is read-only once loaded, so any number of threads may
  * use one model at the same time (rnnsearch_force, rnnsearch_tokenize,
  * rnnsearch_detokenize, and each its own translator). A translator holds
  * decoding workspaces and is used by one thread at a time: make one per
- * thread. Free a model after every translator made from it.
+ * thread. Free a model after every translator made from it, and only when
+ * no thread uses it any more: freeing a model (or a translator) while a call
+ * is using it is the caller's error, which the library cannot see (a binding
+ * that shares models between threads, as the Python package does, counts its
+ * calls in flight and frees after the last).
+ *
+ * Versions: the soname's major number (librnnsearch.so.1) changes with
+ * RNNSEARCH_VERSION_MAJOR, whenever a function or a structure changes
+ * incompatibly. rnnsearch_options is the one structure that grows within a
+ * major version; it carries its size (see rnnsearch_options_init). The
+ * result structures (rnnsearch_tokens, _translation, _hypothesis, _forced)
+ * are filled by the library and change only with the major number.
  *
  * Alignment matrices are row-major float arrays of (target tokens + 1) rows
  * and (source tokens + 1) columns, </s> last on both sides: row i is the
@@ -22,18 +42,31 @@
 #ifndef RNNSEARCH_H
 #define RNNSEARCH_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define RNNSEARCH_VERSION_MAJOR 0
-#define RNNSEARCH_VERSION_MINOR 1
+/* 1.0.0: rnnsearch_options carries its size (rnnsearch_options_init replaces
+ * 0.1's rnnsearch_options_default), so the major number changed. */
+#define RNNSEARCH_VERSION_MAJOR 1
+#define RNNSEARCH_VERSION_MINOR 0
 #define RNNSEARCH_VERSION_PATCH 0
-#define RNNSEARCH_VERSION "0.1.0"
+#define RNNSEARCH_VERSION "1.0.0"
 
-/* The library's version ("0.1.0"): the one it was built as, which may differ
+/* The library's version ("1.0.0"): the one it was built as, which may differ
  * from the RNNSEARCH_VERSION of the header a program was compiled with. */
 const char *rnnsearch_version(void);
+
+/* The limits of this version, the command line's (`rnnsearch translate
+ * --beam`, `--batch-size`, `--max-len`, `--max-src-len`, and the bound on a
+ * line). */
+#define RNNSEARCH_MAX_BEAM 1000          /* beam and n_best */
+#define RNNSEARCH_MAX_BATCH 100000       /* batch_size */
+#define RNNSEARCH_MAX_LENGTH 100000      /* max_len and max_src_len, in tokens */
+#define RNNSEARCH_MAX_LENGTH_PENALTY 100 /* |length_penalty| */
+#define RNNSEARCH_MAX_TEXT (1 << 20)     /* bytes of one text (1 MiB) */
 
 typedef struct {
     char message[1024];
@@ -49,7 +82,7 @@ typedef struct rnnsearch_model rnnsearch_model; /* opaque */
 int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnnsearch_error *err);
 void rnnsearch_model_free(rnnsearch_model *model); /* NULL is allowed */
 
-/* The checkpoint file the model was read from. */
+/* The checkpoint file the model was read from (NULL for a NULL model). */
 const char *rnnsearch_model_checkpoint(const rnnsearch_model *model);
 
 /* ---- Tokens ------------------------------------------------------------- */
@@ -77,20 +110,56 @@ void rnnsearch_string_free(char *s);
 
 /* ---- Translation -------------------------------------------------------- */
 
+/* How to translate. The caller owns the structure; fill it with
+ * rnnsearch_options_init first, then set fields:
+ *
+ *     rnnsearch_options opt;
+ *     rnnsearch_options_init(&opt, sizeof opt, NULL);
+ *     opt.beam = 5;
+ *
+ * Later versions add fields at the end only, each with 0 as its default, and
+ * the structure says how large the caller's copy is: the library reads and
+ * writes only the first `size` bytes, so a program built with an older
+ * header keeps working with a newer library (the fields it does not know take
+ * their defaults), and one built with a newer header fails cleanly on an
+ * older library if it set a field that library does not know. */
 typedef struct {
-    int beam;             /* hypotheses kept; 1: greedy search (default 1) */
-    int n_best;           /* hypotheses returned per sentence, <= beam (default 1) */
-    float length_penalty; /* beam search ranks by log p / (tokens + 1)^α (default 1) */
-    int max_len;          /* output tokens at most; 0: 2·source + 10 (default 0) */
-    int max_src_len;      /* longer sources are cut to this many tokens (default 250) */
-    int batch_size;       /* sentences decoded together (default 32) */
-    int alignment;        /* 1: fill each hypothesis's alignment (default 0) */
-    int replace_unk;      /* 1: <unk> → the source token it attends to most (default 0) */
+    size_t size;          /* sizeof(rnnsearch_options) in the caller's header: set by
+                             rnnsearch_options_init, never by hand */
+    int beam;             /* hypotheses kept, 1 … RNNSEARCH_MAX_BEAM; 1: greedy (default 1) */
+    int n_best;           /* hypotheses returned per sentence, 1 … beam (default 1) */
+    float length_penalty; /* α, finite, −100 … 100: beam search ranks by
+                             log p / (tokens + 1)^α (default 1) */
+    int max_len;          /* output tokens at most, 0 … RNNSEARCH_MAX_LENGTH;
+                             0: 2·source + 10 (default 0) */
+    int max_src_len;      /* longer sources are cut to this many tokens,
+                             0 … RNNSEARCH_MAX_LENGTH; 0: 250 (default 250) */
+    int batch_size;       /* sentences decoded together, 1 … RNNSEARCH_MAX_BATCH (default 32) */
+    int alignment;        /* 1: fill each hypothesis's alignment; 0 or 1 (default 0) */
+    int replace_unk;      /* 1: <unk> → the source token it attends to most; 0 or 1 (default 0) */
 } rnnsearch_options;
 
-/* The defaults above, the command line's. Start from them: later versions
- * may add fields at the end. */
-void rnnsearch_options_default(rnnsearch_options *opt);
+/* Fills *opt with the defaults above (the command line's) and sets opt->size
+ * to size, writing nothing past size bytes: pass sizeof *opt. Fails, writing
+ * nothing, for a NULL opt or a size smaller than the first version's
+ * structure. */
+int rnnsearch_options_init(rnnsearch_options *opt, size_t size, rnnsearch_error *err);
+
+/* The library's sizeof(rnnsearch_options), for bindings that allocate the
+ * structure without the header (the Python package). */
+size_t rnnsearch_options_size(void);
+
+/* Sets the field called name ("beam", "n_best", "length_penalty", "max_len",
+ * "max_src_len", "batch_size", "alignment", "replace_unk") to value, which
+ * must be in the field's range (and whole, for an integer field): for
+ * bindings, which then need no copy of the layout, and for callers who want
+ * each value checked as it is set. */
+int rnnsearch_options_set(rnnsearch_options *opt, const char *name, double value,
+                          rnnsearch_error *err);
+
+/* Checks options as rnnsearch_translator_new does: the size, every field's
+ * range, n_best <= beam, and no field set beyond what this library knows. */
+int rnnsearch_options_check(const rnnsearch_options *opt, rnnsearch_error *err);
 
 typedef struct {
     char *text;       /* the detokenized translation */
@@ -115,6 +184,8 @@ void rnnsearch_translation_free(rnnsearch_translation *t);
 
 typedef struct rnnsearch_translator rnnsearch_translator; /* opaque; one per thread */
 
+/* Decoding workspaces for these options (NULL: the defaults), which
+ * rnnsearch_options_check must accept; the options are copied. */
 int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_options *opt,
                              rnnsearch_translator **tr, rnnsearch_error *err);
 void rnnsearch_translator_free(rnnsearch_translator *tr); /* NULL is allowed */

@@ -3,10 +3,18 @@
  * K·V candidates are ranked by log p, the best K kept, and a hypothesis that
  * says </s> is finished, ranked by log p / (length)^α. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search/beam.h"
+
+/* a · b, or SIZE_MAX when the product does not fit: rs_calloc then fails,
+ * saying so, instead of allocating a wrapped-around size. */
+static size_t mul_size(size_t a, size_t b)
+{
+    return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
 
 int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models, int max_sentences,
                  int beam, int max_S, rs_error *err)
@@ -95,11 +103,11 @@ static int beam_state_alloc(beam_state *st, int B, int K, const int *src_count,
         if (st->limit[b] + 1 > st->steps)
             st->steps = st->limit[b] + 1;
     }
-    const size_t rows0 = (size_t)st->rows0, history = (size_t)st->steps * rows0;
+    const size_t rows0 = (size_t)st->rows0, history = mul_size((size_t)st->steps, rows0);
     st->tokens = rs_calloc(history, sizeof(int), err);
     st->parents = rs_calloc(history, sizeof(int), err);
     st->best = rs_calloc((size_t)2 * K, sizeof *st->best, err);
-    st->done = rs_calloc((size_t)B * K, sizeof *st->done, err);
+    st->done = rs_calloc(rows0, sizeof *st->done, err);
     st->done_count = rs_calloc((size_t)B, sizeof(int), err);
     st->scores = rs_calloc(rows0, sizeof(float), err);
     st->new_scores = rs_calloc(rows0, sizeof(float), err);
@@ -226,13 +234,18 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
 {
     rs_decoder *dec = &bs->dec;
     const int K = bs->beam, nbest = opt->n_best;
+    /* Checked before out[B · n_best] is touched: the caller sized it for at
+     * most max_sentences sentences of at most K hypotheses, and B · K then
+     * fits an int (rs_decoder_init checked max_sentences · K). */
+    if (B < 0 || B > bs->max_sentences)
+        return rs_fail(err, "beam search: %d sentences exceed the %d it was sized for", B,
+                       bs->max_sentences);
+    if (nbest < 1 || nbest > K)
+        return rs_fail(err, "beam search: n-best %d is not from 1 to the beam (%d)", nbest, K);
     for (int i = 0; i < B * nbest; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].score = -INFINITY;
     }
-    if (B > bs->max_sentences)
-        return rs_fail(err, "beam search: %d sentences exceed the %d it was sized for", B,
-                       bs->max_sentences);
     beam_state st;
     int status = -1;
     if (beam_state_alloc(&st, B, K, src_count, opt, err) ||
@@ -240,7 +253,9 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
         goto cleanup;
     st.S = dec->S;
     if (opt->want_alignment &&
-        !(st.alphas = rs_calloc((size_t)st.steps * st.rows0 * st.S, sizeof(float), err)))
+        !(st.alphas =
+              rs_calloc(mul_size(mul_size((size_t)st.steps, (size_t)st.rows0), (size_t)st.S),
+                        sizeof(float), err)))
         goto cleanup;
 
     for (int step = 0; step < st.steps && dec->rows > 0; step++) {

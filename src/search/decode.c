@@ -3,11 +3,20 @@
  * row's own sentence and the deep output's log-probabilities (an ensemble's
  * averaged); greedy search takes the best word per row until </s>. */
 #include <float.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nn/attention.h"
 #include "search/decode.h"
+
+/* a · b, or SIZE_MAX when the product does not fit: rs_calloc then fails,
+ * saying so, instead of allocating a wrapped-around size. */
+static size_t mul_size(size_t a, size_t b)
+{
+    return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
 
 void rs_translation_free(rs_translation *t)
 {
@@ -58,11 +67,11 @@ static int member_init(rs_member *mb, const rs_model *model, int max_sentences, 
     if (rs_workspace_alloc(&mb->ws, model, max_sentences, max_S, 0, err) ||
         rs_step_workspace_alloc(&mb->sw, model, max_rows, max_S, err))
         return -1;
-    mb->state = rs_calloc(rows * n, sizeof(float), err);
-    mb->next_state = rs_calloc(rows * n, sizeof(float), err);
-    mb->logits = rs_calloc(rows * V, sizeof(float), err);
+    mb->state = rs_calloc(mul_size(rows, n), sizeof(float), err);
+    mb->next_state = rs_calloc(mul_size(rows, n), sizeof(float), err);
+    mb->logits = rs_calloc(mul_size(rows, V), sizeof(float), err);
     mb->lse = rs_calloc(rows, sizeof(float), err);
-    mb->alpha = rs_calloc(rows * S, sizeof(float), err);
+    mb->alpha = rs_calloc(mul_size(rows, S), sizeof(float), err);
     if (!mb->state || !mb->next_state || !mb->logits || !mb->lse || !mb->alpha)
         return -1;
     return 0;
@@ -74,6 +83,15 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
     memset(dec, 0, sizeof *dec);
     if (rs_ensemble_check(models, n_models, err))
         return -1;
+    /* Rows are counted in int (row indices, the attention's batch): their
+     * number must fit one, or the arrays below would be sized by a
+     * wrapped-around product. */
+    if (max_sentences < 1 || rows_per_sentence < 1 || max_S < 1 ||
+        max_sentences > INT_MAX / rows_per_sentence)
+        return rs_fail(err,
+                       "decoder: %d sentences of %d rows each (sources of up to %d positions) "
+                       "are not a size it can hold (at most %d rows)",
+                       max_sentences, rows_per_sentence, max_S, INT_MAX);
     dec->models = models;
     dec->n_models = n_models;
     dec->max_sentences = max_sentences;
@@ -92,8 +110,8 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
     if (!dec->sentence || !dec->src_len || !dec->parent_scratch)
         goto fail;
     if (n_models > 1) {
-        dec->mean_logprobs = rs_calloc(rows * V, sizeof(float), err);
-        dec->mean_alpha = rs_calloc(rows * (size_t)max_S, sizeof(float), err);
+        dec->mean_logprobs = rs_calloc(mul_size(rows, V), sizeof(float), err);
+        dec->mean_alpha = rs_calloc(mul_size(rows, (size_t)max_S), sizeof(float), err);
         dec->zeros = rs_calloc(rows, sizeof(float), err);
         if (!dec->mean_logprobs || !dec->mean_alpha || !dec->zeros)
             goto fail;
@@ -122,7 +140,10 @@ void rs_decoder_free(rs_decoder *dec)
 int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *src_count,
                      int rows_per_sentence, rs_error *err)
 {
-    if (B > dec->max_sentences || B * rows_per_sentence > dec->max_rows)
+    /* B · rows_per_sentence > max_rows, without computing a product that
+     * may not fit an int. */
+    if (B < 0 || rows_per_sentence < 1 || B > dec->max_sentences ||
+        B > dec->max_rows / rows_per_sentence)
         return rs_fail(err, "decoder: %d sentences of %d rows exceed the %d rows it was sized for",
                        B, rows_per_sentence, dec->max_rows);
     if (rs_batch_fill(&dec->batch, B, src, src_count, NULL, NULL, err))
