@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "common/json.h"
 #include "testdir.h"
 #include "testprog.h"
+#include "testskip.h"
 #include "train/train.h"
 #include "search/translate.h"
 
@@ -146,6 +148,65 @@ START_TEST(empty_lines_stay_empty_and_long_sources_are_cut)
         rs_translated_free(&out[i]);
     rs_codec_free(&codec);
     rs_model_free(&m);
+}
+END_TEST
+
+/* The search's workspaces are sized by the sentences given, not by
+ * batch_size: a batch size of 100,000 with a beam of 100 for two sentences
+ * asked for gigabytes (out of memory) before. In a child whose address space
+ * may grow by 256 MB only, they translate as with the default batch size.
+ * (Not under AddressSanitizer, whose shadow memory a limit cannot leave
+ * room for.) */
+START_TEST(workspaces_are_sized_by_the_sentences_given)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    test_skip("translate: an address-space limit cannot run under AddressSanitizer");
+#else
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    make_model(&m, 4, 0.0f);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    const rs_model *member = &m;
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    opt.beam = 100;
+    const char *text[] = {"das Haus ist klein .", "das Haus"};
+    rs_translated want[2];
+    translate_all(&member, 1, &codec, &opt, 2, text, want);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        FILE *statm = fopen("/proc/self/statm", "r");
+        unsigned long pages = 0;
+        if (!statm || fscanf(statm, "%lu", &pages) != 1)
+            _exit(3);
+        fclose(statm);
+        struct rlimit lim;
+        lim.rlim_cur = lim.rlim_max = pages * (rlim_t)sysconf(_SC_PAGESIZE) + (256 << 20);
+        if (setrlimit(RLIMIT_AS, &lim))
+            _exit(4);
+        opt.batch_size = 100000;
+        rs_translator tr;
+        rs_translated got[2];
+        if (rs_translator_init(&tr, &member, 1, &codec, &opt, &err) ||
+            rs_translate_lines(&tr, 2, text, got, &err))
+            _exit(5);
+        for (int i = 0; i < 2; i++)
+            if (strcmp(got[i].hyp[0].text, want[i].hyp[0].text) ||
+                got[i].hyp[0].logprob != want[i].hyp[0].logprob)
+                _exit(6);
+        _exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "child status %d (5: the translation failed, out of memory)", status);
+    for (int i = 0; i < 2; i++)
+        rs_translated_free(&want[i]);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+#endif
 }
 END_TEST
 
@@ -579,6 +640,7 @@ Suite *translate_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, a_sentence_does_not_depend_on_its_batch);
     tcase_add_test(tc, empty_lines_stay_empty_and_long_sources_are_cut);
+    tcase_add_test(tc, workspaces_are_sized_by_the_sentences_given);
     tcase_add_test(tc, an_ensemble_of_one_model_twice_is_that_model);
     tcase_add_test(tc, unknown_words_are_replaced_but_never_by_punctuation);
     tcase_add_test(tc, n_best_lists_are_ranked);

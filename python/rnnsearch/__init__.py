@@ -11,7 +11,7 @@ and input::
     m.score("21 May 2001", "2001-05-21")         # log p(target | source)
 
 The library is found, in this order: the file $RNNSEARCH_LIBRARY; a
-librnnsearch.so.0 next to this package; the library directory `make install`
+librnnsearch.so.1 next to this package; the library directory `make install`
 wrote into _paths.py; the dynamic linker's search (LD_LIBRARY_PATH,
 ldconfig); /usr/local/lib.
 

@@ -12,6 +12,7 @@
 
 struct rs_search {
     int max_S; /* 0: nothing allocated yet */
+    int max_B; /* sentences decoded together, at most the options' batch_size */
     rs_decoder greedy;
     rs_beam_search beam;
     rs_translation *found; /* [batch_size · n_best] */
@@ -100,6 +101,7 @@ static void search_release(rs_search *s)
     free(s->found);
     s->found = NULL;
     s->max_S = 0;
+    s->max_B = 0;
 }
 
 void rs_translator_free(rs_translator *tr)
@@ -111,28 +113,37 @@ void rs_translator_free(rs_translator *tr)
     memset(tr, 0, sizeof *tr);
 }
 
-/* Workspaces for sources of up to need − 1 tokens, grown by doubling. */
-static int search_reserve(rs_translator *tr, int need, rs_error *err)
+/* Workspaces for batches of up to need_B sentences of up to need_S − 1
+ * tokens, grown by doubling (sentences: up to the options' batch_size). A
+ * call with few sentences needs no room for a whole batch: --beam 1000 on
+ * one sentence asks for one sentence's beam, not batch_size's. */
+static int search_reserve(rs_translator *tr, int need_S, int need_B, rs_error *err)
 {
     rs_search *s = tr->search;
-    if (need <= s->max_S)
+    if (need_S <= s->max_S && need_B <= s->max_B)
         return 0;
-    int max_S = s->max_S ? s->max_S : 32;
-    while (max_S < need)
+    int max_S = s->max_S ? s->max_S : 32, max_B = s->max_B ? s->max_B : 1;
+    while (max_S < need_S)
         max_S *= 2;
+    while (max_B < need_B && max_B < tr->opt.batch_size)
+        max_B = max_B > tr->opt.batch_size / 2 ? tr->opt.batch_size : 2 * max_B;
     search_release(s);
-    const size_t slots = (size_t)tr->opt.batch_size * tr->opt.n_best;
+    const size_t slots = (size_t)max_B * tr->opt.n_best;
     s->found = rs_calloc(slots, sizeof *s->found, err);
     if (!s->found)
         return -1;
     memset(&s->greedy, 0, sizeof s->greedy);
     memset(&s->beam, 0, sizeof s->beam);
+    /* A failed init leaves nothing reserved, so the next call tries again. */
+    if (tr->opt.beam == 1
+            ? rs_decoder_init(&s->greedy, tr->models, tr->n_models, max_B, 1, max_S, err)
+            : rs_beam_init(&s->beam, tr->models, tr->n_models, max_B, tr->opt.beam, max_S, err)) {
+        search_release(s);
+        return -1;
+    }
     s->max_S = max_S;
-    if (tr->opt.beam == 1)
-        return rs_decoder_init(&s->greedy, tr->models, tr->n_models, tr->opt.batch_size, 1, max_S,
-                               err);
-    return rs_beam_init(&s->beam, tr->models, tr->n_models, tr->opt.batch_size, tr->opt.beam, max_S,
-                        err);
+    s->max_B = max_B;
+    return 0;
 }
 
 /* Whether a token is only punctuation, symbols and the tokenizers' markers
@@ -232,7 +243,8 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
     for (int i = 0; i < count; i++)
         if (len[i] > longest)
             longest = len[i];
-    if (search_reserve(tr, longest + 1, err))
+    const int sentences = count < o->batch_size ? count : o->batch_size;
+    if (search_reserve(tr, longest + 1, sentences, err))
         goto done;
     rs_search *s = tr->search;
     /* Sentences of similar length decode together (less padding); each
