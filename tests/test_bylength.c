@@ -2,7 +2,9 @@
  * empty one and sentences on a boundary, and each bucket's statistics equal
  * to those of its own lines scored as a corpus. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "eval/bylength.h"
@@ -187,6 +189,70 @@ START_TEST(the_program_s_buckets_are_bleu_of_their_lines)
 }
 END_TEST
 
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* The table `bleu --by-length --format tsv` writes, read back; malformed
+ * tables refused naming file and line; the figure: well-formed SVG, a line
+ * per system broken at an empty bucket, names escaped. */
+START_TEST(the_figure_is_drawn_from_the_tables)
+{
+    char dir[64], path[256], svg[256], cmd[1024], out[4096];
+    testdir_make(dir, "rnnsearch-bylength-svg");
+    snprintf(path, sizeof path, "%s/a.tsv", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("bucket\tsentences\tbleu\tchrf\n<10\t5\t30.50\t50.00\n10-19\t0\tnan\tnan\n"
+          ">=20\t3\t12.25\t40.00\n",
+          f);
+    ck_assert_int_eq(fclose(f), 0);
+    rs_length_buckets b;
+    double bleu[RS_LENGTH_BUCKETS_MAX];
+    rs_error err;
+    ck_assert_msg(!rs_by_length_read_tsv(path, &b, bleu, &err), "%s", err.msg);
+    ck_assert_int_eq(b.count, 3);
+    ck_assert_int_eq(b.lower[1], 10);
+    ck_assert_int_eq(b.lower[2], 20);
+    ck_assert(bleu[0] == 30.5 && isnan(bleu[1]) && bleu[2] == 12.25);
+    static const char *const bad[][2] = {
+        {"bucket\tsentences\tbleu\tchrf\n10-19\t1\t3\t4\n", ":2: bucket '10-19'"},
+        {"bucket\tsentences\tbleu\tchrf\n<10\t1\t300\t4\n", ":2: BLEU '300'"},
+        {"bucket\tsentences\tbleu\tchrf\n<10\t1\t3\n", ":2: not 'bucket"},
+        {"words sentences BLEU chrF2\n", ":1: not a table"},
+        {"bucket\tsentences\tbleu\tchrf\n<10\t1\t3\t4\n<5\t1\t3\t4\n", ":3: bucket '<5'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        f = fopen(path, "w");
+        fputs(bad[i][0], f);
+        fclose(f);
+        ck_assert(rs_by_length_read_tsv(path, &b, bleu, &err) != 0);
+        ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, bad[i][1]), "%s", err.msg);
+    }
+    rs_length_buckets_default(&b);
+    const double a[7] = {30, 28, NAN, 20, 15, 10, 5}, c[7] = {31, 30, 29, 28, 27, 26, 25};
+    const rs_length_line lines[2] = {{"<A&B>", a}, {"RNNsearch-50", c}};
+    snprintf(svg, sizeof svg, "%s/fig.svg", dir);
+    f = fopen(svg, "w");
+    ck_assert_int_eq(rs_by_length_svg(f, &b, lines, 2, "BLEU by length"), 0);
+    ck_assert_int_eq(fclose(f), 0);
+    size_t size;
+    char *text = (char *)testfile_read(svg, &size);
+    ck_assert_int_eq(count_of(text, "<polyline"), 3);
+    ck_assert_int_eq(count_of(text, "<circle"), 13);
+    ck_assert_msg(strstr(text, "&lt;A&amp;B&gt;") && !strstr(text, "<A&B>"), "names unescaped");
+    ck_assert_msg(strstr(text, ">&lt;10</text>") && strstr(text, ">&gt;=60</text>"), "%s", text);
+    free(text);
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s' 2>&1", svg);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *bylength_suite(void)
 {
     Suite *s = suite_create("bylength");
@@ -196,6 +262,7 @@ Suite *bylength_suite(void)
     tcase_add_test(tc, words_are_counted_as_python_splits);
     tcase_add_test(tc, each_bucket_is_scored_as_a_corpus_of_its_lines);
     tcase_add_test(tc, the_program_s_buckets_are_bleu_of_their_lines);
+    tcase_add_test(tc, the_figure_is_drawn_from_the_tables);
     suite_add_tcase(s, tc);
     return s;
 }

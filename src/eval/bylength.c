@@ -1,12 +1,16 @@
 /* Quality by source length (see bylength.h). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/chart.h"
+#include "common/svg.h"
 #include "eval/bylength.h"
 #include "eval/segments.h"
+#include "text/corpus.h"
 
 void rs_length_buckets_default(rs_length_buckets *b)
 {
@@ -85,4 +89,181 @@ int rs_by_length_add(rs_bucket_stats *stats, const rs_length_buckets *b, const c
         return -1;
     s->sentences++;
     return 0;
+}
+
+/* A bucket's lower bound from its name ("<10": 0, "10-19" and ">=60" and
+ * "10": their first number, "all": 0), or -1. */
+static int lower_of(const char *name)
+{
+    if (!strcmp(name, "all") || (name[0] == '<' && name[1] >= '0' && name[1] <= '9'))
+        return 0;
+    if (!strncmp(name, ">=", 2))
+        name += 2;
+    if (*name < '0' || *name > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(name, &end, 10);
+    if (errno || v > INT_MAX || (*end && *end != '-'))
+        return -1;
+    return (int)v;
+}
+
+int rs_by_length_read_tsv(const char *path, rs_length_buckets *b, double *bleu, rs_error *err)
+{
+    rs_lines lines;
+    if (rs_lines_read(path, &lines, err))
+        return -1;
+    memset(b, 0, sizeof *b);
+    int status = 0;
+    if (lines.count < 2 || strncmp(lines.lines[0], "bucket\tsentences\tbleu\tchrf", 28))
+        status = rs_fail(err,
+                         "%s:1: not a table of `rnnsearch bleu --by-length --format tsv` "
+                         "(bucket, sentences, bleu, chrf)",
+                         path);
+    for (int i = 1; !status && i < lines.count; i++) {
+        char name[64];
+        long long sentences;
+        char score[32];
+        int used = 0;
+        if (b->count == RS_LENGTH_BUCKETS_MAX)
+            status =
+                rs_fail(err, "%s:%d: more than %d buckets", path, i + 1, RS_LENGTH_BUCKETS_MAX);
+        else if (sscanf(lines.lines[i], "%63[^\t]\t%lld\t%31[^\t]\t%*[^\t]%n", name, &sentences,
+                        score, &used) != 3 ||
+                 lines.lines[i][used])
+            status =
+                rs_fail(err, "%s:%d: not 'bucket<TAB>sentences<TAB>bleu<TAB>chrf'", path, i + 1);
+        else {
+            const int lower = lower_of(name);
+            char *end;
+            const double v = strtod(score, &end);
+            if (lower < 0 || (b->count == 0 ? lower != 0 : lower <= b->lower[b->count - 1]))
+                status = rs_fail(err, "%s:%d: bucket '%s' does not follow the one before", path,
+                                 i + 1, name);
+            else if (*end || (!isnan(v) && (v < 0 || v > 100)))
+                status = rs_fail(err, "%s:%d: BLEU '%s' is not a score from 0 to 100 or nan", path,
+                                 i + 1, score);
+            else {
+                b->lower[b->count] = lower;
+                bleu[b->count++] = v;
+            }
+        }
+    }
+    rs_lines_free(&lines);
+    return status;
+}
+
+/* The figure's frame: buckets evenly along x, BLEU from 0 up along y. */
+typedef struct {
+    double left, top, width, height, step;
+    rs_axis y;
+} length_frame;
+
+static double frame_x(const length_frame *f, int bucket)
+{
+    return f->left + (bucket + 0.5) * f->step;
+}
+
+static double frame_y(const length_frame *f, double v)
+{
+    return f->top + f->height - (v - f->y.lo) / (f->y.hi - f->y.lo) * f->height;
+}
+
+/* The grid, ticks, bucket names and axis titles. */
+static void draw_axes(FILE *out, const length_frame *f, const rs_length_buckets *b)
+{
+    for (double v = f->y.lo; v <= f->y.hi + f->y.step * 1e-6; v += f->y.step) {
+        char label[32];
+        rs_axis_label(label, sizeof label, v, f->y.step);
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n"
+                "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\" text-anchor=\"end\">%s</text>\n",
+                f->left, frame_y(f, v), f->left + f->width, frame_y(f, v), f->left - 8,
+                frame_y(f, v), label);
+    }
+    for (int i = 0; i < b->count; i++) {
+        char name[32];
+        rs_length_bucket_name(b, i, name, sizeof name);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", frame_x(f, i),
+                f->top + f->height + 19);
+        rs_xml_escape(out, name);
+        fputs("</text>\n", out);
+    }
+    fprintf(out,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+            "stroke=\"#444\"/>\n"
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">source sentence length "
+            "(words)</text>\n"
+            "<text transform=\"translate(%.1f %.1f) rotate(-90)\" "
+            "text-anchor=\"middle\">BLEU</text>\n",
+            f->left, f->top, f->width, f->height, f->left + f->width / 2, f->top + f->height + 42,
+            f->left - 45, f->top + f->height / 2);
+}
+
+/* One system: a polyline broken at empty buckets, a marker with a tooltip
+ * per bucket, and its legend entry at row k under the chart. */
+static void draw_line(FILE *out, const length_frame *f, const rs_length_buckets *b,
+                      const rs_length_line *line, int k)
+{
+    const char *colour = rs_chart_colour(k);
+    int open = 0;
+    for (int i = 0; i <= b->count; i++) {
+        const int point = i < b->count && !isnan(line->bleu[i]);
+        if (!point && open)
+            fputs("\"/>\n", out);
+        else if (point) {
+            if (!open)
+                fprintf(out, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\" points=\"",
+                        colour);
+            fprintf(out, "%s%.1f,%.1f", open ? " " : "", frame_x(f, i), frame_y(f, line->bleu[i]));
+        }
+        open = point;
+    }
+    for (int i = 0; i < b->count; i++) {
+        if (isnan(line->bleu[i]))
+            continue;
+        char name[32];
+        rs_length_bucket_name(b, i, name, sizeof name);
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", frame_x(f, i),
+                frame_y(f, line->bleu[i]), colour);
+        rs_xml_escape(out, line->name);
+        fputs(", ", out);
+        rs_xml_escape(out, name);
+        fprintf(out, " words: BLEU %.2f</title></circle>\n", line->bleu[i]);
+    }
+    const double ly = f->top + f->height + 66 + 20.0 * k;
+    fprintf(out,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+            "stroke-width=\"2\"/>\n<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\" font-size=\"12\" "
+            "font-family=\"" RS_SVG_FONTS "\" fill=\"#222\">",
+            f->left, ly, f->left + 24, ly, colour, f->left + 30, ly);
+    rs_xml_escape(out, line->name);
+    fputs("</text>\n", out);
+}
+
+int rs_by_length_svg(FILE *out, const rs_length_buckets *b, const rs_length_line *lines, int n,
+                     const char *title)
+{
+    double hi = 0;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < b->count; i++)
+            if (!isnan(lines[k].bleu[i]) && lines[k].bleu[i] > hi)
+                hi = lines[k].bleu[i];
+    length_frame f = {.left = 70, .top = 50, .height = 300};
+    f.width = 70.0 * (b->count > 6 ? b->count : 6);
+    f.step = f.width / b->count;
+    f.y = rs_axis_nice(0, hi > 0 ? hi : 1, 1);
+    if (rs_svg_begin(out, f.left + f.width + 30, f.top + f.height + 60 + 20.0 * n, title))
+        return -1;
+    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
+    fprintf(out, "<text x=\"%.1f\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">",
+            f.left + f.width / 2);
+    rs_xml_escape(out, title);
+    fputs("</text>\n", out);
+    draw_axes(out, &f, b);
+    fputs("</g>\n", out);
+    for (int k = 0; k < n; k++)
+        draw_line(out, &f, b, &lines[k], k);
+    return rs_svg_end(out);
 }

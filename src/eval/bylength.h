@@ -10,6 +10,7 @@
 #define RS_BYLENGTH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "common/error.h"
 #include "eval/bleu.h"
@@ -51,5 +52,23 @@ void rs_bucket_stats_init(rs_bucket_stats *stats, const rs_length_buckets *b);
 int rs_by_length_add(rs_bucket_stats *stats, const rs_length_buckets *b, const char *source,
                      const char *hyp, const char *const *refs, int nrefs, const rs_bleu_opts *opts,
                      rs_error *err);
+
+/* Reads a table that `bleu --by-length --format tsv` wrote (header, then
+ * "bucket<TAB>sentences<TAB>bleu<TAB>chrf" rows): its buckets into b and
+ * each bucket's BLEU into bleu[RS_LENGTH_BUCKETS_MAX] (NaN: an empty one).
+ * Errors name the file and line. */
+int rs_by_length_read_tsv(const char *path, rs_length_buckets *b, double *bleu, rs_error *err);
+
+/* One system's line in the figure: its name and BLEU per bucket (NaN where
+ * the bucket is empty). */
+typedef struct {
+    const char *name;
+    const double *bleu; /* [buckets->count] */
+} rs_length_line;
+
+/* Bahdanau et al.'s Figure 2 as an SVG picture: BLEU against the source
+ * length, one line per system over the buckets b, a legend under it. */
+int rs_by_length_svg(FILE *out, const rs_length_buckets *b, const rs_length_line *lines, int n,
+                     const char *title);
 
 #endif

@@ -1,0 +1,30 @@
+/* Line charts in SVG, shared by the training curves (`plot`) and the
+ * quality-by-length figure (eval/bylength.h): axes with round ticks (1, 2 or
+ * 5 times a power of ten), their labels, and a legend row. Coordinates are
+ * pixels; a frame is the plotting area. */
+#ifndef RS_CHART_H
+#define RS_CHART_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* An axis from lo to hi; linear ones tick every step. */
+typedef struct {
+    double lo, hi, step; /* log axes: lo and hi are powers of ten, step unused */
+    int log;
+} rs_axis;
+
+/* lo..hi widened to round ticks, about five of them (from 0 when from_zero
+ * and lo > 0); an empty or inverted range becomes a unit one. */
+rs_axis rs_axis_nice(double lo, double hi, int from_zero);
+
+/* From the decade below lo to the decade above hi (lo > 0). */
+rs_axis rs_axis_log(double lo, double hi);
+
+/* A tick's label: as many decimals as the step needs, no "-0". */
+void rs_axis_label(char *buf, size_t size, double v, double step);
+
+/* Ten distinguishable colours (matplotlib's "tab10"), by index modulo 10. */
+const char *rs_chart_colour(int i);
+
+#endif
