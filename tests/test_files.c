@@ -510,12 +510,17 @@ START_TEST(test_output_is_replaced_whole_or_not_at_all)
     free(st_bytes);
     free(avg_bytes);
 
-    /* A file size limit: writes fail in the middle of the output (EFBIG). */
-    snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, hyp, big);
-    ck_assert_int_eq(run_with("trap '' XFSZ; ulimit -f 1;", args, out, sizeof out), 1);
-    ck_assert_msg(strstr(out, "hyp.txt"), "%s", out);
-    testfile_expect(hyp, old);
-    ck_assert_int_eq(entries_in(dir), entries + 2);
+    /* A file size limit: writes fail in the middle of the output (EFBIG),
+     * whether SIGXFSZ is ignored by the caller or left to its default (which
+     * would end the program before it removes its temporary file). */
+    static const char *const limits[] = {"trap '' XFSZ; ulimit -f 1;", "ulimit -f 1;"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, hyp, big);
+        ck_assert_int_eq(run_with(limits[k], args, out, sizeof out), 1);
+        ck_assert_msg(strstr(out, "hyp.txt") && strstr(out, "File too large"), "%s", out);
+        testfile_expect(hyp, old);
+        ck_assert_int_eq(entries_in(dir), entries + 2);
+    }
 
     /* Success replaces it, keeping its mode. */
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, hyp, in);
@@ -704,6 +709,27 @@ START_TEST(test_careless_outputs)
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, longest, in);
     ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     ck_assert_int_eq(access(longest, F_OK), 0);
+    /* The pipe standard input reads is not written: the command would
+     * translate its own output for ever. */
+    snprintf(cmd, sizeof cmd, "cat %s | timeout 20 %s translate -m %s -o /dev/stdin 2>&1", in,
+             testprog_path(), ckpt);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "/dev/stdin is the pipe standard input reads"), "%s", out);
+    /* export writes safetensors files, and replaces no other kind of file. */
+    testfile_write(hyp, (const unsigned char *)"notes\n", 6);
+    snprintf(args, sizeof args, "export -m %s -o %s", ckpt, hyp);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "is not a safetensors file"), "%s", out);
+    testfile_expect(hyp, "notes\n");
+    /* A file without write permission is not replaced, by root either
+     * (whom access(W_OK) always lets through). */
+    testfile_write(hyp, (const unsigned char *)"old\n", 4);
+    ck_assert_int_eq(chmod(hyp, 0444), 0);
+    snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, hyp, in);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "read-only"), "%s", out);
+    testfile_expect(hyp, "old\n");
+    ck_assert_int_eq(chmod(hyp, 0644), 0);
     /* A missing directory is an error naming the output. */
     snprintf(args, sizeof args, "plot %s -o %s/no/such/x.svg", ckpt, dir);
     ck_assert_int_ne(testprog_run_all(args, out, sizeof out), 0);

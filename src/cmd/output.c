@@ -90,6 +90,12 @@ static void catch_signals(void)
         if (!sigaction(signals[i], NULL, &old) && old.sa_handler == SIG_DFL)
             sigaction(signals[i], &sa, NULL);
     }
+    /* Past a file size limit (ulimit -f) a write fails with EFBIG instead of
+     * ending the program by SIGXFSZ: the error path then removes the
+     * temporary file and says which output could not be written. */
+    struct sigaction old;
+    if (!sigaction(SIGXFSZ, NULL, &old) && old.sa_handler == SIG_DFL)
+        signal(SIGXFSZ, SIG_IGN);
 }
 
 /* ---- the rule -------------------------------------------------------------- */
@@ -145,6 +151,30 @@ static int is_stream(const rs_output_rule *rule, const char *path)
            (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
+/* Whether path is the pipe standard input reads from (/dev/stdin, or
+ * /proc/self/fd/0, on a pipe): writing there would feed the command its own
+ * output. */
+static int is_stdin_pipe(const char *path)
+{
+    struct stat a, b;
+    return !stat(path, &a) && S_ISFIFO(a.st_mode) && !fstat(STDIN_FILENO, &b) &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Whether path is a regular file that begins as a safetensors file does: an
+ * 8-byte little-endian header length, then the header's '{'. */
+static int is_safetensors(const char *path)
+{
+    unsigned char head[9];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int yes = !fstat(fd, &st) && S_ISREG(st.st_mode) && read(fd, head, 9) == 9 && head[8] == '{';
+    close(fd);
+    return yes;
+}
+
 /* Whether a text output names the file standard output already is
  * (/dev/stdout, /dev/fd/1, or FILE in "-o FILE > FILE"): written there as
  * "-o -" would be, not replaced under the shell's descriptor. */
@@ -167,6 +197,11 @@ int rs_output_check(const rs_output_rule *rule, const char *path, rs_error *err)
     for (int i = 0; regular && i < rule->count; i++)
         if (rs_check_output_not_input(path, rule->inputs[i], err))
             return -1;
+    if (is_stdin_pipe(path))
+        return rs_fail(err,
+                       "%s is the pipe standard input reads: refusing to write there (the "
+                       "command would read its own output)",
+                       path);
     if (is_stream(rule, path) || is_stdout(rule, path))
         return 0;
     /* A link, directory or device would be destroyed by the rename. */
@@ -187,10 +222,14 @@ int rs_output_check(const rs_output_rule *rule, const char *path, rs_error *err)
         return rs_fail(err, "%s exists and is not a checkpoint: refusing to replace it with one",
                        path);
     }
+    if (rule->kind == RS_OUTPUT_BINARY && regular && st.st_size > 0 && !is_safetensors(path))
+        return rs_fail(
+            err, "%s exists and is not a safetensors file: refusing to replace it with one", path);
     if (check_run_dir(rule, path, err))
         return -1;
     /* A rename ignores the file's own permissions: honour them as writing it would. */
-    if (regular && access(path, W_OK) && errno == EACCES)
+    if (regular &&
+        ((access(path, W_OK) && errno == EACCES) || !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))))
         return rs_fail(err, "%s is read-only: refusing to replace it", path);
     return 0;
 }
