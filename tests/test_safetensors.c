@@ -11,6 +11,7 @@
 #include "testskip.h"
 #include "common/byteorder.h"
 #include "common/json.h"
+#include "model/checkpoint.h"
 #include "model/safetensors.h"
 #include "text/spm.h"
 #include "tinymodel.h"
@@ -186,7 +187,7 @@ static void make_model_tied(rs_model *m, const char *attention, int with_spm, in
     ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
     /* Tokens that need escaping twice (inside the array, inside the string). */
     const char *src[] = {"\"", "a\\b", "\xc3\xa9t\xc3\xa9", "\xf0\x9f\x98\x80"};
-    const char *tgt[] = {"x y", "\t"};
+    const char *tgt[] = {"x\\\"y", "\x01"}; /* JSON escapes: a quote, a control character */
     for (int i = 0; i < 4; i++)
         ck_assert_int_eq(rs_vocab_add(&m->src_vocab, src[i], &err), RS_RESERVED + i);
     for (int i = 0; i < 2; i++)
@@ -225,7 +226,8 @@ static void tmp_path(char *out, size_t size, const char *name)
 /* The tests put at most these files in tmp_dir. */
 static void remove_tmp_dir(void)
 {
-    static const char *const names[] = {"a.safetensors", "b.safetensors", "bad.safetensors"};
+    static const char *const names[] = {"a.safetensors", "b.safetensors", "bad.safetensors",
+                                        "a.ckpt"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[256];
         tmp_path(path, sizeof path, names[i]);
@@ -330,6 +332,46 @@ START_TEST(test_round_trip)
         rs_model_free(&back);
         rs_model_free(&m);
     }
+    remove_tmp_dir();
+}
+END_TEST
+
+/* Weights that are not numbers, and tokens with white space in them, are
+ * refused on import, by safetensors and checkpoint alike (found by an outside
+ * attack: a NaN model translated everything to empty lines with exit 0, a
+ * token with a line end added lines to the output). */
+START_TEST(test_nonfinite_weights_and_blank_tokens_refused)
+{
+    make_tmp_dir();
+    rs_model m, back;
+    rs_error err = {{0}};
+    char path[256], ckpt[256];
+    make_model(&m, "additive", 0);
+    tmp_path(path, sizeof path, "a.safetensors");
+    tmp_path(ckpt, sizeof ckpt, "a.ckpt");
+    const float bad[2] = {NAN, INFINITY};
+    for (int k = 0; k < 2; k++) {
+        const float keep = m.params[m.layout.total - 1];
+        m.params[m.layout.total - 1] = bad[k];
+        ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
+        assert_import_fails(path, k ? "holds an infinity at entry" : "holds NaN at entry");
+        ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
+        ck_assert_int_eq(rs_checkpoint_load(ckpt, &back, NULL, &err), -1);
+        ck_assert_msg(strstr(err.msg, ckpt) && strstr(err.msg, "finite"), "%s", err.msg);
+        m.params[m.layout.total - 1] = keep;
+    }
+    ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
+    ck_assert_msg(!rs_safetensors_import(path, &back, &err), "%s", err.msg);
+    rs_model_free(&back);
+    /* A token with a line end, written as a checkpoint would be read. */
+    rs_vocab v;
+    ck_assert(!rs_vocab_init(&v, &err));
+    ck_assert_int_eq(rs_vocab_read_token(&v, RS_RESERVED, "X\nY", &err), -1);
+    ck_assert_msg(strstr(err.msg, "white space"), "%s", err.msg);
+    ck_assert_int_eq(rs_vocab_read_token(&v, RS_RESERVED, "a\tb", &err), -1);
+    ck_assert_int_eq(rs_vocab_read_token(&v, RS_RESERVED, "ok", &err), 0);
+    rs_vocab_free(&v);
+    rs_model_free(&m);
     remove_tmp_dir();
 }
 END_TEST
@@ -660,6 +702,7 @@ Suite *safetensors_suite(void)
     tcase_add_test(tc, test_json_malformed);
     tcase_add_test(tc, test_json_write_string);
     tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_nonfinite_weights_and_blank_tokens_refused);
     tcase_add_test(tc, test_conformance_model);
     tcase_add_test(tc, test_tied_model_exports_untied);
     tcase_add_test(tc, test_refused);

@@ -695,6 +695,8 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
     if (load_params_index(path, &sec[S_PARAMS], &m.layout, order, &count, err))
         goto fail;
     scatter(m.params, sec[S_PARAMS].p, &m.layout, order, count);
+    if (rs_params_check_finite(&m.layout, m.params, err))
+        goto fail;
     if (state && load_state(path, sec, &m, order, count, &ts, err))
         goto fail;
     *model = m;

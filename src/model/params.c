@@ -1,3 +1,4 @@
+#include <math.h>
 #include <string.h>
 
 #include "model/params.h"
@@ -97,4 +98,20 @@ int rs_param_index(const char *name)
         if (!strcmp(names[i], name))
             return i;
     return -1;
+}
+
+int rs_params_check_finite(const rs_layout *layout, const float *params, rs_error *err)
+{
+    for (int i = 0; i < RS_NUM_PARAMS; i++) {
+        const rs_tensor_info *t = &layout->info[i];
+        if (!t->size || t->shares >= 0)
+            continue;
+        for (size_t k = 0; k < t->size; k++)
+            if (!isfinite(params[t->offset + k]))
+                return rs_fail(err,
+                               "tensor %s holds %s at entry %zu: a model's weights are finite "
+                               "numbers",
+                               t->name, isnan(params[t->offset + k]) ? "NaN" : "an infinity", k);
+    }
+    return 0;
 }

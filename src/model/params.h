@@ -103,6 +103,11 @@ const rs_tensor_info *rs_tensor_storage(const rs_layout *layout, int i);
  * view at the floats it shares, an absent one's at NULL. */
 void rs_tensors_bind(rs_tensors *views, const rs_layout *layout, float *buffer);
 
+/* Fails, naming the tensor and the entry, when a present tensor of params
+ * (layout->total floats) holds a NaN or an infinity: weights read from a file
+ * must be numbers, or every translation is silently empty. */
+int rs_params_check_finite(const rs_layout *layout, const float *params, rs_error *err);
+
 /* Index of the tensor with this interchange name, or -1. */
 int rs_param_index(const char *name);
 

@@ -99,6 +99,13 @@ int rs_vocab_add(rs_vocab *vocab, const char *token, rs_error *err)
 
 int rs_vocab_read_token(rs_vocab *vocab, int id, const char *token, rs_error *err)
 {
+    /* The tokenizers split at white space, so no token holds any: one that
+     * did (a line end, a tab) would break every line-aligned output. */
+    const size_t blank = strcspn(token, " \t\n\r\v\f");
+    if (token[blank])
+        return rs_fail(err, "token %d holds white space (byte 0x%02x at %zu): no tokenizer makes "
+                            "such a token",
+                       id, (unsigned char)token[blank], blank);
     if (id < RS_RESERVED) {
         /* rs_vocab_init put the reserved tokens there already. */
         if (strcmp(token, vocab->tokens[id]))
