@@ -103,8 +103,9 @@ int rs_vocab_read_token(rs_vocab *vocab, int id, const char *token, rs_error *er
      * did (a line end, a tab) would break every line-aligned output. */
     const size_t blank = strcspn(token, " \t\n\r\v\f");
     if (token[blank])
-        return rs_fail(err, "token %d holds white space (byte 0x%02x at %zu): no tokenizer makes "
-                            "such a token",
+        return rs_fail(err,
+                       "token %d holds white space (byte 0x%02x at %zu): no tokenizer makes "
+                       "such a token",
                        id, (unsigned char)token[blank], blank);
     if (id < RS_RESERVED) {
         /* rs_vocab_init put the reserved tokens there already. */
