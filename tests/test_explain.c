@@ -284,6 +284,38 @@ START_TEST(test_report)
 }
 END_TEST
 
+/* Numbers near the ends of double precision (found by an outside attack):
+ * a key of 1e70 is shown as 1.0000e+70, not cut to 63 digits, and inputs
+ * whose scores overflow are refused instead of giving weights that are not
+ * numbers. */
+START_TEST(test_extreme_numbers)
+{
+    rs_explain_input in;
+    rs_explain_result res;
+    rs_error err = {{0}};
+    char *text;
+    memset(&in, 0, sizeof in);
+    in.score = RS_ATT_DOT;
+    parse(&in.keys, "1e70,0");
+    parse(&in.query, "1,0");
+    compute(&res, &in);
+    ck_assert_int_eq(rs_explain_report(&in, &res, 4, &text, &err), 0);
+    ck_assert_msg(strstr(text, "k_1 = (1.0000e+70, 0.0000)") && !strstr(text, "00000000000000"),
+                  "%s", text);
+    free(text);
+    rs_explain_result_free(&res);
+    rs_explain_input_free(&in);
+    memset(&in, 0, sizeof in);
+    in.score = RS_ATT_DOT;
+    parse(&in.keys, "1e200,1e200");
+    parse(&in.query, "1e200,1e200");
+    ck_assert_int_eq(rs_explain_compute(&res, &in, &err), -1);
+    ck_assert_msg(strstr(err.msg, "overflow"), "%s", err.msg);
+    rs_explain_result_free(&res);
+    rs_explain_input_free(&in);
+}
+END_TEST
+
 /* ---- the command, through the program ($RNNSEARCH, as `make check` sets) -- */
 
 /* Runs `program explain ARGS`; returns the exit status, output in *out, *errs. */
@@ -357,6 +389,7 @@ Suite *explain_suite(void)
     tcase_add_test(tc, test_several_queries);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_report);
+    tcase_add_test(tc, test_extreme_numbers);
     suite_add_tcase(s, tc);
     TCase *cmd = tcase_create("command");
     tcase_set_timeout(cmd, 30);

@@ -373,5 +373,15 @@ int rs_explain_compute(rs_explain_result *res, const rs_explain_input *in, rs_er
         res->max[i] = score_row(res, in, i);
         softmax_and_context(res, in, V, i);
     }
+    /* Inputs near the largest doubles overflow a product or a score: say so
+     * rather than show weights that are not numbers. */
+    for (int k = 0; k < res->nq * res->nk; k++)
+        if (!isfinite(res->weights[k]))
+            return rs_fail(err, "the scores overflow (the numbers are too large for double "
+                                "precision): scale the inputs down");
+    for (int k = 0; k < res->nq * res->dv; k++)
+        if (!isfinite(res->context[k]))
+            return rs_fail(err, "the context overflows (the values are too large for double "
+                                "precision): scale the values down");
     return 0;
 }

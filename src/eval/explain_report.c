@@ -59,7 +59,12 @@ static const char *num(char out[64], double x, int digits)
         return x < 0 ? "-inf" : "inf";
     if (isnan(x))
         return "nan";
-    snprintf(out, 64, "%.*f", digits, x);
+    /* Fixed point while it fits the page; a number of 1e15 or more (or one
+     * that fixed point would show as 0) in exponent form, all its digits kept. */
+    if (fabs(x) >= 1e15 || (x != 0 && fabs(x) < 0.5 * pow(10.0, -digits)))
+        snprintf(out, 64, "%.*e", digits, x);
+    else
+        snprintf(out, 64, "%.*f", digits, x);
     if (out[0] == '-' && strspn(out + 1, "0.") == strlen(out + 1))
         memmove(out, out + 1, strlen(out));
     return out;
