@@ -68,6 +68,9 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
         {"data:\n  src: [a, \"b\\0\"]\n", "c.yaml:2: 'src': a NUL character (\\0) in a value"},
         {"\"model\\0x\":\n  emb: 8\n",
          "c.yaml:1: 'model': a NUL character (\\0) in a section name"},
+        /* Invalid UTF-8 is named on its own line (libyaml says line 1). */
+        {"translation:\n  beam: 2\n\n\n  length_penalty: \xff\n",
+         "c.yaml:5: not UTF-8 (byte 0xff)"},
         /* An empty section given again is a repeat too. */
         {"model: {}\ntraining:\n  lr: 1\nmodel:\n  emb: 8\n",
          "c.yaml:4: section 'model' given twice (first on line 1)"},

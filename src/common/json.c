@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/utf8.h"
 
 typedef struct {
     const char *start, *p, *end;
@@ -69,37 +70,6 @@ static size_t put_utf8(char *dst, unsigned cp)
     return 4;
 }
 
-/* Length of the valid UTF-8 sequence at p (non-ASCII lead byte), or 0.
- * Overlong forms, encoded surrogates and code points above U+10FFFF are invalid. */
-static size_t utf8_sequence(const unsigned char *p, const unsigned char *end)
-{
-    unsigned char c = p[0];
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        if (c == 0xF4)
-            hi = 0x8F;
-    } else
-        return 0;
-    if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return n;
-}
-
 /* After "\u": four hex digits, and a second "\uXXXX" when they are a high
  * surrogate; *cp the code point they make (never 0, which C strings cannot
  * hold). */
@@ -149,7 +119,8 @@ static int parse_string(parser *ps, char **out, size_t *out_len)
             return fail_at(ps, "control character in string");
         }
         if (c >= 0x80) {
-            size_t k = utf8_sequence((const unsigned char *)ps->p, (const unsigned char *)ps->end);
+            size_t k =
+                rs_utf8_sequence((const unsigned char *)ps->p, (const unsigned char *)ps->end);
             if (!k) {
                 free(buf);
                 return fail_at(ps, "invalid UTF-8 in string");

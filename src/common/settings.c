@@ -4,6 +4,7 @@
 
 #include "common/fileio.h"
 #include "common/settings.h"
+#include "common/utf8.h"
 
 void rs_settings_free(rs_settings *s)
 {
@@ -358,6 +359,15 @@ int rs_settings_parse(const char *name, const unsigned char *data, size_t size, 
         for (const unsigned char *p = data; p < nul; p++)
             line += *p == '\n';
         return rs_fail(err, "%s:%d: a NUL byte (a configuration file is text)", name, line);
+    }
+    /* Found here rather than by libyaml, whose reader names line 1 whatever
+     * the line of the bad byte. */
+    const size_t bad = rs_utf8_invalid(data, size);
+    if (bad < size) {
+        int line = 1;
+        for (const unsigned char *p = data; p < data + bad; p++)
+            line += *p == '\n';
+        return rs_fail(err, "%s:%d: not UTF-8 (byte 0x%02x)", name, line, data[bad]);
     }
     /* A UTF-8 byte order mark, as some editors write, is not part of the first key. */
     if (size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3))
