@@ -15,6 +15,7 @@
 #include "common/byteorder.h"
 #include "model/checkpoint.h"
 #include "testdir.h"
+#include "testlimit.h"
 #include "testskip.h"
 #include "common/crc32.h"
 #include "tinymodel.h"
@@ -567,18 +568,8 @@ START_TEST(test_out_of_memory_names_the_file)
     close(fd);
     int fds[2];
     ck_assert_int_eq(pipe(fds), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
+    pid_t pid = testlimit_fork((size_t)64 << 20);
     if (pid == 0) {
-        FILE *statm = fopen("/proc/self/statm", "r");
-        unsigned long pages = 0;
-        if (!statm || fscanf(statm, "%lu", &pages) != 1)
-            _exit(3);
-        fclose(statm);
-        struct rlimit lim;
-        lim.rlim_cur = lim.rlim_max = pages * (rlim_t)sysconf(_SC_PAGESIZE) + (64 << 20);
-        if (setrlimit(RLIMIT_AS, &lim))
-            _exit(4);
         rs_model back;
         rs_error err = {{0}};
         int rc = rs_checkpoint_load(path, &back, NULL, &err);
@@ -590,9 +581,8 @@ START_TEST(test_out_of_memory_names_the_file)
     char msg[1024] = "";
     ssize_t got = read(fds[0], msg, sizeof msg - 1);
     close(fds[0]);
-    int status;
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    const int status = testlimit_wait(pid);
+    ck_assert_msg(status == 0, "child status %d", status);
     ck_assert_int_gt(got, 0);
     ck_assert_msg(strstr(msg, path) && strstr(msg, "out of memory"), "%s", msg);
     testdir_remove(tmp_dir);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "common/json.h"
 #include "testdir.h"
 #include "testprog.h"
+#include "testlimit.h"
 #include "testskip.h"
 #include "train/train.h"
 #include "search/translate.h"
@@ -174,18 +174,8 @@ START_TEST(workspaces_are_sized_by_the_sentences_given)
     const char *text[] = {"das Haus ist klein .", "das Haus"};
     rs_translated want[2];
     translate_all(&member, 1, &codec, &opt, 2, text, want);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
+    pid_t pid = testlimit_fork((size_t)256 << 20);
     if (pid == 0) {
-        FILE *statm = fopen("/proc/self/statm", "r");
-        unsigned long pages = 0;
-        if (!statm || fscanf(statm, "%lu", &pages) != 1)
-            _exit(3);
-        fclose(statm);
-        struct rlimit lim;
-        lim.rlim_cur = lim.rlim_max = pages * (rlim_t)sysconf(_SC_PAGESIZE) + (256 << 20);
-        if (setrlimit(RLIMIT_AS, &lim))
-            _exit(4);
         opt.batch_size = 100000;
         rs_translator tr;
         rs_translated got[2];
@@ -198,10 +188,9 @@ START_TEST(workspaces_are_sized_by_the_sentences_given)
                 _exit(6);
         _exit(0);
     }
-    int status;
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                  "child status %d (5: the translation failed, out of memory)", status);
+    const int status = testlimit_wait(pid);
+    ck_assert_msg(status == 0, "child status %d (5: the translation failed, out of memory)",
+                  status);
     for (int i = 0; i < 2; i++)
         rs_translated_free(&want[i]);
     rs_codec_free(&codec);
