@@ -15,8 +15,9 @@
 #include "model/model.h"
 #include "search/translate.h"
 
-/* Exit statuses. */
-enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2 };
+/* Exit statuses; a command ended by signal N (train on SIGINT, SIGTERM,
+ * SIGHUP) exits with RS_EXIT_SIGNAL + N, as the shell reports it. */
+enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2, RS_EXIT_SIGNAL = 128 };
 
 /* Long options for every configuration field except the vocabulary sizes
  * (--emb, --batch-size, ... : underscores become dashes), appended to opts
@@ -73,6 +74,15 @@ const char *rs_cli_config_name(int val, int first_val);
  */
 #define RS_CLI_BAD (-2)
 #define RS_CLI_MAX_OPTIONS 128
+
+/* The values of a getopt table, one convention for every command: an option
+ * with a letter (-m/--model) has the letter as its value; every other long
+ * option is OPT_NAME (OPT_DEV_ALIGN for --dev-align) in the command's one
+ * enum, which starts at RS_CLI_OPT, above every letter. Values that several
+ * commands share have ranges of their own: train's configuration fields
+ * (first_val + index, 2000 on), the search options (RS_CLI_BEAM, 3000 on)
+ * and RS_CLI_CONFIG (9000). */
+enum { RS_CLI_OPT = 1000 };
 /* The value of a command's {"config", required_argument, NULL, RS_CLI_CONFIG}:
  * rs_cli_next takes the path itself (refusing a second one) and never returns
  * it; rs_cli_apply_config applies the file. */
