@@ -131,6 +131,17 @@ int rs_cli_usage_error(const char *prog, const char *fmt, ...)
     return RS_EXIT_USAGE;
 }
 
+int rs_cli_fail(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return RS_EXIT_FAIL;
+}
+
 int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
                        rs_error *err)
 {
@@ -230,7 +241,7 @@ static void unknown_long_option(const rs_cli_args *args, const char *arg, int na
 static int next_option(rs_cli_args *args)
 {
     if (args->too_many) {
-        fprintf(stderr, "%s: internal error: option table too large\n", args->prog);
+        rs_cli_fail(args->prog, "internal error: option table too large");
         return RS_CLI_BAD;
     }
     int index = -1;

@@ -15,9 +15,20 @@
 #include "model/model.h"
 #include "search/translate.h"
 
-/* Exit statuses; a command ended by signal N (train on SIGINT, SIGTERM,
- * SIGHUP) exits with RS_EXIT_SIGNAL + N, as the shell reports it. */
+/* Exit statuses: success, a failure (reported with rs_cli_fail), bad usage
+ * (rs_cli_usage_error), and a command ended by signal N (train on SIGINT,
+ * SIGTERM, SIGHUP), RS_EXIT_SIGNAL + N as the shell reports it. No command
+ * returns a bare number. */
 enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2, RS_EXIT_SIGNAL = 128 };
+
+/* Prints "PROG: " and the formatted message on standard error; returns
+ * RS_EXIT_FAIL. The one way a command reports a failure that is not bad
+ * usage, most often the message of a library call:
+ *
+ *     if (rs_checkpoint_load(path, &model, NULL, &err))
+ *         return rs_cli_fail(PROG, "%s", err.msg);
+ */
+int rs_cli_fail(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Long options for every configuration field except the vocabulary sizes
  * (--emb, --batch-size, ... : underscores become dashes), appended to opts

@@ -49,7 +49,7 @@ typedef struct {
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, score_request *rq)
 {
-    enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_MAXSRC };
+    enum { OPT_SRC = RS_CLI_OPT, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_MAXSRC };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"src", required_argument, NULL, OPT_SRC},
@@ -169,7 +169,7 @@ int cmd_score(int argc, char **argv)
     status = RS_EXIT_OK;
     goto done;
 fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
+    rs_cli_fail(PROG, "%s", err.msg);
 done:
     for (int i = 0; scored && i < data.count; i++)
         rs_forced_free(&scored[i]);

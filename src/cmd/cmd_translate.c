@@ -112,7 +112,7 @@ static int alignment_value(const char *arg, output_style *st)
     return 1;
 }
 
-enum { OPT_THREADS = 1000, OPT_NBEST, OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET, OPT_BPE };
+enum { OPT_THREADS = RS_CLI_OPT, OPT_NBEST, OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET, OPT_BPE };
 
 /* One option, from the command line or the --config file (rs_cli_apply). */
 static int apply_option(void *ctx, int val, const char *arg)
@@ -410,7 +410,7 @@ int cmd_translate(int argc, char **argv)
     status = RS_EXIT_OK;
     goto done;
 fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
+    rs_cli_fail(PROG, "%s", err.msg);
 done:
     rs_output_abort(&run.output);
     rs_lines_free(&run.refs);
