@@ -345,19 +345,6 @@ int rs_cli_ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_options *topt)
-{
-    const rs_cli_number search[] = {
-        {RS_CLI_BEAM, "--beam", 1, 1000, .i = &topt->beam},
-        {RS_CLI_LENGTH_PENALTY, "--length-penalty", -100.0, 100.0, .f = &topt->length_penalty},
-        {RS_CLI_BATCH, "--batch-size", 1, 100000, .i = &topt->batch_size},
-        {RS_CLI_MAX_LEN, "--max-len", 1, 100000, .i = &topt->max_len},
-        {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, 100000, .i = &topt->max_src_len},
-        {0},
-    };
-    return number_option(prog, search, c, arg);
-}
-
 int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker)
 {
     if (arg && !*arg) {

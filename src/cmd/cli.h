@@ -230,9 +230,12 @@ int rs_cli_ends_with(const char *s, const char *suffix);
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
                   int count, int *out);
 
-/* The search options translate and align share, one spelling and one range
- * each: --beam K, --length-penalty A, --batch-size N, --max-len N,
- * --max-src-len N; RS_CLI_SEARCH_OPTIONS goes into a getopt table. */
+/* The search options translate, align and score share, one spelling and one
+ * range each: --beam K, --length-penalty A, --batch-size N, --max-len N,
+ * --max-src-len N. RS_CLI_SEARCH_OPTIONS goes into a getopt table, and
+ * RS_CLI_SEARCH_NUMBERS(topt) into the command's rs_cli_number table (all
+ * five, into an rs_translate_options); a command that takes some of them
+ * lists those one by one (score: RS_CLI_NUMBER_BATCH(&rq->batch_size)). */
 enum {
     RS_CLI_BEAM = 3000,
     RS_CLI_LENGTH_PENALTY,
@@ -248,11 +251,18 @@ enum {
     {                                                                                              \
         "max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN                                 \
     }
-
-/* Takes getopt's code c with its argument into topt (the search options are
- * one rs_cli_number table): 1 when c is one of them, 0 when it is not, -1 for
- * a bad value (reported). */
-int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_options *topt);
+/* One entry a line, as a table (the formatter would break them). */
+/* clang-format off */
+#define RS_CLI_NUMBER_BEAM(field)           {RS_CLI_BEAM, "--beam", 1, 1000, .i = (field)}
+#define RS_CLI_NUMBER_LENGTH_PENALTY(field) {RS_CLI_LENGTH_PENALTY, "--length-penalty", -100, 100, .f = (field)}
+#define RS_CLI_NUMBER_BATCH(field)          {RS_CLI_BATCH, "--batch-size", 1, 100000, .i = (field)}
+#define RS_CLI_NUMBER_MAX_LEN(field)        {RS_CLI_MAX_LEN, "--max-len", 1, 100000, .i = (field)}
+#define RS_CLI_NUMBER_MAX_SRC_LEN(field)    {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, 100000, .i = (field)}
+#define RS_CLI_SEARCH_NUMBERS(topt)                                                                \
+    RS_CLI_NUMBER_BEAM(&(topt)->beam), RS_CLI_NUMBER_LENGTH_PENALTY(&(topt)->length_penalty),      \
+    RS_CLI_NUMBER_BATCH(&(topt)->batch_size), RS_CLI_NUMBER_MAX_LEN(&(topt)->max_len),             \
+    RS_CLI_NUMBER_MAX_SRC_LEN(&(topt)->max_src_len)
+/* clang-format on */
 
 /* --remove-bpe[=MARKER]: *marker is arg, or RS_BPE_MARKER without one; an
  * empty marker is reported and returns -1. */

@@ -301,8 +301,8 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         {"remove-bpe", optional_argument, NULL, OPT_BPE},
         {0},
     };
-    rs_translate_options *topt = &rq->topt;
     const rs_cli_number numbers[] = {
+        RS_CLI_SEARCH_NUMBERS(&rq->topt),
         {OPT_THRESHOLD, "--threshold", 1e-9, 1.0, .f = &sk->style.threshold},
         {OPT_THREADS, "--threads", 1, 1000000, .i = &rq->threads},
         {0},
@@ -313,12 +313,6 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
     rs_cli_begin_numbers(&args, numbers);
     int c, k;
     while ((c = rs_cli_next(&args)) != -1) {
-        const int search = rs_cli_search_option(PROG, c, optarg, topt);
-        if (search) {
-            if (search < 0)
-                return RS_EXIT_USAGE;
-            continue;
-        }
         switch (c) {
         case 'm': rq->model_arg = optarg; break;
         case 'f':
