@@ -201,6 +201,28 @@ START_TEST(config_option_errors_name_the_option)
 }
 END_TEST
 
+/* The two ways a command reports: rs_cli_fail ("PROG: message", exit 1) and
+ * rs_cli_usage_error (the same and "Try 'PROG --help'.", exit 2). */
+START_TEST(failures_and_usage_errors_are_reported_alike)
+{
+    char dir[128], path[256];
+    testdir_make(dir, "rs_report");
+    snprintf(path, sizeof path, "%s/stderr", dir);
+    FILE *saved = stderr;
+    stderr = fopen(path, "w");
+    ck_assert_ptr_nonnull(stderr);
+    const int failed = rs_cli_fail("rnnsearch x", "%s has %d lines", "a.txt", 3);
+    const int usage = rs_cli_usage_error("rnnsearch x", "give %s", "-m");
+    fclose(stderr);
+    stderr = saved;
+    ck_assert_int_eq(failed, RS_EXIT_FAIL);
+    ck_assert_int_eq(usage, RS_EXIT_USAGE);
+    testfile_expect(path, "rnnsearch x: a.txt has 3 lines\n"
+                          "rnnsearch x: give -m\nTry 'rnnsearch x --help'.\n");
+    testdir_remove(dir);
+}
+END_TEST
+
 /* -m MODEL: a directory gives best.ckpt, else last.ckpt; a file is itself. */
 /* File name endings, as align (".svg") and import (".ckpt", "/") test them. */
 START_TEST(file_name_endings)
@@ -388,6 +410,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, model_argument_resolves);
     tcase_add_test(tc, numeric_options_from_a_table);
     tcase_add_test(tc, every_command_numbers_from_its_table);
+    tcase_add_test(tc, failures_and_usage_errors_are_reported_alike);
     tcase_add_test(tc, one_option_convention);
     tcase_add_test(tc, config_option_errors_name_the_option);
     suite_add_tcase(s, tc);
