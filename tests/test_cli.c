@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "model/checkpoint.h"
 #include "testdir.h"
 #include "testprog.h"
+#include "tinymodel.h"
 
 START_TEST(help_version_and_usage_errors)
 {
@@ -199,6 +201,28 @@ START_TEST(config_option_errors_name_the_option)
 }
 END_TEST
 
+/* The two ways a command reports: rs_cli_fail ("PROG: message", exit 1) and
+ * rs_cli_usage_error (the same and "Try 'PROG --help'.", exit 2). */
+START_TEST(failures_and_usage_errors_are_reported_alike)
+{
+    char dir[128], path[256];
+    testdir_make(dir, "rs_report");
+    snprintf(path, sizeof path, "%s/stderr", dir);
+    FILE *saved = stderr;
+    stderr = fopen(path, "w");
+    ck_assert_ptr_nonnull(stderr);
+    const int failed = rs_cli_fail("rnnsearch x", "%s has %d lines", "a.txt", 3);
+    const int usage = rs_cli_usage_error("rnnsearch x", "give %s", "-m");
+    fclose(stderr);
+    stderr = saved;
+    ck_assert_int_eq(failed, RS_EXIT_FAIL);
+    ck_assert_int_eq(usage, RS_EXIT_USAGE);
+    testfile_expect(path, "rnnsearch x: a.txt has 3 lines\n"
+                          "rnnsearch x: give -m\nTry 'rnnsearch x --help'.\n");
+    testdir_remove(dir);
+}
+END_TEST
+
 /* -m MODEL: a directory gives best.ckpt, else last.ckpt; a file is itself. */
 /* File name endings, as align (".svg") and import (".ckpt", "/") test them. */
 START_TEST(file_name_endings)
@@ -274,6 +298,70 @@ START_TEST(numeric_options_from_a_table)
 }
 END_TEST
 
+/* Every command's numbers go through its table: score's --batch-size and
+ * --max-src-len are the search options' (one range each), translate's
+ * --threads and --n-best and train's --dev-align-threshold too, from the
+ * command line and from a --config file alike; --n-best given as 1 still
+ * asks for the n-best format. */
+START_TEST(every_command_numbers_from_its_table)
+{
+    char out[8192], dir[128], path[256], cmd[1024];
+    static const struct {
+        const char *args, *said;
+    } bad[] = {
+        {"score -m x --batch-size 0 p.tsv", "--batch-size: '0' is not an integer from 1 to 100000"},
+        {"score -m x --max-src-len 100001 p.tsv",
+         "--max-src-len: '100001' is not an integer from 1 to 100000"},
+        {"translate -m x --max-src-len 0", "--max-src-len: '0' is not an integer from 1 to 100000"},
+        {"translate -m x --threads 1025", "--threads: '1025' is not an integer from 1 to 1024"},
+        {"translate -m x --n-best 0", "--n-best: '0' is not an integer from 1 to 1000"},
+        {"align -m x --max-len 0", "--max-len: '0' is not an integer from 1 to 100000"},
+        {"train --train x --out y --dev-align-threshold 2",
+         "--dev-align-threshold: '2' is not a number from 0 to 1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(testprog_run_all(bad[i].args, out, sizeof out), 2);
+        ck_assert_msg(strstr(out, bad[i].said), "%s: %s", bad[i].args, out);
+    }
+    testdir_make(dir, "rs_tables");
+    snprintf(path, sizeof path, "%s/t.yaml", dir);
+    static const char translation[] = "translation:\n  beam: 2\n  n_best: 0\n";
+    testfile_write(path, (const unsigned char *)translation, sizeof translation - 1);
+    snprintf(cmd, sizeof cmd, "translate -m x --config %s", path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "t.yaml:3: --n-best: '0' is not an integer from 1 to 1000"), "%s",
+                  out);
+    static const char training[] = "training:\n  dev_align_threshold: -1\n";
+    testfile_write(path, (const unsigned char *)training, sizeof training - 1);
+    snprintf(cmd, sizeof cmd, "train --train x --out y --config %s", path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "t.yaml:2: --dev-align-threshold: '-1' is not a number from 0 to 1"),
+                  "%s", out);
+
+    /* --n-best 1, on the command line or in the file: the n-best format. */
+    rs_model model;
+    rs_error err = {{0}};
+    tiny_model_with_words(&model, 4, "haus", 5);
+    snprintf(path, sizeof path, "%s/m.ckpt", dir);
+    ck_assert_msg(!rs_checkpoint_save(path, &model, NULL, &err), "%s", err.msg);
+    rs_model_free(&model);
+    snprintf(cmd, sizeof cmd, "translate -m %s --quiet --n-best 1 <<'EOF'\ndas haus\nEOF\n", path);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_msg(!strncmp(out, "0 ||| ", 6) && strstr(out, " ||| F0= "), "%s", out);
+    snprintf(cmd, sizeof cmd, "translate -m %s --quiet <<'EOF'\ndas haus\nEOF\n", path);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_msg(!strstr(out, "|||"), "%s", out);
+    snprintf(path, sizeof path, "%s/t.yaml", dir);
+    static const char one[] = "translation:\n  n_best: 1\n";
+    testfile_write(path, (const unsigned char *)one, sizeof one - 1);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m.ckpt --quiet --config %s <<'EOF'\ndas haus\nEOF\n",
+             dir, path);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_msg(!strncmp(out, "0 ||| ", 6), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(model_argument_resolves)
 {
     char dir[128], models[256], path[512], got[512];
@@ -321,6 +409,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, file_name_endings);
     tcase_add_test(tc, model_argument_resolves);
     tcase_add_test(tc, numeric_options_from_a_table);
+    tcase_add_test(tc, every_command_numbers_from_its_table);
+    tcase_add_test(tc, failures_and_usage_errors_are_reported_alike);
     tcase_add_test(tc, one_option_convention);
     tcase_add_test(tc, config_option_errors_name_the_option);
     suite_add_tcase(s, tc);

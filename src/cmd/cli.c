@@ -131,6 +131,17 @@ int rs_cli_usage_error(const char *prog, const char *fmt, ...)
     return RS_EXIT_USAGE;
 }
 
+int rs_cli_fail(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return RS_EXIT_FAIL;
+}
+
 int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
                        rs_error *err)
 {
@@ -230,7 +241,7 @@ static void unknown_long_option(const rs_cli_args *args, const char *arg, int na
 static int next_option(rs_cli_args *args)
 {
     if (args->too_many) {
-        fprintf(stderr, "%s: internal error: option table too large\n", args->prog);
+        rs_cli_fail(args->prog, "internal error: option table too large");
         return RS_CLI_BAD;
     }
     int index = -1;
@@ -332,19 +343,6 @@ int rs_cli_ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     return n >= k && !strcmp(s + n - k, suffix);
-}
-
-int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_options *topt)
-{
-    const rs_cli_number search[] = {
-        {RS_CLI_BEAM, "--beam", 1, 1000, .i = &topt->beam},
-        {RS_CLI_LENGTH_PENALTY, "--length-penalty", -100.0, 100.0, .f = &topt->length_penalty},
-        {RS_CLI_BATCH, "--batch-size", 1, 100000, .i = &topt->batch_size},
-        {RS_CLI_MAX_LEN, "--max-len", 1, 100000, .i = &topt->max_len},
-        {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, 100000, .i = &topt->max_src_len},
-        {0},
-    };
-    return number_option(prog, search, c, arg);
 }
 
 int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker)

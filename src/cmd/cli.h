@@ -15,8 +15,20 @@
 #include "model/model.h"
 #include "search/translate.h"
 
-/* Exit statuses. */
-enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2 };
+/* Exit statuses: success, a failure (reported with rs_cli_fail), bad usage
+ * (rs_cli_usage_error), and a command ended by signal N (train on SIGINT,
+ * SIGTERM, SIGHUP), RS_EXIT_SIGNAL + N as the shell reports it. No command
+ * returns a bare number. */
+enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2, RS_EXIT_SIGNAL = 128 };
+
+/* Prints "PROG: " and the formatted message on standard error; returns
+ * RS_EXIT_FAIL. The one way a command reports a failure that is not bad
+ * usage, most often the message of a library call:
+ *
+ *     if (rs_checkpoint_load(path, &model, NULL, &err))
+ *         return rs_cli_fail(PROG, "%s", err.msg);
+ */
+int rs_cli_fail(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Long options for every configuration field except the vocabulary sizes
  * (--emb, --batch-size, ... : underscores become dashes), appended to opts
@@ -73,6 +85,15 @@ const char *rs_cli_config_name(int val, int first_val);
  */
 #define RS_CLI_BAD (-2)
 #define RS_CLI_MAX_OPTIONS 128
+
+/* The values of a getopt table, one convention for every command: an option
+ * with a letter (-m/--model) has the letter as its value; every other long
+ * option is OPT_NAME (OPT_DEV_ALIGN for --dev-align) in the command's one
+ * enum, which starts at RS_CLI_OPT, above every letter. Values that several
+ * commands share have ranges of their own: train's configuration fields
+ * (first_val + index, 2000 on), the search options (RS_CLI_BEAM, 3000 on)
+ * and RS_CLI_CONFIG (9000). */
+enum { RS_CLI_OPT = 1000 };
 /* The value of a command's {"config", required_argument, NULL, RS_CLI_CONFIG}:
  * rs_cli_next takes the path itself (refusing a second one) and never returns
  * it; rs_cli_apply_config applies the file. */
@@ -209,9 +230,12 @@ int rs_cli_ends_with(const char *s, const char *suffix);
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
                   int count, int *out);
 
-/* The search options translate and align share, one spelling and one range
- * each: --beam K, --length-penalty A, --batch-size N, --max-len N,
- * --max-src-len N; RS_CLI_SEARCH_OPTIONS goes into a getopt table. */
+/* The search options translate, align and score share, one spelling and one
+ * range each: --beam K, --length-penalty A, --batch-size N, --max-len N,
+ * --max-src-len N. RS_CLI_SEARCH_OPTIONS goes into a getopt table, and
+ * RS_CLI_SEARCH_NUMBERS(topt) into the command's rs_cli_number table (all
+ * five, into an rs_translate_options); a command that takes some of them
+ * lists those one by one (score: RS_CLI_NUMBER_BATCH(&rq->batch_size)). */
 enum {
     RS_CLI_BEAM = 3000,
     RS_CLI_LENGTH_PENALTY,
@@ -227,11 +251,18 @@ enum {
     {                                                                                              \
         "max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN                                 \
     }
-
-/* Takes getopt's code c with its argument into topt (the search options are
- * one rs_cli_number table): 1 when c is one of them, 0 when it is not, -1 for
- * a bad value (reported). */
-int rs_cli_search_option(const char *prog, int c, const char *arg, rs_translate_options *topt);
+/* One entry a line, as a table (the formatter would break them). */
+/* clang-format off */
+#define RS_CLI_NUMBER_BEAM(field)           {RS_CLI_BEAM, "--beam", 1, 1000, .i = (field)}
+#define RS_CLI_NUMBER_LENGTH_PENALTY(field) {RS_CLI_LENGTH_PENALTY, "--length-penalty", -100, 100, .f = (field)}
+#define RS_CLI_NUMBER_BATCH(field)          {RS_CLI_BATCH, "--batch-size", 1, 100000, .i = (field)}
+#define RS_CLI_NUMBER_MAX_LEN(field)        {RS_CLI_MAX_LEN, "--max-len", 1, 100000, .i = (field)}
+#define RS_CLI_NUMBER_MAX_SRC_LEN(field)    {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, 100000, .i = (field)}
+#define RS_CLI_SEARCH_NUMBERS(topt)                                                                \
+    RS_CLI_NUMBER_BEAM(&(topt)->beam), RS_CLI_NUMBER_LENGTH_PENALTY(&(topt)->length_penalty),      \
+    RS_CLI_NUMBER_BATCH(&(topt)->batch_size), RS_CLI_NUMBER_MAX_LEN(&(topt)->max_len),             \
+    RS_CLI_NUMBER_MAX_SRC_LEN(&(topt)->max_src_len)
+/* clang-format on */
 
 /* --remove-bpe[=MARKER]: *marker is arg, or RS_BPE_MARKER without one; an
  * empty marker is reported and returns -1. */

@@ -31,7 +31,7 @@ static int parse_line(const char *path, const rs_lines *lines, int line, rs_gold
 {
     rs_error err;
     if (rs_gold_links_parse(lines->lines[line], g, &err)) {
-        fprintf(stderr, PROG ": %s:%d: %s\n", path, line + 1, err.msg);
+        rs_cli_fail(PROG, "%s:%d: %s", path, line + 1, err.msg);
         return -1;
     }
     return 0;
@@ -56,16 +56,13 @@ int cmd_aer(int argc, char **argv)
     rs_lines gold = {0}, hyp = {0};
     rs_error err;
     if (rs_lines_read(gold_path, &gold, &err) || rs_lines_read(hyp_path, &hyp, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
         rs_lines_free(&gold);
-        return RS_EXIT_FAIL;
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
     int status = RS_EXIT_FAIL;
     if (gold.count != hyp.count) {
-        fprintf(stderr,
-                PROG ": %s has %d lines but %s has %d: one line of links per sentence in "
-                     "both\n",
-                gold_path, gold.count, hyp_path, hyp.count);
+        rs_cli_fail(PROG, "%s has %d lines but %s has %d: one line of links per sentence in both",
+                    gold_path, gold.count, hyp_path, hyp.count);
         goto done;
     }
     rs_aer_counts counts = {0};
@@ -81,13 +78,12 @@ int cmd_aer(int argc, char **argv)
         rs_gold_links_free(&g);
         rs_gold_links_free(&h);
         if (rc) {
-            fprintf(stderr, PROG ": %s\n", err.msg);
+            rs_cli_fail(PROG, "%s", err.msg);
             goto done;
         }
     }
     if (counts.sure == 0) {
-        fprintf(stderr, PROG ": %s has no sure links: nothing to measure recall and AER on\n",
-                gold_path);
+        rs_cli_fail(PROG, "%s has no sure links: nothing to measure recall and AER on", gold_path);
         goto done;
     }
     rs_aer_result r;

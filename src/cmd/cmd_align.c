@@ -272,7 +272,7 @@ static int check_request(int argc, char **argv, align_request *rq, sink *sk)
 static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
 {
     enum {
-        OPT_PAIRS = 1000,
+        OPT_PAIRS = RS_CLI_OPT,
         OPT_SWAP,
         OPT_THRESHOLD,
         OPT_NUMBERS,
@@ -301,8 +301,8 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
         {"remove-bpe", optional_argument, NULL, OPT_BPE},
         {0},
     };
-    rs_translate_options *topt = &rq->topt;
     const rs_cli_number numbers[] = {
+        RS_CLI_SEARCH_NUMBERS(&rq->topt),
         {OPT_THRESHOLD, "--threshold", 1e-9, 1.0, .f = &sk->style.threshold},
         {OPT_THREADS, "--threads", 1, 1000000, .i = &rq->threads},
         {0},
@@ -313,12 +313,6 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
     rs_cli_begin_numbers(&args, numbers);
     int c, k;
     while ((c = rs_cli_next(&args)) != -1) {
-        const int search = rs_cli_search_option(PROG, c, optarg, topt);
-        if (search) {
-            if (search < 0)
-                return RS_EXIT_USAGE;
-            continue;
-        }
         switch (c) {
         case 'm': rq->model_arg = optarg; break;
         case 'f':
@@ -358,16 +352,15 @@ static int open_sink(sink *sk, int count, rs_error *err)
 {
     if (sk->writer->file_per_sentence) {
         if (!sk->out_path && count != 1) {
-            fprintf(stderr,
-                    PROG ": %s of %d sentences needs --output DIR (one file per sentence)\n",
-                    sk->writer->name, count);
+            rs_cli_fail(PROG, "%s of %d sentences needs --output DIR (one file per sentence)",
+                        sk->writer->name, count);
             return RS_EXIT_USAGE;
         }
         sk->svg_dir = sk->out_path &&
                       (rs_is_directory(sk->out_path) || !rs_cli_ends_with(sk->out_path, ".svg"));
         if (sk->out_path && !sk->svg_dir && count != 1) {
-            fprintf(stderr, PROG ": %s: %d sentences need a directory, not one .svg file\n",
-                    sk->out_path, count);
+            rs_cli_fail(PROG, "%s: %d sentences need a directory, not one .svg file", sk->out_path,
+                        count);
             return RS_EXIT_USAGE;
         }
         if (sk->svg_dir || sk->out_path) {
@@ -378,7 +371,7 @@ static int open_sink(sink *sk, int count, rs_error *err)
             rs_error refused;
             snprintf(path, sizeof path, sk->svg_dir ? "%s/0001.svg" : "%s", sk->out_path);
             if (rs_output_check(&sk->rule, path, &refused)) {
-                fprintf(stderr, PROG ": %s\n", refused.msg);
+                rs_cli_fail(PROG, "%s", refused.msg);
                 return RS_EXIT_USAGE;
             }
             if (sk->svg_dir)
@@ -412,10 +405,43 @@ static int write_replay(const char *dir, sink *sk)
     if (rs_output_open(&out, &sk->rule, sk->out_path, &err) ||
         rs_run_write_replay(out.f, dir, &err) || rs_output_commit(&out, &err)) {
         rs_output_abort(&out);
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_FAIL;
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
     return RS_EXIT_OK;
+}
+
+/* The input: lines to translate, or (--pairs) pairs tokenized for forced
+ * decoding, sources cut to --max-src-len. */
+typedef struct {
+    rs_lines lines;
+    rs_pairs pairs;
+    rs_tokenized tok;
+    int count; /* sentences */
+} align_input;
+
+static int read_input(const align_request *rq, const rs_codec *codec, align_input *in,
+                      rs_error *err)
+{
+    if (!rq->pairs_mode) {
+        if (rs_lines_read(rq->input, &in->lines, err))
+            return -1;
+        in->count = in->lines.count;
+        return 0;
+    }
+    const char *name = strcmp(rq->input, "-") ? rq->input : "<stdin>";
+    if (rs_pairs_read_tsv(rq->input, rq->swap, &in->pairs, err) ||
+        rs_tokenize_pairs(&in->tok, &in->pairs, codec, name, err) ||
+        rs_cli_cut_sources(PROG, &in->tok, rq->topt.max_src_len, rq->input, err))
+        return -1;
+    in->count = in->tok.count;
+    return 0;
+}
+
+static void align_input_free(align_input *in)
+{
+    rs_tokenized_free(&in->tok);
+    rs_pairs_free(&in->pairs);
+    rs_lines_free(&in->lines);
 }
 
 int cmd_align(int argc, char **argv)
@@ -440,35 +466,22 @@ int cmd_align(int argc, char **argv)
     rs_error err;
     rs_model model = {0};
     rs_codec codec = {0};
-    rs_lines lines = {0};
-    rs_pairs pairs = {0};
-    rs_tokenized tok = {0};
+    align_input in = {0};
     char default_title[4200];
-    int count;
     status = RS_EXIT_FAIL;
     if (rs_cli_load_model(rq.model_arg, &model, &codec, &err))
         goto fail;
     if (sk.words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
-        fprintf(stderr, PROG ": --words: %s has no SentencePiece subwords (tokenizer %s)\n",
-                rq.model_arg, rs_tokenizer_names[model.cfg.tokenizer]);
+        rs_cli_fail(PROG, "--words: %s has no SentencePiece subwords (tokenizer %s)", rq.model_arg,
+                    rs_tokenizer_names[model.cfg.tokenizer]);
         status = RS_EXIT_USAGE;
         goto done;
     }
     snprintf(default_title, sizeof default_title, "alignment, %s", rq.model_arg);
     sk.style.title = rq.title ? rq.title : default_title;
-    if (rq.pairs_mode) {
-        const char *name = strcmp(rq.input, "-") ? rq.input : "<stdin>";
-        if (rs_pairs_read_tsv(rq.input, rq.swap, &pairs, &err) ||
-            rs_tokenize_pairs(&tok, &pairs, &codec, name, &err) ||
-            rs_cli_cut_sources(PROG, &tok, rq.topt.max_src_len, rq.input, &err))
-            goto fail;
-        count = tok.count;
-    } else {
-        if (rs_lines_read(rq.input, &lines, &err))
-            goto fail;
-        count = lines.count;
-    }
-    int opened = open_sink(&sk, count, &err);
+    if (read_input(&rq, &codec, &in, &err))
+        goto fail;
+    int opened = open_sink(&sk, in.count, &err);
     if (opened > 0) {
         status = opened;
         goto done;
@@ -480,8 +493,8 @@ int cmd_align(int argc, char **argv)
             rs_fail(&err, "cannot write %s", sk.output.name);
         goto fail;
     }
-    if (rq.pairs_mode ? align_pairs(&model, &tok, rq.topt.batch_size, &sk, &err)
-                      : align_translations(&model, &codec, &lines, &rq.topt, &sk, &err))
+    if (rq.pairs_mode ? align_pairs(&model, &in.tok, rq.topt.batch_size, &sk, &err)
+                      : align_translations(&model, &codec, &in.lines, &rq.topt, &sk, &err))
         goto fail;
     if (close_sink(&sk, &err))
         goto fail;
@@ -490,13 +503,11 @@ int cmd_align(int argc, char **argv)
     status = RS_EXIT_OK;
     goto done;
 fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
+    rs_cli_fail(PROG, "%s", err.msg);
 done:
     rs_output_abort(&sk.output);
     rs_output_rule_free(&sk.rule);
-    rs_tokenized_free(&tok);
-    rs_pairs_free(&pairs);
-    rs_lines_free(&lines);
+    align_input_free(&in);
     rs_codec_free(&codec);
     rs_model_free(&model);
     return status;

@@ -64,22 +64,20 @@ int cmd_average(int argc, char **argv)
         rs_model model;
         if (rs_model_locate(argv[i], path, sizeof path, &err) ||
             rs_checkpoint_load(path, &model, NULL, &err)) {
-            fprintf(stderr, PROG ": %s\n", err.msg);
             rs_average_free(&avg);
-            return RS_EXIT_FAIL;
+            return rs_cli_fail(PROG, "%s", err.msg);
         }
         int rc = rs_average_add(&avg, &model, &err);
         rs_model_free(&model);
         if (rc) {
-            fprintf(stderr, PROG ": %s does not match %s: %s\n", path, argv[optind], err.msg);
             rs_average_free(&avg);
-            return RS_EXIT_FAIL;
+            return rs_cli_fail(PROG, "%s does not match %s: %s", path, argv[optind], err.msg);
         }
     }
     rs_average_finish(&avg);
     int rc = rs_checkpoint_save(out_path, &avg.mean, NULL, &err);
     if (rc)
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_cli_fail(PROG, "%s", err.msg);
     else
         fprintf(stderr, PROG ": wrote %s, the mean of %d checkpoints (%zu parameters)\n", out_path,
                 avg.count, avg.mean.layout.total);

@@ -33,6 +33,9 @@
 
 #define PROG "rnnsearch bench"
 
+/* The exit status of a child that could not run its program, as the shell's. */
+enum { EXEC_FAILED = 127 };
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: " PROG " [OPTIONS]\n\n"
@@ -78,11 +81,16 @@ static double pair_flops(const size_config *c, int V, double ls, double lt)
            + lt * 2 * l * V;                  /* output layer */
 }
 
-/* One table row; numbers < 0 print as "-". */
+/* The numbers of a table row; those < 0 print as "-". */
+typedef struct {
+    double rate, gflops, of_sgemm, rss_mb, bound_mb;
+} row_values;
+
+/* One table row. */
 typedef struct {
     char work[48], config[8], unit[16];
     int threads;
-    double rate, gflops, of_sgemm, rss_mb, bound_mb;
+    row_values v;
 } row;
 
 #define MAX_ROWS 64
@@ -113,7 +121,7 @@ static int plain_file(const char *data, const char *name, const char *tmpdir, ch
     if (pid == 0) {
         dup2(fd, 1);
         execlp("gzip", "gzip", "-dc", "--", gz, (char *)NULL);
-        _exit(127);
+        _exit(EXEC_FAILED);
     }
     close(fd);
     int status = 0;
@@ -393,18 +401,28 @@ static int time_translation(const rs_model *use, const bench_data *d, int senten
     return failed ? -1 : 0;
 }
 
-/* Training steps of config c on `threads` threads; with decode set, then the
- * translation speeds, with the model at model_path or the one just trained. */
-static int measure(const bench_data *d, const size_config *c, int threads, int steps, int sentences,
-                   const char *model_path, int decode, measured *out, rs_error *err)
+/* One measurement: `steps` training steps of config c on `threads` threads;
+ * with decode set, then the translation speeds over `sentences` test
+ * sentences, with the model at model_path (when not NULL) or the one just
+ * trained. */
+typedef struct {
+    const size_config *c;
+    int threads, steps, decode, sentences;
+    const char *model_path;
+} measurement;
+
+static int measure(const bench_data *d, const measurement *job, measured *out, rs_error *err)
 {
     rs_model model = {0}, trained = {0};
+    const char *model_path = job->model_path;
     int status = -1;
-    if (make_model(&model, d, c, err) || time_training(d, c, &model, threads, steps, out, err))
+    if (make_model(&model, d, job->c, err) ||
+        time_training(d, job->c, &model, job->threads, job->steps, out, err))
         goto done;
-    if (decode && model_path && rs_cli_load_model(model_path, &trained, NULL, err))
+    if (job->decode && model_path && rs_cli_load_model(model_path, &trained, NULL, err))
         goto done;
-    if (decode && time_translation(model_path ? &trained : &model, d, sentences, out, err))
+    if (job->decode &&
+        time_translation(model_path ? &trained : &model, d, job->sentences, out, err))
         goto done;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -417,9 +435,7 @@ done:
 }
 
 /* Runs measure() in a child process (its own peak RSS), result through a pipe. */
-static int measure_apart(const bench_data *d, const size_config *c, int threads, int steps,
-                         int sentences, const char *model_path, int decode, measured *out,
-                         rs_error *err)
+static int measure_apart(const bench_data *d, const measurement *job, measured *out, rs_error *err)
 {
     int fd[2];
     if (pipe(fd))
@@ -433,11 +449,11 @@ static int measure_apart(const bench_data *d, const size_config *c, int threads,
         measured m;
         memset(&m, 0, sizeof m);
         rs_error child_err = {{0}};
-        int rc = measure(d, c, threads, steps, sentences, model_path, decode, &m, &child_err);
+        int rc = measure(d, job, &m, &child_err);
         if (rc)
-            fprintf(stderr, PROG ": %s\n", child_err.msg);
+            rs_cli_fail(PROG, "%s", child_err.msg);
         ssize_t w = write(fd[1], &m, sizeof m);
-        _exit(rc || w != (ssize_t)sizeof m ? 1 : 0);
+        _exit(rc || w != (ssize_t)sizeof m ? RS_EXIT_FAIL : RS_EXIT_OK);
     }
     close(fd[1]);
     ssize_t got = read(fd[0], out, sizeof *out);
@@ -445,13 +461,13 @@ static int measure_apart(const bench_data *d, const size_config *c, int threads,
     int status = 0;
     waitpid(pid, &status, 0);
     if (got != (ssize_t)sizeof *out || !WIFEXITED(status) || WEXITSTATUS(status))
-        return rs_fail(err, "the %s measurement with %d thread(s) failed", c->name, threads);
+        return rs_fail(err, "the %s measurement with %d thread(s) failed", job->c->name,
+                       job->threads);
     return 0;
 }
 
 static void add_row(row *rows, int *count, const char *work, const char *config, int threads,
-                    double rate, const char *unit, double gflops, double of_sgemm, double rss,
-                    double bound)
+                    const char *unit, row_values v)
 {
     if (*count >= MAX_ROWS)
         return;
@@ -460,8 +476,7 @@ static void add_row(row *rows, int *count, const char *work, const char *config,
     snprintf(r->config, sizeof r->config, "%s", config);
     snprintf(r->unit, sizeof r->unit, "%s", unit);
     r->threads = threads;
-    r->rate = rate, r->gflops = gflops, r->of_sgemm = of_sgemm, r->rss_mb = rss,
-    r->bound_mb = bound;
+    r->v = v;
 }
 
 static void cell(char *buf, size_t cap, double v, const char *fmt)
@@ -485,11 +500,12 @@ static void print_rows(const row *rows, int count, int tsv)
     for (int i = 0; i < count; i++) {
         const row *r = &rows[i];
         char rate[32], gf[32], of[32], rss[32], bound[32];
-        cell(rate, sizeof rate, r->rate, r->rate < 100 ? "%.2f" : "%.0f");
-        cell(gf, sizeof gf, r->gflops, "%.1f");
-        cell(of, sizeof of, r->of_sgemm < 0 ? -1 : 100 * r->of_sgemm, "%.0f%%");
-        cell(rss, sizeof rss, r->rss_mb, "%.0f");
-        cell(bound, sizeof bound, r->bound_mb, "%.0f");
+        const row_values *v = &r->v;
+        cell(rate, sizeof rate, v->rate, v->rate < 100 ? "%.2f" : "%.0f");
+        cell(gf, sizeof gf, v->gflops, "%.1f");
+        cell(of, sizeof of, v->of_sgemm < 0 ? -1 : 100 * v->of_sgemm, "%.0f%%");
+        cell(rss, sizeof rss, v->rss_mb, "%.0f");
+        cell(bound, sizeof bound, v->bound_mb, "%.0f");
         if (tsv)
             printf("%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r->work, r->config, r->threads, rate,
                    r->unit, gf, of, rss, bound);
@@ -524,22 +540,30 @@ typedef struct {
 /* Parses and checks the options into rq; -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, bench_request *rq)
 {
-    enum { O_DATA = 1000, O_CONFIGS, O_THREADS, O_STEPS, O_SENT, O_MODEL, O_TSV };
+    enum {
+        OPT_DATA = RS_CLI_OPT,
+        OPT_CONFIGS,
+        OPT_THREADS,
+        OPT_STEPS,
+        OPT_SENTENCES,
+        OPT_MODEL,
+        OPT_TSV
+    };
     static const struct option opts[] = {
-        {"data", required_argument, NULL, O_DATA},
-        {"configs", required_argument, NULL, O_CONFIGS},
-        {"threads", required_argument, NULL, O_THREADS},
-        {"steps", required_argument, NULL, O_STEPS},
-        {"sentences", required_argument, NULL, O_SENT},
-        {"model", required_argument, NULL, O_MODEL},
-        {"tsv", no_argument, NULL, O_TSV},
+        {"data", required_argument, NULL, OPT_DATA},
+        {"configs", required_argument, NULL, OPT_CONFIGS},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"steps", required_argument, NULL, OPT_STEPS},
+        {"sentences", required_argument, NULL, OPT_SENTENCES},
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"tsv", no_argument, NULL, OPT_TSV},
         {0},
     };
     *rq = (bench_request){
         .use_config = {1, 1}, .thread_list = {1, 2}, .nthreads = 2, .steps = 12, .sentences = 128};
     const rs_cli_number numbers[] = {
-        {O_STEPS, "--steps", 1, 100000, .i = &rq->steps},
-        {O_SENT, "--sentences", 1, 1000000, .i = &rq->sentences},
+        {OPT_STEPS, "--steps", 1, 100000, .i = &rq->steps},
+        {OPT_SENTENCES, "--sentences", 1, 1000000, .i = &rq->sentences},
         {0},
     };
     static const char *const configs[] = {"S", "M", "S,M", "M,S"};
@@ -549,16 +573,16 @@ static int parse_request(int argc, char **argv, bench_request *rq)
     rs_cli_begin_numbers(&args, numbers);
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
-        case O_DATA: rq->data = optarg; break;
-        case O_MODEL: rq->model_path = optarg; break;
-        case O_TSV: rq->tsv = 1; break;
-        case O_CONFIGS:
+        case OPT_DATA: rq->data = optarg; break;
+        case OPT_MODEL: rq->model_path = optarg; break;
+        case OPT_TSV: rq->tsv = 1; break;
+        case OPT_CONFIGS:
             if (rs_cli_choice(PROG, "--configs", optarg, configs, 4, &k))
                 return RS_EXIT_USAGE;
             rq->use_config[0] = k != 1;
             rq->use_config[1] = k != 0;
             break;
-        case O_THREADS:
+        case OPT_THREADS:
             rq->nthreads = parse_list(optarg, rq->thread_list, 8, 256);
             if (rq->nthreads < 1)
                 return rs_cli_usage_error(PROG, "--threads: '%s' is not a list like 1,2", optarg);
@@ -586,8 +610,8 @@ static int bench_config(const bench_data *d, const bench_request *rq, int ci, ro
     for (int t = 0; t < rq->nthreads; t++) {
         const int threads = rq->thread_list[t];
         sgemm[t] = sgemm_rate(cfg, V, threads, d->mean_lt);
-        add_row(rows, nrows, "sgemm, the step's shapes", cfg->name, threads, sgemm[t], "GFLOP/s",
-                sgemm[t], -1, -1, -1);
+        add_row(rows, nrows, "sgemm, the step's shapes", cfg->name, threads, "GFLOP/s",
+                (row_values){sgemm[t], sgemm[t], -1, -1, -1});
     }
     const int n_steps = ci == 0 ? rq->steps : (rq->steps / 3 > 3 ? rq->steps / 3 : 3);
     for (int t = 0; t < rq->nthreads; t++) {
@@ -597,10 +621,11 @@ static int bench_config(const bench_data *d, const bench_request *rq, int ci, ro
         const int decode = !*decoded && threads == 1;
         fprintf(stderr, "%s, %d thread(s): %d steps%s...\n", cfg->name, threads, n_steps,
                 decode ? ", then translation" : "");
-        if (measure_apart(d, cfg, threads, n_steps, rq->sentences, rq->model_path, decode, &m, err))
+        const measurement job = {cfg, threads, n_steps, decode, rq->sentences, rq->model_path};
+        if (measure_apart(d, &job, &m, err))
             return -1;
-        add_row(rows, nrows, "train", cfg->name, threads, m.tokens_per_s, "tgt tok/s", m.gflops,
-                m.gflops / sgemm[t], m.peak_mb, m.bound_mb);
+        add_row(rows, nrows, "train", cfg->name, threads, "tgt tok/s",
+                (row_values){m.tokens_per_s, m.gflops, m.gflops / sgemm[t], m.peak_mb, m.bound_mb});
         if (threads == 1) {
             static const char *const names[] = {"  step: GRU recurrence", "  step: attention",
                                                 "  step: output layer", "  step: optimizer",
@@ -609,8 +634,9 @@ static int bench_config(const bench_data *d, const bench_request *rq, int ci, ro
             for (int p = 0; p < RS_PHASES + 2; p++)
                 step_s += m.phase[p];
             for (int p = 0; p < RS_PHASES + 2; p++)
-                add_row(rows, nrows, names[p], cfg->name, 1, 1e3 * m.phase[p], "ms/step", -1,
-                        step_s > 0 ? m.phase[p] / step_s : -1, -1, -1);
+                add_row(rows, nrows, names[p], cfg->name, 1, "ms/step",
+                        (row_values){1e3 * m.phase[p], -1, step_s > 0 ? m.phase[p] / step_s : -1,
+                                     -1, -1});
         }
         if (decode) {
             *decoded = 1;
@@ -620,8 +646,8 @@ static int bench_config(const bench_data *d, const bench_request *rq, int ci, ro
                 for (int s = 0; s < 2; s++) {
                     snprintf(work, sizeof work, "%s, batch %d", beam ? "beam 5" : "greedy",
                              s ? 64 : 1);
-                    add_row(rows, nrows, work, which, 1, (beam ? m.beam : m.greedy)[s], "sent/s",
-                            -1, -1, -1, -1);
+                    add_row(rows, nrows, work, which, 1, "sent/s",
+                            (row_values){(beam ? m.beam : m.greedy)[s], -1, -1, -1, -1});
                 }
         }
     }
@@ -647,7 +673,7 @@ int cmd_bench(int argc, char **argv)
     for (int ci = 0; ci < 2 && !failed; ci++)
         failed = rq.use_config[ci] && bench_config(&d, &rq, ci, rows, &nrows, &decoded, &err);
     if (failed)
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_cli_fail(PROG, "%s", err.msg);
     /* What was measured before a failure is printed too. */
     if (nrows > 0) {
         if (!rq.tsv)

@@ -76,7 +76,7 @@ static int read_lines(rs_lines *lines, const char *path)
 {
     rs_error err;
     if (rs_lines_read(path, lines, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_cli_fail(PROG, "%s", err.msg);
         return -1;
     }
     for (int i = 0; i < lines->count; i++)
@@ -125,13 +125,46 @@ typedef struct {
     rs_length_buckets buckets;
     const char **files; /* [nfiles]: the hypothesis, then the references (owned) */
     int nfiles;
+    const char *input;               /* -i HYP */
+    int buckets_given, format_given; /* --buckets, --format */
 } bleu_request;
+
+/* The files, once the options are read (HYP REF...; or -i HYP REF...; or REF
+ * alone, the hypothesis on standard input), and the checks across options;
+ * -1 to go on, else the exit status. */
+static int check_request(int argc, char **argv, bleu_request *rq)
+{
+    const int named = argc - optind;
+    const int hyp_named = !rq->input && named >= 2;
+    if (named < 1 || (named == 1 && !rq->input && isatty(STDIN_FILENO)))
+        return rs_cli_usage_error(PROG, "need a hypothesis and at least one reference: HYP REF, "
+                                        "-i HYP REF, or REF with the hypothesis on standard input");
+    rq->nfiles = hyp_named ? named : named + 1;
+    if (!(rq->files = calloc((size_t)rq->nfiles, sizeof *rq->files)))
+        return rs_cli_usage_error(PROG, "out of memory");
+    rq->files[0] = hyp_named ? argv[optind] : rq->input ? rq->input : "-";
+    for (int i = 1; i < rq->nfiles; i++)
+        rq->files[i] = argv[optind + i - !hyp_named];
+    if (rq->by_length && !rq->src)
+        return rs_cli_usage_error(PROG, "--by-length needs the source sentences: --src FILE");
+    if (!rq->by_length && (rq->src || rq->buckets_given || rq->format_given))
+        return rs_cli_usage_error(PROG, "--%s goes with --by-length",
+                                  rq->src             ? "src"
+                                  : rq->buckets_given ? "buckets"
+                                                      : "format");
+    if (rq->by_length && rq->sentence)
+        return rs_cli_usage_error(PROG, "--by-length and --sentence exclude each other");
+    for (int i = 1; i < rq->nfiles; i++)
+        if (strcmp(rq->files[i], "-") == 0)
+            return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
+    return -1;
+}
 
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, bleu_request *rq)
 {
     enum {
-        OPT_METRIC = 256,
+        OPT_METRIC = RS_CLI_OPT,
         OPT_TOKENIZE,
         OPT_LOWERCASE,
         OPT_SENTENCE,
@@ -157,8 +190,7 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
     static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a",
                                                                                           "none"};
     static const char *const formats[] = {"table", "tsv"};
-    int metric = 2, tokenize = 0, buckets_given = 0, format_given = 0;
-    const char *input = NULL;
+    int metric = 2, tokenize = 0;
     rs_error err;
     rs_length_buckets_default(&rq->buckets);
     rs_cli_args args;
@@ -170,18 +202,18 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         case OPT_LOWERCASE: rq->opts.lowercase = 1; break;
         case OPT_SENTENCE: rq->sentence = 1; break;
         case OPT_SIGNATURE: rq->with_signature = 1; break;
-        case 'i': input = optarg; break;
+        case 'i': rq->input = optarg; break;
         case OPT_BY_LENGTH: rq->by_length = 1; break;
         case OPT_SRC: rq->src = optarg; break;
         case OPT_BUCKETS:
             if (rs_length_buckets_parse(&rq->buckets, optarg, &err))
                 return rs_cli_usage_error(PROG, "--buckets: %s", err.msg);
-            buckets_given = 1;
+            rq->buckets_given = 1;
             break;
         case OPT_FORMAT:
             if (rs_cli_choice(PROG, "--format", optarg, formats, 2, &rq->tsv))
                 return RS_EXIT_USAGE;
-            format_given = 1;
+            rq->format_given = 1;
             break;
         case OPT_METRIC:
             if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
@@ -197,31 +229,7 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
     }
     rq->want_bleu = metric != 1;
     rq->want_chrf = metric != 0;
-    /* HYP REF...; or -i HYP REF...; or REF alone, the hypothesis on stdin. */
-    const int named = argc - optind;
-    const int hyp_named = !input && named >= 2;
-    if (named < 1 || (named == 1 && !input && isatty(STDIN_FILENO)))
-        return rs_cli_usage_error(PROG, "need a hypothesis and at least one reference: HYP REF, "
-                                        "-i HYP REF, or REF with the hypothesis on standard input");
-    rq->nfiles = hyp_named ? named : named + 1;
-    if (!(rq->files = calloc((size_t)rq->nfiles, sizeof *rq->files)))
-        return rs_cli_usage_error(PROG, "out of memory");
-    rq->files[0] = hyp_named ? argv[optind] : input ? input : "-";
-    for (int i = 1; i < rq->nfiles; i++)
-        rq->files[i] = argv[optind + i - !hyp_named];
-    if (rq->by_length && !rq->src)
-        return rs_cli_usage_error(PROG, "--by-length needs the source sentences: --src FILE");
-    if (!rq->by_length && (rq->src || buckets_given || format_given))
-        return rs_cli_usage_error(PROG, "--%s goes with --by-length",
-                                  rq->src         ? "src"
-                                  : buckets_given ? "buckets"
-                                                  : "format");
-    if (rq->by_length && rq->sentence)
-        return rs_cli_usage_error(PROG, "--by-length and --sentence exclude each other");
-    for (int i = 1; i < rq->nfiles; i++)
-        if (strcmp(rq->files[i], "-") == 0)
-            return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
-    return -1;
+    return check_request(argc, argv, rq);
 }
 
 /* Reads every file into text[nfiles]; all must have the hypothesis's lines. */
@@ -232,14 +240,14 @@ static int read_inputs(const bleu_request *rq, rs_lines *text)
         if (read_lines(&text[i], files[i]) < 0)
             return -1;
     if (text[0].count == 0) {
-        fprintf(stderr, PROG ": %s has no lines to score\n", files[0]);
+        rs_cli_fail(PROG, "%s has no lines to score", files[0]);
         return -1;
     }
     for (int i = 1; i < rq->nfiles; i++)
         if (text[i].count != text[0].count) {
-            fprintf(stderr, PROG ": %s has %d lines but %s has %d\n",
-                    strcmp(files[0], "-") ? files[0] : "standard input", text[0].count, files[i],
-                    text[i].count);
+            rs_cli_fail(PROG, "%s has %d lines but %s has %d",
+                        strcmp(files[0], "-") ? files[0] : "standard input", text[0].count,
+                        files[i], text[i].count);
             return -1;
         }
     return 0;
@@ -258,8 +266,8 @@ static int score_by_length(const bleu_request *rq, const rs_lines *text, const r
             refs[r] = text[r + 1].lines[line];
         if (rs_by_length_add(stats, &rq->buckets, src->lines[line], text[0].lines[line], refs,
                              nrefs, &rq->opts, &err)) {
-            fprintf(stderr, PROG ": %s:%d: %s\n",
-                    strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>", line + 1, err.msg);
+            rs_cli_fail(PROG, "%s:%d: %s", strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>",
+                        line + 1, err.msg);
             return -1;
         }
     }
@@ -330,8 +338,8 @@ static int score_lines(const bleu_request *rq, const rs_lines *text, const char 
         }
         if ((rq->want_bleu && rs_bleu_stats_add(&bleu, hyp, refs, nrefs, &rq->opts, &err) < 0) ||
             (rq->want_chrf && rs_chrf_stats_add(&chrf, hyp, refs, nrefs, &rq->opts, &err) < 0)) {
-            fprintf(stderr, PROG ": %s:%d: %s\n",
-                    strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>", line + 1, err.msg);
+            rs_cli_fail(PROG, "%s:%d: %s", strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>",
+                        line + 1, err.msg);
             return -1;
         }
         if (rq->sentence)
@@ -358,7 +366,7 @@ int cmd_bleu(int argc, char **argv)
     rs_lines *text = calloc((size_t)rq.nfiles, sizeof *text);
     const char **refs = calloc((size_t)nrefs, sizeof *refs);
     if (!text || !refs) {
-        fprintf(stderr, PROG ": out of memory\n");
+        rs_cli_fail(PROG, "out of memory");
         goto done;
     }
     if (read_inputs(&rq, text))
@@ -367,8 +375,8 @@ int cmd_bleu(int argc, char **argv)
         if (read_lines(&src, rq.src) < 0)
             goto done;
         if (src.count != text[0].count) {
-            fprintf(stderr, PROG ": %s has %d lines but %s has %d\n", rq.src, src.count,
-                    strcmp(rq.files[0], "-") ? rq.files[0] : "standard input", text[0].count);
+            rs_cli_fail(PROG, "%s has %d lines but %s has %d", rq.src, src.count,
+                        strcmp(rq.files[0], "-") ? rq.files[0] : "standard input", text[0].count);
             goto done;
         }
         status = score_by_length(&rq, text, &src, refs) ? RS_EXIT_FAIL : RS_EXIT_OK;
@@ -388,9 +396,9 @@ int cmd_bleu(int argc, char **argv)
     if (score_lines(&rq, text, refs, rq.with_signature ? bleu_sig : NULL,
                     rq.with_signature ? chrf_sig : NULL))
         goto done;
-    status = fflush(stdout) == 0 ? RS_EXIT_OK : RS_EXIT_FAIL;
-    if (status)
-        fprintf(stderr, PROG ": cannot write the scores: %s\n", strerror(errno));
+    status = fflush(stdout) == 0
+                 ? RS_EXIT_OK
+                 : rs_cli_fail(PROG, "cannot write the scores: %s", strerror(errno));
 done:
     if (text)
         for (int i = 0; i < rq.nfiles; i++)

@@ -55,20 +55,33 @@ static void usage(FILE *out)
  * exit status. */
 static int parse_request(int argc, char **argv, rs_explain_input *in, int *digits)
 {
-    /* Options 0..8 are the matrices, in this order. */
+    /* The options from OPT_KEYS to OPT_B are the matrices, in this order. */
     rs_matrix *const matrices[] = {&in->keys, &in->query, &in->values, &in->mask, &in->W,
                                    &in->Wq,   &in->Wk,    &in->v,      &in->b};
-    enum { OPT_SCALE = 256, OPT_SCORE, OPT_DIGITS };
+    enum {
+        OPT_KEYS = RS_CLI_OPT,
+        OPT_QUERY,
+        OPT_VALUES,
+        OPT_MASK,
+        OPT_WEIGHTS,
+        OPT_WQ,
+        OPT_WK,
+        OPT_V,
+        OPT_B,
+        OPT_SCALE,
+        OPT_SCORE,
+        OPT_DIGITS
+    };
     static const struct option options[] = {
-        {"keys", required_argument, NULL, 0},
-        {"query", required_argument, NULL, 1},
-        {"values", required_argument, NULL, 2},
-        {"mask", required_argument, NULL, 3},
-        {"weights", required_argument, NULL, 4},
-        {"Wq", required_argument, NULL, 5},
-        {"Wk", required_argument, NULL, 6},
-        {"v", required_argument, NULL, 7},
-        {"b", required_argument, NULL, 8},
+        {"keys", required_argument, NULL, OPT_KEYS},
+        {"query", required_argument, NULL, OPT_QUERY},
+        {"values", required_argument, NULL, OPT_VALUES},
+        {"mask", required_argument, NULL, OPT_MASK},
+        {"weights", required_argument, NULL, OPT_WEIGHTS},
+        {"Wq", required_argument, NULL, OPT_WQ},
+        {"Wk", required_argument, NULL, OPT_WK},
+        {"v", required_argument, NULL, OPT_V},
+        {"b", required_argument, NULL, OPT_B},
         {"scale", no_argument, NULL, OPT_SCALE},
         {"score", required_argument, NULL, OPT_SCORE},
         {"digits", required_argument, NULL, OPT_DIGITS},
@@ -81,10 +94,11 @@ static int parse_request(int argc, char **argv, rs_explain_input *in, int *digit
     rs_cli_begin_numbers(&args, numbers);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
-        if (c >= 0 && c < (int)(sizeof matrices / sizeof *matrices)) {
-            rs_matrix_free(matrices[c]);
-            if (rs_matrix_parse(matrices[c], optarg, &err) < 0)
-                return rs_cli_usage_error(PROG, "--%s: '%s': %s", options[c].name, optarg, err.msg);
+        if (c >= OPT_KEYS && c <= OPT_B) {
+            const int k = c - OPT_KEYS;
+            rs_matrix_free(matrices[k]);
+            if (rs_matrix_parse(matrices[k], optarg, &err) < 0)
+                return rs_cli_usage_error(PROG, "--%s: '%s': %s", options[k].name, optarg, err.msg);
             continue;
         }
         switch (c) {
@@ -126,16 +140,14 @@ int cmd_explain(int argc, char **argv)
     rs_error err;
     rs_explain_result res;
     char *text = NULL;
-    status = RS_EXIT_FAIL;
     if (rs_explain_compute(&res, &in, &err) < 0 ||
         rs_explain_report(&in, &res, digits, &text, &err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        status = rs_cli_fail(PROG, "%s", err.msg);
     } else {
         fputs(text, stdout);
-        if (fflush(stdout) == 0)
-            status = RS_EXIT_OK;
-        else
-            fprintf(stderr, PROG ": cannot write the explanation: %s\n", strerror(errno));
+        status = fflush(stdout)
+                     ? rs_cli_fail(PROG, "cannot write the explanation: %s", strerror(errno))
+                     : RS_EXIT_OK;
     }
     free(text);
     rs_explain_result_free(&res);

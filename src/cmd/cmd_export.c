@@ -75,23 +75,21 @@ int cmd_export(int argc, char **argv)
     rs_output_rule rule;
     rs_output_rule_init(&rule, RS_OUTPUT_BINARY, NULL);
     if (rs_model_locate(model_arg, ckpt, sizeof ckpt, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_FAIL;
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
     int refused = rs_output_add_input(&rule, ckpt, &err) || rs_output_check(&rule, out_path, &err);
     rs_output_rule_free(&rule);
     if (refused)
         return rs_cli_usage_error(PROG, "%s", err.msg);
     if (rs_checkpoint_load(ckpt, &model, NULL, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_FAIL;
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
     int rc = rs_safetensors_export(out_path, &model, &err);
     if (rc)
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_cli_fail(PROG, "%s", err.msg);
     else
         fprintf(stderr, PROG ": wrote %s from %s (%zu parameters, %d + %d tokens)\n", out_path,
                 ckpt, model.layout.total, model.src_vocab.size, model.tgt_vocab.size);
     rs_model_free(&model);
-    return rc ? 1 : 0;
+    return rc ? RS_EXIT_FAIL : RS_EXIT_OK;
 }

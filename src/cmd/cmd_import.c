@@ -62,17 +62,16 @@ int cmd_import(int argc, char **argv)
     if (refused)
         return rs_cli_usage_error(PROG, "%s", err.msg);
     if (rs_safetensors_import(in_path, &model, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return 1;
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
     int rc = rs_checkpoint_save(out_path, &model, NULL, &err);
     if (rc)
-        fprintf(stderr, PROG ": %s\n", err.msg);
+        rs_cli_fail(PROG, "%s", err.msg);
     else
         fprintf(stderr, PROG ": wrote %s (n=%d m=%d a=%d l=%d, attention %s, %d + %d tokens)\n",
                 out_path, model.cfg.hidden, model.cfg.emb, model.cfg.att, model.cfg.maxout,
                 rs_attention_names[model.cfg.attention], model.src_vocab.size,
                 model.tgt_vocab.size);
     rs_model_free(&model);
-    return rc ? 1 : 0;
+    return rc ? RS_EXIT_FAIL : RS_EXIT_OK;
 }

@@ -132,11 +132,12 @@ static int print_yaml(const char *path, const rs_config *cfg)
 
 int cmd_info(int argc, char **argv)
 {
+    enum { OPT_CONFIG = RS_CLI_OPT };
     const char *model_arg = NULL;
     int yaml = 0, c;
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
-        {"config", no_argument, NULL, 'c'},
+        {"config", no_argument, NULL, OPT_CONFIG},
         {0},
     };
     rs_cli_args args;
@@ -146,7 +147,7 @@ int cmd_info(int argc, char **argv)
             usage(stdout);
             return RS_EXIT_OK;
         }
-        if (c == 'c')
+        if (c == OPT_CONFIG)
             yaml = 1;
         else if (c != 'm' || rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
             return RS_EXIT_USAGE;
@@ -162,17 +163,14 @@ int cmd_info(int argc, char **argv)
     rs_train_state state;
     if (rs_model_locate(model_arg, path, sizeof path, &err) ||
         rs_checkpoint_load(path, &model, &state, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_FAIL;
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
     if (yaml) {
         int failed = print_yaml(path, &model.cfg);
         rs_train_state_free(&state);
         rs_model_free(&model);
-        if (failed || fflush(stdout)) {
-            fprintf(stderr, PROG ": cannot write the output\n");
-            return RS_EXIT_FAIL;
-        }
+        if (failed || fflush(stdout))
+            return rs_cli_fail(PROG, "cannot write the output");
         return RS_EXIT_OK;
     }
     struct stat st;
@@ -193,9 +191,7 @@ int cmd_info(int argc, char **argv)
     print_training(&state);
     rs_train_state_free(&state);
     rs_model_free(&model);
-    if (fflush(stdout)) {
-        fprintf(stderr, PROG ": cannot write the output\n");
-        return RS_EXIT_FAIL;
-    }
+    if (fflush(stdout))
+        return rs_cli_fail(PROG, "cannot write the output");
     return RS_EXIT_OK;
 }

@@ -278,6 +278,67 @@ static void ticks_y(FILE *out, const frame *f, const axis *y, int right)
     }
 }
 
+/* The frame: the ticks of both y axes and of the step axis, the box, and the
+ * axes' names. */
+static void draw_axes(FILE *out, const frame *f, int log_scale, int metric, int aer)
+{
+    const int right = metric || aer;
+    ticks_y(out, f, &f->y, 0);
+    if (right)
+        ticks_y(out, f, &f->y2, 1);
+    for (double v = f->x.lo; v <= f->x.hi + f->x.step * 1e-6; v += f->x.step) {
+        char label[32];
+        tick_label(label, sizeof label, v, f->x.step);
+        double xx = px(f, v), y = f->top + f->height;
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
+                xx, y, xx, y + 5);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", xx, y + 19,
+                label);
+    }
+    fprintf(
+        out,
+        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
+        f->left, f->top, f->width, f->height);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">step</text>\n",
+            f->left + f->width / 2, f->top + f->height + 42);
+    fprintf(out,
+            "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">loss "
+            "(nats per target token%s)</text>\n",
+            f->left - 50, f->top + f->height / 2, log_scale ? ", log scale" : "");
+    if (right)
+        fprintf(
+            out,
+            "<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\">%s</text>\n",
+            f->left + f->width + 62, f->top + f->height / 2,
+            metric && aer ? "dev metric, AER (%)"
+            : aer         ? "alignment error rate (%)"
+                          : "dev metric");
+}
+
+/* The legend: one row under the plot. */
+static void draw_legend(FILE *out, const frame *f, int metric, int aer)
+{
+    const char *names[4] = {"train loss", "dev loss"}, *colours[4] = {"#1f77b4", "#d62728"};
+    int entries = 2;
+    if (metric)
+        names[entries] = "dev metric (right axis)", colours[entries++] = "#2ca02c";
+    if (aer)
+        names[entries] = "dev AER % (right axis)", colours[entries++] = "#ff7f0e";
+    const double ly = f->top + f->height + 64;
+    double lx = f->left;
+    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
+    for (int k = 0; k < entries; k++) {
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"2\"%s/>\n",
+                lx, ly, lx + 24, ly, colours[k], k >= 2 ? " stroke-dasharray=\"6 4\"" : "");
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\">%s</text>\n", lx + 30, ly,
+                names[k]);
+        lx += 30 + rs_text_width(names[k], 12) + 24;
+    }
+    fputs("</g>\n", out);
+}
+
 /* The evaluations s and, when it has rows, the training-loss table t, whose
  * train loss is then drawn instead of s's. */
 static int plot(FILE *out, const series *s, const series *t, const char *title, const char *scale)
@@ -316,36 +377,7 @@ static int plot(FILE *out, const series *s, const series *t, const char *title, 
             f.left + f.width / 2);
     rs_xml_escape(out, title);
     fputs("</text>\n", out);
-    ticks_y(out, &f, &f.y, 0);
-    if (right)
-        ticks_y(out, &f, &f.y2, 1);
-    for (double v = f.x.lo; v <= f.x.hi + f.x.step * 1e-6; v += f.x.step) {
-        char label[32];
-        tick_label(label, sizeof label, v, f.x.step);
-        double xx = px(&f, v), y = f.top + f.height;
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
-                xx, y, xx, y + 5);
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", xx, y + 19,
-                label);
-    }
-    fprintf(
-        out,
-        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
-        f.left, f.top, f.width, f.height);
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">step</text>\n",
-            f.left + f.width / 2, f.top + f.height + 42);
-    fprintf(out,
-            "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">loss "
-            "(nats per target token%s)</text>\n",
-            f.left - 50, f.top + f.height / 2, log_scale ? ", log scale" : "");
-    if (right)
-        fprintf(
-            out,
-            "<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\">%s</text>\n",
-            f.left + f.width + 62, f.top + f.height / 2,
-            metric && aer ? "dev metric, AER (%)"
-            : aer         ? "alignment error rate (%)"
-                          : "dev metric");
+    draw_axes(out, &f, log_scale, metric, aer);
     fputs("</g>\n", out);
     draw_series(out, &f, train, COL_TRAIN, &f.y, "#1f77b4", "", "train loss");
     draw_series(out, &f, s, COL_DEV, &f.y, "#d62728", "", "dev loss");
@@ -354,32 +386,49 @@ static int plot(FILE *out, const series *s, const series *t, const char *title, 
                     "dev metric");
     if (aer)
         draw_series(out, &f, s, COL_AER, &f.y2, "#ff7f0e", " stroke-dasharray=\"6 4\"", "AER");
-    /* Legend: one row under the plot. */
-    const char *names[4] = {"train loss", "dev loss"}, *colours[4] = {"#1f77b4", "#d62728"};
-    int entries = 2;
-    if (metric)
-        names[entries] = "dev metric (right axis)", colours[entries++] = "#2ca02c";
-    if (aer)
-        names[entries] = "dev AER % (right axis)", colours[entries++] = "#ff7f0e";
-    const double ly = f.top + f.height + 64;
-    double lx = f.left;
-    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
-    for (int k = 0; k < entries; k++) {
-        fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                "stroke-width=\"2\"%s/>\n",
-                lx, ly, lx + 24, ly, colours[k], k >= 2 ? " stroke-dasharray=\"6 4\"" : "");
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\">%s</text>\n", lx + 30, ly,
-                names[k]);
-        lx += 30 + rs_text_width(names[k], 12) + 24;
-    }
-    fputs("</g>\n", out);
+    draw_legend(out, &f, metric, aer);
     return rs_svg_end(out);
+}
+
+/* The log the argument names: DIR/train.log.tsv, a model NAME's, or the file
+ * itself. */
+static void find_log(const char *arg, char *log, size_t size)
+{
+    struct stat st;
+    if (rs_is_directory(arg))
+        snprintf(log, size, "%s/train.log.tsv", arg);
+    else if (!strchr(arg, '/') && stat(arg, &st)) {
+        /* A bare NAME: where -m looks, $RNNSEARCH_MODELS/NAME then ./models/NAME
+         * (a missing log is reported at the first place). */
+        snprintf(log, size, "%s/%s/train.log.tsv", rs_models_dir(), arg);
+        if (stat(log, &st) && strcmp(rs_models_dir(), "models")) {
+            char local[4200];
+            snprintf(local, sizeof local, "models/%s/train.log.tsv", arg);
+            if (!stat(local, &st))
+                snprintf(log, size, "%s", local);
+        }
+    } else
+        snprintf(log, size, "%s", arg);
+}
+
+/* Checks output by the rule of what plot writes (rule, initialised here): its
+ * own picture may go beside a run's log (train.svg, the default); nothing else
+ * goes there, nor over the files it reads. */
+static int check_output(rs_output_rule *rule, const char *log, const char *output, rs_error *err)
+{
+    char loss[4200];
+    const char *slash = strrchr(log, '/');
+    snprintf(loss, sizeof loss, "%.*s" RS_LOSS_TABLE, slash ? (int)(slash - log + 1) : 0, log);
+    rs_output_rule_init(rule, RS_OUTPUT_TEXT, "train.svg");
+    if (rs_output_add_input(rule, log, err) || rs_output_add_input(rule, loss, err) ||
+        rs_output_check(rule, output, err))
+        return -1;
+    return 0;
 }
 
 int cmd_plot(int argc, char **argv)
 {
-    enum { OPT_TITLE = 1000, OPT_SCALE };
+    enum { OPT_TITLE = RS_CLI_OPT, OPT_SCALE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"scale", required_argument, NULL, OPT_SCALE},
@@ -411,21 +460,7 @@ int cmd_plot(int argc, char **argv)
         return rs_cli_usage_error(PROG, "give one model NAME, directory or log file");
     const char *arg = argv[optind];
     char log[4200], out_path[4200];
-    struct stat st;
-    if (rs_is_directory(arg))
-        snprintf(log, sizeof log, "%s/train.log.tsv", arg);
-    else if (!strchr(arg, '/') && stat(arg, &st)) {
-        /* A bare NAME: where -m looks, $RNNSEARCH_MODELS/NAME then ./models/NAME
-         * (a missing log is reported at the first place). */
-        snprintf(log, sizeof log, "%s/%s/train.log.tsv", rs_models_dir(), arg);
-        if (stat(log, &st) && strcmp(rs_models_dir(), "models")) {
-            char local[4200];
-            snprintf(local, sizeof local, "models/%s/train.log.tsv", arg);
-            if (!stat(local, &st))
-                snprintf(log, sizeof log, "%s", local);
-        }
-    } else
-        snprintf(log, sizeof log, "%s", arg);
+    find_log(arg, log, sizeof log);
     if (!output) {
         /* train.svg in the log's directory. */
         const char *slash = strrchr(log, '/');
@@ -438,22 +473,14 @@ int cmd_plot(int argc, char **argv)
 
     rs_error err;
     series s;
-    /* Its own picture may go beside a run's log (train.svg, the default);
-     * nothing else goes there, nor over the files it reads. */
-    char loss[4200];
-    const char *slash = strrchr(log, '/');
-    snprintf(loss, sizeof loss, "%.*s" RS_LOSS_TABLE, slash ? (int)(slash - log + 1) : 0, log);
     rs_output_rule rule;
-    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, "train.svg");
-    if (rs_output_add_input(&rule, log, &err) || rs_output_add_input(&rule, loss, &err) ||
-        rs_output_check(&rule, output, &err)) {
+    if (check_output(&rule, log, output, &err)) {
         rs_output_rule_free(&rule);
         return rs_cli_usage_error(PROG, "%s", err.msg);
     }
     if (read_log(log, &s, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
         rs_output_rule_free(&rule);
-        return RS_EXIT_FAIL;
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
     series t = {0};
     rs_output out;
@@ -469,10 +496,8 @@ int cmd_plot(int argc, char **argv)
     const int evaluations = s.count, losses = t.count;
     series_free(&s);
     series_free(&t);
-    if (rc) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        return RS_EXIT_FAIL;
-    }
+    if (rc)
+        return rs_cli_fail(PROG, "%s", err.msg);
     if (strcmp(output, "-"))
         fprintf(stderr, PROG ": wrote %s (%d evaluations, %d training-loss rows)\n", output,
                 evaluations, losses);

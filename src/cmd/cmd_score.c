@@ -49,19 +49,26 @@ typedef struct {
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, score_request *rq)
 {
-    enum { OPT_SRC = 1000, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN, OPT_BATCH, OPT_MAXSRC };
+    enum { OPT_SRC = RS_CLI_OPT, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"src", required_argument, NULL, OPT_SRC},
         {"tgt", required_argument, NULL, OPT_TGT},
         {"swap", no_argument, NULL, OPT_SWAP},
         {"per-token", no_argument, NULL, OPT_PER_TOKEN},
-        {"batch-size", required_argument, NULL, OPT_BATCH},
-        {"max-src-len", required_argument, NULL, OPT_MAXSRC},
+        {"batch-size", required_argument, NULL, RS_CLI_BATCH},
+        {"max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN},
+        {0},
+    };
+    /* Two of the search options, with translate's ranges. */
+    const rs_cli_number numbers[] = {
+        RS_CLI_NUMBER_BATCH(&rq->batch_size),
+        RS_CLI_NUMBER_MAX_SRC_LEN(&rq->max_src_len),
         {0},
     };
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
+    rs_cli_begin_numbers(&args, numbers);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
         switch (c) {
@@ -73,14 +80,6 @@ static int parse_request(int argc, char **argv, score_request *rq)
         case OPT_TGT: rq->tgt = optarg; break;
         case OPT_SWAP: rq->swap = 1; break;
         case OPT_PER_TOKEN: rq->per_token = 1; break;
-        case OPT_MAXSRC:
-            if (rs_cli_int(PROG, "--max-src-len", optarg, 1, 100000, &rq->max_src_len))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_BATCH:
-            if (rs_cli_int(PROG, "--batch-size", optarg, 1, 100000, &rq->batch_size))
-                return RS_EXIT_USAGE;
-            break;
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
@@ -169,7 +168,7 @@ int cmd_score(int argc, char **argv)
     status = RS_EXIT_OK;
     goto done;
 fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
+    rs_cli_fail(PROG, "%s", err.msg);
 done:
     for (int i = 0; scored && i < data.count; i++)
         rs_forced_free(&scored[i]);

@@ -61,7 +61,7 @@ typedef struct {
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, tokenize_request *rq)
 {
-    enum { OPT_LOWERCASE = 256, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_SIDE, OPT_IDS };
+    enum { OPT_LOWERCASE = RS_CLI_OPT, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_SIDE, OPT_IDS };
     static const struct option options[] = {
         {"model", required_argument, NULL, 'm'},
         {"side", required_argument, NULL, OPT_SIDE},
@@ -188,16 +188,11 @@ int cmd_tokenize(int argc, char **argv)
     tokenizer t = {.rq = &rq};
     if ((rq.model_arg && rs_cli_load_model(rq.model_arg, &t.model, &t.codec, &err)) ||
         rs_line_reader_open(&reader, rq.path, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
         rs_codec_free(&t.codec);
         rs_model_free(&t.model);
-        return RS_EXIT_FAIL;
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
-    status = RS_EXIT_OK;
-    if (filter_lines(&t, &reader, &err)) {
-        fprintf(stderr, PROG ": %s\n", err.msg);
-        status = RS_EXIT_FAIL;
-    }
+    status = filter_lines(&t, &reader, &err) ? rs_cli_fail(PROG, "%s", err.msg) : RS_EXIT_OK;
     rs_tokens_free(&t.tokens);
     rs_line_reader_close(&reader);
     rs_codec_free(&t.codec);

@@ -112,16 +112,14 @@ static int alignment_value(const char *arg, output_style *st)
     return 1;
 }
 
-enum { OPT_THREADS = 1000, OPT_NBEST, OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET, OPT_BPE };
+enum { OPT_THREADS = RS_CLI_OPT, OPT_NBEST, OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET, OPT_BPE };
 
-/* One option, from the command line or the --config file (rs_cli_apply). */
+/* One option, from the command line or the --config file (rs_cli_apply);
+ * the numbers are stored by the table (parse_request). */
 static int apply_option(void *ctx, int val, const char *arg)
 {
     translate_request *rq = ctx;
     rs_translate_options *topt = &rq->topt;
-    const int search = rs_cli_search_option(PROG, val, arg, topt);
-    if (search)
-        return search < 0 ? RS_EXIT_USAGE : -1;
     switch (val) {
     case 'm':
         if (rs_cli_add_model(PROG, rq->models, arg))
@@ -130,15 +128,6 @@ static int apply_option(void *ctx, int val, const char *arg)
     case 'o':
         if (rs_cli_once(PROG, "-o", &rq->output, arg))
             return RS_EXIT_USAGE;
-        break;
-    case OPT_THREADS:
-        if (rs_cli_int(PROG, "--threads", arg, 1, 1024, &rq->threads))
-            return RS_EXIT_USAGE;
-        break;
-    case OPT_NBEST:
-        if (rs_cli_int(PROG, "--n-best", arg, 1, 1000, &topt->n_best))
-            return RS_EXIT_USAGE;
-        rq->style.nbest_format = 1;
         break;
     case OPT_REF: rq->ref_path = arg; break;
     case OPT_UNK: topt->replace_unk = 1; break;
@@ -180,7 +169,16 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
     };
+    rs_translate_options *topt = &rq->topt;
+    const rs_cli_number numbers[] = {
+        RS_CLI_SEARCH_NUMBERS(topt),
+        {OPT_THREADS, "--threads", 1, 1024, .i = &rq->threads},
+        {OPT_NBEST, "--n-best", 1, 1000, .i = &topt->n_best},
+        {0},
+    };
+    topt->n_best = 0; /* not given: 1, and no n-best format (check_request) */
     rs_cli_begin(&rq->args, PROG, argc, argv, "m:o:", opts);
+    rs_cli_begin_numbers(&rq->args, numbers);
     int c, status;
     while ((c = rs_cli_next(&rq->args)) != -1) {
         const char *arg = optarg;
@@ -213,6 +211,9 @@ static int check_request(int argc, char **argv, translate_request *rq)
                                         "training: section of --config FILE)");
     if (argc - optind > 1)
         return rs_cli_usage_error(PROG, "more than one input file given");
+    rq->style.nbest_format = topt->n_best > 0; /* --n-best given, even as 1 */
+    if (!topt->n_best)
+        topt->n_best = 1;
     if (topt->n_best > topt->beam)
         return rs_cli_usage_error(PROG, "--n-best %d needs --beam of at least %d", topt->n_best,
                                   topt->n_best);
@@ -410,7 +411,7 @@ int cmd_translate(int argc, char **argv)
     status = RS_EXIT_OK;
     goto done;
 fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
+    rs_cli_fail(PROG, "%s", err.msg);
 done:
     rs_output_abort(&run.output);
     rs_lines_free(&run.refs);

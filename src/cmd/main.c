@@ -66,11 +66,11 @@ static int help(int argc, char **argv, const command *table, size_t count)
 {
     if (argc < 3) {
         usage(stdout);
-        return 0;
+        return RS_EXIT_OK;
     }
     if (!strcmp(argv[2], "models")) {
         models_help(stdout);
-        return 0;
+        return RS_EXIT_OK;
     }
     for (size_t i = 0; i < count; i++)
         if (!strcmp(argv[2], table[i].name)) {
@@ -94,11 +94,11 @@ int main(int argc, char **argv)
         return help(argc, argv, commands, sizeof commands / sizeof *commands);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
-        return 0;
+        return RS_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("rnnsearch %s\n", RS_VERSION);
-        return 0;
+        return RS_EXIT_OK;
     }
     if (argv[1][0] == '-')
         return rs_cli_bad_option("rnnsearch", argv[1]);
@@ -108,14 +108,12 @@ int main(int argc, char **argv)
         /* Training joins an MPI job when a launcher (mpirun, srun) started it. */
         if (commands[i].run == cmd_train) {
             rs_error err;
-            if (rs_dist_init(&err)) {
-                fprintf(stderr, "rnnsearch: %s\n", err.msg);
-                return RS_EXIT_FAIL;
-            }
+            if (rs_dist_init(&err))
+                return rs_cli_fail("rnnsearch", "%s", err.msg);
             int status = cmd_train(argc - 1, argv + 1);
             if (rs_dist_failed_alone(status)) {
-                fprintf(stderr, "rnnsearch: rank %d of %d failed; ending the job\n", rs_dist_rank(),
-                        rs_dist_size());
+                rs_cli_fail("rnnsearch", "rank %d of %d failed; ending the job", rs_dist_rank(),
+                            rs_dist_size());
                 fflush(stderr);
                 rs_dist_abort(status);
             }

@@ -1,0 +1,230 @@
+/* A training run before its first step: the directory claimed, the data read
+ * and tokenized, the codec and the model made, the datasets built. */
+#include "train/prepare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/rng.h"
+#include "model/vocab.h"
+#include "text/spm.h"
+#include "text/text.h"
+#include "train/dist.h"
+#include "train/rundir.h"
+
+int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs_error *err)
+{
+    if (rs_train_lock(dir, lock, err))
+        return -1;
+    if (!resume && rs_train_dir_has_model(dir)) {
+        if (!overwrite) {
+            rs_fail(err,
+                    "%s already holds a model; give --resume to continue it or "
+                    "--overwrite to replace it",
+                    dir);
+            return RS_TRAIN_REFUSED;
+        }
+        return rs_train_clear_dir(dir, err);
+    }
+    char ckpt[4200];
+    snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", dir);
+    if (resume && access(ckpt, F_OK) && rs_train_dir_has_model(dir)) {
+        rs_fail(err,
+                "%s has no last.ckpt to resume (training stopped before its first save); "
+                "start again with --overwrite",
+                dir);
+        return RS_TRAIN_REFUSED;
+    }
+    return 0;
+}
+
+const char *rs_train_needs_dev_set(const rs_config *cfg)
+{
+    return cfg->dev_bleu           ? "--dev-bleu"
+           : cfg->dev_translate    ? "--dev-translate"
+           : cfg->patience > 0     ? "--patience"
+           : cfg->lr_decay != 1.0f ? "--lr-decay"
+                                   : NULL;
+}
+
+void rs_train_run_init(rs_train_run *run)
+{
+    memset(run, 0, sizeof *run);
+    run->lock = -1;
+}
+
+void rs_train_run_free(rs_train_run *run)
+{
+    rs_train_unlock(run->lock);
+    run->lock = -1;
+    rs_watch_free(&run->watch);
+    free(run->spm_blob[0]);
+    free(run->spm_blob[1]);
+    run->spm_blob[0] = run->spm_blob[1] = NULL;
+    rs_codec_free(&run->codec);
+    rs_dataset_free(&run->train);
+    rs_dataset_free(&run->dev);
+    rs_tokenized_free(&run->train_tok);
+    rs_tokenized_free(&run->dev_tok);
+    rs_pairs_free(&run->train_pairs);
+    rs_pairs_free(&run->dev_pairs);
+    rs_train_state_free(&run->state);
+    rs_model_free(&run->model);
+}
+
+static int read_pairs(const char *tsv, const char *src, const char *tgt, int swap, rs_pairs *out,
+                      rs_error *err)
+{
+    if (tsv)
+        return rs_pairs_read_tsv(tsv, swap, out, err);
+    return swap ? rs_pairs_read_parallel(tgt, src, out, err)
+                : rs_pairs_read_parallel(src, tgt, out, err);
+}
+
+/* SentencePiece models for both sides: read from files, or trained on the
+ * normalised training sentences with cfg->subwords pieces each. */
+static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const rs_train_inputs *in,
+                           char *blob[2], size_t len[2], rs_error *err)
+{
+    if (in->spm_src) {
+        rs_spm *spm;
+        if (rs_spm_load_file(&spm, in->spm_src, &blob[0], &len[0], err))
+            return -1;
+        rs_spm_free(spm);
+        if (rs_spm_load_file(&spm, in->spm_tgt, &blob[1], &len[1], err))
+            return -1;
+        rs_spm_free(spm);
+        return 0;
+    }
+    char **text = rs_calloc((size_t)pairs->count + 1, sizeof(char *), err);
+    if (!text)
+        return -1;
+    int status = 0;
+    for (int side = 0; side < 2 && status == 0; side++) {
+        char *const *raw = side == 0 ? pairs->src : pairs->tgt;
+        for (int i = 0; i < pairs->count && status == 0; i++)
+            status = rs_text_normalize(raw[i], strlen(raw[i]), cfg->lowercase, &text[i], err);
+        if (status == 0) {
+            if (in->note) {
+                char note[128];
+                snprintf(note, sizeof note,
+                         "training a %d-piece SentencePiece model for the %s side", cfg->subwords,
+                         side == 0 ? "source" : "target");
+                in->note(in->note_ctx, note);
+            }
+            status = rs_spm_train((const char *const *)text, pairs->count, cfg->subwords, "unigram",
+                                  &blob[side], &len[side], err);
+        }
+        for (int i = 0; i < pairs->count; i++) {
+            free(text[i]);
+            text[i] = NULL;
+        }
+    }
+    free(text);
+    return status;
+}
+
+/* The text codec: the resumed model's, or a new one from the configuration,
+ * with SentencePiece models read or trained by rank 0 and sent to the others. */
+static int make_codec(const rs_train_inputs *in, const rs_config *cfg, int resume,
+                      rs_train_run *run, rs_error *err)
+{
+    if (resume)
+        return rs_codec_for_model(&run->codec, &run->model, err);
+    if (rs_codec_init(&run->codec, cfg, err))
+        return -1;
+    if (cfg->tokenizer == RS_TOKENIZER_SPM &&
+        (rs_dist_check(rs_dist_rank() == 0 ? obtain_subwords(cfg, &run->train_pairs, in,
+                                                             run->spm_blob, run->spm_len, err)
+                                           : 0,
+                       err) ||
+         rs_dist_broadcast_blob(&run->spm_blob[0], &run->spm_len[0], err) ||
+         rs_dist_broadcast_blob(&run->spm_blob[1], &run->spm_len[1], err)))
+        return -1;
+    for (int side = 0; side < 2 && run->spm_blob[0]; side++)
+        if (rs_codec_set_spm(&run->codec, side, run->spm_blob[side], run->spm_len[side], err))
+            return -1;
+    return 0;
+}
+
+/* A new model: vocabularies from the training data, weights from the seed. */
+static int new_model(rs_config *cfg, rs_train_run *run, rs_error *err)
+{
+    rs_vocab src_counts = {0}, tgt_counts = {0}, src_vocab = {0}, tgt_vocab = {0};
+    int status = -1;
+    if (rs_vocab_init(&src_counts, err) || rs_vocab_init(&tgt_counts, err) ||
+        rs_count_tokens(&src_counts, &run->train_tok, RS_SIDE_SRC, err) ||
+        rs_count_tokens(&tgt_counts, &run->train_tok, RS_SIDE_TGT, err) ||
+        rs_vocab_select(&src_vocab, &src_counts, cfg->min_freq, cfg->max_vocab, err) ||
+        rs_vocab_select(&tgt_vocab, &tgt_counts, cfg->min_freq, cfg->max_vocab, err))
+        goto done;
+    cfg->src_vocab = src_vocab.size;
+    cfg->tgt_vocab = tgt_vocab.size;
+    if (rs_model_alloc(&run->model, cfg, err))
+        goto done;
+    run->model.src_vocab = src_vocab;
+    run->model.tgt_vocab = tgt_vocab;
+    memset(&src_vocab, 0, sizeof src_vocab);
+    memset(&tgt_vocab, 0, sizeof tgt_vocab);
+    run->model.spm_src = run->spm_blob[0], run->model.spm_src_len = run->spm_len[0];
+    run->model.spm_tgt = run->spm_blob[1], run->model.spm_tgt_len = run->spm_len[1];
+    run->spm_blob[0] = run->spm_blob[1] = NULL;
+    rs_rng init_rng;
+    rs_rng_seed(&init_rng, (uint64_t)cfg->seed ^ 0x5eedULL);
+    rs_model_init_random(&run->model, &init_rng);
+    status = rs_train_state_alloc(&run->state, &run->model, err);
+done:
+    rs_vocab_free(&src_vocab);
+    rs_vocab_free(&tgt_vocab);
+    rs_vocab_free(&src_counts);
+    rs_vocab_free(&tgt_counts);
+    return status;
+}
+
+/* The watched sentences (a file, else the first dev pairs) and the dev gold
+ * links. */
+static int setup_watch(const rs_train_inputs *in, rs_train_run *run, rs_error *err)
+{
+    rs_watch *w = &run->watch;
+    const rs_pairs *dev = &run->dev_pairs;
+    w->threshold = in->align_threshold;
+    w->codec = &run->codec;
+    if (in->watch_file ? rs_watch_read_file(w, in->watch_file, err)
+                       : !in->no_watch && rs_watch_from_pairs(w, dev->src, dev->tgt, dev->count,
+                                                              RS_WATCH_DEFAULT_COUNT, err))
+        return -1;
+    return in->dev_align ? rs_watch_read_gold(w, in->dev_align, dev->count, err) : 0;
+}
+
+int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_train_run *run,
+                     rs_error *err)
+{
+    if (rs_dist_check(read_pairs(in->train_tsv, in->train_src, in->train_tgt, in->swap,
+                                 &run->train_pairs, err),
+                      err) ||
+        make_codec(in, cfg, resume, run, err) ||
+        rs_tokenize_pairs(&run->train_tok, &run->train_pairs, &run->codec,
+                          in->train_tsv ? in->train_tsv : in->train_src, err))
+        return -1;
+    if ((in->dev_tsv || in->dev_src) &&
+        rs_dist_check(
+            read_pairs(in->dev_tsv, in->dev_src, in->dev_tgt, in->swap, &run->dev_pairs, err) ||
+                rs_tokenize_pairs(&run->dev_tok, &run->dev_pairs, &run->codec,
+                                  in->dev_tsv ? in->dev_tsv : in->dev_src, err),
+            err))
+        return -1;
+    if (setup_watch(in, run, err))
+        return -1;
+    if (!resume && new_model(cfg, run, err))
+        return -1;
+    const rs_model *m = &run->model;
+    if (rs_dataset_build(&run->train, &run->train_tok, &m->src_vocab, &m->tgt_vocab, cfg->max_len,
+                         &run->skipped, err) ||
+        rs_dataset_build(&run->dev, &run->dev_tok, &m->src_vocab, &m->tgt_vocab, 0, NULL, err))
+        return -1;
+    rs_tokenized_free(&run->train_tok);
+    rs_tokenized_free(&run->dev_tok);
+    return 0;
+}

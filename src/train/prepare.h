@@ -1,0 +1,92 @@
+/* A training run before its first step (train/prepare.c): its model
+ * directory claimed, its pairs read and tokenized, its text codec (with
+ * SentencePiece models read or trained), its model (new, or the one --resume
+ * loaded: train/resume.h), the watched sentences, and the pairs as id
+ * sequences for rs_train. As everywhere below cmd/, nothing here prints:
+ * what a command should tell comes back to it as text (rs_train_note). */
+#ifndef RS_PREPARE_H
+#define RS_PREPARE_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "data/dataset.h"
+#include "model/codec.h"
+#include "model/config.h"
+#include "model/model.h"
+#include "text/corpus.h"
+#include "train/watch.h"
+
+/* What a function here returns, besides 0 and -1 (a failure: a file, memory),
+ * when the request does not fit what it finds (a directory that holds another
+ * model, a checkpoint without training state, other data): the caller's
+ * mistake, which a command reports as bad usage. err says why either way. */
+enum { RS_TRAIN_REFUSED = -2 };
+
+/* Locks the run's directory dir (rs_train_lock, creating it; *lock is the
+ * descriptor to rs_train_unlock) and checks what it holds: without resume, a
+ * directory that holds a model is refused unless overwrite, which clears it
+ * (rs_train_clear_dir); with resume, a directory whose run stopped before its
+ * first save (a model there, but no last.ckpt) is refused. 0, -1 (the lock
+ * or the clearing failed) or RS_TRAIN_REFUSED. */
+int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs_error *err);
+
+/* The first option of cfg that does nothing without a dev set ("--dev-bleu",
+ * "--dev-translate", "--patience", "--lr-decay"), or NULL. */
+const char *rs_train_needs_dev_set(const rs_config *cfg);
+
+/* A line for the user about work that takes a while, given before the work
+ * ("training a 8000-piece SentencePiece model for the source side"); the
+ * text has no newline. */
+typedef void (*rs_train_note)(void *ctx, const char *text);
+
+/* What a run is given besides its configuration: files as named (a TSV of
+ * pairs, or a source and a target file; NULL for what is not given). */
+typedef struct {
+    const char *train_tsv, *train_src, *train_tgt; /* training pairs: one of the two forms */
+    const char *dev_tsv, *dev_src, *dev_tgt;       /* dev pairs, or none */
+    int swap;                                      /* exchange source and target */
+    const char *spm_src, *spm_tgt; /* SentencePiece models to read; NULL: trained (cfg.subwords) */
+    const char *watch_file; /* watched sentences; NULL: the first dev pairs, unless no_watch */
+    int no_watch;
+    const char *dev_align; /* gold links of the dev pairs, or NULL */
+    float align_threshold; /* hard links of the dev alignments: 0 = argmax, else weights >= it */
+    rs_train_note note;    /* may be NULL */
+    void *note_ctx;
+} rs_train_inputs;
+
+/* Everything a run holds, from rs_train_run_init to rs_train_run_free. */
+typedef struct {
+    int lock; /* the directory's lock (rs_train_claim_dir), or -1 */
+    rs_pairs train_pairs, dev_pairs;
+    rs_tokenized train_tok, dev_tok; /* until the datasets are built */
+    rs_dataset train, dev;
+    rs_model model;
+    rs_train_state state;
+    rs_codec codec;
+    rs_watch watch;    /* watched sentences and dev gold links */
+    char *spm_blob[2]; /* SentencePiece models until the model owns them */
+    size_t spm_len[2];
+    int skipped; /* training pairs longer than cfg.max_len, left out */
+} rs_train_run;
+
+void rs_train_run_init(rs_train_run *run);
+
+/* Frees what the run holds and releases the directory's lock. */
+void rs_train_run_free(rs_train_run *run);
+
+/* Reads and tokenizes the training and dev pairs (every rank reads them;
+ * a failure on one is a failure on all), makes the text codec, reads the
+ * watched sentences and gold links, makes a new model unless resume, and
+ * builds the datasets. With resume the codec is the model's, which
+ * rs_resume_load has loaded; otherwise it is made from cfg, with
+ * SentencePiece models read from in->spm_src/spm_tgt or trained on the
+ * normalised training sentences with cfg->subwords pieces each (by rank 0,
+ * which sends them to the others); the new model's vocabularies are the
+ * training data's (cfg->min_freq, cfg->max_vocab; their sizes go into cfg),
+ * its weights drawn from cfg->seed. Training pairs longer than cfg->max_len
+ * are left out (counted in run->skipped). */
+int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_train_run *run,
+                     rs_error *err);
+
+#endif
