@@ -253,11 +253,13 @@ enum {
     }
 /* One entry a line, as a table (the formatter would break them). */
 /* clang-format off */
-#define RS_CLI_NUMBER_BEAM(field)           {RS_CLI_BEAM, "--beam", 1, 1000, .i = (field)}
-#define RS_CLI_NUMBER_LENGTH_PENALTY(field) {RS_CLI_LENGTH_PENALTY, "--length-penalty", -100, 100, .f = (field)}
-#define RS_CLI_NUMBER_BATCH(field)          {RS_CLI_BATCH, "--batch-size", 1, 100000, .i = (field)}
-#define RS_CLI_NUMBER_MAX_LEN(field)        {RS_CLI_MAX_LEN, "--max-len", 1, 100000, .i = (field)}
-#define RS_CLI_NUMBER_MAX_SRC_LEN(field)    {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, 100000, .i = (field)}
+/* The bounds are the library's (search/translate.h), so the program and
+ * librnnsearch accept the same values. */
+#define RS_CLI_NUMBER_BEAM(field)           {RS_CLI_BEAM, "--beam", 1, RS_MAX_BEAM, .i = (field)}
+#define RS_CLI_NUMBER_LENGTH_PENALTY(field) {RS_CLI_LENGTH_PENALTY, "--length-penalty", -RS_MAX_LENGTH_PENALTY, RS_MAX_LENGTH_PENALTY, .f = (field)}
+#define RS_CLI_NUMBER_BATCH(field)          {RS_CLI_BATCH, "--batch-size", 1, RS_MAX_BATCH, .i = (field)}
+#define RS_CLI_NUMBER_MAX_LEN(field)        {RS_CLI_MAX_LEN, "--max-len", 1, RS_MAX_LENGTH, .i = (field)}
+#define RS_CLI_NUMBER_MAX_SRC_LEN(field)    {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, RS_MAX_LENGTH, .i = (field)}
 #define RS_CLI_SEARCH_NUMBERS(topt)                                                                \
     RS_CLI_NUMBER_BEAM(&(topt)->beam), RS_CLI_NUMBER_LENGTH_PENALTY(&(topt)->length_penalty),      \
     RS_CLI_NUMBER_BATCH(&(topt)->batch_size), RS_CLI_NUMBER_MAX_LEN(&(topt)->max_len),             \

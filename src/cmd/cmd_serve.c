@@ -176,7 +176,7 @@ static void default_run_dir(const char *model_arg, char *dir, size_t size, char 
 }
 
 enum {
-    OPT_HOST = 1000,
+    OPT_HOST = RS_CLI_OPT,
     OPT_PORT,
     OPT_THREADS,
     OPT_QUEUE,
@@ -240,10 +240,8 @@ static int check_request(int argc, char **argv, serve_request *rq)
     rq->open = rs_serve_loopback(opt->host) == 0;
     rq->any_address = rs_serve_any_address(opt->host) == 1;
     if (rq->open && !opt->token && !rq->no_token) {
-        if (random_token(rq->token, sizeof rq->token)) {
-            fprintf(stderr, PROG ": cannot read /dev/urandom for a token\n");
-            return RS_EXIT_FAIL;
-        }
+        if (random_token(rq->token, sizeof rq->token))
+            return rs_cli_fail(PROG, "cannot read /dev/urandom for a token");
         opt->token = rq->token;
     }
     if (rq->n_models == 0)
@@ -372,7 +370,7 @@ static void serve_until_stopped(rs_server *server, const sigset_t *stop, int tim
             if (second > 0) {
                 fprintf(stderr, PROG ": %s again, exiting at once\n",
                         second == SIGINT ? "interrupted" : "terminated");
-                _exit(128 + second);
+                _exit(RS_EXIT_SIGNAL + second);
             }
         }
         pthread_join(stopper, NULL);
@@ -419,7 +417,7 @@ int cmd_serve(int argc, char **argv)
     status = RS_EXIT_OK;
     goto done;
 fail:
-    fprintf(stderr, PROG ": %s\n", err.msg);
+    rs_cli_fail(PROG, "%s", err.msg);
 done:
     for (int i = 0; i < loaded; i++) {
         rs_codec_free(&codecs[i]);

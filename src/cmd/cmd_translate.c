@@ -173,7 +173,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
     const rs_cli_number numbers[] = {
         RS_CLI_SEARCH_NUMBERS(topt),
         {OPT_THREADS, "--threads", 1, 1024, .i = &rq->threads},
-        {OPT_NBEST, "--n-best", 1, 1000, .i = &topt->n_best},
+        {OPT_NBEST, "--n-best", 1, RS_MAX_BEAM, .i = &topt->n_best},
         {0},
     };
     topt->n_best = 0; /* not given: 1, and no n-best format (check_request) */
