@@ -867,6 +867,80 @@ START_TEST(test_oversized_model_is_refused)
 }
 END_TEST
 
+/* train keeps to its own directory (found by an outside attack): --log is
+ * checked as outputs are (an input or a checkpoint refused, the file kept);
+ * a lock that is a link or another program's file is not truncated; an empty
+ * --out is refused rather than writing into /; a new run does not start
+ * among another program's files (nor removes their *.tmp.N); a start that
+ * fails leaves no directory; a FIFO for the log does not hang. */
+START_TEST(test_train_keeps_to_its_directory)
+{
+    char out[8192], args[3072], train[256], dev[256], ckpt[256], path[256], target[320];
+    testdir_make(dir, "rs_files");
+    path_in(train, sizeof train, "train.tsv");
+    path_in(dev, sizeof dev, "dev.tsv");
+    static const char pairs[] = "a b\tb a\nc d\td c\n";
+    testfile_write(train, (const unsigned char *)pairs, sizeof pairs - 1);
+    testfile_write(dev, (const unsigned char *)pairs, sizeof pairs - 1);
+    make_checkpoint(ckpt, sizeof ckpt);
+    const char *small = "--emb 4 --hidden 4 --att 4 --maxout 2 --max-steps 2 --quiet";
+
+    snprintf(args, sizeof args, "train --train %s --dev %s --out %s/r1 %s --log %s", train, dev,
+             dir, small, dev);
+    ck_assert_int_ne(testprog_run_all(args, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "refusing to overwrite an input"), "%s", out);
+    testfile_expect(dev, pairs);
+    snprintf(args, sizeof args, "train --train %s --out %s/r2 %s --log %s", train, dir, small,
+             ckpt);
+    ck_assert_int_ne(testprog_run_all(args, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "is a checkpoint"), "%s", out);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(!rs_checkpoint_load(ckpt, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    /* Neither failed start left its directory. */
+    path_in(path, sizeof path, "r1");
+    ck_assert_int_ne(access(path, F_OK), 0);
+    path_in(path, sizeof path, "r2");
+    ck_assert_int_ne(access(path, F_OK), 0);
+
+    path_in(path, sizeof path, "linked");
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    path_in(target, sizeof target, "target.txt");
+    testfile_write(target, (const unsigned char *)"keep\n", 5);
+    snprintf(args, sizeof args, "%s/lock", path);
+    ck_assert_int_eq(symlink(target, args), 0);
+    snprintf(args, sizeof args, "train --train %s --out %s %s", train, path, small);
+    ck_assert_int_ne(testprog_run_all(args, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "not a training run's lock (a symbolic link)"), "%s", out);
+    testfile_expect(target, "keep\n");
+
+    snprintf(args, sizeof args, "train --train %s --out '' %s", train, small);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "name is empty"), "%s", out);
+
+    path_in(path, sizeof path, "mine");
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(target, sizeof target, "%s/thesis.tmp.2", path);
+    testfile_write(target, (const unsigned char *)"draft\n", 6);
+    snprintf(args, sizeof args, "train --train %s --out %s %s", train, path, small);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "holds thesis.tmp.2, which no training writes"), "%s", out);
+    testfile_expect(target, "draft\n");
+    snprintf(target, sizeof target, "%s/lock", path);
+    ck_assert_int_ne(access(target, F_OK), 0);
+
+    path_in(path, sizeof path, "fifo");
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(target, sizeof target, "%s/train.log", path);
+    ck_assert_int_eq(mkfifo(target, 0644), 0);
+    snprintf(args, sizeof args, "train --train %s --out %s %s", train, path, small);
+    ck_assert_int_eq(run_with("timeout 20", args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "train.log: cannot open the log"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *files_suite(void)
 {
     Suite *s = suite_create("files");
@@ -881,6 +955,7 @@ Suite *files_suite(void)
     tcase_add_test(tc, test_a_signal_leaves_the_old_output);
     tcase_add_test(tc, test_careless_outputs);
     tcase_add_test(tc, test_run_directory_is_recognised);
+    tcase_add_test(tc, test_train_keeps_to_its_directory);
     tcase_add_test(tc, test_output_rule);
     tcase_add_test(tc, test_oversized_model_is_refused);
     suite_add_tcase(s, tc);

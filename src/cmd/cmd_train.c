@@ -14,6 +14,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/log.h"
+#include "cmd/output.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"
 #include "train/prepare.h"
@@ -442,7 +443,24 @@ static int open_log(const train_request *rq, rs_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", rq->dir, RS_TEXT_LOG);
-    return rs_log_open(rq->log_path ? rq->log_path : path, err);
+    if (!rq->log_path)
+        return rs_log_open(path, err);
+    /* --log FILE is appended to, not replaced, but by the rule of every
+     * output: never one of the run's inputs, a checkpoint, or a file of
+     * another run's directory but its train.log. */
+    const rs_train_inputs *in = &rq->in;
+    const char *inputs[] = {in->train_tsv,  in->train_src, in->train_tgt,       in->dev_tsv,
+                            in->dev_src,    in->dev_tgt,   in->spm_src,         in->spm_tgt,
+                            in->watch_file, in->dev_align, rq->args.config_path};
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_TEXT_LOG);
+    int status = 0;
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs && !status; i++)
+        status = rs_output_add_input(&rule, inputs[i], err);
+    if (!status)
+        status = rs_output_check(&rule, rq->log_path, err);
+    rs_output_rule_free(&rule);
+    return status ? -1 : rs_log_open(rq->log_path, err);
 }
 
 /* The exit status of a status of train/prepare.h or train/resume.h: a request
@@ -517,9 +535,28 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
 /* The run from a checked request: the directory claimed, the checkpoint
  * resumed or a model made, the data checked against a resumed run's, then
  * training until it stops, and how it stopped. */
+/* A run that failed before its first step in a directory it made leaves no
+ * trace: its lock, its log (when in the directory) and the directory go. */
+static void forget_directory(const train_request *rq, rs_train_run *run)
+{
+    char path[4200];
+    rs_log_close();
+    rs_train_unlock(run->lock);
+    run->lock = -1;
+    snprintf(path, sizeof path, "%s/lock", rq->dir);
+    unlink(path);
+    if (!rq->log_path) {
+        snprintf(path, sizeof path, "%s/%s", rq->dir, RS_TEXT_LOG);
+        unlink(path);
+    }
+    rmdir(rq->dir); /* only when nothing else is there */
+}
+
 static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 {
     rs_error err;
+    const int made_here = rs_dist_rank() == 0 && access(rq->dir, F_OK) != 0;
+    int began = 0;
     /* Under mpirun rank 0 alone writes the model directory: one it cannot use
      * stops every rank before any work. */
     int status = agreed(
@@ -552,6 +589,7 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
     options.watch = run->watch.count || run->watch.gold ? &run->watch : NULL;
     reporter rep = {rq->quiet, RS_STOP_EPOCHS, 0};
     catch_signals();
+    began = 1;
     if (rs_train(&run->model, &run->state, &run->train, &run->dev, &options, report, &rep, &err))
         goto fail;
     if (rs_dist_rank() == 0)
@@ -560,6 +598,8 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 fail:
     if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */
         rs_log(PROG ": %s\n", err.msg);
+    if (made_here && !began)
+        forget_directory(rq, run);
     return status;
 }
 

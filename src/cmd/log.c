@@ -1,5 +1,9 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,8 +16,23 @@ static int mid_line; /* the last write did not end its line */
 int rs_log_open(const char *path, rs_error *err)
 {
     rs_log_close();
-    if (!(log_file = fopen(path, "a")))
-        return rs_fail(err, "%s: cannot open the log for appending", path);
+    /* A regular file, not through a link: a FIFO would block here for ever,
+     * and a link could point anywhere. */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        const int e = fd < 0 ? errno : 0;
+        if (fd >= 0)
+            close(fd);
+        return rs_fail(err, "%s: cannot open the log for appending: %s", path,
+                       e == ELOOP ? "a symbolic link"
+                       : e        ? strerror(e)
+                                  : "not a regular file");
+    }
+    if (!(log_file = fdopen(fd, "a"))) {
+        close(fd);
+        return rs_fail(err, "%s: cannot open the log for appending: %s", path, strerror(errno));
+    }
     return 0;
 }
 

@@ -16,6 +16,16 @@
 
 int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs_error *err)
 {
+    char foreign[256];
+    if (!dir[0])
+        return rs_fail(err, "the model directory's name is empty"), RS_TRAIN_REFUSED;
+    if (!resume && !overwrite && rs_rundir_foreign(dir, foreign, sizeof foreign)) {
+        rs_fail(err,
+                "%s holds %s, which no training writes: a new run starts in a new or empty "
+                "directory (or one a run left)",
+                dir, foreign);
+        return RS_TRAIN_REFUSED;
+    }
     if (rs_train_lock(dir, lock, err))
         return -1;
     if (!resume && rs_train_dir_has_model(dir)) {

@@ -19,13 +19,46 @@
 #include "train/rundir.h"
 #include "train/watch.h"
 
+/* Whether path is a lock as training leaves it: empty (made, PID not yet
+ * written) or a PID on its first line; not another program's file. */
+static int is_train_lock(const char *path)
+{
+    char text[32];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : read(fd, text, sizeof text);
+    close(fd);
+    if (n < 0)
+        return 0;
+    /* Training writes its PID and a line end (the first line is what counts:
+     * a lock is only ever written whole by rs_train_lock). */
+    size_t digits = 0;
+    while ((ssize_t)digits < n && text[digits] >= '0' && text[digits] <= '9')
+        digits++;
+    return n == 0 || (digits > 0 && (ssize_t)digits < n && text[digits] == '\n');
+}
+
 int rs_train_lock(const char *dir, int *fd, rs_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/lock", dir);
     if (rs_make_parent_dirs(path, err))
         return -1;
-    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* Not through a link, and not another program's file named lock: the
+     * lock is truncated and rewritten below. */
+    struct stat st;
+    if (!lstat(path, &st) && (!S_ISREG(st.st_mode) || !is_train_lock(path)))
+        return rs_fail(err,
+                       "%s is not a training run's lock (%s): refusing to use %s (train into "
+                       "another directory)",
+                       path,
+                       S_ISLNK(st.st_mode)    ? "a symbolic link"
+                       : !S_ISREG(st.st_mode) ? "not a file"
+                                              : "it holds other text",
+                       dir);
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
     if (*fd < 0)
         return rs_fail(err, "%s: cannot open: %s", path, strerror(errno));
     if (flock(*fd, LOCK_EX | LOCK_NB)) {
@@ -63,20 +96,6 @@ void rs_train_unlock(int fd)
 /* A file DIR/lock as rs_train_lock leaves it: a PID and a newline (or
  * nothing yet), so that another program's file of that name is not taken
  * for a run's. */
-static int is_train_lock(const char *path)
-{
-    char text[32];
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    struct stat st;
-    ssize_t n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : read(fd, text, sizeof text);
-    close(fd);
-    if (n < 0 || n == (ssize_t)sizeof text)
-        return 0;
-    size_t digits = strspn(text, "0123456789");
-    return n == 0 || (digits > 0 && digits + 1 == (size_t)n && text[digits] == '\n');
-}
 
 int rs_rundir_is_run(const char *dir)
 {
@@ -113,8 +132,15 @@ static int output_kind(const char *name)
 {
     long long step;
     const char *tmp = strstr(name, ".tmp.");
-    if (tmp && tmp != name && tmp[5] && strspn(tmp + 5, "0123456789") == strlen(tmp + 5))
-        return OUT_TEMPORARY;
+    /* NAME.tmp.PID of a file training writes: another program's x.tmp.2
+     * in the directory is not training's to remove. */
+    if (tmp && tmp != name && tmp[5] && strspn(tmp + 5, "0123456789") == strlen(tmp + 5)) {
+        char base[256];
+        if ((size_t)(tmp - name) >= sizeof base)
+            return OUT_NONE;
+        snprintf(base, sizeof base, "%.*s", (int)(tmp - name), name);
+        return output_kind(base) != OUT_NONE ? OUT_TEMPORARY : OUT_NONE;
+    }
     if (step_file(name, &step))
         return OUT_STEP;
     if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") ||
@@ -325,4 +351,22 @@ int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train
         return rs_fail(err, "%s: write failed: %s", path, strerror(errno));
     rs_fault_point("log");
     return 0;
+}
+
+int rs_rundir_foreign(const char *dir, char *name, size_t size)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int found = 0;
+    while (!found && (e = readdir(d))) {
+        const char *n = e->d_name;
+        found =
+            strcmp(n, ".") && strcmp(n, "..") && strcmp(n, "lock") && output_kind(n) == OUT_NONE;
+        if (found)
+            snprintf(name, size, "%s", n);
+    }
+    closedir(d);
+    return found;
 }

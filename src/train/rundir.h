@@ -25,6 +25,10 @@ int rs_rundir_is_run(const char *dir);
 int rs_train_dir_has_model(const char *dir);
 int rs_train_clear_dir(const char *dir, rs_error *err);
 
+/* Whether dir holds a file that no training run writes (its first name in
+ * name[size]): a fresh run is not started among another program's files. */
+int rs_rundir_foreign(const char *dir, char *name, size_t size);
+
 /* Keeps the K most recent step-N.ckpt files, removing older ones. */
 int rs_rundir_prune_steps(const char *dir, int keep, rs_error *err);
 
