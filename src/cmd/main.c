@@ -1,4 +1,5 @@
 /* rnnsearch: the program's entry point dispatches to a subcommand. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,7 +85,7 @@ static int help(int argc, char **argv, const command *table, size_t count)
     return RS_EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -136,4 +137,16 @@ int main(int argc, char **argv)
         usage(stderr);
     }
     return RS_EXIT_USAGE;
+}
+
+/* What a command printed must have reached standard output: a full disk is
+ * a failure, for --help too (as coreutils' close_stdout has it). */
+int main(int argc, char **argv)
+{
+    int status = run(argc, argv);
+    if ((fflush(stdout) || ferror(stdout)) && status == RS_EXIT_OK) {
+        fprintf(stderr, "rnnsearch: cannot write standard output: %s\n", strerror(errno));
+        status = RS_EXIT_FAIL;
+    }
+    return status;
 }
