@@ -709,6 +709,24 @@ START_TEST(test_careless_outputs)
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, longest, in);
     ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     ck_assert_int_eq(access(longest, F_OK), 0);
+    /* "-o -" is no place for a checkpoint nor for a picture per sentence, and
+     * a directory of pictures is checked whole before the first is written. */
+    snprintf(args, sizeof args, "import %s -o -", ckpt);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_int_ne(access("-", F_OK), 0);
+    snprintf(args, sizeof args, "align -m %s -f svg -o - %s", ckpt, in);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_int_ne(access("-", F_OK), 0);
+    char pictures[300], picture[320];
+    snprintf(pictures, sizeof pictures, "%s/pictures", dir);
+    ck_assert_int_eq(mkdir(pictures, 0755), 0);
+    snprintf(picture, sizeof picture, "%s/0002.svg", pictures);
+    ck_assert_int_eq(symlink(target, picture), 0);
+    snprintf(args, sizeof args, "align -m %s -f svg -o %s %s", ckpt, pictures, in);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "0002.svg is a symbolic link"), "%s", out);
+    ck_assert_int_eq(entries_in(pictures), 1);
+    testfile_expect(target, "keep\n");
     /* The pipe standard input reads is not written: the command would
      * translate its own output for ever. */
     snprintf(cmd, sizeof cmd, "cat %s | timeout 20 %s translate -m %s -o /dev/stdin 2>&1", in,

@@ -356,6 +356,13 @@ static int open_sink(sink *sk, int count, rs_error *err)
                         sk->writer->name, count);
             return RS_EXIT_USAGE;
         }
+        if (sk->out_path && !strcmp(sk->out_path, "-") && count != 1) {
+            rs_cli_fail(PROG, "%s of %d sentences needs --output DIR, not standard output",
+                        sk->writer->name, count);
+            return RS_EXIT_USAGE;
+        }
+        if (sk->out_path && !strcmp(sk->out_path, "-"))
+            sk->out_path = NULL; /* one picture: standard output */
         sk->svg_dir = sk->out_path &&
                       (rs_is_directory(sk->out_path) || !rs_cli_ends_with(sk->out_path, ".svg"));
         if (sk->out_path && !sk->svg_dir && count != 1) {
@@ -364,15 +371,20 @@ static int open_sink(sink *sk, int count, rs_error *err)
             return RS_EXIT_USAGE;
         }
         if (sk->svg_dir || sk->out_path) {
-            /* A directory's pictures are checked as the first one would be
-             * (a run's directory takes none); one .svg file, now that it is
-             * known to be one. */
+            /* Every picture of a directory is checked before the first is
+             * written (a run's directory takes none); one .svg file, now
+             * that it is known to be one. */
             char path[4200];
             rs_error refused;
-            snprintf(path, sizeof path, sk->svg_dir ? "%s/0001.svg" : "%s", sk->out_path);
-            if (rs_output_check(&sk->rule, path, &refused)) {
-                rs_cli_fail(PROG, "%s", refused.msg);
-                return RS_EXIT_USAGE;
+            for (int i = 1; i <= (sk->svg_dir ? count : 1); i++) {
+                if (sk->svg_dir)
+                    snprintf(path, sizeof path, "%s/%04d.svg", sk->out_path, i);
+                else
+                    snprintf(path, sizeof path, "%s", sk->out_path);
+                if (rs_output_check(&sk->rule, path, &refused)) {
+                    rs_cli_fail(PROG, "%s", refused.msg);
+                    return RS_EXIT_USAGE;
+                }
             }
             if (sk->svg_dir)
                 return rs_make_parent_dirs(path, err);

@@ -40,6 +40,8 @@ int cmd_import(int argc, char **argv)
                                                        : "exactly one input file");
     if (!out_arg || !*out_arg)
         return rs_cli_usage_error(PROG, "no output given (-o MODEL)");
+    if (!strcmp(out_arg, "-"))
+        return rs_cli_usage_error(PROG, "-o -: a checkpoint is a file, not standard output");
     const char *in_path = argv[optind];
 
     char out_path[4096];
