@@ -185,6 +185,28 @@ START_TEST(the_program_s_buckets_are_bleu_of_their_lines)
              dir, dir, dir);
     ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 0);
     ck_assert_msg(strstr(out, "\n>=50\t0\tnan\tnan\n"), "%s", out);
+    /* plot --by-length draws tables of the same buckets, one line each, and
+     * refuses tables of other buckets. */
+    snprintf(cmd, sizeof cmd,
+             "bleu --by-length --src %s/src0 --buckets 10,50 --format tsv %s/hyp0 %s/ref0 "
+             "> %s/a.tsv 2>/dev/null && %s bleu --by-length --src %s/src0 --buckets 10,50 "
+             "--format tsv %s/ref0 %s/ref0 > %s/b.tsv 2>/dev/null && %s plot --by-length "
+             "RNNsearch=%s/a.tsv %s/b.tsv -o %s/fig.svg",
+             dir, dir, dir, dir, testprog_path(), dir, dir, dir, dir, testprog_path(), dir, dir,
+             dir);
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+    char fig[128];
+    snprintf(fig, sizeof fig, "%s/fig.svg", dir);
+    size_t size;
+    char *svg = (char *)testfile_read(fig, &size);
+    ck_assert_msg(strstr(svg, ">RNNsearch</text>") && strstr(svg, ">b</text>"), "%s", svg);
+    free(svg);
+    snprintf(cmd, sizeof cmd,
+             "bleu --by-length --src %s/src0 --format tsv %s/hyp0 %s/ref0 > %s/c.tsv 2>/dev/null "
+             "&& %s plot --by-length %s/a.tsv %s/c.tsv -o %s/fig2.svg",
+             dir, dir, dir, dir, testprog_path(), dir, dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "c.tsv has other buckets"), "%s", out);
     testdir_remove(dir);
 }
 END_TEST

@@ -14,6 +14,8 @@
 #include "cmd/output.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
+#include "common/chart.h"
+#include "eval/bylength.h"
 #include "common/svg.h"
 #include "model/locate.h"
 #include "train/rundir.h"
@@ -23,7 +25,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: " PROG " NAME|DIR|LOG.tsv [-o OUT.svg]\n\n"
+            "usage: " PROG " NAME|DIR|LOG.tsv [-o OUT.svg]\n"
+            "       " PROG " --by-length [LABEL=]TABLE.tsv... [-o OUT.svg]\n\n"
             "Draws the learning curves of a training run from its log, DIR/train.log.tsv\n"
             "(or the .tsv file given): train loss and dev loss per target token against the\n"
             "step, and the dev metric and the dev alignment error rate (train --dev-align)\n"
@@ -38,6 +41,11 @@ static void usage(FILE *out)
             "  --scale S              loss axis: linear, log or auto (default: auto = log when\n"
             "                         the losses span more than two orders of magnitude)\n"
             "  --title TEXT           the picture's title (default: the argument)\n"
+            "  --by-length            BLEU against source sentence length instead, one line\n"
+            "                         per table that `rnnsearch bleu --by-length --format tsv`\n"
+            "                         wrote (all with the same buckets), named LABEL or the\n"
+            "                         file's name without .tsv (Bahdanau et al.'s Figure 2);\n"
+            "                         -o defaults to standard output\n"
             "  -h, --help             this help\n");
 }
 
@@ -152,33 +160,6 @@ static int read_loss_table(const char *log, series *t, rs_error *err)
     return read_log(path, t, err);
 }
 
-/* An axis from lo to hi with "nice" ticks (1, 2 or 5 times a power of ten). */
-typedef struct {
-    double lo, hi, step; /* log axes: lo and hi are powers of ten, step unused */
-    int log;
-} axis;
-
-static axis nice_axis(double lo, double hi, int from_zero)
-{
-    if (from_zero && lo > 0)
-        lo = 0;
-    if (!(hi > lo))
-        hi = lo + (lo != 0 ? fabs(lo) : 1.0);
-    double raw = (hi - lo) / 5.0, mag = pow(10.0, floor(log10(raw))), f = raw / mag;
-    double step = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
-    axis a = {floor(lo / step + 1e-9) * step, ceil(hi / step - 1e-9) * step, step, 0};
-    return a;
-}
-
-/* A logarithmic axis from the decade below lo to the decade above hi (lo > 0). */
-static axis log_axis(double lo, double hi)
-{
-    axis a = {pow(10.0, floor(log10(lo) + 1e-9)), pow(10.0, ceil(log10(hi) - 1e-9)), 0.0, 1};
-    if (a.hi <= a.lo)
-        a.hi = a.lo * 10.0;
-    return a;
-}
-
 static void range_of(const series *s, int col, double *lo, double *hi)
 {
     *lo = INFINITY;
@@ -192,18 +173,9 @@ static void range_of(const series *s, int col, double *lo, double *hi)
     }
 }
 
-static void tick_label(char *buf, size_t size, double v, double step)
-{
-    int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-    if (fabs(v) >= 1e5 && step >= 1)
-        snprintf(buf, size, "%.3g", v);
-    else
-        snprintf(buf, size, "%.*f", decimals, fabs(v) < step * 1e-9 ? 0.0 : v);
-}
-
 typedef struct {
     double left, top, width, height;
-    axis x, y, y2;
+    rs_axis x, y, y2;
 } frame;
 
 static double px(const frame *f, double x)
@@ -211,7 +183,7 @@ static double px(const frame *f, double x)
     return f->left + (x - f->x.lo) / (f->x.hi - f->x.lo) * f->width;
 }
 
-static double py(const frame *f, const axis *y, double v)
+static double py(const frame *f, const rs_axis *y, double v)
 {
     double t = y->log ? log10(v / y->lo) / log10(y->hi / y->lo) : (v - y->lo) / (y->hi - y->lo);
     return f->top + f->height - t * f->height;
@@ -221,7 +193,7 @@ static double py(const frame *f, const axis *y, double v)
  * and a tooltip per point, unless there are more than MAX_MARKERS points
  * (a long run's training-loss table): then the line alone. */
 #define MAX_MARKERS 300
-static void draw_series(FILE *out, const frame *f, const series *s, int col, const axis *y,
+static void draw_series(FILE *out, const frame *f, const series *s, int col, const rs_axis *y,
                         const char *colour, const char *dash, const char *name)
 {
     int open = 0;
@@ -251,7 +223,7 @@ static void draw_series(FILE *out, const frame *f, const series *s, int col, con
     }
 }
 
-static void ticks_y(FILE *out, const frame *f, const axis *y, int right)
+static void ticks_y(FILE *out, const frame *f, const rs_axis *y, int right)
 {
     /* Log axes: each power of ten, and 2 and 5 times it when there are few decades. */
     const int decades = y->log ? (int)lrint(log10(y->hi / y->lo)) : 0;
@@ -265,7 +237,7 @@ static void ticks_y(FILE *out, const frame *f, const axis *y, int right)
         if (y->log)
             snprintf(label, sizeof label, "%g", v);
         else
-            tick_label(label, sizeof label, v, y->step);
+            rs_axis_label(label, sizeof label, v, y->step);
         double yy = py(f, y, v), x = right ? f->left + f->width : f->left;
         if (!right)
             fprintf(out,
@@ -288,7 +260,7 @@ static void draw_axes(FILE *out, const frame *f, int log_scale, int metric, int 
         ticks_y(out, f, &f->y2, 1);
     for (double v = f->x.lo; v <= f->x.hi + f->x.step * 1e-6; v += f->x.step) {
         char label[32];
-        tick_label(label, sizeof label, v, f->x.step);
+        rs_axis_label(label, sizeof label, v, f->x.step);
         double xx = px(f, v), y = f->top + f->height;
         fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
                 xx, y, xx, y + 5);
@@ -348,27 +320,28 @@ static int plot(FILE *out, const series *s, const series *t, const char *title, 
     double lo, hi, lo2, hi2;
     range_of(s, COL_STEP, &lo, &hi);
     range_of(train, COL_STEP, &lo2, &hi2);
-    f.x = nice_axis(lo2 < lo ? lo2 : lo, hi2 > hi ? hi2 : hi, 1);
+    f.x = rs_axis_nice(lo2 < lo ? lo2 : lo, hi2 > hi ? hi2 : hi, 1);
     range_of(train, COL_TRAIN, &lo, &hi);
     range_of(s, COL_DEV, &lo2, &hi2);
     lo = lo2 < lo ? lo2 : lo;
     hi = hi2 > hi ? hi2 : hi;
     int log_scale = !strcmp(scale, "log") || (!strcmp(scale, "auto") && lo > 0 && hi / lo > 100.0);
     if (log_scale && !(lo > 0 && isfinite(hi)))
-        log_scale = 0; /* a zero or missing loss cannot go on a log axis */
-    f.y = log_scale ? log_axis(lo, hi) : nice_axis(isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 1);
+        log_scale = 0; /* a zero or missing loss cannot go on a log rs_axis */
+    f.y = log_scale ? rs_axis_log(lo, hi)
+                    : rs_axis_nice(isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 1);
     range_of(s, COL_METRIC, &lo2, &hi2);
     const int metric = isfinite(lo2);
     double lo3, hi3;
     range_of(s, COL_AER, &lo3, &hi3);
-    const int aer = isfinite(lo3); /* percent, on the right axis with the dev metric */
+    const int aer = isfinite(lo3); /* percent, on the right rs_axis with the dev metric */
     if (aer) {
         lo2 = metric && lo2 < 0 ? lo2 : 0;
         hi2 = metric && hi2 > 100 ? hi2 : 100;
     }
     const int right = metric || aer;
     if (right)
-        f.y2 = nice_axis(lo2, hi2 <= 1.0 ? 1.0 : hi2, 1);
+        f.y2 = rs_axis_nice(lo2, hi2 <= 1.0 ? 1.0 : hi2, 1);
     const double width = f.left + f.width + (right ? 80 : 30), height = f.top + f.height + 80;
     if (rs_svg_begin(out, width, height, title))
         return -1;
@@ -426,17 +399,62 @@ static int check_output(rs_output_rule *rule, const char *log, const char *outpu
     return 0;
 }
 
+/* --by-length: the tables (LABEL=FILE or FILE), their figure into output. */
+static int plot_by_length(int count, char **tables, const char *output, const char *title)
+{
+    if (count < 1 || count > 10)
+        return rs_cli_usage_error(PROG, "--by-length takes 1 to 10 tables, not %d", count);
+    rs_length_buckets b;
+    double bleu[10][RS_LENGTH_BUCKETS_MAX];
+    char names[10][256];
+    rs_length_line lines[10];
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, NULL);
+    rs_error err;
+    int rc = 0;
+    for (int i = 0; i < count && !rc; i++) {
+        const char *eq = strchr(tables[i], '='), *path = eq ? eq + 1 : tables[i];
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        size_t len = eq ? (size_t)(eq - tables[i]) : strlen(base);
+        if (!eq && rs_cli_ends_with(base, ".tsv"))
+            len -= 4;
+        snprintf(names[i], sizeof names[i], "%.*s", (int)len, eq ? tables[i] : base);
+        rs_length_buckets bi;
+        rc = rs_output_add_input(&rule, path, &err) ||
+             rs_by_length_read_tsv(path, i ? &bi : &b, bleu[i], &err);
+        if (!rc && i && (bi.count != b.count || memcmp(bi.lower, b.lower, sizeof b.lower)))
+            rc = rs_fail(&err, "%s has other buckets than %s", path, tables[0]);
+        lines[i] = (rs_length_line){names[i], bleu[i]};
+    }
+    rs_output out;
+    if (!rc && !(rc = rs_output_open(&out, &rule, output, &err))) {
+        if (rs_by_length_svg(out.f, &b, lines, count, title))
+            rc = rs_output_flush(&out, &err) ? -1 : rs_fail(&err, "cannot write %s", out.name);
+        if (!rc)
+            rc = rs_output_commit(&out, &err);
+        rs_output_abort(&out);
+    }
+    rs_output_rule_free(&rule);
+    if (rc)
+        return rs_cli_fail(PROG, "%s", err.msg);
+    if (output && strcmp(output, "-"))
+        fprintf(stderr, PROG ": wrote %s (%d systems, %d buckets)\n", output, count, b.count);
+    return RS_EXIT_OK;
+}
+
 int cmd_plot(int argc, char **argv)
 {
-    enum { OPT_TITLE = RS_CLI_OPT, OPT_SCALE };
+    enum { OPT_TITLE = RS_CLI_OPT, OPT_SCALE, OPT_BY_LENGTH };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
+        {"by-length", no_argument, NULL, OPT_BY_LENGTH},
         {"scale", required_argument, NULL, OPT_SCALE},
         {"title", required_argument, NULL, OPT_TITLE},
         {0},
     };
     static const char *const scales[] = {"linear", "log", "auto"};
     const char *output = NULL, *title = NULL, *scale = "auto";
+    int by_length = 0;
     rs_cli_args args;
     rs_cli_begin(&args, PROG, argc, argv, "o:", opts);
     int c, which;
@@ -448,6 +466,7 @@ int cmd_plot(int argc, char **argv)
                 return RS_EXIT_USAGE;
             break;
         case OPT_TITLE: title = optarg; break;
+        case OPT_BY_LENGTH: by_length = 1; break;
         case OPT_SCALE:
             if (rs_cli_choice(PROG, "--scale", optarg, scales, 3, &which))
                 return RS_EXIT_USAGE;
@@ -456,6 +475,9 @@ int cmd_plot(int argc, char **argv)
         default: return RS_EXIT_USAGE;
         }
     }
+    if (by_length)
+        return plot_by_length(argc - optind, argv + optind, output,
+                              title ? title : "BLEU by source sentence length");
     if (argc - optind != 1)
         return rs_cli_usage_error(PROG, "give one model NAME, directory or log file");
     const char *arg = argv[optind];
