@@ -190,7 +190,9 @@ def test_a_model_cannot_be_copied(model):
     ("max_src_len", 100001, "max_src_len: 100001 is not"),
     ("length_penalty", float("nan"), "length_penalty: nan is not a number"),
     ("length_penalty", float("inf"), "length_penalty: inf is not a number"),
-    ("length_penalty", 1e9, "length_penalty: 1e\\+09 is not a number from -100 to 100"),
+    ("length_penalty", 1e9, "length_penalty: 1000000000 is not a number from -100 to 100"),
+    # Just past the bound, the message shows the value given, not 100.
+    ("length_penalty", 100.0000001, "length_penalty: 100.0000001 is not a number from -100 to 100"),
 ])
 def test_options_out_of_range_are_refused_by_the_library(model, option, value, message):
     with pytest.raises(ValueError, match=message):

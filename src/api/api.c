@@ -242,7 +242,7 @@ static int check_field(const option_field *f, double v, rnnsearch_error *err)
     if (isfinite(v) && v >= f->min && v <= f->max && (f->is_float || v == floor(v)))
         return 0;
     if (f->is_float)
-        return fail_msg(err, "%s: %g is not a number from %g to %g", f->name, v, f->min, f->max);
+        return fail_msg(err, "%s: %.15g is not a number from %g to %g", f->name, v, f->min, f->max);
     /* A whole number prints whole (2147483647, not 2.14748e+09). */
     if (isfinite(v) && v == floor(v) && fabs(v) < 1e18)
         return fail_msg(err, "%s: %.0f is not an integer from %.0f to %.0f", f->name, v, f->min,
