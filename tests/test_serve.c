@@ -1764,12 +1764,47 @@ static void append_file(const char *path, const char *text, size_t len)
  * refused on every poll: a 3 MiB line still without its newline, then once
  * it ends, the records after it; the same for a whole record of 40 KB.
  * Every answer comes within 2 s and the other endpoints answer meanwhile. */
+/* A watch record as training writes it (train/watch.h), of one word. */
+#define WATCH_RECORD(step, sentence)                                                               \
+    "{\"step\":" #step ",\"sentence\":" #sentence                                                  \
+    ",\"kind\":\"greedy\",\"source\":[\"a\"],\"target\":[\"b\"],\"alignment\":[[1]]}\n"
+
+/* Only records as training writes them reach the page (one that lacked
+ * its matrix made the replay page draw nothing at all): others are counted
+ * as unreadable. */
+START_TEST(malformed_watch_records_are_unreadable)
+{
+    char dir[64], path[256];
+    testdir_make(dir, "rnnsearch-serve-records");
+    snprintf(path, sizeof path, "%s/watch.jsonl", dir);
+    const char *text = WATCH_RECORD(
+        1,
+        0) "{\"step\":700}\n{}\n[1,2]\n"
+           "{\"step\":1,\"sentence\":0,\"kind\":\"greedy\",\"source\":[\"a\"],\"target\":[\"b\"],"
+           "\"alignment\":[[1,2]]}\n"
+           "{\"step\":1,\"sentence\":0,\"kind\":\"greedy\",\"source\":\"abc\",\"target\":[\"b\"],"
+           "\"alignment\":[[1]]}\n"
+           "{\"step\":1,\"sentence\":\"0\",\"kind\":\"greedy\",\"source\":[\"a\"],\"target\":[\"b\"],"
+           "\"alignment\":[[\"1\"]]}\n" WATCH_RECORD(2, 0);
+    testfile_write(path, (const unsigned char *)text, strlen(text));
+    size_t len;
+    int status;
+    rs_error err;
+    char *json = rs_run_watch_json(dir, 0, 1 << 20, &len, &status, &err);
+    ck_assert_msg(json, "%s", err.msg);
+    ck_assert_msg(strstr(json, "\"unreadable\":6") && strstr(json, "\"step\":2,"), "%s", json);
+    ck_assert_msg(!strstr(json, "\"step\":700"), "%s", json);
+    free(json);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(watch_records_too_long_are_skipped)
 {
     char dir[64], path[256];
     testdir_make(dir, "rnnsearch-serve-long");
     snprintf(path, sizeof path, "%s/watch.jsonl", dir);
-    const char *two = "{\"step\":0,\"sentence\":1}\n{\"step\":0,\"sentence\":2}\n";
+    const char *two = WATCH_RECORD(0, 1) WATCH_RECORD(0, 2);
     testfile_write(path, (const unsigned char *)two, strlen(two));
     const size_t big = (size_t)3 << 20;
     char *line = malloc(big);
@@ -1794,10 +1829,11 @@ START_TEST(watch_records_too_long_are_skipped)
     get_within(port, "/api/models", 2.0, a);
     ck_assert_int_eq(a->status, 200);
     /* The line ends; a whole record of 40 KB follows, then a small one. */
-    append_file(path, "\"}\n{\"step\":1,\"sentence\":3}\n", 27);
+    const char *third = "\"}\n" WATCH_RECORD(1, 3);
+    append_file(path, third, strlen(third));
     memcpy(line + 40000, "\"}\n", 3);
     append_file(path, line, 40003);
-    const char *last = "{\"step\":1,\"sentence\":4}\n";
+    const char *last = WATCH_RECORD(1, 4);
     append_file(path, last, strlen(last));
     n = 0;
     skipped = 0;
@@ -2144,6 +2180,7 @@ Suite *serve_suite(void)
     tcase_add_test(tc, duplicate_and_malformed_headers_are_refused);
     tcase_add_test(tc, run_files_that_could_block_are_refused);
     tcase_add_test(tc, watch_records_too_long_are_skipped);
+    tcase_add_test(tc, malformed_watch_records_are_unreadable);
     tcase_add_test(tc, symlinks_out_of_the_run_directory_are_refused);
     tcase_add_test(tc, long_logs_are_thinned);
     tcase_add_test(tc, the_page_forgets_its_token);

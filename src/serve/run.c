@@ -166,6 +166,38 @@ static int skip_line(const run_file *rf, uint64_t at, uint64_t *end, int *found,
 
 /* The answer so far in memory (its input was read within cap bytes, so it
  * stays near that size); longer than cap: refused as a whole. */
+/* An array of `count` items of type t (count 0: any length but 0). */
+static int array_of(const rs_json *a, rs_json_type t, size_t count)
+{
+    if (!a || a->type != RS_JSON_ARRAY || !a->count || (count && a->count != count))
+        return 0;
+    for (size_t i = 0; i < a->count; i++)
+        if (a->items[i].type != t)
+            return 0;
+    return 1;
+}
+
+/* Whether obj is a record as training writes it (train/watch.h): numbers
+ * step and sentence, a string kind, source and target tokens, and a
+ * [target, source] matrix of numbers. Anything else is counted as
+ * unreadable rather than handed to the page, which draws only records. */
+static int is_watch_record(const rs_json *obj)
+{
+    if (!obj || obj->type != RS_JSON_OBJECT)
+        return 0;
+    const rs_json *step = rs_json_get(obj, "step"), *sentence = rs_json_get(obj, "sentence"),
+                  *kind = rs_json_get(obj, "kind"), *src = rs_json_get(obj, "source"),
+                  *tgt = rs_json_get(obj, "target"), *al = rs_json_get(obj, "alignment");
+    if (!step || step->type != RS_JSON_NUMBER || !sentence || sentence->type != RS_JSON_NUMBER ||
+        !kind || kind->type != RS_JSON_STRING || !array_of(src, RS_JSON_STRING, 0) ||
+        !array_of(tgt, RS_JSON_STRING, 0) || !array_of(al, RS_JSON_ARRAY, tgt->count))
+        return 0;
+    for (size_t i = 0; i < al->count; i++)
+        if (!array_of(&al->items[i], RS_JSON_NUMBER, src->count))
+            return 0;
+    return 1;
+}
+
 static FILE *open_answer(char **text, size_t *size)
 {
     *text = NULL;
@@ -508,7 +540,7 @@ char *rs_run_watch_json(const char *dir, uint64_t from, size_t cap, size_t *len,
         const char *p = buf + at, *eol = memchr(p, '\n', whole - at);
         rs_error bad;
         rs_json *obj = rs_json_parse(p, (size_t)(eol - p), &bad);
-        if (obj && obj->type == RS_JSON_OBJECT) {
+        if (is_watch_record(obj)) {
             fputs(n++ ? "," : "", f);
             fwrite(p, 1, (size_t)(eol - p), f);
         } else {
