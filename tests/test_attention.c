@@ -24,10 +24,10 @@ typedef struct {
 static double att_loss(void *p)
 {
     att_case *c = p;
-    const attention_weights w = {c->kind, AN, AA, c->W_a, c->v_a};
-    const attention_source src = {c->keys, c->annotations, c->src_len, AB, AS, NULL, 0};
-    const attention_saved saved = {c->alpha, c->hidden, c->query_proj};
-    attention_forward(c->context, &saved, c->query, &src, &w);
+    const rs_attention_weights w = {c->kind, AN, AA, c->W_a, c->v_a};
+    const rs_attention_source src = {c->keys, c->annotations, c->src_len, AB, AS, NULL, 0};
+    const rs_attention_saved saved = {c->alpha, c->hidden, c->query_proj};
+    rs_attention_forward(c->context, &saved, c->query, &src, &w);
     return gradcheck_weighted_sum(c->context, c->weight, AB * 2 * AN);
 }
 
@@ -36,7 +36,7 @@ static void check_attention(int kind)
     att_case c;
     memset(&c, 0, sizeof c);
     c.kind = kind;
-    int ka = attention_key_size(kind, AN, AA);
+    int ka = rs_attention_key_size(kind, AN, AA);
     fill_uniform(c.query, AB * AN, 1.0f, 11);
     fill_uniform(c.annotations, AS * AB * 2 * AN, 1.0f, 12);
     fill_uniform(c.keys, AS * AB * ka, 1.0f, 13);
@@ -56,11 +56,11 @@ static void check_attention(int kind)
     }
     float dquery[AB * AN] = {0}, dann[AS * AB * 2 * AN] = {0}, dkeys[AS * AB * AA] = {0};
     float dqp[AB * AA], dv[AA] = {0}, dW[AA * AN] = {0}, scratch[AS];
-    const attention_weights w = {kind, AN, AA, c.W_a, c.v_a};
-    const attention_source src = {c.keys, c.annotations, c.src_len, AB, AS, NULL, 0};
-    const attention_saved saved = {c.alpha, c.hidden, c.query_proj};
-    const attention_grads d = {dquery, dann, dkeys, dqp, dv};
-    attention_backward(&d, c.weight, &saved, c.query, &src, &w, scratch);
+    const rs_attention_weights w = {kind, AN, AA, c.W_a, c.v_a};
+    const rs_attention_source src = {c.keys, c.annotations, c.src_len, AB, AS, NULL, 0};
+    const rs_attention_saved saved = {c.alpha, c.hidden, c.query_proj};
+    const rs_attention_grads d = {dquery, dann, dkeys, dqp, dv};
+    rs_attention_backward(&d, c.weight, &saved, c.query, &src, &w, scratch);
     char what[64];
     snprintf(what, sizeof what, "%s dquery", rs_attention_kind_name(kind));
     gradcheck_expect(what, gradcheck(att_loss, &c, c.query, dquery, AB * AN, 100, 1e-2f, FLOOR),
@@ -99,22 +99,22 @@ typedef struct {
 static double keys_loss(void *p)
 {
     keys_case *c = p;
-    attention_keys_forward(c->kind, c->keys, c->annotations, c->U, c->b, AS, AN, AA);
+    rs_attention_keys_forward(c->kind, c->keys, c->annotations, c->U, c->b, AS, AN, AA);
     return gradcheck_weighted_sum(c->keys, c->weight,
-                                  (size_t)AS * attention_key_size(c->kind, AN, AA));
+                                  (size_t)AS * rs_attention_key_size(c->kind, AN, AA));
 }
 
 START_TEST(attention_keys_match_finite_differences)
 {
     keys_case c;
     c.kind = _i;
-    int ka = attention_key_size(c.kind, AN, AA);
+    int ka = rs_attention_key_size(c.kind, AN, AA);
     fill_uniform(c.annotations, AS * 2 * AN, 1.0f, 21);
     fill_uniform(c.U, AA * 2 * AN, 1.0f, 22);
     fill_uniform(c.b, AA, 1.0f, 23);
     fill_uniform(c.weight, AS * AA, 1.0f, 24);
     float dann[AS * 2 * AN] = {0}, dU[AA * 2 * AN] = {0}, db[AA] = {0};
-    attention_keys_backward(c.kind, dann, dU, db, c.weight, c.annotations, c.U, AS, AN, AA);
+    rs_attention_keys_backward(c.kind, dann, dU, db, c.weight, c.annotations, c.U, AS, AN, AA);
     gradcheck_expect("keys dannotations",
                      gradcheck(keys_loss, &c, c.annotations, dann, AS * 2 * AN, 100, 1e-2f, FLOOR),
                      TOL);
@@ -132,7 +132,7 @@ START_TEST(attention_rows_read_their_sentence_through_the_map)
     att_case c;
     memset(&c, 0, sizeof c);
     c.kind = _i;
-    const int ka = attention_key_size(c.kind, AN, AA);
+    const int ka = rs_attention_key_size(c.kind, AN, AA);
     fill_uniform(c.annotations, AS * AB * 2 * AN, 1.0f, 41);
     fill_uniform(c.keys, AS * AB * ka, 1.0f, 42);
     fill_uniform(c.W_a, AA * AN, 0.8f, 43);
@@ -151,13 +151,14 @@ START_TEST(attention_rows_read_their_sentence_through_the_map)
                    c.annotations + ((size_t)j * AB + sentence[r]) * 2 * AN, sizeof(float) * 2 * AN);
         }
     }
-    const attention_weights w = {c.kind, AN, AA, c.W_a, c.v_a};
+    const rs_attention_weights w = {c.kind, AN, AA, c.W_a, c.v_a};
     float alpha[2][ROWS * AS], hidden[2][ROWS * AS * AA], qp[2][ROWS * AA], ctx[2][ROWS * 2 * AN];
-    const attention_source mapped = {c.keys, c.annotations, row_len, ROWS, AS, sentence, AB};
-    const attention_source copied = {copy_keys, copy_ann, row_len, ROWS, AS, NULL, 0};
-    const attention_saved saved[2] = {{alpha[0], hidden[0], qp[0]}, {alpha[1], hidden[1], qp[1]}};
-    attention_forward(ctx[0], &saved[0], query, &mapped, &w);
-    attention_forward(ctx[1], &saved[1], query, &copied, &w);
+    const rs_attention_source mapped = {c.keys, c.annotations, row_len, ROWS, AS, sentence, AB};
+    const rs_attention_source copied = {copy_keys, copy_ann, row_len, ROWS, AS, NULL, 0};
+    const rs_attention_saved saved[2] = {{alpha[0], hidden[0], qp[0]},
+                                         {alpha[1], hidden[1], qp[1]}};
+    rs_attention_forward(ctx[0], &saved[0], query, &mapped, &w);
+    rs_attention_forward(ctx[1], &saved[1], query, &copied, &w);
     ck_assert(!memcmp(ctx[0], ctx[1], sizeof ctx[0]));
     ck_assert(!memcmp(alpha[0], alpha[1], sizeof alpha[0]));
 }
@@ -171,10 +172,10 @@ START_TEST(attention_known_answers)
     float annotations[12] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0};
     float alpha[3], context[4];
     int len = 3;
-    const attention_weights w = {RS_ATT_DOT, 2, 1, NULL, NULL};
-    const attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
-    const attention_saved saved = {alpha, NULL, NULL};
-    attention_forward(context, &saved, query, &src, &w);
+    const rs_attention_weights w = {RS_ATT_DOT, 2, 1, NULL, NULL};
+    const rs_attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
+    const rs_attention_saved saved = {alpha, NULL, NULL};
+    rs_attention_forward(context, &saved, query, &src, &w);
     ck_assert_float_eq_tol(alpha[0], 0.0900f, 5e-5f);
     ck_assert_float_eq_tol(alpha[1], 0.2447f, 5e-5f);
     ck_assert_float_eq_tol(alpha[2], 0.6652f, 5e-5f);
@@ -182,13 +183,13 @@ START_TEST(attention_known_answers)
     ck_assert_float_eq_tol(context[1], 0.9100f, 5e-5f);
     ck_assert(context[2] == 0.0f && context[3] == 0.0f);
     float scores[5] = {1, 5, 2, 1, 1};
-    attention_softmax(scores, 5, 5);
+    rs_attention_softmax(scores, 5, 5);
     const float expected[5] = {0.0166f, 0.9052f, 0.0451f, 0.0166f, 0.0166f};
     for (int j = 0; j < 5; j++)
         ck_assert_float_eq_tol(scores[j], expected[j], 5e-5f);
     /* Masked entries are exactly zero and the rest still sums to one. */
     float masked[4] = {3, 1, 100, 100};
-    attention_softmax(masked, 2, 4);
+    rs_attention_softmax(masked, 2, 4);
     ck_assert(masked[2] == 0.0f && masked[3] == 0.0f);
     ck_assert_float_eq_tol(masked[0] + masked[1], 1.0f, 1e-6f);
 }

@@ -18,7 +18,7 @@ typedef struct {
 static double gru_loss(void *p)
 {
     gru_case *c = p;
-    gru_step_forward(c->h, c->gates, c->r_h, c->h_prev, c->x_proj, c->U, c->mask, GB, GN);
+    rs_gru_step_forward(c->h, c->gates, c->r_h, c->h_prev, c->x_proj, c->U, c->mask, GB, GN);
     return gradcheck_weighted_sum(c->h, c->weight, GB * GN);
 }
 
@@ -33,8 +33,8 @@ START_TEST(gru_step_matches_finite_differences)
     gru_loss(&c);
     float dh_prev[GB * GN] = {0}, dpre[GB * 3 * GN], dU[3 * GN * GN] = {0}, db[3 * GN] = {0};
     float scratch[GB * GN];
-    gru_step_backward(dh_prev, dpre, c.weight, c.gates, c.h_prev, c.U, c.mask, GB, GN, scratch);
-    gru_recurrent_backward(dU, db, dpre, c.h_prev, c.r_h, GB, GN);
+    rs_gru_step_backward(dh_prev, dpre, c.weight, c.gates, c.h_prev, c.U, c.mask, GB, GN, scratch);
+    rs_gru_recurrent_backward(dU, db, dpre, c.h_prev, c.r_h, GB, GN);
     gradcheck_expect("gru dh_prev",
                      gradcheck(gru_loss, &c, c.h_prev, dh_prev, GB * GN, 100, 1e-2f, FLOOR), TOL);
     gradcheck_expect("gru dx_proj",

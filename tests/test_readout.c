@@ -25,10 +25,10 @@ typedef struct {
 static double readout_loss(void *p)
 {
     readout_case *c = p;
-    const readout_saved saved = {c->tpre, c->t, c->which, c->t_mask};
-    const readout_inputs in = {RS_CMAT(c->states, RR, RN), RS_CMAT(c->emb, RR, RM),
-                               RS_CMAT(c->context, RR, 2 * RN)};
-    readout_forward(c->logits, &saved, &in, &c->model.w, RL, RV);
+    const rs_readout_saved saved = {c->tpre, c->t, c->which, c->t_mask};
+    const rs_readout_inputs in = {RS_CMAT(c->states, RR, RN), RS_CMAT(c->emb, RR, RM),
+                                  RS_CMAT(c->context, RR, 2 * RN)};
+    rs_readout_forward(c->logits, &saved, &in, &c->model.w, RL, RV);
     return gradcheck_weighted_sum(c->logits, c->weight, RR * RV);
 }
 
@@ -66,12 +66,12 @@ START_TEST(readout_matches_finite_differences)
     rs_tensors_bind(&g, &c.model.layout, grad);
     float dstates[RR * RN], demb[RR * RM] = {0}, dctx[RR * 2 * RN] = {0};
     float dt[RR * RL], dtpre[RR * 2 * RL];
-    const readout_saved saved = {c.tpre, c.t, c.which, c.t_mask};
-    const readout_inputs in = {RS_CMAT(c.states, RR, RN), RS_CMAT(c.emb, RR, RM),
-                               RS_CMAT(c.context, RR, 2 * RN)};
-    const readout_input_grads d = {RS_MAT(dstates, RR, RN), RS_MAT(demb, RR, RM),
-                                   RS_MAT(dctx, RR, 2 * RN)};
-    readout_backward(&d, &g, dt, dtpre, c.weight, &saved, &in, &c.model.w, RL, RV);
+    const rs_readout_saved saved = {c.tpre, c.t, c.which, c.t_mask};
+    const rs_readout_inputs in = {RS_CMAT(c.states, RR, RN), RS_CMAT(c.emb, RR, RM),
+                                  RS_CMAT(c.context, RR, 2 * RN)};
+    const rs_readout_input_grads d = {RS_MAT(dstates, RR, RN), RS_MAT(demb, RR, RM),
+                                      RS_MAT(dctx, RR, 2 * RN)};
+    rs_readout_backward(&d, &g, dt, dtpre, c.weight, &saved, &in, &c.model.w, RL, RV);
     gradcheck_expect("readout dstates",
                      gradcheck_kinked(readout_loss, readout_signature, &c, c.states, dstates,
                                       RR * RN, 100, 1e-2f, FLOOR),
@@ -107,7 +107,7 @@ static double xent_loss(void *p)
 {
     xent_case *c = p;
     memcpy(c->probs, c->logits, sizeof c->probs);
-    softmax_xent_forward(c->probs, c->nll, c->targets, RR, RV);
+    rs_softmax_xent_forward(c->probs, c->nll, c->targets, RR, RV);
     /* The label-smoothed loss: -Σ_r [(1-ε) log p_y + ε/V Σ_v log p_v]. */
     double total = 0.0;
     for (int r = 0; r < RR; r++) {
@@ -131,14 +131,14 @@ START_TEST(softmax_xent_matches_finite_differences)
         xent_loss(&c);
         float grad[RR * RV];
         memcpy(grad, c.probs, sizeof grad);
-        softmax_xent_backward(grad, c.targets, c.smoothing, 1.0f, RR, RV);
+        rs_softmax_xent_backward(grad, c.targets, c.smoothing, 1.0f, RR, RV);
         gradcheck_expect(s ? "xent (smoothed)" : "xent",
                          gradcheck(xent_loss, &c, c.logits, grad, RR * RV, 100, 1e-2f, FLOOR), TOL);
     }
     /* -log p of a uniform distribution is log V. */
     float uniform[RV] = {0}, nll;
     int target = 4;
-    softmax_xent_forward(uniform, &nll, &target, 1, RV);
+    rs_softmax_xent_forward(uniform, &nll, &target, 1, RV);
     ck_assert_float_eq_tol(nll, logf(RV), 1e-6f);
 }
 END_TEST

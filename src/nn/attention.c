@@ -11,7 +11,7 @@
  *
  * Padded positions have α = 0 and get no gradient. The keys' gradients are
  * taken back to U_a (or K) and to the annotations once per batch
- * (attention_keys_backward), as the keys were computed once. */
+ * (rs_attention_keys_backward), as the keys were computed once. */
 #include <math.h>
 #include <string.h>
 
@@ -19,18 +19,18 @@
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
-int attention_key_size(int kind, int n, int a)
+int rs_attention_key_size(int kind, int n, int a)
 {
     return kind == RS_ATT_ADDITIVE ? a : n;
 }
 
-/* Row b's sentence, and the sentences' row stride (see attention_source). */
-static int sentence_of(const attention_source *src, int b)
+/* Row b's sentence, and the sentences' row stride (see rs_attention_source). */
+static int sentence_of(const rs_attention_source *src, int b)
 {
     return src->sentence ? src->sentence[b] : b;
 }
 
-static int source_rows(const attention_source *src)
+static int source_rows(const rs_attention_source *src)
 {
     return src->sentence ? src->N : src->B;
 }
@@ -40,34 +40,34 @@ static float dot_scale(int kind, int n)
     return kind == RS_ATT_SCALED_DOT ? 1.0f / sqrtf((float)n) : 1.0f;
 }
 
-void attention_keys_forward(int kind, float *keys, const float *annotations, const float *U,
-                            const float *b, int R, int n, int a)
+void rs_attention_keys_forward(int kind, float *keys, const float *annotations, const float *U,
+                               const float *b, int R, int n, int a)
 {
     const double phase_t0 = rs_phase_start();
-    int ka = attention_key_size(kind, n, a);
-    matmul_forward(RS_MAT(keys, R, ka), RS_CMAT(annotations, R, 2 * n), RS_CMAT(U, ka, 2 * n),
-                   0.0f);
+    int ka = rs_attention_key_size(kind, n, a);
+    rs_matmul_forward(RS_MAT(keys, R, ka), RS_CMAT(annotations, R, 2 * n), RS_CMAT(U, ka, 2 * n),
+                      0.0f);
     if (kind == RS_ATT_ADDITIVE)
         rs_add_bias(keys, b, R, ka, ka);
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
-void attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
-                             const float *dkeys, const float *annotations, const float *U, int R,
-                             int n, int a)
+void rs_attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
+                                const float *dkeys, const float *annotations, const float *U, int R,
+                                int n, int a)
 {
     const double phase_t0 = rs_phase_start();
-    int ka = attention_key_size(kind, n, a);
-    matmul_backward_input(RS_MAT(dannotations, R, 2 * n), RS_CMAT(dkeys, R, ka),
-                          RS_CMAT(U, ka, 2 * n), 1.0f);
-    matmul_backward_weight(RS_MAT(dU, ka, 2 * n), RS_CMAT(dkeys, R, ka),
-                           RS_CMAT(annotations, R, 2 * n));
+    int ka = rs_attention_key_size(kind, n, a);
+    rs_matmul_backward_input(RS_MAT(dannotations, R, 2 * n), RS_CMAT(dkeys, R, ka),
+                             RS_CMAT(U, ka, 2 * n), 1.0f);
+    rs_matmul_backward_weight(RS_MAT(dU, ka, 2 * n), RS_CMAT(dkeys, R, ka),
+                              RS_CMAT(annotations, R, 2 * n));
     if (kind == RS_ATT_ADDITIVE)
         rs_add_row_sums(db, dkeys, R, ka, ka);
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
-void attention_softmax(float *x, int len, int total)
+void rs_attention_softmax(float *x, int len, int total)
 {
     if (len > 0) {
         float sum = (float)rs_vexp_shift_sum(x, x, rs_vmax(x, (size_t)len), (size_t)len);
@@ -78,15 +78,15 @@ void attention_softmax(float *x, int len, int total)
         x[j] = 0.0f;
 }
 
-void attention_forward(float *context, const attention_saved *saved, const float *query,
-                       const attention_source *src, const attention_weights *w)
+void rs_attention_forward(float *context, const rs_attention_saved *saved, const float *query,
+                          const rs_attention_source *src, const rs_attention_weights *w)
 {
     const double phase_t0 = rs_phase_start();
     const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S, N = source_rows(src);
-    const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
+    const int ka = rs_attention_key_size(kind, n, a), n2 = 2 * n;
     if (kind == RS_ATT_ADDITIVE)
-        matmul_forward(RS_MAT(saved->query_proj, B, a), RS_CMAT(query, B, n), RS_CMAT(w->W_a, a, n),
-                       0.0f);
+        rs_matmul_forward(RS_MAT(saved->query_proj, B, a), RS_CMAT(query, B, n),
+                          RS_CMAT(w->W_a, a, n), 0.0f);
     const float scale = dot_scale(kind, n);
     for (int b = 0; b < B; b++) {
         float *scores = saved->alpha + (size_t)b * S;
@@ -102,7 +102,7 @@ void attention_forward(float *context, const attention_saved *saved, const float
             else
                 scores[j] = scale * rs_vdot(query + (size_t)b * n, key, (size_t)n);
         }
-        attention_softmax(scores, len, S);
+        rs_attention_softmax(scores, len, S);
         /* c_b = Σ_j α_bj h_jb: the rows h_jb are B·2n apart in time-major order. */
         float *c = context + (size_t)b * n2;
         memset(c, 0, sizeof(float) * n2);
@@ -112,13 +112,14 @@ void attention_forward(float *context, const attention_saved *saved, const float
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
-void attention_backward(const attention_grads *d, const float *dcontext,
-                        const attention_saved *saved, const float *query,
-                        const attention_source *src, const attention_weights *w, float *scratch)
+void rs_attention_backward(const rs_attention_grads *d, const float *dcontext,
+                           const rs_attention_saved *saved, const float *query,
+                           const rs_attention_source *src, const rs_attention_weights *w,
+                           float *scratch)
 {
     const double phase_t0 = rs_phase_start();
     const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S, N = source_rows(src);
-    const int ka = attention_key_size(kind, n, a), n2 = 2 * n;
+    const int ka = rs_attention_key_size(kind, n, a), n2 = 2 * n;
     const float scale = dot_scale(kind, n);
     if (kind == RS_ATT_ADDITIVE)
         memset(d->query_proj, 0, sizeof(float) * (size_t)B * a);
@@ -162,7 +163,7 @@ void attention_backward(const attention_grads *d, const float *dcontext,
     }
     /* forward was: query_proj = W_a s. */
     if (kind == RS_ATT_ADDITIVE)
-        matmul_backward_input(RS_MAT(d->query, B, n), RS_CMAT(d->query_proj, B, a),
-                              RS_CMAT(w->W_a, a, n), 1.0f);
+        rs_matmul_backward_input(RS_MAT(d->query, B, n), RS_CMAT(d->query_proj, B, a),
+                                 RS_CMAT(w->W_a, a, n), 1.0f);
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }

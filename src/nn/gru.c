@@ -7,9 +7,9 @@
  *   ∂L/∂(r ⊙ h_prev) = U_gᵀ dpre_g          dpre_r = ∂L/∂(r ⊙ h_prev) ⊙ h_prev ⊙ r ⊙ (1 − r)
  *   dh_prev += dh ⊙ (1 − z) + ∂L/∂(r ⊙ h_prev) ⊙ r + U_zrᵀ [dpre_z ; dpre_r]
  *
- * and where mask = 0 (h = h_prev): dh_prev += dh, dpre = 0 (gru_step_backward).
+ * and where mask = 0 (h = h_prev): dh_prev += dh, dpre = 0 (rs_gru_step_backward).
  * The recurrent weights' gradients do not recur, so they are summed over all
- * steps in two products (gru_recurrent_backward):
+ * steps in two products (rs_gru_recurrent_backward):
  *
  *   dU_zr += Σ_t [dpre_z ; dpre_r] h_prevᵀ,   dU_g += Σ_t dpre_g (r ⊙ h_prev)ᵀ,   db += Σ_t dpre
  *
@@ -20,16 +20,16 @@
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
-void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev, const float *x_proj,
-                      const float *U, const float *mask, int B, int n)
+void rs_gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
+                         const float *x_proj, const float *U, const float *mask, int B, int n)
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
     const float *U_g = U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     memcpy(gates, x_proj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
-    matmul_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(h_prev, B, n), RS_CMAT(U, 2 * n, n),
-                   1.0f);
+    rs_matmul_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(h_prev, B, n), RS_CMAT(U, 2 * n, n),
+                      1.0f);
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
         const float *hp = h_prev + (size_t)b * n;
@@ -38,7 +38,8 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev, c
             r_h[(size_t)b * n + k] = zr[n + k] * hp[k];
     }
     /* g pre-activation += U_g (r ⊙ h_prev). */
-    matmul_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), RS_CMAT(U_g, n, n), 1.0f);
+    rs_matmul_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), RS_CMAT(U_g, n, n),
+                      1.0f);
     for (int b = 0; b < B; b++) {
         float *z = gates + (size_t)b * n3, *g = z + 2 * n;
         const float *hp = h_prev + (size_t)b * n;
@@ -53,9 +54,9 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev, c
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
-void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float *gates,
-                       const float *h_prev, const float *U, const float *mask, int B, int n,
-                       float *scratch)
+void rs_gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float *gates,
+                          const float *h_prev, const float *U, const float *mask, int B, int n,
+                          float *scratch)
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
@@ -80,8 +81,8 @@ void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float
         }
     }
     /* g = tanh(... + U_g (r⊙h_prev)): dL/d(r⊙h_prev) = U_g^T dpre_g. */
-    matmul_backward_input(RS_MAT(scratch, B, n), RS_CMAT_S(dpre + 2 * n, B, n, n3),
-                          RS_CMAT(U_g, n, n), 0.0f);
+    rs_matmul_backward_input(RS_MAT(scratch, B, n), RS_CMAT_S(dpre + 2 * n, B, n, n3),
+                             RS_CMAT(U_g, n, n), 0.0f);
     for (int b = 0; b < B; b++) {
         const float *r = gates + (size_t)b * n3 + n, *hp = h_prev + (size_t)b * n;
         const float *d_rh = scratch + (size_t)b * n;
@@ -95,20 +96,20 @@ void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float
         }
     }
     /* z, r = σ(... + U_zr h_prev): dh_prev += U_zr^T dpre_zr. */
-    matmul_backward_input(RS_MAT(dh_prev, B, n), RS_CMAT_S(dpre, B, 2 * n, n3),
-                          RS_CMAT(U, 2 * n, n), 1.0f);
+    rs_matmul_backward_input(RS_MAT(dh_prev, B, n), RS_CMAT_S(dpre, B, 2 * n, n3),
+                             RS_CMAT(U, 2 * n, n), 1.0f);
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
-void gru_recurrent_backward(float *dU, float *db, const float *dpre, const float *h_prev,
-                            const float *r_h, int R, int n)
+void rs_gru_recurrent_backward(float *dU, float *db, const float *dpre, const float *h_prev,
+                               const float *r_h, int R, int n)
 {
     const double phase_t0 = rs_phase_start();
     const int n3 = 3 * n;
-    matmul_backward_weight(RS_MAT(dU, 2 * n, n), RS_CMAT_S(dpre, R, 2 * n, n3),
-                           RS_CMAT(h_prev, R, n));
-    matmul_backward_weight(RS_MAT(dU + (size_t)2 * n * n, n, n), RS_CMAT_S(dpre + 2 * n, R, n, n3),
-                           RS_CMAT(r_h, R, n));
+    rs_matmul_backward_weight(RS_MAT(dU, 2 * n, n), RS_CMAT_S(dpre, R, 2 * n, n3),
+                              RS_CMAT(h_prev, R, n));
+    rs_matmul_backward_weight(RS_MAT(dU + (size_t)2 * n * n, n, n),
+                              RS_CMAT_S(dpre + 2 * n, R, n, n3), RS_CMAT(r_h, R, n));
     rs_add_row_sums(db, dpre, R, n3, n3);
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }

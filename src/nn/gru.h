@@ -15,20 +15,20 @@
 
 /* h, r_h [B,n]; gates [B,3n] = (z, r, g) after their nonlinearities.
  * h_prev [B,n]; x_proj [B,3n]; U [3n,n]; mask [B] or NULL (all 1). */
-void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev, const float *x_proj,
-                      const float *U, const float *mask, int B, int n);
+void rs_gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev,
+                         const float *x_proj, const float *U, const float *mask, int B, int n);
 
 /* dh_prev [B,n] += dL/dh_prev; dpre [B,3n] = dL/d(pre-activations of z, r, g)
  * (written, not accumulated); dh [B,n] the gradient arriving at h; scratch [B,n]. */
-void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float *gates,
-                       const float *h_prev, const float *U, const float *mask, int B, int n,
-                       float *scratch);
+void rs_gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float *gates,
+                          const float *h_prev, const float *U, const float *mask, int B, int n,
+                          float *scratch);
 
 /* Recurrent parameter gradients over all R = steps × B rows at once (+=):
  * db [3n] += Σ dpre; dU_zr += dpre_zr^T h_prev; dU_g += dpre_g^T r_h.
  * dpre [R,3n], h_prev [R,n], r_h [R,n]. The input side, dW += dpre^T x,
  * is one GEMM the caller makes, since its inputs may be split in parts. */
-void gru_recurrent_backward(float *dU, float *db, const float *dpre, const float *h_prev,
-                            const float *r_h, int R, int n);
+void rs_gru_recurrent_backward(float *dU, float *db, const float *dpre, const float *h_prev,
+                               const float *r_h, int R, int n);
 
 #endif

@@ -27,19 +27,19 @@ void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, i
                 K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-void matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)
+void rs_matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)
 {
     rs_gemm(0, 1, x.rows, W.rows, x.cols, 1.0f, x.data, x.stride, W.data, W.stride, beta, y.data,
             y.stride);
 }
 
-void matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
+void rs_matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
 {
     rs_gemm(0, 0, dy.rows, W.cols, W.rows, 1.0f, dy.data, dy.stride, W.data, W.stride, beta,
             dx.data, dx.stride);
 }
 
-void matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x)
+void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x)
 {
     rs_gemm(1, 0, dW.rows, dW.cols, dy.rows, 1.0f, dy.data, dy.stride, x.data, x.stride, 1.0f,
             dW.data, dW.stride);

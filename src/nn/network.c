@@ -3,13 +3,13 @@
  *
  *   rs_encode               h_j = [→h_j ; ←h_j], keys U_a h_j + b_a, s_0 = tanh(W_init ←h_1 + b_init)
  *   decoder_cell_forward    for i = 1…T: c_i by attention over h, s_i = GRU(s_{i−1}, [E y_{i−1} ; c_i])
- *   readout_forward         logits_i from s_i, E y_{i−1}, c_i
- *   softmax_xent_forward    L = Σ_i −log p(y_i)
+ *   rs_readout_forward         logits_i from s_i, E y_{i−1}, c_i
+ *   rs_softmax_xent_forward    L = Σ_i −log p(y_i)
  *
  * and the backward the same calls in reverse, each block's backward beside
  * its forward (here, or in gru.c, attention.c, readout.c):
  *
- *   softmax_xent_backward → readout_backward → decoder_cell_backward for
+ *   rs_softmax_xent_backward → rs_readout_backward → decoder_cell_backward for
  *   i = T…1 (ds_i = the readout's + the carry from step i+1) → the decoder's
  *   weights over all steps at once → encode_backward (both directions, s_0,
  *   the embeddings).
@@ -56,7 +56,7 @@ int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int m
     ws->max_S = max_S;
     ws->max_T = max_T;
     const rs_config *c = &model->cfg;
-    int ka = attention_key_size(model->cfg.attention, c->hidden, c->att);
+    int ka = rs_attention_key_size(model->cfg.attention, c->hidden, c->att);
     size_t total = carve(ws, NULL, c, ka);
     ws->arena = rs_calloc(total, sizeof(float), err);
     ws->which = rs_calloc((size_t)max_T * max_B * c->maxout, 1, err);
@@ -179,15 +179,15 @@ static void direction_forward(const encoder_direction *d, const float *src_x, co
                               int S, int B, int m, int n)
 {
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
-    matmul_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(src_x, S * B, m),
-                   RS_CMAT(d->W, 3 * n, m), 0.0f);
+    rs_matmul_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(src_x, S * B, m),
+                      RS_CMAT(d->W, 3 * n, m), 0.0f);
     rs_add_bias(d->xproj, d->b, S * B, 3 * n, 3 * n);
     memset(d->states + (d->reverse ? S : 0) * Bn, 0, sizeof(float) * Bn);
     for (int k = 0; k < S; k++) {
         const int j = d->reverse ? S - 1 - k : k;
-        gru_step_forward(d->states + (j + 1 - d->reverse) * Bn, d->gates + j * Bn3, d->rh + j * Bn,
-                         d->states + (j + d->reverse) * Bn, d->xproj + j * Bn3, d->U,
-                         src_mask + j * B, B, n);
+        rs_gru_step_forward(d->states + (j + 1 - d->reverse) * Bn, d->gates + j * Bn3,
+                            d->rh + j * Bn, d->states + (j + d->reverse) * Bn, d->xproj + j * Bn3,
+                            d->U, src_mask + j * B, B, n);
     }
 }
 
@@ -207,14 +207,14 @@ static void direction_backward(rs_workspace *ws, const encoder_direction *d, int
                     ws->d_annotations[((size_t)j * B + b) * 2 * n + d->half + i] +
                     ws->carry[(size_t)b * n + i];
         memset(ws->carry, 0, sizeof(float) * Bn);
-        gru_step_backward(ws->carry, d->dpre + j * Bn3, ws->ds, d->gates + j * Bn3,
-                          d->states + (j + d->reverse) * Bn, d->U, ws->src_mask + j * B, B, n,
-                          ws->scratch);
+        rs_gru_step_backward(ws->carry, d->dpre + j * Bn3, ws->ds, d->gates + j * Bn3,
+                             d->states + (j + d->reverse) * Bn, d->U, ws->src_mask + j * B, B, n,
+                             ws->scratch);
     }
     /* forward was: x_proj = W x + b. */
-    matmul_backward_weight(RS_MAT(d->dW, 3 * n, m), RS_CMAT(d->dpre, S * B, 3 * n),
-                           RS_CMAT(ws->src_x, S * B, m));
-    gru_recurrent_backward(d->dU, d->db, d->dpre, d->states + d->reverse * Bn, d->rh, S * B, n);
+    rs_matmul_backward_weight(RS_MAT(d->dW, 3 * n, m), RS_CMAT(d->dpre, S * B, 3 * n),
+                              RS_CMAT(ws->src_x, S * B, m));
+    rs_gru_recurrent_backward(d->dU, d->db, d->dpre, d->states + d->reverse * Bn, d->rh, S * B, n);
 }
 
 void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
@@ -252,13 +252,13 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
         }
     if (ws->dropout.element > 0.0f)
         multiply(ws->annotations, ws->drop_ann, (size_t)S * B * 2 * n);
-    attention_keys_forward(model->cfg.attention, ws->keys, ws->annotations,
-                           model->cfg.attention == RS_ATT_ADDITIVE ? w->att_U : w->att_K, w->att_b,
-                           S * B, n, model->cfg.att);
+    rs_attention_keys_forward(model->cfg.attention, ws->keys, ws->annotations,
+                              model->cfg.attention == RS_ATT_ADDITIVE ? w->att_U : w->att_K,
+                              w->att_b, S * B, n, model->cfg.att);
 
     /* s_0 = tanh(W_init bwd_h_1 + b_init); bwd_states[0] is bwd_h_1 of every row. */
-    matmul_forward(RS_MAT(ws->dec_states, B, n), RS_CMAT(ws->bwd_states, B, n),
-                   RS_CMAT(w->init_W, n, n), 0.0f);
+    rs_matmul_forward(RS_MAT(ws->dec_states, B, n), RS_CMAT(ws->bwd_states, B, n),
+                      RS_CMAT(w->init_W, n, n), 0.0f);
     rs_add_bias(ws->dec_states, w->init_b, B, n, n);
     rs_vtanh(ws->dec_states, ws->dec_states, Bn);
 }
@@ -274,10 +274,10 @@ static void encode_backward(rs_workspace *ws, const rs_model *model, const rs_ba
     const int kind = model->cfg.attention;
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
     const size_t Bn = (size_t)B * n;
-    attention_keys_backward(kind, ws->d_annotations, kind == RS_ATT_ADDITIVE ? g->att_U : g->att_K,
-                            g->att_b, ws->d_keys, ws->annotations,
-                            kind == RS_ATT_ADDITIVE ? w->att_U : w->att_K, S * B, n,
-                            model->cfg.att);
+    rs_attention_keys_backward(kind, ws->d_annotations,
+                               kind == RS_ATT_ADDITIVE ? g->att_U : g->att_K, g->att_b, ws->d_keys,
+                               ws->annotations, kind == RS_ATT_ADDITIVE ? w->att_U : w->att_K,
+                               S * B, n, model->cfg.att);
     if (ws->dropout.element > 0.0f)
         multiply(ws->d_annotations, ws->drop_ann, (size_t)S * B * 2 * n);
 
@@ -286,21 +286,21 @@ static void encode_backward(rs_workspace *ws, const rs_model *model, const rs_ba
      * before the annotations' dropout, and s_0 read bwd_h_1 before it too. */
     for (size_t k = 0; k < Bn; k++)
         ws->scratch[k] = ws->carry[k] * (1.0f - ws->dec_states[k] * ws->dec_states[k]);
-    matmul_backward_weight(RS_MAT(g->init_W, n, n), RS_CMAT(ws->scratch, B, n),
-                           RS_CMAT(ws->bwd_states, B, n));
+    rs_matmul_backward_weight(RS_MAT(g->init_W, n, n), RS_CMAT(ws->scratch, B, n),
+                              RS_CMAT(ws->bwd_states, B, n));
     rs_add_row_sums(g->init_b, ws->scratch, B, n, n);
-    matmul_backward_input(RS_MAT_S(ws->d_annotations + n, B, n, 2 * n), RS_CMAT(ws->scratch, B, n),
-                          RS_CMAT(w->init_W, n, n), 1.0f);
+    rs_matmul_backward_input(RS_MAT_S(ws->d_annotations + n, B, n, 2 * n),
+                             RS_CMAT(ws->scratch, B, n), RS_CMAT(w->init_W, n, n), 1.0f);
 
     const encoder_direction fwd = encoder_forward_direction(ws, w, g);
     const encoder_direction bwd = encoder_backward_direction(ws, w, g, n);
     direction_backward(ws, &fwd, S, B, m, n);
     direction_backward(ws, &bwd, S, B, m, n);
     /* Both directions read src_x: its gradient is the sum of theirs. */
-    matmul_backward_input(RS_MAT(ws->d_src_x, S * B, m), RS_CMAT(ws->fwd_dpre, S * B, 3 * n),
-                          RS_CMAT(w->enc_fwd_W, 3 * n, m), 0.0f);
-    matmul_backward_input(RS_MAT(ws->d_src_x, S * B, m), RS_CMAT(ws->bwd_dpre, S * B, 3 * n),
-                          RS_CMAT(w->enc_bwd_W, 3 * n, m), 1.0f);
+    rs_matmul_backward_input(RS_MAT(ws->d_src_x, S * B, m), RS_CMAT(ws->fwd_dpre, S * B, 3 * n),
+                             RS_CMAT(w->enc_fwd_W, 3 * n, m), 0.0f);
+    rs_matmul_backward_input(RS_MAT(ws->d_src_x, S * B, m), RS_CMAT(ws->bwd_dpre, S * B, 3 * n),
+                             RS_CMAT(w->enc_bwd_W, 3 * n, m), 1.0f);
     /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
     if (ws->dropout.element > 0.0f)
         multiply(ws->d_src_x, ws->drop_src, (size_t)S * B * m);
@@ -313,27 +313,27 @@ static void encode_backward(rs_workspace *ws, const rs_model *model, const rs_ba
  * forward pass and translation: the attention over the source with query
  * s_{i-1}, then s_i = GRU(s_{i-1}, W' [E y_{i-1} ; c_i] + b'). What it
  * writes: state s_i [B,n]; gates [B,3n] and rh [B,n] as in
- * gru_step_forward; context c_i [B,2n]; the attention's saved state; xproj
+ * rs_gru_step_forward; context c_i [B,2n]; the attention's saved state; xproj
  * [B,3n] holds the embedding half W'_e E y_{i-1} + b' on entry and the whole
  * input projection on return. */
 typedef struct {
     float *state, *gates, *rh, *context, *xproj;
-    attention_saved att;
+    rs_attention_saved att;
 } decoder_step;
 
 /* mask [B] (0: the sentence has ended, the state is carried) or NULL. */
 static void decoder_cell_forward(const decoder_step *st, const float *s_prev,
-                                 const attention_source *src, const float *mask,
+                                 const rs_attention_source *src, const float *mask,
                                  const rs_model *model)
 {
     const rs_tensors *w = &model->w;
     const int B = src->B, m = model->cfg.emb, n = model->cfg.hidden, in = m + 2 * n;
-    const attention_weights aw = {model->cfg.attention, n, model->cfg.att, w->att_W, w->att_v};
-    attention_forward(st->context, &st->att, s_prev, src, &aw);
+    const rs_attention_weights aw = {model->cfg.attention, n, model->cfg.att, w->att_W, w->att_v};
+    rs_attention_forward(st->context, &st->att, s_prev, src, &aw);
     /* x_proj += W'_c c_i (W'_c: the context columns of W', [3n,2n] of the [3n,m+2n]). */
-    matmul_forward(RS_MAT(st->xproj, B, 3 * n), RS_CMAT(st->context, B, 2 * n),
-                   RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
-    gru_step_forward(st->state, st->gates, st->rh, s_prev, st->xproj, w->dec_U, mask, B, n);
+    rs_matmul_forward(RS_MAT(st->xproj, B, 3 * n), RS_CMAT(st->context, B, 2 * n),
+                      RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
+    rs_gru_step_forward(st->state, st->gates, st->rh, s_prev, st->xproj, w->dec_U, mask, B, n);
 }
 
 /* The backward of decoder step t, its forward in reverse: the GRU, the
@@ -346,22 +346,22 @@ static void decoder_cell_backward(rs_workspace *ws, const rs_model *model, const
     const rs_tensors *w = &model->w;
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
     const int a = model->cfg.att, in = m + 2 * n,
-              ka = attention_key_size(model->cfg.attention, n, a);
+              ka = rs_attention_key_size(model->cfg.attention, n, a);
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
     const float *s_prev = ws->dec_states + t * Bn;
     float *dpre = ws->dec_dpre + t * Bn3, *dctx = ws->d_context + (size_t)t * B * 2 * n;
-    gru_step_backward(ws->carry, dpre, ws->ds, ws->dec_gates + t * Bn3, s_prev, w->dec_U,
-                      ws->tgt_mask + t * B, B, n, ws->scratch);
+    rs_gru_step_backward(ws->carry, dpre, ws->ds, ws->dec_gates + t * Bn3, s_prev, w->dec_U,
+                         ws->tgt_mask + t * B, B, n, ws->scratch);
     /* forward was: x_proj += W'_c c_i. */
-    matmul_backward_input(RS_MAT(dctx, B, 2 * n), RS_CMAT(dpre, B, 3 * n),
-                          RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
-    const attention_weights aw = {model->cfg.attention, n, a, w->att_W, w->att_v};
-    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
-    const attention_saved saved = {ws->alpha + (size_t)t * B * S,
-                                   ws->att_hidden + (size_t)t * B * S * ka, NULL};
-    const attention_grads d = {ws->carry, ws->d_annotations, ws->d_keys,
-                               ws->d_query_proj + (size_t)t * B * a, g->att_v};
-    attention_backward(&d, dctx, &saved, s_prev, &src, &aw, ws->d_scores);
+    rs_matmul_backward_input(RS_MAT(dctx, B, 2 * n), RS_CMAT(dpre, B, 3 * n),
+                             RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
+    const rs_attention_weights aw = {model->cfg.attention, n, a, w->att_W, w->att_v};
+    const rs_attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
+    const rs_attention_saved saved = {ws->alpha + (size_t)t * B * S,
+                                      ws->att_hidden + (size_t)t * B * S * ka, NULL};
+    const rs_attention_grads d = {ws->carry, ws->d_annotations, ws->d_keys,
+                                  ws->d_query_proj + (size_t)t * B * a, g->att_v};
+    rs_attention_backward(&d, dctx, &saved, s_prev, &src, &aw, ws->d_scores);
 }
 
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
@@ -370,7 +370,7 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
     const rs_config *c = &model->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
     const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
-    const int in = m + 2 * n, ka = attention_key_size(model->cfg.attention, n, a);
+    const int in = m + 2 * n, ka = rs_attention_key_size(model->cfg.attention, n, a);
     const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
 
     rs_encode(ws, model, batch);
@@ -393,11 +393,11 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
         for (int b = 0; b < B; b++)
             ws->tgt_mask[t * B + b] = t < batch->tgt_len[b] ? 1.0f : 0.0f;
     /* u_i = [E y_{i-1} ; c_i]: the embedding half of W' u_i + b' for all steps at once. */
-    matmul_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m),
-                   RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
+    rs_matmul_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m),
+                      RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
     rs_add_bias(ws->dec_xproj, w->dec_b, R, 3 * n, 3 * n);
 
-    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
+    const rs_attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
     for (int t = 0; t < T; t++) {
         const decoder_step st = {ws->dec_states + (t + 1) * Bn,
                                  ws->dec_gates + t * Bn3,
@@ -409,11 +409,11 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
         decoder_cell_forward(&st, ws->dec_states + t * Bn, &src, ws->tgt_mask + t * B, model);
     }
 
-    const readout_saved saved = {ws->tpre, ws->tmax, ws->which, t_mask};
-    const readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n), RS_CMAT(ws->dec_emb, R, m),
-                                   RS_CMAT(ws->context, R, 2 * n)};
-    readout_forward(ws->probs, &saved, &inputs, w, l, V);
-    return softmax_xent_forward(ws->probs, ws->nll, batch->tgt_out, R, V);
+    const rs_readout_saved saved = {ws->tpre, ws->tmax, ws->which, t_mask};
+    const rs_readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n),
+                                      RS_CMAT(ws->dec_emb, R, m), RS_CMAT(ws->context, R, 2 * n)};
+    rs_readout_forward(ws->probs, &saved, &inputs, w, l, V);
+    return rs_softmax_xent_forward(ws->probs, ws->nll, batch->tgt_out, R, V);
 }
 
 /* The forward pass's calls in reverse: loss and deep output, the decoder
@@ -426,19 +426,19 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     const rs_config *c = &model->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
     const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
-    const int in = m + 2 * n, ka = attention_key_size(model->cfg.attention, n, a);
+    const int in = m + 2 * n, ka = rs_attention_key_size(model->cfg.attention, n, a);
     const size_t Bn = (size_t)B * n;
     const int drop = ws->dropout.element > 0.0f;
 
-    softmax_xent_backward(ws->probs, batch->tgt_out, smoothing, scale, R, V);
+    rs_softmax_xent_backward(ws->probs, batch->tgt_out, smoothing, scale, R, V);
     memset(ws->d_dec_emb, 0, sizeof(float) * (size_t)R * m);
     memset(ws->d_context, 0, sizeof(float) * (size_t)R * 2 * n);
-    const readout_saved saved = {ws->tpre, ws->tmax, ws->which, drop ? ws->drop_out : NULL};
-    const readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n), RS_CMAT(ws->dec_emb, R, m),
-                                   RS_CMAT(ws->context, R, 2 * n)};
-    const readout_input_grads d_inputs = {RS_MAT(ws->d_states, R, n), RS_MAT(ws->d_dec_emb, R, m),
-                                          RS_MAT(ws->d_context, R, 2 * n)};
-    readout_backward(&d_inputs, g, ws->dt, ws->dtpre, ws->probs, &saved, &inputs, w, l, V);
+    const rs_readout_saved saved = {ws->tpre, ws->tmax, ws->which, drop ? ws->drop_out : NULL};
+    const rs_readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n),
+                                      RS_CMAT(ws->dec_emb, R, m), RS_CMAT(ws->context, R, 2 * n)};
+    const rs_readout_input_grads d_inputs = {
+        RS_MAT(ws->d_states, R, n), RS_MAT(ws->d_dec_emb, R, m), RS_MAT(ws->d_context, R, 2 * n)};
+    rs_readout_backward(&d_inputs, g, ws->dt, ws->dtpre, ws->probs, &saved, &inputs, w, l, V);
 
     /* s_i receives gradient from the readout at i and, through carry, from
      * the recurrence and the attention query at i+1. */
@@ -455,15 +455,15 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     /* The decoder's parameters, all steps at once: x_proj = W'_e E y_{i-1} +
      * W'_c c_i + b' and the recurrence; the attention's query side W_a s. */
     const rs_cmat dpre = RS_CMAT(ws->dec_dpre, R, 3 * n);
-    matmul_backward_weight(RS_MAT_S(g->dec_W, 3 * n, m, in), dpre, RS_CMAT(ws->dec_emb, R, m));
-    matmul_backward_weight(RS_MAT_S(g->dec_W + m, 3 * n, 2 * n, in), dpre,
-                           RS_CMAT(ws->context, R, 2 * n));
-    gru_recurrent_backward(g->dec_U, g->dec_b, ws->dec_dpre, ws->dec_states, ws->dec_rh, R, n);
-    matmul_backward_input(RS_MAT(ws->d_dec_emb, R, m), dpre, RS_CMAT_S(w->dec_W, 3 * n, m, in),
-                          1.0f);
+    rs_matmul_backward_weight(RS_MAT_S(g->dec_W, 3 * n, m, in), dpre, RS_CMAT(ws->dec_emb, R, m));
+    rs_matmul_backward_weight(RS_MAT_S(g->dec_W + m, 3 * n, 2 * n, in), dpre,
+                              RS_CMAT(ws->context, R, 2 * n));
+    rs_gru_recurrent_backward(g->dec_U, g->dec_b, ws->dec_dpre, ws->dec_states, ws->dec_rh, R, n);
+    rs_matmul_backward_input(RS_MAT(ws->d_dec_emb, R, m), dpre, RS_CMAT_S(w->dec_W, 3 * n, m, in),
+                             1.0f);
     if (model->cfg.attention == RS_ATT_ADDITIVE)
-        matmul_backward_weight(RS_MAT(g->att_W, a, n), RS_CMAT(ws->d_query_proj, R, a),
-                               RS_CMAT(ws->dec_states, R, n));
+        rs_matmul_backward_weight(RS_MAT(g->att_W, a, n), RS_CMAT(ws->d_query_proj, R, a),
+                                  RS_CMAT(ws->dec_states, R, n));
 
     /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
     if (drop)
@@ -495,7 +495,7 @@ int rs_step_workspace_alloc(rs_step_workspace *sw, const rs_model *model, int ma
     memset(sw, 0, sizeof *sw);
     sw->max_B = max_B;
     sw->max_S = max_S;
-    int ka = attention_key_size(model->cfg.attention, model->cfg.hidden, model->cfg.att);
+    int ka = rs_attention_key_size(model->cfg.attention, model->cfg.hidden, model->cfg.att);
     size_t total = carve_step(sw, NULL, &model->cfg, ka);
     sw->arena = rs_calloc(total, sizeof(float), err);
     sw->which = rs_calloc((size_t)max_B * model->cfg.maxout, 1, err);
@@ -521,23 +521,23 @@ float rs_log_normalizer(const float *row, float *scratch, int V)
 }
 
 void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
-                     const int *prev, const attention_source *src, const rs_model *model)
+                     const int *prev, const rs_attention_source *src, const rs_model *model)
 {
     const rs_tensors *w = &model->w;
     const rs_config *c = &model->cfg;
     const int B = src->B, m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab;
     const int in = m + 2 * n;
     gather_rows(sw->emb, w->tgt_emb, prev, B, m);
-    matmul_forward(RS_MAT(sw->xproj, B, 3 * n), RS_CMAT(sw->emb, B, m),
-                   RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
+    rs_matmul_forward(RS_MAT(sw->xproj, B, 3 * n), RS_CMAT(sw->emb, B, m),
+                      RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
     rs_add_bias(sw->xproj, w->dec_b, B, 3 * n, 3 * n);
     const decoder_step st = {out->next_state, sw->gates, sw->rh,
                              sw->context,     sw->xproj, {out->alpha, sw->hidden, sw->query_proj}};
     decoder_cell_forward(&st, state, src, NULL, model);
-    const readout_saved saved = {sw->tpre, sw->tmax, sw->which, NULL};
-    const readout_inputs inputs = {RS_CMAT(out->next_state, B, n), RS_CMAT(sw->emb, B, m),
-                                   RS_CMAT(sw->context, B, 2 * n)};
-    readout_forward(out->logits, &saved, &inputs, w, l, V);
+    const rs_readout_saved saved = {sw->tpre, sw->tmax, sw->which, NULL};
+    const rs_readout_inputs inputs = {RS_CMAT(out->next_state, B, n), RS_CMAT(sw->emb, B, m),
+                                      RS_CMAT(sw->context, B, 2 * n)};
+    rs_readout_forward(out->logits, &saved, &inputs, w, l, V);
     for (int b = 0; b < B; b++)
         out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, sw->exp_row, V);
 }

@@ -158,7 +158,7 @@ typedef struct {
 /* One decoder step for B rows from state s_{i-1} [B,n] and the previous
  * tokens prev [B], attending over src. */
 void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
-                     const int *prev, const attention_source *src, const rs_model *model);
+                     const int *prev, const rs_attention_source *src, const rs_model *model);
 
 /* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser);
  * scratch [V]. */

@@ -2,7 +2,7 @@
  * forward equations and the shapes. Backward over all R target positions at
  * once, from the loss scale · Σ_i −Σ_v q_v log p_v (scale = 1 / target tokens):
  *
- *   dlogits = scale · (p − q),  q = (1 − ε) onehot(y) + ε/V   (softmax_xent_backward; ε smoothing)
+ *   dlogits = scale · (p − q),  q = (1 − ε) onehot(y) + ε/V   (rs_softmax_xent_backward; ε smoothing)
  *   dW_out += dlogitsᵀ t,  db_out += Σ dlogits,  dt = dlogits W_out   (dropout: masked as t was)
  *   t[k] = max(t̃[2k], t̃[2k+1])        dt̃ goes to the larger of the pair, 0 to the other
  *   t̃ = U_o s + V_o E y + C_o c + b_o   dU_o += dt̃ᵀ s,  dV_o += dt̃ᵀ E y,  dC_o += dt̃ᵀ c,  db_o += Σ dt̃
@@ -18,17 +18,17 @@
 #include "nn/readout.h"
 #include "nn/vecmath.h"
 
-void readout_forward(float *logits, const readout_saved *saved, const readout_inputs *in,
-                     const rs_tensors *w, int l, int V)
+void rs_readout_forward(float *logits, const rs_readout_saved *saved, const rs_readout_inputs *in,
+                        const rs_tensors *w, int l, int V)
 {
     const double phase_t0 = rs_phase_start();
     const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols, l2 = 2 * l;
     float *tpre = saved->tpre, *t = saved->t;
     /* t~ = U_o s + V_o e + C_o c + b_o */
     const rs_mat t_pre = RS_MAT(tpre, R, l2);
-    matmul_forward(t_pre, in->states, RS_CMAT(w->out_U, l2, n), 0.0f);
-    matmul_forward(t_pre, in->prev_emb, RS_CMAT(w->out_V, l2, m), 1.0f);
-    matmul_forward(t_pre, in->context, RS_CMAT(w->out_C, l2, 2 * n), 1.0f);
+    rs_matmul_forward(t_pre, in->states, RS_CMAT(w->out_U, l2, n), 0.0f);
+    rs_matmul_forward(t_pre, in->prev_emb, RS_CMAT(w->out_V, l2, m), 1.0f);
+    rs_matmul_forward(t_pre, in->context, RS_CMAT(w->out_C, l2, 2 * n), 1.0f);
     rs_add_bias(tpre, w->out_b, R, l2, l2);
     /* t[k] = max(t~[2k], t~[2k+1]) */
     for (int r = 0; r < R; r++) {
@@ -44,22 +44,22 @@ void readout_forward(float *logits, const readout_saved *saved, const readout_in
         for (size_t i = 0; i < (size_t)R * l; i++)
             t[i] *= saved->t_mask[i];
     /* logits = W_out t + b_out */
-    matmul_forward(RS_MAT(logits, R, V), RS_CMAT(t, R, l), RS_CMAT(w->out_W, V, l), 0.0f);
+    rs_matmul_forward(RS_MAT(logits, R, V), RS_CMAT(t, R, l), RS_CMAT(w->out_W, V, l), 0.0f);
     rs_add_bias(logits, w->out_bw, R, V, V);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
-void readout_backward(const readout_input_grads *d, const rs_tensors *g, float *dt, float *dtpre,
-                      const float *dlogits, const readout_saved *saved, const readout_inputs *in,
-                      const rs_tensors *w, int l, int V)
+void rs_readout_backward(const rs_readout_input_grads *d, const rs_tensors *g, float *dt,
+                         float *dtpre, const float *dlogits, const rs_readout_saved *saved,
+                         const rs_readout_inputs *in, const rs_tensors *w, int l, int V)
 {
     const double phase_t0 = rs_phase_start();
     const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols, l2 = 2 * l;
     /* forward was: logits = W_out t + b_out. */
     const rs_cmat d_logits = RS_CMAT(dlogits, R, V);
-    matmul_backward_weight(RS_MAT(g->out_W, V, l), d_logits, RS_CMAT(saved->t, R, l));
+    rs_matmul_backward_weight(RS_MAT(g->out_W, V, l), d_logits, RS_CMAT(saved->t, R, l));
     rs_add_row_sums(g->out_bw, dlogits, R, V, V);
-    matmul_backward_input(RS_MAT(dt, R, l), d_logits, RS_CMAT(w->out_W, V, l), 0.0f);
+    rs_matmul_backward_input(RS_MAT(dt, R, l), d_logits, RS_CMAT(w->out_W, V, l), 0.0f);
     if (saved->t_mask)
         for (size_t i = 0; i < (size_t)R * l; i++)
             dt[i] *= saved->t_mask[i];
@@ -70,17 +70,17 @@ void readout_backward(const readout_input_grads *d, const rs_tensors *g, float *
             dtpre[(size_t)r * l2 + 2 * k + saved->which[(size_t)r * l + k]] = dt[(size_t)r * l + k];
     /* forward was: t~ = U_o s + V_o e + C_o c + b_o. */
     const rs_cmat d_tpre = RS_CMAT(dtpre, R, l2);
-    matmul_backward_weight(RS_MAT(g->out_U, l2, n), d_tpre, in->states);
-    matmul_backward_weight(RS_MAT(g->out_V, l2, m), d_tpre, in->prev_emb);
-    matmul_backward_weight(RS_MAT(g->out_C, l2, 2 * n), d_tpre, in->context);
+    rs_matmul_backward_weight(RS_MAT(g->out_U, l2, n), d_tpre, in->states);
+    rs_matmul_backward_weight(RS_MAT(g->out_V, l2, m), d_tpre, in->prev_emb);
+    rs_matmul_backward_weight(RS_MAT(g->out_C, l2, 2 * n), d_tpre, in->context);
     rs_add_row_sums(g->out_b, dtpre, R, l2, l2);
-    matmul_backward_input(d->states, d_tpre, RS_CMAT(w->out_U, l2, n), 0.0f);
-    matmul_backward_input(d->prev_emb, d_tpre, RS_CMAT(w->out_V, l2, m), 1.0f);
-    matmul_backward_input(d->context, d_tpre, RS_CMAT(w->out_C, l2, 2 * n), 1.0f);
+    rs_matmul_backward_input(d->states, d_tpre, RS_CMAT(w->out_U, l2, n), 0.0f);
+    rs_matmul_backward_input(d->prev_emb, d_tpre, RS_CMAT(w->out_V, l2, m), 1.0f);
+    rs_matmul_backward_input(d->context, d_tpre, RS_CMAT(w->out_C, l2, 2 * n), 1.0f);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
-double softmax_xent_forward(float *probs, float *nll, const int *targets, int R, int V)
+double rs_softmax_xent_forward(float *probs, float *nll, const int *targets, int R, int V)
 {
     const double phase_t0 = rs_phase_start();
     double total = 0.0;
@@ -99,8 +99,8 @@ double softmax_xent_forward(float *probs, float *nll, const int *targets, int R,
     return total;
 }
 
-void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale, int R,
-                           int V)
+void rs_softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale, int R,
+                              int V)
 {
     const double phase_t0 = rs_phase_start();
     const float uniform = smoothing / (float)V;

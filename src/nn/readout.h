@@ -19,12 +19,12 @@
  * be a block of a wider buffer). */
 typedef struct {
     rs_cmat states, prev_emb, context;
-} readout_inputs;
+} rs_readout_inputs;
 
 /* Their gradients: states written, prev_emb and context accumulated (+=). */
 typedef struct {
     rs_mat states, prev_emb, context;
-} readout_input_grads;
+} rs_readout_input_grads;
 
 /* What the forward keeps for the backward: tpre [R,2l] t~; t [R,l] after
  * maxout and dropout; which [R,l] (0/1: which of each pair was the max);
@@ -33,27 +33,27 @@ typedef struct {
     float *tpre, *t;
     unsigned char *which;
     const float *t_mask;
-} readout_saved;
+} rs_readout_saved;
 
 /* logits [R,V] = W_out t + b_out, t = maxout(U_o s + V_o e + C_o c + b_o);
  * l maxout units, V target vocabulary. */
-void readout_forward(float *logits, const readout_saved *saved, const readout_inputs *in,
-                     const rs_tensors *w, int l, int V);
+void rs_readout_forward(float *logits, const rs_readout_saved *saved, const rs_readout_inputs *in,
+                        const rs_tensors *w, int l, int V);
 
 /* The backward for dlogits [R,V]: input gradients into d, parameter
  * gradients into g (+=); dt [R,l] and dtpre [R,2l] scratch. */
-void readout_backward(const readout_input_grads *d, const rs_tensors *g, float *dt, float *dtpre,
-                      const float *dlogits, const readout_saved *saved, const readout_inputs *in,
-                      const rs_tensors *w, int l, int V);
+void rs_readout_backward(const rs_readout_input_grads *d, const rs_tensors *g, float *dt,
+                         float *dtpre, const float *dlogits, const rs_readout_saved *saved,
+                         const rs_readout_inputs *in, const rs_tensors *w, int l, int V);
 
 /* Turns logits [R,V] into probabilities in place and writes nll[r] = -log p(target_r)
  * (0 where target_r is RS_PAD). Returns Σ nll. */
-double softmax_xent_forward(float *probs, float *nll, const int *targets, int R, int V);
+double rs_softmax_xent_forward(float *probs, float *nll, const int *targets, int R, int V);
 
 /* dlogits [R,V] = scale · (p − q) with q = (1−ε)·onehot(target) + ε/V (label
  * smoothing ε; 0 gives the plain cross-entropy), and 0 on RS_PAD rows.
  * Written in place over probs. */
-void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale, int R,
-                           int V);
+void rs_softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale, int R,
+                              int V);
 
 #endif
