@@ -211,30 +211,27 @@ static void dropout_mask(float *mask, size_t count, float p, const rs_rng *base,
  * ←h_{j+1} and [S] = 0 backward. */
 typedef struct {
     int reverse;
-    int half;                           /* its half of each annotation: 0 or n */
+    const float *x, *mask;              /* [S,B,m] x̄, [S,B] (both directions') */
     float *xproj, *gates, *rh, *states; /* [S,B,3n], [S,B,3n], [S,B,n], [S+1,B,n] */
-    float *d_xproj, *d_states;          /* their twins (d_rh is one step's: ws->d_rh) */
+    float *d_x, *d_xproj, *d_states;    /* twins of x (both add to it), xproj, states */
+    float *d_rh, *d_h_prev;             /* one step's: of rh, and its share of h_prev's */
 } encoder_direction;
 
-static encoder_direction direction_of(const rs_workspace *ws, int reverse, int n)
+static encoder_direction direction_of(const rs_workspace *ws, int reverse)
 {
-    if (reverse)
-        return (encoder_direction){1,
-                                   n,
-                                   ws->bwd_xproj,
-                                   ws->bwd_gates,
-                                   ws->bwd_rh,
-                                   ws->bwd_states,
-                                   ws->d_bwd_xproj,
-                                   ws->d_bwd_states};
-    return (encoder_direction){0,
-                               0,
-                               ws->fwd_xproj,
-                               ws->fwd_gates,
-                               ws->fwd_rh,
-                               ws->fwd_states,
-                               ws->d_fwd_xproj,
-                               ws->d_fwd_states};
+    encoder_direction d = {.reverse = reverse,
+                           .x = ws->src_x,
+                           .mask = ws->src_mask,
+                           .d_x = ws->d_src_x,
+                           .d_rh = ws->d_rh,
+                           .d_h_prev = ws->d_h_prev};
+    d.xproj = reverse ? ws->bwd_xproj : ws->fwd_xproj;
+    d.gates = reverse ? ws->bwd_gates : ws->fwd_gates;
+    d.rh = reverse ? ws->bwd_rh : ws->fwd_rh;
+    d.states = reverse ? ws->bwd_states : ws->fwd_states;
+    d.d_xproj = reverse ? ws->d_bwd_xproj : ws->d_fwd_xproj;
+    d.d_states = reverse ? ws->d_bwd_states : ws->d_fwd_states;
+    return d;
 }
 
 /* Position j's step of direction d. */
@@ -249,56 +246,55 @@ static rs_gru_step direction_step(const encoder_direction *d, int j, int B, int 
                          d->states + (j + 1 - d->reverse) * Bn};
 }
 
-/* Its gradients: dh complete in d_states, the step's share of h_prev's into
- * d_h_prev, one step's d_rh. */
-static rs_gru_step_grads direction_step_grads(const encoder_direction *d, int j, int B, int n,
-                                              float *d_h_prev, float *d_rh)
+/* Its gradients: dh whole in d_states, the step's share of h_prev's into
+ * d_h_prev. */
+static rs_gru_step_grads direction_step_grads(const encoder_direction *d, int j, int B, int n)
 {
     const size_t Bn = (size_t)B * n;
-    return (rs_gru_step_grads){d->d_states + (j + 1 - d->reverse) * Bn, d_h_prev, NULL,
-                               d->d_xproj + 3 * j * Bn, d_rh};
+    return (rs_gru_step_grads){d->d_states + (j + 1 - d->reverse) * Bn, d->d_h_prev, NULL,
+                               d->d_xproj + 3 * j * Bn, d->d_rh};
 }
 
 /* x_proj = W x̄_j + b for every position in one product, then the
  * recurrence; the mask carries the state through padding, so each
  * sentence's backward direction starts from 0 at its own </s>. */
-static void direction_forward(const encoder_direction *d, const rs_gru_weights *w,
-                              const float *src_x, const float *src_mask, int S, int B, int m)
+static void direction_forward(const encoder_direction *d, const rs_gru_weights *w, int S, int B,
+                              int m)
 {
     const int n = w->n;
     const size_t Bn = (size_t)B * n;
-    rs_gru_input_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(src_x, S * B, m), w);
+    rs_gru_input_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(d->x, S * B, m), w);
     memset(d->states + (d->reverse ? S : 0) * Bn, 0, sizeof(float) * Bn);
     for (int k = 0; k < S; k++) {
         const int j = d->reverse ? S - 1 - k : k;
         const rs_gru_step st = direction_step(d, j, B, n);
-        rs_gru_step_forward(&st, w, src_mask + j * B, B);
+        rs_gru_step_forward(&st, w, d->mask + j * B, B);
     }
 }
 
 /* The recurrence backward, last position read first: each state's gradient
- * in d_states is whole once the step after it has added its share (through
+ * in d_states is whole once the step after it has added its share (made in
  * d_h_prev). Then what all positions share, once: the weights' gradients
- * and the input's, d_src_x += d_x_proj W. */
+ * and the input's, d_x += d_x_proj W. */
 static void direction_backward(const encoder_direction *d, const rs_gru_grads *g,
-                               const rs_gru_weights *w, const rs_workspace *ws, int S, int B, int m)
+                               const rs_gru_weights *w, int S, int B, int m)
 {
     const int n = w->n;
     const size_t Bn = (size_t)B * n;
     for (int k = S - 1; k >= 0; k--) {
         const int j = d->reverse ? S - 1 - k : k;
         const rs_gru_step st = direction_step(d, j, B, n);
-        const rs_gru_step_grads dst = direction_step_grads(d, j, B, n, ws->d_h_prev, ws->d_rh);
-        memset(ws->d_h_prev, 0, sizeof(float) * Bn);
-        rs_gru_step_backward(&dst, &st, w, ws->src_mask + j * B, B);
+        const rs_gru_step_grads dst = direction_step_grads(d, j, B, n);
+        memset(d->d_h_prev, 0, sizeof(float) * Bn);
+        rs_gru_step_backward(&dst, &st, w, d->mask + j * B, B);
         /* h_prev's gradient: its annotation's share (there already), then this step's. */
-        rs_vaxpy(d->d_states + (j + d->reverse) * Bn, 1.0f, ws->d_h_prev, Bn);
+        rs_vaxpy(d->d_states + (j + d->reverse) * Bn, 1.0f, d->d_h_prev, Bn);
     }
-    const rs_gru_run run = {RS_CMAT(ws->src_x, S * B, m), RS_CMAT(NULL, 0, 0),
+    const rs_gru_run run = {RS_CMAT(d->x, S * B, m), RS_CMAT(NULL, 0, 0),
                             RS_CMAT(d->states + d->reverse * Bn, S * B, n),
                             RS_CMAT(d->rh, S * B, n)};
-    rs_gru_weights_backward(RS_MAT(ws->d_src_x, S * B, m), g, RS_CMAT(d->d_xproj, S * B, 3 * n),
-                            &run, w);
+    rs_gru_weights_backward(RS_MAT(d->d_x, S * B, m), g, RS_CMAT(d->d_xproj, S * B, 3 * n), &run,
+                            w);
 }
 
 /* h_j = [→h_j ; ←h_j] ⊙ drop (drop [S,B,2n], or NULL). */
@@ -386,9 +382,9 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
         for (int b = 0; b < B; b++)
             ws->src_mask[j * B + b] = j < batch->src_len[b] ? 1.0f : 0.0f;
 
-    const encoder_direction fwd = direction_of(ws, 0, n), bwd = direction_of(ws, 1, n);
-    direction_forward(&fwd, &w.enc_fwd, ws->src_x, ws->src_mask, S, B, m);
-    direction_forward(&bwd, &w.enc_bwd, ws->src_x, ws->src_mask, S, B, m);
+    const encoder_direction fwd = direction_of(ws, 0), bwd = direction_of(ws, 1);
+    direction_forward(&fwd, &w.enc_fwd, S, B, m);
+    direction_forward(&bwd, &w.enc_bwd, S, B, m);
     annotations_forward(ws->annotations, ws->fwd_states, ws->bwd_states, drop ? ws->drop_ann : NULL,
                         S, B, n);
     rs_attention_keys_forward(RS_MAT(ws->keys, S * B, ka), RS_CMAT(ws->annotations, S * B, 2 * n),
@@ -416,11 +412,11 @@ static void encode_backward(const rs_workspace *ws, const layer_grads *g, const 
     init_backward(ws->d_bwd_states, ws->d_init_pre, g, ws->d_dec_states, ws->dec_states,
                   ws->bwd_states, w, B);
 
-    const encoder_direction fwd = direction_of(ws, 0, n), bwd = direction_of(ws, 1, n);
+    const encoder_direction fwd = direction_of(ws, 0), bwd = direction_of(ws, 1);
     /* Both directions read src_x: its gradient is the sum of theirs. */
     memset(ws->d_src_x, 0, sizeof(float) * (size_t)S * B * m);
-    direction_backward(&fwd, &g->enc_fwd, &w->enc_fwd, ws, S, B, m);
-    direction_backward(&bwd, &g->enc_bwd, &w->enc_bwd, ws, S, B, m);
+    direction_backward(&fwd, &g->enc_fwd, &w->enc_fwd, S, B, m);
+    direction_backward(&bwd, &g->enc_bwd, &w->enc_bwd, S, B, m);
     /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
     embedding_backward(g->src_emb, ws->d_src_x, batch->src, S * B, m, drop ? ws->drop_src : NULL,
                        word ? ws->drop_src_word : NULL);
