@@ -12,7 +12,7 @@
 #   --out DIR     where to train (default: models/reorder-align; replaced)
 #   --epochs N    training epochs (default: 6, about a minute on two cores)
 #   --min PCT     exit with status 1 when the agreement is below PCT (default: 90)
-# Options after "--" go to `rnnsearch train` (e.g. -- --attention dot --seed 2).
+# Options after "--" go to `rnnsearch train` (e.g. -- --attention general --seed 2).
 # Set RNNSEARCH to use another binary (default: ./rnnsearch).
 set -eu
 

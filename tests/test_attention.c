@@ -1,17 +1,22 @@
-/* The alignment model (src/nn/attention.c): each kind's backward pass and its
- * keys' against central finite differences, with the loss L = Σ c ⊙ W for a
- * fixed random W; and the scores, weights and softmax against known answers. */
+/* The alignment model (src/nn/attention.c): each kind's backward pass (its
+ * W_a gradient summed by rs_attention_query_backward) and its keys' against
+ * central finite differences, with the loss L = Σ c ⊙ R for a fixed random R;
+ * and the scores, weights and softmax against known answers. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "nn/attention.h"
 #include "gradcheck.h"
+#include "nn/attention.h"
 
 #define TOL GRADCHECK_LAYER_TOL
 #define FLOOR GRADCHECK_LAYER_FLOOR
 
 enum { AB = 2, AS = 4, AN = 3, AA = 5 };
+
+/* The kinds a model can have (model/params.h: 'dot' makes none). */
+static const int kinds[] = {RS_ATT_ADDITIVE, RS_ATT_GENERAL, RS_ATT_SCALED_DOT};
+enum { KINDS = sizeof kinds / sizeof *kinds };
 typedef struct {
     int kind;
     float query[AB * AN], annotations[AS * AB * 2 * AN], keys[AS * AB * AA];
@@ -21,13 +26,26 @@ typedef struct {
     int src_len[AB];
 } att_case;
 
+static rs_attention_weights case_weights(const att_case *c)
+{
+    /* K or U_a is the keys' business: a step never reads it. */
+    const int additive = c->kind == RS_ATT_ADDITIVE;
+    return (rs_attention_weights){
+        c->kind, AN, AA, additive ? c->W_a : NULL, additive ? c->v_a : NULL, NULL, NULL};
+}
+
+static rs_attention_step case_step(att_case *c)
+{
+    return (rs_attention_step){c->query, c->query_proj, c->hidden, c->alpha, c->context};
+}
+
 static double att_loss(void *p)
 {
     att_case *c = p;
-    const attention_weights w = {c->kind, AN, AA, c->W_a, c->v_a};
-    const attention_source src = {c->keys, c->annotations, c->src_len, AB, AS, NULL, 0};
-    const attention_saved saved = {c->alpha, c->hidden, c->query_proj};
-    attention_forward(c->context, &saved, c->query, &src, &w);
+    const rs_attention_weights w = case_weights(c);
+    const rs_attention_source src = {c->keys, c->annotations, c->src_len, AB, AS, NULL, 0};
+    const rs_attention_step st = case_step(c);
+    rs_attention_forward(&st, &src, &w);
     return gradcheck_weighted_sum(c->context, c->weight, AB * 2 * AN);
 }
 
@@ -36,7 +54,7 @@ static void check_attention(int kind)
     att_case c;
     memset(&c, 0, sizeof c);
     c.kind = kind;
-    int ka = attention_key_size(kind, AN, AA);
+    int ka = rs_attention_key_size(kind, AN, AA);
     fill_uniform(c.query, AB * AN, 1.0f, 11);
     fill_uniform(c.annotations, AS * AB * 2 * AN, 1.0f, 12);
     fill_uniform(c.keys, AS * AB * ka, 1.0f, 13);
@@ -55,12 +73,16 @@ static void check_attention(int kind)
         ck_assert_float_eq_tol(sum, 1.0f, 1e-6f);
     }
     float dquery[AB * AN] = {0}, dann[AS * AB * 2 * AN] = {0}, dkeys[AS * AB * AA] = {0};
-    float dqp[AB * AA], dv[AA] = {0}, dW[AA * AN] = {0}, scratch[AS];
-    const attention_weights w = {kind, AN, AA, c.W_a, c.v_a};
-    const attention_source src = {c.keys, c.annotations, c.src_len, AB, AS, NULL, 0};
-    const attention_saved saved = {c.alpha, c.hidden, c.query_proj};
-    const attention_grads d = {dquery, dann, dkeys, dqp, dv};
-    attention_backward(&d, c.weight, &saved, c.query, &src, &w, scratch);
+    float dqp[AB * AA], dv[AA] = {0}, dW[AA * AN] = {0}, dalpha[AS], dscores[AS];
+    const rs_attention_weights w = case_weights(&c);
+    const rs_attention_source src = {c.keys, c.annotations, c.src_len, AB, AS, NULL, 0};
+    const rs_attention_step st = case_step(&c);
+    const rs_attention_step_grads d = {c.weight, dquery, dqp, dkeys, dann, dalpha, dscores};
+    const int additive = kind == RS_ATT_ADDITIVE;
+    const rs_attention_grads g = {additive ? dW : NULL, additive ? dv : NULL, NULL, NULL};
+    rs_attention_backward(&d, &g, &st, &src, &w);
+    /* W_a's gradient is summed over all steps at once: here over this one. */
+    rs_attention_query_backward(&g, RS_CMAT(dqp, AB, AA), RS_CMAT(c.query, AB, AN), &w);
     char what[64];
     snprintf(what, sizeof what, "%s dquery", rs_attention_kind_name(kind));
     gradcheck_expect(what, gradcheck(att_loss, &c, c.query, dquery, AB * AN, 100, 1e-2f, FLOOR),
@@ -72,12 +94,7 @@ static void check_attention(int kind)
     snprintf(what, sizeof what, "%s dkeys", rs_attention_kind_name(kind));
     gradcheck_expect(
         what, gradcheck(att_loss, &c, c.keys, dkeys, (size_t)AS * AB * ka, 100, 1e-2f, FLOOR), TOL);
-    if (kind == RS_ATT_ADDITIVE) {
-        /* dW_a = dquery_proj^T query, which the network hoists over steps. */
-        for (int k = 0; k < AA; k++)
-            for (int i = 0; i < AN; i++)
-                for (int b = 0; b < AB; b++)
-                    dW[k * AN + i] += dqp[b * AA + k] * c.query[b * AN + i];
+    if (additive) {
         gradcheck_expect("additive dW_a",
                          gradcheck(att_loss, &c, c.W_a, dW, AA * AN, 100, 1e-2f, FLOOR), TOL);
         gradcheck_expect("additive dv_a", gradcheck(att_loss, &c, c.v_a, dv, AA, 100, 1e-2f, FLOOR),
@@ -87,7 +104,7 @@ static void check_attention(int kind)
 
 START_TEST(attention_matches_finite_differences)
 {
-    check_attention(_i);
+    check_attention(kinds[_i]);
 }
 END_TEST
 
@@ -96,25 +113,35 @@ typedef struct {
     float annotations[AS * 2 * AN], U[AA * 2 * AN], b[AA], keys[AS * AA], weight[AS * AA];
 } keys_case;
 
+static rs_attention_weights keys_weights(const keys_case *c)
+{
+    const int additive = c->kind == RS_ATT_ADDITIVE;
+    return (rs_attention_weights){c->kind, AN, AA, NULL, NULL, c->U, additive ? c->b : NULL};
+}
+
 static double keys_loss(void *p)
 {
     keys_case *c = p;
-    attention_keys_forward(c->kind, c->keys, c->annotations, c->U, c->b, AS, AN, AA);
-    return gradcheck_weighted_sum(c->keys, c->weight,
-                                  (size_t)AS * attention_key_size(c->kind, AN, AA));
+    const int ka = rs_attention_key_size(c->kind, AN, AA);
+    const rs_attention_weights w = keys_weights(c);
+    rs_attention_keys_forward(RS_MAT(c->keys, AS, ka), RS_CMAT(c->annotations, AS, 2 * AN), &w);
+    return gradcheck_weighted_sum(c->keys, c->weight, (size_t)AS * ka);
 }
 
 START_TEST(attention_keys_match_finite_differences)
 {
     keys_case c;
-    c.kind = _i;
-    int ka = attention_key_size(c.kind, AN, AA);
+    c.kind = kinds[_i];
+    int ka = rs_attention_key_size(c.kind, AN, AA);
     fill_uniform(c.annotations, AS * 2 * AN, 1.0f, 21);
     fill_uniform(c.U, AA * 2 * AN, 1.0f, 22);
     fill_uniform(c.b, AA, 1.0f, 23);
     fill_uniform(c.weight, AS * AA, 1.0f, 24);
     float dann[AS * 2 * AN] = {0}, dU[AA * 2 * AN] = {0}, db[AA] = {0};
-    attention_keys_backward(c.kind, dann, dU, db, c.weight, c.annotations, c.U, AS, AN, AA);
+    const rs_attention_weights w = keys_weights(&c);
+    const rs_attention_grads g = {NULL, NULL, dU, c.kind == RS_ATT_ADDITIVE ? db : NULL};
+    rs_attention_keys_backward(RS_MAT(dann, AS, 2 * AN), &g, RS_CMAT(c.weight, AS, ka),
+                               RS_CMAT(c.annotations, AS, 2 * AN), &w);
     gradcheck_expect("keys dannotations",
                      gradcheck(keys_loss, &c, c.annotations, dann, AS * 2 * AN, 100, 1e-2f, FLOOR),
                      TOL);
@@ -131,8 +158,8 @@ START_TEST(attention_rows_read_their_sentence_through_the_map)
 {
     att_case c;
     memset(&c, 0, sizeof c);
-    c.kind = _i;
-    const int ka = attention_key_size(c.kind, AN, AA);
+    c.kind = kinds[_i];
+    const int ka = rs_attention_key_size(c.kind, AN, AA);
     fill_uniform(c.annotations, AS * AB * 2 * AN, 1.0f, 41);
     fill_uniform(c.keys, AS * AB * ka, 1.0f, 42);
     fill_uniform(c.W_a, AA * AN, 0.8f, 43);
@@ -151,13 +178,14 @@ START_TEST(attention_rows_read_their_sentence_through_the_map)
                    c.annotations + ((size_t)j * AB + sentence[r]) * 2 * AN, sizeof(float) * 2 * AN);
         }
     }
-    const attention_weights w = {c.kind, AN, AA, c.W_a, c.v_a};
+    const rs_attention_weights w = case_weights(&c);
     float alpha[2][ROWS * AS], hidden[2][ROWS * AS * AA], qp[2][ROWS * AA], ctx[2][ROWS * 2 * AN];
-    const attention_source mapped = {c.keys, c.annotations, row_len, ROWS, AS, sentence, AB};
-    const attention_source copied = {copy_keys, copy_ann, row_len, ROWS, AS, NULL, 0};
-    const attention_saved saved[2] = {{alpha[0], hidden[0], qp[0]}, {alpha[1], hidden[1], qp[1]}};
-    attention_forward(ctx[0], &saved[0], query, &mapped, &w);
-    attention_forward(ctx[1], &saved[1], query, &copied, &w);
+    const rs_attention_source mapped = {c.keys, c.annotations, row_len, ROWS, AS, sentence, AB};
+    const rs_attention_source copied = {copy_keys, copy_ann, row_len, ROWS, AS, NULL, 0};
+    const rs_attention_step st[2] = {{query, qp[0], hidden[0], alpha[0], ctx[0]},
+                                     {query, qp[1], hidden[1], alpha[1], ctx[1]}};
+    rs_attention_forward(&st[0], &mapped, &w);
+    rs_attention_forward(&st[1], &copied, &w);
     ck_assert(!memcmp(ctx[0], ctx[1], sizeof ctx[0]));
     ck_assert(!memcmp(alpha[0], alpha[1], sizeof alpha[0]));
 }
@@ -165,16 +193,16 @@ END_TEST
 
 START_TEST(attention_known_answers)
 {
-    /* Dot scores of query (1,2) against keys (1,0), (0,1), (1,1) are (1,2,3);
-     * with the keys as values the context is (0.7553, 0.9100). */
+    /* General scores of query (1,2) against keys K h_j = (1,0), (0,1), (1,1)
+     * are (1,2,3); with the keys as values the context is (0.7553, 0.9100). */
     float query[2] = {1, 2}, keys[6] = {1, 0, 0, 1, 1, 1};
     float annotations[12] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0};
     float alpha[3], context[4];
     int len = 3;
-    const attention_weights w = {RS_ATT_DOT, 2, 1, NULL, NULL};
-    const attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
-    const attention_saved saved = {alpha, NULL, NULL};
-    attention_forward(context, &saved, query, &src, &w);
+    const rs_attention_weights w = {RS_ATT_GENERAL, 2, 1, NULL, NULL, NULL, NULL};
+    const rs_attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
+    const rs_attention_step st = {query, NULL, NULL, alpha, context};
+    rs_attention_forward(&st, &src, &w);
     ck_assert_float_eq_tol(alpha[0], 0.0900f, 5e-5f);
     ck_assert_float_eq_tol(alpha[1], 0.2447f, 5e-5f);
     ck_assert_float_eq_tol(alpha[2], 0.6652f, 5e-5f);
@@ -182,13 +210,13 @@ START_TEST(attention_known_answers)
     ck_assert_float_eq_tol(context[1], 0.9100f, 5e-5f);
     ck_assert(context[2] == 0.0f && context[3] == 0.0f);
     float scores[5] = {1, 5, 2, 1, 1};
-    attention_softmax(scores, 5, 5);
+    rs_attention_softmax(scores, 5, 5);
     const float expected[5] = {0.0166f, 0.9052f, 0.0451f, 0.0166f, 0.0166f};
     for (int j = 0; j < 5; j++)
         ck_assert_float_eq_tol(scores[j], expected[j], 5e-5f);
     /* Masked entries are exactly zero and the rest still sums to one. */
     float masked[4] = {3, 1, 100, 100};
-    attention_softmax(masked, 2, 4);
+    rs_attention_softmax(masked, 2, 4);
     ck_assert(masked[2] == 0.0f && masked[3] == 0.0f);
     ck_assert_float_eq_tol(masked[0] + masked[1], 1.0f, 1e-6f);
 }
@@ -199,9 +227,9 @@ Suite *attention_suite(void)
     Suite *s = suite_create("attention");
     TCase *tc = tcase_create("gradients");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, attention_matches_finite_differences, 0, 4);
-    tcase_add_loop_test(tc, attention_keys_match_finite_differences, 0, 4);
-    tcase_add_loop_test(tc, attention_rows_read_their_sentence_through_the_map, 0, 4);
+    tcase_add_loop_test(tc, attention_matches_finite_differences, 0, KINDS);
+    tcase_add_loop_test(tc, attention_keys_match_finite_differences, 0, KINDS);
+    tcase_add_loop_test(tc, attention_rows_read_their_sentence_through_the_map, 0, KINDS);
     suite_add_tcase(s, tc);
     TCase *known = tcase_create("known answers");
     tcase_add_test(known, attention_known_answers);

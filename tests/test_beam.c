@@ -22,7 +22,7 @@ START_TEST(beam_of_one_is_greedy)
 {
     rs_model model;
     rs_error err;
-    tiny_model_of_kind(&model, _i);
+    tiny_model_of_kind(&model, tiny_kinds[_i]);
     rs_decoder dec;
     rs_beam_search bs;
     const rs_model *member = &model;
@@ -56,8 +56,8 @@ START_TEST(n_best_scores_ranks_and_batching)
 {
     rs_model model;
     rs_error err;
-    tiny_model_of_kind(&model, _i % 4);
-    const float alpha = _i < 4 ? 0.0f : 1.0f;
+    tiny_model_of_kind(&model, tiny_kinds[_i % TINY_KINDS]);
+    const float alpha = _i < TINY_KINDS ? 0.0f : 1.0f;
     rs_beam_search bs;
     const rs_model *member = &model;
     ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, K, 8, &err) == 0);
@@ -112,9 +112,9 @@ Suite *beam_suite(void)
 {
     Suite *s = suite_create("beam");
     TCase *tc = tcase_create("beam search");
-    tcase_add_loop_test(tc, beam_of_one_is_greedy, 0, 4);
-    /* Each kind without (0-3) and with (4-7) length normalisation. */
-    tcase_add_loop_test(tc, n_best_scores_ranks_and_batching, 0, 8);
+    tcase_add_loop_test(tc, beam_of_one_is_greedy, 0, TINY_KINDS);
+    /* Each kind without and with length normalisation. */
+    tcase_add_loop_test(tc, n_best_scores_ranks_and_batching, 0, 2 * TINY_KINDS);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -57,7 +57,7 @@ START_TEST(greedy_is_the_argmax_of_teacher_forcing)
     rs_model model;
     rs_decoder dec;
     rs_error err;
-    tiny_model_of_kind(&model, _i);
+    tiny_model_of_kind(&model, tiny_kinds[_i]);
     const rs_model *member = &model;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_translation out[SENTENCES];
@@ -126,7 +126,7 @@ Suite *decode_suite(void)
 {
     Suite *s = suite_create("decode");
     TCase *tc = tcase_create("greedy");
-    tcase_add_loop_test(tc, greedy_is_the_argmax_of_teacher_forcing, 0, 4);
+    tcase_add_loop_test(tc, greedy_is_the_argmax_of_teacher_forcing, 0, TINY_KINDS);
     tcase_add_test(tc, length_limit_forces_eos);
     suite_add_tcase(s, tc);
     return s;

@@ -1,8 +1,10 @@
 /* The BLAS wrappers (src/nn/linalg.c): rs_gemm in all four transpositions, with
  * row strides wider than the rows, alpha and beta, against a triple loop in
- * double; the empty product; row sums, bias and the sigmoid. */
+ * double; the empty product; the named products' shape checks; row sums, bias
+ * and the sigmoid. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gradcheck.h"
@@ -61,6 +63,78 @@ START_TEST(gemm_empty_sum_scales_by_beta)
 }
 END_TEST
 
+/* The shape handler of the test below: counts the mismatches and keeps the last message. */
+static int shape_failures;
+static char shape_message[256];
+
+static void count_shape_failure(const char *message)
+{
+    shape_failures++;
+    snprintf(shape_message, sizeof shape_message, "%s", message);
+}
+
+/* Each named product refuses views whose shapes disagree (one wrong size in
+ * each position, and a stride narrower than its row), leaving its output
+ * untouched; agreeing shapes, strided blocks included, pass. */
+START_TEST(named_products_catch_mismatched_shapes)
+{
+    float x[4 * 6], W[5 * 6], y[4 * 5], dW[5 * 6];
+    fill_uniform(x, 24, 1.0f, 61);
+    fill_uniform(W, 30, 1.0f, 62);
+    fill_uniform(y, 20, 1.0f, 63);
+    fill_uniform(dW, 30, 1.0f, 64);
+    float y0[4 * 5], dW0[5 * 6], x0[4 * 6];
+    memcpy(y0, y, sizeof y);
+    memcpy(dW0, dW, sizeof dW);
+    memcpy(x0, x, sizeof x);
+    rs_shape_handler previous = rs_set_shape_handler(count_shape_failure);
+    shape_failures = 0;
+    /* y [4,5] = x [4,6] W [5,6]ᵀ agrees; so does a [4,3] block of x against W's first 3 columns. */
+    rs_matmul_forward(RS_MAT(y, 4, 5), RS_CMAT(x, 4, 6), RS_CMAT(W, 5, 6), 0.0f);
+    rs_matmul_forward(RS_MAT(y, 4, 5), RS_CMAT_S(x, 4, 3, 6), RS_CMAT_S(W, 5, 3, 6), 1.0f);
+    rs_matmul_backward_input(RS_MAT(x, 4, 6), RS_CMAT(y, 4, 5), RS_CMAT(W, 5, 6), 0.0f);
+    rs_matmul_backward_weight(RS_MAT(dW, 5, 6), RS_CMAT(y, 4, 5), RS_CMAT(x, 4, 6));
+    ck_assert_int_eq(shape_failures, 0);
+    memcpy(y0, y, sizeof y);
+    memcpy(dW0, dW, sizeof dW);
+    memcpy(x0, x, sizeof x);
+
+    const struct {
+        int product; /* 0 forward, 1 backward input, 2 backward weight */
+        rs_mat out;
+        rs_cmat a, b;
+    } wrong[] = {
+        {0, RS_MAT(y, 4, 5), RS_CMAT(x, 4, 6), RS_CMAT(W, 5, 5)},      /* in: 6 against 5 */
+        {0, RS_MAT(y, 4, 4), RS_CMAT(x, 4, 6), RS_CMAT(W, 5, 6)},      /* out: 4 against 5 */
+        {0, RS_MAT(y, 3, 5), RS_CMAT(x, 4, 6), RS_CMAT(W, 5, 6)},      /* R: 3 against 4 */
+        {0, RS_MAT(y, 4, 5), RS_CMAT_S(x, 4, 6, 5), RS_CMAT(W, 5, 6)}, /* stride 5 < 6 */
+        {1, RS_MAT(x, 4, 6), RS_CMAT(y, 4, 5), RS_CMAT(W, 6, 5)},      /* W transposed */
+        {1, RS_MAT(x, 4, 5), RS_CMAT(y, 4, 5), RS_CMAT(W, 5, 6)},      /* in: 5 against 6 */
+        {1, RS_MAT(x, 2, 6), RS_CMAT(y, 4, 5), RS_CMAT(W, 5, 6)},      /* R: 2 against 4 */
+        {2, RS_MAT(dW, 6, 5), RS_CMAT(y, 4, 5), RS_CMAT(x, 4, 6)},     /* dW transposed */
+        {2, RS_MAT(dW, 5, 6), RS_CMAT(y, 3, 5), RS_CMAT(x, 4, 6)},     /* R: 3 against 4 */
+        {2, RS_MAT(dW, 5, 6), RS_CMAT(y, 4, 5), RS_CMAT(x, 4, 5)},     /* in: 5 against 6 */
+    };
+    const int count = (int)(sizeof wrong / sizeof *wrong);
+    for (int i = 0; i < count; i++) {
+        const char *name[] = {"rs_matmul_forward", "rs_matmul_backward_input",
+                              "rs_matmul_backward_weight"};
+        if (wrong[i].product == 0)
+            rs_matmul_forward(wrong[i].out, wrong[i].a, wrong[i].b, 1.0f);
+        else if (wrong[i].product == 1)
+            rs_matmul_backward_input(wrong[i].out, wrong[i].a, wrong[i].b, 1.0f);
+        else
+            rs_matmul_backward_weight(wrong[i].out, wrong[i].a, wrong[i].b);
+        ck_assert_msg(shape_failures == i + 1, "case %d: the mismatch was not caught", i);
+        ck_assert_msg(strstr(shape_message, name[wrong[i].product]) == shape_message, "%s",
+                      shape_message);
+    }
+    rs_set_shape_handler(previous);
+    /* No product ran: every output is as it was. */
+    ck_assert(!memcmp(y, y0, sizeof y) && !memcmp(x, x0, sizeof x) && !memcmp(dW, dW0, sizeof dW));
+}
+END_TEST
+
 START_TEST(row_sums_bias_and_sigmoid)
 {
     /* X [2,3] stored with stride 4; the 4th column must be ignored. */
@@ -89,6 +163,7 @@ Suite *linalg_suite(void)
     TCase *tc = tcase_create("products");
     tcase_add_loop_test(tc, gemm_matches_a_triple_loop, 0, 4);
     tcase_add_test(tc, gemm_empty_sum_scales_by_beta);
+    tcase_add_test(tc, named_products_catch_mismatched_shapes);
     tcase_add_test(tc, row_sums_bias_and_sigmoid);
     suite_add_tcase(s, tc);
     return s;

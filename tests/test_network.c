@@ -71,18 +71,18 @@ static unsigned long long net_signature(void *p)
     return h;
 }
 
-/* The four attention kinds, then additive with dropout, then additive with
+/* The three attention kinds, then additive with dropout, then additive with
  * dropout and word dropout of both sides (fixed masks), then additive with
  * tied embeddings (out.W is tgt_emb: the finite differences of tgt_emb move
  * both uses at once), without and with both dropouts. */
-static const char *const kinds[] = {"additive", "general",  "dot",      "scaled-dot",
-                                    "additive", "additive", "additive", "additive"};
+static const char *const kinds[] = {"additive", "general",  "scaled-dot", "additive",
+                                    "additive", "additive", "additive"};
 enum {
-    VARIANTS = 8,
-    DROPOUT_VARIANT = 4,
-    WORD_DROPOUT_VARIANT = 5,
-    TIED_VARIANT = 6,
-    TIED_WORD_DROPOUT_VARIANT = 7
+    VARIANTS = 7,
+    DROPOUT_VARIANT = 3,
+    WORD_DROPOUT_VARIANT = 4,
+    TIED_VARIANT = 5,
+    TIED_WORD_DROPOUT_VARIANT = 6
 };
 
 static int is_tied(int v)

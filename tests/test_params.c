@@ -15,16 +15,20 @@ static void sizes(rs_config *cfg, const char *attention)
     cfg->attention = rs_attention_kind_parse(attention);
 }
 
+/* The kinds a model can have ('dot' makes none: names_and_refusals). */
+static const int kinds[] = {RS_ATT_ADDITIVE, RS_ATT_GENERAL, RS_ATT_SCALED_DOT};
+enum { KINDS = sizeof kinds / sizeof *kinds };
+
 START_TEST(layout_shapes_follow_the_model)
 {
-    const char *kind = rs_attention_kind_name(_i);
+    const char *kind = rs_attention_kind_name(kinds[_i]);
     rs_config cfg;
     rs_error err;
     rs_layout layout;
     sizes(&cfg, kind);
     ck_assert_msg(rs_layout_init(&layout, &cfg, &err) == 0, "%s", err.msg);
-    const int Vs = 11, Vt = 7, m = 3, n = 4, a = 5, l = 2, additive = _i == RS_ATT_ADDITIVE;
-    /* model.md's table, with att.K [n, 2n] for the dot kinds. */
+    const int Vs = 11, Vt = 7, m = 3, n = 4, a = 5, l = 2, additive = kinds[_i] == RS_ATT_ADDITIVE;
+    /* model.md's table, with att.K [n, 2n] for general and scaled-dot. */
     const struct {
         const char *name;
         int rows, cols;
@@ -91,6 +95,17 @@ END_TEST
 
 START_TEST(names_and_refusals)
 {
+    /* 'dot' still parses (old configurations name it) but makes no model. */
+    rs_config cfg;
+    rs_layout layout;
+    rs_error err = {{0}};
+    sizes(&cfg, "dot");
+    ck_assert_int_eq(cfg.attention, RS_ATT_DOT);
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_msg(strstr(err.msg, "'dot' is no longer") && strstr(err.msg, "use 'general'"), "%s",
+                  err.msg);
+    cfg.attention = RS_ATT_GENERAL;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
     for (int k = 0; k < 4; k++)
         ck_assert_int_eq(rs_attention_kind_parse(rs_attention_kind_name(k)), k);
     ck_assert_str_eq(rs_attention_kind_name(RS_ATT_SCALED_DOT), "scaled-dot");
@@ -99,9 +114,6 @@ START_TEST(names_and_refusals)
     ck_assert_int_eq(rs_param_index("att.w"), -1);
     ck_assert_int_eq(rs_param_index("att_W"), -1); /* the field, not the export name */
 
-    rs_config cfg;
-    rs_error err;
-    rs_layout layout;
     sizes(&cfg, "additive");
     ck_assert_int_eq(rs_config_set(&cfg, "attention", "bahdanau", &err), -1); /* names: config.c */
     ck_assert_msg(strstr(err.msg, "bahdanau") != NULL, "%s", err.msg);
@@ -116,7 +128,7 @@ START_TEST(names_and_refusals)
     ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
     ck_assert_msg(strstr(err.msg, "l=0") != NULL, "%s", err.msg);
     /* a only matters to additive attention. */
-    sizes(&cfg, "dot");
+    sizes(&cfg, "general");
     cfg.att = 0;
     ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
     sizes(&cfg, "additive");
@@ -167,7 +179,7 @@ Suite *params_suite(void)
 {
     Suite *s = suite_create("params");
     TCase *tc = tcase_create("parameter table");
-    tcase_add_loop_test(tc, layout_shapes_follow_the_model, 0, 4);
+    tcase_add_loop_test(tc, layout_shapes_follow_the_model, 0, KINDS);
     tcase_add_test(tc, names_and_refusals);
     tcase_add_test(tc, tied_out_w_is_tgt_emb);
     suite_add_tcase(s, tc);

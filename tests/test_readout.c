@@ -22,13 +22,24 @@ typedef struct {
     unsigned char which[RR * RL];
 } readout_case;
 
+static rs_readout_acts case_acts(readout_case *c)
+{
+    return (rs_readout_acts){c->tpre, c->t, c->logits, c->which, c->t_mask};
+}
+
+static rs_readout_inputs case_inputs(readout_case *c)
+{
+    return (rs_readout_inputs){RS_CMAT(c->states, RR, RN), RS_CMAT(c->emb, RR, RM),
+                               RS_CMAT(c->context, RR, 2 * RN)};
+}
+
 static double readout_loss(void *p)
 {
     readout_case *c = p;
-    const readout_saved saved = {c->tpre, c->t, c->which, c->t_mask};
-    const readout_inputs in = {RS_CMAT(c->states, RR, RN), RS_CMAT(c->emb, RR, RM),
-                               RS_CMAT(c->context, RR, 2 * RN)};
-    readout_forward(c->logits, &saved, &in, &c->model.w, RL, RV);
+    const rs_readout_acts acts = case_acts(c);
+    const rs_readout_inputs in = case_inputs(c);
+    const rs_readout_weights w = rs_readout_weights_of(&c->model.w, RL, RV);
+    rs_readout_forward(&acts, &in, &w);
     return gradcheck_weighted_sum(c->logits, c->weight, RR * RV);
 }
 
@@ -66,12 +77,13 @@ START_TEST(readout_matches_finite_differences)
     rs_tensors_bind(&g, &c.model.layout, grad);
     float dstates[RR * RN], demb[RR * RM] = {0}, dctx[RR * 2 * RN] = {0};
     float dt[RR * RL], dtpre[RR * 2 * RL];
-    const readout_saved saved = {c.tpre, c.t, c.which, c.t_mask};
-    const readout_inputs in = {RS_CMAT(c.states, RR, RN), RS_CMAT(c.emb, RR, RM),
-                               RS_CMAT(c.context, RR, 2 * RN)};
-    const readout_input_grads d = {RS_MAT(dstates, RR, RN), RS_MAT(demb, RR, RM),
-                                   RS_MAT(dctx, RR, 2 * RN)};
-    readout_backward(&d, &g, dt, dtpre, c.weight, &saved, &in, &c.model.w, RL, RV);
+    const rs_readout_acts acts = case_acts(&c), d = {dtpre, dt, c.weight, NULL, NULL};
+    const rs_readout_inputs in = case_inputs(&c);
+    const rs_readout_input_grads d_in = {RS_MAT(dstates, RR, RN), RS_MAT(demb, RR, RM),
+                                         RS_MAT(dctx, RR, 2 * RN)};
+    const rs_readout_weights w = rs_readout_weights_of(&c.model.w, RL, RV);
+    const rs_readout_grads dw = rs_readout_grads_of(&g);
+    rs_readout_backward(&d, &d_in, &dw, &acts, &in, &w);
     gradcheck_expect("readout dstates",
                      gradcheck_kinked(readout_loss, readout_signature, &c, c.states, dstates,
                                       RR * RN, 100, 1e-2f, FLOOR),
@@ -106,8 +118,7 @@ typedef struct {
 static double xent_loss(void *p)
 {
     xent_case *c = p;
-    memcpy(c->probs, c->logits, sizeof c->probs);
-    softmax_xent_forward(c->probs, c->nll, c->targets, RR, RV);
+    rs_softmax_xent_forward(c->probs, c->nll, c->logits, c->targets, RR, RV);
     /* The label-smoothed loss: -Σ_r [(1-ε) log p_y + ε/V Σ_v log p_v]. */
     double total = 0.0;
     for (int r = 0; r < RR; r++) {
@@ -129,17 +140,26 @@ START_TEST(softmax_xent_matches_finite_differences)
     for (int s = 0; s < 2; s++) {
         c.smoothing = s ? 0.1f : 0.0f;
         xent_loss(&c);
-        float grad[RR * RV];
-        memcpy(grad, c.probs, sizeof grad);
-        softmax_xent_backward(grad, c.targets, c.smoothing, 1.0f, RR, RV);
+        float grad[RR * RV], in_place[RR * RV];
+        rs_softmax_xent_backward(grad, c.probs, c.targets, c.smoothing, 1.0f, RR, RV);
+        /* The workspace turns the probabilities into dlogits in place: the same bits. */
+        memcpy(in_place, c.probs, sizeof in_place);
+        rs_softmax_xent_backward(in_place, in_place, c.targets, c.smoothing, 1.0f, RR, RV);
+        ck_assert(!memcmp(in_place, grad, sizeof grad));
         gradcheck_expect(s ? "xent (smoothed)" : "xent",
                          gradcheck(xent_loss, &c, c.logits, grad, RR * RV, 100, 1e-2f, FLOOR), TOL);
     }
+    /* In place (the workspace's probs share the logits' floats): the same bits. */
+    float probs[RR * RV], nll[RR];
+    xent_loss(&c);
+    memcpy(probs, c.logits, sizeof probs);
+    rs_softmax_xent_forward(probs, nll, probs, c.targets, RR, RV);
+    ck_assert(!memcmp(probs, c.probs, sizeof probs) && !memcmp(nll, c.nll, sizeof nll));
     /* -log p of a uniform distribution is log V. */
-    float uniform[RV] = {0}, nll;
+    float uniform[RV] = {0}, uniform_nll;
     int target = 4;
-    softmax_xent_forward(uniform, &nll, &target, 1, RV);
-    ck_assert_float_eq_tol(nll, logf(RV), 1e-6f);
+    rs_softmax_xent_forward(uniform, &uniform_nll, uniform, &target, 1, RV);
+    ck_assert_float_eq_tol(uniform_nll, logf(RV), 1e-6f);
 }
 END_TEST
 

@@ -10,6 +10,7 @@
 static const int s0[] = {4, 5, 6}, s1[] = {7}, s2[] = {8, 9, 4, 5, 6}, s3[] = {0};
 const int *const tiny_srcs[TINY_SENTENCES] = {s0, s1, s2, s3};
 const int tiny_src_counts[TINY_SENTENCES] = {3, 1, 5, 0};
+const int tiny_kinds[TINY_KINDS] = {RS_ATT_ADDITIVE, RS_ATT_GENERAL, RS_ATT_SCALED_DOT};
 
 void tiny_model_shaped(rs_model *model, const tiny_shape *shape, float scale, unsigned seed)
 {
@@ -50,7 +51,6 @@ void tiny_model_of_kind(rs_model *model, int kind)
         float eos_bias;
     } choice[] = {[RS_ATT_ADDITIVE] = {34, 0.8f},
                   [RS_ATT_GENERAL] = {31, 1.0f},
-                  [RS_ATT_DOT] = {31, 1.0f},
                   [RS_ATT_SCALED_DOT] = {31, 1.0f}};
     tiny_model_make(model, rs_attention_kind_name(kind), 0.5f, choice[kind].eos_bias,
                     choice[kind].seed);

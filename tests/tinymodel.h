@@ -31,6 +31,10 @@ void tiny_model_make(rs_model *model, const char *attention, float scale, float 
  * tiny_srcs stops early for some sentences and runs to the limit for others. */
 void tiny_model_of_kind(rs_model *model, int kind);
 
+/* The attention kinds a model can have (RS_ATT_DOT makes none). */
+enum { TINY_KINDS = 3 };
+extern const int tiny_kinds[TINY_KINDS];
+
 /* Four sources of ids (the last empty: just </s>). */
 enum { TINY_SENTENCES = 4 };
 extern const int *const tiny_srcs[TINY_SENTENCES];

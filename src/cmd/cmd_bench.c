@@ -246,10 +246,11 @@ static double sgemm_rate(const size_config *c, int V, int threads, double mean_l
         float *A = buf, *Bm = buf + (size_t)M * K, *C = Bm + (size_t)N * K;
         const double one = 2.0 * M * N * K;
         int reps = (int)(3e9 / one) + 1; /* about 3 GFLOP of work per shape */
-        matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f); /* C = A Bmᵀ */
+        /* C = A Bmᵀ */
+        rs_matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f);
         double t0 = rs_clock_seconds();
         for (int r = 0; r < reps; r++)
-            matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f);
+            rs_matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f);
         seconds += rs_clock_seconds() - t0;
         flops += one * reps;
     }

@@ -21,6 +21,13 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
     const int kind = cfg->attention;
     if (kind < RS_ATT_ADDITIVE || kind > RS_ATT_SCALED_DOT)
         return rs_fail(err, "unknown attention kind %d", kind);
+    if (kind == RS_ATT_DOT)
+        return rs_fail(err,
+                       "attention 'dot' is no longer a kind of model: it was s·(K h) with a "
+                       "learned K, the function of 'general' under another name, and a "
+                       "parameter-free s·h cannot be formed (s has n=%d entries, h 2n=%d); use "
+                       "'general' (the same tensors, the same results)",
+                       n, 2 * n);
     const int additive = kind == RS_ATT_ADDITIVE, tied = cfg->tie_embeddings != 0;
     if (Vs < RS_RESERVED || Vt < RS_RESERVED)
         return rs_fail(err, "vocabularies must hold at least the %d reserved ids", RS_RESERVED);

@@ -16,10 +16,16 @@
 
 #include "model/config.h"
 
+/* The attention's score (model.md, "Other attention scores"). The values
+ * are those of the names in configurations and checkpoints. RS_ATT_DOT is
+ * the parameter-free s · h, which no model has: s has n entries and h 2n, so
+ * rs_layout_init refuses it (until 29, "dot" named s · (K h), general's
+ * function under a second name); eval/explain's scores, over vectors it is
+ * given, still compute it. */
 typedef enum {
     RS_ATT_ADDITIVE = 0, /* v · tanh(W s + U h + b)  (model.md) */
     RS_ATT_GENERAL,      /* s · (K h), K [n, 2n]                */
-    RS_ATT_DOT,          /* s · (K h)                           */
+    RS_ATT_DOT,          /* s · h: refused, see above           */
     RS_ATT_SCALED_DOT,   /* s · (K h) / sqrt(n)                 */
 } rs_attention_kind;
 

@@ -9,7 +9,7 @@
  *   n, m, a, l            decimal sizes
  *   model                 "rnnsearch-default" for additive attention (model.md),
  *                         else "rnnsearch-" + attention name
- *   attention             additive, general, dot or scaled-dot
+ *   attention             additive, general or scaled-dot (a stored "dot" is refused: model/params.h)
  *   lowercase             "true" or "false"
  *   tokenizer             word, char, spm or space
  *   subwords              SentencePiece vocabulary size, "0" for none

@@ -2,12 +2,15 @@
  * decoder's query s_{i-1}, weights α_ij = softmax_j(ε_ij) over the real source
  * positions only (padding gets α = 0 exactly), context c_i = Σ_j α_ij h_j.
  *
- *   additive (model.md):  ε_ij = v_a · tanh(W_a s_{i-1} + U_a h_j + b_a)
- *   general, dot:         ε_ij = s_{i-1} · (K h_j)
+ *   additive (model.md):  φ_ij = tanh(W_a s_{i-1} + U_a h_j + b_a),  ε_ij = v_a · φ_ij
+ *   general:              ε_ij = s_{i-1} · (K h_j)
  *   scaled-dot:           ε_ij = s_{i-1} · (K h_j) / √n
  *
  * The key side (U_a h_j + b_a, or K h_j) does not depend on i: it is computed
- * once per batch for all positions (attention_keys_forward).
+ * once per batch for all positions (rs_attention_keys_forward), and its
+ * gradients once after all steps (rs_attention_keys_backward); so is the
+ * query side's dW_a (rs_attention_query_backward). A step's forward and
+ * backward are rs_attention_forward and rs_attention_backward.
  * Shapes: B batch, S source length (max of the batch), n hidden, 2n annotation,
  * a attention size, ka key size (a for additive, n otherwise).
  * Source-side tensors are time-major: annotations [S,B,2n], keys [S,B,ka]. */
@@ -15,25 +18,38 @@
 #define RS_ATTENTION_H
 
 #include "model/params.h"
+#include "nn/linalg.h"
 
 /* Key size for the kind: a (additive) or n. */
-int attention_key_size(int kind, int n, int a);
+int rs_attention_key_size(int kind, int n, int a);
 
-/* keys [R,ka] = annotations [R,2n] · U^T (+ b for additive); U is att.U or att.K. */
-void attention_keys_forward(int kind, float *keys, const float *annotations, const float *U,
-                            const float *b, int R, int n, int a);
-
-/* dannotations [R,2n] += dkeys U; dU += dkeys^T annotations; db += Σ dkeys (additive). */
-void attention_keys_backward(int kind, float *dannotations, float *dU, float *db,
-                             const float *dkeys, const float *annotations, const float *U, int R,
-                             int n, int a);
-
-/* The weights of one step's attention: kind, n hidden, a attention size;
- * W_a [a,n] and v_a [a] (additive only, NULL otherwise). */
+/* The attention's weights: kind, n hidden, a attention size; the query side
+ * W_a [a,n] and v_a [a] (additive; NULL otherwise); the key side U, which
+ * is U_a [a,2n] with b_a [a] (additive) or K [n,2n] with no bias. */
 typedef struct {
     int kind, n, a;
-    const float *W_a, *v_a;
-} attention_weights;
+    const float *W, *v; /* W_a, v_a */
+    const float *U, *b; /* U_a and b_a, or K and NULL */
+} rs_attention_weights;
+
+/* Their gradients, the same shapes and names; all accumulate (+=). */
+typedef struct {
+    float *W, *v, *U, *b;
+} rs_attention_grads;
+
+/* The views of the attention's tensors in t (the parameters or, with
+ * grads_of, a gradient buffer of the same layout): the one place that
+ * knows the key side is att.U for additive attention and att.K otherwise. */
+rs_attention_weights rs_attention_weights_of(const rs_tensors *t, int kind, int n, int a);
+rs_attention_grads rs_attention_grads_of(const rs_tensors *g, int kind);
+
+/* keys [R,ka] = annotations [R,2n] Uᵀ (+ b_a for additive), R = S·B. */
+void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w);
+
+/* Its backward: annotations' gradient d_annotations [R,2n] += d_keys U;
+ * dU += d_keysᵀ annotations; db += Σ d_keys (additive). */
+void rs_attention_keys_backward(rs_mat d_annotations, const rs_attention_grads *g, rs_cmat d_keys,
+                                rs_cmat annotations, const rs_attention_weights *w);
 
 /* What a step's B rows attend over: the keys [S,N,ka] and annotations
  * [S,N,2n] of N sentences (time-major, as the encoder wrote them); row b
@@ -48,32 +64,45 @@ typedef struct {
     int B, S;
     const int *sentence; /* [B] or NULL */
     int N;               /* sentences in keys and annotations (their row stride) */
-} attention_source;
+} rs_attention_source;
 
-/* What a step's forward keeps for its backward: alpha [B,S] the weights;
- * hidden [B,S,a] tanh(W_a s + key) (additive; NULL otherwise); query_proj
- * [B,a] W_a s (additive; scratch). */
+/* One step's buffers over B rows. Read: query s_{i-1} [B,n]. Written:
+ * query_proj [B,a] W_a s_{i-1} and hidden [B,S,a] the φ_ij (additive; NULL
+ * otherwise), alpha [B,S] the α_ij, context [B,2n] c_i. */
 typedef struct {
-    float *alpha, *hidden, *query_proj;
-} attention_saved;
+    const float *query;
+    float *query_proj, *hidden, *alpha, *context;
+} rs_attention_step;
 
-/* Gradients a step's backward accumulates (+=): query [B,n], annotations
- * [S,B,2n], keys [S,B,ka], v_a [a]; query_proj [B,a] is written (additive:
- * dL/d(W_a s), for the caller's dW_a hoisted over all steps). */
+/* The gradients of a step's buffers and of the source it read, named as
+ * they are: context [B,2n] = dL/dc_i (read); query [B,n] accumulates (+=);
+ * query_proj [B,a] is written (additive); keys and annotations, laid out as
+ * the source's, accumulate. alpha and scores [S] are one row's dL/dα and
+ * dL/dε, rewritten for each row (the weights and scores of all rows are not
+ * needed at once). */
 typedef struct {
-    float *query, *annotations, *keys, *query_proj, *v_a;
-} attention_grads;
+    const float *context;
+    float *query, *query_proj;
+    float *keys, *annotations;
+    float *alpha, *scores;
+} rs_attention_step_grads;
 
-/* context [B,2n] = Σ_j α_j h_j with α = softmax_j(ε(query [B,n], key_j)). */
-void attention_forward(float *context, const attention_saved *saved, const float *query,
-                       const attention_source *src, const attention_weights *w);
+/* c_i = Σ_j α_ij h_j with α_i = softmax_j(ε(s_{i-1}, key_j)). */
+void rs_attention_forward(const rs_attention_step *st, const rs_attention_source *src,
+                          const rs_attention_weights *w);
 
-/* The backward of attention_forward for dcontext [B,2n]; scratch [S]. */
-void attention_backward(const attention_grads *d, const float *dcontext,
-                        const attention_saved *saved, const float *query,
-                        const attention_source *src, const attention_weights *w, float *scratch);
+/* Its backward, into d and (dv_a, per step) g. */
+void rs_attention_backward(const rs_attention_step_grads *d, const rs_attention_grads *g,
+                           const rs_attention_step *st, const rs_attention_source *src,
+                           const rs_attention_weights *w);
+
+/* The query side's weights over all R = T·B steps' rows at once (additive;
+ * nothing otherwise): dW_a += d_query_projᵀ queries, d_query_proj [R,a] the
+ * steps' query_proj gradients, queries [R,n] their s_{i-1}. */
+void rs_attention_query_backward(const rs_attention_grads *g, rs_cmat d_query_proj, rs_cmat queries,
+                                 const rs_attention_weights *w);
 
 /* Softmax of x[0..len) in place; entries len..total-1 set to exactly 0. */
-void attention_softmax(float *x, int len, int total);
+void rs_attention_softmax(float *x, int len, int total);
 
 #endif

@@ -1,48 +1,62 @@
-/* The GRU cell, forward and backward; gru.h has the forward equations and the
+/* The GRU, forward and backward; gru.h has the forward equations and the
  * shapes. One step backward, from dh = ∂L/∂h (every use of h already summed
- * by the caller), pre_* being the gates' pre-activations:
+ * by the caller), writing dx_proj for ∂L/∂x_proj, which is also the gradient
+ * of the gates' pre-activations:
  *
- *   ∂L/∂z = dh ⊙ (g − h_prev)              dpre_z = ∂L/∂z ⊙ z ⊙ (1 − z)
- *   ∂L/∂g = dh ⊙ z                         dpre_g = ∂L/∂g ⊙ (1 − g²)
- *   ∂L/∂(r ⊙ h_prev) = U_gᵀ dpre_g          dpre_r = ∂L/∂(r ⊙ h_prev) ⊙ h_prev ⊙ r ⊙ (1 − r)
- *   dh_prev += dh ⊙ (1 − z) + ∂L/∂(r ⊙ h_prev) ⊙ r + U_zrᵀ [dpre_z ; dpre_r]
+ *   ∂L/∂z = dh ⊙ (g − h_prev)              dx_proj_z = ∂L/∂z ⊙ z ⊙ (1 − z)
+ *   ∂L/∂g = dh ⊙ z                         dx_proj_g = ∂L/∂g ⊙ (1 − g²)
+ *   d(r ⊙ h_prev) = U_gᵀ dx_proj_g          dx_proj_r = d(r ⊙ h_prev) ⊙ h_prev ⊙ r ⊙ (1 − r)
+ *   dh_prev += dh ⊙ (1 − z) + d(r ⊙ h_prev) ⊙ r + U_zrᵀ [dx_proj_z ; dx_proj_r]
+ *   dc += W_cᵀ dx_proj                     (the decoder's context)
  *
- * and where mask = 0 (h = h_prev): dh_prev += dh, dpre = 0 (gru_step_backward).
- * The recurrent weights' gradients do not recur, so they are summed over all
- * steps in two products (gru_recurrent_backward):
+ * and where mask = 0 (h = h_prev): dh_prev += dh, dx_proj = 0
+ * (rs_gru_step_backward). The weights' gradients do not recur, so each is
+ * summed over all steps in one product (rs_gru_weights_backward):
  *
- *   dU_zr += Σ_t [dpre_z ; dpre_r] h_prevᵀ,   dU_g += Σ_t dpre_g (r ⊙ h_prev)ᵀ,   db += Σ_t dpre
- *
- * and dW += Σ_t dpre xᵀ is the caller's, beside its input projection. */
+ *   dW += Σ_t dx_proj xᵀ,   dW_c += Σ_t dx_proj cᵀ,   dU_zr += Σ_t [dx_proj_z ; dx_proj_r] h_prevᵀ,
+ *   dU_g += Σ_t dx_proj_g (r ⊙ h_prev)ᵀ,   db += Σ_t dx_proj,   dx += W dx_proj (each step). */
 #include <string.h>
 
 #include "nn/gru.h"
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
-void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev, const float *x_proj,
-                      const float *U, const float *mask, int B, int n)
+void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w)
 {
     const double phase_t0 = rs_phase_start();
-    const int n3 = 3 * n;
-    const float *U_g = U + (size_t)2 * n * n; /* [n,n]: the rows of g */
-    memcpy(gates, x_proj, sizeof(float) * (size_t)B * n3);
+    /* x_proj = W x + b */
+    rs_matmul_forward(xproj, x, w->W, 0.0f);
+    rs_add_bias(xproj.data, w->b, xproj.rows, xproj.cols, xproj.stride);
+    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
+}
+
+void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const float *mask, int B)
+{
+    const double phase_t0 = rs_phase_start();
+    const int n = w->n, n3 = 3 * n;
+    const float *U_g = w->U + (size_t)2 * n * n; /* [n,n]: the rows of g */
+    float *gates = st->gates, *r_h = st->rh;
+    /* x_proj += W_c c (the decoder's context) */
+    if (st->context)
+        rs_matmul_forward(RS_MAT(st->xproj, B, n3), RS_CMAT(st->context, B, 2 * n), w->W_c, 1.0f);
+    memcpy(gates, st->xproj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
-    matmul_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(h_prev, B, n), RS_CMAT(U, 2 * n, n),
-                   1.0f);
+    rs_matmul_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(st->h_prev, B, n),
+                      RS_CMAT(w->U, 2 * n, n), 1.0f);
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
-        const float *hp = h_prev + (size_t)b * n;
+        const float *hp = st->h_prev + (size_t)b * n;
         rs_vsigmoid(zr, zr, (size_t)2 * n);
         for (int k = 0; k < n; k++)
             r_h[(size_t)b * n + k] = zr[n + k] * hp[k];
     }
     /* g pre-activation += U_g (r ⊙ h_prev). */
-    matmul_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), RS_CMAT(U_g, n, n), 1.0f);
+    rs_matmul_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), RS_CMAT(U_g, n, n),
+                      1.0f);
     for (int b = 0; b < B; b++) {
         float *z = gates + (size_t)b * n3, *g = z + 2 * n;
-        const float *hp = h_prev + (size_t)b * n;
-        float *hb = h + (size_t)b * n;
+        const float *hp = st->h_prev + (size_t)b * n;
+        float *hb = st->h + (size_t)b * n;
         float m = mask ? mask[b] : 1.0f;
         rs_vtanh(g, g, (size_t)n);
         for (int k = 0; k < n; k++) {
@@ -53,62 +67,72 @@ void gru_step_forward(float *h, float *gates, float *r_h, const float *h_prev, c
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
-void gru_step_backward(float *dh_prev, float *dpre, const float *dh, const float *gates,
-                       const float *h_prev, const float *U, const float *mask, int B, int n,
-                       float *scratch)
+void rs_gru_step_backward(const rs_gru_step_grads *d, const rs_gru_step *st,
+                          const rs_gru_weights *w, const float *mask, int B)
 {
     const double phase_t0 = rs_phase_start();
-    const int n3 = 3 * n;
-    const float *U_g = U + (size_t)2 * n * n; /* [n,n]: the rows of g */
+    const int n = w->n, n3 = 3 * n;
+    const float *U_g = w->U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     /* forward was: h = (1-z)⊙h_prev + z⊙g where mask = 1, else h = h_prev. */
     for (int b = 0; b < B; b++) {
-        const float *z = gates + (size_t)b * n3, *g = z + 2 * n;
-        const float *hp = h_prev + (size_t)b * n, *dhb = dh + (size_t)b * n;
-        float *dp = dpre + (size_t)b * n3, *dhp = dh_prev + (size_t)b * n;
+        const float *z = st->gates + (size_t)b * n3, *g = z + 2 * n;
+        const float *hp = st->h_prev + (size_t)b * n, *dh = d->h + (size_t)b * n;
+        float *dx = d->xproj + (size_t)b * n3, *dhp = d->h_prev + (size_t)b * n;
         if (mask && mask[b] == 0.0f) {
             for (int k = 0; k < n; k++)
-                dhp[k] += dhb[k];
-            memset(dp, 0, sizeof(float) * n3);
+                dhp[k] += dh[k];
+            memset(dx, 0, sizeof(float) * n3);
             continue;
         }
         for (int k = 0; k < n; k++) {
-            float dz = dhb[k] * (g[k] - hp[k]); /* dL/dz */
-            float dg = dhb[k] * z[k];           /* dL/dg */
-            dhp[k] += dhb[k] * (1.0f - z[k]);
-            dp[k] = dz * z[k] * (1.0f - z[k]);         /* through σ */
-            dp[2 * n + k] = dg * (1.0f - g[k] * g[k]); /* through tanh */
+            float dz = dh[k] * (g[k] - hp[k]); /* dL/dz */
+            float dg = dh[k] * z[k];           /* dL/dg */
+            dhp[k] += dh[k] * (1.0f - z[k]);
+            dx[k] = dz * z[k] * (1.0f - z[k]);         /* through σ */
+            dx[2 * n + k] = dg * (1.0f - g[k] * g[k]); /* through tanh */
         }
     }
-    /* g = tanh(... + U_g (r⊙h_prev)): dL/d(r⊙h_prev) = U_g^T dpre_g. */
-    matmul_backward_input(RS_MAT(scratch, B, n), RS_CMAT_S(dpre + 2 * n, B, n, n3),
-                          RS_CMAT(U_g, n, n), 0.0f);
+    /* g = tanh(x_proj_g + U_g (r⊙h_prev)): d(r⊙h_prev) = U_g^T dx_proj_g. */
+    rs_matmul_backward_input(RS_MAT(d->rh, B, n), RS_CMAT_S(d->xproj + 2 * n, B, n, n3),
+                             RS_CMAT(U_g, n, n), 0.0f);
     for (int b = 0; b < B; b++) {
-        const float *r = gates + (size_t)b * n3 + n, *hp = h_prev + (size_t)b * n;
-        const float *d_rh = scratch + (size_t)b * n;
-        float *dp = dpre + (size_t)b * n3, *dhp = dh_prev + (size_t)b * n;
+        const float *r = st->gates + (size_t)b * n3 + n, *hp = st->h_prev + (size_t)b * n;
+        const float *d_rh = d->rh + (size_t)b * n;
+        float *dx = d->xproj + (size_t)b * n3, *dhp = d->h_prev + (size_t)b * n;
         if (mask && mask[b] == 0.0f)
             continue;
         for (int k = 0; k < n; k++) {
             float dr = d_rh[k] * hp[k]; /* dL/dr */
             dhp[k] += d_rh[k] * r[k];
-            dp[n + k] = dr * r[k] * (1.0f - r[k]);
+            dx[n + k] = dr * r[k] * (1.0f - r[k]);
         }
     }
-    /* z, r = σ(... + U_zr h_prev): dh_prev += U_zr^T dpre_zr. */
-    matmul_backward_input(RS_MAT(dh_prev, B, n), RS_CMAT_S(dpre, B, 2 * n, n3),
-                          RS_CMAT(U, 2 * n, n), 1.0f);
+    /* z, r = σ(x_proj_zr + U_zr h_prev): dh_prev += U_zr^T dx_proj_zr. */
+    rs_matmul_backward_input(RS_MAT(d->h_prev, B, n), RS_CMAT_S(d->xproj, B, 2 * n, n3),
+                             RS_CMAT(w->U, 2 * n, n), 1.0f);
+    /* x_proj = W x + W_c c + b: dc += W_c^T dx_proj (the decoder's context). */
+    if (d->context)
+        rs_matmul_backward_input(RS_MAT(d->context, B, 2 * n), RS_CMAT(d->xproj, B, n3), w->W_c,
+                                 1.0f);
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
-void gru_recurrent_backward(float *dU, float *db, const float *dpre, const float *h_prev,
-                            const float *r_h, int R, int n)
+void rs_gru_weights_backward(rs_mat dx, const rs_gru_grads *g, rs_cmat d_xproj,
+                             const rs_gru_run *run, const rs_gru_weights *w)
 {
     const double phase_t0 = rs_phase_start();
-    const int n3 = 3 * n;
-    matmul_backward_weight(RS_MAT(dU, 2 * n, n), RS_CMAT_S(dpre, R, 2 * n, n3),
-                           RS_CMAT(h_prev, R, n));
-    matmul_backward_weight(RS_MAT(dU + (size_t)2 * n * n, n, n), RS_CMAT_S(dpre + 2 * n, R, n, n3),
-                           RS_CMAT(r_h, R, n));
-    rs_add_row_sums(db, dpre, R, n3, n3);
+    const int n = w->n, R = d_xproj.rows;
+    /* forward was: x_proj = W x + W_c c + b. */
+    rs_matmul_backward_weight(g->W, d_xproj, run->x);
+    if (run->context.data)
+        rs_matmul_backward_weight(g->W_c, d_xproj, run->context);
+    /* z, r = σ(x_proj_zr + U_zr h_prev), g = tanh(x_proj_g + U_g (r⊙h_prev)). */
+    const rs_cmat d_zr = {d_xproj.data, R, 2 * n, d_xproj.stride};
+    const rs_cmat d_g = {d_xproj.data + 2 * n, R, n, d_xproj.stride};
+    rs_matmul_backward_weight(RS_MAT(g->U, 2 * n, n), d_zr, run->h_prev);
+    rs_matmul_backward_weight(RS_MAT(g->U + (size_t)2 * n * n, n, n), d_g, run->rh);
+    rs_add_row_sums(g->b, d_xproj.data, R, 3 * n, d_xproj.stride);
+    if (dx.data)
+        rs_matmul_backward_input(dx, d_xproj, w->W, 1.0f);
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }

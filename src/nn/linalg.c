@@ -1,4 +1,6 @@
 #include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "common/clock.h"
 #include "nn/linalg.h"
@@ -27,20 +29,73 @@ void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, i
                 K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-void matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)
+/* ---- the products of a linear layer, their shapes checked ---- */
+
+static void shape_abort(const char *message)
 {
+    fprintf(stderr, "rnnsearch: internal error: %s\n", message);
+    abort();
+}
+
+static rs_shape_handler shape_handler = shape_abort;
+
+rs_shape_handler rs_set_shape_handler(rs_shape_handler h)
+{
+    rs_shape_handler previous = shape_handler;
+    shape_handler = h ? h : shape_abort;
+    return previous;
+}
+
+/* A view's rows fit its stride. */
+#define FITS(v) ((v).cols <= (v).stride)
+
+/* Tells the handler that `product` (in `form`, with views a, b, c) got
+ * shapes that disagree. Out of the products' way: they only compare. */
+static void shape_mismatch(const char *product, const char *form, rs_cmat a, rs_cmat b, rs_cmat c)
+{
+    char message[256];
+    snprintf(message, sizeof message,
+             "%s: shapes do not agree: %s with [%d,%d] (stride %d), [%d,%d] (stride %d), "
+             "[%d,%d] (stride %d)",
+             product, form, a.rows, a.cols, a.stride, b.rows, b.cols, b.stride, c.rows, c.cols,
+             c.stride);
+    shape_handler(message);
+}
+
+static rs_cmat reading(rs_mat m)
+{
+    return (rs_cmat){m.data, m.rows, m.cols, m.stride};
+}
+
+void rs_matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)
+{
+    if (y.rows != x.rows || y.cols != W.rows || x.cols != W.cols || !FITS(y) || !FITS(x) ||
+        !FITS(W)) {
+        shape_mismatch(__func__, "y [R,out] = x [R,in] W [out,in]ᵀ", reading(y), x, W);
+        return;
+    }
     rs_gemm(0, 1, x.rows, W.rows, x.cols, 1.0f, x.data, x.stride, W.data, W.stride, beta, y.data,
             y.stride);
 }
 
-void matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
+void rs_matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
 {
+    if (dx.rows != dy.rows || dx.cols != W.cols || dy.cols != W.rows || !FITS(dx) || !FITS(dy) ||
+        !FITS(W)) {
+        shape_mismatch(__func__, "dx [R,in] = dy [R,out] W [out,in]", reading(dx), dy, W);
+        return;
+    }
     rs_gemm(0, 0, dy.rows, W.cols, W.rows, 1.0f, dy.data, dy.stride, W.data, W.stride, beta,
             dx.data, dx.stride);
 }
 
-void matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x)
+void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x)
 {
+    if (dW.rows != dy.cols || dW.cols != x.cols || dy.rows != x.rows || !FITS(dW) || !FITS(dy) ||
+        !FITS(x)) {
+        shape_mismatch(__func__, "dW [out,in] += dy [R,out]ᵀ x [R,in]", reading(dW), dy, x);
+        return;
+    }
     rs_gemm(1, 0, dW.rows, dW.cols, dy.rows, 1.0f, dy.data, dy.stride, x.data, x.stride, 1.0f,
             dW.data, dW.stride);
 }

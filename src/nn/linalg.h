@@ -1,7 +1,7 @@
 /* Thin wrappers over OpenBLAS for the row-major products the layers use, and
  * the elementwise helpers they share. Every matrix product in rnnsearch goes
  * through rs_gemm; the layers call it through the three named products of a
- * linear layer (matmul_forward, matmul_backward_input, matmul_backward_weight). */
+ * linear layer (rs_matmul_forward, rs_matmul_backward_input, rs_matmul_backward_weight). */
 #ifndef RS_LINALG_H
 #define RS_LINALG_H
 
@@ -36,13 +36,28 @@ typedef struct {
 
 /* The three products of a linear layer y = x Wᵀ, named as the equations
  * use them (x [R,in], W [out,in], y and dy [R,out]):
- *   matmul_forward:         y  = beta·y  + x Wᵀ
- *   matmul_backward_input:  dx = beta·dx + dy W
- *   matmul_backward_weight: dW += dyᵀ x
- * beta is 0 (write) or 1 (accumulate). All go through rs_gemm. */
-void matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta);
-void matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta);
-void matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x);
+ *   rs_matmul_forward:         y  = beta·y  + x Wᵀ
+ *   rs_matmul_backward_input:  dx = beta·dx + dy W
+ *   rs_matmul_backward_weight: dW += dyᵀ x
+ * beta is 0 (write) or 1 (accumulate). All go through rs_gemm.
+ *
+ * Each checks that the shapes of its views agree (R, in and out as above;
+ * every stride at least its row's width) before it multiplies. Shapes are
+ * the caller's contract, not data: a mismatch is a bug, so it goes to the
+ * shape handler, which by default names the product and the shapes on
+ * standard error and aborts (as assert would; it is never compiled out: six
+ * integer comparisons beside a product of at least B·n·n multiply-adds). */
+void rs_matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta);
+void rs_matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta);
+void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x);
+
+/* What a product whose shapes disagree calls, with a message naming the
+ * product and its shapes; when the handler returns, the product is skipped
+ * (its output left as it was). rs_set_shape_handler installs h (NULL: the
+ * default, which aborts) and returns the previous one: for tests, not
+ * thread-safe. */
+typedef void (*rs_shape_handler)(const char *message);
+rs_shape_handler rs_set_shape_handler(rs_shape_handler h);
 
 /* y[N] += sum of the rows of X[M, N] (stride ldx): bias gradients. */
 void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx);

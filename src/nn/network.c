@@ -1,21 +1,28 @@
-/* The whole network, forward and backward; network.h has the shapes and
- * docs/model.md the equations. The forward is four calls,
+/* The whole network, forward and backward; network.h has the shapes and the
+ * buffers, docs/model.md the equations of both passes. The forward is four
+ * calls,
  *
- *   rs_encode               h_j = [→h_j ; ←h_j], keys U_a h_j + b_a, s_0 = tanh(W_init ←h_1 + b_init)
- *   decoder_cell_forward    for i = 1…T: c_i by attention over h, s_i = GRU(s_{i−1}, [E y_{i−1} ; c_i])
- *   readout_forward         logits_i from s_i, E y_{i−1}, c_i
- *   softmax_xent_forward    L = Σ_i −log p(y_i)
+ *   rs_encode                  h_j = [→h_j ; ←h_j], keys U_a h_j + b_a, s_0 = tanh(W_init ←h_1 + b_init)
+ *   decoder_step_forward       for i = 1…T: c_i by attention over h, s_i = GRU(s_{i−1}, [E y_{i−1} ; c_i])
+ *   rs_readout_forward         logits_i from s_i, E y_{i−1}, c_i
+ *   rs_softmax_xent_forward    L = Σ_i −log p(y_i)
  *
- * and the backward the same calls in reverse, each block's backward beside
- * its forward (here, or in gru.c, attention.c, readout.c):
+ * and the backward the same calls in reverse, each layer's backward beside
+ * its forward and computing all of that layer's gradients:
  *
- *   softmax_xent_backward → readout_backward → decoder_cell_backward for
- *   i = T…1 (ds_i = the readout's + the carry from step i+1) → the decoder's
- *   weights over all steps at once → encode_backward (both directions, s_0,
- *   the embeddings).
+ *   rs_softmax_xent_backward → rs_readout_backward → decoder_step_backward for
+ *   i = T…1 → what the steps share, once (the attention's W_a, the decoder
+ *   GRU's weights) → the target embeddings → encode_backward (the keys, the
+ *   annotations, s_0, both directions, the source embeddings).
  *
- * Every gradient accumulates (+=) into the one gradient buffer, zeroed once
- * per step by the caller. */
+ * Every buffer's gradient is its twin, d_ and its name (network.h), passed
+ * explicitly. A state has two uses: one at its own position (s_i: the
+ * readout; →h_j, ←h_j: the annotation) and one in the next step (the
+ * recurrence, and s_{i−1} as the attention's query). Its gradient starts as
+ * the first; the next step's backward adds its share, made whole in d_h_prev
+ * first. That order is part of the result: float sums are not associative.
+ * Parameter gradients accumulate (+=) into the one gradient buffer, zeroed
+ * once per update by the caller. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +41,8 @@ static float *take(float *base, size_t *offset, size_t count)
     return p;
 }
 
-/* Assigns every buffer of RS_WORKSPACE_TABLE its place in the arena
- * (base NULL: only counts). */
+/* Assigns every buffer of RS_WORKSPACE_TABLE its place in the arena, and
+ * the names of RS_WORKSPACE_SHARED theirs (base NULL: only counts). */
 static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka_)
 {
     const size_t B = (size_t)ws->max_B, S = (size_t)ws->max_S, T = (size_t)ws->max_T;
@@ -45,6 +52,9 @@ static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka_)
 #define RS_WS_TAKE(field, count, doc) ws->field = take(base, &at, count);
     RS_WORKSPACE_TABLE(RS_WS_TAKE)
 #undef RS_WS_TAKE
+#define RS_WS_SHARE(field, of, doc) ws->field = ws->of;
+    RS_WORKSPACE_SHARED(RS_WS_SHARE)
+#undef RS_WS_SHARE
     return at;
 }
 
@@ -56,7 +66,7 @@ int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int m
     ws->max_S = max_S;
     ws->max_T = max_T;
     const rs_config *c = &model->cfg;
-    int ka = attention_key_size(model->cfg.attention, c->hidden, c->att);
+    int ka = rs_attention_key_size(model->cfg.attention, c->hidden, c->att);
     size_t total = carve(ws, NULL, c, ka);
     ws->arena = rs_calloc(total, sizeof(float), err);
     ws->which = rs_calloc((size_t)max_T * max_B * c->maxout, 1, err);
@@ -75,19 +85,103 @@ void rs_workspace_free(rs_workspace *ws)
     memset(ws, 0, sizeof *ws);
 }
 
-static void gather_rows(float *out, const float *table, const int *ids, int count, int width)
+/* ---- the layers' weights ---- */
+
+/* Every layer's weights, views into the model's parameter table. */
+typedef struct {
+    int n;
+    rs_gru_weights enc_fwd, enc_bwd, dec;
+    rs_attention_weights att;
+    rs_readout_weights out;
+    const float *init_W, *init_b; /* [n,n], [n] */
+} layer_weights;
+
+/* Their gradients, views into a gradient buffer of the same layout, and the
+ * embedding tables'. */
+typedef struct {
+    rs_gru_grads enc_fwd, enc_bwd, dec;
+    rs_attention_grads att;
+    rs_readout_grads out;
+    float *init_W, *init_b;
+    float *src_emb, *tgt_emb;
+} layer_grads;
+
+static layer_weights weights_of(const rs_model *model)
 {
-    for (int r = 0; r < count; r++)
-        memcpy(out + (size_t)r * width, table + (size_t)ids[r] * width, sizeof(float) * width);
+    const rs_tensors *t = &model->w;
+    const rs_config *c = &model->cfg;
+    const int m = c->emb, n = c->hidden, in = m + 2 * n;
+    const rs_cmat none = {NULL, 0, 0, 0};
+    layer_weights w;
+    w.n = n;
+    w.enc_fwd =
+        (rs_gru_weights){n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b};
+    w.enc_bwd =
+        (rs_gru_weights){n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b};
+    /* W' [3n, m+2n] read as its columns for E y_{i-1} (W'_e) and for c_i (W'_c). */
+    w.dec = (rs_gru_weights){n, RS_CMAT_S(t->dec_W, 3 * n, m, in),
+                             RS_CMAT_S(t->dec_W + m, 3 * n, 2 * n, in), t->dec_U, t->dec_b};
+    w.att = rs_attention_weights_of(t, c->attention, n, c->att);
+    w.out = rs_readout_weights_of(t, c->maxout, c->tgt_vocab);
+    w.init_W = t->init_W;
+    w.init_b = t->init_b;
+    return w;
 }
 
-static void scatter_add_rows(float *table, const float *rows, const int *ids, int count, int width)
+static layer_grads grads_of(const rs_tensors *g, const rs_model *model)
+{
+    const rs_config *c = &model->cfg;
+    const int m = c->emb, n = c->hidden, in = m + 2 * n;
+    const rs_mat none = {NULL, 0, 0, 0};
+    layer_grads d;
+    d.enc_fwd = (rs_gru_grads){RS_MAT(g->enc_fwd_W, 3 * n, m), none, g->enc_fwd_U, g->enc_fwd_b};
+    d.enc_bwd = (rs_gru_grads){RS_MAT(g->enc_bwd_W, 3 * n, m), none, g->enc_bwd_U, g->enc_bwd_b};
+    d.dec = (rs_gru_grads){RS_MAT_S(g->dec_W, 3 * n, m, in),
+                           RS_MAT_S(g->dec_W + m, 3 * n, 2 * n, in), g->dec_U, g->dec_b};
+    d.att = rs_attention_grads_of(g, c->attention);
+    d.out = rs_readout_grads_of(g);
+    d.init_W = g->init_W;
+    d.init_b = g->init_b;
+    d.src_emb = g->src_emb;
+    d.tgt_emb = g->tgt_emb;
+    return d;
+}
+
+/* ---- embeddings and dropout ---- */
+
+/* x [count,width] = the rows ids of table, ⊙ drop [count,width] and, by row,
+ * ⊙ word [count] (either NULL: none). */
+static void embedding_forward(float *x, const float *table, const int *ids, int count, int width,
+                              const float *drop, const float *word)
 {
     for (int r = 0; r < count; r++) {
-        float *dst = table + (size_t)ids[r] * width;
-        const float *src = rows + (size_t)r * width;
-        for (int k = 0; k < width; k++)
-            dst[k] += src[k];
+        float *row = x + (size_t)r * width;
+        memcpy(row, table + (size_t)ids[r] * width, sizeof(float) * width);
+        if (drop)
+            for (int k = 0; k < width; k++)
+                row[k] *= drop[(size_t)r * width + k];
+        if (word)
+            for (int k = 0; k < width; k++)
+                row[k] *= word[r];
+    }
+}
+
+/* Its backward: row ids[r] of d_table += dx [count,width] row r ⊙ the same
+ * multipliers, rows in order (a token's rows add up in the order they come). */
+static void embedding_backward(float *d_table, const float *dx, const int *ids, int count,
+                               int width, const float *drop, const float *word)
+{
+    for (int r = 0; r < count; r++) {
+        float *dst = d_table + (size_t)ids[r] * width;
+        const float *src = dx + (size_t)r * width;
+        for (int k = 0; k < width; k++) {
+            float d = src[k];
+            if (drop)
+                d *= drop[(size_t)r * width + k];
+            if (word)
+                d *= word[r];
+            dst[k] += d;
+        }
     }
 }
 
@@ -106,373 +200,395 @@ static void dropout_mask(float *mask, size_t count, float p, const rs_rng *base,
         mask[i] = rs_rng_uniform(&stream) < p ? 0.0f : keep;
 }
 
-static void multiply(float *x, const float *mask, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        x[i] *= mask[i];
-}
+/* ---- the encoder ---- */
 
-/* x [rows,width] row r *= mask[r]: word dropout, one multiplier per token. */
-static void multiply_rows(float *x, const float *mask, size_t rows, size_t width)
-{
-    for (size_t r = 0; r < rows; r++)
-        for (size_t k = 0; k < width; k++)
-            x[r * width + k] *= mask[r];
-}
-
-/* One direction of the bidirectional encoder (model.md, "Encoder"), with
- * what its forward pass keeps for the backward. Both directions read the
- * same source embeddings; the forward one reads positions j = 1..S, the
- * backward one j = S..1, each from a zero state. states [S+1,B,n] holds them
- * so that position j (0-based) reads states[j + reverse] and writes
- * states[j + 1 - reverse]: [0] = 0 and [j+1] = fwd_h_j forward, [j] = bwd_h_j
- * and [S] = 0 backward. */
+/* One direction of the bidirectional encoder (model.md, "Encoder"): its
+ * buffers and their gradients. Both directions read the same source
+ * embeddings; the forward one reads positions j = 1..S, the backward one
+ * j = S..1, each from a zero state. states [S+1,B,n] holds them so that
+ * position j (0-based here) reads states[j + reverse] and writes
+ * states[j + 1 - reverse]: [0] = 0 and [j+1] = →h_{j+1} forward, [j] =
+ * ←h_{j+1} and [S] = 0 backward. */
 typedef struct {
     int reverse;
-    float *xproj, *gates, *rh, *states,
-        *dpre;              /* [S,B,3n], [S,B,3n], [S,B,n], [S+1,B,n], [S,B,3n] */
-    const float *W, *U, *b; /* [3n,m], [3n,n], [3n] */
-    float *dW, *dU, *db;    /* their gradients (backward only) */
-    int half;               /* its half of each annotation: 0 or n */
+    const float *x, *mask;              /* [S,B,m] x̄, [S,B] (both directions') */
+    float *xproj, *gates, *rh, *states; /* [S,B,3n], [S,B,3n], [S,B,n], [S+1,B,n] */
+    float *d_x, *d_xproj, *d_states;    /* twins of x (both add to it), xproj, states */
+    float *d_rh, *d_h_prev;             /* one step's: of rh, and its share of h_prev's */
 } encoder_direction;
 
-static encoder_direction encoder_forward_direction(rs_workspace *ws, const rs_tensors *w,
-                                                   const rs_tensors *g)
+static encoder_direction direction_of(const rs_workspace *ws, int reverse)
 {
-    return (encoder_direction){0,
-                               ws->fwd_xproj,
-                               ws->fwd_gates,
-                               ws->fwd_rh,
-                               ws->fwd_states,
-                               ws->fwd_dpre,
-                               w->enc_fwd_W,
-                               w->enc_fwd_U,
-                               w->enc_fwd_b,
-                               g ? g->enc_fwd_W : NULL,
-                               g ? g->enc_fwd_U : NULL,
-                               g ? g->enc_fwd_b : NULL,
-                               0};
+    encoder_direction d = {.reverse = reverse,
+                           .x = ws->src_x,
+                           .mask = ws->src_mask,
+                           .d_x = ws->d_src_x,
+                           .d_rh = ws->d_rh,
+                           .d_h_prev = ws->d_h_prev};
+    d.xproj = reverse ? ws->bwd_xproj : ws->fwd_xproj;
+    d.gates = reverse ? ws->bwd_gates : ws->fwd_gates;
+    d.rh = reverse ? ws->bwd_rh : ws->fwd_rh;
+    d.states = reverse ? ws->bwd_states : ws->fwd_states;
+    d.d_xproj = reverse ? ws->d_bwd_xproj : ws->d_fwd_xproj;
+    d.d_states = reverse ? ws->d_bwd_states : ws->d_fwd_states;
+    return d;
 }
 
-static encoder_direction encoder_backward_direction(rs_workspace *ws, const rs_tensors *w,
-                                                    const rs_tensors *g, int n)
+/* Position j's step of direction d. */
+static rs_gru_step direction_step(const encoder_direction *d, int j, int B, int n)
 {
-    return (encoder_direction){1,
-                               ws->bwd_xproj,
-                               ws->bwd_gates,
-                               ws->bwd_rh,
-                               ws->bwd_states,
-                               ws->bwd_dpre,
-                               w->enc_bwd_W,
-                               w->enc_bwd_U,
-                               w->enc_bwd_b,
-                               g ? g->enc_bwd_W : NULL,
-                               g ? g->enc_bwd_U : NULL,
-                               g ? g->enc_bwd_b : NULL,
-                               n};
+    const size_t Bn = (size_t)B * n;
+    return (rs_gru_step){d->states + (j + d->reverse) * Bn,
+                         NULL,
+                         d->xproj + 3 * j * Bn,
+                         d->gates + 3 * j * Bn,
+                         d->rh + j * Bn,
+                         d->states + (j + 1 - d->reverse) * Bn};
 }
 
-/* x_proj = W x + b for every position in one GEMM, then the recurrence;
- * the mask carries the state through padding, so each sentence's backward
- * direction starts from 0 at its own </s>. */
-static void direction_forward(const encoder_direction *d, const float *src_x, const float *src_mask,
-                              int S, int B, int m, int n)
+/* Its gradients: dh whole in d_states, the step's share of h_prev's into
+ * d_h_prev. */
+static rs_gru_step_grads direction_step_grads(const encoder_direction *d, int j, int B, int n)
 {
-    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
-    matmul_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(src_x, S * B, m),
-                   RS_CMAT(d->W, 3 * n, m), 0.0f);
-    rs_add_bias(d->xproj, d->b, S * B, 3 * n, 3 * n);
+    const size_t Bn = (size_t)B * n;
+    return (rs_gru_step_grads){d->d_states + (j + 1 - d->reverse) * Bn, d->d_h_prev, NULL,
+                               d->d_xproj + 3 * j * Bn, d->d_rh};
+}
+
+/* x_proj = W x̄_j + b for every position in one product, then the
+ * recurrence; the mask carries the state through padding, so each
+ * sentence's backward direction starts from 0 at its own </s>. */
+static void direction_forward(const encoder_direction *d, const rs_gru_weights *w, int S, int B,
+                              int m)
+{
+    const int n = w->n;
+    const size_t Bn = (size_t)B * n;
+    rs_gru_input_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(d->x, S * B, m), w);
     memset(d->states + (d->reverse ? S : 0) * Bn, 0, sizeof(float) * Bn);
     for (int k = 0; k < S; k++) {
         const int j = d->reverse ? S - 1 - k : k;
-        gru_step_forward(d->states + (j + 1 - d->reverse) * Bn, d->gates + j * Bn3, d->rh + j * Bn,
-                         d->states + (j + d->reverse) * Bn, d->xproj + j * Bn3, d->U,
-                         src_mask + j * B, B, n);
+        const rs_gru_step st = direction_step(d, j, B, n);
+        rs_gru_step_forward(&st, w, d->mask + j * B, B);
     }
 }
 
-/* The recurrence backward, last position read first; each step's dh is the
- * annotation's gradient (this direction's half) plus what the next step
- * carries back. Then the parameter gradients over all positions at once. */
-static void direction_backward(rs_workspace *ws, const encoder_direction *d, int S, int B, int m,
-                               int n)
+/* The recurrence backward, last position read first: each state's gradient
+ * in d_states is whole once the step after it has added its share (made in
+ * d_h_prev). Then what all positions share, once: the weights' gradients
+ * and the input's, d_x += d_x_proj W. */
+static void direction_backward(const encoder_direction *d, const rs_gru_grads *g,
+                               const rs_gru_weights *w, int S, int B, int m)
 {
-    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
-    memset(ws->carry, 0, sizeof(float) * Bn);
+    const int n = w->n;
+    const size_t Bn = (size_t)B * n;
     for (int k = S - 1; k >= 0; k--) {
         const int j = d->reverse ? S - 1 - k : k;
-        for (int b = 0; b < B; b++)
-            for (int i = 0; i < n; i++)
-                ws->ds[(size_t)b * n + i] =
-                    ws->d_annotations[((size_t)j * B + b) * 2 * n + d->half + i] +
-                    ws->carry[(size_t)b * n + i];
-        memset(ws->carry, 0, sizeof(float) * Bn);
-        gru_step_backward(ws->carry, d->dpre + j * Bn3, ws->ds, d->gates + j * Bn3,
-                          d->states + (j + d->reverse) * Bn, d->U, ws->src_mask + j * B, B, n,
-                          ws->scratch);
+        const rs_gru_step st = direction_step(d, j, B, n);
+        const rs_gru_step_grads dst = direction_step_grads(d, j, B, n);
+        memset(d->d_h_prev, 0, sizeof(float) * Bn);
+        rs_gru_step_backward(&dst, &st, w, d->mask + j * B, B);
+        /* h_prev's gradient: its annotation's share (there already), then this step's. */
+        rs_vaxpy(d->d_states + (j + d->reverse) * Bn, 1.0f, d->d_h_prev, Bn);
     }
-    /* forward was: x_proj = W x + b. */
-    matmul_backward_weight(RS_MAT(d->dW, 3 * n, m), RS_CMAT(d->dpre, S * B, 3 * n),
-                           RS_CMAT(ws->src_x, S * B, m));
-    gru_recurrent_backward(d->dU, d->db, d->dpre, d->states + d->reverse * Bn, d->rh, S * B, n);
+    const rs_gru_run run = {RS_CMAT(d->x, S * B, m), RS_CMAT(NULL, 0, 0),
+                            RS_CMAT(d->states + d->reverse * Bn, S * B, n),
+                            RS_CMAT(d->rh, S * B, n)};
+    rs_gru_weights_backward(RS_MAT(d->d_x, S * B, m), g, RS_CMAT(d->d_xproj, S * B, 3 * n), &run,
+                            w);
+}
+
+/* h_j = [→h_j ; ←h_j] ⊙ drop (drop [S,B,2n], or NULL). */
+static void annotations_forward(float *annotations, const float *fwd_states,
+                                const float *bwd_states, const float *drop, int S, int B, int n)
+{
+    const size_t Bn = (size_t)B * n, count = (size_t)S * B * 2 * n;
+    for (int j = 0; j < S; j++)
+        for (int b = 0; b < B; b++) {
+            float *h = annotations + ((size_t)j * B + b) * 2 * n;
+            memcpy(h, fwd_states + (j + 1) * Bn + (size_t)b * n, sizeof(float) * n);
+            memcpy(h + n, bwd_states + j * Bn + (size_t)b * n, sizeof(float) * n);
+        }
+    if (drop)
+        for (size_t i = 0; i < count; i++)
+            annotations[i] *= drop[i];
+}
+
+/* Its backward: the states' gradients start as their annotation's share,
+ * d→h_j = d_annotations ⊙ drop (forward half), d←h_j the backward half;
+ * the states nothing reads (the zero ones) start at 0. */
+static void annotations_backward(float *d_fwd_states, float *d_bwd_states,
+                                 const float *d_annotations, const float *drop, int S, int B, int n)
+{
+    const size_t Bn = (size_t)B * n;
+    memset(d_fwd_states, 0, sizeof(float) * Bn);
+    memset(d_bwd_states + S * Bn, 0, sizeof(float) * Bn);
+    for (int j = 0; j < S; j++)
+        for (int b = 0; b < B; b++)
+            for (int half = 0; half < 2; half++) {
+                const size_t at = ((size_t)j * B + b) * 2 * n + (size_t)half * n;
+                float *dh = half ? d_bwd_states + j * Bn + (size_t)b * n
+                                 : d_fwd_states + (j + 1) * Bn + (size_t)b * n;
+                for (int k = 0; k < n; k++)
+                    dh[k] = drop ? d_annotations[at + k] * drop[at + k] : d_annotations[at + k];
+            }
+}
+
+/* s_0 = tanh(W_init h1 + b_init) over B rows, h1 = ←h_1 [B,n] (written in
+ * s0's place, then squashed). */
+static void init_forward(float *s0, const float *h1, const layer_weights *w, int B)
+{
+    const int n = w->n;
+    rs_matmul_forward(RS_MAT(s0, B, n), RS_CMAT(h1, B, n), RS_CMAT(w->init_W, n, n), 0.0f);
+    rs_add_bias(s0, w->init_b, B, n, n);
+    rs_vtanh(s0, s0, (size_t)B * n);
+}
+
+/* Its backward from d_s0 [B,n]: d_pre [B,n] (written) the gradient of
+ * W_init h1 + b_init, the weights' gradients into g, and d_h1 [B,n] +=
+ * d_pre W_init. */
+static void init_backward(float *d_h1, float *d_pre, const layer_grads *g, const float *d_s0,
+                          const float *s0, const float *h1, const layer_weights *w, int B)
+{
+    const int n = w->n;
+    /* forward was: s_0 = tanh(pre). */
+    for (size_t k = 0; k < (size_t)B * n; k++)
+        d_pre[k] = d_s0[k] * (1.0f - s0[k] * s0[k]);
+    /* forward was: pre = W_init h1 + b_init. */
+    rs_matmul_backward_weight(RS_MAT(g->init_W, n, n), RS_CMAT(d_pre, B, n), RS_CMAT(h1, B, n));
+    rs_add_row_sums(g->init_b, d_pre, B, n, n);
+    rs_matmul_backward_input(RS_MAT(d_h1, B, n), RS_CMAT(d_pre, B, n), RS_CMAT(w->init_W, n, n),
+                             1.0f);
 }
 
 void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
 {
-    const rs_tensors *w = &model->w;
+    const layer_weights w = weights_of(model);
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
-    const size_t Bn = (size_t)B * n;
-    gather_rows(ws->src_x, w->src_emb, batch->src, S * B, m);
-    const float p = ws->dropout.element;
-    if (p > 0.0f) {
-        dropout_mask(ws->drop_src, (size_t)S * B * m, p, &ws->dropout_rng, DROP_SRC);
-        dropout_mask(ws->drop_ann, (size_t)S * B * 2 * n, p, &ws->dropout_rng, DROP_ANN);
-        multiply(ws->src_x, ws->drop_src, (size_t)S * B * m);
+    const int ka = rs_attention_key_size(model->cfg.attention, n, model->cfg.att);
+    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.src_word > 0.0f;
+    if (drop) {
+        dropout_mask(ws->drop_src, (size_t)S * B * m, ws->dropout.element, &ws->dropout_rng,
+                     DROP_SRC);
+        dropout_mask(ws->drop_ann, (size_t)S * B * 2 * n, ws->dropout.element, &ws->dropout_rng,
+                     DROP_ANN);
     }
-    if (ws->dropout.src_word > 0.0f) {
+    if (word)
         dropout_mask(ws->drop_src_word, (size_t)S * B, ws->dropout.src_word, &ws->dropout_rng,
                      DROP_SRC_WORD);
-        multiply_rows(ws->src_x, ws->drop_src_word, (size_t)S * B, (size_t)m);
-    }
+    /* x̄_j = E x_j ⊙ drop_src ⊙ drop_src_word (by row) */
+    embedding_forward(ws->src_x, model->w.src_emb, batch->src, S * B, m, drop ? ws->drop_src : NULL,
+                      word ? ws->drop_src_word : NULL);
     for (int j = 0; j < S; j++)
         for (int b = 0; b < B; b++)
             ws->src_mask[j * B + b] = j < batch->src_len[b] ? 1.0f : 0.0f;
 
-    const encoder_direction fwd = encoder_forward_direction(ws, w, NULL);
-    const encoder_direction bwd = encoder_backward_direction(ws, w, NULL, n);
-    direction_forward(&fwd, ws->src_x, ws->src_mask, S, B, m, n);
-    direction_forward(&bwd, ws->src_x, ws->src_mask, S, B, m, n);
-
-    /* h_j = [fwd_h_j ; bwd_h_j] */
-    for (int j = 0; j < S; j++)
-        for (int b = 0; b < B; b++) {
-            float *h = ws->annotations + ((size_t)j * B + b) * 2 * n;
-            memcpy(h, ws->fwd_states + (j + 1) * Bn + (size_t)b * n, sizeof(float) * n);
-            memcpy(h + n, ws->bwd_states + j * Bn + (size_t)b * n, sizeof(float) * n);
-        }
-    if (ws->dropout.element > 0.0f)
-        multiply(ws->annotations, ws->drop_ann, (size_t)S * B * 2 * n);
-    attention_keys_forward(model->cfg.attention, ws->keys, ws->annotations,
-                           model->cfg.attention == RS_ATT_ADDITIVE ? w->att_U : w->att_K, w->att_b,
-                           S * B, n, model->cfg.att);
-
-    /* s_0 = tanh(W_init bwd_h_1 + b_init); bwd_states[0] is bwd_h_1 of every row. */
-    matmul_forward(RS_MAT(ws->dec_states, B, n), RS_CMAT(ws->bwd_states, B, n),
-                   RS_CMAT(w->init_W, n, n), 0.0f);
-    rs_add_bias(ws->dec_states, w->init_b, B, n, n);
-    rs_vtanh(ws->dec_states, ws->dec_states, Bn);
+    const encoder_direction fwd = direction_of(ws, 0), bwd = direction_of(ws, 1);
+    direction_forward(&fwd, &w.enc_fwd, S, B, m);
+    direction_forward(&bwd, &w.enc_bwd, S, B, m);
+    annotations_forward(ws->annotations, ws->fwd_states, ws->bwd_states, drop ? ws->drop_ann : NULL,
+                        S, B, n);
+    rs_attention_keys_forward(RS_MAT(ws->keys, S * B, ka), RS_CMAT(ws->annotations, S * B, 2 * n),
+                              &w.att);
+    /* bwd_states[0] is ←h_1 of every row. */
+    init_forward(ws->dec_states, ws->bwd_states, &w, B);
 }
 
 /* The backward of rs_encode, its steps in reverse: the attention keys, the
- * annotations' dropout, the initial decoder state, the two directions, the
- * source embeddings. On entry d_annotations holds what the decoder's
- * attention sent back and carry holds dL/ds_0. */
-static void encode_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
-                            const rs_tensors *g)
+ * annotations, the initial decoder state, the two directions, the source
+ * embeddings. On entry d_annotations holds what every decoder step's
+ * attention sent back and d_dec_states[0] holds dL/ds_0. */
+static void encode_backward(const rs_workspace *ws, const layer_grads *g, const layer_weights *w,
+                            const rs_model *model, const rs_batch *batch)
 {
-    const rs_tensors *w = &model->w;
-    const int kind = model->cfg.attention;
     const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
-    const size_t Bn = (size_t)B * n;
-    attention_keys_backward(kind, ws->d_annotations, kind == RS_ATT_ADDITIVE ? g->att_U : g->att_K,
-                            g->att_b, ws->d_keys, ws->annotations,
-                            kind == RS_ATT_ADDITIVE ? w->att_U : w->att_K, S * B, n,
-                            model->cfg.att);
-    if (ws->dropout.element > 0.0f)
-        multiply(ws->d_annotations, ws->drop_ann, (size_t)S * B * 2 * n);
+    const int ka = rs_attention_key_size(model->cfg.attention, n, model->cfg.att);
+    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.src_word > 0.0f;
+    rs_attention_keys_backward(RS_MAT(ws->d_annotations, S * B, 2 * n), &g->att,
+                               RS_CMAT(ws->d_keys, S * B, ka),
+                               RS_CMAT(ws->annotations, S * B, 2 * n), &w->att);
+    annotations_backward(ws->d_fwd_states, ws->d_bwd_states, ws->d_annotations,
+                         drop ? ws->drop_ann : NULL, S, B, n);
+    /* ←h_1 is read by s_0 too: its share joins the annotation's. */
+    init_backward(ws->d_bwd_states, ws->d_init_pre, g, ws->d_dec_states, ws->dec_states,
+                  ws->bwd_states, w, B);
 
-    /* forward was: s_0 = tanh(W_init bwd_h_1 + b_init); carry holds dL/ds_0.
-     * From the line above on, d_annotations is the gradient of the states
-     * before the annotations' dropout, and s_0 read bwd_h_1 before it too. */
-    for (size_t k = 0; k < Bn; k++)
-        ws->scratch[k] = ws->carry[k] * (1.0f - ws->dec_states[k] * ws->dec_states[k]);
-    matmul_backward_weight(RS_MAT(g->init_W, n, n), RS_CMAT(ws->scratch, B, n),
-                           RS_CMAT(ws->bwd_states, B, n));
-    rs_add_row_sums(g->init_b, ws->scratch, B, n, n);
-    matmul_backward_input(RS_MAT_S(ws->d_annotations + n, B, n, 2 * n), RS_CMAT(ws->scratch, B, n),
-                          RS_CMAT(w->init_W, n, n), 1.0f);
-
-    const encoder_direction fwd = encoder_forward_direction(ws, w, g);
-    const encoder_direction bwd = encoder_backward_direction(ws, w, g, n);
-    direction_backward(ws, &fwd, S, B, m, n);
-    direction_backward(ws, &bwd, S, B, m, n);
+    const encoder_direction fwd = direction_of(ws, 0), bwd = direction_of(ws, 1);
     /* Both directions read src_x: its gradient is the sum of theirs. */
-    matmul_backward_input(RS_MAT(ws->d_src_x, S * B, m), RS_CMAT(ws->fwd_dpre, S * B, 3 * n),
-                          RS_CMAT(w->enc_fwd_W, 3 * n, m), 0.0f);
-    matmul_backward_input(RS_MAT(ws->d_src_x, S * B, m), RS_CMAT(ws->bwd_dpre, S * B, 3 * n),
-                          RS_CMAT(w->enc_bwd_W, 3 * n, m), 1.0f);
+    memset(ws->d_src_x, 0, sizeof(float) * (size_t)S * B * m);
+    direction_backward(&fwd, &g->enc_fwd, &w->enc_fwd, S, B, m);
+    direction_backward(&bwd, &g->enc_bwd, &w->enc_bwd, S, B, m);
     /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
-    if (ws->dropout.element > 0.0f)
-        multiply(ws->d_src_x, ws->drop_src, (size_t)S * B * m);
-    if (ws->dropout.src_word > 0.0f)
-        multiply_rows(ws->d_src_x, ws->drop_src_word, (size_t)S * B, (size_t)m);
-    scatter_add_rows(g->src_emb, ws->d_src_x, batch->src, S * B, m);
+    embedding_backward(g->src_emb, ws->d_src_x, batch->src, S * B, m, drop ? ws->drop_src : NULL,
+                       word ? ws->drop_src_word : NULL);
 }
 
-/* One step of the decoder recurrence (model.md), shared by the training
- * forward pass and translation: the attention over the source with query
- * s_{i-1}, then s_i = GRU(s_{i-1}, W' [E y_{i-1} ; c_i] + b'). What it
- * writes: state s_i [B,n]; gates [B,3n] and rh [B,n] as in
- * gru_step_forward; context c_i [B,2n]; the attention's saved state; xproj
- * [B,3n] holds the embedding half W'_e E y_{i-1} + b' on entry and the whole
- * input projection on return. */
+/* ---- the decoder ---- */
+
+/* The buffers of one decoder step (model.md): the attention over the source
+ * with query s_{i-1}, then s_i = GRU(s_{i-1}, W' [E y_{i-1} ; c_i] + b'),
+ * whose context is the attention's; and their gradients. */
 typedef struct {
-    float *state, *gates, *rh, *context, *xproj;
-    attention_saved att;
+    rs_attention_step att;
+    rs_gru_step gru;
 } decoder_step;
 
-/* mask [B] (0: the sentence has ended, the state is carried) or NULL. */
-static void decoder_cell_forward(const decoder_step *st, const float *s_prev,
-                                 const attention_source *src, const float *mask,
-                                 const rs_model *model)
+typedef struct {
+    rs_attention_step_grads att;
+    rs_gru_step_grads gru;
+} decoder_step_grads;
+
+/* Step i = t + 1 of the training workspace: s_{i-1} is dec_states[t]. */
+static decoder_step training_step(const rs_workspace *ws, int t, int B, int S, int n, int ka)
 {
-    const rs_tensors *w = &model->w;
-    const int B = src->B, m = model->cfg.emb, n = model->cfg.hidden, in = m + 2 * n;
-    const attention_weights aw = {model->cfg.attention, n, model->cfg.att, w->att_W, w->att_v};
-    attention_forward(st->context, &st->att, s_prev, src, &aw);
-    /* x_proj += W'_c c_i (W'_c: the context columns of W', [3n,2n] of the [3n,m+2n]). */
-    matmul_forward(RS_MAT(st->xproj, B, 3 * n), RS_CMAT(st->context, B, 2 * n),
-                   RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
-    gru_step_forward(st->state, st->gates, st->rh, s_prev, st->xproj, w->dec_U, mask, B, n);
+    const size_t Bn = (size_t)B * n, Bt = (size_t)t * B;
+    const float *s_prev = ws->dec_states + t * Bn;
+    float *context = ws->context + Bt * 2 * n;
+    return (decoder_step){
+        {s_prev, ws->query_proj, ws->att_hidden + Bt * S * ka, ws->alpha + Bt * S, context},
+        {s_prev, context, ws->dec_xproj + 3 * t * Bn, ws->dec_gates + 3 * t * Bn,
+         ws->dec_rh + t * Bn, ws->dec_states + (t + 1) * Bn}};
 }
 
-/* The backward of decoder step t, its forward in reverse: the GRU, the
- * context's share of the input projection, the attention. ds holds
- * dL/ds_t; dL/ds_{t-1} (through the recurrence and the attention query)
- * goes to carry, which the caller has zeroed. */
-static void decoder_cell_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
-                                  const rs_tensors *g, int t)
+/* Its gradients: dL/ds_i whole in d_dec_states, the step's share of
+ * s_{i-1}'s (the GRU's and the query's) into d_h_prev. */
+static decoder_step_grads training_step_grads(const rs_workspace *ws, int t, int B, int n, int ka)
 {
-    const rs_tensors *w = &model->w;
-    const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
-    const int a = model->cfg.att, in = m + 2 * n,
-              ka = attention_key_size(model->cfg.attention, n, a);
-    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
-    const float *s_prev = ws->dec_states + t * Bn;
-    float *dpre = ws->dec_dpre + t * Bn3, *dctx = ws->d_context + (size_t)t * B * 2 * n;
-    gru_step_backward(ws->carry, dpre, ws->ds, ws->dec_gates + t * Bn3, s_prev, w->dec_U,
-                      ws->tgt_mask + t * B, B, n, ws->scratch);
-    /* forward was: x_proj += W'_c c_i. */
-    matmul_backward_input(RS_MAT(dctx, B, 2 * n), RS_CMAT(dpre, B, 3 * n),
-                          RS_CMAT_S(w->dec_W + m, 3 * n, 2 * n, in), 1.0f);
-    const attention_weights aw = {model->cfg.attention, n, a, w->att_W, w->att_v};
-    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
-    const attention_saved saved = {ws->alpha + (size_t)t * B * S,
-                                   ws->att_hidden + (size_t)t * B * S * ka, NULL};
-    const attention_grads d = {ws->carry, ws->d_annotations, ws->d_keys,
-                               ws->d_query_proj + (size_t)t * B * a, g->att_v};
-    attention_backward(&d, dctx, &saved, s_prev, &src, &aw, ws->d_scores);
+    const size_t Bn = (size_t)B * n, Bt = (size_t)t * B;
+    float *d_context = ws->d_context + Bt * 2 * n;
+    return (decoder_step_grads){{d_context, ws->d_h_prev, ws->d_query_proj + Bt * ka, ws->d_keys,
+                                 ws->d_annotations, ws->d_alpha, ws->d_scores},
+                                {ws->d_dec_states + (t + 1) * Bn, ws->d_h_prev, d_context,
+                                 ws->d_dec_xproj + 3 * t * Bn, ws->d_rh}};
+}
+
+/* mask [B] (0: the sentence has ended, the state is carried) or NULL.
+ * st->gru.xproj holds W'_e E y_{i-1} + b' on entry (all steps' at once). */
+static void decoder_step_forward(const decoder_step *st, const rs_attention_source *src,
+                                 const float *mask, const layer_weights *w, int B)
+{
+    rs_attention_forward(&st->att, src, &w->att);
+    rs_gru_step_forward(&st->gru, &w->dec, mask, B);
+}
+
+/* Its backward, the forward in reverse: the GRU (and the context's share of
+ * its input projection), the attention. */
+static void decoder_step_backward(const decoder_step_grads *d, const layer_grads *g,
+                                  const decoder_step *st, const rs_attention_source *src,
+                                  const float *mask, const layer_weights *w, int B)
+{
+    rs_gru_step_backward(&d->gru, &st->gru, &w->dec, mask, B);
+    rs_attention_backward(&d->att, &g->att, &st->att, src, &w->att);
+}
+
+/* The deep output's buffers and inputs over the R = T·B target positions. */
+static rs_readout_acts readout_acts(const rs_workspace *ws)
+{
+    return (rs_readout_acts){ws->tpre, ws->tmax, ws->logits, ws->which,
+                             ws->dropout.element > 0.0f ? ws->drop_out : NULL};
+}
+
+static rs_readout_inputs readout_inputs(const rs_workspace *ws, int B, int T, int m, int n)
+{
+    const int R = T * B;
+    return (rs_readout_inputs){RS_CMAT(ws->dec_states + (size_t)B * n, R, n),
+                               RS_CMAT(ws->dec_emb, R, m), RS_CMAT(ws->context, R, 2 * n)};
 }
 
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
 {
-    const rs_tensors *w = &model->w;
+    const layer_weights w = weights_of(model);
     const rs_config *c = &model->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
-    const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
-    const int in = m + 2 * n, ka = attention_key_size(model->cfg.attention, n, a);
-    const size_t Bn = (size_t)B * n, Bn3 = 3 * Bn;
+    const int m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab;
+    const int ka = rs_attention_key_size(c->attention, n, c->att);
+    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.tgt_word > 0.0f;
 
     rs_encode(ws, model, batch);
 
-    gather_rows(ws->dec_emb, w->tgt_emb, batch->tgt_in, R, m);
-    const float *t_mask = NULL;
-    if (ws->dropout.element > 0.0f) {
+    if (drop) {
         dropout_mask(ws->drop_emb, (size_t)R * m, ws->dropout.element, &ws->dropout_rng, DROP_EMB);
         dropout_mask(ws->drop_out, (size_t)R * l, ws->dropout.element, &ws->dropout_rng, DROP_OUT);
-        multiply(ws->dec_emb, ws->drop_emb, (size_t)R * m);
-        t_mask = ws->drop_out;
     }
-    /* dec_emb feeds both the decoder GRU and the deep output: one mask for both. */
-    if (ws->dropout.tgt_word > 0.0f) {
+    if (word)
         dropout_mask(ws->drop_tgt_word, (size_t)R, ws->dropout.tgt_word, &ws->dropout_rng,
                      DROP_TGT_WORD);
-        multiply_rows(ws->dec_emb, ws->drop_tgt_word, (size_t)R, (size_t)m);
-    }
+    /* E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row): one mask for the decoder
+     * GRU and the deep output, which both read it. */
+    embedding_forward(ws->dec_emb, model->w.tgt_emb, batch->tgt_in, R, m,
+                      drop ? ws->drop_emb : NULL, word ? ws->drop_tgt_word : NULL);
     for (int t = 0; t < T; t++)
         for (int b = 0; b < B; b++)
             ws->tgt_mask[t * B + b] = t < batch->tgt_len[b] ? 1.0f : 0.0f;
-    /* u_i = [E y_{i-1} ; c_i]: the embedding half of W' u_i + b' for all steps at once. */
-    matmul_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m),
-                   RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
-    rs_add_bias(ws->dec_xproj, w->dec_b, R, 3 * n, 3 * n);
+    /* u_i = [E y_{i-1} ; c_i]: the embedding's part of W' u_i + b', all steps at once. */
+    rs_gru_input_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m), &w.dec);
 
-    const attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
+    const rs_attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
     for (int t = 0; t < T; t++) {
-        const decoder_step st = {ws->dec_states + (t + 1) * Bn,
-                                 ws->dec_gates + t * Bn3,
-                                 ws->dec_rh + t * Bn,
-                                 ws->context + (size_t)t * B * 2 * n,
-                                 ws->dec_xproj + t * Bn3,
-                                 {ws->alpha + (size_t)t * B * S,
-                                  ws->att_hidden + (size_t)t * B * S * ka, ws->query_proj}};
-        decoder_cell_forward(&st, ws->dec_states + t * Bn, &src, ws->tgt_mask + t * B, model);
+        const decoder_step st = training_step(ws, t, B, S, n, ka);
+        decoder_step_forward(&st, &src, ws->tgt_mask + t * B, &w, B);
     }
 
-    const readout_saved saved = {ws->tpre, ws->tmax, ws->which, t_mask};
-    const readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n), RS_CMAT(ws->dec_emb, R, m),
-                                   RS_CMAT(ws->context, R, 2 * n)};
-    readout_forward(ws->probs, &saved, &inputs, w, l, V);
-    return softmax_xent_forward(ws->probs, ws->nll, batch->tgt_out, R, V);
+    const rs_readout_acts acts = readout_acts(ws);
+    const rs_readout_inputs in = readout_inputs(ws, B, T, m, n);
+    rs_readout_forward(&acts, &in, &w.out);
+    return rs_softmax_xent_forward(ws->probs, ws->nll, ws->logits, batch->tgt_out, R, V);
 }
 
 /* The forward pass's calls in reverse: loss and deep output, the decoder
- * steps last first (then the decoder's parameters over all steps at once),
- * the target embeddings, the encoder. Every gradient accumulates (+=) into g. */
+ * steps last first (then what they share, once), the target embeddings, the
+ * encoder. Every parameter gradient accumulates (+=) into grads. */
 void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
-                         const rs_tensors *g, float smoothing, float scale)
+                         const rs_tensors *grads, float smoothing, float scale)
 {
-    const rs_tensors *w = &model->w;
+    const layer_weights w = weights_of(model);
+    const layer_grads g = grads_of(grads, model);
     const rs_config *c = &model->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
-    const int m = c->emb, n = c->hidden, a = c->att, l = c->maxout, V = c->tgt_vocab;
-    const int in = m + 2 * n, ka = attention_key_size(model->cfg.attention, n, a);
+    const int m = c->emb, n = c->hidden, V = c->tgt_vocab;
+    const int ka = rs_attention_key_size(c->attention, n, c->att);
     const size_t Bn = (size_t)B * n;
-    const int drop = ws->dropout.element > 0.0f;
+    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.tgt_word > 0.0f;
 
-    softmax_xent_backward(ws->probs, batch->tgt_out, smoothing, scale, R, V);
+    rs_softmax_xent_backward(ws->d_logits, ws->probs, batch->tgt_out, smoothing, scale, R, V);
+    /* The readout writes the first share of dL/ds_i (i = 1..T) and adds the
+     * first of E y_{i-1}'s and c_i's; s_0 has no readout. */
+    memset(ws->d_dec_states, 0, sizeof(float) * Bn);
     memset(ws->d_dec_emb, 0, sizeof(float) * (size_t)R * m);
     memset(ws->d_context, 0, sizeof(float) * (size_t)R * 2 * n);
-    const readout_saved saved = {ws->tpre, ws->tmax, ws->which, drop ? ws->drop_out : NULL};
-    const readout_inputs inputs = {RS_CMAT(ws->dec_states + Bn, R, n), RS_CMAT(ws->dec_emb, R, m),
-                                   RS_CMAT(ws->context, R, 2 * n)};
-    const readout_input_grads d_inputs = {RS_MAT(ws->d_states, R, n), RS_MAT(ws->d_dec_emb, R, m),
-                                          RS_MAT(ws->d_context, R, 2 * n)};
-    readout_backward(&d_inputs, g, ws->dt, ws->dtpre, ws->probs, &saved, &inputs, w, l, V);
+    const rs_readout_acts acts = readout_acts(ws);
+    const rs_readout_acts d_acts = {ws->d_tpre, ws->d_tmax, ws->d_logits, NULL, NULL};
+    const rs_readout_inputs in = readout_inputs(ws, B, T, m, n);
+    const rs_readout_input_grads d_in = {RS_MAT(ws->d_dec_states + Bn, R, n),
+                                         RS_MAT(ws->d_dec_emb, R, m),
+                                         RS_MAT(ws->d_context, R, 2 * n)};
+    rs_readout_backward(&d_acts, &d_in, &g.out, &acts, &in, &w.out);
 
-    /* s_i receives gradient from the readout at i and, through carry, from
-     * the recurrence and the attention query at i+1. */
+    /* Step i sends back the second share of dL/ds_{i-1} (recurrence and
+     * query), and its share of every annotation's and key's. */
     memset(ws->d_annotations, 0, sizeof(float) * (size_t)S * B * 2 * n);
     memset(ws->d_keys, 0, sizeof(float) * (size_t)S * B * ka);
-    memset(ws->carry, 0, sizeof(float) * Bn);
+    const rs_attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
     for (int t = T - 1; t >= 0; t--) {
-        for (size_t k = 0; k < Bn; k++)
-            ws->ds[k] = ws->d_states[t * Bn + k] + ws->carry[k];
-        memset(ws->carry, 0, sizeof(float) * Bn);
-        decoder_cell_backward(ws, model, batch, g, t);
+        const decoder_step st = training_step(ws, t, B, S, n, ka);
+        const decoder_step_grads dst = training_step_grads(ws, t, B, n, ka);
+        memset(ws->d_h_prev, 0, sizeof(float) * Bn);
+        decoder_step_backward(&dst, &g, &st, &src, ws->tgt_mask + t * B, &w, B);
+        rs_vaxpy(ws->d_dec_states + t * Bn, 1.0f, ws->d_h_prev, Bn);
     }
 
-    /* The decoder's parameters, all steps at once: x_proj = W'_e E y_{i-1} +
-     * W'_c c_i + b' and the recurrence; the attention's query side W_a s. */
-    const rs_cmat dpre = RS_CMAT(ws->dec_dpre, R, 3 * n);
-    matmul_backward_weight(RS_MAT_S(g->dec_W, 3 * n, m, in), dpre, RS_CMAT(ws->dec_emb, R, m));
-    matmul_backward_weight(RS_MAT_S(g->dec_W + m, 3 * n, 2 * n, in), dpre,
-                           RS_CMAT(ws->context, R, 2 * n));
-    gru_recurrent_backward(g->dec_U, g->dec_b, ws->dec_dpre, ws->dec_states, ws->dec_rh, R, n);
-    matmul_backward_input(RS_MAT(ws->d_dec_emb, R, m), dpre, RS_CMAT_S(w->dec_W, 3 * n, m, in),
-                          1.0f);
-    if (model->cfg.attention == RS_ATT_ADDITIVE)
-        matmul_backward_weight(RS_MAT(g->att_W, a, n), RS_CMAT(ws->d_query_proj, R, a),
-                               RS_CMAT(ws->dec_states, R, n));
-
+    /* What every step shares, once: W_a of the attention's query side, and
+     * the decoder GRU's weights (x_proj = W'_e E y_{i-1} + W'_c c_i + b'). */
+    rs_attention_query_backward(&g.att, RS_CMAT(ws->d_query_proj, R, ka),
+                                RS_CMAT(ws->dec_states, R, n), &w.att);
+    const rs_gru_run run = {RS_CMAT(ws->dec_emb, R, m), RS_CMAT(ws->context, R, 2 * n),
+                            RS_CMAT(ws->dec_states, R, n), RS_CMAT(ws->dec_rh, R, n)};
+    rs_gru_weights_backward(RS_MAT(ws->d_dec_emb, R, m), &g.dec, RS_CMAT(ws->d_dec_xproj, R, 3 * n),
+                            &run, &w.dec);
     /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
-    if (drop)
-        multiply(ws->d_dec_emb, ws->drop_emb, (size_t)R * m);
-    if (ws->dropout.tgt_word > 0.0f)
-        multiply_rows(ws->d_dec_emb, ws->drop_tgt_word, (size_t)R, (size_t)m);
-    scatter_add_rows(g->tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m);
+    embedding_backward(g.tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m, drop ? ws->drop_emb : NULL,
+                       word ? ws->drop_tgt_word : NULL);
 
-    encode_backward(ws, model, batch, g);
+    encode_backward(ws, &g, &w, model, batch);
 }
 
 /* ---- one decoder step, for translation ---- */
@@ -495,7 +611,7 @@ int rs_step_workspace_alloc(rs_step_workspace *sw, const rs_model *model, int ma
     memset(sw, 0, sizeof *sw);
     sw->max_B = max_B;
     sw->max_S = max_S;
-    int ka = attention_key_size(model->cfg.attention, model->cfg.hidden, model->cfg.att);
+    int ka = rs_attention_key_size(model->cfg.attention, model->cfg.hidden, model->cfg.att);
     size_t total = carve_step(sw, NULL, &model->cfg, ka);
     sw->arena = rs_calloc(total, sizeof(float), err);
     sw->which = rs_calloc((size_t)max_B * model->cfg.maxout, 1, err);
@@ -521,23 +637,20 @@ float rs_log_normalizer(const float *row, float *scratch, int V)
 }
 
 void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
-                     const int *prev, const attention_source *src, const rs_model *model)
+                     const int *prev, const rs_attention_source *src, const rs_model *model)
 {
-    const rs_tensors *w = &model->w;
+    const layer_weights w = weights_of(model);
     const rs_config *c = &model->cfg;
-    const int B = src->B, m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab;
-    const int in = m + 2 * n;
-    gather_rows(sw->emb, w->tgt_emb, prev, B, m);
-    matmul_forward(RS_MAT(sw->xproj, B, 3 * n), RS_CMAT(sw->emb, B, m),
-                   RS_CMAT_S(w->dec_W, 3 * n, m, in), 0.0f);
-    rs_add_bias(sw->xproj, w->dec_b, B, 3 * n, 3 * n);
-    const decoder_step st = {out->next_state, sw->gates, sw->rh,
-                             sw->context,     sw->xproj, {out->alpha, sw->hidden, sw->query_proj}};
-    decoder_cell_forward(&st, state, src, NULL, model);
-    const readout_saved saved = {sw->tpre, sw->tmax, sw->which, NULL};
-    const readout_inputs inputs = {RS_CMAT(out->next_state, B, n), RS_CMAT(sw->emb, B, m),
-                                   RS_CMAT(sw->context, B, 2 * n)};
-    readout_forward(out->logits, &saved, &inputs, w, l, V);
+    const int B = src->B, m = c->emb, n = c->hidden, V = c->tgt_vocab;
+    embedding_forward(sw->emb, model->w.tgt_emb, prev, B, m, NULL, NULL);
+    rs_gru_input_forward(RS_MAT(sw->xproj, B, 3 * n), RS_CMAT(sw->emb, B, m), &w.dec);
+    const decoder_step st = {{state, sw->query_proj, sw->att_hidden, out->alpha, sw->context},
+                             {state, sw->context, sw->xproj, sw->gates, sw->rh, out->next_state}};
+    decoder_step_forward(&st, src, NULL, &w, B);
+    const rs_readout_acts acts = {sw->tpre, sw->tmax, out->logits, sw->which, NULL};
+    const rs_readout_inputs in = {RS_CMAT(out->next_state, B, n), RS_CMAT(sw->emb, B, m),
+                                  RS_CMAT(sw->context, B, 2 * n)};
+    rs_readout_forward(&acts, &in, &w.out);
     for (int b = 0; b < B; b++)
         out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, sw->exp_row, V);
 }

@@ -4,74 +4,95 @@
  *
  * Shapes: B batch, S source length, T target length (both with </s>),
  * R = T·B target positions, m embedding, n hidden, 2n annotation, a attention,
- * ka key size (a additive, n dot kinds), l maxout units, V target vocabulary.
- * Memory order: time-major, row-major: a [T,B,n] buffer holds step t, row b
- * at offset (t·B + b)·n. All activations live in one arena sized up front by
- * rs_workspace_alloc for the largest batch; nothing is allocated per batch. */
+ * ka key size (a additive, n general and scaled-dot), l maxout units, V target
+ * vocabulary. Memory order: time-major, row-major: a [T,B,n] buffer holds
+ * step t, row b at offset (t·B + b)·n. All activations live in one arena
+ * sized up front by rs_workspace_alloc for the largest batch; nothing is
+ * allocated per batch. Lifetimes: a forward buffer holds its value from the
+ * forward pass to the end of the backward; its gradient twin (the same name
+ * with d_, the same shape) holds dL/d of it during the backward. */
 #ifndef RS_NETWORK_H
 #define RS_NETWORK_H
 
-#include "nn/attention.h"
 #include "data/batch.h"
 #include "model/model.h"
+#include "nn/attention.h"
 
 /* Every buffer of the training workspace, in one table:
  * X(field, floats, shape and meaning). The struct's fields, the arena's size
  * and the carving of the arena all come from it. Counts may use B, S, T,
- * R = T·B, m, n, ka, l, V (as size_t). */
+ * R = T·B, m, n, ka, l, V (as size_t). Step i = 1..T of the decoder is
+ * stored at t = i − 1 (dec_states at i). */
+// clang-format off
 #define RS_WORKSPACE_TABLE(X)                                                                      \
-    /* encoder */                                                                                  \
-    X(src_x, S *B *m, "[S,B,m] source embeddings")                                                 \
-    X(src_mask, S *B, "[S,B] 1 on real tokens")                                                    \
-    X(fwd_xproj, S *B * 3 * n, "[S,B,3n] W x + b, forward GRU")                                    \
-    X(bwd_xproj, S *B * 3 * n, "[S,B,3n] W x + b, backward GRU")                                   \
-    X(fwd_gates, S *B * 3 * n, "[S,B,3n] z, r, g")                                                 \
-    X(bwd_gates, S *B * 3 * n, "[S,B,3n] z, r, g")                                                 \
-    X(fwd_rh, S *B *n, "[S,B,n] r ⊙ h_prev")                                                       \
-    X(bwd_rh, S *B *n, "[S,B,n] r ⊙ h_prev")                                                       \
-    X(fwd_states, (S + 1) * B * n, "[S+1,B,n] [0] = 0, [j+1] = fwd_h_j")                           \
-    X(bwd_states, (S + 1) * B * n, "[S+1,B,n] [j] = bwd_h_j, [S] = 0")                             \
-    X(annotations, S *B * 2 * n, "[S,B,2n] h_j = [fwd_h_j ; bwd_h_j]")                             \
-    X(keys, S *B *ka, "[S,B,ka] U_a h_j + b_a (or K h_j)")                                         \
-    /* decoder */                                                                                  \
-    X(dec_emb, R *m, "[T,B,m] E y_{i-1}")                                                          \
-    X(tgt_mask, R, "[T,B]")                                                                        \
-    X(dec_xproj, R * 3 * n, "[T,B,3n] W' u_i + b'")                                                \
-    X(dec_gates, R * 3 * n, "[T,B,3n]")                                                            \
-    X(dec_rh, R *n, "[T,B,n]")                                                                     \
-    X(dec_states, (T + 1) * B * n, "[T+1,B,n] [0] = s_0, [i] = s_i")                               \
-    X(alpha, R *S, "[T,B,S] alignment weights")                                                    \
-    X(att_hidden, R *S *ka, "[T,B,S,a] tanh(W_a s + U_a h + b_a), additive")                       \
-    X(context, R * 2 * n, "[T,B,2n] c_i")                                                          \
-    X(query_proj, B *ka, "[B,a] scratch")                                                          \
-    X(tpre, R * 2 * l, "[R,2l]")                                                                   \
-    X(tmax, R *l, "[R,l]")                                                                         \
-    X(probs, R *V, "[R,V] logits → probabilities → dlogits")                                       \
-    X(nll, R, "[R] -log p(y_i), 0 on padding")                                                     \
-    /* backward */                                                                                 \
-    X(d_states, R *n, "[R,n] dL/ds_i from the readout")                                            \
-    X(d_dec_emb, R *m, "[T,B,m]")                                                                  \
-    X(d_context, R * 2 * n, "[T,B,2n]")                                                            \
-    X(dec_dpre, R * 3 * n, "[T,B,3n]")                                                             \
-    X(d_query_proj, R *ka, "[T,B,a]")                                                              \
-    X(d_annotations, S *B * 2 * n, "[S,B,2n]")                                                     \
-    X(d_keys, S *B *ka, "[S,B,ka]")                                                                \
-    X(fwd_dpre, S *B * 3 * n, "[S,B,3n]")                                                          \
-    X(bwd_dpre, S *B * 3 * n, "[S,B,3n]")                                                          \
-    X(d_src_x, S *B *m, "[S,B,m]")                                                                 \
-    X(dt, R *l, "[R,l]")                                                                           \
-    X(dtpre, R * 2 * l, "[R,2l]")                                                                  \
-    X(ds, B *n, "[B,n]")                                                                           \
-    X(carry, B *n, "[B,n]")                                                                        \
-    X(scratch, B *n, "[B,n]")                                                                      \
-    X(d_scores, S, "[S]")                                                                          \
+    /* encoder (rs_encode) */                                                                      \
+    X(src_x,            S * B * m,       "[S,B,m]   x̄_j = E x_j ⊙ dropout: the GRUs' input")       \
+    X(src_mask,         S * B,           "[S,B]     1 on real tokens, 0 on padding")               \
+    X(fwd_xproj,        S * B * 3 * n,   "[S,B,3n]  W x̄_j + b of the forward GRU")                 \
+    X(fwd_gates,        S * B * 3 * n,   "[S,B,3n]  its z, r, g")                                  \
+    X(fwd_rh,           S * B * n,       "[S,B,n]   its r ⊙ h_prev")                               \
+    X(fwd_states,       (S + 1) * B * n, "[S+1,B,n] [0] = 0, [j] = →h_j")                          \
+    X(bwd_xproj,        S * B * 3 * n,   "[S,B,3n]  W x̄_j + b of the backward GRU")                \
+    X(bwd_gates,        S * B * 3 * n,   "[S,B,3n]  its z, r, g")                                  \
+    X(bwd_rh,           S * B * n,       "[S,B,n]   its r ⊙ h_prev")                               \
+    X(bwd_states,       (S + 1) * B * n, "[S+1,B,n] [j-1] = ←h_j, [S] = 0")                        \
+    X(annotations,      S * B * 2 * n,   "[S,B,2n]  h_j = [→h_j ; ←h_j] ⊙ dropout")                \
+    X(keys,             S * B * ka,      "[S,B,ka]  U_a h_j + b_a (additive) or K h_j")            \
+    /* decoder (rs_network_forward), s_0 = tanh(W_init ←h_1 + b_init) in dec_states[0] */          \
+    X(dec_emb,          R * m,           "[T,B,m]   E y_{i-1} ⊙ dropout")                          \
+    X(tgt_mask,         R,               "[T,B]     1 on real target positions")                   \
+    X(query_proj,       B * ka,          "[B,a]     W_a s_{i-1} of the current step (additive)")   \
+    X(att_hidden,       R * S * ka,      "[T,B,S,a] φ_ij = tanh(W_a s_{i-1} + U_a h_j + b_a)")     \
+    X(alpha,            R * S,           "[T,B,S]   α_ij")                                         \
+    X(context,          R * 2 * n,       "[T,B,2n]  c_i")                                          \
+    X(dec_xproj,        R * 3 * n,       "[T,B,3n]  W'_e E y_{i-1} + b' + W'_c c_i")               \
+    X(dec_gates,        R * 3 * n,       "[T,B,3n]  z_i, r_i, g_i")                                \
+    X(dec_rh,           R * n,           "[T,B,n]   r_i ⊙ s_{i-1}")                                \
+    X(dec_states,       (T + 1) * B * n, "[T+1,B,n] [i] = s_i, [0] = s_0")                         \
+    /* deep output and loss */                                                                     \
+    X(tpre,             R * 2 * l,       "[R,2l]    t̃_i")                                          \
+    X(tmax,             R * l,           "[R,l]     t_i = maxout(t̃_i) ⊙ dropout")                  \
+    X(logits,           R * V,           "[R,V]     W_out t_i + b_out (see RS_WORKSPACE_SHARED)")  \
+    X(nll,              R,               "[R]       -log p(y_i), 0 on padding")                    \
+    /* gradients (rs_network_backward): dL/d of the buffer named without d_ */                     \
+    X(d_src_x,          S * B * m,       "[S,B,m]")                                                \
+    X(d_fwd_xproj,      S * B * 3 * n,   "[S,B,3n]  also dL/d of the gates' pre-activations")      \
+    X(d_fwd_states,     (S + 1) * B * n, "[S+1,B,n] the annotation's share, then the next step's") \
+    X(d_bwd_xproj,      S * B * 3 * n,   "[S,B,3n]")                                               \
+    X(d_bwd_states,     (S + 1) * B * n, "[S+1,B,n] likewise; ←h_1's: and then s_0's")             \
+    X(d_annotations,    S * B * 2 * n,   "[S,B,2n]")                                               \
+    X(d_keys,           S * B * ka,      "[S,B,ka]")                                               \
+    X(d_init_pre,       B * n,           "[B,n]     of W_init ←h_1 + b_init (s_0 before tanh)")    \
+    X(d_dec_emb,        R * m,           "[T,B,m]")                                                \
+    X(d_query_proj,     R * ka,          "[T,B,a]   every step's: dW_a is one product over them")  \
+    X(d_alpha,          S,               "[S]       one row of one step's (rewritten per row)")    \
+    X(d_scores,         S,               "[S]       of that row's ε_ij (rewritten per row)")       \
+    X(d_context,        R * 2 * n,       "[T,B,2n]")                                               \
+    X(d_dec_xproj,      R * 3 * n,       "[T,B,3n]")                                               \
+    X(d_rh,             B * n,           "[B,n]     one step's, of any GRU (rewritten per step)")  \
+    X(d_h_prev,         B * n,           "[B,n]     one step's share of dL/dh_prev (or s_{i-1})")  \
+    X(d_dec_states,     (T + 1) * B * n, "[T+1,B,n] the readout's share, then the next step's")    \
+    X(d_tpre,           R * 2 * l,       "[R,2l]")                                                 \
+    X(d_tmax,           R * l,           "[R,l]")                                                  \
     /* dropout multipliers (training only) */                                                      \
-    X(drop_src, S *B *m, "[S,B,m]")                                                                \
-    X(drop_ann, S *B * 2 * n, "[S,B,2n]")                                                          \
-    X(drop_emb, R *m, "[T,B,m]")                                                                   \
-    X(drop_out, R *l, "[R,l]")                                                                     \
-    X(drop_src_word, S *B, "[S,B] word dropout: one multiplier per source token")                  \
-    X(drop_tgt_word, R, "[T,B] word dropout: one per previous-word input")
+    X(drop_src,         S * B * m,       "[S,B,m]")                                                \
+    X(drop_ann,         S * B * 2 * n,   "[S,B,2n]")                                               \
+    X(drop_emb,         R * m,           "[T,B,m]")                                                \
+    X(drop_out,         R * l,           "[R,l]")                                                  \
+    X(drop_src_word,    S * B,           "[S,B]     word dropout: one per source token")           \
+    X(drop_tgt_word,    R,               "[T,B]     word dropout: one per previous-word input")
+
+/* Names that share the floats of a buffer of the table, X(field, of, doc).
+ * The [R,V] output layer is the workspace's largest buffer, and each of these
+ * three is dead once the next is made: a buffer each would add 2·R·V floats
+ * and, with their memory traffic, about 2% to a training step of config S
+ * (docs/performance.md; a micro-benchmark of the loss layer at R = 2560,
+ * V = 5913). The names keep the meanings apart; the functions take them as
+ * separate arguments and work in place. */
+#define RS_WORKSPACE_SHARED(X)                                                                     \
+    X(probs,    logits, "[R,V] p(· | y_<i, x): rs_softmax_xent_forward, in place of the logits")   \
+    X(d_logits, logits, "[R,V] dL/dlogits: rs_softmax_xent_backward, in place of the probs")
+// clang-format on
 
 /* The dropout probabilities of a training step (all 0 outside training);
  * kept units are scaled by 1 / (1 - p). */
@@ -93,6 +114,9 @@ typedef struct {
 #define RS_WS_FIELD(field, count, doc) float *field;
     RS_WORKSPACE_TABLE(RS_WS_FIELD)
 #undef RS_WS_FIELD
+#define RS_WS_SHARED_FIELD(field, of, doc) float *field;
+    RS_WORKSPACE_SHARED(RS_WS_SHARED_FIELD)
+#undef RS_WS_SHARED_FIELD
 } rs_workspace;
 
 int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int max_S, int max_T,
@@ -124,17 +148,19 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
  * logits[v] − lse (greedy search takes the argmax of the logits without
  * normalising the row), alpha [B,S]. It runs the same decoder cell as the
  * training forward pass. */
+// clang-format off
 #define RS_STEP_WORKSPACE_TABLE(X)                                                                 \
-    X(emb, B *m, "[B,m] E y_{i-1}")                                                                \
-    X(context, B * 2 * n, "[B,2n] c_i")                                                            \
-    X(xproj, B * 3 * n, "[B,3n] W' u_i + b'")                                                      \
-    X(gates, B * 3 * n, "[B,3n]")                                                                  \
-    X(rh, B *n, "[B,n]")                                                                           \
-    X(hidden, B *S *ka, "[B,S,a] attention tanh")                                                  \
-    X(query_proj, B *ka, "[B,a]")                                                                  \
-    X(tpre, B * 2 * l, "[B,2l]")                                                                   \
-    X(tmax, B *l, "[B,l]")                                                                         \
-    X(exp_row, V, "[V] exp(logit − max), for the normaliser")
+    X(emb,        B * m,      "[B,m]   E y_{i-1}")                                                 \
+    X(query_proj, B * ka,     "[B,a]   W_a s_{i-1} (additive)")                                    \
+    X(att_hidden, B * S * ka, "[B,S,a] φ_ij (additive)")                                           \
+    X(context,    B * 2 * n,  "[B,2n]  c_i")                                                       \
+    X(xproj,      B * 3 * n,  "[B,3n]  W'_e E y_{i-1} + b' + W'_c c_i")                            \
+    X(gates,      B * 3 * n,  "[B,3n]  z_i, r_i, g_i")                                             \
+    X(rh,         B * n,      "[B,n]   r_i ⊙ s_{i-1}")                                             \
+    X(tpre,       B * 2 * l,  "[B,2l]  t̃_i")                                                       \
+    X(tmax,       B * l,      "[B,l]   t_i")                                                       \
+    X(exp_row,    V,          "[V]     exp(logit − max), for the normaliser")
+// clang-format on
 
 typedef struct {
     int max_B, max_S;
@@ -158,7 +184,7 @@ typedef struct {
 /* One decoder step for B rows from state s_{i-1} [B,n] and the previous
  * tokens prev [B], attending over src. */
 void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
-                     const int *prev, const attention_source *src, const rs_model *model);
+                     const int *prev, const rs_attention_source *src, const rs_model *model);
 
 /* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser);
  * scratch [V]. */

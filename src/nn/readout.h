@@ -1,9 +1,9 @@
 /* The deep output with maxout (model.md; Bahdanau et al. A.2.2) and the
  * softmax cross-entropy over the target vocabulary:
  *
- *   t~_i   = U_o s_i + V_o E y_{i-1} + C_o c_i + b_o       [2l]
- *   t_i[k] = max(t~_i[2k], t~_i[2k+1])                     [l]
- *   p(y_i) = softmax(W_out t_i + b_out)                    [Vt]
+ *   t̃_i    = U_o s_i + V_o E y_{i-1} + C_o c_i + b_o       [2l]
+ *   t_i[k] = max(t̃_i[2k], t̃_i[2k+1])                       [l]
+ *   logits = W_out t_i + b_out,  p(y_i) = softmax(logits)  [Vt]
  *
  * None of this recurs, so it runs over all R = T × B target positions at once:
  * four GEMMs forward (U_o, V_o, C_o, W_out). Shapes: R rows, n hidden,
@@ -11,49 +11,69 @@
 #ifndef RS_READOUT_H
 #define RS_READOUT_H
 
-#include "nn/linalg.h"
 #include "model/params.h"
+#include "nn/linalg.h"
+
+/* The readout's weights: U_o [2l,n], V_o [2l,m], C_o [2l,2n], b_o [2l],
+ * W_out [V,l] (tgt_emb's floats when tied), b_out [V]. */
+typedef struct {
+    int l, V;
+    const float *U_o, *V_o, *C_o, *b_o, *W_out, *b_out;
+} rs_readout_weights;
+
+/* Their gradients, the same shapes and names; all accumulate (+=). */
+typedef struct {
+    float *U_o, *V_o, *C_o, *b_o, *W_out, *b_out;
+} rs_readout_grads;
+
+/* The views of the readout's tensors in t (parameters or gradients). */
+rs_readout_weights rs_readout_weights_of(const rs_tensors *t, int l, int V);
+rs_readout_grads rs_readout_grads_of(const rs_tensors *g);
 
 /* The three inputs over R positions: states s_i [R,n], the previous words'
  * embeddings E y_{i-1} [R,m] and the contexts c_i [R,2n] (views, so each may
  * be a block of a wider buffer). */
 typedef struct {
     rs_cmat states, prev_emb, context;
-} readout_inputs;
+} rs_readout_inputs;
 
 /* Their gradients: states written, prev_emb and context accumulated (+=). */
 typedef struct {
     rs_mat states, prev_emb, context;
-} readout_input_grads;
+} rs_readout_input_grads;
 
-/* What the forward keeps for the backward: tpre [R,2l] t~; t [R,l] after
- * maxout and dropout; which [R,l] (0/1: which of each pair was the max);
- * t_mask [R,l] dropout multipliers applied to t (NULL: none). */
+/* The readout's buffers over R rows: tpre [R,2l] t̃; tmax [R,l] t after
+ * maxout and dropout; logits [R,V]; which [R,l] (0/1: which of each pair
+ * was the max) and t_mask [R,l] (dropout multipliers of t; NULL: none), what
+ * the forward keeps beside them. Their gradients use the same type, the same
+ * names: tpre and tmax written, logits = dL/dlogits read, which and t_mask
+ * unused (NULL). */
 typedef struct {
-    float *tpre, *t;
+    float *tpre, *tmax, *logits;
     unsigned char *which;
     const float *t_mask;
-} readout_saved;
+} rs_readout_acts;
 
-/* logits [R,V] = W_out t + b_out, t = maxout(U_o s + V_o e + C_o c + b_o);
- * l maxout units, V target vocabulary. */
-void readout_forward(float *logits, const readout_saved *saved, const readout_inputs *in,
-                     const rs_tensors *w, int l, int V);
+/* logits = W_out t + b_out, t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask. */
+void rs_readout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
+                        const rs_readout_weights *w);
 
-/* The backward for dlogits [R,V]: input gradients into d, parameter
- * gradients into g (+=); dt [R,l] and dtpre [R,2l] scratch. */
-void readout_backward(const readout_input_grads *d, const rs_tensors *g, float *dt, float *dtpre,
-                      const float *dlogits, const readout_saved *saved, const readout_inputs *in,
-                      const rs_tensors *w, int l, int V);
+/* The backward from d->logits: d->tmax and d->tpre, the inputs' gradients
+ * into d_in and the weights' into g. */
+void rs_readout_backward(const rs_readout_acts *d, const rs_readout_input_grads *d_in,
+                         const rs_readout_grads *g, const rs_readout_acts *acts,
+                         const rs_readout_inputs *in, const rs_readout_weights *w);
 
-/* Turns logits [R,V] into probabilities in place and writes nll[r] = -log p(target_r)
- * (0 where target_r is RS_PAD). Returns Σ nll. */
-double softmax_xent_forward(float *probs, float *nll, const int *targets, int R, int V);
+/* probs [R,V] = softmax of each row of logits [R,V] (probs may be logits:
+ * in place), and nll[r] = -log p(target_r) (0 where target_r is RS_PAD).
+ * Returns Σ nll. */
+double rs_softmax_xent_forward(float *probs, float *nll, const float *logits, const int *targets,
+                               int R, int V);
 
-/* dlogits [R,V] = scale · (p − q) with q = (1−ε)·onehot(target) + ε/V (label
- * smoothing ε; 0 gives the plain cross-entropy), and 0 on RS_PAD rows.
- * Written in place over probs. */
-void softmax_xent_backward(float *probs, const int *targets, float smoothing, float scale, int R,
-                           int V);
+/* d_logits [R,V] = scale · (p − q) with p = probs [R,V] and q = (1−ε)·onehot(target)
+ * + ε/V (label smoothing ε; 0 gives the plain cross-entropy), and 0 on RS_PAD
+ * rows. d_logits may be probs (in place). */
+void rs_softmax_xent_backward(float *d_logits, const float *probs, const int *targets,
+                              float smoothing, float scale, int R, int V);
 
 #endif

@@ -138,23 +138,23 @@ static double vexp_shift_sum_portable(float *y, const float *x, float shift, siz
     return fold8d(acc);
 }
 
-static float vtanh_add_dot_portable(float *t, const float *q, const float *key, const float *v,
+static float vtanh_add_dot_portable(float *phi, const float *q, const float *key, const float *v,
                                     size_t count)
 {
     float acc[8] = {0};
     for (size_t i = 0; i < count; i++) {
-        t[i] = rs_tanh(q[i] + key[i]);
-        acc[i % 8] += v[i] * t[i];
+        phi[i] = rs_tanh(q[i] + key[i]);
+        acc[i % 8] += v[i] * phi[i];
     }
     return fold8(acc);
 }
 
-static void vtanh_add_dot_backward_portable(float *dq, float *dkey, float *dv, const float *t,
+static void vtanh_add_dot_backward_portable(float *dq, float *dkey, float *dv, const float *phi,
                                             const float *v, float de, size_t count)
 {
     for (size_t k = 0; k < count; k++) {
-        dv[k] += de * t[k];
-        float dpre = de * v[k] * (1.0f - t[k] * t[k]); /* through tanh */
+        dv[k] += de * phi[k];
+        float dpre = de * v[k] * (1.0f - phi[k] * phi[k]); /* through tanh */
         dq[k] += dpre;
         dkey[k] += dpre;
     }
@@ -339,40 +339,40 @@ AVX2 static double vexp_shift_sum_avx2(float *y, const float *x, float shift, si
     return fold8d(a);
 }
 
-AVX2 static float vtanh_add_dot_avx2(float *t, const float *q, const float *key, const float *v,
+AVX2 static float vtanh_add_dot_avx2(float *phi, const float *q, const float *key, const float *v,
                                      size_t count)
 {
     __m256 acc = _mm256_setzero_ps();
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
         __m256 th = tanh8(_mm256_add_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(key + i)));
-        _mm256_storeu_ps(t + i, th);
+        _mm256_storeu_ps(phi + i, th);
         acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(v + i), th));
     }
     if (i < count) {
         __m256i mask = tail_mask(count - i);
         __m256 th = tanh8(
             _mm256_add_ps(_mm256_maskload_ps(q + i, mask), _mm256_maskload_ps(key + i, mask)));
-        _mm256_maskstore_ps(t + i, mask, th);
+        _mm256_maskstore_ps(phi + i, mask, th);
         acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_maskload_ps(v + i, mask), th));
     }
     return hsum8(acc);
 }
 
-AVX2 static void vtanh_add_dot_backward_avx2(float *dq, float *dkey, float *dv, const float *t,
+AVX2 static void vtanh_add_dot_backward_avx2(float *dq, float *dkey, float *dv, const float *phi,
                                              const float *v, float de, size_t count)
 {
     const __m256 d = _mm256_set1_ps(de), one = _mm256_set1_ps(1.0f);
     size_t k = 0;
     for (; k + 8 <= count; k += 8) {
-        __m256 tk = _mm256_loadu_ps(t + k);
-        _mm256_storeu_ps(dv + k, _mm256_add_ps(_mm256_loadu_ps(dv + k), _mm256_mul_ps(d, tk)));
+        __m256 phik = _mm256_loadu_ps(phi + k);
+        _mm256_storeu_ps(dv + k, _mm256_add_ps(_mm256_loadu_ps(dv + k), _mm256_mul_ps(d, phik)));
         __m256 dpre = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_loadu_ps(v + k)),
-                                    _mm256_sub_ps(one, _mm256_mul_ps(tk, tk)));
+                                    _mm256_sub_ps(one, _mm256_mul_ps(phik, phik)));
         _mm256_storeu_ps(dq + k, _mm256_add_ps(_mm256_loadu_ps(dq + k), dpre));
         _mm256_storeu_ps(dkey + k, _mm256_add_ps(_mm256_loadu_ps(dkey + k), dpre));
     }
-    vtanh_add_dot_backward_portable(dq + k, dkey + k, dv + k, t + k, v + k, de, count - k);
+    vtanh_add_dot_backward_portable(dq + k, dkey + k, dv + k, phi + k, v + k, de, count - k);
 }
 
 AVX2 static void vscale_shift_avx2(float *y, float scale, float shift, size_t count)
@@ -519,9 +519,10 @@ double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count)
     DISPATCH(vexp_shift_sum_avx2(y, x, shift, count), vexp_shift_sum_portable(y, x, shift, count));
 }
 
-float rs_vtanh_add_dot(float *t, const float *q, const float *key, const float *v, size_t count)
+float rs_vtanh_add_dot(float *phi, const float *q, const float *key, const float *v, size_t count)
 {
-    DISPATCH(vtanh_add_dot_avx2(t, q, key, v, count), vtanh_add_dot_portable(t, q, key, v, count));
+    DISPATCH(vtanh_add_dot_avx2(phi, q, key, v, count),
+             vtanh_add_dot_portable(phi, q, key, v, count));
 }
 
 float rs_vdot(const float *x, const float *y, size_t count)
@@ -546,11 +547,11 @@ void rs_vadam(float *params, const float *grads, float grad_scale, float *m, flo
                   vadam_portable(params, grads, grad_scale, m, v, count, k));
 }
 
-void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *t, const float *v,
+void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *phi, const float *v,
                                float de, size_t count)
 {
-    DISPATCH_VOID(vtanh_add_dot_backward_avx2(dq, dkey, dv, t, v, de, count),
-                  vtanh_add_dot_backward_portable(dq, dkey, dv, t, v, de, count));
+    DISPATCH_VOID(vtanh_add_dot_backward_avx2(dq, dkey, dv, phi, v, de, count),
+                  vtanh_add_dot_backward_portable(dq, dkey, dv, phi, v, de, count));
 }
 
 void rs_vscale_shift(float *y, float scale, float shift, size_t count)

@@ -36,13 +36,14 @@ float rs_vmax(const float *x, size_t count);
  * double, in a fixed order (8 running sums by i mod 8, then added pairwise). */
 double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count);
 
-/* Additive attention's score of one (query, key) pair: t[k] = tanh(q[k] +
- * key[k]) for k < count, returns Σ v[k] t[k] (8 running sums, fixed order). */
-float rs_vtanh_add_dot(float *t, const float *q, const float *key, const float *v, size_t count);
+/* Additive attention's score of one (query, key) pair: phi[k] = tanh(q[k] +
+ * key[k]) for k < count (model.md's φ), returns Σ v[k] phi[k] (8 running
+ * sums, fixed order). */
+float rs_vtanh_add_dot(float *phi, const float *q, const float *key, const float *v, size_t count);
 
-/* Backward of rs_vtanh_add_dot given de = dL/de (forward was: e = Σ v t,
- * t = tanh(q + key)): dv[k] += de t[k]; dq[k] and dkey[k] += de v[k] (1 − t[k]²). */
-void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *t, const float *v,
+/* Backward of rs_vtanh_add_dot given de = dL/de (forward was: e = Σ v phi,
+ * phi = tanh(q + key)): dv[k] += de phi[k]; dq[k] and dkey[k] += de v[k] (1 − phi[k]²). */
+void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *phi, const float *v,
                                float de, size_t count);
 
 /* y[i] = scale · (y[i] − shift). */

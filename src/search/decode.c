@@ -173,8 +173,8 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
         rs_member *mb = &dec->member[k];
         const rs_step_out out = {mb->next_state, mb->logits, mb->lse, mb->alpha};
         /* Each row reads its sentence's source side where the encoder left it. */
-        const attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
-                                      S,           dec->sentence,      dec->B};
+        const rs_attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
+                                         S,           dec->sentence,      dec->B};
         rs_network_step(&mb->sw, &out, mb->state, prev, &src, dec->models[k]);
     }
     if (K == 1) {
