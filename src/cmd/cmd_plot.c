@@ -442,6 +442,42 @@ static int plot_by_length(int count, char **tables, const char *output, const ch
     return RS_EXIT_OK;
 }
 
+/* The learning curves of the log into output. */
+static int plot_log(const char *log, const char *output, const char *title, const char *scale)
+{
+    rs_error err;
+    series s;
+    rs_output_rule rule;
+    if (check_output(&rule, log, output, &err)) {
+        rs_output_rule_free(&rule);
+        return rs_cli_usage_error(PROG, "%s", err.msg);
+    }
+    if (read_log(log, &s, &err)) {
+        rs_output_rule_free(&rule);
+        return rs_cli_fail(PROG, "%s", err.msg);
+    }
+    series t = {0};
+    rs_output out;
+    int rc = read_loss_table(log, &t, &err);
+    if (!rc && !(rc = rs_output_open(&out, &rule, output, &err))) {
+        if (plot(out.f, &s, &t, title, scale))
+            rc = rs_output_flush(&out, &err) ? -1 : rs_fail(&err, "cannot write %s", out.name);
+        if (!rc)
+            rc = rs_output_commit(&out, &err);
+        rs_output_abort(&out);
+    }
+    rs_output_rule_free(&rule);
+    const int evaluations = s.count, losses = t.count;
+    series_free(&s);
+    series_free(&t);
+    if (rc)
+        return rs_cli_fail(PROG, "%s", err.msg);
+    if (strcmp(output, "-"))
+        fprintf(stderr, PROG ": wrote %s (%d evaluations, %d training-loss rows)\n", output,
+                evaluations, losses);
+    return RS_EXIT_OK;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     enum { OPT_TITLE = RS_CLI_OPT, OPT_SCALE, OPT_BY_LENGTH };
@@ -493,35 +529,5 @@ int cmd_plot(int argc, char **argv)
     if (!title)
         title = arg;
 
-    rs_error err;
-    series s;
-    rs_output_rule rule;
-    if (check_output(&rule, log, output, &err)) {
-        rs_output_rule_free(&rule);
-        return rs_cli_usage_error(PROG, "%s", err.msg);
-    }
-    if (read_log(log, &s, &err)) {
-        rs_output_rule_free(&rule);
-        return rs_cli_fail(PROG, "%s", err.msg);
-    }
-    series t = {0};
-    rs_output out;
-    int rc = read_loss_table(log, &t, &err);
-    if (!rc && !(rc = rs_output_open(&out, &rule, output, &err))) {
-        if (plot(out.f, &s, &t, title, scale))
-            rc = rs_output_flush(&out, &err) ? -1 : rs_fail(&err, "cannot write %s", out.name);
-        if (!rc)
-            rc = rs_output_commit(&out, &err);
-        rs_output_abort(&out);
-    }
-    rs_output_rule_free(&rule);
-    const int evaluations = s.count, losses = t.count;
-    series_free(&s);
-    series_free(&t);
-    if (rc)
-        return rs_cli_fail(PROG, "%s", err.msg);
-    if (strcmp(output, "-"))
-        fprintf(stderr, PROG ": wrote %s (%d evaluations, %d training-loss rows)\n", output,
-                evaluations, losses);
-    return RS_EXIT_OK;
+    return plot_log(log, output, title, scale);
 }
