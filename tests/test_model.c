@@ -20,6 +20,8 @@ static void make(rs_model *m, int attention)
 START_TEST(weights_within_the_scale_and_biases_zero)
 {
     for (int kind = RS_ATT_ADDITIVE; kind <= RS_ATT_SCALED_DOT; kind++) {
+        if (kind == RS_ATT_DOT)
+            continue; /* no longer a kind of model (params.h) */
         rs_model m, again;
         rs_rng rng, rng2;
         make(&m, kind);
