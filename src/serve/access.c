@@ -197,17 +197,19 @@ static int same_secret(const char *given, const char *token)
     return diff == 0;
 }
 
+/* The token, as `Authorization: Bearer TOKEN` (the page's own requests) or
+ * a `token` query argument (scripts, and the address printed at start).
+ * Never a cookie: a browser sends a host's cookies to every port of it, so
+ * another service on the host would receive the token, and could plant a
+ * cookie of the same name that is sent first (the page then got 401). */
 static int has_token(const rs_server *s, struct MHD_Connection *c)
 {
     const char *auth =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (auth && !strncasecmp(auth, "Bearer ", 7) && same_secret(auth + 7, s->opt.token))
         return 1;
-    char cookie[32];
-    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "%d", atomic_load(&s->port));
     return same_secret(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"),
-                       s->opt.token) ||
-           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, cookie), s->opt.token);
+                       s->opt.token);
 }
 
 /* Framing (RFC 9112 §6.3: one length, never a length and chunks) and one
@@ -329,7 +331,10 @@ int rs_serve_refused(const rs_server *s, request *rq, const char *version, int g
         (status = host_refused(s, host, version, msg, size)) ||
         (status = origin_refused(rq, host, get, msg, size)))
         return status;
-    if (s->opt.token && !has_token(s, rq->connection)) {
+    /* The page itself holds nothing of the server's (the same bytes for
+     * everyone): it is sent without the token, which it then takes from its
+     * address or its origin's storage and sends with every API request. */
+    if (s->opt.token && rq->route != ROUTE_PAGE && !has_token(s, rq->connection)) {
         snprintf(msg, size,
                  "this server needs its token: open the address it printed at start "
                  "(/?token=...), or send 'Authorization: Bearer TOKEN'");

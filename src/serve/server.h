@@ -28,11 +28,6 @@
 #include "search/translate.h"
 #include "serve/serve.h"
 
-/* The cookie's name ends with the port: browsers send a host's cookies to
- * every port of it, so two servers on one host would otherwise overwrite
- * each other's token (the first page then gets 401). */
-#define RS_SERVE_COOKIE "rnnsearch_token_"
-
 typedef enum {
     ROUTE_PAGE,
     ROUTE_MODELS,

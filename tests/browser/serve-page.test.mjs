@@ -13,6 +13,7 @@
 // training one), SCREENSHOTS (directory, default build/browser), SENTENCE.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -226,7 +227,10 @@ async function longRunView(run) {
 }
 
 // Opened with /?token=…, the page takes the token out of the address bar and
-// the history once its cookie works; the page goes on working with the cookie.
+// the history at once, keeps it in its origin's localStorage and sends it as
+// Authorization: Bearer; never a cookie, which a browser would send to every
+// port of the host (another user's server there received the token, and
+// could plant a cookie of the same name that locked the page out).
 async function tokenIsForgotten(model) {
   const token = 'browser-token-1234';
   const port = await spawnServer(['-m', model, '--threads', '1', '--token', token], (p) => { extraServer = p; });
@@ -245,7 +249,7 @@ async function tokenIsForgotten(model) {
   await page.locator('#source').fill('21 nov. 2026');
   await page.click('#translate');
   await page.waitForFunction(() => document.querySelector('#heatmap svg rect.cell') !== null, null, { timeout: 20000 });
-  check(true, 'the page translates with the cookie alone');
+  check(true, 'the page translates with the stored token');
   await page.reload();
   await page.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
   check(new URL(page.url()).search === '', 'a reload keeps working without the token in the address');
@@ -264,6 +268,40 @@ async function tokenIsForgotten(model) {
   check(await page.getAttribute('#result', 'data-text') === '3 nov. 2021',
         `the first server's page still works after the second's was opened ("${status}")`);
   await other.close();
+  // Another service on the same host, another port: it must receive no
+  // token, and a cookie it plants for the server's paths must not lock the
+  // page out.
+  const seen = [];
+  const spy = createServer((req, res) => {
+    seen.push(JSON.stringify(req.headers));
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end(`<script>document.cookie = 'rnnsearch_token_${port}=x; path=/api';
+             document.cookie = 'rnnsearch_token_${port}=x; path=/';</script>spy`);
+  });
+  const spyPort = await new Promise((r) => spy.listen(0, '127.0.0.1', () => r(spy.address().port)));
+  const spyPage = await context.newPage();
+  await spyPage.goto(`http://127.0.0.1:${spyPort}/`);
+  await spyPage.goto(`http://127.0.0.1:${spyPort}/api/models`);
+  await spyPage.close();
+  spy.close();
+  check(seen.length >= 2 && !seen.some((h) => h.includes(token)),
+        `a server on another port of the host receives no token (${seen.length} requests)`);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
+  await page.locator('#source').fill('4 nov. 2021');
+  await page.click('#translate');
+  await page.waitForFunction(() => document.querySelector('#result').dataset.text === '4 nov. 2021' ||
+                                   document.querySelector('#status').className === 'error', null, { timeout: 20000 });
+  check(await page.getAttribute('#result', 'data-text') === '4 nov. 2021',
+        `a cookie planted by another port does not lock the page out ("${await page.textContent('#status')}")`);
+  // Another origin of the same server (localhost, not 127.0.0.1) holds no
+  // token: the page says how to give it.
+  const bare = await context.newPage();
+  await bare.goto(`http://localhost:${port}/`);
+  await bare.waitForFunction(() => document.querySelector('#status').className === 'error', null, { timeout: 10000 }).catch(() => {});
+  const told = await bare.textContent('#status');
+  check(/needs its token/.test(told) && /\?token=/.test(told), `a page without a token says how to give it ("${told}")`);
+  await bare.close();
   secondServer.removeAllListeners('exit');
   secondServer.kill('SIGTERM');
   await page.close();
