@@ -1656,6 +1656,56 @@ START_TEST(duplicate_and_malformed_headers_are_refused)
 }
 END_TEST
 
+/* Found by attacking the server: a NUL byte in a header value or in the
+ * path made them read shorter than sent (Host "localhost\0.evil.example"
+ * read as localhost, /api/models%00.json routed to /api/models); a header
+ * name with a space before its colon ("Host : evil.com") is no header a
+ * reader would agree on. Each is 400. */
+START_TEST(nul_bytes_and_odd_header_names_are_refused)
+{
+    rs_server *s = start(1, 4, 10);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    char req[512];
+    static const char *const with_nul[] = {
+        "Host: localhost\0.evil.example:8904\r\n",
+        "Host: localhost\r\nOrigin: http://localhost\0.evil.example\r\n",
+        "Host: localhost\r\nSec-Fetch-Site: same-origin\0cross-site\r\n",
+        "Host: localhost\r\nX-Other: a\0b\r\n",
+    };
+    for (size_t i = 0; i < sizeof with_nul / sizeof *with_nul; i++) {
+        /* The header's length up to its \r\n\0... : the NUL inside counts. */
+        const char *h = with_nul[i];
+        size_t hl = strlen(h) + 1 + strlen(h + strlen(h) + 1);
+        int n = snprintf(req, sizeof req, "GET /api/models HTTP/1.1\r\n");
+        memcpy(req + n, h, hl);
+        n += (int)hl;
+        n += snprintf(req + n, sizeof req - (size_t)n, "Connection: close\r\n\r\n");
+        raw(port, req, (size_t)n, 0, a);
+        expect_error(a, 400, "NUL", "a header with a NUL byte");
+    }
+    const char *path_nul =
+        "GET /api/models%00.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    raw(port, path_nul, strlen(path_nul), 0, a);
+    expect_error(a, 400, "NUL", "/api/models%00.json");
+    const char *space = "GET /api/models HTTP/1.1\r\nHost : evil.com\r\nHost: localhost\r\n"
+                        "Connection: close\r\n\r\n";
+    raw(port, space, strlen(space), 0, a);
+    ck_assert_msg(a->status == 400, "Host with a space before the colon: %.300s", a->text);
+    const char *space2 =
+        "GET /api/models HTTP/1.1\r\nHost: localhost\r\nOrigin : http://evil.com\r\n"
+        "Connection: close\r\n\r\n";
+    raw(port, space2, strlen(space2), 0, a);
+    ck_assert_msg(a->status == 400, "Origin with a space before the colon: %.300s", a->text);
+    /* The same requests without the odd bytes are answered. */
+    const char *fine = "GET /api/models HTTP/1.1\r\nHost: localhost\r\nX-Pad: a b  \t\r\n"
+                       "X-Empty:\r\nConnection: close\r\n\r\n";
+    raw(port, fine, strlen(fine), 0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_server_stop(s);
+}
+END_TEST
+
 /* ---- the training view's files ---- */
 
 /* A GET answered within `wait` seconds (else the test fails). */
@@ -2190,6 +2240,7 @@ Suite *serve_suite(void)
     tcase_add_test(tc, the_page_forgets_its_token);
     tcase_add_test(tc, other_sites_cannot_read_or_frame_the_server);
     tcase_add_test(tc, a_run_directory_anyone_may_write_is_not_shown_by_default);
+    tcase_add_test(tc, nul_bytes_and_odd_header_names_are_refused);
     suite_add_tcase(s, tc);
     return s;
 }
