@@ -177,6 +177,39 @@ async function trainingView() {
   runServer.removeAllListeners('exit');
   runServer.kill('SIGTERM');
   await longRunView(run);
+  await hugeMatrixView(run);
+}
+
+// A hostile (or huge) watch record: a 1000 x 1000 alignment that fits
+// --max-answer. The page draws at most 200 x 200 cells and says so, and a
+// poll that brings nothing new does not redraw it (it froze the page, a
+// million-cell picture redrawn every 2 s).
+async function hugeMatrixView(run) {
+  const dir = join(scratch, 'huge-run');
+  mkdirSync(dir);
+  const n = 1000, words = Array.from({ length: n - 1 }, (_, k) => 'w' + k).concat(['</s>']);
+  const row = JSON.stringify(Array.from({ length: n }, (_, j) => (j === 0 ? 1 : 0)));
+  const rec = `{"step":0,"epoch":0,"sentence":0,"kind":"forced","source":${JSON.stringify(words)},` +
+              `"target":${JSON.stringify(words)},"alignment":[${Array(n).fill(row).join(',')}]}`;
+  writeFileSync(join(dir, 'watch.jsonl'), rec + '\n');
+  writeFileSync(join(dir, 'train.log.tsv'), 'step\tepoch\ttrain_loss\n0\t0\t3.0\n');
+  const port = await spawnServer(['-m', run, '--run', dir, '--threads', '1', '--max-answer', '16777216'],
+                                 (p) => { extraServer = p; });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction(() => document.querySelector('#replay-matrix svg') !== null, null, { timeout: 30000 });
+  const cells = await page.$$eval('#replay-matrix rect.cell', (r) => r.length);
+  const note = await page.textContent('#replay-matrix [data-note=matrix-cut]').catch(() => '');
+  check(cells === 200 * 200 && /200 of 1000/.test(note), `a 1000 x 1000 matrix is drawn as ${cells} cells ("${note}")`);
+  await page.evaluate(() => { window.firstMatrix = document.querySelector('#replay-matrix svg'); });
+  await page.waitForTimeout(4500);
+  const same = await page.evaluate(() => document.querySelector('#replay-matrix svg') === window.firstMatrix);
+  check(same, 'polls that bring nothing new do not redraw the matrix');
+  check(errors.length === 0, 'no script errors with a huge matrix' + (errors.length ? ': ' + errors.join(' | ') : ''));
+  await page.close();
+  check(await stopExtra() === 0, 'the huge-matrix server stops cleanly');
 }
 
 async function stopExtra() {
