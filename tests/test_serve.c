@@ -2076,6 +2076,90 @@ START_TEST(long_logs_are_thinned)
 }
 END_TEST
 
+/* Found by attacking the server: /api/run passed the log's bytes through
+ * (invalid UTF-8 in cells and column names, a NUL cutting a cell); a 2 MB
+ * row of control bytes took seconds (escaped 6x larger, rewritten up to 12
+ * times); an answer too large got 500, not 413; a missing log was "thinned". */
+static void write_bytes(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(run_answers_are_utf8_and_bounded)
+{
+    char dir[64], path[256];
+    testdir_make(dir, "rnnsearch-serve-utf8");
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.run_dir = dir;
+    opt.max_answer = 1 << 21;
+    rs_server *s = start_with(&opt);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    /* No log: nothing was left out. */
+    get_within(port, "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_json *j = json_of(a);
+    ck_assert_msg(rs_json_get(j, "thinned")->type == RS_JSON_FALSE, "%.300s", a->body);
+    rs_json_free(j);
+    static const char bad[] = "step\tx\xff\n1\t\xff\xfe\n2\ta\0b\n";
+    write_bytes(path, bad, sizeof bad - 1);
+    get_within(port, "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    j = json_of(a); /* json_of fails on invalid UTF-8 */
+    const rs_json *rows = rs_json_get(j, "rows");
+    ck_assert_uint_eq(rows->count, 2);
+    ck_assert_str_eq(item(item(rows, 0), 1)->string, "\xEF\xBF\xBD\xEF\xBF\xBD");
+    ck_assert_str_eq(item(item(rows, 1), 1)->string, "a\xEF\xBF\xBD"
+                                                     "b"); /* the NUL */
+    ck_assert_str_eq(item(rs_json_get(j, "columns"), 1)->string, "x\xEF\xBF\xBD");
+    rs_json_free(j);
+    /* A 2 MB row of control bytes, and many such rows: answered quickly. */
+    const size_t big = 2000000;
+    char *text = malloc(big + 64);
+    ck_assert_ptr_nonnull(text);
+    int n = snprintf(text, 64, "step\tx\n1\t");
+    memset(text + n, 0x01, big);
+    text[n + big] = '\n';
+    write_bytes(path, text, (size_t)n + big + 1);
+    double t0 = now();
+    get_within(port, "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    ck_assert_msg(now() - t0 < 0.5, "a 2 MB row of control bytes took %.2f s", now() - t0);
+    rs_json_free(json_of(a));
+    /* Rows of tabs (a cell each): fewer rows, and quickly. */
+    n = snprintf(text, 64, "step\tx\n");
+    for (size_t at = (size_t)n; at + 4096 < big; at += 4096) {
+        memset(text + at, '\t', 4095);
+        text[at + 4095] = '\n';
+        n = (int)(at + 4096);
+    }
+    write_bytes(path, text, (size_t)n);
+    t0 = now();
+    get_within(port, "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    ck_assert_msg(now() - t0 < 1.0, "rows of tabs took %.2f s", now() - t0);
+    rs_json_free(json_of(a));
+    rs_server_stop(s);
+    /* A header that cannot fit any answer: 413, as documented. */
+    opt.max_answer = 16384;
+    s = start_with(&opt);
+    memset(text, 'c', 20000);
+    memcpy(text + 20000, "\n1\n", 3);
+    for (int k = 0; k < 20000; k += 10)
+        text[k] = '\t';
+    write_bytes(path, text, 20003);
+    get_within(rs_server_port(s), "/api/run", 5.0, a);
+    expect_error(a, 413, "larger than", "a header over --max-answer");
+    rs_server_stop(s);
+    free(text);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* Opened as /?token=…, the page takes the token out of the address bar and
  * the history at once, keeps it in its origin's localStorage and sends it as
  * Authorization: Bearer (the browser test checks it in Chromium; this, that
@@ -2241,6 +2325,7 @@ Suite *serve_suite(void)
     tcase_add_test(tc, other_sites_cannot_read_or_frame_the_server);
     tcase_add_test(tc, a_run_directory_anyone_may_write_is_not_shown_by_default);
     tcase_add_test(tc, nul_bytes_and_odd_header_names_are_refused);
+    tcase_add_test(tc, run_answers_are_utf8_and_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
