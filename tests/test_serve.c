@@ -629,23 +629,24 @@ START_TEST(foreign_hosts_origins_and_content_types_are_refused)
                  "Authorization: Bearer s3cret-token_1\r\n",
                  body, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
+    /* The token is never a cookie (a browser sends a host's cookies to
+     * every port of it: another service on the host would receive it, and
+     * could plant one sent first). The page is sent without it and sets
+     * none; a cookie holding the token lets nothing through. */
     with_headers(port, "GET", "/?token=s3cret-token_1", "Host: localhost\r\n", NULL, a);
-    snprintf(headers, sizeof headers, "Set-Cookie: rnnsearch_token_%d=s3cret-token_1;", port);
-    ck_assert_msg(a->status == 200 && strstr(a->text, headers), "%.300s", a->text);
+    ck_assert_msg(a->status == 200 && !strstr(a->text, "Set-Cookie") &&
+                      !strstr(a->text, "set-cookie"),
+                  "%.300s", a->text);
+    with_headers(port, "GET", "/", "Host: localhost\r\n", NULL, a);
+    ck_assert_msg(a->status == 200 && strstr(a->body, "Authorization"), "%.300s", a->text);
     snprintf(headers, sizeof headers,
              "Host: localhost\r\nContent-Type: application/json\r\n"
              "Cookie: rnnsearch_token_%d=s3cret-token_1\r\n",
              port);
     with_headers(port, "POST", "/api/translate", headers, body, a);
+    expect_error(a, 401, "token", "the token as a cookie");
+    with_headers(port, "GET", "/api/models?token=s3cret-token_1", "Host: localhost\r\n", NULL, a);
     ck_assert_msg(a->status == 200, "%.300s", a->text);
-    /* Another port's cookie (a browser sends a host's cookies to all its
-     * ports) is not this server's: two servers keep their own tokens. */
-    snprintf(headers, sizeof headers,
-             "Host: localhost\r\nCookie: rnnsearch_token=s3cret-token_1; "
-             "rnnsearch_token_%d=s3cret-token_1\r\n",
-             port + 1);
-    with_headers(port, "GET", "/api/models", headers, NULL, a);
-    expect_error(a, 401, "token", "a cookie of another port");
     with_headers(port, "GET", "/api/models", "Host: other.lan\r\n", NULL, a);
     expect_error(a, 403, "--allow-host", "a name not allowed");
     rs_server_stop(s);
@@ -1655,6 +1656,56 @@ START_TEST(duplicate_and_malformed_headers_are_refused)
 }
 END_TEST
 
+/* Found by attacking the server: a NUL byte in a header value or in the
+ * path made them read shorter than sent (Host "localhost\0.evil.example"
+ * read as localhost, /api/models%00.json routed to /api/models); a header
+ * name with a space before its colon ("Host : evil.com") is no header a
+ * reader would agree on. Each is 400. */
+START_TEST(nul_bytes_and_odd_header_names_are_refused)
+{
+    rs_server *s = start(1, 4, 10);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    char req[512];
+    static const char *const with_nul[] = {
+        "Host: localhost\0.evil.example:8904\r\n",
+        "Host: localhost\r\nOrigin: http://localhost\0.evil.example\r\n",
+        "Host: localhost\r\nSec-Fetch-Site: same-origin\0cross-site\r\n",
+        "Host: localhost\r\nX-Other: a\0b\r\n",
+    };
+    for (size_t i = 0; i < sizeof with_nul / sizeof *with_nul; i++) {
+        /* The header's length up to its \r\n\0... : the NUL inside counts. */
+        const char *h = with_nul[i];
+        size_t hl = strlen(h) + 1 + strlen(h + strlen(h) + 1);
+        int n = snprintf(req, sizeof req, "GET /api/models HTTP/1.1\r\n");
+        memcpy(req + n, h, hl);
+        n += (int)hl;
+        n += snprintf(req + n, sizeof req - (size_t)n, "Connection: close\r\n\r\n");
+        raw(port, req, (size_t)n, 0, a);
+        expect_error(a, 400, "NUL", "a header with a NUL byte");
+    }
+    const char *path_nul =
+        "GET /api/models%00.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    raw(port, path_nul, strlen(path_nul), 0, a);
+    expect_error(a, 400, "NUL", "/api/models%00.json");
+    const char *space = "GET /api/models HTTP/1.1\r\nHost : evil.com\r\nHost: localhost\r\n"
+                        "Connection: close\r\n\r\n";
+    raw(port, space, strlen(space), 0, a);
+    ck_assert_msg(a->status == 400, "Host with a space before the colon: %.300s", a->text);
+    const char *space2 =
+        "GET /api/models HTTP/1.1\r\nHost: localhost\r\nOrigin : http://evil.com\r\n"
+        "Connection: close\r\n\r\n";
+    raw(port, space2, strlen(space2), 0, a);
+    ck_assert_msg(a->status == 400, "Origin with a space before the colon: %.300s", a->text);
+    /* The same requests without the odd bytes are answered. */
+    const char *fine = "GET /api/models HTTP/1.1\r\nHost: localhost\r\nX-Pad: a b  \t\r\n"
+                       "X-Empty:\r\nConnection: close\r\n\r\n";
+    raw(port, fine, strlen(fine), 0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_server_stop(s);
+}
+END_TEST
+
 /* ---- the training view's files ---- */
 
 /* A GET answered within `wait` seconds (else the test fails). */
@@ -2025,9 +2076,94 @@ START_TEST(long_logs_are_thinned)
 }
 END_TEST
 
+/* Found by attacking the server: /api/run passed the log's bytes through
+ * (invalid UTF-8 in cells and column names, a NUL cutting a cell); a 2 MB
+ * row of control bytes took seconds (escaped 6x larger, rewritten up to 12
+ * times); an answer too large got 500, not 413; a missing log was "thinned". */
+static void write_bytes(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(run_answers_are_utf8_and_bounded)
+{
+    char dir[64], path[256];
+    testdir_make(dir, "rnnsearch-serve-utf8");
+    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.run_dir = dir;
+    opt.max_answer = 1 << 21;
+    rs_server *s = start_with(&opt);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    /* No log: nothing was left out. */
+    get_within(port, "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_json *j = json_of(a);
+    ck_assert_msg(rs_json_get(j, "thinned")->type == RS_JSON_FALSE, "%.300s", a->body);
+    rs_json_free(j);
+    static const char bad[] = "step\tx\xff\n1\t\xff\xfe\n2\ta\0b\n";
+    write_bytes(path, bad, sizeof bad - 1);
+    get_within(port, "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    j = json_of(a); /* json_of fails on invalid UTF-8 */
+    const rs_json *rows = rs_json_get(j, "rows");
+    ck_assert_uint_eq(rows->count, 2);
+    ck_assert_str_eq(item(item(rows, 0), 1)->string, "\xEF\xBF\xBD\xEF\xBF\xBD");
+    ck_assert_str_eq(item(item(rows, 1), 1)->string, "a\xEF\xBF\xBD"
+                                                     "b"); /* the NUL */
+    ck_assert_str_eq(item(rs_json_get(j, "columns"), 1)->string, "x\xEF\xBF\xBD");
+    rs_json_free(j);
+    /* A 2 MB row of control bytes, and many such rows: answered quickly. */
+    const size_t big = 2000000;
+    char *text = malloc(big + 64);
+    ck_assert_ptr_nonnull(text);
+    int n = snprintf(text, 64, "step\tx\n1\t");
+    memset(text + n, 0x01, big);
+    text[n + big] = '\n';
+    write_bytes(path, text, (size_t)n + big + 1);
+    double t0 = now();
+    get_within(port, "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    ck_assert_msg(now() - t0 < 0.5, "a 2 MB row of control bytes took %.2f s", now() - t0);
+    rs_json_free(json_of(a));
+    /* Rows of tabs (a cell each): fewer rows, and quickly. */
+    n = snprintf(text, 64, "step\tx\n");
+    for (size_t at = (size_t)n; at + 4096 < big; at += 4096) {
+        memset(text + at, '\t', 4095);
+        text[at + 4095] = '\n';
+        n = (int)(at + 4096);
+    }
+    write_bytes(path, text, (size_t)n);
+    t0 = now();
+    get_within(port, "/api/run", 5.0, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    ck_assert_msg(now() - t0 < 1.0, "rows of tabs took %.2f s", now() - t0);
+    rs_json_free(json_of(a));
+    rs_server_stop(s);
+    /* A header that cannot fit any answer: 413, as documented. */
+    opt.max_answer = 16384;
+    s = start_with(&opt);
+    memset(text, 'c', 20000);
+    memcpy(text + 20000, "\n1\n", 3);
+    for (int k = 0; k < 20000; k += 10)
+        text[k] = '\t';
+    write_bytes(path, text, 20003);
+    get_within(rs_server_port(s), "/api/run", 5.0, a);
+    expect_error(a, 413, "larger than", "a header over --max-answer");
+    rs_server_stop(s);
+    free(text);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* Opened as /?token=…, the page takes the token out of the address bar and
- * the history once its cookie has let a request through (the browser test
- * checks it in Chromium; this, that the page served has the code). */
+ * the history at once, keeps it in its origin's localStorage and sends it as
+ * Authorization: Bearer (the browser test checks it in Chromium; this, that
+ * the page served has the code). */
 START_TEST(the_page_forgets_its_token)
 {
     rs_serve_options opt = test_options(1, 4, 10);
@@ -2040,7 +2176,9 @@ START_TEST(the_page_forgets_its_token)
     ck_assert_ptr_nonnull(forget);
     ck_assert_ptr_nonnull(strstr(forget, "url.searchParams.delete('token')"));
     ck_assert_ptr_nonnull(strstr(forget, "history.replaceState("));
-    ck_assert_ptr_nonnull(strstr(a->body, "info();\n    forgetToken();"));
+    ck_assert_ptr_nonnull(strstr(forget, "store.setItem(tokenKey, token)"));
+    ck_assert_ptr_nonnull(strstr(a->body, "headers.Authorization = 'Bearer ' + token"));
+    ck_assert_ptr_nonnull(strstr(a->body, "readToken();\n  loadModels();"));
     rs_server_stop(s);
 }
 END_TEST
@@ -2186,6 +2324,8 @@ Suite *serve_suite(void)
     tcase_add_test(tc, the_page_forgets_its_token);
     tcase_add_test(tc, other_sites_cannot_read_or_frame_the_server);
     tcase_add_test(tc, a_run_directory_anyone_may_write_is_not_shown_by_default);
+    tcase_add_test(tc, nul_bytes_and_odd_header_names_are_refused);
+    tcase_add_test(tc, run_answers_are_utf8_and_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -80,14 +80,48 @@ static int same_address(const address *a, const address *b)
 typedef struct {
     int content_lengths, transfer_encodings, hosts, origins, content_types, authorizations;
     int fetch_sites, fetch_modes, fetch_dests;
+    int nul;      /* headers whose name or value holds a NUL (it would read shorter than sent) */
+    int odd_name; /* header names that are not an RFC 9110 token ("Host ", "Host\t") */
 } header_counts;
 
+/* An RFC 9110 token (a header name): tchar, at least one. */
+static int is_token(const char *s, size_t n)
+{
+    static const char tchar[] = "!#$%&'*+-.^_`|~0123456789"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!s[i] || !strchr(tchar, s[i]))
+            return 0;
+    return 1;
+}
+
+/* libmicrohttpd 0.9.75 measures a header's value with strlen, so a NUL the
+ * client sent inside it ("Host: localhost\0.evil.example") cuts it there
+ * and the _n lengths agree. The value lies in the connection's read buffer,
+ * where the line's end (CR and LF) has been overwritten with NULs: after the
+ * value's end, whitespace (trimmed) may follow, then the line's end. Any
+ * other byte there is the rest of a value cut by a NUL of the client's (or
+ * a line ended by LF alone, which RFC 9112 §2.2 allows a server to refuse). */
+static int nul_inside(const char *end)
+{
+    const char *p = end + 1; /* end[0] is the NUL that ends the value */
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return *p != '\0';
+}
+
 static enum MHD_Result count_headers(void *cls, enum MHD_ValueKind kind, const char *key,
-                                     const char *value)
+                                     size_t key_size, const char *value, size_t value_size)
 {
     header_counts *h = cls;
     (void)kind;
-    (void)value;
+    if (strlen(key) != key_size || (value && strlen(value) != value_size) ||
+        (value && nul_inside(value + value_size)))
+        h->nul++;
+    else if (!is_token(key, key_size))
+        h->odd_name++;
     h->content_lengths += !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH);
     h->transfer_encodings += !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING);
     h->hosts += !strcasecmp(key, MHD_HTTP_HEADER_HOST);
@@ -197,17 +231,19 @@ static int same_secret(const char *given, const char *token)
     return diff == 0;
 }
 
+/* The token, as `Authorization: Bearer TOKEN` (the page's own requests) or
+ * a `token` query argument (scripts, and the address printed at start).
+ * Never a cookie: a browser sends a host's cookies to every port of it, so
+ * another service on the host would receive the token, and could plant a
+ * cookie of the same name that is sent first (the page then got 401). */
 static int has_token(const rs_server *s, struct MHD_Connection *c)
 {
     const char *auth =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (auth && !strncasecmp(auth, "Bearer ", 7) && same_secret(auth + 7, s->opt.token))
         return 1;
-    char cookie[32];
-    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "%d", atomic_load(&s->port));
     return same_secret(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"),
-                       s->opt.token) ||
-           same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, cookie), s->opt.token);
+                       s->opt.token);
 }
 
 /* Framing (RFC 9112 §6.3: one length, never a length and chunks) and one
@@ -216,7 +252,22 @@ static int framing_refused(request *rq, char *msg, size_t size)
 {
     struct MHD_Connection *c = rq->connection;
     header_counts h = {0};
-    MHD_get_connection_values(c, MHD_HEADER_KIND, count_headers, &h);
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, count_headers, &h);
+    /* A NUL in the path (%00, decoded by libmicrohttpd) or in a header would
+     * make it read shorter than sent: /api/models%00.json as /api/models,
+     * "Host: localhost\0.evil.example" as localhost. */
+    const int url_nul = rs_serve_take_url_nul(c);
+    if (h.nul) {
+        rq->close_after = 1;
+        snprintf(msg, size,
+                 "a header holds a NUL byte (or a header line ends with LF alone, not CRLF)");
+        return 400;
+    }
+    if (h.odd_name) {
+        rq->close_after = 1;
+        snprintf(msg, size, "a header name that is not a token (a space before its colon?)");
+        return 400;
+    }
     if (h.content_lengths > 1 || (h.content_lengths && h.transfer_encodings)) {
         rq->close_after = 1;
         snprintf(msg, size, "%s",
@@ -241,6 +292,10 @@ static int framing_refused(request *rq, char *msg, size_t size)
     if (args.bad) {
         snprintf(msg, size, "%s %s", args.bad,
                  args.nul ? "holds a NUL byte (%00)" : "is given more than once");
+        return 400;
+    }
+    if (url_nul) {
+        snprintf(msg, size, "the path holds a NUL byte (%%00)");
         return 400;
     }
     return 0;
@@ -329,7 +384,10 @@ int rs_serve_refused(const rs_server *s, request *rq, const char *version, int g
         (status = host_refused(s, host, version, msg, size)) ||
         (status = origin_refused(rq, host, get, msg, size)))
         return status;
-    if (s->opt.token && !has_token(s, rq->connection)) {
+    /* The page itself holds nothing of the server's (the same bytes for
+     * everyone): it is sent without the token, which it then takes from its
+     * address or its origin's storage and sends with every API request. */
+    if (s->opt.token && rq->route != ROUTE_PAGE && !has_token(s, rq->connection)) {
         snprintf(msg, size,
                  "this server needs its token: open the address it printed at start "
                  "(/?token=...), or send 'Authorization: Bearer TOKEN'");

@@ -7,8 +7,7 @@
  * return one) is malloc'd and the caller's; rs_serve_send_json takes its
  * body and libmicrohttpd frees it once sent (MHD_RESPMEM_MUST_FREE). The
  * page is a static array (serve_page.h), sent from the server's one page
- * answer (made at start, destroyed at stop) or, with a token, from an
- * answer of its own that also sets the cookie. */
+ * answer (made at start, destroyed at stop). */
 #include <math.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
@@ -233,27 +232,11 @@ void rs_serve_page_headers(struct MHD_Response *r)
     no_cross_origin_reads(r);
 }
 
-/* The page; with a token, the cookie that lets its own requests through. */
+/* The page (the same with or without a token: it sends the token itself). */
 enum MHD_Result rs_serve_send_page(rs_server *s, request *rq)
 {
-    if (!s->opt.token) {
-        if (MHD_queue_response(rq->connection, 200, s->page) != MHD_YES)
-            return MHD_NO;
-        rq->status = 200;
-        return MHD_YES;
-    }
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        (size_t)rs_serve_page_len, (void *)rs_serve_page, MHD_RESPMEM_PERSISTENT);
-    if (!r)
+    if (MHD_queue_response(rq->connection, 200, s->page) != MHD_YES)
         return MHD_NO;
-    rs_serve_page_headers(r);
-    char cookie[256];
-    snprintf(cookie, sizeof cookie, RS_SERVE_COOKIE "%d=%s; Path=/; HttpOnly; SameSite=Strict",
-             atomic_load(&s->port), s->opt.token);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
-    enum MHD_Result ok = MHD_queue_response(rq->connection, 200, r);
-    MHD_destroy_response(r);
-    if (ok == MHD_YES)
-        rq->status = 200;
-    return ok;
+    rq->status = 200;
+    return MHD_YES;
 }

@@ -16,11 +16,43 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "common/clock.h"
 #include "serve/server.h"
+
+static open_connection *connection_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/* Decoded as libmicrohttpd decodes (%HH), and a NUL among the bytes noted:
+ * the path and query would otherwise read shorter than sent. Both run on
+ * the polling thread (the request line is parsed before the request's
+ * first callback). */
+size_t rs_serve_unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    const size_t n = MHD_http_unescape(s);
+    open_connection *conn = connection_of(c);
+    if (strlen(s) != n && conn)
+        conn->url_nul = 1;
+    return n;
+}
+
+int rs_serve_take_url_nul(struct MHD_Connection *c)
+{
+    open_connection *conn = connection_of(c);
+    if (!conn)
+        return 0;
+    const int had = conn->url_nul;
+    conn->url_nul = 0;
+    return had;
+}
 
 /* Marks the request's connection busy (the deadline stops: the request is
  * in) or idle again (the deadline starts anew from now). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "common/utf8.h"
 #include "serve/run.h"
 #include "serve/serve_page.h"
 #include "train/watch.h"
@@ -222,6 +223,42 @@ static char *close_answer(FILE *f, char **answer, const size_t *size, size_t cap
     return text;
 }
 
+/* A log cell or column name as a JSON string, valid UTF-8 whatever the
+ * file holds: a byte that is not part of valid UTF-8, and a NUL, is written
+ * U+FFFD, another control byte \u00XX, and only the first CELL_MAX bytes of a
+ * cell are written (then "…"), so a cell costs at most 6 x CELL_MAX bytes. */
+#define CELL_MAX ((size_t)1024)
+static void write_text(FILE *out, const char *cell, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)cell, *end = p + (n < CELL_MAX ? n : CELL_MAX);
+    putc('"', out);
+    while (p < end) {
+        if (*p < 0x80) {
+            if (*p == '\0')
+                fputs("\xEF\xBF\xBD", out); /* U+FFFD: readers refuse \u0000 */
+            else if (*p == '"' || *p == '\\')
+                fprintf(out, "\\%c", *p);
+            else if (*p < 0x20 || *p == 0x7F)
+                fprintf(out, "\\u%04x", *p);
+            else
+                putc(*p, out);
+            p++;
+            continue;
+        }
+        size_t k = rs_utf8_sequence(p, end);
+        if (k) {
+            fwrite(p, 1, k, out);
+            p += k;
+        } else {
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD */
+            p++;
+        }
+    }
+    if (n > CELL_MAX)
+        fputs("\xE2\x80\xA6", out); /* … */
+    putc('"', out);
+}
+
 /* One TSV cell: a number, null when empty, else a string. */
 static void write_cell(FILE *out, const char *cell, size_t n)
 {
@@ -230,7 +267,7 @@ static void write_cell(FILE *out, const char *cell, size_t n)
         fputs("null", out);
         return;
     }
-    if (n < sizeof buf) {
+    if (n < sizeof buf && !memchr(cell, '\0', n)) {
         memcpy(buf, cell, n);
         buf[n] = '\0';
         double v = strtod(buf, &end);
@@ -239,31 +276,30 @@ static void write_cell(FILE *out, const char *cell, size_t n)
             return;
         }
     }
-    char *s = strndup(cell, n);
-    rs_json_write_string(out, s ? s : "");
-    free(s);
+    write_text(out, cell, n);
 }
 
-/* One TSV line (without its newline) as a JSON array of cells, or of names. */
-static void write_row(FILE *out, const char *p, size_t n, int names)
+/* One TSV line (without its newline) as a JSON array of cells, or of names;
+ * -1 as soon as the answer passes cap bytes (the rest is not written). */
+static int write_row(FILE *out, const char *p, size_t n, int names, size_t cap)
 {
     putc('[', out);
     for (size_t at = 0;;) {
         const char *tab = memchr(p + at, '\t', n - at);
         size_t cell = tab ? (size_t)(tab - (p + at)) : n - at;
-        if (names) {
-            char *name = strndup(p + at, cell);
-            rs_json_write_string(out, name ? name : "");
-            free(name);
-        } else {
+        if (names)
+            write_text(out, p + at, cell);
+        else
             write_cell(out, p + at, cell);
-        }
+        if (ftell(out) > (long)cap)
+            return -1;
         if (!tab)
             break;
         putc(',', out);
         at += cell + 1;
     }
     putc(']', out);
+    return 0;
 }
 
 /* ---- GET /api/run ---- */
@@ -392,18 +428,23 @@ static int sample_rows(const run_file *rf, uint64_t head, log_rows *lr, rs_error
 }
 
 /* The log's answer with at most max_rows rows chosen evenly from lr, the
- * first and the last among them. */
-static void write_log(FILE *f, const char *dir, const char *head, size_t head_len,
-                      const log_rows *lr, size_t max_rows, const run_file *log,
-                      const run_file *watch, int watch_refused)
+ * first and the last among them. Writing stops as soon as the answer passes
+ * cap bytes: -1, with *fitted the rows written whole by then (so no attempt
+ * writes much more than cap bytes, however large the rows). */
+static int write_log(FILE *f, const char *dir, const char *head, size_t head_len,
+                     const log_rows *lr, size_t max_rows, const run_file *log,
+                     const run_file *watch, int watch_refused, size_t cap, size_t *fitted)
 {
+    *fitted = 0;
     fputs("{\"dir\":", f);
     rs_json_write_string(f, dir);
     fputs(",\"columns\":", f);
-    if (head)
-        write_row(f, head, head_len, 1);
-    else
+    if (head) {
+        if (write_row(f, head, head_len, 1, cap))
+            return -1;
+    } else {
         fputs("[]", f);
+    }
     fputs(",\"rows\":[", f);
     const size_t m = lr->count < max_rows ? lr->count : max_rows;
     for (size_t k = 0; k < m; k++) {
@@ -413,7 +454,9 @@ static void write_log(FILE *f, const char *dir, const char *head, size_t head_le
             to++;
         if (k)
             putc(',', f);
-        write_row(f, lr->text + from, to - from, 0);
+        if (write_row(f, lr->text + from, to - from, 0, cap))
+            return -1;
+        *fitted = k + 1;
     }
     fprintf(f, "],\"log_rows\":%llu,\"log_rows_exact\":%s,\"thinned\":%s,\"log_bytes\":%llu",
             (unsigned long long)lr->rows, lr->exact ? "true" : "false",
@@ -422,6 +465,7 @@ static void write_log(FILE *f, const char *dir, const char *head, size_t head_le
         fputs(",\"watch_bytes\":null}\n", f);
     else
         fprintf(f, ",\"watch_bytes\":%llu}\n", (unsigned long long)watch->size);
+    return 0;
 }
 
 char *rs_run_log_json(const char *dir, size_t cap, size_t *len, int *status, rs_error *err)
@@ -437,6 +481,7 @@ char *rs_run_log_json(const char *dir, size_t cap, size_t *len, int *status, rs_
     char *head = NULL, *text = NULL;
     size_t head_len = 0, got, size;
     log_rows lr = {0};
+    lr.exact = 1; /* a missing or empty log: 0 rows, exactly, none left out */
     if (log.fd >= 0 && log.size > 0) {
         if (!(head = rs_calloc(HEAD_MAX + 1, 1, err)) ||
             read_at(&log, head, HEAD_MAX, 0, &got, err))
@@ -456,22 +501,26 @@ char *rs_run_log_json(const char *dir, size_t cap, size_t *len, int *status, rs_
             goto fail;
         }
     }
-    /* Fewer rows until the answer fits. */
-    for (size_t max_rows = RS_RUN_MAX_ROWS;; max_rows /= 2) {
+    /* Fewer rows until the answer fits: at most half as many as before, and
+     * no more than fitted whole the last time. */
+    for (size_t max_rows = RS_RUN_MAX_ROWS, fitted;;) {
         FILE *f = open_answer(&text, &size);
         if (!f) {
             rs_fail(err, "out of memory");
             goto fail;
         }
-        write_log(f, dir, head, head_len, &lr, max_rows, &log, &watch, watch_refused);
+        write_log(f, dir, head, head_len, &lr, max_rows, &log, &watch, watch_refused, cap, &fitted);
         char *answer = close_answer(f, &text, &size, cap, len, err);
         if (answer || max_rows == 0 || size <= cap) {
+            if (!answer && size > cap)
+                *status = 413;
             close_run_file(&log);
             free(head);
             free(lr.text);
             free(lr.start);
             return answer;
         }
+        max_rows = fitted < max_rows / 2 ? fitted : max_rows / 2;
     }
 fail:
     close_run_file(&log);

@@ -135,12 +135,12 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
         goto fail;
     }
     s->reaper_started = 1;
-    s->daemon = MHD_start_daemon(flags, (uint16_t)opt->port, NULL, NULL, rs_serve_on_request, s,
-                                 MHD_OPTION_SOCK_ADDR, &addr.sa, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)opt->timeout, MHD_OPTION_CONNECTION_LIMIT,
-                                 (unsigned)opt->connections, MHD_OPTION_NOTIFY_COMPLETED,
-                                 rs_serve_on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-                                 rs_serve_on_connection, s, MHD_OPTION_END);
+    s->daemon = MHD_start_daemon(
+        flags, (uint16_t)opt->port, NULL, NULL, rs_serve_on_request, s, MHD_OPTION_SOCK_ADDR,
+        &addr.sa, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->timeout,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->connections, MHD_OPTION_NOTIFY_COMPLETED,
+        rs_serve_on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, rs_serve_on_connection, s,
+        MHD_OPTION_UNESCAPE_CALLBACK, rs_serve_unescape, s, MHD_OPTION_END);
     if (!s->daemon) {
         rs_fail(err, "cannot listen on %s port %d: %s", opt->host, opt->port,
                 errno ? strerror(errno) : "libmicrohttpd refused");

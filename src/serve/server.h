@@ -28,11 +28,6 @@
 #include "search/translate.h"
 #include "serve/serve.h"
 
-/* The cookie's name ends with the port: browsers send a host's cookies to
- * every port of it, so two servers on one host would otherwise overwrite
- * each other's token (the first page then gets 401). */
-#define RS_SERVE_COOKIE "rnnsearch_token_"
-
 typedef enum {
     ROUTE_PAGE,
     ROUTE_MODELS,
@@ -130,6 +125,7 @@ typedef struct open_connection {
     int fd;
     double since;
     int busy;
+    int url_nul; /* the request line's path or query decoded to a NUL (polling thread only) */
 } open_connection;
 
 /* A text of at most `cap` bytes written through a FILE (fmemopen on a
@@ -220,6 +216,11 @@ void rs_serve_on_connection(void *cls, struct MHD_Connection *c, void **socket_c
                             enum MHD_ConnectionNotificationCode code);
 /* The thread that closes connections past their deadline (and idle ones while draining). */
 void *rs_serve_reaper_main(void *arg);
+/* libmicrohttpd's unescaping of the path and query (MHD_http_unescape), noting
+ * on the connection a %00 that decoded to a NUL; rs_serve_take_url_nul says
+ * whether the request's line had one, and forgets it. */
+size_t rs_serve_unescape(void *cls, struct MHD_Connection *c, char *s);
+int rs_serve_take_url_nul(struct MHD_Connection *c);
 /* Marks a request's connection busy (no deadline) or idle (the deadline starts now). */
 void rs_serve_set_busy(rs_server *s, struct MHD_Connection *c, int busy);
 

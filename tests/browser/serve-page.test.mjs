@@ -13,6 +13,7 @@
 // training one), SCREENSHOTS (directory, default build/browser), SENTENCE.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -176,6 +177,39 @@ async function trainingView() {
   runServer.removeAllListeners('exit');
   runServer.kill('SIGTERM');
   await longRunView(run);
+  await hugeMatrixView(run);
+}
+
+// A hostile (or huge) watch record: a 1000 x 1000 alignment that fits
+// --max-answer. The page draws at most 200 x 200 cells and says so, and a
+// poll that brings nothing new does not redraw it (it froze the page, a
+// million-cell picture redrawn every 2 s).
+async function hugeMatrixView(run) {
+  const dir = join(scratch, 'huge-run');
+  mkdirSync(dir);
+  const n = 1000, words = Array.from({ length: n - 1 }, (_, k) => 'w' + k).concat(['</s>']);
+  const row = JSON.stringify(Array.from({ length: n }, (_, j) => (j === 0 ? 1 : 0)));
+  const rec = `{"step":0,"epoch":0,"sentence":0,"kind":"forced","source":${JSON.stringify(words)},` +
+              `"target":${JSON.stringify(words)},"alignment":[${Array(n).fill(row).join(',')}]}`;
+  writeFileSync(join(dir, 'watch.jsonl'), rec + '\n');
+  writeFileSync(join(dir, 'train.log.tsv'), 'step\tepoch\ttrain_loss\n0\t0\t3.0\n');
+  const port = await spawnServer(['-m', run, '--run', dir, '--threads', '1', '--max-answer', '16777216'],
+                                 (p) => { extraServer = p; });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction(() => document.querySelector('#replay-matrix svg') !== null, null, { timeout: 30000 });
+  const cells = await page.$$eval('#replay-matrix rect.cell', (r) => r.length);
+  const note = await page.textContent('#replay-matrix [data-note=matrix-cut]').catch(() => '');
+  check(cells === 200 * 200 && /200 of 1000/.test(note), `a 1000 x 1000 matrix is drawn as ${cells} cells ("${note}")`);
+  await page.evaluate(() => { window.firstMatrix = document.querySelector('#replay-matrix svg'); });
+  await page.waitForTimeout(4500);
+  const same = await page.evaluate(() => document.querySelector('#replay-matrix svg') === window.firstMatrix);
+  check(same, 'polls that bring nothing new do not redraw the matrix');
+  check(errors.length === 0, 'no script errors with a huge matrix' + (errors.length ? ': ' + errors.join(' | ') : ''));
+  await page.close();
+  check(await stopExtra() === 0, 'the huge-matrix server stops cleanly');
 }
 
 async function stopExtra() {
@@ -226,7 +260,10 @@ async function longRunView(run) {
 }
 
 // Opened with /?token=…, the page takes the token out of the address bar and
-// the history once its cookie works; the page goes on working with the cookie.
+// the history at once, keeps it in its origin's localStorage and sends it as
+// Authorization: Bearer; never a cookie, which a browser would send to every
+// port of the host (another user's server there received the token, and
+// could plant a cookie of the same name that locked the page out).
 async function tokenIsForgotten(model) {
   const token = 'browser-token-1234';
   const port = await spawnServer(['-m', model, '--threads', '1', '--token', token], (p) => { extraServer = p; });
@@ -245,7 +282,7 @@ async function tokenIsForgotten(model) {
   await page.locator('#source').fill('21 nov. 2026');
   await page.click('#translate');
   await page.waitForFunction(() => document.querySelector('#heatmap svg rect.cell') !== null, null, { timeout: 20000 });
-  check(true, 'the page translates with the cookie alone');
+  check(true, 'the page translates with the stored token');
   await page.reload();
   await page.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
   check(new URL(page.url()).search === '', 'a reload keeps working without the token in the address');
@@ -264,6 +301,40 @@ async function tokenIsForgotten(model) {
   check(await page.getAttribute('#result', 'data-text') === '3 nov. 2021',
         `the first server's page still works after the second's was opened ("${status}")`);
   await other.close();
+  // Another service on the same host, another port: it must receive no
+  // token, and a cookie it plants for the server's paths must not lock the
+  // page out.
+  const seen = [];
+  const spy = createServer((req, res) => {
+    seen.push(JSON.stringify(req.headers));
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end(`<script>document.cookie = 'rnnsearch_token_${port}=x; path=/api';
+             document.cookie = 'rnnsearch_token_${port}=x; path=/';</script>spy`);
+  });
+  const spyPort = await new Promise((r) => spy.listen(0, '127.0.0.1', () => r(spy.address().port)));
+  const spyPage = await context.newPage();
+  await spyPage.goto(`http://127.0.0.1:${spyPort}/`);
+  await spyPage.goto(`http://127.0.0.1:${spyPort}/api/models`);
+  await spyPage.close();
+  spy.close();
+  check(seen.length >= 2 && !seen.some((h) => h.includes(token)),
+        `a server on another port of the host receives no token (${seen.length} requests)`);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('#model option').length > 0, null, { timeout: 10000 });
+  await page.locator('#source').fill('4 nov. 2021');
+  await page.click('#translate');
+  await page.waitForFunction(() => document.querySelector('#result').dataset.text === '4 nov. 2021' ||
+                                   document.querySelector('#status').className === 'error', null, { timeout: 20000 });
+  check(await page.getAttribute('#result', 'data-text') === '4 nov. 2021',
+        `a cookie planted by another port does not lock the page out ("${await page.textContent('#status')}")`);
+  // Another origin of the same server (localhost, not 127.0.0.1) holds no
+  // token: the page says how to give it.
+  const bare = await context.newPage();
+  await bare.goto(`http://localhost:${port}/`);
+  await bare.waitForFunction(() => document.querySelector('#status').className === 'error', null, { timeout: 10000 }).catch(() => {});
+  const told = await bare.textContent('#status');
+  check(/needs its token/.test(told) && /\?token=/.test(told), `a page without a token says how to give it ("${told}")`);
+  await bare.close();
   secondServer.removeAllListeners('exit');
   secondServer.kill('SIGTERM');
   await page.close();
