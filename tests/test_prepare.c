@@ -16,20 +16,6 @@
 #include "train/resume.h"
 #include "train/rundir.h"
 
-static void write_text(const char *dir, const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    testfile_write(path, (const unsigned char *)text, strlen(text));
-}
-
-static int exists(const char *dir, const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return access(path, F_OK) == 0;
-}
-
 START_TEST(claiming_a_directory)
 {
     char dir[64], run[128];
@@ -53,23 +39,23 @@ START_TEST(claiming_a_directory)
     rs_train_unlock(lock);
 
     /* A directory that holds a model is refused, unless --overwrite clears it. */
-    write_text(run, "last.ckpt", "x");
-    write_text(run, "train.log.tsv", "step\n");
+    testfile_put(run, "last.ckpt", "x");
+    testfile_put(run, "train.log.tsv", "step\n");
     ck_assert_int_eq(rs_train_claim_dir(run, 0, 0, &lock, &err), RS_TRAIN_REFUSED);
     char want[512];
     snprintf(want, sizeof want,
              "%s already holds a model; give --resume to continue it or --overwrite to replace it",
              run);
     ck_assert_str_eq(err.msg, want);
-    ck_assert(exists(run, "last.ckpt"));
+    ck_assert(testfile_exists(run, "last.ckpt"));
     rs_train_unlock(lock);
     ck_assert_int_eq(rs_train_claim_dir(run, 0, 1, &lock, &err), 0);
-    ck_assert(!exists(run, "last.ckpt") && !exists(run, "train.log.tsv"));
+    ck_assert(!testfile_exists(run, "last.ckpt") && !testfile_exists(run, "train.log.tsv"));
     rs_train_unlock(lock);
 
     /* --resume: a run that stopped before its first save has nothing to
      * resume; one with last.ckpt is claimed. */
-    write_text(run, "train.log.tsv", "step\n");
+    testfile_put(run, "train.log.tsv", "step\n");
     ck_assert_int_eq(rs_train_claim_dir(run, 1, 0, &lock, &err), RS_TRAIN_REFUSED);
     snprintf(want, sizeof want,
              "%s has no last.ckpt to resume (training stopped before its first save); start "
@@ -77,9 +63,9 @@ START_TEST(claiming_a_directory)
              run);
     ck_assert_str_eq(err.msg, want);
     rs_train_unlock(lock);
-    write_text(run, "last.ckpt", "x");
+    testfile_put(run, "last.ckpt", "x");
     ck_assert_int_eq(rs_train_claim_dir(run, 1, 0, &lock, &err), 0);
-    ck_assert(exists(run, "last.ckpt"));
+    ck_assert(testfile_exists(run, "last.ckpt"));
     rs_train_unlock(lock);
 
     /* A directory that cannot be made fails, naming it. */
@@ -138,8 +124,8 @@ START_TEST(a_new_run_from_its_data)
 {
     char dir[64];
     testdir_make(dir, "rnnsearch-prepare-new");
-    write_text(dir, "train.tsv", corpus);
-    write_text(dir, "dev.tsv", dev_pairs);
+    testfile_put(dir, "train.tsv", corpus);
+    testfile_put(dir, "dev.tsv", dev_pairs);
     rs_train_run run, again, other, swapped;
     rs_config cfg, cfg2;
     prepare_new(dir, &run, &cfg, 0, 7);
@@ -233,8 +219,8 @@ START_TEST(a_resumed_run_keeps_its_model)
 {
     char dir[64], ckpt[128], train[128];
     testdir_make(dir, "rnnsearch-prepare-resume");
-    write_text(dir, "train.tsv", corpus);
-    write_text(dir, "dev.tsv", dev_pairs);
+    testfile_put(dir, "train.tsv", corpus);
+    testfile_put(dir, "dev.tsv", dev_pairs);
     rs_train_run first, resumed;
     rs_config cfg;
     prepare_new(dir, &first, &cfg, 0, 7);
@@ -244,7 +230,7 @@ START_TEST(a_resumed_run_keeps_its_model)
 
     /* Other training data, with a word ("d") the checkpoint's vocabulary
      * lacks: the vocabulary, the weights and the state stay the checkpoint's. */
-    write_text(dir, "train.tsv", "a b\tx\nd\ty\n");
+    testfile_put(dir, "train.tsv", "a b\tx\nd\ty\n");
     snprintf(train, sizeof train, "%s/train.tsv", dir);
     rs_train_inputs in = {.train_tsv = train, .no_watch = 1};
     const rs_resume_given none = {NULL, NULL, 0};
@@ -270,7 +256,7 @@ START_TEST(missing_files_are_named)
 {
     char dir[64], train[128], missing[128];
     testdir_make(dir, "rnnsearch-prepare-missing");
-    write_text(dir, "train.tsv", corpus);
+    testfile_put(dir, "train.tsv", corpus);
     snprintf(train, sizeof train, "%s/train.tsv", dir);
     snprintf(missing, sizeof missing, "%s/missing.tsv", dir);
     const rs_train_inputs cases[] = {

@@ -13,21 +13,6 @@
 #include "testdir.h"
 #include "train/rundir.h"
 
-/* Creates dir/name holding `text`. */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    testfile_write(path, (const unsigned char *)text, strlen(text));
-}
-
-static int exists(const char *dir, const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return access(path, F_OK) == 0;
-}
-
 static void expect(const char *dir, const char *name, const char *text)
 {
     char path[256];
@@ -69,13 +54,13 @@ START_TEST(lock_is_held_per_open_and_names_its_holder)
     rs_train_unlock(fd2);
     rs_train_unlock(-1); /* nothing held: nothing to do */
 
-    put(sub, "lock", "99999999999\nleft by a training that was killed\n");
+    testfile_put(sub, "lock", "99999999999\nleft by a training that was killed\n");
     ck_assert_msg(rs_train_lock(sub, &fd, &err) == 0, "%s", err.msg);
     expect(sub, "lock", pid);
     rs_train_unlock(fd);
 
     /* A path under a regular file cannot be locked, and says why. */
-    put(dir, "file", "x");
+    testfile_put(dir, "file", "x");
     snprintf(sub, sizeof sub, "%s/file/run", dir);
     ck_assert_int_ne(rs_train_lock(sub, &fd, &err), 0);
     ck_assert_msg(strstr(err.msg, "file"), "%s", err.msg);
@@ -140,18 +125,18 @@ START_TEST(what_makes_a_model_and_what_clearing_removes)
     ck_assert(!rs_train_dir_has_model(missing));
     ck_assert(!rs_train_dir_has_model(dir));
     for (int i = 0; i < NOT_OUTPUTS; i++)
-        put(dir, not_outputs[i], "x");
+        testfile_put(dir, not_outputs[i], "x");
     /* Logs and temporaries alone are not a model (a run stopped before its
      * first save leaves them). */
-    put(dir, RS_LOSS_TABLE, "step\n");
-    put(dir, RS_TEXT_LOG, "started\n");
-    put(dir, "last.ckpt.tmp.4242", "torn");
+    testfile_put(dir, RS_LOSS_TABLE, "step\n");
+    testfile_put(dir, RS_TEXT_LOG, "started\n");
+    testfile_put(dir, "last.ckpt.tmp.4242", "torn");
     ck_assert(!rs_train_dir_has_model(dir));
     /* Each of these alone is. */
     static const char *const models[] = {"last.ckpt",    "best.ckpt",     "step-7.ckpt",
                                          "step-10.ckpt", "train.log.tsv", "watch.jsonl"};
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
-        put(dir, models[i], "x");
+        testfile_put(dir, models[i], "x");
         ck_assert_msg(rs_train_dir_has_model(dir), "%s is not taken for a model", models[i]);
         char path[256];
         snprintf(path, sizeof path, "%s/%s", dir, models[i]);
@@ -160,17 +145,18 @@ START_TEST(what_makes_a_model_and_what_clearing_removes)
     }
     /* --overwrite: the model, its logs and temporaries go; the rest stays. */
     for (size_t i = 0; i < sizeof models / sizeof *models; i++)
-        put(dir, models[i], "x");
-    put(dir, "step-3.ckpt.tmp.17", "torn");
+        testfile_put(dir, models[i], "x");
+    testfile_put(dir, "step-3.ckpt.tmp.17", "torn");
     rs_error err = {{0}};
     ck_assert_msg(rs_train_clear_dir(dir, &err) == 0, "%s", err.msg);
     ck_assert(!rs_train_dir_has_model(dir));
     for (size_t i = 0; i < sizeof models / sizeof *models; i++)
-        ck_assert_msg(!exists(dir, models[i]), "%s was left", models[i]);
-    ck_assert(!exists(dir, RS_LOSS_TABLE) && !exists(dir, RS_TEXT_LOG));
-    ck_assert(!exists(dir, "last.ckpt.tmp.4242") && !exists(dir, "step-3.ckpt.tmp.17"));
+        ck_assert_msg(!testfile_exists(dir, models[i]), "%s was left", models[i]);
+    ck_assert(!testfile_exists(dir, RS_LOSS_TABLE) && !testfile_exists(dir, RS_TEXT_LOG));
+    ck_assert(!testfile_exists(dir, "last.ckpt.tmp.4242") &&
+              !testfile_exists(dir, "step-3.ckpt.tmp.17"));
     for (int i = 0; i < NOT_OUTPUTS; i++)
-        ck_assert_msg(exists(dir, not_outputs[i]), "%s was removed", not_outputs[i]);
+        ck_assert_msg(testfile_exists(dir, not_outputs[i]), "%s was removed", not_outputs[i]);
     /* Nothing to clear: no error. */
     ck_assert_int_eq(rs_train_clear_dir(missing, &err), 0);
     testdir_remove(dir);
@@ -186,32 +172,32 @@ START_TEST(prune_keeps_the_highest_steps_not_the_last_names)
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
         char name[32];
         snprintf(name, sizeof name, "step-%d.ckpt", steps[i]);
-        put(dir, name, name);
+        testfile_put(dir, name, name);
     }
-    put(dir, "last.ckpt", "last");
-    put(dir, "step-5.ckpt.tmp.42", "torn");
-    put(dir, "step-0.ckpt~", "other");
+    testfile_put(dir, "last.ckpt", "last");
+    testfile_put(dir, "step-5.ckpt.tmp.42", "torn");
+    testfile_put(dir, "step-0.ckpt~", "other");
     rs_error err = {{0}};
     /* Fewer than K: nothing goes. */
     ck_assert_msg(rs_rundir_prune_steps(dir, 6, &err) == 0, "%s", err.msg);
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
         char name[32];
         snprintf(name, sizeof name, "step-%d.ckpt", steps[i]);
-        ck_assert_msg(exists(dir, name), "%s removed with keep 6", name);
+        ck_assert_msg(testfile_exists(dir, name), "%s removed with keep 6", name);
     }
     ck_assert_msg(rs_rundir_prune_steps(dir, 3, &err) == 0, "%s", err.msg);
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
         char name[32];
         snprintf(name, sizeof name, "step-%d.ckpt", steps[i]);
-        ck_assert_msg(exists(dir, name) == (steps[i] >= 10), "%s %s", name,
-                      exists(dir, name) ? "kept" : "removed");
+        ck_assert_msg(testfile_exists(dir, name) == (steps[i] >= 10), "%s %s", name,
+                      testfile_exists(dir, name) ? "kept" : "removed");
     }
     expect(dir, "step-100.ckpt", "step-100.ckpt");
-    ck_assert(exists(dir, "last.ckpt") && exists(dir, "step-5.ckpt.tmp.42") &&
-              exists(dir, "step-0.ckpt~"));
+    ck_assert(testfile_exists(dir, "last.ckpt") && testfile_exists(dir, "step-5.ckpt.tmp.42") &&
+              testfile_exists(dir, "step-0.ckpt~"));
     ck_assert_msg(rs_rundir_prune_steps(dir, 1, &err) == 0, "%s", err.msg);
-    ck_assert(!exists(dir, "step-10.ckpt") && !exists(dir, "step-11.ckpt"));
-    ck_assert(exists(dir, "step-100.ckpt"));
+    ck_assert(!testfile_exists(dir, "step-10.ckpt") && !testfile_exists(dir, "step-11.ckpt"));
+    ck_assert(testfile_exists(dir, "step-100.ckpt"));
     /* A directory that cannot be listed is an error naming it. */
     char missing[128];
     snprintf(missing, sizeof missing, "%s/missing", dir);
@@ -228,19 +214,19 @@ START_TEST(temporaries_of_killed_saves_are_removed)
     static const char *const temporaries[] = {"last.ckpt.tmp.123", "step-4.ckpt.tmp.9",
                                               "train.log.tsv.tmp.77", "best.ckpt.tmp.1"};
     for (size_t i = 0; i < sizeof temporaries / sizeof *temporaries; i++)
-        put(dir, temporaries[i], "torn");
-    put(dir, "last.ckpt", "whole");
-    put(dir, "train.log.tsv", "step\n");
+        testfile_put(dir, temporaries[i], "torn");
+    testfile_put(dir, "last.ckpt", "whole");
+    testfile_put(dir, "train.log.tsv", "step\n");
     for (int i = 0; i < NOT_OUTPUTS; i++)
-        put(dir, not_outputs[i], "x");
+        testfile_put(dir, not_outputs[i], "x");
     rs_error err = {{0}};
     ck_assert_msg(rs_rundir_remove_temporaries(dir, &err) == 0, "%s", err.msg);
     for (size_t i = 0; i < sizeof temporaries / sizeof *temporaries; i++)
-        ck_assert_msg(!exists(dir, temporaries[i]), "%s was left", temporaries[i]);
+        ck_assert_msg(!testfile_exists(dir, temporaries[i]), "%s was left", temporaries[i]);
     expect(dir, "last.ckpt", "whole");
     expect(dir, "train.log.tsv", "step\n");
     for (int i = 0; i < NOT_OUTPUTS; i++)
-        ck_assert_msg(exists(dir, not_outputs[i]), "%s was removed", not_outputs[i]);
+        ck_assert_msg(testfile_exists(dir, not_outputs[i]), "%s was removed", not_outputs[i]);
     testdir_remove(dir);
 }
 END_TEST
@@ -286,8 +272,8 @@ START_TEST(truncate_log_cuts_both_tables_after_the_resumed_step)
 {
     char dir[64];
     testdir_make(dir, "rnnsearch-rundir-trunclog");
-    put(dir, "train.log.tsv", "step\tepoch\n5\t1\n10\t1\n15\t2\n20\t2");
-    put(dir, RS_LOSS_TABLE, "step\tepoch\n2\t1\n4\t1\n10\t1\n12\t2\n");
+    testfile_put(dir, "train.log.tsv", "step\tepoch\n5\t1\n10\t1\n15\t2\n20\t2");
+    testfile_put(dir, RS_LOSS_TABLE, "step\tepoch\n2\t1\n4\t1\n10\t1\n12\t2\n");
     rs_error err = {{0}};
     ck_assert_msg(rs_rundir_truncate_log(dir, 10, &err) == 0, "%s", err.msg);
     expect(dir, "train.log.tsv", "step\tepoch\n5\t1\n10\t1\n");
@@ -298,9 +284,9 @@ START_TEST(truncate_log_cuts_both_tables_after_the_resumed_step)
     ck_assert_int_eq(unlink(path), 0);
     ck_assert_msg(rs_rundir_truncate_log(dir, 0, &err) == 0, "%s", err.msg);
     expect(dir, "train.log.tsv", "step\tepoch\n");
-    ck_assert(!exists(dir, RS_LOSS_TABLE));
+    ck_assert(!testfile_exists(dir, RS_LOSS_TABLE));
     /* The text log is not a table: left as it is. */
-    put(dir, RS_TEXT_LOG, "2026-11-25T04:05:30Z step 99\npartial");
+    testfile_put(dir, RS_TEXT_LOG, "2026-11-25T04:05:30Z step 99\npartial");
     ck_assert_int_eq(rs_rundir_truncate_log(dir, 0, &err), 0);
     expect(dir, RS_TEXT_LOG, "2026-11-25T04:05:30Z step 99\npartial");
     testdir_remove(dir);
@@ -341,7 +327,7 @@ START_TEST(loss_rows_are_appended_under_one_header)
            LOSS_HEADER "10\t1\t2.500000\t10\t1234\t0.001\t3.5\n"
                        "12\t2\t0.333333\t10\t99\t0.0005\t1.23457e+07\n");
     /* An empty file (created, never written) gets its header. */
-    put(dir, RS_LOSS_TABLE, "");
+    testfile_put(dir, RS_LOSS_TABLE, "");
     ck_assert_int_eq(rs_rundir_append_loss(dir, &row, &err), 0);
     expect(dir, RS_LOSS_TABLE, LOSS_HEADER "12\t2\t0.333333\t10\t99\t0.0005\t1.23457e+07\n");
     /* A directory that is not there: an error naming the file. */

@@ -60,3 +60,17 @@ void testfile_write(const char *path, const unsigned char *data, size_t size)
     ck_assert_uint_eq(fwrite(data, 1, size, f), size);
     ck_assert_int_eq(fclose(f), 0);
 }
+
+void testfile_put(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    testfile_write(path, (const unsigned char *)text, strlen(text));
+}
+
+int testfile_exists(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}

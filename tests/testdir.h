@@ -20,4 +20,8 @@ void testfile_expect(const char *path, const char *text);
 /* Writes size bytes to path, failing the test on any error. */
 void testfile_write(const char *path, const unsigned char *data, size_t size);
 
+/* dir/name: written to hold text; whether it exists. */
+void testfile_put(const char *dir, const char *name, const char *text);
+int testfile_exists(const char *dir, const char *name);
+
 #endif
