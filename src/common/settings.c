@@ -36,11 +36,15 @@ const rs_setting *rs_settings_find(const rs_settings *s, const char *section, co
 static rs_setting *add_setting(rs_settings *s, const char *section, const char *key, size_t key_len,
                                int line, rs_error *err)
 {
-    rs_setting *items = realloc(s->items, (size_t)(s->count + 1) * sizeof *items);
-    if (!items)
-        return rs_fail(err, "out of memory"), NULL;
-    s->items = items;
-    rs_setting *it = &items[s->count];
+    if (s->count == s->capacity) {
+        const int capacity = s->capacity ? 2 * s->capacity : 16;
+        rs_setting *items = realloc(s->items, (size_t)capacity * sizeof *items);
+        if (!items)
+            return rs_fail(err, "out of memory"), NULL;
+        s->items = items;
+        s->capacity = capacity;
+    }
+    rs_setting *it = &s->items[s->count];
     memset(it, 0, sizeof *it);
     it->line = line;
     it->key = strndup(key, key_len);
@@ -53,15 +57,21 @@ static rs_setting *add_setting(rs_settings *s, const char *section, const char *
 
 static int add_value(rs_setting *it, const char *value, size_t len, int line, rs_error *err)
 {
-    char **values = realloc(it->values, (size_t)(it->count + 1) * sizeof *values);
-    if (values)
-        it->values = values;
-    int *lines = realloc(it->value_lines, (size_t)(it->count + 1) * sizeof *lines);
-    if (lines)
-        it->value_lines = lines;
-    if (!values || !lines || !(values[it->count] = strndup(value, len)))
+    if (it->count == it->capacity) {
+        const int capacity = it->capacity ? 2 * it->capacity : 4;
+        char **values = realloc(it->values, (size_t)capacity * sizeof *values);
+        if (values)
+            it->values = values;
+        int *lines = realloc(it->value_lines, (size_t)capacity * sizeof *lines);
+        if (lines)
+            it->value_lines = lines;
+        if (!values || !lines)
+            return rs_fail(err, "out of memory");
+        it->capacity = capacity;
+    }
+    if (!(it->values[it->count] = strndup(value, len)))
         return rs_fail(err, "out of memory");
-    lines[it->count++] = line;
+    it->value_lines[it->count++] = line;
     return 0;
 }
 

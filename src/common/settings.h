@@ -27,14 +27,16 @@ typedef struct {
     char **values;    /* [count] */
     int *value_lines; /* [count], from 1 */
     int count;
-    int is_list; /* a YAML list (count may be 0 or 1 too) */
-    int line;    /* the key's, from 1 */
+    int capacity; /* values and value_lines allocated */
+    int is_list;  /* a YAML list (count may be 0 or 1 too) */
+    int line;     /* the key's, from 1 */
 } rs_setting;
 
 typedef struct {
     rs_setting *items;
     int count;
-    int yaml; /* 1: YAML; 0: key = value lines */
+    int capacity; /* items allocated: grown by doubling, so n keys cost O(n) copies */
+    int yaml;     /* 1: YAML; 0: key = value lines */
 } rs_settings;
 
 /* Reads path; errors name it and the line ("run.yaml:3: …"). */
