@@ -441,8 +441,8 @@ const char *rs_cli_config_section(const char *key)
 {
     static const char *const model[] = {"emb",       "hidden",         "att", "maxout",
                                         "attention", "tie_embeddings", NULL};
-    static const char *const data[] = {"lowercase", "tokenizer", "subwords", "min_freq",
-                                       "max_vocab", "max_len",   NULL};
+    static const char *const data[] = {"lowercase", "tokenizer", "subwords",     "min_freq",
+                                       "max_vocab", "max_len",   "shared_vocab", NULL};
     return rs_config_name_index(model, key) >= 0  ? "model"
            : rs_config_name_index(data, key) >= 0 ? "data"
                                                   : "training";
@@ -489,6 +489,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"translate", "alignment", "translation", 0, 0},
     {"translate", "remove-bpe", "translation", 0, 0},
     {"translate", "threads", "translation", 0, 0},
+    {"translate", "weights", "translation", 0, 1},
     {"serve", "host", "serve", 0, 0},
     {"serve", "port", "serve", 0, 0},
     {"serve", "allow-host", "serve", 0, 1},
