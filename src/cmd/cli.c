@@ -471,6 +471,8 @@ static const rs_cli_setting fixed_settings[] = {
     {"train", "swap", "data", 0, 0},
     {"train", "spm-src", "data", 0, 0},
     {"train", "spm-tgt", "data", 0, 0},
+    {"train", "src-vocab", "data", 0, 0},
+    {"train", "tgt-vocab", "data", 0, 0},
     {"train", "name", "training", 3, 0},
     {"train", "out", "training", 3, 0},
     {"train", "quiet", "training", 0, 0},
