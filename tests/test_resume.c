@@ -152,7 +152,7 @@ static void assert_same_file(const char *a_dir, const char *b_dir, const char *n
  * evaluations and saves on different schedules (both at step 35). */
 #define RUN_OPTIONS                                                                                \
     "--emb 16 --hidden 16 --att 16 --maxout 8 --batch-size 8 --epochs 4 --eval-every 7 "           \
-    "--save-every 5 --dropout 0.2 --label-smoothing 0.1 --warmup 6 --lr-decay 0.7 --lr 0.03 "      \
+    "--save-every 5 --dropout 0.2 --label-smoothing 0.1 --warmup 6 --lr-decay 0.7 --lr 0.05 "      \
     "--lr-schedule inverse-sqrt "                                                                  \
     "--src-word-dropout 0.1 --tgt-word-dropout 0.15 --dev-bleu --seed 3"
 

@@ -258,6 +258,76 @@ END_TEST
 
 /* info --config, with the data paths filled in, trains the same parameter
  * bytes again (dropout and two threads: the seeded paths that matter). */
+/* The vocabulary files, the shared vocabulary, the learning-rate schedule and
+ * the ensemble weights as options and as a file's keys, and the requests
+ * they refuse. */
+START_TEST(vocabularies_schedules_and_weights)
+{
+    char dir[64], path[256], cmd[1536], text[1024];
+    testdir_make(dir, "rnnsearch-yaml-vocab");
+    snprintf(cmd, sizeof cmd, "head -n 40 corpora/reorder/train.tsv > %s/t.tsv", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *tiny = "--emb 8 --hidden 8 --att 8 --maxout 4 --max-steps 2 --threads 1 --quiet";
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/a %s 2>/dev/null", dir, dir, tiny);
+    expect_run(cmd, 0, NULL);
+    snprintf(path, sizeof path, "%s/run.yaml", dir);
+    snprintf(text, sizeof text,
+             "data:\n  train: %s/t.tsv\n  src_vocab: %s/a/src_vocab.txt\n"
+             "  tgt_vocab: %s/a/tgt_vocab.txt\n"
+             "training: {out: %s/b, lr_schedule: inverse-sqrt, warmup: 2, seed: 5}\n"
+             "translation: {weights: [1, 0]}\n",
+             dir, dir, dir, dir);
+    write_text(path, text);
+    snprintf(cmd, sizeof cmd, "train --config %s %s 2>/dev/null", path, tiny);
+    expect_run(cmd, 0, NULL);
+    rs_model a, b;
+    rs_error err;
+    snprintf(text, sizeof text, "%s/a/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &a, NULL, &err) == 0, "%s", err.msg);
+    snprintf(text, sizeof text, "%s/b/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(b.cfg.lr_schedule, RS_LR_INVERSE_SQRT);
+    ck_assert_int_eq(b.src_vocab.size, a.src_vocab.size);
+    ck_assert_int_eq(b.tgt_vocab.size, a.tgt_vocab.size);
+    for (int id = 0; id < a.src_vocab.size; id++)
+        ck_assert_str_eq(b.src_vocab.tokens[id], a.src_vocab.tokens[id]);
+    rs_model_free(&a);
+    rs_model_free(&b);
+
+    /* weights: [1, 0] makes the ensemble a's translation. */
+    char alone[4096], weighted[4096];
+    snprintf(cmd, sizeof cmd, "translate -m %s/a --quiet < corpora/reorder/test.tsv", dir);
+    ck_assert_int_eq(testprog_run(cmd, alone, sizeof alone), 0);
+    snprintf(cmd, sizeof cmd,
+             "translate --config %s -m %s/a -m %s/b --quiet < corpora/reorder/test.tsv", path, dir,
+             dir);
+    ck_assert_int_eq(testprog_run(cmd, weighted, sizeof weighted), 0);
+    ck_assert_str_eq(weighted, alone);
+
+    /* Requests refused before any work. */
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/c --shared-vocab --src-vocab %s/a/src_vocab.txt "
+             "--tgt-vocab %s/a/tgt_vocab.txt",
+             dir, dir, dir, dir);
+    expect_run(cmd, 2, "--shared-vocab is one vocabulary: give one file");
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/c --subwords 50 --src-vocab %s/a/src_vocab.txt", dir,
+             dir, dir);
+    expect_run(cmd, 2, "do not go with SentencePiece");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --lr-schedule noam", dir, dir);
+    expect_run(cmd, 2, "--lr-schedule noam needs --warmup N");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --lr-schedule cosine", dir, dir);
+    expect_run(cmd, 2, "'cosine' is not one of constant, noam, inverse-sqrt, plateau");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --src-vocab %s/t.tsv", dir, dir,
+             dir);
+    expect_run(cmd, 1, "t.tsv:1: '");
+    /* --resume with another schedule is refused, naming the checkpoint's. */
+    snprintf(cmd, sizeof cmd, "train --config %s --resume --lr-schedule noam", path);
+    expect_run(cmd, 2, "lr_schedule=inverse-sqrt");
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(info_config_repeats_the_run_bit_for_bit)
 {
     char dir[64], cmd[2048], out[4096];
@@ -293,6 +363,7 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, train_reads_yaml_and_the_command_line_wins);
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
+    tcase_add_test(tc, vocabularies_schedules_and_weights);
     suite_add_tcase(s, tc);
     TCase *large = tcase_create("large");
     tcase_set_timeout(large, 30);
