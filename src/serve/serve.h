@@ -5,7 +5,8 @@
  *
  * Threads: libmicrohttpd's one polling thread reads requests, answers the
  * cheap ones (the page, /api/models, every malformed request) itself, and
- * hands a valid translate or align request to a bounded queue, suspending
+ * hands a valid translate (one sentence, a list of them, or OpenNMT-py's
+ * request) or align request to a bounded queue, suspending
  * its connection; `threads` workers, each with its own rs_translator (its
  * own decoding workspace) per model, take requests from the queue, decode
  * them against the shared read-only models, and resume the connection with
