@@ -2,10 +2,11 @@
  * polling thread queues a whole request (rs_serve_submit); `threads`
  * decoding workers take translate and align requests, each with its own
  * rs_translator per model for single sentences (a list of sentences gets
- * one of its own, made and freed with it: see translator_for); one reader takes the training view's requests
- * (/api/run, /api/run/watch), so that no file, however slow or large, holds
- * up the polling thread or a decoding worker. A worker parses the body,
- * decodes, writes the answer into the request and resumes its connection.
+ * one of its own, made and freed with it: see translator_for); one reader
+ * takes the training view's requests (/api/run, /api/run/watch), so that no
+ * file, however slow or large, holds up the polling thread or a decoding
+ * worker. A worker parses the body, decodes, writes the answer into the
+ * request and resumes its connection.
  *
  * Lifetimes: a queued request's connection is suspended (rs_serve_submit
  * suspends it before a worker can see it), so the request lives until the
@@ -14,8 +15,8 @@
  * reply) in the request, read by the polling thread only after
  * MHD_resume_connection. The models are shared and read-only; a worker's
  * translators live from rs_serve_start_workers to rs_serve_stop_workers,
- * which joins the threads first; a batch's, for its request's decoding. The queues' rings
- * and the stopping flag are guarded by the server's lock. */
+ * which joins the threads first; a batch's for its decoding only. The
+ * queues' rings and the stopping flag are guarded by the server's lock. */
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdio.h>
