@@ -6,11 +6,10 @@
  * Threads: libmicrohttpd's one polling thread reads requests, answers the
  * cheap ones (the page, /api/models, every malformed request) itself, and
  * hands a valid translate (one sentence, a list of them, or OpenNMT-py's
- * request) or align request to a bounded queue, suspending
- * its connection; `threads` workers, each with its own rs_translator (its
- * own decoding workspace) per model, take requests from the queue, decode
- * them against the shared read-only models, and resume the connection with
- * the answer. The training view's reads of the run files (/api/run,
+ * request) or align request to a bounded queue, suspending its connection;
+ * `threads` workers, each with its own rs_translator (its own decoding
+ * workspace) per model, take requests from the queue, decode them against
+ * the shared read-only models, and resume the connection with the answer. The training view's reads of the run files (/api/run,
  * /api/run/watch) go the same way to a queue of their own and one reader
  * thread, so that no file, however slow or large, holds up the polling
  * thread. A full queue is answered at once with 503.
