@@ -3,8 +3,9 @@
 requests and seconds: valid translate (single, batched, OpenNMT-py) and align
 requests side by side with every kind the server refuses (foreign Host,
 cross-origin, text/plain, no token, two Content-Lengths, length with chunks,
-answers over --max-answer, batches over --max-batch, 40 000-key bodies, control bytes in the method, slow header drips, clients
-that never read their answer), then SIGTERM while answers are in transfer.
+answers over --max-answer, batches over --max-batch, 40 000-key bodies,
+control bytes in the method, slow header drips, clients that never read their
+answer), then SIGTERM while answers are in transfer.
 Meant for sanitizer builds: it prints how many answers of each status came
 back and whatever the server wrote to stderr, and exits 1 when the server
 reported a sanitizer finding, crashed, or exited non-zero.
