@@ -499,6 +499,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"serve", "connections", "serve", 0, 0},
     {"serve", "max-body", "serve", 0, 0},
     {"serve", "max-chars", "serve", 0, 0},
+    {"serve", "max-batch", "serve", 0, 0},
     {"serve", "max-beam", "serve", 0, 0},
     {"serve", "max-answer", "serve", 0, 0},
     {"serve", "timeout", "serve", 0, 0},
