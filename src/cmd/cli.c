@@ -441,8 +441,8 @@ const char *rs_cli_config_section(const char *key)
 {
     static const char *const model[] = {"emb",       "hidden",         "att", "maxout",
                                         "attention", "tie_embeddings", NULL};
-    static const char *const data[] = {"lowercase", "tokenizer", "subwords", "min_freq",
-                                       "max_vocab", "max_len",   NULL};
+    static const char *const data[] = {"lowercase", "tokenizer", "subwords",     "min_freq",
+                                       "max_vocab", "max_len",   "post_process", NULL};
     return rs_config_name_index(model, key) >= 0  ? "model"
            : rs_config_name_index(data, key) >= 0 ? "data"
                                                   : "training";
@@ -479,6 +479,8 @@ static const rs_cli_setting fixed_settings[] = {
     {"train", "no-watch", "training", 5, 0},
     {"train", "dev-align", "data", 0, 0},
     {"train", "dev-align-threshold", "training", 0, 0},
+    {"train", "remove-bpe", "data", 0, 0},
+    {"train", "strict", "data", 0, 0},
     {"translate", "beam", "translation", 0, 0},
     {"translate", "length-penalty", "translation", 0, 0},
     {"translate", "n-best", "translation", 0, 0},
@@ -488,6 +490,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"translate", "replace-unk", "translation", 0, 0},
     {"translate", "alignment", "translation", 0, 0},
     {"translate", "remove-bpe", "translation", 0, 0},
+    {"translate", "post-process", "translation", 0, 0},
     {"translate", "threads", "translation", 0, 0},
     {"serve", "host", "serve", 0, 0},
     {"serve", "port", "serve", 0, 0},
