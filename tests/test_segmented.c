@@ -236,6 +236,18 @@ START_TEST(dev_bleu_scores_the_joined_text)
              dir, dir);
     ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
     ck_assert_msg(strstr(out, "@@ "), "%s", out);
+    testfile_put(dir, "keep.yaml", "translation:\n  post_process: none\n");
+    snprintf(args, sizeof args,
+             "translate -m %s/m/best.ckpt --quiet --config %s/keep.yaml %s/dev.de", dir, dir, dir);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "@@ "), "%s", out);
+    /* The safetensors export carries it to an imported checkpoint. */
+    snprintf(args, sizeof args,
+             "export -m %s/m/best.ckpt -o %s/m.safetensors 2>&1 && %s import %s/m.safetensors -o "
+             "%s/imported.ckpt 2>&1 && %s info -m %s/imported.ckpt",
+             dir, dir, testprog_path(), dir, dir, testprog_path(), dir);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "post_process = bpe"), "%s", out);
     snprintf(args, sizeof args, "translate -m %s/m/best.ckpt --post-process wordpiece %s/dev.de",
              dir, dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
