@@ -617,6 +617,29 @@ static int unknown_key(const rs_cli_args *args, const rs_setting *it)
                               near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 }
 
+/* "FILE:LINE: 'threads' means one thing in training: and another in
+ * translation: or serve:; put it in its section": the sections that hold
+ * the key, in the order of sections[]. */
+static int ambiguous_key(const rs_cli_args *args, const rs_setting *it)
+{
+    char list[256] = "";
+    int count = 0;
+    for (int k = 0; k < SECTION_COUNT; k++) {
+        int holds = 0;
+        for (int i = 0; i < settings_count && !holds; i++)
+            holds = key_is(it->key, all_settings[i].option) &&
+                    !strcmp(all_settings[i].section, sections[k]);
+        if (holds)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s:",
+                     count++ == 0 ? "one thing in "
+                     : count == 2 ? " and another in "
+                                  : " or ",
+                     sections[k]);
+    }
+    return rs_cli_usage_error(args->prog, "%s:%d: '%s' means %s; put it in its section",
+                              args->config_path, it->line, it->key, list);
+}
+
 /* A key at the top level of a YAML file (or anywhere in a key = value file):
  * a section left empty, or a setting whose key alone says its section. */
 static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const char *command,
@@ -642,11 +665,7 @@ static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const ch
     if (!s)
         *status = unknown_key(args, it);
     else if (matches > 1)
-        *status = rs_cli_usage_error(
-            args->prog,
-            "%s:%d: '%s' means one thing in training: and another in translation: "
-            "or serve:; put it in its section",
-            args->config_path, it->line, it->key);
+        *status = ambiguous_key(args, it);
     return s;
 }
 
