@@ -231,6 +231,21 @@ START_TEST(dev_bleu_scores_the_joined_text)
     const double bleu = number_after(out, "BLEU = ");
     ck_assert_msg(bleu == dev_bleu, "dev BLEU %.2f, translate + bleu %.2f", dev_bleu, bleu);
 
+    /* --resume keeps the checkpoint's post_process: the same command goes on,
+     * --remove-bpe agrees with it, --post-process none is refused. */
+    snprintf(args, sizeof args,
+             "train --src %s/train.de --tgt %s/train.en --dev-src %s/dev.de --dev-tgt %s/dev.en "
+             "--out %s/m --epochs 31 --dev-bleu --tokenizer space --resume --remove-bpe " SMALL,
+             dir, dir, dir, dir, dir);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    snprintf(
+        args, sizeof args,
+        "train --src %s/train.de --tgt %s/train.en --dev-src %s/dev.de --dev-tgt %s/dev.en "
+        "--out %s/m --epochs 32 --dev-bleu --tokenizer space --resume --post-process none " SMALL,
+        dir, dir, dir, dir, dir);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "trained with post_process=bpe, not none"), "%s", out);
+
     /* --post-process none gives the pieces back. */
     snprintf(args, sizeof args, "translate -m %s/m/best.ckpt --quiet --post-process none %s/dev.de",
              dir, dir);
@@ -298,6 +313,15 @@ START_TEST(empty_lines_are_left_out)
              dir, dir, dir, small, dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "train.tsv:2: empty line"), "%s", out);
+    ck_assert_int_ne(access(path, F_OK), 0);
+
+    /* The dev set by the same rule. */
+    testfile_put(dir, "clean.tsv", "a b\tb a\n");
+    snprintf(args, sizeof args,
+             "train --train %s/clean.tsv --dev %s/dev.tsv --out %s/m %s --strict", dir, dir, dir,
+             small);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "dev.tsv:2: empty line"), "%s", out);
     ck_assert_int_ne(access(path, F_OK), 0);
 
     snprintf(args, sizeof args, "train --train %s/train.tsv --dev %s/dev.tsv --out %s/m %s", dir,
