@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/checkpoint.h"
 #include "model/config.h"
 #include "testdir.h"
 #include "testprog.h"
@@ -62,6 +63,13 @@ START_TEST(old_configurations_read_as_none)
     ck_assert_msg(!rs_config_parse(&cfg, "post_process=bpe\n", &err), "%s", err.msg);
     ck_assert_int_eq(cfg.post_process, RS_POST_BPE);
     ck_assert_int_eq(rs_config_parse(&cfg, "post_process=wordpiece\n", &err), -1);
+    /* A checkpoint committed before the field existed loads, as none. */
+    rs_model m;
+    ck_assert_msg(!rs_checkpoint_load("tests/fuzz/corpus/checkpoint/additive-word-state.ckpt", &m,
+                                      NULL, &err),
+                  "%s", err.msg);
+    ck_assert_int_eq(m.cfg.post_process, RS_POST_NONE);
+    rs_model_free(&m);
 }
 END_TEST
 
