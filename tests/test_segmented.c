@@ -353,6 +353,32 @@ START_TEST(empty_lines_are_left_out)
 }
 END_TEST
 
+/* A run with no pair left to train on is refused before its first step,
+ * saying why, and leaves no directory: every pair empty on a side, or every
+ * pair longer than --max-len. */
+START_TEST(no_pairs_left_leaves_nothing)
+{
+    char dir[64], args[1024], out[8192], path[128];
+    testdir_make(dir, "rnnsearch-nopairs");
+    testfile_put(dir, "empty.tsv", "\t\na b\t\n \tc\n");
+    testfile_put(dir, "long.tsv", "a b c d\te f g h\n");
+    const char *small = "--emb 4 --hidden 4 --att 4 --maxout 2 --epochs 1 --threads 1";
+    snprintf(path, sizeof path, "%s/m", dir);
+    snprintf(args, sizeof args, "train --train %s/empty.tsv --out %s %s", dir, path, small);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "empty.tsv: no training pairs (every pair has an empty side)"), "%s",
+                  out);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    snprintf(args, sizeof args, "train --train %s/long.tsv --out %s %s --max-len 2", dir, path,
+             small);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "long.tsv: no training pairs: all 1 are longer than --max-len 2"),
+                  "%s", out);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *segmented_suite(void)
 {
     Suite *s = suite_create("segmented");
@@ -366,6 +392,7 @@ Suite *segmented_suite(void)
     tcase_add_test(tc, dev_bleu_scores_the_joined_text);
     tcase_add_test(tc, post_process_given_is_kept);
     tcase_add_test(tc, empty_lines_are_left_out);
+    tcase_add_test(tc, no_pairs_left_leaves_nothing);
     suite_add_tcase(s, tc);
     return s;
 }

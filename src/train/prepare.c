@@ -270,11 +270,15 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
                                  &run->train_pairs, err),
                       err))
         return -1;
+    /* Refused here, before the first step, so that a run that cannot begin
+     * leaves no directory behind. */
+    const char *train_file = in->train_tsv ? in->train_tsv : in->train_src;
+    if (run->train_pairs.count == 0)
+        return rs_fail(err, "%s: no training pairs (every pair has an empty side)", train_file);
     if (!resume && (rc = check_segmentation(in, cfg, &run->train_pairs, err)))
         return rc;
     if (make_codec(in, cfg, resume, run, err) ||
-        rs_tokenize_pairs(&run->train_tok, &run->train_pairs, &run->codec,
-                          in->train_tsv ? in->train_tsv : in->train_src, err))
+        rs_tokenize_pairs(&run->train_tok, &run->train_pairs, &run->codec, train_file, err))
         return -1;
     if ((in->dev_tsv || in->dev_src) &&
         rs_dist_check(
@@ -292,6 +296,9 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
                          &run->skipped, err) ||
         rs_dataset_build(&run->dev, &run->dev_tok, &m->src_vocab, &m->tgt_vocab, 0, NULL, err))
         return -1;
+    if (run->train.count == 0)
+        return rs_fail(err, "%s: no training pairs: all %d are longer than --max-len %d tokens",
+                       train_file, run->skipped, cfg->max_len);
     rs_tokenized_free(&run->train_tok);
     rs_tokenized_free(&run->dev_tok);
     return 0;
