@@ -1,13 +1,7 @@
 #!/bin/bash
-# Data-parallel training across hosts, emulated on one machine: network
-# namespaces rsmh-PID-h1 … h4, each a host with its own address (10.231.0.1 …
-# .4) and hostname, joined by a bridge that lives in a namespace of its own
-# (rsmh-PID-sw); mpirun runs in a fourth kind of namespace (rsmh-PID-ctl,
-# 10.231.0.254) and starts its daemons in the hosts through an rsh agent that
-# enters the host's namespace instead of ssh. MPI's traffic and the daemons'
-# out-of-band traffic are restricted to that subnet, which exists only in
-# these namespaces: nothing leaves the machine, and parallel runs (other PIDs)
-# do not see each other.
+# Data-parallel training across hosts, emulated on one machine: four network
+# namespaces as hosts on a private bridge, mpirun in a fifth
+# (scripts/netns-hosts.sh says how; nothing leaves the machine).
 #
 # Checks (docs/scaling.md, "Across hosts"):
 #   hosts     a rank per host: rank r runs in namespace h(r+1), with its address
@@ -19,12 +13,14 @@
 #             host, last.ckpt loads, and training resumes on the other hosts
 #   linkdown  one host's link taken down at the bridge mid-run: the job ends
 #             within the out-of-band keepalive bound, and resumes likewise
-#   slow      one host behind 20 ms of delay and 5 % loss (tc netem): the job
-#             waits for it and still trains the same model
+#   slow      one host behind 20 ms of delay and 5 % loss (tc netem; where the
+#             kernel has none, a 20 Mbit/s tc tbf and nftables dropping 5 %):
+#             the job waits for it and still trains the same model
 #
 # Usage: scripts/multihost.sh [CHECK ...]   (default: all; RNNSEARCH=./rnnsearch)
-# Needs root, `ip netns`, tc, unshare, Open MPI's mpirun and an rnnsearch built
-# with MPI; skips, saying why, without them. Prints "N passed, N failed".
+# Needs root, `ip netns`, tc, unshare, Open MPI's mpirun, python3 and an
+# rnnsearch built with MPI; skips, saying why, without them. Prints
+# "N passed, N failed"; about a minute.
 set -u
 cd "$(dirname "$0")/.."
 RNNSEARCH=$(realpath "${RNNSEARCH:-./rnnsearch}")
@@ -36,84 +32,14 @@ skip() {
     [ "${RNNSEARCH_NO_SKIPS:-0}" = 1 ] && [ "${2:-}" = mpi ] && exit 1
     exit 0
 }
-[ "$(id -u)" = 0 ] || skip "needs root to make network namespaces"
-for tool in ip tc unshare timeout mpirun python3; do
-    command -v $tool >/dev/null 2>&1 || skip "$tool not found"
-done
+. scripts/netns-hosts.sh
+missing=$(nh_missing)
+[ -z "$missing" ] || skip "$missing"
+command -v python3 >/dev/null 2>&1 || skip "python3 not found"
 [ -x "$RNNSEARCH" ] || skip "$RNNSEARCH not built (make rnnsearch)"
 ldd "$RNNSEARCH" | grep -q libmpi || skip "$RNNSEARCH built without MPI (make MPI=1)" mpi
 
-P=rsmh-$$-        # the prefix of every namespace this run makes
-NET=10.231.0      # a /24 that exists only inside those namespaces
-SW=${P}sw CTL=${P}ctl
-WORK=$(mktemp -d /tmp/rsmh-$$.XXXXXX)
-passed=0 failed=0
-
-# Every process left in our namespaces (a rank, a daemon) is ended, then the
-# namespaces, which takes their links and the bridge with them.
-cleanup() {
-    trap - EXIT INT TERM
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$P"); do
-        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-        ip netns del "$ns" 2>/dev/null
-    done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'echo "multihost: interrupted"; exit 130' INT
-trap 'echo "multihost: terminated"; exit 143' TERM
-
-# The bridge's namespace, mpirun's, and hosts 1..4: eth0 in each, its peer
-# vhI (vctl) a port of br0. Host I is 10.231.0.I; mpirun is .254.
-setup() {
-    ip netns add "$SW" || return 1
-    ip -n "$SW" link set lo up &&
-        ip -n "$SW" link add br0 type bridge &&
-        ip -n "$SW" link set br0 up || return 1
-    local name addr
-    for name in ctl h1 h2 h3 h4; do
-        case $name in ctl) addr=$NET.254 ;; *) addr=$NET.${name#h} ;; esac
-        ip netns add "$P$name" &&
-            ip -n "$SW" link add "v$name" type veth peer name eth0 netns "$P$name" &&
-            ip -n "$SW" link set "v$name" master br0 up &&
-            ip -n "$P$name" link set lo up &&
-            ip -n "$P$name" addr add "$addr/24" dev eth0 &&
-            ip -n "$P$name" link set eth0 up || return 1
-    done
-    # mpirun's rsh agent: "agent [options] HOST COMMAND..." runs COMMAND in
-    # HOST's namespace, under the host's own hostname (a UTS namespace), as
-    # ssh would run it on that machine.
-    cat >"$WORK/agent" <<EOF
-#!/bin/sh
-while [ \$# -gt 0 ] && [ "\${1#-}" != "\$1" ]; do shift; done
-host=\$1; shift
-case \$host in
-$NET.[1-4]) ns=${P}h\${host##*.} ;;
-*) echo "multihost agent: \$host is not a host of this run" >&2; exit 255 ;;
-esac
-exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$ns && \$*"
-EOF
-    chmod +x "$WORK/agent"
-}
-
-# mpirun over hosts 1..N (one slot each), in its namespace, bounded by
-# `timeout T`. The out-of-band keepalive (3 s idle, then 3 probes 1 s apart)
-# bounds how long a daemon behind a dead link goes unnoticed; Open MPI's
-# default is 300 s + 9 × 20 s.
-mpirun_hosts() {
-    local n=$1 t=$2
-    shift 2
-    : >"$WORK/hosts.$n"
-    for i in $(seq "$n"); do echo "$NET.$i slots=1" >>"$WORK/hosts.$n"; done
-    ip netns exec "$CTL" timeout -k 5 "$t" mpirun --allow-run-as-root \
-        --hostfile "$WORK/hosts.$n" -np "$n" --map-by ppr:1:node --bind-to none \
-        --mca plm_rsh_agent "$WORK/agent" --mca plm_rsh_no_tree_spawn 1 \
-        --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24" \
-        --mca oob_tcp_if_include "$NET.0/24" \
-        --mca oob_tcp_keepalive_time 3 --mca oob_tcp_keepalive_intvl 1 \
-        --mca oob_tcp_keepalive_probes 3 \
-        -x OPENBLAS_NUM_THREADS=1 "$@"
-}
+nh_setup multihost || { echo "multihost: the namespaces could not be made"; exit 1; }
 
 # The tiny model of tests/test_mpi.c on 45 pairs of corpora/dates: 2 epochs of
 # batches of 10, 10, 10, 10, 5 pairs, an evaluation after every step.
@@ -141,7 +67,7 @@ same_model() {
 # on the hosts left.
 fault_run() {
     local name=$1 fault=$2 bound=$3 said=$4 out=$WORK/$1
-    mpirun_hosts 3 60 "$RNNSEARCH" train $LONG --out "$out" >"$out.log" 2>&1 &
+    nh_mpirun 3 60 "$RNNSEARCH" train $LONG --out "$out" >"$out.log" 2>&1 &
     local job=$!
     for _ in $(seq 300); do [ -f "$out/last.ckpt" ] && break; sleep 0.1; done
     [ -f "$out/last.ckpt" ] || { echo "no checkpoint appeared"; kill $job; return 1; }
@@ -170,7 +96,7 @@ fault_run() {
     step=$(sed -n "s/^# training: step \([0-9]*\),.*/\1/p" "$out.info")
     [ "${step:-0}" -gt 0 ] || { echo "no step in last.ckpt"; cat "$out.info"; return 1; }
     echo "last.ckpt loads: step $step; resuming on hosts 1 and 2"
-    mpirun_hosts 2 60 "$RNNSEARCH" train --train "$WORK/train.tsv" --out "$out" --resume \
+    nh_mpirun 2 60 "$RNNSEARCH" train --train "$WORK/train.tsv" --out "$out" --resume \
         --max-steps $((step + 3)) --quiet >"$out.resume.log" 2>&1 ||
         { cat "$out.resume.log"; return 1; }
     grep -q "at step $((step + 3))" "$out.resume.log" || { cat "$out.resume.log"; return 1; }
@@ -178,41 +104,36 @@ fault_run() {
 
 # rank, hostname and address as each rank sees them
 check_hosts() {
-    mpirun_hosts 4 30 sh -c 'echo "rank $OMPI_COMM_WORLD_RANK $(hostname) $(ip -4 -o addr show eth0 | awk "{print \$4}")"' \
+    nh_mpirun 4 30 sh -c 'echo "rank $OMPI_COMM_WORLD_RANK $(hostname) $(ip -4 -o addr show eth0 | awk "{print \$4}")"' \
         >"$WORK/ranks" 2>&1 || { cat "$WORK/ranks"; return 1; }
-    sort "$WORK/ranks" | sed 's/^/  /'
+    sort "$WORK/ranks"
     for r in 0 1 2 3; do
         grep -qx "rank $r ${P}h$((r + 1)) $NET.$((r + 1))/24" "$WORK/ranks" ||
             { echo "rank $r is not on host $((r + 1))"; return 1; }
     done
 }
 
-# Bytes each host's port on the bridge carried (both ways).
-port_bytes() {
-    ip netns exec "$SW" sh -c "echo \$((\$(cat /sys/class/net/v$1/statistics/rx_bytes) + \$(cat /sys/class/net/v$1/statistics/tx_bytes)))"
-}
-
 check_same() {
     "$RNNSEARCH" train $ARGS --out "$WORK/one" >"$WORK/one.log" 2>&1 || { cat "$WORK/one.log"; return 1; }
     local before=() i
-    for i in 1 2 3 4; do before[i]=$(port_bytes h$i); done
-    mpirun_hosts 4 60 "$RNNSEARCH" train $ARGS --out "$WORK/four" >"$WORK/four.log" 2>&1 ||
+    for i in 1 2 3 4; do before[i]=$(nh_port_bytes h$i); done
+    nh_mpirun 4 60 "$RNNSEARCH" train $ARGS --out "$WORK/four" >"$WORK/four.log" 2>&1 ||
         { cat "$WORK/four.log"; return 1; }
     same_model one four || return 1
     # 10 all-reduces of 15 600 bytes: each host sends and receives at least
     # 2·(N−1)/N of that, 234 kB, in a ring.
     for i in 1 2 3 4; do
-        local moved=$(($(port_bytes h$i) - before[i]))
-        echo "  host $i: $moved bytes through its port"
+        local moved=$(($(nh_port_bytes h$i) - before[i]))
+        echo "host $i: $moved bytes through its port"
         [ $moved -ge 234000 ] || { echo "host $i moved too little for 10 all-reduces"; return 1; }
     done
 }
 
 check_resume() {
     [ -f "$WORK/one/last.ckpt" ] || "$RNNSEARCH" train $ARGS --out "$WORK/one" >/dev/null 2>&1
-    mpirun_hosts 2 60 "$RNNSEARCH" train $ARGS --out "$WORK/parts" --max-steps 5 \
+    nh_mpirun 2 60 "$RNNSEARCH" train $ARGS --out "$WORK/parts" --max-steps 5 \
         >"$WORK/parts.log" 2>&1 || { cat "$WORK/parts.log"; return 1; }
-    mpirun_hosts 4 60 "$RNNSEARCH" train --train "$WORK/train.tsv" --dev "$WORK/dev.tsv" \
+    nh_mpirun 4 60 "$RNNSEARCH" train --train "$WORK/train.tsv" --dev "$WORK/dev.tsv" \
         --out "$WORK/parts" --resume --max-steps 0 --eval-every 1 --quiet \
         >>"$WORK/parts.log" 2>&1 || { cat "$WORK/parts.log"; return 1; }
     same_model one parts
@@ -237,12 +158,12 @@ check_linkdown() {
 slow_host() {
     local ns=${P}h2
     if ip netns exec "$ns" tc qdisc add dev eth0 root netem delay 20ms loss 5% 2>/dev/null; then
-        echo "  host 2: tc netem delay 20ms loss 5%"
+        echo "host 2: tc netem delay 20ms loss 5%"
         return 0
     fi
     ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate 20mbit burst 32kb latency 50ms ||
         return 1
-    echo "  host 2: no tc netem in this kernel; tc tbf at 20 Mbit/s instead of the delay"
+    echo "host 2: no tc netem in this kernel; tc tbf at 20 Mbit/s instead of the delay"
     if command -v nft >/dev/null 2>&1; then
         ip netns exec "$ns" nft -f - <<'NFT' || return 1
 table inet rsmh {
@@ -252,9 +173,9 @@ table inet rsmh {
     }
 }
 NFT
-        echo "  host 2: 5 % of its packets dropped (nftables)"
+        echo "host 2: 5 % of its packets dropped (nftables)"
     else
-        echo "  host 2: no loss (neither tc netem nor nft here)"
+        echo "host 2: no loss (neither tc netem nor nft here)"
     fi
 }
 
@@ -262,14 +183,14 @@ check_slow() {
     [ -f "$WORK/one/last.ckpt" ] || "$RNNSEARCH" train $ARGS --out "$WORK/one" >/dev/null 2>&1
     slow_host || return 1
     local t0=$SECONDS
-    mpirun_hosts 4 60 "$RNNSEARCH" train ${ARGS/--quiet/} --out "$WORK/slow" >"$WORK/slow.log" 2>&1 ||
+    nh_mpirun 4 60 "$RNNSEARCH" train ${ARGS/--quiet/} --out "$WORK/slow" >"$WORK/slow.log" 2>&1 ||
         { cat "$WORK/slow.log"; return 1; }
-    echo "  10 steps with host 2 slowed: $((SECONDS - t0)) s"
-    grep -o "step [0-9.]* ms, all-reduce.*" "$WORK/slow.log" | tail -n 1 | sed 's/^/  /'
+    echo "10 steps with host 2 slowed: $((SECONDS - t0)) s"
+    grep -o "step [0-9.]* ms, all-reduce.*" "$WORK/slow.log" | tail -n 1
     same_model one slow
 }
 
-setup || { echo "multihost: the namespaces could not be made"; exit 1; }
+passed=0 failed=0
 echo "multihost: hosts ${P}h1..h4 at $NET.1-4, mpirun in ${P}ctl at $NET.254"
 for check in $CHECKS; do
     echo "multihost: $check"
