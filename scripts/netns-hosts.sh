@@ -35,12 +35,15 @@ nh_missing() {
 # namespaces, which takes their links and the bridge with them.
 nh_cleanup() {
     trap - EXIT INT TERM
+    nh_remove_namespaces
+    [ -n "$WORK" ] && rm -rf "$WORK"
+}
+nh_remove_namespaces() {
     local ns pid
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$P"); do
         for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
         ip netns del "$ns" 2>/dev/null
     done
-    [ -n "$WORK" ] && rm -rf "$WORK"
 }
 
 # The bridge's namespace, mpirun's, and hosts 1..4: eth0 in each, its peer
@@ -52,6 +55,8 @@ nh_setup() {
     trap 'echo "$NH_NAME: interrupted"; exit 130' INT
     trap 'echo "$NH_NAME: terminated"; exit 143' TERM
     WORK=$(mktemp -d "/tmp/rsmh-$$.XXXXXX") || return 1
+    # Namespaces of an earlier run with this PID, killed before its cleanup.
+    nh_remove_namespaces
     ip netns add "$SW" || return 1
     ip -n "$SW" link set lo up &&
         ip -n "$SW" link add br0 type bridge &&
