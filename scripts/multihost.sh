@@ -115,6 +115,12 @@ check_hosts() {
         grep -qx "rank $r ${P}h$((r + 1)) $NET.$((r + 1))/24" "$WORK/ranks" ||
             { echo "rank $r is not on host $((r + 1))"; return 1; }
     done
+    # mpirun's namespace has no other way out: its daemons' out-of-band
+    # connections crossed the bridge.
+    local ctl
+    ctl=$(nh_port_bytes ctl)
+    echo "mpirun's port on the bridge: $ctl bytes"
+    [ "$ctl" -gt 0 ] || return 1
 }
 
 check_same() {
