@@ -16,6 +16,7 @@
 #   slow      one host behind 20 ms of delay and 5 % loss (tc netem; where the
 #             kernel has none, a 20 Mbit/s tc tbf and nftables dropping 5 %):
 #             the job waits for it and still trains the same model
+#   curve     scripts/scaling-curve.sh runs (2 steps) and times the all-reduce
 #
 # Usage: scripts/multihost.sh [CHECK ...]   (default: all; RNNSEARCH=./rnnsearch)
 # Needs root, `ip netns`, tc, unshare, Open MPI's mpirun, python3 and an
@@ -24,7 +25,7 @@
 set -u
 cd "$(dirname "$0")/.."
 RNNSEARCH=$(realpath "${RNNSEARCH:-./rnnsearch}")
-CHECKS=${*:-hosts same resume killed linkdown slow}
+CHECKS=${*:-hosts same resume killed linkdown slow curve}
 
 # skip WHY [mpi]: ends the run, saying why. CI installs Open MPI
 # (RNNSEARCH_NO_SKIPS=1): there, a missing one is a failure.
@@ -198,6 +199,16 @@ check_slow() {
     echo "10 steps with host 2 slowed: $((SECONDS - t0)) s"
     grep -o "step [0-9.]* ms, all-reduce.*" "$WORK/slow.log" | tail -n 1
     same_model one slow
+}
+
+# scripts/scaling-curve.sh still runs: S for 2 steps, alone and on 2 hosts
+# at 1 Gbit/s, on corpora/dates (its own namespaces, another prefix).
+check_curve() {
+    DATA="--train corpora/dates/train.tsv" STEPS=2 CONFIGS=S RANKS="1 2" \
+        LINKS="1gbit:0.2ms" OUT="$WORK/curve" RNNSEARCH="$RNNSEARCH" \
+        timeout 120 bash scripts/scaling-curve.sh || return 1
+    [ "$(grep -c "^S	" "$WORK/curve/scaling.tsv")" = 2 ] &&
+        awk -F'\t' '$1 == "S" && $2 == 2 && !($7 > 0) { exit 1 }' "$WORK/curve/scaling.tsv"
 }
 
 passed=0 failed=0
