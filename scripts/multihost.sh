@@ -131,8 +131,9 @@ check_same() {
     nh_mpirun 4 60 "$RNNSEARCH" train $ARGS --out "$WORK/four" >"$WORK/four.log" 2>&1 ||
         { cat "$WORK/four.log"; return 1; }
     same_model one four || return 1
-    # 10 all-reduces of 15 600 bytes: each host sends and receives at least
-    # 2·(N−1)/N of that, 234 kB, in a ring.
+    # 10 all-reduces of 15 600 bytes: in any all-reduce each host sends at
+    # least 2·(N−1)/N of the buffer (the ring's share, the least there is),
+    # 234 kB in all, and receives as much.
     for i in 1 2 3 4; do
         local moved=$(($(nh_port_bytes h$i) - before[i]))
         echo "host $i: $moved bytes through its port"
