@@ -137,9 +137,14 @@ static void report(void *ctx, const rs_train_event *ev)
         if (r->quiet)
             break;
         rs_log(
-            "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs\n",
+            "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs",
             (long long)ev->step, (long long)ev->total_steps, ev->epoch, ev->loss, ev->ppl,
             ev->tokens_per_s, ev->gnorm, ev->lr, ev->eta_s);
+        /* Across ranks: the step's wall time and the all-reduce's share of it. */
+        if (rs_dist_size() > 1 && ev->step_s > 0)
+            rs_log(" | step %.1f ms, all-reduce %.2f ms (%.0f%%)", 1e3 * ev->step_s,
+                   1e3 * ev->allreduce_s, 100.0 * ev->allreduce_s / ev->step_s);
+        rs_log("\n");
         break;
     case RS_EV_DEV:
         if (isnan(ev->dev_loss))
