@@ -2288,6 +2288,12 @@ START_TEST(a_run_directory_anyone_may_write_is_not_shown_by_default)
     spawn_server_with(&p, model_arg, options);
     get_within(p.port, "/api/run", 3.0, a);
     ck_assert_msg(a->status == 200 && strstr(a->body, "\"rows\":[[1,2]]"), "%.300s", a->text);
+    /* The log says where the view is: the page has no tabs. */
+    log = read_log(&p);
+    ck_assert_msg(strstr(log, "serve: training view of") && strstr(log, "below the explorer") &&
+                      !strstr(log, "Training tab"),
+                  "%s", log);
+    free(log);
     kill(p.pid, SIGTERM);
     ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
     ck_assert_int_eq(chmod(dir, 0700), 0);

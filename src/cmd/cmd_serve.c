@@ -348,7 +348,8 @@ static void print_banner(const serve_request *rq, const rs_server *server, char 
             rq->opt.threads, rq->opt.queue, rq->opt.connections, rq->opt.max_body,
             rq->opt.max_chars, rq->opt.max_batch, rq->opt.max_beam, rq->opt.timeout);
     if (rq->opt.run_dir)
-        fprintf(stderr, PROG ": training view of %s (the page's Training tab)\n", rq->opt.run_dir);
+        fprintf(stderr, PROG ": training view of %s (on the page, below the explorer)\n",
+                rq->opt.run_dir);
     if (rq->shared_dir[0])
         fprintf(stderr,
                 PROG ": no training view of %s: anyone may write there (--run %s shows it "
