@@ -9,6 +9,7 @@
 
 #include "model/checkpoint.h"
 #include "cmd/cli.h"
+#include "cmd/config_alias.h"
 #include "model/locate.h"
 #include "common/fileio.h"
 #include "search/forced.h"
@@ -727,7 +728,8 @@ int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply app
         return -1;
     build_settings();
     rs_error err;
-    if (rs_settings_read(args->config_path, &args->config, &err))
+    if (rs_settings_read(args->config_path, &args->config, &err) ||
+        rs_config_aliases(&args->config, args->config_path, &err))
         return rs_cli_usage_error(args->prog, "%s", err.msg);
     for (int i = 0; i < args->config.count; i++) {
         const rs_setting *it = &args->config.items[i];
