@@ -273,7 +273,7 @@ END_TEST
  * bytes again (dropout and two threads: the seeded paths that matter). */
 START_TEST(info_config_repeats_the_run_bit_for_bit)
 {
-    char dir[64], cmd[2048], out[4096];
+    char dir[64], cmd[4096], out[4096];
     testdir_make(dir, "rnnsearch-yaml-bits");
     const char *p = testprog_path();
     snprintf(
@@ -289,10 +289,13 @@ START_TEST(info_config_repeats_the_run_bit_for_bit)
         "%s train --config %s/run.yaml --quiet 2>&1 && "
         "%s export -m %s/a/last.ckpt -o %s/a.safetensors 2>&1 && "
         "%s export -m %s/b/last.ckpt -o %s/b.safetensors 2>&1 && "
-        "cmp %s/a.safetensors %s/b.safetensors && grep -q 'lr: 0.0123456791' %s/run.yaml && grep -q 'beta1: 0.9$' %s/run.yaml",
+        "cmp %s/a.safetensors %s/b.safetensors && grep -q 'lr: 0.0123456791' %s/run.yaml && grep -q 'beta1: 0.9$' %s/run.yaml && "
+        "grep -q '^translation:' %s/run.yaml && grep -q '^  beam: 1$' %s/run.yaml && "
+        "test ! -e %s/a/config.yaml && "
+        "cmp %s/run.yaml %s/b/config.yaml",
         dir, dir, p, dir, dir, dir, p, dir, dir, dir, dir, dir, dir, p, dir, p, dir, dir, p, dir,
-        dir, dir, dir, dir, dir);
-    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s\n%s", cmd, out);
+        dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
     testdir_remove(dir);
 }
 END_TEST
@@ -336,6 +339,17 @@ START_TEST(joey_nmt_names_are_read_as_ours)
     ck_assert(m.cfg.max_vocab == 100 + RS_RESERVED && m.cfg.max_len == 50);
     ck_assert(m.cfg.dropout == 0.1f && m.cfg.attention == RS_ATT_ADDITIVE);
     rs_model_free(&m);
+    /* The run keeps its file (as Joey does), and info --config names its
+     * data files, and its translation settings, from there. */
+    snprintf(cmd, sizeof cmd, "cmp %s %s/j/config.yaml", path, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char out[4096];
+    snprintf(cmd, sizeof cmd, "info -m %s/j --config", dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    snprintf(text, sizeof text, "\n  src: %s/t.de\n  tgt: %s/t.en\n  dev_src: %s/t.de\n", dir, dir,
+             dir);
+    ck_assert_msg(strstr(out, text), "no '%s' in\n%s", text, out);
+    ck_assert_msg(strstr(out, "\ntranslation:\n  beam: 2\n  length_penalty: 0\n"), "%s", out);
     /* testing: is translation: (beam_size 2 allows --n-best 2). */
     snprintf(cmd, sizeof cmd, "translate --config %s --n-best 2 --quiet < %s/t.de > /dev/null",
              path, dir);

@@ -552,6 +552,38 @@ static void forget_directory(const train_request *rq, rs_train_run *run)
     rmdir(rq->dir); /* only when nothing else is there */
 }
 
+/* DIR/config.yaml: a copy of the --config file the run was started with
+ * (Joey NMT keeps one too), byte for byte, written as every output is
+ * (cmd/output.h); `info -m DIR --config` reads its data paths back. A resumed
+ * run given --config again replaces it; the copy itself given is left be. */
+static int copy_config(const train_request *rq, rs_error *err)
+{
+    if (!rq->args.config_path || rs_dist_rank() != 0)
+        return 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", rq->dir, RS_CONFIG_COPY);
+    if (rs_same_file(rq->args.config_path, path))
+        return 0;
+    unsigned char *data;
+    size_t size;
+    if (rs_read_file(rq->args.config_path, &data, &size, err))
+        return -1;
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_CONFIG_COPY);
+    rs_output out = {0};
+    int status = rs_output_add_input(&rule, rq->args.config_path, err) ||
+                 rs_output_open(&out, &rule, path, err);
+    if (!status && fwrite(data, 1, size, out.f) != size)
+        status = rs_fail(err, "%s: write failed", path);
+    if (!status)
+        status = rs_output_commit(&out, err);
+    if (status)
+        rs_output_abort(&out);
+    rs_output_rule_free(&rule);
+    free(data);
+    return status ? -1 : 0;
+}
+
 static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 {
     rs_error err;
@@ -581,6 +613,8 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         return status;
     status = RS_EXIT_FAIL;
     print_header(rq, run);
+    if (copy_config(rq, &err))
+        goto fail;
     rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal, .dir = rq->dir};
     if (rq->cfg.dev_bleu) {
         options.codec = &run->codec;
