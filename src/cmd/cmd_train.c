@@ -60,7 +60,7 @@ static void usage(FILE *out)
             " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
             "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
             "the model directory (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv,\n"
-            "train.loss.tsv, train.log):\n"
+            "train.loss.tsv, train.log, and config.yaml: the --config file):\n"
             "--name NAME is $" RS_MODELS_ENV "/NAME, or models/NAME when that is not set\n"
             "('rnnsearch help models'); --out DIR is DIR.\n\n"
             "data:\n"

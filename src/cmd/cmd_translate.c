@@ -25,46 +25,52 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: " PROG " -m MODEL [-m MODEL ...] [OPTIONS] [FILE]\n\n"
-            "Translates each line of FILE (default: standard input) and prints one\n"
-            "translation per line; an empty line gives an empty line. MODEL is a checkpoint\n"
-            "file or a directory models/NAME (its best.ckpt, else last.ckpt). Several -m\n"
-            "decode as an ensemble: their log-probabilities are averaged at each step (they\n"
-            "must share vocabularies and text settings). Lines from a pipe or a terminal\n"
-            "are translated and printed as soon as they arrive.\n\n"
-            "  -m, --model MODEL      the model (required; repeat for an ensemble)\n"
-            "  -o, --output FILE      write translations here (default: standard output);\n"
-            "                         FILE is replaced once complete, never left half\n"
-            "                         written, and may not be an input, a checkpoint or\n"
-            "                         in a training run's directory\n"
-            "  --beam K               beam search with K hypotheses (default: 1, greedy)\n"
-            "  --length-penalty A     rank hypotheses by log p / (length + 1)^A (default: 1.0)\n"
-            "  --n-best N             print N hypotheses per sentence in the Moses/Marian\n"
-            "                         format 'id ||| translation ||| F0= logprob ||| score'\n"
-            "                         (id from 0; also with N = 1; needs --beam >= N)\n"
-            "  --batch-size N         sentences decoded together (default: 32)\n"
-            "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
-            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
-            "                         warning naming the line (default: %d)\n"
-            "  --replace-unk          replace <unk> by the source token it attends to most\n"
-            "                         (punctuation excluded)\n"
-            "  --remove-bpe[=MARKER]  join subword-nmt's BPE in the output text as fairseq\n"
-            "                         does: every MARKER is removed, one at the line's end\n"
-            "                         too ('hou@@ se' -> 'house'; default MARKER: '@@ ')\n"
-            "  --alignment[=WHAT]     append ' ||| ' and the alignment, as Marian does: hard\n"
-            "                         (default: 'i-j' source-target links, argmax per target\n"
-            "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
-            "                         or soft (each target token's weights, ',' between)\n"
-            "  --ref FILE             score the translations against references (BLEU, chrF)\n"
-            "  --quiet                no summary line on standard error\n"
-            "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
-            "  --config FILE          settings from the translation: section of a YAML file\n"
-            "                         (keys named as the options, _ for -; the model from\n"
-            "                         training: out or name when -m is not given); options\n"
-            "                         on the command line win\n"
-            "  -h, --help             this help\n",
-            RS_MAX_SRC_LEN);
+    fprintf(
+        out,
+        "usage: " PROG " -m MODEL [-m MODEL ...] [OPTIONS] [FILE]\n\n"
+        "Translates each line of FILE (default: standard input) and prints one\n"
+        "translation per line; an empty line gives an empty line. MODEL is a checkpoint\n"
+        "file or a directory models/NAME (its best.ckpt, else last.ckpt). Several -m\n"
+        "decode as an ensemble: their log-probabilities are averaged at each step (they\n"
+        "must share vocabularies and text settings). Lines from a pipe or a terminal\n"
+        "are translated and printed as soon as they arrive.\n\n"
+        "  -m, --model MODEL      the model (required; repeat for an ensemble)\n"
+        "  -o, --output FILE      write translations here (default: standard output);\n"
+        "                         FILE is replaced once complete, never left half\n"
+        "                         written, and may not be an input, a checkpoint or\n"
+        "                         in a training run's directory\n"
+        "  --beam K               beam search with K hypotheses (default: 1, greedy)\n"
+        "  --length-penalty A     rank hypotheses by log p / (length + 1)^A (default: 1.0)\n"
+        "  --n-best N             print N hypotheses per sentence in the Moses/Marian\n"
+        "                         format 'id ||| translation ||| F0= logprob ||| score'\n"
+        "                         (id from 0; also with N = 1; needs --beam >= N, and\n"
+        "                         without --beam searches with a beam of N)\n"
+        "  --batch-size N         sentences decoded together (default: 32)\n"
+        "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
+        "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
+        "                         warning naming the line (default: %d)\n"
+        "  --replace-unk          replace <unk> by the source token it attends to most\n"
+        "                         (punctuation excluded)\n"
+        "  --remove-bpe[=MARKER]  join subword-nmt's BPE in the output text as fairseq\n"
+        "                         does: every MARKER is removed, one at the line's end\n"
+        "                         too ('hou@@ se' -> 'house'; default MARKER: '@@ ';\n"
+        "                         '@@' and subword_nmt are '@@ '); sentencepiece\n"
+        "                         decodes pieces ('\xE2\x96\x81the \xE2\x96\x81hou se' -> 'the house').\n"
+        "                         As a separate word only '@@', '@@ ', subword_nmt or\n"
+        "                         sentencepiece is its value: '--remove-bpe FILE' reads FILE\n"
+        "  --alignment[=WHAT]     append ' ||| ' and the alignment, as Marian does: hard\n"
+        "                         (default: 'i-j' source-target links, argmax per target\n"
+        "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
+        "                         or soft (each target token's weights, ',' between)\n"
+        "  --ref FILE             score the translations against references (BLEU, chrF)\n"
+        "  --quiet                no summary line on standard error\n"
+        "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
+        "  --config FILE          settings from the translation: section of a YAML file\n"
+        "                         (keys named as the options, _ for -; the model from\n"
+        "                         training: out or name when -m is not given); options\n"
+        "                         on the command line win\n"
+        "  -h, --help             this help\n",
+        RS_MAX_SRC_LEN);
 }
 
 typedef struct {
@@ -112,6 +118,17 @@ static int alignment_value(const char *arg, output_style *st)
     return 1;
 }
 
+/* A word after --remove-bpe that is its value (fairseq's names and marks),
+ * not the input file. */
+static int bpe_value(const char *arg)
+{
+    static const char *const values[] = {"@@", "@@ ", "subword_nmt", "sentencepiece"};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++)
+        if (!strcmp(arg, values[i]))
+            return 1;
+    return 0;
+}
+
 enum { OPT_THREADS = RS_CLI_OPT, OPT_NBEST, OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET, OPT_BPE };
 
 /* One option, from the command line or the --config file (rs_cli_apply);
@@ -133,7 +150,13 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_UNK: topt->replace_unk = 1; break;
     case OPT_QUIET: rq->quiet = 1; break;
     case OPT_BPE:
-        if (rs_cli_bpe_marker(PROG, arg, &topt->remove_bpe))
+        /* fairseq's names: "@@" means subword-nmt's "@@ " (a bare "@@" would
+         * leave "hou se"), as subword_nmt does. */
+        if (arg && (!strcmp(arg, "@@") || !strcmp(arg, "subword_nmt")))
+            arg = RS_BPE_MARKER;
+        if (arg && !strcmp(arg, "sentencepiece"))
+            topt->remove_bpe = RS_BPE_SENTENCEPIECE;
+        else if (rs_cli_bpe_marker(PROG, arg, &topt->remove_bpe))
             return RS_EXIT_USAGE;
         break;
     case OPT_ALIGN:
@@ -177,6 +200,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {0},
     };
     topt->n_best = 0; /* not given: 1, and no n-best format (check_request) */
+    topt->beam = 0;   /* not given: --n-best's N, else 1 (check_request) */
     rs_cli_begin(&rq->args, PROG, argc, argv, "m:o:", opts);
     rs_cli_begin_numbers(&rq->args, numbers);
     int c, status;
@@ -189,6 +213,10 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         /* "--alignment soft" as Marian writes it, as well as "--alignment=soft". */
         output_style peek = rq->style;
         if (c == OPT_ALIGN && !arg && optind < argc && alignment_value(argv[optind], &peek))
+            arg = argv[optind++];
+        /* "--remove-bpe '@@ '" as fairseq takes it: only these values, so that
+         * "--remove-bpe FILE" keeps reading FILE. */
+        if (c == OPT_BPE && !arg && optind < argc && bpe_value(argv[optind]))
             arg = argv[optind++];
         if ((status = apply_option(rq, c, arg)) >= 0)
             return status;
@@ -214,6 +242,11 @@ static int check_request(int argc, char **argv, translate_request *rq)
     rq->style.nbest_format = topt->n_best > 0; /* --n-best given, even as 1 */
     if (!topt->n_best)
         topt->n_best = 1;
+    /* --n-best N alone searches with a beam of N, the smallest that holds N
+     * hypotheses (fairseq, OpenNMT-py and Joey NMT refuse an n-best larger
+     * than the beam, but their beam is 5 unless given; ours is 1). */
+    if (!topt->beam)
+        topt->beam = topt->n_best;
     if (topt->n_best > topt->beam)
         return rs_cli_usage_error(PROG, "--n-best %d needs --beam of at least %d", topt->n_best,
                                   topt->n_best);
@@ -386,8 +419,17 @@ int cmd_translate(int argc, char **argv)
     rs_chrf_stats_init(&run.chrf);
     int reader_open = 0;
     status = RS_EXIT_FAIL;
-    if (rs_cli_load_models(&models, &codec, &err) ||
-        rs_translator_init(&tr, models.members, models.count, &codec, &rq.topt, &err))
+    if (rs_cli_load_models(&models, &codec, &err))
+        goto fail;
+    /* A model of SentencePiece pieces gives decoded text: taking its spaces
+     * out would join every word. */
+    if (rq.topt.remove_bpe && !strcmp(rq.topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
+        models.models[0].cfg.tokenizer == RS_TOKENIZER_SPM) {
+        rs_fail(&err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose pieces "
+                      "are decoded already");
+        goto fail;
+    }
+    if (rs_translator_init(&tr, models.members, models.count, &codec, &rq.topt, &err))
         goto fail;
     if (rq.ref_path && rs_lines_read(rq.ref_path, &run.refs, &err))
         goto fail;
