@@ -360,6 +360,16 @@ START_TEST(every_command_numbers_from_its_table)
     snprintf(cmd, sizeof cmd, "translate -m %s --quiet <<'EOF'\ndas haus\nEOF\n", path);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
     ck_assert_msg(!strstr(out, "|||"), "%s", out);
+    /* A count of one is singular: "1 sentence", as everywhere a count is said. */
+    snprintf(cmd, sizeof cmd, "translate -m %s --max-len 1 <<'EOF' 2>&1 >/dev/null\ndas\nEOF\n",
+             path);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, ": 1 sentence, "), "%s", out);
+    snprintf(cmd, sizeof cmd,
+             "printf 'a\\nb\\n' > %s/ref.txt && echo the | %s bleu %s/ref.txt 2>&1", dir,
+             testprog_path(), dir);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "standard input has 1 line but "), "%s", out);
     snprintf(path, sizeof path, "%s/t.yaml", dir);
     static const char one[] = "translation:\n  n_best: 1\n";
     testfile_write(path, (const unsigned char *)one, sizeof one - 1);

@@ -61,8 +61,8 @@ int cmd_aer(int argc, char **argv)
     }
     int status = RS_EXIT_FAIL;
     if (gold.count != hyp.count) {
-        rs_cli_fail(PROG, "%s has %d lines but %s has %d: one line of links per sentence in both",
-                    gold_path, gold.count, hyp_path, hyp.count);
+        rs_cli_fail(PROG, "%s has %d line%s but %s has %d: one line of links per sentence in both",
+                    gold_path, gold.count, RS_S(gold.count), hyp_path, hyp.count);
         goto done;
     }
     rs_aer_counts counts = {0};

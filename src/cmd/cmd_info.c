@@ -77,8 +77,8 @@ static void print_training(const rs_train_state *s)
         printf(", best dev BLEU %.2f", (double)s->best_dev_bleu);
     else
         printf(", best dev BLEU none");
-    printf(", %d evaluations without improvement, lr scale %g\n", (int)s->bad_evals,
-           (double)s->lr_scale);
+    printf(", %d evaluation%s without improvement, lr scale %g\n", (int)s->bad_evals,
+           RS_S(s->bad_evals), (double)s->lr_scale);
 }
 
 /* The settings of one section from rs_config_write's "key=value" lines:

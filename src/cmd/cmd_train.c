@@ -383,11 +383,14 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
                        const char *dir, int argc, char **argv, int resume)
 {
     switch (r->reason) {
-    case RS_STOP_EPOCHS: rs_log("stopped: all %d epochs done", cfg->epochs); break;
+    case RS_STOP_EPOCHS:
+        rs_log("stopped: all %d epoch%s done", cfg->epochs, RS_S(cfg->epochs));
+        break;
     case RS_STOP_MAX_STEPS: rs_log("stopped: --max-steps %d reached", cfg->max_steps); break;
     case RS_STOP_TIME: rs_log("stopped: --max-minutes %g reached", (double)cfg->max_minutes); break;
     case RS_STOP_PATIENCE:
-        rs_log("stopped: %d dev evaluations without improvement (--patience)", cfg->patience);
+        rs_log("stopped: %d dev evaluation%s without improvement (--patience)", cfg->patience,
+               RS_S(cfg->patience));
         break;
     case RS_STOP_SIGNAL:
         rs_log("stopped: interrupted by %s", stop_signal == SIGINT    ? "SIGINT (Ctrl-C)"
@@ -422,9 +425,9 @@ static void print_header(const train_request *rq, const rs_train_run *run)
 {
     if (rs_dist_rank() != 0)
         return;
-    rs_log("%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
-           rq->resume ? "resuming" : "training", rq->dir, run->train.count, run->skipped,
-           rq->cfg.max_len, run->dev.count);
+    rs_log("%s %s: %d training pair%s (%d longer than %d tokens left out), %d dev pair%s\n",
+           rq->resume ? "resuming" : "training", rq->dir, run->train.count, RS_S(run->train.count),
+           run->skipped, rq->cfg.max_len, run->dev.count, RS_S(run->dev.count));
     rs_log("vocabularies: %d source, %d target; %zu parameters\n", run->model.cfg.src_vocab,
            run->model.cfg.tgt_vocab, run->model.layout.total);
     rs_log("configuration: ");

@@ -377,8 +377,8 @@ done:
 static int check_ref_count(const translate_run *run, rs_error *err)
 {
     if (run->rq->ref_path && run->line_no != run->refs.count)
-        return rs_fail(err, "%s has %d lines but the input has %ld", run->rq->ref_path,
-                       run->refs.count, run->line_no);
+        return rs_fail(err, "%s has %d line%s but the input has %ld", run->rq->ref_path,
+                       run->refs.count, RS_S(run->refs.count), run->line_no);
     return 0;
 }
 
@@ -445,8 +445,9 @@ int cmd_translate(int argc, char **argv)
         goto fail;
     if (!rq.quiet) {
         double seconds = rs_clock_seconds() - start;
-        fprintf(stderr, PROG ": %ld sentences, %ld tokens out, %.2f s, %.1f sentences/s\n",
-                run.line_no, run.tokens_out, seconds, seconds > 0 ? run.line_no / seconds : 0.0);
+        fprintf(stderr, PROG ": %ld sentence%s, %ld token%s out, %.2f s, %.1f sentences/s\n",
+                run.line_no, RS_S(run.line_no), run.tokens_out, RS_S(run.tokens_out), seconds,
+                seconds > 0 ? run.line_no / seconds : 0.0);
     }
     if (rq.ref_path)
         report_scores(&run);

@@ -433,8 +433,8 @@ int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs 
     /* A length mismatch first: it explains any empty line it misaligns. */
     int rc = 0;
     if (src.count != tgt.count)
-        rc = rs_fail(err, "%s has %d lines but %s has %d", display_name(src_path), src.count,
-                     display_name(tgt_path), tgt.count);
+        rc = rs_fail(err, "%s has %d line%s but %s has %d", display_name(src_path), src.count,
+                     RS_S(src.count), display_name(tgt_path), tgt.count);
     for (int i = 0; !rc && i < src.count; i++) {
         const char *name = NULL, *line = NULL;
         if (rs_text_is_blank(src.lines[i], strlen(src.lines[i]))) {
