@@ -23,8 +23,6 @@ typedef struct {
 } alias;
 
 #define LEVEL "word=word|char=char|bpe=space"
-#define VOCAB "rnnsearch's max_vocab counts the reserved ids too"
-#define ONE_SIZE "one size for the encoder and the decoder"
 
 static const alias aliases[] = {
     /* Joey NMT: data. */
@@ -40,10 +38,10 @@ static const alias aliases[] = {
     {"data", "max_sent_length", "data", "max_len", NULL, 0, NULL},
     {"data", "src.max_length", "data", "max_len", NULL, 0, NULL},
     {"data", "trg.max_length", "data", "max_len", NULL, 0, NULL},
-    {"data", "src_voc_limit", "data", "max_vocab", NULL, RS_RESERVED, VOCAB},
-    {"data", "trg_voc_limit", "data", "max_vocab", NULL, RS_RESERVED, VOCAB},
-    {"data", "src.voc_limit", "data", "max_vocab", NULL, RS_RESERVED, VOCAB},
-    {"data", "trg.voc_limit", "data", "max_vocab", NULL, RS_RESERVED, VOCAB},
+    {"data", "src_voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {"data", "trg_voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {"data", "src.voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {"data", "trg.voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
     {"data", "src_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
     {"data", "trg_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
     {"data", "src.voc_min_freq", "data", "min_freq", NULL, 0, NULL},
@@ -95,13 +93,13 @@ static const alias aliases[] = {
     {"training", "load_model", NULL, NULL, NULL, 0,
      "continue a run with 'rnnsearch train --resume' (--new-data for other data)"},
     /* Joey NMT: model. */
-    {"model", "encoder.hidden_size", "model", "hidden", NULL, 0, ONE_SIZE},
-    {"model", "decoder.hidden_size", "model", "hidden", NULL, 0, ONE_SIZE},
-    {"model", "encoder.embeddings.embedding_dim", "model", "emb", NULL, 0, ONE_SIZE},
-    {"model", "decoder.embeddings.embedding_dim", "model", "emb", NULL, 0, ONE_SIZE},
+    {"model", "encoder.hidden_size", "model", "hidden", NULL, 0, NULL},
+    {"model", "decoder.hidden_size", "model", "hidden", NULL, 0, NULL},
+    {"model", "encoder.embeddings.embedding_dim", "model", "emb", NULL, 0, NULL},
+    {"model", "decoder.embeddings.embedding_dim", "model", "emb", NULL, 0, NULL},
     {"model", "dropout", "training", "dropout", NULL, 0, NULL},
-    {"model", "encoder.dropout", "training", "dropout", NULL, 0, "one dropout rate"},
-    {"model", "decoder.dropout", "training", "dropout", NULL, 0, "one dropout rate"},
+    {"model", "encoder.dropout", "training", "dropout", NULL, 0, NULL},
+    {"model", "decoder.dropout", "training", "dropout", NULL, 0, NULL},
     {"model", "init_weight", "training", "init_scale", NULL, 0, NULL},
     {"model", "tied_softmax", "model", "tie_embeddings", NULL, 0, NULL},
     {"model", "decoder.attention", "model", "attention", "bahdanau=additive|luong=general", 0,
@@ -272,9 +270,9 @@ static int merge_renamed(const rs_settings *s, char **given, int *drop, const ch
             if (!agree)
                 return rs_fail(err,
                                "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
-                               "differently (%s)",
+                               "with different values: it has one for both",
                                path, x->line, given[i], given[j] ? given[j] : y->key, y->line,
-                               x->key, x->key);
+                               x->key);
             drop[i] = 1;
             break;
         }
