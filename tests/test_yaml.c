@@ -105,6 +105,16 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
     ck_assert(it && it->line == 5 && !strcmp(it->values[0], "30"));
     rs_settings_free(&s);
 
+    /* Dotted keys are bounded: a mapping nested past 511 characters is refused. */
+    char deep[2048] = "model:\n";
+    for (int level = 0; level < 30; level++) {
+        size_t used = strlen(deep);
+        snprintf(deep + used, sizeof deep - used, "%*s%s:\n", 2 * level + 2, "",
+                 "abcdefghijklmnopqrstuvwxyz");
+    }
+    ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)deep, strlen(deep), &s, &err));
+    ck_assert_msg(strstr(err.msg, "a key nested too deep (511 characters at most)"), "%s", err.msg);
+
     static const char *const names[] = {"hidden", "emb", "att", "maxout"};
     ck_assert_str_eq(rs_cli_nearest("hiden", names, 4), "hidden");
     ck_assert_str_eq(rs_cli_nearest("maxuot", names, 4), "maxout");

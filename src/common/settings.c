@@ -173,8 +173,8 @@ static int add_yaml_mapping(yaml_reader *r, const char *section, const char *pre
     const int len = snprintf(dotted, sizeof dotted, "%s%s%s", prefix ? prefix : "",
                              prefix ? "." : "", (const char *)key->data.scalar.value);
     if (len < 0 || (size_t)len >= sizeof dotted)
-        return rs_fail(r->err, "%s:%d: '%s…': a key nested too deep", r->name, node_line(key),
-                       prefix);
+        return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
+                       r->name, node_line(key), dotted, (int)sizeof dotted - 1);
     for (yaml_node_pair_t *q = value->data.mapping.pairs.start; q < value->data.mapping.pairs.top;
          q++) {
         const yaml_node_t *k = yaml_document_get_node(r->doc, q->key);
@@ -203,7 +203,8 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const char *pre
     const int len =
         snprintf(dotted, sizeof dotted, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", k);
     if (len < 0 || (size_t)len >= sizeof dotted)
-        return rs_fail(r->err, "%s:%d: '%s': a key nested too deep", r->name, node_line(key), k);
+        return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
+                       r->name, node_line(key), dotted, (int)sizeof dotted - 1);
     rs_setting *it = add_setting(r->out, section, dotted, (size_t)len, node_line(key), r->err);
     if (!it)
         return -1;
