@@ -375,7 +375,7 @@ START_TEST(joey_nmt_names_are_read_as_ours)
                                        "is the plateau schedule's"},
         {"model:\n  encoder:\n    hidden_size: 8\n  decoder:\n    hidden_size: 16\n",
          ":5: 'decoder.hidden_size' and 'encoder.hidden_size' (line 3) both give rnnsearch's "
-         "'hidden', with different values: it has one for both"},
+         "'hidden', with different values (rnnsearch has one)"},
         {"model:\n  encoder:\n    rnn_type: lstm\n", ":3: 'encoder.rnn_type: lstm' (Joey "
                                                      "NMT/OpenNMT-py): rnnsearch's RNN is a GRU"},
         {"data:\n  level: bpe2\n", ":2: 'level: bpe2' (Joey NMT/OpenNMT-py): levels are word"},

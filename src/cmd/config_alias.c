@@ -270,7 +270,7 @@ static int merge_renamed(const rs_settings *s, char **given, int *drop, const ch
             if (!agree)
                 return rs_fail(err,
                                "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
-                               "with different values: it has one for both",
+                               "with different values (rnnsearch has one)",
                                path, x->line, given[i], given[j] ? given[j] : y->key, y->line,
                                x->key);
             drop[i] = 1;
