@@ -325,6 +325,8 @@ START_TEST(every_command_numbers_from_its_table)
         {"translate -m x --threads 1025", "--threads: '1025' is not an integer from 1 to 1024"},
         {"translate -m x --n-best 0", "--n-best: '0' is not an integer from 1 to 1000"},
         {"align -m x --max-len 0", "--max-len: '0' is not an integer from 1 to 100000"},
+        {"align -m x --remove-bpe=sentencepiece",
+         "--remove-bpe: 'sentencepiece' is not a BPE marker; --words joins SentencePiece pieces"},
         {"train --train x --out y --dev-align-threshold 2",
          "--dev-align-threshold: '2' is not a number from 0 to 1"},
     };

@@ -352,6 +352,13 @@ int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker)
         rs_cli_usage_error(prog, "--remove-bpe: the marker is empty");
         return -1;
     }
+    /* translate decodes pieces itself; elsewhere the word would be taken as a
+     * marker no unit ends with, and nothing would be joined. */
+    if (arg && !strcmp(arg, "sentencepiece")) {
+        rs_cli_usage_error(prog, "--remove-bpe: 'sentencepiece' is not a BPE marker; --words "
+                                 "joins SentencePiece pieces");
+        return -1;
+    }
     *marker = arg ? arg : RS_BPE_MARKER;
     return 0;
 }
