@@ -1114,6 +1114,7 @@ START_TEST(the_command_stops_gracefully_and_guards_open_addresses)
     close(fd);
     char *log = read_log(&p);
     ck_assert_msg(strstr(log, "again, exiting at once"), "%s", log);
+    ck_assert_msg(strstr(log, "terminated by SIGTERM, stopping"), "%s", log);
     free(log);
 
     spawn_server(&p, "--host 0.0.0.0");

@@ -611,14 +611,34 @@ START_TEST(pre_tokenized_bpe_data_trains_and_translates_joined)
     snprintf(args, sizeof args, "translate -m %s/m --quiet --config %s %s", dir, yaml, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     ck_assert_str_eq(text, "the house is big &quot;\na small house\n\n");
+    /* fairseq's spellings, a separate word too: '@@', '@@ ' and subword_nmt
+     * all join subword-nmt's units; any other word is the input file. */
+    static const char *const spellings[] = {"=@@", " @@", " '@@ '", " subword_nmt", "='@@ '"};
+    for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+        snprintf(args, sizeof args,
+                 "translate -m %s/m --quiet --post-process none --remove-bpe%s %s", dir,
+                 spellings[i], path);
+        ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+        ck_assert_msg(!strcmp(text, "the house is big &quot;\na small house\n\n"), "%s: %s",
+                      spellings[i], text);
+    }
     /* n-best lists too; a marker of one's own. */
     snprintf(args, sizeof args,
-             "translate -m %s/m --quiet --post-process none --remove-bpe=@@ --beam 2 "
+             "translate -m %s/m --quiet --post-process none --remove-bpe=u@@ --beam 2 "
              "--n-best 1 %s",
              dir, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
-    ck_assert_msg(strstr(text, "0 ||| the hou se is big &quot; ||| F0= ") == text, "%s", text);
-    ck_assert_ptr_nonnull(strstr(text, "\n1 ||| a small hou se ||| F0= "));
+    ck_assert_msg(strstr(text, "0 ||| the ho se is big &quot; ||| F0= ") == text, "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "\n1 ||| a small ho se ||| F0= "));
+    /* --n-best N alone searches with a beam of N; a smaller --beam is refused. */
+    snprintf(args, sizeof args, "translate -m %s/m --quiet --n-best 2 %s", dir, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "0 ||| ") == text && strstr(text, "\n0 ||| ") &&
+                      strstr(text, "\n1 ||| ") && strstr(strstr(text, "\n1 ||| ") + 1, "\n1 ||| "),
+                  "%s", text);
+    snprintf(args, sizeof args, "translate -m %s/m --beam 1 --n-best 2 %s 2>&1", dir, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 2);
+    ck_assert_msg(strstr(text, "--n-best 2 needs --beam of at least 2"), "%s", text);
     /* align draws words: units joined, rows averaged, columns summed. */
     snprintf(args, sizeof args, "align -m %s/m --remove-bpe --format json %s", dir, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);

@@ -9,6 +9,7 @@
 
 #include "model/checkpoint.h"
 #include "cmd/cli.h"
+#include "cmd/config_alias.h"
 #include "model/locate.h"
 #include "common/fileio.h"
 #include "search/forced.h"
@@ -349,6 +350,13 @@ int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker)
 {
     if (arg && !*arg) {
         rs_cli_usage_error(prog, "--remove-bpe: the marker is empty");
+        return -1;
+    }
+    /* translate decodes pieces itself; elsewhere the word would be taken as a
+     * marker no unit ends with, and nothing would be joined. */
+    if (arg && !strcmp(arg, "sentencepiece")) {
+        rs_cli_usage_error(prog, "--remove-bpe: 'sentencepiece' is not a BPE marker; --words "
+                                 "joins SentencePiece pieces");
         return -1;
     }
     *marker = arg ? arg : RS_BPE_MARKER;
@@ -750,7 +758,8 @@ int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply app
         return -1;
     build_settings();
     rs_error err;
-    if (rs_settings_read(args->config_path, &args->config, &err))
+    if (rs_settings_read(args->config_path, &args->config, &err) ||
+        rs_config_aliases(&args->config, args->config_path, &err))
         return rs_cli_usage_error(args->prog, "%s", err.msg);
     for (int i = 0; i < args->config.count; i++) {
         const rs_setting *it = &args->config.items[i];

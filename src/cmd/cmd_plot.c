@@ -483,8 +483,8 @@ static int plot_log(const char *log, const char *output, const char *title, cons
     if (rc)
         return rs_cli_fail(PROG, "%s", err.msg);
     if (strcmp(output, "-"))
-        fprintf(stderr, PROG ": wrote %s (%d evaluations, %d training-loss rows)\n", output,
-                evaluations, losses);
+        fprintf(stderr, PROG ": wrote %s (%d evaluation%s, %d training-loss row%s)\n", output,
+                evaluations, RS_S(evaluations), losses, RS_S(losses));
     return RS_EXIT_OK;
 }
 

@@ -366,7 +366,7 @@ static void serve_until_stopped(rs_server *server, const sigset_t *stop, int tim
     fprintf(stderr,
             PROG ": %s, stopping (answers in transfer get up to %d s; a second signal "
                  "ends it at once)\n",
-            sig == SIGINT ? "interrupted" : "terminated", timeout);
+            sig == SIGINT ? "interrupted by SIGINT (Ctrl-C)" : "terminated by SIGTERM", timeout);
     /* The stop runs beside this thread, which waits for it or for a second signal. */
     stopping st;
     st.server = server;

@@ -62,7 +62,7 @@ static void usage(FILE *out)
             " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
             "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
             "the model directory (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv,\n"
-            "train.loss.tsv, train.log):\n"
+            "train.loss.tsv, train.log, and config.yaml: the --config file):\n"
             "--name NAME is $" RS_MODELS_ENV "/NAME, or models/NAME when that is not set\n"
             "('rnnsearch help models'); --out DIR is DIR.\n\n"
             "data:\n"
@@ -415,11 +415,14 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
                        const char *dir, int argc, char **argv, int resume)
 {
     switch (r->reason) {
-    case RS_STOP_EPOCHS: rs_log("stopped: all %d epochs done", cfg->epochs); break;
+    case RS_STOP_EPOCHS:
+        rs_log("stopped: all %d epoch%s done", cfg->epochs, RS_S(cfg->epochs));
+        break;
     case RS_STOP_MAX_STEPS: rs_log("stopped: --max-steps %d reached", cfg->max_steps); break;
     case RS_STOP_TIME: rs_log("stopped: --max-minutes %g reached", (double)cfg->max_minutes); break;
     case RS_STOP_PATIENCE:
-        rs_log("stopped: %d dev evaluations without improvement (--patience)", cfg->patience);
+        rs_log("stopped: %d dev evaluation%s without improvement (--patience)", cfg->patience,
+               RS_S(cfg->patience));
         break;
     case RS_STOP_SIGNAL:
         rs_log("stopped: interrupted by %s", stop_signal == SIGINT    ? "SIGINT (Ctrl-C)"
@@ -454,9 +457,9 @@ static void print_header(const train_request *rq, const rs_train_run *run)
 {
     if (rs_dist_rank() != 0)
         return;
-    rs_log("%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
-           rq->resume ? "resuming" : "training", rq->dir, run->train.count, run->skipped,
-           rq->cfg.max_len, run->dev.count);
+    rs_log("%s %s: %d training pair%s (%d longer than %d tokens left out), %d dev pair%s\n",
+           rq->resume ? "resuming" : "training", rq->dir, run->train.count, RS_S(run->train.count),
+           run->skipped, rq->cfg.max_len, run->dev.count, RS_S(run->dev.count));
     rs_log("vocabularies: %d source, %d target; %zu parameters\n", run->model.cfg.src_vocab,
            run->model.cfg.tgt_vocab, run->model.layout.total);
     rs_log("configuration: ");
@@ -584,6 +587,38 @@ static void forget_directory(const train_request *rq, rs_train_run *run)
     rmdir(rq->dir); /* only when nothing else is there */
 }
 
+/* DIR/config.yaml: a copy of the --config file the run was started with
+ * (Joey NMT keeps one too), byte for byte, written as every output is
+ * (cmd/output.h); `info -m DIR --config` reads its data paths back. A resumed
+ * run given --config again replaces it; the copy itself given is left be. */
+static int copy_config(const train_request *rq, rs_error *err)
+{
+    if (!rq->args.config_path || rs_dist_rank() != 0)
+        return 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", rq->dir, RS_CONFIG_COPY);
+    if (rs_same_file(rq->args.config_path, path))
+        return 0;
+    unsigned char *data;
+    size_t size;
+    if (rs_read_file(rq->args.config_path, &data, &size, err))
+        return -1;
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_CONFIG_COPY);
+    rs_output out = {0};
+    int status = rs_output_add_input(&rule, rq->args.config_path, err) ||
+                 rs_output_open(&out, &rule, path, err);
+    if (!status && fwrite(data, 1, size, out.f) != size)
+        status = rs_fail(err, "%s: write failed", path);
+    if (!status)
+        status = rs_output_commit(&out, err);
+    if (status)
+        rs_output_abort(&out);
+    rs_output_rule_free(&rule);
+    free(data);
+    return status ? -1 : 0;
+}
+
 static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 {
     rs_error err;
@@ -614,6 +649,8 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         return status;
     status = RS_EXIT_FAIL;
     print_header(rq, run);
+    if (copy_config(rq, &err))
+        goto fail;
     rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal, .dir = rq->dir};
     if (rq->cfg.dev_bleu) {
         options.codec = &run->codec;

@@ -486,8 +486,8 @@ int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
     /* A length mismatch first: it explains any empty line it misaligns. */
     int rc = 0, kept = 0;
     if (src.count != tgt.count)
-        rc = rs_fail(err, "%s has %d lines but %s has %d", display_name(src_path), src.count,
-                     display_name(tgt_path), tgt.count);
+        rc = rs_fail(err, "%s has %d line%s but %s has %d", display_name(src_path), src.count,
+                     RS_S(src.count), display_name(tgt_path), tgt.count);
     for (int i = 0; !rc && i < src.count; i++) {
         const int keep = keep_line_pair(&src, &tgt, i, src_path, tgt_path, skipped, err);
         if (keep < 0) {

@@ -403,9 +403,37 @@ int rs_text_to_tokens(const char *raw, size_t len, int lowercase, int mode, rs_t
     return rc;
 }
 
+/* "▁the ▁hou se" → "the house": spaces dropped, U+2581 (E2 96 81) a space,
+ * the ends trimmed. The result is never longer than text. */
+static int decode_pieces(const char *text, char **out, rs_error *err)
+{
+    char *joined = malloc(strlen(text) + 1);
+    if (!joined)
+        return rs_fail(err, "out of memory decoding SentencePiece pieces");
+    size_t w = 0;
+    for (const char *r = text; *r;) {
+        if (!strncmp(r, "\xE2\x96\x81", 3)) {
+            if (w > 0) /* a leading one starts the line: trimmed */
+                joined[w++] = ' ';
+            r += 3;
+        } else if (*r == ' ') {
+            r++;
+        } else {
+            joined[w++] = *r++;
+        }
+    }
+    while (w > 0 && joined[w - 1] == ' ')
+        w--;
+    joined[w] = '\0';
+    *out = joined;
+    return 0;
+}
+
 int rs_remove_bpe(const char *text, const char *marker, char **out, rs_error *err)
 {
     *out = NULL;
+    if (!strcmp(marker, RS_BPE_SENTENCEPIECE))
+        return decode_pieces(text, out, err);
     const size_t m = strlen(marker), len = strlen(text);
     if (!m)
         return rs_fail(err, "the BPE marker is empty");

@@ -90,6 +90,10 @@ int rs_text_to_tokens(const char *raw, size_t len, int lowercase, int mode, rs_t
  * "hou@@\tse" stays as it is. The marker must not be empty. The result is a
  * new string *out that the caller frees. */
 #define RS_BPE_MARKER "@@ " /* subword-nmt's continuation mark, fairseq's default */
+/* As marker: SentencePiece pieces written as tokens ("▁the ▁hou se"): the
+ * spaces go and each "▁" (U+2581) becomes one, the ends trimmed ("the house"),
+ * as fairseq's --remove-bpe sentencepiece does. */
+#define RS_BPE_SENTENCEPIECE "sentencepiece"
 int rs_remove_bpe(const char *text, const char *marker, char **out, rs_error *err);
 
 /* Post-processing of output text whose tokens were made before rnnsearch saw

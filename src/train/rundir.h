@@ -44,6 +44,8 @@ int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, in
 
 #define RS_LOSS_TABLE "train.loss.tsv" /* the training loss every cfg.log_every steps */
 #define RS_TEXT_LOG "train.log"        /* what training shows on stderr (written by cmd/) */
+#define RS_CONFIG_COPY                                                                             \
+    "config.yaml" /* the --config file a run was started with, as Joey NMT keeps it */
 
 /* Keeps the headers of train.log.tsv and train.loss.tsv and their rows up to
  * `step`: rows after it were written by a run killed before its next

@@ -92,8 +92,8 @@ int rs_watch_read_gold(rs_watch *w, const char *path, int pairs, rs_error *err)
         return -1;
     int status = 0;
     if (lines.count != pairs)
-        status = rs_fail(err, "%s has %d lines of gold links but the dev set has %d pairs", path,
-                         lines.count, pairs);
+        status = rs_fail(err, "%s has %d line%s of gold links but the dev set has %d pair%s", path,
+                         lines.count, RS_S(lines.count), pairs, RS_S(pairs));
     else if (!(w->gold = rs_calloc((size_t)pairs + 1, sizeof *w->gold, err)))
         status = -1;
     for (int i = 0; i < lines.count && status == 0; i++) {
