@@ -86,6 +86,10 @@ START_TEST(bad_links_are_named)
     ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "missing"), "%s", out);
     ck_assert_int_eq(testprog_run_all("aer only-one", out, sizeof out), 2);
+    /* The help names nothing an installed rnnsearch lacks (the source tree's scripts/). */
+    ck_assert_int_eq(testprog_run_all("aer --help", out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "recall is the share of gold links") && !strstr(out, "scripts/"),
+                  "%s", out);
     testdir_remove(dir);
 }
 END_TEST

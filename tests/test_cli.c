@@ -69,11 +69,11 @@ START_TEST(bad_training_data_is_named)
     snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "bad.tsv:2") != NULL, "no file:line in: %s", out);
-    /* A side of white space only is refused like an empty one. */
+    /* With --strict, a side of white space only is refused like an empty one. */
     f = fopen(path, "w");
     fputs("one\tun\n \t deux\n", f);
     fclose(f);
-    snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
+    snprintf(args, sizeof args, "train --train %s --out %s/m --strict", path, dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "bad.tsv:2: the sentence in column 1 is only white space") != NULL,
                   "%s", out);
@@ -325,6 +325,8 @@ START_TEST(every_command_numbers_from_its_table)
         {"translate -m x --threads 1025", "--threads: '1025' is not an integer from 1 to 1024"},
         {"translate -m x --n-best 0", "--n-best: '0' is not an integer from 1 to 1000"},
         {"align -m x --max-len 0", "--max-len: '0' is not an integer from 1 to 100000"},
+        {"align -m x --remove-bpe=sentencepiece",
+         "--remove-bpe: 'sentencepiece' is not a BPE marker; --words joins SentencePiece pieces"},
         {"train --train x --out y --dev-align-threshold 2",
          "--dev-align-threshold: '2' is not a number from 0 to 1"},
     };
@@ -360,6 +362,16 @@ START_TEST(every_command_numbers_from_its_table)
     snprintf(cmd, sizeof cmd, "translate -m %s --quiet <<'EOF'\ndas haus\nEOF\n", path);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
     ck_assert_msg(!strstr(out, "|||"), "%s", out);
+    /* A count of one is singular: "1 sentence", as everywhere a count is said. */
+    snprintf(cmd, sizeof cmd, "translate -m %s --max-len 1 <<'EOF' 2>&1 >/dev/null\ndas\nEOF\n",
+             path);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, ": 1 sentence, "), "%s", out);
+    snprintf(cmd, sizeof cmd,
+             "printf 'a\\nb\\n' > %s/ref.txt && echo the | %s bleu %s/ref.txt 2>&1", dir,
+             testprog_path(), dir);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "standard input has 1 line but "), "%s", out);
     snprintf(path, sizeof path, "%s/t.yaml", dir);
     static const char one[] = "translation:\n  n_best: 1\n";
     testfile_write(path, (const unsigned char *)one, sizeof one - 1);

@@ -354,6 +354,16 @@ START_TEST(test_outputs_never_replace_checkpoints_or_run_files)
     snprintf(args, sizeof args, "align --replay %s -o %s", run, target);
     expect_refused(args, target, (const unsigned char *)run_watch, sizeof run_watch - 1, out,
                    sizeof out);
+    /* --replay NAME: the run in the models directory, as -m finds it. */
+    snprintf(args, sizeof args, "RNNSEARCH_MODELS=%s %s align --replay run -o %s/page.html 2>&1",
+             dir, testprog_path(), dir);
+    ck_assert_msg(testprog_shell(args, out, sizeof out) == 0, "%s", out);
+    snprintf(target, sizeof target, "%s/page.html", dir);
+    ck_assert_msg(access(target, F_OK) == 0, "no %s: %s", target, out);
+    snprintf(args, sizeof args, "RNNSEARCH_MODELS=%s %s align --replay nope 2>&1", dir,
+             testprog_path());
+    ck_assert_int_eq(testprog_shell(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "--replay: no run 'nope'") && strstr(out, "/nope"), "%s", out);
     /* plot over the run's last.ckpt. */
     snprintf(target, sizeof target, "%s/last.ckpt", run);
     snprintf(args, sizeof args, "plot %s -o %s", run, target);

@@ -278,6 +278,15 @@ START_TEST(test_remove_bpe)
     ck_assert_str_eq(unbpe("e@@@ mail", RS_BPE_MARKER), "e@mail"); /* left to right, as fairseq */
     ck_assert_str_eq(unbpe("no marks here ", RS_BPE_MARKER), "no marks here");
     ck_assert_str_eq(unbpe("hou## se", "## "), "house");
+    /* SentencePiece pieces as tokens, as fairseq's --remove-bpe sentencepiece. */
+    ck_assert_str_eq(
+        unbpe("\xE2\x96\x81the \xE2\x96\x81hou se \xE2\x96\x81is", RS_BPE_SENTENCEPIECE),
+        "the house is");
+    ck_assert_str_eq(unbpe(" \xE2\x96\x81"
+                           "a \xE2\x96\x81 ",
+                           RS_BPE_SENTENCEPIECE),
+                     "a");
+    ck_assert_str_eq(unbpe("", RS_BPE_SENTENCEPIECE), "");
     rs_error err = {{0}};
     char *out;
     ck_assert_int_eq(rs_remove_bpe("x", "", &out, &err), -1);

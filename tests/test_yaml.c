@@ -12,6 +12,7 @@
 #include "cmd/cli.h"
 #include "common/settings.h"
 #include "model/checkpoint.h"
+#include "model/vocab.h"
 #include "testdir.h"
 #include "testprog.h"
 
@@ -56,7 +57,7 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
         const char *text, *message;
     } bad[] = {
         {"model:\n  emb: 3\n  emb: 4\n", "c.yaml:3: 'emb' given twice in model: (first on line 2)"},
-        {"model:\n  emb: {a: 1}\n", "c.yaml:2: 'emb' holds a mapping"},
+        {"model:\n  emb: [{a: 1}]\n", "c.yaml:2: 'emb': a list of values holds a mapping"},
         {"model: [\n", "c.yaml:2: "},
         {"- a\n- b\n", "c.yaml:1: a configuration is a mapping of sections"},
         {"model:\n  emb: 8\n---\nmodel: {}\n", "c.yaml:4: a second YAML document"},
@@ -91,6 +92,28 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
         !rs_settings_parse("c.yaml", (const unsigned char *)comment, strlen(comment), &s, &err) &&
         !s.count);
     rs_settings_free(&s);
+
+    /* Joey NMT's nested mappings: dotted keys in their section. */
+    static const char nested[] = "model:\n  encoder:\n    embeddings:\n      embedding_dim: 16\n"
+                                 "    hidden_size: 30\n";
+    ck_assert_msg(
+        !rs_settings_parse("c.yaml", (const unsigned char *)nested, strlen(nested), &s, &err), "%s",
+        err.msg);
+    it = rs_settings_find(&s, "model", "encoder.embeddings.embedding_dim");
+    ck_assert(it && it->line == 4 && !strcmp(it->values[0], "16"));
+    it = rs_settings_find(&s, "model", "encoder.hidden_size");
+    ck_assert(it && it->line == 5 && !strcmp(it->values[0], "30"));
+    rs_settings_free(&s);
+
+    /* Dotted keys are bounded: a mapping nested past 511 characters is refused. */
+    char deep[2048] = "model:\n";
+    for (int level = 0; level < 30; level++) {
+        size_t used = strlen(deep);
+        snprintf(deep + used, sizeof deep - used, "%*s%s:\n", 2 * level + 2, "",
+                 "abcdefghijklmnopqrstuvwxyz");
+    }
+    ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)deep, strlen(deep), &s, &err));
+    ck_assert_msg(strstr(err.msg, "a key nested too deep (511 characters at most)"), "%s", err.msg);
 
     static const char *const names[] = {"hidden", "emb", "att", "maxout"};
     ck_assert_str_eq(rs_cli_nearest("hiden", names, 4), "hidden");
@@ -231,6 +254,11 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
         {"train", "training:\n  lr: inf\n", ":2: --lr: 'inf' is not a number in (0, 10]"},
         {"train", "training:\n  dev_bleu: maybe\n", ":2: dev_bleu: 'maybe' is not true or false"},
         {"train", "threads: 2\n", ":1: 'threads' means one thing in training:"},
+        {"train", "post_process: bpe\n",
+         ":1: 'post_process' means one thing in data: and another in translation:; put it in its "
+         "section"},
+        {"train", "data:\n  post_process: wordpiece\n",
+         ":2: --post-process: 'wordpiece' is not one of"},
         {"translate", "translation:\n  beem: 5\n",
          ":2: unknown key 'beem' in translation: (did you mean 'beam'?)"},
         {"translate", "model:\n  hidden: 8\ntranslation:\n  beam: 0\n", ":4: --beam: '0'"},
@@ -256,8 +284,6 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
 }
 END_TEST
 
-/* info --config, with the data paths filled in, trains the same parameter
- * bytes again (dropout and two threads: the seeded paths that matter). */
 /* The vocabulary files, the shared vocabulary, the learning-rate schedule and
  * the ensemble weights as options and as a file's keys, and the requests
  * they refuse. */
@@ -328,9 +354,11 @@ START_TEST(vocabularies_schedules_and_weights)
 }
 END_TEST
 
+/* info --config, with the data paths filled in, trains the same parameter
+ * bytes again (dropout and two threads: the seeded paths that matter). */
 START_TEST(info_config_repeats_the_run_bit_for_bit)
 {
-    char dir[64], cmd[2048], out[4096];
+    char dir[64], cmd[4096], out[4096];
     testdir_make(dir, "rnnsearch-yaml-bits");
     const char *p = testprog_path();
     snprintf(
@@ -346,10 +374,107 @@ START_TEST(info_config_repeats_the_run_bit_for_bit)
         "%s train --config %s/run.yaml --quiet 2>&1 && "
         "%s export -m %s/a/last.ckpt -o %s/a.safetensors 2>&1 && "
         "%s export -m %s/b/last.ckpt -o %s/b.safetensors 2>&1 && "
-        "cmp %s/a.safetensors %s/b.safetensors && grep -q 'lr: 0.0123456791' %s/run.yaml && grep -q 'beta1: 0.9$' %s/run.yaml",
+        "cmp %s/a.safetensors %s/b.safetensors && grep -q 'lr: 0.0123456791' %s/run.yaml && grep -q 'beta1: 0.9$' %s/run.yaml && "
+        "grep -q '^translation:' %s/run.yaml && grep -q '^  beam: 1$' %s/run.yaml && "
+        "test ! -e %s/a/config.yaml && "
+        "cmp %s/run.yaml %s/b/config.yaml",
         dir, dir, p, dir, dir, dir, p, dir, dir, dir, dir, dir, dir, p, dir, p, dir, dir, p, dir,
-        dir, dir, dir, dir, dir);
-    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s\n%s", cmd, out);
+        dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
+
+/* A Joey NMT file, as its configs write one: its names read as ours,
+ * its data files as PREFIX.LANG, what rnnsearch does anyway accepted, and
+ * what it has not refused with what it does instead. */
+START_TEST(joey_nmt_names_are_read_as_ours)
+{
+    char dir[64], path[256], cmd[2048], text[2048];
+    testdir_make(dir, "rnnsearch-yaml-joey");
+    snprintf(cmd, sizeof cmd,
+             "head -n 40 corpora/reorder/train.tsv | cut -f1 > %s/t.de && "
+             "head -n 40 corpora/reorder/train.tsv | cut -f2 > %s/t.en",
+             dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/joey.yaml", dir);
+    snprintf(text, sizeof text,
+             "name: \"reorder_experiment\"\n"
+             "data:\n  src: \"de\"\n  trg: \"en\"\n  train: \"%s/t\"\n  dev: \"%s/t\"\n"
+             "  level: \"word\"\n  lowercase: False\n  max_sent_length: 50\n"
+             "  src_voc_limit: 100\n  trg_voc_limit: 100\n"
+             "testing:\n  beam_size: 2\n  alpha: -1\n"
+             "training:\n  random_seed: 3\n  optimizer: \"adam\"\n  learning_rate: 0.01\n"
+             "  batch_size: 8\n  epochs: 1\n  early_stopping_metric: \"ppl\"\n"
+             "  model_dir: \"%s/j\"\n  shuffle: True\n  use_cuda: False\n  overwrite: False\n"
+             "model:\n  encoder:\n    rnn_type: \"gru\"\n    embeddings:\n      embedding_dim: 8\n"
+             "    hidden_size: 12\n    bidirectional: True\n    dropout: 0.1\n"
+             "  decoder:\n    rnn_type: \"gru\"\n    embeddings:\n      embedding_dim: 8\n"
+             "    hidden_size: 12\n    dropout: 0.1\n    attention: \"bahdanau\"\n",
+             dir, dir, dir);
+    write_text(path, text);
+    snprintf(cmd, sizeof cmd, "train --config %s --quiet 2>&1", path);
+    expect_run(cmd, 0, NULL);
+    snprintf(text, sizeof text, "%s/j/last.ckpt", dir);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(m.cfg.seed == 3 && m.cfg.lr == 0.01f && m.cfg.emb == 8 && m.cfg.hidden == 12);
+    ck_assert(m.cfg.max_vocab == 100 + RS_RESERVED && m.cfg.max_len == 50);
+    ck_assert(m.cfg.dropout == 0.1f && m.cfg.attention == RS_ATT_ADDITIVE);
+    rs_model_free(&m);
+    /* The run keeps its file (as Joey does), and info --config names its
+     * data files, and its translation settings, from there. */
+    snprintf(cmd, sizeof cmd, "cmp %s %s/j/config.yaml", path, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char out[4096];
+    snprintf(cmd, sizeof cmd, "info -m %s/j --config", dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    snprintf(text, sizeof text, "\n  src: %s/t.de\n  tgt: %s/t.en\n  dev_src: %s/t.de\n", dir, dir,
+             dir);
+    ck_assert_msg(strstr(out, text), "no '%s' in\n%s", text, out);
+    ck_assert_msg(strstr(out, "\ntranslation:\n  beam: 2\n  length_penalty: 0\n"), "%s", out);
+    /* testing: is translation: (beam_size 2 allows --n-best 2). */
+    snprintf(cmd, sizeof cmd, "translate --config %s --n-best 2 --quiet < %s/t.de > /dev/null",
+             path, dir);
+    expect_run(cmd, 0, NULL);
+
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"training:\n  early_stopping_metric: chrf\n",
+         ":2: 'early_stopping_metric: chrf' (Joey NMT/OpenNMT-py): rnnsearch selects best.ckpt "
+         "on dev BLEU with dev_bleu: true (--dev-bleu), else on dev loss"},
+        {"training:\n  patience: 5\n", ":2: 'patience: 5' (Joey NMT/OpenNMT-py): Joey's patience "
+                                       "is the plateau schedule's"},
+        {"model:\n  encoder:\n    hidden_size: 8\n  decoder:\n    hidden_size: 16\n",
+         ":5: 'decoder.hidden_size' and 'encoder.hidden_size' (line 3) both give rnnsearch's "
+         "'hidden', with different values (rnnsearch has one)"},
+        {"model:\n  encoder:\n    rnn_type: lstm\n", ":3: 'encoder.rnn_type: lstm' (Joey "
+                                                     "NMT/OpenNMT-py): rnnsearch's RNN is a GRU"},
+        {"data:\n  level: bpe2\n", ":2: 'level: bpe2' (Joey NMT/OpenNMT-py): levels are word"},
+        {"testing:\n  alpha: 0.6\n", ":2: 'alpha: 0.6' (Joey NMT/OpenNMT-py): Joey divides by"},
+        {"training:\n  learning_rate: 20\n", ":2: --lr: '20' is not a number in (0, 10]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_text(path, bad[i].text);
+        snprintf(cmd, sizeof cmd, "train --train x.tsv --out %s/m --config %s", dir, path);
+        snprintf(text, sizeof text, "%s%s", path, bad[i].says);
+        expect_run(cmd, 2, text);
+    }
+    /* OpenNMT-py's flat names. */
+    snprintf(text, sizeof text,
+             "learning_rate: 0.02\nword_vec_size: 8\nrnn_size: 12\ntrain_steps: 1\nseed: 4\n"
+             "rnn_type: GRU\ntraining: {out: %s/o, quiet: true}\n",
+             dir);
+    write_text(path, text);
+    snprintf(cmd, sizeof cmd, "train --src %s/t.de --tgt %s/t.en --config %s 2>&1", dir, dir, path);
+    expect_run(cmd, 0, NULL);
+    snprintf(text, sizeof text, "%s/o/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(m.cfg.lr == 0.02f && m.cfg.emb == 8 && m.cfg.hidden == 12 && m.cfg.seed == 4);
+    rs_model_free(&m);
     testdir_remove(dir);
 }
 END_TEST
@@ -364,6 +489,7 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
     tcase_add_test(tc, vocabularies_schedules_and_weights);
+    tcase_add_test(tc, joey_nmt_names_are_read_as_ours);
     suite_add_tcase(s, tc);
     TCase *large = tcase_create("large");
     tcase_set_timeout(large, 30);

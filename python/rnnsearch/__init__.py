@@ -38,6 +38,11 @@ __all__ = ["Model", "Alignment", "Hypothesis", "Error", "version", "library_path
 
 _SONAME = "librnnsearch.so.1"
 
+# Quality by source length (tables of `rnnsearch bleu --by-length`): no library needed.
+from .bylength import Bucket, plot_by_length, read_by_length  # noqa: E402
+
+__all__ += ["Bucket", "plot_by_length", "read_by_length"]
+
 
 class Error(RuntimeError):
     """A failure reported by librnnsearch (the message is the library's)."""

@@ -406,7 +406,8 @@ int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_optio
                                  .max_src_len = o.max_src_len,
                                  .batch_size = o.batch_size,
                                  .want_alignment = o.alignment != 0,
-                                 .replace_unk = o.replace_unk != 0};
+                                 .replace_unk = o.replace_unk != 0,
+                                 .post_process = -1 /* the model's, as translate */};
     rnnsearch_translator *t = rs_calloc(1, sizeof *t, &e);
     if (!t)
         return fail_with(err, &e);

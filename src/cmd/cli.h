@@ -267,7 +267,8 @@ enum {
 /* clang-format on */
 
 /* --remove-bpe[=MARKER]: *marker is arg, or RS_BPE_MARKER without one; an
- * empty marker is reported and returns -1. */
+ * empty marker, or "sentencepiece" (translate decodes that itself), is reported and
+ * returns -1. */
 int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker);
 
 

@@ -22,7 +22,7 @@ static void usage(FILE *out)
                  "indices: 'i-j' sure, 'i?j' possible (in HYP both are links alike). Prints\n"
                  "  AER 12.34  precision 90.00  recall 85.00  (sentences N, links A, sure S)\n"
                  "in percent. When every gold link is sure, recall is the share of gold links\n"
-                 "found, the fraction scripts/align-accuracy.sh prints as alignment agreement.\n\n"
+                 "found (the alignment agreement with the gold alignment).\n\n"
                  "  -h, --help      this text\n");
 }
 
@@ -61,8 +61,8 @@ int cmd_aer(int argc, char **argv)
     }
     int status = RS_EXIT_FAIL;
     if (gold.count != hyp.count) {
-        rs_cli_fail(PROG, "%s has %d lines but %s has %d: one line of links per sentence in both",
-                    gold_path, gold.count, hyp_path, hyp.count);
+        rs_cli_fail(PROG, "%s has %d line%s but %s has %d: one line of links per sentence in both",
+                    gold_path, gold.count, RS_S(gold.count), hyp_path, hyp.count);
         goto done;
     }
     rs_aer_counts counts = {0};

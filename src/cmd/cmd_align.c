@@ -27,7 +27,7 @@ static void usage(FILE *out)
     fprintf(
         out,
         "usage: " PROG " -m MODEL [OPTIONS] [FILE]\n"
-        "       " PROG " --replay DIR [-o PAGE.html]\n\n"
+        "       " PROG " --replay NAME|DIR [-o PAGE.html]\n\n"
         "Shows where the decoder looked. Each line of FILE (default: standard input)\n"
         "is a source sentence: it is translated (greedy, or --beam) and the alignment matrix of\n"
         "the output printed (rows: target tokens and </s>, columns: source tokens\n"
@@ -65,8 +65,9 @@ static void usage(FILE *out)
         "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
         "                         warning naming the line (default: %d)\n"
         "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
-        "  --replay DIR           one self-contained HTML page replaying how the training\n"
-        "                         run in DIR learned to align: its learning curves and its\n"
+        "  --replay NAME|DIR      one self-contained HTML page replaying how the training\n"
+        "                         run in DIR (or the model NAME, found as -m finds it)\n"
+        "                         learned to align: its learning curves and its\n"
         "                         watched sentences' alignments at every evaluation\n"
         "                         (DIR/watch.jsonl, train --watch), with a slider and a\n"
         "                         play button; the training view of `serve`, without a server\n"
@@ -206,6 +207,7 @@ static int want_color(const char *when, int to_stdout)
 /* What the command line asks for. */
 typedef struct {
     const char *model_arg, *color, *title, *input, *replay;
+    char replay_dir[4200]; /* --replay's directory, a NAME resolved */
     int pairs_mode, swap, threads;
     rs_translate_options topt;
 } align_request;
@@ -231,6 +233,11 @@ static int check_request(int argc, char **argv, align_request *rq, sink *sk)
         return rs_cli_usage_error(PROG, "--replay DIR writes the page of a training run: no "
                                         "-m and no input file with it");
     if (rq->replay) {
+        /* NAME is looked for as -m looks (a directory as given). */
+        rs_error missing;
+        if (rs_run_dir_locate(rq->replay, rq->replay_dir, sizeof rq->replay_dir, &missing))
+            return rs_cli_fail(PROG, "--replay: %s", missing.msg);
+        rq->replay = rq->replay_dir;
         /* The page of a run goes anywhere but over the run's files: in its
          * directory it may be replay.html. */
         static const char *const read[] = {"train.log.tsv", RS_LOSS_TABLE, RS_WATCH_FILE};

@@ -245,9 +245,9 @@ static int read_inputs(const bleu_request *rq, rs_lines *text)
     }
     for (int i = 1; i < rq->nfiles; i++)
         if (text[i].count != text[0].count) {
-            rs_cli_fail(PROG, "%s has %d lines but %s has %d",
+            rs_cli_fail(PROG, "%s has %d line%s but %s has %d",
                         strcmp(files[0], "-") ? files[0] : "standard input", text[0].count,
-                        files[i], text[i].count);
+                        RS_S(text[0].count), files[i], text[i].count);
             return -1;
         }
     return 0;
@@ -375,7 +375,7 @@ int cmd_bleu(int argc, char **argv)
         if (read_lines(&src, rq.src) < 0)
             goto done;
         if (src.count != text[0].count) {
-            rs_cli_fail(PROG, "%s has %d lines but %s has %d", rq.src, src.count,
+            rs_cli_fail(PROG, "%s has %d line%s but %s has %d", rq.src, src.count, RS_S(src.count),
                         strcmp(rq.files[0], "-") ? rq.files[0] : "standard input", text[0].count);
             goto done;
         }

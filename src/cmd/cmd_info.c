@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/checkpoint.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/config_alias.h"
+#include "search/translate.h"
+#include "train/rundir.h"
 
 #define PROG "rnnsearch info"
 
@@ -25,8 +29,10 @@ static void usage(FILE *out)
           "                      whose best.ckpt, else last.ckpt, is used (required)\n"
           "  --config            print only the configuration, as a YAML file for\n"
           "                      'rnnsearch train --config FILE' that repeats the run\n"
-          "                      (with its data paths filled in: the checkpoint holds\n"
-          "                      a fingerprint of the data, not its files' names)\n"
+          "                      and a translation: section; the data paths are those\n"
+          "                      of the run's DIR/config.yaml (the --config file it was\n"
+          "                      started with), else lines to fill in: the checkpoint\n"
+          "                      holds a fingerprint of the data, not its files' names\n"
           "  -h, --help          show this help\n",
           out);
 }
@@ -71,8 +77,103 @@ static void print_training(const rs_train_state *s)
         printf(", best dev BLEU %.2f", (double)s->best_dev_bleu);
     else
         printf(", best dev BLEU none");
-    printf(", %d evaluations without improvement, lr scale %g\n", (int)s->bad_evals,
-           (double)s->lr_scale);
+    printf(", %d evaluation%s without improvement, lr scale %g\n", (int)s->bad_evals,
+           RS_S(s->bad_evals), (double)s->lr_scale);
+}
+
+/* The settings of one section from rs_config_write's "key=value" lines:
+ * flags as true/false, floats in their shortest form that reads back the
+ * same. */
+static void print_section(char *text, const char *section)
+{
+    for (char *line = text; line && *line;) {
+        char *eol = strchr(line, '\n'), *eq = strchr(line, '=');
+        if (eol)
+            *eol = 0;
+        if (eq) {
+            *eq = 0;
+            const char *v = eq + 1;
+            char shortest[32], *end;
+            float f;
+            if (rs_config_is_flag(line))
+                v = !strcmp(v, "1") ? "true" : "false";
+            else if (strpbrk(v, ".e") && (f = strtof(v, &end), !*end)) {
+                /* 0.002 rather than 0.00200000009 when both are the same float */
+                snprintf(shortest, sizeof shortest, "%g", (double)f);
+                if (strtof(shortest, NULL) == f)
+                    v = shortest;
+            }
+            if (strcmp(line, "src_vocab") && strcmp(line, "tgt_vocab") &&
+                !strcmp(rs_cli_config_section(line), section))
+                printf("  %s: %s\n", line, v);
+            *eq = '=';
+        }
+        if (eol)
+            *eol = '\n';
+        line = eol ? eol + 1 : NULL;
+    }
+}
+
+/* The settings of section in the copy of the --config file a run was started
+ * with, beside its checkpoint (DIR/config.yaml, train/rundir.h), read as
+ * train reads it (Joey NMT's names too); none when there is no copy. */
+static void read_run_config(const char *ckpt, rs_settings *s)
+{
+    char path[4200];
+    const char *slash = strrchr(ckpt, '/');
+    snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - ckpt + 1) : 0, ckpt,
+             RS_CONFIG_COPY);
+    rs_error err;
+    memset(s, 0, sizeof *s);
+    if (access(path, R_OK) != 0)
+        return;
+    if (rs_settings_read(path, s, &err) || rs_config_aliases(s, path, &err)) {
+        rs_settings_free(s);
+        printf("# %s does not read: %s\n", path, err.msg);
+        return;
+    }
+}
+
+/* data: the run's files when the copy of its --config file names them (the
+ * paths as training was given them, from the directory it ran in), else
+ * lines to fill in. */
+static void print_data_paths(const rs_settings *copy)
+{
+    static const char *const keys[] = {"train", "src", "tgt", "dev", "dev_src", "dev_tgt"};
+    int named = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const rs_setting *it = rs_settings_find(copy, "data", keys[i]);
+        if (it && it->count == 1 && !it->is_list) {
+            if (!named++)
+                printf("  # the files of the --config file this run was started with\n");
+            printf("  %s: %s\n", keys[i], it->values[0]);
+        }
+    }
+    if (!named)
+        printf("  # train: PAIRS.tsv          (or src: FILE and tgt: FILE)\n"
+               "  # dev: DEV.tsv              (or dev_src: FILE and dev_tgt: FILE)\n");
+}
+
+/* translation: translate's defaults, or what the run's file set. */
+static void print_translation(const rs_settings *copy)
+{
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    char values[6][32];
+    snprintf(values[0], sizeof values[0], "%d", opt.beam);
+    snprintf(values[1], sizeof values[1], "%.1f", (double)opt.length_penalty);
+    snprintf(values[2], sizeof values[2], "%d", opt.batch_size);
+    snprintf(values[3], sizeof values[3], "%d", opt.max_src_len);
+    snprintf(values[4], sizeof values[4], "%s", opt.replace_unk ? "true" : "false");
+    snprintf(values[5], sizeof values[5], "%s", opt.remove_bpe ? "true" : "false");
+    static const char *const keys[] = {"beam",        "length_penalty", "batch_size",
+                                       "max_src_len", "replace_unk",    "remove_bpe"};
+    printf("translation:\n");
+    for (int i = 0; i < 6; i++) {
+        const rs_setting *it = rs_settings_find(copy, "translation", keys[i]);
+        printf("  %s: %s\n", keys[i],
+               it && it->count == 1 && !it->is_list ? it->values[0] : values[i]);
+    }
 }
 
 /* The configuration as the YAML file train --config reads, values written
@@ -91,41 +192,19 @@ static int print_yaml(const char *path, const rs_config *cfg)
            "# training bit for bit, given the data it was trained on and the same\n"
            "# --threads (a checkpoint records its data's fingerprint, not its files).\n",
            path);
+    rs_settings copy;
+    read_run_config(path, &copy);
     static const char *const order[] = {"data", "model", "training"};
     for (int k = 0; k < 3; k++) {
         printf("%s:\n", order[k]);
         if (k == 0)
-            printf("  # train: PAIRS.tsv          (or src: FILE and tgt: FILE)\n"
-                   "  # dev: DEV.tsv              (or dev_src: FILE and dev_tgt: FILE)\n");
+            print_data_paths(&copy);
         if (k == 2)
             printf("  # out: DIR                  (or name: NAME)\n");
-        for (char *line = text; line && *line;) {
-            char *eol = strchr(line, '\n'), *eq = strchr(line, '=');
-            if (eol)
-                *eol = 0;
-            if (eq) {
-                *eq = 0;
-                const char *v = eq + 1;
-                char shortest[32], *end;
-                float f;
-                if (rs_config_is_flag(line))
-                    v = !strcmp(v, "1") ? "true" : "false";
-                else if (strpbrk(v, ".e") && (f = strtof(v, &end), !*end)) {
-                    /* 0.002 rather than 0.00200000009 when both are the same float */
-                    snprintf(shortest, sizeof shortest, "%g", (double)f);
-                    if (strtof(shortest, NULL) == f)
-                        v = shortest;
-                }
-                if (strcmp(line, "src_vocab") && strcmp(line, "tgt_vocab") &&
-                    !strcmp(rs_cli_config_section(line), order[k]))
-                    printf("  %s: %s\n", line, v);
-                *eq = '=';
-            }
-            if (eol)
-                *eol = '\n';
-            line = eol ? eol + 1 : NULL;
-        }
+        print_section(text, order[k]);
     }
+    print_translation(&copy);
+    rs_settings_free(&copy);
     free(text);
     return 0;
 }
@@ -187,6 +266,8 @@ int cmd_info(int argc, char **argv)
     if (model.spm_src_len || model.spm_tgt_len)
         printf(", SentencePiece models of %zu and %zu bytes (%d subwords)", model.spm_src_len,
                model.spm_tgt_len, model.cfg.subwords);
+    if (model.cfg.post_process != RS_POST_NONE)
+        printf(", output post-processed: %s", rs_post_process_names[model.cfg.post_process]);
     printf("\n");
     print_training(&state);
     rs_train_state_free(&state);

@@ -48,6 +48,8 @@ enum {
     OPT_LOG,
     OPT_SRC_VOCAB,
     OPT_TGT_VOCAB,
+    OPT_REMOVE_BPE,
+    OPT_STRICT,
     OPT_FIELD = 2000 /* the configuration fields: OPT_FIELD + index (rs_cli_add_config_options) */
 };
 
@@ -62,7 +64,7 @@ static void usage(FILE *out)
             " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
             "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
             "the model directory (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv,\n"
-            "train.loss.tsv, train.log):\n"
+            "train.loss.tsv, train.log, and config.yaml: the --config file):\n"
             "--name NAME is $" RS_MODELS_ENV "/NAME, or models/NAME when that is not set\n"
             "('rnnsearch help models'); --out DIR is DIR.\n\n"
             "data:\n"
@@ -89,6 +91,15 @@ static void usage(FILE *out)
             "                         'rnnsearch info -m MODEL --config' writes one);\n"
             "                         'key = value' lines are read too. Options given on\n"
             "                         the command line win\n"
+            "  --strict               stop at a pair with an empty side (training or dev),\n"
+            "                         naming its file and line (default: leave it out, and\n"
+            "                         say how many and where the first was)\n"
+            "  --remove-bpe           the same as --post-process bpe: dev BLEU (and\n"
+            "                         translate) join subword-nmt's '@@ ' pieces; training\n"
+            "                         text that looks segmented (BPE, SentencePiece pieces,\n"
+            "                         joiners) is refused without --tokenizer, and with\n"
+            "                         --tokenizer space sets --post-process to what it\n"
+            "                         finds (docs/tokenization.md)\n"
             "  --quiet                no progress lines\n"
             "  --log FILE             append what standard error shows to FILE (default:\n"
             "                         DIR/train.log); every line starts with the time,\n"
@@ -136,9 +147,14 @@ static void report(void *ctx, const rs_train_event *ev)
         if (r->quiet)
             break;
         rs_log(
-            "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs\n",
+            "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs",
             (long long)ev->step, (long long)ev->total_steps, ev->epoch, ev->loss, ev->ppl,
             ev->tokens_per_s, ev->gnorm, ev->lr, ev->eta_s);
+        /* Across ranks: the step's wall time and the all-reduce's share of it. */
+        if (rs_dist_size() > 1 && ev->step_s > 0)
+            rs_log(" | step %.1f ms, all-reduce %.2f ms (%.0f%%)", 1e3 * ev->step_s,
+                   1e3 * ev->allreduce_s, 100.0 * ev->allreduce_s / ev->step_s);
+        rs_log("\n");
         break;
     case RS_EV_DEV:
         if (isnan(ev->dev_loss))
@@ -211,6 +227,16 @@ typedef struct {
     rs_cli_args args; /* holds the file's values */
 } train_request;
 
+/* The option value of the configuration field post_process, which
+ * --remove-bpe gives as "bpe" (so --resume checks it as given). */
+static int post_process_option(void)
+{
+    for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++)
+        if (!strcmp(rs_cli_config_name(OPT_FIELD + i, OPT_FIELD), "post_process"))
+            return OPT_FIELD + i;
+    return -1;
+}
+
 /* One option, from the command line or the file (rs_cli_apply). */
 static int apply_option(void *ctx, int val, const char *arg)
 {
@@ -238,6 +264,8 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_DEV_ALIGN: in->dev_align = arg; break;
     case OPT_SRC_VOCAB: in->src_vocab = arg; break;
     case OPT_TGT_VOCAB: in->tgt_vocab = arg; break;
+    case OPT_STRICT: in->strict = 1; break;
+    case OPT_REMOVE_BPE: return apply_option(ctx, post_process_option(), "bpe");
     default: {
         rs_error err;
         if (val < OPT_FIELD || val >= OPT_FIELD + RS_CLI_MAX_CONFIG_OPTIONS)
@@ -296,6 +324,8 @@ static int check_request(train_request *rq)
                                   "--shared-vocab is one vocabulary: give one file (--src-vocab "
                                   "or --tgt-vocab), not two (%s and %s)",
                                   rq->in.src_vocab, rq->in.tgt_vocab);
+    rq->in.tokenizer_given = was_given("tokenizer", rq->given);
+    rq->in.post_process_given = was_given("post_process", rq->given);
     /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
     if ((cfg->subwords > 0 || rq->in.spm_src) && !was_given("tokenizer", rq->given))
         cfg->tokenizer = RS_TOKENIZER_SPM;
@@ -346,12 +376,17 @@ static int parse_request(int argc, char **argv, train_request *rq)
         {"log", required_argument, NULL, OPT_LOG},
         {"src-vocab", required_argument, NULL, OPT_SRC_VOCAB},
         {"tgt-vocab", required_argument, NULL, OPT_TGT_VOCAB},
+        {"remove-bpe", no_argument, NULL, OPT_REMOVE_BPE},
+        {"strict", no_argument, NULL, OPT_STRICT},
     };
     const rs_cli_number numbers[] = {
         {OPT_DEV_ALIGN_THRESHOLD, "--dev-align-threshold", 0.0, 1.0, .f = &rq->in.align_threshold},
         {0},
     };
-    rs_cli_add_config_options(opts, 23, OPT_FIELD);
+    int fixed = 0; /* the entries above: the configuration's go after them */
+    while (opts[fixed].name)
+        fixed++;
+    rs_cli_add_config_options(opts, fixed, OPT_FIELD);
     rs_config_defaults(&rq->cfg);
     rs_cli_begin(&rq->args, PROG, argc, argv, "", opts);
     rs_cli_begin_numbers(&rq->args, numbers);
@@ -407,11 +442,14 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
                        const char *dir, int argc, char **argv, int resume)
 {
     switch (r->reason) {
-    case RS_STOP_EPOCHS: rs_log("stopped: all %d epochs done", cfg->epochs); break;
+    case RS_STOP_EPOCHS:
+        rs_log("stopped: all %d epoch%s done", cfg->epochs, RS_S(cfg->epochs));
+        break;
     case RS_STOP_MAX_STEPS: rs_log("stopped: --max-steps %d reached", cfg->max_steps); break;
     case RS_STOP_TIME: rs_log("stopped: --max-minutes %g reached", (double)cfg->max_minutes); break;
     case RS_STOP_PATIENCE:
-        rs_log("stopped: %d dev evaluations without improvement (--patience)", cfg->patience);
+        rs_log("stopped: %d dev evaluation%s without improvement (--patience)", cfg->patience,
+               RS_S(cfg->patience));
         break;
     case RS_STOP_SIGNAL:
         rs_log("stopped: interrupted by %s", stop_signal == SIGINT    ? "SIGINT (Ctrl-C)"
@@ -446,9 +484,9 @@ static void print_header(const train_request *rq, const rs_train_run *run)
 {
     if (rs_dist_rank() != 0)
         return;
-    rs_log("%s %s: %d training pairs (%d longer than %d tokens left out), %d dev pairs\n",
-           rq->resume ? "resuming" : "training", rq->dir, run->train.count, run->skipped,
-           rq->cfg.max_len, run->dev.count);
+    rs_log("%s %s: %d training pair%s (%d longer than %d tokens left out), %d dev pair%s\n",
+           rq->resume ? "resuming" : "training", rq->dir, run->train.count, RS_S(run->train.count),
+           run->skipped, rq->cfg.max_len, run->dev.count, RS_S(run->dev.count));
     rs_log("vocabularies: %d source, %d target; %zu parameters\n", run->model.cfg.src_vocab,
            run->model.cfg.tgt_vocab, run->model.layout.total);
     rs_log("configuration: ");
@@ -577,6 +615,38 @@ static void forget_directory(const train_request *rq, rs_train_run *run)
     rmdir(rq->dir); /* only when nothing else is there */
 }
 
+/* DIR/config.yaml: a copy of the --config file the run was started with
+ * (Joey NMT keeps one too), byte for byte, written as every output is
+ * (cmd/output.h); `info -m DIR --config` reads its data paths back. A resumed
+ * run given --config again replaces it; the copy itself given is left be. */
+static int copy_config(const train_request *rq, rs_error *err)
+{
+    if (!rq->args.config_path || rs_dist_rank() != 0)
+        return 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", rq->dir, RS_CONFIG_COPY);
+    if (rs_same_file(rq->args.config_path, path))
+        return 0;
+    unsigned char *data;
+    size_t size;
+    if (rs_read_file(rq->args.config_path, &data, &size, err))
+        return -1;
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_CONFIG_COPY);
+    rs_output out = {0};
+    int status = rs_output_add_input(&rule, rq->args.config_path, err) ||
+                 rs_output_open(&out, &rule, path, err);
+    if (!status && fwrite(data, 1, size, out.f) != size)
+        status = rs_fail(err, "%s: write failed", path);
+    if (!status)
+        status = rs_output_commit(&out, err);
+    if (status)
+        rs_output_abort(&out);
+    rs_output_rule_free(&rule);
+    free(data);
+    return status ? -1 : 0;
+}
+
 static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 {
     rs_error err;
@@ -599,13 +669,15 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
     if (rq->cfg.threads > 0)
         openblas_set_num_threads(rq->cfg.threads);
     rq->in.note = log_note;
-    status = exit_status(rs_train_prepare(&rq->in, &rq->cfg, rq->resume, run, &err));
-    if (status != RS_EXIT_OK)
+    if ((status = exit_status(rs_train_prepare(&rq->in, &rq->cfg, rq->resume, run, &err))) !=
+        RS_EXIT_OK)
         goto fail;
     if (rq->resume && (status = check_resumed_data(rq, run, &err)) != RS_EXIT_OK)
         return status;
     status = RS_EXIT_FAIL;
     print_header(rq, run);
+    if (copy_config(rq, &err))
+        goto fail;
     rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal, .dir = rq->dir};
     if (rq->cfg.dev_bleu) {
         options.codec = &run->codec;

@@ -46,7 +46,8 @@ static void usage(FILE *out)
             "  --length-penalty A     rank hypotheses by log p / (length + 1)^A (default: 1.0)\n"
             "  --n-best N             print N hypotheses per sentence in the Moses/Marian\n"
             "                         format 'id ||| translation ||| F0= logprob ||| score'\n"
-            "                         (id from 0; also with N = 1; needs --beam >= N)\n"
+            "                         (id from 0; also with N = 1; needs --beam >= N, and\n"
+            "                         without --beam searches with a beam of N)\n"
             "  --batch-size N         sentences decoded together (default: 32)\n"
             "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
             "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
@@ -55,7 +56,15 @@ static void usage(FILE *out)
             "                         (punctuation excluded)\n"
             "  --remove-bpe[=MARKER]  join subword-nmt's BPE in the output text as fairseq\n"
             "                         does: every MARKER is removed, one at the line's end\n"
-            "                         too ('hou@@ se' -> 'house'; default MARKER: '@@ ')\n"
+            "                         too ('hou@@ se' -> 'house'; default MARKER: '@@ ';\n"
+            "                         '@@' and subword_nmt mean '@@ '); sentencepiece\n"
+            "                         decodes SentencePiece pieces as fairseq does. As a\n"
+            "                         separate word only '@@', '@@ ', subword_nmt and\n"
+            "                         sentencepiece are its value (--remove-bpe FILE reads FILE)\n"
+            "  --post-process KIND    turn the output pieces of a model trained on\n"
+            "                         pre-segmented text into text: none, bpe ('@@ '\n"
+            "                         joined), sentencepiece or joiner (default: the model's\n"
+            "                         post_process, which 'rnnsearch info' shows)\n"
             "  --alignment[=WHAT]     append ' ||| ' and the alignment, as Marian does: hard\n"
             "                         (default: 'i-j' source-target links, argmax per target\n"
             "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
@@ -118,6 +127,17 @@ static int alignment_value(const char *arg, output_style *st)
     return 1;
 }
 
+/* A word after --remove-bpe that is its value (fairseq's names and marks),
+ * not the input file. */
+static int bpe_value(const char *arg)
+{
+    static const char *const values[] = {"@@", "@@ ", "subword_nmt", "sentencepiece"};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++)
+        if (!strcmp(arg, values[i]))
+            return 1;
+    return 0;
+}
+
 enum {
     OPT_THREADS = RS_CLI_OPT,
     OPT_NBEST,
@@ -126,7 +146,8 @@ enum {
     OPT_ALIGN,
     OPT_QUIET,
     OPT_BPE,
-    OPT_WEIGHTS
+    OPT_WEIGHTS,
+    OPT_POST
 };
 
 /* --weights 0.7,0.3 (a list in a --config file gives one item at a time):
@@ -168,7 +189,18 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_QUIET: rq->quiet = 1; break;
     case OPT_WEIGHTS: return add_weights(rq, arg);
     case OPT_BPE:
-        if (rs_cli_bpe_marker(PROG, arg, &topt->remove_bpe))
+        /* fairseq's names: "@@" means subword-nmt's "@@ " (a bare "@@" would
+         * leave "hou se"), as subword_nmt does. */
+        if (arg && (!strcmp(arg, "@@") || !strcmp(arg, "subword_nmt")))
+            arg = RS_BPE_MARKER;
+        if (arg && !strcmp(arg, "sentencepiece"))
+            topt->remove_bpe = RS_BPE_SENTENCEPIECE;
+        else if (rs_cli_bpe_marker(PROG, arg, &topt->remove_bpe))
+            return RS_EXIT_USAGE;
+        break;
+    case OPT_POST:
+        if (rs_cli_choice(PROG, "--post-process", arg, rs_post_process_names, RS_POST_JOINER + 1,
+                          &topt->post_process))
             return RS_EXIT_USAGE;
         break;
     case OPT_ALIGN:
@@ -202,6 +234,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"remove-bpe", optional_argument, NULL, OPT_BPE},
         {"weights", required_argument, NULL, OPT_WEIGHTS},
+        {"post-process", required_argument, NULL, OPT_POST},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
     };
@@ -213,6 +246,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {0},
     };
     topt->n_best = 0; /* not given: 1, and no n-best format (check_request) */
+    topt->beam = 0;   /* not given: --n-best's N, else 1 (check_request) */
     rs_cli_begin(&rq->args, PROG, argc, argv, "m:o:", opts);
     rs_cli_begin_numbers(&rq->args, numbers);
     int c, status;
@@ -225,6 +259,10 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         /* "--alignment soft" as Marian writes it, as well as "--alignment=soft". */
         output_style peek = rq->style;
         if (c == OPT_ALIGN && !arg && optind < argc && alignment_value(argv[optind], &peek))
+            arg = argv[optind++];
+        /* "--remove-bpe '@@ '" as fairseq takes it: only these values, so that
+         * "--remove-bpe FILE" keeps reading FILE. */
+        if (c == OPT_BPE && !arg && optind < argc && bpe_value(argv[optind]))
             arg = argv[optind++];
         if ((status = apply_option(rq, c, arg)) >= 0)
             return status;
@@ -258,6 +296,11 @@ static int check_request(int argc, char **argv, translate_request *rq)
     rq->style.nbest_format = topt->n_best > 0; /* --n-best given, even as 1 */
     if (!topt->n_best)
         topt->n_best = 1;
+    /* --n-best N alone searches with a beam of N, the smallest that holds N
+     * hypotheses (fairseq, OpenNMT-py and Joey NMT refuse an n-best larger
+     * than the beam, but their beam is 5 unless given; ours is 1). */
+    if (!topt->beam)
+        topt->beam = topt->n_best;
     if (topt->n_best > topt->beam)
         return rs_cli_usage_error(PROG, "--n-best %d needs --beam of at least %d", topt->n_best,
                                   topt->n_best);
@@ -388,8 +431,8 @@ done:
 static int check_ref_count(const translate_run *run, rs_error *err)
 {
     if (run->rq->ref_path && run->line_no != run->refs.count)
-        return rs_fail(err, "%s has %d lines but the input has %ld", run->rq->ref_path,
-                       run->refs.count, run->line_no);
+        return rs_fail(err, "%s has %d line%s but the input has %ld", run->rq->ref_path,
+                       run->refs.count, RS_S(run->refs.count), run->line_no);
     return 0;
 }
 
@@ -430,8 +473,17 @@ int cmd_translate(int argc, char **argv)
     rs_chrf_stats_init(&run.chrf);
     int reader_open = 0;
     status = RS_EXIT_FAIL;
-    if (rs_cli_load_models(&models, &codec, &err) ||
-        rs_translator_init(&tr, models.members, models.count, &codec, &rq.topt, &err))
+    if (rs_cli_load_models(&models, &codec, &err))
+        goto fail;
+    /* A model of SentencePiece pieces gives decoded text: taking its spaces
+     * out would join every word. */
+    if (rq.topt.remove_bpe && !strcmp(rq.topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
+        models.models[0].cfg.tokenizer == RS_TOKENIZER_SPM) {
+        rs_fail(&err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose pieces "
+                      "are decoded already");
+        goto fail;
+    }
+    if (rs_translator_init(&tr, models.members, models.count, &codec, &rq.topt, &err))
         goto fail;
     if (rq.ref_path && rs_lines_read(rq.ref_path, &run.refs, &err))
         goto fail;
@@ -447,8 +499,9 @@ int cmd_translate(int argc, char **argv)
         goto fail;
     if (!rq.quiet) {
         double seconds = rs_clock_seconds() - start;
-        fprintf(stderr, PROG ": %ld sentences, %ld tokens out, %.2f s, %.1f sentences/s\n",
-                run.line_no, run.tokens_out, seconds, seconds > 0 ? run.line_no / seconds : 0.0);
+        fprintf(stderr, PROG ": %ld sentence%s, %ld token%s out, %.2f s, %.1f sentences/s\n",
+                run.line_no, RS_S(run.line_no), run.tokens_out, RS_S(run.tokens_out), seconds,
+                seconds > 0 ? run.line_no / seconds : 0.0);
     }
     if (rq.ref_path)
         report_scores(&run);

@@ -22,4 +22,8 @@ void *rs_calloc(size_t count, size_t size, rs_error *err);
 /* A copy of the string s, allocated as by rs_calloc; NULL and err filled on failure. */
 char *rs_strdup(const char *s, rs_error *err);
 
+/* The plural ending of a count in a message: "%d sentence%s", n, RS_S(n)
+ * prints "1 sentence" and "2 sentences". */
+#define RS_S(n) ((n) == 1 ? "" : "s")
+
 #endif

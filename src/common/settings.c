@@ -159,20 +159,53 @@ static int has_nul(yaml_reader *r, const yaml_node_t *scalar, const char *key, c
                    key, what);
 }
 
-/* key: value, where value is a scalar or a list of scalars. */
-static int add_yaml_setting(yaml_reader *r, const char *section, const yaml_node_t *key,
-                            const yaml_node_t *value)
+static int add_yaml_setting(yaml_reader *r, const char *section, const char *prefix,
+                            const yaml_node_t *key, const yaml_node_t *value);
+
+/* A mapping inside a section, as Joey NMT nests its model (model: encoder:
+ * embeddings: embedding_dim: 64): its settings get dotted keys under the
+ * section ("encoder.embeddings.embedding_dim"), for the reader's caller to
+ * name. Depth is bounded by the key length. */
+static int add_yaml_mapping(yaml_reader *r, const char *section, const char *prefix,
+                            const yaml_node_t *key, const yaml_node_t *value)
+{
+    char dotted[512];
+    const int len = snprintf(dotted, sizeof dotted, "%s%s%s", prefix ? prefix : "",
+                             prefix ? "." : "", (const char *)key->data.scalar.value);
+    if (len < 0 || (size_t)len >= sizeof dotted)
+        return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
+                       r->name, node_line(key), dotted, (int)sizeof dotted - 1);
+    for (yaml_node_pair_t *q = value->data.mapping.pairs.start; q < value->data.mapping.pairs.top;
+         q++) {
+        const yaml_node_t *k = yaml_document_get_node(r->doc, q->key);
+        if (k->type != YAML_SCALAR_NODE)
+            return rs_fail(r->err, "%s:%d: a key is a name, not a list or mapping", r->name,
+                           node_line(k));
+        if (add_yaml_setting(r, section, dotted, k, yaml_document_get_node(r->doc, q->value)))
+            return -1;
+    }
+    return 0;
+}
+
+/* key: value, where value is a scalar, a list of scalars or (in a section) a
+ * mapping of such settings; prefix: the keys of the mappings it is in. */
+static int add_yaml_setting(yaml_reader *r, const char *section, const char *prefix,
+                            const yaml_node_t *key, const yaml_node_t *value)
 {
     const char *k = (const char *)key->data.scalar.value;
-    if (value->type == YAML_MAPPING_NODE)
-        return rs_fail(r->err,
-                       "%s:%d: '%s' holds a mapping; a setting is a value or a list of values",
-                       r->name, node_line(value), k);
-    if (has_nul(r, key, k, "key") ||
-        (value->type == YAML_SCALAR_NODE && has_nul(r, value, k, "value")))
+    if (has_nul(r, key, k, "key"))
         return -1;
-    rs_setting *it =
-        add_setting(r->out, section, k, key->data.scalar.length, node_line(key), r->err);
+    if (value->type == YAML_MAPPING_NODE) /* at the top level, a mapping is a section */
+        return add_yaml_mapping(r, section, prefix, key, value);
+    if (value->type == YAML_SCALAR_NODE && has_nul(r, value, k, "value"))
+        return -1;
+    char dotted[512];
+    const int len =
+        snprintf(dotted, sizeof dotted, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", k);
+    if (len < 0 || (size_t)len >= sizeof dotted)
+        return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
+                       r->name, node_line(key), dotted, (int)sizeof dotted - 1);
+    rs_setting *it = add_setting(r->out, section, dotted, (size_t)len, node_line(key), r->err);
     if (!it)
         return -1;
     if (value->type == YAML_SCALAR_NODE)
@@ -275,7 +308,7 @@ static int read_pairs(yaml_reader *r, const yaml_node_pair_t *pairs, int n_pairs
             return rs_fail(r->err, "%s:%d: a key is a name, not a list or mapping", r->name,
                            node_line(key));
         if (value->type != YAML_MAPPING_NODE) {
-            if (add_yaml_setting(r, NULL, key, value))
+            if (add_yaml_setting(r, NULL, NULL, key, value))
                 return -1;
             continue;
         }
@@ -290,7 +323,7 @@ static int read_pairs(yaml_reader *r, const yaml_node_pair_t *pairs, int n_pairs
             if (k->type != YAML_SCALAR_NODE)
                 return rs_fail(r->err, "%s:%d: a key is a name, not a list or mapping", r->name,
                                node_line(k));
-            if (add_yaml_setting(r, section, k, yaml_document_get_node(r->doc, q->value)))
+            if (add_yaml_setting(r, section, NULL, k, yaml_document_get_node(r->doc, q->value)))
                 return -1;
         }
     }

@@ -5,7 +5,9 @@
  *       model:
  *         emb: 32
  *       training: {batch_size: 64, epochs: 10}
- *     a value is a scalar or a list of scalars; a key at the top level
+ *     a value is a scalar or a list of scalars; a mapping inside a section
+ *     (Joey's model: encoder: hidden_size: 64) gives dotted keys in that
+ *     section ("encoder.hidden_size"); a key at the top level
  *     whose value is a scalar or a list (a section left empty, "model:"
  *     alone, is the scalar "") is kept with no section;
  *

@@ -22,6 +22,8 @@ extern const char *const rs_tokenizer_names[];
 extern const char *const rs_lr_schedule_names[];
 /* The learning-rate schedules (train/train.h rs_train_learning_rate). */
 enum { RS_LR_CONSTANT, RS_LR_NOAM, RS_LR_INVERSE_SQRT, RS_LR_PLATEAU };
+/* text.h's RS_POST_* order: what turns output tokens into text after detokenization. */
+extern const char *const rs_post_process_names[];
 /* word, char and space are text.h's RS_TOK_* modes (rs_codec_init maps them). */
 enum { RS_TOKENIZER_WORD, RS_TOKENIZER_CHAR, RS_TOKENIZER_SPM, RS_TOKENIZER_SPACE };
 
@@ -50,6 +52,10 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     E(tokenizer, "word", "word, char, spm or space (pre-tokenized)", rs_tokenizer_names)           \
     I(subwords, 0, "SentencePiece vocabulary size (0: none)", 0, 10000000)                         \
     I(shared_vocab, 0, "one vocabulary for both sides (source and target tokens together)", 0, 1)  \
+    E(post_process, "none",                                                                        \
+      "join pre-segmented output for dev BLEU and translate: none, bpe,"                           \
+      " sentencepiece or joiner",                                                                  \
+      rs_post_process_names)                                                                       \
     /* training */                                                                                 \
     I(seed, 1, "random seed", 0, RS_INT_LIMIT)                                                     \
     I(batch_size, 32, "sentence pairs per batch", 1, 1000000)                                      \

@@ -66,6 +66,35 @@ int rs_model_locate(const char *model_arg, char *path, size_t size, rs_error *er
                    model_arg, looked, RS_MODELS_ENV);
 }
 
+int rs_run_dir_locate(const char *arg, char *dir, size_t size, rs_error *err)
+{
+    if (!arg || !*arg)
+        return rs_fail(err, "no run directory given");
+    const char *env = getenv(RS_MODELS_ENV);
+    /* DIR as given, then a bare NAME where -m looks for it. */
+    const char *places[3] = {NULL, env && *env ? env : NULL, "models"};
+    char looked[1024] = "";
+    size_t used = 0;
+    for (int i = 0; i < (strchr(arg, '/') ? 1 : 3); i++) {
+        if (i > 0 && !places[i])
+            continue;
+        int n = i ? snprintf(dir, size, "%s/%s", places[i], arg) : snprintf(dir, size, "%s", arg);
+        if (n < 0 || (size_t)n >= size)
+            return rs_fail(err, "path too long: %s", arg);
+        if (rs_is_directory(dir))
+            return 0;
+        if (i > 0 && used < sizeof looked)
+            used += (size_t)snprintf(looked + used, sizeof looked - used, "%s%s", used ? ", " : "",
+                                     dir);
+    }
+    if (!used)
+        return rs_fail(err, "%s: no such directory", arg);
+    return rs_fail(err,
+                   "no run '%s': not a directory here, and not in %s (%s sets the models "
+                   "directory; `rnnsearch help models`)",
+                   arg, looked, RS_MODELS_ENV);
+}
+
 int rs_model_dir_for(const char *name, char *dir, size_t size, rs_error *err)
 {
     if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))

@@ -24,6 +24,11 @@ const char *rs_models_dir(void);
  * lists every place looked at. */
 int rs_model_locate(const char *model_arg, char *path, size_t size, rs_error *err);
 
+/* The directory of a training run arg names, into dir[size]: a directory
+ * as given, else a bare NAME where -m looks ($RNNSEARCH_MODELS/NAME, then
+ * models/NAME). A missing one's message lists every place looked at. */
+int rs_run_dir_locate(const char *arg, char *dir, size_t size, rs_error *err);
+
 /* The directory training writes model NAME to: <models directory>/NAME. NAME
  * must be a plain name (no '/', not "." or ".."). */
 int rs_model_dir_for(const char *name, char *dir, size_t size, rs_error *err);

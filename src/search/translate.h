@@ -44,6 +44,8 @@ typedef struct {
                                tokens keep it */
     const float *weights;   /* NULL (the plain mean), or one weight per ensemble member
                                (rs_decoder_weigh); not owned, kept for the translator's life */
+    int post_process;       /* RS_POST_* applied to the text (before remove_bpe); -1: the
+                               codec's, the model's post_process */
 } rs_translate_options;
 
 void rs_translate_options_default(rs_translate_options *opt);

@@ -403,9 +403,37 @@ int rs_text_to_tokens(const char *raw, size_t len, int lowercase, int mode, rs_t
     return rc;
 }
 
+/* "▁the ▁hou se" → "the house": spaces dropped, U+2581 (E2 96 81) a space,
+ * the ends trimmed. The result is never longer than text. */
+static int decode_pieces(const char *text, char **out, rs_error *err)
+{
+    char *joined = malloc(strlen(text) + 1);
+    if (!joined)
+        return rs_fail(err, "out of memory decoding SentencePiece pieces");
+    size_t w = 0;
+    for (const char *r = text; *r;) {
+        if (!strncmp(r, "\xE2\x96\x81", 3)) {
+            if (w > 0) /* a leading one starts the line: trimmed */
+                joined[w++] = ' ';
+            r += 3;
+        } else if (*r == ' ') {
+            r++;
+        } else {
+            joined[w++] = *r++;
+        }
+    }
+    while (w > 0 && joined[w - 1] == ' ')
+        w--;
+    joined[w] = '\0';
+    *out = joined;
+    return 0;
+}
+
 int rs_remove_bpe(const char *text, const char *marker, char **out, rs_error *err)
 {
     *out = NULL;
+    if (!strcmp(marker, RS_BPE_SENTENCEPIECE))
+        return decode_pieces(text, out, err);
     const size_t m = strlen(marker), len = strlen(text);
     if (!m)
         return rs_fail(err, "the BPE marker is empty");
@@ -428,4 +456,51 @@ int rs_remove_bpe(const char *text, const char *marker, char **out, rs_error *er
     joined[w] = '\0';
     *out = joined;
     return 0;
+}
+
+/* "▁the ▁hou se" -> "the house" (RS_POST_SPM). */
+static int join_pieces(const char *text, char **out, rs_error *err)
+{
+    const size_t len = strlen(text), mark = sizeof RS_SPACE - 1;
+    char *joined = malloc(len + 1);
+    if (!joined)
+        return rs_fail(err, "out of memory joining SentencePiece pieces");
+    size_t w = 0;
+    for (size_t r = 0; r < len;) {
+        if (text[r] == ' ') {
+            r++;
+        } else if (!strncmp(text + r, RS_SPACE, mark)) {
+            joined[w++] = ' ';
+            r += mark;
+        } else {
+            joined[w++] = text[r++];
+        }
+    }
+    size_t start = 0;
+    while (start < w && joined[start] == ' ')
+        start++;
+    while (w > start && joined[w - 1] == ' ')
+        w--;
+    memmove(joined, joined + start, w - start);
+    joined[w - start] = '\0';
+    *out = joined;
+    return 0;
+}
+
+int rs_post_process(const char *text, int kind, char **out, rs_error *err)
+{
+    *out = NULL;
+    switch (kind) {
+    case RS_POST_NONE: *out = rs_strdup(text, err); return *out ? 0 : -1;
+    case RS_POST_BPE: return rs_remove_bpe(text, RS_BPE_MARKER, out, err);
+    case RS_POST_SPM: return join_pieces(text, out, err);
+    case RS_POST_JOINER: {
+        rs_tokens tokens = {0};
+        int rc = rs_tokenize(text, RS_TOK_SPACE, &tokens, err) ||
+                 rs_detokenize(&tokens, RS_TOK_WORD, out, err);
+        rs_tokens_free(&tokens);
+        return rc ? -1 : 0;
+    }
+    default: return rs_fail(err, "unknown post-processing %d", kind);
+    }
 }

@@ -149,7 +149,7 @@ static int output_kind(const char *name)
     if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") ||
         !strcmp(name, "train.log.tsv") || !strcmp(name, "watch.jsonl"))
         return OUT_MODEL;
-    if (!strcmp(name, RS_LOSS_TABLE) || !strcmp(name, RS_TEXT_LOG))
+    if (!strcmp(name, RS_LOSS_TABLE) || !strcmp(name, RS_TEXT_LOG) || !strcmp(name, RS_CONFIG_COPY))
         return OUT_LOG;
     if (!strcmp(name, RS_SRC_VOCAB_FILE) || !strcmp(name, RS_TGT_VOCAB_FILE))
         return OUT_VOCAB;

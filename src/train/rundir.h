@@ -52,6 +52,8 @@ int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, in
  * ids), each replaced atomically (common/fileio.h). */
 int rs_rundir_write_vocabs(const char *dir, const rs_model *model, rs_error *err);
 #define RS_TEXT_LOG "train.log" /* what training shows on stderr (written by cmd/) */
+#define RS_CONFIG_COPY                                                                             \
+    "config.yaml" /* the --config file a run was started with, as Joey NMT keeps it */
 
 /* Keeps the headers of train.log.tsv and train.loss.tsv and their rows up to
  * `step`: rows after it were written by a run killed before its next

@@ -1,0 +1,386 @@
+/* Joey NMT's and OpenNMT-py's names for our settings: one table, read once
+ * after the file is parsed (rs_config_aliases), so that every later rule
+ * (sections, repeats, the command line winning) sees only our names. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/config_alias.h"
+#include "model/vocab.h"
+
+typedef struct {
+    const char *section; /* as the file has it (Joey's testing: is read as translation:);
+                            NULL: the top level, OpenNMT-py's flat files */
+    const char *key;     /* Joey's nested keys dotted: "encoder.hidden_size" */
+    const char *ours_section, *ours; /* ours NULL: rnnsearch has no such setting */
+    /* ours given: "from=to|…" maps values (others are refused with note), NULL
+     * passes any value; ours NULL: the values that say what rnnsearch does
+     * anyway ("*": any), the key then dropped. */
+    const char *values;
+    int plus; /* added to an integer value: Joey's vocabulary limits count no reserved ids */
+    const char *note; /* what rnnsearch does instead, when the value is refused */
+} alias;
+
+#define LEVEL "word=word|char=char|bpe=space"
+
+static const alias aliases[] = {
+    /* Joey NMT: data. */
+    {"data", "trg", "data", "tgt", NULL, 0, NULL},
+    {"data", "src.lang", "data", "src", NULL, 0, NULL},
+    {"data", "trg.lang", "data", "tgt", NULL, 0, NULL},
+    {"data", "level", "data", "tokenizer", LEVEL, 0,
+     "levels are word, char and bpe (text already split into pieces: tokenizer: space)"},
+    {"data", "src.level", "data", "tokenizer", LEVEL, 0, "levels are word, char and bpe"},
+    {"data", "trg.level", "data", "tokenizer", LEVEL, 0, "levels are word, char and bpe"},
+    {"data", "src.lowercase", "data", "lowercase", NULL, 0, NULL},
+    {"data", "trg.lowercase", "data", "lowercase", NULL, 0, NULL},
+    {"data", "max_sent_length", "data", "max_len", NULL, 0, NULL},
+    {"data", "src.max_length", "data", "max_len", NULL, 0, NULL},
+    {"data", "trg.max_length", "data", "max_len", NULL, 0, NULL},
+    {"data", "src_voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {"data", "trg_voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {"data", "src.voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {"data", "trg.voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {"data", "src_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
+    {"data", "trg_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
+    {"data", "src.voc_min_freq", "data", "min_freq", NULL, 0, NULL},
+    {"data", "trg.voc_min_freq", "data", "min_freq", NULL, 0, NULL},
+    {"data", "test", NULL, NULL, NULL, 0,
+     "training evaluates no test set; translate it with 'rnnsearch translate' and score it "
+     "with 'rnnsearch bleu'"},
+    {"data", "dataset_type", NULL, NULL, "plain", 0,
+     "rnnsearch reads plain files (src:/tgt:) or TSV pairs (train: PAIRS.tsv)"},
+    /* Joey NMT: training. */
+    {"training", "model_dir", "training", "out", NULL, 0, NULL},
+    {"training", "learning_rate", "training", "lr", NULL, 0, NULL},
+    {"training", "random_seed", "training", "seed", NULL, 0, NULL},
+    {"training", "batch_multiplier", "training", "accumulate", NULL, 0, NULL},
+    {"training", "validation_freq", "training", "eval_every", NULL, 0, NULL},
+    {"training", "logging_freq", "training", "log_every", NULL, 0, NULL},
+    {"training", "updates", "training", "max_steps", NULL, 0, NULL},
+    {"training", "clip_grad_norm", "training", "clip", NULL, 0, NULL},
+    {"training", "decrease_factor", "training", "lr_decay", NULL, 0, NULL},
+    {"training", "early_stopping_metric", "training", "dev_bleu",
+     "bleu=true|eval_metric=true|loss=false|ppl=false", 0,
+     "rnnsearch selects best.ckpt on dev BLEU with dev_bleu: true (--dev-bleu), else on dev "
+     "loss"},
+    {"training", "eval_metric", NULL, NULL, "bleu", 0,
+     "rnnsearch's dev metric is BLEU (dev_bleu: true); chrF is 'rnnsearch bleu --chrf'"},
+    {"training", "optimizer", NULL, NULL, "adam", 0, "rnnsearch trains with Adam"},
+    {"training", "scheduling", NULL, NULL, "plateau", 0,
+     "rnnsearch's schedule is a linear warm-up (warmup) and a decay after each dev evaluation "
+     "without improvement (lr_decay), the plateau schedule with patience 0"},
+    {"training", "patience", NULL, NULL, "0", 0,
+     "Joey's patience is the plateau schedule's (evaluations without improvement before the "
+     "learning rate decreases); rnnsearch decreases it after each one (lr_decay), and its "
+     "patience stops training"},
+    {"training", "batch_type", NULL, NULL, "sentence", 0,
+     "rnnsearch's batch_size counts sentences; batch_tokens caps the tokens of a batch"},
+    {"training", "clip_grad_val", NULL, NULL, NULL, 0,
+     "rnnsearch clips the gradients' global norm (clip: X), not each value"},
+    {"training", "adam_betas", NULL, NULL, NULL, 0, "give beta1: and beta2:"},
+    {"training", "loss", NULL, NULL, "crossentropy", 0, "rnnsearch's loss is cross-entropy"},
+    {"training", "weight_decay", NULL, NULL, "0|0.0|0.", 0, "rnnsearch has no weight decay"},
+    {"training", "shuffle", NULL, NULL, "true|True|TRUE|yes", 0,
+     "rnnsearch shuffles the training pairs each epoch"},
+    {"training", "use_cuda", NULL, NULL, "false|False|FALSE|no", 0, "rnnsearch runs on CPUs"},
+    {"training", "fp16", NULL, NULL, "false|False|FALSE|no", 0, "rnnsearch computes in float32"},
+    {"training", "overwrite", NULL, NULL, "false|False|FALSE|no", 0,
+     "only the command line gives --overwrite"},
+    {"training", "keep_best_ckpts", NULL, NULL, NULL, 0,
+     "rnnsearch keeps one best.ckpt; keep_last: N keeps the last N saves"},
+    {"training", "load_model", NULL, NULL, NULL, 0,
+     "continue a run with 'rnnsearch train --resume' (--new-data for other data)"},
+    /* Joey NMT: model. */
+    {"model", "encoder.hidden_size", "model", "hidden", NULL, 0, NULL},
+    {"model", "decoder.hidden_size", "model", "hidden", NULL, 0, NULL},
+    {"model", "encoder.embeddings.embedding_dim", "model", "emb", NULL, 0, NULL},
+    {"model", "decoder.embeddings.embedding_dim", "model", "emb", NULL, 0, NULL},
+    {"model", "dropout", "training", "dropout", NULL, 0, NULL},
+    {"model", "encoder.dropout", "training", "dropout", NULL, 0, NULL},
+    {"model", "decoder.dropout", "training", "dropout", NULL, 0, NULL},
+    {"model", "init_weight", "training", "init_scale", NULL, 0, NULL},
+    {"model", "tied_softmax", "model", "tie_embeddings", NULL, 0, NULL},
+    {"model", "decoder.attention", "model", "attention", "bahdanau=additive|luong=general", 0,
+     "attention is bahdanau (additive) or luong (general)"},
+    {"model", "initializer", NULL, NULL, "uniform", 0,
+     "rnnsearch initialises uniformly in [-init_scale, init_scale]"},
+    {"model", "tied_embeddings", NULL, NULL, "false|False|FALSE|no", 0,
+     "rnnsearch's source and target embeddings are separate (tie_embeddings ties the output "
+     "layer to the target embeddings: Joey's tied_softmax)"},
+    {"model", "encoder.type", NULL, NULL, "recurrent", 0, "rnnsearch is recurrent"},
+    {"model", "decoder.type", NULL, NULL, "recurrent", 0, "rnnsearch is recurrent"},
+    {"model", "encoder.rnn_type", NULL, NULL, "gru|GRU", 0, "rnnsearch's RNN is a GRU"},
+    {"model", "decoder.rnn_type", NULL, NULL, "gru|GRU", 0, "rnnsearch's RNN is a GRU"},
+    {"model", "encoder.bidirectional", NULL, NULL, "true|True|TRUE|yes", 0,
+     "rnnsearch's encoder is bidirectional"},
+    {"model", "encoder.num_layers", NULL, NULL, "1", 0, "rnnsearch has one layer"},
+    {"model", "decoder.num_layers", NULL, NULL, "1", 0, "rnnsearch has one layer"},
+    {"model", "decoder.init_hidden", NULL, NULL, "bridge", 0,
+     "rnnsearch's decoder starts from a layer of the encoder's first backward state (bridge)"},
+    {"model", "decoder.input_feeding", NULL, NULL, "false|False|FALSE|no", 0,
+     "rnnsearch's decoder reads the context of the current step (Bahdanau et al.), not the "
+     "previous attentional vector"},
+    /* Joey NMT: testing (read as translation). */
+    {"translation", "beam_size", "translation", "beam", NULL, 0, NULL},
+    {"translation", "max_output_length", "translation", "max_len", NULL, 0, NULL},
+    {"translation", "alpha", "translation", "length_penalty", "-1=0|0=0", 0,
+     "Joey divides by ((5 + length) / 6)^alpha, rnnsearch's length_penalty by length^alpha"},
+    {"translation", "beam_alpha", "translation", "length_penalty", "-1=0|0=0", 0,
+     "Joey divides by ((5 + length) / 6)^alpha, rnnsearch's length_penalty by length^alpha"},
+    {"translation", "batch_type", NULL, NULL, "sentence", 0,
+     "rnnsearch's batch_size counts sentences"},
+    {"translation", "eval_metrics", NULL, NULL, "bleu", 0, "rnnsearch's dev metric is BLEU"},
+    /* OpenNMT-py: one flat mapping. */
+    {NULL, "learning_rate", "training", "lr", NULL, 0, NULL},
+    {NULL, "train_steps", "training", "max_steps", NULL, 0, NULL},
+    {NULL, "valid_steps", "training", "eval_every", NULL, 0, NULL},
+    {NULL, "save_checkpoint_steps", "training", "save_every", NULL, 0, NULL},
+    {NULL, "keep_checkpoint", "training", "keep_last", NULL, 0, NULL},
+    {NULL, "early_stopping", "training", "patience", NULL, 0, NULL},
+    {NULL, "max_grad_norm", "training", "clip", NULL, 0, NULL},
+    {NULL, "param_init", "training", "init_scale", NULL, 0, NULL},
+    {NULL, "adam_beta1", "training", "beta1", NULL, 0, NULL},
+    {NULL, "adam_beta2", "training", "beta2", NULL, 0, NULL},
+    {NULL, "accum_count", "training", "accumulate", NULL, 0, NULL},
+    {NULL, "report_every", "training", "log_every", NULL, 0, NULL},
+    {NULL, "word_vec_size", "model", "emb", NULL, 0, NULL},
+    {NULL, "rnn_size", "model", "hidden", NULL, 0, NULL},
+    {NULL, "hidden_size", "model", "hidden", NULL, 0, NULL},
+    {NULL, "src_words_min_frequency", "data", "min_freq", NULL, 0, NULL},
+    {NULL, "tgt_words_min_frequency", "data", "min_freq", NULL, 0, NULL},
+    {NULL, "src_seq_length", "data", "max_len", NULL, 0, NULL},
+    {NULL, "global_attention", "model", "attention", "mlp=additive|general=general", 0,
+     "global_attention is mlp (additive) or general"},
+    {NULL, "beam_size", "translation", "beam", NULL, 0, NULL},
+    {NULL, "rnn_type", NULL, NULL, "GRU|gru", 0, "rnnsearch's RNN is a GRU"},
+    {NULL, "joeynmt_version", NULL, NULL, "*", 0, NULL},
+};
+enum { ALIASES = sizeof aliases / sizeof *aliases };
+
+int rs_config_alias_entry(int i, const char **section, const char **key, const char **ours)
+{
+    if (i < 0 || i >= ALIASES)
+        return 0;
+    *section = aliases[i].section;
+    *key = aliases[i].key;
+    *ours = aliases[i].ours;
+    return 1;
+}
+
+static const alias *find_alias(const rs_setting *it)
+{
+    for (int i = 0; i < ALIASES; i++) {
+        const alias *a = &aliases[i];
+        if (!strcmp(a->key, it->key) &&
+            (a->section ? it->section && !strcmp(a->section, it->section) : !it->section))
+            return a;
+    }
+    return NULL;
+}
+
+/* Whether `value` is one of the '|'-separated items of list ("*": any); the
+ * item's text after '=' (a map's) in *to. */
+static int value_in(const char *list, const char *value, char *to, size_t size)
+{
+    for (const char *p = list; p && *p;) {
+        const size_t n = strcspn(p, "|");
+        const char *eq = memchr(p, '=', n);
+        const size_t from = eq ? (size_t)(eq - p) : n;
+        if ((from == 1 && *p == '*') || (strlen(value) == from && !strncasecmp(p, value, from))) {
+            snprintf(to, size, "%.*s", eq ? (int)(n - from - 1) : 0, eq ? eq + 1 : "");
+            return 1;
+        }
+        p += n + (p[n] == '|');
+    }
+    return 0;
+}
+
+static int replace(char **field, const char *text, rs_error *err)
+{
+    char *copy = strdup(text);
+    if (!copy)
+        return rs_fail(err, "out of memory");
+    free(*field);
+    *field = copy;
+    return 0;
+}
+
+/* One setting: renamed (*renamed = 1), to be dropped (*drop = 1), or left. */
+static int apply_alias(rs_setting *it, const alias *a, const char *path, int *renamed, int *drop,
+                       rs_error *err)
+{
+    char to[64] = "";
+    const char *value = it->count == 1 && !it->is_list ? it->values[0] : NULL;
+    if (!a->ours) {
+        /* A list (eval_metrics: [bleu]) is read as its one value. */
+        if (!value && it->count == 1)
+            value = it->values[0];
+        if (a->values && value && value_in(a->values, value, to, sizeof to))
+            return *drop = 1, 0;
+        return rs_fail(err, "%s:%d: '%s%s%s' (Joey NMT/OpenNMT-py): %s", path, it->line, it->key,
+                       value ? ": " : "", value ? value : "", a->note);
+    }
+    if (a->values || a->plus) {
+        if (!value)
+            return rs_fail(err, "%s:%d: '%s' takes one value, not a list", path, it->line, it->key);
+        if (a->values && !value_in(a->values, value, to, sizeof to))
+            return rs_fail(err, "%s:%d: '%s: %s' (Joey NMT/OpenNMT-py): %s", path, it->line,
+                           it->key, value, a->note);
+        char *end;
+        const long n = a->plus ? strtol(value, &end, 10) : 0;
+        if (a->plus && (end == value || *end || n < 1 || n > 100000000))
+            return rs_fail(err, "%s:%d: '%s: %s' is not a vocabulary size (1 or more)", path,
+                           it->line, it->key, value);
+        if (a->plus)
+            snprintf(to, sizeof to, "%ld", n + a->plus);
+        if (replace(&it->values[0], to, err))
+            return -1;
+    }
+    *renamed = 1;
+    if (replace(&it->key, a->ours, err) || replace(&it->section, a->ours_section, err))
+        return -1;
+    return 0;
+}
+
+static int same_place(const rs_setting *x, const rs_setting *y)
+{
+    return !strcmp(x->key, y->key) &&
+           (x->section ? y->section && !strcmp(x->section, y->section) : !y->section);
+}
+
+/* Several keys made one of ours (encoder.hidden_size, decoder.hidden_size):
+ * kept once when they agree. given[i]: setting i's key as the file has it,
+ * or NULL when it was not renamed; drop[i] set for the repeats. Renamed
+ * settings are few, so each is compared with every setting. */
+static int merge_renamed(const rs_settings *s, char **given, int *drop, const char *path,
+                         rs_error *err)
+{
+    for (int i = 0; i < s->count; i++) {
+        if (!given[i] || drop[i])
+            continue;
+        const rs_setting *x = &s->items[i];
+        for (int j = 0; j < s->count; j++) {
+            const rs_setting *y = &s->items[j];
+            if (j == i || drop[j] || !same_place(x, y) || (given[j] && j > i))
+                continue;
+            const int agree = x->count == 1 && y->count == 1 && !x->is_list && !y->is_list &&
+                              !strcmp(x->values[0], y->values[0]);
+            if (!agree)
+                return rs_fail(err,
+                               "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
+                               "with different values (rnnsearch has one)",
+                               path, x->line, given[i], given[j] ? given[j] : y->key, y->line,
+                               x->key);
+            drop[i] = 1;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* Joey's data files: train: PREFIX with src: LANG and trg: LANG are
+ * PREFIX.LANG (and dev: likewise). Only when trg (or trg.lang) was given:
+ * our own train: with src:/tgt: stays the error it is. And a top-level name:
+ * beside Joey's model_dir is the experiment's label, not where to save. */
+static int joey_files(rs_settings *s, char **given, int *drop, rs_error *err)
+{
+    rs_setting *src = NULL, *tgt = NULL, *train = NULL, *dev = NULL;
+    int joey_tgt = 0, model_dir = -1;
+    for (int i = 0; i < s->count; i++)
+        if (given[i] && !strcmp(given[i], "model_dir"))
+            model_dir = i;
+    for (int i = 0; i < s->count; i++) {
+        rs_setting *it = &s->items[i];
+        if (!it->section && !strcmp(it->key, "name") && model_dir >= 0)
+            drop[i] = 1;
+        if (drop[i] || !it->section || strcmp(it->section, "data") || it->is_list || it->count != 1)
+            continue;
+        rs_setting **slot = !strcmp(it->key, "src")     ? &src
+                            : !strcmp(it->key, "tgt")   ? &tgt
+                            : !strcmp(it->key, "train") ? &train
+                            : !strcmp(it->key, "dev")   ? &dev
+                                                        : NULL;
+        if (slot)
+            *slot = it;
+        if (slot == &tgt && given[i])
+            joey_tgt = 1;
+    }
+    if (!joey_tgt || !src || !tgt || !train)
+        return 0;
+    char src_path[4200], tgt_path[4200];
+    snprintf(src_path, sizeof src_path, "%s.%s", train->values[0], src->values[0]);
+    snprintf(tgt_path, sizeof tgt_path, "%s.%s", train->values[0], tgt->values[0]);
+    if (dev) {
+        /* dev: PREFIX becomes dev_src: PREFIX.SRC, dev_tgt: PREFIX.TGT, in the
+         * places of dev and train (train's own files go to src and tgt). */
+        char dev_src[4200], dev_tgt[4200];
+        snprintf(dev_src, sizeof dev_src, "%s.%s", dev->values[0], src->values[0]);
+        snprintf(dev_tgt, sizeof dev_tgt, "%s.%s", dev->values[0], tgt->values[0]);
+        if (replace(&dev->values[0], dev_src, err) || replace(&dev->key, "dev_src", err) ||
+            replace(&train->values[0], dev_tgt, err) || replace(&train->key, "dev_tgt", err))
+            return -1;
+    } else {
+        drop[train - s->items] = 1;
+    }
+    return replace(&src->values[0], src_path, err) || replace(&tgt->values[0], tgt_path, err) ? -1
+                                                                                              : 0;
+}
+
+static void drop_settings(rs_settings *s, const int *drop)
+{
+    int kept = 0;
+    for (int i = 0; i < s->count; i++) {
+        rs_setting *it = &s->items[i];
+        if (!drop[i]) {
+            s->items[kept++] = *it;
+            continue;
+        }
+        free(it->section);
+        free(it->key);
+        for (int k = 0; k < it->count; k++)
+            free(it->values[k]);
+        free(it->values);
+        free(it->value_lines);
+    }
+    s->count = kept;
+}
+
+int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
+{
+    const int n = s->count;
+    if (!s->yaml || !n)
+        return 0;
+    char **given = calloc((size_t)n, sizeof *given);
+    int *drop = calloc((size_t)n, sizeof *drop);
+    int status = given && drop ? 0 : rs_fail(err, "out of memory");
+    for (int i = 0; i < s->count && !status; i++) {
+        rs_setting *it = &s->items[i];
+        if (it->section && !strcmp(it->section, "testing"))
+            status = replace(&it->section, "translation", err);
+        const alias *a = status ? NULL : find_alias(it);
+        if (!a)
+            continue;
+        if (!(given[i] = strdup(it->key)))
+            status = rs_fail(err, "out of memory");
+        int renamed = 0;
+        if (!status)
+            status = apply_alias(it, a, path, &renamed, &drop[i], err);
+        if (!renamed) {
+            free(given[i]);
+            given[i] = NULL;
+        }
+    }
+    if (!status)
+        status = merge_renamed(s, given, drop, path, err);
+    if (!status)
+        status = joey_files(s, given, drop, err);
+    if (!status)
+        drop_settings(s, drop);
+    for (int i = 0; given && i < n; i++)
+        free(given[i]);
+    free(given);
+    free(drop);
+    return status;
+}

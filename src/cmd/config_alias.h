@@ -1,0 +1,31 @@
+/* The names Joey NMT and OpenNMT-py give in their YAML files, read as
+ * rnnsearch's (src/cmd/config_alias.c holds the one table; the list for users
+ * is in docs/configuration.md). */
+#ifndef RS_CONFIG_ALIAS_H
+#define RS_CONFIG_ALIAS_H
+
+#include "common/error.h"
+#include "common/settings.h"
+
+/* Rewrites the settings of a file read from `path` in place, before their
+ * keys are looked up:
+ *   - a key with the same meaning as one of ours gets our section and name
+ *     (training: learning_rate is training: lr, testing: is translation:),
+ *     its value mapped where the two spell it differently (level: bpe is
+ *     tokenizer: space; src.voc_limit N is max_vocab N + the reserved ids);
+ *   - a key whose value says what rnnsearch does anyway (rnn_type: gru,
+ *     optimizer: adam, use_cuda: false) is dropped;
+ *   - a key whose meaning rnnsearch does not have is an error saying so and
+ *     what comes nearest ("FILE:LINE: 'early_stopping_metric: chrf': …");
+ *   - several keys that become one of ours (encoder.hidden_size and
+ *     decoder.hidden_size) must agree, and are kept once;
+ *   - Joey's data files, train: PREFIX with src: LANG and trg: LANG, become
+ *     src: PREFIX.LANG and tgt: PREFIX.LANG (dev: likewise).
+ * Keys it does not know are left for the caller to report. */
+int rs_config_aliases(rs_settings *s, const char *path, rs_error *err);
+
+/* The table, for tests and docs: entry i's source section (NULL: the top
+ * level), key, and our key (NULL: no such meaning); 0 past the end. */
+int rs_config_alias_entry(int i, const char **section, const char **key, const char **ours);
+
+#endif
