@@ -317,6 +317,7 @@ START_TEST(vocabularies_schedules_and_weights)
     ck_assert_int_eq(b.tgt_vocab.size, a.tgt_vocab.size);
     for (int id = 0; id < a.src_vocab.size; id++)
         ck_assert_str_eq(b.src_vocab.tokens[id], a.src_vocab.tokens[id]);
+    const int a_tgt_size = a.tgt_vocab.size;
     rs_model_free(&a);
     rs_model_free(&b);
 
@@ -329,6 +330,40 @@ START_TEST(vocabularies_schedules_and_weights)
              dir);
     ck_assert_int_eq(testprog_run(cmd, weighted, sizeof weighted), 0);
     ck_assert_str_eq(weighted, alone);
+
+    /* Joey NMT's names: its vocabulary files and schedules; OpenNMT-py's. */
+    char joey[256];
+    snprintf(joey, sizeof joey, "%s/joey.yaml", dir);
+    snprintf(cmd, sizeof cmd, "cut -f1 %s/t.tsv > %s/t.de && cut -f2 %s/t.tsv > %s/t.en", dir, dir,
+             dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(text, sizeof text,
+             "data:\n  src: de\n  trg: en\n  train: %s/t\n  src_vocab: %s/a/src_vocab.txt\n"
+             "  trg_vocab: %s/a/tgt_vocab.txt\n"
+             "training:\n  model_dir: %s/j\n  scheduling: noam\n  learning_rate_warmup: 3\n",
+             dir, dir, dir, dir);
+    write_text(joey, text);
+    snprintf(cmd, sizeof cmd, "train --config %s %s 2>/dev/null", joey, tiny);
+    expect_run(cmd, 0, NULL);
+    snprintf(text, sizeof text, "%s/j/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(b.cfg.lr_schedule == RS_LR_NOAM && b.cfg.warmup == 3);
+    ck_assert_int_eq(b.tgt_vocab.size, a_tgt_size);
+    rs_model_free(&b);
+    snprintf(text, sizeof text,
+             "train: %s/t.tsv\nshare_vocab: true\ndecay_method: noam\n"
+             "warmup_steps: 2\n",
+             dir);
+    write_text(joey, text);
+    snprintf(cmd, sizeof cmd, "train --config %s --out %s/o %s 2>&1", joey, dir, tiny);
+    expect_run(cmd, 0, NULL);
+    snprintf(text, sizeof text, "%s/o/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(b.cfg.lr_schedule == RS_LR_NOAM && b.cfg.warmup == 2 && b.cfg.shared_vocab == 1);
+    rs_model_free(&b);
+    write_text(joey, "training:\n  scheduling: exponential\n");
+    snprintf(cmd, sizeof cmd, "train --config %s --train %s/t.tsv --out %s/c", joey, dir, dir);
+    expect_run(cmd, 2, "'scheduling: exponential' (Joey NMT/OpenNMT-py): rnnsearch's schedules");
 
     /* Requests refused before any work. */
     snprintf(cmd, sizeof cmd,
