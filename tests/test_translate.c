@@ -563,8 +563,24 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     double twice;
     ck_assert_int_eq(sscanf(text, "%lf", &twice), 1);
     ck_assert_double_eq_tol(twice, total, 1e-5);
+    testdir_remove(dir);
+}
+END_TEST
 
-    /* translate --weights: one per -m, finite, not negative, not all zero. */
+/* translate --weights: one per -m, finite, not negative, not all zero; an
+ * ensemble of a model with itself, weighted, translates as the model. */
+START_TEST(cli_ensemble_weights)
+{
+    char dir[64], ckpt[128], input[128], args[1024], text[4096];
+    testdir_make(dir, "rnnsearch-translate-weights");
+    snprintf(ckpt, sizeof ckpt, "%s/m.ckpt", dir);
+    snprintf(input, sizeof input, "%s/in.txt", dir);
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, 10, 0.0f);
+    ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    testfile_write(input, (const unsigned char *)"das Haus\nist klein\n", 19);
     static const struct {
         const char *weights, *said;
     } bad[] = {{"1", "--weights gives 1 weight for 2 models"},
@@ -739,6 +755,7 @@ Suite *translate_suite(void)
     tcase_add_test(tc, n_best_lists_are_ranked);
     tcase_add_test(tc, translate_align_and_validation_give_the_same_output);
     tcase_add_test(tc, cli_n_best_per_token_scores_and_ensembles);
+    tcase_add_test(tc, cli_ensemble_weights);
     tcase_add_test(tc, lines_from_a_pipe_are_translated_as_they_arrive);
     tcase_add_test(tc, pre_tokenized_bpe_data_trains_and_translates_joined);
     suite_add_tcase(s, tc);

@@ -317,7 +317,6 @@ START_TEST(vocabularies_schedules_and_weights)
     ck_assert_int_eq(b.tgt_vocab.size, a.tgt_vocab.size);
     for (int id = 0; id < a.src_vocab.size; id++)
         ck_assert_str_eq(b.src_vocab.tokens[id], a.src_vocab.tokens[id]);
-    const int a_tgt_size = a.tgt_vocab.size;
     rs_model_free(&a);
     rs_model_free(&b);
 
@@ -331,7 +330,47 @@ START_TEST(vocabularies_schedules_and_weights)
     ck_assert_int_eq(testprog_run(cmd, weighted, sizeof weighted), 0);
     ck_assert_str_eq(weighted, alone);
 
-    /* Joey NMT's names: its vocabulary files and schedules; OpenNMT-py's. */
+    /* Requests refused before any work. */
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/c --shared-vocab --src-vocab %s/a/src_vocab.txt "
+             "--tgt-vocab %s/a/tgt_vocab.txt",
+             dir, dir, dir, dir);
+    expect_run(cmd, 2, "--shared-vocab is one vocabulary: give one file");
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/c --subwords 50 --src-vocab %s/a/src_vocab.txt", dir,
+             dir, dir);
+    expect_run(cmd, 2, "do not go with SentencePiece");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --lr-schedule noam", dir, dir);
+    expect_run(cmd, 2, "--lr-schedule noam needs --warmup N");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --lr-schedule cosine", dir, dir);
+    expect_run(cmd, 2, "'cosine' is not one of constant, noam, inverse-sqrt, plateau");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --src-vocab %s/t.tsv", dir, dir,
+             dir);
+    expect_run(cmd, 1, "t.tsv:1: '");
+    /* --resume with another schedule is refused, naming the checkpoint's. */
+    snprintf(cmd, sizeof cmd, "train --config %s --resume --lr-schedule noam", path);
+    expect_run(cmd, 2, "lr_schedule=inverse-sqrt");
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Joey NMT's and OpenNMT-py's names for the vocabulary files, the shared
+ * vocabulary and the schedules. */
+START_TEST(their_names_for_vocabularies_and_schedules)
+{
+    char dir[64], cmd[1536], text[1024];
+    testdir_make(dir, "rnnsearch-yaml-their-vocab");
+    snprintf(cmd, sizeof cmd, "head -n 40 corpora/reorder/train.tsv > %s/t.tsv", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *tiny = "--emb 8 --hidden 8 --att 8 --maxout 4 --max-steps 2 --threads 1 --quiet";
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/a %s 2>/dev/null", dir, dir, tiny);
+    expect_run(cmd, 0, NULL);
+    rs_model b;
+    rs_error err;
+    snprintf(text, sizeof text, "%s/a/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
+    const int a_tgt_size = b.tgt_vocab.size;
+    rs_model_free(&b);
     char joey[256];
     snprintf(joey, sizeof joey, "%s/joey.yaml", dir);
     snprintf(cmd, sizeof cmd, "cut -f1 %s/t.tsv > %s/t.de && cut -f2 %s/t.tsv > %s/t.en", dir, dir,
@@ -365,26 +404,6 @@ START_TEST(vocabularies_schedules_and_weights)
     snprintf(cmd, sizeof cmd, "train --config %s --train %s/t.tsv --out %s/c", joey, dir, dir);
     expect_run(cmd, 2, "'scheduling: exponential' (Joey NMT/OpenNMT-py): rnnsearch's schedules");
 
-    /* Requests refused before any work. */
-    snprintf(cmd, sizeof cmd,
-             "train --train %s/t.tsv --out %s/c --shared-vocab --src-vocab %s/a/src_vocab.txt "
-             "--tgt-vocab %s/a/tgt_vocab.txt",
-             dir, dir, dir, dir);
-    expect_run(cmd, 2, "--shared-vocab is one vocabulary: give one file");
-    snprintf(cmd, sizeof cmd,
-             "train --train %s/t.tsv --out %s/c --subwords 50 --src-vocab %s/a/src_vocab.txt", dir,
-             dir, dir);
-    expect_run(cmd, 2, "do not go with SentencePiece");
-    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --lr-schedule noam", dir, dir);
-    expect_run(cmd, 2, "--lr-schedule noam needs --warmup N");
-    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --lr-schedule cosine", dir, dir);
-    expect_run(cmd, 2, "'cosine' is not one of constant, noam, inverse-sqrt, plateau");
-    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --src-vocab %s/t.tsv", dir, dir,
-             dir);
-    expect_run(cmd, 1, "t.tsv:1: '");
-    /* --resume with another schedule is refused, naming the checkpoint's. */
-    snprintf(cmd, sizeof cmd, "train --config %s --resume --lr-schedule noam", path);
-    expect_run(cmd, 2, "lr_schedule=inverse-sqrt");
     testdir_remove(dir);
 }
 END_TEST
@@ -524,6 +543,7 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
     tcase_add_test(tc, vocabularies_schedules_and_weights);
+    tcase_add_test(tc, their_names_for_vocabularies_and_schedules);
     tcase_add_test(tc, joey_nmt_names_are_read_as_ours);
     suite_add_tcase(s, tc);
     TCase *large = tcase_create("large");
