@@ -400,6 +400,12 @@ START_TEST(their_names_for_vocabularies_and_schedules)
     ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
     ck_assert(b.cfg.lr_schedule == RS_LR_NOAM && b.cfg.warmup == 2 && b.cfg.shared_vocab == 1);
     rs_model_free(&b);
+    /* A key = value file: src_vocab = N is a printout's size, skipped; a
+     * file name is the vocabulary file. */
+    snprintf(text, sizeof text, "src_vocab = 12\ntgt_vocab = %s/missing.txt\n", dir);
+    write_text(joey, text);
+    snprintf(cmd, sizeof cmd, "train --config %s --train %s/t.tsv --out %s/c", joey, dir, dir);
+    expect_run(cmd, 1, "missing.txt");
     write_text(joey, "training:\n  scheduling: exponential\n");
     snprintf(cmd, sizeof cmd, "train --config %s --train %s/t.tsv --out %s/c", joey, dir, dir);
     expect_run(cmd, 2, "'scheduling: exponential' (Joey NMT/OpenNMT-py): rnnsearch's schedules");

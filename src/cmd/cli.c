@@ -669,8 +669,7 @@ static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const ch
     }
     if (!args->config.yaml && (!strcmp(it->key, "src_vocab") || !strcmp(it->key, "tgt_vocab")) &&
         it->count == 1 && it->values[0][strspn(it->values[0], "0123456789")] == 0)
-        return NULL; /* a configuration printout's sizes, which come from the data (a file
-                        name is train's --src-vocab) */
+        return NULL; /* a printout's sizes, from the data; a file is --src-vocab's */
     int matches;
     /* A key = value file, without sections, is one command's. */
     const rs_cli_setting *s =
