@@ -5,7 +5,7 @@
 
 #include "model/config.h"
 
-const char *const rs_attention_names[] = {"additive", "general", "dot", "scaled-dot", NULL};
+const char *const rs_attention_names[] = {"additive", "general", "dot", "scaled-dot", "none", NULL};
 const char *const rs_tokenizer_names[] = {"word", "char", "spm", "space", NULL};
 
 enum { T_INT, T_FLOAT, T_ENUM };
