@@ -57,12 +57,20 @@ enum MHD_Result rs_serve_submit(rs_server *s, request *rq)
     return MHD_YES;
 }
 
-/* One sentence at a time, with its alignment; the pipeline's defaults else. */
-static void translate_options(rs_translate_options *opt, int beam, int n_best)
+/* Whether a model has an alignment to show (not --attention none). */
+static int has_alignment(const rs_model *model)
+{
+    return model->cfg.attention != RS_ATT_NONE;
+}
+
+/* One sentence at a time, with its alignment when the model has one; the
+ * pipeline's defaults else. */
+static void translate_options(rs_translate_options *opt, int beam, int n_best,
+                              const rs_model *model)
 {
     rs_translate_options_default(opt);
     opt->batch_size = 1;
-    opt->want_alignment = 1;
+    opt->want_alignment = has_alignment(model);
     opt->beam = beam;
     opt->n_best = n_best;
 }
@@ -74,7 +82,7 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
      * request's sizes get a fresh translator (its workspaces grow on use). */
     if (tr->opt.beam != rq->beam || tr->opt.n_best != rq->n_best) {
         rs_translate_options opt;
-        translate_options(&opt, rq->beam, rq->n_best);
+        translate_options(&opt, rq->beam, rq->n_best, w->server->model_ptrs[rq->model]);
         rs_translator_free(tr);
         if (rs_translator_init(tr, &w->server->model_ptrs[rq->model], 1,
                                w->server->models[rq->model].codec, &opt, err)) {
@@ -114,6 +122,13 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
         fputs(",\"logprob\":", out);
         rs_serve_json_number(out, h->logprob);
         fprintf(out, ",\"finished\":%s,", h->finished ? "true" : "false");
+        if (!has_alignment(w->server->model_ptrs[rq->model])) {
+            /* --attention none: said in the answer, where the matrix would be. */
+            fputs("\"alignment\":null,\"no_alignment\":", out);
+            rs_json_write_string(out, RS_NO_ALIGNMENT_WHY);
+            putc('}', out);
+            continue;
+        }
         if (!h->alignment) {
             rc = rs_fail(err, "the translation came without its alignment");
             break;
@@ -136,8 +151,11 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     const rs_serve_model *sm = &w->server->models[rq->model];
     rs_forced f;
     rs_tokens src = {0}, tgt = {0};
-    /* Text that cannot be tokenized, or has no tokens, is the client's to fix. */
+    /* Text that cannot be tokenized, or has no tokens, is the client's to fix;
+     * so is asking a model without attention for an alignment. */
     *status = 400;
+    if (!has_alignment(w->server->model_ptrs[rq->model]))
+        return rs_fail(err, "model %s: %s", sm->name, RS_NO_ALIGNMENT_WHY);
     for (int side = RS_SIDE_SRC; side <= RS_SIDE_TGT; side++) {
         const char *name = side == RS_SIDE_SRC ? "source" : "target";
         rs_error inner;
@@ -293,8 +311,6 @@ static void *worker_main(void *arg)
 
 int rs_serve_start_workers(rs_server *s, rs_error *err)
 {
-    rs_translate_options topt;
-    translate_options(&topt, 1, 1);
     for (int t = -1; t < s->opt.threads; t++) {
         worker *w = t < 0 ? &s->reader : &s->workers[t];
         w->server = s;
@@ -302,10 +318,13 @@ int rs_serve_start_workers(rs_server *s, rs_error *err)
         if (t >= 0) {
             if (!(w->tr = rs_calloc((size_t)s->n_models, sizeof *w->tr, err)))
                 return -1;
-            for (int i = 0; i < s->n_models; i++)
+            for (int i = 0; i < s->n_models; i++) {
+                rs_translate_options topt;
+                translate_options(&topt, 1, 1, s->model_ptrs[i]);
                 if (rs_translator_init(&w->tr[i], &s->model_ptrs[i], 1, s->models[i].codec, &topt,
                                        err))
                     return -1;
+            }
         }
         int rc = pthread_create(&w->thread, NULL, worker_main, w);
         if (rc)
