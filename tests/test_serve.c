@@ -900,6 +900,40 @@ START_TEST(a_model_without_attention_answers_without_alignment)
 }
 END_TEST
 
+/* The training view of a run with --attention none says there are no
+ * watched alignments and why; its replay is refused with the same words. */
+START_TEST(the_run_view_of_a_model_without_attention_says_why_nothing_is_watched)
+{
+    char run[128];
+    testdir_make(run, "rs_none_run");
+    testfile_put(run, "train.log",
+                 "2026-11-26T00:00:00Z configuration: src_vocab=9 tgt_vocab=9 attention=none "
+                 "tie_embeddings=0\n");
+    testfile_put(run, "train.log.tsv", "step\tepoch\ttrain_loss\n10\t1\t2.5\n");
+    size_t len;
+    int status;
+    rs_error err;
+    char *json = rs_run_log_json(run, 1 << 20, &len, &status, &err);
+    ck_assert_msg(json != NULL, "%s", err.msg);
+    rs_json *j = rs_json_parse(json, len, &err);
+    ck_assert_msg(j != NULL, "%s", err.msg);
+    ck_assert_ptr_nonnull(strstr(str(j, "no_alignment"), "--attention none"));
+    rs_json_free(j);
+    free(json);
+    FILE *out = tmpfile();
+    ck_assert_int_eq(rs_run_write_replay(out, run, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no watch.jsonl to replay: a model with --attention none"), "%s",
+                  err.msg);
+    fclose(out);
+    /* An attentive run's answer has no such member. */
+    testfile_put(run, "train.log", "configuration: attention=additive\n");
+    json = rs_run_log_json(run, 1 << 20, &len, &status, &err);
+    ck_assert_ptr_null(strstr(json, "no_alignment"));
+    free(json);
+    testdir_remove(run);
+}
+END_TEST
+
 typedef struct {
     int port, ok, busy, wrong;
     const char *expected;
@@ -2352,6 +2386,7 @@ Suite *serve_suite(void)
     tcase_add_test(tc, framing_log_and_quoted_text);
     tcase_add_test(tc, align_cuts_long_sources_as_score_does);
     tcase_add_test(tc, a_model_without_attention_answers_without_alignment);
+    tcase_add_test(tc, the_run_view_of_a_model_without_attention_says_why_nothing_is_watched);
     tcase_add_test(tc, the_command_stops_gracefully_and_guards_open_addresses);
     tcase_add_test(tc, the_run_view_reads_a_watch_file_while_training_appends);
     tcase_add_test(tc, words_merge_pieces_as_align_words_does);
