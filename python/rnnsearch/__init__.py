@@ -359,6 +359,13 @@ class Hypothesis:
         return "Hypothesis(text=%r, logprob=%.6f, score=%.6f)" % (self.text, self.logprob, self.score)
 
 
+# A forced decoding's alignment is NULL for such a model (rnnsearch.h); the
+# words are the library's RS_NO_ALIGNMENT_WHY.
+_NO_ALIGNMENT = ("a model with --attention none (the fixed-length encoder-decoder) has no "
+                 "alignment: its decoder reads one fixed context c = [fwd h_S ; bwd h_1] at "
+                 "every step, with no weights over the source words")
+
+
 def _matrix(pointer, rows, cols):
     import numpy as np
 
@@ -550,6 +557,8 @@ class Model:
         with self._use() as handle:
             _check(_lib.rnnsearch_force(handle, src, tgt, ctypes.byref(f), ctypes.byref(err)), err)
         try:
+            if matrix and not f.alignment:
+                raise Error(_NO_ALIGNMENT)
             return (
                 _strings(f.source_tokens, f.source_count),
                 _strings(f.target_tokens, f.target_count),

@@ -199,3 +199,20 @@ def test_from_another_directory(model_dir, tmp_path):
     p = subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, capture_output=True, check=False)
     assert p.returncode == 0, p.stderr.decode()
     assert p.stdout.decode() == rnnsearch.Model(model_dir).translate(["21 May 2001"])[0] + "\n"
+
+
+def test_a_model_without_attention_has_no_alignment(program, tmp_path):
+    """--attention none: it translates and scores; an alignment of it is
+    refused with the library's words, not drawn from meaningless weights."""
+    out = str(tmp_path / "none")
+    subprocess.run([program, "train", "--train", os.path.join(REPO, "corpora", "dates", "train.tsv"),
+                    "--out", out, "--attention", "none", "--max-steps", "20", "--epochs", "1",
+                    "--threads", "1", "--hidden", "16", "--emb", "8", "--maxout", "8", "--quiet"],
+                   check=True)
+    m = rnnsearch.Model(out)
+    assert isinstance(m.translate("21 May 2001"), str)
+    assert m.score("21 May 2001", "2001-05-21") < 0
+    for call in (lambda: m.align("21 May 2001", "2001-05-21"), lambda: m.align("21 May 2001"),
+                 lambda: m.hypotheses(["21 May 2001"], alignment=True)):
+        with pytest.raises(rnnsearch.Error, match="--attention none"):
+            call()

@@ -531,10 +531,12 @@ int rnnsearch_force(const rnnsearch_model *model, const char *source, const char
     if (check_text(source, "the source", err) || check_text(target, "the target", err))
         return -1;
     const rs_model *member = &model->model;
+    /* A model with --attention none has no alignment: the result's is NULL. */
+    const int aligns = member->cfg.attention != RS_ATT_NONE;
     const rs_forced_pair pair = {.source = source,
                                  .target = target,
                                  .max_src_len = RS_MAX_SRC_LEN,
-                                 .want = RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};
+                                 .want = RS_FORCED_TOKENS | (aligns ? RS_FORCED_ALIGNMENT : 0)};
     rs_forced f;
     rs_tokens src, tgt;
     int cut = 0;

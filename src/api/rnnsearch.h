@@ -135,7 +135,8 @@ typedef struct {
     int max_src_len;      /* longer sources are cut to this many tokens,
                              0 … RNNSEARCH_MAX_LENGTH; 0: 250 (default 250) */
     int batch_size;       /* sentences decoded together, 1 … RNNSEARCH_MAX_BATCH (default 32) */
-    int alignment;        /* 1: fill each hypothesis's alignment; 0 or 1 (default 0) */
+    int alignment;        /* 1: fill each hypothesis's alignment; 0 or 1 (default 0);
+                             refused for a model with --attention none (no alignment) */
     int replace_unk;      /* 1: <unk> → the source token it attends to most; 0 or 1 (default 0) */
 } rnnsearch_options;
 
@@ -206,7 +207,8 @@ typedef struct {
     int truncated;                  /* source tokens cut off by the length limit (250) */
     double logprob;                 /* log p(target | source), </s> included: `rnnsearch score` */
     float *token_logprobs;          /* [target_count + 1], the last is </s> */
-    float *alignment;               /* [(target_count + 1) × (source_count + 1)] */
+    float *alignment;               /* [(target_count + 1) × (source_count + 1)]; NULL
+                                       for a model trained with --attention none */
 } rnnsearch_forced;
 
 void rnnsearch_forced_free(rnnsearch_forced *f);
