@@ -235,17 +235,21 @@ pythons=${RNNSEARCH_TEST_PYTHONS:-$( {
     ls /usr/bin/python3 /usr/bin/python3.[0-9]* /usr/local/bin/python3.[0-9]* 2>/dev/null
     ls "$(pyenv root 2>/dev/null || echo /nonexistent)"/versions/*/bin/python3 2>/dev/null
 } | grep -v -- '-config$')}
+# One venv per installation (version and base prefix: Debian's 3.11 and
+# pyenv's 3.11 are two), however many names lead to it.
 seen=
+n=0
 for py in $pythons; do
-    v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2]) if sys.version_info >= (3, 9) else None' 2>/dev/null)
-    [ -n "$v" ] && [ "$v" != None ] || continue
+    v=$("$py" -c 'import sys; sys.version_info >= (3, 9) and print("%d.%d:%s" % (sys.version_info[:2] + (sys.base_prefix,)))' 2>/dev/null)
+    [ -n "$v" ] || continue
     case " $seen " in *" $v "*) continue ;; esac
     if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
         skip "pip install in a venv of $py ($v): no venv or ensurepip (Debian: python3-venv)"
         continue
     fi
     seen="$seen $v"
-    venv=$tmp/venv-$v
+    n=$((n + 1))
+    venv=$tmp/venv-$n
     "$py" -m venv "$venv" >"$tmp/venv.log" 2>&1 || { fail "$py -m venv: $(cat "$tmp/venv.log")"; continue; }
     "$venv/bin/python" -m pip install --quiet --no-index "$root/python" >"$tmp/pip.log" 2>&1 ||
         { fail "pip install --no-index ./python in a venv of $py ($v): $(cat "$tmp/pip.log")"; continue; }

@@ -90,10 +90,12 @@ START_TEST(score_batches_what_force_scores_one_by_one)
     ck_assert(!rnnsearch_score(one, 1, 0, NULL, NULL, NULL, &err));
 
     /* Refusals leave the scores as they were. */
-    double keep[1] = {42};
+    double keep[2] = {42, 42};
     static const char *const bad[] = {"\xff"};
     FAILS(rnnsearch_score(one, 1, 1, bad, tgt, keep, &fresh), "pair 1");
     FAILS(rnnsearch_score(one, 1, 1, src, bad, keep, &fresh), "pair 1");
+    static const char *const blank[] = {"das", "  "};
+    FAILS(rnnsearch_score(one, 1, 2, blank, tgt, keep, &fresh), "pair 2: the source is empty");
     ck_assert(keep[0] == 42);
     FAILS(rnnsearch_score(NULL, 1, 1, src, tgt, keep, &fresh), "an ensemble has 1 to 16");
     FAILS(rnnsearch_score(one, 0, 1, src, tgt, keep, &fresh), "an ensemble has 1 to 16");

@@ -58,6 +58,8 @@ def test_score_refuses_what_is_not_pairs(model):
         model.score(["a", "b"], ["c"])
     with pytest.raises(ValueError, match="NUL"):
         model.score([("a\0b", "c")])
+    with pytest.raises(rnnsearch.Error, match="pair 2: the source is empty"):
+        model.score([("3/4/99", "1999"), ("  ", "1999")])  # as score(source, target) says
     with pytest.raises(rnnsearch.Error, match="pair 2: .*1048576"):
         model.score([("a", "b"), ("x" * (2**20 + 1), "y")])
 

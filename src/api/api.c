@@ -653,6 +653,12 @@ static int score_pairs(const rs_model *const *members, int n_models, const rs_co
     int *cut = rs_calloc((size_t)count, sizeof *cut, e);
     int status = -1;
     if (scored && cut && !rs_tokenize_pairs(&tok, &pairs, codec, "rnnsearch_score", e)) {
+        /* An empty source, as rnnsearch_force (and score's reader) refuse it. */
+        for (int i = 0; i < count; i++)
+            if (tok.src[i].count == 0) {
+                rs_fail(e, "rnnsearch_score: pair %d: the source is empty", i + 1);
+                goto done;
+            }
         rs_cut_sources(&tok, RS_MAX_SRC_LEN, cut);
         /* max_len 0 keeps every pair, in order. */
         if (!rs_dataset_build(&data, &tok, &members[0]->src_vocab, &members[0]->tgt_vocab, 0, NULL,
@@ -665,6 +671,7 @@ static int score_pairs(const rs_model *const *members, int n_models, const rs_co
             status = 0;
         }
     }
+done:
     rs_dataset_free(&data);
     rs_tokenized_free(&tok);
     free(cut);
