@@ -52,7 +52,7 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-cores check-asan check-browser check-format check-readme format fuzz demo install clean deps \
+.PHONY: all check check-cores check-multihost check-asan check-browser check-format check-readme format fuzz demo install clean deps \
   install-lib uninstall-lib check-lib check-python check-asan-lib
 
 # `make` builds what `make install` installs: the program here; the shared
@@ -151,6 +151,15 @@ check-cores:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
 	  $(EXAMPLES:%=$(BUILD)/examples/%) $(SO)
 	MAKE="$(MAKE)" sh scripts/check-cores.sh $(CORES)
+
+# Training across hosts emulated by network namespaces joined by a bridge (a
+# private subnet that exists only inside them): the model one process trains,
+# a rank per host, a resume on another number of hosts, a host killed, a link
+# down, a slow host (docs/scaling.md, "Across hosts"). Needs root and
+# `ip netns`; skips, saying why, without them. About a minute.
+check-multihost:
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch
+	RNNSEARCH=./rnnsearch bash scripts/multihost.sh
 
 # The library as its users see it, against a dates model trained for one
 # epoch (a few seconds): the examples agree with the program

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """A mixed burst against `rnnsearch serve`, on loopback only and bounded in
-requests and seconds: valid translate and align requests side by side with
-every kind the server refuses (foreign Host, cross-origin, text/plain, no
-token, two Content-Lengths, length with chunks, answers over --max-answer,
-40 000-key bodies, control bytes in the method, slow header drips, clients
-that never read their answer), then SIGTERM while answers are in transfer.
+requests and seconds: valid translate (single, batched, OpenNMT-py) and align
+requests side by side with every kind the server refuses (foreign Host,
+cross-origin, text/plain, no token, two Content-Lengths, length with chunks,
+answers over --max-answer, batches over --max-batch, 40 000-key bodies,
+control bytes in the method, slow header drips, clients that never read their
+answer), then SIGTERM while answers are in transfer.
 Meant for sanitizer builds: it prints how many answers of each status came
 back and whatever the server wrote to stderr, and exits 1 when the server
 reported a sanitizer finding, crashed, or exited non-zero.
@@ -76,6 +77,11 @@ def one_round(k):
     text = " ".join([SENT] * (1 + k % 5))
     exchange(post("/api/translate", '{"text": "%s", "beam": %d}' % (text, 1 + k % 4)))
     exchange(post("/api/align", '{"source": "%s", "target": "ka vidat"}' % text))
+    exchange(post("/api/translate", '{"text": ["%s", "%s", "x"], "beam": %d}'
+                  % (text, SENT, 1 + k % 3)))                                # a batch
+    exchange(post("/translator/translate", '[{"src": "%s", "id": 100}, {"src": "x"}]' % text))
+    exchange(post("/api/translate", '{"text": ["x", 5]}'))                   # a bad item
+    exchange(post("/api/translate", '{"text": [%s]}' % ",".join(['"x"'] * 100)))  # over --max-batch
     exchange(post("/api/translate", '{"text": "%s", "beam": 16, "n_best": 16, "svg": true}'
                   % " ".join([SENT] * 8)))                                   # over --max-answer
     exchange(post("/api/translate", '{"text": "x"}',

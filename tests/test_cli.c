@@ -69,11 +69,11 @@ START_TEST(bad_training_data_is_named)
     snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "bad.tsv:2") != NULL, "no file:line in: %s", out);
-    /* A side of white space only is refused like an empty one. */
+    /* With --strict, a side of white space only is refused like an empty one. */
     f = fopen(path, "w");
     fputs("one\tun\n \t deux\n", f);
     fclose(f);
-    snprintf(args, sizeof args, "train --train %s --out %s/m", path, dir);
+    snprintf(args, sizeof args, "train --train %s --out %s/m --strict", path, dir);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "bad.tsv:2: the sentence in column 1 is only white space") != NULL,
                   "%s", out);

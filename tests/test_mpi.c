@@ -5,7 +5,8 @@
  * parameters, up to float32 summation order; a run resumed on another number of ranks lands on the same
  * model; SentencePiece models trained by rank 0 reach the others; a model
  * directory rank 0 cannot write stops every rank at once; a rank killed in
- * the middle ends the job and leaves a good last checkpoint.
+ * the middle ends the job and leaves a good last checkpoint; the progress
+ * line times the all-reduce. Across hosts: scripts/multihost.sh.
  * Skipped, saying so, when the program is built without MPI or mpirun is absent. */
 #include <check.h>
 #include <math.h>
@@ -290,6 +291,37 @@ START_TEST(a_killed_rank_ends_the_job)
 }
 END_TEST
 
+/* On several ranks the progress line says how long a step took and how much
+ * of it the gradient all-reduce took; alone, it has no such part. */
+START_TEST(progress_line_times_the_all_reduce)
+{
+    if (!have_mpi())
+        return;
+    char dir[64], args[1024], out[32768];
+    make_data(dir);
+    snprintf(args, sizeof args,
+             "--train %s/train.tsv --emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 10 "
+             "--epochs 2 --threads 1 --out %s/p2",
+             dir, dir);
+    ck_assert_msg(train(2, args, out, sizeof out) == 0, "%s", out);
+    const char *line = strstr(out, "step 10/10 |");
+    ck_assert_msg(line != NULL, "no progress line: %s", out);
+    double step_ms, allreduce_ms, share;
+    const char *timing = strstr(line, "| step ");
+    ck_assert_msg(timing && sscanf(timing, "| step %lf ms, all-reduce %lf ms (%lf%%)", &step_ms,
+                                   &allreduce_ms, &share) == 3,
+                  "no all-reduce timing: %s", line);
+    ck_assert(step_ms > 0 && allreduce_ms >= 0 && allreduce_ms <= step_ms && share <= 100);
+    snprintf(args, sizeof args,
+             "--train %s/train.tsv --emb 8 --hidden 8 --att 8 --maxout 4 --batch-size 10 "
+             "--epochs 2 --threads 1 --out %s/p1",
+             dir, dir);
+    ck_assert_msg(train(0, args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "step 10/10 |") && !strstr(out, "all-reduce"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(unwritable_model_directory_stops_every_rank)
 {
     if (!have_mpi())
@@ -323,6 +355,7 @@ Suite *mpi_suite(void)
     tcase_add_test(tc, ranks_without_rows_and_accumulated_updates);
     tcase_add_test(tc, resume_on_another_number_of_ranks);
     tcase_add_test(tc, subword_models_come_from_rank_0);
+    tcase_add_test(tc, progress_line_times_the_all_reduce);
     tcase_add_test(tc, unwritable_model_directory_stops_every_rank);
     tcase_add_test(tc, a_killed_rank_ends_the_job);
     suite_add_tcase(s, tc);

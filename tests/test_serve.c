@@ -943,6 +943,14 @@ START_TEST(the_command_checks_its_options)
     ck_assert_int_eq(rs_server_start(&s, twice, 2, &opt, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "two models are named 'x'"));
     ck_assert_int_eq(rs_server_start(&s, twice, 0, &opt, &err), -1);
+    snprintf(cmd, sizeof cmd, "serve -m %s/m --max-batch 0 2> /dev/null", model_dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 2);
+    twice[1].name = "y";
+    opt.max_batch = 0;
+    ck_assert_int_eq(rs_server_start(&s, twice, 2, &opt, &err), -1);
+    ck_assert_msg(strstr(err.msg, "max_batch"), "%s", err.msg);
+    opt.max_batch = 64;
+    twice[1].name = "x";
     /* An allowed host is compared with Host's name, which has no port. */
     static const char *const with_port[] = {"a.example:8080"}, *const bracketed[] = {"[::1]"},
                              *const spaced[] = {"a example"}, *const fine[] = {"fd00::1", "a.b-c"};
@@ -1309,14 +1317,14 @@ START_TEST(the_command_reads_its_section_of_a_yaml_file)
     char path[256], options[300];
     snprintf(path, sizeof path, "%s/serve.yaml", model_dir);
     const char *yaml = "training: {epochs: 3}\n"
-                       "serve:\n  port: 1\n  max_beam: 3\n  timeout: 7\n"
+                       "serve:\n  port: 1\n  max_beam: 3\n  max_batch: 5\n  timeout: 7\n"
                        "  allow_host: [a.example, b.example]\n";
     testfile_write(path, (const unsigned char *)yaml, strlen(yaml));
     snprintf(options, sizeof options, "--config %s", path);
     server_process p;
     spawn_server(&p, options);
     char *log = read_log(&p);
-    ck_assert_msg(strstr(log, "max-beam 3 | timeout 7 s"), "%s", log);
+    ck_assert_msg(strstr(log, "max-batch 5 | max-beam 3 | timeout 7 s"), "%s", log);
     free(log);
     answer *a = &answers[0];
     with_headers(p.port, "GET", "/api/models", "Host: b.example\r\n", NULL, a);
@@ -2280,6 +2288,12 @@ START_TEST(a_run_directory_anyone_may_write_is_not_shown_by_default)
     spawn_server_with(&p, model_arg, options);
     get_within(p.port, "/api/run", 3.0, a);
     ck_assert_msg(a->status == 200 && strstr(a->body, "\"rows\":[[1,2]]"), "%.300s", a->text);
+    /* The log says where the view is: the page has no tabs. */
+    log = read_log(&p);
+    ck_assert_msg(strstr(log, "serve: training view of") && strstr(log, "below the explorer") &&
+                      !strstr(log, "Training tab"),
+                  "%s", log);
+    free(log);
     kill(p.pid, SIGTERM);
     ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
     ck_assert_int_eq(chmod(dir, 0700), 0);
@@ -2289,6 +2303,354 @@ START_TEST(a_run_directory_anyone_may_write_is_not_shown_by_default)
     kill(p.pid, SIGTERM);
     ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
     testdir_remove(dir);
+}
+END_TEST
+
+/* ---- batches: a "text" list, and OpenNMT-py's endpoint ---- */
+
+static const char *const batch_sentences[3] = {"the tall horse sees a baker",
+                                               "a baker sees the horse", "the horse"};
+
+/* |got − want| ≤ tol (0: the same number). */
+static void expect_near(double got, double want, double tol, const char *what)
+{
+    ck_assert_msg(fabs(got - want) <= tol, "%s: %.9g, expected %.9g (within %g)", what, got, want,
+                  tol);
+}
+
+/* Two translate answers for the same sentence: the same text, tokens and
+ * hypotheses, and numbers within tol (a batch's matrix products sum in
+ * another order than one sentence's, so the last float bits may differ). */
+static void expect_same_result(const rs_json *got, const rs_json *want, double tol)
+{
+    ck_assert_str_eq(str(got, "text"), str(want, "text"));
+    ck_assert_str_eq(str(got, "translation"), str(want, "translation"));
+    ck_assert_double_eq(num(got, "truncated"), num(want, "truncated"));
+    const rs_json *gs = rs_json_get(got, "source_tokens"), *ws = rs_json_get(want, "source_tokens");
+    ck_assert_int_eq(gs->count, ws->count);
+    for (size_t k = 0; k < ws->count; k++)
+        ck_assert_str_eq(item(gs, k)->string, item(ws, k)->string);
+    const rs_json *gh = rs_json_get(got, "hypotheses"), *wh = rs_json_get(want, "hypotheses");
+    ck_assert_int_eq(gh->count, wh->count);
+    for (size_t k = 0; k < wh->count; k++) {
+        const rs_json *g = item(gh, k), *w = item(wh, k);
+        ck_assert_str_eq(str(g, "translation"), str(w, "translation"));
+        expect_near(num(g, "score"), num(w, "score"), tol, "score");
+        expect_near(num(g, "logprob"), num(w, "logprob"), tol, "logprob");
+        const rs_json *ga = rs_json_get(rs_json_get(g, "alignment"), "alignment"),
+                      *wa = rs_json_get(rs_json_get(w, "alignment"), "alignment");
+        ck_assert_int_eq(ga->count, wa->count);
+        for (size_t r = 0; r < wa->count; r++) {
+            ck_assert_int_eq(item(ga, r)->count, item(wa, r)->count);
+            for (size_t c = 0; c < item(wa, r)->count; c++)
+                expect_near(item(item(ga, r), c)->number, item(item(wa, r), c)->number, tol,
+                            "an alignment weight");
+        }
+    }
+}
+
+/* A translate answer equals the pipeline's result to the float bit. */
+static void expect_pipeline_result(const rs_json *got, const rs_translated *t)
+{
+    const rs_json *hyps = rs_json_get(got, "hypotheses");
+    ck_assert_int_eq(hyps->count, t->n);
+    for (int k = 0; k < t->n; k++) {
+        const rs_json *h = item(hyps, (size_t)k);
+        ck_assert_str_eq(str(h, "translation"), t->hyp[k].text);
+        ck_assert_float_eq((float)num(h, "score"), (float)t->hyp[k].score);
+        expect_matrix(rs_json_get(h, "alignment"), t->hyp[k].alignment, t->hyp[k].len + 1,
+                      t->src_count + 1);
+    }
+}
+
+/* A server of the test model alone, under the name "reorder". */
+static rs_server *start_one(const rs_serve_options *opt)
+{
+    static rs_serve_model served[1];
+    served[0] = (rs_serve_model){"reorder", &model, &codec};
+    rs_server *s;
+    rs_error err;
+    ck_assert_msg(rs_server_start(&s, served, 1, opt, &err) == 0, "%s", err.msg);
+    return s;
+}
+
+/* A list of three sentences, decoded as one batch, answers what each
+ * sentence alone answers (the same translations, tokens and hypotheses;
+ * numbers to float rounding), in the request's order, whatever that order
+ * is; and exactly what the pipeline gives for the three as one batch, as
+ * `rnnsearch translate` decodes them. */
+START_TEST(a_batch_answers_what_its_sentences_alone_do)
+{
+    rs_server *s = start(1, 4, 10);
+    int port = rs_server_port(s);
+    answer *a = &answers[0];
+    char body[1024];
+    rs_json *single[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(body, sizeof body, "{\"text\": \"%s\", \"beam\": 3, \"n_best\": 2}",
+                 batch_sentences[i]);
+        request(port, "POST", "/api/translate", body, a);
+        ck_assert_msg(a->status == 200, "%.300s", a->text);
+        single[i] = json_of(a);
+    }
+    /* The pipeline as `rnnsearch translate --batch-size 3 --beam 3 --n-best 2`. */
+    rs_translate_options topt;
+    rs_translate_options_default(&topt);
+    topt.beam = 3;
+    topt.n_best = 2;
+    topt.batch_size = 3;
+    topt.want_alignment = 1;
+    const rs_model *models[1] = {&model};
+    rs_error err;
+    static const int orders[2][3] = {{0, 1, 2}, {2, 0, 1}};
+    for (int o = 0; o < 2; o++) {
+        const int *ord = orders[o];
+        const char *lines[3] = {batch_sentences[ord[0]], batch_sentences[ord[1]],
+                                batch_sentences[ord[2]]};
+        rs_translated t[3];
+        rs_translator tr;
+        ck_assert_msg(rs_translator_init(&tr, models, 1, &codec, &topt, &err) == 0, "%s", err.msg);
+        ck_assert_msg(rs_translate_lines(&tr, 3, lines, t, &err) == 0, "%s", err.msg);
+        rs_translator_free(&tr);
+        snprintf(body, sizeof body,
+                 "{\"text\": [\"%s\", \"%s\", \"%s\"], \"beam\": 3, \"n_best\": 2}", lines[0],
+                 lines[1], lines[2]);
+        request(port, "POST", "/api/translate", body, a);
+        ck_assert_msg(a->status == 200, "%.300s", a->text);
+        rs_json *j = json_of(a);
+        ck_assert_int_eq(j->count, 2); /* results, ms */
+        num(j, "ms");
+        const rs_json *results = rs_json_get(j, "results");
+        ck_assert_int_eq(results->count, 3);
+        for (int i = 0; i < 3; i++) {
+            const rs_json *r = item(results, (size_t)i);
+            ck_assert_ptr_null(rs_json_get(r, "ms"));
+            ck_assert_str_eq(str(r, "model"), "reorder");
+            expect_same_result(r, single[ord[i]], 1e-4);
+            expect_pipeline_result(r, &t[i]);
+            rs_translated_free(&t[i]);
+        }
+        rs_json_free(j);
+    }
+    /* A list of one is still a list, and answers as its sentence alone. */
+    snprintf(body, sizeof body, "{\"text\": [\"%s\"], \"beam\": 3, \"n_best\": 2}",
+             batch_sentences[1]);
+    request(port, "POST", "/api/translate", body, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_json *j = json_of(a);
+    ck_assert_int_eq(rs_json_get(j, "results")->count, 1);
+    expect_same_result(item(rs_json_get(j, "results"), 0), single[1], 0.0);
+    rs_json_free(j);
+    for (int i = 0; i < 3; i++)
+        rs_json_free(single[i]);
+    rs_server_stop(s);
+}
+END_TEST
+
+/* A batch is bounded like everything else: --max-batch sentences (413
+ * beyond), each within --max-chars, the answer within --max-answer; an
+ * empty list and items that are not usable sentences are 400, naming the
+ * item. */
+START_TEST(batches_are_bounded_and_checked_item_by_item)
+{
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.max_batch = 3;
+    rs_server *s = start_with(&opt);
+    int port = rs_server_port(s);
+    answer *a = &answers[0];
+    static const struct {
+        const char *path, *body;
+        int status;
+        const char *words;
+    } cases[] = {
+        {"/api/translate", "{\"text\": [\"a\", \"b\", \"c\", \"d\"]}", 413,
+         "'text' has 4 sentences; the limit is 3 (the server's --max-batch)"},
+        {"/api/translate", "{\"text\": []}", 400, "'text' is an empty list"},
+        {"/api/translate", "{\"text\": [\"the horse\", 5]}", 400,
+         "'text'[1] must be a string, not number"},
+        {"/api/translate", "{\"text\": [\"the horse\", [\"a\"]]}", 400,
+         "'text'[1] must be a string, not array"},
+        {"/api/translate", "{\"text\": [\"the horse\", null]}", 400, "'text'[1] must be a string"},
+        {"/api/translate", "{\"text\": [\"the horse\", \"a\", \" \"]}", 400, "'text'[2] is empty"},
+        {"/api/translate", "{\"text\": [\"the horse\", \"\\u3000\"]}", 400,
+         "'text'[1] has no tokens"},
+        {"/api/translate", "{\"text\": {\"a\": 1}}", 400,
+         "'text' must be a string or a list of strings, not object"},
+        {"/translator/translate",
+         "[{\"src\": \"a\"}, {\"src\": \"b\"}, {\"src\": \"c\"}, {\"src\": \"d\"}]", 413,
+         "the request has 4 sentences; the limit is 3"},
+        {"/translator/translate", "[]", 400, "the request is an empty list"},
+        {"/translator/translate", "", 400, "send a JSON list"},
+        {"/translator/translate", "{\"src\": \"the horse\"}", 400, "must be a JSON list"},
+        {"/translator/translate", "[\"the horse\"]", 400, "sentence 0 must be an object"},
+        {"/translator/translate", "[{\"src\": \"a\"}, {\"id\": 0}]", 400,
+         "sentence 1: 'src' is missing"},
+        {"/translator/translate", "[{\"src\": 5}]", 400, "sentence 0's 'src' must be a string"},
+        {"/translator/translate", "[{\"src\": \"\"}]", 400, "sentence 0's 'src' is empty"},
+        {"/translator/translate", "[{\"src\": \"\\u2003\"}]", 400,
+         "sentence 0's 'src' has no tokens"},
+        {"/translator/translate", "[{\"src\": \"a\", \"ref\": \"b\"}]", 400,
+         "sentence 0: unknown member 'ref'"},
+        {"/translator/translate", "[{\"src\": \"a\", \"id\": -1}]", 400, "'id' must be"},
+        {"/translator/translate", "[{\"src\": \"a\", \"id\": \"0\"}]", 400, "'id' must be"},
+        {"/translator/translate", "[{\"src\": \"a\", \"id\": 2}]", 404, "no model with id 2"},
+        {"/translator/translate", "[{\"src\": \"a\", \"id\": 0}, {\"src\": \"b\", \"id\": 1}]", 400,
+         "one request goes to one model"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "case %zu", k);
+        request(port, "POST", cases[k].path, cases[k].body, a);
+        expect_error(a, cases[k].status, cases[k].words, what);
+    }
+    /* An item over --max-chars (200 here), counted per sentence. */
+    char body[4096];
+    int n = snprintf(body, sizeof body, "{\"text\": [\"the horse\", \"a baker\", \"");
+    for (int k = 0; k < 60; k++)
+        n += snprintf(body + n, sizeof body - (size_t)n, "the ");
+    snprintf(body + n, sizeof body - (size_t)n, "\"]}");
+    request(port, "POST", "/api/translate", body, a);
+    expect_error(a, 413, "'text'[2] has 240 characters; the limit is 200", "a long item");
+    rs_server_stop(s);
+
+    /* Three sentences with 8 pictured hypotheses each do not fit 16 KiB. */
+    opt.max_answer = 16384;
+    s = start_with(&opt);
+    port = rs_server_port(s);
+    snprintf(body, sizeof body, "{\"text\": [\"%s\", \"%s\", \"%s\"], \"beam\": 8, \"svg\": true}",
+             batch_sentences[0], batch_sentences[1], batch_sentences[2]);
+    request(port, "POST", "/api/translate", body, a);
+    expect_error(a, 413, "--max-answer", "a batch answer over the bound");
+    ck_assert_ptr_nonnull(strstr(a->body, "fewer sentences"));
+    rs_server_stop(s);
+}
+END_TEST
+
+/* OpenNMT-py's request and answer shapes: [{"src", "id"}] in,
+ * [[{"src", "tgt", "n_best", "pred_score"}]] out, in order, each equal to
+ * /api/translate's greedy answer; with one model any id is it, with several
+ * the id is the place in the -m order. */
+START_TEST(opennmt_requests_round_trip)
+{
+    rs_serve_options opt = test_options(1, 4, 10);
+    answer *a = &answers[0];
+    char body[1024];
+    for (int several = 0; several < 2; several++) {
+        rs_server *s = several ? start_with(&opt) : start_one(&opt);
+        int port = rs_server_port(s);
+        char tgt[3][512];
+        double score[3];
+        for (int i = 0; i < 3; i++) {
+            snprintf(body, sizeof body, "{\"text\": \"%s\"}", batch_sentences[i]);
+            request(port, "POST", "/api/translate", body, a);
+            ck_assert_msg(a->status == 200, "%.300s", a->text);
+            rs_json *j = json_of(a);
+            snprintf(tgt[i], sizeof tgt[i], "%s", str(j, "translation"));
+            score[i] = num(item(rs_json_get(j, "hypotheses"), 0), "score");
+            rs_json_free(j);
+        }
+        const int id = several ? 1 : 100; /* "second" is the same model */
+        snprintf(body, sizeof body,
+                 "[{\"src\": \"%s\", \"id\": %d}, {\"src\": \"%s\", \"id\": %d}, "
+                 "{\"src\": \"%s\", \"id\": %d}]",
+                 batch_sentences[2], id, batch_sentences[0], id, batch_sentences[1], id);
+        request(port, "POST", "/translator/translate", body, a);
+        ck_assert_msg(a->status == 200, "%.500s", a->text);
+        rs_error err;
+        rs_json *j = rs_json_parse(a->body, strlen(a->body), &err);
+        ck_assert_msg(j && j->type == RS_JSON_ARRAY && j->count == 1, "%.500s", a->body);
+        const rs_json *ranks = item(j, 0);
+        ck_assert_int_eq(ranks->count, 3);
+        static const int ord[3] = {2, 0, 1};
+        for (int i = 0; i < 3; i++) {
+            const rs_json *r = item(ranks, (size_t)i);
+            ck_assert_int_eq(r->count, 4);
+            ck_assert_str_eq(str(r, "src"), batch_sentences[ord[i]]);
+            ck_assert_str_eq(str(r, "tgt"), tgt[ord[i]]);
+            ck_assert_double_eq(num(r, "n_best"), 1);
+            ck_assert_double_eq_tol(num(r, "pred_score"), score[ord[i]],
+                                    1e-6 * fmax(1.0, fabs(score[ord[i]])));
+        }
+        rs_json_free(j);
+        /* No id: the first model. */
+        request(port, "POST", "/translator/translate", "[{\"src\": \"the horse\"}]", a);
+        ck_assert_msg(a->status == 200 && strstr(a->body, "\"src\":\"the horse\""), "%.300s",
+                      a->text);
+        request(port, "GET", "/translator/models", NULL, a);
+        ck_assert_msg(a->status == 200, "%.300s", a->text);
+        j = rs_json_parse(a->body, strlen(a->body), &err);
+        ck_assert_msg(j && j->type == RS_JSON_ARRAY && j->count == (size_t)(several ? 2 : 1),
+                      "%.300s", a->body);
+        for (size_t k = 0; k < j->count; k++) {
+            ck_assert_double_eq(num(item(j, k), "model_id"), (double)k);
+            ck_assert_str_eq(item(rs_json_get(item(j, k), "models"), 0)->string,
+                             k ? "second" : "reorder");
+        }
+        rs_json_free(j);
+        rs_server_stop(s);
+    }
+}
+END_TEST
+
+/* OpenNMT-py's endpoints pass the same gate as every other: Host, Origin,
+ * Fetch Metadata, the token, a JSON content type, the body's bound. */
+START_TEST(opennmt_endpoints_are_guarded_like_the_others)
+{
+    rs_serve_options opt = test_options(1, 4, 10);
+    opt.max_batch = 2;
+    opt.token = "s3cret-token_1";
+    rs_server *s = start_with(&opt);
+    int port = rs_server_port(s);
+    answer *a = &answers[0];
+    const char *body = "[{\"src\": \"the horse\", \"id\": 0}]";
+    const char *json = "Content-Type: application/json\r\n";
+    const char *auth = "Authorization: Bearer s3cret-token_1\r\n";
+    char headers[512];
+    snprintf(headers, sizeof headers, "Host: localhost\r\n%s%s", json, auth);
+    with_headers(port, "POST", "/translator/translate", headers, body, a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    snprintf(headers, sizeof headers, "Host: localhost\r\n%s", json);
+    with_headers(port, "POST", "/translator/translate", headers, body, a);
+    expect_error(a, 401, "token", "no token");
+    with_headers(port, "GET", "/translator/models", "Host: localhost\r\n", NULL, a);
+    expect_error(a, 401, "token", "models without the token");
+    snprintf(headers, sizeof headers, "Host: localhost\r\nOrigin: http://attacker.example\r\n%s%s",
+             json, auth);
+    with_headers(port, "POST", "/translator/translate", headers, body, a);
+    expect_error(a, 403, "cross-origin", "foreign Origin");
+    snprintf(headers, sizeof headers, "Host: attacker.example\r\n%s%s", json, auth);
+    with_headers(port, "POST", "/translator/translate", headers, body, a);
+    expect_error(a, 403, "not a name of this server", "foreign Host");
+    snprintf(headers, sizeof headers, "Host: localhost\r\nSec-Fetch-Site: cross-site\r\n%s%s", json,
+             auth);
+    with_headers(port, "POST", "/translator/translate", headers, body, a);
+    expect_error(a, 403, "another site", "another site's page");
+    snprintf(headers, sizeof headers, "Host: localhost\r\nContent-Type: text/plain\r\n%s", auth);
+    with_headers(port, "POST", "/translator/translate", headers, body, a);
+    expect_error(a, 415, "application/json", "text/plain");
+    snprintf(headers, sizeof headers, "Host: localhost\r\n%s%s", json, auth);
+    with_headers(port, "POST", "/translator/translate", headers,
+                 "[{\"src\": \"a\"}, {\"src\": \"b\"}, {\"src\": \"c\"}]", a);
+    expect_error(a, 413, "the limit is 2", "too many sentences");
+    with_headers(port, "GET", "/translator/translate", headers, NULL, a);
+    expect_error(a, 405, "POST", "GET translate");
+    ck_assert_ptr_nonnull(strstr(a->text, "Allow: POST"));
+    with_headers(port, "POST", "/translator/models", headers, "{}", a);
+    expect_error(a, 405, "GET", "POST models");
+    snprintf(headers, sizeof headers, "Host: localhost\r\n%s%sContent-Length: 50000000\r\n", json,
+             auth);
+    /* with_headers adds its own Content-Length: two are refused (framing) */
+    with_headers(port, "POST", "/translator/translate", headers, body, a);
+    expect_error(a, 400, "Content-Length", "two lengths");
+    static char big[8192];
+    int h = snprintf(big, sizeof big,
+                     "POST /translator/translate HTTP/1.1\r\nHost: localhost\r\n%s%s"
+                     "Content-Length: 50000000\r\n\r\n",
+                     json, auth);
+    memset(big + h, 'x', 1000);
+    raw(port, big, (size_t)h + 1000, 0, a);
+    expect_error(a, 413, "longer than 4096 bytes", "a body over --max-body");
+    rs_server_stop(s);
 }
 END_TEST
 
@@ -2326,6 +2688,10 @@ Suite *serve_suite(void)
     tcase_add_test(tc, a_run_directory_anyone_may_write_is_not_shown_by_default);
     tcase_add_test(tc, nul_bytes_and_odd_header_names_are_refused);
     tcase_add_test(tc, run_answers_are_utf8_and_bounded);
+    tcase_add_test(tc, a_batch_answers_what_its_sentences_alone_do);
+    tcase_add_test(tc, batches_are_bounded_and_checked_item_by_item);
+    tcase_add_test(tc, opennmt_requests_round_trip);
+    tcase_add_test(tc, opennmt_endpoints_are_guarded_like_the_others);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -558,7 +558,9 @@ END_TEST
 
 /* Moses-tokenized, subword-nmt-style data: --tokenizer space keeps "hou@@" a
  * token of its own (the word tokenizer would cut it at "@"), the checkpoint
- * carries the tokenizer to translate, and --remove-bpe joins the words. */
+ * carries the tokenizer to translate and, the data looking like BPE, the
+ * post-processing that joins the words (post_process=bpe); --post-process
+ * none keeps the pieces, and --remove-bpe joins them as fairseq does. */
 START_TEST(pre_tokenized_bpe_data_trains_and_translates_joined)
 {
     char dir[64], path[128], args[1024];
@@ -591,21 +593,28 @@ START_TEST(pre_tokenized_bpe_data_trains_and_translates_joined)
     snprintf(path, sizeof path, "%s/in.txt", dir);
     const char *input = "das hau@@ s ist gro@@ ß &quot;\nein\tklei@@ nes hau@@ s \n\n";
     testfile_write(path, (const unsigned char *)input, strlen(input));
-    snprintf(args, sizeof args, "translate -m %s/m --quiet %s", dir, path);
+    snprintf(args, sizeof args, "translate -m %s/m --quiet --post-process none %s", dir, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     ck_assert_str_eq(text, "the hou@@ se is big &quot;\na small hou@@ se\n\n");
-    snprintf(args, sizeof args, "translate -m %s/m --quiet --remove-bpe %s", dir, path);
+    snprintf(args, sizeof args, "translate -m %s/m --quiet %s", dir, path);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_str_eq(text, "the house is big &quot;\na small house\n\n");
+    snprintf(args, sizeof args, "translate -m %s/m --quiet --post-process none --remove-bpe %s",
+             dir, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     ck_assert_str_eq(text, "the house is big &quot;\na small house\n\n");
     /* From the translation: section of a configuration file too. */
     char yaml[128];
     snprintf(yaml, sizeof yaml, "%s/t.yaml", dir);
-    testfile_write(yaml, (const unsigned char *)"translation:\n  remove_bpe: true\n", 32);
+    static const char settings[] = "translation:\n  remove_bpe: true\n  post_process: none\n";
+    testfile_write(yaml, (const unsigned char *)settings, sizeof settings - 1);
     snprintf(args, sizeof args, "translate -m %s/m --quiet --config %s %s", dir, yaml, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     ck_assert_str_eq(text, "the house is big &quot;\na small house\n\n");
     /* n-best lists too; a marker of one's own. */
-    snprintf(args, sizeof args, "translate -m %s/m --quiet --remove-bpe=@@ --beam 2 --n-best 1 %s",
+    snprintf(args, sizeof args,
+             "translate -m %s/m --quiet --post-process none --remove-bpe=@@ --beam 2 "
+             "--n-best 1 %s",
              dir, path);
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     ck_assert_msg(strstr(text, "0 ||| the hou se is big &quot; ||| F0= ") == text, "%s", text);

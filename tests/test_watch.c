@@ -124,6 +124,8 @@ START_TEST(training_records_watched_sentences_and_aer)
      * sentence 1 greedy and forced (it has a target), rows summing to 1. */
     snprintf(path, sizeof path, "%s/m/" RS_WATCH_FILE, dir);
     char *text = (char *)testfile_read(path, &size);
+    /* Watched sentences from a --watch file are not dev pairs: no gold links. */
+    ck_assert_msg(!strstr(text, "\"gold\""), "%s", text);
     rs_json *objs[64];
     int n = parse_lines(text, objs, 64);
     ck_assert_int_eq(n, 3 * (rows + 1));
@@ -149,20 +151,34 @@ START_TEST(training_records_watched_sentences_and_aer)
     }
     free(text);
 
-    /* Without --watch the first dev pairs are watched; --no-watch: no file. */
+    /* Without --watch the first dev pairs are watched, their forced records
+     * with the pairs' gold links (the first pair's last link made possible);
+     * --no-watch: no file. */
+    snprintf(cmd, sizeof cmd, "sed '1s/3-5$/3?5/' %s/dev.align > %s/possible.align", dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
     snprintf(cmd, sizeof cmd,
              "train --train %s/train.tsv --dev %s/dev.tsv --out %s/d --max-steps 3 --emb 8 "
-             "--hidden 8 --att 8 --maxout 4 --quiet 2>&1 && "
+             "--hidden 8 --att 8 --maxout 4 --quiet --dev-align %s/possible.align 2>&1 && "
              "%s train --train %s/train.tsv --dev %s/dev.tsv --out %s/n --max-steps 3 --emb 8 "
              "--hidden 8 --att 8 --maxout 4 --quiet --no-watch 2>&1",
-             dir, dir, dir, testprog_path(), dir, dir, dir);
+             dir, dir, dir, dir, testprog_path(), dir, dir, dir);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
     snprintf(path, sizeof path, "%s/d/" RS_WATCH_FILE, dir);
     text = (char *)testfile_read(path, &size);
     n = parse_lines(text, objs, 64);
     ck_assert_int_eq(n, 2 * RS_WATCH_DEFAULT_COUNT * 2); /* steps 0 and 3, greedy and forced */
-    for (int k = 0; k < n; k++)
+    int gold = 0;
+    for (int k = 0; k < n; k++) {
+        const rs_json *g = rs_json_get(objs[k], "gold");
+        const int forced = !strcmp(rs_json_get(objs[k], "kind")->string, "forced");
+        ck_assert_msg(forced == (g != NULL), "record %d: gold links only on forced records", k);
+        gold += forced && number(objs[k], "sentence") == 0;
         rs_json_free(objs[k]);
+    }
+    ck_assert_int_eq(gold, 2);
+    ck_assert_msg(strstr(text, "\"sentence\":0,\"kind\":\"forced\",\"gold\":{\"sure\":[[2,0],[1,1],"
+                               "[0,2],[5,3],[4,4]],\"possible\":[[3,5]]},"),
+                  "%s", text);
     free(text);
     snprintf(path, sizeof path, "%s/n/" RS_WATCH_FILE, dir);
     ck_assert_msg(access(path, F_OK) != 0, "--no-watch wrote %s", path);

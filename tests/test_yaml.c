@@ -231,6 +231,11 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
         {"train", "training:\n  lr: inf\n", ":2: --lr: 'inf' is not a number in (0, 10]"},
         {"train", "training:\n  dev_bleu: maybe\n", ":2: dev_bleu: 'maybe' is not true or false"},
         {"train", "threads: 2\n", ":1: 'threads' means one thing in training:"},
+        {"train", "post_process: bpe\n",
+         ":1: 'post_process' means one thing in data: and another in translation:; put it in its "
+         "section"},
+        {"train", "data:\n  post_process: wordpiece\n",
+         ":2: --post-process: 'wordpiece' is not one of"},
         {"translate", "translation:\n  beem: 5\n",
          ":2: unknown key 'beem' in translation: (did you mean 'beam'?)"},
         {"translate", "model:\n  hidden: 8\ntranslation:\n  beam: 0\n", ":4: --beam: '0'"},

@@ -39,9 +39,14 @@ import threading
 
 from ._alignment import Alignment
 from ._alignment import matrix as _matrix
-from ._loader import _SONAME, _Error, _Forced, _lib, _P, _Tokens, _Translation, library_path
+from ._loader import _Error, _Forced, _lib, _P, _Tokens, _Translation, library_path
 
 __all__ = ["Model", "Ensemble", "Alignment", "Hypothesis", "Error", "version", "library_path"]
+
+# Quality by source length (tables of `rnnsearch bleu --by-length`): no library needed.
+from .bylength import Bucket, plot_by_length, read_by_length  # noqa: E402
+
+__all__ += ["Bucket", "plot_by_length", "read_by_length"]
 
 
 class Error(RuntimeError):

@@ -493,7 +493,8 @@ int rnnsearch_translator_new_ensemble(const rnnsearch_model *const *models, int 
                                  .batch_size = o.batch_size,
                                  .want_alignment = o.alignment != 0,
                                  .replace_unk = o.replace_unk != 0,
-                                 .remove_bpe = t->remove_bpe};
+                                 .remove_bpe = t->remove_bpe,
+                                 .post_process = -1 /* the model's, as translate */};
     if (rs_translator_init(&t->tr, t->members, count, &models[0]->codec, &topt, &e)) {
         free(t->remove_bpe);
         free(t);

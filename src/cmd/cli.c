@@ -441,8 +441,8 @@ const char *rs_cli_config_section(const char *key)
 {
     static const char *const model[] = {"emb",       "hidden",         "att", "maxout",
                                         "attention", "tie_embeddings", NULL};
-    static const char *const data[] = {"lowercase", "tokenizer", "subwords", "min_freq",
-                                       "max_vocab", "max_len",   NULL};
+    static const char *const data[] = {"lowercase", "tokenizer", "subwords",     "min_freq",
+                                       "max_vocab", "max_len",   "post_process", NULL};
     return rs_config_name_index(model, key) >= 0  ? "model"
            : rs_config_name_index(data, key) >= 0 ? "data"
                                                   : "training";
@@ -479,6 +479,8 @@ static const rs_cli_setting fixed_settings[] = {
     {"train", "no-watch", "training", 5, 0},
     {"train", "dev-align", "data", 0, 0},
     {"train", "dev-align-threshold", "training", 0, 0},
+    {"train", "remove-bpe", "data", 0, 0},
+    {"train", "strict", "data", 0, 0},
     {"translate", "beam", "translation", 0, 0},
     {"translate", "length-penalty", "translation", 0, 0},
     {"translate", "n-best", "translation", 0, 0},
@@ -488,6 +490,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"translate", "replace-unk", "translation", 0, 0},
     {"translate", "alignment", "translation", 0, 0},
     {"translate", "remove-bpe", "translation", 0, 0},
+    {"translate", "post-process", "translation", 0, 0},
     {"translate", "threads", "translation", 0, 0},
     {"serve", "host", "serve", 0, 0},
     {"serve", "port", "serve", 0, 0},
@@ -499,6 +502,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"serve", "connections", "serve", 0, 0},
     {"serve", "max-body", "serve", 0, 0},
     {"serve", "max-chars", "serve", 0, 0},
+    {"serve", "max-batch", "serve", 0, 0},
     {"serve", "max-beam", "serve", 0, 0},
     {"serve", "max-answer", "serve", 0, 0},
     {"serve", "timeout", "serve", 0, 0},
@@ -614,6 +618,29 @@ static int unknown_key(const rs_cli_args *args, const rs_setting *it)
                               near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 }
 
+/* "FILE:LINE: 'threads' means one thing in training: and another in
+ * translation: or serve:; put it in its section": the sections that hold
+ * the key, in the order of sections[]. */
+static int ambiguous_key(const rs_cli_args *args, const rs_setting *it)
+{
+    char list[256] = "";
+    int count = 0;
+    for (int k = 0; k < SECTION_COUNT; k++) {
+        int holds = 0;
+        for (int i = 0; i < settings_count && !holds; i++)
+            holds = key_is(it->key, all_settings[i].option) &&
+                    !strcmp(all_settings[i].section, sections[k]);
+        if (holds)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s:",
+                     count++ == 0 ? "one thing in "
+                     : count == 2 ? " and another in "
+                                  : " or ",
+                     sections[k]);
+    }
+    return rs_cli_usage_error(args->prog, "%s:%d: '%s' means %s; put it in its section",
+                              args->config_path, it->line, it->key, list);
+}
+
 /* A key at the top level of a YAML file (or anywhere in a key = value file):
  * a section left empty, or a setting whose key alone says its section. */
 static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const char *command,
@@ -639,11 +666,7 @@ static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const ch
     if (!s)
         *status = unknown_key(args, it);
     else if (matches > 1)
-        *status = rs_cli_usage_error(
-            args->prog,
-            "%s:%d: '%s' means one thing in training: and another in translation: "
-            "or serve:; put it in its section",
-            args->config_path, it->line, it->key);
+        *status = ambiguous_key(args, it);
     return s;
 }
 

@@ -187,6 +187,8 @@ int cmd_info(int argc, char **argv)
     if (model.spm_src_len || model.spm_tgt_len)
         printf(", SentencePiece models of %zu and %zu bytes (%d subwords)", model.spm_src_len,
                model.spm_tgt_len, model.cfg.subwords);
+    if (model.cfg.post_process != RS_POST_NONE)
+        printf(", output post-processed: %s", rs_post_process_names[model.cfg.post_process]);
     printf("\n");
     print_training(&state);
     rs_train_state_free(&state);

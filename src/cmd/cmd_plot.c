@@ -175,8 +175,19 @@ static void range_of(const series *s, int col, double *lo, double *hi)
 
 typedef struct {
     double left, top, width, height;
+    double name_gap, name_gap2; /* from the plot's edge to the left and right axis names */
     rs_axis x, y, y2;
 } frame;
+
+/* Margins sized to the tick labels (12 px): a tick of 5, a gap of 3, the
+ * widest label, a gap of 8, the rotated axis name (about 14 high), 8 more to
+ * the picture's edge. So no label is cut, however long ("0.0001"). */
+static double margin_for(const rs_axis *a, double *name_gap)
+{
+    const double label = rs_axis_label_width(a, 12.0);
+    *name_gap = 8 + label + 8 + 7;
+    return *name_gap + 7 + 8;
+}
 
 static double px(const frame *f, double x)
 {
@@ -223,22 +234,14 @@ static void draw_series(FILE *out, const frame *f, const series *s, int col, con
     }
 }
 
+/* Tick marks and labels of a y axis (left, or right), gridlines for the left. */
 static void ticks_y(FILE *out, const frame *f, const rs_axis *y, int right)
 {
-    /* Log axes: each power of ten, and 2 and 5 times it when there are few decades. */
-    const int decades = y->log ? (int)lrint(log10(y->hi / y->lo)) : 0;
-    const int per_decade = decades <= 2 ? 3 : 1;
-    const int count = y->log ? decades * per_decade + 1 : (int)lrint((y->hi - y->lo) / y->step) + 1;
+    double value[64];
+    char label[64][RS_TICK_LABEL];
+    const int count = rs_axis_ticks(y, value, label, 64);
     for (int k = 0; k < count; k++) {
-        static const double mult[] = {1, 2, 5};
-        double v =
-            y->log ? y->lo * pow(10.0, k / per_decade) * mult[k % per_decade] : y->lo + k * y->step;
-        char label[32];
-        if (y->log)
-            snprintf(label, sizeof label, "%g", v);
-        else
-            rs_axis_label(label, sizeof label, v, y->step);
-        double yy = py(f, y, v), x = right ? f->left + f->width : f->left;
+        double yy = py(f, y, value[k]), x = right ? f->left + f->width : f->left;
         if (!right)
             fprintf(out,
                     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
@@ -246,7 +249,7 @@ static void ticks_y(FILE *out, const frame *f, const rs_axis *y, int right)
         fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x,
                 yy, right ? x + 5 : x - 5, yy);
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\" text-anchor=\"%s\">%s</text>\n",
-                right ? x + 8 : x - 8, yy, right ? "start" : "end", label);
+                right ? x + 8 : x - 8, yy, right ? "start" : "end", label[k]);
     }
 }
 
@@ -258,14 +261,15 @@ static void draw_axes(FILE *out, const frame *f, int log_scale, int metric, int 
     ticks_y(out, f, &f->y, 0);
     if (right)
         ticks_y(out, f, &f->y2, 1);
-    for (double v = f->x.lo; v <= f->x.hi + f->x.step * 1e-6; v += f->x.step) {
-        char label[32];
-        rs_axis_label(label, sizeof label, v, f->x.step);
-        double xx = px(f, v), y = f->top + f->height;
+    double value[64];
+    char label[64][RS_TICK_LABEL];
+    const int count = rs_axis_ticks(&f->x, value, label, 64);
+    for (int k = 0; k < count; k++) {
+        double xx = px(f, value[k]), y = f->top + f->height;
         fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
                 xx, y, xx, y + 5);
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", xx, y + 19,
-                label);
+                label[k]);
     }
     fprintf(
         out,
@@ -276,12 +280,12 @@ static void draw_axes(FILE *out, const frame *f, int log_scale, int metric, int 
     fprintf(out,
             "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">loss "
             "(nats per target token%s)</text>\n",
-            f->left - 50, f->top + f->height / 2, log_scale ? ", log scale" : "");
+            f->left - f->name_gap, f->top + f->height / 2, log_scale ? ", log scale" : "");
     if (right)
         fprintf(
             out,
             "<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\">%s</text>\n",
-            f->left + f->width + 62, f->top + f->height / 2,
+            f->left + f->width + f->name_gap2, f->top + f->height / 2,
             metric && aer ? "dev metric, AER (%)"
             : aer         ? "alignment error rate (%)"
                           : "dev metric");
@@ -293,9 +297,9 @@ static void draw_legend(FILE *out, const frame *f, int metric, int aer)
     const char *names[4] = {"train loss", "dev loss"}, *colours[4] = {"#1f77b4", "#d62728"};
     int entries = 2;
     if (metric)
-        names[entries] = "dev metric (right axis)", colours[entries++] = "#2ca02c";
+        names[entries] = "dev metric (right)", colours[entries++] = "#2ca02c";
     if (aer)
-        names[entries] = "dev AER % (right axis)", colours[entries++] = "#ff7f0e";
+        names[entries] = "dev AER % (right)", colours[entries++] = "#ff7f0e";
     const double ly = f->top + f->height + 64;
     double lx = f->left;
     fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
@@ -315,7 +319,7 @@ static void draw_legend(FILE *out, const frame *f, int metric, int aer)
  * train loss is then drawn instead of s's. */
 static int plot(FILE *out, const series *s, const series *t, const char *title, const char *scale)
 {
-    frame f = {.left = 70, .top = 50, .width = 600, .height = 320};
+    frame f = {.top = 50, .width = 600, .height = 320};
     const series *train = t->count ? t : s;
     double lo, hi, lo2, hi2;
     range_of(s, COL_STEP, &lo, &hi);
@@ -342,7 +346,13 @@ static int plot(FILE *out, const series *s, const series *t, const char *title, 
     const int right = metric || aer;
     if (right)
         f.y2 = rs_axis_nice(lo2, hi2 <= 1.0 ? 1.0 : hi2, 1);
-    const double width = f.left + f.width + (right ? 80 : 30), height = f.top + f.height + 80;
+    f.left = margin_for(&f.y, &f.name_gap);
+    /* The step axis' last label is centred on the plot's right edge. */
+    char last[RS_TICK_LABEL];
+    rs_axis_label(last, sizeof last, f.x.hi, f.x.step);
+    const double half = rs_text_width(last, 12.0) / 2 + 8;
+    const double right_margin = right ? margin_for(&f.y2, &f.name_gap2) : half > 30 ? half : 30;
+    const double width = f.left + f.width + right_margin, height = f.top + f.height + 80;
     if (rs_svg_begin(out, width, height, title))
         return -1;
     fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");

@@ -16,6 +16,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "model/locate.h"
+#include "search/translate.h"
 #include "serve/serve.h"
 
 #define PROG "rnnsearch serve"
@@ -27,10 +28,11 @@ static void usage(FILE *out, const rs_serve_options *d)
     fprintf(out,
             "usage: " PROG " -m MODEL [-m MODEL2 ...] [OPTIONS]\n\n"
             "Serves a page to explore translations, beams and alignment matrices, and\n"
-            "a JSON API (POST /api/translate, POST /api/align, GET /api/models; see\n"
-            "docs/serve.md), until interrupted. MODEL is a checkpoint file or a directory\n"
-            "models/NAME; requests name a model by its directory or file name (the first\n"
-            "is the default).\n\n"
+            "a JSON API (POST /api/translate, POST /api/align, GET /api/models, and\n"
+            "OpenNMT-py's POST /translator/translate; see docs/serve.md), until\n"
+            "interrupted. MODEL is a checkpoint file or a directory models/NAME;\n"
+            "requests name a model by its directory or file name (the first is the\n"
+            "default).\n\n"
             "  -m, --model MODEL   a model to serve (at least one; at most %d)\n"
             "  --host ADDR         numeric address to listen on (default: %s); an\n"
             "                      address that is not loopback (127.0.0.0/8, ::1), such as\n"
@@ -53,6 +55,9 @@ static void usage(FILE *out, const rs_serve_options *d)
             "  --max-body BYTES    largest request body; larger get 413 (default: %zu)\n"
             "  --max-chars N       longest text, source or target in characters; longer\n"
             "                      get 413 (default: %d)\n"
+            "  --max-batch N       most sentences one translate request may hold (a \"text\"\n"
+            "                      list, or POST /translator/translate); more get 413\n"
+            "                      (default: %d)\n"
             "  --max-beam K        largest beam and n_best a request may ask for (default: %d)\n"
             "  --max-answer BYTES  largest answer (alignments and SVG pictures included);\n"
             "                      a request whose answer would be larger gets 413\n"
@@ -77,7 +82,7 @@ static void usage(FILE *out, const rs_serve_options *d)
             "answered and answers being sent finish (at most --timeout); a second signal\n"
             "ends it at once.\n",
             MAX_MODELS, d->host, MAX_HOSTS, d->port, d->threads, d->queue, d->connections,
-            d->max_body, d->max_chars, d->max_beam, d->max_answer, d->timeout);
+            d->max_body, d->max_chars, d->max_batch, d->max_beam, d->max_answer, d->timeout);
 }
 
 /* The name requests use for a model: "models/dates", "models/dates/best.ckpt"
@@ -185,6 +190,7 @@ enum {
     OPT_CONNECTIONS,
     OPT_BODY,
     OPT_CHARS,
+    OPT_BATCH,
     OPT_BEAM,
     OPT_TIMEOUT,
     OPT_QUIET,
@@ -274,6 +280,7 @@ static int parse_request(int argc, char **argv, serve_request *rq)
         {"connections", required_argument, NULL, OPT_CONNECTIONS},
         {"max-body", required_argument, NULL, OPT_BODY},
         {"max-chars", required_argument, NULL, OPT_CHARS},
+        {"max-batch", required_argument, NULL, OPT_BATCH},
         {"max-beam", required_argument, NULL, OPT_BEAM},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"quiet", no_argument, NULL, OPT_QUIET},
@@ -297,6 +304,7 @@ static int parse_request(int argc, char **argv, serve_request *rq)
         {OPT_CONNECTIONS, "--connections", 1, 10000, .i = &opt->connections},
         {OPT_BODY, "--max-body", 64, 1 << 30, .i = &rq->max_body},
         {OPT_CHARS, "--max-chars", 1, 1000000, .i = &opt->max_chars},
+        {OPT_BATCH, "--max-batch", 1, RS_MAX_BATCH, .i = &opt->max_batch},
         {OPT_BEAM, "--max-beam", 1, 256, .i = &opt->max_beam},
         {OPT_TIMEOUT, "--timeout", 1, 86400, .i = &opt->timeout},
         {OPT_ANSWER, "--max-answer", 4096, 1 << 30, .i = &rq->max_answer},
@@ -336,11 +344,12 @@ static void print_banner(const serve_request *rq, const rs_server *server, char 
         fprintf(stderr, " %s%s", names[i], i ? "" : " (default)");
     fprintf(stderr,
             " | threads %d | queue %d | connections %d | max-body %zu | max-chars %d | "
-            "max-beam %d | timeout %d s\n",
+            "max-batch %d | max-beam %d | timeout %d s\n",
             rq->opt.threads, rq->opt.queue, rq->opt.connections, rq->opt.max_body,
-            rq->opt.max_chars, rq->opt.max_beam, rq->opt.timeout);
+            rq->opt.max_chars, rq->opt.max_batch, rq->opt.max_beam, rq->opt.timeout);
     if (rq->opt.run_dir)
-        fprintf(stderr, PROG ": training view of %s (the page's Training tab)\n", rq->opt.run_dir);
+        fprintf(stderr, PROG ": training view of %s (on the page, below the explorer)\n",
+                rq->opt.run_dir);
     if (rq->shared_dir[0])
         fprintf(stderr,
                 PROG ": no training view of %s: anyone may write there (--run %s shows it "

@@ -46,6 +46,8 @@ enum {
     OPT_DEV_ALIGN,
     OPT_DEV_ALIGN_THRESHOLD,
     OPT_LOG,
+    OPT_REMOVE_BPE,
+    OPT_STRICT,
     OPT_FIELD = 2000 /* the configuration fields: OPT_FIELD + index (rs_cli_add_config_options) */
 };
 
@@ -87,6 +89,15 @@ static void usage(FILE *out)
             "                         'rnnsearch info -m MODEL --config' writes one);\n"
             "                         'key = value' lines are read too. Options given on\n"
             "                         the command line win\n"
+            "  --strict               stop at a pair with an empty side (training or dev),\n"
+            "                         naming its file and line (default: leave it out, and\n"
+            "                         say how many and where the first was)\n"
+            "  --remove-bpe           the same as --post-process bpe: dev BLEU (and\n"
+            "                         translate) join subword-nmt's '@@ ' pieces; training\n"
+            "                         text that looks segmented (BPE, SentencePiece pieces,\n"
+            "                         joiners) is refused without --tokenizer, and with\n"
+            "                         --tokenizer space sets --post-process to what it\n"
+            "                         finds (docs/tokenization.md)\n"
             "  --quiet                no progress lines\n"
             "  --log FILE             append what standard error shows to FILE (default:\n"
             "                         DIR/train.log); every line starts with the time,\n"
@@ -126,9 +137,14 @@ static void report(void *ctx, const rs_train_event *ev)
         if (r->quiet)
             break;
         rs_log(
-            "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs\n",
+            "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs",
             (long long)ev->step, (long long)ev->total_steps, ev->epoch, ev->loss, ev->ppl,
             ev->tokens_per_s, ev->gnorm, ev->lr, ev->eta_s);
+        /* Across ranks: the step's wall time and the all-reduce's share of it. */
+        if (rs_dist_size() > 1 && ev->step_s > 0)
+            rs_log(" | step %.1f ms, all-reduce %.2f ms (%.0f%%)", 1e3 * ev->step_s,
+                   1e3 * ev->allreduce_s, 100.0 * ev->allreduce_s / ev->step_s);
+        rs_log("\n");
         break;
     case RS_EV_DEV:
         if (isnan(ev->dev_loss))
@@ -201,6 +217,16 @@ typedef struct {
     rs_cli_args args; /* holds the file's values */
 } train_request;
 
+/* The option value of the configuration field post_process, which
+ * --remove-bpe gives as "bpe" (so --resume checks it as given). */
+static int post_process_option(void)
+{
+    for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++)
+        if (!strcmp(rs_cli_config_name(OPT_FIELD + i, OPT_FIELD), "post_process"))
+            return OPT_FIELD + i;
+    return -1;
+}
+
 /* One option, from the command line or the file (rs_cli_apply). */
 static int apply_option(void *ctx, int val, const char *arg)
 {
@@ -226,6 +252,8 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_LOG: rq->log_path = arg; break;
     case OPT_NO_WATCH: in->no_watch = 1; break;
     case OPT_DEV_ALIGN: in->dev_align = arg; break;
+    case OPT_STRICT: in->strict = 1; break;
+    case OPT_REMOVE_BPE: return apply_option(ctx, post_process_option(), "bpe");
     default: {
         rs_error err;
         if (val < OPT_FIELD || val >= OPT_FIELD + RS_CLI_MAX_CONFIG_OPTIONS)
@@ -278,6 +306,8 @@ static int check_request(train_request *rq)
         return rs_cli_usage_error(PROG, "--resume uses the checkpoint's SentencePiece models; "
                                         "--spm-src/--spm-tgt cannot be given");
     rs_config *cfg = &rq->cfg;
+    rq->in.tokenizer_given = was_given("tokenizer", rq->given);
+    rq->in.post_process_given = was_given("post_process", rq->given);
     /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
     if ((cfg->subwords > 0 || rq->in.spm_src) && !was_given("tokenizer", rq->given))
         cfg->tokenizer = RS_TOKENIZER_SPM;
@@ -322,12 +352,14 @@ static int parse_request(int argc, char **argv, train_request *rq)
         {"dev-align-threshold", required_argument, NULL, OPT_DEV_ALIGN_THRESHOLD},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {"log", required_argument, NULL, OPT_LOG},
+        {"remove-bpe", no_argument, NULL, OPT_REMOVE_BPE},
+        {"strict", no_argument, NULL, OPT_STRICT},
     };
     const rs_cli_number numbers[] = {
         {OPT_DEV_ALIGN_THRESHOLD, "--dev-align-threshold", 0.0, 1.0, .f = &rq->in.align_threshold},
         {0},
     };
-    rs_cli_add_config_options(opts, 21, OPT_FIELD);
+    rs_cli_add_config_options(opts, 23, OPT_FIELD);
     rs_config_defaults(&rq->cfg);
     rs_cli_begin(&rq->args, PROG, argc, argv, "", opts);
     rs_cli_begin_numbers(&rq->args, numbers);
@@ -575,7 +607,8 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         openblas_set_num_threads(rq->cfg.threads);
     status = RS_EXIT_FAIL;
     rq->in.note = log_note;
-    if (rs_train_prepare(&rq->in, &rq->cfg, rq->resume, run, &err))
+    if ((status = exit_status(rs_train_prepare(&rq->in, &rq->cfg, rq->resume, run, &err))) !=
+        RS_EXIT_OK)
         goto fail;
     if (rq->resume && (status = check_resumed_data(rq, run, &err)) != RS_EXIT_OK)
         return status;

@@ -52,6 +52,10 @@ static void usage(FILE *out)
             "  --remove-bpe[=MARKER]  join subword-nmt's BPE in the output text as fairseq\n"
             "                         does: every MARKER is removed, one at the line's end\n"
             "                         too ('hou@@ se' -> 'house'; default MARKER: '@@ ')\n"
+            "  --post-process KIND    turn the output pieces of a model trained on\n"
+            "                         pre-segmented text into text: none, bpe ('@@ '\n"
+            "                         joined), sentencepiece or joiner (default: the model's\n"
+            "                         post_process, which 'rnnsearch info' shows)\n"
             "  --alignment[=WHAT]     append ' ||| ' and the alignment, as Marian does: hard\n"
             "                         (default: 'i-j' source-target links, argmax per target\n"
             "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
@@ -112,7 +116,16 @@ static int alignment_value(const char *arg, output_style *st)
     return 1;
 }
 
-enum { OPT_THREADS = RS_CLI_OPT, OPT_NBEST, OPT_REF, OPT_UNK, OPT_ALIGN, OPT_QUIET, OPT_BPE };
+enum {
+    OPT_THREADS = RS_CLI_OPT,
+    OPT_NBEST,
+    OPT_REF,
+    OPT_UNK,
+    OPT_ALIGN,
+    OPT_QUIET,
+    OPT_BPE,
+    OPT_POST
+};
 
 /* One option, from the command line or the --config file (rs_cli_apply);
  * the numbers are stored by the table (parse_request). */
@@ -134,6 +147,11 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_QUIET: rq->quiet = 1; break;
     case OPT_BPE:
         if (rs_cli_bpe_marker(PROG, arg, &topt->remove_bpe))
+            return RS_EXIT_USAGE;
+        break;
+    case OPT_POST:
+        if (rs_cli_choice(PROG, "--post-process", arg, rs_post_process_names, RS_POST_JOINER + 1,
+                          &topt->post_process))
             return RS_EXIT_USAGE;
         break;
     case OPT_ALIGN:
@@ -166,6 +184,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {"alignment", optional_argument, NULL, OPT_ALIGN},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"remove-bpe", optional_argument, NULL, OPT_BPE},
+        {"post-process", required_argument, NULL, OPT_POST},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
     };

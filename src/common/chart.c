@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "common/chart.h"
+#include "common/svg.h"
 
 rs_axis rs_axis_nice(double lo, double hi, int from_zero)
 {
@@ -31,6 +32,39 @@ void rs_axis_label(char *buf, size_t size, double v, double step)
         snprintf(buf, size, "%.3g", v);
     else
         snprintf(buf, size, "%.*f", decimals, fabs(v) < step * 1e-9 ? 0.0 : v);
+}
+
+int rs_axis_ticks(const rs_axis *a, double *value, char (*label)[RS_TICK_LABEL], int max)
+{
+    int n = 0;
+    if (!a->log) {
+        const int count = (int)lrint((a->hi - a->lo) / a->step) + 1;
+        for (int k = 0; k < count && n < max; k++, n++) {
+            value[n] = a->lo + k * a->step;
+            rs_axis_label(label[n], RS_TICK_LABEL, value[n], a->step);
+        }
+        return n;
+    }
+    static const double mult[] = {1, 2, 5};
+    const int lo = (int)lrint(log10(a->lo)), hi = (int)lrint(log10(a->hi));
+    const int per_decade = hi - lo <= 2 ? 3 : 1;
+    for (int e = lo; e <= hi; e++)
+        for (int m = 0; m < per_decade && n < max && (e < hi || m == 0); m++, n++) {
+            value[n] = mult[m] * pow(10.0, e);
+            snprintf(label[n], RS_TICK_LABEL, "%.*f", e < 0 ? -e : 0, value[n]);
+        }
+    return n;
+}
+
+double rs_axis_label_width(const rs_axis *a, double font_size)
+{
+    double value[64], widest = 0.0;
+    char label[64][RS_TICK_LABEL];
+    const int n = rs_axis_ticks(a, value, label, 64);
+    for (int k = 0; k < n; k++)
+        if (rs_text_width(label[k], font_size) > widest)
+            widest = rs_text_width(label[k], font_size);
+    return widest;
 }
 
 const char *rs_chart_colour(int i)

@@ -24,6 +24,20 @@ rs_axis rs_axis_log(double lo, double hi);
 /* A tick's label: as many decimals as the step needs, no "-0". */
 void rs_axis_label(char *buf, size_t size, double v, double step);
 
+/* The longest tick label, with its NUL. */
+#define RS_TICK_LABEL 32
+
+/* The ticks of an axis, at most max of them: their values and labels, low to
+ * high. Linear axes: every step. Log axes: each power of ten, and 2 and 5
+ * times it when the axis spans at most two decades; labelled in plain
+ * decimals ("0.0001", "0.002", "50"), never with an exponent. Returns the
+ * count. */
+int rs_axis_ticks(const rs_axis *a, double *value, char (*label)[RS_TICK_LABEL], int max);
+
+/* The width in px of the widest tick label at font_size (common/svg.h's
+ * estimate): what a margin beside the axis must hold. */
+double rs_axis_label_width(const rs_axis *a, double font_size);
+
 /* Ten distinguishable colours (matplotlib's "tab10"), by index modulo 10. */
 const char *rs_chart_colour(int i);
 

@@ -9,6 +9,7 @@ int rs_codec_init(rs_codec *codec, const rs_config *cfg, rs_error *err)
 {
     memset(codec, 0, sizeof *codec);
     codec->lowercase = cfg->lowercase;
+    codec->post = cfg->post_process;
     (void)err; /* with spm, pieces come from the SentencePiece models */
     codec->mode = cfg->tokenizer == RS_TOKENIZER_CHAR    ? RS_TOK_CHAR
                   : cfg->tokenizer == RS_TOKENIZER_SPACE ? RS_TOK_SPACE
@@ -70,6 +71,12 @@ int rs_codec_text(const rs_codec *codec, int side, const char *const *tokens, in
     if (spm)
         return rs_spm_decode(spm, tokens, count, out, err);
     return rs_detokenize_array(tokens, count, codec->mode, out, err);
+}
+
+int rs_codec_post_process(const rs_codec *codec, int kind, const char *text, char **out,
+                          rs_error *err)
+{
+    return rs_post_process(text, kind < 0 ? codec->post : kind, out, err);
 }
 
 void rs_ids_to_tokens(const rs_vocab *vocab, const int *ids, int count, const char **out)

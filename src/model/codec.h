@@ -13,6 +13,7 @@ typedef struct {
     int lowercase;
     int mode;                  /* RS_TOK_WORD, _CHAR or _SPACE when no SentencePiece */
     rs_spm *spm_src, *spm_tgt; /* subword models, or NULL */
+    int post;                  /* RS_POST_*: the configuration's post_process, for output text */
 } rs_codec;
 
 enum { RS_SIDE_SRC = 0, RS_SIDE_TGT = 1 };
@@ -32,6 +33,12 @@ int rs_codec_tokens(const rs_codec *codec, int side, const char *raw, rs_tokens 
 /* Tokens of one side back to text. */
 int rs_codec_text(const rs_codec *codec, int side, const char *const *tokens, int count, char **out,
                   rs_error *err);
+
+/* The text a reader gets from detokenized output text (or from a reference
+ * line of the same pre-segmented data): kind (RS_POST_*), or the codec's own
+ * post_process when kind < 0. *out is new. */
+int rs_codec_post_process(const rs_codec *codec, int kind, const char *text, char **out,
+                          rs_error *err);
 
 /* Token ids to their strings (no copies; valid while the vocabulary lives). */
 void rs_ids_to_tokens(const rs_vocab *vocab, const int *ids, int count, const char **out);

@@ -7,6 +7,7 @@
 
 const char *const rs_attention_names[] = {"additive", "general", "dot", "scaled-dot", NULL};
 const char *const rs_tokenizer_names[] = {"word", "char", "spm", "space", NULL};
+const char *const rs_post_process_names[] = {"none", "bpe", "sentencepiece", "joiner", NULL};
 
 enum { T_INT, T_FLOAT, T_ENUM };
 

@@ -19,6 +19,8 @@
 /* Named choices. An enum field holds the index of its name in the table. */
 extern const char *const rs_attention_names[]; /* rs_attention_kind order (params.h) */
 extern const char *const rs_tokenizer_names[];
+/* text.h's RS_POST_* order: what turns output tokens into text after detokenization. */
+extern const char *const rs_post_process_names[];
 /* word, char and space are text.h's RS_TOK_* modes (rs_codec_init maps them). */
 enum { RS_TOKENIZER_WORD, RS_TOKENIZER_CHAR, RS_TOKENIZER_SPM, RS_TOKENIZER_SPACE };
 
@@ -46,6 +48,10 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(lowercase, 0, "lower-case text before tokenizing", 0, 1)                                     \
     E(tokenizer, "word", "word, char, spm or space (pre-tokenized)", rs_tokenizer_names)           \
     I(subwords, 0, "SentencePiece vocabulary size (0: none)", 0, 10000000)                         \
+    E(post_process, "none",                                                                        \
+      "join pre-segmented output for dev BLEU and translate: none, bpe,"                           \
+      " sentencepiece or joiner",                                                                  \
+      rs_post_process_names)                                                                       \
     /* training */                                                                                 \
     I(seed, 1, "random seed", 0, RS_INT_LIMIT)                                                     \
     I(batch_size, 32, "sentence pairs per batch", 1, 1000000)                                      \

@@ -118,6 +118,7 @@ static int write_metadata(FILE *h, const rs_model *model, rs_error *err)
     write_meta_int(h, "subwords", cfg->subwords);
     write_meta(h, "normalization", cfg->tokenizer == RS_TOKENIZER_SPACE ? "none" : "NFC");
     write_meta(h, "text_pipeline", text_pipeline(cfg));
+    write_meta(h, "post_process", rs_post_process_names[cfg->post_process]);
     const char *spm_keys[2] = {"spm_src", "spm_tgt"};
     const char *spm[2] = {model->spm_src, model->spm_tgt};
     size_t spm_len[2] = {model->spm_src_len, model->spm_tgt_len};
@@ -379,7 +380,12 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
     if (meta_size(meta, "a", kind == RS_ATT_ADDITIVE, &cfg->att, path, err))
         return -1;
 
-    const char *lowercase, *tokenizer, *tokenization;
+    const char *lowercase, *tokenizer, *tokenization, *post;
+    if (meta_get(meta, "post_process", &post, path, err))
+        return -1;
+    if (post && (cfg->post_process = rs_config_name_index(rs_post_process_names, post)) < 0)
+        return rs_fail(err, "%s: unknown post_process '%s' (none, bpe, sentencepiece or joiner)",
+                       path, post);
     if (meta_get(meta, "lowercase", &lowercase, path, err) ||
         meta_get(meta, "tokenizer", &tokenizer, path, err) ||
         meta_get(meta, "tokenization", &tokenization, path, err) ||

@@ -24,7 +24,8 @@ void rs_translate_options_default(rs_translate_options *opt)
                                   .n_best = 1,
                                   .length_penalty = 1.0f,
                                   .max_src_len = RS_MAX_SRC_LEN,
-                                  .batch_size = 32};
+                                  .batch_size = 32,
+                                  .post_process = -1};
 }
 
 static void hypothesis_free(rs_hypothesis *h)
@@ -216,9 +217,13 @@ static int make_hypothesis(rs_translator *tr, rs_translation *t, const rs_transl
     if (rs_codec_text(tr->codec, RS_SIDE_TGT, (const char *const *)h->tokens, h->len, &h->text,
                       err))
         return -1;
+    char *joined;
+    if (rs_codec_post_process(tr->codec, tr->opt.post_process, h->text, &joined, err))
+        return -1;
+    free(h->text);
+    h->text = joined;
     if (!tr->opt.remove_bpe)
         return 0;
-    char *joined;
     if (rs_remove_bpe(h->text, tr->opt.remove_bpe, &joined, err))
         return -1;
     free(h->text);

@@ -42,6 +42,8 @@ typedef struct {
     int replace_unk;        /* <unk> → the source token it attends to most */
     const char *remove_bpe; /* NULL, or the BPE marker the text drops (rs_remove_bpe);
                                tokens keep it */
+    int post_process;       /* RS_POST_* applied to the text (before remove_bpe); -1: the
+                               codec's, the model's post_process */
 } rs_translate_options;
 
 void rs_translate_options_default(rs_translate_options *opt);

@@ -90,7 +90,8 @@ int rs_serve_answer_too_large(rs_error *err, size_t cap)
 {
     return rs_fail(err,
                    "the answer would be larger than %zu bytes (the server's --max-answer): "
-                   "ask for fewer hypotheses (n_best), \"svg\": false, or a shorter text",
+                   "ask for fewer hypotheses (n_best), \"svg\": false, a shorter text or fewer "
+                   "sentences",
                    cap);
 }
 
@@ -164,10 +165,28 @@ char *rs_serve_models_json(const rs_server *s, size_t *len)
         putc('}', m.f);
     }
     fprintf(m.f,
-            "],\"limits\":{\"max_body\":%zu,\"max_chars\":%d,\"max_beam\":%d,\"max_src_len\":%d,"
-            "\"max_answer\":%zu,\"timeout\":%d,\"threads\":%d,\"queue\":%d}}\n",
-            s->opt.max_body, s->opt.max_chars, s->opt.max_beam, RS_MAX_SRC_LEN, s->opt.max_answer,
-            s->opt.timeout, s->opt.threads, s->opt.queue);
+            "],\"limits\":{\"max_body\":%zu,\"max_chars\":%d,\"max_batch\":%d,\"max_beam\":%d,"
+            "\"max_src_len\":%d,\"max_answer\":%zu,\"timeout\":%d,\"threads\":%d,\"queue\":%d}}\n",
+            s->opt.max_body, s->opt.max_chars, s->opt.max_batch, s->opt.max_beam, RS_MAX_SRC_LEN,
+            s->opt.max_answer, s->opt.timeout, s->opt.threads, s->opt.queue);
+    return rs_serve_membuf_close(&m, len);
+}
+
+/* OpenNMT-py's list (TranslationServer.list_models): one entry per model,
+ * model_id its place in the -m order, the settings its translate endpoint
+ * uses (greedy, one hypothesis) as "opt". */
+char *rs_serve_onmt_models_json(const rs_server *s, size_t *len)
+{
+    membuf m;
+    if (rs_serve_membuf_open(&m, s->opt.max_answer))
+        return NULL;
+    putc('[', m.f);
+    for (int i = 0; i < s->n_models; i++) {
+        fprintf(m.f, "%s{\"model_id\":%d,\"models\":[", i ? "," : "", i);
+        rs_json_write_string(m.f, s->models[i].name);
+        fputs("],\"loaded\":true,\"timeout\":-1,\"opt\":{\"beam_size\":1,\"n_best\":1}}", m.f);
+    }
+    fputs("]\n", m.f);
     return rs_serve_membuf_close(&m, len);
 }
 
@@ -194,10 +213,10 @@ enum MHD_Result rs_serve_send_json(request *rq, int status, char *body, size_t l
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json; charset=utf-8");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     no_cross_origin_reads(r);
+    const int post = rq->route == ROUTE_TRANSLATE || rq->route == ROUTE_ALIGN ||
+                     rq->route == ROUTE_ONMT_TRANSLATE;
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(
-            r, MHD_HTTP_HEADER_ALLOW,
-            rq->route == ROUTE_TRANSLATE || rq->route == ROUTE_ALIGN ? "POST" : "GET, HEAD");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, post ? "POST" : "GET, HEAD");
     if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     /* A request refused for its framing (two lengths, length and chunks) may

@@ -1,10 +1,12 @@
 /* The jobs: the two queues and the threads that take from them. The
  * polling thread queues a whole request (rs_serve_submit); `threads`
  * decoding workers take translate and align requests, each with its own
- * rs_translator per model; one reader takes the training view's requests
- * (/api/run, /api/run/watch), so that no file, however slow or large, holds
- * up the polling thread or a decoding worker. A worker parses the body,
- * decodes, writes the answer into the request and resumes its connection.
+ * rs_translator per model for single sentences (a list of sentences gets
+ * one of its own, made and freed with it: see translator_for); one reader
+ * takes the training view's requests (/api/run, /api/run/watch), so that no
+ * file, however slow or large, holds up the polling thread or a decoding
+ * worker. A worker parses the body, decodes, writes the answer into the
+ * request and resumes its connection.
  *
  * Lifetimes: a queued request's connection is suspended (rs_serve_submit
  * suspends it before a worker can see it), so the request lives until the
@@ -13,8 +15,8 @@
  * reply) in the request, read by the polling thread only after
  * MHD_resume_connection. The models are shared and read-only; a worker's
  * translators live from rs_serve_start_workers to rs_serve_stop_workers,
- * which joins the threads first. The queues' rings
- * and the stopping flag are guarded by the server's lock. */
+ * which joins the threads first; a batch's for its decoding only. The
+ * queues' rings and the stopping flag are guarded by the server's lock. */
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -57,54 +59,35 @@ enum MHD_Result rs_serve_submit(rs_server *s, request *rq)
     return MHD_YES;
 }
 
-/* One sentence at a time, with its alignment; the pipeline's defaults else. */
-static void translate_options(rs_translate_options *opt, int beam, int n_best)
+/* batch_size sentences decoded together, with their alignments; the
+ * pipeline's defaults else. */
+static void translate_options(rs_translate_options *opt, int beam, int n_best, int batch_size)
 {
     rs_translate_options_default(opt);
-    opt->batch_size = 1;
+    opt->batch_size = batch_size;
     opt->want_alignment = 1;
     opt->beam = beam;
     opt->n_best = n_best;
 }
 
-static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *status)
+/* One sentence's answer, without its closing brace (run_job adds "ms" to a
+ * single sentence's; a list's items are closed at once). */
+static int write_result(worker *w, const request *rq, int i, const rs_translated *t, FILE *out,
+                        rs_error *err, int *status)
 {
-    rs_translator *tr = &w->tr[rq->model];
-    /* A translator's workspaces are sized for its beam and n-best: another
-     * request's sizes get a fresh translator (its workspaces grow on use). */
-    if (tr->opt.beam != rq->beam || tr->opt.n_best != rq->n_best) {
-        rs_translate_options opt;
-        translate_options(&opt, rq->beam, rq->n_best);
-        rs_translator_free(tr);
-        if (rs_translator_init(tr, &w->server->model_ptrs[rq->model], 1,
-                               w->server->models[rq->model].codec, &opt, err)) {
-            *status = 500;
-            return -1;
-        }
-    }
-    rs_translated t;
-    const char *line = rq->text;
-    *status = 500;
-    if (rs_translate_lines(tr, 1, &line, &t, err))
-        return -1;
     int rc = 0;
-    if (t.src_count == 0) {
-        *status = 400;
-        rc = rs_fail(err, "'text' has no tokens");
-        goto done;
-    }
     fputs("{\"model\":", out);
     rs_json_write_string(out, w->server->models[rq->model].name);
     fputs(",\"text\":", out);
-    rs_json_write_string(out, rq->text);
+    rs_json_write_string(out, rq->texts[i]);
     fputs(",\"source_tokens\":", out);
-    rs_json_write_strings(out, (const char *const *)t.src_tokens, t.src_count);
-    fprintf(out, ",\"truncated\":%d,\"beam\":%d,\"n_best\":%d,\"translation\":", t.truncated,
+    rs_json_write_strings(out, (const char *const *)t->src_tokens, t->src_count);
+    fprintf(out, ",\"truncated\":%d,\"beam\":%d,\"n_best\":%d,\"translation\":", t->truncated,
             rq->beam, rq->n_best);
-    rs_json_write_string(out, t.hyp[0].text);
+    rs_json_write_string(out, t->hyp[0].text);
     fputs(",\"hypotheses\":[", out);
-    for (int k = 0; k < t.n && !rc; k++) {
-        const rs_hypothesis *h = &t.hyp[k];
+    for (int k = 0; k < t->n && !rc; k++) {
+        const rs_hypothesis *h = &t->hyp[k];
         fprintf(out, "%s{\"rank\":%d,\"translation\":", k ? "," : "", k);
         rs_json_write_string(out, h->text);
         fputs(",\"tokens\":", out);
@@ -120,14 +103,98 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
         }
         const alignment_answer aa = {k, rq->svg, rq->words, h->text, w->server->opt.max_answer};
         if ((rc = rs_serve_write_alignment(out, (const char *const *)h->tokens, h->len,
-                                           (const char *const *)t.src_tokens, t.src_count,
+                                           (const char *const *)t->src_tokens, t->src_count,
                                            h->alignment, &aa, err)))
             *status = 413;
         putc('}', out);
     }
     fputs("]", out);
-done:
-    rs_translated_free(&t);
+    return rc;
+}
+
+/* OpenNMT-py's answer (onmt/bin/server.py): one list per hypothesis rank
+ * (n_best lists, here one), each with an entry per sentence in order: src
+ * as sent, tgt, n_best, pred_score (the score that ranked it: in greedy
+ * search the sum of log-probabilities, </s> included). */
+static void write_onmt(const request *rq, const rs_translated *t, FILE *out)
+{
+    fputs("[[", out);
+    for (int i = 0; i < rq->count; i++) {
+        fputs(i ? ",{\"src\":" : "{\"src\":", out);
+        rs_json_write_string(out, rq->texts[i]);
+        fputs(",\"tgt\":", out);
+        rs_json_write_string(out, t[i].hyp[0].text);
+        fputs(",\"n_best\":1,\"pred_score\":", out);
+        rs_serve_json_number(out, t[i].hyp[0].score);
+        putc('}', out);
+    }
+    fputs("]]\n", out);
+}
+
+/* The translator for rq: for one sentence the worker's own for the model
+ * (re-made for another beam or n-best: its workspaces are sized for them);
+ * for several a fresh one into *fresh, their count its batch size, so that
+ * they are decoded as one batch, as `rnnsearch translate --batch-size N`
+ * decodes N lines. Fresh, because the last bits of a result depend on the
+ * size the workspaces have grown to: an answer depends on its request
+ * only, never on what the worker decoded before, and a list of one
+ * answers what its sentence alone does. NULL with err on failure. */
+static rs_translator *translator_for(worker *w, const request *rq, rs_translator *fresh,
+                                     rs_error *err)
+{
+    const rs_server *s = w->server;
+    rs_translator *tr = &w->tr[rq->model];
+    rs_translate_options opt;
+    if (rq->count > 1) {
+        translate_options(&opt, rq->beam, rq->n_best, rq->count);
+        if (rs_translator_init(fresh, &s->model_ptrs[rq->model], 1, s->models[rq->model].codec,
+                               &opt, err))
+            return NULL;
+        return fresh;
+    }
+    if (tr->opt.beam == rq->beam && tr->opt.n_best == rq->n_best)
+        return tr;
+    translate_options(&opt, rq->beam, rq->n_best, 1);
+    rs_translator_free(tr);
+    if (rs_translator_init(tr, &s->model_ptrs[rq->model], 1, s->models[rq->model].codec, &opt, err))
+        return NULL;
+    return tr;
+}
+
+/* The request's sentences through the pipeline in one call, answered as one
+ * object ("text" a string), {"results": [...]} ("text" a list) or
+ * OpenNMT-py's lists. */
+static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *status)
+{
+    rs_translator fresh;
+    memset(&fresh, 0, sizeof fresh);
+    *status = 500;
+    rs_translator *tr = translator_for(w, rq, &fresh, err);
+    rs_translated *t = tr ? rs_calloc((size_t)rq->count, sizeof *t, err) : NULL;
+    int rc = t ? rs_translate_lines(tr, rq->count, (const char *const *)rq->texts, t, err) : -1;
+    for (int i = 0; i < rq->count && !rc; i++)
+        if (t[i].src_count == 0) {
+            char name[48];
+            rs_serve_text_name(rq, i, name, sizeof name);
+            *status = 400;
+            rc = rs_fail(err, "%s has no tokens", name);
+        }
+    if (!rc && rq->route == ROUTE_ONMT_TRANSLATE) {
+        write_onmt(rq, t, out);
+    } else if (!rc) {
+        fputs(rq->batch ? "{\"results\":[" : "", out);
+        for (int i = 0; i < rq->count && !rc; i++) {
+            fputs(i ? "," : "", out);
+            rc = write_result(w, rq, i, &t[i], out, err, status);
+            fputs(rq->batch ? "}" : "", out);
+        }
+        fputs(rq->batch ? "]" : "", out);
+    }
+    for (int i = 0; t && i < rq->count; i++)
+        rs_translated_free(&t[i]);
+    free(t);
+    if (tr == &fresh)
+        rs_translator_free(&fresh);
     return rc;
 }
 
@@ -214,10 +281,12 @@ static void run_job(worker *w, request *rq)
         /* err says what is wrong with the body */
     } else if (rs_serve_membuf_open(&m, s->opt.max_answer) == 0) {
         status = 500;
-        int rc = rq->route == ROUTE_TRANSLATE ? translate_job(w, rq, m.f, &err, &status)
-                                              : align_job(w, rq, m.f, &err, &status);
+        int rc = rq->route == ROUTE_ALIGN ? align_job(w, rq, m.f, &err, &status)
+                                          : translate_job(w, rq, m.f, &err, &status);
         if (rc == 0) {
-            fprintf(m.f, ",\"ms\":%.1f}\n", 1e3 * (rs_clock_seconds() - start));
+            /* OpenNMT-py's answer is a list, closed by write_onmt. */
+            if (rq->route != ROUTE_ONMT_TRANSLATE)
+                fprintf(m.f, ",\"ms\":%.1f}\n", 1e3 * (rs_clock_seconds() - start));
             reply = rs_serve_membuf_close(&m, &len);
             if (reply) {
                 status = 200;
@@ -294,7 +363,7 @@ static void *worker_main(void *arg)
 int rs_serve_start_workers(rs_server *s, rs_error *err)
 {
     rs_translate_options topt;
-    translate_options(&topt, 1, 1);
+    translate_options(&topt, 1, 1, 1);
     for (int t = -1; t < s->opt.threads; t++) {
         worker *w = t < 0 ? &s->reader : &s->workers[t];
         w->server = s;

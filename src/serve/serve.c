@@ -39,6 +39,7 @@ void rs_serve_options_default(rs_serve_options *opt)
                               .max_body = 64 * 1024,
                               .timeout = 10,
                               .max_chars = 1000,
+                              .max_batch = 64,
                               .max_beam = 16,
                               .max_answer = 2 * 1024 * 1024};
 }
@@ -60,9 +61,13 @@ static int check_options(const rs_serve_options *o, int n_models, const rs_serve
     if (o->port < 0 || o->port > 65535)
         return rs_fail(err, "port %d is not from 0 to 65535", o->port);
     if (o->threads < 1 || o->queue < 1 || o->connections < 1 || o->max_body < 1 || o->timeout < 1 ||
-        o->max_chars < 1 || o->max_beam < 1 || o->max_answer < 4096)
-        return rs_fail(err, "threads, queue, connections, max_body, timeout, max_chars and "
-                            "max_beam must all be at least 1, max_answer at least 4096");
+        o->max_chars < 1 || o->max_batch < 1 || o->max_batch > RS_MAX_BATCH || o->max_beam < 1 ||
+        o->max_answer < 4096)
+        return rs_fail(err,
+                       "threads, queue, connections, max_body, timeout, max_chars, "
+                       "max_batch and max_beam must all be at least 1, max_batch at most %d, "
+                       "max_answer at least 4096",
+                       RS_MAX_BATCH);
     for (int i = 0; i < o->n_allow_hosts; i++) {
         /* Compared with Host's name, which has no port: "x:80" would never match. */
         const char *h = o->allow_hosts[i];

@@ -5,11 +5,11 @@
  *
  * Threads: libmicrohttpd's one polling thread reads requests, answers the
  * cheap ones (the page, /api/models, every malformed request) itself, and
- * hands a valid translate or align request to a bounded queue, suspending
- * its connection; `threads` workers, each with its own rs_translator (its
- * own decoding workspace) per model, take requests from the queue, decode
- * them against the shared read-only models, and resume the connection with
- * the answer. The training view's reads of the run files (/api/run,
+ * hands a valid translate (one sentence, a list of them, or OpenNMT-py's
+ * request) or align request to a bounded queue, suspending its connection;
+ * `threads` workers, each with its own rs_translator (its own decoding
+ * workspace) per model, take requests from the queue, decode them against
+ * the shared read-only models, and resume the connection with the answer. The training view's reads of the run files (/api/run,
  * /api/run/watch) go the same way to a queue of their own and one reader
  * thread, so that no file, however slow or large, holds up the polling
  * thread. A full queue is answered at once with 503.
@@ -18,6 +18,7 @@
  *   - a body of more than max_body bytes: 413 (at once when Content-Length
  *     says so, else once the body has been read and thrown away);
  *   - a text, source or target of more than max_chars characters: 413;
+ *   - a translate request of more than max_batch sentences: 413;
  *   - beam and n_best from 1 to max_beam;
  *   - timeout seconds: a connection idle that long is closed; a body that
  *     takes longer to arrive is answered 408 once it is in (libmicrohttpd
@@ -53,6 +54,7 @@ typedef struct {
     size_t max_body;   /* request body, bytes */
     int timeout;       /* seconds (see above) */
     int max_chars;     /* characters of a text, source or target */
+    int max_batch;     /* sentences of one translate request, at most */
     int max_beam;      /* largest beam and n_best a request may ask for */
     size_t max_answer; /* bytes of one answer, at most (alignments and SVG included) */
     /* Host names accepted besides the loopback names and the listening
@@ -75,7 +77,7 @@ typedef struct {
 } rs_serve_options;
 
 /* 127.0.0.1:8080, 2 workers, queue 64, 64 connections, 64 KiB bodies,
- * 10 s, 1000 characters, beams up to 16. */
+ * 10 s, 1000 characters, 64 sentences a request, beams up to 16. */
 void rs_serve_options_default(rs_serve_options *opt);
 
 /* 1 when host, a numeric address, is a loopback one: 127.0.0.0/8, ::1, or

@@ -35,6 +35,8 @@ typedef enum {
     ROUTE_ALIGN,
     ROUTE_RUN,
     ROUTE_RUN_WATCH,
+    ROUTE_ONMT_TRANSLATE, /* OpenNMT-py's REST server: POST /translator/translate */
+    ROUTE_ONMT_MODELS,    /* and GET /translator/models */
     ROUTE_NONE
 } route;
 typedef enum { RECEIVING, QUEUED, DECODED } request_state;
@@ -58,7 +60,10 @@ typedef struct {
     int close_after; /* answer with Connection: close */
     /* The job, once the body is parsed. */
     int model;
-    char *text, *target; /* translate: text; align: source (text) and target */
+    char *text, *target; /* align: source (text) and target */
+    char **texts;        /* [count] translate: the sentences, in the request's order */
+    int count;
+    int batch; /* 1: "text" was a list, answered as {"results": [...]} */
     int beam, n_best, svg, words;
     uint64_t from; /* /api/run/watch: the byte offset asked for */
     /* The answer. */
@@ -174,6 +179,8 @@ void rs_serve_on_completed(void *cls, struct MHD_Connection *connection, void **
 /* The body of a translate or align request into rq's job fields (on a
  * worker); 0, or an HTTP status with the message in err. */
 int rs_serve_parse_job(const rs_server *s, request *rq, rs_error *err);
+/* How messages name sentence i of rq ('text', 'text'[i], sentence i's 'src'). */
+void rs_serve_text_name(const request *rq, int i, char *name, size_t size);
 /* A client's bytes as the log may show them, into dst[size]. */
 void rs_serve_escape_for_log(char *dst, size_t size, const char *src);
 
@@ -195,6 +202,8 @@ char *rs_serve_membuf_close(membuf *m, size_t *len);
 /* Whole JSON answers, malloc'd (the caller's); NULL when out of memory or over the cap. */
 char *rs_serve_error_json(const char *message, int status, size_t *len);
 char *rs_serve_models_json(const rs_server *s, size_t *len);
+/* GET /translator/models: the models as OpenNMT-py's server lists them. */
+char *rs_serve_onmt_models_json(const rs_server *s, size_t *len);
 /* Parts of an answer: a number (null when not finite); the "alignment" member
  * (and "svg" when asked), or -1 with err when they would not fit in aa->cap. */
 void rs_serve_json_number(FILE *out, double x);

@@ -372,12 +372,24 @@ static int push_pair(rs_pairs *p, const char *src, size_t src_len, const char *t
     return 0;
 }
 
-/* Splits one TSV line into its first two columns and stores them. */
+/* Counts a pair left out; 0. */
+static int skip_pair(rs_pairs_skipped *skipped, const char *file, long line)
+{
+    if (!skipped->count++) {
+        skipped->first_line = line;
+        skipped->first_file = file;
+    }
+    return 0;
+}
+
+/* Splits one TSV line into its first two columns and stores them; a pair
+ * with an empty side is an error, or counted in skipped when that is given. */
 static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
-                        const rs_line_reader *r, rs_error *err)
+                        const rs_line_reader *r, rs_pairs_skipped *skipped, rs_error *err)
 {
     if (!len)
-        return rs_fail(err, "%s:%ld: empty line", r->name, r->line);
+        return skipped ? skip_pair(skipped, r->name, r->line)
+                       : rs_fail(err, "%s:%ld: empty line", r->name, r->line);
     const char *tab = memchr(line, '\t', len);
     if (!tab)
         return rs_fail(err, "%s:%ld: no tab between source and target", r->name, r->line);
@@ -385,12 +397,16 @@ static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
     size_t first_len = (size_t)(tab - line);
     const char *end = memchr(second, '\t', len - first_len - 1);
     size_t second_len = end ? (size_t)(end - second) : len - first_len - 1;
+    const int blank1 = rs_text_is_blank(first, first_len),
+              blank2 = rs_text_is_blank(second, second_len);
+    if ((blank1 || blank2) && skipped)
+        return skip_pair(skipped, r->name, r->line);
     if (!first_len || !second_len)
         return rs_fail(err, "%s:%ld: empty sentence in column %d", r->name, r->line,
                        first_len ? 2 : 1);
-    if (rs_text_is_blank(first, first_len) || rs_text_is_blank(second, second_len))
+    if (blank1 || blank2)
         return rs_fail(err, "%s:%ld: the sentence in column %d is only white space", r->name,
-                       r->line, rs_text_is_blank(first, first_len) ? 1 : 2);
+                       r->line, blank1 ? 1 : 2);
     if (swap)
         return push_pair(p, second, second_len, first, first_len, r->name, err);
     return push_pair(p, first, first_len, second, second_len, r->name, err);
@@ -398,7 +414,15 @@ static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
 
 int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err)
 {
+    return rs_pairs_read_tsv_lenient(path, swap, NULL, out, err);
+}
+
+int rs_pairs_read_tsv_lenient(const char *path, int swap, rs_pairs_skipped *skipped, rs_pairs *out,
+                              rs_error *err)
+{
     memset(out, 0, sizeof *out);
+    if (skipped)
+        memset(skipped, 0, sizeof *skipped);
     rs_line_reader r;
     if (rs_line_reader_open(&r, path, err))
         return -1;
@@ -406,7 +430,7 @@ int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err)
     size_t len;
     int rc;
     while ((rc = rs_line_reader_next(&r, &line, &len, err)) == 1)
-        if (add_tsv_line(out, line, len, swap, &r, err)) {
+        if (add_tsv_line(out, line, len, swap, &r, skipped, err)) {
             rc = -1;
             break;
         }
@@ -420,7 +444,36 @@ int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err)
 
 int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out, rs_error *err)
 {
+    return rs_pairs_read_parallel_lenient(src_path, tgt_path, NULL, out, err);
+}
+
+/* Pair i of two line arrays of equal length: 1 to keep it, 0 when a side is
+ * empty or blank (counted in skipped), -1 for that error without skipped. */
+static int keep_line_pair(const rs_lines *src, const rs_lines *tgt, int i, const char *src_path,
+                          const char *tgt_path, rs_pairs_skipped *skipped, rs_error *err)
+{
+    const char *name = NULL, *line = NULL;
+    if (rs_text_is_blank(src->lines[i], strlen(src->lines[i]))) {
+        name = display_name(src_path);
+        line = src->lines[i];
+    } else if (rs_text_is_blank(tgt->lines[i], strlen(tgt->lines[i]))) {
+        name = display_name(tgt_path);
+        line = tgt->lines[i];
+    }
+    if (!name)
+        return 1;
+    if (skipped)
+        return skip_pair(skipped, name, i + 1L);
+    return rs_fail(err, "%s:%d: %s", name, i + 1,
+                   line[0] ? "the line is only white space" : "empty line");
+}
+
+int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
+                                   rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err)
+{
     memset(out, 0, sizeof *out);
+    if (skipped)
+        memset(skipped, 0, sizeof *skipped);
     if (!strcmp(src_path, "-") && !strcmp(tgt_path, "-"))
         return rs_fail(err, "cannot read both sides of a parallel corpus from stdin");
     rs_lines src, tgt;
@@ -431,30 +484,30 @@ int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs 
         return -1;
     }
     /* A length mismatch first: it explains any empty line it misaligns. */
-    int rc = 0;
+    int rc = 0, kept = 0;
     if (src.count != tgt.count)
         rc = rs_fail(err, "%s has %d lines but %s has %d", display_name(src_path), src.count,
                      display_name(tgt_path), tgt.count);
     for (int i = 0; !rc && i < src.count; i++) {
-        const char *name = NULL, *line = NULL;
-        if (rs_text_is_blank(src.lines[i], strlen(src.lines[i]))) {
-            name = display_name(src_path);
-            line = src.lines[i];
-        } else if (rs_text_is_blank(tgt.lines[i], strlen(tgt.lines[i]))) {
-            name = display_name(tgt_path);
-            line = tgt.lines[i];
+        const int keep = keep_line_pair(&src, &tgt, i, src_path, tgt_path, skipped, err);
+        if (keep < 0) {
+            rc = -1;
+        } else if (keep) { /* moved down over the pairs left out */
+            src.lines[kept] = src.lines[i];
+            tgt.lines[kept++] = tgt.lines[i];
+        } else {
+            free(src.lines[i]);
+            free(tgt.lines[i]);
         }
-        if (name)
-            rc = rs_fail(err, "%s:%d: %s", name, i + 1,
-                         line[0] ? "the line is only white space" : "empty line");
     }
     if (rc) {
+        /* Only without skipped: nothing was left out or moved. */
         rs_lines_free(&src);
         rs_lines_free(&tgt);
         return -1;
     }
     /* Hand the line arrays over; either one holds at least count entries. */
-    out->count = src.count;
+    out->count = kept;
     out->capacity = src.capacity < tgt.capacity ? src.capacity : tgt.capacity;
     out->src = src.lines;
     out->tgt = tgt.lines;

@@ -49,6 +49,25 @@ int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err);
 int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out,
                            rs_error *err);
 
+/* Pairs with an empty side, left out instead of refused (as Marian's
+ * corpus reader does): an empty line, an empty or all-blank column or line
+ * of either side. The first such pair's file and 1-based line are kept for
+ * the warning ("train.de: 2 pairs with an empty side left out, the first at
+ * line 3"); the file is the side's (the TSV's for a TSV). */
+typedef struct {
+    int count;
+    long first_line;        /* 0: none */
+    const char *first_file; /* the path as given, or "<stdin>" */
+} rs_pairs_skipped;
+
+/* The readers above with empty sides skipped and counted in *skipped
+ * (from zero) instead of failing; skipped NULL is the readers above. A TSV
+ * line without a tab is still an error, and so are files of unequal length. */
+int rs_pairs_read_tsv_lenient(const char *path, int swap, rs_pairs_skipped *skipped, rs_pairs *out,
+                              rs_error *err);
+int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
+                                   rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err);
+
 /* Reads every line of a file ("-": stdin); empty lines are kept. */
 int rs_lines_read(const char *path, rs_lines *out, rs_error *err);
 

@@ -429,3 +429,50 @@ int rs_remove_bpe(const char *text, const char *marker, char **out, rs_error *er
     *out = joined;
     return 0;
 }
+
+/* "▁the ▁hou se" -> "the house" (RS_POST_SPM). */
+static int join_pieces(const char *text, char **out, rs_error *err)
+{
+    const size_t len = strlen(text), mark = sizeof RS_SPACE - 1;
+    char *joined = malloc(len + 1);
+    if (!joined)
+        return rs_fail(err, "out of memory joining SentencePiece pieces");
+    size_t w = 0;
+    for (size_t r = 0; r < len;) {
+        if (text[r] == ' ') {
+            r++;
+        } else if (!strncmp(text + r, RS_SPACE, mark)) {
+            joined[w++] = ' ';
+            r += mark;
+        } else {
+            joined[w++] = text[r++];
+        }
+    }
+    size_t start = 0;
+    while (start < w && joined[start] == ' ')
+        start++;
+    while (w > start && joined[w - 1] == ' ')
+        w--;
+    memmove(joined, joined + start, w - start);
+    joined[w - start] = '\0';
+    *out = joined;
+    return 0;
+}
+
+int rs_post_process(const char *text, int kind, char **out, rs_error *err)
+{
+    *out = NULL;
+    switch (kind) {
+    case RS_POST_NONE: *out = rs_strdup(text, err); return *out ? 0 : -1;
+    case RS_POST_BPE: return rs_remove_bpe(text, RS_BPE_MARKER, out, err);
+    case RS_POST_SPM: return join_pieces(text, out, err);
+    case RS_POST_JOINER: {
+        rs_tokens tokens = {0};
+        int rc = rs_tokenize(text, RS_TOK_SPACE, &tokens, err) ||
+                 rs_detokenize(&tokens, RS_TOK_WORD, out, err);
+        rs_tokens_free(&tokens);
+        return rc ? -1 : 0;
+    }
+    default: return rs_fail(err, "unknown post-processing %d", kind);
+    }
+}

@@ -92,4 +92,17 @@ int rs_text_to_tokens(const char *raw, size_t len, int lowercase, int mode, rs_t
 #define RS_BPE_MARKER "@@ " /* subword-nmt's continuation mark, fairseq's default */
 int rs_remove_bpe(const char *text, const char *marker, char **out, rs_error *err);
 
+/* Post-processing of output text whose tokens were made before rnnsearch saw
+ * them (--tokenizer space), turning the pieces into the text a reader wants:
+ *   RS_POST_BPE     subword-nmt's "hou@@ se" -> "house" (rs_remove_bpe, "@@ ");
+ *   RS_POST_SPM     SentencePiece pieces "▁the ▁hou se" -> "the house": every
+ *                   ASCII space dropped, each "▁" (U+2581) a space, both ends
+ *                   trimmed (spm_decode's rule for pieces);
+ *   RS_POST_JOINER  OpenNMT joiners "Hello ￭, world" -> "Hello, world": the
+ *                   space-separated tokens detokenized as the word tokenizer's;
+ *   RS_POST_NONE    a copy.
+ * The order is rs_post_process_names' (model/config.h). *out is new. */
+enum { RS_POST_NONE, RS_POST_BPE, RS_POST_SPM, RS_POST_JOINER };
+int rs_post_process(const char *text, int kind, char **out, rs_error *err);
+
 #endif

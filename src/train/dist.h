@@ -43,6 +43,10 @@ void rs_dist_rows(int B, int *lo, int *hi);
 /* buf[0..n) ← Σ over ranks of buf[0..n), in place (MPI_Allreduce). */
 int rs_dist_sum_floats(float *buf, size_t n, rs_error *err);
 
+/* Seconds spent so far in rs_dist_sum_floats (waiting for the slowest rank
+ * included); 0 on one process. */
+double rs_dist_allreduce_seconds(void);
+
 /* Σ over ranks of value. */
 double rs_dist_sum_double(double value);
 

@@ -7,6 +7,23 @@
 #include "search/translate.h"
 #include "train/evaluate.h"
 
+/* One dev sentence's BLEU statistics. The hypothesis is the text translate
+ * gives (detokenized, then post-processed as the model's post_process says:
+ * "@@ " pieces joined, SentencePiece pieces decoded); the reference, a line
+ * of the same pre-segmented data, is post-processed the same way, so BLEU
+ * scores the words a reader gets, not the subword pieces. */
+static int add_sentence(rs_bleu_stats *stats, const rs_codec *codec, const char *hyp,
+                        const char *raw_ref, rs_error *err)
+{
+    char *ref;
+    if (rs_codec_post_process(codec, -1, raw_ref, &ref, err))
+        return -1;
+    const char *refs[1] = {ref};
+    int rc = rs_bleu_stats_add(stats, hyp, refs, 1, NULL, err);
+    free(ref);
+    return rc;
+}
+
 int rs_dev_translate(const rs_model *model, const rs_dataset *dev, const rs_train_options *options,
                      int batch_size, double *exact, double *bleu, rs_error *err)
 {
@@ -33,8 +50,8 @@ int rs_dev_translate(const rs_model *model, const rs_dataset *dev, const rs_trai
         const rs_hypothesis *h = &out[i].hyp[0];
         correct += h->len == dev->tgt_len[i] &&
                    (h->len == 0 || !memcmp(h->ids, dev->tgt[i], sizeof(int) * (size_t)h->len));
-        const char *ref = with_bleu ? options->dev_refs[dev->line[i]] : NULL;
-        if (with_bleu && rs_bleu_stats_add(&stats, h->text ? h->text : "", &ref, 1, NULL, err))
+        if (with_bleu && add_sentence(&stats, options->codec, h->text ? h->text : "",
+                                      options->dev_refs[dev->line[i]], err))
             status = -1;
     }
     for (int i = 0; i < dev->count; i++)

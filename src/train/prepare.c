@@ -13,6 +13,7 @@
 #include "text/text.h"
 #include "train/dist.h"
 #include "train/rundir.h"
+#include "train/segmented.h"
 
 int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs_error *err)
 {
@@ -84,13 +85,66 @@ void rs_train_run_free(rs_train_run *run)
     rs_model_free(&run->model);
 }
 
-static int read_pairs(const char *tsv, const char *src, const char *tgt, int swap, rs_pairs *out,
-                      rs_error *err)
+/* The pairs of a TSV, or of a source and a target file; pairs with an empty
+ * side are left out and noted unless in->strict. what: "training", "dev". */
+static int read_pairs(const rs_train_inputs *in, const char *tsv, const char *src, const char *tgt,
+                      const char *what, rs_pairs *out, rs_error *err)
 {
-    if (tsv)
-        return rs_pairs_read_tsv(tsv, swap, out, err);
-    return swap ? rs_pairs_read_parallel(tgt, src, out, err)
-                : rs_pairs_read_parallel(src, tgt, out, err);
+    rs_pairs_skipped skipped, *sk = in->strict ? NULL : &skipped;
+    const int rc = tsv        ? rs_pairs_read_tsv_lenient(tsv, in->swap, sk, out, err)
+                   : in->swap ? rs_pairs_read_parallel_lenient(tgt, src, sk, out, err)
+                              : rs_pairs_read_parallel_lenient(src, tgt, sk, out, err);
+    if (rc == 0 && sk && skipped.count && in->note && rs_dist_rank() == 0) {
+        char note[4400];
+        snprintf(note, sizeof note,
+                 "warning: %s: %d %s pair%s with an empty side left out, the first at line %ld "
+                 "(--strict stops at them)",
+                 skipped.first_file, skipped.count, what, skipped.count == 1 ? "" : "s",
+                 skipped.first_line);
+        in->note(in->note_ctx, note);
+    }
+    return rc;
+}
+
+/* A new run's training text that looks segmented into subwords: refused
+ * (RS_TRAIN_REFUSED) unless --tokenizer was given; with --tokenizer space
+ * and no post-processing given, the pieces are joined as the kind says. */
+static int check_segmentation(const rs_train_inputs *in, rs_config *cfg, const rs_pairs *pairs,
+                              rs_error *err)
+{
+    for (int side = 0; side < 2; side++) {
+        const rs_segmentation seg =
+            rs_detect_segmentation(side == 0 ? pairs->src : pairs->tgt, pairs->count);
+        if (seg.kind == RS_POST_NONE)
+            continue;
+        const char *file = in->train_tsv                    ? in->train_tsv
+                           : (side == 0) != (in->swap != 0) ? in->train_src
+                                                            : in->train_tgt;
+        char looks[4400];
+        snprintf(looks, sizeof looks, "%s: %slooks segmented by %s (%s on %.0f%% of lines)", file,
+                 !in->train_tsv ? ""
+                 : side == 0    ? "the source side "
+                                : "the target side ",
+                 rs_segmentation_name(seg.kind), rs_segmentation_mark(seg.kind), 100.0 * seg.share);
+        if (!in->tokenizer_given) {
+            rs_fail(err, "%s; pass %s (or --tokenizer word to tokenize it as raw text)", looks,
+                    rs_segmentation_advice(seg.kind));
+            return RS_TRAIN_REFUSED;
+        }
+        if (cfg->tokenizer == RS_TOKENIZER_SPACE && !in->post_process_given) {
+            cfg->post_process = seg.kind;
+            if (in->note && rs_dist_rank() == 0) {
+                char note[4600];
+                snprintf(note, sizeof note,
+                         "%s: dev BLEU and translate join the pieces (post_process=%s; "
+                         "--post-process none keeps them)",
+                         looks, rs_post_process_names[seg.kind]);
+                in->note(in->note_ctx, note);
+            }
+        }
+        return 0;
+    }
+    return 0;
 }
 
 /* SentencePiece models for both sides: read from files, or trained on the
@@ -211,16 +265,24 @@ static int setup_watch(const rs_train_inputs *in, rs_train_run *run, rs_error *e
 int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_train_run *run,
                      rs_error *err)
 {
-    if (rs_dist_check(read_pairs(in->train_tsv, in->train_src, in->train_tgt, in->swap,
+    int rc;
+    if (rs_dist_check(read_pairs(in, in->train_tsv, in->train_src, in->train_tgt, "training",
                                  &run->train_pairs, err),
-                      err) ||
-        make_codec(in, cfg, resume, run, err) ||
-        rs_tokenize_pairs(&run->train_tok, &run->train_pairs, &run->codec,
-                          in->train_tsv ? in->train_tsv : in->train_src, err))
+                      err))
+        return -1;
+    /* Refused here, before the first step, so that a run that cannot begin
+     * leaves no directory behind. */
+    const char *train_file = in->train_tsv ? in->train_tsv : in->train_src;
+    if (run->train_pairs.count == 0)
+        return rs_fail(err, "%s: no training pairs (every pair has an empty side)", train_file);
+    if (!resume && (rc = check_segmentation(in, cfg, &run->train_pairs, err)))
+        return rc;
+    if (make_codec(in, cfg, resume, run, err) ||
+        rs_tokenize_pairs(&run->train_tok, &run->train_pairs, &run->codec, train_file, err))
         return -1;
     if ((in->dev_tsv || in->dev_src) &&
         rs_dist_check(
-            read_pairs(in->dev_tsv, in->dev_src, in->dev_tgt, in->swap, &run->dev_pairs, err) ||
+            read_pairs(in, in->dev_tsv, in->dev_src, in->dev_tgt, "dev", &run->dev_pairs, err) ||
                 rs_tokenize_pairs(&run->dev_tok, &run->dev_pairs, &run->codec,
                                   in->dev_tsv ? in->dev_tsv : in->dev_src, err),
             err))
@@ -234,6 +296,9 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
                          &run->skipped, err) ||
         rs_dataset_build(&run->dev, &run->dev_tok, &m->src_vocab, &m->tgt_vocab, 0, NULL, err))
         return -1;
+    if (run->train.count == 0)
+        return rs_fail(err, "%s: no training pairs: all %d are longer than --max-len %d tokens",
+                       train_file, run->skipped, cfg->max_len);
     rs_tokenized_free(&run->train_tok);
     rs_tokenized_free(&run->dev_tok);
     return 0;

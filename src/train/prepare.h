@@ -36,7 +36,8 @@ int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs
 const char *rs_train_needs_dev_set(const rs_config *cfg);
 
 /* A line for the user about work that takes a while, given before the work
- * ("training a 8000-piece SentencePiece model for the source side"); the
+ * ("training a 8000-piece SentencePiece model for the source side"), or
+ * about the data ("train.tsv: 2 pairs with an empty side left out, ..."); the
  * text has no newline. */
 typedef void (*rs_train_note)(void *ctx, const char *text);
 
@@ -49,9 +50,13 @@ typedef struct {
     const char *spm_src, *spm_tgt; /* SentencePiece models to read; NULL: trained (cfg.subwords) */
     const char *watch_file; /* watched sentences; NULL: the first dev pairs, unless no_watch */
     int no_watch;
-    const char *dev_align; /* gold links of the dev pairs, or NULL */
-    float align_threshold; /* hard links of the dev alignments: 0 = argmax, else weights >= it */
-    rs_train_note note;    /* may be NULL */
+    const char *dev_align;  /* gold links of the dev pairs, or NULL */
+    float align_threshold;  /* hard links of the dev alignments: 0 = argmax, else weights >= it */
+    int strict;             /* a pair with an empty side is an error (else left out, noted) */
+    int tokenizer_given;    /* --tokenizer was given: text that looks pre-segmented is taken
+                              as the user says, not refused (train/segmented.h) */
+    int post_process_given; /* --post-process or --remove-bpe was given */
+    rs_train_note note;     /* may be NULL; also warnings ("… left out") */
     void *note_ctx;
 } rs_train_inputs;
 
@@ -85,7 +90,13 @@ void rs_train_run_free(rs_train_run *run);
  * which sends them to the others); the new model's vocabularies are the
  * training data's (cfg->min_freq, cfg->max_vocab; their sizes go into cfg),
  * its weights drawn from cfg->seed. Training pairs longer than cfg->max_len
- * are left out (counted in run->skipped). */
+ * are left out (counted in run->skipped). Pairs with an empty side, training
+ * or dev, are left out and noted (in->strict: refused, with file and line);
+ * the fingerprint a checkpoint records is of the pairs kept, so a resumed
+ * run that skips the same pairs finds its data. A new run on training text
+ * that looks pre-segmented (train/segmented.h) is refused unless
+ * in->tokenizer_given; with --tokenizer space and no post_process given,
+ * cfg->post_process becomes the kind found (noted). */
 int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_train_run *run,
                      rs_error *err);
 

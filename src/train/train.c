@@ -321,6 +321,7 @@ typedef struct {
     int64_t first_step, total_steps;
     double window_loss, epoch_loss, finished_epoch_loss; /* summed over tokens */
     long window_tokens, epoch_tokens, tokens_since_start;
+    double allreduce_start; /* rs_dist_allreduce_seconds() at the start */
 } run_clock;
 
 /* An update's summed loss and target tokens into the sums of the progress
@@ -404,6 +405,10 @@ static void report_progress(trainer *tr, run_clock *rc, rs_train_event *ev, int 
                            .elapsed_s = elapsed};
     ev->ppl = exp(ev->loss);
     ev->tokens_per_s = rc->tokens_since_start / elapsed;
+    const int64_t steps = state->step - rc->first_step;
+    ev->step_s = steps > 0 ? elapsed / (double)steps : 0.0;
+    ev->allreduce_s =
+        steps > 0 ? (rs_dist_allreduce_seconds() - rc->allreduce_start) / (double)steps : 0.0;
     double rate = (double)(state->step - rc->first_step) / elapsed;
     ev->eta_s = rate > 0 ? (double)(rc->total_steps - state->step) / rate : 0.0;
     if (rc->limit_s > 0 && ev->eta_s > rc->limit_s - elapsed)
@@ -619,7 +624,8 @@ int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, co
                        .limit_s = 60.0 * c->max_minutes,
                        .first_step = state->step,
                        .total_steps = (int64_t)c->epochs * updates_per_epoch,
-                       .finished_epoch_loss = NAN};
+                       .finished_epoch_loss = NAN,
+                       .allreduce_start = rs_dist_allreduce_seconds()};
     r.rc.last_report = r.rc.start;
     if (c->max_steps > 0 && c->max_steps < r.rc.total_steps)
         r.rc.total_steps = c->max_steps;

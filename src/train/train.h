@@ -63,6 +63,9 @@ typedef struct {
     int epoch;
     double loss, ppl; /* per target token since the last progress event */
     double tokens_per_s, eta_s, gnorm, lr, elapsed_s;
+    /* RS_EV_PROGRESS: wall time per update since the start (evaluations and
+     * saves included), and of it the gradient all-reduce across ranks (0 on one). */
+    double step_s, allreduce_s;
     double dev_loss, dev_ppl, dev_exact;       /* dev_exact: fraction, -1 when not measured */
     double dev_bleu;                           /* -1 when not measured */
     double aer, align_precision, align_recall; /* dev alignment (watch.h); NAN when not measured */

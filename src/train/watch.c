@@ -77,6 +77,7 @@ int rs_watch_from_pairs(rs_watch *w, char *const *src, char *const *tgt, int n, 
         n = count;
     if (watch_alloc(w, n, err))
         return -1;
+    w->dev_pairs = 1;
     for (; w->count < n; w->count++)
         if (!(w->source[w->count] = rs_strdup(src[w->count], err)) ||
             !(w->target[w->count] = rs_strdup(tgt[w->count], err)))
@@ -106,11 +107,31 @@ int rs_watch_read_gold(rs_watch *w, const char *path, int pairs, rs_error *err)
     return status;
 }
 
+/* "gold":{"sure":[[src,tgt],…],"possible":[…]}, (Pharaoh's order, 0-based,
+ * the indices of the record's words), or nothing when gold is NULL. */
+static void write_gold(FILE *out, const rs_gold_links *gold)
+{
+    if (!gold)
+        return;
+    fputs("\"gold\":{", out);
+    for (int sure = 1; sure >= 0; sure--) {
+        fputs(sure ? "\"sure\":[" : ",\"possible\":[", out);
+        for (int k = 0, n = 0; k < gold->count; k++)
+            if (gold->sure[k] == sure)
+                fprintf(out, "%s[%d,%d]", n++ ? "," : "", gold->links[k].src, gold->links[k].tgt);
+        putc(']', out);
+    }
+    fputs("},", out);
+}
+
 /* One record: the alignment's JSON object (alignment.h) with the step, epoch,
- * sentence and kind put in front, so that every line starts {"step":N.
- * SentencePiece pieces are merged into words (as `align --words`). */
+ * sentence and kind put in front, so that every line starts {"step":N, and
+ * the gold links of a forced record when the sentence is a dev pair that has
+ * them. SentencePiece pieces are merged into words (as `align --words`), the
+ * words the gold links count. */
 static int write_record(FILE *out, int64_t step, int epoch, int sentence, const char *kind,
-                        const rs_alignment *pieces, int merge, rs_error *err)
+                        const rs_gold_links *gold, const rs_alignment *pieces, int merge,
+                        rs_error *err)
 {
     rs_alignment words;
     if (merge && rs_alignment_to_words(pieces, &words, err))
@@ -131,8 +152,10 @@ static int write_record(FILE *out, int64_t step, int epoch, int sentence, const 
         free(json);
         return rs_fail(err, "out of memory writing %s", RS_WATCH_FILE);
     }
-    fprintf(out, "{\"step\":%lld,\"epoch\":%d,\"sentence\":%d,\"kind\":\"%s\",%s", (long long)step,
-            epoch, sentence, kind, json + 1);
+    fprintf(out, "{\"step\":%lld,\"epoch\":%d,\"sentence\":%d,\"kind\":\"%s\",", (long long)step,
+            epoch, sentence, kind);
+    write_gold(out, gold);
+    fputs(json + 1, out);
     free(json);
     return 0;
 }
@@ -163,7 +186,7 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
                                   h->alignment, err))
                 status = -1;
             else {
-                status = write_record(out, step, epoch, k, "greedy", &a, merge, err);
+                status = write_record(out, step, epoch, k, "greedy", NULL, &a, merge, err);
                 rs_alignment_free(&a);
             }
         }
@@ -180,7 +203,9 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
                  !(status = rs_alignment_make(&a, (const char *const *)tgt.tokens, f.tgt_len,
                                               (const char *const *)src.tokens, f.src_len,
                                               f.alignment, err))) {
-            status = write_record(out, step, epoch, k, "forced", &a, merge, err);
+            /* Watched dev pair k has gold line k (rs_watch_from_pairs). */
+            const rs_gold_links *gold = w->dev_pairs && k < w->gold_count ? &w->gold[k] : NULL;
+            status = write_record(out, step, epoch, k, "forced", gold, &a, merge, err);
             rs_alignment_free(&a);
         }
         rs_forced_free(&f);

@@ -10,7 +10,11 @@
  * step 0 is the untrained model (recorded when a run starts from step 0);
  * kind "greedy" is the greedy translation's alignment, "forced" the forced
  * alignment of the watched target; source, target and alignment are those of
- * eval/alignment.h's JSON record (rows: target tokens then </s>). The records
+ * eval/alignment.h's JSON record (rows: target tokens then </s>). A forced
+ * record of a dev pair (no --watch file) has the pair's gold links too when
+ * --dev-align gave them, before "id": "gold":{"sure":[[s,t],…],"possible":
+ * [[s,t],…]}, source and target word indices from 0 as in Pharaoh's "s-t"
+ * and "s?t" (the page draws them over the matrix). The records
  * of one evaluation are appended in one write, then synced; a reader takes
  * whole lines only (rs_watch_read). A resumed run drops the records after its
  * checkpoint's step (they are written again), as it does the log's rows. */
@@ -38,6 +42,7 @@ struct rs_watch {
     rs_gold_links *gold;
     int gold_count;
     float threshold; /* hard links: 0 = argmax, else weights >= threshold */
+    int dev_pairs;   /* 1: watched sentence k is dev pair k (its gold links, k's) */
 };
 
 /* The watched sentences of a file: lines "SOURCE" or "SOURCE<TAB>TARGET";

@@ -110,6 +110,57 @@ async function shownMatrix(page) {
 
 const sameMatrix = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+// The grey of the cell of largest weight: {w, grey} (grey: the red of its
+// computed fill, 0 to 255). Both matrices map weight to grey the same way,
+// white = 1 (Bahdanau et al.'s figure 3): grey = round(255 w).
+async function maxCell(page, selector, weights) {
+  return page.$$eval(selector, (rs, ws) => {
+    let best = null;
+    rs.forEach((r) => {
+      const w = ws ? ws[+r.dataset.i][+r.dataset.j] : +r.dataset.w;
+      if (!best || w > best.w) best = { w, grey: +getComputedStyle(r).fill.match(/\d+/)[0] };
+    });
+    return best;
+  }, weights || null);
+}
+
+// A chart's promises: every line named in a legend entry that lies right of
+// the plot (off the curves); every label inside the viewBox; round ticks
+// (a linear axis: equal steps of 1, 2 or 5 times a power of ten, each label a
+// multiple; a log one: 1, 2 or 5 times a power of ten).
+async function checkChart(page, id) {
+  const c = await page.$eval('#' + id + ' svg', (svg) => {
+    const [, , W, H] = svg.getAttribute('viewBox').split(' ').map(Number);
+    const frame = svg.querySelector('rect').getBBox();
+    const out = (b) => b.x < -0.5 || b.y < -0.5 || b.x + b.width > W + 0.5 || b.y + b.height > H + 0.5;
+    return {
+      lines: [...svg.querySelectorAll('path[data-series]')].map((p) => p.dataset.series),
+      legend: [...svg.querySelectorAll('g.legend-entry')].map((g) => ({ name: g.dataset.series, x: g.getBBox().x })),
+      plotRight: frame.x + frame.width,
+      outside: [...svg.querySelectorAll('text')].filter((t) => out(t.getBBox())).map((t) => t.textContent),
+      ticks: [...svg.querySelectorAll('text.tick.y')].map((t) => t.textContent),
+      log: svg.textContent.includes('log scale'),
+    };
+  });
+  const named = JSON.stringify(c.legend.map((e) => e.name)) === JSON.stringify(c.lines);
+  check(c.lines.length > 0 && named && c.legend.every((e) => e.x > c.plotRight),
+        `${id}: all ${c.lines.length} lines in a legend right of the plot (${c.legend.map((e) => e.name).join(', ')})`);
+  check(c.outside.length === 0, `${id}: every label inside the picture` + (c.outside.length ? ': ' + c.outside.join(' ') : ''));
+  const v = c.ticks.map(Number), mant = (x) => x / 10 ** Math.floor(Math.log10(x) + 1e-9);
+  const round125 = (x) => x === 0 || [1, 2, 5, 10].some((m) => Math.abs(mant(Math.abs(x)) - m) < 1e-6);
+  const step = v[1] - v[0];
+  const ok = c.log ? v.every(round125)
+    : round125(step) && v.every((x, k) => Math.abs(x - v[0] - k * step) < step * 1e-6 && Math.abs(x / step - Math.round(x / step)) < 1e-6);
+  check(v.length >= 3 && ok, `${id}: round ticks ${c.ticks.join(' ')}${c.log ? ' (log)' : ''}`);
+  return c;
+}
+
+// The cursors of the three charts: at the shown evaluation's step.
+async function cursors(page) {
+  return page.$$eval('#loss-chart-cursor, #align-chart-cursor, #entropy-chart-cursor',
+                     (ls) => ls.map((l) => ({ step: +l.dataset.step, x: +l.getAttribute('x1') })));
+}
+
 async function setSlider(page, k) {
   await page.evaluate((v) => {
     const s = document.querySelector('#eval-slider');
@@ -117,6 +168,8 @@ async function setSlider(page, k) {
     s.dispatchEvent(new Event('input'));
   }, k);
 }
+
+let explorerMax = null; // the explorer's strongest cell, for the replay to compare
 
 async function trainingView() {
   const run = trainRun();
@@ -130,16 +183,27 @@ async function trainingView() {
   await page.waitForFunction((n) => +document.querySelector('#eval-slider').max === n - 1 &&
                                     document.querySelector('#replay-matrix rect.cell') !== null, recs.length, { timeout: 20000 });
   check(await page.isVisible('#training'), 'the training view is shown for the served run');
+  for (const id of ['loss-chart', 'align-chart', 'entropy-chart']) await checkChart(page, id);
   const aer = await page.locator('#align-chart path[data-series="AER"]').count();
   check(aer === 1, 'the AER curve is drawn');
   // The slider: the first and the last evaluation are the recorded matrices.
   await setSlider(page, 0);
   check(sameMatrix(await shownMatrix(page), recs[0].alignment), 'slider at 0: the matrix of step 0 as recorded');
   check((await page.textContent('#replay-label')).startsWith('step 0 '), 'the label names step 0');
+  const first = await cursors(page);
+  check(first.length === 3 && first.every((c) => c.step === 0), `the loss, AER and entropy charts mark step 0 (${JSON.stringify(first)})`);
+  // Gold links (train --dev-align, the first dev pair watched): over the cells they join.
+  const gold = await page.$$eval('#replay-matrix rect.gold.sure', (rs) => rs.map((r) => [+r.dataset.j, +r.dataset.i]));
+  const wantGold = recs[0].gold ? recs[0].gold.sure : [];
+  check(wantGold.length > 0 && JSON.stringify(gold) === JSON.stringify(wantGold),
+        `the ${wantGold.length} sure gold links of the pair are drawn over the matrix (${gold.length})`);
   await page.locator('#training').screenshot({ path: join(shots, 'training-first.png') });
   const mid = Math.floor(recs.length / 2);
   await setSlider(page, mid);
   check(sameMatrix(await shownMatrix(page), recs[mid].alignment), `slider at ${mid}: the matrix of step ${recs[mid].step} as recorded`);
+  const moved = await cursors(page);
+  check(moved.length === 3 && moved.every((c, k) => c.step === recs[mid].step && c.x > first[k].x),
+        `the cursors move to step ${recs[mid].step} (${JSON.stringify(moved)})`);
   // Play from the start: the evaluations go by and it stops at the last one.
   await setSlider(page, 0);
   await page.click('#play');
@@ -170,6 +234,20 @@ async function trainingView() {
   await offline.goto('file://' + replay);
   await offline.waitForFunction(() => document.querySelector('#replay-matrix rect.cell') !== null, null, { timeout: 10000 });
   check(sameMatrix(await shownMatrix(offline), recs[recs.length - 1].alignment), 'the replay page shows the last recorded matrix');
+  const name = run.split('/').pop();
+  check(await offline.title() === `rnnsearch: how ${name} learned to align` &&
+        (await offline.textContent('#training-title')) === await offline.title(),
+        `the replay page is titled "${await offline.title()}"`);
+  const top = await offline.evaluate(() => document.querySelector('#training h2').getBoundingClientRect().top);
+  check(top < 40 && !(await offline.isVisible('header')), `no empty band above the replay (its title at ${top.toFixed(0)} px)`);
+  const replayMax = await maxCell(offline, '#replay-matrix rect.cell');
+  check(Math.abs(replayMax.grey - Math.round(255 * replayMax.w)) <= 1 && replayMax.grey > 128,
+        `the replay's strongest cell (${replayMax.w.toFixed(3)}) is light: grey ${replayMax.grey}`);
+  check(explorerMax && replayMax.grey === Math.round(255 * replayMax.w) &&
+        explorerMax.grey === Math.round(255 * explorerMax.w),
+        `explorer and replay map weight to grey alike: ${explorerMax && explorerMax.w.toFixed(3)} -> ${explorerMax && explorerMax.grey}, ` +
+        `${replayMax.w.toFixed(3)} -> ${replayMax.grey}`);
+  await offline.screenshot({ path: join(shots, 'replay.png'), fullPage: true });
   await setSlider(offline, 0);
   check(sameMatrix(await shownMatrix(offline), recs[0].alignment), 'its slider goes back to step 0');
   check(fetched.length === 0, 'the replay page fetches nothing' + (fetched.length ? ': ' + fetched.join(' ') : ''));
@@ -189,7 +267,8 @@ async function hugeMatrixView(run) {
   mkdirSync(dir);
   const n = 1000, words = Array.from({ length: n - 1 }, (_, k) => 'w' + k).concat(['</s>']);
   const row = JSON.stringify(Array.from({ length: n }, (_, j) => (j === 0 ? 1 : 0)));
-  const rec = `{"step":0,"epoch":0,"sentence":0,"kind":"forced","source":${JSON.stringify(words)},` +
+  const rec = `{"step":0,"epoch":0,"sentence":0,"kind":"forced","gold":{"sure":[[0,0]],"possible":[[1,0],[5000,1]]},` +
+              `"source":${JSON.stringify(words)},` +
               `"target":${JSON.stringify(words)},"alignment":[${Array(n).fill(row).join(',')}]}`;
   writeFileSync(join(dir, 'watch.jsonl'), rec + '\n');
   writeFileSync(join(dir, 'train.log.tsv'), 'step\tepoch\ttrain_loss\n0\t0\t3.0\n');
@@ -207,6 +286,10 @@ async function hugeMatrixView(run) {
   await page.waitForTimeout(4500);
   const same = await page.evaluate(() => document.querySelector('#replay-matrix svg') === window.firstMatrix);
   check(same, 'polls that bring nothing new do not redraw the matrix');
+  const links = await page.$$eval('#replay-matrix rect.gold', (rs) => rs.map((r) => r.getAttribute('class') + ' ' +
+                                  r.dataset.i + ',' + r.dataset.j + ' ' + (r.getAttribute('stroke-dasharray') || 'solid')));
+  check(JSON.stringify(links) === JSON.stringify(['gold sure 0,0 solid', 'gold possible 0,1 3 2']),
+        `a sure and a possible gold link, told apart; one outside the matrix left out (${links.join(' | ')})`);
   check(errors.length === 0, 'no script errors with a huge matrix' + (errors.length ? ': ' + errors.join(' | ') : ''));
   await page.close();
   check(await stopExtra() === 0, 'the huge-matrix server stops cleanly');
@@ -228,7 +311,7 @@ async function longRunView(run) {
   const header = 'step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\tdev_metric_name\taer\talign_precision\talign_recall\n';
   let log = header;
   for (let k = 1; k <= 30000; k++)
-    log += `${k}\t1\t${(3 / (1 + k / 1000)).toFixed(9)}\t${(3.1 / (1 + k / 1000)).toFixed(9)}\t${(k / 300).toFixed(4)}\t115000.0\t0.002\t${(k / 10).toFixed(3)}\tbleu\t\t\t\n`;
+    log += `${k}\t1\t${(3 / (1 + k / 10)).toFixed(9)}\t${(3.1 / (1 + k / 1000)).toFixed(9)}\t${(k / 300).toFixed(4)}\t115000.0\t0.002\t${(k / 10).toFixed(3)}\tbleu\t\t\t\n`;
   writeFileSync(join(dir, 'train.log.tsv'), log);
   const lines = readFileSync(join(run, 'watch.jsonl'), 'utf8').split('\n').filter((l) => l);
   const big = JSON.stringify({ step: 1, epoch: 1, sentence: 0, kind: 'forced', pad: 'x'.repeat(200000) });
@@ -254,6 +337,10 @@ async function longRunView(run) {
   const path = await page.$$eval('#loss-chart path[data-series="train"]', (ps) => ps.map((p) => p.getAttribute('d').split('L').length));
   const sent = +((thinned.match(/show (\d+) of them/) || [])[1] || 0);
   check(path.length === 1 && path[0] === sent && sent >= 100, `the loss curve is drawn from the ${sent} rows sent (${path[0]} points)`);
+  // A loss from 3 to 0.001: a log axis, ticked at the powers of ten.
+  const loss = await checkChart(page, 'loss-chart');
+  check(loss.log && loss.ticks.join(' ') === '0.0001 0.001 0.01 0.1 1 10', `a loss over four decades on a log axis (${loss.ticks.join(' ')})`);
+  await page.locator('#training').screenshot({ path: join(shots, 'training-long-run.png') });
   check(errors.length === 0, 'no script errors in the long run' + (errors.length ? ': ' + errors.join(' | ') : ''));
   await page.close();
   check(await stopExtra() === 0, 'the long-run server stops cleanly');
@@ -379,6 +466,9 @@ async function main() {
   const rows = best.target.length, cols = best.source.length;
   const cells = await page.locator('#heatmap svg rect.cell').count();
   check(cells === rows * cols, `the heatmap has ${rows} x ${cols} cells (${cells})`);
+  explorerMax = await maxCell(page, '#heatmap svg rect.cell', best.alignment);
+  check(Math.abs(explorerMax.grey - Math.round(255 * explorerMax.w)) <= 1 && explorerMax.grey > 128,
+        `the explorer's strongest cell (${explorerMax.w.toFixed(3)}) is light: grey ${explorerMax.grey}`);
   const hyps = await page.locator('#hyps button').count();
   check(hyps === want.hypotheses.length && hyps > 1, `the beam's ${hyps} hypotheses are listed`);
   await page.screenshot({ path: join(shots, 'serve-translation.png'), fullPage: true });
