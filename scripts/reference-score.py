@@ -14,7 +14,8 @@ that running it again reproduces the committed files byte for byte):
 
     scripts/reference-score.py --gradient-fixture tests/fixtures/gradient
         tiny models (Vs = Vt = 9, m = 3, n = 4, a = 5, l = 3; additive and
-        scaled-dot attention), three pairs of ids, the summed -log p and its
+        scaled-dot attention, and none: the fixed context of model.md's
+        "Without attention"), three pairs of ids, the summed -log p and its
         gradient for every tensor by central differences in float64
     scripts/reference-score.py --conformance-fixture tests/fixtures/conformance
         a small random model, 24 pairs of words and log p of each
@@ -53,7 +54,7 @@ def attention_kind(meta):
     """The score function a model's metadata names (model.md's is additive)."""
     model = meta.get("model", "rnnsearch-default")
     kind = "additive" if model == "rnnsearch-default" else model[len("rnnsearch-"):]
-    assert kind in ("additive", "general", "dot", "scaled-dot"), model
+    assert kind in ("additive", "general", "dot", "scaled-dot", "none"), model
     return kind
 
 
@@ -91,7 +92,9 @@ def logprob(T, n, src, tgt, kind="additive", margins=None):
         h = gru(T["enc_bwd.W"], T["enc_bwd.U"], T["enc_bwd.b"], emb_s[src[j]], h, n)
         bwd[j] = h
     ann = [fwd[j] + bwd[j] for j in range(S)]
-    if kind == "additive":
+    if kind == "none":
+        keys = None  # one context for every step: c = [fwd_h_S ; bwd_h_1]
+    elif kind == "additive":
         keys = [[u + b for u, b in zip(matvec(T["att.U"], ann[j]), T["att.b"])] for j in range(S)]
     else:
         keys = [matvec(T["att.K"], ann[j]) for j in range(S)]
@@ -99,16 +102,19 @@ def logprob(T, n, src, tgt, kind="additive", margins=None):
     s = [math.tanh(v + b) for v, b in zip(matvec(T["init.W"], bwd[0]), T["init.b"])]
     total, prev = 0.0, 2
     for y in tgt:
-        if kind == "additive":
-            q = matvec(T["att.W"], s)
-            e = [sum(v * math.tanh(qk + kk) for v, qk, kk in zip(T["att.v"], q, keys[j]))
-                 for j in range(S)]
+        if kind == "none":
+            c = fwd[S - 1] + bwd[0]
         else:
-            e = [scale * sum(map(mul, s, keys[j])) for j in range(S)]
-        m = max(e)
-        w = [math.exp(x - m) for x in e]
-        z = sum(w)
-        c = [sum(w[j] / z * ann[j][k] for j in range(S)) for k in range(2 * n)]
+            if kind == "additive":
+                q = matvec(T["att.W"], s)
+                e = [sum(v * math.tanh(qk + kk) for v, qk, kk in zip(T["att.v"], q, keys[j]))
+                     for j in range(S)]
+            else:
+                e = [scale * sum(map(mul, s, keys[j])) for j in range(S)]
+            m = max(e)
+            w = [math.exp(x - m) for x in e]
+            z = sum(w)
+            c = [sum(w[j] / z * ann[j][k] for j in range(S)) for k in range(2 * n)]
         e_prev = emb_t[prev]
         s = gru(T["dec.W"], T["dec.U"], T["dec.b"], e_prev + c, s, n)
         t = [a + b + cc + d for a, b, cc, d in zip(matvec(T["out.U"], s), matvec(T["out.V"], e_prev),
@@ -136,7 +142,7 @@ def tensor_shapes(Vs, Vt, m, n, a, l, kind):
     shapes += [("init.W", [n, n]), ("init.b", [n])]
     if kind == "additive":
         shapes += [("att.W", [a, n]), ("att.U", [a, 2 * n]), ("att.b", [a]), ("att.v", [a])]
-    else:
+    elif kind != "none":
         shapes += [("att.K", [n, 2 * n])]
     shapes += [("dec.W", [3 * n, m + 2 * n]), ("dec.U", [3 * n, n]), ("dec.b", [3 * n]),
                ("out.U", [2 * l, n]), ("out.V", [2 * l, m]), ("out.C", [2 * l, 2 * n]),
@@ -198,7 +204,8 @@ def summed_nll(T, n, kind, pairs, margins=None):
 def gradient_fixture(out_dir):
     """Summed -log p of GRADIENT_PAIRS and its gradient by central differences
     in float64 (h = 1e-6: truncation ~1e-12, rounding ~1e-9, far below what a
-    float32 implementation can reach), for additive and scaled-dot attention."""
+    float32 implementation can reach), for additive and scaled-dot attention
+    and for none (no attention tensors, one fixed context)."""
     Vs = Vt = 9
     m, n, a, l, h = 3, 4, 5, 3, 1e-6
     os.makedirs(out_dir, exist_ok=True)
@@ -206,7 +213,7 @@ def gradient_fixture(out_dir):
         for src, tgt in GRADIENT_PAIRS:
             f.write("%s\t%s\n" % (" ".join(map(str, src)), " ".join(map(str, tgt))))
     vocab = RESERVED + ["w%d" % i for i in range(4, Vs)]
-    for seed, kind in ((8, "additive"), (9, "scaled-dot")):
+    for seed, kind in ((8, "additive"), (9, "scaled-dot"), (10, "none")):
         shapes = tensor_shapes(Vs, Vt, m, n, a, l, kind)
         T = random_tensors(shapes, random.Random(seed), 1.0)
         margins = []

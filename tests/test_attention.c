@@ -14,8 +14,9 @@
 
 enum { AB = 2, AS = 4, AN = 3, AA = 5 };
 
-/* The kinds a model can have (model/params.h: 'dot' makes none). */
-static const int kinds[] = {RS_ATT_ADDITIVE, RS_ATT_GENERAL, RS_ATT_SCALED_DOT};
+/* The kinds a model can have (model/params.h: 'dot' makes no model; none
+ * is the fixed context c = [→h_S ; ←h_1]). */
+static const int kinds[] = {RS_ATT_ADDITIVE, RS_ATT_GENERAL, RS_ATT_SCALED_DOT, RS_ATT_NONE};
 enum { KINDS = sizeof kinds / sizeof *kinds };
 typedef struct {
     int kind;
@@ -63,14 +64,15 @@ static void check_attention(int kind)
     fill_uniform(c.weight, AB * 2 * AN, 1.0f, 16);
     c.src_len[0] = AS, c.src_len[1] = 2;
     att_loss(&c);
-    /* Padding gets exactly zero weight; each row sums to one. */
+    /* Padding gets exactly zero weight; each row sums to one (none: every
+     * weight is 0, there is no alignment). */
     for (int j = 2; j < AS; j++)
         ck_assert(c.alpha[AS + j] == 0.0f);
     for (int b = 0; b < AB; b++) {
         float sum = 0.0f;
         for (int j = 0; j < AS; j++)
             sum += c.alpha[b * AS + j];
-        ck_assert_float_eq_tol(sum, 1.0f, 1e-6f);
+        ck_assert_float_eq_tol(sum, kind == RS_ATT_NONE ? 0.0f : 1.0f, 1e-6f);
     }
     float dquery[AB * AN] = {0}, dann[AS * AB * 2 * AN] = {0}, dkeys[AS * AB * AA] = {0};
     float dqp[AB * AA], dv[AA] = {0}, dW[AA * AN] = {0}, dalpha[AS], dscores[AS];
@@ -92,8 +94,10 @@ static void check_attention(int kind)
         what, gradcheck(att_loss, &c, c.annotations, dann, AS * AB * 2 * AN, 100, 1e-2f, FLOOR),
         TOL);
     snprintf(what, sizeof what, "%s dkeys", rs_attention_kind_name(kind));
-    gradcheck_expect(
-        what, gradcheck(att_loss, &c, c.keys, dkeys, (size_t)AS * AB * ka, 100, 1e-2f, FLOOR), TOL);
+    if (ka > 0) /* none has no keys */
+        gradcheck_expect(
+            what, gradcheck(att_loss, &c, c.keys, dkeys, (size_t)AS * AB * ka, 100, 1e-2f, FLOOR),
+            TOL);
     if (additive) {
         gradcheck_expect("additive dW_a",
                          gradcheck(att_loss, &c, c.W_a, dW, AA * AN, 100, 1e-2f, FLOOR), TOL);
@@ -145,6 +149,8 @@ START_TEST(attention_keys_match_finite_differences)
     gradcheck_expect("keys dannotations",
                      gradcheck(keys_loss, &c, c.annotations, dann, AS * 2 * AN, 100, 1e-2f, FLOOR),
                      TOL);
+    if (ka == 0) /* none: no keys, no U, nothing sent back */
+        return;
     gradcheck_expect(
         "keys dU", gradcheck(keys_loss, &c, c.U, dU, (size_t)ka * 2 * AN, 100, 1e-2f, FLOOR), TOL);
     if (c.kind == RS_ATT_ADDITIVE)
@@ -191,6 +197,36 @@ START_TEST(attention_rows_read_their_sentence_through_the_map)
 }
 END_TEST
 
+/* none: c = [→h_S ; ←h_1] with S each row's own length, however long the
+ * padded batch; the same c for any query. */
+START_TEST(fixed_context_reads_each_sentences_own_ends)
+{
+    att_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = RS_ATT_NONE;
+    fill_uniform(c.annotations, AS * AB * 2 * AN, 1.0f, 51);
+    fill_uniform(c.query, AB * AN, 1.0f, 52);
+    c.src_len[0] = AS, c.src_len[1] = 2;
+    const rs_attention_weights w = case_weights(&c);
+    const rs_attention_source src = {NULL, c.annotations, c.src_len, AB, AS, NULL, 0};
+    const rs_attention_step st = case_step(&c);
+    rs_attention_forward(&st, &src, &w);
+    for (int b = 0; b < AB; b++) {
+        const float *last = c.annotations + ((size_t)(c.src_len[b] - 1) * AB + b) * 2 * AN;
+        const float *first = c.annotations + (size_t)b * 2 * AN;
+        for (int k = 0; k < AN; k++) {
+            ck_assert(c.context[b * 2 * AN + k] == last[k]);
+            ck_assert(c.context[b * 2 * AN + AN + k] == first[AN + k]);
+        }
+    }
+    float before[AB * 2 * AN];
+    memcpy(before, c.context, sizeof before);
+    fill_uniform(c.query, AB * AN, 1.0f, 53);
+    rs_attention_forward(&st, &src, &w);
+    ck_assert(!memcmp(before, c.context, sizeof before));
+}
+END_TEST
+
 START_TEST(attention_known_answers)
 {
     /* General scores of query (1,2) against keys K h_j = (1,0), (0,1), (1,1)
@@ -233,6 +269,7 @@ Suite *attention_suite(void)
     suite_add_tcase(s, tc);
     TCase *known = tcase_create("known answers");
     tcase_add_test(known, attention_known_answers);
+    tcase_add_test(known, fixed_context_reads_each_sentences_own_ends);
     suite_add_tcase(s, known);
     return s;
 }

@@ -253,6 +253,38 @@ START_TEST(test_round_trip_without_state)
 }
 END_TEST
 
+/* --attention none: no att.* tensor in the layout or the file; loading and
+ * saving again gives the same bytes. */
+START_TEST(test_round_trip_no_attention)
+{
+    rs_model m, back;
+    rs_train_state s;
+    rs_error err = {{0}};
+    char path[256], again[256];
+    make_tmp_dir();
+    make_model(&m, "none", 0, 2);
+    for (int i = RS_P_att_W; i <= RS_P_att_K; i++)
+        ck_assert_uint_eq(m.layout.info[i].size, 0);
+    tmp_path(path, sizeof path, "none.ckpt");
+    tmp_path(again, sizeof again, "again.ckpt");
+    ck_assert_msg(!rs_checkpoint_save(path, &m, NULL, &err), "%s", err.msg);
+    ck_assert_msg(!rs_checkpoint_load(path, &back, &s, &err), "%s", err.msg);
+    assert_same_model(&m, &back);
+    ck_assert_int_eq(back.cfg.attention, RS_ATT_NONE);
+    ck_assert_msg(!rs_checkpoint_save(again, &back, NULL, &err), "%s", err.msg);
+    size_t size1, size2;
+    unsigned char *one = testfile_read(path, &size1), *two = testfile_read(again, &size2);
+    ck_assert_uint_eq(size1, size2);
+    ck_assert(!memcmp(one, two, size1));
+    free(one);
+    free(two);
+    rs_train_state_free(&s);
+    rs_model_free(&back);
+    rs_model_free(&m);
+    testdir_remove(tmp_dir);
+}
+END_TEST
+
 /* Whether data[size] holds the bytes of text. */
 static int holds(const unsigned char *data, size_t size, const char *text)
 {
@@ -699,6 +731,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_crc32);
     tcase_add_test(tc, test_round_trip_with_state);
     tcase_add_test(tc, test_round_trip_without_state);
+    tcase_add_test(tc, test_round_trip_no_attention);
     tcase_add_test(tc, test_round_trip_tied);
     tcase_add_test(tc, test_shared_vocab);
     tcase_add_test(tc, test_corrupted_byte);

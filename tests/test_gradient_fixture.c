@@ -2,7 +2,8 @@
  * scripts/reference-score.py, a plain-Python float64 model.md, computed
  * Σ -log p of three pairs and its gradient (central differences, h = 1e-6)
  * for tiny models (Vs = Vt = 9, m = 3, n = 4, a = 5, l = 3) with additive and
- * with scaled-dot attention. The fixture in tests/fixtures/gradient/ holds
+ * with scaled-dot attention, and without (none: the fixed context
+ * c = [→h_S ; ←h_1]). The fixture in tests/fixtures/gradient/ holds
  * the weights (KIND.safetensors), the pairs as ids without </s> (pairs.txt)
  * and the loss and every tensor's gradient (KIND.grad.txt: `loss X`, then
  * `tensor NAME COUNT` and COUNT values). Regenerate it with
@@ -171,12 +172,19 @@ START_TEST(scaled_dot_gradient_matches_python_reference)
 }
 END_TEST
 
+START_TEST(none_gradient_matches_python_reference)
+{
+    check_fixture("none");
+}
+END_TEST
+
 Suite *gradient_fixture_suite(void)
 {
     Suite *s = suite_create("gradient fixture");
     TCase *tc = tcase_create("python reference");
     tcase_add_test(tc, additive_gradient_matches_python_reference);
     tcase_add_test(tc, scaled_dot_gradient_matches_python_reference);
+    tcase_add_test(tc, none_gradient_matches_python_reference);
     suite_add_tcase(s, tc);
     return s;
 }

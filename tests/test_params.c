@@ -15,8 +15,9 @@ static void sizes(rs_config *cfg, const char *attention)
     cfg->attention = rs_attention_kind_parse(attention);
 }
 
-/* The kinds a model can have ('dot' makes none: names_and_refusals). */
-static const int kinds[] = {RS_ATT_ADDITIVE, RS_ATT_GENERAL, RS_ATT_SCALED_DOT};
+/* The kinds a model can have ('dot' makes no model: names_and_refusals;
+ * none has no att.* tensor at all). */
+static const int kinds[] = {RS_ATT_ADDITIVE, RS_ATT_GENERAL, RS_ATT_SCALED_DOT, RS_ATT_NONE};
 enum { KINDS = sizeof kinds / sizeof *kinds };
 
 START_TEST(layout_shapes_follow_the_model)
@@ -28,7 +29,9 @@ START_TEST(layout_shapes_follow_the_model)
     sizes(&cfg, kind);
     ck_assert_msg(rs_layout_init(&layout, &cfg, &err) == 0, "%s", err.msg);
     const int Vs = 11, Vt = 7, m = 3, n = 4, a = 5, l = 2, additive = kinds[_i] == RS_ATT_ADDITIVE;
-    /* model.md's table, with att.K [n, 2n] for general and scaled-dot. */
+    const int keyed = kinds[_i] == RS_ATT_GENERAL || kinds[_i] == RS_ATT_SCALED_DOT;
+    /* model.md's table, with att.K [n, 2n] for general and scaled-dot, and
+     * no att.* for none. */
     const struct {
         const char *name;
         int rows, cols;
@@ -47,7 +50,7 @@ START_TEST(layout_shapes_follow_the_model)
         {"att.U", additive * a, 2 * n},
         {"att.b", additive * a, 0},
         {"att.v", additive * a, 0},
-        {"att.K", (1 - additive) * n, 2 * n},
+        {"att.K", keyed * n, 2 * n},
         {"dec.W", 3 * n, m + 2 * n},
         {"dec.U", 3 * n, n},
         {"dec.b", 3 * n, 0},
@@ -86,6 +89,12 @@ START_TEST(layout_shapes_follow_the_model)
     if (additive) {
         ck_assert_ptr_eq(views.att_v, buffer + layout.info[RS_P_att_v].offset);
         ck_assert_ptr_null(views.att_K);
+    } else if (!keyed) {
+        ck_assert_ptr_null(views.att_W);
+        ck_assert_ptr_null(views.att_U);
+        ck_assert_ptr_null(views.att_b);
+        ck_assert_ptr_null(views.att_v);
+        ck_assert_ptr_null(views.att_K);
     } else {
         ck_assert_ptr_null(views.att_W);
         ck_assert_ptr_eq(views.att_K, buffer + layout.info[RS_P_att_K].offset);
@@ -106,9 +115,13 @@ START_TEST(names_and_refusals)
                   err.msg);
     cfg.attention = RS_ATT_GENERAL;
     ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k <= RS_ATT_NONE; k++)
         ck_assert_int_eq(rs_attention_kind_parse(rs_attention_kind_name(k)), k);
     ck_assert_str_eq(rs_attention_kind_name(RS_ATT_SCALED_DOT), "scaled-dot");
+    /* The names' indices are what checkpoints hold: none comes last. */
+    ck_assert_int_eq(rs_attention_kind_parse("additive"), 0);
+    ck_assert_int_eq(rs_attention_kind_parse("scaled-dot"), 3);
+    ck_assert_int_eq(rs_attention_kind_parse("none"), 4);
     ck_assert_int_eq(rs_attention_kind_parse("Additive"), -1);
     ck_assert_int_eq(rs_attention_kind_parse(""), -1);
     ck_assert_int_eq(rs_param_index("att.w"), -1);
@@ -117,7 +130,7 @@ START_TEST(names_and_refusals)
     sizes(&cfg, "additive");
     ck_assert_int_eq(rs_config_set(&cfg, "attention", "bahdanau", &err), -1); /* names: config.c */
     ck_assert_msg(strstr(err.msg, "bahdanau") != NULL, "%s", err.msg);
-    cfg.attention = RS_ATT_SCALED_DOT + 1;
+    cfg.attention = RS_ATT_NONE + 1;
     ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
     sizes(&cfg, "additive");
     cfg.tgt_vocab = 3;
@@ -129,6 +142,9 @@ START_TEST(names_and_refusals)
     ck_assert_msg(strstr(err.msg, "l=0") != NULL, "%s", err.msg);
     /* a only matters to additive attention. */
     sizes(&cfg, "general");
+    cfg.att = 0;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
+    sizes(&cfg, "none");
     cfg.att = 0;
     ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
     sizes(&cfg, "additive");

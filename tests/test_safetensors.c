@@ -276,9 +276,11 @@ static void assert_import_fails(const char *path, const char *what)
 
 START_TEST(test_round_trip)
 {
-    static const char *const kinds[] = {"additive", "general", "scaled-dot"};
+    static const char *const kinds[] = {"additive", "general", "scaled-dot", "none"};
+    static const char *const names[] = {"rnnsearch-default", "rnnsearch-general",
+                                        "rnnsearch-scaled-dot", "rnnsearch-none"};
     make_tmp_dir();
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         rs_model m, back;
         rs_error err = {{0}};
         char path[256];
@@ -315,12 +317,11 @@ START_TEST(test_round_trip)
         ck_assert_str_eq(rs_json_get(meta, "l")->string, "2");
         ck_assert_str_eq(rs_json_get(meta, "normalization")->string, "NFC");
         ck_assert_str_eq(rs_json_get(meta, "attention")->string, kinds[k]);
-        ck_assert_str_eq(rs_json_get(meta, "model")->string, k == 0   ? "rnnsearch-default"
-                                                             : k == 1 ? "rnnsearch-general"
-                                                                      : "rnnsearch-scaled-dot");
+        ck_assert_str_eq(rs_json_get(meta, "model")->string, names[k]);
         ck_assert_ptr_nonnull(rs_json_get(h, "src_emb"));
         ck_assert_int_eq(rs_json_get(h, "att.W") != NULL, k == 0);
-        ck_assert_int_eq(rs_json_get(h, "att.K") != NULL, k != 0);
+        ck_assert_int_eq(rs_json_get(h, "att.K") != NULL, k == 1 || k == 2);
+        ck_assert_int_eq(back.cfg.attention, rs_attention_kind_parse(kinds[k]));
         const rs_json *dec = rs_json_get(h, "dec.W");
         ck_assert_str_eq(rs_json_get(dec, "dtype")->string, "F32");
         const rs_json *shape = rs_json_get(dec, "shape");

@@ -858,6 +858,82 @@ START_TEST(align_cuts_long_sources_as_score_does)
 }
 END_TEST
 
+/* A model with --attention none is served: its translations come with
+ * "alignment": null and "no_alignment" saying why, /api/align is refused
+ * with 400 and the same words. */
+START_TEST(a_model_without_attention_answers_without_alignment)
+{
+    char cmd[1024], path[256];
+    snprintf(cmd, sizeof cmd,
+             "%s train --train corpora/reorder/dev.tsv --out %s/none --epochs 1 --emb 8 "
+             "--hidden 8 --maxout 8 --attention none --quiet > %s/none.log 2>&1",
+             testprog_path(), model_dir, model_dir);
+    ck_assert_msg(system(cmd) == 0, "training the none model failed: %s", cmd);
+    snprintf(path, sizeof path, "%s/none/last.ckpt", model_dir);
+    rs_model none;
+    rs_codec none_codec;
+    rs_error err;
+    ck_assert_msg(!rs_checkpoint_load(path, &none, NULL, &err), "%s", err.msg);
+    ck_assert_msg(!rs_codec_for_model(&none_codec, &none, &err), "%s", err.msg);
+    rs_serve_model served[2] = {{"none", &none, &none_codec}, {"reorder", &model, &codec}};
+    const rs_serve_options opt = test_options(1, 4, 10);
+    rs_server *s;
+    ck_assert_msg(rs_server_start(&s, served, 2, &opt, &err) == 0, "%s", err.msg);
+    const int port = rs_server_port(s);
+    answer *a = &answers[0];
+    request(port, "POST", "/api/translate", "{\"text\": \"the tall horse\", \"beam\": 2}", a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_json *j = json_of(a);
+    const rs_json *h = item(rs_json_get(j, "hypotheses"), 0);
+    ck_assert_int_eq(rs_json_get(h, "alignment")->type, RS_JSON_NULL);
+    ck_assert_ptr_nonnull(strstr(str(h, "no_alignment"), "--attention none"));
+    rs_json_free(j);
+    request(port, "POST", "/api/align", "{\"source\": \"the tall horse\", \"target\": \"ka\"}", a);
+    expect_error(a, 400, "has no alignment", "align of a none model");
+    /* The attentive model beside it still aligns. */
+    request(port, "POST", "/api/align",
+            "{\"source\": \"the tall horse\", \"target\": \"ka\", \"model\": \"reorder\"}", a);
+    ck_assert_msg(a->status == 200, "%.300s", a->text);
+    rs_server_stop(s);
+    rs_codec_free(&none_codec);
+    rs_model_free(&none);
+}
+END_TEST
+
+/* The training view of a run with --attention none says there are no
+ * watched alignments and why; its replay is refused with the same words. */
+START_TEST(the_run_view_of_a_model_without_attention_says_why_nothing_is_watched)
+{
+    char run[128];
+    testdir_make(run, "rs_none_run");
+    testfile_put(run, "train.log",
+                 "2026-11-26T00:00:00Z configuration: src_vocab=9 tgt_vocab=9 attention=none "
+                 "tie_embeddings=0\n");
+    testfile_put(run, "train.log.tsv", "step\tepoch\ttrain_loss\n10\t1\t2.5\n");
+    size_t len;
+    int status;
+    rs_error err;
+    char *json = rs_run_log_json(run, 1 << 20, &len, &status, &err);
+    ck_assert_msg(json != NULL, "%s", err.msg);
+    rs_json *j = rs_json_parse(json, len, &err);
+    ck_assert_msg(j != NULL, "%s", err.msg);
+    ck_assert_ptr_nonnull(strstr(str(j, "no_alignment"), "--attention none"));
+    rs_json_free(j);
+    free(json);
+    FILE *out = tmpfile();
+    ck_assert_int_eq(rs_run_write_replay(out, run, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no watch.jsonl to replay: a model with --attention none"), "%s",
+                  err.msg);
+    fclose(out);
+    /* An attentive run's answer has no such member. */
+    testfile_put(run, "train.log", "configuration: attention=additive\n");
+    json = rs_run_log_json(run, 1 << 20, &len, &status, &err);
+    ck_assert_ptr_null(strstr(json, "no_alignment"));
+    free(json);
+    testdir_remove(run);
+}
+END_TEST
+
 typedef struct {
     int port, ok, busy, wrong;
     const char *expected;
@@ -2672,6 +2748,8 @@ Suite *serve_suite(void)
     tcase_add_test(tc, many_keys_are_checked_in_linear_time);
     tcase_add_test(tc, framing_log_and_quoted_text);
     tcase_add_test(tc, align_cuts_long_sources_as_score_does);
+    tcase_add_test(tc, a_model_without_attention_answers_without_alignment);
+    tcase_add_test(tc, the_run_view_of_a_model_without_attention_says_why_nothing_is_watched);
     tcase_add_test(tc, the_command_stops_gracefully_and_guards_open_addresses);
     tcase_add_test(tc, the_run_view_reads_a_watch_file_while_training_appends);
     tcase_add_test(tc, words_merge_pieces_as_align_words_does);

@@ -172,8 +172,8 @@ def test_a_closed_model_says_so(model_dir):
 
 def test_version_is_the_program_s(run):
     assert run(["--version"]) == "rnnsearch %s\n" % rnnsearch.version()
-    with open(os.path.join(REPO, "python", "pyproject.toml")) as f:
-        assert 'version = "%s"' % rnnsearch.version() in f.read()
+    with open(os.path.join(REPO, "python", "_backend", "rnnsearch_backend.py")) as f:
+        assert 'VERSION = "%s"' % rnnsearch.version() in f.read()
 
 
 def test_plot_draws_the_matrix(model):
@@ -185,12 +185,19 @@ def test_plot_draws_the_matrix(model):
     assert "\uffed-\uffed" in a.target_tokens
     ax = a.plot()
     assert [t.get_text() for t in ax.get_xticklabels()] == a.source_tokens + ["</s>"]
+    # Labels as `rnnsearch align -f svg` draws them: the joiner marks dropped.
+    assert [t.get_text() for t in ax.get_yticklabels()] == a.target_labels
+    assert "-" in a.target_labels and "\uffed-\uffed" not in a.target_labels
+    np.testing.assert_array_equal(ax.images[0].get_array(), a.weights)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("source", "target")
+    assert len(ax.figure.axes) == 2  # the matrix and its colour bar
+    ax = a.plot(joiner=None, colorbar=False)
+    assert [t.get_text() for t in ax.get_yticklabels()] == a.target_tokens + ["</s>"]
+    assert len(ax.figure.axes) == 1
+    ax = a.plot(joiner="\u00b7")
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         t.replace("\uffed", "\u00b7") for t in a.target_tokens
     ] + ["</s>"]
-    np.testing.assert_array_equal(ax.images[0].get_array(), a.weights)
-    ax = a.plot(joiner=None)
-    assert [t.get_text() for t in ax.get_yticklabels()] == a.target_tokens + ["</s>"]
 
 
 def test_from_another_directory(model_dir, tmp_path):
@@ -199,3 +206,20 @@ def test_from_another_directory(model_dir, tmp_path):
     p = subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, capture_output=True, check=False)
     assert p.returncode == 0, p.stderr.decode()
     assert p.stdout.decode() == rnnsearch.Model(model_dir).translate(["21 May 2001"])[0] + "\n"
+
+
+def test_a_model_without_attention_has_no_alignment(program, tmp_path):
+    """--attention none: it translates and scores; an alignment of it is
+    refused with the library's words, not drawn from meaningless weights."""
+    out = str(tmp_path / "none")
+    subprocess.run([program, "train", "--train", os.path.join(REPO, "corpora", "dates", "train.tsv"),
+                    "--out", out, "--attention", "none", "--max-steps", "20", "--epochs", "1",
+                    "--threads", "1", "--hidden", "16", "--emb", "8", "--maxout", "8", "--quiet"],
+                   check=True)
+    m = rnnsearch.Model(out)
+    assert isinstance(m.translate("21 May 2001"), str)
+    assert m.score("21 May 2001", "2001-05-21") < 0
+    for call in (lambda: m.align("21 May 2001", "2001-05-21"), lambda: m.align("21 May 2001"),
+                 lambda: m.hypotheses(["21 May 2001"], alignment=True)):
+        with pytest.raises(rnnsearch.Error, match="--attention none"):
+            call()

@@ -106,6 +106,8 @@ static int parse_request(int argc, char **argv, rs_explain_input *in, int *digit
         case OPT_SCALE: in->scale = 1; break;
         case OPT_SCORE: {
             int kind = rs_attention_kind_parse(optarg);
+            if (kind == RS_ATT_NONE)
+                return rs_cli_usage_error(PROG, "--score none: " RS_NO_ALIGNMENT_WHY);
             if (kind < 0)
                 return rs_cli_usage_error(
                     PROG, "--score: '%s' is not one of dot, scaled-dot, general or additive",

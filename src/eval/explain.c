@@ -179,6 +179,8 @@ static int check_mask(const rs_matrix *m, int nk, int nq, rs_error *err)
 
 int rs_explain_check(const rs_explain_input *in, rs_error *err)
 {
+    if (in->score == RS_ATT_NONE)
+        return rs_fail(err, RS_NO_ALIGNMENT_WHY);
     if ((unsigned)in->score > RS_ATT_SCALED_DOT)
         return rs_fail(err, "unknown score function");
     if (!rs_matrix_given(&in->keys))
@@ -214,6 +216,7 @@ int rs_explain_check(const rs_explain_input *in, rs_error *err)
         break;
     case RS_ATT_ADDITIVE:
         return check_additive(in, dq, dk, err) ? -1 : check_mask(&in->mask, nk, nq, err);
+    case RS_ATT_NONE: break; /* refused above */
     }
     return check_mask(&in->mask, nk, nq, err);
 }

@@ -169,6 +169,7 @@ static void score_formula(sbuf *b, const rs_explain_input *in, const char *e)
     case RS_ATT_ADDITIVE:
         sb_printf(b, "%s = v . tanh(Wq q + Wk k_j%s)", e, rs_matrix_given(&in->b) ? " + b" : "");
         break;
+    case RS_ATT_NONE: break; /* no scores: rs_explain_check refuses it */
     }
 }
 
@@ -424,6 +425,7 @@ static void report_matrix(sbuf *b, const rs_explain_input *in, const rs_explain_
     case RS_ATT_ADDITIVE:
         sb_printf(b, "S_ij = v . tanh(Wq q_i%s + Wk k_j)", rs_matrix_given(&in->b) ? " + b" : "");
         break;
+    case RS_ATT_NONE: break; /* refused by rs_explain_check */
     }
     if (res->divisor != 1.0)
         sb_printf(b, " / sqrt(%d) (= %s)", dk, num(t, res->divisor, b->digits));

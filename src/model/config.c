@@ -5,7 +5,7 @@
 
 #include "model/config.h"
 
-const char *const rs_attention_names[] = {"additive", "general", "dot", "scaled-dot", NULL};
+const char *const rs_attention_names[] = {"additive", "general", "dot", "scaled-dot", "none", NULL};
 const char *const rs_tokenizer_names[] = {"word", "char", "spm", "space", NULL};
 const char *const rs_lr_schedule_names[] = {"constant", "noam", "inverse-sqrt", "plateau", NULL};
 const char *const rs_post_process_names[] = {"none", "bpe", "sentencepiece", "joiner", NULL};

@@ -45,7 +45,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(hidden, 128, "n: GRU hidden size per direction", 1, RS_SIZE_LIMIT)                           \
     I(att, 128, "a: attention size", 1, RS_SIZE_LIMIT)                                             \
     I(maxout, 64, "l: maxout units of the deep output", 1, RS_SIZE_LIMIT)                          \
-    E(attention, "additive", "score: additive, general, scaled-dot", rs_attention_names)           \
+    E(attention, "additive", "score: additive, general, scaled-dot or none", rs_attention_names)   \
     I(tie_embeddings, 0, "W_out is tgt_emb: tied output layer (needs --maxout = --emb)", 0, 1)     \
     /* text */                                                                                     \
     I(lowercase, 0, "lower-case text before tokenizing", 0, 1)                                     \

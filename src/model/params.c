@@ -19,7 +19,7 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
     const int Vs = cfg->src_vocab, Vt = cfg->tgt_vocab, m = cfg->emb, n = cfg->hidden;
     const int a = cfg->att, l = cfg->maxout;
     const int kind = cfg->attention;
-    if (kind < RS_ATT_ADDITIVE || kind > RS_ATT_SCALED_DOT)
+    if (kind < RS_ATT_ADDITIVE || kind > RS_ATT_NONE)
         return rs_fail(err, "unknown attention kind %d", kind);
     if (kind == RS_ATT_DOT)
         return rs_fail(err,
@@ -29,6 +29,7 @@ int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
                        "'general' (the same tensors, the same results)",
                        n, 2 * n);
     const int additive = kind == RS_ATT_ADDITIVE, tied = cfg->tie_embeddings != 0;
+    const int keyed = kind == RS_ATT_GENERAL || kind == RS_ATT_SCALED_DOT;
     if (Vs < RS_RESERVED || Vt < RS_RESERVED)
         return rs_fail(err, "vocabularies must hold at least the %d reserved ids", RS_RESERVED);
     if (Vs > RS_MAX_VOCAB || Vt > RS_MAX_VOCAB)

@@ -21,13 +21,24 @@
  * the parameter-free s · h, which no model has: s has n entries and h 2n, so
  * rs_layout_init refuses it (until 29, "dot" named s · (K h), general's
  * function under a second name); eval/explain's scores, over vectors it is
- * given, still compute it. */
+ * given, still compute it. RS_ATT_NONE is the fixed-length encoder–decoder
+ * (RNNencdec, Cho et al. 2014, as Bahdanau et al. compare it): the decoder
+ * reads one context for every step and there are no attention tensors. */
 typedef enum {
     RS_ATT_ADDITIVE = 0, /* v · tanh(W s + U h + b)  (model.md) */
     RS_ATT_GENERAL,      /* s · (K h), K [n, 2n]                */
     RS_ATT_DOT,          /* s · h: refused, see above           */
     RS_ATT_SCALED_DOT,   /* s · (K h) / sqrt(n)                 */
+    RS_ATT_NONE,         /* no attention: c = [→h_S ; ←h_1]      */
 } rs_attention_kind;
+
+/* Why a model with --attention none has no alignment, for the messages of
+ * everything that would show one (align, explain, translate's alignment
+ * outputs, serve, the training watch). */
+#define RS_NO_ALIGNMENT_WHY                                                                        \
+    "a model with --attention none (the fixed-length encoder-decoder) has no alignment: its "      \
+    "decoder reads one fixed context c = [fwd h_S ; bwd h_1] at every step, with no weights "      \
+    "over the source words"
 
 /* Returns -1 for an unknown name. */
 int rs_attention_kind_parse(const char *name);
@@ -35,7 +46,8 @@ const char *rs_attention_kind_name(int kind);
 
 /* X(field, "export name", rows, cols): cols == 0 means a vector of `rows`.
  * Expressions may use: Vs, Vt, m, n, a, l, additive (1 when additive attention),
- * tied (1 when tie_embeddings). */
+ * keyed (1 when general or scaled-dot: att.K), tied (1 when tie_embeddings).
+ * With --attention none both additive and keyed are 0: no att.* tensor. */
 #define RS_PARAM_TABLE(X)                                                                          \
     X(src_emb, "src_emb", Vs, m)                                                                   \
     X(tgt_emb, "tgt_emb", Vt, m)                                                                   \
@@ -51,7 +63,7 @@ const char *rs_attention_kind_name(int kind);
     X(att_U, "att.U", additive *a, 2 * n)                                                          \
     X(att_b, "att.b", additive *a, 0)                                                              \
     X(att_v, "att.v", additive *a, 0)                                                              \
-    X(att_K, "att.K", (1 - additive) * n, 2 * n)                                                   \
+    X(att_K, "att.K", keyed *n, 2 * n)                                                             \
     X(dec_W, "dec.W", 3 * n, m + 2 * n)                                                            \
     X(dec_U, "dec.U", 3 * n, n)                                                                    \
     X(dec_b, "dec.b", 3 * n, 0)                                                                    \

@@ -15,7 +15,18 @@
  * (or K), b_a and the annotations (rs_attention_keys_backward), and
  * d(W_a s_{i−1}) of every step to W_a (rs_attention_query_backward):
  *
- *   dU += Σ_j dkey_j h_jᵀ,  db_a += Σ_j dkey_j,  dh_j += Uᵀ dkey_j,  dW_a += Σ_i d(W_a s_{i−1}) s_{i−1}ᵀ */
+ *   dU += Σ_j dkey_j h_jᵀ,  db_a += Σ_j dkey_j,  dh_j += Uᵀ dkey_j,  dW_a += Σ_i d(W_a s_{i−1}) s_{i−1}ᵀ
+ *
+ * none (the fixed-length encoder–decoder, RNNencdec): no scores, no weights;
+ * every step's context is the same c = [→h_S ; ←h_1], the forward half of the
+ * annotation at the sentence's own last position S = src_len (not the
+ * batch's padded end) and the backward half of the annotation at position 1:
+ *
+ *   c_i[0 … n−1] = h_S[0 … n−1]        dh_S[0 … n−1]  += dc_i[0 … n−1]
+ *   c_i[n … 2n−1] = h_1[n … 2n−1]      dh_1[n … 2n−1] += dc_i[n … 2n−1]
+ *
+ * summed over the steps i as each step's backward runs. α is all 0: there is
+ * no alignment. */
 #include <math.h>
 #include <string.h>
 
@@ -25,12 +36,16 @@
 
 int rs_attention_key_size(int kind, int n, int a)
 {
+    if (kind == RS_ATT_NONE)
+        return 0;
     return kind == RS_ATT_ADDITIVE ? a : n;
 }
 
-/* The key side's matrix: U_a (additive) or K. */
+/* The key side's matrix: U_a (additive), none (NULL) or K. */
 static float *key_side(const rs_tensors *t, int kind)
 {
+    if (kind == RS_ATT_NONE)
+        return NULL;
     return kind == RS_ATT_ADDITIVE ? t->att_U : t->att_K;
 }
 
@@ -71,6 +86,8 @@ static float dot_scale(int kind, int n)
 
 void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w)
 {
+    if (w->kind == RS_ATT_NONE)
+        return; /* no keys */
     const double phase_t0 = rs_phase_start();
     const int ka = rs_attention_key_size(w->kind, w->n, w->a);
     /* key_j = U h_j (+ b_a) */
@@ -83,6 +100,8 @@ void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attent
 void rs_attention_keys_backward(rs_mat d_annotations, const rs_attention_grads *g, rs_cmat d_keys,
                                 rs_cmat annotations, const rs_attention_weights *w)
 {
+    if (w->kind == RS_ATT_NONE)
+        return;
     const double phase_t0 = rs_phase_start();
     const int ka = rs_attention_key_size(w->kind, w->n, w->a);
     /* forward was: key_j = U h_j (+ b_a). */
@@ -104,10 +123,49 @@ void rs_attention_softmax(float *x, int len, int total)
         x[j] = 0.0f;
 }
 
+/* The row of annotation j of row b's sentence, [2n] (time-major). */
+static const float *annotation_of(const rs_attention_source *src, int j, int b, int n2)
+{
+    return src->annotations + ((size_t)j * source_rows(src) + (size_t)sentence_of(src, b)) * n2;
+}
+
+/* none: c_b = [→h_S ; ←h_1] of row b's sentence, S its own length, for
+ * every step; α_b = 0. */
+static void fixed_context_forward(const rs_attention_step *st, const rs_attention_source *src,
+                                  int n)
+{
+    const int B = src->B, S = src->S;
+    memset(st->alpha, 0, sizeof(float) * (size_t)B * S);
+    for (int b = 0; b < B; b++) {
+        float *c = st->context + (size_t)b * 2 * n;
+        memcpy(c, annotation_of(src, src->src_len[b] - 1, b, 2 * n), sizeof(float) * n);
+        memcpy(c + n, annotation_of(src, 0, b, 2 * n) + n, sizeof(float) * n);
+    }
+}
+
+/* Its backward: forward was c = [h_S[0 … n−1] ; h_1[n … 2n−1]], a copy,
+ * so dh_S[0 … n−1] += dc[0 … n−1] and dh_1[n … 2n−1] += dc[n … 2n−1]. */
+static void fixed_context_backward(const rs_attention_step_grads *d, const rs_attention_source *src,
+                                   int n)
+{
+    const size_t N = (size_t)source_rows(src), n2 = 2 * (size_t)n;
+    for (int b = 0; b < src->B; b++) {
+        const float *dc = d->context + (size_t)b * n2;
+        const size_t x = (size_t)sentence_of(src, b), last = (size_t)src->src_len[b] - 1;
+        rs_vaxpy(d->annotations + (last * N + x) * n2, 1.0f, dc, (size_t)n);
+        rs_vaxpy(d->annotations + x * n2 + n, 1.0f, dc + n, (size_t)n);
+    }
+}
+
 void rs_attention_forward(const rs_attention_step *st, const rs_attention_source *src,
                           const rs_attention_weights *w)
 {
     const double phase_t0 = rs_phase_start();
+    if (w->kind == RS_ATT_NONE) {
+        fixed_context_forward(st, src, w->n);
+        rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
+        return;
+    }
     const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S, N = source_rows(src);
     const int ka = rs_attention_key_size(kind, n, a), n2 = 2 * n;
     /* W_a s_{i-1}: once per row, for all j */
@@ -144,6 +202,11 @@ void rs_attention_backward(const rs_attention_step_grads *d, const rs_attention_
                            const rs_attention_weights *w)
 {
     const double phase_t0 = rs_phase_start();
+    if (w->kind == RS_ATT_NONE) {
+        fixed_context_backward(d, src, w->n);
+        rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
+        return;
+    }
     const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S, N = source_rows(src);
     const int ka = rs_attention_key_size(kind, n, a), n2 = 2 * n;
     const float scale = dot_scale(kind, n);

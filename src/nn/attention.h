@@ -5,6 +5,8 @@
  *   additive (model.md):  φ_ij = tanh(W_a s_{i-1} + U_a h_j + b_a),  ε_ij = v_a · φ_ij
  *   general:              ε_ij = s_{i-1} · (K h_j)
  *   scaled-dot:           ε_ij = s_{i-1} · (K h_j) / √n
+ *   none:                 no scores: c_i = c = [→h_S ; ←h_1] for every i, S the
+ *                         sentence's own length, and α_ij = 0 (no alignment)
  *
  * The key side (U_a h_j + b_a, or K h_j) does not depend on i: it is computed
  * once per batch for all positions (rs_attention_keys_forward), and its
@@ -12,7 +14,7 @@
  * query side's dW_a (rs_attention_query_backward). A step's forward and
  * backward are rs_attention_forward and rs_attention_backward.
  * Shapes: B batch, S source length (max of the batch), n hidden, 2n annotation,
- * a attention size, ka key size (a for additive, n otherwise).
+ * a attention size, ka key size (a for additive, 0 for none, n otherwise).
  * Source-side tensors are time-major: annotations [S,B,2n], keys [S,B,ka]. */
 #ifndef RS_ATTENTION_H
 #define RS_ATTENTION_H
@@ -20,12 +22,13 @@
 #include "model/params.h"
 #include "nn/linalg.h"
 
-/* Key size for the kind: a (additive) or n. */
+/* Key size for the kind: a (additive), 0 (none: no keys) or n. */
 int rs_attention_key_size(int kind, int n, int a);
 
 /* The attention's weights: kind, n hidden, a attention size; the query side
  * W_a [a,n] and v_a [a] (additive; NULL otherwise); the key side U, which
- * is U_a [a,2n] with b_a [a] (additive) or K [n,2n] with no bias. */
+ * is U_a [a,2n] with b_a [a] (additive) or K [n,2n] with no bias; none has
+ * no tensors (all NULL). */
 typedef struct {
     int kind, n, a;
     const float *W, *v; /* W_a, v_a */
@@ -43,7 +46,8 @@ typedef struct {
 rs_attention_weights rs_attention_weights_of(const rs_tensors *t, int kind, int n, int a);
 rs_attention_grads rs_attention_grads_of(const rs_tensors *g, int kind);
 
-/* keys [R,ka] = annotations [R,2n] Uᵀ (+ b_a for additive), R = S·B. */
+/* keys [R,ka] = annotations [R,2n] Uᵀ (+ b_a for additive), R = S·B;
+ * nothing for none. */
 void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w);
 
 /* Its backward: annotations' gradient d_annotations [R,2n] += d_keys U;
@@ -87,11 +91,13 @@ typedef struct {
     float *alpha, *scores;
 } rs_attention_step_grads;
 
-/* c_i = Σ_j α_ij h_j with α_i = softmax_j(ε(s_{i-1}, key_j)). */
+/* c_i = Σ_j α_ij h_j with α_i = softmax_j(ε(s_{i-1}, key_j)); for none
+ * c_i = [→h_S ; ←h_1] (the annotations' halves) and α_i = 0. */
 void rs_attention_forward(const rs_attention_step *st, const rs_attention_source *src,
                           const rs_attention_weights *w);
 
-/* Its backward, into d and (dv_a, per step) g. */
+/* Its backward, into d and (dv_a, per step) g; for none, dc_i's halves
+ * added to d->annotations at (S, forward half) and (1, backward half). */
 void rs_attention_backward(const rs_attention_step_grads *d, const rs_attention_grads *g,
                            const rs_attention_step *st, const rs_attention_source *src,
                            const rs_attention_weights *w);

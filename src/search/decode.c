@@ -48,6 +48,18 @@ int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err
     return 0;
 }
 
+int rs_alignment_check(const rs_model *const *models, int n_models, const char *what, rs_error *err)
+{
+    for (int k = 0; k < n_models; k++) {
+        if (models[k]->cfg.attention != RS_ATT_NONE)
+            continue;
+        if (n_models == 1)
+            return rs_fail(err, "%s: %s", what, RS_NO_ALIGNMENT_WHY);
+        return rs_fail(err, "%s: model %d of the ensemble: %s", what, k + 1, RS_NO_ALIGNMENT_WHY);
+    }
+    return 0;
+}
+
 static void member_free(rs_member *mb)
 {
     rs_workspace_free(&mb->ws);

@@ -64,6 +64,14 @@ int rs_ensemble_weights_check(const float *weights, int n_models, rs_error *err)
  * unweighted mean bit for bit; NULL keeps that mean. */
 int rs_decoder_weigh(rs_decoder *dec, const float *weights, rs_error *err);
 
+/* Fails when an alignment is asked of models of which one has --attention
+ * none (RS_NO_ALIGNMENT_WHY, after `what`: the option or request that asked).
+ * Such a model translates and scores like any other, alone or in an ensemble
+ * with attentive ones (it averages in its log-probabilities); only its α
+ * would be meaningless (all 0), so nothing shows or uses them. */
+int rs_alignment_check(const rs_model *const *models, int n_models, const char *what,
+                       rs_error *err);
+
 int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models, int max_sentences,
                     int rows_per_sentence, int max_S, rs_error *err);
 void rs_decoder_free(rs_decoder *dec);

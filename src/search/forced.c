@@ -7,6 +7,7 @@
 
 #include "search/forced.h"
 #include "nn/network.h"
+#include "search/decode.h"
 
 void rs_forced_free(rs_forced *f)
 {
@@ -69,6 +70,8 @@ int rs_forced_decode(const rs_model *const *models, int n_models, const rs_datas
     if (data->count == 0)
         return 0;
     const int want_alignment = (want & RS_FORCED_ALIGNMENT) != 0;
+    if (want_alignment && rs_alignment_check(models, n_models, "forced alignment", err))
+        return -1;
     int *order = rs_calloc((size_t)data->count, sizeof(int), err);
     /* Pairs of similar source length score together. */
     int status = order ? rs_batch_length_order(data->count, data->src_len, order, err) : -1;

@@ -79,6 +79,9 @@ int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_m
                            "tokenizer): an ensemble needs one text pipeline",
                            k + 1);
     }
+    if ((opt->want_alignment && rs_alignment_check(models, n_models, "alignment", err)) ||
+        (opt->replace_unk && rs_alignment_check(models, n_models, "replacing <unk>", err)))
+        return -1;
     if (opt->beam < 1 || opt->n_best < 1 || opt->n_best > opt->beam || opt->batch_size < 1 ||
         opt->max_len < 0 || opt->max_src_len < 0)
         return rs_fail(err, "translation options out of range (beam %d, n-best %d, batch %d)",

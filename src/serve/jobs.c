@@ -59,13 +59,20 @@ enum MHD_Result rs_serve_submit(rs_server *s, request *rq)
     return MHD_YES;
 }
 
-/* batch_size sentences decoded together, with their alignments; the
- * pipeline's defaults else. */
-static void translate_options(rs_translate_options *opt, int beam, int n_best, int batch_size)
+/* Whether a model has an alignment to show (not --attention none). */
+static int has_alignment(const rs_model *model)
+{
+    return model->cfg.attention != RS_ATT_NONE;
+}
+
+/* batch_size sentences decoded together, with their alignments when the
+ * model has them; the pipeline's defaults else. */
+static void translate_options(rs_translate_options *opt, int beam, int n_best, int batch_size,
+                              const rs_model *model)
 {
     rs_translate_options_default(opt);
     opt->batch_size = batch_size;
-    opt->want_alignment = 1;
+    opt->want_alignment = has_alignment(model);
     opt->beam = beam;
     opt->n_best = n_best;
 }
@@ -97,6 +104,13 @@ static int write_result(worker *w, const request *rq, int i, const rs_translated
         fputs(",\"logprob\":", out);
         rs_serve_json_number(out, h->logprob);
         fprintf(out, ",\"finished\":%s,", h->finished ? "true" : "false");
+        if (!has_alignment(w->server->model_ptrs[rq->model])) {
+            /* --attention none: said in the answer, where the matrix would be. */
+            fputs("\"alignment\":null,\"no_alignment\":", out);
+            rs_json_write_string(out, RS_NO_ALIGNMENT_WHY);
+            putc('}', out);
+            continue;
+        }
         if (!h->alignment) {
             rc = rs_fail(err, "the translation came without its alignment");
             break;
@@ -146,7 +160,7 @@ static rs_translator *translator_for(worker *w, const request *rq, rs_translator
     rs_translator *tr = &w->tr[rq->model];
     rs_translate_options opt;
     if (rq->count > 1) {
-        translate_options(&opt, rq->beam, rq->n_best, rq->count);
+        translate_options(&opt, rq->beam, rq->n_best, rq->count, s->model_ptrs[rq->model]);
         if (rs_translator_init(fresh, &s->model_ptrs[rq->model], 1, s->models[rq->model].codec,
                                &opt, err))
             return NULL;
@@ -154,7 +168,7 @@ static rs_translator *translator_for(worker *w, const request *rq, rs_translator
     }
     if (tr->opt.beam == rq->beam && tr->opt.n_best == rq->n_best)
         return tr;
-    translate_options(&opt, rq->beam, rq->n_best, 1);
+    translate_options(&opt, rq->beam, rq->n_best, 1, s->model_ptrs[rq->model]);
     rs_translator_free(tr);
     if (rs_translator_init(tr, &s->model_ptrs[rq->model], 1, s->models[rq->model].codec, &opt, err))
         return NULL;
@@ -203,8 +217,11 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     const rs_serve_model *sm = &w->server->models[rq->model];
     rs_forced f;
     rs_tokens src = {0}, tgt = {0};
-    /* Text that cannot be tokenized, or has no tokens, is the client's to fix. */
+    /* Text that cannot be tokenized, or has no tokens, is the client's to fix;
+     * so is asking a model without attention for an alignment. */
     *status = 400;
+    if (!has_alignment(w->server->model_ptrs[rq->model]))
+        return rs_fail(err, "model %s: %s", sm->name, RS_NO_ALIGNMENT_WHY);
     for (int side = RS_SIDE_SRC; side <= RS_SIDE_TGT; side++) {
         const char *name = side == RS_SIDE_SRC ? "source" : "target";
         rs_error inner;
@@ -362,8 +379,6 @@ static void *worker_main(void *arg)
 
 int rs_serve_start_workers(rs_server *s, rs_error *err)
 {
-    rs_translate_options topt;
-    translate_options(&topt, 1, 1, 1);
     for (int t = -1; t < s->opt.threads; t++) {
         worker *w = t < 0 ? &s->reader : &s->workers[t];
         w->server = s;
@@ -371,10 +386,13 @@ int rs_serve_start_workers(rs_server *s, rs_error *err)
         if (t >= 0) {
             if (!(w->tr = rs_calloc((size_t)s->n_models, sizeof *w->tr, err)))
                 return -1;
-            for (int i = 0; i < s->n_models; i++)
+            for (int i = 0; i < s->n_models; i++) {
+                rs_translate_options topt;
+                translate_options(&topt, 1, 1, 1, s->model_ptrs[i]);
                 if (rs_translator_init(&w->tr[i], &s->model_ptrs[i], 1, s->models[i].codec, &topt,
                                        err))
                     return -1;
+            }
         }
         int rc = pthread_create(&w->thread, NULL, worker_main, w);
         if (rc)

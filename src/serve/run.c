@@ -427,6 +427,26 @@ static int sample_rows(const run_file *rf, uint64_t head, log_rows *lr, rs_error
     return 0;
 }
 
+/* Whether the run trains a model with --attention none, which has no
+ * alignment to watch: the configuration line its train.log opens with says
+ * attention=none (read as the other run files are; a log that cannot be read
+ * says nothing). */
+static int run_has_no_alignment(const char *dir)
+{
+    run_file log;
+    rs_error ignored;
+    int status, found = 0;
+    char head[16384];
+    size_t got = 0;
+    if (!open_run_file(dir, "train.log", &log, &status, &ignored) && log.fd >= 0 &&
+        !read_at(&log, head, sizeof head - 1, 0, &got, &ignored)) {
+        head[got] = '\0';
+        found = strstr(head, " attention=none ") != NULL;
+    }
+    close_run_file(&log);
+    return found;
+}
+
 /* The log's answer with at most max_rows rows chosen evenly from lr, the
  * first and the last among them. Writing stops as soon as the answer passes
  * cap bytes: -1, with *fitted the rows written whole by then (so no attempt
@@ -462,9 +482,14 @@ static int write_log(FILE *f, const char *dir, const char *head, size_t head_len
             (unsigned long long)lr->rows, lr->exact ? "true" : "false",
             !lr->exact || m < lr->count ? "true" : "false", (unsigned long long)log->size);
     if (watch_refused)
-        fputs(",\"watch_bytes\":null}\n", f);
+        fputs(",\"watch_bytes\":null", f);
     else
-        fprintf(f, ",\"watch_bytes\":%llu}\n", (unsigned long long)watch->size);
+        fprintf(f, ",\"watch_bytes\":%llu", (unsigned long long)watch->size);
+    if (run_has_no_alignment(dir)) {
+        fputs(",\"no_alignment\":", f);
+        rs_json_write_string(f, RS_NO_ALIGNMENT_WHY);
+    }
+    fputs("}\n", f);
     return 0;
 }
 
@@ -631,6 +656,8 @@ int rs_run_write_replay(FILE *out, const char *dir, rs_error *err)
     char path[4200];
     snprintf(path, sizeof path, "%s/" RS_WATCH_FILE, dir);
     struct stat st;
+    if (stat(path, &st) && run_has_no_alignment(dir))
+        return rs_fail(err, "%s: no watch.jsonl to replay: %s", dir, RS_NO_ALIGNMENT_WHY);
     if (stat(path, &st))
         return rs_fail(err,
                        "%s: %s (a training writes it at each evaluation when it has a dev set "

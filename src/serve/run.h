@@ -29,7 +29,9 @@
  * rows). A log of more rows than fit is thinned: a log of at most cap bytes
  * is read whole and log_rows counts it; a longer one is sampled at evenly
  * spaced offsets (rows longer than 4 KiB are then left out) and log_rows is
- * an estimate. watch_bytes: watch.jsonl's size (null when it is refused).
+ * an estimate. watch_bytes: watch.jsonl's size (null when it is refused);
+ * no_alignment, only for a run whose train.log shows attention=none: why
+ * there are no watched alignments.
  * A malloc'd JSON text of at most cap bytes, or NULL with err and *status. */
 char *rs_run_log_json(const char *dir, size_t cap, size_t *len, int *status, rs_error *err);
 
@@ -47,7 +49,8 @@ char *rs_run_watch_json(const char *dir, uint64_t from, size_t cap, size_t *len,
 /* The replay page of a finished run: the explorer page (serve_page.html)
  * with {"log": rs_run_log_json, "watch": rs_run_watch_json from 0} embedded,
  * which it shows instead of asking a server; one self-contained HTML file.
- * A directory without watch.jsonl fails, naming it. */
+ * A directory without watch.jsonl fails, naming it (and, for a model with
+ * --attention none, saying it has no alignment). */
 int rs_run_write_replay(FILE *out, const char *dir, rs_error *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/rng.h"
+#include "model/params.h"
 #include "model/vocab.h"
 #include "text/spm.h"
 #include "text/text.h"
@@ -304,13 +305,23 @@ done:
 }
 
 /* The watched sentences (a file, else the first dev pairs) and the dev gold
- * links. */
-static int setup_watch(const rs_train_inputs *in, rs_train_run *run, rs_error *err)
+ * links. A model with --attention none has no alignment to watch: --watch
+ * and --dev-align are refused, and the default watch is off (said in a note). */
+static int setup_watch(const rs_train_inputs *in, const rs_config *cfg, rs_train_run *run,
+                       rs_error *err)
 {
     rs_watch *w = &run->watch;
     const rs_pairs *dev = &run->dev_pairs;
     w->threshold = in->align_threshold;
     w->codec = &run->codec;
+    if (cfg->attention == RS_ATT_NONE) {
+        if (in->watch_file || in->dev_align)
+            return rs_fail(err, "%s: %s", in->watch_file ? "--watch" : "--dev-align",
+                           RS_NO_ALIGNMENT_WHY);
+        if (in->note && !in->no_watch && dev->count > 0)
+            in->note(in->note_ctx, "no watch.jsonl: " RS_NO_ALIGNMENT_WHY);
+        return 0;
+    }
     if (in->watch_file ? rs_watch_read_file(w, in->watch_file, err)
                        : !in->no_watch && rs_watch_from_pairs(w, dev->src, dev->tgt, dev->count,
                                                               RS_WATCH_DEFAULT_COUNT, err))
@@ -343,7 +354,7 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
                                   in->dev_tsv ? in->dev_tsv : in->dev_src, err),
             err))
         return -1;
-    if (setup_watch(in, run, err))
+    if (setup_watch(in, cfg, run, err))
         return -1;
     if (!resume && new_model(in, cfg, run, err))
         return -1;
