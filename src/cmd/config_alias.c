@@ -346,12 +346,7 @@ static void drop_settings(rs_settings *s, const int *drop)
             s->items[kept++] = *it;
             continue;
         }
-        free(it->section);
-        free(it->key);
-        for (int k = 0; k < it->count; k++)
-            free(it->values[k]);
-        free(it->values);
-        free(it->value_lines);
+        rs_setting_free(it);
     }
     s->count = kept;
 }

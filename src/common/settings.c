@@ -6,17 +6,20 @@
 #include "common/settings.h"
 #include "common/utf8.h"
 
+void rs_setting_free(rs_setting *it)
+{
+    free(it->section);
+    free(it->key);
+    for (int k = 0; k < it->count; k++)
+        free(it->values[k]);
+    free(it->values);
+    free(it->value_lines);
+}
+
 void rs_settings_free(rs_settings *s)
 {
-    for (int i = 0; i < s->count; i++) {
-        rs_setting *it = &s->items[i];
-        free(it->section);
-        free(it->key);
-        for (int k = 0; k < it->count; k++)
-            free(it->values[k]);
-        free(it->values);
-        free(it->value_lines);
-    }
+    for (int i = 0; i < s->count; i++)
+        rs_setting_free(&s->items[i]);
     free(s->items);
     memset(s, 0, sizeof *s);
 }

@@ -48,6 +48,9 @@ int rs_settings_read(const char *path, rs_settings *out, rs_error *err);
 int rs_settings_parse(const char *name, const unsigned char *data, size_t size, rs_settings *out,
                       rs_error *err);
 
+/* Frees what one setting holds (its names, values and line numbers). */
+void rs_setting_free(rs_setting *it);
+
 void rs_settings_free(rs_settings *s);
 
 /* The setting section.key (section NULL: top level), or NULL. */
