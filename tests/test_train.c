@@ -101,19 +101,19 @@ START_TEST(small_model_reproduces_its_training_translations)
     ck_assert(rs_decoder_init(&dec, &member, 1, 1, 1, 16, &err) == 0);
     int exact = 0;
     for (int i = 0; i < t.data.count; i++) {
-        rs_translation out;
+        rs_hypothesis out;
         const int *src = t.data.src[i];
         ck_assert(rs_greedy(&dec, 1, &src, &t.data.src_len[i], 30, 1, &out, &err) == 0);
-        exact += out.len == t.data.tgt_len[i] &&
-                 !memcmp(out.ids, t.data.tgt[i], sizeof(int) * (size_t)out.len);
+        exact += out.count == t.data.tgt_len[i] &&
+                 !memcmp(out.ids, t.data.tgt[i], sizeof(int) * (size_t)out.count);
         /* Every soft alignment row sums to one. */
-        for (int r = 0; r <= out.len; r++) {
+        for (int r = 0; r <= out.count; r++) {
             double sum = 0.0;
-            for (int j = 0; j < out.src_len; j++)
-                sum += out.alignment[r * out.src_len + j];
+            for (int j = 0; j < out.columns; j++)
+                sum += out.alignment[r * out.columns + j];
             ck_assert_double_eq_tol(sum, 1.0, 1e-5);
         }
-        rs_translation_free(&out);
+        rs_hypothesis_free(&out);
     }
     ck_assert_int_eq(exact, t.data.count);
     rs_decoder_free(&dec);
@@ -171,7 +171,7 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
     const int *src[8];
     for (int b = 0; b < B; b++)
         src[b] = t.data.src[b];
-    rs_translation greedy[8], beam1[8], beam4[32];
+    rs_hypothesis greedy[8], beam1[8], beam4[32];
     rs_beam_options opt = {.beam = 1, .length_penalty = 0.0f, .n_best = 1, .max_len = 25};
     ck_assert(rs_greedy(&dec, B, src, t.data.src_len, 25, 0, greedy, &err) == 0);
     ck_assert(rs_beam_translate(&one, B, src, t.data.src_len, &opt, beam1, &err) == 0);
@@ -179,8 +179,8 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
     ck_assert(rs_beam_translate(&four, B, src, t.data.src_len, &opt, beam4, &err) == 0);
     /* K = 1 is greedy decoding. */
     for (int b = 0; b < B; b++) {
-        ck_assert_int_eq(beam1[b].len, greedy[b].len);
-        ck_assert(!memcmp(beam1[b].ids, greedy[b].ids, sizeof(int) * (size_t)greedy[b].len));
+        ck_assert_int_eq(beam1[b].count, greedy[b].count);
+        ck_assert(!memcmp(beam1[b].ids, greedy[b].ids, sizeof(int) * (size_t)greedy[b].count));
         ck_assert_double_eq_tol(beam1[b].logprob, greedy[b].logprob, 1e-4);
     }
     /* The n-best lists are ranked, and each hypothesis' log p is what forced
@@ -193,7 +193,7 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
         if (k % K)
             ck_assert(beam4[k].score <= beam4[k - 1].score + 1e-9);
         ids[k] = beam4[k].ids;
-        len[k] = beam4[k].len;
+        len[k] = beam4[k].count;
         srcs[k] = t.data.src[k / K];
         src_len[k] = t.data.src_len[k / K];
     }
@@ -207,11 +207,11 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
         rs_forced_free(&scored[k]);
     }
     for (int b = 0; b < B; b++) {
-        rs_translation_free(&greedy[b]);
-        rs_translation_free(&beam1[b]);
+        rs_hypothesis_free(&greedy[b]);
+        rs_hypothesis_free(&beam1[b]);
     }
     for (int k = 0; k < B * K; k++)
-        rs_translation_free(&beam4[k]);
+        rs_hypothesis_free(&beam4[k]);
     rs_beam_free(&one);
     rs_beam_free(&four);
     rs_decoder_free(&dec);

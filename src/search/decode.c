@@ -18,11 +18,15 @@ static size_t mul_size(size_t a, size_t b)
     return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
 }
 
-void rs_translation_free(rs_translation *t)
+void rs_hypothesis_free(rs_hypothesis *h)
 {
-    free(t->ids);
-    free(t->alignment);
-    memset(t, 0, sizeof *t);
+    for (int i = 0; h->tokens && i < h->count; i++)
+        free(h->tokens[i]);
+    free(h->tokens);
+    free(h->ids);
+    free(h->alignment);
+    free(h->text);
+    memset(h, 0, sizeof *h);
 }
 
 int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err)
@@ -248,7 +252,7 @@ int rs_output_limit(int max_len, int src_count)
     return max_len > 0 ? max_len : 2 * src_count + 10;
 }
 
-static int push_row(rs_translation *t, int step, const float *alpha, int want_alignment, int token,
+static int push_row(rs_hypothesis *t, int step, const float *alpha, int want_alignment, int token,
                     rs_error *err)
 {
     /* Grow by doubling: outputs are short and their length is not known. */
@@ -259,7 +263,7 @@ static int push_row(rs_translation *t, int step, const float *alpha, int want_al
             return rs_fail(err, "out of memory during decoding");
         t->ids = ids;
         if (want_alignment) {
-            float *al = realloc(t->alignment, cap * t->src_len * sizeof *al);
+            float *al = realloc(t->alignment, cap * t->columns * sizeof *al);
             if (!al)
                 return rs_fail(err, "out of memory during decoding");
             t->alignment = al;
@@ -267,12 +271,12 @@ static int push_row(rs_translation *t, int step, const float *alpha, int want_al
     }
     t->ids[step] = token;
     if (want_alignment)
-        memcpy(t->alignment + (size_t)step * t->src_len, alpha, sizeof(float) * t->src_len);
+        memcpy(t->alignment + (size_t)step * t->columns, alpha, sizeof(float) * t->columns);
     return 0;
 }
 
 int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_count, int max_len,
-              int want_alignment, rs_translation *out, rs_error *err)
+              int want_alignment, rs_hypothesis *out, rs_error *err)
 {
     const int V = dec->models[0]->cfg.tgt_vocab;
     for (int b = 0; b < B; b++)
@@ -284,7 +288,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
     if (!prev || !limit || !parent || rs_decoder_start(dec, B, src, src_count, 1, err))
         goto done;
     for (int b = 0; b < B; b++) {
-        out[b].src_len = dec->batch.src_len[b];
+        out[b].columns = dec->batch.src_len[b];
         limit[b] = rs_output_limit(max_len, src_count[b]);
         prev[b] = RS_BOS;
     }
@@ -293,7 +297,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
         rs_decoder_step(dec, prev);
         for (int r = 0; r < dec->rows; r++) {
             const int b = dec->sentence[r];
-            rs_translation *t = &out[b];
+            rs_hypothesis *t = &out[b];
             if (prev[r] == RS_PAD) /* finished, not yet out of the batch */
                 continue;
             /* The argmax of the logits is that of log p; at the limit only </s>. */
@@ -309,7 +313,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
                 goto done;
             if (best == RS_EOS) {
                 t->finished = step < limit[b];
-                t->len = step;
+                t->count = step;
                 prev[r] = RS_PAD;
                 live--;
             } else {
@@ -333,7 +337,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
 done:
     if (status)
         for (int b = 0; b < B; b++)
-            rs_translation_free(&out[b]);
+            rs_hypothesis_free(&out[b]);
     free(prev);
     free(limit);
     free(parent);
