@@ -17,6 +17,7 @@
 
 #include "gradcheck.h"
 #include "nn/network.h"
+#include "tinymodel.h"
 
 typedef struct {
     rs_model model;
@@ -436,6 +437,42 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
 }
 END_TEST
 
+/* Translation's workspace (one table with training's) carves the encoder's
+ * buffers for its sentences and one step's for its rows, none of training's,
+ * and its encoder gives what a training workspace's gives. */
+START_TEST(translation_workspace_is_the_encoder_and_one_step)
+{
+    enum { B = 3, ROWS = 12, LEN = 5 };
+    rs_error err;
+    rs_model model;
+    tiny_model_make(&model, "additive", 0.5f, 0.0f, 3);
+    rs_workspace tr, training;
+    ck_assert(rs_workspace_alloc_translation(&tr, &model, B, ROWS, LEN + 1, &err) == 0);
+    ck_assert(rs_workspace_alloc(&training, &model, B, LEN + 1, 0, &err) == 0);
+    ck_assert(!tr.d_src_x && !tr.drop_src && !tr.logits && !tr.nll && !tr.alpha && !tr.d_logits);
+    ck_assert(tr.exp_row && !training.exp_row);
+    const size_t n = (size_t)model.cfg.hidden, m = (size_t)model.cfg.emb;
+    /* dec_emb is the step's [ROWS,m], right before query_proj in the table */
+    ck_assert(tr.query_proj == tr.dec_emb + ROWS * m);
+    /* dec_states is s_0 alone, [B,n], before tpre */
+    ck_assert(tr.tpre == tr.dec_states + B * n);
+    rs_batch batch;
+    ck_assert(rs_batch_alloc(&batch, B, LEN + 1, 0, &err) == 0);
+    static const int s0[] = {4, 5, 6, 7, 8}, s1[] = {5, 9}, s2[] = {6, 6, 7};
+    const int *sources[B] = {s0, s1, s2}, counts[B] = {5, 2, 3};
+    ck_assert(rs_batch_fill(&batch, B, sources, counts, NULL, NULL, &err) == 0);
+    rs_encode(&tr, &model, &batch);
+    rs_encode(&training, &model, &batch);
+    const size_t S = (size_t)batch.S;
+    ck_assert(!memcmp(tr.annotations, training.annotations, sizeof(float) * S * B * 2 * n));
+    ck_assert(!memcmp(tr.dec_states, training.dec_states, sizeof(float) * B * n));
+    rs_batch_free(&batch);
+    rs_workspace_free(&tr);
+    rs_workspace_free(&training);
+    rs_model_free(&model);
+}
+END_TEST
+
 Suite *network_suite(void)
 {
     Suite *s = suite_create("network");
@@ -446,6 +483,7 @@ Suite *network_suite(void)
     tcase_add_loop_test(tc, padded_batch_equals_sentences_one_at_a_time, 0, 3);
     tcase_add_test(tc, tied_gradient_is_the_sum_of_both_uses);
     tcase_add_test(tc, word_dropout_drops_whole_rows_at_its_rate);
+    tcase_add_test(tc, translation_workspace_is_the_encoder_and_one_step);
     suite_add_tcase(s, tc);
     return s;
 }

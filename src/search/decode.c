@@ -66,7 +66,6 @@ int rs_alignment_check(const rs_model *const *models, int n_models, const char *
 static void member_free(rs_member *mb)
 {
     rs_workspace_free(&mb->ws);
-    rs_step_workspace_free(&mb->sw);
     free(mb->state);
     free(mb->next_state);
     free(mb->logits);
@@ -80,8 +79,7 @@ static int member_init(rs_member *mb, const rs_model *model, int max_sentences, 
 {
     const size_t rows = (size_t)max_rows, S = (size_t)max_S;
     const size_t n = (size_t)model->cfg.hidden, V = (size_t)model->cfg.tgt_vocab;
-    if (rs_workspace_alloc(&mb->ws, model, max_sentences, max_S, 0, err) ||
-        rs_step_workspace_alloc(&mb->sw, model, max_rows, max_S, err))
+    if (rs_workspace_alloc_translation(&mb->ws, model, max_sentences, max_rows, max_S, err))
         return -1;
     mb->state = rs_calloc(mul_size(rows, n), sizeof(float), err);
     mb->next_state = rs_calloc(mul_size(rows, n), sizeof(float), err);
@@ -191,7 +189,7 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
         /* Each row reads its sentence's source side where the encoder left it. */
         const rs_attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
                                          S,           dec->sentence,      dec->B};
-        rs_network_step(&mb->sw, &out, mb->state, prev, &src, dec->models[k]);
+        rs_network_step(&mb->ws, &out, mb->state, prev, &src, dec->models[k]);
     }
     if (K == 1) {
         dec->logits = dec->member[0].logits;

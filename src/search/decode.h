@@ -32,8 +32,7 @@ void rs_hypothesis_free(rs_hypothesis *h);
 
 /* One ensemble member's decoding state. */
 typedef struct {
-    rs_workspace ws; /* the encoder's */
-    rs_step_workspace sw;
+    rs_workspace ws;           /* a translation workspace: the encoder's, one step's */
     float *state, *next_state; /* [rows,n] s_{i-1}, s_i */
     float *logits, *lse;       /* [rows,V], [rows] */
     float *alpha;              /* [rows,S] */
