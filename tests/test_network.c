@@ -36,8 +36,9 @@ static void net_case_init(net_case *c, const char *attention, int tied)
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 9, cfg.tgt_vocab = 8, cfg.emb = 3, cfg.hidden = 4, cfg.att = 5, cfg.maxout = 3;
-    cfg.tie_embeddings = tied;
+    cfg.model.src_vocab = 9, cfg.model.tgt_vocab = 8, cfg.model.emb = 3, cfg.model.hidden = 4,
+    cfg.model.att = 5, cfg.model.maxout = 3;
+    cfg.model.tie_embeddings = tied;
     ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);
     fill_uniform(c->model.params, c->model.layout.total, 0.5f, 7);
@@ -377,7 +378,8 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 9, cfg.tgt_vocab = 8, cfg.emb = 4, cfg.hidden = 3, cfg.att = 3, cfg.maxout = 2;
+    cfg.model.src_vocab = 9, cfg.model.tgt_vocab = 8, cfg.model.emb = 4, cfg.model.hidden = 3,
+    cfg.model.att = 3, cfg.model.maxout = 2;
     rs_model model;
     rs_workspace ws, plain;
     rs_batch batch;
@@ -407,20 +409,22 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
         rs_rng_seed(&plain.dropout_rng, 500 + seed);
         rs_network_forward(&plain, &model, &batch);
         rs_network_forward(&ws, &model, &batch);
-        ck_assert(!memcmp(ws.drop_src, plain.drop_src, sizeof(float) * S * B * cfg.emb));
-        ck_assert(!memcmp(ws.drop_ann, plain.drop_ann, sizeof(float) * S * B * 2 * cfg.hidden));
-        ck_assert(!memcmp(ws.drop_emb, plain.drop_emb, sizeof(float) * T * B * cfg.emb));
-        ck_assert(!memcmp(ws.drop_out, plain.drop_out, sizeof(float) * T * B * cfg.maxout));
+        ck_assert(!memcmp(ws.drop_src, plain.drop_src, sizeof(float) * S * B * cfg.model.emb));
+        ck_assert(
+            !memcmp(ws.drop_ann, plain.drop_ann, sizeof(float) * S * B * 2 * cfg.model.hidden));
+        ck_assert(!memcmp(ws.drop_emb, plain.drop_emb, sizeof(float) * T * B * cfg.model.emb));
+        ck_assert(!memcmp(ws.drop_out, plain.drop_out, sizeof(float) * T * B * cfg.model.maxout));
         /* Without element dropout, to see the embeddings themselves. */
         ws.dropout.element = 0.0f;
         rs_network_forward(&ws, &model, &batch);
         for (int r = 0; r < S * B; r++) {
-            int d = dropped_row(ws.src_x, model.w.src_emb, batch.src, r, cfg.emb, src_keep);
+            int d = dropped_row(ws.src_x, model.w.src_emb, batch.src, r, cfg.model.emb, src_keep);
             ck_assert(ws.drop_src_word[r] == (d ? 0.0f : src_keep));
             src_dropped += d;
         }
         for (int r = 0; r < T * B; r++) {
-            int d = dropped_row(ws.dec_emb, model.w.tgt_emb, batch.tgt_in, r, cfg.emb, tgt_keep);
+            int d =
+                dropped_row(ws.dec_emb, model.w.tgt_emb, batch.tgt_in, r, cfg.model.emb, tgt_keep);
             ck_assert(ws.drop_tgt_word[r] == (d ? 0.0f : tgt_keep));
             tgt_dropped += d;
         }

@@ -42,11 +42,12 @@ static void prepare(trained *t, int count, int epochs)
     pairs.count = count < pairs.count ? count : pairs.count;
     rs_config cfg;
     rs_config_defaults(&cfg);
-    cfg.emb = 32, cfg.hidden = 64, cfg.att = 64, cfg.maxout = 32, cfg.batch_size = 16;
-    cfg.lr = 0.005f, cfg.epochs = epochs;
+    cfg.model.emb = 32, cfg.model.hidden = 64, cfg.model.att = 64, cfg.model.maxout = 32,
+    cfg.train.batch_size = 16;
+    cfg.train.lr = 0.005f, cfg.train.epochs = epochs;
     rs_codec codec;
     rs_tokenized tok;
-    ck_assert(rs_codec_init(&codec, &cfg, &err) == 0);
+    ck_assert(rs_codec_init(&codec, &cfg.model, &err) == 0);
     ck_assert(rs_tokenize_pairs(&tok, &pairs, &codec, "reorder", &err) == 0);
     rs_vocab counts[2], vocab[2];
     for (int side = 0; side < 2; side++) {
@@ -55,7 +56,7 @@ static void prepare(trained *t, int count, int epochs)
         ck_assert(rs_vocab_select(&vocab[side], &counts[side], 1, 0, &err) == 0);
         rs_vocab_free(&counts[side]);
     }
-    cfg.src_vocab = vocab[0].size, cfg.tgt_vocab = vocab[1].size;
+    cfg.model.src_vocab = vocab[0].size, cfg.model.tgt_vocab = vocab[1].size;
     ck_assert(rs_model_alloc(&t->model, &cfg, &err) == 0);
     t->model.src_vocab = vocab[0];
     t->model.tgt_vocab = vocab[1];
@@ -135,7 +136,7 @@ START_TEST(same_seed_same_model_and_resume_matches)
     rs_model resumed;
     rs_train_state state;
     ck_assert_msg(rs_checkpoint_load(path, &resumed, &state, &err) == 0, "%s", err.msg);
-    resumed.cfg.epochs = 4;
+    resumed.train.epochs = 4;
     rs_train_options opt = {.dir = b.dir, .report_seconds = 1e9};
     ck_assert(rs_train(&resumed, &state, &b.data, NULL, &opt, quiet, NULL, &err) == 0);
     ck_assert_int_eq(state.step, a.state.step);
@@ -231,7 +232,7 @@ START_TEST(a_non_finite_loss_stops_and_keeps_the_last_checkpoint)
     size_t before_size, after_size;
     unsigned char *before = testfile_read(path, &before_size);
     const long long step = (long long)t.state.step;
-    t.model.cfg.epochs = 2;
+    t.model.train.epochs = 2;
     t.model.w.out_bw[RS_EOS] = NAN;
     rs_error err;
     rs_train_options opt = {.dir = t.dir, .report_seconds = 1e9};
@@ -305,8 +306,8 @@ START_TEST(keep_last_keeps_the_most_recent_step_checkpoints)
 {
     trained t;
     prepare(&t, 120, 2); /* 8 batches an epoch: saves at 3, 6, 8, 9, 12, 15, 16 */
-    t.model.cfg.save_every = 3;
-    t.model.cfg.keep_last = 3;
+    t.model.train.save_every = 3;
+    t.model.train.keep_last = 3;
     run(&t);
     char path[160];
     for (int step = 1; step <= 16; step++) {
@@ -347,8 +348,8 @@ START_TEST(accumulated_batches_give_the_gradient_of_their_union)
     for (int run_index = 0; run_index < 2; run_index++) {
         trained t;
         prepare(&t, 48, 1);
-        t.model.cfg.batch_size = run_index == 0 ? 48 : 16;
-        t.model.cfg.accumulate = run_index == 0 ? 1 : 3;
+        t.model.train.batch_size = run_index == 0 ? 48 : 16;
+        t.model.train.accumulate = run_index == 0 ? 1 : 3;
         memset(&first[run_index], 0, sizeof first[run_index]);
         rs_error err;
         rs_train_options opt = {.dir = t.dir, .report_seconds = 0};
@@ -365,7 +366,7 @@ START_TEST(accumulated_batches_give_the_gradient_of_their_union)
     /* 7 batches, K = 3: updates of 3, 3 and 1 batches. */
     trained t;
     prepare(&t, 7 * 16, 2);
-    t.model.cfg.accumulate = 3;
+    t.model.train.accumulate = 3;
     run(&t);
     ck_assert_int_eq(t.state.step, 6);
     finish(&t);
@@ -409,8 +410,8 @@ START_TEST(token_batches_respect_their_budget)
         rs_epoch_plan_free(&plan);
     }
     ck_assert_int_gt(batches, (300 + 63) / 64); /* the budget, not the pair count, cut them */
-    t.model.cfg.batch_size = 64;
-    t.model.cfg.batch_tokens = 60;
+    t.model.train.batch_size = 64;
+    t.model.train.batch_tokens = 60;
     run(&t);
     ck_assert_int_eq(t.state.step, batches);
     finish(&t);
@@ -426,12 +427,12 @@ START_TEST(hard_alignments_match_the_known_word_correspondence)
     prepare(&t, 3000, 3);
     run(&t);
     rs_error err;
-    rs_config cfg = t.model.cfg;
+    rs_config cfg = rs_model_settings(&t.model);
     rs_codec codec;
     rs_pairs pairs;
     rs_tokenized tok;
     rs_dataset test;
-    ck_assert(rs_codec_init(&codec, &cfg, &err) == 0);
+    ck_assert(rs_codec_init(&codec, &cfg.model, &err) == 0);
     ck_assert(rs_pairs_read_tsv("corpora/reorder/test.tsv", 0, &pairs, &err) == 0);
     ck_assert(rs_tokenize_pairs(&tok, &pairs, &codec, "test", &err) == 0);
     ck_assert(

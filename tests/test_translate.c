@@ -36,8 +36,8 @@ static void make_model(rs_model *m, unsigned seed, float out_bias_unk)
     rs_config cfg;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = RS_RESERVED + 6, cfg.tgt_vocab = RS_RESERVED + 5;
-    cfg.emb = 4, cfg.hidden = 6, cfg.att = 5, cfg.maxout = 3;
+    cfg.model.src_vocab = RS_RESERVED + 6, cfg.model.tgt_vocab = RS_RESERVED + 5;
+    cfg.model.emb = 4, cfg.model.hidden = 6, cfg.model.att = 5, cfg.model.maxout = 3;
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m->src_vocab, &err));
     ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));

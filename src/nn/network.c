@@ -58,7 +58,7 @@ static int dims_of(const rs_workspace *ws, int use, size_t *B, size_t *T)
 /* Assigns every buffer of RS_WORKSPACE_TABLE that ws's kind has its place in
  * the arena (the others NULL), and the names of RS_WORKSPACE_SHARED theirs
  * (base NULL: only counts). */
-static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka_)
+static size_t carve(rs_workspace *ws, float *base, const rs_model_config *c, int ka_)
 {
     const size_t S = (size_t)ws->max_S;
     const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
@@ -83,7 +83,7 @@ static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka_)
 /* The arena and the maxout argmax of a workspace whose kind and sizes are set. */
 static int workspace_alloc(rs_workspace *ws, const rs_model *model, rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     int ka = rs_attention_key_size(model->cfg.attention, c->hidden, c->att);
     size_t total = carve(ws, NULL, c, ka);
     const size_t rows =
@@ -152,7 +152,7 @@ typedef struct {
 static layer_weights weights_of(const rs_model *model)
 {
     const rs_tensors *t = &model->w;
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
     const rs_cmat none = {NULL, 0, 0, 0};
     layer_weights w;
@@ -173,7 +173,7 @@ static layer_weights weights_of(const rs_model *model)
 
 static layer_grads grads_of(const rs_tensors *g, const rs_model *model)
 {
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
     const rs_mat none = {NULL, 0, 0, 0};
     layer_grads d;
@@ -540,7 +540,7 @@ static rs_readout_inputs readout_inputs(const rs_workspace *ws, int B, int T, in
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
 {
     const layer_weights w = weights_of(model);
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
     const int m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab;
     const int ka = rs_attention_key_size(c->attention, n, c->att);
@@ -585,7 +585,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 {
     const layer_weights w = weights_of(model);
     const layer_grads g = grads_of(grads, model);
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
     const int m = c->emb, n = c->hidden, V = c->tgt_vocab;
     const int ka = rs_attention_key_size(c->attention, n, c->att);
@@ -646,7 +646,7 @@ void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *stat
                      const rs_attention_source *src, const rs_model *model)
 {
     const layer_weights w = weights_of(model);
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int B = src->B, m = c->emb, n = c->hidden, V = c->tgt_vocab;
     embedding_forward(ws->dec_emb, model->w.tgt_emb, prev, B, m, NULL, NULL);
     rs_gru_input_forward(RS_MAT(ws->dec_xproj, B, 3 * n), RS_CMAT(ws->dec_emb, B, m), &w.dec);

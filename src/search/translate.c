@@ -61,7 +61,7 @@ int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_m
                            "model %d has another source vocabulary than model 1: an "
                            "ensemble reads one source vocabulary",
                            k + 1);
-        const rs_config *a = &models[0]->cfg, *b = &models[k]->cfg;
+        const rs_model_config *a = &models[0]->cfg, *b = &models[k]->cfg;
         if (a->lowercase != b->lowercase || a->tokenizer != b->tokenizer)
             return rs_fail(err,
                            "model %d prepares text otherwise than model 1 (lowercase, "

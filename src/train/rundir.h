@@ -42,7 +42,7 @@ int rs_rundir_remove_temporaries(const char *dir, rs_error *err);
 int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, int64_t step,
                             rs_error *err);
 
-#define RS_LOSS_TABLE "train.loss.tsv" /* the training loss every cfg.log_every steps */
+#define RS_LOSS_TABLE "train.loss.tsv" /* the training loss every cfg.train.log_every steps */
 #define RS_TEXT_LOG "train.log"        /* what training shows on stderr (written by cmd/) */
 #define RS_CONFIG_COPY                                                                             \
     "config.yaml" /* the --config file a run was started with, as Joey NMT keeps it */

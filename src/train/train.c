@@ -66,7 +66,7 @@ static int commit_here(trainer *tr, int best, rs_error *err)
         return -1;
     rs_fault_point("last");
     tr->saved_step = tr->state->step;
-    const int keep = tr->model->cfg.keep_last;
+    const int keep = tr->model->train.keep_last;
     if (keep > 0) {
         char name[64];
         snprintf(name, sizeof name, "step-%lld.ckpt", (long long)tr->state->step);
@@ -84,7 +84,7 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
                          int *best, rs_error *err)
 {
     rs_train_state *st = tr->state;
-    const rs_config *c = &tr->model->cfg;
+    const rs_train_config *c = &tr->model->train;
     ev->kind = RS_EV_DEV;
     ev->dev_loss = NAN;
     ev->dev_ppl = NAN;
@@ -241,7 +241,7 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
                       const update_batches *u, long tokens, int64_t step, double *loss,
                       double *gnorm, rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_train_config *c = &model->train;
     *loss = 0.0;
     int computed = 0; /* batches of the update this rank has rows of */
     for (int k = u->first; k < u->first + u->count; k++) {
@@ -273,7 +273,7 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
 }
 
 /* The learning rate of update `step` (1-based): decayed, and warmed up linearly. */
-static float learning_rate(const rs_config *c, const rs_train_state *state, int64_t step)
+static float learning_rate(const rs_train_config *c, const rs_train_state *state, int64_t step)
 {
     float lr = c->lr * state->lr_scale;
     if (c->warmup > 0 && step < c->warmup)
@@ -290,7 +290,7 @@ static int prepare_run(const rs_model *model, rs_train_state *state, const rs_da
                        const rs_dataset *dev, const rs_train_options *options,
                        const char *last_path, int *batches_per_epoch, rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_train_config *c = &model->train;
     rs_epoch_plan plan = {0};
     rs_rng count_rng = state->rng;
     if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err))
@@ -344,7 +344,7 @@ static void count_update(trainer *tr, run_clock *rc, double loss, long tokens, f
 /* Whether the run stops before its next step, and why: epochs or steps done,
  * the time limit, a signal (each rank's own clock and signals, agreed on, so
  * that all stop at one step). */
-static int should_stop(const rs_config *c, const rs_train_state *state,
+static int should_stop(const rs_train_config *c, const rs_train_state *state,
                        const rs_train_options *options, const run_clock *rc, rs_stop_reason *reason)
 {
     if (state->epoch >= c->epochs) {
@@ -374,7 +374,7 @@ static int should_stop(const rs_config *c, const rs_train_state *state,
 static int not_finite(const trainer *tr, const char *last_path, double loss, double gnorm,
                       rs_error *err)
 {
-    const rs_config *c = &tr->model->cfg;
+    const rs_train_config *c = &tr->model->train;
     char saved[4300] = "no checkpoint was saved yet";
     if (tr->saved_step > 0)
         snprintf(saved, sizeof saved, "%s (step %lld) is the last good checkpoint", last_path,
@@ -432,7 +432,7 @@ static int finish_run(trainer *tr, const rs_dataset *dev, rs_train_event *ev, co
         ev->epoch = rs_train_epoch_of_step(state);
         ev->elapsed_s = rs_clock_seconds() - rc->start;
         ev->tokens_per_s = rc->tokens_since_start / (ev->elapsed_s > 0 ? ev->elapsed_s : 1);
-        ev->lr = learning_rate(&tr->model->cfg, state, state->step);
+        ev->lr = learning_rate(&tr->model->train, state, state->step);
         int best = 0;
         if (reason != RS_STOP_SIGNAL && tr->evaluated_step != state->step) {
             if (evaluate(tr, dev, ev,
@@ -468,7 +468,7 @@ typedef struct {
 static int step_buffers_init(step_buffers *b, const rs_model *model, const rs_dataset *train,
                              rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_train_config *c = &model->train;
     int max_S = 1, max_T = 1;
     rs_dataset_max_lengths(train, &max_S, &max_T);
     memset(b, 0, sizeof *b);
@@ -517,13 +517,13 @@ typedef struct {
     int planned;     /* the last update of the planned run */
 } update_result;
 
-/* One update: the gradient of cfg.accumulate batches (fewer at the epoch's
+/* One update: the gradient of train.accumulate batches (fewer at the epoch's
  * end), clipping, Adam, and the sums and counters that follow. */
 static int update(run *r, update_result *u, rs_error *err)
 {
     trainer *tr = r->tr;
     rs_train_state *state = tr->state;
-    const rs_config *c = &tr->model->cfg;
+    const rs_train_config *c = &tr->model->train;
     if (!r->plan.order) {
         r->epoch_rng = state->rng;
         if (rs_epoch_plan_make(&r->plan, r->train, c->batch_size, c->batch_tokens, &r->epoch_rng,
@@ -573,7 +573,7 @@ static int after_update(run *r, const rs_dataset *dev, const update_result *u, i
 {
     trainer *tr = r->tr;
     const rs_train_state *state = tr->state;
-    const rs_config *c = &tr->model->cfg;
+    const rs_train_config *c = &tr->model->train;
     run_clock *rc = &r->rc;
     const double t = rs_clock_seconds(), elapsed = t - rc->start;
     if (t - rc->last_report >= tr->options->report_seconds || state->step == rc->total_steps)
@@ -605,7 +605,7 @@ static int after_update(run *r, const rs_dataset *dev, const update_result *u, i
 int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, const rs_dataset *dev,
              const rs_train_options *options, rs_train_report report, void *ctx, rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_train_config *c = &model->train;
     if (train->count == 0)
         return rs_fail(err, "no training pairs (all longer than --max-len?)");
     if (c->dev_bleu && (!options->codec || !options->dev_refs))

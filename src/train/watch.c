@@ -275,7 +275,7 @@ static int dev_aer(const rs_watch *w, const rs_model *model, const rs_dataset *d
 {
     rs_forced *f = rs_calloc((size_t)dev->count + 1, sizeof *f, err);
     if (!f ||
-        rs_forced_decode(&model, 1, dev, model->cfg.batch_size, RS_FORCED_ALIGNMENT, f, err)) {
+        rs_forced_decode(&model, 1, dev, model->train.batch_size, RS_FORCED_ALIGNMENT, f, err)) {
         free(f);
         return -1;
     }
