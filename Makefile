@@ -319,13 +319,16 @@ uninstall: uninstall-lib
 
 # The library: header, shared (with its soname and development links) and
 # static libraries, rnnsearch.pc, and the Python package (which finds the
-# library in LIBDIR: python/rnnsearch/_paths.py is written here).
+# library by the path make install writes into its _paths.py). The package
+# goes where PYTHON imports from for PREFIX (scripts/python-site.py): the
+# user site for PREFIX=~/.local, /usr/local/lib/python3.X/dist-packages for
+# Debian's /usr/local, else PREFIX/lib/python3.X/site-packages (PYTHONPATH).
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # Debian's python3 (with NumPy, pytest, matplotlib) when present.
 PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
-PYTHONDIR ?= $(LIBDIR)/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
+PYTHONDIR ?= $(shell $(PYTHON) scripts/python-site.py '$(PREFIX)' 2>/dev/null || echo '$(LIBDIR)/python3/site-packages')
 PY_FILES := $(wildcard python/rnnsearch/*.py)
 LIB_INSTALLED := $(INCLUDEDIR)/rnnsearch.h $(LIBDIR)/librnnsearch.so.$(LIB_VERSION) \
   $(LIBDIR)/$(SONAME) $(LIBDIR)/librnnsearch.so $(LIBDIR)/librnnsearch.a $(PKGCONFIGDIR)/rnnsearch.pc \
@@ -341,7 +344,7 @@ install-lib: $(SO) $(LIB)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	  -e 's|@VERSION@|$(LIB_VERSION)|' src/api/rnnsearch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/rnnsearch.pc
 	install -m 644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/rnnsearch/
-	echo 'LIBDIR = "$(LIBDIR)"' > $(DESTDIR)$(PYTHONDIR)/rnnsearch/_paths.py
+	printf 'LIBDIR = "%s"\nLIBRARY = "%s"\n' '$(LIBDIR)' '$(LIBDIR)/$(SONAME)' > $(DESTDIR)$(PYTHONDIR)/rnnsearch/_paths.py
 
 uninstall-lib:
 	rm -f $(LIB_INSTALLED:%=$(DESTDIR)%)

@@ -7,7 +7,9 @@
 # bash and zsh completions complete commands, options, values and model
 # names; examples/translate.c builds with pkg-config against the installed
 # library, and it and the installed Python package translate as the program
-# does (and the package `pip install ./python` makes); `make uninstall` leaves the prefix without our files; DESTDIR
+# does (also installed into a user site, with HOME or PYTHONUSERBASE, and
+# `pip install ./python` offline in a venv of each Python >= 3.9 here);
+# `make uninstall` leaves the prefix without our files; DESTDIR
 # stages the same tree. Run by `make check` from the checkout (MAKE: the make
 # to use). With RNNSEARCH_NO_SKIPS=1 a part that would be skipped fails.
 set -u
@@ -168,7 +170,8 @@ fi
 # The library from outside: examples/translate.c built with cc and the
 # installed rnnsearch.pc alone, and the installed Python package (which finds
 # the library through the _paths.py make install wrote), each translating as
-# the installed program does; then the package `pip install ./python` makes.
+# the installed program does; then the package installed into a user site,
+# and `pip install ./python` in a venv of each Python.
 printf '21 nov. 2026\n3/4/99\n\n' >"$tmp/lib-in.txt"
 rnnsearch translate -m tiny --quiet "$tmp/lib-in.txt" >"$tmp/lib-want.txt" 2>"$tmp/err.txt" ||
     give_up "translate -m tiny" "$tmp/err.txt"
@@ -182,27 +185,77 @@ else
     fail "examples/translate.c does not build with pkg-config rnnsearch: $(cat "$tmp/cc.log")"
 fi
 python=${PYTHON:-python3}
-pydir=$(find "$prefix/lib" -type d -name rnnsearch -path '*-packages/*' | head -n 1)
 pycode='import rnnsearch, sys; print("\n".join(rnnsearch.Model("tiny").translate(sys.stdin.read().split("\n")[:-1])))'
-if [ -z "$pydir" ]; then
-    fail "make install installed no Python package under $prefix/lib"
-elif "$python" -c 'import numpy' 2>/dev/null; then
-    env -u RNNSEARCH_LIBRARY PYTHONPATH="$(dirname "$pydir")" "$python" -c "$pycode" <"$tmp/lib-in.txt" \
-        >"$tmp/lib-got.txt" 2>"$tmp/err.txt" || fail "the installed Python package: $(cat "$tmp/err.txt")"
-    cmp -s "$tmp/lib-want.txt" "$tmp/lib-got.txt" || fail "the installed Python package translates otherwise"
+# py_translate WHAT [VAR=VALUE...] PYTHON: the package as PYTHON imports it
+# (with only the variables given, RNNSEARCH_LIBRARY unset) translates as the
+# program does.
+py_translate() {
+    what=$1
+    shift
+    env -u RNNSEARCH_LIBRARY -u PYTHONPATH -u PYTHONUSERBASE "$@" -c "$pycode" <"$tmp/lib-in.txt" \
+        >"$tmp/lib-got.txt" 2>"$tmp/err.txt" || { fail "$what: $(cat "$tmp/err.txt")"; return; }
+    cmp -s "$tmp/lib-want.txt" "$tmp/lib-got.txt" || fail "$what translates otherwise than rnnsearch"
+}
+# The package make install put where $python imports from for the prefix
+# (scripts/python-site.py): a temporary prefix is on no sys.path, so
+# PYTHONPATH names it there; the library is found through _paths.py.
+pydir=$("$python" "$root/scripts/python-site.py" "$prefix")
+if [ ! -f "$pydir/rnnsearch/__init__.py" ] || [ ! -f "$pydir/rnnsearch/_paths.py" ]; then
+    fail "make install installed no Python package in $pydir"
+elif "$python" -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$pydir"; then
+    py_translate "the installed Python package" "$python"
 else
-    skip "the installed Python package: no $python with NumPy"
+    py_translate "the installed Python package" PYTHONPATH="$pydir" "$python"
 fi
-if "$python" -m pip --version >/dev/null 2>&1 && "$python" -c 'import setuptools' 2>/dev/null; then
-    cp -R "$root/python" "$tmp/python-copy" # pip builds in the tree it is given
-    "$python" -m pip install --quiet --no-build-isolation --no-deps --no-index --target "$tmp/pip" \
-        "$tmp/python-copy" >"$tmp/pip.log" 2>&1 || give_up "pip install ./python" "$tmp/pip.log"
-    RNNSEARCH_LIBRARY=$prefix/lib/$soname PYTHONPATH=$tmp/pip "$python" -c "$pycode" <"$tmp/lib-in.txt" \
-        >"$tmp/lib-got.txt" 2>"$tmp/err.txt" || fail "the package pip installed: $(cat "$tmp/err.txt")"
-    cmp -s "$tmp/lib-want.txt" "$tmp/lib-got.txt" || fail "the package pip installed translates otherwise"
-else
-    skip "pip install ./python: no pip or setuptools for $python"
-fi
+# A user-site layout: PREFIX=~/.local (HOME faked), and PREFIX=$PYTHONUSERBASE:
+# importable with no variable but those.
+home=$tmp/home
+mkdir -p "$home"
+for how in "HOME=$home $home/.local" "PYTHONUSERBASE=$tmp/userbase $tmp/userbase"; do
+    var=${how% *}
+    at=${how#* }
+    env "$var" $make --no-print-directory -C "$root" install-lib PREFIX="$at" >"$tmp/install.log" 2>&1 ||
+        give_up "$var make install-lib PREFIX=$at" "$tmp/install.log"
+    ls "$at"/lib/python*/site-packages/rnnsearch/__init__.py >/dev/null 2>&1 ||
+        fail "$var make install-lib PREFIX=$at: no package in the user site: $(find "$at" -name __init__.py)"
+    py_translate "the package in the user site ($var)" "$var" "$python"
+    env "$var" $make --no-print-directory -C "$root" uninstall-lib PREFIX="$at" >"$tmp/uninstall.log" 2>&1 ||
+        give_up "$var make uninstall-lib PREFIX=$at" "$tmp/uninstall.log"
+    left=$(find "$at" ! -type d)
+    [ -z "$left" ] || fail "$var make uninstall-lib left: $left"
+done
+
+# `pip install ./python` offline in a fresh venv (no system site packages)
+# of every Python >= 3.9 here: the package's build backend is in the tree,
+# so pip needs neither setuptools nor wheel, and the wheel carries the
+# build's library. RNNSEARCH_TEST_PYTHONS (a list of programs) overrides the
+# search of PATH, /usr/bin and pyenv's versions.
+pythons=${RNNSEARCH_TEST_PYTHONS:-$( {
+    command -v python3
+    ls /usr/bin/python3 /usr/bin/python3.[0-9]* /usr/local/bin/python3.[0-9]* 2>/dev/null
+    ls "$(pyenv root 2>/dev/null || echo /nonexistent)"/versions/*/bin/python3 2>/dev/null
+} | grep -v -- '-config$')}
+# One venv per installation (version and base prefix: Debian's 3.11 and
+# pyenv's 3.11 are two), however many names lead to it.
+seen=
+n=0
+for py in $pythons; do
+    v=$("$py" -c 'import sys; sys.version_info >= (3, 9) and print("%d.%d:%s" % (sys.version_info[:2] + (sys.base_prefix,)))' 2>/dev/null)
+    [ -n "$v" ] || continue
+    case " $seen " in *" $v "*) continue ;; esac
+    if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
+        skip "pip install in a venv of $py ($v): no venv or ensurepip (Debian: python3-venv)"
+        continue
+    fi
+    seen="$seen $v"
+    n=$((n + 1))
+    venv=$tmp/venv-$n
+    "$py" -m venv "$venv" >"$tmp/venv.log" 2>&1 || { fail "$py -m venv: $(cat "$tmp/venv.log")"; continue; }
+    "$venv/bin/python" -m pip install --quiet --no-index "$root/python" >"$tmp/pip.log" 2>&1 ||
+        { fail "pip install --no-index ./python in a venv of $py ($v): $(cat "$tmp/pip.log")"; continue; }
+    py_translate "the package pip installed in a venv of $py ($v)" "$venv/bin/python"
+done
+[ -n "$seen" ] || skip "pip install ./python: no Python >= 3.9 with venv and ensurepip"
 
 cd "$root" || exit 1
 $make --no-print-directory -C "$root" uninstall PREFIX="$prefix" >"$tmp/uninstall.log" 2>&1 ||
@@ -225,4 +278,4 @@ left=$(find "$tmp/stage" ! -type d)
 if [ $failed -ne 0 ]; then
     exit 1
 fi
-echo "install-test: installed, trained, translated, aligned, served, man, completions, library (C, Python), uninstalled: ok"
+echo "install-test: installed, trained, translated, aligned, served, man, completions, library (C, Python; pip in venvs of${seen:- no Python}), uninstalled: ok"

@@ -341,6 +341,51 @@ START_TEST(test_round_trip_tied)
 }
 END_TEST
 
+/* shared_vocab=1 (train --shared-vocab) stores the one vocabulary as both
+ * sections and loads back; sections that differ are refused. A checkpoint
+ * without the key (written before it) loads as shared_vocab=0, and one
+ * without lr_schedule as constant. */
+START_TEST(test_shared_vocab)
+{
+    rs_model m, back;
+    rs_error err = {{0}};
+    char path[256];
+    make_tmp_dir();
+    make_model(&m, "additive", 0, 3);
+    rs_vocab_free(&m.tgt_vocab);
+    ck_assert(!rs_vocab_copy(&m.tgt_vocab, &m.src_vocab, &err));
+    m.cfg.shared_vocab = 1;
+    m.cfg.tgt_vocab = m.src_vocab.size;
+    rs_config cfg = rs_model_settings(&m);
+    rs_model sized;
+    ck_assert_msg(!rs_model_alloc(&sized, &cfg, &err), "%s", err.msg);
+    sized.src_vocab = m.src_vocab;
+    sized.tgt_vocab = m.tgt_vocab;
+    memset(&m.src_vocab, 0, sizeof m.src_vocab);
+    memset(&m.tgt_vocab, 0, sizeof m.tgt_vocab);
+    tmp_path(path, sizeof path, "shared.ckpt");
+    ck_assert_msg(!rs_checkpoint_save(path, &sized, NULL, &err), "%s", err.msg);
+    ck_assert_msg(!rs_checkpoint_load(path, &back, NULL, &err), "%s", err.msg);
+    ck_assert_int_eq(back.cfg.shared_vocab, 1);
+    ck_assert_int_eq(back.tgt_vocab.size, back.src_vocab.size);
+    rs_model_free(&back);
+    /* One token of the target section changed: refused. */
+    free(sized.tgt_vocab.tokens[RS_RESERVED]);
+    sized.tgt_vocab.tokens[RS_RESERVED] = strdup("Xas");
+    ck_assert_msg(!rs_checkpoint_save(path, &sized, NULL, &err), "%s", err.msg);
+    assert_load_fails(path, "shared_vocab=1, but the src_vocab and tgt_vocab sections differ");
+    rs_model_free(&sized);
+    rs_model_free(&m);
+    testdir_remove(tmp_dir);
+    ck_assert_msg(!rs_checkpoint_load("tests/fuzz/corpus/checkpoint/additive-word-state.ckpt",
+                                      &back, NULL, &err),
+                  "%s", err.msg);
+    ck_assert_int_eq(back.cfg.shared_vocab, 0);
+    ck_assert_int_eq(back.train.lr_schedule, RS_LR_CONSTANT);
+    rs_model_free(&back);
+}
+END_TEST
+
 START_TEST(test_corrupted_byte)
 {
     char path[256];
@@ -689,6 +734,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_round_trip_without_state);
     tcase_add_test(tc, test_round_trip_no_attention);
     tcase_add_test(tc, test_round_trip_tied);
+    tcase_add_test(tc, test_shared_vocab);
     tcase_add_test(tc, test_corrupted_byte);
     tcase_add_test(tc, test_truncated);
     tcase_add_test(tc, test_wrong_magic_and_version);

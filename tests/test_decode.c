@@ -122,12 +122,55 @@ START_TEST(length_limit_forces_eos)
 }
 END_TEST
 
+/* An ensemble's weights: normalised to sum 1, equal ones exactly 1/K (the
+ * unweighted mean's factor), and after a step log p = Σ_k w_k log p_k. */
+START_TEST(ensemble_weights_are_normalised)
+{
+    rs_model a, b;
+    rs_decoder dec;
+    rs_error err;
+    tiny_model_make(&a, "additive", 0.5f, 0.0f, 31);
+    tiny_model_make(&b, "additive", 0.5f, 0.0f, 32);
+    const rs_model *members[3] = {&a, &b, &a};
+    ck_assert(rs_decoder_init(&dec, members, 3, SENTENCES, 1, 8, &err) == 0);
+    for (int k = 0; k < 3; k++)
+        ck_assert(dec.weight[k] == 1.0f / 3.0f);
+    static const float equal[3] = {0.7f, 0.7f, 0.7f}, some[3] = {2.0f, 6.0f, 0.0f};
+    ck_assert(rs_decoder_weigh(&dec, equal, &err) == 0);
+    for (int k = 0; k < 3; k++)
+        ck_assert(dec.weight[k] == 1.0f / 3.0f);
+    ck_assert(rs_decoder_weigh(&dec, some, &err) == 0);
+    ck_assert(dec.weight[0] == 0.25f && dec.weight[1] == 0.75f && dec.weight[2] == 0.0f);
+    /* One step from s_0: the weighted sum of the members' log-softmax. */
+    ck_assert(rs_decoder_start(&dec, SENTENCES, tiny_srcs, tiny_src_counts, 1, &err) == 0);
+    int prev[SENTENCES];
+    for (int r = 0; r < SENTENCES; r++)
+        prev[r] = RS_BOS;
+    rs_decoder_step(&dec, prev);
+    const int V = a.cfg.tgt_vocab;
+    for (int r = 0; r < SENTENCES; r++)
+        for (int v = 0; v < V; v++) {
+            const float *la = dec.member[0].logits + r * V, *lb = dec.member[1].logits + r * V;
+            const double want =
+                0.25 * (la[v] - dec.member[0].lse[r]) + 0.75 * (lb[v] - dec.member[1].lse[r]);
+            ck_assert_double_eq_tol(dec.logits[r * V + v] - dec.lse[r], want, 1e-5);
+        }
+    static const float nan_weight[3] = {1.0f, NAN, 1.0f}, zeros[3] = {0};
+    ck_assert(rs_decoder_weigh(&dec, nan_weight, &err) != 0);
+    ck_assert(rs_decoder_weigh(&dec, zeros, &err) != 0);
+    rs_decoder_free(&dec);
+    rs_model_free(&a);
+    rs_model_free(&b);
+}
+END_TEST
+
 Suite *decode_suite(void)
 {
     Suite *s = suite_create("decode");
     TCase *tc = tcase_create("greedy");
     tcase_add_loop_test(tc, greedy_is_the_argmax_of_teacher_forcing, 0, TINY_KINDS);
     tcase_add_test(tc, length_limit_forces_eos);
+    tcase_add_test(tc, ensemble_weights_are_normalised);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -280,6 +280,112 @@ START_TEST(missing_files_are_named)
 }
 END_TEST
 
+/* A new run's vocabularies from the data, with shared_vocab, or from files
+ * (with or without the reserved tokens, counts after a tab); rundir's files
+ * of them, which read back to the same ids and which --overwrite leaves; and
+ * a resumed run given a vocabulary file other than its own, refused. */
+static void prepare_with(const char *dir, const rs_train_inputs *given, int shared,
+                         rs_train_run *run)
+{
+    char train[128];
+    snprintf(train, sizeof train, "%s/train.tsv", dir);
+    rs_train_inputs in = *given;
+    in.train_tsv = train;
+    in.no_watch = 1;
+    rs_config cfg;
+    tiny_config(&cfg);
+    cfg.model.shared_vocab = shared;
+    rs_error err = {{0}};
+    rs_train_run_init(run);
+    ck_assert_msg(rs_train_prepare(&in, &cfg, 0, run, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(cfg.model.src_vocab, run->model.src_vocab.size);
+    ck_assert_int_eq(cfg.model.tgt_vocab, run->model.tgt_vocab.size);
+}
+
+static void assert_same_vocab(const rs_vocab *a, const rs_vocab *b)
+{
+    ck_assert_int_eq(a->size, b->size);
+    for (int id = 0; id < a->size; id++)
+        ck_assert_str_eq(a->tokens[id], b->tokens[id]);
+}
+
+START_TEST(vocabularies_from_files_or_shared)
+{
+    char dir[64], src[128], tgt[128], ckpt[128];
+    testdir_make(dir, "rnnsearch-prepare-vocab");
+    testfile_put(dir, "train.tsv", corpus);
+    testfile_put(dir, "src.txt", "c\nq\n");              /* Joey's form, no reserved tokens */
+    testfile_put(dir, "tgt.txt", "<unk>\nz\t5\ny\t2\n"); /* OpenNMT-py's, <unk> first */
+    snprintf(src, sizeof src, "%s/src.txt", dir);
+    snprintf(tgt, sizeof tgt, "%s/tgt.txt", dir);
+    rs_train_run files, shared, shared_file;
+
+    prepare_with(dir, &(rs_train_inputs){.src_vocab = src, .tgt_vocab = tgt}, 0, &files);
+    ck_assert_int_eq(files.model.src_vocab.size, RS_RESERVED + 2);
+    ck_assert_int_eq(rs_vocab_id(&files.model.src_vocab, "c"), RS_RESERVED);
+    ck_assert_int_eq(rs_vocab_id(&files.model.src_vocab, "q"), RS_RESERVED + 1);
+    ck_assert_int_eq(rs_vocab_id(&files.model.src_vocab, "a"), RS_UNK); /* in the data only */
+    ck_assert_str_eq(files.model.tgt_vocab.tokens[RS_UNK], "<unk>");
+    ck_assert_int_eq(rs_vocab_id(&files.model.tgt_vocab, "z"), RS_RESERVED);
+    ck_assert_int_eq(rs_vocab_id(&files.model.tgt_vocab, "y"), RS_RESERVED + 1);
+
+    /* Shared: both sides' tokens in one vocabulary, the same for both. */
+    prepare_with(dir, &(rs_train_inputs){0}, 1, &shared);
+    ck_assert_int_eq(shared.model.src_vocab.size, RS_RESERVED + 6);
+    assert_same_vocab(&shared.model.src_vocab, &shared.model.tgt_vocab);
+    ck_assert_int_ne(rs_vocab_id(&shared.model.src_vocab, "x"), RS_UNK);
+    ck_assert_int_ne(rs_vocab_id(&shared.model.tgt_vocab, "a"), RS_UNK);
+    /* Shared, from the one file given. */
+    prepare_with(dir, &(rs_train_inputs){.tgt_vocab = tgt}, 1, &shared_file);
+    assert_same_vocab(&shared_file.model.src_vocab, &files.model.tgt_vocab);
+    assert_same_vocab(&shared_file.model.tgt_vocab, &files.model.tgt_vocab);
+
+    /* The run's files: one token a line, read back to the same vocabularies,
+     * left by --overwrite (they may be the new run's input) and not foreign. */
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_rundir_write_vocabs(dir, &files.model, &err), "%s", err.msg);
+    snprintf(ckpt, sizeof ckpt, "%s/" RS_SRC_VOCAB_FILE, dir);
+    testfile_expect(ckpt, "<pad>\n<unk>\n<s>\n</s>\nc\nq\n");
+    rs_train_run again;
+    char written_src[128], written_tgt[128];
+    snprintf(written_src, sizeof written_src, "%s/" RS_SRC_VOCAB_FILE, dir);
+    snprintf(written_tgt, sizeof written_tgt, "%s/" RS_TGT_VOCAB_FILE, dir);
+    prepare_with(dir, &(rs_train_inputs){.src_vocab = written_src, .tgt_vocab = written_tgt}, 0,
+                 &again);
+    assert_same_vocab(&again.model.src_vocab, &files.model.src_vocab);
+    assert_same_vocab(&again.model.tgt_vocab, &files.model.tgt_vocab);
+    ck_assert_int_eq(rs_train_clear_dir(dir, &err), 0);
+    ck_assert(testfile_exists(dir, RS_SRC_VOCAB_FILE) && testfile_exists(dir, RS_TGT_VOCAB_FILE));
+
+    /* Resumed with a vocabulary file: its own passes, another is refused. */
+    snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", dir);
+    ck_assert_msg(!rs_checkpoint_save(ckpt, &files.model, &files.state, &err), "%s", err.msg);
+    char train[128];
+    snprintf(train, sizeof train, "%s/train.tsv", dir);
+    const rs_resume_given none = {NULL, NULL, 0};
+    for (int other = 0; other < 2; other++) {
+        rs_train_run resumed;
+        rs_train_run_init(&resumed);
+        ck_assert_msg(rs_resume_load(&resumed, ckpt, &none, 0, &err) == 0, "%s", err.msg);
+        rs_config stored = rs_model_settings(&resumed.model);
+        rs_train_inputs in = {.train_tsv = train, .no_watch = 1, .src_vocab = other ? tgt : src};
+        const int status = rs_train_prepare(&in, &stored, 1, &resumed, &err);
+        ck_assert_int_eq(status, other ? RS_TRAIN_REFUSED : 0);
+        if (other)
+            ck_assert_msg(strstr(err.msg, "is not the source vocabulary the checkpoint was "
+                                          "trained with (id 4 is 'z' there, 'c' in the "
+                                          "checkpoint)"),
+                          "%s", err.msg);
+        rs_train_run_free(&resumed);
+    }
+    rs_train_run_free(&files);
+    rs_train_run_free(&shared);
+    rs_train_run_free(&shared_file);
+    rs_train_run_free(&again);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *prepare_suite(void)
 {
     Suite *s = suite_create("prepare");
@@ -291,6 +397,7 @@ Suite *prepare_suite(void)
     tcase_add_test(tc, subwords_are_trained_with_a_note);
     tcase_add_test(tc, a_resumed_run_keeps_its_model);
     tcase_add_test(tc, missing_files_are_named);
+    tcase_add_test(tc, vocabularies_from_files_or_shared);
     suite_add_tcase(s, tc);
     return s;
 }

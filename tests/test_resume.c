@@ -147,11 +147,13 @@ static void assert_same_file(const char *a_dir, const char *b_dir, const char *n
     free(db);
 }
 
-/* Dropout, word dropout, label smoothing, warm-up, learning-rate decay, dev
- * BLEU, and evaluations and saves on different schedules (both at step 35). */
+/* Dropout, word dropout, label smoothing, the inverse-sqrt learning-rate
+ * schedule with its warm-up and plateau decay on top, dev BLEU, and
+ * evaluations and saves on different schedules (both at step 35). */
 #define RUN_OPTIONS                                                                                \
     "--emb 16 --hidden 16 --att 16 --maxout 8 --batch-size 8 --epochs 4 --eval-every 7 "           \
-    "--save-every 5 --dropout 0.2 --label-smoothing 0.1 --warmup 6 --lr-decay 0.7 --lr 0.03 "      \
+    "--save-every 5 --dropout 0.2 --label-smoothing 0.1 --warmup 6 --lr-decay 0.7 --lr 0.05 "      \
+    "--lr-schedule inverse-sqrt "                                                                  \
     "--src-word-dropout 0.1 --tgt-word-dropout 0.15 --dev-bleu --seed 3"
 
 START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
@@ -171,6 +173,8 @@ START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
     ck_assert_int_eq(m.train.eval_every, 7);
     ck_assert_int_eq(m.train.dev_bleu, 1);
     ck_assert(st.lr_scale < 1.0f); /* the decay happened, so the test covers it */
+    ck_assert_int_eq(m.train.lr_schedule,
+                     RS_LR_INVERSE_SQRT); /* resumed with nothing but --resume */
     rs_train_state_free(&st);
     rs_model_free(&m);
     char *ref_log = log_summary(ref_model);

@@ -477,6 +477,86 @@ START_TEST(hard_alignments_match_the_known_word_correspondence)
 }
 END_TEST
 
+/* rs_train_learning_rate against its formulas, worked by hand at chosen steps
+ * (w = 4, so w^-1.5 = 1/8 and w^0.5 = 2). */
+static rs_config schedule(int kind, float lr, int warmup, int hidden)
+{
+    rs_config c;
+    rs_config_defaults(&c);
+    c.train.lr_schedule = kind;
+    c.train.lr = lr;
+    c.train.warmup = warmup;
+    c.model.hidden = hidden;
+    return c;
+}
+
+#define ck_assert_lr(cfg, scale, step, want)                                                       \
+    ck_assert_msg(                                                                                 \
+        fabs(rs_train_learning_rate(&(cfg).train, (cfg).model.hidden, (scale), (step)) -           \
+             (want)) <= 1e-6 * (want),                                                             \
+        "step %d: lr %.9g, want %.9g", (int)(step),                                                \
+        (double)rs_train_learning_rate(&(cfg).train, (cfg).model.hidden, (scale), (step)),         \
+        (double)(want))
+
+START_TEST(inverse_sqrt_peaks_at_lr_after_warmup)
+{
+    /* lr · w^0.5 · min(step^-0.5, step · w^-1.5), lr = 0.5, w = 4 */
+    const rs_config c = schedule(RS_LR_INVERSE_SQRT, 0.5f, 4, 16);
+    ck_assert_lr(c, 1.0f, 1, 0.125);  /* 0.5 · 2 · 1/8 */
+    ck_assert_lr(c, 1.0f, 2, 0.25);   /* 0.5 · 2 · 2/8 */
+    ck_assert_lr(c, 1.0f, 4, 0.5);    /* the peak: lr itself */
+    ck_assert_lr(c, 1.0f, 16, 0.25);  /* 0.5 · 2 · 16^-0.5 */
+    ck_assert_lr(c, 1.0f, 100, 0.1);  /* 0.5 · 2 · 0.1 */
+    ck_assert_lr(c, 0.5f, 100, 0.05); /* a plateau decay multiplies it */
+    ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 1.0f, 0) == 0.0f);
+}
+END_TEST
+
+START_TEST(noam_scales_by_the_hidden_size)
+{
+    /* lr · n^-0.5 · min(step^-0.5, step · w^-1.5), lr = 2, n = 16, w = 4 */
+    const rs_config c = schedule(RS_LR_NOAM, 2.0f, 4, 16);
+    ck_assert_lr(c, 1.0f, 1, 0.0625); /* 2 · 1/4 · 1/8 */
+    ck_assert_lr(c, 1.0f, 4, 0.25);   /* 2 · 1/4 · 1/2 */
+    ck_assert_lr(c, 1.0f, 16, 0.125); /* 2 · 1/4 · 1/4 */
+    ck_assert_lr(c, 1.0f, 400, 0.025);
+}
+END_TEST
+
+START_TEST(constant_and_plateau_warm_up_linearly)
+{
+    for (int kind = RS_LR_CONSTANT; kind <= RS_LR_PLATEAU; kind += RS_LR_PLATEAU) {
+        const rs_config c = schedule(kind, 0.01f, 4, 16);
+        /* The float arithmetic of before the schedules, bit for bit. */
+        ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 0.5f, 1) ==
+                  0.01f * 0.5f * (1.0f / 4.0f));
+        ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 0.5f, 3) ==
+                  0.01f * 0.5f * (3.0f / 4.0f));
+        ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 0.5f, 4) == 0.01f * 0.5f);
+        ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 1.0f, 1000) == 0.01f);
+        const rs_config none = schedule(kind, 0.01f, 0, 16);
+        ck_assert(rs_train_learning_rate(&none.train, none.model.hidden, 0.7f, 1) == 0.01f * 0.7f);
+    }
+}
+END_TEST
+
+START_TEST(schedules_refuse_what_they_cannot_use)
+{
+    rs_error err;
+    rs_config c = schedule(RS_LR_NOAM, 1.0f, 0, 16);
+    ck_assert_int_ne(rs_config_check(&c, &err), 0);
+    ck_assert_msg(strstr(err.msg, "--lr-schedule noam needs --warmup") != NULL, "%s", err.msg);
+    c = schedule(RS_LR_PLATEAU, 1.0f, 0, 16);
+    ck_assert_int_ne(rs_config_check(&c, &err), 0);
+    ck_assert_msg(strstr(err.msg, "plateau needs --lr-decay") != NULL, "%s", err.msg);
+    c.train.lr_decay = 0.5f;
+    ck_assert_int_eq(rs_config_check(&c, &err), 0);
+    ck_assert_int_eq(rs_config_set(&c, "lr_schedule", "inverse-sqrt", &err), 0);
+    ck_assert_int_eq(c.train.lr_schedule, RS_LR_INVERSE_SQRT);
+    ck_assert_int_ne(rs_config_set(&c, "lr_schedule", "cosine", &err), 0);
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -492,5 +572,11 @@ Suite *train_suite(void)
     tcase_add_test(tc, accumulated_batches_give_the_gradient_of_their_union);
     tcase_add_test(tc, token_batches_respect_their_budget);
     suite_add_tcase(s, tc);
+    TCase *lr = tcase_create("learning rate");
+    tcase_add_test(lr, inverse_sqrt_peaks_at_lr_after_warmup);
+    tcase_add_test(lr, noam_scales_by_the_hidden_size);
+    tcase_add_test(lr, constant_and_plateau_warm_up_linearly);
+    tcase_add_test(lr, schedules_refuse_what_they_cannot_use);
+    suite_add_tcase(s, lr);
     return s;
 }

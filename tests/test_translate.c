@@ -237,6 +237,59 @@ START_TEST(an_ensemble_of_one_model_twice_is_that_model)
 }
 END_TEST
 
+/* Ensemble weights (--weights): 1,0 is the first model alone; equal weights are the unweighted mean, bit for bit; 3,1 is neither and in
+ * between; bad weights are refused. Greedy and beam search alike. */
+START_TEST(ensemble_weights_weigh_the_members)
+{
+    rs_model m, other;
+    rs_codec codec;
+    rs_error err = {{0}};
+    make_model(&m, 5, 0.0f);
+    make_model(&other, 6, 0.0f);
+    ck_assert(!rs_codec_for_model(&codec, &m, &err));
+    const rs_model *one[1] = {&m}, *pair[2] = {&m, &other};
+    static const float first[2] = {1.0f, 0.0f}, equal[2] = {0.7f, 0.7f};
+    for (int beam = 1; beam <= 4; beam += 3) {
+        rs_translate_options opt;
+        rs_translate_options_default(&opt);
+        opt.beam = beam;
+        rs_translated alone[LINES], mean[LINES], a[LINES], b[LINES];
+        translate_all(one, 1, &codec, &opt, LINES, lines, alone);
+        translate_all(pair, 2, &codec, &opt, LINES, lines, mean);
+        opt.weights = first;
+        translate_all(pair, 2, &codec, &opt, LINES, lines, a);
+        opt.weights = equal;
+        translate_all(pair, 2, &codec, &opt, LINES, lines, b);
+        int differs = 0;
+        for (int i = 0; i < LINES; i++) {
+            /* The same translation; log p the same up to where the ensemble's
+             * float log-softmax rounds (the single model's is subtracted later). */
+            assert_same_hypothesis(&a[i].hyps[0], &alone[i].hyps[0], 1e-4);
+            assert_same_hypothesis(&b[i].hyps[0], &mean[i].hyps[0], 0.0);
+            differs |= alone[i].hyps[0].logprob != mean[i].hyps[0].logprob;
+            rs_translated_free(&alone[i]);
+            rs_translated_free(&mean[i]);
+            rs_translated_free(&a[i]);
+            rs_translated_free(&b[i]);
+        }
+        ck_assert_msg(differs, "the two members must differ for the test to say anything");
+    }
+    rs_translator tr;
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    static const float zero[2] = {0.0f, 0.0f}, negative[2] = {1.0f, -0.5f};
+    opt.weights = zero;
+    ck_assert(rs_translator_init(&tr, pair, 2, &codec, &opt, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "all zero") != NULL, "%s", err.msg);
+    opt.weights = negative;
+    ck_assert(rs_translator_init(&tr, pair, 2, &codec, &opt, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "ensemble weight 2 is -0.5") != NULL, "%s", err.msg);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+    rs_model_free(&other);
+}
+END_TEST
+
 START_TEST(unknown_words_are_replaced_but_never_by_punctuation)
 {
     rs_model m;
@@ -514,6 +567,43 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
 }
 END_TEST
 
+/* translate --weights: one per -m, finite, not negative, not all zero; an
+ * ensemble of a model with itself, weighted, translates as the model. */
+START_TEST(cli_ensemble_weights)
+{
+    char dir[64], ckpt[128], input[128], args[1024], text[4096];
+    testdir_make(dir, "rnnsearch-translate-weights");
+    snprintf(ckpt, sizeof ckpt, "%s/m.ckpt", dir);
+    snprintf(input, sizeof input, "%s/in.txt", dir);
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, 10, 0.0f);
+    ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    testfile_write(input, (const unsigned char *)"das Haus\nist klein\n", 19);
+    static const struct {
+        const char *weights, *said;
+    } bad[] = {{"1", "--weights gives 1 weight for 2 models"},
+               {"0,0", "the ensemble weights are all zero"},
+               {"1,-2", "'1,-2' is not a list of numbers >= 0"},
+               {"1,,2", "'1,,2' is not a list of numbers >= 0"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, "translate -m %s -m %s --weights %s %s", ckpt, ckpt,
+                 bad[i].weights, input);
+        ck_assert_int_eq(testprog_run_all(args, text, sizeof text), 2);
+        ck_assert_msg(strstr(text, bad[i].said) != NULL, "%s", text);
+    }
+    char alone[256];
+    snprintf(args, sizeof args, "translate -m %s --quiet %s", ckpt, input);
+    ck_assert_int_eq(testprog_run(args, alone, sizeof alone), 0);
+    snprintf(args, sizeof args, "translate -m %s -m %s --weights 0.25,0.75 --quiet %s", ckpt, ckpt,
+             input);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_str_eq(text, alone);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* A line written into a pipe is translated before the pipe is closed. */
 START_TEST(lines_from_a_pipe_are_translated_as_they_arrive)
 {
@@ -660,10 +750,12 @@ Suite *translate_suite(void)
     tcase_add_test(tc, empty_lines_stay_empty_and_long_sources_are_cut);
     tcase_add_test(tc, workspaces_are_sized_by_the_sentences_given);
     tcase_add_test(tc, an_ensemble_of_one_model_twice_is_that_model);
+    tcase_add_test(tc, ensemble_weights_weigh_the_members);
     tcase_add_test(tc, unknown_words_are_replaced_but_never_by_punctuation);
     tcase_add_test(tc, n_best_lists_are_ranked);
     tcase_add_test(tc, translate_align_and_validation_give_the_same_output);
     tcase_add_test(tc, cli_n_best_per_token_scores_and_ensembles);
+    tcase_add_test(tc, cli_ensemble_weights);
     tcase_add_test(tc, lines_from_a_pipe_are_translated_as_they_arrive);
     tcase_add_test(tc, pre_tokenized_bpe_data_trains_and_translates_joined);
     suite_add_tcase(s, tc);

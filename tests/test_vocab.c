@@ -1,12 +1,14 @@
 /* Vocabularies (src/model/vocab.c): the reserved ids, adding and counting, lookup
- * with <unk> for unknown tokens, growth past many tokens, and selection by
- * frequency with its ties, minimum count and size limit. */
+ * with <unk> for unknown tokens, growth past many tokens, selection by
+ * frequency with its ties, minimum count and size limit, and vocabulary
+ * files (Joey NMT's one token a line, OpenNMT-py's and fairseq's counts). */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/params.h"
 #include "model/vocab.h"
+#include "testdir.h"
 
 START_TEST(reserved_ids_and_lookup)
 {
@@ -136,6 +138,95 @@ START_TEST(test_read_token_in_id_order)
 }
 END_TEST
 
+/* Reads text written to dir/name as a vocabulary file: 0, or -1 with err. */
+static int read_text_vocab(rs_vocab *v, const char *dir, const char *text, rs_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/vocab.txt", dir);
+    testfile_write(path, (const unsigned char *)text, strlen(text));
+    return rs_vocab_read_file(v, path, err);
+}
+
+START_TEST(vocabulary_files_in_the_common_forms)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-vocab");
+    rs_vocab v;
+    rs_error err;
+    /* Joey NMT's order (<unk> first), \r\n line ends, no final line end. */
+    ck_assert_msg(!read_text_vocab(&v, dir, "<unk>\r\n<pad>\r\n<s>\r\n</s>\r\nHaus\r\ndas", &err),
+                  "%s", err.msg);
+    ck_assert_int_eq(v.size, 6);
+    ck_assert_str_eq(v.tokens[RS_PAD], "<pad>");
+    ck_assert_str_eq(v.tokens[RS_UNK], "<unk>");
+    ck_assert_str_eq(v.tokens[4], "Haus");
+    ck_assert_str_eq(v.tokens[5], "das");
+    rs_vocab_free(&v);
+    /* No reserved tokens: added in our order; counts after a tab or a space. */
+    ck_assert_msg(!read_text_vocab(&v, dir, "das\t120\nHaus 7\n\xE6\x97\xA5\n", &err), "%s",
+                  err.msg);
+    ck_assert_int_eq(v.size, 7);
+    ck_assert_str_eq(v.tokens[RS_EOS], "</s>");
+    ck_assert_int_eq(rs_vocab_id(&v, "das"), 4);
+    ck_assert_int_eq(rs_vocab_id(&v, "Haus"), 5);
+    ck_assert_int_eq(rs_vocab_id(&v, "\xE6\x97\xA5"), 6);
+    /* What rs_vocab_write writes reads back to the same ids. */
+    char path[128];
+    snprintf(path, sizeof path, "%s/written.txt", dir);
+    FILE *f = fopen(path, "w");
+    int errnum;
+    rs_vocab_write(&v, f, &errnum);
+    ck_assert_int_eq(errnum, 0);
+    fclose(f);
+    testfile_expect(path, "<pad>\n<unk>\n<s>\n</s>\ndas\nHaus\n\xE6\x97\xA5\n");
+    rs_vocab back;
+    ck_assert_msg(!rs_vocab_read_file(&back, path, &err), "%s", err.msg);
+    ck_assert_int_eq(back.size, v.size);
+    for (int id = 0; id < v.size; id++)
+        ck_assert_str_eq(back.tokens[id], v.tokens[id]);
+    rs_vocab copy;
+    ck_assert(!rs_vocab_copy(&copy, &v, &err));
+    ck_assert_int_eq(copy.size, v.size);
+    ck_assert_int_eq(rs_vocab_id(&copy, "Haus"), 5);
+    rs_vocab_free(&copy);
+    rs_vocab_free(&back);
+    rs_vocab_free(&v);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(bad_vocabulary_files_are_refused_with_file_and_line)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-vocab");
+    static const struct {
+        const char *text, *said;
+    } bad[] = {
+        {"a\n\nb\n", "vocab.txt:2: an empty line"},
+        {"a\nb\na\n", "vocab.txt:3: token 'a' is given twice (first on line 1)"},
+        {"<unk>\na\n<unk>\n", "vocab.txt:3: token '<unk>' is given twice (first on line 1)"},
+        {"a\n\xC3\x28\n", "vocab.txt:2: invalid UTF-8 (byte 0xc3 at column 1)"},
+        {"a\nb\tmany\n", "vocab.txt:2: 'b\tmany' is not a token, nor a token then a tab"},
+        {"a\n b\n", "vocab.txt:2: the line starts with white space"},
+        {"a\nb\0c\n", "vocab.txt:2: a NUL byte"},
+        {"<s>\n</s>\n", "vocab.txt: no token besides the reserved ones"},
+        {"", "vocab.txt: no token besides the reserved ones"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/vocab.txt", dir);
+        /* The NUL case is written with its length: strlen would stop at it. */
+        const size_t len = i == 6 ? 6 : strlen(bad[i].text);
+        testfile_write(path, (const unsigned char *)bad[i].text, len);
+        rs_vocab v;
+        rs_error err;
+        ck_assert_int_ne(rs_vocab_read_file(&v, path, &err), 0);
+        ck_assert_msg(strstr(err.msg, bad[i].said) != NULL, "case %zu: %s", i, err.msg);
+    }
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *vocab_suite(void)
 {
     Suite *s = suite_create("vocab");
@@ -144,6 +235,8 @@ Suite *vocab_suite(void)
     tcase_add_test(tc, reserved_ids_and_lookup);
     tcase_add_test(tc, many_tokens_keep_their_ids);
     tcase_add_test(tc, select_by_frequency_ties_and_limits);
+    tcase_add_test(tc, vocabulary_files_in_the_common_forms);
+    tcase_add_test(tc, bad_vocabulary_files_are_refused_with_file_and_line);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -284,6 +284,136 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
 }
 END_TEST
 
+/* The vocabulary files, the shared vocabulary, the learning-rate schedule and
+ * the ensemble weights as options and as a file's keys, and the requests
+ * they refuse. */
+START_TEST(vocabularies_schedules_and_weights)
+{
+    char dir[64], path[256], cmd[1536], text[1024];
+    testdir_make(dir, "rnnsearch-yaml-vocab");
+    snprintf(cmd, sizeof cmd, "head -n 40 corpora/reorder/train.tsv > %s/t.tsv", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *tiny = "--emb 8 --hidden 8 --att 8 --maxout 4 --max-steps 2 --threads 1 --quiet";
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/a %s 2>/dev/null", dir, dir, tiny);
+    expect_run(cmd, 0, NULL);
+    snprintf(path, sizeof path, "%s/run.yaml", dir);
+    snprintf(text, sizeof text,
+             "data:\n  train: %s/t.tsv\n  src_vocab: %s/a/src_vocab.txt\n"
+             "  tgt_vocab: %s/a/tgt_vocab.txt\n"
+             "training: {out: %s/b, lr_schedule: inverse-sqrt, warmup: 2, seed: 5}\n"
+             "translation: {weights: [1, 0]}\n",
+             dir, dir, dir, dir);
+    write_text(path, text);
+    snprintf(cmd, sizeof cmd, "train --config %s %s 2>/dev/null", path, tiny);
+    expect_run(cmd, 0, NULL);
+    rs_model a, b;
+    rs_error err;
+    snprintf(text, sizeof text, "%s/a/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &a, NULL, &err) == 0, "%s", err.msg);
+    snprintf(text, sizeof text, "%s/b/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(b.train.lr_schedule, RS_LR_INVERSE_SQRT);
+    ck_assert_int_eq(b.src_vocab.size, a.src_vocab.size);
+    ck_assert_int_eq(b.tgt_vocab.size, a.tgt_vocab.size);
+    for (int id = 0; id < a.src_vocab.size; id++)
+        ck_assert_str_eq(b.src_vocab.tokens[id], a.src_vocab.tokens[id]);
+    rs_model_free(&a);
+    rs_model_free(&b);
+
+    /* weights: [1, 0] makes the ensemble a's translation. */
+    char alone[4096], weighted[4096];
+    snprintf(cmd, sizeof cmd, "translate -m %s/a --quiet < corpora/reorder/test.tsv", dir);
+    ck_assert_int_eq(testprog_run(cmd, alone, sizeof alone), 0);
+    snprintf(cmd, sizeof cmd,
+             "translate --config %s -m %s/a -m %s/b --quiet < corpora/reorder/test.tsv", path, dir,
+             dir);
+    ck_assert_int_eq(testprog_run(cmd, weighted, sizeof weighted), 0);
+    ck_assert_str_eq(weighted, alone);
+
+    /* Requests refused before any work. */
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/c --shared-vocab --src-vocab %s/a/src_vocab.txt "
+             "--tgt-vocab %s/a/tgt_vocab.txt",
+             dir, dir, dir, dir);
+    expect_run(cmd, 2, "--shared-vocab is one vocabulary: give one file");
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/c --subwords 50 --src-vocab %s/a/src_vocab.txt", dir,
+             dir, dir);
+    expect_run(cmd, 2, "do not go with SentencePiece");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --lr-schedule noam", dir, dir);
+    expect_run(cmd, 2, "--lr-schedule noam needs --warmup N");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --lr-schedule cosine", dir, dir);
+    expect_run(cmd, 2, "'cosine' is not one of constant, noam, inverse-sqrt, plateau");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --src-vocab %s/t.tsv", dir, dir,
+             dir);
+    expect_run(cmd, 1, "t.tsv:1: '");
+    /* --resume with another schedule is refused, naming the checkpoint's. */
+    snprintf(cmd, sizeof cmd, "train --config %s --resume --lr-schedule noam", path);
+    expect_run(cmd, 2, "lr_schedule=inverse-sqrt");
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Joey NMT's and OpenNMT-py's names for the vocabulary files, the shared
+ * vocabulary and the schedules. */
+START_TEST(their_names_for_vocabularies_and_schedules)
+{
+    char dir[64], cmd[1536], text[1024];
+    testdir_make(dir, "rnnsearch-yaml-their-vocab");
+    snprintf(cmd, sizeof cmd, "head -n 40 corpora/reorder/train.tsv > %s/t.tsv", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *tiny = "--emb 8 --hidden 8 --att 8 --maxout 4 --max-steps 2 --threads 1 --quiet";
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/a %s 2>/dev/null", dir, dir, tiny);
+    expect_run(cmd, 0, NULL);
+    rs_model b;
+    rs_error err;
+    snprintf(text, sizeof text, "%s/a/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
+    const int a_tgt_size = b.tgt_vocab.size;
+    rs_model_free(&b);
+    char joey[256];
+    snprintf(joey, sizeof joey, "%s/joey.yaml", dir);
+    snprintf(cmd, sizeof cmd, "cut -f1 %s/t.tsv > %s/t.de && cut -f2 %s/t.tsv > %s/t.en", dir, dir,
+             dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(text, sizeof text,
+             "data:\n  src: de\n  trg: en\n  train: %s/t\n  src_vocab: %s/a/src_vocab.txt\n"
+             "  trg_vocab: %s/a/tgt_vocab.txt\n"
+             "training:\n  model_dir: %s/j\n  scheduling: noam\n  learning_rate_warmup: 3\n",
+             dir, dir, dir, dir);
+    write_text(joey, text);
+    snprintf(cmd, sizeof cmd, "train --config %s %s 2>/dev/null", joey, tiny);
+    expect_run(cmd, 0, NULL);
+    snprintf(text, sizeof text, "%s/j/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(b.train.lr_schedule == RS_LR_NOAM && b.train.warmup == 3);
+    ck_assert_int_eq(b.tgt_vocab.size, a_tgt_size);
+    rs_model_free(&b);
+    snprintf(text, sizeof text,
+             "train: %s/t.tsv\nshare_vocab: true\ndecay_method: noam\n"
+             "warmup_steps: 2\n",
+             dir);
+    write_text(joey, text);
+    snprintf(cmd, sizeof cmd, "train --config %s --out %s/o %s 2>&1", joey, dir, tiny);
+    expect_run(cmd, 0, NULL);
+    snprintf(text, sizeof text, "%s/o/last.ckpt", dir);
+    ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
+    ck_assert(b.train.lr_schedule == RS_LR_NOAM && b.train.warmup == 2 && b.cfg.shared_vocab == 1);
+    rs_model_free(&b);
+    /* A key = value file: src_vocab = N is a printout's size, skipped; a
+     * file name is the vocabulary file. */
+    snprintf(text, sizeof text, "src_vocab = 12\ntgt_vocab = %s/missing.txt\n", dir);
+    write_text(joey, text);
+    snprintf(cmd, sizeof cmd, "train --config %s --train %s/t.tsv --out %s/c", joey, dir, dir);
+    expect_run(cmd, 1, "missing.txt");
+    write_text(joey, "training:\n  scheduling: exponential\n");
+    snprintf(cmd, sizeof cmd, "train --config %s --train %s/t.tsv --out %s/c", joey, dir, dir);
+    expect_run(cmd, 2, "'scheduling: exponential' (Joey NMT/OpenNMT-py): rnnsearch's schedules");
+
+    testdir_remove(dir);
+}
+END_TEST
+
 /* info --config, with the data paths filled in, trains the same parameter
  * bytes again (dropout and two threads: the seeded paths that matter). */
 START_TEST(info_config_repeats_the_run_bit_for_bit)
@@ -418,6 +548,8 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, train_reads_yaml_and_the_command_line_wins);
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
+    tcase_add_test(tc, vocabularies_schedules_and_weights);
+    tcase_add_test(tc, their_names_for_vocabularies_and_schedules);
     tcase_add_test(tc, joey_nmt_names_are_read_as_ours);
     suite_add_tcase(s, tc);
     TCase *large = tcase_create("large");

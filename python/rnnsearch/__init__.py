@@ -7,13 +7,16 @@ and input::
     import rnnsearch
     m = rnnsearch.Model("dates")                 # path or name, as -m resolves it
     m.translate(["21 May 2001", "3/4/99"])       # ['2001-05-21', '1999-03-04']
-    a = m.align("21 May 2001")                   # a.weights: float32 [T+1, S+1]
+    a = m.align("21 May 2001")                   # a.weights: float32 [T+1, S+1]; a notebook draws it
     m.score("21 May 2001", "2001-05-21")         # log p(target | source)
+    m.score([("21 May 2001", "2001-05-21"), ("3/4/99", "1999-03-04")])   # in batches
+    e = rnnsearch.Ensemble("dates", "dates-2")   # translate -m dates -m dates-2
 
-The library is found, in this order: the file $RNNSEARCH_LIBRARY; a
-librnnsearch.so.1 next to this package; the library directory `make install`
-wrote into _paths.py; the dynamic linker's search (LD_LIBRARY_PATH,
-ldconfig); /usr/local/lib.
+The library is found as _loader.py says: $RNNSEARCH_LIBRARY; a
+librnnsearch.so.1 next to this package (a wheel built from a checkout);
+the one `make install` named in _paths.py; the checkout's build/; the
+dynamic linker's search; the lib directory of the prefix the package is
+installed under; /usr/local/lib.
 
 Threads: one Model may be used from several threads at once (each call
 decodes with its own workspaces, and the library releases the GIL while it
@@ -34,9 +37,11 @@ import operator
 import os
 import threading
 
-__all__ = ["Model", "Alignment", "Hypothesis", "Error", "version", "library_path"]
+from ._alignment import Alignment
+from ._alignment import matrix as _matrix
+from ._loader import _Error, _Forced, _lib, _P, _Tokens, _Translation, library_path
 
-_SONAME = "librnnsearch.so.1"
+__all__ = ["Model", "Ensemble", "Alignment", "Hypothesis", "Error", "version", "library_path"]
 
 # Quality by source length (tables of `rnnsearch bleu --by-length`): no library needed.
 from .bylength import Bucket, plot_by_length, read_by_length  # noqa: E402
@@ -46,140 +51,6 @@ __all__ += ["Bucket", "plot_by_length", "read_by_length"]
 
 class Error(RuntimeError):
     """A failure reported by librnnsearch (the message is the library's)."""
-
-
-class _Error(ctypes.Structure):
-    _fields_ = [("message", ctypes.c_char * 1024)]
-
-
-class _Tokens(ctypes.Structure):
-    _fields_ = [("count", ctypes.c_int), ("tokens", ctypes.POINTER(ctypes.c_char_p))]
-
-
-class _Hypothesis(ctypes.Structure):
-    _fields_ = [
-        ("text", ctypes.c_char_p),
-        ("count", ctypes.c_int),
-        ("tokens", ctypes.POINTER(ctypes.c_char_p)),
-        ("logprob", ctypes.c_double),
-        ("score", ctypes.c_double),
-        ("finished", ctypes.c_int),
-        ("alignment", ctypes.POINTER(ctypes.c_float)),
-    ]
-
-
-class _Translation(ctypes.Structure):
-    _fields_ = [
-        ("source_count", ctypes.c_int),
-        ("source_tokens", ctypes.POINTER(ctypes.c_char_p)),
-        ("truncated", ctypes.c_int),
-        ("count", ctypes.c_int),
-        ("hyps", ctypes.POINTER(_Hypothesis)),
-    ]
-
-
-class _Forced(ctypes.Structure):
-    _fields_ = [
-        ("source_count", ctypes.c_int),
-        ("target_count", ctypes.c_int),
-        ("source_tokens", ctypes.POINTER(ctypes.c_char_p)),
-        ("target_tokens", ctypes.POINTER(ctypes.c_char_p)),
-        ("truncated", ctypes.c_int),
-        ("logprob", ctypes.c_double),
-        ("token_logprobs", ctypes.POINTER(ctypes.c_float)),
-        ("alignment", ctypes.POINTER(ctypes.c_float)),
-    ]
-
-
-def _candidates():
-    env = os.environ.get("RNNSEARCH_LIBRARY")
-    if env:
-        yield env
-        return
-    here = os.path.dirname(os.path.abspath(__file__))
-    yield os.path.join(here, _SONAME)
-    try:
-        from . import _paths  # written by `make install`
-
-        yield os.path.join(_paths.LIBDIR, _SONAME)
-    except ImportError:
-        pass
-    yield _SONAME
-    yield os.path.join("/usr/local/lib", _SONAME)
-
-
-def _load():
-    tried = []
-    for path in _candidates():
-        if os.sep in path and not os.path.exists(path):
-            tried.append(path + " (no such file)")
-            continue
-        try:
-            return ctypes.CDLL(path), path
-        except OSError as e:
-            tried.append("%s (%s)" % (path, e))
-    raise ImportError(
-        "rnnsearch: cannot load the library librnnsearch (build it with `make`, install it "
-        "with `make install`, or name it in RNNSEARCH_LIBRARY); tried: " + "; ".join(tried)
-    )
-
-
-_lib, library_path = _load()
-
-
-def _check_major():
-    """The layouts below are those of librnnsearch.so.1: a library of another
-    major version (RNNSEARCH_LIBRARY naming an old build, say) would be
-    called with the wrong structures, so it is refused by name."""
-    _lib.rnnsearch_version.restype = ctypes.c_char_p
-    _lib.rnnsearch_version.argtypes = []
-    found = _lib.rnnsearch_version().decode("ascii", "replace")
-    if found.split(".")[0] != _SONAME.rsplit(".", 1)[1]:
-        raise ImportError("rnnsearch: %s is librnnsearch %s; this package needs version %s.x (%s)"
-                          % (library_path, found, _SONAME.rsplit(".", 1)[1], _SONAME))
-
-
-_check_major()
-
-_P = ctypes.c_void_p
-_E = ctypes.POINTER(_Error)
-for _name, _res, _args in [
-    ("rnnsearch_version", ctypes.c_char_p, []),
-    ("rnnsearch_model_load", ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P), _E]),
-    ("rnnsearch_model_free", None, [_P]),
-    ("rnnsearch_model_checkpoint", ctypes.c_char_p, [_P]),
-    ("rnnsearch_tokens_free", None, [ctypes.POINTER(_Tokens)]),
-    ("rnnsearch_tokenize", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(_Tokens), _E]),
-    (
-        "rnnsearch_detokenize",
-        ctypes.c_int,
-        [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int, ctypes.POINTER(_P), _E],
-    ),
-    ("rnnsearch_string_free", None, [_P]),
-    # The options are the library's to lay out: the package allocates
-    # rnnsearch_options_size() bytes and sets fields by name.
-    ("rnnsearch_options_size", ctypes.c_size_t, []),
-    ("rnnsearch_options_init", ctypes.c_int, [_P, ctypes.c_size_t, _E]),
-    ("rnnsearch_options_set", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_double, _E]),
-    ("rnnsearch_options_check", ctypes.c_int, [_P, _E]),
-    ("rnnsearch_translation_free", None, [ctypes.POINTER(_Translation)]),
-    ("rnnsearch_translator_new", ctypes.c_int, [_P, _P, ctypes.POINTER(_P), _E]),
-    ("rnnsearch_translator_free", None, [_P]),
-    (
-        "rnnsearch_translate",
-        ctypes.c_int,
-        [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(_Translation), _E],
-    ),
-    ("rnnsearch_forced_free", None, [ctypes.POINTER(_Forced)]),
-    (
-        "rnnsearch_force",
-        ctypes.c_int,
-        [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Forced), _E],
-    ),
-]:
-    _f = getattr(_lib, _name)
-    _f.restype = _res
-    _f.argtypes = _args
 
 
 def version():
@@ -271,9 +142,23 @@ def _option_value(name, value):
     return float(number)
 
 
-def _options(**values):
+def _marker(value):
+    """remove_bpe as `translate --remove-bpe[=MARKER]` takes it: True the
+    default marker "@@ ", a str that marker, None or False none."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return "@@ "
+    if not isinstance(value, str):
+        raise TypeError("remove_bpe must be a bool or a str (the marker), not %s" % type(value).__name__)
+    return value
+
+
+def _options(remove_bpe=None, **values):
     """An rnnsearch_options of the library's size and layout, the given
-    values (None: the library's default) set and checked by the library."""
+    values (None: the library's default) set and checked by the library,
+    and what must live as long as it (the marker's bytes, which the options
+    point to until rnnsearch_translator_new copies them)."""
     size = _lib.rnnsearch_options_size()
     buf = (ctypes.c_uint64 * ((size + 7) // 8))()  # zeroed, aligned for its size_t
     err = _Error()
@@ -283,9 +168,13 @@ def _options(**values):
             continue
         if _lib.rnnsearch_options_set(buf, name.encode(), _option_value(name, value), ctypes.byref(err)):
             raise ValueError(_message(err))
+    marker = _marker(remove_bpe)
+    keep = None if marker is None else _bytes(marker, "remove_bpe")
+    if keep is not None and _lib.rnnsearch_options_set_text(buf, b"remove_bpe", keep, ctypes.byref(err)):
+        raise ValueError(_message(err))
     if _lib.rnnsearch_options_check(buf, ctypes.byref(err)):
         raise ValueError(_message(err))
-    return buf
+    return buf, keep
 
 
 def _strings(array, count):
@@ -297,49 +186,6 @@ def _side(side):
     if side not in sides:
         raise ValueError("side must be 'source' or 'target', not %r" % (side,))
     return sides[side]
-
-
-class Alignment:
-    """An alignment matrix: ``weights[i, j]`` is the attention weight α_ij of
-    target token i on source token j (Bahdanau et al. 2014, §3.1), a NumPy
-    float32 array of shape [len(target_tokens) + 1, len(source_tokens) + 1]
-    whose last row and column are </s>; every row sums to 1."""
-
-    def __init__(self, source_tokens, target_tokens, weights, logprob):
-        self.source_tokens = source_tokens
-        self.target_tokens = target_tokens
-        self.weights = weights
-        self.logprob = logprob
-
-    def __repr__(self):
-        return "Alignment(source_tokens=%r, target_tokens=%r, weights=<%dx%d>)" % (
-            self.source_tokens,
-            self.target_tokens,
-            self.weights.shape[0],
-            self.weights.shape[1],
-        )
-
-    def plot(self, ax=None, cmap="gray", joiner="\u00b7"):
-        """A heatmap with matplotlib (imported here, so only plotting needs
-        it): source tokens along the top, target tokens down the side, white
-        for weight 1 as in the paper's figure 3. The word tokenizer's joiner
-        mark U+FFED, which common fonts lack, is drawn as `joiner` (None:
-        tokens as they are). Returns the Axes."""
-        import matplotlib.pyplot as plt
-
-        def label(token):
-            return token.replace("\uffed", joiner) if joiner is not None else token
-
-        rows, cols = self.weights.shape
-        if ax is None:
-            _, ax = plt.subplots(figsize=(1 + 0.5 * cols, 1 + 0.5 * rows))
-        ax.imshow(self.weights, cmap=cmap, vmin=0.0, vmax=1.0)
-        ax.set_xticks(range(cols))
-        ax.set_xticklabels([label(t) for t in self.source_tokens] + ["</s>"], rotation=90)
-        ax.set_yticks(range(rows))
-        ax.set_yticklabels([label(t) for t in self.target_tokens] + ["</s>"])
-        ax.xaxis.tick_top()
-        return ax
 
 
 class Hypothesis:
@@ -366,13 +212,130 @@ _NO_ALIGNMENT = ("a model with --attention none (the fixed-length encoder-decode
                  "every step, with no weights over the source words")
 
 
-def _matrix(pointer, rows, cols):
-    import numpy as np
+def _pairs(pairs, targets):
+    """Sources and targets of a list of (source, target) pairs, or of two
+    lists of one length."""
+    if isinstance(pairs, (str, bytes)) or isinstance(targets, (str, bytes)):
+        raise TypeError("score takes a source and a target (str), a list of (source, target) pairs, "
+                        "or a list of sources and a list of targets")
+    if targets is not None:
+        sources, targets = list(pairs), list(targets)
+        if len(sources) != len(targets):
+            raise ValueError("%d sources and %d targets: score needs one target per source"
+                             % (len(sources), len(targets)))
+        return sources, targets
+    sources, targets = [], []
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise TypeError("pairs[%d] must be a (source, target) pair, not %s" % (i, type(pair).__name__))
+        sources.append(pair[0])
+        targets.append(pair[1])
+    return sources, targets
 
-    return np.ctypeslib.as_array(pointer, shape=(rows, cols)).astype(np.float32, copy=True)
+
+class _Decoder:
+    """Translation, alignment and scoring over the handles _member_handles()
+    gives (one model, or an ensemble's), as the program's translate, align
+    and score do with one -m or several."""
+
+    def hypotheses(self, sources, beam=1, n_best=1, length_penalty=1.0, alignment=False,
+                   max_len=None, max_src_len=None, batch_size=None, replace_unk=False, remove_bpe=None):
+        """For each source, its n_best hypotheses (Hypothesis), best first,
+        as `rnnsearch translate --beam K --n-best N` finds them. sources is a
+        list of str; the options take the command line's ranges (None: the
+        library's default: max_len 2·source + 10, max_src_len 250,
+        batch_size 32); replace_unk as --replace-unk; remove_bpe as
+        --remove-bpe (True: the marker "@@ ", or a str: that marker)."""
+        lines = _texts(sources, "sources")
+        opt, keep = _options(beam=beam, n_best=n_best, length_penalty=length_penalty, alignment=alignment,
+                             max_len=max_len, max_src_len=max_src_len, batch_size=batch_size,
+                             replace_unk=replace_unk, remove_bpe=remove_bpe)
+        err = _Error()
+        n = len(lines)
+        with self._member_handles() as handles:
+            models = (_P * len(handles))(*[h.value for h in handles])
+            tr = _P()
+            _check(_lib.rnnsearch_translator_new_ensemble(models, len(handles), opt, ctypes.byref(tr),
+                                                          ctypes.byref(err)), err)
+            del keep  # copied by the translator
+            try:
+                out = (_Translation * max(n, 1))()
+                _check(_lib.rnnsearch_translate(tr, n, (ctypes.c_char_p * max(n, 1))(*lines), out,
+                                                ctypes.byref(err)), err)
+            finally:
+                _lib.rnnsearch_translator_free(tr)
+        try:
+            return [_hypotheses(t) for t in out[:n]]
+        finally:
+            for t in out[:n]:
+                _lib.rnnsearch_translation_free(ctypes.byref(t))
+
+    def translate(self, sources, beam=1, n_best=1, length_penalty=1.0, **options):
+        """Translations of a list of sentences (greedy, or beam search with
+        beam > 1), as `rnnsearch translate` prints them: a list of str, or,
+        with n_best > 1, a list of lists of str (best first). A single str
+        gives a str (or a list with n_best > 1). options: as hypotheses()."""
+        one = isinstance(sources, str)
+        got = self.hypotheses([sources] if one else sources, beam=beam, n_best=n_best,
+                              length_penalty=length_penalty, **options)
+        texts = [[h.text for h in hyps] if n_best > 1 else hyps[0].text for hyps in got]
+        return texts[0] if one else texts
+
+    def align(self, source, target=None, beam=1, length_penalty=1.0, **options):
+        """The Alignment of the translation of source (greedy, or the best of
+        a beam; options as hypotheses() takes them: replace_unk, remove_bpe,
+        max_len, ...), as `rnnsearch align` gives it."""
+        if target is not None:
+            raise TypeError("an Ensemble aligns its own translations only: force-decode a given target "
+                            "with one Model (the library's rnnsearch_force takes one model)")
+        if not isinstance(source, str):
+            raise TypeError("source must be a str, not %s" % type(source).__name__)
+        options.pop("alignment", None)
+        hyp = self.hypotheses([source], beam=beam, length_penalty=length_penalty, alignment=True,
+                              **options)[0][0]
+        if hyp.alignment is None:
+            raise ValueError("the source is empty: there is nothing to align")
+        return hyp.alignment
+
+    def score(self, source, target=None):
+        """log p(target | source) (natural log, </s> included), as `rnnsearch
+        score` prints it: score(source, target) for one pair (a float);
+        score(pairs) for a list of (source, target) pairs, or
+        score(sources, targets) for two lists (a list of floats), scored in
+        batches of 64 pairs of similar length as the program scores a file."""
+        if isinstance(source, str):
+            return self._score_one(source, target)
+        sources, targets = _pairs(source, target)
+        return self._score_batch(_texts(sources, "sources"), _texts(targets, "targets"))
+
+    def _score_one(self, source, target):
+        return self._score_batch([_bytes(source, "source")], [_bytes(target, "target")])[0]
+
+    def _score_batch(self, sources, targets):
+        n = len(sources)
+        got = (ctypes.c_double * max(n, 1))()
+        err = _Error()
+        with self._member_handles() as handles:
+            models = (_P * len(handles))(*[h.value for h in handles])
+            _check(_lib.rnnsearch_score(models, len(handles), n, (ctypes.c_char_p * max(n, 1))(*sources),
+                                        (ctypes.c_char_p * max(n, 1))(*targets), got, ctypes.byref(err)), err)
+        return list(got[:n])
 
 
-class Model:
+def _hypotheses(t):
+    """The Hypothesis list of one rnnsearch_translation."""
+    src = _strings(t.source_tokens, t.source_count)
+    hyps = []
+    for h in t.hyps[: t.count]:
+        tokens = _strings(h.tokens, h.count)
+        a = None
+        if h.alignment:
+            a = Alignment(src, tokens, _matrix(h.alignment, h.count + 1, t.source_count + 1), h.logprob)
+        hyps.append(Hypothesis(h.text.decode("utf-8"), tokens, h.logprob, h.score, bool(h.finished), a))
+    return hyps
+
+
+class Model(_Decoder):
     """A trained model, loaded as `rnnsearch -m` finds it: a checkpoint file,
     a model directory (its best.ckpt, else last.ckpt), or a name looked up in
     $RNNSEARCH_MODELS and then ./models.
@@ -482,72 +445,32 @@ class Model:
         finally:
             self._leave_busy(me)
 
-    def hypotheses(self, sources, beam=1, n_best=1, length_penalty=1.0, alignment=False,
-                   max_len=None, max_src_len=None, batch_size=None, replace_unk=False):
-        """For each source, its n_best hypotheses (Hypothesis), best first,
-        as `rnnsearch translate --beam K --n-best N` finds them. sources is a
-        list of str; the options take the command line's ranges (None: the
-        library's default: max_len 2·source + 10, max_src_len 250,
-        batch_size 32)."""
-        lines = _texts(sources, "sources")
-        opt = _options(beam=beam, n_best=n_best, length_penalty=length_penalty, alignment=alignment,
-                       max_len=max_len, max_src_len=max_src_len, batch_size=batch_size,
-                       replace_unk=replace_unk)
-        err = _Error()
-        n = len(lines)
-        with self._use() as handle:
-            tr = _P()
-            _check(_lib.rnnsearch_translator_new(handle, opt, ctypes.byref(tr), ctypes.byref(err)), err)
-            try:
-                out = (_Translation * max(n, 1))()
-                _check(_lib.rnnsearch_translate(tr, n, (ctypes.c_char_p * max(n, 1))(*lines), out, ctypes.byref(err)), err)
-            finally:
-                _lib.rnnsearch_translator_free(tr)
-        results = []
-        try:
-            for t in out[:n]:
-                src = _strings(t.source_tokens, t.source_count)
-                hyps = []
-                for h in t.hyps[: t.count]:
-                    tokens = _strings(h.tokens, h.count)
-                    a = None
-                    if h.alignment:
-                        a = Alignment(src, tokens, _matrix(h.alignment, h.count + 1, t.source_count + 1), h.logprob)
-                    hyps.append(Hypothesis(h.text.decode("utf-8"), tokens, h.logprob, h.score, bool(h.finished), a))
-                results.append(hyps)
-        finally:
-            for t in out[:n]:
-                _lib.rnnsearch_translation_free(ctypes.byref(t))
-        return results
+    def _member_handles(self):
+        """The handles of this one model, counted in flight (_Decoder)."""
 
-    def translate(self, sources, beam=1, n_best=1, length_penalty=1.0, **options):
-        """Translations of a list of sentences (greedy, or beam search with
-        beam > 1), as `rnnsearch translate` prints them: a list of str, or,
-        with n_best > 1, a list of lists of str (best first). A single str
-        gives a str (or a list with n_best > 1)."""
-        one = isinstance(sources, str)
-        got = self.hypotheses([sources] if one else sources, beam=beam, n_best=n_best,
-                              length_penalty=length_penalty, **options)
-        texts = [[h.text for h in hyps] if n_best > 1 else hyps[0].text for hyps in got]
-        return texts[0] if one else texts
+        @contextlib.contextmanager
+        def one():
+            with self._use() as handle:
+                yield [handle]
 
-    def align(self, source, target=None, beam=1, length_penalty=1.0):
+        return one()
+
+    def align(self, source, target=None, beam=1, length_penalty=1.0, **options):
         """The Alignment of the translation of source (greedy, or the best of
-        a beam), as `rnnsearch align` gives it; with target, the alignment
-        of that given translation (forced decoding, `align --pairs`)."""
+        a beam; options as hypotheses() takes them), as `rnnsearch align`
+        gives it; with target, the alignment of that given translation
+        (forced decoding, `align --pairs`), which takes no options."""
         if target is not None:
+            if options or beam != 1 or length_penalty != 1.0:
+                raise TypeError("align(source, target) force-decodes the given target: it takes no "
+                                "translation options")
             f = self._force(source, target, matrix=True)
             return Alignment(f[0], f[1], f[3], f[2])
-        if not isinstance(source, str):
-            raise TypeError("source must be a str, not %s" % type(source).__name__)
-        hyp = self.hypotheses([source], beam=beam, length_penalty=length_penalty, alignment=True)[0][0]
-        if hyp.alignment is None:
-            raise ValueError("the source is empty: there is nothing to align")
-        return hyp.alignment
+        return _Decoder.align(self, source, beam=beam, length_penalty=length_penalty, **options)
 
-    def score(self, source, target):
-        """log p(target | source) (natural log, </s> included), as
-        `rnnsearch score` prints it."""
+    def _score_one(self, source, target):
+        # One pair as `score --batch-size 1`: rnnsearch_force, whose sums
+        # run in the order of a batch of one.
         return self._force(source, target, matrix=False)[2]
 
     def _force(self, source, target, matrix):
@@ -593,6 +516,68 @@ class Model:
             return ctypes.string_at(text).decode("utf-8")
         finally:
             _lib.rnnsearch_string_free(text)
+
+
+_MAX_MODELS = 16  # RNNSEARCH_MAX_MODELS, the command line's bound on -m
+
+
+class Ensemble(_Decoder):
+    """Several models decoding as one, as `rnnsearch translate -m A -m B`
+    (and `score -m A -m B`): their log-probabilities are averaged at each
+    step, and their alignments for the alignment reported. Models are given
+    as Model objects (shared, not closed by the Ensemble) or as paths and
+    names (loaded here, and closed by close()); they must share vocabularies
+    and text settings, which the first one's tokenize and detokenize.
+
+    translate, hypotheses, align (of its own translations) and score work as
+    a Model's; a given target is force-decoded by one Model only."""
+
+    def __init__(self, *models):
+        if len(models) == 1 and isinstance(models[0], (list, tuple)):
+            models = tuple(models[0])
+        if not 1 <= len(models) <= _MAX_MODELS:
+            raise ValueError("an Ensemble has 1 to %d models, not %d" % (_MAX_MODELS, len(models)))
+        self._owned = []
+        members = []
+        try:
+            for m in models:
+                if not isinstance(m, Model):
+                    m = Model(m)
+                    self._owned.append(m)
+                members.append(m)
+        except BaseException:
+            self.close()
+            raise
+        self.models = members
+
+    def _member_handles(self):
+        @contextlib.contextmanager
+        def every():
+            with contextlib.ExitStack() as stack:
+                yield [stack.enter_context(m._use()) for m in self.models]
+
+        return every()
+
+    def tokenize(self, text, side="source"):
+        """The first model's tokens of text (an ensemble reads one pipeline)."""
+        return self.models[0].tokenize(text, side=side)
+
+    def detokenize(self, tokens, side="target"):
+        return self.models[0].detokenize(tokens, side=side)
+
+    def close(self):
+        """Closes the models this Ensemble loaded (not those it was given)."""
+        for m in getattr(self, "_owned", []):
+            m.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "Ensemble(%s)" % ", ".join(repr(getattr(m, "checkpoint", None)) for m in self.models)
 
 
 def _free(handle):

@@ -172,8 +172,8 @@ def test_a_closed_model_says_so(model_dir):
 
 def test_version_is_the_program_s(run):
     assert run(["--version"]) == "rnnsearch %s\n" % rnnsearch.version()
-    with open(os.path.join(REPO, "python", "pyproject.toml")) as f:
-        assert 'version = "%s"' % rnnsearch.version() in f.read()
+    with open(os.path.join(REPO, "python", "_backend", "rnnsearch_backend.py")) as f:
+        assert 'VERSION = "%s"' % rnnsearch.version() in f.read()
 
 
 def test_plot_draws_the_matrix(model):
@@ -185,12 +185,19 @@ def test_plot_draws_the_matrix(model):
     assert "\uffed-\uffed" in a.target_tokens
     ax = a.plot()
     assert [t.get_text() for t in ax.get_xticklabels()] == a.source_tokens + ["</s>"]
+    # Labels as `rnnsearch align -f svg` draws them: the joiner marks dropped.
+    assert [t.get_text() for t in ax.get_yticklabels()] == a.target_labels
+    assert "-" in a.target_labels and "\uffed-\uffed" not in a.target_labels
+    np.testing.assert_array_equal(ax.images[0].get_array(), a.weights)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("source", "target")
+    assert len(ax.figure.axes) == 2  # the matrix and its colour bar
+    ax = a.plot(joiner=None, colorbar=False)
+    assert [t.get_text() for t in ax.get_yticklabels()] == a.target_tokens + ["</s>"]
+    assert len(ax.figure.axes) == 1
+    ax = a.plot(joiner="\u00b7")
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         t.replace("\uffed", "\u00b7") for t in a.target_tokens
     ] + ["</s>"]
-    np.testing.assert_array_equal(ax.images[0].get_array(), a.weights)
-    ax = a.plot(joiner=None)
-    assert [t.get_text() for t in ax.get_yticklabels()] == a.target_tokens + ["</s>"]
 
 
 def test_from_another_directory(model_dir, tmp_path):

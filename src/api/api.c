@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "api/rnnsearch.h"
+#include "data/dataset.h"
 #include "model/checkpoint.h"
 #include "model/codec.h"
 #include "model/locate.h"
+#include "search/decode.h"
 #include "search/forced.h"
 #include "search/translate.h"
 #include "text/corpus.h"
@@ -35,10 +37,20 @@ struct rnnsearch_model {
     char checkpoint[4096];
 };
 
+/* RNNSEARCH_MAX_MODELS is the command line's bound on -m (RS_CLI_MAX_MODELS,
+ * in cmd/, which this layer does not see). */
 struct rnnsearch_translator {
-    const rs_model *member; /* the translator's models array: &model->model */
+    const rs_model *members[RNNSEARCH_MAX_MODELS]; /* the translator's models array */
+    char *remove_bpe;                              /* the options' marker, copied, or NULL */
     rs_translator tr;
 };
+
+/* Pairs scored together by rnnsearch_score: `rnnsearch score`'s default
+ * --batch-size. */
+#define SCORE_BATCH 64
+/* The longest remove_bpe marker taken (the command line takes any; a marker
+ * is a few bytes, and this bounds the walk over a string never ended). */
+#define MARKER_MAX 256
 
 /* Copies an internal message out (err may be NULL); returns -1. */
 static int fail_with(rnnsearch_error *err, const rs_error *e)
@@ -275,7 +287,8 @@ static void defaults(rnnsearch_options *opt)
                                .max_src_len = d.max_src_len,
                                .batch_size = d.batch_size,
                                .alignment = d.want_alignment,
-                               .replace_unk = d.replace_unk};
+                               .replace_unk = d.replace_unk,
+                               .remove_bpe = d.remove_bpe};
 }
 
 int rnnsearch_options_init(rnnsearch_options *opt, size_t size, rnnsearch_error *err)
@@ -349,6 +362,9 @@ int rnnsearch_options_set(rnnsearch_options *opt, const char *name, double value
     size_t size;
     if (options_size(opt, &size, err))
         return -1;
+    if (!strcmp(name, "remove_bpe"))
+        return fail_msg(err, "rnnsearch_options_set: remove_bpe is a text: set it with "
+                             "rnnsearch_options_set_text");
     for (int i = 0; i < N_OPTION_FIELDS; i++) {
         const option_field *f = &option_fields[i];
         if (strcmp(name, f->name))
@@ -371,6 +387,40 @@ int rnnsearch_options_set(rnnsearch_options *opt, const char *name, double value
     return fail_msg(err, "rnnsearch_options_set: no option is called '%.64s'", name);
 }
 
+/* A remove_bpe marker: NULL (none), or 1 … MARKER_MAX bytes. */
+static int check_marker(const char *marker, rnnsearch_error *err)
+{
+    if (!marker)
+        return 0;
+    if (!*marker)
+        return fail_msg(err, "remove_bpe: the marker is empty (NULL for none)");
+    if (strnlen(marker, MARKER_MAX + 1) > MARKER_MAX)
+        return fail_msg(err, "remove_bpe: the marker is longer than %d bytes", MARKER_MAX);
+    return 0;
+}
+
+int rnnsearch_options_set_text(rnnsearch_options *opt, const char *name, const char *value,
+                               rnnsearch_error *err)
+{
+    if (!opt || !name)
+        return fail_msg(err, "rnnsearch_options_set_text: no options or no name (NULL)");
+    size_t size;
+    if (options_size(opt, &size, err))
+        return -1;
+    if (strcmp(name, "remove_bpe"))
+        return fail_msg(err, "rnnsearch_options_set_text: no text option is called '%.64s'", name);
+    const size_t at = offsetof(rnnsearch_options, remove_bpe);
+    if (at + sizeof value > size)
+        return fail_msg(err,
+                        "rnnsearch_options_set_text: remove_bpe lies beyond the caller's "
+                        "options (%zu bytes: a 1.0 header's)",
+                        size);
+    if (check_marker(value, err))
+        return -1;
+    memcpy((char *)opt + at, &value, sizeof value);
+    return 0;
+}
+
 int rnnsearch_options_check(const rnnsearch_options *opt, rnnsearch_error *err)
 {
     if (!opt)
@@ -383,22 +433,58 @@ int rnnsearch_options_check(const rnnsearch_options *opt, rnnsearch_error *err)
             return -1;
     if (o.n_best > o.beam)
         return fail_msg(err, "n_best: %d is more than the beam (%d)", o.n_best, o.beam);
+    return check_marker(o.remove_bpe, err);
+}
+
+/* The members of an ensemble, as the pipeline takes them (&model->model). */
+static int ensemble_members(const rnnsearch_model *const *models, int count,
+                            const rs_model **members, const char *fn, rnnsearch_error *err)
+{
+    if (!models || count < 1 || count > RNNSEARCH_MAX_MODELS)
+        return fail_msg(err, "%s: %d models (or a NULL array): an ensemble has 1 to %d", fn, count,
+                        RNNSEARCH_MAX_MODELS);
+    for (int k = 0; k < count; k++) {
+        if (!models[k])
+            return fail_msg(err, "%s: model %d is NULL", fn, k + 1);
+        members[k] = &models[k]->model;
+    }
     return 0;
 }
 
 int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_options *opt,
                              rnnsearch_translator **tr, rnnsearch_error *err)
 {
-    rs_error e;
     if (tr)
         *tr = NULL;
     if (!tr || !model)
         return fail_msg(err, "rnnsearch_translator_new: no model or no place for the translator");
+    return rnnsearch_translator_new_ensemble(&model, 1, opt, tr, err);
+}
+
+int rnnsearch_translator_new_ensemble(const rnnsearch_model *const *models, int count,
+                                      const rnnsearch_options *opt, rnnsearch_translator **tr,
+                                      rnnsearch_error *err)
+{
+    rs_error e;
+    if (!tr)
+        return fail_msg(err, "rnnsearch_translator_new_ensemble: no place for the translator");
+    *tr = NULL;
     rnnsearch_options o;
     if (opt && rnnsearch_options_check(opt, err))
         return -1;
     if (options_read(opt, &o, err))
         return -1;
+    rnnsearch_translator *t = rs_calloc(1, sizeof *t, &e);
+    if (!t)
+        return fail_with(err, &e);
+    if (ensemble_members(models, count, t->members, "rnnsearch_translator_new_ensemble", err)) {
+        free(t);
+        return -1;
+    }
+    if (o.remove_bpe && !(t->remove_bpe = rs_strdup(o.remove_bpe, &e))) {
+        free(t);
+        return fail_with(err, &e);
+    }
     rs_translate_options topt = {.beam = o.beam,
                                  .n_best = o.n_best,
                                  .length_penalty = o.length_penalty,
@@ -407,12 +493,10 @@ int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_optio
                                  .batch_size = o.batch_size,
                                  .want_alignment = o.alignment != 0,
                                  .replace_unk = o.replace_unk != 0,
+                                 .remove_bpe = t->remove_bpe,
                                  .post_process = -1 /* the model's, as translate */};
-    rnnsearch_translator *t = rs_calloc(1, sizeof *t, &e);
-    if (!t)
-        return fail_with(err, &e);
-    t->member = &model->model;
-    if (rs_translator_init(&t->tr, &t->member, 1, &model->codec, &topt, &e)) {
+    if (rs_translator_init(&t->tr, t->members, count, &models[0]->codec, &topt, &e)) {
+        free(t->remove_bpe);
         free(t);
         return fail_with(err, &e);
     }
@@ -425,6 +509,7 @@ void rnnsearch_translator_free(rnnsearch_translator *tr)
     if (!tr)
         return;
     rs_translator_free(&tr->tr);
+    free(tr->remove_bpe);
     free(tr);
 }
 
@@ -552,5 +637,78 @@ int rnnsearch_force(const rnnsearch_model *model, const char *source, const char
                               .logprob = f.logprob,
                               .token_logprobs = f.token_logprobs,
                               .alignment = f.alignment};
+    return 0;
+}
+
+/* ---- Scoring ------------------------------------------------------------ */
+
+/* The pairs through `rnnsearch score`'s pipeline: tokenized with the first
+ * model's settings, sources cut to RS_MAX_SRC_LEN tokens, ids in its
+ * vocabularies, forced decoding SCORE_BATCH pairs at a time. */
+static int score_pairs(const rs_model *const *members, int n_models, const rs_codec *codec,
+                       int count, const char *const *sources, const char *const *targets,
+                       double *logprobs, rs_error *e)
+{
+    /* A view of the caller's strings: rs_tokenize_pairs only reads them. */
+    const rs_pairs pairs = {
+        .count = count, .capacity = count, .src = (char **)sources, .tgt = (char **)targets};
+    rs_tokenized tok = {0};
+    rs_dataset data = {0};
+    rs_forced *scored = rs_calloc((size_t)count, sizeof *scored, e);
+    int *cut = rs_calloc((size_t)count, sizeof *cut, e);
+    int status = -1;
+    if (scored && cut && !rs_tokenize_pairs(&tok, &pairs, codec, "rnnsearch_score", e)) {
+        /* An empty source, as rnnsearch_force (and score's reader) refuse it. */
+        for (int i = 0; i < count; i++)
+            if (tok.src[i].count == 0) {
+                rs_fail(e, "rnnsearch_score: pair %d: the source is empty", i + 1);
+                goto done;
+            }
+        rs_cut_sources(&tok, RS_MAX_SRC_LEN, cut);
+        /* max_len 0 keeps every pair, in order. */
+        if (!rs_dataset_build(&data, &tok, &members[0]->src_vocab, &members[0]->tgt_vocab, 0, NULL,
+                              e) &&
+            !rs_forced_decode(members, n_models, &data, SCORE_BATCH, 0, scored, e)) {
+            for (int i = 0; i < count; i++)
+                logprobs[i] = scored[i].logprob;
+            for (int i = 0; i < count; i++)
+                rs_forced_free(&scored[i]);
+            status = 0;
+        }
+    }
+done:
+    rs_dataset_free(&data);
+    rs_tokenized_free(&tok);
+    free(cut);
+    free(scored);
+    return status;
+}
+
+int rnnsearch_score(const rnnsearch_model *const *models, int n_models, int count,
+                    const char *const *sources, const char *const *targets, double *logprobs,
+                    rnnsearch_error *err)
+{
+    rs_error e;
+    const rs_model *members[RNNSEARCH_MAX_MODELS];
+    if (count < 0 || (count > 0 && (!sources || !targets || !logprobs)))
+        return fail_msg(err, "rnnsearch_score: no sources, targets or scores (NULL), or a "
+                             "negative count");
+    if (ensemble_members(models, n_models, members, "rnnsearch_score", err))
+        return -1;
+    for (int i = 0; i < count; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "pair %d: the source", i + 1);
+        if (check_text(sources[i], what, err))
+            return -1;
+        snprintf(what, sizeof what, "pair %d: the target", i + 1);
+        if (check_text(targets[i], what, err))
+            return -1;
+    }
+    if (rs_ensemble_check(members, n_models, &e))
+        return fail_with(err, &e);
+    if (count == 0)
+        return 0;
+    if (score_pairs(members, n_models, &models[0]->codec, count, sources, targets, logprobs, &e))
+        return fail_with(err, &e);
     return 0;
 }

@@ -49,11 +49,14 @@ extern "C" {
 #endif
 
 /* 1.0.0: rnnsearch_options carries its size (rnnsearch_options_init replaces
- * 0.1's rnnsearch_options_default), so the major number changed. */
+ * 0.1's rnnsearch_options_default), so the major number changed.
+ * 1.1.0: ensembles (rnnsearch_translator_new_ensemble), batched scoring
+ * (rnnsearch_score), and the options' remove_bpe (rnnsearch_options_set_text):
+ * functions and a field at the end added, so the minor number. */
 #define RNNSEARCH_VERSION_MAJOR 1
-#define RNNSEARCH_VERSION_MINOR 0
+#define RNNSEARCH_VERSION_MINOR 1
 #define RNNSEARCH_VERSION_PATCH 0
-#define RNNSEARCH_VERSION "1.0.0"
+#define RNNSEARCH_VERSION "1.1.0"
 
 /* The library's version ("1.0.0"): the one it was built as, which may differ
  * from the RNNSEARCH_VERSION of the header a program was compiled with. */
@@ -67,6 +70,7 @@ const char *rnnsearch_version(void);
 #define RNNSEARCH_MAX_LENGTH 100000      /* max_len and max_src_len, in tokens */
 #define RNNSEARCH_MAX_LENGTH_PENALTY 100 /* |length_penalty| */
 #define RNNSEARCH_MAX_TEXT (1 << 20)     /* bytes of one text (1 MiB) */
+#define RNNSEARCH_MAX_MODELS 16          /* models of an ensemble (-m repeated), since 1.1 */
 
 typedef struct {
     char message[1024];
@@ -138,6 +142,12 @@ typedef struct {
     int alignment;        /* 1: fill each hypothesis's alignment; 0 or 1 (default 0);
                              refused for a model with --attention none (no alignment) */
     int replace_unk;      /* 1: <unk> → the source token it attends to most; 0 or 1 (default 0) */
+    /* Since 1.1. NULL, or the BPE marker joined in each hypothesis's text as
+     * `translate --remove-bpe[=MARKER]` does ("@@ ": 'hou@@ se' → 'house',
+     * one at the end of the text dropped too); tokens keep it; not empty.
+     * The string is read by rnnsearch_translator_new, which copies it
+     * (default NULL). */
+    const char *remove_bpe;
 } rnnsearch_options;
 
 /* Fills *opt with the defaults above (the command line's) and sets opt->size
@@ -157,6 +167,12 @@ size_t rnnsearch_options_size(void);
  * each value checked as it is set. */
 int rnnsearch_options_set(rnnsearch_options *opt, const char *name, double value,
                           rnnsearch_error *err);
+
+/* Since 1.1: sets the text field called name ("remove_bpe") to value (NULL:
+ * none), which is not copied: it must live until rnnsearch_translator_new
+ * has read the options. For bindings, which need no copy of the layout. */
+int rnnsearch_options_set_text(rnnsearch_options *opt, const char *name, const char *value,
+                               rnnsearch_error *err);
 
 /* Checks options as rnnsearch_translator_new does: the size, every field's
  * range, n_best <= beam, and no field set beyond what this library knows. */
@@ -191,6 +207,16 @@ int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_optio
                              rnnsearch_translator **tr, rnnsearch_error *err);
 void rnnsearch_translator_free(rnnsearch_translator *tr); /* NULL is allowed */
 
+/* Since 1.1: a translator over an ensemble of count models (1 …
+ * RNNSEARCH_MAX_MODELS), as `rnnsearch translate -m A -m B`: their
+ * log-probabilities are averaged at each step (and their alignments, for the
+ * alignment reported). The models must share vocabularies and text settings
+ * (refused, naming the model, otherwise); the first one's settings tokenize.
+ * The array is copied; the models must outlive the translator. */
+int rnnsearch_translator_new_ensemble(const rnnsearch_model *const *models, int count,
+                                      const rnnsearch_options *opt, rnnsearch_translator **tr,
+                                      rnnsearch_error *err);
+
 /* Translates count lines of raw text into out[count] (free each with
  * rnnsearch_translation_free), as `rnnsearch translate` does. A line that
  * cannot be tokenized (invalid UTF-8, say) fails the call, the message
@@ -218,6 +244,17 @@ void rnnsearch_forced_free(rnnsearch_forced *f);
  * `rnnsearch align --pairs` for one pair. The source must not be empty. */
 int rnnsearch_force(const rnnsearch_model *model, const char *source, const char *target,
                     rnnsearch_forced *out, rnnsearch_error *err);
+
+/* Since 1.1: log p(targets[i] | sources[i]) of count pairs into
+ * logprobs[count], as `rnnsearch score -m A [-m B …]` prints them: the pairs
+ * scored in batches of similar length, sources cut to 250 tokens, several
+ * models (1 … RNNSEARCH_MAX_MODELS) as an ensemble (the mean of their
+ * log-probabilities at each step). A pair that cannot be tokenized, or whose
+ * source is empty, fails the call, naming it ("pair 2: …", counted from 1);
+ * logprobs is then left as it was. */
+int rnnsearch_score(const rnnsearch_model *const *models, int n_models, int count,
+                    const char *const *sources, const char *const *targets, double *logprobs,
+                    rnnsearch_error *err);
 
 #ifdef __cplusplus
 }

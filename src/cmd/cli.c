@@ -449,8 +449,9 @@ const char *rs_cli_config_section(const char *key)
 {
     static const char *const model[] = {"emb",       "hidden",         "att", "maxout",
                                         "attention", "tie_embeddings", NULL};
-    static const char *const data[] = {"lowercase", "tokenizer", "subwords",     "min_freq",
-                                       "max_vocab", "max_len",   "post_process", NULL};
+    static const char *const data[] = {"lowercase",    "tokenizer",    "subwords",
+                                       "min_freq",     "max_vocab",    "max_len",
+                                       "post_process", "shared_vocab", NULL};
     return rs_config_name_index(model, key) >= 0  ? "model"
            : rs_config_name_index(data, key) >= 0 ? "data"
                                                   : "training";
@@ -479,6 +480,8 @@ static const rs_cli_setting fixed_settings[] = {
     {"train", "swap", "data", 0, 0},
     {"train", "spm-src", "data", 0, 0},
     {"train", "spm-tgt", "data", 0, 0},
+    {"train", "src-vocab", "data", 0, 0},
+    {"train", "tgt-vocab", "data", 0, 0},
     {"train", "name", "training", 3, 0},
     {"train", "out", "training", 3, 0},
     {"train", "quiet", "training", 0, 0},
@@ -500,6 +503,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"translate", "remove-bpe", "translation", 0, 0},
     {"translate", "post-process", "translation", 0, 0},
     {"translate", "threads", "translation", 0, 0},
+    {"translate", "weights", "translation", 0, 1},
     {"serve", "host", "serve", 0, 0},
     {"serve", "port", "serve", 0, 0},
     {"serve", "allow-host", "serve", 0, 1},
@@ -663,8 +667,9 @@ static const rs_cli_setting *top_level_setting(const rs_cli_args *args, const ch
                                      args->config_path, it->line, it->key, it->key);
         return NULL;
     }
-    if (!args->config.yaml && (!strcmp(it->key, "src_vocab") || !strcmp(it->key, "tgt_vocab")))
-        return NULL; /* a configuration printout's, which come from the data */
+    if (!args->config.yaml && (!strcmp(it->key, "src_vocab") || !strcmp(it->key, "tgt_vocab")) &&
+        it->count == 1 && it->values[0][strspn(it->values[0], "0123456789")] == 0)
+        return NULL; /* a printout's sizes, from the data; a file is --src-vocab's */
     int matches;
     /* A key = value file, without sections, is one command's. */
     const rs_cli_setting *s =

@@ -46,6 +46,8 @@ enum {
     OPT_DEV_ALIGN,
     OPT_DEV_ALIGN_THRESHOLD,
     OPT_LOG,
+    OPT_SRC_VOCAB,
+    OPT_TGT_VOCAB,
     OPT_REMOVE_BPE,
     OPT_STRICT,
     OPT_FIELD = 2000 /* the configuration fields: OPT_FIELD + index (rs_cli_add_config_options) */
@@ -104,6 +106,14 @@ static void usage(FILE *out)
             "                         ISO 8601 in UTC\n"
             "  --spm-src FILE, --spm-tgt FILE  use these SentencePiece .model files (instead\n"
             "                         of training them with --subwords N)\n"
+            "  --src-vocab FILE, --tgt-vocab FILE  vocabularies to use instead of the\n"
+            "                         training data's: one token a line (Joey NMT's\n"
+            "                         src_vocab.txt), or token<TAB>count (OpenNMT-py), tokens\n"
+            "                         as the tokenizer makes them; <pad> <unk> <s> </s> are\n"
+            "                         added when missing. Not with SentencePiece (its model\n"
+            "                         has its vocabulary). Training writes the ones it uses\n"
+            "                         to DIR/src_vocab.txt and DIR/tgt_vocab.txt (with\n"
+            "                         --shared-vocab, the one file given is both sides')\n"
             "  --watch FILE           sentences (SOURCE or SOURCE<TAB>TARGET lines) whose\n"
             "                         alignments every evaluation appends to DIR/watch.jsonl\n"
             "                         (default: the first %d dev pairs when there is a dev set)\n"
@@ -252,6 +262,8 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_LOG: rq->log_path = arg; break;
     case OPT_NO_WATCH: in->no_watch = 1; break;
     case OPT_DEV_ALIGN: in->dev_align = arg; break;
+    case OPT_SRC_VOCAB: in->src_vocab = arg; break;
+    case OPT_TGT_VOCAB: in->tgt_vocab = arg; break;
     case OPT_STRICT: in->strict = 1; break;
     case OPT_REMOVE_BPE: return apply_option(ctx, post_process_option(), "bpe");
     default: {
@@ -306,6 +318,12 @@ static int check_request(train_request *rq)
         return rs_cli_usage_error(PROG, "--resume uses the checkpoint's SentencePiece models; "
                                         "--spm-src/--spm-tgt cannot be given");
     rs_config *cfg = &rq->cfg;
+    if (cfg->model.shared_vocab && rq->in.src_vocab && rq->in.tgt_vocab &&
+        !rs_same_file(rq->in.src_vocab, rq->in.tgt_vocab))
+        return rs_cli_usage_error(PROG,
+                                  "--shared-vocab is one vocabulary: give one file (--src-vocab "
+                                  "or --tgt-vocab), not two (%s and %s)",
+                                  rq->in.src_vocab, rq->in.tgt_vocab);
     rq->in.tokenizer_given = was_given("tokenizer", rq->given);
     rq->in.post_process_given = was_given("post_process", rq->given);
     /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
@@ -314,6 +332,10 @@ static int check_request(train_request *rq)
     if (rq->in.spm_src && cfg->model.tokenizer != RS_TOKENIZER_SPM)
         return rs_cli_usage_error(PROG, "--spm-src/--spm-tgt conflict with --tokenizer %s",
                                   rs_tokenizer_names[cfg->model.tokenizer]);
+    if ((rq->in.src_vocab || rq->in.tgt_vocab) && cfg->model.tokenizer == RS_TOKENIZER_SPM)
+        return rs_cli_usage_error(PROG, "--src-vocab/--tgt-vocab do not go with SentencePiece "
+                                        "(--tokenizer spm, --subwords, --spm-src): its model "
+                                        "carries its own vocabulary of pieces");
     rs_error err;
     if (!rq->resume && rs_config_check(cfg, &err))
         return rs_cli_usage_error(PROG, "%s", err.msg);
@@ -353,6 +375,8 @@ static int parse_request(int argc, char **argv, train_request *rq)
         {"dev-align-threshold", required_argument, NULL, OPT_DEV_ALIGN_THRESHOLD},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {"log", required_argument, NULL, OPT_LOG},
+        {"src-vocab", required_argument, NULL, OPT_SRC_VOCAB},
+        {"tgt-vocab", required_argument, NULL, OPT_TGT_VOCAB},
         {"remove-bpe", no_argument, NULL, OPT_REMOVE_BPE},
         {"strict", no_argument, NULL, OPT_STRICT},
     };
@@ -360,7 +384,10 @@ static int parse_request(int argc, char **argv, train_request *rq)
         {OPT_DEV_ALIGN_THRESHOLD, "--dev-align-threshold", 0.0, 1.0, .f = &rq->in.align_threshold},
         {0},
     };
-    rs_cli_add_config_options(opts, 23, OPT_FIELD);
+    int fixed = 0; /* the entries above: the configuration's go after them */
+    while (opts[fixed].name)
+        fixed++;
+    rs_cli_add_config_options(opts, fixed, OPT_FIELD);
     rs_config_defaults(&rq->cfg);
     rs_cli_begin(&rq->args, PROG, argc, argv, "", opts);
     rs_cli_begin_numbers(&rq->args, numbers);
@@ -486,9 +513,10 @@ static int open_log(const train_request *rq, rs_error *err)
      * output: never one of the run's inputs, a checkpoint, or a file of
      * another run's directory but its train.log. */
     const rs_train_inputs *in = &rq->in;
-    const char *inputs[] = {in->train_tsv,  in->train_src, in->train_tgt,       in->dev_tsv,
-                            in->dev_src,    in->dev_tgt,   in->spm_src,         in->spm_tgt,
-                            in->watch_file, in->dev_align, rq->args.config_path};
+    const char *inputs[] = {in->train_tsv,  in->train_src, in->train_tgt,        in->dev_tsv,
+                            in->dev_src,    in->dev_tgt,   in->spm_src,          in->spm_tgt,
+                            in->watch_file, in->dev_align, rq->args.config_path, in->src_vocab,
+                            in->tgt_vocab};
     rs_output_rule rule;
     rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_TEXT_LOG);
     int status = 0;
@@ -642,7 +670,6 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         goto fail;
     if (rq->cfg.train.threads > 0)
         openblas_set_num_threads(rq->cfg.train.threads);
-    status = RS_EXIT_FAIL;
     rq->in.note = log_note;
     if ((status = exit_status(rs_train_prepare(&rq->in, &rq->cfg, rq->resume, run, &err))) !=
         RS_EXIT_OK)
@@ -660,6 +687,11 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
     }
     options.watch = run->watch.count || run->watch.gold ? &run->watch : NULL;
     reporter rep = {rq->quiet, RS_STOP_EPOCHS, 0};
+    /* The vocabularies beside the checkpoints, for --src-vocab/--tgt-vocab and
+     * other tools (rewritten as they were on --resume). */
+    if (rs_dist_check(rs_dist_rank() == 0 ? rs_rundir_write_vocabs(rq->dir, &run->model, &err) : 0,
+                      &err))
+        goto fail;
     catch_signals();
     began = 1;
     if (rs_train(&run->model, &run->state, &run->train, &run->dev, &options, report, &rep, &err))

@@ -19,6 +19,7 @@
 #include "text/corpus.h"
 #include "common/fileio.h"
 #include "cmd/output.h"
+#include "search/decode.h"
 #include "search/translate.h"
 
 #define PROG "rnnsearch translate"
@@ -34,6 +35,9 @@ static void usage(FILE *out)
             "must share vocabularies and text settings). Lines from a pipe or a terminal\n"
             "are translated and printed as soon as they arrive.\n\n"
             "  -m, --model MODEL      the model (required; repeat for an ensemble)\n"
+            "  --weights LIST         an ensemble's weights W1,W2,..., one per -m in order (as\n"
+            "                         Marian's): log p = sum_k w_k log p_k, w_k = W_k / sum W;\n"
+            "                         finite, not negative, not all zero (default: equal)\n"
             "  -o, --output FILE      write translations here (default: standard output);\n"
             "                         FILE is replaced once complete, never left half\n"
             "                         written, and may not be an input, a checkpoint or\n"
@@ -101,6 +105,8 @@ typedef struct {
     int threads, quiet;
     rs_translate_options topt;
     output_style style;
+    float weights[RS_CLI_MAX_MODELS]; /* --weights, in -m order */
+    int n_weights;
     rs_output_rule rule; /* what -o may be: not an input, a checkpoint, a run's file */
     rs_cli_args args;    /* holds the --config file's values */
 } translate_request;
@@ -140,8 +146,28 @@ enum {
     OPT_ALIGN,
     OPT_QUIET,
     OPT_BPE,
+    OPT_WEIGHTS,
     OPT_POST
 };
+
+/* --weights 0.7,0.3 (a list in a --config file gives one item at a time):
+ * the numbers are appended to rq->weights; -1 to go on, else the exit status. */
+static int add_weights(translate_request *rq, const char *arg)
+{
+    for (const char *p = arg;;) {
+        char *end;
+        const float w = strtof(p, &end);
+        if (end == p || (*end && *end != ',') || !isfinite(w) || w < 0.0f)
+            return rs_cli_usage_error(
+                PROG, "--weights: '%s' is not a list of numbers >= 0 separated by ','", arg);
+        if (rq->n_weights == RS_CLI_MAX_MODELS)
+            return rs_cli_usage_error(PROG, "--weights: more than %d weights", RS_CLI_MAX_MODELS);
+        rq->weights[rq->n_weights++] = w;
+        if (!*end)
+            return -1;
+        p = end + 1;
+    }
+}
 
 /* One option, from the command line or the --config file (rs_cli_apply);
  * the numbers are stored by the table (parse_request). */
@@ -161,6 +187,7 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_REF: rq->ref_path = arg; break;
     case OPT_UNK: topt->replace_unk = 1; break;
     case OPT_QUIET: rq->quiet = 1; break;
+    case OPT_WEIGHTS: return add_weights(rq, arg);
     case OPT_BPE:
         /* fairseq's names: "@@" means subword-nmt's "@@ " (a bare "@@" would
          * leave "hou se"), as subword_nmt does. */
@@ -206,6 +233,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {"alignment", optional_argument, NULL, OPT_ALIGN},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"remove-bpe", optional_argument, NULL, OPT_BPE},
+        {"weights", required_argument, NULL, OPT_WEIGHTS},
         {"post-process", required_argument, NULL, OPT_POST},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
@@ -257,6 +285,14 @@ static int check_request(int argc, char **argv, translate_request *rq)
                                         "training: section of --config FILE)");
     if (argc - optind > 1)
         return rs_cli_usage_error(PROG, "more than one input file given");
+    if (rq->n_weights && rq->n_weights != rq->models->count)
+        return rs_cli_usage_error(PROG, "--weights gives %d weight%s for %d model%s (one per -m)",
+                                  rq->n_weights, rq->n_weights == 1 ? "" : "s", rq->models->count,
+                                  rq->models->count == 1 ? "" : "s");
+    rs_error bad_weights;
+    if (rq->n_weights && rs_ensemble_weights_check(rq->weights, rq->n_weights, &bad_weights))
+        return rs_cli_usage_error(PROG, "--weights: %s", bad_weights.msg);
+    topt->weights = rq->n_weights ? rq->weights : NULL;
     rq->style.nbest_format = topt->n_best > 0; /* --n-best given, even as 1 */
     if (!topt->n_best)
         topt->n_best = 1;

@@ -7,7 +7,7 @@
 
 #include "api/rnnsearch.h"
 
-/* One version for the program and the library (librnnsearch.so.1.0.0). */
+/* One version for the program and the library (librnnsearch.so.1.1.0). */
 #define RS_VERSION RNNSEARCH_VERSION
 
 int cmd_train(int argc, char **argv);

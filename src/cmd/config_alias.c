@@ -42,6 +42,9 @@ static const alias aliases[] = {
     {"data", "trg_voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
     {"data", "src.voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
     {"data", "trg.voc_limit", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {"data", "trg_vocab", "data", "tgt_vocab", NULL, 0, NULL},
+    {"data", "src.voc_file", "data", "src_vocab", NULL, 0, NULL},
+    {"data", "trg.voc_file", "data", "tgt_vocab", NULL, 0, NULL},
     {"data", "src_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
     {"data", "trg_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
     {"data", "src.voc_min_freq", "data", "min_freq", NULL, 0, NULL},
@@ -68,9 +71,11 @@ static const alias aliases[] = {
     {"training", "eval_metric", NULL, NULL, "bleu", 0,
      "rnnsearch's dev metric is BLEU (dev_bleu: true); chrF is 'rnnsearch bleu --chrf'"},
     {"training", "optimizer", NULL, NULL, "adam", 0, "rnnsearch trains with Adam"},
-    {"training", "scheduling", NULL, NULL, "plateau", 0,
-     "rnnsearch's schedule is a linear warm-up (warmup) and a decay after each dev evaluation "
-     "without improvement (lr_decay), the plateau schedule with patience 0"},
+    {"training", "scheduling", "training", "lr_schedule",
+     "plateau=plateau|noam=noam|warmupinversesquareroot=inverse-sqrt", 0,
+     "rnnsearch's schedules are plateau, noam and warmupinversesquareroot (lr_schedule: "
+     "plateau, noam, inverse-sqrt), or constant"},
+    {"training", "learning_rate_warmup", "training", "warmup", NULL, 0, NULL},
     {"training", "patience", NULL, NULL, "0", 0,
      "Joey's patience is the plateau schedule's (evaluations without improvement before the "
      "learning rate decreases); rnnsearch decreases it after each one (lr_decay), and its "
@@ -148,6 +153,10 @@ static const alias aliases[] = {
     {NULL, "word_vec_size", "model", "emb", NULL, 0, NULL},
     {NULL, "rnn_size", "model", "hidden", NULL, 0, NULL},
     {NULL, "hidden_size", "model", "hidden", NULL, 0, NULL},
+    {NULL, "warmup_steps", "training", "warmup", NULL, 0, NULL},
+    {NULL, "decay_method", "training", "lr_schedule", "noam=noam", 0,
+     "rnnsearch's schedules are noam, inverse-sqrt, plateau and constant (lr_schedule)"},
+    {NULL, "share_vocab", "data", "shared_vocab", NULL, 0, NULL},
     {NULL, "src_words_min_frequency", "data", "min_freq", NULL, 0, NULL},
     {NULL, "tgt_words_min_frequency", "data", "min_freq", NULL, 0, NULL},
     {NULL, "src_seq_length", "data", "max_len", NULL, 0, NULL},

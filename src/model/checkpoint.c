@@ -683,6 +683,13 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
     if (load_vocab(path, "src_vocab", sec[S_SRC_VOCAB], cfg.model.src_vocab, &m.src_vocab, err) ||
         load_vocab(path, "tgt_vocab", sec[S_TGT_VOCAB], cfg.model.tgt_vocab, &m.tgt_vocab, err))
         goto fail;
+    /* shared_vocab=1: one vocabulary, stored twice, byte for byte. */
+    if (cfg.model.shared_vocab &&
+        (remaining(&sec[S_SRC_VOCAB]) != remaining(&sec[S_TGT_VOCAB]) ||
+         memcmp(sec[S_SRC_VOCAB].p, sec[S_TGT_VOCAB].p, remaining(&sec[S_SRC_VOCAB])))) {
+        rs_fail(err, "%s: shared_vocab=1, but the src_vocab and tgt_vocab sections differ", path);
+        goto fail;
+    }
     if (sec[S_SPM_SRC].p && copy_blob(&sec[S_SPM_SRC], &m.spm_src, &m.spm_src_len, err))
         goto fail;
     if (sec[S_SPM_TGT].p && copy_blob(&sec[S_SPM_TGT], &m.spm_tgt, &m.spm_tgt_len, err))

@@ -7,6 +7,7 @@
 
 const char *const rs_attention_names[] = {"additive", "general", "dot", "scaled-dot", "none", NULL};
 const char *const rs_tokenizer_names[] = {"word", "char", "spm", "space", NULL};
+const char *const rs_lr_schedule_names[] = {"constant", "noam", "inverse-sqrt", "plateau", NULL};
 const char *const rs_post_process_names[] = {"none", "bpe", "sentencepiece", "joiner", NULL};
 
 enum { T_INT, T_FLOAT, T_ENUM };
@@ -198,6 +199,15 @@ int rs_config_check(const rs_config *cfg, rs_error *err)
                        "--tie-embeddings needs --maxout equal to --emb (--maxout %d, --emb %d): "
                        "the output matrix is the target embedding matrix",
                        cfg->model.maxout, cfg->model.emb);
+    /* noam and inverse-sqrt peak at step --warmup: without one there is no peak. */
+    if ((cfg->train.lr_schedule == RS_LR_NOAM || cfg->train.lr_schedule == RS_LR_INVERSE_SQRT) &&
+        cfg->train.warmup <= 0)
+        return rs_fail(err,
+                       "--lr-schedule %s needs --warmup N (N > 0: the step where the rate peaks)",
+                       rs_lr_schedule_names[cfg->train.lr_schedule]);
+    if (cfg->train.lr_schedule == RS_LR_PLATEAU && cfg->train.lr_decay >= 1.0f)
+        return rs_fail(err, "--lr-schedule plateau needs --lr-decay F below 1 (the factor applied "
+                            "after a dev evaluation without improvement)");
     return 0;
 }
 

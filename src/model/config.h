@@ -20,6 +20,9 @@
 /* Named choices. An enum field holds the index of its name in the table. */
 extern const char *const rs_attention_names[]; /* rs_attention_kind order (params.h) */
 extern const char *const rs_tokenizer_names[];
+extern const char *const rs_lr_schedule_names[];
+/* The learning-rate schedules (train/train.h rs_train_learning_rate). */
+enum { RS_LR_CONSTANT, RS_LR_NOAM, RS_LR_INVERSE_SQRT, RS_LR_PLATEAU };
 /* text.h's RS_POST_* order: what turns output tokens into text after detokenization. */
 extern const char *const rs_post_process_names[];
 /* word, char and space are text.h's RS_TOK_* modes (rs_codec_init maps them). */
@@ -49,6 +52,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(lowercase, 0, "lower-case text before tokenizing", 0, 1)                                     \
     E(tokenizer, "word", "word, char, spm or space (pre-tokenized)", rs_tokenizer_names)           \
     I(subwords, 0, "SentencePiece vocabulary size (0: none)", 0, 10000000)                         \
+    I(shared_vocab, 0, "one vocabulary for both sides (source and target tokens together)", 0, 1)  \
     E(post_process, "none",                                                                        \
       "join pre-segmented output for dev BLEU and translate: none, bpe,"                           \
       " sentencepiece or joiner",                                                                  \
@@ -89,6 +93,8 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     F(lr_decay, 1.0f,                                                                              \
       "multiply the learning rate by this after a dev evaluation without improvement", 0, 1,       \
       RS_OPEN_LOW)                                                                                 \
+    E(lr_schedule, "constant", "constant, noam, inverse-sqrt or plateau (docs/configuration.md)",  \
+      rs_lr_schedule_names)                                                                        \
     I(patience, 0, "stop after N dev evaluations without improvement (0: never)", 0, 1000000)      \
     F(max_minutes, 0.0f, "stop training after this much wall time (0: no limit)", 0, 1e7f,         \
       RS_CLOSED)                                                                                   \

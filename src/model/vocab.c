@@ -1,6 +1,10 @@
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/fileio.h"
+#include "common/utf8.h"
 
 #include "model/params.h"
 #include "model/vocab.h"
@@ -172,4 +176,120 @@ int rs_vocab_select(rs_vocab *out, const rs_vocab *counted, int min_freq, int ma
     }
     free(order);
     return 0;
+}
+
+const char *rs_vocab_reserved(int id)
+{
+    return id >= 0 && id < RS_RESERVED ? reserved[id] : NULL;
+}
+
+int rs_vocab_copy(rs_vocab *dst, const rs_vocab *src, rs_error *err)
+{
+    if (rs_vocab_init(dst, err))
+        return -1;
+    for (int id = RS_RESERVED; id < src->size; id++)
+        if (rs_vocab_add(dst, src->tokens[id], err) < 0) {
+            rs_vocab_free(dst);
+            return -1;
+        }
+    for (int id = 0; id < src->size; id++)
+        dst->counts[id] = src->counts[id];
+    return 0;
+}
+
+/* A vocabulary file being read: the line each token came from, for the
+ * message of a repeat (lines[id], grown with the vocabulary). */
+typedef struct {
+    rs_vocab *v;
+    const char *path;
+    int *lines, cap;
+} vocab_reader;
+
+/* Records that token id came from line line_no. */
+static int note_line(vocab_reader *r, int id, int line_no, rs_error *err)
+{
+    if (id >= r->cap) {
+        const int cap = r->v->capacity > id ? r->v->capacity : id + 1;
+        int *grown = realloc(r->lines, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return rs_fail(err, "out of memory reading %s", r->path);
+        memset(grown + r->cap, 0, (size_t)(cap - r->cap) * sizeof *grown);
+        r->lines = grown;
+        r->cap = cap;
+    }
+    r->lines[id] = line_no;
+    return 0;
+}
+
+/* One line of a vocabulary file (len bytes, NUL-terminated, its \n gone). */
+static int read_vocab_line(vocab_reader *r, char *line, size_t len, int line_no, rs_error *err)
+{
+    const char *path = r->path;
+    if (len > 0 && line[len - 1] == '\r')
+        line[--len] = 0;
+    if (len == 0)
+        return rs_fail(err, "%s:%d: an empty line (a vocabulary has one token a line)", path,
+                       line_no);
+    if (memchr(line, 0, len))
+        return rs_fail(err, "%s:%d: a NUL byte (a vocabulary is text)", path, line_no);
+    const size_t bad = rs_utf8_invalid((const unsigned char *)line, len);
+    if (bad < len)
+        return rs_fail(err, "%s:%d: invalid UTF-8 (byte 0x%02x at column %zu)", path, line_no,
+                       (unsigned char)line[bad], bad + 1);
+    const size_t token_len = strcspn(line, "\t ");
+    if (token_len == 0)
+        return rs_fail(err, "%s:%d: the line starts with white space, not a token", path, line_no);
+    if (token_len < len) {
+        /* "token<TAB>count" or "token count": the count is a whole number. */
+        const char *count = line + token_len + 1;
+        if (!*count || strspn(count, "0123456789") != strlen(count))
+            return rs_fail(err,
+                           "%s:%d: '%s' is not a token, nor a token then a tab or space and "
+                           "a count",
+                           path, line_no, line);
+        line[token_len] = 0;
+    }
+    const int before = r->v->size;
+    const int id = rs_vocab_add(r->v, line, err); /* a reserved token keeps its own id */
+    if (id < 0)
+        return -1;
+    if (id < before && (id >= RS_RESERVED || r->lines[id]))
+        return rs_fail(err, "%s:%d: token '%s' is given twice (first on line %d)", path, line_no,
+                       line, r->lines[id]);
+    r->v->counts[id] = 0;
+    return note_line(r, id, line_no, err);
+}
+
+int rs_vocab_read_file(rs_vocab *vocab, const char *path, rs_error *err)
+{
+    unsigned char *data;
+    size_t size;
+    if (rs_read_file(path, &data, &size, err))
+        return -1;
+    vocab_reader r = {vocab, path, NULL, 0};
+    int status = rs_vocab_init(vocab, err), line_no = 0;
+    if (status == 0)
+        status = note_line(&r, RS_RESERVED - 1, 0, err); /* reserved ids not yet seen: line 0 */
+    for (size_t at = 0; at < size && status == 0;) {
+        unsigned char *eol = memchr(data + at, '\n', size - at);
+        const size_t len = eol ? (size_t)(eol - (data + at)) : size - at;
+        data[at + len] = 0; /* the line end, or the NUL after the data */
+        status = read_vocab_line(&r, (char *)data + at, len, ++line_no, err);
+        at += len + 1;
+    }
+    if (status == 0 && vocab->size == RS_RESERVED)
+        status = rs_fail(err, "%s: no token besides the reserved ones (an empty vocabulary)", path);
+    free(r.lines);
+    free(data);
+    if (status)
+        rs_vocab_free(vocab);
+    return status;
+}
+
+void rs_vocab_write(const rs_vocab *vocab, FILE *out, int *errnum)
+{
+    *errnum = 0;
+    for (int id = 0; id < vocab->size; id++)
+        if (fprintf(out, "%s\n", vocab->tokens[id]) < 0 && !*errnum)
+            *errnum = errno ? errno : -1;
 }

@@ -3,6 +3,8 @@
 #ifndef RS_VOCAB_H
 #define RS_VOCAB_H
 
+#include <stdio.h>
+
 #include "common/error.h"
 
 /* The reserved ids, the same in every vocabulary: padding, unknown word,
@@ -41,5 +43,27 @@ int rs_vocab_id(const rs_vocab *vocab, const char *token);
  * entries in all (reserved ids included; max_size <= 0: no limit). */
 int rs_vocab_select(rs_vocab *out, const rs_vocab *counted, int min_freq, int max_size,
                     rs_error *err);
+
+/* The reserved token of id (id < RS_RESERVED), "<pad>" "<unk>" "<s>" "</s>". */
+const char *rs_vocab_reserved(int id);
+
+/* A copy of src (tokens, ids and counts). */
+int rs_vocab_copy(rs_vocab *dst, const rs_vocab *src, rs_error *err);
+
+/* Reads a vocabulary file into a new vocabulary: one token a line, as Joey
+ * NMT writes its src_vocab.txt (and rs_vocab_write below), optionally followed
+ * by a tab or a space and a count, as OpenNMT-py's and fairseq's files have
+ * it (the count is not used). The reserved tokens keep their ids wherever
+ * they stand and are added when missing; every other token gets the next id
+ * (4, 5, …) in the file's order. A line end may be \n or \r\n. Refused with
+ * "FILE:LINE: …": an empty line, invalid UTF-8, a NUL byte, a count that is
+ * not a whole number, a token given twice (naming the line of the first), and
+ * a file without a token. Tokens must be those the tokenizer makes. */
+int rs_vocab_read_file(rs_vocab *vocab, const char *path, rs_error *err);
+
+/* Writes the tokens one a line in id order (reserved ones first), the form
+ * rs_vocab_read_file reads back to the same ids; sets *errnum (0 if none) to
+ * the errno of a failed write. */
+void rs_vocab_write(const rs_vocab *vocab, FILE *out, int *errnum);
 
 #endif

@@ -4,6 +4,7 @@
  * averaged); greedy search takes the best word per row until </s>. */
 #include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,13 +128,50 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
         dec->mean_logprobs = rs_calloc(mul_size(rows, V), sizeof(float), err);
         dec->mean_alpha = rs_calloc(mul_size(rows, (size_t)max_S), sizeof(float), err);
         dec->zeros = rs_calloc(rows, sizeof(float), err);
-        if (!dec->mean_logprobs || !dec->mean_alpha || !dec->zeros)
+        dec->weight = rs_calloc((size_t)n_models, sizeof(float), err);
+        if (!dec->mean_logprobs || !dec->mean_alpha || !dec->zeros || !dec->weight ||
+            rs_decoder_weigh(dec, NULL, err))
             goto fail;
     }
     return 0;
 fail:
     rs_decoder_free(dec);
     return -1;
+}
+
+int rs_ensemble_weights_check(const float *weights, int n_models, rs_error *err)
+{
+    double sum = 0.0;
+    for (int k = 0; k < n_models; k++) {
+        if (!isfinite(weights[k]) || weights[k] < 0.0f)
+            return rs_fail(err, "ensemble weight %d is %g: weights are finite and not negative",
+                           k + 1, (double)weights[k]);
+        sum += weights[k];
+    }
+    if (!(sum > 0.0))
+        return rs_fail(err, "the ensemble weights are all zero: at least one must be positive");
+    return 0;
+}
+
+int rs_decoder_weigh(rs_decoder *dec, const float *weights, rs_error *err)
+{
+    const int K = dec->n_models;
+    if (K == 1 || !dec->weight)
+        return weights ? rs_ensemble_weights_check(weights, K, err) : 0;
+    int equal = 1;
+    double sum = 0.0;
+    if (weights) {
+        if (rs_ensemble_weights_check(weights, K, err))
+            return -1;
+        for (int k = 0; k < K; k++) {
+            equal &= weights[k] == weights[0];
+            sum += weights[k];
+        }
+    }
+    /* Equal weights are exactly 1/K, so they decode as the unweighted mean. */
+    for (int k = 0; k < K; k++)
+        dec->weight[k] = !weights || equal ? 1.0f / (float)K : (float)(weights[k] / sum);
+    return 0;
 }
 
 void rs_decoder_free(rs_decoder *dec)
@@ -148,6 +186,7 @@ void rs_decoder_free(rs_decoder *dec)
     free(dec->mean_logprobs);
     free(dec->mean_alpha);
     free(dec->zeros);
+    free(dec->weight);
     memset(dec, 0, sizeof *dec);
 }
 
@@ -197,20 +236,19 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
         dec->alpha = dec->member[0].alpha;
         return;
     }
-    /* log p(v) = (1/K) Σ_k log p_k(v); alignment = (1/K) Σ_k α_k. */
+    /* log p(v) = Σ_k w_k log p_k(v); alignment = Σ_k w_k α_k (w_k = 1/K unweighted). */
     const size_t V = (size_t)dec->models[0]->cfg.tgt_vocab;
-    const float inv = 1.0f / (float)K;
     for (int r = 0; r < rows; r++) {
         float *lp = dec->mean_logprobs + (size_t)r * V, *al = dec->mean_alpha + (size_t)r * S;
         memset(lp, 0, sizeof(float) * V);
         memset(al, 0, sizeof(float) * (size_t)S);
         for (int k = 0; k < K; k++) {
             const rs_member *mb = &dec->member[k];
-            const float *row = mb->logits + (size_t)r * V, shift = mb->lse[r];
+            const float *row = mb->logits + (size_t)r * V, shift = mb->lse[r], w = dec->weight[k];
             for (size_t v = 0; v < V; v++)
-                lp[v] += inv * (row[v] - shift);
+                lp[v] += w * (row[v] - shift);
             for (int j = 0; j < S; j++)
-                al[j] += inv * mb->alpha[(size_t)r * S + j];
+                al[j] += w * mb->alpha[(size_t)r * S + j];
         }
     }
     dec->logits = dec->mean_logprobs;

@@ -48,15 +48,26 @@ typedef struct {
     int *sentence;     /* [max_rows] the sentence each row decodes */
     int *src_len;      /* [max_rows] */
     /* After a step: log p(v | row r) = logits[r·V + v] − lse[r]. With one
-     * model these point into member 0; an ensemble's are the mean of the
-     * members' log-probabilities (lse 0), and alpha the mean alignment. */
+     * model these point into member 0; an ensemble's are the weighted mean
+     * Σ_k w_k log p_k(v) of the members' log-probabilities (lse 0), and alpha
+     * the alignments' Σ_k w_k α_k. */
     const float *logits, *lse, *alpha;
     float *mean_logprobs, *mean_alpha, *zeros; /* [max_rows,V], [max_rows,max_S], [max_rows] */
-    int *parent_scratch;                       /* [max_rows] */
+    float *weight;       /* [n_models] w_k, Σ w_k = 1: 1/K each unless rs_decoder_weigh */
+    int *parent_scratch; /* [max_rows] */
 } rs_decoder;
 
 /* Checks that the models can decode together (the same target vocabulary). */
 int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err);
+
+/* Checks an ensemble's weights (Marian's --weights): n_models of them, each
+ * finite and non-negative, not all zero. */
+int rs_ensemble_weights_check(const float *weights, int n_models, rs_error *err);
+
+/* Weighs the members by weights[n_models] (checked as above), normalised to
+ * sum 1: w_k = weights[k] / Σ weights. Equal weights give 1/K each, the
+ * unweighted mean bit for bit; NULL keeps that mean. */
+int rs_decoder_weigh(rs_decoder *dec, const float *weights, rs_error *err);
 
 /* Fails when an alignment is asked of models of which one has --attention
  * none (RS_NO_ALIGNMENT_WHY, after `what`: the option or request that asked).

@@ -75,6 +75,8 @@ int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_m
         opt->max_len < 0 || opt->max_src_len < 0)
         return rs_fail(err, "translation options out of range (beam %d, n-best %d, batch %d)",
                        opt->beam, opt->n_best, opt->batch_size);
+    if (opt->weights && rs_ensemble_weights_check(opt->weights, n_models, err))
+        return -1;
     tr->models = models;
     tr->n_models = n_models;
     tr->codec = codec;
@@ -136,6 +138,10 @@ static int search_reserve(rs_translator *tr, int need_S, int need_B, rs_error *e
     }
     s->max_S = max_S;
     s->max_B = max_B;
+    if (rs_decoder_weigh(tr->opt.beam == 1 ? &s->greedy : &s->beam.dec, tr->opt.weights, err)) {
+        search_release(s);
+        return -1;
+    }
     return 0;
 }
 

@@ -13,7 +13,7 @@
  * An empty (or all-blank) line translates to an empty line without decoding.
  *
  * An ensemble averages the members' log-probabilities at each step (and their
- * alignments, for the alignment it reports); members must share the target
+ * alignments, for the alignment it reports), weighted by opt.weights when given; members must share the target
  * vocabulary and the text settings (checked by rs_translator_init). */
 #ifndef RS_TRANSLATE_H
 #define RS_TRANSLATE_H
@@ -43,6 +43,8 @@ typedef struct {
     int replace_unk;        /* <unk> → the source token it attends to most */
     const char *remove_bpe; /* NULL, or the BPE marker the text drops (rs_remove_bpe);
                                tokens keep it */
+    const float *weights;   /* NULL (the plain mean), or one weight per ensemble member
+                               (rs_decoder_weigh); not owned, kept for the translator's life */
     int post_process;       /* RS_POST_* applied to the text (before remove_bpe); -1: the
                                codec's, the model's post_process */
 } rs_translate_options;

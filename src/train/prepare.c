@@ -214,16 +214,74 @@ static int make_codec(const rs_train_inputs *in, const rs_config *cfg, int resum
     return 0;
 }
 
-/* A new model: vocabularies from the training data, weights from the seed. */
-static int new_model(rs_config *cfg, rs_train_run *run, rs_error *err)
+/* One vocabulary: a file's, or the training tokens of side (both sides for
+ * a shared one) counted and selected by cfg->train.min_freq and cfg->train.max_vocab. */
+static int side_vocab(rs_vocab *out, const char *file, const rs_tokenized *tok, int both, int side,
+                      const rs_config *cfg, rs_error *err)
 {
-    rs_vocab src_counts = {0}, tgt_counts = {0}, src_vocab = {0}, tgt_vocab = {0};
+    if (file)
+        return rs_vocab_read_file(out, file, err);
+    rs_vocab counts;
+    if (rs_vocab_init(&counts, err))
+        return -1;
+    int status = 0;
+    if (both || side == RS_SIDE_SRC)
+        status = rs_count_tokens(&counts, tok, RS_SIDE_SRC, err);
+    if (!status && (both || side == RS_SIDE_TGT))
+        status = rs_count_tokens(&counts, tok, RS_SIDE_TGT, err);
+    if (!status)
+        status = rs_vocab_select(out, &counts, cfg->train.min_freq, cfg->train.max_vocab, err);
+    rs_vocab_free(&counts);
+    return status ? -1 : 0;
+}
+
+/* A new model's vocabularies: files or the data's, one for both sides with
+ * cfg->model.shared_vocab (stored twice, so the checkpoint format stays as it is). */
+static int make_vocabs(const rs_train_inputs *in, const rs_config *cfg, const rs_tokenized *tok,
+                       rs_vocab *src, rs_vocab *tgt, rs_error *err)
+{
+    if (cfg->model.shared_vocab) {
+        const char *file = in->src_vocab ? in->src_vocab : in->tgt_vocab;
+        if (side_vocab(src, file, tok, 1, RS_SIDE_SRC, cfg, err))
+            return -1;
+        return rs_vocab_copy(tgt, src, err);
+    }
+    if (side_vocab(src, in->src_vocab, tok, 0, RS_SIDE_SRC, cfg, err))
+        return -1;
+    return side_vocab(tgt, in->tgt_vocab, tok, 0, RS_SIDE_TGT, cfg, err);
+}
+
+/* With resume: a vocabulary file given again must hold the checkpoint's
+ * vocabulary, id for id. */
+static int check_vocab_file(const char *file, const rs_vocab *have, const char *side, rs_error *err)
+{
+    rs_vocab v;
+    if (!file || rs_vocab_read_file(&v, file, err))
+        return file ? -1 : 0;
+    int id = 0;
+    while (id < v.size && id < have->size && !strcmp(v.tokens[id], have->tokens[id]))
+        id++;
+    const int same = id == v.size && id == have->size;
+    if (!same && id < v.size && id < have->size)
+        rs_fail(err,
+                "%s is not the %s vocabulary the checkpoint was trained with (id %d is '%s' "
+                "there, '%s' in the checkpoint): with --resume give none, or the run's own",
+                file, side, id, v.tokens[id], have->tokens[id]);
+    else if (!same)
+        rs_fail(err,
+                "%s is not the %s vocabulary the checkpoint was trained with (%d tokens there, "
+                "%d in the checkpoint): with --resume give none, or the run's own",
+                file, side, v.size, have->size);
+    rs_vocab_free(&v);
+    return same ? 0 : RS_TRAIN_REFUSED;
+}
+
+/* A new model: vocabularies (files or the training data's), weights from the seed. */
+static int new_model(const rs_train_inputs *in, rs_config *cfg, rs_train_run *run, rs_error *err)
+{
+    rs_vocab src_vocab = {0}, tgt_vocab = {0};
     int status = -1;
-    if (rs_vocab_init(&src_counts, err) || rs_vocab_init(&tgt_counts, err) ||
-        rs_count_tokens(&src_counts, &run->train_tok, RS_SIDE_SRC, err) ||
-        rs_count_tokens(&tgt_counts, &run->train_tok, RS_SIDE_TGT, err) ||
-        rs_vocab_select(&src_vocab, &src_counts, cfg->train.min_freq, cfg->train.max_vocab, err) ||
-        rs_vocab_select(&tgt_vocab, &tgt_counts, cfg->train.min_freq, cfg->train.max_vocab, err))
+    if (make_vocabs(in, cfg, &run->train_tok, &src_vocab, &tgt_vocab, err))
         goto done;
     cfg->model.src_vocab = src_vocab.size;
     cfg->model.tgt_vocab = tgt_vocab.size;
@@ -243,8 +301,6 @@ static int new_model(rs_config *cfg, rs_train_run *run, rs_error *err)
 done:
     rs_vocab_free(&src_vocab);
     rs_vocab_free(&tgt_vocab);
-    rs_vocab_free(&src_counts);
-    rs_vocab_free(&tgt_counts);
     return status;
 }
 
@@ -300,8 +356,13 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
         return -1;
     if (setup_watch(in, cfg, run, err))
         return -1;
-    if (!resume && new_model(cfg, run, err))
+    if (!resume && new_model(in, cfg, run, err))
         return -1;
+    int refused;
+    if (resume &&
+        ((refused = check_vocab_file(in->src_vocab, &run->model.src_vocab, "source", err)) ||
+         (refused = check_vocab_file(in->tgt_vocab, &run->model.tgt_vocab, "target", err))))
+        return refused;
     const rs_model *m = &run->model;
     if (rs_dataset_build(&run->train, &run->train_tok, &m->src_vocab, &m->tgt_vocab,
                          cfg->train.max_len, &run->skipped, err) ||

@@ -48,7 +48,10 @@ typedef struct {
     const char *dev_tsv, *dev_src, *dev_tgt;       /* dev pairs, or none */
     int swap;                                      /* exchange source and target */
     const char *spm_src,
-        *spm_tgt;           /* SentencePiece models to read; NULL: trained (cfg.model.subwords) */
+        *spm_tgt; /* SentencePiece models to read; NULL: trained (cfg.model.subwords) */
+    /* Vocabulary files (rs_vocab_read_file); NULL: the training data's. With
+     * cfg.model.shared_vocab the one given (or both, the same file) is both sides'. */
+    const char *src_vocab, *tgt_vocab;
     const char *watch_file; /* watched sentences; NULL: the first dev pairs, unless no_watch */
     int no_watch;
     const char *dev_align;  /* gold links of the dev pairs, or NULL */
@@ -88,9 +91,12 @@ void rs_train_run_free(rs_train_run *run);
  * rs_resume_load has loaded; otherwise it is made from cfg, with
  * SentencePiece models read from in->spm_src/spm_tgt or trained on the
  * normalised training sentences with cfg->model.subwords pieces each (by rank 0,
- * which sends them to the others); the new model's vocabularies are the
- * training data's (cfg->train.min_freq, cfg->train.max_vocab; their sizes go into cfg),
- * its weights drawn from cfg->train.seed. Training pairs longer than cfg->train.max_len
+ * which sends them to the others); the new model's vocabularies are the files
+ * in->src_vocab, in->tgt_vocab, else the training data's (cfg->train.min_freq,
+ * cfg->train.max_vocab; with cfg->model.shared_vocab one of both sides' tokens, for both);
+ * their sizes go into cfg; its weights are drawn from cfg->train.seed. With resume,
+ * vocabulary files given must hold the checkpoint's vocabularies
+ * (RS_TRAIN_REFUSED otherwise). Training pairs longer than cfg->train.max_len
  * are left out (counted in run->skipped). Pairs with an empty side, training
  * or dev, are left out and noted (in->strict: refused, with file and line);
  * the fingerprint a checkpoint records is of the pairs kept, so a resumed

@@ -116,7 +116,10 @@ int rs_rundir_is_run(const char *dir)
 /* What training writes into its directory, by name. Logs alone do not make
  * a model (a run stopped before its first save leaves some), but
  * --overwrite removes them with it. */
-enum { OUT_NONE, OUT_MODEL, OUT_STEP, OUT_TEMPORARY, OUT_LOG };
+/* A run's vocabulary files (OUT_VOCAB) are neither: a new run writes its own
+ * over them, and until then they may be its --src-vocab, so --overwrite
+ * leaves them. */
+enum { OUT_NONE, OUT_MODEL, OUT_STEP, OUT_TEMPORARY, OUT_LOG, OUT_VOCAB };
 
 /* step-N.ckpt: *step = N. */
 static int step_file(const char *name, long long *step)
@@ -148,6 +151,8 @@ static int output_kind(const char *name)
         return OUT_MODEL;
     if (!strcmp(name, RS_LOSS_TABLE) || !strcmp(name, RS_TEXT_LOG) || !strcmp(name, RS_CONFIG_COPY))
         return OUT_LOG;
+    if (!strcmp(name, RS_SRC_VOCAB_FILE) || !strcmp(name, RS_TGT_VOCAB_FILE))
+        return OUT_VOCAB;
     return OUT_NONE;
 }
 
@@ -369,4 +374,24 @@ int rs_rundir_foreign(const char *dir, char *name, size_t size)
     }
     closedir(d);
     return found;
+}
+
+/* DIR/name: the vocabulary, one token a line, replaced whole. */
+static int write_vocab(const char *dir, const char *name, const rs_vocab *v, rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    rs_atomic_file af;
+    if (rs_atomic_open(&af, path, err))
+        return -1;
+    rs_vocab_write(v, af.f, &af.errnum);
+    return rs_atomic_commit(&af, err);
+}
+
+int rs_rundir_write_vocabs(const char *dir, const rs_model *model, rs_error *err)
+{
+    return write_vocab(dir, RS_SRC_VOCAB_FILE, &model->src_vocab, err) ||
+                   write_vocab(dir, RS_TGT_VOCAB_FILE, &model->tgt_vocab, err)
+               ? -1
+               : 0;
 }

@@ -42,8 +42,16 @@ int rs_rundir_remove_temporaries(const char *dir, rs_error *err);
 int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, int64_t step,
                             rs_error *err);
 
-#define RS_LOSS_TABLE "train.loss.tsv" /* the training loss every cfg.train.log_every steps */
-#define RS_TEXT_LOG "train.log"        /* what training shows on stderr (written by cmd/) */
+#define RS_LOSS_TABLE "train.loss.tsv"    /* the training loss every cfg.train.log_every steps */
+#define RS_SRC_VOCAB_FILE "src_vocab.txt" /* the vocabularies a run uses (rs_rundir_write_vocabs) */
+#define RS_TGT_VOCAB_FILE "tgt_vocab.txt"
+
+/* Writes the model's vocabularies beside its checkpoints as DIR/src_vocab.txt
+ * and DIR/tgt_vocab.txt, one token a line in id order (model/vocab.h
+ * rs_vocab_write: what train --src-vocab/--tgt-vocab reads back to the same
+ * ids), each replaced atomically (common/fileio.h). */
+int rs_rundir_write_vocabs(const char *dir, const rs_model *model, rs_error *err);
+#define RS_TEXT_LOG "train.log" /* what training shows on stderr (written by cmd/) */
 #define RS_CONFIG_COPY                                                                             \
     "config.yaml" /* the --config file a run was started with, as Joey NMT keeps it */
 

@@ -272,10 +272,19 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
     return 0;
 }
 
-/* The learning rate of update `step` (1-based): decayed, and warmed up linearly. */
-static float learning_rate(const rs_train_config *c, const rs_train_state *state, int64_t step)
+float rs_train_learning_rate(const rs_train_config *c, int hidden, float lr_scale, int64_t step)
 {
-    float lr = c->lr * state->lr_scale;
+    if (c->lr_schedule == RS_LR_NOAM || c->lr_schedule == RS_LR_INVERSE_SQRT) {
+        /* shape = min(step^-0.5, step · w^-1.5): step / w^1.5 up to w, then 1 / sqrt(step). */
+        const double s = (double)step, w = (double)c->warmup;
+        const double shape = s <= 0 ? 0.0 : fmin(1.0 / sqrt(s), s * pow(w, -1.5));
+        /* noam: lr · n^-0.5 · shape (Joey NMT, lr its factor, n = --hidden);
+         * inverse-sqrt: lr · w^0.5 · shape (fairseq), lr itself at step w. */
+        const double scale = c->lr_schedule == RS_LR_NOAM ? 1.0 / sqrt((double)hidden) : sqrt(w);
+        return (float)((double)c->lr * scale * shape) * lr_scale;
+    }
+    /* constant and plateau: lr · lr_scale, warmed up linearly over --warmup steps. */
+    float lr = c->lr * lr_scale;
     if (c->warmup > 0 && step < c->warmup)
         lr *= (float)step / (float)c->warmup;
     return lr;
@@ -432,7 +441,8 @@ static int finish_run(trainer *tr, const rs_dataset *dev, rs_train_event *ev, co
         ev->epoch = rs_train_epoch_of_step(state);
         ev->elapsed_s = rs_clock_seconds() - rc->start;
         ev->tokens_per_s = rc->tokens_since_start / (ev->elapsed_s > 0 ? ev->elapsed_s : 1);
-        ev->lr = learning_rate(&tr->model->train, state, state->step);
+        ev->lr = rs_train_learning_rate(&tr->model->train, tr->model->cfg.hidden, state->lr_scale,
+                                        state->step);
         int best = 0;
         if (reason != RS_STOP_SIGNAL && tr->evaluated_step != state->step) {
             if (evaluate(tr, dev, ev,
@@ -543,7 +553,7 @@ static int update(run *r, update_result *u, rs_error *err)
         return not_finite(tr, r->last_path, u->loss, u->gnorm, err);
     const float clip = rs_clip_factor(u->gnorm, c->clip);
     state->step++;
-    u->lr = learning_rate(c, state, state->step);
+    u->lr = rs_train_learning_rate(c, tr->model->cfg.hidden, state->lr_scale, state->step);
     const rs_adam_settings adam = {u->lr, c->beta1, c->beta2, c->adam_eps};
     rs_shards_adam(&r->buf.shards, tr->model->params, clip, state->adam_m, state->adam_v, &adam,
                    state->step);

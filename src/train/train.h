@@ -77,6 +77,15 @@ typedef struct {
 
 typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
 
+/* The learning rate of update `step` (from 1) under cfg.train.lr_schedule, w =
+ * cfg.train.warmup, lr_scale the plateau decay so far (cfg.train.lr_decay per dev
+ * evaluation without improvement; 1 without one):
+ *   constant, plateau: lr · lr_scale · min(1, step / w)   (w = 0: no warm-up)
+ *   noam:              lr · n^-0.5 · min(step^-0.5, step · w^-1.5) · lr_scale
+ *   inverse-sqrt:      lr · w^0.5  · min(step^-0.5, step · w^-1.5) · lr_scale
+ * (n the model's hidden size; docs/configuration.md). */
+float rs_train_learning_rate(const rs_train_config *cfg, int hidden, float lr_scale, int64_t step);
+
 /* The epoch of the last step a state has done (0 before the first). */
 int rs_train_epoch_of_step(const rs_train_state *state);
 
