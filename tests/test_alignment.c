@@ -34,8 +34,8 @@ static void make_model(rs_model *m)
     rs_config cfg;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = RS_RESERVED + 5, cfg.tgt_vocab = RS_RESERVED + 4;
-    cfg.emb = 3, cfg.hidden = 4, cfg.att = 5, cfg.maxout = 3;
+    cfg.model.src_vocab = RS_RESERVED + 5, cfg.model.tgt_vocab = RS_RESERVED + 4;
+    cfg.model.emb = 3, cfg.model.hidden = 4, cfg.model.att = 5, cfg.model.maxout = 3;
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m->src_vocab, &err));
     ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
@@ -68,16 +68,16 @@ START_TEST(greedy_alignment_rows_are_distributions)
     rs_model m;
     rs_decoder dec;
     rs_error err = {{0}};
-    rs_translation out[3];
+    rs_hypothesis out[3];
     make_model(&m);
     const rs_model *member = &m;
     ck_assert_msg(!rs_decoder_init(&dec, &member, 1, 3, 1, 6, &err), "%s", err.msg);
     ck_assert_msg(!rs_greedy(&dec, 3, srcs, src_len, 12, 1, out, &err), "%s", err.msg);
     for (int b = 0; b < 3; b++) {
-        ck_assert_int_eq(out[b].src_len, src_len[b] + 1);
+        ck_assert_int_eq(out[b].columns, src_len[b] + 1);
         ck_assert_ptr_nonnull(out[b].alignment);
-        assert_rows_sum_to_one(out[b].alignment, out[b].len + 1, out[b].src_len);
-        rs_translation_free(&out[b]);
+        assert_rows_sum_to_one(out[b].alignment, out[b].count + 1, out[b].columns);
+        rs_hypothesis_free(&out[b]);
     }
     rs_decoder_free(&dec);
     rs_model_free(&m);

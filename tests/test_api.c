@@ -98,23 +98,23 @@ START_TEST(translation_is_the_pipeline_s)
     for (int i = 0; i < N; i++) {
         const rnnsearch_translation *g = &got[i];
         const rs_translated *w = &want[i];
-        ck_assert_int_eq(g->source_count, w->src_count);
+        ck_assert_int_eq(g->source_count, w->source_count);
         for (int j = 0; j < g->source_count; j++)
-            ck_assert_str_eq(g->source_tokens[j], w->src_tokens[j]);
-        ck_assert_int_eq(g->count, w->n > 0 ? w->n : 1);
+            ck_assert_str_eq(g->source_tokens[j], w->source_tokens[j]);
+        ck_assert_int_eq(g->count, w->count > 0 ? w->count : 1);
         for (int r = 0; r < g->count; r++) {
             const rnnsearch_hypothesis *h = &g->hyps[r];
-            ck_assert_str_eq(h->text, w->hyp[r].text ? w->hyp[r].text : "");
-            ck_assert_int_eq(h->count, w->hyp[r].len);
-            ck_assert(h->logprob == w->hyp[r].logprob && h->score == w->hyp[r].score);
+            ck_assert_str_eq(h->text, w->hyps[r].text ? w->hyps[r].text : "");
+            ck_assert_int_eq(h->count, w->hyps[r].count);
+            ck_assert(h->logprob == w->hyps[r].logprob && h->score == w->hyps[r].score);
             for (int t = 0; t < h->count; t++)
-                ck_assert_str_eq(h->tokens[t], w->hyp[r].tokens[t]);
+                ck_assert_str_eq(h->tokens[t], w->hyps[r].tokens[t]);
             if (g->source_count == 0) {
                 ck_assert_ptr_null(h->alignment); /* an empty line: nothing decoded */
                 continue;
             }
             const size_t cells = (size_t)(h->count + 1) * (size_t)(g->source_count + 1);
-            ck_assert(!memcmp(h->alignment, w->hyp[r].alignment, cells * sizeof(float)));
+            ck_assert(!memcmp(h->alignment, w->hyps[r].alignment, cells * sizeof(float)));
             check_rows_sum_to_one(h->alignment, h->count + 1, g->source_count + 1);
         }
         rnnsearch_translation_free(&got[i]);
@@ -619,7 +619,7 @@ START_TEST(search_sizes_do_not_overflow)
     /* Beam search refuses more sentences than it was sized for before it
      * touches out[], which the caller sized for those. */
     ck_assert_msg(!rs_beam_init(&bs, &member, 1, 2, 2, 8, &e), "%s", e.msg);
-    rs_translation out[2 * 2];
+    rs_hypothesis out[2 * 2];
     memset(out, 0x5a, sizeof out);
     const rs_beam_options bo = {.beam = 2, .n_best = 2, .length_penalty = 1.0f};
     ck_assert(rs_beam_translate(&bs, 3, src, count, &bo, out, &e) == -1);
@@ -629,7 +629,7 @@ START_TEST(search_sizes_do_not_overflow)
     ck_assert(all_bytes(out, sizeof out, 0x5a));
     ck_assert_msg(!rs_beam_translate(&bs, 2, src, count, &bo, out, &e), "%s", e.msg);
     for (int i = 0; i < 4; i++)
-        rs_translation_free(&out[i]);
+        rs_hypothesis_free(&out[i]);
     rs_beam_free(&bs);
 
     /* Through the API: beam 2^31 − 1 is out of range, not out of memory. */

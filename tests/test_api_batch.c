@@ -147,10 +147,10 @@ START_TEST(an_ensemble_translates_as_the_pipeline)
     ck_assert_msg(!rs_translate_lines(&want_tr, N, lines, want, &e), "%s", e.msg);
     for (int i = 0; i < N; i++) {
         const rnnsearch_hypothesis *h = &got[i].hyps[0];
-        ck_assert_str_eq(h->text, want[i].hyp[0].text ? want[i].hyp[0].text : "");
-        ck_assert(h->logprob == want[i].hyp[0].logprob);
+        ck_assert_str_eq(h->text, want[i].hyps[0].text ? want[i].hyps[0].text : "");
+        ck_assert(h->logprob == want[i].hyps[0].logprob);
         const size_t cells = (size_t)(h->count + 1) * (size_t)(got[i].source_count + 1);
-        ck_assert(!memcmp(h->alignment, want[i].hyp[0].alignment, cells * sizeof(float)));
+        ck_assert(!memcmp(h->alignment, want[i].hyps[0].alignment, cells * sizeof(float)));
         rnnsearch_translation_free(&got[i]);
         rs_translated_free(&want[i]);
     }

@@ -29,7 +29,7 @@ START_TEST(average_is_the_mean)
     tiny_model_with_words(&ma, 4, "Haus", 1);
     tiny_model_with_words(&mb, 4, "Haus", 2);
     tiny_model_with_words(&mc, 4, "Haus", 3);
-    mb.cfg.lr = 0.5f; /* a training setting: may differ */
+    mb.train.lr = 0.5f; /* a training setting: may differ */
     save(&ma, "a.ckpt", a, sizeof a);
     save(&mb, "b.ckpt", b, sizeof b);
     save(&mc, "c.ckpt", c, sizeof c);
@@ -44,7 +44,7 @@ START_TEST(average_is_the_mean)
         ck_assert_msg(avg.params[k] == want, "parameter %zu: %g, not %g", k, avg.params[k], want);
     }
     ck_assert_str_eq(avg.src_vocab.tokens[RS_RESERVED + 1], "Haus");
-    ck_assert(avg.cfg.lr == ma.cfg.lr);
+    ck_assert(avg.train.lr == ma.train.lr);
     rs_model_free(&avg);
 
     /* One checkpoint averaged is itself. */

@@ -13,9 +13,10 @@
 
 enum { SENTENCES = TINY_SENTENCES, K = 3, MAX_LEN = 8 };
 
-static int same_ids(const rs_translation *a, const rs_translation *b)
+static int same_ids(const rs_hypothesis *a, const rs_hypothesis *b)
 {
-    return a->len == b->len && (a->len == 0 || memcmp(a->ids, b->ids, sizeof(int) * a->len) == 0);
+    return a->count == b->count &&
+           (a->count == 0 || memcmp(a->ids, b->ids, sizeof(int) * a->count) == 0);
 }
 
 START_TEST(beam_of_one_is_greedy)
@@ -28,7 +29,7 @@ START_TEST(beam_of_one_is_greedy)
     const rs_model *member = &model;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, 1, 8, &err) == 0);
-    rs_translation greedy[SENTENCES], beam[SENTENCES];
+    rs_hypothesis greedy[SENTENCES], beam[SENTENCES];
     const rs_beam_options opt = {
         .beam = 1, .length_penalty = 0.0f, .n_best = 1, .max_len = MAX_LEN};
     ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, greedy, &err) ==
@@ -40,11 +41,11 @@ START_TEST(beam_of_one_is_greedy)
         ck_assert_msg(same_ids(&greedy[b], &beam[b]),
                       "%s sentence %d: beam 1 (length %d) differs from "
                       "greedy (length %d)",
-                      rs_attention_names[model.cfg.attention], b, beam[b].len, greedy[b].len);
+                      rs_attention_names[model.cfg.attention], b, beam[b].count, greedy[b].count);
         ck_assert_int_eq(beam[b].finished, greedy[b].finished);
         ck_assert_double_eq_tol(beam[b].logprob, greedy[b].logprob, 1e-5 * fabs(greedy[b].logprob));
-        rs_translation_free(&greedy[b]);
-        rs_translation_free(&beam[b]);
+        rs_hypothesis_free(&greedy[b]);
+        rs_hypothesis_free(&beam[b]);
     }
     rs_beam_free(&bs);
     rs_decoder_free(&dec);
@@ -61,22 +62,22 @@ START_TEST(n_best_scores_ranks_and_batching)
     rs_beam_search bs;
     const rs_model *member = &model;
     ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, K, 8, &err) == 0);
-    rs_translation out[SENTENCES * K];
+    rs_hypothesis out[SENTENCES * K];
     const rs_beam_options opt = {
         .beam = K, .length_penalty = alpha, .n_best = K, .max_len = MAX_LEN};
     ck_assert(rs_beam_translate(&bs, SENTENCES, tiny_srcs, tiny_src_counts, &opt, out, &err) == 0);
     for (int b = 0; b < SENTENCES; b++) {
-        const rs_translation *hyp = out + b * K;
+        const rs_hypothesis *hyp = out + b * K;
         ck_assert_msg(hyp[0].ids != NULL, "sentence %d: no hypothesis", b);
         for (int r = 0; r < K && hyp[r].ids; r++) {
-            const rs_translation *t = &hyp[r];
-            ck_assert(t->len <= MAX_LEN && (t->finished || t->len == MAX_LEN));
-            double forced =
-                tiny_forced_logprob(&model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, NULL);
+            const rs_hypothesis *t = &hyp[r];
+            ck_assert(t->count <= MAX_LEN && (t->finished || t->count == MAX_LEN));
+            double forced = tiny_forced_logprob(&model, tiny_srcs[b], tiny_src_counts[b], t->ids,
+                                                t->count, NULL);
             ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced) + 1e-5,
                           "%s sentence %d rank %d: beam log p %.9f, teacher-forced %.9f",
                           rs_attention_names[model.cfg.attention], b, r, t->logprob, forced);
-            ck_assert_double_eq_tol(out[b * K + r].score, t->logprob / pow(t->len + 1, alpha),
+            ck_assert_double_eq_tol(out[b * K + r].score, t->logprob / pow(t->count + 1, alpha),
                                     1e-9 * fabs(out[b * K + r].score));
             if (r > 0) {
                 ck_assert_msg(out[b * K + r].score <= out[b * K + r - 1].score,
@@ -89,7 +90,7 @@ START_TEST(n_best_scores_ranks_and_batching)
     }
     /* One sentence at a time gives the same lists. */
     for (int b = 0; b < SENTENCES; b++) {
-        rs_translation one[K];
+        rs_hypothesis one[K];
         ck_assert(rs_beam_translate(&bs, 1, &tiny_srcs[b], &tiny_src_counts[b], &opt, one, &err) ==
                   0);
         for (int r = 0; r < K; r++) {
@@ -98,11 +99,11 @@ START_TEST(n_best_scores_ranks_and_batching)
             if (one[r].ids)
                 ck_assert_double_eq_tol(one[r].score, out[b * K + r].score,
                                         1e-5 * fabs(one[r].score));
-            rs_translation_free(&one[r]);
+            rs_hypothesis_free(&one[r]);
         }
     }
     for (int i = 0; i < SENTENCES * K; i++)
-        rs_translation_free(&out[i]);
+        rs_hypothesis_free(&out[i]);
     rs_beam_free(&bs);
     rs_model_free(&model);
 }

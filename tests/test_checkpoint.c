@@ -31,14 +31,14 @@ static void make_model_tied(rs_model *m, const char *attention, int with_spm, ui
     rs_config cfg;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 7;
-    cfg.tgt_vocab = 6;
-    cfg.emb = 3;
-    cfg.hidden = 4;
-    cfg.att = 5;
-    cfg.maxout = tied ? 3 : 2;
-    cfg.tie_embeddings = tied;
-    cfg.lr = 0.0123f;
+    cfg.model.src_vocab = 7;
+    cfg.model.tgt_vocab = 6;
+    cfg.model.emb = 3;
+    cfg.model.hidden = 4;
+    cfg.model.att = 5;
+    cfg.model.maxout = tied ? 3 : 2;
+    cfg.model.tie_embeddings = tied;
+    cfg.train.lr = 0.0123f;
     ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m->src_vocab, &err));
@@ -106,7 +106,8 @@ static char *config_text(const rs_config *cfg)
 
 static void assert_same_model(const rs_model *a, const rs_model *b)
 {
-    char *ta = config_text(&a->cfg), *tb = config_text(&b->cfg);
+    const rs_config sa = rs_model_settings(a), sb = rs_model_settings(b);
+    char *ta = config_text(&sa), *tb = config_text(&sb);
     ck_assert_str_eq(ta, tb);
     free(ta);
     free(tb);
@@ -355,7 +356,7 @@ START_TEST(test_shared_vocab)
     ck_assert(!rs_vocab_copy(&m.tgt_vocab, &m.src_vocab, &err));
     m.cfg.shared_vocab = 1;
     m.cfg.tgt_vocab = m.src_vocab.size;
-    rs_config cfg = m.cfg;
+    rs_config cfg = rs_model_settings(&m);
     rs_model sized;
     ck_assert_msg(!rs_model_alloc(&sized, &cfg, &err), "%s", err.msg);
     sized.src_vocab = m.src_vocab;
@@ -380,7 +381,7 @@ START_TEST(test_shared_vocab)
                                       &back, NULL, &err),
                   "%s", err.msg);
     ck_assert_int_eq(back.cfg.shared_vocab, 0);
-    ck_assert_int_eq(back.cfg.lr_schedule, RS_LR_CONSTANT);
+    ck_assert_int_eq(back.train.lr_schedule, RS_LR_CONSTANT);
     rs_model_free(&back);
 }
 END_TEST
@@ -686,25 +687,25 @@ START_TEST(test_sizes_that_overflow)
     rs_layout layout;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = cfg.tgt_vocab = 10;
-    cfg.hidden = 715827883; /* 3n overflows an int */
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.model.src_vocab = cfg.model.tgt_vocab = 10;
+    cfg.model.hidden = 715827883; /* 3n overflows an int */
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
     ck_assert_msg(strstr(err.msg, "n=715827883") && strstr(err.msg, "at most 65536"), "%s",
                   err.msg);
-    cfg.hidden = 8;
-    cfg.emb = 2147483647;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
-    cfg.emb = 8;
-    cfg.src_vocab = 1 << 30;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.model.hidden = 8;
+    cfg.model.emb = 2147483647;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
+    cfg.model.emb = 8;
+    cfg.model.src_vocab = 1 << 30;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
     ck_assert_msg(strstr(err.msg, "vocabularies"), "%s", err.msg);
     /* Each size allowed, the product not: [3n, n] alone is 12.9e9 floats. */
-    cfg.src_vocab = 10;
-    cfg.hidden = cfg.emb = 65536;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.model.src_vocab = 10;
+    cfg.model.hidden = cfg.model.emb = 65536;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
     ck_assert_msg(strstr(err.msg, "model too large"), "%s", err.msg);
-    cfg.hidden = cfg.emb = 8;
-    ck_assert_msg(!rs_layout_init(&layout, &cfg, &err), "%s", err.msg);
+    cfg.model.hidden = cfg.model.emb = 8;
+    ck_assert_msg(!rs_layout_init(&layout, &cfg.model, &err), "%s", err.msg);
 
     rs_model m;
     char path[256];

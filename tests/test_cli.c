@@ -206,7 +206,7 @@ START_TEST(config_option_errors_name_the_option)
     ck_assert_int_eq(rs_cli_set_config(&cfg, batch, 1000, "zero", &err), -1);
     ck_assert_str_eq(err.msg, "--batch-size: 'zero' is not an integer from 1 to 1000000");
     ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "0.5", &err), 0);
-    ck_assert(cfg.lr == 0.5f);
+    ck_assert(cfg.train.lr == 0.5f);
 }
 END_TEST
 

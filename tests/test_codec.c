@@ -13,8 +13,8 @@ static void codec_for(rs_codec *codec, const char *tokenizer, int lowercase)
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
     ck_assert_msg(!rs_config_set(&cfg, "tokenizer", tokenizer, &err), "%s", err.msg);
-    cfg.lowercase = lowercase;
-    ck_assert_msg(!rs_codec_init(codec, &cfg, &err), "%s", err.msg);
+    cfg.model.lowercase = lowercase;
+    ck_assert_msg(!rs_codec_init(codec, &cfg.model, &err), "%s", err.msg);
 }
 
 START_TEST(words_and_characters_round_trip)

@@ -91,13 +91,13 @@ START_TEST(names_are_parsed_once_and_stored_by_name)
     rs_config cfg, back;
     rs_error err;
     rs_config_defaults(&cfg);
-    ck_assert_int_eq(cfg.attention, RS_ATT_ADDITIVE);
-    ck_assert_int_eq(cfg.tokenizer, RS_TOKENIZER_WORD);
+    ck_assert_int_eq(cfg.model.attention, RS_ATT_ADDITIVE);
+    ck_assert_int_eq(cfg.model.tokenizer, RS_TOKENIZER_WORD);
     ck_assert(rs_config_set(&cfg, "attention", "scaled-dot", &err) == 0);
     ck_assert(rs_config_set(&cfg, "tokenizer", "char", &err) == 0);
     ck_assert(rs_config_set(&cfg, "lr", "0.0123", &err) == 0);
-    ck_assert_int_eq(cfg.attention, RS_ATT_SCALED_DOT);
-    ck_assert_int_eq(cfg.tokenizer, RS_TOKENIZER_CHAR);
+    ck_assert_int_eq(cfg.model.attention, RS_ATT_SCALED_DOT);
+    ck_assert_int_eq(cfg.model.tokenizer, RS_TOKENIZER_CHAR);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -114,13 +114,13 @@ START_TEST(names_are_parsed_once_and_stored_by_name)
      * with their defaults. */
     rs_config_defaults(&back);
     ck_assert(rs_config_parse(&back, "attention=dot\ntokenizer=spm\nsubwords=100\n", &err) == 0);
-    ck_assert_int_eq(back.attention, RS_ATT_DOT);
-    ck_assert_int_eq(back.tokenizer, RS_TOKENIZER_SPM);
-    ck_assert_int_eq(back.eval_every, 0);
+    ck_assert_int_eq(back.model.attention, RS_ATT_DOT);
+    ck_assert_int_eq(back.model.tokenizer, RS_TOKENIZER_SPM);
+    ck_assert_int_eq(back.train.eval_every, 0);
     char value[RS_STR_MAX];
     ck_assert(rs_config_format(&back, "attention", value, sizeof value) == 0);
     ck_assert_str_eq(value, "dot");
-    ck_assert_str_eq(rs_attention_kind_name(back.attention), "dot");
+    ck_assert_str_eq(rs_attention_kind_name(back.model.attention), "dot");
     ck_assert_int_eq(rs_attention_kind_parse("general"), RS_ATT_GENERAL);
 }
 END_TEST
@@ -131,8 +131,8 @@ START_TEST(conflicting_options_are_refused)
     rs_error err;
     rs_config_defaults(&cfg);
     ck_assert(rs_config_check(&cfg, &err) == 0);
-    cfg.tokenizer = RS_TOKENIZER_CHAR;
-    cfg.subwords = 100;
+    cfg.model.tokenizer = RS_TOKENIZER_CHAR;
+    cfg.model.subwords = 100;
     ck_assert(rs_config_check(&cfg, &err) != 0);
     ck_assert_ptr_nonnull(strstr(err.msg, "--subwords"));
     ck_assert_ptr_nonnull(strstr(err.msg, "--tokenizer char"));
@@ -189,9 +189,9 @@ START_TEST(train_reads_settings_from_a_file)
     ck_assert_int_eq(m.cfg.emb, 8);
     ck_assert_int_eq(m.cfg.att, 8);
     ck_assert_int_eq(m.cfg.maxout, 4);
-    ck_assert_int_eq(m.cfg.dev_translate, 1);
-    ck_assert_int_eq(m.cfg.epochs, 1); /* the command line wins */
-    ck_assert(m.cfg.lr == 0.01f);
+    ck_assert_int_eq(m.train.dev_translate, 1);
+    ck_assert_int_eq(m.train.epochs, 1); /* the command line wins */
+    ck_assert(m.train.lr == 0.01f);
     rs_model_free(&m);
     /* What `info` prints is a settings file that repeats the run's configuration. */
     snprintf(cmd, sizeof cmd,
@@ -242,7 +242,7 @@ START_TEST(config_file_nul_bom_and_a_second_file)
     rs_model m;
     rs_error err;
     ck_assert_msg(rs_checkpoint_load(other, &m, NULL, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(m.cfg.seed, 3);
+    ck_assert_int_eq(m.train.seed, 3);
     rs_model_free(&m);
 
     snprintf(other, sizeof other, "%s/other.conf", dir);
@@ -263,10 +263,10 @@ START_TEST(tie_embeddings_is_a_model_setting)
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
-    cfg.tie_embeddings = 1;
-    cfg.emb = cfg.maxout = 64;
+    cfg.model.tie_embeddings = 1;
+    cfg.model.emb = cfg.model.maxout = 64;
     ck_assert_msg(rs_config_check(&cfg, &err) == 0, "%s", err.msg);
-    cfg.maxout = 32;
+    cfg.model.maxout = 32;
     ck_assert(rs_config_check(&cfg, &err) != 0);
     ck_assert_msg(strstr(err.msg, "--tie-embeddings") && strstr(err.msg, "--maxout 32") &&
                       strstr(err.msg, "--emb 64"),
@@ -339,6 +339,37 @@ START_TEST(tie_embeddings_is_a_model_setting)
 }
 END_TEST
 
+/* The one table is two parts: a model key sets the model's configuration,
+ * a training key training's; the config text (the checkpoint's section)
+ * lists the model's keys first, then training's, and reads back into both. */
+START_TEST(model_and_training_settings_are_apart)
+{
+    rs_config cfg, back;
+    rs_error err;
+    rs_config_defaults(&cfg);
+    ck_assert(rs_config_set(&cfg, "hidden", "7", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "tokenizer", "char", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "lr", "0.5", &err) == 0);
+    ck_assert(rs_config_set(&cfg, "threads", "3", &err) == 0);
+    ck_assert_int_eq(cfg.model.hidden, 7);
+    ck_assert_int_eq(cfg.model.tokenizer, RS_TOKENIZER_CHAR);
+    ck_assert(cfg.train.lr == 0.5f);
+    ck_assert_int_eq(cfg.train.threads, 3);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    rs_config_write(&cfg, f);
+    fclose(f);
+    const char *post = strstr(text, "post_process="), *seed = strstr(text, "seed=");
+    ck_assert(post && seed && post < seed); /* the model's last key, training's first */
+    rs_config_defaults(&back);
+    ck_assert(rs_config_parse(&back, text, &err) == 0);
+    ck_assert(!memcmp(&back.model, &cfg.model, sizeof cfg.model));
+    ck_assert(!memcmp(&back.train, &cfg.train, sizeof cfg.train));
+    free(text);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -349,6 +380,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, train_reads_settings_from_a_file);
     tcase_add_test(tc, config_file_nul_bom_and_a_second_file);
     tcase_add_test(tc, tie_embeddings_is_a_model_setting);
+    tcase_add_test(tc, model_and_training_settings_are_apart);
     suite_add_tcase(s, tc);
     return s;
 }

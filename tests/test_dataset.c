@@ -37,7 +37,7 @@ static void corpus_case_init(corpus_case *c)
         c->pairs.tgt[i] = strdup(raw_tgt[i]);
         ck_assert(c->pairs.src[i] && c->pairs.tgt[i]);
     }
-    ck_assert_msg(rs_codec_init(&c->codec, &cfg, &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_codec_init(&c->codec, &cfg.model, &err) == 0, "%s", err.msg);
     ck_assert_msg(rs_tokenize_pairs(&c->tok, &c->pairs, &c->codec, "pairs", &err) == 0, "%s",
                   err.msg);
     /* Vocabularies from the counts; "q" (source) and "w" (target) occur once

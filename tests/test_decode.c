@@ -16,28 +16,28 @@ enum { SENTENCES = TINY_SENTENCES, MAX_LEN = 10 };
 
 /* out[b] is the argmax chain of its own teacher-forced distributions, and its
  * log p is theirs. Returns how many of the outputs finished with </s>. */
-static int check_against_forcing(const rs_model *model, const rs_translation *out, int max_len)
+static int check_against_forcing(const rs_model *model, const rs_hypothesis *out, int max_len)
 {
     const int V = model->cfg.tgt_vocab;
     int finished = 0;
     for (int b = 0; b < SENTENCES; b++) {
-        const rs_translation *t = &out[b];
-        ck_assert(t->len >= 0 && t->len <= max_len);
-        ck_assert_int_eq(t->src_len, tiny_src_counts[b] + 1);
-        ck_assert_msg(t->finished || t->len == max_len, "unfinished at length %d < %d", t->len,
+        const rs_hypothesis *t = &out[b];
+        ck_assert(t->count >= 0 && t->count <= max_len);
+        ck_assert_int_eq(t->columns, tiny_src_counts[b] + 1);
+        ck_assert_msg(t->finished || t->count == max_len, "unfinished at length %d < %d", t->count,
                       max_len);
         finished += t->finished;
-        float *probs = malloc(sizeof(float) * (size_t)(t->len + 1) * V);
+        float *probs = malloc(sizeof(float) * (size_t)(t->count + 1) * V);
         ck_assert(probs != NULL);
         double forced =
-            tiny_forced_logprob(model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->len, probs);
+            tiny_forced_logprob(model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->count, probs);
         ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced) + 1e-6,
                       "%s sentence %d: greedy log p %.9f, teacher-forced %.9f",
                       rs_attention_names[model->cfg.attention], b, t->logprob, forced);
-        for (int step = 0; step <= t->len; step++) {
-            int chosen = step < t->len ? t->ids[step] : RS_EOS;
+        for (int step = 0; step <= t->count; step++) {
+            int chosen = step < t->count ? t->ids[step] : RS_EOS;
             ck_assert(chosen >= RS_UNK && chosen < V && chosen != RS_BOS);
-            ck_assert(step == t->len || chosen != RS_EOS);
+            ck_assert(step == t->count || chosen != RS_EOS);
             if (step == max_len)
                 continue; /* </s> was forced */
             const float *p = probs + (size_t)step * V;
@@ -60,7 +60,7 @@ START_TEST(greedy_is_the_argmax_of_teacher_forcing)
     tiny_model_of_kind(&model, tiny_kinds[_i]);
     const rs_model *member = &model;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
-    rs_translation out[SENTENCES];
+    rs_hypothesis out[SENTENCES];
     ck_assert_msg(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, out, &err) ==
                       0,
                   "%s", err.msg);
@@ -71,18 +71,18 @@ START_TEST(greedy_is_the_argmax_of_teacher_forcing)
                   rs_attention_names[model.cfg.attention], finished, SENTENCES);
     /* One at a time: the same tokens and scores. */
     for (int b = 0; b < SENTENCES; b++) {
-        rs_translation one;
+        rs_hypothesis one;
         ck_assert(rs_greedy(&dec, 1, &tiny_srcs[b], &tiny_src_counts[b], MAX_LEN, 0, &one, &err) ==
                   0);
-        ck_assert_int_eq(one.len, out[b].len);
+        ck_assert_int_eq(one.count, out[b].count);
         ck_assert_int_eq(one.finished, out[b].finished);
-        for (int k = 0; k < one.len; k++)
+        for (int k = 0; k < one.count; k++)
             ck_assert_int_eq(one.ids[k], out[b].ids[k]);
         ck_assert_double_eq_tol(one.logprob, out[b].logprob, 1e-5 * fabs(one.logprob));
-        rs_translation_free(&one);
+        rs_hypothesis_free(&one);
     }
     for (int b = 0; b < SENTENCES; b++)
-        rs_translation_free(&out[b]);
+        rs_hypothesis_free(&out[b]);
     rs_decoder_free(&dec);
     rs_model_free(&model);
 }
@@ -96,16 +96,16 @@ START_TEST(length_limit_forces_eos)
     tiny_model_make(&model, "additive", 0.5f, 0.0f, 31); /* never stops by itself */
     const rs_model *member = &model;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
-    rs_translation out[SENTENCES];
+    rs_hypothesis out[SENTENCES];
     for (int max_len = 1; max_len <= 3; max_len++) {
         ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, max_len, 0, out, &err) ==
                   0);
         check_against_forcing(&model, out, max_len);
         for (int b = 0; b < SENTENCES; b++) {
             /* Cut off: max_len tokens, then a forced </s> (its log p counted). */
-            ck_assert_int_eq(out[b].len, max_len);
+            ck_assert_int_eq(out[b].count, max_len);
             ck_assert_int_eq(out[b].finished, 0);
-            rs_translation_free(&out[b]);
+            rs_hypothesis_free(&out[b]);
         }
     }
     /* max_len 0: each sentence's own limit, 2 · its length + 10. */
@@ -113,9 +113,9 @@ START_TEST(length_limit_forces_eos)
     ck_assert_int_eq(rs_output_limit(7, 5), 7);
     ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, 0, 0, out, &err) == 0);
     for (int b = 0; b < SENTENCES; b++) {
-        ck_assert_int_eq(out[b].len, 2 * tiny_src_counts[b] + 10);
+        ck_assert_int_eq(out[b].count, 2 * tiny_src_counts[b] + 10);
         ck_assert_int_eq(out[b].finished, 0);
-        rs_translation_free(&out[b]);
+        rs_hypothesis_free(&out[b]);
     }
     rs_decoder_free(&dec);
     rs_model_free(&model);

@@ -54,7 +54,7 @@ static void translate_alone(const rs_model *m, const rs_codec *codec, rs_transla
     for (int i = 0; i < PAIRS; i++) {
         const rs_source one = {sources[i], source_len[i]};
         ck_assert_msg(!rs_translate_sources(&tr, 1, &one, &out[i], &err), "%s", err.msg);
-        ck_assert_int_eq(out[i].n, 1);
+        ck_assert_int_eq(out[i].count, 1);
     }
     rs_translator_free(&tr);
 }
@@ -68,7 +68,7 @@ static double bleu_of(const rs_translated *out, char *const *refs, const int *li
     rs_bleu_stats_init(&stats);
     for (int i = 0; i < PAIRS; i++) {
         const char *ref = refs[line[i]];
-        ck_assert_msg(!rs_bleu_stats_add(&stats, out[i].hyp[0].text, &ref, 1, NULL, &err), "%s",
+        ck_assert_msg(!rs_bleu_stats_add(&stats, out[i].hyps[0].text, &ref, 1, NULL, &err), "%s",
                       err.msg);
     }
     rs_bleu_compute(&stats, &result);
@@ -89,10 +89,10 @@ START_TEST(exact_match_and_bleu_are_those_of_the_translations)
      * changed (1), one token longer (3), one shorter (5). */
     int tgt_ids[PAIRS][64], *tgt[PAIRS], tgt_len[PAIRS];
     for (int i = 0; i < PAIRS; i++) {
-        const rs_hypothesis *h = &out[i].hyp[0];
-        ck_assert_msg(h->len >= 1 && h->len < 63, "sentence %d: %d tokens", i, h->len);
-        memcpy(tgt_ids[i], h->ids, sizeof(int) * (size_t)h->len);
-        tgt_len[i] = h->len;
+        const rs_hypothesis *h = &out[i].hyps[0];
+        ck_assert_msg(h->count >= 1 && h->count < 63, "sentence %d: %d tokens", i, h->count);
+        memcpy(tgt_ids[i], h->ids, sizeof(int) * (size_t)h->count);
+        tgt_len[i] = h->count;
         tgt[i] = tgt_ids[i];
     }
     int *last = &tgt_ids[1][tgt_len[1] - 1];
@@ -107,9 +107,9 @@ START_TEST(exact_match_and_bleu_are_those_of_the_translations)
     char *refs[LINES];
     refs[5] = refs[7] = decoy;
     for (int i = 0; i < PAIRS; i++)
-        refs[line[i]] = out[i].hyp[0].text;
+        refs[line[i]] = out[i].hyps[0].text;
     refs[line[1]] = other;
-    snprintf(longer, sizeof longer, "%s the house", out[3].hyp[0].text);
+    snprintf(longer, sizeof longer, "%s the house", out[3].hyps[0].text);
     refs[line[3]] = longer;
 
     rs_dataset dev = {.count = PAIRS, .src = sources, .tgt = tgt};
@@ -142,7 +142,7 @@ START_TEST(exact_match_and_bleu_are_those_of_the_translations)
     ck_assert(exact == 0.5 && bleu == -1.0);
 
     /* Every target the translation: 1. An empty dev set: 0. */
-    tgt_ids[1][tgt_len[1] - 1] = out[1].hyp[0].ids[tgt_len[1] - 1];
+    tgt_ids[1][tgt_len[1] - 1] = out[1].hyps[0].ids[tgt_len[1] - 1];
     tgt_len[3]--, tgt_len[5]++;
     ck_assert_msg(!rs_dev_translate(&m, &dev, &topt, 2, &exact, &bleu, &err), "%s", err.msg);
     ck_assert(exact == 1.0 && bleu == -1.0);

@@ -36,12 +36,12 @@ static void make_checkpoint(char *out, size_t size)
     rs_model m;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 6;
-    cfg.tgt_vocab = 6;
-    cfg.emb = 3;
-    cfg.hidden = 4;
-    cfg.att = 4;
-    cfg.maxout = 2;
+    cfg.model.src_vocab = 6;
+    cfg.model.tgt_vocab = 6;
+    cfg.model.emb = 3;
+    cfg.model.hidden = 4;
+    cfg.model.att = 4;
+    cfg.model.maxout = 2;
     ck_assert_msg(!rs_model_alloc(&m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m.src_vocab, &err) && !rs_vocab_init(&m.tgt_vocab, &err));
     ck_assert_int_eq(rs_vocab_add(&m.src_vocab, "a", &err), 4);

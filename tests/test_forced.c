@@ -14,8 +14,8 @@ static void make_model(rs_model *m, unsigned seed)
     rs_config cfg;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = RS_RESERVED + 3, cfg.tgt_vocab = RS_RESERVED + 3;
-    cfg.emb = 4, cfg.hidden = 5, cfg.att = 6, cfg.maxout = 3;
+    cfg.model.src_vocab = RS_RESERVED + 3, cfg.model.tgt_vocab = RS_RESERVED + 3;
+    cfg.model.emb = 4, cfg.model.hidden = 5, cfg.model.att = 6, cfg.model.maxout = 3;
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m->src_vocab, &err) && !rs_vocab_init(&m->tgt_vocab, &err));
     static const char *const src[] = {"das", "Haus", "ist"}, *const tgt[] = {"the", "house", "is"};

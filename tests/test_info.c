@@ -18,7 +18,7 @@ START_TEST(info_shows_what_the_checkpoint_holds)
     rs_train_state s;
     testdir_make(dir, "rs_info");
     tiny_model_with_words(&m, 4, "Haus", 1);
-    m.cfg.lr = 0.0125f;
+    m.train.lr = 0.0125f;
     ck_assert_msg(!rs_train_state_alloc(&s, &m, &err), "%s", err.msg);
     s.step = 1234;
     s.epoch = 5;

@@ -11,9 +11,10 @@ static void make(rs_model *m, int attention)
     rs_config cfg;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 9, cfg.tgt_vocab = 8, cfg.emb = 3, cfg.hidden = 4, cfg.att = 5, cfg.maxout = 2;
-    cfg.attention = attention;
-    cfg.init_scale = 0.25f;
+    cfg.model.src_vocab = 9, cfg.model.tgt_vocab = 8, cfg.model.emb = 3, cfg.model.hidden = 4,
+    cfg.model.att = 5, cfg.model.maxout = 2;
+    cfg.model.attention = attention;
+    cfg.train.init_scale = 0.25f;
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
 }
 

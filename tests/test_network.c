@@ -17,6 +17,7 @@
 
 #include "gradcheck.h"
 #include "nn/network.h"
+#include "tinymodel.h"
 
 typedef struct {
     rs_model model;
@@ -35,8 +36,9 @@ static void net_case_init(net_case *c, const char *attention, int tied)
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 9, cfg.tgt_vocab = 8, cfg.emb = 3, cfg.hidden = 4, cfg.att = 5, cfg.maxout = 3;
-    cfg.tie_embeddings = tied;
+    cfg.model.src_vocab = 9, cfg.model.tgt_vocab = 8, cfg.model.emb = 3, cfg.model.hidden = 4,
+    cfg.model.att = 5, cfg.model.maxout = 3;
+    cfg.model.tie_embeddings = tied;
     ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);
     fill_uniform(c->model.params, c->model.layout.total, 0.5f, 7);
@@ -376,7 +378,8 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 9, cfg.tgt_vocab = 8, cfg.emb = 4, cfg.hidden = 3, cfg.att = 3, cfg.maxout = 2;
+    cfg.model.src_vocab = 9, cfg.model.tgt_vocab = 8, cfg.model.emb = 4, cfg.model.hidden = 3,
+    cfg.model.att = 3, cfg.model.maxout = 2;
     rs_model model;
     rs_workspace ws, plain;
     rs_batch batch;
@@ -406,20 +409,22 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
         rs_rng_seed(&plain.dropout_rng, 500 + seed);
         rs_network_forward(&plain, &model, &batch);
         rs_network_forward(&ws, &model, &batch);
-        ck_assert(!memcmp(ws.drop_src, plain.drop_src, sizeof(float) * S * B * cfg.emb));
-        ck_assert(!memcmp(ws.drop_ann, plain.drop_ann, sizeof(float) * S * B * 2 * cfg.hidden));
-        ck_assert(!memcmp(ws.drop_emb, plain.drop_emb, sizeof(float) * T * B * cfg.emb));
-        ck_assert(!memcmp(ws.drop_out, plain.drop_out, sizeof(float) * T * B * cfg.maxout));
+        ck_assert(!memcmp(ws.drop_src, plain.drop_src, sizeof(float) * S * B * cfg.model.emb));
+        ck_assert(
+            !memcmp(ws.drop_ann, plain.drop_ann, sizeof(float) * S * B * 2 * cfg.model.hidden));
+        ck_assert(!memcmp(ws.drop_emb, plain.drop_emb, sizeof(float) * T * B * cfg.model.emb));
+        ck_assert(!memcmp(ws.drop_out, plain.drop_out, sizeof(float) * T * B * cfg.model.maxout));
         /* Without element dropout, to see the embeddings themselves. */
         ws.dropout.element = 0.0f;
         rs_network_forward(&ws, &model, &batch);
         for (int r = 0; r < S * B; r++) {
-            int d = dropped_row(ws.src_x, model.w.src_emb, batch.src, r, cfg.emb, src_keep);
+            int d = dropped_row(ws.src_x, model.w.src_emb, batch.src, r, cfg.model.emb, src_keep);
             ck_assert(ws.drop_src_word[r] == (d ? 0.0f : src_keep));
             src_dropped += d;
         }
         for (int r = 0; r < T * B; r++) {
-            int d = dropped_row(ws.dec_emb, model.w.tgt_emb, batch.tgt_in, r, cfg.emb, tgt_keep);
+            int d =
+                dropped_row(ws.dec_emb, model.w.tgt_emb, batch.tgt_in, r, cfg.model.emb, tgt_keep);
             ck_assert(ws.drop_tgt_word[r] == (d ? 0.0f : tgt_keep));
             tgt_dropped += d;
         }
@@ -436,6 +441,42 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
 }
 END_TEST
 
+/* Translation's workspace (one table with training's) carves the encoder's
+ * buffers for its sentences and one step's for its rows, none of training's,
+ * and its encoder gives what a training workspace's gives. */
+START_TEST(translation_workspace_is_the_encoder_and_one_step)
+{
+    enum { B = 3, ROWS = 12, LEN = 5 };
+    rs_error err;
+    rs_model model;
+    tiny_model_make(&model, "additive", 0.5f, 0.0f, 3);
+    rs_workspace tr, training;
+    ck_assert(rs_workspace_alloc_translation(&tr, &model, B, ROWS, LEN + 1, &err) == 0);
+    ck_assert(rs_workspace_alloc(&training, &model, B, LEN + 1, 0, &err) == 0);
+    ck_assert(!tr.d_src_x && !tr.drop_src && !tr.logits && !tr.nll && !tr.alpha && !tr.d_logits);
+    ck_assert(tr.exp_row && !training.exp_row);
+    const size_t n = (size_t)model.cfg.hidden, m = (size_t)model.cfg.emb;
+    /* dec_emb is the step's [ROWS,m], right before query_proj in the table */
+    ck_assert(tr.query_proj == tr.dec_emb + ROWS * m);
+    /* dec_states is s_0 alone, [B,n], before tpre */
+    ck_assert(tr.tpre == tr.dec_states + B * n);
+    rs_batch batch;
+    ck_assert(rs_batch_alloc(&batch, B, LEN + 1, 0, &err) == 0);
+    static const int s0[] = {4, 5, 6, 7, 8}, s1[] = {5, 9}, s2[] = {6, 6, 7};
+    const int *sources[B] = {s0, s1, s2}, counts[B] = {5, 2, 3};
+    ck_assert(rs_batch_fill(&batch, B, sources, counts, NULL, NULL, &err) == 0);
+    rs_encode(&tr, &model, &batch);
+    rs_encode(&training, &model, &batch);
+    const size_t S = (size_t)batch.S;
+    ck_assert(!memcmp(tr.annotations, training.annotations, sizeof(float) * S * B * 2 * n));
+    ck_assert(!memcmp(tr.dec_states, training.dec_states, sizeof(float) * B * n));
+    rs_batch_free(&batch);
+    rs_workspace_free(&tr);
+    rs_workspace_free(&training);
+    rs_model_free(&model);
+}
+END_TEST
+
 Suite *network_suite(void)
 {
     Suite *s = suite_create("network");
@@ -446,6 +487,7 @@ Suite *network_suite(void)
     tcase_add_loop_test(tc, padded_batch_equals_sentences_one_at_a_time, 0, 3);
     tcase_add_test(tc, tied_gradient_is_the_sum_of_both_uses);
     tcase_add_test(tc, word_dropout_drops_whole_rows_at_its_rate);
+    tcase_add_test(tc, translation_workspace_is_the_encoder_and_one_step);
     suite_add_tcase(s, tc);
     return s;
 }

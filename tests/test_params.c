@@ -10,9 +10,10 @@
 static void sizes(rs_config *cfg, const char *attention)
 {
     rs_config_defaults(cfg);
-    cfg->src_vocab = 11, cfg->tgt_vocab = 7, cfg->emb = 3, cfg->hidden = 4, cfg->att = 5;
-    cfg->maxout = 2;
-    cfg->attention = rs_attention_kind_parse(attention);
+    cfg->model.src_vocab = 11, cfg->model.tgt_vocab = 7, cfg->model.emb = 3, cfg->model.hidden = 4,
+    cfg->model.att = 5;
+    cfg->model.maxout = 2;
+    cfg->model.attention = rs_attention_kind_parse(attention);
 }
 
 /* The kinds a model can have ('dot' makes no model: names_and_refusals;
@@ -27,7 +28,7 @@ START_TEST(layout_shapes_follow_the_model)
     rs_error err;
     rs_layout layout;
     sizes(&cfg, kind);
-    ck_assert_msg(rs_layout_init(&layout, &cfg, &err) == 0, "%s", err.msg);
+    ck_assert_msg(rs_layout_init(&layout, &cfg.model, &err) == 0, "%s", err.msg);
     const int Vs = 11, Vt = 7, m = 3, n = 4, a = 5, l = 2, additive = kinds[_i] == RS_ATT_ADDITIVE;
     const int keyed = kinds[_i] == RS_ATT_GENERAL || kinds[_i] == RS_ATT_SCALED_DOT;
     /* model.md's table, with att.K [n, 2n] for general and scaled-dot, and
@@ -109,12 +110,12 @@ START_TEST(names_and_refusals)
     rs_layout layout;
     rs_error err = {{0}};
     sizes(&cfg, "dot");
-    ck_assert_int_eq(cfg.attention, RS_ATT_DOT);
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    ck_assert_int_eq(cfg.model.attention, RS_ATT_DOT);
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
     ck_assert_msg(strstr(err.msg, "'dot' is no longer") && strstr(err.msg, "use 'general'"), "%s",
                   err.msg);
-    cfg.attention = RS_ATT_GENERAL;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
+    cfg.model.attention = RS_ATT_GENERAL;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), 0);
     for (int k = 0; k <= RS_ATT_NONE; k++)
         ck_assert_int_eq(rs_attention_kind_parse(rs_attention_kind_name(k)), k);
     ck_assert_str_eq(rs_attention_kind_name(RS_ATT_SCALED_DOT), "scaled-dot");
@@ -130,26 +131,26 @@ START_TEST(names_and_refusals)
     sizes(&cfg, "additive");
     ck_assert_int_eq(rs_config_set(&cfg, "attention", "bahdanau", &err), -1); /* names: config.c */
     ck_assert_msg(strstr(err.msg, "bahdanau") != NULL, "%s", err.msg);
-    cfg.attention = RS_ATT_NONE + 1;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.model.attention = RS_ATT_NONE + 1;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
     sizes(&cfg, "additive");
-    cfg.tgt_vocab = 3;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.model.tgt_vocab = 3;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
     ck_assert_msg(strstr(err.msg, "reserved") != NULL, "%s", err.msg);
     sizes(&cfg, "additive");
-    cfg.maxout = 0;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.model.maxout = 0;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
     ck_assert_msg(strstr(err.msg, "l=0") != NULL, "%s", err.msg);
     /* a only matters to additive attention. */
     sizes(&cfg, "general");
-    cfg.att = 0;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
+    cfg.model.att = 0;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), 0);
     sizes(&cfg, "none");
-    cfg.att = 0;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), 0);
+    cfg.model.att = 0;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), 0);
     sizes(&cfg, "additive");
-    cfg.att = 0;
-    ck_assert_int_eq(rs_layout_init(&layout, &cfg, &err), -1);
+    cfg.model.att = 0;
+    ck_assert_int_eq(rs_layout_init(&layout, &cfg.model, &err), -1);
 }
 END_TEST
 
@@ -162,13 +163,13 @@ START_TEST(tied_out_w_is_tgt_emb)
     rs_error err;
     rs_layout untied, tied;
     sizes(&cfg, "additive");
-    cfg.maxout = cfg.emb;
-    ck_assert_msg(rs_layout_init(&untied, &cfg, &err) == 0, "%s", err.msg);
+    cfg.model.maxout = cfg.model.emb;
+    ck_assert_msg(rs_layout_init(&untied, &cfg.model, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(untied.info[RS_P_out_W].shares, -1);
     ck_assert_ptr_eq(rs_tensor_storage(&untied, RS_P_out_W), &untied.info[RS_P_out_W]);
     ck_assert_ptr_null(rs_tensor_storage(&untied, RS_P_att_K));
-    cfg.tie_embeddings = 1;
-    ck_assert_msg(rs_layout_init(&tied, &cfg, &err) == 0, "%s", err.msg);
+    cfg.model.tie_embeddings = 1;
+    ck_assert_msg(rs_layout_init(&tied, &cfg.model, &err) == 0, "%s", err.msg);
     ck_assert_uint_eq(tied.info[RS_P_out_W].size, 0);
     ck_assert_int_eq(tied.info[RS_P_out_W].shares, RS_P_tgt_emb);
     ck_assert_ptr_eq(rs_tensor_storage(&tied, RS_P_out_W), &tied.info[RS_P_tgt_emb]);
@@ -185,8 +186,8 @@ START_TEST(tied_out_w_is_tgt_emb)
     rs_tensors_bind(&views, &tied, buffer);
     ck_assert_ptr_eq(views.out_W, views.tgt_emb);
     ck_assert_ptr_eq(views.tgt_emb, buffer + tied.info[RS_P_tgt_emb].offset);
-    cfg.maxout = cfg.emb + 1;
-    ck_assert_int_eq(rs_layout_init(&tied, &cfg, &err), -1);
+    cfg.model.maxout = cfg.model.emb + 1;
+    ck_assert_int_eq(rs_layout_init(&tied, &cfg.model, &err), -1);
     ck_assert_msg(strstr(err.msg, "l == m") != NULL, "%s", err.msg);
 }
 END_TEST

@@ -80,15 +80,15 @@ START_TEST(options_that_need_a_dev_set)
 {
     rs_config cfg;
     rs_config_defaults(&cfg);
-    ck_assert_ptr_null(rs_train_needs_dev_set(&cfg));
-    cfg.lr_decay = 0.5f;
-    ck_assert_str_eq(rs_train_needs_dev_set(&cfg), "--lr-decay");
-    cfg.patience = 2;
-    ck_assert_str_eq(rs_train_needs_dev_set(&cfg), "--patience");
-    cfg.dev_translate = 1;
-    ck_assert_str_eq(rs_train_needs_dev_set(&cfg), "--dev-translate");
-    cfg.dev_bleu = 1;
-    ck_assert_str_eq(rs_train_needs_dev_set(&cfg), "--dev-bleu");
+    ck_assert_ptr_null(rs_train_needs_dev_set(&cfg.train));
+    cfg.train.lr_decay = 0.5f;
+    ck_assert_str_eq(rs_train_needs_dev_set(&cfg.train), "--lr-decay");
+    cfg.train.patience = 2;
+    ck_assert_str_eq(rs_train_needs_dev_set(&cfg.train), "--patience");
+    cfg.train.dev_translate = 1;
+    ck_assert_str_eq(rs_train_needs_dev_set(&cfg.train), "--dev-translate");
+    cfg.train.dev_bleu = 1;
+    ck_assert_str_eq(rs_train_needs_dev_set(&cfg.train), "--dev-bleu");
 }
 END_TEST
 
@@ -96,8 +96,8 @@ END_TEST
 static void tiny_config(rs_config *cfg)
 {
     rs_config_defaults(cfg);
-    cfg->emb = 4, cfg->hidden = 4, cfg->att = 4, cfg->maxout = 2;
-    cfg->max_len = 5;
+    cfg->model.emb = 4, cfg->model.hidden = 4, cfg->model.att = 4, cfg->model.maxout = 2;
+    cfg->train.max_len = 5;
 }
 
 static const char corpus[] = "a b\tx\n"
@@ -114,7 +114,7 @@ static void prepare_new(const char *dir, rs_train_run *run, rs_config *cfg, int 
     snprintf(dev, sizeof dev, "%s/dev.tsv", dir);
     rs_train_inputs in = {.train_tsv = train, .dev_tsv = dev, .swap = swap};
     tiny_config(cfg);
-    cfg->seed = seed;
+    cfg->train.seed = seed;
     rs_error err = {{0}};
     rs_train_run_init(run);
     ck_assert_msg(rs_train_prepare(&in, cfg, 0, run, &err) == 0, "%s", err.msg);
@@ -132,10 +132,10 @@ START_TEST(a_new_run_from_its_data)
 
     /* Vocabularies of every training token (the long pair's too: the filter
      * comes after), their sizes in the configuration and the model. */
-    ck_assert_int_eq(cfg.src_vocab, RS_RESERVED + 3);
-    ck_assert_int_eq(cfg.tgt_vocab, RS_RESERVED + 3);
-    ck_assert_int_eq(run.model.cfg.src_vocab, cfg.src_vocab);
-    ck_assert_int_eq(run.model.src_vocab.size, cfg.src_vocab);
+    ck_assert_int_eq(cfg.model.src_vocab, RS_RESERVED + 3);
+    ck_assert_int_eq(cfg.model.tgt_vocab, RS_RESERVED + 3);
+    ck_assert_int_eq(run.model.cfg.src_vocab, cfg.model.src_vocab);
+    ck_assert_int_eq(run.model.src_vocab.size, cfg.model.src_vocab);
     ck_assert_int_ne(rs_vocab_id(&run.model.src_vocab, "c"), RS_UNK);
     ck_assert_int_eq(rs_vocab_id(&run.model.src_vocab, "x"), RS_UNK);
     /* The pairs over --max-len are left out and counted; dev keeps all. */
@@ -194,9 +194,9 @@ START_TEST(subwords_are_trained_with_a_note)
     rs_train_inputs in = {.train_tsv = train, .no_watch = 1, .note = note, .note_ctx = &seen};
     rs_config cfg;
     tiny_config(&cfg);
-    cfg.max_len = 80;
-    cfg.tokenizer = RS_TOKENIZER_SPM;
-    cfg.subwords = 40;
+    cfg.train.max_len = 80;
+    cfg.model.tokenizer = RS_TOKENIZER_SPM;
+    cfg.model.subwords = 40;
     rs_train_run run;
     rs_train_run_init(&run);
     rs_error err = {{0}};
@@ -208,7 +208,7 @@ START_TEST(subwords_are_trained_with_a_note)
     /* The model owns both SentencePiece models; its vocabularies are theirs. */
     ck_assert(run.model.spm_src && run.model.spm_src_len && run.model.spm_tgt);
     ck_assert_ptr_null(run.spm_blob[0]);
-    ck_assert_int_eq(cfg.src_vocab, 40);
+    ck_assert_int_eq(cfg.model.src_vocab, 40);
     ck_assert_int_eq(run.watch.count, 0); /* no_watch */
     rs_train_run_free(&run);
     testdir_remove(dir);
@@ -236,7 +236,7 @@ START_TEST(a_resumed_run_keeps_its_model)
     const rs_resume_given none = {NULL, NULL, 0};
     rs_train_run_init(&resumed);
     ck_assert_msg(rs_resume_load(&resumed, ckpt, &none, 0, &err) == 0, "%s", err.msg);
-    rs_config stored = resumed.model.cfg;
+    rs_config stored = rs_model_settings(&resumed.model);
     ck_assert_msg(rs_train_prepare(&in, &stored, 1, &resumed, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(resumed.model.src_vocab.size, first.model.src_vocab.size);
     ck_assert_int_ne(rs_vocab_id(&resumed.model.src_vocab, "c"), RS_UNK);
@@ -294,12 +294,12 @@ static void prepare_with(const char *dir, const rs_train_inputs *given, int shar
     in.no_watch = 1;
     rs_config cfg;
     tiny_config(&cfg);
-    cfg.shared_vocab = shared;
+    cfg.model.shared_vocab = shared;
     rs_error err = {{0}};
     rs_train_run_init(run);
     ck_assert_msg(rs_train_prepare(&in, &cfg, 0, run, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(cfg.src_vocab, run->model.src_vocab.size);
-    ck_assert_int_eq(cfg.tgt_vocab, run->model.tgt_vocab.size);
+    ck_assert_int_eq(cfg.model.src_vocab, run->model.src_vocab.size);
+    ck_assert_int_eq(cfg.model.tgt_vocab, run->model.tgt_vocab.size);
 }
 
 static void assert_same_vocab(const rs_vocab *a, const rs_vocab *b)
@@ -367,7 +367,7 @@ START_TEST(vocabularies_from_files_or_shared)
         rs_train_run resumed;
         rs_train_run_init(&resumed);
         ck_assert_msg(rs_resume_load(&resumed, ckpt, &none, 0, &err) == 0, "%s", err.msg);
-        rs_config stored = resumed.model.cfg;
+        rs_config stored = rs_model_settings(&resumed.model);
         rs_train_inputs in = {.train_tsv = train, .no_watch = 1, .src_vocab = other ? tgt : src};
         const int status = rs_train_prepare(&in, &stored, 1, &resumed, &err);
         ck_assert_int_eq(status, other ? RS_TRAIN_REFUSED : 0);

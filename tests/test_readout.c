@@ -52,8 +52,9 @@ static unsigned long long readout_signature(void *p)
 static void tiny_config(rs_config *cfg, int Vs, int Vt, int m, int n, int a, int l)
 {
     rs_config_defaults(cfg);
-    cfg->src_vocab = Vs, cfg->tgt_vocab = Vt, cfg->emb = m, cfg->hidden = n, cfg->att = a;
-    cfg->maxout = l;
+    cfg->model.src_vocab = Vs, cfg->model.tgt_vocab = Vt, cfg->model.emb = m, cfg->model.hidden = n,
+    cfg->model.att = a;
+    cfg->model.maxout = l;
 }
 
 START_TEST(readout_matches_finite_differences)

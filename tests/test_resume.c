@@ -170,10 +170,11 @@ START_TEST(killed_anywhere_and_resumed_equals_uninterrupted)
     snprintf(path, sizeof path, "%s/last.ckpt", ref_model);
     ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(st.step, 60);
-    ck_assert_int_eq(m.cfg.eval_every, 7);
-    ck_assert_int_eq(m.cfg.dev_bleu, 1);
+    ck_assert_int_eq(m.train.eval_every, 7);
+    ck_assert_int_eq(m.train.dev_bleu, 1);
     ck_assert(st.lr_scale < 1.0f); /* the decay happened, so the test covers it */
-    ck_assert_int_eq(m.cfg.lr_schedule, RS_LR_INVERSE_SQRT); /* resumed with nothing but --resume */
+    ck_assert_int_eq(m.train.lr_schedule,
+                     RS_LR_INVERSE_SQRT); /* resumed with nothing but --resume */
     rs_train_state_free(&st);
     rs_model_free(&m);
     char *ref_log = log_summary(ref_model);
@@ -359,7 +360,7 @@ START_TEST(word_dropout_is_recorded_and_fixed_on_resume)
     rs_model m;
     rs_error err;
     ck_assert_msg(rs_checkpoint_load(path, &m, NULL, &err) == 0, "%s", err.msg);
-    ck_assert(m.cfg.src_word_dropout == 0.1f && m.cfg.tgt_word_dropout == 0.25f);
+    ck_assert(m.train.src_word_dropout == 0.1f && m.train.tgt_word_dropout == 0.25f);
     rs_model_free(&m);
     static const char *const changed[] = {"--resume --epochs 2 --src-word-dropout 0.2",
                                           "--resume --epochs 2 --tgt-word-dropout 0"};

@@ -42,13 +42,13 @@ START_TEST(settings_given_again)
 {
     rs_config cfg;
     rs_config_defaults(&cfg);
-    cfg.emb = 8;
+    cfg.model.emb = 8;
     rs_error err = {{0}};
     /* How long and how fast: applied. */
     ck_assert_int_eq(apply(&cfg, "epochs", "7", &err), 0);
-    ck_assert_int_eq(cfg.epochs, 7);
+    ck_assert_int_eq(cfg.train.epochs, 7);
     ck_assert_int_eq(apply(&cfg, "threads", "3", &err), 0);
-    ck_assert_int_eq(cfg.threads, 3);
+    ck_assert_int_eq(cfg.train.threads, 3);
     /* What is trained: the same value passes (in any spelling), another is
      * refused, naming both and what may change; cfg is left as it was. */
     ck_assert_int_eq(apply(&cfg, "emb", "8", &err), 0);
@@ -62,7 +62,7 @@ START_TEST(settings_given_again)
     /* A flag (no value) sets it. */
     ck_assert_int_eq(apply(&cfg, "lowercase", NULL, &err), RS_TRAIN_REFUSED);
     ck_assert_msg(strstr(err.msg, "trained with lowercase=0, not 1"), "%s", err.msg);
-    cfg.lowercase = 1;
+    cfg.model.lowercase = 1;
     ck_assert_int_eq(apply(&cfg, "lowercase", NULL, &err), 0);
     /* A value that does not parse: refused with the option's message. */
     ck_assert_int_eq(apply(&cfg, "epochs", "many", &err), RS_TRAIN_REFUSED);
@@ -71,8 +71,8 @@ START_TEST(settings_given_again)
     const char *keys[] = {"max_steps", "hidden", "patience"}, *values[] = {"9", "99", "4"};
     const rs_resume_given given = {keys, values, 3};
     ck_assert_int_eq(rs_resume_apply(&cfg, &given, &err), RS_TRAIN_REFUSED);
-    ck_assert_int_eq(cfg.max_steps, 9);
-    ck_assert_int_eq(cfg.patience, 0);
+    ck_assert_int_eq(cfg.train.max_steps, 9);
+    ck_assert_int_eq(cfg.train.patience, 0);
 }
 END_TEST
 
@@ -82,7 +82,7 @@ static void save_checkpoint(const char *path, int with_state, int patience)
 {
     rs_model model;
     tiny_model_with_words(&model, 4, "haus", 3);
-    model.cfg.patience = patience;
+    model.train.patience = patience;
     rs_train_state state = {0};
     rs_error err = {{0}};
     if (with_state) {
@@ -110,7 +110,7 @@ START_TEST(a_checkpoint_taken_as_a_run)
     ck_assert_msg(rs_resume_load(&run, path, &given, 0, &err) == 0, "%s", err.msg);
     ck_assert(run.state.from_checkpoint);
     ck_assert_int_eq(run.state.step, 5);
-    ck_assert_int_eq(run.model.cfg.epochs, 12);
+    ck_assert_int_eq(run.model.train.epochs, 12);
     rs_train_run_free(&run);
 
     /* Weights only (average, import): nothing to go on from. */

@@ -59,9 +59,9 @@ START_TEST(old_configurations_read_as_none)
     rs_error err;
     rs_config_defaults(&cfg);
     ck_assert_msg(!rs_config_parse(&cfg, "emb=8\ntokenizer=space\n", &err), "%s", err.msg);
-    ck_assert_int_eq(cfg.post_process, RS_POST_NONE);
+    ck_assert_int_eq(cfg.model.post_process, RS_POST_NONE);
     ck_assert_msg(!rs_config_parse(&cfg, "post_process=bpe\n", &err), "%s", err.msg);
-    ck_assert_int_eq(cfg.post_process, RS_POST_BPE);
+    ck_assert_int_eq(cfg.model.post_process, RS_POST_BPE);
     ck_assert_int_eq(rs_config_parse(&cfg, "post_process=wordpiece\n", &err), -1);
     /* A checkpoint committed before the field existed loads, as none. */
     rs_model m;

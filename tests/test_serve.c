@@ -266,29 +266,29 @@ START_TEST(answers_equal_the_pipeline)
     ck_assert_ptr_nonnull(strstr(a->text, "Content-Type: application/json"));
     rs_json *j = json_of(a);
     ck_assert_str_eq(str(j, "model"), "reorder");
-    ck_assert_str_eq(str(j, "translation"), t.hyp[0].text);
+    ck_assert_str_eq(str(j, "translation"), t.hyps[0].text);
     const rs_json *src = rs_json_get(j, "source_tokens");
-    ck_assert_int_eq(src->count, t.src_count);
-    for (int k = 0; k < t.src_count; k++)
-        ck_assert_str_eq(item(src, (size_t)k)->string, t.src_tokens[k]);
+    ck_assert_int_eq(src->count, t.source_count);
+    for (int k = 0; k < t.source_count; k++)
+        ck_assert_str_eq(item(src, (size_t)k)->string, t.source_tokens[k]);
     const rs_json *hyps = rs_json_get(j, "hypotheses");
-    ck_assert_int_eq(hyps->count, t.n);
-    ck_assert_int_eq(t.n, 3);
-    for (int k = 0; k < t.n; k++) {
+    ck_assert_int_eq(hyps->count, t.count);
+    ck_assert_int_eq(t.count, 3);
+    for (int k = 0; k < t.count; k++) {
         const rs_json *h = item(hyps, (size_t)k);
-        const rs_hypothesis *want = &t.hyp[k];
+        const rs_hypothesis *want = &t.hyps[k];
         ck_assert_str_eq(str(h, "translation"), want->text);
         ck_assert_double_eq_tol(num(h, "score"), want->score, 1e-6 * fmax(1.0, fabs(want->score)));
         ck_assert_double_eq_tol(num(h, "logprob"), want->logprob,
                                 1e-6 * fmax(1.0, fabs(want->logprob)));
         const rs_json *tokens = rs_json_get(h, "tokens");
-        ck_assert_int_eq(tokens->count, want->len);
-        for (int i = 0; i < want->len; i++)
+        ck_assert_int_eq(tokens->count, want->count);
+        for (int i = 0; i < want->count; i++)
             ck_assert_str_eq(item(tokens, (size_t)i)->string, want->tokens[i]);
         const rs_json *al = rs_json_get(h, "alignment");
-        ck_assert_int_eq(rs_json_get(al, "source")->count, t.src_count + 1);
-        ck_assert_int_eq(rs_json_get(al, "target")->count, want->len + 1);
-        expect_matrix(al, want->alignment, want->len + 1, t.src_count + 1);
+        ck_assert_int_eq(rs_json_get(al, "source")->count, t.source_count + 1);
+        ck_assert_int_eq(rs_json_get(al, "target")->count, want->count + 1);
+        expect_matrix(al, want->alignment, want->count + 1, t.source_count + 1);
         const char *svg = str(h, "svg");
         ck_assert_ptr_nonnull(strstr(svg, "<svg"));
         ck_assert_ptr_nonnull(strstr(svg, "</svg>"));
@@ -2430,13 +2430,13 @@ static void expect_same_result(const rs_json *got, const rs_json *want, double t
 static void expect_pipeline_result(const rs_json *got, const rs_translated *t)
 {
     const rs_json *hyps = rs_json_get(got, "hypotheses");
-    ck_assert_int_eq(hyps->count, t->n);
-    for (int k = 0; k < t->n; k++) {
+    ck_assert_int_eq(hyps->count, t->count);
+    for (int k = 0; k < t->count; k++) {
         const rs_json *h = item(hyps, (size_t)k);
-        ck_assert_str_eq(str(h, "translation"), t->hyp[k].text);
-        ck_assert_float_eq((float)num(h, "score"), (float)t->hyp[k].score);
-        expect_matrix(rs_json_get(h, "alignment"), t->hyp[k].alignment, t->hyp[k].len + 1,
-                      t->src_count + 1);
+        ck_assert_str_eq(str(h, "translation"), t->hyps[k].text);
+        ck_assert_float_eq((float)num(h, "score"), (float)t->hyps[k].score);
+        expect_matrix(rs_json_get(h, "alignment"), t->hyps[k].alignment, t->hyps[k].count + 1,
+                      t->source_count + 1);
     }
 }
 

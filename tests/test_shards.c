@@ -27,10 +27,10 @@ static void shard_case_init_tied(shard_case *c, int tied)
     rs_config cfg;
     rs_error err;
     rs_config_defaults(&cfg);
-    cfg.src_vocab = 11, cfg.tgt_vocab = 10, cfg.emb = 5, cfg.hidden = 6, cfg.att = 7,
-    cfg.maxout = 4;
+    cfg.model.src_vocab = 11, cfg.model.tgt_vocab = 10, cfg.model.emb = 5, cfg.model.hidden = 6,
+    cfg.model.att = 7, cfg.model.maxout = 4;
     if (tied)
-        cfg.maxout = cfg.emb, cfg.tie_embeddings = 1;
+        cfg.model.maxout = cfg.model.emb, cfg.model.tie_embeddings = 1;
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);
     fill_uniform(c->model.params, c->model.layout.total, 0.5f, 3);
     ck_assert(rs_batch_alloc(&c->batch, NB, MAX_LEN, MAX_LEN, &err) == 0);

@@ -42,11 +42,12 @@ static void prepare(trained *t, int count, int epochs)
     pairs.count = count < pairs.count ? count : pairs.count;
     rs_config cfg;
     rs_config_defaults(&cfg);
-    cfg.emb = 32, cfg.hidden = 64, cfg.att = 64, cfg.maxout = 32, cfg.batch_size = 16;
-    cfg.lr = 0.005f, cfg.epochs = epochs;
+    cfg.model.emb = 32, cfg.model.hidden = 64, cfg.model.att = 64, cfg.model.maxout = 32,
+    cfg.train.batch_size = 16;
+    cfg.train.lr = 0.005f, cfg.train.epochs = epochs;
     rs_codec codec;
     rs_tokenized tok;
-    ck_assert(rs_codec_init(&codec, &cfg, &err) == 0);
+    ck_assert(rs_codec_init(&codec, &cfg.model, &err) == 0);
     ck_assert(rs_tokenize_pairs(&tok, &pairs, &codec, "reorder", &err) == 0);
     rs_vocab counts[2], vocab[2];
     for (int side = 0; side < 2; side++) {
@@ -55,7 +56,7 @@ static void prepare(trained *t, int count, int epochs)
         ck_assert(rs_vocab_select(&vocab[side], &counts[side], 1, 0, &err) == 0);
         rs_vocab_free(&counts[side]);
     }
-    cfg.src_vocab = vocab[0].size, cfg.tgt_vocab = vocab[1].size;
+    cfg.model.src_vocab = vocab[0].size, cfg.model.tgt_vocab = vocab[1].size;
     ck_assert(rs_model_alloc(&t->model, &cfg, &err) == 0);
     t->model.src_vocab = vocab[0];
     t->model.tgt_vocab = vocab[1];
@@ -101,19 +102,19 @@ START_TEST(small_model_reproduces_its_training_translations)
     ck_assert(rs_decoder_init(&dec, &member, 1, 1, 1, 16, &err) == 0);
     int exact = 0;
     for (int i = 0; i < t.data.count; i++) {
-        rs_translation out;
+        rs_hypothesis out;
         const int *src = t.data.src[i];
         ck_assert(rs_greedy(&dec, 1, &src, &t.data.src_len[i], 30, 1, &out, &err) == 0);
-        exact += out.len == t.data.tgt_len[i] &&
-                 !memcmp(out.ids, t.data.tgt[i], sizeof(int) * (size_t)out.len);
+        exact += out.count == t.data.tgt_len[i] &&
+                 !memcmp(out.ids, t.data.tgt[i], sizeof(int) * (size_t)out.count);
         /* Every soft alignment row sums to one. */
-        for (int r = 0; r <= out.len; r++) {
+        for (int r = 0; r <= out.count; r++) {
             double sum = 0.0;
-            for (int j = 0; j < out.src_len; j++)
-                sum += out.alignment[r * out.src_len + j];
+            for (int j = 0; j < out.columns; j++)
+                sum += out.alignment[r * out.columns + j];
             ck_assert_double_eq_tol(sum, 1.0, 1e-5);
         }
-        rs_translation_free(&out);
+        rs_hypothesis_free(&out);
     }
     ck_assert_int_eq(exact, t.data.count);
     rs_decoder_free(&dec);
@@ -135,7 +136,7 @@ START_TEST(same_seed_same_model_and_resume_matches)
     rs_model resumed;
     rs_train_state state;
     ck_assert_msg(rs_checkpoint_load(path, &resumed, &state, &err) == 0, "%s", err.msg);
-    resumed.cfg.epochs = 4;
+    resumed.train.epochs = 4;
     rs_train_options opt = {.dir = b.dir, .report_seconds = 1e9};
     ck_assert(rs_train(&resumed, &state, &b.data, NULL, &opt, quiet, NULL, &err) == 0);
     ck_assert_int_eq(state.step, a.state.step);
@@ -171,7 +172,7 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
     const int *src[8];
     for (int b = 0; b < B; b++)
         src[b] = t.data.src[b];
-    rs_translation greedy[8], beam1[8], beam4[32];
+    rs_hypothesis greedy[8], beam1[8], beam4[32];
     rs_beam_options opt = {.beam = 1, .length_penalty = 0.0f, .n_best = 1, .max_len = 25};
     ck_assert(rs_greedy(&dec, B, src, t.data.src_len, 25, 0, greedy, &err) == 0);
     ck_assert(rs_beam_translate(&one, B, src, t.data.src_len, &opt, beam1, &err) == 0);
@@ -179,8 +180,8 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
     ck_assert(rs_beam_translate(&four, B, src, t.data.src_len, &opt, beam4, &err) == 0);
     /* K = 1 is greedy decoding. */
     for (int b = 0; b < B; b++) {
-        ck_assert_int_eq(beam1[b].len, greedy[b].len);
-        ck_assert(!memcmp(beam1[b].ids, greedy[b].ids, sizeof(int) * (size_t)greedy[b].len));
+        ck_assert_int_eq(beam1[b].count, greedy[b].count);
+        ck_assert(!memcmp(beam1[b].ids, greedy[b].ids, sizeof(int) * (size_t)greedy[b].count));
         ck_assert_double_eq_tol(beam1[b].logprob, greedy[b].logprob, 1e-4);
     }
     /* The n-best lists are ranked, and each hypothesis' log p is what forced
@@ -193,7 +194,7 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
         if (k % K)
             ck_assert(beam4[k].score <= beam4[k - 1].score + 1e-9);
         ids[k] = beam4[k].ids;
-        len[k] = beam4[k].len;
+        len[k] = beam4[k].count;
         srcs[k] = t.data.src[k / K];
         src_len[k] = t.data.src_len[k / K];
     }
@@ -207,11 +208,11 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
         rs_forced_free(&scored[k]);
     }
     for (int b = 0; b < B; b++) {
-        rs_translation_free(&greedy[b]);
-        rs_translation_free(&beam1[b]);
+        rs_hypothesis_free(&greedy[b]);
+        rs_hypothesis_free(&beam1[b]);
     }
     for (int k = 0; k < B * K; k++)
-        rs_translation_free(&beam4[k]);
+        rs_hypothesis_free(&beam4[k]);
     rs_beam_free(&one);
     rs_beam_free(&four);
     rs_decoder_free(&dec);
@@ -231,7 +232,7 @@ START_TEST(a_non_finite_loss_stops_and_keeps_the_last_checkpoint)
     size_t before_size, after_size;
     unsigned char *before = testfile_read(path, &before_size);
     const long long step = (long long)t.state.step;
-    t.model.cfg.epochs = 2;
+    t.model.train.epochs = 2;
     t.model.w.out_bw[RS_EOS] = NAN;
     rs_error err;
     rs_train_options opt = {.dir = t.dir, .report_seconds = 1e9};
@@ -305,8 +306,8 @@ START_TEST(keep_last_keeps_the_most_recent_step_checkpoints)
 {
     trained t;
     prepare(&t, 120, 2); /* 8 batches an epoch: saves at 3, 6, 8, 9, 12, 15, 16 */
-    t.model.cfg.save_every = 3;
-    t.model.cfg.keep_last = 3;
+    t.model.train.save_every = 3;
+    t.model.train.keep_last = 3;
     run(&t);
     char path[160];
     for (int step = 1; step <= 16; step++) {
@@ -347,8 +348,8 @@ START_TEST(accumulated_batches_give_the_gradient_of_their_union)
     for (int run_index = 0; run_index < 2; run_index++) {
         trained t;
         prepare(&t, 48, 1);
-        t.model.cfg.batch_size = run_index == 0 ? 48 : 16;
-        t.model.cfg.accumulate = run_index == 0 ? 1 : 3;
+        t.model.train.batch_size = run_index == 0 ? 48 : 16;
+        t.model.train.accumulate = run_index == 0 ? 1 : 3;
         memset(&first[run_index], 0, sizeof first[run_index]);
         rs_error err;
         rs_train_options opt = {.dir = t.dir, .report_seconds = 0};
@@ -365,7 +366,7 @@ START_TEST(accumulated_batches_give_the_gradient_of_their_union)
     /* 7 batches, K = 3: updates of 3, 3 and 1 batches. */
     trained t;
     prepare(&t, 7 * 16, 2);
-    t.model.cfg.accumulate = 3;
+    t.model.train.accumulate = 3;
     run(&t);
     ck_assert_int_eq(t.state.step, 6);
     finish(&t);
@@ -409,8 +410,8 @@ START_TEST(token_batches_respect_their_budget)
         rs_epoch_plan_free(&plan);
     }
     ck_assert_int_gt(batches, (300 + 63) / 64); /* the budget, not the pair count, cut them */
-    t.model.cfg.batch_size = 64;
-    t.model.cfg.batch_tokens = 60;
+    t.model.train.batch_size = 64;
+    t.model.train.batch_tokens = 60;
     run(&t);
     ck_assert_int_eq(t.state.step, batches);
     finish(&t);
@@ -426,12 +427,12 @@ START_TEST(hard_alignments_match_the_known_word_correspondence)
     prepare(&t, 3000, 3);
     run(&t);
     rs_error err;
-    rs_config cfg = t.model.cfg;
+    rs_config cfg = rs_model_settings(&t.model);
     rs_codec codec;
     rs_pairs pairs;
     rs_tokenized tok;
     rs_dataset test;
-    ck_assert(rs_codec_init(&codec, &cfg, &err) == 0);
+    ck_assert(rs_codec_init(&codec, &cfg.model, &err) == 0);
     ck_assert(rs_pairs_read_tsv("corpora/reorder/test.tsv", 0, &pairs, &err) == 0);
     ck_assert(rs_tokenize_pairs(&tok, &pairs, &codec, "test", &err) == 0);
     ck_assert(
@@ -482,17 +483,20 @@ static rs_config schedule(int kind, float lr, int warmup, int hidden)
 {
     rs_config c;
     rs_config_defaults(&c);
-    c.lr_schedule = kind;
-    c.lr = lr;
-    c.warmup = warmup;
-    c.hidden = hidden;
+    c.train.lr_schedule = kind;
+    c.train.lr = lr;
+    c.train.warmup = warmup;
+    c.model.hidden = hidden;
     return c;
 }
 
 #define ck_assert_lr(cfg, scale, step, want)                                                       \
-    ck_assert_msg(fabs(rs_train_learning_rate(&(cfg), (scale), (step)) - (want)) <= 1e-6 * (want), \
-                  "step %d: lr %.9g, want %.9g", (int)(step),                                      \
-                  (double)rs_train_learning_rate(&(cfg), (scale), (step)), (double)(want))
+    ck_assert_msg(                                                                                 \
+        fabs(rs_train_learning_rate(&(cfg).train, (cfg).model.hidden, (scale), (step)) -           \
+             (want)) <= 1e-6 * (want),                                                             \
+        "step %d: lr %.9g, want %.9g", (int)(step),                                                \
+        (double)rs_train_learning_rate(&(cfg).train, (cfg).model.hidden, (scale), (step)),         \
+        (double)(want))
 
 START_TEST(inverse_sqrt_peaks_at_lr_after_warmup)
 {
@@ -504,7 +508,7 @@ START_TEST(inverse_sqrt_peaks_at_lr_after_warmup)
     ck_assert_lr(c, 1.0f, 16, 0.25);  /* 0.5 · 2 · 16^-0.5 */
     ck_assert_lr(c, 1.0f, 100, 0.1);  /* 0.5 · 2 · 0.1 */
     ck_assert_lr(c, 0.5f, 100, 0.05); /* a plateau decay multiplies it */
-    ck_assert(rs_train_learning_rate(&c, 1.0f, 0) == 0.0f);
+    ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 1.0f, 0) == 0.0f);
 }
 END_TEST
 
@@ -524,12 +528,14 @@ START_TEST(constant_and_plateau_warm_up_linearly)
     for (int kind = RS_LR_CONSTANT; kind <= RS_LR_PLATEAU; kind += RS_LR_PLATEAU) {
         const rs_config c = schedule(kind, 0.01f, 4, 16);
         /* The float arithmetic of before the schedules, bit for bit. */
-        ck_assert(rs_train_learning_rate(&c, 0.5f, 1) == 0.01f * 0.5f * (1.0f / 4.0f));
-        ck_assert(rs_train_learning_rate(&c, 0.5f, 3) == 0.01f * 0.5f * (3.0f / 4.0f));
-        ck_assert(rs_train_learning_rate(&c, 0.5f, 4) == 0.01f * 0.5f);
-        ck_assert(rs_train_learning_rate(&c, 1.0f, 1000) == 0.01f);
+        ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 0.5f, 1) ==
+                  0.01f * 0.5f * (1.0f / 4.0f));
+        ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 0.5f, 3) ==
+                  0.01f * 0.5f * (3.0f / 4.0f));
+        ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 0.5f, 4) == 0.01f * 0.5f);
+        ck_assert(rs_train_learning_rate(&c.train, c.model.hidden, 1.0f, 1000) == 0.01f);
         const rs_config none = schedule(kind, 0.01f, 0, 16);
-        ck_assert(rs_train_learning_rate(&none, 0.7f, 1) == 0.01f * 0.7f);
+        ck_assert(rs_train_learning_rate(&none.train, none.model.hidden, 0.7f, 1) == 0.01f * 0.7f);
     }
 }
 END_TEST
@@ -543,10 +549,10 @@ START_TEST(schedules_refuse_what_they_cannot_use)
     c = schedule(RS_LR_PLATEAU, 1.0f, 0, 16);
     ck_assert_int_ne(rs_config_check(&c, &err), 0);
     ck_assert_msg(strstr(err.msg, "plateau needs --lr-decay") != NULL, "%s", err.msg);
-    c.lr_decay = 0.5f;
+    c.train.lr_decay = 0.5f;
     ck_assert_int_eq(rs_config_check(&c, &err), 0);
     ck_assert_int_eq(rs_config_set(&c, "lr_schedule", "inverse-sqrt", &err), 0);
-    ck_assert_int_eq(c.lr_schedule, RS_LR_INVERSE_SQRT);
+    ck_assert_int_eq(c.train.lr_schedule, RS_LR_INVERSE_SQRT);
     ck_assert_int_ne(rs_config_set(&c, "lr_schedule", "cosine", &err), 0);
 }
 END_TEST

@@ -36,8 +36,8 @@ static void make_model(rs_model *m, unsigned seed, float out_bias_unk)
     rs_config cfg;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = RS_RESERVED + 6, cfg.tgt_vocab = RS_RESERVED + 5;
-    cfg.emb = 4, cfg.hidden = 6, cfg.att = 5, cfg.maxout = 3;
+    cfg.model.src_vocab = RS_RESERVED + 6, cfg.model.tgt_vocab = RS_RESERVED + 5;
+    cfg.model.emb = 4, cfg.model.hidden = 6, cfg.model.att = 5, cfg.model.maxout = 3;
     ck_assert_msg(!rs_model_alloc(m, &cfg, &err), "%s", err.msg);
     ck_assert(!rs_vocab_init(&m->src_vocab, &err));
     ck_assert(!rs_vocab_init(&m->tgt_vocab, &err));
@@ -75,8 +75,8 @@ static void translate_all(const rs_model *const *models, int n_models, const rs_
 
 static void assert_same_hypothesis(const rs_hypothesis *a, const rs_hypothesis *b, double tol)
 {
-    ck_assert_int_eq(a->len, b->len);
-    ck_assert(a->len == 0 || !memcmp(a->ids, b->ids, sizeof(int) * (size_t)a->len));
+    ck_assert_int_eq(a->count, b->count);
+    ck_assert(a->count == 0 || !memcmp(a->ids, b->ids, sizeof(int) * (size_t)a->count));
     ck_assert_str_eq(a->text, b->text);
     ck_assert_msg(fabs(a->logprob - b->logprob) <= tol, "log p %.9f vs %.9f", a->logprob,
                   b->logprob);
@@ -102,10 +102,10 @@ START_TEST(a_sentence_does_not_depend_on_its_batch)
             translate_all(&member, 1, &codec, &opt, 1, &lines[i], &alone[i]);
         int nonempty = 0;
         for (int i = 0; i < LINES; i++) {
-            nonempty += together[i].hyp[0].len > 0;
-            assert_same_hypothesis(&together[i].hyp[0], &alone[i].hyp[0], 1e-4);
+            nonempty += together[i].hyps[0].count > 0;
+            assert_same_hypothesis(&together[i].hyps[0], &alone[i].hyps[0], 1e-4);
             /* The length rule: at most 2·k + 10 tokens for k source tokens. */
-            ck_assert_int_le(together[i].hyp[0].len, 2 * together[i].src_count + 10);
+            ck_assert_int_le(together[i].hyps[0].count, 2 * together[i].source_count + 10);
             rs_translated_free(&together[i]);
             rs_translated_free(&alone[i]);
         }
@@ -131,18 +131,18 @@ START_TEST(empty_lines_stay_empty_and_long_sources_are_cut)
     rs_translated out[3];
     translate_all(&member, 1, &codec, &opt, 3, text, out);
     for (int i = 0; i < 2; i++) {
-        ck_assert_int_eq(out[i].n, 0);
-        ck_assert_str_eq(out[i].hyp[0].text, "");
-        ck_assert_int_eq(out[i].hyp[0].len, 0);
+        ck_assert_int_eq(out[i].count, 0);
+        ck_assert_str_eq(out[i].hyps[0].text, "");
+        ck_assert_int_eq(out[i].hyps[0].count, 0);
     }
-    ck_assert_int_eq(out[2].src_count, 3);
+    ck_assert_int_eq(out[2].source_count, 3);
     ck_assert_int_eq(out[2].truncated, 2);
-    ck_assert_int_le(out[2].hyp[0].len, 2 * 3 + 10);
+    ck_assert_int_le(out[2].hyps[0].count, 2 * 3 + 10);
     /* The cut source translates as the first three tokens do. */
     rs_translated cut;
     const char *three = "das Haus ist";
     translate_all(&member, 1, &codec, &opt, 1, &three, &cut);
-    assert_same_hypothesis(&out[2].hyp[0], &cut.hyp[0], 1e-4);
+    assert_same_hypothesis(&out[2].hyps[0], &cut.hyps[0], 1e-4);
     rs_translated_free(&cut);
     for (int i = 0; i < 3; i++)
         rs_translated_free(&out[i]);
@@ -183,8 +183,8 @@ START_TEST(workspaces_are_sized_by_the_sentences_given)
             rs_translate_lines(&tr, 2, text, got, &err))
             _exit(5);
         for (int i = 0; i < 2; i++)
-            if (strcmp(got[i].hyp[0].text, want[i].hyp[0].text) ||
-                got[i].hyp[0].logprob != want[i].hyp[0].logprob)
+            if (strcmp(got[i].hyps[0].text, want[i].hyps[0].text) ||
+                got[i].hyps[0].logprob != want[i].hyps[0].logprob)
                 _exit(6);
         _exit(0);
     }
@@ -215,7 +215,7 @@ START_TEST(an_ensemble_of_one_model_twice_is_that_model)
         translate_all(one, 1, &codec, &opt, LINES, lines, a);
         translate_all(two, 2, &codec, &opt, LINES, lines, b);
         for (int i = 0; i < LINES; i++) {
-            assert_same_hypothesis(&a[i].hyp[0], &b[i].hyp[0], 1e-4);
+            assert_same_hypothesis(&a[i].hyps[0], &b[i].hyps[0], 1e-4);
             rs_translated_free(&a[i]);
             rs_translated_free(&b[i]);
         }
@@ -264,9 +264,9 @@ START_TEST(ensemble_weights_weigh_the_members)
         for (int i = 0; i < LINES; i++) {
             /* The same translation; log p the same up to where the ensemble's
              * float log-softmax rounds (the single model's is subtracted later). */
-            assert_same_hypothesis(&a[i].hyp[0], &alone[i].hyp[0], 1e-4);
-            assert_same_hypothesis(&b[i].hyp[0], &mean[i].hyp[0], 0.0);
-            differs |= alone[i].hyp[0].logprob != mean[i].hyp[0].logprob;
+            assert_same_hypothesis(&a[i].hyps[0], &alone[i].hyps[0], 1e-4);
+            assert_same_hypothesis(&b[i].hyps[0], &mean[i].hyps[0], 0.0);
+            differs |= alone[i].hyps[0].logprob != mean[i].hyps[0].logprob;
             rs_translated_free(&alone[i]);
             rs_translated_free(&mean[i]);
             rs_translated_free(&a[i]);
@@ -307,17 +307,17 @@ START_TEST(unknown_words_are_replaced_but_never_by_punctuation)
     rs_translated out[2];
     translate_all(&member, 1, &codec, &opt, 2, text, out);
     for (int i = 0; i < 2; i++) {
-        ck_assert_int_eq(out[i].hyp[0].len, 6);
+        ck_assert_int_eq(out[i].hyps[0].count, 6);
         for (int k = 0; k < 6; k++) {
-            ck_assert_int_eq(out[i].hyp[0].ids[k], RS_UNK);
-            ck_assert_str_eq(out[i].hyp[0].tokens[k], expect[i]);
+            ck_assert_int_eq(out[i].hyps[0].ids[k], RS_UNK);
+            ck_assert_str_eq(out[i].hyps[0].tokens[k], expect[i]);
         }
         rs_translated_free(&out[i]);
     }
     /* Only punctuation in the source: <unk> stays. */
     const char *dots = ". .";
     translate_all(&member, 1, &codec, &opt, 1, &dots, out);
-    ck_assert_str_eq(out[0].hyp[0].tokens[0], "<unk>");
+    ck_assert_str_eq(out[0].hyps[0].tokens[0], "<unk>");
     rs_translated_free(&out[0]);
     rs_codec_free(&codec);
     rs_model_free(&m);
@@ -338,11 +338,11 @@ START_TEST(n_best_lists_are_ranked)
     rs_translated out[LINES];
     translate_all(&member, 1, &codec, &opt, LINES, lines, out);
     for (int i = 0; i < LINES; i++) {
-        if (!out[i].src_count)
+        if (!out[i].source_count)
             continue;
-        ck_assert_int_ge(out[i].n, 2);
-        for (int r = 1; r < out[i].n; r++)
-            ck_assert(out[i].hyp[r].score <= out[i].hyp[r - 1].score + 1e-9);
+        ck_assert_int_ge(out[i].count, 2);
+        for (int r = 1; r < out[i].count; r++)
+            ck_assert(out[i].hyps[r].score <= out[i].hyps[r - 1].score + 1e-9);
     }
     for (int i = 0; i < LINES; i++)
         rs_translated_free(&out[i]);
@@ -387,7 +387,7 @@ START_TEST(translate_align_and_validation_give_the_same_output)
         char *end = strchr(line, '\n');
         ck_assert_msg(end != NULL, "translate printed %d lines, not %d", i, LINES);
         *end = 0;
-        ck_assert_str_eq(line, out[i].hyp[0].text);
+        ck_assert_str_eq(line, out[i].hyps[0].text);
         line = end + 1;
     }
     ck_assert_str_eq(line, "");
@@ -397,7 +397,7 @@ START_TEST(translate_align_and_validation_give_the_same_output)
     ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
     line = text;
     for (int i = 0; i < LINES; i++) {
-        if (!out[i].src_count)
+        if (!out[i].source_count)
             continue;
         char *end = strchr(line, '\n');
         ck_assert(end != NULL);
@@ -406,9 +406,9 @@ START_TEST(translate_align_and_validation_give_the_same_output)
         ck_assert_msg(record != NULL, "%s", err.msg);
         const rs_json *target = rs_json_get(record, "target");
         ck_assert_ptr_nonnull(target);
-        ck_assert_int_eq((int)target->count, out[i].hyp[0].len + 1);
-        for (int k = 0; k < out[i].hyp[0].len; k++)
-            ck_assert_str_eq(target->items[k].string, out[i].hyp[0].tokens[k]);
+        ck_assert_int_eq((int)target->count, out[i].hyps[0].count + 1);
+        for (int k = 0; k < out[i].hyps[0].count; k++)
+            ck_assert_str_eq(target->items[k].string, out[i].hyps[0].tokens[k]);
         rs_json_free(record);
         line = end + 1;
     }
@@ -420,15 +420,15 @@ START_TEST(translate_align_and_validation_give_the_same_output)
     char *refs[LINES];
     int pairs = 0;
     for (int i = 0; i < LINES; i++) {
-        if (!out[i].src_count || !out[i].hyp[0].len) /* a dev set has no empty sides */
+        if (!out[i].source_count || !out[i].hyps[0].count) /* a dev set has no empty sides */
             continue;
         src[pairs] = ids_src[pairs];
-        src_len[pairs] = out[i].src_count;
-        for (int k = 0; k < out[i].src_count; k++)
-            ids_src[pairs][k] = rs_vocab_id(&m.src_vocab, out[i].src_tokens[k]);
-        tgt[pairs] = out[i].hyp[0].ids;
-        tgt_len[pairs] = out[i].hyp[0].len;
-        refs[pairs] = out[i].hyp[0].text;
+        src_len[pairs] = out[i].source_count;
+        for (int k = 0; k < out[i].source_count; k++)
+            ids_src[pairs][k] = rs_vocab_id(&m.src_vocab, out[i].source_tokens[k]);
+        tgt[pairs] = out[i].hyps[0].ids;
+        tgt_len[pairs] = out[i].hyps[0].count;
+        refs[pairs] = out[i].hyps[0].text;
         order[pairs] = pairs;
         pairs++;
     }

@@ -181,9 +181,9 @@ START_TEST(train_reads_yaml_and_the_command_line_wins)
     ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(m.cfg.emb, 8);
     ck_assert_int_eq(m.cfg.hidden, 8);
-    ck_assert_int_eq(m.cfg.epochs, 1);
-    ck_assert_int_eq(m.cfg.dev_translate, 1);
-    ck_assert(m.cfg.lr == 0.01f);
+    ck_assert_int_eq(m.train.epochs, 1);
+    ck_assert_int_eq(m.train.dev_translate, 1);
+    ck_assert(m.train.lr == 0.01f);
     rs_model_free(&m);
 
     /* --resume checks the file's settings against the checkpoint's as it
@@ -226,7 +226,7 @@ START_TEST(train_reads_yaml_and_the_command_line_wins)
     expect_run(cmd, 0, "stopped: --max-steps 2 reached");
     snprintf(text, sizeof text, "%s/dates/last.ckpt", dir);
     ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
-    ck_assert(m.cfg.hidden == 128 && m.cfg.dev_translate == 1 && m.cfg.threads == 1);
+    ck_assert(m.cfg.hidden == 128 && m.train.dev_translate == 1 && m.train.threads == 1);
     rs_model_free(&m);
     snprintf(cmd, sizeof cmd,
              "translate --config corpora/dates/config.yaml -m %s/dates --n-best 5 < /dev/null "
@@ -312,7 +312,7 @@ START_TEST(vocabularies_schedules_and_weights)
     ck_assert_msg(rs_checkpoint_load(text, &a, NULL, &err) == 0, "%s", err.msg);
     snprintf(text, sizeof text, "%s/b/last.ckpt", dir);
     ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(b.cfg.lr_schedule, RS_LR_INVERSE_SQRT);
+    ck_assert_int_eq(b.train.lr_schedule, RS_LR_INVERSE_SQRT);
     ck_assert_int_eq(b.src_vocab.size, a.src_vocab.size);
     ck_assert_int_eq(b.tgt_vocab.size, a.tgt_vocab.size);
     for (int id = 0; id < a.src_vocab.size; id++)
@@ -386,7 +386,7 @@ START_TEST(their_names_for_vocabularies_and_schedules)
     expect_run(cmd, 0, NULL);
     snprintf(text, sizeof text, "%s/j/last.ckpt", dir);
     ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
-    ck_assert(b.cfg.lr_schedule == RS_LR_NOAM && b.cfg.warmup == 3);
+    ck_assert(b.train.lr_schedule == RS_LR_NOAM && b.train.warmup == 3);
     ck_assert_int_eq(b.tgt_vocab.size, a_tgt_size);
     rs_model_free(&b);
     snprintf(text, sizeof text,
@@ -398,7 +398,7 @@ START_TEST(their_names_for_vocabularies_and_schedules)
     expect_run(cmd, 0, NULL);
     snprintf(text, sizeof text, "%s/o/last.ckpt", dir);
     ck_assert_msg(rs_checkpoint_load(text, &b, NULL, &err) == 0, "%s", err.msg);
-    ck_assert(b.cfg.lr_schedule == RS_LR_NOAM && b.cfg.warmup == 2 && b.cfg.shared_vocab == 1);
+    ck_assert(b.train.lr_schedule == RS_LR_NOAM && b.train.warmup == 2 && b.cfg.shared_vocab == 1);
     rs_model_free(&b);
     /* A key = value file: src_vocab = N is a printout's size, skipped; a
      * file name is the vocabulary file. */
@@ -480,9 +480,9 @@ START_TEST(joey_nmt_names_are_read_as_ours)
     rs_model m;
     rs_error err;
     ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
-    ck_assert(m.cfg.seed == 3 && m.cfg.lr == 0.01f && m.cfg.emb == 8 && m.cfg.hidden == 12);
-    ck_assert(m.cfg.max_vocab == 100 + RS_RESERVED && m.cfg.max_len == 50);
-    ck_assert(m.cfg.dropout == 0.1f && m.cfg.attention == RS_ATT_ADDITIVE);
+    ck_assert(m.train.seed == 3 && m.train.lr == 0.01f && m.cfg.emb == 8 && m.cfg.hidden == 12);
+    ck_assert(m.train.max_vocab == 100 + RS_RESERVED && m.train.max_len == 50);
+    ck_assert(m.train.dropout == 0.1f && m.cfg.attention == RS_ATT_ADDITIVE);
     rs_model_free(&m);
     /* The run keeps its file (as Joey does), and info --config names its
      * data files, and its translation settings, from there. */
@@ -533,7 +533,7 @@ START_TEST(joey_nmt_names_are_read_as_ours)
     expect_run(cmd, 0, NULL);
     snprintf(text, sizeof text, "%s/o/last.ckpt", dir);
     ck_assert_msg(rs_checkpoint_load(text, &m, NULL, &err) == 0, "%s", err.msg);
-    ck_assert(m.cfg.lr == 0.02f && m.cfg.emb == 8 && m.cfg.hidden == 12 && m.cfg.seed == 4);
+    ck_assert(m.train.lr == 0.02f && m.cfg.emb == 8 && m.cfg.hidden == 12 && m.train.seed == 4);
     rs_model_free(&m);
     testdir_remove(dir);
 }

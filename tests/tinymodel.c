@@ -17,9 +17,10 @@ void tiny_model_shaped(rs_model *model, const tiny_shape *shape, float scale, un
     rs_config cfg;
     rs_error err = {{0}};
     rs_config_defaults(&cfg);
-    cfg.src_vocab = shape->src_vocab, cfg.tgt_vocab = shape->tgt_vocab, cfg.emb = shape->emb;
-    cfg.hidden = shape->hidden, cfg.att = shape->att, cfg.maxout = shape->maxout;
-    cfg.attention = shape->attention;
+    cfg.model.src_vocab = shape->src_vocab, cfg.model.tgt_vocab = shape->tgt_vocab,
+    cfg.model.emb = shape->emb;
+    cfg.model.hidden = shape->hidden, cfg.model.att = shape->att, cfg.model.maxout = shape->maxout;
+    cfg.model.attention = shape->attention;
     ck_assert_msg(rs_model_alloc(model, &cfg, &err) == 0, "%s", err.msg);
     fill_uniform(model->params, model->layout.total, scale, seed);
 }

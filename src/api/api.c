@@ -528,37 +528,39 @@ void rnnsearch_translation_free(rnnsearch_translation *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Moves the pipeline's result into the public structure; src is left to
- * rs_translated_free, which frees what was not moved. An empty line (n = 0)
- * becomes one hypothesis with empty text. */
+/* The one conversion from the library's result to the public one: moves
+ * the pipeline's rs_translated into rnnsearch_translation, field for field
+ * under the same names (the public structures' layout is frozen, so the
+ * library's types took their names). The ids and the alignment's column
+ * count stay behind, for rs_translated_free, with whatever was not moved.
+ * An empty line (count 0) becomes one hypothesis with empty text. */
 static int take_translation(rs_translated *src, rnnsearch_translation *dst, rs_error *e)
 {
-    const int n = src->n > 0 ? src->n : 1;
+    const int count = src->count > 0 ? src->count : 1;
     memset(dst, 0, sizeof *dst);
-    dst->hyps = rs_calloc((size_t)n, sizeof *dst->hyps, e);
+    dst->hyps = rs_calloc((size_t)count, sizeof *dst->hyps, e);
     if (!dst->hyps)
         return -1;
-    dst->count = n;
-    dst->source_count = src->src_count;
-    dst->source_tokens = src->src_tokens;
+    dst->count = count;
+    dst->source_count = src->source_count;
+    dst->source_tokens = src->source_tokens;
     dst->truncated = src->truncated;
-    src->src_tokens = NULL;
-    src->src_count = 0;
-    for (int r = 0; r < n; r++) {
-        rs_hypothesis *h = &src->hyp[r];
-        rnnsearch_hypothesis *p = &dst->hyps[r];
-        p->count = h->len;
-        p->tokens = h->tokens;
-        p->logprob = h->logprob;
-        p->score = h->score;
-        p->finished = h->finished;
-        p->alignment = h->alignment;
-        p->text = h->text;
-        h->tokens = NULL;
-        h->len = 0;
-        h->alignment = NULL;
+    src->source_tokens = NULL;
+    src->source_count = 0;
+    for (int r = 0; r < count; r++) {
+        rs_hypothesis *h = &src->hyps[r];
+        dst->hyps[r] = (rnnsearch_hypothesis){.text = h->text,
+                                              .count = h->count,
+                                              .tokens = h->tokens,
+                                              .logprob = h->logprob,
+                                              .score = h->score,
+                                              .finished = h->finished,
+                                              .alignment = h->alignment};
         h->text = NULL;
-        if (!p->text && !(p->text = rs_strdup("", e)))
+        h->tokens = NULL;
+        h->count = 0;
+        h->alignment = NULL;
+        if (!dst->hyps[r].text && !(dst->hyps[r].text = rs_strdup("", e)))
             return -1;
     }
     return 0;

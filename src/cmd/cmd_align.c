@@ -151,11 +151,11 @@ static int align_translations(const rs_model *model, const rs_codec *codec, cons
             const rs_translated *t = &out[b];
             if (t->truncated)
                 fprintf(stderr, PROG ": line %d: source cut to its first %d tokens (%d more)\n",
-                        from + b + 1, t->src_count, t->truncated);
-            if (status == 0 && t->src_count > 0)
-                status = emit(sk, (const char *const *)t->hyp[0].tokens, t->hyp[0].len,
-                              (const char *const *)t->src_tokens, t->src_count, t->hyp[0].alignment,
-                              from + b + 1, err);
+                        from + b + 1, t->source_count, t->truncated);
+            if (status == 0 && t->source_count > 0)
+                status = emit(sk, (const char *const *)t->hyps[0].tokens, t->hyps[0].count,
+                              (const char *const *)t->source_tokens, t->source_count,
+                              t->hyps[0].alignment, from + b + 1, err);
         }
         for (int b = 0; b < B; b++)
             rs_translated_free(&out[b]);

@@ -144,14 +144,14 @@ static int load_data(bench_data *d, const char *dir, rs_error *err)
     rs_codec codec = {0};
     rs_config cfg;
     rs_config_defaults(&cfg);
-    cfg.lowercase = 1;
-    cfg.min_freq = 2;
+    cfg.model.lowercase = 1;
+    cfg.train.min_freq = 2;
     int status = -1;
     if (plain_file(dir, "train.de", tmp, de, sizeof de, err) ||
         plain_file(dir, "train.en", tmp, en, sizeof en, err) ||
         plain_file(dir, "test_2016_flickr.de", tmp, test_de, sizeof test_de, err) ||
         rs_pairs_read_parallel(de, en, &pairs, err) || rs_lines_read(test_de, &test_lines, err) ||
-        rs_codec_init(&codec, &cfg, err) || rs_tokenize_pairs(&tok, &pairs, &codec, de, err))
+        rs_codec_init(&codec, &cfg.model, err) || rs_tokenize_pairs(&tok, &pairs, &codec, de, err))
         goto done;
     /* The test side as pairs with itself: the target side is not used. */
     test_pairs.count = test_pairs.capacity = test_lines.count;
@@ -160,17 +160,18 @@ static int load_data(bench_data *d, const char *dir, rs_error *err)
         goto done;
     for (int side = 0; side < 2; side++)
         if (rs_vocab_init(&counts[side], err) || rs_count_tokens(&counts[side], &tok, side, err) ||
-            rs_vocab_select(&vocab[side], &counts[side], cfg.min_freq, cfg.max_vocab, err))
+            rs_vocab_select(&vocab[side], &counts[side], cfg.train.min_freq, cfg.train.max_vocab,
+                            err))
             goto done;
-    cfg.src_vocab = vocab[0].size;
-    cfg.tgt_vocab = vocab[1].size;
+    cfg.model.src_vocab = vocab[0].size;
+    cfg.model.tgt_vocab = vocab[1].size;
     if (rs_model_alloc(&d->model, &cfg, err))
         goto done;
     d->model.src_vocab = vocab[0];
     d->model.tgt_vocab = vocab[1];
     memset(vocab, 0, sizeof vocab);
-    if (rs_dataset_build(&d->train, &tok, &d->model.src_vocab, &d->model.tgt_vocab, cfg.max_len,
-                         NULL, err) ||
+    if (rs_dataset_build(&d->train, &tok, &d->model.src_vocab, &d->model.tgt_vocab,
+                         cfg.train.max_len, NULL, err) ||
         rs_dataset_build(&d->test, &test_tok, &d->model.src_vocab, &d->model.tgt_vocab, 0, NULL,
                          err))
         goto done;
@@ -203,8 +204,9 @@ done:
  * borrowed: the caller must not free them through this model). */
 static int make_model(rs_model *out, const bench_data *d, const size_config *c, rs_error *err)
 {
-    rs_config cfg = d->model.cfg;
-    cfg.emb = c->m, cfg.hidden = c->n, cfg.att = c->a, cfg.maxout = c->l, cfg.batch_size = c->batch;
+    rs_config cfg = rs_model_settings(&d->model);
+    cfg.model.emb = c->m, cfg.model.hidden = c->n, cfg.model.att = c->a, cfg.model.maxout = c->l,
+    cfg.train.batch_size = c->batch;
     if (rs_model_alloc(out, &cfg, err))
         return -1;
     rs_rng rng;

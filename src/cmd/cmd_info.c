@@ -245,7 +245,8 @@ int cmd_info(int argc, char **argv)
         return rs_cli_fail(PROG, "%s", err.msg);
     }
     if (yaml) {
-        int failed = print_yaml(path, &model.cfg);
+        const rs_config settings = rs_model_settings(&model);
+        int failed = print_yaml(path, &settings);
         rs_train_state_free(&state);
         rs_model_free(&model);
         if (failed || fflush(stdout))
@@ -257,7 +258,8 @@ int cmd_info(int argc, char **argv)
     if (!stat(path, &st))
         printf(" (%lld bytes)", (long long)st.st_size);
     printf("\n# configuration\n");
-    rs_cli_print_config(stdout, &model.cfg);
+    const rs_config settings = rs_model_settings(&model);
+    rs_cli_print_config(stdout, &settings);
     print_tensors(&model);
     printf("# vocabularies: source %d tokens, target %d tokens\n", model.src_vocab.size,
            model.tgt_vocab.size);

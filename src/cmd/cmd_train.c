@@ -318,7 +318,7 @@ static int check_request(train_request *rq)
         return rs_cli_usage_error(PROG, "--resume uses the checkpoint's SentencePiece models; "
                                         "--spm-src/--spm-tgt cannot be given");
     rs_config *cfg = &rq->cfg;
-    if (cfg->shared_vocab && rq->in.src_vocab && rq->in.tgt_vocab &&
+    if (cfg->model.shared_vocab && rq->in.src_vocab && rq->in.tgt_vocab &&
         !rs_same_file(rq->in.src_vocab, rq->in.tgt_vocab))
         return rs_cli_usage_error(PROG,
                                   "--shared-vocab is one vocabulary: give one file (--src-vocab "
@@ -327,24 +327,25 @@ static int check_request(train_request *rq)
     rq->in.tokenizer_given = was_given("tokenizer", rq->given);
     rq->in.post_process_given = was_given("post_process", rq->given);
     /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
-    if ((cfg->subwords > 0 || rq->in.spm_src) && !was_given("tokenizer", rq->given))
-        cfg->tokenizer = RS_TOKENIZER_SPM;
-    if (rq->in.spm_src && cfg->tokenizer != RS_TOKENIZER_SPM)
+    if ((cfg->model.subwords > 0 || rq->in.spm_src) && !was_given("tokenizer", rq->given))
+        cfg->model.tokenizer = RS_TOKENIZER_SPM;
+    if (rq->in.spm_src && cfg->model.tokenizer != RS_TOKENIZER_SPM)
         return rs_cli_usage_error(PROG, "--spm-src/--spm-tgt conflict with --tokenizer %s",
-                                  rs_tokenizer_names[cfg->tokenizer]);
-    if ((rq->in.src_vocab || rq->in.tgt_vocab) && cfg->tokenizer == RS_TOKENIZER_SPM)
+                                  rs_tokenizer_names[cfg->model.tokenizer]);
+    if ((rq->in.src_vocab || rq->in.tgt_vocab) && cfg->model.tokenizer == RS_TOKENIZER_SPM)
         return rs_cli_usage_error(PROG, "--src-vocab/--tgt-vocab do not go with SentencePiece "
                                         "(--tokenizer spm, --subwords, --spm-src): its model "
                                         "carries its own vocabulary of pieces");
     rs_error err;
     if (!rq->resume && rs_config_check(cfg, &err))
         return rs_cli_usage_error(PROG, "%s", err.msg);
-    if (!rq->resume && cfg->tokenizer == RS_TOKENIZER_SPM && cfg->subwords <= 0 && !rq->in.spm_src)
+    if (!rq->resume && cfg->model.tokenizer == RS_TOKENIZER_SPM && cfg->model.subwords <= 0 &&
+        !rq->in.spm_src)
         return rs_cli_usage_error(PROG,
                                   "--tokenizer spm needs --subwords N or --spm-src/--spm-tgt");
-    if (!rq->in.dev_tsv && !rq->in.dev_src && rs_train_needs_dev_set(cfg))
+    if (!rq->in.dev_tsv && !rq->in.dev_src && rs_train_needs_dev_set(&cfg->train))
         return rs_cli_usage_error(PROG, "%s needs a dev set (--dev or --dev-src/--dev-tgt)",
-                                  rs_train_needs_dev_set(cfg));
+                                  rs_train_needs_dev_set(&cfg->train));
     return -1;
 }
 
@@ -438,7 +439,7 @@ static void print_resume_command(FILE *out, int argc, char **argv, int resume)
 }
 
 /* Why training stopped, where the models are and how to go on. */
-static void print_stop(const reporter *r, const rs_train_state *state, const rs_config *cfg,
+static void print_stop(const reporter *r, const rs_train_state *state, const rs_train_config *cfg,
                        const char *dir, int argc, char **argv, int resume)
 {
     switch (r->reason) {
@@ -486,13 +487,14 @@ static void print_header(const train_request *rq, const rs_train_run *run)
         return;
     rs_log("%s %s: %d training pair%s (%d longer than %d tokens left out), %d dev pair%s\n",
            rq->resume ? "resuming" : "training", rq->dir, run->train.count, RS_S(run->train.count),
-           run->skipped, rq->cfg.max_len, run->dev.count, RS_S(run->dev.count));
+           run->skipped, rq->cfg.train.max_len, run->dev.count, RS_S(run->dev.count));
     rs_log("vocabularies: %d source, %d target; %zu parameters\n", run->model.cfg.src_vocab,
            run->model.cfg.tgt_vocab, run->model.layout.total);
     rs_log("configuration: ");
     rs_log_capture config_line;
+    const rs_config settings = rs_model_settings(&run->model);
     if (rs_log_capture_begin(&config_line))
-        rs_config_print(&run->model.cfg, config_line.f);
+        rs_config_print(&settings, config_line.f);
     rs_log_capture_end(&config_line);
     if (rs_dist_size() > 1)
         rs_log("data-parallel over %d ranks, each computing 1/%d of every batch; "
@@ -571,7 +573,7 @@ static int resume_checkpoint(train_request *rq, rs_train_run *run, rs_error *err
     const int has_dev = rq->in.dev_tsv || rq->in.dev_src;
     const int status = exit_status(rs_resume_load(run, rq->ckpt, &given, has_dev, err));
     if (status == RS_EXIT_OK)
-        rq->cfg = run->model.cfg;
+        rq->cfg = rs_model_settings(&run->model);
     return status;
 }
 
@@ -586,7 +588,7 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
         {"dev", "--dev", in->dev_tsv, "--dev-src", in->dev_src, "--dev-tgt", in->dev_tgt}};
     rs_data_fingerprint now;
     rs_data_fingerprint_of(&now, &run->train, &run->dev,
-                           rq->cfg.dev_bleu ? run->dev_pairs.tgt : NULL);
+                           rq->cfg.train.dev_bleu ? run->dev_pairs.tgt : NULL);
     rs_resume_notes notes;
     const int status = exit_status(
         rs_resume_check_data(rq->ckpt, &run->state, &now, sets, rq->new_data, &notes, err));
@@ -666,8 +668,8 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         goto fail;
     if (rq->resume && (status = resume_checkpoint(rq, run, &err)) != RS_EXIT_OK)
         goto fail;
-    if (rq->cfg.threads > 0)
-        openblas_set_num_threads(rq->cfg.threads);
+    if (rq->cfg.train.threads > 0)
+        openblas_set_num_threads(rq->cfg.train.threads);
     rq->in.note = log_note;
     if ((status = exit_status(rs_train_prepare(&rq->in, &rq->cfg, rq->resume, run, &err))) !=
         RS_EXIT_OK)
@@ -679,7 +681,7 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
     if (copy_config(rq, &err))
         goto fail;
     rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal, .dir = rq->dir};
-    if (rq->cfg.dev_bleu) {
+    if (rq->cfg.train.dev_bleu) {
         options.codec = &run->codec;
         options.dev_refs = run->dev_pairs.tgt;
     }
@@ -695,7 +697,7 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
     if (rs_train(&run->model, &run->state, &run->train, &run->dev, &options, report, &rep, &err))
         goto fail;
     if (rs_dist_rank() == 0)
-        print_stop(&rep, &run->state, &run->model.cfg, rq->dir, argc, argv, rq->resume);
+        print_stop(&rep, &run->state, &run->model.train, rq->dir, argc, argv, rq->resume);
     return rep.reason == RS_STOP_SIGNAL ? RS_EXIT_SIGNAL + (int)stop_signal : RS_EXIT_OK;
 fail:
     if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */

@@ -92,8 +92,8 @@ static int format_hypothesis(const output_style *st, const rs_translated *t, con
 {
     if (!(*line = strdup(h->text ? h->text : "")))
         return rs_fail(err, "out of memory");
-    if (st->alignment && t->src_count > 0)
-        return rs_alignment_append_marian(line, h->alignment, h->len + 1, t->src_count + 1,
+    if (st->alignment && t->source_count > 0)
+        return rs_alignment_append_marian(line, h->alignment, h->count + 1, t->source_count + 1,
                                           st->alignment == 2, st->align_threshold, err);
     return 0;
 }
@@ -343,15 +343,15 @@ static int write_results(translate_run *run, const rs_translated *results, int c
         const rs_translated *t = &results[i];
         if (t->truncated)
             fprintf(stderr, PROG ": %s:%ld: source cut to its first %d tokens (%d more)\n",
-                    run->reader.name, run->line_no + 1, t->src_count, t->truncated);
-        run->tokens_out += t->hyp[0].len;
-        for (int r = 0; r < (st->nbest_format && t->n > 1 ? t->n : 1); r++) {
+                    run->reader.name, run->line_no + 1, t->source_count, t->truncated);
+        run->tokens_out += t->hyps[0].count;
+        for (int r = 0; r < (st->nbest_format && t->count > 1 ? t->count : 1); r++) {
             char *text;
-            if (format_hypothesis(st, t, &t->hyp[r], &text, err))
+            if (format_hypothesis(st, t, &t->hyps[r], &text, err))
                 return -1;
             if (st->nbest_format)
                 fprintf(run->out, "%ld ||| %s ||| F0= %.6f ||| %.6f\n", run->line_no, text,
-                        t->hyp[r].logprob, t->hyp[r].score);
+                        t->hyps[r].logprob, t->hyps[r].score);
             else
                 fprintf(run->out, "%s\n", text);
             free(text);
@@ -361,7 +361,7 @@ static int write_results(translate_run *run, const rs_translated *results, int c
         if (run->line_no >= run->refs.count)
             return rs_fail(err, "%s has fewer lines (%d) than the input", ref_path,
                            run->refs.count);
-        const char *hyp = t->hyp[0].text ? t->hyp[0].text : "";
+        const char *hyp = t->hyps[0].text ? t->hyps[0].text : "";
         const char *ref = run->refs.lines[run->line_no];
         if (rs_bleu_stats_add(&run->bleu, hyp, &ref, 1, NULL, err) ||
             rs_chrf_stats_add(&run->chrf, hyp, &ref, 1, NULL, err))

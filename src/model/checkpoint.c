@@ -219,7 +219,8 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
 
     char *cfg_text;
     size_t cfg_len;
-    if (config_text(&model->cfg, &cfg_text, &cfg_len, err))
+    const rs_config all = rs_model_settings(model);
+    if (config_text(&all, &cfg_text, &cfg_len, err))
         return -1;
 
     uint64_t len[S_COUNT] = {0};
@@ -622,7 +623,7 @@ static int load_config(const char *path, const cursor *sec, rs_config *cfg, rs_e
         return -1;
     }
     rs_layout layout;
-    if (rs_layout_init(&layout, cfg, err)) {
+    if (rs_layout_init(&layout, &cfg->model, err)) {
         prefix_error(err, path, "stored configuration");
         return -1;
     }
@@ -679,11 +680,11 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
         prefix_error(err, path, "stored configuration");
         goto fail;
     }
-    if (load_vocab(path, "src_vocab", sec[S_SRC_VOCAB], cfg.src_vocab, &m.src_vocab, err) ||
-        load_vocab(path, "tgt_vocab", sec[S_TGT_VOCAB], cfg.tgt_vocab, &m.tgt_vocab, err))
+    if (load_vocab(path, "src_vocab", sec[S_SRC_VOCAB], cfg.model.src_vocab, &m.src_vocab, err) ||
+        load_vocab(path, "tgt_vocab", sec[S_TGT_VOCAB], cfg.model.tgt_vocab, &m.tgt_vocab, err))
         goto fail;
     /* shared_vocab=1: one vocabulary, stored twice, byte for byte. */
-    if (cfg.shared_vocab &&
+    if (cfg.model.shared_vocab &&
         (remaining(&sec[S_SRC_VOCAB]) != remaining(&sec[S_TGT_VOCAB]) ||
          memcmp(sec[S_SRC_VOCAB].p, sec[S_TGT_VOCAB].p, remaining(&sec[S_SRC_VOCAB])))) {
         rs_fail(err, "%s: shared_vocab=1, but the src_vocab and tgt_vocab sections differ", path);

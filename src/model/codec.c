@@ -5,7 +5,7 @@
 #include "model/codec.h"
 #include "text/spm.h"
 
-int rs_codec_init(rs_codec *codec, const rs_config *cfg, rs_error *err)
+int rs_codec_init(rs_codec *codec, const rs_model_config *cfg, rs_error *err)
 {
     memset(codec, 0, sizeof *codec);
     codec->lowercase = cfg->lowercase;

@@ -21,7 +21,7 @@ enum { RS_SIDE_SRC = 0, RS_SIDE_TGT = 1 };
 /* From the text settings of a configuration (and the model's SentencePiece
  * models when it has them): before a model exists, and for a loaded one.
  * With tokenizer "spm", rs_codec_set_spm must give both sides' models. */
-int rs_codec_init(rs_codec *codec, const rs_config *cfg, rs_error *err);
+int rs_codec_init(rs_codec *codec, const rs_model_config *cfg, rs_error *err);
 int rs_codec_set_spm(rs_codec *codec, int side, const char *blob, size_t len, rs_error *err);
 int rs_codec_for_model(rs_codec *codec, const rs_model *model, rs_error *err);
 void rs_codec_free(rs_codec *codec);

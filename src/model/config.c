@@ -23,18 +23,28 @@ typedef struct {
     const char *const *names; /* T_ENUM */
 } field;
 
-static const field fields[] = {
+/* The rows of the table; RS_CFG_PART names the part of rs_config (model or
+ * train) a row's field is in. */
+// clang-format off
 #define RS_CFG_I(name, def, help, lo, hi)                                                          \
-    {#name, T_INT, offsetof(rs_config, name), (def), (lo), (hi), RS_CLOSED, NULL, NULL},
+    {#name, T_INT, offsetof(rs_config, RS_CFG_PART.name), (def), (lo), (hi), RS_CLOSED, NULL, NULL},
 #define RS_CFG_F(name, def, help, lo, hi, open)                                                    \
-    {#name, T_FLOAT, offsetof(rs_config, name), (double)(def), (lo), (hi), (open), NULL, NULL},
+    {#name, T_FLOAT, offsetof(rs_config, RS_CFG_PART.name), (double)(def), (lo), (hi), (open),     \
+     NULL, NULL},
 #define RS_CFG_E(name, def, help, names)                                                           \
-    {#name, T_ENUM, offsetof(rs_config, name), 0, 0, 0, RS_CLOSED, (def), (names)},
-    RS_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_E)
+    {#name, T_ENUM, offsetof(rs_config, RS_CFG_PART.name), 0, 0, 0, RS_CLOSED, (def), (names)},
+static const field fields[] = {
+#define RS_CFG_PART model
+    RS_MODEL_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_E)
+#undef RS_CFG_PART
+#define RS_CFG_PART train
+    RS_TRAIN_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_E)
+#undef RS_CFG_PART
+};
+// clang-format on
 #undef RS_CFG_I
 #undef RS_CFG_F
 #undef RS_CFG_E
-};
 enum { FIELD_COUNT = sizeof fields / sizeof *fields };
 
 const char *const rs_config_resumable[] = {"epochs",    "max_steps",  "max_minutes",
@@ -178,24 +188,24 @@ int rs_config_may_change_on_resume(const char *key)
 
 int rs_config_check(const rs_config *cfg, rs_error *err)
 {
-    if (cfg->subwords > 0 && cfg->tokenizer != RS_TOKENIZER_SPM)
+    if (cfg->model.subwords > 0 && cfg->model.tokenizer != RS_TOKENIZER_SPM)
         return rs_fail(err,
                        "--subwords %d conflicts with --tokenizer %s (subwords are "
                        "SentencePiece pieces: --tokenizer spm)",
-                       cfg->subwords, rs_tokenizer_names[cfg->tokenizer]);
+                       cfg->model.subwords, rs_tokenizer_names[cfg->model.tokenizer]);
     /* W_out [Vt, l] is tgt_emb [Vt, m] itself. */
-    if (cfg->tie_embeddings && cfg->maxout != cfg->emb)
+    if (cfg->model.tie_embeddings && cfg->model.maxout != cfg->model.emb)
         return rs_fail(err,
                        "--tie-embeddings needs --maxout equal to --emb (--maxout %d, --emb %d): "
                        "the output matrix is the target embedding matrix",
-                       cfg->maxout, cfg->emb);
+                       cfg->model.maxout, cfg->model.emb);
     /* noam and inverse-sqrt peak at step --warmup: without one there is no peak. */
-    if ((cfg->lr_schedule == RS_LR_NOAM || cfg->lr_schedule == RS_LR_INVERSE_SQRT) &&
-        cfg->warmup <= 0)
+    if ((cfg->train.lr_schedule == RS_LR_NOAM || cfg->train.lr_schedule == RS_LR_INVERSE_SQRT) &&
+        cfg->train.warmup <= 0)
         return rs_fail(err,
                        "--lr-schedule %s needs --warmup N (N > 0: the step where the rate peaks)",
-                       rs_lr_schedule_names[cfg->lr_schedule]);
-    if (cfg->lr_schedule == RS_LR_PLATEAU && cfg->lr_decay >= 1.0f)
+                       rs_lr_schedule_names[cfg->train.lr_schedule]);
+    if (cfg->train.lr_schedule == RS_LR_PLATEAU && cfg->train.lr_decay >= 1.0f)
         return rs_fail(err, "--lr-schedule plateau needs --lr-decay F below 1 (the factor applied "
                             "after a dev evaluation without improvement)");
     return 0;

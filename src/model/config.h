@@ -1,5 +1,6 @@
 /* The resolved configuration of a model and of its training run. One table
- * (RS_CONFIG_FIELDS) drives the struct, its defaults, the allowed values, the
+ * (RS_CONFIG_FIELDS: RS_MODEL_CONFIG_FIELDS, then RS_TRAIN_CONFIG_FIELDS)
+ * drives the structs (rs_model_config, rs_train_config, both in rs_config), its defaults, the allowed values, the
  * checkpoint's "config" section (key=value lines) and the resolved-configuration
  * printout, so adding an option means adding one line here.
  *
@@ -37,7 +38,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
  * F(name, default, help, min, max, open): finite float in the range, `open`
  *   saying which ends are excluded;
  * E(name, "default", help, names): a name from `names`, held as its index. */
-#define RS_CONFIG_FIELDS(I, F, E)                                                                  \
+#define RS_MODEL_CONFIG_FIELDS(I, F, E)                                                            \
     /* model (the sizes of ../docs/model.md) */                                                    \
     I(src_vocab, 0, "Vs: source vocabulary size (from the data)", 0, 100000000)                    \
     I(tgt_vocab, 0, "Vt: target vocabulary size (from the data)", 0, 100000000)                    \
@@ -55,8 +56,9 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     E(post_process, "none",                                                                        \
       "join pre-segmented output for dev BLEU and translate: none, bpe,"                           \
       " sentencepiece or joiner",                                                                  \
-      rs_post_process_names)                                                                       \
-    /* training */                                                                                 \
+      rs_post_process_names)
+
+#define RS_TRAIN_CONFIG_FIELDS(I, F, E)                                                            \
     I(seed, 1, "random seed", 0, RS_INT_LIMIT)                                                     \
     I(batch_size, 32, "sentence pairs per batch", 1, 1000000)                                      \
     I(batch_tokens, 0, "also at most N target tokens per batch, padding included (0: off)", 0,     \
@@ -98,14 +100,33 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
       RS_CLOSED)                                                                                   \
     I(threads, 0, "training threads, one shard of each batch each (0: one per online CPU)", 0, 1024)
 
-typedef struct {
+/* Every key, the model's then training's: the order of the checkpoint's
+ * config section and of the printouts. */
+#define RS_CONFIG_FIELDS(I, F, E) RS_MODEL_CONFIG_FIELDS(I, F, E) RS_TRAIN_CONFIG_FIELDS(I, F, E)
+
 #define RS_CFG_I(name, def, help, lo, hi) int name;
 #define RS_CFG_F(name, def, help, lo, hi, open) float name;
 #define RS_CFG_E(name, def, help, names) int name;
-    RS_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_E)
+/* What a model is besides its weights and vocabularies: its sizes and how it
+ * reads and writes text (rs_model's cfg). */
+typedef struct {
+    RS_MODEL_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_E)
+} rs_model_config;
+
+/* How a model is or was trained (rs_model's train: the checkpoint keeps the
+ * run's settings, for --resume and for people). */
+typedef struct {
+    RS_TRAIN_CONFIG_FIELDS(RS_CFG_I, RS_CFG_F, RS_CFG_E)
+} rs_train_config;
 #undef RS_CFG_I
 #undef RS_CFG_F
 #undef RS_CFG_E
+
+/* The whole configuration, as options, configuration files and the
+ * checkpoint's config section give it: the model's and training's. */
+typedef struct {
+    rs_model_config model;
+    rs_train_config train;
 } rs_config;
 
 void rs_config_defaults(rs_config *cfg);

@@ -4,11 +4,17 @@
 
 #include "model/model.h"
 
+rs_config rs_model_settings(const rs_model *model)
+{
+    return (rs_config){model->cfg, model->train};
+}
+
 int rs_model_alloc(rs_model *model, const rs_config *cfg, rs_error *err)
 {
     memset(model, 0, sizeof *model);
-    model->cfg = *cfg;
-    if (rs_layout_init(&model->layout, cfg, err))
+    model->cfg = cfg->model;
+    model->train = cfg->train;
+    if (rs_layout_init(&model->layout, &cfg->model, err))
         return -1;
     model->params = rs_calloc(model->layout.total, sizeof(float), err);
     if (!model->params)
@@ -29,7 +35,7 @@ void rs_model_free(rs_model *model)
 
 void rs_model_init_random(rs_model *model, rs_rng *rng)
 {
-    float scale = model->cfg.init_scale;
+    float scale = model->train.init_scale;
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
         const rs_tensor_info *t = &model->layout.info[i];
         float *p = model->params + t->offset;
@@ -51,7 +57,7 @@ int rs_train_state_alloc(rs_train_state *state, const rs_model *model, rs_error 
     state->best_dev_loss = INFINITY;
     state->best_dev_bleu = -1.0f;
     state->lr_scale = 1.0f;
-    rs_rng_seed(&state->rng, (uint64_t)model->cfg.seed);
+    rs_rng_seed(&state->rng, (uint64_t)model->train.seed);
     return 0;
 }
 

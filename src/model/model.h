@@ -12,8 +12,12 @@
 #include "common/rng.h"
 #include "model/vocab.h"
 
+/* A model: its configuration (sizes, text settings), vocabularies and
+ * weights; and the settings of the run that trained it, which its checkpoint
+ * keeps beside them (for --resume, and for people). */
 typedef struct {
-    rs_config cfg;
+    rs_model_config cfg;
+    rs_train_config train;
     rs_layout layout;
     rs_vocab src_vocab, tgt_vocab;
     float *params; /* [layout.total] */
@@ -49,9 +53,13 @@ typedef struct {
 /* Allocates parameters for cfg (vocab sizes taken from cfg) with all-zero
  * weights; vocabularies must be filled by the caller. */
 int rs_model_alloc(rs_model *model, const rs_config *cfg, rs_error *err);
+
+/* The model's configuration and its training run's together, as the
+ * checkpoint's config section and the printouts give them. */
+rs_config rs_model_settings(const rs_model *model);
 void rs_model_free(rs_model *model);
 
-/* Uniform in [-cfg.init_scale, cfg.init_scale], biases 0. */
+/* Uniform in [-cfg.train.init_scale, cfg.train.init_scale], biases 0. */
 void rs_model_init_random(rs_model *model, rs_rng *rng);
 
 int rs_train_state_alloc(rs_train_state *state, const rs_model *model, rs_error *err);

@@ -14,7 +14,7 @@ const char *rs_attention_kind_name(int kind)
     return rs_attention_names[kind];
 }
 
-int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err)
+int rs_layout_init(rs_layout *layout, const rs_model_config *cfg, rs_error *err)
 {
     const int Vs = cfg->src_vocab, Vt = cfg->tgt_vocab, m = cfg->emb, n = cfg->hidden;
     const int a = cfg->att, l = cfg->maxout;

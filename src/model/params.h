@@ -111,7 +111,7 @@ typedef struct {
 
 /* Computes sizes and offsets for the configuration's sizes and attention kind;
  * fails on sizes outside the bounds above. */
-int rs_layout_init(rs_layout *layout, const rs_config *cfg, rs_error *err);
+int rs_layout_init(rs_layout *layout, const rs_model_config *cfg, rs_error *err);
 
 /* The present tensor holding tensor i's floats: i itself, the tensor it
  * shares, or NULL when i is absent. */

@@ -74,7 +74,7 @@ static void write_meta_int(FILE *out, const char *key, int value)
 }
 
 /* How raw text becomes token ids, for another program (docs/tokenization.md). */
-static const char *text_pipeline(const rs_config *cfg)
+static const char *text_pipeline(const rs_model_config *cfg)
 {
     if (cfg->tokenizer == RS_TOKENIZER_SPM)
         return "utf8 -> NFC -> whitespace runs to one space, trimmed -> lowercase if "
@@ -95,7 +95,7 @@ static const char *text_pipeline(const rs_config *cfg)
  * and the SentencePiece models. */
 static int write_metadata(FILE *h, const rs_model *model, rs_error *err)
 {
-    const rs_config *cfg = &model->cfg;
+    const rs_model_config *cfg = &model->cfg;
     fputs("{\"__metadata__\":{\n  \"src_vocab\":", h);
     if (write_vocab_string(h, &model->src_vocab, err))
         return -1;
@@ -343,9 +343,9 @@ fail:
 static int import_config(const rs_json *meta, rs_config *cfg, const char *path, rs_error *err)
 {
     rs_config_defaults(cfg);
-    if (meta_size(meta, "n", 1, &cfg->hidden, path, err) ||
-        meta_size(meta, "m", 1, &cfg->emb, path, err) ||
-        meta_size(meta, "l", 1, &cfg->maxout, path, err))
+    if (meta_size(meta, "n", 1, &cfg->model.hidden, path, err) ||
+        meta_size(meta, "m", 1, &cfg->model.emb, path, err) ||
+        meta_size(meta, "l", 1, &cfg->model.maxout, path, err))
         return -1;
 
     const char *model, *attention;
@@ -375,27 +375,27 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
                            attention);
         kind = k;
     }
-    cfg->attention = kind;
+    cfg->model.attention = kind;
     /* a only matters to additive attention; other kinds may leave it out. */
-    if (meta_size(meta, "a", kind == RS_ATT_ADDITIVE, &cfg->att, path, err))
+    if (meta_size(meta, "a", kind == RS_ATT_ADDITIVE, &cfg->model.att, path, err))
         return -1;
 
     const char *lowercase, *tokenizer, *tokenization, *post;
     if (meta_get(meta, "post_process", &post, path, err))
         return -1;
-    if (post && (cfg->post_process = rs_config_name_index(rs_post_process_names, post)) < 0)
+    if (post && (cfg->model.post_process = rs_config_name_index(rs_post_process_names, post)) < 0)
         return rs_fail(err, "%s: unknown post_process '%s' (none, bpe, sentencepiece or joiner)",
                        path, post);
     if (meta_get(meta, "lowercase", &lowercase, path, err) ||
         meta_get(meta, "tokenizer", &tokenizer, path, err) ||
         meta_get(meta, "tokenization", &tokenization, path, err) ||
-        meta_size(meta, "subwords", 0, &cfg->subwords, path, err))
+        meta_size(meta, "subwords", 0, &cfg->model.subwords, path, err))
         return -1;
     if (lowercase) {
         if (!strcmp(lowercase, "true") || !strcmp(lowercase, "1") || !strcmp(lowercase, "yes"))
-            cfg->lowercase = 1;
+            cfg->model.lowercase = 1;
         else if (!strcmp(lowercase, "false") || !strcmp(lowercase, "0") || !strcmp(lowercase, "no"))
-            cfg->lowercase = 0;
+            cfg->model.lowercase = 0;
         else
             return rs_fail(err, "%s: __metadata__ 'lowercase' is '%s', not true or false", path,
                            lowercase);
@@ -406,7 +406,7 @@ static int import_config(const rs_json *meta, rs_config *cfg, const char *path, 
         /* Tokens split at whitespace are what our word tokenizer yields. */
         if (!strcmp(tokenizer, "whitespace"))
             tokenizer = "word";
-        if ((cfg->tokenizer = rs_config_name_index(rs_tokenizer_names, tokenizer)) < 0)
+        if ((cfg->model.tokenizer = rs_config_name_index(rs_tokenizer_names, tokenizer)) < 0)
             return rs_fail(err, "%s: unsupported tokenizer '%s' (word, char, spm or space)", path,
                            tokenizer);
     }
@@ -585,10 +585,10 @@ static int model_from_metadata(const rs_json *meta, size_t data_bytes, const cha
         rs_vocab_free(&src);
         return -1;
     }
-    cfg.src_vocab = src.size;
-    cfg.tgt_vocab = tgt.size;
+    cfg.model.src_vocab = src.size;
+    cfg.model.tgt_vocab = tgt.size;
     rs_layout layout;
-    int bad = rs_layout_init(&layout, &cfg, err);
+    int bad = rs_layout_init(&layout, &cfg.model, err);
     if (!bad && data_bytes / 4 < layout.total)
         bad = rs_fail(err,
                       "%s: the data section is %zu bytes; the tensors of the sizes in "

@@ -41,15 +41,37 @@ static float *take(float *base, size_t *offset, size_t count)
     return p;
 }
 
-/* Assigns every buffer of RS_WORKSPACE_TABLE its place in the arena, and
- * the names of RS_WORKSPACE_SHARED theirs (base NULL: only counts). */
-static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka_)
+/* The table's `use` column as values. */
+enum { RS_WS_USE_ENC, RS_WS_USE_STEP, RS_WS_USE_TRAIN, RS_WS_USE_XLATE };
+
+/* Whether a workspace of ws's kind has a buffer of this use, and the B and T
+ * of its count: training's have one B and T; translation's encoder buffers
+ * B sentences and T = 0, its step's B rows and T = 1. */
+static int dims_of(const rs_workspace *ws, int use, size_t *B, size_t *T)
 {
-    const size_t B = (size_t)ws->max_B, S = (size_t)ws->max_S, T = (size_t)ws->max_T;
+    const int training = ws->kind == RS_WS_TRAINING;
+    *B = (size_t)(use == RS_WS_USE_ENC ? ws->max_B : ws->max_rows);
+    *T = (size_t)(use == RS_WS_USE_ENC || training ? ws->max_T : 1);
+    return training ? use != RS_WS_USE_XLATE : use != RS_WS_USE_TRAIN;
+}
+
+/* Assigns every buffer of RS_WORKSPACE_TABLE that ws's kind has its place in
+ * the arena (the others NULL), and the names of RS_WORKSPACE_SHARED theirs
+ * (base NULL: only counts). */
+static size_t carve(rs_workspace *ws, float *base, const rs_model_config *c, int ka_)
+{
+    const size_t S = (size_t)ws->max_S;
     const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
-    const size_t V = (size_t)c->tgt_vocab, R = T * B, ka = (size_t)ka_;
+    const size_t V = (size_t)c->tgt_vocab, ka = (size_t)ka_;
     size_t at = 0;
-#define RS_WS_TAKE(field, count, doc) ws->field = take(base, &at, count);
+#define RS_WS_TAKE(field, count, use, doc)                                                         \
+    {                                                                                              \
+        size_t B, T;                                                                               \
+        const int has = dims_of(ws, RS_WS_USE_##use, &B, &T);                                      \
+        const size_t R = T * B;                                                                    \
+        (void)R;                                                                                   \
+        ws->field = has ? take(base, &at, count) : NULL;                                           \
+    }
     RS_WORKSPACE_TABLE(RS_WS_TAKE)
 #undef RS_WS_TAKE
 #define RS_WS_SHARE(field, of, doc) ws->field = ws->of;
@@ -58,24 +80,45 @@ static size_t carve(rs_workspace *ws, float *base, const rs_config *c, int ka_)
     return at;
 }
 
-int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int max_S, int max_T,
-                       rs_error *err)
+/* The arena and the maxout argmax of a workspace whose kind and sizes are set. */
+static int workspace_alloc(rs_workspace *ws, const rs_model *model, rs_error *err)
 {
-    memset(ws, 0, sizeof *ws);
-    ws->max_B = max_B;
-    ws->max_S = max_S;
-    ws->max_T = max_T;
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     int ka = rs_attention_key_size(model->cfg.attention, c->hidden, c->att);
     size_t total = carve(ws, NULL, c, ka);
+    const size_t rows =
+        ws->kind == RS_WS_TRAINING ? (size_t)ws->max_T * ws->max_B : (size_t)ws->max_rows;
     ws->arena = rs_calloc(total, sizeof(float), err);
-    ws->which = rs_calloc((size_t)max_T * max_B * c->maxout, 1, err);
+    ws->which = rs_calloc(rows * c->maxout, 1, err);
     if (!ws->arena || !ws->which) {
         rs_workspace_free(ws);
         return -1;
     }
     carve(ws, ws->arena, c, ka);
     return 0;
+}
+
+int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int max_S, int max_T,
+                       rs_error *err)
+{
+    memset(ws, 0, sizeof *ws);
+    ws->kind = RS_WS_TRAINING;
+    ws->max_B = max_B;
+    ws->max_S = max_S;
+    ws->max_T = max_T;
+    ws->max_rows = max_B;
+    return workspace_alloc(ws, model, err);
+}
+
+int rs_workspace_alloc_translation(rs_workspace *ws, const rs_model *model, int max_B, int max_rows,
+                                   int max_S, rs_error *err)
+{
+    memset(ws, 0, sizeof *ws);
+    ws->kind = RS_WS_TRANSLATION;
+    ws->max_B = max_B;
+    ws->max_S = max_S;
+    ws->max_rows = max_rows;
+    return workspace_alloc(ws, model, err);
 }
 
 void rs_workspace_free(rs_workspace *ws)
@@ -109,7 +152,7 @@ typedef struct {
 static layer_weights weights_of(const rs_model *model)
 {
     const rs_tensors *t = &model->w;
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
     const rs_cmat none = {NULL, 0, 0, 0};
     layer_weights w;
@@ -130,7 +173,7 @@ static layer_weights weights_of(const rs_model *model)
 
 static layer_grads grads_of(const rs_tensors *g, const rs_model *model)
 {
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
     const rs_mat none = {NULL, 0, 0, 0};
     layer_grads d;
@@ -497,7 +540,7 @@ static rs_readout_inputs readout_inputs(const rs_workspace *ws, int B, int T, in
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
 {
     const layer_weights w = weights_of(model);
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
     const int m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab;
     const int ka = rs_attention_key_size(c->attention, n, c->att);
@@ -542,7 +585,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 {
     const layer_weights w = weights_of(model);
     const layer_grads g = grads_of(grads, model);
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
     const int m = c->emb, n = c->hidden, V = c->tgt_vocab;
     const int ka = rs_attention_key_size(c->attention, n, c->att);
@@ -593,64 +636,28 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 
 /* ---- one decoder step, for translation ---- */
 
-static size_t carve_step(rs_step_workspace *sw, float *base, const rs_config *c, int ka_)
-{
-    const size_t B = (size_t)sw->max_B, S = (size_t)sw->max_S;
-    const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
-    const size_t V = (size_t)c->tgt_vocab, ka = (size_t)ka_;
-    size_t at = 0;
-#define RS_WS_TAKE(field, count, doc) sw->field = take(base, &at, count);
-    RS_STEP_WORKSPACE_TABLE(RS_WS_TAKE)
-#undef RS_WS_TAKE
-    return at;
-}
-
-int rs_step_workspace_alloc(rs_step_workspace *sw, const rs_model *model, int max_B, int max_S,
-                            rs_error *err)
-{
-    memset(sw, 0, sizeof *sw);
-    sw->max_B = max_B;
-    sw->max_S = max_S;
-    int ka = rs_attention_key_size(model->cfg.attention, model->cfg.hidden, model->cfg.att);
-    size_t total = carve_step(sw, NULL, &model->cfg, ka);
-    sw->arena = rs_calloc(total, sizeof(float), err);
-    sw->which = rs_calloc((size_t)max_B * model->cfg.maxout, 1, err);
-    if (!sw->arena || !sw->which) {
-        rs_step_workspace_free(sw);
-        return -1;
-    }
-    carve_step(sw, sw->arena, &model->cfg, ka);
-    return 0;
-}
-
-void rs_step_workspace_free(rs_step_workspace *sw)
-{
-    free(sw->arena);
-    free(sw->which);
-    memset(sw, 0, sizeof *sw);
-}
-
 float rs_log_normalizer(const float *row, float *scratch, int V)
 {
     const float max = rs_vmax(row, (size_t)V);
     return max + (float)log(rs_vexp_shift_sum(scratch, row, max, (size_t)V));
 }
 
-void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
-                     const int *prev, const rs_attention_source *src, const rs_model *model)
+void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
+                     const rs_attention_source *src, const rs_model *model)
 {
     const layer_weights w = weights_of(model);
-    const rs_config *c = &model->cfg;
+    const rs_model_config *c = &model->cfg;
     const int B = src->B, m = c->emb, n = c->hidden, V = c->tgt_vocab;
-    embedding_forward(sw->emb, model->w.tgt_emb, prev, B, m, NULL, NULL);
-    rs_gru_input_forward(RS_MAT(sw->xproj, B, 3 * n), RS_CMAT(sw->emb, B, m), &w.dec);
-    const decoder_step st = {{state, sw->query_proj, sw->att_hidden, out->alpha, sw->context},
-                             {state, sw->context, sw->xproj, sw->gates, sw->rh, out->next_state}};
+    embedding_forward(ws->dec_emb, model->w.tgt_emb, prev, B, m, NULL, NULL);
+    rs_gru_input_forward(RS_MAT(ws->dec_xproj, B, 3 * n), RS_CMAT(ws->dec_emb, B, m), &w.dec);
+    const decoder_step st = {
+        {state, ws->query_proj, ws->att_hidden, out->alpha, ws->context},
+        {state, ws->context, ws->dec_xproj, ws->dec_gates, ws->dec_rh, out->next_state}};
     decoder_step_forward(&st, src, NULL, &w, B);
-    const rs_readout_acts acts = {sw->tpre, sw->tmax, out->logits, sw->which, NULL};
-    const rs_readout_inputs in = {RS_CMAT(out->next_state, B, n), RS_CMAT(sw->emb, B, m),
-                                  RS_CMAT(sw->context, B, 2 * n)};
+    const rs_readout_acts acts = {ws->tpre, ws->tmax, out->logits, ws->which, NULL};
+    const rs_readout_inputs in = {RS_CMAT(out->next_state, B, n), RS_CMAT(ws->dec_emb, B, m),
+                                  RS_CMAT(ws->context, B, 2 * n)};
     rs_readout_forward(&acts, &in, &w.out);
     for (int b = 0; b < B; b++)
-        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, sw->exp_row, V);
+        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, ws->exp_row, V);
 }

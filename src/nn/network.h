@@ -7,7 +7,8 @@
  * ka key size (a additive, n general and scaled-dot), l maxout units, V target
  * vocabulary. Memory order: time-major, row-major: a [T,B,n] buffer holds
  * step t, row b at offset (t·B + b)·n. All activations live in one arena
- * sized up front by rs_workspace_alloc for the largest batch; nothing is
+ * sized up front by rs_workspace_alloc (or, for translation,
+ * rs_workspace_alloc_translation) for the largest batch; nothing is
  * allocated per batch. Lifetimes: a forward buffer holds its value from the
  * forward pass to the end of the backward; its gradient twin (the same name
  * with d_, the same shape) holds dL/d of it during the backward. */
@@ -18,69 +19,80 @@
 #include "model/model.h"
 #include "nn/attention.h"
 
-/* Every buffer of the training workspace, in one table:
- * X(field, floats, shape and meaning). The struct's fields, the arena's size
- * and the carving of the arena all come from it. Counts may use B, S, T,
- * R = T·B, m, n, ka, l, V (as size_t). Step i = 1..T of the decoder is
- * stored at t = i − 1 (dec_states at i). */
+/* Every buffer of the workspace, in one table:
+ * X(field, floats, use, shape and meaning). The struct's fields, the arena's
+ * size and the carving of the arena all come from it. Counts may use B, S,
+ * T, R = T·B, m, n, ka, l, V (as size_t). Step i = 1..T of the decoder is
+ * stored at t = i − 1 (dec_states at i).
+ *
+ * One table serves both workspaces; `use` says which buffers each carves:
+ *   training (rs_workspace_alloc): every buffer but XLATE, B sentences,
+ *     T target steps;
+ *   translation (rs_workspace_alloc_translation): ENC, sized for the
+ *     encoder of B sentences and T = 0 (dec_states holds s_0 only), and
+ *     STEP and XLATE, sized for one decoder step (T = 1) of B rows, the
+ *     hypotheses (beam search has K rows a sentence). Its TRAIN buffers are
+ *     NULL. */
 // clang-format off
 #define RS_WORKSPACE_TABLE(X)                                                                      \
     /* encoder (rs_encode) */                                                                      \
-    X(src_x,            S * B * m,       "[S,B,m]   x̄_j = E x_j ⊙ dropout: the GRUs' input")       \
-    X(src_mask,         S * B,           "[S,B]     1 on real tokens, 0 on padding")               \
-    X(fwd_xproj,        S * B * 3 * n,   "[S,B,3n]  W x̄_j + b of the forward GRU")                 \
-    X(fwd_gates,        S * B * 3 * n,   "[S,B,3n]  its z, r, g")                                  \
-    X(fwd_rh,           S * B * n,       "[S,B,n]   its r ⊙ h_prev")                               \
-    X(fwd_states,       (S + 1) * B * n, "[S+1,B,n] [0] = 0, [j] = →h_j")                          \
-    X(bwd_xproj,        S * B * 3 * n,   "[S,B,3n]  W x̄_j + b of the backward GRU")                \
-    X(bwd_gates,        S * B * 3 * n,   "[S,B,3n]  its z, r, g")                                  \
-    X(bwd_rh,           S * B * n,       "[S,B,n]   its r ⊙ h_prev")                               \
-    X(bwd_states,       (S + 1) * B * n, "[S+1,B,n] [j-1] = ←h_j, [S] = 0")                        \
-    X(annotations,      S * B * 2 * n,   "[S,B,2n]  h_j = [→h_j ; ←h_j] ⊙ dropout")                \
-    X(keys,             S * B * ka,      "[S,B,ka]  U_a h_j + b_a (additive) or K h_j")            \
+    X(src_x,         S * B * m,       ENC,   "[S,B,m]   x̄_j = E x_j ⊙ dropout: the GRUs' input")  \
+    X(src_mask,      S * B,           ENC,   "[S,B]     1 on real tokens, 0 on padding")           \
+    X(fwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  W x̄_j + b of the forward GRU")            \
+    X(fwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g")                              \
+    X(fwd_rh,        S * B * n,       ENC,   "[S,B,n]   its r ⊙ h_prev")                           \
+    X(fwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] [0] = 0, [j] = →h_j")                      \
+    X(bwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  W x̄_j + b of the backward GRU")           \
+    X(bwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g")                              \
+    X(bwd_rh,        S * B * n,       ENC,   "[S,B,n]   its r ⊙ h_prev")                           \
+    X(bwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] [j-1] = ←h_j, [S] = 0")                    \
+    X(annotations,   S * B * 2 * n,   ENC,   "[S,B,2n]  h_j = [→h_j ; ←h_j] ⊙ dropout")            \
+    X(keys,          S * B * ka,      ENC,   "[S,B,ka]  U_a h_j + b_a (additive) or K h_j")        \
     /* decoder (rs_network_forward), s_0 = tanh(W_init ←h_1 + b_init) in dec_states[0] */          \
-    X(dec_emb,          R * m,           "[T,B,m]   E y_{i-1} ⊙ dropout")                          \
-    X(tgt_mask,         R,               "[T,B]     1 on real target positions")                   \
-    X(query_proj,       B * ka,          "[B,a]     W_a s_{i-1} of the current step (additive)")   \
-    X(att_hidden,       R * S * ka,      "[T,B,S,a] φ_ij = tanh(W_a s_{i-1} + U_a h_j + b_a)")     \
-    X(alpha,            R * S,           "[T,B,S]   α_ij")                                         \
-    X(context,          R * 2 * n,       "[T,B,2n]  c_i")                                          \
-    X(dec_xproj,        R * 3 * n,       "[T,B,3n]  W'_e E y_{i-1} + b' + W'_c c_i")               \
-    X(dec_gates,        R * 3 * n,       "[T,B,3n]  z_i, r_i, g_i")                                \
-    X(dec_rh,           R * n,           "[T,B,n]   r_i ⊙ s_{i-1}")                                \
-    X(dec_states,       (T + 1) * B * n, "[T+1,B,n] [i] = s_i, [0] = s_0")                         \
+    X(dec_emb,       R * m,           STEP,  "[T,B,m]   E y_{i-1} ⊙ dropout")                      \
+    X(tgt_mask,      R,               TRAIN, "[T,B]     1 on real target positions")               \
+    X(query_proj,    B * ka,          STEP,  "[B,a]     W_a s_{i-1}, current step (additive)")     \
+    X(att_hidden,    R * S * ka,      STEP,  "[T,B,S,a] φ_ij = tanh(W_a s_{i-1} + U_a h_j + b_a)") \
+    X(alpha,         R * S,           TRAIN, "[T,B,S]   α_ij")                                     \
+    X(context,       R * 2 * n,       STEP,  "[T,B,2n]  c_i")                                      \
+    X(dec_xproj,     R * 3 * n,       STEP,  "[T,B,3n]  W'_e E y_{i-1} + b' + W'_c c_i")           \
+    X(dec_gates,     R * 3 * n,       STEP,  "[T,B,3n]  z_i, r_i, g_i")                            \
+    X(dec_rh,        R * n,           STEP,  "[T,B,n]   r_i ⊙ s_{i-1}")                            \
+    X(dec_states,    (T + 1) * B * n, ENC,   "[T+1,B,n] [i] = s_i, [0] = s_0")                     \
     /* deep output and loss */                                                                     \
-    X(tpre,             R * 2 * l,       "[R,2l]    t̃_i")                                          \
-    X(tmax,             R * l,           "[R,l]     t_i = maxout(t̃_i) ⊙ dropout")                  \
-    X(logits,           R * V,           "[R,V]     W_out t_i + b_out (see RS_WORKSPACE_SHARED)")  \
-    X(nll,              R,               "[R]       -log p(y_i), 0 on padding")                    \
+    X(tpre,          R * 2 * l,       STEP,  "[R,2l]    t̃_i")                                     \
+    X(tmax,          R * l,           STEP,  "[R,l]     t_i = maxout(t̃_i) ⊙ dropout")             \
+    X(logits,        R * V,           TRAIN, "[R,V]     W_out t_i + b_out (RS_WORKSPACE_SHARED)")  \
+    X(nll,           R,               TRAIN, "[R]       -log p(y_i), 0 on padding")                \
     /* gradients (rs_network_backward): dL/d of the buffer named without d_ */                     \
-    X(d_src_x,          S * B * m,       "[S,B,m]")                                                \
-    X(d_fwd_xproj,      S * B * 3 * n,   "[S,B,3n]  also dL/d of the gates' pre-activations")      \
-    X(d_fwd_states,     (S + 1) * B * n, "[S+1,B,n] the annotation's share, then the next step's") \
-    X(d_bwd_xproj,      S * B * 3 * n,   "[S,B,3n]")                                               \
-    X(d_bwd_states,     (S + 1) * B * n, "[S+1,B,n] likewise; ←h_1's: and then s_0's")             \
-    X(d_annotations,    S * B * 2 * n,   "[S,B,2n]")                                               \
-    X(d_keys,           S * B * ka,      "[S,B,ka]")                                               \
-    X(d_init_pre,       B * n,           "[B,n]     of W_init ←h_1 + b_init (s_0 before tanh)")    \
-    X(d_dec_emb,        R * m,           "[T,B,m]")                                                \
-    X(d_query_proj,     R * ka,          "[T,B,a]   every step's: dW_a is one product over them")  \
-    X(d_alpha,          S,               "[S]       one row of one step's (rewritten per row)")    \
-    X(d_scores,         S,               "[S]       of that row's ε_ij (rewritten per row)")       \
-    X(d_context,        R * 2 * n,       "[T,B,2n]")                                               \
-    X(d_dec_xproj,      R * 3 * n,       "[T,B,3n]")                                               \
-    X(d_rh,             B * n,           "[B,n]     one step's, of any GRU (rewritten per step)")  \
-    X(d_h_prev,         B * n,           "[B,n]     one step's share of dL/dh_prev (or s_{i-1})")  \
-    X(d_dec_states,     (T + 1) * B * n, "[T+1,B,n] the readout's share, then the next step's")    \
-    X(d_tpre,           R * 2 * l,       "[R,2l]")                                                 \
-    X(d_tmax,           R * l,           "[R,l]")                                                  \
+    X(d_src_x,       S * B * m,       TRAIN, "[S,B,m]")                                            \
+    X(d_fwd_xproj,   S * B * 3 * n,   TRAIN, "[S,B,3n]  also dL/d of the gates' pre-activations")  \
+    X(d_fwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n] annotation's share, then next step's")     \
+    X(d_bwd_xproj,   S * B * 3 * n,   TRAIN, "[S,B,3n]")                                           \
+    X(d_bwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n] likewise; ←h_1's: and then s_0's")         \
+    X(d_annotations, S * B * 2 * n,   TRAIN, "[S,B,2n]")                                           \
+    X(d_keys,        S * B * ka,      TRAIN, "[S,B,ka]")                                           \
+    X(d_init_pre,    B * n,           TRAIN, "[B,n]     of W_init ←h_1 + b_init (s_0 pre-tanh)")   \
+    X(d_dec_emb,     R * m,           TRAIN, "[T,B,m]")                                            \
+    X(d_query_proj,  R * ka,          TRAIN, "[T,B,a]   every step's: dW_a is one product")        \
+    X(d_alpha,       S,               TRAIN, "[S]       one row of one step's (rewritten per row)")\
+    X(d_scores,      S,               TRAIN, "[S]       of that row's ε_ij (rewritten per row)")   \
+    X(d_context,     R * 2 * n,       TRAIN, "[T,B,2n]")                                           \
+    X(d_dec_xproj,   R * 3 * n,       TRAIN, "[T,B,3n]")                                           \
+    X(d_rh,          B * n,           TRAIN, "[B,n]     one step's, any GRU (rewritten per step)") \
+    X(d_h_prev,      B * n,           TRAIN, "[B,n]     a step's share of dL/dh_prev (or s_{i-1})")\
+    X(d_dec_states,  (T + 1) * B * n, TRAIN, "[T+1,B,n] readout's share, then next step's")        \
+    X(d_tpre,        R * 2 * l,       TRAIN, "[R,2l]")                                             \
+    X(d_tmax,        R * l,           TRAIN, "[R,l]")                                              \
     /* dropout multipliers (training only) */                                                      \
-    X(drop_src,         S * B * m,       "[S,B,m]")                                                \
-    X(drop_ann,         S * B * 2 * n,   "[S,B,2n]")                                               \
-    X(drop_emb,         R * m,           "[T,B,m]")                                                \
-    X(drop_out,         R * l,           "[R,l]")                                                  \
-    X(drop_src_word,    S * B,           "[S,B]     word dropout: one per source token")           \
-    X(drop_tgt_word,    R,               "[T,B]     word dropout: one per previous-word input")
+    X(drop_src,      S * B * m,       TRAIN, "[S,B,m]")                                            \
+    X(drop_ann,      S * B * 2 * n,   TRAIN, "[S,B,2n]")                                           \
+    X(drop_emb,      R * m,           TRAIN, "[T,B,m]")                                            \
+    X(drop_out,      R * l,           TRAIN, "[R,l]")                                              \
+    X(drop_src_word, S * B,           TRAIN, "[S,B]     word dropout: one per source token")       \
+    X(drop_tgt_word, R,               TRAIN, "[T,B]     word dropout: one per previous-word input")\
+    /* translation only (rs_network_step) */                                                       \
+    X(exp_row,       V,               XLATE, "[V]       exp(logit − max), for the log-normaliser")
 
 /* Names that share the floats of a buffer of the table, X(field, of, doc).
  * The [R,V] output layer is the workspace's largest buffer, and each of these
@@ -102,16 +114,20 @@ typedef struct {
     float tgt_word; /* a decoder step's whole previous-word input E y_{i-1} */
 } rs_dropout_rates;
 
+typedef enum { RS_WS_TRAINING, RS_WS_TRANSLATION } rs_workspace_kind;
+
 typedef struct {
-    int max_B, max_S, max_T;
+    rs_workspace_kind kind;
+    int max_B, max_S, max_T; /* sentences, source and target positions (T 0: translation) */
+    int max_rows;            /* translation: a step's rows, B = max_rows in STEP counts */
     /* Dropout (training only): rates, and the RNG state the masks of the
      * next forward pass are derived from (the same state, the same masks;
      * each mask has its own stream, so no mask depends on another's size). */
     rs_dropout_rates dropout;
     rs_rng dropout_rng;
     float *arena;
-    unsigned char *which; /* [R,l] maxout argmax */
-#define RS_WS_FIELD(field, count, doc) float *field;
+    unsigned char *which; /* [R,l] maxout argmax (translation: [rows,l]) */
+#define RS_WS_FIELD(field, count, use, doc) float *field;
     RS_WORKSPACE_TABLE(RS_WS_FIELD)
 #undef RS_WS_FIELD
 #define RS_WS_SHARED_FIELD(field, of, doc) float *field;
@@ -121,6 +137,10 @@ typedef struct {
 
 int rs_workspace_alloc(rs_workspace *ws, const rs_model *model, int max_B, int max_S, int max_T,
                        rs_error *err);
+/* Translation's workspace: the encoder for max_B sentences of up to max_S
+ * positions, and one decoder step for max_rows rows over them. */
+int rs_workspace_alloc_translation(rs_workspace *ws, const rs_model *model, int max_B, int max_rows,
+                                   int max_S, rs_error *err);
 void rs_workspace_free(rs_workspace *ws);
 
 /* Encoder and initial state only: fills annotations, keys and dec_states[0].
@@ -141,39 +161,6 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
 void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
                          const rs_tensors *grads, float smoothing, float scale);
 
-/* One decoder step for translation, over B rows (hypotheses) with their own
- * copies of the source side (keys [S,B,ka], annotations [S,B,2n], src_len [B]).
- * Inputs: state [B,n] = s_{i-1}, prev [B] = y_{i-1}. Outputs: next_state
- * [B,n] = s_i, logits [B,V] and lse [B], so that log p(y_i = v | …) =
- * logits[v] − lse (greedy search takes the argmax of the logits without
- * normalising the row), alpha [B,S]. It runs the same decoder cell as the
- * training forward pass. */
-// clang-format off
-#define RS_STEP_WORKSPACE_TABLE(X)                                                                 \
-    X(emb,        B * m,      "[B,m]   E y_{i-1}")                                                 \
-    X(query_proj, B * ka,     "[B,a]   W_a s_{i-1} (additive)")                                    \
-    X(att_hidden, B * S * ka, "[B,S,a] φ_ij (additive)")                                           \
-    X(context,    B * 2 * n,  "[B,2n]  c_i")                                                       \
-    X(xproj,      B * 3 * n,  "[B,3n]  W'_e E y_{i-1} + b' + W'_c c_i")                            \
-    X(gates,      B * 3 * n,  "[B,3n]  z_i, r_i, g_i")                                             \
-    X(rh,         B * n,      "[B,n]   r_i ⊙ s_{i-1}")                                             \
-    X(tpre,       B * 2 * l,  "[B,2l]  t̃_i")                                                       \
-    X(tmax,       B * l,      "[B,l]   t_i")                                                       \
-    X(exp_row,    V,          "[V]     exp(logit − max), for the normaliser")
-// clang-format on
-
-typedef struct {
-    int max_B, max_S;
-    float *arena;
-    unsigned char *which;
-#define RS_WS_FIELD(field, count, doc) float *field;
-    RS_STEP_WORKSPACE_TABLE(RS_WS_FIELD)
-#undef RS_WS_FIELD
-} rs_step_workspace;
-
-int rs_step_workspace_alloc(rs_step_workspace *sw, const rs_model *model, int max_B, int max_S,
-                            rs_error *err);
-void rs_step_workspace_free(rs_step_workspace *sw);
 /* What one translation step gives: next_state s_i [B,n], logits [B,V], lse
  * [B] their log-normalisers (log p(v) = logits[v] - lse), alpha [B,S] the
  * alignment. */
@@ -181,10 +168,16 @@ typedef struct {
     float *next_state, *logits, *lse, *alpha;
 } rs_step_out;
 
-/* One decoder step for B rows from state s_{i-1} [B,n] and the previous
- * tokens prev [B], attending over src. */
-void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
-                     const int *prev, const rs_attention_source *src, const rs_model *model);
+/* One decoder step for translation, over B rows (hypotheses) with their own
+ * copies of the source side (keys [S,B,ka], annotations [S,B,2n], src_len [B]).
+ * Inputs: state [B,n] = s_{i-1}, prev [B] = y_{i-1}. Outputs: next_state
+ * [B,n] = s_i, logits [B,V] and lse [B], so that log p(y_i = v | …) =
+ * logits[v] − lse (greedy search takes the argmax of the logits without
+ * normalising the row), alpha [B,S]. It runs the same decoder cell as the
+ * training forward pass, in the STEP buffers of a translation workspace
+ * (the training one's at T = 1, under the same names). */
+void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
+                     const rs_attention_source *src, const rs_model *model);
 
 /* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser);
  * scratch [V]. */

@@ -190,7 +190,7 @@ static int advance_group(beam_state *st, int count, int g, int b, int step, int 
  * first written to out[0 … n_best), their tokens (and alignments) found by
  * walking the back-pointers. */
 static int collect_hypotheses(const beam_state *st, int b, int src_len, int n_best,
-                              rs_translation *out, rs_error *err)
+                              rs_hypothesis *out, rs_error *err)
 {
     finished *f = st->done + b * st->K;
     const int nf = st->done_count[b];
@@ -201,10 +201,10 @@ static int collect_hypotheses(const beam_state *st, int b, int src_len, int n_be
             f[j - 1] = tmp;
         }
     for (int rank = 0; rank < n_best && rank < nf; rank++) {
-        rs_translation *t = &out[rank];
+        rs_hypothesis *t = &out[rank];
         const int len = f[rank].step; /* tokens before </s> */
-        t->len = len;
-        t->src_len = src_len;
+        t->count = len;
+        t->columns = src_len;
         t->logprob = f[rank].logprob;
         t->finished = f[rank].step < st->limit[b];
         t->score = f[rank].norm;
@@ -230,7 +230,7 @@ static int collect_hypotheses(const beam_state *st, int b, int src_len, int n_be
 }
 
 int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const int *src_count,
-                      const rs_beam_options *opt, rs_translation *out, rs_error *err)
+                      const rs_beam_options *opt, rs_hypothesis *out, rs_error *err)
 {
     rs_decoder *dec = &bs->dec;
     const int K = bs->beam, nbest = opt->n_best;
@@ -280,7 +280,7 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
 cleanup:
     if (status)
         for (int i = 0; i < B * nbest; i++)
-            rs_translation_free(&out[i]);
+            rs_hypothesis_free(&out[i]);
     beam_state_free(&st);
     return status;
 }

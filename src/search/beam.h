@@ -27,6 +27,6 @@ void rs_beam_free(rs_beam_search *bs);
  * (ranked by its score, log p / length^α; logprob holds the raw Σ log p), or
  * a zeroed entry (ids NULL, len 0) when fewer hypotheses were found. */
 int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const int *src_count,
-                      const rs_beam_options *opt, rs_translation *out, rs_error *err);
+                      const rs_beam_options *opt, rs_hypothesis *out, rs_error *err);
 
 #endif

@@ -19,11 +19,15 @@ static size_t mul_size(size_t a, size_t b)
     return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
 }
 
-void rs_translation_free(rs_translation *t)
+void rs_hypothesis_free(rs_hypothesis *h)
 {
-    free(t->ids);
-    free(t->alignment);
-    memset(t, 0, sizeof *t);
+    for (int i = 0; h->tokens && i < h->count; i++)
+        free(h->tokens[i]);
+    free(h->tokens);
+    free(h->ids);
+    free(h->alignment);
+    free(h->text);
+    memset(h, 0, sizeof *h);
 }
 
 int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err)
@@ -63,7 +67,6 @@ int rs_alignment_check(const rs_model *const *models, int n_models, const char *
 static void member_free(rs_member *mb)
 {
     rs_workspace_free(&mb->ws);
-    rs_step_workspace_free(&mb->sw);
     free(mb->state);
     free(mb->next_state);
     free(mb->logits);
@@ -77,8 +80,7 @@ static int member_init(rs_member *mb, const rs_model *model, int max_sentences, 
 {
     const size_t rows = (size_t)max_rows, S = (size_t)max_S;
     const size_t n = (size_t)model->cfg.hidden, V = (size_t)model->cfg.tgt_vocab;
-    if (rs_workspace_alloc(&mb->ws, model, max_sentences, max_S, 0, err) ||
-        rs_step_workspace_alloc(&mb->sw, model, max_rows, max_S, err))
+    if (rs_workspace_alloc_translation(&mb->ws, model, max_sentences, max_rows, max_S, err))
         return -1;
     mb->state = rs_calloc(mul_size(rows, n), sizeof(float), err);
     mb->next_state = rs_calloc(mul_size(rows, n), sizeof(float), err);
@@ -226,7 +228,7 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
         /* Each row reads its sentence's source side where the encoder left it. */
         const rs_attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
                                          S,           dec->sentence,      dec->B};
-        rs_network_step(&mb->sw, &out, mb->state, prev, &src, dec->models[k]);
+        rs_network_step(&mb->ws, &out, mb->state, prev, &src, dec->models[k]);
     }
     if (K == 1) {
         dec->logits = dec->member[0].logits;
@@ -286,7 +288,7 @@ int rs_output_limit(int max_len, int src_count)
     return max_len > 0 ? max_len : 2 * src_count + 10;
 }
 
-static int push_row(rs_translation *t, int step, const float *alpha, int want_alignment, int token,
+static int push_row(rs_hypothesis *t, int step, const float *alpha, int want_alignment, int token,
                     rs_error *err)
 {
     /* Grow by doubling: outputs are short and their length is not known. */
@@ -297,7 +299,7 @@ static int push_row(rs_translation *t, int step, const float *alpha, int want_al
             return rs_fail(err, "out of memory during decoding");
         t->ids = ids;
         if (want_alignment) {
-            float *al = realloc(t->alignment, cap * t->src_len * sizeof *al);
+            float *al = realloc(t->alignment, cap * t->columns * sizeof *al);
             if (!al)
                 return rs_fail(err, "out of memory during decoding");
             t->alignment = al;
@@ -305,12 +307,12 @@ static int push_row(rs_translation *t, int step, const float *alpha, int want_al
     }
     t->ids[step] = token;
     if (want_alignment)
-        memcpy(t->alignment + (size_t)step * t->src_len, alpha, sizeof(float) * t->src_len);
+        memcpy(t->alignment + (size_t)step * t->columns, alpha, sizeof(float) * t->columns);
     return 0;
 }
 
 int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_count, int max_len,
-              int want_alignment, rs_translation *out, rs_error *err)
+              int want_alignment, rs_hypothesis *out, rs_error *err)
 {
     const int V = dec->models[0]->cfg.tgt_vocab;
     for (int b = 0; b < B; b++)
@@ -322,7 +324,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
     if (!prev || !limit || !parent || rs_decoder_start(dec, B, src, src_count, 1, err))
         goto done;
     for (int b = 0; b < B; b++) {
-        out[b].src_len = dec->batch.src_len[b];
+        out[b].columns = dec->batch.src_len[b];
         limit[b] = rs_output_limit(max_len, src_count[b]);
         prev[b] = RS_BOS;
     }
@@ -331,7 +333,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
         rs_decoder_step(dec, prev);
         for (int r = 0; r < dec->rows; r++) {
             const int b = dec->sentence[r];
-            rs_translation *t = &out[b];
+            rs_hypothesis *t = &out[b];
             if (prev[r] == RS_PAD) /* finished, not yet out of the batch */
                 continue;
             /* The argmax of the logits is that of log p; at the limit only </s>. */
@@ -347,7 +349,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
                 goto done;
             if (best == RS_EOS) {
                 t->finished = step < limit[b];
-                t->len = step;
+                t->count = step;
                 prev[r] = RS_PAD;
                 live--;
             } else {
@@ -371,7 +373,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
 done:
     if (status)
         for (int b = 0; b < B; b++)
-            rs_translation_free(&out[b]);
+            rs_hypothesis_free(&out[b]);
     free(prev);
     free(limit);
     free(parent);

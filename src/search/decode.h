@@ -12,22 +12,27 @@
 
 #include "nn/network.h"
 
+/* A hypothesis: the one result type of a translation, from the search
+ * (search/decode.c, beam.c: ids, alignment, scores) through the pipeline
+ * (search/translate.c adds tokens and text) to every caller; api/ converts
+ * it once to the public rnnsearch_hypothesis, whose field names it shares. */
 typedef struct {
-    int len;          /* output tokens, without </s> */
-    int *ids;         /* [len] */
-    int src_len;      /* source positions, </s> included */
-    float *alignment; /* [(len + 1) × src_len] rows: output tokens then </s>; NULL unless asked */
+    int count;        /* output tokens, </s> not included */
+    int *ids;         /* [count] target ids (<unk> stays RS_UNK) */
+    char **tokens;    /* [count] target tokens (after <unk> replacement); NULL from the search */
+    char *text;       /* the detokenized translation; NULL from the search */
+    int columns;      /* the alignment's columns: source positions, </s> included */
+    float *alignment; /* [(count + 1) × columns] rows: output tokens then </s>; NULL unless asked */
     double logprob;   /* Σ log p of the output and its </s> (or of the last step, if cut off) */
-    double score; /* what the search ranked it by: logprob (greedy), logprob / length^α (beam) */
-    int finished; /* 0 when the maximum length stopped it before </s> */
-} rs_translation;
+    double score;     /* what ranked it: logprob (greedy), logprob / (count + 1)^α (beam) */
+    int finished;     /* 0 when the maximum length stopped it before </s> */
+} rs_hypothesis;
 
-void rs_translation_free(rs_translation *t);
+void rs_hypothesis_free(rs_hypothesis *h);
 
 /* One ensemble member's decoding state. */
 typedef struct {
-    rs_workspace ws; /* the encoder's */
-    rs_step_workspace sw;
+    rs_workspace ws;           /* a translation workspace: the encoder's, one step's */
     float *state, *next_state; /* [rows,n] s_{i-1}, s_i */
     float *logits, *lse;       /* [rows,V], [rows] */
     float *alpha;              /* [rows,S] */
@@ -94,9 +99,9 @@ void rs_decoder_select(rs_decoder *dec, const int *parent, int new_rows);
 int rs_output_limit(int max_len, int src_count);
 
 /* Greedy translation of B sentences (ids without </s>); out[B] receives the
- * results (free each with rs_translation_free). A sentence's output stops at
+ * results (free each with rs_hypothesis_free). A sentence's output stops at
  * </s> or after rs_output_limit(max_len, its length) tokens. */
 int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_count, int max_len,
-              int want_alignment, rs_translation *out, rs_error *err);
+              int want_alignment, rs_hypothesis *out, rs_error *err);
 
 #endif

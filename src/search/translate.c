@@ -15,7 +15,7 @@ struct rs_search {
     int max_B; /* sentences decoded together, at most the options' batch_size */
     rs_decoder greedy;
     rs_beam_search beam;
-    rs_translation *found; /* [batch_size · n_best] */
+    rs_hypothesis *found; /* [batch_size · n_best] */
 };
 
 void rs_translate_options_default(rs_translate_options *opt)
@@ -28,25 +28,14 @@ void rs_translate_options_default(rs_translate_options *opt)
                                   .post_process = -1};
 }
 
-static void hypothesis_free(rs_hypothesis *h)
-{
-    for (int i = 0; h->tokens && i < h->len; i++)
-        free(h->tokens[i]);
-    free(h->tokens);
-    free(h->ids);
-    free(h->alignment);
-    free(h->text);
-    memset(h, 0, sizeof *h);
-}
-
 void rs_translated_free(rs_translated *t)
 {
-    for (int i = 0; t->src_tokens && i < t->src_count; i++)
-        free(t->src_tokens[i]);
-    free(t->src_tokens);
-    for (int i = 0; t->hyp && i < (t->n > 0 ? t->n : 1); i++)
-        hypothesis_free(&t->hyp[i]);
-    free(t->hyp);
+    for (int i = 0; t->source_tokens && i < t->source_count; i++)
+        free(t->source_tokens[i]);
+    free(t->source_tokens);
+    for (int i = 0; t->hyps && i < (t->count > 0 ? t->count : 1); i++)
+        rs_hypothesis_free(&t->hyps[i]);
+    free(t->hyps);
     memset(t, 0, sizeof *t);
 }
 
@@ -72,7 +61,7 @@ int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_m
                            "model %d has another source vocabulary than model 1: an "
                            "ensemble reads one source vocabulary",
                            k + 1);
-        const rs_config *a = &models[0]->cfg, *b = &models[k]->cfg;
+        const rs_model_config *a = &models[0]->cfg, *b = &models[k]->cfg;
         if (a->lowercase != b->lowercase || a->tokenizer != b->tokenizer)
             return rs_fail(err,
                            "model %d prepares text otherwise than model 1 (lowercase, "
@@ -187,43 +176,38 @@ static int is_punctuation(const char *token)
     return any;
 }
 
-/* A search result as a hypothesis: tokens, <unk> replaced by the source token
- * of largest weight that is not punctuation (the </s> column excluded), text. */
-static int make_hypothesis(rs_translator *tr, rs_translation *t, const rs_translated *source,
-                           rs_hypothesis *h, rs_error *err)
+/* Names a search result's ids: tokens, <unk> replaced by the source token of
+ * largest weight that is not punctuation (the </s> column excluded); the
+ * alignment, there for that, is dropped unless asked for; then the text. */
+static int name_tokens(rs_translator *tr, const rs_translated *source, rs_hypothesis *h,
+                       rs_error *err)
 {
     const rs_vocab *vocab = &tr->models[0]->tgt_vocab;
-    h->len = t->len;
-    h->logprob = t->logprob;
-    h->score = t->score;
-    h->finished = t->finished;
-    h->ids = t->ids;
-    t->ids = NULL;
-    if (tr->opt.want_alignment) {
-        h->alignment = t->alignment;
-        t->alignment = NULL;
-    }
-    h->tokens = rs_calloc((size_t)h->len + 1, sizeof(char *), err);
+    h->tokens = rs_calloc((size_t)h->count + 1, sizeof(char *), err);
     if (!h->tokens)
         return -1;
-    for (int i = 0; i < h->len; i++) {
+    for (int i = 0; i < h->count; i++) {
         const char *word = vocab->tokens[h->ids[i]];
-        const float *row = t->alignment ? t->alignment : h->alignment;
+        const float *row = h->alignment;
         if (h->ids[i] == RS_UNK && tr->opt.replace_unk && row) {
-            row += (size_t)i * (source->src_count + 1);
+            row += (size_t)i * (source->source_count + 1);
             int best = -1;
-            for (int j = 0; j < source->src_count; j++)
-                if (!is_punctuation(source->src_tokens[j]) && (best < 0 || row[j] > row[best]))
+            for (int j = 0; j < source->source_count; j++)
+                if (!is_punctuation(source->source_tokens[j]) && (best < 0 || row[j] > row[best]))
                     best = j;
             if (best >= 0)
-                word = source->src_tokens[best];
+                word = source->source_tokens[best];
         }
         if (!(h->tokens[i] = rs_strdup(word, err)))
             return -1;
     }
+    if (!tr->opt.want_alignment) {
+        free(h->alignment);
+        h->alignment = NULL;
+    }
     if (!tr->codec)
         return 0;
-    if (rs_codec_text(tr->codec, RS_SIDE_TGT, (const char *const *)h->tokens, h->len, &h->text,
+    if (rs_codec_text(tr->codec, RS_SIDE_TGT, (const char *const *)h->tokens, h->count, &h->text,
                       err))
         return -1;
     char *joined;
@@ -240,7 +224,7 @@ static int make_hypothesis(rs_translator *tr, rs_translation *t, const rs_transl
     return 0;
 }
 
-/* Decodes the non-empty sentences of out[0..count) (their src_tokens set),
+/* Decodes the non-empty sentences of out[0..count) (their source_tokens set),
  * whose ids are ids[i][0..len[i]). */
 static int decode_all(rs_translator *tr, int count, const int *const *ids, const int *len,
                       rs_translated *out, rs_error *err)
@@ -290,16 +274,21 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
         }
         if (rc)
             goto done;
+        /* The found hypotheses move into out; the rest (n-best slots the
+         * beam did not fill) are freed. */
         for (int b = 0; b < B && rc == 0; b++) {
             rs_translated *t = &out[which[b]];
             for (int r = 0; r < nbest; r++) {
-                rs_translation *f = &s->found[b * nbest + r];
-                if (f->ids && rc == 0)
-                    rc = make_hypothesis(tr, f, t, &t->hyp[t->n++], err);
+                rs_hypothesis *f = &s->found[b * nbest + r];
+                if (f->ids && rc == 0) {
+                    t->hyps[t->count] = *f;
+                    memset(f, 0, sizeof *f);
+                    rc = name_tokens(tr, t, &t->hyps[t->count++], err);
+                }
             }
         }
         for (int k = 0; k < B * nbest; k++)
-            rs_translation_free(&s->found[k]);
+            rs_hypothesis_free(&s->found[k]);
         if (rc)
             goto done;
     }
@@ -320,10 +309,10 @@ static int prepare(rs_translator *tr, rs_translated *t, int *len, rs_error *err)
         t->truncated = *len - tr->opt.max_src_len;
         *len = tr->opt.max_src_len;
     }
-    t->hyp = rs_calloc((size_t)tr->opt.n_best, sizeof *t->hyp, err);
-    if (!t->hyp)
+    t->hyps = rs_calloc((size_t)tr->opt.n_best, sizeof *t->hyps, err);
+    if (!t->hyps)
         return -1;
-    if (*len == 0 && tr->codec && !(t->hyp[0].text = rs_strdup("", err)))
+    if (*len == 0 && tr->codec && !(t->hyps[0].text = rs_strdup("", err)))
         return -1;
     return 0;
 }
@@ -343,11 +332,11 @@ int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources,
         len[i] = sources[i].len;
         if (prepare(tr, &out[i], &len[i], err))
             goto done;
-        out[i].src_tokens = rs_calloc((size_t)len[i] + 1, sizeof(char *), err);
-        if (!out[i].src_tokens)
+        out[i].source_tokens = rs_calloc((size_t)len[i] + 1, sizeof(char *), err);
+        if (!out[i].source_tokens)
             goto done;
-        for (int k = 0; k < len[i]; k++, out[i].src_count++)
-            if (!(out[i].src_tokens[k] = rs_strdup(vocab->tokens[ids[i][k]], err)))
+        for (int k = 0; k < len[i]; k++, out[i].source_count++)
+            if (!(out[i].source_tokens[k] = rs_strdup(vocab->tokens[ids[i][k]], err)))
                 goto done;
     }
     status = decode_all(tr, count, ids, len, out, err);
@@ -387,13 +376,13 @@ int rs_translate_lines(rs_translator *tr, int count, const char *const *lines, r
         /* The tokens become the result's; those past the limit are dropped. */
         for (int k = len[i]; k < tokens.count; k++)
             free(tokens.tokens[k]);
-        out[i].src_tokens = tokens.tokens;
-        out[i].src_count = len[i];
+        out[i].source_tokens = tokens.tokens;
+        out[i].source_count = len[i];
         memset(&tokens, 0, sizeof tokens);
         if (!(ids[i] = rs_calloc((size_t)len[i] + 1, sizeof(int), err)))
             goto done;
         for (int k = 0; k < len[i]; k++)
-            ids[i][k] = rs_vocab_id(vocab, out[i].src_tokens[k]);
+            ids[i][k] = rs_vocab_id(vocab, out[i].source_tokens[k]);
     }
     status = decode_all(tr, count, (const int *const *)ids, len, out, err);
 done:

@@ -20,6 +20,7 @@
 
 #include "model/codec.h"
 #include "model/model.h"
+#include "search/decode.h"
 
 #define RS_MAX_SRC_LEN 250 /* default source-length limit, in tokens */
 
@@ -51,24 +52,13 @@ typedef struct {
 void rs_translate_options_default(rs_translate_options *opt);
 
 typedef struct {
-    char *text;       /* the detokenized translation */
-    int len;          /* target tokens, </s> not included */
-    char **tokens;    /* [len] target tokens (after <unk> replacement) */
-    int *ids;         /* [len] target ids (<unk> stays RS_UNK) */
-    float *alignment; /* [(len + 1) × (src_count + 1)] or NULL: rows are the
-                           target tokens then </s>, columns the source tokens then </s> */
-    double logprob;   /* Σ log p of the tokens and </s> */
-    double score;     /* what ranked it: logprob / (len + 1)^α in beam search, else logprob */
-    int finished;     /* 0 when the length limit ended it before </s> */
-} rs_hypothesis;
-
-typedef struct {
-    int src_count;      /* source tokens as translated (after cutting) */
-    char **src_tokens;  /* [src_count] */
-    int truncated;      /* source tokens cut off by the length limit (0: none) */
-    int n;              /* hypotheses, best first (0 only for an empty line: then
-                           hyp[0] is still there, empty) */
-    rs_hypothesis *hyp; /* [max(n, 1)] */
+    int source_count;     /* source tokens as translated (after cutting) */
+    char **source_tokens; /* [source_count] */
+    int truncated;        /* source tokens cut off by the length limit (0: none) */
+    int count;            /* hypotheses, best first (0 only for an empty line: then
+                             hyps[0] is still there, empty) */
+    rs_hypothesis *hyps;  /* [max(count, 1)], with tokens and text; the alignment's
+                             columns are source_count + 1 (with want_alignment) */
 } rs_translated;
 
 void rs_translated_free(rs_translated *t);

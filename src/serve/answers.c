@@ -130,18 +130,25 @@ int rs_serve_write_alignment(FILE *out, const char *const *tgt, int tgt_count,
     return rc;
 }
 
-static void write_config(FILE *out, const rs_config *cfg)
+/* The model's configuration and its training run's, every key of the one
+ * table, in its order. */
+static void write_config(FILE *out, const rs_model *model)
 {
     const char *sep = "";
     putc('{', out);
 #define RS_SERVE_I(name, def, help, ...)                                                           \
-    fprintf(out, "%s\"" #name "\":%d", sep, cfg->name), sep = ",";
+    fprintf(out, "%s\"" #name "\":%d", sep, RS_SERVE_PART.name), sep = ",";
 #define RS_SERVE_F(name, def, help, ...)                                                           \
-    fprintf(out, "%s\"" #name "\":%.7g", sep, (double)cfg->name), sep = ",";
+    fprintf(out, "%s\"" #name "\":%.7g", sep, (double)RS_SERVE_PART.name), sep = ",";
 #define RS_SERVE_E(name, def, help, names)                                                         \
     fprintf(out, "%s\"" #name "\":", sep), sep = ",";                                              \
-    rs_json_write_string(out, names[cfg->name]);
-    RS_CONFIG_FIELDS(RS_SERVE_I, RS_SERVE_F, RS_SERVE_E)
+    rs_json_write_string(out, names[RS_SERVE_PART.name]);
+#define RS_SERVE_PART model->cfg
+    RS_MODEL_CONFIG_FIELDS(RS_SERVE_I, RS_SERVE_F, RS_SERVE_E)
+#undef RS_SERVE_PART
+#define RS_SERVE_PART model->train
+    RS_TRAIN_CONFIG_FIELDS(RS_SERVE_I, RS_SERVE_F, RS_SERVE_E)
+#undef RS_SERVE_PART
 #undef RS_SERVE_I
 #undef RS_SERVE_F
 #undef RS_SERVE_E
@@ -161,7 +168,7 @@ char *rs_serve_models_json(const rs_server *s, size_t *len)
         fprintf(m.f, ",\"default\":%s,\"src_vocab\":%d,\"tgt_vocab\":%d,\"params\":%zu,\"config\":",
                 i ? "false" : "true", model->src_vocab.size, model->tgt_vocab.size,
                 (size_t)model->layout.total);
-        write_config(m.f, &model->cfg);
+        write_config(m.f, model);
         putc('}', m.f);
     }
     fprintf(m.f,

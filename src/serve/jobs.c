@@ -88,17 +88,17 @@ static int write_result(worker *w, const request *rq, int i, const rs_translated
     fputs(",\"text\":", out);
     rs_json_write_string(out, rq->texts[i]);
     fputs(",\"source_tokens\":", out);
-    rs_json_write_strings(out, (const char *const *)t->src_tokens, t->src_count);
+    rs_json_write_strings(out, (const char *const *)t->source_tokens, t->source_count);
     fprintf(out, ",\"truncated\":%d,\"beam\":%d,\"n_best\":%d,\"translation\":", t->truncated,
             rq->beam, rq->n_best);
-    rs_json_write_string(out, t->hyp[0].text);
+    rs_json_write_string(out, t->hyps[0].text);
     fputs(",\"hypotheses\":[", out);
-    for (int k = 0; k < t->n && !rc; k++) {
-        const rs_hypothesis *h = &t->hyp[k];
+    for (int k = 0; k < t->count && !rc; k++) {
+        const rs_hypothesis *h = &t->hyps[k];
         fprintf(out, "%s{\"rank\":%d,\"translation\":", k ? "," : "", k);
         rs_json_write_string(out, h->text);
         fputs(",\"tokens\":", out);
-        rs_json_write_strings(out, (const char *const *)h->tokens, h->len);
+        rs_json_write_strings(out, (const char *const *)h->tokens, h->count);
         fputs(",\"score\":", out);
         rs_serve_json_number(out, h->score);
         fputs(",\"logprob\":", out);
@@ -116,8 +116,8 @@ static int write_result(worker *w, const request *rq, int i, const rs_translated
             break;
         }
         const alignment_answer aa = {k, rq->svg, rq->words, h->text, w->server->opt.max_answer};
-        if ((rc = rs_serve_write_alignment(out, (const char *const *)h->tokens, h->len,
-                                           (const char *const *)t->src_tokens, t->src_count,
+        if ((rc = rs_serve_write_alignment(out, (const char *const *)h->tokens, h->count,
+                                           (const char *const *)t->source_tokens, t->source_count,
                                            h->alignment, &aa, err)))
             *status = 413;
         putc('}', out);
@@ -137,9 +137,9 @@ static void write_onmt(const request *rq, const rs_translated *t, FILE *out)
         fputs(i ? ",{\"src\":" : "{\"src\":", out);
         rs_json_write_string(out, rq->texts[i]);
         fputs(",\"tgt\":", out);
-        rs_json_write_string(out, t[i].hyp[0].text);
+        rs_json_write_string(out, t[i].hyps[0].text);
         fputs(",\"n_best\":1,\"pred_score\":", out);
-        rs_serve_json_number(out, t[i].hyp[0].score);
+        rs_serve_json_number(out, t[i].hyps[0].score);
         putc('}', out);
     }
     fputs("]]\n", out);
@@ -187,7 +187,7 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
     rs_translated *t = tr ? rs_calloc((size_t)rq->count, sizeof *t, err) : NULL;
     int rc = t ? rs_translate_lines(tr, rq->count, (const char *const *)rq->texts, t, err) : -1;
     for (int i = 0; i < rq->count && !rc; i++)
-        if (t[i].src_count == 0) {
+        if (t[i].source_count == 0) {
             char name[48];
             rs_serve_text_name(rq, i, name, sizeof name);
             *status = 400;

@@ -47,9 +47,9 @@ int rs_dev_translate(const rs_model *model, const rs_dataset *dev, const rs_trai
     rs_bleu_stats_init(&stats);
     int correct = 0;
     for (int i = 0; i < dev->count && status == 0; i++) {
-        const rs_hypothesis *h = &out[i].hyp[0];
-        correct += h->len == dev->tgt_len[i] &&
-                   (h->len == 0 || !memcmp(h->ids, dev->tgt[i], sizeof(int) * (size_t)h->len));
+        const rs_hypothesis *h = &out[i].hyps[0];
+        correct += h->count == dev->tgt_len[i] &&
+                   (h->count == 0 || !memcmp(h->ids, dev->tgt[i], sizeof(int) * (size_t)h->count));
         if (with_bleu && add_sentence(&stats, options->codec, h->text ? h->text : "",
                                       options->dev_refs[dev->line[i]], err))
             status = -1;

@@ -52,7 +52,7 @@ int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs
     return 0;
 }
 
-const char *rs_train_needs_dev_set(const rs_config *cfg)
+const char *rs_train_needs_dev_set(const rs_train_config *cfg)
 {
     return cfg->dev_bleu           ? "--dev-bleu"
            : cfg->dev_translate    ? "--dev-translate"
@@ -132,8 +132,8 @@ static int check_segmentation(const rs_train_inputs *in, rs_config *cfg, const r
                     rs_segmentation_advice(seg.kind));
             return RS_TRAIN_REFUSED;
         }
-        if (cfg->tokenizer == RS_TOKENIZER_SPACE && !in->post_process_given) {
-            cfg->post_process = seg.kind;
+        if (cfg->model.tokenizer == RS_TOKENIZER_SPACE && !in->post_process_given) {
+            cfg->model.post_process = seg.kind;
             if (in->note && rs_dist_rank() == 0) {
                 char note[4600];
                 snprintf(note, sizeof note,
@@ -149,7 +149,7 @@ static int check_segmentation(const rs_train_inputs *in, rs_config *cfg, const r
 }
 
 /* SentencePiece models for both sides: read from files, or trained on the
- * normalised training sentences with cfg->subwords pieces each. */
+ * normalised training sentences with cfg->model.subwords pieces each. */
 static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const rs_train_inputs *in,
                            char *blob[2], size_t len[2], rs_error *err)
 {
@@ -170,17 +170,17 @@ static int obtain_subwords(const rs_config *cfg, const rs_pairs *pairs, const rs
     for (int side = 0; side < 2 && status == 0; side++) {
         char *const *raw = side == 0 ? pairs->src : pairs->tgt;
         for (int i = 0; i < pairs->count && status == 0; i++)
-            status = rs_text_normalize(raw[i], strlen(raw[i]), cfg->lowercase, &text[i], err);
+            status = rs_text_normalize(raw[i], strlen(raw[i]), cfg->model.lowercase, &text[i], err);
         if (status == 0) {
             if (in->note) {
                 char note[128];
                 snprintf(note, sizeof note,
-                         "training a %d-piece SentencePiece model for the %s side", cfg->subwords,
-                         side == 0 ? "source" : "target");
+                         "training a %d-piece SentencePiece model for the %s side",
+                         cfg->model.subwords, side == 0 ? "source" : "target");
                 in->note(in->note_ctx, note);
             }
-            status = rs_spm_train((const char *const *)text, pairs->count, cfg->subwords, "unigram",
-                                  &blob[side], &len[side], err);
+            status = rs_spm_train((const char *const *)text, pairs->count, cfg->model.subwords,
+                                  "unigram", &blob[side], &len[side], err);
         }
         for (int i = 0; i < pairs->count; i++) {
             free(text[i]);
@@ -198,9 +198,9 @@ static int make_codec(const rs_train_inputs *in, const rs_config *cfg, int resum
 {
     if (resume)
         return rs_codec_for_model(&run->codec, &run->model, err);
-    if (rs_codec_init(&run->codec, cfg, err))
+    if (rs_codec_init(&run->codec, &cfg->model, err))
         return -1;
-    if (cfg->tokenizer == RS_TOKENIZER_SPM &&
+    if (cfg->model.tokenizer == RS_TOKENIZER_SPM &&
         (rs_dist_check(rs_dist_rank() == 0 ? obtain_subwords(cfg, &run->train_pairs, in,
                                                              run->spm_blob, run->spm_len, err)
                                            : 0,
@@ -215,7 +215,7 @@ static int make_codec(const rs_train_inputs *in, const rs_config *cfg, int resum
 }
 
 /* One vocabulary: a file's, or the training tokens of side (both sides for
- * a shared one) counted and selected by cfg->min_freq and cfg->max_vocab. */
+ * a shared one) counted and selected by cfg->train.min_freq and cfg->train.max_vocab. */
 static int side_vocab(rs_vocab *out, const char *file, const rs_tokenized *tok, int both, int side,
                       const rs_config *cfg, rs_error *err)
 {
@@ -230,17 +230,17 @@ static int side_vocab(rs_vocab *out, const char *file, const rs_tokenized *tok, 
     if (!status && (both || side == RS_SIDE_TGT))
         status = rs_count_tokens(&counts, tok, RS_SIDE_TGT, err);
     if (!status)
-        status = rs_vocab_select(out, &counts, cfg->min_freq, cfg->max_vocab, err);
+        status = rs_vocab_select(out, &counts, cfg->train.min_freq, cfg->train.max_vocab, err);
     rs_vocab_free(&counts);
     return status ? -1 : 0;
 }
 
 /* A new model's vocabularies: files or the data's, one for both sides with
- * cfg->shared_vocab (stored twice, so the checkpoint format stays as it is). */
+ * cfg->model.shared_vocab (stored twice, so the checkpoint format stays as it is). */
 static int make_vocabs(const rs_train_inputs *in, const rs_config *cfg, const rs_tokenized *tok,
                        rs_vocab *src, rs_vocab *tgt, rs_error *err)
 {
-    if (cfg->shared_vocab) {
+    if (cfg->model.shared_vocab) {
         const char *file = in->src_vocab ? in->src_vocab : in->tgt_vocab;
         if (side_vocab(src, file, tok, 1, RS_SIDE_SRC, cfg, err))
             return -1;
@@ -283,8 +283,8 @@ static int new_model(const rs_train_inputs *in, rs_config *cfg, rs_train_run *ru
     int status = -1;
     if (make_vocabs(in, cfg, &run->train_tok, &src_vocab, &tgt_vocab, err))
         goto done;
-    cfg->src_vocab = src_vocab.size;
-    cfg->tgt_vocab = tgt_vocab.size;
+    cfg->model.src_vocab = src_vocab.size;
+    cfg->model.tgt_vocab = tgt_vocab.size;
     if (rs_model_alloc(&run->model, cfg, err))
         goto done;
     run->model.src_vocab = src_vocab;
@@ -295,7 +295,7 @@ static int new_model(const rs_train_inputs *in, rs_config *cfg, rs_train_run *ru
     run->model.spm_tgt = run->spm_blob[1], run->model.spm_tgt_len = run->spm_len[1];
     run->spm_blob[0] = run->spm_blob[1] = NULL;
     rs_rng init_rng;
-    rs_rng_seed(&init_rng, (uint64_t)cfg->seed ^ 0x5eedULL);
+    rs_rng_seed(&init_rng, (uint64_t)cfg->train.seed ^ 0x5eedULL);
     rs_model_init_random(&run->model, &init_rng);
     status = rs_train_state_alloc(&run->state, &run->model, err);
 done:
@@ -314,7 +314,7 @@ static int setup_watch(const rs_train_inputs *in, const rs_config *cfg, rs_train
     const rs_pairs *dev = &run->dev_pairs;
     w->threshold = in->align_threshold;
     w->codec = &run->codec;
-    if (cfg->attention == RS_ATT_NONE) {
+    if (cfg->model.attention == RS_ATT_NONE) {
         if (in->watch_file || in->dev_align)
             return rs_fail(err, "%s: %s", in->watch_file ? "--watch" : "--dev-align",
                            RS_NO_ALIGNMENT_WHY);
@@ -364,13 +364,13 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
          (refused = check_vocab_file(in->tgt_vocab, &run->model.tgt_vocab, "target", err))))
         return refused;
     const rs_model *m = &run->model;
-    if (rs_dataset_build(&run->train, &run->train_tok, &m->src_vocab, &m->tgt_vocab, cfg->max_len,
-                         &run->skipped, err) ||
+    if (rs_dataset_build(&run->train, &run->train_tok, &m->src_vocab, &m->tgt_vocab,
+                         cfg->train.max_len, &run->skipped, err) ||
         rs_dataset_build(&run->dev, &run->dev_tok, &m->src_vocab, &m->tgt_vocab, 0, NULL, err))
         return -1;
     if (run->train.count == 0)
         return rs_fail(err, "%s: no training pairs: all %d are longer than --max-len %d tokens",
-                       train_file, run->skipped, cfg->max_len);
+                       train_file, run->skipped, cfg->train.max_len);
     rs_tokenized_free(&run->train_tok);
     rs_tokenized_free(&run->dev_tok);
     return 0;

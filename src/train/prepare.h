@@ -33,7 +33,7 @@ int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs
 
 /* The first option of cfg that does nothing without a dev set ("--dev-bleu",
  * "--dev-translate", "--patience", "--lr-decay"), or NULL. */
-const char *rs_train_needs_dev_set(const rs_config *cfg);
+const char *rs_train_needs_dev_set(const rs_train_config *cfg);
 
 /* A line for the user about work that takes a while, given before the work
  * ("training a 8000-piece SentencePiece model for the source side"), or
@@ -47,9 +47,10 @@ typedef struct {
     const char *train_tsv, *train_src, *train_tgt; /* training pairs: one of the two forms */
     const char *dev_tsv, *dev_src, *dev_tgt;       /* dev pairs, or none */
     int swap;                                      /* exchange source and target */
-    const char *spm_src, *spm_tgt; /* SentencePiece models to read; NULL: trained (cfg.subwords) */
+    const char *spm_src,
+        *spm_tgt; /* SentencePiece models to read; NULL: trained (cfg.model.subwords) */
     /* Vocabulary files (rs_vocab_read_file); NULL: the training data's. With
-     * cfg.shared_vocab the one given (or both, the same file) is both sides'. */
+     * cfg.model.shared_vocab the one given (or both, the same file) is both sides'. */
     const char *src_vocab, *tgt_vocab;
     const char *watch_file; /* watched sentences; NULL: the first dev pairs, unless no_watch */
     int no_watch;
@@ -75,7 +76,7 @@ typedef struct {
     rs_watch watch;    /* watched sentences and dev gold links */
     char *spm_blob[2]; /* SentencePiece models until the model owns them */
     size_t spm_len[2];
-    int skipped; /* training pairs longer than cfg.max_len, left out */
+    int skipped; /* training pairs longer than cfg.train.max_len, left out */
 } rs_train_run;
 
 void rs_train_run_init(rs_train_run *run);
@@ -89,20 +90,20 @@ void rs_train_run_free(rs_train_run *run);
  * builds the datasets. With resume the codec is the model's, which
  * rs_resume_load has loaded; otherwise it is made from cfg, with
  * SentencePiece models read from in->spm_src/spm_tgt or trained on the
- * normalised training sentences with cfg->subwords pieces each (by rank 0,
+ * normalised training sentences with cfg->model.subwords pieces each (by rank 0,
  * which sends them to the others); the new model's vocabularies are the files
- * in->src_vocab, in->tgt_vocab, else the training data's (cfg->min_freq,
- * cfg->max_vocab; with cfg->shared_vocab one of both sides' tokens, for both);
- * their sizes go into cfg; its weights are drawn from cfg->seed. With resume,
+ * in->src_vocab, in->tgt_vocab, else the training data's (cfg->train.min_freq,
+ * cfg->train.max_vocab; with cfg->model.shared_vocab one of both sides' tokens, for both);
+ * their sizes go into cfg; its weights are drawn from cfg->train.seed. With resume,
  * vocabulary files given must hold the checkpoint's vocabularies
- * (RS_TRAIN_REFUSED otherwise). Training pairs longer than cfg->max_len
+ * (RS_TRAIN_REFUSED otherwise). Training pairs longer than cfg->train.max_len
  * are left out (counted in run->skipped). Pairs with an empty side, training
  * or dev, are left out and noted (in->strict: refused, with file and line);
  * the fingerprint a checkpoint records is of the pairs kept, so a resumed
  * run that skips the same pairs finds its data. A new run on training text
  * that looks pre-segmented (train/segmented.h) is refused unless
  * in->tokenizer_given; with --tokenizer space and no post_process given,
- * cfg->post_process becomes the kind found (noted). */
+ * cfg->model.post_process becomes the kind found (noted). */
 int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_train_run *run,
                      rs_error *err);
 

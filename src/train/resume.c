@@ -67,10 +67,13 @@ int rs_resume_load(rs_train_run *run, const char *ckpt, const rs_resume_given *g
                 ckpt);
         return RS_TRAIN_REFUSED;
     }
-    const int applied = rs_resume_apply(&run->model.cfg, given, err);
+    /* Only training keys may change (rs_config_resumable): the model's stay. */
+    rs_config settings = rs_model_settings(&run->model);
+    const int applied = rs_resume_apply(&settings, given, err);
     if (applied)
         return applied;
-    const char *needs = rs_train_needs_dev_set(&run->model.cfg);
+    run->model.train = settings.train;
+    const char *needs = rs_train_needs_dev_set(&run->model.train);
     if (!has_dev && needs) {
         rs_fail(err,
                 "the checkpoint was trained with %s, which needs the dev set: give it again "

@@ -66,7 +66,7 @@ static int commit_here(trainer *tr, int best, rs_error *err)
         return -1;
     rs_fault_point("last");
     tr->saved_step = tr->state->step;
-    const int keep = tr->model->cfg.keep_last;
+    const int keep = tr->model->train.keep_last;
     if (keep > 0) {
         char name[64];
         snprintf(name, sizeof name, "step-%lld.ckpt", (long long)tr->state->step);
@@ -84,7 +84,7 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
                          int *best, rs_error *err)
 {
     rs_train_state *st = tr->state;
-    const rs_config *c = &tr->model->cfg;
+    const rs_train_config *c = &tr->model->train;
     ev->kind = RS_EV_DEV;
     ev->dev_loss = NAN;
     ev->dev_ppl = NAN;
@@ -241,7 +241,7 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
                       const update_batches *u, long tokens, int64_t step, double *loss,
                       double *gnorm, rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_train_config *c = &model->train;
     *loss = 0.0;
     int computed = 0; /* batches of the update this rank has rows of */
     for (int k = u->first; k < u->first + u->count; k++) {
@@ -272,7 +272,7 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
     return 0;
 }
 
-float rs_train_learning_rate(const rs_config *c, float lr_scale, int64_t step)
+float rs_train_learning_rate(const rs_train_config *c, int hidden, float lr_scale, int64_t step)
 {
     if (c->lr_schedule == RS_LR_NOAM || c->lr_schedule == RS_LR_INVERSE_SQRT) {
         /* shape = min(step^-0.5, step · w^-1.5): step / w^1.5 up to w, then 1 / sqrt(step). */
@@ -280,7 +280,7 @@ float rs_train_learning_rate(const rs_config *c, float lr_scale, int64_t step)
         const double shape = s <= 0 ? 0.0 : fmin(1.0 / sqrt(s), s * pow(w, -1.5));
         /* noam: lr · n^-0.5 · shape (Joey NMT, lr its factor, n = --hidden);
          * inverse-sqrt: lr · w^0.5 · shape (fairseq), lr itself at step w. */
-        const double scale = c->lr_schedule == RS_LR_NOAM ? 1.0 / sqrt((double)c->hidden) : sqrt(w);
+        const double scale = c->lr_schedule == RS_LR_NOAM ? 1.0 / sqrt((double)hidden) : sqrt(w);
         return (float)((double)c->lr * scale * shape) * lr_scale;
     }
     /* constant and plateau: lr · lr_scale, warmed up linearly over --warmup steps. */
@@ -299,7 +299,7 @@ static int prepare_run(const rs_model *model, rs_train_state *state, const rs_da
                        const rs_dataset *dev, const rs_train_options *options,
                        const char *last_path, int *batches_per_epoch, rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_train_config *c = &model->train;
     rs_epoch_plan plan = {0};
     rs_rng count_rng = state->rng;
     if (rs_epoch_plan_make(&plan, train, c->batch_size, c->batch_tokens, &count_rng, err))
@@ -353,7 +353,7 @@ static void count_update(trainer *tr, run_clock *rc, double loss, long tokens, f
 /* Whether the run stops before its next step, and why: epochs or steps done,
  * the time limit, a signal (each rank's own clock and signals, agreed on, so
  * that all stop at one step). */
-static int should_stop(const rs_config *c, const rs_train_state *state,
+static int should_stop(const rs_train_config *c, const rs_train_state *state,
                        const rs_train_options *options, const run_clock *rc, rs_stop_reason *reason)
 {
     if (state->epoch >= c->epochs) {
@@ -383,7 +383,7 @@ static int should_stop(const rs_config *c, const rs_train_state *state,
 static int not_finite(const trainer *tr, const char *last_path, double loss, double gnorm,
                       rs_error *err)
 {
-    const rs_config *c = &tr->model->cfg;
+    const rs_train_config *c = &tr->model->train;
     char saved[4300] = "no checkpoint was saved yet";
     if (tr->saved_step > 0)
         snprintf(saved, sizeof saved, "%s (step %lld) is the last good checkpoint", last_path,
@@ -441,7 +441,8 @@ static int finish_run(trainer *tr, const rs_dataset *dev, rs_train_event *ev, co
         ev->epoch = rs_train_epoch_of_step(state);
         ev->elapsed_s = rs_clock_seconds() - rc->start;
         ev->tokens_per_s = rc->tokens_since_start / (ev->elapsed_s > 0 ? ev->elapsed_s : 1);
-        ev->lr = rs_train_learning_rate(&tr->model->cfg, state->lr_scale, state->step);
+        ev->lr = rs_train_learning_rate(&tr->model->train, tr->model->cfg.hidden, state->lr_scale,
+                                        state->step);
         int best = 0;
         if (reason != RS_STOP_SIGNAL && tr->evaluated_step != state->step) {
             if (evaluate(tr, dev, ev,
@@ -477,7 +478,7 @@ typedef struct {
 static int step_buffers_init(step_buffers *b, const rs_model *model, const rs_dataset *train,
                              rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_train_config *c = &model->train;
     int max_S = 1, max_T = 1;
     rs_dataset_max_lengths(train, &max_S, &max_T);
     memset(b, 0, sizeof *b);
@@ -526,13 +527,13 @@ typedef struct {
     int planned;     /* the last update of the planned run */
 } update_result;
 
-/* One update: the gradient of cfg.accumulate batches (fewer at the epoch's
+/* One update: the gradient of train.accumulate batches (fewer at the epoch's
  * end), clipping, Adam, and the sums and counters that follow. */
 static int update(run *r, update_result *u, rs_error *err)
 {
     trainer *tr = r->tr;
     rs_train_state *state = tr->state;
-    const rs_config *c = &tr->model->cfg;
+    const rs_train_config *c = &tr->model->train;
     if (!r->plan.order) {
         r->epoch_rng = state->rng;
         if (rs_epoch_plan_make(&r->plan, r->train, c->batch_size, c->batch_tokens, &r->epoch_rng,
@@ -552,7 +553,7 @@ static int update(run *r, update_result *u, rs_error *err)
         return not_finite(tr, r->last_path, u->loss, u->gnorm, err);
     const float clip = rs_clip_factor(u->gnorm, c->clip);
     state->step++;
-    u->lr = rs_train_learning_rate(c, state->lr_scale, state->step);
+    u->lr = rs_train_learning_rate(c, tr->model->cfg.hidden, state->lr_scale, state->step);
     const rs_adam_settings adam = {u->lr, c->beta1, c->beta2, c->adam_eps};
     rs_shards_adam(&r->buf.shards, tr->model->params, clip, state->adam_m, state->adam_v, &adam,
                    state->step);
@@ -582,7 +583,7 @@ static int after_update(run *r, const rs_dataset *dev, const update_result *u, i
 {
     trainer *tr = r->tr;
     const rs_train_state *state = tr->state;
-    const rs_config *c = &tr->model->cfg;
+    const rs_train_config *c = &tr->model->train;
     run_clock *rc = &r->rc;
     const double t = rs_clock_seconds(), elapsed = t - rc->start;
     if (t - rc->last_report >= tr->options->report_seconds || state->step == rc->total_steps)
@@ -614,7 +615,7 @@ static int after_update(run *r, const rs_dataset *dev, const update_result *u, i
 int rs_train(rs_model *model, rs_train_state *state, const rs_dataset *train, const rs_dataset *dev,
              const rs_train_options *options, rs_train_report report, void *ctx, rs_error *err)
 {
-    const rs_config *c = &model->cfg;
+    const rs_train_config *c = &model->train;
     if (train->count == 0)
         return rs_fail(err, "no training pairs (all longer than --max-len?)");
     if (c->dev_bleu && (!options->codec || !options->dev_refs))

@@ -5,15 +5,15 @@
  * does a run killed at any instant and resumed from its last.ckpt.
  *
  * The training loss goes to train.loss.tsv (rundir.h): one row every
- * cfg.log_every steps and one before each save, each the mean over the steps
+ * cfg.train.log_every steps and one before each save, each the mean over the steps
  * since the row before. No row spans a save, so a run resumed from any
  * checkpoint writes the rows the uninterrupted run writes (a save that an
  * interruption adds adds its row).
  *
- * What is saved when: after a dev evaluation (every cfg.eval_every steps, or
+ * What is saved when: after a dev evaluation (every cfg.train.eval_every steps, or
  * at each epoch's end when 0) the log row, then best.ckpt if the result is the
  * best so far, then last.ckpt; last.ckpt also at each epoch's end and every
- * cfg.save_every steps; with cfg.keep_last K, each save of last.ckpt is also
+ * cfg.train.save_every steps; with cfg.train.keep_last K, each save of last.ckpt is also
  * kept as step-N.ckpt, the K most recent of them (to average). A kill
  * between two of these leaves last.ckpt at an
  * earlier step, from which the resumed run redoes the same work. */
@@ -30,7 +30,7 @@ typedef struct rs_watch rs_watch; /* train/watch.h */
 
 typedef struct {
     const char *dir; /* models/NAME: last.ckpt, best.ckpt, train.log.tsv, train.loss.tsv */
-    /* For cfg.dev_bleu: dev BLEU of the detokenized greedy translations
+    /* For cfg.train.dev_bleu: dev BLEU of the detokenized greedy translations
      * against dev_refs[k] (the raw target of dev pair k) selects best.ckpt. */
     const rs_codec *codec;
     char *const *dev_refs;
@@ -48,9 +48,9 @@ enum { RS_EV_PROGRESS, RS_EV_DEV, RS_EV_SAVED, RS_EV_STOPPED };
 /* Why training stopped (RS_EV_STOPPED). */
 typedef enum {
     RS_STOP_EPOCHS,    /* the last epoch is done */
-    RS_STOP_MAX_STEPS, /* cfg.max_steps updates */
-    RS_STOP_TIME,      /* cfg.max_minutes of wall time */
-    RS_STOP_PATIENCE,  /* cfg.patience evaluations without improvement */
+    RS_STOP_MAX_STEPS, /* cfg.train.max_steps updates */
+    RS_STOP_TIME,      /* cfg.train.max_minutes of wall time */
+    RS_STOP_PATIENCE,  /* cfg.train.patience evaluations without improvement */
     RS_STOP_SIGNAL,    /* *options.stop was set */
 } rs_stop_reason;
 
@@ -77,14 +77,14 @@ typedef struct {
 
 typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
 
-/* The learning rate of update `step` (from 1) under cfg.lr_schedule, w =
- * cfg.warmup, lr_scale the plateau decay so far (cfg.lr_decay per dev
+/* The learning rate of update `step` (from 1) under cfg.train.lr_schedule, w =
+ * cfg.train.warmup, lr_scale the plateau decay so far (cfg.train.lr_decay per dev
  * evaluation without improvement; 1 without one):
  *   constant, plateau: lr · lr_scale · min(1, step / w)   (w = 0: no warm-up)
  *   noam:              lr · n^-0.5 · min(step^-0.5, step · w^-1.5) · lr_scale
  *   inverse-sqrt:      lr · w^0.5  · min(step^-0.5, step · w^-1.5) · lr_scale
- * (n = cfg.hidden; docs/configuration.md). */
-float rs_train_learning_rate(const rs_config *cfg, float lr_scale, int64_t step);
+ * (n the model's hidden size; docs/configuration.md). */
+float rs_train_learning_rate(const rs_train_config *cfg, int hidden, float lr_scale, int64_t step);
 
 /* The epoch of the last step a state has done (0 before the first). */
 int rs_train_epoch_of_step(const rs_train_state *state);

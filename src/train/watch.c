@@ -178,11 +178,11 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
     int status = rs_translate_lines(&tr, w->count, (const char *const *)w->source, t, err);
     rs_translator_free(&tr);
     for (int k = 0; k < w->count && status == 0; k++) {
-        const rs_hypothesis *h = &t[k].hyp[0];
+        const rs_hypothesis *h = &t[k].hyps[0];
         rs_alignment a;
-        if (t[k].n > 0 && h->alignment) {
-            if (rs_alignment_make(&a, (const char *const *)h->tokens, h->len,
-                                  (const char *const *)t[k].src_tokens, t[k].src_count,
+        if (t[k].count > 0 && h->alignment) {
+            if (rs_alignment_make(&a, (const char *const *)h->tokens, h->count,
+                                  (const char *const *)t[k].source_tokens, t[k].source_count,
                                   h->alignment, err))
                 status = -1;
             else {
@@ -275,7 +275,7 @@ static int dev_aer(const rs_watch *w, const rs_model *model, const rs_dataset *d
 {
     rs_forced *f = rs_calloc((size_t)dev->count + 1, sizeof *f, err);
     if (!f ||
-        rs_forced_decode(&model, 1, dev, model->cfg.batch_size, RS_FORCED_ALIGNMENT, f, err)) {
+        rs_forced_decode(&model, 1, dev, model->train.batch_size, RS_FORCED_ALIGNMENT, f, err)) {
         free(f);
         return -1;
     }
