@@ -141,8 +141,9 @@ check:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
 	  $(EXAMPLES:%=$(BUILD)/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
-	MAKE="$(MAKE)" PYTHON="$(PYTHON)" OPENBLAS_NUM_THREADS=1 sh tests/install-test.sh
-	@$(MAKE) --no-print-directory check-lib check-python
+	EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" MAKE="$(MAKE)" PYTHON="$(PYTHON)" OPENBLAS_NUM_THREADS=1 \
+	  sh tests/install-test.sh
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" check-lib check-python
 
 # The suites under each OpenBLAS kernel family our users' processors pick
 # (OPENBLAS_CORETYPE: Haswell, SkylakeX, Zen, Sandybridge; those this
@@ -150,7 +151,7 @@ check:
 check-cores:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
 	  $(EXAMPLES:%=$(BUILD)/examples/%) $(SO)
-	MAKE="$(MAKE)" sh scripts/check-cores.sh $(CORES)
+	EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" MAKE="$(MAKE)" sh scripts/check-cores.sh $(CORES)
 
 # Training across hosts emulated by network namespaces joined by a bridge (a
 # private subnet that exists only inside them): the model one process trains,
@@ -358,7 +359,7 @@ clean:
 # stamp named by a checksum of the compilers, flags and libraries: `make check`
 # (-Werror) after `make` or `make demo` compiles everything again, and so does
 # turning MPI on or off, or any other EXTRA_CFLAGS, CFLAGS or CC.
-FLAGS_SUM := $(shell printf '%s' '$(CC) $(ALL_CFLAGS) | $(CXX) $(ALL_CXXFLAGS) | $(LDLIBS_ALL)' | cksum | cut -d' ' -f1)
+FLAGS_SUM := $(shell printf '%s' '$(strip $(CC) $(ALL_CFLAGS) | $(CXX) $(ALL_CXXFLAGS) | $(LDLIBS_ALL))' | cksum | cut -d' ' -f1)
 FLAGS_STAMP := $(BUILD)/.flags-$(FLAGS_SUM)
 $(FLAGS_STAMP):
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/.flags-* $(BUILD)/.mpi-* && touch $@
