@@ -152,6 +152,32 @@ def test_an_alignment_draws_itself_as_svg(model, model_dir, run):
     ET.fromstring(odd._repr_svg_())
 
 
+class _Weights:
+    """A [rows, cols] matrix of 0.5s with the two things _repr_svg_ asks of
+    NumPy's: shape and [i, j] (this test needs neither NumPy nor a model)."""
+
+    def __init__(self, rows, cols):
+        self.shape = (rows, cols)
+
+    def __getitem__(self, ij):
+        return 0.5
+
+
+def test_an_alignment_of_control_characters_is_still_an_svg():
+    # The word and space tokenizers keep C0 controls and DEL inside a token
+    # (`printf 'a\x01b' | rnnsearch tokenize` gives the token 'a\x01b'); XML
+    # 1.0 allows none of them, so a picture holding one raw is no picture (a
+    # notebook shows a parse error). The program's SVG writer (src/common/svg.c)
+    # draws each as U+FFFD and writes tab, LF and CR as character references.
+    src, tgt = ["a\x01b", "\x7f", "<s>&\"'"], ["c\x0bd", "\ufffe", "t\tu"]
+    odd = rnnsearch.Alignment(src, tgt, _Weights(4, 4), 0.0)
+    svg = ET.fromstring(odd._repr_svg_())
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts[2:] == ["a\ufffdb", "\ufffd", "<s>&\"'", "</s>", "c\ufffdd", "\ufffd", "t\tu", "</s>"]
+    titles = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")]
+    assert titles[0] == "c\ufffdd → a\ufffdb: 0.5000"
+
+
 def test_without_numpy_translation_works_and_alignment_says_what_it_needs(model_dir):
     code = ("import sys; sys.modules['numpy'] = None\n"
             "import rnnsearch\n"
