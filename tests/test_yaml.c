@@ -148,6 +148,58 @@ START_TEST(a_large_section_reads_in_linear_time)
 }
 END_TEST
 
+/* Writes into text (of cap bytes) a "billion laughs" section of `levels`
+ * mappings of ten: l0 holds ten values, each l<i> ten aliases of l<i-1>, so
+ * reading every alias as a copy gives 10^levels settings. */
+static void laughs(char *text, size_t cap, int levels)
+{
+    size_t len = (size_t)snprintf(text, cap,
+                                  "model:\n  l0: &a0 {k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, "
+                                  "k5: 1, k6: 1, k7: 1, k8: 1, k9: 1}\n");
+    for (int i = 1; i < levels; i++) {
+        len += (size_t)snprintf(text + len, cap - len, "  l%d: &a%d {", i, i);
+        for (int j = 0; j < 10; j++)
+            len += (size_t)snprintf(text + len, cap - len, "%sk%d: *a%d", j ? ", " : "", j, i - 1);
+        len += (size_t)snprintf(text + len, cap - len, "}\n");
+    }
+}
+
+/* An alias of a single value is that value; an alias of a mapping or list
+ * is refused, naming its key and line, as soon as it is met: 900 bytes of
+ * aliases of aliases were read as 10^10 settings (gigabytes, minutes). */
+START_TEST(an_alias_repeats_a_value_not_a_mapping)
+{
+    rs_settings s;
+    rs_error err;
+    static const char value[] = "data:\n  train: &t pairs.tsv\n  dev: *t\n";
+    ck_assert_msg(
+        !rs_settings_parse("c.yaml", (const unsigned char *)value, strlen(value), &s, &err), "%s",
+        err.msg);
+    ck_assert_str_eq(rs_settings_find(&s, "data", "dev")->values[0], "pairs.tsv");
+    rs_settings_free(&s);
+    static const struct {
+        const char *text, *message;
+    } bad[] = {
+        {"model:\n  a: &m {emb: 8}\n  b: *m\n", "c.yaml:3: 'b': an alias of a mapping or list"},
+        {"serve:\n  allow_host: &h [a, b]\ntranslation:\n  x: *h\n",
+         "c.yaml:4: 'x': an alias of a mapping or list read before"},
+        {"data: &d\n  train: x\ntraining: *d\n", "c.yaml:3: 'training': an alias of a mapping"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)bad[i].text,
+                                    strlen(bad[i].text), &s, &err) != 0);
+        ck_assert_msg(strstr(err.msg, bad[i].message), "%s: %s", bad[i].text, err.msg);
+    }
+    char text[2048];
+    laughs(text, sizeof text, 3); /* 1,000 settings: read before, without harm */
+    ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)text, strlen(text), &s, &err));
+    ck_assert_msg(strstr(err.msg, "c.yaml:3: 'k0': an alias of a mapping or list"), "%s", err.msg);
+    laughs(text, sizeof text, 10);
+    ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)text, strlen(text), &s, &err));
+    ck_assert_msg(strstr(err.msg, "c.yaml:3: 'k0': an alias of a mapping or list"), "%s", err.msg);
+}
+END_TEST
+
 /* Runs `rnnsearch ARGS` (stderr too) and checks its status and that it says `says`. */
 static void expect_run(const char *args, int status, const char *says)
 {
@@ -555,6 +607,7 @@ Suite *yaml_suite(void)
     TCase *large = tcase_create("large");
     tcase_set_timeout(large, 30);
     tcase_add_test(large, a_large_section_reads_in_linear_time);
+    tcase_add_test(large, an_alias_repeats_a_value_not_a_mapping);
     suite_add_tcase(s, large);
     return s;
 }

@@ -139,11 +139,13 @@ static int is_pairs(const char *text)
 
 /* ---- YAML ---------------------------------------------------------------- */
 
+/* seen[i]: node i of doc (a mapping or a list) has been read. */
 typedef struct {
     const char *name;
     yaml_document_t *doc;
     rs_settings *out;
     rs_error *err;
+    unsigned char *seen;
 } yaml_reader;
 
 static int node_line(const yaml_node_t *n)
@@ -162,6 +164,25 @@ static int has_nul(yaml_reader *r, const yaml_node_t *scalar, const char *key, c
                    key, what);
 }
 
+/* A mapping or list is read once. libyaml gives an alias (*a) the node of
+ * its anchor (&a) itself, not a copy, so a file whose aliases repeat
+ * mappings of aliases of mappings ("billion laughs": 10 levels of 10 is a
+ * 900-byte file) would be read as 10^10 settings, gigabytes and minutes
+ * before any check: refused at the second reading. An alias of a single
+ * value (dev: *t) costs one value, and stays. */
+static int read_once(yaml_reader *r, const yaml_node_t *key, const yaml_node_t *value)
+{
+    unsigned char *seen = &r->seen[value - r->doc->nodes.start];
+    if (!*seen) {
+        *seen = 1;
+        return 0;
+    }
+    return rs_fail(r->err,
+                   "%s:%d: '%s': an alias of a mapping or list read before (an alias may "
+                   "repeat a single value only; write the mapping or list out)",
+                   r->name, node_line(key), (const char *)key->data.scalar.value);
+}
+
 static int add_yaml_setting(yaml_reader *r, const char *section, const char *prefix,
                             const yaml_node_t *key, const yaml_node_t *value);
 
@@ -178,6 +199,8 @@ static int add_yaml_mapping(yaml_reader *r, const char *section, const char *pre
     if (len < 0 || (size_t)len >= sizeof dotted)
         return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
                        r->name, node_line(key), dotted, (int)sizeof dotted - 1);
+    if (read_once(r, key, value))
+        return -1;
     for (yaml_node_pair_t *q = value->data.mapping.pairs.start; q < value->data.mapping.pairs.top;
          q++) {
         const yaml_node_t *k = yaml_document_get_node(r->doc, q->key);
@@ -215,6 +238,8 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const char *pre
         return add_value(it, (const char *)value->data.scalar.value, value->data.scalar.length,
                          node_line(value), r->err);
     it->is_list = 1;
+    if (read_once(r, key, value))
+        return -1;
     for (yaml_node_item_t *p = value->data.sequence.items.start; p < value->data.sequence.items.top;
          p++) {
         const yaml_node_t *v = yaml_document_get_node(r->doc, *p);
@@ -316,7 +341,7 @@ static int read_pairs(yaml_reader *r, const yaml_node_pair_t *pairs, int n_pairs
             continue;
         }
         const char *section = (const char *)key->data.scalar.value;
-        if (has_nul(r, key, section, "section name"))
+        if (has_nul(r, key, section, "section name") || read_once(r, key, value))
             return -1;
         sections[*n_sections] = (named){NULL, section, node_line(key), *n_sections};
         ++*n_sections;
@@ -376,9 +401,14 @@ static int parse_yaml(const char *name, const char *text, size_t size, rs_settin
         yaml_parser_delete(&parser);
         return -1;
     }
-    yaml_reader r = {name, &doc, out, err};
+    yaml_reader r = {name, &doc, out, err, NULL};
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
-    status = root ? read_root(&r, root) : 0; /* no document: an empty file */
+    r.seen = calloc((size_t)(doc.nodes.top - doc.nodes.start) + 1, 1);
+    if (!r.seen)
+        status = rs_fail(err, "%s: out of memory", name);
+    else
+        status = root ? read_root(&r, root) : 0; /* no document: an empty file */
+    free(r.seen);
     yaml_document_delete(&doc);
     if (status == 0 && root) {
         if (!yaml_parser_load(&parser, &doc))
