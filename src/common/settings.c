@@ -387,9 +387,48 @@ static int yaml_problem(const char *name, const yaml_parser_t *p, rs_error *err)
                    p->context ? p->context : "");
 }
 
+/* Deeper than any configuration (Joey NMT's deepest, model: encoder:
+ * embeddings: embedding_dim, is 4 levels under the root). */
+enum { MAX_DEPTH = 64 };
+
+/* Refuses a file nested deeper than MAX_DEPTH, reading its events before
+ * libyaml loads it: libyaml's scanner takes time quadratic in the depth of
+ * flow collections (it checks every open level at every token: "[[[…]]]"
+ * 200,000 deep, a 400 kB file, took minutes), and it emits each event after
+ * looking at most 1024 characters ahead, so the walk stops soon after the
+ * limit. A file that is not YAML is left to the loader, which says why. */
+static int check_depth(const char *name, const char *text, size_t size, rs_error *err)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return rs_fail(err, "%s: out of memory", name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
+    int depth = 0, status = 0;
+    for (int done = 0; !done && !status;) {
+        yaml_event_t event;
+        if (!yaml_parser_parse(&parser, &event))
+            break;
+        const yaml_event_type_t type = event.type;
+        if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+            if (++depth > MAX_DEPTH)
+                status = rs_fail(err,
+                                 "%s:%d: nested deeper than %d levels (a configuration is "
+                                 "sections of settings)",
+                                 name, (int)event.start_mark.line + 1, MAX_DEPTH);
+        } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT)
+            depth--;
+        done = type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&event);
+    }
+    yaml_parser_delete(&parser);
+    return status;
+}
+
 static int parse_yaml(const char *name, const char *text, size_t size, rs_settings *out,
                       rs_error *err)
 {
+    if (check_depth(name, text, size, err))
+        return -1;
     yaml_parser_t parser;
     yaml_document_t doc;
     if (!yaml_parser_initialize(&parser))
