@@ -529,6 +529,45 @@ START_TEST(info_config_repeats_the_run_bit_for_bit)
 END_TEST
 
 
+/* info --config writes the run's file names and translation settings as the
+ * copy of its --config file gave them: a value that YAML reads only quoted
+ * (": ", " #", a leading "*", a trailing space) is written quoted, so the
+ * file it prints reads back to the same values (unquoted, "a: b #c.tsv" was
+ * a YAML error and "#@ " a comment). */
+START_TEST(info_config_quotes_what_yaml_must_read_quoted)
+{
+    char dir[64], cmd[4096], out[4096], path[256];
+    testdir_make(dir, "rnnsearch-yaml-quote");
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "data:\n  train: \"%s/a: b #c.tsv\"\n  dev: '%s/*d'\n"
+             "model: {emb: 8, hidden: 12, att: 8, maxout: 4}\n"
+             "training: {epochs: 1, threads: 1, out: %s/m}\n"
+             "translation:\n  remove_bpe: \"#@ \"\n",
+             dir, dir, dir);
+    write_text(path, text);
+    snprintf(cmd, sizeof cmd,
+             "head -n 40 corpora/reorder/train.tsv > '%s/a: b #c.tsv' && "
+             "head -n 10 corpora/reorder/dev.tsv > '%s/*d' && "
+             "%s train --config %s --quiet 2>&1 && %s info -m %s/m --config > %s/run.yaml",
+             dir, dir, testprog_path(), path, testprog_path(), dir, dir);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+    snprintf(path, sizeof path, "%s/run.yaml", dir);
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!rs_settings_read(path, &s, &err), "%s", err.msg);
+    char want[256];
+    snprintf(want, sizeof want, "%s/a: b #c.tsv", dir);
+    ck_assert_str_eq(rs_settings_find(&s, "data", "train")->values[0], want);
+    snprintf(want, sizeof want, "%s/*d", dir);
+    ck_assert_str_eq(rs_settings_find(&s, "data", "dev")->values[0], want);
+    ck_assert_str_eq(rs_settings_find(&s, "translation", "remove_bpe")->values[0], "#@ ");
+    rs_settings_free(&s);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* A Joey NMT file, as its configs write one: its names read as ours,
  * its data files as PREFIX.LANG, what rnnsearch does anyway accepted, and
  * what it has not refused with what it does instead. */
@@ -631,6 +670,7 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, train_reads_yaml_and_the_command_line_wins);
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
+    tcase_add_test(tc, info_config_quotes_what_yaml_must_read_quoted);
     tcase_add_test(tc, vocabularies_schedules_and_weights);
     tcase_add_test(tc, their_names_for_vocabularies_and_schedules);
     tcase_add_test(tc, joey_nmt_names_are_read_as_ours);
