@@ -97,12 +97,23 @@ def test_an_ensemble_is_the_program_s(model, model_dir, run):
     assert model.translate("3/4/99")  # given, not loaded: left open
 
 
-@pytest.mark.parametrize("marker, flag", [("-", "--remove-bpe=-"), (True, "--remove-bpe"), ("0", "--remove-bpe=0")])
+@pytest.mark.parametrize("marker, flag", [("-", "--remove-bpe=-"), (True, "--remove-bpe"), ("0", "--remove-bpe=0"),
+                                          ("@@", "--remove-bpe=@@"), ("subword_nmt", "--remove-bpe=subword_nmt")])
 def test_remove_bpe_is_the_program_s(model, model_dir, run, marker, flag):
     want = lines(run(["translate", "-m", model_dir, flag, "--quiet"], "\n".join(SOURCES) + "\n"))
     assert model.translate(SOURCES, remove_bpe=marker) == want
     hyps = model.hypotheses(["21 May 2001"], remove_bpe=marker)[0]
     assert hyps[0].tokens == model.hypotheses(["21 May 2001"])[0][0].tokens  # tokens keep it
+
+
+def test_remove_bpe_takes_the_program_s_names():
+    # `translate --remove-bpe=@@` and `=subword_nmt` mean subword-nmt's "@@ "
+    # (a bare "@@" would leave "hou se"); the package took them as markers of
+    # their own, so remove_bpe="@@" gave "2047 - 11" where the program gives
+    # "2047-11", and "subword_nmt" removed nothing.
+    assert rnnsearch._marker("@@") == rnnsearch._marker("subword_nmt") == rnnsearch._marker(True) == "@@ "
+    assert rnnsearch._marker("sentencepiece") == "sentencepiece"
+    assert rnnsearch._marker("-") == "-" and rnnsearch._marker("@@@") == "@@@"
 
 
 def test_remove_bpe_refuses_what_is_not_a_marker(model):
