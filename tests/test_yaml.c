@@ -348,6 +348,13 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
         {"translate", "model:\n  hiden: 8\n", ":2: unknown key 'hiden' in model:"},
         {"serve", "serve:\n  max_beam: 0\n", ":2: --max-beam: '0'"},
         {"serve", "serve:\n  port: [1, 2]\n", ":2: 'port' takes one value, not a list"},
+        /* A key at the top level and in its section is given twice (the later
+         * one won, silently), as a Joey NMT name and ours are. */
+        {"train", "lr: 0.1\ntraining:\n  lr: 0.2\n",
+         ":3: 'lr' given twice (first on line 1, at the top level)"},
+        {"train", "model:\n  emb: 8\nemb: 8\n",
+         ":3: 'emb' given twice (first on line 2, in model:)"},
+        {"train", "beam: 3\ntranslation:\n  beam: 5\n", ":3: 'beam' given twice (first on line 1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         write_text(path, bad[i].text);
