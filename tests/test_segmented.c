@@ -408,6 +408,16 @@ START_TEST(no_pairs_left_leaves_nothing)
     ck_assert_msg(strstr(out, "long.tsv: no training pairs: all 1 are longer than --max-len 2"),
                   "%s", out);
     ck_assert_int_ne(access(path, F_OK), 0);
+    /* A dev set with no pair left is refused before the run starts too: it
+     * began, wrote its directory and stopped at the first evaluation ("dev
+     * BLEU needs the text codec and the dev references"), or ran with no dev
+     * set at all. */
+    testfile_put(dir, "ok.tsv", "a b\tc d\n");
+    snprintf(args, sizeof args, "train --train %s/ok.tsv --dev %s/empty.tsv --dev-bleu --out %s %s",
+             dir, dir, path, small);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "empty.tsv: no dev pairs (every pair has an empty side)"), "%s", out);
+    ck_assert_int_ne(access(path, F_OK), 0);
     testdir_remove(dir);
 }
 END_TEST

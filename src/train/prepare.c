@@ -368,13 +368,17 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
     if (make_codec(in, cfg, resume, run, err) ||
         rs_tokenize_pairs(&run->train_tok, &run->train_pairs, &run->codec, train_file, err))
         return -1;
-    if ((in->dev_tsv || in->dev_src) &&
+    const char *dev_file = in->dev_tsv ? in->dev_tsv : in->dev_src;
+    if (dev_file &&
         rs_dist_check(
             read_pairs(in, in->dev_tsv, in->dev_src, in->dev_tgt, "dev", &run->dev_pairs, err) ||
-                rs_tokenize_pairs(&run->dev_tok, &run->dev_pairs, &run->codec,
-                                  in->dev_tsv ? in->dev_tsv : in->dev_src, err),
+                rs_tokenize_pairs(&run->dev_tok, &run->dev_pairs, &run->codec, dev_file, err),
             err))
         return -1;
+    /* A dev set asked for and left empty would train without one (or stop at
+     * the first evaluation, its directory written): refused before it. */
+    if (dev_file && run->dev_pairs.count == 0)
+        return rs_fail(err, "%s: no dev pairs (every pair has an empty side)", dev_file);
     if (setup_watch(in, cfg, run, err))
         return -1;
     if (!resume && new_model(in, cfg, run, err))
