@@ -297,6 +297,39 @@ START_TEST(post_process_given_is_kept)
 }
 END_TEST
 
+/* post_process joins the model's output, the target side: its kind comes
+ * from the target text (BPE'd sources and SentencePiece targets are
+ * post_process=sentencepiece), and a target side that is not segmented is
+ * left as it is (none), whatever the source side looks like. */
+START_TEST(post_process_follows_the_target_side)
+{
+    char dir[64], args[2048], out[8192];
+    testdir_make(dir, "rnnsearch-bpe-target");
+    write_bpe_corpus(dir, "train", 40, 1);
+    snprintf(args, sizeof args,
+             "sed 's/^/\xE2\x96\x81/; s/ / \xE2\x96\x81/g' %s/train.ref.en > %s/sp.en", dir, dir);
+    ck_assert_msg(testprog_shell(args, out, sizeof out) == 0, "%s", out);
+    static const struct {
+        const char *target, *post_process, *says;
+    } cases[] = {
+        {"sp.en", "post_process = sentencepiece", "sp.en: looks segmented by SentencePiece"},
+        {"train.ref.en", "post_process = none", "the target side does not"},
+    };
+    for (int i = 0; i < 2; i++) {
+        snprintf(
+            args, sizeof args,
+            "train --src %s/train.de --tgt %s/%s --out %s/m%d --epochs 1 --tokenizer space " SMALL,
+            dir, dir, cases[i].target, dir, i);
+        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+        ck_assert_msg(strstr(out, cases[i].says), "%s", out);
+        snprintf(args, sizeof args, "info -m %s/m%d", dir, i);
+        ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+        ck_assert_msg(strstr(out, cases[i].post_process), "%s: %s", cases[i].target, out);
+    }
+    testdir_remove(dir);
+}
+END_TEST
+
 /* Empty lines: left out with a warning naming the file, the count and the
  * first line; --strict (or strict: true in a file) stops at the first with
  * file:line and leaves no directory; the dev set likewise; a resumed run on
@@ -375,6 +408,16 @@ START_TEST(no_pairs_left_leaves_nothing)
     ck_assert_msg(strstr(out, "long.tsv: no training pairs: all 1 are longer than --max-len 2"),
                   "%s", out);
     ck_assert_int_ne(access(path, F_OK), 0);
+    /* A dev set with no pair left is refused before the run starts too: it
+     * began, wrote its directory and stopped at the first evaluation ("dev
+     * BLEU needs the text codec and the dev references"), or ran with no dev
+     * set at all. */
+    testfile_put(dir, "ok.tsv", "a b\tc d\n");
+    snprintf(args, sizeof args, "train --train %s/ok.tsv --dev %s/empty.tsv --dev-bleu --out %s %s",
+             dir, dir, path, small);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "empty.tsv: no dev pairs (every pair has an empty side)"), "%s", out);
+    ck_assert_int_ne(access(path, F_OK), 0);
     testdir_remove(dir);
 }
 END_TEST
@@ -391,6 +434,7 @@ Suite *segmented_suite(void)
     tcase_add_test(tc, bpe_without_a_tokenizer_is_refused);
     tcase_add_test(tc, dev_bleu_scores_the_joined_text);
     tcase_add_test(tc, post_process_given_is_kept);
+    tcase_add_test(tc, post_process_follows_the_target_side);
     tcase_add_test(tc, empty_lines_are_left_out);
     tcase_add_test(tc, no_pairs_left_leaves_nothing);
     suite_add_tcase(s, tc);

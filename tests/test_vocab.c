@@ -162,6 +162,18 @@ START_TEST(vocabulary_files_in_the_common_forms)
     ck_assert_str_eq(v.tokens[4], "Haus");
     ck_assert_str_eq(v.tokens[5], "das");
     rs_vocab_free(&v);
+    /* A UTF-8 byte order mark, as Notepad writes, is not part of the first token: with it
+     * read as one, "\xEF\xBB\xBF<pad>" became a token of its own at id 4 and every later
+     * token's id moved up by one. */
+    ck_assert_msg(!read_text_vocab(&v, dir, "\xEF\xBB\xBF<pad>\n<unk>\n<s>\n</s>\nHaus\n", &err),
+                  "%s", err.msg);
+    ck_assert_int_eq(v.size, 5);
+    ck_assert_int_eq(rs_vocab_id(&v, "Haus"), 4);
+    rs_vocab_free(&v);
+    ck_assert_msg(!read_text_vocab(&v, dir, "\xEF\xBB\xBFHaus\n", &err), "%s", err.msg);
+    ck_assert_int_eq(v.size, 5);
+    ck_assert_str_eq(v.tokens[4], "Haus");
+    rs_vocab_free(&v);
     /* No reserved tokens: added in our order; counts after a tab or a space. */
     ck_assert_msg(!read_text_vocab(&v, dir, "das\t120\nHaus 7\n\xE6\x97\xA5\n", &err), "%s",
                   err.msg);

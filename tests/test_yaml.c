@@ -148,6 +148,89 @@ START_TEST(a_large_section_reads_in_linear_time)
 }
 END_TEST
 
+/* Writes into text (of cap bytes) a "billion laughs" section of `levels`
+ * mappings of ten: l0 holds ten values, each l<i> ten aliases of l<i-1>, so
+ * reading every alias as a copy gives 10^levels settings. */
+static void laughs(char *text, size_t cap, int levels)
+{
+    size_t len = (size_t)snprintf(text, cap,
+                                  "model:\n  l0: &a0 {k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, "
+                                  "k5: 1, k6: 1, k7: 1, k8: 1, k9: 1}\n");
+    for (int i = 1; i < levels; i++) {
+        len += (size_t)snprintf(text + len, cap - len, "  l%d: &a%d {", i, i);
+        for (int j = 0; j < 10; j++)
+            len += (size_t)snprintf(text + len, cap - len, "%sk%d: *a%d", j ? ", " : "", j, i - 1);
+        len += (size_t)snprintf(text + len, cap - len, "}\n");
+    }
+}
+
+/* An alias of a single value is that value; an alias of a mapping or list
+ * is refused, naming its key and line, as soon as it is met: 900 bytes of
+ * aliases of aliases were read as 10^10 settings (gigabytes, minutes). */
+START_TEST(an_alias_repeats_a_value_not_a_mapping)
+{
+    rs_settings s;
+    rs_error err;
+    static const char value[] = "data:\n  train: &t pairs.tsv\n  dev: *t\n";
+    ck_assert_msg(
+        !rs_settings_parse("c.yaml", (const unsigned char *)value, strlen(value), &s, &err), "%s",
+        err.msg);
+    ck_assert_str_eq(rs_settings_find(&s, "data", "dev")->values[0], "pairs.tsv");
+    rs_settings_free(&s);
+    static const struct {
+        const char *text, *message;
+    } bad[] = {
+        {"model:\n  a: &m {emb: 8}\n  b: *m\n", "c.yaml:3: 'b': an alias of a mapping or list"},
+        {"serve:\n  allow_host: &h [a, b]\ntranslation:\n  x: *h\n",
+         "c.yaml:4: 'x': an alias of a mapping or list read before"},
+        {"data: &d\n  train: x\ntraining: *d\n", "c.yaml:3: 'training': an alias of a mapping"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)bad[i].text,
+                                    strlen(bad[i].text), &s, &err) != 0);
+        ck_assert_msg(strstr(err.msg, bad[i].message), "%s: %s", bad[i].text, err.msg);
+    }
+    char text[2048];
+    laughs(text, sizeof text, 3); /* 1,000 settings: read before, without harm */
+    ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)text, strlen(text), &s, &err));
+    ck_assert_msg(strstr(err.msg, "c.yaml:3: 'k0': an alias of a mapping or list"), "%s", err.msg);
+    laughs(text, sizeof text, 10);
+    ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)text, strlen(text), &s, &err));
+    ck_assert_msg(strstr(err.msg, "c.yaml:3: 'k0': an alias of a mapping or list"), "%s", err.msg);
+}
+END_TEST
+
+/* libyaml's scanner takes time quadratic in the nesting of flow collections
+ * ("[[[[…]]]]": 20,000 levels 3.5 s, 200,000 levels, a 400 kB file, some six
+ * minutes): a file nested deeper than a configuration can be is refused,
+ * naming the line, before libyaml reads past the limit. */
+START_TEST(a_deeply_nested_file_is_refused_at_once)
+{
+    rs_settings s;
+    rs_error err;
+    enum { DEEP = 200000 };
+    char *text = malloc(2 * DEEP + 64);
+    ck_assert_ptr_nonnull(text);
+    const int levels[] = {5000, DEEP};
+    for (int i = 0; i < 2; i++) {
+        size_t len = (size_t)sprintf(text, "model:\n  encoder: ");
+        memset(text + len, '{', (size_t)levels[i]);
+        len += (size_t)levels[i];
+        memset(text + len, '}', (size_t)levels[i]);
+        len += (size_t)levels[i];
+        text[len++] = '\n';
+        ck_assert(rs_settings_parse("c.yaml", (const unsigned char *)text, len, &s, &err));
+        ck_assert_msg(strstr(err.msg, "c.yaml:2: nested deeper than 64 levels"), "%s", err.msg);
+    }
+    free(text);
+    /* Joey NMT's deepest (model: encoder: embeddings: embedding_dim) is far from it. */
+    static const char joey[] = "model:\n  encoder:\n    embeddings: {embedding_dim: 16}\n";
+    ck_assert_msg(!rs_settings_parse("c.yaml", (const unsigned char *)joey, strlen(joey), &s, &err),
+                  "%s", err.msg);
+    rs_settings_free(&s);
+}
+END_TEST
+
 /* Runs `rnnsearch ARGS` (stderr too) and checks its status and that it says `says`. */
 static void expect_run(const char *args, int status, const char *says)
 {
@@ -265,6 +348,13 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
         {"translate", "model:\n  hiden: 8\n", ":2: unknown key 'hiden' in model:"},
         {"serve", "serve:\n  max_beam: 0\n", ":2: --max-beam: '0'"},
         {"serve", "serve:\n  port: [1, 2]\n", ":2: 'port' takes one value, not a list"},
+        /* A key at the top level and in its section is given twice (the later
+         * one won, silently), as a Joey NMT name and ours are. */
+        {"train", "lr: 0.1\ntraining:\n  lr: 0.2\n",
+         ":3: 'lr' given twice (first on line 1, at the top level)"},
+        {"train", "model:\n  emb: 8\nemb: 8\n",
+         ":3: 'emb' given twice (first on line 2, in model:)"},
+        {"train", "beam: 3\ntranslation:\n  beam: 5\n", ":3: 'beam' given twice (first on line 1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         write_text(path, bad[i].text);
@@ -446,6 +536,45 @@ START_TEST(info_config_repeats_the_run_bit_for_bit)
 END_TEST
 
 
+/* info --config writes the run's file names and translation settings as the
+ * copy of its --config file gave them: a value that YAML reads only quoted
+ * (": ", " #", a leading "*", a trailing space) is written quoted, so the
+ * file it prints reads back to the same values (unquoted, "a: b #c.tsv" was
+ * a YAML error and "#@ " a comment). */
+START_TEST(info_config_quotes_what_yaml_must_read_quoted)
+{
+    char dir[64], cmd[4096], out[4096], path[256];
+    testdir_make(dir, "rnnsearch-yaml-quote");
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "data:\n  train: \"%s/a: b #c.tsv\"\n  dev: '%s/*d'\n"
+             "model: {emb: 8, hidden: 12, att: 8, maxout: 4}\n"
+             "training: {epochs: 1, threads: 1, out: %s/m}\n"
+             "translation:\n  remove_bpe: \"#@ \"\n",
+             dir, dir, dir);
+    write_text(path, text);
+    snprintf(cmd, sizeof cmd,
+             "head -n 40 corpora/reorder/train.tsv > '%s/a: b #c.tsv' && "
+             "head -n 10 corpora/reorder/dev.tsv > '%s/*d' && "
+             "%s train --config %s --quiet 2>&1 && %s info -m %s/m --config > %s/run.yaml",
+             dir, dir, testprog_path(), path, testprog_path(), dir, dir);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+    snprintf(path, sizeof path, "%s/run.yaml", dir);
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!rs_settings_read(path, &s, &err), "%s", err.msg);
+    char want[256];
+    snprintf(want, sizeof want, "%s/a: b #c.tsv", dir);
+    ck_assert_str_eq(rs_settings_find(&s, "data", "train")->values[0], want);
+    snprintf(want, sizeof want, "%s/*d", dir);
+    ck_assert_str_eq(rs_settings_find(&s, "data", "dev")->values[0], want);
+    ck_assert_str_eq(rs_settings_find(&s, "translation", "remove_bpe")->values[0], "#@ ");
+    rs_settings_free(&s);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* A Joey NMT file, as its configs write one: its names read as ours,
  * its data files as PREFIX.LANG, what rnnsearch does anyway accepted, and
  * what it has not refused with what it does instead. */
@@ -548,6 +677,7 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, train_reads_yaml_and_the_command_line_wins);
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
+    tcase_add_test(tc, info_config_quotes_what_yaml_must_read_quoted);
     tcase_add_test(tc, vocabularies_schedules_and_weights);
     tcase_add_test(tc, their_names_for_vocabularies_and_schedules);
     tcase_add_test(tc, joey_nmt_names_are_read_as_ours);
@@ -555,6 +685,8 @@ Suite *yaml_suite(void)
     TCase *large = tcase_create("large");
     tcase_set_timeout(large, 30);
     tcase_add_test(large, a_large_section_reads_in_linear_time);
+    tcase_add_test(large, an_alias_repeats_a_value_not_a_mapping);
+    tcase_add_test(large, a_deeply_nested_file_is_refused_at_once);
     suite_add_tcase(s, large);
     return s;
 }

@@ -144,14 +144,16 @@ def _option_value(name, value):
 
 def _marker(value):
     """remove_bpe as `translate --remove-bpe[=MARKER]` takes it: True the
-    default marker "@@ ", a str that marker, None or False none."""
+    default marker "@@ ", and so are "@@" and "subword_nmt" (fairseq's names,
+    which the program maps too: a bare "@@" would leave "hou se"); another
+    str that marker ("sentencepiece" the library's own); None or False none."""
     if value is None or value is False:
         return None
     if value is True:
         return "@@ "
     if not isinstance(value, str):
         raise TypeError("remove_bpe must be a bool or a str (the marker), not %s" % type(value).__name__)
-    return value
+    return "@@ " if value in ("@@", "subword_nmt") else value
 
 
 def _options(remove_bpe=None, **values):

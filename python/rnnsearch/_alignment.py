@@ -3,6 +3,7 @@ and how people see them (a notebook's SVG, matplotlib's plot), with the
 word tokenizer's joiner marks dropped from the labels as `rnnsearch align`
 draws them (docs/alignment.md, "Word tokens in pictures")."""
 
+import re
 from xml.sax.saxutils import escape
 
 JOINER = "\uffed"  # U+FFED, the word tokenizer's joiner mark (src/text/text.h)
@@ -30,6 +31,19 @@ def matrix(pointer, rows, cols):
         raise ImportError("rnnsearch: alignment matrices are NumPy arrays: install NumPy "
                           "(pip install numpy; Debian: apt-get install python3-numpy)") from None
     return np.ctypeslib.as_array(pointer, shape=(rows, cols)).astype(np.float32, copy=True)
+
+
+# Characters XML 1.0 does not allow (C0 controls but tab, LF and CR; U+FFFE,
+# U+FFFF), and DEL, which tokens may hold: drawn as U+FFFD, as the program's
+# SVG writer (src/common/svg.c) draws them, so that the picture still parses.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+_REFS = {"\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}
+
+
+def _xml(text):
+    """text as XML character data: & < > escaped, tab, LF and CR as character
+    references, the characters XML cannot hold as U+FFFD."""
+    return escape(_NOT_XML.sub("\ufffd", text), _REFS)
 
 
 # The SVG's geometry, in pixels: a cell, a character of a label (an
@@ -94,15 +108,15 @@ class Alignment:
         ]
         for j, s in enumerate(src):
             x, y = left + j * CELL + CELL // 2 + FONT // 3, top - GAP
-            out.append('<text transform="translate(%d,%d) rotate(-90)">%s</text>' % (x, y, escape(s)))
+            out.append('<text transform="translate(%d,%d) rotate(-90)">%s</text>' % (x, y, _xml(s)))
         for i, t in enumerate(tgt):
             out.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
-                       % (left - GAP, top + i * CELL + CELL // 2 + FONT // 3, escape(t)))
+                       % (left - GAP, top + i * CELL + CELL // 2 + FONT // 3, _xml(t)))
             for j, s in enumerate(src):
                 w = float(self.weights[i, j])
                 out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s → %s: %.4f'
                            "</title></rect>" % (left + j * CELL, top + i * CELL, CELL, CELL, _grey(w),
-                                                escape(t), escape(s), w))
+                                                _xml(t), _xml(s), w))
         out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#888"/>'
                    % (left, top, cols * CELL, rows * CELL))
         out.append("</svg>")

@@ -97,12 +97,23 @@ def test_an_ensemble_is_the_program_s(model, model_dir, run):
     assert model.translate("3/4/99")  # given, not loaded: left open
 
 
-@pytest.mark.parametrize("marker, flag", [("-", "--remove-bpe=-"), (True, "--remove-bpe"), ("0", "--remove-bpe=0")])
+@pytest.mark.parametrize("marker, flag", [("-", "--remove-bpe=-"), (True, "--remove-bpe"), ("0", "--remove-bpe=0"),
+                                          ("@@", "--remove-bpe=@@"), ("subword_nmt", "--remove-bpe=subword_nmt")])
 def test_remove_bpe_is_the_program_s(model, model_dir, run, marker, flag):
     want = lines(run(["translate", "-m", model_dir, flag, "--quiet"], "\n".join(SOURCES) + "\n"))
     assert model.translate(SOURCES, remove_bpe=marker) == want
     hyps = model.hypotheses(["21 May 2001"], remove_bpe=marker)[0]
     assert hyps[0].tokens == model.hypotheses(["21 May 2001"])[0][0].tokens  # tokens keep it
+
+
+def test_remove_bpe_takes_the_program_s_names():
+    # `translate --remove-bpe=@@` and `=subword_nmt` mean subword-nmt's "@@ "
+    # (a bare "@@" would leave "hou se"); the package took them as markers of
+    # their own, so remove_bpe="@@" gave "2047 - 11" where the program gives
+    # "2047-11", and "subword_nmt" removed nothing.
+    assert rnnsearch._marker("@@") == rnnsearch._marker("subword_nmt") == rnnsearch._marker(True) == "@@ "
+    assert rnnsearch._marker("sentencepiece") == "sentencepiece"
+    assert rnnsearch._marker("-") == "-" and rnnsearch._marker("@@@") == "@@@"
 
 
 def test_remove_bpe_refuses_what_is_not_a_marker(model):
@@ -150,6 +161,32 @@ def test_an_alignment_draws_itself_as_svg(model, model_dir, run):
     # Text that needs escaping stays well-formed.
     odd = rnnsearch.Alignment(["<a&b>"], ['"q"'], a.weights[:2, :2], 0.0)
     ET.fromstring(odd._repr_svg_())
+
+
+class _Weights:
+    """A [rows, cols] matrix of 0.5s with the two things _repr_svg_ asks of
+    NumPy's: shape and [i, j] (this test needs neither NumPy nor a model)."""
+
+    def __init__(self, rows, cols):
+        self.shape = (rows, cols)
+
+    def __getitem__(self, ij):
+        return 0.5
+
+
+def test_an_alignment_of_control_characters_is_still_an_svg():
+    # The word and space tokenizers keep C0 controls and DEL inside a token
+    # (`printf 'a\x01b' | rnnsearch tokenize` gives the token 'a\x01b'); XML
+    # 1.0 allows none of them, so a picture holding one raw is no picture (a
+    # notebook shows a parse error). The program's SVG writer (src/common/svg.c)
+    # draws each as U+FFFD and writes tab, LF and CR as character references.
+    src, tgt = ["a\x01b", "\x7f", "<s>&\"'"], ["c\x0bd", "\ufffe", "t\tu"]
+    odd = rnnsearch.Alignment(src, tgt, _Weights(4, 4), 0.0)
+    svg = ET.fromstring(odd._repr_svg_())
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts[2:] == ["a\ufffdb", "\ufffd", "<s>&\"'", "</s>", "c\ufffdd", "\ufffd", "t\tu", "</s>"]
+    titles = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")]
+    assert titles[0] == "c\ufffdd → a\ufffdb: 0.5000"
 
 
 def test_without_numpy_translation_works_and_alignment_says_what_it_needs(model_dir):

@@ -757,6 +757,32 @@ static int apply_value(rs_cli_args *args, const struct option *o, const rs_setti
     return status;
 }
 
+/* The options the file gave (seen[j], from entry at[j]): a key at the top
+ * level and in its section ("lr: 0.1", "training: lr: 0.2") names one twice,
+ * and the later would win silently. Each option once, so n stays small. */
+typedef struct {
+    const rs_cli_setting *seen[sizeof all_settings / sizeof *all_settings];
+    int at[sizeof all_settings / sizeof *all_settings], n;
+} file_options;
+
+/* The exit status when the file gave s before entry i, else -1. */
+static int given_twice(const rs_cli_args *args, file_options *f, const rs_cli_setting *s, int i)
+{
+    int j = 0;
+    while (j < f->n &&
+           (strcmp(f->seen[j]->section, s->section) || strcmp(f->seen[j]->option, s->option)))
+        j++;
+    if (j == f->n) {
+        f->seen[f->n] = s, f->at[f->n++] = i; /* n <= the settings' count */
+        return -1;
+    }
+    const rs_setting *first = &args->config.items[f->at[j]], *it = &args->config.items[i];
+    return rs_cli_usage_error(args->prog, "%s:%d: '%s' given twice (first on line %d, %s%s%s)",
+                              args->config_path, it->line, it->key, first->line,
+                              first->section ? "in " : "at the top level",
+                              first->section ? first->section : "", first->section ? ":" : "");
+}
+
 int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply apply, void *ctx)
 {
     if (!args->config_path)
@@ -766,11 +792,14 @@ int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply app
     if (rs_settings_read(args->config_path, &args->config, &err) ||
         rs_config_aliases(&args->config, args->config_path, &err))
         return rs_cli_usage_error(args->prog, "%s", err.msg);
+    file_options given = {.n = 0};
     for (int i = 0; i < args->config.count; i++) {
         const rs_setting *it = &args->config.items[i];
         int status;
         const rs_cli_setting *s = setting_of(args, command, it, &status);
         if (status >= 0)
+            return status;
+        if (s && (status = given_twice(args, &given, s, i)) >= 0)
             return status;
         /* Another command's settings are checked, and left to it. */
         if (!s || strcmp(s->command, command) || given_on_command_line(args, s))

@@ -139,11 +139,13 @@ static int is_pairs(const char *text)
 
 /* ---- YAML ---------------------------------------------------------------- */
 
+/* seen[i]: node i of doc (a mapping or a list) has been read. */
 typedef struct {
     const char *name;
     yaml_document_t *doc;
     rs_settings *out;
     rs_error *err;
+    unsigned char *seen;
 } yaml_reader;
 
 static int node_line(const yaml_node_t *n)
@@ -162,6 +164,25 @@ static int has_nul(yaml_reader *r, const yaml_node_t *scalar, const char *key, c
                    key, what);
 }
 
+/* A mapping or list is read once. libyaml gives an alias (*a) the node of
+ * its anchor (&a) itself, not a copy, so a file whose aliases repeat
+ * mappings of aliases of mappings ("billion laughs": 10 levels of 10 is a
+ * 900-byte file) would be read as 10^10 settings, gigabytes and minutes
+ * before any check: refused at the second reading. An alias of a single
+ * value (dev: *t) costs one value, and stays. */
+static int read_once(yaml_reader *r, const yaml_node_t *key, const yaml_node_t *value)
+{
+    unsigned char *seen = &r->seen[value - r->doc->nodes.start];
+    if (!*seen) {
+        *seen = 1;
+        return 0;
+    }
+    return rs_fail(r->err,
+                   "%s:%d: '%s': an alias of a mapping or list read before (an alias may "
+                   "repeat a single value only; write the mapping or list out)",
+                   r->name, node_line(key), (const char *)key->data.scalar.value);
+}
+
 static int add_yaml_setting(yaml_reader *r, const char *section, const char *prefix,
                             const yaml_node_t *key, const yaml_node_t *value);
 
@@ -178,6 +199,8 @@ static int add_yaml_mapping(yaml_reader *r, const char *section, const char *pre
     if (len < 0 || (size_t)len >= sizeof dotted)
         return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
                        r->name, node_line(key), dotted, (int)sizeof dotted - 1);
+    if (read_once(r, key, value))
+        return -1;
     for (yaml_node_pair_t *q = value->data.mapping.pairs.start; q < value->data.mapping.pairs.top;
          q++) {
         const yaml_node_t *k = yaml_document_get_node(r->doc, q->key);
@@ -215,6 +238,8 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const char *pre
         return add_value(it, (const char *)value->data.scalar.value, value->data.scalar.length,
                          node_line(value), r->err);
     it->is_list = 1;
+    if (read_once(r, key, value))
+        return -1;
     for (yaml_node_item_t *p = value->data.sequence.items.start; p < value->data.sequence.items.top;
          p++) {
         const yaml_node_t *v = yaml_document_get_node(r->doc, *p);
@@ -316,7 +341,7 @@ static int read_pairs(yaml_reader *r, const yaml_node_pair_t *pairs, int n_pairs
             continue;
         }
         const char *section = (const char *)key->data.scalar.value;
-        if (has_nul(r, key, section, "section name"))
+        if (has_nul(r, key, section, "section name") || read_once(r, key, value))
             return -1;
         sections[*n_sections] = (named){NULL, section, node_line(key), *n_sections};
         ++*n_sections;
@@ -362,9 +387,48 @@ static int yaml_problem(const char *name, const yaml_parser_t *p, rs_error *err)
                    p->context ? p->context : "");
 }
 
+/* Deeper than any configuration (Joey NMT's deepest, model: encoder:
+ * embeddings: embedding_dim, is 4 levels under the root). */
+enum { MAX_DEPTH = 64 };
+
+/* Refuses a file nested deeper than MAX_DEPTH, reading its events before
+ * libyaml loads it: libyaml's scanner takes time quadratic in the depth of
+ * flow collections (it checks every open level at every token: "[[[…]]]"
+ * 200,000 deep, a 400 kB file, took minutes), and it emits each event after
+ * looking at most 1024 characters ahead, so the walk stops soon after the
+ * limit. A file that is not YAML is left to the loader, which says why. */
+static int check_depth(const char *name, const char *text, size_t size, rs_error *err)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return rs_fail(err, "%s: out of memory", name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
+    int depth = 0, status = 0;
+    for (int done = 0; !done && !status;) {
+        yaml_event_t event;
+        if (!yaml_parser_parse(&parser, &event))
+            break;
+        const yaml_event_type_t type = event.type;
+        if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+            if (++depth > MAX_DEPTH)
+                status = rs_fail(err,
+                                 "%s:%d: nested deeper than %d levels (a configuration is "
+                                 "sections of settings)",
+                                 name, (int)event.start_mark.line + 1, MAX_DEPTH);
+        } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT)
+            depth--;
+        done = type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&event);
+    }
+    yaml_parser_delete(&parser);
+    return status;
+}
+
 static int parse_yaml(const char *name, const char *text, size_t size, rs_settings *out,
                       rs_error *err)
 {
+    if (check_depth(name, text, size, err))
+        return -1;
     yaml_parser_t parser;
     yaml_document_t doc;
     if (!yaml_parser_initialize(&parser))
@@ -376,9 +440,14 @@ static int parse_yaml(const char *name, const char *text, size_t size, rs_settin
         yaml_parser_delete(&parser);
         return -1;
     }
-    yaml_reader r = {name, &doc, out, err};
+    yaml_reader r = {name, &doc, out, err, NULL};
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
-    status = root ? read_root(&r, root) : 0; /* no document: an empty file */
+    r.seen = calloc((size_t)(doc.nodes.top - doc.nodes.start) + 1, 1);
+    if (!r.seen)
+        status = rs_fail(err, "%s: out of memory", name);
+    else
+        status = root ? read_root(&r, root) : 0; /* no document: an empty file */
+    free(r.seen);
     yaml_document_delete(&doc);
     if (status == 0 && root) {
         if (!yaml_parser_load(&parser, &doc))

@@ -270,7 +270,12 @@ int rs_vocab_read_file(rs_vocab *vocab, const char *path, rs_error *err)
     int status = rs_vocab_init(vocab, err), line_no = 0;
     if (status == 0)
         status = note_line(&r, RS_RESERVED - 1, 0, err); /* reserved ids not yet seen: line 0 */
-    for (size_t at = 0; at < size && status == 0;) {
+    /* A UTF-8 byte order mark, as some editors write, is not part of the first token (read as
+     * one, it would make "\xEF\xBB\xBF<pad>" a token and move every later id up by one). */
+    size_t start = 0;
+    if (size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3))
+        start = 3;
+    for (size_t at = start; at < size && status == 0;) {
         unsigned char *eol = memchr(data + at, '\n', size - at);
         const size_t len = eol ? (size_t)(eol - (data + at)) : size - at;
         data[at + len] = 0; /* the line end, or the NUL after the data */

@@ -107,44 +107,65 @@ static int read_pairs(const rs_train_inputs *in, const char *tsv, const char *sr
     return rc;
 }
 
+/* The file of one side of the training text, for messages. */
+static const char *side_file(const rs_train_inputs *in, int side)
+{
+    return in->train_tsv                    ? in->train_tsv
+           : (side == 0) != (in->swap != 0) ? in->train_src
+                                            : in->train_tgt;
+}
+
+/* "FILE: [the source side ]looks segmented by KIND (MARK on N% of lines)" */
+static void describe_segmentation(const rs_train_inputs *in, int side, rs_segmentation seg,
+                                  char *out, size_t size)
+{
+    snprintf(out, size, "%s: %slooks segmented by %s (%s on %.0f%% of lines)", side_file(in, side),
+             !in->train_tsv ? ""
+             : side == 0    ? "the source side "
+                            : "the target side ",
+             rs_segmentation_name(seg.kind), rs_segmentation_mark(seg.kind), 100.0 * seg.share);
+}
+
 /* A new run's training text that looks segmented into subwords: refused
- * (RS_TRAIN_REFUSED) unless --tokenizer was given; with --tokenizer space
- * and no post-processing given, the pieces are joined as the kind says. */
+ * (RS_TRAIN_REFUSED) unless --tokenizer was given, whichever side it is.
+ * With --tokenizer space and no post-processing given, the output is joined
+ * as the target side's kind says: post_process acts on translations, so a
+ * segmented source with a plain (or differently segmented) target does not
+ * decide it. */
 static int check_segmentation(const rs_train_inputs *in, rs_config *cfg, const rs_pairs *pairs,
                               rs_error *err)
 {
-    for (int side = 0; side < 2; side++) {
-        const rs_segmentation seg =
-            rs_detect_segmentation(side == 0 ? pairs->src : pairs->tgt, pairs->count);
-        if (seg.kind == RS_POST_NONE)
-            continue;
-        const char *file = in->train_tsv                    ? in->train_tsv
-                           : (side == 0) != (in->swap != 0) ? in->train_src
-                                                            : in->train_tgt;
-        char looks[4400];
-        snprintf(looks, sizeof looks, "%s: %slooks segmented by %s (%s on %.0f%% of lines)", file,
-                 !in->train_tsv ? ""
-                 : side == 0    ? "the source side "
-                                : "the target side ",
-                 rs_segmentation_name(seg.kind), rs_segmentation_mark(seg.kind), 100.0 * seg.share);
-        if (!in->tokenizer_given) {
-            rs_fail(err, "%s; pass %s (or --tokenizer word to tokenize it as raw text)", looks,
-                    rs_segmentation_advice(seg.kind));
-            return RS_TRAIN_REFUSED;
-        }
-        if (cfg->model.tokenizer == RS_TOKENIZER_SPACE && !in->post_process_given) {
-            cfg->model.post_process = seg.kind;
-            if (in->note && rs_dist_rank() == 0) {
-                char note[4600];
-                snprintf(note, sizeof note,
-                         "%s: dev BLEU and translate join the pieces (post_process=%s; "
-                         "--post-process none keeps them)",
-                         looks, rs_post_process_names[seg.kind]);
-                in->note(in->note_ctx, note);
-            }
-        }
+    rs_segmentation seg[2];
+    char looks[4400], note[4600] = "";
+    for (int side = 0; side < 2; side++)
+        seg[side] = rs_detect_segmentation(side == 0 ? pairs->src : pairs->tgt, pairs->count);
+    const int side = seg[0].kind != RS_POST_NONE ? 0 : 1;
+    if (seg[side].kind == RS_POST_NONE)
         return 0;
+    if (!in->tokenizer_given) {
+        describe_segmentation(in, side, seg[side], looks, sizeof looks);
+        rs_fail(err, "%s; pass %s (or --tokenizer word to tokenize it as raw text)", looks,
+                rs_segmentation_advice(seg[side].kind));
+        return RS_TRAIN_REFUSED;
     }
+    if (cfg->model.tokenizer != RS_TOKENIZER_SPACE || in->post_process_given)
+        return 0;
+    if (seg[1].kind != RS_POST_NONE) {
+        cfg->model.post_process = seg[1].kind;
+        describe_segmentation(in, seg[0].kind == seg[1].kind ? 0 : 1, seg[1], looks, sizeof looks);
+        snprintf(note, sizeof note,
+                 "%s: dev BLEU and translate join the pieces (post_process=%s; "
+                 "--post-process none keeps them)",
+                 looks, rs_post_process_names[seg[1].kind]);
+    } else {
+        describe_segmentation(in, 0, seg[0], looks, sizeof looks);
+        snprintf(note, sizeof note,
+                 "%s; the target side does not, so translations are left as they are "
+                 "(post_process=none)",
+                 looks);
+    }
+    if (in->note && rs_dist_rank() == 0)
+        in->note(in->note_ctx, note);
     return 0;
 }
 
@@ -347,13 +368,17 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
     if (make_codec(in, cfg, resume, run, err) ||
         rs_tokenize_pairs(&run->train_tok, &run->train_pairs, &run->codec, train_file, err))
         return -1;
-    if ((in->dev_tsv || in->dev_src) &&
+    const char *dev_file = in->dev_tsv ? in->dev_tsv : in->dev_src;
+    if (dev_file &&
         rs_dist_check(
             read_pairs(in, in->dev_tsv, in->dev_src, in->dev_tgt, "dev", &run->dev_pairs, err) ||
-                rs_tokenize_pairs(&run->dev_tok, &run->dev_pairs, &run->codec,
-                                  in->dev_tsv ? in->dev_tsv : in->dev_src, err),
+                rs_tokenize_pairs(&run->dev_tok, &run->dev_pairs, &run->codec, dev_file, err),
             err))
         return -1;
+    /* A dev set asked for and left empty would train without one (or stop at
+     * the first evaluation, its directory written): refused before it. */
+    if (dev_file && run->dev_pairs.count == 0)
+        return rs_fail(err, "%s: no dev pairs (every pair has an empty side)", dev_file);
     if (setup_watch(in, cfg, run, err))
         return -1;
     if (!resume && new_model(in, cfg, run, err))
