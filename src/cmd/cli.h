@@ -140,6 +140,19 @@ void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv, co
 /* The numeric options rs_cli_next stores itself (numbers ends with val 0). */
 void rs_cli_begin_numbers(rs_cli_args *args, const rs_cli_number *numbers);
 
+/* 1 after storing arg into the field of option c of numbers, -1 after
+ * reporting a bad value, 0 when c is not in the table. */
+int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg);
+
+/* The configuration table's options (train's model and training settings):
+ * how many, and the i-th's long option name and configuration key. */
+int rs_cli_config_option_count(void);
+void rs_cli_config_option(int i, const char **option, const char **field);
+
+/* Where the value being applied came from ("FILE:LINE"), which the option
+ * helpers' messages then name; NULL: the command line. */
+void rs_cli_set_origin(const char *file, int line);
+
 /* The next option's value (optarg set as by getopt_long), 'h' for -h/--help,
  * RS_CLI_BAD after reporting a problem, or -1 when the options end. */
 int rs_cli_next(rs_cli_args *args);
