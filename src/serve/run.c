@@ -447,14 +447,28 @@ static int run_has_no_alignment(const char *dir)
     return found;
 }
 
-/* The log's answer with at most max_rows rows chosen evenly from lr, the
+/* What the log's answer is made of: the run directory, the log's header
+ * line (NULL while it is being written), its rows, and the two files. */
+typedef struct {
+    const char *dir;
+    const char *head;
+    size_t head_len;
+    const log_rows *lr;
+    const run_file *log, *watch;
+    int watch_refused; /* watch.jsonl cannot be served: its size is null */
+} log_answer;
+
+/* The log's answer with at most max_rows rows chosen evenly from a->lr, the
  * first and the last among them. Writing stops as soon as the answer passes
  * cap bytes: -1, with *fitted the rows written whole by then (so no attempt
  * writes much more than cap bytes, however large the rows). */
-static int write_log(FILE *f, const char *dir, const char *head, size_t head_len,
-                     const log_rows *lr, size_t max_rows, const run_file *log,
-                     const run_file *watch, int watch_refused, size_t cap, size_t *fitted)
+static int write_log(FILE *f, const log_answer *a, size_t max_rows, size_t cap, size_t *fitted)
 {
+    const char *dir = a->dir, *head = a->head;
+    const size_t head_len = a->head_len;
+    const log_rows *lr = a->lr;
+    const run_file *log = a->log, *watch = a->watch;
+    const int watch_refused = a->watch_refused;
     *fitted = 0;
     fputs("{\"dir\":", f);
     rs_json_write_string(f, dir);
@@ -534,7 +548,8 @@ char *rs_run_log_json(const char *dir, size_t cap, size_t *len, int *status, rs_
             rs_fail(err, "out of memory");
             goto fail;
         }
-        write_log(f, dir, head, head_len, &lr, max_rows, &log, &watch, watch_refused, cap, &fitted);
+        const log_answer a = {dir, head, head_len, &lr, &log, &watch, watch_refused};
+        write_log(f, &a, max_rows, cap, &fitted);
         char *answer = close_answer(f, &text, &size, cap, len, err);
         if (answer || max_rows == 0 || size <= cap) {
             if (!answer && size > cap)

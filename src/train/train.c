@@ -228,20 +228,30 @@ static long update_tokens(const update_batches *u)
     return tokens;
 }
 
+/* One update's results, for what follows it. */
+typedef struct {
+    double loss, gnorm; /* summed loss of its target tokens; the norm before clipping */
+    float lr;
+    int shown_epoch; /* the epoch it belongs to, from 1 */
+    int epoch_end;   /* it finished the epoch */
+    int planned;     /* the last update of the planned run */
+} update_result;
+
 /* Forward and backward over each batch of the update, on every core
- * (shards.h): the loss Σ -log p over their `tokens` target tokens into *loss,
+ * (shards.h): the loss Σ -log p over their `tokens` target tokens into out->loss,
  * and in the shards' gradient buffer [layout.total] the gradient of the
  * per-token mean over all of them (label smoothing included), with its global
- * norm in *gnorm. Dropout masks come from (seed, step, batch of the update,
+ * norm in out->gnorm. Dropout masks come from (seed, step, batch of the update,
  * rank), so a resumed run draws the same ones. Across ranks (dist.h), each
  * computes its rows [lo, hi) of every batch, a rank being one more shard, and
  * the loss and gradient are the sums over ranks (`tokens` counts the whole
  * update's). */
 static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
-                      const update_batches *u, long tokens, int64_t step, double *loss,
-                      double *gnorm, rs_error *err)
+                      const update_batches *u, long tokens, int64_t step, update_result *out,
+                      rs_error *err)
 {
     const rs_train_config *c = &model->train;
+    double *loss = &out->loss, *gnorm = &out->gnorm;
     *loss = 0.0;
     int computed = 0; /* batches of the update this rank has rows of */
     for (int k = u->first; k < u->first + u->count; k++) {
@@ -518,15 +528,6 @@ typedef struct {
     const char *last_path;
 } run;
 
-/* One update's results, for what follows it. */
-typedef struct {
-    double loss, gnorm; /* summed loss of its target tokens; the norm before clipping */
-    float lr;
-    int shown_epoch; /* the epoch it belongs to, from 1 */
-    int epoch_end;   /* it finished the epoch */
-    int planned;     /* the last update of the planned run */
-} update_result;
-
 /* One update: the gradient of train.accumulate batches (fewer at the epoch's
  * end), clipping, Adam, and the sums and counters that follow. */
 static int update(run *r, update_result *u, rs_error *err)
@@ -546,8 +547,7 @@ static int update(run *r, update_result *u, rs_error *err)
                                     r->plan.batches - k < c->accumulate ? r->plan.batches - k
                                                                         : c->accumulate};
     const long tokens = update_tokens(&batches);
-    if (train_step(&r->buf.shards, &r->buf.batch, tr->model, &batches, tokens, state->step,
-                   &u->loss, &u->gnorm, err))
+    if (train_step(&r->buf.shards, &r->buf.batch, tr->model, &batches, tokens, state->step, u, err))
         return -1;
     if (!isfinite(u->gnorm) || !isfinite(u->loss))
         return not_finite(tr, r->last_path, u->loss, u->gnorm, err);

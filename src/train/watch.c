@@ -129,9 +129,15 @@ static void write_gold(FILE *out, const rs_gold_links *gold)
  * the gold links of a forced record when the sentence is a dev pair that has
  * them. SentencePiece pieces are merged into words (as `align --words`), the
  * words the gold links count. */
-static int write_record(FILE *out, int64_t step, int epoch, int sentence, const char *kind,
-                        const rs_gold_links *gold, const rs_alignment *pieces, int merge,
-                        rs_error *err)
+typedef struct {
+    int64_t step;
+    int epoch;
+    int sentence;     /* the watched sentence, from 0 */
+    const char *kind; /* "greedy" or "forced" */
+} record_head;
+
+static int write_record(FILE *out, const record_head *head, const rs_gold_links *gold,
+                        const rs_alignment *pieces, int merge, rs_error *err)
 {
     rs_alignment words;
     if (merge && rs_alignment_to_words(pieces, &words, err))
@@ -145,15 +151,15 @@ static int write_record(FILE *out, int64_t step, int epoch, int sentence, const 
             rs_alignment_free(&words);
         return rs_fail(err, "out of memory writing %s", RS_WATCH_FILE);
     }
-    int bad = rs_alignment_write_json(mem, a, sentence); /* id = sentence, from 0 */
+    int bad = rs_alignment_write_json(mem, a, head->sentence); /* id = sentence, from 0 */
     if (merge)
         rs_alignment_free(&words);
     if (fclose(mem) || bad || len < 2) {
         free(json);
         return rs_fail(err, "out of memory writing %s", RS_WATCH_FILE);
     }
-    fprintf(out, "{\"step\":%lld,\"epoch\":%d,\"sentence\":%d,\"kind\":\"%s\",", (long long)step,
-            epoch, sentence, kind);
+    fprintf(out, "{\"step\":%lld,\"epoch\":%d,\"sentence\":%d,\"kind\":\"%s\",",
+            (long long)head->step, head->epoch, head->sentence, head->kind);
     write_gold(out, gold);
     fputs(json + 1, out);
     free(json);
@@ -186,7 +192,8 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
                                   h->alignment, err))
                 status = -1;
             else {
-                status = write_record(out, step, epoch, k, "greedy", NULL, &a, merge, err);
+                const record_head head = {step, epoch, k, "greedy"};
+                status = write_record(out, &head, NULL, &a, merge, err);
                 rs_alignment_free(&a);
             }
         }
@@ -205,7 +212,8 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
                                               f.alignment, err))) {
             /* Watched dev pair k has gold line k (rs_watch_from_pairs). */
             const rs_gold_links *gold = w->dev_pairs && k < w->gold_count ? &w->gold[k] : NULL;
-            status = write_record(out, step, epoch, k, "forced", gold, &a, merge, err);
+            const record_head head = {step, epoch, k, "forced"};
+            status = write_record(out, &head, gold, &a, merge, err);
             rs_alignment_free(&a);
         }
         rs_forced_free(&f);
