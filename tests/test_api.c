@@ -143,12 +143,11 @@ START_TEST(forced_decoding_is_the_pipeline_s)
     rs_codec codec = {0};
     rs_forced want;
     rs_tokens src, tgt;
-    int cut;
     const rs_model *member = &saved;
     const rs_forced_pair pair = {"das haus", "the the", 250,
                                  RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};
     ck_assert(!rs_codec_for_model(&codec, &saved, &e));
-    ck_assert(!rs_forced_text(&member, 1, &codec, &pair, &want, &src, &tgt, &cut, &e));
+    ck_assert(!rs_forced_text(&member, 1, &codec, &pair, &want, &src, &tgt, &e));
     ck_assert(f.logprob == want.logprob);
     double sum = 0;
     for (int t = 0; t <= f.target_count; t++)

@@ -120,12 +120,11 @@ START_TEST(long_sources_are_cut_and_text_goes_through_the_codec)
     rs_forced f;
     rs_tokens st, tt;
     const rs_forced_pair pair = {"das Haus ist", "the house is the", 250, 0};
-    cut = -1;
-    ck_assert_msg(!rs_forced_text(&member, 1, &codec, &pair, &f, &st, &tt, &cut, &err), "%s",
-                  err.msg);
+    f.cut = -1;
+    ck_assert_msg(!rs_forced_text(&member, 1, &codec, &pair, &f, &st, &tt, &err), "%s", err.msg);
     ck_assert_int_eq(st.count, 3);
     ck_assert_int_eq(tt.count, 4);
-    ck_assert_int_eq(cut, 0);
+    ck_assert_int_eq(f.cut, 0);
     rs_forced one[2];
     ck_assert(!rs_forced_decode(&member, 1, &data, 2, 0, one, &err));
     ck_assert_double_eq_tol(f.logprob, one[0].logprob, 1e-6); /* the same ids as pair 0 */
@@ -137,17 +136,16 @@ START_TEST(long_sources_are_cut_and_text_goes_through_the_codec)
 
     /* The length rule: the source cut to max_src_len tokens, the cut counted. */
     const rs_forced_pair two = {"das Haus ist", "the house is the", 2, 0};
-    ck_assert_msg(!rs_forced_text(&member, 1, &codec, &two, &f, &st, &tt, &cut, &err), "%s",
-                  err.msg);
+    ck_assert_msg(!rs_forced_text(&member, 1, &codec, &two, &f, &st, &tt, &err), "%s", err.msg);
     ck_assert_int_eq(st.count, 2);
     ck_assert_int_eq(f.src_len, 2);
-    ck_assert_int_eq(cut, 1);
+    ck_assert_int_eq(f.cut, 1);
     rs_forced_free(&f);
     rs_tokens_free(&st);
     rs_tokens_free(&tt);
     /* An empty source is refused, saying so. */
     const rs_forced_pair empty = {"  ", "the", 250, 0};
-    ck_assert(rs_forced_text(&member, 1, &codec, &empty, &f, &st, &tt, &cut, &err) != 0);
+    ck_assert(rs_forced_text(&member, 1, &codec, &empty, &f, &st, &tt, &err) != 0);
     ck_assert_ptr_nonnull(strstr(err.msg, "empty"));
     rs_codec_free(&codec);
     rs_model_free(&m);

@@ -313,9 +313,7 @@ START_TEST(answers_equal_the_pipeline)
     rs_tokens st = {0}, tt = {0};
     const rs_forced_pair pair = {sentence, target, RS_MAX_SRC_LEN,
                                  RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};
-    int cut;
-    ck_assert_msg(rs_forced_text(models, 1, &codec, &pair, &f, &st, &tt, &cut, &err) == 0, "%s",
-                  err.msg);
+    ck_assert_msg(rs_forced_text(models, 1, &codec, &pair, &f, &st, &tt, &err) == 0, "%s", err.msg);
     snprintf(body, sizeof body, "{\"source\": \"%s\", \"target\": \"%s\"}", sentence, target);
     request(port, "POST", "/api/align", body, a);
     ck_assert_msg(a->status == 200, "%.500s", a->text);
@@ -846,9 +844,7 @@ START_TEST(align_cuts_long_sources_as_score_does)
     rs_forced f;
     rs_tokens st, tt;
     rs_error err;
-    int cut;
-    ck_assert_msg(!rs_forced_text(models, 1, &codec, &pair, &f, &st, &tt, &cut, &err), "%s",
-                  err.msg);
+    ck_assert_msg(!rs_forced_text(models, 1, &codec, &pair, &f, &st, &tt, &err), "%s", err.msg);
     ck_assert_double_eq_tol(num(j, "logprob"), f.logprob, 1e-6 * fmax(1.0, fabs(f.logprob)));
     rs_forced_free(&f);
     rs_tokens_free(&st);

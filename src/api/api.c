@@ -626,14 +626,13 @@ int rnnsearch_force(const rnnsearch_model *model, const char *source, const char
                                  .want = RS_FORCED_TOKENS | (aligns ? RS_FORCED_ALIGNMENT : 0)};
     rs_forced f;
     rs_tokens src, tgt;
-    int cut = 0;
-    if (rs_forced_text(&member, 1, &model->codec, &pair, &f, &src, &tgt, &cut, &e))
+    if (rs_forced_text(&member, 1, &model->codec, &pair, &f, &src, &tgt, &e))
         return fail_with(err, &e);
     *out = (rnnsearch_forced){.source_count = src.count,
                               .target_count = tgt.count,
                               .source_tokens = src.tokens,
                               .target_tokens = tgt.tokens,
-                              .truncated = cut,
+                              .truncated = f.cut,
                               .logprob = f.logprob,
                               .token_logprobs = f.token_logprobs,
                               .alignment = f.alignment};

@@ -107,8 +107,9 @@ int rs_forced_decode(const rs_model *const *models, int n_models, const rs_datas
 
 int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *codec,
                    const rs_forced_pair *pair, rs_forced *out, rs_tokens *src_tokens,
-                   rs_tokens *tgt_tokens, int *cut, rs_error *err)
+                   rs_tokens *tgt_tokens, rs_error *err)
 {
+    int cut = 0;
     const char *source = pair->source, *target = pair->target;
     const int want = pair->want;
     memset(out, 0, sizeof *out);
@@ -129,7 +130,7 @@ int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *
         goto done;
     }
     rs_tokenized one_pair = {.count = 1, .src = src_tokens};
-    rs_cut_sources(&one_pair, pair->max_src_len, cut);
+    rs_cut_sources(&one_pair, pair->max_src_len, &cut);
     src_ids = rs_calloc((size_t)src_tokens->count + 1, sizeof(int), err);
     tgt_ids = rs_calloc((size_t)tgt_tokens->count + 1, sizeof(int), err);
     if (!src_ids || !tgt_ids)
@@ -146,6 +147,7 @@ int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *
                       .tgt_len = &tgt_tokens->count,
                       .line = &line};
     status = rs_forced_decode(models, n_models, &one, 1, want, out, err);
+    out->cut = cut;
 done:
     if (status) {
         rs_tokens_free(src_tokens);

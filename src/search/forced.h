@@ -15,6 +15,7 @@ typedef struct {
     int src_len, tgt_len;  /* tokens, </s> not included */
     float *token_logprobs; /* [tgt_len + 1] (the last is </s>), or NULL */
     float *alignment;      /* [(tgt_len + 1) × (src_len + 1)], or NULL */
+    int cut;               /* rs_forced_text: source tokens cut by the length rule */
 } rs_forced;
 
 void rs_forced_free(rs_forced *f);
@@ -36,11 +37,11 @@ typedef struct {
 
 /* One pair of raw text through the models' codec: the tokens it was cut into
  * (src_tokens, tgt_tokens: [out->src_len], [out->tgt_len], to free with
- * rs_tokens_free), the source tokens cut by the length rule (*cut), and its
- * forced decoding. */
+ * rs_tokens_free), and its forced decoding, with the source tokens cut by
+ * the length rule in out->cut. */
 int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *codec,
                    const rs_forced_pair *pair, rs_forced *out, rs_tokens *src_tokens,
-                   rs_tokens *tgt_tokens, int *cut, rs_error *err);
+                   rs_tokens *tgt_tokens, rs_error *err);
 
 /* The source-length rule of translation (translate.h) for pairs: every source
  * of tok longer than max_src_len tokens is cut to its first max_src_len;

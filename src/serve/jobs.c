@@ -238,9 +238,7 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     /* The one length rule of translate and score: the source cut to max_src_len tokens. */
     const rs_forced_pair pair = {rq->text, rq->target, RS_MAX_SRC_LEN,
                                  RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};
-    int cut = 0;
-    if (rs_forced_text(&w->server->model_ptrs[rq->model], 1, sm->codec, &pair, &f, &src, &tgt, &cut,
-                       err))
+    if (rs_forced_text(&w->server->model_ptrs[rq->model], 1, sm->codec, &pair, &f, &src, &tgt, err))
         return -1;
     int rc = 0;
     if (!f.alignment || !f.token_logprobs) {
@@ -257,7 +255,7 @@ static int align_job(worker *w, request *rq, FILE *out, rs_error *err, int *stat
     rs_json_write_strings(out, (const char *const *)src.tokens, src.count);
     fputs(",\"target_tokens\":", out);
     rs_json_write_strings(out, (const char *const *)tgt.tokens, tgt.count);
-    fprintf(out, ",\"truncated\":%d,\"logprob\":", cut);
+    fprintf(out, ",\"truncated\":%d,\"logprob\":", f.cut);
     rs_serve_json_number(out, f.logprob);
     fputs(",\"token_logprobs\":[", out);
     for (int i = 0; i <= f.tgt_len; i++) {

@@ -203,8 +203,7 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
                                      RS_FORCED_ALIGNMENT};
         rs_forced f = {0};
         rs_tokens src = {0}, tgt = {0};
-        int cut = 0;
-        if (rs_forced_text(&model, 1, w->codec, &pair, &f, &src, &tgt, &cut, err))
+        if (rs_forced_text(&model, 1, w->codec, &pair, &f, &src, &tgt, err))
             status = -1;
         else if (f.alignment &&
                  !(status = rs_alignment_make(&a, (const char *const *)tgt.tokens, f.tgt_len,
