@@ -650,7 +650,8 @@ void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float 
     const rs_readout_acts acts = {sw->tpre, sw->tmax, out->logits, sw->which, NULL};
     const rs_readout_inputs in = {RS_CMAT(out->next_state, B, n), RS_CMAT(sw->emb, B, m),
                                   RS_CMAT(sw->context, B, 2 * n)};
-    rs_readout_forward(&acts, &in, &w.out);
+    rs_readout_maxout_forward(&acts, &in, &w.out);
+    rs_readout_logits_forward(&acts, B, &w.out);
     for (int b = 0; b < B; b++)
         out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, sw->exp_row, V);
 }
