@@ -128,6 +128,15 @@ static float vmax_portable(const float *x, size_t count)
     return max;
 }
 
+static size_t vargmax_portable(const float *x, size_t count)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < count; i++)
+        if (x[i] > x[best])
+            best = i;
+    return best;
+}
+
 static double vexp_shift_sum_portable(float *y, const float *x, float shift, size_t count)
 {
     double acc[8] = {0};
@@ -318,6 +327,39 @@ AVX2 static float vmax_avx2(const float *x, size_t count)
         if (x[i] > max)
             max = x[i];
     return max;
+}
+
+/* Lane k keeps the largest x[i] of i ≡ k (mod 8) that beat x[0] and its
+ * first index (">" is false for NaN: a NaN never wins); the lanes are then
+ * merged by value, a tie going to the lower index, which is the first
+ * occurrence: the scalar loop's answer. */
+AVX2 static size_t vargmax_avx2(const float *x, size_t count)
+{
+    if (count < 16 || x[0] != x[0])
+        return vargmax_portable(x, count);
+    __m256 best = _mm256_set1_ps(x[0]);
+    __m256i at = _mm256_setzero_si256(), idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i step = _mm256_set1_epi32(8);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 gt = _mm256_cmp_ps(v, best, _CMP_GT_OQ);
+        best = _mm256_blendv_ps(best, v, gt);
+        at = _mm256_blendv_epi8(at, idx, _mm256_castps_si256(gt));
+        idx = _mm256_add_epi32(idx, step);
+    }
+    float bv[8];
+    int bi[8];
+    _mm256_storeu_ps(bv, best);
+    _mm256_storeu_si256((__m256i *)bi, at);
+    size_t arg = (size_t)bi[0];
+    for (int k = 1; k < 8; k++)
+        if (bv[k] > x[arg] || (bv[k] == x[arg] && (size_t)bi[k] < arg))
+            arg = (size_t)bi[k];
+    for (; i < count; i++)
+        if (x[i] > x[arg])
+            arg = i;
+    return arg;
 }
 
 AVX2 static double vexp_shift_sum_avx2(float *y, const float *x, float shift, size_t count)
@@ -512,6 +554,11 @@ void rs_vsigmoid(float *y, const float *x, size_t count)
 float rs_vmax(const float *x, size_t count)
 {
     DISPATCH(vmax_avx2(x, count), vmax_portable(x, count));
+}
+
+size_t rs_vargmax(const float *x, size_t count)
+{
+    DISPATCH(vargmax_avx2(x, count), vargmax_portable(x, count));
 }
 
 double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count)
