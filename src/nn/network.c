@@ -597,7 +597,7 @@ static size_t carve_step(rs_step_workspace *sw, float *base, const rs_config *c,
 {
     const size_t B = (size_t)sw->max_B, S = (size_t)sw->max_S;
     const size_t m = (size_t)c->emb, n = (size_t)c->hidden, l = (size_t)c->maxout;
-    const size_t V = (size_t)c->tgt_vocab, ka = (size_t)ka_;
+    const size_t ka = (size_t)ka_;
     size_t at = 0;
 #define RS_WS_TAKE(field, count, doc) sw->field = take(base, &at, count);
     RS_STEP_WORKSPACE_TABLE(RS_WS_TAKE)
@@ -630,10 +630,10 @@ void rs_step_workspace_free(rs_step_workspace *sw)
     memset(sw, 0, sizeof *sw);
 }
 
-float rs_log_normalizer(const float *row, float *scratch, int V)
+float rs_log_normalizer(const float *row, int V)
 {
     const float max = rs_vmax(row, (size_t)V);
-    return max + (float)log(rs_vexp_shift_sum(scratch, row, max, (size_t)V));
+    return max + (float)log(rs_vexp_shift_total(row, max, (size_t)V));
 }
 
 void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
@@ -653,5 +653,5 @@ void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float 
     rs_readout_maxout_forward(&acts, &in, &w.out);
     rs_readout_logits_forward(&acts, B, &w.out);
     for (int b = 0; b < B; b++)
-        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, sw->exp_row, V);
+        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, V);
 }

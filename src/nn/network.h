@@ -158,8 +158,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     X(gates,      B * 3 * n,  "[B,3n]  z_i, r_i, g_i")                                             \
     X(rh,         B * n,      "[B,n]   r_i ⊙ s_{i-1}")                                             \
     X(tpre,       B * 2 * l,  "[B,2l]  t̃_i")                                                       \
-    X(tmax,       B * l,      "[B,l]   t_i")                                                       \
-    X(exp_row,    V,          "[V]     exp(logit − max), for the normaliser")
+    X(tmax,       B * l,      "[B,l]   t_i")
 // clang-format on
 
 typedef struct {
@@ -186,9 +185,9 @@ typedef struct {
 void rs_network_step(rs_step_workspace *sw, const rs_step_out *out, const float *state,
                      const int *prev, const rs_attention_source *src, const rs_model *model);
 
-/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser);
- * scratch [V]. */
-float rs_log_normalizer(const float *row, float *scratch, int V);
+/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):
+ * max + log Σ_v exp(row[v] − max). */
+float rs_log_normalizer(const float *row, int V);
 
 
 #endif

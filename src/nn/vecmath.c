@@ -128,6 +128,14 @@ static float vmax_portable(const float *x, size_t count)
     return max;
 }
 
+static double vexp_shift_total_portable(const float *x, float shift, size_t count)
+{
+    double acc[8] = {0};
+    for (size_t i = 0; i < count; i++)
+        acc[i % 8] += (double)rs_exp(x[i] - shift);
+    return fold8d(acc);
+}
+
 static size_t vargmax_portable(const float *x, size_t count)
 {
     size_t best = 0;
@@ -362,6 +370,30 @@ AVX2 static size_t vargmax_avx2(const float *x, size_t count)
     return arg;
 }
 
+/* vexp_shift_sum_avx2's sum, the same operations, without storing the exps. */
+AVX2 static double vexp_shift_total_avx2(const float *x, float shift, size_t count)
+{
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    const __m256 sh = _mm256_set1_ps(shift);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    if (i < count) {
+        const __m256i mask = tail_mask(count - i);
+        __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), sh));
+        e = _mm256_and_ps(e, _mm256_castsi256_ps(mask));
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    double a[8];
+    _mm256_storeu_pd(a, lo);
+    _mm256_storeu_pd(a + 4, hi);
+    return fold8d(a);
+}
+
 AVX2 static double vexp_shift_sum_avx2(float *y, const float *x, float shift, size_t count)
 {
     __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
@@ -559,6 +591,11 @@ float rs_vmax(const float *x, size_t count)
 size_t rs_vargmax(const float *x, size_t count)
 {
     DISPATCH(vargmax_avx2(x, count), vargmax_portable(x, count));
+}
+
+double rs_vexp_shift_total(const float *x, float shift, size_t count)
+{
+    DISPATCH(vexp_shift_total_avx2(x, shift, count), vexp_shift_total_portable(x, shift, count));
 }
 
 double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count)
