@@ -1,9 +1,10 @@
 #!/bin/sh
 # Where a greedy decoder step goes, by part of the model, per OpenBLAS kernel:
 # perf samples of `rnnsearch translate` (one thread) with their call stacks,
-# each sample given to the first function on its stack (from the leaf up)
-# that names a part:
-#   encoder        rs_encode (both directions, the keys U_a h + b_a, s_0)
+# each sample given to the encoder if rs_encode is on its stack, else to the
+# first function on its stack (from the leaf up) that names a part:
+#   encoder        rs_encode (both directions, their GRU products, the keys
+#                  U_a h + b_a, s_0)
 #   attention      rs_attention_forward (W_a s, tanh scores, softmax, context)
 #   GRU step       rs_gru_input_forward, rs_gru_step_forward (and the word's
 #                  embedding lookup, inlined into rs_network_step: see below)
@@ -13,9 +14,13 @@
 #                  is inlined there)
 #   argmax         rs_vargmax, if the build has it
 #   search         rs_greedy, rs_decoder_step/select/start's own, push_row
+#   BLAS, stack not unwound  samples in an OpenBLAS kernel whose stack perf
+#                  could not follow (kernels without unwind tables): decoding
+#                  products of unknown caller
 #   rest           everything else: loading the model, tokenizing, output
 #   SOURCE and MODEL as below; KERNELS="default Haswell Sandybridge"; BATCHES="1 64"
 #   MODEL=build/model-S/last.ckpt SRC=build/perfdata/test_2016_flickr.de.raw scripts/profile-decode.sh
+# REPORT_ONLY=1 reads the samples an earlier run left in OUT.
 # Prints a table per kernel and batch size: the share of each part in the
 # samples of the whole run and of the decoding alone (all but "rest").
 # SkylakeX needs AVX-512: on a CPU without it OpenBLAS dies (SIGILL); skip it.
@@ -32,7 +37,9 @@ mkdir -p "$OUT"
 for k in $KERNELS; do
     for b in $BATCHES; do
         data="$OUT/perf_${k}_b$b.data"
-        if [ "$k" = default ]; then
+        if [ -n "${REPORT_ONLY:-}" ]; then
+            :   # the samples of an earlier run
+        elif [ "$k" = default ]; then
             OPENBLAS_NUM_THREADS=1 perf record -q -F "$FREQ" --call-graph dwarf,16384 -o "$data" \
                 "$RS" translate -m "$MODEL" --threads 1 --batch-size "$b" "$SRC" > "$OUT/hyp_${k}_b$b.txt" 2>/dev/null
         else
@@ -52,14 +59,18 @@ for k in $KERNELS; do
                     sym == "rs_decoder_start" || sym == "push_row") return "search"
                 return ""
             }
-            function flush() { if (n) { c[got == "" ? "rest" : got]++; total++ } n = 0; got = "" }
+            function flush() { if (n) { c[enc ? "encoder" : got != "" ? got : blas ? "BLAS, stack not unwound" : "rest"]++; total++ }
+                               n = 0; got = ""; enc = 0; blas = 0 }
             /^$/ { flush(); next }
-            { n++; if (got == "") { sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); got = part(sym) } }
+            { n++; sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym)
+              if (sym == "rs_encode") enc = 1
+              if (n == 1 && sym ~ /^(sgemm|sgemv|cblas_s)|_(ZEN|HASWELL|SANDYBRIDGE)$/) blas = 1
+              if (got == "") got = part(sym) }
             END { flush()
-                  split("encoder|attention|GRU step|deep output (maxout)|output layer: [V x l] product|output layer: log-sum-exp|output layer: argmax|search|rest", order, "|")
+                  split("encoder|attention|GRU step|deep output (maxout)|output layer: [V x l] product|output layer: log-sum-exp|output layer: argmax|search|BLAS, stack not unwound|rest", order, "|")
                   dec = total - c["rest"]
                   printf "kernel %s, batch %s: %d samples (%d in decoding)\n", kernel, batch, total, dec
-                  for (i = 1; i <= 9; i++) {
+                  for (i = 1; i <= 10; i++) {
                       p = order[i]
                       if (p == "rest") printf "  %-34s %6d  %5.1f%%\n", p, c[p], 100 * c[p] / total
                       else printf "  %-34s %6d  %5.1f%%  %5.1f%% of decoding\n", p, c[p], 100 * c[p] / total, dec ? 100 * c[p] / dec : 0
