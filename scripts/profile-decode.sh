@@ -12,7 +12,7 @@
 #   output product rs_readout_logits_forward ([V x l] W_out t + b_out)
 #   log-sum-exp    rs_log_normalizer, or rs_network_step's own (the normaliser
 #                  is inlined there)
-#   argmax         rs_vargmax, if the build has it
+#   argmax         rs_vargmax (or its AVX2 or portable body, reached by a tail call)
 #   search         rs_greedy, rs_decoder_step/select/start's own, push_row
 #   BLAS, stack not unwound  samples in an OpenBLAS kernel whose stack perf
 #                  could not follow (kernels without unwind tables): decoding
@@ -54,7 +54,7 @@ for k in $KERNELS; do
                 if (sym == "rs_readout_maxout_forward") return "deep output (maxout)"
                 if (sym == "rs_readout_logits_forward") return "output layer: [V x l] product"
                 if (sym == "rs_log_normalizer" || sym == "rs_network_step") return "output layer: log-sum-exp"
-                if (sym == "rs_vargmax") return "output layer: argmax"
+                if (sym ~ /^(rs_vargmax|vargmax_avx2|vargmax_portable)$/) return "output layer: argmax"
                 if (sym == "rs_greedy" || sym == "rs_decoder_step" || sym == "rs_decoder_select" ||
                     sym == "rs_decoder_start" || sym == "push_row") return "search"
                 return ""
