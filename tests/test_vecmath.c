@@ -266,6 +266,11 @@ START_TEST(avx2_and_portable_paths_agree_bit_for_bit)
         float d0 = rs_vtanh_add_dot(b, q, xs, v, count), p0 = rs_vdot(q, xs, count);
         float m0 = rs_vmax(xs, count);
         ck_assert_msg(s1 == s0 && d1 == d0 && p1 == p0 && m1 == m0, "sums differ at %zu", count);
+        /* the sum alone: the same bits as with the exps stored, on both paths */
+        ck_assert(rs_vexp_shift_total(xs, 3.0f, count) == s0);
+        rs_vecmath_select(1);
+        ck_assert(rs_vexp_shift_total(xs, 3.0f, count) == s1);
+        rs_vecmath_select(0);
         ck_assert(!memcmp(a, b, sizeof(float) * count));
         rs_vecmath_select(1);
         double n1 = rs_vsumsq(xs, count * 20);
@@ -289,6 +294,54 @@ START_TEST(avx2_and_portable_paths_agree_bit_for_bit)
 }
 END_TEST
 
+static size_t plain_argmax(const float *x, size_t count)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < count; i++)
+        if (x[i] > x[best])
+            best = i;
+    return best;
+}
+
+/* Both paths give the plain loop's index: ties to the first, NaN never
+ * chosen (but kept at x[0]), -0 and +0 equal, every length and tail. */
+START_TEST(argmax_is_the_first_maximum_on_both_paths)
+{
+    enum { N = 300 };
+    static float x[N];
+    for (int trial = 0; trial < 40; trial++) {
+        fill_uniform(x, N, trial < 20 ? 4.0f : 1e3f, 100 + trial);
+        for (int i = 0; i < N; i++)
+            if (trial % 3 == 0)
+                x[i] = roundf(x[i]); /* many ties */
+        if (trial % 4 == 1)
+            x[(trial * 37) % N] = NAN;
+        if (trial % 5 == 2) {
+            x[0] = NAN;
+            x[N - 1] = 1e30f;
+        }
+        if (trial % 7 == 3) {
+            for (int i = 0; i < N; i++)
+                x[i] = (i % 2) ? -0.0f : 0.0f;
+        }
+        if (trial % 6 == 4)
+            x[N / 2 + trial] = INFINITY;
+        for (size_t count = 1; count <= N; count += (count < 40 ? 1 : 13)) {
+            const size_t want = plain_argmax(x, count);
+            for (int path = 1; path >= 0; path--) {
+                if (path && !rs_vecmath_select(1))
+                    continue;
+                rs_vecmath_select(path);
+                ck_assert_msg(rs_vargmax(x, count) == want,
+                              "trial %d, count %zu, path %d: %zu, not %zu", trial, count, path,
+                              rs_vargmax(x, count), want);
+            }
+        }
+    }
+    rs_vecmath_select(-1);
+}
+END_TEST
+
 Suite *vecmath_suite(void)
 {
     Suite *s = suite_create("vecmath");
@@ -301,6 +354,7 @@ Suite *vecmath_suite(void)
     tcase_add_test(tc, adam_and_norm_match_plain_loops);
     tcase_add_test(tc, one_row_gemm_matches_plain_product);
     tcase_add_test(tc, avx2_and_portable_paths_agree_bit_for_bit);
+    tcase_add_test(tc, argmax_is_the_first_maximum_on_both_paths);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -42,7 +42,7 @@ static float *take(float *base, size_t *offset, size_t count)
 }
 
 /* The table's `use` column as values. */
-enum { RS_WS_USE_ENC, RS_WS_USE_STEP, RS_WS_USE_TRAIN, RS_WS_USE_XLATE };
+enum { RS_WS_USE_ENC, RS_WS_USE_STEP, RS_WS_USE_TRAIN };
 
 /* Whether a workspace of ws's kind has a buffer of this use, and the B and T
  * of its count: training's have one B and T; translation's encoder buffers
@@ -52,7 +52,7 @@ static int dims_of(const rs_workspace *ws, int use, size_t *B, size_t *T)
     const int training = ws->kind == RS_WS_TRAINING;
     *B = (size_t)(use == RS_WS_USE_ENC ? ws->max_B : ws->max_rows);
     *T = (size_t)(use == RS_WS_USE_ENC || training ? ws->max_T : 1);
-    return training ? use != RS_WS_USE_XLATE : use != RS_WS_USE_TRAIN;
+    return training || use != RS_WS_USE_TRAIN;
 }
 
 /* Assigns every buffer of RS_WORKSPACE_TABLE that ws's kind has its place in
@@ -636,10 +636,10 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 
 /* ---- one decoder step, for translation ---- */
 
-float rs_log_normalizer(const float *row, float *scratch, int V)
+float rs_log_normalizer(const float *row, int V)
 {
     const float max = rs_vmax(row, (size_t)V);
-    return max + (float)log(rs_vexp_shift_sum(scratch, row, max, (size_t)V));
+    return max + (float)log(rs_vexp_shift_total(row, max, (size_t)V));
 }
 
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
@@ -657,7 +657,8 @@ void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *stat
     const rs_readout_acts acts = {ws->tpre, ws->tmax, out->logits, ws->which, NULL};
     const rs_readout_inputs in = {RS_CMAT(out->next_state, B, n), RS_CMAT(ws->dec_emb, B, m),
                                   RS_CMAT(ws->context, B, 2 * n)};
-    rs_readout_forward(&acts, &in, &w.out);
+    rs_readout_maxout_forward(&acts, &in, &w.out);
+    rs_readout_logits_forward(&acts, B, &w.out);
     for (int b = 0; b < B; b++)
-        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, ws->exp_row, V);
+        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, V);
 }

@@ -26,11 +26,11 @@
  * stored at t = i − 1 (dec_states at i).
  *
  * One table serves both workspaces; `use` says which buffers each carves:
- *   training (rs_workspace_alloc): every buffer but XLATE, B sentences,
- *     T target steps;
+ *   training (rs_workspace_alloc): every buffer, B sentences, T target
+ *     steps;
  *   translation (rs_workspace_alloc_translation): ENC, sized for the
  *     encoder of B sentences and T = 0 (dec_states holds s_0 only), and
- *     STEP and XLATE, sized for one decoder step (T = 1) of B rows, the
+ *     STEP, sized for one decoder step (T = 1) of B rows, the
  *     hypotheses (beam search has K rows a sentence). Its TRAIN buffers are
  *     NULL. */
 // clang-format off
@@ -90,9 +90,7 @@
     X(drop_emb,      R * m,           TRAIN, "[T,B,m]")                                            \
     X(drop_out,      R * l,           TRAIN, "[R,l]")                                              \
     X(drop_src_word, S * B,           TRAIN, "[S,B]     word dropout: one per source token")       \
-    X(drop_tgt_word, R,               TRAIN, "[T,B]     word dropout: one per previous-word input")\
-    /* translation only (rs_network_step) */                                                       \
-    X(exp_row,       V,               XLATE, "[V]       exp(logit − max), for the log-normaliser")
+    X(drop_tgt_word, R,               TRAIN, "[T,B]     word dropout: one per previous-word input")
 
 /* Names that share the floats of a buffer of the table, X(field, of, doc).
  * The [R,V] output layer is the workspace's largest buffer, and each of these
@@ -179,9 +177,9 @@ typedef struct {
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
                      const rs_attention_source *src, const rs_model *model);
 
-/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser);
- * scratch [V]. */
-float rs_log_normalizer(const float *row, float *scratch, int V);
+/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):
+ * max + log Σ_v exp(row[v] − max). */
+float rs_log_normalizer(const float *row, int V);
 
 
 #endif

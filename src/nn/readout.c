@@ -29,12 +29,12 @@ rs_readout_grads rs_readout_grads_of(const rs_tensors *g)
     return (rs_readout_grads){g->out_U, g->out_V, g->out_C, g->out_b, g->out_W, g->out_bw};
 }
 
-void rs_readout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
-                        const rs_readout_weights *w)
+void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
+                               const rs_readout_weights *w)
 {
     const double phase_t0 = rs_phase_start();
     const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols;
-    const int l = w->l, l2 = 2 * l, V = w->V;
+    const int l = w->l, l2 = 2 * l;
     float *tpre = acts->tpre, *t = acts->tmax;
     /* t̃ = U_o s + V_o e + C_o c + b_o */
     const rs_mat t_pre = RS_MAT(tpre, R, l2);
@@ -55,10 +55,24 @@ void rs_readout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in
     if (acts->t_mask)
         for (size_t i = 0; i < (size_t)R * l; i++)
             t[i] *= acts->t_mask[i];
-    /* logits = W_out t + b_out */
-    rs_matmul_forward(RS_MAT(acts->logits, R, V), RS_CMAT(t, R, l), RS_CMAT(w->W_out, V, l), 0.0f);
-    rs_add_bias(acts->logits, w->b_out, R, V, V);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
+}
+
+void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_readout_weights *w)
+{
+    const double phase_t0 = rs_phase_start();
+    /* logits = W_out t + b_out */
+    rs_matmul_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l),
+                      RS_CMAT(w->W_out, w->V, w->l), 0.0f);
+    rs_add_bias(acts->logits, w->b_out, R, w->V, w->V);
+    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
+}
+
+void rs_readout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
+                        const rs_readout_weights *w)
+{
+    rs_readout_maxout_forward(acts, in, w);
+    rs_readout_logits_forward(acts, in->states.rows, w);
 }
 
 void rs_readout_backward(const rs_readout_acts *d, const rs_readout_input_grads *d_in,

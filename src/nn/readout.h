@@ -54,6 +54,14 @@ typedef struct {
     const float *t_mask;
 } rs_readout_acts;
 
+/* Its two halves, which rs_readout_forward runs in turn (decoding times them
+ * apart): the deep output t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask
+ * into tpre, tmax and which; and the output layer logits = W_out t + b_out
+ * [R,V] from tmax. */
+void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
+                               const rs_readout_weights *w);
+void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_readout_weights *w);
+
 /* logits = W_out t + b_out, t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask. */
 void rs_readout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
                         const rs_readout_weights *w);

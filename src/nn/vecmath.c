@@ -128,6 +128,23 @@ static float vmax_portable(const float *x, size_t count)
     return max;
 }
 
+static double vexp_shift_total_portable(const float *x, float shift, size_t count)
+{
+    double acc[8] = {0};
+    for (size_t i = 0; i < count; i++)
+        acc[i % 8] += (double)rs_exp(x[i] - shift);
+    return fold8d(acc);
+}
+
+static size_t vargmax_portable(const float *x, size_t count)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < count; i++)
+        if (x[i] > x[best])
+            best = i;
+    return best;
+}
+
 static double vexp_shift_sum_portable(float *y, const float *x, float shift, size_t count)
 {
     double acc[8] = {0};
@@ -318,6 +335,63 @@ AVX2 static float vmax_avx2(const float *x, size_t count)
         if (x[i] > max)
             max = x[i];
     return max;
+}
+
+/* Lane k keeps the largest x[i] of i ≡ k (mod 8) that beat x[0] and its
+ * first index (">" is false for NaN: a NaN never wins); the lanes are then
+ * merged by value, a tie going to the lower index, which is the first
+ * occurrence: the scalar loop's answer. */
+AVX2 static size_t vargmax_avx2(const float *x, size_t count)
+{
+    if (count < 16 || x[0] != x[0])
+        return vargmax_portable(x, count);
+    __m256 best = _mm256_set1_ps(x[0]);
+    __m256i at = _mm256_setzero_si256(), idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i step = _mm256_set1_epi32(8);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 gt = _mm256_cmp_ps(v, best, _CMP_GT_OQ);
+        best = _mm256_blendv_ps(best, v, gt);
+        at = _mm256_blendv_epi8(at, idx, _mm256_castps_si256(gt));
+        idx = _mm256_add_epi32(idx, step);
+    }
+    float bv[8];
+    int bi[8];
+    _mm256_storeu_ps(bv, best);
+    _mm256_storeu_si256((__m256i *)bi, at);
+    size_t arg = (size_t)bi[0];
+    for (int k = 1; k < 8; k++)
+        if (bv[k] > x[arg] || (bv[k] == x[arg] && (size_t)bi[k] < arg))
+            arg = (size_t)bi[k];
+    for (; i < count; i++)
+        if (x[i] > x[arg])
+            arg = i;
+    return arg;
+}
+
+/* vexp_shift_sum_avx2's sum, the same operations, without storing the exps. */
+AVX2 static double vexp_shift_total_avx2(const float *x, float shift, size_t count)
+{
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    const __m256 sh = _mm256_set1_ps(shift);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    if (i < count) {
+        const __m256i mask = tail_mask(count - i);
+        __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), sh));
+        e = _mm256_and_ps(e, _mm256_castsi256_ps(mask));
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    double a[8];
+    _mm256_storeu_pd(a, lo);
+    _mm256_storeu_pd(a + 4, hi);
+    return fold8d(a);
 }
 
 AVX2 static double vexp_shift_sum_avx2(float *y, const float *x, float shift, size_t count)
@@ -512,6 +586,16 @@ void rs_vsigmoid(float *y, const float *x, size_t count)
 float rs_vmax(const float *x, size_t count)
 {
     DISPATCH(vmax_avx2(x, count), vmax_portable(x, count));
+}
+
+size_t rs_vargmax(const float *x, size_t count)
+{
+    DISPATCH(vargmax_avx2(x, count), vargmax_portable(x, count));
+}
+
+double rs_vexp_shift_total(const float *x, float shift, size_t count)
+{
+    DISPATCH(vexp_shift_total_avx2(x, shift, count), vexp_shift_total_portable(x, shift, count));
 }
 
 double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count)

@@ -32,9 +32,17 @@ void rs_vsigmoid(float *y, const float *x, size_t count);
 /* max of x[0..count), count ≥ 1. */
 float rs_vmax(const float *x, size_t count);
 
+/* The first i of the largest x[i], count ≥ 1: what the loop "best = 0; for
+ * each i, if x[i] > x[best] then best = i" leaves (a NaN is never chosen,
+ * unless at x[0], which then stays). Counts fit an int's indices (< 2^31). */
+size_t rs_vargmax(const float *x, size_t count);
+
 /* y[i] = exp(x[i] - shift) (in place allowed); returns Σ y[i] accumulated in
  * double, in a fixed order (8 running sums by i mod 8, then added pairwise). */
 double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count);
+/* Its sum alone, the same bits, the exps not stored (a log-normaliser needs
+ * only the sum: one write of count floats less). */
+double rs_vexp_shift_total(const float *x, float shift, size_t count);
 
 /* Additive attention's score of one (query, key) pair: phi[k] = tanh(q[k] +
  * key[k]) for k < count (model.md's φ), returns Σ v[k] phi[k] (8 running

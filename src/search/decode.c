@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nn/attention.h"
+#include "nn/vecmath.h"
 #include "search/decode.h"
 
 /* a · b, or SIZE_MAX when the product does not fit: rs_calloc then fails,
@@ -311,6 +312,25 @@ static int push_row(rs_hypothesis *t, int step, const float *alpha, int want_ali
     return 0;
 }
 
+/* The word greedy search takes: what "best = </s>; for v = <unk> … V−1 but
+ * <s>: if logit[v] > logit[best] then best = v" leaves, that is the first
+ * largest logit but <pad> and <s>, </s> winning its ties. The words after
+ * the reserved ids go through the vector argmax (the first of their largest). */
+static int best_word(const float *logit, int V)
+{
+    int best = RS_EOS;
+    for (int v = RS_UNK; v < RS_RESERVED && v < V; v++)
+        if (v != RS_BOS && logit[v] > logit[best])
+            best = v;
+    if (V > RS_RESERVED) {
+        const int top =
+            RS_RESERVED + (int)rs_vargmax(logit + RS_RESERVED, (size_t)(V - RS_RESERVED));
+        if (logit[top] > logit[best])
+            best = top;
+    }
+    return best;
+}
+
 int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_count, int max_len,
               int want_alignment, rs_hypothesis *out, rs_error *err)
 {
@@ -338,11 +358,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
                 continue;
             /* The argmax of the logits is that of log p; at the limit only </s>. */
             const float *logit = dec->logits + (size_t)r * V;
-            int best = RS_EOS;
-            if (step < limit[b])
-                for (int v = RS_UNK; v < V; v++)
-                    if (v != RS_BOS && logit[v] > logit[best])
-                        best = v;
+            const int best = step < limit[b] ? best_word(logit, V) : RS_EOS;
             t->logprob += logit[best] - dec->lse[r];
             t->score = t->logprob;
             if (push_row(t, step, dec->alpha + (size_t)r * dec->S, want_alignment, best, err))
