@@ -5,7 +5,8 @@
 # step spent in the gradient all-reduce (the progress line's, timed in
 # src/train/dist.c). docs/scaling.md, "Across hosts", says what it measures.
 #
-# Usage (as root, from the checkout, on a machine with at least 4 free cores):
+# Usage (as root, from the checkout; with fewer cores than hosts, ranks share
+# cores, which the step times then show):
 #   scripts/scaling-curve.sh
 # Settings (environment):
 #   CONFIGS="S M"   the model sizes of `rnnsearch bench` (S: emb 128, hidden 256,
