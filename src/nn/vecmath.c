@@ -370,14 +370,18 @@ AVX2 static size_t vargmax_avx2(const float *x, size_t count)
     return arg;
 }
 
-/* vexp_shift_sum_avx2's sum, the same operations, without storing the exps. */
-AVX2 static double vexp_shift_total_avx2(const float *x, float shift, size_t count)
+/* Σ exp(x − shift) in double, eight lanes folded in a fixed order, and the
+ * exps into y when y is not NULL: the one loop of the normaliser (no store)
+ * and of the softmax (stored), so both give the same sum bit for bit. */
+AVX2 static double vexp_shift_avx2(float *y, const float *x, float shift, size_t count)
 {
     __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
     const __m256 sh = _mm256_set1_ps(shift);
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
         const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
+        if (y)
+            _mm256_storeu_ps(y + i, e);
         lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
         hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
     }
@@ -385,25 +389,8 @@ AVX2 static double vexp_shift_total_avx2(const float *x, float shift, size_t cou
         const __m256i mask = tail_mask(count - i);
         __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), sh));
         e = _mm256_and_ps(e, _mm256_castsi256_ps(mask));
-        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
-        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
-    }
-    double a[8];
-    _mm256_storeu_pd(a, lo);
-    _mm256_storeu_pd(a + 4, hi);
-    return fold8d(a);
-}
-
-AVX2 static double vexp_shift_sum_avx2(float *y, const float *x, float shift, size_t count)
-{
-    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
-    const __m256 sh = _mm256_set1_ps(shift);
-    size_t i = 0;
-    for (; i < count; i += 8) {
-        __m256i mask = tail_mask(count - i < 8 ? count - i : 8);
-        __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), sh));
-        e = _mm256_and_ps(e, _mm256_castsi256_ps(mask));
-        _mm256_maskstore_ps(y + i, mask, e);
+        if (y)
+            _mm256_maskstore_ps(y + i, mask, e);
         lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
         hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
     }
@@ -595,12 +582,12 @@ size_t rs_vargmax(const float *x, size_t count)
 
 double rs_vexp_shift_total(const float *x, float shift, size_t count)
 {
-    DISPATCH(vexp_shift_total_avx2(x, shift, count), vexp_shift_total_portable(x, shift, count));
+    DISPATCH(vexp_shift_avx2(NULL, x, shift, count), vexp_shift_total_portable(x, shift, count));
 }
 
 double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count)
 {
-    DISPATCH(vexp_shift_sum_avx2(y, x, shift, count), vexp_shift_sum_portable(y, x, shift, count));
+    DISPATCH(vexp_shift_avx2(y, x, shift, count), vexp_shift_sum_portable(y, x, shift, count));
 }
 
 float rs_vtanh_add_dot(float *phi, const float *q, const float *key, const float *v, size_t count)
