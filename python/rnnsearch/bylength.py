@@ -12,7 +12,6 @@ Reading needs nothing but the standard library; drawing needs matplotlib.
 """
 
 import collections
-import math
 import os
 
 Bucket = collections.namedtuple("Bucket", "bucket sentences bleu chrf")
@@ -78,9 +77,8 @@ def plot_by_length(tables, metric="bleu", ax=None, title=None):
         _, ax = plt.subplots(figsize=(6.4, 4.0))
     x = list(range(len(names)))
     for label, buckets in read:
-        y = [getattr(b, metric) for b in buckets]
-        ax.plot(x, [v if not math.isnan(v) else float("nan") for v in y],
-                marker="o", label=label)
+        # an empty bucket's nan breaks the line there
+        ax.plot(x, [getattr(b, metric) for b in buckets], marker="o", label=label)
     ax.set_xticks(x)
     ax.set_xticklabels(names)
     ax.set_xlabel("source sentence length (words)")
