@@ -45,18 +45,26 @@ static int have_mpi(void)
 }
 
 /* `rnnsearch train ARGS` on `ranks` processes under mpirun (0: alone, no
- * launcher), with a time limit that turns a hang into a failure; returns the
- * exit status and the combined output in out. */
-static int train(int ranks, const char *args, char *out, size_t size)
+ * launcher), with environment `env` ("NAME=VALUE", or "") on every rank and
+ * a time limit that turns a hang into a failure; returns the exit status and
+ * the combined output in out. */
+static int train_in(int ranks, const char *env, const char *args, char *out, size_t size)
 {
-    char launcher[256] = "", cmd[4096];
+    char launcher[256] = "", export[128] = "", cmd[4096];
+    if (*env)
+        snprintf(export, sizeof export, "-x %.*s ", (int)strcspn(env, "="), env);
     if (ranks > 0)
         snprintf(launcher, sizeof launcher,
-                 "mpirun --oversubscribe --bind-to none %s -x OPENBLAS_NUM_THREADS=1 -np %d ",
-                 geteuid() == 0 ? "--allow-run-as-root" : "", ranks);
-    snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=1 timeout 120 %s%s train %s 2>&1", launcher,
-             testprog_path(), args);
+                 "mpirun --oversubscribe --bind-to none %s -x OPENBLAS_NUM_THREADS=1 %s-np %d ",
+                 geteuid() == 0 ? "--allow-run-as-root" : "", export, ranks);
+    snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=1 %s timeout 120 %s%s train %s 2>&1", env,
+             launcher, testprog_path(), args);
     return testprog_shell(cmd, out, size);
+}
+
+static int train(int ranks, const char *args, char *out, size_t size)
+{
+    return train_in(ranks, "", args, out, size);
 }
 
 /* A scratch directory with 45 training and 10 dev pairs of the reorder corpus. */
@@ -168,13 +176,50 @@ static void same_models(const char *dir, const char *m1, const char *m2)
     param_distance(dir, m1, m2);
 }
 
-/* Trains model `name` of dir on `ranks` processes (0: alone), as train_args says. */
-static void train_model(int ranks, const char *dir, const char *name, const char *extra)
+/* Trains model `name` of dir on `ranks` processes (0: alone), as train_args
+ * says, in environment env (train_in). */
+static void train_model_in(int ranks, const char *env, const char *dir, const char *name,
+                           const char *extra)
 {
     char args[1024], out[32768];
     train_args(args, sizeof args, dir, name, extra);
-    ck_assert_msg(train(ranks, args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(train_in(ranks, env, args, out, sizeof out) == 0, "%s", out);
 }
+
+static void train_model(int ranks, const char *dir, const char *name, const char *extra)
+{
+    train_model_in(ranks, "", dir, name, extra);
+}
+
+/* The same bytes in file `name` of models m1 and m2 of dir. */
+static void same_file(const char *dir, const char *m1, const char *m2, const char *name)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cmp %s/%s/%s %s/%s/%s", dir, m1, name, dir, m2, name);
+    ck_assert_msg(system(cmd) == 0, "%s: %s differs from %s", name, m2, m1);
+}
+
+/* The all-reduce overlapped with the backward pass (train/buckets.h, the
+ * default with one thread per rank) against one all-reduce of the whole
+ * buffer after it (RNNSEARCH_ALLREDUCE_OVERLAP=0): on 2 ranks a sum is a + b
+ * whichever way the buffer is cut, so the two runs give the same bytes. With
+ * updates of 2 batches, only the second batch's backward overlaps. */
+START_TEST(overlapped_all_reduce_sums_what_the_whole_one_sums)
+{
+    if (!have_mpi())
+        return;
+    char dir[64];
+    make_data(dir);
+    const char *off = "RNNSEARCH_ALLREDUCE_OVERLAP=0";
+    train_model(2, dir, "overlapped", "--dropout 0.2 --max-steps 6");
+    train_model_in(2, off, dir, "whole", "--dropout 0.2 --max-steps 6");
+    same_file(dir, "overlapped", "whole", "last.ckpt");
+    train_model(2, dir, "overlapped-accumulated", "--accumulate 2 --maxout 8 --tie-embeddings --max-steps 3");
+    train_model_in(2, off, dir, "whole-accumulated", "--accumulate 2 --maxout 8 --tie-embeddings --max-steps 3");
+    same_file(dir, "overlapped-accumulated", "whole-accumulated", "last.ckpt");
+    testdir_remove(dir);
+}
+END_TEST
 
 START_TEST(ranks_train_the_model_one_process_trains)
 {
@@ -353,6 +398,7 @@ Suite *mpi_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, ranks_train_the_model_one_process_trains);
     tcase_add_test(tc, ranks_without_rows_and_accumulated_updates);
+    tcase_add_test(tc, overlapped_all_reduce_sums_what_the_whole_one_sums);
     tcase_add_test(tc, resume_on_another_number_of_ranks);
     tcase_add_test(tc, subword_models_come_from_rank_0);
     tcase_add_test(tc, progress_line_times_the_all_reduce);

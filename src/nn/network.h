@@ -114,6 +114,21 @@ typedef struct {
 
 typedef enum { RS_WS_TRAINING, RS_WS_TRANSLATION } rs_workspace_kind;
 
+/* What rs_network_backward tells a caller as it goes, so that a data-parallel
+ * step can send finished gradients while the rest are computed (PyTorch
+ * DDP's and Horovod's buckets; train/buckets.c). final(first, last): the
+ * gradients of tensors first..last (params.h indices) are complete for this
+ * backward, and nothing writes them again. It is called six times, in this
+ * order, which partitions the table: out_U..out_bw, dec_W..dec_b, tgt_emb,
+ * init_W..att_K, enc_fwd_W..enc_bwd_b, src_emb (a tied out.W's floats are
+ * tgt_emb's, complete with it). working(): between the steps of each
+ * recurrence, where sends in flight can be moved on. */
+typedef struct {
+    void (*final)(void *ctx, int first, int last);
+    void (*working)(void *ctx);
+    void *ctx;
+} rs_backward_hook;
+
 typedef struct {
     rs_workspace_kind kind;
     int max_B, max_S, max_T; /* sentences, source and target positions (T 0: translation) */
@@ -123,6 +138,7 @@ typedef struct {
      * each mask has its own stream, so no mask depends on another's size). */
     rs_dropout_rates dropout;
     rs_rng dropout_rng;
+    const rs_backward_hook *backward_hook; /* NULL: none (training only) */
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax (translation: [rows,l]) */
 #define RS_WS_FIELD(field, count, use, doc) float *field;

@@ -60,6 +60,7 @@ static void shard_pass(rs_shard *me)
     rs_tensors g;
     rs_tensors_bind(&g, &sh->model->layout, me->grads);
     me->ws.dropout = sh->dropout;
+    me->ws.backward_hook = sh->count == 1 ? sh->hook : NULL;
     rs_rng_seed(&me->ws.dropout_rng, sh->seed ^ ((uint64_t)me->index * 0x9E3779B97F4A7C15u));
     me->loss = rs_network_forward(&me->ws, sh->model, batch);
     rs_network_backward(&me->ws, sh->model, batch, &g, sh->smoothing, sh->scale);
@@ -202,7 +203,7 @@ double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batc
     if (sh->count == 1) {
         sh->phase = 0;
         shard_pass(&sh->shard[0]);
-        sh->grad_norm = rs_grad_norm(sh->grads, sh->total);
+        sh->grad_norm = sh->hook ? 0.0 : rs_grad_norm(sh->grads, sh->total);
         return sh->shard[0].loss;
     }
     /* Each shard's GEMMs on its own core: OpenBLAS's own threads would only

@@ -51,6 +51,10 @@ struct rs_shards {
     uint64_t seed;
     int phase;        /* 0 forward and backward, 1 sum a slice, 2 Adam on a slice */
     int accumulate;   /* phase 0 adds to the summed buffer instead of replacing it */
+    /* Given to the backward of a single shard (count 1; NULL: none): told as
+     * gradients complete (rs_backward_hook), which then belong to the hook's
+     * owner until it is done with them, so grad_norm is left at 0. */
+    const rs_backward_hook *hook;
     double grad_norm; /* ‖grads‖₂ after the last step */
     /* the Adam update of the current round (phase 2) */
     float *params, *adam_m, *adam_v;

@@ -10,9 +10,9 @@
 #endif
 
 static int g_rank, g_size = 1;
-/* Wall time inside the gradient all-reduce (rs_dist_sum_floats), summed: two
- * clock reads a step, for the progress line's share of a step. It includes
- * the wait for the slowest rank to arrive. */
+/* Wall time inside the gradient sums (rs_dist_sum_*), summed: a few clock
+ * reads a step, for the progress line's share of a step. It includes the
+ * wait for the slowest rank to arrive. */
 static double g_allreduce_s;
 
 double rs_dist_allreduce_seconds(void)
@@ -102,6 +102,54 @@ int rs_dist_sum_floats(float *buf, size_t n, rs_error *err)
     }
     g_allreduce_s += rs_clock_seconds() - t0;
     return 0;
+}
+
+/* The sums in flight (rs_dist_sum_start): a step's buckets (train/buckets.h,
+ * six), each in pieces of at most 2^30 floats (a layout has at most 2^32). */
+enum { MAX_STARTED = 64 };
+static MPI_Request g_started[MAX_STARTED];
+static int g_nstarted;
+
+int rs_dist_sum_start(float *buf, size_t n, rs_error *err)
+{
+    if (g_size == 1)
+        return 0;
+    const size_t piece = (size_t)1 << 30;
+    const double t0 = rs_clock_seconds();
+    for (size_t at = 0; at < n; at += piece) {
+        int count = (int)(n - at < piece ? n - at : piece);
+        if (g_nstarted == MAX_STARTED)
+            return rs_fail(err, "more than %d gradient sums in flight", MAX_STARTED);
+        if (MPI_Iallreduce(MPI_IN_PLACE, buf + at, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                           &g_started[g_nstarted]) != MPI_SUCCESS)
+            return rs_fail(err, "MPI_Iallreduce of the gradients failed");
+        g_nstarted++;
+    }
+    g_allreduce_s += rs_clock_seconds() - t0;
+    return 0;
+}
+
+void rs_dist_sum_poll(void)
+{
+    if (!g_nstarted)
+        return;
+    const double t0 = rs_clock_seconds();
+    int done;
+    MPI_Testall(g_nstarted, g_started, &done, MPI_STATUSES_IGNORE);
+    if (done)
+        g_nstarted = 0;
+    g_allreduce_s += rs_clock_seconds() - t0;
+}
+
+int rs_dist_sum_wait(rs_error *err)
+{
+    if (!g_nstarted)
+        return 0;
+    const double t0 = rs_clock_seconds();
+    const int status = MPI_Waitall(g_nstarted, g_started, MPI_STATUSES_IGNORE);
+    g_nstarted = 0;
+    g_allreduce_s += rs_clock_seconds() - t0;
+    return status == MPI_SUCCESS ? 0 : rs_fail(err, "MPI_Iallreduce of the gradients failed");
 }
 
 double rs_dist_sum_double(double value)
@@ -234,6 +282,17 @@ void rs_dist_finalize(void)
 {
 }
 int rs_dist_sum_floats(float *buf, size_t n, rs_error *err)
+{
+    return 0;
+}
+int rs_dist_sum_start(float *buf, size_t n, rs_error *err)
+{
+    return 0;
+}
+void rs_dist_sum_poll(void)
+{
+}
+int rs_dist_sum_wait(rs_error *err)
 {
     return 0;
 }

@@ -43,8 +43,20 @@ void rs_dist_rows(int B, int *lo, int *hi);
 /* buf[0..n) ← Σ over ranks of buf[0..n), in place (MPI_Allreduce). */
 int rs_dist_sum_floats(float *buf, size_t n, rs_error *err);
 
-/* Seconds spent so far in rs_dist_sum_floats (waiting for the slowest rank
- * included); 0 on one process. */
+/* The same sum, started now and finished by rs_dist_sum_wait (MPI_Iallreduce):
+ * buf must not be read or written in between. Sums started by one rank are
+ * started by every rank, with the same sizes, in the same order. */
+int rs_dist_sum_start(float *buf, size_t n, rs_error *err);
+
+/* Moves the started sums on: MPI advances them only inside its calls. */
+void rs_dist_sum_poll(void);
+
+/* Waits until every started sum is complete. */
+int rs_dist_sum_wait(rs_error *err);
+
+/* Seconds spent so far inside the gradient sums above (the wait for the
+ * slowest rank included): what a step waits for them, not what they take
+ * while they overlap the backward pass; 0 on one process. */
 double rs_dist_allreduce_seconds(void);
 
 /* Σ over ranks of value. */

@@ -6,6 +6,7 @@
 #include "model/checkpoint.h"
 #include "common/clock.h"
 #include "common/crc32.h"
+#include "train/buckets.h"
 #include "train/dist.h"
 #include "common/fault.h"
 #include "common/fileio.h"
@@ -253,6 +254,12 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
     const rs_train_config *c = &model->train;
     double *loss = &out->loss, *gnorm = &out->gnorm;
     *loss = 0.0;
+    /* Across ranks, the last batch's backward starts the all-reduce of each
+     * bucket of gradients as it completes (buckets.h). */
+    rs_grad_buckets buckets;
+    const int overlap = rs_grad_buckets_wanted(shards->count);
+    if (overlap)
+        rs_grad_buckets_begin(&buckets, shards->grads, &model->layout);
     int computed = 0; /* batches of the update this rank has rows of */
     for (int k = u->first; k < u->first + u->count; k++) {
         int lo, hi;
@@ -266,15 +273,18 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
                               ((uint64_t)(k - u->first) * 0xD1B54A32D192ED03ULL) ^
                               ((uint64_t)rs_dist_rank() << 56);
         const rs_dropout_rates dropout = {c->dropout, c->src_word_dropout, c->tgt_word_dropout};
+        shards->hook = overlap && k == u->first + u->count - 1 ? &buckets.hook : NULL;
         *loss += rs_shards_step(shards, model, batch, dropout, seed, c->label_smoothing, tokens,
                                 computed++ > 0);
+        shards->hook = NULL;
     }
     if (rs_dist_size() > 1) {
         if (!computed)
             memset(shards->grads, 0, sizeof(float) * shards->total);
-        *loss = rs_dist_sum_double(*loss);
-        if (rs_dist_sum_floats(shards->grads, shards->total, err))
+        if (overlap ? rs_grad_buckets_finish(&buckets, err)
+                    : rs_dist_sum_floats(shards->grads, shards->total, err))
             return -1;
+        *loss = rs_dist_sum_double(*loss);
         *gnorm = rs_grad_norm(shards->grads, shards->total);
         return 0;
     }
