@@ -214,8 +214,10 @@ START_TEST(overlapped_all_reduce_sums_what_the_whole_one_sums)
     train_model(2, dir, "overlapped", "--dropout 0.2 --max-steps 6");
     train_model_in(2, off, dir, "whole", "--dropout 0.2 --max-steps 6");
     same_file(dir, "overlapped", "whole", "last.ckpt");
-    train_model(2, dir, "overlapped-accumulated", "--accumulate 2 --maxout 8 --tie-embeddings --max-steps 3");
-    train_model_in(2, off, dir, "whole-accumulated", "--accumulate 2 --maxout 8 --tie-embeddings --max-steps 3");
+    train_model(2, dir, "overlapped-accumulated",
+                "--accumulate 2 --maxout 8 --tie-embeddings --max-steps 3");
+    train_model_in(2, off, dir, "whole-accumulated",
+                   "--accumulate 2 --maxout 8 --tie-embeddings --max-steps 3");
     same_file(dir, "overlapped-accumulated", "whole-accumulated", "last.ckpt");
     testdir_remove(dir);
 }

@@ -522,7 +522,8 @@ START_TEST(backward_reports_gradients_when_complete)
     variant_forward(&c, _i, 0.5f);
     const rs_layout *layout = &c.model.layout;
     float *grad = calloc(layout->total, sizeof(float));
-    hook_record r = {.layout = layout, .grads = grad, .snapshot = calloc(layout->total, sizeof(float))};
+    hook_record r = {
+        .layout = layout, .grads = grad, .snapshot = calloc(layout->total, sizeof(float))};
     ck_assert(grad && r.snapshot);
     const rs_backward_hook hook = {record_final, record_working, &r};
     rs_tensors g;

@@ -49,8 +49,8 @@ struct rs_shards {
     rs_dropout_rates dropout;
     float smoothing, scale;
     uint64_t seed;
-    int phase;        /* 0 forward and backward, 1 sum a slice, 2 Adam on a slice */
-    int accumulate;   /* phase 0 adds to the summed buffer instead of replacing it */
+    int phase;      /* 0 forward and backward, 1 sum a slice, 2 Adam on a slice */
+    int accumulate; /* phase 0 adds to the summed buffer instead of replacing it */
     /* Given to the backward of a single shard (count 1; NULL: none): told as
      * gradients complete (rs_backward_hook), which then belong to the hook's
      * owner until it is done with them, so grad_norm is left at 0. */

@@ -7,8 +7,8 @@
 /* In the order rs_network_backward completes them (network.h); together they
  * are every tensor of params.h once. */
 static const int bucket_tensors[RS_NUM_BUCKETS][2] = {
-    {RS_P_out_U, RS_P_out_bw},   {RS_P_dec_W, RS_P_dec_b},         {RS_P_tgt_emb, RS_P_tgt_emb},
-    {RS_P_init_W, RS_P_att_K},   {RS_P_enc_fwd_W, RS_P_enc_bwd_b}, {RS_P_src_emb, RS_P_src_emb},
+    {RS_P_out_U, RS_P_out_bw}, {RS_P_dec_W, RS_P_dec_b},         {RS_P_tgt_emb, RS_P_tgt_emb},
+    {RS_P_init_W, RS_P_att_K}, {RS_P_enc_fwd_W, RS_P_enc_bwd_b}, {RS_P_src_emb, RS_P_src_emb},
 };
 
 void rs_grad_bucket_tensors(int k, int *first, int *last)
