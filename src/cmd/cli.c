@@ -470,3 +470,24 @@ const char *rs_cli_config_model(const rs_cli_args *args)
     const rs_setting *it = out ? out : name;
     return it && it->count == 1 ? it->values[0] : NULL;
 }
+
+int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model *model,
+                        const rs_codec *codec, int max_src_len, rs_dataset *data, rs_error *err)
+{
+    const char *name = in->tsv ? (strcmp(in->tsv, "-") ? in->tsv : "<stdin>") : in->src;
+    rs_pairs pairs = {0};
+    rs_tokenized tok = {0};
+    int status = -1;
+    if ((in->tsv    ? rs_pairs_read_tsv(in->tsv, in->swap, &pairs, err)
+         : in->swap ? rs_pairs_read_parallel(in->tgt, in->src, &pairs, err)
+                    : rs_pairs_read_parallel(in->src, in->tgt, &pairs, err)) ||
+        rs_tokenize_pairs(&tok, &pairs, codec, name, err) ||
+        rs_cli_cut_sources(prog, &tok, max_src_len, in->tsv ? in->tsv : in->src, err) ||
+        rs_dataset_build(data, &tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
+        goto done;
+    status = 0;
+done:
+    rs_tokenized_free(&tok);
+    rs_pairs_free(&pairs);
+    return status;
+}

@@ -311,4 +311,16 @@ void rs_cli_models_free(rs_cli_models *m);
 int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
                        rs_error *err);
 
+/* Where a command's pairs come from: a TSV file ("-": standard input) or
+ * --src/--tgt, swapped with --swap. */
+typedef struct {
+    const char *tsv, *src, *tgt;
+    int swap;
+} rs_cli_pairs;
+
+/* The pairs as ids in model's vocabularies, tokenized by codec, sources cut
+ * to max_src_len (rs_cli_cut_sources). */
+int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model *model,
+                        const rs_codec *codec, int max_src_len, rs_dataset *data, rs_error *err);
+
 #endif

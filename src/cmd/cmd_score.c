@@ -97,23 +97,9 @@ static int parse_request(int argc, char **argv, score_request *rq)
 static int read_data(const score_request *rq, const rs_codec *codec, rs_dataset *data,
                      rs_error *err)
 {
-    const rs_model *model = &rq->models->models[0];
-    const char *name = rq->tsv ? (strcmp(rq->tsv, "-") ? rq->tsv : "<stdin>") : rq->src;
-    rs_pairs pairs = {0};
-    rs_tokenized tok = {0};
-    int status = -1;
-    if ((rq->tsv    ? rs_pairs_read_tsv(rq->tsv, rq->swap, &pairs, err)
-         : rq->swap ? rs_pairs_read_parallel(rq->tgt, rq->src, &pairs, err)
-                    : rs_pairs_read_parallel(rq->src, rq->tgt, &pairs, err)) ||
-        rs_tokenize_pairs(&tok, &pairs, codec, name, err) ||
-        rs_cli_cut_sources(PROG, &tok, rq->max_src_len, rq->tsv ? rq->tsv : rq->src, err) ||
-        rs_dataset_build(data, &tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
-        goto done;
-    status = 0;
-done:
-    rs_tokenized_free(&tok);
-    rs_pairs_free(&pairs);
-    return status;
+    const rs_cli_pairs in = {rq->tsv, rq->src, rq->tgt, rq->swap};
+    return rs_cli_read_dataset(PROG, &in, &rq->models->models[0], codec, rq->max_src_len, data,
+                               err);
 }
 
 /* One line per pair: the total and, with --per-token, the mean, the tokens

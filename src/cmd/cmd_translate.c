@@ -69,6 +69,13 @@ static void usage(FILE *out)
             "                         (default: 'i-j' source-target links, argmax per target\n"
             "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
             "                         or soft (each target token's weights, ',' between)\n"
+            "  --shortlist FILE[,FIRST[,BEST]]\n"
+            "                         compute the output layer only for each batch's likely\n"
+            "                         words, as Marian's lexical shortlist: the FIRST\n"
+            "                         (default 100) first target words and each source\n"
+            "                         token's BEST (default 100) most probable translations\n"
+            "                         in FILE, a table made by 'rnnsearch lexicon' for this\n"
+            "                         model (approximate; speed and BLEU: docs/performance.md)\n"
             "  --ref FILE             score the translations against references (BLEU, chrF)\n"
             "  --quiet                no summary line on standard error\n"
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
@@ -107,8 +114,10 @@ typedef struct {
     output_style style;
     float weights[RS_CLI_MAX_MODELS]; /* --weights, in -m order */
     int n_weights;
-    rs_output_rule rule; /* what -o may be: not an input, a checkpoint, a run's file */
-    rs_cli_args args;    /* holds the --config file's values */
+    const char *shortlist_path; /* --shortlist FILE, its sizes in topt.shortlist */
+    rs_lexicon lexicon;         /* read from it once the model is loaded */
+    rs_output_rule rule;        /* what -o may be: not an input, a checkpoint, a run's file */
+    rs_cli_args args;           /* holds the --config file's values */
 } translate_request;
 
 /* --alignment VALUE: hard, soft or a threshold in (0, 1]; 0 when not one. */
@@ -147,6 +156,7 @@ enum {
     OPT_QUIET,
     OPT_BPE,
     OPT_WEIGHTS,
+    OPT_SHORTLIST,
     OPT_POST
 };
 
@@ -169,6 +179,37 @@ static int add_weights(translate_request *rq, const char *arg)
     }
 }
 
+/* --shortlist FILE[,FIRST[,BEST]] (Marian's sizes: FIRST frequent words,
+ * BEST per source token); -1 to go on, else the exit status. */
+static int shortlist_option(translate_request *rq, const char *arg)
+{
+    static char path[4096];
+    const char *comma = strchr(arg, ',');
+    const size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+    if (len == 0 || len >= sizeof path)
+        return rs_cli_usage_error(PROG, "--shortlist: give FILE[,FIRST[,BEST]]");
+    memcpy(path, arg, len);
+    path[len] = 0;
+    rs_shortlist *sl = &rq->topt.shortlist;
+    sl->first = sl->best = 100;
+    int *size[] = {&sl->first, &sl->best};
+    for (int k = 0; comma && k < 2; k++) {
+        char *end;
+        const long v = strtol(comma + 1, &end, 10);
+        if (end == comma + 1 || (*end && *end != ',') || v < 0 || v > 10000000 || (k == 1 && *end))
+            return rs_cli_usage_error(PROG,
+                                      "--shortlist: '%s' is not FILE[,FIRST[,BEST]] with FIRST "
+                                      "and BEST whole numbers from 0 to 10000000",
+                                      arg);
+        *size[k] = (int)v;
+        comma = *end ? end : NULL;
+    }
+    if (comma)
+        return rs_cli_usage_error(PROG, "--shortlist: '%s': at most FILE,FIRST,BEST", arg);
+    rq->shortlist_path = path;
+    return -1;
+}
+
 /* One option, from the command line or the --config file (rs_cli_apply);
  * the numbers are stored by the table (parse_request). */
 static int apply_option(void *ctx, int val, const char *arg)
@@ -188,6 +229,7 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_UNK: topt->replace_unk = 1; break;
     case OPT_QUIET: rq->quiet = 1; break;
     case OPT_WEIGHTS: return add_weights(rq, arg);
+    case OPT_SHORTLIST: return shortlist_option(rq, arg);
     case OPT_BPE:
         /* fairseq's names: "@@" means subword-nmt's "@@ " (a bare "@@" would
          * leave "hou se"), as subword_nmt does. */
@@ -234,6 +276,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"remove-bpe", optional_argument, NULL, OPT_BPE},
         {"weights", required_argument, NULL, OPT_WEIGHTS},
+        {"shortlist", required_argument, NULL, OPT_SHORTLIST},
         {"post-process", required_argument, NULL, OPT_POST},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
@@ -313,6 +356,7 @@ static int check_request(int argc, char **argv, translate_request *rq)
     rs_error refused;
     int bad = rs_output_add_input(&rq->rule, rq->input, &refused) ||
               rs_output_add_input(&rq->rule, rq->ref_path, &refused) ||
+              rs_output_add_input(&rq->rule, rq->shortlist_path, &refused) ||
               rs_output_add_input(&rq->rule, rq->args.config_path, &refused);
     for (int k = 0; k < rq->models->count && !bad; k++)
         bad = rs_output_add_model(&rq->rule, rq->models->args[k], &refused);
@@ -483,6 +527,12 @@ int cmd_translate(int argc, char **argv)
                       "are decoded already");
         goto fail;
     }
+    if (rq.shortlist_path) {
+        if (rs_lexicon_read(&rq.lexicon, rq.shortlist_path, &models.models[0].src_vocab,
+                            &models.models[0].tgt_vocab, &err))
+            goto fail;
+        rq.topt.shortlist.lex = &rq.lexicon;
+    }
     if (rs_translator_init(&tr, models.members, models.count, &codec, &rq.topt, &err))
         goto fail;
     if (rq.ref_path && rs_lines_read(rq.ref_path, &run.refs, &err))
@@ -515,6 +565,7 @@ done:
     if (reader_open)
         rs_line_reader_close(&run.reader);
     rs_translator_free(&tr);
+    rs_lexicon_free(&rq.lexicon);
     rs_codec_free(&codec);
     rs_cli_models_free(&models);
     rs_output_rule_free(&rq.rule);

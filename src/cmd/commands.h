@@ -13,6 +13,7 @@
 int cmd_train(int argc, char **argv);
 int cmd_translate(int argc, char **argv);
 int cmd_score(int argc, char **argv);
+int cmd_lexicon(int argc, char **argv);
 int cmd_aer(int argc, char **argv);
 int cmd_align(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);

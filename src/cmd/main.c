@@ -18,6 +18,7 @@ static const command commands[] = {
     {"train", cmd_train, "train a model on sentence pairs"},
     {"translate", cmd_translate, "translate sentences (greedy or beam search)"},
     {"score", cmd_score, "log-probability of given translations (forced decoding)"},
+    {"lexicon", cmd_lexicon, "a lexical table of a corpus, for translate --shortlist"},
     {"align", cmd_align, "alignment matrices as text, TSV, JSON, Pharaoh, SVG or HTML"},
     {"tokenize", cmd_tokenize, "print the tokens of text (or --detokenize them)"},
     {"export", cmd_export, "write a model's weights and vocabularies as safetensors"},

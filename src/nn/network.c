@@ -666,7 +666,7 @@ void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *stat
 {
     const layer_weights w = weights_of(model);
     const rs_model_config *c = &model->cfg;
-    const int B = src->B, m = c->emb, n = c->hidden, V = c->tgt_vocab;
+    const int B = src->B, m = c->emb, n = c->hidden;
     embedding_forward(ws->dec_emb, model->w.tgt_emb, prev, B, m, NULL, NULL);
     rs_gru_input_forward(RS_MAT(ws->dec_xproj, B, 3 * n), RS_CMAT(ws->dec_emb, B, m), &w.dec);
     const decoder_step st = {
@@ -677,7 +677,13 @@ void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *stat
     const rs_readout_inputs in = {RS_CMAT(out->next_state, B, n), RS_CMAT(ws->dec_emb, B, m),
                                   RS_CMAT(ws->context, B, 2 * n)};
     rs_readout_maxout_forward(&acts, &in, &w.out);
-    rs_readout_logits_forward(&acts, B, &w.out);
+    rs_readout_weights output = w.out;
+    if (out->rows) {
+        output.W_out = out->rows->W;
+        output.b_out = out->rows->b;
+        output.V = out->rows->count;
+    }
+    rs_readout_logits_forward(&acts, B, &output);
     for (int b = 0; b < B; b++)
-        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * V, V);
+        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * output.V, output.V);
 }

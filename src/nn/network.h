@@ -175,11 +175,22 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
 void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
                          const rs_tensors *grads, float smoothing, float scale);
 
-/* What one translation step gives: next_state s_i [B,n], logits [B,V], lse
- * [B] their log-normalisers (log p(v) = logits[v] - lse), alpha [B,S] the
- * alignment. */
+/* The output layer's rows a translation step computes, when not all V: a
+ * lexical shortlist (search/shortlist.h). ids[count] ascending target ids,
+ * W [count,l] and b [count] their rows of W_out and b_out, gathered. */
+typedef struct {
+    int count;
+    const int *ids;
+    const float *W, *b;
+} rs_output_rows;
+
+/* What one translation step gives: next_state s_i [B,n], logits [B,V] (with
+ * rows: [B,rows->count], column j the word rows->ids[j]), lse [B] their
+ * log-normalisers (log p(v) = logits[v] - lse; over the shortlist's words
+ * alone when there is one), alpha [B,S] the alignment. */
 typedef struct {
     float *next_state, *logits, *lse, *alpha;
+    const rs_output_rows *rows; /* NULL: all V words */
 } rs_step_out;
 
 /* One decoder step for translation, over B rows (hypotheses) with their own

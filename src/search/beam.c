@@ -129,7 +129,7 @@ static int beam_state_alloc(beam_state *st, int B, int K, const int *src_count,
  * st->best, best first; at the length limit only </s>. Returns their count. */
 static int extend_group(beam_state *st, const rs_decoder *dec, int g, int b, int step)
 {
-    const int K = st->K, V = dec->models[0]->cfg.tgt_vocab;
+    const int K = st->K, V = dec->columns;
     int count = 0;
     for (int k = 0; k < K; k++) {
         const int r = g * K + k;
@@ -143,7 +143,8 @@ static int extend_group(beam_state *st, const rs_decoder *dec, int g, int b, int
         }
         for (int v = RS_UNK; v < V; v++)
             if (v != RS_BOS)
-                keep_best(st->best, &count, 2 * K, (candidate){base + logit[v], r, v});
+                keep_best(st->best, &count, 2 * K,
+                          (candidate){base + logit[v], r, rs_decoder_word(dec, v)});
     }
     return count;
 }

@@ -73,6 +73,8 @@ static void member_free(rs_member *mb)
     free(mb->logits);
     free(mb->lse);
     free(mb->alpha);
+    free(mb->short_W);
+    free(mb->short_b);
     memset(mb, 0, sizeof *mb);
 }
 
@@ -113,6 +115,7 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
     dec->max_sentences = max_sentences;
     dec->max_rows = max_sentences * rows_per_sentence;
     dec->max_S = max_S;
+    dec->columns = dec->max_columns = models[0]->cfg.tgt_vocab;
     const size_t rows = (size_t)dec->max_rows, V = (size_t)models[0]->cfg.tgt_vocab;
     dec->member = rs_calloc((size_t)n_models, sizeof *dec->member, err);
     if (!dec->member || rs_batch_alloc(&dec->batch, max_sentences, max_S, 0, err))
@@ -188,7 +191,58 @@ void rs_decoder_free(rs_decoder *dec)
     free(dec->mean_alpha);
     free(dec->zeros);
     free(dec->weight);
+    free(dec->shortlist_ids);
+    free(dec->marks);
     memset(dec, 0, sizeof *dec);
+}
+
+int rs_decoder_use_shortlist(rs_decoder *dec, const rs_shortlist *shortlist, rs_error *err)
+{
+    const int V = dec->models[0]->cfg.tgt_vocab;
+    if (shortlist->lex->tgt_vocab != V ||
+        shortlist->lex->src_vocab != dec->models[0]->cfg.src_vocab)
+        return rs_fail(err,
+                       "the lexical table's vocabularies (%d source, %d target tokens) are "
+                       "not the model's (%d, %d)",
+                       shortlist->lex->src_vocab, shortlist->lex->tgt_vocab,
+                       dec->models[0]->cfg.src_vocab, V);
+    /* The reserved ids, the first words, and `best` per source position. */
+    const double most = (double)RS_RESERVED + shortlist->first +
+                        (double)shortlist->best * dec->max_sentences * dec->max_S;
+    dec->max_columns = most < V ? (int)most : V;
+    dec->shortlist_ids = rs_calloc((size_t)dec->max_columns, sizeof(int), err);
+    dec->marks = rs_calloc((size_t)V, 1, err);
+    if (!dec->shortlist_ids || !dec->marks)
+        return -1;
+    for (int k = 0; k < dec->n_models; k++) {
+        rs_member *mb = &dec->member[k];
+        const size_t l = (size_t)dec->models[k]->cfg.maxout;
+        mb->short_W = rs_calloc(mul_size((size_t)dec->max_columns, l), sizeof(float), err);
+        mb->short_b = rs_calloc((size_t)dec->max_columns, sizeof(float), err);
+        if (!mb->short_W || !mb->short_b)
+            return -1;
+    }
+    dec->shortlist = *shortlist;
+    return 0;
+}
+
+/* The batch's shortlist, and each member's rows of W_out and b_out for it. */
+static void gather_shortlist(rs_decoder *dec, int B, const int *const *src, const int *src_count)
+{
+    dec->columns =
+        rs_shortlist_select(&dec->shortlist, B, src, src_count, dec->marks, dec->shortlist_ids);
+    for (int k = 0; k < dec->n_models; k++) {
+        rs_member *mb = &dec->member[k];
+        const rs_model *model = dec->models[k];
+        const size_t l = (size_t)model->cfg.maxout;
+        const float *W = model->cfg.tie_embeddings ? model->w.tgt_emb : model->w.out_W;
+        for (int j = 0; j < dec->columns; j++) {
+            const int v = dec->shortlist_ids[j];
+            memcpy(mb->short_W + (size_t)j * l, W + (size_t)v * l, sizeof(float) * l);
+            mb->short_b[j] = model->w.out_bw[v];
+        }
+        mb->rows = (rs_output_rows){dec->columns, dec->shortlist_ids, mb->short_W, mb->short_b};
+    }
 }
 
 int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *src_count,
@@ -205,6 +259,8 @@ int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *s
     dec->B = B;
     dec->S = dec->batch.S;
     dec->rows = B * rows_per_sentence;
+    if (dec->shortlist.lex)
+        gather_shortlist(dec, B, src, src_count);
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
         const size_t n = (size_t)dec->models[k]->cfg.hidden;
@@ -225,7 +281,8 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
     const int rows = dec->rows, S = dec->S, K = dec->n_models;
     for (int k = 0; k < K; k++) {
         rs_member *mb = &dec->member[k];
-        const rs_step_out out = {mb->next_state, mb->logits, mb->lse, mb->alpha};
+        const rs_step_out out = {mb->next_state, mb->logits, mb->lse, mb->alpha,
+                                 dec->shortlist.lex ? &mb->rows : NULL};
         /* Each row reads its sentence's source side where the encoder left it. */
         const rs_attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
                                          S,           dec->sentence,      dec->B};
@@ -238,7 +295,7 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
         return;
     }
     /* log p(v) = Σ_k w_k log p_k(v); alignment = Σ_k w_k α_k (w_k = 1/K unweighted). */
-    const size_t V = (size_t)dec->models[0]->cfg.tgt_vocab;
+    const size_t V = (size_t)dec->columns;
     for (int r = 0; r < rows; r++) {
         float *lp = dec->mean_logprobs + (size_t)r * V, *al = dec->mean_alpha + (size_t)r * S;
         memset(lp, 0, sizeof(float) * V);
@@ -334,7 +391,6 @@ static int best_word(const float *logit, int V)
 int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_count, int max_len,
               int want_alignment, rs_hypothesis *out, rs_error *err)
 {
-    const int V = dec->models[0]->cfg.tgt_vocab;
     for (int b = 0; b < B; b++)
         memset(&out[b], 0, sizeof out[b]);
     int *prev = rs_calloc((size_t)B + 1, sizeof(int), err);
@@ -357,9 +413,10 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
             if (prev[r] == RS_PAD) /* finished, not yet out of the batch */
                 continue;
             /* The argmax of the logits is that of log p; at the limit only </s>. */
-            const float *logit = dec->logits + (size_t)r * V;
-            const int best = step < limit[b] ? best_word(logit, V) : RS_EOS;
-            t->logprob += logit[best] - dec->lse[r];
+            const float *logit = dec->logits + (size_t)r * dec->columns;
+            const int column = step < limit[b] ? best_word(logit, dec->columns) : RS_EOS;
+            const int best = rs_decoder_word(dec, column);
+            t->logprob += logit[column] - dec->lse[r];
             t->score = t->logprob;
             if (push_row(t, step, dec->alpha + (size_t)r * dec->S, want_alignment, best, err))
                 goto done;

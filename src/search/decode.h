@@ -11,6 +11,7 @@
 #define RS_DECODE_H
 
 #include "nn/network.h"
+#include "search/lexicon.h"
 
 /* A hypothesis: the one result type of a translation, from the search
  * (search/decode.c, beam.c: ids, alignment, scores) through the pipeline
@@ -36,6 +37,8 @@ typedef struct {
     float *state, *next_state; /* [rows,n] s_{i-1}, s_i */
     float *logits, *lse;       /* [rows,V], [rows] */
     float *alpha;              /* [rows,S] */
+    rs_output_rows rows;       /* the batch's shortlist: W, b its rows of W_out, b_out */
+    float *short_W, *short_b;  /* [max_columns,l], [max_columns] (with a shortlist only) */
 } rs_member;
 
 typedef struct {
@@ -47,11 +50,19 @@ typedef struct {
     int B, S, rows;    /* sentences, their longest source, live rows */
     int *sentence;     /* [max_rows] the sentence each row decodes */
     int *src_len;      /* [max_rows] */
-    /* After a step: log p(v | row r) = logits[r·V + v] − lse[r]. With one
-     * model these point into member 0; an ensemble's are the weighted mean
-     * Σ_k w_k log p_k(v) of the members' log-probabilities (lse 0), and alpha
-     * the alignments' Σ_k w_k α_k. */
+    /* After a step: log p(word_of(j) | row r) = logits[r·columns + j] − lse[r]
+     * (rs_decoder_word). With one model these point into member 0; an
+     * ensemble's are the weighted mean Σ_k w_k log p_k of the members'
+     * log-probabilities (lse 0), and alpha the alignments' Σ_k w_k α_k. */
     const float *logits, *lse, *alpha;
+    /* The step's words: all V (column j is word j), or the batch's lexical
+     * shortlist (column j is word shortlist_ids[j]; the reserved ids are
+     * columns 0..3 either way). */
+    int columns;
+    rs_shortlist shortlist;                    /* lex NULL: none (rs_decoder_use_shortlist) */
+    int max_columns;                           /* the most words a batch's shortlist can have */
+    int *shortlist_ids;                        /* [max_columns] */
+    unsigned char *marks;                      /* [V] scratch of rs_shortlist_select */
     float *mean_logprobs, *mean_alpha, *zeros; /* [max_rows,V], [max_rows,max_S], [max_rows] */
     float *weight;       /* [n_models] w_k, Σ w_k = 1: 1/K each unless rs_decoder_weigh */
     int *parent_scratch; /* [max_rows] */
@@ -81,8 +92,20 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
                     int rows_per_sentence, int max_S, rs_error *err);
 void rs_decoder_free(rs_decoder *dec);
 
+/* From the next rs_decoder_start on, each batch's steps compute the output
+ * layer for its lexical shortlist only (lexicon.h; the table not owned, kept
+ * for the decoder's life). */
+int rs_decoder_use_shortlist(rs_decoder *dec, const rs_shortlist *shortlist, rs_error *err);
+
+/* The word of column j of the step's logits. */
+static inline int rs_decoder_word(const rs_decoder *dec, int j)
+{
+    return dec->shortlist.lex ? dec->shortlist_ids[j] : j;
+}
+
 /* Encodes B sentences (ids without </s>) and starts rows_per_sentence rows
- * for each (row b·k + j decodes sentence b), all in state s_0. */
+ * for each (row b·k + j decodes sentence b), all in state s_0; with a
+ * shortlist, chooses the batch's words and gathers their output rows. */
 int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *src_count,
                      int rows_per_sentence, rs_error *err);
 

@@ -47,6 +47,8 @@ typedef struct {
                                (rs_decoder_weigh); not owned, kept for the translator's life */
     int post_process;       /* RS_POST_* applied to the text (before remove_bpe); -1: the
                                codec's, the model's post_process */
+    rs_shortlist shortlist; /* lex NULL: every word (exact); else each batch's lexical
+                               shortlist (lexicon.h); the table not owned, kept as weights */
 } rs_translate_options;
 
 void rs_translate_options_default(rs_translate_options *opt);
