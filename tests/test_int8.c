@@ -339,6 +339,21 @@ START_TEST(translate_int8_agrees_with_the_exact_outputs_and_keeps_the_checkpoint
     ck_assert_msg(greedy >= 0.97, "greedy: only %.1f%% equal", 100 * greedy);
     ck_assert_msg(beam >= 0.97, "beam 5: only %.1f%% equal", 100 * beam);
 
+    /* --int8 reaches the decoder (the scores move), also as a configuration key. */
+    char exact[4096], q8[4096], config[4096];
+    snprintf(args, sizeof args, "translate -m %s/m --n-best 1 --quiet %s/src.txt", dir, dir);
+    ck_assert_int_eq(testprog_run(args, exact, sizeof exact), 0);
+    snprintf(args, sizeof args, "translate -m %s/m --n-best 1 --int8 --quiet %s/src.txt", dir, dir);
+    ck_assert_int_eq(testprog_run(args, q8, sizeof q8), 0);
+    ck_assert_msg(strcmp(exact, q8) != 0, "the same scores with --int8: %.200s", q8);
+    testfile_put(dir, "int8.yaml", "translation:\n  int8: true\n");
+    snprintf(args, sizeof args,
+             "translate -m %s/m --n-best 1 --config %s/int8.yaml --quiet %s/src.txt", dir, dir,
+             dir);
+    ck_assert_int_eq(testprog_run(args, config, sizeof config), 0);
+    ck_assert_str_eq(config, q8);
+
+    snprintf(args, sizeof args, "%s/m/last.ckpt", dir);
     unsigned char *after = testfile_read(args, &after_size);
     ck_assert_msg(after_size == before_size && !memcmp(before, after, before_size),
                   "translate --int8 changed the checkpoint");

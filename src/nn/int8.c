@@ -152,14 +152,29 @@ int rs_q8_dot_avx2(const int8_t *a, const int8_t *b, int count, int32_t *sum)
     return 1;
 }
 
+typedef int32_t (*dot_kernel)(const int8_t *a, const int8_t *b, int count);
+
+/* The kernel for this processor, chosen once per product. */
+static dot_kernel chosen_kernel(void)
+{
+    return have_avx2() ? dot_avx2 : rs_q8_dot_scalar;
+}
+
 int32_t rs_q8_dot(const int8_t *a, const int8_t *b, int count)
 {
-    return have_avx2() ? dot_avx2(a, b, count) : rs_q8_dot_scalar(a, b, count);
+    return chosen_kernel()(a, b, count);
 }
 #else
 int rs_q8_dot_avx2(const int8_t *a, const int8_t *b, int count, int32_t *sum)
 {
     return 0;
+}
+
+typedef int32_t (*dot_kernel)(const int8_t *a, const int8_t *b, int count);
+
+static dot_kernel chosen_kernel(void)
+{
+    return rs_q8_dot_scalar;
 }
 
 int32_t rs_q8_dot(const int8_t *a, const int8_t *b, int count)
@@ -202,6 +217,7 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
     if (!shapes_agree(y, x, W, ids, s))
         return;
     const int B = x.rows, in = x.cols, K = y.cols;
+    const dot_kernel dot = chosen_kernel();
     for (int b = 0; b < B; b++)
         rs_q8_quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
     /* Row by row of W, all B inputs for each: the row is read from memory
@@ -212,8 +228,7 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
         const float add = bias ? bias[r] : 0.0f;
         for (int b = 0; b < B; b++) {
             float *out = y.data + (size_t)b * y.stride + j;
-            const float v =
-                W->scale[r] * s->scale[b] * (float)rs_q8_dot(q, s->x + (size_t)b * in, in);
+            const float v = W->scale[r] * s->scale[b] * (float)dot(q, s->x + (size_t)b * in, in);
             *out = (beta != 0.0f ? *out : 0.0f) + v + add;
         }
     }
