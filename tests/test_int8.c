@@ -42,12 +42,13 @@ static int8_t random_q8(uint32_t *state)
 static const int sizes[] = {0,  1,  2,  7,  15, 16,  17,  31,   32,  33,
                             47, 48, 63, 64, 65, 100, 255, 1000, 1025};
 
-START_TEST(the_avx2_dot_product_gives_the_scalar_sums)
+START_TEST(the_avx2_kernel_gives_the_scalar_sums)
 {
-    int8_t a[1100] = {0}, b[1100] = {0};
+    static int8_t rows[4][1100], x[1100];
+    const int8_t *const w[4] = {rows[0], rows[1], rows[2], rows[3]};
     uint32_t st = 7;
-    int32_t avx2;
-    if (!rs_q8_dot_avx2(a, b, 0, &avx2)) {
+    int32_t avx2[4], scalar[4];
+    if (!rs_q8_dot4_avx2(w, x, 0, avx2)) {
         fprintf(stderr, "int8: no AVX2 here; only the scalar kernel is checked\n");
         return;
     }
@@ -55,39 +56,52 @@ START_TEST(the_avx2_dot_product_gives_the_scalar_sums)
         for (int trial = 0; trial < 4; trial++) {
             const int count = sizes[s];
             for (int k = 0; k < count; k++) {
-                a[k] = random_q8(&st);
-                b[k] = random_q8(&st);
+                x[k] = random_q8(&st);
+                for (int i = 0; i < 4; i++)
+                    rows[i][k] = random_q8(&st);
             }
-            /* Extremes: every pair ±127 · ±127 (trials 1 and 2), the largest sums. */
+            /* Extremes (trials 1 and 2): every pair ±127 · ±127, the largest
+             * sums, of both signs, beside a random row. */
             for (int k = 0; trial > 0 && trial < 3 && k < count; k++) {
-                a[k] = 127;
-                b[k] = trial == 1 ? 127 : -127;
+                x[k] = trial == 1 ? 127 : -127;
+                rows[0][k] = 127;
+                rows[1][k] = -127;
+                rows[3][k] = k % 2 ? 127 : -127;
             }
-            int64_t exact = 0;
-            for (int k = 0; k < count; k++)
-                exact += (int64_t)a[k] * b[k];
-            const int32_t scalar = rs_q8_dot_scalar(a, b, count);
-            ck_assert_int_eq(scalar, exact);
-            ck_assert(rs_q8_dot_avx2(a, b, count, &avx2));
-            ck_assert_msg(avx2 == scalar, "count %d trial %d: avx2 %d, scalar %d", count, trial,
-                          avx2, scalar);
-            ck_assert_int_eq(rs_q8_dot(a, b, count), scalar);
+            rs_q8_dot4_scalar(w, x, count, scalar);
+            ck_assert(rs_q8_dot4_avx2(w, x, count, avx2));
+            for (int i = 0; i < 4; i++) {
+                int64_t exact = 0;
+                for (int k = 0; k < count; k++)
+                    exact += (int64_t)rows[i][k] * x[k];
+                ck_assert_int_eq(scalar[i], exact);
+                ck_assert_int_eq(rs_q8_dot_scalar(w[i], x, count), exact);
+                ck_assert_msg(avx2[i] == scalar[i], "count %d trial %d row %d: avx2 %d, scalar %d",
+                              count, trial, i, avx2[i], scalar[i]);
+            }
         }
 }
 END_TEST
 
 START_TEST(the_widest_product_does_not_overflow)
 {
-    /* RS_Q8_MAX_COLS pairs of 127 · 127: 2¹⁷ · 16129 = 2 114 060 288 < 2³¹. */
-    int8_t *a = malloc(RS_Q8_MAX_COLS), *b = malloc(RS_Q8_MAX_COLS);
-    ck_assert(a && b);
-    memset(a, 127, RS_Q8_MAX_COLS);
-    memset(b, 127, RS_Q8_MAX_COLS);
+    /* RS_Q8_MAX_COLS pairs of 127 · ±127: ±2¹⁷ · 16129 = ±2 114 060 288, inside int32. */
+    int8_t *pos = malloc(RS_Q8_MAX_COLS), *neg = malloc(RS_Q8_MAX_COLS);
+    ck_assert(pos && neg);
+    memset(pos, 127, RS_Q8_MAX_COLS);
+    memset(neg, -127, RS_Q8_MAX_COLS);
+    const int8_t *const w[4] = {pos, neg, pos, neg};
     const int32_t want = (int32_t)((int64_t)RS_Q8_MAX_COLS * 127 * 127);
-    ck_assert_int_eq(rs_q8_dot_scalar(a, b, RS_Q8_MAX_COLS), want);
-    ck_assert_int_eq(rs_q8_dot(a, b, RS_Q8_MAX_COLS), want);
-    free(a);
-    free(b);
+    int32_t sums[4];
+    rs_q8_dot4_scalar(w, pos, RS_Q8_MAX_COLS, sums);
+    ck_assert_int_eq(sums[0], want);
+    ck_assert_int_eq(sums[1], -want);
+    if (rs_q8_dot4_avx2(w, pos, RS_Q8_MAX_COLS, sums)) {
+        ck_assert_int_eq(sums[2], want);
+        ck_assert_int_eq(sums[3], -want);
+    }
+    free(pos);
+    free(neg);
 }
 END_TEST
 
@@ -185,6 +199,46 @@ START_TEST(the_int8_product_is_within_the_bound_of_the_float_one)
     for (int i = 0; i < PB * POUT; i++)
         ck_assert_float_eq_tol(acc[i], exact[i] + y[i], 1e-5f * (fabsf(exact[i]) + fabsf(y[i])));
     rs_q8_matrix_free(&c.q);
+}
+END_TEST
+
+/* The product is its definition, bit for bit: s_r · t_b · (float) Σ + bias,
+ * with Σ the scalar int32 sum, for sizes around the kernel's blocks (4 rows,
+ * 16 columns). */
+START_TEST(the_product_is_scale_times_the_scalar_sum)
+{
+    enum { MAXB = 3, MAXO = 13, MAXI = 37 };
+    const int shapes[][3] = {{1, 1, 1}, {1, 4, 16}, {2, 5, 17}, {3, 13, 37}, {1, 3, 33}};
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+        const int B = shapes[c][0], out = shapes[c][1], in = shapes[c][2];
+        float W[MAXO * MAXI], x[MAXB * MAXI], bias[MAXO], y[MAXB * MAXO];
+        uint32_t st = 100 + (uint32_t)c;
+        for (int i = 0; i < out * in; i++)
+            W[i] = uniform(&st, -1.0f, 1.0f);
+        for (int i = 0; i < B * in; i++)
+            x[i] = uniform(&st, -3.0f, 3.0f);
+        for (int r = 0; r < out; r++)
+            bias[r] = uniform(&st, -1.0f, 1.0f);
+        rs_q8_matrix q;
+        rs_error err;
+        ck_assert_int_eq(rs_q8_matrix_init(&q, RS_CMAT(W, out, in), &err), 0);
+        int8_t sx[MAXB * MAXI];
+        float sscale[MAXB];
+        const rs_q8_scratch s = {sx, sscale, sizeof sx, MAXB};
+        rs_q8_forward(RS_MAT(y, B, out), RS_CMAT(x, B, in), &q, NULL, bias, &s, 0.0f);
+        for (int b = 0; b < B; b++) {
+            int8_t p[MAXI];
+            float t;
+            rs_q8_quantize(p, &t, x + b * in, in);
+            for (int r = 0; r < out; r++) {
+                const float want =
+                    q.scale[r] * t * (float)rs_q8_dot_scalar(q.q + r * in, p, in) + bias[r];
+                ck_assert_msg(y[b * out + r] == want, "[%d,%d] of [%d,%d]x[%d]: %a, want %a", b, r,
+                              B, out, in, y[b * out + r], want);
+            }
+        }
+        rs_q8_matrix_free(&q);
+    }
 }
 END_TEST
 
@@ -353,6 +407,18 @@ START_TEST(translate_int8_agrees_with_the_exact_outputs_and_keeps_the_checkpoint
     ck_assert_int_eq(testprog_run(args, config, sizeof config), 0);
     ck_assert_str_eq(config, q8);
 
+    /* Each input row is quantized alone: a sentence's translation does not
+     * depend on the others of its batch (its scores' last digits may, through
+     * the float encoder's products, as without --int8). */
+    static char batched[1 << 16], one[1 << 16];
+    snprintf(args, sizeof args, "translate -m %s/m --int8 --quiet %s/src.txt", dir, dir);
+    ck_assert_int_eq(testprog_run(args, batched, sizeof batched), 0);
+    snprintf(args, sizeof args, "translate -m %s/m --int8 --batch-size 1 --quiet %s/src.txt", dir,
+             dir);
+    ck_assert_int_eq(testprog_run(args, one, sizeof one), 0);
+    int lines;
+    ck_assert_int_eq(equal_lines(batched, one, &lines), 300);
+
     snprintf(args, sizeof args, "%s/m/last.ckpt", dir);
     unsigned char *after = testfile_read(args, &after_size);
     ck_assert_msg(after_size == before_size && !memcmp(before, after, before_size),
@@ -381,10 +447,11 @@ Suite *int8_suite(void)
     Suite *s = suite_create("int8");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, the_avx2_dot_product_gives_the_scalar_sums);
+    tcase_add_test(tc, the_avx2_kernel_gives_the_scalar_sums);
     tcase_add_test(tc, the_widest_product_does_not_overflow);
     tcase_add_test(tc, rows_are_quantized_by_their_largest_entry);
     tcase_add_test(tc, the_int8_product_is_within_the_bound_of_the_float_one);
+    tcase_add_test(tc, the_product_is_scale_times_the_scalar_sum);
     tcase_add_test(tc, chosen_rows_equal_the_full_products_rows);
     tcase_add_test(tc, a_chosen_row_out_of_range_is_a_shape_error);
     tcase_add_test(tc, a_step_with_int8_weights_is_close_to_the_float_step);

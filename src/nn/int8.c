@@ -102,36 +102,41 @@ int32_t rs_q8_dot_scalar(const int8_t *a, const int8_t *b, int count)
     return sum;
 }
 
+void rs_q8_dot4_scalar(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
+{
+    for (int i = 0; i < 4; i++)
+        sums[i] = rs_q8_dot_scalar(w[i], x, count);
+}
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* 32 entries a round in two accumulators of 8 int32 lanes, 16 in a last
- * half round, the rest by the scalar loop: all exact int32 sums. */
-AVX2 static int32_t dot_avx2(const int8_t *a, const int8_t *b, int count)
+/* 16 entries a round: x's sign-extended to int16 once, multiplied-added
+ * with each row's into its own 8 int32 lanes; the four accumulators folded
+ * by hadd into [Σ_0, Σ_1, Σ_2, Σ_3]; the last count mod 16 entries by the
+ * scalar loop. Integer sums: the same whatever the order. */
+AVX2 static void dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
 {
-    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     int k = 0;
-    for (; k + 32 <= count; k += 32) {
-        const __m256i a0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(a + k)));
-        const __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + k)));
-        const __m256i a1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(a + k + 16)));
-        const __m256i b1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + k + 16)));
-        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(a0, b0));
-        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(a1, b1));
+    for (; k + 16 <= count; k += 16) {
+#define LOAD16(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(p)))
+        const __m256i vx = LOAD16(x + k);
+        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(LOAD16(w[0] + k), vx));
+        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(LOAD16(w[1] + k), vx));
+        acc2 = _mm256_add_epi32(acc2, _mm256_madd_epi16(LOAD16(w[2] + k), vx));
+        acc3 = _mm256_add_epi32(acc3, _mm256_madd_epi16(LOAD16(w[3] + k), vx));
+#undef LOAD16
     }
-    if (k + 16 <= count) {
-        const __m256i a0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(a + k)));
-        const __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + k)));
-        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(a0, b0));
-        k += 16;
-    }
-    const __m256i acc = _mm256_add_epi32(acc0, acc1);
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s) + rs_q8_dot_scalar(a + k, b + k, count - k);
+    /* lanes: [a01 a23 b01 b23 | a45 a67 b45 b67], then [a b c d | a' b' c' d'] */
+    const __m256i s01 = _mm256_hadd_epi32(acc0, acc1), s23 = _mm256_hadd_epi32(acc2, acc3);
+    const __m256i s = _mm256_hadd_epi32(s01, s23);
+    const __m128i total = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    _mm_storeu_si128((__m128i *)sums, total);
+    for (int i = 0; i < 4; i++)
+        sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
 }
 
 static int have_avx2(void)
@@ -144,42 +149,32 @@ static int have_avx2(void)
     return have;
 }
 
-int rs_q8_dot_avx2(const int8_t *a, const int8_t *b, int count, int32_t *sum)
+int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
 {
     if (!have_avx2())
         return 0;
-    *sum = dot_avx2(a, b, count);
+    dot4_avx2(w, x, count, sums);
     return 1;
 }
 
-typedef int32_t (*dot_kernel)(const int8_t *a, const int8_t *b, int count);
+typedef void (*dot4_kernel)(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
 
 /* The kernel for this processor, chosen once per product. */
-static dot_kernel chosen_kernel(void)
+static dot4_kernel chosen_kernel(void)
 {
-    return have_avx2() ? dot_avx2 : rs_q8_dot_scalar;
-}
-
-int32_t rs_q8_dot(const int8_t *a, const int8_t *b, int count)
-{
-    return chosen_kernel()(a, b, count);
+    return have_avx2() ? dot4_avx2 : rs_q8_dot4_scalar;
 }
 #else
-int rs_q8_dot_avx2(const int8_t *a, const int8_t *b, int count, int32_t *sum)
+int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
 {
     return 0;
 }
 
-typedef int32_t (*dot_kernel)(const int8_t *a, const int8_t *b, int count);
+typedef void (*dot4_kernel)(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
 
-static dot_kernel chosen_kernel(void)
+static dot4_kernel chosen_kernel(void)
 {
-    return rs_q8_dot_scalar;
-}
-
-int32_t rs_q8_dot(const int8_t *a, const int8_t *b, int count)
-{
-    return rs_q8_dot_scalar(a, b, count);
+    return rs_q8_dot4_scalar;
 }
 #endif
 
@@ -217,19 +212,31 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
     if (!shapes_agree(y, x, W, ids, s))
         return;
     const int B = x.rows, in = x.cols, K = y.cols;
-    const dot_kernel dot = chosen_kernel();
+    const dot4_kernel dot4 = chosen_kernel();
     for (int b = 0; b < B; b++)
         rs_q8_quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
-    /* Row by row of W, all B inputs for each: the row is read from memory
-     * once and stays in L1 for the B dot products. */
-    for (int j = 0; j < K; j++) {
-        const int r = ids ? ids[j] : j;
-        const int8_t *q = W->q + (size_t)r * in;
-        const float add = bias ? bias[r] : 0.0f;
+    /* Four rows of W at a time, all B inputs for each group: the rows are
+     * read from memory once and stay in L1 for the B products, and each
+     * input's int16 form serves four rows. A last group of fewer rows
+     * repeats its last row (computed, not written). */
+    for (int j0 = 0; j0 < K; j0 += 4) {
+        const int count = K - j0 < 4 ? K - j0 : 4;
+        int r[4];
+        const int8_t *w[4];
+        for (int i = 0; i < 4; i++) {
+            const int j = j0 + (i < count ? i : count - 1);
+            r[i] = ids ? ids[j] : j;
+            w[i] = W->q + (size_t)r[i] * in;
+        }
         for (int b = 0; b < B; b++) {
-            float *out = y.data + (size_t)b * y.stride + j;
-            const float v = W->scale[r] * s->scale[b] * (float)dot(q, s->x + (size_t)b * in, in);
-            *out = (beta != 0.0f ? *out : 0.0f) + v + add;
+            int32_t sums[4];
+            dot4(w, s->x + (size_t)b * in, in, sums);
+            float *out = y.data + (size_t)b * y.stride + j0;
+            for (int i = 0; i < count; i++) {
+                const float v = W->scale[r[i]] * s->scale[b] * (float)sums[i];
+                const float add = bias ? bias[r[i]] : 0.0f;
+                out[i] = (beta != 0.0f ? out[i] : 0.0f) + v + add;
+            }
         }
     }
 }

@@ -60,14 +60,17 @@ typedef struct {
  * entries become 0; t is over the finite ones). */
 void rs_q8_quantize(int8_t *p, float *t, const float *x, int count);
 
-/* Σ_k a[k] b[k] over count ≤ RS_Q8_MAX_COLS entries in [−127, 127], in int32:
- * rs_q8_dot by AVX2 where the processor has it, else rs_q8_dot_scalar; the
- * two give the same sum (integer sums do not depend on their order). */
-int32_t rs_q8_dot(const int8_t *a, const int8_t *b, int count);
+/* Σ_k a[k] b[k] over count ≤ RS_Q8_MAX_COLS entries in [−127, 127], in
+ * int32: the reference. */
 int32_t rs_q8_dot_scalar(const int8_t *a, const int8_t *b, int count);
-/* The AVX2 kernel, for tests: returns 0 (and leaves *sum) where the
+
+/* The kernel: sums[i] = Σ_k w[i][k] x[k] for four rows w[0..3] at once, by
+ * AVX2 where the processor has it, else by rs_q8_dot4_scalar; the two give
+ * the same sums (integer sums do not depend on their order).
+ * rs_q8_dot4_avx2, for tests, returns 0 (sums untouched) where the
  * processor or the build lacks AVX2. */
-int rs_q8_dot_avx2(const int8_t *a, const int8_t *b, int count, int32_t *sum);
+void rs_q8_dot4_scalar(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
+int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
 
 /* y [B,K] = beta·y + x [B,in] W[ids]ᵀ (+ bias[ids], bias NULL: none): row j
  * of the output is W's row ids[j] (ids NULL: row j, K = W->rows), so an
