@@ -283,11 +283,15 @@ END_TEST
 
 /* ---- a model's step ---- */
 
+/* Every attention kind (_i: tiny_kinds, then none). */
 START_TEST(a_step_with_int8_weights_is_close_to_the_float_step)
 {
     enum { B = 2, LEN = 4, ROWS = 2 };
     rs_model model;
-    tiny_model_of_kind(&model, RS_ATT_ADDITIVE);
+    if (_i < TINY_KINDS)
+        tiny_model_of_kind(&model, tiny_kinds[_i]);
+    else
+        tiny_model_make(&model, "none", 0.5f, 0.0f, 9);
     const int n = model.cfg.hidden, V = model.cfg.tgt_vocab;
     rs_workspace ws;
     rs_error err;
@@ -319,8 +323,8 @@ START_TEST(a_step_with_int8_weights_is_close_to_the_float_step)
     for (int i = 0; i < ROWS * V; i++)
         worst = fmax(worst, fabs((logits[1][i] - lse[1][i / V]) - (logits[0][i] - lse[0][i / V])));
     /* Weights in [-0.5, 0.5], 8-bit: each product a few hundredths off at most. */
-    ck_assert_msg(worst < 0.1, "int8 step differs from the float one by %g", worst);
-    ck_assert_msg(differs > 0, "the int8 weights were not used");
+    ck_assert_msg(worst < 0.1, "kind %d: int8 step differs from the float one by %g", _i, worst);
+    ck_assert_msg(differs > 0, "kind %d: the int8 weights were not used", _i);
     rs_workspace_free(&ws);
     rs_model_free(&model); /* frees the int8 copies too (ASan would tell) */
 }
@@ -454,7 +458,7 @@ Suite *int8_suite(void)
     tcase_add_test(tc, the_product_is_scale_times_the_scalar_sum);
     tcase_add_test(tc, chosen_rows_equal_the_full_products_rows);
     tcase_add_test(tc, a_chosen_row_out_of_range_is_a_shape_error);
-    tcase_add_test(tc, a_step_with_int8_weights_is_close_to_the_float_step);
+    tcase_add_loop_test(tc, a_step_with_int8_weights_is_close_to_the_float_step, 0, TINY_KINDS + 1);
     tcase_add_test(tc, translate_int8_agrees_with_the_exact_outputs_and_keeps_the_checkpoint);
     tcase_add_test(tc, commands_that_score_or_train_refuse_int8);
     suite_add_tcase(s, tc);

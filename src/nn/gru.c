@@ -36,7 +36,7 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
     const int n = w->n, n3 = 3 * n;
     const float *U_g = w->U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     float *gates = st->gates, *r_h = st->rh;
-    /* int8 copies of W_c, U_zr and U_g when decoding with them, else NULL */
+    /* the int8 copies of W_c, U_zr and U_g (rows of U), when decoding with them */
     const rs_q8_matrix q_U_zr = w->q8 ? rs_q8_rows(&w->q8->U, 0, 2 * n) : (rs_q8_matrix){0};
     const rs_q8_matrix q_U_g = w->q8 ? rs_q8_rows(&w->q8->U, 2 * n, n) : (rs_q8_matrix){0};
     const rs_q8_matrix *q_W_c = w->q8 ? &w->q8->W_c : NULL;

@@ -705,7 +705,6 @@ int rs_network_quantize(rs_model *model, rs_error *err)
     rs_q8_weights *q = rs_calloc(1, sizeof *q, err);
     if (!q)
         return -1;
-    const rs_q8_matrix empty = {0};
     int bad = rs_q8_matrix_init(&q->dec.W, w.dec.W, err) ||
               rs_q8_matrix_init(&q->dec.W_c, w.dec.W_c, err) ||
               rs_q8_matrix_init(&q->dec.U, RS_CMAT(w.dec.U, 3 * n, n), err) ||
@@ -713,10 +712,8 @@ int rs_network_quantize(rs_model *model, rs_error *err)
               rs_q8_matrix_init(&q->out.V_o, RS_CMAT(w.out.V_o, 2 * l, m), err) ||
               rs_q8_matrix_init(&q->out.C_o, RS_CMAT(w.out.C_o, 2 * l, 2 * n), err) ||
               rs_q8_matrix_init(&q->out.W_out, RS_CMAT(w.out.W_out, V, l), err);
-    if (!bad && w.att.kind == RS_ATT_ADDITIVE)
+    if (!bad && w.att.kind == RS_ATT_ADDITIVE) /* else att_W stays empty: no W_a */
         bad = rs_q8_matrix_init(&q->att_W, RS_CMAT(w.att.W, w.att.a, n), err);
-    else if (!bad)
-        q->att_W = empty;
     if (bad) {
         rs_q8_weights_free(q);
         return -1;
