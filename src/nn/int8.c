@@ -10,6 +10,10 @@
 
 #include "nn/int8.h"
 
+/* The dot-product kernel (four rows at a time) for this processor. */
+typedef void (*dot4_kernel)(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
+static dot4_kernel chosen_kernel(void);
+
 /* ---- quantizing ---- */
 
 /* The nearest integer to v in [−127, 127] (half away from zero); 0 for NaN. */
@@ -55,6 +59,9 @@ int rs_q8_matrix_init(rs_q8_matrix *q, rs_cmat W, rs_error *err)
             if (!isfinite(W.data[(size_t)r * W.stride + k]))
                 return rs_fail(err, "int8: weight [%d,%d] of a [%d,%d] matrix is not finite", r, k,
                                W.rows, W.cols);
+    /* The processor's kernel is asked for here, when the model is loaded,
+     * before any decoding thread starts (serve's workers share it). */
+    (void)chosen_kernel();
     int8_t *values = malloc((size_t)W.rows * W.cols + 1);
     float *scale = malloc(sizeof(float) * ((size_t)W.rows + 1));
     if (!values || !scale) {
@@ -157,9 +164,7 @@ int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_
     return 1;
 }
 
-typedef void (*dot4_kernel)(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
-
-/* The kernel for this processor, chosen once per product. */
+/* Chosen once per product. */
 static dot4_kernel chosen_kernel(void)
 {
     return have_avx2() ? dot4_avx2 : rs_q8_dot4_scalar;
@@ -169,8 +174,6 @@ int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_
 {
     return 0;
 }
-
-typedef void (*dot4_kernel)(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
 
 static dot4_kernel chosen_kernel(void)
 {
