@@ -242,6 +242,27 @@ START_TEST(the_product_is_scale_times_the_scalar_sum)
 }
 END_TEST
 
+/* The scalar fallback, chosen as on a processor without AVX2, gives the AVX2
+ * product's floats bit for bit (the same int32 sums, the same float steps). */
+START_TEST(the_scalar_fallback_gives_the_same_product)
+{
+    product_case c;
+    product_case_make(&c, 31);
+    float avx2[PB * POUT], scalar[PB * POUT];
+    if (!rs_q8_select(1)) {
+        rs_q8_select(-1);
+        rs_q8_matrix_free(&c.q);
+        return; /* no AVX2 here: the scalar kernel is the only one */
+    }
+    rs_q8_forward(RS_MAT(avx2, PB, POUT), RS_CMAT(c.x, PB, PIN), &c.q, NULL, c.bias, &c.s, 0.0f);
+    ck_assert_int_eq(rs_q8_select(0), 0);
+    rs_q8_forward(RS_MAT(scalar, PB, POUT), RS_CMAT(c.x, PB, PIN), &c.q, NULL, c.bias, &c.s, 0.0f);
+    rs_q8_select(-1);
+    ck_assert(memcmp(avx2, scalar, sizeof avx2) == 0);
+    rs_q8_matrix_free(&c.q);
+}
+END_TEST
+
 START_TEST(chosen_rows_equal_the_full_products_rows)
 {
     product_case c;
@@ -456,6 +477,7 @@ Suite *int8_suite(void)
     tcase_add_test(tc, rows_are_quantized_by_their_largest_entry);
     tcase_add_test(tc, the_int8_product_is_within_the_bound_of_the_float_one);
     tcase_add_test(tc, the_product_is_scale_times_the_scalar_sum);
+    tcase_add_test(tc, the_scalar_fallback_gives_the_same_product);
     tcase_add_test(tc, chosen_rows_equal_the_full_products_rows);
     tcase_add_test(tc, a_chosen_row_out_of_range_is_a_shape_error);
     tcase_add_loop_test(tc, a_step_with_int8_weights_is_close_to_the_float_step, 0, TINY_KINDS + 1);

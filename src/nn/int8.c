@@ -164,13 +164,29 @@ int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_
     return 1;
 }
 
+/* -1: not chosen yet (the processor's choice), else 1 AVX2, 0 scalar. */
+static int use_avx2 = -1;
+
+int rs_q8_select(int want)
+{
+    use_avx2 = want < 0 ? have_avx2() : (want && have_avx2());
+    return use_avx2;
+}
+
 /* Chosen once per product. */
 static dot4_kernel chosen_kernel(void)
 {
-    return have_avx2() ? dot4_avx2 : rs_q8_dot4_scalar;
+    if (use_avx2 < 0)
+        rs_q8_select(-1);
+    return use_avx2 ? dot4_avx2 : rs_q8_dot4_scalar;
 }
 #else
 int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
+{
+    return 0;
+}
+
+int rs_q8_select(int want)
 {
     return 0;
 }

@@ -72,6 +72,11 @@ int32_t rs_q8_dot_scalar(const int8_t *a, const int8_t *b, int count);
 void rs_q8_dot4_scalar(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
 int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
 
+/* Which kernel the products use: want 1 AVX2 (where the processor has it),
+ * 0 the scalar loop, −1 the processor's choice (the default). Returns 1 when
+ * AVX2 is chosen. For tests, as rs_vecmath_select: not thread-safe. */
+int rs_q8_select(int want);
+
 /* y [B,K] = beta·y + x [B,in] W[ids]ᵀ (+ bias[ids], bias NULL: none): row j
  * of the output is W's row ids[j] (ids NULL: row j, K = W->rows), so an
  * output layer can be computed for a shortlist of K target words. x is
