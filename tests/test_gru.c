@@ -22,9 +22,13 @@ typedef struct {
 
 static rs_gru_weights case_weights(gru_case *c)
 {
-    return (rs_gru_weights){GN, RS_CMAT(c->W, 3 * GN, GI),
+    return (rs_gru_weights){GN,
+                            RS_CMAT(c->W, 3 * GN, GI),
                             c->with_context ? RS_CMAT(c->W_c, 3 * GN, 2 * GN) : RS_CMAT(NULL, 0, 0),
-                            c->U, c->b};
+                            c->U,
+                            c->b,
+                            NULL,
+                            {0}};
 }
 
 static rs_gru_step case_step(gru_case *c)

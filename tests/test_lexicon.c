@@ -2,8 +2,8 @@
  * hand, a word-for-word corpus learned, the rows' order and bounds), its file
  * (written and read back; malformed lines refused naming the line), and the
  * shortlist: the union it selects, a shortlist of every word decoding exactly
- * as without one (greedy, beam, an ensemble: the same ids and log-probability
- * bits), and a short one producing only its own words. */
+ * as without one (greedy, beam, an ensemble, float or int8 weights: the same
+ * ids and log-probability bits), and a short one producing only its own words. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -276,22 +276,29 @@ START_TEST(shortlist_of_every_word_decodes_exactly)
     rs_lexicon lex;
     fixed_table(&lex);
     const rs_shortlist none = {0}, all = {&lex, 12, 0};
-    for (int beam = 1; beam <= 3; beam += 2)
-        for (int n_models = 1; n_models <= 2; n_models++) {
-            rs_hypothesis exact[LINES], listed[LINES];
-            decode_lines(members, n_models, beam, 2, &none, exact);
-            decode_lines(members, n_models, beam, 2, &all, listed);
-            int words = 0;
-            for (int i = 0; i < LINES; i++) {
-                ck_assert_int_eq(exact[i].count, listed[i].count);
-                ck_assert(!memcmp(exact[i].ids, listed[i].ids, sizeof(int) * exact[i].count));
-                ck_assert(exact[i].logprob == listed[i].logprob);
-                words += exact[i].count;
-                rs_hypothesis_free(&exact[i]);
-                rs_hypothesis_free(&listed[i]);
+    rs_error err;
+    /* Float weights, then int8 ones (translate --int8): the shortlist reads
+     * the same rows of either. */
+    for (int q8 = 0; q8 <= 1; q8++)
+        for (int beam = 1; beam <= 3; beam += 2)
+            for (int n_models = 1; n_models <= 2; n_models++) {
+                if (q8 && beam == 1 && n_models == 1)
+                    for (int k = 0; k < 2; k++)
+                        ck_assert_msg(!rs_network_quantize(&m[k], &err), "%s", err.msg);
+                rs_hypothesis exact[LINES], listed[LINES];
+                decode_lines(members, n_models, beam, 2, &none, exact);
+                decode_lines(members, n_models, beam, 2, &all, listed);
+                int words = 0;
+                for (int i = 0; i < LINES; i++) {
+                    ck_assert_int_eq(exact[i].count, listed[i].count);
+                    ck_assert(!memcmp(exact[i].ids, listed[i].ids, sizeof(int) * exact[i].count));
+                    ck_assert(exact[i].logprob == listed[i].logprob);
+                    words += exact[i].count;
+                    rs_hypothesis_free(&exact[i]);
+                    rs_hypothesis_free(&listed[i]);
+                }
+                ck_assert_int_gt(words, LINES); /* not only empty outputs */
             }
-            ck_assert_int_gt(words, LINES); /* not only empty outputs */
-        }
     rs_model_free(&m[0]);
     rs_model_free(&m[1]);
 }

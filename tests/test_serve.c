@@ -1409,6 +1409,40 @@ START_TEST(the_command_reads_its_section_of_a_yaml_file)
 }
 END_TEST
 
+/* serve --int8 translates with int8 weights (its scores differ from the exact
+ * server's), and a given target's forced alignment stays exact. */
+START_TEST(int8_changes_translations_scores_not_forced_ones)
+{
+    char body[256];
+    const char *paths[2] = {"/api/translate", "/api/align"};
+    double score[2][2];
+    for (int q = 0; q < 2; q++) {
+        server_process p;
+        spawn_server(&p, q ? "--int8" : "");
+        for (int k = 0; k < 2; k++) {
+            answer *a = &answers[0];
+            if (k == 0)
+                snprintf(body, sizeof body, "{\"text\": \"%s\"}", sentence);
+            else
+                snprintf(body, sizeof body, "{\"source\": \"%s\", \"target\": \"ka vidat\"}",
+                         sentence);
+            request(p.port, "POST", paths[k], body, a);
+            ck_assert_msg(a->status == 200, "%s: %.300s", paths[k], a->text);
+            rs_json *j = json_of(a);
+            score[q][k] =
+                k ? num(j, "logprob") : num(item(rs_json_get(j, "hypotheses"), 0), "logprob");
+            rs_json_free(j);
+        }
+        kill(p.pid, SIGTERM);
+        ck_assert_int_eq(wait_exit(p.pid, 5.0), 0);
+    }
+    ck_assert_msg(score[0][0] != score[1][0], "translation score %g with and without --int8",
+                  score[0][0]);
+    ck_assert_msg(score[0][1] == score[1][1], "forced logprob %g, with --int8 %g", score[0][1],
+                  score[1][1]);
+}
+END_TEST
+
 /* ---- who may ask: addresses, headers, arguments ---- */
 
 /* Whether a token is needed is decided on the parsed address, not its
@@ -2750,6 +2784,7 @@ Suite *serve_suite(void)
     tcase_add_test(tc, the_run_view_reads_a_watch_file_while_training_appends);
     tcase_add_test(tc, words_merge_pieces_as_align_words_does);
     tcase_add_test(tc, the_command_reads_its_section_of_a_yaml_file);
+    tcase_add_test(tc, int8_changes_translations_scores_not_forced_ones);
     tcase_add_test(tc, the_token_is_decided_by_what_the_address_is);
     tcase_add_test(tc, non_loopback_addresses_need_the_token_in_a_private_network);
     tcase_add_test(tc, duplicate_and_malformed_headers_are_refused);

@@ -300,6 +300,12 @@ static int next_option(rs_cli_args *args)
          * was given a value it does not take; else the unknown short letter. */
         if (is_long && optopt && long_option_of(args, optopt))
             rs_cli_usage_error(args->prog, "option '%.*s' takes no value", name_len, arg);
+        else if (is_long && !optopt && name_len == 6 && !strncmp(arg, "--int8", 6))
+            /* Scores, alignments and training are computed with the exact
+             * weights: int8 ones would change their numbers. */
+            rs_cli_usage_error(args->prog,
+                               "--int8 is translate's option: this command computes with the "
+                               "exact float weights");
         else if (is_long && !optopt)
             unknown_long_option(args, arg, name_len);
         else

@@ -73,6 +73,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"translate", "post-process", "translation", 0, 0},
     {"translate", "threads", "translation", 0, 0},
     {"translate", "weights", "translation", 0, 1},
+    {"translate", "int8", "translation", 0, 0},
     {"serve", "host", "serve", 0, 0},
     {"serve", "port", "serve", 0, 0},
     {"serve", "allow-host", "serve", 0, 1},
@@ -88,6 +89,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"serve", "max-answer", "serve", 0, 0},
     {"serve", "timeout", "serve", 0, 0},
     {"serve", "run", "serve", 0, 0},
+    {"serve", "int8", "serve", 0, 0},
 };
 enum { FIXED_SETTINGS = sizeof fixed_settings / sizeof *fixed_settings };
 

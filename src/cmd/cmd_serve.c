@@ -16,6 +16,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "model/locate.h"
+#include "nn/network.h"
 #include "search/translate.h"
 #include "serve/serve.h"
 
@@ -73,6 +74,9 @@ static void usage(FILE *out, const rs_serve_options *d)
             "                      first model's directory, when it holds either file and\n"
             "                      not everyone may write to it)\n"
             "  --quiet             no log line per request\n"
+            "  --int8              translate with int8 copies of the decoder's weights, as\n"
+            "                      translate --int8 (alignments and scores of given\n"
+            "                      targets stay exact; default: off)\n"
             "  --config FILE       settings from the serve: section of a YAML file (keys\n"
             "                      named as the options, _ for -; the model from training:\n"
             "                      out or name when -m is not given); options on the\n"
@@ -149,6 +153,7 @@ typedef struct {
     int open;                           /* listening on an address that is not loopback */
     int any_address;                    /* listening on every address (0.0.0.0, ::) */
     int max_body, max_answer, no_token; /* checked as ints, kept as sizes */
+    int int8;                           /* --int8: translations with int8 weights */
     char token[64];
     char run_dir[4096];
     char shared_dir[4096]; /* a default run directory left out: anyone may write there */
@@ -198,7 +203,8 @@ enum {
     OPT_TOKEN,
     OPT_NO_TOKEN,
     OPT_ANSWER,
-    OPT_RUN
+    OPT_RUN,
+    OPT_INT8
 };
 
 /* One option, from the command line or the --config file (rs_cli_apply);
@@ -223,6 +229,7 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_TOKEN: opt->token = arg; break;
     case OPT_NO_TOKEN: rq->no_token = 1; break;
     case OPT_RUN: opt->run_dir = arg; break;
+    case OPT_INT8: rq->int8 = 1; break;
     default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
     }
     return -1;
@@ -289,6 +296,7 @@ static int parse_request(int argc, char **argv, serve_request *rq)
         {"no-token", no_argument, NULL, OPT_NO_TOKEN},
         {"max-answer", required_argument, NULL, OPT_ANSWER},
         {"run", required_argument, NULL, OPT_RUN},
+        {"int8", no_argument, NULL, OPT_INT8},
         {"config", required_argument, NULL, RS_CLI_CONFIG},
         {0},
     };
@@ -413,6 +421,9 @@ int cmd_serve(int argc, char **argv)
         model_name(rq.model_args[loaded], names[loaded], sizeof names[loaded]);
         served[loaded] = (rs_serve_model){names[loaded], &models[loaded], &codecs[loaded]};
     }
+    for (int k = 0; rq.int8 && k < loaded; k++)
+        if (rs_network_quantize(&models[k], &err))
+            goto fail;
     /* SIGINT and SIGTERM are taken by sigwait, so every thread started from
      * here on must block them; a client gone away is an error, not a signal. */
     sigset_t stop;

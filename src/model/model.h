@@ -15,6 +15,8 @@
 /* A model: its configuration (sizes, text settings), vocabularies and
  * weights; and the settings of the run that trained it, which its checkpoint
  * keeps beside them (for --resume, and for people). */
+struct rs_q8_weights; /* nn/int8.h */
+
 typedef struct {
     rs_model_config cfg;
     rs_train_config train;
@@ -25,6 +27,11 @@ typedef struct {
     /* SentencePiece models (serialized protobufs), when subwords are used. */
     char *spm_src, *spm_tgt;
     size_t spm_src_len, spm_tgt_len;
+    /* int8 copies of the decoder step's weights (nn/int8.h), made from params
+     * when translation asks for them (translate --int8), else NULL; the
+     * checkpoint never holds them. rs_model_free frees them by q8_free. */
+    struct rs_q8_weights *q8;
+    void (*q8_free)(struct rs_q8_weights *q8);
 } rs_model;
 
 /* The data a run trains on, as training reads it (rs_data_fingerprint_of in

@@ -58,7 +58,9 @@ rs_attention_weights rs_attention_weights_of(const rs_tensors *t, int kind, int 
                                   additive ? t->att_W : NULL,
                                   additive ? t->att_v : NULL,
                                   key_side(t, kind),
-                                  additive ? t->att_b : NULL};
+                                  additive ? t->att_b : NULL,
+                                  NULL,
+                                  {0}};
 }
 
 rs_attention_grads rs_attention_grads_of(const rs_tensors *g, int kind)
@@ -170,8 +172,8 @@ void rs_attention_forward(const rs_attention_step *st, const rs_attention_source
     const int ka = rs_attention_key_size(kind, n, a), n2 = 2 * n;
     /* W_a s_{i-1}: once per row, for all j */
     if (kind == RS_ATT_ADDITIVE)
-        rs_matmul_forward(RS_MAT(st->query_proj, B, a), RS_CMAT(st->query, B, n),
-                          RS_CMAT(w->W, a, n), 0.0f);
+        rs_q8_or_float_forward(RS_MAT(st->query_proj, B, a), RS_CMAT(st->query, B, n),
+                               RS_CMAT(w->W, a, n), w->q8_W, &w->q8_x, 0.0f);
     const float scale = dot_scale(kind, n);
     for (int b = 0; b < B; b++) {
         float *alpha = st->alpha + (size_t)b * S; /* the scores ε_j, then α = softmax(ε) */

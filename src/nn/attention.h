@@ -20,6 +20,7 @@
 #define RS_ATTENTION_H
 
 #include "model/params.h"
+#include "nn/int8.h"
 #include "nn/linalg.h"
 
 /* Key size for the kind: a (additive), 0 (none: no keys) or n. */
@@ -33,6 +34,10 @@ typedef struct {
     int kind, n, a;
     const float *W, *v; /* W_a, v_a */
     const float *U, *b; /* U_a and b_a, or K and NULL */
+    /* Decoding with int8 weights: W_a's copy and the scratch its product
+     * quantizes s_{i-1} into; q8_W NULL: the float product. */
+    const rs_q8_matrix *q8_W;
+    rs_q8_scratch q8_x;
 } rs_attention_weights;
 
 /* Their gradients, the same shapes and names; all accumulate (+=). */

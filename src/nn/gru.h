@@ -19,6 +19,7 @@
 #ifndef RS_GRU_H
 #define RS_GRU_H
 
+#include "nn/int8.h"
 #include "nn/linalg.h"
 
 /* A GRU's weights. W is a view, so that the decoder's W' [3n, m+2n] is read
@@ -30,6 +31,10 @@ typedef struct {
     rs_cmat W_c;    /* [3n, 2n] or data NULL */
     const float *U; /* [3n, n] */
     const float *b; /* [3n] */
+    /* Decoding with int8 weights (translate --int8): their copies and the
+     * scratch the products quantize inputs into; q8 NULL: float products. */
+    const rs_q8_gru *q8;
+    rs_q8_scratch q8_x;
 } rs_gru_weights;
 
 /* Their gradients, the same shapes; every one accumulates (+=). */

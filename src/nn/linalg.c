@@ -46,6 +46,11 @@ rs_shape_handler rs_set_shape_handler(rs_shape_handler h)
     return previous;
 }
 
+void rs_shape_report(const char *message)
+{
+    shape_handler(message);
+}
+
 /* A view's rows fit its stride. */
 #define FITS(v) ((v).cols <= (v).stride)
 

@@ -59,6 +59,10 @@ void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x);
 typedef void (*rs_shape_handler)(const char *message);
 rs_shape_handler rs_set_shape_handler(rs_shape_handler h);
 
+/* Gives message to the shape handler: for products outside this file
+ * (nn/int8.c) that check their shapes the same way. */
+void rs_shape_report(const char *message);
+
 /* y[N] += sum of the rows of X[M, N] (stride ldx): bias gradients. */
 void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx);
 

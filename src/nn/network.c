@@ -29,6 +29,7 @@
 
 #include "nn/attention.h"
 #include "nn/gru.h"
+#include "nn/int8.h"
 #include "nn/linalg.h"
 #include "nn/network.h"
 #include "nn/readout.h"
@@ -90,6 +91,18 @@ static int workspace_alloc(rs_workspace *ws, const rs_model *model, rs_error *er
         ws->kind == RS_WS_TRAINING ? (size_t)ws->max_T * ws->max_B : (size_t)ws->max_rows;
     ws->arena = rs_calloc(total, sizeof(float), err);
     ws->which = rs_calloc(rows * c->maxout, 1, err);
+    if (ws->kind == RS_WS_TRANSLATION) {
+        /* the widest input of a decoder step's products: E y [m], c [2n], t [l] */
+        size_t width = (size_t)2 * c->hidden;
+        width = (size_t)c->emb > width ? (size_t)c->emb : width;
+        width = (size_t)c->maxout > width ? (size_t)c->maxout : width;
+        ws->q8 = (rs_q8_scratch){rs_calloc(rows * width, 1, err),
+                                 rs_calloc(rows, sizeof(float), err), rows * width, (int)rows};
+        if (!ws->q8.x || !ws->q8.scale) {
+            rs_workspace_free(ws);
+            return -1;
+        }
+    }
     if (!ws->arena || !ws->which) {
         rs_workspace_free(ws);
         return -1;
@@ -125,6 +138,8 @@ void rs_workspace_free(rs_workspace *ws)
 {
     free(ws->arena);
     free(ws->which);
+    free(ws->q8.x);
+    free(ws->q8.scale);
     memset(ws, 0, sizeof *ws);
 }
 
@@ -157,13 +172,18 @@ static layer_weights weights_of(const rs_model *model)
     const rs_cmat none = {NULL, 0, 0, 0};
     layer_weights w;
     w.n = n;
-    w.enc_fwd =
-        (rs_gru_weights){n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b};
-    w.enc_bwd =
-        (rs_gru_weights){n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b};
+    w.enc_fwd = (rs_gru_weights){
+        n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b, NULL, {0}};
+    w.enc_bwd = (rs_gru_weights){
+        n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b, NULL, {0}};
     /* W' [3n, m+2n] read as its columns for E y_{i-1} (W'_e) and for c_i (W'_c). */
-    w.dec = (rs_gru_weights){n, RS_CMAT_S(t->dec_W, 3 * n, m, in),
-                             RS_CMAT_S(t->dec_W + m, 3 * n, 2 * n, in), t->dec_U, t->dec_b};
+    w.dec = (rs_gru_weights){n,
+                             RS_CMAT_S(t->dec_W, 3 * n, m, in),
+                             RS_CMAT_S(t->dec_W + m, 3 * n, 2 * n, in),
+                             t->dec_U,
+                             t->dec_b,
+                             NULL,
+                             {0}};
     w.att = rs_attention_weights_of(t, c->attention, n, c->att);
     w.out = rs_readout_weights_of(t, c->maxout, c->tgt_vocab);
     w.init_W = t->init_W;
@@ -661,10 +681,54 @@ float rs_log_normalizer(const float *row, int V)
     return max + (float)log(rs_vexp_shift_total(row, max, (size_t)V));
 }
 
+/* The decoder step's products by the int8 copies q, inputs quantized into
+ * scratch (translate --int8). The encoder's stay float: they run once per
+ * source word, the step's once per target word and hypothesis. */
+static void use_q8(layer_weights *w, const rs_q8_weights *q, const rs_q8_scratch *scratch)
+{
+    w->dec.q8 = &q->dec;
+    w->dec.q8_x = *scratch;
+    if (w->att.kind == RS_ATT_ADDITIVE) {
+        w->att.q8_W = &q->att_W;
+        w->att.q8_x = *scratch;
+    }
+    w->out.q8 = &q->out;
+    w->out.q8_x = *scratch;
+}
+
+int rs_network_quantize(rs_model *model, rs_error *err)
+{
+    if (model->q8)
+        return 0;
+    const layer_weights w = weights_of(model);
+    const int n = w.n, l = w.out.l, V = w.out.V, m = model->cfg.emb;
+    rs_q8_weights *q = rs_calloc(1, sizeof *q, err);
+    if (!q)
+        return -1;
+    int bad = rs_q8_matrix_init(&q->dec.W, w.dec.W, err) ||
+              rs_q8_matrix_init(&q->dec.W_c, w.dec.W_c, err) ||
+              rs_q8_matrix_init(&q->dec.U, RS_CMAT(w.dec.U, 3 * n, n), err) ||
+              rs_q8_matrix_init(&q->out.U_o, RS_CMAT(w.out.U_o, 2 * l, n), err) ||
+              rs_q8_matrix_init(&q->out.V_o, RS_CMAT(w.out.V_o, 2 * l, m), err) ||
+              rs_q8_matrix_init(&q->out.C_o, RS_CMAT(w.out.C_o, 2 * l, 2 * n), err) ||
+              rs_q8_matrix_init(&q->out.W_out, RS_CMAT(w.out.W_out, V, l), err);
+    if (!bad && w.att.kind == RS_ATT_ADDITIVE) /* else att_W stays empty: no W_a */
+        bad = rs_q8_matrix_init(&q->att_W, RS_CMAT(w.att.W, w.att.a, n), err);
+    if (bad) {
+        rs_q8_weights_free(q);
+        return -1;
+    }
+    model->q8 = q;
+    model->q8_free = rs_q8_weights_free;
+    return 0;
+}
+
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
                      const rs_attention_source *src, const rs_model *model)
 {
-    const layer_weights w = weights_of(model);
+    layer_weights w = weights_of(model);
+    if (model->q8)
+        use_q8(&w, model->q8, &ws->q8);
     const rs_model_config *c = &model->cfg;
     const int B = src->B, m = c->emb, n = c->hidden;
     embedding_forward(ws->dec_emb, model->w.tgt_emb, prev, B, m, NULL, NULL);
@@ -681,6 +745,7 @@ void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *stat
     if (out->rows) {
         output.W_out = out->rows->W;
         output.b_out = out->rows->b;
+        output.out_ids = out->rows->ids;
         output.V = out->rows->count;
     }
     rs_readout_logits_forward(&acts, B, &output);

@@ -18,6 +18,7 @@
 #include "data/batch.h"
 #include "model/model.h"
 #include "nn/attention.h"
+#include "nn/int8.h"
 
 /* Every buffer of the workspace, in one table:
  * X(field, floats, use, shape and meaning). The struct's fields, the arena's
@@ -141,6 +142,9 @@ typedef struct {
     const rs_backward_hook *backward_hook; /* NULL: none (training only) */
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax (translation: [rows,l]) */
+    /* translation: [rows, max(m, 2n, l)] int8 inputs of a step's products
+     * and [rows] their scales, used with a model's int8 weights (nn/int8.h) */
+    rs_q8_scratch q8;
 #define RS_WS_FIELD(field, count, use, doc) float *field;
     RS_WORKSPACE_TABLE(RS_WS_FIELD)
 #undef RS_WS_FIELD
@@ -203,6 +207,13 @@ typedef struct {
  * (the training one's at T = 1, under the same names). */
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
                      const rs_attention_source *src, const rs_model *model);
+
+/* Makes the model's int8 copies of the decoder step's weights (nn/int8.h:
+ * the GRU's W'_e, W'_c and U, the attention's W_a, the deep output's U_o,
+ * V_o, C_o and the output layer W_out), so that rs_network_step uses them;
+ * the float parameters are left as they are. Freed with the model. Does
+ * nothing when the model has them already. */
+int rs_network_quantize(rs_model *model, rs_error *err);
 
 /* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):
  * max + log Σ_v exp(row[v] − max). */

@@ -21,7 +21,14 @@
 
 rs_readout_weights rs_readout_weights_of(const rs_tensors *t, int l, int V)
 {
-    return (rs_readout_weights){l, V, t->out_U, t->out_V, t->out_C, t->out_b, t->out_W, t->out_bw};
+    return (rs_readout_weights){.l = l,
+                                .V = V,
+                                .U_o = t->out_U,
+                                .V_o = t->out_V,
+                                .C_o = t->out_C,
+                                .b_o = t->out_b,
+                                .W_out = t->out_W,
+                                .b_out = t->out_bw};
 }
 
 rs_readout_grads rs_readout_grads_of(const rs_tensors *g)
@@ -38,9 +45,13 @@ void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inp
     float *tpre = acts->tpre, *t = acts->tmax;
     /* t̃ = U_o s + V_o e + C_o c + b_o */
     const rs_mat t_pre = RS_MAT(tpre, R, l2);
-    rs_matmul_forward(t_pre, in->states, RS_CMAT(w->U_o, l2, n), 0.0f);
-    rs_matmul_forward(t_pre, in->prev_emb, RS_CMAT(w->V_o, l2, m), 1.0f);
-    rs_matmul_forward(t_pre, in->context, RS_CMAT(w->C_o, l2, 2 * n), 1.0f);
+    const rs_q8_readout *q = w->q8;
+    rs_q8_or_float_forward(t_pre, in->states, RS_CMAT(w->U_o, l2, n), q ? &q->U_o : NULL, &w->q8_x,
+                           0.0f);
+    rs_q8_or_float_forward(t_pre, in->prev_emb, RS_CMAT(w->V_o, l2, m), q ? &q->V_o : NULL,
+                           &w->q8_x, 1.0f);
+    rs_q8_or_float_forward(t_pre, in->context, RS_CMAT(w->C_o, l2, 2 * n), q ? &q->C_o : NULL,
+                           &w->q8_x, 1.0f);
     rs_add_bias(tpre, w->b_o, R, l2, l2);
     /* t[k] = max(t̃[2k], t̃[2k+1]) (⊙ the dropout mask) */
     for (int r = 0; r < R; r++) {
@@ -62,6 +73,12 @@ void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_read
 {
     const double phase_t0 = rs_phase_start();
     /* logits = W_out t + b_out */
+    if (w->q8) {
+        rs_q8_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l), &w->q8->W_out,
+                      w->out_ids, w->b_out, &w->q8_x, 0.0f);
+        rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
+        return;
+    }
     rs_matmul_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l),
                       RS_CMAT(w->W_out, w->V, w->l), 0.0f);
     rs_add_bias(acts->logits, w->b_out, R, w->V, w->V);

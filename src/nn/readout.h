@@ -12,6 +12,7 @@
 #define RS_READOUT_H
 
 #include "model/params.h"
+#include "nn/int8.h"
 #include "nn/linalg.h"
 
 /* The readout's weights: U_o [2l,n], V_o [2l,m], C_o [2l,2n], b_o [2l],
@@ -19,6 +20,14 @@
 typedef struct {
     int l, V;
     const float *U_o, *V_o, *C_o, *b_o, *W_out, *b_out;
+    /* A shortlist's words (decoding only; NULL: all): V of W_out's rows,
+     * whose floats W_out and b_out then hold gathered; the int8 copy is
+     * read at these rows instead. */
+    const int *out_ids;
+    /* Decoding with int8 weights: their copies and the scratch the products
+     * quantize inputs into; q8 NULL: float products. */
+    const rs_q8_readout *q8;
+    rs_q8_scratch q8_x;
 } rs_readout_weights;
 
 /* Their gradients, the same shapes and names; all accumulate (+=). */

@@ -1,0 +1,115 @@
+/* int8 weights for decoding (translate --int8), as CTranslate2 quantizes
+ * them: each row r of a weight matrix W [out,in] becomes int8 values and one
+ * float scale,
+ *
+ *   s_r = max_k |W[r,k]| / 127,   q[r,k] = round(W[r,k] / s_r) in [−127, 127]
+ *
+ * (a row of zeros has s_r = 0 and stays 0), once, when the model is loaded.
+ * Each product's input x [B,in] is quantized the same way, row by row, when
+ * the product runs (p[b,k], t_b), and
+ *
+ *   y[b,r] = s_r · t_b · Σ_k q[r,k] p[b,k]   (+ bias[r])
+ *
+ * with the sum in int32, exact: |q|, |p| ≤ 127, so |Σ| ≤ in · 127² < 2³¹ for
+ * in ≤ RS_Q8_MAX_COLS. Weights read per product: a quarter of the float ones.
+ * Error per entry (W = s(q + e), x = t(p + d), |e|, |d| ≤ ½):
+ *
+ *   |y − ŷ| ≤ s_r t_b (½ Σ_k |q[r,k]| + ½ Σ_k |p[b,k]| + in/4)
+ *           ≤ in · max|W_r| · max|x_b| · (127.25 / 127²)  (about in·max|W_r|·max|x_b| / 127)
+ *
+ * plus float rounding. Shapes: B rows of input, in columns, out (or K
+ * chosen) rows of W. Memory order row-major. */
+#ifndef RS_INT8_H
+#define RS_INT8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "nn/linalg.h"
+
+/* The widest product whose int32 sum cannot overflow: 2¹⁷ · 127² < 2³¹. */
+#define RS_Q8_MAX_COLS 131072
+
+/* A quantized matrix [rows, cols]: q [rows, cols] row-major, scale [rows].
+ * A view of some of another's rows (rs_q8_rows) owns nothing. */
+typedef struct {
+    int rows, cols;
+    const int8_t *q;
+    const float *scale;
+} rs_q8_matrix;
+
+/* Quantizes W [rows, cols] (a view, any stride) into q, allocated; fails on
+ * a weight that is not finite or cols > RS_Q8_MAX_COLS. */
+int rs_q8_matrix_init(rs_q8_matrix *q, rs_cmat W, rs_error *err);
+void rs_q8_matrix_free(rs_q8_matrix *q);
+
+/* Rows first..first+count−1 of q, a view. */
+rs_q8_matrix rs_q8_rows(const rs_q8_matrix *q, int first, int count);
+
+/* Where a product quantizes its input: x [rows, cols] int8 with
+ * rows · cols ≤ bytes, scale [rows]; from the translation workspace. */
+typedef struct {
+    int8_t *x;
+    float *scale;
+    size_t bytes;
+    int rows;
+} rs_q8_scratch;
+
+/* p [count] and its scale t: x [count] quantized as above (non-finite
+ * entries become 0; t is over the finite ones). */
+void rs_q8_quantize(int8_t *p, float *t, const float *x, int count);
+
+/* Σ_k a[k] b[k] over count ≤ RS_Q8_MAX_COLS entries in [−127, 127], in
+ * int32: the reference. */
+int32_t rs_q8_dot_scalar(const int8_t *a, const int8_t *b, int count);
+
+/* The kernel: sums[i] = Σ_k w[i][k] x[k] for four rows w[0..3] at once, by
+ * AVX2 where the processor has it, else by rs_q8_dot4_scalar; the two give
+ * the same sums (integer sums do not depend on their order).
+ * rs_q8_dot4_avx2, for tests, returns 0 (sums untouched) where the
+ * processor or the build lacks AVX2. */
+void rs_q8_dot4_scalar(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
+int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
+
+/* Which kernel the products use: want 1 AVX2 (where the processor has it),
+ * 0 the scalar loop, −1 the processor's choice (the default). Returns 1 when
+ * AVX2 is chosen. For tests, as rs_vecmath_select: not thread-safe. */
+int rs_q8_select(int want);
+
+/* y [B,K] = beta·y + x [B,in] W[ids]ᵀ (+ bias[ids], bias NULL: none): row j
+ * of the output is W's row ids[j] (ids NULL: row j, K = W->rows), so an
+ * output layer can be computed for a shortlist of K target words. x is
+ * quantized into s. beta is 0 or 1. Shapes are checked as rs_matmul_forward
+ * checks them (a mismatch goes to the shape handler). */
+void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, const float *bias,
+                   const rs_q8_scratch *s, float beta);
+
+/* y = beta·y + x Wᵀ by the int8 copy q when there is one (q NULL: the float
+ * W through rs_matmul_forward): what the decoder step's layers call. */
+void rs_q8_or_float_forward(rs_mat y, rs_cmat x, rs_cmat W, const rs_q8_matrix *q,
+                            const rs_q8_scratch *s, float beta);
+
+/* The int8 copies of the decoder step's matrices, by the float names: the
+ * GRU's W'_e [3n,m], W'_c [3n,2n], U [3n,n]; the readout's U_o [2l,n],
+ * V_o [2l,m], C_o [2l,2n], W_out [V,l]. */
+typedef struct {
+    rs_q8_matrix W, W_c, U;
+} rs_q8_gru;
+
+typedef struct {
+    rs_q8_matrix U_o, V_o, C_o, W_out;
+} rs_q8_readout;
+
+/* A model's: the decoder GRU, the attention's query side W_a [a,n] (rows 0
+ * for attention other than additive), the readout. Made by
+ * rs_network_quantize (nn/network.h). */
+typedef struct rs_q8_weights {
+    rs_q8_gru dec;
+    rs_q8_matrix att_W;
+    rs_q8_readout out;
+} rs_q8_weights;
+
+void rs_q8_weights_free(rs_q8_weights *q);
+
+#endif
