@@ -90,7 +90,8 @@ EOF
 # nh_mpirun N T COMMAND...: mpirun over hosts 1..N (one slot each), in its
 # namespace, bounded by `timeout T`. The out-of-band keepalive (3 s idle,
 # then 3 probes 1 s apart) bounds how long a daemon behind a dead link goes
-# unnoticed; Open MPI's default is 300 s + 9 × 20 s.
+# unnoticed; Open MPI's default is 300 s + 9 × 20 s. RNNSEARCH_ALLREDUCE_OVERLAP,
+# when set, reaches every rank (0: the all-reduce after the backward).
 nh_mpirun() {
     local n=$1 t=$2 i
     shift 2
@@ -103,7 +104,8 @@ nh_mpirun() {
         --mca oob_tcp_if_include "$NET.0/24" \
         --mca oob_tcp_keepalive_time 3 --mca oob_tcp_keepalive_intvl 1 \
         --mca oob_tcp_keepalive_probes 3 \
-        -x OPENBLAS_NUM_THREADS=1 "$@"
+        -x OPENBLAS_NUM_THREADS=1 ${RNNSEARCH_ALLREDUCE_OVERLAP:+-x RNNSEARCH_ALLREDUCE_OVERLAP} \
+        "$@"
 }
 
 # Bytes host I's port on the bridge carried (both ways).
