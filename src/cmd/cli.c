@@ -497,3 +497,21 @@ done:
     rs_pairs_free(&pairs);
     return status;
 }
+
+int rs_cli_pairs_option(rs_cli_pairs *in, int c, const char *arg)
+{
+    switch (c) {
+    case RS_CLI_SRC: in->src = arg; return 1;
+    case RS_CLI_TGT: in->tgt = arg; return 1;
+    case RS_CLI_SWAP: in->swap = 1; return 1;
+    default: return 0;
+    }
+}
+
+int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **argv)
+{
+    if (!in->src != !in->tgt || (in->src && optind < argc) || argc - optind > 1)
+        return rs_cli_usage_error(prog, "give one TSV file, or both --src and --tgt");
+    in->tsv = in->src ? NULL : optind < argc ? argv[optind] : "-";
+    return -1;
+}

@@ -311,12 +311,24 @@ void rs_cli_models_free(rs_cli_models *m);
 int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
                        rs_error *err);
 
-/* Where a command's pairs come from: a TSV file ("-": standard input) or
- * --src/--tgt, swapped with --swap. */
+/* Where a command's pairs come from (score, lexicon): --src F --tgt F, or one
+ * TSV file as the operand ("-", standard input, without one), --swap
+ * exchanging the sides. RS_CLI_PAIRS_OPTIONS goes into the getopt table;
+ * rs_cli_pairs_option stores one of its options (1 when c was one), and
+ * rs_cli_pairs_finish takes the operand after the options (-1 to go on,
+ * else the exit status). */
 typedef struct {
     const char *tsv, *src, *tgt;
     int swap;
 } rs_cli_pairs;
+enum { RS_CLI_SRC = 3100, RS_CLI_TGT, RS_CLI_SWAP };
+#define RS_CLI_PAIRS_OPTIONS                                                                       \
+    {"src", required_argument, NULL, RS_CLI_SRC}, {"tgt", required_argument, NULL, RS_CLI_TGT},    \
+    {                                                                                              \
+        "swap", no_argument, NULL, RS_CLI_SWAP                                                     \
+    }
+int rs_cli_pairs_option(rs_cli_pairs *in, int c, const char *arg);
+int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **argv);
 
 /* The pairs as ids in model's vocabularies, tokenized by codec, sources cut
  * to max_src_len (rs_cli_cut_sources). */

@@ -42,13 +42,11 @@ typedef struct {
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, lexicon_request *rq)
 {
-    enum { OPT_SRC = RS_CLI_OPT, OPT_TGT, OPT_SWAP, OPT_ITER, OPT_KEEP, OPT_MIN };
+    enum { OPT_ITER = RS_CLI_OPT, OPT_KEEP, OPT_MIN };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
-        {"src", required_argument, NULL, OPT_SRC},
-        {"tgt", required_argument, NULL, OPT_TGT},
-        {"swap", no_argument, NULL, OPT_SWAP},
+        RS_CLI_PAIRS_OPTIONS,
         {"iterations", required_argument, NULL, OPT_ITER},
         {"keep", required_argument, NULL, OPT_KEEP},
         {"min-prob", required_argument, NULL, OPT_MIN},
@@ -65,6 +63,8 @@ static int parse_request(int argc, char **argv, lexicon_request *rq)
     rs_cli_begin_numbers(&args, numbers);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
+        if (rs_cli_pairs_option(&rq->in, c, optarg))
+            continue;
         switch (c) {
         case 'm':
             if (rs_cli_add_model(PROG, rq->models, optarg))
@@ -74,18 +74,15 @@ static int parse_request(int argc, char **argv, lexicon_request *rq)
             if (rs_cli_once(PROG, "-o", &rq->output, optarg))
                 return RS_EXIT_USAGE;
             break;
-        case OPT_SRC: rq->in.src = optarg; break;
-        case OPT_TGT: rq->in.tgt = optarg; break;
-        case OPT_SWAP: rq->in.swap = 1; break;
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
         }
     }
     if (rq->models->count != 1)
         return rs_cli_usage_error(PROG, "give one model (-m MODEL)");
-    if (!rq->in.src != !rq->in.tgt || (rq->in.src && optind < argc) || argc - optind > 1)
-        return rs_cli_usage_error(PROG, "give one TSV file, or both --src and --tgt");
-    rq->in.tsv = rq->in.src ? NULL : optind < argc ? argv[optind] : "-";
+    const int status = rs_cli_pairs_finish(PROG, &rq->in, argc, argv);
+    if (status >= 0)
+        return status;
     rs_error refused;
     if (rs_output_add_input(&rq->rule, rq->in.tsv, &refused) ||
         rs_output_add_input(&rq->rule, rq->in.src, &refused) ||

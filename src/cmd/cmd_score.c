@@ -42,19 +42,17 @@ static void usage(FILE *out)
 /* What the command line asks for. */
 typedef struct {
     rs_cli_models *models;
-    const char *src, *tgt, *tsv;
-    int swap, per_token, batch_size, max_src_len;
+    rs_cli_pairs in;
+    int per_token, batch_size, max_src_len;
 } score_request;
 
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, score_request *rq)
 {
-    enum { OPT_SRC = RS_CLI_OPT, OPT_TGT, OPT_SWAP, OPT_PER_TOKEN };
+    enum { OPT_PER_TOKEN = RS_CLI_OPT };
     static const struct option opts[] = {
         {"model", required_argument, NULL, 'm'},
-        {"src", required_argument, NULL, OPT_SRC},
-        {"tgt", required_argument, NULL, OPT_TGT},
-        {"swap", no_argument, NULL, OPT_SWAP},
+        RS_CLI_PAIRS_OPTIONS,
         {"per-token", no_argument, NULL, OPT_PER_TOKEN},
         {"batch-size", required_argument, NULL, RS_CLI_BATCH},
         {"max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN},
@@ -71,14 +69,13 @@ static int parse_request(int argc, char **argv, score_request *rq)
     rs_cli_begin_numbers(&args, numbers);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
+        if (rs_cli_pairs_option(&rq->in, c, optarg))
+            continue;
         switch (c) {
         case 'm':
             if (rs_cli_add_model(PROG, rq->models, optarg))
                 return RS_EXIT_USAGE;
             break;
-        case OPT_SRC: rq->src = optarg; break;
-        case OPT_TGT: rq->tgt = optarg; break;
-        case OPT_SWAP: rq->swap = 1; break;
         case OPT_PER_TOKEN: rq->per_token = 1; break;
         case 'h': usage(stdout); return RS_EXIT_OK;
         default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
@@ -86,10 +83,7 @@ static int parse_request(int argc, char **argv, score_request *rq)
     }
     if (rq->models->count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
-    if (!rq->src != !rq->tgt || (rq->src && optind < argc) || argc - optind > 1)
-        return rs_cli_usage_error(PROG, "give one TSV file, or both --src and --tgt");
-    rq->tsv = rq->src ? NULL : optind < argc ? argv[optind] : "-";
-    return -1;
+    return rs_cli_pairs_finish(PROG, &rq->in, argc, argv);
 }
 
 /* The pairs as ids in the first model's vocabularies, sources cut to
@@ -97,8 +91,7 @@ static int parse_request(int argc, char **argv, score_request *rq)
 static int read_data(const score_request *rq, const rs_codec *codec, rs_dataset *data,
                      rs_error *err)
 {
-    const rs_cli_pairs in = {rq->tsv, rq->src, rq->tgt, rq->swap};
-    return rs_cli_read_dataset(PROG, &in, &rq->models->models[0], codec, rq->max_src_len, data,
+    return rs_cli_read_dataset(PROG, &rq->in, &rq->models->models[0], codec, rq->max_src_len, data,
                                err);
 }
 

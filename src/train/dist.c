@@ -87,30 +87,15 @@ void rs_dist_finalize(void)
     g_active = 0;
 }
 
-int rs_dist_sum_floats(float *buf, size_t n, rs_error *err)
-{
-    if (g_size == 1)
-        return 0;
-    /* MPI counts are ints: pieces of at most 2^30 floats. */
-    const size_t piece = (size_t)1 << 30;
-    const double t0 = rs_clock_seconds();
-    for (size_t at = 0; at < n; at += piece) {
-        int count = (int)(n - at < piece ? n - at : piece);
-        if (MPI_Allreduce(MPI_IN_PLACE, buf + at, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) !=
-            MPI_SUCCESS)
-            return rs_fail(err, "MPI_Allreduce of the gradients failed");
-    }
-    g_allreduce_s += rs_clock_seconds() - t0;
-    return 0;
-}
-
 /* The sums in flight (rs_dist_sum_start): a step's buckets (train/buckets.h,
  * six), each in pieces of at most 2^30 floats (a layout has at most 2^32). */
 enum { MAX_STARTED = 64 };
 static MPI_Request g_started[MAX_STARTED];
 static int g_nstarted;
 
-int rs_dist_sum_start(float *buf, size_t n, rs_error *err)
+/* buf[0..n) summed over ranks in place, in pieces (MPI counts are ints):
+ * now (MPI_Allreduce), or started (MPI_Iallreduce) when `start`. */
+static int sum_pieces(float *buf, size_t n, int start, rs_error *err)
 {
     if (g_size == 1)
         return 0;
@@ -118,15 +103,28 @@ int rs_dist_sum_start(float *buf, size_t n, rs_error *err)
     const double t0 = rs_clock_seconds();
     for (size_t at = 0; at < n; at += piece) {
         int count = (int)(n - at < piece ? n - at : piece);
-        if (g_nstarted == MAX_STARTED)
+        if (start && g_nstarted == MAX_STARTED)
             return rs_fail(err, "more than %d gradient sums in flight", MAX_STARTED);
-        if (MPI_Iallreduce(MPI_IN_PLACE, buf + at, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                           &g_started[g_nstarted]) != MPI_SUCCESS)
-            return rs_fail(err, "MPI_Iallreduce of the gradients failed");
-        g_nstarted++;
+        const int status = start ? MPI_Iallreduce(MPI_IN_PLACE, buf + at, count, MPI_FLOAT, MPI_SUM,
+                                                  MPI_COMM_WORLD, &g_started[g_nstarted++])
+                                 : MPI_Allreduce(MPI_IN_PLACE, buf + at, count, MPI_FLOAT, MPI_SUM,
+                                                 MPI_COMM_WORLD);
+        if (status != MPI_SUCCESS)
+            return rs_fail(err, "%s of the gradients failed",
+                           start ? "MPI_Iallreduce" : "MPI_Allreduce");
     }
     g_allreduce_s += rs_clock_seconds() - t0;
     return 0;
+}
+
+int rs_dist_sum_floats(float *buf, size_t n, rs_error *err)
+{
+    return sum_pieces(buf, n, 0, err);
+}
+
+int rs_dist_sum_start(float *buf, size_t n, rs_error *err)
+{
+    return sum_pieces(buf, n, 1, err);
 }
 
 void rs_dist_sum_poll(void)
