@@ -125,6 +125,37 @@ END_TEST
 /* Repeats are found by sorting, not by scanning the earlier settings for each
  * new one: 200,000 keys (which took minutes that way) read in well under the
  * test's time-out, and the repeat that comes first in the file is named. */
+/* A configuration file over RS_SETTINGS_MAX_BYTES is refused at once,
+ * naming it; one of exactly that size is read. */
+START_TEST(an_oversized_file_is_refused)
+{
+    char dir[64], path[128];
+    testdir_make(dir, "rnnsearch-yaml");
+    snprintf(path, sizeof path, "%s/big.yaml", dir);
+    for (int extra = 0; extra <= 1; extra++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        const char *head = "training:\n  epochs: 3\n#";
+        fputs(head, f);
+        for (long i = (long)strlen(head); i < RS_SETTINGS_MAX_BYTES - 1 + extra; i++)
+            fputc('x', f);
+        fputc('\n', f);
+        ck_assert(!fclose(f));
+        rs_settings s;
+        rs_error err;
+        if (!extra) {
+            ck_assert_msg(!rs_settings_read(path, &s, &err), "%s", err.msg);
+            ck_assert_str_eq(rs_settings_find(&s, "training", "epochs")->values[0], "3");
+            rs_settings_free(&s);
+        } else {
+            ck_assert_int_eq(rs_settings_read(path, &s, &err), -1);
+            ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "1048577 bytes"), "%s", err.msg);
+        }
+    }
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(a_large_section_reads_in_linear_time)
 {
     enum { KEYS = 200000 };
@@ -674,6 +705,7 @@ Suite *yaml_suite(void)
     TCase *tc = tcase_create("yaml");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, settings_are_read_with_their_sections_and_lines);
+    tcase_add_test(tc, an_oversized_file_is_refused);
     tcase_add_test(tc, train_reads_yaml_and_the_command_line_wins);
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);

@@ -508,6 +508,11 @@ int rs_settings_read(const char *path, rs_settings *out, rs_error *err)
     memset(out, 0, sizeof *out);
     if (rs_read_file(path, &data, &size, err))
         return -1;
+    if (size > RS_SETTINGS_MAX_BYTES) {
+        free(data);
+        return rs_fail(err, "%s: %zu bytes: a configuration file is at most %d", path, size,
+                       RS_SETTINGS_MAX_BYTES);
+    }
     int status = rs_settings_parse(path, data, size, out, err);
     free(data);
     return status;

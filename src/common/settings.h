@@ -41,7 +41,13 @@ typedef struct {
     int yaml;     /* 1: YAML; 0: key = value lines */
 } rs_settings;
 
-/* Reads path; errors name it and the line ("run.yaml:3: …"). */
+/* The largest configuration file read: far above any real one (Joey NMT's
+ * and OpenNMT-py's are a few kB), and small enough that a file of a million
+ * keys is refused at once instead of read for seconds into a gigabyte. */
+#define RS_SETTINGS_MAX_BYTES (1 << 20)
+
+/* Reads path (at most RS_SETTINGS_MAX_BYTES); errors name it and the line
+ * ("run.yaml:3: …"). */
 int rs_settings_read(const char *path, rs_settings *out, rs_error *err);
 
 /* The same from bytes in memory; `name` names them in messages. */
