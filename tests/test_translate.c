@@ -586,7 +586,9 @@ START_TEST(cli_ensemble_weights)
     } bad[] = {{"1", "--weights gives 1 weight for 2 models"},
                {"0,0", "the ensemble weights are all zero"},
                {"1,-2", "'1,-2' is not a list of numbers >= 0"},
-               {"1,,2", "'1,,2' is not a list of numbers >= 0"}};
+               {"1,,2", "'1,,2' is not a list of numbers >= 0"},
+               {"0x1,1", "'0x1,1' is not a list of numbers >= 0"},
+               {"1,inf", "'1,inf' is not a list of numbers >= 0"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(args, sizeof args, "translate -m %s -m %s --weights %s %s", ckpt, ckpt,
                  bad[i].weights, input);

@@ -169,13 +169,15 @@ enum {
 };
 
 /* --weights 0.7,0.3 (a list in a --config file gives one item at a time):
- * the numbers are appended to rq->weights; -1 to go on, else the exit status. */
+ * the numbers are appended to rq->weights; -1 to go on, else the exit status.
+ * Decimal numbers only: strtof would also take 0x1 and inf. */
 static int add_weights(translate_request *rq, const char *arg)
 {
     for (const char *p = arg;;) {
         char *end;
         const float w = strtof(p, &end);
-        if (end == p || (*end && *end != ',') || !isfinite(w) || w < 0.0f)
+        if (end == p || (*end && *end != ',') || !isfinite(w) || w < 0.0f ||
+            strspn(p, "0123456789.eE+-") < (size_t)(end - p))
             return rs_cli_usage_error(
                 PROG, "--weights: '%s' is not a list of numbers >= 0 separated by ','", arg);
         if (rq->n_weights == RS_CLI_MAX_MODELS)
