@@ -329,11 +329,21 @@ START_TEST(every_command_numbers_from_its_table)
          "--remove-bpe: 'sentencepiece' is not a BPE marker; --words joins SentencePiece pieces"},
         {"train --train x --out y --dev-align-threshold 2",
          "--dev-align-threshold: '2' is not a number from 0 to 1"},
+        {"train --train x --out y --remove-bpe=xx",
+         "--remove-bpe: 'xx': training joins subword-nmt's '@@ ' only"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ck_assert_int_eq(testprog_run_all(bad[i].args, out, sizeof out), 2);
         ck_assert_msg(strstr(out, bad[i].said), "%s: %s", bad[i].args, out);
     }
+    /* train takes fairseq's "--remove-bpe @@" as one option, as translate does:
+     * what fails is the missing file, not the word. */
+    ck_assert_int_eq(
+        testprog_run_all("train --train /nonexistent/x.tsv --out /nonexistent/m --remove-bpe @@",
+                         out, sizeof out),
+        1);
+    ck_assert_msg(!strstr(out, "unexpected argument") && strstr(out, "/nonexistent/x.tsv"), "%s",
+                  out);
     testdir_make(dir, "rs_tables");
     snprintf(path, sizeof path, "%s/t.yaml", dir);
     static const char translation[] = "translation:\n  beam: 2\n  n_best: 0\n";

@@ -515,3 +515,12 @@ int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **arg
     in->tsv = in->src ? NULL : optind < argc ? argv[optind] : "-";
     return -1;
 }
+
+int rs_cli_bpe_value(const char *arg)
+{
+    static const char *const values[] = {"@@", "@@ ", "subword_nmt", "sentencepiece"};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++)
+        if (!strcmp(arg, values[i]))
+            return 1;
+    return 0;
+}

@@ -284,6 +284,11 @@ enum {
  * returns -1. */
 int rs_cli_bpe_marker(const char *prog, const char *arg, const char **marker);
 
+/* Whether a word after --remove-bpe is its value (fairseq's names and marks:
+ * @@, "@@ ", subword_nmt, sentencepiece) rather than the next argument:
+ * "--remove-bpe @@" as fairseq takes it, while "--remove-bpe FILE" reads FILE. */
+int rs_cli_bpe_value(const char *arg);
+
 
 /* Resolves a -m argument (file, models/NAME directory or NAME), loads the
  * model (weights only) and, when codec is not NULL, its text codec. */

@@ -94,7 +94,7 @@ static void usage(FILE *out)
             "  --strict               stop at a pair with an empty side (training or dev),\n"
             "                         naming its file and line (default: leave it out, and\n"
             "                         say how many and where the first was)\n"
-            "  --remove-bpe           the same as --post-process bpe: dev BLEU (and\n"
+            "  --remove-bpe[=@@]      the same as --post-process bpe: dev BLEU (and\n"
             "                         translate) join subword-nmt's '@@ ' pieces; training\n"
             "                         text that looks segmented (BPE, SentencePiece pieces,\n"
             "                         joiners) is refused without --tokenizer, and with\n"
@@ -265,7 +265,15 @@ static int apply_option(void *ctx, int val, const char *arg)
     case OPT_SRC_VOCAB: in->src_vocab = arg; break;
     case OPT_TGT_VOCAB: in->tgt_vocab = arg; break;
     case OPT_STRICT: in->strict = 1; break;
-    case OPT_REMOVE_BPE: return apply_option(ctx, post_process_option(), "bpe");
+    case OPT_REMOVE_BPE:
+        /* subword-nmt's "@@ " only, as translate's default; fairseq's spellings of it too. */
+        if (arg && *arg && strcmp(arg, "@@") && strcmp(arg, "@@ ") && strcmp(arg, "subword_nmt"))
+            return rs_cli_usage_error(PROG,
+                                      "--remove-bpe: '%s': training joins subword-nmt's '@@ ' "
+                                      "only (--post-process sentencepiece or joiner for the "
+                                      "others)",
+                                      arg);
+        return apply_option(ctx, post_process_option(), "bpe");
     default: {
         rs_error err;
         if (val < OPT_FIELD || val >= OPT_FIELD + RS_CLI_MAX_CONFIG_OPTIONS)
@@ -377,7 +385,7 @@ static int parse_request(int argc, char **argv, train_request *rq)
         {"log", required_argument, NULL, OPT_LOG},
         {"src-vocab", required_argument, NULL, OPT_SRC_VOCAB},
         {"tgt-vocab", required_argument, NULL, OPT_TGT_VOCAB},
-        {"remove-bpe", no_argument, NULL, OPT_REMOVE_BPE},
+        {"remove-bpe", optional_argument, NULL, OPT_REMOVE_BPE},
         {"strict", no_argument, NULL, OPT_STRICT},
     };
     const rs_cli_number numbers[] = {
@@ -397,7 +405,11 @@ static int parse_request(int argc, char **argv, train_request *rq)
             usage(stdout);
             return RS_EXIT_OK;
         }
-        if ((status = apply_option(rq, c, optarg)) >= 0)
+        /* "--remove-bpe @@" as fairseq writes it, as well as "--remove-bpe=@@". */
+        const char *arg = optarg;
+        if (c == OPT_REMOVE_BPE && !arg && optind < argc && rs_cli_bpe_value(argv[optind]))
+            arg = argv[optind++];
+        if ((status = apply_option(rq, c, arg)) >= 0)
             return status;
     }
     if (optind < argc)

@@ -143,17 +143,6 @@ static int alignment_value(const char *arg, output_style *st)
     return 1;
 }
 
-/* A word after --remove-bpe that is its value (fairseq's names and marks),
- * not the input file. */
-static int bpe_value(const char *arg)
-{
-    static const char *const values[] = {"@@", "@@ ", "subword_nmt", "sentencepiece"};
-    for (size_t i = 0; i < sizeof values / sizeof *values; i++)
-        if (!strcmp(arg, values[i]))
-            return 1;
-    return 0;
-}
-
 enum {
     OPT_THREADS = RS_CLI_OPT,
     OPT_NBEST,
@@ -317,7 +306,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
             arg = argv[optind++];
         /* "--remove-bpe '@@ '" as fairseq takes it: only these values, so that
          * "--remove-bpe FILE" keeps reading FILE. */
-        if (c == OPT_BPE && !arg && optind < argc && bpe_value(argv[optind]))
+        if (c == OPT_BPE && !arg && optind < argc && rs_cli_bpe_value(argv[optind]))
             arg = argv[optind++];
         if ((status = apply_option(rq, c, arg)) >= 0)
             return status;
