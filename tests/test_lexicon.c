@@ -388,6 +388,15 @@ START_TEST(lexicon_and_shortlist_commands)
     snprintf(args, sizeof args, "translate -m %s --quiet --shortlist %s,10 %s", ckpt, lexf, input);
     ck_assert_int_eq(testprog_run(args, out, sizeof out), 0);
     ck_assert_str_eq(out, exact);
+    /* The same from a configuration file's translation: section. */
+    char config[160];
+    snprintf(config, sizeof config, "%s/t.yaml", dir);
+    f = fopen(config, "w");
+    fprintf(f, "translation:\n  shortlist: %s,10\n", lexf);
+    ck_assert(!fclose(f));
+    snprintf(args, sizeof args, "translate -m %s --quiet --config %s %s", ckpt, config, input);
+    ck_assert_int_eq(testprog_run(args, out, sizeof out), 0);
+    ck_assert_str_eq(out, exact);
     /* Refusals: the message names the problem; nothing is overwritten. */
     f = fopen(corpus, "w");
     fputs("das\tdie\t0.5\n", f);

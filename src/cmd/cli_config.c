@@ -74,6 +74,7 @@ static const rs_cli_setting fixed_settings[] = {
     {"translate", "threads", "translation", 0, 0},
     {"translate", "weights", "translation", 0, 1},
     {"translate", "int8", "translation", 0, 0},
+    {"translate", "shortlist", "translation", 0, 0},
     {"serve", "host", "serve", 0, 0},
     {"serve", "port", "serve", 0, 0},
     {"serve", "allow-host", "serve", 0, 1},
