@@ -1,8 +1,9 @@
 /* int8 weights and their products; int8.h has the equations and the error
- * bound. The dot product is the kernel: AVX2 sign-extends 16 int8 of each
- * side to int16 (_mm256_cvtepi8_epi16) and multiplies-adds pairs into int32
- * (_mm256_madd_epi16: |q p + q' p'| ≤ 2 · 127², no saturation, unlike
- * _mm256_maddubs_epi16 on u8 × s8, whose int16 pair sums saturate). */
+ * bound. The dot product is the kernel: AVX2 multiplies 32 int8 pairs at a
+ * time with _mm256_maddubs_epi16 on |x| and w with x's sign (exact because
+ * both sides are in [−127, 127], see Q8_STEP), four weight rows against two
+ * input rows in registers; a C loop where AVX2 is absent gives the same
+ * int32 sums. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +11,11 @@
 
 #include "nn/int8.h"
 
-/* The dot-product kernel (four rows at a time) for this processor. */
-typedef void (*dot4_kernel)(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
-static dot4_kernel chosen_kernel(void);
+/* The dot-product kernel (four weight rows against nb input rows) for this
+ * processor. */
+typedef void (*dot4xn_kernel)(const int8_t *const w[4], const int8_t *x, int stride, int nb,
+                              int count, int32_t *sums);
+static dot4xn_kernel chosen_kernel(void);
 
 /* ---- quantizing ---- */
 
@@ -115,35 +118,106 @@ void rs_q8_dot4_scalar(const int8_t *const w[4], const int8_t *x, int count, int
         sums[i] = rs_q8_dot_scalar(w[i], x, count);
 }
 
+void rs_q8_dot4xn_scalar(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
+                         int32_t *sums)
+{
+    for (int b = 0; b < nb; b++)
+        rs_q8_dot4_scalar(w, x + (size_t)b * stride, count, sums + 4 * b);
+}
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* 16 entries a round: x's sign-extended to int16 once, multiplied-added
- * with each row's into its own 8 int32 lanes; the four accumulators folded
- * by hadd into [Σ_0, Σ_1, Σ_2, Σ_3]; the last count mod 16 entries by the
- * scalar loop. Integer sums: the same whatever the order. */
-AVX2 static void dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
+#define LOAD32(p) _mm256_loadu_si256((const __m256i *)(p))
+
+/* acc += Σ over pairs of 32 products w·x, as 8 int32 lanes, exact (ggml's
+ * q8 dot product): maddubs multiplies |x| (as u8) by w with x's sign (s8)
+ * and adds neighbours, |w x + w' x'| ≤ 2 · 127² = 32258 < 2¹⁵, so its
+ * int16 sums never saturate; madd by ones widens pairs of them to int32.
+ * Exact only because neither side is ever −128 (whose sign cannot be
+ * flipped in int8, and 2 · 128² saturates): round_q8 clamps both the
+ * weights and the inputs to [−127, 127]. ax = |x|, computed once per x. */
+#define Q8_STEP(acc, wv, xv, ax)                                                                   \
+    acc = _mm256_add_epi32(                                                                        \
+        acc, _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones))
+
+/* [Σ acc0, Σ acc1, Σ acc2, Σ acc3] into out[0..3]: lanes after the first
+ * hadds [a01 a23 b01 b23 | a45 a67 b45 b67], after the third [a b c d |
+ * a' b' c' d']. */
+AVX2 static inline void reduce4(__m256i acc0, __m256i acc1, __m256i acc2, __m256i acc3,
+                                int32_t out[4])
 {
-    __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    int k = 0;
-    for (; k + 16 <= count; k += 16) {
-#define LOAD16(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(p)))
-        const __m256i vx = LOAD16(x + k);
-        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(LOAD16(w[0] + k), vx));
-        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(LOAD16(w[1] + k), vx));
-        acc2 = _mm256_add_epi32(acc2, _mm256_madd_epi16(LOAD16(w[2] + k), vx));
-        acc3 = _mm256_add_epi32(acc3, _mm256_madd_epi16(LOAD16(w[3] + k), vx));
-#undef LOAD16
-    }
-    /* lanes: [a01 a23 b01 b23 | a45 a67 b45 b67], then [a b c d | a' b' c' d'] */
     const __m256i s01 = _mm256_hadd_epi32(acc0, acc1), s23 = _mm256_hadd_epi32(acc2, acc3);
     const __m256i s = _mm256_hadd_epi32(s01, s23);
     const __m128i total = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    _mm_storeu_si128((__m128i *)sums, total);
+    _mm_storeu_si128((__m128i *)out, total);
+}
+
+/* Four weight rows against one input row, 32 entries a round; the last
+ * count mod 32 by the scalar loop. Integer sums: the same in any order. */
+AVX2 static void dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    int k = 0;
+    for (; k + 32 <= count; k += 32) {
+        const __m256i xv = LOAD32(x + k), ax = _mm256_abs_epi8(xv);
+        Q8_STEP(acc0, LOAD32(w[0] + k), xv, ax);
+        Q8_STEP(acc1, LOAD32(w[1] + k), xv, ax);
+        Q8_STEP(acc2, LOAD32(w[2] + k), xv, ax);
+        Q8_STEP(acc3, LOAD32(w[3] + k), xv, ax);
+    }
+    reduce4(acc0, acc1, acc2, acc3, sums);
     for (int i = 0; i < 4; i++)
         sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
+}
+
+/* Four weight rows against two input rows x, x + stride (sums [2][4]): each
+ * loaded weight vector serves both inputs. Registers: 8 accumulators, the
+ * two inputs and their |x|, a weight, a product and ones, of 16. */
+AVX2 static void dot4x2_avx2(const int8_t *const w[4], const int8_t *x, int stride, int count,
+                             int32_t sums[8])
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    const int8_t *y = x + stride;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    __m256i b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    int k = 0;
+    for (; k + 32 <= count; k += 32) {
+        const __m256i xv = LOAD32(x + k), ax = _mm256_abs_epi8(xv);
+        const __m256i yv = LOAD32(y + k), ay = _mm256_abs_epi8(yv);
+        __m256i wv = LOAD32(w[0] + k);
+        Q8_STEP(a0, wv, xv, ax);
+        Q8_STEP(b0, wv, yv, ay);
+        wv = LOAD32(w[1] + k);
+        Q8_STEP(a1, wv, xv, ax);
+        Q8_STEP(b1, wv, yv, ay);
+        wv = LOAD32(w[2] + k);
+        Q8_STEP(a2, wv, xv, ax);
+        Q8_STEP(b2, wv, yv, ay);
+        wv = LOAD32(w[3] + k);
+        Q8_STEP(a3, wv, xv, ax);
+        Q8_STEP(b3, wv, yv, ay);
+    }
+    reduce4(a0, a1, a2, a3, sums);
+    reduce4(b0, b1, b2, b3, sums + 4);
+    for (int i = 0; i < 4; i++) {
+        sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
+        sums[4 + i] += rs_q8_dot_scalar(w[i] + k, y + k, count - k);
+    }
+}
+
+/* nb input rows, two at a time, the odd one alone. */
+AVX2 static void dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int nb,
+                             int count, int32_t *sums)
+{
+    int b = 0;
+    for (; b + 2 <= nb; b += 2)
+        dot4x2_avx2(w, x + (size_t)b * stride, stride, count, sums + 4 * b);
+    if (b < nb)
+        dot4_avx2(w, x + (size_t)b * stride, count, sums + 4 * b);
 }
 
 static int have_avx2(void)
@@ -164,6 +238,15 @@ int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_
     return 1;
 }
 
+int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
+                      int32_t *sums)
+{
+    if (!have_avx2())
+        return 0;
+    dot4xn_avx2(w, x, stride, nb, count, sums);
+    return 1;
+}
+
 /* -1: not chosen yet (the processor's choice), else 1 AVX2, 0 scalar. */
 static int use_avx2 = -1;
 
@@ -174,14 +257,20 @@ int rs_q8_select(int want)
 }
 
 /* Chosen once per product. */
-static dot4_kernel chosen_kernel(void)
+static dot4xn_kernel chosen_kernel(void)
 {
     if (use_avx2 < 0)
         rs_q8_select(-1);
-    return use_avx2 ? dot4_avx2 : rs_q8_dot4_scalar;
+    return use_avx2 ? dot4xn_avx2 : rs_q8_dot4xn_scalar;
 }
 #else
 int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
+{
+    return 0;
+}
+
+int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
+                      int32_t *sums)
 {
     return 0;
 }
@@ -191,9 +280,9 @@ int rs_q8_select(int want)
     return 0;
 }
 
-static dot4_kernel chosen_kernel(void)
+static dot4xn_kernel chosen_kernel(void)
 {
-    return rs_q8_dot4_scalar;
+    return rs_q8_dot4xn_scalar;
 }
 #endif
 
@@ -225,19 +314,35 @@ static int shapes_agree(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *i
     return 1;
 }
 
+/* y[b0 + b, j0 + i] for i < count, b < nb, from sums [nb][4]: s_r t_b Σ + bias. */
+static void scale_sums(rs_mat y, const int32_t *sums, int nb, int b0, int j0, int count,
+                       const int r[4], const rs_q8_matrix *W, const float *t, const float *bias,
+                       float beta)
+{
+    for (int b = 0; b < nb; b++) {
+        float *out = y.data + (size_t)(b0 + b) * y.stride + j0;
+        for (int i = 0; i < count; i++) {
+            const float v = W->scale[r[i]] * t[b0 + b] * (float)sums[4 * b + i];
+            const float add = bias ? bias[r[i]] : 0.0f;
+            out[i] = (beta != 0.0f ? out[i] : 0.0f) + v + add;
+        }
+    }
+}
+
 void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, const float *bias,
                    const rs_q8_scratch *s, float beta)
 {
     if (!shapes_agree(y, x, W, ids, s))
         return;
     const int B = x.rows, in = x.cols, K = y.cols;
-    const dot4_kernel dot4 = chosen_kernel();
+    const dot4xn_kernel dot = chosen_kernel();
     for (int b = 0; b < B; b++)
         rs_q8_quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
-    /* Four rows of W at a time, all B inputs for each group: the rows are
-     * read from memory once and stay in L1 for the B products, and each
-     * input's int16 form serves four rows. A last group of fewer rows
-     * repeats its last row (computed, not written). */
+    /* Four rows of W at a time, all B inputs for each group, up to 8 inputs
+     * a call (the kernel takes them two at a time): the rows are read from
+     * memory once and stay in L1 for the B products. A last group of fewer
+     * rows repeats its last row (computed, not written). */
+    enum { NB = 8 };
     for (int j0 = 0; j0 < K; j0 += 4) {
         const int count = K - j0 < 4 ? K - j0 : 4;
         int r[4];
@@ -247,15 +352,11 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
             r[i] = ids ? ids[j] : j;
             w[i] = W->q + (size_t)r[i] * in;
         }
-        for (int b = 0; b < B; b++) {
-            int32_t sums[4];
-            dot4(w, s->x + (size_t)b * in, in, sums);
-            float *out = y.data + (size_t)b * y.stride + j0;
-            for (int i = 0; i < count; i++) {
-                const float v = W->scale[r[i]] * s->scale[b] * (float)sums[i];
-                const float add = bias ? bias[r[i]] : 0.0f;
-                out[i] = (beta != 0.0f ? out[i] : 0.0f) + v + add;
-            }
+        for (int b0 = 0; b0 < B; b0 += NB) {
+            const int nb = B - b0 < NB ? B - b0 : NB;
+            int32_t sums[NB * 4];
+            dot(w, s->x + (size_t)b0 * in, in, nb, in, sums);
+            scale_sums(y, sums, nb, b0, j0, count, r, W, s->scale, bias, beta);
         }
     }
 }
