@@ -143,66 +143,74 @@ void rs_q8_dot4xn_scalar(const int8_t *const w[4], const int8_t *x, int stride, 
     acc = _mm256_add_epi32(                                                                        \
         acc, _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones))
 
-/* [Σ acc0, Σ acc1, Σ acc2, Σ acc3] into out[0..3]: lanes after the first
- * hadds [a01 a23 b01 b23 | a45 a67 b45 b67], after the third [a b c d |
- * a' b' c' d']. */
-AVX2 static inline void reduce4(__m256i acc0, __m256i acc1, __m256i acc2, __m256i acc3,
-                                int32_t out[4])
+/* [Σ acc[0], Σ acc[1], Σ acc[2], Σ acc[3]] into out[0..3]: lanes after the
+ * first hadds [a01 a23 b01 b23 | a45 a67 b45 b67], after the third
+ * [a b c d | a' b' c' d']. */
+AVX2 static inline void reduce4(const __m256i acc[4], int32_t out[4])
 {
-    const __m256i s01 = _mm256_hadd_epi32(acc0, acc1), s23 = _mm256_hadd_epi32(acc2, acc3);
+    const __m256i s01 = _mm256_hadd_epi32(acc[0], acc[1]);
+    const __m256i s23 = _mm256_hadd_epi32(acc[2], acc[3]);
     const __m256i s = _mm256_hadd_epi32(s01, s23);
     const __m128i total = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
     _mm_storeu_si128((__m128i *)out, total);
 }
 
 /* Four weight rows against one input row, 32 entries a round; the last
- * count mod 32 by the scalar loop. Integer sums: the same in any order. */
+ * count mod 32 by the scalar loop. Integer sums: the same in any order.
+ * (The rows' pointers are copied to locals and the accumulators kept in an
+ * array: so GCC keeps all of them in registers, without copies.) */
 AVX2 static void dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
 {
     const __m256i ones = _mm256_set1_epi16(1);
-    __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    __m256i acc[4];
+    for (int i = 0; i < 4; i++)
+        acc[i] = _mm256_setzero_si256();
     int k = 0;
     for (; k + 32 <= count; k += 32) {
         const __m256i xv = LOAD32(x + k), ax = _mm256_abs_epi8(xv);
-        Q8_STEP(acc0, LOAD32(w[0] + k), xv, ax);
-        Q8_STEP(acc1, LOAD32(w[1] + k), xv, ax);
-        Q8_STEP(acc2, LOAD32(w[2] + k), xv, ax);
-        Q8_STEP(acc3, LOAD32(w[3] + k), xv, ax);
+        Q8_STEP(acc[0], LOAD32(w0 + k), xv, ax);
+        Q8_STEP(acc[1], LOAD32(w1 + k), xv, ax);
+        Q8_STEP(acc[2], LOAD32(w2 + k), xv, ax);
+        Q8_STEP(acc[3], LOAD32(w3 + k), xv, ax);
     }
-    reduce4(acc0, acc1, acc2, acc3, sums);
+    reduce4(acc, sums);
     for (int i = 0; i < 4; i++)
         sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
 }
 
-/* Four weight rows against two input rows x, x + stride (sums [2][4]): each
- * loaded weight vector serves both inputs. Registers: 8 accumulators, the
- * two inputs and their |x|, a weight, a product and ones, of 16. */
+/* Four weight rows against two input rows x, y = x + stride (sums [2][4]):
+ * each loaded weight vector serves both inputs. Registers: 8 accumulators
+ * (a[i] row i with x, a[4 + i] with y), the two inputs and their |x|, a
+ * weight, a product and ones, of 16. */
 AVX2 static void dot4x2_avx2(const int8_t *const w[4], const int8_t *x, int stride, int count,
                              int32_t sums[8])
 {
     const __m256i ones = _mm256_set1_epi16(1);
     const int8_t *y = x + stride;
-    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
-    __m256i b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    __m256i a[8];
+    for (int i = 0; i < 8; i++)
+        a[i] = _mm256_setzero_si256();
     int k = 0;
     for (; k + 32 <= count; k += 32) {
         const __m256i xv = LOAD32(x + k), ax = _mm256_abs_epi8(xv);
         const __m256i yv = LOAD32(y + k), ay = _mm256_abs_epi8(yv);
-        __m256i wv = LOAD32(w[0] + k);
-        Q8_STEP(a0, wv, xv, ax);
-        Q8_STEP(b0, wv, yv, ay);
-        wv = LOAD32(w[1] + k);
-        Q8_STEP(a1, wv, xv, ax);
-        Q8_STEP(b1, wv, yv, ay);
-        wv = LOAD32(w[2] + k);
-        Q8_STEP(a2, wv, xv, ax);
-        Q8_STEP(b2, wv, yv, ay);
-        wv = LOAD32(w[3] + k);
-        Q8_STEP(a3, wv, xv, ax);
-        Q8_STEP(b3, wv, yv, ay);
+        __m256i wv = LOAD32(w0 + k);
+        Q8_STEP(a[0], wv, xv, ax);
+        Q8_STEP(a[4], wv, yv, ay);
+        wv = LOAD32(w1 + k);
+        Q8_STEP(a[1], wv, xv, ax);
+        Q8_STEP(a[5], wv, yv, ay);
+        wv = LOAD32(w2 + k);
+        Q8_STEP(a[2], wv, xv, ax);
+        Q8_STEP(a[6], wv, yv, ay);
+        wv = LOAD32(w3 + k);
+        Q8_STEP(a[3], wv, xv, ax);
+        Q8_STEP(a[7], wv, yv, ay);
     }
-    reduce4(a0, a1, a2, a3, sums);
-    reduce4(b0, b1, b2, b3, sums + 4);
+    reduce4(a, sums);
+    reduce4(a + 4, sums + 4);
     for (int i = 0; i < 4; i++) {
         sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
         sums[4 + i] += rs_q8_dot_scalar(w[i] + k, y + k, count - k);
