@@ -175,7 +175,7 @@ AVX2 static void dot4_avx2(const int8_t *const w[4], const int8_t *x, int count,
         Q8_STEP(acc[3], LOAD32(w3 + k), xv, ax);
     }
     reduce4(acc, sums);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; k < count && i < 4; i++)
         sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
 }
 
@@ -211,7 +211,7 @@ AVX2 static void dot4x2_avx2(const int8_t *const w[4], const int8_t *x, int stri
     }
     reduce4(a, sums);
     reduce4(a + 4, sums + 4);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; k < count && i < 4; i++) {
         sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
         sums[4 + i] += rs_q8_dot_scalar(w[i] + k, y + k, count - k);
     }
@@ -322,17 +322,49 @@ static int shapes_agree(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *i
     return 1;
 }
 
-/* y[b0 + b, j0 + i] for i < count, b < nb, from sums [nb][4]: s_r t_b Σ + bias. */
-static void scale_sums(rs_mat y, const int32_t *sums, int nb, int b0, int j0, int count,
-                       const int r[4], const rs_q8_matrix *W, const float *t, const float *bias,
-                       float beta)
+/* Four rows of W (the last group of a product may have fewer: count; the
+ * others repeat its last row, computed, not written): their int8 values,
+ * scales s_r and biases (0 without). */
+typedef struct {
+    const int8_t *w[4];
+    float scale[4], bias[4];
+    int count;
+} q8_group;
+
+static void group_make(q8_group *g, const rs_q8_matrix *W, const int *ids, const float *bias,
+                       int j0, int K)
+{
+    g->count = K - j0 < 4 ? K - j0 : 4;
+    for (int i = 0; i < 4; i++) {
+        const int j = j0 + (i < g->count ? i : g->count - 1), r = ids ? ids[j] : j;
+        g->w[i] = W->q + (size_t)r * W->cols;
+        g->scale[i] = W->scale[r];
+        g->bias[i] = bias ? bias[r] : 0.0f;
+    }
+}
+
+/* y[b0 + b, j0 + i] = (beta y + s_r t_b Σ) + bias for i < count, b < nb, Σ
+ * from sums [nb][4]. Four at a time where the group is whole, in local
+ * arrays, so the compiler can keep them in one vector register. */
+static void scale_sums(rs_mat y, const int32_t *sums, int nb, int b0, int j0, const q8_group *g,
+                       const float *t, float beta)
 {
     for (int b = 0; b < nb; b++) {
         float *out = y.data + (size_t)(b0 + b) * y.stride + j0;
-        for (int i = 0; i < count; i++) {
-            const float v = W->scale[r[i]] * t[b0 + b] * (float)sums[4 * b + i];
-            const float add = bias ? bias[r[i]] : 0.0f;
-            out[i] = (beta != 0.0f ? out[i] : 0.0f) + v + add;
+        const float tb = t[b0 + b];
+        float v[4];
+        for (int i = 0; i < 4; i++)
+            v[i] = g->scale[i] * tb * (float)sums[4 * b + i];
+        if (g->count == 4) {
+            float o[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            if (beta != 0.0f)
+                memcpy(o, out, sizeof o);
+            for (int i = 0; i < 4; i++)
+                o[i] = o[i] + v[i] + g->bias[i];
+            memcpy(out, o, sizeof o);
+        } else {
+            for (int i = 0; i < g->count; i++)
+                out[i] = (beta != 0.0f ? out[i] : 0.0f) + v[i] + g->bias[i];
         }
     }
 }
@@ -346,25 +378,18 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
     const dot4xn_kernel dot = chosen_kernel();
     for (int b = 0; b < B; b++)
         rs_q8_quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
-    /* Four rows of W at a time, all B inputs for each group, up to 8 inputs
+    /* Four rows of W at a time, all B inputs for each group, up to NB inputs
      * a call (the kernel takes them two at a time): the rows are read from
-     * memory once and stay in L1 for the B products. A last group of fewer
-     * rows repeats its last row (computed, not written). */
+     * memory once and stay in L1 for the B products. */
     enum { NB = 8 };
     for (int j0 = 0; j0 < K; j0 += 4) {
-        const int count = K - j0 < 4 ? K - j0 : 4;
-        int r[4];
-        const int8_t *w[4];
-        for (int i = 0; i < 4; i++) {
-            const int j = j0 + (i < count ? i : count - 1);
-            r[i] = ids ? ids[j] : j;
-            w[i] = W->q + (size_t)r[i] * in;
-        }
+        q8_group g;
+        group_make(&g, W, ids, bias, j0, K);
         for (int b0 = 0; b0 < B; b0 += NB) {
             const int nb = B - b0 < NB ? B - b0 : NB;
             int32_t sums[NB * 4];
-            dot(w, s->x + (size_t)b0 * in, in, nb, in, sums);
-            scale_sums(y, sums, nb, b0, j0, count, r, W, s->scale, bias, beta);
+            dot(g.w, s->x + (size_t)b0 * in, in, nb, in, sums);
+            scale_sums(y, sums, nb, b0, j0, &g, s->scale, beta);
         }
     }
 }
