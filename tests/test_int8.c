@@ -353,23 +353,26 @@ END_TEST
 /* The product by AVX2 and by the scalar fallback, bit for bit, and both
  * equal to s_r · t_b · (float) Σ + bias with Σ the scalar reference sum,
  * for batch sizes around the kernel's pairs and its blocks of 8 inputs,
- * rows not a multiple of 4 (all rows and chosen ones) and widths not a
- * multiple of 32. */
+ * rows not a multiple of 4 nor of the 16 a chunk (all rows and chosen
+ * ones) and widths not a multiple of 32. */
 START_TEST(the_product_by_either_kernel_is_the_reference_on_odd_shapes)
 {
-    enum { MAXB = 64, MAXO = 13, MAXI = 100 };
-    const int batches[] = {1, 2, 3, 5, 64}, outs[] = {1, 3, 6, 13}, ins[] = {1, 33, 37, 100};
+    enum { MAXB = 64, MAXO = 37, MAXI = 100 };
+    const int batches[] = {1, 2, 3, 5, 64}, outs[] = {1, 3, 6, 13, 37}, ins[] = {1, 33, 37, 100};
     static float W[MAXO * MAXI], x[MAXB * MAXI], bias[MAXO], y[2][MAXB * MAXO];
     static int8_t sx[MAXB * MAXI], p[MAXB * MAXI];
     static float sscale[MAXB], t[MAXB];
     const rs_q8_scratch s = {sx, sscale, sizeof sx, MAXB};
-    const int ids[] = {12, 0, 5, 5, 7}; /* for out = 13: K = 5 chosen rows */
+    /* chosen rows: 5 of 13, and 21 of 37 (more than the 16 rows a chunk) */
+    const int ids[] = {12, 0, 5, 5, 7},
+              many[] = {36, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 30, 30, 17};
     uint32_t st = 77;
     for (size_t bi = 0; bi < 5; bi++)
-        for (size_t oi = 0; oi < 4; oi++)
+        for (size_t oi = 0; oi < 5; oi++)
             for (size_t ii = 0; ii < 4; ii++) {
                 const int B = batches[bi], out = outs[oi], in = ins[ii];
-                const int *chosen = out == 13 ? ids : NULL, K = chosen ? 5 : out;
+                const int *chosen = out == 13 ? ids : out == 37 && ii % 2 ? many : NULL;
+                const int K = chosen == ids ? 5 : chosen == many ? 21 : out;
                 for (int i = 0; i < out * in; i++)
                     W[i] = ii == 1 ? (i % 2 ? 1.0f : -1.0f) : uniform(&st, -1.0f, 1.0f);
                 for (int i = 0; i < B * in; i++)

@@ -11,11 +11,12 @@
 
 #include "nn/int8.h"
 
-/* The dot-product kernel (four weight rows against nb input rows) for this
- * processor. */
-typedef void (*dot4xn_kernel)(const int8_t *const w[4], const int8_t *x, int stride, int nb,
-                              int count, int32_t *sums);
-static dot4xn_kernel chosen_kernel(void);
+/* The kernel for this processor: sums[b·R + j] = Σ_k w[j][k] x[b·stride + k]
+ * for R weight rows w[j] (R a multiple of 4) and nb input rows, count
+ * entries each. */
+typedef void (*rows_kernel)(const int8_t *const *w, int R, const int8_t *x, int stride, int nb,
+                            int count, int32_t *sums);
+static rows_kernel chosen_kernel(void);
 
 /* ---- quantizing ---- */
 
@@ -118,11 +119,18 @@ void rs_q8_dot4_scalar(const int8_t *const w[4], const int8_t *x, int count, int
         sums[i] = rs_q8_dot_scalar(w[i], x, count);
 }
 
+static void rows_scalar(const int8_t *const *w, int R, const int8_t *x, int stride, int nb,
+                        int count, int32_t *sums)
+{
+    for (int b = 0; b < nb; b++)
+        for (int j = 0; j < R; j++)
+            sums[b * R + j] = rs_q8_dot_scalar(w[j], x + (size_t)b * stride, count);
+}
+
 void rs_q8_dot4xn_scalar(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
                          int32_t *sums)
 {
-    for (int b = 0; b < nb; b++)
-        rs_q8_dot4_scalar(w, x + (size_t)b * stride, count, sums + 4 * b);
+    rows_scalar(w, 4, x, stride, nb, count, sums);
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -159,7 +167,9 @@ AVX2 static inline void reduce4(const __m256i acc[4], int32_t out[4])
  * count mod 32 by the scalar loop. Integer sums: the same in any order.
  * (The rows' pointers are copied to locals and the accumulators kept in an
  * array: so GCC keeps all of them in registers, without copies.) */
-AVX2 static void dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
+AVX2 static inline __attribute__((always_inline)) void dot4_avx2(const int8_t *const w[4],
+                                                                 const int8_t *x, int count,
+                                                                 int32_t sums[4])
 {
     const __m256i ones = _mm256_set1_epi16(1);
     const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
@@ -179,12 +189,15 @@ AVX2 static void dot4_avx2(const int8_t *const w[4], const int8_t *x, int count,
         sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
 }
 
-/* Four weight rows against two input rows x, y = x + stride (sums [2][4]):
+/* Four weight rows against two input rows x, y = x + stride (into sx[0..3]
+ * and sy[0..3]):
  * each loaded weight vector serves both inputs. Registers: 8 accumulators
  * (a[i] row i with x, a[4 + i] with y), the two inputs and their |x|, a
  * weight, a product and ones, of 16. */
-AVX2 static void dot4x2_avx2(const int8_t *const w[4], const int8_t *x, int stride, int count,
-                             int32_t sums[8])
+AVX2 static inline __attribute__((always_inline)) void dot4x2_avx2(const int8_t *const w[4],
+                                                                   const int8_t *x, int stride,
+                                                                   int count, int32_t sx[4],
+                                                                   int32_t sy[4])
 {
     const __m256i ones = _mm256_set1_epi16(1);
     const int8_t *y = x + stride;
@@ -209,23 +222,28 @@ AVX2 static void dot4x2_avx2(const int8_t *const w[4], const int8_t *x, int stri
         Q8_STEP(a[3], wv, xv, ax);
         Q8_STEP(a[7], wv, yv, ay);
     }
-    reduce4(a, sums);
-    reduce4(a + 4, sums + 4);
+    reduce4(a, sx);
+    reduce4(a + 4, sy);
     for (int i = 0; k < count && i < 4; i++) {
-        sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
-        sums[4 + i] += rs_q8_dot_scalar(w[i] + k, y + k, count - k);
+        sx[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
+        sy[i] += rs_q8_dot_scalar(w[i] + k, y + k, count - k);
     }
 }
 
-/* nb input rows, two at a time, the odd one alone. */
-AVX2 static void dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int nb,
-                             int count, int32_t *sums)
+/* R weight rows, four at a time, against nb input rows, two at a time,
+ * the odd one alone (sums [nb,R]): one call for a chunk of rows, so the
+ * per-call costs are shared by R / 4 groups. */
+AVX2 static void rows_avx2(const int8_t *const *w, int R, const int8_t *x, int stride, int nb,
+                           int count, int32_t *sums)
 {
-    int b = 0;
-    for (; b + 2 <= nb; b += 2)
-        dot4x2_avx2(w, x + (size_t)b * stride, stride, count, sums + 4 * b);
-    if (b < nb)
-        dot4_avx2(w, x + (size_t)b * stride, count, sums + 4 * b);
+    for (int j = 0; j < R; j += 4) {
+        int b = 0;
+        for (; b + 2 <= nb; b += 2)
+            dot4x2_avx2(w + j, x + (size_t)b * stride, stride, count, sums + b * R + j,
+                        sums + (b + 1) * R + j);
+        if (b < nb)
+            dot4_avx2(w + j, x + (size_t)b * stride, count, sums + b * R + j);
+    }
 }
 
 static int have_avx2(void)
@@ -242,7 +260,7 @@ int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_
 {
     if (!have_avx2())
         return 0;
-    dot4_avx2(w, x, count, sums);
+    rows_avx2(w, 4, x, count, 1, count, sums);
     return 1;
 }
 
@@ -251,7 +269,7 @@ int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int
 {
     if (!have_avx2())
         return 0;
-    dot4xn_avx2(w, x, stride, nb, count, sums);
+    rows_avx2(w, 4, x, stride, nb, count, sums);
     return 1;
 }
 
@@ -265,11 +283,11 @@ int rs_q8_select(int want)
 }
 
 /* Chosen once per product. */
-static dot4xn_kernel chosen_kernel(void)
+static rows_kernel chosen_kernel(void)
 {
     if (use_avx2 < 0)
         rs_q8_select(-1);
-    return use_avx2 ? dot4xn_avx2 : rs_q8_dot4xn_scalar;
+    return use_avx2 ? rows_avx2 : rows_scalar;
 }
 #else
 int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
@@ -288,9 +306,9 @@ int rs_q8_select(int want)
     return 0;
 }
 
-static dot4xn_kernel chosen_kernel(void)
+static rows_kernel chosen_kernel(void)
 {
-    return rs_q8_dot4xn_scalar;
+    return rows_scalar;
 }
 #endif
 
@@ -322,50 +340,60 @@ static int shapes_agree(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *i
     return 1;
 }
 
-/* Four rows of W (the last group of a product may have fewer: count; the
- * others repeat its last row, computed, not written): their int8 values,
- * scales s_r and biases (0 without). */
+/* A chunk of up to CHUNK rows of W, rows j0..j0+count−1 of the product:
+ * their int8 values (R of them, count rounded up to 4, the last row
+ * repeated: computed, not written), scales s_r and biases (0 without). */
+enum { CHUNK = 16 };
 typedef struct {
-    const int8_t *w[4];
-    float scale[4], bias[4];
-    int count;
-} q8_group;
+    const int8_t *w[CHUNK];
+    float scale[CHUNK], bias[CHUNK];
+    int count, R;
+} q8_chunk;
 
-static void group_make(q8_group *g, const rs_q8_matrix *W, const int *ids, const float *bias,
+static void chunk_make(q8_chunk *c, const rs_q8_matrix *W, const int *ids, const float *bias,
                        int j0, int K)
 {
-    g->count = K - j0 < 4 ? K - j0 : 4;
-    for (int i = 0; i < 4; i++) {
-        const int j = j0 + (i < g->count ? i : g->count - 1), r = ids ? ids[j] : j;
-        g->w[i] = W->q + (size_t)r * W->cols;
-        g->scale[i] = W->scale[r];
-        g->bias[i] = bias ? bias[r] : 0.0f;
+    c->count = K - j0 < CHUNK ? K - j0 : CHUNK;
+    c->R = (c->count + 3) / 4 * 4;
+    if (!ids && c->count == CHUNK) { /* the common case, without branches */
+        for (int i = 0; i < CHUNK; i++) {
+            c->w[i] = W->q + (size_t)(j0 + i) * W->cols;
+            c->bias[i] = 0.0f;
+        }
+        memcpy(c->scale, W->scale + j0, sizeof c->scale);
+        if (bias)
+            memcpy(c->bias, bias + j0, sizeof c->bias);
+        return;
+    }
+    for (int i = 0; i < c->R; i++) {
+        const int j = j0 + (i < c->count ? i : c->count - 1), r = ids ? ids[j] : j;
+        c->w[i] = W->q + (size_t)r * W->cols;
+        c->scale[i] = W->scale[r];
+        c->bias[i] = bias ? bias[r] : 0.0f;
     }
 }
 
 /* y[b0 + b, j0 + i] = (beta y + s_r t_b Σ) + bias for i < count, b < nb, Σ
- * from sums [nb][4]. Four at a time where the group is whole, in local
- * arrays, so the compiler can keep them in one vector register. */
-static void scale_sums(rs_mat y, const int32_t *sums, int nb, int b0, int j0, const q8_group *g,
+ * from sums [nb][R]. Four at a time where four are left, in local arrays,
+ * so the compiler can keep them in one vector register. */
+static void scale_sums(rs_mat y, const int32_t *sums, int nb, int b0, int j0, const q8_chunk *c,
                        const float *t, float beta)
 {
     for (int b = 0; b < nb; b++) {
         float *out = y.data + (size_t)(b0 + b) * y.stride + j0;
+        const int32_t *sb = sums + b * c->R;
         const float tb = t[b0 + b];
-        float v[4];
-        for (int i = 0; i < 4; i++)
-            v[i] = g->scale[i] * tb * (float)sums[4 * b + i];
-        if (g->count == 4) {
+        int i0 = 0;
+        for (; i0 + 4 <= c->count; i0 += 4) {
             float o[4] = {0.0f, 0.0f, 0.0f, 0.0f};
             if (beta != 0.0f)
-                memcpy(o, out, sizeof o);
+                memcpy(o, out + i0, sizeof o);
             for (int i = 0; i < 4; i++)
-                o[i] = o[i] + v[i] + g->bias[i];
-            memcpy(out, o, sizeof o);
-        } else {
-            for (int i = 0; i < g->count; i++)
-                out[i] = (beta != 0.0f ? out[i] : 0.0f) + v[i] + g->bias[i];
+                o[i] = o[i] + c->scale[i0 + i] * tb * (float)sb[i0 + i] + c->bias[i0 + i];
+            memcpy(out + i0, o, sizeof o);
         }
+        for (int i = i0; i < c->count; i++)
+            out[i] = (beta != 0.0f ? out[i] : 0.0f) + c->scale[i] * tb * (float)sb[i] + c->bias[i];
     }
 }
 
@@ -375,21 +403,21 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
     if (!shapes_agree(y, x, W, ids, s))
         return;
     const int B = x.rows, in = x.cols, K = y.cols;
-    const dot4xn_kernel dot = chosen_kernel();
+    const rows_kernel dot = chosen_kernel();
     for (int b = 0; b < B; b++)
         rs_q8_quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
-    /* Four rows of W at a time, all B inputs for each group, up to NB inputs
-     * a call (the kernel takes them two at a time): the rows are read from
-     * memory once and stay in L1 for the B products. */
+    /* CHUNK rows of W at a time, all B inputs for each chunk, NB inputs a
+     * call: the rows are read from memory once and stay in L1 (16 · in
+     * bytes) for the B products. */
     enum { NB = 8 };
-    for (int j0 = 0; j0 < K; j0 += 4) {
-        q8_group g;
-        group_make(&g, W, ids, bias, j0, K);
+    for (int j0 = 0; j0 < K; j0 += CHUNK) {
+        q8_chunk c;
+        chunk_make(&c, W, ids, bias, j0, K);
         for (int b0 = 0; b0 < B; b0 += NB) {
             const int nb = B - b0 < NB ? B - b0 : NB;
-            int32_t sums[NB * 4];
-            dot(g.w, s->x + (size_t)b0 * in, in, nb, in, sums);
-            scale_sums(y, sums, nb, b0, j0, &g, s->scale, beta);
+            int32_t sums[NB * CHUNK];
+            dot(c.w, c.R, s->x + (size_t)b0 * in, in, nb, in, sums);
+            scale_sums(y, sums, nb, b0, j0, &c, s->scale, beta);
         }
     }
 }
