@@ -182,7 +182,8 @@ END_TEST
  * cannot be flipped in int8, and |x| · w pairs of 128² saturate int16):
  * the quantizer never makes −128, whatever the row — its largest entry
  * negative, entries at float rounding's edge (x · 127/max just past 127),
- * denormals, huge values, infinities and NaN. */
+ * denormals, huge values, infinities and NaN — and the AVX2 quantizer makes
+ * the same bytes. */
 START_TEST(the_quantizer_never_makes_minus_128)
 {
     enum { N = 257 };
@@ -201,12 +202,23 @@ START_TEST(the_quantizer_never_makes_minus_128)
         x[(trial + 1) % N] = nextafterf(-scale, 0.0f);
         if (trial % 7 == 0)
             x[(trial + 2) % N] = trial % 2 ? -INFINITY : NAN;
-        float t;
+        if (trial % 13 == 12) /* a row of zeros */
+            memset(x, 0, sizeof x);
+        float t, tv;
+        int8_t pv[N];
         rs_q8_quantize(p, &t, x, N);
         for (int k = 0; k < N; k++)
             ck_assert_msg(p[k] >= -127 && p[k] <= 127, "trial %d: x[%d] = %g became %d", trial, k,
                           x[k], p[k]);
-        ck_assert_int_eq(p[trial % N], scale > 0.0f ? -127 : 0);
+        ck_assert_int_eq(p[trial % N], scale > 0.0f && trial % 13 != 12 ? -127 : 0);
+        /* the AVX2 quantizer the products use: the same bytes and scale,
+         * here and on a row's first n entries (n not a multiple of 8) */
+        const int n = trial % 2 ? N : trial % 29;
+        rs_q8_quantize(p, &t, x, n);
+        if (rs_q8_quantize_avx2(pv, &tv, x, n)) {
+            ck_assert_msg(tv == t, "trial %d: t %a, avx2 %a", trial, t, tv);
+            ck_assert_msg(memcmp(pv, p, (size_t)n) == 0, "trial %d: avx2 bytes differ", trial);
+        }
     }
     /* and the weights, quantized by the same function */
     const float W[2 * 3] = {-3.0f, 2.9999998f, -2.9999998f, -1e-45f, 0.0f, 1e-45f};

@@ -18,6 +18,11 @@ typedef void (*rows_kernel)(const int8_t *const *w, int R, const int8_t *x, int 
                             int count, int32_t *sums);
 static rows_kernel chosen_kernel(void);
 
+/* The input's quantizer for this processor (rs_q8_quantize, or the same by
+ * AVX2, byte for byte). */
+typedef void (*quantizer)(int8_t *p, float *t, const float *x, int count);
+static quantizer chosen_quantizer(void);
+
 /* ---- quantizing ---- */
 
 /* The nearest integer to v in [−127, 127] (half away from zero); 0 for NaN. */
@@ -246,6 +251,56 @@ AVX2 static void rows_avx2(const int8_t *const *w, int R, const int8_t *x, int s
     }
 }
 
+/* rs_q8_quantize, 8 entries a round, giving its bytes exactly: the same
+ * float operations in the same order on each entry (the largest finite |x|
+ * is the same whatever the order; v = x · inv; |v| + 0.5 truncated, its
+ * sign restored; |v| ≥ 127 clamped to 127; NaN and non-finite x to 0). */
+AVX2 static void quantize_avx2(int8_t *p, float *t, const float *x, int count)
+{
+    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 inf = _mm256_set1_ps(INFINITY);
+    __m256 vmax = _mm256_setzero_ps();
+    int k = 0;
+    for (; k + 8 <= count; k += 8) {
+        const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + k), absmask);
+        vmax = _mm256_max_ps(vmax, _mm256_and_ps(a, _mm256_cmp_ps(a, inf, _CMP_LT_OQ)));
+    }
+    float lanes[8], max = 0.0f;
+    _mm256_storeu_ps(lanes, vmax);
+    for (int i = 0; i < 8; i++)
+        max = lanes[i] > max ? lanes[i] : max;
+    for (int i = k; i < count; i++) {
+        const float a = fabsf(x[i]);
+        if (a > max && isfinite(a))
+            max = a;
+    }
+    *t = max / 127.0f;
+    if (max == 0.0f) {
+        memset(p, 0, (size_t)count);
+        return;
+    }
+    const float inv = 127.0f / max;
+    const __m256 vinv = _mm256_set1_ps(inv), c127 = _mm256_set1_ps(127.0f),
+                 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps();
+    for (k = 0; k + 8 <= count; k += 8) {
+        const __m256 xv = _mm256_loadu_ps(x + k), v = _mm256_mul_ps(xv, vinv);
+        const __m256 a = _mm256_and_ps(v, absmask);
+        /* min(a, 127) is 127 for NaN a too: masked below */
+        __m256i r = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_min_ps(a, c127), half));
+        const __m256i neg = _mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+        r = _mm256_blendv_epi8(r, _mm256_sub_epi32(_mm256_setzero_si256(), r), neg);
+        const __m256 keep =
+            _mm256_and_ps(_mm256_cmp_ps(_mm256_and_ps(xv, absmask), inf, _CMP_LT_OQ),
+                          _mm256_cmp_ps(v, v, _CMP_ORD_Q));
+        r = _mm256_and_si256(r, _mm256_castps_si256(keep));
+        const __m128i r16 =
+            _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64((__m128i *)(p + k), _mm_packs_epi16(r16, r16));
+    }
+    for (; k < count; k++)
+        p[k] = isfinite(x[k]) ? round_q8(x[k] * inv) : 0;
+}
+
 static int have_avx2(void)
 {
     static int have = -1; /* -1: not asked yet; the answer never changes */
@@ -273,6 +328,14 @@ int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int
     return 1;
 }
 
+int rs_q8_quantize_avx2(int8_t *p, float *t, const float *x, int count)
+{
+    if (!have_avx2())
+        return 0;
+    quantize_avx2(p, t, x, count);
+    return 1;
+}
+
 /* -1: not chosen yet (the processor's choice), else 1 AVX2, 0 scalar. */
 static int use_avx2 = -1;
 
@@ -288,6 +351,13 @@ static rows_kernel chosen_kernel(void)
     if (use_avx2 < 0)
         rs_q8_select(-1);
     return use_avx2 ? rows_avx2 : rows_scalar;
+}
+
+static quantizer chosen_quantizer(void)
+{
+    if (use_avx2 < 0)
+        rs_q8_select(-1);
+    return use_avx2 ? quantize_avx2 : rs_q8_quantize;
 }
 #else
 int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
@@ -306,9 +376,19 @@ int rs_q8_select(int want)
     return 0;
 }
 
+int rs_q8_quantize_avx2(int8_t *p, float *t, const float *x, int count)
+{
+    return 0;
+}
+
 static rows_kernel chosen_kernel(void)
 {
     return rows_scalar;
+}
+
+static quantizer chosen_quantizer(void)
+{
+    return rs_q8_quantize;
 }
 #endif
 
@@ -404,8 +484,9 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
         return;
     const int B = x.rows, in = x.cols, K = y.cols;
     const rows_kernel dot = chosen_kernel();
+    const quantizer quantize = chosen_quantizer();
     for (int b = 0; b < B; b++)
-        rs_q8_quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
+        quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
     /* CHUNK rows of W at a time, all B inputs for each chunk, NB inputs a
      * call: the rows are read from memory once and stay in L1 (16 · in
      * bytes) for the B products. */

@@ -60,6 +60,11 @@ typedef struct {
  * entries become 0; t is over the finite ones). */
 void rs_q8_quantize(int8_t *p, float *t, const float *x, int count);
 
+/* The same by AVX2, byte for byte and the same t (what products use where
+ * the processor has it); for tests, returns 0 (p, t untouched) where the
+ * processor or the build lacks AVX2. */
+int rs_q8_quantize_avx2(int8_t *p, float *t, const float *x, int count);
+
 /* Σ_k a[k] b[k] over count ≤ RS_Q8_MAX_COLS entries in [−127, 127], in
  * int32: the reference. */
 int32_t rs_q8_dot_scalar(const int8_t *a, const int8_t *b, int count);
