@@ -200,6 +200,7 @@ START_TEST(the_quantizer_never_makes_minus_128)
         /* the largest entry negative, and others within an ulp of it */
         x[trial % N] = -scale;
         x[(trial + 1) % N] = nextafterf(-scale, 0.0f);
+        x[(trial + 3) % N] = 0.0f; /* 0 · 127/max is NaN where max is so small 127/max is ∞ */
         if (trial % 7 == 0)
             x[(trial + 2) % N] = trial % 2 ? -INFINITY : NAN;
         if (trial % 13 == 12) /* a row of zeros */
