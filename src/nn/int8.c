@@ -194,6 +194,36 @@ AVX2 static inline __attribute__((always_inline)) void dot4_avx2(const int8_t *c
         sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
 }
 
+/* Eight weight rows against one input row (batch 1): x and |x| loaded once
+ * for eight rows. Registers: 8 accumulators, x, |x|, a product and ones. */
+AVX2 static inline __attribute__((always_inline)) void dot8_avx2(const int8_t *const w[8],
+                                                                 const int8_t *x, int count,
+                                                                 int32_t sums[8])
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    const int8_t *w4 = w[4], *w5 = w[5], *w6 = w[6], *w7 = w[7];
+    __m256i a[8];
+    for (int i = 0; i < 8; i++)
+        a[i] = _mm256_setzero_si256();
+    int k = 0;
+    for (; k + 32 <= count; k += 32) {
+        const __m256i xv = LOAD32(x + k), ax = _mm256_abs_epi8(xv);
+        Q8_STEP(a[0], LOAD32(w0 + k), xv, ax);
+        Q8_STEP(a[1], LOAD32(w1 + k), xv, ax);
+        Q8_STEP(a[2], LOAD32(w2 + k), xv, ax);
+        Q8_STEP(a[3], LOAD32(w3 + k), xv, ax);
+        Q8_STEP(a[4], LOAD32(w4 + k), xv, ax);
+        Q8_STEP(a[5], LOAD32(w5 + k), xv, ax);
+        Q8_STEP(a[6], LOAD32(w6 + k), xv, ax);
+        Q8_STEP(a[7], LOAD32(w7 + k), xv, ax);
+    }
+    reduce4(a, sums);
+    reduce4(a + 4, sums + 4);
+    for (int i = 0; k < count && i < 8; i++)
+        sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
+}
+
 /* Four weight rows against two input rows x, y = x + stride (into sx[0..3]
  * and sy[0..3]):
  * each loaded weight vector serves both inputs. Registers: 8 accumulators
@@ -236,11 +266,20 @@ AVX2 static inline __attribute__((always_inline)) void dot4x2_avx2(const int8_t 
 }
 
 /* R weight rows, four at a time, against nb input rows, two at a time,
- * the odd one alone (sums [nb,R]): one call for a chunk of rows, so the
+ * the odd one alone (sums [nb,R]); one input row against eight weight rows
+ * at a time: one call for a chunk of rows, so the
  * per-call costs are shared by R / 4 groups. */
 AVX2 static void rows_avx2(const int8_t *const *w, int R, const int8_t *x, int stride, int nb,
                            int count, int32_t *sums)
 {
+    if (nb == 1) { /* eight rows at a time, the last four alone */
+        int j = 0;
+        for (; j + 8 <= R; j += 8)
+            dot8_avx2(w + j, x, count, sums + j);
+        if (j < R)
+            dot4_avx2(w + j, x, count, sums + j);
+        return;
+    }
     for (int j = 0; j < R; j += 4) {
         int b = 0;
         for (; b + 2 <= nb; b += 2)
