@@ -2,8 +2,9 @@
  * bound. The dot product is the kernel: AVX2 multiplies 32 int8 pairs at a
  * time with _mm256_maddubs_epi16 on |x| and w with x's sign (exact because
  * both sides are in [−127, 127], see Q8_STEP), four weight rows against two
- * input rows in registers; a C loop where AVX2 is absent gives the same
- * int32 sums. */
+ * input rows in registers (eight rows against one at batch 1), a chunk of
+ * 16 rows a call; a C loop where AVX2 is absent gives the same int32 sums.
+ * The input is quantized by AVX2 too, byte for byte as by rs_q8_quantize. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
