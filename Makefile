@@ -135,6 +135,12 @@ $(BUILD)/tests/runner.o: $(BUILD)/tests/suites.h
 $(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(TEST_LIBS) $(LDLIBS_ALL)
 
+# Instructions per product of the int8 and float decoder-step products under
+# callgrind (scripts/int8-count.sh runs it; needs valgrind's callgrind.h).
+$(BUILD)/int8-count: scripts/int8-count.c $(LIB)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@.o
+	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
+
 # Warnings are errors here. Tests find the shared data at ../shared unless told.
 check:
 	@sh scripts/check-layers.sh $(LAYERS)

@@ -1,6 +1,8 @@
 /* int8 weights for decoding (src/nn/int8.c, translate --int8): the AVX2 dot
- * product against the scalar one bit for bit, the quantized product against
- * the float one within the bound int8.h derives, the product over chosen
+ * products (four weight rows against one or more input rows) against the
+ * scalar one bit for bit, the quantizer's range [−127, 127], the quantized
+ * product against the float one within the bound int8.h derives, either
+ * kernel's product against the reference on odd shapes, the product over chosen
  * rows against the full one, a model's step with and without its int8
  * copies, and translate --int8 on a toy model of the dates corpus: its
  * outputs against the exact ones (greedy and beam 5) and the checkpoint's
@@ -105,6 +107,49 @@ START_TEST(the_widest_product_does_not_overflow)
 }
 END_TEST
 
+/* Four weight rows against nb input rows (the AVX2 kernel takes them two at
+ * a time, the odd one alone): each int32 sum equal to the scalar one and
+ * to the exact sum, for batch sizes around the pairs, widths around the
+ * 32-entry rounds (the rest by the scalar loop) and rows of input apart by
+ * a stride wider than the width; random entries, then every pair ±127 ·
+ * ±127 of both signs. */
+START_TEST(the_avx2_block_kernel_gives_the_scalar_sums)
+{
+    enum { MAXNB = 64, MAXW = 300, STRIDE = 301 };
+    static int8_t rows[4][MAXW], x[MAXNB * STRIDE];
+    static int32_t avx2[MAXNB * 4], scalar[MAXNB * 4];
+    const int8_t *const w[4] = {rows[0], rows[1], rows[2], rows[3]};
+    const int batches[] = {1, 2, 3, 5, 64}, widths[] = {0, 1, 31, 33, 37, 63, 95, 256, 257, 300};
+    if (!rs_q8_dot4xn_avx2(w, x, STRIDE, 1, 0, avx2)) {
+        fprintf(stderr, "int8: no AVX2 here; only the scalar kernel is checked\n");
+        return;
+    }
+    uint32_t st = 17;
+    for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++)
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+            for (int trial = 0; trial < 3; trial++) {
+                const int nb = batches[bi], count = widths[wi];
+                for (int k = 0; k < MAXW; k++)
+                    for (int i = 0; i < 4; i++)
+                        rows[i][k] = trial == 0 ? random_q8(&st) : (i + k) % 2 ? 127 : -127;
+                for (int k = 0; k < MAXNB * STRIDE; k++)
+                    x[k] = trial == 0 ? random_q8(&st) : trial == 1 ? 127 : -127;
+                rs_q8_dot4xn_scalar(w, x, STRIDE, nb, count, scalar);
+                ck_assert(rs_q8_dot4xn_avx2(w, x, STRIDE, nb, count, avx2));
+                for (int b = 0; b < nb; b++)
+                    for (int i = 0; i < 4; i++) {
+                        int64_t exact = 0;
+                        for (int k = 0; k < count; k++)
+                            exact += (int64_t)rows[i][k] * x[b * STRIDE + k];
+                        ck_assert_int_eq(scalar[4 * b + i], exact);
+                        ck_assert_msg(avx2[4 * b + i] == scalar[4 * b + i],
+                                      "nb %d width %d trial %d [%d,%d]: avx2 %d, scalar %d", nb,
+                                      count, trial, b, i, avx2[4 * b + i], scalar[4 * b + i]);
+                    }
+            }
+}
+END_TEST
+
 /* ---- quantizing ---- */
 
 START_TEST(rows_are_quantized_by_their_largest_entry)
@@ -130,6 +175,61 @@ START_TEST(rows_are_quantized_by_their_largest_entry)
     const float bad[2] = {1.0f, NAN};
     ck_assert_int_eq(rs_q8_matrix_init(&q, RS_CMAT(bad, 1, 2), &err), -1);
     ck_assert_msg(strstr(err.msg, "not finite"), "%s", err.msg);
+}
+END_TEST
+
+/* The AVX2 kernel is exact only for entries in [−127, 127] (−128's sign
+ * cannot be flipped in int8, and |x| · w pairs of 128² saturate int16):
+ * the quantizer never makes −128, whatever the row — its largest entry
+ * negative, entries at float rounding's edge (x · 127/max just past 127),
+ * denormals, huge values, infinities and NaN — and the AVX2 quantizer makes
+ * the same bytes. */
+START_TEST(the_quantizer_never_makes_minus_128)
+{
+    enum { N = 257 };
+    float x[N];
+    int8_t p[N];
+    uint32_t st = 41;
+    for (int trial = 0; trial < 2000; trial++) {
+        const float scale = trial % 4 == 0   ? 1e-40f
+                            : trial % 4 == 1 ? 3e38f
+                            : trial % 4 == 2 ? 1.0f
+                                             : uniform(&st, 1e-3f, 1e3f);
+        for (int k = 0; k < N; k++)
+            x[k] = scale * uniform(&st, -1.0f, 1.0f);
+        /* the largest entry negative, and others within an ulp of it */
+        x[trial % N] = -scale;
+        x[(trial + 1) % N] = nextafterf(-scale, 0.0f);
+        x[(trial + 3) % N] = 0.0f; /* 0 · 127/max is NaN where max is so small 127/max is ∞ */
+        if (trial % 7 == 0)
+            x[(trial + 2) % N] = trial % 2 ? -INFINITY : NAN;
+        if (trial % 13 == 12) /* a row of zeros */
+            memset(x, 0, sizeof x);
+        float t, tv;
+        int8_t pv[N];
+        rs_q8_quantize(p, &t, x, N);
+        for (int k = 0; k < N; k++)
+            ck_assert_msg(p[k] >= -127 && p[k] <= 127, "trial %d: x[%d] = %g became %d", trial, k,
+                          x[k], p[k]);
+        ck_assert_int_eq(p[trial % N], scale > 0.0f && trial % 13 != 12 ? -127 : 0);
+        /* the AVX2 quantizer the products use: the same bytes and scale,
+         * here and on a row's first n entries (n not a multiple of 8) */
+        const int n = trial % 2 ? N : trial % 29;
+        rs_q8_quantize(p, &t, x, n);
+        if (rs_q8_quantize_avx2(pv, &tv, x, n)) {
+            ck_assert_msg(tv == t, "trial %d: t %a, avx2 %a", trial, t, tv);
+            ck_assert_msg(memcmp(pv, p, (size_t)n) == 0, "trial %d: avx2 bytes differ", trial);
+        }
+    }
+    /* and the weights, quantized by the same function */
+    const float W[2 * 3] = {-3.0f, 2.9999998f, -2.9999998f, -1e-45f, 0.0f, 1e-45f};
+    rs_q8_matrix q;
+    rs_error err;
+    ck_assert_int_eq(rs_q8_matrix_init(&q, RS_CMAT(W, 2, 3), &err), 0);
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(q.q[i] >= -127, "W[%d] = %g became %d", i, W[i], q.q[i]);
+    ck_assert_int_eq(q.q[0], -127);
+    rs_q8_matrix_free(&q);
 }
 END_TEST
 
@@ -260,6 +360,64 @@ START_TEST(the_scalar_fallback_gives_the_same_product)
     rs_q8_select(-1);
     ck_assert(memcmp(avx2, scalar, sizeof avx2) == 0);
     rs_q8_matrix_free(&c.q);
+}
+END_TEST
+
+/* The product by AVX2 and by the scalar fallback, bit for bit, and both
+ * equal to s_r · t_b · (float) Σ + bias with Σ the scalar reference sum,
+ * for batch sizes around the kernel's pairs and its blocks of 8 inputs,
+ * rows not a multiple of 4 nor of the 16 a chunk (all rows and chosen
+ * ones) and widths not a multiple of 32. */
+START_TEST(the_product_by_either_kernel_is_the_reference_on_odd_shapes)
+{
+    enum { MAXB = 64, MAXO = 37, MAXI = 100 };
+    const int batches[] = {1, 2, 3, 5, 64}, outs[] = {1, 3, 6, 13, 37}, ins[] = {1, 33, 37, 100};
+    static float W[MAXO * MAXI], x[MAXB * MAXI], bias[MAXO], y[2][MAXB * MAXO];
+    static int8_t sx[MAXB * MAXI], p[MAXB * MAXI];
+    static float sscale[MAXB], t[MAXB];
+    const rs_q8_scratch s = {sx, sscale, sizeof sx, MAXB};
+    /* chosen rows: 5 of 13, and 21 of 37 (more than the 16 rows a chunk) */
+    const int ids[] = {12, 0, 5, 5, 7},
+              many[] = {36, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 30, 30, 17};
+    uint32_t st = 77;
+    for (size_t bi = 0; bi < 5; bi++)
+        for (size_t oi = 0; oi < 5; oi++)
+            for (size_t ii = 0; ii < 4; ii++) {
+                const int B = batches[bi], out = outs[oi], in = ins[ii];
+                const int *chosen = out == 13 ? ids : out == 37 && ii % 2 ? many : NULL;
+                const int K = chosen == ids ? 5 : chosen == many ? 21 : out;
+                for (int i = 0; i < out * in; i++)
+                    W[i] = ii == 1 ? (i % 2 ? 1.0f : -1.0f) : uniform(&st, -1.0f, 1.0f);
+                for (int i = 0; i < B * in; i++)
+                    x[i] = ii == 1 ? (i % 3 ? -2.0f : 2.0f) : uniform(&st, -3.0f, 3.0f);
+                for (int r = 0; r < out; r++)
+                    bias[r] = uniform(&st, -1.0f, 1.0f);
+                rs_q8_matrix q;
+                rs_error err;
+                ck_assert_int_eq(rs_q8_matrix_init(&q, RS_CMAT(W, out, in), &err), 0);
+                for (int pass = 0; pass < 2; pass++) {
+                    const int avx2 = rs_q8_select(pass == 0);
+                    if (pass == 0 && !avx2)
+                        fprintf(stderr, "int8: no AVX2 here; only the scalar kernel is checked\n");
+                    rs_q8_forward(RS_MAT(y[pass], B, K), RS_CMAT(x, B, in), &q, chosen, bias, &s,
+                                  0.0f);
+                }
+                rs_q8_select(-1);
+                ck_assert_msg(memcmp(y[0], y[1], sizeof(float) * B * K) == 0,
+                              "[%d,%d]x[%d]: AVX2 and scalar products differ", B, K, in);
+                for (int b = 0; b < B; b++) {
+                    rs_q8_quantize(p + b * in, t + b, x + b * in, in);
+                    for (int j = 0; j < K; j++) {
+                        const int r = chosen ? chosen[j] : j;
+                        const int32_t sum = rs_q8_dot_scalar(q.q + r * in, p + b * in, in);
+                        const float want = q.scale[r] * t[b] * (float)sum + bias[r];
+                        ck_assert_msg(y[0][b * K + j] == want,
+                                      "[%d,%d] of [%d,%d]x[%d]: %a, want %a", b, j, B, K, in,
+                                      y[0][b * K + j], want);
+                    }
+                }
+                rs_q8_matrix_free(&q);
+            }
 }
 END_TEST
 
@@ -473,11 +631,14 @@ Suite *int8_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, the_avx2_kernel_gives_the_scalar_sums);
+    tcase_add_test(tc, the_avx2_block_kernel_gives_the_scalar_sums);
     tcase_add_test(tc, the_widest_product_does_not_overflow);
+    tcase_add_test(tc, the_quantizer_never_makes_minus_128);
     tcase_add_test(tc, rows_are_quantized_by_their_largest_entry);
     tcase_add_test(tc, the_int8_product_is_within_the_bound_of_the_float_one);
     tcase_add_test(tc, the_product_is_scale_times_the_scalar_sum);
     tcase_add_test(tc, the_scalar_fallback_gives_the_same_product);
+    tcase_add_test(tc, the_product_by_either_kernel_is_the_reference_on_odd_shapes);
     tcase_add_test(tc, chosen_rows_equal_the_full_products_rows);
     tcase_add_test(tc, a_chosen_row_out_of_range_is_a_shape_error);
     tcase_add_loop_test(tc, a_step_with_int8_weights_is_close_to_the_float_step, 0, TINY_KINDS + 1);

@@ -1,8 +1,10 @@
 /* int8 weights and their products; int8.h has the equations and the error
- * bound. The dot product is the kernel: AVX2 sign-extends 16 int8 of each
- * side to int16 (_mm256_cvtepi8_epi16) and multiplies-adds pairs into int32
- * (_mm256_madd_epi16: |q p + q' p'| ≤ 2 · 127², no saturation, unlike
- * _mm256_maddubs_epi16 on u8 × s8, whose int16 pair sums saturate). */
+ * bound. The dot product is the kernel: AVX2 multiplies 32 int8 pairs at a
+ * time with _mm256_maddubs_epi16 on |x| and w with x's sign (exact because
+ * both sides are in [−127, 127], see Q8_STEP), four weight rows against two
+ * input rows in registers (eight rows against one at batch 1), a chunk of
+ * 16 rows a call; a C loop where AVX2 is absent gives the same int32 sums.
+ * The input is quantized by AVX2 too, byte for byte as by rs_q8_quantize. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +12,17 @@
 
 #include "nn/int8.h"
 
-/* The dot-product kernel (four rows at a time) for this processor. */
-typedef void (*dot4_kernel)(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
-static dot4_kernel chosen_kernel(void);
+/* The kernel for this processor: sums[b·R + j] = Σ_k w[j][k] x[b·stride + k]
+ * for R weight rows w[j] (R a multiple of 4) and nb input rows, count
+ * entries each. */
+typedef void (*rows_kernel)(const int8_t *const *w, int R, const int8_t *x, int stride, int nb,
+                            int count, int32_t *sums);
+static rows_kernel chosen_kernel(void);
+
+/* The input's quantizer for this processor (rs_q8_quantize, or the same by
+ * AVX2, byte for byte). */
+typedef void (*quantizer)(int8_t *p, float *t, const float *x, int count);
+static quantizer chosen_quantizer(void);
 
 /* ---- quantizing ---- */
 
@@ -115,35 +125,220 @@ void rs_q8_dot4_scalar(const int8_t *const w[4], const int8_t *x, int count, int
         sums[i] = rs_q8_dot_scalar(w[i], x, count);
 }
 
+static void rows_scalar(const int8_t *const *w, int R, const int8_t *x, int stride, int nb,
+                        int count, int32_t *sums)
+{
+    for (int b = 0; b < nb; b++)
+        for (int j = 0; j < R; j++)
+            sums[b * R + j] = rs_q8_dot_scalar(w[j], x + (size_t)b * stride, count);
+}
+
+void rs_q8_dot4xn_scalar(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
+                         int32_t *sums)
+{
+    rows_scalar(w, 4, x, stride, nb, count, sums);
+}
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* 16 entries a round: x's sign-extended to int16 once, multiplied-added
- * with each row's into its own 8 int32 lanes; the four accumulators folded
- * by hadd into [Σ_0, Σ_1, Σ_2, Σ_3]; the last count mod 16 entries by the
- * scalar loop. Integer sums: the same whatever the order. */
-AVX2 static void dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
+#define LOAD32(p) _mm256_loadu_si256((const __m256i *)(p))
+
+/* acc += Σ over pairs of 32 products w·x, as 8 int32 lanes, exact (ggml's
+ * q8 dot product): maddubs multiplies |x| (as u8) by w with x's sign (s8)
+ * and adds neighbours, |w x + w' x'| ≤ 2 · 127² = 32258 < 2¹⁵, so its
+ * int16 sums never saturate; madd by ones widens pairs of them to int32.
+ * Exact only because neither side is ever −128 (whose sign cannot be
+ * flipped in int8, and 2 · 128² saturates): round_q8 clamps both the
+ * weights and the inputs to [−127, 127]. ax = |x|, computed once per x. */
+#define Q8_STEP(acc, wv, xv, ax)                                                                   \
+    acc = _mm256_add_epi32(                                                                        \
+        acc, _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones))
+
+/* [Σ acc[0], Σ acc[1], Σ acc[2], Σ acc[3]] into out[0..3]: lanes after the
+ * first hadds [a01 a23 b01 b23 | a45 a67 b45 b67], after the third
+ * [a b c d | a' b' c' d']. */
+AVX2 static inline void reduce4(const __m256i acc[4], int32_t out[4])
 {
-    __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    int k = 0;
-    for (; k + 16 <= count; k += 16) {
-#define LOAD16(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(p)))
-        const __m256i vx = LOAD16(x + k);
-        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(LOAD16(w[0] + k), vx));
-        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(LOAD16(w[1] + k), vx));
-        acc2 = _mm256_add_epi32(acc2, _mm256_madd_epi16(LOAD16(w[2] + k), vx));
-        acc3 = _mm256_add_epi32(acc3, _mm256_madd_epi16(LOAD16(w[3] + k), vx));
-#undef LOAD16
-    }
-    /* lanes: [a01 a23 b01 b23 | a45 a67 b45 b67], then [a b c d | a' b' c' d'] */
-    const __m256i s01 = _mm256_hadd_epi32(acc0, acc1), s23 = _mm256_hadd_epi32(acc2, acc3);
+    const __m256i s01 = _mm256_hadd_epi32(acc[0], acc[1]);
+    const __m256i s23 = _mm256_hadd_epi32(acc[2], acc[3]);
     const __m256i s = _mm256_hadd_epi32(s01, s23);
     const __m128i total = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    _mm_storeu_si128((__m128i *)sums, total);
+    _mm_storeu_si128((__m128i *)out, total);
+}
+
+/* Four weight rows against one input row, 32 entries a round; the last
+ * count mod 32 by the scalar loop. Integer sums: the same in any order.
+ * (The rows' pointers are copied to locals and the accumulators kept in an
+ * array: so GCC keeps all of them in registers, without copies.) */
+AVX2 static inline __attribute__((always_inline)) void dot4_avx2(const int8_t *const w[4],
+                                                                 const int8_t *x, int count,
+                                                                 int32_t sums[4])
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    __m256i acc[4];
     for (int i = 0; i < 4; i++)
+        acc[i] = _mm256_setzero_si256();
+    int k = 0;
+    for (; k + 32 <= count; k += 32) {
+        const __m256i xv = LOAD32(x + k), ax = _mm256_abs_epi8(xv);
+        Q8_STEP(acc[0], LOAD32(w0 + k), xv, ax);
+        Q8_STEP(acc[1], LOAD32(w1 + k), xv, ax);
+        Q8_STEP(acc[2], LOAD32(w2 + k), xv, ax);
+        Q8_STEP(acc[3], LOAD32(w3 + k), xv, ax);
+    }
+    reduce4(acc, sums);
+    for (int i = 0; k < count && i < 4; i++)
         sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
+}
+
+/* Eight weight rows against one input row (batch 1): x and |x| loaded once
+ * for eight rows. Registers: 8 accumulators, x, |x|, a product and ones. */
+AVX2 static inline __attribute__((always_inline)) void dot8_avx2(const int8_t *const w[8],
+                                                                 const int8_t *x, int count,
+                                                                 int32_t sums[8])
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    const int8_t *w4 = w[4], *w5 = w[5], *w6 = w[6], *w7 = w[7];
+    __m256i a[8];
+    for (int i = 0; i < 8; i++)
+        a[i] = _mm256_setzero_si256();
+    int k = 0;
+    for (; k + 32 <= count; k += 32) {
+        const __m256i xv = LOAD32(x + k), ax = _mm256_abs_epi8(xv);
+        Q8_STEP(a[0], LOAD32(w0 + k), xv, ax);
+        Q8_STEP(a[1], LOAD32(w1 + k), xv, ax);
+        Q8_STEP(a[2], LOAD32(w2 + k), xv, ax);
+        Q8_STEP(a[3], LOAD32(w3 + k), xv, ax);
+        Q8_STEP(a[4], LOAD32(w4 + k), xv, ax);
+        Q8_STEP(a[5], LOAD32(w5 + k), xv, ax);
+        Q8_STEP(a[6], LOAD32(w6 + k), xv, ax);
+        Q8_STEP(a[7], LOAD32(w7 + k), xv, ax);
+    }
+    reduce4(a, sums);
+    reduce4(a + 4, sums + 4);
+    for (int i = 0; k < count && i < 8; i++)
+        sums[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
+}
+
+/* Four weight rows against two input rows x, y = x + stride (into sx[0..3]
+ * and sy[0..3]):
+ * each loaded weight vector serves both inputs. Registers: 8 accumulators
+ * (a[i] row i with x, a[4 + i] with y), the two inputs and their |x|, a
+ * weight, a product and ones, of 16. */
+AVX2 static inline __attribute__((always_inline)) void dot4x2_avx2(const int8_t *const w[4],
+                                                                   const int8_t *x, int stride,
+                                                                   int count, int32_t sx[4],
+                                                                   int32_t sy[4])
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    const int8_t *y = x + stride;
+    const int8_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    __m256i a[8];
+    for (int i = 0; i < 8; i++)
+        a[i] = _mm256_setzero_si256();
+    int k = 0;
+    for (; k + 32 <= count; k += 32) {
+        const __m256i xv = LOAD32(x + k), ax = _mm256_abs_epi8(xv);
+        const __m256i yv = LOAD32(y + k), ay = _mm256_abs_epi8(yv);
+        __m256i wv = LOAD32(w0 + k);
+        Q8_STEP(a[0], wv, xv, ax);
+        Q8_STEP(a[4], wv, yv, ay);
+        wv = LOAD32(w1 + k);
+        Q8_STEP(a[1], wv, xv, ax);
+        Q8_STEP(a[5], wv, yv, ay);
+        wv = LOAD32(w2 + k);
+        Q8_STEP(a[2], wv, xv, ax);
+        Q8_STEP(a[6], wv, yv, ay);
+        wv = LOAD32(w3 + k);
+        Q8_STEP(a[3], wv, xv, ax);
+        Q8_STEP(a[7], wv, yv, ay);
+    }
+    reduce4(a, sx);
+    reduce4(a + 4, sy);
+    for (int i = 0; k < count && i < 4; i++) {
+        sx[i] += rs_q8_dot_scalar(w[i] + k, x + k, count - k);
+        sy[i] += rs_q8_dot_scalar(w[i] + k, y + k, count - k);
+    }
+}
+
+/* R weight rows, four at a time, against nb input rows, two at a time,
+ * the odd one alone (sums [nb,R]); one input row against eight weight rows
+ * at a time: one call for a chunk of rows, so the
+ * per-call costs are shared by R / 4 groups. */
+AVX2 static void rows_avx2(const int8_t *const *w, int R, const int8_t *x, int stride, int nb,
+                           int count, int32_t *sums)
+{
+    if (nb == 1) { /* eight rows at a time, the last four alone */
+        int j = 0;
+        for (; j + 8 <= R; j += 8)
+            dot8_avx2(w + j, x, count, sums + j);
+        if (j < R)
+            dot4_avx2(w + j, x, count, sums + j);
+        return;
+    }
+    for (int j = 0; j < R; j += 4) {
+        int b = 0;
+        for (; b + 2 <= nb; b += 2)
+            dot4x2_avx2(w + j, x + (size_t)b * stride, stride, count, sums + b * R + j,
+                        sums + (b + 1) * R + j);
+        if (b < nb)
+            dot4_avx2(w + j, x + (size_t)b * stride, count, sums + b * R + j);
+    }
+}
+
+/* rs_q8_quantize, 8 entries a round, giving its bytes exactly: the same
+ * float operations in the same order on each entry (the largest finite |x|
+ * is the same whatever the order; v = x · inv; |v| + 0.5 truncated, its
+ * sign restored; |v| ≥ 127 clamped to 127; NaN and non-finite x to 0). */
+AVX2 static void quantize_avx2(int8_t *p, float *t, const float *x, int count)
+{
+    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 inf = _mm256_set1_ps(INFINITY);
+    __m256 vmax = _mm256_setzero_ps();
+    int k = 0;
+    for (; k + 8 <= count; k += 8) {
+        const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + k), absmask);
+        vmax = _mm256_max_ps(vmax, _mm256_and_ps(a, _mm256_cmp_ps(a, inf, _CMP_LT_OQ)));
+    }
+    float lanes[8], max = 0.0f;
+    _mm256_storeu_ps(lanes, vmax);
+    for (int i = 0; i < 8; i++)
+        max = lanes[i] > max ? lanes[i] : max;
+    for (int i = k; i < count; i++) {
+        const float a = fabsf(x[i]);
+        if (a > max && isfinite(a))
+            max = a;
+    }
+    *t = max / 127.0f;
+    if (max == 0.0f) {
+        memset(p, 0, (size_t)count);
+        return;
+    }
+    const float inv = 127.0f / max;
+    const __m256 vinv = _mm256_set1_ps(inv), c127 = _mm256_set1_ps(127.0f),
+                 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps();
+    for (k = 0; k + 8 <= count; k += 8) {
+        const __m256 xv = _mm256_loadu_ps(x + k), v = _mm256_mul_ps(xv, vinv);
+        const __m256 a = _mm256_and_ps(v, absmask);
+        /* min(a, 127) is 127 for NaN a too: masked below */
+        __m256i r = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_min_ps(a, c127), half));
+        const __m256i neg = _mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+        r = _mm256_blendv_epi8(r, _mm256_sub_epi32(_mm256_setzero_si256(), r), neg);
+        const __m256 keep =
+            _mm256_and_ps(_mm256_cmp_ps(_mm256_and_ps(xv, absmask), inf, _CMP_LT_OQ),
+                          _mm256_cmp_ps(v, v, _CMP_ORD_Q));
+        r = _mm256_and_si256(r, _mm256_castps_si256(keep));
+        const __m128i r16 =
+            _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64((__m128i *)(p + k), _mm_packs_epi16(r16, r16));
+    }
+    for (; k < count; k++)
+        p[k] = isfinite(x[k]) ? round_q8(x[k] * inv) : 0;
 }
 
 static int have_avx2(void)
@@ -160,7 +355,24 @@ int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_
 {
     if (!have_avx2())
         return 0;
-    dot4_avx2(w, x, count, sums);
+    rows_avx2(w, 4, x, count, 1, count, sums);
+    return 1;
+}
+
+int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
+                      int32_t *sums)
+{
+    if (!have_avx2())
+        return 0;
+    rows_avx2(w, 4, x, stride, nb, count, sums);
+    return 1;
+}
+
+int rs_q8_quantize_avx2(int8_t *p, float *t, const float *x, int count)
+{
+    if (!have_avx2())
+        return 0;
+    quantize_avx2(p, t, x, count);
     return 1;
 }
 
@@ -174,14 +386,27 @@ int rs_q8_select(int want)
 }
 
 /* Chosen once per product. */
-static dot4_kernel chosen_kernel(void)
+static rows_kernel chosen_kernel(void)
 {
     if (use_avx2 < 0)
         rs_q8_select(-1);
-    return use_avx2 ? dot4_avx2 : rs_q8_dot4_scalar;
+    return use_avx2 ? rows_avx2 : rows_scalar;
+}
+
+static quantizer chosen_quantizer(void)
+{
+    if (use_avx2 < 0)
+        rs_q8_select(-1);
+    return use_avx2 ? quantize_avx2 : rs_q8_quantize;
 }
 #else
 int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4])
+{
+    return 0;
+}
+
+int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
+                      int32_t *sums)
 {
     return 0;
 }
@@ -191,9 +416,19 @@ int rs_q8_select(int want)
     return 0;
 }
 
-static dot4_kernel chosen_kernel(void)
+int rs_q8_quantize_avx2(int8_t *p, float *t, const float *x, int count)
 {
-    return rs_q8_dot4_scalar;
+    return 0;
+}
+
+static rows_kernel chosen_kernel(void)
+{
+    return rows_scalar;
+}
+
+static quantizer chosen_quantizer(void)
+{
+    return rs_q8_quantize;
 }
 #endif
 
@@ -225,37 +460,85 @@ static int shapes_agree(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *i
     return 1;
 }
 
+/* A chunk of up to CHUNK rows of W, rows j0..j0+count−1 of the product:
+ * their int8 values (R of them, count rounded up to 4, the last row
+ * repeated: computed, not written), scales s_r and biases (0 without). */
+enum { CHUNK = 16 };
+typedef struct {
+    const int8_t *w[CHUNK];
+    float scale[CHUNK], bias[CHUNK];
+    int count, R;
+} q8_chunk;
+
+static void chunk_make(q8_chunk *c, const rs_q8_matrix *W, const int *ids, const float *bias,
+                       int j0, int K)
+{
+    c->count = K - j0 < CHUNK ? K - j0 : CHUNK;
+    c->R = (c->count + 3) / 4 * 4;
+    if (!ids && c->count == CHUNK) { /* the common case, without branches */
+        for (int i = 0; i < CHUNK; i++) {
+            c->w[i] = W->q + (size_t)(j0 + i) * W->cols;
+            c->bias[i] = 0.0f;
+        }
+        memcpy(c->scale, W->scale + j0, sizeof c->scale);
+        if (bias)
+            memcpy(c->bias, bias + j0, sizeof c->bias);
+        return;
+    }
+    for (int i = 0; i < c->R; i++) {
+        const int j = j0 + (i < c->count ? i : c->count - 1), r = ids ? ids[j] : j;
+        c->w[i] = W->q + (size_t)r * W->cols;
+        c->scale[i] = W->scale[r];
+        c->bias[i] = bias ? bias[r] : 0.0f;
+    }
+}
+
+/* y[b0 + b, j0 + i] = (beta y + s_r t_b Σ) + bias for i < count, b < nb, Σ
+ * from sums [nb][R]. Four at a time where four are left, in local arrays,
+ * so the compiler can keep them in one vector register. */
+static void scale_sums(rs_mat y, const int32_t *sums, int nb, int b0, int j0, const q8_chunk *c,
+                       const float *t, float beta)
+{
+    for (int b = 0; b < nb; b++) {
+        float *out = y.data + (size_t)(b0 + b) * y.stride + j0;
+        const int32_t *sb = sums + b * c->R;
+        const float tb = t[b0 + b];
+        int i0 = 0;
+        for (; i0 + 4 <= c->count; i0 += 4) {
+            float o[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            if (beta != 0.0f)
+                memcpy(o, out + i0, sizeof o);
+            for (int i = 0; i < 4; i++)
+                o[i] = o[i] + c->scale[i0 + i] * tb * (float)sb[i0 + i] + c->bias[i0 + i];
+            memcpy(out + i0, o, sizeof o);
+        }
+        for (int i = i0; i < c->count; i++)
+            out[i] = (beta != 0.0f ? out[i] : 0.0f) + c->scale[i] * tb * (float)sb[i] + c->bias[i];
+    }
+}
+
 void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, const float *bias,
                    const rs_q8_scratch *s, float beta)
 {
     if (!shapes_agree(y, x, W, ids, s))
         return;
     const int B = x.rows, in = x.cols, K = y.cols;
-    const dot4_kernel dot4 = chosen_kernel();
+    const rows_kernel dot = chosen_kernel();
+    const quantizer quantize = chosen_quantizer();
     for (int b = 0; b < B; b++)
-        rs_q8_quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
-    /* Four rows of W at a time, all B inputs for each group: the rows are
-     * read from memory once and stay in L1 for the B products, and each
-     * input's int16 form serves four rows. A last group of fewer rows
-     * repeats its last row (computed, not written). */
-    for (int j0 = 0; j0 < K; j0 += 4) {
-        const int count = K - j0 < 4 ? K - j0 : 4;
-        int r[4];
-        const int8_t *w[4];
-        for (int i = 0; i < 4; i++) {
-            const int j = j0 + (i < count ? i : count - 1);
-            r[i] = ids ? ids[j] : j;
-            w[i] = W->q + (size_t)r[i] * in;
-        }
-        for (int b = 0; b < B; b++) {
-            int32_t sums[4];
-            dot4(w, s->x + (size_t)b * in, in, sums);
-            float *out = y.data + (size_t)b * y.stride + j0;
-            for (int i = 0; i < count; i++) {
-                const float v = W->scale[r[i]] * s->scale[b] * (float)sums[i];
-                const float add = bias ? bias[r[i]] : 0.0f;
-                out[i] = (beta != 0.0f ? out[i] : 0.0f) + v + add;
-            }
+        quantize(s->x + (size_t)b * in, s->scale + b, x.data + (size_t)b * x.stride, in);
+    /* CHUNK rows of W at a time, all B inputs for each chunk, NB inputs a
+     * call: the rows are read from memory once and stay in L1 (16 · in
+     * bytes) for the B products. */
+    enum { NB = 8 };
+    for (int j0 = 0; j0 < K; j0 += CHUNK) {
+        q8_chunk c;
+        chunk_make(&c, W, ids, bias, j0, K);
+        for (int b0 = 0; b0 < B; b0 += NB) {
+            const int nb = B - b0 < NB ? B - b0 : NB;
+            int32_t sums[NB * CHUNK];
+            dot(c.w, c.R, s->x + (size_t)b0 * in, in, nb, in, sums);
+            scale_sums(y, sums, nb, b0, j0, &c, s->scale, beta);
         }
     }
 }

@@ -10,7 +10,7 @@
  *
  *   y[b,r] = s_r · t_b · Σ_k q[r,k] p[b,k]   (+ bias[r])
  *
- * with the sum in int32, exact: |q|, |p| ≤ 127, so |Σ| ≤ in · 127² < 2³¹ for
+ * with the sum in int32, exact: |q|, |p| ≤ 127 (never −128), so |Σ| ≤ in · 127² < 2³¹ for
  * in ≤ RS_Q8_MAX_COLS. Weights read per product: a quarter of the float ones.
  * Error per entry (W = s(q + e), x = t(p + d), |e|, |d| ≤ ½):
  *
@@ -60,20 +60,37 @@ typedef struct {
  * entries become 0; t is over the finite ones). */
 void rs_q8_quantize(int8_t *p, float *t, const float *x, int count);
 
+/* The same by AVX2, byte for byte and the same t (what products use where
+ * the processor has it); for tests, returns 0 (p, t untouched) where the
+ * processor or the build lacks AVX2. */
+int rs_q8_quantize_avx2(int8_t *p, float *t, const float *x, int count);
+
 /* Σ_k a[k] b[k] over count ≤ RS_Q8_MAX_COLS entries in [−127, 127], in
  * int32: the reference. */
 int32_t rs_q8_dot_scalar(const int8_t *a, const int8_t *b, int count);
 
 /* The kernel: sums[i] = Σ_k w[i][k] x[k] for four rows w[0..3] at once, by
  * AVX2 where the processor has it, else by rs_q8_dot4_scalar; the two give
- * the same sums (integer sums do not depend on their order).
- * rs_q8_dot4_avx2, for tests, returns 0 (sums untouched) where the
+ * the same sums (integer sums do not depend on their order). Both sides
+ * must be in [−127, 127] (as rs_q8_quantize makes them): the AVX2 kernel's
+ * int16 pair sums are exact only there. rs_q8_dot4_avx2 and
+ * rs_q8_dot4xn_avx2, for tests, return 0 (sums untouched) where the
  * processor or the build lacks AVX2. */
 void rs_q8_dot4_scalar(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
 int rs_q8_dot4_avx2(const int8_t *const w[4], const int8_t *x, int count, int32_t sums[4]);
 
-/* Which kernel the products use: want 1 AVX2 (where the processor has it),
- * 0 the scalar loop, −1 the processor's choice (the default). Returns 1 when
+/* The same for nb input rows x + b·stride (b < nb) against the four weight
+ * rows: sums [nb,4], sums[4b + i] = Σ_k w[i][k] x[b·stride + k]. The AVX2
+ * kernel takes two input rows at a time, so each weight vector it loads
+ * serves both. */
+void rs_q8_dot4xn_scalar(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
+                         int32_t *sums);
+int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int nb, int count,
+                      int32_t *sums);
+
+/* Which kernel and input quantizer the products use: want 1 AVX2 (where
+ * the processor has it), 0 the scalar loops, −1 the processor's choice (the
+ * default). Returns 1 when
  * AVX2 is chosen. For tests, as rs_vecmath_select: not thread-safe. */
 int rs_q8_select(int want);
 
