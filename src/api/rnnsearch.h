@@ -18,8 +18,9 @@
  * RNNSEARCH_MAX_TEXT bytes of UTF-8, as a line the program reads does; the
  * options' ranges are given with rnnsearch_options below.
  *
- * Threads: a model is read-only once loaded, so any number of threads may
- * use one model at the same time (rnnsearch_force, rnnsearch_tokenize,
+ * Threads: a model is read-only once loaded (but for its int8 copies, made
+ * once under the model's own lock: see the options' int8), so any number of
+ * threads may use one model at the same time (rnnsearch_force, rnnsearch_tokenize,
  * rnnsearch_detokenize, and each its own translator). A translator holds
  * decoding workspaces and is used by one thread at a time: make one per
  * thread. Free a model after every translator made from it, and only when
