@@ -5,6 +5,7 @@
  * caller's smaller structure still taken. */
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,54 @@ START_TEST(int8_translates_as_the_program)
 }
 END_TEST
 
+/* Threads making int8 translators from one model at once: the copies are
+ * made once, under the model's lock, and every thread translates alike. */
+enum { THREADS = 4 };
+typedef struct {
+    const rnnsearch_model *model;
+    double logprob[N];
+    int status;
+} int8_job;
+
+static void *int8_thread(void *arg)
+{
+    int8_job *job = arg;
+    rnnsearch_options opt;
+    rnnsearch_translator *tr = NULL;
+    rnnsearch_translation t[N];
+    job->status = rnnsearch_options_init(&opt, sizeof opt, NULL);
+    opt.int8 = 1;
+    if (job->status || (job->status = rnnsearch_translator_new(job->model, &opt, &tr, NULL)))
+        return NULL;
+    if (!(job->status = rnnsearch_translate(tr, N, lines, t, NULL)))
+        for (int i = 0; i < N; i++) {
+            job->logprob[i] = t[i].hyps[0].logprob;
+            rnnsearch_translation_free(&t[i]);
+        }
+    rnnsearch_translator_free(tr);
+    return NULL;
+}
+
+START_TEST(int8_copies_are_made_once_across_threads)
+{
+    rnnsearch_model *m = load(path);
+    int8_job jobs[THREADS];
+    pthread_t threads[THREADS];
+    for (int k = 0; k < THREADS; k++) {
+        jobs[k] = (int8_job){.model = m, .status = -1};
+        ck_assert(!pthread_create(&threads[k], NULL, int8_thread, &jobs[k]));
+    }
+    for (int k = 0; k < THREADS; k++)
+        ck_assert(!pthread_join(threads[k], NULL));
+    for (int k = 0; k < THREADS; k++) {
+        ck_assert_int_eq(jobs[k].status, 0);
+        for (int i = 0; i < N; i++)
+            ck_assert(jobs[k].logprob[i] == jobs[0].logprob[i]);
+    }
+    rnnsearch_model_free(m);
+}
+END_TEST
+
 /* shortlist: a table listing every word decodes exactly, as `translate
  * --shortlist` does; a bad table is refused with its file and line; sizes
  * are checked. */
@@ -317,6 +366,7 @@ Suite *api_options_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, weights_weigh_the_ensemble);
     tcase_add_test(tc, int8_translates_as_the_program);
+    tcase_add_test(tc, int8_copies_are_made_once_across_threads);
     tcase_add_test(tc, shortlist_of_every_word_is_exact);
     tcase_add_test(tc, older_structures_are_still_taken);
     suite_add_tcase(s, tc);
