@@ -218,7 +218,7 @@ START_TEST(remove_bpe_joins_the_text_and_is_copied)
     /* A 1.0 caller's structure ends before remove_bpe. */
     enum { V1 = offsetof(rnnsearch_options, replace_unk) + sizeof(int) };
     ck_assert(!rnnsearch_options_init(&opt, V1, &err));
-    FAILS(rnnsearch_options_set_text(&opt, "remove_bpe", "@@ ", &fresh), "1.0 header");
+    FAILS(rnnsearch_options_set_text(&opt, "remove_bpe", "@@ ", &fresh), "older header");
     rnnsearch_model_free(m);
 }
 END_TEST

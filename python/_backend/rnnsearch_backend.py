@@ -27,7 +27,7 @@ import zipfile
 NAME = "rnnsearch"
 # The library's version (RNNSEARCH_VERSION in src/api/rnnsearch.h; the tests
 # check that they agree).
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 SUMMARY = "Translate, align and score with rnnsearch models (ctypes over librnnsearch)"
 REQUIRES_PYTHON = ">=3.9"
 # NumPy is needed for alignment matrices only, and matplotlib for plot():

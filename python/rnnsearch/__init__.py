@@ -119,7 +119,7 @@ def _texts(items, what):
 # The options hypotheses() passes by name to rnnsearch_options_set: the
 # library bounds them (the command line's ranges) and lays them out.
 _INT_OPTIONS = ("beam", "n_best", "max_len", "max_src_len", "batch_size")
-_BOOL_OPTIONS = ("alignment", "replace_unk")
+_BOOL_OPTIONS = ("alignment", "replace_unk", "int8")
 
 
 def _option_value(name, value):
@@ -156,15 +156,59 @@ def _marker(value):
     return "@@ " if value in ("@@", "subword_nmt") else value
 
 
-def _options(remove_bpe=None, **values):
+def _weights(weights):
+    """weights as `translate --weights W1,W2,...` takes them: None, or a
+    sequence of numbers (one per model), as a C float array."""
+    if weights is None:
+        return None
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+        raise TypeError("weights must be a sequence of numbers, one per model, not %s" % type(weights).__name__)
+    for i, w in enumerate(weights):
+        if isinstance(w, (str, bytes, bool)) or not isinstance(w, numbers.Real):
+            raise TypeError("weights[%d] must be a number, not %s" % (i, type(w).__name__))
+    return (ctypes.c_float * max(len(weights), 1))(*[float(w) for w in weights])
+
+
+def _shortlist(value):
+    """shortlist as `translate --shortlist FILE[,FIRST[,BEST]]` takes it: a
+    path, or a (path, first[, best]) tuple with FIRST and BEST whole numbers
+    from 0 (none) to 10**7 (default 100 each); as the library's file and
+    sizes (0: 100, -1: none)."""
+    if value is None:
+        return None, None, None
+    parts = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not 1 <= len(parts) <= 3:
+        raise ValueError("shortlist must be a path or (path, first[, best]), not %d items" % len(parts))
+    path = os.fsencode(parts[0]) if isinstance(parts[0], (str, bytes, os.PathLike)) else None
+    if path is None:
+        raise TypeError("shortlist: the file must be a str or path, not %s" % type(parts[0]).__name__)
+    sizes = []
+    for name, size in zip(("first", "best"), parts[1:]):
+        if isinstance(size, bool):
+            raise TypeError("shortlist %s must be an int, not bool" % name)
+        try:
+            number = operator.index(size)
+        except TypeError:
+            raise TypeError("shortlist %s must be an int, not %s" % (name, type(size).__name__)) from None
+        if not 0 <= number <= 10**7:
+            raise ValueError("shortlist %s: %d is not a whole number from 0 to 10000000" % (name, number))
+        sizes.append(-1 if number == 0 else number)
+    sizes += [None] * (2 - len(sizes))
+    return path, sizes[0], sizes[1]
+
+
+def _options(remove_bpe=None, weights=None, shortlist=None, **values):
     """An rnnsearch_options of the library's size and layout, the given
     values (None: the library's default) set and checked by the library,
-    and what must live as long as it (the marker's bytes, which the options
-    point to until rnnsearch_translator_new copies them)."""
+    and what must live as long as it (the marker's bytes, the weights and
+    the shortlist's path, which the options point to until
+    rnnsearch_translator_new copies or reads them)."""
     size = _lib.rnnsearch_options_size()
     buf = (ctypes.c_uint64 * ((size + 7) // 8))()  # zeroed, aligned for its size_t
     err = _Error()
     _check(_lib.rnnsearch_options_init(buf, size, ctypes.byref(err)), err)
+    path, values["shortlist_first"], values["shortlist_best"] = _shortlist(shortlist)
+    array = _weights(weights)
     for name, value in values.items():
         if value is None:
             continue
@@ -174,9 +218,13 @@ def _options(remove_bpe=None, **values):
     keep = None if marker is None else _bytes(marker, "remove_bpe")
     if keep is not None and _lib.rnnsearch_options_set_text(buf, b"remove_bpe", keep, ctypes.byref(err)):
         raise ValueError(_message(err))
+    if path is not None and _lib.rnnsearch_options_set_text(buf, b"shortlist", path, ctypes.byref(err)):
+        raise ValueError(_message(err))
+    if array is not None and _lib.rnnsearch_options_set_weights(buf, array, len(weights), ctypes.byref(err)):
+        raise ValueError(_message(err))
     if _lib.rnnsearch_options_check(buf, ctypes.byref(err)):
         raise ValueError(_message(err))
-    return buf, keep
+    return buf, (keep, path, array)
 
 
 def _strings(array, count):
@@ -240,18 +288,32 @@ class _Decoder:
     gives (one model, or an ensemble's), as the program's translate, align
     and score do with one -m or several."""
 
+    _weights = None  # an Ensemble's own, from its constructor
+
     def hypotheses(self, sources, beam=1, n_best=1, length_penalty=1.0, alignment=False,
-                   max_len=None, max_src_len=None, batch_size=None, replace_unk=False, remove_bpe=None):
+                   max_len=None, max_src_len=None, batch_size=None, replace_unk=False, remove_bpe=None,
+                   weights=None, int8=False, shortlist=None):
         """For each source, its n_best hypotheses (Hypothesis), best first,
         as `rnnsearch translate --beam K --n-best N` finds them. sources is a
         list of str; the options take the command line's ranges (None: the
         library's default: max_len 2·source + 10, max_src_len 250,
         batch_size 32); replace_unk as --replace-unk; remove_bpe as
-        --remove-bpe (True: the marker "@@ ", or a str: that marker)."""
+        --remove-bpe (True: the marker "@@ ", or a str: that marker).
+
+        weights as --weights W1,W2,...: one number >= 0 per model (not all
+        0), the log-probabilities averaged as Σ w_k log p_k / Σ w_k (None:
+        an Ensemble's own weights, else the plain mean). int8 as --int8: the
+        decoder step with int8 copies of the weights (made once per model
+        and kept with it; the model's other uses stay exact). shortlist as
+        --shortlist FILE[,FIRST[,BEST]]: a table made by `rnnsearch lexicon`
+        for the model, given as its path or (path, first[, best]) (0: none;
+        default 100 each); a missing file or a bad table raises Error naming
+        the file and line."""
         lines = _texts(sources, "sources")
         opt, keep = _options(beam=beam, n_best=n_best, length_penalty=length_penalty, alignment=alignment,
                              max_len=max_len, max_src_len=max_src_len, batch_size=batch_size,
-                             replace_unk=replace_unk, remove_bpe=remove_bpe)
+                             replace_unk=replace_unk, remove_bpe=remove_bpe, int8=int8, shortlist=shortlist,
+                             weights=self._weights if weights is None else weights)
         err = _Error()
         n = len(lines)
         with self._member_handles() as handles:
@@ -259,7 +321,7 @@ class _Decoder:
             tr = _P()
             _check(_lib.rnnsearch_translator_new_ensemble(models, len(handles), opt, ctypes.byref(tr),
                                                           ctypes.byref(err)), err)
-            del keep  # copied by the translator
+            del keep  # copied or read by the translator
             try:
                 out = (_Translation * max(n, 1))()
                 _check(_lib.rnnsearch_translate(tr, n, (ctypes.c_char_p * max(n, 1))(*lines), out,
@@ -531,14 +593,27 @@ class Ensemble(_Decoder):
     names (loaded here, and closed by close()); they must share vocabularies
     and text settings, which the first one's tokenize and detokenize.
 
+    weights, as `translate --weights W1,W2,...`, weigh the members (one
+    number >= 0 per model, not all 0): the default of every translation,
+    which a call's own weights= replaces (score stays the plain mean, as
+    `rnnsearch score` is).
+
     translate, hypotheses, align (of its own translations) and score work as
     a Model's; a given target is force-decoded by one Model only."""
 
-    def __init__(self, *models):
+    def __init__(self, *models, weights=None):
         if len(models) == 1 and isinstance(models[0], (list, tuple)):
             models = tuple(models[0])
         if not 1 <= len(models) <= _MAX_MODELS:
             raise ValueError("an Ensemble has 1 to %d models, not %d" % (_MAX_MODELS, len(models)))
+        if weights is not None:
+            _weights(weights)  # the types checked now; the values by the library, below
+            weights = tuple(weights)
+            if len(weights) != len(models):
+                raise ValueError("weights: %d weights for %d models (one per model)" % (len(weights), len(models)))
+            opt, keep = _options(weights=weights)
+            del opt, keep
+        self._weights = weights
         self._owned = []
         members = []
         try:

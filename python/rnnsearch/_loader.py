@@ -23,7 +23,9 @@ import os
 
 _SONAME = "librnnsearch.so.1"
 _MAJOR = 1
-_MINOR = 1  # rnnsearch_score, rnnsearch_translator_new_ensemble, rnnsearch_options_set_text
+# 1.1: rnnsearch_score, rnnsearch_translator_new_ensemble, rnnsearch_options_set_text;
+# 1.2: the options' weights, int8 and shortlist (rnnsearch_options_set_weights)
+_MINOR = 2
 
 
 def _prefix_lib(here):
@@ -83,9 +85,9 @@ _lib, library_path = _load()
 
 def _check_version():
     """The layouts below are those of librnnsearch.so.1, and the package calls
-    functions 1.1 added: a library of another major version (RNNSEARCH_LIBRARY
+    functions 1.1 and 1.2 added: a library of another major version (RNNSEARCH_LIBRARY
     naming an old build, say) would be called with the wrong structures, and
-    a 1.0 library lacks functions, so either is refused by name."""
+    an older 1.x library lacks functions, so either is refused by name."""
     _lib.rnnsearch_version.restype = ctypes.c_char_p
     _lib.rnnsearch_version.argtypes = []
     found = _lib.rnnsearch_version().decode("ascii", "replace")
@@ -159,6 +161,7 @@ for _name, _res, _args in [
     ("rnnsearch_options_init", ctypes.c_int, [_P, ctypes.c_size_t, _E]),
     ("rnnsearch_options_set", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_double, _E]),
     ("rnnsearch_options_set_text", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, _E]),
+    ("rnnsearch_options_set_weights", ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_float), ctypes.c_int, _E]),
     ("rnnsearch_options_check", ctypes.c_int, [_P, _E]),
     ("rnnsearch_translation_free", None, [ctypes.POINTER(_Translation)]),
     ("rnnsearch_translator_new_ensemble", ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_int, _P, ctypes.POINTER(_P), _E]),

@@ -4,17 +4,20 @@
  * What is here only moves results into the public structures and copies
  * error messages out. */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_options.h"
 #include "api/rnnsearch.h"
 #include "data/dataset.h"
 #include "model/checkpoint.h"
 #include "model/codec.h"
 #include "model/locate.h"
+#include "nn/network.h"
 #include "search/decode.h"
 #include "search/forced.h"
 #include "search/translate.h"
@@ -31,26 +34,35 @@ _Static_assert(RNNSEARCH_MAX_BEAM == RS_MAX_BEAM && RNNSEARCH_MAX_BATCH == RS_MA
                    RNNSEARCH_MAX_TEXT == RS_LINE_MAX_BYTES,
                "rnnsearch.h's limits are the program's");
 
+/* The model stays float for everyone: int8 copies (options.int8) are made
+ * once, under lock, beside it, and only translators that ask see them,
+ * through a view of the model with q8 set (rs_network_step takes int8
+ * products whenever a model has q8). */
 struct rnnsearch_model {
-    rs_model model;
+    rs_model model; /* model.q8 stays NULL */
     rs_codec codec;
     char checkpoint[4096];
+    pthread_mutex_t lock;     /* guards q8 and q8_free */
+    struct rs_q8_weights *q8; /* NULL until a translator asks for int8 */
+    void (*q8_free)(struct rs_q8_weights *q8);
 };
 
 /* RNNSEARCH_MAX_MODELS is the command line's bound on -m (RS_CLI_MAX_MODELS,
  * in cmd/, which this layer does not see). */
 struct rnnsearch_translator {
     const rs_model *members[RNNSEARCH_MAX_MODELS]; /* the translator's models array */
-    char *remove_bpe;                              /* the options' marker, copied, or NULL */
+    /* with int8: shallow copies of the members, q8 their model's int8 copies
+     * (the parameters, vocabularies and int8 copies stay the model's) */
+    rs_model views[RNNSEARCH_MAX_MODELS];
+    float weights[RNNSEARCH_MAX_MODELS]; /* the options' weights, copied */
+    char *remove_bpe;                    /* the options' marker, copied, or NULL */
+    rs_lexicon lexicon;                  /* the options' shortlist table, read */
     rs_translator tr;
 };
 
 /* Pairs scored together by rnnsearch_score: `rnnsearch score`'s default
  * --batch-size. */
 #define SCORE_BATCH 64
-/* The longest remove_bpe marker taken (the command line takes any; a marker
- * is a few bytes, and this bounds the walk over a string never ended). */
-#define MARKER_MAX 256
 
 /* Copies an internal message out (err may be NULL); returns -1. */
 static int fail_with(rnnsearch_error *err, const rs_error *e)
@@ -60,30 +72,16 @@ static int fail_with(rnnsearch_error *err, const rs_error *e)
     return -1;
 }
 
-static int fail_msg(rnnsearch_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int fail_msg(rnnsearch_error *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* A text as the program would read it in a line: present, at most
  * RNNSEARCH_MAX_TEXT bytes (strnlen: an endless string is not walked to its
  * end). UTF-8 is checked where it is tokenized. */
 static int check_text(const char *text, const char *what, rnnsearch_error *err)
 {
     if (!text)
-        return fail_msg(err, "%s: no text (NULL)", what);
+        return rs_api_fail(err, "%s: no text (NULL)", what);
     if (strnlen(text, (size_t)RNNSEARCH_MAX_TEXT + 1) > RNNSEARCH_MAX_TEXT)
-        return fail_msg(err, "%s: longer than %d bytes (the most a line may hold)", what,
-                        RNNSEARCH_MAX_TEXT);
+        return rs_api_fail(err, "%s: longer than %d bytes (the most a line may hold)", what,
+                           RNNSEARCH_MAX_TEXT);
     return 0;
 }
 
@@ -96,10 +94,10 @@ int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnns
 {
     rs_error e;
     if (!model)
-        return fail_msg(err, "rnnsearch_model_load: no place for the model (NULL)");
+        return rs_api_fail(err, "rnnsearch_model_load: no place for the model (NULL)");
     *model = NULL;
     if (!path_or_name || !*path_or_name)
-        return fail_msg(err, "no model given (an empty path or name)");
+        return rs_api_fail(err, "no model given (an empty path or name)");
     rnnsearch_model *m = rs_calloc(1, sizeof *m, &e);
     if (!m)
         return fail_with(err, &e);
@@ -113,6 +111,12 @@ int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnns
         free(m);
         return fail_with(err, &e);
     }
+    if (pthread_mutex_init(&m->lock, NULL)) {
+        rs_codec_free(&m->codec);
+        rs_model_free(&m->model);
+        free(m);
+        return rs_api_fail(err, "rnnsearch_model_load: could not make the model's lock");
+    }
     *model = m;
     return 0;
 }
@@ -121,6 +125,9 @@ void rnnsearch_model_free(rnnsearch_model *model)
 {
     if (!model)
         return;
+    if (model->q8)
+        model->q8_free(model->q8);
+    pthread_mutex_destroy(&model->lock);
     rs_codec_free(&model->codec);
     rs_model_free(&model->model);
     free(model);
@@ -151,7 +158,7 @@ void rnnsearch_tokens_free(rnnsearch_tokens *tokens)
 static int check_side(int side, rnnsearch_error *err)
 {
     if (side != RNNSEARCH_SOURCE && side != RNNSEARCH_TARGET)
-        return fail_msg(err, "side must be RNNSEARCH_SOURCE (0) or RNNSEARCH_TARGET (1)");
+        return rs_api_fail(err, "side must be RNNSEARCH_SOURCE (0) or RNNSEARCH_TARGET (1)");
     return 0;
 }
 
@@ -161,7 +168,7 @@ int rnnsearch_tokenize(const rnnsearch_model *model, int side, const char *text,
     rs_error e;
     rs_tokens tok = {0};
     if (!model || !out)
-        return fail_msg(err, "rnnsearch_tokenize: no model or no place for the tokens (NULL)");
+        return rs_api_fail(err, "rnnsearch_tokenize: no model or no place for the tokens (NULL)");
     if (check_side(side, err) || check_text(text, "rnnsearch_tokenize", err))
         return -1;
     if (rs_codec_tokens(&model->codec, side == RNNSEARCH_SOURCE ? RS_SIDE_SRC : RS_SIDE_TGT, text,
@@ -181,27 +188,27 @@ int rnnsearch_detokenize(const rnnsearch_model *model, int side, const char *con
 {
     rs_error e;
     if (!model || !text)
-        return fail_msg(err, "rnnsearch_detokenize: no model or no place for the text (NULL)");
+        return rs_api_fail(err, "rnnsearch_detokenize: no model or no place for the text (NULL)");
     if (check_side(side, err))
         return -1;
     if (count < 0 || (count > 0 && !tokens))
-        return fail_msg(err, "rnnsearch_detokenize: no tokens (NULL) or a negative count");
+        return rs_api_fail(err, "rnnsearch_detokenize: no tokens (NULL) or a negative count");
     /* The tokens of one line of `tokenize --detokenize`: together (with a
      * separator each) at most a line's bytes, each valid UTF-8, as the
      * program reads them. */
     size_t total = 0;
     for (int i = 0; i < count; i++) {
         if (!tokens[i])
-            return fail_msg(err, "rnnsearch_detokenize: token %d is NULL", i + 1);
+            return rs_api_fail(err, "rnnsearch_detokenize: token %d is NULL", i + 1);
         const size_t len = strnlen(tokens[i], (size_t)RNNSEARCH_MAX_TEXT + 1);
         total += len + 1;
         if (total > (size_t)RNNSEARCH_MAX_TEXT + 1)
-            return fail_msg(err,
-                            "rnnsearch_detokenize: the tokens hold more than %d bytes (the "
-                            "most a line may hold)",
-                            RNNSEARCH_MAX_TEXT);
+            return rs_api_fail(err,
+                               "rnnsearch_detokenize: the tokens hold more than %d bytes (the "
+                               "most a line may hold)",
+                               RNNSEARCH_MAX_TEXT);
         if (rs_utf8_validate(tokens[i], len, &e))
-            return fail_msg(err, "rnnsearch_detokenize: token %d: %s", i + 1, e.msg);
+            return rs_api_fail(err, "rnnsearch_detokenize: token %d: %s", i + 1, e.msg);
     }
     if (rs_codec_text(&model->codec, side == RNNSEARCH_SOURCE ? RS_SIDE_SRC : RS_SIDE_TGT, tokens,
                       count, text, &e))
@@ -216,236 +223,16 @@ void rnnsearch_string_free(char *s)
 
 /* ---- Translation -------------------------------------------------------- */
 
-/* The first version's structure: size and the eight fields up to
- * replace_unk. A smaller size is not a structure rnnsearch_options_init
- * filled. */
-#define OPTIONS_SIZE_1 (offsetof(rnnsearch_options, replace_unk) + sizeof(int))
-/* Above this, opt->size is taken for memory that was never initialised: no
- * version's structure will be that large. */
-#define OPTIONS_SIZE_MAX 4096
-
-/* One row per field: what rnnsearch_options_set names and
- * rnnsearch_options_check bounds (the command line's ranges, and 0 for
- * "automatic" where the library has it). */
-typedef struct {
-    const char *name;
-    size_t offset;
-    int is_float;
-    double min, max;
-} option_field;
-
-static const option_field option_fields[] = {
-    {"beam", offsetof(rnnsearch_options, beam), 0, 1, RS_MAX_BEAM},
-    {"n_best", offsetof(rnnsearch_options, n_best), 0, 1, RS_MAX_BEAM},
-    {"length_penalty", offsetof(rnnsearch_options, length_penalty), 1, -RS_MAX_LENGTH_PENALTY,
-     RS_MAX_LENGTH_PENALTY},
-    {"max_len", offsetof(rnnsearch_options, max_len), 0, 0, RS_MAX_LENGTH},
-    {"max_src_len", offsetof(rnnsearch_options, max_src_len), 0, 0, RS_MAX_LENGTH},
-    {"batch_size", offsetof(rnnsearch_options, batch_size), 0, 1, RS_MAX_BATCH},
-    {"alignment", offsetof(rnnsearch_options, alignment), 0, 0, 1},
-    {"replace_unk", offsetof(rnnsearch_options, replace_unk), 0, 0, 1},
-};
-enum { N_OPTION_FIELDS = sizeof option_fields / sizeof option_fields[0] };
-
-/* Whether v lies in the field's range (and is whole, for an integer field);
- * a message naming the field when it does not. */
-static int check_field(const option_field *f, double v, rnnsearch_error *err)
-{
-    if (isfinite(v) && v >= f->min && v <= f->max && (f->is_float || v == floor(v)))
-        return 0;
-    if (f->is_float)
-        return fail_msg(err, "%s: %.15g is not a number from %g to %g", f->name, v, f->min, f->max);
-    /* A whole number prints whole (2147483647, not 2.14748e+09). */
-    if (isfinite(v) && v == floor(v) && fabs(v) < 1e18)
-        return fail_msg(err, "%s: %.0f is not an integer from %.0f to %.0f", f->name, v, f->min,
-                        f->max);
-    return fail_msg(err, "%s: %g is not an integer from %.0f to %.0f", f->name, v, f->min, f->max);
-}
-
-static double field_value(const rnnsearch_options *opt, const option_field *f)
-{
-    const char *at = (const char *)opt + f->offset;
-    if (f->is_float) {
-        float x;
-        memcpy(&x, at, sizeof x);
-        return x;
-    }
-    int i;
-    memcpy(&i, at, sizeof i);
-    return i;
-}
-
-static void defaults(rnnsearch_options *opt)
-{
-    rs_translate_options d;
-    rs_translate_options_default(&d);
-    *opt = (rnnsearch_options){.size = sizeof *opt,
-                               .beam = d.beam,
-                               .n_best = d.n_best,
-                               .length_penalty = d.length_penalty,
-                               .max_len = d.max_len,
-                               .max_src_len = d.max_src_len,
-                               .batch_size = d.batch_size,
-                               .alignment = d.want_alignment,
-                               .replace_unk = d.replace_unk,
-                               .remove_bpe = d.remove_bpe};
-}
-
-int rnnsearch_options_init(rnnsearch_options *opt, size_t size, rnnsearch_error *err)
-{
-    if (!opt)
-        return fail_msg(err, "rnnsearch_options_init: no options (NULL)");
-    if (size < OPTIONS_SIZE_1 || size > OPTIONS_SIZE_MAX)
-        return fail_msg(err,
-                        "rnnsearch_options_init: a size of %zu bytes is not that of an "
-                        "rnnsearch_options (pass sizeof the structure)",
-                        size);
-    rnnsearch_options d;
-    defaults(&d);
-    d.size = size;
-    /* The caller's structure may be shorter (an older header) or longer (a
-     * newer one) than this library's: write exactly size bytes, the fields
-     * this library does not know zero, which is their default. */
-    const size_t known = size < sizeof d ? size : sizeof d;
-    memcpy(opt, &d, known);
-    if (size > known)
-        memset((char *)opt + known, 0, size - known);
-    return 0;
-}
-
-size_t rnnsearch_options_size(void)
-{
-    return sizeof(rnnsearch_options);
-}
-
-/* A copy of the caller's options in this library's layout: its first size
- * bytes over the defaults, after checking that size is one
- * rnnsearch_options_init wrote and that nothing this library does not know
- * is set. */
-static int options_size(const rnnsearch_options *opt, size_t *size, rnnsearch_error *err)
-{
-    *size = opt->size;
-    if (*size < OPTIONS_SIZE_1 || *size > OPTIONS_SIZE_MAX)
-        return fail_msg(err,
-                        "the options' size is %zu bytes: fill them with "
-                        "rnnsearch_options_init(&opt, sizeof opt, …) first",
-                        *size);
-    return 0;
-}
-
-static int options_read(const rnnsearch_options *opt, rnnsearch_options *o, rnnsearch_error *err)
-{
-    defaults(o);
-    if (!opt)
-        return 0;
-    size_t size;
-    if (options_size(opt, &size, err))
-        return -1;
-    const size_t known = size < sizeof *o ? size : sizeof *o;
-    memcpy(o, opt, known);
-    for (size_t i = known; i < size; i++)
-        if (((const unsigned char *)opt)[i])
-            return fail_msg(err,
-                            "the options set a field at byte %zu, which librnnsearch %s does not "
-                            "know (it knows %zu bytes): a newer rnnsearch.h's field needs a "
-                            "newer library",
-                            i, RNNSEARCH_VERSION, sizeof *o);
-    o->size = sizeof *o;
-    return 0;
-}
-
-int rnnsearch_options_set(rnnsearch_options *opt, const char *name, double value,
-                          rnnsearch_error *err)
-{
-    if (!opt || !name)
-        return fail_msg(err, "rnnsearch_options_set: no options or no name (NULL)");
-    size_t size;
-    if (options_size(opt, &size, err))
-        return -1;
-    if (!strcmp(name, "remove_bpe"))
-        return fail_msg(err, "rnnsearch_options_set: remove_bpe is a text: set it with "
-                             "rnnsearch_options_set_text");
-    for (int i = 0; i < N_OPTION_FIELDS; i++) {
-        const option_field *f = &option_fields[i];
-        if (strcmp(name, f->name))
-            continue;
-        if (f->offset + sizeof(int) > size)
-            return fail_msg(err, "rnnsearch_options_set: %s lies beyond the caller's options",
-                            name);
-        if (check_field(f, value, err))
-            return -1;
-        char *at = (char *)opt + f->offset;
-        if (f->is_float) {
-            const float x = (float)value;
-            memcpy(at, &x, sizeof x);
-        } else {
-            const int x = (int)value;
-            memcpy(at, &x, sizeof x);
-        }
-        return 0;
-    }
-    return fail_msg(err, "rnnsearch_options_set: no option is called '%.64s'", name);
-}
-
-/* A remove_bpe marker: NULL (none), or 1 … MARKER_MAX bytes. */
-static int check_marker(const char *marker, rnnsearch_error *err)
-{
-    if (!marker)
-        return 0;
-    if (!*marker)
-        return fail_msg(err, "remove_bpe: the marker is empty (NULL for none)");
-    if (strnlen(marker, MARKER_MAX + 1) > MARKER_MAX)
-        return fail_msg(err, "remove_bpe: the marker is longer than %d bytes", MARKER_MAX);
-    return 0;
-}
-
-int rnnsearch_options_set_text(rnnsearch_options *opt, const char *name, const char *value,
-                               rnnsearch_error *err)
-{
-    if (!opt || !name)
-        return fail_msg(err, "rnnsearch_options_set_text: no options or no name (NULL)");
-    size_t size;
-    if (options_size(opt, &size, err))
-        return -1;
-    if (strcmp(name, "remove_bpe"))
-        return fail_msg(err, "rnnsearch_options_set_text: no text option is called '%.64s'", name);
-    const size_t at = offsetof(rnnsearch_options, remove_bpe);
-    if (at + sizeof value > size)
-        return fail_msg(err,
-                        "rnnsearch_options_set_text: remove_bpe lies beyond the caller's "
-                        "options (%zu bytes: a 1.0 header's)",
-                        size);
-    if (check_marker(value, err))
-        return -1;
-    memcpy((char *)opt + at, &value, sizeof value);
-    return 0;
-}
-
-int rnnsearch_options_check(const rnnsearch_options *opt, rnnsearch_error *err)
-{
-    if (!opt)
-        return fail_msg(err, "rnnsearch_options_check: no options (NULL)");
-    rnnsearch_options o;
-    if (options_read(opt, &o, err))
-        return -1;
-    for (int i = 0; i < N_OPTION_FIELDS; i++)
-        if (check_field(&option_fields[i], field_value(&o, &option_fields[i]), err))
-            return -1;
-    if (o.n_best > o.beam)
-        return fail_msg(err, "n_best: %d is more than the beam (%d)", o.n_best, o.beam);
-    return check_marker(o.remove_bpe, err);
-}
-
 /* The members of an ensemble, as the pipeline takes them (&model->model). */
 static int ensemble_members(const rnnsearch_model *const *models, int count,
                             const rs_model **members, const char *fn, rnnsearch_error *err)
 {
     if (!models || count < 1 || count > RNNSEARCH_MAX_MODELS)
-        return fail_msg(err, "%s: %d models (or a NULL array): an ensemble has 1 to %d", fn, count,
-                        RNNSEARCH_MAX_MODELS);
+        return rs_api_fail(err, "%s: %d models (or a NULL array): an ensemble has 1 to %d", fn,
+                           count, RNNSEARCH_MAX_MODELS);
     for (int k = 0; k < count; k++) {
         if (!models[k])
-            return fail_msg(err, "%s: model %d is NULL", fn, k + 1);
+            return rs_api_fail(err, "%s: model %d is NULL", fn, k + 1);
         members[k] = &models[k]->model;
     }
     return 0;
@@ -457,8 +244,79 @@ int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_optio
     if (tr)
         *tr = NULL;
     if (!tr || !model)
-        return fail_msg(err, "rnnsearch_translator_new: no model or no place for the translator");
+        return rs_api_fail(err,
+                           "rnnsearch_translator_new: no model or no place for the translator");
     return rnnsearch_translator_new_ensemble(&model, 1, opt, tr, err);
+}
+
+/* The model's int8 copies, made on first use under its lock: a model is
+ * shared by translators in several threads, and the copies are the one thing
+ * about it that changes after loading (they are never freed before the
+ * model). The model itself stays float: the copies are made through a view
+ * of it, and handed out the same way. */
+static int model_int8(rnnsearch_model *m, rs_model *view, rs_error *e)
+{
+    int status = 0;
+    pthread_mutex_lock(&m->lock);
+    if (!m->q8) {
+        rs_model tmp = m->model;
+        status = rs_network_quantize(&tmp, e);
+        if (status == 0) {
+            m->q8 = tmp.q8;
+            m->q8_free = tmp.q8_free;
+        }
+    }
+    *view = m->model;
+    view->q8 = m->q8;
+    view->q8_free = NULL; /* the view frees nothing: it is never rs_model_free'd */
+    pthread_mutex_unlock(&m->lock);
+    return status;
+}
+
+/* What the options add to a translator beyond rs_translate_options' plain
+ * fields: the weights (one per model), the models' int8 views, the
+ * shortlist's table (read against the first model's vocabularies), into t
+ * and topt. */
+static int translator_extras(rnnsearch_translator *t, const rnnsearch_model *const *models,
+                             int count, const rnnsearch_options *o, rs_translate_options *topt,
+                             rs_error *e)
+{
+    if (o->weights) {
+        if (o->n_weights != count)
+            return rs_fail(e, "weights: %d weight%s for %d model%s (one per model)", o->n_weights,
+                           o->n_weights == 1 ? "" : "s", count, count == 1 ? "" : "s");
+        memcpy(t->weights, o->weights, (size_t)count * sizeof *t->weights);
+        topt->weights = t->weights;
+    }
+    /* The lock is the model's own state, not what the caller's const
+     * promises stays unchanged (its parameters). */
+    for (int k = 0; o->int8 && k < count; k++) {
+        if (model_int8((rnnsearch_model *)models[k], &t->views[k], e))
+            return -1;
+        t->members[k] = &t->views[k];
+    }
+    if (o->shortlist) {
+        if (rs_lexicon_read(&t->lexicon, o->shortlist, &t->members[0]->src_vocab,
+                            &t->members[0]->tgt_vocab, e))
+            return -1;
+        /* 0: Marian's 100; -1: none (the command line's FIRST or BEST of 0). */
+        const int first = o->shortlist_first, best = o->shortlist_best;
+        topt->shortlist = (rs_shortlist){.lex = &t->lexicon,
+                                         .first = first == 0  ? RS_API_SHORTLIST_DEFAULT
+                                                  : first < 0 ? 0
+                                                              : first,
+                                         .best = best == 0  ? RS_API_SHORTLIST_DEFAULT
+                                                 : best < 0 ? 0
+                                                            : best};
+    }
+    return 0;
+}
+
+static void translator_release(rnnsearch_translator *t)
+{
+    rs_lexicon_free(&t->lexicon);
+    free(t->remove_bpe);
+    free(t);
 }
 
 int rnnsearch_translator_new_ensemble(const rnnsearch_model *const *models, int count,
@@ -467,12 +325,12 @@ int rnnsearch_translator_new_ensemble(const rnnsearch_model *const *models, int 
 {
     rs_error e;
     if (!tr)
-        return fail_msg(err, "rnnsearch_translator_new_ensemble: no place for the translator");
+        return rs_api_fail(err, "rnnsearch_translator_new_ensemble: no place for the translator");
     *tr = NULL;
     rnnsearch_options o;
     if (opt && rnnsearch_options_check(opt, err))
         return -1;
-    if (options_read(opt, &o, err))
+    if (rs_api_options_read(opt, &o, err))
         return -1;
     rnnsearch_translator *t = rs_calloc(1, sizeof *t, &e);
     if (!t)
@@ -495,9 +353,9 @@ int rnnsearch_translator_new_ensemble(const rnnsearch_model *const *models, int 
                                  .replace_unk = o.replace_unk != 0,
                                  .remove_bpe = t->remove_bpe,
                                  .post_process = -1 /* the model's, as translate */};
-    if (rs_translator_init(&t->tr, t->members, count, &models[0]->codec, &topt, &e)) {
-        free(t->remove_bpe);
-        free(t);
+    if (translator_extras(t, models, count, &o, &topt, &e) ||
+        rs_translator_init(&t->tr, t->members, count, &models[0]->codec, &topt, &e)) {
+        translator_release(t);
         return fail_with(err, &e);
     }
     *tr = t;
@@ -509,8 +367,7 @@ void rnnsearch_translator_free(rnnsearch_translator *tr)
     if (!tr)
         return;
     rs_translator_free(&tr->tr);
-    free(tr->remove_bpe);
-    free(tr);
+    translator_release(tr);
 }
 
 void rnnsearch_translation_free(rnnsearch_translation *t)
@@ -571,7 +428,7 @@ int rnnsearch_translate(rnnsearch_translator *tr, int count, const char *const *
 {
     rs_error e;
     if (!tr || count < 0 || (count > 0 && (!sources || !out)))
-        return fail_msg(err, "rnnsearch_translate: no translator, sources or output");
+        return rs_api_fail(err, "rnnsearch_translate: no translator, sources or output");
     for (int i = 0; i < count; i++) {
         char what[64];
         snprintf(what, sizeof what, "sentence %d", i + 1);
@@ -614,7 +471,7 @@ int rnnsearch_force(const rnnsearch_model *model, const char *source, const char
 {
     rs_error e;
     if (!model || !out)
-        return fail_msg(err, "rnnsearch_force: no model or no place for the result (NULL)");
+        return rs_api_fail(err, "rnnsearch_force: no model or no place for the result (NULL)");
     if (check_text(source, "the source", err) || check_text(target, "the target", err))
         return -1;
     const rs_model *member = &model->model;
@@ -690,8 +547,8 @@ int rnnsearch_score(const rnnsearch_model *const *models, int n_models, int coun
     rs_error e;
     const rs_model *members[RNNSEARCH_MAX_MODELS];
     if (count < 0 || (count > 0 && (!sources || !targets || !logprobs)))
-        return fail_msg(err, "rnnsearch_score: no sources, targets or scores (NULL), or a "
-                             "negative count");
+        return rs_api_fail(err, "rnnsearch_score: no sources, targets or scores (NULL), or a "
+                                "negative count");
     if (ensemble_members(models, n_models, members, "rnnsearch_score", err))
         return -1;
     for (int i = 0; i < count; i++) {

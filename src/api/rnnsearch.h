@@ -18,8 +18,9 @@
  * RNNSEARCH_MAX_TEXT bytes of UTF-8, as a line the program reads does; the
  * options' ranges are given with rnnsearch_options below.
  *
- * Threads: a model is read-only once loaded, so any number of threads may
- * use one model at the same time (rnnsearch_force, rnnsearch_tokenize,
+ * Threads: a model is read-only once loaded (but for its int8 copies, made
+ * once under the model's own lock: see the options' int8), so any number of
+ * threads may use one model at the same time (rnnsearch_force, rnnsearch_tokenize,
  * rnnsearch_detokenize, and each its own translator). A translator holds
  * decoding workspaces and is used by one thread at a time: make one per
  * thread. Free a model after every translator made from it, and only when
@@ -52,11 +53,13 @@ extern "C" {
  * 0.1's rnnsearch_options_default), so the major number changed.
  * 1.1.0: ensembles (rnnsearch_translator_new_ensemble), batched scoring
  * (rnnsearch_score), and the options' remove_bpe (rnnsearch_options_set_text):
- * functions and a field at the end added, so the minor number. */
+ * functions and a field at the end added, so the minor number.
+ * 1.2.0: the options' ensemble weights, int8 decoding and lexical shortlist
+ * (fields at the end, rnnsearch_options_set_weights): the minor number. */
 #define RNNSEARCH_VERSION_MAJOR 1
-#define RNNSEARCH_VERSION_MINOR 1
+#define RNNSEARCH_VERSION_MINOR 2
 #define RNNSEARCH_VERSION_PATCH 0
-#define RNNSEARCH_VERSION "1.1.0"
+#define RNNSEARCH_VERSION "1.2.0"
 
 /* The library's version ("1.0.0"): the one it was built as, which may differ
  * from the RNNSEARCH_VERSION of the header a program was compiled with. */
@@ -71,6 +74,7 @@ const char *rnnsearch_version(void);
 #define RNNSEARCH_MAX_LENGTH_PENALTY 100 /* |length_penalty| */
 #define RNNSEARCH_MAX_TEXT (1 << 20)     /* bytes of one text (1 MiB) */
 #define RNNSEARCH_MAX_MODELS 16          /* models of an ensemble (-m repeated), since 1.1 */
+#define RNNSEARCH_MAX_SHORTLIST 10000000 /* shortlist_first and _best, since 1.2 */
 
 typedef struct {
     char message[1024];
@@ -148,6 +152,34 @@ typedef struct {
      * The string is read by rnnsearch_translator_new, which copies it
      * (default NULL). */
     const char *remove_bpe;
+    /* Since 1.2. NULL, or an ensemble's weights as `translate --weights
+     * W1,W2,...`: one per model, in the order rnnsearch_translator_new_ensemble
+     * takes them, each finite and >= 0, not all 0; the step's
+     * log-probabilities are Σ_k w_k log p_k / Σ_k w_k (equal weights: the
+     * plain mean, bit for bit). Copied by rnnsearch_translator_new (default
+     * NULL). */
+    const float *weights;
+    int n_weights; /* weights' count: 0 with NULL, else the ensemble's model count */
+    /* Since 1.2. 1: decode with int8 copies of the decoder step's weights, as
+     * `translate --int8` (faster, slightly different scores); 0 or 1 (default
+     * 0). Each model makes its copies once, when the first translator asking
+     * for them is made (under the model's lock, so translators may be made
+     * from one model in several threads at once), and keeps them until it is
+     * freed; translators without int8, rnnsearch_force and rnnsearch_score
+     * go on using the exact float weights of the same model. */
+    int int8;
+    /* Since 1.2. NULL, or a lexical table file (made by `rnnsearch lexicon`
+     * for the model) giving each batch a shortlist of target words, as
+     * `translate --shortlist FILE,FIRST,BEST`: the output layer is computed
+     * for the FIRST most frequent words and each source token's BEST most
+     * probable translations only. rnnsearch_translator_new reads the file
+     * (against the first model's vocabularies; an unknown token or a bad line
+     * fails, naming the file and line) and keeps the table; the string need
+     * not outlive that call (default NULL). */
+    const char *shortlist;
+    int shortlist_first; /* FIRST: 0: Marian's 100 (default); -1: none;
+                            else 1 … RNNSEARCH_MAX_SHORTLIST */
+    int shortlist_best;  /* BEST, likewise: 0: 100 (default); -1: none */
 } rnnsearch_options;
 
 /* Fills *opt with the defaults above (the command line's) and sets opt->size
@@ -161,21 +193,32 @@ int rnnsearch_options_init(rnnsearch_options *opt, size_t size, rnnsearch_error 
 size_t rnnsearch_options_size(void);
 
 /* Sets the field called name ("beam", "n_best", "length_penalty", "max_len",
- * "max_src_len", "batch_size", "alignment", "replace_unk") to value, which
+ * "max_src_len", "batch_size", "alignment", "replace_unk"; since 1.2 "int8",
+ * "shortlist_first", "shortlist_best") to value, which
  * must be in the field's range (and whole, for an integer field): for
  * bindings, which then need no copy of the layout, and for callers who want
  * each value checked as it is set. */
 int rnnsearch_options_set(rnnsearch_options *opt, const char *name, double value,
                           rnnsearch_error *err);
 
-/* Since 1.1: sets the text field called name ("remove_bpe") to value (NULL:
- * none), which is not copied: it must live until rnnsearch_translator_new
- * has read the options. For bindings, which need no copy of the layout. */
+/* Since 1.1: sets the text field called name ("remove_bpe"; since 1.2
+ * "shortlist") to value (NULL: none), which is not copied: it must live until
+ * rnnsearch_translator_new has read the options. For bindings, which need no
+ * copy of the layout. */
 int rnnsearch_options_set_text(rnnsearch_options *opt, const char *name, const char *value,
                                rnnsearch_error *err);
 
+/* Since 1.2: sets weights and n_weights to count weights (NULL and 0: none),
+ * checked as the translator checks them (count 1 … RNNSEARCH_MAX_MODELS,
+ * each finite and >= 0, not all 0); the array is not copied: it must live
+ * until rnnsearch_translator_new has read the options. */
+int rnnsearch_options_set_weights(rnnsearch_options *opt, const float *weights, int count,
+                                  rnnsearch_error *err);
+
 /* Checks options as rnnsearch_translator_new does: the size, every field's
- * range, n_best <= beam, and no field set beyond what this library knows. */
+ * range, n_best <= beam, the weights (but not their count against the
+ * models, nor the shortlist's file), and no field set beyond what this
+ * library knows. */
 int rnnsearch_options_check(const rnnsearch_options *opt, rnnsearch_error *err);
 
 typedef struct {
