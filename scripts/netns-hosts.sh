@@ -91,7 +91,7 @@ EOF
 # namespace, bounded by `timeout T`. The out-of-band keepalive (3 s idle,
 # then 3 probes 1 s apart) bounds how long a daemon behind a dead link goes
 # unnoticed; Open MPI's default is 300 s + 9 × 20 s. RNNSEARCH_ALLREDUCE_OVERLAP,
-# when set, reaches every rank (0: the all-reduce after the backward).
+# when set, reaches every rank (1: the all-reduce overlapped with the backward).
 nh_mpirun() {
     local n=$1 t=$2 i
     shift 2

@@ -19,8 +19,8 @@
 #   DATA="--src F --tgt F ..."  the data (default: Multi30k de→en from
 #                   ../shared/corpora/multi30k, word level, lower-cased, min-freq 2)
 #   OUT=build/scaling  the runs' directories and the table (OUT/scaling.tsv)
-#   RNNSEARCH_ALLREDUCE_OVERLAP=0  the all-reduce after the backward instead of
-#                   overlapped with it (src/train/buckets.h), to compare
+#   RNNSEARCH_ALLREDUCE_OVERLAP=1  the all-reduce overlapped with the backward
+#                   (src/train/buckets.h) instead of after it, to compare
 # A run on one host does not depend on the link: it is run once per size.
 set -u
 cd "$(dirname "$0")/.."

@@ -19,8 +19,8 @@ void rs_grad_bucket_tensors(int k, int *first, int *last)
 
 int rs_grad_buckets_wanted(int shards)
 {
-    const char *off = getenv("RNNSEARCH_ALLREDUCE_OVERLAP");
-    return rs_dist_size() > 1 && shards == 1 && !(off && strcmp(off, "0") == 0);
+    const char *on = getenv("RNNSEARCH_ALLREDUCE_OVERLAP");
+    return rs_dist_size() > 1 && shards == 1 && on && strcmp(on, "1") == 0;
 }
 
 /* Starts bucket b->started: the floats of its tensors are contiguous
