@@ -236,9 +236,12 @@ static void gather_shortlist(rs_decoder *dec, int B, const int *const *src, cons
         const rs_model *model = dec->models[k];
         const size_t l = (size_t)model->cfg.maxout;
         const float *W = model->cfg.tie_embeddings ? model->w.tgt_emb : model->w.out_W;
+        /* With int8 weights the output layer reads the int8 rows at the ids
+         * (readout out_ids): only the biases are gathered. */
         for (int j = 0; j < dec->columns; j++) {
             const int v = dec->shortlist_ids[j];
-            memcpy(mb->short_W + (size_t)j * l, W + (size_t)v * l, sizeof(float) * l);
+            if (!model->q8)
+                memcpy(mb->short_W + (size_t)j * l, W + (size_t)v * l, sizeof(float) * l);
             mb->short_b[j] = model->w.out_bw[v];
         }
         mb->rows = (rs_output_rows){dec->columns, dec->shortlist_ids, mb->short_W, mb->short_b};

@@ -39,7 +39,7 @@ typedef struct {
 /* Whether this run overlaps: several ranks, one shard each, and asked for by
  * RNNSEARCH_ALLREDUCE_OVERLAP=1. Off by default: on the emulated hosts of
  * docs/scaling.md it gave nothing measurable on 2 hosts (a little slower at
- * 1 Gbit/s) and 3-11 % on 4 hosts at 10 Gbit/s, where moving the bytes is
+ * 1 Gbit/s) and 2-11 % on 4 hosts at 10 Gbit/s, where moving the bytes is
  * itself work for the same two cores; real NICs are left to measure. */
 int rs_grad_buckets_wanted(int shards);
 
