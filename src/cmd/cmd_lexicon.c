@@ -116,6 +116,16 @@ int cmd_lexicon(int argc, char **argv)
                          rq.keep, rq.min_prob, &err) ||
         rs_output_open(&out, &rq.rule, rq.output, &err))
         goto fail;
+    if (lex.start[lex.src_vocab] == 0) {
+        /* An empty table would only be refused later, by translate --shortlist. */
+        rs_fail(&err,
+                "%s: no entries to write (%d pairs read, no word pair with p(target|source) >= %g)",
+                rq.in.src                             ? rq.in.src
+                : rq.in.tsv && strcmp(rq.in.tsv, "-") ? rq.in.tsv
+                                                      : "standard input",
+                data.count, rq.min_prob);
+        goto fail;
+    }
     int errnum = 0;
     rs_lexicon_write(&lex, &model->src_vocab, &model->tgt_vocab, out.f, &errnum);
     if (errnum) {
