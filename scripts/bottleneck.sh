@@ -17,7 +17,7 @@
 # whose translation needs every source word; a few minutes) or iwslt
 # (IWSLT'15 en->vi, 30k pairs, ../shared/corpora/iwslt15-en-vi-30k or
 # DATA_DIR; about two hours).
-# Environment: MINUTES (training budget per model; default 12 for long, 105
+# Environment: MINUTES (training budget per model; default 12 for long, 100
 # for iwslt), SEED (1), CUTS ("30 50"), KINDS ("none additive"), JOBS
 # (translations at once, default 2).
 set -eu
@@ -47,7 +47,7 @@ iwslt)
     data=${2:-$root/../shared/corpora/iwslt15-en-vi-30k}
     gzip -dc "$data/test.en.gz" > "$work/test.src"
     gzip -dc "$data/test.vi.gz" > "$work/test.ref"
-    minutes=${MINUTES:-105}
+    minutes=${MINUTES:-100}
     set -- --src "$data/train.en.gz" --tgt "$data/train.vi.gz" \
         --dev-src "$data/val.en.gz" --dev-tgt "$data/val.vi.gz" --tokenizer space \
         --emb 256 --hidden 256 --att 256 --maxout 256 --max-vocab 16000 \
@@ -102,8 +102,10 @@ for s in $systems; do
     all=$("$bin" bleu "$work/$label.hyp" "$work/test.ref" --metric bleu | sed 's/^BLEU = \([0-9.]*\).*/\1/')
     printf '%s\tall\t%s\t%s\t-\n' "$label" "$(wc -l < "$work/test.src")" "$all" >> "$work/results.tsv"
     # The training's speed: the log's last evaluation row (step, epoch, ...,
-    # target tokens per second since the start, ..., wall seconds).
-    awk -F'\t' -v s="$label" 'NR > 1 { r = s "\t" $1 "\t" $2 "\t" int($6) "\t" sprintf("%.1f", $8 / 60) }
+    # target tokens per second since the start, ..., wall seconds); epochs
+    # as updates over the first row's, which ends the first epoch.
+    awk -F'\t' -v s="$label" 'NR == 2 { per = $1 }
+        NR > 1 { r = s "\t" $1 "\t" sprintf("%.1f", $1 / per) "\t" int($6) "\t" sprintf("%.1f", $8 / 60) }
         END { print r }' "models/bottleneck-$corpus-$label/train.log.tsv" >> "$work/speed.tsv"
     tables="$tables $label=$work/$label.tsv"
 done
