@@ -410,22 +410,15 @@ START_TEST(lexicon_and_shortlist_commands)
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "refusing to overwrite an input") != NULL, "%s", out);
     /* An empty corpus, or one whose every entry is below --min-prob, writes no table. */
-    f = fopen(corpus, "w");
-    ck_assert(!fclose(f));
+    testfile_put(dir, "pairs.tsv", "");
     snprintf(args, sizeof args, "lexicon -m %s %s -o %s", ckpt, corpus, lexf);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "pairs.tsv: no entries to write (0 pairs read") != NULL, "%s", out);
-    f = fopen(corpus, "w");
-    fputs("das\tthe xyz\n", f);
-    ck_assert(!fclose(f));
+    testfile_put(dir, "pairs.tsv", "das\tthe xyz\n");
     snprintf(args, sizeof args, "lexicon -m %s %s -o %s --min-prob 1", ckpt, corpus, lexf);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
     ck_assert_msg(strstr(out, "no entries to write (1 pairs read") != NULL, "%s", out);
-    memset(table, 0, sizeof table);
-    f = fopen(lexf, "r");
-    ck_assert(fread(table, 1, sizeof table - 1, f) > 0);
-    fclose(f);
-    ck_assert_str_eq(table, "<unk>\tthe\t1\ndas\tthe\t1\nhaus\tthe\t1\n"); /* intact */
+    testfile_expect(lexf, "<unk>\tthe\t1\ndas\tthe\t1\nhaus\tthe\t1\n"); /* intact */
     snprintf(args, sizeof args, "lexicon -m %s %s -o %s", ckpt, lexf, ckpt);
     ck_assert_int_ne(testprog_run_all(args, out, sizeof out), 0);
     rs_model back;

@@ -477,10 +477,15 @@ const char *rs_cli_config_model(const rs_cli_args *args)
     return it && it->count == 1 ? it->values[0] : NULL;
 }
 
+const char *rs_cli_pairs_name(const rs_cli_pairs *in)
+{
+    return in->tsv ? (strcmp(in->tsv, "-") ? in->tsv : "<stdin>") : in->src;
+}
+
 int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model *model,
                         const rs_codec *codec, int max_src_len, rs_dataset *data, rs_error *err)
 {
-    const char *name = in->tsv ? (strcmp(in->tsv, "-") ? in->tsv : "<stdin>") : in->src;
+    const char *name = rs_cli_pairs_name(in);
     rs_pairs pairs = {0};
     rs_tokenized tok = {0};
     int status = -1;

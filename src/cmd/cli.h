@@ -334,6 +334,8 @@ enum { RS_CLI_SRC = 3100, RS_CLI_TGT, RS_CLI_SWAP };
     }
 int rs_cli_pairs_option(rs_cli_pairs *in, int c, const char *arg);
 int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **argv);
+/* The pairs' name in messages: the TSV file ("<stdin>" for "-") or the source file. */
+const char *rs_cli_pairs_name(const rs_cli_pairs *in);
 
 /* The pairs as ids in model's vocabularies, tokenized by codec, sources cut
  * to max_src_len (rs_cli_cut_sources). */

@@ -113,19 +113,17 @@ int cmd_lexicon(int argc, char **argv)
     const rs_model *model = &models.models[0];
     if (rs_cli_read_dataset(PROG, &rq.in, model, &codec, RS_MAX_LENGTH, &data, &err) ||
         rs_lexicon_learn(&lex, &data, model->src_vocab.size, model->tgt_vocab.size, rq.iterations,
-                         rq.keep, rq.min_prob, &err) ||
-        rs_output_open(&out, &rq.rule, rq.output, &err))
+                         rq.keep, rq.min_prob, &err))
         goto fail;
     if (lex.start[lex.src_vocab] == 0) {
         /* An empty table would only be refused later, by translate --shortlist. */
         rs_fail(&err,
                 "%s: no entries to write (%d pairs read, no word pair with p(target|source) >= %g)",
-                rq.in.src                             ? rq.in.src
-                : rq.in.tsv && strcmp(rq.in.tsv, "-") ? rq.in.tsv
-                                                      : "standard input",
-                data.count, rq.min_prob);
+                rs_cli_pairs_name(&rq.in), data.count, rq.min_prob);
         goto fail;
     }
+    if (rs_output_open(&out, &rq.rule, rq.output, &err))
+        goto fail;
     int errnum = 0;
     rs_lexicon_write(&lex, &model->src_vocab, &model->tgt_vocab, out.f, &errnum);
     if (errnum) {
