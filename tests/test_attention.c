@@ -32,7 +32,7 @@ static rs_attention_weights case_weights(const att_case *c)
     /* K or U_a is the keys' business: a step never reads it. */
     const int additive = c->kind == RS_ATT_ADDITIVE;
     return (rs_attention_weights){
-        c->kind, AN, AA, additive ? c->W_a : NULL, additive ? c->v_a : NULL, NULL, NULL, NULL, {0}};
+        c->kind, AN, AA, additive ? c->W_a : NULL, additive ? c->v_a : NULL, NULL, NULL, NULL, {0}, NULL};
 }
 
 static rs_attention_step case_step(att_case *c)
@@ -121,7 +121,7 @@ static rs_attention_weights keys_weights(const keys_case *c)
 {
     const int additive = c->kind == RS_ATT_ADDITIVE;
     return (rs_attention_weights){c->kind, AN, AA, NULL, NULL, c->U, additive ? c->b : NULL,
-                                  NULL,    {0}};
+                                  NULL,    {0},  NULL};
 }
 
 static double keys_loss(void *p)
@@ -236,7 +236,7 @@ START_TEST(attention_known_answers)
     float annotations[12] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0};
     float alpha[3], context[4];
     int len = 3;
-    const rs_attention_weights w = {RS_ATT_GENERAL, 2, 1, NULL, NULL, NULL, NULL, NULL, {0}};
+    const rs_attention_weights w = {RS_ATT_GENERAL, 2, 1, NULL, NULL, NULL, NULL, NULL, {0}, NULL};
     const rs_attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
     const rs_attention_step st = {query, NULL, NULL, alpha, context};
     rs_attention_forward(&st, &src, &w);

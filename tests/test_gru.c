@@ -28,7 +28,8 @@ static rs_gru_weights case_weights(gru_case *c)
                             c->U,
                             c->b,
                             NULL,
-                            {0}};
+                            {0},
+                            NULL};
 }
 
 static rs_gru_step case_step(gru_case *c)

@@ -106,7 +106,7 @@ int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnns
         free(m);
         return fail_with(err, &e);
     }
-    if (rs_codec_for_model(&m->codec, &m->model, &e)) {
+    if (rs_network_transpose(&m->model, &e) || rs_codec_for_model(&m->codec, &m->model, &e)) {
         rs_model_free(&m->model);
         free(m);
         return fail_with(err, &e);
@@ -269,6 +269,7 @@ static int model_int8(rnnsearch_model *m, rs_model *view, rs_error *e)
     *view = m->model;
     view->q8 = m->q8;
     view->q8_free = NULL; /* the view frees nothing: it is never rs_model_free'd */
+    view->wt_free = NULL;
     pthread_mutex_unlock(&m->lock);
     return status;
 }

@@ -27,6 +27,8 @@ void rs_model_free(rs_model *model)
 {
     if (model->q8_free)
         model->q8_free(model->q8);
+    if (model->wt_free)
+        model->wt_free(model->wt);
     free(model->params);
     rs_vocab_free(&model->src_vocab);
     rs_vocab_free(&model->tgt_vocab);

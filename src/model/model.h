@@ -16,6 +16,7 @@
  * weights; and the settings of the run that trained it, which its checkpoint
  * keeps beside them (for --resume, and for people). */
 struct rs_q8_weights; /* nn/int8.h */
+struct rs_wt_weights; /* nn/transposed.h */
 
 typedef struct {
     rs_model_config cfg;
@@ -32,6 +33,11 @@ typedef struct {
      * checkpoint never holds them. rs_model_free frees them by q8_free. */
     struct rs_q8_weights *q8;
     void (*q8_free)(struct rs_q8_weights *q8);
+    /* transposed copies of the weights a translation step multiplies by
+     * (nn/transposed.h), made when a model is loaded to translate, else
+     * NULL; for parameters that no longer change. Freed by wt_free. */
+    struct rs_wt_weights *wt;
+    void (*wt_free)(struct rs_wt_weights *wt);
 } rs_model;
 
 /* The data a run trains on, as training reads it (rs_data_fingerprint_of in

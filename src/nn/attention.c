@@ -60,7 +60,8 @@ rs_attention_weights rs_attention_weights_of(const rs_tensors *t, int kind, int 
                                   key_side(t, kind),
                                   additive ? t->att_b : NULL,
                                   NULL,
-                                  {0}};
+                                  {0},
+                                  NULL};
 }
 
 rs_attention_grads rs_attention_grads_of(const rs_tensors *g, int kind)
@@ -173,7 +174,8 @@ void rs_attention_forward(const rs_attention_step *st, const rs_attention_source
     /* W_a s_{i-1}: once per row, for all j */
     if (kind == RS_ATT_ADDITIVE)
         rs_q8_or_float_forward(RS_MAT(st->query_proj, B, a), RS_CMAT(st->query, B, n),
-                               RS_CMAT(w->W, a, n), w->q8_W, &w->q8_x, 0.0f);
+                               RS_CMAT(w->W, a, n), rs_wt_view(w->W_t, n, a), w->q8_W, &w->q8_x,
+                               0.0f);
     const float scale = dot_scale(kind, n);
     for (int b = 0; b < B; b++) {
         float *alpha = st->alpha + (size_t)b * S; /* the scores ε_j, then α = softmax(ε) */

@@ -22,6 +22,7 @@
 #include "model/params.h"
 #include "nn/int8.h"
 #include "nn/linalg.h"
+#include "nn/transposed.h"
 
 /* Key size for the kind: a (additive), 0 (none: no keys) or n. */
 int rs_attention_key_size(int kind, int n, int a);
@@ -38,6 +39,8 @@ typedef struct {
      * quantizes s_{i-1} into; q8_W NULL: the float product. */
     const rs_q8_matrix *q8_W;
     rs_q8_scratch q8_x;
+    /* W_aᵀ [n,a], its transposed copy for decoding (NULL: none). */
+    const float *W_t;
 } rs_attention_weights;
 
 /* Their gradients, the same shapes and names; all accumulate (+=). */

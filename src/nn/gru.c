@@ -25,7 +25,8 @@ void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w)
 {
     const double phase_t0 = rs_phase_start();
     /* x_proj = W x + b */
-    rs_q8_or_float_forward(xproj, x, w->W, w->q8 ? &w->q8->W : NULL, &w->q8_x, 0.0f);
+    rs_q8_or_float_forward(xproj, x, w->W, rs_wt_view(w->wt ? w->wt->W : NULL, x.cols, xproj.cols),
+                           w->q8 ? &w->q8->W : NULL, &w->q8_x, 0.0f);
     rs_add_bias(xproj.data, w->b, xproj.rows, xproj.cols, xproj.stride);
     rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
@@ -40,14 +41,19 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
     const rs_q8_matrix q_U_zr = w->q8 ? rs_q8_rows(&w->q8->U, 0, 2 * n) : (rs_q8_matrix){0};
     const rs_q8_matrix q_U_g = w->q8 ? rs_q8_rows(&w->q8->U, 2 * n, n) : (rs_q8_matrix){0};
     const rs_q8_matrix *q_W_c = w->q8 ? &w->q8->W_c : NULL;
+    /* the transposed copies of W_c and U, U_zrᵀ and U_gᵀ its column blocks */
+    const rs_cmat t_W_c = rs_wt_view(w->wt ? w->wt->W_c : NULL, 2 * n, n3);
+    const float *U_t = w->wt ? w->wt->U : NULL;
+    const rs_cmat t_U_zr = U_t ? RS_CMAT_S(U_t, n, 2 * n, n3) : rs_wt_view(NULL, 0, 0);
+    const rs_cmat t_U_g = U_t ? RS_CMAT_S(U_t + 2 * n, n, n, n3) : rs_wt_view(NULL, 0, 0);
     /* x_proj += W_c c (the decoder's context) */
     if (st->context)
         rs_q8_or_float_forward(RS_MAT(st->xproj, B, n3), RS_CMAT(st->context, B, 2 * n), w->W_c,
-                               q_W_c, &w->q8_x, 1.0f);
+                               t_W_c, q_W_c, &w->q8_x, 1.0f);
     memcpy(gates, st->xproj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
     rs_q8_or_float_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(st->h_prev, B, n),
-                           RS_CMAT(w->U, 2 * n, n), w->q8 ? &q_U_zr : NULL, &w->q8_x, 1.0f);
+                           RS_CMAT(w->U, 2 * n, n), t_U_zr, w->q8 ? &q_U_zr : NULL, &w->q8_x, 1.0f);
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
         const float *hp = st->h_prev + (size_t)b * n;
@@ -57,7 +63,7 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
     }
     /* g pre-activation += U_g (r ⊙ h_prev). */
     rs_q8_or_float_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n),
-                           RS_CMAT(U_g, n, n), w->q8 ? &q_U_g : NULL, &w->q8_x, 1.0f);
+                           RS_CMAT(U_g, n, n), t_U_g, w->q8 ? &q_U_g : NULL, &w->q8_x, 1.0f);
     for (int b = 0; b < B; b++) {
         float *z = gates + (size_t)b * n3, *g = z + 2 * n;
         const float *hp = st->h_prev + (size_t)b * n;

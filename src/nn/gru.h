@@ -21,6 +21,7 @@
 
 #include "nn/int8.h"
 #include "nn/linalg.h"
+#include "nn/transposed.h"
 
 /* A GRU's weights. W is a view, so that the decoder's W' [3n, m+2n] is read
  * as its two column blocks: W = W'_e (the embedding's columns) and W_c =
@@ -35,6 +36,8 @@ typedef struct {
      * scratch the products quantize inputs into; q8 NULL: float products. */
     const rs_q8_gru *q8;
     rs_q8_scratch q8_x;
+    /* Transposed copies for decoding (NULL: none; q8 comes first). */
+    const rs_wt_gru *wt;
 } rs_gru_weights;
 
 /* Their gradients, the same shapes; every one accumulates (+=). */

@@ -543,11 +543,11 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
     }
 }
 
-void rs_q8_or_float_forward(rs_mat y, rs_cmat x, rs_cmat W, const rs_q8_matrix *q,
+void rs_q8_or_float_forward(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, const rs_q8_matrix *q,
                             const rs_q8_scratch *s, float beta)
 {
     if (q)
         rs_q8_forward(y, x, q, NULL, NULL, s, beta);
     else
-        rs_matmul_forward(y, x, W, beta);
+        rs_matmul_forward_t(y, x, W, W_t, beta);
 }

@@ -103,8 +103,9 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
                    const rs_q8_scratch *s, float beta);
 
 /* y = beta·y + x Wᵀ by the int8 copy q when there is one (q NULL: the float
- * W through rs_matmul_forward): what the decoder step's layers call. */
-void rs_q8_or_float_forward(rs_mat y, rs_cmat x, rs_cmat W, const rs_q8_matrix *q,
+ * W, through its transposed copy W_t when W_t.data is set, by
+ * rs_matmul_forward_t): what the decoder step's layers call. */
+void rs_q8_or_float_forward(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, const rs_q8_matrix *q,
                             const rs_q8_scratch *s, float beta);
 
 /* The int8 copies of the decoder step's matrices, by the float names: the

@@ -173,9 +173,9 @@ static layer_weights weights_of(const rs_model *model)
     layer_weights w;
     w.n = n;
     w.enc_fwd = (rs_gru_weights){
-        n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b, NULL, {0}};
+        n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b, NULL, {0}, NULL};
     w.enc_bwd = (rs_gru_weights){
-        n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b, NULL, {0}};
+        n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b, NULL, {0}, NULL};
     /* W' [3n, m+2n] read as its columns for E y_{i-1} (W'_e) and for c_i (W'_c). */
     w.dec = (rs_gru_weights){n,
                              RS_CMAT_S(t->dec_W, 3 * n, m, in),
@@ -183,11 +183,21 @@ static layer_weights weights_of(const rs_model *model)
                              t->dec_U,
                              t->dec_b,
                              NULL,
-                             {0}};
+                             {0},
+                             NULL};
     w.att = rs_attention_weights_of(t, c->attention, n, c->att);
     w.out = rs_readout_weights_of(t, c->maxout, c->tgt_vocab);
     w.init_W = t->init_W;
     w.init_b = t->init_b;
+    /* Transposed copies change how OpenBLAS packs, not the bits: every
+     * forward product may use them (a model that trains has none). */
+    if (model->wt) {
+        w.enc_fwd.wt = &model->wt->enc_fwd;
+        w.enc_bwd.wt = &model->wt->enc_bwd;
+        w.dec.wt = &model->wt->dec;
+        w.att.W_t = model->wt->att_W;
+        w.out.wt = &model->wt->out;
+    }
     return w;
 }
 
@@ -720,6 +730,52 @@ int rs_network_quantize(rs_model *model, rs_error *err)
     }
     model->q8 = q;
     model->q8_free = rs_q8_weights_free;
+    return 0;
+}
+
+int rs_network_transpose(rs_model *model, rs_error *err)
+{
+    if (model->wt)
+        return 0;
+    const layer_weights w = weights_of(model);
+    const int n = w.n, l = w.out.l, V = w.out.V, m = model->cfg.emb;
+    const int additive = w.att.kind == RS_ATT_ADDITIVE, a = additive ? w.att.a : 0;
+    /* Each copy is taken from the block in turn, as its matrix's floats. */
+    const rs_cmat from[] = {RS_CMAT(w.enc_fwd.U, 3 * n, n),
+                            RS_CMAT(w.enc_bwd.U, 3 * n, n),
+                            w.dec.W,
+                            w.dec.W_c,
+                            RS_CMAT(w.dec.U, 3 * n, n),
+                            RS_CMAT(w.att.W, a, n),
+                            RS_CMAT(w.out.U_o, 2 * l, n),
+                            RS_CMAT(w.out.V_o, 2 * l, m),
+                            RS_CMAT(w.out.C_o, 2 * l, 2 * n),
+                            RS_CMAT(w.out.W_out, V, l)};
+    enum { COPIES = sizeof from / sizeof from[0] };
+    size_t total = 0;
+    for (int i = 0; i < COPIES; i++)
+        total += (size_t)from[i].rows * from[i].cols;
+    rs_wt_weights *wt = rs_calloc(1, sizeof *wt, err);
+    float *block = wt ? rs_calloc(total, sizeof(float), err) : NULL;
+    if (!block) {
+        free(wt);
+        return -1;
+    }
+    const float *to[COPIES];
+    float *next = block;
+    for (int i = 0; i < COPIES; i++) {
+        to[i] = from[i].rows ? next : NULL;
+        rs_transpose(next, from[i]);
+        next += (size_t)from[i].rows * from[i].cols;
+    }
+    *wt = (rs_wt_weights){.enc_fwd = {NULL, NULL, to[0]},
+                          .enc_bwd = {NULL, NULL, to[1]},
+                          .dec = {to[2], to[3], to[4]},
+                          .att_W = to[5],
+                          .out = {to[6], to[7], to[8], to[9]},
+                          .block = block};
+    model->wt = wt;
+    model->wt_free = rs_wt_weights_free;
     return 0;
 }
 

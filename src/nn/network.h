@@ -215,6 +215,13 @@ void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *stat
  * nothing when the model has them already. */
 int rs_network_quantize(rs_model *model, rs_error *err);
 
+/* Makes the model's transposed copies of the weights a translation step
+ * multiplies by (nn/transposed.h), so that every forward product uses them:
+ * the same outputs to the bit, in less time. For a model whose parameters
+ * no longer change. Freed with the model. Does nothing when the model has
+ * them already. */
+int rs_network_transpose(rs_model *model, rs_error *err);
+
 /* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):
  * max + log Σ_v exp(row[v] − max). */
 float rs_log_normalizer(const float *row, int V);

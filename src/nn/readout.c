@@ -46,11 +46,15 @@ void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inp
     /* t̃ = U_o s + V_o e + C_o c + b_o */
     const rs_mat t_pre = RS_MAT(tpre, R, l2);
     const rs_q8_readout *q = w->q8;
-    rs_q8_or_float_forward(t_pre, in->states, RS_CMAT(w->U_o, l2, n), q ? &q->U_o : NULL, &w->q8_x,
+    const rs_wt_readout *wt = w->wt;
+    rs_q8_or_float_forward(t_pre, in->states, RS_CMAT(w->U_o, l2, n),
+                           rs_wt_view(wt ? wt->U_o : NULL, n, l2), q ? &q->U_o : NULL, &w->q8_x,
                            0.0f);
-    rs_q8_or_float_forward(t_pre, in->prev_emb, RS_CMAT(w->V_o, l2, m), q ? &q->V_o : NULL,
-                           &w->q8_x, 1.0f);
-    rs_q8_or_float_forward(t_pre, in->context, RS_CMAT(w->C_o, l2, 2 * n), q ? &q->C_o : NULL,
+    rs_q8_or_float_forward(t_pre, in->prev_emb, RS_CMAT(w->V_o, l2, m),
+                           rs_wt_view(wt ? wt->V_o : NULL, m, l2), q ? &q->V_o : NULL, &w->q8_x,
+                           1.0f);
+    rs_q8_or_float_forward(t_pre, in->context, RS_CMAT(w->C_o, l2, 2 * n),
+                           rs_wt_view(wt ? wt->C_o : NULL, 2 * n, l2), q ? &q->C_o : NULL,
                            &w->q8_x, 1.0f);
     rs_add_bias(tpre, w->b_o, R, l2, l2);
     /* t[k] = max(t̃[2k], t̃[2k+1]) (⊙ the dropout mask) */
@@ -79,8 +83,9 @@ void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_read
         rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
         return;
     }
-    rs_matmul_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l),
-                      RS_CMAT(w->W_out, w->V, w->l), 0.0f);
+    const float *W_out_t = w->wt && !w->out_ids ? w->wt->W_out : NULL;
+    rs_matmul_forward_t(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l),
+                        RS_CMAT(w->W_out, w->V, w->l), rs_wt_view(W_out_t, w->l, w->V), 0.0f);
     rs_add_bias(acts->logits, w->b_out, R, w->V, w->V);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }

@@ -14,6 +14,7 @@
 #include "model/params.h"
 #include "nn/int8.h"
 #include "nn/linalg.h"
+#include "nn/transposed.h"
 
 /* The readout's weights: U_o [2l,n], V_o [2l,m], C_o [2l,2n], b_o [2l],
  * W_out [V,l] (tgt_emb's floats when tied), b_out [V]. */
@@ -28,6 +29,9 @@ typedef struct {
      * quantize inputs into; q8 NULL: float products. */
     const rs_q8_readout *q8;
     rs_q8_scratch q8_x;
+    /* Transposed copies for decoding (NULL: none; q8 comes first; W_out's
+     * is not read with a shortlist, whose rows are gathered). */
+    const rs_wt_readout *wt;
 } rs_readout_weights;
 
 /* Their gradients, the same shapes and names; all accumulate (+=). */

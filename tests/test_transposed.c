@@ -1,0 +1,185 @@
+/* Transposed copies of the decoding weights (src/nn/transposed.c): the copy
+ * is Wᵀ; the product by it is the product by W to the bit, for one row and
+ * many, dense and strided W, writing and accumulating, on shapes of the
+ * real models' products (OpenBLAS blocks those as it blocks translation's);
+ * a model's translation step and its teacher-forced loss are the same bits
+ * with the copies as without; a W_t whose shape is not Wᵀ's goes to the
+ * shape handler. The same_bits suite holds translate's outputs to the
+ * fixture's with the copies in use. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/batch.h"
+#include "model/model.h"
+#include "nn/linalg.h"
+#include "nn/network.h"
+#include "nn/transposed.h"
+#include "tinymodel.h"
+
+static uint32_t next_u32(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+
+static void fill(float *x, size_t count, uint32_t *state)
+{
+    for (size_t i = 0; i < count; i++)
+        x[i] = (float)(next_u32(state) & 0xffff) / 32768.0f - 1.0f;
+}
+
+START_TEST(the_copy_is_the_transpose)
+{
+    enum { R = 37, C = 70, STRIDE = 75 };
+    static float W[R * STRIDE], t[C * R];
+    uint32_t st = 1;
+    fill(W, sizeof W / sizeof *W, &st);
+    rs_transpose(t, RS_CMAT_S(W, R, C, STRIDE));
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++)
+            ck_assert(t[c * R + r] == W[r * STRIDE + c]);
+}
+END_TEST
+
+/* (out, in): the output layer, a GRU's U_zr, W'_c (in > OpenBLAS's K
+ * block), a maxout product, an odd one. */
+static const int shapes[][2] = {{1500, 128}, {512, 256}, {768, 512}, {256, 128}, {37, 19}};
+static const int rows[] = {1, 2, 3, 7, 16, 33, 64};
+
+START_TEST(the_product_by_the_copy_is_the_same_bits)
+{
+    const int out = shapes[_i][0], in = shapes[_i][1], stride = in + 5;
+    float *W = malloc(sizeof(float) * out * stride), *t = malloc(sizeof(float) * in * out);
+    float *x = malloc(sizeof(float) * 64 * in), *y0 = malloc(sizeof(float) * 64 * out),
+          *y1 = malloc(sizeof(float) * 64 * out);
+    uint32_t st = 7 + (uint32_t)_i;
+    fill(W, (size_t)out * stride, &st);
+    fill(x, (size_t)64 * in, &st);
+    rs_transpose(t, RS_CMAT_S(W, out, in, stride));
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
+        for (int beta = 0; beta <= 1; beta++) {
+            const int B = rows[k];
+            fill(y0, (size_t)B * out, &st);
+            memcpy(y1, y0, sizeof(float) * B * out);
+            const rs_cmat Wv = RS_CMAT_S(W, out, in, stride);
+            rs_matmul_forward(RS_MAT(y0, B, out), RS_CMAT(x, B, in), Wv, (float)beta);
+            rs_matmul_forward_t(RS_MAT(y1, B, out), RS_CMAT(x, B, in), Wv, RS_CMAT(t, in, out),
+                                (float)beta);
+            ck_assert_msg(!memcmp(y0, y1, sizeof(float) * B * out),
+                          "[%d,%d] x [%d,%d]ᵀ, beta %d: the copy's product differs", B, in, out,
+                          in, beta);
+        }
+    free(W), free(t), free(x), free(y0), free(y1);
+}
+END_TEST
+
+static char shape_message[512];
+
+static void keep_message(const char *message)
+{
+    strncpy(shape_message, message, sizeof shape_message - 1);
+}
+
+START_TEST(a_copy_of_the_wrong_shape_is_a_shape_error)
+{
+    float W[6] = {0}, t[6] = {0}, x[4] = {0}, y[6] = {1, 1, 1, 1, 1, 1};
+    rs_shape_handler previous = rs_set_shape_handler(keep_message);
+    shape_message[0] = 0;
+    /* W [3,2]: its copy must be [2,3], not [3,2] */
+    rs_matmul_forward_t(RS_MAT(y, 2, 3), RS_CMAT(x, 2, 2), RS_CMAT(W, 3, 2), RS_CMAT(t, 3, 2),
+                        0.0f);
+    rs_set_shape_handler(previous);
+    ck_assert_msg(strstr(shape_message, "rs_matmul_forward_t"), "%s", shape_message);
+    ck_assert(y[0] == 1.0f); /* skipped */
+}
+END_TEST
+
+/* A model of real proportions (widths over OpenBLAS's unroll, the context
+ * product's in over its K block), each attention kind (_i: tiny_kinds). */
+static void model_of(rs_model *model, int kind)
+{
+    const tiny_shape shape = {40, 300, 48, 80, 72, 40, kind};
+    tiny_model_shaped(model, &shape, 0.3f, 11);
+}
+
+START_TEST(a_step_is_the_same_bits_with_the_copies)
+{
+    enum { B = 3, ROWS = 9, LEN = 6 };
+    rs_model model;
+    model_of(&model, tiny_kinds[_i]);
+    const int n = model.cfg.hidden, V = model.cfg.tgt_vocab;
+    const int ka = rs_attention_key_size(model.cfg.attention, n, model.cfg.att);
+    rs_workspace ws;
+    rs_error err;
+    ck_assert_int_eq(rs_workspace_alloc_translation(&ws, &model, B, ROWS, LEN, &err), 0);
+    static float state[ROWS * 80], keys[LEN * B * 72], ann[LEN * B * 160];
+    static float next[2][ROWS * 80], logits[2][ROWS * 300], lse[2][ROWS], alpha[2][ROWS * LEN];
+    uint32_t st = 5;
+    fill(state, sizeof state / sizeof *state, &st);
+    fill(keys, (size_t)LEN * B * ka, &st);
+    fill(ann, (size_t)LEN * B * 2 * n, &st);
+    const int src_len[ROWS] = {6, 2, 5, 6, 1, 3, 4, 6, 2};
+    const int sentence[ROWS] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+    const int prev[ROWS] = {5, 7, 1, 2, 290, 3, 4, 9, 10};
+    for (int rows_now = 1; rows_now <= ROWS; rows_now += ROWS - 1) {
+        const rs_attention_source src = {keys, ann, src_len, rows_now, LEN, sentence, B};
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1)
+                ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
+            const rs_step_out out = {next[pass], logits[pass], lse[pass], alpha[pass], NULL};
+            rs_network_step(&ws, &out, state, prev, &src, &model);
+        }
+        ck_assert(model.wt);
+        ck_assert(!memcmp(next[0], next[1], sizeof(float) * rows_now * n));
+        ck_assert(!memcmp(logits[0], logits[1], sizeof(float) * rows_now * V));
+        ck_assert(!memcmp(lse[0], lse[1], sizeof(float) * rows_now));
+        ck_assert(!memcmp(alpha[0], alpha[1], sizeof(float) * rows_now * LEN));
+        model.wt_free(model.wt);
+        model.wt = NULL;
+    }
+    rs_workspace_free(&ws);
+    ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
+    rs_model_free(&model); /* frees the copies too (ASan would tell) */
+}
+END_TEST
+
+START_TEST(the_loss_is_the_same_bits_with_the_copies)
+{
+    rs_model model;
+    model_of(&model, RS_ATT_ADDITIVE);
+    rs_workspace ws;
+    rs_batch batch;
+    rs_error err;
+    ck_assert_int_eq(rs_workspace_alloc(&ws, &model, 3, 8, 8, &err), 0);
+    ck_assert_int_eq(rs_batch_alloc(&batch, 3, 8, 8, &err), 0);
+    const int s0[] = {4, 5, 6, 7, 8, 9}, s1[] = {10, 11}, s2[] = {12, 13, 14, 15};
+    const int t0[] = {20, 21, 22}, t1[] = {23, 24, 25, 26, 27}, t2[] = {299};
+    const int *srcs[] = {s0, s1, s2}, *tgts[] = {t0, t1, t2};
+    const int src_counts[] = {6, 2, 4}, tgt_counts[] = {3, 5, 1};
+    ck_assert_int_eq(rs_batch_fill(&batch, 3, srcs, src_counts, tgts, tgt_counts, &err), 0);
+    const double plain = rs_network_forward(&ws, &model, &batch);
+    ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
+    const double copied = rs_network_forward(&ws, &model, &batch);
+    ck_assert_msg(plain == copied, "loss %.17g without the copies, %.17g with", plain, copied);
+    rs_batch_free(&batch);
+    rs_workspace_free(&ws);
+    rs_model_free(&model);
+}
+END_TEST
+
+Suite *transposed_suite(void)
+{
+    Suite *s = suite_create("transposed");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, the_copy_is_the_transpose);
+    tcase_add_loop_test(tc, the_product_by_the_copy_is_the_same_bits, 0,
+                        sizeof shapes / sizeof *shapes);
+    tcase_add_test(tc, a_copy_of_the_wrong_shape_is_a_shape_error);
+    tcase_add_loop_test(tc, a_step_is_the_same_bits_with_the_copies, 0, TINY_KINDS);
+    tcase_add_test(tc, the_loss_is_the_same_bits_with_the_copies);
+    suite_add_tcase(s, tc);
+    return s;
+}
