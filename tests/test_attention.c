@@ -32,7 +32,8 @@ static rs_attention_weights case_weights(const att_case *c)
     /* K or U_a is the keys' business: a step never reads it. */
     const int additive = c->kind == RS_ATT_ADDITIVE;
     return (rs_attention_weights){
-        c->kind, AN, AA, additive ? c->W_a : NULL, additive ? c->v_a : NULL, NULL, NULL, NULL, {0}, NULL};
+        c->kind, AN,  AA,  additive ? c->W_a : NULL, additive ? c->v_a : NULL, NULL, NULL,
+        NULL,    {0}, NULL};
 }
 
 static rs_attention_step case_step(att_case *c)
@@ -120,8 +121,8 @@ typedef struct {
 static rs_attention_weights keys_weights(const keys_case *c)
 {
     const int additive = c->kind == RS_ATT_ADDITIVE;
-    return (rs_attention_weights){c->kind, AN, AA, NULL, NULL, c->U, additive ? c->b : NULL,
-                                  NULL,    {0},  NULL};
+    return (rs_attention_weights){c->kind, AN,  AA,  NULL, NULL, c->U, additive ? c->b : NULL,
+                                  NULL,    {0}, NULL};
 }
 
 static double keys_loss(void *p)

@@ -68,8 +68,8 @@ START_TEST(the_product_by_the_copy_is_the_same_bits)
             rs_matmul_forward_t(RS_MAT(y1, B, out), RS_CMAT(x, B, in), Wv, RS_CMAT(t, in, out),
                                 (float)beta);
             ck_assert_msg(!memcmp(y0, y1, sizeof(float) * B * out),
-                          "[%d,%d] x [%d,%d]ᵀ, beta %d: the copy's product differs", B, in, out,
-                          in, beta);
+                          "[%d,%d] x [%d,%d]ᵀ, beta %d: the copy's product differs", B, in, out, in,
+                          beta);
         }
     free(W), free(t), free(x), free(y0), free(y1);
 }

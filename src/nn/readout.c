@@ -54,8 +54,8 @@ void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inp
                            rs_wt_view(wt ? wt->V_o : NULL, m, l2), q ? &q->V_o : NULL, &w->q8_x,
                            1.0f);
     rs_q8_or_float_forward(t_pre, in->context, RS_CMAT(w->C_o, l2, 2 * n),
-                           rs_wt_view(wt ? wt->C_o : NULL, 2 * n, l2), q ? &q->C_o : NULL,
-                           &w->q8_x, 1.0f);
+                           rs_wt_view(wt ? wt->C_o : NULL, 2 * n, l2), q ? &q->C_o : NULL, &w->q8_x,
+                           1.0f);
     rs_add_bias(tpre, w->b_o, R, l2, l2);
     /* t[k] = max(t̃[2k], t̃[2k+1]) (⊙ the dropout mask) */
     for (int r = 0; r < R; r++) {
