@@ -88,6 +88,39 @@ START_TEST(greedy_is_the_argmax_of_teacher_forcing)
 }
 END_TEST
 
+/* Without scores (translate's plain output): the same words, finished the
+ * same way, and logprob and score left 0; the step leaves lse alone. */
+START_TEST(greedy_without_scores_chooses_the_same_words)
+{
+    rs_model model;
+    rs_decoder dec;
+    rs_error err;
+    tiny_model_of_kind(&model, tiny_kinds[_i]);
+    const rs_model *member = &model;
+    ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
+    ck_assert_int_eq(dec.scores, 1);
+    rs_hypothesis scored[SENTENCES], plain[SENTENCES];
+    ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, scored, &err) ==
+              0);
+    dec.scores = 0;
+    dec.member[0].lse[0] = 12345.0f;
+    ck_assert(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, plain, &err) == 0);
+    ck_assert(dec.member[0].lse[0] == 12345.0f);
+    for (int b = 0; b < SENTENCES; b++) {
+        ck_assert_int_eq(plain[b].count, scored[b].count);
+        ck_assert_int_eq(plain[b].finished, scored[b].finished);
+        for (int k = 0; k < plain[b].count; k++)
+            ck_assert_int_eq(plain[b].ids[k], scored[b].ids[k]);
+        ck_assert(scored[b].logprob < 0.0);
+        ck_assert(plain[b].logprob == 0.0 && plain[b].score == 0.0);
+        rs_hypothesis_free(&plain[b]);
+        rs_hypothesis_free(&scored[b]);
+    }
+    rs_decoder_free(&dec);
+    rs_model_free(&model);
+}
+END_TEST
+
 START_TEST(length_limit_forces_eos)
 {
     rs_model model;
@@ -169,6 +202,7 @@ Suite *decode_suite(void)
     Suite *s = suite_create("decode");
     TCase *tc = tcase_create("greedy");
     tcase_add_loop_test(tc, greedy_is_the_argmax_of_teacher_forcing, 0, TINY_KINDS);
+    tcase_add_loop_test(tc, greedy_without_scores_chooses_the_same_words, 0, TINY_KINDS);
     tcase_add_test(tc, length_limit_forces_eos);
     tcase_add_test(tc, ensemble_weights_are_normalised);
     suite_add_tcase(s, tc);

@@ -342,6 +342,8 @@ static int check_request(int argc, char **argv, translate_request *rq)
         return rs_cli_usage_error(PROG, "--weights: %s", bad_weights.msg);
     topt->weights = rq->n_weights ? rq->weights : NULL;
     rq->style.nbest_format = topt->n_best > 0; /* --n-best given, even as 1 */
+    /* The n-best format is the one output that shows scores. */
+    topt->skip_scores = !rq->style.nbest_format;
     if (!topt->n_best)
         topt->n_best = 1;
     /* --n-best N alone searches with a beam of N, the smallest that holds N

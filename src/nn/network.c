@@ -805,6 +805,6 @@ void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *stat
         output.V = out->rows->count;
     }
     rs_readout_logits_forward(&acts, B, &output);
-    for (int b = 0; b < B; b++)
+    for (int b = 0; out->lse && b < B; b++)
         out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * output.V, output.V);
 }

@@ -202,7 +202,7 @@ typedef struct {
  * Inputs: state [B,n] = s_{i-1}, prev [B] = y_{i-1}. Outputs: next_state
  * [B,n] = s_i, logits [B,V] and lse [B], so that log p(y_i = v | …) =
  * logits[v] − lse (greedy search takes the argmax of the logits without
- * normalising the row), alpha [B,S]. It runs the same decoder cell as the
+ * normalising the row; lse NULL: not computed), alpha [B,S]. It runs the same decoder cell as the
  * training forward pass, in the STEP buffers of a translation workspace
  * (the training one's at T = 1, under the same names). */
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,

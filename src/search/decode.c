@@ -112,6 +112,7 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
                        max_sentences, rows_per_sentence, max_S, INT_MAX);
     dec->models = models;
     dec->n_models = n_models;
+    dec->scores = 1;
     dec->max_sentences = max_sentences;
     dec->max_rows = max_sentences * rows_per_sentence;
     dec->max_S = max_S;
@@ -284,7 +285,8 @@ void rs_decoder_step(rs_decoder *dec, const int *prev)
     const int rows = dec->rows, S = dec->S, K = dec->n_models;
     for (int k = 0; k < K; k++) {
         rs_member *mb = &dec->member[k];
-        const rs_step_out out = {mb->next_state, mb->logits, mb->lse, mb->alpha,
+        const rs_step_out out = {mb->next_state, mb->logits,
+                                 K == 1 && !dec->scores ? NULL : mb->lse, mb->alpha,
                                  dec->shortlist.lex ? &mb->rows : NULL};
         /* Each row reads its sentence's source side where the encoder left it. */
         const rs_attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
@@ -419,8 +421,10 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
             const float *logit = dec->logits + (size_t)r * dec->columns;
             const int column = step < limit[b] ? best_word(logit, dec->columns) : RS_EOS;
             const int best = rs_decoder_word(dec, column);
-            t->logprob += logit[column] - dec->lse[r];
-            t->score = t->logprob;
+            if (dec->scores || dec->n_models > 1) {
+                t->logprob += logit[column] - dec->lse[r];
+                t->score = t->logprob;
+            }
             if (push_row(t, step, dec->alpha + (size_t)r * dec->S, want_alignment, best, err))
                 goto done;
             if (best == RS_EOS) {

@@ -64,7 +64,11 @@ typedef struct {
     int *shortlist_ids;                        /* [max_columns] */
     unsigned char *marks;                      /* [V] scratch of rs_shortlist_select */
     float *mean_logprobs, *mean_alpha, *zeros; /* [max_rows,V], [max_rows,max_S], [max_rows] */
-    float *weight;       /* [n_models] w_k, Σ w_k = 1: 1/K each unless rs_decoder_weigh */
+    float *weight; /* [n_models] w_k, Σ w_k = 1: 1/K each unless rs_decoder_weigh */
+    /* 0: one model's steps leave lse unset (greedy's argmax needs only the
+     * logits; rs_greedy then leaves logprob and score 0). 1 (rs_decoder_init's):
+     * every step normalises. Ensembles always do (they mix log-probabilities). */
+    int scores;
     int *parent_scratch; /* [max_rows] */
 } rs_decoder;
 

@@ -139,6 +139,7 @@ static int search_reserve(rs_translator *tr, int need_S, int need_B, rs_error *e
     s->max_S = max_S;
     s->max_B = max_B;
     rs_decoder *dec = tr->opt.beam == 1 ? &s->greedy : &s->beam.dec;
+    s->greedy.scores = !tr->opt.skip_scores;
     if (rs_decoder_weigh(dec, tr->opt.weights, err) ||
         (tr->opt.shortlist.lex && rs_decoder_use_shortlist(dec, &tr->opt.shortlist, err))) {
         search_release(s);

@@ -49,6 +49,9 @@ typedef struct {
                                codec's, the model's post_process */
     rs_shortlist shortlist; /* lex NULL: every word (exact); else each batch's lexical
                                shortlist (lexicon.h); the table not owned, kept as weights */
+    int skip_scores;        /* greedy with one model: no log-probabilities (hypotheses'
+                               logprob and score stay 0), only the words; the softmax's
+                               normaliser over V is then not computed at all */
 } rs_translate_options;
 
 void rs_translate_options_default(rs_translate_options *opt);
