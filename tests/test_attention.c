@@ -32,8 +32,8 @@ static rs_attention_weights case_weights(const att_case *c)
     /* K or U_a is the keys' business: a step never reads it. */
     const int additive = c->kind == RS_ATT_ADDITIVE;
     return (rs_attention_weights){
-        c->kind, AN,  AA,  additive ? c->W_a : NULL, additive ? c->v_a : NULL, NULL, NULL,
-        NULL,    {0}, NULL};
+        c->kind, AN,   AA,  additive ? c->W_a : NULL, additive ? c->v_a : NULL, NULL, NULL, NULL,
+        {0},     NULL, NULL};
 }
 
 static rs_attention_step case_step(att_case *c)
@@ -121,8 +121,8 @@ typedef struct {
 static rs_attention_weights keys_weights(const keys_case *c)
 {
     const int additive = c->kind == RS_ATT_ADDITIVE;
-    return (rs_attention_weights){c->kind, AN,  AA,  NULL, NULL, c->U, additive ? c->b : NULL,
-                                  NULL,    {0}, NULL};
+    return (rs_attention_weights){c->kind, AN,  AA,   NULL, NULL, c->U, additive ? c->b : NULL,
+                                  NULL,    {0}, NULL, NULL};
 }
 
 static double keys_loss(void *p)
@@ -237,7 +237,8 @@ START_TEST(attention_known_answers)
     float annotations[12] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0};
     float alpha[3], context[4];
     int len = 3;
-    const rs_attention_weights w = {RS_ATT_GENERAL, 2, 1, NULL, NULL, NULL, NULL, NULL, {0}, NULL};
+    const rs_attention_weights w = {RS_ATT_GENERAL, 2,    1,   NULL, NULL, NULL,
+                                    NULL,           NULL, {0}, NULL, NULL};
     const rs_attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
     const rs_attention_step st = {query, NULL, NULL, alpha, context};
     rs_attention_forward(&st, &src, &w);

@@ -61,6 +61,7 @@ rs_attention_weights rs_attention_weights_of(const rs_tensors *t, int kind, int 
                                   additive ? t->att_b : NULL,
                                   NULL,
                                   {0},
+                                  NULL,
                                   NULL};
 }
 
@@ -94,7 +95,8 @@ void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attent
     const double phase_t0 = rs_phase_start();
     const int ka = rs_attention_key_size(w->kind, w->n, w->a);
     /* key_j = U h_j (+ b_a) */
-    rs_matmul_forward(keys, annotations, RS_CMAT(w->U, ka, 2 * w->n), 0.0f);
+    rs_matmul_forward_t(keys, annotations, RS_CMAT(w->U, ka, 2 * w->n),
+                        rs_wt_view(w->U_t, 2 * w->n, ka), 0.0f);
     if (w->b)
         rs_add_bias(keys.data, w->b, keys.rows, keys.cols, keys.stride);
     rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);

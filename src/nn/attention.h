@@ -39,8 +39,9 @@ typedef struct {
      * quantizes s_{i-1} into; q8_W NULL: the float product. */
     const rs_q8_matrix *q8_W;
     rs_q8_scratch q8_x;
-    /* W_aᵀ [n,a], its transposed copy for decoding (NULL: none). */
-    const float *W_t;
+    /* Transposed copies for decoding (NULL: none): W_aᵀ [n,a], and the key
+     * side's Uᵀ [2n,ka]. */
+    const float *W_t, *U_t;
 } rs_attention_weights;
 
 /* Their gradients, the same shapes and names; all accumulate (+=). */

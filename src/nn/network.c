@@ -196,6 +196,7 @@ static layer_weights weights_of(const rs_model *model)
         w.enc_bwd.wt = &model->wt->enc_bwd;
         w.dec.wt = &model->wt->dec;
         w.att.W_t = model->wt->att_W;
+        w.att.U_t = model->wt->att_U;
         w.out.wt = &model->wt->out;
     }
     return w;
@@ -740,9 +741,13 @@ int rs_network_transpose(rs_model *model, rs_error *err)
     const layer_weights w = weights_of(model);
     const int n = w.n, l = w.out.l, V = w.out.V, m = model->cfg.emb;
     const int additive = w.att.kind == RS_ATT_ADDITIVE, a = additive ? w.att.a : 0;
+    const int ka = rs_attention_key_size(w.att.kind, n, w.att.a);
     /* Each copy is taken from the block in turn, as its matrix's floats. */
     const rs_cmat from[] = {RS_CMAT(w.enc_fwd.U, 3 * n, n),
                             RS_CMAT(w.enc_bwd.U, 3 * n, n),
+                            w.enc_fwd.W,
+                            w.enc_bwd.W,
+                            RS_CMAT(w.att.U, ka, 2 * n),
                             w.dec.W,
                             w.dec.W_c,
                             RS_CMAT(w.dec.U, 3 * n, n),
@@ -768,11 +773,12 @@ int rs_network_transpose(rs_model *model, rs_error *err)
         rs_transpose(next, from[i]);
         next += (size_t)from[i].rows * from[i].cols;
     }
-    *wt = (rs_wt_weights){.enc_fwd = {NULL, NULL, to[0]},
-                          .enc_bwd = {NULL, NULL, to[1]},
-                          .dec = {to[2], to[3], to[4]},
-                          .att_W = to[5],
-                          .out = {to[6], to[7], to[8], to[9]},
+    *wt = (rs_wt_weights){.enc_fwd = {to[2], NULL, to[0]},
+                          .enc_bwd = {to[3], NULL, to[1]},
+                          .att_U = to[4],
+                          .dec = {to[5], to[6], to[7]},
+                          .att_W = to[8],
+                          .out = {to[9], to[10], to[11], to[12]},
                           .block = block};
     model->wt = wt;
     model->wt_free = rs_wt_weights_free;
