@@ -39,6 +39,27 @@ START_TEST(allocation_failure_says_so)
 }
 END_TEST
 
+/* A large block: zeroed to its end, aligned to 2 MB (so that huge pages can
+ * back it), an overflowing size refused; a size of 0 still gives a block. */
+START_TEST(large_blocks_are_zeroed_aligned_and_checked)
+{
+    rs_error err = {{0}};
+    const size_t count = (3u << 20) / sizeof(float) + 7;
+    float *p = rs_calloc_large(count, sizeof(float), &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % (2u << 20), 0);
+    for (size_t i = 0; i < count; i++)
+        ck_assert(p[i] == 0.0f);
+    free(p);
+    void *none = rs_calloc_large(0, 4, &err);
+    ck_assert_ptr_nonnull(none);
+    free(none);
+    err.msg[0] = 0;
+    ck_assert_ptr_null(rs_calloc_large(SIZE_MAX / 2, 4, &err));
+    ck_assert_msg(strstr(err.msg, "out of memory"), "%s", err.msg);
+}
+END_TEST
+
 START_TEST(strdup_copies_into_its_own_block)
 {
     rs_error err = {{0}};
@@ -61,6 +82,7 @@ Suite *error_suite(void)
     TCase *tc = tcase_create("error");
     tcase_add_test(tc, messages_are_formatted_named_and_bounded);
     tcase_add_test(tc, allocation_failure_says_so);
+    tcase_add_test(tc, large_blocks_are_zeroed_aligned_and_checked);
     tcase_add_test(tc, strdup_copies_into_its_own_block);
     suite_add_tcase(s, tc);
     return s;

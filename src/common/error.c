@@ -1,8 +1,10 @@
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/error.h"
 
@@ -39,6 +41,30 @@ void *rs_calloc(size_t count, size_t size, rs_error *err)
     void *p = calloc(count, size);
     if (!p)
         rs_fail(err, "out of memory (%zu x %zu bytes)", count, size);
+    return p;
+}
+
+void *rs_calloc_large(size_t count, size_t size, rs_error *err)
+{
+    enum { HUGE_PAGE = 2 << 20 };
+    if (count == 0 || size == 0)
+        count = size = 1;
+    if (count > (SIZE_MAX - HUGE_PAGE) / size) {
+        rs_fail(err, "out of memory (%zu x %zu bytes does not fit in memory's address range)",
+                count, size);
+        return NULL;
+    }
+    /* whole huge pages, so that the advice covers all of it */
+    const size_t bytes = (count * size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, bytes)) {
+        rs_fail(err, "out of memory (%zu x %zu bytes)", count, size);
+        return NULL;
+    }
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice: small pages if refused */
+#endif
+    memset(p, 0, bytes);
     return p;
 }
 

@@ -19,6 +19,12 @@ void rs_error_name_file(rs_error *err, const char *path);
 /* Checked allocation: returns NULL and fills err on failure. */
 void *rs_calloc(size_t count, size_t size, rs_error *err);
 
+/* The same for a large block read over and over (a model's weights): aligned
+ * to 2 MB and, where the system lets a program ask (Linux's madvise), in huge
+ * pages, so that streaming it takes one TLB entry per 2 MB instead of one per
+ * 4 KB. Freed with free(). */
+void *rs_calloc_large(size_t count, size_t size, rs_error *err);
+
 /* A copy of the string s, allocated as by rs_calloc; NULL and err filled on failure. */
 char *rs_strdup(const char *s, rs_error *err);
 

@@ -16,7 +16,7 @@ int rs_model_alloc(rs_model *model, const rs_config *cfg, rs_error *err)
     model->train = cfg->train;
     if (rs_layout_init(&model->layout, &cfg->model, err))
         return -1;
-    model->params = rs_calloc(model->layout.total, sizeof(float), err);
+    model->params = rs_calloc_large(model->layout.total, sizeof(float), err);
     if (!model->params)
         return -1;
     rs_tensors_bind(&model->w, &model->layout, model->params);

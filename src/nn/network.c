@@ -761,7 +761,7 @@ int rs_network_transpose(rs_model *model, rs_error *err)
     for (int i = 0; i < COPIES; i++)
         total += (size_t)from[i].rows * from[i].cols;
     rs_wt_weights *wt = rs_calloc(1, sizeof *wt, err);
-    float *block = wt ? rs_calloc(total, sizeof(float), err) : NULL;
+    float *block = wt ? rs_calloc_large(total, sizeof(float), err) : NULL;
     if (!block) {
         free(wt);
         return -1;
