@@ -44,14 +44,30 @@ float rs_f32_from_bits(uint32_t bits)
     return f;
 }
 
+/* On a little-endian host the file's bytes are the floats' own: one copy
+ * (a checkpoint's millions of weights), the same bits as the loop. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_IS_LE 1
+#else
+#define HOST_IS_LE 0
+#endif
+
 void rs_f32_to_le(unsigned char *dst, const float *src, size_t count)
 {
+    if (HOST_IS_LE) {
+        memcpy(dst, src, 4 * count);
+        return;
+    }
     for (size_t i = 0; i < count; i++)
         rs_put_le32(dst + 4 * i, rs_f32_bits(src[i]));
 }
 
 void rs_f32_from_le(float *dst, const unsigned char *src, size_t count)
 {
+    if (HOST_IS_LE) {
+        memcpy(dst, src, 4 * count);
+        return;
+    }
     for (size_t i = 0; i < count; i++)
         dst[i] = rs_f32_from_bits(rs_get_le32(src + 4 * i));
 }
