@@ -64,6 +64,9 @@ def parse_args():
     ap.add_argument('--max-len', type=int, default=0, help='0: 2 * source tokens + 10')
     ap.add_argument('--max-src-len', type=int, default=250)
     ap.add_argument('--hyp-out', default='', help='write the hypotheses here, in input order')
+    ap.add_argument('--scores-out', default='',
+                    help='beam: write "logprob score" of each output here, in input order '
+                         '(translate --n-best 1 prints the same two numbers)')
     ap.add_argument('--twin', default=TWIN_DIR, help='directory of torch_rnnsearch.py')
     a = ap.parse_args()
     if a.beam < 1 or a.batch_size < 1 or a.max_len < 0 or a.max_src_len < 1:
@@ -164,7 +167,8 @@ def greedy_batch(model, step, srcs, max_len):
 
 @torch.no_grad()
 def beam_batch(model, step, srcs, K, max_len, alpha):
-    """rs_beam_translate on one batch (n-best 1): the best hypothesis's token ids per sentence."""
+    """rs_beam_translate on one batch (n-best 1): per sentence the best hypothesis's token ids,
+    its log p (float32 sum, </s> included) and its score log p / (tokens + 1)^alpha."""
     B, V = len(srcs), model.Vt
     alpha = float(torch.tensor(alpha, dtype=torch.float32))   # rnnsearch holds alpha as a float
     X, xlen, xmask = tw.make_src(srcs)
@@ -205,7 +209,7 @@ def beam_batch(model, step, srcs, K, max_len, alpha):
         # ties in row-major order (lower row, then lower word) as rnnsearch enumerates them
         o = idx.argsort(1)
         vals, idx = vals.gather(1, o), idx.gather(1, o)
-        o = vals.argsort(1, descending=True, stable=True)
+        o = torch.sort(vals, stable=True, dim=1, descending=True)[1]
         vals, idx = vals.gather(1, o), idx.gather(1, o)
         tok, row = idx % V, idx // V
         valid = vals > NEG
@@ -245,15 +249,15 @@ def beam_batch(model, step, srcs, K, max_len, alpha):
     out = []
     for b in range(B):
         if not finished[b]:
-            out.append([])
+            out.append(([], NEG, NEG))
             continue
         best = sorted(finished[b], key=lambda f: -f[0])[0]   # stable: first found among equals
-        _, _, length, r = best
+        norm, logprob, length, r = best
         ids = [0] * length
         for t in range(length - 1, -1, -1):
             ids[t] = int(hist_tok[t, b, r])
             r = int(hist_par[t, b, r])
-        out.append(ids)
+        out.append((ids, logprob, norm))
     return out
 
 
@@ -277,6 +281,7 @@ def main():
     batches = batch_plan([len(x) for x in src], a.batch_size)
     step = Stepper(model)
     hyps = [[] for _ in src]
+    scores = [(0.0, 0.0) for _ in src]     # an empty line's: not decoded
     t0 = time.perf_counter()
     for idx in batches:
         srcs = [src[i] for i in idx]
@@ -284,6 +289,9 @@ def main():
             res = greedy_batch(model, step, srcs, a.max_len)
         else:
             res = beam_batch(model, step, srcs, a.beam, a.max_len, a.length_penalty)
+            for i, (_, logprob, norm) in zip(idx, res):
+                scores[i] = (logprob, norm)
+            res = [r[0] for r in res]
         for i, r in zip(idx, res):
             hyps[i] = r
     seconds = time.perf_counter() - t0
@@ -295,6 +303,10 @@ def main():
         with open(a.hyp_out, 'w', encoding='utf-8') as f:
             for h in hyps:
                 f.write(' '.join(t_itos[i] for i in h) + '\n')
+    if a.scores_out and a.beam > 1:
+        with open(a.scores_out, 'w', encoding='utf-8') as f:
+            for logprob, norm in scores:
+                f.write(f'{logprob:.6f} {norm:.6f}\n')
 
 
 if __name__ == '__main__':
