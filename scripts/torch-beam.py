@@ -26,8 +26,12 @@ The rules, as rnnsearch applies them:
   double, alpha = --length-penalty), the others fill the K rows of the next step, until K rows are
   filled or the sentence has K finished hypotheses. The sentence's search is over (its rows leave
   the batch) when it has K finished hypotheses or no row continues (at its limit every live row
-  ends in </s>); there is no other early stop. Unfilled rows carry -inf and feed <pad>. The output
-  is the finished hypothesis of the best normalised score, the first finished among equals.
+  ends in </s>); there is no other early stop. Unfilled rows carry -inf and feed <pad> (they are
+  still computed, as in rnnsearch). The output is the finished hypothesis of the best normalised
+  score, the first finished among equals. --scores-out writes its log p and score.
+  The K rows of a sentence read its annotations and keys from a copy per row, made once per batch
+  after the encoder (rnnsearch reads them in place); the K*V candidates of a sentence are ranked
+  with one topk.
 - Greedy (--beam 1, as `translate --beam 1`): per row the largest logit but <pad> and <s>, </s>
   winning a tie with <unk>, the first of the largest otherwise; at the limit </s>. Finished rows
   leave the batch once they are a quarter of it (rs_greedy's rule).
@@ -165,6 +169,27 @@ def greedy_batch(model, step, srcs, max_len):
     return [o[:-1] if o and o[-1] == EOS else o for o in out]
 
 
+def best_candidates(flat, n):
+    """Per row of flat (sentences, K*V), the n best (value, index), best first, equal values in
+    index order: what rnnsearch's keep_best leaves after enumerating the candidates row by row,
+    word by word (a tie at the n-th place keeps the first enumerated)."""
+    vals, idx = flat.topk(min(n + 1, flat.shape[1]), 1)
+    o = idx.argsort(1)                                 # ties: sorted by index, then stably
+    vals, idx = vals.gather(1, o), idx.gather(1, o)    # by value
+    o = torch.sort(vals, stable=True, dim=1, descending=True)[1]
+    vals, idx = vals.gather(1, o), idx.gather(1, o)
+    if vals.shape[1] <= n:
+        return vals, idx
+    # A tie across the n-th place: topk may have kept any of the equal candidates. Redo those
+    # rows over all their candidates at least as good (rare: equal float32 scores).
+    for bi in ((vals[:, n - 1] == vals[:, n]) & (vals[:, n] > NEG)).nonzero().squeeze(1).tolist():
+        ii = (flat[bi] >= vals[bi, n]).nonzero().squeeze(1)        # ascending index
+        vv = flat[bi, ii]
+        o = torch.sort(vv, stable=True, descending=True)[1][:n]
+        vals[bi, :n], idx[bi, :n] = vv[o], ii[o]
+    return vals[:, :n], idx[:, :n]
+
+
 @torch.no_grad()
 def beam_batch(model, step, srcs, K, max_len, alpha):
     """rs_beam_translate on one batch (n-best 1): per sentence the best hypothesis's token ids,
@@ -189,7 +214,6 @@ def beam_batch(model, step, srcs, K, max_len, alpha):
     hist_par = torch.zeros((steps, B, K), dtype=torch.long)   # the row of step - 1 it extends
     finished = [[] for _ in range(B)]          # (norm, logprob, step, row), in order found
     done_count = torch.zeros(B, dtype=torch.long)
-    col = torch.arange(2 * K)
     for stepno in range(steps):
         if len(alive) == 0:
             break
@@ -205,12 +229,7 @@ def beam_batch(model, step, srcs, K, max_len, alpha):
             eos = cand[rl, EOS]
             cand[rl] = NEG
             cand[rl, EOS] = eos
-        vals, idx = cand.view(Bl, K * V).topk(2 * K, 1)           # best first
-        # ties in row-major order (lower row, then lower word) as rnnsearch enumerates them
-        o = idx.argsort(1)
-        vals, idx = vals.gather(1, o), idx.gather(1, o)
-        o = torch.sort(vals, stable=True, dim=1, descending=True)[1]
-        vals, idx = vals.gather(1, o), idx.gather(1, o)
+        vals, idx = best_candidates(cand.view(Bl, K * V), 2 * K)
         tok, row = idx % V, idx // V
         valid = vals > NEG
         is_eos = valid & (tok == EOS)
