@@ -141,6 +141,12 @@ $(BUILD)/int8-count: scripts/int8-count.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@.o
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
 
+# What OpenBLAS's packing of a product's weights costs a decoder step, and
+# what their transposed copies save (docs/performance.md).
+$(BUILD)/bench-pack: scripts/bench-pack.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL)
+
 # Warnings are errors here. Tests find the shared data at ../shared unless told.
 check:
 	@sh scripts/check-layers.sh $(LAYERS)

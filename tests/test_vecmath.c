@@ -342,6 +342,44 @@ START_TEST(argmax_is_the_first_maximum_on_both_paths)
 }
 END_TEST
 
+/* Both paths find the first i ≥ from with !(x[i] + add ≤ bound), as the
+ * plain loop: NaN entries and a NaN bound pass, -inf never does, every start,
+ * length and tail. */
+START_TEST(first_above_is_the_plain_loops_index_on_both_paths)
+{
+    enum { N = 200 };
+    static float x[N];
+    const float adds[] = {0.0f, -3.5f, 1e-7f, -INFINITY};
+    const float bounds[] = {0.5f, 3.0f, -1e30f, NAN, -INFINITY};
+    for (int trial = 0; trial < 12; trial++) {
+        fill_uniform(x, N, 4.0f, 300 + trial);
+        if (trial % 3 == 1)
+            x[(trial * 41) % N] = NAN;
+        if (trial % 4 == 2)
+            x[(trial * 17) % N] = -INFINITY;
+        for (size_t a = 0; a < sizeof adds / sizeof *adds; a++)
+            for (size_t b = 0; b < sizeof bounds / sizeof *bounds; b++)
+                for (size_t count = 0; count <= N; count += (count < 20 ? 1 : 29))
+                    for (size_t from = 0; from <= count; from += 7) {
+                        size_t want = from;
+                        while (want < count && x[want] + adds[a] <= bounds[b])
+                            want++;
+                        for (int path = 1; path >= 0; path--) {
+                            if (path && !rs_vecmath_select(1))
+                                continue;
+                            rs_vecmath_select(path);
+                            const size_t got = rs_vfirst_above(x, adds[a], bounds[b], from, count);
+                            ck_assert_msg(got == want,
+                                          "trial %d add %g bound %g [%zu,%zu) path %d: %zu, "
+                                          "not %zu",
+                                          trial, adds[a], bounds[b], from, count, path, got, want);
+                        }
+                    }
+    }
+    rs_vecmath_select(-1);
+}
+END_TEST
+
 Suite *vecmath_suite(void)
 {
     Suite *s = suite_create("vecmath");
@@ -354,6 +392,7 @@ Suite *vecmath_suite(void)
     tcase_add_test(tc, adam_and_norm_match_plain_loops);
     tcase_add_test(tc, one_row_gemm_matches_plain_product);
     tcase_add_test(tc, avx2_and_portable_paths_agree_bit_for_bit);
+    tcase_add_test(tc, first_above_is_the_plain_loops_index_on_both_paths);
     tcase_add_test(tc, argmax_is_the_first_maximum_on_both_paths);
     suite_add_tcase(s, tc);
     return s;

@@ -136,6 +136,15 @@ static double vexp_shift_total_portable(const float *x, float shift, size_t coun
     return fold8d(acc);
 }
 
+static size_t vfirst_above_portable(const float *x, float add, float bound, size_t from,
+                                    size_t count)
+{
+    for (size_t i = from; i < count; i++)
+        if (!(x[i] + add <= bound))
+            return i;
+    return count;
+}
+
 static size_t vargmax_portable(const float *x, size_t count)
 {
     size_t best = 0;
@@ -370,6 +379,24 @@ AVX2 static size_t vargmax_avx2(const float *x, size_t count)
     return arg;
 }
 
+AVX2 static size_t vfirst_above_avx2(const float *x, float add, float bound, size_t from,
+                                     size_t count)
+{
+    const __m256 a = _mm256_set1_ps(add), b = _mm256_set1_ps(bound);
+    size_t i = from;
+    for (; i + 8 <= count; i += 8) {
+        /* not (x + add ≤ bound): unordered compares true, as the loop's ! does */
+        const int mask = _mm256_movemask_ps(
+            _mm256_cmp_ps(_mm256_add_ps(_mm256_loadu_ps(x + i), a), b, _CMP_NLE_UQ));
+        if (mask)
+            return i + (size_t)__builtin_ctz((unsigned)mask);
+    }
+    for (; i < count; i++)
+        if (!(x[i] + add <= bound))
+            return i;
+    return count;
+}
+
 /* Σ exp(x − shift) in double, eight lanes folded in a fixed order, and the
  * exps into y when y is not NULL: the one loop of the normaliser (no store)
  * and of the softmax (stored), so both give the same sum bit for bit. */
@@ -573,6 +600,12 @@ void rs_vsigmoid(float *y, const float *x, size_t count)
 float rs_vmax(const float *x, size_t count)
 {
     DISPATCH(vmax_avx2(x, count), vmax_portable(x, count));
+}
+
+size_t rs_vfirst_above(const float *x, float add, float bound, size_t from, size_t count)
+{
+    DISPATCH(vfirst_above_avx2(x, add, bound, from, count),
+             vfirst_above_portable(x, add, bound, from, count));
 }
 
 size_t rs_vargmax(const float *x, size_t count)

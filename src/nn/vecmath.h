@@ -37,6 +37,12 @@ float rs_vmax(const float *x, size_t count);
  * unless at x[0], which then stays). Counts fit an int's indices (< 2^31). */
 size_t rs_vargmax(const float *x, size_t count);
 
+/* The first i in [from, count) whose x[i] + add (a float sum) is not ≤ bound
+ * (larger, or NaN), or count when there is none: a search's filter over a
+ * row of candidates whose scores are x[i] + add, against the worst score it
+ * keeps. */
+size_t rs_vfirst_above(const float *x, float add, float bound, size_t from, size_t count);
+
 /* y[i] = exp(x[i] - shift) (in place allowed); returns Σ y[i] accumulated in
  * double, in a fixed order (8 running sums by i mod 8, then added pairwise). */
 double rs_vexp_shift_sum(float *y, const float *x, float shift, size_t count);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nn/vecmath.h"
 #include "search/beam.h"
 
 /* a · b, or SIZE_MAX when the product does not fit: rs_calloc then fails,
@@ -141,10 +142,19 @@ static int extend_group(beam_state *st, const rs_decoder *dec, int g, int b, int
             keep_best(st->best, &count, 2 * K, (candidate){base + logit[RS_EOS], r, RS_EOS});
             continue;
         }
-        for (int v = RS_UNK; v < V; v++)
+        /* Only a candidate above the worst of the 2K kept can enter: the
+         * filter skips the others by eight at a time, and keep_best sees the
+         * rest in the same order (the bound only rises), so the same 2K. */
+        for (int v = RS_UNK;; v++) {
+            /* NaN until 2K are kept: then every candidate passes */
+            const float worst = count == 2 * K ? st->best[count - 1].score : NAN;
+            v = (int)rs_vfirst_above(logit, base, worst, (size_t)v, (size_t)V);
+            if (v == V)
+                break;
             if (v != RS_BOS)
                 keep_best(st->best, &count, 2 * K,
                           (candidate){base + logit[v], r, rs_decoder_word(dec, v)});
+        }
     }
     return count;
 }
