@@ -280,14 +280,20 @@ int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *s
     return 0;
 }
 
+/* Whether a step normalises (lse): scores asked for, or an ensemble, whose
+ * members' log-probabilities are mixed. */
+static int normalises(const rs_decoder *dec)
+{
+    return dec->scores || dec->n_models > 1;
+}
+
 void rs_decoder_step(rs_decoder *dec, const int *prev)
 {
     const int rows = dec->rows, S = dec->S, K = dec->n_models;
     for (int k = 0; k < K; k++) {
         rs_member *mb = &dec->member[k];
-        const rs_step_out out = {mb->next_state, mb->logits,
-                                 K == 1 && !dec->scores ? NULL : mb->lse, mb->alpha,
-                                 dec->shortlist.lex ? &mb->rows : NULL};
+        const rs_step_out out = {mb->next_state, mb->logits, normalises(dec) ? mb->lse : NULL,
+                                 mb->alpha, dec->shortlist.lex ? &mb->rows : NULL};
         /* Each row reads its sentence's source side where the encoder left it. */
         const rs_attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
                                          S,           dec->sentence,      dec->B};
@@ -421,7 +427,7 @@ int rs_greedy(rs_decoder *dec, int B, const int *const *src, const int *src_coun
             const float *logit = dec->logits + (size_t)r * dec->columns;
             const int column = step < limit[b] ? best_word(logit, dec->columns) : RS_EOS;
             const int best = rs_decoder_word(dec, column);
-            if (dec->scores || dec->n_models > 1) {
+            if (normalises(dec)) {
                 t->logprob += logit[column] - dec->lse[r];
                 t->score = t->logprob;
             }
