@@ -145,6 +145,47 @@ START_TEST(a_step_is_the_same_bits_with_the_copies)
 }
 END_TEST
 
+/* A shortlist's rows of W_out, gathered, and their transpose: the step's
+ * logits over them are the same bits either way. */
+START_TEST(a_shortlist_step_is_the_same_bits_with_its_transpose)
+{
+    enum { B = 2, ROWS = 6, LEN = 5, COUNT = 37 };
+    rs_model model;
+    model_of(&model, RS_ATT_ADDITIVE);
+    const int n = model.cfg.hidden, l = model.cfg.maxout, V = model.cfg.tgt_vocab;
+    const int ka = rs_attention_key_size(model.cfg.attention, n, model.cfg.att);
+    rs_workspace ws;
+    rs_error err;
+    ck_assert_int_eq(rs_workspace_alloc_translation(&ws, &model, B, ROWS, LEN, &err), 0);
+    static float state[ROWS * 80], keys[LEN * B * 72], ann[LEN * B * 160];
+    static float next[ROWS * 80], logits[2][ROWS * COUNT], lse[2][ROWS], alpha[ROWS * LEN];
+    static float rows_W[COUNT * 40], rows_b[COUNT], rows_W_t[40 * COUNT];
+    int ids[COUNT];
+    uint32_t st = 9;
+    fill(state, sizeof state / sizeof *state, &st);
+    fill(keys, (size_t)LEN * B * ka, &st);
+    fill(ann, (size_t)LEN * B * 2 * n, &st);
+    for (int j = 0; j < COUNT; j++) {
+        ids[j] = j < 4 ? j : 4 + 7 * j % (V - 4);
+        memcpy(rows_W + j * l, model.w.out_W + (size_t)ids[j] * l, sizeof(float) * l);
+        rows_b[j] = model.w.out_bw[ids[j]];
+    }
+    rs_transpose(rows_W_t, RS_CMAT(rows_W, COUNT, l));
+    const int src_len[ROWS] = {5, 2, 4, 5, 1, 3};
+    const int sentence[ROWS] = {0, 1, 0, 1, 0, 1}, prev[ROWS] = {5, 7, 1, 2, 290, 3};
+    const rs_attention_source src = {keys, ann, src_len, ROWS, LEN, sentence, B};
+    for (int pass = 0; pass < 2; pass++) {
+        const rs_output_rows chosen = {COUNT, ids, rows_W, rows_b, pass ? rows_W_t : NULL};
+        const rs_step_out out = {next, logits[pass], lse[pass], alpha, &chosen};
+        rs_network_step(&ws, &out, state, prev, &src, &model);
+    }
+    ck_assert(!memcmp(logits[0], logits[1], sizeof logits[0]));
+    ck_assert(!memcmp(lse[0], lse[1], sizeof lse[0]));
+    rs_workspace_free(&ws);
+    rs_model_free(&model);
+}
+END_TEST
+
 START_TEST(the_loss_is_the_same_bits_with_the_copies)
 {
     rs_model model;
@@ -179,6 +220,7 @@ Suite *transposed_suite(void)
                         sizeof shapes / sizeof *shapes);
     tcase_add_test(tc, a_copy_of_the_wrong_shape_is_a_shape_error);
     tcase_add_loop_test(tc, a_step_is_the_same_bits_with_the_copies, 0, TINY_KINDS);
+    tcase_add_test(tc, a_shortlist_step_is_the_same_bits_with_its_transpose);
     tcase_add_test(tc, the_loss_is_the_same_bits_with_the_copies);
     suite_add_tcase(s, tc);
     return s;

@@ -198,6 +198,7 @@ static layer_weights weights_of(const rs_model *model)
         w.att.W_t = model->wt->att_W;
         w.att.U_t = model->wt->att_U;
         w.out.wt = &model->wt->out;
+        w.out.W_out_t = model->wt->out.W_out;
     }
     return w;
 }
@@ -808,6 +809,7 @@ void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *stat
         output.W_out = out->rows->W;
         output.b_out = out->rows->b;
         output.out_ids = out->rows->ids;
+        output.W_out_t = out->rows->W_t;
         output.V = out->rows->count;
     }
     rs_readout_logits_forward(&acts, B, &output);

@@ -181,11 +181,12 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 
 /* The output layer's rows a translation step computes, when not all V: a
  * lexical shortlist (search/shortlist.h). ids[count] ascending target ids,
- * W [count,l] and b [count] their rows of W_out and b_out, gathered. */
+ * W [count,l] and b [count] their rows of W_out and b_out, gathered; W_t
+ * [l,count] the same transposed (nn/transposed.h; NULL: none). */
 typedef struct {
     int count;
     const int *ids;
-    const float *W, *b;
+    const float *W, *b, *W_t;
 } rs_output_rows;
 
 /* What one translation step gives: next_state s_i [B,n], logits [B,V] (with

@@ -83,9 +83,8 @@ void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_read
         rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
         return;
     }
-    const float *W_out_t = w->wt && !w->out_ids ? w->wt->W_out : NULL;
     rs_matmul_forward_t(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l),
-                        RS_CMAT(w->W_out, w->V, w->l), rs_wt_view(W_out_t, w->l, w->V), 0.0f);
+                        RS_CMAT(w->W_out, w->V, w->l), rs_wt_view(w->W_out_t, w->l, w->V), 0.0f);
     rs_add_bias(acts->logits, w->b_out, R, w->V, w->V);
     rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }

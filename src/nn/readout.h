@@ -29,9 +29,11 @@ typedef struct {
      * quantize inputs into; q8 NULL: float products. */
     const rs_q8_readout *q8;
     rs_q8_scratch q8_x;
-    /* Transposed copies for decoding (NULL: none; q8 comes first; W_out's
-     * is not read with a shortlist, whose rows are gathered). */
+    /* Transposed copies for decoding (NULL: none; q8 comes first): of U_o,
+     * V_o and C_o in wt, of the output layer's rows computed (all of W_out,
+     * or a shortlist's) in W_out_t [l,V]. */
     const rs_wt_readout *wt;
+    const float *W_out_t;
 } rs_readout_weights;
 
 /* Their gradients, the same shapes and names; all accumulate (+=). */

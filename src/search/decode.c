@@ -74,6 +74,7 @@ static void member_free(rs_member *mb)
     free(mb->lse);
     free(mb->alpha);
     free(mb->short_W);
+    free(mb->short_W_t);
     free(mb->short_b);
     memset(mb, 0, sizeof *mb);
 }
@@ -219,8 +220,9 @@ int rs_decoder_use_shortlist(rs_decoder *dec, const rs_shortlist *shortlist, rs_
         rs_member *mb = &dec->member[k];
         const size_t l = (size_t)dec->models[k]->cfg.maxout;
         mb->short_W = rs_calloc(mul_size((size_t)dec->max_columns, l), sizeof(float), err);
+        mb->short_W_t = rs_calloc(mul_size((size_t)dec->max_columns, l), sizeof(float), err);
         mb->short_b = rs_calloc((size_t)dec->max_columns, sizeof(float), err);
-        if (!mb->short_W || !mb->short_b)
+        if (!mb->short_W || !mb->short_W_t || !mb->short_b)
             return -1;
     }
     dec->shortlist = *shortlist;
@@ -245,7 +247,15 @@ static void gather_shortlist(rs_decoder *dec, int B, const int *const *src, cons
                 memcpy(mb->short_W + (size_t)j * l, W + (size_t)v * l, sizeof(float) * l);
             mb->short_b[j] = model->w.out_bw[v];
         }
-        mb->rows = (rs_output_rows){dec->columns, dec->shortlist_ids, mb->short_W, mb->short_b};
+        /* Their transpose from the model's (nn/transposed.h), row i of
+         * W_outᵀ at the ids, for the products of more than one row. */
+        const float *W_t = model->wt && !model->q8 && dec->rows > 1 ? model->wt->out.W_out : NULL;
+        const size_t V = (size_t)model->cfg.tgt_vocab, count = (size_t)dec->columns;
+        for (size_t i = 0; W_t && i < l; i++)
+            for (size_t j = 0; j < count; j++)
+                mb->short_W_t[i * count + j] = W_t[i * V + (size_t)dec->shortlist_ids[j]];
+        mb->rows = (rs_output_rows){dec->columns, dec->shortlist_ids, mb->short_W, mb->short_b,
+                                    W_t ? mb->short_W_t : NULL};
     }
 }
 

@@ -39,6 +39,7 @@ typedef struct {
     float *alpha;              /* [rows,S] */
     rs_output_rows rows;       /* the batch's shortlist: W, b its rows of W_out, b_out */
     float *short_W, *short_b;  /* [max_columns,l], [max_columns] (with a shortlist only) */
+    float *short_W_t;          /* [l,max_columns]: short_W transposed (rows->W_t) */
 } rs_member;
 
 typedef struct {
