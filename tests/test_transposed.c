@@ -114,10 +114,11 @@ START_TEST(a_step_is_the_same_bits_with_the_copies)
     rs_workspace ws;
     rs_error err;
     ck_assert_int_eq(rs_workspace_alloc_translation(&ws, &model, B, ROWS, LEN, &err), 0);
-    static float state[ROWS * 80], keys[LEN * B * 72], ann[LEN * B * 160];
+    static float state[ROWS * 80], keys[LEN * B * 80], ann[LEN * B * 160];
     static float next[2][ROWS * 80], logits[2][ROWS * 300], lse[2][ROWS], alpha[2][ROWS * LEN];
     uint32_t st = 5;
     fill(state, sizeof state / sizeof *state, &st);
+    ck_assert(ka <= 80 && n <= 80); /* the arrays' widths */
     fill(keys, (size_t)LEN * B * ka, &st);
     fill(ann, (size_t)LEN * B * 2 * n, &st);
     const int src_len[ROWS] = {6, 2, 5, 6, 1, 3, 4, 6, 2};
@@ -157,7 +158,7 @@ START_TEST(a_shortlist_step_is_the_same_bits_with_its_transpose)
     rs_workspace ws;
     rs_error err;
     ck_assert_int_eq(rs_workspace_alloc_translation(&ws, &model, B, ROWS, LEN, &err), 0);
-    static float state[ROWS * 80], keys[LEN * B * 72], ann[LEN * B * 160];
+    static float state[ROWS * 80], keys[LEN * B * 80], ann[LEN * B * 160];
     static float next[ROWS * 80], logits[2][ROWS * COUNT], lse[2][ROWS], alpha[ROWS * LEN];
     static float rows_W[COUNT * 40], rows_b[COUNT], rows_W_t[40 * COUNT];
     int ids[COUNT];
