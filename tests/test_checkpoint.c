@@ -649,9 +649,14 @@ START_TEST(test_out_of_memory_names_the_file)
     const size_t size = (size_t)512 << 20;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ck_assert_int_ge(fd, 0);
-    unsigned char header[24] = "RNNSCKPT";
+    /* One section, params, that claims all but the trailer: 512 MB to hold. */
+    unsigned char header[24 + 4 + 6 + 8] = "RNNSCKPT";
     rs_put_le32(header + 8, RS_CHECKPOINT_VERSION);
+    rs_put_le32(header + 12, 1);
     rs_put_le64(header + 16, size);
+    rs_put_le32(header + 24, 6);
+    memcpy(header + 28, "params", 6);
+    rs_put_le64(header + 34, size - sizeof header - 4);
     ck_assert_int_eq(write(fd, header, sizeof header), (ssize_t)sizeof header);
     ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
     close(fd);
@@ -674,6 +679,90 @@ START_TEST(test_out_of_memory_names_the_file)
     ck_assert_msg(status == 0, "child status %d", status);
     ck_assert_int_gt(got, 0);
     ck_assert_msg(strstr(msg, path) && strstr(msg, "out of memory"), "%s", msg);
+    testdir_remove(tmp_dir);
+#endif
+}
+END_TEST
+
+/* Loading the weights alone does not hold the Adam moments: a training
+ * checkpoint of 3P bytes (P the parameters') loads in about 2P of memory (the
+ * params section's bytes and the model's buffer), where reading the whole
+ * file would take 4P. */
+START_TEST(test_weights_only_load_skips_the_moments)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    test_skip("checkpoint: the memory-limit test under AddressSanitizer (its shadow memory "
+              "counts against the limit)");
+#else
+    rs_config cfg;
+    rs_model m;
+    rs_train_state s;
+    rs_error err = {{0}};
+    char path[256], word[32];
+    rs_config_defaults(&cfg);
+    cfg.model.src_vocab = cfg.model.tgt_vocab = 20000;
+    cfg.model.emb = 128;
+    cfg.model.hidden = cfg.model.att = cfg.model.maxout = 32;
+    ck_assert_msg(!rs_model_alloc(&m, &cfg, &err), "%s", err.msg);
+    ck_assert(!rs_vocab_init(&m.src_vocab, &err) && !rs_vocab_init(&m.tgt_vocab, &err));
+    for (int i = RS_RESERVED; i < 20000; i++) {
+        snprintf(word, sizeof word, "w%d", i);
+        ck_assert_int_eq(rs_vocab_add(&m.src_vocab, word, &err), i);
+        ck_assert_int_eq(rs_vocab_add(&m.tgt_vocab, word, &err), i);
+    }
+    for (size_t k = 0; k < m.layout.total; k++)
+        m.params[k] = (float)(k % 1000) * 1e-3f;
+    make_state(&s, &m);
+    const size_t P = m.layout.total * sizeof(float);
+    ck_assert_uint_gt(P, (size_t)20 << 20);
+    make_tmp_dir();
+    tmp_path(path, sizeof path, "big.ckpt");
+    ck_assert_msg(!rs_checkpoint_save(path, &m, &s, &err), "%s", err.msg);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_gt((size_t)st.st_size, 3 * P);
+
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = testlimit_fork(3 * P);
+    if (pid == 0) {
+        rs_model back;
+        rs_error e = {{0}};
+        int rc = rs_checkpoint_load(path, &back, NULL, &e);
+        int same = !rc && !memcmp(back.params, m.params, P);
+        if (write(fds[1], e.msg, strlen(e.msg) + 1) < 0)
+            _exit(5);
+        _exit(rc ? 6 : same ? 0 : 7);
+    }
+    close(fds[1]);
+    char msg[1024] = "";
+    ssize_t got = read(fds[0], msg, sizeof msg - 1);
+    close(fds[0]);
+    ck_assert_int_ge(got, 0);
+    const int status = testlimit_wait(pid);
+    ck_assert_msg(status == 0, "child status %d: %s", status, msg);
+
+    /* With the training state asked for, the same limit is too small: the
+     * moments are read, and the failure is a message naming the file. */
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = testlimit_fork(3 * P);
+    if (pid == 0) {
+        rs_model back;
+        rs_train_state sback;
+        rs_error e = {{0}};
+        int rc = rs_checkpoint_load(path, &back, &sback, &e);
+        if (write(fds[1], e.msg, strlen(e.msg) + 1) < 0)
+            _exit(5);
+        _exit(rc == -1 ? 0 : 6);
+    }
+    close(fds[1]);
+    got = read(fds[0], msg, sizeof msg - 1);
+    close(fds[0]);
+    ck_assert_int_gt(got, 0);
+    ck_assert_int_eq(testlimit_wait(pid), 0);
+    ck_assert_msg(strstr(msg, path) && strstr(msg, "out of memory"), "%s", msg);
+    rs_train_state_free(&s);
+    rs_model_free(&m);
     testdir_remove(tmp_dir);
 #endif
 }
@@ -744,6 +833,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_large_non_checkpoint_refused_from_header);
     tcase_add_test(tc, test_bad_text_settings_name_the_file);
     tcase_add_test(tc, test_out_of_memory_names_the_file);
+    tcase_add_test(tc, test_weights_only_load_skips_the_moments);
     tcase_add_test(tc, test_sizes_that_overflow);
     suite_add_tcase(s, tc);
     return s;

@@ -3,9 +3,11 @@
  * In short: header (magic, version, section count, file size), named
  * length-prefixed sections, and a CRC-32 of everything before it. Integers and
  * floats are little-endian. Loading reads the fixed header first (magic,
- * version, size against the file's), then the whole file, checks the
- * checksum before looking at any section, then checks every section against
- * the layout computed from the stored configuration. */
+ * version, size against the file's), then the rest front to back once,
+ * keeping the sections it needs (not the Adam moments when only the model is
+ * wanted), checks the checksum before reading any section's contents, then
+ * checks every section against the layout computed from the stored
+ * configuration. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -490,102 +492,202 @@ static int check_header(const char *path, const unsigned char *head, size_t size
     return 0;
 }
 
-/* Header, size and checksum; fills sec[] with each section's data (p == NULL: absent). */
-static int load_sections(const char *path, const unsigned char *data, size_t size,
-                         cursor sec[S_COUNT], rs_error *err)
+/* A checkpoint's bytes, taken front to back once, from memory (parse) or from
+ * a file (load), the CRC-32 updated on the way. A section is kept (a cursor
+ * into the memory, or a copy of it read from the file) or passed over: a
+ * file's passed-over bytes go through a small buffer and are never held, so
+ * loading a model for translation does not read the Adam moments (two thirds
+ * of a training checkpoint) into memory. */
+typedef struct {
+    const char *path;
+    const unsigned char *mem; /* NULL: read from f */
+    FILE *f;
+    size_t pos, size;
+    uint32_t crc;
+} source;
+
+#define PASS_CHUNK (1u << 18)
+
+/* n bytes into dst (NULL: passed over). */
+static int take(source *s, unsigned char *dst, size_t n, rs_error *err)
 {
-    if (check_header(path, data, size, err))
+    if (n > s->size - s->pos)
+        return rs_fail(err, "%s: truncated", s->path);
+    if (s->mem) {
+        s->crc = rs_crc32_update(s->crc, s->mem + s->pos, n);
+        if (dst)
+            memcpy(dst, s->mem + s->pos, n);
+        s->pos += n;
+        return 0;
+    }
+    if (n == 0)
+        return 0;
+    /* Passed-over bytes go through a buffer of at most PASS_CHUNK bytes. */
+    const size_t pass_len = n < PASS_CHUNK ? n : PASS_CHUNK;
+    unsigned char *pass = NULL;
+    if (!dst && !(pass = malloc(pass_len)))
+        return rs_fail(err, "%s: out of memory", s->path);
+    while (n) {
+        const size_t k = dst ? n : n < pass_len ? n : pass_len;
+        unsigned char *to = dst ? dst : pass;
+        if (rs_read_exact(s->f, to, k, s->path, err)) {
+            free(pass);
+            return -1;
+        }
+        s->crc = rs_crc32_update(s->crc, to, k);
+        s->pos += k;
+        n -= k;
+        if (dst)
+            dst += k;
+    }
+    free(pass);
+    return 0;
+}
+
+/* A section's n bytes as a cursor: into the memory, or into a copy in *owned. */
+static int keep(source *s, size_t n, cursor *c, unsigned char **owned, rs_error *err)
+{
+    if (s->mem) {
+        c->p = s->mem + s->pos;
+        c->end = c->p + n;
+        return take(s, NULL, n, err);
+    }
+    /* One byte more than asked: malloc(0) may give NULL. */
+    if (!(*owned = malloc(n + 1)))
+        return rs_fail(err, "%s: out of memory for a section of %zu bytes", s->path, n);
+    c->p = *owned;
+    c->end = c->p + n;
+    return take(s, *owned, n, err);
+}
+
+/* The section table, from the source's current position to the trailer;
+ * kept sections get cursors, the others (Adam moments unless `state`) only
+ * present[]. Returns -1 when the table does not hold together, -2 when the
+ * bytes could not be read or held (an I/O error, no memory). */
+static int walk_sections(source *s, int state, cursor sec[S_COUNT], int present[S_COUNT],
+                         unsigned char *owned[S_COUNT], uint32_t count, rs_error *err)
+{
+    const char *path = s->path;
+    const size_t body_end = s->size - TRAILER_BYTES;
+    for (uint32_t k = 0; k < count; k++) {
+        unsigned char b[8];
+        if (body_end - s->pos < 4)
+            return rs_fail(err, "%s: section %u has a bad name length", path, k);
+        if (take(s, b, 4, err))
+            return -2;
+        uint32_t len = rs_get_le32(b);
+        if (len == 0 || len > MAX_NAME || len > body_end - s->pos)
+            return rs_fail(err, "%s: section %u has a bad name length", path, k);
+        char name[MAX_NAME + 1];
+        if (take(s, (unsigned char *)name, len, err))
+            return -2;
+        name[len] = 0;
+        if (body_end - s->pos < 8)
+            return rs_fail(err, "%s: section %s is truncated", path, name);
+        if (take(s, b, 8, err))
+            return -2;
+        uint64_t dlen = rs_get_le64(b);
+        if (dlen > body_end - s->pos)
+            return rs_fail(err, "%s: section %s claims %llu bytes, only %zu remain", path, name,
+                           (unsigned long long)dlen, body_end - s->pos);
+        int i = 0;
+        while (i < S_COUNT && strcmp(section_names[i], name))
+            i++;
+        if (i == S_COUNT)
+            return rs_fail(err, "%s: unknown section '%s' in a version %d checkpoint", path, name,
+                           RS_CHECKPOINT_VERSION);
+        if (present[i])
+            return rs_fail(err, "%s: section %s appears twice", path, name);
+        present[i] = 1;
+        if ((i == S_ADAM_M || i == S_ADAM_V) && !state ? take(s, NULL, dlen, err)
+                                                       : keep(s, dlen, &sec[i], &owned[i], err))
+            return -2;
+    }
+    if (s->pos != body_end)
+        return rs_fail(err, "%s: %zu bytes after the last section", path, body_end - s->pos);
+    return 0;
+}
+
+/* Header, sections and checksum; fills sec[] with each kept section's data
+ * (p == NULL: absent or passed over). A section table that does not hold
+ * together is reported as such only when the checksum is right: a corrupted
+ * file is called corrupted, whatever its damage broke first. */
+static int load_sections(source *s, int state, cursor sec[S_COUNT], unsigned char *owned[S_COUNT],
+                         rs_error *err)
+{
+    const char *path = s->path;
+    unsigned char head[HEADER_BYTES] = {0};
+    size_t have = s->size < HEADER_BYTES ? s->size : HEADER_BYTES;
+    if (take(s, head, have, err) || check_header(path, head, s->size, err))
         return -1;
-    uint32_t count = rs_get_le32(data + 12);
-    uint32_t stored = rs_get_le32(data + size - TRAILER_BYTES);
-    uint32_t actual = rs_crc32_update(0, data, size - TRAILER_BYTES);
+    int present[S_COUNT] = {0};
+    for (int i = 0; i < S_COUNT; i++)
+        sec[i].p = sec[i].end = NULL;
+    rs_error table;
+    int bad = walk_sections(s, state, sec, present, owned, rs_get_le32(head + 12), &table);
+    if (bad == -2) {
+        if (err)
+            *err = table;
+        return -1;
+    }
+    if (bad && s->pos < s->size - TRAILER_BYTES &&
+        take(s, NULL, s->size - TRAILER_BYTES - s->pos, err))
+        return -1;
+    unsigned char trailer[TRAILER_BYTES];
+    const uint32_t actual = s->crc;
+    if (take(s, trailer, TRAILER_BYTES, err))
+        return -1;
+    uint32_t stored = rs_get_le32(trailer);
     if (stored != actual)
         return rs_fail(err,
                        "%s: checksum mismatch (stored %08x, computed %08x): the file is "
                        "corrupted",
                        path, stored, actual);
-
-    cursor c = {data + HEADER_BYTES, data + size - TRAILER_BYTES};
-    for (int s = 0; s < S_COUNT; s++)
-        sec[s].p = sec[s].end = NULL;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t len;
-        if (r_u32(&c, &len) || len == 0 || len > MAX_NAME || len > remaining(&c))
-            return rs_fail(err, "%s: section %u has a bad name length", path, k);
-        char name[MAX_NAME + 1];
-        memcpy(name, c.p, len);
-        name[len] = 0;
-        c.p += len;
-        if (remaining(&c) < 8)
-            return rs_fail(err, "%s: section %s is truncated", path, name);
-        uint64_t dlen = rs_get_le64(c.p);
-        c.p += 8;
-        if (dlen > remaining(&c))
-            return rs_fail(err, "%s: section %s claims %llu bytes, only %zu remain", path, name,
-                           (unsigned long long)dlen, remaining(&c));
-        int s = 0;
-        while (s < S_COUNT && strcmp(section_names[s], name))
-            s++;
-        if (s == S_COUNT)
-            return rs_fail(err, "%s: unknown section '%s' in a version %d checkpoint", path, name,
-                           RS_CHECKPOINT_VERSION);
-        if (sec[s].p)
-            return rs_fail(err, "%s: section %s appears twice", path, name);
-        sec[s].p = c.p;
-        sec[s].end = c.p + dlen;
-        c.p += dlen;
+    if (bad) {
+        if (err)
+            *err = table;
+        return -1;
     }
-    if (remaining(&c))
-        return rs_fail(err, "%s: %zu bytes after the last section", path, remaining(&c));
     const int required[] = {S_CONFIG, S_SRC_VOCAB, S_TGT_VOCAB, S_PARAMS};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (!sec[required[i]].p)
+        if (!present[required[i]])
             return rs_fail(err, "%s: section %s is missing", path, section_names[required[i]]);
-    int training = !!sec[S_ADAM_M].p + !!sec[S_ADAM_V].p + !!sec[S_TRAIN].p;
+    int training = present[S_ADAM_M] + present[S_ADAM_V] + present[S_TRAIN];
     if (training != 0 && training != 3)
         return rs_fail(err,
                        "%s: incomplete training state (adam_m, adam_v and train go "
                        "together)",
                        path);
-    if (sec[S_DATA].p && !training)
+    if (present[S_DATA] && !training)
         return rs_fail(err,
                        "%s: section data (the training data's fingerprint) without the "
                        "training state it belongs to",
                        path);
-    if (sec[S_DATA].p && remaining(&sec[S_DATA]) != DATA_BYTES)
+    if (present[S_DATA] && remaining(&sec[S_DATA]) != DATA_BYTES)
         return rs_fail(err, "%s: section data is %zu bytes, not %d", path, remaining(&sec[S_DATA]),
                        DATA_BYTES);
     return 0;
 }
 
-/* The whole file, read only once its header has passed check_header. */
-static int read_checkpoint(const char *path, unsigned char **data, size_t *size, rs_error *err)
+static int parse_sections(const char *path, const cursor *sec, rs_model *model,
+                          rs_train_state *state, rs_error *err);
+
+/* Both roads: the sections from the source, then the model from them. */
+static int parse_source(source *s, rs_model *model, rs_train_state *state, rs_error *err)
 {
-    FILE *f;
-    size_t n;
-    *data = NULL;
-    if (rs_open_regular(path, &f, &n, err))
-        return -1;
-    unsigned char head[HEADER_BYTES] = {0};
-    size_t have = n < HEADER_BYTES ? n : HEADER_BYTES;
-    unsigned char *buf = NULL;
-    if (rs_read_exact(f, head, have, path, err) || check_header(path, head, n, err))
-        goto fail;
-    if (!(buf = malloc(n))) {
-        rs_fail(err, "%s: out of memory for its %zu bytes", path, n);
-        goto fail;
-    }
-    memcpy(buf, head, have);
-    if (rs_read_exact(f, buf + have, n - have, path, err))
-        goto fail;
-    fclose(f);
-    *data = buf;
-    *size = n;
-    return 0;
-fail:
-    fclose(f);
-    free(buf);
-    return -1;
+    memset(model, 0, sizeof *model);
+    if (state)
+        memset(state, 0, sizeof *state);
+    cursor sec[S_COUNT];
+    unsigned char *owned[S_COUNT] = {0};
+    int rc = load_sections(s, state != NULL, sec, owned, err);
+    if (rc)
+        rs_error_name_file(err, s->path);
+    else
+        rc = parse_sections(s->path, sec, model, state, err);
+    for (int i = 0; i < S_COUNT; i++)
+        free(owned[i]);
+    return rc;
 }
 
 int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state, rs_error *err)
@@ -593,13 +695,19 @@ int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state,
     memset(model, 0, sizeof *model);
     if (state)
         memset(state, 0, sizeof *state);
-    unsigned char *data;
-    size_t size;
-    if (read_checkpoint(path, &data, &size, err))
+    source s = {.path = path};
+    if (rs_open_regular(path, &s.f, &s.size, err))
         return -1;
-    int rc = rs_checkpoint_parse(path, data, size, model, state, err);
-    free(data);
+    int rc = parse_source(&s, model, state, err);
+    fclose(s.f);
     return rc;
+}
+
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size, rs_model *model,
+                        rs_train_state *state, rs_error *err)
+{
+    source s = {.path = path, .mem = data, .size = size};
+    return parse_source(&s, model, state, err);
 }
 
 /* The configuration section into cfg: text without NUL bytes, parsed as
@@ -660,21 +768,19 @@ static int load_state(const char *path, const cursor *sec, const rs_model *m, co
     return 0;
 }
 
-int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size, rs_model *model,
-                        rs_train_state *state, rs_error *err)
+/* The model (and training state) from the sections' bytes. */
+static int parse_sections(const char *path, const cursor *sec, rs_model *model,
+                          rs_train_state *state, rs_error *err)
 {
-    memset(model, 0, sizeof *model);
-    if (state)
-        memset(state, 0, sizeof *state);
     rs_model m;
     rs_train_state ts;
     rs_config cfg;
-    cursor sec[S_COUNT];
     int order[RS_NUM_PARAMS], count = 0;
     memset(&m, 0, sizeof m);
     memset(&ts, 0, sizeof ts);
+    cursor params = sec[S_PARAMS];
     /* Configuration first: it gives the layout everything else is checked against. */
-    if (load_sections(path, data, size, sec, err) || load_config(path, sec, &cfg, err))
+    if (load_config(path, sec, &cfg, err))
         goto fail;
     if (rs_model_alloc(&m, &cfg, err)) {
         prefix_error(err, path, "stored configuration");
@@ -700,9 +806,9 @@ int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size
     if (rs_codec_for_model(&codec, &m, err))
         goto fail;
     rs_codec_free(&codec);
-    if (load_params_index(path, &sec[S_PARAMS], &m.layout, order, &count, err))
+    if (load_params_index(path, &params, &m.layout, order, &count, err))
         goto fail;
-    scatter(m.params, sec[S_PARAMS].p, &m.layout, order, count);
+    scatter(m.params, params.p, &m.layout, order, count);
     if (rs_params_check_finite(&m.layout, m.params, err))
         goto fail;
     if (state && load_state(path, sec, &m, order, count, &ts, err))
