@@ -162,17 +162,24 @@ static void save_sample(char *out, size_t size, const char *name)
 }
 
 /* Loading must fail, leave the outputs zeroed, and name the file and `what`. */
+/* Refused with the training state and without it (the loader passes the
+ * Adam moments over then), with the same message. */
 static void assert_load_fails(const char *path, const char *what)
 {
     rs_model m;
     rs_train_state s;
-    rs_error err = {{0}};
+    rs_error err = {{0}}, weights_err = {{0}};
     ck_assert_int_eq(rs_checkpoint_load(path, &m, &s, &err), -1);
     ck_assert_msg(strstr(err.msg, path) != NULL, "message lacks the path: %s", err.msg);
     ck_assert_msg(strstr(err.msg, what) != NULL, "expected '%s' in: %s", what, err.msg);
     ck_assert_ptr_null(m.params);
     ck_assert_ptr_null(s.adam_m);
     rs_model_free(&m); /* harmless on a failed load */
+    ck_assert_int_eq(rs_checkpoint_load(path, &m, NULL, &weights_err), -1);
+    ck_assert_str_eq(weights_err.msg, err.msg);
+    ck_assert_ptr_null(m.params);
+    /* The file is named once. */
+    ck_assert_ptr_null(strstr(strstr(err.msg, path) + strlen(path), path));
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -470,6 +477,72 @@ static void patch_and_reseal(const char *path, const char *from, const char *to)
     free(data);
 }
 
+/* Rewrites the file with section `target` renamed to new_name (new_len
+ * bytes, NULs allowed) and its data `trim` bytes shorter; the header's size
+ * and the checksum are made right again, so that the checks behind them are
+ * reached. */
+static void rewrite_section(const char *path, const char *target, const char *new_name,
+                            uint32_t new_len, size_t trim)
+{
+    size_t size;
+    unsigned char *in = testfile_read(path, &size);
+    unsigned char *out = malloc(size + new_len);
+    ck_assert_ptr_nonnull(out);
+    memcpy(out, in, 24);
+    size_t p = 24, o = 24;
+    const uint32_t count = rs_get_le32(in + 12);
+    int found = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        const uint32_t len = rs_get_le32(in + p);
+        const uint64_t dlen = rs_get_le64(in + p + 4 + len);
+        const int hit = len == strlen(target) && !memcmp(in + p + 4, target, len);
+        const uint32_t out_len = hit ? new_len : len;
+        const uint64_t out_dlen = hit ? dlen - trim : dlen;
+        found += hit;
+        rs_put_le32(out + o, out_len);
+        memcpy(out + o + 4, hit ? (const unsigned char *)new_name : in + p + 4, out_len);
+        rs_put_le64(out + o + 4 + out_len, out_dlen);
+        memcpy(out + o + 12 + out_len, in + p + 12 + len, out_dlen);
+        o += 12 + out_len + out_dlen;
+        p += 12 + len + dlen;
+    }
+    ck_assert_msg(found == 1, "section %s not in %s", target, path);
+    rs_put_le64(out + 16, o + 4);
+    rs_put_le32(out + o, rs_crc32_update(0, out, o));
+    testfile_write(path, out, o + 4);
+    free(out);
+    free(in);
+}
+
+/* The training state's sections are checked also when they are passed
+ * over (a weights-only load), and a section's name is its whole bytes. */
+START_TEST(test_section_sizes_and_names)
+{
+    char path[256];
+    make_tmp_dir();
+    save_sample(path, sizeof path, "s.ckpt");
+    rewrite_section(path, "adam_m", "adam_m", 6, 4);
+    assert_load_fails(path, "Adam moments are");
+    save_sample(path, sizeof path, "s.ckpt");
+    rewrite_section(path, "adam_v", "adam_v", 6, 4);
+    assert_load_fails(path, "Adam moments are");
+    save_sample(path, sizeof path, "s.ckpt");
+    rewrite_section(path, "train", "train", 5, 1);
+    assert_load_fails(path, "section train is 67 bytes");
+    save_sample(path, sizeof path, "s.ckpt");
+    rewrite_section(path, "config", "config\0", 7, 0);
+    assert_load_fails(path, "name holds a NUL byte");
+    /* The rewriting itself keeps a file loadable. */
+    save_sample(path, sizeof path, "s.ckpt");
+    rewrite_section(path, "config", "config", 6, 0);
+    rs_model m;
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_checkpoint_load(path, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    testdir_remove(tmp_dir);
+}
+END_TEST
+
 START_TEST(test_inconsistent_contents)
 {
     char path[256];
@@ -678,7 +751,7 @@ START_TEST(test_out_of_memory_names_the_file)
     const int status = testlimit_wait(pid);
     ck_assert_msg(status == 0, "child status %d", status);
     ck_assert_int_gt(got, 0);
-    ck_assert_msg(strstr(msg, path) && strstr(msg, "out of memory"), "%s", msg);
+    ck_assert_msg(strstr(msg, path) && strstr(msg, "out of memory for section params"), "%s", msg);
     testdir_remove(tmp_dir);
 #endif
 }
@@ -828,6 +901,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_truncated);
     tcase_add_test(tc, test_wrong_magic_and_version);
     tcase_add_test(tc, test_inconsistent_contents);
+    tcase_add_test(tc, test_section_sizes_and_names);
     tcase_add_test(tc, test_overwrite_is_atomic);
     tcase_add_test(tc, test_save_refuses_inconsistent_model);
     tcase_add_test(tc, test_large_non_checkpoint_refused_from_header);

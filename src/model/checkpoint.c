@@ -545,7 +545,8 @@ static int take(source *s, unsigned char *dst, size_t n, rs_error *err)
 }
 
 /* A section's n bytes as a cursor: into the memory, or into a copy in *owned. */
-static int keep(source *s, size_t n, cursor *c, unsigned char **owned, rs_error *err)
+static int keep(source *s, const char *name, size_t n, cursor *c, unsigned char **owned,
+                rs_error *err)
 {
     if (s->mem) {
         c->p = s->mem + s->pos;
@@ -554,7 +555,7 @@ static int keep(source *s, size_t n, cursor *c, unsigned char **owned, rs_error 
     }
     /* One byte more than asked: malloc(0) may give NULL. */
     if (!(*owned = malloc(n + 1)))
-        return rs_fail(err, "%s: out of memory for a section of %zu bytes", s->path, n);
+        return rs_fail(err, "%s: out of memory for section %s (%zu bytes)", s->path, name, n);
     c->p = *owned;
     c->end = c->p + n;
     return take(s, *owned, n, err);
@@ -564,8 +565,9 @@ static int keep(source *s, size_t n, cursor *c, unsigned char **owned, rs_error 
  * kept sections get cursors, the others (Adam moments unless `state`) only
  * present[]. Returns -1 when the table does not hold together, -2 when the
  * bytes could not be read or held (an I/O error, no memory). */
-static int walk_sections(source *s, int state, cursor sec[S_COUNT], int present[S_COUNT],
-                         unsigned char *owned[S_COUNT], uint32_t count, rs_error *err)
+static int walk_sections(source *s, int state, cursor sec[S_COUNT], size_t length[S_COUNT],
+                         int present[S_COUNT], unsigned char *owned[S_COUNT], uint32_t count,
+                         rs_error *err)
 {
     const char *path = s->path;
     const size_t body_end = s->size - TRAILER_BYTES;
@@ -582,6 +584,8 @@ static int walk_sections(source *s, int state, cursor sec[S_COUNT], int present[
         if (take(s, (unsigned char *)name, len, err))
             return -2;
         name[len] = 0;
+        if (memchr(name, 0, len))
+            return rs_fail(err, "%s: section %u's name holds a NUL byte", path, k);
         if (body_end - s->pos < 8)
             return rs_fail(err, "%s: section %s is truncated", path, name);
         if (take(s, b, 8, err))
@@ -599,8 +603,10 @@ static int walk_sections(source *s, int state, cursor sec[S_COUNT], int present[
         if (present[i])
             return rs_fail(err, "%s: section %s appears twice", path, name);
         present[i] = 1;
-        if ((i == S_ADAM_M || i == S_ADAM_V) && !state ? take(s, NULL, dlen, err)
-                                                       : keep(s, dlen, &sec[i], &owned[i], err))
+        length[i] = (size_t)dlen;
+        if ((i == S_ADAM_M || i == S_ADAM_V) && !state
+                ? take(s, NULL, dlen, err)
+                : keep(s, name, dlen, &sec[i], &owned[i], err))
             return -2;
     }
     if (s->pos != body_end)
@@ -612,8 +618,8 @@ static int walk_sections(source *s, int state, cursor sec[S_COUNT], int present[
  * (p == NULL: absent or passed over). A section table that does not hold
  * together is reported as such only when the checksum is right: a corrupted
  * file is called corrupted, whatever its damage broke first. */
-static int load_sections(source *s, int state, cursor sec[S_COUNT], unsigned char *owned[S_COUNT],
-                         rs_error *err)
+static int load_sections(source *s, int state, cursor sec[S_COUNT], size_t length[S_COUNT],
+                         unsigned char *owned[S_COUNT], rs_error *err)
 {
     const char *path = s->path;
     unsigned char head[HEADER_BYTES] = {0};
@@ -621,10 +627,12 @@ static int load_sections(source *s, int state, cursor sec[S_COUNT], unsigned cha
     if (take(s, head, have, err) || check_header(path, head, s->size, err))
         return -1;
     int present[S_COUNT] = {0};
-    for (int i = 0; i < S_COUNT; i++)
+    for (int i = 0; i < S_COUNT; i++) {
         sec[i].p = sec[i].end = NULL;
+        length[i] = 0;
+    }
     rs_error table;
-    int bad = walk_sections(s, state, sec, present, owned, rs_get_le32(head + 12), &table);
+    int bad = walk_sections(s, state, sec, length, present, owned, rs_get_le32(head + 12), &table);
     if (bad == -2) {
         if (err)
             *err = table;
@@ -669,8 +677,8 @@ static int load_sections(source *s, int state, cursor sec[S_COUNT], unsigned cha
     return 0;
 }
 
-static int parse_sections(const char *path, const cursor *sec, rs_model *model,
-                          rs_train_state *state, rs_error *err);
+static int parse_sections(const char *path, const cursor *sec, const size_t *length,
+                          rs_model *model, rs_train_state *state, rs_error *err);
 
 /* Both roads: the sections from the source, then the model from them. */
 static int parse_source(source *s, rs_model *model, rs_train_state *state, rs_error *err)
@@ -680,11 +688,11 @@ static int parse_source(source *s, rs_model *model, rs_train_state *state, rs_er
         memset(state, 0, sizeof *state);
     cursor sec[S_COUNT];
     unsigned char *owned[S_COUNT] = {0};
-    int rc = load_sections(s, state != NULL, sec, owned, err);
-    if (rc)
-        rs_error_name_file(err, s->path);
-    else
-        rc = parse_sections(s->path, sec, model, state, err);
+    size_t length[S_COUNT];
+    /* Every message of load_sections names the file already. */
+    int rc = load_sections(s, state != NULL, sec, length, owned, err);
+    if (!rc)
+        rc = parse_sections(s->path, sec, length, model, state, err);
     for (int i = 0; i < S_COUNT; i++)
         free(owned[i]);
     return rc;
@@ -741,6 +749,24 @@ static int load_config(const char *path, const cursor *sec, rs_config *cfg, rs_e
     return 0;
 }
 
+/* A training state's sections (present together, or none: load_sections)
+ * hold what the layout needs, also when they are passed over: a file that
+ * training would refuse is refused for translation too. */
+static int check_state_sizes(const char *path, const cursor *sec, const size_t *length,
+                             const rs_layout *layout, rs_error *err)
+{
+    if (!sec[S_TRAIN].p)
+        return 0;
+    const size_t moments = 4 * layout->total;
+    if (length[S_ADAM_M] != moments || length[S_ADAM_V] != moments)
+        return rs_fail(err, "%s: Adam moments are %zu and %zu bytes, the parameters need %zu", path,
+                       length[S_ADAM_M], length[S_ADAM_V], moments);
+    if (length[S_TRAIN] != TRAIN_BYTES)
+        return rs_fail(err, "%s: section train is %zu bytes, not %d", path, length[S_TRAIN],
+                       TRAIN_BYTES);
+    return 0;
+}
+
 /* The training state (Adam moments in the parameters' order, counters, data
  * fingerprint) into ts, allocated for m; a weights-only checkpoint leaves it
  * zeroed, from_checkpoint 0. */
@@ -751,13 +777,6 @@ static int load_state(const char *path, const cursor *sec, const rs_model *m, co
         return -1;
     if (!sec[S_TRAIN].p)
         return 0;
-    const size_t moments = 4 * m->layout.total;
-    if (remaining(&sec[S_ADAM_M]) != moments || remaining(&sec[S_ADAM_V]) != moments)
-        return rs_fail(err, "%s: Adam moments are %zu and %zu bytes, the parameters need %zu", path,
-                       remaining(&sec[S_ADAM_M]), remaining(&sec[S_ADAM_V]), moments);
-    if (remaining(&sec[S_TRAIN]) != TRAIN_BYTES)
-        return rs_fail(err, "%s: section train is %zu bytes, not %d", path,
-                       remaining(&sec[S_TRAIN]), TRAIN_BYTES);
     scatter(ts->adam_m, sec[S_ADAM_M].p, &m->layout, order, count);
     scatter(ts->adam_v, sec[S_ADAM_V].p, &m->layout, order, count);
     r_train(ts, sec[S_TRAIN].p);
@@ -768,9 +787,10 @@ static int load_state(const char *path, const cursor *sec, const rs_model *m, co
     return 0;
 }
 
-/* The model (and training state) from the sections' bytes. */
-static int parse_sections(const char *path, const cursor *sec, rs_model *model,
-                          rs_train_state *state, rs_error *err)
+/* The model (and training state) from the sections' bytes; `length` holds
+ * every present section's size, also of those passed over. */
+static int parse_sections(const char *path, const cursor *sec, const size_t *length,
+                          rs_model *model, rs_train_state *state, rs_error *err)
 {
     rs_model m;
     rs_train_state ts;
@@ -806,7 +826,8 @@ static int parse_sections(const char *path, const cursor *sec, rs_model *model,
     if (rs_codec_for_model(&codec, &m, err))
         goto fail;
     rs_codec_free(&codec);
-    if (load_params_index(path, &params, &m.layout, order, &count, err))
+    if (load_params_index(path, &params, &m.layout, order, &count, err) ||
+        check_state_sizes(path, sec, length, &m.layout, err))
         goto fail;
     scatter(m.params, params.p, &m.layout, order, count);
     if (rs_params_check_finite(&m.layout, m.params, err))
