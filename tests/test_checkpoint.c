@@ -532,6 +532,24 @@ START_TEST(test_section_sizes_and_names)
     save_sample(path, sizeof path, "s.ckpt");
     rewrite_section(path, "config", "config\0", 7, 0);
     assert_load_fails(path, "name holds a NUL byte");
+    /* Names from the file reach a message without their control bytes. */
+    save_sample(path, sizeof path, "s.ckpt");
+    rewrite_section(path, "config", "c\x1b[2J\n", 6, 0);
+    assert_load_fails(path, "unknown section 'c?[2J?'");
+    /* A tensor's name with a NUL byte: "src_emb" stored as "src_em\0". */
+    save_sample(path, sizeof path, "s.ckpt");
+    size_t size;
+    unsigned char *data = testfile_read(path, &size);
+    unsigned char *hit = NULL;
+    for (size_t i = 0; i + 7 <= size && !hit; i++)
+        if (!memcmp(data + i, "src_emb", 7))
+            hit = data + i;
+    ck_assert_ptr_nonnull(hit);
+    hit[6] = 0;
+    rs_put_le32(data + size - 4, rs_crc32_update(0, data, size - 4));
+    testfile_write(path, data, size);
+    free(data);
+    assert_load_fails(path, "entry 0's name holds a NUL byte");
     /* The rewriting itself keeps a file loadable. */
     save_sample(path, sizeof path, "s.ckpt");
     rewrite_section(path, "config", "config", 6, 0);

@@ -425,6 +425,13 @@ START_TEST(model_argument_resolves)
 
     /* Too small a buffer is an error, not a cut path. */
     ck_assert_int_eq(rs_model_locate(path, got, 8, &err), -1);
+
+    /* Something that exists but is no file nor directory is called what it is. */
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(rs_model_locate(path, got, sizeof got, &err), -1);
+    ck_assert_msg(strstr(err.msg, "not a regular file") && !strstr(err.msg, "no such"), "%s",
+                  err.msg);
     testdir_remove(dir);
 }
 END_TEST

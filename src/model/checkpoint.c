@@ -364,6 +364,16 @@ fail:
     return -1;
 }
 
+/* A name read from the file, made fit for a message: control bytes become
+ * '?', so that a crafted file cannot send escape sequences to a terminal. */
+static const char *shown(char *name)
+{
+    for (char *p = name; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return name;
+}
+
 /* Parses the params index against the layout: order[k] is the layout index of
  * the k-th tensor in the file (`count` of them). Leaves c at the floats. */
 static int load_params_index(const char *path, cursor *c, const rs_layout *layout,
@@ -384,11 +394,13 @@ static int load_params_index(const char *path, cursor *c, const rs_layout *layou
         memcpy(name, c->p, len);
         name[len] = 0;
         c->p += len;
+        if (memchr(name, 0, len))
+            return rs_fail(err, "%s: params index entry %u's name holds a NUL byte", path, k);
         if (r_u32(c, &rows) || r_u32(c, &cols))
-            return rs_fail(err, "%s: params index is truncated at tensor '%s'", path, name);
+            return rs_fail(err, "%s: params index is truncated at tensor '%s'", path, shown(name));
         int i = rs_param_index(name);
         if (i < 0)
-            return rs_fail(err, "%s: unknown tensor '%s'", path, name);
+            return rs_fail(err, "%s: unknown tensor '%s'", path, shown(name));
         const rs_tensor_info *t = &layout->info[i];
         if (!t->size)
             return rs_fail(err, "%s: tensor '%s' is stored but not part of this configuration",
@@ -587,19 +599,19 @@ static int walk_sections(source *s, int state, cursor sec[S_COUNT], size_t lengt
         if (memchr(name, 0, len))
             return rs_fail(err, "%s: section %u's name holds a NUL byte", path, k);
         if (body_end - s->pos < 8)
-            return rs_fail(err, "%s: section %s is truncated", path, name);
+            return rs_fail(err, "%s: section %s is truncated", path, shown(name));
         if (take(s, b, 8, err))
             return -2;
         uint64_t dlen = rs_get_le64(b);
         if (dlen > body_end - s->pos)
-            return rs_fail(err, "%s: section %s claims %llu bytes, only %zu remain", path, name,
-                           (unsigned long long)dlen, body_end - s->pos);
+            return rs_fail(err, "%s: section %s claims %llu bytes, only %zu remain", path,
+                           shown(name), (unsigned long long)dlen, body_end - s->pos);
         int i = 0;
         while (i < S_COUNT && strcmp(section_names[i], name))
             i++;
         if (i == S_COUNT)
-            return rs_fail(err, "%s: unknown section '%s' in a version %d checkpoint", path, name,
-                           RS_CHECKPOINT_VERSION);
+            return rs_fail(err, "%s: unknown section '%s' in a version %d checkpoint", path,
+                           shown(name), RS_CHECKPOINT_VERSION);
         if (present[i])
             return rs_fail(err, "%s: section %s appears twice", path, name);
         present[i] = 1;

@@ -43,6 +43,12 @@ int rs_model_locate(const char *model_arg, char *path, size_t size, rs_error *er
             return rs_fail(err, "path too long: %s", model_arg);
         return 0;
     }
+    struct stat st;
+    if (!stat(model_arg, &st))
+        return rs_fail(err,
+                       "%s is neither a checkpoint file nor a model directory (it exists, but is "
+                       "not a regular file)",
+                       model_arg);
     if (strchr(model_arg, '/'))
         return rs_fail(err, "%s: no such checkpoint file or model directory", model_arg);
     const char *env = getenv(RS_MODELS_ENV);
