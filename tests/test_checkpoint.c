@@ -520,22 +520,24 @@ START_TEST(test_section_sizes_and_names)
 {
     char path[256];
     make_tmp_dir();
-    save_sample(path, sizeof path, "s.ckpt");
-    rewrite_section(path, "adam_m", "adam_m", 6, 4);
-    assert_load_fails(path, "Adam moments are");
-    save_sample(path, sizeof path, "s.ckpt");
-    rewrite_section(path, "adam_v", "adam_v", 6, 4);
-    assert_load_fails(path, "Adam moments are");
-    save_sample(path, sizeof path, "s.ckpt");
-    rewrite_section(path, "train", "train", 5, 1);
-    assert_load_fails(path, "section train is 67 bytes");
-    save_sample(path, sizeof path, "s.ckpt");
-    rewrite_section(path, "config", "config\0", 7, 0);
-    assert_load_fails(path, "name holds a NUL byte");
-    /* Names from the file reach a message without their control bytes. */
-    save_sample(path, sizeof path, "s.ckpt");
-    rewrite_section(path, "config", "c\x1b[2J\n", 6, 0);
-    assert_load_fails(path, "unknown section 'c?[2J?'");
+    static const struct {
+        const char *target, *name;
+        uint32_t name_len;
+        size_t trim;
+        const char *error;
+    } cases[] = {
+        {"adam_m", "adam_m", 6, 4, "Adam moments are"},
+        {"adam_v", "adam_v", 6, 4, "Adam moments are"},
+        {"train", "train", 5, 1, "section train is 67 bytes"},
+        {"config", "config\0", 7, 0, "name holds a NUL byte"},
+        /* Names from the file reach a message without their control bytes. */
+        {"config", "c\x1b[2J\n", 6, 0, "unknown section 'c?[2J?'"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        save_sample(path, sizeof path, "s.ckpt");
+        rewrite_section(path, cases[k].target, cases[k].name, cases[k].name_len, cases[k].trim);
+        assert_load_fails(path, cases[k].error);
+    }
     /* A tensor's name with a NUL byte: "src_emb" stored as "src_em\0". */
     save_sample(path, sizeof path, "s.ckpt");
     size_t size;
