@@ -689,47 +689,6 @@ static int load_sections(source *s, int state, cursor sec[S_COUNT], size_t lengt
     return 0;
 }
 
-static int parse_sections(const char *path, const cursor *sec, const size_t *length,
-                          rs_model *model, rs_train_state *state, rs_error *err);
-
-/* Both roads: the sections from the source, then the model from them. */
-static int parse_source(source *s, rs_model *model, rs_train_state *state, rs_error *err)
-{
-    memset(model, 0, sizeof *model);
-    if (state)
-        memset(state, 0, sizeof *state);
-    cursor sec[S_COUNT];
-    unsigned char *owned[S_COUNT] = {0};
-    size_t length[S_COUNT];
-    /* Every message of load_sections names the file already. */
-    int rc = load_sections(s, state != NULL, sec, length, owned, err);
-    if (!rc)
-        rc = parse_sections(s->path, sec, length, model, state, err);
-    for (int i = 0; i < S_COUNT; i++)
-        free(owned[i]);
-    return rc;
-}
-
-int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state, rs_error *err)
-{
-    memset(model, 0, sizeof *model);
-    if (state)
-        memset(state, 0, sizeof *state);
-    source s = {.path = path};
-    if (rs_open_regular(path, &s.f, &s.size, err))
-        return -1;
-    int rc = parse_source(&s, model, state, err);
-    fclose(s.f);
-    return rc;
-}
-
-int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size, rs_model *model,
-                        rs_train_state *state, rs_error *err)
-{
-    source s = {.path = path, .mem = data, .size = size};
-    return parse_source(&s, model, state, err);
-}
-
 /* The configuration section into cfg: text without NUL bytes, parsed as
  * `key = value` lines, making a layout whose tensors the params section
  * holds (checked before anything of their size is allocated: a small file
@@ -855,4 +814,42 @@ fail:
     rs_train_state_free(&ts);
     rs_model_free(&m);
     return -1;
+}
+
+/* Both roads: the sections from the source, then the model from them. */
+static int parse_source(source *s, rs_model *model, rs_train_state *state, rs_error *err)
+{
+    memset(model, 0, sizeof *model);
+    if (state)
+        memset(state, 0, sizeof *state);
+    cursor sec[S_COUNT];
+    unsigned char *owned[S_COUNT] = {0};
+    size_t length[S_COUNT];
+    /* Every message of load_sections names the file already. */
+    int rc = load_sections(s, state != NULL, sec, length, owned, err);
+    if (!rc)
+        rc = parse_sections(s->path, sec, length, model, state, err);
+    for (int i = 0; i < S_COUNT; i++)
+        free(owned[i]);
+    return rc;
+}
+
+int rs_checkpoint_load(const char *path, rs_model *model, rs_train_state *state, rs_error *err)
+{
+    memset(model, 0, sizeof *model);
+    if (state)
+        memset(state, 0, sizeof *state);
+    source s = {.path = path};
+    if (rs_open_regular(path, &s.f, &s.size, err))
+        return -1;
+    int rc = parse_source(&s, model, state, err);
+    fclose(s.f);
+    return rc;
+}
+
+int rs_checkpoint_parse(const char *path, const unsigned char *data, size_t size, rs_model *model,
+                        rs_train_state *state, rs_error *err)
+{
+    source s = {.path = path, .mem = data, .size = size};
+    return parse_source(&s, model, state, err);
 }
