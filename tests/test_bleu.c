@@ -397,16 +397,34 @@ START_TEST(test_command)
     ck_assert_str_eq(out, "chrF2 = 59.73\n");
     free(out), free(errs);
 
-    /* a reference with a line too few: a failure that names both files */
+    /* a reference with a line too few: refused, naming both files and counts,
+     * for BLEU and chrF alike */
     char shortref[600];
     snprintf(shortref, sizeof shortref, "%s/short.txt", dir);
     write_file(shortref, "one\ntwo\n");
-    snprintf(args, sizeof args, "'%s' '%s'", path[0], shortref);
-    ck_assert_int_eq(run_bleu(args, &out, &errs), 1);
-    ck_assert_msg(strstr(errs, "rnnsearch bleu: ") && strstr(errs, "hyp.txt") &&
-                      strstr(errs, "short.txt"),
-                  "%s", errs);
-    free(out), free(errs);
+    for (int chrf = 0; chrf < 2; chrf++) {
+        snprintf(args, sizeof args, "%s '%s' '%s'", chrf ? "--metric chrf" : "", path[0], shortref);
+        ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
+        ck_assert_msg(strstr(errs, "rnnsearch bleu: ") &&
+                          strstr(errs, "hyp.txt has 3 lines but ") &&
+                          strstr(errs, "short.txt has 2"),
+                      "%s", errs);
+        ck_assert_str_eq(out, "");
+        free(out), free(errs);
+    }
+
+    /* Moses n-best lines as the hypothesis: refused at the first such line,
+     * for BLEU and chrF alike, with nothing scored */
+    char nbest[600];
+    snprintf(nbest, sizeof nbest, "%s/nbest.txt", dir);
+    write_file(nbest, "a plain line\n1 ||| it is a guide ||| F0= -2.5 ||| -0.625\nthird\n");
+    for (int chrf = 0; chrf < 2; chrf++) {
+        snprintf(args, sizeof args, "%s '%s' '%s'", chrf ? "--metric chrf" : "", nbest, path[1]);
+        ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
+        ck_assert_msg(strstr(errs, "nbest.txt:2: an n-best line"), "%s", errs);
+        ck_assert_str_eq(out, "");
+        free(out), free(errs);
+    }
 
     /* bad usage */
     snprintf(args, sizeof args, "--tokenize intl '%s' '%s'", path[0], path[1]);

@@ -9,6 +9,7 @@
 #include "eval/bleu.h"
 #include "eval/bylength.h"
 #include "eval/chrf.h"
+#include "eval/nbest.h"
 #include "cmd/cli.h"
 #include "text/corpus.h"
 #include "cmd/commands.h"
@@ -66,7 +67,10 @@ static void usage(FILE *out)
             "(a segment needs one non-empty reference), and when segments then have\n"
             "different numbers of references the signature says nrefs:var, as sacreBLEU's.\n"
             "Files must be UTF-8 (gzip-compressed files are read too); lines end at \\n,\n"
-            "\\r\\n or \\r.\n");
+            "\\r\\n or \\r. Refused with exit status 2, as they cannot give a true score:\n"
+            "a reference (or --src) with another number of lines than HYP, and a HYP line\n"
+            "in the Moses n-best form 'N ||| text ||| features ||| score' (translate\n"
+            "--n-best's output; score plain output instead).\n");
 }
 
 /* Reads a file (or standard input for "-") through the shared line reader
@@ -232,25 +236,36 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
     return check_request(argc, argv, rq);
 }
 
-/* Reads every file into text[nfiles]; all must have the hypothesis's lines. */
+/* The hypothesis file's name in messages. */
+static const char *hyp_name(const bleu_request *rq)
+{
+    return strcmp(rq->files[0], "-") ? rq->files[0] : "standard input";
+}
+
+/* Reads every file into text[nfiles]. Refused (exit 2), as input that cannot
+ * give a true score: a file with another number of lines than the
+ * hypothesis, and hypotheses in the Moses n-best form. Returns -1 to go on,
+ * else the exit status. */
 static int read_inputs(const bleu_request *rq, rs_lines *text)
 {
     const char *const *files = rq->files;
     for (int i = 0; i < rq->nfiles; i++)
         if (read_lines(&text[i], files[i]) < 0)
-            return -1;
-    if (text[0].count == 0) {
-        rs_cli_fail(PROG, "%s has no lines to score", files[0]);
-        return -1;
-    }
+            return RS_EXIT_FAIL;
+    if (text[0].count == 0)
+        return rs_cli_fail(PROG, "%s has no lines to score", files[0]);
     for (int i = 1; i < rq->nfiles; i++)
         if (text[i].count != text[0].count) {
-            rs_cli_fail(PROG, "%s has %d line%s but %s has %d",
-                        strcmp(files[0], "-") ? files[0] : "standard input", text[0].count,
-                        RS_S(text[0].count), files[i], text[i].count);
-            return -1;
+            rs_cli_fail(PROG, "%s has %d line%s but %s has %d: one reference line per hypothesis",
+                        hyp_name(rq), text[0].count, RS_S(text[0].count), files[i], text[i].count);
+            return RS_EXIT_USAGE;
         }
-    return 0;
+    rs_error err;
+    if (rs_nbest_refuse((const char *const *)text[0].lines, text[0].count, hyp_name(rq), &err)) {
+        rs_cli_fail(PROG, "%s", err.msg);
+        return RS_EXIT_USAGE;
+    }
+    return -1;
 }
 
 /* --by-length: per bucket of source length, its sentences, BLEU and chrF. */
@@ -369,14 +384,16 @@ int cmd_bleu(int argc, char **argv)
         rs_cli_fail(PROG, "out of memory");
         goto done;
     }
-    if (read_inputs(&rq, text))
+    if ((status = read_inputs(&rq, text)) >= 0)
         goto done;
+    status = RS_EXIT_FAIL;
     if (rq.by_length) {
         if (read_lines(&src, rq.src) < 0)
             goto done;
         if (src.count != text[0].count) {
             rs_cli_fail(PROG, "%s has %d line%s but %s has %d", rq.src, src.count, RS_S(src.count),
-                        strcmp(rq.files[0], "-") ? rq.files[0] : "standard input", text[0].count);
+                        hyp_name(&rq), text[0].count);
+            status = RS_EXIT_USAGE;
             goto done;
         }
         status = score_by_length(&rq, text, &src, refs) ? RS_EXIT_FAIL : RS_EXIT_OK;
