@@ -11,6 +11,8 @@
 
 #include "common/pcg64.h"
 #include "eval/significance.h"
+#include "testdir.h"
+#include "testprog.h"
 #include "text/corpus.h"
 
 #define FIXTURE "tests/fixtures/paired"
@@ -159,6 +161,77 @@ START_TEST(paired_tests_are_sacrebleus)
 }
 END_TEST
 
+/* The command: the same numbers as the library's (above: numpy's), rounded
+ * as printed, the signature naming the test, and what it refuses. */
+START_TEST(paired_command)
+{
+    char *out, *errs;
+    const char *systems = "-i " FIXTURE "/base.txt -i " FIXTURE "/better.txt -i " FIXTURE
+                          "/close.txt " FIXTURE "/ref.txt";
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "bleu --paired-bs --tokenize none %s", systems);
+    ck_assert_int_eq(testprog_run_split(cmd, &out, &errs), 0);
+    /* expected.txt: 28.051211…, 28.170777…, 6.691810…; 40.055016…, 39.907695…,
+     * 6.013317…, p 0.005994…; 29.904521…, 29.924228…, 5.401765…, p 0.249750… */
+    ck_assert_msg(strstr(out, FIXTURE "/base.txt     28.05   28.17 ±  6.69       -\n") &&
+                      strstr(out, FIXTURE "/better.txt   40.06   39.91 ±  6.01  0.0060 *\n") &&
+                      strstr(out, FIXTURE "/close.txt    29.90   29.92 ±  5.40  0.2498\n"),
+                  "%s", out);
+    ck_assert_msg(strstr(errs, "BLEU|nrefs:1|bs:1000|seed:12345|case:mixed|eff:no|tok:none|"), "%s",
+                  errs);
+    char *first = out;
+    free(errs);
+    snprintf(cmd, sizeof cmd, "bleu --paired-ar --tokenize none %s", systems);
+    ck_assert_int_eq(testprog_run_split(cmd, &out, &errs), 0);
+    ck_assert_msg(strstr(out, FIXTURE "/better.txt   40.06  0.0179 *\n") &&
+                      strstr(out, FIXTURE "/close.txt    29.90  0.7040\n"),
+                  "%s", out);
+    ck_assert_msg(strstr(errs, "|ar:10000|seed:12345|"), "%s", errs);
+    free(out), free(errs);
+    /* Another seed, other draws: the bootstrap's mean moves, the scores do not. */
+    snprintf(cmd, sizeof cmd, "bleu --paired-bs --paired-n 200 --seed 7 --tokenize none %s",
+             systems);
+    ck_assert_int_eq(testprog_run_split(cmd, &out, &errs), 0);
+    ck_assert_msg(strstr(out, "/base.txt     28.05 ") && strcmp(out, first), "%s", out);
+    free(first);
+    ck_assert_msg(strstr(errs, "|bs:200|seed:7|"), "%s", errs);
+    free(out), free(errs);
+
+    char dir[128], nbest[256], short_sys[256];
+    testdir_make(dir, "rs_paired");
+    snprintf(nbest, sizeof nbest, "%s/nbest.txt", dir);
+    snprintf(short_sys, sizeof short_sys, "%s/short.txt", dir);
+    static const char nb[] = "0 ||| the cat ||| F0= -1.5 ||| -0.75\n";
+    testfile_write(nbest, (const unsigned char *)nb, sizeof nb - 1);
+    testfile_write(short_sys, (const unsigned char *)"a\nb\n", 4);
+    static const struct {
+        const char *args, *said;
+    } bad[] = {
+        {"--paired-bs -i " FIXTURE "/base.txt " FIXTURE "/ref.txt", "--paired-bs compares systems"},
+        {"-i " FIXTURE "/base.txt -i " FIXTURE "/close.txt " FIXTURE "/ref.txt",
+         "-i given 2 times: several systems go with --paired-bs or --paired-ar"},
+        {"--paired-bs --metric chrf -i " FIXTURE "/base.txt -i " FIXTURE "/close.txt " FIXTURE
+         "/ref.txt",
+         "--paired-bs tests BLEU only"},
+        {"--paired-bs --paired-ar -i a -i b r", "one test at a time"},
+        {"--seed 3 " FIXTURE "/base.txt " FIXTURE "/ref.txt", "--seed goes with --paired-bs"},
+        {"--paired-bs -i " FIXTURE "/base.txt -i %s " FIXTURE "/ref.txt",
+         "short.txt has 2: the systems of a paired test"},
+        {"--paired-ar -i %s -i %s %s", "nbest.txt:1: an n-best line"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[1024];
+        snprintf(args, sizeof args, bad[i].args, i == 5 ? short_sys : nbest, nbest, nbest);
+        snprintf(cmd, sizeof cmd, "bleu %s", args);
+        ck_assert_int_eq(testprog_run_split(cmd, &out, &errs), 2);
+        ck_assert_msg(strstr(errs, bad[i].said), "%s: %s", args, errs);
+        ck_assert_str_eq(out, "");
+        free(out), free(errs);
+    }
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *significance_suite(void)
 {
     Suite *s = suite_create("significance");
@@ -167,6 +240,7 @@ Suite *significance_suite(void)
     tcase_add_test(tc, pcg64_is_numpys);
     tcase_add_test(tc, numpy_mean);
     tcase_add_test(tc, paired_tests_are_sacrebleus);
+    tcase_add_test(tc, paired_command);
     suite_add_tcase(s, tc);
     return s;
 }
