@@ -40,7 +40,10 @@ static void usage(FILE *out)
             "\n"
             "options:\n"
             "  --metric M      bleu, chrf or both (default: both)\n"
-            "  --tokenize T    BLEU tokenizer: 13a or none (default: 13a)\n"
+            "  --tokenize T    BLEU tokenizer, as sacreBLEU's: 13a, none, intl (mteval-v14's\n"
+            "                  international: Unicode punctuation split off unless between\n"
+            "                  digits, symbols always) or char (every character a token)\n"
+            "                  (default: 13a)\n"
             "  --lowercase     lower-case hypotheses and references first, for both metrics\n"
             "                  (sacreBLEU's -lc and --chrf-lowercase; default: off)\n"
             "  --sentence      one line per segment: its own BLEU (with effective order, as\n"
@@ -243,8 +246,9 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         {"seed", required_argument, NULL, OPT_SEED},
         {NULL, 0, NULL, 0},
     };
-    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a",
-                                                                                          "none"};
+    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {
+                                                                       "13a", "none", "intl",
+                                                                       "char"};
     static const char *const formats[] = {"table", "tsv"};
     int metric = 2, tokenize = 0;
     rs_error err;
@@ -301,9 +305,9 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
             rq->metric_given = 1;
             break;
         case OPT_TOKENIZE:
-            if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 2, &tokenize))
+            if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 4, &tokenize))
                 return RS_EXIT_USAGE;
-            rq->opts.tokenize = tokenize ? RS_BLEU_TOK_NONE : RS_BLEU_TOK_13A;
+            rq->opts.tokenize = (rs_bleu_tokenizer)tokenize;
             break;
         default: return RS_EXIT_USAGE;
         }
