@@ -52,7 +52,7 @@ TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-cores check-multihost check-asan check-browser check-format check-readme format fuzz demo install clean deps \
+.PHONY: all check check-cores check-variant check-multihost check-asan check-browser check-format check-readme format fuzz demo install clean deps \
   install-lib uninstall-lib check-lib check-python check-asan-lib
 
 # `make` builds what `make install` installs: the program here; the shared
@@ -158,12 +158,33 @@ check:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" check-lib check-python
 
 # The suites under each OpenBLAS kernel family our users' processors pick
-# (OPENBLAS_CORETYPE: Haswell, SkylakeX, Zen, Sandybridge; those this
-# processor cannot run are left out, saying so): scripts/check-cores.sh.
+# (OPENBLAS_CORETYPE: Haswell, SkylakeX, Cooperlake, Zen, Sandybridge,
+# Prescott; those this processor cannot run are left out, saying so):
+# scripts/check-cores.sh.
 check-cores:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
 	  $(EXAMPLES:%=$(BUILD)/examples/%) $(SO)
 	EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" MAKE="$(MAKE)" sh scripts/check-cores.sh $(CORES)
+
+# The whole of `make check` as on processors this one is not: under
+# shared/blas-variant (docs/guarantees.md, "Bits and rounding"), which splits
+# every sgemm and sgemv and sums the parts in an order chosen by the call's
+# shapes and a seed, once per seed of VARIANT_SEEDS, each with other random
+# directions for the gradient checks. RNNSEARCH_SHARED (default ../shared)
+# says where shared/ is; without it the target is skipped, saying so (an
+# error under RNNSEARCH_NO_SKIPS=1). About three times `make check`.
+VARIANT_SEEDS ?= 1 2 3
+check-variant:
+	@variant="$${RNNSEARCH_SHARED:-../shared}/blas-variant/run.sh"; \
+	if [ ! -f "$$variant" ]; then \
+	  echo "check-variant: skipped: $$variant not found (set RNNSEARCH_SHARED)"; \
+	  [ "$$RNNSEARCH_NO_SKIPS" != 1 ] || exit 1; exit 0; \
+	fi; \
+	for seed in $(VARIANT_SEEDS); do \
+	  echo "check-variant: BLAS_VARIANT_SEED=$$seed, RNNSEARCH_GRADCHECK_SEED=$$seed"; \
+	  RNNSEARCH_GRADCHECK_SEED=$$seed sh "$$variant" --seed $$seed $(MAKE) --no-print-directory check || \
+	    { echo "check-variant: failed with seed $$seed"; exit 1; }; \
+	done; echo "check-variant: passed with seeds $(VARIANT_SEEDS)"
 
 # Training across hosts emulated by network namespaces joined by a bridge (a
 # private subnet that exists only inside them): the model one process trains,

@@ -5,15 +5,17 @@
 # in different orders, so a comparison that holds on one core only (an
 # absolute tolerance, a fixture of one core's bits) fails here.
 #
-#   sh scripts/check-cores.sh [CORE ...]     (default: Haswell SkylakeX Zen Sandybridge)
+#   sh scripts/check-cores.sh [CORE ...]
+#   (default: Haswell SkylakeX Cooperlake Zen Sandybridge Prescott)
 #
 # Runs, for each core, the Check suites (build/run_tests) and the library's
 # and Python package's checks against a model trained under that core. A
 # core whose instructions this processor lacks (SkylakeX needs AVX-512) is
-# left out, saying so: OpenBLAS would stop on an illegal instruction. Run
+# left out, saying so: OpenBLAS would stop on an illegal instruction (OpenBLAS
+# 0.3.21 runs SapphireRapids as Cooperlake, so Cooperlake stands for both). Run
 # from the checkout's top after the build `make check` makes.
 set -u
-cores=${*:-Haswell SkylakeX Zen Sandybridge}
+cores=${*:-Haswell SkylakeX Cooperlake Zen Sandybridge Prescott}
 flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 has() { for f in "$@"; do case " $flags " in *" $f "*) ;; *) return 1 ;; esac; done; }
 needs() {

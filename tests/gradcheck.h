@@ -48,21 +48,40 @@ gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signa
 /* A directional check of a whole tensor, for errors too small for the
  * per-entry check: a gradient 2% wrong in entries that all lie below the
  * absolute floor, or one scaled by 1.004 everywhere. For a random direction d
- * (uniform in [-1, 1], from seed) it compares the analytic ⟨g, d⟩ with
- * central differences (L(θ + εd) − L(θ − εd)) / 2ε of the loss in double, at
- * steps ε and 2ε combined by Richardson extrapolation: the ε² truncation term
- * cancels, so ε can be large enough that the loss's float32 rounding (≈1e-6)
- * stays small beside the change it measures. ε is the given step, or less
- * where that would change the loss by more than GRADCHECK_DIR_CHANGE. A step
- * whose signature changes at either end (it crossed a maxout kink) is
- * retried with ε halved. */
+ * (uniform in [-1, 1], from seed) the loss is evaluated, in double over float32
+ * arithmetic, at the 2·GRADCHECK_DIR_POINTS + 1 steps t = kε/GRADCHECK_DIR_POINTS,
+ * k = −POINTS … POINTS, and fitted in least squares by a polynomial of degree
+ * GRADCHECK_DIR_DEGREE in t. Its linear coefficient is the directional
+ * derivative (the terms up to t⁶ absorbed, so truncation is O(ε⁶)); what the
+ * polynomial cannot explain is the loss's float32 rounding at this point, on
+ * this BLAS kernel, and gives the coefficient's standard error `se`. So the
+ * tolerance is measured, not chosen:
+ *
+ *   |⟨g, d⟩ − slope| ≤ GRADCHECK_DIR_Z · se + GRADCHECK_DIR_REL · |⟨g, d⟩|
+ *
+ * Z = 8 standard errors (with the fit's 18 degrees of freedom a deviation
+ * that large from rounding alone has a probability under 1e-6); REL = 2e-4
+ * covers the truncation left at ε. A gradient scaled by 1.004 breaks the bound
+ * wherever rounding leaves the slope better than 0.4 % known, which the
+ * tests assert for some direction of every tensor they check (see
+ * test_network.c). ε is the given step, or less where that would change the
+ * loss by more than GRADCHECK_DIR_CHANGE; a fit whose points do not all have
+ * the signature of θ (a maxout kink lies within ±ε) is retried with ε halved. */
 #define GRADCHECK_DIR_HALVINGS 8
 #define GRADCHECK_DIR_CHANGE 5e-3
+#define GRADCHECK_DIR_POINTS 12
+#define GRADCHECK_DIR_DEGREE 6
+#define GRADCHECK_DIR_Z 8.0
+#define GRADCHECK_DIR_REL 2e-4
 typedef struct {
     double analytic; /* ⟨g, d⟩ over the steps actually taken in float */
-    double numeric;  /* the extrapolated central difference */
-    double error;    /* |analytic − numeric| / max(|analytic|, |numeric|, floor) */
-    float eps;       /* the step used */
+    double numeric;  /* the fitted slope */
+    double se;       /* its standard error, from the fit's residuals */
+    double bound;    /* Z·se + REL·|analytic|: the most |analytic − numeric| may be */
+    double error;    /* |analytic − numeric| / max(|analytic|, |numeric|, floor), for reports */
+    double
+        power; /* the smallest relative error of ⟨g, d⟩ this check would catch: bound / |analytic| */
+    float eps; /* the step used */
     int non_finite;
     int kinked; /* across a kink even at the smallest step: nothing compared */
 } gradcheck_dir_result;
@@ -70,6 +89,14 @@ typedef struct {
 gradcheck_dir_result gradcheck_direction(gradcheck_loss loss, gradcheck_signature signature,
                                          void *ctx, float *param, const float *grad, size_t size,
                                          unsigned seed, float eps, double floor);
+
+/* 1 when r compared something and its error is within its bound. */
+int gradcheck_direction_holds(const gradcheck_dir_result *r);
+
+/* The directions' seeds: RNNSEARCH_GRADCHECK_SEED when set (any number),
+ * else 1; mixed with the test's own indices, so that no direction is chosen
+ * by hand and every run can try others. */
+unsigned gradcheck_seed(unsigned a, unsigned b, unsigned c);
 
 /* Fails the current Check test unless r is finite, checked something and its
  * worst error is at most tol; prints the worst entry to stderr when it fails. */

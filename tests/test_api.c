@@ -1,5 +1,7 @@
 /* The public C API (src/api/rnnsearch.h) over a tiny saved model: it gives
- * what the internal pipelines give (translation, forced decoding, tokens),
+ * what the internal pipelines give (translation, forced decoding, tokens)
+ * to the bit, as they run on the model loaded ready to decode
+ * (search/ready.h: the library's road and the program's),
  * fills n-best lists and alignments, and reports every bad argument or file
  * as a status and a message, never by printing. Runs under ASan with the
  * rest of the suite (make check-asan). */
@@ -16,6 +18,7 @@
 #include "model/codec.h"
 #include "search/beam.h"
 #include "search/forced.h"
+#include "search/ready.h"
 #include "search/translate.h"
 #include "testdir.h"
 #include "tinymodel.h"
@@ -80,19 +83,21 @@ START_TEST(translation_is_the_pipeline_s)
     rnnsearch_translation got[N];
     ck_assert_msg(!rnnsearch_translate(tr, N, lines, got, &err), "%s", err.message);
 
-    /* The same through search/translate.c directly. */
+    /* The same through search/translate.c directly, on the model loaded as
+     * the program loads it. */
     rs_error e = {{0}};
     rs_codec codec = {0};
     rs_translator want_tr;
     rs_translated want[N];
-    const rs_model *member = &saved;
+    rs_model ready;
+    ck_assert_msg(!rs_ready_model_load(path, &ready, &codec, NULL, 0, &e), "%s", e.msg);
+    const rs_model *member = &ready;
     rs_translate_options topt;
     rs_translate_options_default(&topt);
     topt.beam = 3;
     topt.n_best = 2;
     topt.length_penalty = 0.5f;
     topt.want_alignment = 1;
-    ck_assert(!rs_codec_for_model(&codec, &saved, &e));
     ck_assert(!rs_translator_init(&want_tr, &member, 1, &codec, &topt, &e));
     ck_assert_msg(!rs_translate_lines(&want_tr, N, lines, want, &e), "%s", e.msg);
     for (int i = 0; i < N; i++) {
@@ -123,6 +128,7 @@ START_TEST(translation_is_the_pipeline_s)
     rnnsearch_translation_free(&got[0]); /* freeing twice is harmless */
     rs_translator_free(&want_tr);
     rs_codec_free(&codec);
+    rs_model_free(&ready);
     rnnsearch_translator_free(tr);
     rnnsearch_model_free(m);
 }
@@ -143,10 +149,11 @@ START_TEST(forced_decoding_is_the_pipeline_s)
     rs_codec codec = {0};
     rs_forced want;
     rs_tokens src, tgt;
-    const rs_model *member = &saved;
+    rs_model ready;
+    ck_assert_msg(!rs_ready_model_load(path, &ready, &codec, NULL, 0, &e), "%s", e.msg);
+    const rs_model *member = &ready;
     const rs_forced_pair pair = {"das haus", "the the", 250,
                                  RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};
-    ck_assert(!rs_codec_for_model(&codec, &saved, &e));
     ck_assert(!rs_forced_text(&member, 1, &codec, &pair, &want, &src, &tgt, &e));
     ck_assert(f.logprob == want.logprob);
     double sum = 0;
@@ -159,6 +166,7 @@ START_TEST(forced_decoding_is_the_pipeline_s)
     rs_tokens_free(&src);
     rs_tokens_free(&tgt);
     rs_codec_free(&codec);
+    rs_model_free(&ready);
     rnnsearch_forced_free(&f);
     rnnsearch_forced_free(&f);
     rnnsearch_model_free(m);

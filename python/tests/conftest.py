@@ -58,3 +58,27 @@ def run(program):
         return p.stdout.decode()
 
     return run_program
+
+
+# Two roads to the same numbers (docs/guarantees.md, "Bits and rounding"; the
+# C suite's tests/roads.h): bits are compared only for one road run twice,
+# and the library and the program are one road (the same model preparation
+# and batches), so their printed digits are compared exactly. Two roads that
+# are equal in exact arithmetic (a pair scored alone and in a batch of 64:
+# other BLAS calls, so another order of sums on some kernels) agree to
+# float32 rounding: within ROADS_REL of the largest magnitude compared. The
+# differences measured on every kernel family and under shared/blas-variant
+# stay below 1e-6 of it; a wrong token, a lost term or another model is off
+# by 1e-4 or more.
+ROADS_REL = 2e-5
+
+
+def close_to_rounding(got, want):
+    """got and want (numbers, or equally long sequences of them) agree to
+    float32 rounding: |got[i] - want[i]| <= ROADS_REL * max |entry|."""
+    got = list(got) if isinstance(got, (list, tuple)) else [got]
+    want = list(want) if isinstance(want, (list, tuple)) else [want]
+    if len(got) != len(want):
+        return False
+    scale = max([abs(x) for x in got + want] or [0.0])
+    return all(abs(a - b) <= ROADS_REL * scale for a, b in zip(got, want))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import rnnsearch
-from conftest import REPO, need
+from conftest import REPO, close_to_rounding, need
 
 SOURCES = [
     "21 May 2001",
@@ -85,9 +85,9 @@ def test_forced_align_equals_align_pairs_json(model, model_dir, run):
 SCORED_PAIRS = [("21 May 2001", "2001-05-21"), ("3/4/99", "1999-04-03"), ("JULY 4, 1976", "1976-07-04")]
 
 
-# The library scores one pair at a time, as `score --batch-size 1` does: the
-# same sums in the same order, so the printed digits agree exactly on any
-# OpenBLAS kernel.
+# The library scores one pair at a time, as `score --batch-size 1` does: one
+# road (the same model preparation and batches), so the printed digits agree
+# exactly on any OpenBLAS kernel.
 def test_score_equals_the_program_pair_by_pair(model, model_dir, run):
     pairs = "".join("%s\t%s\n" % p for p in SCORED_PAIRS)
     want = run(["score", "-m", model_dir, "--batch-size", "1"], pairs).split()
@@ -98,13 +98,12 @@ def test_score_equals_the_program_pair_by_pair(model, model_dir, run):
 
 # In a batch of 64 the products' sums run in another order (a kernel's
 # blocking depends on the batch's shape), so the two agree to float32
-# rounding: a relative bound of 1e-6 over about 40 accumulated steps, which
-# observed differences (2e-7 relative) sit well inside.
+# rounding (conftest.close_to_rounding).
 def test_score_in_a_batch_agrees_to_float32_rounding(model, model_dir, run):
     pairs = "".join("%s\t%s\n" % p for p in SCORED_PAIRS)
     want = [float(x) for x in run(["score", "-m", model_dir], pairs).split()]
     got = [model.score(s, t) for s, t in SCORED_PAIRS]
-    assert got == pytest.approx(want, rel=1e-6, abs=1e-6)
+    assert close_to_rounding(got, want)
 
 
 def test_tokenize_equals_the_program(model, model_dir, run):

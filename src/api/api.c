@@ -20,6 +20,7 @@
 #include "nn/network.h"
 #include "search/decode.h"
 #include "search/forced.h"
+#include "search/ready.h"
 #include "search/translate.h"
 #include "text/corpus.h"
 #include "text/text.h"
@@ -101,13 +102,8 @@ int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnns
     rnnsearch_model *m = rs_calloc(1, sizeof *m, &e);
     if (!m)
         return fail_with(err, &e);
-    if (rs_model_locate(path_or_name, m->checkpoint, sizeof m->checkpoint, &e) ||
-        rs_checkpoint_load(m->checkpoint, &m->model, NULL, &e)) {
-        free(m);
-        return fail_with(err, &e);
-    }
-    if (rs_network_transpose(&m->model, &e) || rs_codec_for_model(&m->codec, &m->model, &e)) {
-        rs_model_free(&m->model);
+    if (rs_ready_model_load(path_or_name, &m->model, &m->codec, m->checkpoint, sizeof m->checkpoint,
+                            &e)) {
         free(m);
         return fail_with(err, &e);
     }

@@ -13,6 +13,7 @@
 #include "model/locate.h"
 #include "common/fileio.h"
 #include "search/forced.h"
+#include "search/ready.h"
 
 typedef struct {
     const char *field; /* config key */
@@ -119,15 +120,7 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
 
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
 {
-    char path[4096];
-    if (rs_model_locate(model_arg, path, sizeof path, err) ||
-        rs_checkpoint_load(path, model, NULL, err))
-        return -1;
-    if (codec && rs_codec_for_model(codec, model, err)) {
-        rs_model_free(model);
-        return -1;
-    }
-    return 0;
+    return rs_ready_model_load(model_arg, model, codec, NULL, 0, err);
 }
 
 /* "FILE:LINE" while a configuration file's setting is applied: the

@@ -291,7 +291,9 @@ int rs_cli_bpe_value(const char *arg);
 
 
 /* Resolves a -m argument (file, models/NAME directory or NAME), loads the
- * model (weights only) and, when codec is not NULL, its text codec. */
+ * model ready to decode (weights only, with the transposed copies that every
+ * decoding road uses: search/ready.h) and, when codec is not NULL, its text
+ * codec. */
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
 
 /* Models given as repeated -m: one model, or an ensemble. */

@@ -422,8 +422,7 @@ int cmd_serve(int argc, char **argv)
         served[loaded] = (rs_serve_model){names[loaded], &models[loaded], &codecs[loaded]};
     }
     for (int k = 0; k < loaded; k++)
-        if (rs_network_transpose(&models[k], &err) ||
-            (rq.int8 && rs_network_quantize(&models[k], &err)))
+        if (rq.int8 && rs_network_quantize(&models[k], &err))
             goto fail;
     /* SIGINT and SIGTERM are taken by sigwait, so every thread started from
      * here on must block them; a client gone away is an error, not a signal. */

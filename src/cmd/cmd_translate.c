@@ -533,8 +533,7 @@ int cmd_translate(int argc, char **argv)
     if (rs_cli_load_models(&models, &codec, &err))
         goto fail;
     for (int k = 0; k < models.count; k++)
-        if (rs_network_transpose(&models.models[k], &err) ||
-            (rq.int8 && rs_network_quantize(&models.models[k], &err)))
+        if (rq.int8 && rs_network_quantize(&models.models[k], &err))
             goto fail;
     /* A model of SentencePiece pieces gives decoded text: taking its spaces
      * out would join every word. */

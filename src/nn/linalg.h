@@ -56,7 +56,10 @@ void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x);
  * row. sgemm packs op(B) into its own layout on every call, and OpenBLAS
  * keeps no packed matrix between calls: from Wᵀ the packing gathers across
  * W's rows, from W_t it copies along them. The packed panel is the same, so
- * y is the same to the bit (tests/test_transposed.c). One row still goes to
+ * on most kernels y is the same to the bit; on others (SkylakeX's paths for
+ * small matrices) another call sums in another order, so y is equal to
+ * float32 rounding (tests/test_transposed.c holds it to that bound, and
+ * search/ready.h makes every decoding road take the copies). One row still goes to
  * sgemv on W, whose sums are ordered by the orientation it reads. W_t's
  * shape is checked against W's. */
 void rs_matmul_forward_t(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, float beta);

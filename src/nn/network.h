@@ -218,7 +218,9 @@ int rs_network_quantize(rs_model *model, rs_error *err);
 
 /* Makes the model's transposed copies of the weights a translation step
  * multiplies by (nn/transposed.h), so that every forward product uses them:
- * the same outputs to the bit, in less time. For a model whose parameters
+ * the same outputs to float32 rounding, in less time (another call, so on
+ * some BLAS kernels another order of sums: search/ready.h makes every
+ * decoding road take them). For a model whose parameters
  * no longer change. Freed with the model. Does nothing when the model has
  * them already. */
 int rs_network_transpose(rs_model *model, rs_error *err);
