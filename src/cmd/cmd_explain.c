@@ -62,6 +62,11 @@ static void usage(FILE *out)
         "                  for all queries or one row per query (default: keep all)\n"
         "  --weights M     W for the general score\n"
         "  --Wq M, --Wk M, --v V, --b V   the additive score's parameters\n"
+        "  --Co M, --Uo M, --Vo M, --bo V  the deep output's weights (docs/model.md):\n"
+        "                  t~ = U_o s + V_o e + C_o c + b_o (2l rows each), then maxout\n"
+        "                  t[k] = max(t~[2k], t~[2k+1]); terms not given are left out\n"
+        "  --state M       s, the new decoder state U_o reads (default: the query)\n"
+        "  --emb M         e, the previous word's embedding V_o reads\n"
         "  --digits N      decimals printed, 0-17 (default: 4)\n"
         "  -h, --help      this text\n"
         "\n"
@@ -84,9 +89,10 @@ typedef struct {
  * status. */
 static int parse_request(int argc, char **argv, rs_explain_input *in, model_request *rq)
 {
-    /* The options from OPT_KEYS to OPT_B are the matrices, in this order. */
+    /* The options from OPT_KEYS to OPT_BO are the matrices, in this order. */
     rs_matrix *const matrices[] = {&in->keys, &in->query, &in->values, &in->mask, &in->W,
-                                   &in->Wq,   &in->Wk,    &in->v,      &in->b};
+                                   &in->Wq,   &in->Wk,    &in->v,      &in->b,    &in->state,
+                                   &in->emb,  &in->Uo,    &in->Vo,     &in->Co,   &in->bo};
     enum {
         OPT_KEYS = RS_CLI_OPT,
         OPT_QUERY,
@@ -97,6 +103,12 @@ static int parse_request(int argc, char **argv, rs_explain_input *in, model_requ
         OPT_WK,
         OPT_V,
         OPT_B,
+        OPT_STATE,
+        OPT_EMB,
+        OPT_UO,
+        OPT_VO,
+        OPT_CO,
+        OPT_BO,
         OPT_SCALE,
         OPT_SCORE,
         OPT_DIGITS,
@@ -115,6 +127,12 @@ static int parse_request(int argc, char **argv, rs_explain_input *in, model_requ
         {"Wk", required_argument, NULL, OPT_WK},
         {"v", required_argument, NULL, OPT_V},
         {"b", required_argument, NULL, OPT_B},
+        {"state", required_argument, NULL, OPT_STATE},
+        {"emb", required_argument, NULL, OPT_EMB},
+        {"Uo", required_argument, NULL, OPT_UO},
+        {"Vo", required_argument, NULL, OPT_VO},
+        {"Co", required_argument, NULL, OPT_CO},
+        {"bo", required_argument, NULL, OPT_BO},
         {"scale", no_argument, NULL, OPT_SCALE},
         {"score", required_argument, NULL, OPT_SCORE},
         {"digits", required_argument, NULL, OPT_DIGITS},
@@ -136,7 +154,7 @@ static int parse_request(int argc, char **argv, rs_explain_input *in, model_requ
     rs_cli_begin_numbers(&args, numbers);
     int c;
     while ((c = rs_cli_next(&args)) != -1) {
-        if (c >= OPT_KEYS && c <= OPT_B) {
+        if (c >= OPT_KEYS && c <= OPT_BO) {
             const int k = c - OPT_KEYS;
             toy_given = 1;
             rs_matrix_free(matrices[k]);
