@@ -194,6 +194,59 @@ static const char *const refA[] = {"The dog bit the man.", "It was not unexpecte
 static const char *const refB[] = {"The dog had bit the man.", "No one was surprised.",
                                    "The man had bitten the dog."};
 
+/* sacreBLEU's tokenize 'intl' (TokenizerV14International: re.sub of
+ * (\P{N})(\p{P}) by "\1 \2 ", then (\p{P})(\P{N}) by " \1 \2", then (\p{S})
+ * by " \1 ", then split) and 'char' (" ".join(line), then split), worked by
+ * hand from those rules; the comments give the passes. */
+START_TEST(test_tokenize_intl_char)
+{
+    const rs_bleu_opts intl = {0, RS_BLEU_TOK_INTL}, chr = {0, RS_BLEU_TOK_CHAR};
+    /* "o," and "d!" split by the first pass; "3.14" and "1,000" keep their
+     * punctuation between digits; the euro sign (Sc) is split off by the third. */
+    expect_tokens("Hello, world! 3.14 and 1,000 \xe2\x82\xac"
+                  "5",
+                  &intl, "Hello , world ! 3.14 and 1,000 \xe2\x82\xac 5");
+    /* « (Pi), » (Pf), the em dash and hyphen (Pd): the first pass splits "r»",
+     * "t-", "l."; the second "«B", "—d", "-i" */
+    expect_tokens("\xc2\xab"
+                  "Bonjour\xc2\xbb\xe2\x80\x94"
+                  "dit-il.",
+                  &intl, "\xc2\xab Bonjour \xc2\xbb \xe2\x80\x94 dit - il .");
+    /* symbols Sm, Sc, So, Sk: always split, digits or not */
+    expect_tokens("a+b=c $5 \xc2\xa9"
+                  "2020 x^2",
+                  &intl, "a + b = c $ 5 \xc2\xa9 2020 x ^ 2");
+    /* between digits nothing splits; a space is a non-digit, so "5. " and
+     * " .5" split ("5." is followed by one, ".5" follows one); only at the
+     * line's edges do ".5" and "5." stay whole */
+    expect_tokens("1.5-2,3 5. .5 a.5", &intl, "1.5-2,3 5 . . 5 a . 5");
+    expect_tokens(".5 x 5.", &intl, ".5 x 5.");
+    /* matches do not overlap: in "a,,b" the first pass takes "a,", the second ",b" */
+    expect_tokens("a,,b", &intl, "a , , b");
+    /* CJK full stop (Po) after a letter */
+    expect_tokens("\xe4\xbd\xa0\xe5\xa5\xbd\xe3\x80\x82", &intl,
+                  "\xe4\xbd\xa0\xe5\xa5\xbd \xe3\x80\x82");
+    /* char: every code point but whitespace a token */
+    expect_tokens("ab  c!", &chr, "a b c !");
+    expect_tokens("\xe6\x97\xa5\xe6\x9c\xac \xe8\xaa\x9e", &chr,
+                  "\xe6\x97\xa5 \xe6\x9c\xac \xe8\xaa\x9e");
+    /* lower-casing comes first, as for 13a */
+    const rs_bleu_opts lc_char = {1, RS_BLEU_TOK_CHAR};
+    expect_tokens("AbC", &lc_char, "a b c");
+    /* BLEU of char tokens: "abcde" against "abcdf": 4/5, 3/4, 2/3, 1/2 */
+    const char *h[] = {"abcde"}, *r[] = {"abcdf"};
+    rs_bleu_result res;
+    bleu_of(&res, h, r, 1, &chr);
+    ck_assert_int_eq(res.hyp_len, 5);
+    ck_assert_double_eq_tol(res.score, 100.0 * pow(0.8 * 0.75 * (2.0 / 3) * 0.5, 0.25), 1e-9);
+    char sig[256];
+    rs_bleu_signature(&intl, 1, 0, "v", sig, sizeof sig);
+    ck_assert_msg(strstr(sig, "|tok:intl|"), "%s", sig);
+    rs_bleu_signature(&chr, 1, 0, "v", sig, sizeof sig);
+    ck_assert_msg(strstr(sig, "|tok:char|"), "%s", sig);
+}
+END_TEST
+
 START_TEST(test_sacrebleu_readme)
 {
     rs_bleu_stats bs;
@@ -397,19 +450,47 @@ START_TEST(test_command)
     ck_assert_str_eq(out, "chrF2 = 59.73\n");
     free(out), free(errs);
 
-    /* a reference with a line too few: a failure that names both files */
+    /* a reference with a line too few: refused, naming both files and counts,
+     * for BLEU and chrF alike */
     char shortref[600];
     snprintf(shortref, sizeof shortref, "%s/short.txt", dir);
     write_file(shortref, "one\ntwo\n");
-    snprintf(args, sizeof args, "'%s' '%s'", path[0], shortref);
-    ck_assert_int_eq(run_bleu(args, &out, &errs), 1);
-    ck_assert_msg(strstr(errs, "rnnsearch bleu: ") && strstr(errs, "hyp.txt") &&
-                      strstr(errs, "short.txt"),
-                  "%s", errs);
+    for (int chrf = 0; chrf < 2; chrf++) {
+        snprintf(args, sizeof args, "%s '%s' '%s'", chrf ? "--metric chrf" : "", path[0], shortref);
+        ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
+        ck_assert_msg(strstr(errs, "rnnsearch bleu: ") &&
+                          strstr(errs, "hyp.txt has 3 lines but ") &&
+                          strstr(errs, "short.txt has 2"),
+                      "%s", errs);
+        ck_assert_str_eq(out, "");
+        free(out), free(errs);
+    }
+
+    /* Moses n-best lines as the hypothesis: refused at the first such line,
+     * for BLEU and chrF alike, with nothing scored */
+    char nbest[600];
+    snprintf(nbest, sizeof nbest, "%s/nbest.txt", dir);
+    write_file(nbest, "a plain line\n1 ||| it is a guide ||| F0= -2.5 ||| -0.625\nthird\n");
+    for (int chrf = 0; chrf < 2; chrf++) {
+        snprintf(args, sizeof args, "%s '%s' '%s'", chrf ? "--metric chrf" : "", nbest, path[1]);
+        ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
+        ck_assert_msg(strstr(errs, "nbest.txt:2: an n-best line"), "%s", errs);
+        ck_assert_str_eq(out, "");
+        free(out), free(errs);
+    }
+
+    /* intl and char from the command line, named in the signature */
+    snprintf(args, sizeof args, "--tokenize char --metric bleu '%s' '%s'", path[0], path[1]);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
+    ck_assert_msg(strstr(out, "BLEU = ") && strstr(errs, "|tok:char|"), "%s%s", out, errs);
+    free(out), free(errs);
+    snprintf(args, sizeof args, "--tokenize intl --metric bleu '%s' '%s'", path[0], path[1]);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 0);
+    ck_assert_msg(strstr(errs, "|tok:intl|"), "%s", errs);
     free(out), free(errs);
 
     /* bad usage */
-    snprintf(args, sizeof args, "--tokenize intl '%s' '%s'", path[0], path[1]);
+    snprintf(args, sizeof args, "--tokenize v14 '%s' '%s'", path[0], path[1]);
     ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
     ck_assert_ptr_nonnull(strstr(errs, "rnnsearch bleu: "));
     free(out), free(errs);
@@ -504,6 +585,7 @@ Suite *bleu_suite(void)
     tcase_add_test(tc, test_clipping_and_exp_smoothing);
     tcase_add_test(tc, test_lowercase);
     tcase_add_test(tc, test_tokenize_13a);
+    tcase_add_test(tc, test_tokenize_intl_char);
     tcase_add_test(tc, test_sacrebleu_readme);
     tcase_add_test(tc, test_multiple_references);
     tcase_add_test(tc, test_chrf_hand);

@@ -311,7 +311,7 @@ END_TEST
  * --max-src-len are the search options' (one range each), translate's
  * --threads and --n-best and train's --dev-align-threshold too, from the
  * command line and from a --config file alike; --n-best given as 1 still
- * asks for the n-best format. */
+ * asks for the n-best format, a file's n_best: 1 does not (Joey NMT's). */
 START_TEST(every_command_numbers_from_its_table)
 {
     char out[8192], dir[128], path[256], cmd[1024];
@@ -380,15 +380,41 @@ START_TEST(every_command_numbers_from_its_table)
     snprintf(cmd, sizeof cmd,
              "printf 'a\\nb\\n' > %s/ref.txt && echo the | %s bleu %s/ref.txt 2>&1", dir,
              testprog_path(), dir);
-    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "standard input has 1 line but "), "%s", out);
     snprintf(path, sizeof path, "%s/t.yaml", dir);
-    static const char one[] = "translation:\n  n_best: 1\n";
-    testfile_write(path, (const unsigned char *)one, sizeof one - 1);
-    snprintf(cmd, sizeof cmd, "translate -m %s/m.ckpt --quiet --config %s <<'EOF'\ndas haus\nEOF\n",
-             dir, path);
+    /* A file's n_best: 1 is Joey NMT's plain output, under our translation:
+     * and Joey's testing: alike; a file's n_best: 2 gives the n-best lines. */
+    static const struct {
+        const char *yaml;
+        int lines; /* n-best lines expected; 0: plain output */
+    } files[] = {
+        {"translation:\n  n_best: 1\n", 0},
+        {"testing:\n  beam_size: 2\n  n_best: 1\n", 0},
+        {"testing:\n  beam_size: 2\n  n_best: 2\n", 2},
+        {"translation:\n  n_best: 2\n", 2},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        testfile_write(path, (const unsigned char *)files[i].yaml, strlen(files[i].yaml));
+        snprintf(cmd, sizeof cmd,
+                 "translate -m %s/m.ckpt --quiet --config %s <<'EOF'\ndas haus\nEOF\n", dir, path);
+        ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+        int newlines = 0;
+        for (const char *p = out; *p; p++)
+            newlines += *p == '\n';
+        if (files[i].lines) {
+            ck_assert_msg(!strncmp(out, "0 ||| ", 6) && newlines == files[i].lines, "%s: %s",
+                          files[i].yaml, out);
+        } else {
+            ck_assert_msg(!strstr(out, "|||") && newlines == 1, "%s: %s", files[i].yaml, out);
+        }
+    }
+    /* --n-best 1 on the command line wins over the file and keeps its form. */
+    snprintf(cmd, sizeof cmd,
+             "translate -m %s/m.ckpt --quiet --n-best 1 --config %s <<'EOF'\ndas haus\nEOF\n", dir,
+             path);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
-    ck_assert_msg(!strncmp(out, "0 ||| ", 6), "%s", out);
+    ck_assert_msg(!strncmp(out, "0 ||| ", 6) && !strstr(out, "\n1 ||| "), "%s", out);
     testdir_remove(dir);
 }
 END_TEST

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "eval/explain.h"
+#include "testdir.h"
 #include "testprog.h"
 
 static void parse(rs_matrix *m, const char *text)
@@ -79,9 +80,8 @@ START_TEST(test_known_answer)
     ck_assert_double_eq_tol(res.context[0], 0.7553, 0.5e-4);
     ck_assert_double_eq_tol(res.context[1], 0.9100, 0.5e-4);
     ck_assert_double_eq_tol(res.context[0], res.weights[0] + res.weights[2], 1e-15);
-    const double out[4] = {1.0, 2.0, 0.7553, 0.9100};
-    for (int i = 0; i < 4; i++)
-        ck_assert_double_eq_tol(res.output[i], out[i], 0.5e-4);
+    ck_assert_int_eq(res.l, 0); /* no deep output asked for, none computed */
+    ck_assert_ptr_null(res.tpre);
     rs_explain_result_free(&res);
     rs_explain_input_free(&in);
 }
@@ -193,10 +193,6 @@ START_TEST(test_several_queries)
     ck_assert_double_eq_tol(res.weights[4], exp(1.0) / s, 1e-15);
     ck_assert_double_eq_tol(res.context[3], (1.0 + 4.0 * exp(1.0) + 7.0 * exp(1.0)) / s, 1e-14);
     ck_assert_int_eq(res.dv, 3);
-    /* [q ; c] rows are dq + dv = 5 long */
-    ck_assert_double_eq(res.output[5], 0.0);
-    ck_assert_double_eq(res.output[6], 1.0);
-    ck_assert_double_eq(res.output[7], res.context[3]);
     rs_explain_result_free(&res);
     rs_explain_input_free(&in);
 }
@@ -257,11 +253,14 @@ START_TEST(test_report)
     known_input(&in);
     compute(&res, &in);
     ck_assert_int_eq(rs_explain_report(&in, &res, 4, &text, &err), 0);
-    const char *want[] = {
-        "e_3 = 1.0000*1.0000 + 2.0000*1.0000 = 3.0000", "exp(-2.0000) = 0.1353",
-        "sum s = 0.1353 + 0.3679 + 1.0000 = 1.5032",    "a_1 = 0.1353 / 1.5032 = 0.0900",
-        "weights a = (0.0900, 0.2447, 0.6652)",         "= (0.7553, 0.9100)",
-        "[q ; c] = (1.0000, 2.0000, 0.7553, 0.9100)"};
+    const char *want[] = {"e_3 = 1.0000*1.0000 + 2.0000*1.0000 = 3.0000",
+                          "exp(-2.0000) = 0.1353",
+                          "sum s = 0.1353 + 0.3679 + 1.0000 = 1.5032",
+                          "a_1 = 0.1353 / 1.5032 = 0.0900",
+                          "weights a = (0.0900, 0.2447, 0.6652)",
+                          "= (0.7553, 0.9100)",
+                          "5. deep output",
+                          "not computed: give --Co"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(text, want[i]), "missing \"%s\" in:\n%s", want[i], text);
     free(text);
@@ -333,19 +332,30 @@ static int run_explain(const char *args, char **out, char **errs)
 START_TEST(test_command)
 {
     char *out, *errs;
-    ck_assert_int_eq(run_explain("--keys '1,0;0,1;1,1' --query '1,2'", &out, &errs), 0);
-    const char *want[] = {"0.0900", "0.2447", "0.6652", "(0.7553, 0.9100)",
-                          "(1.0000, 2.0000, 0.7553, 0.9100)"};
+    ck_assert_int_eq(run_explain("--score dot --keys '1,0;0,1;1,1' --query '1,2'", &out, &errs), 0);
+    const char *want[] = {"0.0900", "0.2447", "0.6652", "(0.7553, 0.9100)", "5. deep output"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(out, want[i]), "missing \"%s\" in:\n%s", want[i], out);
+    ck_assert_msg(!strstr(out, "[q ; c] ="), "%s", out); /* Luong's output is not the model's */
     free(out), free(errs);
 
-    ck_assert_int_eq(run_explain("--keys '1;5;2;1;1' --query 1", &out, &errs), 0);
+    /* the deep output of model.md: t~ = C_o c + b_o, maxout of pairs */
+    ck_assert_int_eq(run_explain("--score dot --keys '1,0;0,1;1,1' --query '1,2' "
+                                 "--Co '1,0;0,1;1,1;0,0' --bo '0,0,0,1'",
+                                 &out, &errs),
+                     0);
+    ck_assert_msg(strstr(out, "t~ = (0.7553, 0.9100, 1.6652, 1.0000)") &&
+                      strstr(out, "t  = (0.9100, 1.6652)"),
+                  "%s", out);
+    free(out), free(errs);
+
+    ck_assert_int_eq(run_explain("--score dot --keys '1;5;2;1;1' --query 1", &out, &errs), 0);
     ck_assert_ptr_nonnull(strstr(out, "(0.0166, 0.9052, 0.0451, 0.0166, 0.0166)"));
     free(out), free(errs);
 
-    ck_assert_int_eq(run_explain("--keys='1,0;0,1;1,1' --query='1,2;0,1' --digits 3", &out, &errs),
-                     0);
+    ck_assert_int_eq(
+        run_explain("--score=dot --keys='1,0;0,1;1,1' --query='1,2;0,1' --digits 3", &out, &errs),
+        0);
     ck_assert_ptr_nonnull(strstr(out, "0.090  0.245  0.665"));
     free(out), free(errs);
 
@@ -355,12 +365,20 @@ START_TEST(test_command)
     } bad[] = {
         {"--keys '1,0;0,1,2' --query '1,2'", "row 2 has 3 numbers"},
         {"--keys '1,0;0,one' --query '1,2'", "not a number"},
-        {"--keys '1,0;0,1' --query '1,2,3'", "one size"},
-        {"--keys '1,0;0,1' --query '1,2' --mask '0,0'", "hides every key"},
+        {"--score dot --keys '1,0;0,1' --query '1,2,3'", "one size"},
+        {"--score dot --keys '1,0;0,1' --query '1,2' --mask '0,0'", "hides every key"},
         {"--keys '1,0;0,1' --query '1,2' --score general", "needs the weights"},
         {"--keys '1,0;0,1' --query '1,2' --score cosine", "--score"},
         {"--keys '1,0;0,1'", "required"},
         {"--keys '1,0;0,1' --query '1,2' --bogus", "unknown option"},
+        {"--keys '1,0;0,1' --query '1,2'", "default score is additive"},
+        {"--score dot --keys '1,0;0,1' --query '1,2' --Co '1,0;0,1;1,1'", "even"},
+        {"--score dot --keys '1,0;0,1' --query '1,2' --Co '1,0,0;0,1,0'", "columns"},
+        {"--score dot --keys '1,0;0,1' --query '1,2' --bo '1,2'", "deep output"},
+        {"--score dot --keys '1,0;0,1' --query '1,2' --step 1", "give -m MODEL"},
+        {"-m nowhere --keys '1,0' --query 1 'a b'", "hand-made step"},
+        {"-m nowhere", "needs the sentence"},
+        {"-m nowhere 'a b'", "--step is required"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_msg(run_explain(bad[i].args, &out, &errs) == 2, "%s", bad[i].args);
@@ -371,9 +389,122 @@ START_TEST(test_command)
     }
 
     ck_assert_int_eq(run_explain("--help", &out, &errs), 0);
-    ck_assert_ptr_nonnull(strstr(out, "default: dot"));
+    ck_assert_ptr_nonnull(strstr(out, "default: additive"));
     ck_assert_ptr_nonnull(strstr(out, "default: 4"));
     free(out), free(errs);
+}
+END_TEST
+
+/* Reads the i-th number (0-based) of the first JSON array after `key` in
+ * text; the alignment's rows are nested arrays, so row r entry j is the
+ * (r·cols + j)-th number after "alignment". */
+static double json_number(const char *text, const char *key, int index)
+{
+    const char *p = strstr(text, key);
+    ck_assert_ptr_nonnull(p);
+    p += strlen(key);
+    for (int k = 0;; k++) {
+        p += strcspn(p, "-0123456789");
+        char *end;
+        double x = strtod(p, &end);
+        ck_assert(end != p);
+        if (k == index)
+            return x;
+        p = end;
+    }
+}
+
+/* explain -m on a trained tiny model: at every step of the greedy
+ * translation, the weights α it works out (in double precision from the
+ * model's weights) are align's (the model's float32 step) to 1e-6, and the
+ * word it puts first is the translation's word at that step. */
+START_TEST(test_model_step_matches_align)
+{
+    char dir[64], path[128], args[1024];
+    static char text[65536];
+    testdir_make(dir, "rnnsearch-explain");
+    snprintf(path, sizeof path, "%s/train.tsv", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 20; i++)
+        fputs("das haus ist gross\tthe house is big\nein kleines haus\ta small house\n"
+              "das haus\tthe house\n",
+              f);
+    ck_assert_int_eq(fclose(f), 0);
+    snprintf(args, sizeof args,
+             "train --train %s --out %s/m --tokenizer space --epochs 40 --batch-size 6 --emb 8 "
+             "--hidden 8 --att 6 --maxout 4 --lr 0.02 --threads 1 --quiet 2>&1",
+             path, dir);
+    ck_assert_msg(testprog_run(args, text, sizeof text) == 0, "%s", text);
+    const char *sentence = "das haus ist gross";
+    snprintf(args, sizeof args, "align -m %s/m --format json <<'EOF'\n%s\nEOF", dir, sentence);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    static char aligned[65536];
+    memcpy(aligned, text, sizeof aligned);
+    /* "target":["the","house",…,"</s>"]: T + 1 labels, one a step */
+    char *tgt = strstr(aligned, "\"target\":[");
+    ck_assert_ptr_nonnull(tgt);
+    char words[16][64];
+    int steps = 0;
+    for (char *p = tgt + 10; *p != ']' && steps < 16; steps++) {
+        char *q = strchr(p + 1, '"');
+        snprintf(words[steps], sizeof words[steps], "%.*s", (int)(q - p - 1), p + 1);
+        p = q + 1;
+        if (*p == ',')
+            p++;
+    }
+    ck_assert_int_ge(steps, 2);
+    ck_assert_str_eq(words[steps - 1], "</s>");
+    const int cols = 5; /* four words and </s> */
+    for (int i = 1; i <= steps; i++) {
+        char *out, *errs;
+        snprintf(args, sizeof args, "-m %s/m '%s' --step %d --digits 9 --top 3", dir, sentence, i);
+        ck_assert_msg(run_explain(args, &out, &errs) == 0, "%s", errs);
+        const char *row = strstr(out, "(model's float32 α)\n");
+        ck_assert_ptr_nonnull(row);
+        row = strchr(row, '\n') + 1;
+        for (int j = 0; j < cols; j++) {
+            int pos;
+            char token[64];
+            double e, x, alpha;
+            ck_assert_int_eq(sscanf(row, "%d %63s %lf %lf %lf", &pos, token, &e, &x, &alpha), 5);
+            ck_assert_int_eq(pos, j + 1);
+            const double want = json_number(aligned, "\"alignment\":", (i - 1) * cols + j);
+            ck_assert_msg(fabs(alpha - want) <= 1e-6, "step %d, j %d: explain %.9f, align %.9f", i,
+                          j + 1, alpha, want);
+            row = strchr(row, '\n') + 1;
+        }
+        char first[64], greedy[64];
+        const char *top = strstr(out, "\n    1. ");
+        ck_assert_ptr_nonnull(top);
+        ck_assert_int_eq(sscanf(top, " 1. %63s", first), 1);
+        ck_assert_msg(!strcmp(first, words[i - 1]), "step %d: top word %s, translation's %s", i,
+                      first, words[i - 1]);
+        const char *g = strstr(out, "greedy search takes: ");
+        ck_assert_ptr_nonnull(g);
+        ck_assert_int_eq(sscanf(g, "greedy search takes: %63[^;]", greedy), 1);
+        ck_assert_str_eq(greedy, words[i - 1]);
+        /* the step is the model's: its float32 state agrees with the double one */
+        const char *d = strstr(out, "largest |s_i − the model's float32 s_i| = ");
+        ck_assert_ptr_nonnull(d);
+        ck_assert_double_lt(strtod(d + strlen("largest |s_i − the model's float32 s_i| = "), NULL),
+                            1e-5);
+        free(out), free(errs);
+    }
+    /* a step past the translation's </s>, a target prefix, a bad step */
+    char *out, *errs;
+    snprintf(args, sizeof args, "-m %s/m '%s' --step %d", dir, sentence, steps + 1);
+    ck_assert_int_eq(run_explain(args, &out, &errs), 2);
+    ck_assert_msg(strstr(errs, "so steps 1 to"), "%s", errs);
+    free(out), free(errs);
+    snprintf(args, sizeof args, "-m %s/m '%s' --step 2 --target 'a small house'", dir, sentence);
+    ck_assert_int_eq(run_explain(args, &out, &errs), 0);
+    ck_assert_msg(strstr(out, "y_1 = a") && strstr(out, "the prefix's y_2: small"), "%s", out);
+    free(out), free(errs);
+    snprintf(args, sizeof args, "-m %s/m '%s' --step 0", dir, sentence);
+    ck_assert_int_eq(run_explain(args, &out, &errs), 2);
+    free(out), free(errs);
+    testdir_remove(dir);
 }
 END_TEST
 
@@ -394,6 +525,10 @@ Suite *explain_suite(void)
     TCase *cmd = tcase_create("command");
     tcase_set_timeout(cmd, 30);
     tcase_add_test(cmd, test_command);
+    TCase *model = tcase_create("model");
+    tcase_set_timeout(model, 120);
+    tcase_add_test(model, test_model_step_matches_align);
+    suite_add_tcase(s, model);
     suite_add_tcase(s, cmd);
     return s;
 }

@@ -281,6 +281,56 @@ START_TEST(plot_labels_are_round_and_inside)
 }
 END_TEST
 
+/* Every matrix picture has a colour bar of the one scale: grey_hex's greys
+ * (grey = weight, black 0, white 1) from the bottom up, ticks 0 … 1, in its
+ * own group after the cells; the terminal's colour mode draws the 24 greys
+ * as a bar and the block mode keeps its glyph legend. */
+START_TEST(alignment_pictures_have_a_colour_bar)
+{
+    const char *src[] = {"a", "b"}, *tgt[] = {"x"};
+    float w[2 * 3] = {0.001f, 0.9f, 0.099f, 0.2f, 0.3f, 0.5f};
+    rs_alignment a;
+    rs_error err;
+    ck_assert(!rs_alignment_make(&a, tgt, 1, src, 2, w, &err));
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    ck_assert_int_eq(rs_alignment_write_svg(f, &a, "t"), 0);
+    fclose(f);
+    const char *bar = strstr(text, "<g class=\"colorbar\">");
+    ck_assert_msg(bar && bar > strstr(text, "shape-rendering=\"crispEdges\">"), "%s", text);
+    int bands = 0;
+    for (const char *p = bar; (p = strstr(p, "<rect ")) && p < strstr(bar, "</g>"); p++)
+        bands++;
+    ck_assert_int_eq(bands, 64 + 1);                        /* the bands and the frame */
+    ck_assert_ptr_nonnull(strstr(bar, "fill=\"#020202\"")); /* the lowest band: near black */
+    ck_assert_ptr_nonnull(strstr(bar, "fill=\"#fdfdfd\"")); /* the highest: near white */
+    ck_assert_ptr_nonnull(strstr(bar, ">0.5</text>"));
+    free(text);
+    text = NULL;
+    f = open_memstream(&text, &size);
+    ck_assert_int_eq(rs_alignment_html_begin(f, "t"), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "class=\"colorbar\""));
+    ck_assert_ptr_nonnull(strstr(text, "linear-gradient(to right, #000000, #ffffff)"));
+    free(text);
+    text = NULL;
+    f = open_memstream(&text, &size);
+    ck_assert_int_eq(rs_alignment_write_text(f, &a, RS_ALIGN_COLOR), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "\x1b[48;5;232m \x1b[0m\x1b[48;5;233m"));
+    ck_assert_ptr_nonnull(strstr(text, "\x1b[48;5;255m \x1b[0m 1"));
+    free(text);
+    text = NULL;
+    f = open_memstream(&text, &size);
+    ck_assert_int_eq(rs_alignment_write_text(f, &a, 0), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "\xE2\x96\x88 \xE2\x89\xA5 .875"));
+    free(text);
+    rs_alignment_free(&a);
+}
+END_TEST
+
 /* align --format svg sizes its margins to the words: long and wide ones stay
  * inside the picture. */
 START_TEST(alignment_labels_are_inside)
@@ -301,7 +351,11 @@ START_TEST(alignment_labels_are_inside)
     svg_text t[16];
     double width;
     int n = svg_texts(svg, t, 16, &width);
-    ck_assert_int_eq(n, 4 + 3);
+    /* the labels, then the colour bar's name and its five ticks */
+    ck_assert_int_eq(n, 4 + 3 + 6);
+    ck_assert_str_eq(t[7].text, "\xCE\xB1");
+    ck_assert_str_eq(t[8].text, "0");
+    ck_assert_str_eq(t[12].text, "1");
     for (int k = 0; k < n; k++) {
         ck_assert_msg(t[k].left >= 0 && t[k].right <= width, "\"%s\" reaches %.1f..%.1f of 0..%.0f",
                       t[k].text, t[k].left, t[k].right, width);
@@ -336,6 +390,7 @@ Suite *svg_suite(void)
     tcase_add_test(axes, axis_ticks_are_round);
     tcase_add_test(axes, plot_labels_are_round_and_inside);
     tcase_add_test(axes, alignment_labels_are_inside);
+    tcase_add_test(axes, alignment_pictures_have_a_colour_bar);
     suite_add_tcase(s, axes);
     return s;
 }

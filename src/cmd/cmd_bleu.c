@@ -9,11 +9,15 @@
 #include "eval/bleu.h"
 #include "eval/bylength.h"
 #include "eval/chrf.h"
+#include "eval/nbest.h"
+#include "eval/significance.h"
 #include "cmd/cli.h"
 #include "text/corpus.h"
 #include "cmd/commands.h"
 
 #define PROG "rnnsearch bleu"
+
+enum { RS_MAX_SYSTEMS = 64 }; /* -i given for --paired-bs and --paired-ar */
 
 static void usage(FILE *out)
 {
@@ -36,7 +40,10 @@ static void usage(FILE *out)
             "\n"
             "options:\n"
             "  --metric M      bleu, chrf or both (default: both)\n"
-            "  --tokenize T    BLEU tokenizer: 13a or none (default: 13a)\n"
+            "  --tokenize T    BLEU tokenizer, as sacreBLEU's: 13a, none, intl (mteval-v14's\n"
+            "                  international: Unicode punctuation split off unless between\n"
+            "                  digits, symbols always) or char (every character a token)\n"
+            "                  (default: 13a)\n"
             "  --lowercase     lower-case hypotheses and references first, for both metrics\n"
             "                  (sacreBLEU's -lc and --chrf-lowercase; default: off)\n"
             "  --sentence      one line per segment: its own BLEU (with effective order, as\n"
@@ -57,6 +64,18 @@ static void usage(FILE *out)
             "                  20-29, >=30; default: compare-mt's 10,20,30,40,50,60)\n"
             "  --format F      --by-length's output: table or tsv (columns bucket, sentences,\n"
             "                  bleu, chrf; an empty bucket's scores are nan) (default: table)\n"
+            "  --paired-bs     paired bootstrap resampling of BLEU, as sacreBLEU's\n"
+            "                  --paired-bs: the systems given as -i BASELINE -i SYSTEM\n"
+            "                  [-i SYSTEM...] (the first is the baseline, every file named\n"
+            "                  a reference), and per system its BLEU, the mean and 95%%\n"
+            "                  confidence interval over the resamples and the p-value of\n"
+            "                  its difference from the baseline (* below 0.05)\n"
+            "  --paired-ar     paired approximate randomization, as sacreBLEU's\n"
+            "                  --paired-ar: BLEU and p-values, no interval\n"
+            "  --paired-n N    resamples or trials (default: 1000 for --paired-bs, 10000\n"
+            "                  for --paired-ar, as sacreBLEU's)\n"
+            "  --seed N        the seed of the draws (default: %d, sacreBLEU's): the\n"
+            "                  same seed gives sacreBLEU's numbers to the last digit\n"
             "  -h, --help      this text\n"
             "\n"
             "BLEU: n-grams 1-4, counts clipped by the largest count in any reference, brevity\n"
@@ -66,7 +85,11 @@ static void usage(FILE *out)
             "(a segment needs one non-empty reference), and when segments then have\n"
             "different numbers of references the signature says nrefs:var, as sacreBLEU's.\n"
             "Files must be UTF-8 (gzip-compressed files are read too); lines end at \\n,\n"
-            "\\r\\n or \\r.\n");
+            "\\r\\n or \\r. Refused with exit status 2, as they cannot give a true score:\n"
+            "a reference (or --src) with another number of lines than HYP, and a HYP line\n"
+            "in the Moses n-best form 'N ||| text ||| features ||| score' (translate\n"
+            "--n-best's output; score plain output instead).\n",
+            RS_PAIRED_SEED);
 }
 
 /* Reads a file (or standard input for "-") through the shared line reader
@@ -125,7 +148,13 @@ typedef struct {
     rs_length_buckets buckets;
     const char **files; /* [nfiles]: the hypothesis, then the references (owned) */
     int nfiles;
-    const char *input;               /* -i HYP */
+    const char *input;                      /* -i HYP (with --paired-*, the baseline) */
+    const char *others[RS_MAX_SYSTEMS - 1]; /* the other systems' -i, in order */
+    int n_others;
+    int paired;                      /* -1, or --paired-bs / --paired-ar's rs_paired_test */
+    int paired_n;                    /* --paired-n, 0: the test's default */
+    long long seed;                  /* --seed */
+    int metric_given;                /* --metric */
     int buckets_given, format_given; /* --buckets, --format */
 } bleu_request;
 
@@ -154,6 +183,28 @@ static int check_request(int argc, char **argv, bleu_request *rq)
                                                       : "format");
     if (rq->by_length && rq->sentence)
         return rs_cli_usage_error(PROG, "--by-length and --sentence exclude each other");
+    if (rq->n_others && rq->paired < 0)
+        return rs_cli_usage_error(PROG,
+                                  "-i given %d times: several systems go with --paired-bs "
+                                  "or --paired-ar",
+                                  rq->n_others + 1);
+    if (rq->paired >= 0) {
+        const char *test = rq->paired == RS_PAIRED_BS ? "--paired-bs" : "--paired-ar";
+        if (!rq->n_others)
+            return rs_cli_usage_error(PROG,
+                                      "%s compares systems: -i BASELINE -i SYSTEM "
+                                      "[-i SYSTEM...] REF...",
+                                      test);
+        if (rq->by_length || rq->sentence)
+            return rs_cli_usage_error(PROG, "%s and --%s exclude each other", test,
+                                      rq->by_length ? "by-length" : "sentence");
+        if (rq->metric_given && rq->want_chrf)
+            return rs_cli_usage_error(PROG, "%s tests BLEU only (--metric bleu)", test);
+        rq->want_chrf = 0;
+    } else if (rq->paired_n || rq->seed != RS_PAIRED_SEED) {
+        return rs_cli_usage_error(PROG, "--%s goes with --paired-bs or --paired-ar",
+                                  rq->paired_n ? "paired-n" : "seed");
+    }
     for (int i = 1; i < rq->nfiles; i++)
         if (strcmp(rq->files[i], "-") == 0)
             return rs_cli_usage_error(PROG, "only the hypothesis can be read from standard input");
@@ -172,7 +223,11 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         OPT_BY_LENGTH,
         OPT_SRC,
         OPT_BUCKETS,
-        OPT_FORMAT
+        OPT_FORMAT,
+        OPT_PAIRED_BS,
+        OPT_PAIRED_AR,
+        OPT_PAIRED_N,
+        OPT_SEED
     };
     static const struct option options[] = {
         {"input", required_argument, NULL, 'i'},
@@ -185,10 +240,15 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         {"metric", required_argument, NULL, OPT_METRIC},
         {"tokenize", required_argument, NULL, OPT_TOKENIZE},
         {"lowercase", no_argument, NULL, OPT_LOWERCASE},
+        {"paired-bs", no_argument, NULL, OPT_PAIRED_BS},
+        {"paired-ar", no_argument, NULL, OPT_PAIRED_AR},
+        {"paired-n", required_argument, NULL, OPT_PAIRED_N},
+        {"seed", required_argument, NULL, OPT_SEED},
         {NULL, 0, NULL, 0},
     };
-    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {"13a",
-                                                                                          "none"};
+    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {
+                                                                       "13a", "none", "intl",
+                                                                       "char"};
     static const char *const formats[] = {"table", "tsv"};
     int metric = 2, tokenize = 0;
     rs_error err;
@@ -202,7 +262,31 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         case OPT_LOWERCASE: rq->opts.lowercase = 1; break;
         case OPT_SENTENCE: rq->sentence = 1; break;
         case OPT_SIGNATURE: rq->with_signature = 1; break;
-        case 'i': rq->input = optarg; break;
+        case 'i':
+            if (!rq->input)
+                rq->input = optarg;
+            else if (rq->n_others < RS_MAX_SYSTEMS - 1)
+                rq->others[rq->n_others++] = optarg;
+            else
+                return rs_cli_usage_error(PROG, "more than %d systems (-i)", RS_MAX_SYSTEMS);
+            break;
+        case OPT_PAIRED_BS:
+        case OPT_PAIRED_AR:
+            if (rq->paired >= 0)
+                return rs_cli_usage_error(PROG, "one test at a time: --paired-bs or --paired-ar");
+            rq->paired = c == OPT_PAIRED_BS ? RS_PAIRED_BS : RS_PAIRED_AR;
+            break;
+        case OPT_PAIRED_N:
+            if (rs_cli_int(PROG, "--paired-n", optarg, 1, 1000000, &rq->paired_n))
+                return RS_EXIT_USAGE;
+            break;
+        case OPT_SEED: {
+            int seed;
+            if (rs_cli_int(PROG, "--seed", optarg, 0, 2147483647, &seed))
+                return RS_EXIT_USAGE;
+            rq->seed = seed;
+            break;
+        }
         case OPT_BY_LENGTH: rq->by_length = 1; break;
         case OPT_SRC: rq->src = optarg; break;
         case OPT_BUCKETS:
@@ -218,11 +302,12 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
         case OPT_METRIC:
             if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
                 return RS_EXIT_USAGE;
+            rq->metric_given = 1;
             break;
         case OPT_TOKENIZE:
-            if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 2, &tokenize))
+            if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 4, &tokenize))
                 return RS_EXIT_USAGE;
-            rq->opts.tokenize = tokenize ? RS_BLEU_TOK_NONE : RS_BLEU_TOK_13A;
+            rq->opts.tokenize = (rs_bleu_tokenizer)tokenize;
             break;
         default: return RS_EXIT_USAGE;
         }
@@ -232,25 +317,62 @@ static int parse_request(int argc, char **argv, bleu_request *rq)
     return check_request(argc, argv, rq);
 }
 
-/* Reads every file into text[nfiles]; all must have the hypothesis's lines. */
+/* The hypothesis file's name in messages. */
+static const char *hyp_name(const bleu_request *rq)
+{
+    return strcmp(rq->files[0], "-") ? rq->files[0] : "standard input";
+}
+
+/* An n-best line among hypotheses is refused (exit 2); -1 to go on. */
+static int refuse_nbest(const rs_lines *hyp, const char *name)
+{
+    rs_error err;
+    if (!rs_nbest_refuse((const char *const *)hyp->lines, hyp->count, name, &err))
+        return -1;
+    rs_cli_fail(PROG, "%s", err.msg);
+    return RS_EXIT_USAGE;
+}
+
+/* Reads every file into text[nfiles]. Refused (exit 2), as input that cannot
+ * give a true score: a file with another number of lines than the
+ * hypothesis, and hypotheses in the Moses n-best form. Returns -1 to go on,
+ * else the exit status. */
 static int read_inputs(const bleu_request *rq, rs_lines *text)
 {
     const char *const *files = rq->files;
     for (int i = 0; i < rq->nfiles; i++)
         if (read_lines(&text[i], files[i]) < 0)
-            return -1;
-    if (text[0].count == 0) {
-        rs_cli_fail(PROG, "%s has no lines to score", files[0]);
-        return -1;
-    }
+            return RS_EXIT_FAIL;
+    if (text[0].count == 0)
+        return rs_cli_fail(PROG, "%s has no lines to score", files[0]);
     for (int i = 1; i < rq->nfiles; i++)
         if (text[i].count != text[0].count) {
-            rs_cli_fail(PROG, "%s has %d line%s but %s has %d",
-                        strcmp(files[0], "-") ? files[0] : "standard input", text[0].count,
-                        RS_S(text[0].count), files[i], text[i].count);
-            return -1;
+            rs_cli_fail(PROG, "%s has %d line%s but %s has %d: one reference line per hypothesis",
+                        hyp_name(rq), text[0].count, RS_S(text[0].count), files[i], text[i].count);
+            return RS_EXIT_USAGE;
         }
-    return 0;
+    return refuse_nbest(&text[0], hyp_name(rq));
+}
+
+/* Reads the other systems of a paired test into sys[n_others], refused as
+ * the baseline's hypotheses would be; -1 to go on, else the exit status. */
+static int read_systems(const bleu_request *rq, const rs_lines *base, rs_lines *sys)
+{
+    int status;
+    for (int k = 0; k < rq->n_others; k++) {
+        if (read_lines(&sys[k], rq->others[k]) < 0)
+            return RS_EXIT_FAIL;
+        if (sys[k].count != base->count) {
+            rs_cli_fail(PROG,
+                        "%s has %d line%s but %s has %d: the systems of a paired test "
+                        "translate the same sentences",
+                        hyp_name(rq), base->count, RS_S(base->count), rq->others[k], sys[k].count);
+            return RS_EXIT_USAGE;
+        }
+        if ((status = refuse_nbest(&sys[k], rq->others[k])) >= 0)
+            return status;
+    }
+    return -1;
 }
 
 /* --by-length: per bucket of source length, its sentences, BLEU and chrF. */
@@ -352,9 +474,89 @@ static int score_lines(const bleu_request *rq, const rs_lines *text, const char 
     return 0;
 }
 
+/* Each system's sentence statistics, stats[s * n + line], the baseline
+ * (text[0]) first. */
+static int paired_stats(const bleu_request *rq, const rs_lines *text, const rs_lines *sys,
+                        const char **refs, rs_bleu_stats *stats)
+{
+    const int nrefs = rq->nfiles - 1, n = text[0].count;
+    rs_error err;
+    for (int s = 0; s <= rq->n_others; s++)
+        for (int line = 0; line < n; line++) {
+            segment_refs(text, nrefs, line, refs);
+            const rs_lines *hyp = s ? &sys[s - 1] : &text[0];
+            rs_bleu_stats *st = &stats[(size_t)s * n + line];
+            rs_bleu_stats_init(st);
+            if (rs_bleu_stats_add(st, hyp->lines[line], refs, nrefs, &rq->opts, &err) < 0)
+                return rs_cli_fail(PROG, "%s:%d: %s", s ? rq->others[s - 1] : hyp_name(rq),
+                                   line + 1, err.msg);
+        }
+    return 0;
+}
+
+/* --paired-bs, --paired-ar: one line per system, the baseline first. */
+static void print_paired(const bleu_request *rq, const rs_paired_result *res)
+{
+    int width = 6;
+    for (int s = 0; s <= rq->n_others; s++) {
+        const int len = (int)strlen(s ? rq->others[s - 1] : hyp_name(rq));
+        width = len > width ? len : width;
+    }
+    const int bs = rq->paired == RS_PAIRED_BS;
+    printf("%-*s %7s %s%8s\n", width, "system", "BLEU", bs ? "  mean ± 95% CI " : "", "p");
+    for (int s = 0; s <= rq->n_others; s++) {
+        printf("%-*s %7.2f", width, s ? rq->others[s - 1] : hyp_name(rq), res[s].score);
+        if (bs)
+            printf("  %6.2f ± %5.2f", res[s].mean, res[s].ci);
+        if (s)
+            printf("  %.4f%s\n", res[s].p, res[s].p < 0.05 ? " *" : "");
+        else
+            printf("  %6s\n", "-");
+    }
+}
+
+/* Reads the other systems, runs the test and prints its table; the exit status. */
+static int score_paired(const bleu_request *rq, const rs_lines *text, const char **refs,
+                        const char *bleu_sig)
+{
+    const int systems = rq->n_others + 1, n = text[0].count;
+    const int samples = rq->paired_n                 ? rq->paired_n
+                        : rq->paired == RS_PAIRED_BS ? RS_PAIRED_BS_SAMPLES
+                                                     : RS_PAIRED_AR_SAMPLES;
+    rs_lines sys[RS_MAX_SYSTEMS - 1] = {{0}};
+    rs_paired_result res[RS_MAX_SYSTEMS];
+    rs_bleu_stats *stats = calloc((size_t)systems * (size_t)n, sizeof *stats);
+    int status = stats ? read_systems(rq, &text[0], sys)
+                       : rs_cli_fail(PROG, "out of memory for %d systems' statistics", systems);
+    if (status < 0)
+        status = paired_stats(rq, text, sys, refs, stats) ? RS_EXIT_FAIL : -1;
+    rs_error err;
+    if (status < 0 && rs_paired_test_run((rs_paired_test)rq->paired, stats, systems, n, samples,
+                                         (uint64_t)rq->seed, res, &err))
+        status = rs_cli_fail(PROG, "%s", err.msg);
+    if (status < 0) {
+        /* sacreBLEU's signature names the test, its size and the seed. */
+        const char *rest = strchr(bleu_sig, '|');
+        fprintf(stderr, PROG ": BLEU|%.*s|%s:%d|seed:%lld%s\n", (int)(rest - bleu_sig), bleu_sig,
+                rq->paired == RS_PAIRED_BS ? "bs" : "ar", samples, rq->seed, rest);
+        fprintf(stderr, PROG ": %s, %d %s, the baseline %s\n",
+                rq->paired == RS_PAIRED_BS ? "paired bootstrap resampling"
+                                           : "paired approximate randomization",
+                samples, rq->paired == RS_PAIRED_BS ? "resamples" : "trials", hyp_name(rq));
+        print_paired(rq, res);
+        status = fflush(stdout) == 0
+                     ? RS_EXIT_OK
+                     : rs_cli_fail(PROG, "cannot write the scores: %s", strerror(errno));
+    }
+    for (int k = 0; k < rq->n_others; k++)
+        rs_lines_free(&sys[k]);
+    free(stats);
+    return status;
+}
+
 int cmd_bleu(int argc, char **argv)
 {
-    bleu_request rq = {.opts = {0, RS_BLEU_TOK_13A}};
+    bleu_request rq = {.opts = {0, RS_BLEU_TOK_13A}, .paired = -1, .seed = RS_PAIRED_SEED};
     int status = parse_request(argc, argv, &rq);
     if (status >= 0) {
         free(rq.files);
@@ -369,14 +571,16 @@ int cmd_bleu(int argc, char **argv)
         rs_cli_fail(PROG, "out of memory");
         goto done;
     }
-    if (read_inputs(&rq, text))
+    if ((status = read_inputs(&rq, text)) >= 0)
         goto done;
+    status = RS_EXIT_FAIL;
     if (rq.by_length) {
         if (read_lines(&src, rq.src) < 0)
             goto done;
         if (src.count != text[0].count) {
             rs_cli_fail(PROG, "%s has %d line%s but %s has %d", rq.src, src.count, RS_S(src.count),
-                        strcmp(rq.files[0], "-") ? rq.files[0] : "standard input", text[0].count);
+                        hyp_name(&rq), text[0].count);
+            status = RS_EXIT_USAGE;
             goto done;
         }
         status = score_by_length(&rq, text, &src, refs) ? RS_EXIT_FAIL : RS_EXIT_OK;
@@ -389,6 +593,10 @@ int cmd_bleu(int argc, char **argv)
     rs_bleu_signature(&rq.opts, sig_nrefs, rq.sentence, "rnnsearch-" RS_VERSION, bleu_sig,
                       sizeof bleu_sig);
     rs_chrf_signature(&rq.opts, sig_nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
+    if (rq.paired >= 0) {
+        status = score_paired(&rq, text, refs, bleu_sig);
+        goto done;
+    }
     if (rq.want_bleu && !rq.with_signature)
         fprintf(stderr, PROG ": BLEU|%s\n", bleu_sig);
     if (rq.want_chrf && !rq.with_signature)

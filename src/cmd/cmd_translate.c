@@ -48,7 +48,8 @@ static void usage(FILE *out)
             "  --n-best N             print N hypotheses per sentence in the Moses/Marian\n"
             "                         format 'id ||| translation ||| F0= logprob ||| score'\n"
             "                         (id from 0; also with N = 1; needs --beam >= N, and\n"
-            "                         without --beam searches with a beam of N)\n"
+            "                         without --beam searches with a beam of N); a --config\n"
+            "                         file's n_best: 1 is plain output, as Joey NMT's\n"
             "  --batch-size N         sentences decoded together (default: 32)\n"
             "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
             "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
@@ -316,6 +317,10 @@ static int parse_request(int argc, char **argv, translate_request *rq)
         if ((status = apply_option(rq, c, arg)) >= 0)
             return status;
     }
+    /* --n-best given on the command line asks for the n-best format even as 1
+     * (Marian's habit); a file's n_best: 1 is Joey NMT's plain output, and
+     * only a file's n_best above 1 asks for the format (check_request). */
+    rq->style.nbest_format = topt->n_best > 0;
     if ((status = rs_cli_apply_config(&rq->args, "translate", apply_option, rq)) >= 0)
         return status;
     return check_request(argc, argv, rq);
@@ -342,7 +347,7 @@ static int check_request(int argc, char **argv, translate_request *rq)
     if (rq->n_weights && rs_ensemble_weights_check(rq->weights, rq->n_weights, &bad_weights))
         return rs_cli_usage_error(PROG, "--weights: %s", bad_weights.msg);
     topt->weights = rq->n_weights ? rq->weights : NULL;
-    rq->style.nbest_format = topt->n_best > 0; /* --n-best given, even as 1 */
+    rq->style.nbest_format = rq->style.nbest_format || topt->n_best > 1;
     /* The n-best format is the one output that shows scores. */
     topt->skip_scores = !rq->style.nbest_format;
     if (!topt->n_best)

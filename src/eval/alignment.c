@@ -432,10 +432,19 @@ static int write_text(FILE *out, const rs_alignment *a, const display *d, int fl
         }
         putc('\n', out);
     }
-    if (!numbers && !color)
+    if (color) {
+        /* The colour bar: the 24 greys in order, 0 (black) to 1 (white), one
+         * cell each, so each shade is a band of 1/24 ≈ .042 of weight. */
+        fputs("\xCE\xB1 = 0 ", out);
+        for (int k = 0; k < 24; k++)
+            fprintf(out, "\x1b[48;5;%dm \x1b[0m", 232 + k);
+        fputs(" 1  (grey = weight, linear; each shade a band of 1/24)\n", out);
+    } else if (!numbers) {
+        /* The glyphs' legend: each glyph is the band of weights it stands for. */
         fputs("(\xE2\x96\x91 \xE2\x89\xA5 .125  \xE2\x96\x92 \xE2\x89\xA5 .375  "
               "\xE2\x96\x93 \xE2\x89\xA5 .625  \xE2\x96\x88 \xE2\x89\xA5 .875)\n",
               out);
+    }
     putc('\n', out);
     return finish(out);
 }
@@ -527,6 +536,47 @@ static void cell_title(FILE *out, const rs_alignment *a, const display *d, int i
     fprintf(out, ": %.3f", a->w[(size_t)i * a->cols + j]);
 }
 
+/* The colour bar of every matrix picture: the one scale (grey = α, black 0,
+ * white 1, linear, as grey_hex) from 0 at the bottom to 1 at the top, in
+ * COLORBAR_STEPS bands of grey_hex's own colours, with ticks every 0.25.
+ * Its own <g class="colorbar">, after the cells, without the font-family
+ * and shape-rendering of the matrix's groups, so that the explorer's
+ * selectors of labels and cells (serve_page.html) do not see it. x, y: its
+ * top left corner; h: its height. */
+#define COLORBAR_STEPS 64
+#define COLORBAR_W 12.0
+static void svg_colorbar(FILE *out, double x, double y, double h, double font)
+{
+    fputs("<g class=\"colorbar\">\n", out);
+    fprintf(out,
+            "<text x=\"%.1f\" y=\"%.1f\" font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\">"
+            "\xCE\xB1</text>\n",
+            x, y - 4, font);
+    const double band = h / COLORBAR_STEPS;
+    for (int k = 0; k < COLORBAR_STEPS; k++) {
+        char hex[8];
+        grey_hex(hex, (k + 0.5f) / COLORBAR_STEPS);
+        fprintf(out,
+                "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.0f\" height=\"%.2f\" fill=\"%s\" "
+                "shape-rendering=\"crispEdges\"/>\n",
+                x, y + h - (k + 1) * band, COLORBAR_W, band + 0.05, hex);
+    }
+    fprintf(out,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"none\" "
+            "stroke=\"#808080\" stroke-width=\"1\"/>\n",
+            x, y, COLORBAR_W, h);
+    for (int t = 0; t <= 4; t++) {
+        const double ty = y + h - h * t / 4.0;
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#808080\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\" font-family=\"" RS_SVG_FONTS
+                "\" font-size=\"%.0f\">%s</text>\n",
+                x + COLORBAR_W, ty, x + COLORBAR_W + 3, ty, x + COLORBAR_W + 5, ty, font - 2,
+                (const char *[]){"0", "0.25", "0.5", "0.75", "1"}[t]);
+    }
+    fputs("</g>\n", out);
+}
+
 static int write_svg(FILE *out, const rs_alignment *a, const display *d, const char *title)
 {
     const int big = a->rows > 40 || a->cols > 40;
@@ -539,7 +589,12 @@ static int write_svg(FILE *out, const rs_alignment *a, const display *d, const c
         if (rs_text_width(d->src[j], font) > head_h)
             head_h = rs_text_width(d->src[j], font);
     const double x0 = pad + label_w + gap, y0 = pad + head_h + gap;
-    const double width = x0 + a->cols * cell + pad, height = y0 + a->rows * cell + pad;
+    /* the colour bar right of the matrix: at least 100 px tall, so that its
+     * ticks are readable beside a matrix of one or two rows */
+    const double bar_h = a->rows * cell > 100.0 ? a->rows * cell : 100.0;
+    const double bar_x = x0 + a->cols * cell + 2 * gap;
+    const double width = bar_x + COLORBAR_W + 5 + rs_text_width("0.75", font - 2) + pad;
+    const double height = y0 + (bar_h > a->rows * cell ? bar_h : a->rows * cell) + pad;
     if (rs_svg_begin(out, ceil(width), ceil(height), title))
         return -1;
     fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" fill=\"#000000\">\n",
@@ -573,6 +628,7 @@ static int write_svg(FILE *out, const rs_alignment *a, const display *d, const c
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
             "stroke=\"#808080\" stroke-width=\"1\"/>\n</g>\n",
             x0, y0, a->cols * cell, a->rows * cell);
+    svg_colorbar(out, bar_x, y0, bar_h, font);
     return rs_svg_end(out);
 }
 
@@ -603,10 +659,19 @@ int rs_alignment_html_begin(FILE *out, const char *title)
           " border: 1px solid #ddd; font-size: 70%; text-align: center; color: #000; }\n"
           "table.al td.dark { color: #fff; }\n"
           "table.al td:hover { outline: 2px solid #e0301e; }\n"
+          ".colorbar { display: inline-flex; align-items: center; gap: .4em; margin-left: 1em;"
+          " font-size: 85%; }\n"
+          ".colorbar .scale { display: inline-block; width: 12em; height: .9em;"
+          " border: 1px solid #808080; background: linear-gradient(to right, #000000, #ffffff); }\n"
           "</style>\n</head>\n<body>\n<h1>",
           out);
     rs_xml_escape(out, title);
-    fputs("</h1>\n<p id=\"weight\">Point at a cell to see its weight.</p>\n", out);
+    /* The one colour scale of every matrix view: grey = α, black 0, white 1,
+     * linear (grey_hex), the same as the SVG pictures' colour bar. */
+    fputs("</h1>\n<p id=\"weight\">Point at a cell to see its weight.</p>\n"
+          "<p class=\"colorbar\" aria-label=\"colour scale\">\xCE\xB1 = 0 "
+          "<span class=\"scale\"></span> 1 (grey = weight, linear)</p>\n",
+          out);
     return finish(out);
 }
 

@@ -154,8 +154,19 @@ int rs_bleu_signature(const rs_bleu_opts *opts, int nrefs, int effective_order, 
     char n[16];
     return snprintf(buf, size, "nrefs:%s|case:%s|eff:%s|tok:%s|smooth:exp|version:%s",
                     rs_nrefs_text(nrefs, n), opts->lowercase ? "lc" : "mixed",
-                    effective_order ? "yes" : "no",
-                    opts->tokenize == RS_BLEU_TOK_13A ? "13a" : "none", version);
+                    effective_order ? "yes" : "no", rs_bleu_tokenizer_name(opts->tokenize),
+                    version);
+}
+
+const char *rs_bleu_tokenizer_name(rs_bleu_tokenizer tokenize)
+{
+    switch (tokenize) {
+    case RS_BLEU_TOK_13A: return "13a";
+    case RS_BLEU_TOK_NONE: return "none";
+    case RS_BLEU_TOK_INTL: return "intl";
+    case RS_BLEU_TOK_CHAR: return "char";
+    }
+    return "unknown";
 }
 
 int rs_bleu_format(const rs_bleu_result *r, char *buf, size_t size)

@@ -27,8 +27,12 @@
 #define RS_BLEU_ORDER 4
 
 typedef enum {
-    RS_BLEU_TOK_13A = 0, /* sacreBLEU's default, "13a" */
-    RS_BLEU_TOK_NONE = 1 /* split on whitespace only, "none" */
+    RS_BLEU_TOK_13A = 0,  /* sacreBLEU's default, "13a" */
+    RS_BLEU_TOK_NONE = 1, /* split on whitespace only, "none" */
+    RS_BLEU_TOK_INTL = 2, /* mteval-v14's international tokenization, "intl": punctuation
+                             split off unless between digits, symbols always (Unicode
+                             categories P, S and N) */
+    RS_BLEU_TOK_CHAR = 3  /* every character but whitespace a token, "char" */
 } rs_bleu_tokenizer;
 
 /* Zero-initialised options are sacreBLEU's defaults; NULL means the same. */
@@ -74,6 +78,10 @@ void rs_bleu_compute_order(const rs_bleu_stats *stats, int effective_order, rs_b
  * as it computes them. Returns snprintf's count. */
 int rs_bleu_signature(const rs_bleu_opts *opts, int nrefs, int effective_order, const char *version,
                       char *buf, size_t size);
+
+/* The tokenizer's name in signatures and on the command line: "13a", "none",
+ * "intl", "char". */
+const char *rs_bleu_tokenizer_name(rs_bleu_tokenizer tokenize);
 
 /* nrefs in a signature is sacreBLEU's: the number of non-empty references of
  * each segment when it is the same for all, else "var" (RS_NREFS_VAR). */

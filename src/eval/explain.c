@@ -95,7 +95,8 @@ fail:
 void rs_explain_input_free(rs_explain_input *in)
 {
     rs_matrix *all[] = {&in->keys, &in->values, &in->query, &in->mask, &in->W,
-                        &in->Wq,   &in->Wk,     &in->v,     &in->b};
+                        &in->Wq,   &in->Wk,     &in->v,     &in->b,    &in->state,
+                        &in->emb,  &in->Uo,     &in->Vo,    &in->Co,   &in->bo};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         rs_matrix_free(all[i]);
 }
@@ -177,6 +178,53 @@ static int check_mask(const rs_matrix *m, int nk, int nq, rs_error *err)
     return 0;
 }
 
+/* The deep output's weights, if any: rows 2l (even, the same in all), C_o
+ * [2l, dv], U_o [2l, ds], V_o [2l, de] with the embeddings, b_o 2l numbers. */
+static int check_readout(const rs_explain_input *in, int nq, int dv, rs_error *err)
+{
+    const rs_matrix *W[] = {&in->Uo, &in->Vo, &in->Co};
+    const char *names[] = {"Uo", "Vo", "Co"};
+    int rows = 0;
+    for (int k = 0; k < 3; k++)
+        if (rs_matrix_given(W[k]))
+            rows = W[k]->rows;
+    if (!rows) {
+        if (rs_matrix_given(&in->bo) || rs_matrix_given(&in->state) || rs_matrix_given(&in->emb))
+            return rs_fail(err, "--bo, --state and --emb belong to the deep output: give --Co "
+                                "(and --Uo, --Vo) too");
+        return 0;
+    }
+    if (rows % 2)
+        return rs_fail(err,
+                       "the deep output's weights have %d rows: maxout takes pairs, so 2l "
+                       "rows (an even number)",
+                       rows);
+    for (int k = 0; k < 3; k++)
+        if (rs_matrix_given(W[k]) && W[k]->rows != rows)
+            return rs_fail(err, "%s has %d rows but the other deep-output weights %d (2l each)",
+                           names[k], W[k]->rows, rows);
+    if (rs_matrix_given(&in->bo) && vec_len(&in->bo) != rows)
+        return rs_fail(err, "bo must be a vector of %d numbers (2l), not %d x %d", rows,
+                       in->bo.rows, in->bo.cols);
+    if (rs_matrix_given(&in->Co) && in->Co.cols != dv)
+        return rs_fail(err, "Co is %d x %d but must have %d columns (the context's size)",
+                       in->Co.rows, in->Co.cols, dv);
+    const rs_matrix *s = rs_matrix_given(&in->state) ? &in->state : &in->query;
+    if (rs_matrix_given(&in->state) && s->rows != 1 && s->rows != nq)
+        return rs_fail(err, "--state has %d rows: give one, or one per query (%d)", s->rows, nq);
+    if (rs_matrix_given(&in->Uo) && in->Uo.cols != s->cols)
+        return rs_fail(err, "Uo is %d x %d but must have %d columns (the size of %s)", in->Uo.rows,
+                       in->Uo.cols, s->cols, rs_matrix_given(&in->state) ? "--state" : "the query");
+    if (rs_matrix_given(&in->Vo) != rs_matrix_given(&in->emb))
+        return rs_fail(err, "Vo and --emb go together (V_o times the previous word's embedding)");
+    if (rs_matrix_given(&in->emb) && in->emb.rows != 1 && in->emb.rows != nq)
+        return rs_fail(err, "--emb has %d rows: give one, or one per query (%d)", in->emb.rows, nq);
+    if (rs_matrix_given(&in->Vo) && in->Vo.cols != in->emb.cols)
+        return rs_fail(err, "Vo is %d x %d but must have %d columns (the size of --emb)",
+                       in->Vo.rows, in->Vo.cols, in->emb.cols);
+    return 0;
+}
+
 int rs_explain_check(const rs_explain_input *in, rs_error *err)
 {
     if (in->score == RS_ATT_NONE)
@@ -215,16 +263,20 @@ int rs_explain_check(const rs_explain_input *in, rs_error *err)
                            in->W.rows, in->W.cols, dq, dk);
         break;
     case RS_ATT_ADDITIVE:
-        return check_additive(in, dq, dk, err) ? -1 : check_mask(&in->mask, nk, nq, err);
+        if (check_additive(in, dq, dk, err))
+            return -1;
+        break;
     case RS_ATT_NONE: break; /* refused above */
     }
-    return check_mask(&in->mask, nk, nq, err);
+    const int dv = rs_matrix_given(&in->values) ? in->values.cols : dk;
+    return check_mask(&in->mask, nk, nq, err) ? -1 : check_readout(in, nq, dv, err);
 }
 
 void rs_explain_result_free(rs_explain_result *res)
 {
-    double *all[] = {res->raw,     res->scores, res->max, res->exps, res->sums, res->weights,
-                     res->context, res->output, res->qW,  res->wq,   res->wk,   res->hidden};
+    double *all[] = {res->raw,     res->scores,  res->max,   res->exps, res->sums,
+                     res->weights, res->context, res->tpre,  res->tmax, res->qW,
+                     res->wq,      res->wk,      res->hidden};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(res->keep);
@@ -236,7 +288,7 @@ void rs_explain_result_free(rs_explain_result *res)
  * projections and hidden layer). */
 static int result_alloc(rs_explain_result *res, int score, rs_error *err)
 {
-    const int nq = res->nq, nk = res->nk, dq = res->dq, dk = res->dk, dv = res->dv, a = res->a;
+    const int nq = res->nq, nk = res->nk, dk = res->dk, dv = res->dv, a = res->a;
     const size_t qk = (size_t)nq * (size_t)nk;
     res->raw = rs_calloc(qk, sizeof *res->raw, err);
     res->scores = rs_calloc(qk, sizeof *res->scores, err);
@@ -246,9 +298,13 @@ static int result_alloc(rs_explain_result *res, int score, rs_error *err)
     res->sums = rs_calloc((size_t)nq, sizeof *res->sums, err);
     res->weights = rs_calloc(qk, sizeof *res->weights, err);
     res->context = rs_calloc((size_t)nq * (size_t)dv, sizeof *res->context, err);
-    res->output = rs_calloc((size_t)nq * (size_t)(dq + dv), sizeof *res->output, err);
     int ok = res->raw && res->scores && res->keep && res->max && res->exps && res->sums &&
-             res->weights && res->context && res->output;
+             res->weights && res->context;
+    if (ok && res->l) {
+        res->tpre = rs_calloc((size_t)nq * 2 * (size_t)res->l, sizeof *res->tpre, err);
+        res->tmax = rs_calloc((size_t)nq * (size_t)res->l, sizeof *res->tmax, err);
+        ok = res->tpre && res->tmax;
+    }
     if (ok && score == RS_ATT_GENERAL)
         ok = (res->qW = rs_calloc((size_t)nq * (size_t)dk, sizeof *res->qW, err)) != NULL;
     if (ok && score == RS_ATT_ADDITIVE) {
@@ -332,11 +388,11 @@ static double score_row(rs_explain_result *res, const rs_explain_input *in, int 
 }
 
 /* Query i's softmax, α_ij = exp(e_ij − m) / Σ_j' exp(e_ij' − m), then
- * c_i = Σ_j α_ij v_j and the output [qᵢ ; cᵢ]. */
+ * c_i = Σ_j α_ij v_j. */
 static void softmax_and_context(rs_explain_result *res, const rs_explain_input *in,
                                 const rs_matrix *V, int i)
 {
-    const int nk = res->nk, dq = res->dq, dv = res->dv;
+    const int nk = res->nk, dv = res->dv;
     const double m = res->max[i];
     double sum = 0.0;
     for (int j = 0; j < nk; j++) {
@@ -354,9 +410,33 @@ static void softmax_and_context(rs_explain_result *res, const rs_explain_input *
     for (int j = 0; j < nk; j++)
         for (int r = 0; r < dv; r++)
             c[r] += res->weights[(size_t)i * nk + j] * V->v[(size_t)j * dv + r];
-    double *out = res->output + (size_t)i * (dq + dv);
-    memcpy(out, in->query.v + (size_t)i * dq, (size_t)dq * sizeof *out);
-    memcpy(out + dq, c, (size_t)dv * sizeof *out);
+}
+
+/* y += W x: W [rows, cols] row-major, x [cols]. */
+static void add_product(double *y, const rs_matrix *W, const double *x)
+{
+    for (int r = 0; r < W->rows; r++)
+        for (int k = 0; k < W->cols; k++)
+            y[r] += W->v[(size_t)r * W->cols + k] * x[k];
+}
+
+/* Query i's deep output (model.md): t~ = U_o s + V_o e + C_o c + b_o, then
+ * t[k] = max(t~[2k], t~[2k+1]) (the first of a tie, as the model). */
+static void deep_output(rs_explain_result *res, const rs_explain_input *in, int i)
+{
+    const int l = res->l;
+    double *tp = res->tpre + (size_t)i * 2 * l;
+    const rs_matrix *s = rs_matrix_given(&in->state) ? &in->state : &in->query;
+    for (int k = 0; k < 2 * l; k++)
+        tp[k] = rs_matrix_given(&in->bo) ? in->bo.v[k] : 0.0;
+    if (rs_matrix_given(&in->Uo))
+        add_product(tp, &in->Uo, s->v + (size_t)(s->rows == 1 ? 0 : i) * s->cols);
+    if (rs_matrix_given(&in->Vo))
+        add_product(tp, &in->Vo, in->emb.v + (size_t)(in->emb.rows == 1 ? 0 : i) * in->emb.cols);
+    if (rs_matrix_given(&in->Co))
+        add_product(tp, &in->Co, res->context + (size_t)i * res->dv);
+    for (int k = 0; k < l; k++)
+        res->tmax[(size_t)i * l + k] = tp[2 * k + 1] > tp[2 * k] ? tp[2 * k + 1] : tp[2 * k];
 }
 
 int rs_explain_compute(rs_explain_result *res, const rs_explain_input *in, rs_error *err)
@@ -368,6 +448,10 @@ int rs_explain_compute(rs_explain_result *res, const rs_explain_input *in, rs_er
     res->nq = in->query.rows, res->nk = in->keys.rows, res->dq = in->query.cols;
     res->dk = in->keys.cols, res->dv = V->cols;
     res->a = in->score == RS_ATT_ADDITIVE ? in->Wq.rows : 0;
+    res->l = rs_matrix_given(&in->Co)   ? in->Co.rows / 2
+             : rs_matrix_given(&in->Uo) ? in->Uo.rows / 2
+             : rs_matrix_given(&in->Vo) ? in->Vo.rows / 2
+                                        : 0;
     if (result_alloc(res, in->score, err))
         return -1;
     res->divisor = in->scale || in->score == RS_ATT_SCALED_DOT ? sqrt((double)res->dk) : 1.0;
@@ -375,6 +459,8 @@ int rs_explain_compute(rs_explain_result *res, const rs_explain_input *in, rs_er
     for (int i = 0; i < res->nq; i++) {
         res->max[i] = score_row(res, in, i);
         softmax_and_context(res, in, V, i);
+        if (res->l)
+            deep_output(res, in, i);
     }
     /* Inputs near the largest doubles overflow a product or a score: say so
      * rather than show weights that are not numbers. */

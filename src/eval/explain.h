@@ -17,7 +17,13 @@
  * per query, with masked keys left out (their weight is exactly 0):
  *
  *   m = max_j e_j,  x_j = exp(e_j - m),  s = sum_j x_j,  a_j = x_j / s
- *   c = sum_j a_j v_j,  output = [q ; c]
+ *   c = sum_j a_j v_j
+ *
+ * and, when its weights are given, the model's deep output (docs/model.md;
+ * not Luong's [q ; c], which no model here computes), with s the new decoder
+ * state (--state; the query when not given) and e the previous word's
+ * embedding: t~ = U_o s + V_o e + C_o c + b_o [2l], t[k] = max(t~[2k], t~[2k+1]).
+ * Terms whose weights are not given are left out.
  *
  * Subtracting m leaves the weights unchanged and keeps exp from overflowing. */
 #ifndef RS_EXPLAIN_H
@@ -52,6 +58,10 @@ typedef struct {
     rs_matrix Wk;            /* additive: [a, dk] */
     rs_matrix v;             /* additive: a numbers (one row or one column) */
     rs_matrix b;             /* additive: a numbers, or not given (zero) */
+    /* the deep output (optional): C_o [2l, dv], U_o [2l, ds], V_o [2l, de], b_o [2l] */
+    rs_matrix state; /* [1 or nq, ds] s_i; not given: the queries */
+    rs_matrix emb;   /* [1 or nq, de] the previous word's embedding (with V_o) */
+    rs_matrix Uo, Vo, Co, bo;
 } rs_explain_input;
 
 void rs_explain_input_free(rs_explain_input *in);
@@ -68,7 +78,9 @@ typedef struct {
     double *sums;    /* [nq] */
     double *weights; /* [nq, nk] softmax; exactly 0 where masked */
     double *context; /* [nq, dv] */
-    double *output;  /* [nq, dq + dv] [q ; c] */
+    int l;           /* maxout units; 0: no deep output given */
+    double *tpre;    /* [nq, 2l] t~ */
+    double *tmax;    /* [nq, l] t = maxout(t~) */
     double *qW;      /* general: [nq, dk] q^T W */
     double *wq;      /* additive: [nq, a] Wq q + b */
     double *wk;      /* additive: [nk, a] Wk k_j */

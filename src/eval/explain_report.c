@@ -347,10 +347,50 @@ static void report_weights(sbuf *b, const rs_explain_input *in, const rs_explain
     sb_printf(b, "\n");
 }
 
-/* 4. The context c = sum_j a_j v_j, and 5. the output [q ; c]. */
+/* 5. The model's deep output from the context (docs/model.md), when its
+ * weights are given; else what it would be. Never Luong's [q ; c]. */
+static void report_readout(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
+{
+    const int l = res->l, nq = res->nq;
+    sb_printf(b, "\n5. deep output (docs/model.md)  t~ = U_o s + V_o e + C_o c + b_o,  "
+                 "t[k] = max(t~[2k], t~[2k+1])\n");
+    if (!l) {
+        sb_printf(b,
+                  "   not computed: give --Co (2l x %d) and optionally --Uo, --Vo with --emb, "
+                  "--bo.\n   The model reads c through this maxout layer (s: the new decoder "
+                  "state s_i, e: the previous word's embedding), not as [q ; c];\n   "
+                  "`rnnsearch explain -m MODEL` works a trained model's step whole.\n",
+                  res->dv);
+        return;
+    }
+    sb_printf(b, "   s = %s; terms computed:%s%s%s%s\n",
+              rs_matrix_given(&in->state) ? "--state" : "the query (no --state given)",
+              rs_matrix_given(&in->Uo) ? " U_o s" : "", rs_matrix_given(&in->Vo) ? " V_o e" : "",
+              rs_matrix_given(&in->Co) ? " C_o c" : "", rs_matrix_given(&in->bo) ? " b_o" : "");
+    for (int i = 0; i < nq; i++) {
+        if (nq > 1)
+            sb_printf(b, "   query %d:\n", i + 1);
+        sb_printf(b, "   t~ = ");
+        sb_vec(b, res->tpre + (size_t)i * 2 * l, 2 * l);
+        sb_printf(b, "\n   t  = ");
+        sb_vec(b, res->tmax + (size_t)i * l, l);
+        sb_printf(b, "   (max of each pair: ");
+        for (int k = 0; k < l && k < MAX_TERMS; k++) {
+            const double *tp = res->tpre + (size_t)i * 2 * l + 2 * k;
+            sb_printf(b, k ? ", max(" : "max(");
+            sb_num(b, tp[0]);
+            sb_printf(b, ", ");
+            sb_num(b, tp[1]);
+            sb_printf(b, ")");
+        }
+        sb_printf(b, "%s)\n", l > MAX_TERMS ? ", ..." : "");
+    }
+}
+
+/* 4. The context c = sum_j a_j v_j. */
 static void report_context(sbuf *b, const rs_explain_input *in, const rs_explain_result *res)
 {
-    const int nk = res->nk, dq = res->dq, dv = res->dv;
+    const int nk = res->nk, dv = res->dv;
     const rs_matrix *V = rs_matrix_given(&in->values) ? &in->values : &in->keys;
     sb_printf(b, "\n4. context  c = sum_j a_j v_j%s\n",
               rs_matrix_given(&in->values) ? "" : "  (v_j = k_j)");
@@ -369,10 +409,7 @@ static void report_context(sbuf *b, const rs_explain_input *in, const rs_explain
     }
     sb_vec(b, res->context, dv);
     sb_printf(b, "\n");
-
-    sb_printf(b, "\n5. output  [q ; c] = ");
-    sb_vec(b, res->output, dq + dv);
-    sb_printf(b, "\n");
+    report_readout(b, in, res);
 }
 
 /* One query worked through, step by step. */
@@ -456,8 +493,7 @@ static void report_matrix(sbuf *b, const rs_explain_input *in, const rs_explain_
     sb_printf(b, "\n4. context  C = A V%s\n", rs_matrix_given(&in->values) ? "" : "  (V = K)");
     sb_matrix(b, "C, one context per query", res->context, nq, dv, NULL, NULL, NULL);
 
-    sb_printf(b, "\n5. output  [Q C], each query followed by its context\n");
-    sb_matrix(b, "[Q C]", res->output, nq, dq + dv, NULL, NULL, NULL);
+    report_readout(b, in, res);
 }
 
 int rs_explain_report(const rs_explain_input *in, const rs_explain_result *res, int digits,

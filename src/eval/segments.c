@@ -295,6 +295,100 @@ static char *tokenize_13a(const char *line, size_t n, rs_error *err)
     return b;
 }
 
+/* ---- mteval-v14's international tokenizer (TokenizerV14International) - */
+
+static int cat_number(int32_t c)
+{
+    const utf8proc_category_t k = utf8proc_category(c);
+    return k == UTF8PROC_CATEGORY_ND || k == UTF8PROC_CATEGORY_NL || k == UTF8PROC_CATEGORY_NO;
+}
+static int not_number(int32_t c)
+{
+    return !cat_number(c);
+}
+static int cat_punct(int32_t c)
+{
+    const utf8proc_category_t k = utf8proc_category(c);
+    return k >= UTF8PROC_CATEGORY_PC && k <= UTF8PROC_CATEGORY_PO;
+}
+static int cat_symbol(int32_t c)
+{
+    const utf8proc_category_t k = utf8proc_category(c);
+    return k >= UTF8PROC_CATEGORY_SM && k <= UTF8PROC_CATEGORY_SO;
+}
+
+/* sub_pair on code points: re.sub(r'(X)(Y)', r'\1 \2 ', s), or r' \1 \2'
+ * when space_first; out has room for 2 more per pair. Returns out's length. */
+static size_t sub_pair_cp(int32_t *out, const int32_t *s, size_t n, int (*x)(int32_t),
+                          int (*y)(int32_t), int space_first)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n;) {
+        if (i + 1 < n && x(s[i]) && y(s[i + 1])) {
+            if (space_first)
+                out[w++] = ' ';
+            out[w++] = s[i];
+            out[w++] = ' ';
+            out[w++] = s[i + 1];
+            if (!space_first)
+                out[w++] = ' ';
+            i += 2;
+        } else {
+            out[w++] = s[i++];
+        }
+    }
+    return w;
+}
+
+/* TokenizerV14International.__call__ up to its split, and TokenizerChar's
+ * (" ".join(line)): a malloc'd UTF-8 string for split_tokens. */
+static char *tokenize_cp(const char *line, size_t n, int intl, rs_error *err)
+{
+    /* n bytes are at most n code points; the pair passes at most double
+     * them and the symbol pass triples, so 12 (n + 1) hold every pass, and 4
+     * bytes a code point (5 with char's spaces) their UTF-8. */
+    const size_t cap = 12 * (n + 1);
+    int32_t *a = rs_calloc(cap, sizeof *a, err);
+    int32_t *b = a ? rs_calloc(cap, sizeof *b, err) : NULL;
+    char *out = b ? rs_calloc(4 * cap + 1, 1, err) : NULL;
+    if (!out) {
+        free(a);
+        free(b);
+        return NULL;
+    }
+    char *copy = (char *)b; /* the line's first n bytes, NUL-terminated, for decode() */
+    memcpy(copy, line, n);
+    copy[n] = '\0';
+    size_t m = decode(copy, a);
+    if (intl) {
+        /* (\P{N})(\p{P}) -> "\1 \2 "; (\p{P})(\P{N}) -> " \1 \2"; (\p{S}) -> " \1 " */
+        m = sub_pair_cp(b, a, m, not_number, cat_punct, 0);
+        m = sub_pair_cp(a, b, m, cat_punct, not_number, 1);
+        size_t w = 0;
+        for (size_t i = 0; i < m; i++) {
+            if (cat_symbol(a[i])) {
+                b[w++] = ' ';
+                b[w++] = a[i];
+                b[w++] = ' ';
+            } else {
+                b[w++] = a[i];
+            }
+        }
+        memcpy(a, b, w * sizeof *a);
+        m = w;
+    }
+    size_t len = 0;
+    for (size_t i = 0; i < m; i++) {
+        len += (size_t)utf8proc_encode_char(a[i], (utf8proc_uint8_t *)out + len);
+        if (!intl)
+            out[len++] = ' ';
+    }
+    out[len] = '\0';
+    free(a);
+    free(b);
+    return out;
+}
+
 /* ---- segments as tokens or characters ---------------------------------- */
 
 void rs_units_free(rs_units *u)
@@ -382,7 +476,8 @@ int rs_bleu_units(rs_units *u, const char *line, const char *what, const rs_bleu
                   rs_error *err)
 {
     memset(u, 0, sizeof *u);
-    if (opts->tokenize != RS_BLEU_TOK_13A && opts->tokenize != RS_BLEU_TOK_NONE)
+    if (opts->tokenize != RS_BLEU_TOK_13A && opts->tokenize != RS_BLEU_TOK_NONE &&
+        opts->tokenize != RS_BLEU_TOK_INTL && opts->tokenize != RS_BLEU_TOK_CHAR)
         return rs_fail(err, "unknown BLEU tokenizer %d", (int)opts->tokenize);
     if (check_utf8(line, what, err) < 0)
         return -1;
@@ -397,6 +492,10 @@ int rs_bleu_units(rs_units *u, const char *line, const char *what, const rs_bleu
     int rc;
     if (opts->tokenize == RS_BLEU_TOK_13A) {
         char *tok = tokenize_13a(line, n, err);
+        rc = tok ? split_tokens(u, tok, err) : -1;
+        free(tok);
+    } else if (opts->tokenize == RS_BLEU_TOK_INTL || opts->tokenize == RS_BLEU_TOK_CHAR) {
+        char *tok = tokenize_cp(line, n, opts->tokenize == RS_BLEU_TOK_INTL, err);
         rc = tok ? split_tokens(u, tok, err) : -1;
         free(tok);
     } else {

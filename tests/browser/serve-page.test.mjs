@@ -186,6 +186,10 @@ async function trainingView() {
   for (const id of ['loss-chart', 'align-chart', 'entropy-chart']) await checkChart(page, id);
   const aer = await page.locator('#align-chart path[data-series="AER"]').count();
   check(aer === 1, 'the AER curve is drawn');
+  const chartTitle = await page.getAttribute('#align-chart', 'data-title');
+  check(/^AER and recall/.test(chartTitle), `the chart of AER, recall and the dev metric says so: "${chartTitle}"`);
+  const replayBar = await page.locator('#replay-matrix svg g.colorbar rect').count();
+  check(replayBar >= 64, `the training view's matrix has a colour bar (${replayBar} rects)`);
   // The slider: the first and the last evaluation are the recorded matrices.
   await setSlider(page, 0);
   check(sameMatrix(await shownMatrix(page), recs[0].alignment), 'slider at 0: the matrix of step 0 as recorded');
@@ -469,6 +473,12 @@ async function main() {
   explorerMax = await maxCell(page, '#heatmap svg rect.cell', best.alignment);
   check(Math.abs(explorerMax.grey - Math.round(255 * explorerMax.w)) <= 1 && explorerMax.grey > 128,
         `the explorer's strongest cell (${explorerMax.w.toFixed(3)}) is light: grey ${explorerMax.grey}`);
+  // The colour bar of the one scale: the SVG's own group, black at 0, white at 1.
+  const bar = await page.$$eval('#heatmap svg g.colorbar rect[fill]', (rs) => rs.map((r) => r.getAttribute('fill')));
+  const barTicks = await page.$$eval('#heatmap svg g.colorbar text', (ts) => ts.map((t) => t.textContent));
+  check(bar.length >= 64 && bar[0] === '#020202' && bar[63] === '#fdfdfd' &&
+        barTicks.includes('0') && barTicks.includes('1'),
+        `the heatmap has a colour bar from black (0) to white (1) (${bar.length} bands, ticks ${barTicks.join(' ')})`);
   const hyps = await page.locator('#hyps button').count();
   check(hyps === want.hypotheses.length && hyps > 1, `the beam's ${hyps} hypotheses are listed`);
   await page.screenshot({ path: join(shots, 'serve-translation.png'), fullPage: true });
@@ -479,6 +489,10 @@ async function main() {
   const lit = await page.$$eval('#heatmap svg rect.in-col', (rs) => rs.map((r) => +r.dataset.j));
   check(lit.length === rows && lit.every((x) => x === j), `hovering source word ${j + 1} lights its column (${lit.length} cells)`);
   check(await page.isVisible('#heatmap-col'), 'the column outline is drawn');
+  const litLook = await page.$$eval('#heatmap svg rect.in-col', (rs) => rs.map((r) => getComputedStyle(r).opacity));
+  check(litLook.every((o) => o === '1'), `a lit column keeps its greys (opacity ${[...new Set(litLook)].join(' ')})`);
+  const caption = await page.textContent('#weights p');
+  check(caption.includes(`(column ${j}, from 0)`), `the side panel counts columns from 0: "${caption}"`);
   const weights = await page.$$eval('#weights table[data-kind=column] td.w', (tds) => tds.map((t) => t.textContent));
   const expected = best.alignment.map((row) => row[j].toFixed(3));
   check(JSON.stringify(weights) === JSON.stringify(expected),
