@@ -304,6 +304,42 @@ START_TEST(shortlist_of_every_word_decodes_exactly)
 }
 END_TEST
 
+/* In-process, so that the sanitizer builds see the decoder: a +1000 output
+ * bias on word 11 makes every output word 11, with or without a shortlist
+ * (which puts 11 in column 5 or 6, not 11), float or int8 weights. */
+START_TEST(dominant_bias_wins_under_int8_and_shortlist)
+{
+    rs_model m;
+    tiny_model_make(&m, "additive", 0.5f, -2.0f, 6);
+    m.w.out_bw[11] += 1000.0f;
+    const rs_model *member = &m;
+    rs_lexicon lex;
+    fixed_table(&lex);
+    const rs_shortlist none = {0}, sl = {&lex, 0, 2};
+    rs_error err;
+    for (int q8 = 0; q8 <= 1; q8++) {
+        if (q8)
+            ck_assert_msg(!rs_network_quantize(&m, &err), "%s", err.msg);
+        for (int list = 0; list <= 1; list++)
+            for (int beam = 1; beam <= 3; beam += 2)
+                for (int batch = 1; batch <= LINES; batch += LINES - 1) {
+                    rs_hypothesis out[LINES];
+                    decode_lines(&member, 1, beam, batch, list ? &sl : &none, out);
+                    for (int i = 0; i < LINES; i++) {
+                        ck_assert_int_eq(out[i].count, rs_output_limit(0, line_len[i]));
+                        for (int t = 0; t < out[i].count; t++)
+                            ck_assert_msg(out[i].ids[t] == 11,
+                                          "int8 %d, shortlist %d, beam %d, batch %d: line %d "
+                                          "word %d is %d, not 11",
+                                          q8, list, beam, batch, i, t, out[i].ids[t]);
+                        rs_hypothesis_free(&out[i]);
+                    }
+                }
+    }
+    rs_model_free(&m);
+}
+END_TEST
+
 /* Whether word v may come out of line i's translation under table entries
  * 4 + (s mod 8) (first 0, best 1), translated alone (batch 1) or with all. */
 static int allowed(int v, int i, int batch)
@@ -428,6 +464,58 @@ START_TEST(lexicon_and_shortlist_commands)
 }
 END_TEST
 
+/* A model whose output bias favours "f" (id 9) by +1000 says "f" and
+ * nothing else, however its output layer is computed: all words or a
+ * shortlist, float or int8 weights. The shortlist {reserved, b, f} puts f in
+ * column 5, not 9, so an int8 output layer that read the gathered biases by
+ * word id gave f another word's bias (or read past them). */
+START_TEST(int8_and_shortlist_keep_each_words_bias)
+{
+    char dir[64], ckpt[128], lexf[128], input[128], args[1024];
+    static char out[4][8192];
+    testdir_make(dir, "rnnsearch-int8-shortlist");
+    snprintf(ckpt, sizeof ckpt, "%s/m.ckpt", dir);
+    snprintf(lexf, sizeof lexf, "%s/lex.tsv", dir);
+    snprintf(input, sizeof input, "%s/in.txt", dir);
+    const tiny_shape shape = {6, 10, 3, 5, 5, 2, RS_ATT_ADDITIVE};
+    rs_model m;
+    rs_error err;
+    tiny_model_shaped(&m, &shape, 1.0f, 11);
+    ck_assert(!rs_vocab_init(&m.src_vocab, &err) && !rs_vocab_init(&m.tgt_vocab, &err));
+    ck_assert_int_eq(rs_vocab_add(&m.src_vocab, "das", &err), RS_RESERVED);
+    ck_assert_int_eq(rs_vocab_add(&m.src_vocab, "haus", &err), RS_RESERVED + 1);
+    const char *words[] = {"a", "b", "c", "d", "e", "f"};
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(rs_vocab_add(&m.tgt_vocab, words[i], &err), RS_RESERVED + i);
+    m.w.out_bw[RS_RESERVED + 5] += 1000.0f;
+    ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    testfile_put(dir, "lex.tsv", "das\tb\t1\nhaus\tf\t1\n");
+    testfile_put(dir, "in.txt", "das haus\nhaus\nhaus das haus\n");
+    const char *options[] = {"", "--int8", "--shortlist LEX,0,1", "--int8 --shortlist LEX,0,1"};
+    for (int k = 0; k < 4; k++)
+        for (int batch = 1; batch <= 3; batch += 2) {
+            char opts[512];
+            const char *lex = strstr(options[k], "LEX");
+            snprintf(opts, sizeof opts, "%.*s%s%s",
+                     lex ? (int)(lex - options[k]) : (int)strlen(options[k]), options[k],
+                     lex ? lexf : "", lex ? lex + 3 : "");
+            for (int beam = 1; beam <= 3; beam += 2) {
+                snprintf(args, sizeof args,
+                         "translate -m %s --quiet %s --beam %d --batch-size %d %s", ckpt, opts,
+                         beam, batch, input);
+                ck_assert_int_eq(testprog_run(args, out[k], sizeof out[k]), 0);
+                /* Every line is f repeated up to the length limit, 2·|x| + 10. */
+                const char *want = "f f f f f f f f f f f f f f\n"
+                                   "f f f f f f f f f f f f\n"
+                                   "f f f f f f f f f f f f f f f f\n";
+                ck_assert_msg(!strcmp(out[k], want), "%s: %s", args, out[k]);
+            }
+        }
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *lexicon_suite(void)
 {
     Suite *s = suite_create("lexicon");
@@ -440,6 +528,8 @@ Suite *lexicon_suite(void)
     tcase_add_test(tc, shortlist_of_every_word_decodes_exactly);
     tcase_add_test(tc, short_shortlist_outputs_only_its_words);
     tcase_add_test(tc, lexicon_and_shortlist_commands);
+    tcase_add_test(tc, dominant_bias_wins_under_int8_and_shortlist);
+    tcase_add_test(tc, int8_and_shortlist_keep_each_words_bias);
     suite_add_tcase(s, tc);
     return s;
 }
