@@ -14,6 +14,7 @@
 #include "search/decode.h"
 #include "model/checkpoint.h"
 #include "search/lexicon.h"
+#include "text/corpus.h"
 #include "testprog.h"
 #include "testdir.h"
 #include "tinymodel.h"
@@ -163,6 +164,11 @@ START_TEST(bad_tables_are_refused_naming_the_line)
         {"s0\tt1\t0.5\nzz\tt1\t0.5\n", ":2: the source token 'zz' is not in the model's"},
         {"s0\tqq\t0.5\n", ":1: the target token 'qq' is not in the model's"},
         {"", ": no entries"},
+        /* Read as every text file is (rs_line_reader), naming the line: */
+        {"s0\tt1\t0.5\ns0\tt\0002\t0.5\n", ":2: NUL byte at byte 5"},
+        {"s0\tt1\t0.5\ns0\t\xC3\x28\t0.5\n", ":2: invalid UTF-8"},
+        {"s0\tt1\t0.5\r\rs0\tt2\t0.5\n", ":2: expected three tab-separated fields"},
+        {"s0\tt1\t1e-50\n", ":1: '1e-50' is not a probability"}, /* 0 as a float */
     };
     rs_vocab sv, tv;
     words(&sv, &tv);
@@ -170,9 +176,9 @@ START_TEST(bad_tables_are_refused_naming_the_line)
     testdir_make(dir, "rnnsearch-lexicon");
     snprintf(path, sizeof path, "%s/lex.tsv", dir);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        FILE *f = fopen(path, "w");
-        fputs(bad[i][0], f);
-        ck_assert(!fclose(f));
+        /* Written with their length: the NUL case's would stop at the NUL. */
+        const size_t len = i == 9 ? 21 : strlen(bad[i][0]);
+        testfile_write(path, (const unsigned char *)bad[i][0], len);
         rs_lexicon lex;
         rs_error err;
         ck_assert_int_eq(rs_lexicon_read(&lex, path, &sv, &tv, &err), -1);
@@ -183,6 +189,47 @@ START_TEST(bad_tables_are_refused_naming_the_line)
     rs_error err;
     ck_assert_int_eq(rs_lexicon_read(&lex, "/nonexistent/lex.tsv", &sv, &tv, &err), -1);
     ck_assert(strstr(err.msg, "/nonexistent/lex.tsv") != NULL);
+    testdir_remove(dir);
+    rs_vocab_free(&sv);
+    rs_vocab_free(&tv);
+}
+END_TEST
+
+/* A table is read as every text file is (rs_line_reader), so that no input
+ * escapes one of the rules: bounded lines, NUL bytes refused at once, any
+ * line end, the byte order mark dropped. */
+START_TEST(tables_are_read_as_every_text_file)
+{
+    rs_vocab sv, tv;
+    words(&sv, &tv);
+    char dir[64], path[128];
+    testdir_make(dir, "rnnsearch-lexicon");
+    snprintf(path, sizeof path, "%s/lex.tsv", dir);
+    rs_lexicon lex;
+    rs_error err;
+    /* A device of endless NUL bytes is refused at its first byte; read with
+     * getline, it grew by a gigabyte a second until memory ran out. */
+    ck_assert_int_eq(rs_lexicon_read(&lex, "/dev/zero", &sv, &tv, &err), -1);
+    ck_assert_msg(strstr(err.msg, "/dev/zero:1: NUL byte at byte 1"), "%s", err.msg);
+    /* One line without an end, longer than any line may be: refused by its
+     * length, after at most that much is read. */
+    const size_t big = (size_t)RS_LINE_MAX_BYTES + 10;
+    unsigned char *long_line = malloc(big);
+    ck_assert(long_line != NULL);
+    memset(long_line, 'a', big);
+    testfile_write(path, long_line, big);
+    free(long_line);
+    ck_assert_int_eq(rs_lexicon_read(&lex, path, &sv, &tv, &err), -1);
+    ck_assert_msg(strstr(err.msg, "lex.tsv:1: line longer than"), "%s", err.msg);
+    /* Lines ending at a lone CR, at CR LF, and a byte order mark (dropped, as
+     * from every text file) read as the same table as \n lines. */
+    testfile_put(dir, "lex.tsv", "\xEF\xBB\xBFs0\tt1\t0.5\rs0\tt2\t0.25\r\ns1\tt1\t1");
+    ck_assert_msg(!rs_lexicon_read(&lex, path, &sv, &tv, &err), "%s", err.msg);
+    ck_assert_int_eq(lex.start[RS_RESERVED + 2] - lex.start[RS_RESERVED], 3);
+    ck_assert_int_eq(lex.tgt[lex.start[RS_RESERVED]], RS_RESERVED + 1);
+    ck_assert_int_eq(lex.tgt[lex.start[RS_RESERVED] + 1], RS_RESERVED + 2);
+    ck_assert_int_eq(lex.tgt[lex.start[RS_RESERVED + 1]], RS_RESERVED + 1);
+    rs_lexicon_free(&lex);
     testdir_remove(dir);
     rs_vocab_free(&sv);
     rs_vocab_free(&tv);
@@ -524,6 +571,7 @@ Suite *lexicon_suite(void)
     tcase_add_test(tc, word_for_word_corpus_is_learned);
     tcase_add_test(tc, written_table_reads_back);
     tcase_add_test(tc, bad_tables_are_refused_naming_the_line);
+    tcase_add_test(tc, tables_are_read_as_every_text_file);
     tcase_add_test(tc, shortlist_is_the_union_in_order);
     tcase_add_test(tc, shortlist_of_every_word_decodes_exactly);
     tcase_add_test(tc, short_shortlist_outputs_only_its_words);
