@@ -489,8 +489,13 @@ START_TEST(lexicon_and_shortlist_commands)
     ck_assert_msg(strstr(out, ":1: the target token 'die'") != NULL, "%s", out);
     snprintf(args, sizeof args, "translate -m %s --shortlist %s,1,2,3 %s", ckpt, lexf, input);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    /* Refused before any work, with translate's exit status: -m names no
+     * model at all, and still the output is what is reported. */
     snprintf(args, sizeof args, "lexicon -m %s %s -o %s", ckpt, corpus, corpus);
-    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "refusing to overwrite an input") != NULL, "%s", out);
+    snprintf(args, sizeof args, "lexicon -m %s/none.ckpt %s -o %s", dir, corpus, corpus);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "refusing to overwrite an input") != NULL, "%s", out);
     /* An empty corpus, or one whose every entry is below --min-prob, writes no table. */
     testfile_put(dir, "pairs.tsv", "");
@@ -507,6 +512,41 @@ START_TEST(lexicon_and_shortlist_commands)
     rs_model back;
     ck_assert_msg(!rs_checkpoint_load(ckpt, &back, NULL, &err), "%s", err.msg);
     rs_model_free(&back);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* What lexicon writes, translate --shortlist reads: with --min-prob 0 and
+ * 100 iterations most spurious pairs' p underflow to 0 in float, and the
+ * table held thousands of rows "s TAB t TAB 0" that translate refused. */
+START_TEST(lexicon_writes_tables_translate_reads)
+{
+    char dir[64], cmd[1024];
+    static char out[65536];
+    testdir_make(dir, "rnnsearch-lexicon-round");
+    snprintf(cmd, sizeof cmd,
+             "head -n 1000 corpora/dates/train.tsv > %s/t.tsv && cut -f1 corpora/dates/test.tsv "
+             "| head -n 20 > %s/in.txt",
+             dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/m --emb 8 --hidden 8 --att 8 --maxout 4 "
+             "--max-steps 2 --threads 1 --quiet 2>&1",
+             dir, dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd,
+             "lexicon -m %s/m %s/t.tsv --min-prob 0 --iterations 100 -o %s/lex.tsv", dir, dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/lex.tsv", dir);
+    size_t size;
+    unsigned char *table = testfile_read(path, &size);
+    ck_assert_msg(size > 1000, "a table of %zu bytes", size);
+    ck_assert_msg(!strstr((char *)table, "\t0\n"), "a row of probability 0 was written");
+    free(table);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m --quiet --shortlist %s/lex.tsv %s/in.txt", dir,
+             dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 0);
     testdir_remove(dir);
 }
 END_TEST
@@ -577,6 +617,7 @@ Suite *lexicon_suite(void)
     tcase_add_test(tc, short_shortlist_outputs_only_its_words);
     tcase_add_test(tc, lexicon_and_shortlist_commands);
     tcase_add_test(tc, dominant_bias_wins_under_int8_and_shortlist);
+    tcase_add_test(tc, lexicon_writes_tables_translate_reads);
     tcase_add_test(tc, int8_and_shortlist_keep_each_words_bias);
     suite_add_tcase(s, tc);
     return s;

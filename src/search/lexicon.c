@@ -93,6 +93,9 @@ static void em_iteration(rs_lexicon *lex, const rs_dataset *d, int *at, double *
                 at[k] = entry_of(lex, k ? d->src[i][k - 1] : 0, t);
                 z += lex->prob[at[k]];
             }
+            /* Every p of t underflowed to 0: no count to share (c would be 0/0). */
+            if (!(z > 0.0))
+                continue;
             for (int k = 0; k <= d->src_len[i]; k++) {
                 const double c = lex->prob[at[k]] / z;
                 counts[at[k]] += c;
@@ -119,7 +122,10 @@ static int by_prob(const void *a, const void *b)
 }
 
 /* Reorders each source's row most probable first and keeps its `keep` best
- * with p ≥ min_prob, in place; the NULL word's row is dropped. */
+ * with p ≥ min_prob and p > 0, in place; the NULL word's row is dropped.
+ * After many iterations a spurious pair's p underflows to 0 in float: such
+ * an entry says nothing, and a table holding it is one translate --shortlist
+ * refuses, so it is never kept, whatever min_prob. */
 static void keep_best(rs_lexicon *lex, entry *scratch, int keep, float min_prob)
 {
     int out = 0;
@@ -129,7 +135,9 @@ static void keep_best(rs_lexicon *lex, entry *scratch, int keep, float min_prob)
             scratch[e - lo] = (entry){lex->tgt[e], lex->prob[e]};
         qsort(scratch, (size_t)(hi - lo), sizeof *scratch, by_prob);
         lex->start[s] = out;
-        for (int e = 0; s > 0 && e < hi - lo && e < keep && scratch[e].prob >= min_prob; e++) {
+        for (int e = 0; s > 0 && e < hi - lo && e < keep && scratch[e].prob >= min_prob &&
+                        scratch[e].prob > 0.0f;
+             e++) {
             lex->tgt[out] = scratch[e].tgt;
             lex->prob[out++] = scratch[e].prob;
         }
