@@ -169,8 +169,8 @@ static int add_weights(translate_request *rq, const char *arg)
     for (const char *p = arg;;) {
         char *end;
         const float w = strtof(p, &end);
-        if (end == p || (*end && *end != ',') || !isfinite(w) || w < 0.0f ||
-            strspn(p, "0123456789.eE+-") < (size_t)(end - p))
+        if (end == p || (*end && *end != ',') || !rs_config_plain_number(p) || !isfinite(w) ||
+            w < 0.0f || strspn(p, "0123456789.eE+-") < (size_t)(end - p))
             return rs_cli_usage_error(
                 PROG, "--weights: '%s' is not a list of numbers >= 0 separated by ','", arg);
         if (rq->n_weights == RS_CLI_MAX_MODELS)
@@ -199,7 +199,8 @@ static int shortlist_option(translate_request *rq, const char *arg)
     for (int k = 0; comma && k < 2; k++) {
         char *end;
         const long v = strtol(comma + 1, &end, 10);
-        if (end == comma + 1 || (*end && *end != ',') || v < 0 || v > 10000000 || (k == 1 && *end))
+        if (end == comma + 1 || (*end && *end != ',') || !rs_config_plain_number(comma + 1) ||
+            v < 0 || v > 10000000 || (k == 1 && *end))
             return rs_cli_usage_error(PROG,
                                       "--shortlist: '%s' is not FILE[,FIRST[,BEST]] with FIRST "
                                       "and BEST whole numbers from 0 to 10000000",
@@ -209,6 +210,12 @@ static int shortlist_option(translate_request *rq, const char *arg)
     }
     if (comma)
         return rs_cli_usage_error(PROG, "--shortlist: '%s': at most FILE,FIRST,BEST", arg);
+    /* No word but the reserved ones: every translation would be empty. */
+    if (sl->first == 0 && sl->best == 0)
+        return rs_cli_usage_error(PROG,
+                                  "--shortlist: '%s' lists no word (FIRST and BEST both 0): "
+                                  "every translation would be empty",
+                                  arg);
     rq->shortlist_path = path;
     return -1;
 }
