@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fileio.h"
 
 #include "model/params.h"
 #include "model/vocab.h"
