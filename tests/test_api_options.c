@@ -318,6 +318,12 @@ START_TEST(shortlist_of_every_word_is_exact)
     ck_assert_ptr_null(tr);
     snprintf(bad, sizeof bad, "%s/missing.tsv", dir);
     FAILS(rnnsearch_translator_new(m, &opt, &tr, &fresh), bad);
+    /* Neither first words nor best translations: only the reserved ids, so
+     * every translation would be empty (the command line's FILE,0,0). */
+    ck_assert(!rnnsearch_options_set(&opt, "shortlist_first", -1, &err));
+    FAILS(rnnsearch_options_check(&opt, &fresh), "list no word");
+    FAILS(rnnsearch_translator_new(m, &opt, &tr, &fresh), "list no word");
+    ck_assert(!rnnsearch_options_set(&opt, "shortlist_first", 10, &err));
     FAILS(rnnsearch_options_set_text(&opt, "shortlist", "", &fresh), "empty");
     FAILS(rnnsearch_options_set(&opt, "shortlist", 1, &fresh), "rnnsearch_options_set_text");
     FAILS(rnnsearch_options_set(&opt, "shortlist_first", -2, &fresh), "shortlist_first: -2");

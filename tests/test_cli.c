@@ -307,6 +307,47 @@ START_TEST(numeric_options_from_a_table)
 }
 END_TEST
 
+/* An option that takes one value, given twice, is refused in the one
+ * option parser for every command (the last one silently won: --shortlist
+ * twice used the second table); -m and --allow-host add values and may
+ * repeat. Numbers are written as numbers: strtol and strtod would take " 5"
+ * and "+5". --shortlist FILE,0,0 lists no word and would translate
+ * everything to empty lines. */
+START_TEST(repeated_options_and_odd_numbers_are_refused)
+{
+    char out[8192];
+    static const struct {
+        const char *args, *said;
+    } bad[] = {
+        {"translate -m x --shortlist a.tsv --shortlist b.tsv", "--shortlist given twice"},
+        {"translate -m x --beam 3 --beam=4", "--beam given twice"},
+        {"translate -m x -o a.txt --output b.txt", "-o given twice"},
+        {"translate -m x --weights 1 --weights 2", "--weights given twice"},
+        {"train --train x --out y --lr 0.1 --lr 0.2", "--lr given twice"},
+        {"train --train x --train y --out z", "--train given twice"},
+        {"lexicon -m x --keep 3 --keep 4 p.tsv", "--keep given twice"},
+        {"serve -m x --port 1 --port 2", "--port given twice"},
+        {"bleu --format tsv --format json h r", "--format given twice"},
+        {"train --train x --out y --warmup ' 5'", "--warmup: ' 5' is not an integer"},
+        {"train --train x --out y --warmup +5", "--warmup: '+5' is not an integer"},
+        {"train --train x --out y --lr +0.1", "--lr: '+0.1' is not a number"},
+        {"translate -m x --beam ' 3'", "--beam: ' 3' is not an integer"},
+        {"translate -m x --weights +1,1", "--weights: '+1,1' is not a list"},
+        {"translate -m x --shortlist l.tsv,+1", "is not FILE[,FIRST[,BEST]]"},
+        {"translate -m x --shortlist l.tsv,0,0", "lists no word (FIRST and BEST both 0)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(testprog_run_all(bad[i].args, out, sizeof out), 2);
+        ck_assert_msg(strstr(out, bad[i].said), "%s: %s", bad[i].args, out);
+    }
+    /* Repeatable: two -m are an ensemble (here: two missing models, exit 1). */
+    ck_assert_int_eq(testprog_run_all("translate -m /nonexistent/a -m /nonexistent/b < /dev/null",
+                                      out, sizeof out),
+                     1);
+    ck_assert_msg(!strstr(out, "given twice"), "%s", out);
+}
+END_TEST
+
 /* Every command's numbers go through its table: score's --batch-size and
  * --max-src-len are the search options' (one range each), translate's
  * --threads and --n-best and train's --dev-align-threshold too, from the
@@ -474,6 +515,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, model_argument_resolves);
     tcase_add_test(tc, numeric_options_from_a_table);
     tcase_add_test(tc, every_command_numbers_from_its_table);
+    tcase_add_test(tc, repeated_options_and_odd_numbers_are_refused);
     tcase_add_test(tc, failures_and_usage_errors_are_reported_alike);
     tcase_add_test(tc, one_option_convention);
     tcase_add_test(tc, config_option_errors_name_the_option);

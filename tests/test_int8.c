@@ -372,7 +372,7 @@ START_TEST(the_product_by_either_kernel_is_the_reference_on_odd_shapes)
 {
     enum { MAXB = 64, MAXO = 37, MAXI = 100 };
     const int batches[] = {1, 2, 3, 5, 64}, outs[] = {1, 3, 6, 13, 37}, ins[] = {1, 33, 37, 100};
-    static float W[MAXO * MAXI], x[MAXB * MAXI], bias[MAXO], y[2][MAXB * MAXO];
+    static float W[MAXO * MAXI], x[MAXB * MAXI], bias[MAXO], cbias[MAXO], y[2][MAXB * MAXO];
     static int8_t sx[MAXB * MAXI], p[MAXB * MAXI];
     static float sscale[MAXB], t[MAXB];
     const rs_q8_scratch s = {sx, sscale, sizeof sx, MAXB};
@@ -392,6 +392,9 @@ START_TEST(the_product_by_either_kernel_is_the_reference_on_odd_shapes)
                     x[i] = ii == 1 ? (i % 3 ? -2.0f : 2.0f) : uniform(&st, -3.0f, 3.0f);
                 for (int r = 0; r < out; r++)
                     bias[r] = uniform(&st, -1.0f, 1.0f);
+                /* The bias is the output columns', as a shortlist gathers it. */
+                for (int j = 0; j < K; j++)
+                    cbias[j] = bias[chosen ? chosen[j] : j];
                 rs_q8_matrix q;
                 rs_error err;
                 ck_assert_int_eq(rs_q8_matrix_init(&q, RS_CMAT(W, out, in), &err), 0);
@@ -399,7 +402,7 @@ START_TEST(the_product_by_either_kernel_is_the_reference_on_odd_shapes)
                     const int avx2 = rs_q8_select(pass == 0);
                     if (pass == 0 && !avx2)
                         fprintf(stderr, "int8: no AVX2 here; only the scalar kernel is checked\n");
-                    rs_q8_forward(RS_MAT(y[pass], B, K), RS_CMAT(x, B, in), &q, chosen, bias, &s,
+                    rs_q8_forward(RS_MAT(y[pass], B, K), RS_CMAT(x, B, in), &q, chosen, cbias, &s,
                                   0.0f);
                 }
                 rs_q8_select(-1);
@@ -410,7 +413,7 @@ START_TEST(the_product_by_either_kernel_is_the_reference_on_odd_shapes)
                     for (int j = 0; j < K; j++) {
                         const int r = chosen ? chosen[j] : j;
                         const int32_t sum = rs_q8_dot_scalar(q.q + r * in, p + b * in, in);
-                        const float want = q.scale[r] * t[b] * (float)sum + bias[r];
+                        const float want = q.scale[r] * t[b] * (float)sum + cbias[j];
                         ck_assert_msg(y[0][b * K + j] == want,
                                       "[%d,%d] of [%d,%d]x[%d]: %a, want %a", b, j, B, K, in,
                                       y[0][b * K + j], want);
@@ -429,8 +432,10 @@ START_TEST(chosen_rows_equal_the_full_products_rows)
     rs_q8_forward(RS_MAT(full, PB, POUT), RS_CMAT(c.x, PB, PIN), &c.q, NULL, c.bias, &c.s, 0.0f);
     const int ids[] = {5, 0, 12, 5, 7};
     enum { K = sizeof ids / sizeof ids[0] };
-    float some[PB * K];
-    rs_q8_forward(RS_MAT(some, PB, K), RS_CMAT(c.x, PB, PIN), &c.q, ids, c.bias, &c.s, 0.0f);
+    float some[PB * K], bias[K];
+    for (int j = 0; j < K; j++)
+        bias[j] = c.bias[ids[j]]; /* gathered, as a shortlist's */
+    rs_q8_forward(RS_MAT(some, PB, K), RS_CMAT(c.x, PB, PIN), &c.q, ids, bias, &c.s, 0.0f);
     for (int b = 0; b < PB; b++)
         for (int j = 0; j < K; j++)
             ck_assert_msg(some[b * K + j] == full[b * POUT + ids[j]], "[%d] row %d: %g, full %g", b,

@@ -14,6 +14,7 @@
 #include "search/decode.h"
 #include "model/checkpoint.h"
 #include "search/lexicon.h"
+#include "text/corpus.h"
 #include "testprog.h"
 #include "testdir.h"
 #include "tinymodel.h"
@@ -163,6 +164,11 @@ START_TEST(bad_tables_are_refused_naming_the_line)
         {"s0\tt1\t0.5\nzz\tt1\t0.5\n", ":2: the source token 'zz' is not in the model's"},
         {"s0\tqq\t0.5\n", ":1: the target token 'qq' is not in the model's"},
         {"", ": no entries"},
+        /* Read as every text file is (rs_line_reader), naming the line: */
+        {"s0\tt1\t0.5\ns0\tt\0002\t0.5\n", ":2: NUL byte at byte 5"},
+        {"s0\tt1\t0.5\ns0\t\xC3\x28\t0.5\n", ":2: invalid UTF-8"},
+        {"s0\tt1\t0.5\r\rs0\tt2\t0.5\n", ":2: expected three tab-separated fields"},
+        {"s0\tt1\t1e-50\n", ":1: '1e-50' is not a probability"}, /* 0 as a float */
     };
     rs_vocab sv, tv;
     words(&sv, &tv);
@@ -170,9 +176,9 @@ START_TEST(bad_tables_are_refused_naming_the_line)
     testdir_make(dir, "rnnsearch-lexicon");
     snprintf(path, sizeof path, "%s/lex.tsv", dir);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        FILE *f = fopen(path, "w");
-        fputs(bad[i][0], f);
-        ck_assert(!fclose(f));
+        /* Written with their length: the NUL case's would stop at the NUL. */
+        const size_t len = i == 9 ? 21 : strlen(bad[i][0]);
+        testfile_write(path, (const unsigned char *)bad[i][0], len);
         rs_lexicon lex;
         rs_error err;
         ck_assert_int_eq(rs_lexicon_read(&lex, path, &sv, &tv, &err), -1);
@@ -183,6 +189,47 @@ START_TEST(bad_tables_are_refused_naming_the_line)
     rs_error err;
     ck_assert_int_eq(rs_lexicon_read(&lex, "/nonexistent/lex.tsv", &sv, &tv, &err), -1);
     ck_assert(strstr(err.msg, "/nonexistent/lex.tsv") != NULL);
+    testdir_remove(dir);
+    rs_vocab_free(&sv);
+    rs_vocab_free(&tv);
+}
+END_TEST
+
+/* A table is read as every text file is (rs_line_reader), so that no input
+ * escapes one of the rules: bounded lines, NUL bytes refused at once, any
+ * line end, the byte order mark dropped. */
+START_TEST(tables_are_read_as_every_text_file)
+{
+    rs_vocab sv, tv;
+    words(&sv, &tv);
+    char dir[64], path[128];
+    testdir_make(dir, "rnnsearch-lexicon");
+    snprintf(path, sizeof path, "%s/lex.tsv", dir);
+    rs_lexicon lex;
+    rs_error err;
+    /* A device of endless NUL bytes is refused at its first byte; read with
+     * getline, it grew by a gigabyte a second until memory ran out. */
+    ck_assert_int_eq(rs_lexicon_read(&lex, "/dev/zero", &sv, &tv, &err), -1);
+    ck_assert_msg(strstr(err.msg, "/dev/zero:1: NUL byte at byte 1"), "%s", err.msg);
+    /* One line without an end, longer than any line may be: refused by its
+     * length, after at most that much is read. */
+    const size_t big = (size_t)RS_LINE_MAX_BYTES + 10;
+    unsigned char *long_line = malloc(big);
+    ck_assert(long_line != NULL);
+    memset(long_line, 'a', big);
+    testfile_write(path, long_line, big);
+    free(long_line);
+    ck_assert_int_eq(rs_lexicon_read(&lex, path, &sv, &tv, &err), -1);
+    ck_assert_msg(strstr(err.msg, "lex.tsv:1: line longer than"), "%s", err.msg);
+    /* Lines ending at a lone CR, at CR LF, and a byte order mark (dropped, as
+     * from every text file) read as the same table as \n lines. */
+    testfile_put(dir, "lex.tsv", "\xEF\xBB\xBFs0\tt1\t0.5\rs0\tt2\t0.25\r\ns1\tt1\t1");
+    ck_assert_msg(!rs_lexicon_read(&lex, path, &sv, &tv, &err), "%s", err.msg);
+    ck_assert_int_eq(lex.start[RS_RESERVED + 2] - lex.start[RS_RESERVED], 3);
+    ck_assert_int_eq(lex.tgt[lex.start[RS_RESERVED]], RS_RESERVED + 1);
+    ck_assert_int_eq(lex.tgt[lex.start[RS_RESERVED] + 1], RS_RESERVED + 2);
+    ck_assert_int_eq(lex.tgt[lex.start[RS_RESERVED + 1]], RS_RESERVED + 1);
+    rs_lexicon_free(&lex);
     testdir_remove(dir);
     rs_vocab_free(&sv);
     rs_vocab_free(&tv);
@@ -304,6 +351,42 @@ START_TEST(shortlist_of_every_word_decodes_exactly)
 }
 END_TEST
 
+/* In-process, so that the sanitizer builds see the decoder: a +1000 output
+ * bias on word 11 makes every output word 11, with or without a shortlist
+ * (which puts 11 in column 5 or 6, not 11), float or int8 weights. */
+START_TEST(dominant_bias_wins_under_int8_and_shortlist)
+{
+    rs_model m;
+    tiny_model_make(&m, "additive", 0.5f, -2.0f, 6);
+    m.w.out_bw[11] += 1000.0f;
+    const rs_model *member = &m;
+    rs_lexicon lex;
+    fixed_table(&lex);
+    const rs_shortlist none = {0}, sl = {&lex, 0, 2};
+    rs_error err;
+    for (int q8 = 0; q8 <= 1; q8++) {
+        if (q8)
+            ck_assert_msg(!rs_network_quantize(&m, &err), "%s", err.msg);
+        for (int list = 0; list <= 1; list++)
+            for (int beam = 1; beam <= 3; beam += 2)
+                for (int batch = 1; batch <= LINES; batch += LINES - 1) {
+                    rs_hypothesis out[LINES];
+                    decode_lines(&member, 1, beam, batch, list ? &sl : &none, out);
+                    for (int i = 0; i < LINES; i++) {
+                        ck_assert_int_eq(out[i].count, rs_output_limit(0, line_len[i]));
+                        for (int t = 0; t < out[i].count; t++)
+                            ck_assert_msg(out[i].ids[t] == 11,
+                                          "int8 %d, shortlist %d, beam %d, batch %d: line %d "
+                                          "word %d is %d, not 11",
+                                          q8, list, beam, batch, i, t, out[i].ids[t]);
+                        rs_hypothesis_free(&out[i]);
+                    }
+                }
+    }
+    rs_model_free(&m);
+}
+END_TEST
+
 /* Whether word v may come out of line i's translation under table entries
  * 4 + (s mod 8) (first 0, best 1), translated alone (batch 1) or with all. */
 static int allowed(int v, int i, int batch)
@@ -406,8 +489,13 @@ START_TEST(lexicon_and_shortlist_commands)
     ck_assert_msg(strstr(out, ":1: the target token 'die'") != NULL, "%s", out);
     snprintf(args, sizeof args, "translate -m %s --shortlist %s,1,2,3 %s", ckpt, lexf, input);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    /* Refused before any work, with translate's exit status: -m names no
+     * model at all, and still the output is what is reported. */
     snprintf(args, sizeof args, "lexicon -m %s %s -o %s", ckpt, corpus, corpus);
-    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 1);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "refusing to overwrite an input") != NULL, "%s", out);
+    snprintf(args, sizeof args, "lexicon -m %s/none.ckpt %s -o %s", dir, corpus, corpus);
+    ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "refusing to overwrite an input") != NULL, "%s", out);
     /* An empty corpus, or one whose every entry is below --min-prob, writes no table. */
     testfile_put(dir, "pairs.tsv", "");
@@ -428,6 +516,93 @@ START_TEST(lexicon_and_shortlist_commands)
 }
 END_TEST
 
+/* What lexicon writes, translate --shortlist reads: with --min-prob 0 and
+ * 100 iterations most spurious pairs' p underflow to 0 in float, and the
+ * table held thousands of rows "s TAB t TAB 0" that translate refused. */
+START_TEST(lexicon_writes_tables_translate_reads)
+{
+    char dir[64], cmd[1024];
+    static char out[65536];
+    testdir_make(dir, "rnnsearch-lexicon-round");
+    snprintf(cmd, sizeof cmd,
+             "head -n 1000 corpora/dates/train.tsv > %s/t.tsv && cut -f1 corpora/dates/test.tsv "
+             "| head -n 20 > %s/in.txt",
+             dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "train --train %s/t.tsv --out %s/m --emb 8 --hidden 8 --att 8 --maxout 4 "
+             "--max-steps 2 --threads 1 --quiet 2>&1",
+             dir, dir);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd,
+             "lexicon -m %s/m %s/t.tsv --min-prob 0 --iterations 100 -o %s/lex.tsv", dir, dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/lex.tsv", dir);
+    size_t size;
+    unsigned char *table = testfile_read(path, &size);
+    ck_assert_msg(size > 1000, "a table of %zu bytes", size);
+    ck_assert_msg(!strstr((char *)table, "\t0\n"), "a row of probability 0 was written");
+    free(table);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m --quiet --shortlist %s/lex.tsv %s/in.txt", dir,
+             dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* A model whose output bias favours "f" (id 9) by +1000 says "f" and
+ * nothing else, however its output layer is computed: all words or a
+ * shortlist, float or int8 weights. The shortlist {reserved, b, f} puts f in
+ * column 5, not 9, so an int8 output layer that read the gathered biases by
+ * word id gave f another word's bias (or read past them). */
+START_TEST(int8_and_shortlist_keep_each_words_bias)
+{
+    char dir[64], ckpt[128], lexf[128], input[128], args[1024];
+    static char out[4][8192];
+    testdir_make(dir, "rnnsearch-int8-shortlist");
+    snprintf(ckpt, sizeof ckpt, "%s/m.ckpt", dir);
+    snprintf(lexf, sizeof lexf, "%s/lex.tsv", dir);
+    snprintf(input, sizeof input, "%s/in.txt", dir);
+    const tiny_shape shape = {6, 10, 3, 5, 5, 2, RS_ATT_ADDITIVE};
+    rs_model m;
+    rs_error err;
+    tiny_model_shaped(&m, &shape, 1.0f, 11);
+    ck_assert(!rs_vocab_init(&m.src_vocab, &err) && !rs_vocab_init(&m.tgt_vocab, &err));
+    ck_assert_int_eq(rs_vocab_add(&m.src_vocab, "das", &err), RS_RESERVED);
+    ck_assert_int_eq(rs_vocab_add(&m.src_vocab, "haus", &err), RS_RESERVED + 1);
+    const char *words[] = {"a", "b", "c", "d", "e", "f"};
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(rs_vocab_add(&m.tgt_vocab, words[i], &err), RS_RESERVED + i);
+    m.w.out_bw[RS_RESERVED + 5] += 1000.0f;
+    ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    testfile_put(dir, "lex.tsv", "das\tb\t1\nhaus\tf\t1\n");
+    testfile_put(dir, "in.txt", "das haus\nhaus\nhaus das haus\n");
+    const char *options[] = {"", "--int8", "--shortlist LEX,0,1", "--int8 --shortlist LEX,0,1"};
+    for (int k = 0; k < 4; k++)
+        for (int batch = 1; batch <= 3; batch += 2) {
+            char opts[512];
+            const char *lex = strstr(options[k], "LEX");
+            snprintf(opts, sizeof opts, "%.*s%s%s",
+                     lex ? (int)(lex - options[k]) : (int)strlen(options[k]), options[k],
+                     lex ? lexf : "", lex ? lex + 3 : "");
+            for (int beam = 1; beam <= 3; beam += 2) {
+                snprintf(args, sizeof args,
+                         "translate -m %s --quiet %s --beam %d --batch-size %d %s", ckpt, opts,
+                         beam, batch, input);
+                ck_assert_int_eq(testprog_run(args, out[k], sizeof out[k]), 0);
+                /* Every line is f repeated up to the length limit, 2·|x| + 10. */
+                const char *want = "f f f f f f f f f f f f f f\n"
+                                   "f f f f f f f f f f f f\n"
+                                   "f f f f f f f f f f f f f f f f\n";
+                ck_assert_msg(!strcmp(out[k], want), "%s: %s", args, out[k]);
+            }
+        }
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *lexicon_suite(void)
 {
     Suite *s = suite_create("lexicon");
@@ -436,10 +611,14 @@ Suite *lexicon_suite(void)
     tcase_add_test(tc, word_for_word_corpus_is_learned);
     tcase_add_test(tc, written_table_reads_back);
     tcase_add_test(tc, bad_tables_are_refused_naming_the_line);
+    tcase_add_test(tc, tables_are_read_as_every_text_file);
     tcase_add_test(tc, shortlist_is_the_union_in_order);
     tcase_add_test(tc, shortlist_of_every_word_decodes_exactly);
     tcase_add_test(tc, short_shortlist_outputs_only_its_words);
     tcase_add_test(tc, lexicon_and_shortlist_commands);
+    tcase_add_test(tc, dominant_bias_wins_under_int8_and_shortlist);
+    tcase_add_test(tc, lexicon_writes_tables_translate_reads);
+    tcase_add_test(tc, int8_and_shortlist_keep_each_words_bias);
     suite_add_tcase(s, tc);
     return s;
 }

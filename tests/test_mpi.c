@@ -85,11 +85,21 @@ static void make_data(char *dir)
  * rank 0's verdict must reach every rank. */
 static void train_args(char *args, size_t size, const char *dir, const char *out, const char *extra)
 {
-    snprintf(args, size,
-             "--train %s/train.tsv --dev %s/dev.tsv --emb 8 --hidden 8 --att 8 --maxout 4 "
-             "--batch-size 10 --epochs 2 --eval-every 1 --threads 1 --lr 0.03 --lr-decay 0.5 "
-             "--quiet --out %s/%s %s",
-             dir, dir, dir, out, extra);
+    /* extra replaces a setting by naming it: an option given twice is refused. */
+    static const char *const base[][2] = {
+        {"--emb", "8"},         {"--hidden", "8"},     {"--att", "8"},        {"--maxout", "4"},
+        {"--batch-size", "10"}, {"--epochs", "2"},     {"--eval-every", "1"}, {"--threads", "1"},
+        {"--lr", "0.03"},       {"--lr-decay", "0.5"},
+    };
+    int n = snprintf(args, size, "--train %s/train.tsv --dev %s/dev.tsv --quiet --out %s/%s %s",
+                     dir, dir, dir, out, extra);
+    for (size_t i = 0; i < sizeof base / sizeof *base && n > 0 && (size_t)n < size; i++) {
+        char named[32];
+        snprintf(named, sizeof named, "%s ", base[i][0]);
+        if (!strstr(extra, named))
+            n += snprintf(args + n, size - (size_t)n, " %s %s", base[i][0], base[i][1]);
+    }
+    ck_assert(n > 0 && (size_t)n < size);
 }
 
 typedef struct {

@@ -170,6 +170,12 @@ START_TEST(vocabulary_files_in_the_common_forms)
     ck_assert_int_eq(v.size, 5);
     ck_assert_int_eq(rs_vocab_id(&v, "Haus"), 4);
     rs_vocab_free(&v);
+    /* A lone \r ends a line (old Mac files), as in every text file rnnsearch reads. */
+    ck_assert_msg(!read_text_vocab(&v, dir, "Haus\rdas\r\nwas\r", &err), "%s", err.msg);
+    ck_assert_int_eq(v.size, 7);
+    ck_assert_int_eq(rs_vocab_id(&v, "das"), 5);
+    ck_assert_int_eq(rs_vocab_id(&v, "was"), 6);
+    rs_vocab_free(&v);
     ck_assert_msg(!read_text_vocab(&v, dir, "\xEF\xBB\xBFHaus\n", &err), "%s", err.msg);
     ck_assert_int_eq(v.size, 5);
     ck_assert_str_eq(v.tokens[4], "Haus");
@@ -217,11 +223,20 @@ START_TEST(bad_vocabulary_files_are_refused_with_file_and_line)
         {"a\n\nb\n", "vocab.txt:2: an empty line"},
         {"a\nb\na\n", "vocab.txt:3: token 'a' is given twice (first on line 1)"},
         {"<unk>\na\n<unk>\n", "vocab.txt:3: token '<unk>' is given twice (first on line 1)"},
-        {"a\n\xC3\x28\n", "vocab.txt:2: invalid UTF-8 (byte 0xc3 at column 1)"},
+        {"a\n\xC3\x28\n", "vocab.txt:2: invalid UTF-8 at byte 1"},
         {"a\nb\tmany\n", "vocab.txt:2: 'b\tmany' is not a token, nor a token then a tab"},
         {"a\n b\n", "vocab.txt:2: the line starts with white space"},
-        {"a\nb\0c\n", "vocab.txt:2: a NUL byte"},
+        {"a\nb\0c\n", "vocab.txt:2: NUL byte at byte 2"},
         {"<s>\n</s>\n", "vocab.txt: no token besides the reserved ones"},
+        /* A CR inside a line ends it, as in every text file: "\r\r\n" leaves an
+         * empty line; read as part of a token, it trained and wrote checkpoints
+         * that every reader then refused ("token holds white space"). */
+        {"a\r\r\nb\n", "vocab.txt:2: an empty line"},
+        /* White space that ends no line is in no token either (the checkpoint's rule). */
+        {"a\nb\vc\n", "vocab.txt:2: the token holds white space (byte 0x0b at column 2)"},
+        {"a\n\fb 3\n", "vocab.txt:2: the token holds white space (byte 0x0c at column 1)"},
+        /* Marian's YAML vocabulary, not read as the tokens "</s>:" and "<unk>:". */
+        {"</s>: 0\n<unk>: 1\nHaus: 2\n", "vocab.txt:1: '</s>: 0' is a Marian YAML"},
         {"", "vocab.txt: no token besides the reserved ones"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

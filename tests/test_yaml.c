@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "common/settings.h"
@@ -468,6 +469,17 @@ START_TEST(vocabularies_schedules_and_weights)
     snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --src-vocab %s/t.tsv", dir, dir,
              dir);
     expect_run(cmd, 1, "t.tsv:1: '");
+    /* A CR inside a line ends it: "\r\r\n" leaves an empty line, refused by line
+     * before training starts (read into a token, the run trained and wrote
+     * checkpoints every reader refused). */
+    char cr_vocab[256];
+    snprintf(cr_vocab, sizeof cr_vocab, "%s/cr_vocab.txt", dir);
+    write_text(cr_vocab, "das\r\r\nhaus\n");
+    snprintf(cmd, sizeof cmd, "train --train %s/t.tsv --out %s/c --src-vocab %s %s", dir, dir,
+             cr_vocab, tiny);
+    expect_run(cmd, 1, "cr_vocab.txt:2: an empty line");
+    snprintf(text, sizeof text, "%s/c", dir);
+    ck_assert_msg(access(text, F_OK) != 0, "%s was made", text);
     /* --resume with another schedule is refused, naming the checkpoint's. */
     snprintf(cmd, sizeof cmd, "train --config %s --resume --lr-schedule noam", path);
     expect_run(cmd, 2, "lr_schedule=inverse-sqrt");

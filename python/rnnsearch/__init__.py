@@ -30,6 +30,7 @@ library refuses, such as a text longer than 1 MiB, raises rnnsearch.Error
 with its message.
 """
 
+import collections.abc
 import contextlib
 import ctypes
 import numbers
@@ -95,13 +96,15 @@ def _bytes(text, what, index=None):
                          % (_name(what, index), ascii(text[e.start]), e.start)) from None
 
 
-def _path(path_or_name):
+def _path(path_or_name, what="path_or_name"):
     """A path (str, bytes or os.PathLike) as the file system spells it: a
-    name that is not UTF-8 (os.fsencode's surrogateescape) is found too."""
+    name that is not UTF-8 (os.fsencode's surrogateescape) is found too. One
+    with a NUL is refused: the library would read the name up to it, another
+    file's."""
     raw = os.fsencode(os.fspath(path_or_name))
     nul = raw.find(b"\0")
     if nul >= 0:
-        raise ValueError("path_or_name holds a NUL byte (at index %d): no file is named so" % nul)
+        raise ValueError("%s holds a NUL byte (at index %d): no file is named so" % (what, nul))
     return raw
 
 
@@ -161,7 +164,10 @@ def _weights(weights):
     sequence of numbers (one per model), as a C float array."""
     if weights is None:
         return None
-    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+    # A dict or set has a length too, but no order of models: a dict would
+    # be read as its keys.
+    if (isinstance(weights, (str, bytes, collections.abc.Mapping, collections.abc.Set))
+            or not hasattr(weights, "__len__")):
         raise TypeError("weights must be a sequence of numbers, one per model, not %s" % type(weights).__name__)
     for i, w in enumerate(weights):
         if isinstance(w, (str, bytes, bool)) or not isinstance(w, numbers.Real):
@@ -179,9 +185,9 @@ def _shortlist(value):
     parts = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     if not 1 <= len(parts) <= 3:
         raise ValueError("shortlist must be a path or (path, first[, best]), not %d items" % len(parts))
-    path = os.fsencode(parts[0]) if isinstance(parts[0], (str, bytes, os.PathLike)) else None
-    if path is None:
+    if not isinstance(parts[0], (str, bytes, os.PathLike)):
         raise TypeError("shortlist: the file must be a str or path, not %s" % type(parts[0]).__name__)
+    path = _path(parts[0], "shortlist")
     sizes = []
     for name, size in zip(("first", "best"), parts[1:]):
         if isinstance(size, bool):

@@ -44,7 +44,8 @@ def test_bad_weights_are_refused(model, model_dir):
         rnnsearch.Ensemble(model, weights=[1, 1])
     with pytest.raises(ValueError, match="all zero"):
         rnnsearch.Ensemble(model, model_dir, weights=[0, 0])
-    for bad in ("1,1", [1, "1"], 1, [True, 1]):
+    # A dict or set has a length but no order of models (a dict read as its keys).
+    for bad in ("1,1", [1, "1"], 1, [True, 1], {0: 1, 1: 2}, {1, 2}):
         with pytest.raises(TypeError, match="weights"):
             e.translate("3/4/99", weights=bad)
 
@@ -83,6 +84,12 @@ def test_bad_shortlists_are_refused(model, tmp_path):
         model.translate("3/4/99", shortlist=str(tmp_path / "missing.tsv"))
     with pytest.raises(ValueError, match="empty"):
         model.translate("3/4/99", shortlist="")
+    # A NUL ends the name the library reads: "lex.tsv\0junk" would be lex.tsv.
+    good = tmp_path / "lex.tsv"
+    good.write_text("<unk>\t<unk>\t0.5\n")
+    for spec in (str(good) + "\0junk", (str(good) + "\0junk", 10), bytes(good) + b"\0x"):
+        with pytest.raises(ValueError, match="shortlist holds a NUL byte"):
+            model.translate("3/4/99", shortlist=spec)
     with pytest.raises(ValueError, match="first: -1"):
         model.translate("3/4/99", shortlist=(bad, -1))
     with pytest.raises(ValueError, match="not 4 items"):

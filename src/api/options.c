@@ -311,6 +311,10 @@ int rnnsearch_options_check(const rnnsearch_options *opt, rnnsearch_error *err)
     if (!o.shortlist && (o.shortlist_first || o.shortlist_best))
         return rs_api_fail(err,
                            "shortlist_first and shortlist_best: sizes without a shortlist file");
+    /* -1 is none (0 the default, 100): with neither, only the reserved ids. */
+    if (o.shortlist && o.shortlist_first == -1 && o.shortlist_best == -1)
+        return rs_api_fail(err, "shortlist: no first words and no best translations list no "
+                                "word, and every translation would be empty");
     if (check_marker(o.remove_bpe, err) || check_shortlist_path(o.shortlist, err))
         return -1;
     return check_weights(o.weights, o.n_weights, err);

@@ -251,6 +251,15 @@ static void unknown_long_option(const rs_cli_args *args, const char *arg, int na
         rs_cli_bad_option(args->prog, arg);
 }
 
+/* Options that may be given more than once, each adding a value: an
+ * ensemble's models and serve's allowed hosts. Any other option with a value
+ * given twice is refused here, for every command at once, rather than the
+ * last one silently winning. */
+static int repeatable(const char *name)
+{
+    return !strcmp(name, "model") || !strcmp(name, "allow-host");
+}
+
 static int next_option(rs_cli_args *args)
 {
     if (args->too_many) {
@@ -272,15 +281,30 @@ static int next_option(rs_cli_args *args)
         args->config_path = optarg;
         return rs_cli_next(args);
     }
-    for (int i = 0; args->longopts[i].name; i++)
-        if (!args->longopts[i].flag && args->longopts[i].val == c)
-            args->seen[i] = 1;
-    if (index >= 0 && !strcmp(args->longopts[index].name, "help"))
-        return 'h';
     /* The argument being parsed: argv[optind - 1] once getopt has moved past it. */
     const char *arg = optind > 0 && optind <= args->argc ? args->argv[optind - 1] : "";
     int is_long = !strncmp(arg, "--", 2), name_len = (int)strcspn(arg, "=");
     char letter[3] = {'-', (char)optopt, 0};
+    for (int i = 0; args->longopts[i].name; i++) {
+        const struct option *o = &args->longopts[i];
+        if (o->flag || o->val != c)
+            continue;
+        if (args->seen[i] && o->has_arg != no_argument && !repeatable(o->name)) {
+            char name[96];
+            if (is_long || c >= RS_CLI_OPT)
+                snprintf(name, sizeof name, "--%s", o->name);
+            else
+                snprintf(name, sizeof name, "-%c", (char)c);
+            rs_cli_usage_error(args->prog,
+                               "%s given twice: it takes one value (the second would replace "
+                               "the first)",
+                               name);
+            return RS_CLI_BAD;
+        }
+        args->seen[i] = 1;
+    }
+    if (index >= 0 && !strcmp(args->longopts[index].name, "help"))
+        return 'h';
     if (c == ':') {
         if (is_long)
             rs_cli_usage_error(args->prog, "option '%.*s' needs a value", name_len, arg);
@@ -336,7 +360,7 @@ int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int 
     char *end;
     errno = 0;
     long v = strtol(arg, &end, 10);
-    if (errno || *end || end == arg || v < min || v > max) {
+    if (errno || *end || end == arg || !rs_config_plain_number(arg) || v < min || v > max) {
         rs_cli_usage_error(prog, "%s: '%s' is not an integer from %d to %d", opt, arg, min, max);
         return -1;
     }
@@ -350,7 +374,8 @@ int rs_cli_double(const char *prog, const char *opt, const char *arg, double min
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
-    if (errno || *end || end == arg || !isfinite(v) || v < min || v > max) {
+    if (errno || *end || end == arg || !rs_config_plain_number(arg) || !isfinite(v) || v < min ||
+        v > max) {
         rs_cli_usage_error(prog, "%s: '%s' is not a number from %g to %g", opt, arg, min, max);
         return -1;
     }

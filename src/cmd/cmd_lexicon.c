@@ -25,7 +25,8 @@ static void usage(FILE *out)
                  "  -o, --output FILE      write the table here (default: standard output)\n"
                  "  --iterations N         EM iterations (default: 5)\n"
                  "  --keep N               targets kept per source token (default: 100)\n"
-                 "  --min-prob P           drop entries with p(target|source) < P (default: 1e-4)\n"
+                 "  --min-prob P           drop entries with p(target|source) < P (default: 1e-4;\n"
+                 "                         entries whose p is 0 in float are never written)\n"
                  "  -h, --help             this help\n"
                  "Without a file, pairs are read from standard input as TSV.\n");
 }
@@ -87,7 +88,9 @@ static int parse_request(int argc, char **argv, lexicon_request *rq)
     if (rs_output_add_input(&rq->rule, rq->in.tsv, &refused) ||
         rs_output_add_input(&rq->rule, rq->in.src, &refused) ||
         rs_output_add_input(&rq->rule, rq->in.tgt, &refused) ||
-        rs_output_add_model(&rq->rule, rq->models->args[0], &refused))
+        rs_output_add_model(&rq->rule, rq->models->args[0], &refused) ||
+        /* Before any work, as translate checks it: not after learning. */
+        rs_output_check(&rq->rule, rq->output, &refused))
         return rs_cli_usage_error(PROG, "%s", refused.msg);
     return -1;
 }

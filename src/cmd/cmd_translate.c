@@ -77,10 +77,11 @@ static void usage(FILE *out)
             "                         (default 100) first target words and each source\n"
             "                         token's BEST (default 100) most probable translations\n"
             "                         in FILE, a table made by 'rnnsearch lexicon' for this\n"
-            "                         model (measured on Multi30k en-de: 2.3-3.7x at batch\n"
-            "                         1, 1.1x at 64, BLEU -0.15 to +0.07; with --int8\n"
-            "                         3.3-6.1x and 1.35x, BLEU -0.37 to +0.10;\n"
-            "                         docs/performance.md)\n"
+            "                         model; the union over the batch's sentences, so a\n"
+            "                         translation may depend on its batch (--batch-size 1:\n"
+            "                         never) (measured on Multi30k en-de: 2.3-3.7x at batch\n"
+            "                         1, 1.1x at 64, BLEU -0.15 to +0.07; with --int8:\n"
+            "                         not yet measured since a fix, docs/performance.md)\n"
             "  --ref FILE             score the translations against references (BLEU, chrF)\n"
             "  --quiet                no summary line on standard error\n"
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
@@ -171,8 +172,8 @@ static int add_weights(translate_request *rq, const char *arg)
     for (const char *p = arg;;) {
         char *end;
         const float w = strtof(p, &end);
-        if (end == p || (*end && *end != ',') || !isfinite(w) || w < 0.0f ||
-            strspn(p, "0123456789.eE+-") < (size_t)(end - p))
+        if (end == p || (*end && *end != ',') || !rs_config_plain_number(p) || !isfinite(w) ||
+            w < 0.0f || strspn(p, "0123456789.eE+-") < (size_t)(end - p))
             return rs_cli_usage_error(
                 PROG, "--weights: '%s' is not a list of numbers >= 0 separated by ','", arg);
         if (rq->n_weights == RS_CLI_MAX_MODELS)
@@ -201,7 +202,8 @@ static int shortlist_option(translate_request *rq, const char *arg)
     for (int k = 0; comma && k < 2; k++) {
         char *end;
         const long v = strtol(comma + 1, &end, 10);
-        if (end == comma + 1 || (*end && *end != ',') || v < 0 || v > 10000000 || (k == 1 && *end))
+        if (end == comma + 1 || (*end && *end != ',') || !rs_config_plain_number(comma + 1) ||
+            v < 0 || v > 10000000 || (k == 1 && *end))
             return rs_cli_usage_error(PROG,
                                       "--shortlist: '%s' is not FILE[,FIRST[,BEST]] with FIRST "
                                       "and BEST whole numbers from 0 to 10000000",
@@ -211,6 +213,12 @@ static int shortlist_option(translate_request *rq, const char *arg)
     }
     if (comma)
         return rs_cli_usage_error(PROG, "--shortlist: '%s': at most FILE,FIRST,BEST", arg);
+    /* No word but the reserved ones: every translation would be empty. */
+    if (sl->first == 0 && sl->best == 0)
+        return rs_cli_usage_error(PROG,
+                                  "--shortlist: '%s' lists no word (FIRST and BEST both 0): "
+                                  "every translation would be empty",
+                                  arg);
     rq->shortlist_path = path;
     return -1;
 }

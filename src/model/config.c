@@ -120,6 +120,12 @@ void rs_config_range(const char *key, char *buf, size_t size)
     }
 }
 
+int rs_config_plain_number(const char *text)
+{
+    const char *p = text[0] == '-' ? text + 1 : text;
+    return (*p >= '0' && *p <= '9') || *p == '.';
+}
+
 /* Parses value into the field; `label` names it in messages (key or --option). */
 static int set_field(rs_config *cfg, const field *f, const char *value, const char *label,
                      rs_error *err)
@@ -130,7 +136,8 @@ static int set_field(rs_config *cfg, const field *f, const char *value, const ch
         long v = strtol(value, &end, 10);
         char range[64];
         range_text(f, range, sizeof range);
-        if (errno || end == value || *end || v < (long)f->lo || v > (long)f->hi)
+        if (errno || end == value || *end || !rs_config_plain_number(value) || v < (long)f->lo ||
+            v > (long)f->hi)
             return rs_fail(err, "%s: '%s' is not an integer %s", label, value, range);
         *int_at(cfg, f) = (int)v;
         return 0;
@@ -141,7 +148,8 @@ static int set_field(rs_config *cfg, const field *f, const char *value, const ch
         int above = (f->open & RS_OPEN_HIGH) ? !(v < f->hi) : !(v <= f->hi);
         char range[64];
         range_text(f, range, sizeof range);
-        if (errno || end == value || *end || !isfinite(v) || below || above)
+        if (errno || end == value || *end || !rs_config_plain_number(value) || !isfinite(v) ||
+            below || above)
             return rs_fail(err, "%s: '%s' is not a number %s", label, value, range);
         *float_at(cfg, f) = v;
         return 0;

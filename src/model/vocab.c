@@ -3,11 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fileio.h"
-#include "common/utf8.h"
 
 #include "model/params.h"
 #include "model/vocab.h"
+#include "text/corpus.h"
 
 static const char *const reserved[RS_RESERVED] = {"<pad>", "<unk>", "<s>", "</s>"};
 
@@ -101,11 +100,19 @@ int rs_vocab_add(rs_vocab *vocab, const char *token, rs_error *err)
     return id;
 }
 
+/* The white space no token holds: the tokenizers split at it, and a token
+ * with a line end or a tab would break every line-aligned output. One rule
+ * for a vocabulary file and a checkpoint's vocabulary, so that a file training
+ * accepts never makes a checkpoint every reader refuses. Returns the offset
+ * of the first such byte, or strlen(token). */
+static size_t white_space_at(const char *token)
+{
+    return strcspn(token, " \t\n\r\v\f");
+}
+
 int rs_vocab_read_token(rs_vocab *vocab, int id, const char *token, rs_error *err)
 {
-    /* The tokenizers split at white space, so no token holds any: one that
-     * did (a line end, a tab) would break every line-aligned output. */
-    const size_t blank = strcspn(token, " \t\n\r\v\f");
+    const size_t blank = white_space_at(token);
     if (token[blank])
         return rs_fail(err,
                        "token %d holds white space (byte 0x%02x at %zu): no tokenizer makes "
@@ -202,15 +209,16 @@ int rs_vocab_copy(rs_vocab *dst, const rs_vocab *src, rs_error *err)
 typedef struct {
     rs_vocab *v;
     const char *path;
-    int *lines, cap;
+    long *lines;
+    int cap;
 } vocab_reader;
 
 /* Records that token id came from line line_no. */
-static int note_line(vocab_reader *r, int id, int line_no, rs_error *err)
+static int note_line(vocab_reader *r, int id, long line_no, rs_error *err)
 {
     if (id >= r->cap) {
         const int cap = r->v->capacity > id ? r->v->capacity : id + 1;
-        int *grown = realloc(r->lines, (size_t)cap * sizeof *grown);
+        long *grown = realloc(r->lines, (size_t)cap * sizeof *grown);
         if (!grown)
             return rs_fail(err, "out of memory reading %s", r->path);
         memset(grown + r->cap, 0, (size_t)(cap - r->cap) * sizeof *grown);
@@ -221,40 +229,60 @@ static int note_line(vocab_reader *r, int id, int line_no, rs_error *err)
     return 0;
 }
 
-/* One line of a vocabulary file (len bytes, NUL-terminated, its \n gone). */
-static int read_vocab_line(vocab_reader *r, char *line, size_t len, int line_no, rs_error *err)
+/* 1 when the line is a Marian YAML vocabulary's "TOKEN: ID" entry for a
+ * reserved token ("</s>: 0", "<unk>: 1"), which every such file has: read as
+ * OpenNMT's "token count" it would make "</s>:" a token. */
+static int marian_entry(const char *token, const char *count)
+{
+    const size_t len = strlen(token);
+    if (len < 2 || token[len - 1] != ':' || !count)
+        return 0;
+    for (int id = 0; id < RS_RESERVED; id++)
+        if (strlen(reserved[id]) == len - 1 && !strncmp(token, reserved[id], len - 1))
+            return 1;
+    return 0;
+}
+
+/* One line of a vocabulary file (len bytes, NUL-terminated, its line end
+ * gone; the line reader has refused NUL bytes and invalid UTF-8). */
+static int read_vocab_line(vocab_reader *r, char *line, size_t len, long line_no, rs_error *err)
 {
     const char *path = r->path;
-    if (len > 0 && line[len - 1] == '\r')
-        line[--len] = 0;
     if (len == 0)
-        return rs_fail(err, "%s:%d: an empty line (a vocabulary has one token a line)", path,
+        return rs_fail(err, "%s:%ld: an empty line (a vocabulary has one token a line)", path,
                        line_no);
-    if (memchr(line, 0, len))
-        return rs_fail(err, "%s:%d: a NUL byte (a vocabulary is text)", path, line_no);
-    const size_t bad = rs_utf8_invalid((const unsigned char *)line, len);
-    if (bad < len)
-        return rs_fail(err, "%s:%d: invalid UTF-8 (byte 0x%02x at column %zu)", path, line_no,
-                       (unsigned char)line[bad], bad + 1);
     const size_t token_len = strcspn(line, "\t ");
     if (token_len == 0)
-        return rs_fail(err, "%s:%d: the line starts with white space, not a token", path, line_no);
+        return rs_fail(err, "%s:%ld: the line starts with white space, not a token", path, line_no);
+    const char *count = NULL;
     if (token_len < len) {
         /* "token<TAB>count" or "token count": the count is a whole number. */
-        const char *count = line + token_len + 1;
+        count = line + token_len + 1;
         if (!*count || strspn(count, "0123456789") != strlen(count))
             return rs_fail(err,
-                           "%s:%d: '%s' is not a token, nor a token then a tab or space and "
+                           "%s:%ld: '%s' is not a token, nor a token then a tab or space and "
                            "a count",
                            path, line_no, line);
         line[token_len] = 0;
     }
+    if (marian_entry(line, count))
+        return rs_fail(err,
+                       "%s:%ld: '%s %s' is a Marian YAML vocabulary's entry (TOKEN: ID); a "
+                       "vocabulary file has one token a line, optionally a tab or space and a "
+                       "count",
+                       path, line_no, line, count);
+    const size_t blank = white_space_at(line);
+    if (line[blank])
+        return rs_fail(err,
+                       "%s:%ld: the token holds white space (byte 0x%02x at column %zu), which "
+                       "no tokenizer makes",
+                       path, line_no, (unsigned char)line[blank], blank + 1);
     const int before = r->v->size;
     const int id = rs_vocab_add(r->v, line, err); /* a reserved token keeps its own id */
     if (id < 0)
         return -1;
     if (id < before && (id >= RS_RESERVED || r->lines[id]))
-        return rs_fail(err, "%s:%d: token '%s' is given twice (first on line %d)", path, line_no,
+        return rs_fail(err, "%s:%ld: token '%s' is given twice (first on line %ld)", path, line_no,
                        line, r->lines[id]);
     r->v->counts[id] = 0;
     return note_line(r, id, line_no, err);
@@ -262,30 +290,31 @@ static int read_vocab_line(vocab_reader *r, char *line, size_t len, int line_no,
 
 int rs_vocab_read_file(rs_vocab *vocab, const char *path, rs_error *err)
 {
-    unsigned char *data;
-    size_t size;
-    if (rs_read_file(path, &data, &size, err))
+    /* The reader of every text input: line ends \n, \r\n and a lone \r, a
+     * byte order mark dropped, NUL bytes, invalid UTF-8 and overlong lines
+     * refused by file and line, gzip decompressed. */
+    rs_line_reader lr;
+    if (rs_line_reader_open(&lr, path, err))
         return -1;
-    vocab_reader r = {vocab, path, NULL, 0};
-    int status = rs_vocab_init(vocab, err), line_no = 0;
+    vocab_reader r = {vocab, lr.name, NULL, 0};
+    int status = rs_vocab_init(vocab, err);
     if (status == 0)
         status = note_line(&r, RS_RESERVED - 1, 0, err); /* reserved ids not yet seen: line 0 */
-    /* A UTF-8 byte order mark, as some editors write, is not part of the first token (read as
-     * one, it would make "\xEF\xBB\xBF<pad>" a token and move every later id up by one). */
-    size_t start = 0;
-    if (size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3))
-        start = 3;
-    for (size_t at = start; at < size && status == 0;) {
-        unsigned char *eol = memchr(data + at, '\n', size - at);
-        const size_t len = eol ? (size_t)(eol - (data + at)) : size - at;
-        data[at + len] = 0; /* the line end, or the NUL after the data */
-        status = read_vocab_line(&r, (char *)data + at, len, ++line_no, err);
-        at += len + 1;
+    while (status == 0) {
+        char *line;
+        size_t len;
+        const int got = rs_line_reader_next(&lr, &line, &len, err);
+        if (got <= 0) {
+            status = got;
+            break;
+        }
+        status = read_vocab_line(&r, line, len, lr.line, err);
     }
     if (status == 0 && vocab->size == RS_RESERVED)
-        status = rs_fail(err, "%s: no token besides the reserved ones (an empty vocabulary)", path);
+        status =
+            rs_fail(err, "%s: no token besides the reserved ones (an empty vocabulary)", lr.name);
     free(r.lines);
-    free(data);
+    rs_line_reader_close(&lr);
     if (status)
         rs_vocab_free(vocab);
     return status;

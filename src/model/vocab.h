@@ -55,10 +55,14 @@ int rs_vocab_copy(rs_vocab *dst, const rs_vocab *src, rs_error *err);
  * by a tab or a space and a count, as OpenNMT-py's and fairseq's files have
  * it (the count is not used). The reserved tokens keep their ids wherever
  * they stand and are added when missing; every other token gets the next id
- * (4, 5, …) in the file's order. A line end may be \n or \r\n. Refused with
- * "FILE:LINE: …": an empty line, invalid UTF-8, a NUL byte, a count that is
- * not a whole number, a token given twice (naming the line of the first), and
- * a file without a token. Tokens must be those the tokenizer makes. */
+ * (4, 5, …) in the file's order. Lines as every text file's (rs_line_reader:
+ * \n, \r\n or a lone \r ends one; a byte order mark dropped; gzip read).
+ * Refused with "FILE:LINE: …": an empty line, invalid UTF-8, a NUL byte, a
+ * line longer than RS_LINE_MAX_BYTES, a count that is not a whole number, a
+ * token holding white space (the rule rs_vocab_read_token applies to a
+ * checkpoint's), a Marian YAML entry ("</s>: 0"), a token given twice (naming
+ * the line of the first), and a file without a token. Tokens must be those
+ * the tokenizer makes. */
 int rs_vocab_read_file(rs_vocab *vocab, const char *path, rs_error *err);
 
 /* Writes the tokens one a line in id order (reserved ones first), the form

@@ -462,7 +462,10 @@ static int shapes_agree(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *i
 
 /* A chunk of up to CHUNK rows of W, rows j0..j0+count−1 of the product:
  * their int8 values (R of them, count rounded up to 4, the last row
- * repeated: computed, not written), scales s_r and biases (0 without). */
+ * repeated: computed, not written), scales s_r and biases (0 without). The
+ * bias is the output column's, bias[j], not W's row's: a shortlist gathers
+ * its words' biases in column order, and reading them by word id would be
+ * another word's bias or past the array. */
 enum { CHUNK = 16 };
 typedef struct {
     const int8_t *w[CHUNK];
@@ -489,7 +492,7 @@ static void chunk_make(q8_chunk *c, const rs_q8_matrix *W, const int *ids, const
         const int j = j0 + (i < c->count ? i : c->count - 1), r = ids ? ids[j] : j;
         c->w[i] = W->q + (size_t)r * W->cols;
         c->scale[i] = W->scale[r];
-        c->bias[i] = bias ? bias[r] : 0.0f;
+        c->bias[i] = bias ? bias[j] : 0.0f;
     }
 }
 

@@ -94,8 +94,9 @@ int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int
  * AVX2 is chosen. For tests, as rs_vecmath_select: not thread-safe. */
 int rs_q8_select(int want);
 
-/* y [B,K] = beta·y + x [B,in] W[ids]ᵀ (+ bias[ids], bias NULL: none): row j
- * of the output is W's row ids[j] (ids NULL: row j, K = W->rows), so an
+/* y [B,K] = beta·y + x [B,in] W[ids]ᵀ (+ bias [K], bias NULL: none): column
+ * j of the output is W's row ids[j] (ids NULL: row j, K = W->rows) plus
+ * bias[j], the column's bias (a shortlist's, gathered in its order), so an
  * output layer can be computed for a shortlist of K target words. x is
  * quantized into s. beta is 0 or 1. Shapes are checked as rs_matmul_forward
  * checks them (a mismatch goes to the shape handler). */

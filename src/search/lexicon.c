@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "search/lexicon.h"
+#include "text/corpus.h"
 
 void rs_lexicon_free(rs_lexicon *lex)
 {
@@ -92,6 +93,9 @@ static void em_iteration(rs_lexicon *lex, const rs_dataset *d, int *at, double *
                 at[k] = entry_of(lex, k ? d->src[i][k - 1] : 0, t);
                 z += lex->prob[at[k]];
             }
+            /* Every p of t underflowed to 0: no count to share (c would be 0/0). */
+            if (!(z > 0.0))
+                continue;
             for (int k = 0; k <= d->src_len[i]; k++) {
                 const double c = lex->prob[at[k]] / z;
                 counts[at[k]] += c;
@@ -118,7 +122,10 @@ static int by_prob(const void *a, const void *b)
 }
 
 /* Reorders each source's row most probable first and keeps its `keep` best
- * with p ≥ min_prob, in place; the NULL word's row is dropped. */
+ * with p ≥ min_prob and p > 0, in place; the NULL word's row is dropped.
+ * After many iterations a spurious pair's p underflows to 0 in float: such
+ * an entry says nothing, and a table holding it is one translate --shortlist
+ * refuses, so it is never kept, whatever min_prob. */
 static void keep_best(rs_lexicon *lex, entry *scratch, int keep, float min_prob)
 {
     int out = 0;
@@ -128,7 +135,9 @@ static void keep_best(rs_lexicon *lex, entry *scratch, int keep, float min_prob)
             scratch[e - lo] = (entry){lex->tgt[e], lex->prob[e]};
         qsort(scratch, (size_t)(hi - lo), sizeof *scratch, by_prob);
         lex->start[s] = out;
-        for (int e = 0; s > 0 && e < hi - lo && e < keep && scratch[e].prob >= min_prob; e++) {
+        for (int e = 0; s > 0 && e < hi - lo && e < keep && scratch[e].prob >= min_prob &&
+                        scratch[e].prob > 0.0f;
+             e++) {
             lex->tgt[out] = scratch[e].tgt;
             lex->prob[out++] = scratch[e].prob;
         }
@@ -224,7 +233,6 @@ static int token_id(const rs_vocab *vocab, const char *token)
 static int parse_line(char *text, const char *path, long line, const rs_vocab *src,
                       const rs_vocab *tgt, triple *t, rs_error *err)
 {
-    text[strcspn(text, "\r\n")] = 0;
     char *tab1 = strchr(text, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
     if (!tab2 || strchr(tab2 + 1, '\t'))
         return rs_fail(err,
@@ -235,7 +243,8 @@ static int parse_line(char *text, const char *path, long line, const rs_vocab *s
     char *end;
     errno = 0;
     const double p = strtod(tab2 + 1, &end);
-    if (end == tab2 + 1 || *end || errno || !(p > 0.0 && p <= 1.0))
+    /* In float too: 1e-50 is in (0, 1] but would be held as 0. */
+    if (end == tab2 + 1 || *end || errno || !(p > 0.0 && p <= 1.0) || !((float)p > 0.0f))
         return rs_fail(err, "%s:%ld: '%s' is not a probability in (0, 1]", path, line, tab2 + 1);
     t->src = token_id(src, text);
     t->tgt = token_id(tgt, tab1 + 1);
@@ -248,40 +257,45 @@ static int parse_line(char *text, const char *path, long line, const rs_vocab *s
     return 0;
 }
 
-/* All lines of path, as triples. */
+/* All lines of path, as triples, by the reader of every text input
+ * (rs_line_reader: line ends \n, \r\n and a lone \r, a byte order mark
+ * dropped, NUL bytes, invalid UTF-8 and lines over RS_LINE_MAX_BYTES refused
+ * by line as they arrive, so /dev/zero or a file without line ends is not
+ * held whole; gzip read). */
 static int read_triples(const char *path, const rs_vocab *src, const rs_vocab *tgt, triple **out,
                         size_t *count, rs_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rs_fail(err, "%s: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t text_cap = 0, n = 0, cap = 0;
+    *out = NULL;
+    *count = 0;
+    rs_line_reader lr;
+    if (rs_line_reader_open(&lr, path, err))
+        return -1;
+    size_t n = 0, cap = 0;
     triple *all = NULL;
-    long line = 0;
     int status = -1;
-    while (getline(&text, &text_cap, f) != -1) {
-        line++;
+    for (;;) {
+        char *text;
+        size_t len;
+        const int got = rs_line_reader_next(&lr, &text, &len, err);
+        if (got < 0)
+            goto done;
+        if (got == 0)
+            break;
         if (n == cap) {
             triple *grown = realloc(all, (cap = cap ? 2 * cap : 4096) * sizeof *all);
             if (!grown) {
-                rs_fail(err, "%s: out of memory", path);
+                rs_fail(err, "%s: out of memory", lr.name);
                 goto done;
             }
             all = grown;
         }
-        if (parse_line(text, path, line, src, tgt, &all[n], err))
+        if (parse_line(text, lr.name, lr.line, src, tgt, &all[n], err))
             goto done;
         n++;
     }
-    if (ferror(f)) {
-        rs_fail(err, "%s: %s", path, strerror(errno));
-        goto done;
-    }
     status = 0;
 done:
-    free(text);
-    fclose(f);
+    rs_line_reader_close(&lr);
     if (status)
         free(all);
     *out = status ? NULL : all;

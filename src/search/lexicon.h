@@ -37,7 +37,8 @@ typedef struct {
 
 /* Learns the table from data (ids in vocabularies of Vs and Vt tokens) by
  * `iterations` rounds of EM, keeping each source token's `keep` most
- * probable targets with p ≥ min_prob. */
+ * probable targets with p ≥ min_prob and p > 0 (what rs_lexicon_read
+ * accepts: an entry whose p underflowed to 0 is left out). */
 int rs_lexicon_learn(rs_lexicon *lex, const rs_dataset *data, int Vs, int Vt, int iterations,
                      int keep, float min_prob, rs_error *err);
 
