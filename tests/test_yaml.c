@@ -405,6 +405,44 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
 }
 END_TEST
 
+/* A file's problems are all reported in one run, in the file's order, each
+ * naming its line, with their count and one "Try" line after them; the
+ * keys of an unknown section are not reported one by one. */
+START_TEST(every_problem_of_a_file_in_one_run)
+{
+    char dir[64], path[256], cmd[512];
+    testdir_make(dir, "rnnsearch-yaml-all");
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    write_text(path, "model:\n  hiden: 8\n  emb: abc\n"
+                     "training:\n  early_stopping_metric: chrf\n  lr: 0.1\n  patience: 5\n"
+                     "traning:\n  a: 1\n  b: 2\n"
+                     "testing:\n  beem: 2\n");
+    snprintf(cmd, sizeof cmd, "train --train x.tsv --out %s/m --config %s", dir, path);
+    char out[8192] = "";
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    const char *says[] = {
+        ":2: unknown key 'hiden' in model: (did you mean 'hidden'?)\n",
+        ":3: --emb: 'abc' is not an integer from 1 to 65536\n",
+        ":5: 'early_stopping_metric: chrf' (Joey NMT/OpenNMT-py)",
+        ":7: 'patience: 5' (Joey NMT/OpenNMT-py)",
+        ":9: unknown section 'traning' (did you mean 'training'?)",
+        ":12: unknown key 'beem' in translation: (did you mean 'beam'?)\n",
+        ": 6 problems (above); nothing was done\nTry 'rnnsearch train --help'.\n",
+    };
+    const char *at = out;
+    for (size_t i = 0; i < sizeof says / sizeof *says; i++) {
+        char want[512];
+        snprintf(want, sizeof want, "rnnsearch train: %s%s", path, says[i]);
+        const char *found = strstr(at, want);
+        ck_assert_msg(found, "no '%s' after the earlier lines in\n%s", want, out);
+        at = found + strlen(want);
+    }
+    ck_assert_msg(!strstr(out, ":10:"), "one line for the unknown section:\n%s", out);
+    ck_assert_msg(!strstr(strstr(out, "Try") + 1, "Try"), "one Try line:\n%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* The vocabulary files, the shared vocabulary, the learning-rate schedule and
  * the ensemble weights as options and as a file's keys, and the requests
  * they refuse. */
@@ -708,6 +746,7 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, an_oversized_file_is_refused);
     tcase_add_test(tc, train_reads_yaml_and_the_command_line_wins);
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
+    tcase_add_test(tc, every_problem_of_a_file_in_one_run);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
     tcase_add_test(tc, info_config_quotes_what_yaml_must_read_quoted);
     tcase_add_test(tc, vocabularies_schedules_and_weights);

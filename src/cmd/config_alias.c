@@ -1,6 +1,7 @@
 /* Joey NMT's and OpenNMT-py's names for our settings: one table, read once
  * after the file is parsed (rs_config_aliases), so that every later rule
  * (sections, repeats, the command line winning) sees only our names. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,24 @@ static int value_in(const char *list, const char *value, char *to, size_t size)
     return 0;
 }
 
+/* Refuses setting it: the message stays with it (rs_setting.problem), for the
+ * reader to report in the file's order with the file's other problems; the
+ * first reason given stands. -1 only when out of memory. */
+__attribute__((format(printf, 3, 4))) static int refuse(rs_setting *it, rs_error *err,
+                                                        const char *fmt, ...)
+{
+    if (it->problem)
+        return 0;
+    char why[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (!(it->problem = strdup(why)))
+        return rs_fail(err, "out of memory");
+    return 0;
+}
+
 static int replace(char **field, const char *text, rs_error *err)
 {
     char *copy = strdup(text);
@@ -228,20 +247,21 @@ static int apply_alias(rs_setting *it, const alias *a, const char *path, int *re
             value = it->values[0];
         if (a->values && value && value_in(a->values, value, to, sizeof to))
             return *drop = 1, 0;
-        return rs_fail(err, "%s:%d: '%s%s%s' (Joey NMT/OpenNMT-py): %s", path, it->line, it->key,
-                       value ? ": " : "", value ? value : "", a->note);
+        return refuse(it, err, "%s:%d: '%s%s%s' (Joey NMT/OpenNMT-py): %s", path, it->line, it->key,
+                      value ? ": " : "", value ? value : "", a->note);
     }
     if (a->values || a->plus) {
         if (!value)
-            return rs_fail(err, "%s:%d: '%s' takes one value, not a list", path, it->line, it->key);
+            return refuse(it, err, "%s:%d: '%s' takes one value, not a list", path, it->line,
+                          it->key);
         if (a->values && !value_in(a->values, value, to, sizeof to))
-            return rs_fail(err, "%s:%d: '%s: %s' (Joey NMT/OpenNMT-py): %s", path, it->line,
-                           it->key, value, a->note);
+            return refuse(it, err, "%s:%d: '%s: %s' (Joey NMT/OpenNMT-py): %s", path, it->line,
+                          it->key, value, a->note);
         char *end;
         const long n = a->plus ? strtol(value, &end, 10) : 0;
         if (a->plus && (end == value || *end || n < 1 || n > 100000000))
-            return rs_fail(err, "%s:%d: '%s: %s' is not a vocabulary size (1 or more)", path,
-                           it->line, it->key, value);
+            return refuse(it, err, "%s:%d: '%s: %s' is not a vocabulary size (1 or more)", path,
+                          it->line, it->key, value);
         if (a->plus)
             snprintf(to, sizeof to, "%ld", n + a->plus);
         if (replace(&it->values[0], to, err))
@@ -263,26 +283,27 @@ static int same_place(const rs_setting *x, const rs_setting *y)
  * kept once when they agree. given[i]: setting i's key as the file has it,
  * or NULL when it was not renamed; drop[i] set for the repeats. Renamed
  * settings are few, so each is compared with every setting. */
-static int merge_renamed(const rs_settings *s, char **given, int *drop, const char *path,
-                         rs_error *err)
+static int merge_renamed(rs_settings *s, char **given, int *drop, const char *path, rs_error *err)
 {
     for (int i = 0; i < s->count; i++) {
-        if (!given[i] || drop[i])
+        rs_setting *x = &s->items[i];
+        if (!given[i] || drop[i] || x->problem)
             continue;
-        const rs_setting *x = &s->items[i];
         for (int j = 0; j < s->count; j++) {
             const rs_setting *y = &s->items[j];
-            if (j == i || drop[j] || !same_place(x, y) || (given[j] && j > i))
+            if (j == i || drop[j] || y->problem || !same_place(x, y) || (given[j] && j > i))
                 continue;
             const int agree = x->count == 1 && y->count == 1 && !x->is_list && !y->is_list &&
                               !strcmp(x->values[0], y->values[0]);
-            if (!agree)
-                return rs_fail(err,
-                               "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
-                               "with different values (rnnsearch has one)",
-                               path, x->line, given[i], given[j] ? given[j] : y->key, y->line,
-                               x->key);
-            drop[i] = 1;
+            if (!agree) {
+                if (refuse(x, err,
+                           "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
+                           "with different values (rnnsearch has one)",
+                           path, x->line, given[i], given[j] ? given[j] : y->key, y->line, x->key))
+                    return -1;
+            } else {
+                drop[i] = 1;
+            }
             break;
         }
     }

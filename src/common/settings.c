@@ -14,6 +14,7 @@ void rs_setting_free(rs_setting *it)
         free(it->values[k]);
     free(it->values);
     free(it->value_lines);
+    free(it->problem);
 }
 
 void rs_settings_free(rs_settings *s)

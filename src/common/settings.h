@@ -29,9 +29,12 @@ typedef struct {
     char **values;    /* [count] */
     int *value_lines; /* [count], from 1 */
     int count;
-    int capacity; /* values and value_lines allocated */
-    int is_list;  /* a YAML list (count may be 0 or 1 too) */
-    int line;     /* the key's, from 1 */
+    int capacity;  /* values and value_lines allocated */
+    int is_list;   /* a YAML list (count may be 0 or 1 too) */
+    int line;      /* the key's, from 1 */
+    char *problem; /* why the file's reader refuses this setting ("FILE:LINE: …"), or NULL:
+                      kept with the setting so that every problem of a file is reported in
+                      one pass, in the file's order */
 } rs_setting;
 
 typedef struct {
