@@ -714,6 +714,8 @@ START_TEST(joey_nmt_names_are_read_as_ours)
         {"data:\n  level: bpe2\n", ":2: 'level: bpe2' (Joey NMT/OpenNMT-py): levels are word"},
         {"testing:\n  alpha: 0.6\n", ":2: 'alpha: 0.6' (Joey NMT/OpenNMT-py): Joey divides by"},
         {"training:\n  learning_rate: 20\n", ":2: --lr: '20' is not a number in (0, 10]"},
+        {"training:\n  lr: 0.1\n  learning_rate: 0.2\n",
+         ":3: 'learning_rate' and 'lr' (line 2) both give rnnsearch's 'lr', with different values"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         write_text(path, bad[i].text);
@@ -721,6 +723,14 @@ START_TEST(joey_nmt_names_are_read_as_ours)
         snprintf(text, sizeof text, "%s%s", path, bad[i].says);
         expect_run(cmd, 2, text);
     }
+    /* The same number written two ways is one value. */
+    write_text(path, "training:\n  lr: 0.1\n  learning_rate: 1e-1\n  max_steps: 0.5\n");
+    snprintf(cmd, sizeof cmd, "train --train x.tsv --out %s/m --config %s", dir, path);
+    char said[2048] = "";
+    ck_assert_int_eq(testprog_run_all(cmd, said, sizeof said), 2);
+    ck_assert_msg(strstr(said, ":4: --max-steps: '0.5'") && !strstr(said, "different values") &&
+                      !strstr(said, "problems"),
+                  "%s", said);
     /* OpenNMT-py's flat names. */
     snprintf(text, sizeof text,
              "learning_rate: 0.02\nword_vec_size: 8\nrnn_size: 12\ntrain_steps: 1\nseed: 4\n"

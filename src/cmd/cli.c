@@ -367,7 +367,10 @@ int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int 
     char *end;
     errno = 0;
     long v = strtol(arg, &end, 10);
-    if (errno || *end || end == arg || v < min || v > max) {
+    /* Digits only (a '-' before them): strtol also takes " 5" and "+5". */
+    const char *digits = arg + (arg[0] == '-');
+    if (errno || *end || end == arg || !*digits || digits[strspn(digits, "0123456789")] ||
+        v < min || v > max) {
         rs_cli_usage_error(prog, "%s: '%s' is not an integer from %d to %d", opt, arg, min, max);
         return -1;
     }

@@ -1,6 +1,7 @@
 /* Joey NMT's and OpenNMT-py's names for our settings: one table, read once
  * after the file is parsed (rs_config_aliases), so that every later rule
  * (sections, repeats, the command line winning) sees only our names. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +280,17 @@ static int same_place(const rs_setting *x, const rs_setting *y)
            (x->section ? y->section && !strcmp(x->section, y->section) : !y->section);
 }
 
+/* Whether two values say the same: the same text, or the same number
+ * written two ways (lr: 0.1 and learning_rate: 1e-1). */
+static int same_value(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return 1;
+    char *end_a, *end_b;
+    const double x = strtod(a, &end_a), y = strtod(b, &end_b);
+    return end_a != a && !*end_a && end_b != b && !*end_b && isfinite(x) && x == y;
+}
+
 /* Several keys made one of ours (encoder.hidden_size, decoder.hidden_size):
  * kept once when they agree. given[i]: setting i's key as the file has it,
  * or NULL when it was not renamed; drop[i] set for the repeats. Renamed
@@ -294,7 +306,7 @@ static int merge_renamed(rs_settings *s, char **given, int *drop, const char *pa
             if (j == i || drop[j] || y->problem || !same_place(x, y) || (given[j] && j > i))
                 continue;
             const int agree = x->count == 1 && y->count == 1 && !x->is_list && !y->is_list &&
-                              !strcmp(x->values[0], y->values[0]);
+                              same_value(x->values[0], y->values[0]);
             if (!agree) {
                 if (refuse(x, err,
                            "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "

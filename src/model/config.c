@@ -130,7 +130,10 @@ static int set_field(rs_config *cfg, const field *f, const char *value, const ch
         long v = strtol(value, &end, 10);
         char range[64];
         range_text(f, range, sizeof range);
-        if (errno || end == value || *end || v < (long)f->lo || v > (long)f->hi)
+        /* Digits only (a '-' before them): strtol also takes " 5" and "+5". */
+        const char *digits = value + (value[0] == '-');
+        if (errno || end == value || *end || !*digits || digits[strspn(digits, "0123456789")] ||
+            v < (long)f->lo || v > (long)f->hi)
             return rs_fail(err, "%s: '%s' is not an integer %s", label, value, range);
         *int_at(cfg, f) = (int)v;
         return 0;
