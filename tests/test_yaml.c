@@ -731,9 +731,11 @@ START_TEST(joey_nmt_names_are_read_as_ours)
     ck_assert_msg(strstr(said, ":4: --max-steps: '0.5'") && !strstr(said, "different values") &&
                       !strstr(said, "problems"),
                   "%s", said);
-    /* OpenNMT-py's flat names. */
+    /* OpenNMT-py's flat names; its brnn splits rnn_size across the two
+     * directions, rnnsearch's hidden is each direction's. */
     snprintf(text, sizeof text,
-             "learning_rate: 0.02\nword_vec_size: 8\nrnn_size: 12\ntrain_steps: 1\nseed: 4\n"
+             "learning_rate: 0.02\nword_vec_size: 8\nencoder_type: brnn\nrnn_size: 24\n"
+             "train_steps: 1\nseed: 4\n"
              "rnn_type: GRU\ntraining: {out: %s/o, quiet: true}\n",
              dir);
     write_text(path, text);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cmd/config_alias.h"
+#include "cmd/config_rules.h"
 #include "model/vocab.h"
 
 typedef struct {
@@ -25,6 +26,9 @@ typedef struct {
 } alias;
 
 #define LEVEL "word=word|char=char|bpe=space"
+#define ONMT_DECAY                                                                                 \
+    "OpenNMT-py decays the rate every decay_steps after start_decay_steps; rnnsearch's "           \
+    "lr_decay multiplies it after each dev evaluation without improvement (lr_schedule: plateau)"
 
 static const alias aliases[] = {
     /* Joey NMT: data. */
@@ -153,8 +157,7 @@ static const alias aliases[] = {
     {NULL, "accum_count", "training", "accumulate", NULL, 0, NULL},
     {NULL, "report_every", "training", "log_every", NULL, 0, NULL},
     {NULL, "word_vec_size", "model", "emb", NULL, 0, NULL},
-    {NULL, "rnn_size", "model", "hidden", NULL, 0, NULL},
-    {NULL, "hidden_size", "model", "hidden", NULL, 0, NULL},
+    /* rnn_size, hidden_size and encoder_type: src/cmd/config_opennmt.c. */
     {NULL, "warmup_steps", "training", "warmup", NULL, 0, NULL},
     {NULL, "decay_method", "training", "lr_schedule", "noam=noam", 0,
      "rnnsearch's schedules are noam, inverse-sqrt, plateau and constant (lr_schedule)"},
@@ -167,6 +170,42 @@ static const alias aliases[] = {
     {NULL, "beam_size", "translation", "beam", NULL, 0, NULL},
     {NULL, "rnn_type", NULL, NULL, "GRU|gru", 0, "rnnsearch's RNN is a GRU"},
     {NULL, "joeynmt_version", NULL, NULL, "*", 0, NULL},
+    /* OpenNMT-py 3 (data: corpora, transforms, brnn sizes, dropout lists:
+     * src/cmd/config_opennmt.c and config_subword.c). */
+    {NULL, "save_model", "training", "out", NULL, 0, NULL},
+    {NULL, "src_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {NULL, "tgt_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {NULL, "tgt_seq_length", "data", "max_len", NULL, 0, NULL},
+    {NULL, "log_file", "training", "log", NULL, 0, NULL},
+    {NULL, "optim", NULL, NULL, "adam", 0, "rnnsearch trains with Adam (optim: adam)"},
+    {NULL, "batch_type", NULL, NULL, "sents", 0,
+     "rnnsearch's batch_size counts sentences; for batches of N tokens write batch_tokens: N "
+     "and leave batch_type out"},
+    {NULL, "layers", NULL, NULL, "1", 0,
+     "rnnsearch has one GRU layer in the encoder (each direction) and one in the decoder"},
+    {NULL, "enc_layers", NULL, NULL, "1", 0, "rnnsearch's encoder has one layer each direction"},
+    {NULL, "dec_layers", NULL, NULL, "1", 0, "rnnsearch's decoder has one layer"},
+    {NULL, "world_size", NULL, NULL, "1", 0,
+     "rnnsearch runs on CPUs; threads: N shards each batch"},
+    {NULL, "gpu_ranks", NULL, NULL, NULL, 0,
+     "rnnsearch runs on CPUs (threads: N); leave gpu_ranks out"},
+    /* Where onmt_build_vocab writes samples, and how many it reads: nothing
+     * training reads. */
+    {NULL, "save_data", NULL, NULL, "*", 0, NULL},
+    {NULL, "n_sample", NULL, NULL, "*", 0, NULL},
+    {NULL, "overwrite", NULL, NULL, "false|False|FALSE|no", 0,
+     "only the command line gives --overwrite"},
+    {NULL, "input_feed", NULL, NULL, "0", 0,
+     "rnnsearch's decoder reads the context of the current step (Bahdanau et al.), not the "
+     "previous attentional vector: input_feed: 0"},
+    {NULL, "model_type", NULL, NULL, "text", 0, "rnnsearch translates text"},
+    {NULL, "decoder_type", NULL, NULL, "rnn", 0,
+     "rnnsearch's decoder is a GRU with attention (decoder_type: rnn)"},
+    {NULL, "learning_rate_decay", NULL, NULL, NULL, 0, ONMT_DECAY},
+    {NULL, "start_decay_steps", NULL, NULL, NULL, 0, ONMT_DECAY},
+    {NULL, "decay_steps", NULL, NULL, NULL, 0, ONMT_DECAY},
+    {NULL, "tensorboard", NULL, NULL, "false|False|FALSE|no", 0,
+     "rnnsearch logs to train.log and train.loss.tsv"},
 };
 enum { ALIASES = sizeof aliases / sizeof *aliases };
 
@@ -208,11 +247,9 @@ static int value_in(const char *list, const char *value, char *to, size_t size)
     return 0;
 }
 
-/* Refuses setting it: the message stays with it (rs_setting.problem), for the
- * reader to report in the file's order with the file's other problems; the
- * first reason given stands. -1 only when out of memory. */
-__attribute__((format(printf, 3, 4))) static int refuse(rs_setting *it, rs_error *err,
-                                                        const char *fmt, ...)
+/* The message stays with the setting (rs_setting.problem), for the reader
+ * to report in the file's order with the file's other problems. */
+int rs_config_refuse(rs_setting *it, rs_error *err, const char *fmt, ...)
 {
     if (it->problem)
         return 0;
@@ -236,6 +273,34 @@ static int replace(char **field, const char *text, rs_error *err)
     return 0;
 }
 
+int rs_config_rename(rs_settings *s, int i, char **given, const char *section, const char *key,
+                     const char *value, rs_error *err)
+{
+    rs_setting *it = &s->items[i];
+    if (!given[i] && !(given[i] = strdup(it->key)))
+        return rs_fail(err, "out of memory");
+    if (value && (it->count != 1 || replace(&it->values[0], value, err)))
+        return it->count == 1 ? -1 : rs_fail(err, "internal: '%s' holds no one value", it->key);
+    it->is_list = 0;
+    return replace(&it->key, key, err) || replace(&it->section, section, err) ? -1 : 0;
+}
+
+int rs_config_find(const rs_settings *s, const int *drop, const char *section, const char *key)
+{
+    for (int i = 0; i < s->count; i++) {
+        const rs_setting *it = &s->items[i];
+        if (!drop[i] && !it->problem && !strcmp(it->key, key) &&
+            (section ? it->section && !strcmp(it->section, section) : !it->section))
+            return i;
+    }
+    return -1;
+}
+
+const char *rs_config_value(const rs_settings *s, int i)
+{
+    return i >= 0 && s->items[i].count == 1 ? s->items[i].values[0] : NULL;
+}
+
 /* One setting: renamed (*renamed = 1), to be dropped (*drop = 1), or left. */
 static int apply_alias(rs_setting *it, const alias *a, const char *path, int *renamed, int *drop,
                        rs_error *err)
@@ -248,21 +313,21 @@ static int apply_alias(rs_setting *it, const alias *a, const char *path, int *re
             value = it->values[0];
         if (a->values && value && value_in(a->values, value, to, sizeof to))
             return *drop = 1, 0;
-        return refuse(it, err, "%s:%d: '%s%s%s' (Joey NMT/OpenNMT-py): %s", path, it->line, it->key,
-                      value ? ": " : "", value ? value : "", a->note);
+        return rs_config_refuse(it, err, "%s:%d: '%s%s%s' (Joey NMT/OpenNMT-py): %s", path,
+                                it->line, it->key, value ? ": " : "", value ? value : "", a->note);
     }
     if (a->values || a->plus) {
         if (!value)
-            return refuse(it, err, "%s:%d: '%s' takes one value, not a list", path, it->line,
-                          it->key);
+            return rs_config_refuse(it, err, "%s:%d: '%s' takes one value, not a list", path,
+                                    it->line, it->key);
         if (a->values && !value_in(a->values, value, to, sizeof to))
-            return refuse(it, err, "%s:%d: '%s: %s' (Joey NMT/OpenNMT-py): %s", path, it->line,
-                          it->key, value, a->note);
+            return rs_config_refuse(it, err, "%s:%d: '%s: %s' (Joey NMT/OpenNMT-py): %s", path,
+                                    it->line, it->key, value, a->note);
         char *end;
         const long n = a->plus ? strtol(value, &end, 10) : 0;
         if (a->plus && (end == value || *end || n < 1 || n > 100000000))
-            return refuse(it, err, "%s:%d: '%s: %s' is not a vocabulary size (1 or more)", path,
-                          it->line, it->key, value);
+            return rs_config_refuse(it, err, "%s:%d: '%s: %s' is not a vocabulary size (1 or more)",
+                                    path, it->line, it->key, value);
         if (a->plus)
             snprintf(to, sizeof to, "%ld", n + a->plus);
         if (replace(&it->values[0], to, err))
@@ -308,10 +373,11 @@ static int merge_renamed(rs_settings *s, char **given, int *drop, const char *pa
             const int agree = x->count == 1 && y->count == 1 && !x->is_list && !y->is_list &&
                               same_value(x->values[0], y->values[0]);
             if (!agree) {
-                if (refuse(x, err,
-                           "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
-                           "with different values (rnnsearch has one)",
-                           path, x->line, given[i], given[j] ? given[j] : y->key, y->line, x->key))
+                if (rs_config_refuse(x, err,
+                                     "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
+                                     "with different values (rnnsearch has one)",
+                                     path, x->line, given[i], given[j] ? given[j] : y->key, y->line,
+                                     x->key))
                     return -1;
             } else {
                 drop[i] = 1;
@@ -396,7 +462,15 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
         rs_setting *it = &s->items[i];
         if (it->section && !strcmp(it->section, "testing"))
             status = replace(&it->section, "translation", err);
-        const alias *a = status ? NULL : find_alias(it);
+    }
+    if (!status)
+        status = rs_config_subwords(s, path, given, drop, err);
+    if (!status)
+        status = rs_config_opennmt(s, path, given, drop, err);
+    for (int i = 0; i < s->count && !status; i++) {
+        rs_setting *it = &s->items[i];
+        /* Settled by a rule: renamed, dropped or refused. */
+        const alias *a = given[i] || drop[i] || it->problem ? NULL : find_alias(it);
         if (!a)
             continue;
         if (!(given[i] = strdup(it->key)))
