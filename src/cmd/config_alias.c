@@ -26,6 +26,12 @@ typedef struct {
 } alias;
 
 #define LEVEL "word=word|char=char|bpe=space"
+#define EMB_SCALE "rnnsearch does not scale embeddings by sqrt(emb)"
+#define ONE_DROPOUT "rnnsearch has one dropout rate (dropout:)"
+#define NORMALIZE                                                                                  \
+    "rnnsearch normalises text to Unicode NFC only, without Moses' punctuation normalizer"
+#define INITIALIZER "rnnsearch initialises every weight uniformly in [-init_scale, init_scale]"
+#define TRANSFORMER "a Transformer's setting; rnnsearch is recurrent"
 #define ONMT_DECAY                                                                                 \
     "OpenNMT-py decays the rate every decay_steps after start_decay_steps; rnnsearch's "           \
     "lr_decay multiplies it after each dev evaluation without improvement (lr_schedule: plateau)"
@@ -58,6 +64,8 @@ static const alias aliases[] = {
     {"data", "test", NULL, NULL, NULL, 0,
      "training evaluates no test set; translate it with 'rnnsearch translate' and score it "
      "with 'rnnsearch bleu'"},
+    {"data", "src.normalize", NULL, NULL, "false|False|FALSE|no", 0, NORMALIZE},
+    {"data", "trg.normalize", NULL, NULL, "false|False|FALSE|no", 0, NORMALIZE},
     {"data", "dataset_type", NULL, NULL, "plain", 0,
      "rnnsearch reads plain files (src:/tgt:) or TSV pairs (train: PAIRS.tsv)"},
     /* Joey NMT: training. */
@@ -103,7 +111,34 @@ static const alias aliases[] = {
      "rnnsearch keeps one best.ckpt; keep_last: N keeps the last N saves"},
     {"training", "load_model", NULL, NULL, NULL, 0,
      "continue a run with 'rnnsearch train --resume' (--new-data for other data)"},
+    {"training", "normalization", NULL, NULL, "tokens", 0,
+     "rnnsearch's loss is the mean over a batch's target tokens (normalization: tokens)"},
+    {"training", "learning_rate_min", NULL, NULL, NULL, 0,
+     "Joey stops when the plateau schedule's rate falls below it; rnnsearch stops after "
+     "patience: N dev evaluations without improvement, or at max_steps:"},
+    {"training", "max_output_length", NULL, NULL, NULL, 0,
+     "Joey NMT 1's length of dev translations; rnnsearch's stop at 2 x source + 10 (translate's "
+     "max_len: is in translation:)"},
+    {"training", "print_valid_sents", NULL, NULL, NULL, 0,
+     "rnnsearch prints dev translations with dev_translate: true"},
     /* Joey NMT: model. */
+    {"model", "bias_initializer", NULL, NULL, NULL, 0, INITIALIZER},
+    {"model", "init_gain", NULL, NULL, NULL, 0, INITIALIZER},
+    {"model", "embed_initializer", NULL, NULL, "uniform", 0, INITIALIZER},
+    {"model", "embed_init_gain", NULL, NULL, NULL, 0, INITIALIZER},
+    {"model", "encoder.num_heads", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "decoder.num_heads", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "encoder.ff_size", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "decoder.ff_size", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "encoder.layer_norm", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "decoder.layer_norm", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "encoder.embeddings.scale", NULL, NULL, "false|False|FALSE|no", 0, EMB_SCALE},
+    {"model", "decoder.embeddings.scale", NULL, NULL, "false|False|FALSE|no", 0, EMB_SCALE},
+    {"model", "encoder.emb_scale", NULL, NULL, "false|False|FALSE|no", 0, EMB_SCALE},
+    {"model", "decoder.emb_scale", NULL, NULL, "false|False|FALSE|no", 0, EMB_SCALE},
+    {"model", "encoder.embeddings.dropout", NULL, NULL, "0|0.0|0.", 0, ONE_DROPOUT},
+    {"model", "decoder.embeddings.dropout", NULL, NULL, "0|0.0|0.", 0, ONE_DROPOUT},
+    {"model", "decoder.hidden_dropout", NULL, NULL, "0|0.0|0.", 0, ONE_DROPOUT},
     {"model", "encoder.hidden_size", "model", "hidden", NULL, 0, NULL},
     {"model", "decoder.hidden_size", "model", "hidden", NULL, 0, NULL},
     {"model", "encoder.embeddings.embedding_dim", "model", "emb", NULL, 0, NULL},
@@ -143,6 +178,11 @@ static const alias aliases[] = {
     {"translation", "batch_type", NULL, NULL, "sentence", 0,
      "rnnsearch's batch_size counts sentences"},
     {"translation", "eval_metrics", NULL, NULL, "bleu", 0, "rnnsearch's dev metric is BLEU"},
+    {"translation", "sacrebleu_cfg.tokenize", NULL, NULL, "13a", 0,
+     "rnnsearch's dev BLEU tokenizes as 13a; 'rnnsearch bleu --tokenize' scores a test set "
+     "otherwise"},
+    {"translation", "sacrebleu_cfg.lowercase", NULL, NULL, "false|False|FALSE|no", 0,
+     "rnnsearch's dev BLEU is cased; 'rnnsearch bleu --lowercase' scores a test set lowercased"},
     /* OpenNMT-py: one flat mapping. */
     {NULL, "learning_rate", "training", "lr", NULL, 0, NULL},
     {NULL, "train_steps", "training", "max_steps", NULL, 0, NULL},
