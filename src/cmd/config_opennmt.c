@@ -17,7 +17,7 @@
  * NAME but "valid" is a training corpus, of which rnnsearch reads one. */
 static int corpora(rs_settings *s, const char *path, char **given, int *drop, rs_error *err)
 {
-    const char *first = NULL; /* the training corpus's name */
+    char first[256]; /* the training corpus's name (the key is renamed) */
     size_t first_len = 0;
     for (int i = 0; i < s->count; i++) {
         rs_setting *it = &s->items[i];
@@ -32,8 +32,10 @@ static int corpora(rs_settings *s, const char *path, char **given, int *drop, rs
         if (!src && !tgt && strcmp(field, "weight") && strcmp(field, "path_align"))
             continue;
         const int valid = name_len == 5 && !strncmp(it->key, "valid", 5);
-        if (!valid && !first)
-            first = it->key, first_len = name_len;
+        if (!valid && !first_len && name_len < sizeof first) {
+            memcpy(first, it->key, name_len);
+            first_len = name_len;
+        }
         int status = 0;
         if (!valid && (name_len != first_len || strncmp(it->key, first, name_len)))
             status = rs_config_refuse(
@@ -128,8 +130,27 @@ static int dropout_list(rs_settings *s, const char *path, char **given, int *dro
                             path, it->line, it->count);
 }
 
+/* Whether the file is OpenNMT-py's: a corpus in data:, or its names for the
+ * model directory and the steps. */
+static int is_opennmt(const rs_settings *s, const int *drop)
+{
+    for (int i = 0; i < s->count; i++) {
+        const rs_setting *it = &s->items[i];
+        const char *dot = it->section ? strrchr(it->key, '.') : NULL;
+        if (dot && !strcmp(it->section, "data") && !strncmp(dot, ".path_", 6))
+            return 1;
+    }
+    return rs_config_find(s, drop, NULL, "save_model") >= 0 ||
+           rs_config_find(s, drop, NULL, "train_steps") >= 0;
+}
+
 int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop, rs_error *err)
 {
+    /* OpenNMT-py's training file holds training's batch size at the top level
+     * (its translation options are another file's). */
+    const int batch = is_opennmt(s, drop) ? rs_config_find(s, drop, NULL, "batch_size") : -1;
+    if (batch >= 0 && rs_config_rename(s, batch, given, "training", "batch_size", NULL, err))
+        return -1;
     if (corpora(s, path, given, drop, err) || encoder(s, path, given, drop, err) ||
         dropout_list(s, path, given, drop, err))
         return -1;

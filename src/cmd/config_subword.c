@@ -88,8 +88,9 @@ static int joey_side(rs_settings *s, const char *path, const char *side, char **
         const int voc = rs_config_find(s, drop, "data", key);
         if (voc >= 0 &&
             rs_config_refuse(&s->items[voc], err,
-                             "%s:%d: '%s' (Joey NMT 2) with a SentencePiece model: rnnsearch's "
-                             "vocabulary is the model's pieces, id for id; leave voc_file out",
+                             "%s:%d: '%s' (Joey NMT 2) with a SentencePiece model: rnnsearch takes "
+                             "no vocabulary file then (its vocabulary is the model's pieces "
+                             "as the training data uses them); leave voc_file out",
                              path, s->items[voc].line, key))
             return -1;
     } else if (model >= 0 &&
