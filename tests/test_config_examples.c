@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/config_alias.h"
 #include "model/checkpoint.h"
 #include "model/config.h"
 #include "model/vocab.h"
@@ -239,6 +240,28 @@ START_TEST(opennmt3_keys_that_cannot_be_read_say_why)
 }
 END_TEST
 
+/* Every name the table reads as one of ours is in docs/configuration.md's
+ * table, so that the documentation cannot fall behind the code. */
+START_TEST(every_renamed_key_is_documented)
+{
+    size_t size;
+    char *doc = (char *)testfile_read("docs/configuration.md", &size);
+    const char *section, *key, *ours;
+    for (int i = 0; rs_config_alias_entry(i, &section, &key, &ours); i++) {
+        if (!ours)
+            continue;
+        /* As `key`, or in code with a section or value: `data: key`, `key: N`. */
+        char quoted[3][128];
+        snprintf(quoted[0], sizeof quoted[0], "`%s`", key);
+        snprintf(quoted[1], sizeof quoted[1], " %s`", key);
+        snprintf(quoted[2], sizeof quoted[2], "`%s:", key);
+        ck_assert_msg(strstr(doc, quoted[0]) || strstr(doc, quoted[1]) || strstr(doc, quoted[2]),
+                      "docs/configuration.md does not name %s", quoted[0]);
+    }
+    free(doc);
+}
+END_TEST
+
 Suite *config_examples_suite(void)
 {
     Suite *s = suite_create("config_examples");
@@ -253,6 +276,7 @@ Suite *config_examples_suite(void)
     tcase_add_test(tc, opennmt3_brnn_halves_the_hidden_size);
     tcase_add_test(tc, opennmt3_defaults_file_is_refused_with_every_reason);
     tcase_add_test(tc, opennmt3_keys_that_cannot_be_read_say_why);
+    tcase_add_test(tc, every_renamed_key_is_documented);
     suite_add_tcase(s, tc);
     return s;
 }
