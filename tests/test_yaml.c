@@ -53,10 +53,17 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
     ck_assert(it && it->line == 3 && !strcmp(it->values[0], "0.5"));
     rs_settings_free(&s);
 
+    /* A key given twice is the repeat's problem, reported with the others. */
+    const char *twice = "model:\n  emb: 3\n  emb: 4\n  emb: 5\n";
+    ck_assert(!rs_settings_parse("c.yaml", (const unsigned char *)twice, strlen(twice), &s, &err));
+    ck_assert(s.count == 3 && !s.items[0].problem);
+    ck_assert_str_eq(s.items[1].problem, "c.yaml:3: 'emb' given twice in model: (first on line 2)");
+    ck_assert_str_eq(s.items[2].problem, "c.yaml:4: 'emb' given twice in model: (first on line 2)");
+    rs_settings_free(&s);
+
     static const struct {
         const char *text, *message;
     } bad[] = {
-        {"model:\n  emb: 3\n  emb: 4\n", "c.yaml:3: 'emb' given twice in model: (first on line 2)"},
         {"model:\n  emb: [{a: 1}]\n", "c.yaml:2: 'emb': a list of values holds a mapping"},
         {"model: [\n", "c.yaml:2: "},
         {"- a\n- b\n", "c.yaml:1: a configuration is a mapping of sections"},
@@ -173,8 +180,16 @@ START_TEST(a_large_section_reads_in_linear_time)
     ck_assert_str_eq(rs_settings_find(&s, "training", "k199999")->values[0], "199999");
     rs_settings_free(&s);
     len += (size_t)snprintf(text + len, cap - len, "  k7: 1\n  k3: 2\n");
-    ck_assert(rs_settings_parse("big.yaml", (const unsigned char *)text, len, &s, &err) != 0);
-    ck_assert_str_eq(err.msg, "big.yaml:200002: 'k7' given twice in training: (first on line 9)");
+    ck_assert_msg(!rs_settings_parse("big.yaml", (const unsigned char *)text, len, &s, &err), "%s",
+                  err.msg);
+    ck_assert_int_eq(s.count, KEYS + 2);
+    ck_assert_str_eq(s.items[KEYS].problem,
+                     "big.yaml:200002: 'k7' given twice in training: (first on line 9)");
+    ck_assert_str_eq(s.items[KEYS + 1].problem,
+                     "big.yaml:200003: 'k3' given twice in training: (first on line 5)");
+    for (int i = 0; i < KEYS; i++)
+        ck_assert_ptr_null(s.items[i].problem);
+    rs_settings_free(&s);
     free(text);
 }
 END_TEST
@@ -439,6 +454,29 @@ START_TEST(every_problem_of_a_file_in_one_run)
     }
     ck_assert_msg(!strstr(out, ":10:"), "one line for the unknown section:\n%s", out);
     ck_assert_msg(!strstr(strstr(out, "Try") + 1, "Try"), "one Try line:\n%s", out);
+
+    /* A key given twice is one of the problems, not the end of the reading. */
+    write_text(path, "model:\n  emb: 8\n  emb: 9\n  hiden: 8\n");
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, ":3: 'emb' given twice in model: (first on line 2)\n") &&
+                      strstr(out, ":4: unknown key 'hiden'") && strstr(out, ": 2 problems (above)"),
+                  "%s", out);
+    /* A file of many problems shows the first hundred and counts them all. */
+    char many[4096] = "training:\n";
+    for (int i = 0; i < 150; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "  x%d: 1\n", i);
+    write_text(path, many);
+    char *stdout_text, *errs;
+    testprog_run_split(cmd, &stdout_text, &errs);
+    int lines = 0;
+    for (const char *p = errs; (p = strchr(p, '\n')); p++)
+        lines++;
+    ck_assert_msg(lines == 102 && strstr(errs, ":101: unknown key 'x99'") &&
+                      !strstr(errs, "'x100'") &&
+                      strstr(errs, ": 150 problems (the first 100 above); nothing was done\n"),
+                  "%d lines:\n%s", lines, errs);
+    free(stdout_text);
+    free(errs);
     testdir_remove(dir);
 }
 END_TEST

@@ -16,7 +16,9 @@
  *     YAML: every setting with no section.
  *
  * Either way the file is text: a NUL byte is an error naming its line, and a
- * UTF-8 byte order mark is skipped. What a key means, and whether its value
+ * UTF-8 byte order mark is skipped. A key given twice in a YAML section is
+ * not an error of the reading: each repeat carries its problem, which the
+ * caller reports with the others. What a key means, and whether its value
  * is right, is for the reader's caller (src/cmd/cli.c). */
 #ifndef RS_SETTINGS_H
 #define RS_SETTINGS_H
