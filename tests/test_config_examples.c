@@ -12,6 +12,7 @@
 #include "model/checkpoint.h"
 #include "model/config.h"
 #include "model/vocab.h"
+#include "text/text.h"
 #include "testdir.h"
 #include "testprog.h"
 
@@ -155,6 +156,43 @@ START_TEST(joey2_subword_keys_are_read_or_refused_never_split_at_spaces)
 }
 END_TEST
 
+/* Joey NMT 1's level: bpe names files already split by subword-nmt: the
+ * pieces are read as they are (tokenizer: space) and joined again for dev
+ * BLEU and translate (post_process: bpe), not split into words. */
+START_TEST(joey1_bpe_level_reads_the_pieces)
+{
+    char dir[64], cmd[1024], text[1024];
+    testdir_make(dir, "rnnsearch-examples");
+    for (int side = 0; side < 2; side++) {
+        const char *lang = side ? "rv" : "en";
+        snprintf(cmd, sizeof cmd,
+                 "sed -E 's/([a-z]{2})([a-z]{2,})/\\1@@ \\2/g' " FIXTURES
+                 "data/train.%s > %s/bpe.%s",
+                 lang, dir, lang);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+    snprintf(text, sizeof text,
+             "data:\n  src: en\n  trg: rv\n  train: %s/bpe\n  level: bpe\n"
+             "model:\n  encoder:\n    hidden_size: 8\n    embeddings: {embedding_dim: 8}\n"
+             "training:\n  updates: 1\n  model_dir: %s/m\n",
+             dir, dir);
+    snprintf(cmd, sizeof cmd, "%s/joey.yaml", dir);
+    testfile_write(cmd, (const unsigned char *)text, strlen(text));
+    char out[8192] = "", ckpt[256];
+    snprintf(text, sizeof text, "train --config %s/joey.yaml --quiet 2>&1", dir);
+    ck_assert_msg(testprog_run_all(text, out, sizeof out) == 0, "%s", out);
+    snprintf(ckpt, sizeof ckpt, "%s/m/last.ckpt", dir);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(ckpt, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.cfg.tokenizer, RS_TOKENIZER_SPACE);
+    ck_assert_int_eq(m.cfg.post_process, RS_POST_BPE);
+    ck_assert_int_ge(rs_vocab_id(&m.src_vocab, "th@@"), RS_RESERVED);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(opennmt3_quickstart_trains)
 {
     char dir[64];
@@ -224,6 +262,8 @@ START_TEST(opennmt3_keys_that_cannot_be_read_say_why)
                                  "batch_tokens: N"},
         {"transforms: [filtertoolong, tokendrop]\n",
          ":1: 'transforms: tokendrop' (OpenNMT-py): rnnsearch applies no such transform"},
+        {"transforms: []\nlayers: 1\nencoder_type: brnn\nhidden_size: 9\n",
+         ":4: 'hidden_size: 9' (OpenNMT-py) with encoder_type: brnn: an even number"},
         {"src_vocab_size: 100\ntgt_vocab_size: 200\n",
          ":2: 'tgt_vocab_size' and 'src_vocab_size' (line 1) both give rnnsearch's 'max_vocab', "
          "with different values"},
@@ -236,6 +276,12 @@ START_TEST(opennmt3_keys_that_cannot_be_read_say_why)
         snprintf(want, sizeof want, "%s%s", path, bad[i].says);
         ck_assert_msg(strstr(out, want), "no '%s' in\n%s", want, out);
     }
+    /* An empty transforms list and one layer are what rnnsearch does. */
+    const char *fine = "transforms: []\nlayers: 1\nencoder_type: brnn\nhidden_size: 9\n";
+    testfile_write(path, (const unsigned char *)fine, strlen(fine));
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(!strstr(out, "transforms") && !strstr(out, "layers") && !strstr(out, "problems"),
+                  "%s", out);
     testdir_remove(dir);
 }
 END_TEST
@@ -272,6 +318,7 @@ Suite *config_examples_suite(void)
     tcase_add_test(tc, joey2_sentencepiece_file_trains_on_pieces);
     tcase_add_test(tc, joey2_iwslt14_sp_file_is_refused_with_every_reason);
     tcase_add_test(tc, joey2_subword_keys_are_read_or_refused_never_split_at_spaces);
+    tcase_add_test(tc, joey1_bpe_level_reads_the_pieces);
     tcase_add_test(tc, opennmt3_quickstart_trains);
     tcase_add_test(tc, opennmt3_brnn_halves_the_hidden_size);
     tcase_add_test(tc, opennmt3_defaults_file_is_refused_with_every_reason);
