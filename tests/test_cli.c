@@ -365,6 +365,11 @@ START_TEST(every_command_numbers_from_its_table)
         {"translate -m x --max-src-len 0", "--max-src-len: '0' is not an integer from 1 to 100000"},
         {"translate -m x --threads 1025", "--threads: '1025' is not an integer from 1 to 1024"},
         {"translate -m x --n-best 0", "--n-best: '0' is not an integer from 1 to 1000"},
+        /* Digits only: strtol alone would take a sign and spaces first. */
+        {"translate -m x --beam +2", "--beam: '+2' is not an integer from 1 to 1000"},
+        {"translate -m x --beam ' 2'", "--beam: ' 2' is not an integer from 1 to 1000"},
+        {"train --train x --out y --warmup ' 5'",
+         "--warmup: ' 5' is not an integer from 0 to 2147483647"},
         {"align -m x --max-len 0", "--max-len: '0' is not an integer from 1 to 100000"},
         {"align -m x --remove-bpe=sentencepiece",
          "--remove-bpe: 'sentencepiece' is not a BPE marker; --words joins SentencePiece pieces"},

@@ -49,6 +49,9 @@ START_TEST(values_that_cannot_be_right_are_refused_naming_option_and_range)
         {"src_word_dropout", "-0.1", "[0, 1)"},
         {"tgt_word_dropout", "1", "[0, 1)"},
         {"tgt_word_dropout", "-1e-9", "[0, 1)"},
+        /* An integer is digits (strtol alone takes a sign and spaces first). */
+        {"warmup", "+5", "from 0 to"},
+        {"emb", "+8", "from 1 to"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rs_config cfg, before;
@@ -74,6 +77,9 @@ START_TEST(values_that_cannot_be_right_are_refused_naming_option_and_range)
     rs_config cfg;
     rs_config_defaults(&cfg);
     rs_error err;
+    ck_assert(rs_config_set_option(&cfg, "warmup", " 5", &err) != 0 && strstr(err.msg, "' 5'"));
+    ck_assert(rs_config_set_option(&cfg, "warmup", "5 ", &err) != 0);
+    ck_assert(rs_config_set(&cfg, "warmup", "5", &err) == 0 && cfg.train.warmup == 5);
     ck_assert(rs_config_set(&cfg, "lr", "10", &err) == 0);
     ck_assert(rs_config_set(&cfg, "beta1", "0", &err) == 0);
     ck_assert(rs_config_set(&cfg, "clip", "0", &err) == 0);

@@ -54,10 +54,17 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
     ck_assert(it && it->line == 3 && !strcmp(it->values[0], "0.5"));
     rs_settings_free(&s);
 
+    /* A key given twice is the repeat's problem, reported with the others. */
+    const char *twice = "model:\n  emb: 3\n  emb: 4\n  emb: 5\n";
+    ck_assert(!rs_settings_parse("c.yaml", (const unsigned char *)twice, strlen(twice), &s, &err));
+    ck_assert(s.count == 3 && !s.items[0].problem);
+    ck_assert_str_eq(s.items[1].problem, "c.yaml:3: 'emb' given twice in model: (first on line 2)");
+    ck_assert_str_eq(s.items[2].problem, "c.yaml:4: 'emb' given twice in model: (first on line 2)");
+    rs_settings_free(&s);
+
     static const struct {
         const char *text, *message;
     } bad[] = {
-        {"model:\n  emb: 3\n  emb: 4\n", "c.yaml:3: 'emb' given twice in model: (first on line 2)"},
         {"model:\n  emb: [{a: 1}]\n", "c.yaml:2: 'emb': a list of values holds a mapping"},
         {"model: [\n", "c.yaml:2: "},
         {"- a\n- b\n", "c.yaml:1: a configuration is a mapping of sections"},
@@ -174,8 +181,16 @@ START_TEST(a_large_section_reads_in_linear_time)
     ck_assert_str_eq(rs_settings_find(&s, "training", "k199999")->values[0], "199999");
     rs_settings_free(&s);
     len += (size_t)snprintf(text + len, cap - len, "  k7: 1\n  k3: 2\n");
-    ck_assert(rs_settings_parse("big.yaml", (const unsigned char *)text, len, &s, &err) != 0);
-    ck_assert_str_eq(err.msg, "big.yaml:200002: 'k7' given twice in training: (first on line 9)");
+    ck_assert_msg(!rs_settings_parse("big.yaml", (const unsigned char *)text, len, &s, &err), "%s",
+                  err.msg);
+    ck_assert_int_eq(s.count, KEYS + 2);
+    ck_assert_str_eq(s.items[KEYS].problem,
+                     "big.yaml:200002: 'k7' given twice in training: (first on line 9)");
+    ck_assert_str_eq(s.items[KEYS + 1].problem,
+                     "big.yaml:200003: 'k3' given twice in training: (first on line 5)");
+    for (int i = 0; i < KEYS; i++)
+        ck_assert_ptr_null(s.items[i].problem);
+    rs_settings_free(&s);
     free(text);
 }
 END_TEST
@@ -402,6 +417,67 @@ START_TEST(wrong_keys_and_values_name_file_line_and_the_nearest_key)
     expect_run(cmd, 2, "out: or name: in the training: section");
     snprintf(cmd, sizeof cmd, "serve --config %s", path);
     expect_run(cmd, 2, "out: or name: in the training: section");
+    testdir_remove(dir);
+}
+END_TEST
+
+/* A file's problems are all reported in one run, in the file's order, each
+ * naming its line, with their count and one "Try" line after them; the
+ * keys of an unknown section are not reported one by one. */
+START_TEST(every_problem_of_a_file_in_one_run)
+{
+    char dir[64], path[256], cmd[512];
+    testdir_make(dir, "rnnsearch-yaml-all");
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    write_text(path, "model:\n  hiden: 8\n  emb: abc\n"
+                     "training:\n  early_stopping_metric: chrf\n  lr: 0.1\n  patience: 5\n"
+                     "traning:\n  a: 1\n  b: 2\n"
+                     "testing:\n  beem: 2\n");
+    snprintf(cmd, sizeof cmd, "train --train x.tsv --out %s/m --config %s", dir, path);
+    char out[8192] = "";
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    const char *says[] = {
+        ":2: unknown key 'hiden' in model: (did you mean 'hidden'?)\n",
+        ":3: --emb: 'abc' is not an integer from 1 to 65536\n",
+        ":5: 'early_stopping_metric: chrf' (Joey NMT/OpenNMT-py)",
+        ":7: 'patience: 5' (Joey NMT/OpenNMT-py)",
+        ":9: unknown section 'traning' (did you mean 'training'?)",
+        ":12: unknown key 'beem' in translation: (did you mean 'beam'?)\n",
+        ": 6 problems (above); nothing was done\nTry 'rnnsearch train --help'.\n",
+    };
+    const char *at = out;
+    for (size_t i = 0; i < sizeof says / sizeof *says; i++) {
+        char want[512];
+        snprintf(want, sizeof want, "rnnsearch train: %s%s", path, says[i]);
+        const char *found = strstr(at, want);
+        ck_assert_msg(found, "no '%s' after the earlier lines in\n%s", want, out);
+        at = found + strlen(want);
+    }
+    ck_assert_msg(!strstr(out, ":10:"), "one line for the unknown section:\n%s", out);
+    ck_assert_msg(!strstr(strstr(out, "Try") + 1, "Try"), "one Try line:\n%s", out);
+
+    /* A key given twice is one of the problems, not the end of the reading. */
+    write_text(path, "model:\n  emb: 8\n  emb: 9\n  hiden: 8\n");
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, ":3: 'emb' given twice in model: (first on line 2)\n") &&
+                      strstr(out, ":4: unknown key 'hiden'") && strstr(out, ": 2 problems (above)"),
+                  "%s", out);
+    /* A file of many problems shows the first hundred and counts them all. */
+    char many[4096] = "training:\n";
+    for (int i = 0; i < 150; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "  x%d: 1\n", i);
+    write_text(path, many);
+    char *stdout_text, *errs;
+    testprog_run_split(cmd, &stdout_text, &errs);
+    int lines = 0;
+    for (const char *p = errs; (p = strchr(p, '\n')); p++)
+        lines++;
+    ck_assert_msg(lines == 102 && strstr(errs, ":101: unknown key 'x99'") &&
+                      !strstr(errs, "'x100'") &&
+                      strstr(errs, ": 150 problems (the first 100 above); nothing was done\n"),
+                  "%d lines:\n%s", lines, errs);
+    free(stdout_text);
+    free(errs);
     testdir_remove(dir);
 }
 END_TEST
@@ -688,6 +764,8 @@ START_TEST(joey_nmt_names_are_read_as_ours)
         {"data:\n  level: bpe2\n", ":2: 'level: bpe2' (Joey NMT/OpenNMT-py): levels are word"},
         {"testing:\n  alpha: 0.6\n", ":2: 'alpha: 0.6' (Joey NMT/OpenNMT-py): Joey divides by"},
         {"training:\n  learning_rate: 20\n", ":2: --lr: '20' is not a number in (0, 10]"},
+        {"training:\n  lr: 0.1\n  learning_rate: 0.2\n",
+         ":3: 'learning_rate' and 'lr' (line 2) both give rnnsearch's 'lr', with different values"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         write_text(path, bad[i].text);
@@ -695,9 +773,19 @@ START_TEST(joey_nmt_names_are_read_as_ours)
         snprintf(text, sizeof text, "%s%s", path, bad[i].says);
         expect_run(cmd, 2, text);
     }
-    /* OpenNMT-py's flat names. */
+    /* The same number written two ways is one value. */
+    write_text(path, "training:\n  lr: 0.1\n  learning_rate: 1e-1\n  max_steps: 0.5\n");
+    snprintf(cmd, sizeof cmd, "train --train x.tsv --out %s/m --config %s", dir, path);
+    char said[2048] = "";
+    ck_assert_int_eq(testprog_run_all(cmd, said, sizeof said), 2);
+    ck_assert_msg(strstr(said, ":4: --max-steps: '0.5'") && !strstr(said, "different values") &&
+                      !strstr(said, "problems"),
+                  "%s", said);
+    /* OpenNMT-py's flat names; its brnn splits rnn_size across the two
+     * directions, rnnsearch's hidden is each direction's. */
     snprintf(text, sizeof text,
-             "learning_rate: 0.02\nword_vec_size: 8\nrnn_size: 12\ntrain_steps: 1\nseed: 4\n"
+             "learning_rate: 0.02\nword_vec_size: 8\nencoder_type: brnn\nrnn_size: 24\n"
+             "train_steps: 1\nseed: 4\n"
              "rnn_type: GRU\ntraining: {out: %s/o, quiet: true}\n",
              dir);
     write_text(path, text);
@@ -720,6 +808,7 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, an_oversized_file_is_refused);
     tcase_add_test(tc, train_reads_yaml_and_the_command_line_wins);
     tcase_add_test(tc, wrong_keys_and_values_name_file_line_and_the_nearest_key);
+    tcase_add_test(tc, every_problem_of_a_file_in_one_run);
     tcase_add_test(tc, info_config_repeats_the_run_bit_for_bit);
     tcase_add_test(tc, info_config_quotes_what_yaml_must_read_quoted);
     tcase_add_test(tc, vocabularies_schedules_and_weights);

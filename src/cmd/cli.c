@@ -135,13 +135,45 @@ void rs_cli_set_origin(const char *file, int line)
         usage_origin[0] = 0;
 }
 
+/* While a configuration file is checked, its problems are counted and each
+ * printed on its own line (the first COLLECT_SHOWN: a file of a hundred
+ * thousand repeated keys would print as many); the "Try" line comes once,
+ * after the last. */
+enum { COLLECT_SHOWN = 100 };
+static int collecting, collected;
+
+void rs_cli_collect_begin(void)
+{
+    collecting = 1;
+    collected = 0;
+}
+
+int rs_cli_collect_end(const char *prog, const char *file)
+{
+    collecting = 0;
+    if (!collected)
+        return -1;
+    if (collected > COLLECT_SHOWN)
+        fprintf(stderr, "%s: %s: %d problems (the first %d above); nothing was done\n", prog, file,
+                collected, COLLECT_SHOWN);
+    else if (collected > 1)
+        fprintf(stderr, "%s: %s: %d problems (above); nothing was done\n", prog, file, collected);
+    fprintf(stderr, "Try '%s --help'.\n", prog);
+    return RS_EXIT_USAGE;
+}
+
 int rs_cli_usage_error(const char *prog, const char *fmt, ...)
 {
+    if (collecting && ++collected > COLLECT_SHOWN)
+        return RS_EXIT_USAGE;
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "%s: %s%s", prog, usage_origin, usage_origin[0] ? ": " : "");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry '%s --help'.\n", prog);
+    if (collecting)
+        fputc('\n', stderr);
+    else
+        fprintf(stderr, "\nTry '%s --help'.\n", prog);
     va_end(ap);
     return RS_EXIT_USAGE;
 }

@@ -169,6 +169,13 @@ int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, cons
 int rs_cli_usage_error(const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Between these two, rs_cli_usage_error prints each problem without its
+ * "Try" line and counts it: a configuration file's every problem is reported
+ * in one pass. rs_cli_collect_end prints, when there were any, how many (in
+ * `file`) and the "Try" line once, and returns RS_EXIT_USAGE; else -1. */
+void rs_cli_collect_begin(void);
+int rs_cli_collect_end(const char *prog, const char *file);
+
 /* Reports "PROG: unknown option 'ARG'" as rs_cli_usage_error; returns RS_EXIT_USAGE. */
 int rs_cli_bad_option(const char *prog, const char *arg);
 

@@ -358,6 +358,55 @@ static int given_twice(const rs_cli_args *args, file_options *f, const rs_cli_se
                               first->section ? first->section : "", first->section ? ":" : "");
 }
 
+/* Checks every setting of the file and applies those of `command`: a
+ * problem is reported and the next setting checked, so that a file's every
+ * problem is found in one run. -1 to go on, else the exit status of a failure
+ * that is not the file's (out of memory); the problems are counted by
+ * rs_cli_collect_end. */
+static int check_and_apply(rs_cli_args *args, const char *command, rs_cli_apply apply, void *ctx)
+{
+    file_options given = {.n = 0};
+    const char *unknown_section = NULL; /* reported once, not for each of its keys */
+    for (int i = 0; i < args->config.count; i++) {
+        const rs_setting *it = &args->config.items[i];
+        const int known = !it->section || rs_config_name_index(sections, it->section) >= 0;
+        if (!known && unknown_section && !strcmp(unknown_section, it->section))
+            continue;
+        if (!known)
+            unknown_section = it->section;
+        if (it->problem) {
+            rs_cli_usage_error(args->prog, "%s", it->problem);
+            continue;
+        }
+        int status;
+        const rs_cli_setting *s = setting_of(args, command, it, &status);
+        if (status < 0 && s)
+            status = given_twice(args, &given, s, i);
+        if (status >= 0) {
+            if (status != RS_EXIT_USAGE)
+                return status;
+            continue;
+        }
+        /* Another command's settings are checked, and left to it. */
+        if (!s || strcmp(s->command, command) || given_on_command_line(args, s))
+            continue;
+        if (it->is_list && !s->repeatable) {
+            rs_cli_usage_error(args->prog, "%s:%d: '%s' takes one value, not a list",
+                               args->config_path, it->line, it->key);
+            continue;
+        }
+        const struct option *o = args->longopts;
+        while (o->name && strcmp(o->name, s->option))
+            o++;
+        if (!o->name)
+            return rs_cli_fail(args->prog, "internal: no option --%s", s->option);
+        for (int k = 0; k < it->count; k++)
+            if ((status = apply_value(args, o, it, k, apply, ctx)) >= 0 && status != RS_EXIT_USAGE)
+                return status;
+    }
+    return -1;
+}
+
 int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply apply, void *ctx)
 {
     if (!args->config_path)
@@ -367,29 +416,8 @@ int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply app
     if (rs_settings_read(args->config_path, &args->config, &err) ||
         rs_config_aliases(&args->config, args->config_path, &err))
         return rs_cli_usage_error(args->prog, "%s", err.msg);
-    file_options given = {.n = 0};
-    for (int i = 0; i < args->config.count; i++) {
-        const rs_setting *it = &args->config.items[i];
-        int status;
-        const rs_cli_setting *s = setting_of(args, command, it, &status);
-        if (status >= 0)
-            return status;
-        if (s && (status = given_twice(args, &given, s, i)) >= 0)
-            return status;
-        /* Another command's settings are checked, and left to it. */
-        if (!s || strcmp(s->command, command) || given_on_command_line(args, s))
-            continue;
-        if (it->is_list && !s->repeatable)
-            return rs_cli_usage_error(args->prog, "%s:%d: '%s' takes one value, not a list",
-                                      args->config_path, it->line, it->key);
-        const struct option *o = args->longopts;
-        while (o->name && strcmp(o->name, s->option))
-            o++;
-        if (!o->name)
-            return rs_cli_usage_error(args->prog, "internal: no option --%s", s->option);
-        for (int k = 0; k < it->count; k++)
-            if ((status = apply_value(args, o, it, k, apply, ctx)) >= 0)
-                return status;
-    }
-    return -1;
+    rs_cli_collect_begin();
+    const int status = check_and_apply(args, command, apply, ctx);
+    const int problems = rs_cli_collect_end(args->prog, args->config_path);
+    return status >= 0 ? status : problems;
 }

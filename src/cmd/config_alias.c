@@ -1,12 +1,15 @@
 /* Joey NMT's and OpenNMT-py's names for our settings: one table, read once
  * after the file is parsed (rs_config_aliases), so that every later rule
  * (sections, repeats, the command line winning) sees only our names. */
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cmd/config_alias.h"
+#include "cmd/config_rules.h"
 #include "model/vocab.h"
 
 typedef struct {
@@ -23,6 +26,15 @@ typedef struct {
 } alias;
 
 #define LEVEL "word=word|char=char|bpe=space"
+#define EMB_SCALE "rnnsearch does not scale embeddings by sqrt(emb)"
+#define ONE_DROPOUT "rnnsearch has one dropout rate (dropout:)"
+#define NORMALIZE                                                                                  \
+    "rnnsearch normalises text to Unicode NFC only, without Moses' punctuation normalizer"
+#define INITIALIZER "rnnsearch initialises every weight uniformly in [-init_scale, init_scale]"
+#define TRANSFORMER "a Transformer's setting; rnnsearch is recurrent"
+#define ONMT_DECAY                                                                                 \
+    "OpenNMT-py decays the rate every decay_steps after start_decay_steps; rnnsearch's "           \
+    "lr_decay multiplies it after each dev evaluation without improvement (lr_schedule: plateau)"
 
 static const alias aliases[] = {
     /* Joey NMT: data. */
@@ -52,6 +64,8 @@ static const alias aliases[] = {
     {"data", "test", NULL, NULL, NULL, 0,
      "training evaluates no test set; translate it with 'rnnsearch translate' and score it "
      "with 'rnnsearch bleu'"},
+    {"data", "src.normalize", NULL, NULL, "false|False|FALSE|no", 0, NORMALIZE},
+    {"data", "trg.normalize", NULL, NULL, "false|False|FALSE|no", 0, NORMALIZE},
     {"data", "dataset_type", NULL, NULL, "plain", 0,
      "rnnsearch reads plain files (src:/tgt:) or TSV pairs (train: PAIRS.tsv)"},
     /* Joey NMT: training. */
@@ -97,7 +111,34 @@ static const alias aliases[] = {
      "rnnsearch keeps one best.ckpt; keep_last: N keeps the last N saves"},
     {"training", "load_model", NULL, NULL, NULL, 0,
      "continue a run with 'rnnsearch train --resume' (--new-data for other data)"},
+    {"training", "normalization", NULL, NULL, "tokens", 0,
+     "rnnsearch's loss is the mean over a batch's target tokens (normalization: tokens)"},
+    {"training", "learning_rate_min", NULL, NULL, NULL, 0,
+     "Joey stops when the plateau schedule's rate falls below it; rnnsearch stops after "
+     "patience: N dev evaluations without improvement, or at max_steps:"},
+    {"training", "max_output_length", NULL, NULL, NULL, 0,
+     "Joey NMT 1's length of dev translations; rnnsearch's stop at 2 x source + 10 (translate's "
+     "max_len: is in translation:)"},
+    {"training", "print_valid_sents", NULL, NULL, NULL, 0,
+     "rnnsearch prints dev translations with dev_translate: true"},
     /* Joey NMT: model. */
+    {"model", "bias_initializer", NULL, NULL, NULL, 0, INITIALIZER},
+    {"model", "init_gain", NULL, NULL, NULL, 0, INITIALIZER},
+    {"model", "embed_initializer", NULL, NULL, "uniform", 0, INITIALIZER},
+    {"model", "embed_init_gain", NULL, NULL, NULL, 0, INITIALIZER},
+    {"model", "encoder.num_heads", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "decoder.num_heads", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "encoder.ff_size", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "decoder.ff_size", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "encoder.layer_norm", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "decoder.layer_norm", NULL, NULL, NULL, 0, TRANSFORMER},
+    {"model", "encoder.embeddings.scale", NULL, NULL, "false|False|FALSE|no", 0, EMB_SCALE},
+    {"model", "decoder.embeddings.scale", NULL, NULL, "false|False|FALSE|no", 0, EMB_SCALE},
+    {"model", "encoder.emb_scale", NULL, NULL, "false|False|FALSE|no", 0, EMB_SCALE},
+    {"model", "decoder.emb_scale", NULL, NULL, "false|False|FALSE|no", 0, EMB_SCALE},
+    {"model", "encoder.embeddings.dropout", NULL, NULL, "0|0.0|0.", 0, ONE_DROPOUT},
+    {"model", "decoder.embeddings.dropout", NULL, NULL, "0|0.0|0.", 0, ONE_DROPOUT},
+    {"model", "decoder.hidden_dropout", NULL, NULL, "0|0.0|0.", 0, ONE_DROPOUT},
     {"model", "encoder.hidden_size", "model", "hidden", NULL, 0, NULL},
     {"model", "decoder.hidden_size", "model", "hidden", NULL, 0, NULL},
     {"model", "encoder.embeddings.embedding_dim", "model", "emb", NULL, 0, NULL},
@@ -137,6 +178,11 @@ static const alias aliases[] = {
     {"translation", "batch_type", NULL, NULL, "sentence", 0,
      "rnnsearch's batch_size counts sentences"},
     {"translation", "eval_metrics", NULL, NULL, "bleu", 0, "rnnsearch's dev metric is BLEU"},
+    {"translation", "sacrebleu_cfg.tokenize", NULL, NULL, "13a", 0,
+     "rnnsearch's dev BLEU tokenizes as 13a; 'rnnsearch bleu --tokenize' scores a test set "
+     "otherwise"},
+    {"translation", "sacrebleu_cfg.lowercase", NULL, NULL, "false|False|FALSE|no", 0,
+     "rnnsearch's dev BLEU is cased; 'rnnsearch bleu --lowercase' scores a test set lowercased"},
     /* OpenNMT-py: one flat mapping. */
     {NULL, "learning_rate", "training", "lr", NULL, 0, NULL},
     {NULL, "train_steps", "training", "max_steps", NULL, 0, NULL},
@@ -151,8 +197,7 @@ static const alias aliases[] = {
     {NULL, "accum_count", "training", "accumulate", NULL, 0, NULL},
     {NULL, "report_every", "training", "log_every", NULL, 0, NULL},
     {NULL, "word_vec_size", "model", "emb", NULL, 0, NULL},
-    {NULL, "rnn_size", "model", "hidden", NULL, 0, NULL},
-    {NULL, "hidden_size", "model", "hidden", NULL, 0, NULL},
+    /* rnn_size, hidden_size and encoder_type: src/cmd/config_opennmt.c. */
     {NULL, "warmup_steps", "training", "warmup", NULL, 0, NULL},
     {NULL, "decay_method", "training", "lr_schedule", "noam=noam", 0,
      "rnnsearch's schedules are noam, inverse-sqrt, plateau and constant (lr_schedule)"},
@@ -165,6 +210,46 @@ static const alias aliases[] = {
     {NULL, "beam_size", "translation", "beam", NULL, 0, NULL},
     {NULL, "rnn_type", NULL, NULL, "GRU|gru", 0, "rnnsearch's RNN is a GRU"},
     {NULL, "joeynmt_version", NULL, NULL, "*", 0, NULL},
+    /* OpenNMT-py 3 (data: corpora, transforms, brnn sizes, dropout lists:
+     * src/cmd/config_opennmt.c and config_subword.c). */
+    {NULL, "save_model", "training", "out", NULL, 0, NULL},
+    {NULL, "src_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {NULL, "tgt_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
+    {NULL, "tgt_seq_length", "data", "max_len", NULL, 0, NULL},
+    {NULL, "log_file", "training", "log", NULL, 0, NULL},
+    {NULL, "optim", NULL, NULL, "adam", 0, "rnnsearch trains with Adam (optim: adam)"},
+    {NULL, "batch_type", NULL, NULL, "sents", 0,
+     "rnnsearch's batch_size counts sentences; for batches of N tokens write batch_tokens: N "
+     "and leave batch_type out"},
+    {NULL, "layers", NULL, NULL, "1", 0,
+     "rnnsearch has one GRU layer in the encoder (each direction) and one in the decoder"},
+    {NULL, "enc_layers", NULL, NULL, "1", 0, "rnnsearch's encoder has one layer each direction"},
+    {NULL, "dec_layers", NULL, NULL, "1", 0, "rnnsearch's decoder has one layer"},
+    {NULL, "world_size", NULL, NULL, "1", 0,
+     "rnnsearch runs on CPUs; threads: N shards each batch"},
+    {NULL, "gpu_ranks", NULL, NULL, NULL, 0,
+     "rnnsearch runs on CPUs (threads: N); leave gpu_ranks out"},
+    /* Where onmt_build_vocab writes samples, and how many it reads: nothing
+     * training reads. */
+    {NULL, "save_data", NULL, NULL, "*", 0, NULL},
+    {NULL, "n_sample", NULL, NULL, "*", 0, NULL},
+    {NULL, "overwrite", NULL, NULL, "false|False|FALSE|no", 0,
+     "only the command line gives --overwrite"},
+    {NULL, "input_feed", NULL, NULL, "0", 0,
+     "rnnsearch's decoder reads the context of the current step (Bahdanau et al.), not the "
+     "previous attentional vector: input_feed: 0"},
+    {NULL, "model_type", NULL, NULL, "text", 0, "rnnsearch translates text"},
+    {NULL, "decoder_type", NULL, NULL, "rnn", 0,
+     "rnnsearch's decoder is a GRU with attention (decoder_type: rnn)"},
+    {NULL, "dropout_steps", NULL, NULL, "0", 0,
+     "OpenNMT-py changes dropout at dropout_steps; rnnsearch has one rate (dropout:)"},
+    {NULL, "attention_dropout", NULL, NULL, "0|0.0|0.", 0,
+     "rnnsearch has one dropout rate (dropout:), not one for attention"},
+    {NULL, "learning_rate_decay", NULL, NULL, NULL, 0, ONMT_DECAY},
+    {NULL, "start_decay_steps", NULL, NULL, NULL, 0, ONMT_DECAY},
+    {NULL, "decay_steps", NULL, NULL, NULL, 0, ONMT_DECAY},
+    {NULL, "tensorboard", NULL, NULL, "false|False|FALSE|no", 0,
+     "rnnsearch logs to train.log and train.loss.tsv"},
 };
 enum { ALIASES = sizeof aliases / sizeof *aliases };
 
@@ -206,6 +291,22 @@ static int value_in(const char *list, const char *value, char *to, size_t size)
     return 0;
 }
 
+/* The message stays with the setting (rs_setting.problem), for the reader
+ * to report in the file's order with the file's other problems. */
+int rs_config_refuse(rs_setting *it, rs_error *err, const char *fmt, ...)
+{
+    if (it->problem)
+        return 0;
+    char why[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (!(it->problem = strdup(why)))
+        return rs_fail(err, "out of memory");
+    return 0;
+}
+
 static int replace(char **field, const char *text, rs_error *err)
 {
     char *copy = strdup(text);
@@ -214,6 +315,34 @@ static int replace(char **field, const char *text, rs_error *err)
     free(*field);
     *field = copy;
     return 0;
+}
+
+int rs_config_rename(rs_settings *s, int i, char **given, const char *section, const char *key,
+                     const char *value, rs_error *err)
+{
+    rs_setting *it = &s->items[i];
+    if (!given[i] && !(given[i] = strdup(it->key)))
+        return rs_fail(err, "out of memory");
+    if (value && (it->count != 1 || replace(&it->values[0], value, err)))
+        return it->count == 1 ? -1 : rs_fail(err, "internal: '%s' holds no one value", it->key);
+    it->is_list = 0;
+    return replace(&it->key, key, err) || replace(&it->section, section, err) ? -1 : 0;
+}
+
+int rs_config_find(const rs_settings *s, const int *drop, const char *section, const char *key)
+{
+    for (int i = 0; i < s->count; i++) {
+        const rs_setting *it = &s->items[i];
+        if (!drop[i] && !it->problem && !strcmp(it->key, key) &&
+            (section ? it->section && !strcmp(it->section, section) : !it->section))
+            return i;
+    }
+    return -1;
+}
+
+const char *rs_config_value(const rs_settings *s, int i)
+{
+    return i >= 0 && s->items[i].count == 1 ? s->items[i].values[0] : NULL;
 }
 
 /* One setting: renamed (*renamed = 1), to be dropped (*drop = 1), or left. */
@@ -228,20 +357,21 @@ static int apply_alias(rs_setting *it, const alias *a, const char *path, int *re
             value = it->values[0];
         if (a->values && value && value_in(a->values, value, to, sizeof to))
             return *drop = 1, 0;
-        return rs_fail(err, "%s:%d: '%s%s%s' (Joey NMT/OpenNMT-py): %s", path, it->line, it->key,
-                       value ? ": " : "", value ? value : "", a->note);
+        return rs_config_refuse(it, err, "%s:%d: '%s%s%s' (Joey NMT/OpenNMT-py): %s", path,
+                                it->line, it->key, value ? ": " : "", value ? value : "", a->note);
     }
     if (a->values || a->plus) {
         if (!value)
-            return rs_fail(err, "%s:%d: '%s' takes one value, not a list", path, it->line, it->key);
+            return rs_config_refuse(it, err, "%s:%d: '%s' takes one value, not a list", path,
+                                    it->line, it->key);
         if (a->values && !value_in(a->values, value, to, sizeof to))
-            return rs_fail(err, "%s:%d: '%s: %s' (Joey NMT/OpenNMT-py): %s", path, it->line,
-                           it->key, value, a->note);
+            return rs_config_refuse(it, err, "%s:%d: '%s: %s' (Joey NMT/OpenNMT-py): %s", path,
+                                    it->line, it->key, value, a->note);
         char *end;
         const long n = a->plus ? strtol(value, &end, 10) : 0;
         if (a->plus && (end == value || *end || n < 1 || n > 100000000))
-            return rs_fail(err, "%s:%d: '%s: %s' is not a vocabulary size (1 or more)", path,
-                           it->line, it->key, value);
+            return rs_config_refuse(it, err, "%s:%d: '%s: %s' is not a vocabulary size (1 or more)",
+                                    path, it->line, it->key, value);
         if (a->plus)
             snprintf(to, sizeof to, "%ld", n + a->plus);
         if (replace(&it->values[0], to, err))
@@ -259,30 +389,43 @@ static int same_place(const rs_setting *x, const rs_setting *y)
            (x->section ? y->section && !strcmp(x->section, y->section) : !y->section);
 }
 
+/* Whether two values say the same: the same text, or the same number
+ * written two ways (lr: 0.1 and learning_rate: 1e-1). */
+static int same_value(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return 1;
+    char *end_a, *end_b;
+    const double x = strtod(a, &end_a), y = strtod(b, &end_b);
+    return end_a != a && !*end_a && end_b != b && !*end_b && isfinite(x) && x == y;
+}
+
 /* Several keys made one of ours (encoder.hidden_size, decoder.hidden_size):
  * kept once when they agree. given[i]: setting i's key as the file has it,
  * or NULL when it was not renamed; drop[i] set for the repeats. Renamed
  * settings are few, so each is compared with every setting. */
-static int merge_renamed(const rs_settings *s, char **given, int *drop, const char *path,
-                         rs_error *err)
+static int merge_renamed(rs_settings *s, char **given, int *drop, const char *path, rs_error *err)
 {
     for (int i = 0; i < s->count; i++) {
-        if (!given[i] || drop[i])
+        rs_setting *x = &s->items[i];
+        if (!given[i] || drop[i] || x->problem)
             continue;
-        const rs_setting *x = &s->items[i];
         for (int j = 0; j < s->count; j++) {
             const rs_setting *y = &s->items[j];
-            if (j == i || drop[j] || !same_place(x, y) || (given[j] && j > i))
+            if (j == i || drop[j] || y->problem || !same_place(x, y) || (given[j] && j > i))
                 continue;
             const int agree = x->count == 1 && y->count == 1 && !x->is_list && !y->is_list &&
-                              !strcmp(x->values[0], y->values[0]);
-            if (!agree)
-                return rs_fail(err,
-                               "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
-                               "with different values (rnnsearch has one)",
-                               path, x->line, given[i], given[j] ? given[j] : y->key, y->line,
-                               x->key);
-            drop[i] = 1;
+                              same_value(x->values[0], y->values[0]);
+            if (!agree) {
+                if (rs_config_refuse(x, err,
+                                     "%s:%d: '%s' and '%s' (line %d) both give rnnsearch's '%s', "
+                                     "with different values (rnnsearch has one)",
+                                     path, x->line, given[i], given[j] ? given[j] : y->key, y->line,
+                                     x->key))
+                    return -1;
+            } else {
+                drop[i] = 1;
+            }
             break;
         }
     }
@@ -363,7 +506,15 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
         rs_setting *it = &s->items[i];
         if (it->section && !strcmp(it->section, "testing"))
             status = replace(&it->section, "translation", err);
-        const alias *a = status ? NULL : find_alias(it);
+    }
+    if (!status)
+        status = rs_config_subwords(s, path, given, drop, err);
+    if (!status)
+        status = rs_config_opennmt(s, path, given, drop, err);
+    for (int i = 0; i < s->count && !status; i++) {
+        rs_setting *it = &s->items[i];
+        /* Settled by a rule: renamed, dropped or refused. */
+        const alias *a = given[i] || drop[i] || it->problem ? NULL : find_alias(it);
         if (!a)
             continue;
         if (!(given[i] = strdup(it->key)))

@@ -14,6 +14,7 @@ void rs_setting_free(rs_setting *it)
         free(it->values[k]);
     free(it->values);
     free(it->value_lines);
+    free(it->problem);
 }
 
 void rs_settings_free(rs_settings *s)
@@ -297,29 +298,37 @@ static int first_repeat(named *e, int n, int *first)
     return best;
 }
 
-/* Settings given twice in a section (or at the top level), and sections
- * given twice: the first repeat in the file is the error. */
+/* A section given twice stops the reading (its keys would all be repeats):
+ * the first in the file is the error. A key given twice in a section (or at
+ * the top level) is each repeat's problem, naming the first, so that it is
+ * reported with the file's other problems. */
 static int check_repeats(yaml_reader *r, named *sections, int n_sections)
 {
-    const rs_settings *s = r->out;
+    int section_first = 0;
+    const int section = first_repeat(sections, n_sections, &section_first);
+    if (section >= 0)
+        return rs_fail(r->err, "%s:%d: section '%s' given twice (first on line %d)", r->name,
+                       sections[section].line, sections[section].key, sections[section_first].line);
+    rs_settings *s = r->out;
     named *keys = malloc(((size_t)s->count + 1) * sizeof *keys);
     if (!keys)
         return rs_fail(r->err, "%s: out of memory", r->name);
     for (int i = 0; i < s->count; i++)
         keys[i] = (named){s->items[i].section, s->items[i].key, s->items[i].line, i};
-    int key_first = 0, section_first = 0;
-    const int key = first_repeat(keys, s->count, &key_first),
-              section = first_repeat(sections, n_sections, &section_first);
+    qsort(keys, (size_t)s->count, sizeof *keys, by_name_then_order);
     int status = 0;
-    if (section >= 0 && (key < 0 || sections[section].line <= keys[key].line))
-        status =
-            rs_fail(r->err, "%s:%d: section '%s' given twice (first on line %d)", r->name,
-                    sections[section].line, sections[section].key, sections[section_first].line);
-    else if (key >= 0) {
-        const named *k = &keys[key];
-        status = rs_fail(r->err, "%s:%d: '%s' given twice%s%s%s (first on line %d)", r->name,
-                         k->line, k->key, k->section ? " in " : "", k->section ? k->section : "",
-                         k->section ? ":" : "", keys[key_first].line);
+    for (int i = 1, start = 0; i < s->count && !status; i++) {
+        if (same_name(&keys[start], &keys[i])) {
+            start = i;
+            continue;
+        }
+        rs_setting *it = &s->items[keys[i].order];
+        char why[1024];
+        snprintf(why, sizeof why, "%s:%d: '%s' given twice%s%s%s (first on line %d)", r->name,
+                 it->line, it->key, it->section ? " in " : "", it->section ? it->section : "",
+                 it->section ? ":" : "", keys[start].line);
+        if (!(it->problem = strdup(why)))
+            status = rs_fail(r->err, "%s: out of memory", r->name);
     }
     free(keys);
     return status;

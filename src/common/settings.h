@@ -16,7 +16,9 @@
  *     YAML: every setting with no section.
  *
  * Either way the file is text: a NUL byte is an error naming its line, and a
- * UTF-8 byte order mark is skipped. What a key means, and whether its value
+ * UTF-8 byte order mark is skipped. A key given twice in a YAML section is
+ * not an error of the reading: each repeat carries its problem, which the
+ * caller reports with the others. What a key means, and whether its value
  * is right, is for the reader's caller (src/cmd/cli.c). */
 #ifndef RS_SETTINGS_H
 #define RS_SETTINGS_H
@@ -29,9 +31,12 @@ typedef struct {
     char **values;    /* [count] */
     int *value_lines; /* [count], from 1 */
     int count;
-    int capacity; /* values and value_lines allocated */
-    int is_list;  /* a YAML list (count may be 0 or 1 too) */
-    int line;     /* the key's, from 1 */
+    int capacity;  /* values and value_lines allocated */
+    int is_list;   /* a YAML list (count may be 0 or 1 too) */
+    int line;      /* the key's, from 1 */
+    char *problem; /* why the file's reader refuses this setting ("FILE:LINE: …"), or NULL:
+                      kept with the setting so that every problem of a file is reported in
+                      one pass, in the file's order */
 } rs_setting;
 
 typedef struct {
