@@ -284,12 +284,13 @@ static void unknown_long_option(const rs_cli_args *args, const char *arg, int na
 }
 
 /* Options that may be given more than once, each adding a value: an
- * ensemble's models and serve's allowed hosts. Any other option with a value
- * given twice is refused here, for every command at once, rather than the
- * last one silently winning. */
+ * ensemble's models, serve's allowed hosts and the systems `bleu` compares
+ * (-i BASELINE -i SYSTEM …). Any other option with a value given twice is
+ * refused here, for every command at once, rather than the last one silently
+ * winning. */
 static int repeatable(const char *name)
 {
-    return !strcmp(name, "model") || !strcmp(name, "allow-host");
+    return !strcmp(name, "model") || !strcmp(name, "allow-host") || !strcmp(name, "input");
 }
 
 static int next_option(rs_cli_args *args)
