@@ -46,9 +46,9 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
-# Tests link the library and the command layer's shared helpers (cli.o, cli_config.o, nearest.o, config_alias.o and its rules, output.o, log.o), not the commands.
+# Tests link the library and the command layer's shared helpers (cli.o, cli_config.o, nearest.o, config_alias.o with config_edit.o and its rules, output.o, log.o), not the commands.
 TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) \
-  $(BUILD)/tests/runner.o $(BUILD)/src/cmd/cli.o $(BUILD)/src/cmd/cli_config.o $(BUILD)/src/cmd/nearest.o $(BUILD)/src/cmd/config_alias.o $(BUILD)/src/cmd/config_subword.o $(BUILD)/src/cmd/config_opennmt.o $(BUILD)/src/cmd/output.o $(BUILD)/src/cmd/log.o
+  $(BUILD)/tests/runner.o $(BUILD)/src/cmd/cli.o $(BUILD)/src/cmd/cli_config.o $(BUILD)/src/cmd/nearest.o $(BUILD)/src/cmd/config_alias.o $(BUILD)/src/cmd/config_edit.o $(BUILD)/src/cmd/config_subword.o $(BUILD)/src/cmd/config_opennmt.o $(BUILD)/src/cmd/output.o $(BUILD)/src/cmd/log.o
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
