@@ -8,7 +8,7 @@
  * vocabulary. Memory order: time-major, row-major: a [T,B,n] buffer holds
  * step t, row b at offset (t·B + b)·n. All activations live in one arena
  * sized up front by rs_workspace_alloc (or, for translation,
- * rs_workspace_alloc_translation) for the largest batch; nothing is
+ * rs_workspace_alloc_translation; nn/workspace.c) for the largest batch; nothing is
  * allocated per batch. Lifetimes: a forward buffer holds its value from the
  * forward pass to the end of the backward; its gradient twin (the same name
  * with d_, the same shape) holds dL/d of it during the backward. */
