@@ -180,7 +180,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
                          const rs_tensors *grads, float smoothing, float scale);
 
 /* The output layer's rows a translation step computes, when not all V: a
- * lexical shortlist (search/shortlist.h). ids[count] ascending target ids,
+ * lexical shortlist (search/lexicon.h). ids[count] ascending target ids,
  * W [count,l] and b [count] their rows of W_out and b_out, gathered; W_t
  * [l,count] the same transposed (nn/transposed.h; NULL: none). */
 typedef struct {
