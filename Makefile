@@ -46,13 +46,13 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
-# Tests link the library and the command layer's shared helpers (cli.o, cli_config.o, config_alias.o and its rules, output.o, log.o), not the commands.
+# Tests link the library and the command layer's shared helpers (cli.o, cli_config.o, nearest.o, config_alias.o with config_edit.o and its rules, output.o, log.o), not the commands.
 TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) \
-  $(BUILD)/tests/runner.o $(BUILD)/src/cmd/cli.o $(BUILD)/src/cmd/cli_config.o $(BUILD)/src/cmd/config_alias.o $(BUILD)/src/cmd/config_subword.o $(BUILD)/src/cmd/config_opennmt.o $(BUILD)/src/cmd/output.o $(BUILD)/src/cmd/log.o
+  $(BUILD)/tests/runner.o $(BUILD)/src/cmd/cli.o $(BUILD)/src/cmd/cli_config.o $(BUILD)/src/cmd/nearest.o $(BUILD)/src/cmd/config_alias.o $(BUILD)/src/cmd/config_edit.o $(BUILD)/src/cmd/config_subword.o $(BUILD)/src/cmd/config_opennmt.o $(BUILD)/src/cmd/output.o $(BUILD)/src/cmd/log.o
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check check-cores check-variant check-multihost check-asan check-browser check-format check-readme format fuzz demo install clean deps \
+.PHONY: all nn-check check check-cores check-variant check-multihost check-asan check-browser check-format check-readme format fuzz demo install clean deps \
   install-lib uninstall-lib check-lib check-python check-asan-lib
 
 # `make` builds what `make install` installs: the program here; the shared
@@ -230,6 +230,44 @@ format:
 check-format:
 	@echo "clang-format --dry-run --Werror (the sources and tests)"
 	@clang-format --dry-run --Werror $(FORMAT_FILES)
+
+# The network and its gradient checks alone, with a C compiler, OpenBLAS and
+# Check (no `make deps`, no other library): nn/, what it uses below it
+# (errors, the RNG, the clock, batches, the model's tables and its
+# vocabulary, whose files, read through text/ with zlib and utf8proc, are
+# vocab_file.c's and not needed), and the suites of its layers. test_network
+# also checks the order in which the backward reports finished gradients
+# against train/buckets.c's table, which takes train/dist.c along: built
+# without RS_WITH_MPI, a single process, no MPI. Its own objects, in
+# $(BUILD)/nn-check: the flags are not the program's.
+NN_DIR := $(BUILD)/nn-check
+NN_SRCS := src/common/error.c src/common/rng.c src/common/clock.c src/data/batch.c \
+  src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c) \
+  src/train/buckets.c src/train/dist.c
+NN_TESTS := tests/test_gru.c tests/test_attention.c tests/test_readout.c tests/test_network.c \
+  tests/test_linalg.c tests/test_vecmath.c tests/gradcheck.c tests/tinymodel.c tests/testskip.c \
+  tests/runner.c
+NN_OBJS := $(NN_SRCS:%.c=$(NN_DIR)/%.o) $(NN_TESTS:%.c=$(NN_DIR)/%.o)
+NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
+  $(shell pkg-config --cflags openblas check) -pthread -I src -I $(NN_DIR) -MMD -MP
+
+$(NN_DIR)/suites.h: $(filter tests/test_%.c,$(NN_TESTS))
+	@mkdir -p $(dir $@)
+	@sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void)$$/X(\1)/p' $^ > $@
+
+$(NN_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NN_CFLAGS) -c $< -o $@
+
+$(NN_DIR)/tests/runner.o: $(NN_DIR)/suites.h
+
+$(NN_DIR)/run_tests: $(NN_OBJS)
+	$(CC) -o $@ $^ $(shell pkg-config --libs openblas check) -lm -pthread $(EXTRA_LDFLAGS)
+
+nn-check: $(NN_DIR)/run_tests
+	OPENBLAS_NUM_THREADS=1 $(NN_DIR)/run_tests
+
+-include $(NN_OBJS:.o=.d)
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own build tree.
 check-asan:

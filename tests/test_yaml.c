@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "cmd/nearest.h"
 #include "common/settings.h"
 #include "model/checkpoint.h"
 #include "model/vocab.h"

@@ -9,6 +9,7 @@
 
 #include "model/checkpoint.h"
 #include "cmd/cli.h"
+#include "cmd/nearest.h"
 #include "cmd/config_alias.h"
 #include "model/locate.h"
 #include "common/fileio.h"

@@ -227,11 +227,6 @@ void rs_cli_end(rs_cli_args *args);
  * and the attention), "data" (text and vocabulary settings) or "training". */
 const char *rs_cli_config_section(const char *key);
 
-/* The name in names[0..count) nearest to word by edit distance, when it is
- * near enough to be a likely misspelling (at most a third of its letters, at
- * least 2, differ); else NULL. */
-const char *rs_cli_nearest(const char *word, const char *const *names, int count);
-
 /* Parses a whole decimal integer in [min, max]; on failure reports
  * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */
 int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out);

@@ -1,13 +1,14 @@
 /* Configuration files as the command line's options: which sections and keys
  * a file may hold (every command's options in one table, plus the fixed
- * settings of each command), the nearest name for a misspelt key, and a
- * file's values applied through the same function as the options, the
- * command line winning. Part of the program, as cli.c. */
+ * settings of each command), the nearest name for a misspelt key (through
+ * nearest.c), and a file's values applied through the same function as the
+ * options, the command line winning. Part of the program, as cli.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cli.h"
 #include "cmd/config_alias.h"
+#include "cmd/nearest.h"
 #include "common/fileio.h"
 
 /* Every section a configuration file may hold, whichever command reads it. */
@@ -110,44 +111,6 @@ static void build_settings(void)
         all_settings[settings_count++] =
             (rs_cli_setting){"train", option, rs_cli_config_section(field), 0, 0};
     }
-}
-
-/* Levenshtein distance, for names of a few dozen letters. */
-static int edit_distance(const char *a, const char *b)
-{
-    int row[128];
-    const int n = (int)strlen(b);
-    if (n >= 127 || strlen(a) >= 127)
-        return 1 << 20;
-    for (int j = 0; j <= n; j++)
-        row[j] = j;
-    for (int i = 1; a[i - 1]; i++) {
-        int diagonal = row[0];
-        row[0] = i;
-        for (int j = 1; j <= n; j++) {
-            const int up = row[j];
-            const int change = diagonal + (a[i - 1] != b[j - 1]);
-            row[j] = change < up + 1 ? change : up + 1;
-            if (row[j - 1] + 1 < row[j])
-                row[j] = row[j - 1] + 1;
-            diagonal = up;
-        }
-    }
-    return row[n];
-}
-
-const char *rs_cli_nearest(const char *word, const char *const *names, int count)
-{
-    const char *best = NULL;
-    int best_d = 0, limit = (int)strlen(word) / 3;
-    if (limit < 2)
-        limit = 2;
-    for (int i = 0; i < count; i++) {
-        const int d = edit_distance(word, names[i]);
-        if (d <= limit && (!best || d < best_d))
-            best = names[i], best_d = d;
-    }
-    return best;
 }
 
 /* A key names an option: batch_size (or batch-size) is --batch-size. */

@@ -240,7 +240,7 @@ static int check_request(int argc, char **argv, align_request *rq, sink *sk)
         rq->replay = rq->replay_dir;
         /* The page of a run goes anywhere but over the run's files: in its
          * directory it may be replay.html. */
-        static const char *const read[] = {"train.log.tsv", RS_LOSS_TABLE, RS_WATCH_FILE};
+        static const char *const read[] = {RS_TRAIN_LOG, RS_LOSS_TABLE, RS_WATCH_FILE};
         rs_error refused;
         char path[4200];
         rs_output_rule_init(&sk->rule, RS_OUTPUT_TEXT, "replay.html");

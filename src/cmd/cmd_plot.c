@@ -379,14 +379,14 @@ static void find_log(const char *arg, char *log, size_t size)
 {
     struct stat st;
     if (rs_is_directory(arg))
-        snprintf(log, size, "%s/train.log.tsv", arg);
+        snprintf(log, size, "%s/" RS_TRAIN_LOG, arg);
     else if (!strchr(arg, '/') && stat(arg, &st)) {
         /* A bare NAME: where -m looks, $RNNSEARCH_MODELS/NAME then ./models/NAME
          * (a missing log is reported at the first place). */
-        snprintf(log, size, "%s/%s/train.log.tsv", rs_models_dir(), arg);
+        snprintf(log, size, "%s/%s/" RS_TRAIN_LOG, rs_models_dir(), arg);
         if (stat(log, &st) && strcmp(rs_models_dir(), "models")) {
             char local[4200];
-            snprintf(local, sizeof local, "models/%s/train.log.tsv", arg);
+            snprintf(local, sizeof local, "models/%s/" RS_TRAIN_LOG, arg);
             if (!stat(local, &st))
                 snprintf(log, size, "%s", local);
         }

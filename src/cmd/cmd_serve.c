@@ -19,6 +19,8 @@
 #include "nn/network.h"
 #include "search/translate.h"
 #include "serve/serve.h"
+#include "train/rundir.h"
+#include "train/watch.h"
 
 #define PROG "rnnsearch serve"
 #define MAX_MODELS 16
@@ -175,9 +177,9 @@ static void default_run_dir(const char *model_arg, char *dir, size_t size, char 
         *slash = '\0';
     else
         snprintf(path, sizeof path, ".");
-    snprintf(file, sizeof file, "%s/train.log.tsv", path);
+    snprintf(file, sizeof file, "%s/" RS_TRAIN_LOG, path);
     int found = access(file, F_OK) == 0;
-    snprintf(file, sizeof file, "%s/watch.jsonl", path);
+    snprintf(file, sizeof file, "%s/" RS_WATCH_FILE, path);
     struct stat st;
     if (!found && access(file, F_OK) != 0)
         return;

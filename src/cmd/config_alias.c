@@ -2,13 +2,13 @@
  * after the file is parsed (rs_config_aliases), so that every later rule
  * (sections, repeats, the command line winning) sees only our names. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cmd/config_alias.h"
+#include "cmd/config_edit.h"
 #include "cmd/config_rules.h"
 #include "model/vocab.h"
 
@@ -291,60 +291,6 @@ static int value_in(const char *list, const char *value, char *to, size_t size)
     return 0;
 }
 
-/* The message stays with the setting (rs_setting.problem), for the reader
- * to report in the file's order with the file's other problems. */
-int rs_config_refuse(rs_setting *it, rs_error *err, const char *fmt, ...)
-{
-    if (it->problem)
-        return 0;
-    char why[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    if (!(it->problem = strdup(why)))
-        return rs_fail(err, "out of memory");
-    return 0;
-}
-
-static int replace(char **field, const char *text, rs_error *err)
-{
-    char *copy = strdup(text);
-    if (!copy)
-        return rs_fail(err, "out of memory");
-    free(*field);
-    *field = copy;
-    return 0;
-}
-
-int rs_config_rename(rs_settings *s, int i, char **given, const char *section, const char *key,
-                     const char *value, rs_error *err)
-{
-    rs_setting *it = &s->items[i];
-    if (!given[i] && !(given[i] = strdup(it->key)))
-        return rs_fail(err, "out of memory");
-    if (value && (it->count != 1 || replace(&it->values[0], value, err)))
-        return it->count == 1 ? -1 : rs_fail(err, "internal: '%s' holds no one value", it->key);
-    it->is_list = 0;
-    return replace(&it->key, key, err) || replace(&it->section, section, err) ? -1 : 0;
-}
-
-int rs_config_find(const rs_settings *s, const int *drop, const char *section, const char *key)
-{
-    for (int i = 0; i < s->count; i++) {
-        const rs_setting *it = &s->items[i];
-        if (!drop[i] && !it->problem && !strcmp(it->key, key) &&
-            (section ? it->section && !strcmp(it->section, section) : !it->section))
-            return i;
-    }
-    return -1;
-}
-
-const char *rs_config_value(const rs_settings *s, int i)
-{
-    return i >= 0 && s->items[i].count == 1 ? s->items[i].values[0] : NULL;
-}
-
 /* One setting: renamed (*renamed = 1), to be dropped (*drop = 1), or left. */
 static int apply_alias(rs_setting *it, const alias *a, const char *path, int *renamed, int *drop,
                        rs_error *err)
@@ -374,11 +320,12 @@ static int apply_alias(rs_setting *it, const alias *a, const char *path, int *re
                                     path, it->line, it->key, value);
         if (a->plus)
             snprintf(to, sizeof to, "%ld", n + a->plus);
-        if (replace(&it->values[0], to, err))
+        if (rs_config_replace(&it->values[0], to, err))
             return -1;
     }
     *renamed = 1;
-    if (replace(&it->key, a->ours, err) || replace(&it->section, a->ours_section, err))
+    if (rs_config_replace(&it->key, a->ours, err) ||
+        rs_config_replace(&it->section, a->ours_section, err))
         return -1;
     return 0;
 }
@@ -470,14 +417,18 @@ static int joey_files(rs_settings *s, char **given, int *drop, rs_error *err)
         char dev_src[4200], dev_tgt[4200];
         snprintf(dev_src, sizeof dev_src, "%s.%s", dev->values[0], src->values[0]);
         snprintf(dev_tgt, sizeof dev_tgt, "%s.%s", dev->values[0], tgt->values[0]);
-        if (replace(&dev->values[0], dev_src, err) || replace(&dev->key, "dev_src", err) ||
-            replace(&train->values[0], dev_tgt, err) || replace(&train->key, "dev_tgt", err))
+        if (rs_config_replace(&dev->values[0], dev_src, err) ||
+            rs_config_replace(&dev->key, "dev_src", err) ||
+            rs_config_replace(&train->values[0], dev_tgt, err) ||
+            rs_config_replace(&train->key, "dev_tgt", err))
             return -1;
     } else {
         drop[train - s->items] = 1;
     }
-    return replace(&src->values[0], src_path, err) || replace(&tgt->values[0], tgt_path, err) ? -1
-                                                                                              : 0;
+    return rs_config_replace(&src->values[0], src_path, err) ||
+                   rs_config_replace(&tgt->values[0], tgt_path, err)
+               ? -1
+               : 0;
 }
 
 static void drop_settings(rs_settings *s, const int *drop)
@@ -505,7 +456,7 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
     for (int i = 0; i < s->count && !status; i++) {
         rs_setting *it = &s->items[i];
         if (it->section && !strcmp(it->section, "testing"))
-            status = replace(&it->section, "translation", err);
+            status = rs_config_replace(&it->section, "translation", err);
     }
     if (!status)
         status = rs_config_subwords(s, path, given, drop, err);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/config_edit.h"
 #include "cmd/config_rules.h"
 
 /* data: NAME.path_src, NAME.path_tgt, NAME.weight, NAME.path_align: every

@@ -19,22 +19,4 @@ int rs_config_subwords(rs_settings *s, const char *path, char **given, int *drop
  * the hidden sizes it splits, and list-valued dropout. */
 int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop, rs_error *err);
 
-/* Helpers shared by the rules and the table (src/cmd/config_alias.c). */
-
-/* Refuses setting it with the formatted reason (the first reason stands). */
-int rs_config_refuse(rs_setting *it, rs_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Setting i of s becomes ours: section.key, and its one value `value` when
- * not NULL; given[i] keeps the file's key. */
-int rs_config_rename(rs_settings *s, int i, char **given, const char *section, const char *key,
-                     const char *value, rs_error *err);
-
-/* The index of section.key in s (section NULL: the top level) that is neither
- * dropped nor refused, or -1. */
-int rs_config_find(const rs_settings *s, const int *drop, const char *section, const char *key);
-
-/* The one value of setting i (a list of one value too), or NULL. */
-const char *rs_config_value(const rs_settings *s, int i);
-
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/config_edit.h"
 #include "cmd/config_rules.h"
 
 #define SUBWORD_NMT                                                                                \

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "cmd/nearest.h"
 #include "cmd/commands.h"
 #include "model/locate.h"
 #include "train/dist.h"

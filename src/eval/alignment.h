@@ -29,6 +29,9 @@ typedef struct {
 int rs_alignment_make(rs_alignment *a, const char *const *tgt, int tgt_count,
                       const char *const *src, int src_count, const float *w, rs_error *err);
 void rs_alignment_free(rs_alignment *a);
+/* Frees labels[0..count) and the array (NULL: nothing to free); for the
+ * formats' display labels too. */
+void rs_alignment_free_labels(char **labels, int count);
 
 /* SentencePiece pieces to words: a piece starting with "▁" (U+2581) starts a
  * word, any other piece continues the previous one; </s> stays on its own.

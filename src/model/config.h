@@ -39,7 +39,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
  *   saying which ends are excluded;
  * E(name, "default", help, names): a name from `names`, held as its index. */
 #define RS_MODEL_CONFIG_FIELDS(I, F, E)                                                            \
-    /* model (the sizes of ../docs/model.md) */                                                    \
+    /* model (the sizes of docs/model.md) */                                                       \
     I(src_vocab, 0, "Vs: source vocabulary size (from the data)", 0, 100000000)                    \
     I(tgt_vocab, 0, "Vt: target vocabulary size (from the data)", 0, 100000000)                    \
     I(emb, 64, "m: embedding size", 1, RS_SIZE_LIMIT)                                              \

@@ -50,6 +50,13 @@ const char *rs_vocab_reserved(int id);
 /* A copy of src (tokens, ids and counts). */
 int rs_vocab_copy(rs_vocab *dst, const rs_vocab *src, rs_error *err);
 
+/* The white space no token holds (vocab.c says why), as the offset of its
+ * first byte in token, or strlen(token): one rule for a vocabulary file and a
+ * checkpoint's vocabulary. */
+size_t rs_vocab_white_space_at(const char *token);
+
+/* Vocabulary files (vocab_file.c). */
+
 /* Reads a vocabulary file into a new vocabulary: one token a line, as Joey
  * NMT writes its src_vocab.txt (and rs_vocab_write below), optionally followed
  * by a tab or a space and a count, as OpenNMT-py's and fairseq's files have

@@ -8,7 +8,7 @@
  * vocabulary. Memory order: time-major, row-major: a [T,B,n] buffer holds
  * step t, row b at offset (t·B + b)·n. All activations live in one arena
  * sized up front by rs_workspace_alloc (or, for translation,
- * rs_workspace_alloc_translation) for the largest batch; nothing is
+ * rs_workspace_alloc_translation; nn/workspace.c) for the largest batch; nothing is
  * allocated per batch. Lifetimes: a forward buffer holds its value from the
  * forward pass to the end of the backward; its gradient twin (the same name
  * with d_, the same shape) holds dL/d of it during the backward. */
@@ -180,7 +180,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
                          const rs_tensors *grads, float smoothing, float scale);
 
 /* The output layer's rows a translation step computes, when not all V: a
- * lexical shortlist (search/shortlist.h). ids[count] ascending target ids,
+ * lexical shortlist (search/lexicon.h). ids[count] ascending target ids,
  * W [count,l] and b [count] their rows of W_out and b_out, gathered; W_t
  * [l,count] the same transposed (nn/transposed.h; NULL: none). */
 typedef struct {

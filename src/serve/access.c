@@ -2,7 +2,9 @@
  * route: numeric addresses (loopback, every address, the one listened on),
  * the framing and the headers that decide (one of each), Host against the
  * server's names (DNS rebinding), Origin and Fetch Metadata against other
- * sites' pages, and the token (docs/serve.md, "Who may ask").
+ * sites' pages, and the token (docs/serve.md, "Who may ask"); and a
+ * client's bytes escaped for the log, which these refusals quote and
+ * requests.c's log line shows.
  *
  * Lifetimes: nothing here keeps anything; the header values read are
  * libmicrohttpd's, valid while the polling thread is in its callback. */
@@ -405,4 +407,26 @@ int rs_serve_json_content_type(struct MHD_Connection *c)
     if (!type || strncasecmp(type, "application/json", 16))
         return 0;
     return type[16] == '\0' || type[16] == ';' || type[16] == ' ';
+}
+
+/* A client's bytes as the log may show them: printable ASCII as is, every
+ * other byte (control bytes such as ESC, and non-ASCII) and the backslash as
+ * \xNN, cut with "..." to fit dst; so no request can write to the operator's
+ * terminal. */
+void rs_serve_escape_for_log(char *dst, size_t size, const char *src)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
+        const int plain = *p >= 0x20 && *p < 0x7F && *p != '\\';
+        if (n + (plain ? 1 : 4) + 4 > size) {
+            memcpy(dst + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (plain)
+            dst[n++] = (char)*p;
+        else
+            n += (size_t)snprintf(dst + n, size - n, "\\x%02X", *p);
+    }
+    dst[n] = '\0';
 }

@@ -14,9 +14,8 @@
 #include "common/utf8.h"
 #include "serve/run.h"
 #include "serve/serve_page.h"
+#include "train/rundir.h"
 #include "train/watch.h"
-
-#define RUN_LOG_FILE "train.log.tsv"
 
 /* How far one call scans past a watch record too long to send, looking for
  * its end: a 300 MB line costs five answers, none of them more than this. */
@@ -512,7 +511,7 @@ char *rs_run_log_json(const char *dir, size_t cap, size_t *len, int *status, rs_
     run_file log, watch;
     rs_error ignored;
     int watch_status;
-    if (open_run_file(dir, RUN_LOG_FILE, &log, status, err))
+    if (open_run_file(dir, RS_TRAIN_LOG, &log, status, err))
         return NULL;
     const int watch_refused = open_run_file(dir, RS_WATCH_FILE, &watch, &watch_status, &ignored);
     close_run_file(&watch);

@@ -1,9 +1,9 @@
 /* The HTTP server of `rnnsearch serve` (see serve.h, docs/serve.md): its
  * options, starting it and stopping it. The rest is beside this file, one
  * piece a file (server.h lists them and holds what they share): who may ask
- * (access.c), the requests on the polling thread (requests.c), the queues
- * and workers (jobs.c), the answers (answers.c) and the open connections
- * (connections.c).
+ * (access.c), the requests on the polling thread (requests.c), a request's
+ * body read by its worker (body.c), the queues and workers (jobs.c), the
+ * answers (answers.c) and the open connections (connections.c).
  *
  * Lifetimes: a server lives from rs_server_start to rs_server_stop, which
  * frees all it made. It borrows the models and codecs it serves and what

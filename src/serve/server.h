@@ -4,7 +4,8 @@
  *
  *   serve.c        the options, starting and stopping
  *   access.c       addresses, and who may ask (Host, Origin, Fetch Metadata, token)
- *   requests.c     the polling thread: routes, request limits, the body parsed
+ *   requests.c     the polling thread: routes, the body kept up to its limit, the log
+ *   body.c         a request's body parsed (on a worker), with the request limits
  *   jobs.c         the queues and the threads that take from them (workers, reader)
  *   answers.c      the JSON texts and the HTTP answers that carry them
  *   connections.c  open connections: the whole-request deadline and the drain
@@ -166,6 +167,8 @@ int rs_serve_refused(const rs_server *s, request *rq, const char *version, int g
                      size_t size);
 /* 1 when the body is sent as application/json. */
 int rs_serve_json_content_type(struct MHD_Connection *c);
+/* A client's bytes as the log may show them, into dst[size]. */
+void rs_serve_escape_for_log(char *dst, size_t size, const char *src);
 
 /* ---- requests.c ---- */
 
@@ -176,13 +179,14 @@ enum MHD_Result rs_serve_on_request(void *cls, struct MHD_Connection *connection
                                     void **con_cls);
 void rs_serve_on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
                            enum MHD_RequestTerminationCode toe);
+
+/* ---- body.c ---- */
+
 /* The body of a translate or align request into rq's job fields (on a
  * worker); 0, or an HTTP status with the message in err. */
 int rs_serve_parse_job(const rs_server *s, request *rq, rs_error *err);
 /* How messages name sentence i of rq ('text', 'text'[i], sentence i's 'src'). */
 void rs_serve_text_name(const request *rq, int i, char *name, size_t size);
-/* A client's bytes as the log may show them, into dst[size]. */
-void rs_serve_escape_for_log(char *dst, size_t size, const char *src);
 
 /* ---- jobs.c ---- */
 

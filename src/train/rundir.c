@@ -99,7 +99,7 @@ void rs_train_unlock(int fd)
 
 int rs_rundir_is_run(const char *dir)
 {
-    static const char *const logs[] = {"train.log.tsv", RS_LOSS_TABLE, RS_WATCH_FILE};
+    static const char *const logs[] = {RS_TRAIN_LOG, RS_LOSS_TABLE, RS_WATCH_FILE};
     char path[4200];
     struct stat st;
     snprintf(path, sizeof path, "%s/lock", dir);
@@ -146,8 +146,8 @@ static int output_kind(const char *name)
     }
     if (step_file(name, &step))
         return OUT_STEP;
-    if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") ||
-        !strcmp(name, "train.log.tsv") || !strcmp(name, "watch.jsonl"))
+    if (!strcmp(name, "last.ckpt") || !strcmp(name, "best.ckpt") || !strcmp(name, RS_TRAIN_LOG) ||
+        !strcmp(name, RS_WATCH_FILE))
         return OUT_MODEL;
     if (!strcmp(name, RS_LOSS_TABLE) || !strcmp(name, RS_TEXT_LOG) || !strcmp(name, RS_CONFIG_COPY))
         return OUT_LOG;
@@ -282,7 +282,7 @@ int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, in
 int rs_rundir_truncate_log(const char *dir, int64_t step, rs_error *err)
 {
     char path[4200], loss[4200];
-    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    snprintf(path, sizeof path, "%s/" RS_TRAIN_LOG, dir);
     snprintf(loss, sizeof loss, "%s/" RS_LOSS_TABLE, dir);
     return rs_rundir_truncate_rows(path, 1, "", step, err) ||
            rs_rundir_truncate_rows(loss, 1, "", step, err);
@@ -323,7 +323,7 @@ int rs_rundir_append_log(const char *dir, const rs_train_event *ev, double train
                          rs_error *err)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/train.log.tsv", dir);
+    snprintf(path, sizeof path, "%s/" RS_TRAIN_LOG, dir);
     FILE *f = open_table(path,
                          "step\tepoch\ttrain_loss\tdev_loss\tdev_metric\ttokens_per_s\tlr\twall_s\t"
                          "dev_metric_name\taer\talign_precision\talign_recall\n",

@@ -42,6 +42,9 @@ int rs_rundir_remove_temporaries(const char *dir, rs_error *err);
 int rs_rundir_truncate_rows(const char *path, int header, const char *prefix, int64_t step,
                             rs_error *err);
 
+/* The dev evaluations, a row each (rs_rundir_append_log): what plot draws and
+ * serve's training view reads. The one spelling of the name. */
+#define RS_TRAIN_LOG "train.log.tsv"
 #define RS_LOSS_TABLE "train.loss.tsv"    /* the training loss every cfg.train.log_every steps */
 #define RS_SRC_VOCAB_FILE "src_vocab.txt" /* the vocabularies a run uses (rs_rundir_write_vocabs) */
 #define RS_TGT_VOCAB_FILE "tgt_vocab.txt"

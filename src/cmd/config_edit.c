@@ -1,0 +1,67 @@
+/* Editing a configuration file's settings in place, for the table and the
+ * rules that read other toolkits' keys as ours (config_alias.c,
+ * config_subword.c, config_opennmt.c): a setting refused, renamed, found,
+ * its one value. Apart from the table so that the rules, which the table's
+ * reading runs, need nothing back from it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/config_edit.h"
+
+/* The message stays with the setting (rs_setting.problem), for the reader
+ * to report in the file's order with the file's other problems. */
+int rs_config_refuse(rs_setting *it, rs_error *err, const char *fmt, ...)
+{
+    if (it->problem)
+        return 0;
+    char why[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (!(it->problem = strdup(why)))
+        return rs_fail(err, "out of memory");
+    return 0;
+}
+
+int rs_config_replace(char **field, const char *text, rs_error *err)
+{
+    char *copy = strdup(text);
+    if (!copy)
+        return rs_fail(err, "out of memory");
+    free(*field);
+    *field = copy;
+    return 0;
+}
+
+int rs_config_rename(rs_settings *s, int i, char **given, const char *section, const char *key,
+                     const char *value, rs_error *err)
+{
+    rs_setting *it = &s->items[i];
+    if (!given[i] && !(given[i] = strdup(it->key)))
+        return rs_fail(err, "out of memory");
+    if (value && (it->count != 1 || rs_config_replace(&it->values[0], value, err)))
+        return it->count == 1 ? -1 : rs_fail(err, "internal: '%s' holds no one value", it->key);
+    it->is_list = 0;
+    return rs_config_replace(&it->key, key, err) || rs_config_replace(&it->section, section, err)
+               ? -1
+               : 0;
+}
+
+int rs_config_find(const rs_settings *s, const int *drop, const char *section, const char *key)
+{
+    for (int i = 0; i < s->count; i++) {
+        const rs_setting *it = &s->items[i];
+        if (!drop[i] && !it->problem && !strcmp(it->key, key) &&
+            (section ? it->section && !strcmp(it->section, section) : !it->section))
+            return i;
+    }
+    return -1;
+}
+
+const char *rs_config_value(const rs_settings *s, int i)
+{
+    return i >= 0 && s->items[i].count == 1 ? s->items[i].values[0] : NULL;
+}

@@ -1,0 +1,166 @@
+/* common/settings.c: a configuration file as settings, each with its
+ * section, key, values and lines; what is refused, naming the file and the
+ * line. (What the command line makes of the settings is test_yaml.c's.) */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/settings.h"
+#include "testdir.h"
+
+static int parse(const char *text, rs_settings *s, rs_error *err)
+{
+    return rs_settings_parse("c.yaml", (const unsigned char *)text, strlen(text), s, err);
+}
+
+START_TEST(nested_mappings_become_dotted_keys_of_their_section)
+{
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!parse("model:\n"
+                         "  encoder:\n"
+                         "    hidden_size: 64\n"
+                         "    rnn: {type: gru}\n"
+                         "  emb: 8\n",
+                         &s, &err),
+                  "%s", err.msg);
+    const rs_setting *it = rs_settings_find(&s, "model", "encoder.hidden_size");
+    ck_assert_ptr_nonnull(it);
+    ck_assert_str_eq(it->values[0], "64");
+    ck_assert_int_eq(it->line, 3);
+    it = rs_settings_find(&s, "model", "encoder.rnn.type");
+    ck_assert(it && !strcmp(it->values[0], "gru") && it->line == 4);
+    ck_assert_ptr_nonnull(rs_settings_find(&s, "model", "emb"));
+    /* The nesting is in the key, not a section of its own. */
+    ck_assert_ptr_null(rs_settings_find(&s, "encoder", "hidden_size"));
+    ck_assert_ptr_null(rs_settings_find(&s, NULL, "emb"));
+    rs_settings_free(&s);
+}
+END_TEST
+
+START_TEST(top_level_keys_have_no_section_and_an_empty_section_is_a_blank_value)
+{
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!parse("save_model: run/m\nlayers: [1, 2]\nmodel:\n", &s, &err), "%s", err.msg);
+    ck_assert(s.yaml);
+    const rs_setting *it = rs_settings_find(&s, NULL, "save_model");
+    ck_assert(it && it->section == NULL && it->count == 1 && !it->is_list);
+    ck_assert_str_eq(it->values[0], "run/m");
+    it = rs_settings_find(&s, NULL, "layers");
+    ck_assert(it && it->is_list && it->count == 2);
+    ck_assert_str_eq(it->values[0], "1");
+    ck_assert_str_eq(it->values[1], "2");
+    ck_assert_int_eq(it->value_lines[1], 2);
+    it = rs_settings_find(&s, NULL, "model");
+    ck_assert(it && it->count == 1 && !strcmp(it->values[0], ""));
+    rs_settings_free(&s);
+}
+END_TEST
+
+START_TEST(key_value_lines_take_several_items_a_line_and_comments)
+{
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!parse("# a comment\nemb=8 hidden = 16\n\nlr = 0.5 # why\n", &s, &err), "%s",
+                  err.msg);
+    ck_assert(!s.yaml);
+    ck_assert_int_eq(s.count, 3);
+    const rs_setting *it = rs_settings_find(&s, NULL, "hidden");
+    ck_assert(it && it->line == 2 && !strcmp(it->values[0], "16"));
+    it = rs_settings_find(&s, NULL, "lr");
+    ck_assert(it && it->line == 4 && !strcmp(it->values[0], "0.5"));
+    rs_settings_free(&s);
+
+    ck_assert(parse("emb = 8\nhidden\n", &s, &err));
+    ck_assert_str_eq(err.msg, "c.yaml:2: 'hidden' is not key = value");
+    ck_assert_int_eq(s.count, 0);
+}
+END_TEST
+
+START_TEST(a_key_given_twice_is_each_repeats_problem_a_section_twice_ends_the_reading)
+{
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!parse("model:\n  emb: 3\n  hidden: 4\n  emb: 5\n", &s, &err), "%s", err.msg);
+    int with_problem = 0;
+    for (int i = 0; i < s.count; i++)
+        if (s.items[i].problem) {
+            with_problem++;
+            ck_assert_int_eq(s.items[i].line, 4);
+            ck_assert_msg(strstr(s.items[i].problem, "line 2"), "%s", s.items[i].problem);
+        }
+    ck_assert_int_eq(with_problem, 1);
+    rs_settings_free(&s);
+
+    ck_assert(parse("model:\n  emb: 3\ntraining:\n  lr: 1\nmodel:\n  hidden: 4\n", &s, &err));
+    ck_assert_str_eq(err.msg, "c.yaml:5: section 'model' given twice (first on line 1)");
+}
+END_TEST
+
+START_TEST(text_only_a_nul_or_bad_utf8_names_its_line_a_bom_is_skipped)
+{
+    rs_settings s;
+    rs_error err;
+    static const unsigned char nul[] = "model:\n  emb: 3\n  hid\0den: 4\n";
+    ck_assert(rs_settings_parse("c.yaml", nul, sizeof nul - 1, &s, &err));
+    ck_assert_str_eq(err.msg, "c.yaml:3: a NUL byte (a configuration file is text)");
+    ck_assert(parse("model:\n  emb: 3\n  name: \xC3\x28\n", &s, &err));
+    ck_assert_str_eq(err.msg, "c.yaml:3: not UTF-8 (byte 0xc3)");
+    ck_assert_msg(!parse("\xEF\xBB\xBFmodel:\n  emb: 3\n", &s, &err), "%s", err.msg);
+    ck_assert_ptr_nonnull(rs_settings_find(&s, "model", "emb"));
+    rs_settings_free(&s);
+    /* Not YAML at all: libyaml's problem, with the line. */
+    ck_assert(parse("model: [1, 2\n", &s, &err));
+    ck_assert_msg(!strncmp(err.msg, "c.yaml:", 7), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(reading_a_file_names_it_and_bounds_its_size)
+{
+    char dir[128], path[256];
+    testdir_make(dir, "settings");
+    rs_settings s;
+    rs_error err;
+    testfile_put(dir, "run.yaml", "training:\n  lr: 0.25\n");
+    snprintf(path, sizeof path, "%s/run.yaml", dir);
+    ck_assert_msg(!rs_settings_read(path, &s, &err), "%s", err.msg);
+    const rs_setting *it = rs_settings_find(&s, "training", "lr");
+    ck_assert(it && !strcmp(it->values[0], "0.25") && it->line == 2);
+    rs_settings_free(&s);
+
+    snprintf(path, sizeof path, "%s/missing.yaml", dir);
+    ck_assert(rs_settings_read(path, &s, &err));
+    ck_assert_msg(strstr(err.msg, path), "%s", err.msg);
+
+    /* One byte over the bound is refused before it is parsed. */
+    const size_t big = (size_t)RS_SETTINGS_MAX_BYTES + 1;
+    unsigned char *data = malloc(big);
+    ck_assert_ptr_nonnull(data);
+    memset(data, '#', big);
+    snprintf(path, sizeof path, "%s/big.yaml", dir);
+    testfile_write(path, data, big);
+    free(data);
+    ck_assert(rs_settings_read(path, &s, &err));
+    char expect[512];
+    snprintf(expect, sizeof expect, "%s: %zu bytes: a configuration file is at most %d", path, big,
+             RS_SETTINGS_MAX_BYTES);
+    ck_assert_str_eq(err.msg, expect);
+    testdir_remove(dir);
+}
+END_TEST
+
+Suite *settings_suite(void)
+{
+    Suite *s = suite_create("settings");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, nested_mappings_become_dotted_keys_of_their_section);
+    tcase_add_test(tc, top_level_keys_have_no_section_and_an_empty_section_is_a_blank_value);
+    tcase_add_test(tc, key_value_lines_take_several_items_a_line_and_comments);
+    tcase_add_test(tc, a_key_given_twice_is_each_repeats_problem_a_section_twice_ends_the_reading);
+    tcase_add_test(tc, text_only_a_nul_or_bad_utf8_names_its_line_a_bom_is_skipped);
+    tcase_add_test(tc, reading_a_file_names_it_and_bounds_its_size);
+    suite_add_tcase(s, tc);
+    return s;
+}
