@@ -463,8 +463,9 @@ static int translate_input(translate_run *run, rs_translator *tr, rs_error *err)
         if (count > 0) {
             rs_error inner;
             if (rs_translate_lines(tr, count, (const char *const *)lines, results, &inner)) {
-                rs_fail(err, "%s (lines %ld-%ld): %s", run->reader.name, run->line_no + 1,
-                        run->line_no + count, inner.msg);
+                rs_fail(err, "%s (lines %ld-%ld): %s%s", run->reader.name, run->line_no + 1,
+                        run->line_no + count, inner.msg,
+                        tr->batch_too_large ? "; a smaller --batch-size takes less" : "");
                 goto done;
             }
             int written = write_results(run, results, count, err);
