@@ -53,7 +53,7 @@ LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
 .PHONY: all nn-check check check-cores check-variant check-multihost check-asan check-browser check-format check-readme format fuzz demo install clean deps \
-  install-lib uninstall-lib check-lib check-python check-asan-lib
+  install-lib uninstall-lib check-lib check-python check-asan-lib check-repro
 
 # `make` builds what `make install` installs: the program here; the shared
 # library, manual pages and completions join `all` below, where their names
@@ -156,6 +156,11 @@ check:
 	EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" MAKE="$(MAKE)" PYTHON="$(PYTHON)" OPENBLAS_NUM_THREADS=1 \
 	  sh tests/install-test.sh
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" check-lib check-python
+
+# Issue 42's eight reproductions (tests/repro-issue42.sh: a small model of
+# 30 steps, a second or two); not part of `make check`.
+check-repro: rnnsearch $(SO)
+	RNNSEARCH=./rnnsearch RNNSEARCH_LIBRARY=$(CURDIR)/$(SO) PYTHON="$(PYTHON)" sh tests/repro-issue42.sh
 
 # The suites under each OpenBLAS kernel family our users' processors pick
 # (OPENBLAS_CORETYPE: Haswell, SkylakeX, Cooperlake, Zen, Sandybridge,

@@ -594,6 +594,30 @@ START_TEST(foreign_hosts_origins_and_content_types_are_refused)
     with_headers(port, "POST", "/api/translate",
                  "Host: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n", body, a);
     expect_error(a, 415, "application/json", "form");
+    /* Optional white space (RFC 9110: spaces and tabs) around the media
+     * type and before a parameter is the same type (issue 42: a trailing tab
+     * got 415); another type that begins so is not. */
+    static const char *const json_types[] = {"application/json\t",
+                                             "application/json \t",
+                                             "\tapplication/json",
+                                             "application/json ;charset=utf-8",
+                                             "application/json\t; charset=utf-8",
+                                             "APPLICATION/JSON"};
+    for (size_t k = 0; k < sizeof json_types / sizeof *json_types; k++) {
+        snprintf(headers, sizeof headers, "Host: localhost\r\nContent-Type: %s\r\n", json_types[k]);
+        with_headers(port, "POST", "/api/translate", headers, body, a);
+        ck_assert_msg(a->status == 200, "Content-Type '%s': %d %.300s", json_types[k], a->status,
+                      a->text);
+    }
+    static const char *const other_types[] = {"application/jsonp", "application/json x",
+                                              "application/json\tx", "application/json,text/plain",
+                                              "application/json-seq"};
+    for (size_t k = 0; k < sizeof other_types / sizeof *other_types; k++) {
+        snprintf(headers, sizeof headers, "Host: localhost\r\nContent-Type: %s\r\n",
+                 other_types[k]);
+        with_headers(port, "POST", "/api/translate", headers, body, a);
+        expect_error(a, 415, "application/json", other_types[k]);
+    }
     /* The server's own page: Host and Origin name it, port included. */
     snprintf(
         headers, sizeof headers,
@@ -2601,6 +2625,14 @@ START_TEST(batches_are_bounded_and_checked_item_by_item)
         {"/translator/translate", "[{\"src\": \"a\", \"id\": -1}]", 400, "'id' must be"},
         {"/translator/translate", "[{\"src\": \"a\", \"id\": \"0\"}]", 400, "'id' must be"},
         {"/translator/translate", "[{\"src\": \"a\", \"id\": 2}]", 404, "no model with id 2"},
+        /* Ids are read exactly (issue 42: 2^53 + 1 came back as 2^53). */
+        {"/translator/translate", "[{\"src\": \"a\", \"id\": 9007199254740993}]", 404,
+         "no model with id 9007199254740993;"},
+        {"/translator/translate", "[{\"src\": \"a\", \"id\": 18446744073709551615}]", 404,
+         "no model with id 18446744073709551615;"},
+        {"/translator/translate", "[{\"src\": \"a\", \"id\": 18446744073709551616}]", 400,
+         "'id' must be"},
+        {"/translator/translate", "[{\"src\": \"a\", \"id\": 1.5}]", 400, "'id' must be"},
         {"/translator/translate", "[{\"src\": \"a\", \"id\": 0}, {\"src\": \"b\", \"id\": 1}]", 400,
          "one request goes to one model"},
     };

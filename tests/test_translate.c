@@ -199,6 +199,68 @@ START_TEST(workspaces_are_sized_by_the_sentences_given)
 }
 END_TEST
 
+/* Issue 42: a batch's workspace is sized by that batch, not by batch_size
+ * times the longest source of the call. 50 000 two-word sentences and one of
+ * 240 words at batch size 50 000 make a batch of the short ones and a batch
+ * of the long one; a workspace of 50 000 rows of 240 positions (about 6 GB
+ * for this tiny model, what was asked before) is refused by a child whose
+ * address space may grow by 512 MB, the two batches' own fit in it, and each
+ * sentence translates as it does alone. */
+START_TEST(a_batch_workspace_is_sized_by_the_batch_not_the_longest_source)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    test_skip("translate: an address-space limit cannot run under AddressSanitizer");
+#else
+    enum { SHORT = 50000, LONG = 240 };
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, 4, 0.0f);
+    const rs_model *member = &m;
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    static int short_ids[2] = {RS_RESERVED + 0, RS_RESERVED + 1}, long_ids[LONG];
+    for (int k = 0; k < LONG; k++)
+        long_ids[k] = RS_RESERVED + 5;
+    rs_source *sources = calloc(SHORT + 1, sizeof *sources);
+    ck_assert(sources);
+    for (int i = 0; i < SHORT; i++)
+        sources[i] = (rs_source){short_ids, 2};
+    sources[SHORT] = (rs_source){long_ids, LONG};
+    /* Alone, with the default batch size: what each must give. */
+    rs_translated want[2];
+    rs_translator tr;
+    ck_assert_msg(!rs_translator_init(&tr, &member, 1, NULL, &opt, &err), "%s", err.msg);
+    ck_assert_msg(!rs_translate_sources(&tr, 1, &sources[0], &want[0], &err), "%s", err.msg);
+    ck_assert_msg(!rs_translate_sources(&tr, 1, &sources[SHORT], &want[1], &err), "%s", err.msg);
+    rs_translator_free(&tr);
+    /* What the old reservation took, so that the limit below is known to
+     * refuse it. */
+    ck_assert_double_gt(rs_decoder_bytes(&member, 1, SHORT, 1, 256), 4.0 * (512 << 20));
+    pid_t pid = testlimit_fork((size_t)512 << 20);
+    if (pid == 0) {
+        opt.batch_size = SHORT;
+        rs_translated *got = calloc(SHORT + 1, sizeof *got);
+        if (!got || rs_translator_init(&tr, &member, 1, NULL, &opt, &err) ||
+            rs_translate_sources(&tr, SHORT + 1, sources, got, &err))
+            _exit(5);
+        for (int i = 0; i <= SHORT; i++) {
+            const rs_hypothesis *a = &got[i].hyps[0], *b = &want[i == SHORT].hyps[0];
+            if (a->count != b->count || memcmp(a->ids, b->ids, sizeof(int) * (size_t)a->count))
+                _exit(6);
+        }
+        _exit(0);
+    }
+    const int status = testlimit_wait(pid);
+    ck_assert_msg(status == 0, "child status %d (5: the translation failed, out of memory)",
+                  status);
+    for (int i = 0; i < 2; i++)
+        rs_translated_free(&want[i]);
+    free(sources);
+    rs_model_free(&m);
+#endif
+}
+END_TEST
+
 START_TEST(an_ensemble_of_one_model_twice_is_that_model)
 {
     rs_model m, other;
@@ -751,6 +813,7 @@ Suite *translate_suite(void)
     tcase_add_test(tc, a_sentence_does_not_depend_on_its_batch);
     tcase_add_test(tc, empty_lines_stay_empty_and_long_sources_are_cut);
     tcase_add_test(tc, workspaces_are_sized_by_the_sentences_given);
+    tcase_add_test(tc, a_batch_workspace_is_sized_by_the_batch_not_the_longest_source);
     tcase_add_test(tc, an_ensemble_of_one_model_twice_is_that_model);
     tcase_add_test(tc, ensemble_weights_weigh_the_members);
     tcase_add_test(tc, unknown_words_are_replaced_but_never_by_punctuation);

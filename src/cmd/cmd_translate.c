@@ -79,9 +79,9 @@ static void usage(FILE *out)
             "                         in FILE, a table made by 'rnnsearch lexicon' for this\n"
             "                         model; the union over the batch's sentences, so a\n"
             "                         translation may depend on its batch (--batch-size 1:\n"
-            "                         never) (measured on Multi30k en-de: 2.3-3.7x at batch\n"
-            "                         1, 1.1x at 64, BLEU -0.15 to +0.07; with --int8:\n"
-            "                         not yet measured since a fix, docs/performance.md)\n"
+            "                         never); faster where the output layer dominates, and\n"
+            "                         translations that may differ a little from the exact\n"
+            "                         ones (speed and BLEU: docs/performance.md)\n"
             "  --ref FILE             score the translations against references (BLEU, chrF)\n"
             "  --quiet                no summary line on standard error\n"
             "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
@@ -89,9 +89,8 @@ static void usage(FILE *out)
             "                         when the model is loaded (the checkpoint is unchanged):\n"
             "                         a quarter of the weight bytes per step, and\n"
             "                         translations that may differ a little from the exact\n"
-            "                         ones (default: off, exact float weights; measured on\n"
-            "                         Multi30k en-de: 2.4-3.7x at batch 1, none at 64,\n"
-            "                         BLEU -0.24 to +0.07; docs/performance.md)\n"
+            "                         ones (default: off, exact float weights; speed and\n"
+            "                         BLEU: docs/performance.md)\n"
             "  --config FILE          settings from the translation: section of a YAML file\n"
             "                         (keys named as the options, _ for -; the model from\n"
             "                         training: out or name when -m is not given); options\n"
@@ -463,8 +462,9 @@ static int translate_input(translate_run *run, rs_translator *tr, rs_error *err)
         if (count > 0) {
             rs_error inner;
             if (rs_translate_lines(tr, count, (const char *const *)lines, results, &inner)) {
-                rs_fail(err, "%s (lines %ld-%ld): %s", run->reader.name, run->line_no + 1,
-                        run->line_no + count, inner.msg);
+                rs_fail(err, "%s (lines %ld-%ld): %s%s", run->reader.name, run->line_no + 1,
+                        run->line_no + count, inner.msg,
+                        tr->batch_too_large ? "; a smaller --batch-size takes less" : "");
                 goto done;
             }
             int written = write_results(run, results, count, err);

@@ -168,6 +168,62 @@ static int parse_string(parser *ps, char **out, size_t *out_len)
     return 0;
 }
 
+/* Sets out->exact and out->u64 for the number text s..q (already checked
+ * as JSON): whether it is a non-negative integer that fits a uint64_t, in
+ * whatever form (7, 7.0, 700e-2, 0.7e1), and its exact value. Ids and sizes
+ * need this, since a double holds integers exactly only up to 2^53. */
+static void exact_integer(const char *s, const char *q, rs_json *out)
+{
+    out->exact = 0;
+    out->u64 = 0;
+    if (*s == '-')
+        return;
+    const char *p = s, *frac = NULL, *frac_end = NULL;
+    while (p < q && *p >= '0' && *p <= '9')
+        p++;
+    const char *int_end = p;
+    if (p < q && *p == '.') {
+        frac = ++p;
+        while (p < q && *p >= '0' && *p <= '9')
+            p++;
+        frac_end = p;
+    }
+    long exp = 0;
+    if (p < q) { /* 'e' or 'E' */
+        int neg = *++p == '-';
+        p += *p == '-' || *p == '+';
+        for (; p < q; p++)
+            if ((exp = exp * 10 + (*p - '0')) > 100000)
+                return; /* far beyond 20 digits either way */
+        exp = neg ? -exp : exp;
+    }
+    /* The digits of the integer and fraction parts, value = digits · 10^shift. */
+    long shift = exp - (frac ? (long)(frac_end - frac) : 0);
+    uint64_t v = 0;
+    const char *d = s;
+    for (long left = (long)(int_end - s) + (frac ? (long)(frac_end - frac) : 0); left > 0;
+         left--, d++) {
+        if (d == int_end)
+            d = frac;
+        const unsigned digit = (unsigned)(*d - '0');
+        if (left <= -shift) { /* a digit after the point: must be 0 */
+            if (digit)
+                return;
+            continue;
+        }
+        if (v > (UINT64_MAX - digit) / 10)
+            return;
+        v = v * 10 + digit;
+    }
+    for (; shift > 0; shift--) {
+        if (v > UINT64_MAX / 10)
+            return;
+        v *= 10;
+    }
+    out->exact = 1;
+    out->u64 = v;
+}
+
 static int parse_number(parser *ps, rs_json *out)
 {
     const char *s = ps->p, *q = s;
@@ -201,6 +257,7 @@ static int parse_number(parser *ps, rs_json *out)
     }
     size_t len = (size_t)(q - s);
     out->type = RS_JSON_NUMBER;
+    exact_integer(s, q, out);
     if (is_integer && *s != '-' && len <= 15) {
         /* Exact, and independent of the locale. */
         double v = 0;
@@ -466,13 +523,9 @@ const rs_json *rs_json_get(const rs_json *object, const char *key)
 
 int rs_json_to_u64(const rs_json *value, uint64_t *out)
 {
-    const double limit = 9007199254740992.0; /* 2^53 */
-    if (!value || value->type != RS_JSON_NUMBER)
+    if (!value || value->type != RS_JSON_NUMBER || !value->exact)
         return -1;
-    double v = value->number;
-    if (!(v >= 0 && v <= limit) || v != (double)(uint64_t)v)
-        return -1;
-    *out = (uint64_t)v;
+    *out = value->u64;
     return 0;
 }
 

@@ -30,7 +30,10 @@ typedef enum {
 typedef struct rs_json rs_json;
 struct rs_json {
     rs_json_type type;
-    double number;  /* NUMBER */
+    double number; /* NUMBER */
+    int exact;     /* NUMBER: 1 when it is an integer from 0 to 2^64 − 1 (in any
+                       form: 7, 7.0, 0.7e1), u64 then its exact value */
+    uint64_t u64;
     char *string;   /* STRING: UTF-8, NUL-terminated; owned */
     size_t len;     /* STRING: bytes before the NUL */
     size_t count;   /* ARRAY, OBJECT: number of items */
@@ -46,8 +49,9 @@ void rs_json_free(rs_json *value);
 /* The member `key` of an object, or NULL (also when `object` is not an object). */
 const rs_json *rs_json_get(const rs_json *object, const char *key);
 
-/* A NUMBER that is an integer in [0, 2^53] (exact in a double) into *out;
- * -1 otherwise. */
+/* A NUMBER that is an integer from 0 to 2^64 − 1 into *out, exactly (read
+ * from its text: an id of 2^53 + 1 stays 2^53 + 1, where the double `number`
+ * holds 2^53); -1 otherwise. */
 int rs_json_to_u64(const rs_json *value, uint64_t *out);
 
 /* Human name of a type, for messages ("string", "array", ...). */

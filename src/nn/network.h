@@ -161,6 +161,11 @@ int rs_workspace_alloc_translation(rs_workspace *ws, const rs_model *model, int 
                                    int max_S, rs_error *err);
 void rs_workspace_free(rs_workspace *ws);
 
+/* The floats rs_workspace_alloc_translation(…, max_B, max_rows, max_S)
+ * allocates in its arena (computed in double: a message's figure, which
+ * must not wrap around). */
+double rs_workspace_translation_floats(const rs_model *model, int max_B, int max_rows, int max_S);
+
 /* Encoder and initial state only: fills annotations, keys and dec_states[0].
  * Dropout, when ws->dropout.element > 0, applies to the source embeddings and the
  * annotations (the attention's keys and values; not the initial state);

@@ -117,3 +117,11 @@ void rs_workspace_free(rs_workspace *ws)
     free(ws->q8.scale);
     memset(ws, 0, sizeof *ws);
 }
+
+double rs_workspace_translation_floats(const rs_model *model, int max_B, int max_rows, int max_S)
+{
+    rs_workspace ws = {
+        .kind = RS_WS_TRANSLATION, .max_B = max_B, .max_S = max_S, .max_rows = max_rows};
+    const rs_model_config *c = &model->cfg;
+    return (double)carve(&ws, NULL, c, rs_attention_key_size(c->attention, c->hidden, c->att));
+}

@@ -145,6 +145,23 @@ fail:
     return -1;
 }
 
+double rs_decoder_bytes(const rs_model *const *models, int n_models, int max_sentences,
+                        int rows_per_sentence, int max_S)
+{
+    /* member_init's and rs_decoder_init's buffers, in floats */
+    const double rows = (double)max_sentences * rows_per_sentence, S = max_S;
+    const double V = models[0]->cfg.tgt_vocab;
+    double floats = 0.0;
+    for (int k = 0; k < n_models; k++) {
+        const double n = models[k]->cfg.hidden;
+        floats += rs_workspace_translation_floats(models[k], max_sentences, (int)rows, max_S) +
+                  rows * (2 * n + V + 1 + S);
+    }
+    if (n_models > 1)
+        floats += rows * (V + S + 1);
+    return 4.0 * floats + (double)max_sentences * S * 2 * sizeof(int);
+}
+
 int rs_ensemble_weights_check(const float *weights, int n_models, rs_error *err)
 {
     double sum = 0.0;

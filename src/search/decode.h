@@ -97,6 +97,12 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
                     int rows_per_sentence, int max_S, rs_error *err);
 void rs_decoder_free(rs_decoder *dec);
 
+/* About how many bytes rs_decoder_init(models, n_models, max_sentences,
+ * rows_per_sentence, max_S) allocates (without a shortlist), for a message
+ * when it fails. */
+double rs_decoder_bytes(const rs_model *const *models, int n_models, int max_sentences,
+                        int rows_per_sentence, int max_S);
+
 /* From the next rs_decoder_start on, each batch's steps compute the output
  * layer for its lexical shortlist only (lexicon.h; the table not owned, kept
  * for the decoder's life). */

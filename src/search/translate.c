@@ -108,20 +108,37 @@ void rs_translator_free(rs_translator *tr)
     memset(tr, 0, sizeof *tr);
 }
 
-/* Workspaces for batches of up to need_B sentences of up to need_S − 1
- * tokens, grown by doubling (sentences: up to the options' batch_size). A
- * call with few sentences needs no room for a whole batch: --beam 1000 on
- * one sentence asks for one sentence's beam, not batch_size's. */
+/* The rounding of a reservation's source length: a multiple of this many
+ * positions, so a run of batches of slowly growing lengths (they come sorted)
+ * reallocates now and then, not at every batch, and pads little. */
+#define RS_RESERVE_S_STEP 8
+
+/* Workspaces for a batch of need_B sentences of up to need_S − 1 tokens.
+ * They are sized by that batch (its sentences and its longest source), not
+ * by the options' batch_size times the longest source of the call: a batch
+ * of 100 000 short dates and one long line after them asked for 100 000 rows
+ * of the long line's length, 67 GB for a model of 3 MB (issue 42). A
+ * reservation that holds the batch is kept. One that does not is replaced:
+ * by one holding both it and the batch when that costs at most twice the
+ * batch's own (so calls that alternate long and short batches, as serve's
+ * can, do not reallocate each time), else by the batch's own. Memory thus
+ * stays within about twice what the largest batch actually decoded holds
+ * (sentences rounded up to a power of two, positions to RS_RESERVE_S_STEP). */
 static int search_reserve(rs_translator *tr, int need_S, int need_B, rs_error *err)
 {
     rs_search *s = tr->search;
     if (need_S <= s->max_S && need_B <= s->max_B)
         return 0;
-    int max_S = s->max_S ? s->max_S : 32, max_B = s->max_B ? s->max_B : 1;
-    while (max_S < need_S)
-        max_S *= 2;
+    int max_S = (need_S + RS_RESERVE_S_STEP - 1) / RS_RESERVE_S_STEP * RS_RESERVE_S_STEP;
+    int max_B = 1;
     while (max_B < need_B && max_B < tr->opt.batch_size)
         max_B = max_B > tr->opt.batch_size / 2 ? tr->opt.batch_size : 2 * max_B;
+    const int union_S = s->max_S > max_S ? s->max_S : max_S;
+    const int union_B = s->max_B > max_B ? s->max_B : max_B;
+    if ((double)union_S * union_B <= 2.0 * max_S * max_B) {
+        max_S = union_S;
+        max_B = union_B;
+    }
     search_release(s);
     const size_t slots = (size_t)max_B * tr->opt.n_best;
     s->found = rs_calloc(slots, sizeof *s->found, err);
@@ -130,11 +147,19 @@ static int search_reserve(rs_translator *tr, int need_S, int need_B, rs_error *e
     memset(&s->greedy, 0, sizeof s->greedy);
     memset(&s->beam, 0, sizeof s->beam);
     /* A failed init leaves nothing reserved, so the next call tries again. */
+    rs_error inner;
     if (tr->opt.beam == 1
-            ? rs_decoder_init(&s->greedy, tr->models, tr->n_models, max_B, 1, max_S, err)
-            : rs_beam_init(&s->beam, tr->models, tr->n_models, max_B, tr->opt.beam, max_S, err)) {
+            ? rs_decoder_init(&s->greedy, tr->models, tr->n_models, max_B, 1, max_S, &inner)
+            : rs_beam_init(&s->beam, tr->models, tr->n_models, max_B, tr->opt.beam, max_S,
+                           &inner)) {
         search_release(s);
-        return -1;
+        tr->batch_too_large = 1;
+        const double bytes = rs_decoder_bytes(tr->models, tr->n_models, max_B, tr->opt.beam, max_S);
+        return rs_fail(err,
+                       "decoding %d sentence%s of up to %d tokens together (batch size %d, "
+                       "beam %d) takes about %.1f GB of memory: %s",
+                       need_B, RS_S(need_B), need_S - 1, tr->opt.batch_size, tr->opt.beam,
+                       bytes / 1e9, inner.msg);
     }
     s->max_S = max_S;
     s->max_B = max_B;
@@ -240,14 +265,8 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
     int *order = NULL, status = -1;
     if (!which || !batch_ids || !batch_len)
         goto done;
-    int longest = 0;
-    for (int i = 0; i < count; i++)
-        if (len[i] > longest)
-            longest = len[i];
-    const int sentences = count < o->batch_size ? count : o->batch_size;
-    if (search_reserve(tr, longest + 1, sentences, err))
-        goto done;
     rs_search *s = tr->search;
+    tr->batch_too_large = 0;
     /* Sentences of similar length decode together (less padding); each
      * sentence's result does not depend on its batch. */
     if (!(order = rs_calloc((size_t)count + 1, sizeof(int), err)) ||
@@ -258,12 +277,17 @@ static int decode_all(rs_translator *tr, int count, const int *const *ids, const
         first++;
     for (int from = first; from < count; from += o->batch_size) {
         const int B = count - from < o->batch_size ? count - from : o->batch_size;
+        int longest = 0;
         for (int b = 0; b < B; b++) {
             const int i = order[from + b];
             which[b] = i;
             batch_ids[b] = ids[i];
             batch_len[b] = len[i];
+            longest = len[i] > longest ? len[i] : longest;
         }
+        /* This batch's room, before its steps (</s> is a source position). */
+        if (search_reserve(tr, longest + 1, B, err))
+            goto done;
         int rc;
         if (o->beam == 1) {
             rc = rs_greedy(&s->greedy, B, batch_ids, batch_len, o->max_len, want, s->found, err);

@@ -83,6 +83,10 @@ typedef struct {
     const rs_codec *codec; /* text settings of models[0], not owned */
     rs_translate_options opt;
     rs_search *search;
+    /* After a failed call: 1 when a batch's workspace could not be had (the
+     * message says how much it takes), so a caller can name its own batch
+     * size option; 0 otherwise. */
+    int batch_too_large;
 } rs_translator;
 
 int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_models,

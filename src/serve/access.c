@@ -399,14 +399,23 @@ int rs_serve_refused(const rs_server *s, request *rq, const char *version, int g
 }
 
 /* A JSON body, as the API's POSTs must be: a form or text/plain POST (which
- * a page on any site may send without asking) is refused. */
+ * a page on any site may send without asking) is refused. HTTP (RFC 9110,
+ * 5.5 and 8.3.1) lets optional white space (spaces and tabs) surround the
+ * field's value and come before a parameter's ';', so "application/json\t"
+ * and "application/json ; charset=utf-8" are JSON; "application/jsonp" and
+ * "application/json x" are not. */
 int rs_serve_json_content_type(struct MHD_Connection *c)
 {
     const char *type =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (!type || strncasecmp(type, "application/json", 16))
+    if (!type)
         return 0;
-    return type[16] == '\0' || type[16] == ';' || type[16] == ' ';
+    type += strspn(type, " \t");
+    if (strncasecmp(type, "application/json", 16))
+        return 0;
+    type += 16;
+    type += strspn(type, " \t");
+    return *type == '\0' || *type == ';';
 }
 
 /* A client's bytes as the log may show them: printable ASCII as is, every
