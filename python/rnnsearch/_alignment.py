@@ -57,6 +57,29 @@ def _grey(w):
     return "#%02x%02x%02x" % (v, v, v)
 
 
+BAR_WIDTH, BAR_BANDS = 12, 64
+
+
+def _colour_bar(x, top, height):
+    """The scale of the cells' greys, as the program's pictures draw it
+    (src/common/svg.c): BAR_BANDS bands from weight 0 (black, at the bottom)
+    to 1 (white, at the top), ticks at 0, 0.25, 0.5, 0.75 and 1, in a group
+    of its own (class "colorbar")."""
+    out = ['<g class="colorbar">']
+    for k in range(BAR_BANDS):
+        w = (k + 0.5) / BAR_BANDS
+        y0 = top + height - (k + 1) * height / BAR_BANDS
+        out.append('<rect x="%d" y="%.2f" width="%d" height="%.2f" fill="%s"/>'
+                   % (x, y0, BAR_WIDTH, height / BAR_BANDS + 0.5, _grey(w)))
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#888"/>'
+               % (x, top, BAR_WIDTH, height))
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = top + height - tick * height
+        out.append('<text x="%d" y="%.1f">%g</text>' % (x + BAR_WIDTH + GAP, y + FONT / 3, tick))
+    out.append("</g>")
+    return out
+
+
 class Alignment:
     """An alignment matrix: ``weights[i, j]`` is the attention weight α_ij of
     target token i on source token j (Bahdanau et al. 2014, §3.1), a NumPy
@@ -93,12 +116,14 @@ class Alignment:
     def _repr_svg_(self):
         """The matrix as an SVG picture (no dependency): source labels along
         the top, target labels down the left, white for weight 1, each cell's
-        weight in its tooltip; axis titles "source" and "target"."""
+        weight in its tooltip; axis titles "source" and "target"; the colour
+        bar of the greys on the right (0 black to 1 white)."""
         src, tgt = self.source_labels, self.target_labels
         rows, cols = self.weights.shape
         top = int(GAP + FONT + GAP + CHAR * max(len(s) for s in src))  # title, then rotated labels
         left = int(GAP + FONT + GAP + CHAR * max(len(t) for t in tgt))
-        width, height = left + cols * CELL + GAP, top + rows * CELL + GAP
+        bar_x = left + cols * CELL + 2 * GAP  # the colour bar, right of the matrix
+        width, height = bar_x + BAR_WIDTH + GAP + int(4 * CHAR) + GAP, top + rows * CELL + GAP
         out = [
             '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
             'font-family="sans-serif" font-size="%d">' % (width, height, width, height, FONT),
@@ -119,6 +144,7 @@ class Alignment:
                                                 _xml(t), _xml(s), w))
         out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#888"/>'
                    % (left, top, cols * CELL, rows * CELL))
+        out.extend(_colour_bar(bar_x, top, rows * CELL))
         out.append("</svg>")
         return "\n".join(out)
 

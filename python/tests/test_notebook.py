@@ -146,6 +146,11 @@ def test_an_alignment_draws_itself_as_svg(model, model_dir, run):
     a = model.align("21 May 2001")
     svg = ET.fromstring(a._repr_svg_())
     ns = "{http://www.w3.org/2000/svg}"
+    (bar,) = [g for g in svg.iter(ns + "g") if g.get("class") == "colorbar"]
+    bands = [r.get("fill") for r in bar.iter(ns + "rect") if r.get("fill") != "none"]
+    assert len(bands) == 64 and bands[0] == "#020202" and bands[-1] == "#fdfdfd"
+    assert [float(t.text) for t in bar.iter(ns + "text")] == [0, 0.25, 0.5, 0.75, 1]
+    svg.remove(bar)
     texts = [t.text for t in svg.iter(ns + "text")]
     assert texts[:2] == ["source", "target"]
     assert texts[2:] == a.source_labels + a.target_labels
@@ -183,6 +188,7 @@ def test_an_alignment_of_control_characters_is_still_an_svg():
     src, tgt = ["a\x01b", "\x7f", "<s>&\"'"], ["c\x0bd", "\ufffe", "t\tu"]
     odd = rnnsearch.Alignment(src, tgt, _Weights(4, 4), 0.0)
     svg = ET.fromstring(odd._repr_svg_())
+    svg.remove(svg.find("{http://www.w3.org/2000/svg}g"))  # the colour bar
     texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
     assert texts[2:] == ["a\ufffdb", "\ufffd", "<s>&\"'", "</s>", "c\ufffdd", "\ufffd", "t\tu", "</s>"]
     titles = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")]
