@@ -79,6 +79,52 @@ START_TEST(key_value_lines_take_several_items_a_line_and_comments)
 }
 END_TEST
 
+/* A line ends at \n, \r\n or a lone \r in both forms (docs/guarantees.md):
+ * a comment on a line that ends in a lone CR ends at that CR, not at the next
+ * \n, and the settings and their line numbers are those of the \n file. */
+START_TEST(every_line_end_reads_the_same)
+{
+    static const char *const ends[] = {"\n", "\r\n", "\r"};
+    for (int e = 0; e < 3; e++) {
+        for (int yaml = 0; yaml < 2; yaml++) {
+            char text[256];
+            const char *end = ends[e];
+            if (yaml)
+                snprintf(text, sizeof text, "model: # sizes%s  emb: 8%s  hidden: 16%s", end, end,
+                         end);
+            else
+                snprintf(text, sizeof text, "max_steps = 2 # few%semb = 8%shidden = 16%s", end, end,
+                         end);
+            rs_settings s;
+            rs_error err;
+            ck_assert_msg(!parse(text, &s, &err), "%s", err.msg);
+            const rs_setting *emb = rs_settings_find(&s, yaml ? "model" : NULL, "emb"),
+                             *hidden = rs_settings_find(&s, yaml ? "model" : NULL, "hidden");
+            ck_assert_msg(emb && hidden, "line end %d, %s: a setting lost", e,
+                          yaml ? "YAML" : "key = value");
+            ck_assert(!strcmp(emb->values[0], "8") && !strcmp(hidden->values[0], "16"));
+            ck_assert_int_eq(emb->line, 2);
+            ck_assert_int_eq(hidden->line, 3);
+            rs_settings_free(&s);
+        }
+        /* A bad byte's line counts the same line ends. */
+        static const unsigned char head[] = "model:";
+        unsigned char bad[64];
+        size_t n = 0;
+        memcpy(bad, head, sizeof head - 1), n = sizeof head - 1;
+        for (int line = 0; line < 2; line++) {
+            memcpy(bad + n, ends[e], strlen(ends[e]));
+            n += strlen(ends[e]);
+        }
+        memcpy(bad + n, "  e\0mb: 3", 9), n += 9;
+        rs_settings s;
+        rs_error err;
+        ck_assert(rs_settings_parse("c.yaml", bad, n, &s, &err));
+        ck_assert_str_eq(err.msg, "c.yaml:3: a NUL byte (a configuration file is text)");
+    }
+}
+END_TEST
+
 START_TEST(a_key_given_twice_is_each_repeats_problem_a_section_twice_ends_the_reading)
 {
     rs_settings s;
@@ -158,6 +204,7 @@ Suite *settings_suite(void)
     tcase_add_test(tc, nested_mappings_become_dotted_keys_of_their_section);
     tcase_add_test(tc, top_level_keys_have_no_section_and_an_empty_section_is_a_blank_value);
     tcase_add_test(tc, key_value_lines_take_several_items_a_line_and_comments);
+    tcase_add_test(tc, every_line_end_reads_the_same);
     tcase_add_test(tc, a_key_given_twice_is_each_repeats_problem_a_section_twice_ends_the_reading);
     tcase_add_test(tc, text_only_a_nul_or_bad_utf8_names_its_line_a_bom_is_skipped);
     tcase_add_test(tc, reading_a_file_names_it_and_bounds_its_size);

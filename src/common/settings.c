@@ -473,33 +473,45 @@ static int parse_yaml(const char *name, const char *text, size_t size, rs_settin
     return status;
 }
 
+/* The line of data holding *at: line ends counted as the readers count them
+ * (\n, \r\n or a lone \r). */
+static int line_of(const unsigned char *data, const unsigned char *at)
+{
+    int line = 1;
+    for (const unsigned char *p = data; p < at; p++)
+        line += *p == '\n' || (*p == '\r' && (p + 1 == at || p[1] != '\n'));
+    return line;
+}
+
 int rs_settings_parse(const char *name, const unsigned char *data, size_t size, rs_settings *out,
                       rs_error *err)
 {
     memset(out, 0, sizeof *out);
     const unsigned char *nul = memchr(data, 0, size);
-    if (nul) {
-        int line = 1;
-        for (const unsigned char *p = data; p < nul; p++)
-            line += *p == '\n';
-        return rs_fail(err, "%s:%d: a NUL byte (a configuration file is text)", name, line);
-    }
+    if (nul)
+        return rs_fail(err, "%s:%d: a NUL byte (a configuration file is text)", name,
+                       line_of(data, nul));
     /* Found here rather than by libyaml, whose reader names line 1 whatever
      * the line of the bad byte. */
     const size_t bad = rs_utf8_invalid(data, size);
-    if (bad < size) {
-        int line = 1;
-        for (const unsigned char *p = data; p < data + bad; p++)
-            line += *p == '\n';
-        return rs_fail(err, "%s:%d: not UTF-8 (byte 0x%02x)", name, line, data[bad]);
-    }
+    if (bad < size)
+        return rs_fail(err, "%s:%d: not UTF-8 (byte 0x%02x)", name, line_of(data, data + bad),
+                       data[bad]);
     /* A UTF-8 byte order mark, as some editors write, is not part of the first key. */
     if (size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3))
         data += 3, size -= 3;
     char *text = malloc(size + 1);
     if (!text)
         return rs_fail(err, "%s: out of memory", name);
-    memcpy(text, data, size);
+    /* Every line end as '\n' (docs/guarantees.md: a line ends at \n, \r\n or a
+     * lone \r), so that both readers below, and their line numbers, see one kind. */
+    size_t kept = 0;
+    for (size_t i = 0; i < size; i++)
+        if (data[i] != '\r')
+            text[kept++] = (char)data[i];
+        else if (i + 1 == size || data[i + 1] != '\n')
+            text[kept++] = '\n';
+    size = kept;
     text[size] = 0;
     out->yaml = !is_pairs(text);
     int status =
