@@ -331,7 +331,7 @@ END_TEST
  * option parser for every command (the last one silently won: --shortlist
  * twice used the second table); -m and --allow-host add values and may
  * repeat. Numbers are written as numbers: strtol and strtod would take " 5"
- * and "+5". --shortlist FILE,0,0 lists no word and would translate
+ * and "+5", strtod "0x10" as 16. --shortlist FILE,0,0 lists no word and would translate
  * everything to empty lines. */
 START_TEST(repeated_options_and_odd_numbers_are_refused)
 {
@@ -351,6 +351,7 @@ START_TEST(repeated_options_and_odd_numbers_are_refused)
         {"train --train x --out y --warmup ' 5'", "--warmup: ' 5' is not an integer"},
         {"train --train x --out y --warmup +5", "--warmup: '+5' is not an integer"},
         {"train --train x --out y --lr +0.1", "--lr: '+0.1' is not a number"},
+        {"translate -m x --length-penalty 0x10", "--length-penalty: '0x10' is not a number"},
         {"translate -m x --beam ' 3'", "--beam: ' 3' is not an integer"},
         {"translate -m x --weights +1,1", "--weights: '+1,1' is not a list"},
         {"translate -m x --shortlist l.tsv,+1", "is not FILE[,FIRST[,BEST]]"},

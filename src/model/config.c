@@ -123,6 +123,9 @@ void rs_config_range(const char *key, char *buf, size_t size)
 int rs_config_plain_number(const char *text)
 {
     const char *p = text[0] == '-' ? text + 1 : text;
+    /* strtod also reads hexadecimal ("0x10" is 16): a number here is decimal. */
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        return 0;
     return (*p >= '0' && *p <= '9') || *p == '.';
 }
 

@@ -170,8 +170,9 @@ int rs_config_parse(rs_config *cfg, const char *text, rs_error *err);
 int rs_config_name_index(const char *const *names, const char *name);
 
 /* 1 when a number's text starts as a number is written (a digit, a '.',
- * or '-' then one of them), 0 otherwise: strtol and strtod skip leading
- * white space and take a '+', so " 5" and "+5" would pass for 5, and every
+ * or '-' then one of them; not 0x…), 0 otherwise: strtol and strtod skip
+ * leading white space and take a '+', so " 5" and "+5" would pass for 5,
+ * strtod reads "0x10" as 16, and every
  * numeric option and setting is read through this check first. */
 int rs_config_plain_number(const char *text);
 
