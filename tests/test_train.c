@@ -369,11 +369,12 @@ END_TEST
 
 /* The time limit: the report callback holds the save of the first
  * evaluation's step (5, last.ckpt written after best.ckpt) until a quarter
- * of a step before the limit. The run must stop there, the next step not
+ * of the shortest step so far before the limit. The run must stop there, the next step not
  * fitting, with that one evaluation; checking only whether the limit had
  * passed ran step 6 across it and evaluated again. */
 typedef struct {
-    double limit_s, start; /* start: the run's clock, from the first progress event */
+    double limit_s, start;               /* start: the run's clock, from the first progress event */
+    double last_progress, shortest_step; /* the shortest time between two progress events */
     int devs;
     int64_t last_dev_step, stopped_step;
     rs_stop_reason reason;
@@ -382,13 +383,20 @@ typedef struct {
 static void hold_first_evaluation(void *ctx, const rs_train_event *ev)
 {
     time_limit_probe *p = ctx;
-    if (ev->kind == RS_EV_PROGRESS && p->start == 0)
-        p->start = rs_clock_seconds() - ev->elapsed_s;
+    if (ev->kind == RS_EV_PROGRESS) {
+        const double now = rs_clock_seconds();
+        if (p->start == 0)
+            p->start = now - ev->elapsed_s;
+        else if (p->shortest_step == 0 || now - p->last_progress < p->shortest_step)
+            p->shortest_step = now - p->last_progress;
+        p->last_progress = now;
+    }
     if (ev->kind == RS_EV_DEV)
         p->devs++, p->last_dev_step = ev->step;
     if (ev->kind == RS_EV_SAVED && p->devs == 1 && strstr(ev->path, "/last.ckpt")) {
-        const double step_s = (rs_clock_seconds() - p->start) / (double)ev->step;
-        while (rs_clock_seconds() - p->start < p->limit_s - step_s / 4) {
+        /* A quarter of the shortest step: less than the mean update the
+         * run predicts by, less than the step that would follow. */
+        while (rs_clock_seconds() - p->start < p->limit_s - p->shortest_step / 4) {
             const struct timespec tick = {0, 100000};
             nanosleep(&tick, NULL);
         }
