@@ -422,6 +422,8 @@ install-lib: $(SO) $(LIB)
 	  -e 's|@VERSION@|$(LIB_VERSION)|' src/api/rnnsearch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/rnnsearch.pc
 	install -m 644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/rnnsearch/
 	printf 'LIBDIR = "%s"\nLIBRARY = "%s"\n' '$(LIBDIR)' '$(LIBDIR)/$(SONAME)' > $(DESTDIR)$(PYTHONDIR)/rnnsearch/_paths.py
+	@$(PYTHON) scripts/python-site.py --note '$(PYTHONDIR)' 2>/dev/null || \
+	  echo 'The Python package rnnsearch is in $(PYTHONDIR)/rnnsearch (set PYTHONPATH=$(PYTHONDIR) unless $(PYTHON) reads it).'
 
 uninstall-lib:
 	rm -f $(LIB_INSTALLED:%=$(DESTDIR)%)

@@ -207,6 +207,14 @@ elif "$python" -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$pydir"; 
 else
     py_translate "the installed Python package" PYTHONPATH="$pydir" "$python"
 fi
+# make install says where the package went and, its directory being on no
+# sys.path here (a temporary prefix), the PYTHONPATH to set.
+grep -qxF "The Python package rnnsearch is in $pydir/rnnsearch." "$tmp/install.log" ||
+    fail "make install did not say where the Python package went: $(tail -n 4 "$tmp/install.log")"
+if ! "$python" -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$pydir"; then
+    grep -qF "export PYTHONPATH=$pydir" "$tmp/install.log" ||
+        fail "make install did not say to set PYTHONPATH=$pydir: $(tail -n 4 "$tmp/install.log")"
+fi
 # A user-site layout: PREFIX=~/.local (HOME faked), and PREFIX=$PYTHONUSERBASE:
 # importable with no variable but those.
 home=$tmp/home
@@ -219,6 +227,9 @@ for how in "HOME=$home $home/.local" "PYTHONUSERBASE=$tmp/userbase $tmp/userbase
     ls "$at"/lib/python*/site-packages/rnnsearch/__init__.py >/dev/null 2>&1 ||
         fail "$var make install-lib PREFIX=$at: no package in the user site: $(find "$at" -name __init__.py)"
     py_translate "the package in the user site ($var)" "$var" "$python"
+    # The user site is on sys.path: nothing to set, and nothing said.
+    ! grep -q "PYTHONPATH" "$tmp/install.log" ||
+        fail "$var make install-lib PREFIX=$at asks for a PYTHONPATH: $(tail -n 4 "$tmp/install.log")"
     env "$var" $make --no-print-directory -C "$root" uninstall-lib PREFIX="$at" >"$tmp/uninstall.log" 2>&1 ||
         give_up "$var make uninstall-lib PREFIX=$at" "$tmp/uninstall.log"
     left=$(find "$at" ! -type d)

@@ -178,6 +178,27 @@ START_TEST(the_program_s_buckets_are_bleu_of_their_lines)
         ck_assert_msg(strstr(alone, want), "bucket %d: '%s' not in\n%s", b, want, alone);
         ck_assert_msg(bleu > 0 && bleu < 100, "bucket %d: BLEU %g", b, bleu);
     }
+    /* The text table marks a bucket of fewer than RS_LENGTH_FEW sentences
+     * and says why under it; a bucket of more, and an empty one, are not. */
+    snprintf(cmd, sizeof cmd, "bleu --by-length --src %s/src0 --buckets 10,39,50 %s/hyp0 %s/ref0",
+             dir, dir, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 0);
+    static const char *const marked[][2] = {
+        {"<10 ", "9"}, {"10-38 ", "29"}, {"39-49 ", "2"}, {">=50 ", "0"}};
+    for (int k = 0; k < 4; k++) {
+        const char *row = strstr(out, marked[k][0]);
+        ck_assert_msg(row, "no row '%s' in\n%s", marked[k][0], out);
+        const char *end = strchr(row, '\n');
+        char line[128];
+        snprintf(line, sizeof line, "%.*s", (int)(end - row), row);
+        long long n;
+        ck_assert(sscanf(line + strlen(marked[k][0]), "%lld", &n) == 1);
+        ck_assert_int_eq(n, atoll(marked[k][1]));
+        const int few = k == 0 || k == 2;
+        ck_assert_msg(few == (strlen(line) > 5 && !strcmp(line + strlen(line) - 5, "  few")),
+                      "'%s' %s", line, few ? "not marked few" : "marked few");
+    }
+    ck_assert_msg(strstr(out, "few: fewer than 20 sentences"), "%s", out);
     /* Bounds past the longest sentence leave a bucket empty. */
     snprintf(cmd, sizeof cmd,
              "bleu --by-length --src %s/src0 --buckets 10,50 --format tsv "
@@ -236,7 +257,10 @@ START_TEST(the_figure_is_drawn_from_the_tables)
     rs_length_buckets b;
     double bleu[RS_LENGTH_BUCKETS_MAX];
     rs_error err;
-    ck_assert_msg(!rs_by_length_read_tsv(path, &b, bleu, &err), "%s", err.msg);
+    long long sentences[RS_LENGTH_BUCKETS_MAX];
+    ck_assert_msg(!rs_by_length_read_tsv(path, &b, bleu, sentences, &err), "%s", err.msg);
+    ck_assert(sentences[0] == 5 && sentences[1] == 0 && sentences[2] == 3);
+    ck_assert_msg(!rs_by_length_read_tsv(path, &b, bleu, NULL, &err), "%s", err.msg);
     ck_assert_int_eq(b.count, 3);
     ck_assert_int_eq(b.lower[1], 10);
     ck_assert_int_eq(b.lower[2], 20);
@@ -252,12 +276,12 @@ START_TEST(the_figure_is_drawn_from_the_tables)
         f = fopen(path, "w");
         fputs(bad[i][0], f);
         fclose(f);
-        ck_assert(rs_by_length_read_tsv(path, &b, bleu, &err) != 0);
+        ck_assert(rs_by_length_read_tsv(path, &b, bleu, NULL, &err) != 0);
         ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, bad[i][1]), "%s", err.msg);
     }
     rs_length_buckets_default(&b);
     const double a[7] = {30, 28, NAN, 20, 15, 10, 5}, c[7] = {31, 30, 29, 28, 27, 26, 25};
-    const rs_length_line lines[2] = {{"<A&B>", a}, {"RNNsearch-50", c}};
+    const rs_length_line lines[2] = {{"<A&B>", a, NULL}, {"RNNsearch-50", c, NULL}};
     snprintf(svg, sizeof svg, "%s/fig.svg", dir);
     f = fopen(svg, "w");
     ck_assert_int_eq(rs_by_length_svg(f, &b, lines, 2, "BLEU by length"), 0);
@@ -268,8 +292,34 @@ START_TEST(the_figure_is_drawn_from_the_tables)
     ck_assert_int_eq(count_of(text, "<circle"), 13);
     ck_assert_msg(strstr(text, "&lt;A&amp;B&gt;") && !strstr(text, "<A&B>"), "names unescaped");
     ck_assert_msg(strstr(text, ">&lt;10</text>") && strstr(text, ">&gt;=60</text>"), "%s", text);
+    ck_assert_msg(!strstr(text, "n = ") && !strstr(text, "few"), "sizes without sizes: %s", text);
     free(text);
     snprintf(cmd, sizeof cmd, "xmllint --noout '%s' 2>&1", svg);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+
+    /* With sizes: each bucket's under its name, from the first line that
+     * has them; a bucket of fewer than RS_LENGTH_FEW sentences marked few,
+     * its points hollow (on every line with sizes), a note saying why. */
+    const long long na[7] = {120, 80, 0, 40, 19, 3, 1}, nc[7] = {120, 80, 2, 40, 19, 3, 1};
+    const rs_length_line sized[3] = {
+        {"no sizes", c, NULL}, {"<A&B>", a, na}, {"RNNsearch-50", c, nc}};
+    f = fopen(svg, "w");
+    ck_assert_int_eq(rs_by_length_svg(f, &b, sized, 3, "BLEU by length"), 0);
+    ck_assert_int_eq(fclose(f), 0);
+    text = (char *)testfile_read(svg, &size);
+    ck_assert_int_eq(count_of(text, "class=\"bucket-size"), 7);
+    ck_assert_msg(strstr(text, ">n = 120</text>") && strstr(text, ">n = 40</text>") &&
+                      strstr(text, ">n = 0</text>") && strstr(text, ">n = 19, few</text>") &&
+                      strstr(text, ">n = 1, few</text>"),
+                  "%s", text);
+    ck_assert_int_eq(count_of(text, "class=\"bucket-size few\""), 3);
+    ck_assert_int_eq(count_of(text, "class=\"few\" fill=\"#fff\""), 3 + 4);
+    ck_assert_int_eq(count_of(text, "<circle"), 7 + 6 + 7 + 1);
+    ck_assert_msg(strstr(text, "BLEU 26.00 over 3 sentences (few)") &&
+                      strstr(text, "BLEU 31.00 over 120 sentences</title>"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "a hollow point: a bucket of fewer than 20 sentences"), "%s", text);
+    free(text);
     ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
     testdir_remove(dir);
 }

@@ -397,9 +397,31 @@ START_TEST(test_outputs_never_replace_checkpoints_or_run_files)
     snprintf(args, sizeof args, "translate -m %s -o %s %s", ckpt, target, in);
     expect_refused(args, target, NULL, 0, out, sizeof out);
     ck_assert_msg(strstr(out, "training run"), "%s", out);
-    snprintf(target, sizeof target, "%s/avg.ckpt", run);
+    /* average writes beside the checkpoints it averages, as other toolkits
+     * do, under any name but training's own: last.ckpt and best.ckpt (the
+     * run's models) and step-N.ckpt (--keep-last would prune it). */
+    const char *trainings[] = {"last.ckpt", "best.ckpt"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(target, sizeof target, "%s/%s", run, trainings[k]);
+        snprintf(args, sizeof args, "average -o %s %s", target, ckpt);
+        expect_refused(args, target, bytes, size, out, sizeof out);
+        ck_assert_msg(strstr(out, "training writes") && strstr(out, "average.ckpt"), "%s", out);
+    }
+    snprintf(target, sizeof target, "%s/step-7.ckpt", run);
     snprintf(args, sizeof args, "average -o %s %s", target, ckpt);
     expect_refused(args, target, NULL, 0, out, sizeof out);
+    snprintf(target, sizeof target, "%s/avg.ckpt", run);
+    snprintf(args, sizeof args, "average -o %s %s/best.ckpt %s/last.ckpt", target, run, run);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "wrote") && strstr(out, target), "%s", out);
+    char avg[512];
+    snprintf(avg, sizeof avg, "%s", target);
+    snprintf(args, sizeof args, "info -m %s", avg);
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    /* Again: its own earlier average is replaced, the run's files kept. */
+    ck_assert_msg(testprog_run_all(args, out, sizeof out) == 0, "%s", out);
+    snprintf(target, sizeof target, "%s/last.ckpt", run);
+    expect_unchanged(target, bytes, size);
     char st[256];
     path_in(st, sizeof st, "m.safetensors");
     snprintf(args, sizeof args, "export -m %s -o %s", ckpt, st);

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "train/rundir.h"
+#include "common/clock.h"
 #include "search/beam.h"
 #include "search/forced.h"
 #include "model/checkpoint.h"
@@ -300,8 +302,22 @@ START_TEST(a_stop_request_saves_the_current_step)
 }
 END_TEST
 
-/* --keep-last K: the K most recent saves stay as step-N.ckpt, the newest
- * equal to last.ckpt; --overwrite's clearing removes them with the rest. */
+/* Whether DIR/step-STEP.ckpt exists, for steps 1..last, as a list "3 6 9". */
+static void step_files(const char *dir, int last, char *out, size_t size)
+{
+    out[0] = 0;
+    for (int step = 1; step <= last; step++) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/step-%d.ckpt", dir, step);
+        if (access(path, F_OK) == 0)
+            snprintf(out + strlen(out), size - strlen(out), "%s%d", out[0] ? " " : "", step);
+    }
+}
+
+/* --keep-last K: the K most recent saves of the regular interval stay as
+ * step-N.ckpt (every --save-every steps, else every evaluation); the saves
+ * at epochs' ends between them do not push one out of the window;
+ * --overwrite's clearing removes them with the rest. */
 START_TEST(keep_last_keeps_the_most_recent_step_checkpoints)
 {
     trained t;
@@ -309,24 +325,111 @@ START_TEST(keep_last_keeps_the_most_recent_step_checkpoints)
     t.model.train.save_every = 3;
     t.model.train.keep_last = 3;
     run(&t);
+    char kept[128];
+    step_files(t.dir, 16, kept, sizeof kept);
+    ck_assert_str_eq(kept, "9 12 15");
     char path[160];
-    for (int step = 1; step <= 16; step++) {
-        snprintf(path, sizeof path, "%s/step-%d.ckpt", t.dir, step);
-        ck_assert_msg((access(path, F_OK) == 0) == (step == 12 || step == 15 || step == 16),
-                      "step-%d.ckpt %s", step, access(path, F_OK) == 0 ? "kept" : "missing");
-    }
     size_t a_size, b_size;
-    snprintf(path, sizeof path, "%s/step-16.ckpt", t.dir);
+    snprintf(path, sizeof path, "%s/step-15.ckpt", t.dir);
     unsigned char *a = testfile_read(path, &a_size);
+    rs_model m;
+    rs_train_state st;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(st.step, 15);
+    rs_train_state_free(&st);
+    rs_model_free(&m);
     snprintf(path, sizeof path, "%s/last.ckpt", t.dir);
     unsigned char *b = testfile_read(path, &b_size);
-    ck_assert(a_size == b_size && !memcmp(a, b, a_size));
+    ck_assert(a_size != b_size || memcmp(a, b, a_size)); /* last.ckpt is step 16's */
     free(a);
     free(b);
-    rs_error err;
     ck_assert(rs_train_dir_has_model(t.dir));
     ck_assert(rs_train_clear_dir(t.dir, &err) == 0);
     ck_assert(!rs_train_dir_has_model(t.dir));
+    finish(&t);
+}
+END_TEST
+
+/* Without --save-every the interval is the evaluations': every 5 steps
+ * here, the epochs' ends (8, 16) saving last.ckpt only. */
+START_TEST(keep_last_without_save_every_keeps_the_evaluations)
+{
+    trained t;
+    prepare(&t, 120, 2);
+    t.model.train.eval_every = 5;
+    t.model.train.keep_last = 2;
+    run(&t);
+    char kept[128];
+    step_files(t.dir, 16, kept, sizeof kept);
+    ck_assert_str_eq(kept, "10 15");
+    finish(&t);
+}
+END_TEST
+
+/* The time limit: the report callback holds the save of the first
+ * evaluation's step (5, last.ckpt written after best.ckpt) until a quarter
+ * of the shortest step so far before the limit. The run must stop there, the next step not
+ * fitting, with that one evaluation; checking only whether the limit had
+ * passed ran step 6 across it and evaluated again. */
+typedef struct {
+    double limit_s, start;               /* start: the run's clock, from the first progress event */
+    double last_progress, shortest_step; /* the shortest time between two progress events */
+    int devs;
+    int64_t last_dev_step, stopped_step;
+    rs_stop_reason reason;
+} time_limit_probe;
+
+static void hold_first_evaluation(void *ctx, const rs_train_event *ev)
+{
+    time_limit_probe *p = ctx;
+    if (ev->kind == RS_EV_PROGRESS) {
+        const double now = rs_clock_seconds();
+        if (p->start == 0)
+            p->start = now - ev->elapsed_s;
+        else if (p->shortest_step == 0 || now - p->last_progress < p->shortest_step)
+            p->shortest_step = now - p->last_progress;
+        p->last_progress = now;
+    }
+    if (ev->kind == RS_EV_DEV)
+        p->devs++, p->last_dev_step = ev->step;
+    if (ev->kind == RS_EV_SAVED && p->devs == 1 && strstr(ev->path, "/last.ckpt")) {
+        /* A quarter of the shortest step: less than the mean update the
+         * run predicts by, less than the step that would follow. */
+        while (rs_clock_seconds() - p->start < p->limit_s - p->shortest_step / 4) {
+            const struct timespec tick = {0, 100000};
+            nanosleep(&tick, NULL);
+        }
+    }
+    if (ev->kind == RS_EV_STOPPED)
+        p->stopped_step = ev->step, p->reason = ev->reason;
+}
+
+START_TEST(time_limit_takes_no_step_past_it)
+{
+    trained t;
+    prepare(&t, 120, 1000);
+    t.model.train.eval_every = 5;
+    t.model.train.max_minutes = 0.5f / 60.0f;
+    time_limit_probe p = {.limit_s = 60.0 * (double)t.model.train.max_minutes};
+    rs_error err;
+    rs_train_options opt = {.dir = t.dir, .report_seconds = 0};
+    ck_assert_msg(
+        rs_train(&t.model, &t.state, &t.data, &t.data, &opt, hold_first_evaluation, &p, &err) == 0,
+        "%s", err.msg);
+    ck_assert_int_eq(p.reason, RS_STOP_TIME);
+    ck_assert_int_eq(p.stopped_step, 5);
+    ck_assert_int_eq(p.devs, 1);
+    ck_assert_int_eq(p.last_dev_step, 5);
+    ck_assert_int_eq(t.state.step, 5);
+    rs_model m;
+    rs_train_state st;
+    char path[128];
+    snprintf(path, sizeof path, "%s/last.ckpt", t.dir);
+    ck_assert_msg(rs_checkpoint_load(path, &m, &st, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(st.step, 5);
+    rs_train_state_free(&st);
+    rs_model_free(&m);
     finish(&t);
 }
 END_TEST
@@ -569,6 +672,8 @@ Suite *train_suite(void)
     tcase_add_test(tc, a_non_finite_loss_stops_and_keeps_the_last_checkpoint);
     tcase_add_test(tc, a_stop_request_saves_the_current_step);
     tcase_add_test(tc, keep_last_keeps_the_most_recent_step_checkpoints);
+    tcase_add_test(tc, keep_last_without_save_every_keeps_the_evaluations);
+    tcase_add_test(tc, time_limit_takes_no_step_past_it);
     tcase_add_test(tc, accumulated_batches_give_the_gradient_of_their_union);
     tcase_add_test(tc, token_batches_respect_their_budget);
     suite_add_tcase(s, tc);

@@ -33,6 +33,7 @@ with its message.
 import collections.abc
 import contextlib
 import ctypes
+import inspect
 import numbers
 import operator
 import os
@@ -108,10 +109,20 @@ def _path(path_or_name, what="path_or_name"):
     return raw
 
 
+def _a_list(items, what, alone=False, of="str"):
+    """Refuses what is no list at all, naming the argument and the type
+    expected (iterating would say "'int' object is not iterable"). alone:
+    the caller also takes one str, and the message says so."""
+    if not isinstance(items, collections.abc.Iterable):
+        raise TypeError("%s must be %sa list of %s, not %s"
+                        % (what, "a str or " if alone else "", of, type(items).__name__))
+
+
 def _texts(items, what):
     """A list of str for a C array of strings (its count a C int)."""
     if isinstance(items, (str, bytes)):
         raise TypeError("%s must be a list of str, not a single %s" % (what, type(items).__name__))
+    _a_list(items, what)
     encoded = [_bytes(t, what, i) for i, t in enumerate(items)]
     if len(encoded) > _INT_MAX:
         raise OverflowError("%d %s are more than the library takes at once (%d)"
@@ -275,11 +286,14 @@ def _pairs(pairs, targets):
         raise TypeError("score takes a source and a target (str), a list of (source, target) pairs, "
                         "or a list of sources and a list of targets")
     if targets is not None:
+        _a_list(pairs, "score(): sources")
+        _a_list(targets, "score(): targets")
         sources, targets = list(pairs), list(targets)
         if len(sources) != len(targets):
             raise ValueError("%d sources and %d targets: score needs one target per source"
                              % (len(sources), len(targets)))
         return sources, targets
+    _a_list(pairs, "score(): pairs", of="(source, target) pairs")
     sources, targets = [], []
     for i, pair in enumerate(pairs):
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
@@ -287,6 +301,15 @@ def _pairs(pairs, targets):
         sources.append(pair[0])
         targets.append(pair[1])
     return sources, targets
+
+
+def _known_options(method, options, allowed):
+    """Refuses a keyword that hypotheses() does not take, naming the public
+    method called (Python's own message would name _Decoder.hypotheses)."""
+    for name in options:
+        if name not in allowed:
+            raise TypeError("%s() got an unexpected keyword argument %r; its options are %s"
+                            % (method, name, ", ".join(allowed)))
 
 
 class _Decoder:
@@ -298,7 +321,7 @@ class _Decoder:
 
     def hypotheses(self, sources, beam=1, n_best=1, length_penalty=1.0, alignment=False,
                    max_len=None, max_src_len=None, batch_size=None, replace_unk=False, remove_bpe=None,
-                   weights=None, int8=False, shortlist=None):
+                   weights=None, int8=False, shortlist=None, **unknown):
         """For each source, its n_best hypotheses (Hypothesis), best first,
         as `rnnsearch translate --beam K --n-best N` finds them. sources is a
         list of str; the options take the command line's ranges (None: the
@@ -315,6 +338,7 @@ class _Decoder:
         for the model, given as its path or (path, first[, best]) (0: none;
         default 100 each); a missing file or a bad table raises Error naming
         the file and line."""
+        _known_options("hypotheses", unknown, _HYPOTHESES_OPTIONS)
         lines = _texts(sources, "sources")
         opt, keep = _options(beam=beam, n_best=n_best, length_penalty=length_penalty, alignment=alignment,
                              max_len=max_len, max_src_len=max_src_len, batch_size=batch_size,
@@ -346,6 +370,9 @@ class _Decoder:
         with n_best > 1, a list of lists of str (best first). A single str
         gives a str (or a list with n_best > 1). options: as hypotheses()."""
         one = isinstance(sources, str)
+        _known_options("translate", options, _HYPOTHESES_OPTIONS)
+        if not one:
+            _a_list(sources, "translate(): sources", alone=True)
         got = self.hypotheses([sources] if one else sources, beam=beam, n_best=n_best,
                               length_penalty=length_penalty, **options)
         texts = [[h.text for h in hyps] if n_best > 1 else hyps[0].text for hyps in got]
@@ -361,6 +388,7 @@ class _Decoder:
         if not isinstance(source, str):
             raise TypeError("source must be a str, not %s" % type(source).__name__)
         options.pop("alignment", None)
+        _known_options("align", options, _HYPOTHESES_OPTIONS)
         hyp = self.hypotheses([source], beam=beam, length_penalty=length_penalty, alignment=True,
                               **options)[0][0]
         if hyp.alignment is None:
@@ -390,6 +418,12 @@ class _Decoder:
             _check(_lib.rnnsearch_score(models, len(handles), n, (ctypes.c_char_p * max(n, 1))(*sources),
                                         (ctypes.c_char_p * max(n, 1))(*targets), got, ctypes.byref(err)), err)
         return list(got[:n])
+
+
+# The options translate() and align() pass on to hypotheses(), by name.
+_HYPOTHESES_OPTIONS = tuple(
+    name for name, p in inspect.signature(_Decoder.hypotheses).parameters.items()
+    if name not in ("self", "sources") and p.kind != p.VAR_KEYWORD)
 
 
 def _hypotheses(t):
@@ -628,10 +662,25 @@ class Ensemble(_Decoder):
                     m = Model(m)
                     self._owned.append(m)
                 members.append(m)
+            self.models = members
+            if len(members) > 1:
+                self._check_members()
         except BaseException:
             self.close()
             raise
-        self.models = members
+
+    def _check_members(self):
+        """Refuses members of other vocabularies or text settings now, as
+        the README promises, not at the first call: the library's
+        translator checks them (as `translate -m A -m B` does), and this
+        one is made for that and freed."""
+        err = _Error()
+        with self._member_handles() as handles:
+            models = (_P * len(handles))(*[h.value for h in handles])
+            tr = _P()
+            _check(_lib.rnnsearch_translator_new_ensemble(models, len(handles), None, ctypes.byref(tr),
+                                                          ctypes.byref(err)), err)
+            _lib.rnnsearch_translator_free(tr)
 
     def _member_handles(self):
         @contextlib.contextmanager

@@ -345,3 +345,43 @@ def test_a_library_of_another_major_version_is_refused(tmp_path, old):
     assert p.returncode == 1
     want = "librnnsearch %s; this package needs version 1.2 or a later 1.x" % old
     assert want in p.stderr.decode(), p.stderr.decode()
+
+
+def test_wrong_arguments_name_the_public_call(model):
+    # Not "'int' object is not iterable": the argument and what it takes.
+    with pytest.raises(TypeError, match=r"translate\(\): sources must be a str or a list of str, not int"):
+        model.translate(5)
+    with pytest.raises(TypeError, match="sources must be a list of str, not int"):
+        model.hypotheses(5)
+    with pytest.raises(TypeError, match=r"score\(\): sources must be a list of str, not NoneType"):
+        model.score(None, ["1999"])
+    with pytest.raises(TypeError, match=r"score\(\): pairs must be a list of \(source, target\) pairs, not int"):
+        model.score(5)
+    # An unknown keyword names the method called, not the internal _Decoder.
+    for call, name in ((lambda: model.translate(["3/4/99"], beem=3), "translate"),
+                       (lambda: model.align("3/4/99", beem=3), "align")):
+        with pytest.raises(TypeError) as raised:
+            call()
+        message = str(raised.value)
+        assert message.startswith("%s() got an unexpected keyword argument 'beem'" % name), message
+        assert "_Decoder" not in message and "max_len" in message, message
+    with pytest.raises(TypeError, match=r"^hypotheses\(\) got an unexpected keyword argument 'beem'"):
+        model.hypotheses(["3/4/99"], beem=3)
+
+
+def test_an_ensemble_of_other_vocabularies_is_refused_when_made(model, model_dir, program, tmp_path):
+    from conftest import REPO
+
+    other = str(tmp_path / "reorder")
+    p = subprocess.run([program, "train", "--train", os.path.join(REPO, "corpora", "reorder", "train.tsv"),
+                        "--out", other, "--epochs", "1", "--max-steps", "1", "--emb", "8", "--hidden", "8",
+                        "--att", "8", "--maxout", "4", "--threads", "1", "--quiet"],
+                       capture_output=True, check=False)
+    assert p.returncode == 0, p.stderr.decode()
+    # At construction, before any call (python/README.md), given or loaded.
+    with pytest.raises(rnnsearch.Error, match="an ensemble needs one target vocabulary"):
+        rnnsearch.Ensemble(model, other)
+    with pytest.raises(rnnsearch.Error, match="an ensemble needs one target vocabulary"):
+        rnnsearch.Ensemble(model_dir, rnnsearch.Model(other))
+    assert model.translate("3/4/99")  # a given member is left open
+    assert rnnsearch.Ensemble(model, model_dir).translate("3/4/99") == model.translate("3/4/99")

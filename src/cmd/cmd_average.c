@@ -20,8 +20,9 @@ static void usage(FILE *out)
           "tokenizer, subwords), vocabularies and SentencePiece models; training settings\n"
           "may differ, and the output keeps the first checkpoint's. The output holds\n"
           "weights only (no training state: it cannot be resumed) and is written\n"
-          "atomically: a new name, or a checkpoint that is none of those averaged and\n"
-          "not in a training run's directory.\n"
+          "atomically: a new name, or a checkpoint that is none of those averaged. In a\n"
+          "training run's directory (beside the checkpoints averaged) any name but those\n"
+          "training writes (last.ckpt, best.ckpt, step-N.ckpt, its logs) may be used.\n"
           "\n"
           "  CKPT                a checkpoint file, or a model directory (models/NAME)\n"
           "                      whose best.ckpt, else last.ckpt, is used\n"
@@ -44,11 +45,12 @@ int cmd_average(int argc, char **argv)
             "-o -: a checkpoint is binary and is not written to standard output; give a file name");
     if (argc - optind < 1)
         return rs_cli_usage_error(PROG, "no checkpoints given");
-    /* A new checkpoint, or over one that is none of those averaged and not a
-     * training run's. */
+    /* A new checkpoint, or over one that is none of those averaged; in a
+     * run's directory, under a name training does not write. */
     rs_output_rule rule;
     rs_error refused;
     rs_output_rule_init(&rule, RS_OUTPUT_CHECKPOINT, NULL);
+    rule.beside_run = 1;
     int bad = 0;
     for (int i = optind; i < argc && !bad; i++)
         bad = rs_output_add_model(&rule, argv[i], &refused);

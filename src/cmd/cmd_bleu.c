@@ -393,6 +393,7 @@ static int score_by_length(const bleu_request *rq, const rs_lines *text, const r
             return -1;
         }
     }
+    int any_few = 0;
     if (rq->tsv)
         printf("bucket\tsentences\tbleu\tchrf\n");
     else
@@ -411,11 +412,19 @@ static int score_by_length(const bleu_request *rq, const rs_lines *text, const r
             strcpy(bleu, "-");
             strcpy(chrf, "-");
         }
+        /* The TSV keeps its four columns (plot and the Python package read
+         * them); its sentences column tells a few-sentence bucket. */
+        const int few = rs_length_bucket_is_few(stats[i].sentences);
+        any_few |= few;
         if (rq->tsv)
             printf("%s\t%lld\t%s\t%s\n", name, stats[i].sentences, bleu, chrf);
         else
-            printf("%-8s %9lld %7s %7s\n", name, stats[i].sentences, bleu, chrf);
+            printf("%-8s %9lld %7s %7s%s\n", name, stats[i].sentences, bleu, chrf,
+                   few ? "  few" : "");
     }
+    if (any_few && !rq->tsv)
+        printf("few: fewer than %d sentences, a BLEU that any one of them moves by points\n",
+               RS_LENGTH_FEW);
     return 0;
 }
 

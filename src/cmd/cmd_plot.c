@@ -416,6 +416,7 @@ static int plot_by_length(int count, char **tables, const char *output, const ch
         return rs_cli_usage_error(PROG, "--by-length takes 1 to 10 tables, not %d", count);
     rs_length_buckets b;
     double bleu[10][RS_LENGTH_BUCKETS_MAX];
+    long long sentences[10][RS_LENGTH_BUCKETS_MAX];
     char names[10][256];
     rs_length_line lines[10];
     rs_output_rule rule;
@@ -431,10 +432,10 @@ static int plot_by_length(int count, char **tables, const char *output, const ch
         snprintf(names[i], sizeof names[i], "%.*s", (int)len, eq ? tables[i] : base);
         rs_length_buckets bi;
         rc = rs_output_add_input(&rule, path, &err) ||
-             rs_by_length_read_tsv(path, i ? &bi : &b, bleu[i], &err);
+             rs_by_length_read_tsv(path, i ? &bi : &b, bleu[i], sentences[i], &err);
         if (!rc && i && (bi.count != b.count || memcmp(bi.lower, b.lower, sizeof b.lower)))
             rc = rs_fail(&err, "%s has other buckets than %s", path, tables[0]);
-        lines[i] = (rs_length_line){names[i], bleu[i]};
+        lines[i] = (rs_length_line){names[i], bleu[i], sentences[i]};
     }
     rs_output out;
     if (!rc && !(rc = rs_output_open(&out, &rule, output, &err))) {

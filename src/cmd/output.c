@@ -135,6 +135,16 @@ static int check_run_dir(const rs_output_rule *rule, const char *path, rs_error 
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
     if (!rs_rundir_is_run(dir) || (rule->owns && !strcmp(name, rule->owns)))
         return 0;
+    if (rule->kind == RS_OUTPUT_CHECKPOINT && rule->beside_run) {
+        /* Training's names stay training's: last.ckpt and best.ckpt are the
+         * run's models, a step-N.ckpt would be pruned by --keep-last. */
+        if (!rs_rundir_is_training_name(name))
+            return 0;
+        return rs_fail(err,
+                       "%s: %s is a file training writes in its run directory %s; refusing to "
+                       "write there (give another name, such as %s/average.ckpt)",
+                       path, name, dir, dir);
+    }
     return rs_fail(err,
                    "%s: %s is a training run's directory, where only training writes%s%s%s; "
                    "refusing to write there (give a name in another directory)",

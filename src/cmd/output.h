@@ -9,7 +9,8 @@
  *   replace a checkpoint but no other file;
  * - nothing in a training run's directory (train/rundir.h rs_rundir_is_run)
  *   but the one name the command owns there (plot's train.svg, the replay's
- *   replay.html);
+ *   replay.html), or, for a rule with beside_run (average), a checkpoint
+ *   under a name training does not write there;
  * - not a file the user may not write (read-only), which a rename would
  *   replace all the same.
  *
@@ -38,7 +39,11 @@ typedef enum {
 typedef struct {
     rs_output_kind kind;
     const char *owns; /* the one file name it may write in a run's directory, or NULL */
-    char **inputs;    /* copies of the input names ("-": standard input) */
+    /* A checkpoint written beside a run's own (average's, as other toolkits
+     * write theirs next to the checkpoints averaged): any name in a run's
+     * directory that training does not write (rs_rundir_is_training_name). */
+    int beside_run;
+    char **inputs; /* copies of the input names ("-": standard input) */
     int count, cap;
 } rs_output_rule;
 

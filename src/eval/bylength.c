@@ -109,7 +109,13 @@ static int lower_of(const char *name)
     return (int)v;
 }
 
-int rs_by_length_read_tsv(const char *path, rs_length_buckets *b, double *bleu, rs_error *err)
+int rs_length_bucket_is_few(long long sentences)
+{
+    return sentences > 0 && sentences < RS_LENGTH_FEW;
+}
+
+int rs_by_length_read_tsv(const char *path, rs_length_buckets *b, double *bleu,
+                          long long *sentences_out, rs_error *err)
 {
     rs_lines lines;
     if (rs_lines_read(path, &lines, err))
@@ -145,6 +151,8 @@ int rs_by_length_read_tsv(const char *path, rs_length_buckets *b, double *bleu, 
                 status = rs_fail(err, "%s:%d: BLEU '%s' is not a score from 0 to 100 or nan", path,
                                  i + 1, score);
             else {
+                if (sentences_out)
+                    sentences_out[b->count] = sentences;
                 b->lower[b->count] = lower;
                 bleu[b->count++] = v;
             }
@@ -170,8 +178,19 @@ static double frame_y(const length_frame *f, double v)
     return f->top + f->height - (v - f->y.lo) / (f->y.hi - f->y.lo) * f->height;
 }
 
-/* The grid, ticks, bucket names and axis titles. */
-static void draw_axes(FILE *out, const length_frame *f, const rs_length_buckets *b)
+/* The first line's sentences per bucket that has them, or NULL. */
+static const long long *bucket_sizes(const rs_length_line *lines, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (lines[k].sentences)
+            return lines[k].sentences;
+    return NULL;
+}
+
+/* The grid, ticks, bucket names with their sizes (unless sizes is NULL) and
+ * axis titles. */
+static void draw_axes(FILE *out, const length_frame *f, const rs_length_buckets *b,
+                      const long long *sizes)
 {
     for (double v = f->y.lo; v <= f->y.hi + f->y.step * 1e-6; v += f->y.step) {
         char label[32];
@@ -189,6 +208,14 @@ static void draw_axes(FILE *out, const length_frame *f, const rs_length_buckets 
                 f->top + f->height + 19);
         rs_xml_escape(out, name);
         fputs("</text>\n", out);
+        if (!sizes)
+            continue;
+        const int few = rs_length_bucket_is_few(sizes[i]);
+        fprintf(out,
+                "<text class=\"bucket-size%s\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+                "text-anchor=\"middle\" fill=\"%s\">n = %lld%s</text>\n",
+                few ? " few" : "", frame_x(f, i), f->top + f->height + 34, few ? "#b00" : "#555",
+                sizes[i], few ? ", few" : "");
     }
     fprintf(out,
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
@@ -197,14 +224,15 @@ static void draw_axes(FILE *out, const length_frame *f, const rs_length_buckets 
             "(words)</text>\n"
             "<text transform=\"translate(%.1f %.1f) rotate(-90)\" "
             "text-anchor=\"middle\">BLEU</text>\n",
-            f->left, f->top, f->width, f->height, f->left + f->width / 2, f->top + f->height + 42,
-            f->left - 45, f->top + f->height / 2);
+            f->left, f->top, f->width, f->height, f->left + f->width / 2,
+            f->top + f->height + (sizes ? 56 : 42), f->left - 45, f->top + f->height / 2);
 }
 
 /* One system: a polyline broken at empty buckets, a marker with a tooltip
- * per bucket, and its legend entry at row k under the chart. */
+ * per bucket (hollow for a bucket of few sentences), and its legend entry
+ * at row k under the chart, from legend_y down. */
 static void draw_line(FILE *out, const length_frame *f, const rs_length_buckets *b,
-                      const rs_length_line *line, int k)
+                      const rs_length_line *line, int k, double legend_y)
 {
     const char *colour = rs_chart_colour(k);
     int open = 0;
@@ -225,14 +253,24 @@ static void draw_line(FILE *out, const length_frame *f, const rs_length_buckets 
             continue;
         char name[32];
         rs_length_bucket_name(b, i, name, sizeof name);
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", frame_x(f, i),
-                frame_y(f, line->bleu[i]), colour);
+        const int few = line->sentences && rs_length_bucket_is_few(line->sentences[i]);
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" ", frame_x(f, i),
+                frame_y(f, line->bleu[i]));
+        if (few)
+            fprintf(out, "class=\"few\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"1.5\"><title>",
+                    colour);
+        else
+            fprintf(out, "fill=\"%s\"><title>", colour);
         rs_xml_escape(out, line->name);
         fputs(", ", out);
         rs_xml_escape(out, name);
-        fprintf(out, " words: BLEU %.2f</title></circle>\n", line->bleu[i]);
+        fprintf(out, " words: BLEU %.2f", line->bleu[i]);
+        if (line->sentences)
+            fprintf(out, " over %lld sentence%s%s", line->sentences[i],
+                    line->sentences[i] == 1 ? "" : "s", few ? " (few)" : "");
+        fputs("</title></circle>\n", out);
     }
-    const double ly = f->top + f->height + 66 + 20.0 * k;
+    const double ly = legend_y + 20.0 * k;
     fprintf(out,
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
             "stroke-width=\"2\"/>\n<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\" font-size=\"12\" "
@@ -250,20 +288,35 @@ int rs_by_length_svg(FILE *out, const rs_length_buckets *b, const rs_length_line
         for (int i = 0; i < b->count; i++)
             if (!isnan(lines[k].bleu[i]) && lines[k].bleu[i] > hi)
                 hi = lines[k].bleu[i];
+    const long long *sizes = bucket_sizes(lines, n);
+    int any_few = 0;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; lines[k].sentences && i < b->count; i++)
+            any_few |= rs_length_bucket_is_few(lines[k].sentences[i]) && !isnan(lines[k].bleu[i]);
     length_frame f = {.left = 70, .top = 50, .height = 300};
     f.width = 70.0 * (b->count > 6 ? b->count : 6);
     f.step = f.width / b->count;
     f.y = rs_axis_nice(0, hi > 0 ? hi : 1, 1);
-    if (rs_svg_begin(out, f.left + f.width + 30, f.top + f.height + 60 + 20.0 * n, title))
+    /* The sizes' row pushes the axis title and the legend down. */
+    const double legend_y = f.top + f.height + (sizes ? 80 : 66);
+    const double bottom = legend_y + 20.0 * n + (any_few ? 20 : 0) - 6;
+    if (rs_svg_begin(out, f.left + f.width + 30, bottom, title))
         return -1;
     fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
     fprintf(out, "<text x=\"%.1f\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">",
             f.left + f.width / 2);
     rs_xml_escape(out, title);
     fputs("</text>\n", out);
-    draw_axes(out, &f, b);
+    draw_axes(out, &f, b, sizes);
     fputs("</g>\n", out);
     for (int k = 0; k < n; k++)
-        draw_line(out, &f, b, &lines[k], k);
+        draw_line(out, &f, b, &lines[k], k, legend_y);
+    if (any_few)
+        fprintf(out,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#fff\" stroke=\"#222\" "
+                "stroke-width=\"1.5\"/>\n<text x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\" "
+                "font-size=\"12\" font-family=\"" RS_SVG_FONTS "\" fill=\"#222\">a hollow point: "
+                "a bucket of fewer than %d sentences, whose BLEU says little</text>\n",
+                f.left + 12, legend_y + 20.0 * n, f.left + 30, legend_y + 20.0 * n, RS_LENGTH_FEW);
     return rs_svg_end(out);
 }

@@ -53,21 +53,37 @@ int rs_by_length_add(rs_bucket_stats *stats, const rs_length_buckets *b, const c
                      const char *hyp, const char *const *refs, int nrefs, const rs_bleu_opts *opts,
                      rs_error *err);
 
-/* Reads a table that `bleu --by-length --format tsv` wrote (header, then
- * "bucket<TAB>sentences<TAB>bleu<TAB>chrf" rows): its buckets into b and
- * each bucket's BLEU into bleu[RS_LENGTH_BUCKETS_MAX] (NaN: an empty one).
- * Errors name the file and line. */
-int rs_by_length_read_tsv(const char *path, rs_length_buckets *b, double *bleu, rs_error *err);
+/* A bucket of fewer sentences than this is marked "few" in the table and
+ * the figure: corpus BLEU over a handful of sentences swings by several
+ * points with any one of them (a one-sentence bucket is that sentence's
+ * BLEU), so its point says little about sentences of its lengths. */
+#define RS_LENGTH_FEW 20
 
-/* One system's line in the figure: its name and BLEU per bucket (NaN where
- * the bucket is empty). */
+/* Whether a bucket of this many sentences is marked as few (not an empty one). */
+int rs_length_bucket_is_few(long long sentences);
+
+/* Reads a table that `bleu --by-length --format tsv` wrote (header, then
+ * "bucket<TAB>sentences<TAB>bleu<TAB>chrf" rows): its buckets into b, each
+ * bucket's BLEU into bleu[RS_LENGTH_BUCKETS_MAX] (NaN: an empty one) and,
+ * unless NULL, its sentences into sentences[RS_LENGTH_BUCKETS_MAX]. Errors
+ * name the file and line. */
+int rs_by_length_read_tsv(const char *path, rs_length_buckets *b, double *bleu,
+                          long long *sentences, rs_error *err);
+
+/* One system's line in the figure: its name, BLEU per bucket (NaN where
+ * the bucket is empty) and the sentences per bucket (NULL: not known). */
 typedef struct {
     const char *name;
-    const double *bleu; /* [buckets->count] */
+    const double *bleu;         /* [buckets->count] */
+    const long long *sentences; /* [buckets->count], or NULL */
 } rs_length_line;
 
 /* Bahdanau et al.'s Figure 2 as an SVG picture: BLEU against the source
- * length, one line per system over the buckets b, a legend under it. */
+ * length, one line per system over the buckets b, a legend under it. Under
+ * each bucket's name its size ("n = 48", from the first line that has
+ * sizes; each point's tooltip gives its own line's); a bucket of fewer
+ * than RS_LENGTH_FEW sentences has its size marked "few" in red and its
+ * points drawn hollow, which a note under the legend explains. */
 int rs_by_length_svg(FILE *out, const rs_length_buckets *b, const rs_length_line *lines, int n,
                      const char *title);
 

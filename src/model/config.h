@@ -76,7 +76,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(max_vocab, 30000, "maximum vocabulary size (reserved ids included)", 5, 100000000)           \
     I(max_len, 80, "skip training pairs longer than this (tokens; 0: no limit)", 0, 1000000)       \
     I(save_every, 0, "also save last.ckpt every N steps (0: each epoch only)", 0, RS_INT_LIMIT)    \
-    I(keep_last, 0, "keep the last N saves as step-STEP.ckpt too, to average (0: none)", 0,        \
+    I(keep_last, 0, "keep N step-STEP.ckpt of the save interval, to average (0: none)", 0,         \
       1000000)                                                                                     \
     I(eval_every, 0, "evaluate on dev every N steps (0: at each epoch's end)", 0, RS_INT_LIMIT)    \
     I(log_every, 10, "write the training loss every N steps to train.loss.tsv (0: off)", 0,        \
@@ -96,7 +96,7 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     E(lr_schedule, "constant", "constant, noam, inverse-sqrt or plateau (docs/configuration.md)",  \
       rs_lr_schedule_names)                                                                        \
     I(patience, 0, "stop after N dev evaluations without improvement (0: never)", 0, 1000000)      \
-    F(max_minutes, 0.0f, "stop training after this much wall time (0: no limit)", 0, 1e7f,         \
+    F(max_minutes, 0.0f, "stop before a step would end past these minutes (0: none)", 0, 1e7f,     \
       RS_CLOSED)                                                                                   \
     I(threads, 0, "training threads, one shard of each batch each (0: one per online CPU)", 0, 1024)
 

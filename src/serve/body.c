@@ -259,7 +259,8 @@ static int take_object(const rs_server *s, request *rq, const rs_json *root, rs_
 {
     static const char *const translate_keys[] = {"text", "model", "beam", "n_best",
                                                  "svg",  "words", NULL};
-    static const char *const align_keys[] = {"source", "target", "model", "svg", "words", NULL};
+    static const char *const align_keys[] = {"text", "source", "target", "model",
+                                             "svg",  "words",  NULL};
     const char *const *keys = rq->route == ROUTE_TRANSLATE ? translate_keys : align_keys;
     int status;
     if (root->type != RS_JSON_OBJECT)
@@ -288,7 +289,18 @@ static int take_object(const rs_server *s, request *rq, const rs_json *root, rs_
                400;
     if (rq->route == ROUTE_TRANSLATE)
         return take_translate(s, rq, root, err);
-    if ((status = take_text(&s->opt, root, "source", 1, &rq->text, err)))
+    /* The source is 'text', as /api/translate names it; 'source', its first
+     * name here, stays accepted. Messages name the member the client sent. */
+    const int has_text = rs_json_get(root, "text") != NULL;
+    const int has_source = rs_json_get(root, "source") != NULL;
+    if (has_text && has_source)
+        return rs_fail(err, "give the source sentence as 'text' or as 'source' (its other name), "
+                            "not both"),
+               400;
+    if (!has_text && !has_source)
+        return rs_fail(err, "'text' is missing (the source sentence; 'source' is accepted too)"),
+               400;
+    if ((status = take_text(&s->opt, root, has_text ? "text" : "source", 1, &rq->text, err)))
         return status;
     return take_text(&s->opt, root, "target", 1, &rq->target, err);
 }

@@ -156,6 +156,11 @@ static int output_kind(const char *name)
     return OUT_NONE;
 }
 
+int rs_rundir_is_training_name(const char *name)
+{
+    return output_kind(name) != OUT_NONE || !strcmp(name, "lock");
+}
+
 /* Removes the files of the kinds selected by mask (1 << kind) in dir. */
 static int remove_outputs(const char *dir, int mask, rs_error *err)
 {

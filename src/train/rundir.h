@@ -25,6 +25,11 @@ int rs_rundir_is_run(const char *dir);
 int rs_train_dir_has_model(const char *dir);
 int rs_train_clear_dir(const char *dir, rs_error *err);
 
+/* Whether name (a file name, no directory) is one training writes or manages
+ * in its directory: last.ckpt, best.ckpt, step-N.ckpt (pruned by
+ * --keep-last), the logs, the vocabularies, the lock, and their temporaries. */
+int rs_rundir_is_training_name(const char *name);
+
 /* Whether dir holds a file that no training run writes (its first name in
  * name[size]): a fresh run is not started among another program's files. */
 int rs_rundir_foreign(const char *dir, char *name, size_t size);

@@ -53,6 +53,22 @@ static int save(trainer *tr, const char *file, rs_error *err)
     return 0;
 }
 
+/* Whether the step is one of the run's regular saves: every save_every
+ * steps when set, else every evaluation (eval_every steps, or each epoch's
+ * end when 0). keep_last's step-N.ckpt window holds these only, evenly
+ * spaced as averaging wants: an epoch's end, a signal or the time limit
+ * that falls between them saves last.ckpt without pushing one out of the
+ * window (as fairseq's keep_interval_updates and OpenNMT-py's
+ * keep_checkpoint count only the interval's saves). */
+static int on_save_interval(const rs_train_config *c, const rs_train_state *st)
+{
+    if (c->save_every > 0)
+        return st->step % c->save_every == 0;
+    if (c->eval_every > 0)
+        return st->step % c->eval_every == 0;
+    return st->batches_done == 0; /* 0 right after an epoch's last update */
+}
+
 /* best.ckpt (when asked) before last.ckpt: killed between the two, a resume
  * starts from the older last.ckpt, redoes the evaluation and writes best.ckpt
  * again, the same. last.ckpt never records a best that best.ckpt lacks. */
@@ -68,7 +84,7 @@ static int commit_here(trainer *tr, int best, rs_error *err)
     rs_fault_point("last");
     tr->saved_step = tr->state->step;
     const int keep = tr->model->train.keep_last;
-    if (keep > 0) {
+    if (keep > 0 && on_save_interval(&tr->model->train, tr->state)) {
         char name[64];
         snprintf(name, sizeof name, "step-%lld.ckpt", (long long)tr->state->step);
         if (save(tr, name, err) || rs_rundir_prune_steps(tr->options->dir, keep, err))
@@ -351,6 +367,8 @@ typedef struct {
     double window_loss, epoch_loss, finished_epoch_loss; /* summed over tokens */
     long window_tokens, epoch_tokens, tokens_since_start;
     double allreduce_start; /* rs_dist_allreduce_seconds() at the start */
+    double update_s;        /* wall time of this run's updates, without evaluations and saves */
+    int64_t updates_timed;
 } run_clock;
 
 /* An update's summed loss and target tokens into the sums of the progress
@@ -372,7 +390,10 @@ static void count_update(trainer *tr, run_clock *rc, double loss, long tokens, f
 
 /* Whether the run stops before its next step, and why: epochs or steps done,
  * the time limit, a signal (each rank's own clock and signals, agreed on, so
- * that all stop at one step). */
+ * that all stop at one step). The time limit stops before a step that would
+ * end past it (by the mean update time so far): checking only whether it has
+ * passed let a step start just before it, so a run whose evaluation ended
+ * near the limit took one more step and evaluated that again (1500, 1501). */
 static int should_stop(const rs_train_config *c, const rs_train_state *state,
                        const rs_train_options *options, const run_clock *rc, rs_stop_reason *reason)
 {
@@ -384,8 +405,10 @@ static int should_stop(const rs_train_config *c, const rs_train_state *state,
         *reason = RS_STOP_MAX_STEPS;
         return 1;
     }
-    const int stop = rs_dist_or((rc->limit_s > 0 && rs_clock_seconds() - rc->start >= rc->limit_s) |
-                                (options->stop && *options->stop ? 2 : 0));
+    const double next_s = rc->updates_timed > 0 ? rc->update_s / (double)rc->updates_timed : 0.0;
+    const int stop =
+        rs_dist_or((rc->limit_s > 0 && rs_clock_seconds() - rc->start + next_s >= rc->limit_s) |
+                   (options->stop && *options->stop ? 2 : 0));
     if (stop & 1) {
         *reason = RS_STOP_TIME;
         return 1;
@@ -557,6 +580,7 @@ static int update(run *r, update_result *u, rs_error *err)
                                     r->plan.batches - k < c->accumulate ? r->plan.batches - k
                                                                         : c->accumulate};
     const long tokens = update_tokens(&batches);
+    const double t0 = rs_clock_seconds();
     if (train_step(&r->buf.shards, &r->buf.batch, tr->model, &batches, tokens, state->step, u, err))
         return -1;
     if (!isfinite(u->gnorm) || !isfinite(u->loss))
@@ -567,6 +591,8 @@ static int update(run *r, update_result *u, rs_error *err)
     const rs_adam_settings adam = {u->lr, c->beta1, c->beta2, c->adam_eps};
     rs_shards_adam(&r->buf.shards, tr->model->params, clip, state->adam_m, state->adam_v, &adam,
                    state->step);
+    r->rc.update_s += rs_clock_seconds() - t0;
+    r->rc.updates_timed++;
     u->shown_epoch = state->epoch + 1;
     state->batches_done = k + batches.count;
     count_update(tr, &r->rc, u->loss, tokens, u->lr, u->gnorm);

@@ -13,8 +13,13 @@
  * What is saved when: after a dev evaluation (every cfg.train.eval_every steps, or
  * at each epoch's end when 0) the log row, then best.ckpt if the result is the
  * best so far, then last.ckpt; last.ckpt also at each epoch's end and every
- * cfg.train.save_every steps; with cfg.train.keep_last K, each save of last.ckpt is also
- * kept as step-N.ckpt, the K most recent of them (to average). A kill
+ * cfg.train.save_every steps; with cfg.train.keep_last K, each save at the
+ * regular interval (every save_every steps when set, else every evaluation)
+ * is also kept as step-N.ckpt, the K most recent of them (to average); an
+ * epoch's end or a stop between them is in last.ckpt only. With
+ * cfg.train.max_minutes, no update starts that would end past the limit (by
+ * the mean update time so far); the last step is evaluated and saved once,
+ * after it. A kill
  * between two of these leaves last.ckpt at an
  * earlier step, from which the resumed run redoes the same work. */
 #ifndef RS_TRAIN_H
