@@ -224,6 +224,14 @@ static int parse_request(int argc, char **argv, rs_explain_input *in, model_requ
     return -1;
 }
 
+/* Writes an explanation to standard output: the exit status. */
+static int print_explanation(const char *text)
+{
+    fputs(text, stdout);
+    return fflush(stdout) ? rs_cli_fail(PROG, "cannot write the explanation: %s", strerror(errno))
+                          : RS_EXIT_OK;
+}
+
 /* explain -m: load the model, work the step, print it. */
 static int explain_model(const model_request *rq)
 {
@@ -245,10 +253,7 @@ static int explain_model(const model_request *rq)
                                       &err) < 0) {
         status = rs_cli_fail(PROG, "%s", err.msg);
     } else {
-        fputs(text, stdout);
-        status = fflush(stdout)
-                     ? rs_cli_fail(PROG, "cannot write the explanation: %s", strerror(errno))
-                     : RS_EXIT_OK;
+        status = print_explanation(text);
     }
     free(text);
     rs_explained_step_free(&x);
@@ -276,10 +281,7 @@ int cmd_explain(int argc, char **argv)
         rs_explain_report(&in, &res, digits, &text, &err) < 0) {
         status = rs_cli_fail(PROG, "%s", err.msg);
     } else {
-        fputs(text, stdout);
-        status = fflush(stdout)
-                     ? rs_cli_fail(PROG, "cannot write the explanation: %s", strerror(errno))
-                     : RS_EXIT_OK;
+        status = print_explanation(text);
     }
     free(text);
     rs_explain_result_free(&res);
