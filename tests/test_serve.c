@@ -323,12 +323,17 @@ START_TEST(answers_equal_the_pipeline)
     ck_assert_int_eq(rs_json_get(j, "token_logprobs")->count, f.tgt_len + 1);
     expect_matrix(rs_json_get(j, "alignment"), f.alignment, f.tgt_len + 1, f.src_len + 1);
     rs_json_free(j);
-    /* 'text', as /api/translate names the source, gives the same answer. */
+    /* 'text', as /api/translate names the source, gives the same answer
+     * (but for "ms", the time the request took, which ends the object). */
     char *same = strdup(a->body);
     snprintf(body, sizeof body, "{\"text\": \"%s\", \"target\": \"%s\"}", sentence, target);
     request(port, "POST", "/api/align", body, a);
     ck_assert_msg(a->status == 200, "%.500s", a->text);
-    ck_assert_str_eq(a->body, same);
+    const char *ms_same = strstr(same, ",\"ms\":"), *ms_got = strstr(a->body, ",\"ms\":");
+    ck_assert(ms_same && ms_got);
+    ck_assert_msg(ms_same - same == ms_got - a->body &&
+                      !strncmp(a->body, same, (size_t)(ms_same - same)),
+                  "%s\n%s", a->body, same);
     free(same);
     rs_forced_free(&f);
     rs_tokens_free(&st);
