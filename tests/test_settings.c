@@ -73,6 +73,16 @@ START_TEST(key_value_lines_take_several_items_a_line_and_comments)
     ck_assert(it && it->line == 4 && !strcmp(it->values[0], "0.5"));
     rs_settings_free(&s);
 
+    /* '#' starts a comment only at a line's start or after a blank, as in YAML. */
+    ck_assert_msg(!parse("out = run#1 # the first\ntrain = a#b.tsv\n#emb = 4\n", &s, &err), "%s",
+                  err.msg);
+    ck_assert_int_eq(s.count, 2);
+    it = rs_settings_find(&s, NULL, "out");
+    ck_assert(it && !strcmp(it->values[0], "run#1"));
+    it = rs_settings_find(&s, NULL, "train");
+    ck_assert(it && !strcmp(it->values[0], "a#b.tsv"));
+    rs_settings_free(&s);
+
     ck_assert(parse("emb = 8\nhidden\n", &s, &err));
     ck_assert_str_eq(err.msg, "c.yaml:2: 'hidden' is not key = value");
     ck_assert_int_eq(s.count, 0);

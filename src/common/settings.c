@@ -90,7 +90,13 @@ static int parse_pairs(const char *name, char *text, rs_settings *out, rs_error 
         char *eol = strchr(line, '\n');
         if (eol)
             *eol = 0;
-        line[strcspn(line, "#")] = 0;
+        /* A comment starts at a '#' that begins the line or follows a blank,
+         * as in YAML: out = run#1 names the folder run#1. */
+        for (char *h = strchr(line, '#'); h; h = strchr(h + 1, '#'))
+            if (h == line || h[-1] == ' ' || h[-1] == '\t') {
+                *h = 0;
+                break;
+            }
         char *w = line;
         for (char *r = line; *r; r++) {
             const char *next = r + strspn(r, " \t");
