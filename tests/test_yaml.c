@@ -698,6 +698,45 @@ END_TEST
 /* A Joey NMT file, as its configs write one: its names read as ours,
  * its data files as PREFIX.LANG, what rnnsearch does anyway accepted, and
  * what it has not refused with what it does instead. */
+/* A per-side key given for one side alone (Joey's src.lowercase, trg_voc_limit,
+ * OpenNMT-py's src_vocab_size) would set rnnsearch's one setting for both
+ * sides, where the toolkit leaves the other side at its default: refused,
+ * naming the other side; given for both sides with one value, read. */
+START_TEST(a_per_side_key_for_one_side_alone_is_refused)
+{
+    char dir[64], path[256], cmd[512];
+    testdir_make(dir, "rnnsearch-yaml-side");
+    snprintf(path, sizeof path, "%s/joey.yaml", dir);
+    static const struct {
+        const char *keys, *says;
+    } one_side[] = {
+        {"  src:\n    lang: de\n    lowercase: true\n  trg:\n    lang: en\n",
+         "'src.lowercase' is for the source side alone"},
+        {"  src: de\n  trg: en\n  trg_voc_limit: 10\n",
+         "'trg_voc_limit' is for the target side alone"},
+        {"src_vocab_size: 50\n", "'src_vocab_size' is for the source side alone"},
+    };
+    for (size_t i = 0; i < sizeof one_side / sizeof *one_side; i++) {
+        char text[512];
+        /* OpenNMT-py's keys stand at the top level, Joey's under data:. */
+        if (one_side[i].keys[0] == ' ')
+            snprintf(text, sizeof text, "data:\n%s  train: x\n", one_side[i].keys);
+        else
+            snprintf(text, sizeof text, "%sdata:\n  train: x\n", one_side[i].keys);
+        write_text(path, text);
+        snprintf(cmd, sizeof cmd, "train --config %s --out %s/o --quiet", path, dir);
+        expect_run(cmd, 2, one_side[i].says);
+    }
+    write_text(path, "data:\n  src: de\n  trg: en\n  src_voc_limit: 10\n  trg_voc_limit: 10\n"
+                     "  train: nothing\n");
+    snprintf(cmd, sizeof cmd, "train --config %s --out %s/o --quiet", path, dir);
+    char out[4096] = "";
+    testprog_run_all(cmd, out, sizeof out);
+    ck_assert_msg(!strstr(out, "side alone"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(joey_nmt_names_are_read_as_ours)
 {
     char dir[64], path[256], cmd[2048], text[2048];
@@ -815,6 +854,7 @@ Suite *yaml_suite(void)
     tcase_add_test(tc, vocabularies_schedules_and_weights);
     tcase_add_test(tc, their_names_for_vocabularies_and_schedules);
     tcase_add_test(tc, joey_nmt_names_are_read_as_ours);
+    tcase_add_test(tc, a_per_side_key_for_one_side_alone_is_refused);
     suite_add_tcase(s, tc);
     TCase *large = tcase_create("large");
     tcase_set_timeout(large, 30);

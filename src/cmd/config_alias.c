@@ -379,6 +379,50 @@ static int merge_renamed(rs_settings *s, char **given, int *drop, const char *pa
     return 0;
 }
 
+/* The side a per-side key names: 's' (src…), 't' (trg… as Joey NMT writes
+ * it, tgt… as OpenNMT-py does), or 0. */
+static char side_of(const char *key)
+{
+    if (key[3] != '.' && key[3] != '_')
+        return 0;
+    return !strncmp(key, "src", 3)                              ? 's'
+           : !strncmp(key, "trg", 3) || !strncmp(key, "tgt", 3) ? 't'
+                                                                : 0;
+}
+
+/* Per-side keys (Joey's src.lowercase, trg_voc_limit, OpenNMT-py's
+ * src_vocab_size, …) that become one setting of ours applying to both
+ * sides: given for one side alone, the key would change the other side too,
+ * where the toolkit keeps its default, so it is refused, saying to give the
+ * other side the same value. */
+static int one_side_only(rs_settings *s, char *const *given, const int *drop, const char *path,
+                         rs_error *err)
+{
+    static const char *const both_sides[] = {"lowercase", "max_len", "max_vocab", "min_freq"};
+    for (int i = 0; i < s->count; i++) {
+        rs_setting *x = &s->items[i];
+        const char *g = given[i];
+        const char side = g ? side_of(g) : 0;
+        if (!side || drop[i] || x->problem)
+            continue;
+        int shared = 0;
+        for (size_t k = 0; k < sizeof both_sides / sizeof *both_sides; k++)
+            shared |= !strcmp(x->key, both_sides[k]);
+        int found = 0;
+        for (int j = 0; j < s->count && shared && !found; j++)
+            found = j != i && given[j] && side_of(given[j]) && side_of(given[j]) != side &&
+                    same_place(x, &s->items[j]);
+        if (shared && !found &&
+            rs_config_refuse(x, err,
+                             "%s:%d: '%s' is for the %s side alone, and rnnsearch's '%s' "
+                             "applies to both sides: give the %s side's key the same value too",
+                             path, x->line, g, side == 's' ? "source" : "target", x->key,
+                             side == 's' ? "target" : "source"))
+            return -1;
+    }
+    return 0;
+}
+
 /* Joey's data files: train: PREFIX with src: LANG and trg: LANG are
  * PREFIX.LANG (and dev: likewise). Only when trg (or trg.lang) was given:
  * our own train: with src:/tgt: stays the error it is. And a top-level name:
@@ -478,6 +522,8 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
             given[i] = NULL;
         }
     }
+    if (!status)
+        status = one_side_only(s, given, drop, path, err);
     if (!status)
         status = merge_renamed(s, given, drop, path, err);
     if (!status)
