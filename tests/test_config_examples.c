@@ -116,14 +116,33 @@ START_TEST(joey2_iwslt14_sp_file_is_refused_with_every_reason)
 }
 END_TEST
 
+/* A config text and the message it must be refused with (after its path). */
+typedef struct {
+    const char *text, *says;
+} refusal;
+
+/* Each of bad[count], written to path, makes `train --config` exit 2 saying
+ * its message; cmd[cmd_size] is left holding the last command run. */
+static void expect_refusals(const char *dir, const char *path, const refusal *bad, size_t count,
+                            char *cmd, size_t cmd_size)
+{
+    char out[4096];
+    for (size_t i = 0; i < count; i++) {
+        testfile_write(path, (const unsigned char *)bad[i].text, strlen(bad[i].text));
+        snprintf(cmd, cmd_size, "train --train x.tsv --out %s/m --config %s", dir, path);
+        ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+        char want[512];
+        snprintf(want, sizeof want, "%s%s", path, bad[i].says);
+        ck_assert_msg(strstr(out, want), "no '%s' in\n%s", want, out);
+    }
+}
+
 START_TEST(joey2_subword_keys_are_read_or_refused_never_split_at_spaces)
 {
-    char dir[64], path[256], cmd[512], out[4096];
+    char dir[64], path[256], cmd[512];
     testdir_make(dir, "rnnsearch-examples");
     snprintf(path, sizeof path, "%s/c.yaml", dir);
-    static const struct {
-        const char *text, *says;
-    } bad[] = {
+    static const refusal bad[] = {
         {"data:\n  src:\n    level: bpe\n",
          ":3: 'src.level: bpe' (Joey NMT 2) without tokenizer_cfg: model_file: Joey NMT 2 "
          "splits level: bpe text with a SentencePiece model"},
@@ -144,14 +163,7 @@ START_TEST(joey2_subword_keys_are_read_or_refused_never_split_at_spaces)
          ":1: 'transforms: sentencepiece' (OpenNMT-py): give both src_subword_model: and "
          "tgt_subword_model:"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        testfile_write(path, (const unsigned char *)bad[i].text, strlen(bad[i].text));
-        snprintf(cmd, sizeof cmd, "train --train x.tsv --out %s/m --config %s", dir, path);
-        ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
-        char want[512];
-        snprintf(want, sizeof want, "%s%s", path, bad[i].says);
-        ck_assert_msg(strstr(out, want), "no '%s' in\n%s", want, out);
-    }
+    expect_refusals(dir, path, bad, sizeof bad / sizeof *bad, cmd, sizeof cmd);
     testdir_remove(dir);
 }
 END_TEST
@@ -243,9 +255,7 @@ START_TEST(opennmt3_keys_that_cannot_be_read_say_why)
     char dir[64], path[256], cmd[512], out[4096];
     testdir_make(dir, "rnnsearch-examples");
     snprintf(path, sizeof path, "%s/c.yaml", dir);
-    static const struct {
-        const char *text, *says;
-    } bad[] = {
+    static const refusal bad[] = {
         {"hidden_size: 24\n", ":1: 'hidden_size: 24' (OpenNMT-py) without encoder_type: "
                               "OpenNMT-py's default encoder (rnn) runs one direction"},
         {"encoder_type: brnn\nrnn_size: 25\n",
@@ -268,14 +278,7 @@ START_TEST(opennmt3_keys_that_cannot_be_read_say_why)
          ":2: 'tgt_vocab_size' and 'src_vocab_size' (line 1) both give rnnsearch's 'max_vocab', "
          "with different values"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        testfile_write(path, (const unsigned char *)bad[i].text, strlen(bad[i].text));
-        snprintf(cmd, sizeof cmd, "train --train x.tsv --out %s/m --config %s", dir, path);
-        ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
-        char want[512];
-        snprintf(want, sizeof want, "%s%s", path, bad[i].says);
-        ck_assert_msg(strstr(out, want), "no '%s' in\n%s", want, out);
-    }
+    expect_refusals(dir, path, bad, sizeof bad / sizeof *bad, cmd, sizeof cmd);
     /* An empty transforms list and one layer are what rnnsearch does. */
     const char *fine = "transforms: []\nlayers: 1\nencoder_type: brnn\nhidden_size: 9\n";
     testfile_write(path, (const unsigned char *)fine, strlen(fine));
