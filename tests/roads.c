@@ -34,9 +34,9 @@ void roads_expect_close(const char *what, const float *a, const float *b, size_t
     size_t at = 0;
     for (size_t i = 0; i < count; i++)
         scale = fmax(scale, fmax(fabs(a[i]), fabs(b[i])));
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count && !isnan(worst); i++) {
         const double diff = fabs((double)a[i] - b[i]);
-        if (!(diff <= worst)) { /* NaN counts as worst */
+        if (!(diff <= worst)) { /* a NaN is the worst, and stays so */
             worst = diff;
             at = i;
         }
