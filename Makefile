@@ -91,10 +91,10 @@ $(LIB): $(LIB_OBJS)
 # src/api/rnnsearch.h), soname librnnsearch.so.MAJOR; it exports the public
 # API only (src/api/librnnsearch.map), so it holds the layers up to api/:
 # training and serving (and MPI, libmicrohttpd) stay the program's, and so
-# does the reader of configuration files (common/settings.c, libyaml), which
-# only the command line uses.
+# does the reader of configuration files (common/settings.c with libyaml, and
+# text/settings_file.c), which only the command line uses.
 SO_LAYERS := $(filter-out train serve cmd,$(LAYERS))
-SO_OBJS := $(filter-out $(BUILD)/src/common/settings.o,$(filter $(SO_LAYERS:%=$(BUILD)/src/%/%),$(LIB_OBJS)))
+SO_OBJS := $(filter-out $(BUILD)/src/common/settings.o $(BUILD)/src/text/settings_file.o,$(filter $(SO_LAYERS:%=$(BUILD)/src/%/%),$(LIB_OBJS)))
 SO_PKGS := openblas libutf8proc sentencepiece zlib
 LIB_VERSION := $(shell sed -n 's/^\#define RNNSEARCH_VERSION "\(.*\)"/\1/p' src/api/rnnsearch.h)
 LIB_MAJOR := $(firstword $(subst ., ,$(LIB_VERSION)))

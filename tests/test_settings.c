@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "common/settings.h"
 #include "testdir.h"
+#include "text/settings_file.h"
 
 static int parse(const char *text, rs_settings *s, rs_error *err)
 {
@@ -190,18 +192,54 @@ START_TEST(reading_a_file_names_it_and_bounds_its_size)
     ck_assert(rs_settings_read(path, &s, &err));
     ck_assert_msg(strstr(err.msg, path), "%s", err.msg);
 
-    /* One byte over the bound is refused before it is parsed. */
+    /* One byte over the bound, in lines of 1 kB, is refused at the line that
+     * crosses it, before anything is parsed. */
     const size_t big = (size_t)RS_SETTINGS_MAX_BYTES + 1;
     unsigned char *data = malloc(big);
     ck_assert_ptr_nonnull(data);
     memset(data, '#', big);
+    for (size_t i = 1023; i < big; i += 1024)
+        data[i] = '\n';
     snprintf(path, sizeof path, "%s/big.yaml", dir);
     testfile_write(path, data, big);
     free(data);
     ck_assert(rs_settings_read(path, &s, &err));
     char expect[512];
-    snprintf(expect, sizeof expect, "%s: %zu bytes: a configuration file is at most %d", path, big,
+    snprintf(expect, sizeof expect,
+             "%s:1025: more than %d bytes: a configuration file is at most that", path,
              RS_SETTINGS_MAX_BYTES);
+    ck_assert_str_eq(err.msg, expect);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* A configuration file is read by the line reader every text input takes:
+ * gzip is decompressed, a BOM and CR LF line ends read as in any corpus, and
+ * a NUL byte is refused naming its line. */
+START_TEST(a_file_is_read_by_the_one_line_reader)
+{
+    char dir[128], path[256];
+    testdir_make(dir, "settings-reader");
+    rs_settings s;
+    rs_error err;
+    const char *text = "\xEF\xBB\xBFtraining:\r\n  lr: 0.25\r\n  epochs: 3\r";
+    snprintf(path, sizeof path, "%s/run.yaml.gz", dir);
+    gzFile gz = gzopen(path, "wb");
+    ck_assert_ptr_nonnull(gz);
+    ck_assert_int_eq(gzwrite(gz, text, (unsigned)strlen(text)), (int)strlen(text));
+    ck_assert_int_eq(gzclose(gz), Z_OK);
+    ck_assert_msg(!rs_settings_read(path, &s, &err), "%s", err.msg);
+    const rs_setting *lr = rs_settings_find(&s, "training", "lr");
+    const rs_setting *epochs = rs_settings_find(&s, "training", "epochs");
+    ck_assert(lr && !strcmp(lr->values[0], "0.25") && lr->line == 2);
+    ck_assert(epochs && !strcmp(epochs->values[0], "3") && epochs->line == 3);
+    rs_settings_free(&s);
+
+    snprintf(path, sizeof path, "%s/nul.yaml", dir);
+    testfile_write(path, (const unsigned char *)"training:\n  lr: 0\0.25\n", 23);
+    ck_assert(rs_settings_read(path, &s, &err));
+    char expect[512];
+    snprintf(expect, sizeof expect, "%s:2: NUL byte at byte 8", path);
     ck_assert_str_eq(err.msg, expect);
     testdir_remove(dir);
 }
@@ -218,6 +256,7 @@ Suite *settings_suite(void)
     tcase_add_test(tc, a_key_given_twice_is_each_repeats_problem_a_section_twice_ends_the_reading);
     tcase_add_test(tc, text_only_a_nul_or_bad_utf8_names_its_line_a_bom_is_skipped);
     tcase_add_test(tc, reading_a_file_names_it_and_bounds_its_size);
+    tcase_add_test(tc, a_file_is_read_by_the_one_line_reader);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@
 #include "cmd/config_alias.h"
 #include "cmd/nearest.h"
 #include "common/fileio.h"
+#include "text/settings_file.h"
 
 /* Every section a configuration file may hold, whichever command reads it. */
 static const char *const sections[] = {"data", "model", "training", "translation", "serve", NULL};

@@ -15,6 +15,7 @@
 #include "cmd/config_alias.h"
 #include "search/translate.h"
 #include "train/rundir.h"
+#include "text/settings_file.h"
 
 #define PROG "rnnsearch info"
 

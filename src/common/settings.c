@@ -2,7 +2,6 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "common/fileio.h"
 #include "common/settings.h"
 #include "common/utf8.h"
 
@@ -525,22 +524,5 @@ int rs_settings_parse(const char *name, const unsigned char *data, size_t size, 
     free(text);
     if (status)
         rs_settings_free(out);
-    return status;
-}
-
-int rs_settings_read(const char *path, rs_settings *out, rs_error *err)
-{
-    unsigned char *data;
-    size_t size;
-    memset(out, 0, sizeof *out);
-    if (rs_read_file(path, &data, &size, err))
-        return -1;
-    if (size > RS_SETTINGS_MAX_BYTES) {
-        free(data);
-        return rs_fail(err, "%s: %zu bytes: a configuration file is at most %d", path, size,
-                       RS_SETTINGS_MAX_BYTES);
-    }
-    int status = rs_settings_parse(path, data, size, out, err);
-    free(data);
     return status;
 }

@@ -51,11 +51,8 @@ typedef struct {
  * keys is refused at once instead of read for seconds into a gigabyte. */
 #define RS_SETTINGS_MAX_BYTES (1 << 20)
 
-/* Reads path (at most RS_SETTINGS_MAX_BYTES); errors name it and the line
- * ("run.yaml:3: …"). */
-int rs_settings_read(const char *path, rs_settings *out, rs_error *err);
-
-/* The same from bytes in memory; `name` names them in messages. */
+/* Parses a configuration file's bytes (text/settings_file.h reads one from
+ * disk); `name` names them in messages ("run.yaml:3: …"). */
 int rs_settings_parse(const char *name, const unsigned char *data, size_t size, rs_settings *out,
                       rs_error *err);
 
