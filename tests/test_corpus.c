@@ -226,6 +226,46 @@ START_TEST(test_parallel)
 }
 END_TEST
 
+/* Pairs to score take an empty target (a translation may be empty) on
+ * either road, swapped too; an empty source is still refused. */
+START_TEST(test_scored_pairs_take_an_empty_target)
+{
+    char tsv[32], de[32], en[32], expected[256];
+    rs_error err = {{0}};
+    rs_pairs pairs;
+    write_temp_str(tsv, "a b\t\nc\t \nd\te\n");
+    ck_assert_msg(!rs_pairs_read_tsv_scored(tsv, 0, &pairs, &err), "%s", err.msg);
+    ck_assert_int_eq(pairs.count, 3);
+    ck_assert_str_eq(pairs.src[0], "a b");
+    ck_assert_str_eq(pairs.tgt[0], "");
+    ck_assert_str_eq(pairs.tgt[1], " ");
+    ck_assert_str_eq(pairs.tgt[2], "e");
+    rs_pairs_free(&pairs);
+    ck_assert_int_eq(rs_pairs_read_tsv(tsv, 0, &pairs, &err), -1); /* training's reader */
+    ck_assert_int_eq(rs_pairs_read_tsv_scored(tsv, 1, &pairs, &err), -1);
+    snprintf(expected, sizeof expected, "%s:1: empty sentence in column 2", tsv);
+    ck_assert_str_eq(err.msg, expected);
+    unlink(tsv);
+    write_temp_str(tsv, "\tx\n");
+    ck_assert_msg(!rs_pairs_read_tsv_scored(tsv, 1, &pairs, &err), "%s", err.msg);
+    ck_assert(pairs.count == 1 && !strcmp(pairs.src[0], "x") && !strcmp(pairs.tgt[0], ""));
+    rs_pairs_free(&pairs);
+    ck_assert_int_eq(rs_pairs_read_tsv_scored(tsv, 0, &pairs, &err), -1);
+    unlink(tsv);
+
+    write_temp_str(de, "a\nb\n");
+    write_temp_str(en, "x\n\n");
+    ck_assert_msg(!rs_pairs_read_parallel_scored(de, en, &pairs, &err), "%s", err.msg);
+    ck_assert(pairs.count == 2 && !strcmp(pairs.tgt[1], ""));
+    rs_pairs_free(&pairs);
+    ck_assert_int_eq(rs_pairs_read_parallel_scored(en, de, &pairs, &err), -1);
+    snprintf(expected, sizeof expected, "%s:2: empty line", en);
+    ck_assert_str_eq(err.msg, expected);
+    unlink(de);
+    unlink(en);
+}
+END_TEST
+
 START_TEST(test_parallel_errors)
 {
     char de[32], en[32], expected[256];
@@ -385,6 +425,7 @@ Suite *corpus_suite(void)
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_parallel);
     tcase_add_test(tc, test_parallel_errors);
+    tcase_add_test(tc, test_scored_pairs_take_an_empty_target);
     tcase_add_test(tc, test_lines);
     tcase_add_test(tc, test_stdin);
     tcase_add_test(tc, test_line_reader);

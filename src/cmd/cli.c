@@ -534,6 +534,16 @@ const char *rs_cli_pairs_name(const rs_cli_pairs *in)
     return in->tsv ? (strcmp(in->tsv, "-") ? in->tsv : "<stdin>") : in->src;
 }
 
+static int read_pairs(const rs_cli_pairs *in, rs_pairs *pairs, rs_error *err)
+{
+    if (in->tsv)
+        return in->scored ? rs_pairs_read_tsv_scored(in->tsv, in->swap, pairs, err)
+                          : rs_pairs_read_tsv(in->tsv, in->swap, pairs, err);
+    const char *src = in->swap ? in->tgt : in->src, *tgt = in->swap ? in->src : in->tgt;
+    return in->scored ? rs_pairs_read_parallel_scored(src, tgt, pairs, err)
+                      : rs_pairs_read_parallel(src, tgt, pairs, err);
+}
+
 int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model *model,
                         const rs_codec *codec, int max_src_len, rs_dataset *data, rs_error *err)
 {
@@ -541,9 +551,7 @@ int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model
     rs_pairs pairs = {0};
     rs_tokenized tok = {0};
     int status = -1;
-    if ((in->tsv    ? rs_pairs_read_tsv(in->tsv, in->swap, &pairs, err)
-         : in->swap ? rs_pairs_read_parallel(in->tgt, in->src, &pairs, err)
-                    : rs_pairs_read_parallel(in->src, in->tgt, &pairs, err)) ||
+    if (read_pairs(in, &pairs, err) ||
         rs_tokenize_pairs(&tok, &pairs, codec, name, err) ||
         rs_cli_cut_sources(prog, &tok, max_src_len, in->tsv ? in->tsv : in->src, err) ||
         rs_dataset_build(data, &tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))

@@ -329,6 +329,7 @@ int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, con
 typedef struct {
     const char *tsv, *src, *tgt;
     int swap;
+    int scored; /* targets to score: one may be empty (rs_pairs_read_tsv_scored) */
 } rs_cli_pairs;
 enum { RS_CLI_SRC = 3100, RS_CLI_TGT, RS_CLI_SWAP };
 #define RS_CLI_PAIRS_OPTIONS                                                                       \

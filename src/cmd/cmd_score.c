@@ -35,7 +35,8 @@ static void usage(FILE *out)
             "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
             "                         warning naming the pair (default: %d)\n"
             "  -h, --help             this help\n"
-            "Without a file, pairs are read from standard input as TSV.\n",
+            "Without a file, pairs are read from standard input as TSV. A target may be\n"
+            "empty (an empty translation): its score is that of </s> alone.\n",
             RS_MAX_SRC_LEN);
 }
 
@@ -83,6 +84,7 @@ static int parse_request(int argc, char **argv, score_request *rq)
     }
     if (rq->models->count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
+    rq->in.scored = 1; /* an empty translation is scored too: p(</s> | x) */
     return rs_cli_pairs_finish(PROG, &rq->in, argc, argv);
 }
 

@@ -383,8 +383,9 @@ static int skip_pair(rs_pairs_skipped *skipped, const char *file, long line)
 }
 
 /* Splits one TSV line into its first two columns and stores them; a pair
- * with an empty side is an error, or counted in skipped when that is given. */
-static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
+ * with an empty side is an error, or counted in skipped when that is given,
+ * except an empty target when empty_target is set. */
+static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap, int empty_target,
                         const rs_line_reader *r, rs_pairs_skipped *skipped, rs_error *err)
 {
     if (!len)
@@ -397,6 +398,15 @@ static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap,
     size_t first_len = (size_t)(tab - line);
     const char *end = memchr(second, '\t', len - first_len - 1);
     size_t second_len = end ? (size_t)(end - second) : len - first_len - 1;
+    if (empty_target) {
+        const char *src = swap ? second : first, *tgt = swap ? first : second;
+        const size_t src_len = swap ? second_len : first_len, tgt_len = swap ? first_len : second_len;
+        if (rs_text_is_blank(src, src_len))
+            return rs_fail(err, src_len ? "%s:%ld: the sentence in column %d is only white space"
+                                        : "%s:%ld: empty sentence in column %d",
+                           r->name, r->line, swap ? 2 : 1);
+        return push_pair(p, src, src_len, tgt, tgt_len, r->name, err);
+    }
     const int blank1 = rs_text_is_blank(first, first_len),
               blank2 = rs_text_is_blank(second, second_len);
     if ((blank1 || blank2) && skipped)
@@ -417,8 +427,22 @@ int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err)
     return rs_pairs_read_tsv_lenient(path, swap, NULL, out, err);
 }
 
+static int read_tsv(const char *path, int swap, int empty_target, rs_pairs_skipped *skipped,
+                    rs_pairs *out, rs_error *err);
+
 int rs_pairs_read_tsv_lenient(const char *path, int swap, rs_pairs_skipped *skipped, rs_pairs *out,
                               rs_error *err)
+{
+    return read_tsv(path, swap, 0, skipped, out, err);
+}
+
+int rs_pairs_read_tsv_scored(const char *path, int swap, rs_pairs *out, rs_error *err)
+{
+    return read_tsv(path, swap, 1, NULL, out, err);
+}
+
+static int read_tsv(const char *path, int swap, int empty_target, rs_pairs_skipped *skipped,
+                    rs_pairs *out, rs_error *err)
 {
     memset(out, 0, sizeof *out);
     if (skipped)
@@ -430,7 +454,7 @@ int rs_pairs_read_tsv_lenient(const char *path, int swap, rs_pairs_skipped *skip
     size_t len;
     int rc;
     while ((rc = rs_line_reader_next(&r, &line, &len, err)) == 1)
-        if (add_tsv_line(out, line, len, swap, &r, skipped, err)) {
+        if (add_tsv_line(out, line, len, swap, empty_target, &r, skipped, err)) {
             rc = -1;
             break;
         }
@@ -450,13 +474,14 @@ int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs 
 /* Pair i of two line arrays of equal length: 1 to keep it, 0 when a side is
  * empty or blank (counted in skipped), -1 for that error without skipped. */
 static int keep_line_pair(const rs_lines *src, const rs_lines *tgt, int i, const char *src_path,
-                          const char *tgt_path, rs_pairs_skipped *skipped, rs_error *err)
+                          const char *tgt_path, int empty_target, rs_pairs_skipped *skipped,
+                          rs_error *err)
 {
     const char *name = NULL, *line = NULL;
     if (rs_text_is_blank(src->lines[i], strlen(src->lines[i]))) {
         name = display_name(src_path);
         line = src->lines[i];
-    } else if (rs_text_is_blank(tgt->lines[i], strlen(tgt->lines[i]))) {
+    } else if (!empty_target && rs_text_is_blank(tgt->lines[i], strlen(tgt->lines[i]))) {
         name = display_name(tgt_path);
         line = tgt->lines[i];
     }
@@ -468,8 +493,23 @@ static int keep_line_pair(const rs_lines *src, const rs_lines *tgt, int i, const
                    line[0] ? "the line is only white space" : "empty line");
 }
 
+static int read_parallel(const char *src_path, const char *tgt_path, int empty_target,
+                         rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err);
+
 int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
                                    rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err)
+{
+    return read_parallel(src_path, tgt_path, 0, skipped, out, err);
+}
+
+int rs_pairs_read_parallel_scored(const char *src_path, const char *tgt_path, rs_pairs *out,
+                                  rs_error *err)
+{
+    return read_parallel(src_path, tgt_path, 1, NULL, out, err);
+}
+
+static int read_parallel(const char *src_path, const char *tgt_path, int empty_target,
+                         rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err)
 {
     memset(out, 0, sizeof *out);
     if (skipped)
@@ -489,7 +529,7 @@ int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
         rc = rs_fail(err, "%s has %d line%s but %s has %d", display_name(src_path), src.count,
                      RS_S(src.count), display_name(tgt_path), tgt.count);
     for (int i = 0; !rc && i < src.count; i++) {
-        const int keep = keep_line_pair(&src, &tgt, i, src_path, tgt_path, skipped, err);
+        const int keep = keep_line_pair(&src, &tgt, i, src_path, tgt_path, empty_target, skipped, err);
         if (keep < 0) {
             rc = -1;
         } else if (keep) { /* moved down over the pairs left out */

@@ -68,6 +68,12 @@ int rs_pairs_read_tsv_lenient(const char *path, int swap, rs_pairs_skipped *skip
 int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
                                    rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err);
 
+/* Pairs to score: as rs_pairs_read_tsv, but a target may be empty (or white
+ * space only), as a translation may be; its score is that of </s> alone. */
+int rs_pairs_read_tsv_scored(const char *path, int swap, rs_pairs *out, rs_error *err);
+int rs_pairs_read_parallel_scored(const char *src_path, const char *tgt_path, rs_pairs *out,
+                                  rs_error *err);
+
 /* Reads every line of a file ("-": stdin); empty lines are kept. */
 int rs_lines_read(const char *path, rs_lines *out, rs_error *err);
 
