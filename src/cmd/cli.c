@@ -551,8 +551,7 @@ int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model
     rs_pairs pairs = {0};
     rs_tokenized tok = {0};
     int status = -1;
-    if (read_pairs(in, &pairs, err) ||
-        rs_tokenize_pairs(&tok, &pairs, codec, name, err) ||
+    if (read_pairs(in, &pairs, err) || rs_tokenize_pairs(&tok, &pairs, codec, name, err) ||
         rs_cli_cut_sources(prog, &tok, max_src_len, in->tsv ? in->tsv : in->src, err) ||
         rs_dataset_build(data, &tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
         goto done;

@@ -400,10 +400,12 @@ static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap, int
     size_t second_len = end ? (size_t)(end - second) : len - first_len - 1;
     if (empty_target) {
         const char *src = swap ? second : first, *tgt = swap ? first : second;
-        const size_t src_len = swap ? second_len : first_len, tgt_len = swap ? first_len : second_len;
+        const size_t src_len = swap ? second_len : first_len,
+                     tgt_len = swap ? first_len : second_len;
         if (rs_text_is_blank(src, src_len))
-            return rs_fail(err, src_len ? "%s:%ld: the sentence in column %d is only white space"
-                                        : "%s:%ld: empty sentence in column %d",
+            return rs_fail(err,
+                           src_len ? "%s:%ld: the sentence in column %d is only white space"
+                                   : "%s:%ld: empty sentence in column %d",
                            r->name, r->line, swap ? 2 : 1);
         return push_pair(p, src, src_len, tgt, tgt_len, r->name, err);
     }
@@ -529,7 +531,8 @@ static int read_parallel(const char *src_path, const char *tgt_path, int empty_t
         rc = rs_fail(err, "%s has %d line%s but %s has %d", display_name(src_path), src.count,
                      RS_S(src.count), display_name(tgt_path), tgt.count);
     for (int i = 0; !rc && i < src.count; i++) {
-        const int keep = keep_line_pair(&src, &tgt, i, src_path, tgt_path, empty_target, skipped, err);
+        const int keep =
+            keep_line_pair(&src, &tgt, i, src_path, tgt_path, empty_target, skipped, err);
         if (keep < 0) {
             rc = -1;
         } else if (keep) { /* moved down over the pairs left out */
