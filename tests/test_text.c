@@ -227,6 +227,24 @@ static char *space_tokens(const char *raw, int lowercase)
     return out;
 }
 
+/* U+FEFF inside text (a byte order mark that concatenated files left at the
+ * start of a line, or a zero-width no-break space) is dropped before NFC, on
+ * every tokenizer's road: what it separated composes and joins. */
+START_TEST(test_bom_inside_text_is_dropped)
+{
+    check_normalize("\xEF\xBB\xBF"
+                    "Friday, 15 May",
+                    0, "Friday, 15 May");
+    check_normalize("Fri\xEF\xBB\xBF"
+                    "day,\xEF\xBB\xBF 15\xEF\xBB\xBF",
+                    0, "Friday, 15");
+    check_normalize("\xEF\xBB\xBF\xEF\xBB\xBF", 0, "");
+    check_normalize("e\xEF\xBB\xBF\xCC\x81", 0, "\xC3\xA9"); /* e + U+0301 -> U+00E9 */
+    ck_assert_str_eq(space_tokens("hou@@\xEF\xBB\xBF se \xEF\xBB\xBF.", 0), "hou@@|se|.");
+    ck_assert(rs_text_is_blank("\xEF\xBB\xBF", 3) == 1);
+}
+END_TEST
+
 START_TEST(test_space_tokens)
 {
     /* Split at white space only: BPE marks, Moses escapes and punctuation stay. */
@@ -515,6 +533,7 @@ Suite *text_suite(void)
     tcase_add_test(tc, test_tokens_reuse);
     tcase_add_test(tc, test_is_blank);
     tcase_add_test(tc, test_space_tokens);
+    tcase_add_test(tc, test_bom_inside_text_is_dropped);
     tcase_add_test(tc, test_remove_bpe);
     suite_add_tcase(s, tc);
     TCase *cli = tcase_create("cli");

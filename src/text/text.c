@@ -102,7 +102,7 @@ int rs_text_is_blank(const char *s, size_t len)
     for (size_t pos = 0; pos < len;) {
         utf8proc_int32_t cp;
         utf8proc_ssize_t k = decode(s, pos, len, &cp, &ignored);
-        if (k < 0 || !is_space(cp))
+        if (k < 0 || !(is_space(cp) || cp == 0xFEFF)) /* U+FEFF: dropped in normalising */
             return 0;
         pos += (size_t)k;
     }
@@ -126,10 +126,42 @@ static utf8proc_int32_t lower_cp(utf8proc_int32_t cp, void *data)
     return utf8proc_tolower(cp);
 }
 
+/* in[0..len) without U+FEFF: a byte order mark inside text, where
+ * concatenating files puts one at the start of a line, or the deprecated
+ * zero-width no-break space; neither is part of a word. *copy is NULL when
+ * there is none, else the caller frees it. Done before normalising, so that
+ * what it separated still composes (NFC). */
+#define BOM_BYTES "\xEF\xBB\xBF"
+static int drop_bom_chars(const char **in, size_t *len, char **copy, rs_error *err)
+{
+    *copy = NULL;
+    const char *p = *in, *end = *in + *len;
+    while ((p = memchr(p, '\xEF', (size_t)(end - p))) && (end - p < 3 || memcmp(p, BOM_BYTES, 3)))
+        p++;
+    if (!p)
+        return 0;
+    char *kept = malloc(*len);
+    if (!kept)
+        return rs_fail(err, "out of memory");
+    size_t w = 0;
+    for (size_t i = 0; i < *len;)
+        if (i + 3 <= *len && !memcmp(*in + i, BOM_BYTES, 3))
+            i += 3;
+        else
+            kept[w++] = (*in)[i++];
+    *in = kept;
+    *len = w;
+    *copy = kept;
+    return 0;
+}
+
 int rs_text_normalize(const char *in, size_t len, int lowercase, char **out, rs_error *err)
 {
     *out = NULL;
     if (rs_utf8_validate(in, len, err))
+        return -1;
+    char *copy;
+    if (drop_bom_chars(&in, &len, &copy, err))
         return -1;
     /* utf8proc applies the custom function before decomposing, so the
      * lower-cased text is composed again and the result is NFC. */
@@ -137,6 +169,7 @@ int rs_text_normalize(const char *in, size_t len, int lowercase, char **out, rs_
     utf8proc_ssize_t n =
         utf8proc_map_custom((const utf8proc_uint8_t *)in, (utf8proc_ssize_t)len, &text,
                             UTF8PROC_STABLE | UTF8PROC_COMPOSE, lowercase ? lower_cp : NULL, NULL);
+    free(copy);
     if (n < 0)
         return rs_fail(err, "cannot normalise text: %s", utf8proc_errmsg(n));
     /* Collapse white space in place; the text only shrinks. Replacing or
@@ -379,9 +412,13 @@ static int prepare_spaced(const char *raw, size_t len, int lowercase, char **out
     *out = NULL;
     if (rs_utf8_validate(raw, len, err))
         return -1;
+    char *copy;
+    if (drop_bom_chars(&raw, &len, &copy, err))
+        return -1;
     utf8proc_uint8_t *text = NULL;
     utf8proc_ssize_t n = utf8proc_map_custom((const utf8proc_uint8_t *)raw, (utf8proc_ssize_t)len,
                                              &text, 0, lowercase ? lower_cp : NULL, NULL);
+    free(copy);
     if (n < 0)
         return rs_fail(err, "cannot lower-case text: %s", utf8proc_errmsg(n));
     *out = (char *)text;

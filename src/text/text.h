@@ -1,8 +1,9 @@
 /* Raw text to tokens and back.
  *
- * Normalisation: valid UTF-8 only, NFC, optional lower-casing, every run of
- * Unicode white space (Zs, Zl, Zp, tab, newline, CR, VT, FF, NEL) turned into
- * one ASCII space, both ends trimmed.
+ * Normalisation: valid UTF-8 only, U+FEFF dropped wherever it is (a byte
+ * order mark that concatenated files left inside the text), NFC, optional
+ * lower-casing, every run of Unicode white space (Zs, Zl, Zp, tab, newline,
+ * CR, VT, FF, NEL) turned into one ASCII space, both ends trimmed.
  *
  * Tokenizers, both exactly invertible on normalised text:
  *   word  Words are maximal runs of characters that are neither white space,
@@ -19,7 +20,8 @@
  *
  * The space tokenizer is for text tokenized before (Moses, subword-nmt's
  * "hou@@ se", any whitespace-separated tokens) and changes it as little as
- * possible: the text must be valid UTF-8 without NUL; it is NOT normalised to
+ * possible: the text must be valid UTF-8 without NUL; U+FEFF is dropped as
+ * above; it is NOT normalised to
  * NFC; with lower-casing each code point is lower-cased on its own
  * (utf8proc_tolower, no composition); tokens are the maximal runs of
  * characters that are not Unicode white space (the set above), so tabs and
