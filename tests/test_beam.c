@@ -109,6 +109,56 @@ START_TEST(n_best_scores_ranks_and_batching)
 }
 END_TEST
 
+/* A search longer than the history first held (64 steps; it grows as the
+ * search goes): a model that never says </s> runs every hypothesis to a limit
+ * of 150 tokens; each keeps its teacher-forced log p, each alignment row is a
+ * distribution, and asking for alignments changes no token. */
+START_TEST(a_long_search_grows_its_history)
+{
+    enum { LONG = 150 };
+    rs_model model;
+    rs_error err;
+    tiny_model_make(&model, "additive", 0.5f, -40.0f, 7);
+    rs_beam_search bs;
+    const rs_model *member = &model;
+    ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, K, 8, &err) == 0);
+    rs_hypothesis with[SENTENCES * K], without[SENTENCES * K];
+    rs_beam_options opt = {.beam = K, .n_best = K, .max_len = LONG, .want_alignment = 1};
+    ck_assert_msg(!rs_beam_translate(&bs, SENTENCES, tiny_srcs, tiny_src_counts, &opt, with, &err),
+                  "%s", err.msg);
+    opt.want_alignment = 0;
+    ck_assert_msg(
+        !rs_beam_translate(&bs, SENTENCES, tiny_srcs, tiny_src_counts, &opt, without, &err), "%s",
+        err.msg);
+    for (int i = 0; i < SENTENCES * K; i++) {
+        const rs_hypothesis *t = &with[i];
+        const int b = i / K;
+        ck_assert_msg(t->ids && t->count == LONG && !t->finished, "hypothesis %d: %d tokens", i,
+                      t->count);
+        ck_assert(same_ids(t, &without[i]) && without[i].alignment == NULL);
+        double forced =
+            tiny_forced_logprob(&model, tiny_srcs[b], tiny_src_counts[b], t->ids, t->count, NULL);
+        ck_assert_msg(fabs(t->logprob - forced) <= 1e-5 * fabs(forced),
+                      "hypothesis %d: beam log p %.9f, teacher-forced %.9f", i, t->logprob, forced);
+        const int S = t->columns;
+        for (int step = 0; step <= t->count; step++) {
+            double sum = 0.0;
+            for (int j = 0; j < S; j++) {
+                const float a = t->alignment[(size_t)step * S + j];
+                ck_assert(a >= 0.0f && a <= 1.0f);
+                sum += a;
+            }
+            ck_assert_msg(fabs(sum - 1.0) < 1e-5, "hypothesis %d step %d: weights sum to %.9f", i,
+                          step, sum);
+        }
+        rs_hypothesis_free(&with[i]);
+        rs_hypothesis_free(&without[i]);
+    }
+    rs_beam_free(&bs);
+    rs_model_free(&model);
+}
+END_TEST
+
 Suite *beam_suite(void)
 {
     Suite *s = suite_create("beam");
@@ -116,6 +166,7 @@ Suite *beam_suite(void)
     tcase_add_loop_test(tc, beam_of_one_is_greedy, 0, TINY_KINDS);
     /* Each kind without and with length normalisation. */
     tcase_add_loop_test(tc, n_best_scores_ranks_and_batching, 0, 2 * TINY_KINDS);
+    tcase_add_test(tc, a_long_search_grows_its_history);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,6 +2,7 @@
  * together as one batch of rows through decode.c's step; per sentence the
  * K·V candidates are ranked by log p, the best K kept, and a hypothesis that
  * says </s> is finished, ranked by log p / (length)^α. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -64,9 +65,13 @@ static void keep_best(candidate *best, int *count, int cap, candidate c)
  * of step − 1), alphas[step][r]. */
 typedef struct {
     int B, K, rows0, steps, S;
-    int *limit;                    /* [B] output tokens at most */
-    int *tokens, *parents;         /* [steps, rows0] */
-    float *alphas;                 /* [steps, rows0, S] when alignments are asked */
+    int *limit; /* [B] output tokens at most */
+    /* History, grown as the search goes (held_steps of the steps): a search
+     * that ends early never holds --max-len steps of it. */
+    int held_steps;
+    int want_alignment;
+    int *tokens, *parents;         /* [held_steps, rows0] */
+    float *alphas;                 /* [held_steps, rows0, S] when alignments are asked */
     candidate *best;               /* [2K] one group's best extensions */
     finished *done;                /* [B, K] */
     int *done_count;               /* [B] */
@@ -104,9 +109,8 @@ static int beam_state_alloc(beam_state *st, int B, int K, const int *src_count,
         if (st->limit[b] + 1 > st->steps)
             st->steps = st->limit[b] + 1;
     }
-    const size_t rows0 = (size_t)st->rows0, history = mul_size((size_t)st->steps, rows0);
-    st->tokens = rs_calloc(history, sizeof(int), err);
-    st->parents = rs_calloc(history, sizeof(int), err);
+    const size_t rows0 = (size_t)st->rows0;
+    st->want_alignment = opt->want_alignment;
     st->best = rs_calloc((size_t)2 * K, sizeof *st->best, err);
     st->done = rs_calloc(rows0, sizeof *st->done, err);
     st->done_count = rs_calloc((size_t)B, sizeof(int), err);
@@ -115,14 +119,47 @@ static int beam_state_alloc(beam_state *st, int B, int K, const int *src_count,
     st->prev = rs_calloc(rows0, sizeof(int), err);
     st->new_prev = rs_calloc(rows0, sizeof(int), err);
     st->parent = rs_calloc(rows0, sizeof(int), err);
-    if (!st->tokens || !st->parents || !st->best || !st->done || !st->done_count || !st->scores ||
-        !st->new_scores || !st->prev || !st->new_prev || !st->parent)
+    if (!st->best || !st->done || !st->done_count || !st->scores || !st->new_scores || !st->prev ||
+        !st->new_prev || !st->parent)
         return -1;
     for (int r = 0; r < st->rows0; r++) {
         st->prev[r] = RS_BOS;
         /* At first all K rows are the same hypothesis: only row 0 may expand. */
         st->scores[r] = r % K == 0 ? 0.0f : -INFINITY;
     }
+    return 0;
+}
+
+/* Grows *array of rows0 · per_step elements a step to hold `held` steps. */
+static int grow_history(void **array, int held, size_t per_step, size_t size, rs_error *err)
+{
+    const size_t count = mul_size((size_t)held, per_step);
+    void *grown = count <= SIZE_MAX / size ? realloc(*array, count * size) : NULL;
+    if (!grown)
+        return rs_fail(err, "beam search: out of memory for %d steps of history (%zu x %zu bytes)",
+                       held, count, size);
+    *array = grown;
+    return 0;
+}
+
+/* Makes the history hold step `step`: doubling (from 64 steps), up to the
+ * steps the longest limit allows. */
+static int hold_step(beam_state *st, int step, rs_error *err)
+{
+    if (step < st->held_steps)
+        return 0;
+    int held = st->held_steps ? st->held_steps : 64;
+    while (held <= step)
+        held = held > INT_MAX / 2 ? INT_MAX : 2 * held;
+    if (held > st->steps)
+        held = st->steps;
+    const size_t rows0 = (size_t)st->rows0;
+    if (grow_history((void **)&st->tokens, held, rows0, sizeof(int), err) ||
+        grow_history((void **)&st->parents, held, rows0, sizeof(int), err) ||
+        (st->want_alignment && grow_history((void **)&st->alphas, held,
+                                            mul_size(rows0, (size_t)st->S), sizeof(float), err)))
+        return -1;
+    st->held_steps = held;
     return 0;
 }
 
@@ -263,13 +300,9 @@ int rs_beam_translate(rs_beam_search *bs, int B, const int *const *src, const in
         rs_decoder_start(dec, B, src, src_count, K, err))
         goto cleanup;
     st.S = dec->S;
-    if (opt->want_alignment &&
-        !(st.alphas =
-              rs_calloc(mul_size(mul_size((size_t)st.steps, (size_t)st.rows0), (size_t)st.S),
-                        sizeof(float), err)))
-        goto cleanup;
-
     for (int step = 0; step < st.steps && dec->rows > 0; step++) {
+        if (hold_step(&st, step, err))
+            goto cleanup;
         rs_decoder_step(dec, st.prev);
         if (st.alphas)
             memcpy(st.alphas + (size_t)step * st.rows0 * st.S, dec->alpha,
