@@ -478,6 +478,16 @@ START_TEST(test_command)
         ck_assert_str_eq(out, "");
         free(out), free(errs);
     }
+    /* An n-best list of two a sentence has twice the lines: it is named for
+     * what it is, not for its line count. */
+    write_file(nbest, "0 ||| a ||| F0= -1 ||| -1\n0 ||| b ||| F0= -2 ||| -2\n"
+                      "1 ||| c ||| F0= -1 ||| -1\n1 ||| d ||| F0= -2 ||| -2\n"
+                      "2 ||| e ||| F0= -1 ||| -1\n2 ||| f ||| F0= -2 ||| -2\n");
+    snprintf(args, sizeof args, "'%s' '%s'", nbest, path[1]);
+    ck_assert_int_eq(run_bleu(args, &out, &errs), 2);
+    ck_assert_msg(strstr(errs, "nbest.txt:1: an n-best line") && !strstr(errs, "lines but"), "%s",
+                  errs);
+    free(out), free(errs);
 
     /* intl and char from the command line, named in the signature */
     snprintf(args, sizeof args, "--tokenize char --metric bleu '%s' '%s'", path[0], path[1]);

@@ -345,13 +345,18 @@ static int read_inputs(const bleu_request *rq, rs_lines *text)
             return RS_EXIT_FAIL;
     if (text[0].count == 0)
         return rs_cli_fail(PROG, "%s has no lines to score", files[0]);
+    /* First: an n-best list of N > 1 also has N times the lines, and what
+     * it is explains the count. */
+    const int nbest = refuse_nbest(&text[0], hyp_name(rq));
+    if (nbest != -1)
+        return nbest;
     for (int i = 1; i < rq->nfiles; i++)
         if (text[i].count != text[0].count) {
             rs_cli_fail(PROG, "%s has %d line%s but %s has %d: one reference line per hypothesis",
                         hyp_name(rq), text[0].count, RS_S(text[0].count), files[i], text[i].count);
             return RS_EXIT_USAGE;
         }
-    return refuse_nbest(&text[0], hyp_name(rq));
+    return -1;
 }
 
 /* Reads the other systems of a paired test into sys[n_others], refused as
@@ -362,6 +367,8 @@ static int read_systems(const bleu_request *rq, const rs_lines *base, rs_lines *
     for (int k = 0; k < rq->n_others; k++) {
         if (read_lines(&sys[k], rq->others[k]) < 0)
             return RS_EXIT_FAIL;
+        if ((status = refuse_nbest(&sys[k], rq->others[k])) >= 0)
+            return status;
         if (sys[k].count != base->count) {
             rs_cli_fail(PROG,
                         "%s has %d line%s but %s has %d: the systems of a paired test "
@@ -369,8 +376,6 @@ static int read_systems(const bleu_request *rq, const rs_lines *base, rs_lines *
                         hyp_name(rq), base->count, RS_S(base->count), rq->others[k], sys[k].count);
             return RS_EXIT_USAGE;
         }
-        if ((status = refuse_nbest(&sys[k], rq->others[k])) >= 0)
-            return status;
     }
     return -1;
 }
