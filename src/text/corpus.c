@@ -449,50 +449,144 @@ static int read_tsv(const char *path, int swap, int empty_target, rs_pairs_skipp
     memset(out, 0, sizeof *out);
     if (skipped)
         memset(skipped, 0, sizeof *skipped);
-    rs_line_reader r;
-    if (rs_line_reader_open(&r, path, err))
+    rs_pair_reader r;
+    if (rs_pair_reader_open_tsv(&r, path, swap, empty_target, err))
         return -1;
-    char *line;
-    size_t len;
-    int rc;
-    while ((rc = rs_line_reader_next(&r, &line, &len, err)) == 1)
-        if (add_tsv_line(out, line, len, swap, empty_target, &r, skipped, err)) {
-            rc = -1;
-            break;
-        }
-    rs_line_reader_close(&r);
-    if (rc != 0) {
-        rs_pairs_free(out);
+    const int rc = rs_pair_reader_read(&r, INT_MAX, skipped, out, err);
+    rs_pair_reader_close(&r);
+    return rc < 0 ? -1 : 0;
+}
+
+int rs_pair_reader_open_tsv(rs_pair_reader *r, const char *path, int swap, int empty_target,
+                            rs_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->swap = swap, r->empty_target = empty_target;
+    return rs_line_reader_open(&r->tsv, path, err);
+}
+
+int rs_pair_reader_open_parallel(rs_pair_reader *r, const char *src_path, const char *tgt_path,
+                                 int empty_target, rs_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->parallel = 1, r->empty_target = empty_target;
+    if (!strcmp(src_path, "-") && !strcmp(tgt_path, "-"))
+        return rs_fail(err, "cannot read both sides of a parallel corpus from stdin");
+    if (rs_line_reader_open(&r->tsv, src_path, err))
+        return -1;
+    if (rs_line_reader_open(&r->tgt, tgt_path, err)) {
+        rs_line_reader_close(&r->tsv);
         return -1;
     }
     return 0;
 }
 
+/* The lines left in a reader after its last one read, counted (for the
+ * message of files of unequal length); -1 on a read error. */
+static long lines_left(rs_line_reader *lr, rs_error *err)
+{
+    char *line;
+    size_t len;
+    long n = 0;
+    int rc;
+    while ((rc = rs_line_reader_next(lr, &line, &len, err)) == 1)
+        n++;
+    return rc < 0 ? -1 : n;
+}
+
+/* The error for a blank line of the parallel files (of the source when
+ * in_src). Files of unequal length are named instead, having been read to
+ * their ends: that misalignment explains any empty line it makes. */
+static int refuse_blank(rs_pair_reader *r, int in_src, size_t len, rs_error *err)
+{
+    const long src_line = r->tsv.line, tgt_line = r->tgt.line;
+    const long src_more = lines_left(&r->tsv, err);
+    const long tgt_more = src_more < 0 ? -1 : lines_left(&r->tgt, err);
+    if (tgt_more < 0)
+        return -1;
+    const long src_count = src_line + src_more, tgt_count = tgt_line + tgt_more;
+    if (src_count != tgt_count)
+        return rs_fail(err, "%s has %ld line%s but %s has %ld", r->tsv.name, src_count,
+                       RS_S(src_count), r->tgt.name, tgt_count);
+    return rs_fail(err, "%s:%ld: %s", in_src ? r->tsv.name : r->tgt.name,
+                   in_src ? src_line : tgt_line,
+                   len ? "the line is only white space" : "empty line");
+}
+
+/* One pair of the parallel files into out: 1, 0 at their end, -1. */
+static int next_parallel_pair(rs_pair_reader *r, rs_pairs_skipped *skipped, rs_pairs *out,
+                              rs_error *err)
+{
+    char *src, *tgt;
+    size_t src_len, tgt_len;
+    const int a = rs_line_reader_next(&r->tsv, &src, &src_len, err);
+    if (a < 0)
+        return -1;
+    /* The source line is copied: the target's reader is another buffer, but a
+     * pair is stored only once both are there. */
+    char *src_copy = a ? copy_bytes(src, src_len) : NULL;
+    if (a && !src_copy)
+        return rs_fail(err, "%s:%ld: out of memory", r->tsv.name, r->tsv.line);
+    const int b = rs_line_reader_next(&r->tgt, &tgt, &tgt_len, err);
+    int rc = b < 0 ? -1 : 0;
+    if (!rc && a != b) {
+        const long more = lines_left(a ? &r->tsv : &r->tgt, err);
+        rc = more < 0 ? -1
+                      : rs_fail(err, "%s has %ld line%s but %s has %ld", r->tsv.name,
+                                r->tsv.line + (a ? more : 0), RS_S(r->tsv.line + (a ? more : 0)),
+                                r->tgt.name, r->tgt.line + (b ? more : 0));
+    }
+    if (!rc && a) {
+        const int blank_src = rs_text_is_blank(src_copy, src_len),
+                  blank_tgt = !r->empty_target && rs_text_is_blank(tgt, tgt_len);
+        if ((blank_src || blank_tgt) && skipped)
+            rc = skip_pair(skipped, blank_src ? r->tsv.name : r->tgt.name,
+                           blank_src ? r->tsv.line : r->tgt.line);
+        else if (blank_src || blank_tgt)
+            rc = refuse_blank(r, blank_src, blank_src ? src_len : tgt_len, err);
+        else
+            rc = push_pair(out, src_copy, src_len, tgt, tgt_len, r->tsv.name, err) ? -1 : 1;
+    }
+    free(src_copy);
+    return rc;
+}
+
+int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, rs_pairs *out,
+                        rs_error *err)
+{
+    const int before = out->count;
+    while (out->count - before < max) {
+        int rc;
+        if (r->parallel) {
+            rc = next_parallel_pair(r, skipped, out, err);
+        } else {
+            char *line;
+            size_t len;
+            rc = rs_line_reader_next(&r->tsv, &line, &len, err);
+            if (rc == 1 &&
+                add_tsv_line(out, line, len, r->swap, r->empty_target, &r->tsv, skipped, err))
+                rc = -1;
+        }
+        if (rc < 0) {
+            rs_pairs_free(out);
+            return -1;
+        }
+        if (rc == 0)
+            break;
+    }
+    return out->count - before;
+}
+
+void rs_pair_reader_close(rs_pair_reader *r)
+{
+    rs_line_reader_close(&r->tsv);
+    if (r->parallel)
+        rs_line_reader_close(&r->tgt);
+}
+
 int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs *out, rs_error *err)
 {
     return rs_pairs_read_parallel_lenient(src_path, tgt_path, NULL, out, err);
-}
-
-/* Pair i of two line arrays of equal length: 1 to keep it, 0 when a side is
- * empty or blank (counted in skipped), -1 for that error without skipped. */
-static int keep_line_pair(const rs_lines *src, const rs_lines *tgt, int i, const char *src_path,
-                          const char *tgt_path, int empty_target, rs_pairs_skipped *skipped,
-                          rs_error *err)
-{
-    const char *name = NULL, *line = NULL;
-    if (rs_text_is_blank(src->lines[i], strlen(src->lines[i]))) {
-        name = display_name(src_path);
-        line = src->lines[i];
-    } else if (!empty_target && rs_text_is_blank(tgt->lines[i], strlen(tgt->lines[i]))) {
-        name = display_name(tgt_path);
-        line = tgt->lines[i];
-    }
-    if (!name)
-        return 1;
-    if (skipped)
-        return skip_pair(skipped, name, i + 1L);
-    return rs_fail(err, "%s:%d: %s", name, i + 1,
-                   line[0] ? "the line is only white space" : "empty line");
 }
 
 static int read_parallel(const char *src_path, const char *tgt_path, int empty_target,
@@ -516,43 +610,10 @@ static int read_parallel(const char *src_path, const char *tgt_path, int empty_t
     memset(out, 0, sizeof *out);
     if (skipped)
         memset(skipped, 0, sizeof *skipped);
-    if (!strcmp(src_path, "-") && !strcmp(tgt_path, "-"))
-        return rs_fail(err, "cannot read both sides of a parallel corpus from stdin");
-    rs_lines src, tgt;
-    if (rs_lines_read(src_path, &src, err))
+    rs_pair_reader r;
+    if (rs_pair_reader_open_parallel(&r, src_path, tgt_path, empty_target, err))
         return -1;
-    if (rs_lines_read(tgt_path, &tgt, err)) {
-        rs_lines_free(&src);
-        return -1;
-    }
-    /* A length mismatch first: it explains any empty line it misaligns. */
-    int rc = 0, kept = 0;
-    if (src.count != tgt.count)
-        rc = rs_fail(err, "%s has %d line%s but %s has %d", display_name(src_path), src.count,
-                     RS_S(src.count), display_name(tgt_path), tgt.count);
-    for (int i = 0; !rc && i < src.count; i++) {
-        const int keep =
-            keep_line_pair(&src, &tgt, i, src_path, tgt_path, empty_target, skipped, err);
-        if (keep < 0) {
-            rc = -1;
-        } else if (keep) { /* moved down over the pairs left out */
-            src.lines[kept] = src.lines[i];
-            tgt.lines[kept++] = tgt.lines[i];
-        } else {
-            free(src.lines[i]);
-            free(tgt.lines[i]);
-        }
-    }
-    if (rc) {
-        /* Only without skipped: nothing was left out or moved. */
-        rs_lines_free(&src);
-        rs_lines_free(&tgt);
-        return -1;
-    }
-    /* Hand the line arrays over; either one holds at least count entries. */
-    out->count = kept;
-    out->capacity = src.capacity < tgt.capacity ? src.capacity : tgt.capacity;
-    out->src = src.lines;
-    out->tgt = tgt.lines;
-    return 0;
+    const int rc = rs_pair_reader_read(&r, INT_MAX, skipped, out, err);
+    rs_pair_reader_close(&r);
+    return rc < 0 ? -1 : 0;
 }

@@ -114,4 +114,26 @@ int rs_line_reader_ready(const rs_line_reader *r);
 
 void rs_line_reader_close(rs_line_reader *r);
 
+/* Pairs read as they come, a batch at a time, for a command whose memory
+ * should not grow with its input (score): the rules of the readers above,
+ * empty_target as rs_pairs_read_tsv_scored's. Parallel files are read line
+ * for line; one that ends first is an error counting both files' lines. */
+typedef struct {
+    rs_line_reader tsv; /* the TSV file, or the source file of parallel ones */
+    rs_line_reader tgt; /* the target file of parallel ones */
+    int parallel, swap, empty_target;
+} rs_pair_reader;
+
+int rs_pair_reader_open_tsv(rs_pair_reader *r, const char *path, int swap, int empty_target,
+                            rs_error *err);
+int rs_pair_reader_open_parallel(rs_pair_reader *r, const char *src_path, const char *tgt_path,
+                                 int empty_target, rs_error *err);
+
+/* Appends up to max pairs to out (skipped as in the lenient readers, or
+ * NULL: a pair with an empty side is an error); returns how many, 0 at the
+ * end, or -1 with out freed. */
+int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, rs_pairs *out,
+                        rs_error *err);
+void rs_pair_reader_close(rs_pair_reader *r);
+
 #endif
