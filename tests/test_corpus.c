@@ -226,15 +226,38 @@ START_TEST(test_parallel)
 }
 END_TEST
 
-/* Pairs to score take an empty target (a translation may be empty) on
- * either road, swapped too; an empty source is still refused. */
+/* A pair reader with empty_target takes an empty target (a translation may
+ * be empty, and score reads so) from TSV, swapped too, and parallel files;
+ * an empty source is still refused. */
+static int read_scored_tsv(const char *path, int swap, rs_pairs *pairs, rs_error *err)
+{
+    rs_pair_reader r;
+    memset(pairs, 0, sizeof *pairs);
+    if (rs_pair_reader_open_tsv(&r, path, swap, 1, err))
+        return -1;
+    const int n = rs_pair_reader_read(&r, 1000, NULL, pairs, err);
+    rs_pair_reader_close(&r);
+    return n < 0 ? -1 : 0;
+}
+
+static int read_scored_parallel(const char *src, const char *tgt, rs_pairs *pairs, rs_error *err)
+{
+    rs_pair_reader r;
+    memset(pairs, 0, sizeof *pairs);
+    if (rs_pair_reader_open_parallel(&r, src, tgt, 1, err))
+        return -1;
+    const int n = rs_pair_reader_read(&r, 1000, NULL, pairs, err);
+    rs_pair_reader_close(&r);
+    return n < 0 ? -1 : 0;
+}
+
 START_TEST(test_scored_pairs_take_an_empty_target)
 {
     char tsv[32], de[32], en[32], expected[256];
     rs_error err = {{0}};
     rs_pairs pairs;
     write_temp_str(tsv, "a b\t\nc\t \nd\te\n");
-    ck_assert_msg(!rs_pairs_read_tsv_scored(tsv, 0, &pairs, &err), "%s", err.msg);
+    ck_assert_msg(!read_scored_tsv(tsv, 0, &pairs, &err), "%s", err.msg);
     ck_assert_int_eq(pairs.count, 3);
     ck_assert_str_eq(pairs.src[0], "a b");
     ck_assert_str_eq(pairs.tgt[0], "");
@@ -242,25 +265,66 @@ START_TEST(test_scored_pairs_take_an_empty_target)
     ck_assert_str_eq(pairs.tgt[2], "e");
     rs_pairs_free(&pairs);
     ck_assert_int_eq(rs_pairs_read_tsv(tsv, 0, &pairs, &err), -1); /* training's reader */
-    ck_assert_int_eq(rs_pairs_read_tsv_scored(tsv, 1, &pairs, &err), -1);
+    ck_assert_int_eq(read_scored_tsv(tsv, 1, &pairs, &err), -1);
     snprintf(expected, sizeof expected, "%s:1: empty sentence in column 2", tsv);
     ck_assert_str_eq(err.msg, expected);
     unlink(tsv);
     write_temp_str(tsv, "\tx\n");
-    ck_assert_msg(!rs_pairs_read_tsv_scored(tsv, 1, &pairs, &err), "%s", err.msg);
+    ck_assert_msg(!read_scored_tsv(tsv, 1, &pairs, &err), "%s", err.msg);
     ck_assert(pairs.count == 1 && !strcmp(pairs.src[0], "x") && !strcmp(pairs.tgt[0], ""));
     rs_pairs_free(&pairs);
-    ck_assert_int_eq(rs_pairs_read_tsv_scored(tsv, 0, &pairs, &err), -1);
+    ck_assert_int_eq(read_scored_tsv(tsv, 0, &pairs, &err), -1);
     unlink(tsv);
 
     write_temp_str(de, "a\nb\n");
     write_temp_str(en, "x\n\n");
-    ck_assert_msg(!rs_pairs_read_parallel_scored(de, en, &pairs, &err), "%s", err.msg);
+    ck_assert_msg(!read_scored_parallel(de, en, &pairs, &err), "%s", err.msg);
     ck_assert(pairs.count == 2 && !strcmp(pairs.tgt[1], ""));
     rs_pairs_free(&pairs);
-    ck_assert_int_eq(rs_pairs_read_parallel_scored(en, de, &pairs, &err), -1);
+    ck_assert_int_eq(read_scored_parallel(en, de, &pairs, &err), -1);
     snprintf(expected, sizeof expected, "%s:2: empty line", en);
     ck_assert_str_eq(err.msg, expected);
+    unlink(de);
+    unlink(en);
+}
+END_TEST
+
+/* A pair reader reads a batch at a time: batches of two give the pairs of
+ * the whole-file reader, each batch's `first` counting the pairs before it;
+ * parallel files that end apart are named with both lengths at the end. */
+START_TEST(test_pair_reader_batches)
+{
+    char tsv[32], de[32], en[32], expected[256];
+    rs_error err = {{0}};
+    write_temp_str(tsv, "a\tA\nb\tB\nc\tC\nd\tD\ne\tE\n");
+    rs_pair_reader r;
+    ck_assert(!rs_pair_reader_open_tsv(&r, tsv, 1, 0, &err));
+    const char *want[] = {"A", "B", "C", "D", "E"};
+    int seen = 0, n;
+    rs_pairs pairs = {0};
+    while ((n = rs_pair_reader_read(&r, 2, NULL, &pairs, &err)) > 0) {
+        ck_assert_int_eq(pairs.first, seen);
+        ck_assert_int_eq(n, seen < 4 ? 2 : 1);
+        for (int i = 0; i < n; i++)
+            ck_assert_str_eq(pairs.src[i], want[seen + i]); /* swapped */
+        seen += n;
+        rs_pairs_free(&pairs);
+    }
+    ck_assert_int_eq(n, 0);
+    ck_assert_int_eq(seen, 5);
+    rs_pair_reader_close(&r);
+    unlink(tsv);
+
+    write_temp_str(de, "a\nb\nc\n");
+    write_temp_str(en, "x\ny\n");
+    ck_assert(!rs_pair_reader_open_parallel(&r, de, en, 0, &err));
+    ck_assert_int_eq(rs_pair_reader_read(&r, 2, NULL, &pairs, &err), 2);
+    rs_pairs_free(&pairs);
+    ck_assert_int_eq(rs_pair_reader_read(&r, 2, NULL, &pairs, &err), -1);
+    snprintf(expected, sizeof expected, "%s has 3 lines but %s has 2", de, en);
+    ck_assert_str_eq(err.msg, expected);
+    ck_assert_int_eq(pairs.count, 0);
+    rs_pair_reader_close(&r);
     unlink(de);
     unlink(en);
 }
@@ -426,6 +490,7 @@ Suite *corpus_suite(void)
     tcase_add_test(tc, test_parallel);
     tcase_add_test(tc, test_parallel_errors);
     tcase_add_test(tc, test_scored_pairs_take_an_empty_target);
+    tcase_add_test(tc, test_pair_reader_batches);
     tcase_add_test(tc, test_lines);
     tcase_add_test(tc, test_stdin);
     tcase_add_test(tc, test_line_reader);

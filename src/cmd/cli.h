@@ -14,6 +14,7 @@
 #include "model/locate.h"
 #include "model/model.h"
 #include "search/translate.h"
+#include "text/corpus.h"
 
 /* Exit statuses: success, a failure (reported with rs_cli_fail), bad usage
  * (rs_cli_usage_error), and a command ended by signal N (train on SIGINT,
@@ -329,7 +330,6 @@ int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, con
 typedef struct {
     const char *tsv, *src, *tgt;
     int swap;
-    int scored; /* targets to score: one may be empty (rs_pairs_read_tsv_scored) */
 } rs_cli_pairs;
 enum { RS_CLI_SRC = 3100, RS_CLI_TGT, RS_CLI_SWAP };
 #define RS_CLI_PAIRS_OPTIONS                                                                       \
@@ -342,8 +342,17 @@ int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **arg
 /* The pairs' name in messages: the TSV file ("<stdin>" for "-") or the source file. */
 const char *rs_cli_pairs_name(const rs_cli_pairs *in);
 
-/* The pairs as ids in model's vocabularies, tokenized by codec, sources cut
- * to max_src_len (rs_cli_cut_sources). */
+/* The pairs read as they come (text/corpus.h's pair reader; empty_target:
+ * a target may be empty, as score takes one). */
+int rs_cli_pairs_open(const rs_cli_pairs *in, int empty_target, rs_pair_reader *r, rs_error *err);
+
+/* pairs (read from in) as ids in model's vocabularies, tokenized by codec,
+ * sources cut to max_src_len (rs_cli_cut_sources). */
+int rs_cli_pairs_dataset(const char *prog, const rs_cli_pairs *in, const rs_pairs *pairs,
+                         const rs_model *model, const rs_codec *codec, int max_src_len,
+                         rs_dataset *data, rs_error *err);
+
+/* The whole input as rs_cli_pairs_dataset makes it. */
 int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model *model,
                         const rs_codec *codec, int max_src_len, rs_dataset *data, rs_error *err);
 

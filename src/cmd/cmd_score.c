@@ -84,17 +84,7 @@ static int parse_request(int argc, char **argv, score_request *rq)
     }
     if (rq->models->count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
-    rq->in.scored = 1; /* an empty translation is scored too: p(</s> | x) */
     return rs_cli_pairs_finish(PROG, &rq->in, argc, argv);
-}
-
-/* The pairs as ids in the first model's vocabularies, sources cut to
- * --max-src-len. */
-static int read_data(const score_request *rq, const rs_codec *codec, rs_dataset *data,
-                     rs_error *err)
-{
-    return rs_cli_read_dataset(PROG, &rq->in, &rq->models->models[0], codec, rq->max_src_len, data,
-                               err);
 }
 
 /* One line per pair: the total and, with --per-token, the mean, the tokens
@@ -120,6 +110,60 @@ static void write_scores(const score_request *rq, const rs_dataset *data, const 
     }
 }
 
+/* Pairs read, scored and written at a time: memory does not grow with the
+ * input. Within one, pairs of similar length score together. */
+enum { SCORE_CHUNK = 4096 };
+
+/* Scores one chunk of pairs and writes their lines. */
+static int score_chunk(const score_request *rq, const rs_codec *codec, const rs_pairs *pairs,
+                       rs_error *err)
+{
+    rs_dataset data = {0};
+    rs_forced *scored = NULL;
+    const rs_cli_models *models = rq->models;
+    int status = -1;
+    if (rs_cli_pairs_dataset(PROG, &rq->in, pairs, &models->models[0], codec, rq->max_src_len,
+                             &data, err))
+        goto done;
+    scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, err);
+    if (!scored || rs_forced_decode(models->members, models->count, &data, rq->batch_size,
+                                    rq->per_token ? RS_FORCED_TOKENS : 0, scored, err))
+        goto done;
+    write_scores(rq, &data, scored);
+    status = 0;
+    if (fflush(stdout) || ferror(stdout))
+        status = rs_fail(err, "write to standard output failed");
+done:
+    for (int i = 0; scored && i < data.count; i++)
+        rs_forced_free(&scored[i]);
+    free(scored);
+    rs_dataset_free(&data);
+    return status;
+}
+
+/* Every pair of the input, a chunk at a time. A target may be empty (an
+ * empty translation): its score is that of </s> alone. */
+static int score_all(const score_request *rq, const rs_codec *codec, rs_error *err)
+{
+    rs_pair_reader reader;
+    if (rs_cli_pairs_open(&rq->in, 1, &reader, err))
+        return -1;
+    int status = 0;
+    for (;;) {
+        rs_pairs pairs = {0};
+        const int n = rs_pair_reader_read(&reader, SCORE_CHUNK, NULL, &pairs, err);
+        if (n > 0)
+            status = score_chunk(rq, codec, &pairs, err);
+        rs_pairs_free(&pairs);
+        if (n <= 0 || status) {
+            status = n < 0 ? -1 : status;
+            break;
+        }
+    }
+    rs_pair_reader_close(&reader);
+    return status;
+}
+
 int cmd_score(int argc, char **argv)
 {
     static rs_cli_models models;
@@ -130,31 +174,12 @@ int cmd_score(int argc, char **argv)
 
     rs_error err;
     rs_codec codec = {0};
-    rs_dataset data = {0};
-    rs_forced *scored = NULL;
     status = RS_EXIT_FAIL;
     if (rs_cli_load_models(&models, &codec, &err) ||
-        rs_ensemble_check(models.members, models.count, &err) ||
-        read_data(&rq, &codec, &data, &err))
-        goto fail;
-    scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, &err);
-    if (!scored || rs_forced_decode(models.members, models.count, &data, rq.batch_size,
-                                    rq.per_token ? RS_FORCED_TOKENS : 0, scored, &err))
-        goto fail;
-    write_scores(&rq, &data, scored);
-    if (fflush(stdout) || ferror(stdout)) {
-        rs_fail(&err, "write to standard output failed");
-        goto fail;
-    }
-    status = RS_EXIT_OK;
-    goto done;
-fail:
-    rs_cli_fail(PROG, "%s", err.msg);
-done:
-    for (int i = 0; scored && i < data.count; i++)
-        rs_forced_free(&scored[i]);
-    free(scored);
-    rs_dataset_free(&data);
+        rs_ensemble_check(models.members, models.count, &err) || score_all(&rq, &codec, &err))
+        rs_cli_fail(PROG, "%s", err.msg);
+    else
+        status = RS_EXIT_OK;
     rs_codec_free(&codec);
     rs_cli_models_free(&models);
     return status;

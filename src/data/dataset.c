@@ -14,11 +14,12 @@ int rs_tokenize_pairs(rs_tokenized *out, const rs_pairs *pairs, const rs_codec *
         return -1;
     }
     out->count = pairs->count;
+    out->first = pairs->first;
     for (int i = 0; i < pairs->count; i++) {
         rs_error inner;
         if (rs_codec_tokens(codec, RS_SIDE_SRC, pairs->src[i], &out->src[i], &inner) ||
             rs_codec_tokens(codec, RS_SIDE_TGT, pairs->tgt[i], &out->tgt[i], &inner)) {
-            rs_fail(err, "%s: pair %d: %s", name, i + 1, inner.msg);
+            rs_fail(err, "%s: pair %ld: %s", name, pairs->first + i + 1, inner.msg);
             rs_tokenized_free(out);
             return -1;
         }

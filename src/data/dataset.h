@@ -11,6 +11,7 @@
 typedef struct {
     int count;
     rs_tokens *src, *tgt; /* [count] */
+    long first;           /* the pairs' `first` (text/corpus.h): messages count from it */
 } rs_tokenized;
 
 /* Id sequences without the </s> that batches append. */

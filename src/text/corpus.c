@@ -438,11 +438,6 @@ int rs_pairs_read_tsv_lenient(const char *path, int swap, rs_pairs_skipped *skip
     return read_tsv(path, swap, 0, skipped, out, err);
 }
 
-int rs_pairs_read_tsv_scored(const char *path, int swap, rs_pairs *out, rs_error *err)
-{
-    return read_tsv(path, swap, 1, NULL, out, err);
-}
-
 static int read_tsv(const char *path, int swap, int empty_target, rs_pairs_skipped *skipped,
                     rs_pairs *out, rs_error *err)
 {
@@ -555,6 +550,8 @@ int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, r
                         rs_error *err)
 {
     const int before = out->count;
+    if (!before)
+        out->first = r->pairs;
     while (out->count - before < max) {
         int rc;
         if (r->parallel) {
@@ -574,6 +571,7 @@ int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, r
         if (rc == 0)
             break;
     }
+    r->pairs += out->count - before;
     return out->count - before;
 }
 
@@ -596,12 +594,6 @@ int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
                                    rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err)
 {
     return read_parallel(src_path, tgt_path, 0, skipped, out, err);
-}
-
-int rs_pairs_read_parallel_scored(const char *src_path, const char *tgt_path, rs_pairs *out,
-                                  rs_error *err)
-{
-    return read_parallel(src_path, tgt_path, 1, NULL, out, err);
 }
 
 static int read_parallel(const char *src_path, const char *tgt_path, int empty_target,

@@ -24,6 +24,7 @@ typedef struct {
     int capacity; /* allocated entries of src and tgt */
     char **src;   /* [count] owned */
     char **tgt;   /* [count] owned */
+    long first;   /* pairs of the file before src[0]: a pair reader's later batches */
 } rs_pairs;
 
 typedef struct {
@@ -68,12 +69,6 @@ int rs_pairs_read_tsv_lenient(const char *path, int swap, rs_pairs_skipped *skip
 int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
                                    rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err);
 
-/* Pairs to score: as rs_pairs_read_tsv, but a target may be empty (or white
- * space only), as a translation may be; its score is that of </s> alone. */
-int rs_pairs_read_tsv_scored(const char *path, int swap, rs_pairs *out, rs_error *err);
-int rs_pairs_read_parallel_scored(const char *src_path, const char *tgt_path, rs_pairs *out,
-                                  rs_error *err);
-
 /* Reads every line of a file ("-": stdin); empty lines are kept. */
 int rs_lines_read(const char *path, rs_lines *out, rs_error *err);
 
@@ -116,12 +111,14 @@ void rs_line_reader_close(rs_line_reader *r);
 
 /* Pairs read as they come, a batch at a time, for a command whose memory
  * should not grow with its input (score): the rules of the readers above,
- * empty_target as rs_pairs_read_tsv_scored's. Parallel files are read line
+ * empty_target: a target may be empty (or
+ * white space only), as a translation may be, where a source may not. Parallel files are read line
  * for line; one that ends first is an error counting both files' lines. */
 typedef struct {
     rs_line_reader tsv; /* the TSV file, or the source file of parallel ones */
     rs_line_reader tgt; /* the target file of parallel ones */
     int parallel, swap, empty_target;
+    long pairs; /* read so far */
 } rs_pair_reader;
 
 int rs_pair_reader_open_tsv(rs_pair_reader *r, const char *path, int swap, int empty_target,
@@ -131,7 +128,7 @@ int rs_pair_reader_open_parallel(rs_pair_reader *r, const char *src_path, const 
 
 /* Appends up to max pairs to out (skipped as in the lenient readers, or
  * NULL: a pair with an empty side is an error); returns how many, 0 at the
- * end, or -1 with out freed. */
+ * end, or -1 with out freed. An empty out gets its `first` set. */
 int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, rs_pairs *out,
                         rs_error *err);
 void rs_pair_reader_close(rs_pair_reader *r);
