@@ -250,8 +250,8 @@ NN_SRCS := src/common/error.c src/common/rng.c src/common/clock.c src/data/batch
   src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c) \
   src/train/buckets.c src/train/dist.c
 NN_TESTS := tests/test_gru.c tests/test_attention.c tests/test_readout.c tests/test_network.c \
-  tests/test_linalg.c tests/test_vecmath.c tests/gradcheck.c tests/tinymodel.c tests/testskip.c \
-  tests/runner.c
+  tests/test_linalg.c tests/test_vecmath.c tests/test_optimizer.c tests/gradcheck.c \
+  tests/tinymodel.c tests/testskip.c tests/runner.c
 NN_OBJS := $(NN_SRCS:%.c=$(NN_DIR)/%.o) $(NN_TESTS:%.c=$(NN_DIR)/%.o)
 NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
   $(shell pkg-config --cflags openblas check) -pthread -I src -I $(NN_DIR) -MMD -MP

@@ -5,12 +5,17 @@
  *   m̂_t = m_t / (1 − β1^t)                   v̂_t = v_t / (1 − β2^t)
  *   θ_t = θ_{t-1} − lr · m̂_t / (√v̂_t + ε)
  *
- * and clipping by the global norm: g ← g · max_norm / ‖g‖ when ‖g‖ > max_norm > 0. */
+ * and clipping by the global norm: g ← g · max_norm / ‖g‖ when ‖g‖ > max_norm > 0.
+ * Then the update in float bit for bit against the textbook loop, on the
+ * AVX2 path and the portable one, and the norm's parts (optimizer.h). */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "gradcheck.h"
 #include "nn/optimizer.h"
+#include "nn/vecmath.h"
 
 enum { COUNT = 4, STEPS = 3 };
 
@@ -140,6 +145,77 @@ START_TEST(adam_scales_the_gradients_it_is_given)
 }
 END_TEST
 
+/* The update against the textbook loop in float (clip applied to the
+ * gradients first), bit for bit, on each path (vecmath's choice): the AVX2
+ * one does the portable one's operations 8 at a time, so both give the
+ * loop's bits, here over 1037 entries (129 blocks of 8 and a tail). */
+START_TEST(adam_is_the_plain_loop_bit_for_bit_on_both_paths)
+{
+    enum { N = 1037 };
+    static float p[N], g[N], m[N], v[N], p2[N], g2[N], m2[N], v2[N];
+    const float scale = 0.37f, lr = 0.002f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    const int64_t step = 3;
+    const float c1 = (float)(1.0 - pow(b1, (double)step)),
+                c2 = (float)(1.0 - pow(b2, (double)step));
+    for (int path = 0; path < 2; path++) {
+        if (rs_vecmath_select(path) != path) {
+            fprintf(stderr, "no AVX2 on this CPU: the portable path alone checked\n");
+            continue;
+        }
+        fill_uniform(p, N, 1.0f, 11);
+        fill_uniform(g, N, 3.0f, 12);
+        fill_uniform(m, N, 0.1f, 13);
+        fill_uniform(v, N, 0.1f, 14);
+        for (int i = 0; i < N; i++)
+            v[i] *= v[i];
+        memcpy(p2, p, sizeof p);
+        memcpy(g2, g, sizeof g);
+        memcpy(m2, m, sizeof m);
+        memcpy(v2, v, sizeof v);
+        rs_adam_update(p, g, scale, m, v, N, &(rs_adam_settings){lr, b1, b2, eps}, step);
+        for (int i = 0; i < N; i++) {
+            g2[i] *= scale;
+            m2[i] = b1 * m2[i] + (1.0f - b1) * g2[i];
+            v2[i] = b2 * v2[i] + (1.0f - b2) * g2[i] * g2[i];
+            p2[i] -= lr * (m2[i] / c1) / (sqrtf(v2[i] / c2) + eps);
+        }
+        ck_assert_msg(!memcmp(p, p2, sizeof p) && !memcmp(m, m2, sizeof m) &&
+                          !memcmp(v, v2, sizeof v),
+                      "path %d differs from the loop", path);
+    }
+    rs_vecmath_select(-1);
+}
+END_TEST
+
+/* The norm's parts: slices that tile the buffer in order, each part's Σ g²
+ * that of its slice, folded in part order; one part is rs_grad_norm, bit for
+ * bit. */
+START_TEST(grad_norm_parts_tile_the_buffer_in_order)
+{
+    enum { N = 1037, PARTS = 3 };
+    static float g[N];
+    fill_uniform(g, N, 3.0f, 15);
+    size_t next = 0;
+    double sumsq[PARTS], folded = 0.0;
+    for (int p = 0; p < PARTS; p++) {
+        size_t lo, hi;
+        rs_slice(N, p, PARTS, &lo, &hi);
+        ck_assert(lo == next && hi > lo);
+        next = hi;
+        sumsq[p] = rs_grad_sumsq(g, N, p, PARTS);
+        ck_assert(sumsq[p] == rs_vsumsq(g + lo, hi - lo));
+        folded += sumsq[p];
+    }
+    ck_assert(next == N);
+    ck_assert(rs_grad_norm_of_parts(sumsq, PARTS) == sqrt(folded));
+    const double whole = rs_grad_sumsq(g, N, 0, 1);
+    ck_assert(rs_grad_norm(g, N) == rs_grad_norm_of_parts(&whole, 1));
+    ck_assert(rs_grad_norm(g, N) == sqrt(rs_vsumsq(g, N)));
+    ck_assert(fabs(rs_grad_norm_of_parts(sumsq, PARTS) - rs_grad_norm(g, N)) <=
+              1e-14 * rs_grad_norm(g, N));
+}
+END_TEST
+
 Suite *optimizer_suite(void)
 {
     Suite *s = suite_create("optimizer");
@@ -149,6 +225,8 @@ Suite *optimizer_suite(void)
     tcase_add_test(tc, grad_norm_known_answers);
     tcase_add_test(tc, clipping_above_below_and_off);
     tcase_add_test(tc, adam_scales_the_gradients_it_is_given);
+    tcase_add_test(tc, adam_is_the_plain_loop_bit_for_bit_on_both_paths);
+    tcase_add_test(tc, grad_norm_parts_tile_the_buffer_in_order);
     suite_add_tcase(s, tc);
     return s;
 }

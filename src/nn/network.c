@@ -239,13 +239,32 @@ static void direction_forward(const encoder_direction *d, const rs_gru_weights *
     }
 }
 
+/* What the backward tells its caller (rs_backward_hook; none when NULL).
+ * gradients_done: the gradients of tensors first..last (params.h order) are
+ * whole for this backward and nothing writes them again, so the caller may
+ * take them (train/buckets.c sends them while the rest are computed). */
+static void gradients_done(const rs_workspace *ws, int first, int last)
+{
+    const rs_backward_hook *hook = ws->backward_hook;
+    if (hook)
+        hook->final(hook->ctx, first, last);
+}
+
+/* between_steps: one step of a recurrence is done, where the caller can move
+ * work of its own on. */
+static void between_steps(const rs_workspace *ws)
+{
+    const rs_backward_hook *hook = ws->backward_hook;
+    if (hook)
+        hook->working(hook->ctx);
+}
+
 /* The recurrence backward, last position read first: each state's gradient
  * in d_states is whole once the step after it has added its share (made in
  * d_h_prev). Then what all positions share, once: the weights' gradients
  * and the input's, d_x += d_x_proj W. */
 static void direction_backward(const encoder_direction *d, const rs_gru_grads *g,
-                               const rs_gru_weights *w, int S, int B, int m,
-                               const rs_backward_hook *hook)
+                               const rs_gru_weights *w, int S, int B, int m, const rs_workspace *ws)
 {
     const int n = w->n;
     const size_t Bn = (size_t)B * n;
@@ -257,8 +276,7 @@ static void direction_backward(const encoder_direction *d, const rs_gru_grads *g
         rs_gru_step_backward(&dst, &st, w, d->mask + j * B, B);
         /* h_prev's gradient: its annotation's share (there already), then this step's. */
         rs_vaxpy(d->d_states + (j + d->reverse) * Bn, 1.0f, d->d_h_prev, Bn);
-        if (hook)
-            hook->working(hook->ctx);
+        between_steps(ws);
     }
     const rs_gru_run run = {RS_CMAT(d->x, S * B, m), RS_CMAT(NULL, 0, 0),
                             RS_CMAT(d->states + d->reverse * Bn, S * B, n),
@@ -381,22 +399,18 @@ static void encode_backward(const rs_workspace *ws, const layer_grads *g, const 
     /* ←h_1 is read by s_0 too: its share joins the annotation's. */
     init_backward(ws->d_bwd_states, ws->d_init_pre, g, ws->d_dec_states, ws->dec_states,
                   ws->bwd_states, w, B);
-    const rs_backward_hook *hook = ws->backward_hook;
-    if (hook)
-        hook->final(hook->ctx, RS_P_init_W, RS_P_att_K);
+    gradients_done(ws, RS_P_init_W, RS_P_att_K);
 
     const encoder_direction fwd = direction_of(ws, 0), bwd = direction_of(ws, 1);
     /* Both directions read src_x: its gradient is the sum of theirs. */
     memset(ws->d_src_x, 0, sizeof(float) * (size_t)S * B * m);
-    direction_backward(&fwd, &g->enc_fwd, &w->enc_fwd, S, B, m, hook);
-    direction_backward(&bwd, &g->enc_bwd, &w->enc_bwd, S, B, m, hook);
-    if (hook)
-        hook->final(hook->ctx, RS_P_enc_fwd_W, RS_P_enc_bwd_b);
+    direction_backward(&fwd, &g->enc_fwd, &w->enc_fwd, S, B, m, ws);
+    direction_backward(&bwd, &g->enc_bwd, &w->enc_bwd, S, B, m, ws);
+    gradients_done(ws, RS_P_enc_fwd_W, RS_P_enc_bwd_b);
     /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
     embedding_backward(g->src_emb, ws->d_src_x, batch->src, S * B, m, drop ? ws->drop_src : NULL,
                        word ? ws->drop_src_word : NULL);
-    if (hook)
-        hook->final(hook->ctx, RS_P_src_emb, RS_P_src_emb);
+    gradients_done(ws, RS_P_src_emb, RS_P_src_emb);
 }
 
 /* ---- the decoder ---- */
@@ -539,9 +553,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
                                          RS_MAT(ws->d_dec_emb, R, m),
                                          RS_MAT(ws->d_context, R, 2 * n)};
     rs_readout_backward(&d_acts, &d_in, &g.out, &acts, &in, &w.out);
-    const rs_backward_hook *hook = ws->backward_hook;
-    if (hook)
-        hook->final(hook->ctx, RS_P_out_U, RS_P_out_bw);
+    gradients_done(ws, RS_P_out_U, RS_P_out_bw);
 
     /* Step i sends back the second share of dL/ds_{i-1} (recurrence and
      * query), and its share of every annotation's and key's. */
@@ -554,8 +566,7 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
         memset(ws->d_h_prev, 0, sizeof(float) * Bn);
         decoder_step_backward(&dst, &g, &st, &src, ws->tgt_mask + t * B, &w, B);
         rs_vaxpy(ws->d_dec_states + t * Bn, 1.0f, ws->d_h_prev, Bn);
-        if (hook)
-            hook->working(hook->ctx);
+        between_steps(ws);
     }
 
     /* What every step shares, once: W_a of the attention's query side, and
@@ -566,13 +577,11 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
                             RS_CMAT(ws->dec_states, R, n), RS_CMAT(ws->dec_rh, R, n)};
     rs_gru_weights_backward(RS_MAT(ws->d_dec_emb, R, m), &g.dec, RS_CMAT(ws->d_dec_xproj, R, 3 * n),
                             &run, &w.dec);
-    if (hook)
-        hook->final(hook->ctx, RS_P_dec_W, RS_P_dec_b);
+    gradients_done(ws, RS_P_dec_W, RS_P_dec_b);
     /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
     embedding_backward(g.tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m, drop ? ws->drop_emb : NULL,
                        word ? ws->drop_tgt_word : NULL);
-    if (hook)
-        hook->final(hook->ctx, RS_P_tgt_emb, RS_P_tgt_emb);
+    gradients_done(ws, RS_P_tgt_emb, RS_P_tgt_emb);
 
     encode_backward(ws, &g, &w, model, batch);
 }

@@ -33,18 +33,22 @@
  *     encoder of B sentences and T = 0 (dec_states holds s_0 only), and
  *     STEP, sized for one decoder step (T = 1) of B rows, the
  *     hypotheses (beam search has K rows a sentence). Its TRAIN buffers are
- *     NULL. */
+ *     NULL.
+ *
+ * A buffer that holds one value and then, in place, another says so in its
+ * meaning (the gates, alpha, dec_states[0]); a second name for the same
+ * floats costs no memory and is RS_WORKSPACE_SHARED's (probs, d_logits). */
 // clang-format off
 #define RS_WORKSPACE_TABLE(X)                                                                      \
     /* encoder (rs_encode) */                                                                      \
     X(src_x,         S * B * m,       ENC,   "[S,B,m]   x̄_j = E x_j ⊙ dropout: the GRUs' input")  \
     X(src_mask,      S * B,           ENC,   "[S,B]     1 on real tokens, 0 on padding")           \
     X(fwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  W x̄_j + b of the forward GRU")            \
-    X(fwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g")                              \
+    X(fwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g; first their pre-activations") \
     X(fwd_rh,        S * B * n,       ENC,   "[S,B,n]   its r ⊙ h_prev")                           \
     X(fwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] [0] = 0, [j] = →h_j")                      \
     X(bwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  W x̄_j + b of the backward GRU")           \
-    X(bwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g")                              \
+    X(bwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g; first their pre-activations") \
     X(bwd_rh,        S * B * n,       ENC,   "[S,B,n]   its r ⊙ h_prev")                           \
     X(bwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] [j-1] = ←h_j, [S] = 0")                    \
     X(annotations,   S * B * 2 * n,   ENC,   "[S,B,2n]  h_j = [→h_j ; ←h_j] ⊙ dropout")            \
@@ -54,12 +58,12 @@
     X(tgt_mask,      R,               TRAIN, "[T,B]     1 on real target positions")               \
     X(query_proj,    B * ka,          STEP,  "[B,a]     W_a s_{i-1}, current step (additive)")     \
     X(att_hidden,    R * S * ka,      STEP,  "[T,B,S,a] φ_ij = tanh(W_a s_{i-1} + U_a h_j + b_a)") \
-    X(alpha,         R * S,           TRAIN, "[T,B,S]   α_ij")                                     \
+    X(alpha,         R * S,           TRAIN, "[T,B,S]   α_ij (the scores ε_ij first, in place)")   \
     X(context,       R * 2 * n,       STEP,  "[T,B,2n]  c_i")                                      \
     X(dec_xproj,     R * 3 * n,       STEP,  "[T,B,3n]  W'_e E y_{i-1} + b' + W'_c c_i")           \
-    X(dec_gates,     R * 3 * n,       STEP,  "[T,B,3n]  z_i, r_i, g_i")                            \
+    X(dec_gates,     R * 3 * n,       STEP,  "[T,B,3n]  z_i, r_i, g_i; first pre-activations")     \
     X(dec_rh,        R * n,           STEP,  "[T,B,n]   r_i ⊙ s_{i-1}")                            \
-    X(dec_states,    (T + 1) * B * n, ENC,   "[T+1,B,n] [i] = s_i, [0] = s_0")                     \
+    X(dec_states,    (T + 1) * B * n, ENC,   "[T+1,B,n] [i] = s_i; [0] = pre_0, then s_0 in place")\
     /* deep output and loss */                                                                     \
     X(tpre,          R * 2 * l,       STEP,  "[R,2l]    t̃_i")                                     \
     X(tmax,          R * l,           STEP,  "[R,l]     t_i = maxout(t̃_i) ⊙ dropout")             \

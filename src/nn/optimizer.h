@@ -1,13 +1,30 @@
 /* Adam (Kingma & Ba 2015) with bias correction, and clipping by the global
  * norm of all gradients. Parameters, gradients and both moments share one
- * layout, so each is one loop over `count` floats. */
+ * layout, so each is one loop over `count` floats (the loops: optimizer.c). */
 #ifndef RS_OPTIMIZER_H
 #define RS_OPTIMIZER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* ‖g‖₂ over all entries, accumulated in double. */
+/* Part `part` of `parts` of a parameter-shaped buffer of `total` floats:
+ * [lo, hi) = [total·part/parts, total·(part+1)/parts). Threads sharing the
+ * work on such buffers (nn/shards.c) take one part each. */
+void rs_slice(size_t total, int part, int parts, size_t *lo, size_t *hi);
+
+/* The gradient's global norm, one rule wherever it is taken:
+ *
+ *   ‖g‖₂ = √(sumsq_0 + sumsq_1 + …),   sumsq_p = Σ g² over part p (rs_slice)
+ *
+ * each sumsq_p accumulated in double in rs_vsumsq's fixed order, the parts
+ * added in order p = 0, 1, …. `parts` is the number of threads that summed
+ * the gradient, each taking its part's sumsq_p as it finished that part
+ * (nn/shards.c), or 1: the whole buffer in one sum (rs_grad_norm; several
+ * ranks, after the all-reduce). Another number of parts may change the last
+ * bits, so the caller states it. */
+double rs_grad_sumsq(const float *grads, size_t total, int part, int parts);
+double rs_grad_norm_of_parts(const double *sumsq, int parts);
+/* The rule with one part: ‖g‖₂ over grads[0..count). */
 double rs_grad_norm(const float *grads, size_t count);
 
 /* The factor clipping applies to the gradients: max_norm / norm when

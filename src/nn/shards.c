@@ -1,5 +1,4 @@
 #include <cblas.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,12 +68,11 @@ static void shard_pass(rs_shard *me)
 /* This shard's slice [lo, hi) of the parameter-sized buffers. */
 static void slice_of(const rs_shard *me, size_t *lo, size_t *hi)
 {
-    const rs_shards *sh = me->pool;
-    *lo = sh->total * (size_t)me->index / (size_t)sh->count;
-    *hi = sh->total * (size_t)(me->index + 1) / (size_t)sh->count;
+    rs_slice(me->pool->total, me->index, me->pool->count, lo, hi);
 }
 
-/* Phase 1: this shard's slice of the sum, added in shard order, and its Σ g². */
+/* Phase 1: this shard's slice of the sum, added in shard order, and its part
+ * of the norm (rs_grad_sumsq) while the slice is fresh. */
 static void shard_sum(rs_shard *me)
 {
     rs_shards *sh = me->pool;
@@ -82,7 +80,7 @@ static void shard_sum(rs_shard *me)
     slice_of(me, &lo, &hi);
     for (int s = 1; s < sh->count; s++)
         rs_vaxpy(sh->grads + lo, 1.0f, sh->shard[s].grads + lo, hi - lo);
-    me->sumsq = rs_vsumsq(sh->grads + lo, hi - lo);
+    sh->sumsq[me->index] = rs_grad_sumsq(sh->grads, sh->total, me->index, sh->count);
 }
 
 /* Phase 2: Adam on this shard's slice. */
@@ -156,12 +154,18 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
     sh->total = model->layout.total;
     sh->grads = grads;
     sh->shard = rs_calloc((size_t)sh->count, sizeof *sh->shard, err);
-    if (!sh->shard)
+    sh->sumsq = sh->shard ? rs_calloc((size_t)sh->count, sizeof *sh->sumsq, err) : NULL;
+    if (!sh->sumsq) {
+        free(sh->shard);
+        sh->shard = NULL;
         return -1;
+    }
     if (pthread_mutex_init(&sh->lock, NULL) || pthread_cond_init(&sh->start, NULL) ||
         pthread_cond_init(&sh->done, NULL)) {
         free(sh->shard);
+        free(sh->sumsq);
         sh->shard = NULL;
+        sh->sumsq = NULL;
         return rs_fail(err, "cannot create the training threads' locks");
     }
     sh->sync_ready = 1;
@@ -213,12 +217,10 @@ double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batc
     run_round(sh, 0);
     run_round(sh, 1);
     openblas_set_num_threads(blas_threads);
-    double loss = 0.0, sumsq = 0.0;
-    for (int s = 0; s < sh->count; s++) {
+    double loss = 0.0;
+    for (int s = 0; s < sh->count; s++)
         loss += sh->shard[s].loss;
-        sumsq += sh->shard[s].sumsq;
-    }
-    sh->grad_norm = sqrt(sumsq);
+    sh->grad_norm = rs_grad_norm_of_parts(sh->sumsq, sh->count);
     return loss;
 }
 
@@ -257,5 +259,6 @@ void rs_shards_free(rs_shards *sh)
         pthread_cond_destroy(&sh->done);
     }
     free(sh->shard);
+    free(sh->sumsq);
     memset(sh, 0, sizeof *sh);
 }

@@ -33,7 +33,6 @@ typedef struct {
     rs_batch batch; /* this shard's rows of the batch */
     float *grads;   /* [total]; shard 0's is the pool's summed buffer */
     double loss;
-    double sumsq; /* Σ grads² over this shard's slice of the summed buffer */
     pthread_t thread;
     int started;
 } rs_shard;
@@ -43,6 +42,7 @@ struct rs_shards {
     size_t total;    /* floats in a gradient buffer (model->layout.total) */
     float *grads;    /* [total] the summed gradient: the caller's buffer */
     rs_shard *shard; /* [count] */
+    double *sumsq;   /* [count] Σ g² of each shard's slice of grads: the norm's parts */
     /* the job of the current round, read by every shard */
     const rs_model *model;
     const rs_batch *batch;
@@ -79,9 +79,9 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
  * of several batches) with scale = 1 / tokens (L_s shard s's summed
  * loss, label-smoothed by `smoothing`); returns Σ_s L_s (unsmoothed, as
  * rs_network_forward). dropout and dropout_seed as in rs_workspace. Also sets
- * sh->grad_norm = ‖grads‖₂, summed by slices in shard order (one shard:
- * rs_grad_norm). A multi-process run all-reduces grads after this and takes
- * rs_grad_norm of the result instead. */
+ * sh->grad_norm = ‖grads‖₂ by optimizer.h's rule in `count` parts, one per
+ * shard. A multi-process run all-reduces grads after this and takes
+ * rs_grad_norm (one part) of the result instead. */
 double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch,
                       rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing, long tokens,
                       int accumulate);

@@ -214,19 +214,6 @@ static double vsumsq_portable(const float *x, size_t count)
     return fold8d(acc);
 }
 
-static void vadam_portable(float *params, const float *grads, float grad_scale, float *m, float *v,
-                           size_t count, const rs_adam_coeffs *k)
-{
-    const float lr = k->lr, beta1 = k->beta1, beta2 = k->beta2, eps = k->eps, c1 = k->c1,
-                c2 = k->c2;
-    for (size_t i = 0; i < count; i++) {
-        float g = grad_scale * grads[i];
-        m[i] = beta1 * m[i] + (1.0f - beta1) * g;
-        v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
-        params[i] -= lr * (m[i] / c1) / (sqrtf(v[i] / c2) + eps);
-    }
-}
-
 #if defined(__GNUC__) && defined(__x86_64__)
 #define RS_HAVE_AVX2_PATH 1
 #include <immintrin.h>
@@ -515,29 +502,6 @@ AVX2 static double vsumsq_avx2(const float *x, size_t count)
     return fold8d(acc);
 }
 
-AVX2 static void vadam_avx2(float *params, const float *grads, float grad_scale, float *m, float *v,
-                            size_t count, const rs_adam_coeffs *k)
-{
-    const __m256 gs = _mm256_set1_ps(grad_scale), b1 = _mm256_set1_ps(k->beta1),
-                 b2 = _mm256_set1_ps(k->beta2), ob1 = _mm256_set1_ps(1.0f - k->beta1),
-                 ob2 = _mm256_set1_ps(1.0f - k->beta2), vc1 = _mm256_set1_ps(k->c1),
-                 vc2 = _mm256_set1_ps(k->c2), ve = _mm256_set1_ps(k->eps),
-                 vlr = _mm256_set1_ps(k->lr);
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        __m256 g = _mm256_mul_ps(gs, _mm256_loadu_ps(grads + i));
-        __m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, _mm256_loadu_ps(m + i)), _mm256_mul_ps(ob1, g));
-        __m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, _mm256_loadu_ps(v + i)),
-                                  _mm256_mul_ps(_mm256_mul_ps(ob2, g), g));
-        _mm256_storeu_ps(m + i, mi);
-        _mm256_storeu_ps(v + i, vi);
-        __m256 den = _mm256_add_ps(_mm256_sqrt_ps(_mm256_div_ps(vi, vc2)), ve);
-        __m256 step = _mm256_div_ps(_mm256_mul_ps(vlr, _mm256_div_ps(mi, vc1)), den);
-        _mm256_storeu_ps(params + i, _mm256_sub_ps(_mm256_loadu_ps(params + i), step));
-    }
-    vadam_portable(params + i, grads + i, grad_scale, m + i, v + i, count - i, k);
-}
-
 static int cpu_has_avx2(void)
 {
     __builtin_cpu_init();
@@ -560,7 +524,7 @@ int rs_vecmath_select(int want)
     return use_avx2;
 }
 
-static int avx2(void)
+int rs_vecmath_avx2(void)
 {
     if (use_avx2 < 0)
         rs_vecmath_select(-1);
@@ -569,10 +533,10 @@ static int avx2(void)
 
 /* Each kernel once: the AVX2 path where built and chosen, else the portable one. */
 #ifdef RS_HAVE_AVX2_PATH
-#define DISPATCH(avx2_call, portable_call) return avx2() ? avx2_call : portable_call
+#define DISPATCH(avx2_call, portable_call) return rs_vecmath_avx2() ? avx2_call : portable_call
 #define DISPATCH_VOID(avx2_call, portable_call)                                                    \
     do {                                                                                           \
-        if (avx2())                                                                                \
+        if (rs_vecmath_avx2())                                                                     \
             avx2_call;                                                                             \
         else                                                                                       \
             portable_call;                                                                         \
@@ -642,13 +606,6 @@ void rs_vaxpy(float *y, float alpha, const float *x, size_t count)
 double rs_vsumsq(const float *x, size_t count)
 {
     DISPATCH(vsumsq_avx2(x, count), vsumsq_portable(x, count));
-}
-
-void rs_vadam(float *params, const float *grads, float grad_scale, float *m, float *v, size_t count,
-              const rs_adam_coeffs *k)
-{
-    DISPATCH_VOID(vadam_avx2(params, grads, grad_scale, m, v, count, k),
-                  vadam_portable(params, grads, grad_scale, m, v, count, k));
 }
 
 void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *phi, const float *v,

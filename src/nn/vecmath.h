@@ -72,20 +72,14 @@ void rs_vaxpy(float *y, float alpha, const float *x, size_t count);
 /* Σ x[i]² accumulated in double (8 running sums, fixed order). */
 double rs_vsumsq(const float *x, size_t count);
 
-/* The coefficients of one Adam update: step size, decay rates, ε, and the
- * bias corrections c1 = 1 − β1^t and c2 = 1 − β2^t of update t. */
-typedef struct {
-    float lr, beta1, beta2, eps, c1, c2;
-} rs_adam_coeffs;
-
-/* Adam (Kingma & Ba 2015) over count entries, with g = grad_scale · grads[i]:
- *   m = β1 m + (1−β1) g;  v = β2 v + (1−β2) g²;  θ −= lr (m / c1) / (√(v / c2) + ε) */
-void rs_vadam(float *params, const float *grads, float grad_scale, float *m, float *v, size_t count,
-              const rs_adam_coeffs *k);
-
 /* Which path runs: 1 AVX2, 0 portable. rs_vecmath_select(-1) picks the best
  * the CPU has (the default); 0 or 1 forces one (1 only if the CPU has AVX2).
  * Returns the path now in use. For tests and benchmarks; not thread-safe. */
 int rs_vecmath_select(int want);
+
+/* The path in use (choosing the CPU's best the first time): 1 AVX2, 0
+ * portable. Kernels written twice outside this file (Adam, nn/optimizer.c)
+ * follow it, so rs_vecmath_select chooses for them too. */
+int rs_vecmath_avx2(void);
 
 #endif

@@ -301,6 +301,8 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
                     : rs_dist_sum_floats(shards->grads, shards->total, err))
             return -1;
         *loss = rs_dist_sum_double(*loss);
+        /* The shards' norm was of this rank's share: optimizer.h's rule again,
+         * over the sum, in one part. */
         *gnorm = rs_grad_norm(shards->grads, shards->total);
         return 0;
     }
