@@ -184,9 +184,7 @@ static int align_pairs(const rs_model *model, const rs_tokenized *tok, int batch
             goto done;
     status = 0;
 done:
-    for (int i = 0; f && i < data.count; i++)
-        rs_forced_free(&f[i]);
-    free(f);
+    rs_forced_free_all(f, data.count);
     rs_dataset_free(&data);
     return status;
 }

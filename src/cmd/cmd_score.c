@@ -134,9 +134,7 @@ static int score_chunk(const score_request *rq, const rs_codec *codec, const rs_
     if (fflush(stdout) || ferror(stdout))
         status = rs_fail(err, "write to standard output failed");
 done:
-    for (int i = 0; scored && i < data.count; i++)
-        rs_forced_free(&scored[i]);
-    free(scored);
+    rs_forced_free_all(scored, data.count);
     rs_dataset_free(&data);
     return status;
 }

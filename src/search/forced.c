@@ -16,6 +16,13 @@ void rs_forced_free(rs_forced *f)
     memset(f, 0, sizeof *f);
 }
 
+void rs_forced_free_all(rs_forced *f, int count)
+{
+    for (int i = 0; f && i < count; i++)
+        rs_forced_free(&f[i]);
+    free(f);
+}
+
 /* Adds (1/K)·log p of each target token, and (1/K)·α when asked, of one
  * model to out. */
 static int score_with(const rs_model *model, float weight, const rs_dataset *data, const int *order,

@@ -19,6 +19,8 @@ typedef struct {
 } rs_forced;
 
 void rs_forced_free(rs_forced *f);
+/* Frees f[0..count) and the array f itself (NULL: nothing). */
+void rs_forced_free_all(rs_forced *f, int count);
 
 enum { RS_FORCED_TOKENS = 1, RS_FORCED_ALIGNMENT = 2 };
 

@@ -424,32 +424,31 @@ static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap, int
     return push_pair(p, first, first_len, second, second_len, r->name, err);
 }
 
+/* Every pair of reader r into out, r closed; opened: rs_pair_reader_open_*'s
+ * status (nonzero: r is not open). */
+static int read_whole(rs_pair_reader *r, int opened, rs_pairs_skipped *skipped, rs_pairs *out,
+                      rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (skipped)
+        memset(skipped, 0, sizeof *skipped);
+    if (opened)
+        return -1;
+    const int rc = rs_pair_reader_read(r, INT_MAX, skipped, out, err);
+    rs_pair_reader_close(r);
+    return rc < 0 ? -1 : 0;
+}
+
 int rs_pairs_read_tsv(const char *path, int swap, rs_pairs *out, rs_error *err)
 {
     return rs_pairs_read_tsv_lenient(path, swap, NULL, out, err);
 }
 
-static int read_tsv(const char *path, int swap, int empty_target, rs_pairs_skipped *skipped,
-                    rs_pairs *out, rs_error *err);
-
 int rs_pairs_read_tsv_lenient(const char *path, int swap, rs_pairs_skipped *skipped, rs_pairs *out,
                               rs_error *err)
 {
-    return read_tsv(path, swap, 0, skipped, out, err);
-}
-
-static int read_tsv(const char *path, int swap, int empty_target, rs_pairs_skipped *skipped,
-                    rs_pairs *out, rs_error *err)
-{
-    memset(out, 0, sizeof *out);
-    if (skipped)
-        memset(skipped, 0, sizeof *skipped);
     rs_pair_reader r;
-    if (rs_pair_reader_open_tsv(&r, path, swap, empty_target, err))
-        return -1;
-    const int rc = rs_pair_reader_read(&r, INT_MAX, skipped, out, err);
-    rs_pair_reader_close(&r);
-    return rc < 0 ? -1 : 0;
+    return read_whole(&r, rs_pair_reader_open_tsv(&r, path, swap, 0, err), skipped, out, err);
 }
 
 int rs_pair_reader_open_tsv(rs_pair_reader *r, const char *path, int swap, int empty_target,
@@ -587,25 +586,10 @@ int rs_pairs_read_parallel(const char *src_path, const char *tgt_path, rs_pairs 
     return rs_pairs_read_parallel_lenient(src_path, tgt_path, NULL, out, err);
 }
 
-static int read_parallel(const char *src_path, const char *tgt_path, int empty_target,
-                         rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err);
-
 int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
                                    rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err)
 {
-    return read_parallel(src_path, tgt_path, 0, skipped, out, err);
-}
-
-static int read_parallel(const char *src_path, const char *tgt_path, int empty_target,
-                         rs_pairs_skipped *skipped, rs_pairs *out, rs_error *err)
-{
-    memset(out, 0, sizeof *out);
-    if (skipped)
-        memset(skipped, 0, sizeof *skipped);
     rs_pair_reader r;
-    if (rs_pair_reader_open_parallel(&r, src_path, tgt_path, empty_target, err))
-        return -1;
-    const int rc = rs_pair_reader_read(&r, INT_MAX, skipped, out, err);
-    rs_pair_reader_close(&r);
-    return rc < 0 ? -1 : 0;
+    return read_whole(&r, rs_pair_reader_open_parallel(&r, src_path, tgt_path, 0, err), skipped,
+                      out, err);
 }

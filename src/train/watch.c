@@ -317,9 +317,7 @@ static int dev_aer(const rs_watch *w, const rs_model *model, const rs_dataset *d
         free(src);
         free(tgt);
     }
-    for (int i = 0; i < dev->count; i++)
-        rs_forced_free(&f[i]);
-    free(f);
+    rs_forced_free_all(f, dev->count);
     rs_aer_result r;
     rs_aer_compute(&counts, &r);
     ev->aer = r.aer;
