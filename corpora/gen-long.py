@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate the rnnsearch "long" corpus: sentences of 5 to 80 words whose
 translation needs every source word, for the fixed-vector bottleneck
-experiment (dev/bottleneck.sh, docs/experiments.md).
+experiment (dev/bottleneck.sh, docs/why-attention.md).
 
 Source: a sequence of words drawn from a vocabulary of 40 nouns, 20
 adjectives and 20 verbs (plus the function words "and", "then"), grouped
