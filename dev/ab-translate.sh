@@ -9,6 +9,8 @@
 # seconds translating (translate's own figure, model loading excluded), of
 # the process's CPU time (user + system, loading included), and
 # whether the two builds' outputs are byte-identical.
+# Needs a SOURCE: the default, build/perfdata/test_2016_flickr.de.raw, is not in
+# a clone (../shared/bench/ab-train.sh prepares it).
 set -eu
 A=$1; B=$2; MODEL=$3; ROUNDS=${4:-5}
 SRC=${5:-build/perfdata/test_2016_flickr.de.raw}

@@ -11,6 +11,8 @@
 # of ROUNDS (default 3). BLEU: greedy at batch 64 and beam 5, on val and
 # test_2016, with the share of sentences whose output is the exact one's.
 # Writes OUT/speed.tsv and OUT/bleu.tsv (OUT=build/bench-approx).
+# Needs Multi30k's gzipped files in DATA (default ../shared/corpora/multi30k,
+# not in a clone; dev/train-multi30k.sh downloads them when missing).
 set -eu
 MODEL=$1; LEX=$2; PAIR=${3:-en-de}; ROUNDS=${4:-3}
 src=${PAIR%-*}; tgt=${PAIR#*-}

@@ -8,7 +8,7 @@
 # program's whole run (start-up and loading included, the same for both).
 #   dev/callgrind-ab.sh PROGRAM_A PROGRAM_B [OUT]
 # prints one row per run: instructions of A, of B, and B against A.
-# RUNS chooses the runs (default: train greedy1 greedy32 beam5).
+# RUNS chooses the runs (default: train greedy1 greedy32 beam5). Needs valgrind.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 PROGRAM_A PROGRAM_B [OUT]" >&2; exit 2; }
 a=$1 b=$2 out=${3:-build/callgrind-ab}

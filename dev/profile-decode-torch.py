@@ -8,7 +8,9 @@ MODEL is an `rnnsearch export`; SOURCE the tokenized sources (as ab-decode.sh gi
 The twin's readout is split into its two halves (the same operations) so that the deep output
 (maxout) and the output layer's product are told apart. cProfile adds about a microsecond per
 call, which weighs on the twin's many small operations at batch 1: the shares, not the wall
-time, are the result (the wall time without the profiler is printed beside them)."""
+time, are the result (the wall time without the profiler is printed beside them).
+Needs python3-torch and the twin, which is not in a clone: ../shared/bench beside the checkout,
+or the directory TWIN_DIR names."""
 import cProfile
 import os
 import pstats

@@ -23,6 +23,8 @@
 # REPORT_ONLY=1 reads the samples an earlier run left in OUT.
 # Prints a table per kernel and batch size: the share of each part in the
 # samples of the whole run and of the decoding alone (all but "rest").
+# Needs perf (Debian: linux-perf), and MODEL and SRC: the defaults are not in a
+# clone (../shared/bench/ab-train.sh trains build/model-S and prepares build/perfdata).
 # SkylakeX needs AVX-512: on a CPU without it OpenBLAS dies (SIGILL); skip it.
 set -eu
 cd "$(dirname "$0")/.."
