@@ -136,20 +136,21 @@ $(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(TEST_LIBS) $(LDLIBS_ALL)
 
 # Instructions per product of the int8 and float decoder-step products under
-# callgrind (scripts/int8-count.sh runs it; needs valgrind's callgrind.h).
-$(BUILD)/int8-count: scripts/int8-count.c $(LIB)
+# callgrind (dev/int8-count.sh runs it; needs valgrind's callgrind.h).
+$(BUILD)/int8-count: dev/int8-count.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@.o
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
 
 # What OpenBLAS's packing of a product's weights costs a decoder step, and
 # what their transposed copies save (docs/performance.md).
-$(BUILD)/bench-pack: scripts/bench-pack.c
+$(BUILD)/bench-pack: dev/bench-pack.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL)
 
 # Warnings are errors here. Tests find the shared data at ../shared unless told.
 check:
 	@sh scripts/check-layers.sh $(LAYERS)
+	@$(PYTHON) scripts/check-links.py
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
 	  $(EXAMPLES:%=$(BUILD)/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate the rnnsearch "long" corpus: sentences of 5 to 80 words whose
 translation needs every source word, for the fixed-vector bottleneck
-experiment (scripts/bottleneck.sh, docs/experiments.md).
+experiment (dev/bottleneck.sh, docs/why-attention.md).
 
 Source: a sequence of words drawn from a vocabulary of 40 nouns, 20
 adjectives and 20 verbs (plus the function words "and", "then"), grouped
@@ -32,10 +32,10 @@ No source sentence occurs twice, in a split or across splits.
 The script uses only the standard library and is deterministic for a given
 --seed. It checks its output before writing it; --check re-checks files.
 
-Usage:  python3 scripts/gen-long.py --out DIR [--seed N] [--train N]
+Usage:  python3 corpora/gen-long.py --out DIR [--seed N] [--train N]
             [--dev N] [--test N] [--min-len N] [--max-len N]
             [--max-train-len N]
-        python3 scripts/gen-long.py --check --out DIR
+        python3 corpora/gen-long.py --check --out DIR
 """
 
 import argparse

@@ -12,8 +12,8 @@
 #   results.tsv       every system's buckets in one table, and overall BLEU
 #   figure.svg        BLEU against source length, one line per system
 #   speed.tsv         each training's steps, target tokens per second, epochs
-#   scripts/bottleneck.sh [long|iwslt] [DATA_DIR]
-# CORPUS: long (default: sentences of 5-80 words from scripts/gen-long.py,
+#   dev/bottleneck.sh [long|iwslt] [DATA_DIR]
+# CORPUS: long (default: sentences of 5-80 words from corpora/gen-long.py,
 # whose translation needs every source word; a few minutes) or iwslt
 # (IWSLT'15 en->vi, 30k pairs, ../shared/corpora/iwslt15-en-vi-30k or
 # DATA_DIR; about two hours).
@@ -36,7 +36,7 @@ stage() { echo "bottleneck: $1 at $(date -u +%H:%M:%S) ($(( ($(date +%s) - start
 case "$corpus" in
 long)
     data=${2:-$work/data}
-    [ -f "$data/train.tsv" ] || python3 scripts/gen-long.py --out "$data" >&2
+    [ -f "$data/train.tsv" ] || python3 corpora/gen-long.py --out "$data" >&2
     cut -f1 "$data/test.tsv" > "$work/test.src"
     cut -f2 "$data/test.tsv" > "$work/test.ref"
     minutes=${MINUTES:-12}

@@ -6,9 +6,9 @@
 # thread) and both programs, in turn, train it again and translate 200 test
 # dates greedily at batch 1 and 32 and with beam 5; each count is the
 # program's whole run (start-up and loading included, the same for both).
-#   scripts/callgrind-ab.sh PROGRAM_A PROGRAM_B [OUT]
+#   dev/callgrind-ab.sh PROGRAM_A PROGRAM_B [OUT]
 # prints one row per run: instructions of A, of B, and B against A.
-# RUNS chooses the runs (default: train greedy1 greedy32 beam5).
+# RUNS chooses the runs (default: train greedy1 greedy32 beam5). Needs valgrind.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 PROGRAM_A PROGRAM_B [OUT]" >&2; exit 2; }
 a=$1 b=$2 out=${3:-build/callgrind-ab}

@@ -4,7 +4,7 @@
 # threads, then ab-decode.sh greedy at batch 1 and 64 plus beam 5), and a
 # summary of the ratios of that one run. Rounds alternate the two programs, so
 # load from other jobs falls on both.
-#   ROUNDS=2 SECS=60 CONFIGS="S M" THREADS="1 2" OUT=build/ab scripts/bench-vs-pytorch.sh
+#   ROUNDS=2 SECS=60 CONFIGS="S M" THREADS="1 2" OUT=build/ab dev/bench-vs-pytorch.sh
 # MODEL=path.ckpt decodes with that model (default: the first S 1-thread round's);
 # RS=path/to/rnnsearch measures that binary; SUMMARY_ONLY=1 re-prints the
 # summary of the logs already in OUT.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Trains and evaluates rnnsearch on Multi30k (task 1) end to end.
-#   scripts/train-multi30k.sh [de-en|en-de|en-fr] [DATA_DIR]
+#   dev/train-multi30k.sh [de-en|en-de|en-fr] [DATA_DIR]
 # DATA_DIR holds train/val/test_2016_flickr.{de,en,fr}[.gz]; default
 # ../shared/corpora/multi30k; when neither exists the official release is
 # downloaded (and the script says so). Selection is on val only; test_2016 is
@@ -13,7 +13,7 @@
 # models/multi30k-PAIR without training), TEST=0 (stop after training: for
 # variants compared on val, test_2016 left unread),
 # SYSTEM=1 (the best system instead of one model: SEEDS models side by side,
-# averaged and ensembled by scripts/multi30k-systems.sh; SEEDS default 2).
+# averaged and ensembled by dev/multi30k-systems.sh; SEEDS default 2).
 set -eu
 [ "${SYSTEM:-0}" = 1 ] && exec sh "$(dirname "$0")/multi30k-systems.sh" "$@"
 pair=${1:-de-en}

@@ -3,7 +3,7 @@
 (src/search/beam.c, decode.c, translate.c), so that `rnnsearch translate --beam K` has a PyTorch
 figure beside it and the two outputs can be compared token for token.
 
-  /usr/bin/python3 scripts/torch-beam.py --load MODEL.safetensors --decode SOURCE.tok \\
+  /usr/bin/python3 dev/torch-beam.py --load MODEL.safetensors --decode SOURCE.tok \\
       --beam 5 --batch-size 32 --threads 1 --hyp-out FILE
 
 MODEL is an `rnnsearch export` of a default (model.md) model; SOURCE the tokenized sources, one

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Instructions per product of the int8 and the float (OpenBLAS) products at
 # the en-de model's decoder shapes, under callgrind (counts that do not
-# depend on the machine's load; a proxy for time, see scripts/int8-count.c):
+# depend on the machine's load; a proxy for time, see dev/int8-count.c):
 # the output layer W_out [6000,256] and the GRU's recurrent U [768,256], at
 # B = 1, 32 and 64 input rows.
-#   scripts/int8-count.sh [PROGRAM]   (default build/int8-count: make build/int8-count)
+#   dev/int8-count.sh [PROGRAM]   (default build/int8-count: make build/int8-count)
 # prints: shape, B, int8 instructions, float instructions, int8 / float.
 set -eu
 prog=${1:-build/int8-count}

@@ -7,7 +7,7 @@
  * callgrind instruments from CALLGRIND_START_INSTRUMENTATION to _STOP, after
  * one product outside them (OpenBLAS sets up its buffers on the first).
  *   int8-count q8|float ROWS IN B REPS
- * scripts/int8-count.sh runs it under valgrind for the en-de shapes.
+ * dev/int8-count.sh runs it under valgrind for the en-de shapes.
  * Instruction counts are a proxy for time: they weigh a maddubs like an add
  * and miss memory stalls (at B = 1 the output layer's weights come from L2
  * or memory). */

@@ -19,10 +19,12 @@
 #                  products of unknown caller
 #   rest           everything else: loading the model, tokenizing, output
 #   SOURCE and MODEL as below; KERNELS="default Haswell Sandybridge"; BATCHES="1 64"
-#   MODEL=build/model-S/last.ckpt SRC=build/perfdata/test_2016_flickr.de.raw scripts/profile-decode.sh
+#   MODEL=build/model-S/last.ckpt SRC=build/perfdata/test_2016_flickr.de.raw dev/profile-decode.sh
 # REPORT_ONLY=1 reads the samples an earlier run left in OUT.
 # Prints a table per kernel and batch size: the share of each part in the
 # samples of the whole run and of the decoding alone (all but "rest").
+# Needs perf (Debian: linux-perf), and MODEL and SRC: the defaults are not in a
+# clone (../shared/bench/ab-train.sh trains build/model-S and prepares build/perfdata).
 # SkylakeX needs AVX-512: on a CPU without it OpenBLAS dies (SIGILL); skip it.
 set -eu
 cd "$(dirname "$0")/.."
@@ -33,6 +35,13 @@ KERNELS=${KERNELS:-"default Haswell Sandybridge"}
 BATCHES=${BATCHES:-"1 64"}
 OUT=${OUT:-build/profile}
 FREQ=${FREQ:-1999}
+# The default MODEL and SRC are not in a clone: ../shared/bench/ab-train.sh makes them.
+if [ -z "${REPORT_ONLY:-}" ]; then
+    command -v perf >/dev/null || { echo "profile-decode: perf is not installed (Debian: linux-perf)" >&2; exit 1; }
+    for f in "$MODEL" "$SRC"; do
+        [ -f "$f" ] || { echo "profile-decode: no $f: set MODEL and SRC, or run ../shared/bench/ab-train.sh" >&2; exit 1; }
+    done
+fi
 mkdir -p "$OUT"
 for k in $KERNELS; do
     for b in $BATCHES; do

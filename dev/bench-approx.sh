@@ -2,7 +2,7 @@
 # translate's approximate options against the exact path, on one model:
 # speed (one thread; rounds interleaving the settings, so that load from
 # other jobs falls on all of them) and BLEU on Multi30k val and test_2016.
-#   scripts/bench-approx.sh MODEL LEXICON [PAIR] [ROUNDS]
+#   dev/bench-approx.sh MODEL LEXICON [PAIR] [ROUNDS]
 # MODEL a checkpoint trained on PAIR (default en-de) of Multi30k, LEXICON its
 # `rnnsearch lexicon` table. Settings: exact, --shortlist LEXICON (Marian's
 # sizes 100,100 unless SHORTLIST="FIRST,BEST"), --int8, and both. Speed:
@@ -11,12 +11,15 @@
 # of ROUNDS (default 3). BLEU: greedy at batch 64 and beam 5, on val and
 # test_2016, with the share of sentences whose output is the exact one's.
 # Writes OUT/speed.tsv and OUT/bleu.tsv (OUT=build/bench-approx).
+# Needs Multi30k's gzipped files in DATA (default ../shared/corpora/multi30k,
+# not in a clone; dev/train-multi30k.sh downloads them when missing).
 set -eu
 MODEL=$1; LEX=$2; PAIR=${3:-en-de}; ROUNDS=${4:-3}
 src=${PAIR%-*}; tgt=${PAIR#*-}
 BIN=$(realpath "${RNNSEARCH:-./rnnsearch}")
 DATA=${DATA:-../shared/corpora/multi30k}
 OUT=${OUT:-build/bench-approx}
+[ -f "$DATA/val.$src.gz" ] || { echo "bench-approx: no $DATA/val.$src.gz: set DATA to a Multi30k directory (dev/train-multi30k.sh downloads one)" >&2; exit 1; }
 SL="$LEX${SHORTLIST:+,$SHORTLIST}"
 mkdir -p "$OUT"
 for f in val test_2016_flickr; do

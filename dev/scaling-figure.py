@@ -4,7 +4,7 @@ tokens per second of the whole job against the number of hosts, one line per
 model size and link, with the one-host rate as every line's first point, and
 beside it the share of a step spent in the gradient all-reduce.
 
-    python3 scripts/scaling-figure.py build/scaling/scaling.tsv docs/scaling-curve.svg [--rate-only]
+    python3 dev/scaling-figure.py build/scaling/scaling.tsv docs/scaling-curve.svg [--rate-only]
 
 --rate-only: the links were shaped by rate alone (no tc netem in the kernel,
 as scaling-curve.sh then says): the lines are labelled by rate, not delay.

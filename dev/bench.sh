@@ -1,11 +1,12 @@
 #!/bin/sh
 # rnnsearch bench: training and translation speed, GFLOP/s against the
-# machine's sgemm, peak memory beside the analytic bound and a step's time by
-# layer, for configs S and M with 1 and 2 threads, on Multi30k (DATA, by
-# default ../shared/corpora/multi30k beside a development checkout). Extra
+# machine's sgemm and peak memory beside the analytic bound, for configs S and
+# M with 1 and 2 threads, on Multi30k (DATA, by default
+# ../shared/corpora/multi30k beside the checkout: not in a clone). Extra
 # options go to `rnnsearch bench` (e.g. --tsv).
 # Figures depend on what else the machine is doing; for ratios against PyTorch
-# run scripts/bench-vs-pytorch.sh.
+# run dev/bench-vs-pytorch.sh, for where a step's time goes perf
+# (dev/profile-decode.sh; docs/performance.md, "How to measure").
 set -eu
 cd "$(dirname "$0")/.."
 [ -x ./rnnsearch ] || make rnnsearch >/dev/null

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Beam search against the PyTorch twin, interleaved: rnnsearch translate
-# --beam K and scripts/torch-beam.py (the twin's model with rnnsearch's beam
+# --beam K and dev/torch-beam.py (the twin's model with rnnsearch's beam
 # rules) on Multi30k test_2016, the same weights, one thread each, rounds
 # alternating the two; then how many outputs are identical.
-#   scripts/ab-beam.sh MODEL [ROUNDS] [OUTDIR]
+#   dev/ab-beam.sh MODEL [ROUNDS] [OUTDIR]
 # MODEL: a word-level, lower-cased checkpoint such as ab-train.sh trains
 # (../shared/bench/README.md); build/perfdata as ab-train.sh prepares it.
 # BEAM=5 BATCH=32 KERNELS="Zen Haswell Sandybridge" (OPENBLAS_CORETYPE for
@@ -14,6 +14,8 @@ MODEL=$1; ROUNDS=${2:-3}; OUT=${3:-build/ab-beam}
 BEAM=${BEAM:-5}; BATCH=${BATCH:-32}; KERNELS=${KERNELS:-"Zen Haswell Sandybridge"}
 RS=${RS:-./rnnsearch}; D=${D:-build/perfdata}
 SRC=$D/test_2016_flickr.de.raw; TOK=$D/test_2016_flickr.de.tok
+# Not in a clone: $D comes from ../shared/bench/ab-train.sh (the PyTorch twin beside the checkout).
+[ -f "$SRC" ] && [ -f "$TOK" ] || { echo "ab-beam: no $SRC or $TOK: ../shared/bench/ab-train.sh prepares $D (or set D)" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 mkdir -p "$OUT"
 "$RS" export -m "$MODEL" "$OUT/model.safetensors" > /dev/null
@@ -26,7 +28,7 @@ for k in $KERNELS; do
         read -r wall rss < "$OUT/t"
         awk -v w="$wall" -v r="$rss" -v n="$NS" \
             'BEGIN { printf "  A rnnsearch: %.2fs  %.1f sent/s  peak_rss_MB=%.0f\n", w, n / w, r / 1024 }'
-        OPENBLAS_CORETYPE=$k /usr/bin/python3 scripts/torch-beam.py --load "$OUT/model.safetensors" \
+        OPENBLAS_CORETYPE=$k /usr/bin/python3 "$(dirname "$0")/torch-beam.py" --load "$OUT/model.safetensors" \
             --decode "$TOK" --beam "$BEAM" --batch-size "$BATCH" --threads 1 \
             --hyp-out "$OUT/pt_$k.hyp" | sed 's/^/  B torch /'
     done

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Two rnnsearch builds translating the same file, rounds alternating A and B
 # so that load from other jobs falls on both; one thread each.
-#   scripts/ab-translate.sh A_BINARY B_BINARY MODEL [ROUNDS] [SOURCE]
+#   dev/ab-translate.sh A_BINARY B_BINARY MODEL [ROUNDS] [SOURCE]
 # BATCHES="1 64" (greedy at each batch size), KERNELS="default Haswell
 # Sandybridge" (OPENBLAS_CORETYPE; default: OpenBLAS's own choice), BEAM=5
 # adds beam search at batch 32. Prints per round wall and user+system CPU
@@ -9,12 +9,16 @@
 # seconds translating (translate's own figure, model loading excluded), of
 # the process's CPU time (user + system, loading included), and
 # whether the two builds' outputs are byte-identical.
+# Needs a SOURCE: the default, build/perfdata/test_2016_flickr.de.raw, is not in
+# a clone (../shared/bench/ab-train.sh prepares it).
 set -eu
 A=$1; B=$2; MODEL=$3; ROUNDS=${4:-5}
 SRC=${5:-build/perfdata/test_2016_flickr.de.raw}
 BATCHES=${BATCHES:-"1 64"}
 KERNELS=${KERNELS:-"default Haswell Sandybridge"}
 OUT=${OUT:-build/ab-translate}
+# The default SOURCE is not in a clone: ../shared/bench/ab-train.sh prepares build/perfdata.
+[ -f "$SRC" ] || { echo "ab-translate: no $SRC: give SOURCE, or run ../shared/bench/ab-train.sh to prepare build/perfdata" >&2; exit 1; }
 mkdir -p "$OUT"
 : > "$OUT/times.txt"
 run() {   # side binary kernel batch round options...

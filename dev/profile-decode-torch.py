@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Where a greedy decoder step goes in the PyTorch twin (../shared/bench/torch_rnnsearch.py),
-by part of the model, under cProfile: the same categories as scripts/profile-decode.sh.
+by part of the model, under cProfile: the same categories as dev/profile-decode.sh.
 
-  /usr/bin/python3 scripts/profile-decode-torch.py MODEL.safetensors SOURCE.tok BATCH
+  /usr/bin/python3 dev/profile-decode-torch.py MODEL.safetensors SOURCE.tok BATCH
 
 MODEL is an `rnnsearch export`; SOURCE the tokenized sources (as ab-decode.sh gives the twin).
 The twin's readout is split into its two halves (the same operations) so that the deep output
 (maxout) and the output layer's product are told apart. cProfile adds about a microsecond per
 call, which weighs on the twin's many small operations at batch 1: the shares, not the wall
-time, are the result (the wall time without the profiler is printed beside them)."""
+time, are the result (the wall time without the profiler is printed beside them).
+Needs python3-torch and the twin, which is not in a clone: ../shared/bench beside the checkout,
+or the directory TWIN_DIR names."""
 import cProfile
 import os
 import pstats
@@ -16,7 +18,12 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', '..', 'shared', 'bench'))
+# The twin lives outside the checkout: ../shared/bench beside it, or TWIN_DIR.
+TWIN_DIR = os.environ.get('TWIN_DIR') or os.path.join(HERE, '..', '..', 'shared', 'bench')
+if not os.path.isfile(os.path.join(TWIN_DIR, 'torch_rnnsearch.py')):
+    sys.exit('profile-decode-torch: no torch_rnnsearch.py in %s (the PyTorch twin, ../shared/bench '
+             'beside the checkout; set TWIN_DIR)' % TWIN_DIR)
+sys.path.insert(0, TWIN_DIR)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torch_rnnsearch as tr  # noqa: E402

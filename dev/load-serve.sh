@@ -5,7 +5,7 @@
 # prints requests/s, p50/p99 latency, statuses and the server's memory (RSS)
 # before and after.
 #
-#   scripts/load-serve.sh -m MODEL [-c CLIENTS] [-t SECONDS] [-n MAX_REQUESTS]
+#   dev/load-serve.sh -m MODEL [-c CLIENTS] [-t SECONDS] [-n MAX_REQUESTS]
 #                         [-b BEAM] [-w WORKERS] [-f SENTENCES]
 #
 # Clients send POST /api/translate back to back over keep-alive connections

@@ -2,7 +2,7 @@
 # Dev BLEU (or whatever metric the runs logged) per epoch of several training
 # runs side by side, for comparing variants at equal epochs: the log of a run
 # records its last evaluation of each epoch.
-#   scripts/compare-runs.sh models/A models/B ...
+#   dev/compare-runs.sh models/A models/B ...
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 MODEL_DIR..." >&2; exit 2; }
 for dir in "$@"; do

@@ -36,9 +36,9 @@ possibly linked to the source tokens of the two fields it separates and to
 the source's own separators (/ . -); a month's abbreviation dot is possibly
 linked to the month. Weekdays, "the", "of" and commas are linked to nothing.
 
-Usage:  python3 scripts/gen-dates.py [--seed N] [--out DIR]
+Usage:  python3 corpora/gen-dates.py [--seed N] [--out DIR]
                                      [--train N] [--dev N] [--test N]
-        python3 scripts/gen-dates.py --check [--out DIR]
+        python3 corpora/gen-dates.py --check [--out DIR]
 """
 
 import argparse
@@ -315,7 +315,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "corpora", "dates"))
+        os.path.dirname(os.path.abspath(__file__)), "dates"))
     ap.add_argument("--train", type=int, default=20000)
     ap.add_argument("--dev", type=int, default=1000)
     ap.add_argument("--test", type=int, default=1000)

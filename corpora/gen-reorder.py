@@ -30,9 +30,9 @@ No source sentence occurs twice, in a split or across splits.
 The script uses only the standard library and is deterministic for a given
 --seed.  It checks its output before writing it; --check re-checks files.
 
-Usage:  python3 scripts/gen-reorder.py [--seed N] [--out DIR]
+Usage:  python3 corpora/gen-reorder.py [--seed N] [--out DIR]
                                        [--train N] [--dev N] [--test N]
-        python3 scripts/gen-reorder.py --check [--out DIR]
+        python3 corpora/gen-reorder.py --check [--out DIR]
 """
 
 import argparse
@@ -170,7 +170,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "corpora", "reorder"))
+        os.path.dirname(os.path.abspath(__file__)), "reorder"))
     ap.add_argument("--train", type=int, default=10000)
     ap.add_argument("--dev", type=int, default=500)
     ap.add_argument("--test", type=int, default=500)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Trains the dates model once per attention score and reports the exact-match
 # rate of each on corpora/dates/test.tsv (greedy). Not part of `make check`.
-#   scripts/attention-variants.sh [EPOCHS]      (default 3)
+#   dev/attention-variants.sh [EPOCHS]      (default 3)
 set -eu
 cd "$(dirname "$0")/.."
 epochs=${1:-3}

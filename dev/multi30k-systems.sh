@@ -1,6 +1,6 @@
 #!/bin/sh
 # A Multi30k system, measured: SEEDS models of the configuration of
-# scripts/train-multi30k.sh trained side by side (one thread each, the same
+# dev/train-multi30k.sh trained side by side (one thread each, the same
 # wall-time budget), then, on val only (beam 5, length penalty 1.0), each
 # seed's best.ckpt and two checkpoint averages (`rnnsearch average`): its last
 # K saved checkpoints, and its K checkpoints with the best dev BLEU (which
@@ -12,7 +12,7 @@
 # single model that scores highest on val.
 # Writes models/multi30k-PAIR[-TAG]-systems.tsv (val, test, test lower-cased;
 # "-" where test was not read) and prints each stage's wall time.
-#   scripts/multi30k-systems.sh [de-en|en-de|en-fr] [DATA_DIR]
+#   dev/multi30k-systems.sh [de-en|en-de|en-fr] [DATA_DIR]
 # Environment: MINUTES (training budget per model, default 55), SEEDS (models,
 # default 2), K (checkpoints averaged, 5), KEEP (checkpoints each training
 # keeps, one per epoch, default 40), TRAIN=0 (only evaluate models trained
@@ -42,7 +42,7 @@ if [ "${TRAIN:-1}" = 1 ]; then
     pids=
     for s in $seeds; do
         SYSTEM=0 SEED=$s KEEP=$keep THREADS=1 TEST=0 MINUTES=${MINUTES:-55} \
-            sh scripts/train-multi30k.sh "$pair" "$data" > "build/$(name_of "$s").out" 2>&1 &
+            sh dev/train-multi30k.sh "$pair" "$data" > "build/$(name_of "$s").out" 2>&1 &
         pids="$pids $!"
     done
     for p in $pids; do wait "$p"; done

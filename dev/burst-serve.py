@@ -10,7 +10,7 @@ Meant for sanitizer builds: it prints how many answers of each status came
 back and whatever the server wrote to stderr, and exits 1 when the server
 reported a sanitizer finding, crashed, or exited non-zero.
 
-    scripts/burst-serve.py PROGRAM MODEL [ROUNDS]
+    dev/burst-serve.py PROGRAM MODEL [ROUNDS]
 """
 import os
 import re
