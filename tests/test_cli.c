@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "model/checkpoint.h"
 #include "testdir.h"
 #include "testprog.h"

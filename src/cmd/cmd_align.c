@@ -8,8 +8,8 @@
 
 #include "eval/alignment.h"
 #include "common/fileio.h"
-#include "cmd/cli.h"
-#include "cmd/output.h"
+#include "cli/cli.h"
+#include "cli/output.h"
 #include "model/codec.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "search/translate.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "common/clock.h"
 #include "cmd/commands.h"
 #include "data/dataset.h"

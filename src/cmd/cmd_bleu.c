@@ -11,7 +11,7 @@
 #include "eval/chrf.h"
 #include "eval/nbest.h"
 #include "eval/significance.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "text/corpus.h"
 #include "cmd/commands.h"
 

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "model/checkpoint.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
-#include "cmd/config_alias.h"
+#include "cli/config_alias.h"
 #include "search/translate.h"
 #include "train/rundir.h"
 

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "common/fileio.h"
-#include "cmd/output.h"
+#include "cli/output.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "common/chart.h"

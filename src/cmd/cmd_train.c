@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
-#include "cmd/log.h"
-#include "cmd/output.h"
+#include "cli/log.h"
+#include "cli/output.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"
 #include "train/prepare.h"
@@ -631,7 +631,7 @@ static void forget_directory(const train_request *rq, rs_train_run *run)
 
 /* DIR/config.yaml: a copy of the --config file the run was started with
  * (Joey NMT keeps one too), byte for byte, written as every output is
- * (cmd/output.h); `info -m DIR --config` reads its data paths back. A resumed
+ * (cli/output.h); `info -m DIR --config` reads its data paths back. A resumed
  * run given --config again replaces it; the copy itself given is left be. */
 static int copy_config(const train_request *rq, rs_error *err)
 {

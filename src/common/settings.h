@@ -19,7 +19,7 @@
  * UTF-8 byte order mark is skipped. A key given twice in a YAML section is
  * not an error of the reading: each repeat carries its problem, which the
  * caller reports with the others. What a key means, and whether its value
- * is right, is for the reader's caller (src/cmd/cli.c). */
+ * is right, is for the reader's caller (src/cli/cli.c). */
 #ifndef RS_SETTINGS_H
 #define RS_SETTINGS_H
 
