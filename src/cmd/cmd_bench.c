@@ -28,8 +28,8 @@
 #include "data/dataset.h"
 #include "search/decode.h"
 #include "nn/linalg.h"
-#include "nn/optimizer.h"
 #include "nn/shards.h"
+#include "train/train.h"
 
 #define PROG "rnnsearch bench"
 
@@ -38,23 +38,25 @@ enum { EXEC_FAILED = 127 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: " PROG " [OPTIONS]\n\n"
-                 "Measures training (target tokens/s, GFLOP/s against sgemm, peak memory, time by\n"
-                 "layer) and translation (sentences/s, greedy and beam) on Multi30k de-en, for\n"
-                 "two model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and\n"
-                 "M (256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n"
-                 "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
-                 "                  plain or .gz (required; scripts/train-multi30k.sh says where\n"
-                 "                  to get it)\n"
-                 "  --configs LIST  S, M or S,M (default: S,M)\n"
-                 "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
-                 "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
-                 "                  M runs a third of them, at least 3)\n"
-                 "  --sentences N   test sentences translated per decoding run (default: 128)\n"
-                 "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
-                 "                  instead of S after its timed steps\n"
-                 "  --tsv           the table as tab-separated values\n"
-                 "  --help          this help\n");
+    fprintf(out,
+            "usage: " PROG " [OPTIONS]\n\n"
+            "Measures training (target tokens/s, GFLOP/s against sgemm, peak memory, time per\n"
+            "step and the optimizer's share of it) and translation (sentences/s, greedy and\n"
+            "beam) on Multi30k de-en, for two model sizes: S (emb 128, hidden 256, att 256,\n"
+            "maxout 128, batch 64) and M (256, 512, 512, 256, batch 128), with 1 and 2\n"
+            "threads. Prints one table.\n\n"
+            "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
+            "                  plain or .gz (required; scripts/train-multi30k.sh says where\n"
+            "                  to get it)\n"
+            "  --configs LIST  S, M or S,M (default: S,M)\n"
+            "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
+            "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
+            "                  M runs a third of them, at least 3)\n"
+            "  --sentences N   test sentences translated per decoding run (default: 128)\n"
+            "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
+            "                  instead of S after its timed steps\n"
+            "  --tsv           the table as tab-separated values\n"
+            "  --help          this help\n");
 }
 
 typedef struct {
@@ -262,8 +264,8 @@ static double sgemm_rate(const size_config *c, int V, int threads, double mean_l
 
 typedef struct {
     double tokens_per_s, gflops, peak_mb, bound_mb;
-    double phase[RS_PHASES + 2]; /* recurrence, attention, output, optimizer, rest: seconds/step */
-    double greedy[2], beam[2];   /* sentences/s at batch 1 and 64 */
+    double step_s, optimizer_s; /* seconds per step, and of it the optimizer's */
+    double greedy[2], beam[2];  /* sentences/s at batch 1 and 64 */
 } measured;
 
 /* The analytic memory bound of training, in MB: parameters, gradients (one
@@ -283,8 +285,9 @@ static double bound_mb(const size_config *c, const rs_model *model, int shards, 
 }
 
 /* The training side of a measurement: `steps` timed steps (after 2 untimed)
- * of config c on `threads` threads into out's rates, time by layer and the
- * analytic memory bound. */
+ * of config c on `threads` threads, each training's own (train/train.h: the
+ * gradient, then clipping and Adam as model's training settings say), into
+ * out's rates, step time and the analytic memory bound. */
 static int time_training(const bench_data *d, const size_config *c, rs_model *model, int threads,
                          int steps, measured *out, rs_error *err)
 {
@@ -308,37 +311,27 @@ static int time_training(const bench_data *d, const size_config *c, rs_model *mo
     double flops = 0.0, seconds = 0.0, optimizer = 0.0;
     long tokens_done = 0;
     int biggest_S = 1, biggest_T = 1, biggest_B = 1;
-    const rs_adam_settings adam = {0.002f, 0.9f, 0.999f, 1e-8f};
-    rs_phase_timing(threads == 1);
     for (int k = -2; k < steps && k + 2 < plan.batches; k++) {
-        int B = plan.start[k + 3] - plan.start[k + 2];
-        if (rs_batch_from_dataset(&batch, &d->train, plan.order + plan.start[k + 2], B, err))
-            goto done;
-        long tokens = 0;
-        double batch_flops = 0.0;
-        for (int b = 0; b < B; b++) {
-            tokens += batch.tgt_len[b];
-            batch_flops +=
-                3.0 * pair_flops(c, model->cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
-        }
-        if (k == 0)
-            rs_phase_timing(threads == 1); /* the warm-up steps do not count */
+        const rs_update_batches u = {&d->train, &plan, k + 2, 1};
+        const long tokens = rs_train_update_tokens(&u);
+        double loss, gnorm;
         double t0 = rs_clock_seconds();
-        double loss = rs_shards_step(&shards, model, &batch, (rs_dropout_rates){0}, (uint64_t)k,
-                                     0.0f, tokens, 0);
+        if (rs_train_gradient(&shards, &batch, model, &u, tokens, (int64_t)k, &loss, &gnorm, err))
+            goto done;
         double t1 = rs_clock_seconds();
-        state.step++;
-        rs_shards_adam(&shards, model->params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
-                       state.adam_v, &adam, state.step);
+        rs_train_apply(&shards, model, &state, gnorm);
         double t2 = rs_clock_seconds();
         if (!isfinite(loss)) {
             rs_fail(err, "non-finite loss in step %d", k);
             goto done;
         }
+        const int B = batch.B;
         if (k >= 0) {
             seconds += t2 - t0;
             optimizer += t2 - t1;
-            flops += batch_flops;
+            for (int b = 0; b < B; b++)
+                flops +=
+                    3.0 * pair_flops(c, model->cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
             tokens_done += tokens;
             if ((long)batch.S * batch.T * B > (long)biggest_S * biggest_T * biggest_B)
                 biggest_S = batch.S, biggest_T = batch.T, biggest_B = B;
@@ -347,14 +340,8 @@ static int time_training(const bench_data *d, const size_config *c, rs_model *mo
     out->tokens_per_s = tokens_done / seconds;
     out->gflops = flops / seconds / 1e9;
     const int nsteps = steps < plan.batches - 2 ? steps : plan.batches - 2;
-    double layers = 0.0;
-    for (int p = 0; p < RS_PHASES; p++) {
-        out->phase[p] = threads == 1 ? rs_phase_seconds(p) / nsteps : NAN;
-        layers += rs_phase_seconds(p);
-    }
-    rs_phase_timing(0);
-    out->phase[RS_PHASES] = optimizer / nsteps;
-    out->phase[RS_PHASES + 1] = threads == 1 ? (seconds - optimizer - layers) / nsteps : NAN;
+    out->step_s = seconds / nsteps;
+    out->optimizer_s = optimizer / nsteps;
     out->bound_mb = bound_mb(c, model, shards.count, biggest_S, biggest_T, biggest_B);
     status = 0;
 done:
@@ -630,16 +617,11 @@ static int bench_config(const bench_data *d, const bench_request *rq, int ci, ro
         add_row(rows, nrows, "train", cfg->name, threads, "tgt tok/s",
                 (row_values){m.tokens_per_s, m.gflops, m.gflops / sgemm[t], m.peak_mb, m.bound_mb});
         if (threads == 1) {
-            static const char *const names[] = {"  step: GRU recurrence", "  step: attention",
-                                                "  step: output layer", "  step: optimizer",
-                                                "  step: rest (embeddings, W x)"};
-            double step_s = 0.0;
-            for (int p = 0; p < RS_PHASES + 2; p++)
-                step_s += m.phase[p];
-            for (int p = 0; p < RS_PHASES + 2; p++)
-                add_row(rows, nrows, names[p], cfg->name, 1, "ms/step",
-                        (row_values){1e3 * m.phase[p], -1, step_s > 0 ? m.phase[p] / step_s : -1,
-                                     -1, -1});
+            add_row(rows, nrows, "  step", cfg->name, 1, "ms/step",
+                    (row_values){1e3 * m.step_s, -1, -1, -1, -1});
+            add_row(rows, nrows, "  step: optimizer", cfg->name, 1, "ms/step",
+                    (row_values){1e3 * m.optimizer_s, -1,
+                                 m.step_s > 0 ? m.optimizer_s / m.step_s : -1, -1, -1});
         }
         if (decode) {
             *decoded = 1;
