@@ -609,26 +609,6 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
     return agreed(status, err);
 }
 
-/* The run from a checked request: the directory claimed, the checkpoint
- * resumed or a model made, the data checked against a resumed run's, then
- * training until it stops, and how it stopped. */
-/* A run that failed before its first step in a directory it made leaves no
- * trace: its lock, its log (when in the directory) and the directory go. */
-static void forget_directory(const train_request *rq, rs_train_run *run)
-{
-    char path[4200];
-    rs_log_close();
-    rs_train_unlock(run->lock);
-    run->lock = -1;
-    snprintf(path, sizeof path, "%s/lock", rq->dir);
-    unlink(path);
-    if (!rq->log_path) {
-        snprintf(path, sizeof path, "%s/%s", rq->dir, RS_TEXT_LOG);
-        unlink(path);
-    }
-    rmdir(rq->dir); /* only when nothing else is there */
-}
-
 /* DIR/config.yaml: a copy of the --config file the run was started with
  * (Joey NMT keeps one too), byte for byte, written as every output is
  * (cli/output.h); `info -m DIR --config` reads its data paths back. A resumed
@@ -661,20 +641,20 @@ static int copy_config(const train_request *rq, rs_error *err)
     return status ? -1 : 0;
 }
 
+/* The run from a checked request: the directory claimed, the checkpoint
+ * resumed or a model made, the data checked against a resumed run's, then
+ * training until it stops, and how it stopped. */
 static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 {
     rs_error err;
-    const int made_here = rs_dist_rank() == 0 && access(rq->dir, F_OK) != 0;
-    int began = 0;
-    /* Under mpirun rank 0 alone writes the model directory: one it cannot use
-     * stops every rank before any work. */
-    int status = agreed(
-        rs_dist_rank() == 0
-            ? exit_status(rs_train_claim_dir(rq->dir, rq->resume, rq->overwrite, &run->lock, &err))
-            : RS_EXIT_OK,
-        &err);
-    if (status != RS_EXIT_OK)
+    int made_here, began = 0;
+    int status = exit_status(rs_train_claim_dir_agreed(rq->dir, rq->resume, rq->overwrite,
+                                                       &run->lock, &made_here, &err));
+    if (status != RS_EXIT_OK) {
+        if (rs_dist_rank() == 0)
+            rs_log(PROG ": %s\n", err.msg);
         return status;
+    }
     status = RS_EXIT_FAIL;
     if (rs_dist_rank() == 0 && open_log(rq, &err))
         goto fail;
@@ -714,8 +694,13 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 fail:
     if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */
         rs_log(PROG ": %s\n", err.msg);
-    if (made_here && !began)
-        forget_directory(rq, run);
+    if (made_here && !began) {
+        /* A run that failed before its first step in a directory it made
+         * leaves no trace: its lock, its log (when there) and the directory. */
+        rs_log_close();
+        rs_rundir_forget(rq->dir, run->lock, !rq->log_path);
+        run->lock = -1;
+    }
     return status;
 }
 
