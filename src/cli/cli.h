@@ -275,6 +275,8 @@ enum {
 #define RS_CLI_NUMBER_BATCH(field)          {RS_CLI_BATCH, "--batch-size", 1, RS_MAX_BATCH, .i = (field)}
 #define RS_CLI_NUMBER_MAX_LEN(field)        {RS_CLI_MAX_LEN, "--max-len", 1, RS_MAX_LENGTH, .i = (field)}
 #define RS_CLI_NUMBER_MAX_SRC_LEN(field)    {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, RS_MAX_LENGTH, .i = (field)}
+/* --threads, where a command takes it: model/config.h's one range. */
+#define RS_CLI_NUMBER_THREADS(val, field)   {(val), "--threads", 1, RS_MAX_THREADS, .i = (field)}
 #define RS_CLI_SEARCH_NUMBERS(topt)                                                                \
     RS_CLI_NUMBER_BEAM(&(topt)->beam), RS_CLI_NUMBER_LENGTH_PENALTY(&(topt)->length_penalty),      \
     RS_CLI_NUMBER_BATCH(&(topt)->batch_size), RS_CLI_NUMBER_MAX_LEN(&(topt)->max_len),             \

@@ -311,7 +311,7 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
     const rs_cli_number numbers[] = {
         RS_CLI_SEARCH_NUMBERS(&rq->topt),
         {OPT_THRESHOLD, "--threshold", 1e-9, 1.0, .f = &sk->style.threshold},
-        {OPT_THREADS, "--threads", 1, 1000000, .i = &rq->threads},
+        RS_CLI_NUMBER_THREADS(OPT_THREADS, &rq->threads),
         {0},
     };
     static const char *const whens[] = {"auto", "always", "never"};

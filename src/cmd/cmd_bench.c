@@ -203,7 +203,7 @@ static int parse_request(int argc, char **argv, bench_request *rq)
             rq->use_config[1] = k != 0;
             break;
         case OPT_THREADS:
-            rq->nthreads = parse_list(optarg, rq->thread_list, 8, 256);
+            rq->nthreads = parse_list(optarg, rq->thread_list, 8, RS_MAX_THREADS);
             if (rq->nthreads < 1)
                 return rs_cli_usage_error(PROG, "--threads: '%s' is not a list like 1,2", optarg);
             break;
