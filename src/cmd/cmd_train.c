@@ -621,24 +621,7 @@ static int copy_config(const train_request *rq, rs_error *err)
     snprintf(path, sizeof path, "%s/%s", rq->dir, RS_CONFIG_COPY);
     if (rs_same_file(rq->args.config_path, path))
         return 0;
-    unsigned char *data;
-    size_t size;
-    if (rs_read_file(rq->args.config_path, &data, &size, err))
-        return -1;
-    rs_output_rule rule;
-    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_CONFIG_COPY);
-    rs_output out = {0};
-    int status = rs_output_add_input(&rule, rq->args.config_path, err) ||
-                 rs_output_open(&out, &rule, path, err);
-    if (!status && fwrite(data, 1, size, out.f) != size)
-        status = rs_fail(err, "%s: write failed", path);
-    if (!status)
-        status = rs_output_commit(&out, err);
-    if (status)
-        rs_output_abort(&out);
-    rs_output_rule_free(&rule);
-    free(data);
-    return status ? -1 : 0;
+    return rs_output_copy(rq->args.config_path, path, RS_CONFIG_COPY, err);
 }
 
 /* The run from a checked request: the directory claimed, the checkpoint
