@@ -35,10 +35,12 @@ PKGS += ompi-c
 ALL_CFLAGS += -DRS_WITH_MPI
 endif
 
-# The command layer (main.c, cli.c, cmd_*.c) prints and exits; the library never does.
+# The command layer (main.c, cmd_*.c) prints and exits; the library never does.
+# cli/ is the commands' option and configuration framework (and training's
+# log), below them so that tests link it.
 # src/ holds one folder per layer, lowest first; a file includes only its own
 # layer and those below it (scripts/check-layers.sh, run by make check).
-LAYERS := common text model data nn search eval api train serve cmd
+LAYERS := common text model data nn search eval api train serve cli cmd
 PROG_SRCS := $(wildcard src/cmd/*.c)
 LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
 LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
@@ -46,9 +48,9 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
-# Tests link the library and the command layer's shared helpers (cli.o, cli_config.o, nearest.o, config_alias.o with config_edit.o and its rules, output.o, log.o), not the commands.
+# Tests link the library (cli/ included), not the commands.
 TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) \
-  $(BUILD)/tests/runner.o $(BUILD)/src/cmd/cli.o $(BUILD)/src/cmd/cli_config.o $(BUILD)/src/cmd/nearest.o $(BUILD)/src/cmd/config_alias.o $(BUILD)/src/cmd/config_edit.o $(BUILD)/src/cmd/config_subword.o $(BUILD)/src/cmd/config_opennmt.o $(BUILD)/src/cmd/output.o $(BUILD)/src/cmd/log.o
+  $(BUILD)/tests/runner.o
 LIB := $(BUILD)/librnnsearch.a
 DEPS_STAMP := $(BUILD)/.deps-ok
 
@@ -92,8 +94,8 @@ $(LIB): $(LIB_OBJS)
 # API only (src/api/librnnsearch.map), so it holds the layers up to api/:
 # training and serving (and MPI, libmicrohttpd) stay the program's, and so
 # does the reader of configuration files (common/settings.c with libyaml, and
-# text/settings_file.c), which only the command line uses.
-SO_LAYERS := $(filter-out train serve cmd,$(LAYERS))
+# text/settings_file.c), which only the command line uses, as does cli/.
+SO_LAYERS := $(filter-out train serve cli cmd,$(LAYERS))
 SO_OBJS := $(filter-out $(BUILD)/src/common/settings.o $(BUILD)/src/text/settings_file.o,$(filter $(SO_LAYERS:%=$(BUILD)/src/%/%),$(LIB_OBJS)))
 SO_PKGS := openblas libutf8proc sentencepiece zlib
 LIB_VERSION := $(shell sed -n 's/^\#define RNNSEARCH_VERSION "\(.*\)"/\1/p' src/api/rnnsearch.h)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "api/rnnsearch.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "model/checkpoint.h"
 #include "model/codec.h"
 #include "search/beam.h"
@@ -557,7 +557,7 @@ START_TEST(options_carry_their_size)
 END_TEST
 
 /* The library's bounds are the command line's: rnnsearch_options_set and
- * `translate --beam` etc. (cmd/cli.c) accept the same largest value and
+ * `translate --beam` etc. (cli/cli.c) accept the same largest value and
  * refuse the next (usage errors go to stderr: muted here). */
 START_TEST(limits_are_the_command_line_s)
 {

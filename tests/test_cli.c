@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "model/checkpoint.h"
 #include "testdir.h"
 #include "testprog.h"
@@ -324,6 +324,18 @@ START_TEST(numeric_options_from_a_table)
     ck_assert_msg(strstr(out, "--steps: '0' is not an integer from 1 to 100000"), "%s", out);
     ck_assert_int_eq(testprog_run_all("bench --data x --configs L", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "--configs: 'L' is not one of S, M, S,M or M,S"), "%s", out);
+    /* --threads has one range wherever it is taken (model/config.h). */
+    static const char *const threads[] = {"translate -m x", "align -m x", "train --train x"};
+    for (int i = 0; i < 3; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "%s --threads %d", threads[i], RS_MAX_THREADS + 1);
+        ck_assert_int_eq(testprog_run_all(line, out, sizeof out), 2);
+        ck_assert_msg(strstr(out, "--threads: '1025' is not an integer from ") &&
+                          strstr(out, " to 1024"),
+                      "%s: %s", line, out);
+    }
+    ck_assert_int_eq(testprog_run_all("bench --data x --threads 1025", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--threads: '1025' is not a list like 1,2"), "%s", out);
 }
 END_TEST
 

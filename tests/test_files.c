@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/output.h"
+#include "cli/output.h"
 #include "model/checkpoint.h"
 #include "train/rundir.h"
 #include "testdir.h"
@@ -222,7 +222,7 @@ START_TEST(test_special_targets_are_kept)
     ck_assert_int_eq(symlink("target.txt", link), 0);
 
     /* Refused at once (opening a FIFO for writing would wait for a reader),
-     * as a usage error: the rule every output follows (cmd/output.h). */
+     * as a usage error: the rule every output follows (cli/output.h). */
     snprintf(args, sizeof args, "export -m %s %s", ckpt, fifo);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, fifo) && strstr(out, "FIFO"), "%s", out);
@@ -902,6 +902,37 @@ START_TEST(test_output_rule)
 }
 END_TEST
 
+/* A copy (train's DIR/config.yaml) is written as every output: byte for
+ * byte into a run's directory under the name it owns, never over its input
+ * nor under another name there. */
+START_TEST(test_output_copy)
+{
+    char from[256], run[256], ckpt[256], path[512];
+    rs_error err = {{0}};
+    testdir_make(dir, "rs_files");
+    make_checkpoint(ckpt, sizeof ckpt);
+    path_in(from, sizeof from, "run.yaml");
+    path_in(run, sizeof run, "run");
+    testfile_write(from, (const unsigned char *)"a: 1\n\0b\n", 8);
+    size_t size;
+    unsigned char *bytes = testfile_read(ckpt, &size);
+    make_run_dir(run, bytes, size);
+    free(bytes);
+    snprintf(path, sizeof path, "%s/config.yaml", run);
+    ck_assert_msg(!rs_output_copy(from, path, "config.yaml", &err), "%s", err.msg);
+    bytes = testfile_read(path, &size);
+    ck_assert_uint_eq(size, 8);
+    ck_assert(!memcmp(bytes, "a: 1\n\0b\n", 8));
+    free(bytes);
+    ck_assert_int_eq(rs_output_copy(from, from, "run.yaml", &err), -1);
+    ck_assert_msg(strstr(err.msg, "is the same file as"), "%s", err.msg);
+    snprintf(path, sizeof path, "%s/other.yaml", run);
+    ck_assert_int_eq(rs_output_copy(from, path, "config.yaml", &err), -1);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* Sizes that would overflow are refused by name, not undefined behaviour. */
 START_TEST(test_oversized_model_is_refused)
 {
@@ -1007,6 +1038,7 @@ Suite *files_suite(void)
     tcase_add_test(tc, test_run_directory_is_recognised);
     tcase_add_test(tc, test_train_keeps_to_its_directory);
     tcase_add_test(tc, test_output_rule);
+    tcase_add_test(tc, test_output_copy);
     tcase_add_test(tc, test_oversized_model_is_refused);
     suite_add_tcase(s, tc);
     return s;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/json.h"
@@ -246,6 +247,31 @@ START_TEST(the_replay_page_embeds_the_log_and_the_watch_records)
 }
 END_TEST
 
+/* serve -m MODEL shows the run of the checkpoint's directory when it has a
+ * log or watch file; one anyone may write to is named apart, not shown. */
+START_TEST(a_model_names_its_run_directory_unless_anyone_may_write_there)
+{
+    char dir[256], model[300], run[300] = "", shared[300] = "";
+    testdir_make(dir, "rnnsearch-run-of-model");
+    testfile_put(dir, "m.ckpt", "x");
+    snprintf(model, sizeof model, "%s/m.ckpt", dir);
+    rs_run_dir_of_model(model, run, sizeof run, shared);
+    ck_assert_str_eq(run, "");
+    ck_assert_str_eq(shared, "");
+    testfile_put(dir, "watch.jsonl", "");
+    rs_run_dir_of_model(model, run, sizeof run, shared);
+    ck_assert_str_eq(run, dir);
+    ck_assert_str_eq(shared, "");
+    run[0] = 0;
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    rs_run_dir_of_model(model, run, sizeof run, shared);
+    ck_assert_str_eq(run, "");
+    ck_assert_str_eq(shared, dir);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *run_suite(void)
 {
     Suite *s = suite_create("run");
@@ -257,6 +283,7 @@ Suite *run_suite(void)
     tcase_add_test(tc, watch_records_are_read_from_an_offset_in_whole_lines);
     tcase_add_test(tc, a_link_out_of_the_run_directory_is_refused_with_403);
     tcase_add_test(tc, the_replay_page_embeds_the_log_and_the_watch_records);
+    tcase_add_test(tc, a_model_names_its_run_directory_unless_anyone_may_write_there);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -245,6 +245,57 @@ START_TEST(a_file_is_read_by_the_one_line_reader)
 }
 END_TEST
 
+/* What rs_settings_write_pair writes reads back as the value it was given:
+ * plain where that is safe, quoted and escaped where YAML would read
+ * something else (a comment, an alias, a line break, a byte order mark). */
+START_TEST(a_written_pair_reads_back_as_its_value)
+{
+    static const char *const values[] = {"data/train.tsv",
+                                         "a: b #c.tsv",
+                                         "*d",
+                                         "#@ ",
+                                         "-x",
+                                         ".x",
+                                         "tab\there",
+                                         "q\"uote\\",
+                                         "\x01"
+                                         "ctl",
+                                         "sep\xE2\x80\xA8line",
+                                         "par\xE2\x80\xA9",
+                                         "\xC2\x85nel",
+                                         "\xEF\xBB\xBF"
+                                         "bom",
+                                         "gr\xC3\xBC\xC3\x9F"
+                                         "e",
+                                         ""};
+    enum { N = sizeof values / sizeof *values };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    fputs("data:\n", f);
+    for (int i = 0; i < N; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "k%d", i);
+        rs_settings_write_pair(f, key, values[i]);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_ptr_nonnull(strstr(text, "  k0: data/train.tsv\n"));
+    rs_settings s;
+    rs_error err;
+    ck_assert_msg(!parse(text, &s, &err), "%s in\n%s", err.msg, text);
+    for (int i = 0; i < N; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "k%d", i);
+        const rs_setting *it = rs_settings_find(&s, "data", key);
+        ck_assert_msg(it && it->count == 1, "%s", key);
+        ck_assert_str_eq(it->values[0], values[i]);
+    }
+    rs_settings_free(&s);
+    free(text);
+}
+END_TEST
+
 Suite *settings_suite(void)
 {
     Suite *s = suite_create("settings");
@@ -257,6 +308,7 @@ Suite *settings_suite(void)
     tcase_add_test(tc, text_only_a_nul_or_bad_utf8_names_its_line_a_bom_is_skipped);
     tcase_add_test(tc, reading_a_file_names_it_and_bounds_its_size);
     tcase_add_test(tc, a_file_is_read_by_the_one_line_reader);
+    tcase_add_test(tc, a_written_pair_reads_back_as_its_value);
     suite_add_tcase(s, tc);
     return s;
 }

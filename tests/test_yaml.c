@@ -1,5 +1,5 @@
 /* Configuration files: YAML read through libyaml (common/settings.c) and
- * applied by the command-line options' own functions (cmd/cli.c): train,
+ * applied by the command-line options' own functions (cli/cli.c): train,
  * translate and serve read their sections, the command line wins, unknown
  * keys get the nearest known one, wrong values name file and line, the older
  * "key = value" files still work, and `info --config` writes a file that
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
-#include "cmd/nearest.h"
+#include "cli/cli.h"
+#include "cli/nearest.h"
 #include "common/settings.h"
 #include "model/checkpoint.h"
 #include "model/vocab.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
 #include "eval/aer.h"
 #include "text/corpus.h"

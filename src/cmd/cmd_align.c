@@ -8,8 +8,8 @@
 
 #include "eval/alignment.h"
 #include "common/fileio.h"
-#include "cmd/cli.h"
-#include "cmd/output.h"
+#include "cli/cli.h"
+#include "cli/output.h"
 #include "model/codec.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
@@ -309,7 +309,7 @@ static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
     const rs_cli_number numbers[] = {
         RS_CLI_SEARCH_NUMBERS(&rq->topt),
         {OPT_THRESHOLD, "--threshold", 1e-9, 1.0, .f = &sk->style.threshold},
-        {OPT_THREADS, "--threads", 1, 1000000, .i = &rq->threads},
+        RS_CLI_NUMBER_THREADS(OPT_THREADS, &rq->threads),
         {0},
     };
     static const char *const whens[] = {"auto", "always", "never"};

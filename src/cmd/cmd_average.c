@@ -5,9 +5,9 @@
 
 #include "model/average.h"
 #include "model/checkpoint.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
-#include "cmd/output.h"
+#include "cli/output.h"
 
 #define PROG "rnnsearch average"
 

@@ -1,84 +1,42 @@
 /* rnnsearch bench: the speed and memory of training and translation on real
- * data (Multi30k de→en, word tokens, lower-cased, min-freq 2, as the PyTorch
- * twin's ab-train.sh prepares it; docs/performance.md), beside what the
- * machine's sgemm can do on the same shapes.
- *
- * Configurations: S = m128 n256 a256 l128, batch 64; M = m256 n512 a512 l256,
- * batch 128. FLOPs are those of the GEMMs of model.md on each pair's true
- * lengths (no padding), forward ×3 for a training step (backward: two GEMMs per
- * forward GEMM); the attention's per-pair tanh and weighted sums are not in the
- * count (as in the twin's flops.py "GEMM part"). Each measurement runs
- * in a child process, so its peak RSS is its own. */
-#include <cblas.h>
+ * data, measured by train/bench.h, as one table. Each measurement runs in a
+ * child process, so its peak RSS is its own. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "search/translate.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "common/clock.h"
 #include "cmd/commands.h"
-#include "data/dataset.h"
-#include "search/decode.h"
-#include "nn/linalg.h"
-#include "nn/optimizer.h"
-#include "nn/shards.h"
+#include "train/bench.h"
 
 #define PROG "rnnsearch bench"
 
-/* The exit status of a child that could not run its program, as the shell's. */
-enum { EXEC_FAILED = 127 };
-
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: " PROG " [OPTIONS]\n\n"
-                 "Measures training (target tokens/s, GFLOP/s against sgemm, peak memory, time by\n"
-                 "layer) and translation (sentences/s, greedy and beam) on Multi30k de-en, for\n"
-                 "two model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and\n"
-                 "M (256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n"
-                 "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
-                 "                  plain or .gz (required; scripts/train-multi30k.sh says where\n"
-                 "                  to get it)\n"
-                 "  --configs LIST  S, M or S,M (default: S,M)\n"
-                 "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
-                 "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
-                 "                  M runs a third of them, at least 3)\n"
-                 "  --sentences N   test sentences translated per decoding run (default: 128)\n"
-                 "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
-                 "                  instead of S after its timed steps\n"
-                 "  --tsv           the table as tab-separated values\n"
-                 "  --help          this help\n");
-}
-
-typedef struct {
-    const char *name;
-    int m, n, a, l, batch;
-} size_config;
-
-static const size_config CONFIGS[] = {{"S", 128, 256, 256, 128, 64},
-                                      {"M", 256, 512, 512, 256, 128}};
-
-/* Forward GEMM FLOPs of one pair with ls source and lt target positions
- * (</s> included), model.md's terms (1 multiply-add = 2 FLOPs). */
-static double pair_flops(const size_config *c, int V, double ls, double lt)
-{
-    const double m = c->m, n = c->n, a = c->a, l = c->l;
-    return ls * 2 * 2 * m * 3 * n             /* encoder input projections, both directions */
-           + ls * 2 * 2 * n * 3 * n           /* encoder recurrences */
-           + 2 * n * n                        /* initial state */
-           + ls * 2 * 2 * n * a               /* attention keys */
-           + lt * 2 * n * a                   /* attention queries */
-           + lt * 2 * (m + 2 * n) * 3 * n     /* decoder input projection */
-           + lt * 2 * n * 3 * n               /* decoder recurrence */
-           + lt * 2 * (n + m + 2 * n) * 2 * l /* deep output */
-           + lt * 2 * l * V;                  /* output layer */
+    fprintf(out,
+            "usage: " PROG " [OPTIONS]\n\n"
+            "Measures training (target tokens/s, GFLOP/s against sgemm, peak memory, time per\n"
+            "step and the optimizer's share of it) and translation (sentences/s, greedy and\n"
+            "beam) on Multi30k de-en, for two model sizes: S (emb 128, hidden 256, att 256,\n"
+            "maxout 128, batch 64) and M (256, 512, 512, 256, batch 128), with 1 and 2\n"
+            "threads. Prints one table.\n\n"
+            "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
+            "                  plain or .gz (required; scripts/train-multi30k.sh says where\n"
+            "                  to get it)\n"
+            "  --configs LIST  S, M or S,M (default: S,M)\n"
+            "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
+            "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
+            "                  M runs a third of them, at least 3)\n"
+            "  --sentences N   test sentences translated per decoding run (default: 128)\n"
+            "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
+            "                  instead of S after its timed steps\n"
+            "  --tsv           the table as tab-separated values\n"
+            "  --help          this help\n");
 }
 
 /* The numbers of a table row; those < 0 print as "-". */
@@ -95,350 +53,9 @@ typedef struct {
 
 #define MAX_ROWS 64
 
-typedef struct {
-    rs_model model;
-    rs_dataset train, test;
-    double mean_lt; /* mean target positions of a training pair, </s> included */
-} bench_data;
-
-/* Decompresses path.gz into dir/name when only the .gz exists; returns the path to read. */
-static int plain_file(const char *data, const char *name, const char *tmpdir, char *out, size_t cap,
-                      rs_error *err)
-{
-    struct stat st;
-    snprintf(out, cap, "%s/%s", data, name);
-    if (stat(out, &st) == 0)
-        return 0;
-    char gz[4200];
-    snprintf(gz, sizeof gz, "%s/%s.gz", data, name);
-    if (stat(gz, &st) != 0)
-        return rs_fail(err, "%s: no such file (nor %s.gz); give --data DIR", out, out);
-    snprintf(out, cap, "%s/%s", tmpdir, name);
-    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0)
-        return rs_fail(err, "%s: %s", out, strerror(errno));
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd, 1);
-        execlp("gzip", "gzip", "-dc", "--", gz, (char *)NULL);
-        _exit(EXEC_FAILED);
-    }
-    close(fd);
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-        return rs_fail(err, "%s: gzip -dc failed", gz);
-    return 0;
-}
-
-/* Multi30k de→en: vocabularies from train (min-freq 2), train and test as ids. */
-static int load_data(bench_data *d, const char *dir, rs_error *err)
-{
-    char tmp[] = "/tmp/rnnsearch-bench-XXXXXX";
-    if (!mkdtemp(tmp))
-        return rs_fail(err, "cannot make a temporary directory: %s", strerror(errno));
-    char de[4400], en[4400], test_de[4400];
-    rs_pairs pairs = {0}, test_pairs = {0};
-    rs_lines test_lines = {0};
-    rs_tokenized tok = {0}, test_tok = {0};
-    rs_vocab counts[2] = {{0}, {0}}, vocab[2] = {{0}, {0}};
-    rs_codec codec = {0};
-    rs_config cfg;
-    rs_config_defaults(&cfg);
-    cfg.model.lowercase = 1;
-    cfg.train.min_freq = 2;
-    int status = -1;
-    if (plain_file(dir, "train.de", tmp, de, sizeof de, err) ||
-        plain_file(dir, "train.en", tmp, en, sizeof en, err) ||
-        plain_file(dir, "test_2016_flickr.de", tmp, test_de, sizeof test_de, err) ||
-        rs_pairs_read_parallel(de, en, &pairs, err) || rs_lines_read(test_de, &test_lines, err) ||
-        rs_codec_init(&codec, &cfg.model, err) || rs_tokenize_pairs(&tok, &pairs, &codec, de, err))
-        goto done;
-    /* The test side as pairs with itself: the target side is not used. */
-    test_pairs.count = test_pairs.capacity = test_lines.count;
-    test_pairs.src = test_pairs.tgt = test_lines.lines;
-    if (rs_tokenize_pairs(&test_tok, &test_pairs, &codec, test_de, err))
-        goto done;
-    for (int side = 0; side < 2; side++)
-        if (rs_vocab_init(&counts[side], err) || rs_count_tokens(&counts[side], &tok, side, err) ||
-            rs_vocab_select(&vocab[side], &counts[side], cfg.train.min_freq, cfg.train.max_vocab,
-                            err))
-            goto done;
-    cfg.model.src_vocab = vocab[0].size;
-    cfg.model.tgt_vocab = vocab[1].size;
-    if (rs_model_alloc(&d->model, &cfg, err))
-        goto done;
-    d->model.src_vocab = vocab[0];
-    d->model.tgt_vocab = vocab[1];
-    memset(vocab, 0, sizeof vocab);
-    if (rs_dataset_build(&d->train, &tok, &d->model.src_vocab, &d->model.tgt_vocab,
-                         cfg.train.max_len, NULL, err) ||
-        rs_dataset_build(&d->test, &test_tok, &d->model.src_vocab, &d->model.tgt_vocab, 0, NULL,
-                         err))
-        goto done;
-    long tgt_tokens = 0;
-    for (int i = 0; i < d->train.count; i++)
-        tgt_tokens += d->train.tgt_len[i] + 1;
-    d->mean_lt = (double)tgt_tokens / (d->train.count ? d->train.count : 1);
-    status = 0;
-done:
-    rs_tokenized_free(&tok);
-    rs_tokenized_free(&test_tok);
-    for (int side = 0; side < 2; side++) {
-        rs_vocab_free(&counts[side]);
-        rs_vocab_free(&vocab[side]);
-    }
-    rs_codec_free(&codec);
-    rs_pairs_free(&pairs);
-    rs_lines_free(&test_lines);
-    char path[4400];
-    for (int i = 0; i < 3; i++) {
-        static const char *const names[] = {"train.de", "train.en", "test_2016_flickr.de"};
-        snprintf(path, sizeof path, "%s/%s", tmp, names[i]);
-        unlink(path);
-    }
-    rmdir(tmp);
-    return status;
-}
-
-/* The model of size c over the data's vocabularies (the vocabularies are
- * borrowed: the caller must not free them through this model). */
-static int make_model(rs_model *out, const bench_data *d, const size_config *c, rs_error *err)
-{
-    rs_config cfg = rs_model_settings(&d->model);
-    cfg.model.emb = c->m, cfg.model.hidden = c->n, cfg.model.att = c->a, cfg.model.maxout = c->l,
-    cfg.train.batch_size = c->batch;
-    if (rs_model_alloc(out, &cfg, err))
-        return -1;
-    rs_rng rng;
-    rs_rng_seed(&rng, 1);
-    rs_model_init_random(out, &rng);
-    out->src_vocab = d->model.src_vocab;
-    out->tgt_vocab = d->model.tgt_vocab;
-    return 0;
-}
-
-static void release_model(rs_model *m)
-{
-    memset(&m->src_vocab, 0, sizeof m->src_vocab);
-    memset(&m->tgt_vocab, 0, sizeof m->tgt_vocab);
-    rs_model_free(m);
-}
-
-/* sgemm GFLOP/s over the shapes of a step of c (output layer, decoder input
- * projection, recurrence; forward products) with BLAS on `threads` threads. */
-static double sgemm_rate(const size_config *c, int V, int threads, double mean_lt)
-{
-    const int B = c->batch, R = (int)(B * mean_lt), n = c->n, in = c->m + 2 * c->n;
-    const int shapes[][3] = {{R, V, c->l}, {R, 3 * n, in}, {B, 2 * n, n}, {B, n, n}};
-    size_t most = 0;
-    for (int s = 0; s < 4; s++) {
-        size_t need = (size_t)shapes[s][0] * shapes[s][2] + (size_t)shapes[s][1] * shapes[s][2] +
-                      (size_t)shapes[s][0] * shapes[s][1];
-        most = need > most ? need : most;
-    }
-    float *buf = calloc(most, sizeof(float));
-    if (!buf)
-        return NAN;
-    for (size_t i = 0; i < most; i++)
-        buf[i] = (float)(i % 7) * 0.01f;
-    openblas_set_num_threads(threads);
-    double flops = 0.0, seconds = 0.0;
-    for (int s = 0; s < 4; s++) {
-        const int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
-        float *A = buf, *Bm = buf + (size_t)M * K, *C = Bm + (size_t)N * K;
-        const double one = 2.0 * M * N * K;
-        int reps = (int)(3e9 / one) + 1; /* about 3 GFLOP of work per shape */
-        /* C = A Bmᵀ */
-        rs_matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f);
-        double t0 = rs_clock_seconds();
-        for (int r = 0; r < reps; r++)
-            rs_matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f);
-        seconds += rs_clock_seconds() - t0;
-        flops += one * reps;
-    }
-    free(buf);
-    return flops / seconds / 1e9;
-}
-
-typedef struct {
-    double tokens_per_s, gflops, peak_mb, bound_mb;
-    double phase[RS_PHASES + 2]; /* recurrence, attention, output, optimizer, rest: seconds/step */
-    double greedy[2], beam[2];   /* sentences/s at batch 1 and 64 */
-} measured;
-
-/* The analytic memory bound of training, in MB: parameters, gradients (one
- * buffer per shard), two Adam moments, and the activations the backward pass
- * needs of a batch of B pairs, S source and T target positions: per source
- * position and row m (embedding) + 2·3n (gates) + 2·n (r⊙h) + 2·n (states) +
- * 2n (annotation) + a (key); per target position m + 3n + n + n + 2n
- * (context) + S (α) + S·a (attention tanh) + 2l + l (readout) + V
- * (probabilities). */
-static double bound_mb(const size_config *c, const rs_model *model, int shards, double S, double T,
-                       double B)
-{
-    const double m = c->m, n = c->n, a = c->a, l = c->l, V = model->cfg.tgt_vocab;
-    double act = S * B * (m + 6 * n + 2 * n + 2 * n + 2 * n + a) +
-                 T * B * (m + 3 * n + n + n + 2 * n + S + S * a + 3 * l + V);
-    return 4.0 * ((3.0 + shards) * (double)model->layout.total + act) / (1024.0 * 1024.0);
-}
-
-/* The training side of a measurement: `steps` timed steps (after 2 untimed)
- * of config c on `threads` threads into out's rates, time by layer and the
- * analytic memory bound. */
-static int time_training(const bench_data *d, const size_config *c, rs_model *model, int threads,
-                         int steps, measured *out, rs_error *err)
-{
-    rs_train_state state = {0};
-    rs_shards shards = {0};
-    rs_batch batch = {0};
-    rs_epoch_plan plan = {0};
-    float *grads = NULL;
-    int status = -1;
-    int max_S = 1, max_T = 1;
-    rs_dataset_max_lengths(&d->train, &max_S, &max_T);
-    rs_rng rng;
-    rs_rng_seed(&rng, 7);
-    if (rs_train_state_alloc(&state, model, err) ||
-        !(grads = rs_calloc(model->layout.total, sizeof(float), err)) ||
-        rs_epoch_plan_make(&plan, &d->train, c->batch, 0, &rng, err) ||
-        rs_shards_init(&shards, model, threads, c->batch, max_S, max_T, grads, err) ||
-        rs_batch_alloc(&batch, c->batch, max_S, max_T, err))
-        goto done;
-    openblas_set_num_threads(1);
-    double flops = 0.0, seconds = 0.0, optimizer = 0.0;
-    long tokens_done = 0;
-    int biggest_S = 1, biggest_T = 1, biggest_B = 1;
-    const rs_adam_settings adam = {0.002f, 0.9f, 0.999f, 1e-8f};
-    rs_phase_timing(threads == 1);
-    for (int k = -2; k < steps && k + 2 < plan.batches; k++) {
-        int B = plan.start[k + 3] - plan.start[k + 2];
-        if (rs_batch_from_dataset(&batch, &d->train, plan.order + plan.start[k + 2], B, err))
-            goto done;
-        long tokens = 0;
-        double batch_flops = 0.0;
-        for (int b = 0; b < B; b++) {
-            tokens += batch.tgt_len[b];
-            batch_flops +=
-                3.0 * pair_flops(c, model->cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
-        }
-        if (k == 0)
-            rs_phase_timing(threads == 1); /* the warm-up steps do not count */
-        double t0 = rs_clock_seconds();
-        double loss = rs_shards_step(&shards, model, &batch, (rs_dropout_rates){0}, (uint64_t)k,
-                                     0.0f, tokens, 0);
-        double t1 = rs_clock_seconds();
-        state.step++;
-        rs_shards_adam(&shards, model->params, rs_clip_factor(shards.grad_norm, 5.0f), state.adam_m,
-                       state.adam_v, &adam, state.step);
-        double t2 = rs_clock_seconds();
-        if (!isfinite(loss)) {
-            rs_fail(err, "non-finite loss in step %d", k);
-            goto done;
-        }
-        if (k >= 0) {
-            seconds += t2 - t0;
-            optimizer += t2 - t1;
-            flops += batch_flops;
-            tokens_done += tokens;
-            if ((long)batch.S * batch.T * B > (long)biggest_S * biggest_T * biggest_B)
-                biggest_S = batch.S, biggest_T = batch.T, biggest_B = B;
-        }
-    }
-    out->tokens_per_s = tokens_done / seconds;
-    out->gflops = flops / seconds / 1e9;
-    const int nsteps = steps < plan.batches - 2 ? steps : plan.batches - 2;
-    double layers = 0.0;
-    for (int p = 0; p < RS_PHASES; p++) {
-        out->phase[p] = threads == 1 ? rs_phase_seconds(p) / nsteps : NAN;
-        layers += rs_phase_seconds(p);
-    }
-    rs_phase_timing(0);
-    out->phase[RS_PHASES] = optimizer / nsteps;
-    out->phase[RS_PHASES + 1] = threads == 1 ? (seconds - optimizer - layers) / nsteps : NAN;
-    out->bound_mb = bound_mb(c, model, shards.count, biggest_S, biggest_T, biggest_B);
-    status = 0;
-done:
-    rs_batch_free(&batch);
-    rs_shards_free(&shards);
-    rs_epoch_plan_free(&plan);
-    free(grads);
-    rs_train_state_free(&state);
-    return status;
-}
-
-/* The translation side: the first `sentences` test sentences through the
- * translation pipeline, as `rnnsearch translate` decodes them (its length
- * order, its per-sentence limit 2·k + 10), from ids, on one BLAS thread:
- * greedy and beam 5, at batch 1 and 64, into out's sentences/s. */
-static int time_translation(const rs_model *use, const bench_data *d, int sentences, measured *out,
-                            rs_error *err)
-{
-    const int count = sentences < d->test.count ? sentences : d->test.count;
-    openblas_set_num_threads(1);
-    rs_source *sources = rs_calloc((size_t)count, sizeof *sources, err);
-    rs_translated *found = rs_calloc((size_t)count, sizeof *found, err);
-    int failed = !sources || !found;
-    for (int i = 0; !failed && i < count; i++)
-        sources[i] = (rs_source){d->test.src[i], d->test.src_len[i]};
-    static const int sizes[2] = {1, 64};
-    for (int run = 0; run < 4 && !failed; run++) {
-        const int beam = run / 2;
-        rs_translate_options opt;
-        rs_translate_options_default(&opt);
-        opt.beam = beam ? 5 : 1;
-        opt.n_best = 1;
-        opt.length_penalty = 1.0f;
-        opt.batch_size = sizes[run % 2];
-        rs_translator tr = {0};
-        failed = rs_translator_init(&tr, &use, 1, NULL, &opt, err);
-        double t0 = rs_clock_seconds();
-        if (!failed)
-            failed = rs_translate_sources(&tr, count, sources, found, err);
-        (beam ? out->beam : out->greedy)[run % 2] = count / (rs_clock_seconds() - t0);
-        for (int i = 0; !failed && i < count; i++)
-            rs_translated_free(&found[i]);
-        rs_translator_free(&tr);
-    }
-    free(sources);
-    free(found);
-    return failed ? -1 : 0;
-}
-
-/* One measurement: `steps` training steps of config c on `threads` threads;
- * with decode set, then the translation speeds over `sentences` test
- * sentences, with the model at model_path (when not NULL) or the one just
- * trained. */
-typedef struct {
-    const size_config *c;
-    int threads, steps, decode, sentences;
-    const char *model_path;
-} measurement;
-
-static int measure(const bench_data *d, const measurement *job, measured *out, rs_error *err)
-{
-    rs_model model = {0}, trained = {0};
-    const char *model_path = job->model_path;
-    int status = -1;
-    if (make_model(&model, d, job->c, err) ||
-        time_training(d, job->c, &model, job->threads, job->steps, out, err))
-        goto done;
-    if (job->decode && model_path && rs_cli_load_model(model_path, &trained, NULL, err))
-        goto done;
-    if (job->decode &&
-        time_translation(model_path ? &trained : &model, d, job->sentences, out, err))
-        goto done;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    out->peak_mb = ru.ru_maxrss / 1024.0;
-    status = 0;
-done:
-    rs_model_free(&trained);
-    release_model(&model);
-    return status;
-}
-
-/* Runs measure() in a child process (its own peak RSS), result through a pipe. */
-static int measure_apart(const bench_data *d, const measurement *job, measured *out, rs_error *err)
+/* Runs rs_bench_measure in a child process (its own peak RSS), result through a pipe. */
+static int measure_apart(const rs_bench_data *d, const rs_bench_job *job, rs_bench_measured *out,
+                         rs_error *err)
 {
     int fd[2];
     if (pipe(fd))
@@ -449,10 +66,10 @@ static int measure_apart(const bench_data *d, const measurement *job, measured *
         return rs_fail(err, "fork: %s", strerror(errno));
     if (pid == 0) {
         close(fd[0]);
-        measured m;
+        rs_bench_measured m;
         memset(&m, 0, sizeof m);
         rs_error child_err = {{0}};
-        int rc = measure(d, job, &m, &child_err);
+        int rc = rs_bench_measure(d, job, &m, &child_err);
         if (rc)
             rs_cli_fail(PROG, "%s", child_err.msg);
         ssize_t w = write(fd[1], &m, sizeof m);
@@ -586,7 +203,7 @@ static int parse_request(int argc, char **argv, bench_request *rq)
             rq->use_config[1] = k != 0;
             break;
         case OPT_THREADS:
-            rq->nthreads = parse_list(optarg, rq->thread_list, 8, 256);
+            rq->nthreads = parse_list(optarg, rq->thread_list, 8, RS_MAX_THREADS);
             if (rq->nthreads < 1)
                 return rs_cli_usage_error(PROG, "--threads: '%s' is not a list like 1,2", optarg);
             break;
@@ -604,42 +221,37 @@ static int parse_request(int argc, char **argv, bench_request *rq)
 
 /* The rows of one configuration: sgemm per thread count, then training (and,
  * on the first one-thread run, translation) per thread count. */
-static int bench_config(const bench_data *d, const bench_request *rq, int ci, row *rows, int *nrows,
-                        int *decoded, rs_error *err)
+static int bench_config(const rs_bench_data *d, const bench_request *rq, int ci, row *rows,
+                        int *nrows, int *decoded, rs_error *err)
 {
-    const size_config *cfg = &CONFIGS[ci];
+    const rs_bench_size *cfg = &rs_bench_sizes[ci];
     const int V = d->model.cfg.tgt_vocab;
     double sgemm[8];
     for (int t = 0; t < rq->nthreads; t++) {
         const int threads = rq->thread_list[t];
-        sgemm[t] = sgemm_rate(cfg, V, threads, d->mean_lt);
+        sgemm[t] = rs_bench_sgemm_rate(cfg, V, threads, d->mean_lt);
         add_row(rows, nrows, "sgemm, the step's shapes", cfg->name, threads, "GFLOP/s",
                 (row_values){sgemm[t], sgemm[t], -1, -1, -1});
     }
     const int n_steps = ci == 0 ? rq->steps : (rq->steps / 3 > 3 ? rq->steps / 3 : 3);
     for (int t = 0; t < rq->nthreads; t++) {
         const int threads = rq->thread_list[t];
-        measured m;
+        rs_bench_measured m;
         memset(&m, 0, sizeof m);
         const int decode = !*decoded && threads == 1;
         fprintf(stderr, "%s, %d thread(s): %d steps%s...\n", cfg->name, threads, n_steps,
                 decode ? ", then translation" : "");
-        const measurement job = {cfg, threads, n_steps, decode, rq->sentences, rq->model_path};
+        const rs_bench_job job = {cfg, threads, n_steps, decode, rq->sentences, rq->model_path};
         if (measure_apart(d, &job, &m, err))
             return -1;
         add_row(rows, nrows, "train", cfg->name, threads, "tgt tok/s",
                 (row_values){m.tokens_per_s, m.gflops, m.gflops / sgemm[t], m.peak_mb, m.bound_mb});
         if (threads == 1) {
-            static const char *const names[] = {"  step: GRU recurrence", "  step: attention",
-                                                "  step: output layer", "  step: optimizer",
-                                                "  step: rest (embeddings, W x)"};
-            double step_s = 0.0;
-            for (int p = 0; p < RS_PHASES + 2; p++)
-                step_s += m.phase[p];
-            for (int p = 0; p < RS_PHASES + 2; p++)
-                add_row(rows, nrows, names[p], cfg->name, 1, "ms/step",
-                        (row_values){1e3 * m.phase[p], -1, step_s > 0 ? m.phase[p] / step_s : -1,
-                                     -1, -1});
+            add_row(rows, nrows, "  step", cfg->name, 1, "ms/step",
+                    (row_values){1e3 * m.step_s, -1, -1, -1, -1});
+            add_row(rows, nrows, "  step: optimizer", cfg->name, 1, "ms/step",
+                    (row_values){1e3 * m.optimizer_s, -1,
+                                 m.step_s > 0 ? m.optimizer_s / m.step_s : -1, -1, -1});
         }
         if (decode) {
             *decoded = 1;
@@ -664,12 +276,12 @@ int cmd_bench(int argc, char **argv)
     if (status >= 0)
         return status;
     rs_error err;
-    bench_data d;
+    rs_bench_data d;
     memset(&d, 0, sizeof d);
     double t_start = rs_clock_seconds();
     row rows[MAX_ROWS];
     int nrows = 0, decoded = 0;
-    int failed = load_data(&d, rq.data, &err);
+    int failed = rs_bench_data_load(&d, rq.data, &err);
     if (!failed)
         fprintf(stderr, "%s: %d training pairs, vocabularies %d / %d, %d test sentences\n", rq.data,
                 d.train.count, d.model.cfg.src_vocab, d.model.cfg.tgt_vocab, d.test.count);
@@ -686,8 +298,6 @@ int cmd_bench(int argc, char **argv)
         print_rows(rows, nrows, rq.tsv);
     }
     fprintf(stderr, "bench took %.0f s\n", rs_clock_seconds() - t_start);
-    rs_model_free(&d.model);
-    rs_dataset_free(&d.train);
-    rs_dataset_free(&d.test);
+    rs_bench_data_free(&d);
     return failed ? RS_EXIT_FAIL : RS_EXIT_OK;
 }

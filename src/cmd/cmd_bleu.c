@@ -11,7 +11,8 @@
 #include "eval/chrf.h"
 #include "eval/nbest.h"
 #include "eval/significance.h"
-#include "cmd/cli.h"
+#include "eval/testset.h"
+#include "cli/cli.h"
 #include "text/corpus.h"
 #include "cmd/commands.h"
 
@@ -388,16 +389,9 @@ static int score_by_length(const bleu_request *rq, const rs_lines *text, const r
     rs_bucket_stats stats[RS_LENGTH_BUCKETS_MAX];
     rs_bucket_stats_init(stats, &rq->buckets);
     rs_error err;
-    for (int line = 0; line < text[0].count; line++) {
-        for (int r = 0; r < nrefs; r++)
-            refs[r] = text[r + 1].lines[line];
-        if (rs_by_length_add(stats, &rq->buckets, src->lines[line], text[0].lines[line], refs,
-                             nrefs, &rq->opts, &err)) {
-            rs_cli_fail(PROG, "%s:%d: %s", strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>",
-                        line + 1, err.msg);
-            return -1;
-        }
-    }
+    if (rs_testset_by_length(stats, &rq->buckets, text, nrefs, src, &rq->opts,
+                             strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>", refs, &err))
+        return rs_cli_fail(PROG, "%s", err.msg);
     int any_few = 0;
     if (rq->tsv)
         printf("bucket\tsentences\tbleu\tchrf\n");
@@ -433,28 +427,6 @@ static int score_by_length(const bleu_request *rq, const rs_lines *text, const r
     return 0;
 }
 
-/* The references of segment `line`, into refs[nrefs]. */
-static void segment_refs(const rs_lines *text, int nrefs, int line, const char **refs)
-{
-    for (int r = 0; r < nrefs; r++)
-        refs[r] = text[r + 1].lines[line];
-}
-
-/* sacreBLEU's nrefs: the non-empty references per segment, or RS_NREFS_VAR
- * when segments differ (an empty reference line is skipped). */
-static int signature_nrefs(const rs_lines *text, int nrefs, const char **refs)
-{
-    int common = -1;
-    for (int line = 0; line < text[0].count; line++) {
-        segment_refs(text, nrefs, line, refs);
-        const int n = rs_bleu_nonempty_refs(refs, nrefs);
-        if (common >= 0 && n != common)
-            return RS_NREFS_VAR;
-        common = n;
-    }
-    return common;
-}
-
 /* Scores every segment: one line each with --sentence, else the corpus. */
 static int score_lines(const bleu_request *rq, const rs_lines *text, const char **refs,
                        const char *bleu_sig, const char *chrf_sig)
@@ -466,7 +438,7 @@ static int score_lines(const bleu_request *rq, const rs_lines *text, const char 
     rs_chrf_stats_init(&chrf);
     rs_error err;
     for (int line = 0; line < text[0].count; line++) {
-        segment_refs(text, nrefs, line, refs);
+        rs_testset_refs(text, nrefs, line, refs);
         const char *hyp = text[0].lines[line];
         if (rq->sentence) {
             rs_bleu_stats_init(&bleu);
@@ -485,26 +457,6 @@ static int score_lines(const bleu_request *rq, const rs_lines *text, const char 
     if (!rq->sentence)
         print_scores(rq->want_bleu ? &bleu : NULL, rq->want_chrf ? &chrf : NULL, 0, bleu_sig,
                      chrf_sig, "\n");
-    return 0;
-}
-
-/* Each system's sentence statistics, stats[s * n + line], the baseline
- * (text[0]) first. */
-static int paired_stats(const bleu_request *rq, const rs_lines *text, const rs_lines *sys,
-                        const char **refs, rs_bleu_stats *stats)
-{
-    const int nrefs = rq->nfiles - 1, n = text[0].count;
-    rs_error err;
-    for (int s = 0; s <= rq->n_others; s++)
-        for (int line = 0; line < n; line++) {
-            segment_refs(text, nrefs, line, refs);
-            const rs_lines *hyp = s ? &sys[s - 1] : &text[0];
-            rs_bleu_stats *st = &stats[(size_t)s * n + line];
-            rs_bleu_stats_init(st);
-            if (rs_bleu_stats_add(st, hyp->lines[line], refs, nrefs, &rq->opts, &err) < 0)
-                return rs_cli_fail(PROG, "%s:%d: %s", s ? rq->others[s - 1] : hyp_name(rq),
-                                   line + 1, err.msg);
-        }
     return 0;
 }
 
@@ -542,9 +494,10 @@ static int score_paired(const bleu_request *rq, const rs_lines *text, const char
     rs_bleu_stats *stats = calloc((size_t)systems * (size_t)n, sizeof *stats);
     int status = stats ? read_systems(rq, &text[0], sys)
                        : rs_cli_fail(PROG, "out of memory for %d systems' statistics", systems);
-    if (status < 0)
-        status = paired_stats(rq, text, sys, refs, stats) ? RS_EXIT_FAIL : -1;
     rs_error err;
+    if (status < 0 && rs_testset_paired_stats(stats, text, rq->nfiles - 1, sys, rq->n_others,
+                                              hyp_name(rq), rq->others, &rq->opts, refs, &err))
+        status = rs_cli_fail(PROG, "%s", err.msg);
     if (status < 0 && rs_paired_test_run((rs_paired_test)rq->paired, stats, systems, n, samples,
                                          (uint64_t)rq->seed, res, &err))
         status = rs_cli_fail(PROG, "%s", err.msg);
@@ -603,7 +556,7 @@ int cmd_bleu(int argc, char **argv)
     /* The signatures, sacreBLEU's "NAME|key:value|..." form. Sentence BLEU
      * uses effective order (sacreBLEU's sentence_bleu default). */
     char bleu_sig[256], chrf_sig[256];
-    const int sig_nrefs = signature_nrefs(text, nrefs, refs);
+    const int sig_nrefs = rs_testset_nrefs(text, nrefs, refs);
     rs_bleu_signature(&rq.opts, sig_nrefs, rq.sentence, "rnnsearch-" RS_VERSION, bleu_sig,
                       sizeof bleu_sig);
     rs_chrf_signature(&rq.opts, sig_nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);

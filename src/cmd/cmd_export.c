@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "model/checkpoint.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "common/fileio.h"
 #include "cmd/commands.h"
-#include "cmd/output.h"
+#include "cli/output.h"
 #include "model/safetensors.h"
 
 #define PROG "rnnsearch export"

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "model/checkpoint.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
-#include "cmd/config_alias.h"
+#include "cli/config_alias.h"
 #include "search/translate.h"
 #include "train/rundir.h"
 #include "text/settings_file.h"
@@ -136,43 +136,6 @@ static void read_run_config(const char *ckpt, rs_settings *s)
     }
 }
 
-/* Prints "  key: value\n" with value as YAML reads it back: plain when it is
- * made of letters, digits, non-ASCII characters and "._/+-~,=" (not first: a
- * leading "-" or "." could start something else), else double-quoted with
- * '\\', '"' and control characters escaped. The run's copy of its file may
- * hold anything a quoted scalar held ("a: b #c.tsv", "*d", a marker "#@ "),
- * and written plain that is a YAML error, an alias or a comment. Non-ASCII is
- * escaped inside quotes only where YAML 1.1 reads a line break (U+0085,
- * U+2028, U+2029) or a byte order mark (U+FEFF). */
-static void print_value(const char *key, const char *value)
-{
-    const unsigned char *v = (const unsigned char *)value;
-    int plain = *v && (isalnum(*v) || *v == '/' || *v == '_' || *v >= 0x80);
-    for (const unsigned char *p = v; plain && *p; p++)
-        plain = isalnum(*p) || *p >= 0x80 || strchr("._/+-~,=", *p);
-    if (plain && !strstr(value, "\xC2\x85") && !strstr(value, "\xE2\x80\xA8") &&
-        !strstr(value, "\xE2\x80\xA9") && !strstr(value, "\xEF\xBB\xBF")) {
-        printf("  %s: %s\n", key, value);
-        return;
-    }
-    printf("  %s: \"", key);
-    for (const unsigned char *p = v; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7F)
-            printf("\\x%02x", *p);
-        else if (p[0] == 0xC2 && p[1] == 0x85)
-            printf("\\N"), p++;
-        else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))
-            printf("\\%c", p[2] == 0xA8 ? 'L' : 'P'), p += 2;
-        else if (p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
-            printf("\\uFEFF"), p += 2;
-        else
-            putchar(*p);
-    }
-    printf("\"\n");
-}
-
 /* data: the run's files when the copy of its --config file names them (the
  * paths as training was given them, from the directory it ran in), else
  * lines to fill in. */
@@ -185,7 +148,7 @@ static void print_data_paths(const rs_settings *copy)
         if (it && it->count == 1 && !it->is_list) {
             if (!named++)
                 printf("  # the files of the --config file this run was started with\n");
-            print_value(keys[i], it->values[0]);
+            rs_settings_write_pair(stdout, keys[i], it->values[0]);
         }
     }
     if (!named)
@@ -210,7 +173,8 @@ static void print_translation(const rs_settings *copy)
     printf("translation:\n");
     for (int i = 0; i < 6; i++) {
         const rs_setting *it = rs_settings_find(copy, "translation", keys[i]);
-        print_value(keys[i], it && it->count == 1 && !it->is_list ? it->values[0] : values[i]);
+        rs_settings_write_pair(stdout, keys[i],
+                               it && it->count == 1 && !it->is_list ? it->values[0] : values[i]);
     }
 }
 

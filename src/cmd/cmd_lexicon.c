@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
-#include "cmd/output.h"
+#include "cli/output.h"
 #include "search/lexicon.h"
 
 #define PROG "rnnsearch lexicon"

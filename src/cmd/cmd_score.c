@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "model/checkpoint.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
 #include "data/dataset.h"
 #include "search/decode.h"

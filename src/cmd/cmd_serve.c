@@ -13,14 +13,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
 #include "model/locate.h"
 #include "nn/network.h"
 #include "search/translate.h"
+#include "serve/run.h"
 #include "serve/serve.h"
-#include "train/rundir.h"
-#include "train/watch.h"
 
 #define PROG "rnnsearch serve"
 #define MAX_MODELS 16
@@ -162,33 +161,6 @@ typedef struct {
     rs_cli_args args;      /* holds the --config file's values */
 } serve_request;
 
-/* The directory of the checkpoint model_arg names, when it holds a training
- * log or watch file. A directory anyone may write to (/tmp, for -m
- * /tmp/x.ckpt) is left out, named in *shared: anyone could put there the
- * files the page shows. */
-static void default_run_dir(const char *model_arg, char *dir, size_t size, char *shared)
-{
-    rs_error err;
-    char path[4096], file[4200];
-    if (rs_model_locate(model_arg, path, sizeof path, &err))
-        return;
-    char *slash = strrchr(path, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(path, sizeof path, ".");
-    snprintf(file, sizeof file, "%s/" RS_TRAIN_LOG, path);
-    int found = access(file, F_OK) == 0;
-    snprintf(file, sizeof file, "%s/" RS_WATCH_FILE, path);
-    struct stat st;
-    if (!found && access(file, F_OK) != 0)
-        return;
-    if (stat(path, &st) == 0 && (st.st_mode & S_IWOTH))
-        snprintf(shared, size, "%s", path);
-    else
-        snprintf(dir, size, "%s", path);
-}
-
 enum {
     OPT_HOST = RS_CLI_OPT,
     OPT_PORT,
@@ -270,7 +242,7 @@ static int check_request(int argc, char **argv, serve_request *rq)
     if (opt->run_dir && (stat(opt->run_dir, &st) || !S_ISDIR(st.st_mode)))
         return rs_cli_usage_error(PROG, "--run %s: not a directory", opt->run_dir);
     if (!opt->run_dir) {
-        default_run_dir(rq->model_args[0], rq->run_dir, sizeof rq->run_dir, rq->shared_dir);
+        rs_run_dir_of_model(rq->model_args[0], rq->run_dir, sizeof rq->run_dir, rq->shared_dir);
         opt->run_dir = rq->run_dir[0] ? rq->run_dir : NULL;
     }
     return -1;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "text/text.h"

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "cmd/commands.h"
-#include "cmd/log.h"
-#include "cmd/output.h"
+#include "cli/log.h"
+#include "cli/output.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"
 #include "train/prepare.h"
@@ -609,29 +609,9 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
     return agreed(status, err);
 }
 
-/* The run from a checked request: the directory claimed, the checkpoint
- * resumed or a model made, the data checked against a resumed run's, then
- * training until it stops, and how it stopped. */
-/* A run that failed before its first step in a directory it made leaves no
- * trace: its lock, its log (when in the directory) and the directory go. */
-static void forget_directory(const train_request *rq, rs_train_run *run)
-{
-    char path[4200];
-    rs_log_close();
-    rs_train_unlock(run->lock);
-    run->lock = -1;
-    snprintf(path, sizeof path, "%s/lock", rq->dir);
-    unlink(path);
-    if (!rq->log_path) {
-        snprintf(path, sizeof path, "%s/%s", rq->dir, RS_TEXT_LOG);
-        unlink(path);
-    }
-    rmdir(rq->dir); /* only when nothing else is there */
-}
-
 /* DIR/config.yaml: a copy of the --config file the run was started with
  * (Joey NMT keeps one too), byte for byte, written as every output is
- * (cmd/output.h); `info -m DIR --config` reads its data paths back. A resumed
+ * (cli/output.h); `info -m DIR --config` reads its data paths back. A resumed
  * run given --config again replaces it; the copy itself given is left be. */
 static int copy_config(const train_request *rq, rs_error *err)
 {
@@ -641,40 +621,23 @@ static int copy_config(const train_request *rq, rs_error *err)
     snprintf(path, sizeof path, "%s/%s", rq->dir, RS_CONFIG_COPY);
     if (rs_same_file(rq->args.config_path, path))
         return 0;
-    unsigned char *data;
-    size_t size;
-    if (rs_read_file(rq->args.config_path, &data, &size, err))
-        return -1;
-    rs_output_rule rule;
-    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_CONFIG_COPY);
-    rs_output out = {0};
-    int status = rs_output_add_input(&rule, rq->args.config_path, err) ||
-                 rs_output_open(&out, &rule, path, err);
-    if (!status && fwrite(data, 1, size, out.f) != size)
-        status = rs_fail(err, "%s: write failed", path);
-    if (!status)
-        status = rs_output_commit(&out, err);
-    if (status)
-        rs_output_abort(&out);
-    rs_output_rule_free(&rule);
-    free(data);
-    return status ? -1 : 0;
+    return rs_output_copy(rq->args.config_path, path, RS_CONFIG_COPY, err);
 }
 
+/* The run from a checked request: the directory claimed, the checkpoint
+ * resumed or a model made, the data checked against a resumed run's, then
+ * training until it stops, and how it stopped. */
 static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 {
     rs_error err;
-    const int made_here = rs_dist_rank() == 0 && access(rq->dir, F_OK) != 0;
-    int began = 0;
-    /* Under mpirun rank 0 alone writes the model directory: one it cannot use
-     * stops every rank before any work. */
-    int status = agreed(
-        rs_dist_rank() == 0
-            ? exit_status(rs_train_claim_dir(rq->dir, rq->resume, rq->overwrite, &run->lock, &err))
-            : RS_EXIT_OK,
-        &err);
-    if (status != RS_EXIT_OK)
+    int made_here, began = 0;
+    int status = exit_status(rs_train_claim_dir_agreed(rq->dir, rq->resume, rq->overwrite,
+                                                       &run->lock, &made_here, &err));
+    if (status != RS_EXIT_OK) {
+        if (rs_dist_rank() == 0)
+            rs_log(PROG ": %s\n", err.msg);
         return status;
+    }
     status = RS_EXIT_FAIL;
     if (rs_dist_rank() == 0 && open_log(rq, &err))
         goto fail;
@@ -714,8 +677,13 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
 fail:
     if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */
         rs_log(PROG ": %s\n", err.msg);
-    if (made_here && !began)
-        forget_directory(rq, run);
+    if (made_here && !began) {
+        /* A run that failed before its first step in a directory it made
+         * leaves no trace: its lock, its log (when there) and the directory. */
+        rs_log_close();
+        rs_rundir_forget(rq->dir, run->lock, !rq->log_path);
+        run->lock = -1;
+    }
     return status;
 }
 

@@ -12,14 +12,14 @@
 #include "eval/bleu.h"
 #include "eval/chrf.h"
 #include "model/checkpoint.h"
-#include "cmd/cli.h"
+#include "cli/cli.h"
 #include "common/clock.h"
 #include "model/codec.h"
 #include "nn/network.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "common/fileio.h"
-#include "cmd/output.h"
+#include "cli/output.h"
 #include "search/decode.h"
 #include "search/translate.h"
 
@@ -298,7 +298,7 @@ static int parse_request(int argc, char **argv, translate_request *rq)
     rs_translate_options *topt = &rq->topt;
     const rs_cli_number numbers[] = {
         RS_CLI_SEARCH_NUMBERS(topt),
-        {OPT_THREADS, "--threads", 1, 1024, .i = &rq->threads},
+        RS_CLI_NUMBER_THREADS(OPT_THREADS, &rq->threads),
         {OPT_NBEST, "--n-best", 1, RS_MAX_BEAM, .i = &topt->n_best},
         {0},
     };

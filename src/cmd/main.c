@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cli.h"
-#include "cmd/nearest.h"
+#include "cli/cli.h"
+#include "cli/nearest.h"
 #include "cmd/commands.h"
 #include "model/locate.h"
 #include "train/dist.h"

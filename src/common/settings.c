@@ -1,3 +1,5 @@
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -525,4 +527,33 @@ int rs_settings_parse(const char *name, const unsigned char *data, size_t size, 
     if (status)
         rs_settings_free(out);
     return status;
+}
+
+void rs_settings_write_pair(FILE *out, const char *key, const char *value)
+{
+    const unsigned char *v = (const unsigned char *)value;
+    int plain = *v && (isalnum(*v) || *v == '/' || *v == '_' || *v >= 0x80);
+    for (const unsigned char *p = v; plain && *p; p++)
+        plain = isalnum(*p) || *p >= 0x80 || strchr("._/+-~,=", *p);
+    if (plain && !strstr(value, "\xC2\x85") && !strstr(value, "\xE2\x80\xA8") &&
+        !strstr(value, "\xE2\x80\xA9") && !strstr(value, "\xEF\xBB\xBF")) {
+        fprintf(out, "  %s: %s\n", key, value);
+        return;
+    }
+    fprintf(out, "  %s: \"", key);
+    for (const unsigned char *p = v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7F)
+            fprintf(out, "\\x%02x", *p);
+        else if (p[0] == 0xC2 && p[1] == 0x85)
+            fputs("\\N", out), p++;
+        else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))
+            fprintf(out, "\\%c", p[2] == 0xA8 ? 'L' : 'P'), p += 2;
+        else if (p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
+            fputs("\\uFEFF", out), p += 2;
+        else
+            fputc(*p, out);
+    }
+    fputs("\"\n", out);
 }

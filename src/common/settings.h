@@ -19,9 +19,11 @@
  * UTF-8 byte order mark is skipped. A key given twice in a YAML section is
  * not an error of the reading: each repeat carries its problem, which the
  * caller reports with the others. What a key means, and whether its value
- * is right, is for the reader's caller (src/cmd/cli.c). */
+ * is right, is for the reader's caller (src/cli/cli.c). */
 #ifndef RS_SETTINGS_H
 #define RS_SETTINGS_H
+
+#include <stdio.h>
 
 #include "common/error.h"
 
@@ -63,5 +65,16 @@ void rs_settings_free(rs_settings *s);
 
 /* The setting section.key (section NULL: top level), or NULL. */
 const rs_setting *rs_settings_find(const rs_settings *s, const char *section, const char *key);
+
+/* Writes "  key: value\n", a line of a YAML section, with value as YAML
+ * reads it back (`info --config` writes a run's settings so): plain when it
+ * is made of letters, digits, non-ASCII characters and "._/+-~,=" (not
+ * first: a leading "-" or "." could start something else), else
+ * double-quoted with '\\', '"' and control characters escaped. A value may
+ * hold anything a quoted scalar held ("a: b #c.tsv", "*d", a marker "#@ "),
+ * and written plain that is a YAML error, an alias or a comment. Non-ASCII
+ * is escaped inside quotes only where YAML 1.1 reads a line break (U+0085,
+ * U+2028, U+2029) or a byte order mark (U+FEFF). */
+void rs_settings_write_pair(FILE *out, const char *key, const char *value);
 
 #endif

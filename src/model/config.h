@@ -58,6 +58,10 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
       " sentencepiece or joiner",                                                                  \
       rs_post_process_names)
 
+/* The most threads any command takes (--threads of train, translate, align
+ * and bench): one range for them all. */
+#define RS_MAX_THREADS 1024
+
 #define RS_TRAIN_CONFIG_FIELDS(I, F, E)                                                            \
     I(seed, 1, "random seed", 0, RS_INT_LIMIT)                                                     \
     I(batch_size, 32, "sentence pairs per batch", 1, 1000000)                                      \
@@ -98,7 +102,8 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(patience, 0, "stop after N dev evaluations without improvement (0: never)", 0, 1000000)      \
     F(max_minutes, 0.0f, "stop before a step would end past these minutes (0: none)", 0, 1e7f,     \
       RS_CLOSED)                                                                                   \
-    I(threads, 0, "training threads, one shard of each batch each (0: one per online CPU)", 0, 1024)
+    I(threads, 0, "training threads, one shard of each batch each (0: one per online CPU)", 0,     \
+      RS_MAX_THREADS)
 
 /* Every key, the model's then training's: the order of the checkpoint's
  * config section and of the printouts. */

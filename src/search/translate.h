@@ -25,7 +25,7 @@
 #define RS_MAX_SRC_LEN 250 /* default source-length limit, in tokens */
 
 /* The bounds of the translation options, one set for the command line
- * (cmd/cli.c's option tables) and the library (api/): within them every size
+ * (cli/cli.c's option tables) and the library (api/): within them every size
  * the search computes fits (batch · beam rows ≤ 10^8 < INT_MAX). */
 #define RS_MAX_BEAM 1000            /* --beam and --n-best */
 #define RS_MAX_BATCH 100000         /* --batch-size */

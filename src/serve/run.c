@@ -12,6 +12,7 @@
 
 #include "common/json.h"
 #include "common/utf8.h"
+#include "model/locate.h"
 #include "serve/run.h"
 #include "serve/serve_page.h"
 #include "train/rundir.h"
@@ -700,4 +701,27 @@ int rs_run_write_replay(FILE *out, const char *dir, rs_error *err)
     free(log);
     free(watch);
     return ferror(out) ? rs_fail(err, "write failed") : 0;
+}
+
+void rs_run_dir_of_model(const char *model_arg, char *dir, size_t size, char *shared)
+{
+    rs_error err;
+    char path[4096], file[4200];
+    if (rs_model_locate(model_arg, path, sizeof path, &err))
+        return;
+    char *slash = strrchr(path, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(path, sizeof path, ".");
+    snprintf(file, sizeof file, "%s/" RS_TRAIN_LOG, path);
+    int found = access(file, F_OK) == 0;
+    snprintf(file, sizeof file, "%s/" RS_WATCH_FILE, path);
+    struct stat st;
+    if (!found && access(file, F_OK) != 0)
+        return;
+    if (stat(path, &st) == 0 && (st.st_mode & S_IWOTH))
+        snprintf(shared, size, "%s", path);
+    else
+        snprintf(dir, size, "%s", path);
 }

@@ -53,4 +53,11 @@ char *rs_run_watch_json(const char *dir, uint64_t from, size_t cap, size_t *len,
  * --attention none, saying it has no alignment). */
 int rs_run_write_replay(FILE *out, const char *dir, rs_error *err);
 
+/* The run directory serve shows for a model argument (-m MODEL,
+ * model/locate.h): the directory of the checkpoint it names, into dir[size],
+ * when that holds a training log or watch file. A directory anyone may write
+ * to (/tmp, for -m /tmp/x.ckpt) is left out, named in shared[size]: anyone
+ * could put there the files the page shows. Without one neither is written. */
+void rs_run_dir_of_model(const char *model_arg, char *dir, size_t size, char *shared);
+
 #endif

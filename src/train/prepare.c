@@ -52,6 +52,15 @@ int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs
     return 0;
 }
 
+int rs_train_claim_dir_agreed(const char *dir, int resume, int overwrite, int *lock, int *made,
+                              rs_error *err)
+{
+    *made = rs_dist_rank() == 0 && access(dir, F_OK) != 0;
+    int status = rs_dist_rank() == 0 ? rs_train_claim_dir(dir, resume, overwrite, lock, err) : 0;
+    rs_dist_check_exit(&status, err);
+    return status;
+}
+
 const char *rs_train_needs_dev_set(const rs_train_config *cfg)
 {
     return cfg->dev_bleu           ? "--dev-bleu"

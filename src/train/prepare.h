@@ -31,6 +31,14 @@ enum { RS_TRAIN_REFUSED = -2 };
  * or the clearing failed) or RS_TRAIN_REFUSED. */
 int rs_train_claim_dir(const char *dir, int resume, int overwrite, int *lock, rs_error *err);
 
+/* rs_train_claim_dir by rank 0 alone (under mpirun rank 0 alone writes the
+ * model directory), its verdict agreed by every rank (dist.h): 0 on every
+ * rank, or rank 0's status and message on every rank, so that a directory
+ * rank 0 cannot use stops every rank before any work. *made: rank 0 found no
+ * directory there (the run makes it; rs_rundir_forget removes it again). */
+int rs_train_claim_dir_agreed(const char *dir, int resume, int overwrite, int *lock, int *made,
+                              rs_error *err);
+
 /* The first option of cfg that does nothing without a dev set ("--dev-bleu",
  * "--dev-translate", "--patience", "--lr-decay"), or NULL. */
 const char *rs_train_needs_dev_set(const rs_train_config *cfg);

@@ -400,3 +400,16 @@ int rs_rundir_write_vocabs(const char *dir, const rs_model *model, rs_error *err
                ? -1
                : 0;
 }
+
+void rs_rundir_forget(const char *dir, int lock, int text_log)
+{
+    char path[4200];
+    rs_train_unlock(lock);
+    snprintf(path, sizeof path, "%s/lock", dir);
+    unlink(path);
+    if (text_log) {
+        snprintf(path, sizeof path, "%s/%s", dir, RS_TEXT_LOG);
+        unlink(path);
+    }
+    rmdir(dir); /* only when nothing else is there */
+}

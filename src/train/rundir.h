@@ -17,7 +17,7 @@ void rs_train_unlock(int fd);
 /* Whether dir is a training run's directory: its lock (DIR/lock holding a
  * PID, which stays after the run), train.log.tsv, train.loss.tsv or
  * watch.jsonl is there. Other commands write nothing into it but what they
- * own (cmd/output.c). */
+ * own (cli/output.c). */
 int rs_rundir_is_run(const char *dir);
 
 /* Whether dir holds a model (last.ckpt, best.ckpt, step-N.ckpt,
@@ -62,6 +62,12 @@ int rs_rundir_write_vocabs(const char *dir, const rs_model *model, rs_error *err
 #define RS_TEXT_LOG "train.log" /* what training shows on stderr (written by cmd/) */
 #define RS_CONFIG_COPY                                                                             \
     "config.yaml" /* the --config file a run was started with, as Joey NMT keeps it */
+
+/* What a run that failed before its first step leaves of a directory it
+ * made: nothing. Releases its lock, removes DIR/lock and, with text_log,
+ * DIR/train.log (the run's log was there), then the directory when nothing
+ * else is in it. */
+void rs_rundir_forget(const char *dir, int lock, int text_log);
 
 /* Keeps the headers of train.log.tsv and train.loss.tsv and their rows up to
  * `step`: rows after it were written by a run killed before its next

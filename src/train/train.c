@@ -228,15 +228,7 @@ static int evaluate(trainer *tr, const rs_dataset *dev, rs_train_event *ev, doub
     return 0;
 }
 
-/* The batches of one update: plan batches [first, first + count). */
-typedef struct {
-    const rs_dataset *data;
-    const rs_epoch_plan *plan;
-    int first, count;
-} update_batches;
-
-/* Target tokens of the update's batches, </s> included. */
-static long update_tokens(const update_batches *u)
+long rs_train_update_tokens(const rs_update_batches *u)
 {
     long tokens = 0;
     for (int k = u->first; k < u->first + u->count; k++)
@@ -254,21 +246,11 @@ typedef struct {
     int planned;     /* the last update of the planned run */
 } update_result;
 
-/* Forward and backward over each batch of the update, on every core
- * (shards.h): the loss Σ -log p over their `tokens` target tokens into out->loss,
- * and in the shards' gradient buffer [layout.total] the gradient of the
- * per-token mean over all of them (label smoothing included), with its global
- * norm in out->gnorm. Dropout masks come from (seed, step, batch of the update,
- * rank), so a resumed run draws the same ones. Across ranks (dist.h), each
- * computes its rows [lo, hi) of every batch, a rank being one more shard, and
- * the loss and gradient are the sums over ranks (`tokens` counts the whole
- * update's). */
-static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
-                      const update_batches *u, long tokens, int64_t step, update_result *out,
-                      rs_error *err)
+int rs_train_gradient(rs_shards *shards, rs_batch *batch, const rs_model *model,
+                      const rs_update_batches *u, long tokens, int64_t step, double *loss,
+                      double *gnorm, rs_error *err)
 {
     const rs_train_config *c = &model->train;
-    double *loss = &out->loss, *gnorm = &out->gnorm;
     *loss = 0.0;
     /* Across ranks, the last batch's backward starts the all-reduce of each
      * bucket of gradients as it completes (buckets.h). */
@@ -308,6 +290,17 @@ static int train_step(rs_shards *shards, rs_batch *batch, const rs_model *model,
     }
     *gnorm = shards->grad_norm;
     return 0;
+}
+
+float rs_train_apply(rs_shards *shards, rs_model *model, rs_train_state *state, double gnorm)
+{
+    const rs_train_config *c = &model->train;
+    const float clip = rs_clip_factor(gnorm, c->clip);
+    state->step++;
+    const float lr = rs_train_learning_rate(c, model->cfg.hidden, state->lr_scale, state->step);
+    const rs_adam_settings adam = {lr, c->beta1, c->beta2, c->adam_eps};
+    rs_shards_adam(shards, model->params, clip, state->adam_m, state->adam_v, &adam, state->step);
+    return lr;
 }
 
 float rs_train_learning_rate(const rs_train_config *c, int hidden, float lr_scale, int64_t step)
@@ -578,21 +571,17 @@ static int update(run *r, update_result *u, rs_error *err)
     }
     /* batches_done is always at the start of an update. */
     const int k = (int)state->batches_done;
-    const update_batches batches = {r->train, &r->plan, k,
-                                    r->plan.batches - k < c->accumulate ? r->plan.batches - k
-                                                                        : c->accumulate};
-    const long tokens = update_tokens(&batches);
+    const rs_update_batches batches = {r->train, &r->plan, k,
+                                       r->plan.batches - k < c->accumulate ? r->plan.batches - k
+                                                                           : c->accumulate};
+    const long tokens = rs_train_update_tokens(&batches);
     const double t0 = rs_clock_seconds();
-    if (train_step(&r->buf.shards, &r->buf.batch, tr->model, &batches, tokens, state->step, u, err))
+    if (rs_train_gradient(&r->buf.shards, &r->buf.batch, tr->model, &batches, tokens, state->step,
+                          &u->loss, &u->gnorm, err))
         return -1;
     if (!isfinite(u->gnorm) || !isfinite(u->loss))
         return not_finite(tr, r->last_path, u->loss, u->gnorm, err);
-    const float clip = rs_clip_factor(u->gnorm, c->clip);
-    state->step++;
-    u->lr = rs_train_learning_rate(c, tr->model->cfg.hidden, state->lr_scale, state->step);
-    const rs_adam_settings adam = {u->lr, c->beta1, c->beta2, c->adam_eps};
-    rs_shards_adam(&r->buf.shards, tr->model->params, clip, state->adam_m, state->adam_v, &adam,
-                   state->step);
+    u->lr = rs_train_apply(&r->buf.shards, tr->model, state, u->gnorm);
     r->rc.update_s += rs_clock_seconds() - t0;
     r->rc.updates_timed++;
     u->shown_epoch = state->epoch + 1;

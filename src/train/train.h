@@ -27,9 +27,11 @@
 
 #include <signal.h>
 
+#include "data/batch.h"
 #include "data/dataset.h"
 #include "model/model.h"
 #include "model/codec.h"
+#include "nn/shards.h"
 
 typedef struct rs_watch rs_watch; /* train/watch.h */
 
@@ -90,6 +92,36 @@ typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
  *   inverse-sqrt:      lr · w^0.5  · min(step^-0.5, step · w^-1.5) · lr_scale
  * (n the model's hidden size; docs/configuration.md). */
 float rs_train_learning_rate(const rs_train_config *cfg, int hidden, float lr_scale, int64_t step);
+
+/* The batches of one update: plan batches [first, first + count) of data. */
+typedef struct {
+    const rs_dataset *data;
+    const rs_epoch_plan *plan;
+    int first, count;
+} rs_update_batches;
+
+/* Target tokens of the update's batches, </s> included. */
+long rs_train_update_tokens(const rs_update_batches *u);
+
+/* The step rs_train takes per update, in its two halves (`bench` times
+ * them). First forward and backward over each batch of the update, on every
+ * core (shards.h): the loss Σ -log p over their `tokens` target tokens into
+ * *loss, and in the shards' gradient buffer [layout.total] the gradient of
+ * the per-token mean over all of them (label smoothing included), with its
+ * global norm in *gnorm. Dropout masks come from (seed, step, batch of the
+ * update, rank), so a resumed run draws the same ones. Across ranks
+ * (dist.h), each computes its rows [lo, hi) of every batch, a rank being one
+ * more shard, and the loss and gradient are the sums over ranks (`tokens`
+ * counts the whole update's). batch is filled with each batch in turn. */
+int rs_train_gradient(rs_shards *shards, rs_batch *batch, const rs_model *model,
+                      const rs_update_batches *u, long tokens, int64_t step, double *loss,
+                      double *gnorm, rs_error *err);
+
+/* Then the update of the parameters from that gradient of norm gnorm:
+ * clipped to model->train.clip, state->step counted, Adam (model->train's
+ * settings, its moments in state) at the learning rate of the new step,
+ * which is returned. */
+float rs_train_apply(rs_shards *shards, rs_model *model, rs_train_state *state, double gnorm);
 
 /* The epoch of the last step a state has done (0 before the first). */
 int rs_train_epoch_of_step(const rs_train_state *state);

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
-#include "cmd/config_alias.h"
-#include "cmd/nearest.h"
+#include "cli/cli.h"
+#include "cli/config_alias.h"
+#include "cli/nearest.h"
 #include "common/fileio.h"
 #include "text/settings_file.h"
 

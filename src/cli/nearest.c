@@ -2,7 +2,7 @@
  * the program, as cli.c. */
 #include <string.h>
 
-#include "cmd/nearest.h"
+#include "cli/nearest.h"
 
 /* Levenshtein distance, for names of a few dozen letters. */
 static int edit_distance(const char *a, const char *b)

@@ -1,4 +1,4 @@
-/* Editing a configuration file's settings in place (src/cmd/config_edit.c):
+/* Editing a configuration file's settings in place (src/cli/config_edit.c):
  * what the table of other toolkits' names (config_alias.c) and the rules of
  * config_rules.h share. */
 #ifndef RS_CONFIG_EDIT_H

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 
 #include "model/checkpoint.h"
-#include "cmd/cli.h"
-#include "cmd/nearest.h"
-#include "cmd/config_alias.h"
+#include "cli/cli.h"
+#include "cli/nearest.h"
+#include "cli/config_alias.h"
 #include "model/locate.h"
 #include "common/fileio.h"
 #include "search/forced.h"

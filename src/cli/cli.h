@@ -1,5 +1,5 @@
-/* Shared pieces of the command layer (src/cmd/cli.c is part of the program, not
- * of the library): configuration options generated from the config table,
+/* Shared pieces of the command layer (src/cli/: the program's and the
+ * tests', not in the shared library): configuration options generated from the config table,
  * the uniform error and usage conventions, and -m MODEL resolution. */
 #ifndef RS_CLI_H
 #define RS_CLI_H
@@ -202,7 +202,7 @@ int rs_cli_once(const char *prog, const char *opt, const char **slot, const char
  * name. Options given on the command line win wherever they stand: the file's
  * setting of such an option is not applied, nor those of the options in its
  * group (--train stands for src and tgt). The table of what a file may hold,
- * for every command, is in src/cmd/cli.c. */
+ * for every command, is in src/cli/cli.c. */
 /* What a command does with one option (val as rs_cli_next returns it) and its
  * value (NULL for a flag), from the command line and from the file alike:
  * -1 to go on, else the exit status after reporting the problem through
@@ -211,7 +211,7 @@ int rs_cli_once(const char *prog, const char *opt, const char **slot, const char
 typedef int (*rs_cli_apply)(void *ctx, int val, const char *arg);
 
 /* After the command line: reads --config FILE (when given), checks every
- * setting against the table of all commands' (src/cmd/cli.c) and applies
+ * setting against the table of all commands' (src/cli/cli.c) and applies
  * those of `command` ("train", "translate", "serve") that the command line
  * did not give. Returns -1 to go on, else the exit status (reported). The
  * file's values stay valid until rs_cli_end. */
@@ -276,6 +276,8 @@ enum {
 #define RS_CLI_NUMBER_BATCH(field)          {RS_CLI_BATCH, "--batch-size", 1, RS_MAX_BATCH, .i = (field)}
 #define RS_CLI_NUMBER_MAX_LEN(field)        {RS_CLI_MAX_LEN, "--max-len", 1, RS_MAX_LENGTH, .i = (field)}
 #define RS_CLI_NUMBER_MAX_SRC_LEN(field)    {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, RS_MAX_LENGTH, .i = (field)}
+/* --threads, where a command takes it: model/config.h's one range. */
+#define RS_CLI_NUMBER_THREADS(val, field)   {(val), "--threads", 1, RS_MAX_THREADS, .i = (field)}
 #define RS_CLI_SEARCH_NUMBERS(topt)                                                                \
     RS_CLI_NUMBER_BEAM(&(topt)->beam), RS_CLI_NUMBER_LENGTH_PENALTY(&(topt)->length_penalty),      \
     RS_CLI_NUMBER_BATCH(&(topt)->batch_size), RS_CLI_NUMBER_MAX_LEN(&(topt)->max_len),             \

@@ -10,14 +10,14 @@
  *     tgt_subword_model: G -> spm_src: F, spm_tgt: G; other transforms refused.
  *
  * Joey NMT 1's flat level: bpe (files already split into BPE pieces) is the
- * table's tokenizer: space (src/cmd/config_alias.c). */
+ * table's tokenizer: space (src/cli/config_alias.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cmd/config_edit.h"
-#include "cmd/config_rules.h"
+#include "cli/config_edit.h"
+#include "cli/config_rules.h"
 
 #define SUBWORD_NMT                                                                                \
     "rnnsearch does not apply BPE codes while reading: apply them to the files first "             \

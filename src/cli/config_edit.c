@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/config_edit.h"
+#include "cli/config_edit.h"
 
 /* The message stays with the setting (rs_setting.problem), for the reader
  * to report in the file's order with the file's other problems. */
