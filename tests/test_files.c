@@ -902,8 +902,8 @@ START_TEST(test_output_rule)
 }
 END_TEST
 
-/* A copy (train's DIR/config.yaml) is written as every output: byte for
- * byte into a run's directory under the name it owns, never over its input
+/* A copy (train's DIR/config.yaml) is written as every output: the text
+ * given, into a run's directory under the name it owns, never over its input
  * nor under another name there. */
 START_TEST(test_output_copy)
 {
@@ -919,15 +919,16 @@ START_TEST(test_output_copy)
     make_run_dir(run, bytes, size);
     free(bytes);
     snprintf(path, sizeof path, "%s/config.yaml", run);
-    ck_assert_msg(!rs_output_copy(from, path, "config.yaml", &err), "%s", err.msg);
+    ck_assert_msg(!rs_output_copy("a: 1\n\0b\n", 8, from, path, "config.yaml", &err), "%s",
+                  err.msg);
     bytes = testfile_read(path, &size);
     ck_assert_uint_eq(size, 8);
     ck_assert(!memcmp(bytes, "a: 1\n\0b\n", 8));
     free(bytes);
-    ck_assert_int_eq(rs_output_copy(from, from, "run.yaml", &err), -1);
+    ck_assert_int_eq(rs_output_copy("a: 1\n", 5, from, from, "run.yaml", &err), -1);
     ck_assert_msg(strstr(err.msg, "is the same file as"), "%s", err.msg);
     snprintf(path, sizeof path, "%s/other.yaml", run);
-    ck_assert_int_eq(rs_output_copy(from, path, "config.yaml", &err), -1);
+    ck_assert_int_eq(rs_output_copy("a: 1\n", 5, from, path, "config.yaml", &err), -1);
     ck_assert_int_eq(access(path, F_OK), -1);
     testdir_remove(dir);
 }

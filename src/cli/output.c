@@ -318,23 +318,19 @@ void rs_output_abort(rs_output *out)
     out->f = stdout;
 }
 
-int rs_output_copy(const char *from, const char *path, const char *owns, rs_error *err)
+int rs_output_copy(const char *text, size_t size, const char *from, const char *path,
+                   const char *owns, rs_error *err)
 {
-    unsigned char *data;
-    size_t size;
-    if (rs_read_file(from, &data, &size, err))
-        return -1;
     rs_output_rule rule;
     rs_output_rule_init(&rule, RS_OUTPUT_TEXT, owns);
     rs_output out = {0};
     int status = rs_output_add_input(&rule, from, err) || rs_output_open(&out, &rule, path, err);
-    if (!status && fwrite(data, 1, size, out.f) != size)
+    if (!status && size && fwrite(text, 1, size, out.f) != size)
         status = rs_fail(err, "%s: write failed", path);
     if (!status)
         status = rs_output_commit(&out, err);
     if (status)
         rs_output_abort(&out);
     rs_output_rule_free(&rule);
-    free(data);
     return status ? -1 : 0;
 }

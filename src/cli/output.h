@@ -91,9 +91,10 @@ int rs_output_commit(rs_output *out, rs_error *err);
  * after rs_output_commit and on an output never opened (zeroed). */
 void rs_output_abort(rs_output *out);
 
-/* Copies the file `from`, byte for byte, to path, written as every text
- * output is: by the rule of one whose input is `from` and that owns the name
+/* Writes text[size], read from the file `from`, to path as every text output
+ * is written: by the rule of one whose input is `from` and that owns the name
  * `owns` in a run's directory. */
-int rs_output_copy(const char *from, const char *path, const char *owns, rs_error *err);
+int rs_output_copy(const char *text, size_t size, const char *from, const char *path,
+                   const char *owns, rs_error *err);
 
 #endif

@@ -610,7 +610,8 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
 }
 
 /* DIR/config.yaml: a copy of the --config file the run was started with
- * (Joey NMT keeps one too), byte for byte, written as every output is
+ * (Joey NMT keeps one too), its text as read (gzip decompressed, line ends
+ * as '\n'; a pipe cannot be read again), written as every output is
  * (cli/output.h); `info -m DIR --config` reads its data paths back. A resumed
  * run given --config again replaces it; the copy itself given is left be. */
 static int copy_config(const train_request *rq, rs_error *err)
@@ -621,7 +622,8 @@ static int copy_config(const train_request *rq, rs_error *err)
     snprintf(path, sizeof path, "%s/%s", rq->dir, RS_CONFIG_COPY);
     if (rs_same_file(rq->args.config_path, path))
         return 0;
-    return rs_output_copy(rq->args.config_path, path, RS_CONFIG_COPY, err);
+    return rs_output_copy(rq->args.config.text, rq->args.config.text_size, rq->args.config_path,
+                          path, RS_CONFIG_COPY, err);
 }
 
 /* The run from a checked request: the directory claimed, the checkpoint

@@ -23,6 +23,7 @@ void rs_settings_free(rs_settings *s)
     for (int i = 0; i < s->count; i++)
         rs_setting_free(&s->items[i]);
     free(s->items);
+    free(s->text);
     memset(s, 0, sizeof *s);
 }
 

@@ -46,6 +46,8 @@ typedef struct {
     int count;
     int capacity; /* items allocated: grown by doubling, so n keys cost O(n) copies */
     int yaml;     /* 1: YAML; 0: key = value lines */
+    char *text;   /* the text read (text/settings_file.h), lines ended by '\n'; else NULL */
+    size_t text_size;
 } rs_settings;
 
 /* The largest configuration file read: far above any real one (Joey NMT's

@@ -57,6 +57,11 @@ int rs_settings_read(const char *path, rs_settings *out, rs_error *err)
         return -1;
     const char *name = strcmp(path, "-") ? path : "<stdin>";
     int status = rs_settings_parse(name, (const unsigned char *)(text ? text : ""), size, out, err);
-    free(text);
-    return status;
+    if (status) {
+        free(text);
+        return status;
+    }
+    out->text = text; /* kept: a run's copy of its --config file is this text */
+    out->text_size = size;
+    return 0;
 }

@@ -10,7 +10,8 @@
 #include "common/settings.h"
 
 /* Reads path ("-": stdin), at most RS_SETTINGS_MAX_BYTES counting one byte
- * per line end; errors name it and the line ("run.yaml:3: …"). */
+ * per line end; errors name it and the line ("run.yaml:3: …"). The text read
+ * stays in out->text (a pipe cannot be read twice). */
 int rs_settings_read(const char *path, rs_settings *out, rs_error *err);
 
 #endif
