@@ -26,7 +26,7 @@ static void usage(FILE *out)
             "maxout 128, batch 64) and M (256, 512, 512, 256, batch 128), with 1 and 2\n"
             "threads. Prints one table.\n\n"
             "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
-            "                  plain or .gz (required; scripts/train-multi30k.sh says where\n"
+            "                  plain or .gz (required; dev/train-multi30k.sh says where\n"
             "                  to get it)\n"
             "  --configs LIST  S, M or S,M (default: S,M)\n"
             "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
