@@ -262,7 +262,7 @@ static double sgemm_rate(const size_config *c, int V, int threads, double mean_l
 
 typedef struct {
     double tokens_per_s, gflops, peak_mb, bound_mb;
-    double phase[RS_PHASES + 2]; /* recurrence, attention, output, optimizer, rest: seconds/step */
+    double optimizer;            /* seconds/step in the optimizer */
     double greedy[2], beam[2];   /* sentences/s at batch 1 and 64 */
 } measured;
 
@@ -283,7 +283,7 @@ static double bound_mb(const size_config *c, const rs_model *model, int shards, 
 }
 
 /* The training side of a measurement: `steps` timed steps (after 2 untimed)
- * of config c on `threads` threads into out's rates, time by layer and the
+ * of config c on `threads` threads into out's rates, the optimizer's time and the
  * analytic memory bound. */
 static int time_training(const bench_data *d, const size_config *c, rs_model *model, int threads,
                          int steps, measured *out, rs_error *err)
@@ -309,7 +309,6 @@ static int time_training(const bench_data *d, const size_config *c, rs_model *mo
     long tokens_done = 0;
     int biggest_S = 1, biggest_T = 1, biggest_B = 1;
     const rs_adam_settings adam = {0.002f, 0.9f, 0.999f, 1e-8f};
-    rs_phase_timing(threads == 1);
     for (int k = -2; k < steps && k + 2 < plan.batches; k++) {
         int B = plan.start[k + 3] - plan.start[k + 2];
         if (rs_batch_from_dataset(&batch, &d->train, plan.order + plan.start[k + 2], B, err))
@@ -321,8 +320,6 @@ static int time_training(const bench_data *d, const size_config *c, rs_model *mo
             batch_flops +=
                 3.0 * pair_flops(c, model->cfg.tgt_vocab, batch.src_len[b], batch.tgt_len[b]);
         }
-        if (k == 0)
-            rs_phase_timing(threads == 1); /* the warm-up steps do not count */
         double t0 = rs_clock_seconds();
         double loss = rs_shards_step(&shards, model, &batch, (rs_dropout_rates){0}, (uint64_t)k,
                                      0.0f, tokens, 0);
@@ -347,14 +344,7 @@ static int time_training(const bench_data *d, const size_config *c, rs_model *mo
     out->tokens_per_s = tokens_done / seconds;
     out->gflops = flops / seconds / 1e9;
     const int nsteps = steps < plan.batches - 2 ? steps : plan.batches - 2;
-    double layers = 0.0;
-    for (int p = 0; p < RS_PHASES; p++) {
-        out->phase[p] = threads == 1 ? rs_phase_seconds(p) / nsteps : NAN;
-        layers += rs_phase_seconds(p);
-    }
-    rs_phase_timing(0);
-    out->phase[RS_PHASES] = optimizer / nsteps;
-    out->phase[RS_PHASES + 1] = threads == 1 ? (seconds - optimizer - layers) / nsteps : NAN;
+    out->optimizer = optimizer / nsteps;
     out->bound_mb = bound_mb(c, model, shards.count, biggest_S, biggest_T, biggest_B);
     status = 0;
 done:
@@ -629,18 +619,9 @@ static int bench_config(const bench_data *d, const bench_request *rq, int ci, ro
             return -1;
         add_row(rows, nrows, "train", cfg->name, threads, "tgt tok/s",
                 (row_values){m.tokens_per_s, m.gflops, m.gflops / sgemm[t], m.peak_mb, m.bound_mb});
-        if (threads == 1) {
-            static const char *const names[] = {"  step: GRU recurrence", "  step: attention",
-                                                "  step: output layer", "  step: optimizer",
-                                                "  step: rest (embeddings, W x)"};
-            double step_s = 0.0;
-            for (int p = 0; p < RS_PHASES + 2; p++)
-                step_s += m.phase[p];
-            for (int p = 0; p < RS_PHASES + 2; p++)
-                add_row(rows, nrows, names[p], cfg->name, 1, "ms/step",
-                        (row_values){1e3 * m.phase[p], -1, step_s > 0 ? m.phase[p] / step_s : -1,
-                                     -1, -1});
-        }
+        if (threads == 1)
+            add_row(rows, nrows, "  step: optimizer", cfg->name, 1, "ms/step",
+                    (row_values){1e3 * m.optimizer, -1, -1, -1, -1});
         if (decode) {
             *decoded = 1;
             const char *which = rq->model_path ? "given" : cfg->name;

@@ -92,14 +92,12 @@ void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attent
 {
     if (w->kind == RS_ATT_NONE)
         return; /* no keys */
-    const double phase_t0 = rs_phase_start();
     const int ka = rs_attention_key_size(w->kind, w->n, w->a);
     /* key_j = U h_j (+ b_a) */
     rs_matmul_forward_t(keys, annotations, RS_CMAT(w->U, ka, 2 * w->n),
                         rs_wt_view(w->U_t, 2 * w->n, ka), 0.0f);
     if (w->b)
         rs_add_bias(keys.data, w->b, keys.rows, keys.cols, keys.stride);
-    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void rs_attention_keys_backward(rs_mat d_annotations, const rs_attention_grads *g, rs_cmat d_keys,
@@ -107,14 +105,12 @@ void rs_attention_keys_backward(rs_mat d_annotations, const rs_attention_grads *
 {
     if (w->kind == RS_ATT_NONE)
         return;
-    const double phase_t0 = rs_phase_start();
     const int ka = rs_attention_key_size(w->kind, w->n, w->a);
     /* forward was: key_j = U h_j (+ b_a). */
     rs_matmul_backward_input(d_annotations, d_keys, RS_CMAT(w->U, ka, 2 * w->n), 1.0f);
     rs_matmul_backward_weight(RS_MAT(g->U, ka, 2 * w->n), d_keys, annotations);
     if (g->b)
         rs_add_row_sums(g->b, d_keys.data, d_keys.rows, d_keys.cols, d_keys.stride);
-    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void rs_attention_softmax(float *x, int len, int total)
@@ -165,10 +161,8 @@ static void fixed_context_backward(const rs_attention_step_grads *d, const rs_at
 void rs_attention_forward(const rs_attention_step *st, const rs_attention_source *src,
                           const rs_attention_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     if (w->kind == RS_ATT_NONE) {
         fixed_context_forward(st, src, w->n);
-        rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
         return;
     }
     const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S, N = source_rows(src);
@@ -200,17 +194,14 @@ void rs_attention_forward(const rs_attention_step *st, const rs_attention_source
         for (int j = 0; j < len; j++)
             rs_vaxpy(c, alpha[j], src->annotations + ((size_t)j * N + x) * n2, (size_t)n2);
     }
-    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void rs_attention_backward(const rs_attention_step_grads *d, const rs_attention_grads *g,
                            const rs_attention_step *st, const rs_attention_source *src,
                            const rs_attention_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     if (w->kind == RS_ATT_NONE) {
         fixed_context_backward(d, src, w->n);
-        rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
         return;
     }
     const int kind = w->kind, n = w->n, a = w->a, B = src->B, S = src->S, N = source_rows(src);
@@ -258,7 +249,6 @@ void rs_attention_backward(const rs_attention_step_grads *d, const rs_attention_
     if (kind == RS_ATT_ADDITIVE)
         rs_matmul_backward_input(RS_MAT(d->query, B, n), RS_CMAT(d->query_proj, B, a),
                                  RS_CMAT(w->W, a, n), 1.0f);
-    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }
 
 void rs_attention_query_backward(const rs_attention_grads *g, rs_cmat d_query_proj, rs_cmat queries,
@@ -266,8 +256,6 @@ void rs_attention_query_backward(const rs_attention_grads *g, rs_cmat d_query_pr
 {
     if (w->kind != RS_ATT_ADDITIVE)
         return;
-    const double phase_t0 = rs_phase_start();
     /* forward was: query_proj = W_a s, at every step. */
     rs_matmul_backward_weight(RS_MAT(g->W, w->a, w->n), d_query_proj, queries);
-    rs_phase_stop(RS_PHASE_ATTENTION, phase_t0);
 }

@@ -23,17 +23,14 @@
 
 void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     /* x_proj = W x + b */
     rs_q8_or_float_forward(xproj, x, w->W, rs_wt_view(w->wt ? w->wt->W : NULL, x.cols, xproj.cols),
                            w->q8 ? &w->q8->W : NULL, &w->q8_x, 0.0f);
     rs_add_bias(xproj.data, w->b, xproj.rows, xproj.cols, xproj.stride);
-    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
 void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const float *mask, int B)
 {
-    const double phase_t0 = rs_phase_start();
     const int n = w->n, n3 = 3 * n;
     const float *U_g = w->U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     float *gates = st->gates, *r_h = st->rh;
@@ -75,13 +72,11 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
             hb[k] = m != 0.0f ? h_new : hp[k];
         }
     }
-    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
 void rs_gru_step_backward(const rs_gru_step_grads *d, const rs_gru_step *st,
                           const rs_gru_weights *w, const float *mask, int B)
 {
-    const double phase_t0 = rs_phase_start();
     const int n = w->n, n3 = 3 * n;
     const float *U_g = w->U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     /* forward was: h = (1-z)⊙h_prev + z⊙g where mask = 1, else h = h_prev. */
@@ -125,13 +120,11 @@ void rs_gru_step_backward(const rs_gru_step_grads *d, const rs_gru_step *st,
     if (d->context)
         rs_matmul_backward_input(RS_MAT(d->context, B, 2 * n), RS_CMAT(d->xproj, B, n3), w->W_c,
                                  1.0f);
-    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
 void rs_gru_weights_backward(rs_mat dx, const rs_gru_grads *g, rs_cmat d_xproj,
                              const rs_gru_run *run, const rs_gru_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     const int n = w->n, R = d_xproj.rows;
     /* forward was: x_proj = W x + W_c c + b. */
     rs_matmul_backward_weight(g->W, d_xproj, run->x);
@@ -145,5 +138,4 @@ void rs_gru_weights_backward(rs_mat dx, const rs_gru_grads *g, rs_cmat d_xproj,
     rs_add_row_sums(g->b, d_xproj.data, R, 3 * n, d_xproj.stride);
     if (dx.data)
         rs_matmul_backward_input(dx, d_xproj, w->W, 1.0f);
-    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common/clock.h"
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
@@ -130,33 +129,4 @@ void rs_add_bias(float *X, const float *b, int M, int N, int ldx)
 {
     for (int i = 0; i < M; i++)
         rs_vaxpy(X + (size_t)i * ldx, 1.0f, b, (size_t)N);
-}
-
-static _Thread_local int phase_on;
-static _Thread_local double phase_sum[RS_PHASES];
-
-void rs_phase_timing(int on)
-{
-    phase_on = on;
-    if (on)
-        for (int p = 0; p < RS_PHASES; p++)
-            phase_sum[p] = 0.0;
-}
-
-double rs_phase_seconds(int phase)
-{
-    return phase_sum[phase];
-}
-
-double rs_phase_start(void)
-{
-    if (!phase_on)
-        return 0.0;
-    return rs_clock_seconds();
-}
-
-void rs_phase_stop(int phase, double started)
-{
-    if (phase_on)
-        phase_sum[phase] += rs_phase_start() - started;
 }

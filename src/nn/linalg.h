@@ -82,13 +82,4 @@ void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx);
 /* Each row of X[M, N] (stride ldx) += b[N]. */
 void rs_add_bias(float *X, const float *b, int M, int N, int ldx);
 
-/* Time spent in each kind of layer, summed per thread while timing is on
- * (rnnsearch bench's breakdown of a step). The layers bracket their work with
- * rs_phase_start / rs_phase_stop; when timing is off that costs one test. */
-enum { RS_PHASE_RECURRENCE, RS_PHASE_ATTENTION, RS_PHASE_OUTPUT, RS_PHASES };
-void rs_phase_timing(int on); /* on: also zeroes this thread's sums */
-double rs_phase_seconds(int phase);
-double rs_phase_start(void); /* 0 when timing is off */
-void rs_phase_stop(int phase, double started);
-
 #endif

@@ -39,7 +39,6 @@ rs_readout_grads rs_readout_grads_of(const rs_tensors *g)
 void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
                                const rs_readout_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols;
     const int l = w->l, l2 = 2 * l;
     float *tpre = acts->tpre, *t = acts->tmax;
@@ -70,23 +69,19 @@ void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inp
     if (acts->t_mask)
         for (size_t i = 0; i < (size_t)R * l; i++)
             t[i] *= acts->t_mask[i];
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_readout_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     /* logits = W_out t + b_out */
     if (w->q8) {
         rs_q8_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l), &w->q8->W_out,
                       w->out_ids, w->b_out, &w->q8_x, 0.0f);
-        rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
         return;
     }
     rs_matmul_forward_t(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l),
                         RS_CMAT(w->W_out, w->V, w->l), rs_wt_view(w->W_out_t, w->l, w->V), 0.0f);
     rs_add_bias(acts->logits, w->b_out, R, w->V, w->V);
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 void rs_readout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
@@ -100,7 +95,6 @@ void rs_readout_backward(const rs_readout_acts *d, const rs_readout_input_grads 
                          const rs_readout_grads *g, const rs_readout_acts *acts,
                          const rs_readout_inputs *in, const rs_readout_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols;
     const int l = w->l, l2 = 2 * l, V = w->V;
     /* forward was: logits = W_out t + b_out. */
@@ -125,13 +119,11 @@ void rs_readout_backward(const rs_readout_acts *d, const rs_readout_input_grads 
     rs_matmul_backward_input(d_in->states, d_tpre, RS_CMAT(w->U_o, l2, n), 0.0f);
     rs_matmul_backward_input(d_in->prev_emb, d_tpre, RS_CMAT(w->V_o, l2, m), 1.0f);
     rs_matmul_backward_input(d_in->context, d_tpre, RS_CMAT(w->C_o, l2, 2 * n), 1.0f);
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 double rs_softmax_xent_forward(float *probs, float *nll, const float *logits, const int *targets,
                                int R, int V)
 {
-    const double phase_t0 = rs_phase_start();
     double total = 0.0;
     for (int r = 0; r < R; r++) {
         const float *x = logits + (size_t)r * V;
@@ -145,14 +137,12 @@ double rs_softmax_xent_forward(float *probs, float *nll, const float *logits, co
         nll[r] = targets[r] == RS_PAD ? 0.0f : -logp;
         total += nll[r];
     }
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
     return total;
 }
 
 void rs_softmax_xent_backward(float *d_logits, const float *probs, const int *targets,
                               float smoothing, float scale, int R, int V)
 {
-    const double phase_t0 = rs_phase_start();
     const float uniform = smoothing / (float)V;
     for (int r = 0; r < R; r++) {
         float *d = d_logits + (size_t)r * V;
@@ -167,5 +157,4 @@ void rs_softmax_xent_backward(float *d_logits, const float *probs, const int *ta
         rs_vscale_shift(d, scale, uniform, (size_t)V);
         d[targets[r]] -= scale * (1.0f - smoothing);
     }
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
