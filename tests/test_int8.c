@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "model/model.h"
-#include "nn/int8.h"
+#include "accel/accel.h"
+#include "accel/int8.h"
 #include "nn/linalg.h"
 #include "nn/network.h"
 #include "testdir.h"

@@ -262,8 +262,8 @@ static double sgemm_rate(const size_config *c, int V, int threads, double mean_l
 
 typedef struct {
     double tokens_per_s, gflops, peak_mb, bound_mb;
-    double optimizer;            /* seconds/step in the optimizer */
-    double greedy[2], beam[2];   /* sentences/s at batch 1 and 64 */
+    double optimizer;          /* seconds/step in the optimizer */
+    double greedy[2], beam[2]; /* sentences/s at batch 1 and 64 */
 } measured;
 
 /* The analytic memory bound of training, in MB: parameters, gradients (one

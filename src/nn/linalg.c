@@ -82,21 +82,6 @@ void rs_matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)
             y.stride);
 }
 
-void rs_matmul_forward_t(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, float beta)
-{
-    if (!W_t.data || x.rows == 1) {
-        rs_matmul_forward(y, x, W, beta);
-        return;
-    }
-    if (y.rows != x.rows || y.cols != W.rows || x.cols != W.cols || W_t.rows != W.cols ||
-        W_t.cols != W.rows || !FITS(y) || !FITS(x) || !FITS(W_t)) {
-        shape_mismatch(__func__, "y [R,out] = x [R,in] W_t [in,out]", reading(y), x, W_t);
-        return;
-    }
-    rs_gemm(0, 0, x.rows, W_t.cols, x.cols, 1.0f, x.data, x.stride, W_t.data, W_t.stride, beta,
-            y.data, y.stride);
-}
-
 void rs_matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
 {
     if (dx.rows != dy.rows || dx.cols != W.cols || dy.cols != W.rows || !FITS(dx) || !FITS(dy) ||
