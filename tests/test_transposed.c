@@ -1,4 +1,4 @@
-/* Transposed copies of the decoding weights (src/nn/transposed.c): the copy
+/* Transposed copies of the decoding weights (src/accel/transposed.c): the copy
  * is Wᵀ, bit for bit; the product by it is the product by W to float32
  * rounding (another call, so another order of sums on some kernels:
  * tests/roads.h), for one row and many, dense and strided W, writing and
