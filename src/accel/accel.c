@@ -186,37 +186,38 @@ static rs_gru_fast gru_wt(accel *a, int *used, const rs_cmat v[MATRICES], int W,
                          .U_g = wt_of(a, used, v, U, 2 * n, n)};
 }
 
-/* The table: the transposed copies' forms where there are copies, then the
- * int8 ones over the decoder step's products where there are those. */
+/* The table: the transposed copies' forms for every forward pass where
+ * there are copies, and the int8 ones for the translation step's products
+ * where there are those (rs_network_fast). */
 static void make_table(accel *a, const rs_cmat v[MATRICES], int n)
 {
     rs_network_fast *t = &a->table;
     int used = 0;
     memset(t, 0, sizeof *t);
     if (a->block) {
-        t->enc_fwd = gru_wt(a, &used, v, M_ENC_FWD_W, -1, M_ENC_FWD_U);
-        t->enc_bwd = gru_wt(a, &used, v, M_ENC_BWD_W, -1, M_ENC_BWD_U);
-        t->dec = gru_wt(a, &used, v, M_DEC_W, M_DEC_W_C, M_DEC_U);
-        t->att_W = wt_of(a, &used, v, M_ATT_W, 0, v[M_ATT_W].rows);
-        t->att_U = wt_of(a, &used, v, M_ATT_U, 0, v[M_ATT_U].rows);
-        t->out_U = wt_of(a, &used, v, M_OUT_U, 0, v[M_OUT_U].rows);
-        t->out_V = wt_of(a, &used, v, M_OUT_V, 0, v[M_OUT_V].rows);
-        t->out_C = wt_of(a, &used, v, M_OUT_C, 0, v[M_OUT_C].rows);
-        t->out_W = wt_of(a, &used, v, M_OUT_W, 0, v[M_OUT_W].rows);
+        t->all.enc_fwd = gru_wt(a, &used, v, M_ENC_FWD_W, -1, M_ENC_FWD_U);
+        t->all.enc_bwd = gru_wt(a, &used, v, M_ENC_BWD_W, -1, M_ENC_BWD_U);
+        t->all.dec = gru_wt(a, &used, v, M_DEC_W, M_DEC_W_C, M_DEC_U);
+        t->all.att_W = wt_of(a, &used, v, M_ATT_W, 0, v[M_ATT_W].rows);
+        t->all.att_U = wt_of(a, &used, v, M_ATT_U, 0, v[M_ATT_U].rows);
+        t->all.out_U = wt_of(a, &used, v, M_OUT_U, 0, v[M_OUT_U].rows);
+        t->all.out_V = wt_of(a, &used, v, M_OUT_V, 0, v[M_OUT_V].rows);
+        t->all.out_C = wt_of(a, &used, v, M_OUT_C, 0, v[M_OUT_C].rows);
+        t->all.out_W = wt_of(a, &used, v, M_OUT_W, 0, v[M_OUT_W].rows);
     }
     if (!a->q8)
         return;
     used = 0;
-    t->dec = (rs_gru_fast){.W = q8_of(a, &used, M_DEC_W, 0, 3 * n),
-                           .W_c = q8_of(a, &used, M_DEC_W_C, 0, 3 * n),
-                           .U_zr = q8_of(a, &used, M_DEC_U, 0, 2 * n),
-                           .U_g = q8_of(a, &used, M_DEC_U, 2 * n, n)};
+    t->step.dec = (rs_gru_fast){.W = q8_of(a, &used, M_DEC_W, 0, 3 * n),
+                                .W_c = q8_of(a, &used, M_DEC_W_C, 0, 3 * n),
+                                .U_zr = q8_of(a, &used, M_DEC_U, 0, 2 * n),
+                                .U_g = q8_of(a, &used, M_DEC_U, 2 * n, n)};
     if (v[M_ATT_W].rows)
-        t->att_W = q8_of(a, &used, M_ATT_W, 0, v[M_ATT_W].rows);
-    t->out_U = q8_of(a, &used, M_OUT_U, 0, v[M_OUT_U].rows);
-    t->out_V = q8_of(a, &used, M_OUT_V, 0, v[M_OUT_V].rows);
-    t->out_C = q8_of(a, &used, M_OUT_C, 0, v[M_OUT_C].rows);
-    t->out_W = q8_of(a, &used, M_OUT_W, 0, v[M_OUT_W].rows);
+        t->step.att_W = q8_of(a, &used, M_ATT_W, 0, v[M_ATT_W].rows);
+    t->step.out_U = q8_of(a, &used, M_OUT_U, 0, v[M_OUT_U].rows);
+    t->step.out_V = q8_of(a, &used, M_OUT_V, 0, v[M_OUT_V].rows);
+    t->step.out_C = q8_of(a, &used, M_OUT_C, 0, v[M_OUT_C].rows);
+    t->step.out_W = q8_of(a, &used, M_OUT_W, 0, v[M_OUT_W].rows);
 }
 
 rs_network_fast *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_error *err)

@@ -7,10 +7,12 @@
  *     makes, the same bits as the plain product on most BLAS kernels;
  *   int8 copies (accel/int8.h, translate --int8): the decoder step's
  *     products (the GRU's W'_e, W'_c and U, the attention's W_a, the deep
- *     output's U_o, V_o, C_o and the output layer W_out), within int8.h's
- *     bound. Where a product has both, the int8 one is taken; the encoder's
- *     products stay float (they run once per source word, the step's once
- *     per target word and hypothesis).
+ *     output's U_o, V_o, C_o and the output layer W_out) in a translation
+ *     step (rs_network_step), within int8.h's bound; there the int8 form is
+ *     taken over the transposed one. The encoder's products stay float (they
+ *     run once per source word, the step's once per target word and
+ *     hypothesis), and so do teacher-forced passes (score, forced
+ *     alignments), which stay exact.
  *
  * The forms and their copies live in one object, whose first member is the
  * table nn/ reads (rs_network_fast), put in model->fast. Shapes: m

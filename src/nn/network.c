@@ -71,8 +71,8 @@ static rs_gru_weights gru_weights(int n, rs_cmat W, rs_cmat W_c, const float *U,
 
 static layer_weights weights_of(const rs_model *model)
 {
-    static const rs_network_fast plain; /* every product plain */
-    const rs_network_fast *f = model->fast ? model->fast : &plain;
+    static const rs_network_forms plain; /* every product plain */
+    const rs_network_forms *f = model->fast ? &model->fast->all : &plain;
     const rs_tensors *t = &model->w;
     const rs_model_config *c = &model->cfg;
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
@@ -621,6 +621,20 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 
 /* ---- one decoder step, for translation ---- */
 
+/* The translation step's own forms (rs_network_fast's step) where it has
+ * them, over w's. */
+static void use_step_forms(layer_weights *w, const rs_network_forms *f)
+{
+    const rs_linear_fast **to[] = {
+        &w->dec.W.fast, &w->dec.W_c.fast, &w->dec.U_zr.fast, &w->dec.U_g.fast, &w->att.W.fast,
+        &w->att.U.fast, &w->out.U_o.fast, &w->out.V_o.fast,  &w->out.C_o.fast, &w->out.W_out.fast};
+    const rs_linear_fast *from[] = {f->dec.W, f->dec.W_c, f->dec.U_zr, f->dec.U_g, f->att_W,
+                                    f->att_U, f->out_U,   f->out_V,    f->out_C,   f->out_W};
+    for (size_t i = 0; i < sizeof to / sizeof *to; i++)
+        if (from[i])
+            *to[i] = from[i];
+}
+
 float rs_log_normalizer(const float *row, int V)
 {
     const float max = rs_vmax(row, (size_t)V);
@@ -630,7 +644,9 @@ float rs_log_normalizer(const float *row, int V)
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
                      const rs_attention_source *src, const rs_model *model)
 {
-    const layer_weights w = weights_of(model);
+    layer_weights w = weights_of(model);
+    if (model->fast)
+        use_step_forms(&w, &model->fast->step);
     const rs_model_config *c = &model->cfg;
     const int B = src->B, m = c->emb, n = c->hidden;
     embedding_forward(ws->dec_emb, model->w.tgt_emb, prev, B, m, NULL, NULL);

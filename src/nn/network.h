@@ -216,22 +216,31 @@ typedef struct {
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
                      const rs_attention_source *src, const rs_model *model);
 
-/* The faster forms of a model's forward products (nn/linear.h), one per
- * product a translation makes; NULL: the plain product. accel/ makes them
- * when a model is readied to translate and puts them in model->fast; a
- * model that trains has none. Read only: threads share them. A GRU's:
- * W [3n,in] (W'_e for the decoder), W_c [3n,2n] (the decoder's), U_zr
- * [2n,n] and U_g [n,n]; the attention's W_a [a,n] and key side U (U_a
- * [a,2n] or K [n,2n]); the deep output's U_o, V_o, C_o and the output
- * layer W_out [V,l] (a shortlist's rows get their own form, rs_output_rows). */
+/* Faster forms of a model's forward products (nn/linear.h), one per
+ * product; NULL: the plain product. A GRU's: W [3n,in] (W'_e for the
+ * decoder), W_c [3n,2n] (the decoder's), U_zr [2n,n] and U_g [n,n]; the
+ * attention's W_a [a,n] and key side U (U_a [a,2n] or K [n,2n]); the deep
+ * output's U_o, V_o, C_o and the output layer W_out [V,l] (a shortlist's
+ * rows get their own form, rs_output_rows). */
 typedef struct {
     const rs_linear_fast *W, *W_c, *U_zr, *U_g;
 } rs_gru_fast;
 
-typedef struct rs_network_fast {
+typedef struct {
     rs_gru_fast enc_fwd, enc_bwd, dec;
     const rs_linear_fast *att_W, *att_U;
     const rs_linear_fast *out_U, *out_V, *out_C, *out_W;
+} rs_network_forms;
+
+/* The forms a model was readied for translation with (model->fast): accel/
+ * makes them; a model that trains has none. Read only: threads share them.
+ * `all` serve every forward pass (rs_encode, rs_network_forward,
+ * rs_network_step) and give the plain products' numbers (to float32
+ * rounding); `step`, where set, serve the translation step (rs_network_step)
+ * instead: forms whose numbers differ (translate --int8), so that a
+ * teacher-forced pass (score, a forced alignment) stays exact. */
+typedef struct rs_network_fast {
+    rs_network_forms all, step;
 } rs_network_fast;
 
 /* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):

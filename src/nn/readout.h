@@ -63,8 +63,8 @@ typedef struct {
     rs_scratch scratch;
 } rs_readout_acts;
 
-/* Its two halves, which rs_readout_forward runs in turn (decoding times them
- * apart): the deep output t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask
+/* Its two halves, which rs_readout_forward runs in turn (a translation step
+ * runs them apart, its output layer perhaps a shortlist's): the deep output t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask
  * into tpre, tmax and which; and the output layer logits = W_out t + b_out
  * [R,V] from tmax. */
 void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
