@@ -4,9 +4,9 @@
  *
  * A weight may come with a faster form of the same product (rs_linear_fast),
  * made once when a model is readied for translation and never in training:
- * its forward computes the same y from the same x, by copies of W kept in
- * another layout or precision (accel/ makes them). Without one the product
- * is rs_matmul_forward on W. Backward passes read W itself and never a
+ * its forward computes y from x by copies of W kept in another layout (the
+ * same numbers to float32 rounding) or precision (int8, within its bound);
+ * accel/ makes them. Without one the product is rs_matmul_forward on W. Backward passes read W itself and never a
  * faster form. */
 #ifndef RS_LINEAR_H
 #define RS_LINEAR_H

@@ -143,8 +143,9 @@ typedef struct {
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax (translation: [rows,l]) */
     /* translation: what the faster forms of a step's products may use
-     * (nn/linear.h), RS_LINEAR_SCRATCH_BYTES(rows, max(m, 2n, l)); training
-     * has none ({0}) */
+     * (nn/linear.h), RS_LINEAR_SCRATCH_BYTES(rows, max(m, 2n, l)): sized for
+     * a step, not for the encoder's S·B rows, whose forms (transposed
+     * copies) use none; training has none ({0}) */
     rs_scratch scratch;
 #define RS_WS_FIELD(field, count, use, doc) float *field;
     RS_WORKSPACE_TABLE(RS_WS_FIELD)
