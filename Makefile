@@ -40,7 +40,7 @@ endif
 # log), below them so that tests link it.
 # src/ holds one folder per layer, lowest first; a file includes only its own
 # layer and those below it (scripts/check-layers.sh, run by make check).
-LAYERS := common text model data nn search eval api train serve cli cmd
+LAYERS := common text model data nn accel search eval api train serve cli cmd
 PROG_SRCS := $(wildcard src/cmd/*.c)
 LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
 LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))

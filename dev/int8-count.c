@@ -16,7 +16,7 @@
 #include <string.h>
 #include <valgrind/callgrind.h>
 
-#include "nn/int8.h"
+#include "accel/int8.h"
 #include "nn/linalg.h"
 
 int main(int argc, char **argv)

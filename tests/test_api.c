@@ -90,7 +90,7 @@ START_TEST(translation_is_the_pipeline_s)
     rs_translator want_tr;
     rs_translated want[N];
     rs_model ready;
-    ck_assert_msg(!rs_ready_model_load(path, &ready, &codec, NULL, 0, &e), "%s", e.msg);
+    ck_assert_msg(!rs_ready_model_load(path, NULL, &ready, &codec, NULL, 0, &e), "%s", e.msg);
     const rs_model *member = &ready;
     rs_translate_options topt;
     rs_translate_options_default(&topt);
@@ -150,7 +150,7 @@ START_TEST(forced_decoding_is_the_pipeline_s)
     rs_forced want;
     rs_tokens src, tgt;
     rs_model ready;
-    ck_assert_msg(!rs_ready_model_load(path, &ready, &codec, NULL, 0, &e), "%s", e.msg);
+    ck_assert_msg(!rs_ready_model_load(path, NULL, &ready, &codec, NULL, 0, &e), "%s", e.msg);
     const rs_model *member = &ready;
     const rs_forced_pair pair = {"das haus", "the the", 250,
                                  RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};

@@ -134,8 +134,8 @@ START_TEST(an_ensemble_translates_as_the_pipeline)
      * decode as the library loads them: one road, so the same bits. */
     rs_error e = {{0}};
     rs_model a, b;
-    ck_assert(!rs_ready_model_load(path, &a, NULL, NULL, 0, &e));
-    ck_assert(!rs_ready_model_load(other, &b, NULL, NULL, 0, &e));
+    ck_assert(!rs_ready_model_load(path, NULL, &a, NULL, NULL, 0, &e));
+    ck_assert(!rs_ready_model_load(other, NULL, &b, NULL, NULL, 0, &e));
     const rs_model *members[2] = {&a, &b};
     rs_codec codec = {0};
     rs_translator want_tr;

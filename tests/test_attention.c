@@ -32,13 +32,20 @@ static rs_attention_weights case_weights(const att_case *c)
     /* K or U_a is the keys' business: a step never reads it. */
     const int additive = c->kind == RS_ATT_ADDITIVE;
     return (rs_attention_weights){
-        c->kind, AN,   AA,  additive ? c->W_a : NULL, additive ? c->v_a : NULL, NULL, NULL, NULL,
-        {0},     NULL, NULL};
+        .kind = c->kind,
+        .n = AN,
+        .a = AA,
+        .W = RS_LINEAR(additive ? RS_CMAT(c->W_a, AA, AN) : RS_CMAT(NULL, 0, 0)),
+        .v = additive ? c->v_a : NULL};
 }
 
 static rs_attention_step case_step(att_case *c)
 {
-    return (rs_attention_step){c->query, c->query_proj, c->hidden, c->alpha, c->context};
+    return (rs_attention_step){.query = c->query,
+                               .query_proj = c->query_proj,
+                               .hidden = c->hidden,
+                               .alpha = c->alpha,
+                               .context = c->context};
 }
 
 static double att_loss(void *p)
@@ -121,8 +128,12 @@ typedef struct {
 static rs_attention_weights keys_weights(const keys_case *c)
 {
     const int additive = c->kind == RS_ATT_ADDITIVE;
-    return (rs_attention_weights){c->kind, AN,  AA,   NULL, NULL, c->U, additive ? c->b : NULL,
-                                  NULL,    {0}, NULL, NULL};
+    const int ka = rs_attention_key_size(c->kind, AN, AA);
+    return (rs_attention_weights){.kind = c->kind,
+                                  .n = AN,
+                                  .a = AA,
+                                  .U = RS_LINEAR(RS_CMAT(c->U, ka, 2 * AN)),
+                                  .b = additive ? c->b : NULL};
 }
 
 static double keys_loss(void *p)
@@ -130,7 +141,8 @@ static double keys_loss(void *p)
     keys_case *c = p;
     const int ka = rs_attention_key_size(c->kind, AN, AA);
     const rs_attention_weights w = keys_weights(c);
-    rs_attention_keys_forward(RS_MAT(c->keys, AS, ka), RS_CMAT(c->annotations, AS, 2 * AN), &w);
+    rs_attention_keys_forward(RS_MAT(c->keys, AS, ka), RS_CMAT(c->annotations, AS, 2 * AN), &w,
+                              (rs_scratch){0});
     return gradcheck_weighted_sum(c->keys, c->weight, (size_t)AS * ka);
 }
 
@@ -190,8 +202,13 @@ START_TEST(attention_rows_read_their_sentence_through_the_map)
     float alpha[2][ROWS * AS], hidden[2][ROWS * AS * AA], qp[2][ROWS * AA], ctx[2][ROWS * 2 * AN];
     const rs_attention_source mapped = {c.keys, c.annotations, row_len, ROWS, AS, sentence, AB};
     const rs_attention_source copied = {copy_keys, copy_ann, row_len, ROWS, AS, NULL, 0};
-    const rs_attention_step st[2] = {{query, qp[0], hidden[0], alpha[0], ctx[0]},
-                                     {query, qp[1], hidden[1], alpha[1], ctx[1]}};
+    rs_attention_step st[2];
+    for (int k = 0; k < 2; k++)
+        st[k] = (rs_attention_step){.query = query,
+                                    .query_proj = qp[k],
+                                    .hidden = hidden[k],
+                                    .alpha = alpha[k],
+                                    .context = ctx[k]};
     rs_attention_forward(&st[0], &mapped, &w);
     rs_attention_forward(&st[1], &copied, &w);
     ck_assert(!memcmp(ctx[0], ctx[1], sizeof ctx[0]));
@@ -237,10 +254,9 @@ START_TEST(attention_known_answers)
     float annotations[12] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0};
     float alpha[3], context[4];
     int len = 3;
-    const rs_attention_weights w = {RS_ATT_GENERAL, 2,    1,   NULL, NULL, NULL,
-                                    NULL,           NULL, {0}, NULL, NULL};
+    const rs_attention_weights w = {.kind = RS_ATT_GENERAL, .n = 2, .a = 1};
     const rs_attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
-    const rs_attention_step st = {query, NULL, NULL, alpha, context};
+    const rs_attention_step st = {.query = query, .alpha = alpha, .context = context};
     rs_attention_forward(&st, &src, &w);
     ck_assert_float_eq_tol(alpha[0], 0.0900f, 5e-5f);
     ck_assert_float_eq_tol(alpha[1], 0.2447f, 5e-5f);

@@ -22,20 +22,23 @@ typedef struct {
 
 static rs_gru_weights case_weights(gru_case *c)
 {
-    return (rs_gru_weights){GN,
-                            RS_CMAT(c->W, 3 * GN, GI),
-                            c->with_context ? RS_CMAT(c->W_c, 3 * GN, 2 * GN) : RS_CMAT(NULL, 0, 0),
-                            c->U,
-                            c->b,
-                            NULL,
-                            {0},
-                            NULL};
+    const rs_cmat W_c = c->with_context ? RS_CMAT(c->W_c, 3 * GN, 2 * GN) : RS_CMAT(NULL, 0, 0);
+    return (rs_gru_weights){.n = GN,
+                            .W = RS_LINEAR(RS_CMAT(c->W, 3 * GN, GI)),
+                            .W_c = RS_LINEAR(W_c),
+                            .U_zr = RS_LINEAR(RS_CMAT(c->U, 2 * GN, GN)),
+                            .U_g = RS_LINEAR(RS_CMAT(c->U + 2 * GN * GN, GN, GN)),
+                            .b = c->b};
 }
 
 static rs_gru_step case_step(gru_case *c)
 {
-    return (rs_gru_step){c->h_prev, c->with_context ? c->context : NULL, c->xproj, c->gates, c->rh,
-                         c->h};
+    return (rs_gru_step){.h_prev = c->h_prev,
+                         .context = c->with_context ? c->context : NULL,
+                         .xproj = c->xproj,
+                         .gates = c->gates,
+                         .rh = c->rh,
+                         .h = c->h};
 }
 
 static double gru_loss(void *p)
@@ -43,7 +46,7 @@ static double gru_loss(void *p)
     gru_case *c = p;
     const rs_gru_weights w = case_weights(c);
     const rs_gru_step st = case_step(c);
-    rs_gru_input_forward(RS_MAT(c->xproj, GB, 3 * GN), RS_CMAT(c->x, GB, GI), &w);
+    rs_gru_input_forward(RS_MAT(c->xproj, GB, 3 * GN), RS_CMAT(c->x, GB, GI), &w, (rs_scratch){0});
     rs_gru_step_forward(&st, &w, c->mask, GB);
     return gradcheck_weighted_sum(c->h, c->weight, GB * GN);
 }

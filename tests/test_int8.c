@@ -1,4 +1,4 @@
-/* int8 weights for decoding (src/nn/int8.c, translate --int8): the AVX2 dot
+/* int8 weights for decoding (src/accel/int8.c, translate --int8): the AVX2 dot
  * products (four weight rows against one or more input rows) against the
  * scalar one bit for bit, the quantizer's range [−127, 127], the quantized
  * product against the float one within the bound int8.h derives, either
@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "model/model.h"
-#include "nn/int8.h"
+#include "accel/accel.h"
+#include "accel/int8.h"
 #include "nn/linalg.h"
 #include "nn/network.h"
 #include "testdir.h"

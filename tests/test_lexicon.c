@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/accel.h"
 #include "search/beam.h"
 #include "search/decode.h"
 #include "model/checkpoint.h"

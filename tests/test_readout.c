@@ -24,7 +24,8 @@ typedef struct {
 
 static rs_readout_acts case_acts(readout_case *c)
 {
-    return (rs_readout_acts){c->tpre, c->t, c->logits, c->which, c->t_mask};
+    return (rs_readout_acts){
+        .tpre = c->tpre, .tmax = c->t, .logits = c->logits, .which = c->which, .t_mask = c->t_mask};
 }
 
 static rs_readout_inputs case_inputs(readout_case *c)
@@ -38,7 +39,7 @@ static double readout_loss(void *p)
     readout_case *c = p;
     const rs_readout_acts acts = case_acts(c);
     const rs_readout_inputs in = case_inputs(c);
-    const rs_readout_weights w = rs_readout_weights_of(&c->model.w, RL, RV);
+    const rs_readout_weights w = rs_readout_weights_of(&c->model.w, RM, RN, RL, RV);
     rs_readout_forward(&acts, &in, &w);
     return gradcheck_weighted_sum(c->logits, c->weight, RR * RV);
 }
@@ -78,11 +79,11 @@ START_TEST(readout_matches_finite_differences)
     rs_tensors_bind(&g, &c.model.layout, grad);
     float dstates[RR * RN], demb[RR * RM] = {0}, dctx[RR * 2 * RN] = {0};
     float dt[RR * RL], dtpre[RR * 2 * RL];
-    const rs_readout_acts acts = case_acts(&c), d = {dtpre, dt, c.weight, NULL, NULL};
+    const rs_readout_acts acts = case_acts(&c), d = {.tpre = dtpre, .tmax = dt, .logits = c.weight};
     const rs_readout_inputs in = case_inputs(&c);
     const rs_readout_input_grads d_in = {RS_MAT(dstates, RR, RN), RS_MAT(demb, RR, RM),
                                          RS_MAT(dctx, RR, 2 * RN)};
-    const rs_readout_weights w = rs_readout_weights_of(&c.model.w, RL, RV);
+    const rs_readout_weights w = rs_readout_weights_of(&c.model.w, RM, RN, RL, RV);
     const rs_readout_grads dw = rs_readout_grads_of(&g);
     rs_readout_backward(&d, &d_in, &dw, &acts, &in, &w);
     gradcheck_expect("readout dstates",

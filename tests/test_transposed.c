@@ -1,4 +1,4 @@
-/* Transposed copies of the decoding weights (src/nn/transposed.c): the copy
+/* Transposed copies of the decoding weights (src/accel/transposed.c): the copy
  * is Wᵀ, bit for bit; the product by it is the product by W to float32
  * rounding (another call, so another order of sums on some kernels:
  * tests/roads.h), for one row and many, dense and strided W, writing and
@@ -17,7 +17,8 @@
 #include "model/model.h"
 #include "nn/linalg.h"
 #include "nn/network.h"
-#include "nn/transposed.h"
+#include "accel/accel.h"
+#include "accel/transposed.h"
 #include "roads.h"
 #include "tinymodel.h"
 
@@ -138,7 +139,7 @@ START_TEST(a_step_with_the_copies_is_the_step_to_rounding)
             const rs_step_out out = {next[pass], logits[pass], lse[pass], alpha[pass], NULL};
             rs_network_step(&ws, &out, state, prev, &src, &model);
         }
-        ck_assert(model.wt);
+        ck_assert(model.fast);
         roads_expect_close("the next state", next[0], next[1], (size_t)rows_now * n);
         roads_expect_close("the logits", logits[0], logits[1], (size_t)rows_now * V);
         roads_expect_close("the log-normalisers", lse[0], lse[1], (size_t)rows_now);
@@ -148,8 +149,9 @@ START_TEST(a_step_with_the_copies_is_the_step_to_rounding)
         ck_assert(!memcmp(logits[1], logits[2], sizeof(float) * rows_now * V));
         ck_assert(!memcmp(lse[1], lse[2], sizeof(float) * rows_now));
         ck_assert(!memcmp(alpha[1], alpha[2], sizeof(float) * rows_now * LEN));
-        model.wt_free(model.wt);
-        model.wt = NULL;
+        model.fast_free(model.fast);
+        model.fast = NULL;
+        model.fast_free = NULL;
     }
     rs_workspace_free(&ws);
     ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
@@ -171,7 +173,7 @@ START_TEST(a_shortlist_step_with_its_transpose_is_the_step_to_rounding)
     ck_assert_int_eq(rs_workspace_alloc_translation(&ws, &model, B, ROWS, LEN, &err), 0);
     static float state[ROWS * 80], keys[LEN * B * 80], ann[LEN * B * 160];
     static float next[ROWS * 80], logits[2][ROWS * COUNT], lse[2][ROWS], alpha[ROWS * LEN];
-    static float rows_W[COUNT * 40], rows_b[COUNT], rows_W_t[40 * COUNT];
+    static float rows_W[COUNT * 40], rows_b[COUNT];
     int ids[COUNT];
     uint32_t st = 9;
     fill(state, sizeof state / sizeof *state, &st);
@@ -182,17 +184,26 @@ START_TEST(a_shortlist_step_with_its_transpose_is_the_step_to_rounding)
         memcpy(rows_W + j * l, model.w.out_W + (size_t)ids[j] * l, sizeof(float) * l);
         rows_b[j] = model.w.out_bw[ids[j]];
     }
-    rs_transpose(rows_W_t, RS_CMAT(rows_W, COUNT, l));
     const int src_len[ROWS] = {5, 2, 4, 5, 1, 3};
     const int sentence[ROWS] = {0, 1, 0, 1, 0, 1}, prev[ROWS] = {5, 7, 1, 2, 290, 3};
     const rs_attention_source src = {keys, ann, src_len, ROWS, LEN, sentence, B};
+    /* The rows as gathered here, then as accel/ gathers them for a model
+     * with transposed copies (their transpose too). */
+    rs_accel_rows *gathered = rs_accel_rows_new(COUNT, l, &err);
+    ck_assert(gathered);
     for (int pass = 0; pass < 2; pass++) {
-        const rs_output_rows chosen = {COUNT, ids, rows_W, rows_b, pass ? rows_W_t : NULL};
+        if (pass == 1)
+            ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
+        const rs_linear W = pass ? rs_accel_rows_gather(gathered, &model, ids, COUNT, 1)
+                                 : RS_LINEAR(RS_CMAT(rows_W, COUNT, l));
+        ck_assert(pass == 0 || W.fast);
+        const rs_output_rows chosen = {.count = COUNT, .ids = ids, .W = W, .b = rows_b};
         const rs_step_out out = {next, logits[pass], lse[pass], alpha, &chosen};
         rs_network_step(&ws, &out, state, prev, &src, &model);
     }
     roads_expect_close("the shortlist's logits", logits[0], logits[1], ROWS * COUNT);
     roads_expect_close("the shortlist's log-normalisers", lse[0], lse[1], ROWS);
+    rs_accel_rows_free(gathered);
     rs_workspace_free(&ws);
     rs_model_free(&model);
 }

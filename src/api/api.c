@@ -35,25 +35,23 @@ _Static_assert(RNNSEARCH_MAX_BEAM == RS_MAX_BEAM && RNNSEARCH_MAX_BATCH == RS_MA
                    RNNSEARCH_MAX_TEXT == RS_LINE_MAX_BYTES,
                "rnnsearch.h's limits are the program's");
 
-/* The model stays float for everyone: int8 copies (options.int8) are made
- * once, under lock, beside it, and only translators that ask see them,
- * through a view of the model with q8 set (rs_network_step takes int8
- * products whenever a model has q8). */
+/* The model stays float for everyone: its int8 forms (options.int8) are
+ * made once, under lock, beside it, and only translators that ask see them,
+ * through a view of the model with those forms (search/ready.h). */
 struct rnnsearch_model {
-    rs_model model; /* model.q8 stays NULL */
+    rs_model model; /* readied without int8 */
     rs_codec codec;
     char checkpoint[4096];
-    pthread_mutex_t lock;     /* guards q8 and q8_free */
-    struct rs_q8_weights *q8; /* NULL until a translator asks for int8 */
-    void (*q8_free)(struct rs_q8_weights *q8);
+    pthread_mutex_t lock;               /* guards int8 */
+    struct rs_network_fast *int8_forms; /* NULL until a translator asks for int8 */
 };
 
 /* RNNSEARCH_MAX_MODELS is the command line's bound on -m (RS_CLI_MAX_MODELS,
  * in cmd/, which this layer does not see). */
 struct rnnsearch_translator {
     const rs_model *members[RNNSEARCH_MAX_MODELS]; /* the translator's models array */
-    /* with int8: shallow copies of the members, q8 their model's int8 copies
-     * (the parameters, vocabularies and int8 copies stay the model's) */
+    /* with int8: shallow copies of the members with their model's int8
+     * forms (the parameters, vocabularies and forms stay the model's) */
     rs_model views[RNNSEARCH_MAX_MODELS];
     float weights[RNNSEARCH_MAX_MODELS]; /* the options' weights, copied */
     char *remove_bpe;                    /* the options' marker, copied, or NULL */
@@ -102,8 +100,8 @@ int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnns
     rnnsearch_model *m = rs_calloc(1, sizeof *m, &e);
     if (!m)
         return fail_with(err, &e);
-    if (rs_ready_model_load(path_or_name, &m->model, &m->codec, m->checkpoint, sizeof m->checkpoint,
-                            &e)) {
+    if (rs_ready_model_load(path_or_name, NULL, &m->model, &m->codec, m->checkpoint,
+                            sizeof m->checkpoint, &e)) {
         free(m);
         return fail_with(err, &e);
     }
@@ -121,8 +119,7 @@ void rnnsearch_model_free(rnnsearch_model *model)
 {
     if (!model)
         return;
-    if (model->q8)
-        model->q8_free(model->q8);
+    rs_ready_forms_free(model->int8_forms);
     pthread_mutex_destroy(&model->lock);
     rs_codec_free(&model->codec);
     rs_model_free(&model->model);
@@ -254,18 +251,12 @@ static int model_int8(rnnsearch_model *m, rs_model *view, rs_error *e)
 {
     int status = 0;
     pthread_mutex_lock(&m->lock);
-    if (!m->q8) {
-        rs_model tmp = m->model;
-        status = rs_network_quantize(&tmp, e);
-        if (status == 0) {
-            m->q8 = tmp.q8;
-            m->q8_free = tmp.q8_free;
-        }
-    }
+    if (!m->int8_forms)
+        status =
+            rs_ready_model_view(&m->model, &(rs_ready_options){.int8 = 1}, view, &m->int8_forms, e);
     *view = m->model;
-    view->q8 = m->q8;
-    view->q8_free = NULL; /* the view frees nothing: it is never rs_model_free'd */
-    view->wt_free = NULL;
+    view->fast = m->int8_forms;
+    view->fast_free = NULL; /* the view frees nothing: it is never rs_model_free'd */
     pthread_mutex_unlock(&m->lock);
     return status;
 }

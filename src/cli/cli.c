@@ -121,7 +121,7 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
 
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
 {
-    return rs_ready_model_load(model_arg, model, codec, NULL, 0, err);
+    return rs_ready_model_load(model_arg, NULL, model, codec, NULL, 0, err);
 }
 
 /* "FILE:LINE" while a configuration file's setting is applied: the
@@ -478,7 +478,8 @@ int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err)
 {
     for (; m->loaded < m->count; m->loaded++) {
         const int k = m->loaded;
-        if (rs_cli_load_model(m->args[k], &m->models[k], k ? NULL : codec, err))
+        if (rs_ready_model_load(m->args[k], &m->ready, &m->models[k], k ? NULL : codec, NULL, 0,
+                                err))
             return -1;
         m->members[k] = &m->models[k];
     }

@@ -13,6 +13,7 @@
 #include "model/config.h"
 #include "model/locate.h"
 #include "model/model.h"
+#include "search/ready.h"
 #include "search/translate.h"
 #include "text/corpus.h"
 
@@ -308,6 +309,7 @@ typedef struct {
     const char *args[RS_CLI_MAX_MODELS];
     rs_model models[RS_CLI_MAX_MODELS];
     const rs_model *members[RS_CLI_MAX_MODELS]; /* &models[k], as the pipeline takes them */
+    rs_ready_options ready;                     /* what every model is readied with (--int8) */
 } rs_cli_models;
 
 /* Records one -m argument (refusing more than RS_CLI_MAX_MODELS). */

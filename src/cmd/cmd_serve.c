@@ -390,14 +390,12 @@ int cmd_serve(int argc, char **argv)
     rs_error err;
     rs_server *server = NULL;
     for (; loaded < rq.n_models; loaded++) {
-        if (rs_cli_load_model(rq.model_args[loaded], &models[loaded], &codecs[loaded], &err))
+        if (rs_ready_model_load(rq.model_args[loaded], &(rs_ready_options){.int8 = rq.int8},
+                                &models[loaded], &codecs[loaded], NULL, 0, &err))
             goto fail;
         model_name(rq.model_args[loaded], names[loaded], sizeof names[loaded]);
         served[loaded] = (rs_serve_model){names[loaded], &models[loaded], &codecs[loaded]};
     }
-    for (int k = 0; k < loaded; k++)
-        if (rq.int8 && rs_network_quantize(&models[k], &err))
-            goto fail;
     /* SIGINT and SIGTERM are taken by sigwait, so every thread started from
      * here on must block them; a client gone away is an error, not a signal. */
     sigset_t stop;

@@ -538,11 +538,9 @@ int cmd_translate(int argc, char **argv)
     rs_chrf_stats_init(&run.chrf);
     int reader_open = 0;
     status = RS_EXIT_FAIL;
+    models.ready = (rs_ready_options){.int8 = rq.int8};
     if (rs_cli_load_models(&models, &codec, &err))
         goto fail;
-    for (int k = 0; k < models.count; k++)
-        if (rq.int8 && rs_network_quantize(&models.models[k], &err))
-            goto fail;
     /* A model of SentencePiece pieces gives decoded text: taking its spaces
      * out would join every word. */
     if (rq.topt.remove_bpe && !strcmp(rq.topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&

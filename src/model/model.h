@@ -15,8 +15,7 @@
 /* A model: its configuration (sizes, text settings), vocabularies and
  * weights; and the settings of the run that trained it, which its checkpoint
  * keeps beside them (for --resume, and for people). */
-struct rs_q8_weights; /* nn/int8.h */
-struct rs_wt_weights; /* nn/transposed.h */
+struct rs_network_fast; /* nn/network.h */
 
 typedef struct {
     rs_model_config cfg;
@@ -28,16 +27,13 @@ typedef struct {
     /* SentencePiece models (serialized protobufs), when subwords are used. */
     char *spm_src, *spm_tgt;
     size_t spm_src_len, spm_tgt_len;
-    /* int8 copies of the decoder step's weights (nn/int8.h), made from params
-     * when translation asks for them (translate --int8), else NULL; the
-     * checkpoint never holds them. rs_model_free frees them by q8_free. */
-    struct rs_q8_weights *q8;
-    void (*q8_free)(struct rs_q8_weights *q8);
-    /* transposed copies of the weights a translation step multiplies by
-     * (nn/transposed.h), made when a model is loaded to translate, else
-     * NULL; for parameters that no longer change. Freed by wt_free. */
-    struct rs_wt_weights *wt;
-    void (*wt_free)(struct rs_wt_weights *wt);
+    /* The faster forms of the forward products this model was readied for
+     * translation with (nn/network.h's table; accel/ makes them, from params,
+     * when a translator is built: search/ready.h), else NULL: for parameters
+     * that no longer change, never in the checkpoint. rs_model_free frees
+     * them by fast_free (NULL: not this model's to free). */
+    struct rs_network_fast *fast;
+    void (*fast_free)(struct rs_network_fast *fast);
 } rs_model;
 
 /* The data a run trains on, as training reads it (rs_data_fingerprint_of in

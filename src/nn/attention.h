@@ -13,6 +13,9 @@
  * gradients once after all steps (rs_attention_keys_backward); so is the
  * query side's dW_a (rs_attention_query_backward). A step's forward and
  * backward are rs_attention_forward and rs_attention_backward.
+ * The paper's additive attention is attention.c; the others are
+ * attention_variants.c, rs_attention_forward and rs_attention_backward
+ * choosing by kind.
  * Shapes: B batch, S source length (max of the batch), n hidden, 2n annotation,
  * a attention size, ka key size (a for additive, 0 for none, n otherwise).
  * Source-side tensors are time-major: annotations [S,B,2n], keys [S,B,ka]. */
@@ -20,28 +23,22 @@
 #define RS_ATTENTION_H
 
 #include "model/params.h"
-#include "nn/int8.h"
 #include "nn/linalg.h"
-#include "nn/transposed.h"
+#include "nn/linear.h"
 
 /* Key size for the kind: a (additive), 0 (none: no keys) or n. */
 int rs_attention_key_size(int kind, int n, int a);
 
 /* The attention's weights: kind, n hidden, a attention size; the query side
- * W_a [a,n] and v_a [a] (additive; NULL otherwise); the key side U, which
- * is U_a [a,2n] with b_a [a] (additive) or K [n,2n] with no bias; none has
- * no tensors (all NULL). */
+ * W_a [a,n] and v_a [a] (additive; data NULL otherwise); the key side U,
+ * which is U_a [a,2n] with b_a [a] (additive) or K [n,2n] with no bias;
+ * none has no tensors (all NULL). */
 typedef struct {
     int kind, n, a;
-    const float *W, *v; /* W_a, v_a */
-    const float *U, *b; /* U_a and b_a, or K and NULL */
-    /* Decoding with int8 weights: W_a's copy and the scratch its product
-     * quantizes s_{i-1} into; q8_W NULL: the float product. */
-    const rs_q8_matrix *q8_W;
-    rs_q8_scratch q8_x;
-    /* Transposed copies for decoding (NULL: none): W_aᵀ [n,a], and the key
-     * side's Uᵀ [2n,ka]. */
-    const float *W_t, *U_t;
+    rs_linear W;    /* W_a [a,n] */
+    const float *v; /* v_a [a] */
+    rs_linear U;    /* U_a [a,2n] or K [n,2n] */
+    const float *b; /* b_a [a] or NULL */
 } rs_attention_weights;
 
 /* Their gradients, the same shapes and names; all accumulate (+=). */
@@ -56,8 +53,9 @@ rs_attention_weights rs_attention_weights_of(const rs_tensors *t, int kind, int 
 rs_attention_grads rs_attention_grads_of(const rs_tensors *g, int kind);
 
 /* keys [R,ka] = annotations [R,2n] Uᵀ (+ b_a for additive), R = S·B;
- * nothing for none. */
-void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w);
+ * nothing for none. scratch: for U's faster form (nn/linear.h). */
+void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w,
+                               rs_scratch scratch);
 
 /* Its backward: annotations' gradient d_annotations [R,2n] += d_keys U;
  * dU += d_keysᵀ annotations; db += Σ d_keys (additive). */
@@ -81,10 +79,12 @@ typedef struct {
 
 /* One step's buffers over B rows. Read: query s_{i-1} [B,n]. Written:
  * query_proj [B,a] W_a s_{i-1} and hidden [B,S,a] the φ_ij (additive; NULL
- * otherwise), alpha [B,S] the α_ij, context [B,2n] c_i. */
+ * otherwise), alpha [B,S] the α_ij, context [B,2n] c_i. scratch: for W_a's
+ * faster form (nn/linear.h; {0} in training). */
 typedef struct {
     const float *query;
     float *query_proj, *hidden, *alpha, *context;
+    rs_scratch scratch;
 } rs_attention_step;
 
 /* The gradients of a step's buffers and of the source it read, named as

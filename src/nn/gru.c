@@ -21,39 +21,25 @@
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
-void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w)
+void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w, rs_scratch scratch)
 {
-    const double phase_t0 = rs_phase_start();
     /* x_proj = W x + b */
-    rs_q8_or_float_forward(xproj, x, w->W, rs_wt_view(w->wt ? w->wt->W : NULL, x.cols, xproj.cols),
-                           w->q8 ? &w->q8->W : NULL, &w->q8_x, 0.0f);
+    rs_linear_forward(xproj, x, &w->W, 0.0f, scratch);
     rs_add_bias(xproj.data, w->b, xproj.rows, xproj.cols, xproj.stride);
-    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
 void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const float *mask, int B)
 {
-    const double phase_t0 = rs_phase_start();
     const int n = w->n, n3 = 3 * n;
-    const float *U_g = w->U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     float *gates = st->gates, *r_h = st->rh;
-    /* the int8 copies of W_c, U_zr and U_g (rows of U), when decoding with them */
-    const rs_q8_matrix q_U_zr = w->q8 ? rs_q8_rows(&w->q8->U, 0, 2 * n) : (rs_q8_matrix){0};
-    const rs_q8_matrix q_U_g = w->q8 ? rs_q8_rows(&w->q8->U, 2 * n, n) : (rs_q8_matrix){0};
-    const rs_q8_matrix *q_W_c = w->q8 ? &w->q8->W_c : NULL;
-    /* the transposed copies of W_c and U, U_zrᵀ and U_gᵀ its column blocks */
-    const rs_cmat t_W_c = rs_wt_view(w->wt ? w->wt->W_c : NULL, 2 * n, n3);
-    const float *U_t = w->wt ? w->wt->U : NULL;
-    const rs_cmat t_U_zr = U_t ? RS_CMAT_S(U_t, n, 2 * n, n3) : rs_wt_view(NULL, 0, 0);
-    const rs_cmat t_U_g = U_t ? RS_CMAT_S(U_t + 2 * n, n, n, n3) : rs_wt_view(NULL, 0, 0);
     /* x_proj += W_c c (the decoder's context) */
     if (st->context)
-        rs_q8_or_float_forward(RS_MAT(st->xproj, B, n3), RS_CMAT(st->context, B, 2 * n), w->W_c,
-                               t_W_c, q_W_c, &w->q8_x, 1.0f);
+        rs_linear_forward(RS_MAT(st->xproj, B, n3), RS_CMAT(st->context, B, 2 * n), &w->W_c, 1.0f,
+                          st->scratch);
     memcpy(gates, st->xproj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
-    rs_q8_or_float_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(st->h_prev, B, n),
-                           RS_CMAT(w->U, 2 * n, n), t_U_zr, w->q8 ? &q_U_zr : NULL, &w->q8_x, 1.0f);
+    rs_linear_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(st->h_prev, B, n), &w->U_zr, 1.0f,
+                      st->scratch);
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
         const float *hp = st->h_prev + (size_t)b * n;
@@ -62,8 +48,8 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
             r_h[(size_t)b * n + k] = zr[n + k] * hp[k];
     }
     /* g pre-activation += U_g (r ⊙ h_prev). */
-    rs_q8_or_float_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n),
-                           RS_CMAT(U_g, n, n), t_U_g, w->q8 ? &q_U_g : NULL, &w->q8_x, 1.0f);
+    rs_linear_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), &w->U_g, 1.0f,
+                      st->scratch);
     for (int b = 0; b < B; b++) {
         float *z = gates + (size_t)b * n3, *g = z + 2 * n;
         const float *hp = st->h_prev + (size_t)b * n;
@@ -75,15 +61,12 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
             hb[k] = m != 0.0f ? h_new : hp[k];
         }
     }
-    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
 void rs_gru_step_backward(const rs_gru_step_grads *d, const rs_gru_step *st,
                           const rs_gru_weights *w, const float *mask, int B)
 {
-    const double phase_t0 = rs_phase_start();
     const int n = w->n, n3 = 3 * n;
-    const float *U_g = w->U + (size_t)2 * n * n; /* [n,n]: the rows of g */
     /* forward was: h = (1-z)⊙h_prev + z⊙g where mask = 1, else h = h_prev. */
     for (int b = 0; b < B; b++) {
         const float *z = st->gates + (size_t)b * n3, *g = z + 2 * n;
@@ -104,8 +87,8 @@ void rs_gru_step_backward(const rs_gru_step_grads *d, const rs_gru_step *st,
         }
     }
     /* g = tanh(x_proj_g + U_g (r⊙h_prev)): d(r⊙h_prev) = U_g^T dx_proj_g. */
-    rs_matmul_backward_input(RS_MAT(d->rh, B, n), RS_CMAT_S(d->xproj + 2 * n, B, n, n3),
-                             RS_CMAT(U_g, n, n), 0.0f);
+    rs_matmul_backward_input(RS_MAT(d->rh, B, n), RS_CMAT_S(d->xproj + 2 * n, B, n, n3), w->U_g.W,
+                             0.0f);
     for (int b = 0; b < B; b++) {
         const float *r = st->gates + (size_t)b * n3 + n, *hp = st->h_prev + (size_t)b * n;
         const float *d_rh = d->rh + (size_t)b * n;
@@ -119,19 +102,17 @@ void rs_gru_step_backward(const rs_gru_step_grads *d, const rs_gru_step *st,
         }
     }
     /* z, r = σ(x_proj_zr + U_zr h_prev): dh_prev += U_zr^T dx_proj_zr. */
-    rs_matmul_backward_input(RS_MAT(d->h_prev, B, n), RS_CMAT_S(d->xproj, B, 2 * n, n3),
-                             RS_CMAT(w->U, 2 * n, n), 1.0f);
+    rs_matmul_backward_input(RS_MAT(d->h_prev, B, n), RS_CMAT_S(d->xproj, B, 2 * n, n3), w->U_zr.W,
+                             1.0f);
     /* x_proj = W x + W_c c + b: dc += W_c^T dx_proj (the decoder's context). */
     if (d->context)
-        rs_matmul_backward_input(RS_MAT(d->context, B, 2 * n), RS_CMAT(d->xproj, B, n3), w->W_c,
+        rs_matmul_backward_input(RS_MAT(d->context, B, 2 * n), RS_CMAT(d->xproj, B, n3), w->W_c.W,
                                  1.0f);
-    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
 }
 
 void rs_gru_weights_backward(rs_mat dx, const rs_gru_grads *g, rs_cmat d_xproj,
                              const rs_gru_run *run, const rs_gru_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     const int n = w->n, R = d_xproj.rows;
     /* forward was: x_proj = W x + W_c c + b. */
     rs_matmul_backward_weight(g->W, d_xproj, run->x);
@@ -144,6 +125,5 @@ void rs_gru_weights_backward(rs_mat dx, const rs_gru_grads *g, rs_cmat d_xproj,
     rs_matmul_backward_weight(RS_MAT(g->U + (size_t)2 * n * n, n, n), d_g, run->rh);
     rs_add_row_sums(g->b, d_xproj.data, R, 3 * n, d_xproj.stride);
     if (dx.data)
-        rs_matmul_backward_input(dx, d_xproj, w->W, 1.0f);
-    rs_phase_stop(RS_PHASE_RECURRENCE, phase_t0);
+        rs_matmul_backward_input(dx, d_xproj, w->W.W, 1.0f);
 }

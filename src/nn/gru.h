@@ -19,25 +19,21 @@
 #ifndef RS_GRU_H
 #define RS_GRU_H
 
-#include "nn/int8.h"
 #include "nn/linalg.h"
-#include "nn/transposed.h"
+#include "nn/linear.h"
 
 /* A GRU's weights. W is a view, so that the decoder's W' [3n, m+2n] is read
  * as its two column blocks: W = W'_e (the embedding's columns) and W_c =
- * W'_c (the context's). The encoder has no W_c (its data NULL). */
+ * W'_c (the context's). The encoder has no W_c (its data NULL). U [3n, n]
+ * is read as its rows for z and r, U_zr [2n, n], and for g, U_g [n, n]:
+ * one product for both gates, one for g. */
 typedef struct {
     int n;          /* hidden size */
-    rs_cmat W;      /* [3n, in] */
-    rs_cmat W_c;    /* [3n, 2n] or data NULL */
-    const float *U; /* [3n, n] */
+    rs_linear W;    /* [3n, in] */
+    rs_linear W_c;  /* [3n, 2n] or data NULL */
+    rs_linear U_zr; /* [2n, n]: rows 0..2n-1 of U */
+    rs_linear U_g;  /* [n, n]: rows 2n..3n-1 of U */
     const float *b; /* [3n] */
-    /* Decoding with int8 weights (translate --int8): their copies and the
-     * scratch the products quantize inputs into; q8 NULL: float products. */
-    const rs_q8_gru *q8;
-    rs_q8_scratch q8_x;
-    /* Transposed copies for decoding (NULL: none; q8 comes first). */
-    const rs_wt_gru *wt;
 } rs_gru_weights;
 
 /* Their gradients, the same shapes; every one accumulates (+=). */
@@ -49,10 +45,12 @@ typedef struct {
 /* One step over B rows. Read: h_prev [B,n], context c [B,2n] (the decoder's;
  * NULL otherwise). x_proj [B,3n] holds W x + b on entry and W x + W_c c + b
  * on return. Written: gates [B,3n] = (z, r, g) after their nonlinearities,
- * rh [B,n] = r ⊙ h_prev, h [B,n]. */
+ * rh [B,n] = r ⊙ h_prev, h [B,n]. scratch: for the products' faster forms
+ * (nn/linear.h; {0} in training). */
 typedef struct {
     const float *h_prev, *context;
     float *xproj, *gates, *rh, *h;
+    rs_scratch scratch;
 } rs_gru_step;
 
 /* The gradients of a step's buffers, named as they are: h [B,n] = dL/dh,
@@ -64,8 +62,9 @@ typedef struct {
     float *h_prev, *context, *xproj, *rh;
 } rs_gru_step_grads;
 
-/* x_proj [R,3n] = W x + b for the R rows of x [R,in] at once. */
-void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w);
+/* x_proj [R,3n] = W x + b for the R rows of x [R,in] at once (scratch as
+ * in rs_gru_step). */
+void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w, rs_scratch scratch);
 
 /* mask [B] (0: carry the state) or NULL (all 1). */
 void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const float *mask, int B);

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common/clock.h"
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
@@ -83,21 +82,6 @@ void rs_matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)
             y.stride);
 }
 
-void rs_matmul_forward_t(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, float beta)
-{
-    if (!W_t.data || x.rows == 1) {
-        rs_matmul_forward(y, x, W, beta);
-        return;
-    }
-    if (y.rows != x.rows || y.cols != W.rows || x.cols != W.cols || W_t.rows != W.cols ||
-        W_t.cols != W.rows || !FITS(y) || !FITS(x) || !FITS(W_t)) {
-        shape_mismatch(__func__, "y [R,out] = x [R,in] W_t [in,out]", reading(y), x, W_t);
-        return;
-    }
-    rs_gemm(0, 0, x.rows, W_t.cols, x.cols, 1.0f, x.data, x.stride, W_t.data, W_t.stride, beta,
-            y.data, y.stride);
-}
-
 void rs_matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
 {
     if (dx.rows != dy.rows || dx.cols != W.cols || dy.cols != W.rows || !FITS(dx) || !FITS(dy) ||
@@ -130,33 +114,4 @@ void rs_add_bias(float *X, const float *b, int M, int N, int ldx)
 {
     for (int i = 0; i < M; i++)
         rs_vaxpy(X + (size_t)i * ldx, 1.0f, b, (size_t)N);
-}
-
-static _Thread_local int phase_on;
-static _Thread_local double phase_sum[RS_PHASES];
-
-void rs_phase_timing(int on)
-{
-    phase_on = on;
-    if (on)
-        for (int p = 0; p < RS_PHASES; p++)
-            phase_sum[p] = 0.0;
-}
-
-double rs_phase_seconds(int phase)
-{
-    return phase_sum[phase];
-}
-
-double rs_phase_start(void)
-{
-    if (!phase_on)
-        return 0.0;
-    return rs_clock_seconds();
-}
-
-void rs_phase_stop(int phase, double started)
-{
-    if (phase_on)
-        phase_sum[phase] += rs_phase_start() - started;
 }

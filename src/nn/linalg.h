@@ -51,19 +51,6 @@ void rs_matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta);
 void rs_matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta);
 void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x);
 
-/* rs_matmul_forward by W_t = Wᵀ [in,out], a copy of W made once for
- * decoding (nn/transposed.h), when W_t.data is set and x has more than one
- * row. sgemm packs op(B) into its own layout on every call, and OpenBLAS
- * keeps no packed matrix between calls: from Wᵀ the packing gathers across
- * W's rows, from W_t it copies along them. The packed panel is the same, so
- * on most kernels y is the same to the bit; on others (SkylakeX's paths for
- * small matrices) another call sums in another order, so y is equal to
- * float32 rounding (tests/test_transposed.c holds it to that bound, and
- * search/ready.h makes every decoding road take the copies). One row still goes to
- * sgemv on W, whose sums are ordered by the orientation it reads. W_t's
- * shape is checked against W's. */
-void rs_matmul_forward_t(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, float beta);
-
 /* What a product whose shapes disagree calls, with a message naming the
  * product and its shapes; when the handler returns, the product is skipped
  * (its output left as it was). rs_set_shape_handler installs h (NULL: the
@@ -73,7 +60,7 @@ typedef void (*rs_shape_handler)(const char *message);
 rs_shape_handler rs_set_shape_handler(rs_shape_handler h);
 
 /* Gives message to the shape handler: for products outside this file
- * (nn/int8.c) that check their shapes the same way. */
+ * (a faster form's, nn/linear.h) that check their shapes the same way. */
 void rs_shape_report(const char *message);
 
 /* y[N] += sum of the rows of X[M, N] (stride ldx): bias gradients. */
@@ -81,14 +68,5 @@ void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx);
 
 /* Each row of X[M, N] (stride ldx) += b[N]. */
 void rs_add_bias(float *X, const float *b, int M, int N, int ldx);
-
-/* Time spent in each kind of layer, summed per thread while timing is on
- * (rnnsearch bench's breakdown of a step). The layers bracket their work with
- * rs_phase_start / rs_phase_stop; when timing is off that costs one test. */
-enum { RS_PHASE_RECURRENCE, RS_PHASE_ATTENTION, RS_PHASE_OUTPUT, RS_PHASES };
-void rs_phase_timing(int on); /* on: also zeroes this thread's sums */
-double rs_phase_seconds(int phase);
-double rs_phase_start(void); /* 0 when timing is off */
-void rs_phase_stop(int phase, double started);
 
 #endif

@@ -29,8 +29,8 @@
 
 #include "nn/attention.h"
 #include "nn/gru.h"
-#include "nn/int8.h"
 #include "nn/linalg.h"
+#include "nn/linear.h"
 #include "nn/network.h"
 #include "nn/readout.h"
 #include "nn/vecmath.h"
@@ -56,42 +56,43 @@ typedef struct {
     float *src_emb, *tgt_emb;
 } layer_grads;
 
+/* A GRU's weights: W [3n,in] (a view), W_c (data NULL: none), U [3n,n]
+ * read as U_zr and U_g, b [3n], each product with its faster form in f. */
+static rs_gru_weights gru_weights(int n, rs_cmat W, rs_cmat W_c, const float *U, const float *b,
+                                  const rs_gru_fast *f)
+{
+    return (rs_gru_weights){.n = n,
+                            .W = {.W = W, .fast = f->W},
+                            .W_c = {.W = W_c, .fast = f->W_c},
+                            .U_zr = {.W = RS_CMAT(U, 2 * n, n), .fast = f->U_zr},
+                            .U_g = {.W = RS_CMAT(U + (size_t)2 * n * n, n, n), .fast = f->U_g},
+                            .b = b};
+}
+
 static layer_weights weights_of(const rs_model *model)
 {
+    static const rs_network_forms plain; /* every product plain */
+    const rs_network_forms *f = model->fast ? &model->fast->all : &plain;
     const rs_tensors *t = &model->w;
     const rs_model_config *c = &model->cfg;
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
     const rs_cmat none = {NULL, 0, 0, 0};
-    layer_weights w;
-    w.n = n;
-    w.enc_fwd = (rs_gru_weights){
-        n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b, NULL, {0}, NULL};
-    w.enc_bwd = (rs_gru_weights){
-        n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b, NULL, {0}, NULL};
+    layer_weights w = {.n = n, .init_W = t->init_W, .init_b = t->init_b};
+    w.enc_fwd = gru_weights(n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b,
+                            &f->enc_fwd);
+    w.enc_bwd = gru_weights(n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b,
+                            &f->enc_bwd);
     /* W' [3n, m+2n] read as its columns for E y_{i-1} (W'_e) and for c_i (W'_c). */
-    w.dec = (rs_gru_weights){n,
-                             RS_CMAT_S(t->dec_W, 3 * n, m, in),
-                             RS_CMAT_S(t->dec_W + m, 3 * n, 2 * n, in),
-                             t->dec_U,
-                             t->dec_b,
-                             NULL,
-                             {0},
-                             NULL};
+    w.dec = gru_weights(n, RS_CMAT_S(t->dec_W, 3 * n, m, in),
+                        RS_CMAT_S(t->dec_W + m, 3 * n, 2 * n, in), t->dec_U, t->dec_b, &f->dec);
     w.att = rs_attention_weights_of(t, c->attention, n, c->att);
-    w.out = rs_readout_weights_of(t, c->maxout, c->tgt_vocab);
-    w.init_W = t->init_W;
-    w.init_b = t->init_b;
-    /* Transposed copies change how OpenBLAS packs, not the bits: every
-     * forward product may use them (a model that trains has none). */
-    if (model->wt) {
-        w.enc_fwd.wt = &model->wt->enc_fwd;
-        w.enc_bwd.wt = &model->wt->enc_bwd;
-        w.dec.wt = &model->wt->dec;
-        w.att.W_t = model->wt->att_W;
-        w.att.U_t = model->wt->att_U;
-        w.out.wt = &model->wt->out;
-        w.out.W_out_t = model->wt->out.W_out;
-    }
+    w.att.W.fast = f->att_W;
+    w.att.U.fast = f->att_U;
+    w.out = rs_readout_weights_of(t, m, n, c->maxout, c->tgt_vocab);
+    w.out.U_o.fast = f->out_U;
+    w.out.V_o.fast = f->out_V;
+    w.out.C_o.fast = f->out_C;
+    w.out.W_out.fast = f->out_W;
     return w;
 }
 
@@ -101,10 +102,14 @@ static layer_grads grads_of(const rs_tensors *g, const rs_model *model)
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
     const rs_mat none = {NULL, 0, 0, 0};
     layer_grads d;
-    d.enc_fwd = (rs_gru_grads){RS_MAT(g->enc_fwd_W, 3 * n, m), none, g->enc_fwd_U, g->enc_fwd_b};
-    d.enc_bwd = (rs_gru_grads){RS_MAT(g->enc_bwd_W, 3 * n, m), none, g->enc_bwd_U, g->enc_bwd_b};
-    d.dec = (rs_gru_grads){RS_MAT_S(g->dec_W, 3 * n, m, in),
-                           RS_MAT_S(g->dec_W + m, 3 * n, 2 * n, in), g->dec_U, g->dec_b};
+    d.enc_fwd = (rs_gru_grads){
+        .W = RS_MAT(g->enc_fwd_W, 3 * n, m), .W_c = none, .U = g->enc_fwd_U, .b = g->enc_fwd_b};
+    d.enc_bwd = (rs_gru_grads){
+        .W = RS_MAT(g->enc_bwd_W, 3 * n, m), .W_c = none, .U = g->enc_bwd_U, .b = g->enc_bwd_b};
+    d.dec = (rs_gru_grads){.W = RS_MAT_S(g->dec_W, 3 * n, m, in),
+                           .W_c = RS_MAT_S(g->dec_W + m, 3 * n, 2 * n, in),
+                           .U = g->dec_U,
+                           .b = g->dec_b};
     d.att = rs_attention_grads_of(g, c->attention);
     d.out = rs_readout_grads_of(g);
     d.init_W = g->init_W;
@@ -182,6 +187,7 @@ typedef struct {
     float *xproj, *gates, *rh, *states; /* [S,B,3n], [S,B,3n], [S,B,n], [S+1,B,n] */
     float *d_x, *d_xproj, *d_states;    /* twins of x (both add to it), xproj, states */
     float *d_rh, *d_h_prev;             /* one step's: of rh, and its share of h_prev's */
+    rs_scratch scratch;                 /* for the products' faster forms */
 } encoder_direction;
 
 static encoder_direction direction_of(const rs_workspace *ws, int reverse)
@@ -191,7 +197,8 @@ static encoder_direction direction_of(const rs_workspace *ws, int reverse)
                            .mask = ws->src_mask,
                            .d_x = ws->d_src_x,
                            .d_rh = ws->d_rh,
-                           .d_h_prev = ws->d_h_prev};
+                           .d_h_prev = ws->d_h_prev,
+                           .scratch = ws->scratch};
     d.xproj = reverse ? ws->bwd_xproj : ws->fwd_xproj;
     d.gates = reverse ? ws->bwd_gates : ws->fwd_gates;
     d.rh = reverse ? ws->bwd_rh : ws->fwd_rh;
@@ -205,12 +212,13 @@ static encoder_direction direction_of(const rs_workspace *ws, int reverse)
 static rs_gru_step direction_step(const encoder_direction *d, int j, int B, int n)
 {
     const size_t Bn = (size_t)B * n;
-    return (rs_gru_step){d->states + (j + d->reverse) * Bn,
-                         NULL,
-                         d->xproj + 3 * j * Bn,
-                         d->gates + 3 * j * Bn,
-                         d->rh + j * Bn,
-                         d->states + (j + 1 - d->reverse) * Bn};
+    return (rs_gru_step){.h_prev = d->states + (j + d->reverse) * Bn,
+                         .context = NULL,
+                         .xproj = d->xproj + 3 * j * Bn,
+                         .gates = d->gates + 3 * j * Bn,
+                         .rh = d->rh + j * Bn,
+                         .h = d->states + (j + 1 - d->reverse) * Bn,
+                         .scratch = d->scratch};
 }
 
 /* Its gradients: dh whole in d_states, the step's share of h_prev's into
@@ -218,8 +226,11 @@ static rs_gru_step direction_step(const encoder_direction *d, int j, int B, int 
 static rs_gru_step_grads direction_step_grads(const encoder_direction *d, int j, int B, int n)
 {
     const size_t Bn = (size_t)B * n;
-    return (rs_gru_step_grads){d->d_states + (j + 1 - d->reverse) * Bn, d->d_h_prev, NULL,
-                               d->d_xproj + 3 * j * Bn, d->d_rh};
+    return (rs_gru_step_grads){.h = d->d_states + (j + 1 - d->reverse) * Bn,
+                               .h_prev = d->d_h_prev,
+                               .context = NULL,
+                               .xproj = d->d_xproj + 3 * j * Bn,
+                               .rh = d->d_rh};
 }
 
 /* x_proj = W x̄_j + b for every position in one product, then the
@@ -230,7 +241,7 @@ static void direction_forward(const encoder_direction *d, const rs_gru_weights *
 {
     const int n = w->n;
     const size_t Bn = (size_t)B * n;
-    rs_gru_input_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(d->x, S * B, m), w);
+    rs_gru_input_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(d->x, S * B, m), w, d->scratch);
     memset(d->states + (d->reverse ? S : 0) * Bn, 0, sizeof(float) * Bn);
     for (int k = 0; k < S; k++) {
         const int j = d->reverse ? S - 1 - k : k;
@@ -278,9 +289,10 @@ static void direction_backward(const encoder_direction *d, const rs_gru_grads *g
         rs_vaxpy(d->d_states + (j + d->reverse) * Bn, 1.0f, d->d_h_prev, Bn);
         between_steps(ws);
     }
-    const rs_gru_run run = {RS_CMAT(d->x, S * B, m), RS_CMAT(NULL, 0, 0),
-                            RS_CMAT(d->states + d->reverse * Bn, S * B, n),
-                            RS_CMAT(d->rh, S * B, n)};
+    const rs_gru_run run = {.x = RS_CMAT(d->x, S * B, m),
+                            .context = RS_CMAT(NULL, 0, 0),
+                            .h_prev = RS_CMAT(d->states + d->reverse * Bn, S * B, n),
+                            .rh = RS_CMAT(d->rh, S * B, n)};
     rs_gru_weights_backward(RS_MAT(d->d_x, S * B, m), g, RS_CMAT(d->d_xproj, S * B, 3 * n), &run,
                             w);
 }
@@ -376,7 +388,7 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
     annotations_forward(ws->annotations, ws->fwd_states, ws->bwd_states, drop ? ws->drop_ann : NULL,
                         S, B, n);
     rs_attention_keys_forward(RS_MAT(ws->keys, S * B, ka), RS_CMAT(ws->annotations, S * B, 2 * n),
-                              &w.att);
+                              &w.att, ws->scratch);
     /* bwd_states[0] is ←h_1 of every row. */
     init_forward(ws->dec_states, ws->bwd_states, &w, B);
 }
@@ -434,10 +446,17 @@ static decoder_step training_step(const rs_workspace *ws, int t, int B, int S, i
     const size_t Bn = (size_t)B * n, Bt = (size_t)t * B;
     const float *s_prev = ws->dec_states + t * Bn;
     float *context = ws->context + Bt * 2 * n;
-    return (decoder_step){
-        {s_prev, ws->query_proj, ws->att_hidden + Bt * S * ka, ws->alpha + Bt * S, context},
-        {s_prev, context, ws->dec_xproj + 3 * t * Bn, ws->dec_gates + 3 * t * Bn,
-         ws->dec_rh + t * Bn, ws->dec_states + (t + 1) * Bn}};
+    return (decoder_step){.att = {.query = s_prev,
+                                  .query_proj = ws->query_proj,
+                                  .hidden = ws->att_hidden + Bt * S * ka,
+                                  .alpha = ws->alpha + Bt * S,
+                                  .context = context},
+                          .gru = {.h_prev = s_prev,
+                                  .context = context,
+                                  .xproj = ws->dec_xproj + 3 * t * Bn,
+                                  .gates = ws->dec_gates + 3 * t * Bn,
+                                  .rh = ws->dec_rh + t * Bn,
+                                  .h = ws->dec_states + (t + 1) * Bn}};
 }
 
 /* Its gradients: dL/ds_i whole in d_dec_states, the step's share of
@@ -446,10 +465,18 @@ static decoder_step_grads training_step_grads(const rs_workspace *ws, int t, int
 {
     const size_t Bn = (size_t)B * n, Bt = (size_t)t * B;
     float *d_context = ws->d_context + Bt * 2 * n;
-    return (decoder_step_grads){{d_context, ws->d_h_prev, ws->d_query_proj + Bt * ka, ws->d_keys,
-                                 ws->d_annotations, ws->d_alpha, ws->d_scores},
-                                {ws->d_dec_states + (t + 1) * Bn, ws->d_h_prev, d_context,
-                                 ws->d_dec_xproj + 3 * t * Bn, ws->d_rh}};
+    return (decoder_step_grads){.att = {.context = d_context,
+                                        .query = ws->d_h_prev,
+                                        .query_proj = ws->d_query_proj + Bt * ka,
+                                        .keys = ws->d_keys,
+                                        .annotations = ws->d_annotations,
+                                        .alpha = ws->d_alpha,
+                                        .scores = ws->d_scores},
+                                .gru = {.h = ws->d_dec_states + (t + 1) * Bn,
+                                        .h_prev = ws->d_h_prev,
+                                        .context = d_context,
+                                        .xproj = ws->d_dec_xproj + 3 * t * Bn,
+                                        .rh = ws->d_rh}};
 }
 
 /* mask [B] (0: the sentence has ended, the state is carried) or NULL.
@@ -474,15 +501,19 @@ static void decoder_step_backward(const decoder_step_grads *d, const layer_grads
 /* The deep output's buffers and inputs over the R = T·B target positions. */
 static rs_readout_acts readout_acts(const rs_workspace *ws)
 {
-    return (rs_readout_acts){ws->tpre, ws->tmax, ws->logits, ws->which,
-                             ws->dropout.element > 0.0f ? ws->drop_out : NULL};
+    return (rs_readout_acts){.tpre = ws->tpre,
+                             .tmax = ws->tmax,
+                             .logits = ws->logits,
+                             .which = ws->which,
+                             .t_mask = ws->dropout.element > 0.0f ? ws->drop_out : NULL};
 }
 
 static rs_readout_inputs readout_inputs(const rs_workspace *ws, int B, int T, int m, int n)
 {
     const int R = T * B;
-    return (rs_readout_inputs){RS_CMAT(ws->dec_states + (size_t)B * n, R, n),
-                               RS_CMAT(ws->dec_emb, R, m), RS_CMAT(ws->context, R, 2 * n)};
+    return (rs_readout_inputs){.states = RS_CMAT(ws->dec_states + (size_t)B * n, R, n),
+                               .prev_emb = RS_CMAT(ws->dec_emb, R, m),
+                               .context = RS_CMAT(ws->context, R, 2 * n)};
 }
 
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
@@ -511,9 +542,14 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
         for (int b = 0; b < B; b++)
             ws->tgt_mask[t * B + b] = t < batch->tgt_len[b] ? 1.0f : 0.0f;
     /* u_i = [E y_{i-1} ; c_i]: the embedding's part of W' u_i + b', all steps at once. */
-    rs_gru_input_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m), &w.dec);
+    rs_gru_input_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m), &w.dec,
+                         ws->scratch);
 
-    const rs_attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
+    const rs_attention_source src = {.keys = ws->keys,
+                                     .annotations = ws->annotations,
+                                     .src_len = batch->src_len,
+                                     .B = B,
+                                     .S = S};
     for (int t = 0; t < T; t++) {
         const decoder_step st = training_step(ws, t, B, S, n, ka);
         decoder_step_forward(&st, &src, ws->tgt_mask + t * B, &w, B);
@@ -547,11 +583,11 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     memset(ws->d_dec_emb, 0, sizeof(float) * (size_t)R * m);
     memset(ws->d_context, 0, sizeof(float) * (size_t)R * 2 * n);
     const rs_readout_acts acts = readout_acts(ws);
-    const rs_readout_acts d_acts = {ws->d_tpre, ws->d_tmax, ws->d_logits, NULL, NULL};
+    const rs_readout_acts d_acts = {.tpre = ws->d_tpre, .tmax = ws->d_tmax, .logits = ws->d_logits};
     const rs_readout_inputs in = readout_inputs(ws, B, T, m, n);
-    const rs_readout_input_grads d_in = {RS_MAT(ws->d_dec_states + Bn, R, n),
-                                         RS_MAT(ws->d_dec_emb, R, m),
-                                         RS_MAT(ws->d_context, R, 2 * n)};
+    const rs_readout_input_grads d_in = {.states = RS_MAT(ws->d_dec_states + Bn, R, n),
+                                         .prev_emb = RS_MAT(ws->d_dec_emb, R, m),
+                                         .context = RS_MAT(ws->d_context, R, 2 * n)};
     rs_readout_backward(&d_acts, &d_in, &g.out, &acts, &in, &w.out);
     gradients_done(ws, RS_P_out_U, RS_P_out_bw);
 
@@ -559,7 +595,11 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
      * query), and its share of every annotation's and key's. */
     memset(ws->d_annotations, 0, sizeof(float) * (size_t)S * B * 2 * n);
     memset(ws->d_keys, 0, sizeof(float) * (size_t)S * B * ka);
-    const rs_attention_source src = {ws->keys, ws->annotations, batch->src_len, B, S, NULL, 0};
+    const rs_attention_source src = {.keys = ws->keys,
+                                     .annotations = ws->annotations,
+                                     .src_len = batch->src_len,
+                                     .B = B,
+                                     .S = S};
     for (int t = T - 1; t >= 0; t--) {
         const decoder_step st = training_step(ws, t, B, S, n, ka);
         const decoder_step_grads dst = training_step_grads(ws, t, B, n, ka);
@@ -573,8 +613,10 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
      * the decoder GRU's weights (x_proj = W'_e E y_{i-1} + W'_c c_i + b'). */
     rs_attention_query_backward(&g.att, RS_CMAT(ws->d_query_proj, R, ka),
                                 RS_CMAT(ws->dec_states, R, n), &w.att);
-    const rs_gru_run run = {RS_CMAT(ws->dec_emb, R, m), RS_CMAT(ws->context, R, 2 * n),
-                            RS_CMAT(ws->dec_states, R, n), RS_CMAT(ws->dec_rh, R, n)};
+    const rs_gru_run run = {.x = RS_CMAT(ws->dec_emb, R, m),
+                            .context = RS_CMAT(ws->context, R, 2 * n),
+                            .h_prev = RS_CMAT(ws->dec_states, R, n),
+                            .rh = RS_CMAT(ws->dec_rh, R, n)};
     rs_gru_weights_backward(RS_MAT(ws->d_dec_emb, R, m), &g.dec, RS_CMAT(ws->d_dec_xproj, R, 3 * n),
                             &run, &w.dec);
     gradients_done(ws, RS_P_dec_W, RS_P_dec_b);
@@ -588,129 +630,64 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 
 /* ---- one decoder step, for translation ---- */
 
+/* The translation step's own forms (rs_network_fast's step) where it has
+ * them, over w's. */
+static void use_step_forms(layer_weights *w, const rs_network_forms *f)
+{
+    const rs_linear_fast **to[] = {
+        &w->dec.W.fast, &w->dec.W_c.fast, &w->dec.U_zr.fast, &w->dec.U_g.fast, &w->att.W.fast,
+        &w->att.U.fast, &w->out.U_o.fast, &w->out.V_o.fast,  &w->out.C_o.fast, &w->out.W_out.fast};
+    const rs_linear_fast *from[] = {f->dec.W, f->dec.W_c, f->dec.U_zr, f->dec.U_g, f->att_W,
+                                    f->att_U, f->out_U,   f->out_V,    f->out_C,   f->out_W};
+    for (size_t i = 0; i < sizeof to / sizeof *to; i++)
+        if (from[i])
+            *to[i] = from[i];
+}
+
 float rs_log_normalizer(const float *row, int V)
 {
     const float max = rs_vmax(row, (size_t)V);
     return max + (float)log(rs_vexp_shift_total(row, max, (size_t)V));
 }
 
-/* The decoder step's products by the int8 copies q, inputs quantized into
- * scratch (translate --int8). The encoder's stay float: they run once per
- * source word, the step's once per target word and hypothesis. */
-static void use_q8(layer_weights *w, const rs_q8_weights *q, const rs_q8_scratch *scratch)
-{
-    w->dec.q8 = &q->dec;
-    w->dec.q8_x = *scratch;
-    if (w->att.kind == RS_ATT_ADDITIVE) {
-        w->att.q8_W = &q->att_W;
-        w->att.q8_x = *scratch;
-    }
-    w->out.q8 = &q->out;
-    w->out.q8_x = *scratch;
-}
-
-int rs_network_quantize(rs_model *model, rs_error *err)
-{
-    if (model->q8)
-        return 0;
-    const layer_weights w = weights_of(model);
-    const int n = w.n, l = w.out.l, V = w.out.V, m = model->cfg.emb;
-    rs_q8_weights *q = rs_calloc(1, sizeof *q, err);
-    if (!q)
-        return -1;
-    int bad = rs_q8_matrix_init(&q->dec.W, w.dec.W, err) ||
-              rs_q8_matrix_init(&q->dec.W_c, w.dec.W_c, err) ||
-              rs_q8_matrix_init(&q->dec.U, RS_CMAT(w.dec.U, 3 * n, n), err) ||
-              rs_q8_matrix_init(&q->out.U_o, RS_CMAT(w.out.U_o, 2 * l, n), err) ||
-              rs_q8_matrix_init(&q->out.V_o, RS_CMAT(w.out.V_o, 2 * l, m), err) ||
-              rs_q8_matrix_init(&q->out.C_o, RS_CMAT(w.out.C_o, 2 * l, 2 * n), err) ||
-              rs_q8_matrix_init(&q->out.W_out, RS_CMAT(w.out.W_out, V, l), err);
-    if (!bad && w.att.kind == RS_ATT_ADDITIVE) /* else att_W stays empty: no W_a */
-        bad = rs_q8_matrix_init(&q->att_W, RS_CMAT(w.att.W, w.att.a, n), err);
-    if (bad) {
-        rs_q8_weights_free(q);
-        return -1;
-    }
-    model->q8 = q;
-    model->q8_free = rs_q8_weights_free;
-    return 0;
-}
-
-int rs_network_transpose(rs_model *model, rs_error *err)
-{
-    if (model->wt)
-        return 0;
-    const layer_weights w = weights_of(model);
-    const int n = w.n, l = w.out.l, V = w.out.V, m = model->cfg.emb;
-    const int additive = w.att.kind == RS_ATT_ADDITIVE, a = additive ? w.att.a : 0;
-    const int ka = rs_attention_key_size(w.att.kind, n, w.att.a);
-    /* Each copy is taken from the block in turn, as its matrix's floats. */
-    const rs_cmat from[] = {RS_CMAT(w.enc_fwd.U, 3 * n, n),
-                            RS_CMAT(w.enc_bwd.U, 3 * n, n),
-                            w.enc_fwd.W,
-                            w.enc_bwd.W,
-                            RS_CMAT(w.att.U, ka, 2 * n),
-                            w.dec.W,
-                            w.dec.W_c,
-                            RS_CMAT(w.dec.U, 3 * n, n),
-                            RS_CMAT(w.att.W, a, n),
-                            RS_CMAT(w.out.U_o, 2 * l, n),
-                            RS_CMAT(w.out.V_o, 2 * l, m),
-                            RS_CMAT(w.out.C_o, 2 * l, 2 * n),
-                            RS_CMAT(w.out.W_out, V, l)};
-    enum { COPIES = sizeof from / sizeof from[0] };
-    size_t total = 0;
-    for (int i = 0; i < COPIES; i++)
-        total += (size_t)from[i].rows * from[i].cols;
-    rs_wt_weights *wt = rs_calloc(1, sizeof *wt, err);
-    float *block = wt ? rs_calloc_large(total, sizeof(float), err) : NULL;
-    if (!block) {
-        free(wt);
-        return -1;
-    }
-    const float *to[COPIES];
-    float *next = block;
-    for (int i = 0; i < COPIES; i++) {
-        to[i] = from[i].rows ? next : NULL;
-        rs_transpose(next, from[i]);
-        next += (size_t)from[i].rows * from[i].cols;
-    }
-    *wt = (rs_wt_weights){.enc_fwd = {to[2], NULL, to[0]},
-                          .enc_bwd = {to[3], NULL, to[1]},
-                          .att_U = to[4],
-                          .dec = {to[5], to[6], to[7]},
-                          .att_W = to[8],
-                          .out = {to[9], to[10], to[11], to[12]},
-                          .block = block};
-    model->wt = wt;
-    model->wt_free = rs_wt_weights_free;
-    return 0;
-}
-
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
                      const rs_attention_source *src, const rs_model *model)
 {
     layer_weights w = weights_of(model);
-    if (model->q8)
-        use_q8(&w, model->q8, &ws->q8);
+    if (model->fast)
+        use_step_forms(&w, &model->fast->step);
     const rs_model_config *c = &model->cfg;
     const int B = src->B, m = c->emb, n = c->hidden;
     embedding_forward(ws->dec_emb, model->w.tgt_emb, prev, B, m, NULL, NULL);
-    rs_gru_input_forward(RS_MAT(ws->dec_xproj, B, 3 * n), RS_CMAT(ws->dec_emb, B, m), &w.dec);
-    const decoder_step st = {
-        {state, ws->query_proj, ws->att_hidden, out->alpha, ws->context},
-        {state, ws->context, ws->dec_xproj, ws->dec_gates, ws->dec_rh, out->next_state}};
+    rs_gru_input_forward(RS_MAT(ws->dec_xproj, B, 3 * n), RS_CMAT(ws->dec_emb, B, m), &w.dec,
+                         ws->scratch);
+    const decoder_step st = {.att = {.query = state,
+                                     .query_proj = ws->query_proj,
+                                     .hidden = ws->att_hidden,
+                                     .alpha = out->alpha,
+                                     .context = ws->context,
+                                     .scratch = ws->scratch},
+                             .gru = {.h_prev = state,
+                                     .context = ws->context,
+                                     .xproj = ws->dec_xproj,
+                                     .gates = ws->dec_gates,
+                                     .rh = ws->dec_rh,
+                                     .h = out->next_state,
+                                     .scratch = ws->scratch}};
     decoder_step_forward(&st, src, NULL, &w, B);
-    const rs_readout_acts acts = {ws->tpre, ws->tmax, out->logits, ws->which, NULL};
-    const rs_readout_inputs in = {RS_CMAT(out->next_state, B, n), RS_CMAT(ws->dec_emb, B, m),
-                                  RS_CMAT(ws->context, B, 2 * n)};
+    const rs_readout_acts acts = {.tpre = ws->tpre,
+                                  .tmax = ws->tmax,
+                                  .logits = out->logits,
+                                  .which = ws->which,
+                                  .scratch = ws->scratch};
+    const rs_readout_inputs in = {.states = RS_CMAT(out->next_state, B, n),
+                                  .prev_emb = RS_CMAT(ws->dec_emb, B, m),
+                                  .context = RS_CMAT(ws->context, B, 2 * n)};
     rs_readout_maxout_forward(&acts, &in, &w.out);
     rs_readout_weights output = w.out;
-    if (out->rows) {
+    if (out->rows) { /* a shortlist: its words' rows of W_out and b_out */
         output.W_out = out->rows->W;
         output.b_out = out->rows->b;
-        output.out_ids = out->rows->ids;
-        output.W_out_t = out->rows->W_t;
         output.V = out->rows->count;
     }
     rs_readout_logits_forward(&acts, B, &output);

@@ -18,7 +18,7 @@
 #include "data/batch.h"
 #include "model/model.h"
 #include "nn/attention.h"
-#include "nn/int8.h"
+#include "nn/linear.h"
 
 /* Every buffer of the workspace, in one table:
  * X(field, floats, use, shape and meaning). The struct's fields, the arena's
@@ -146,9 +146,11 @@ typedef struct {
     const rs_backward_hook *backward_hook; /* NULL: none (training only) */
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax (translation: [rows,l]) */
-    /* translation: [rows, max(m, 2n, l)] int8 inputs of a step's products
-     * and [rows] their scales, used with a model's int8 weights (nn/int8.h) */
-    rs_q8_scratch q8;
+    /* translation: what the faster forms of a step's products may use
+     * (nn/linear.h), RS_LINEAR_SCRATCH_BYTES(rows, max(m, 2n, l)): sized for
+     * a step, not for the encoder's S·B rows, whose forms (transposed
+     * copies) use none; training has none ({0}) */
+    rs_scratch scratch;
 #define RS_WS_FIELD(field, count, use, doc) float *field;
     RS_WORKSPACE_TABLE(RS_WS_FIELD)
 #undef RS_WS_FIELD
@@ -190,12 +192,13 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
 
 /* The output layer's rows a translation step computes, when not all V: a
  * lexical shortlist (search/lexicon.h). ids[count] ascending target ids,
- * W [count,l] and b [count] their rows of W_out and b_out, gathered; W_t
- * [l,count] the same transposed (nn/transposed.h; NULL: none). */
+ * W [count,l] their rows of W_out (with the faster form of that product, if
+ * any: search/decode.c makes both) and b [count] their biases, gathered. */
 typedef struct {
     int count;
     const int *ids;
-    const float *W, *b, *W_t;
+    rs_linear W;
+    const float *b;
 } rs_output_rows;
 
 /* What one translation step gives: next_state s_i [B,n], logits [B,V] (with
@@ -218,21 +221,32 @@ typedef struct {
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
                      const rs_attention_source *src, const rs_model *model);
 
-/* Makes the model's int8 copies of the decoder step's weights (nn/int8.h:
- * the GRU's W'_e, W'_c and U, the attention's W_a, the deep output's U_o,
- * V_o, C_o and the output layer W_out), so that rs_network_step uses them;
- * the float parameters are left as they are. Freed with the model. Does
- * nothing when the model has them already. */
-int rs_network_quantize(rs_model *model, rs_error *err);
+/* Faster forms of a model's forward products (nn/linear.h), one per
+ * product; NULL: the plain product. A GRU's: W [3n,in] (W'_e for the
+ * decoder), W_c [3n,2n] (the decoder's), U_zr [2n,n] and U_g [n,n]; the
+ * attention's W_a [a,n] and key side U (U_a [a,2n] or K [n,2n]); the deep
+ * output's U_o, V_o, C_o and the output layer W_out [V,l] (a shortlist's
+ * rows get their own form, rs_output_rows). */
+typedef struct {
+    const rs_linear_fast *W, *W_c, *U_zr, *U_g;
+} rs_gru_fast;
 
-/* Makes the model's transposed copies of the weights a translation step
- * multiplies by (nn/transposed.h), so that every forward product uses them:
- * the same outputs to float32 rounding, in less time (another call, so on
- * some BLAS kernels another order of sums: search/ready.h makes every
- * decoding road take them). For a model whose parameters
- * no longer change. Freed with the model. Does nothing when the model has
- * them already. */
-int rs_network_transpose(rs_model *model, rs_error *err);
+typedef struct {
+    rs_gru_fast enc_fwd, enc_bwd, dec;
+    const rs_linear_fast *att_W, *att_U;
+    const rs_linear_fast *out_U, *out_V, *out_C, *out_W;
+} rs_network_forms;
+
+/* The forms a model was readied for translation with (model->fast): accel/
+ * makes them; a model that trains has none. Read only: threads share them.
+ * `all` serve every forward pass (rs_encode, rs_network_forward,
+ * rs_network_step) and give the plain products' numbers (to float32
+ * rounding); `step`, where set, serve the translation step (rs_network_step)
+ * instead: forms whose numbers differ (translate --int8), so that a
+ * teacher-forced pass (score, a forced alignment) stays exact. */
+typedef struct rs_network_fast {
+    rs_network_forms all, step;
+} rs_network_fast;
 
 /* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):
  * max + log Σ_v exp(row[v] − max). */

@@ -19,43 +19,38 @@
 #include "nn/readout.h"
 #include "nn/vecmath.h"
 
-rs_readout_weights rs_readout_weights_of(const rs_tensors *t, int l, int V)
+rs_readout_weights rs_readout_weights_of(const rs_tensors *t, int m, int n, int l, int V)
 {
     return (rs_readout_weights){.l = l,
                                 .V = V,
-                                .U_o = t->out_U,
-                                .V_o = t->out_V,
-                                .C_o = t->out_C,
+                                .U_o = RS_LINEAR(RS_CMAT(t->out_U, 2 * l, n)),
+                                .V_o = RS_LINEAR(RS_CMAT(t->out_V, 2 * l, m)),
+                                .C_o = RS_LINEAR(RS_CMAT(t->out_C, 2 * l, 2 * n)),
                                 .b_o = t->out_b,
-                                .W_out = t->out_W,
+                                .W_out = RS_LINEAR(RS_CMAT(t->out_W, V, l)),
                                 .b_out = t->out_bw};
 }
 
 rs_readout_grads rs_readout_grads_of(const rs_tensors *g)
 {
-    return (rs_readout_grads){g->out_U, g->out_V, g->out_C, g->out_b, g->out_W, g->out_bw};
+    return (rs_readout_grads){.U_o = g->out_U,
+                              .V_o = g->out_V,
+                              .C_o = g->out_C,
+                              .b_o = g->out_b,
+                              .W_out = g->out_W,
+                              .b_out = g->out_bw};
 }
 
 void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
                                const rs_readout_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
-    const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols;
-    const int l = w->l, l2 = 2 * l;
+    const int R = in->states.rows, l = w->l, l2 = 2 * l;
     float *tpre = acts->tpre, *t = acts->tmax;
     /* t̃ = U_o s + V_o e + C_o c + b_o */
     const rs_mat t_pre = RS_MAT(tpre, R, l2);
-    const rs_q8_readout *q = w->q8;
-    const rs_wt_readout *wt = w->wt;
-    rs_q8_or_float_forward(t_pre, in->states, RS_CMAT(w->U_o, l2, n),
-                           rs_wt_view(wt ? wt->U_o : NULL, n, l2), q ? &q->U_o : NULL, &w->q8_x,
-                           0.0f);
-    rs_q8_or_float_forward(t_pre, in->prev_emb, RS_CMAT(w->V_o, l2, m),
-                           rs_wt_view(wt ? wt->V_o : NULL, m, l2), q ? &q->V_o : NULL, &w->q8_x,
-                           1.0f);
-    rs_q8_or_float_forward(t_pre, in->context, RS_CMAT(w->C_o, l2, 2 * n),
-                           rs_wt_view(wt ? wt->C_o : NULL, 2 * n, l2), q ? &q->C_o : NULL, &w->q8_x,
-                           1.0f);
+    rs_linear_forward(t_pre, in->states, &w->U_o, 0.0f, acts->scratch);
+    rs_linear_forward(t_pre, in->prev_emb, &w->V_o, 1.0f, acts->scratch);
+    rs_linear_forward(t_pre, in->context, &w->C_o, 1.0f, acts->scratch);
     rs_add_bias(tpre, w->b_o, R, l2, l2);
     /* t[k] = max(t̃[2k], t̃[2k+1]) (⊙ the dropout mask) */
     for (int r = 0; r < R; r++) {
@@ -70,23 +65,14 @@ void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inp
     if (acts->t_mask)
         for (size_t i = 0; i < (size_t)R * l; i++)
             t[i] *= acts->t_mask[i];
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_readout_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     /* logits = W_out t + b_out */
-    if (w->q8) {
-        rs_q8_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l), &w->q8->W_out,
-                      w->out_ids, w->b_out, &w->q8_x, 0.0f);
-        rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
-        return;
-    }
-    rs_matmul_forward_t(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l),
-                        RS_CMAT(w->W_out, w->V, w->l), rs_wt_view(w->W_out_t, w->l, w->V), 0.0f);
+    rs_linear_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l), &w->W_out, 0.0f,
+                      acts->scratch);
     rs_add_bias(acts->logits, w->b_out, R, w->V, w->V);
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }
 
 void rs_readout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
@@ -100,14 +86,13 @@ void rs_readout_backward(const rs_readout_acts *d, const rs_readout_input_grads 
                          const rs_readout_grads *g, const rs_readout_acts *acts,
                          const rs_readout_inputs *in, const rs_readout_weights *w)
 {
-    const double phase_t0 = rs_phase_start();
     const int R = in->states.rows, n = in->states.cols, m = in->prev_emb.cols;
     const int l = w->l, l2 = 2 * l, V = w->V;
     /* forward was: logits = W_out t + b_out. */
     const rs_cmat d_logits = RS_CMAT(d->logits, R, V);
     rs_matmul_backward_weight(RS_MAT(g->W_out, V, l), d_logits, RS_CMAT(acts->tmax, R, l));
     rs_add_row_sums(g->b_out, d->logits, R, V, V);
-    rs_matmul_backward_input(RS_MAT(d->tmax, R, l), d_logits, RS_CMAT(w->W_out, V, l), 0.0f);
+    rs_matmul_backward_input(RS_MAT(d->tmax, R, l), d_logits, w->W_out.W, 0.0f);
     /* forward was: t[k] = max(t̃[2k], t̃[2k+1]) ⊙ mask[k]: the gradient goes to the max. */
     memset(d->tpre, 0, sizeof(float) * (size_t)R * l2);
     for (int r = 0; r < R; r++)
@@ -122,16 +107,14 @@ void rs_readout_backward(const rs_readout_acts *d, const rs_readout_input_grads 
     rs_matmul_backward_weight(RS_MAT(g->V_o, l2, m), d_tpre, in->prev_emb);
     rs_matmul_backward_weight(RS_MAT(g->C_o, l2, 2 * n), d_tpre, in->context);
     rs_add_row_sums(g->b_o, d->tpre, R, l2, l2);
-    rs_matmul_backward_input(d_in->states, d_tpre, RS_CMAT(w->U_o, l2, n), 0.0f);
-    rs_matmul_backward_input(d_in->prev_emb, d_tpre, RS_CMAT(w->V_o, l2, m), 1.0f);
-    rs_matmul_backward_input(d_in->context, d_tpre, RS_CMAT(w->C_o, l2, 2 * n), 1.0f);
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
+    rs_matmul_backward_input(d_in->states, d_tpre, w->U_o.W, 0.0f);
+    rs_matmul_backward_input(d_in->prev_emb, d_tpre, w->V_o.W, 1.0f);
+    rs_matmul_backward_input(d_in->context, d_tpre, w->C_o.W, 1.0f);
 }
 
 double rs_softmax_xent_forward(float *probs, float *nll, const float *logits, const int *targets,
                                int R, int V)
 {
-    const double phase_t0 = rs_phase_start();
     double total = 0.0;
     for (int r = 0; r < R; r++) {
         const float *x = logits + (size_t)r * V;
@@ -145,14 +128,12 @@ double rs_softmax_xent_forward(float *probs, float *nll, const float *logits, co
         nll[r] = targets[r] == RS_PAD ? 0.0f : -logp;
         total += nll[r];
     }
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
     return total;
 }
 
 void rs_softmax_xent_backward(float *d_logits, const float *probs, const int *targets,
                               float smoothing, float scale, int R, int V)
 {
-    const double phase_t0 = rs_phase_start();
     const float uniform = smoothing / (float)V;
     for (int r = 0; r < R; r++) {
         float *d = d_logits + (size_t)r * V;
@@ -167,5 +148,4 @@ void rs_softmax_xent_backward(float *d_logits, const float *probs, const int *ta
         rs_vscale_shift(d, scale, uniform, (size_t)V);
         d[targets[r]] -= scale * (1.0f - smoothing);
     }
-    rs_phase_stop(RS_PHASE_OUTPUT, phase_t0);
 }

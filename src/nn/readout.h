@@ -12,28 +12,19 @@
 #define RS_READOUT_H
 
 #include "model/params.h"
-#include "nn/int8.h"
 #include "nn/linalg.h"
-#include "nn/transposed.h"
+#include "nn/linear.h"
 
 /* The readout's weights: U_o [2l,n], V_o [2l,m], C_o [2l,2n], b_o [2l],
- * W_out [V,l] (tgt_emb's floats when tied), b_out [V]. */
+ * W_out [V,l] (tgt_emb's floats when tied), b_out [V]. A translation step
+ * may compute the logits of some words only (a shortlist): V of them, W_out
+ * and b_out those words' rows. */
 typedef struct {
     int l, V;
-    const float *U_o, *V_o, *C_o, *b_o, *W_out, *b_out;
-    /* A shortlist's words (decoding only; NULL: all): V of W_out's rows,
-     * whose floats W_out and b_out then hold gathered; the int8 copy is
-     * read at these rows instead. */
-    const int *out_ids;
-    /* Decoding with int8 weights: their copies and the scratch the products
-     * quantize inputs into; q8 NULL: float products. */
-    const rs_q8_readout *q8;
-    rs_q8_scratch q8_x;
-    /* Transposed copies for decoding (NULL: none; q8 comes first): of U_o,
-     * V_o and C_o in wt, of the output layer's rows computed (all of W_out,
-     * or a shortlist's) in W_out_t [l,V]. */
-    const rs_wt_readout *wt;
-    const float *W_out_t;
+    rs_linear U_o, V_o, C_o;
+    const float *b_o;
+    rs_linear W_out;
+    const float *b_out;
 } rs_readout_weights;
 
 /* Their gradients, the same shapes and names; all accumulate (+=). */
@@ -41,8 +32,9 @@ typedef struct {
     float *U_o, *V_o, *C_o, *b_o, *W_out, *b_out;
 } rs_readout_grads;
 
-/* The views of the readout's tensors in t (parameters or gradients). */
-rs_readout_weights rs_readout_weights_of(const rs_tensors *t, int l, int V);
+/* The views of the readout's tensors in t (parameters or gradients): m
+ * embedding, n hidden, l maxout units, V target vocabulary. */
+rs_readout_weights rs_readout_weights_of(const rs_tensors *t, int m, int n, int l, int V);
 rs_readout_grads rs_readout_grads_of(const rs_tensors *g);
 
 /* The three inputs over R positions: states s_i [R,n], the previous words'
@@ -60,17 +52,19 @@ typedef struct {
 /* The readout's buffers over R rows: tpre [R,2l] t̃; tmax [R,l] t after
  * maxout and dropout; logits [R,V]; which [R,l] (0/1: which of each pair
  * was the max) and t_mask [R,l] (dropout multipliers of t; NULL: none), what
- * the forward keeps beside them. Their gradients use the same type, the same
- * names: tpre and tmax written, logits = dL/dlogits read, which and t_mask
- * unused (NULL). */
+ * the forward keeps beside them; scratch for the products' faster forms
+ * (nn/linear.h; {0} in training). Their gradients use the same type, the
+ * same names: tpre and tmax written, logits = dL/dlogits read, which,
+ * t_mask and scratch unused (NULL). */
 typedef struct {
     float *tpre, *tmax, *logits;
     unsigned char *which;
     const float *t_mask;
+    rs_scratch scratch;
 } rs_readout_acts;
 
-/* Its two halves, which rs_readout_forward runs in turn (decoding times them
- * apart): the deep output t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask
+/* Its two halves, which rs_readout_forward runs in turn (a translation step
+ * runs them apart, its output layer perhaps a shortlist's): the deep output t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask
  * into tpre, tmax and which; and the output layer logits = W_out t + b_out
  * [R,V] from tmax. */
 void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,

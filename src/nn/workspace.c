@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "nn/attention.h"
-#include "nn/int8.h"
+#include "nn/linear.h"
 #include "nn/network.h"
 
 static float *take(float *base, size_t *offset, size_t count)
@@ -71,9 +71,9 @@ static int workspace_alloc(rs_workspace *ws, const rs_model *model, rs_error *er
         size_t width = (size_t)2 * c->hidden;
         width = (size_t)c->emb > width ? (size_t)c->emb : width;
         width = (size_t)c->maxout > width ? (size_t)c->maxout : width;
-        ws->q8 = (rs_q8_scratch){rs_calloc(rows * width, 1, err),
-                                 rs_calloc(rows, sizeof(float), err), rows * width, (int)rows};
-        if (!ws->q8.x || !ws->q8.scale) {
+        const size_t bytes = RS_LINEAR_SCRATCH_BYTES(rows, width);
+        ws->scratch = (rs_scratch){.data = rs_calloc(bytes, 1, err), .bytes = bytes};
+        if (!ws->scratch.data) {
             rs_workspace_free(ws);
             return -1;
         }
@@ -113,8 +113,7 @@ void rs_workspace_free(rs_workspace *ws)
 {
     free(ws->arena);
     free(ws->which);
-    free(ws->q8.x);
-    free(ws->q8.scale);
+    free(ws->scratch.data);
     memset(ws, 0, sizeof *ws);
 }
 

@@ -73,8 +73,7 @@ static void member_free(rs_member *mb)
     free(mb->logits);
     free(mb->lse);
     free(mb->alpha);
-    free(mb->short_W);
-    free(mb->short_W_t);
+    rs_accel_rows_free(mb->short_W);
     free(mb->short_b);
     memset(mb, 0, sizeof *mb);
 }
@@ -236,10 +235,9 @@ int rs_decoder_use_shortlist(rs_decoder *dec, const rs_shortlist *shortlist, rs_
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
         const size_t l = (size_t)dec->models[k]->cfg.maxout;
-        mb->short_W = rs_calloc(mul_size((size_t)dec->max_columns, l), sizeof(float), err);
-        mb->short_W_t = rs_calloc(mul_size((size_t)dec->max_columns, l), sizeof(float), err);
+        mb->short_W = rs_accel_rows_new(dec->max_columns, (int)l, err);
         mb->short_b = rs_calloc((size_t)dec->max_columns, sizeof(float), err);
-        if (!mb->short_W || !mb->short_W_t || !mb->short_b)
+        if (!mb->short_W || !mb->short_b)
             return -1;
     }
     dec->shortlist = *shortlist;
@@ -254,25 +252,13 @@ static void gather_shortlist(rs_decoder *dec, int B, const int *const *src, cons
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
         const rs_model *model = dec->models[k];
-        const size_t l = (size_t)model->cfg.maxout;
-        const float *W = model->cfg.tie_embeddings ? model->w.tgt_emb : model->w.out_W;
-        /* With int8 weights the output layer reads the int8 rows at the ids
-         * (readout out_ids): only the biases are gathered. */
-        for (int j = 0; j < dec->columns; j++) {
-            const int v = dec->shortlist_ids[j];
-            if (!model->q8)
-                memcpy(mb->short_W + (size_t)j * l, W + (size_t)v * l, sizeof(float) * l);
-            mb->short_b[j] = model->w.out_bw[v];
-        }
-        /* Their transpose from the model's (nn/transposed.h), row i of
-         * W_outᵀ at the ids, for the products of more than one row. */
-        const float *W_t = model->wt && !model->q8 && dec->rows > 1 ? model->wt->out.W_out : NULL;
-        const size_t V = (size_t)model->cfg.tgt_vocab, count = (size_t)dec->columns;
-        for (size_t i = 0; W_t && i < l; i++)
-            for (size_t j = 0; j < count; j++)
-                mb->short_W_t[i * count + j] = W_t[i * V + (size_t)dec->shortlist_ids[j]];
-        mb->rows = (rs_output_rows){dec->columns, dec->shortlist_ids, mb->short_W, mb->short_b,
-                                    W_t ? mb->short_W_t : NULL};
+        /* W_out's rows, in the form the model's output layer has (accel/). */
+        const rs_linear W = rs_accel_rows_gather(mb->short_W, model, dec->shortlist_ids,
+                                                 dec->columns, dec->rows > 1);
+        for (int j = 0; j < dec->columns; j++)
+            mb->short_b[j] = model->w.out_bw[dec->shortlist_ids[j]];
+        mb->rows = (rs_output_rows){
+            .count = dec->columns, .ids = dec->shortlist_ids, .W = W, .b = mb->short_b};
     }
 }
 

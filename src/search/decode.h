@@ -10,6 +10,7 @@
 #ifndef RS_DECODE_H
 #define RS_DECODE_H
 
+#include "accel/accel.h"
 #include "nn/network.h"
 #include "search/lexicon.h"
 
@@ -38,8 +39,8 @@ typedef struct {
     float *logits, *lse;       /* [rows,V], [rows] */
     float *alpha;              /* [rows,S] */
     rs_output_rows rows;       /* the batch's shortlist: W, b its rows of W_out, b_out */
-    float *short_W, *short_b;  /* [max_columns,l], [max_columns] (with a shortlist only) */
-    float *short_W_t;          /* [l,max_columns]: short_W transposed (rows->W_t) */
+    rs_accel_rows *short_W;    /* for max_columns rows (with a shortlist only) */
+    float *short_b;            /* [max_columns] (with a shortlist only) */
 } rs_member;
 
 typedef struct {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/int8.h"
+#include "accel/int8.h"
 
 /* The kernel for this processor: sums[b·R + j] = Σ_k w[j][k] x[b·stride + k]
  * for R weight rows w[j] (R a multiple of 4) and nb input rows, count
@@ -96,17 +96,6 @@ void rs_q8_matrix_free(rs_q8_matrix *q)
 rs_q8_matrix rs_q8_rows(const rs_q8_matrix *q, int first, int count)
 {
     return (rs_q8_matrix){count, q->cols, q->q + (size_t)first * q->cols, q->scale + first};
-}
-
-void rs_q8_weights_free(rs_q8_weights *w)
-{
-    if (!w)
-        return;
-    rs_q8_matrix *all[] = {&w->dec.W,   &w->dec.W_c, &w->dec.U,   &w->att_W,
-                           &w->out.U_o, &w->out.V_o, &w->out.C_o, &w->out.W_out};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        rs_q8_matrix_free(all[i]);
-    free(w);
 }
 
 /* ---- the kernel ---- */
@@ -544,13 +533,4 @@ void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, c
             scale_sums(y, sums, nb, b0, j0, &c, s->scale, beta);
         }
     }
-}
-
-void rs_q8_or_float_forward(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, const rs_q8_matrix *q,
-                            const rs_q8_scratch *s, float beta)
-{
-    if (q)
-        rs_q8_forward(y, x, q, NULL, NULL, s, beta);
-    else
-        rs_matmul_forward_t(y, x, W, W_t, beta);
 }

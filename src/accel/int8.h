@@ -17,7 +17,9 @@
  *   |y − ŷ| ≤ s_r t_b (½ Σ_k |q[r,k]| + ½ Σ_k |p[b,k]| + in/4)
  *           ≤ in · max|W_r| · max|x_b| · (127.25 / 127²)  (about in·max|W_r|·max|x_b| / 127)
  *
- * plus float rounding. Shapes: B rows of input, in columns, out (or K
+ * plus float rounding. accel/accel.c makes these the faster form
+ * (nn/linear.h) of the decoder step's products under translate --int8.
+ * Shapes: B rows of input, in columns, out (or K
  * chosen) rows of W. Memory order row-major. */
 #ifndef RS_INT8_H
 #define RS_INT8_H
@@ -102,33 +104,5 @@ int rs_q8_select(int want);
  * checks them (a mismatch goes to the shape handler). */
 void rs_q8_forward(rs_mat y, rs_cmat x, const rs_q8_matrix *W, const int *ids, const float *bias,
                    const rs_q8_scratch *s, float beta);
-
-/* y = beta·y + x Wᵀ by the int8 copy q when there is one (q NULL: the float
- * W, through its transposed copy W_t when W_t.data is set, by
- * rs_matmul_forward_t): what the decoder step's layers call. */
-void rs_q8_or_float_forward(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, const rs_q8_matrix *q,
-                            const rs_q8_scratch *s, float beta);
-
-/* The int8 copies of the decoder step's matrices, by the float names: the
- * GRU's W'_e [3n,m], W'_c [3n,2n], U [3n,n]; the readout's U_o [2l,n],
- * V_o [2l,m], C_o [2l,2n], W_out [V,l]. */
-typedef struct {
-    rs_q8_matrix W, W_c, U;
-} rs_q8_gru;
-
-typedef struct {
-    rs_q8_matrix U_o, V_o, C_o, W_out;
-} rs_q8_readout;
-
-/* A model's: the decoder GRU, the attention's query side W_a [a,n] (rows 0
- * for attention other than additive), the readout. Made by
- * rs_network_quantize (nn/network.h). */
-typedef struct rs_q8_weights {
-    rs_q8_gru dec;
-    rs_q8_matrix att_W;
-    rs_q8_readout out;
-} rs_q8_weights;
-
-void rs_q8_weights_free(rs_q8_weights *q);
 
 #endif

@@ -1,0 +1,64 @@
+/* The faster forms of a model's forward products (nn/linear.h), made once
+ * when a translator is built (search/ready.h) and never for training: the
+ * layers in nn/ compute the equations of docs/model.md, and this layer gives
+ * some of their products another road to the same y.
+ *
+ *   transposed copies (accel/transposed.h): every product a translation
+ *     makes, the same bits as the plain product on most BLAS kernels;
+ *   int8 copies (accel/int8.h, translate --int8): the decoder step's
+ *     products (the GRU's W'_e, W'_c and U, the attention's W_a, the deep
+ *     output's U_o, V_o, C_o and the output layer W_out) in a translation
+ *     step (rs_network_step), within int8.h's bound; there the int8 form is
+ *     taken over the transposed one. The encoder's products stay float (they
+ *     run once per source word, the step's once per target word and
+ *     hypothesis), and so do teacher-forced passes (score, forced
+ *     alignments), which stay exact.
+ *
+ * The forms and their copies live in one object, whose first member is the
+ * table nn/ reads (rs_network_fast), put in model->fast. Shapes: m
+ * embedding, n hidden, a attention, l maxout units, V target vocabulary. */
+#ifndef RS_ACCEL_H
+#define RS_ACCEL_H
+
+#include "common/error.h"
+#include "model/model.h"
+#include "nn/linear.h"
+#include "nn/network.h"
+
+/* Which copies to make: transposed, int8 (each 0 or 1). */
+typedef struct {
+    int transposed, int8;
+} rs_accel_options;
+
+/* New faster forms for model's products, as opt asks. Copies the forms in
+ * model->fast already have (made here) are shared rather than made again,
+ * so those must outlive the new ones. NULL and err filled on failure (a
+ * weight that is not finite cannot be quantized; memory). */
+rs_network_fast *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_error *err);
+void rs_accel_free(rs_network_fast *fast);
+
+/* Gives model the forms opt asks for beside those it has (model->fast,
+ * freed with the model); nothing when it has them all. */
+int rs_accel_attach(rs_model *model, const rs_accel_options *opt, rs_error *err);
+
+/* rs_accel_attach for the int8 copies (translate --int8), and for the
+ * transposed copies alone. */
+int rs_network_quantize(rs_model *model, rs_error *err);
+int rs_network_transpose(rs_model *model, rs_error *err);
+
+/* The output layer of a shortlist (rs_output_rows): W_out's rows at the
+ * chosen ids, in the form the model's output layer has. Per decoder member:
+ * for up to max_count rows of l floats. */
+typedef struct rs_accel_rows rs_accel_rows;
+rs_accel_rows *rs_accel_rows_new(int max_count, int l, rs_error *err);
+void rs_accel_rows_free(rs_accel_rows *r);
+
+/* The product of W_out's rows ids[count] (W_out [V,l] the model's, tgt_emb
+ * when tied) in r: with int8 copies, their rows read at the ids; else the
+ * float rows gathered and, when the model has transposed copies and
+ * many_rows (products of more than one row will be asked for), their
+ * transpose too. r must hold count rows. */
+rs_linear rs_accel_rows_gather(rs_accel_rows *r, const rs_model *model, const int *ids, int count,
+                               int many_rows);
+
+#endif
