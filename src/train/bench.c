@@ -328,7 +328,8 @@ int rs_bench_measure(const rs_bench_data *d, const rs_bench_job *job, rs_bench_m
     if (make_model(&model, d, job->c, err) ||
         time_training(d, job->c, &model, job->threads, job->steps, out, err))
         goto done;
-    if (job->decode && model_path && rs_ready_model_load(model_path, NULL, &trained, NULL, NULL, 0, err))
+    if (job->decode && model_path &&
+        rs_ready_model_load(model_path, NULL, &trained, NULL, NULL, 0, err))
         goto done;
     if (job->decode &&
         time_translation(model_path ? &trained : &model, d, job->sentences, out, err))
