@@ -8,11 +8,32 @@
 
 #include "gradcheck.h"
 #include "nn/attention.h"
+#include "nn/attention_variants.h"
 
 #define TOL GRADCHECK_LAYER_TOL
 #define FLOOR GRADCHECK_LAYER_FLOOR
 
 enum { AB = 2, AS = 4, AN = 3, AA = 5 };
+
+/* A step of the model's kind, as the decoder step (network.c) calls it. */
+static void attention_forward(const rs_attention_step *st, const rs_attention_source *src,
+                              const rs_attention_weights *w)
+{
+    if (w->kind == RS_ATT_ADDITIVE)
+        rs_attention_forward(st, src, w);
+    else
+        rs_attention_variant_forward(st, src, w);
+}
+
+static void attention_backward(const rs_attention_step_grads *d, const rs_attention_grads *g,
+                               const rs_attention_step *st, const rs_attention_source *src,
+                               const rs_attention_weights *w)
+{
+    if (w->kind == RS_ATT_ADDITIVE)
+        rs_attention_backward(d, g, st, src, w);
+    else
+        rs_attention_variant_backward(d, g, st, src, w);
+}
 
 /* The kinds a model can have (model/params.h: 'dot' makes no model; none
  * is the fixed context c = [→h_S ; ←h_1]). */
@@ -54,7 +75,7 @@ static double att_loss(void *p)
     const rs_attention_weights w = case_weights(c);
     const rs_attention_source src = {c->keys, c->annotations, c->src_len, AB, AS, NULL, 0};
     const rs_attention_step st = case_step(c);
-    rs_attention_forward(&st, &src, &w);
+    attention_forward(&st, &src, &w);
     return gradcheck_weighted_sum(c->context, c->weight, AB * 2 * AN);
 }
 
@@ -90,7 +111,7 @@ static void check_attention(int kind)
     const rs_attention_step_grads d = {c.weight, dquery, dqp, dkeys, dann, dalpha, dscores};
     const int additive = kind == RS_ATT_ADDITIVE;
     const rs_attention_grads g = {additive ? dW : NULL, additive ? dv : NULL, NULL, NULL};
-    rs_attention_backward(&d, &g, &st, &src, &w);
+    attention_backward(&d, &g, &st, &src, &w);
     /* W_a's gradient is summed over all steps at once: here over this one. */
     rs_attention_query_backward(&g, RS_CMAT(dqp, AB, AA), RS_CMAT(c.query, AB, AN), &w);
     char what[64];
@@ -209,8 +230,8 @@ START_TEST(attention_rows_read_their_sentence_through_the_map)
                                     .hidden = hidden[k],
                                     .alpha = alpha[k],
                                     .context = ctx[k]};
-    rs_attention_forward(&st[0], &mapped, &w);
-    rs_attention_forward(&st[1], &copied, &w);
+    attention_forward(&st[0], &mapped, &w);
+    attention_forward(&st[1], &copied, &w);
     ck_assert(!memcmp(ctx[0], ctx[1], sizeof ctx[0]));
     ck_assert(!memcmp(alpha[0], alpha[1], sizeof alpha[0]));
 }
@@ -229,7 +250,7 @@ START_TEST(fixed_context_reads_each_sentences_own_ends)
     const rs_attention_weights w = case_weights(&c);
     const rs_attention_source src = {NULL, c.annotations, c.src_len, AB, AS, NULL, 0};
     const rs_attention_step st = case_step(&c);
-    rs_attention_forward(&st, &src, &w);
+    attention_forward(&st, &src, &w);
     for (int b = 0; b < AB; b++) {
         const float *last = c.annotations + ((size_t)(c.src_len[b] - 1) * AB + b) * 2 * AN;
         const float *first = c.annotations + (size_t)b * 2 * AN;
@@ -241,7 +262,7 @@ START_TEST(fixed_context_reads_each_sentences_own_ends)
     float before[AB * 2 * AN];
     memcpy(before, c.context, sizeof before);
     fill_uniform(c.query, AB * AN, 1.0f, 53);
-    rs_attention_forward(&st, &src, &w);
+    attention_forward(&st, &src, &w);
     ck_assert(!memcmp(before, c.context, sizeof before));
 }
 END_TEST
@@ -257,7 +278,7 @@ START_TEST(attention_known_answers)
     const rs_attention_weights w = {.kind = RS_ATT_GENERAL, .n = 2, .a = 1};
     const rs_attention_source src = {keys, annotations, &len, 1, 3, NULL, 0};
     const rs_attention_step st = {.query = query, .alpha = alpha, .context = context};
-    rs_attention_forward(&st, &src, &w);
+    attention_forward(&st, &src, &w);
     ck_assert_float_eq_tol(alpha[0], 0.0900f, 5e-5f);
     ck_assert_float_eq_tol(alpha[1], 0.2447f, 5e-5f);
     ck_assert_float_eq_tol(alpha[2], 0.6652f, 5e-5f);

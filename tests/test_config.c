@@ -233,7 +233,7 @@ START_TEST(config_file_nul_bom_and_a_second_file)
     snprintf(cmd, sizeof cmd, "train --train x.tsv --config %s", path);
     ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
     char where[300];
-    snprintf(where, sizeof where, "%s:2: a NUL byte", path);
+    snprintf(where, sizeof where, "%s:2: NUL byte at byte 11", path);
     ck_assert_msg(strstr(out, where) != NULL, "%s", out);
 
     snprintf(path, sizeof path, "%s/bom.conf", dir);

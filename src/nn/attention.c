@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "nn/attention.h"
-#include "nn/attention_variants.h"
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
@@ -141,10 +140,6 @@ void rs_attention_weigh_backward(const rs_attention_step_grads *d, const float *
 void rs_attention_forward(const rs_attention_step *st, const rs_attention_source *src,
                           const rs_attention_weights *w)
 {
-    if (w->kind != RS_ATT_ADDITIVE) {
-        rs_attention_variant_forward(st, src, w);
-        return;
-    }
     const int n = w->n, a = w->a, B = src->B, S = src->S, N = rs_attention_source_rows(src);
     /* W_a s_{i-1}: once per row, for all j */
     rs_linear_forward(RS_MAT(st->query_proj, B, a), RS_CMAT(st->query, B, n), &w->W, 0.0f,
@@ -165,10 +160,6 @@ void rs_attention_backward(const rs_attention_step_grads *d, const rs_attention_
                            const rs_attention_step *st, const rs_attention_source *src,
                            const rs_attention_weights *w)
 {
-    if (w->kind != RS_ATT_ADDITIVE) {
-        rs_attention_variant_backward(d, g, st, src, w);
-        return;
-    }
     const int n = w->n, a = w->a, B = src->B, S = src->S, N = rs_attention_source_rows(src);
     memset(d->query_proj, 0, sizeof(float) * (size_t)B * a);
     for (int b = 0; b < B; b++) {

@@ -12,10 +12,10 @@
  * once per batch for all positions (rs_attention_keys_forward), and its
  * gradients once after all steps (rs_attention_keys_backward); so is the
  * query side's dW_a (rs_attention_query_backward). A step's forward and
- * backward are rs_attention_forward and rs_attention_backward.
- * The paper's additive attention is attention.c; the others are
- * attention_variants.c, rs_attention_forward and rs_attention_backward
- * choosing by kind.
+ * backward are rs_attention_forward and rs_attention_backward for the
+ * paper's additive score (attention.c), rs_attention_variant_forward and
+ * _backward for the others (attention_variants.h); the decoder step
+ * (network.c) calls the one of its model's kind.
  * Shapes: B batch, S source length (max of the batch), n hidden, 2n annotation,
  * a attention size, ka key size (a for additive, 0 for none, n otherwise).
  * Source-side tensors are time-major: annotations [S,B,2n], keys [S,B,ka]. */
@@ -100,13 +100,27 @@ typedef struct {
     float *alpha, *scores;
 } rs_attention_step_grads;
 
-/* c_i = Σ_j α_ij h_j with α_i = softmax_j(ε(s_{i-1}, key_j)); for none
- * c_i = [→h_S ; ←h_1] (the annotations' halves) and α_i = 0. */
+/* What every kind's step shares (attention.c). */
+/* Row b's sentence, and the sentences' row stride (see rs_attention_source). */
+int rs_attention_sentence(const rs_attention_source *src, int b);
+int rs_attention_source_rows(const rs_attention_source *src);
+
+/* Row b of a step, once its scores ε_j are in alpha [S] (j < src_len[b]):
+ * α = softmax(ε) in place (0 past src_len[b]), context [2n] c = Σ_j α_j h_j. */
+void rs_attention_weigh(float *alpha, float *context, const rs_attention_source *src, int b,
+                        int n2);
+
+/* Its backward from dc [2n]: dh_j += α_j dc into d->annotations, and
+ * d->scores[j] = dε_j (d->alpha holds dα_j). */
+void rs_attention_weigh_backward(const rs_attention_step_grads *d, const float *alpha,
+                                 const float *dc, const rs_attention_source *src, int b, int n2);
+
+/* The additive score's step (w->kind RS_ATT_ADDITIVE): c_i = Σ_j α_ij h_j
+ * with α_i = softmax_j(v_a · tanh(W_a s_{i-1} + key_j)). */
 void rs_attention_forward(const rs_attention_step *st, const rs_attention_source *src,
                           const rs_attention_weights *w);
 
-/* Its backward, into d and (dv_a, per step) g; for none, dc_i's halves
- * added to d->annotations at (S, forward half) and (1, backward half). */
+/* Its backward, into d and (dv_a, per step) g. */
 void rs_attention_backward(const rs_attention_step_grads *d, const rs_attention_grads *g,
                            const rs_attention_step *st, const rs_attention_source *src,
                            const rs_attention_weights *w);

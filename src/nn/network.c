@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "nn/attention.h"
+#include "nn/attention_variants.h"
 #include "nn/gru.h"
 #include "nn/linalg.h"
 #include "nn/linear.h"
@@ -484,7 +485,10 @@ static decoder_step_grads training_step_grads(const rs_workspace *ws, int t, int
 static void decoder_step_forward(const decoder_step *st, const rs_attention_source *src,
                                  const float *mask, const layer_weights *w, int B)
 {
-    rs_attention_forward(&st->att, src, &w->att);
+    if (w->att.kind == RS_ATT_ADDITIVE) /* the paper's score */
+        rs_attention_forward(&st->att, src, &w->att);
+    else
+        rs_attention_variant_forward(&st->att, src, &w->att);
     rs_gru_step_forward(&st->gru, &w->dec, mask, B);
 }
 
@@ -495,7 +499,10 @@ static void decoder_step_backward(const decoder_step_grads *d, const layer_grads
                                   const float *mask, const layer_weights *w, int B)
 {
     rs_gru_step_backward(&d->gru, &st->gru, &w->dec, mask, B);
-    rs_attention_backward(&d->att, &g->att, &st->att, src, &w->att);
+    if (w->att.kind == RS_ATT_ADDITIVE)
+        rs_attention_backward(&d->att, &g->att, &st->att, src, &w->att);
+    else
+        rs_attention_variant_backward(&d->att, &g->att, &st->att, src, &w->att);
 }
 
 /* The deep output's buffers and inputs over the R = T·B target positions. */

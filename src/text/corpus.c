@@ -535,7 +535,9 @@ static int next_parallel_pair(rs_pair_reader *r, rs_pairs_skipped *skipped, rs_p
                   blank_tgt = !r->empty_target && rs_text_is_blank(tgt, tgt_len);
         if ((blank_src || blank_tgt) && skipped)
             rc = skip_pair(skipped, blank_src ? r->tsv.name : r->tgt.name,
-                           blank_src ? r->tsv.line : r->tgt.line);
+                           blank_src ? r->tsv.line : r->tgt.line)
+                     ? -1
+                     : 1; /* a pair read, left out */
         else if (blank_src || blank_tgt)
             rc = refuse_blank(r, blank_src, blank_src ? src_len : tgt_len, err);
         else
