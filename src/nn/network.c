@@ -339,7 +339,8 @@ static void annotations_backward(float *d_fwd_states, float *d_bwd_states,
 static void init_forward(float *s0, const float *h1, const layer_weights *w, int B)
 {
     const int n = w->n;
-    rs_matmul_forward(RS_MAT(s0, B, n), RS_CMAT(h1, B, n), RS_CMAT(w->init_W, n, n), 0.0f);
+    const rs_linear W_init = RS_LINEAR(RS_CMAT(w->init_W, n, n));
+    rs_linear_forward(RS_MAT(s0, B, n), RS_CMAT(h1, B, n), &W_init, 0.0f, (rs_scratch){0});
     rs_add_bias(s0, w->init_b, B, n, n);
     rs_vtanh(s0, s0, (size_t)B * n);
 }
