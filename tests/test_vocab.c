@@ -213,6 +213,21 @@ START_TEST(vocabulary_files_in_the_common_forms)
 }
 END_TEST
 
+/* Two vocabulary files concatenated, the second with a byte order mark:
+ * its first token is read without it, as the tokenizers make it. */
+START_TEST(a_bom_inside_a_vocabulary_file_is_no_part_of_a_token)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-vocab-bom");
+    rs_vocab v;
+    rs_error err;
+    ck_assert_msg(!read_text_vocab(&v, dir, "june\n\xEF\xBB\xBFmay\njuly\n", &err), "%s", err.msg);
+    ck_assert_int_eq(rs_vocab_id(&v, "may"), RS_RESERVED + 1);
+    rs_vocab_free(&v);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(bad_vocabulary_files_are_refused_with_file_and_line)
 {
     char dir[64];
@@ -238,6 +253,10 @@ START_TEST(bad_vocabulary_files_are_refused_with_file_and_line)
         /* Marian's YAML vocabulary, not read as the tokens "</s>:" and "<unk>:". */
         {"</s>: 0\n<unk>: 1\nHaus: 2\n", "vocab.txt:1: '</s>: 0' is a Marian YAML"},
         {"", "vocab.txt: no token besides the reserved ones"},
+        /* U+FEFF is no part of a token, as in sentences: a line of it alone
+         * is empty, and "ma<FEFF>y" is "may" again. */
+        {"a\n\xEF\xBB\xBF\nb\n", "vocab.txt:2: an empty line"},
+        {"may\nma\xEF\xBB\xBFy\n", "vocab.txt:2: token 'may' is given twice (first on line 1)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char path[128];
@@ -264,6 +283,7 @@ Suite *vocab_suite(void)
     tcase_add_test(tc, select_by_frequency_ties_and_limits);
     tcase_add_test(tc, vocabulary_files_in_the_common_forms);
     tcase_add_test(tc, bad_vocabulary_files_are_refused_with_file_and_line);
+    tcase_add_test(tc, a_bom_inside_a_vocabulary_file_is_no_part_of_a_token);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/vocab.h"
+#include "text/text.h"
 #include "text/corpus.h"
 
 /* A vocabulary file being read: the line each token came from, for the
@@ -55,6 +56,9 @@ static int marian_entry(const char *token, const char *count)
 static int read_vocab_line(vocab_reader *r, char *line, size_t len, long line_no, rs_error *err)
 {
     const char *path = r->path;
+    /* U+FEFF as sentences lose it (text.h): "may" with a BOM from a
+     * concatenated file is "may", and a line of it alone is empty. */
+    len = rs_text_drop_feff(line, len);
     if (len == 0)
         return rs_fail(err, "%s:%ld: an empty line (a vocabulary has one token a line)", path,
                        line_no);

@@ -126,12 +126,24 @@ static utf8proc_int32_t lower_cp(utf8proc_int32_t cp, void *data)
     return utf8proc_tolower(cp);
 }
 
-/* in[0..len) without U+FEFF: a byte order mark inside text, where
- * concatenating files puts one at the start of a line, or the deprecated
- * zero-width no-break space; neither is part of a word. *copy is NULL when
- * there is none, else the caller frees it. Done before normalising, so that
- * what it separated still composes (NFC). */
 #define BOM_BYTES "\xEF\xBB\xBF"
+
+size_t rs_text_drop_feff(char *s, size_t len)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < len;)
+        if (i + 3 <= len && !memcmp(s + i, BOM_BYTES, 3))
+            i += 3;
+        else
+            s[w++] = s[i++];
+    if (w < len)
+        s[w] = '\0';
+    return w;
+}
+
+/* in[0..len) without U+FEFF (rs_text_drop_feff): *copy is NULL when there is
+ * none, else the caller frees it. Done before normalising, so that what it
+ * separated still composes (NFC). */
 static int drop_bom_chars(const char **in, size_t *len, char **copy, rs_error *err)
 {
     *copy = NULL;
@@ -140,17 +152,12 @@ static int drop_bom_chars(const char **in, size_t *len, char **copy, rs_error *e
         p++;
     if (!p)
         return 0;
-    char *kept = malloc(*len);
+    char *kept = malloc(*len + 1);
     if (!kept)
         return rs_fail(err, "out of memory");
-    size_t w = 0;
-    for (size_t i = 0; i < *len;)
-        if (i + 3 <= *len && !memcmp(*in + i, BOM_BYTES, 3))
-            i += 3;
-        else
-            kept[w++] = (*in)[i++];
+    memcpy(kept, *in, *len);
+    *len = rs_text_drop_feff(kept, *len);
     *in = kept;
-    *len = w;
     *copy = kept;
     return 0;
 }

@@ -72,6 +72,11 @@ int rs_text_is_blank(const char *s, size_t len);
  * which the caller frees. */
 int rs_text_normalize(const char *in, size_t len, int lowercase, char **out, rs_error *err);
 
+/* Drops every U+FEFF of s[0..len) in place, as normalising does (and a
+ * vocabulary file's reader, whose tokens no tokenizer would otherwise
+ * match); the new length, s NUL-terminated when it shrank. */
+size_t rs_text_drop_feff(char *s, size_t len);
+
 /* Replaces the contents of out with the tokens of the normalised string.
  * On failure out is left empty. */
 int rs_tokenize(const char *normalized, int mode, rs_tokens *out, rs_error *err);
