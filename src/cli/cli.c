@@ -413,7 +413,7 @@ int rs_cli_double(const char *prog, const char *opt, const char *arg, double min
         rs_cli_usage_error(prog, "%s: '%s' is not a number from %g to %g", opt, arg, min, max);
         return -1;
     }
-    *out = v;
+    *out = v == 0.0 ? 0.0 : v; /* "-0" is 0: a run's settings compare and print as the same */
     return 0;
 }
 
