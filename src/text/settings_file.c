@@ -17,8 +17,9 @@ static int read_text(const char *path, char **text, size_t *size, rs_error *err)
     size_t len;
     int rc;
     while ((rc = rs_line_reader_next(&r, &line, &len, err)) == 1) {
-        /* Bounded as the lines arrive, so that an endless pipe is refused. */
-        if (used + len + 1 > RS_SETTINGS_MAX_BYTES) {
+        /* Bounded as the lines arrive, so that an endless pipe is refused;
+         * each line end before this line counts one byte, a last one none. */
+        if (used + len > RS_SETTINGS_MAX_BYTES) {
             rc = rs_fail(err, "%s:%ld: more than %d bytes: a configuration file is at most that",
                          r.name, r.line, RS_SETTINGS_MAX_BYTES);
             break;

@@ -9,8 +9,9 @@
 #include "common/error.h"
 #include "common/settings.h"
 
-/* Reads path ("-": stdin), at most RS_SETTINGS_MAX_BYTES counting one byte
- * per line end; errors name it and the line ("run.yaml:3: …"). The text read
+/* Reads path ("-": stdin), at most RS_SETTINGS_MAX_BYTES of text, counting
+ * one byte for each line end but a last one; errors name it and the line
+ * ("run.yaml:3: …"). The text read
  * stays in out->text (a pipe cannot be read twice). */
 int rs_settings_read(const char *path, rs_settings *out, rs_error *err);
 
