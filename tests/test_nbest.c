@@ -28,6 +28,36 @@ START_TEST(shapes)
 }
 END_TEST
 
+/* translate --alignment's lines (Marian's "text ||| links"): hard links,
+ * soft rows, none; a translation that merely holds "|||" is not one. */
+START_TEST(alignment_lines)
+{
+    static const struct {
+        const char *line;
+        int aligned;
+    } cases[] = {
+        {"2026-11-21 ||| 0-0 1-1 2-3", 1},
+        {"das haus ||| 0.25,0.75 1,0", 1},
+        {"x ||| 1e-3,0.999", 1},
+        {"---- ||| ", 1}, /* no link above the threshold */
+        {" ||| 0-0", 1},  /* an empty translation */
+        {"a ||| b", 0},   /* words after the bars */
+        {"a ||| 0-0 b", 0},
+        {"a ||| 0-0 ||| 1-1", 0}, /* two bars: not this form */
+        {"0 ||| x ||| F0= -1 ||| -1", 0},
+        {"plain text", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        ck_assert_msg(rs_alignment_line(cases[i].line) == cases[i].aligned, "'%s': want %d",
+                      cases[i].line, cases[i].aligned);
+    const char *lines[] = {"plain", "2026 ||| 0-0"};
+    rs_error err = {{0}};
+    ck_assert_int_eq(rs_nbest_refuse(lines, 2, "hyp.txt", &err), -1);
+    ck_assert_msg(!strncmp(err.msg, "hyp.txt:2: a translation with its alignment", 43), "%s",
+                  err.msg);
+}
+END_TEST
+
 START_TEST(refusal_names_the_line)
 {
     const char *lines[] = {"a plain line", "another", "7 ||| x ||| F0= -1 ||| -1",
@@ -45,6 +75,7 @@ Suite *nbest_suite(void)
     TCase *tc = tcase_create("nbest");
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, refusal_names_the_line);
+    tcase_add_test(tc, alignment_lines);
     suite_add_tcase(s, tc);
     return s;
 }

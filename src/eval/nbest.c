@@ -53,14 +53,56 @@ int rs_nbest_line(const char *line)
     return is_integer(field[0], field[1] - 3) && is_number(field[3], fourth_end);
 }
 
+/* One item of an alignment: a link "i-j", or a soft row "w,w,…" of numbers. */
+static int is_alignment_item(const char *s, const char *end)
+{
+    const char *dash = memchr(s, '-', (size_t)(end - s));
+    if (dash && dash > s && is_integer(s, dash) && is_integer(dash + 1, end))
+        return 1;
+    for (const char *from = s; from < end;) {
+        const char *comma = memchr(from, ',', (size_t)(end - from));
+        const char *to = comma ? comma : end;
+        if (!is_number(from, to))
+            return 0;
+        from = comma ? comma + 1 : end;
+    }
+    return 1;
+}
+
+int rs_alignment_line(const char *line)
+{
+    const char *bars = strstr(line, "|||");
+    if (!bars || strstr(bars + 3, "|||"))
+        return 0;
+    const char *p = bars + 3, *end = p + strlen(p);
+    trim(&p, &end);
+    while (p < end) {
+        const char *item_end = p;
+        while (item_end < end && !isspace((unsigned char)*item_end))
+            item_end++;
+        if (!is_alignment_item(p, item_end))
+            return 0;
+        p = item_end;
+        while (p < end && isspace((unsigned char)*p))
+            p++;
+    }
+    return 1;
+}
+
 int rs_nbest_refuse(const char *const *lines, int count, const char *name, rs_error *err)
 {
-    for (int i = 0; i < count; i++)
+    for (int i = 0; i < count; i++) {
         if (rs_nbest_line(lines[i]))
             return rs_fail(err,
                            "%s:%d: an n-best line ('N ||| text ||| features ||| score'), not a "
                            "translation: score plain output (translate without --n-best, or "
                            "n_best: 1 in a --config file)",
                            name, i + 1);
+        if (rs_alignment_line(lines[i]))
+            return rs_fail(err,
+                           "%s:%d: a translation with its alignment ('text ||| links'), not a "
+                           "translation alone: score output of translate without --alignment",
+                           name, i + 1);
+    }
     return 0;
 }

@@ -13,8 +13,14 @@
  * around each allowed), else 0. */
 int rs_nbest_line(const char *line);
 
+/* 1 when line is a translation with its alignment as `translate
+ * --alignment` writes it (Marian's form): "text ||| links", one "|||", the
+ * links "i-j" or soft rows of comma-separated weights (or none), else 0. */
+int rs_alignment_line(const char *line);
+
 /* Checks lines[0..count) of the hypotheses `name`: 0, or -1 with err
- * "NAME:LINE: ..." for the first n-best line, saying what to score instead. */
+ * "NAME:LINE: ..." for the first n-best line or line with an alignment,
+ * saying what to score instead. */
 int rs_nbest_refuse(const char *const *lines, int count, const char *name, rs_error *err);
 
 #endif
