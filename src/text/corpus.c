@@ -576,6 +576,11 @@ int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, r
     return out->count - before;
 }
 
+int rs_pair_reader_ready(const rs_pair_reader *r)
+{
+    return rs_line_reader_ready(&r->tsv) && (!r->parallel || rs_line_reader_ready(&r->tgt));
+}
+
 void rs_pair_reader_close(rs_pair_reader *r)
 {
     rs_line_reader_close(&r->tsv);

@@ -131,6 +131,9 @@ int rs_pair_reader_open_parallel(rs_pair_reader *r, const char *src_path, const 
  * end, or -1 with out freed. An empty out gets its `first` set. */
 int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, rs_pairs *out,
                         rs_error *err);
+/* 1 when the next pair can be read without waiting (rs_line_reader_ready
+ * of its file or files). */
+int rs_pair_reader_ready(const rs_pair_reader *r);
 void rs_pair_reader_close(rs_pair_reader *r);
 
 #endif
