@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/checkpoint.h"
 #include "model/config.h"
@@ -376,6 +377,34 @@ START_TEST(model_and_training_settings_are_apart)
 }
 END_TEST
 
+/* A --config value the command line overrides is checked all the same: the
+ * file would be wrong for the next run (and train copies it into the run). */
+START_TEST(an_overridden_value_is_checked)
+{
+    char dir[64], path[256], cmd[1024], out[2048] = "";
+    testdir_make(dir, "rnnsearch-config-overridden");
+    snprintf(path, sizeof path, "%s/t.yaml", dir);
+    static const char translation[] = "translation:\n  beam: abc\n  max_len: 0\n";
+    testfile_write(path, (const unsigned char *)translation, sizeof translation - 1);
+    snprintf(cmd, sizeof cmd, "translate -m %s/none --config %s --beam 2 --max-len 5", dir, path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "t.yaml:2: --beam: 'abc'") && strstr(out, "t.yaml:3: --max-len: '0'"),
+                  "%s", out);
+    snprintf(path, sizeof path, "%s/m.yaml", dir);
+    static const char model[] = "model:\n  emb: abc\n  attention: bogus\n";
+    testfile_write(path, (const unsigned char *)model, sizeof model - 1);
+    snprintf(cmd, sizeof cmd,
+             "train --train x.tsv --out %s/run --config %s --emb 8 --attention general", dir, path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "m.yaml:2: --emb: 'abc'") && strstr(out, "m.yaml:3: --attention"),
+                  "%s", out);
+    char run[300];
+    snprintf(run, sizeof run, "%s/run", dir);
+    ck_assert_int_eq(access(run, F_OK), -1);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -387,6 +416,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, config_file_nul_bom_and_a_second_file);
     tcase_add_test(tc, tie_embeddings_is_a_model_setting);
     tcase_add_test(tc, model_and_training_settings_are_apart);
+    tcase_add_test(tc, an_overridden_value_is_checked);
     suite_add_tcase(s, tc);
     return s;
 }

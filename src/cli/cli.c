@@ -250,6 +250,20 @@ void rs_cli_begin_numbers(rs_cli_args *args, const rs_cli_number *numbers)
     args->numbers = numbers;
 }
 
+int rs_cli_number_check(const char *prog, const rs_cli_number *numbers, int c, const char *arg)
+{
+    for (const rs_cli_number *n = numbers; n->val; n++) {
+        if (n->val != c)
+            continue;
+        int i;
+        double v;
+        if (n->i)
+            return rs_cli_int(prog, n->name, arg, (int)n->min, (int)n->max, &i) ? -1 : 1;
+        return rs_cli_double(prog, n->name, arg, n->min, n->max, &v) ? -1 : 1;
+    }
+    return 0;
+}
+
 int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg)
 {
     for (const rs_cli_number *n = numbers; n->val; n++) {

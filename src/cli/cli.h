@@ -134,6 +134,10 @@ typedef struct {
     const char *config_path;                        /* --config FILE */
     rs_settings config;                             /* its settings, until rs_cli_end */
     const rs_cli_number *numbers;                   /* rs_cli_begin_numbers's, or NULL */
+    /* Checks a value without keeping it, as rs_cli_apply would report it (a
+     * --config value the command line overrides), or NULL: the file's
+     * numbers of `numbers` and its true/false values are checked alone. */
+    int (*check)(void *ctx, int val, const char *arg);
 } rs_cli_args;
 
 void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv, const char *shortopts,
@@ -145,6 +149,9 @@ void rs_cli_begin_numbers(rs_cli_args *args, const rs_cli_number *numbers);
 /* 1 after storing arg into the field of option c of numbers, -1 after
  * reporting a bad value, 0 when c is not in the table. */
 int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg);
+/* The same check without storing the value (a --config file's value that
+ * the command line overrides is checked all the same). */
+int rs_cli_number_check(const char *prog, const rs_cli_number *numbers, int c, const char *arg);
 
 /* The configuration table's options (train's model and training settings):
  * how many, and the i-th's long option name and configuration key. */

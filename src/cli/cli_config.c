@@ -296,6 +296,31 @@ static int apply_value(rs_cli_args *args, const struct option *o, const rs_setti
     return status;
 }
 
+/* A value the command line overrides: reported as apply_value would report
+ * it, by the command's check (args->check) or, without one, when it is a
+ * number out of the command's table or a flag's value that is not true or
+ * false. -1, or RS_EXIT_USAGE. */
+static int check_value(rs_cli_args *args, const struct option *o, const rs_setting *it, int k,
+                       void *ctx)
+{
+    const char *v = it->values[k];
+    rs_cli_set_origin(args->config_path, it->value_lines[k]);
+    int status = -1;
+    if (args->check && o->has_arg == required_argument) {
+        status = args->check(ctx, o->val, v);
+    } else if (o->has_arg == no_argument) {
+        static const char *const flags[] = {"true", "yes", "on", "1",     "True",  "TRUE", "false",
+                                            "no",   "off", "0",  "False", "FALSE", NULL};
+        if (rs_config_name_index(flags, v) < 0)
+            status = rs_cli_usage_error(args->prog, "%s: '%s' is not true or false", it->key, v);
+    } else if (o->has_arg == required_argument && args->numbers &&
+               rs_cli_number_check(args->prog, args->numbers, o->val, v) < 0) {
+        status = RS_EXIT_USAGE;
+    }
+    rs_cli_set_origin(NULL, 0);
+    return status;
+}
+
 /* The options the file gave (seen[j], from entry at[j]): a key at the top
  * level and in its section ("lr: 0.1", "training: lr: 0.2") names one twice,
  * and the later would win silently. Each option once, so n stays small. */
@@ -352,7 +377,7 @@ static int check_and_apply(rs_cli_args *args, const char *command, rs_cli_apply 
             continue;
         }
         /* Another command's settings are checked, and left to it. */
-        if (!s || strcmp(s->command, command) || given_on_command_line(args, s))
+        if (!s || strcmp(s->command, command))
             continue;
         if (it->is_list && !s->repeatable) {
             rs_cli_usage_error(args->prog, "%s:%d: '%s' takes one value, not a list",
@@ -364,9 +389,15 @@ static int check_and_apply(rs_cli_args *args, const char *command, rs_cli_apply 
             o++;
         if (!o->name)
             return rs_cli_fail(args->prog, "internal: no option --%s", s->option);
-        for (int k = 0; k < it->count; k++)
-            if ((status = apply_value(args, o, it, k, apply, ctx)) >= 0 && status != RS_EXIT_USAGE)
+        /* The command line wins, but the file's value is checked all the same
+         * (check_value), so that the file is right for the next run too. */
+        const int overridden = given_on_command_line(args, s);
+        for (int k = 0; k < it->count; k++) {
+            status = overridden ? check_value(args, o, it, k, ctx)
+                                : apply_value(args, o, it, k, apply, ctx);
+            if (status >= 0 && status != RS_EXIT_USAGE)
                 return status;
+        }
     }
     return -1;
 }

@@ -287,6 +287,20 @@ static int apply_option(void *ctx, int val, const char *arg)
     return -1;
 }
 
+/* A configuration field's value checked without keeping it: a --config
+ * file's value that the command line overrides (rs_cli_args.check). */
+static int check_option(void *ctx, int val, const char *arg)
+{
+    const train_request *rq = ctx;
+    if (val < OPT_FIELD || val >= OPT_FIELD + RS_CLI_MAX_CONFIG_OPTIONS)
+        return -1;
+    rs_config scratch = rq->cfg;
+    rs_error err;
+    if (rs_cli_set_config(&scratch, val, OPT_FIELD, arg, &err))
+        return rs_cli_usage_error(PROG, "%s", err.msg);
+    return -1;
+}
+
 static int was_given(const char *key, const int *given)
 {
     for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++)
@@ -399,6 +413,7 @@ static int parse_request(int argc, char **argv, train_request *rq)
     rs_config_defaults(&rq->cfg);
     rs_cli_begin(&rq->args, PROG, argc, argv, "", opts);
     rs_cli_begin_numbers(&rq->args, numbers);
+    rq->args.check = check_option;
     int c, status;
     while ((c = rs_cli_next(&rq->args)) != -1) {
         if (c == 'h') {
