@@ -211,6 +211,18 @@ else
 fi
 [ "$empty" -gt 0 ] || bad 9 "no empty hypothesis in the n-best list: the round trip above did not try one"
 
+# score's memory follows its batches: one pair with a 100 000-token target
+# among 200 short ones scores in a batch of its own (before: every batch of
+# 64 as long, 27 GB asked for). Under a 2 GB address-space limit.
+head -n 200 "$T/train.tsv" >"$T/mixlong.tsv"
+"${PYTHON:-python3}" -c "print('21 nov. 2026\t' + ' '.join(['11'] * 100000))" >>"$T/mixlong.tsv"
+if (ulimit -v 2000000 && "$P" score -m "$T/m" "$T/mixlong.tsv" >"$T/mixlong.out" 2>"$T/mixlong.err") &&
+    [ "$(wc -l <"$T/mixlong.out")" -eq 201 ]; then
+    ok 10 "score: a 100 000-token target among 200 pairs in 2 GB of address space"
+else
+    bad 10 "score of a long target: $(first "$T/mixlong.err")"
+fi
+
 if [ $fails -ne 0 ]; then
     echo "repro-issue42: $fails of issue 42's defects reproduced"
     exit 1

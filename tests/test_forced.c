@@ -68,6 +68,44 @@ START_TEST(tokens_sum_to_the_pair_and_rows_are_distributions)
 }
 END_TEST
 
+/* A pair whose target is longer than a batch's steps (batch_size · 400 rows)
+ * scores in a batch of its own, the pairs around it in theirs: the same
+ * scores (to rounding) as each pair scored alone, in a workspace sized by
+ * its batch, not by the longest pair times the batch size. */
+START_TEST(a_long_target_scores_in_a_batch_of_its_own)
+{
+    enum { COUNT = 5, LONG = 1500 };
+    rs_model m;
+    rs_error err = {{0}};
+    make_model(&m, 3);
+    const rs_model *member = &m;
+    static int long_tgt[LONG];
+    for (int t = 0; t < LONG; t++)
+        long_tgt[t] = RS_RESERVED + t % 3;
+    int *src[COUNT] = {s0, s1, s0, s1, s0}, *tgt[COUNT] = {t0, long_tgt, t1, t0, t1};
+    int sl[COUNT] = {3, 1, 3, 1, 3}, tl[COUNT] = {4, LONG, 1, 4, 1}, ln[COUNT] = {0, 1, 2, 3, 4};
+    const rs_dataset mixed = {
+        .count = COUNT, .src = src, .tgt = tgt, .src_len = sl, .tgt_len = tl, .line = ln};
+    rs_forced together[COUNT];
+    ck_assert_msg(!rs_forced_decode(&member, 1, &mixed, 4, 0, together, &err), "%s", err.msg);
+    for (int i = 0; i < COUNT; i++) {
+        const rs_dataset one = {.count = 1,
+                                .src = &src[i],
+                                .tgt = &tgt[i],
+                                .src_len = &sl[i],
+                                .tgt_len = &tl[i],
+                                .line = &ln[i]};
+        rs_forced alone;
+        ck_assert(!rs_forced_decode(&member, 1, &one, 4, 0, &alone, &err));
+        roads_expect_close_value("a pair in its batch and alone", together[i].logprob,
+                                 alone.logprob);
+        rs_forced_free(&alone);
+        rs_forced_free(&together[i]);
+    }
+    rs_model_free(&m);
+}
+END_TEST
+
 START_TEST(an_ensemble_is_the_mean_of_its_members)
 {
     rs_model a, b;
@@ -160,6 +198,7 @@ Suite *forced_suite(void)
     TCase *tc = tcase_create("forced");
     tcase_add_test(tc, tokens_sum_to_the_pair_and_rows_are_distributions);
     tcase_add_test(tc, an_ensemble_is_the_mean_of_its_members);
+    tcase_add_test(tc, a_long_target_scores_in_a_batch_of_its_own);
     tcase_add_test(tc, long_sources_are_cut_and_text_goes_through_the_codec);
     suite_add_tcase(s, tc);
     return s;

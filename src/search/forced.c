@@ -23,46 +23,91 @@ void rs_forced_free_all(rs_forced *f, int count)
     free(f);
 }
 
+/* A batch's target positions before it takes fewer pairs than batch_size:
+ * longer than any sentence of a real corpus, so that only a pathological
+ * pair changes which pairs score together. */
+enum { FORCED_STEPS = 400 };
+
+/* The workspace and batch a batch of B pairs of up to S source and T target
+ * positions fits: held while the batches fit it, made again for one that
+ * does not, to that batch's own shape, so that one long pair among short
+ * ones does not make every batch's workspace as long (B · T · V floats). */
+typedef struct {
+    rs_workspace ws;
+    rs_batch batch;
+    int B, S, T; /* held: 0 none */
+} forced_space;
+
+static void forced_space_free(forced_space *sp)
+{
+    if (sp->B) {
+        rs_batch_free(&sp->batch);
+        rs_workspace_free(&sp->ws);
+    }
+    sp->B = 0;
+}
+
+static int forced_space_fit(forced_space *sp, const rs_model *model, int B, int S, int T,
+                            rs_error *err)
+{
+    if (sp->B && B <= sp->B && S <= sp->S && T <= sp->T)
+        return 0;
+    forced_space_free(sp);
+    rs_error why;
+    if (rs_workspace_alloc(&sp->ws, model, B, S, T, &why))
+        return rs_fail(err, "forced decoding of %d pair%s of up to %d target tokens: %s", B,
+                       RS_S(B), T - 1, why.msg);
+    if (rs_batch_alloc(&sp->batch, B, S, T, err)) {
+        rs_workspace_free(&sp->ws);
+        return -1;
+    }
+    sp->B = B, sp->S = S, sp->T = T;
+    return 0;
+}
+
 /* Adds (1/K)·log p of each target token, and (1/K)·α when asked, of one
  * model to out. */
 static int score_with(const rs_model *model, float weight, const rs_dataset *data, const int *order,
                       int batch_size, int want_alignment, rs_forced *out, rs_error *err)
 {
-    int max_S = 1, max_T = 1;
-    rs_dataset_max_lengths(data, &max_S, &max_T);
-    const int max_B = data->count < batch_size ? data->count : batch_size;
-    rs_workspace ws;
-    rs_batch batch;
-    if (rs_workspace_alloc(&ws, model, max_B, max_S, max_T, err))
-        return -1;
-    if (rs_batch_alloc(&batch, max_B, max_S, max_T, err)) {
-        rs_workspace_free(&ws);
-        return -1;
-    }
+    forced_space sp = {.B = 0};
     int status = 0;
-    for (int from = 0; from < data->count && status == 0; from += max_B) {
-        const int B = data->count - from < max_B ? data->count - from : max_B;
-        if (rs_batch_from_dataset(&batch, data, order + from, B, err)) {
+    for (int from = 0, B; from < data->count && status == 0; from += B) {
+        /* batch_size pairs, fewer where a long target would make the batch's
+         * B · T rows more than batch_size · FORCED_STEPS: its rows'
+         * logits are the workspace's largest part. */
+        int S = 1, T = 1;
+        for (B = 0; B < batch_size && from + B < data->count; B++) {
+            const int i = order[from + B];
+            const int S_i = data->src_len[i] + 1 > S ? data->src_len[i] + 1 : S;
+            const int T_i = data->tgt_len[i] + 1 > T ? data->tgt_len[i] + 1 : T;
+            if (B > 0 && (long)(B + 1) * T_i > (long)batch_size * FORCED_STEPS)
+                break;
+            S = S_i, T = T_i;
+        }
+        if (forced_space_fit(&sp, model, B, S, T, err) ||
+            rs_batch_from_dataset(&sp.batch, data, order + from, B, err)) {
             status = -1;
             break;
         }
-        rs_network_forward(&ws, model, &batch);
+        rs_batch *batch = &sp.batch;
+        rs_workspace *ws = &sp.ws;
+        rs_network_forward(ws, model, batch);
         /* nll is [T,B]; alpha [T,B,S]: step t, row b at (t·B + b)·S. */
-        const int S = batch.S;
+        const int cols_S = batch->S;
         for (int b = 0; b < B; b++) {
             rs_forced *f = &out[order[from + b]];
-            const int rows = batch.tgt_len[b], cols = batch.src_len[b];
+            const int rows = batch->tgt_len[b], cols = batch->src_len[b];
             for (int t = 0; t < rows; t++) {
-                f->token_logprobs[t] -= weight * ws.nll[t * B + b];
+                f->token_logprobs[t] -= weight * ws->nll[t * B + b];
                 if (want_alignment)
                     for (int j = 0; j < cols; j++)
                         f->alignment[(size_t)t * cols + j] +=
-                            weight * ws.alpha[((size_t)t * B + b) * S + j];
+                            weight * ws->alpha[((size_t)t * B + b) * cols_S + j];
             }
         }
     }
-    rs_batch_free(&batch);
-    rs_workspace_free(&ws);
+    forced_space_free(&sp);
     return status;
 }
 
