@@ -444,42 +444,6 @@ static int parse_request(int argc, char **argv, train_request *rq)
     return -1;
 }
 
-/* The command that resumes this run: the arguments as given, with --resume
- * instead of --overwrite, quoted for a POSIX shell where needed. */
-/* A --config that is no regular file (a pipe: --config <(...)) will not be
- * there to read again: its copy in the run's directory is. */
-static const char *config_to_repeat(const char *given, const char *dir, char *copy, size_t size)
-{
-    struct stat st;
-    if (stat(given, &st) == 0 && S_ISREG(st.st_mode))
-        return given;
-    snprintf(copy, size, "%s/%s", dir, RS_CONFIG_COPY);
-    return copy;
-}
-
-static void print_resume_command(FILE *out, int argc, char **argv, int resume, const char *dir)
-{
-    fprintf(out, "rnnsearch train");
-    char copy[4200];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--overwrite") || !strcmp(a, "--new-data"))
-            continue; /* the checkpoint records the data it continued on */
-        if (i > 1 && !strcmp(argv[i - 1], "--config"))
-            a = config_to_repeat(a, dir, copy, sizeof copy);
-        if (a[strspn(a,
-                     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%")]) {
-            fputs(" '", out);
-            for (; *a; a++)
-                fputs(*a == '\'' ? "'\\''" : (char[2]){*a, 0}, out);
-            fputc('\'', out);
-        } else {
-            fprintf(out, " %s", a);
-        }
-    }
-    fprintf(out, "%s\n", resume ? "" : " --resume");
-}
-
 /* Why training stopped, where the models are and how to go on. */
 static void print_stop(const reporter *r, const rs_train_state *state, const rs_train_config *cfg,
                        const char *dir, int argc, char **argv, int resume)
@@ -516,7 +480,7 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
     rs_log("to continue: ");
     rs_log_capture resume_command;
     if (rs_log_capture_begin(&resume_command))
-        print_resume_command(resume_command.f, argc, argv, resume, dir);
+        rs_rundir_resume_command(resume_command.f, argc, argv, resume, dir);
     rs_log_capture_end(&resume_command);
     if (r->reason == RS_STOP_EPOCHS || r->reason == RS_STOP_MAX_STEPS)
         rs_log("(with a larger --epochs or --max-steps)\n");
