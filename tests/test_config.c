@@ -405,6 +405,23 @@ START_TEST(an_overridden_value_is_checked)
 }
 END_TEST
 
+/* "-0" is stored as 0: a run given --dropout -0 prints and compares its
+ * settings as one given 0, and --resume with 0 is the same run. */
+START_TEST(minus_zero_is_zero)
+{
+    rs_config cfg;
+    rs_error err;
+    rs_config_defaults(&cfg);
+    ck_assert_msg(!rs_config_set(&cfg, "dropout", "-0", &err), "%s", err.msg);
+    ck_assert_msg(!rs_config_set(&cfg, "clip", "-0", &err), "%s", err.msg);
+    ck_assert(cfg.train.dropout == 0.0f && !signbit(cfg.train.dropout));
+    ck_assert(cfg.train.clip == 0.0f && !signbit(cfg.train.clip));
+    char buf[64];
+    ck_assert(!rs_config_format(&cfg, "dropout", buf, sizeof buf));
+    ck_assert_str_eq(buf, "0");
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -417,6 +434,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, tie_embeddings_is_a_model_setting);
     tcase_add_test(tc, model_and_training_settings_are_apart);
     tcase_add_test(tc, an_overridden_value_is_checked);
+    tcase_add_test(tc, minus_zero_is_zero);
     suite_add_tcase(s, tc);
     return s;
 }

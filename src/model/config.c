@@ -154,7 +154,7 @@ static int set_field(rs_config *cfg, const field *f, const char *value, const ch
         if (errno || end == value || *end || !rs_config_plain_number(value) || !isfinite(v) ||
             below || above)
             return rs_fail(err, "%s: '%s' is not a number %s", label, value, range);
-        *float_at(cfg, f) = v;
+        *float_at(cfg, f) = v == 0.0f ? 0.0f : v; /* "-0" is 0: settings compare and print alike */
         return 0;
     }
     int k = rs_config_name_index(f->names, value);

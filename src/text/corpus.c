@@ -524,11 +524,11 @@ static int next_parallel_pair(rs_pair_reader *r, rs_pairs_skipped *skipped, rs_p
     const int b = rs_line_reader_next(&r->tgt, &tgt, &tgt_len, err);
     int rc = b < 0 ? -1 : 0;
     if (!rc && a != b) {
-        const long more = lines_left(a ? &r->tsv : &r->tgt, err);
-        rc = more < 0 ? -1
-                      : rs_fail(err, "%s has %ld line%s but %s has %ld", r->tsv.name,
-                                r->tsv.line + (a ? more : 0), RS_S(r->tsv.line + (a ? more : 0)),
-                                r->tgt.name, r->tgt.line + (b ? more : 0));
+        /* Counting the longer file's rest moves its line number to its end. */
+        rc = lines_left(a ? &r->tsv : &r->tgt, err) < 0
+                 ? -1
+                 : rs_fail(err, "%s has %ld line%s but %s has %ld", r->tsv.name, r->tsv.line,
+                           RS_S(r->tsv.line), r->tgt.name, r->tgt.line);
     }
     if (!rc && a) {
         const int blank_src = rs_text_is_blank(src_copy, src_len),
