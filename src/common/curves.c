@@ -208,13 +208,8 @@ int rs_curves_svg(FILE *out, const rs_curves *s, const rs_curves *t, const char 
     const double half = rs_text_width(last, 12.0) / 2 + 8;
     const double right_margin = right ? margin_for(&f.y2, &f.name_gap2) : half > 30 ? half : 30;
     const double width = f.left + f.width + right_margin, height = f.top + f.height + 80;
-    if (rs_svg_begin(out, width, height, title))
+    if (rs_svg_chart_begin(out, width, height, title, f.left + f.width / 2))
         return -1;
-    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
-    fprintf(out, "<text x=\"%.1f\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">",
-            f.left + f.width / 2);
-    rs_xml_escape(out, title);
-    fputs("</text>\n", out);
     draw_axes(out, &f, log_scale, metric, aer);
     fputs("</g>\n", out);
     draw_series(out, &f, train, RS_CURVE_TRAIN, &f.y, "#1f77b4", "", "train loss");

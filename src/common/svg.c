@@ -83,3 +83,14 @@ int rs_svg_end(FILE *out)
     fputs("</svg>\n", out);
     return ferror(out) ? -1 : 0;
 }
+
+int rs_svg_chart_begin(FILE *out, double width, double height, const char *title, double title_x)
+{
+    if (rs_svg_begin(out, width, height, title))
+        return -1;
+    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
+    fprintf(out, "<text x=\"%.1f\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">", title_x);
+    rs_xml_escape(out, title);
+    fputs("</text>\n", out);
+    return 0;
+}

@@ -33,4 +33,8 @@ int rs_display_width(const char *s);
 int rs_svg_begin(FILE *out, double width, double height, const char *title);
 int rs_svg_end(FILE *out);
 
+/* A chart's opening: rs_svg_begin, then a group in the charts' font (left
+ * open, for the axes) whose first element is the title, centred at title_x. */
+int rs_svg_chart_begin(FILE *out, double width, double height, const char *title, double title_x);
+
 #endif

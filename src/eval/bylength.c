@@ -300,13 +300,8 @@ int rs_by_length_svg(FILE *out, const rs_length_buckets *b, const rs_length_line
     /* The sizes' row pushes the axis title and the legend down. */
     const double legend_y = f.top + f.height + (sizes ? 80 : 66);
     const double bottom = legend_y + 20.0 * n + (any_few ? 20 : 0) - 6;
-    if (rs_svg_begin(out, f.left + f.width + 30, bottom, title))
+    if (rs_svg_chart_begin(out, f.left + f.width + 30, bottom, title, f.left + f.width / 2))
         return -1;
-    fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"12\" fill=\"#222\">\n");
-    fprintf(out, "<text x=\"%.1f\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">",
-            f.left + f.width / 2);
-    rs_xml_escape(out, title);
-    fputs("</text>\n", out);
     draw_axes(out, &f, b, sizes);
     fputs("</g>\n", out);
     for (int k = 0; k < n; k++)
