@@ -268,6 +268,10 @@ static int given_on_command_line(const rs_cli_args *args, const rs_cli_setting *
 }
 
 /* Applies one value of the file to option o: a flag takes true or false. */
+/* A flag's values in a file. */
+static const char *const yes[] = {"true", "yes", "on", "1", "True", "TRUE", NULL};
+static const char *const no[] = {"false", "no", "off", "0", "False", "FALSE", NULL};
+
 static int apply_value(rs_cli_args *args, const struct option *o, const rs_setting *it, int k,
                        rs_cli_apply apply, void *ctx)
 {
@@ -275,8 +279,6 @@ static int apply_value(rs_cli_args *args, const struct option *o, const rs_setti
     rs_cli_set_origin(args->config_path, it->value_lines[k]);
     int status = -1;
     if (o->has_arg != required_argument) {
-        static const char *const yes[] = {"true", "yes", "on", "1", "True", "TRUE", NULL};
-        static const char *const no[] = {"false", "no", "off", "0", "False", "FALSE", NULL};
         if (rs_config_name_index(yes, v) >= 0)
             status = apply(ctx, o->val, NULL);
         else if (rs_config_name_index(no, v) < 0) {
@@ -297,25 +299,25 @@ static int apply_value(rs_cli_args *args, const struct option *o, const rs_setti
 }
 
 /* A value the command line overrides: reported as apply_value would report
- * it, by the command's check (args->check) or, without one, when it is a
- * number out of the command's table or a flag's value that is not true or
- * false. -1, or RS_EXIT_USAGE. */
+ * it when it is a number out of the command's table, a flag's value that is
+ * not true or false, or what the command's own check (args->check) refuses.
+ * -1, or RS_EXIT_USAGE. */
 static int check_value(rs_cli_args *args, const struct option *o, const rs_setting *it, int k,
                        void *ctx)
 {
     const char *v = it->values[k];
     rs_cli_set_origin(args->config_path, it->value_lines[k]);
     int status = -1;
-    if (args->check && o->has_arg == required_argument) {
-        status = args->check(ctx, o->val, v);
-    } else if (o->has_arg == no_argument) {
-        static const char *const flags[] = {"true", "yes", "on", "1",     "True",  "TRUE", "false",
-                                            "no",   "off", "0",  "False", "FALSE", NULL};
-        if (rs_config_name_index(flags, v) < 0)
+    if (o->has_arg == no_argument) {
+        if (rs_config_name_index(yes, v) < 0 && rs_config_name_index(no, v) < 0)
             status = rs_cli_usage_error(args->prog, "%s: '%s' is not true or false", it->key, v);
-    } else if (o->has_arg == required_argument && args->numbers &&
-               rs_cli_number_check(args->prog, args->numbers, o->val, v) < 0) {
-        status = RS_EXIT_USAGE;
+    } else if (o->has_arg == required_argument) {
+        const int number =
+            args->numbers ? rs_cli_number_check(args->prog, args->numbers, o->val, v) : 0;
+        if (number < 0)
+            status = RS_EXIT_USAGE;
+        else if (number == 0 && args->check)
+            status = args->check(ctx, o->val, v);
     }
     rs_cli_set_origin(NULL, 0);
     return status;
