@@ -25,8 +25,8 @@ static void expect_refused(const char *text, const char *expect)
     if (pid == 0) {
         rs_settings s;
         rs_error err = {{0}};
-        const int rc = rs_settings_parse("c.yaml", (const unsigned char *)text, strlen(text), &s,
-                                         &err);
+        const int rc =
+            rs_settings_parse("c.yaml", (const unsigned char *)text, strlen(text), &s, &err);
         if (write(fds[1], err.msg, strlen(err.msg) + 1) < 0)
             _exit(5);
         _exit(rc == -1 ? 0 : 6);
