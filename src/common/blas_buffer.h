@@ -1,0 +1,27 @@
+/* OpenBLAS's work buffer, mapped while it can be. OpenBLAS (0.3.21, as
+ * Debian ships it) maps a buffer of BUFFER_SIZE (32 << 22 bytes on x86_64
+ * and arm64: 128 MiB, and a page or two) for each of its threads and for the
+ * first product of each thread that calls it, and when the mapping fails it
+ * tries again for ever (driver/others/memory.c blas_memory_alloc; fixed in
+ * later releases): under an address-space limit (ulimit -v) a command spun
+ * at 100 % CPU instead of saying it was out of memory. */
+#ifndef RS_BLAS_BUFFER_H
+#define RS_BLAS_BUFFER_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+
+/* The bytes one buffer takes: BUFFER_SIZE and what OpenBLAS maps beside it
+ * (its largest mapping seen under strace, 128 MiB + 1 MiB). */
+#define RS_BLAS_BUFFER_BYTES ((size_t)129 << 20)
+
+/* Checks that a buffer can be mapped now, then makes OpenBLAS map the
+ * calling thread's (one product of 2 × 2 matrices), which it keeps and
+ * reuses for every later product of the thread: 0, or -1 with "out of
+ * memory: …" naming the limit. Its threads that could not map theirs when
+ * they started spin until the process ends: after a failure the caller ends
+ * it at once (_exit), since a normal exit waits for them. */
+int rs_blas_reserve(rs_error *err);
+
+#endif
