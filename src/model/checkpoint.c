@@ -561,7 +561,7 @@ static int parse_sections(const char *path, const cursor *sec, const size_t *len
         check_state_sizes(path, sec, length, &m.layout, err))
         goto fail;
     scatter(m.params, params.p, &m.layout, order, count);
-    if (rs_params_check_finite(&m.layout, m.params, err))
+    if (rs_params_check_bounded(&m.layout, m.params, err))
         goto fail;
     if (state && load_state(path, sec, &m, order, count, &ts, err))
         goto fail;

@@ -190,6 +190,9 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
         return -1;
     if (state && (!state->adam_m || !state->adam_v))
         return rs_fail(err, "cannot save: training state without Adam moments");
+    rs_error bad;
+    if (rs_params_check_bounded(&model->layout, model->params, &bad))
+        return rs_fail(err, "cannot save: %s", bad.msg);
 
     char *cfg_text;
     size_t cfg_len;
