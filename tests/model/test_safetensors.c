@@ -357,7 +357,7 @@ START_TEST(test_nonfinite_weights_and_blank_tokens_refused)
         m.params[m.layout.total - 1] = bad[k];
         ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
         assert_import_fails(path, k ? "holds an infinity at entry" : "holds NaN at entry");
-        /* Nor is such a checkpoint written (tests/test_hostile_weights.c
+        /* Nor is such a checkpoint written (test_hostile_weights.c
          * makes one by hand: its loading is refused too). */
         ck_assert_int_eq(rs_checkpoint_save(ckpt, &m, NULL, &err), -1);
         ck_assert_msg(strstr(err.msg, "cannot save: tensor") && strstr(err.msg, "finite"), "%s",

@@ -149,10 +149,10 @@ START_TEST(a_file_size_limit_is_file_too_large_in_training)
 }
 END_TEST
 
-Suite *program_limits_suite(void)
+Suite *limits_suite(void)
 {
-    Suite *s = suite_create("program_limits");
-    TCase *tc = tcase_create("program_limits");
+    Suite *s = suite_create("limits");
+    TCase *tc = tcase_create("limits");
     tcase_set_timeout(tc, 180);
     tcase_add_test(tc, an_address_space_too_small_for_openblas_is_out_of_memory);
     tcase_add_test(tc, a_file_size_limit_is_file_too_large_in_training);

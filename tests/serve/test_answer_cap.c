@@ -166,10 +166,10 @@ START_TEST(an_alignment_takes_what_is_left)
 }
 END_TEST
 
-Suite *serve_limits_suite(void)
+Suite *answer_cap_suite(void)
 {
-    Suite *s = suite_create("serve_limits");
-    TCase *tc = tcase_create("serve_limits");
+    Suite *s = suite_create("answer_cap");
+    TCase *tc = tcase_create("answer_cap");
     tcase_add_test(tc, every_format_stops_at_the_cap);
     tcase_add_test(tc, an_alignment_takes_what_is_left);
     suite_add_tcase(s, tc);
