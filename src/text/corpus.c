@@ -581,6 +581,16 @@ int rs_pair_reader_ready(const rs_pair_reader *r)
     return rs_line_reader_ready(&r->tsv) && (!r->parallel || rs_line_reader_ready(&r->tgt));
 }
 
+int rs_pair_reader_chunk(rs_pair_reader *r, int max, rs_pairs *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int n = 0, got;
+    while ((got = rs_pair_reader_read(r, 1, NULL, out, err)) == 1 && ++n < max &&
+           rs_pair_reader_ready(r))
+        ;
+    return got < 0 ? -1 : n;
+}
+
 void rs_pair_reader_close(rs_pair_reader *r)
 {
     rs_line_reader_close(&r->tsv);
