@@ -16,12 +16,20 @@
  * (its largest mapping seen under strace, 128 MiB + 1 MiB). */
 #define RS_BLAS_BUFFER_BYTES ((size_t)129 << 20)
 
-/* Checks that a buffer can be mapped now, then makes OpenBLAS map the
+/* Checks that the calling thread's buffer and those OpenBLAS's own threads
+ * have not mapped yet can be mapped now, then makes OpenBLAS map the
  * calling thread's (one product of 2 × 2 matrices), which it keeps and
  * reuses for every later product of the thread: 0, or -1 with "out of
  * memory: …" naming the limit. Its threads that could not map theirs when
  * they started spin until the process ends: after a failure the caller ends
  * it at once (_exit), since a normal exit waits for them. */
 int rs_blas_reserve(rs_error *err);
+
+/* Before threads of the caller's own (training's shards, serve's workers)
+ * call OpenBLAS, each mapping a buffer at its first product: 0 when
+ * `threads` more buffers, and each thread's stack and malloc arena, can be
+ * mapped now, else -1 with "out of memory: …" (where the first product
+ * would have spun). */
+int rs_blas_room(int threads, rs_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/checkpoint.h"
+#include "common/blas_buffer.h"
 #include "common/clock.h"
 #include "common/crc32.h"
 #include "train/buckets.h"
@@ -530,6 +531,12 @@ static int step_buffers_init(step_buffers *b, const rs_model *model, const rs_da
     if (!(b->grads = rs_calloc(model->layout.total, sizeof(float), err)))
         return -1;
     if (rs_shards_init(&b->shards, model, c->threads, c->batch_size, max_S, max_T, b->grads, err)) {
+        free(b->grads);
+        return -1;
+    }
+    /* Shard 0 runs on this thread, whose OpenBLAS buffer is mapped. */
+    if (rs_blas_room(b->shards.count - 1, err)) {
+        rs_shards_free(&b->shards);
         free(b->grads);
         return -1;
     }
