@@ -48,8 +48,8 @@ static void problem_make(problem *p, const shape *s, int drop_last_term)
     p->lda = (s->ta ? s->M : s->K) + s->pad;
     p->ldb = (s->tb ? s->K : s->N) + s->pad;
     p->ldc = s->N + s->pad;
-    const size_t a = (size_t)(s->ta ? s->K : s->M) * p->lda, b = (size_t)(s->tb ? s->N : s->K) * p->ldb,
-                 c = (size_t)s->M * p->ldc;
+    const size_t a = (size_t)(s->ta ? s->K : s->M) * p->lda,
+                 b = (size_t)(s->tb ? s->N : s->K) * p->ldb, c = (size_t)s->M * p->ldc;
     p->A = malloc(a * sizeof *p->A);
     p->B = malloc(b * sizeof *p->B);
     p->C0 = malloc(c * sizeof *p->C0);
@@ -189,7 +189,8 @@ START_TEST(road_names_are_checked)
 {
     rs_error err;
     ck_assert_int_ne(rs_gemm_road_choose("mkl", &err), 0);
-    ck_assert_msg(strstr(err.msg, "RNNSEARCH_GEMM=mkl") && strstr(err.msg, "openblas, onednn or auto"),
+    ck_assert_msg(strstr(err.msg, "RNNSEARCH_GEMM=mkl") &&
+                      strstr(err.msg, "openblas, onednn or auto"),
                   "%s", err.msg);
     use_road("openblas");
     ck_assert_str_eq(rs_gemm_road_kernel(), openblas_get_corename());
