@@ -1,6 +1,8 @@
 /* The GEMM roads (gemm_road.h): OpenBLAS, nn/linalg.c's reference, and
  * oneDNN's sgemm behind rs_set_gemm_road. */
 #include <cblas.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +29,19 @@ static void onednn_gemm(const rs_gemm_call *c)
     int threads = openblas_get_num_threads();
     if (omp_get_max_threads() != threads)
         omp_set_num_threads(threads);
-    if (dnnl_sgemm(c->ta ? 'T' : 'N', c->tb ? 'T' : 'N', c->M, c->N, c->K, c->alpha, c->A, c->lda,
-                   c->B, c->ldb, c->beta, c->C, c->ldc) == dnnl_success)
+    /* Signals wait until the product is done: a handler run in the middle of
+     * oneDNN 2.6's JIT sgemm kernels (AVX2 and AVX-512 alike) puts its frame
+     * where their data is, and corrupted the heap within seconds of a 2 ms
+     * SIGALRM (tests/accel/test_gemm_road.c; no such fault with the handler
+     * on an alternate stack, nor on OpenBLAS's road). OpenMP's threads,
+     * started inside, keep the blocked mask. */
+    sigset_t all, was;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &was);
+    dnnl_status_t status = dnnl_sgemm(c->ta ? 'T' : 'N', c->tb ? 'T' : 'N', c->M, c->N, c->K,
+                                      c->alpha, c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    if (status == dnnl_success)
         return;
     /* oneDNN refuses only arguments that disagree, which rs_gemm's callers
      * have checked; the reference computes them all the same. */
