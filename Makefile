@@ -157,6 +157,12 @@ $(BUILD)/int8-count: dev/int8-count.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@.o
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
 
+# The GEMM roads one product at a time on a step's shapes (docs/performance.md,
+# "GEMM roads"; needs oneDNN).
+$(BUILD)/bench-gemm-roads: dev/bench-gemm-roads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL)
+
 # What OpenBLAS's packing of a product's weights costs a decoder step, and
 # what their transposed copies save (docs/performance.md).
 $(BUILD)/bench-pack: dev/bench-pack.c
