@@ -6,7 +6,8 @@
  * refused with a message naming it, nothing left allocated; and a view with
  * int8 forms that shares the model's weights, decodes as a model loaded with
  * int8 to the bit, and leaves the model as it was. (accel/ makes the forms:
- * their own arithmetic is test_transposed.c's and test_int8.c's.) */
+ * their own arithmetic is accel/test_transposed.c's and
+ * accel/test_int8.c's.) */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
