@@ -275,8 +275,9 @@ NN_SRCS := src/common/error.c src/common/rng.c src/common/clock.c src/data/batch
   src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c) \
   src/train/buckets.c src/train/dist.c
 NN_TESTS := tests/nn/test_gru.c tests/nn/test_attention.c tests/nn/test_readout.c tests/nn/test_network.c \
-  tests/nn/test_linalg.c tests/nn/test_vecmath.c tests/nn/test_optimizer.c tests/support/gradcheck.c \
-  tests/support/tinymodel.c tests/support/testskip.c tests/runner.c
+  tests/nn/test_linalg.c tests/nn/test_vecmath.c tests/nn/test_optimizer.c tests/nn/test_workspace.c \
+  tests/support/gradcheck.c tests/support/tinymodel.c tests/support/testskip.c tests/support/testlimit.c \
+  tests/runner.c
 NN_OBJS := $(NN_SRCS:%.c=$(NN_DIR)/%.o) $(NN_TESTS:%.c=$(NN_DIR)/%.o)
 NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
   $(shell pkg-config --cflags openblas check) -pthread -I src -I tests/support -I $(NN_DIR) -MMD -MP
