@@ -263,8 +263,9 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const char *pre
     if (len < 0 || (size_t)len >= sizeof dotted)
         return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
                        r->name, node_line(key), dotted, (int)sizeof dotted - 1);
-    if (hold(r, key, (size_t)len + (section ? strlen(section) : 0) +
-                         (value->type == YAML_SCALAR_NODE ? value->data.scalar.length : 0)))
+    if (hold(r, key,
+             (size_t)len + (section ? strlen(section) : 0) +
+                 (value->type == YAML_SCALAR_NODE ? value->data.scalar.length : 0)))
         return -1;
     rs_setting *it = add_setting(r->out, section, dotted, (size_t)len, node_line(key), r->err);
     if (!it)
