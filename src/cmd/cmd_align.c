@@ -1,6 +1,5 @@
 /* rnnsearch align: the alignment matrices of translations (greedy) or of
  * given pairs (forced decoding), as text, TSV, JSON, Pharaoh, SVG or HTML. */
-#include <cblas.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "eval/alignment.h"
 #include "common/fileio.h"
 #include "cli/cli.h"
+#include "common/blas_buffer.h"
 #include "cli/output.h"
 #include "model/codec.h"
 #include "cmd/commands.h"
@@ -514,12 +514,14 @@ int cmd_align(int argc, char **argv)
         rs_output_rule_free(&sk.rule);
         return status;
     }
-    if (rq.threads > 0)
-        openblas_set_num_threads(rq.threads);
+    rs_error err;
+    if (rq.threads > 0 && rs_blas_threads(rq.threads, &err)) {
+        rs_output_rule_free(&sk.rule);
+        return rs_cli_fail(PROG, "%s", err.msg);
+    }
     if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(rq.color, !sk.out_path))
         sk.style.flags |= RS_ALIGN_COLOR;
 
-    rs_error err;
     rs_model model = {0};
     rs_codec codec = {0};
     align_input in = {0};

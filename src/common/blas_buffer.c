@@ -91,6 +91,15 @@ int rs_blas_reserve(rs_error *err)
     return 0;
 }
 
+int rs_blas_threads(int threads, rs_error *err)
+{
+    const int now = openblas_get_num_threads();
+    if (threads > now && rs_blas_room(threads - now, err))
+        return -1;
+    openblas_set_num_threads(threads);
+    return 0;
+}
+
 int rs_blas_room(int threads, rs_error *err)
 {
     return threads > 0

@@ -32,4 +32,9 @@ int rs_blas_reserve(rs_error *err);
  * would have spun). */
 int rs_blas_room(int threads, rs_error *err);
 
+/* openblas_set_num_threads(threads), once rs_blas_room says the threads it
+ * adds to OpenBLAS's (each maps its buffer as it starts) can be had: 0, or
+ * -1 with "out of memory: …" and the number unchanged. */
+int rs_blas_threads(int threads, rs_error *err);
+
 #endif
