@@ -503,6 +503,20 @@ START_TEST(every_command_numbers_from_its_table)
              path);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
     ck_assert_msg(!strncmp(out, "0 ||| ", 6) && !strstr(out, "\n1 ||| "), "%s", out);
+    /* -i FILE (Marian's) is the input FILE given after the options: the
+     * same translations; both at once are two inputs. */
+    char by_operand[1024], in[300];
+    snprintf(in, sizeof in, "%s/in.txt", dir);
+    testfile_write(in, (const unsigned char *)"das haus\nein haus\n", 18);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m.ckpt --quiet %s", dir, in);
+    ck_assert_int_eq(testprog_run(cmd, by_operand, sizeof by_operand), 0);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m.ckpt --quiet -i %s < /dev/null", dir, in);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_str_eq(out, by_operand);
+    ck_assert_int_eq(strlen(out) > 0 && out[strlen(out) - 1] == '\n', 1);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m.ckpt --input %s %s", dir, in, in);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "more than one input file given"), "%s", out);
     testdir_remove(dir);
 }
 END_TEST

@@ -9,6 +9,7 @@
 
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/nearest.h"
 #include "cli/config_alias.h"
 #include "model/locate.h"
@@ -303,8 +304,11 @@ static void unknown_long_option(const rs_cli_args *args, const char *arg, int na
  * (-i BASELINE -i SYSTEM …). Any other option with a value given twice is
  * refused here, for every command at once, rather than the last one silently
  * winning. */
-static int repeatable(const char *name)
+static int repeatable(const rs_cli_args *args, const char *name)
 {
+    for (int i = 0; i < args->n_rows; i++)
+        if (args->rows[i].name && !strcmp(args->rows[i].name, name))
+            return (args->rows[i].flags & RS_CLI_REPEAT) != 0;
     return !strcmp(name, "model") || !strcmp(name, "allow-host") || !strcmp(name, "input");
 }
 
@@ -337,7 +341,7 @@ static int next_option(rs_cli_args *args)
         const struct option *o = &args->longopts[i];
         if (o->flag || o->val != c)
             continue;
-        if (args->seen[i] && o->has_arg != no_argument && !repeatable(o->name)) {
+        if (args->seen[i] && o->has_arg != no_argument && !repeatable(args, o->name)) {
             char name[96];
             if (is_long || c >= RS_CLI_OPT)
                 snprintf(name, sizeof name, "--%s", o->name);
@@ -391,6 +395,14 @@ int rs_cli_next(rs_cli_args *args)
         if (number < 0)
             return RS_CLI_BAD;
     }
+}
+
+int rs_cli_seen(const rs_cli_args *args, const char *name)
+{
+    for (int i = 0; args->longopts[i].name; i++)
+        if (args->seen[i] && !strcmp(args->longopts[i].name, name))
+            return 1;
+    return 0;
 }
 
 int rs_cli_once(const char *prog, const char *opt, const char **slot, const char *value)
@@ -534,6 +546,9 @@ int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, cons
 void rs_cli_end(rs_cli_args *args)
 {
     rs_settings_free(&args->config);
+    free((void *)args->rows);
+    args->rows = NULL;
+    args->n_rows = 0;
 }
 
 const char *rs_cli_config_model(const rs_cli_args *args)

@@ -138,6 +138,13 @@ typedef struct {
      * --config value the command line overrides), or NULL: the file's
      * numbers of `numbers` and its true/false values are checked alone. */
     int (*check)(void *ctx, int val, const char *arg);
+    /* rs_cli_parse's (cli/options.h): the command's rows, settings expanded,
+     * the request they fill, and each row's last value ("" for a flag). */
+    const struct rs_cli_option *rows;
+    int n_rows;
+    const struct rs_cli_command_s *cmd;
+    void *rq;
+    const char *given[RS_CLI_MAX_OPTIONS + 2];
 } rs_cli_args;
 
 void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv, const char *shortopts,
@@ -187,6 +194,9 @@ int rs_cli_collect_end(const char *prog, const char *file);
 
 /* Reports "PROG: unknown option 'ARG'" as rs_cli_usage_error; returns RS_EXIT_USAGE. */
 int rs_cli_bad_option(const char *prog, const char *arg);
+
+/* Whether --name was given on the command line. */
+int rs_cli_seen(const rs_cli_args *args, const char *name);
 
 /* Stores value in *slot unless the option was given before; otherwise
  * reports "PROG: OPT given twice" and returns -1. */
