@@ -217,18 +217,15 @@ static int apply_value(rs_cli_args *args, const struct option *o, const rs_setti
                 status = apply(ctx, o->val, v); /* --alignment: true, or a value */
         }
     } else {
-        /* A numeric option of the command's table is stored as on the command line. */
-        const int number =
-            args->numbers ? rs_cli_number_option(args->prog, args->numbers, o->val, v) : 0;
-        status = number == 0 ? apply(ctx, o->val, v) : number < 0 ? RS_EXIT_USAGE : -1;
+        status = apply(ctx, o->val, v);
     }
     rs_cli_set_origin(NULL, 0);
     return status;
 }
 
 /* A value the command line overrides: reported as apply_value would report
- * it when it is a number out of the command's table, a flag's value that is
- * not true or false, or what the command's own check (args->check) refuses.
+ * it: a flag's value that is not true or false, or what storing the value
+ * would refuse (args->check, the option table's: cli/options.h).
  * -1, or RS_EXIT_USAGE. */
 static int check_value(rs_cli_args *args, const struct option *o, const rs_setting *it, int k,
                        void *ctx)
@@ -243,11 +240,7 @@ static int check_value(rs_cli_args *args, const struct option *o, const rs_setti
                (rs_config_name_index(yes, v) < 0 && rs_config_name_index(no, v) < 0)) {
         /* A value (--alignment's too, unless true or false) is checked as it
          * would be stored. */
-        const int number =
-            args->numbers ? rs_cli_number_check(args->prog, args->numbers, o->val, v) : 0;
-        if (number < 0)
-            status = RS_EXIT_USAGE;
-        else if (number == 0 && args->check)
+        if (args->check)
             status = args->check(ctx, o->val, v);
     }
     rs_cli_set_origin(NULL, 0);

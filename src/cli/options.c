@@ -97,6 +97,7 @@ static int store(const char *prog, const rs_cli_option *o, char *rq, const char 
         return rs_cli_choice(prog, opt, arg, o->names, count, field) ? RS_EXIT_USAGE : -1;
     }
     case RS_CLI_CALL: return o->set(rq, arg);
+    case RS_CLI_PARSE: return o->parse(prog, opt, arg, field) ? RS_EXIT_USAGE : -1;
     case RS_CLI_MODELS:
         return rs_cli_add_model(prog, *(rs_cli_models **)field, arg) ? RS_EXIT_USAGE : -1;
     case RS_CLI_SETTINGS:
@@ -299,7 +300,7 @@ void rs_cli_help(FILE *out, const rs_cli_command *cmd, const void *defaults)
 {
     fputs(cmd->synopsis, out);
     for (const rs_cli_option *o = cmd->options; o->kind != RS_CLI_END; o++) {
-        if (o->kind == RS_CLI_TEXT)
+        if (o->kind == RS_CLI_TEXT && !o->label)
             fputs(o->help, out);
         else if (o->kind == RS_CLI_SETTINGS)
             rs_cli_print_config_help(out, (const rs_config *)((const char *)defaults + o->at));

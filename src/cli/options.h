@@ -33,7 +33,8 @@
 
 typedef enum {
     RS_CLI_END,        /* ends the table */
-    RS_CLI_TEXT,       /* no option: .help is a paragraph of --help */
+    RS_CLI_TEXT,       /* no option: .help is a paragraph of --help; with .label, an
+                          option line (an option described twice) */
     RS_CLI_HELP,       /* -h/--help */
     RS_CLI_FLAG,       /* an int field set to 1 */
     RS_CLI_INT,        /* an int field, a whole number in [min, max] */
@@ -41,6 +42,7 @@ typedef enum {
     RS_CLI_STRING,     /* a const char * field */
     RS_CLI_CHOICE,     /* an int field: the value's index in .names */
     RS_CLI_CALL,       /* .set parses the value into the request */
+    RS_CLI_PARSE,      /* .parse parses the value into the field (a type of its own) */
     RS_CLI_MODELS,     /* an rs_cli_models * field: -m MODEL, repeatable (rs_cli_add_model) */
     RS_CLI_SETTINGS,   /* rows for each rs_config field (train's model and training) */
     RS_CLI_CONFIG_FILE /* --config FILE */
@@ -67,6 +69,9 @@ typedef struct rs_cli_option {
     /* RS_CLI_CALL: stores arg (NULL for a flag) into rq; -1 to go on, else
      * the exit status after reporting the problem (rs_cli_usage_error). */
     int (*set)(void *rq, const char *arg);
+    /* RS_CLI_PARSE: as rs_cli_int, stores arg into field; 0, or -1 after
+     * reporting "PROG: OPT: ..." (rs_cli_usage_error). */
+    int (*parse)(const char *prog, const char *opt, const char *arg, void *field);
     const char *const *names; /* RS_CLI_CHOICE: the values, ending with NULL */
     /* RS_CLI_OPTIONAL: whether the next word is this option's value
      * ("--alignment soft" as well as "--alignment=soft"). */
