@@ -12,7 +12,7 @@ in the same order (default_rng(seed).choice, .integers(2, dtype=bool),
 float32 statistics), on sentence statistics counted here with
 tokenize 'none' (whitespace). Needs numpy only.
 
-    python3 tests/paired-fixture.py tests/fixtures/paired
+    python3 tests/support/paired-fixture.py tests/fixtures/paired
 """
 import math
 import os
