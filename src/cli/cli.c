@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/nearest.h"
-#include "cli/config_alias.h"
+#include "cli/config/alias.h"
 #include "model/locate.h"
 #include "common/fileio.h"
 #include "search/forced.h"

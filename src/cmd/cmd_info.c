@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
-#include "cli/config_alias.h"
+#include "cli/config/alias.h"
 #include "search/translate.h"
 #include "train/rundir.h"
 #include "text/settings_file.h"

@@ -17,6 +17,7 @@
 #include "cmd/commands.h"
 #include "cli/log.h"
 #include "cli/output.h"
+#include "cli/resume_command.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"
 #include "train/prepare.h"
@@ -388,7 +389,7 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
     rs_log("to continue: ");
     rs_log_capture resume_command;
     if (rs_log_capture_begin(&resume_command))
-        rs_rundir_resume_command(resume_command.f, argc, argv, resume, dir);
+        rs_cli_resume_command(resume_command.f, argc, argv, resume, dir);
     rs_log_capture_end(&resume_command);
     if (r->reason == RS_STOP_EPOCHS || r->reason == RS_STOP_MAX_STEPS)
         rs_log("(with a larger --epochs or --max-steps)\n");

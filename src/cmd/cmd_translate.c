@@ -475,6 +475,30 @@ static void report_scores(translate_run *run)
     fprintf(stderr, "%s\n", text);
 }
 
+/* The models loaded (with their int8 copies for --int8), --shortlist's
+ * table read, and the translator made of them. */
+static int start_translator(translate_request *rq, rs_codec *codec, rs_translator *tr,
+                            rs_error *err)
+{
+    rs_cli_models *models = rq->models;
+    models->ready = (rs_ready_options){.int8 = rq->int8};
+    if (rs_cli_load_models(models, codec, err))
+        return -1;
+    /* A model of SentencePiece pieces gives decoded text: taking its spaces
+     * out would join every word. */
+    if (rq->topt.remove_bpe && !strcmp(rq->topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
+        models->models[0].cfg.tokenizer == RS_TOKENIZER_SPM)
+        return rs_fail(err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose "
+                            "pieces are decoded already");
+    if (rq->shortlist_path) {
+        if (rs_lexicon_read(&rq->lexicon, rq->shortlist_path, &models->models[0].src_vocab,
+                            &models->models[0].tgt_vocab, err))
+            return -1;
+        rq->topt.shortlist.lex = &rq->lexicon;
+    }
+    return rs_translator_init(tr, models->members, models->count, codec, &rq->topt, err);
+}
+
 int cmd_translate(int argc, char **argv)
 {
     static rs_cli_models models;
@@ -502,24 +526,7 @@ int cmd_translate(int argc, char **argv)
     rs_chrf_stats_init(&run.chrf);
     int reader_open = 0;
     status = RS_EXIT_FAIL;
-    models.ready = (rs_ready_options){.int8 = rq.int8};
-    if (rs_cli_load_models(&models, &codec, &err))
-        goto fail;
-    /* A model of SentencePiece pieces gives decoded text: taking its spaces
-     * out would join every word. */
-    if (rq.topt.remove_bpe && !strcmp(rq.topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
-        models.models[0].cfg.tokenizer == RS_TOKENIZER_SPM) {
-        rs_fail(&err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose pieces "
-                      "are decoded already");
-        goto fail;
-    }
-    if (rq.shortlist_path) {
-        if (rs_lexicon_read(&rq.lexicon, rq.shortlist_path, &models.models[0].src_vocab,
-                            &models.models[0].tgt_vocab, &err))
-            goto fail;
-        rq.topt.shortlist.lex = &rq.lexicon;
-    }
-    if (rs_translator_init(&tr, models.members, models.count, &codec, &rq.topt, &err))
+    if (start_translator(&rq, &codec, &tr, &err))
         goto fail;
     if (rq.ref_path && rs_lines_read(rq.ref_path, &run.refs, &err))
         goto fail;

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/config_alias.h"
-#include "cli/config_edit.h"
-#include "cli/config_rules.h"
+#include "cli/config/alias.h"
+#include "cli/config/edit.h"
+#include "cli/config/rules.h"
 #include "model/config.h"
 #include "model/vocab.h"
 
@@ -198,7 +198,7 @@ static const alias aliases[] = {
     {NULL, "accum_count", "training", "accumulate", NULL, 0, NULL},
     {NULL, "report_every", "training", "log_every", NULL, 0, NULL},
     {NULL, "word_vec_size", "model", "emb", NULL, 0, NULL},
-    /* rnn_size, hidden_size and encoder_type: src/cli/config_opennmt.c. */
+    /* rnn_size, hidden_size and encoder_type: src/cli/config/opennmt.c. */
     {NULL, "warmup_steps", "training", "warmup", NULL, 0, NULL},
     {NULL, "decay_method", "training", "lr_schedule", "noam=noam", 0,
      "rnnsearch's schedules are noam, inverse-sqrt, plateau and constant (lr_schedule)"},
@@ -212,7 +212,7 @@ static const alias aliases[] = {
     {NULL, "rnn_type", NULL, NULL, "GRU|gru", 0, "rnnsearch's RNN is a GRU"},
     {NULL, "joeynmt_version", NULL, NULL, "*", 0, NULL},
     /* OpenNMT-py 3 (data: corpora, transforms, brnn sizes, dropout lists:
-     * src/cli/config_opennmt.c and config_subword.c). */
+     * src/cli/config/opennmt.c and subword.c). */
     {NULL, "save_model", "training", "out", NULL, 0, NULL},
     {NULL, "src_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
     {NULL, "tgt_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},

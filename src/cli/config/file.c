@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/config_alias.h"
+#include "cli/config/alias.h"
 #include "cli/nearest.h"
 #include "common/fileio.h"
 #include "text/settings_file.h"
