@@ -244,8 +244,14 @@ static void default_text(const rs_cli_option *o, const char *defaults, char *tex
         snprintf(text, size, "%g", (double)*(const float *)field);
     else if (o->kind == RS_CLI_STRING && *(const char *const *)field)
         snprintf(text, size, "%s", *(const char *const *)field);
-    else if (o->kind == RS_CLI_CHOICE)
-        snprintf(text, size, "%s", o->names[*(const int *)field]);
+    else if (o->kind == RS_CLI_CHOICE) {
+        /* A default outside the names (translate's post_process -1: the
+         * model's) has no name: the help says it in words. */
+        const int v = *(const int *)field;
+        for (int i = 0; i <= v && o->names[i]; i++)
+            if (i == v)
+                snprintf(text, size, "%s", o->names[i]);
+    }
 }
 
 /* One line of help text, "%D" replaced by the default. */
@@ -275,7 +281,9 @@ static void help_row(FILE *out, const rs_cli_command *cmd, const rs_cli_option *
                  : o->flags & RS_CLI_OPTIONAL ? "[="
                                               : " ",
                  o->value ? o->value : "", o->value && o->flags & RS_CLI_OPTIONAL ? "]" : "");
-    default_text(o, defaults, deflt, sizeof deflt);
+    deflt[0] = 0;
+    if (strstr(o->help, "%D"))
+        default_text(o, defaults, deflt, sizeof deflt);
     const char *text = o->help;
     if (*text == '\n') {
         fprintf(out, "  %s\n", label);

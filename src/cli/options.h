@@ -3,15 +3,15 @@
  * parsing, --help, the --config keys and the check of a file's overridden
  * values are all drawn from it (the man pages and completions are drawn from
  * --help). As Marian's cli.add<int>("--beam-size,-b", "…", 12) or argparse's
- * add_argument, written as data:
+ * add_argument, written as data; a row starts with name, letter, kind, field,
+ * min, max, value name, in that order, and names the rest:
  *
  *     #define RQ translate_request
- *     static const rs_cli_option options[] = {
- *         {"beam", .kind = RS_CLI_INT, .at = RS_AT(RQ, topt.beam), .min = 1,
- *          .max = RS_MAX_BEAM, .value = "K", .section = "translation",
- *          .help = "beam search with K hypotheses (default: 1, greedy)"},
- *         {"quiet", .kind = RS_CLI_FLAG, .at = RS_AT(RQ, quiet), .help = "no summary line"},
- *         {"help", 'h', RS_CLI_HELP, .help = "this help"},
+ *     static const rs_cli_option option_table[] = {
+ *         {"beam", 'b', RS_CLI_INT, RS_AT(RQ, topt.beam), 1, RS_MAX_BEAM, "K",
+ *          .section = "translation", .help = "beam search with K hypotheses (default: %D)"},
+ *         {"quiet", .kind = RS_CLI_FLAG, RS_AT(RQ, quiet), .help = "no summary line"},
+ *         RS_CLI_HELP_ROW,
  *         {0},
  *     };
  *
@@ -19,7 +19,9 @@
  * can say, a rule across options, stays in the command (its check_request).
  * A file's key is the option's name with '_' for '-' in the row's section;
  * the defaults are what the request holds before parsing, and a help text's
- * "%D" is replaced by the row's default (or by what .describe writes). */
+ * "%D" is replaced by the row's default (or by what .describe writes). A
+ * file's value that the command line overrides is checked by storing it into
+ * a scratch copy of the request: .set and .parse write into the request only. */
 #ifndef RS_CLI_OPTIONS_H
 #define RS_CLI_OPTIONS_H
 
@@ -81,23 +83,16 @@ typedef struct rs_cli_option {
 } rs_cli_option;
 
 /* Rows several commands share. */
-#define RS_CLI_HELP_ROW                                                                            \
-    {                                                                                              \
-        "help", 'h', RS_CLI_HELP, .help = "this help"                                              \
-    }
+/* clang-format off */
+#define RS_CLI_HELP_ROW {"help", 'h', RS_CLI_HELP, .help = "this help"}
 /* --src FILE --tgt FILE and --swap, into the rs_cli_pairs `member` of a request. */
 #define RS_CLI_PAIRS_ROWS(type, member)                                                            \
-    {"src",                                                                                        \
-     .kind = RS_CLI_STRING,                                                                        \
-     RS_AT(type, member.src),                                                                      \
-     .value = "FILE",                                                                              \
-     .label = "--src FILE, --tgt FILE",                                                            \
-     .help = "line-aligned source and target files"},                                              \
-        {"tgt", .kind = RS_CLI_STRING, RS_AT(type, member.tgt), .value = "FILE"},                  \
-    {                                                                                              \
-        "swap", .kind = RS_CLI_FLAG, RS_AT(type, member.swap),                                     \
-                .help = "exchange source and target of a TSV file"                                 \
-    }
+    {"src", .kind = RS_CLI_STRING, RS_AT(type, member.src), .value = "FILE",                       \
+     .label = "--src FILE, --tgt FILE", .help = "line-aligned source and target files"},           \
+    {"tgt", .kind = RS_CLI_STRING, RS_AT(type, member.tgt), .value = "FILE"},                      \
+    {"swap", .kind = RS_CLI_FLAG, RS_AT(type, member.swap),                                        \
+     .help = "exchange source and target of a TSV file"}
+/* clang-format on */
 
 /* One command: its table and the text around it in --help. */
 typedef struct rs_cli_command_s {

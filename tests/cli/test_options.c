@@ -10,10 +10,12 @@
 
 /* A table's request: a number of each kind, a flag and train's settings. */
 typedef struct {
-    int beam, quiet;
+    int beam, quiet, kind;
     float alpha;
     rs_config cfg;
 } table_request;
+
+static const char *const kinds[] = {"a", "b", NULL};
 
 static const rs_cli_option test_rows[] = {
     {"beam", 'b', RS_CLI_INT, RS_AT(table_request, beam), 1, 1000, "K",
@@ -21,6 +23,9 @@ static const rs_cli_option test_rows[] = {
     {"length-penalty", .kind = RS_CLI_FLOAT, RS_AT(table_request, alpha), -100, 100, "A",
      .help = "\nexponent\n(default: %D)"},
     {"quiet", .kind = RS_CLI_FLAG, RS_AT(table_request, quiet), .help = "no summary"},
+    /* A default that is none of the names (-1: decided later) has no "%D". */
+    {"kind", .kind = RS_CLI_CHOICE, RS_AT(table_request, kind), .value = "K", .names = kinds,
+     .help = "a or b (default: %D)"},
     RS_CLI_HELP_ROW,
     {.kind = RS_CLI_SETTINGS, RS_AT(table_request, cfg)},
     {0},
@@ -88,7 +93,7 @@ START_TEST(rows_parse_check_and_describe_their_options)
     char *text = NULL;
     size_t size = 0;
     FILE *help = open_memstream(&text, &size);
-    table_request defaults = {.beam = 7, .alpha = 0.5f};
+    table_request defaults = {.beam = 7, .alpha = 0.5f, .kind = -1};
     rs_config_defaults(&defaults.cfg);
     rs_cli_help(help, &test_command, &defaults);
     fclose(help);
@@ -98,6 +103,7 @@ START_TEST(rows_parse_check_and_describe_their_options)
                                "            exponent\n"
                                "            (default: 0.5)\n"
                                "  --quiet   no summary\n"
+                               "  --kind K  a or b (default: )\n"
                                "  -h, --help  this help\n"
                                "  --emb N ";
     ck_assert_msg(!strncmp(text, head, sizeof head - 1), "%s", text);
