@@ -54,7 +54,8 @@ endif
 # layer and those below it (scripts/check-layers.sh, run by make check).
 LAYERS := common text model data nn accel search eval api train serve cli cmd
 PROG_SRCS := $(wildcard src/cmd/*.c)
-LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
+# A layer may keep a room of files in a folder of its own (src/cli/config/).
+LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c src/$(l)/*/*.c))
 LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o) $(BUILD)/gen/serve_page.o
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
