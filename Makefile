@@ -243,15 +243,11 @@ check-format:
 # Check (no `make deps`, no other library): nn/, what it uses below it
 # (errors, the RNG, the clock, batches, the model's tables and its
 # vocabulary, whose files, read through text/ with zlib and utf8proc, are
-# vocab_file.c's and not needed), and the suites of its layers. test_network
-# also checks the order in which the backward reports finished gradients
-# against train/buckets.c's table, which takes train/dist.c along: built
-# without RS_WITH_MPI, a single process, no MPI. Its own objects, in
-# $(BUILD)/nn-check: the flags are not the program's.
+# vocab_file.c's and not needed), and the suites of its layers. Its own
+# objects, in $(BUILD)/nn-check: the flags are not the program's.
 NN_DIR := $(BUILD)/nn-check
 NN_SRCS := src/common/error.c src/common/rng.c src/common/clock.c src/data/batch.c \
-  src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c) \
-  src/train/buckets.c src/train/dist.c
+  src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c)
 NN_TESTS := tests/test_gru.c tests/test_attention.c tests/test_readout.c tests/test_network.c \
   tests/test_linalg.c tests/test_vecmath.c tests/test_optimizer.c tests/gradcheck.c \
   tests/tinymodel.c tests/testskip.c tests/runner.c

@@ -17,7 +17,6 @@
 
 #include "gradcheck.h"
 #include "nn/network.h"
-#include "train/buckets.h"
 #include "tinymodel.h"
 
 typedef struct {
@@ -537,77 +536,65 @@ START_TEST(translation_workspace_is_the_encoder_and_one_step)
 END_TEST
 
 
-/* What the backward tells a data-parallel caller (rs_backward_hook): the six
- * reports in the order of the bucket table (train/buckets.c), every tensor
- * once, and each reported gradient already equal, bit for bit, to what the
- * whole backward leaves (a report made too early, or a later write to a
- * reported tensor, would send a partial gradient to the other ranks); and
- * working() at least once per step of every recurrence (S = 4 source
+/* The backward's stages (network.h), run one by one as a data-parallel
+ * step runs them: their tensors partition the table, each once; each
+ * stage's gradients, taken as soon as it is done, are already equal, bit
+ * for bit, to what the whole backward leaves (a stage that names a tensor
+ * too early, or a later one that writes it, would send a partial gradient
+ * to the other ranks); the stages give rs_network_backward's bits; and
+ * progress comes at least once per step of every recurrence (S = 4 source
  * positions in two directions, T = 5 decoder steps). */
-typedef struct {
-    const rs_layout *layout;
-    const float *grads;
-    float *snapshot; /* [total]: each tensor's floats when reported */
-    int calls, first[RS_NUM_BUCKETS + 1], last[RS_NUM_BUCKETS + 1];
-    int reported[RS_NUM_PARAMS], working;
-} hook_record;
-
-static void record_final(void *ctx, int first, int last)
+static void count_progress(void *ctx)
 {
-    hook_record *r = ctx;
-    ck_assert_int_lt(r->calls, RS_NUM_BUCKETS + 1);
-    r->first[r->calls] = first, r->last[r->calls] = last, r->calls++;
-    for (int i = first; i <= last; i++) {
-        const rs_tensor_info *t = &r->layout->info[i];
-        r->reported[i]++;
-        memcpy(r->snapshot + t->offset, r->grads + t->offset, sizeof(float) * t->size);
-    }
+    (*(int *)ctx)++;
 }
 
-static void record_working(void *ctx)
-{
-    ((hook_record *)ctx)->working++;
-}
-
-START_TEST(backward_reports_gradients_when_complete)
+START_TEST(backward_stages_complete_their_gradients)
 {
     net_case c;
     variant_forward(&c, _i, 0.5f);
     const rs_layout *layout = &c.model.layout;
     float *grad = calloc(layout->total, sizeof(float));
-    hook_record r = {
-        .layout = layout, .grads = grad, .snapshot = calloc(layout->total, sizeof(float))};
-    ck_assert(grad && r.snapshot);
-    const rs_backward_hook hook = {record_final, record_working, &r};
+    float *snapshot = calloc(layout->total, sizeof(float));
+    ck_assert(grad && snapshot);
+    int named[RS_NUM_PARAMS] = {0}, progress = 0;
     rs_tensors g;
     rs_tensors_bind(&g, layout, grad);
-    c.ws.backward_hook = &hook;
-    rs_network_backward(&c.ws, &c.model, &c.batch, &g, 0.0f, 1.0f);
-    ck_assert_int_eq(r.calls, RS_NUM_BUCKETS);
-    for (int k = 0; k < RS_NUM_BUCKETS; k++) {
+    c.ws.progress = count_progress;
+    c.ws.progress_ctx = &progress;
+    for (int s = 0; s < RS_BACKWARD_STAGES; s++) {
         int first, last;
-        rs_grad_bucket_tensors(k, &first, &last);
-        ck_assert_msg(r.first[k] == first && r.last[k] == last, "report %d: %d..%d, bucket %d..%d",
-                      k, r.first[k], r.last[k], first, last);
+        rs_backward_stage_tensors((rs_backward_stage)s, &first, &last);
+        ck_assert_int_le(first, last);
+        rs_network_backward_stage(&c.ws, &c.model, &c.batch, &g, 0.0f, 1.0f, (rs_backward_stage)s);
+        for (int i = first; i <= last; i++) {
+            const rs_tensor_info *t = &layout->info[i];
+            named[i]++;
+            memcpy(snapshot + t->offset, grad + t->offset, sizeof(float) * t->size);
+        }
     }
     for (int i = 0; i < RS_NUM_PARAMS; i++)
-        ck_assert_msg(r.reported[i] == 1, "%s reported %d times", layout->info[i].name,
-                      r.reported[i]);
+        ck_assert_msg(named[i] == 1, "%s named by %d stages", layout->info[i].name, named[i]);
     /* Present tensors only: a tied out.W's floats are tgt_emb's. */
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
         const rs_tensor_info *t = &layout->info[i];
-        ck_assert_msg(!memcmp(r.snapshot + t->offset, grad + t->offset, sizeof(float) * t->size),
-                      "%s changed after it was reported complete", t->name);
+        ck_assert_msg(!memcmp(snapshot + t->offset, grad + t->offset, sizeof(float) * t->size),
+                      "%s changed after its stage was done", t->name);
     }
-    /* Not a vacuous comparison: the reports saw real gradients. */
+    /* Not a vacuous comparison: the snapshots saw real gradients. */
     double sumsq = 0.0;
     for (size_t k = 0; k < layout->total; k++)
-        sumsq += (double)r.snapshot[k] * r.snapshot[k];
+        sumsq += (double)snapshot[k] * snapshot[k];
     ck_assert(sumsq > 0.0);
-    ck_assert_int_ge(r.working, 2 * c.batch.S + c.batch.T);
+    ck_assert_int_ge(progress, 2 * c.batch.S + c.batch.T);
+    net_case whole_case;
+    float *whole = variant_gradient(&whole_case, _i, 0.5f);
+    ck_assert(!memcmp(grad, whole, sizeof(float) * layout->total));
     free(grad);
-    free(r.snapshot);
+    free(whole);
+    free(snapshot);
     net_case_free(&c);
+    net_case_free(&whole_case);
 }
 END_TEST
 
@@ -623,7 +610,7 @@ Suite *network_suite(void)
     tcase_add_test(tc, tied_gradient_is_the_sum_of_both_uses);
     tcase_add_test(tc, word_dropout_drops_whole_rows_at_its_rate);
     tcase_add_test(tc, translation_workspace_is_the_encoder_and_one_step);
-    tcase_add_loop_test(tc, backward_reports_gradients_when_complete, 0, VARIANTS);
+    tcase_add_loop_test(tc, backward_stages_complete_their_gradients, 0, VARIANTS);
     suite_add_tcase(s, tc);
     return s;
 }

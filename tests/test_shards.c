@@ -10,7 +10,7 @@
 
 #include "gradcheck.h"
 #include "nn/optimizer.h"
-#include "nn/shards.h"
+#include "train/shards.h"
 
 enum { NB = 7, MAX_LEN = 9 };
 

@@ -8,12 +8,16 @@
  *   rs_softmax_xent_forward    L = Σ_i −log p(y_i)
  *
  * and the backward the same calls in reverse, each layer's backward beside
- * its forward and computing all of that layer's gradients:
+ * its forward and computing all of that layer's gradients, in network.h's
+ * six stages:
  *
- *   rs_softmax_xent_backward → rs_readout_backward → decoder_step_backward for
- *   i = T…1 → what the steps share, once (the attention's W_a, the decoder
- *   GRU's weights) → the target embeddings → encode_backward (the keys, the
- *   annotations, s_0, both directions, the source embeddings).
+ *   readout_backward             rs_softmax_xent_backward, rs_readout_backward
+ *   decoder_backward             decoder_step_backward for i = T…1, then what the
+ *                                steps share, once (W_a, the decoder GRU's weights)
+ *   target_embeddings_backward   E y_{i−1}
+ *   keys_and_init_backward       the keys, the annotations, s_0
+ *   encoder_backward             both directions, j = S…1 and 1…S
+ *   source_embeddings_backward   E x_j
  *
  * Every buffer's gradient is its twin, d_ and its name (network.h), passed
  * explicitly. A state has two uses: one at its own position (s_i: the
@@ -251,24 +255,12 @@ static void direction_forward(const encoder_direction *d, const rs_gru_weights *
     }
 }
 
-/* What the backward tells its caller (rs_backward_hook; none when NULL).
- * gradients_done: the gradients of tensors first..last (params.h order) are
- * whole for this backward and nothing writes them again, so the caller may
- * take them (train/buckets.c sends them while the rest are computed). */
-static void gradients_done(const rs_workspace *ws, int first, int last)
+/* A step of a recurrence's backward is done: the caller's sums in flight
+ * may move on (rs_workspace's progress). */
+static void step_done(const rs_workspace *ws)
 {
-    const rs_backward_hook *hook = ws->backward_hook;
-    if (hook)
-        hook->final(hook->ctx, first, last);
-}
-
-/* between_steps: one step of a recurrence is done, where the caller can move
- * work of its own on. */
-static void between_steps(const rs_workspace *ws)
-{
-    const rs_backward_hook *hook = ws->backward_hook;
-    if (hook)
-        hook->working(hook->ctx);
+    if (ws->progress)
+        ws->progress(ws->progress_ctx);
 }
 
 /* The recurrence backward, last position read first: each state's gradient
@@ -288,7 +280,7 @@ static void direction_backward(const encoder_direction *d, const rs_gru_grads *g
         rs_gru_step_backward(&dst, &st, w, d->mask + j * B, B);
         /* h_prev's gradient: its annotation's share (there already), then this step's. */
         rs_vaxpy(d->d_states + (j + d->reverse) * Bn, 1.0f, d->d_h_prev, Bn);
-        between_steps(ws);
+        step_done(ws);
     }
     const rs_gru_run run = {.x = RS_CMAT(d->x, S * B, m),
                             .context = RS_CMAT(NULL, 0, 0),
@@ -395,16 +387,17 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
     init_forward(ws->dec_states, ws->bwd_states, &w, B);
 }
 
-/* The backward of rs_encode, its steps in reverse: the attention keys, the
- * annotations, the initial decoder state, the two directions, the source
- * embeddings. On entry d_annotations holds what every decoder step's
- * attention sent back and d_dec_states[0] holds dL/ds_0. */
-static void encode_backward(const rs_workspace *ws, const layer_grads *g, const layer_weights *w,
-                            const rs_model *model, const rs_batch *batch)
+/* The backward of rs_encode, its steps in reverse, in three stages: the
+ * attention keys, the annotations and the initial decoder state; the two
+ * directions; the source embeddings. On entry d_annotations holds what every
+ * decoder step's attention sent back and d_dec_states[0] holds dL/ds_0. */
+static void keys_and_init_backward(const rs_workspace *ws, const layer_grads *g,
+                                   const layer_weights *w, const rs_model *model,
+                                   const rs_batch *batch)
 {
-    const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
+    const int B = batch->B, S = batch->S, n = model->cfg.hidden;
     const int ka = rs_attention_key_size(model->cfg.attention, n, model->cfg.att);
-    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.src_word > 0.0f;
+    const int drop = ws->dropout.element > 0.0f;
     rs_attention_keys_backward(RS_MAT(ws->d_annotations, S * B, 2 * n), &g->att,
                                RS_CMAT(ws->d_keys, S * B, ka),
                                RS_CMAT(ws->annotations, S * B, 2 * n), &w->att);
@@ -413,18 +406,26 @@ static void encode_backward(const rs_workspace *ws, const layer_grads *g, const 
     /* ←h_1 is read by s_0 too: its share joins the annotation's. */
     init_backward(ws->d_bwd_states, ws->d_init_pre, g, ws->d_dec_states, ws->dec_states,
                   ws->bwd_states, w, B);
-    gradients_done(ws, RS_P_init_W, RS_P_att_K);
+}
 
+static void encoder_backward(const rs_workspace *ws, const layer_grads *g, const layer_weights *w,
+                             const rs_model *model, const rs_batch *batch)
+{
+    const int B = batch->B, S = batch->S, m = model->cfg.emb;
     const encoder_direction fwd = direction_of(ws, 0), bwd = direction_of(ws, 1);
     /* Both directions read src_x: its gradient is the sum of theirs. */
     memset(ws->d_src_x, 0, sizeof(float) * (size_t)S * B * m);
     direction_backward(&fwd, &g->enc_fwd, &w->enc_fwd, S, B, m, ws);
     direction_backward(&bwd, &g->enc_bwd, &w->enc_bwd, S, B, m, ws);
-    gradients_done(ws, RS_P_enc_fwd_W, RS_P_enc_bwd_b);
+}
+
+static void source_embeddings_backward(const rs_workspace *ws, const layer_grads *g,
+                                       const rs_model *model, const rs_batch *batch)
+{
+    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.src_word > 0.0f;
     /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
-    embedding_backward(g->src_emb, ws->d_src_x, batch->src, S * B, m, drop ? ws->drop_src : NULL,
-                       word ? ws->drop_src_word : NULL);
-    gradients_done(ws, RS_P_src_emb, RS_P_src_emb);
+    embedding_backward(g->src_emb, ws->d_src_x, batch->src, batch->S * batch->B, model->cfg.emb,
+                       drop ? ws->drop_src : NULL, word ? ws->drop_src_word : NULL);
 }
 
 /* ---- the decoder ---- */
@@ -569,21 +570,20 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
     return rs_softmax_xent_forward(ws->probs, ws->nll, ws->logits, batch->tgt_out, R, V);
 }
 
-/* The forward pass's calls in reverse: loss and deep output, the decoder
- * steps last first (then what they share, once), the target embeddings, the
- * encoder. Every parameter gradient accumulates (+=) into grads. */
-void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
-                         const rs_tensors *grads, float smoothing, float scale)
-{
-    const layer_weights w = weights_of(model);
-    const layer_grads g = grads_of(grads, model);
-    const rs_model_config *c = &model->cfg;
-    const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
-    const int m = c->emb, n = c->hidden, V = c->tgt_vocab;
-    const int ka = rs_attention_key_size(c->attention, n, c->att);
-    const size_t Bn = (size_t)B * n;
-    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.tgt_word > 0.0f;
+/* The forward pass's calls in reverse, in the stages of network.h: loss and
+ * deep output, the decoder steps last first (then what they share, once),
+ * the target embeddings, the encoder's. Every parameter gradient accumulates
+ * (+=) into grads. */
 
+/* The loss and the deep output. */
+static void readout_backward(const rs_workspace *ws, const layer_grads *g, const layer_weights *w,
+                             const rs_model *model, const rs_batch *batch, float smoothing,
+                             float scale)
+{
+    const rs_model_config *c = &model->cfg;
+    const int B = batch->B, T = batch->T, R = T * B;
+    const int m = c->emb, n = c->hidden, V = c->tgt_vocab;
+    const size_t Bn = (size_t)B * n;
     rs_softmax_xent_backward(ws->d_logits, ws->probs, batch->tgt_out, smoothing, scale, R, V);
     /* The readout writes the first share of dL/ds_i (i = 1..T) and adds the
      * first of E y_{i-1}'s and c_i's; s_0 has no readout. */
@@ -596,9 +596,18 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     const rs_readout_input_grads d_in = {.states = RS_MAT(ws->d_dec_states + Bn, R, n),
                                          .prev_emb = RS_MAT(ws->d_dec_emb, R, m),
                                          .context = RS_MAT(ws->d_context, R, 2 * n)};
-    rs_readout_backward(&d_acts, &d_in, &g.out, &acts, &in, &w.out);
-    gradients_done(ws, RS_P_out_U, RS_P_out_bw);
+    rs_readout_backward(&d_acts, &d_in, &g->out, &acts, &in, &w->out);
+}
 
+/* The decoder through time, then what every step shares, once. */
+static void decoder_backward(const rs_workspace *ws, const layer_grads *g, const layer_weights *w,
+                             const rs_model *model, const rs_batch *batch)
+{
+    const rs_model_config *c = &model->cfg;
+    const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
+    const int m = c->emb, n = c->hidden;
+    const int ka = rs_attention_key_size(c->attention, n, c->att);
+    const size_t Bn = (size_t)B * n;
     /* Step i sends back the second share of dL/ds_{i-1} (recurrence and
      * query), and its share of every annotation's and key's. */
     memset(ws->d_annotations, 0, sizeof(float) * (size_t)S * B * 2 * n);
@@ -612,28 +621,70 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
         const decoder_step st = training_step(ws, t, B, S, n, ka);
         const decoder_step_grads dst = training_step_grads(ws, t, B, n, ka);
         memset(ws->d_h_prev, 0, sizeof(float) * Bn);
-        decoder_step_backward(&dst, &g, &st, &src, ws->tgt_mask + t * B, &w, B);
+        decoder_step_backward(&dst, g, &st, &src, ws->tgt_mask + t * B, w, B);
         rs_vaxpy(ws->d_dec_states + t * Bn, 1.0f, ws->d_h_prev, Bn);
-        between_steps(ws);
+        step_done(ws);
     }
 
     /* What every step shares, once: W_a of the attention's query side, and
      * the decoder GRU's weights (x_proj = W'_e E y_{i-1} + W'_c c_i + b'). */
-    rs_attention_query_backward(&g.att, RS_CMAT(ws->d_query_proj, R, ka),
-                                RS_CMAT(ws->dec_states, R, n), &w.att);
+    rs_attention_query_backward(&g->att, RS_CMAT(ws->d_query_proj, R, ka),
+                                RS_CMAT(ws->dec_states, R, n), &w->att);
     const rs_gru_run run = {.x = RS_CMAT(ws->dec_emb, R, m),
                             .context = RS_CMAT(ws->context, R, 2 * n),
                             .h_prev = RS_CMAT(ws->dec_states, R, n),
                             .rh = RS_CMAT(ws->dec_rh, R, n)};
-    rs_gru_weights_backward(RS_MAT(ws->d_dec_emb, R, m), &g.dec, RS_CMAT(ws->d_dec_xproj, R, 3 * n),
-                            &run, &w.dec);
-    gradients_done(ws, RS_P_dec_W, RS_P_dec_b);
-    /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
-    embedding_backward(g.tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m, drop ? ws->drop_emb : NULL,
-                       word ? ws->drop_tgt_word : NULL);
-    gradients_done(ws, RS_P_tgt_emb, RS_P_tgt_emb);
+    rs_gru_weights_backward(RS_MAT(ws->d_dec_emb, R, m), &g->dec,
+                            RS_CMAT(ws->d_dec_xproj, R, 3 * n), &run, &w->dec);
+}
 
-    encode_backward(ws, &g, &w, model, batch);
+static void target_embeddings_backward(const rs_workspace *ws, const layer_grads *g,
+                                       const rs_model *model, const rs_batch *batch)
+{
+    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.tgt_word > 0.0f;
+    /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
+    embedding_backward(g->tgt_emb, ws->d_dec_emb, batch->tgt_in, batch->T * batch->B,
+                       model->cfg.emb, drop ? ws->drop_emb : NULL, word ? ws->drop_tgt_word : NULL);
+}
+
+/* The tensors each stage completes (network.h). */
+static const int stage_tensors[RS_BACKWARD_STAGES][2] = {
+    [RS_BACKWARD_READOUT] = {RS_P_out_U, RS_P_out_bw},
+    [RS_BACKWARD_DECODER] = {RS_P_dec_W, RS_P_dec_b},
+    [RS_BACKWARD_TARGET_EMBEDDINGS] = {RS_P_tgt_emb, RS_P_tgt_emb},
+    [RS_BACKWARD_KEYS_AND_INIT] = {RS_P_init_W, RS_P_att_K},
+    [RS_BACKWARD_ENCODER] = {RS_P_enc_fwd_W, RS_P_enc_bwd_b},
+    [RS_BACKWARD_SOURCE_EMBEDDINGS] = {RS_P_src_emb, RS_P_src_emb},
+};
+
+void rs_backward_stage_tensors(rs_backward_stage stage, int *first, int *last)
+{
+    *first = stage_tensors[stage][0];
+    *last = stage_tensors[stage][1];
+}
+
+void rs_network_backward_stage(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+                               const rs_tensors *grads, float smoothing, float scale,
+                               rs_backward_stage stage)
+{
+    const layer_weights w = weights_of(model);
+    const layer_grads g = grads_of(grads, model);
+    switch (stage) {
+    case RS_BACKWARD_READOUT: readout_backward(ws, &g, &w, model, batch, smoothing, scale); break;
+    case RS_BACKWARD_DECODER: decoder_backward(ws, &g, &w, model, batch); break;
+    case RS_BACKWARD_TARGET_EMBEDDINGS: target_embeddings_backward(ws, &g, model, batch); break;
+    case RS_BACKWARD_KEYS_AND_INIT: keys_and_init_backward(ws, &g, &w, model, batch); break;
+    case RS_BACKWARD_ENCODER: encoder_backward(ws, &g, &w, model, batch); break;
+    case RS_BACKWARD_SOURCE_EMBEDDINGS: source_embeddings_backward(ws, &g, model, batch); break;
+    case RS_BACKWARD_STAGES: /* not a stage */ break;
+    }
+}
+
+void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+                         const rs_tensors *grads, float smoothing, float scale)
+{
+    for (int s = 0; s < RS_BACKWARD_STAGES; s++)
+        rs_network_backward_stage(ws, model, batch, grads, smoothing, scale, (rs_backward_stage)s);
 }
 
 /* ---- one decoder step, for translation ---- */

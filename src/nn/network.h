@@ -119,21 +119,6 @@ typedef struct {
 
 typedef enum { RS_WS_TRAINING, RS_WS_TRANSLATION } rs_workspace_kind;
 
-/* What rs_network_backward tells a caller as it goes, so that a data-parallel
- * step can send finished gradients while the rest are computed (PyTorch
- * DDP's and Horovod's buckets; train/buckets.c). final(first, last): the
- * gradients of tensors first..last (params.h indices) are complete for this
- * backward, and nothing writes them again. It is called six times, in this
- * order, which partitions the table: out_U..out_bw, dec_W..dec_b, tgt_emb,
- * init_W..att_K, enc_fwd_W..enc_bwd_b, src_emb (a tied out.W's floats are
- * tgt_emb's, complete with it). working(): between the steps of each
- * recurrence, where sends in flight can be moved on. */
-typedef struct {
-    void (*final)(void *ctx, int first, int last);
-    void (*working)(void *ctx);
-    void *ctx;
-} rs_backward_hook;
-
 typedef struct {
     rs_workspace_kind kind;
     int max_B, max_S, max_T; /* sentences, source and target positions (T 0: translation) */
@@ -143,7 +128,13 @@ typedef struct {
      * each mask has its own stream, so no mask depends on another's size). */
     rs_dropout_rates dropout;
     rs_rng dropout_rng;
-    const rs_backward_hook *backward_hook; /* NULL: none (training only) */
+    /* Called, when set, with progress_ctx between two steps of each
+     * recurrence of the backward (the decoder's, both encoder directions'):
+     * where a data-parallel step lets the sums across processes it has
+     * started move on, as MPI moves a non-blocking sum only inside its calls
+     * (train/buckets.c). It reads and writes nothing of the network's. */
+    void (*progress)(void *ctx);
+    void *progress_ctx;
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax (translation: [rows,l]) */
     /* translation: what the faster forms of a step's products may use
@@ -185,8 +176,40 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
  * decoder's and the deep output's input alike). */
 double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
 
-/* Backward of the last forward: grads += scale · dL/dθ (L the summed loss, or
- * its label-smoothed version with smoothing > 0). Call after rs_network_forward. */
+/* The backward, model.md's backward in six stages run in this order; each
+ * completes the gradients of a run of params.h's tensors, which no later
+ * stage writes (rs_backward_stage_tensors), so a data-parallel caller may
+ * start their sum across processes between stages (train/buckets.c):
+ *
+ *   READOUT            loss and deep output           out_U … out_bw
+ *   DECODER            the decoder through time, then
+ *                      what its steps share (and W_a)  dec_W … dec_b
+ *   TARGET_EMBEDDINGS  E y_{i-1}                       tgt_emb (a tied out.W's too)
+ *   KEYS_AND_INIT      attention keys, annotations,
+ *                      initial state                   init_W … att_K
+ *   ENCODER            both directions through time    enc_fwd_W … enc_bwd_b
+ *   SOURCE_EMBEDDINGS  E x_j                           src_emb */
+typedef enum {
+    RS_BACKWARD_READOUT,
+    RS_BACKWARD_DECODER,
+    RS_BACKWARD_TARGET_EMBEDDINGS,
+    RS_BACKWARD_KEYS_AND_INIT,
+    RS_BACKWARD_ENCODER,
+    RS_BACKWARD_SOURCE_EMBEDDINGS,
+    RS_BACKWARD_STAGES
+} rs_backward_stage;
+
+/* The tensors first..last (params.h indices) whose gradients stage completes. */
+void rs_backward_stage_tensors(rs_backward_stage stage, int *first, int *last);
+
+/* One stage of the backward of the last forward, the stages before it done:
+ * grads += scale · dL/dθ's part (L the summed loss, or its label-smoothed
+ * version with smoothing > 0; both read by the READOUT stage alone). */
+void rs_network_backward_stage(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+                               const rs_tensors *grads, float smoothing, float scale,
+                               rs_backward_stage stage);
+
+/* Every stage in order: the whole backward. Call after rs_network_forward. */
 void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
                          const rs_tensors *grads, float smoothing, float scale);
 

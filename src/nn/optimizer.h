@@ -9,7 +9,7 @@
 
 /* Part `part` of `parts` of a parameter-shaped buffer of `total` floats:
  * [lo, hi) = [total·part/parts, total·(part+1)/parts). Threads sharing the
- * work on such buffers (nn/shards.c) take one part each. */
+ * work on such buffers (train/shards.c) take one part each. */
 void rs_slice(size_t total, int part, int parts, size_t *lo, size_t *hi);
 
 /* The gradient's global norm, one rule wherever it is taken:
@@ -19,7 +19,7 @@ void rs_slice(size_t total, int part, int parts, size_t *lo, size_t *hi);
  * each sumsq_p accumulated in double in rs_vsumsq's fixed order, the parts
  * added in order p = 0, 1, …. `parts` is the number of threads that summed
  * the gradient, each taking its part's sumsq_p as it finished that part
- * (nn/shards.c), or 1: the whole buffer in one sum (rs_grad_norm; several
+ * (train/shards.c), or 1: the whole buffer in one sum (rs_grad_norm; several
  * ranks, after the all-reduce). Another number of parts may change the last
  * bits, so the caller states it. */
 double rs_grad_sumsq(const float *grads, size_t total, int part, int parts);
