@@ -36,6 +36,21 @@ typedef struct {
     float lr, beta1, beta2, eps;
 } rs_adam_settings;
 
+/* One update's coefficients: the settings and the bias corrections
+ * c1 = 1 − β1^t, c2 = 1 − β2^t of update t. */
+typedef struct {
+    float lr, beta1, beta2, eps, c1, c2;
+} rs_adam_coeffs;
+
+/* Adam's loop over count entries with g = grad_scale · grads[i]:
+ *   m = β1 m + (1−β1) g;  v = β2 v + (1−β2) g²;  θ −= lr (m / c1) / (√(v / c2) + ε)
+ * rs_adam_portable is the reference; rs_adam_update runs the kernels' in use
+ * (nn/vecmath.h), which give its bits. */
+typedef void (*rs_adam_kernel)(float *params, const float *grads, float grad_scale, float *m,
+                               float *v, size_t count, const rs_adam_coeffs *k);
+void rs_adam_portable(float *params, const float *grads, float grad_scale, float *m, float *v,
+                      size_t count, const rs_adam_coeffs *k);
+
 /* One Adam update with the gradients grad_scale · grads (the clip factor;
  * grads is not changed), in one pass; step is the 1-based index of this update. */
 void rs_adam_update(float *params, const float *grads, float grad_scale, float *m, float *v,

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accel/kernels.h"
 #include "nn/optimizer.h"
 #include "nn/vecmath.h"
 #include "train/shards.h"
@@ -153,6 +154,7 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
                    int max_T, float *grads, rs_error *err)
 {
     memset(sh, 0, sizeof *sh);
+    rs_accel_kernels_select(-1); /* the processor's fastest kernels, the same bits */
     if (threads < 1) {
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         threads = online < 1 ? 1 : online > 64 ? 64 : (int)online;
