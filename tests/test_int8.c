@@ -497,8 +497,13 @@ START_TEST(a_step_with_int8_weights_is_close_to_the_float_step)
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
             ck_assert_int_eq(rs_network_quantize(&model, &err), 0);
-        const rs_step_out out = {next[pass], logits[pass], lse[pass], alpha, NULL};
-        rs_network_step(&ws, &out, state, prev, &src, &model);
+        rs_accel_step *step = rs_accel_step_new(&model, ROWS, &err);
+        ck_assert(step);
+        const rs_network_weights *w = rs_accel_step_weights(step);
+        const rs_step_out out = {next[pass], ws.tmax, alpha};
+        rs_network_step(&ws, &out, state, prev, &src, w);
+        tiny_step_output(&ws, &w->out, ROWS, logits[pass], lse[pass]);
+        rs_accel_step_free(step);
     }
     double worst = 0.0, differs = 0.0;
     for (int i = 0; i < ROWS * n; i++) {

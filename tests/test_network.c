@@ -21,6 +21,7 @@
 
 typedef struct {
     rs_model model;
+    rs_network_weights w; /* the model's plain views */
     rs_workspace ws;
     rs_batch batch;
 } net_case;
@@ -41,6 +42,7 @@ static void net_case_init(net_case *c, const char *attention, int tied)
     cfg.model.tie_embeddings = tied;
     ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);
+    c->w = rs_network_weights_of(&c->model);
     fill_uniform(c->model.params, c->model.layout.total, 0.5f, 7);
     ck_assert(rs_workspace_alloc(&c->ws, &c->model, 3, 6, 6, &err) == 0);
     ck_assert(rs_batch_alloc(&c->batch, 3, 6, 6, &err) == 0);
@@ -56,7 +58,7 @@ static void net_case_free(net_case *c)
 static double net_loss(void *p)
 {
     net_case *c = p;
-    return rs_network_forward(&c->ws, &c->model, &c->batch);
+    return rs_network_forward(&c->ws, &c->w, &c->batch);
 }
 
 /* Which half of each maxout pair won, at the real target positions only:
@@ -146,7 +148,7 @@ static float *variant_gradient(net_case *c, int v, float scale)
     ck_assert(grad != NULL);
     rs_tensors g;
     rs_tensors_bind(&g, &c->model.layout, grad);
-    rs_network_backward(&c->ws, &c->model, &c->batch, &g, 0.0f, 1.0f);
+    rs_network_backward(&c->ws, &c->w, &c->batch, &g, 0.0f, 1.0f);
     return grad;
 }
 
@@ -312,21 +314,21 @@ START_TEST(padded_batch_equals_sentences_one_at_a_time)
     rs_tensors_bind(&gs, &c.model.layout, single);
 
     ck_assert(rs_batch_fill(&c.batch, 3, srcs, src_counts, tgts, tgt_counts, &err) == 0);
-    double loss_batched = rs_network_forward(&c.ws, &c.model, &c.batch);
+    double loss_batched = rs_network_forward(&c.ws, &c.w, &c.batch);
     float nll_rows[3] = {0};
     for (int t = 0; t < c.batch.T; t++)
         for (int b = 0; b < 3; b++)
             nll_rows[b] += c.ws.nll[t * 3 + b];
-    rs_network_backward(&c.ws, &c.model, &c.batch, &gb, 0.0f, 1.0f);
+    rs_network_backward(&c.ws, &c.w, &c.batch, &gb, 0.0f, 1.0f);
 
     double loss_single = 0.0;
     for (int b = 0; b < 3; b++) {
         ck_assert(rs_batch_fill(&c.batch, 1, &srcs[b], &src_counts[b], &tgts[b], &tgt_counts[b],
                                 &err) == 0);
-        double l = rs_network_forward(&c.ws, &c.model, &c.batch);
+        double l = rs_network_forward(&c.ws, &c.w, &c.batch);
         ck_assert_double_eq_tol(l, nll_rows[b], 1e-5 * fabs(l));
         loss_single += l;
-        rs_network_backward(&c.ws, &c.model, &c.batch, &gs, 0.0f, 1.0f);
+        rs_network_backward(&c.ws, &c.w, &c.batch, &gs, 0.0f, 1.0f);
     }
     ck_assert_double_eq_tol(loss_batched, loss_single, 1e-5 * fabs(loss_single));
     double worst = 0.0;
@@ -380,7 +382,7 @@ START_TEST(tied_gradient_is_the_sum_of_both_uses)
         rs_tensors_bind(&g[k], &cs[k]->model.layout, grad[k]);
         for (int pass = 0; pass < 2; pass++) {
             loss[k] = net_loss(cs[k]);
-            rs_network_backward(&cs[k]->ws, &cs[k]->model, &cs[k]->batch, &g[k], 0.0f, 1.0f);
+            rs_network_backward(&cs[k]->ws, &cs[k]->w, &cs[k]->batch, &g[k], 0.0f, 1.0f);
         }
     }
     ck_assert(loss[0] == loss[1]);
@@ -443,6 +445,7 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
     rs_workspace ws, plain;
     rs_batch batch;
     ck_assert(rs_model_alloc(&model, &cfg, &err) == 0);
+    const rs_network_weights w = rs_network_weights_of(&model);
     fill_uniform(model.params, model.layout.total, 0.5f, 11);
     ck_assert(rs_workspace_alloc(&ws, &model, B, LEN + 1, LEN + 1, &err) == 0);
     ck_assert(rs_workspace_alloc(&plain, &model, B, LEN + 1, LEN + 1, &err) == 0);
@@ -466,8 +469,8 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
         ws.dropout = (rs_dropout_rates){0.1f, p_src, p_tgt};
         rs_rng_seed(&ws.dropout_rng, 500 + seed);
         rs_rng_seed(&plain.dropout_rng, 500 + seed);
-        rs_network_forward(&plain, &model, &batch);
-        rs_network_forward(&ws, &model, &batch);
+        rs_network_forward(&plain, &w, &batch);
+        rs_network_forward(&ws, &w, &batch);
         ck_assert(!memcmp(ws.drop_src, plain.drop_src, sizeof(float) * S * B * cfg.model.emb));
         ck_assert(
             !memcmp(ws.drop_ann, plain.drop_ann, sizeof(float) * S * B * 2 * cfg.model.hidden));
@@ -475,7 +478,7 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
         ck_assert(!memcmp(ws.drop_out, plain.drop_out, sizeof(float) * T * B * cfg.model.maxout));
         /* Without element dropout, to see the embeddings themselves. */
         ws.dropout.element = 0.0f;
-        rs_network_forward(&ws, &model, &batch);
+        rs_network_forward(&ws, &w, &batch);
         for (int r = 0; r < S * B; r++) {
             int d = dropped_row(ws.src_x, model.w.src_emb, batch.src, r, cfg.model.emb, src_keep);
             ck_assert(ws.drop_src_word[r] == (d ? 0.0f : src_keep));
@@ -509,6 +512,7 @@ START_TEST(translation_workspace_is_the_encoder_and_one_step)
     rs_error err;
     rs_model model;
     tiny_model_make(&model, "additive", 0.5f, 0.0f, 3);
+    const rs_network_weights w = rs_network_weights_of(&model);
     rs_workspace tr, training;
     ck_assert(rs_workspace_alloc_translation(&tr, &model, B, ROWS, LEN + 1, &err) == 0);
     ck_assert(rs_workspace_alloc(&training, &model, B, LEN + 1, 0, &err) == 0);
@@ -523,8 +527,8 @@ START_TEST(translation_workspace_is_the_encoder_and_one_step)
     static const int s0[] = {4, 5, 6, 7, 8}, s1[] = {5, 9}, s2[] = {6, 6, 7};
     const int *sources[B] = {s0, s1, s2}, counts[B] = {5, 2, 3};
     ck_assert(rs_batch_fill(&batch, B, sources, counts, NULL, NULL, &err) == 0);
-    rs_encode(&tr, &model, &batch);
-    rs_encode(&training, &model, &batch);
+    rs_encode(&tr, &w, &batch);
+    rs_encode(&training, &w, &batch);
     const size_t S = (size_t)batch.S;
     ck_assert(!memcmp(tr.annotations, training.annotations, sizeof(float) * S * B * 2 * n));
     ck_assert(!memcmp(tr.dec_states, training.dec_states, sizeof(float) * B * n));
@@ -566,7 +570,7 @@ START_TEST(backward_stages_complete_their_gradients)
         int first, last;
         rs_backward_stage_tensors((rs_backward_stage)s, &first, &last);
         ck_assert_int_le(first, last);
-        rs_network_backward_stage(&c.ws, &c.model, &c.batch, &g, 0.0f, 1.0f, (rs_backward_stage)s);
+        rs_network_backward_stage(&c.ws, &c.w, &c.batch, &g, 0.0f, 1.0f, (rs_backward_stage)s);
         for (int i = first; i <= last; i++) {
             const rs_tensor_info *t = &layout->info[i];
             named[i]++;

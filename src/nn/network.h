@@ -18,7 +18,9 @@
 #include "data/batch.h"
 #include "model/model.h"
 #include "nn/attention.h"
+#include "nn/gru.h"
 #include "nn/linear.h"
+#include "nn/readout.h"
 
 /* Every buffer of the workspace, in one table:
  * X(field, floats, use, shape and meaning). The struct's fields, the arena's
@@ -137,11 +139,6 @@ typedef struct {
     void *progress_ctx;
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax (translation: [rows,l]) */
-    /* translation: what the faster forms of a step's products may use
-     * (nn/linear.h), RS_LINEAR_SCRATCH_BYTES(rows, max(m, 2n, l)): sized for
-     * a step, not for the encoder's S·B rows, whose forms (transposed
-     * copies) use none; training has none ({0}) */
-    rs_scratch scratch;
 #define RS_WS_FIELD(field, count, use, doc) float *field;
     RS_WORKSPACE_TABLE(RS_WS_FIELD)
 #undef RS_WS_FIELD
@@ -163,18 +160,35 @@ void rs_workspace_free(rs_workspace *ws);
  * must not wrap around). */
 double rs_workspace_translation_floats(const rs_model *model, int max_B, int max_rows, int max_S);
 
+/* Every layer's weights: views into a model's parameters (and its sizes,
+ * cfg), each forward product an rs_linear. rs_network_weights_of gives the
+ * plain ones, which training uses; accel/ gives the same views with other
+ * forms of some products (accel/accel.h), which decoding uses. Read only:
+ * threads may share one. */
+typedef struct {
+    const rs_model_config *cfg;
+    int n;
+    rs_gru_weights enc_fwd, enc_bwd, dec;
+    rs_attention_weights att;
+    rs_readout_weights out;
+    const float *init_W, *init_b;   /* [n,n], [n] */
+    const float *src_emb, *tgt_emb; /* [Vs,m], [Vt,m] */
+} rs_network_weights;
+
+rs_network_weights rs_network_weights_of(const rs_model *model);
+
 /* Encoder and initial state only: fills annotations, keys and dec_states[0].
  * Dropout, when ws->dropout.element > 0, applies to the source embeddings and the
  * annotations (the attention's keys and values; not the initial state);
  * word dropout, when ws->dropout.src_word > 0, to whole source embeddings. */
-void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
+void rs_encode(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch);
 
 /* Teacher-forced forward pass; returns Σ -log p(y|x) over the batch and
  * leaves each position's -log p in ws->nll. With ws->dropout.element > 0 it also
  * drops target embeddings and the maxout readout (inverted dropout); with
  * ws->dropout.tgt_word > 0, whole previous-word embeddings E y_{i-1} (the
  * decoder's and the deep output's input alike). */
-double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
+double rs_network_forward(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch);
 
 /* The backward, model.md's backward in six stages run in this order; each
  * completes the gradients of a run of params.h's tensors, which no later
@@ -205,75 +219,30 @@ void rs_backward_stage_tensors(rs_backward_stage stage, int *first, int *last);
 /* One stage of the backward of the last forward, the stages before it done:
  * grads += scale · dL/dθ's part (L the summed loss, or its label-smoothed
  * version with smoothing > 0; both read by the READOUT stage alone). */
-void rs_network_backward_stage(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+void rs_network_backward_stage(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch,
                                const rs_tensors *grads, float smoothing, float scale,
                                rs_backward_stage stage);
 
 /* Every stage in order: the whole backward. Call after rs_network_forward. */
-void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+void rs_network_backward(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch,
                          const rs_tensors *grads, float smoothing, float scale);
 
-/* The output layer's rows a translation step computes, when not all V: a
- * lexical shortlist (search/lexicon.h). ids[count] ascending target ids,
- * W [count,l] their rows of W_out (with the faster form of that product, if
- * any: search/decode.c makes both) and b [count] their biases, gathered. */
+/* What one translation step gives: next_state s_i [B,n], t [B,l] = t_i
+ * (the deep output after maxout, where the step ends: the output layer and
+ * the log-normaliser, over the words the search asks for, are the search's,
+ * search/decode.c) and alpha [B,S] the alignment. */
 typedef struct {
-    int count;
-    const int *ids;
-    rs_linear W;
-    const float *b;
-} rs_output_rows;
-
-/* What one translation step gives: next_state s_i [B,n], logits [B,V] (with
- * rows: [B,rows->count], column j the word rows->ids[j]), lse [B] their
- * log-normalisers (log p(v) = logits[v] - lse; over the shortlist's words
- * alone when there is one), alpha [B,S] the alignment. */
-typedef struct {
-    float *next_state, *logits, *lse, *alpha;
-    const rs_output_rows *rows; /* NULL: all V words */
+    float *next_state, *t, *alpha;
 } rs_step_out;
 
 /* One decoder step for translation, over B rows (hypotheses) with their own
  * copies of the source side (keys [S,B,ka], annotations [S,B,2n], src_len [B]).
  * Inputs: state [B,n] = s_{i-1}, prev [B] = y_{i-1}. Outputs: next_state
- * [B,n] = s_i, logits [B,V] and lse [B], so that log p(y_i = v | …) =
- * logits[v] − lse (greedy search takes the argmax of the logits without
- * normalising the row; lse NULL: not computed), alpha [B,S]. It runs the same decoder cell as the
- * training forward pass, in the STEP buffers of a translation workspace
- * (the training one's at T = 1, under the same names). */
+ * [B,n] = s_i, t [B,l] = t_i, alpha [B,S]. It runs the same decoder cell and
+ * deep output as the training forward pass, in the STEP buffers of a
+ * translation workspace (the training one's at T = 1, under the same
+ * names). */
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
-                     const rs_attention_source *src, const rs_model *model);
-
-/* Faster forms of a model's forward products (nn/linear.h), one per
- * product; NULL: the plain product. A GRU's: W [3n,in] (W'_e for the
- * decoder), W_c [3n,2n] (the decoder's), U_zr [2n,n] and U_g [n,n]; the
- * attention's W_a [a,n] and key side U (U_a [a,2n] or K [n,2n]); the deep
- * output's U_o, V_o, C_o and the output layer W_out [V,l] (a shortlist's
- * rows get their own form, rs_output_rows). */
-typedef struct {
-    const rs_linear_fast *W, *W_c, *U_zr, *U_g;
-} rs_gru_fast;
-
-typedef struct {
-    rs_gru_fast enc_fwd, enc_bwd, dec;
-    const rs_linear_fast *att_W, *att_U;
-    const rs_linear_fast *out_U, *out_V, *out_C, *out_W;
-} rs_network_forms;
-
-/* The forms a model was readied for translation with (model->fast): accel/
- * makes them; a model that trains has none. Read only: threads share them.
- * `all` serve every forward pass (rs_encode, rs_network_forward,
- * rs_network_step) and give the plain products' numbers (to float32
- * rounding); `step`, where set, serve the translation step (rs_network_step)
- * instead: forms whose numbers differ (translate --int8), so that a
- * teacher-forced pass (score, a forced alignment) stays exact. */
-typedef struct rs_network_fast {
-    rs_network_forms all, step;
-} rs_network_fast;
-
-/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):
- * max + log Σ_v exp(row[v] − max). */
-float rs_log_normalizer(const float *row, int V);
-
+                     const rs_attention_source *src, const rs_network_weights *w);
 
 #endif

@@ -10,7 +10,7 @@
  * over all parameters exceeds c (--clip), else by 1; the gradients themselves
  * are not rewritten, the factor rides into the update. Adam's loop is below,
  * the reference; it runs through vecmath's kernels (rs_vec_kernels), whose
- * faster twin (accel/kernels.c) gives the same bits. */
+ * AVX2 twin (accel/kernels.c) gives the same bits. */
 #include <math.h>
 
 #include "nn/optimizer.h"

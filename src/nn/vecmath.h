@@ -1,7 +1,7 @@
 /* Element-wise kernels of the layers: exp, tanh and the logistic sigmoid of
  * stated accuracy, the few fused loops around them (attention scores,
  * softmax sums), and Adam's loop (nn/optimizer.c), written here in portable
- * C: the reference. A faster twin of each (8 floats at a time with AVX2,
+ * C: the reference. A twin of each (8 floats at a time with AVX2,
  * accel/kernels.h) does the same IEEE operations in the same order (no FMA,
  * no reassociation), so it gives the same bits; the kernels run through one
  * table (rs_vec_kernels), the portable loops' unless a road installs the

@@ -32,7 +32,7 @@ int rs_ready_model_load(const char *model_arg, const rs_ready_options *opt, rs_m
 }
 
 int rs_ready_model_view(const rs_model *model, const rs_ready_options *opt, rs_model *view,
-                        struct rs_network_fast **forms, rs_error *err)
+                        struct rs_accel **forms, rs_error *err)
 {
     const rs_accel_options fast = accel_options(opt);
     rs_accel_kernels_select(-1);
@@ -45,7 +45,7 @@ int rs_ready_model_view(const rs_model *model, const rs_ready_options *opt, rs_m
     return 0;
 }
 
-void rs_ready_forms_free(struct rs_network_fast *forms)
+void rs_ready_forms_free(struct rs_accel *forms)
 {
     rs_accel_free(forms);
 }

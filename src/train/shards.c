@@ -61,12 +61,13 @@ static void shard_pass(rs_shard *me)
     rs_tensors_bind(&g, &sh->model->layout, me->grads);
     me->ws.dropout = sh->dropout;
     rs_rng_seed(&me->ws.dropout_rng, sh->seed ^ ((uint64_t)me->index * 0x9E3779B97F4A7C15u));
-    me->loss = rs_network_forward(&me->ws, sh->model, batch);
+    const rs_network_weights w = rs_network_weights_of(sh->model); /* training's: plain */
+    me->loss = rs_network_forward(&me->ws, &w, batch);
     /* The backward's stages, each bucket's sum started once its stage is done. */
     rs_grad_buckets *buckets = sh->count == 1 ? sh->buckets : NULL;
     me->ws.progress = buckets ? rs_grad_buckets_progress : NULL;
     for (int s = 0; s < RS_BACKWARD_STAGES; s++) {
-        rs_network_backward_stage(&me->ws, sh->model, batch, &g, sh->smoothing, sh->scale,
+        rs_network_backward_stage(&me->ws, &w, batch, &g, sh->smoothing, sh->scale,
                                   (rs_backward_stage)s);
         if (buckets)
             rs_grad_buckets_stage_done(buckets, (rs_backward_stage)s);
