@@ -22,11 +22,13 @@
 #include "nn/linear.h"
 #include "nn/readout.h"
 
-/* Every buffer of the workspace, in one table:
- * X(field, floats, use, shape and meaning). The struct's fields, the arena's
- * size and the carving of the arena all come from it. Counts may use B, S,
- * T, R = T·B, m, n, ka, l, V (as size_t). Step i = 1..T of the decoder is
- * stored at t = i − 1 (dec_states at i).
+/* Every buffer of the workspace, in one table: X(field, floats, use,
+ * shape and symbol). The struct's fields, the arena's size and the carving
+ * of the arena all come from it. What each buffer holds, and which functions
+ * write and read it, is written once, in docs/model.md's table ("Symbols,
+ * buffers and functions"), under the symbol given here. Counts may use B,
+ * S, T, R = T·B, m, n, ka, l, V (as size_t). Step i = 1..T of the decoder
+ * is stored at t = i − 1 (dec_states at i).
  *
  * One table serves both workspaces; `use` says which buffers each carves:
  *   training (rs_workspace_alloc): every buffer, B sentences, T target
@@ -37,67 +39,67 @@
  *     hypotheses (beam search has K rows a sentence). Its TRAIN buffers are
  *     NULL.
  *
- * A buffer that holds one value and then, in place, another says so in its
- * meaning (the gates, alpha, dec_states[0]); a second name for the same
- * floats costs no memory and is RS_WORKSPACE_SHARED's (probs, d_logits). */
+ * A second name for the same floats costs no memory and is
+ * RS_WORKSPACE_SHARED's (probs, d_logits). */
 // clang-format off
 #define RS_WORKSPACE_TABLE(X)                                                                      \
     /* encoder (rs_encode) */                                                                      \
-    X(src_x,         S * B * m,       ENC,   "[S,B,m]   x̄_j = E x_j ⊙ dropout: the GRUs' input")  \
-    X(src_mask,      S * B,           ENC,   "[S,B]     1 on real tokens, 0 on padding")           \
-    X(fwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  W x̄_j + b of the forward GRU")            \
-    X(fwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g; first their pre-activations") \
-    X(fwd_rh,        S * B * n,       ENC,   "[S,B,n]   its r ⊙ h_prev")                           \
-    X(fwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] [0] = 0, [j] = →h_j")                      \
-    X(bwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  W x̄_j + b of the backward GRU")           \
-    X(bwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g; first their pre-activations") \
-    X(bwd_rh,        S * B * n,       ENC,   "[S,B,n]   its r ⊙ h_prev")                           \
-    X(bwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] [j-1] = ←h_j, [S] = 0")                    \
-    X(annotations,   S * B * 2 * n,   ENC,   "[S,B,2n]  h_j = [→h_j ; ←h_j] ⊙ dropout")            \
-    X(keys,          S * B * ka,      ENC,   "[S,B,ka]  U_a h_j + b_a (additive) or K h_j")        \
-    /* decoder (rs_network_forward), s_0 = tanh(W_init ←h_1 + b_init) in dec_states[0] */          \
-    X(dec_emb,       R * m,           STEP,  "[T,B,m]   E y_{i-1} ⊙ dropout")                      \
-    X(tgt_mask,      R,               TRAIN, "[T,B]     1 on real target positions")               \
-    X(query_proj,    B * ka,          STEP,  "[B,a]     W_a s_{i-1}, current step (additive)")     \
-    X(att_hidden,    R * S * ka,      STEP,  "[T,B,S,a] φ_ij = tanh(W_a s_{i-1} + U_a h_j + b_a)") \
-    X(alpha,         R * S,           TRAIN, "[T,B,S]   α_ij (the scores ε_ij first, in place)")   \
+    X(src_x,         S * B * m,       ENC,   "[S,B,m]   x̄_j")                                     \
+    X(src_mask,      S * B,           ENC,   "[S,B]     source mask")                              \
+    X(fwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  x_proj_j (forward)")                       \
+    X(fwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  z_j, r_j, g_j (forward)")                  \
+    X(fwd_rh,        S * B * n,       ENC,   "[S,B,n]   r_j ⊙ h_{j-1}")                            \
+    X(fwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] →h_j at j")                                \
+    X(bwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  x_proj_j (backward)")                      \
+    X(bwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  z_j, r_j, g_j (backward)")                 \
+    X(bwd_rh,        S * B * n,       ENC,   "[S,B,n]   r_j ⊙ h_{j+1}")                            \
+    X(bwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] ←h_j at j-1")                              \
+    X(annotations,   S * B * 2 * n,   ENC,   "[S,B,2n]  h_j")                                      \
+    X(keys,          S * B * ka,      ENC,   "[S,B,ka]  key_j")                                    \
+    /* decoder (rs_network_forward, rs_network_step) */                                           \
+    X(dec_emb,       R * m,           STEP,  "[T,B,m]   ẽ_i")                                      \
+    X(tgt_mask,      R,               TRAIN, "[T,B]     target mask")                              \
+    X(query_proj,    B * ka,          STEP,  "[B,a]     query_proj_i")                             \
+    X(att_hidden,    R * S * ka,      STEP,  "[T,B,S,a] φ_ij")                                     \
+    X(alpha,         R * S,           TRAIN, "[T,B,S]   ε_ij, α_ij")                               \
     X(context,       R * 2 * n,       STEP,  "[T,B,2n]  c_i")                                      \
-    X(dec_xproj,     R * 3 * n,       STEP,  "[T,B,3n]  W'_e E y_{i-1} + b' + W'_c c_i")           \
-    X(dec_gates,     R * 3 * n,       STEP,  "[T,B,3n]  z_i, r_i, g_i; first pre-activations")     \
+    X(dec_xproj,     R * 3 * n,       STEP,  "[T,B,3n]  x_proj_i")                                 \
+    X(dec_gates,     R * 3 * n,       STEP,  "[T,B,3n]  z_i, r_i, g_i")                            \
     X(dec_rh,        R * n,           STEP,  "[T,B,n]   r_i ⊙ s_{i-1}")                            \
-    X(dec_states,    (T + 1) * B * n, ENC,   "[T+1,B,n] [i] = s_i; [0] = pre_0, then s_0 in place")\
+    X(dec_states,    (T + 1) * B * n, ENC,   "[T+1,B,n] pre_0, s_0; s_i at i")                     \
     /* deep output and loss */                                                                     \
     X(tpre,          R * 2 * l,       STEP,  "[R,2l]    t̃_i")                                     \
-    X(tmax,          R * l,           STEP,  "[R,l]     t_i = maxout(t̃_i) ⊙ dropout")             \
-    X(logits,        R * V,           TRAIN, "[R,V]     W_out t_i + b_out (RS_WORKSPACE_SHARED)")  \
-    X(nll,           R,               TRAIN, "[R]       -log p(y_i), 0 on padding")                \
-    /* gradients (rs_network_backward): dL/d of the buffer named without d_ */                     \
+    X(tmax,          R * l,           STEP,  "[R,l]     t_i")                                      \
+    X(logits,        R * V,           TRAIN, "[R,V]     logits_i")                                 \
+    X(nll,           R,               TRAIN, "[R]       ℓ_i")                                      \
+    /* gradients (rs_network_backward): dL/d of the buffer named without d_; one step's only       \
+     * where a value is used within its step (full twins: T times their size for nothing) */       \
     X(d_src_x,       S * B * m,       TRAIN, "[S,B,m]")                                            \
-    X(d_fwd_xproj,   S * B * 3 * n,   TRAIN, "[S,B,3n]  also dL/d of the gates' pre-activations")  \
-    X(d_fwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n] annotation's share, then next step's")     \
+    X(d_fwd_xproj,   S * B * 3 * n,   TRAIN, "[S,B,3n]")                                           \
+    X(d_fwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n]")                                          \
     X(d_bwd_xproj,   S * B * 3 * n,   TRAIN, "[S,B,3n]")                                           \
-    X(d_bwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n] likewise; ←h_1's: and then s_0's")         \
+    X(d_bwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n]")                                          \
     X(d_annotations, S * B * 2 * n,   TRAIN, "[S,B,2n]")                                           \
     X(d_keys,        S * B * ka,      TRAIN, "[S,B,ka]")                                           \
-    X(d_init_pre,    B * n,           TRAIN, "[B,n]     of W_init ←h_1 + b_init (s_0 pre-tanh)")   \
+    X(d_init_pre,    B * n,           TRAIN, "[B,n]     of pre_0")                                 \
     X(d_dec_emb,     R * m,           TRAIN, "[T,B,m]")                                            \
-    X(d_query_proj,  R * ka,          TRAIN, "[T,B,a]   every step's: dW_a is one product")        \
-    X(d_alpha,       S,               TRAIN, "[S]       one row of one step's (rewritten per row)")\
-    X(d_scores,      S,               TRAIN, "[S]       of that row's ε_ij (rewritten per row)")   \
+    X(d_query_proj,  R * ka,          TRAIN, "[T,B,a]")                                            \
+    X(d_alpha,       S,               TRAIN, "[S]       one row's")                                \
+    X(d_scores,      S,               TRAIN, "[S]       one row's, of ε")                          \
     X(d_context,     R * 2 * n,       TRAIN, "[T,B,2n]")                                           \
     X(d_dec_xproj,   R * 3 * n,       TRAIN, "[T,B,3n]")                                           \
-    X(d_rh,          B * n,           TRAIN, "[B,n]     one step's, any GRU (rewritten per step)") \
-    X(d_h_prev,      B * n,           TRAIN, "[B,n]     a step's share of dL/dh_prev (or s_{i-1})")\
-    X(d_dec_states,  (T + 1) * B * n, TRAIN, "[T+1,B,n] readout's share, then next step's")        \
+    X(d_rh,          B * n,           TRAIN, "[B,n]     one step's")                               \
+    X(d_h_prev,      B * n,           TRAIN, "[B,n]     a step's share")                           \
+    X(d_dec_states,  (T + 1) * B * n, TRAIN, "[T+1,B,n]")                                          \
     X(d_tpre,        R * 2 * l,       TRAIN, "[R,2l]")                                             \
     X(d_tmax,        R * l,           TRAIN, "[R,l]")                                              \
     /* dropout multipliers (training only) */                                                      \
-    X(drop_src,      S * B * m,       TRAIN, "[S,B,m]")                                            \
-    X(drop_ann,      S * B * 2 * n,   TRAIN, "[S,B,2n]")                                           \
-    X(drop_emb,      R * m,           TRAIN, "[T,B,m]")                                            \
-    X(drop_out,      R * l,           TRAIN, "[R,l]")                                              \
-    X(drop_src_word, S * B,           TRAIN, "[S,B]     word dropout: one per source token")       \
-    X(drop_tgt_word, R,               TRAIN, "[T,B]     word dropout: one per previous-word input")
+    X(drop_src,      S * B * m,       TRAIN, "[S,B,m]   μ")                                        \
+    X(drop_ann,      S * B * 2 * n,   TRAIN, "[S,B,2n]  μ")                                        \
+    X(drop_emb,      R * m,           TRAIN, "[T,B,m]   μ")                                        \
+    X(drop_out,      R * l,           TRAIN, "[R,l]     μ")                                        \
+    X(drop_src_word, S * B,           TRAIN, "[S,B]     μ, by token")                              \
+    X(drop_tgt_word, R,               TRAIN, "[T,B]     μ, by token")
 
 /* Names that share the floats of a buffer of the table, X(field, of, doc).
  * The [R,V] output layer is the workspace's largest buffer, and each of these
