@@ -46,8 +46,10 @@ LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
 LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o) $(BUILD)/gen/serve_page.o
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
-TEST_SRCS := $(wildcard tests/test_*.c)
-TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
+# tests/LAYER/test_ROOM.c: the suites, by the layer of src/ they test (cmd/:
+# the program's); tests/support/: what they share; tests/runner.c runs them.
+TEST_SRCS := $(wildcard tests/*/test_*.c)
+TEST_HELPERS := $(wildcard tests/support/*.c)
 # Tests link the library (cli/ included), not the commands.
 TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) \
   $(BUILD)/tests/runner.o
@@ -122,7 +124,7 @@ $(BUILD)/examples/%: examples/%.c src/api/rnnsearch.h $(SO)
 rnnsearch: $(PROG_OBJS) $(LIB)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $(PROG_OBJS) $(LIB) $(LDLIBS_ALL)
 
-# The test runner gathers every `Suite *name_suite(void)` defined in tests/test_*.c.
+# The test runner gathers every `Suite *name_suite(void)` defined in tests/*/test_*.c.
 $(BUILD)/tests/suites.h: $(TEST_SRCS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void)$$/X(\1)/p' $(TEST_SRCS) > $@.tmp
@@ -130,7 +132,7 @@ $(BUILD)/tests/suites.h: $(TEST_SRCS) | $(DEPS_STAMP)
 
 $(BUILD)/tests/%.o: tests/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -I $(BUILD)/tests -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -I tests/support -I $(BUILD)/tests -c $< -o $@
 
 $(BUILD)/tests/runner.o: $(BUILD)/tests/suites.h
 
@@ -157,13 +159,13 @@ check:
 	  $(EXAMPLES:%=$(BUILD)/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
 	EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" MAKE="$(MAKE)" PYTHON="$(PYTHON)" OPENBLAS_NUM_THREADS=1 \
-	  sh tests/install-test.sh
+	  sh tests/cmd/install-test.sh
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" check-lib check-python
 
-# Issue 42's eight reproductions (tests/repro-issue42.sh: a small model of
+# Issue 42's eight reproductions (tests/cmd/repro-issue42.sh: a small model of
 # 30 steps, a second or two); not part of `make check`.
 check-repro: rnnsearch $(SO)
-	RNNSEARCH=./rnnsearch RNNSEARCH_LIBRARY=$(CURDIR)/$(SO) PYTHON="$(PYTHON)" sh tests/repro-issue42.sh
+	RNNSEARCH=./rnnsearch RNNSEARCH_LIBRARY=$(CURDIR)/$(SO) PYTHON="$(PYTHON)" sh tests/cmd/repro-issue42.sh
 
 # The suites under each OpenBLAS kernel family our users' processors pick
 # (OPENBLAS_CORETYPE: Haswell, SkylakeX, Cooperlake, Zen, Sandybridge,
@@ -205,7 +207,7 @@ check-multihost:
 
 # The library as its users see it, against a dates model trained for one
 # epoch (a few seconds): the examples agree with the program
-# (scripts/check-lib.sh); tests/install-test.sh builds one against the
+# (scripts/check-lib.sh); tests/cmd/install-test.sh builds one against the
 # installed library.
 CHECK_MODEL := $(BUILD)/check/dates
 $(CHECK_MODEL)/best.ckpt: rnnsearch corpora/dates/train.tsv corpora/dates/dev.tsv
@@ -248,14 +250,15 @@ check-format:
 NN_DIR := $(BUILD)/nn-check
 NN_SRCS := src/common/error.c src/common/rng.c src/common/clock.c src/data/batch.c \
   src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c)
-NN_TESTS := tests/test_gru.c tests/test_attention.c tests/test_readout.c tests/test_network.c \
-  tests/test_linalg.c tests/test_vecmath.c tests/test_optimizer.c tests/gradcheck.c \
-  tests/tinymodel.c tests/testskip.c tests/runner.c
+NN_TESTS := tests/nn/test_gru.c tests/nn/test_attention.c tests/nn/test_readout.c tests/nn/test_network.c \
+  tests/nn/test_linalg.c tests/nn/test_vecmath.c tests/nn/test_optimizer.c tests/nn/test_workspace.c \
+  tests/support/gradcheck.c tests/support/tinymodel.c tests/support/testskip.c tests/support/testlimit.c \
+  tests/runner.c
 NN_OBJS := $(NN_SRCS:%.c=$(NN_DIR)/%.o) $(NN_TESTS:%.c=$(NN_DIR)/%.o)
 NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
-  $(shell pkg-config --cflags openblas check) -pthread -I src -I $(NN_DIR) -MMD -MP
+  $(shell pkg-config --cflags openblas check) -pthread -I src -I tests/support -I $(NN_DIR) -MMD -MP
 
-$(NN_DIR)/suites.h: $(filter tests/test_%.c,$(NN_TESTS))
+$(NN_DIR)/suites.h: $(filter tests/nn/test_%.c,$(NN_TESTS))
 	@mkdir -p $(dir $@)
 	@sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void)$$/X(\1)/p' $^ > $@
 

@@ -1,4 +1,4 @@
-/* One Check runner for every suite in tests/test_*.c (listed in suites.h,
+/* One Check runner for every suite in tests/LAYER/test_ROOM.c (listed in suites.h,
  * which the Makefile generates from the `Suite *name_suite(void)` lines),
  * then the tests that were skipped (testskip.h). It names OpenBLAS's kernels
  * first (scripts/check-cores.sh runs it under each). */
