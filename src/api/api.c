@@ -42,7 +42,7 @@ struct rnnsearch_model {
     rs_model model; /* readied without int8 */
     rs_codec codec;
     char checkpoint[4096];
-    pthread_mutex_t lock;               /* guards int8 */
+    pthread_mutex_t lock;        /* guards int8 */
     struct rs_accel *int8_forms; /* NULL until a translator asks for int8 */
 };
 
