@@ -198,14 +198,12 @@ static rs_linear *product_in(rs_network_weights *w, int i)
 }
 
 /* The rows first..first+count-1 of product i's matrix [out,in] that it
- * multiplies by. */
+ * multiplies by: all, or of a GRU's U [3n,n] those of z and r, or of g. */
 static void rows_of(int i, int out, int *first, int *count)
 {
-    const int n3 = out; /* a GRU's U has 3n rows */
-    *first = products[i].rows == ROWS_G ? 2 * (n3 / 3) : 0;
-    *count = products[i].rows == ROWS_ALL  ? out
-             : products[i].rows == ROWS_ZR ? 2 * (n3 / 3)
-                                           : n3 / 3;
+    const int n = out / 3;
+    *first = products[i].rows == ROWS_G ? 2 * n : 0;
+    *count = products[i].rows == ROWS_ZR ? 2 * n : products[i].rows == ROWS_G ? n : out;
 }
 
 /* The exact view's forms: product i by its rows of v[matrix] through the
