@@ -63,7 +63,12 @@ static void q8_forward(const rs_linear_fast *f, rs_mat y, rs_cmat x, float beta)
 
 /* ---- a model's copies ---- */
 
-/* The matrices with copies, in the order of the transposed block. */
+/* The matrices with copies, in the order of the transposed block: each a
+ * tensor of params.h's table (RS_PARAM_TABLE) as the layers read it
+ * (matrices_of): enc_fwd.U, enc_bwd.U, enc_fwd.W, enc_bwd.W, the
+ * attention's key side (att.U, or att.K), dec.W's columns for E y (W'_e)
+ * and for c (W'_c), dec.U, att.W, out.U, out.V, out.C and out.W (tgt_emb's
+ * floats when tied). */
 enum {
     M_ENC_FWD_U,
     M_ENC_BWD_U,
