@@ -23,7 +23,7 @@ C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-defi
   -Wbad-function-cast -Wdeclaration-after-statement -Wnested-externs -Wimplicit-function-declaration \
   -Wimplicit-int -Wjump-misses-init -Wc++-compat
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) $(PIC) -I src -MMD -MP
-LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) $(ONEDNN_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 
 # MPI (data-parallel training across processes, src/train/dist.c): `make MPI=1`, or on
 # by itself when Open MPI's pkg-config file is present; `make MPI=0` leaves it out.
@@ -33,6 +33,18 @@ endif
 ifeq ($(MPI),1)
 PKGS += ompi-c
 ALL_CFLAGS += -DRS_WITH_MPI
+endif
+
+# oneDNN (the faster GEMM road, src/accel/gemm_road.c): on by itself when its
+# header is found (Debian's libdnnl-dev, which ships no pkg-config file);
+# `make ONEDNN=0` leaves it out, and OpenBLAS computes every product.
+ifeq ($(origin ONEDNN),undefined)
+ONEDNN := $(shell printf '\043include <oneapi/dnnl/dnnl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+endif
+ONEDNN_LIBS :=
+ifeq ($(ONEDNN),1)
+ALL_CFLAGS += -DRS_WITH_ONEDNN
+ONEDNN_LIBS := -ldnnl -lgomp
 endif
 
 # The command layer (main.c, cmd_*.c) prints and exits; the library never does.
@@ -109,7 +121,7 @@ all: $(SO) $(LIB)
 
 $(SO): $(SO_OBJS) src/api/librnnsearch.map
 	$(CXX) $(ALL_CXXFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/api/librnnsearch.map \
-	  -Wl,--as-needed -o $@ $(SO_OBJS) $(shell pkg-config --libs $(SO_PKGS)) -lm -pthread $(EXTRA_LDFLAGS)
+	  -Wl,--as-needed -o $@ $(SO_OBJS) $(shell pkg-config --libs $(SO_PKGS)) $(ONEDNN_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/librnnsearch.so
 
@@ -145,6 +157,12 @@ $(BUILD)/int8-count: dev/int8-count.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@.o
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
 
+# The GEMM roads one product at a time on a step's shapes (docs/performance.md,
+# "GEMM roads"; needs oneDNN).
+$(BUILD)/bench-gemm-roads: dev/bench-gemm-roads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL)
+
 # What OpenBLAS's packing of a product's weights costs a decoder step, and
 # what their transposed copies save (docs/performance.md).
 $(BUILD)/bench-pack: dev/bench-pack.c
@@ -169,8 +187,9 @@ check-repro: rnnsearch $(SO)
 
 # The suites under each OpenBLAS kernel family our users' processors pick
 # (OPENBLAS_CORETYPE: Haswell, SkylakeX, Cooperlake, Zen, Sandybridge,
-# Prescott; those this processor cannot run are left out, saying so):
-# scripts/check-cores.sh.
+# Prescott; those this processor cannot run are left out, saying so), on
+# OpenBLAS's road, then on oneDNN's (where built with it) limited to AVX-512
+# and to AVX2: scripts/check-cores.sh.
 check-cores:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
 	  $(EXAMPLES:%=$(BUILD)/examples/%) $(SO)
@@ -180,7 +199,8 @@ check-cores:
 # shared/blas-variant (docs/guarantees.md, "Bits and rounding"), which splits
 # every sgemm and sgemv and sums the parts in an order chosen by the call's
 # shapes and a seed, once per seed of VARIANT_SEEDS, each with other random
-# directions for the gradient checks. RNNSEARCH_SHARED (default ../shared)
+# directions for the gradient checks, on OpenBLAS's road (the one it
+# intercepts; RNNSEARCH_GEMM=openblas). RNNSEARCH_SHARED (default ../shared)
 # says where shared/ is; without it the target is skipped, saying so (an
 # error under RNNSEARCH_NO_SKIPS=1). About three times `make check`.
 VARIANT_SEEDS ?= 1 2 3
@@ -192,7 +212,7 @@ check-variant:
 	fi; \
 	for seed in $(VARIANT_SEEDS); do \
 	  echo "check-variant: BLAS_VARIANT_SEED=$$seed, RNNSEARCH_GRADCHECK_SEED=$$seed"; \
-	  RNNSEARCH_GRADCHECK_SEED=$$seed sh "$$variant" --seed $$seed $(MAKE) --no-print-directory check || \
+	  RNNSEARCH_GEMM=openblas RNNSEARCH_GRADCHECK_SEED=$$seed sh "$$variant" --seed $$seed $(MAKE) --no-print-directory check || \
 	    { echo "check-variant: failed with seed $$seed"; exit 1; }; \
 	done; echo "check-variant: passed with seeds $(VARIANT_SEEDS)"
 
