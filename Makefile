@@ -275,7 +275,7 @@ NN_TESTS := tests/nn/test_gru.c tests/nn/test_attention.c tests/nn/test_readout.
   tests/support/gradcheck.c tests/support/tinymodel.c tests/support/testskip.c tests/support/testlimit.c \
   tests/runner.c
 NN_OBJS := $(NN_SRCS:%.c=$(NN_DIR)/%.o) $(NN_TESTS:%.c=$(NN_DIR)/%.o)
-NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
+NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -DRS_NN_CHECK $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
   $(shell pkg-config --cflags openblas check) -pthread -I src -I tests/support -I $(NN_DIR) -MMD -MP
 
 $(NN_DIR)/suites.h: $(filter tests/nn/test_%.c,$(NN_TESTS))
