@@ -76,7 +76,7 @@ typedef void (*rs_shape_handler)(const char *message);
 rs_shape_handler rs_set_shape_handler(rs_shape_handler h);
 
 /* Gives message to the shape handler: for products outside this file
- * (a faster form's, nn/linear.h) that check their shapes the same way. */
+ * (a weight's other form, nn/linear.h) that check their shapes the same way. */
 void rs_shape_report(const char *message);
 
 /* y[N] += sum of the rows of X[M, N] (stride ldx): bias gradients. */
