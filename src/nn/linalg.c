@@ -26,31 +26,37 @@ void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, i
                 C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
         return;
     }
-    if (gemm_road) {
-        gemm_road(&(rs_gemm_call){.ta = ta,
-                                  .tb = tb,
-                                  .M = M,
-                                  .N = N,
-                                  .K = K,
-                                  .alpha = alpha,
-                                  .beta = beta,
-                                  .A = A,
-                                  .B = B,
-                                  .C = C,
-                                  .lda = lda,
-                                  .ldb = ldb,
-                                  .ldc = ldc});
-        return;
-    }
-    if (M == 1) {
+    const rs_gemm_call call = {.ta = ta,
+                               .tb = tb,
+                               .M = M,
+                               .N = N,
+                               .K = K,
+                               .alpha = alpha,
+                               .beta = beta,
+                               .A = A,
+                               .B = B,
+                               .C = C,
+                               .lda = lda,
+                               .ldb = ldb,
+                               .ldc = ldc};
+    if (gemm_road)
+        gemm_road(&call);
+    else
+        rs_gemm_openblas(&call);
+}
+
+void rs_gemm_openblas(const rs_gemm_call *c)
+{
+    if (c->M == 1) {
         /* One row: a matrix-vector product, c = alpha op(B)^T a + beta c. sgemm
          * would copy (pack) all of B for this one row; sgemv reads it once. */
-        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, alpha, B,
-                    ldb, A, ta ? lda : 1, beta, C, 1);
+        cblas_sgemv(CblasRowMajor, c->tb ? CblasNoTrans : CblasTrans, c->tb ? c->N : c->K,
+                    c->tb ? c->K : c->N, c->alpha, c->B, c->ldb, c->A, c->ta ? c->lda : 1, c->beta,
+                    c->C, 1);
         return;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N,
-                K, alpha, A, lda, B, ldb, beta, C, ldc);
+    cblas_sgemm(CblasRowMajor, c->ta ? CblasTrans : CblasNoTrans, c->tb ? CblasTrans : CblasNoTrans,
+                c->M, c->N, c->K, c->alpha, c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
 }
 
 /* ---- the products of a linear layer, their shapes checked ---- */

@@ -31,6 +31,10 @@ typedef struct {
 typedef void (*rs_gemm_road)(const rs_gemm_call *call);
 rs_gemm_road rs_set_gemm_road(rs_gemm_road road);
 
+/* The reference road itself (OpenBLAS: sgemv for one row, else sgemm), for
+ * a road that hands a product back. */
+void rs_gemm_openblas(const rs_gemm_call *call);
+
 /* A row-major matrix seen in place: rows × cols, consecutive rows `stride`
  * floats apart (stride > cols for a block of a wider matrix, such as the
  * context columns W'_c of the decoder's input matrix W'). rs_cmat is read,
