@@ -36,21 +36,20 @@ int rs_testset_by_length(rs_bucket_stats *stats, const rs_length_buckets *b, con
     return 0;
 }
 
-int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_lines *text, int nrefs,
-                            const rs_lines *sys, int others, const char *name,
-                            const char *const *other_names, const rs_bleu_opts *opts,
-                            const char **refs, rs_error *err)
+int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_testset_systems *in,
+                            const rs_bleu_opts *opts, const char **refs, rs_error *err)
 {
-    const int n = text[0].count;
+    const int n = in->text[0].count;
     rs_error why;
-    for (int s = 0; s <= others; s++)
+    for (int s = 0; s <= in->others; s++)
         for (int line = 0; line < n; line++) {
-            rs_testset_refs(text, nrefs, line, refs);
-            const rs_lines *hyp = s ? &sys[s - 1] : &text[0];
+            rs_testset_refs(in->text, in->nrefs, line, refs);
+            const rs_lines *hyp = s ? &in->sys[s - 1] : &in->text[0];
             rs_bleu_stats *st = &stats[(size_t)s * n + line];
             rs_bleu_stats_init(st);
-            if (rs_bleu_stats_add(st, hyp->lines[line], refs, nrefs, opts, &why) < 0)
-                return rs_fail(err, "%s:%d: %s", s ? other_names[s - 1] : name, line + 1, why.msg);
+            if (rs_bleu_stats_add(st, hyp->lines[line], refs, in->nrefs, opts, &why) < 0)
+                return rs_fail(err, "%s:%d: %s", s ? in->other_names[s - 1] : in->name, line + 1,
+                               why.msg);
         }
     return 0;
 }

@@ -1,6 +1,6 @@
-/* Editing a configuration file's settings in place (src/cli/config_edit.c):
- * what the table of other toolkits' names (config_alias.c) and the rules of
- * config_rules.h share. */
+/* Editing a configuration file's settings in place (src/cli/config/edit.c):
+ * what the table of other toolkits' names (alias.c) and the rules of
+ * rules.h share. */
 #ifndef RS_CONFIG_EDIT_H
 #define RS_CONFIG_EDIT_H
 

@@ -1,4 +1,4 @@
-/* OpenNMT-py 3's keys that take more than a new name (src/cli/config_alias.c
+/* OpenNMT-py 3's keys that take more than a new name (src/cli/config/alias.c
  * renames the others):
  *
  *   data: corpus_1: {path_src, path_tgt} -> data: src, tgt (one corpus);
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/config_edit.h"
-#include "cli/config_rules.h"
+#include "cli/config/edit.h"
+#include "cli/config/rules.h"
 
 /* data: NAME.path_src, NAME.path_tgt, NAME.weight, NAME.path_align: every
  * NAME but "valid" is a training corpus, of which rnnsearch reads one. */
