@@ -32,9 +32,8 @@ typedef struct {
     "rnnsearch normalises text to Unicode NFC only, without Moses' punctuation normalizer"
 #define INITIALIZER "rnnsearch initialises every weight uniformly in [-init_scale, init_scale]"
 #define TRANSFORMER "a Transformer's setting; rnnsearch is recurrent"
-#define ONMT_DECAY                                                                                 \
-    "OpenNMT-py decays the rate every decay_steps after start_decay_steps; rnnsearch's "           \
-    "lr_decay multiplies it after each dev evaluation without improvement (lr_schedule: plateau)"
+#define OPTIMIZERS "adam=adam|sgd=sgd|adadelta=adadelta|adagrad=adagrad"
+#define OPTIMIZER_NOTE "rnnsearch's optimizers are adam, sgd, adadelta and adagrad"
 
 static const alias aliases[] = {
     /* Joey NMT: data. */
@@ -84,7 +83,8 @@ static const alias aliases[] = {
      "loss"},
     {"training", "eval_metric", NULL, NULL, "bleu", 0,
      "rnnsearch's dev metric is BLEU (dev_bleu: true); chrF is 'rnnsearch bleu --chrf'"},
-    {"training", "optimizer", NULL, NULL, "adam", 0, "rnnsearch trains with Adam"},
+    {"training", "optimizer", "training", "optimizer", OPTIMIZERS, 0, OPTIMIZER_NOTE},
+    {"training", "momentum", NULL, NULL, "0|0.0|0.", 0, "rnnsearch's SGD has no momentum"},
     {"training", "scheduling", "training", "lr_schedule",
      "plateau=plateau|noam=noam|warmupinversesquareroot=inverse-sqrt", 0,
      "rnnsearch's schedules are plateau, noam and warmupinversesquareroot (lr_schedule: "
@@ -199,8 +199,9 @@ static const alias aliases[] = {
     {NULL, "word_vec_size", "model", "emb", NULL, 0, NULL},
     /* rnn_size, hidden_size and encoder_type: src/cli/config_opennmt.c. */
     {NULL, "warmup_steps", "training", "warmup", NULL, 0, NULL},
-    {NULL, "decay_method", "training", "lr_schedule", "noam=noam", 0,
-     "rnnsearch's schedules are noam, inverse-sqrt, plateau and constant (lr_schedule)"},
+    {NULL, "decay_method", "training", "lr_schedule", "noam=noam|none=exponential", 0,
+     "rnnsearch's schedules are noam, inverse-sqrt, plateau, exponential (OpenNMT-py's "
+     "decay_method: none) and constant (lr_schedule)"},
     {NULL, "share_vocab", "data", "shared_vocab", NULL, 0, NULL},
     {NULL, "src_words_min_frequency", "data", "min_freq", NULL, 0, NULL},
     {NULL, "tgt_words_min_frequency", "data", "min_freq", NULL, 0, NULL},
@@ -217,7 +218,8 @@ static const alias aliases[] = {
     {NULL, "tgt_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
     {NULL, "tgt_seq_length", "data", "max_len", NULL, 0, NULL},
     {NULL, "log_file", "training", "log", NULL, 0, NULL},
-    {NULL, "optim", NULL, NULL, "adam", 0, "rnnsearch trains with Adam (optim: adam)"},
+    {NULL, "optim", "training", "optimizer", OPTIMIZERS, 0, OPTIMIZER_NOTE},
+    {NULL, "adagrad_accumulator_init", "training", "adagrad_init", NULL, 0, NULL},
     {NULL, "batch_type", NULL, NULL, "sents", 0,
      "rnnsearch's batch_size counts sentences; for batches of N tokens write batch_tokens: N "
      "and leave batch_type out"},
@@ -245,9 +247,10 @@ static const alias aliases[] = {
      "OpenNMT-py changes dropout at dropout_steps; rnnsearch has one rate (dropout:)"},
     {NULL, "attention_dropout", NULL, NULL, "0|0.0|0.", 0,
      "rnnsearch has one dropout rate (dropout:), not one for attention"},
-    {NULL, "learning_rate_decay", NULL, NULL, NULL, 0, ONMT_DECAY},
-    {NULL, "start_decay_steps", NULL, NULL, NULL, 0, ONMT_DECAY},
-    {NULL, "decay_steps", NULL, NULL, NULL, 0, ONMT_DECAY},
+    /* OpenNMT-py's exponential decay (without decay_method: lr_schedule exponential). */
+    {NULL, "learning_rate_decay", "training", "decay_rate", NULL, 0, NULL},
+    {NULL, "start_decay_steps", "training", "decay_start", NULL, 0, NULL},
+    {NULL, "decay_steps", "training", "decay_steps", NULL, 0, NULL},
     {NULL, "tensorboard", NULL, NULL, "false|False|FALSE|no", 0,
      "rnnsearch logs to train.log and train.loss.tsv"},
 };
@@ -496,7 +499,7 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
         return 0;
     char **given = calloc((size_t)n, sizeof *given);
     int *drop = calloc((size_t)n, sizeof *drop);
-    int status = given && drop ? 0 : rs_fail(err, "out of memory");
+    int status = given && drop ? 0 : rs_fail(err, "out of memory"), opennmt = 0;
     for (int i = 0; i < s->count && !status; i++) {
         rs_setting *it = &s->items[i];
         if (it->section && !strcmp(it->section, "testing"))
@@ -505,7 +508,7 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
     if (!status)
         status = rs_config_subwords(s, path, given, drop, err);
     if (!status)
-        status = rs_config_opennmt(s, path, given, drop, err);
+        status = rs_config_opennmt(s, path, given, drop, &opennmt, err);
     for (int i = 0; i < s->count && !status; i++) {
         rs_setting *it = &s->items[i];
         /* Settled by a rule: renamed, dropped or refused. */
@@ -530,6 +533,8 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
         status = joey_files(s, given, drop, err);
     if (!status)
         drop_settings(s, drop);
+    if (!status && opennmt)
+        status = rs_config_opennmt_defaults(s, err);
     for (int i = 0; given && i < n; i++)
         free(given[i]);
     free(given);

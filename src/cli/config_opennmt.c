@@ -6,7 +6,10 @@
  *   encoder_type: brnn, hidden_size: N   -> model: hidden: N/2 — OpenNMT-py's
  *         bidirectional encoder splits N across its two directions, while
  *         rnnsearch's hidden is each direction's (and the decoder's) size;
- *   dropout: [0.1]                       -> training: dropout: 0.1. */
+ *   dropout: [0.1]                       -> training: dropout: 0.1;
+ *   and what OpenNMT-py does unless told otherwise, which rnnsearch does not
+ *   by default: optim: sgd, and (decay_method: none) the exponential decay of
+ *   learning_rate_decay, start_decay_steps and decay_steps (opts.py). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,8 +148,10 @@ static int is_opennmt(const rs_settings *s, const int *drop)
            rs_config_find(s, drop, NULL, "train_steps") >= 0;
 }
 
-int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop, rs_error *err)
+int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop, int *opennmt,
+                      rs_error *err)
 {
+    *opennmt = is_opennmt(s, drop);
     /* OpenNMT-py's training file holds training's batch size at the top level
      * (its translation options are another file's). */
     const int batch = is_opennmt(s, drop) ? rs_config_find(s, drop, NULL, "batch_size") : -1;
@@ -154,6 +159,23 @@ int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop,
         return -1;
     if (corpora(s, path, given, drop, err) || encoder(s, path, given, drop, err) ||
         dropout_list(s, path, given, drop, err))
+        return -1;
+    return 0;
+}
+
+/* Whether s sets section.key, at the top level or in its section. */
+static int has(const rs_settings *s, const char *section, const char *key)
+{
+    return rs_settings_find(s, section, key) || rs_settings_find(s, NULL, key);
+}
+
+int rs_config_opennmt_defaults(rs_settings *s, rs_error *err)
+{
+    if (!has(s, "training", "optimizer") &&
+        rs_settings_add(s, "training", "optimizer", "sgd", 0, err))
+        return -1;
+    if (!has(s, "training", "lr_schedule") &&
+        rs_settings_add(s, "training", "lr_schedule", "exponential", 0, err))
         return -1;
     return 0;
 }

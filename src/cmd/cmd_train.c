@@ -359,6 +359,9 @@ static int check_request(train_request *rq)
         return rs_cli_usage_error(PROG, "--src-vocab/--tgt-vocab do not go with SentencePiece "
                                         "(--tokenizer spm, --subwords, --spm-src): its model "
                                         "carries its own vocabulary of pieces");
+    /* Each optimizer's own rate unless one was asked for (config.h). */
+    if (!rq->resume && !was_given("lr", rq->given))
+        cfg->train.lr = rs_config_default_lr(cfg->train.optimizer);
     rs_error err;
     if (!rq->resume && rs_config_check(cfg, &err))
         return rs_cli_usage_error(PROG, "%s", err.msg);

@@ -81,6 +81,13 @@ static int add_value(rs_setting *it, const char *value, size_t len, int line, rs
     return 0;
 }
 
+int rs_settings_add(rs_settings *s, const char *section, const char *key, const char *value,
+                    int line, rs_error *err)
+{
+    rs_setting *it = add_setting(s, section, key, strlen(key), line, err);
+    return it ? add_value(it, value, strlen(value), line, err) : -1;
+}
+
 /* ---- key = value lines -------------------------------------------------- */
 
 /* "key = value" items, several to a line as the configuration printout writes

@@ -1,0 +1,174 @@
+/* What other toolkits' files mean for the optimizer: OpenNMT-py trains with
+ * SGD and its exponential decay unless told otherwise, its optim: and Joey
+ * NMT's optimizer: name ours, and a rate not given is the optimizer's own.
+ * Each file trains a step or two on the small data of tests/fixtures/configs
+ * and the checkpoint says what was trained. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/checkpoint.h"
+#include "model/config.h"
+#include "testdir.h"
+#include "testprog.h"
+
+#define DATA "tests/fixtures/configs/data/"
+
+/* OpenNMT-py 3's corpora and steps, then `rest`. */
+#define ONMT                                                                                       \
+    "data:\n  corpus_1:\n    path_src: " DATA "train.en\n    path_tgt: " DATA "train.rv\n"          \
+    "train_steps: 2\nencoder_type: brnn\nhidden_size: 16\nword_vec_size: 8\n"
+
+/* Joey NMT 2's data and training, then `rest` inside training:. */
+#define JOEY                                                                                       \
+    "data:\n  train: " DATA "train\n  src:\n    lang: en\n    level: word\n"                       \
+    "  trg:\n    lang: rv\n    level: word\nmodel:\n  encoder:\n    hidden_size: 8\n"              \
+    "  decoder:\n    hidden_size: 8\ntraining:\n  updates: 2\n"
+
+/* Writes text to dir/c.yaml, trains with it into dir/m, loads the checkpoint
+ * (0), or returns the exit status with the output in out. */
+static int train_text(const char *dir, const char *text, rs_model *m, char *out, size_t size)
+{
+    char path[256], cmd[1024];
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "train --config %s --out %s/m --overwrite --quiet --threads 1 2>&1",
+             path, dir);
+    const int status = testprog_run_all(cmd, out, size);
+    if (status)
+        return status;
+    snprintf(path, sizeof path, "%s/m/last.ckpt", dir);
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(path, m, NULL, &err) == 0, "%s", err.msg);
+    return 0;
+}
+
+static void trains(const char *dir, const char *text, rs_model *m)
+{
+    char out[8192] = "";
+    ck_assert_msg(train_text(dir, text, m, out, sizeof out) == 0, "%s\n%s", text, out);
+}
+
+START_TEST(opennmt_without_optim_is_sgd_with_its_decay)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    /* learning_rate alone: OpenNMT-py's SGD at that rate, not Adam. */
+    trains(dir, ONMT "learning_rate: 0.15\n", &m);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_SGD);
+    ck_assert(m.train.lr == 0.15f);
+    ck_assert_int_eq(m.train.lr_schedule, RS_LR_EXPONENTIAL);
+    ck_assert(m.train.decay_rate == 0.5f && m.train.decay_start == 50000 &&
+              m.train.decay_steps == 10000);
+    rs_model_free(&m);
+    /* Nothing said: SGD at OpenNMT-py's default rate 1; its decay keys read. */
+    trains(dir, ONMT "learning_rate_decay: 0.7\nstart_decay_steps: 10\ndecay_steps: 5\n", &m);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_SGD);
+    ck_assert(m.train.lr == 1.0f);
+    ck_assert(m.train.decay_rate == 0.7f && m.train.decay_start == 10 && m.train.decay_steps == 5);
+    rs_model_free(&m);
+    /* decay_method: noam is noam, not the exponential decay. */
+    trains(dir, ONMT "optim: adam\nlearning_rate: 2\ndecay_method: noam\nwarmup_steps: 4\n", &m);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_ADAM);
+    ck_assert_int_eq(m.train.lr_schedule, RS_LR_NOAM);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(opennmt_adagrad_reads_its_rate_and_accumulator)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    /* The summarisation example's optimizer lines. */
+    trains(dir, ONMT "optim: adagrad\nlearning_rate: 0.15\nadagrad_accumulator_init: 0.1\n", &m);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_ADAGRAD);
+    ck_assert(m.train.lr == 0.15f && m.train.adagrad_init == 0.1f);
+    rs_model_free(&m);
+    trains(dir, ONMT "optim: adadelta\n", &m);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_ADADELTA);
+    ck_assert(m.train.lr == 1.0f && m.train.rho == 0.95f);
+    rs_model_free(&m);
+    /* An optimizer rnnsearch lacks is refused, naming those it has. */
+    char out[8192] = "";
+    ck_assert_int_ne(train_text(dir, ONMT "optim: sparseadam\n", &m, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "'optim: sparseadam' (Joey NMT/OpenNMT-py): rnnsearch's optimizers "
+                              "are adam, sgd, adadelta and adagrad"),
+                  "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(joey_optimizer_names_are_ours)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    trains(dir, JOEY "  optimizer: adadelta\n", &m);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_ADADELTA);
+    ck_assert(m.train.lr == 1.0f);
+    rs_model_free(&m);
+    trains(dir, JOEY "  optimizer: sgd\n  learning_rate: 0.5\n  momentum: 0\n", &m);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_SGD);
+    ck_assert(m.train.lr == 0.5f);
+    /* A Joey file has no OpenNMT-py schedule added. */
+    ck_assert_int_eq(m.train.lr_schedule, RS_LR_CONSTANT);
+    rs_model_free(&m);
+    char out[8192] = "";
+    ck_assert_int_ne(train_text(dir, JOEY "  optimizer: sgd\n  momentum: 0.9\n", &m, out, sizeof out),
+                     0);
+    ck_assert_msg(strstr(out, "'momentum: 0.9' (Joey NMT/OpenNMT-py): rnnsearch's SGD has no "
+                              "momentum"),
+                  "%s", out);
+    ck_assert_int_ne(train_text(dir, JOEY "  optimizer: rmsprop\n", &m, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "'optimizer: rmsprop'"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(a_rate_given_is_kept_and_a_rate_not_given_is_the_optimizers)
+{
+    char dir[64], cmd[1024], out[8192];
+    testdir_make(dir, "rnnsearch-toolkits");
+    const char *const optimizers[] = {"adam", "sgd", "adadelta", "adagrad"};
+    const float lr[] = {0.002f, 1.0f, 1.0f, 0.1f};
+    for (int k = 0; k < 4; k++)
+        for (int given = 0; given < 2; given++) {
+            snprintf(cmd, sizeof cmd,
+                     "train --src " DATA "train.en --tgt " DATA "train.rv --out %s/m --overwrite "
+                     "--quiet --max-steps 1 --emb 8 --hidden 8 --att 8 --maxout 8 --optimizer %s%s "
+                     "2>&1",
+                     dir, optimizers[k], given ? " --lr 0.25" : "");
+            ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+            char path[256];
+            snprintf(path, sizeof path, "%s/m/last.ckpt", dir);
+            rs_model m;
+            rs_error err;
+            ck_assert_msg(rs_checkpoint_load(path, &m, NULL, &err) == 0, "%s", err.msg);
+            ck_assert_int_eq(m.train.optimizer, k);
+            ck_assert_msg(m.train.lr == (given ? 0.25f : lr[k]), "%s: lr %g", optimizers[k],
+                          (double)m.train.lr);
+            rs_model_free(&m);
+        }
+    testdir_remove(dir);
+}
+END_TEST
+
+Suite *toolkit_configs_suite(void)
+{
+    Suite *s = suite_create("toolkit_configs");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, opennmt_without_optim_is_sgd_with_its_decay);
+    tcase_add_test(tc, opennmt_adagrad_reads_its_rate_and_accumulator);
+    tcase_add_test(tc, joey_optimizer_names_are_ours);
+    tcase_add_test(tc, a_rate_given_is_kept_and_a_rate_not_given_is_the_optimizers);
+    suite_add_tcase(s, tc);
+    return s;
+}
