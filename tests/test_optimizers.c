@@ -89,8 +89,8 @@ START_TEST(exponential_decay_at_chosen_steps)
     const struct {
         int64_t step;
         float lr;
-    } at[] = {{1, 1.0f},      {39999, 1.0f}, {49999, 1.0f},  {50000, 0.5f},
-              {59999, 0.5f},  {60000, 0.25f}, {80000, 0.0625f}};
+    } at[] = {{1, 1.0f},     {39999, 1.0f},  {49999, 1.0f},   {50000, 0.5f},
+              {59999, 0.5f}, {60000, 0.25f}, {80000, 0.0625f}};
     for (size_t i = 0; i < sizeof at / sizeof *at; i++)
         ck_assert_msg(rs_train_learning_rate(&cfg.train, 8, 1.0f, at[i].step) == at[i].lr,
                       "step %lld: %g, expected %g", (long long)at[i].step,

@@ -1,6 +1,8 @@
-/* What other toolkits' files mean for the optimizer: OpenNMT-py trains with
- * SGD and its exponential decay unless told otherwise, its optim: and Joey
- * NMT's optimizer: name ours, and a rate not given is the optimizer's own.
+/* What other toolkits' files mean for the optimizer and the tokens:
+ * OpenNMT-py trains with SGD and its exponential decay unless told otherwise,
+ * its optim: and Joey NMT's optimizer: name ours, a rate not given is the
+ * optimizer's own; Joey's word level and OpenNMT-py's untransformed text are
+ * split at spaces; and training says how much of its data is <unk>.
  * Each file trains a step or two on the small data of tests/fixtures/configs
  * and the checkpoint says what was trained. */
 #include <check.h>
@@ -17,7 +19,7 @@
 
 /* OpenNMT-py 3's corpora and steps, then `rest`. */
 #define ONMT                                                                                       \
-    "data:\n  corpus_1:\n    path_src: " DATA "train.en\n    path_tgt: " DATA "train.rv\n"          \
+    "data:\n  corpus_1:\n    path_src: " DATA "train.en\n    path_tgt: " DATA "train.rv\n"         \
     "train_steps: 2\nencoder_type: brnn\nhidden_size: 16\nword_vec_size: 8\n"
 
 /* Joey NMT 2's data and training, then `rest` inside training:. */
@@ -121,8 +123,8 @@ START_TEST(joey_optimizer_names_are_ours)
     ck_assert_int_eq(m.train.lr_schedule, RS_LR_CONSTANT);
     rs_model_free(&m);
     char out[8192] = "";
-    ck_assert_int_ne(train_text(dir, JOEY "  optimizer: sgd\n  momentum: 0.9\n", &m, out, sizeof out),
-                     0);
+    ck_assert_int_ne(
+        train_text(dir, JOEY "  optimizer: sgd\n  momentum: 0.9\n", &m, out, sizeof out), 0);
     ck_assert_msg(strstr(out, "'momentum: 0.9' (Joey NMT/OpenNMT-py): rnnsearch's SGD has no "
                               "momentum"),
                   "%s", out);
@@ -160,6 +162,54 @@ START_TEST(a_rate_given_is_kept_and_a_rate_not_given_is_the_optimizers)
 }
 END_TEST
 
+START_TEST(word_levels_and_plain_opennmt_split_at_spaces)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    /* Joey's level: word is str.split(); OpenNMT-py without a tokenizing
+     * transform reads the tokens between spaces: both tokenizer: space,
+     * which the checkpoint keeps for translate. */
+    trains(dir, JOEY, &m);
+    ck_assert_int_eq(m.cfg.tokenizer, RS_TOKENIZER_SPACE);
+    rs_model_free(&m);
+    trains(dir, ONMT, &m);
+    ck_assert_int_eq(m.cfg.tokenizer, RS_TOKENIZER_SPACE);
+    rs_model_free(&m);
+    /* Ours stays ours. */
+    trains(dir, ONMT "tokenizer: char\n", &m);
+    ck_assert_int_eq(m.cfg.tokenizer, RS_TOKENIZER_CHAR);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* Training starts by saying how much of each side is <unk>, and warns above 2 %. */
+START_TEST(training_reports_the_unknown_share_of_each_side)
+{
+    char dir[64], cmd[1024], out[16384];
+    testdir_make(dir, "rnnsearch-toolkits");
+    const char *base = "train --src " DATA "train.en --tgt " DATA "train.rv --dev-src " DATA
+                       "dev.en --dev-tgt " DATA "dev.rv --out %s/m --overwrite --max-steps 1 "
+                       "--emb 8 --hidden 8 --att 8 --maxout 8 %s 2>&1";
+    snprintf(cmd, sizeof cmd, base, dir, "");
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+    /* Its own vocabulary covers the training data; dev has words of its own. */
+    ck_assert_msg(strstr(out, "<unk>: training source 0.00 %, training target 0.00 %, dev source "),
+                  "%s", out);
+    ck_assert_msg(!strstr(out, "% of the training"), "%s", out);
+    /* Ten words of each side: most training tokens are <unk>. */
+    snprintf(cmd, sizeof cmd, base, dir, "--max-vocab 14");
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "rnnsearch train: warning: ") &&
+                      strstr(out, " % of the training source tokens are <unk>: the vocabulary "
+                                  "(max_vocab, min_freq, src_vocab) or the tokenizer (word)") &&
+                      strstr(out, " % of the training target tokens are <unk>"),
+                  "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *toolkit_configs_suite(void)
 {
     Suite *s = suite_create("toolkit_configs");
@@ -169,6 +219,8 @@ Suite *toolkit_configs_suite(void)
     tcase_add_test(tc, opennmt_adagrad_reads_its_rate_and_accumulator);
     tcase_add_test(tc, joey_optimizer_names_are_ours);
     tcase_add_test(tc, a_rate_given_is_kept_and_a_rate_not_given_is_the_optimizers);
+    tcase_add_test(tc, word_levels_and_plain_opennmt_split_at_spaces);
+    tcase_add_test(tc, training_reports_the_unknown_share_of_each_side);
     suite_add_tcase(s, tc);
     return s;
 }

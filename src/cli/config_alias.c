@@ -25,7 +25,9 @@ typedef struct {
     const char *note; /* what rnnsearch does instead, when the value is refused */
 } alias;
 
-#define LEVEL "word=word|char=char|bpe=space"
+/* Joey NMT's word level splits at spaces (str.split), not at punctuation as
+ * our word tokenizer does: tokenizer: space. */
+#define LEVEL "word=space|char=char|bpe=space"
 #define EMB_SCALE "rnnsearch does not scale embeddings by sqrt(emb)"
 #define ONE_DROPOUT "rnnsearch has one dropout rate (dropout:)"
 #define NORMALIZE                                                                                  \

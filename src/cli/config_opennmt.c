@@ -8,8 +8,9 @@
  *         rnnsearch's hidden is each direction's (and the decoder's) size;
  *   dropout: [0.1]                       -> training: dropout: 0.1;
  *   and what OpenNMT-py does unless told otherwise, which rnnsearch does not
- *   by default: optim: sgd, and (decay_method: none) the exponential decay of
- *   learning_rate_decay, start_decay_steps and decay_steps (opts.py). */
+ *   by default: optim: sgd, (decay_method: none) the exponential decay of
+ *   learning_rate_decay, start_decay_steps and decay_steps (opts.py), and
+ *   without a tokenizing transform, text split at spaces (tokenizer: space). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,10 @@ int rs_config_opennmt_defaults(rs_settings *s, rs_error *err)
         return -1;
     if (!has(s, "training", "lr_schedule") &&
         rs_settings_add(s, "training", "lr_schedule", "exponential", 0, err))
+        return -1;
+    /* SentencePiece models (transforms: [sentencepiece]) bring their own. */
+    if (!has(s, "data", "tokenizer") && !has(s, "data", "spm_src") && !has(s, "data", "spm_tgt") &&
+        rs_settings_add(s, "data", "tokenizer", "space", 0, err))
         return -1;
     return 0;
 }

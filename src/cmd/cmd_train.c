@@ -489,6 +489,36 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
         rs_log("(with a larger --epochs or --max-steps)\n");
 }
 
+/* The share of <unk> in each side of the training and dev data, and a
+ * warning for each above 2 %: words the vocabulary or the tokenizer leaves
+ * out are trained on (and scored) as one token, silently otherwise. */
+static void print_unknowns(const rs_train_run *run)
+{
+    const rs_dataset *sets[2] = {&run->train, &run->dev};
+    const char *const set_names[2] = {"training", "dev"}, *const sides[2] = {"source", "target"};
+    double share[2][2] = {{0}};
+    rs_log("<unk>:");
+    for (int s = 0; s < 2; s++)
+        for (int side = 0; side < 2; side++) {
+            long unk, tokens;
+            rs_dataset_unknowns(sets[s], side, &unk, &tokens);
+            if (!tokens)
+                continue;
+            share[s][side] = 100.0 * (double)unk / (double)tokens;
+            rs_log(" %s %s %.2f %%%s", set_names[s], sides[side], share[s][side],
+                   s == 1 && side == 1 ? "" : ",");
+        }
+    rs_log("\n");
+    for (int s = 0; s < 2; s++)
+        for (int side = 0; side < 2; side++)
+            if (share[s][side] > 2.0)
+                rs_log(PROG ": warning: %.1f %% of the %s %s tokens are <unk>: the vocabulary "
+                            "(max_vocab, min_freq, %s_vocab) or the tokenizer (%s) leaves them "
+                            "out\n",
+                       share[s][side], set_names[s], sides[side], side ? "tgt" : "src",
+                       rs_tokenizer_names[run->model.cfg.tokenizer]);
+}
+
 /* What is trained on what, said once by rank 0. */
 static void print_header(const train_request *rq, const rs_train_run *run)
 {
@@ -499,6 +529,7 @@ static void print_header(const train_request *rq, const rs_train_run *run)
            run->skipped, rq->cfg.train.max_len, run->dev.count, RS_S(run->dev.count));
     rs_log("vocabularies: %d source, %d target; %zu parameters\n", run->model.cfg.src_vocab,
            run->model.cfg.tgt_vocab, run->model.layout.total);
+    print_unknowns(run);
     rs_log("configuration: ");
     rs_log_capture config_line;
     const rs_config settings = rs_model_settings(&run->model);
