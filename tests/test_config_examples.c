@@ -75,10 +75,10 @@ END_TEST
 
 START_TEST(joey1_iwslt_file_is_refused_with_every_reason)
 {
-    /* test:, alpha, learning_rate_min, use_cuda, max_output_length,
-     * print_valid_sents, two LSTMs, two dropouts, hidden_dropout, input
-     * feeding and init_hidden: last. */
-    static const int lines[] = {12, 21, 27, 40, 41, 42, 46, 55, 61, 62, 64, 65, 0};
+    /* test:, alpha, learning_rate_min, max_output_length, print_valid_sents,
+     * two LSTMs, two dropouts, hidden_dropout, input feeding and
+     * init_hidden: last (use_cuda: True is a notice: CPUs). */
+    static const int lines[] = {12, 21, 27, 41, 42, 46, 55, 61, 62, 64, 65, 0};
     refused("joey1_iwslt_deen_bahdanau.yaml", lines);
 }
 END_TEST
@@ -108,11 +108,12 @@ START_TEST(joey2_iwslt14_sp_file_is_refused_with_every_reason)
 {
     /* test:, each side's voc_file, alpha and Moses pre-tokenizer, beam_alpha,
      * token batches (testing and training), lowercased sacreBLEU, adam_betas,
-     * learning_rate_min, use_cuda, print_valid_sents, keep_best_ckpts, four
-     * initializer settings, tied embeddings, and the Transformer's keys. */
-    static const int lines[] = {12, 22, 28,  29,  38,  44,  45,  50,  52,  57,  63, 67,
-                                72, 81, 82,  83,  86,  87,  88,  89,  90,  91,  94, 95,
-                                96, 99, 102, 104, 106, 107, 108, 111, 114, 116, 0};
+     * learning_rate_min, print_valid_sents, keep_best_ckpts, four
+     * initializer settings, tied embeddings, and the Transformer's keys
+     * (use_cuda: True is a notice). */
+    static const int lines[] = {12, 22,  28,  29,  38,  44,  45,  50,  52,  57, 63, 67,
+                                72, 82,  83,  86,  87,  88,  89,  90,  91,  94, 95, 96,
+                                99, 102, 104, 106, 107, 108, 111, 114, 116, 0};
     refused("joey2_iwslt14_deen_sp.yaml", lines);
 }
 END_TEST

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/checkpoint.h"
 #include "model/config.h"
+#include "model/locate.h"
 #include "testdir.h"
 #include "testprog.h"
 
@@ -210,6 +212,77 @@ START_TEST(training_reports_the_unknown_share_of_each_side)
 }
 END_TEST
 
+/* Joey NMT 2.3's top-level keys, as every config of that version has them. */
+#define JOEY23_TOP                                                                                 \
+    "name: toy\njoeynmt_version: 2.3.0\nuse_cuda: True\nfp16: True\nrandom_seed: 42\n"
+
+START_TEST(joey23_top_level_keys_are_read_and_one_file_trains_and_translates)
+{
+    char dir[64], text[2048], path[256], cmd[1024], out[16384];
+    testdir_make(dir, "rnnsearch-toolkits");
+    /* model_dir is where the model goes and where translate --config finds it. */
+    snprintf(text, sizeof text, JOEY23_TOP "model_dir: %s/joey\n" JOEY, dir);
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "train --config %s --quiet 2>&1", path);
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+    /* use_cuda and fp16 asked for: one notice each, in the notices block. */
+    ck_assert_msg(strstr(out, "notices on ") &&
+                      strstr(out, ":3: 'use_cuda: True': rnnsearch computes on CPUs, in float32") &&
+                      strstr(out, ":4: 'fp16: True': rnnsearch computes on CPUs"),
+                  "%s", out);
+    /* Joey's defaults where the file is silent and rnnsearch differs. */
+    ck_assert_msg(strstr(out, "Joey NMT clips no gradient unless clip_grad_norm is given") &&
+                      strstr(out, "Joey NMT initialises the weights with Xavier") &&
+                      strstr(out, "Joey NMT trains with SGD at learning_rate 3.0e-4"),
+                  "%s", out);
+    char ckpt[256];
+    snprintf(ckpt, sizeof ckpt, "%s/joey/last.ckpt", dir);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(ckpt, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.train.seed, 42);
+    rs_model_free(&m);
+    snprintf(cmd, sizeof cmd, "translate --config %s < " DATA "dev.en 2>&1", path);
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+
+    /* Without model_dir, the top-level name is the model, for both. */
+    snprintf(text, sizeof text, JOEY23_TOP JOEY);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, RS_MODELS_ENV "=%s %s train --config %s --quiet 2>&1", dir,
+             testprog_path(), path);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+    snprintf(cmd, sizeof cmd, RS_MODELS_ENV "=%s %s translate --config %s < " DATA "dev.en 2>&1",
+             dir, testprog_path(), path);
+    ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s", out);
+    snprintf(ckpt, sizeof ckpt, "%s/toy/last.ckpt", dir);
+    ck_assert_msg(access(ckpt, F_OK) == 0, "no %s", ckpt);
+    testdir_remove(dir);
+}
+END_TEST
+
+START_TEST(joey_voc_min_freq_0_is_every_token)
+{
+    char dir[64];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    trains(dir,
+           "data:\n  train: " DATA "train\n  src:\n    lang: en\n    level: word\n"
+           "    voc_min_freq: 0\n  trg:\n    lang: rv\n    level: word\n    voc_min_freq: 0\n"
+           "training:\n  updates: 1\n",
+           &m);
+    ck_assert_int_eq(m.train.min_freq, 1);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *toolkit_configs_suite(void)
 {
     Suite *s = suite_create("toolkit_configs");
@@ -221,6 +294,8 @@ Suite *toolkit_configs_suite(void)
     tcase_add_test(tc, a_rate_given_is_kept_and_a_rate_not_given_is_the_optimizers);
     tcase_add_test(tc, word_levels_and_plain_opennmt_split_at_spaces);
     tcase_add_test(tc, training_reports_the_unknown_share_of_each_side);
+    tcase_add_test(tc, joey23_top_level_keys_are_read_and_one_file_trains_and_translates);
+    tcase_add_test(tc, joey_voc_min_freq_0_is_every_token);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@
 #include "cli/config_alias.h"
 #include "cli/config_edit.h"
 #include "cli/config_rules.h"
+#include "model/config.h"
 #include "model/vocab.h"
 
 typedef struct {
@@ -34,7 +35,10 @@ typedef struct {
     "rnnsearch normalises text to Unicode NFC only, without Moses' punctuation normalizer"
 #define INITIALIZER "rnnsearch initialises every weight uniformly in [-init_scale, init_scale]"
 #define TRANSFORMER "a Transformer's setting; rnnsearch is recurrent"
+#define MIN_FREQ "0=1|*"
 #define OPTIMIZERS "adam=adam|sgd=sgd|adadelta=adadelta|adagrad=adagrad"
+#define NO "false|False|FALSE|no"
+#define CPU "rnnsearch computes on CPUs, in float32; read as false"
 #define OPTIMIZER_NOTE "rnnsearch's optimizers are adam, sgd, adadelta and adagrad"
 
 static const alias aliases[] = {
@@ -58,10 +62,11 @@ static const alias aliases[] = {
     {"data", "trg_vocab", "data", "tgt_vocab", NULL, 0, NULL},
     {"data", "src.voc_file", "data", "src_vocab", NULL, 0, NULL},
     {"data", "trg.voc_file", "data", "tgt_vocab", NULL, 0, NULL},
-    {"data", "src_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
-    {"data", "trg_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
-    {"data", "src.voc_min_freq", "data", "min_freq", NULL, 0, NULL},
-    {"data", "trg.voc_min_freq", "data", "min_freq", NULL, 0, NULL},
+    /* Joey counts a token seen min_freq times or more: 0 is 1. */
+    {"data", "src_voc_min_freq", "data", "min_freq", MIN_FREQ, 0, NULL},
+    {"data", "trg_voc_min_freq", "data", "min_freq", MIN_FREQ, 0, NULL},
+    {"data", "src.voc_min_freq", "data", "min_freq", MIN_FREQ, 0, NULL},
+    {"data", "trg.voc_min_freq", "data", "min_freq", MIN_FREQ, 0, NULL},
     {"data", "test", NULL, NULL, NULL, 0,
      "training evaluates no test set; translate it with 'rnnsearch translate' and score it "
      "with 'rnnsearch bleu'"},
@@ -105,8 +110,6 @@ static const alias aliases[] = {
     {"training", "weight_decay", NULL, NULL, "0|0.0|0.", 0, "rnnsearch has no weight decay"},
     {"training", "shuffle", NULL, NULL, "true|True|TRUE|yes", 0,
      "rnnsearch shuffles the training pairs each epoch"},
-    {"training", "use_cuda", NULL, NULL, "false|False|FALSE|no", 0, "rnnsearch runs on CPUs"},
-    {"training", "fp16", NULL, NULL, "false|False|FALSE|no", 0, "rnnsearch computes in float32"},
     {"training", "overwrite", NULL, NULL, "false|False|FALSE|no", 0,
      "only the command line gives --overwrite"},
     {"training", "keep_best_ckpts", NULL, NULL, NULL, 0,
@@ -185,6 +188,9 @@ static const alias aliases[] = {
      "otherwise"},
     {"translation", "sacrebleu_cfg.lowercase", NULL, NULL, "false|False|FALSE|no", 0,
      "rnnsearch's dev BLEU is cased; 'rnnsearch bleu --lowercase' scores a test set lowercased"},
+    /* Joey NMT 2.3: the run's own keys at the top level. */
+    {NULL, "model_dir", "training", "out", NULL, 0, NULL},
+    {NULL, "random_seed", "training", "seed", NULL, 0, NULL},
     /* OpenNMT-py: one flat mapping. */
     {NULL, "learning_rate", "training", "lr", NULL, 0, NULL},
     {NULL, "train_steps", "training", "max_steps", NULL, 0, NULL},
@@ -258,6 +264,7 @@ static const alias aliases[] = {
 };
 enum { ALIASES = sizeof aliases / sizeof *aliases };
 
+
 int rs_config_alias_entry(int i, const char **section, const char **key, const char **ours)
 {
     if (i < 0 || i >= ALIASES)
@@ -288,10 +295,44 @@ static int value_in(const char *list, const char *value, char *to, size_t size)
         const char *eq = memchr(p, '=', n);
         const size_t from = eq ? (size_t)(eq - p) : n;
         if ((from == 1 && *p == '*') || (strlen(value) == from && !strncasecmp(p, value, from))) {
-            snprintf(to, size, "%.*s", eq ? (int)(n - from - 1) : 0, eq ? eq + 1 : "");
+            /* An item without '=' ("*" among maps) keeps the value as it is. */
+            if (eq)
+                snprintf(to, size, "%.*s", (int)(n - from - 1), eq + 1);
+            else
+                snprintf(to, size, "%s", value);
             return 1;
         }
         p += n + (p[n] == '|');
+    }
+    return 0;
+}
+
+/* Keys read whatever their value, with a notice when it asks for what
+ * rnnsearch does not do (Joey NMT 1's in training:, Joey NMT 2.3's at the
+ * top level, where every current Joey config has them). */
+static const struct {
+    const char *section, *key, *values, *note;
+} noticed[] = {
+    {"training", "use_cuda", NO, CPU},
+    {"training", "fp16", NO, CPU},
+    {NULL, "use_cuda", NO, CPU},
+    {NULL, "fp16", NO, CPU},
+};
+
+/* Whether it is one of noticed[]: dropped (*drop = 1), with a notice when
+ * its value is not one of the table's. */
+static int read_noticed(const rs_setting *it, const char *path, int *drop)
+{
+    for (size_t k = 0; k < sizeof noticed / sizeof *noticed; k++) {
+        if (strcmp(noticed[k].key, it->key) ||
+            (noticed[k].section ? !it->section || strcmp(noticed[k].section, it->section)
+                                : it->section != NULL))
+            continue;
+        const char *value = it->count == 1 ? it->values[0] : "";
+        char to[64];
+        if (!value_in(noticed[k].values, value, to, sizeof to))
+            rs_config_note("%s:%d: '%s: %s': %s", path, it->line, it->key, value, noticed[k].note);
+        return *drop = 1;
     }
     return 0;
 }
@@ -480,6 +521,90 @@ static int joey_files(rs_settings *s, char **given, int *drop, rs_error *err)
                : 0;
 }
 
+/* Whether the file gave `key` (its own name, before renaming), in any section. */
+static int had(const rs_settings *s, char *const *given, const char *key)
+{
+    for (int i = 0; i < s->count; i++)
+        if (!strcmp(given[i] ? given[i] : s->items[i].key, key))
+            return 1;
+    return 0;
+}
+
+/* Whether the file is Joey NMT's: a key of the table's Joey sections, or
+ * one of Joey NMT 2's own at the top level. */
+static int is_joey(const rs_settings *s, char *const *given)
+{
+    static const char *const top[] = {"joeynmt_version", "model_dir", "random_seed", NULL};
+    for (int i = 0; i < s->count; i++) {
+        const rs_setting *it = &s->items[i];
+        const char *key = given[i] ? given[i] : it->key;
+        if (!it->section ? rs_config_name_index(top, key) >= 0
+                         : strchr(key, '.') || (find_alias(it) && find_alias(it)->section))
+            return 1;
+    }
+    return 0;
+}
+
+/* What the file's toolkit would have done where the file is silent and
+ * rnnsearch does otherwise: one notice each (and what rnnsearch took over
+ * from OpenNMT-py's defaults, config_opennmt.c). */
+static void toolkit_notices(const rs_settings *s, char *const *given, int joey, int opennmt)
+{
+    rs_config d;
+    rs_config_defaults(&d);
+    if (joey) {
+        if (!had(s, given, "clip_grad_norm") && !had(s, given, "clip_grad_val") &&
+            !had(s, given, "clip"))
+            rs_config_note("Joey NMT clips no gradient unless clip_grad_norm is given; rnnsearch "
+                           "clips their global norm at %g (clip: 0 for none)",
+                           (double)d.train.clip);
+        if (!had(s, given, "initializer"))
+            rs_config_note("Joey NMT initialises the weights with Xavier unless initializer "
+                           "says otherwise; rnnsearch draws them uniformly from [-%g, %g] "
+                           "(init_scale)",
+                           (double)d.train.init_scale, (double)d.train.init_scale);
+        if (!had(s, given, "optimizer"))
+            rs_config_note("Joey NMT trains with SGD at learning_rate 3.0e-4 unless optimizer "
+                           "says otherwise; rnnsearch with Adam at %g (optimizer:, lr:)",
+                           (double)d.train.lr);
+        else if (!had(s, given, "learning_rate") && !had(s, given, "lr"))
+            rs_config_note("Joey NMT's learning_rate is 3.0e-4 unless given; rnnsearch's is its "
+                           "optimizer's own (docs/model.md, Optimisers)");
+        if (!had(s, given, "normalization"))
+            rs_config_note("Joey NMT divides the loss by the batch's sentences unless "
+                           "normalization says otherwise; rnnsearch by its target tokens");
+    }
+    if (opennmt) {
+        if (!had(s, given, "optim"))
+            rs_config_note("optim not given: OpenNMT-py's SGD, as OpenNMT-py trains "
+                           "(its learning_rate 1 unless given)");
+        if (!had(s, given, "decay_method"))
+            rs_config_note("decay_method not given: OpenNMT-py's exponential decay "
+                           "(learning_rate_decay, start_decay_steps, decay_steps)");
+        if (!had(s, given, "hidden_size") && !had(s, given, "rnn_size") &&
+            !had(s, given, "word_vec_size") && !had(s, given, "hidden") && !had(s, given, "emb"))
+            rs_config_note("OpenNMT-py's default model is a 2-layer LSTM encoder and decoder of "
+                           "500 units with 500-dimension embeddings and input feeding; rnnsearch "
+                           "trains its own: a bidirectional GRU of %d units per direction, "
+                           "%d-dimension embeddings, one layer (hidden:, emb:; OpenNMT-py's "
+                           "encoder_type: brnn, hidden_size, word_vec_size)",
+                           d.model.hidden, d.model.emb);
+        if (!had(s, given, "global_attention") && !had(s, given, "attention"))
+            rs_config_note("OpenNMT-py's attention is general (Luong) unless global_attention "
+                           "says otherwise; rnnsearch's is additive (Bahdanau; attention:)");
+        if (!had(s, given, "dropout"))
+            rs_config_note("OpenNMT-py's dropout is 0.3 unless given; rnnsearch's %g",
+                           (double)d.train.dropout);
+        if (!had(s, given, "batch_size"))
+            rs_config_note("OpenNMT-py's batch_size is 64 sentences unless given; rnnsearch's %d",
+                           d.train.batch_size);
+        if (!had(s, given, "train_steps") && !had(s, given, "max_steps"))
+            rs_config_note("OpenNMT-py trains 100000 steps unless train_steps says; rnnsearch "
+                           "%d epochs (epochs:, max_steps:)",
+                           d.train.epochs);
+    }
+}
+
 static void drop_settings(rs_settings *s, const int *drop)
 {
     int kept = 0;
@@ -502,6 +627,7 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
     char **given = calloc((size_t)n, sizeof *given);
     int *drop = calloc((size_t)n, sizeof *drop);
     int status = given && drop ? 0 : rs_fail(err, "out of memory"), opennmt = 0;
+    rs_config_notices_clear();
     for (int i = 0; i < s->count && !status; i++) {
         rs_setting *it = &s->items[i];
         if (it->section && !strcmp(it->section, "testing"))
@@ -514,6 +640,8 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
     for (int i = 0; i < s->count && !status; i++) {
         rs_setting *it = &s->items[i];
         /* Settled by a rule: renamed, dropped or refused. */
+        if (!given[i] && !drop[i] && !it->problem && read_noticed(it, path, &drop[i]))
+            continue;
         const alias *a = given[i] || drop[i] || it->problem ? NULL : find_alias(it);
         if (!a)
             continue;
@@ -533,6 +661,8 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
         status = merge_renamed(s, given, drop, path, err);
     if (!status)
         status = joey_files(s, given, drop, err);
+    if (!status)
+        toolkit_notices(s, given, is_joey(s, given) && !opennmt, opennmt);
     if (!status)
         drop_settings(s, drop);
     if (!status && opennmt)

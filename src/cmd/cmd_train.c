@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/config_alias.h"
 #include "cmd/commands.h"
 #include "cli/log.h"
 #include "cli/output.h"
@@ -536,6 +537,12 @@ static void print_header(const train_request *rq, const rs_train_run *run)
     if (rs_log_capture_begin(&config_line))
         rs_config_print(&settings, config_line.f);
     rs_log_capture_end(&config_line);
+    /* One block: what the --config file's toolkit would have done otherwise. */
+    if (rs_config_notice(0) && rq->args.config_path) {
+        rs_log("notices on %s:\n", rq->args.config_path);
+        for (int i = 0; rs_config_notice(i); i++)
+            rs_log("  %s\n", rs_config_notice(i));
+    }
     if (rs_dist_size() > 1)
         rs_log("data-parallel over %d ranks, each computing 1/%d of every batch; "
                "%zu bytes all-reduced per step\n",
