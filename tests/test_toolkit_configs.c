@@ -283,6 +283,60 @@ START_TEST(joey_voc_min_freq_0_is_every_token)
 }
 END_TEST
 
+/* Sorted lines of a file, to compare a vocabulary's tokens and counts. */
+static char *sorted_lines(const char *path)
+{
+    char cmd[512], out[8192];
+    snprintf(cmd, sizeof cmd, "LC_ALL=C sort %s", path);
+    ck_assert_int_eq(testprog_shell(cmd, out, sizeof out), 0);
+    return strdup(out);
+}
+
+START_TEST(opennmt_vocabularies_not_built_yet_are_built)
+{
+    char dir[64], text[2048], out[16384];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    /* The quickstart's order: vocabularies named before onmt_build_vocab ran. */
+    snprintf(text, sizeof text,
+             ONMT "src_vocab: %s/run/example.vocab.src\n"
+                  "tgt_vocab: %s/run/example.vocab.tgt\n",
+             dir, dir);
+    ck_assert_msg(train_text(dir, text, &m, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "/run/example.vocab.src did not exist: built from the training "
+                              "data's source side as onmt_build_vocab would (54 tokens"),
+                  "%s", out);
+    /* Tokens and counts as the onmt_build_vocab-style fixture has them. */
+    char path[256];
+    snprintf(path, sizeof path, "%s/run/example.vocab.tgt", dir);
+    char *built = sorted_lines(path), *fixture = sorted_lines(DATA "vocab.rv");
+    ck_assert_str_eq(built, fixture);
+    free(built);
+    free(fixture);
+    ck_assert_int_eq(m.tgt_vocab.size, 54 + 4);
+    rs_model_free(&m);
+    /* Built once: the next run reads it, saying nothing. */
+    ck_assert_msg(train_text(dir, text, &m, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(!strstr(out, "did not exist"), "%s", out);
+    rs_model_free(&m);
+    /* share_vocab: one file of both sides' tokens, at src_vocab; tgt_vocab unread. */
+    snprintf(text, sizeof text,
+             ONMT "share_vocab: true\nsrc_vocab: %s/shared.vocab\n"
+                  "tgt_vocab: %s/never.vocab\n",
+             dir, dir);
+    ck_assert_msg(train_text(dir, text, &m, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "/shared.vocab did not exist: built from the training data's two "
+                              "sides") &&
+                      strstr(out, "'tgt_vocab' with share_vocab: OpenNMT-py reads src_vocab alone"),
+                  "%s", out);
+    snprintf(path, sizeof path, "%s/never.vocab", dir);
+    ck_assert(access(path, F_OK) != 0);
+    ck_assert(m.cfg.shared_vocab == 1 && m.src_vocab.size == 108 + 4);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *toolkit_configs_suite(void)
 {
     Suite *s = suite_create("toolkit_configs");
@@ -296,6 +350,7 @@ Suite *toolkit_configs_suite(void)
     tcase_add_test(tc, training_reports_the_unknown_share_of_each_side);
     tcase_add_test(tc, joey23_top_level_keys_are_read_and_one_file_trains_and_translates);
     tcase_add_test(tc, joey_voc_min_freq_0_is_every_token);
+    tcase_add_test(tc, opennmt_vocabularies_not_built_yet_are_built);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -605,6 +605,13 @@ static void toolkit_notices(const rs_settings *s, char *const *given, int joey, 
     }
 }
 
+static int file_is_opennmt;
+
+int rs_config_is_opennmt(void)
+{
+    return file_is_opennmt;
+}
+
 static void drop_settings(rs_settings *s, const int *drop)
 {
     int kept = 0;
@@ -663,6 +670,7 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
         status = joey_files(s, given, drop, err);
     if (!status)
         toolkit_notices(s, given, is_joey(s, given) && !opennmt, opennmt);
+    file_is_opennmt = opennmt;
     if (!status)
         drop_settings(s, drop);
     if (!status && opennmt)

@@ -36,6 +36,10 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err);
 const char *rs_config_notice(int i);
 void rs_config_notices_clear(void);
 
+/* Whether the file read last is OpenNMT-py's (config_rules.h): its
+ * vocabulary files not built yet are built as onmt_build_vocab would. */
+int rs_config_is_opennmt(void);
+
 /* The table, for tests and docs: entry i's source section (NULL: the top
  * level), key, and our key (NULL: no such meaning); 0 past the end. */
 int rs_config_alias_entry(int i, const char **section, const char **key, const char **ours);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/config_edit.h"
 #include "cli/config_rules.h"
@@ -161,6 +162,17 @@ int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop,
     if (corpora(s, path, given, drop, err) || encoder(s, path, given, drop, err) ||
         dropout_list(s, path, given, drop, err))
         return -1;
+    /* share_vocab: OpenNMT-py builds and reads src_vocab alone (both sides' tokens). */
+    const int share = rs_config_find(s, drop, NULL, "share_vocab"),
+              tgt_vocab = rs_config_find(s, drop, NULL, "tgt_vocab");
+    const char *sv = rs_config_value(s, share);
+    if (*opennmt && tgt_vocab >= 0 && rs_config_find(s, drop, NULL, "src_vocab") >= 0 && sv &&
+        (!strcasecmp(sv, "true") || !strcmp(sv, "1") || !strcasecmp(sv, "yes"))) {
+        drop[tgt_vocab] = 1;
+        rs_config_note("%s:%d: 'tgt_vocab' with share_vocab: OpenNMT-py reads src_vocab alone, "
+                       "for both sides; so does rnnsearch",
+                       path, s->items[tgt_vocab].line);
+    }
     return 0;
 }
 

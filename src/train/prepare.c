@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/rng.h"
 #include "model/params.h"
 #include "model/vocab.h"
@@ -265,6 +266,49 @@ static int side_vocab(rs_vocab *out, const char *file, const rs_tokenized *tok, 
     return status ? -1 : 0;
 }
 
+/* A vocabulary file not built yet (in->build_vocabs): the training tokens of
+ * side (both sides: both) counted and written there as token<TAB>count by
+ * rank 0, said in a note; then read as any vocabulary file. */
+static int build_vocab_file(const rs_train_inputs *in, const char *file, const rs_tokenized *tok,
+                            int both, int side, rs_error *err)
+{
+    if (!file || !in->build_vocabs)
+        return 0;
+    int status = 0;
+    if (rs_dist_rank() == 0 && access(file, F_OK) != 0) {
+        rs_vocab counts;
+        status = rs_vocab_init(&counts, err);
+        if (!status && (both || side == RS_SIDE_SRC))
+            status = rs_count_tokens(&counts, tok, RS_SIDE_SRC, err);
+        if (!status && (both || side == RS_SIDE_TGT))
+            status = rs_count_tokens(&counts, tok, RS_SIDE_TGT, err);
+        rs_atomic_file af;
+        if (!status && !(status = rs_atomic_open(&af, file, err))) {
+            if (rs_vocab_write_counts(&counts, af.f, &af.errnum, err)) {
+                rs_atomic_abort(&af);
+                status = -1;
+            } else {
+                status = rs_atomic_commit(&af, err);
+            }
+        }
+        if (!status && in->note) {
+            char note[4400];
+            snprintf(note, sizeof note,
+                     "%s did not exist: built from the training data's %s as onmt_build_vocab "
+                     "would (%d tokens with their counts) and written there",
+                     file,
+                     both                  ? "two sides"
+                     : side == RS_SIDE_SRC ? "source side"
+                                           : "target side",
+                     counts.size - RS_RESERVED);
+            in->note(in->note_ctx, note);
+        }
+        if (counts.tokens)
+            rs_vocab_free(&counts);
+    }
+    return rs_dist_check(status, err);
+}
+
 /* A new model's vocabularies: files or the data's, one for both sides with
  * cfg->model.shared_vocab (stored twice, so the checkpoint format stays as it is). */
 static int make_vocabs(const rs_train_inputs *in, const rs_config *cfg, const rs_tokenized *tok,
@@ -272,11 +316,14 @@ static int make_vocabs(const rs_train_inputs *in, const rs_config *cfg, const rs
 {
     if (cfg->model.shared_vocab) {
         const char *file = in->src_vocab ? in->src_vocab : in->tgt_vocab;
-        if (side_vocab(src, file, tok, 1, RS_SIDE_SRC, cfg, err))
+        if (build_vocab_file(in, file, tok, 1, RS_SIDE_SRC, err) ||
+            side_vocab(src, file, tok, 1, RS_SIDE_SRC, cfg, err))
             return -1;
         return rs_vocab_copy(tgt, src, err);
     }
-    if (side_vocab(src, in->src_vocab, tok, 0, RS_SIDE_SRC, cfg, err))
+    if (build_vocab_file(in, in->src_vocab, tok, 0, RS_SIDE_SRC, err) ||
+        build_vocab_file(in, in->tgt_vocab, tok, 0, RS_SIDE_TGT, err) ||
+        side_vocab(src, in->src_vocab, tok, 0, RS_SIDE_SRC, cfg, err))
         return -1;
     return side_vocab(tgt, in->tgt_vocab, tok, 0, RS_SIDE_TGT, cfg, err);
 }
