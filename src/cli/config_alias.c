@@ -629,12 +629,18 @@ static void drop_settings(rs_settings *s, const int *drop)
 int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
 {
     const int n = s->count;
+    rs_config_notices_clear();
+    /* The reader's notes (a key given again) first, line by line. */
+    for (const char *p = s->notes; p && *p;) {
+        const size_t len = strcspn(p, "\n");
+        rs_config_note("%.*s", (int)len, p);
+        p += len + (p[len] == '\n');
+    }
     if (!s->yaml || !n)
         return 0;
     char **given = calloc((size_t)n, sizeof *given);
     int *drop = calloc((size_t)n, sizeof *drop);
     int status = given && drop ? 0 : rs_fail(err, "out of memory"), opennmt = 0;
-    rs_config_notices_clear();
     for (int i = 0; i < s->count && !status; i++) {
         rs_setting *it = &s->items[i];
         if (it->section && !strcmp(it->section, "testing"))

@@ -48,6 +48,8 @@ typedef struct {
     int yaml;     /* 1: YAML; 0: key = value lines */
     char *text;   /* the text read (text/settings_file.h), lines ended by '\n'; else NULL */
     size_t text_size;
+    char *notes; /* "FILE:LINE: …\n" lines: what was read otherwise than written (a key given
+                    again: its last value, as PyYAML reads it), or NULL */
 } rs_settings;
 
 /* The largest configuration file read: far above any real one (Joey NMT's
