@@ -337,6 +337,96 @@ START_TEST(opennmt_vocabularies_not_built_yet_are_built)
 }
 END_TEST
 
+#define GENUINE "tests/fixtures/toolkits/"
+
+/* The genuine file is refused (exit 2) with `problems` reasons, each naming
+ * its toolkit's key (no "unknown key"), among them each of `says`. */
+static void refused_genuine(const char *file, int problems, const char *const *says)
+{
+    char dir[64], cmd[1024], out[32768] = "";
+    testdir_make(dir, "rnnsearch-genuine");
+    snprintf(cmd, sizeof cmd, "train --config " GENUINE "%s --out %s/m 2>&1", file, dir);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    char count[256];
+    snprintf(count, sizeof count, GENUINE "%s: %d problems (above); nothing was done", file,
+             problems);
+    ck_assert_msg(strstr(out, count), "%s: no '%s' in\n%s", file, count, out);
+    ck_assert_msg(!strstr(out, "unknown key"), "%s: a key without its reason:\n%s", file, out);
+    for (int i = 0; says[i]; i++)
+        ck_assert_msg(strstr(out, says[i]), "%s: no '%s' in\n%s", file, says[i], out);
+    testdir_remove(dir);
+}
+
+START_TEST(genuine_joey_configs_are_refused_with_every_reason)
+{
+    /* iwslt14_deen_bpe: a Transformer on subword-nmt BPE with AdamW. */
+    static const char *const iwslt[] = {
+        "joey_iwslt14_deen_bpe.yaml:39: 'src.tokenizer_type: subword-nmt' (Joey NMT 2)",
+        "'optimizer: adamw' (Joey NMT/OpenNMT-py): rnnsearch's optimizers are adam, sgd",
+        "'encoder.type: transformer'", NULL};
+    refused_genuine("joey_iwslt14_deen_bpe.yaml", 31, iwslt);
+    /* rnn_reverse: LSTMs, input feeding, a zero initial state. */
+    static const char *const reverse[] = {"'encoder.rnn_type: lstm'",
+                                          "'decoder.input_feeding: True'",
+                                          "'decoder.init_hidden: zero'", NULL};
+    refused_genuine("joey_rnn_reverse.yaml", 17, reverse);
+    /* rnn_small: three encoder layers, two decoder layers, value clipping. */
+    static const char *const small[] = {"'encoder.num_layers: 3'", "'decoder.num_layers: 2'",
+                                        "'clip_grad_val: 1.0'", NULL};
+    refused_genuine("joey_rnn_small.yaml", 23, small);
+    static const char *const transformer[] = {"'encoder.type: transformer'",
+                                              "'load_model: toy_model/60.ckpt'", NULL};
+    refused_genuine("joey_transformer_small.yaml", 30, transformer);
+}
+END_TEST
+
+START_TEST(genuine_opennmt_summarisation_is_refused_for_copy_attention)
+{
+    static const char *const says[] = {
+        "onmt_cnndm.yaml:9: 'src_seq_length_trunc: 400'",
+        "onmt_cnndm.yaml:34: 'copy_attn: true' (Joey NMT/OpenNMT-py): "
+        "rnnsearch has no copy attention",
+        NULL};
+    refused_genuine("onmt_cnndm.yaml", 5, says);
+}
+END_TEST
+
+/* The quickstart as its page assembles it: vocabularies not built yet, the
+ * vocabulary keys twice, a GPU; trains SGD on text split at spaces, and
+ * translate --config on the same file finds the model. */
+START_TEST(genuine_opennmt_quickstart_trains_and_translates)
+{
+    char dir[64], cmd[1024], out[32768], path[256];
+    testdir_make(dir, "rnnsearch-genuine");
+    snprintf(cmd, sizeof cmd,
+             "sed 's|tests/fixtures/toolkits/run/|%s/run/|' " GENUINE
+             "onmt_toy_en_de.yaml > %s/q.yaml",
+             dir, dir);
+    ck_assert(system(cmd) == 0);
+    snprintf(path, sizeof path, "%s/q.yaml", dir);
+    snprintf(cmd, sizeof cmd, "train --config %s --max-steps 2 --quiet 2>&1", path);
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "/run/example.vocab.src did not exist: built") &&
+                      strstr(out, ":24: 'src_vocab' given again (first on line 6)") &&
+                      strstr(out, ":29: 'gpu_ranks: 0': rnnsearch computes on CPUs") &&
+                      strstr(out, "OpenNMT-py's default model is a 2-layer LSTM"),
+                  "%s", out);
+    char ckpt[256];
+    snprintf(ckpt, sizeof ckpt, "%s/run/model/last.ckpt", dir);
+    rs_model m;
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(ckpt, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_SGD);
+    ck_assert(m.train.lr == 1.0f && m.train.lr_schedule == RS_LR_EXPONENTIAL);
+    ck_assert_int_eq(m.cfg.tokenizer, RS_TOKENIZER_SPACE);
+    ck_assert(m.train.eval_every == 500 && m.train.save_every == 500);
+    rs_model_free(&m);
+    snprintf(cmd, sizeof cmd, "translate --config %s < " GENUINE "data/src-val.txt 2>&1", path);
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *toolkit_configs_suite(void)
 {
     Suite *s = suite_create("toolkit_configs");
@@ -351,6 +441,9 @@ Suite *toolkit_configs_suite(void)
     tcase_add_test(tc, joey23_top_level_keys_are_read_and_one_file_trains_and_translates);
     tcase_add_test(tc, joey_voc_min_freq_0_is_every_token);
     tcase_add_test(tc, opennmt_vocabularies_not_built_yet_are_built);
+    tcase_add_test(tc, genuine_joey_configs_are_refused_with_every_reason);
+    tcase_add_test(tc, genuine_opennmt_summarisation_is_refused_for_copy_attention);
+    tcase_add_test(tc, genuine_opennmt_quickstart_trains_and_translates);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -36,6 +36,9 @@ typedef struct {
 #define INITIALIZER "rnnsearch initialises every weight uniformly in [-init_scale, init_scale]"
 #define TRANSFORMER "a Transformer's setting; rnnsearch is recurrent"
 #define MIN_FREQ "0=1|*"
+#define SPECIALS "rnnsearch's special tokens are <unk>, <pad>, <s> and </s>"
+#define RESET "continue a run with 'rnnsearch train --resume' (--new-data for other data)"
+#define FREEZE "rnnsearch trains every weight"
 #define OPTIMIZERS "adam=adam|sgd=sgd|adadelta=adadelta|adagrad=adagrad"
 #define NO "false|False|FALSE|no"
 #define CPU "rnnsearch computes on CPUs, in float32; read as false"
@@ -74,6 +77,55 @@ static const alias aliases[] = {
     {"data", "trg.normalize", NULL, NULL, "false|False|FALSE|no", 0, NORMALIZE},
     {"data", "dataset_type", NULL, NULL, "plain", 0,
      "rnnsearch reads plain files (src:/tgt:) or TSV pairs (train: PAIRS.tsv)"},
+    /* Joey NMT 2.3: what every config of it says, where it says what rnnsearch does. */
+    {"data", "special_symbols.unk_token", NULL, NULL, "<unk>", 0, SPECIALS},
+    {"data", "special_symbols.pad_token", NULL, NULL, "<pad>", 0, SPECIALS},
+    {"data", "special_symbols.bos_token", NULL, NULL, "<s>", 0, SPECIALS},
+    {"data", "special_symbols.eos_token", NULL, NULL, "</s>", 0, SPECIALS},
+    /* Their ids are the model's business: text in and out is the same. */
+    {"data", "special_symbols.unk_id", NULL, NULL, "*", 0, NULL},
+    {"data", "special_symbols.pad_id", NULL, NULL, "*", 0, NULL},
+    {"data", "special_symbols.bos_id", NULL, NULL, "*", 0, NULL},
+    {"data", "special_symbols.eos_id", NULL, NULL, "*", 0, NULL},
+    {"data", "sample_train_subset", NULL, NULL, "-1", 0,
+     "rnnsearch trains on every pair each epoch (sample_train_subset: -1)"},
+    {"data", "sample_dev_subset", NULL, NULL, "-1", 0,
+     "rnnsearch evaluates every dev pair (sample_dev_subset: -1)"},
+    {"data", "src.min_length", NULL, NULL, "0|1", 0,
+     "rnnsearch leaves out pairs with an empty side only (min_length: 1)"},
+    {"data", "trg.min_length", NULL, NULL, "0|1", 0,
+     "rnnsearch leaves out pairs with an empty side only (min_length: 1)"},
+    {"translation", "load_model", NULL, NULL, NULL, 0,
+     "rnnsearch translates the model -m MODEL names, else the one this file trains (model_dir)"},
+    {"translation", "min_output_length", NULL, NULL, "0|1", 0,
+     "rnnsearch's translations have no minimum length (min_output_length: 1)"},
+    {"translation", "return_prob", NULL, NULL, "none", 0,
+     "rnnsearch translate prints scores with --n-best; 'rnnsearch score' scores references"},
+    {"translation", "return_attention", NULL, NULL, NO, 0,
+     "rnnsearch translate --alignment prints the attention"},
+    {"translation", "generate_unk", NULL, NULL, "true|True|TRUE|yes", 0,
+     "rnnsearch may translate into <unk> (--replace-unk puts the attended source word there)"},
+    {"translation", "no_repeat_ngram_size", NULL, NULL, "-1|0", 0,
+     "rnnsearch's beam search blocks no repeated n-grams"},
+    {"translation", "repetition_penalty", NULL, NULL, "-1", 0,
+     "rnnsearch's beam search has no repetition penalty"},
+    {"translation", "sacrebleu_cfg.whitespace", NULL, NULL, NO, 0,
+     "chrF is 'rnnsearch bleu --chrf', without whitespace"},
+    {"training", "reset_best_ckpt", NULL, NULL, NO, 0, RESET},
+    {"training", "reset_scheduler", NULL, NULL, NO, 0, RESET},
+    {"training", "reset_optimizer", NULL, NULL, NO, 0, RESET},
+    {"training", "reset_iter_state", NULL, NULL, NO, 0, RESET},
+    {"model", "encoder.embeddings.freeze", NULL, NULL, NO, 0, FREEZE},
+    {"model", "decoder.embeddings.freeze", NULL, NULL, NO, 0, FREEZE},
+    {"model", "encoder.freeze", NULL, NULL, NO, 0, FREEZE},
+    {"model", "decoder.freeze", NULL, NULL, NO, 0, FREEZE},
+    /* A Transformer layer's; Joey's recurrent encoder and decoder take none. */
+    {"model", "encoder.activation", NULL, NULL, "*", 0, NULL},
+    {"model", "decoder.activation", NULL, NULL, "*", 0, NULL},
+    {"model", "embed_init_weight", NULL, NULL, NULL, 0, INITIALIZER},
+    {"model", "init_rnn_orthogonal", NULL, NULL, NO, 0, INITIALIZER},
+    /* An LSTM's (its rnn_type is refused): nothing of a GRU. */
+    {"model", "lstm_forget_gate", NULL, NULL, "*", 0, NULL},
     /* Joey NMT: training. */
     {"training", "model_dir", "training", "out", NULL, 0, NULL},
     {"training", "learning_rate", "training", "lr", NULL, 0, NULL},
@@ -235,10 +287,6 @@ static const alias aliases[] = {
      "rnnsearch has one GRU layer in the encoder (each direction) and one in the decoder"},
     {NULL, "enc_layers", NULL, NULL, "1", 0, "rnnsearch's encoder has one layer each direction"},
     {NULL, "dec_layers", NULL, NULL, "1", 0, "rnnsearch's decoder has one layer"},
-    {NULL, "world_size", NULL, NULL, "1", 0,
-     "rnnsearch runs on CPUs; threads: N shards each batch"},
-    {NULL, "gpu_ranks", NULL, NULL, NULL, 0,
-     "rnnsearch runs on CPUs (threads: N); leave gpu_ranks out"},
     /* Where onmt_build_vocab writes samples, and how many it reads: nothing
      * training reads. */
     {NULL, "save_data", NULL, NULL, "*", 0, NULL},
@@ -259,6 +307,19 @@ static const alias aliases[] = {
     {NULL, "learning_rate_decay", "training", "decay_rate", NULL, 0, NULL},
     {NULL, "start_decay_steps", "training", "decay_start", NULL, 0, NULL},
     {NULL, "decay_steps", "training", "decay_steps", NULL, 0, NULL},
+    {NULL, "src_seq_length_trunc", NULL, NULL, "0", 0,
+     "rnnsearch leaves longer pairs out (src_seq_length: its max_len), never cuts them"},
+    {NULL, "tgt_seq_length_trunc", NULL, NULL, "0", 0,
+     "rnnsearch leaves longer pairs out (tgt_seq_length: its max_len), never cuts them"},
+    {NULL, "copy_attn", NULL, NULL, NO, 0,
+     "rnnsearch has no copy attention (--replace-unk puts the attended source word for <unk>)"},
+    {NULL, "reuse_copy_attn", NULL, NULL, NO, 0, "rnnsearch has no copy attention"},
+    {NULL, "copy_loss_by_seqlength", NULL, NULL, NO, 0, "rnnsearch has no copy attention"},
+    {NULL, "bridge", NULL, NULL, "true|True|TRUE|yes", 0,
+     "rnnsearch's decoder starts from a layer of the encoder's first backward state (bridge: "
+     "true)"},
+    /* How many dev pairs a batch scores: the same numbers either way. */
+    {NULL, "valid_batch_size", NULL, NULL, "*", 0, NULL},
     {NULL, "tensorboard", NULL, NULL, "false|False|FALSE|no", 0,
      "rnnsearch logs to train.log and train.loss.tsv"},
 };
@@ -317,6 +378,9 @@ static const struct {
     {"training", "fp16", NO, CPU},
     {NULL, "use_cuda", NO, CPU},
     {NULL, "fp16", NO, CPU},
+    /* OpenNMT-py's GPUs: any gpu_ranks, a world_size other than 1. */
+    {NULL, "gpu_ranks", "", "rnnsearch computes on CPUs (threads: N shards each batch)"},
+    {NULL, "world_size", "1", "rnnsearch computes on CPUs (threads: N shards each batch)"},
 };
 
 /* Whether it is one of noticed[]: dropped (*drop = 1), with a notice when
