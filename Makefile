@@ -23,7 +23,7 @@ C_ONLY_FLAGS := -std=% -Wstrict-prototypes -Wmissing-prototypes -Wold-style-defi
   -Wbad-function-cast -Wdeclaration-after-statement -Wnested-externs -Wimplicit-function-declaration \
   -Wimplicit-int -Wjump-misses-init -Wc++-compat
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(filter-out $(C_ONLY_FLAGS),$(CFLAGS) $(EXTRA_CFLAGS)) $(CXXFLAGS) $(PKG_CFLAGS) $(PIC) -I src -MMD -MP
-LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) $(ONEDNN_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 
 # MPI (data-parallel training across processes, src/train/dist.c): `make MPI=1`, or on
 # by itself when Open MPI's pkg-config file is present; `make MPI=0` leaves it out.
@@ -33,6 +33,18 @@ endif
 ifeq ($(MPI),1)
 PKGS += ompi-c
 ALL_CFLAGS += -DRS_WITH_MPI
+endif
+
+# oneDNN (the faster GEMM road, src/accel/gemm_road.c): on by itself when its
+# header is found (Debian's libdnnl-dev, which ships no pkg-config file);
+# `make ONEDNN=0` leaves it out, and OpenBLAS computes every product.
+ifeq ($(origin ONEDNN),undefined)
+ONEDNN := $(shell printf '\043include <oneapi/dnnl/dnnl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+endif
+ONEDNN_LIBS :=
+ifeq ($(ONEDNN),1)
+ALL_CFLAGS += -DRS_WITH_ONEDNN
+ONEDNN_LIBS := -ldnnl -lgomp
 endif
 
 # The command layer (main.c, cmd_*.c) prints and exits; the library never does.
@@ -46,8 +58,10 @@ LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
 LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o) $(BUILD)/gen/serve_page.o
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
-TEST_SRCS := $(wildcard tests/test_*.c)
-TEST_HELPERS := $(filter-out tests/runner.c $(TEST_SRCS),$(wildcard tests/*.c))
+# tests/LAYER/test_ROOM.c: the suites, by the layer of src/ they test (cmd/:
+# the program's); tests/support/: what they share; tests/runner.c runs them.
+TEST_SRCS := $(wildcard tests/*/test_*.c)
+TEST_HELPERS := $(wildcard tests/support/*.c)
 # Tests link the library (cli/ included), not the commands.
 TEST_OBJS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o) $(TEST_HELPERS:tests/%.c=$(BUILD)/tests/%.o) \
   $(BUILD)/tests/runner.o
@@ -107,7 +121,7 @@ all: $(SO) $(LIB)
 
 $(SO): $(SO_OBJS) src/api/librnnsearch.map
 	$(CXX) $(ALL_CXXFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/api/librnnsearch.map \
-	  -Wl,--as-needed -o $@ $(SO_OBJS) $(shell pkg-config --libs $(SO_PKGS)) -lm -pthread $(EXTRA_LDFLAGS)
+	  -Wl,--as-needed -o $@ $(SO_OBJS) $(shell pkg-config --libs $(SO_PKGS)) $(ONEDNN_LIBS) -lm -pthread $(EXTRA_LDFLAGS)
 	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/librnnsearch.so
 
@@ -122,7 +136,7 @@ $(BUILD)/examples/%: examples/%.c src/api/rnnsearch.h $(SO)
 rnnsearch: $(PROG_OBJS) $(LIB)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $(PROG_OBJS) $(LIB) $(LDLIBS_ALL)
 
-# The test runner gathers every `Suite *name_suite(void)` defined in tests/test_*.c.
+# The test runner gathers every `Suite *name_suite(void)` defined in tests/*/test_*.c.
 $(BUILD)/tests/suites.h: $(TEST_SRCS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void)$$/X(\1)/p' $(TEST_SRCS) > $@.tmp
@@ -130,7 +144,7 @@ $(BUILD)/tests/suites.h: $(TEST_SRCS) | $(DEPS_STAMP)
 
 $(BUILD)/tests/%.o: tests/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -I $(BUILD)/tests -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -I tests/support -I $(BUILD)/tests -c $< -o $@
 
 $(BUILD)/tests/runner.o: $(BUILD)/tests/suites.h
 
@@ -142,6 +156,12 @@ $(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
 $(BUILD)/int8-count: dev/int8-count.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@.o
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
+
+# The GEMM roads one product at a time on a step's shapes (docs/performance.md,
+# "GEMM roads"; needs oneDNN).
+$(BUILD)/bench-gemm-roads: dev/bench-gemm-roads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL)
 
 # What OpenBLAS's packing of a product's weights costs a decoder step, and
 # what their transposed copies save (docs/performance.md).
@@ -157,18 +177,19 @@ check:
 	  $(EXAMPLES:%=$(BUILD)/examples/%)
 	RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 $(BUILD)/run_tests
 	EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" MAKE="$(MAKE)" PYTHON="$(PYTHON)" OPENBLAS_NUM_THREADS=1 \
-	  sh tests/install-test.sh
+	  sh tests/cmd/install-test.sh
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" check-lib check-python
 
-# Issue 42's eight reproductions (tests/repro-issue42.sh: a small model of
+# Issue 42's eight reproductions (tests/cmd/repro-issue42.sh: a small model of
 # 30 steps, a second or two); not part of `make check`.
 check-repro: rnnsearch $(SO)
-	RNNSEARCH=./rnnsearch RNNSEARCH_LIBRARY=$(CURDIR)/$(SO) PYTHON="$(PYTHON)" sh tests/repro-issue42.sh
+	RNNSEARCH=./rnnsearch RNNSEARCH_LIBRARY=$(CURDIR)/$(SO) PYTHON="$(PYTHON)" sh tests/cmd/repro-issue42.sh
 
 # The suites under each OpenBLAS kernel family our users' processors pick
 # (OPENBLAS_CORETYPE: Haswell, SkylakeX, Cooperlake, Zen, Sandybridge,
-# Prescott; those this processor cannot run are left out, saying so):
-# scripts/check-cores.sh.
+# Prescott; those this processor cannot run are left out, saying so), on
+# OpenBLAS's road, then on oneDNN's (where built with it) limited to AVX-512
+# and to AVX2: scripts/check-cores.sh.
 check-cores:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS="-Werror $(EXTRA_CFLAGS)" rnnsearch $(BUILD)/run_tests \
 	  $(EXAMPLES:%=$(BUILD)/examples/%) $(SO)
@@ -178,7 +199,8 @@ check-cores:
 # shared/blas-variant (docs/guarantees.md, "Bits and rounding"), which splits
 # every sgemm and sgemv and sums the parts in an order chosen by the call's
 # shapes and a seed, once per seed of VARIANT_SEEDS, each with other random
-# directions for the gradient checks. RNNSEARCH_SHARED (default ../shared)
+# directions for the gradient checks, on OpenBLAS's road (the one it
+# intercepts; RNNSEARCH_GEMM=openblas). RNNSEARCH_SHARED (default ../shared)
 # says where shared/ is; without it the target is skipped, saying so (an
 # error under RNNSEARCH_NO_SKIPS=1). About three times `make check`.
 VARIANT_SEEDS ?= 1 2 3
@@ -190,7 +212,7 @@ check-variant:
 	fi; \
 	for seed in $(VARIANT_SEEDS); do \
 	  echo "check-variant: BLAS_VARIANT_SEED=$$seed, RNNSEARCH_GRADCHECK_SEED=$$seed"; \
-	  RNNSEARCH_GRADCHECK_SEED=$$seed sh "$$variant" --seed $$seed $(MAKE) --no-print-directory check || \
+	  RNNSEARCH_GEMM=openblas RNNSEARCH_GRADCHECK_SEED=$$seed sh "$$variant" --seed $$seed $(MAKE) --no-print-directory check || \
 	    { echo "check-variant: failed with seed $$seed"; exit 1; }; \
 	done; echo "check-variant: passed with seeds $(VARIANT_SEEDS)"
 
@@ -205,7 +227,7 @@ check-multihost:
 
 # The library as its users see it, against a dates model trained for one
 # epoch (a few seconds): the examples agree with the program
-# (scripts/check-lib.sh); tests/install-test.sh builds one against the
+# (scripts/check-lib.sh); tests/cmd/install-test.sh builds one against the
 # installed library.
 CHECK_MODEL := $(BUILD)/check/dates
 $(CHECK_MODEL)/best.ckpt: rnnsearch corpora/dates/train.tsv corpora/dates/dev.tsv
@@ -252,14 +274,15 @@ NN_DIR := $(BUILD)/nn-check
 NN_SRCS := src/common/error.c src/common/rng.c src/common/clock.c src/data/batch.c \
   src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c) \
   src/train/buckets.c src/train/dist.c
-NN_TESTS := tests/test_gru.c tests/test_attention.c tests/test_readout.c tests/test_network.c \
-  tests/test_linalg.c tests/test_vecmath.c tests/test_optimizer.c tests/gradcheck.c \
-  tests/tinymodel.c tests/testskip.c tests/runner.c
+NN_TESTS := tests/nn/test_gru.c tests/nn/test_attention.c tests/nn/test_readout.c tests/nn/test_network.c \
+  tests/nn/test_linalg.c tests/nn/test_vecmath.c tests/nn/test_optimizer.c tests/nn/test_workspace.c \
+  tests/support/gradcheck.c tests/support/tinymodel.c tests/support/testskip.c tests/support/testlimit.c \
+  tests/runner.c
 NN_OBJS := $(NN_SRCS:%.c=$(NN_DIR)/%.o) $(NN_TESTS:%.c=$(NN_DIR)/%.o)
 NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
-  $(shell pkg-config --cflags openblas check) -pthread -I src -I $(NN_DIR) -MMD -MP
+  $(shell pkg-config --cflags openblas check) -pthread -I src -I tests/support -I $(NN_DIR) -MMD -MP
 
-$(NN_DIR)/suites.h: $(filter tests/test_%.c,$(NN_TESTS))
+$(NN_DIR)/suites.h: $(filter tests/nn/test_%.c,$(NN_TESTS))
 	@mkdir -p $(dir $@)
 	@sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void)$$/X(\1)/p' $^ > $@
 

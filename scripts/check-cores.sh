@@ -37,12 +37,34 @@ for core in $cores; do
         continue
     fi
     echo "check-cores: OPENBLAS_CORETYPE=$core"
-    if OPENBLAS_CORETYPE=$core RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 build/run_tests &&
-        OPENBLAS_CORETYPE=$core $make --no-print-directory CHECK_MODEL="build/check-$core/dates" check-lib check-python; then
+    if RNNSEARCH_GEMM=openblas OPENBLAS_CORETYPE=$core RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 build/run_tests &&
+        RNNSEARCH_GEMM=openblas OPENBLAS_CORETYPE=$core $make --no-print-directory CHECK_MODEL="build/check-$core/dates" check-lib check-python; then
         ran="$ran $core"
     else
         failed="$failed $core"
     fi
 done
+# oneDNN's road (accel/gemm_road.h), where this build has it, limited to each
+# instruction-set family it runs on our users' processors (DNNL_MAX_CPU_ISA:
+# AVX512_CORE, and AVX2 for a processor without AVX-512), as `make check`
+# already runs it with this processor's best.
+if [ -z "${CHECK_CORES_NO_ONEDNN:-}" ] && RNNSEARCH_GEMM=onednn ./rnnsearch info --help >/dev/null 2>&1; then
+    for isa in AVX512_CORE AVX2; do
+        case $isa in AVX512_CORE) need="avx512f avx512bw avx512dq avx512vl" ;; *) need="avx2 fma" ;; esac
+        # shellcheck disable=SC2086
+        if [ -n "$flags" ] && ! has $need; then
+            echo "check-cores: onednn-$isa left out: this processor lacks $need"
+            left_out="$left_out onednn-$isa"
+            continue
+        fi
+        echo "check-cores: RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=$isa"
+        if RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=$isa RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 build/run_tests &&
+            RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=$isa $make --no-print-directory CHECK_MODEL="build/check-onednn-$isa/dates" check-lib check-python; then
+            ran="$ran onednn-$isa"
+        else
+            failed="$failed onednn-$isa"
+        fi
+    done
+fi
 echo "check-cores: passed on:${ran:- none}${failed:+; failed on:$failed}${left_out:+; left out:$left_out}"
 [ -z "$failed" ]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The C examples as their users see them (run by `make check`, and by `make
-# check-asan` against the sanitized library; tests/install-test.sh builds one
+# check-asan` against the sanitized library; tests/cmd/install-test.sh builds one
 # against an installed copy):
 #   - examples/translate prints what `rnnsearch translate` prints (greedy and
 #     beam), examples/align what `rnnsearch score` prints for a given target;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Two training runs reached the same model, as tests/test_mpi.c requires of
+"""Two training runs reached the same model, as tests/train/test_mpi.c requires of
 ranks against one process: the same per-step losses in their train.log.tsv
 (train and dev loss within 2e-5: the log prints 6 decimals), and float32
 tensors of their safetensors exports (`rnnsearch export`) at most 2e-3 apart,

@@ -3,7 +3,7 @@
 # Does nothing when everything is present; elsewhere, says exactly what is missing.
 # With --mpi, also Open MPI (training across machines under mpirun; CI tests it).
 set -e
-PKGS="build-essential g++ pkg-config libopenblas-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev libmicrohttpd-dev libyaml-dev check libxml2-utils help2man man-db zsh python3 python3-numpy python3-pytest python3-matplotlib python3-pip python3-setuptools"
+PKGS="build-essential g++ pkg-config libopenblas-dev libdnnl-dev libutf8proc-dev libsentencepiece-dev zlib1g-dev libmicrohttpd-dev libyaml-dev check libxml2-utils help2man man-db zsh python3 python3-numpy python3-pytest python3-matplotlib python3-pip python3-setuptools"
 [ "${1:-}" = --mpi ] && PKGS="$PKGS libopenmpi-dev openmpi-bin"
 
 missing=""
@@ -15,6 +15,8 @@ if command -v pkg-config >/dev/null 2>&1; then
         pkg-config --exists "$p" || missing="$missing $p"
     done
 fi
+# oneDNN, the faster GEMM road (src/accel/gemm_road.h): a header, no pkg-config file.
+printf '#include <oneapi/dnnl/dnnl.h>\n' | cc -E -x c - >/dev/null 2>&1 || missing="$missing oneDNN"
 command -v xmllint >/dev/null 2>&1 || missing="$missing xmllint"
 # make install: manual pages from --help; its test renders them and loads the zsh completion.
 command -v help2man >/dev/null 2>&1 || missing="$missing help2man"
@@ -32,7 +34,7 @@ fi
 
 echo "rnnsearch: missing:$missing" >&2
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "rnnsearch: install a C++ compiler, OpenBLAS, utf8proc, SentencePiece, zlib, libmicrohttpd, libyaml, Check, pkg-config, xmllint, help2man, man, zsh and Python 3 with NumPy, pytest and matplotlib with your package manager" >&2
+    echo "rnnsearch: install a C++ compiler, OpenBLAS, oneDNN, utf8proc, SentencePiece, zlib, libmicrohttpd, libyaml, Check, pkg-config, xmllint, help2man, man, zsh and Python 3 with NumPy, pytest and matplotlib with your package manager" >&2
     exit 1
 fi
 if [ "$(id -u)" -ne 0 ]; then

@@ -7,7 +7,7 @@
 #   hosts     a rank per host: rank r runs in namespace h(r+1), with its address
 #   same      4 hosts train the model one process trains (losses per step to
 #             2e-5, parameters within 2e-3 and 1e-3 in relative L2 norm, as
-#             tests/test_mpi.c), and the gradients crossed the bridge
+#             tests/train/test_mpi.c), and the gradients crossed the bridge
 #   resume    2 hosts for the first epoch, 4 for the second: the same model
 #   killed    one host's rank killed mid-run: mpirun ends the job naming the
 #             host, last.ckpt loads, and training resumes on the other hosts
@@ -46,7 +46,7 @@ ldd "$RNNSEARCH" | grep -q libmpi || skip "$RNNSEARCH built without MPI (make MP
 
 nh_setup multihost || { echo "multihost: the namespaces could not be made"; exit 1; }
 
-# The tiny model of tests/test_mpi.c on 45 pairs of corpora/dates: 2 epochs of
+# The tiny model of tests/train/test_mpi.c on 45 pairs of corpora/dates: 2 epochs of
 # batches of 10, 10, 10, 10, 5 pairs, an evaluation after every step.
 head -n 45 corpora/dates/train.tsv >"$WORK/train.tsv"
 head -n 10 corpora/dates/dev.tsv >"$WORK/dev.tsv"
@@ -57,7 +57,7 @@ LONG="--train $WORK/train.tsv --emb 8 --hidden 8 --att 8 --maxout 4 --batch-size
  --epochs 100000 --save-every 3 --threads 1 --quiet"
 
 # Models A and B of $WORK: the same per-step losses (train.log.tsv) and
-# parameters (last.ckpt, exported as safetensors) within test_mpi.c's bounds.
+# parameters (last.ckpt, exported as safetensors) within train/test_mpi.c's bounds.
 same_model() {
     local a=$WORK/$1 b=$WORK/$2
     "$RNNSEARCH" export -m "$a/last.ckpt" -o "$WORK/$1.st" 2>/dev/null &&

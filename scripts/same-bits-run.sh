@@ -2,7 +2,7 @@
 # The same-bits run: a short seeded training with every random part switched
 # on (dropout, word dropout, label smoothing, two shards), its parameters
 # exported and its greedy and beam-5 translations of 20 test sources.
-# tests/test_same_bits.c runs it with the current build and compares the three
+# tests/cmd/test_same_bits.c runs it with the current build and compares the three
 # files byte for byte with tests/fixtures/same-bits/CORE/, which this script
 # wrote with the build of commit 83e02d7 on a processor whose OpenBLAS picks
 # CORE's kernels (OPENBLAS_CORETYPE=CORE chooses them on any processor that

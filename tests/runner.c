@@ -1,13 +1,15 @@
-/* One Check runner for every suite in tests/test_*.c (listed in suites.h,
+/* One Check runner for every suite in tests/LAYER/test_ROOM.c (listed in suites.h,
  * which the Makefile generates from the `Suite *name_suite(void)` lines),
- * then the tests that were skipped (testskip.h). It names OpenBLAS's kernels
- * first (scripts/check-cores.sh runs it under each). */
+ * then the tests that were skipped (testskip.h). It takes the GEMM road the
+ * program would (RNNSEARCH_GEMM, accel/gemm_road.h) and names it and
+ * OpenBLAS's kernels first (scripts/check-cores.sh runs it under each). */
 #include <cblas.h>
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/gemm_road.h"
 #include "testskip.h"
 
 #define X(name) Suite *name(void);
@@ -17,8 +19,14 @@
 int main(void)
 {
     test_skip_begin();
+    rs_error err;
+    if (rs_gemm_road_choose(NULL, &err)) {
+        fprintf(stderr, "run_tests: %s\n", err.msg);
+        return EXIT_FAILURE;
+    }
     /* Which kernels ran: sums, and so the bits some tests compare, depend on it. */
-    printf("OpenBLAS %s, core %s\n", openblas_get_config(), openblas_get_corename());
+    printf("OpenBLAS %s, core %s; GEMM road %s (%s)\n", openblas_get_config(),
+           openblas_get_corename(), rs_gemm_road_name(), rs_gemm_road_kernel());
     SRunner *runner = srunner_create(NULL);
 #define X(name) srunner_add_suite(runner, name());
 #include "suites.h"

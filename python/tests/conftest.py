@@ -61,7 +61,7 @@ def run(program):
 
 
 # Two roads to the same numbers (docs/guarantees.md, "Bits and rounding"; the
-# C suite's tests/roads.h): bits are compared only for one road run twice,
+# C suite's tests/support/roads.h): bits are compared only for one road run twice,
 # and the library and the program are one road (the same model preparation
 # and batches), so their printed digits are compared exactly. Two roads that
 # are equal in exact arithmetic (a pair scored alone and in a batch of 64:

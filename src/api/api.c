@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/gemm_road.h"
 #include "api/api_options.h"
 #include "api/rnnsearch.h"
 #include "data/dataset.h"
@@ -89,6 +90,17 @@ const char *rnnsearch_version(void)
     return RNNSEARCH_VERSION;
 }
 
+/* The GEMM road (accel/gemm_road.h), chosen once, when the first model
+ * loads: before any product of the library runs. */
+static pthread_once_t road_once = PTHREAD_ONCE_INIT;
+static rs_error road_err;
+static int road_status;
+
+static void choose_road(void)
+{
+    road_status = rs_gemm_road_choose(NULL, &road_err);
+}
+
 int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnnsearch_error *err)
 {
     rs_error e;
@@ -97,6 +109,9 @@ int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnns
     *model = NULL;
     if (!path_or_name || !*path_or_name)
         return rs_api_fail(err, "no model given (an empty path or name)");
+    pthread_once(&road_once, choose_road);
+    if (road_status)
+        return fail_with(err, &road_err);
     rnnsearch_model *m = rs_calloc(1, sizeof *m, &e);
     if (!m)
         return fail_with(err, &e);

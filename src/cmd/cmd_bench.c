@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "accel/gemm_road.h"
 #include "cli/cli.h"
 #include "common/clock.h"
 #include "cmd/commands.h"
@@ -18,30 +19,31 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: " PROG " [OPTIONS]\n\n"
-            "Measures training (target tokens/s, GFLOP/s against sgemm, peak memory, time per\n"
-            "step and the optimizer's share of it) and translation (sentences/s, greedy and\n"
-            "beam) on Multi30k de-en, for two model sizes: S (emb 128, hidden 256, att 256,\n"
-            "maxout 128, batch 64) and M (256, 512, 512, 256, batch 128), with 1 and 2\n"
-            "threads. Prints one table.\n\n"
-            "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
-            "                  plain or .gz (required; dev/train-multi30k.sh says where\n"
-            "                  to get it)\n"
-            "  --configs LIST  S, M or S,M (default: S,M)\n"
-            "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
-            "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
-            "                  M runs a third of them, at least 3)\n"
-            "  --sentences N   test sentences translated per decoding run (default: 128)\n"
-            "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
-            "                  instead of S after its timed steps\n"
-            "  --tsv           the table as tab-separated values\n"
-            "  --help          this help\n");
+    fprintf(out, "usage: " PROG " [OPTIONS]\n\n"
+                 "Measures the machine's bound, each GEMM road's rate on a training step's\n"
+                 "shapes (forward and backward products; RNNSEARCH_GEMM chooses the road the\n"
+                 "rest runs on), then training (target tokens/s, GFLOP/s and their share of the\n"
+                 "best road's rate, peak memory, time per step and the optimizer's share of it)\n"
+                 "and translation (sentences/s, greedy and beam) on Multi30k de-en, for two\n"
+                 "model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and M\n"
+                 "(256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n"
+                 "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
+                 "                  plain or .gz (required; dev/train-multi30k.sh says where\n"
+                 "                  to get it)\n"
+                 "  --configs LIST  S, M or S,M (default: S,M)\n"
+                 "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
+                 "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
+                 "                  M runs a third of them, at least 3)\n"
+                 "  --sentences N   test sentences translated per decoding run (default: 128)\n"
+                 "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
+                 "                  instead of S after its timed steps\n"
+                 "  --tsv           the table as tab-separated values\n"
+                 "  --help          this help\n");
 }
 
 /* The numbers of a table row; those < 0 print as "-". */
 typedef struct {
-    double rate, gflops, of_sgemm, rss_mb, bound_mb;
+    double rate, gflops, of_bound, rss_mb, bound_mb;
 } row_values;
 
 /* One table row. */
@@ -110,7 +112,7 @@ static void cell(char *buf, size_t cap, double v, const char *fmt)
 static void print_rows(const row *rows, int count, int tsv)
 {
     const char *head[] = {"work",    "config",   "threads",     "rate",    "unit",
-                          "GFLOP/s", "of_sgemm", "peak_RSS_MB", "bound_MB"};
+                          "GFLOP/s", "of_bound", "peak_RSS_MB", "bound_MB"};
     if (tsv)
         printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", head[0], head[1], head[2], head[3], head[4],
                head[5], head[6], head[7], head[8]);
@@ -123,7 +125,7 @@ static void print_rows(const row *rows, int count, int tsv)
         const row_values *v = &r->v;
         cell(rate, sizeof rate, v->rate, v->rate < 100 ? "%.2f" : "%.0f");
         cell(gf, sizeof gf, v->gflops, "%.1f");
-        cell(of, sizeof of, v->of_sgemm < 0 ? -1 : 100 * v->of_sgemm, "%.0f%%");
+        cell(of, sizeof of, v->of_bound < 0 ? -1 : 100 * v->of_bound, "%.0f%%");
         cell(rss, sizeof rss, v->rss_mb, "%.0f");
         cell(bound, sizeof bound, v->bound_mb, "%.0f");
         if (tsv)
@@ -226,12 +228,22 @@ static int bench_config(const rs_bench_data *d, const bench_request *rq, int ci,
 {
     const rs_bench_size *cfg = &rs_bench_sizes[ci];
     const int V = d->model.cfg.tgt_vocab;
-    double sgemm[8];
+    double bound[8];
     for (int t = 0; t < rq->nthreads; t++) {
         const int threads = rq->thread_list[t];
-        sgemm[t] = rs_bench_sgemm_rate(cfg, V, threads, d->mean_lt);
-        add_row(rows, nrows, "sgemm, the step's shapes", cfg->name, threads, "GFLOP/s",
-                (row_values){sgemm[t], sgemm[t], -1, -1, -1});
+        rs_bench_gemm_rate rates[RS_BENCH_ROADS];
+        const int nroads = rs_bench_gemm_rates(cfg, V, threads, d->mean_lt, rates, err);
+        if (nroads < 0)
+            return -1;
+        bound[t] = 0.0;
+        for (int k = 0; k < nroads; k++) {
+            char work[64];
+            snprintf(work, sizeof work, "GEMM %s, step's shapes", rates[k].road);
+            add_row(
+                rows, nrows, work, cfg->name, threads, "GFLOP/s",
+                (row_values){rates[k].best, rates[k].best, rates[k].worst / rates[k].best, -1, -1});
+            bound[t] = rates[k].best > bound[t] ? rates[k].best : bound[t];
+        }
     }
     const int n_steps = ci == 0 ? rq->steps : (rq->steps / 3 > 3 ? rq->steps / 3 : 3);
     for (int t = 0; t < rq->nthreads; t++) {
@@ -245,7 +257,7 @@ static int bench_config(const rs_bench_data *d, const bench_request *rq, int ci,
         if (measure_apart(d, &job, &m, err))
             return -1;
         add_row(rows, nrows, "train", cfg->name, threads, "tgt tok/s",
-                (row_values){m.tokens_per_s, m.gflops, m.gflops / sgemm[t], m.peak_mb, m.bound_mb});
+                (row_values){m.tokens_per_s, m.gflops, m.gflops / bound[t], m.peak_mb, m.bound_mb});
         if (threads == 1) {
             add_row(rows, nrows, "  step", cfg->name, 1, "ms/step",
                     (row_values){1e3 * m.step_s, -1, -1, -1, -1});
@@ -292,9 +304,12 @@ int cmd_bench(int argc, char **argv)
     /* What was measured before a failure is printed too. */
     if (nrows > 0) {
         if (!rq.tsv)
-            printf("rnnsearch bench on %s (%d pairs, target vocabulary %d); the \"of_sgemm\" "
-                   "column of step rows is the share of the step\n",
-                   rq.data, d.train.count, d.model.cfg.tgt_vocab);
+            printf("rnnsearch bench on %s (%d pairs, target vocabulary %d), products on the %s "
+                   "road (%s); \"of_bound\": training's GFLOP/s as a share of the best GEMM "
+                   "road's on the step's shapes, a GEMM row's worst round as a share of its "
+                   "best, the optimizer's share of the step\n",
+                   rq.data, d.train.count, d.model.cfg.tgt_vocab, rs_gemm_road_name(),
+                   rs_gemm_road_kernel());
         print_rows(rows, nrows, rq.tsv);
     }
     fprintf(stderr, "bench took %.0f s\n", rs_clock_seconds() - t_start);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "accel/gemm_road.h"
 #include "cli/cli.h"
 #include "cli/nearest.h"
 #include "cmd/commands.h"
@@ -108,6 +109,11 @@ static int run(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         if (strcmp(argv[1], commands[i].name) || !commands[i].run)
             continue;
+        /* Every command's products take the GEMM road of this processor
+         * (or RNNSEARCH_GEMM's), chosen once before any of them runs. */
+        rs_error road_err;
+        if (rs_gemm_road_choose(NULL, &road_err))
+            return rs_cli_fail("rnnsearch", "%s", road_err.msg);
         /* Training joins an MPI job when a launcher (mpirun, srun) started it. */
         if (commands[i].run == cmd_train) {
             rs_error err;

@@ -5,6 +5,15 @@
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
+static rs_gemm_road gemm_road;
+
+rs_gemm_road rs_set_gemm_road(rs_gemm_road road)
+{
+    rs_gemm_road previous = gemm_road;
+    gemm_road = road;
+    return previous;
+}
+
 void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc)
 {
@@ -15,6 +24,22 @@ void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, i
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++)
                 C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+        return;
+    }
+    if (gemm_road) {
+        gemm_road(&(rs_gemm_call){.ta = ta,
+                                  .tb = tb,
+                                  .M = M,
+                                  .N = N,
+                                  .K = K,
+                                  .alpha = alpha,
+                                  .beta = beta,
+                                  .A = A,
+                                  .B = B,
+                                  .C = C,
+                                  .lda = lda,
+                                  .ldb = ldb,
+                                  .ldc = ldc});
         return;
     }
     if (M == 1) {

@@ -15,6 +15,22 @@
 void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc);
 
+/* One product as rs_gemm was asked for it (M, N, K >= 1), for a GEMM road. */
+typedef struct {
+    int ta, tb, M, N, K;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+    int lda, ldb, ldc;
+} rs_gemm_call;
+
+/* Another library's road to the same products (accel/gemm_road.h chooses
+ * one for the processor it runs on). Without one (NULL, the default) rs_gemm
+ * calls OpenBLAS: the reference road, the only one nn/ needs. Installed
+ * before products run, never while they do; returns the previous road. */
+typedef void (*rs_gemm_road)(const rs_gemm_call *call);
+rs_gemm_road rs_set_gemm_road(rs_gemm_road road);
+
 /* A row-major matrix seen in place: rows × cols, consecutive rows `stride`
  * floats apart (stride > cols for a block of a wider matrix, such as the
  * context columns W'_c of the decoder's input matrix W'). rs_cmat is read,

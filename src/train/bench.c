@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "accel/gemm_road.h"
 #include "common/clock.h"
 #include "nn/linalg.h"
 #include "search/ready.h"
@@ -162,8 +163,36 @@ static void release_model(rs_model *m)
     rs_model_free(m);
 }
 
-double rs_bench_sgemm_rate(const rs_bench_size *c, int V, int threads, double mean_lt)
+/* The products of one forward product x Wᵀ of shape (M, N, K) in a training
+ * step, each kind's reps times: forward y = x Wᵀ, backward dx = dy W and
+ * dW += dyᵀ x (nn/linalg.h), in buf (room for M·K + N·K + M·N floats).
+ * Returns their seconds. */
+static double time_products(float *buf, int M, int N, int K, int reps)
 {
+    float *x = buf, *W = buf + (size_t)M * K, *y = W + (size_t)N * K;
+    double seconds = 0.0;
+    for (int kind = 0; kind < 3; kind++) {
+        double t0 = 0.0;
+        for (int r = -1; r < reps; r++) { /* one untimed first */
+            if (r == 0)
+                t0 = rs_clock_seconds();
+            if (kind == 0)
+                rs_matmul_forward(RS_MAT(y, M, N), RS_CMAT(x, M, K), RS_CMAT(W, N, K), 0.0f);
+            else if (kind == 1)
+                rs_matmul_backward_input(RS_MAT(x, M, K), RS_CMAT(y, M, N), RS_CMAT(W, N, K), 0.0f);
+            else
+                rs_matmul_backward_weight(RS_MAT(W, N, K), RS_CMAT(y, M, N), RS_CMAT(x, M, K));
+        }
+        seconds += rs_clock_seconds() - t0;
+    }
+    return seconds;
+}
+
+int rs_bench_gemm_rates(const rs_bench_size *c, int V, int threads, double mean_lt,
+                        rs_bench_gemm_rate *rates, rs_error *err)
+{
+    static const char *const roads[] = {"openblas", "onednn"};
+    const int nroads = rs_gemm_road_has_onednn() ? 2 : 1, rounds = 3;
     const int B = c->batch, R = (int)(B * mean_lt), n = c->n, in = c->m + 2 * c->n;
     const int shapes[][3] = {{R, V, c->l}, {R, 3 * n, in}, {B, 2 * n, n}, {B, n, n}};
     size_t most = 0;
@@ -172,28 +201,37 @@ double rs_bench_sgemm_rate(const rs_bench_size *c, int V, int threads, double me
                       (size_t)shapes[s][0] * shapes[s][1];
         most = need > most ? need : most;
     }
-    float *buf = calloc(most, sizeof(float));
+    float *buf = rs_calloc(most, sizeof(float), err);
     if (!buf)
-        return NAN;
+        return -1;
     for (size_t i = 0; i < most; i++)
         buf[i] = (float)(i % 7) * 0.01f;
     openblas_set_num_threads(threads);
-    double flops = 0.0, seconds = 0.0;
-    for (int s = 0; s < 4; s++) {
-        const int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
-        float *A = buf, *Bm = buf + (size_t)M * K, *C = Bm + (size_t)N * K;
-        const double one = 2.0 * M * N * K;
-        int reps = (int)(3e9 / one) + 1; /* about 3 GFLOP of work per shape */
-        /* C = A Bmᵀ */
-        rs_matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f);
-        double t0 = rs_clock_seconds();
-        for (int r = 0; r < reps; r++)
-            rs_matmul_forward(RS_MAT(C, M, N), RS_CMAT(A, M, K), RS_CMAT(Bm, N, K), 0.0f);
-        seconds += rs_clock_seconds() - t0;
-        flops += one * reps;
-    }
+    for (int k = 0; k < nroads; k++)
+        rates[k] = (rs_bench_gemm_rate){.road = roads[k], .best = 0.0, .worst = INFINITY};
+    /* Rounds interleave the roads, so that other work on the machine falls
+     * on each; a road's rate is its best round, its spread best / worst. */
+    int failed = 0;
+    for (int round = 0; round < rounds && !failed; round++)
+        for (int k = 0; k < nroads && !failed; k++) {
+            if ((failed = rs_gemm_road_choose(roads[k], err)))
+                break;
+            double flops = 0.0, seconds = 0.0;
+            for (int s = 0; s < 4; s++) {
+                const double one = 2.0 * shapes[s][0] * shapes[s][1] * shapes[s][2];
+                const int reps = (int)(1e9 / one) + 1; /* about 1 GFLOP a product kind */
+                seconds += time_products(buf, shapes[s][0], shapes[s][1], shapes[s][2], reps);
+                flops += 3.0 * one * reps;
+            }
+            const double rate = flops / seconds / 1e9;
+            rates[k].best = rate > rates[k].best ? rate : rates[k].best;
+            rates[k].worst = rate < rates[k].worst ? rate : rates[k].worst;
+        }
     free(buf);
-    return flops / seconds / 1e9;
+    rs_error again;
+    if (rs_gemm_road_choose(NULL, failed ? &again : err))
+        return -1;
+    return failed ? -1 : nroads;
 }
 
 /* The analytic memory bound of training, in MB: parameters, gradients (one

@@ -36,9 +36,23 @@ typedef struct {
 int rs_bench_data_load(rs_bench_data *d, const char *dir, rs_error *err);
 void rs_bench_data_free(rs_bench_data *d);
 
-/* sgemm GFLOP/s over the shapes of a step of c (output layer, decoder input
- * projection, recurrence; forward products) with BLAS on `threads` threads. */
-double rs_bench_sgemm_rate(const rs_bench_size *c, int V, int threads, double mean_lt);
+/* The machine's bound on a step's products: the GFLOP/s of one GEMM road
+ * (accel/gemm_road.h) over the shapes of a training step of c (output
+ * layer, decoder input projection, recurrences), each forward product with
+ * its two backward ones, on `threads` threads; best: its best of three
+ * rounds, worst: its worst. */
+typedef struct {
+    const char *road;
+    double best, worst;
+} rs_bench_gemm_rate;
+
+#define RS_BENCH_ROADS 2
+
+/* Every road this build and processor take, rounds interleaved between
+ * them, into rates[RS_BENCH_ROADS]; returns their count (-1 and err filled on
+ * failure). The road chosen before (RNNSEARCH_GEMM) is chosen again after. */
+int rs_bench_gemm_rates(const rs_bench_size *c, int V, int threads, double mean_lt,
+                        rs_bench_gemm_rate *rates, rs_error *err);
 
 /* What one measurement found. */
 typedef struct {

@@ -2,7 +2,7 @@
 """A second, independent implementation of docs/model.md in plain Python
 (float64, standard library only), for checking an export:
 
-    tests/reference-score.py MODEL.safetensors SRC_IDS TGT_IDS
+    tests/support/reference-score.py MODEL.safetensors SRC_IDS TGT_IDS
 
 SRC_IDS and TGT_IDS hold one sentence per line as token ids with </s> (3)
 appended, as `rnnsearch tokenize -m MODEL --ids [--side target]` prints them.
@@ -12,12 +12,12 @@ It reads only the tensors and their interchange names, nothing of rnnsearch.
 It also writes the test suite's fixtures (random models from a fixed seed, so
 that running it again reproduces the committed files byte for byte):
 
-    tests/reference-score.py --gradient-fixture tests/fixtures/gradient
+    tests/support/reference-score.py --gradient-fixture tests/fixtures/gradient
         tiny models (Vs = Vt = 9, m = 3, n = 4, a = 5, l = 3; additive and
         scaled-dot attention, and none: the fixed context of model.md's
         "Without attention"), three pairs of ids, the summed -log p and its
         gradient for every tensor by central differences in float64
-    tests/reference-score.py --conformance-fixture tests/fixtures/conformance
+    tests/support/reference-score.py --conformance-fixture tests/fixtures/conformance
         a small random model, 24 pairs of words and log p of each
 """
 import json

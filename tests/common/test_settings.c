@@ -1,6 +1,6 @@
 /* common/settings.c: a configuration file as settings, each with its
  * section, key, values and lines; what is refused, naming the file and the
- * line. (What the command line makes of the settings is test_yaml.c's.) */
+ * line. (What the command line makes of the settings is cli/test_cli_config.c's.) */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

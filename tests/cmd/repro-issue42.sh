@@ -4,8 +4,8 @@
 # "FAIL N - ..." (with what was seen). Exits 0 when all hold, 1 otherwise.
 #
 # Run from a clone after `make` (`make check-repro` runs it so):
-#   tests/repro-issue42.sh            # ./rnnsearch, build/librnnsearch.so.*
-#   RNNSEARCH=/path/rnnsearch RNNSEARCH_LIBRARY=/path/lib.so tests/repro-issue42.sh
+#   tests/cmd/repro-issue42.sh            # ./rnnsearch, build/librnnsearch.so.*
+#   RNNSEARCH=/path/rnnsearch RNNSEARCH_LIBRARY=/path/lib.so tests/cmd/repro-issue42.sh
 # KEEP=1 keeps its temporary directory (printed nowhere: the newest /tmp/tmp.*).
 # It trains a small model on 2 000 pairs of corpora/dates (30 steps) and
 # takes a few seconds on one core. Item 6 needs python3 and the shared library;

@@ -2,7 +2,7 @@
  * change and how a change of another is refused, a checkpoint taken as a
  * run's (weights only refused, a dev set required by its configuration), and
  * the data given now against the fingerprint the checkpoint records, with
- * each wording of what differs and what --new-data resets. (tests/test_resume.c
+ * each wording of what differs and what --new-data resets. (tests/cmd/test_resume.c
  * runs the same through the program, with interruptions.) */
 #include <check.h>
 #include <math.h>

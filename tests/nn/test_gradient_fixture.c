@@ -1,5 +1,5 @@
 /* The whole network's loss and gradient against an independent computation:
- * tests/reference-score.py, a plain-Python float64 model.md, computed
+ * tests/support/reference-score.py, a plain-Python float64 model.md, computed
  * Σ -log p of three pairs and its gradient (central differences, h = 1e-6)
  * for tiny models (Vs = Vt = 9, m = 3, n = 4, a = 5, l = 3) with additive and
  * with scaled-dot attention, and without (none: the fixed context
@@ -8,7 +8,7 @@
  * and the loss and every tensor's gradient (KIND.grad.txt: `loss X`, then
  * `tensor NAME COUNT` and COUNT values). Regenerate it with
  *
- *     tests/reference-score.py --gradient-fixture tests/fixtures/gradient
+ *     tests/support/reference-score.py --gradient-fixture tests/fixtures/gradient
  *
  * (fixed seeds: the same files come out). Unlike the finite-difference tests,
  * this compares our float32 backward pass with a computation that shares no

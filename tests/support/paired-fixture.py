@@ -3,7 +3,7 @@
 its references, and the BLEU, bootstrap mean and 95% CI and p-values of
 sacreBLEU's paired bootstrap (--paired-bs) and approximate randomization
 (--paired-ar) tests, with sacreBLEU's defaults (1000 resamples or 10000
-trials, seed 12345), for tests/test_significance.c.
+trials, seed 12345), for tests/eval/test_significance.c.
 
 The numbers come from a transcription of sacrebleu/significance.py
 (_paired_bs_test, _paired_ar_test, _bootstrap_resample, estimate_ci,
@@ -12,7 +12,7 @@ in the same order (default_rng(seed).choice, .integers(2, dtype=bool),
 float32 statistics), on sentence statistics counted here with
 tokenize 'none' (whitespace). Needs numpy only.
 
-    python3 tests/paired-fixture.py tests/fixtures/paired
+    python3 tests/support/paired-fixture.py tests/fixtures/paired
 """
 import math
 import os

@@ -1,6 +1,6 @@
 /* sacreBLEU's paired significance tests (src/eval/significance.c) and
  * numpy's generator under them (src/common/pcg64.c), against numbers numpy
- * itself gave: tests/fixtures/paired, written by tests/paired-fixture.py
+ * itself gave: tests/fixtures/paired, written by tests/support/paired-fixture.py
  * (a transcription of sacrebleu/significance.py run with numpy 1.24). */
 #include <check.h>
 #include <inttypes.h>

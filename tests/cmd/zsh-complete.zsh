@@ -1,6 +1,6 @@
 # Completes a command line in an interactive zsh (on a pseudo-terminal, as a
 # user's TAB does) and checks what it offers; run by tests/install-test.sh.
-# usage: zsh -f tests/zsh-complete.zsh FPATH-DIR 'WORDS' WANT...
+# usage: zsh -f tests/cmd/zsh-complete.zsh FPATH-DIR 'WORDS' WANT...
 # Succeeds when what "rnnsearch WORDS<TAB>" shows within 10 s (a listing, or
 # the word completed) has every WANT, none of which is typed in WORDS; else
 # prints what it showed and fails.

@@ -151,7 +151,7 @@ if command -v zsh >/dev/null 2>&1; then
     zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -d "$2/zcompdump"
         [[ $_comps[rnnsearch] = _rnnsearch ]]' sh "$prefix/share/zsh/site-functions" "$tmp" \
         >"$tmp/zsh.txt" 2>&1 || fail "zsh completion not registered by compinit: $(cat "$tmp/zsh.txt")"
-    zc() { TERM=dumb HOME=$tmp zsh -f "$root/tests/zsh-complete.zsh" "$prefix/share/zsh/site-functions" "$@" >"$tmp/zsh.txt" 2>&1 ||
+    zc() { TERM=dumb HOME=$tmp zsh -f "$root/tests/cmd/zsh-complete.zsh" "$prefix/share/zsh/site-functions" "$@" >"$tmp/zsh.txt" 2>&1 ||
         fail "$(cat "$tmp/zsh.txt")"; }
     # What a TAB lists needs a pseudo terminal (zsh's zpty), which a minimal
     # container or chroot may lack (no /dev/pts): then that part is skipped.

@@ -1,6 +1,6 @@
 /* Fault injection (src/common/fault.c): with RNNSEARCH_FAULT=POINT@N the Nth pass
  * through that point ends the process with RS_FAULT_EXIT; other points and
- * earlier passes go on. The training tests (test_resume.c) use it to kill at
+ * earlier passes go on. The training tests (cmd/test_resume.c) use it to kill at
  * every commit point. */
 #include <check.h>
 #include <stdlib.h>

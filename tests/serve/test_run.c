@@ -3,7 +3,7 @@
  * cells as numbers, null or strings, thinning past RS_RUN_MAX_ROWS, the
  * watch records from a byte offset, what is refused (a link out of the
  * directory) and what a run without alignments says. (The HTTP side is
- * test_serve.c's.) */
+ * test_run_view.c's.) */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -64,7 +64,7 @@ gradcheck_result gradcheck_kinked(gradcheck_loss loss, gradcheck_signature signa
  * covers the truncation left at ε. A gradient scaled by 1.004 breaks the bound
  * wherever rounding leaves the slope better than 0.4 % known, which the
  * tests assert for some direction of every tensor they check (see
- * test_network.c). ε is the given step, or less where that would change the
+ * nn/test_network.c). ε is the given step, or less where that would change the
  * loss by more than GRADCHECK_DIR_CHANGE; a fit whose points do not all have
  * the signature of θ (a maxout kink lies within ±ε) is retried with ε halved. */
 #define GRADCHECK_DIR_HALVINGS 8

@@ -2,7 +2,7 @@
  * log-probabilities an independent float64 implementation of model.md
  * computes for pairs of words. Import + tokenize + score must reproduce every
  * value. Two sets: our own in tests/fixtures/conformance (written by
- * `tests/reference-score.py --conformance-fixture tests/fixtures/conformance`;
+ * `tests/support/reference-score.py --conformance-fixture tests/fixtures/conformance`;
  * always checked) and the shared one in ../shared/conformance (checked when
  * present; RNNSEARCH_SHARED names another place). */
 #include <check.h>

@@ -1,6 +1,6 @@
 /* The text codec (src/model/codec.c): a model's text settings turn raw text into
  * tokens and back (word and char tokenizers, lower-casing), and ids into
- * their strings. SentencePiece models are tested in test_spm.c. */
+ * their strings. SentencePiece models are tested in text/test_spm.c. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Transposed copies of the decoding weights (src/accel/transposed.c): the copy
  * is Wᵀ, bit for bit; the product by it is the product by W to float32
  * rounding (another call, so another order of sums on some kernels:
- * tests/roads.h), for one row and many, dense and strided W, writing and
+ * tests/support/roads.h), for one row and many, dense and strided W, writing and
  * accumulating, on shapes of the real models' products; a model's
  * translation step and its teacher-forced loss agree to rounding with the
  * copies and without, and are the same bits when run twice with them; a W_t
