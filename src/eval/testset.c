@@ -36,10 +36,12 @@ int rs_testset_by_length(rs_bucket_stats *stats, const rs_length_buckets *b, con
     return 0;
 }
 
-int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_lines *text, int nrefs,
-                            const rs_lines *sys, int others, const char *name,
-                            const char *const *other_names, const rs_bleu_opts *opts,
-                            const char **refs, rs_error *err)
+/* One road for both metrics: bleu or chrf (the other NULL) gets each
+ * system's statistics of each line. */
+static int paired_stats(rs_bleu_stats *bleu, rs_chrf_stats *chrf, const rs_lines *text, int nrefs,
+                        const rs_lines *sys, int others, const char *name,
+                        const char *const *other_names, const rs_bleu_opts *opts, const char **refs,
+                        rs_error *err)
 {
     const int n = text[0].count;
     rs_error why;
@@ -47,10 +49,33 @@ int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_lines *text, int nref
         for (int line = 0; line < n; line++) {
             rs_testset_refs(text, nrefs, line, refs);
             const rs_lines *hyp = s ? &sys[s - 1] : &text[0];
-            rs_bleu_stats *st = &stats[(size_t)s * n + line];
-            rs_bleu_stats_init(st);
-            if (rs_bleu_stats_add(st, hyp->lines[line], refs, nrefs, opts, &why) < 0)
+            const size_t k = (size_t)s * n + line;
+            int status;
+            if (bleu) {
+                rs_bleu_stats_init(&bleu[k]);
+                status = rs_bleu_stats_add(&bleu[k], hyp->lines[line], refs, nrefs, opts, &why);
+            } else {
+                rs_chrf_stats_init(&chrf[k]);
+                status = rs_chrf_stats_add(&chrf[k], hyp->lines[line], refs, nrefs, opts, &why);
+            }
+            if (status < 0)
                 return rs_fail(err, "%s:%d: %s", s ? other_names[s - 1] : name, line + 1, why.msg);
         }
     return 0;
+}
+
+int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_lines *text, int nrefs,
+                            const rs_lines *sys, int others, const char *name,
+                            const char *const *other_names, const rs_bleu_opts *opts,
+                            const char **refs, rs_error *err)
+{
+    return paired_stats(stats, NULL, text, nrefs, sys, others, name, other_names, opts, refs, err);
+}
+
+int rs_testset_paired_chrf_stats(rs_chrf_stats *stats, const rs_lines *text, int nrefs,
+                                 const rs_lines *sys, int others, const char *name,
+                                 const char *const *other_names, const rs_bleu_opts *opts,
+                                 const char **refs, rs_error *err)
+{
+    return paired_stats(NULL, stats, text, nrefs, sys, others, name, other_names, opts, refs, err);
 }

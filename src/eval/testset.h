@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "eval/bleu.h"
+#include "eval/chrf.h"
 #include "eval/bylength.h"
 #include "text/corpus.h"
 
@@ -33,5 +34,11 @@ int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_lines *text, int nref
                             const rs_lines *sys, int others, const char *name,
                             const char *const *other_names, const rs_bleu_opts *opts,
                             const char **refs, rs_error *err);
+
+/* The same with chrF's sentence statistics (chrf.h). */
+int rs_testset_paired_chrf_stats(rs_chrf_stats *stats, const rs_lines *text, int nrefs,
+                                 const rs_lines *sys, int others, const char *name,
+                                 const char *const *other_names, const rs_bleu_opts *opts,
+                                 const char **refs, rs_error *err);
 
 #endif
