@@ -40,8 +40,8 @@ static rs_chrf_stats *fixture_stats(int *n)
         for (int i = 0; i < *n; i++) {
             const char *refs[1] = {ref.lines[i]};
             rs_chrf_stats_init(&stats[(size_t)s * *n + i]);
-            ck_assert(rs_chrf_stats_add(&stats[(size_t)s * *n + i], sys[s].lines[i], refs, 1,
-                                        &opts, &err) >= 0);
+            ck_assert(rs_chrf_stats_add(&stats[(size_t)s * *n + i], sys[s].lines[i], refs, 1, &opts,
+                                        &err) >= 0);
         }
         rs_lines_free(&sys[s]);
     }
@@ -194,8 +194,8 @@ START_TEST(bleu_command_tests_chrf_when_asked)
     char want[64];
     snprintf(want, sizeof want, "chrF2 = %.2f", score);
     ck_assert_msg(strstr(alone, want), "'%s' not in '%s'", want, alone);
-    ck_assert_int_eq(testprog_run_all("bleu --paired-ar --metric both -i " FIXTURE "base.txt -i " FIXTURE
-                                      "better.txt " FIXTURE "ref.txt",
+    ck_assert_int_eq(testprog_run_all("bleu --paired-ar --metric both -i " FIXTURE
+                                      "base.txt -i " FIXTURE "better.txt " FIXTURE "ref.txt",
                                       out, sizeof out),
                      2);
     ck_assert_msg(strstr(out, "tests one metric"), "%s", out);
