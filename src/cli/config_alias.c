@@ -594,16 +594,22 @@ static int had(const rs_settings *s, char *const *given, const char *key)
     return 0;
 }
 
-/* Whether the file is Joey NMT's: a key of the table's Joey sections, or
- * one of Joey NMT 2's own at the top level. */
+/* Whether the file is Joey NMT's: a key of the table's Joey sections that is
+ * not one of ours too (patience, epochs and batch_size are both), a nested
+ * key, or one of Joey NMT 2's own at the top level. */
 static int is_joey(const rs_settings *s, char *const *given)
 {
     static const char *const top[] = {"joeynmt_version", "model_dir", "random_seed", NULL};
+    rs_config ours;
+    rs_config_defaults(&ours);
     for (int i = 0; i < s->count; i++) {
         const rs_setting *it = &s->items[i];
         const char *key = given[i] ? given[i] : it->key;
-        if (!it->section ? rs_config_name_index(top, key) >= 0
-                         : strchr(key, '.') || (find_alias(it) && find_alias(it)->section))
+        char value[64];
+        if (!it->section
+                ? rs_config_name_index(top, key) >= 0
+                : strchr(key, '.') || ((given[i] || find_alias(it)) &&
+                                       rs_config_format(&ours, key, value, sizeof value) != 0))
             return 1;
     }
     return 0;

@@ -337,6 +337,25 @@ START_TEST(opennmt_vocabularies_not_built_yet_are_built)
 }
 END_TEST
 
+/* A file of rnnsearch's own keys, some of them Joey's words too (patience,
+ * epochs, batch_size), is nobody else's: no toolkit notices. */
+START_TEST(our_own_file_gets_no_toolkit_notices)
+{
+    char dir[64], out[16384];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    ck_assert_msg(train_text(dir,
+                             "data:\n  src: " DATA "train.en\n  tgt: " DATA "train.rv\n"
+                             "training:\n  patience: 0\n  epochs: 1\n  batch_size: 8\n"
+                             "  max_steps: 1\n",
+                             &m, out, sizeof out) == 0,
+                  "%s", out);
+    ck_assert_msg(!strstr(out, "notices on") && !strstr(out, "Joey"), "%s", out);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
 #define GENUINE "tests/fixtures/toolkits/"
 
 /* The genuine file is refused (exit 2) with `problems` reasons, each naming
@@ -441,6 +460,7 @@ Suite *toolkit_configs_suite(void)
     tcase_add_test(tc, joey23_top_level_keys_are_read_and_one_file_trains_and_translates);
     tcase_add_test(tc, joey_voc_min_freq_0_is_every_token);
     tcase_add_test(tc, opennmt_vocabularies_not_built_yet_are_built);
+    tcase_add_test(tc, our_own_file_gets_no_toolkit_notices);
     tcase_add_test(tc, genuine_joey_configs_are_refused_with_every_reason);
     tcase_add_test(tc, genuine_opennmt_summarisation_is_refused_for_copy_attention);
     tcase_add_test(tc, genuine_opennmt_quickstart_trains_and_translates);
