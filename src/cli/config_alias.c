@@ -668,6 +668,12 @@ static void toolkit_notices(const rs_settings *s, char *const *given, int joey, 
         if (!had(s, given, "batch_size"))
             rs_config_note("OpenNMT-py's batch_size is 64 sentences unless given; rnnsearch's %d",
                            d.train.batch_size);
+        if (!had(s, given, "src_seq_length") && !had(s, given, "tgt_seq_length") &&
+            !had(s, given, "max_len"))
+            rs_config_note("OpenNMT-py leaves no pair out by length without its filtertoolong "
+                           "transform; rnnsearch leaves out pairs of more than %d tokens "
+                           "(max_len: 0 keeps them all)",
+                           d.train.max_len);
         if (!had(s, given, "train_steps") && !had(s, given, "max_steps"))
             rs_config_note("OpenNMT-py trains 100000 steps unless train_steps says; rnnsearch "
                            "%d epochs (epochs:, max_steps:)",
