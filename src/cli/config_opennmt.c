@@ -18,6 +18,7 @@
 
 #include "cli/config_edit.h"
 #include "cli/config_rules.h"
+#include "model/vocab.h"
 
 /* data: NAME.path_src, NAME.path_tgt, NAME.weight, NAME.path_align: every
  * NAME but "valid" is a training corpus, of which rnnsearch reads one. */
@@ -189,6 +190,11 @@ int rs_config_opennmt_defaults(rs_settings *s, rs_error *err)
         return -1;
     if (!has(s, "training", "lr_schedule") &&
         rs_settings_add(s, "training", "lr_schedule", "exponential", 0, err))
+        return -1;
+    /* src_vocab_size/tgt_vocab_size: OpenNMT-py keeps 32768 tokens unless told. */
+    char size[32];
+    snprintf(size, sizeof size, "%d", 32768 + RS_RESERVED);
+    if (!has(s, "data", "max_vocab") && rs_settings_add(s, "data", "max_vocab", size, 0, err))
         return -1;
     /* SentencePiece models (transforms: [sentencepiece]) bring their own. */
     if (!has(s, "data", "tokenizer") && !has(s, "data", "spm_src") && !has(s, "data", "spm_tgt") &&

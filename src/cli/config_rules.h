@@ -23,8 +23,9 @@ int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop,
 
 /* After every rename, in an OpenNMT-py file: the settings OpenNMT-py trains
  * with when the file does not give them, where rnnsearch's own differ
- * (optimizer: sgd, lr_schedule: exponential, and without SentencePiece
- * tokenizer: space), added as if the file had them. */
+ * (optimizer: sgd, lr_schedule: exponential, max_vocab: 32768 and the
+ * reserved ids, and without SentencePiece tokenizer: space), added as if the
+ * file had them. */
 int rs_config_opennmt_defaults(rs_settings *s, rs_error *err);
 
 #endif

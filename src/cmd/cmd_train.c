@@ -349,7 +349,7 @@ static int check_request(train_request *rq)
                                   "or --tgt-vocab), not two (%s and %s)",
                                   rq->in.src_vocab, rq->in.tgt_vocab);
     rq->in.tokenizer_given = was_given("tokenizer", rq->given);
-    rq->in.build_vocabs = rs_config_is_opennmt() && !rq->resume;
+    rq->in.opennmt_vocabs = rs_config_is_opennmt();
     rq->in.post_process_given = was_given("post_process", rq->given);
     /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
     if ((cfg->model.subwords > 0 || rq->in.spm_src) && !was_given("tokenizer", rq->given))

@@ -337,6 +337,34 @@ START_TEST(opennmt_vocabularies_not_built_yet_are_built)
 }
 END_TEST
 
+/* OpenNMT-py cuts a vocabulary file to src_vocab_size (32768 unless told),
+ * the most frequent first as onmt_build_vocab writes them. */
+START_TEST(opennmt_vocabulary_files_are_cut_to_their_size)
+{
+    char dir[64], out[16384];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    ck_assert_msg(train_text(dir,
+                             ONMT "src_vocab: " DATA "vocab.en\ntgt_vocab: " DATA "vocab.rv\n"
+                                  "src_vocab_size: 10\ntgt_vocab_size: 10\n",
+                             &m, out, sizeof out) == 0,
+                  "%s", out);
+    ck_assert_int_eq(m.src_vocab.size, 10 + 4);
+    ck_assert_int_eq(m.tgt_vocab.size, 10 + 4);
+    /* the file's first ten after the reserved ids */
+    ck_assert_str_eq(m.src_vocab.tokens[4], "that");
+    ck_assert_int_eq(m.train.max_vocab, 14);
+    rs_model_free(&m);
+    ck_assert_msg(train_text(dir, ONMT "src_vocab: " DATA "vocab.en\ntgt_vocab: " DATA "vocab.rv\n",
+                             &m, out, sizeof out) == 0,
+                  "%s", out);
+    ck_assert_int_eq(m.train.max_vocab, 32768 + 4);
+    ck_assert_int_eq(m.src_vocab.size, 54 + 4);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* A file of rnnsearch's own keys, some of them Joey's words too (patience,
  * epochs, batch_size), is nobody else's: no toolkit notices. */
 START_TEST(our_own_file_gets_no_toolkit_notices)
@@ -461,6 +489,7 @@ Suite *toolkit_configs_suite(void)
     tcase_add_test(tc, joey_voc_min_freq_0_is_every_token);
     tcase_add_test(tc, opennmt_vocabularies_not_built_yet_are_built);
     tcase_add_test(tc, our_own_file_gets_no_toolkit_notices);
+    tcase_add_test(tc, opennmt_vocabulary_files_are_cut_to_their_size);
     tcase_add_test(tc, genuine_joey_configs_are_refused_with_every_reason);
     tcase_add_test(tc, genuine_opennmt_summarisation_is_refused_for_copy_attention);
     tcase_add_test(tc, genuine_opennmt_quickstart_trains_and_translates);
