@@ -54,7 +54,8 @@ endif
 # layer and those below it (scripts/check-layers.sh, run by make check).
 LAYERS := common text model data nn accel search eval api train serve cli cmd
 PROG_SRCS := $(wildcard src/cmd/*.c)
-LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c))
+# A layer may keep a room of files in a folder of its own (src/cli/config/).
+LIB_SRCS := $(foreach l,$(filter-out cmd,$(LAYERS)),$(wildcard src/$(l)/*.c src/$(l)/*/*.c))
 LIB_CXX_SRCS := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.cc))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/src/%.o) $(LIB_CXX_SRCS:src/%.cc=$(BUILD)/src/%.o) $(BUILD)/gen/serve_page.o
 PROG_OBJS := $(PROG_SRCS:src/%.c=$(BUILD)/src/%.o)
@@ -265,21 +266,17 @@ check-format:
 # Check (no `make deps`, no other library): nn/, what it uses below it
 # (errors, the RNG, the clock, batches, the model's tables and its
 # vocabulary, whose files, read through text/ with zlib and utf8proc, are
-# vocab_file.c's and not needed), and the suites of its layers. test_network
-# also checks the order in which the backward reports finished gradients
-# against train/buckets.c's table, which takes train/dist.c along: built
-# without RS_WITH_MPI, a single process, no MPI. Its own objects, in
-# $(BUILD)/nn-check: the flags are not the program's.
+# vocab_file.c's and not needed), and the suites of its layers. Its own
+# objects, in $(BUILD)/nn-check: the flags are not the program's.
 NN_DIR := $(BUILD)/nn-check
 NN_SRCS := src/common/error.c src/common/rng.c src/common/clock.c src/data/batch.c \
-  src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c) \
-  src/train/buckets.c src/train/dist.c
+  src/model/config.c src/model/params.c src/model/vocab.c src/model/model.c $(wildcard src/nn/*.c)
 NN_TESTS := tests/nn/test_gru.c tests/nn/test_attention.c tests/nn/test_readout.c tests/nn/test_network.c \
   tests/nn/test_linalg.c tests/nn/test_vecmath.c tests/nn/test_optimizer.c tests/nn/test_workspace.c \
   tests/support/gradcheck.c tests/support/tinymodel.c tests/support/testskip.c tests/support/testlimit.c \
   tests/runner.c
 NN_OBJS := $(NN_SRCS:%.c=$(NN_DIR)/%.o) $(NN_TESTS:%.c=$(NN_DIR)/%.o)
-NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
+NN_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -DRS_NN_CHECK $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
   $(shell pkg-config --cflags openblas check) -pthread -I src -I tests/support -I $(NN_DIR) -MMD -MP
 
 $(NN_DIR)/suites.h: $(filter tests/nn/test_%.c,$(NN_TESTS))

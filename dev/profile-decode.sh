@@ -6,12 +6,12 @@
 #   encoder        rs_encode (both directions, their GRU products, the keys
 #                  U_a h + b_a, s_0)
 #   attention      rs_attention_forward (W_a s, tanh scores, softmax, context)
-#   GRU step       rs_gru_input_forward, rs_gru_step_forward (and the word's
-#                  embedding lookup, inlined into rs_network_step: see below)
+#   GRU step       rs_gru_input_forward, rs_gru_step_forward, and
+#                  rs_network_step's own (the word's embedding lookup)
 #   deep output    rs_readout_maxout_forward (U_o s + V_o e + C_o c, maxout)
 #   output product rs_readout_logits_forward ([V x l] W_out t + b_out)
-#   log-sum-exp    rs_log_normalizer, or rs_network_step's own (the normaliser
-#                  is inlined there)
+#   log-sum-exp    search/decode.c's log_normalizer, or output_layer's own (the
+#                  normaliser is inlined there)
 #   argmax         rs_vargmax (or its AVX2 or portable body, reached by a tail call)
 #   search         rs_greedy, rs_decoder_step/select/start's own, push_row
 #   BLAS, stack not unwound  samples in an OpenBLAS kernel whose stack perf
@@ -59,10 +59,11 @@ for k in $KERNELS; do
             function part(sym) {
                 if (sym == "rs_encode") return "encoder"
                 if (sym == "rs_attention_forward") return "attention"
-                if (sym == "rs_gru_input_forward" || sym == "rs_gru_step_forward") return "GRU step"
+                if (sym == "rs_gru_input_forward" || sym == "rs_gru_step_forward" ||
+                    sym == "rs_network_step") return "GRU step"
                 if (sym == "rs_readout_maxout_forward") return "deep output (maxout)"
                 if (sym == "rs_readout_logits_forward") return "output layer: [V x l] product"
-                if (sym == "rs_log_normalizer" || sym == "rs_network_step") return "output layer: log-sum-exp"
+                if (sym == "log_normalizer" || sym == "output_layer") return "output layer: log-sum-exp"
                 if (sym ~ /^(rs_vargmax|vargmax_avx2|vargmax_portable)$/) return "output layer: argmax"
                 if (sym == "rs_greedy" || sym == "rs_decoder_step" || sym == "rs_decoder_select" ||
                     sym == "rs_decoder_start" || sym == "push_row") return "search"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Includes run one way: a file in src/LAYER/ may include headers of its own
+# Includes run one way: a file in src/LAYER/ (or a folder of it) may include headers of its own
 # layer and of the layers before it in the list given (the Makefile's LAYERS,
 # lowest first), always by their layer path ("nn/gru.h"). Prints every
 # include that breaks the order and exits 1; silent and 0 when all hold.
@@ -17,9 +17,9 @@ for dir in src/*/; do
     layer=$(basename "$dir")
     case " $* " in *" $layer "*) ;; *) echo "src/$layer/: a folder that is not a layer (add it to LAYERS)"; status=1 ;; esac
 done
-for file in src/*/*.c src/*/*.cc src/*/*.h; do
+for file in src/*/*.c src/*/*.cc src/*/*.h src/*/*/*.c src/*/*/*.h; do
     [ -f "$file" ] || continue
-    layer=$(basename "$(dirname "$file")")
+    layer=$(echo "$file" | cut -d/ -f2) # src/LAYER/[FOLDER/]FILE
     awk -v file="$file" -v layer="$layer" -v order="$order" '
         BEGIN { n = split(order, pairs, " ")
                 for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); rank[kv[1]] = kv[2] + 0 } }

@@ -1,6 +1,7 @@
 /* The faster forms and their copies; accel.h says which products get which.
  * A form is the first member of its struct (wt_form, q8_form), so its
  * forward finds what it reads from the rs_linear_fast pointer it is given. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,41 +19,56 @@ typedef struct {
     rs_cmat W, W_t;
 } wt_form;
 
-static void wt_forward(const rs_linear_fast *f, rs_mat y, rs_cmat x, float beta, rs_scratch scratch)
+static void wt_forward(const rs_linear_fast *f, rs_mat y, rs_cmat x, float beta)
 {
     const wt_form *t = (const wt_form *)f;
     rs_matmul_forward_t(y, x, t->W, t->W_t, beta);
 }
+
+/* Where an int8 form quantizes its input: one thread's, a byte per entry
+ * of x and a float per row, rows · (in + 4) bytes for an input x [rows,in]. */
+typedef struct {
+    void *data;
+    size_t bytes;
+} scratch;
 
 /* By the int8 copy q, at its rows ids (NULL: all, in order). */
 typedef struct {
     rs_linear_fast base;
     rs_q8_matrix q;
     const int *ids;
+    const scratch *mem;
 } q8_form;
 
-/* The caller's scratch as the int8 product takes it: scales [rows] first,
- * then the quantized input; too small a scratch becomes an empty one, which
- * the product's shape check reports. */
-static rs_q8_scratch q8_scratch_of(rs_scratch s, int rows)
+/* The scratch as the int8 product takes it: scales [rows] first, then the
+ * quantized input; too small a scratch becomes an empty one, which the
+ * product's shape check reports. */
+static rs_q8_scratch q8_scratch_of(const scratch *s, int rows)
 {
     const size_t scales = sizeof(float) * (size_t)rows;
-    if (!s.data || s.bytes < scales)
+    if (!s->data || s->bytes < scales)
         return (rs_q8_scratch){.x = NULL, .scale = NULL, .bytes = 0, .rows = 0};
-    return (rs_q8_scratch){
-        .x = (int8_t *)s.data + scales, .scale = s.data, .bytes = s.bytes - scales, .rows = rows};
+    return (rs_q8_scratch){.x = (int8_t *)s->data + scales,
+                           .scale = s->data,
+                           .bytes = s->bytes - scales,
+                           .rows = rows};
 }
 
-static void q8_forward(const rs_linear_fast *f, rs_mat y, rs_cmat x, float beta, rs_scratch scratch)
+static void q8_forward(const rs_linear_fast *f, rs_mat y, rs_cmat x, float beta)
 {
     const q8_form *q = (const q8_form *)f;
-    const rs_q8_scratch s = q8_scratch_of(scratch, x.rows);
+    const rs_q8_scratch s = q8_scratch_of(q->mem, x.rows);
     rs_q8_forward(y, x, &q->q, q->ids, NULL, &s, beta);
 }
 
 /* ---- a model's copies ---- */
 
-/* The matrices with copies, in the order of the transposed block. */
+/* The matrices with copies, in the order of the transposed block: each a
+ * tensor of params.h's table (RS_PARAM_TABLE) as the layers read it
+ * (matrices_of): enc_fwd.U, enc_bwd.U, enc_fwd.W, enc_bwd.W, the
+ * attention's key side (att.U, or att.K), dec.W's columns for E y (W'_e)
+ * and for c (W'_c), dec.U, att.W, out.U, out.V, out.C and out.W (tgt_emb's
+ * floats when tied). */
 enum {
     M_ENC_FWD_U,
     M_ENC_BWD_U,
@@ -73,16 +89,47 @@ enum {
 /* The decoder step's, which have int8 copies: [M_DEC_W, M_OUT_W]. */
 enum { Q_FIRST = M_DEC_W, Q8S = MATRICES - M_DEC_W };
 
-/* The copies and the forms over them; table first (model->fast). */
-typedef struct {
-    rs_network_fast table;
-    float *block;                   /* the transposed copies, or NULL */
-    const float *wt[MATRICES];      /* copy i in block (NULL: a matrix of no rows) */
-    rs_q8_matrix *q8;               /* [Q8S] the int8 copies (M_DEC_W first), or NULL */
-    int owns_block, owns_q8;        /* 0: another object's, shared */
-    wt_form wt_forms[MATRICES + 3]; /* the GRUs' U give two each */
-    q8_form q8_forms[Q8S + 1];
-} accel;
+/* Which rows of its matrix a product multiplies by: all, or a GRU's U read
+ * as U_zr (rows 0..2n-1) and U_g (rows 2n..3n-1). */
+enum { ROWS_ALL, ROWS_ZR, ROWS_G };
+
+/* Every forward product with a faster form: its rs_linear in the weights
+ * view, the matrix whose copies it reads, and which rows. One table for
+ * both views: the exact one takes the transposed copies' forms, the step's
+ * the int8 ones where the matrix has them (M_DEC_W on). */
+static const struct {
+    size_t at;
+    int matrix, rows;
+} products[] = {
+    {offsetof(rs_network_weights, enc_fwd.W), M_ENC_FWD_W, ROWS_ALL},
+    {offsetof(rs_network_weights, enc_fwd.U_zr), M_ENC_FWD_U, ROWS_ZR},
+    {offsetof(rs_network_weights, enc_fwd.U_g), M_ENC_FWD_U, ROWS_G},
+    {offsetof(rs_network_weights, enc_bwd.W), M_ENC_BWD_W, ROWS_ALL},
+    {offsetof(rs_network_weights, enc_bwd.U_zr), M_ENC_BWD_U, ROWS_ZR},
+    {offsetof(rs_network_weights, enc_bwd.U_g), M_ENC_BWD_U, ROWS_G},
+    {offsetof(rs_network_weights, att.U), M_ATT_U, ROWS_ALL},
+    {offsetof(rs_network_weights, dec.W), M_DEC_W, ROWS_ALL},
+    {offsetof(rs_network_weights, dec.W_c), M_DEC_W_C, ROWS_ALL},
+    {offsetof(rs_network_weights, dec.U_zr), M_DEC_U, ROWS_ZR},
+    {offsetof(rs_network_weights, dec.U_g), M_DEC_U, ROWS_G},
+    {offsetof(rs_network_weights, att.W), M_ATT_W, ROWS_ALL},
+    {offsetof(rs_network_weights, out.U_o), M_OUT_U, ROWS_ALL},
+    {offsetof(rs_network_weights, out.V_o), M_OUT_V, ROWS_ALL},
+    {offsetof(rs_network_weights, out.C_o), M_OUT_C, ROWS_ALL},
+    {offsetof(rs_network_weights, out.W_out), M_OUT_W, ROWS_ALL},
+};
+enum { PRODUCTS = sizeof products / sizeof *products };
+
+/* The copies (model->fast), and the exact view's forms over them. */
+struct rs_accel {
+    float *block;              /* the transposed copies, or NULL */
+    const float *wt[MATRICES]; /* copy i in block (NULL: a matrix of no rows) */
+    rs_q8_matrix *q8;          /* [Q8S] the int8 copies (M_DEC_W first), or NULL */
+    int owns_block, owns_q8;   /* 0: another object's, shared */
+    wt_form wt_forms[PRODUCTS];
+    rs_network_weights exact; /* the model's views with the wt_forms */
+};
+typedef struct rs_accel accel;
 
 /* The float matrices, as the layers read them (model.md's names). */
 static void matrices_of(const rs_model *model, rs_cmat v[MATRICES])
@@ -147,82 +194,106 @@ static int make_int8(accel *a, const rs_cmat v[MATRICES], rs_error *err)
     return 0;
 }
 
-/* ---- the table ---- */
+/* ---- the views ---- */
 
-/* The form of the product by rows first..first+count−1 of v[i] (all of
- * them, or the GRU's U_zr and U_g of U) through its transposed copy, whose
- * columns those are; NULL without a copy. */
-static const rs_linear_fast *wt_of(accel *a, int *used, const rs_cmat v[MATRICES], int i, int first,
-                                   int count)
+/* Product i's rs_linear in the view w. */
+static rs_linear *product_in(rs_network_weights *w, int i)
 {
-    if (!a->wt[i])
-        return NULL;
-    const int in = v[i].cols, out = v[i].rows;
-    wt_form *f = &a->wt_forms[(*used)++];
-    *f = (wt_form){.base = {.forward = wt_forward},
-                   .W = RS_CMAT_S(v[i].data + (size_t)first * v[i].stride, count, in, v[i].stride),
-                   .W_t = RS_CMAT_S(a->wt[i] + first, in, count, out)};
-    return &f->base;
+    return (rs_linear *)((char *)w + products[i].at);
 }
 
-/* The same for the int8 copy of v[i], its rows first..first+count−1. */
-static const rs_linear_fast *q8_of(accel *a, int *used, int i, int first, int count)
+/* The rows first..first+count-1 of product i's matrix [out,in] that it
+ * multiplies by: all, or of a GRU's U [3n,n] those of z and r, or of g. */
+static void rows_of(int i, int out, int *first, int *count)
 {
-    const rs_q8_matrix *q = &a->q8[i - Q_FIRST];
-    if (!q->rows)
-        return NULL;
-    q8_form *f = &a->q8_forms[(*used)++];
-    *f = (q8_form){.base = {.forward = q8_forward}, .q = rs_q8_rows(q, first, count)};
-    return &f->base;
+    const int n = out / 3;
+    *first = products[i].rows == ROWS_G ? 2 * n : 0;
+    *count = products[i].rows == ROWS_ZR ? 2 * n : products[i].rows == ROWS_G ? n : out;
 }
 
-/* A GRU's forms by its matrices W, W_c (or -1: none) and U [3n,n]. */
-static rs_gru_fast gru_wt(accel *a, int *used, const rs_cmat v[MATRICES], int W, int W_c, int U)
+/* The exact view's forms: product i by its rows of v[matrix] through the
+ * transposed copy, whose columns those are (forward NULL: no copy). */
+static void make_wt_forms(accel *a, const rs_cmat v[MATRICES])
 {
-    const int n = v[U].cols;
-    return (rs_gru_fast){.W = wt_of(a, used, v, W, 0, v[W].rows),
-                         .W_c = W_c < 0 ? NULL : wt_of(a, used, v, W_c, 0, v[W_c].rows),
-                         .U_zr = wt_of(a, used, v, U, 0, 2 * n),
-                         .U_g = wt_of(a, used, v, U, 2 * n, n)};
-}
-
-/* The table: the transposed copies' forms for every forward pass where
- * there are copies, and the int8 ones for the translation step's products
- * where there are those (rs_network_fast). */
-static void make_table(accel *a, const rs_cmat v[MATRICES], int n)
-{
-    rs_network_fast *t = &a->table;
-    int used = 0;
-    memset(t, 0, sizeof *t);
-    if (a->block) {
-        t->all.enc_fwd = gru_wt(a, &used, v, M_ENC_FWD_W, -1, M_ENC_FWD_U);
-        t->all.enc_bwd = gru_wt(a, &used, v, M_ENC_BWD_W, -1, M_ENC_BWD_U);
-        t->all.dec = gru_wt(a, &used, v, M_DEC_W, M_DEC_W_C, M_DEC_U);
-        t->all.att_W = wt_of(a, &used, v, M_ATT_W, 0, v[M_ATT_W].rows);
-        t->all.att_U = wt_of(a, &used, v, M_ATT_U, 0, v[M_ATT_U].rows);
-        t->all.out_U = wt_of(a, &used, v, M_OUT_U, 0, v[M_OUT_U].rows);
-        t->all.out_V = wt_of(a, &used, v, M_OUT_V, 0, v[M_OUT_V].rows);
-        t->all.out_C = wt_of(a, &used, v, M_OUT_C, 0, v[M_OUT_C].rows);
-        t->all.out_W = wt_of(a, &used, v, M_OUT_W, 0, v[M_OUT_W].rows);
+    for (int i = 0; i < PRODUCTS; i++) {
+        const int k = products[i].matrix, in = v[k].cols, out = v[k].rows;
+        int first, count;
+        rows_of(i, out, &first, &count);
+        if (!a->wt[k])
+            continue;
+        a->wt_forms[i] = (wt_form){
+            .base = {.forward = wt_forward},
+            .W = RS_CMAT_S(v[k].data + (size_t)first * v[k].stride, count, in, v[k].stride),
+            .W_t = RS_CMAT_S(a->wt[k] + first, in, count, out)};
     }
-    if (!a->q8)
-        return;
-    used = 0;
-    t->step.dec = (rs_gru_fast){.W = q8_of(a, &used, M_DEC_W, 0, 3 * n),
-                                .W_c = q8_of(a, &used, M_DEC_W_C, 0, 3 * n),
-                                .U_zr = q8_of(a, &used, M_DEC_U, 0, 2 * n),
-                                .U_g = q8_of(a, &used, M_DEC_U, 2 * n, n)};
-    if (v[M_ATT_W].rows)
-        t->step.att_W = q8_of(a, &used, M_ATT_W, 0, v[M_ATT_W].rows);
-    t->step.out_U = q8_of(a, &used, M_OUT_U, 0, v[M_OUT_U].rows);
-    t->step.out_V = q8_of(a, &used, M_OUT_V, 0, v[M_OUT_V].rows);
-    t->step.out_C = q8_of(a, &used, M_OUT_C, 0, v[M_OUT_C].rows);
-    t->step.out_W = q8_of(a, &used, M_OUT_W, 0, v[M_OUT_W].rows);
 }
 
-rs_network_fast *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_error *err)
+rs_network_weights rs_accel_weights(const rs_model *model)
 {
-    const accel *had = (const accel *)model->fast;
+    rs_network_weights w = rs_network_weights_of(model);
+    const accel *a = model->fast;
+    for (int i = 0; a && i < PRODUCTS; i++)
+        if (a->wt_forms[i].base.forward)
+            product_in(&w, i)->fast = &a->wt_forms[i].base;
+    return w;
+}
+
+struct rs_accel_step {
+    rs_network_weights w;
+    q8_form forms[PRODUCTS];
+    scratch mem;
+};
+
+rs_accel_step *rs_accel_step_new(const rs_model *model, int max_rows, rs_error *err)
+{
+    const accel *a = model->fast;
+    rs_accel_step *s = rs_calloc(1, sizeof *s, err);
+    if (!s)
+        return NULL;
+    s->w = rs_accel_weights(model);
+    if (!a || !a->q8)
+        return s;
+    /* the widest input of a step's products: E y [m], c [2n], t [l] */
+    const rs_model_config *c = &model->cfg;
+    size_t width = (size_t)2 * c->hidden;
+    width = (size_t)c->emb > width ? (size_t)c->emb : width;
+    width = (size_t)c->maxout > width ? (size_t)c->maxout : width;
+    s->mem.bytes = (size_t)max_rows * (width + sizeof(float));
+    s->mem.data = rs_calloc(s->mem.bytes, 1, err);
+    if (!s->mem.data) {
+        rs_accel_step_free(s);
+        return NULL;
+    }
+    for (int i = 0; i < PRODUCTS; i++) {
+        const int k = products[i].matrix;
+        if (k < Q_FIRST || !a->q8[k - Q_FIRST].rows)
+            continue;
+        int first, count;
+        rows_of(i, a->q8[k - Q_FIRST].rows, &first, &count);
+        s->forms[i] = (q8_form){.base = {.forward = q8_forward},
+                                .q = rs_q8_rows(&a->q8[k - Q_FIRST], first, count),
+                                .mem = &s->mem};
+        product_in(&s->w, i)->fast = &s->forms[i].base;
+    }
+    return s;
+}
+
+void rs_accel_step_free(rs_accel_step *s)
+{
+    if (!s)
+        return;
+    free(s->mem.data);
+    free(s);
+}
+
+const rs_network_weights *rs_accel_step_weights(const rs_accel_step *s)
+{
+    return &s->w;
+}
+
+rs_accel *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_error *err)
+{
+    const accel *had = model->fast;
     rs_cmat v[MATRICES];
     matrices_of(model, v);
     accel *a = rs_calloc(1, sizeof *a, err);
@@ -232,22 +303,21 @@ rs_network_fast *rs_accel_new(const rs_model *model, const rs_accel_options *opt
         a->block = had->block;
         memcpy(a->wt, had->wt, sizeof a->wt);
     } else if (opt->transposed && make_transposed(a, v, err)) {
-        rs_accel_free(&a->table);
+        rs_accel_free(a);
         return NULL;
     }
     if (opt->int8 && had && had->q8) {
         a->q8 = had->q8;
     } else if (opt->int8 && make_int8(a, v, err)) {
-        rs_accel_free(&a->table);
+        rs_accel_free(a);
         return NULL;
     }
-    make_table(a, v, model->cfg.hidden);
-    return &a->table;
+    make_wt_forms(a, v);
+    return a;
 }
 
-void rs_accel_free(rs_network_fast *fast)
+void rs_accel_free(rs_accel *a)
 {
-    accel *a = (accel *)fast;
     if (!a)
         return;
     if (a->owns_block)
@@ -259,16 +329,16 @@ void rs_accel_free(rs_network_fast *fast)
 
 int rs_accel_attach(rs_model *model, const rs_accel_options *opt, rs_error *err)
 {
-    accel *had = (accel *)model->fast;
+    accel *had = model->fast;
     const rs_accel_options want = {.transposed = opt->transposed || (had && had->block),
                                    .int8 = opt->int8 || (had && had->q8)};
     if (had && want.transposed == !!had->block && want.int8 == !!had->q8)
         return 0;
-    rs_network_fast *fresh = rs_accel_new(model, &want, err);
+    accel *fresh = rs_accel_new(model, &want, err);
     if (!fresh)
         return -1;
     if (had && model->fast_free) { /* the new forms take over the copies they share */
-        accel *a = (accel *)fresh;
+        accel *a = fresh;
         if (a->block && a->block == had->block) {
             a->owns_block = had->owns_block;
             had->owns_block = 0;
@@ -301,13 +371,15 @@ struct rs_accel_rows {
     float *W, *W_t; /* [max_count,l], [l,max_count] */
     wt_form wt;
     q8_form q8;
+    const scratch *mem; /* the step's */
 };
 
-rs_accel_rows *rs_accel_rows_new(int max_count, int l, rs_error *err)
+rs_accel_rows *rs_accel_rows_new(const rs_accel_step *step, int max_count, int l, rs_error *err)
 {
     rs_accel_rows *r = rs_calloc(1, sizeof *r, err);
     if (!r)
         return NULL;
+    r->mem = &step->mem;
     r->max_count = max_count;
     r->l = l;
     r->W = rs_calloc((size_t)max_count * l, sizeof(float), err);
@@ -331,14 +403,16 @@ void rs_accel_rows_free(rs_accel_rows *r)
 rs_linear rs_accel_rows_gather(rs_accel_rows *r, const rs_model *model, const int *ids, int count,
                                int many_rows)
 {
-    const accel *a = (const accel *)model->fast;
+    const accel *a = model->fast;
     const size_t l = (size_t)r->l, V = (size_t)model->cfg.tgt_vocab, K = (size_t)count;
     const rs_cmat rows = RS_CMAT(r->W, count, r->l);
     if (a && a->q8) {
         /* The int8 rows are read at the ids: the floats are not gathered
          * (rows' values unused, its shape the product's). */
-        r->q8 =
-            (q8_form){.base = {.forward = q8_forward}, .q = a->q8[M_OUT_W - Q_FIRST], .ids = ids};
+        r->q8 = (q8_form){.base = {.forward = q8_forward},
+                          .q = a->q8[M_OUT_W - Q_FIRST],
+                          .ids = ids,
+                          .mem = r->mem};
         return (rs_linear){.W = rows, .fast = &r->q8.base};
     }
     const float *W = model->cfg.tie_embeddings ? model->w.tgt_emb : model->w.out_W;

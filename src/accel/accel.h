@@ -14,9 +14,14 @@
  *     hypothesis), and so do teacher-forced passes (score, forced
  *     alignments), which stay exact.
  *
- * The forms and their copies live in one object, whose first member is the
- * table nn/ reads (rs_network_fast), put in model->fast. Shapes: m
- * embedding, n hidden, a attention, l maxout units, V target vocabulary. */
+ * The copies live in one object per model (rs_accel, in model->fast),
+ * shared by threads; the forms over them are handed to nn/ as weight views
+ * (rs_network_weights, nn/network.h), each product an rs_linear with its
+ * form: nn/ computes with whatever view it is given. The exact view's forms
+ * live with the copies; a translation step's int8 forms quantize their
+ * input in working memory of their own, so each decoder has its own step
+ * view (rs_accel_step). Shapes: m embedding, n hidden, a attention, l
+ * maxout units, V target vocabulary. */
 #ifndef RS_ACCEL_H
 #define RS_ACCEL_H
 
@@ -30,14 +35,17 @@ typedef struct {
     int transposed, int8;
 } rs_accel_options;
 
-/* New faster forms for model's products, as opt asks. Copies the forms in
- * model->fast already have (made here) are shared rather than made again,
- * so those must outlive the new ones. NULL and err filled on failure (a
- * weight that is not finite cannot be quantized; memory). */
-rs_network_fast *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_error *err);
-void rs_accel_free(rs_network_fast *fast);
+/* A model's copies and the exact view's forms. */
+typedef struct rs_accel rs_accel;
 
-/* Gives model the forms opt asks for beside those it has (model->fast,
+/* New copies for model's products, as opt asks. Copies model->fast already
+ * has (made here) are shared rather than made again, so those must outlive
+ * the new ones. NULL and err filled on failure (a weight that is not finite
+ * cannot be quantized; memory). */
+rs_accel *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_error *err);
+void rs_accel_free(rs_accel *fast);
+
+/* Gives model the copies opt asks for beside those it has (model->fast,
  * freed with the model); nothing when it has them all. */
 int rs_accel_attach(rs_model *model, const rs_accel_options *opt, rs_error *err);
 
@@ -46,11 +54,28 @@ int rs_accel_attach(rs_model *model, const rs_accel_options *opt, rs_error *err)
 int rs_network_quantize(rs_model *model, rs_error *err);
 int rs_network_transpose(rs_model *model, rs_error *err);
 
-/* The output layer of a shortlist (rs_output_rows): W_out's rows at the
- * chosen ids, in the form the model's output layer has. Per decoder member:
- * for up to max_count rows of l floats. */
+/* The weights every forward pass of a readied model computes with
+ * (rs_encode, rs_network_forward): its transposed copies' forms, which give
+ * the plain products' numbers to float32 rounding; a model without copies
+ * gives its plain views. Views into model and model->fast: valid while
+ * both are. */
+rs_network_weights rs_accel_weights(const rs_model *model);
+
+/* A translation step's weights, for one thread: rs_accel_weights with the
+ * int8 forms where the model has int8 copies (numbers that differ, within
+ * int8.h's bound: so that teacher-forced passes, score and forced
+ * alignments, stay exact), and the working memory those forms quantize a
+ * step's input in, for up to max_rows rows. */
+typedef struct rs_accel_step rs_accel_step;
+rs_accel_step *rs_accel_step_new(const rs_model *model, int max_rows, rs_error *err);
+void rs_accel_step_free(rs_accel_step *s);
+const rs_network_weights *rs_accel_step_weights(const rs_accel_step *s);
+
+/* The output layer of a shortlist (search/decode.h): W_out's rows at the
+ * chosen ids, in the form the model's output layer has in step's weights.
+ * Per decoder member: for up to max_count rows of l floats. */
 typedef struct rs_accel_rows rs_accel_rows;
-rs_accel_rows *rs_accel_rows_new(int max_count, int l, rs_error *err);
+rs_accel_rows *rs_accel_rows_new(const rs_accel_step *step, int max_count, int l, rs_error *err);
 void rs_accel_rows_free(rs_accel_rows *r);
 
 /* The product of W_out's rows ids[count] (W_out [V,l] the model's, tgt_emb

@@ -93,7 +93,7 @@ int rs_q8_dot4xn_avx2(const int8_t *const w[4], const int8_t *x, int stride, int
 /* Which kernel and input quantizer the products use: want 1 AVX2 (where
  * the processor has it), 0 the scalar loops, −1 the processor's choice (the
  * default). Returns 1 when
- * AVX2 is chosen. For tests, as rs_vecmath_select: not thread-safe. */
+ * AVX2 is chosen. For tests, as rs_accel_kernels_select: not thread-safe. */
 int rs_q8_select(int want);
 
 /* y [B,K] = beta·y + x [B,in] W[ids]ᵀ (+ bias [K], bias NULL: none): column

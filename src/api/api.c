@@ -43,8 +43,8 @@ struct rnnsearch_model {
     rs_model model; /* readied without int8 */
     rs_codec codec;
     char checkpoint[4096];
-    pthread_mutex_t lock;               /* guards int8 */
-    struct rs_network_fast *int8_forms; /* NULL until a translator asks for int8 */
+    pthread_mutex_t lock;        /* guards int8 */
+    struct rs_accel *int8_forms; /* NULL until a translator asks for int8 */
 };
 
 /* RNNSEARCH_MAX_MODELS is the command line's bound on -m (RS_CLI_MAX_MODELS,

@@ -9,8 +9,9 @@
 
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/nearest.h"
-#include "cli/config_alias.h"
+#include "cli/config/alias.h"
 #include "model/locate.h"
 #include "common/fileio.h"
 #include "search/forced.h"
@@ -46,18 +47,6 @@ static void build_table(void)
 #undef RS_ENTRY
 }
 
-int rs_cli_add_config_options(struct option *opts, int count, int first_val)
-{
-    build_table();
-    for (int i = 0; i < table_size; i++) {
-        opts[count++] =
-            (struct option){table[i].option, table[i].is_flag ? no_argument : required_argument,
-                            NULL, first_val + i};
-    }
-    opts[count] = (struct option){0};
-    return count;
-}
-
 int rs_cli_config_option_count(void)
 {
     build_table();
@@ -71,17 +60,6 @@ void rs_cli_config_option(int i, const char **option, const char **field)
     *field = table[i].field;
 }
 
-int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, rs_error *err)
-{
-    build_table();
-    int i = val - first_val;
-    if (i < 0 || i >= table_size)
-        return rs_fail(err, "internal: unknown option value %d", val);
-    if (table[i].is_flag)
-        return rs_config_set(cfg, table[i].field, "1", err);
-    return rs_config_set_option(cfg, table[i].field, arg, err);
-}
-
 void rs_cli_print_config(FILE *out, const rs_config *cfg)
 {
     char value[RS_STR_MAX + 32];
@@ -90,13 +68,6 @@ void rs_cli_print_config(FILE *out, const rs_config *cfg)
         fprintf(out, "%s = %s\n", #name, value);
     RS_CONFIG_FIELDS(RS_LINE, RS_LINE, RS_LINE)
 #undef RS_LINE
-}
-
-const char *rs_cli_config_name(int val, int first_val)
-{
-    build_table();
-    int i = val - first_val;
-    return i >= 0 && i < table_size ? table[i].field : "";
 }
 
 void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
@@ -245,41 +216,6 @@ static const struct option *long_option_of(const rs_cli_args *args, int val)
     return NULL;
 }
 
-void rs_cli_begin_numbers(rs_cli_args *args, const rs_cli_number *numbers)
-{
-    args->numbers = numbers;
-}
-
-int rs_cli_number_check(const char *prog, const rs_cli_number *numbers, int c, const char *arg)
-{
-    for (const rs_cli_number *n = numbers; n->val; n++) {
-        if (n->val != c)
-            continue;
-        int i;
-        double v;
-        if (n->i)
-            return rs_cli_int(prog, n->name, arg, (int)n->min, (int)n->max, &i) ? -1 : 1;
-        return rs_cli_double(prog, n->name, arg, n->min, n->max, &v) ? -1 : 1;
-    }
-    return 0;
-}
-
-int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg)
-{
-    for (const rs_cli_number *n = numbers; n->val; n++) {
-        if (n->val != c)
-            continue;
-        if (n->i)
-            return rs_cli_int(prog, n->name, arg, (int)n->min, (int)n->max, n->i) ? -1 : 1;
-        double v;
-        if (rs_cli_double(prog, n->name, arg, n->min, n->max, &v))
-            return -1;
-        *n->f = (float)v;
-        return 1;
-    }
-    return 0;
-}
-
 /* "unknown option '--hiden' (did you mean '--hidden'?)": the nearest of the
  * command's long options by edit distance, as configuration keys have it. */
 static void unknown_long_option(const rs_cli_args *args, const char *arg, int name_len)
@@ -303,12 +239,15 @@ static void unknown_long_option(const rs_cli_args *args, const char *arg, int na
  * (-i BASELINE -i SYSTEM …). Any other option with a value given twice is
  * refused here, for every command at once, rather than the last one silently
  * winning. */
-static int repeatable(const char *name)
+static int repeatable(const rs_cli_args *args, const char *name)
 {
+    for (int i = 0; i < args->n_rows; i++)
+        if (args->rows[i].name && !strcmp(args->rows[i].name, name))
+            return (args->rows[i].flags & RS_CLI_REPEAT) != 0;
     return !strcmp(name, "model") || !strcmp(name, "allow-host") || !strcmp(name, "input");
 }
 
-static int next_option(rs_cli_args *args)
+int rs_cli_next(rs_cli_args *args)
 {
     if (args->too_many) {
         rs_cli_fail(args->prog, "internal error: option table too large");
@@ -337,7 +276,7 @@ static int next_option(rs_cli_args *args)
         const struct option *o = &args->longopts[i];
         if (o->flag || o->val != c)
             continue;
-        if (args->seen[i] && o->has_arg != no_argument && !repeatable(o->name)) {
+        if (args->seen[i] && o->has_arg != no_argument && !repeatable(args, o->name)) {
             char name[96];
             if (is_long || c >= RS_CLI_OPT)
                 snprintf(name, sizeof name, "--%s", o->name);
@@ -380,17 +319,13 @@ static int next_option(rs_cli_args *args)
     return c;
 }
 
-int rs_cli_next(rs_cli_args *args)
+
+int rs_cli_seen(const rs_cli_args *args, const char *name)
 {
-    for (;;) {
-        const int c = next_option(args);
-        const int number =
-            args->numbers && c > 0 ? rs_cli_number_option(args->prog, args->numbers, c, optarg) : 0;
-        if (number == 0)
-            return c;
-        if (number < 0)
-            return RS_CLI_BAD;
-    }
+    for (int i = 0; args->longopts[i].name; i++)
+        if (args->seen[i] && !strcmp(args->longopts[i].name, name))
+            return 1;
+    return 0;
 }
 
 int rs_cli_once(const char *prog, const char *opt, const char **slot, const char *value)
@@ -507,33 +442,12 @@ void rs_cli_models_free(rs_cli_models *m)
     m->loaded = 0;
 }
 
-int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, const char **value,
-                      void (*usage)(FILE *out))
-{
-    const struct option options[] = {
-        {letter == 'o' ? "output" : "model", required_argument, NULL, letter},
-        {NULL, 0, NULL, 0},
-    };
-    const char shortopts[3] = {letter, ':', 0};
-    rs_cli_args args;
-    rs_cli_begin(&args, prog, argc, argv, shortopts, options);
-    *value = NULL;
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return RS_EXIT_OK;
-        }
-        if (c != letter ||
-            rs_cli_once(prog, letter == 'o' ? "-o/--output" : "-m/--model", value, optarg))
-            return RS_EXIT_USAGE;
-    }
-    return -1;
-}
-
 void rs_cli_end(rs_cli_args *args)
 {
     rs_settings_free(&args->config);
+    free((void *)args->rows);
+    args->rows = NULL;
+    args->n_rows = 0;
 }
 
 const char *rs_cli_config_model(const rs_cli_args *args)
@@ -593,16 +507,6 @@ int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model
                      : 0;
     rs_pairs_free(&pairs);
     return status;
-}
-
-int rs_cli_pairs_option(rs_cli_pairs *in, int c, const char *arg)
-{
-    switch (c) {
-    case RS_CLI_SRC: in->src = arg; return 1;
-    case RS_CLI_TGT: in->tgt = arg; return 1;
-    case RS_CLI_SWAP: in->swap = 1; return 1;
-    default: return 0;
-    }
 }
 
 int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **argv)

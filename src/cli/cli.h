@@ -32,15 +32,9 @@ enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2, RS_EXIT_SIGNAL = 128
  */
 int rs_cli_fail(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Long options for every configuration field except the vocabulary sizes
- * (--emb, --batch-size, ... : underscores become dashes), appended to opts
- * (which must have room for RS_CLI_MAX_CONFIG_OPTIONS more, and is kept
- * NULL-terminated); each gets val = first_val + its index. */
+/* The configuration fields that are options: every rs_config field but the
+ * vocabulary sizes (--emb, --batch-size, ...: underscores become dashes). */
 #define RS_CLI_MAX_CONFIG_OPTIONS 64
-int rs_cli_add_config_options(struct option *opts, int count, int first_val);
-
-/* Applies option `val` (from rs_cli_add_config_options) with its argument. */
-int rs_cli_set_config(rs_config *cfg, int val, int first_val, const char *arg, rs_error *err);
 
 /* Prints "  --name N   help (default: …)" for each configuration option (N for
  * an integer, X for a number, NAME for a name from a list). */
@@ -50,78 +44,37 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults);
  * table's order (floats with %g): the form `info` shows. */
 void rs_cli_print_config(FILE *out, const rs_config *cfg);
 
-/* Whether --name was given on the command line (for resuming). */
-const char *rs_cli_config_name(int val, int first_val);
 
 /* ---- One option parser for every command --------------------------------
  *
  * getopt_long with the project's conventions, so that every command treats
- * options alike:
- *
- *     rs_cli_args args;
- *     rs_cli_begin(&args, PROG, argc, argv, "m:o:", options);
- *     int c;
- *     while ((c = rs_cli_next(&args)) != -1) {
- *         switch (c) {
- *         case 'h': usage(stdout); return RS_EXIT_OK;    // -h or --help
- *         case RS_CLI_BAD: return RS_EXIT_USAGE;         // already reported
- *         case 'm': model_arg = optarg; break;
- *         ...
- *         }
- *     }
- *     // operands: argv[optind .. argc)
+ * options alike. Commands do not call it themselves: rs_cli_parse
+ * (cli/options.h) runs it over the getopt tables their option table makes.
  *
  * - -h and --help print the command's usage on stdout and exit 0 everywhere:
- *   rs_cli_next adds both (tables need not list them; a "help" entry that is
- *   listed also comes back as 'h'), so no command may use 'h' otherwise.
+ *   rs_cli_next adds both (a "help" entry that is listed also comes back as
+ *   'h'), so no command may use 'h' otherwise.
  * - Problems are reported by rs_cli_next itself, each in one wording, through
  *   rs_cli_usage_error ("PROG: MESSAGE" then "Try 'PROG --help'.", exit 2):
  *     unknown option '--foo'        (rs_cli_bad_option)
  *     option '--lr' needs a value
  *     option '--quiet' takes no value
+ *     --beam given twice            (an option that is not repeatable)
  * - Values are checked by the helpers below, whose messages begin with the
  *   option's name: "PROG: --lr: '-1' is not a number from 0 to 1".
  * - A command that writes a file takes it as -o/--output FILE.
- * - An option that may be given once is stored with rs_cli_once, which
- *   refuses a second occurrence ("-m given twice").
  */
 #define RS_CLI_BAD (-2)
 #define RS_CLI_MAX_OPTIONS 128
 
-/* The values of a getopt table, one convention for every command: an option
- * with a letter (-m/--model) has the letter as its value; every other long
- * option is OPT_NAME (OPT_DEV_ALIGN for --dev-align) in the command's one
- * enum, which starts at RS_CLI_OPT, above every letter. Values that several
- * commands share have ranges of their own: train's configuration fields
- * (first_val + index, 2000 on), the search options (RS_CLI_BEAM, 3000 on)
- * and RS_CLI_CONFIG (9000). */
+/* The values of a getopt table: an option with a letter (-m/--model) has the
+ * letter as its value, every other long option RS_CLI_OPT + its row's index,
+ * above every letter; --config FILE is RS_CLI_CONFIG. */
 enum { RS_CLI_OPT = 1000 };
 /* The value of a command's {"config", required_argument, NULL, RS_CLI_CONFIG}:
  * rs_cli_next takes the path itself (refusing a second one) and never returns
  * it; rs_cli_apply_config applies the file. */
 #define RS_CLI_CONFIG 9000
-
-/* A command's numeric options as one table, each with its range and the field
- * its value goes to; given to rs_cli_begin_numbers, rs_cli_next parses and
- * checks them itself (rs_cli_int, rs_cli_double: their messages) and returns
- * only the other options, and rs_cli_apply_config stores a --config file's
- * values of them the same way (the messages then begin with file:line):
- *
- *     const rs_cli_number numbers[] = {
- *         {OPT_PORT, "--port", 0, 65535, .i = &opt->port},
- *         {OPT_THRESHOLD, "--threshold", 1e-9, 1, .f = &style->threshold},
- *         {0},
- *     };
- *     rs_cli_begin(&args, PROG, argc, argv, "m:", options);
- *     rs_cli_begin_numbers(&args, numbers);
- */
-typedef struct {
-    int val;          /* the option's value in the getopt table; 0 ends the table */
-    const char *name; /* as messages name it: "--port" */
-    double min, max;
-    int *i;   /* an integer's field, */
-    float *f; /* or a number's, stored as float */
-} rs_cli_number;
 
 typedef struct {
     const char *prog;
@@ -133,25 +86,21 @@ typedef struct {
     int too_many;                                   /* internal: the table did not fit */
     const char *config_path;                        /* --config FILE */
     rs_settings config;                             /* its settings, until rs_cli_end */
-    const rs_cli_number *numbers;                   /* rs_cli_begin_numbers's, or NULL */
     /* Checks a value without keeping it, as rs_cli_apply would report it (a
-     * --config value the command line overrides), or NULL: the file's
-     * numbers of `numbers` and its true/false values are checked alone. */
+     * --config value the command line overrides), or NULL: only a flag's
+     * true/false is checked. */
     int (*check)(void *ctx, int val, const char *arg);
+    /* rs_cli_parse's (cli/options.h): the command's rows, settings expanded,
+     * the request they fill, and each row's last value ("" for a flag). */
+    const struct rs_cli_option *rows;
+    int n_rows;
+    const struct rs_cli_command_s *cmd;
+    void *rq;
+    const char *given[RS_CLI_MAX_OPTIONS + 2];
 } rs_cli_args;
 
 void rs_cli_begin(rs_cli_args *args, const char *prog, int argc, char **argv, const char *shortopts,
                   const struct option *longopts);
-
-/* The numeric options rs_cli_next stores itself (numbers ends with val 0). */
-void rs_cli_begin_numbers(rs_cli_args *args, const rs_cli_number *numbers);
-
-/* 1 after storing arg into the field of option c of numbers, -1 after
- * reporting a bad value, 0 when c is not in the table. */
-int rs_cli_number_option(const char *prog, const rs_cli_number *numbers, int c, const char *arg);
-/* The same check without storing the value (a --config file's value that
- * the command line overrides is checked all the same). */
-int rs_cli_number_check(const char *prog, const rs_cli_number *numbers, int c, const char *arg);
 
 /* The configuration table's options (train's model and training settings):
  * how many, and the i-th's long option name and configuration key. */
@@ -165,13 +114,6 @@ void rs_cli_set_origin(const char *file, int line);
 /* The next option's value (optarg set as by getopt_long), 'h' for -h/--help,
  * RS_CLI_BAD after reporting a problem, or -1 when the options end. */
 int rs_cli_next(rs_cli_args *args);
-
-/* The whole option parsing of a command whose one option, besides -h, is a
- * value given once: -o/--output (letter 'o') or -m/--model ('m'). Returns -1
- * to go on (*value set or NULL; operands at argv[optind..]), else the exit
- * status: 0 after printing usage for -h, 2 after reporting a problem. */
-int rs_cli_one_option(const char *prog, int argc, char **argv, char letter, const char **value,
-                      void (*usage)(FILE *out));
 
 /* Prints "PROG: " and the formatted message, then "Try 'PROG --help'.";
  * returns RS_EXIT_USAGE. */
@@ -187,6 +129,9 @@ int rs_cli_collect_end(const char *prog, const char *file);
 
 /* Reports "PROG: unknown option 'ARG'" as rs_cli_usage_error; returns RS_EXIT_USAGE. */
 int rs_cli_bad_option(const char *prog, const char *arg);
+
+/* Whether --name was given on the command line. */
+int rs_cli_seen(const rs_cli_args *args, const char *name);
 
 /* Stores value in *slot unless the option was given before; otherwise
  * reports "PROG: OPT given twice" and returns -1. */
@@ -254,44 +199,6 @@ int rs_cli_ends_with(const char *s, const char *suffix);
 int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char *const *names,
                   int count, int *out);
 
-/* The search options translate, align and score share, one spelling and one
- * range each: --beam K, --length-penalty A, --batch-size N, --max-len N,
- * --max-src-len N. RS_CLI_SEARCH_OPTIONS goes into a getopt table, and
- * RS_CLI_SEARCH_NUMBERS(topt) into the command's rs_cli_number table (all
- * five, into an rs_translate_options); a command that takes some of them
- * lists those one by one (score: RS_CLI_NUMBER_BATCH(&rq->batch_size)). */
-enum {
-    RS_CLI_BEAM = 3000,
-    RS_CLI_LENGTH_PENALTY,
-    RS_CLI_BATCH,
-    RS_CLI_MAX_LEN,
-    RS_CLI_MAX_SRC_LEN
-};
-#define RS_CLI_SEARCH_OPTIONS                                                                      \
-    {"beam", required_argument, NULL, RS_CLI_BEAM},                                                \
-        {"length-penalty", required_argument, NULL, RS_CLI_LENGTH_PENALTY},                        \
-        {"batch-size", required_argument, NULL, RS_CLI_BATCH},                                     \
-        {"max-len", required_argument, NULL, RS_CLI_MAX_LEN},                                      \
-    {                                                                                              \
-        "max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN                                 \
-    }
-/* One entry a line, as a table (the formatter would break them). */
-/* clang-format off */
-/* The bounds are the library's (search/translate.h), so the program and
- * librnnsearch accept the same values. */
-#define RS_CLI_NUMBER_BEAM(field)           {RS_CLI_BEAM, "--beam", 1, RS_MAX_BEAM, .i = (field)}
-#define RS_CLI_NUMBER_LENGTH_PENALTY(field) {RS_CLI_LENGTH_PENALTY, "--length-penalty", -RS_MAX_LENGTH_PENALTY, RS_MAX_LENGTH_PENALTY, .f = (field)}
-#define RS_CLI_NUMBER_BATCH(field)          {RS_CLI_BATCH, "--batch-size", 1, RS_MAX_BATCH, .i = (field)}
-#define RS_CLI_NUMBER_MAX_LEN(field)        {RS_CLI_MAX_LEN, "--max-len", 1, RS_MAX_LENGTH, .i = (field)}
-#define RS_CLI_NUMBER_MAX_SRC_LEN(field)    {RS_CLI_MAX_SRC_LEN, "--max-src-len", 1, RS_MAX_LENGTH, .i = (field)}
-/* --threads, where a command takes it: model/config.h's one range. */
-#define RS_CLI_NUMBER_THREADS(val, field)   {(val), "--threads", 1, RS_MAX_THREADS, .i = (field)}
-#define RS_CLI_SEARCH_NUMBERS(topt)                                                                \
-    RS_CLI_NUMBER_BEAM(&(topt)->beam), RS_CLI_NUMBER_LENGTH_PENALTY(&(topt)->length_penalty),      \
-    RS_CLI_NUMBER_BATCH(&(topt)->batch_size), RS_CLI_NUMBER_MAX_LEN(&(topt)->max_len),             \
-    RS_CLI_NUMBER_MAX_SRC_LEN(&(topt)->max_src_len)
-/* clang-format on */
-
 /* --remove-bpe[=MARKER]: *marker is arg, or RS_BPE_MARKER without one; an
  * empty marker, or "sentencepiece" (translate decodes that itself), is reported and
  * returns -1. */
@@ -334,21 +241,13 @@ int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, con
 
 /* Where a command's pairs come from (score, lexicon): --src F --tgt F, or one
  * TSV file as the operand ("-", standard input, without one), --swap
- * exchanging the sides. RS_CLI_PAIRS_OPTIONS goes into the getopt table;
- * rs_cli_pairs_option stores one of its options (1 when c was one), and
- * rs_cli_pairs_finish takes the operand after the options (-1 to go on,
- * else the exit status). */
+ * exchanging the sides. RS_CLI_PAIRS_ROWS (cli/options.h) are its options'
+ * rows; rs_cli_pairs_finish takes the operand after the options (-1 to go
+ * on, else the exit status). */
 typedef struct {
     const char *tsv, *src, *tgt;
     int swap;
 } rs_cli_pairs;
-enum { RS_CLI_SRC = 3100, RS_CLI_TGT, RS_CLI_SWAP };
-#define RS_CLI_PAIRS_OPTIONS                                                                       \
-    {"src", required_argument, NULL, RS_CLI_SRC}, {"tgt", required_argument, NULL, RS_CLI_TGT},    \
-    {                                                                                              \
-        "swap", no_argument, NULL, RS_CLI_SWAP                                                     \
-    }
-int rs_cli_pairs_option(rs_cli_pairs *in, int c, const char *arg);
 int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **argv);
 /* The pairs' name in messages: the TSV file ("<stdin>" for "-") or the source file. */
 const char *rs_cli_pairs_name(const rs_cli_pairs *in);

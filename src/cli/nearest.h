@@ -1,7 +1,7 @@
 /* Did you mean: the known name nearest to a misspelt one, for the command
  * line (an unknown command, an unknown option) and configuration files (an
  * unknown key or section). Its own module so that both cli.c and
- * cli_config.c use it and neither calls the other for it. */
+ * config/file.c use it and neither calls the other for it. */
 #ifndef RS_CLI_NEAREST_H
 #define RS_CLI_NEAREST_H
 

@@ -4,27 +4,36 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
 #include "eval/aer.h"
 #include "text/corpus.h"
 
 #define PROG "rnnsearch aer"
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: " PROG " GOLD HYP\n\n"
-                 "Scores the alignments HYP (one Pharaoh line per sentence, e.g. from\n"
-                 "`rnnsearch align --pairs --format pharaoh`) against GOLD, line by line:\n"
-                 "  AER = 1 - (|A&S| + |A&P|) / (|A| + |S|)   (Och & Ney 2003)\n"
-                 "  precision = |A&P| / |A|,  recall = |A&S| / |S|\n"
-                 "with A the hypothesis links, S the gold sure links and P the sure and\n"
-                 "possible ones, counted over the whole file. Links are 0-based source-target\n"
-                 "indices: 'i-j' sure, 'i?j' possible (in HYP both are links alike). Prints\n"
-                 "  AER 12.34  precision 90.00  recall 85.00  (sentences N, links A, sure S)\n"
-                 "in percent. When every gold link is sure, recall is the share of gold links\n"
-                 "found (the alignment agreement with the gold alignment).\n\n"
-                 "  -h, --help      this text\n");
-}
+static const rs_cli_option option_table[] = {
+    {"help", 'h', RS_CLI_HELP, .help = "this text"},
+    {0},
+};
+
+static const rs_cli_command command = {
+    "aer",
+    PROG,
+    "usage: " PROG " GOLD HYP\n\n"
+    "Scores the alignments HYP (one Pharaoh line per sentence, e.g. from\n"
+    "`rnnsearch align --pairs --format pharaoh`) against GOLD, line by line:\n"
+    "  AER = 1 - (|A&S| + |A&P|) / (|A| + |S|)   (Och & Ney 2003)\n"
+    "  precision = |A&P| / |A|,  recall = |A&S| / |S|\n"
+    "with A the hypothesis links, S the gold sure links and P the sure and\n"
+    "possible ones, counted over the whole file. Links are 0-based source-target\n"
+    "indices: 'i-j' sure, 'i?j' possible (in HYP both are links alike). Prints\n"
+    "  AER 12.34  precision 90.00  recall 85.00  (sentences N, links A, sure S)\n"
+    "in percent. When every gold link is sure, recall is the share of gold links\n"
+    "found (the alignment agreement with the gold alignment).\n\n",
+    NULL,
+    18,
+    1,
+    option_table};
 
 /* Parses line `line` (0-based) of path into g; errors name the file and line. */
 static int parse_line(const char *path, const rs_lines *lines, int line, rs_gold_links *g)
@@ -39,17 +48,12 @@ static int parse_line(const char *path, const rs_lines *lines, int line, rs_gold
 
 int cmd_aer(int argc, char **argv)
 {
-    static const struct option options[] = {{NULL, 0, NULL, 0}};
+    char none; /* no option has a field */
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "", options);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return RS_EXIT_OK;
-        }
-        return RS_EXIT_USAGE; /* RS_CLI_BAD: already reported */
-    }
+    const int parsed = rs_cli_parse(&command, &none, &args, argc, argv);
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
     if (argc - optind != 2)
         return rs_cli_usage_error(PROG, "give the gold file and the hypothesis file (GOLD HYP)");
     const char *gold_path = argv[optind], *hyp_path = argv[optind + 1];

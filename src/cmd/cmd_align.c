@@ -9,6 +9,7 @@
 #include "eval/alignment.h"
 #include "common/fileio.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "model/codec.h"
 #include "cmd/commands.h"
@@ -21,59 +22,6 @@
 #include "train/watch.h"
 
 #define PROG "rnnsearch align"
-
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: " PROG " -m MODEL [OPTIONS] [FILE]\n"
-        "       " PROG " --replay NAME|DIR [-o PAGE.html]\n\n"
-        "Shows where the decoder looked. Each line of FILE (default: standard input)\n"
-        "is a source sentence: it is translated (greedy, or --beam) and the alignment matrix of\n"
-        "the output printed (rows: target tokens and </s>, columns: source tokens\n"
-        "and </s>). With --pairs, lines are source<TAB>target and the given target is\n"
-        "force-decoded instead. Formats are described in docs/alignment.md.\n\n"
-        "  -m, --model MODEL      checkpoint file or models/NAME directory (required)\n"
-        "  -f, --format FMT       text, tsv, json, pharaoh, svg or html (default: text)\n"
-        "  --pairs                input is source<TAB>target pairs (forced decoding)\n"
-        "  --swap                 with --pairs: exchange source and target\n"
-        "  --threshold X          pharaoh: every link of weight >= X, in (0, 1]\n"
-        "                         (default: the argmax source token of each target token)\n"
-        "  --numbers              text, html: print the weights instead of shading only\n"
-        "  --words                merge SentencePiece pieces into words (a target word's\n"
-        "                         row is the mean of its pieces' rows, a source word's\n"
-        "                         column the sum of its pieces' columns)\n"
-        "  --remove-bpe[=MARKER]  the same for BPE units: a token ending with MARKER\n"
-        "                         (default '@@ ', its space dropped) continues into the\n"
-        "                         next one ('hou@@ se' is the word 'house')\n"
-        "  --color WHEN           text: auto, always or never (default: auto = when\n"
-        "                         writing to a terminal, NO_COLOR is unset and TERM\n"
-        "                         advertises 256 colours)\n"
-        "  -o, --output PATH      write here (default: standard output). svg: a directory\n"
-        "                         that receives 0001.svg, 0002.svg, ... (one per sentence),\n"
-        "                         or a FILE.svg when there is one sentence. A file is\n"
-        "                         replaced once complete, and may not be an input, a\n"
-        "                         checkpoint or in a training run's directory (but\n"
-        "                         for --replay's DIR/replay.html)\n"
-        "  --title TEXT           svg, html: the title (default: \"alignment\" and the model)\n"
-        "  --beam K               beam search with K hypotheses: the alignment of the\n"
-        "                         translation `translate --beam K` prints (default: 1,\n"
-        "                         greedy)\n"
-        "  --length-penalty A     beam: rank by log p / (length + 1)^A (default: 1)\n"
-        "  --batch-size N         sentences decoded together (default: 32)\n"
-        "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
-        "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
-        "                         warning naming the line (default: %d)\n"
-        "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
-        "  --replay NAME|DIR      one self-contained HTML page replaying how the training\n"
-        "                         run in DIR (or the model NAME, found as -m finds it)\n"
-        "                         learned to align: its learning curves and its\n"
-        "                         watched sentences' alignments at every evaluation\n"
-        "                         (DIR/watch.jsonl, train --watch), with a slider and a\n"
-        "                         play button; the training view of `serve`, without a server\n"
-        "  -h, --help             this help\n",
-        RS_MAX_SRC_LEN);
-}
 
 /* Where and how the alignments go. */
 typedef struct {
@@ -189,11 +137,14 @@ done:
     return status;
 }
 
-static int want_color(const char *when, int to_stdout)
+/* --color's values; its index is what the request holds. */
+static const char *const whens[] = {"auto", "always", "never", NULL};
+
+static int want_color(int when, int to_stdout)
 {
-    if (!strcmp(when, "always"))
+    if (when == 1)
         return 1;
-    if (!strcmp(when, "never") || !to_stdout || !isatty(STDOUT_FILENO))
+    if (when == 2 || !to_stdout || !isatty(STDOUT_FILENO))
         return 0;
     const char *no = getenv("NO_COLOR"), *term = getenv("TERM"), *ct = getenv("COLORTERM");
     if (no && *no)
@@ -204,10 +155,11 @@ static int want_color(const char *when, int to_stdout)
 
 /* What the command line asks for. */
 typedef struct {
-    const char *model_arg, *color, *title, *input, *replay;
+    const char *model_arg, *title, *input, *replay;
     char replay_dir[4200]; /* --replay's directory, a NAME resolved */
-    int pairs_mode, swap, threads;
+    int pairs_mode, swap, threads, color;
     rs_translate_options topt;
+    sink sk;
 } align_request;
 
 /* --format NAME: the writer of that name; NULL after reporting a bad one. */
@@ -273,81 +225,110 @@ static int check_request(int argc, char **argv, align_request *rq, sink *sk)
     return -1;
 }
 
+static int set_format(void *rq, const char *arg)
+{
+    sink *sk = &((align_request *)rq)->sk;
+    return (sk->writer = format_writer(arg)) ? -1 : RS_EXIT_USAGE;
+}
+
+static int set_numbers(void *rq, const char *arg)
+{
+    ((align_request *)rq)->sk.style.flags |= RS_ALIGN_NUMBERS;
+    return -1;
+}
+
+static int set_remove_bpe(void *rq, const char *arg)
+{
+    return rs_cli_bpe_marker(PROG, arg, &((align_request *)rq)->sk.bpe) ? RS_EXIT_USAGE : -1;
+}
+
+#define RQ align_request
+static const rs_cli_option option_table[] = {
+    {"model", 'm', RS_CLI_STRING, RS_AT(RQ, model_arg), .value = "MODEL",
+     .help = "checkpoint file or models/NAME directory (required)"},
+    {"format", 'f', RS_CLI_CALL, .set = set_format, .value = "FMT",
+     .help = "text, tsv, json, pharaoh, svg or html (default: text)"},
+    {"pairs", .kind = RS_CLI_FLAG, RS_AT(RQ, pairs_mode),
+     .help = "input is source<TAB>target pairs (forced decoding)"},
+    {"swap", .kind = RS_CLI_FLAG, RS_AT(RQ, swap),
+     .help = "with --pairs: exchange source and target"},
+    {"threshold", .kind = RS_CLI_FLOAT, RS_AT(RQ, sk.style.threshold), 1e-9, 1.0, "X",
+     .help = "pharaoh: every link of weight >= X, in (0, 1]\n"
+             "(default: the argmax source token of each target token)"},
+    {"numbers", .kind = RS_CLI_CALL, .set = set_numbers,
+     .help = "text, html: print the weights instead of shading only"},
+    {"words", .kind = RS_CLI_FLAG, RS_AT(RQ, sk.words),
+     .help = "merge SentencePiece pieces into words (a target word's\n"
+             "row is the mean of its pieces' rows, a source word's\n"
+             "column the sum of its pieces' columns)"},
+    {"remove-bpe", .kind = RS_CLI_CALL, .set = set_remove_bpe, .value = "MARKER",
+     .flags = RS_CLI_OPTIONAL,
+     .help = "the same for BPE units: a token ending with MARKER\n"
+             "(default '@@ ', its space dropped) continues into the\n"
+             "next one ('hou@@ se' is the word 'house')"},
+    {"color", .kind = RS_CLI_CHOICE, RS_AT(RQ, color), .value = "WHEN", .names = whens,
+     .help = "text: auto, always or never (default: auto = when\n"
+             "writing to a terminal, NO_COLOR is unset and TERM\n"
+             "advertises 256 colours)"},
+    {"output", 'o', RS_CLI_STRING, RS_AT(RQ, sk.out_path), .value = "PATH",
+     .help = "write here (default: standard output). svg: a directory\n"
+             "that receives 0001.svg, 0002.svg, ... (one per sentence),\n"
+             "or a FILE.svg when there is one sentence. A file is\n"
+             "replaced once complete, and may not be an input, a\n"
+             "checkpoint or in a training run's directory (but\n"
+             "for --replay's DIR/replay.html)"},
+    {"out", 'o', RS_CLI_STRING, RS_AT(RQ, sk.out_path), .value = "PATH"}, /* -o's other name */
+    {"title", .kind = RS_CLI_STRING, RS_AT(RQ, title), .value = "TEXT",
+     .help = "svg, html: the title (default: \"alignment\" and the model)"},
+    {"beam", .kind = RS_CLI_INT, RS_AT(RQ, topt.beam), 1, RS_MAX_BEAM, "K",
+     .help = "beam search with K hypotheses: the alignment of the\n"
+             "translation `translate --beam K` prints (default: 1,\n"
+             "greedy)"},
+    {"length-penalty", .kind = RS_CLI_FLOAT, RS_AT(RQ, topt.length_penalty), -RS_MAX_LENGTH_PENALTY,
+     RS_MAX_LENGTH_PENALTY, "A", .help = "beam: rank by log p / (length + 1)^A (default: %D)"},
+    {"batch-size", .kind = RS_CLI_INT, RS_AT(RQ, topt.batch_size), 1, RS_MAX_BATCH, "N",
+     .help = "sentences decoded together (default: %D)"},
+    {"max-len", .kind = RS_CLI_INT, RS_AT(RQ, topt.max_len), 1, RS_MAX_LENGTH, "N",
+     .help = "longest output in tokens (default: 2 x source + 10)"},
+    {"max-src-len", .kind = RS_CLI_INT, RS_AT(RQ, topt.max_src_len), 1, RS_MAX_LENGTH, "N",
+     .help = "longer sources are cut to their first N tokens, with a\n"
+             "warning naming the line (default: %D)"},
+    {"threads", .kind = RS_CLI_INT, RS_AT(RQ, threads), 1, RS_MAX_THREADS, "N",
+     .help = "BLAS threads (default: OpenBLAS's choice)"},
+    {"replay", .kind = RS_CLI_STRING, RS_AT(RQ, replay), .value = "NAME|DIR",
+     .help = "one self-contained HTML page replaying how the training\n"
+             "run in DIR (or the model NAME, found as -m finds it)\n"
+             "learned to align: its learning curves and its\n"
+             "watched sentences' alignments at every evaluation\n"
+             "(DIR/watch.jsonl, train --watch), with a slider and a\n"
+             "play button; the training view of `serve`, without a server"},
+    RS_CLI_HELP_ROW,
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "align",
+    PROG,
+    "usage: " PROG " -m MODEL [OPTIONS] [FILE]\n"
+    "       " PROG " --replay NAME|DIR [-o PAGE.html]\n\n"
+    "Shows where the decoder looked. Each line of FILE (default: standard input)\n"
+    "is a source sentence: it is translated (greedy, or --beam) and the alignment matrix of\n"
+    "the output printed (rows: target tokens and </s>, columns: source tokens\n"
+    "and </s>). With --pairs, lines are source<TAB>target and the given target is\n"
+    "force-decoded instead. Formats are described in docs/alignment.md.\n\n",
+    NULL,
+    25,
+    sizeof(align_request),
+    option_table};
+
 /* Parses and checks the options into rq and sk; -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, align_request *rq, sink *sk)
 {
-    enum {
-        OPT_PAIRS = RS_CLI_OPT,
-        OPT_SWAP,
-        OPT_THRESHOLD,
-        OPT_NUMBERS,
-        OPT_WORDS,
-        OPT_COLOR,
-        OPT_TITLE,
-        OPT_THREADS,
-        OPT_REPLAY,
-        OPT_BPE
-    };
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"format", required_argument, NULL, 'f'},
-        RS_CLI_SEARCH_OPTIONS,
-        {"output", required_argument, NULL, 'o'},
-        {"out", required_argument, NULL, 'o'},
-        {"pairs", no_argument, NULL, OPT_PAIRS},
-        {"swap", no_argument, NULL, OPT_SWAP},
-        {"threshold", required_argument, NULL, OPT_THRESHOLD},
-        {"numbers", no_argument, NULL, OPT_NUMBERS},
-        {"words", no_argument, NULL, OPT_WORDS},
-        {"color", required_argument, NULL, OPT_COLOR},
-        {"title", required_argument, NULL, OPT_TITLE},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"replay", required_argument, NULL, OPT_REPLAY},
-        {"remove-bpe", optional_argument, NULL, OPT_BPE},
-        {0},
-    };
-    const rs_cli_number numbers[] = {
-        RS_CLI_SEARCH_NUMBERS(&rq->topt),
-        {OPT_THRESHOLD, "--threshold", 1e-9, 1.0, .f = &sk->style.threshold},
-        RS_CLI_NUMBER_THREADS(OPT_THREADS, &rq->threads),
-        {0},
-    };
-    static const char *const whens[] = {"auto", "always", "never"};
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:f:o:", opts);
-    rs_cli_begin_numbers(&args, numbers);
-    int c, k;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'm': rq->model_arg = optarg; break;
-        case 'f':
-            if (!(sk->writer = format_writer(optarg)))
-                return RS_EXIT_USAGE;
-            break;
-        case 'o':
-            if (rs_cli_once(PROG, "-o", &sk->out_path, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_PAIRS: rq->pairs_mode = 1; break;
-        case OPT_SWAP: rq->swap = 1; break;
-        case OPT_NUMBERS: sk->style.flags |= RS_ALIGN_NUMBERS; break;
-        case OPT_WORDS: sk->words = 1; break;
-        case OPT_BPE:
-            if (rs_cli_bpe_marker(PROG, optarg, &sk->bpe))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_COLOR:
-            if (rs_cli_choice(PROG, "--color", optarg, whens, 3, &k))
-                return RS_EXIT_USAGE;
-            rq->color = whens[k];
-            break;
-        case OPT_TITLE: rq->title = optarg; break;
-        case OPT_REPLAY: rq->replay = optarg; break;
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
-        }
-    }
-    return check_request(argc, argv, rq, sk);
+    const int status = rs_cli_parse(&command, rq, &args, argc, argv);
+    rs_cli_end(&args);
+    return status >= 0 ? status : check_request(argc, argv, rq, sk);
 }
 
 /* Opens where `count` alignments go: standard output, a file, or (SVG) a
@@ -463,22 +444,23 @@ static void align_input_free(align_input *in)
 
 int cmd_align(int argc, char **argv)
 {
-    align_request rq = {.color = "auto"};
+    align_request rq = {0};
+    sink *const sk = &rq.sk;
     rs_translate_options_default(&rq.topt);
     rq.topt.want_alignment = 1;
-    sink sk = {.writer = rs_align_writer_find("text"), .out = stdout};
-    rs_output_rule_init(&sk.rule, RS_OUTPUT_TEXT, NULL);
-    int status = parse_request(argc, argv, &rq, &sk);
+    *sk = (sink){.writer = rs_align_writer_find("text"), .out = stdout};
+    rs_output_rule_init(&sk->rule, RS_OUTPUT_TEXT, NULL);
+    int status = parse_request(argc, argv, &rq, sk);
     if (status < 0 && rq.replay)
-        status = write_replay(rq.replay, &sk);
+        status = write_replay(rq.replay, sk);
     if (status >= 0) {
-        rs_output_rule_free(&sk.rule);
+        rs_output_rule_free(&sk->rule);
         return status;
     }
     if (rq.threads > 0)
         openblas_set_num_threads(rq.threads);
-    if ((sk.writer->options & RS_ALIGN_COLOR) && want_color(rq.color, !sk.out_path))
-        sk.style.flags |= RS_ALIGN_COLOR;
+    if ((sk->writer->options & RS_ALIGN_COLOR) && want_color(rq.color, !sk->out_path))
+        sk->style.flags |= RS_ALIGN_COLOR;
 
     rs_error err;
     rs_model model = {0};
@@ -488,42 +470,42 @@ int cmd_align(int argc, char **argv)
     status = RS_EXIT_FAIL;
     if (rs_cli_load_model(rq.model_arg, &model, &codec, &err))
         goto fail;
-    if (sk.words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
+    if (sk->words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
         rs_cli_fail(PROG, "--words: %s has no SentencePiece subwords (tokenizer %s)", rq.model_arg,
                     rs_tokenizer_names[model.cfg.tokenizer]);
         status = RS_EXIT_USAGE;
         goto done;
     }
     snprintf(default_title, sizeof default_title, "alignment, %s", rq.model_arg);
-    sk.style.title = rq.title ? rq.title : default_title;
+    sk->style.title = rq.title ? rq.title : default_title;
     if (read_input(&rq, &codec, &in, &err))
         goto fail;
-    int opened = open_sink(&sk, in.count, &err);
+    int opened = open_sink(sk, in.count, &err);
     if (opened > 0) {
         status = opened;
         goto done;
     }
     if (opened < 0)
         goto fail;
-    if (!sk.svg_dir && sk.writer->begin && sk.writer->begin(sk.out, &sk.style)) {
-        if (!rs_output_flush(&sk.output, &err))
-            rs_fail(&err, "cannot write %s", sk.output.name);
+    if (!sk->svg_dir && sk->writer->begin && sk->writer->begin(sk->out, &sk->style)) {
+        if (!rs_output_flush(&sk->output, &err))
+            rs_fail(&err, "cannot write %s", sk->output.name);
         goto fail;
     }
-    if (rq.pairs_mode ? align_pairs(&model, &in.tok, rq.topt.batch_size, &sk, &err)
-                      : align_translations(&model, &codec, &in.lines, &rq.topt, &sk, &err))
+    if (rq.pairs_mode ? align_pairs(&model, &in.tok, rq.topt.batch_size, sk, &err)
+                      : align_translations(&model, &codec, &in.lines, &rq.topt, sk, &err))
         goto fail;
-    if (close_sink(&sk, &err))
+    if (close_sink(sk, &err))
         goto fail;
-    if (sk.svg_dir)
-        fprintf(stderr, PROG ": wrote %d pictures to %s/\n", sk.written, sk.out_path);
+    if (sk->svg_dir)
+        fprintf(stderr, PROG ": wrote %d pictures to %s/\n", sk->written, sk->out_path);
     status = RS_EXIT_OK;
     goto done;
 fail:
     rs_cli_fail(PROG, "%s", err.msg);
 done:
-    rs_output_abort(&sk.output);
-    rs_output_rule_free(&sk.rule);
+    rs_output_abort(&sk->output);
+    rs_output_rule_free(&sk->rule);
     align_input_free(&in);
     rs_codec_free(&codec);
     rs_model_free(&model);

@@ -6,35 +6,46 @@
 #include "model/average.h"
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
 #include "cli/output.h"
 
 #define PROG "rnnsearch average"
 
-static void usage(FILE *out)
-{
-    fputs("usage: rnnsearch average -o OUT.ckpt CKPT CKPT...\n"
-          "Writes a checkpoint whose parameters are the element-wise mean of the given\n"
-          "checkpoints' parameters, e.g. the last few checkpoints of one training run.\n"
-          "The checkpoints must share sizes, attention, text settings (lower-casing,\n"
-          "tokenizer, subwords), vocabularies and SentencePiece models; training settings\n"
-          "may differ, and the output keeps the first checkpoint's. The output holds\n"
-          "weights only (no training state: it cannot be resumed) and is written\n"
-          "atomically: a new name, or a checkpoint that is none of those averaged. In a\n"
-          "training run's directory (beside the checkpoints averaged) any name but those\n"
-          "training writes (last.ckpt, best.ckpt, step-N.ckpt, its logs) may be used.\n"
-          "\n"
-          "  CKPT                a checkpoint file, or a model directory (models/NAME)\n"
-          "                      whose best.ckpt, else last.ckpt, is used\n"
-          "  -o, --output FILE   the checkpoint to write (required)\n"
-          "  -h, --help          show this help\n",
-          out);
-}
+static const rs_cli_option option_table[] = {
+    {.kind = RS_CLI_TEXT,
+     .help = "  CKPT                a checkpoint file, or a model directory (models/NAME)\n"
+             "                      whose best.ckpt, else last.ckpt, is used\n"},
+    {"output", 'o', RS_CLI_STRING, 0, .value = "FILE",
+     .help = "the checkpoint to write (required)"},
+    {"help", 'h', RS_CLI_HELP, .help = "show this help"},
+    {0},
+};
+
+static const rs_cli_command command = {
+    "average",
+    PROG,
+    "usage: rnnsearch average -o OUT.ckpt CKPT CKPT...\n"
+    "Writes a checkpoint whose parameters are the element-wise mean of the given\n"
+    "checkpoints' parameters, e.g. the last few checkpoints of one training run.\n"
+    "The checkpoints must share sizes, attention, text settings (lower-casing,\n"
+    "tokenizer, subwords), vocabularies and SentencePiece models; training settings\n"
+    "may differ, and the output keeps the first checkpoint's. The output holds\n"
+    "weights only (no training state: it cannot be resumed) and is written\n"
+    "atomically: a new name, or a checkpoint that is none of those averaged. In a\n"
+    "training run's directory (beside the checkpoints averaged) any name but those\n"
+    "training writes (last.ckpt, best.ckpt, step-N.ckpt, its logs) may be used.\n\n",
+    NULL,
+    22,
+    sizeof(const char *),
+    option_table};
 
 int cmd_average(int argc, char **argv)
 {
-    const char *out_path;
-    int status = rs_cli_one_option(PROG, argc, argv, 'o', &out_path, usage);
+    const char *out_path = NULL; /* the table's one field */
+    rs_cli_args args;
+    int status = rs_cli_parse(&command, &out_path, &args, argc, argv);
+    rs_cli_end(&args);
     if (status >= 0)
         return status;
     if (!out_path || !*out_path)

@@ -11,35 +11,12 @@
 
 #include "accel/gemm_road.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "common/clock.h"
 #include "cmd/commands.h"
 #include "train/bench.h"
 
 #define PROG "rnnsearch bench"
-
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: " PROG " [OPTIONS]\n\n"
-                 "Measures the machine's bound, each GEMM road's rate on a training step's\n"
-                 "shapes (forward and backward products; RNNSEARCH_GEMM chooses the road the\n"
-                 "rest runs on), then training (target tokens/s, GFLOP/s and their share of the\n"
-                 "best road's rate, peak memory, time per step and the optimizer's share of it)\n"
-                 "and translation (sentences/s, greedy and beam) on Multi30k de-en, for two\n"
-                 "model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and M\n"
-                 "(256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n"
-                 "  --data DIR      Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
-                 "                  plain or .gz (required; dev/train-multi30k.sh says where\n"
-                 "                  to get it)\n"
-                 "  --configs LIST  S, M or S,M (default: S,M)\n"
-                 "  --threads LIST  1, 2 or 1,2 ... (default: 1,2)\n"
-                 "  --steps N       training steps timed per run, after 2 untimed (default: 12;\n"
-                 "                  M runs a third of them, at least 3)\n"
-                 "  --sentences N   test sentences translated per decoding run (default: 128)\n"
-                 "  --model FILE    translate with this model (a word-level, lower-cased one)\n"
-                 "                  instead of S after its timed steps\n"
-                 "  --tsv           the table as tab-separated values\n"
-                 "  --help          this help\n");
-}
 
 /* The numbers of a table row; those < 0 print as "-". */
 typedef struct {
@@ -159,60 +136,77 @@ typedef struct {
     int use_config[2], thread_list[8], nthreads, steps, sentences, tsv;
 } bench_request;
 
+static int set_configs(void *req, const char *arg)
+{
+    static const char *const configs[] = {"S", "M", "S,M", "M,S"};
+    bench_request *rq = req;
+    int k;
+    if (rs_cli_choice(PROG, "--configs", arg, configs, 4, &k))
+        return RS_EXIT_USAGE;
+    rq->use_config[0] = k != 1;
+    rq->use_config[1] = k != 0;
+    return -1;
+}
+
+static int set_threads(void *req, const char *arg)
+{
+    bench_request *rq = req;
+    rq->nthreads = parse_list(arg, rq->thread_list, 8, RS_MAX_THREADS);
+    if (rq->nthreads < 1)
+        return rs_cli_usage_error(PROG, "--threads: '%s' is not a list like 1,2", arg);
+    return -1;
+}
+
+#define RQ bench_request
+static const rs_cli_option option_table[] = {
+    {"data", .kind = RS_CLI_STRING, RS_AT(RQ, data), .value = "DIR",
+     .help = "Multi30k: train.de, train.en, test_2016_flickr.de, each\n"
+             "plain or .gz (required; dev/train-multi30k.sh says where\n"
+             "to get it)"},
+    {"configs", .kind = RS_CLI_CALL, .set = set_configs, .value = "LIST",
+     .help = "S, M or S,M (default: S,M)"},
+    {"threads", .kind = RS_CLI_CALL, .set = set_threads, .value = "LIST",
+     .help = "1, 2 or 1,2 ... (default: 1,2)"},
+    {"steps", .kind = RS_CLI_INT, RS_AT(RQ, steps), 1, 100000, "N",
+     .help = "training steps timed per run, after 2 untimed (default: %D;\n"
+             "M runs a third of them, at least 3)"},
+    {"sentences", .kind = RS_CLI_INT, RS_AT(RQ, sentences), 1, 1000000, "N",
+     .help = "test sentences translated per decoding run (default: %D)"},
+    {"model", .kind = RS_CLI_STRING, RS_AT(RQ, model_path), .value = "FILE",
+     .help = "translate with this model (a word-level, lower-cased one)\n"
+             "instead of S after its timed steps"},
+    {"tsv", .kind = RS_CLI_FLAG, RS_AT(RQ, tsv), .help = "the table as tab-separated values"},
+    {"help", 'h', RS_CLI_HELP, .label = "--help", .help = "this help"},
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "bench",
+    PROG,
+    "usage: " PROG " [OPTIONS]\n\n"
+    "Measures the machine's bound, each GEMM road's rate on a training step's\n"
+    "shapes (forward and backward products; RNNSEARCH_GEMM chooses the road the\n"
+    "rest runs on), then training (target tokens/s, GFLOP/s and their share of the\n"
+    "best road's rate, peak memory, time per step and the optimizer's share of it)\n"
+    "and translation (sentences/s, greedy and beam) on Multi30k de-en, for two\n"
+    "model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and M\n"
+    "(256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n",
+    NULL,
+    18,
+    sizeof(bench_request),
+    option_table};
+
 /* Parses and checks the options into rq; -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, bench_request *rq)
 {
-    enum {
-        OPT_DATA = RS_CLI_OPT,
-        OPT_CONFIGS,
-        OPT_THREADS,
-        OPT_STEPS,
-        OPT_SENTENCES,
-        OPT_MODEL,
-        OPT_TSV
-    };
-    static const struct option opts[] = {
-        {"data", required_argument, NULL, OPT_DATA},
-        {"configs", required_argument, NULL, OPT_CONFIGS},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"steps", required_argument, NULL, OPT_STEPS},
-        {"sentences", required_argument, NULL, OPT_SENTENCES},
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"tsv", no_argument, NULL, OPT_TSV},
-        {0},
-    };
     *rq = (bench_request){
         .use_config = {1, 1}, .thread_list = {1, 2}, .nthreads = 2, .steps = 12, .sentences = 128};
-    const rs_cli_number numbers[] = {
-        {OPT_STEPS, "--steps", 1, 100000, .i = &rq->steps},
-        {OPT_SENTENCES, "--sentences", 1, 1000000, .i = &rq->sentences},
-        {0},
-    };
-    static const char *const configs[] = {"S", "M", "S,M", "M,S"};
-    int c, k;
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "", opts);
-    rs_cli_begin_numbers(&args, numbers);
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case OPT_DATA: rq->data = optarg; break;
-        case OPT_MODEL: rq->model_path = optarg; break;
-        case OPT_TSV: rq->tsv = 1; break;
-        case OPT_CONFIGS:
-            if (rs_cli_choice(PROG, "--configs", optarg, configs, 4, &k))
-                return RS_EXIT_USAGE;
-            rq->use_config[0] = k != 1;
-            rq->use_config[1] = k != 0;
-            break;
-        case OPT_THREADS:
-            rq->nthreads = parse_list(optarg, rq->thread_list, 8, RS_MAX_THREADS);
-            if (rq->nthreads < 1)
-                return rs_cli_usage_error(PROG, "--threads: '%s' is not a list like 1,2", optarg);
-            break;
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
-        }
-    }
+    const int parsed = rs_cli_parse(&command, rq, &args, argc, argv);
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
     if (optind < argc)
         return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
     if (!rq->data)

@@ -13,86 +13,13 @@
 #include "eval/significance.h"
 #include "eval/testset.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "text/corpus.h"
 #include "cmd/commands.h"
 
 #define PROG "rnnsearch bleu"
 
 enum { RS_MAX_SYSTEMS = 64 }; /* -i given for --paired-bs and --paired-ar */
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: rnnsearch bleu [options] HYP REF [REF...]\n"
-            "       rnnsearch bleu [options] -i HYP REF [REF...]\n"
-            "       rnnsearch bleu [options] REF < HYP\n"
-            "\n"
-            "Scores HYP (one segment per line; \"-\" reads standard input) against the\n"
-            "references REF..., line by line, as sacreBLEU 2.x does with its defaults, and\n"
-            "prints, like sacreBLEU's text output:\n"
-            "  BLEU = 35.12 67.1/42.3/28.0/19.2 (BP = 1.000 ratio = 1.012 hyp_len = 12345 "
-            "ref_len = 12200)\n"
-            "  chrF2 = 61.23\n"
-            "and on standard error the signatures, to quote with the scores:\n"
-            "  BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-" RS_VERSION "\n"
-            "  chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-" RS_VERSION
-            "\n"
-            "(version: these numbers come from rnnsearch " RS_VERSION ", not from sacreBLEU).\n"
-            "\n"
-            "options:\n"
-            "  --metric M      bleu, chrf or both (default: both)\n"
-            "  --tokenize T    BLEU tokenizer, as sacreBLEU's: 13a, none, intl (mteval-v14's\n"
-            "                  international: Unicode punctuation split off unless between\n"
-            "                  digits, symbols always) or char (every character a token)\n"
-            "                  (default: 13a)\n"
-            "  --lowercase     lower-case hypotheses and references first, for both metrics\n"
-            "                  (sacreBLEU's -lc and --chrf-lowercase; default: off)\n"
-            "  --sentence      one line per segment: its own BLEU (with effective order, as\n"
-            "                  sacreBLEU's sentence_bleu: eff:yes) and chrF, tab-separated\n"
-            "  -i, --input HYP the hypothesis, as sacreBLEU's -i: every file named is then a\n"
-            "                  reference; with one file named and no -i, that file is the\n"
-            "                  reference and the hypothesis comes from standard input\n"
-            "                  (sacreBLEU's `sacrebleu REF < HYP`)\n"
-            "  --signature     put the signature into each score line, as sacreBLEU's text\n"
-            "                  output does: \"BLEU|nrefs:1|...|version:... = 35.12 ...\"\n"
-            "                  (and not on standard error)\n"
-            "  --by-length     quality by source length: the test set split into buckets by\n"
-            "                  the number of words of each source sentence (needs --src),\n"
-            "                  and per bucket its sentences, BLEU and chrF, each bucket\n"
-            "                  scored as a corpus of its own\n"
-            "  --src FILE      the source sentences of HYP, for --by-length\n"
-            "  --buckets B     the bounds between buckets, as 10,20,30 (buckets <10, 10-19,\n"
-            "                  20-29, >=30; default: compare-mt's 10,20,30,40,50,60)\n"
-            "  --format F      --by-length's output: table or tsv (columns bucket, sentences,\n"
-            "                  bleu, chrf; an empty bucket's scores are nan) (default: table)\n"
-            "  --paired-bs     paired bootstrap resampling of BLEU, as sacreBLEU's\n"
-            "                  --paired-bs: the systems given as -i BASELINE -i SYSTEM\n"
-            "                  [-i SYSTEM...] (the first is the baseline, every file named\n"
-            "                  a reference), and per system its BLEU, the mean and 95%%\n"
-            "                  confidence interval over the resamples and the p-value of\n"
-            "                  its difference from the baseline (* below 0.05)\n"
-            "  --paired-ar     paired approximate randomization, as sacreBLEU's\n"
-            "                  --paired-ar: BLEU and p-values, no interval (either test\n"
-            "                  on chrF with --metric chrf)\n"
-            "  --paired-n N    resamples or trials (default: 1000 for --paired-bs, 10000\n"
-            "                  for --paired-ar, as sacreBLEU's)\n"
-            "  --seed N        the seed of the draws (default: %d, sacreBLEU's): the\n"
-            "                  same seed gives sacreBLEU's numbers to the last digit\n"
-            "  -h, --help      this text\n"
-            "\n"
-            "BLEU: n-grams 1-4, counts clipped by the largest count in any reference, brevity\n"
-            "penalty against the closest reference length, exp smoothing. chrF: character\n"
-            "n-grams 1-6, beta 2, whitespace removed, F of the corpus-summed statistics.\n"
-            "Every line loses its trailing whitespace; an empty reference line is skipped\n"
-            "(a segment needs one non-empty reference), and when segments then have\n"
-            "different numbers of references the signature says nrefs:var, as sacreBLEU's.\n"
-            "Files must be UTF-8 (gzip-compressed files are read too); lines end at \\n,\n"
-            "\\r\\n or \\r. Refused with exit status 2, as they cannot give a true score:\n"
-            "a reference (or --src) with another number of lines than HYP, and a HYP line\n"
-            "in the Moses n-best form 'N ||| text ||| features ||| score' (translate\n"
-            "--n-best's output; score plain output instead).\n",
-            RS_PAIRED_SEED);
-}
 
 /* Reads a file (or standard input for "-") through the shared line reader
  * (UTF-8 checked, gzip decompressed) and strips each line's trailing
@@ -155,7 +82,8 @@ typedef struct {
     int n_others;
     int paired;                      /* -1, or --paired-bs / --paired-ar's rs_paired_test */
     int paired_n;                    /* --paired-n, 0: the test's default */
-    long long seed;                  /* --seed */
+    int seed;                        /* --seed */
+    int metric, tokenize;            /* --metric (bleu, chrf, both), --tokenize */
     int metric_given;                /* --metric */
     int buckets_given, format_given; /* --buckets, --format */
 } bleu_request;
@@ -215,109 +143,158 @@ static int check_request(int argc, char **argv, bleu_request *rq)
     return -1;
 }
 
+static int set_input(void *req, const char *arg)
+{
+    bleu_request *rq = req;
+    if (!rq->input)
+        rq->input = arg;
+    else if (rq->n_others < RS_MAX_SYSTEMS - 1)
+        rq->others[rq->n_others++] = arg;
+    else
+        return rs_cli_usage_error(PROG, "more than %d systems (-i)", RS_MAX_SYSTEMS);
+    return -1;
+}
+
+static int set_paired(bleu_request *rq, int test)
+{
+    if (rq->paired >= 0)
+        return rs_cli_usage_error(PROG, "one test at a time: --paired-bs or --paired-ar");
+    rq->paired = test;
+    return -1;
+}
+
+static int set_paired_bs(void *rq, const char *arg)
+{
+    return set_paired(rq, RS_PAIRED_BS);
+}
+
+static int set_paired_ar(void *rq, const char *arg)
+{
+    return set_paired(rq, RS_PAIRED_AR);
+}
+
+static int set_buckets(void *req, const char *arg)
+{
+    bleu_request *rq = req;
+    rs_error err;
+    if (rs_length_buckets_parse(&rq->buckets, arg, &err))
+        return rs_cli_usage_error(PROG, "--buckets: %s", err.msg);
+    rq->buckets_given = 1;
+    return -1;
+}
+
+static const char *const metrics[] = {"bleu", "chrf", "both", NULL};
+static const char *const tokenizers[] = {"13a", "none", "intl", "char", NULL};
+static const char *const formats[] = {"table", "tsv", NULL};
+
+#define RQ bleu_request
+static const rs_cli_option option_table[] = {
+    {.kind = RS_CLI_TEXT, .help = "options:\n"},
+    {"metric", .kind = RS_CLI_CHOICE, RS_AT(RQ, metric), .value = "M", .names = metrics,
+     .help = "bleu, chrf or both (default: %D)"},
+    {"tokenize", .kind = RS_CLI_CHOICE, RS_AT(RQ, tokenize), .value = "T", .names = tokenizers,
+     .help = "BLEU tokenizer, as sacreBLEU's: 13a, none, intl (mteval-v14's\n"
+             "international: Unicode punctuation split off unless between\n"
+             "digits, symbols always) or char (every character a token)\n"
+             "(default: %D)"},
+    {"lowercase", .kind = RS_CLI_FLAG, RS_AT(RQ, opts.lowercase),
+     .help = "lower-case hypotheses and references first, for both metrics\n"
+             "(sacreBLEU's -lc and --chrf-lowercase; default: off)"},
+    {"sentence", .kind = RS_CLI_FLAG, RS_AT(RQ, sentence),
+     .help = "one line per segment: its own BLEU (with effective order, as\n"
+             "sacreBLEU's sentence_bleu: eff:yes) and chrF, tab-separated"},
+    {"input", 'i', RS_CLI_CALL, .set = set_input, .value = "HYP", .flags = RS_CLI_REPEAT,
+     .help = "the hypothesis, as sacreBLEU's -i: every file named is then a\n"
+             "reference; with one file named and no -i, that file is the\n"
+             "reference and the hypothesis comes from standard input\n"
+             "(sacreBLEU's `sacrebleu REF < HYP`)"},
+    {"signature", .kind = RS_CLI_FLAG, RS_AT(RQ, with_signature),
+     .help = "put the signature into each score line, as sacreBLEU's text\n"
+             "output does: \"BLEU|nrefs:1|...|version:... = 35.12 ...\"\n"
+             "(and not on standard error)"},
+    {"by-length", .kind = RS_CLI_FLAG, RS_AT(RQ, by_length),
+     .help = "quality by source length: the test set split into buckets by\n"
+             "the number of words of each source sentence (needs --src),\n"
+             "and per bucket its sentences, BLEU and chrF, each bucket\n"
+             "scored as a corpus of its own"},
+    {"src", .kind = RS_CLI_STRING, RS_AT(RQ, src), .value = "FILE",
+     .help = "the source sentences of HYP, for --by-length"},
+    {"buckets", .kind = RS_CLI_CALL, .set = set_buckets, .value = "B",
+     .help = "the bounds between buckets, as 10,20,30 (buckets <10, 10-19,\n"
+             "20-29, >=30; default: compare-mt's 10,20,30,40,50,60)"},
+    {"format", .kind = RS_CLI_CHOICE, RS_AT(RQ, tsv), .value = "F", .names = formats,
+     .help = "--by-length's output: table or tsv (columns bucket, sentences,\n"
+             "bleu, chrf; an empty bucket's scores are nan) (default: %D)"},
+    {"paired-bs", .kind = RS_CLI_CALL, .set = set_paired_bs,
+     .help = "paired bootstrap resampling of BLEU, as sacreBLEU's\n"
+             "--paired-bs: the systems given as -i BASELINE -i SYSTEM\n"
+             "[-i SYSTEM...] (the first is the baseline, every file named\n"
+             "a reference), and per system its BLEU, the mean and 95%\n"
+             "confidence interval over the resamples and the p-value of\n"
+             "its difference from the baseline (* below 0.05)"},
+    {"paired-ar", .kind = RS_CLI_CALL, .set = set_paired_ar,
+     .help = "paired approximate randomization, as sacreBLEU's\n"
+             "--paired-ar: BLEU and p-values, no interval (either test\n"
+             "on chrF with --metric chrf)"},
+    {"paired-n", .kind = RS_CLI_INT, RS_AT(RQ, paired_n), 1, 1000000, "N",
+     .help = "resamples or trials (default: 1000 for --paired-bs, 10000\n"
+             "for --paired-ar, as sacreBLEU's)"},
+    {"seed", .kind = RS_CLI_INT, RS_AT(RQ, seed), 0, 2147483647, "N",
+     .help = "the seed of the draws (default: %D, sacreBLEU's): the\n"
+             "same seed gives sacreBLEU's numbers to the last digit"},
+    {"help", 'h', RS_CLI_HELP, .help = "this text"},
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "bleu",
+    PROG,
+    "usage: rnnsearch bleu [options] HYP REF [REF...]\n"
+    "       rnnsearch bleu [options] -i HYP REF [REF...]\n"
+    "       rnnsearch bleu [options] REF < HYP\n"
+    "\n"
+    "Scores HYP (one segment per line; \"-\" reads standard input) against the\n"
+    "references REF..., line by line, as sacreBLEU 2.x does with its defaults, and\n"
+    "prints, like sacreBLEU's text output:\n"
+    "  BLEU = 35.12 67.1/42.3/28.0/19.2 (BP = 1.000 ratio = 1.012 hyp_len = 12345 "
+    "ref_len = 12200)\n"
+    "  chrF2 = 61.23\n"
+    "and on standard error the signatures, to quote with the scores:\n"
+    "  BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:rnnsearch-" RS_VERSION "\n"
+    "  chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:rnnsearch-" RS_VERSION "\n"
+    "(version: these numbers come from rnnsearch " RS_VERSION ", not from sacreBLEU).\n"
+    "\n",
+    "\n"
+    "BLEU: n-grams 1-4, counts clipped by the largest count in any reference, brevity\n"
+    "penalty against the closest reference length, exp smoothing. chrF: character\n"
+    "n-grams 1-6, beta 2, whitespace removed, F of the corpus-summed statistics.\n"
+    "Every line loses its trailing whitespace; an empty reference line is skipped\n"
+    "(a segment needs one non-empty reference), and when segments then have\n"
+    "different numbers of references the signature says nrefs:var, as sacreBLEU's.\n"
+    "Files must be UTF-8 (gzip-compressed files are read too); lines end at \\n,\n"
+    "\\r\\n or \\r. Refused with exit status 2, as they cannot give a true score:\n"
+    "a reference (or --src) with another number of lines than HYP, and a HYP line\n"
+    "in the Moses n-best form 'N ||| text ||| features ||| score' (translate\n"
+    "--n-best's output; score plain output instead).\n",
+    18,
+    sizeof(bleu_request),
+    option_table};
+
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, bleu_request *rq)
 {
-    enum {
-        OPT_METRIC = RS_CLI_OPT,
-        OPT_TOKENIZE,
-        OPT_LOWERCASE,
-        OPT_SENTENCE,
-        OPT_SIGNATURE,
-        OPT_BY_LENGTH,
-        OPT_SRC,
-        OPT_BUCKETS,
-        OPT_FORMAT,
-        OPT_PAIRED_BS,
-        OPT_PAIRED_AR,
-        OPT_PAIRED_N,
-        OPT_SEED
-    };
-    static const struct option options[] = {
-        {"input", required_argument, NULL, 'i'},
-        {"by-length", no_argument, NULL, OPT_BY_LENGTH},
-        {"src", required_argument, NULL, OPT_SRC},
-        {"buckets", required_argument, NULL, OPT_BUCKETS},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"sentence", no_argument, NULL, OPT_SENTENCE},
-        {"signature", no_argument, NULL, OPT_SIGNATURE},
-        {"metric", required_argument, NULL, OPT_METRIC},
-        {"tokenize", required_argument, NULL, OPT_TOKENIZE},
-        {"lowercase", no_argument, NULL, OPT_LOWERCASE},
-        {"paired-bs", no_argument, NULL, OPT_PAIRED_BS},
-        {"paired-ar", no_argument, NULL, OPT_PAIRED_AR},
-        {"paired-n", required_argument, NULL, OPT_PAIRED_N},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {NULL, 0, NULL, 0},
-    };
-    static const char *const metrics[] = {"bleu", "chrf", "both"}, *const tokenizers[] = {
-                                                                       "13a", "none", "intl",
-                                                                       "char"};
-    static const char *const formats[] = {"table", "tsv"};
-    int metric = 2, tokenize = 0;
-    rs_error err;
     rs_length_buckets_default(&rq->buckets);
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "i:", options);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        case OPT_LOWERCASE: rq->opts.lowercase = 1; break;
-        case OPT_SENTENCE: rq->sentence = 1; break;
-        case OPT_SIGNATURE: rq->with_signature = 1; break;
-        case 'i':
-            if (!rq->input)
-                rq->input = optarg;
-            else if (rq->n_others < RS_MAX_SYSTEMS - 1)
-                rq->others[rq->n_others++] = optarg;
-            else
-                return rs_cli_usage_error(PROG, "more than %d systems (-i)", RS_MAX_SYSTEMS);
-            break;
-        case OPT_PAIRED_BS:
-        case OPT_PAIRED_AR:
-            if (rq->paired >= 0)
-                return rs_cli_usage_error(PROG, "one test at a time: --paired-bs or --paired-ar");
-            rq->paired = c == OPT_PAIRED_BS ? RS_PAIRED_BS : RS_PAIRED_AR;
-            break;
-        case OPT_PAIRED_N:
-            if (rs_cli_int(PROG, "--paired-n", optarg, 1, 1000000, &rq->paired_n))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_SEED: {
-            int seed;
-            if (rs_cli_int(PROG, "--seed", optarg, 0, 2147483647, &seed))
-                return RS_EXIT_USAGE;
-            rq->seed = seed;
-            break;
-        }
-        case OPT_BY_LENGTH: rq->by_length = 1; break;
-        case OPT_SRC: rq->src = optarg; break;
-        case OPT_BUCKETS:
-            if (rs_length_buckets_parse(&rq->buckets, optarg, &err))
-                return rs_cli_usage_error(PROG, "--buckets: %s", err.msg);
-            rq->buckets_given = 1;
-            break;
-        case OPT_FORMAT:
-            if (rs_cli_choice(PROG, "--format", optarg, formats, 2, &rq->tsv))
-                return RS_EXIT_USAGE;
-            rq->format_given = 1;
-            break;
-        case OPT_METRIC:
-            if (rs_cli_choice(PROG, "--metric", optarg, metrics, 3, &metric))
-                return RS_EXIT_USAGE;
-            rq->metric_given = 1;
-            break;
-        case OPT_TOKENIZE:
-            if (rs_cli_choice(PROG, "--tokenize", optarg, tokenizers, 4, &tokenize))
-                return RS_EXIT_USAGE;
-            rq->opts.tokenize = (rs_bleu_tokenizer)tokenize;
-            break;
-        default: return RS_EXIT_USAGE;
-        }
-    }
-    rq->want_bleu = metric != 1;
-    rq->want_chrf = metric != 0;
+    const int parsed = rs_cli_parse(&command, rq, &args, argc, argv);
+    rq->metric_given = rs_cli_seen(&args, "metric");
+    rq->format_given = rs_cli_seen(&args, "format");
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
+    rq->opts.tokenize = (rs_bleu_tokenizer)rq->tokenize;
+    rq->want_bleu = rq->metric != 1;
+    rq->want_chrf = rq->metric != 0;
     return check_request(argc, argv, rq);
 }
 
@@ -500,12 +477,11 @@ static int score_paired(const bleu_request *rq, const rs_lines *text, const char
     int status = stats ? read_systems(rq, &text[0], sys)
                        : rs_cli_fail(PROG, "out of memory for %d systems' statistics", systems);
     rs_error err;
+    const rs_testset_systems systems_in = {text,         rq->nfiles - 1, sys,
+                                           rq->n_others, hyp_name(rq),   rq->others};
     if (status < 0 &&
-        (rq->want_chrf
-             ? rs_testset_paired_chrf_stats(stats, text, rq->nfiles - 1, sys, rq->n_others,
-                                            hyp_name(rq), rq->others, &rq->opts, refs, &err)
-             : rs_testset_paired_stats(stats, text, rq->nfiles - 1, sys, rq->n_others, hyp_name(rq),
-                                       rq->others, &rq->opts, refs, &err)))
+        (rq->want_chrf ? rs_testset_paired_chrf_stats(stats, &systems_in, &rq->opts, refs, &err)
+                       : rs_testset_paired_stats(stats, &systems_in, &rq->opts, refs, &err)))
         status = rs_cli_fail(PROG, "%s", err.msg);
     if (status < 0 && rs_paired_metric_run((rs_paired_test)rq->paired, metric, stats, systems, n,
                                            samples, (uint64_t)rq->seed, res, &err))
@@ -513,7 +489,7 @@ static int score_paired(const bleu_request *rq, const rs_lines *text, const char
     if (status < 0) {
         /* sacreBLEU's signature names the test, its size and the seed. */
         const char *rest = strchr(bleu_sig, '|');
-        fprintf(stderr, PROG ": %s|%.*s|%s:%d|seed:%lld%s\n", rq->want_chrf ? "chrF2" : "BLEU",
+        fprintf(stderr, PROG ": %s|%.*s|%s:%d|seed:%d%s\n", rq->want_chrf ? "chrF2" : "BLEU",
                 (int)(rest - bleu_sig), bleu_sig, rq->paired == RS_PAIRED_BS ? "bs" : "ar", samples,
                 rq->seed, rest);
         fprintf(stderr, PROG ": %s, %d %s, the baseline %s\n",
@@ -533,7 +509,8 @@ static int score_paired(const bleu_request *rq, const rs_lines *text, const char
 
 int cmd_bleu(int argc, char **argv)
 {
-    bleu_request rq = {.opts = {0, RS_BLEU_TOK_13A}, .paired = -1, .seed = RS_PAIRED_SEED};
+    bleu_request rq = {
+        .opts = {0, RS_BLEU_TOK_13A}, .paired = -1, .seed = RS_PAIRED_SEED, .metric = 2};
     int status = parse_request(argc, argv, &rq);
     if (status >= 0) {
         free(rq.files);

@@ -6,77 +6,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
 #include "eval/explain.h"
 #include "eval/explain_step.h"
 
 #define PROG "rnnsearch explain"
-
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: rnnsearch explain -m MODEL \"sentence\" --step I [--target \"text\"] [options]\n"
-        "       rnnsearch explain --keys M --query M [options]\n"
-        "\n"
-        "With a model: one real decoder step of a trained model, worked as\n"
-        "docs/model.md writes it: s_{i-1}, the annotations h_j, the keys U_a h_j + b_a,\n"
-        "W_a s_{i-1}, the scores e_ij, the weights alpha_ij, the context c_i, the GRU's\n"
-        "gates z, r and candidate g, the new state s_i, the deep output t~ before\n"
-        "maxout, t after it, and the most probable words. The model's own code gives\n"
-        "s_{i-1} and h_j; step i is recomputed from its weights in double precision\n"
-        "(and compared with the model's float32 step).\n"
-        "\n"
-        "  -m, --model MODEL  a checkpoint, run directory or model name\n"
-        "  --step I        the step, from 1 (step i reads y_{i-1}, y_0 = <s>; required)\n"
-        "  --target TEXT   the prefix y_1 ... y_{i-1} (default: the greedy translation's)\n"
-        "  --top K         words shown with their probabilities (default: 5)\n"
-        "  --all           every vector in full (default: up to 8 entries in full,\n"
-        "                  longer ones abbreviated, with their norm)\n"
-        "  --digits N      decimals printed, 0-17 (default: 4)\n"
-        "\n"
-        "Without a model: a hand-made attention step from the numbers given.\n"
-        "\n"
-        "Works through one attention step and prints every intermediate: the scores,\n"
-        "the exponentials and their sum, the softmax weights, the context vector and\n"
-        "[query ; context]. One query is shown step by step; several (one per row)\n"
-        "in matrix form. Arithmetic is in double precision.\n"
-        "\n"
-        "A matrix M is written row by row: numbers separated by ',', rows by ';',\n"
-        "e.g. \"1,0;0,1;1,1\" is three rows of two. A vector is one row: \"1,2\".\n"
-        "\n"
-        "  --keys M        the keys k_j, one per row (required)\n"
-        "  --query M       the query q, or several queries, one per row (required)\n"
-        "  --values M      the values v_j, one per key (default: the keys)\n"
-        "  --score S       additive, general, scaled-dot or dot (default: additive,\n"
-        "                  the models' score)\n"
-        "                    dot         e_j = q . k_j\n"
-        "                    scaled-dot  e_j = q . k_j / sqrt(dk)\n"
-        "                    general     e_j = q^T W k_j      with --weights W (dq x dk)\n"
-        "                    additive    e_j = v . tanh(Wq q + Wk k_j + b)\n"
-        "                                with --Wq (a x dq), --Wk (a x dk), --v (a numbers)\n"
-        "                                and optionally --b (a numbers; default 0)\n"
-        "  --scale         also divide the scores by sqrt(dk), dk = key size (default: off;\n"
-        "                  scaled-dot is dot with --scale)\n"
-        "  --mask M        1 keeps a key, 0 hides it (its weight is exactly 0): one row\n"
-        "                  for all queries or one row per query (default: keep all)\n"
-        "  --weights M     W for the general score\n"
-        "  --Wq M, --Wk M, --v V, --b V   the additive score's parameters\n"
-        "  --Co M, --Uo M, --Vo M, --bo V  the deep output's weights (docs/model.md):\n"
-        "                  t~ = U_o s + V_o e + C_o c + b_o (2l rows each), then maxout\n"
-        "                  t[k] = max(t~[2k], t~[2k+1]); terms not given are left out\n"
-        "  --state M       s, the new decoder state U_o reads (default: the query)\n"
-        "  --emb M         e, the previous word's embedding V_o reads\n"
-        "  --digits N      decimals printed, 0-17 (default: 4)\n"
-        "  -h, --help      this text\n"
-        "\n"
-        "Matrices map column vectors (y = W x) and are given row by row, as in\n"
-        "docs/model.md. Before exp, each query's largest visible score m is\n"
-        "subtracted: the weights are unchanged and exp cannot overflow.\n"
-        "\n"
-        "example: rnnsearch explain --score dot --keys \"1,0;0,1;1,1\" --query \"1,2\"\n"
-        "  scores (1, 2, 3), weights (0.0900, 0.2447, 0.6652), context (0.7553, 0.9100)\n");
-}
 
 /* The options of a real step (-m). */
 typedef struct {
@@ -85,111 +20,160 @@ typedef struct {
     int score_given;
 } model_request;
 
-/* Parses and checks the options into in and rq; -1 to go on, else the exit
- * status. */
-static int parse_request(int argc, char **argv, rs_explain_input *in, model_request *rq)
+/* What the command line asks for: a real step (rq) or a hand-made one (in). */
+typedef struct {
+    rs_explain_input in;
+    model_request rq;
+} explain_request;
+
+/* A matrix option: "1,0;0,1" into its rs_matrix (a second one replaces it). */
+static int parse_matrix(const char *prog, const char *opt, const char *arg, void *field)
 {
-    /* The options from OPT_KEYS to OPT_BO are the matrices, in this order. */
-    rs_matrix *const matrices[] = {&in->keys, &in->query, &in->values, &in->mask, &in->W,
-                                   &in->Wq,   &in->Wk,    &in->v,      &in->b,    &in->state,
-                                   &in->emb,  &in->Uo,    &in->Vo,     &in->Co,   &in->bo};
-    enum {
-        OPT_KEYS = RS_CLI_OPT,
-        OPT_QUERY,
-        OPT_VALUES,
-        OPT_MASK,
-        OPT_WEIGHTS,
-        OPT_WQ,
-        OPT_WK,
-        OPT_V,
-        OPT_B,
-        OPT_STATE,
-        OPT_EMB,
-        OPT_UO,
-        OPT_VO,
-        OPT_CO,
-        OPT_BO,
-        OPT_SCALE,
-        OPT_SCORE,
-        OPT_DIGITS,
-        OPT_STEP,
-        OPT_TARGET,
-        OPT_TOP,
-        OPT_ALL,
-    };
-    static const struct option options[] = {
-        {"keys", required_argument, NULL, OPT_KEYS},
-        {"query", required_argument, NULL, OPT_QUERY},
-        {"values", required_argument, NULL, OPT_VALUES},
-        {"mask", required_argument, NULL, OPT_MASK},
-        {"weights", required_argument, NULL, OPT_WEIGHTS},
-        {"Wq", required_argument, NULL, OPT_WQ},
-        {"Wk", required_argument, NULL, OPT_WK},
-        {"v", required_argument, NULL, OPT_V},
-        {"b", required_argument, NULL, OPT_B},
-        {"state", required_argument, NULL, OPT_STATE},
-        {"emb", required_argument, NULL, OPT_EMB},
-        {"Uo", required_argument, NULL, OPT_UO},
-        {"Vo", required_argument, NULL, OPT_VO},
-        {"Co", required_argument, NULL, OPT_CO},
-        {"bo", required_argument, NULL, OPT_BO},
-        {"scale", no_argument, NULL, OPT_SCALE},
-        {"score", required_argument, NULL, OPT_SCORE},
-        {"digits", required_argument, NULL, OPT_DIGITS},
-        {"model", required_argument, NULL, 'm'},
-        {"step", required_argument, NULL, OPT_STEP},
-        {"target", required_argument, NULL, OPT_TARGET},
-        {"top", required_argument, NULL, OPT_TOP},
-        {"all", no_argument, NULL, OPT_ALL},
-        {NULL, 0, NULL, 0},
-    };
-    const rs_cli_number numbers[] = {{OPT_DIGITS, "--digits", 0, 17, .i = &rq->digits},
-                                     {OPT_STEP, "--step", 1, 1000000, .i = &rq->step},
-                                     {OPT_TOP, "--top", 1, 1000, .i = &rq->top},
-                                     {0}};
+    rs_error err;
+    rs_matrix_free(field);
+    if (rs_matrix_parse(field, arg, &err) < 0) {
+        rs_cli_usage_error(prog, "%s: '%s': %s", opt, arg, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_score(void *req, const char *arg)
+{
+    explain_request *x = req;
+    const int kind = rs_attention_kind_parse(arg);
+    if (kind == RS_ATT_NONE)
+        return rs_cli_usage_error(PROG, "--score none: " RS_NO_ALIGNMENT_WHY);
+    if (kind < 0)
+        return rs_cli_usage_error(
+            PROG, "--score: '%s' is not one of additive, general, scaled-dot or dot", arg);
+    x->in.score = (rs_attention_kind)kind;
+    x->rq.score_given = 1;
+    return -1;
+}
+
+#define RQ explain_request
+#define MATRIX(name, member, ...)                                                                  \
+    {                                                                                              \
+        name, .kind = RS_CLI_PARSE, RS_AT(RQ, in.member), .parse = parse_matrix, __VA_ARGS__       \
+    }
+static const rs_cli_option option_table[] = {
+    {"model", 'm', RS_CLI_STRING, RS_AT(RQ, rq.model), .value = "MODEL",
+     .help = "a checkpoint, run directory or model name"},
+    {"step", .kind = RS_CLI_INT, RS_AT(RQ, rq.step), 1, 1000000, "I",
+     .help = "the step, from 1 (step i reads y_{i-1}, y_0 = <s>; required)"},
+    {"target", .kind = RS_CLI_STRING, RS_AT(RQ, rq.target), .value = "TEXT",
+     .help = "the prefix y_1 ... y_{i-1} (default: the greedy translation's)"},
+    {"top", .kind = RS_CLI_INT, RS_AT(RQ, rq.top), 1, 1000, "K",
+     .help = "words shown with their probabilities (default: %D)"},
+    {"all", .kind = RS_CLI_FLAG, RS_AT(RQ, rq.all),
+     .help = "every vector in full (default: up to 8 entries in full,\n"
+             "longer ones abbreviated, with their norm)"},
+    {"digits", .kind = RS_CLI_INT, RS_AT(RQ, rq.digits), 0, 17, "N",
+     .help = "decimals printed, 0-17 (default: %D)"},
+    {.kind = RS_CLI_TEXT,
+     .help = "\nWithout a model: a hand-made attention step from the numbers given.\n\n"
+             "Works through one attention step and prints every intermediate: the scores,\n"
+             "the exponentials and their sum, the softmax weights, the context vector and\n"
+             "[query ; context]. One query is shown step by step; several (one per row)\n"
+             "in matrix form. Arithmetic is in double precision.\n\n"
+             "A matrix M is written row by row: numbers separated by ',', rows by ';',\n"
+             "e.g. \"1,0;0,1;1,1\" is three rows of two. A vector is one row: \"1,2\".\n\n"},
+    MATRIX("keys", keys, .value = "M", .help = "the keys k_j, one per row (required)"),
+    MATRIX("query", query, .value = "M",
+           .help = "the query q, or several queries, one per row (required)"),
+    MATRIX("values", values, .value = "M",
+           .help = "the values v_j, one per key (default: the keys)"),
+    {"score", .kind = RS_CLI_CALL, .set = set_score, .value = "S",
+     .help = "additive, general, scaled-dot or dot (default: additive,\n"
+             "the models' score)\n"
+             "  dot         e_j = q . k_j\n"
+             "  scaled-dot  e_j = q . k_j / sqrt(dk)\n"
+             "  general     e_j = q^T W k_j      with --weights W (dq x dk)\n"
+             "  additive    e_j = v . tanh(Wq q + Wk k_j + b)\n"
+             "              with --Wq (a x dq), --Wk (a x dk), --v (a numbers)\n"
+             "              and optionally --b (a numbers; default 0)"},
+    {"scale", .kind = RS_CLI_FLAG, RS_AT(RQ, in.scale),
+     .help = "also divide the scores by sqrt(dk), dk = key size (default: off;\n"
+             "scaled-dot is dot with --scale)"},
+    MATRIX("mask", mask, .value = "M",
+           .help = "1 keeps a key, 0 hides it (its weight is exactly 0): one row\n"
+                   "for all queries or one row per query (default: keep all)"),
+    MATRIX("weights", W, .value = "M", .help = "W for the general score"),
+    MATRIX("Wq", Wq, .label = "--Wq M, --Wk M, --v V, --b V ",
+           .help = "the additive score's parameters"),
+    MATRIX("Wk", Wk),
+    MATRIX("v", v),
+    MATRIX("b", b),
+    MATRIX("Co", Co, .label = "--Co M, --Uo M, --Vo M, --bo V",
+           .help = "the deep output's weights (docs/model.md):\n"
+                   "t~ = U_o s + V_o e + C_o c + b_o (2l rows each), then maxout\n"
+                   "t[k] = max(t~[2k], t~[2k+1]); terms not given are left out"),
+    MATRIX("Uo", Uo),
+    MATRIX("Vo", Vo),
+    MATRIX("bo", bo),
+    MATRIX("state", state, .value = "M",
+           .help = "s, the new decoder state U_o reads (default: the query)"),
+    MATRIX("emb", emb, .value = "M", .help = "e, the previous word's embedding V_o reads"),
+    /* --digits again: it prints both kinds of step. */
+    {.kind = RS_CLI_TEXT, .label = "--digits N", .help = "decimals printed, 0-17 (default: 4)"},
+    {"help", 'h', RS_CLI_HELP, .help = "this text"},
+    {0},
+};
+#undef MATRIX
+#undef RQ
+
+static const rs_cli_command command = {
+    "explain",
+    PROG,
+    "usage: rnnsearch explain -m MODEL \"sentence\" --step I [--target \"text\"] [options]\n"
+    "       rnnsearch explain --keys M --query M [options]\n"
+    "\n"
+    "With a model: one real decoder step of a trained model, worked as\n"
+    "docs/model.md writes it: s_{i-1}, the annotations h_j, the keys U_a h_j + b_a,\n"
+    "W_a s_{i-1}, the scores e_ij, the weights alpha_ij, the context c_i, the GRU's\n"
+    "gates z, r and candidate g, the new state s_i, the deep output t~ before\n"
+    "maxout, t after it, and the most probable words. The model's own code gives\n"
+    "s_{i-1} and h_j; step i is recomputed from its weights in double precision\n"
+    "(and compared with the model's float32 step).\n"
+    "\n",
+    "\n"
+    "Matrices map column vectors (y = W x) and are given row by row, as in\n"
+    "docs/model.md. Before exp, each query's largest visible score m is\n"
+    "subtracted: the weights are unchanged and exp cannot overflow.\n"
+    "\n"
+    "example: rnnsearch explain --score dot --keys \"1,0;0,1;1,1\" --query \"1,2\"\n"
+    "  scores (1, 2, 3), weights (0.0900, 0.2447, 0.6652), context (0.7553, 0.9100)\n",
+    18,
+    sizeof(explain_request),
+    option_table};
+
+/* Whether a hand-made step's option was given (a matrix, or --scale). */
+static int toy_given(const rs_cli_args *args)
+{
+    for (const rs_cli_option *o = option_table; o->kind != RS_CLI_END; o++)
+        if ((o->kind == RS_CLI_PARSE || !strcmp(o->name ? o->name : "", "scale")) &&
+            rs_cli_given(args, o->name))
+            return 1;
+    return 0;
+}
+
+/* Parses and checks the options into x; -1 to go on, else the exit status. */
+static int parse_request(int argc, char **argv, explain_request *x)
+{
+    rs_explain_input *in = &x->in;
+    model_request *rq = &x->rq;
     rs_error err;
     rs_cli_args args;
-    int toy_given = 0;
-    rs_cli_begin(&args, PROG, argc, argv, "m:", options);
-    rs_cli_begin_numbers(&args, numbers);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        if (c >= OPT_KEYS && c <= OPT_BO) {
-            const int k = c - OPT_KEYS;
-            toy_given = 1;
-            rs_matrix_free(matrices[k]);
-            if (rs_matrix_parse(matrices[k], optarg, &err) < 0)
-                return rs_cli_usage_error(PROG, "--%s: '%s': %s", options[k].name, optarg, err.msg);
-            continue;
-        }
-        switch (c) {
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        case 'm':
-            if (rs_cli_once(PROG, "-m", &rq->model, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_TARGET: rq->target = optarg; break;
-        case OPT_ALL: rq->all = 1; break;
-        case OPT_SCALE: in->scale = 1, toy_given = 1; break;
-        case OPT_SCORE: {
-            int kind = rs_attention_kind_parse(optarg);
-            if (kind == RS_ATT_NONE)
-                return rs_cli_usage_error(PROG, "--score none: " RS_NO_ALIGNMENT_WHY);
-            if (kind < 0)
-                return rs_cli_usage_error(
-                    PROG, "--score: '%s' is not one of additive, general, scaled-dot or dot",
-                    optarg);
-            in->score = (rs_attention_kind)kind;
-            rq->score_given = 1;
-            break;
-        }
-        default: return RS_EXIT_USAGE;
-        }
-    }
+    const int parsed = rs_cli_parse(&command, x, &args, argc, argv);
+    const int toy = toy_given(&args);
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
     /* rs_cli_next stores --step itself, from 1: 0 is "not given" */
     const int step_given = rq->step > 0;
     if (rq->model) {
-        if (toy_given || rq->score_given)
+        if (toy || rq->score_given)
             return rs_cli_usage_error(PROG, "--keys, --query and the other numbers (and --score) "
                                             "are for a hand-made step; with -m the model gives "
                                             "them");
@@ -264,27 +248,28 @@ static int explain_model(const model_request *rq)
 
 int cmd_explain(int argc, char **argv)
 {
-    rs_explain_input in;
-    memset(&in, 0, sizeof in);
-    in.score = RS_ATT_ADDITIVE; /* the models' score (docs/model.md) */
-    model_request rq = {.top = 5, .digits = 4};
-    int status = parse_request(argc, argv, &in, &rq);
-    if (status >= 0 || rq.model) {
-        rs_explain_input_free(&in);
-        return status >= 0 ? status : explain_model(&rq);
+    explain_request x = {.rq = {.top = 5, .digits = 4}};
+    rs_explain_input in_ = {0}, *const in = &x.in;
+    *in = in_;
+    in->score = RS_ATT_ADDITIVE; /* the models' score (docs/model.md) */
+    const model_request *rq = &x.rq;
+    int status = parse_request(argc, argv, &x);
+    if (status >= 0 || rq->model) {
+        rs_explain_input_free(in);
+        return status >= 0 ? status : explain_model(rq);
     }
-    const int digits = rq.digits;
+    const int digits = rq->digits;
     rs_error err;
     rs_explain_result res;
     char *text = NULL;
-    if (rs_explain_compute(&res, &in, &err) < 0 ||
-        rs_explain_report(&in, &res, digits, &text, &err) < 0) {
+    if (rs_explain_compute(&res, in, &err) < 0 ||
+        rs_explain_report(in, &res, digits, &text, &err) < 0) {
         status = rs_cli_fail(PROG, "%s", err.msg);
     } else {
         status = print_explanation(text);
     }
     free(text);
     rs_explain_result_free(&res);
-    rs_explain_input_free(&in);
+    rs_explain_input_free(in);
     return status;
 }

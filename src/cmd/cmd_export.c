@@ -6,6 +6,7 @@
 
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "common/fileio.h"
 #include "cmd/commands.h"
 #include "cli/output.h"
@@ -13,48 +14,46 @@
 
 #define PROG "rnnsearch export"
 
-static void usage(FILE *out)
-{
-    fputs("usage: rnnsearch export -m MODEL -o OUT.safetensors\n"
-          "Writes the model's weights, vocabularies, sizes and text settings in the\n"
-          "safetensors interchange format (see docs/model.md, \"Interchange names\").\n"
-          "OUT is replaced atomically: it must be a new name or a regular file (not '-',\n"
-          "a symbolic link, a device or a FIFO), not the checkpoint itself nor any\n"
-          "checkpoint, and not in a training run's directory.\n"
-          "\n"
-          "  -m, --model MODEL   a checkpoint file, or a model directory (models/NAME)\n"
-          "                      whose best.ckpt, else last.ckpt, is used (required)\n"
-          "  -o, --output FILE   the safetensors file to write (required; may also be\n"
-          "                      given as the one operand: export -m MODEL FILE)\n"
-          "  -h, --help          show this help\n",
-          out);
-}
+typedef struct {
+    const char *model_arg, *out_path;
+} export_request;
+
+#define RQ export_request
+static const rs_cli_option option_table[] = {
+    {"model", 'm', RS_CLI_STRING, RS_AT(RQ, model_arg), .value = "MODEL",
+     .help = "a checkpoint file, or a model directory (models/NAME)\n"
+             "whose best.ckpt, else last.ckpt, is used (required)"},
+    {"output", 'o', RS_CLI_STRING, RS_AT(RQ, out_path), .value = "FILE",
+     .help = "the safetensors file to write (required; may also be\n"
+             "given as the one operand: export -m MODEL FILE)"},
+    {"help", 'h', RS_CLI_HELP, .help = "show this help"},
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "export",
+    PROG,
+    "usage: rnnsearch export -m MODEL -o OUT.safetensors\n"
+    "Writes the model's weights, vocabularies, sizes and text settings in the\n"
+    "safetensors interchange format (see docs/model.md, \"Interchange names\").\n"
+    "OUT is replaced atomically: it must be a new name or a regular file (not '-',\n"
+    "a symbolic link, a device or a FIFO), not the checkpoint itself nor any\n"
+    "checkpoint, and not in a training run's directory.\n\n",
+    NULL,
+    22,
+    sizeof(export_request),
+    option_table};
 
 int cmd_export(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"output", required_argument, NULL, 'o'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *model_arg = NULL, *out_path = NULL;
+    export_request rq = {0};
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:o:", options);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        case 'm':
-            if (rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case 'o':
-            if (rs_cli_once(PROG, "-o/--output", &out_path, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        default: return RS_EXIT_USAGE;
-        }
-    }
+    const int parsed = rs_cli_parse(&command, &rq, &args, argc, argv);
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
+    const char *model_arg = rq.model_arg, *out_path = rq.out_path;
     if (!model_arg)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     /* The output may also be the one operand, as before -o existed. */

@@ -6,6 +6,7 @@
 
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "common/fileio.h"
 #include "cmd/commands.h"
 #include "cli/output.h"
@@ -13,26 +14,35 @@
 
 #define PROG "rnnsearch import"
 
-static void usage(FILE *out)
-{
-    fputs("usage: rnnsearch import IN.safetensors -o MODEL\n"
-          "Reads a model in the safetensors interchange format (see docs/model.md,\n"
-          "\"Interchange names\") and writes it as a checkpoint. Training settings in\n"
-          "the checkpoint's configuration are the defaults. The checkpoint is replaced\n"
-          "atomically: it must be a new name or a checkpoint, not the input itself, and\n"
-          "not in a training run's directory.\n"
-          "\n"
-          "  -o, --output MODEL  FILE.ckpt: write that file; anything else is a model\n"
-          "                      directory (e.g. models/NAME, created if missing)\n"
-          "                      that receives best.ckpt (required)\n"
-          "  -h, --help          show this help\n",
-          out);
-}
+static const rs_cli_option option_table[] = {
+    {"output", 'o', RS_CLI_STRING, 0, .value = "MODEL",
+     .help = "FILE.ckpt: write that file; anything else is a model\n"
+             "directory (e.g. models/NAME, created if missing)\n"
+             "that receives best.ckpt (required)"},
+    {"help", 'h', RS_CLI_HELP, .help = "show this help"},
+    {0},
+};
+
+static const rs_cli_command command = {
+    "import",
+    PROG,
+    "usage: rnnsearch import IN.safetensors -o MODEL\n"
+    "Reads a model in the safetensors interchange format (see docs/model.md,\n"
+    "\"Interchange names\") and writes it as a checkpoint. Training settings in\n"
+    "the checkpoint's configuration are the defaults. The checkpoint is replaced\n"
+    "atomically: it must be a new name or a checkpoint, not the input itself, and\n"
+    "not in a training run's directory.\n\n",
+    NULL,
+    22,
+    sizeof(const char *),
+    option_table};
 
 int cmd_import(int argc, char **argv)
 {
-    const char *out_arg;
-    int status = rs_cli_one_option(PROG, argc, argv, 'o', &out_arg, usage);
+    const char *out_arg = NULL; /* the table's one field */
+    rs_cli_args args;
+    const int status = rs_cli_parse(&command, &out_arg, &args, argc, argv);
+    rs_cli_end(&args);
     if (status >= 0)
         return status;
     if (argc - optind != 1)

@@ -11,33 +11,49 @@
 
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
-#include "cli/config_alias.h"
+#include "cli/config/alias.h"
 #include "search/translate.h"
 #include "train/rundir.h"
 #include "text/settings_file.h"
 
 #define PROG "rnnsearch info"
 
-static void usage(FILE *out)
-{
-    fputs("usage: rnnsearch info -m MODEL [--config]\n"
-          "Prints what a checkpoint holds: its configuration as 'key = value' lines,\n"
-          "then, as '#' comment lines, the size of every parameter tensor and their\n"
-          "total, the vocabulary sizes, the text settings and the training counters\n"
-          "(step, epoch, best dev loss and BLEU) when the checkpoint has them.\n"
-          "\n"
-          "  -m, --model MODEL   a checkpoint file, or a model directory (models/NAME)\n"
-          "                      whose best.ckpt, else last.ckpt, is used (required)\n"
-          "  --config            print only the configuration, as a YAML file for\n"
-          "                      'rnnsearch train --config FILE' that repeats the run\n"
-          "                      and a translation: section; the data paths are those\n"
-          "                      of the run's DIR/config.yaml (the --config file it was\n"
-          "                      started with), else lines to fill in: the checkpoint\n"
-          "                      holds a fingerprint of the data, not its files' names\n"
-          "  -h, --help          show this help\n",
-          out);
-}
+typedef struct {
+    const char *model_arg;
+    int yaml; /* --config */
+} info_request;
+
+#define RQ info_request
+static const rs_cli_option option_table[] = {
+    {"model", 'm', RS_CLI_STRING, RS_AT(RQ, model_arg), .value = "MODEL",
+     .help = "a checkpoint file, or a model directory (models/NAME)\n"
+             "whose best.ckpt, else last.ckpt, is used (required)"},
+    {"config", .kind = RS_CLI_FLAG, RS_AT(RQ, yaml),
+     .help = "print only the configuration, as a YAML file for\n"
+             "'rnnsearch train --config FILE' that repeats the run\n"
+             "and a translation: section; the data paths are those\n"
+             "of the run's DIR/config.yaml (the --config file it was\n"
+             "started with), else lines to fill in: the checkpoint\n"
+             "holds a fingerprint of the data, not its files' names"},
+    {"help", 'h', RS_CLI_HELP, .help = "show this help"},
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "info",
+    PROG,
+    "usage: rnnsearch info -m MODEL [--config]\n"
+    "Prints what a checkpoint holds: its configuration as 'key = value' lines,\n"
+    "then, as '#' comment lines, the size of every parameter tensor and their\n"
+    "total, the vocabulary sizes, the text settings and the training counters\n"
+    "(step, epoch, best dev loss and BLEU) when the checkpoint has them.\n\n",
+    NULL,
+    22,
+    sizeof(info_request),
+    option_table};
 
 static void print_tensors(const rs_model *m)
 {
@@ -213,26 +229,13 @@ static int print_yaml(const char *path, const rs_config *cfg)
 
 int cmd_info(int argc, char **argv)
 {
-    enum { OPT_CONFIG = RS_CLI_OPT };
-    const char *model_arg = NULL;
-    int yaml = 0, c;
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"config", no_argument, NULL, OPT_CONFIG},
-        {0},
-    };
+    info_request rq = {0};
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
-    while ((c = rs_cli_next(&args)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return RS_EXIT_OK;
-        }
-        if (c == OPT_CONFIG)
-            yaml = 1;
-        else if (c != 'm' || rs_cli_once(PROG, "-m/--model", &model_arg, optarg))
-            return RS_EXIT_USAGE;
-    }
+    const int parsed = rs_cli_parse(&command, &rq, &args, argc, argv);
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
+    const char *model_arg = rq.model_arg;
     if (!model_arg)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     if (optind < argc)
@@ -246,7 +249,7 @@ int cmd_info(int argc, char **argv)
         rs_checkpoint_load(path, &model, &state, &err)) {
         return rs_cli_fail(PROG, "%s", err.msg);
     }
-    if (yaml) {
+    if (rq.yaml) {
         const rs_config settings = rs_model_settings(&model);
         int failed = print_yaml(path, &settings);
         rs_train_state_free(&state);

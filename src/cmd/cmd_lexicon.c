@@ -5,31 +5,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
 #include "cli/output.h"
 #include "search/lexicon.h"
 
 #define PROG "rnnsearch lexicon"
-
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: " PROG " -m MODEL (PAIRS.tsv | --src FILE --tgt FILE) [OPTIONS]\n\n"
-                 "Learns which target tokens translate each source token, from a parallel\n"
-                 "corpus (usually the model's training data) in the model's own tokenization,\n"
-                 "by IBM Model 1, and writes the table 'source TAB target TAB p(target|source)'\n"
-                 "that translate --shortlist reads: each source token's most probable targets\n"
-                 "first.\n\n"
-                 "  -m, --model MODEL      checkpoint file or models/NAME directory (required)\n"
-                 "  --src FILE, --tgt FILE line-aligned source and target files\n"
-                 "  --swap                 exchange source and target of a TSV file\n"
-                 "  -o, --output FILE      write the table here (default: standard output)\n"
-                 "  --iterations N         EM iterations (default: 5)\n"
-                 "  --keep N               targets kept per source token (default: 100)\n"
-                 "  --min-prob P           drop entries with p(target|source) < P (default: 1e-4;\n"
-                 "                         entries whose p is 0 in float are never written)\n"
-                 "  -h, --help             this help\n"
-                 "Without a file, pairs are read from standard input as TSV.\n");
-}
 
 typedef struct {
     rs_cli_models *models;
@@ -40,45 +21,48 @@ typedef struct {
     rs_output_rule rule;
 } lexicon_request;
 
+#define RQ lexicon_request
+static const rs_cli_option option_table[] = {
+    {"model", 'm', RS_CLI_MODELS, RS_AT(RQ, models), .value = "MODEL", .flags = RS_CLI_REPEAT,
+     .help = "checkpoint file or models/NAME directory (required)"},
+    RS_CLI_PAIRS_ROWS(RQ, in),
+    {"output", 'o', RS_CLI_STRING, RS_AT(RQ, output), .value = "FILE",
+     .help = "write the table here (default: standard output)"},
+    {"iterations", .kind = RS_CLI_INT, RS_AT(RQ, iterations), 1, 100, "N",
+     .help = "EM iterations (default: %D)"},
+    {"keep", .kind = RS_CLI_INT, RS_AT(RQ, keep), 1, 10000000, "N",
+     .help = "targets kept per source token (default: %D)"},
+    {"min-prob", .kind = RS_CLI_FLOAT, RS_AT(RQ, min_prob), 0, 1, "P",
+     .help = "drop entries with p(target|source) < P (default: 1e-4;\n"
+             "entries whose p is 0 in float are never written)"},
+    RS_CLI_HELP_ROW,
+    {.kind = RS_CLI_TEXT, .help = "Without a file, pairs are read from standard input as TSV.\n"},
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "lexicon",
+    PROG,
+    "usage: " PROG " -m MODEL (PAIRS.tsv | --src FILE --tgt FILE) [OPTIONS]\n\n"
+    "Learns which target tokens translate each source token, from a parallel\n"
+    "corpus (usually the model's training data) in the model's own tokenization,\n"
+    "by IBM Model 1, and writes the table 'source TAB target TAB p(target|source)'\n"
+    "that translate --shortlist reads: each source token's most probable targets\n"
+    "first.\n\n",
+    NULL,
+    25,
+    sizeof(lexicon_request),
+    option_table};
+
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, lexicon_request *rq)
 {
-    enum { OPT_ITER = RS_CLI_OPT, OPT_KEEP, OPT_MIN };
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"output", required_argument, NULL, 'o'},
-        RS_CLI_PAIRS_OPTIONS,
-        {"iterations", required_argument, NULL, OPT_ITER},
-        {"keep", required_argument, NULL, OPT_KEEP},
-        {"min-prob", required_argument, NULL, OPT_MIN},
-        {0},
-    };
-    const rs_cli_number numbers[] = {
-        {OPT_ITER, "--iterations", 1, 100, .i = &rq->iterations},
-        {OPT_KEEP, "--keep", 1, 10000000, .i = &rq->keep},
-        {OPT_MIN, "--min-prob", 0, 1, .f = &rq->min_prob},
-        {0},
-    };
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:o:", opts);
-    rs_cli_begin_numbers(&args, numbers);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        if (rs_cli_pairs_option(&rq->in, c, optarg))
-            continue;
-        switch (c) {
-        case 'm':
-            if (rs_cli_add_model(PROG, rq->models, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case 'o':
-            if (rs_cli_once(PROG, "-o", &rq->output, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
-        }
-    }
+    const int parsed = rs_cli_parse(&command, rq, &args, argc, argv);
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
     if (rq->models->count != 1)
         return rs_cli_usage_error(PROG, "give one model (-m MODEL)");
     const int status = rs_cli_pairs_finish(PROG, &rq->in, argc, argv);

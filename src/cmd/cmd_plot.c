@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "cmd/commands.h"
 #include "eval/bylength.h"
@@ -13,33 +14,6 @@
 #include "train/trainlog.h"
 
 #define PROG "rnnsearch plot"
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: " PROG " NAME|DIR|LOG.tsv [-o OUT.svg]\n"
-            "       " PROG " --by-length [LABEL=]TABLE.tsv... [-o OUT.svg]\n\n"
-            "Draws the learning curves of a training run from its log, DIR/train.log.tsv\n"
-            "(or the .tsv file given): train loss and dev loss per target token against the\n"
-            "step, and the dev metric and the dev alignment error rate (train --dev-align)\n"
-            "on a right-hand axis when they were measured. A bare NAME is a model of the\n"
-            "models directory, as for -m ('rnnsearch help models'). The train loss comes\n"
-            "from train.loss.tsv beside the log when it is there (a row every --log-every\n"
-            "steps), else from the evaluations' rows.\n\n"
-            "  -o, --output FILE      the SVG file, '-' for standard output\n"
-            "                         (default: train.svg next to the log, the one\n"
-            "                         name plot writes in a training run's directory);\n"
-            "                         replaced once complete\n"
-            "  --scale S              loss axis: linear, log or auto (default: auto = log when\n"
-            "                         the losses span more than two orders of magnitude)\n"
-            "  --title TEXT           the picture's title (default: the argument)\n"
-            "  --by-length            BLEU against source sentence length instead, one line\n"
-            "                         per table that `rnnsearch bleu --by-length --format tsv`\n"
-            "                         wrote (all with the same buckets), named LABEL or the\n"
-            "                         file's name without .tsv (Bahdanau et al.'s Figure 2);\n"
-            "                         -o defaults to standard output\n"
-            "  -h, --help             this help\n");
-}
 
 /* Checks output by the rule of what plot writes (rule, initialised here): its
  * own picture may go beside a run's log (train.svg, the default); nothing else
@@ -136,39 +110,64 @@ static int plot_log(const char *log, const char *output, const char *title, cons
     return RS_EXIT_OK;
 }
 
+/* --scale's values; the request holds the index. */
+static const char *const scales[] = {"linear", "log", "auto", NULL};
+
+typedef struct {
+    const char *output, *title;
+    int scale, by_length;
+} plot_request;
+
+#define RQ plot_request
+static const rs_cli_option option_table[] = {
+    {"output", 'o', RS_CLI_STRING, RS_AT(RQ, output), .value = "FILE",
+     .help = "the SVG file, '-' for standard output\n"
+             "(default: train.svg next to the log, the one\n"
+             "name plot writes in a training run's directory);\n"
+             "replaced once complete"},
+    {"scale", .kind = RS_CLI_CHOICE, RS_AT(RQ, scale), .value = "S", .names = scales,
+     .help = "loss axis: linear, log or auto (default: auto = log when\n"
+             "the losses span more than two orders of magnitude)"},
+    {"title", .kind = RS_CLI_STRING, RS_AT(RQ, title), .value = "TEXT",
+     .help = "the picture's title (default: the argument)"},
+    {"by-length", .kind = RS_CLI_FLAG, RS_AT(RQ, by_length),
+     .help = "BLEU against source sentence length instead, one line\n"
+             "per table that `rnnsearch bleu --by-length --format tsv`\n"
+             "wrote (all with the same buckets), named LABEL or the\n"
+             "file's name without .tsv (Bahdanau et al.'s Figure 2);\n"
+             "-o defaults to standard output"},
+    RS_CLI_HELP_ROW,
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "plot",
+    PROG,
+    "usage: " PROG " NAME|DIR|LOG.tsv [-o OUT.svg]\n"
+    "       " PROG " --by-length [LABEL=]TABLE.tsv... [-o OUT.svg]\n\n"
+    "Draws the learning curves of a training run from its log, DIR/train.log.tsv\n"
+    "(or the .tsv file given): train loss and dev loss per target token against the\n"
+    "step, and the dev metric and the dev alignment error rate (train --dev-align)\n"
+    "on a right-hand axis when they were measured. A bare NAME is a model of the\n"
+    "models directory, as for -m ('rnnsearch help models'). The train loss comes\n"
+    "from train.loss.tsv beside the log when it is there (a row every --log-every\n"
+    "steps), else from the evaluations' rows.\n\n",
+    NULL,
+    25,
+    sizeof(plot_request),
+    option_table};
+
 int cmd_plot(int argc, char **argv)
 {
-    enum { OPT_TITLE = RS_CLI_OPT, OPT_SCALE, OPT_BY_LENGTH };
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"by-length", no_argument, NULL, OPT_BY_LENGTH},
-        {"scale", required_argument, NULL, OPT_SCALE},
-        {"title", required_argument, NULL, OPT_TITLE},
-        {0},
-    };
-    static const char *const scales[] = {"linear", "log", "auto"};
-    const char *output = NULL, *title = NULL, *scale = "auto";
-    int by_length = 0;
+    plot_request rq = {.scale = 2}; /* auto */
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "o:", opts);
-    int c, which;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        case 'o':
-            if (rs_cli_once(PROG, "-o/--output", &output, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_TITLE: title = optarg; break;
-        case OPT_BY_LENGTH: by_length = 1; break;
-        case OPT_SCALE:
-            if (rs_cli_choice(PROG, "--scale", optarg, scales, 3, &which))
-                return RS_EXIT_USAGE;
-            scale = scales[which];
-            break;
-        default: return RS_EXIT_USAGE;
-        }
-    }
+    const int parsed = rs_cli_parse(&command, &rq, &args, argc, argv);
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
+    const char *output = rq.output, *title = rq.title, *scale = scales[rq.scale];
+    const int by_length = rq.by_length;
     if (by_length)
         return plot_by_length(argc - optind, argv + optind, output,
                               title ? title : "BLEU by source sentence length");

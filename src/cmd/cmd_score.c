@@ -6,6 +6,7 @@
 
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
 #include "data/dataset.h"
 #include "search/decode.h"
@@ -14,32 +15,6 @@
 
 #define PROG "rnnsearch score"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: " PROG
-            " -m MODEL [-m MODEL ...] (PAIRS.tsv | --src FILE --tgt FILE) [OPTIONS]\n\n"
-            "Prints, one line per pair, the natural-log probability of the target given\n"
-            "the source (forced decoding; </s> included), as the model computes it.\n"
-            "Several -m score as an ensemble (the mean of their log-probabilities at\n"
-            "each step, as translate decodes).\n\n"
-            "  -m, --model MODEL      checkpoint file or models/NAME directory (required)\n"
-            "  --src FILE, --tgt FILE line-aligned source and target files\n"
-            "  --swap                 exchange source and target of a TSV file\n"
-            "  --per-token            four tab-separated columns: the total, the mean per\n"
-            "                         target token, the target tokens as the model sees them\n"
-            "                         (unknown ones as <unk>, </s> last) and each token's\n"
-            "                         log-probability, all natural logs (fairseq's P- lines\n"
-            "                         are base 2: divide by ln 2 = 0.693147 to compare)\n"
-            "  --batch-size N         pairs scored together (default: 64)\n"
-            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
-            "                         warning naming the pair (default: %d)\n"
-            "  -h, --help             this help\n"
-            "Without a file, pairs are read from standard input as TSV. A target may be\n"
-            "empty (an empty translation): its score is that of </s> alone.\n",
-            RS_MAX_SRC_LEN);
-}
-
 /* What the command line asks for. */
 typedef struct {
     rs_cli_models *models;
@@ -47,41 +22,52 @@ typedef struct {
     int per_token, batch_size, max_src_len;
 } score_request;
 
+#define RQ score_request
+static const rs_cli_option option_table[] = {
+    {"model", 'm', RS_CLI_MODELS, RS_AT(RQ, models), .value = "MODEL", .flags = RS_CLI_REPEAT,
+     .help = "checkpoint file or models/NAME directory (required)"},
+    RS_CLI_PAIRS_ROWS(RQ, in),
+    {"per-token", .kind = RS_CLI_FLAG, RS_AT(RQ, per_token),
+     .help = "four tab-separated columns: the total, the mean per\n"
+             "target token, the target tokens as the model sees them\n"
+             "(unknown ones as <unk>, </s> last) and each token's\n"
+             "log-probability, all natural logs (fairseq's P- lines\n"
+             "are base 2: divide by ln 2 = 0.693147 to compare)"},
+    /* Two of the search options, with translate's ranges. */
+    {"batch-size", .kind = RS_CLI_INT, RS_AT(RQ, batch_size), 1, RS_MAX_BATCH, "N",
+     .help = "pairs scored together (default: %D)"},
+    {"max-src-len", .kind = RS_CLI_INT, RS_AT(RQ, max_src_len), 1, RS_MAX_LENGTH, "N",
+     .help = "longer sources are cut to their first N tokens, with a\n"
+             "warning naming the pair (default: %D)"},
+    RS_CLI_HELP_ROW,
+    {.kind = RS_CLI_TEXT,
+     .help = "Without a file, pairs are read from standard input as TSV. A target may be\n"
+             "empty (an empty translation): its score is that of </s> alone.\n"},
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "score",
+    PROG,
+    "usage: " PROG " -m MODEL [-m MODEL ...] (PAIRS.tsv | --src FILE --tgt FILE) [OPTIONS]\n\n"
+    "Prints, one line per pair, the natural-log probability of the target given\n"
+    "the source (forced decoding; </s> included), as the model computes it.\n"
+    "Several -m score as an ensemble (the mean of their log-probabilities at\n"
+    "each step, as translate decodes).\n\n",
+    NULL,
+    25,
+    sizeof(score_request),
+    option_table};
+
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, score_request *rq)
 {
-    enum { OPT_PER_TOKEN = RS_CLI_OPT };
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        RS_CLI_PAIRS_OPTIONS,
-        {"per-token", no_argument, NULL, OPT_PER_TOKEN},
-        {"batch-size", required_argument, NULL, RS_CLI_BATCH},
-        {"max-src-len", required_argument, NULL, RS_CLI_MAX_SRC_LEN},
-        {0},
-    };
-    /* Two of the search options, with translate's ranges. */
-    const rs_cli_number numbers[] = {
-        RS_CLI_NUMBER_BATCH(&rq->batch_size),
-        RS_CLI_NUMBER_MAX_SRC_LEN(&rq->max_src_len),
-        {0},
-    };
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:", opts);
-    rs_cli_begin_numbers(&args, numbers);
-    int c;
-    while ((c = rs_cli_next(&args)) != -1) {
-        if (rs_cli_pairs_option(&rq->in, c, optarg))
-            continue;
-        switch (c) {
-        case 'm':
-            if (rs_cli_add_model(PROG, rq->models, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_PER_TOKEN: rq->per_token = 1; break;
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
-        }
-    }
+    const int status = rs_cli_parse(&command, rq, &args, argc, argv);
+    rs_cli_end(&args);
+    if (status >= 0)
+        return status;
     if (rq->models->count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL)");
     return rs_cli_pairs_finish(PROG, &rq->in, argc, argv);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
 #include "model/locate.h"
 #include "nn/network.h"
@@ -24,71 +25,6 @@
 #define PROG "rnnsearch serve"
 #define MAX_MODELS 16
 #define MAX_HOSTS 16
-
-static void usage(FILE *out, const rs_serve_options *d)
-{
-    fprintf(out,
-            "usage: " PROG " -m MODEL [-m MODEL2 ...] [OPTIONS]\n\n"
-            "Serves a page to explore translations, beams and alignment matrices, and\n"
-            "a JSON API (POST /api/translate, POST /api/align, GET /api/models, and\n"
-            "OpenNMT-py's POST /translator/translate; see docs/serve.md), until\n"
-            "interrupted. MODEL is a checkpoint file or a directory models/NAME;\n"
-            "requests name a model by its directory or file name (the first is the\n"
-            "default).\n\n"
-            "  -m, --model MODEL   a model to serve (at least one; at most %d)\n"
-            "  --host ADDR         numeric address to listen on (default: %s); an\n"
-            "                      address that is not loopback (127.0.0.0/8, ::1), such as\n"
-            "                      0.0.0.0, :: or 10.1.2.3, is reachable from a network, and\n"
-            "                      then a token is required\n"
-            "  --allow-host NAME   accept requests whose Host header names NAME, besides\n"
-            "                      localhost, 127.0.0.1, ::1 and ADDR (repeatable; at most %d)\n"
-            "  --token TOKEN       require TOKEN on every request but the page's\n"
-            "                      (Authorization: Bearer, or ?token=; the page keeps it in\n"
-            "                      its origin's storage); 8-128 of A-Z a-z 0-9 - _ .\n"
-            "  --no-token          on an address that is not loopback, serve without a token\n"
-            "                      (anyone who can reach the port can use the server; on\n"
-            "                      every address, 0.0.0.0 or ::, any Host is accepted, so\n"
-            "                      any web page can use it by DNS rebinding)\n"
-            "  --port N            TCP port, 0 for any free one (default: %d)\n"
-            "  --threads N         decoding workers, each with its own workspace (default: %d)\n"
-            "  --queue N           requests waiting for a worker at most; more get 503\n"
-            "                      (default: %d)\n"
-            "  --connections N     open connections at most (default: %d)\n"
-            "  --max-body BYTES    largest request body; larger get 413 (default: %zu)\n"
-            "  --max-chars N       longest text, source or target in characters; longer\n"
-            "                      get 413 (default: %d)\n"
-            "  --max-batch N       most sentences one translate request may hold (a \"text\"\n"
-            "                      list, or POST /translator/translate); more get 413\n"
-            "                      (default: %d)\n"
-            "  --max-beam K        largest beam and n_best a request may ask for (default: %d)\n"
-            "  --max-answer BYTES  largest answer (alignments and SVG pictures included);\n"
-            "                      a request whose answer would be larger gets 413\n"
-            "                      (default: %zu)\n"
-            "  --timeout SECONDS   a request must arrive whole within this time of its\n"
-            "                      connection opening (or of the previous answer), else the\n"
-            "                      connection is closed; requests that waited this long for\n"
-            "                      a worker get 503; at a stop, answers being sent get this\n"
-            "                      long to finish (default: %d)\n"
-            "  --run DIR           the training run whose learning curves and watched\n"
-            "                      alignments (train.log.tsv, watch.jsonl) the page's training\n"
-            "                      view shows, following it while it trains (default: the\n"
-            "                      first model's directory, when it holds either file and\n"
-            "                      not everyone may write to it)\n"
-            "  --quiet             no log line per request\n"
-            "  --int8              translate with int8 copies of the decoder's weights, as\n"
-            "                      translate --int8 (alignments and scores of given\n"
-            "                      targets stay exact; default: off)\n"
-            "  --config FILE       settings from the serve: section of a YAML file (keys\n"
-            "                      named as the options, _ for -; the model from training:\n"
-            "                      out or name when -m is not given); options on the\n"
-            "                      command line win\n"
-            "  -h, --help          this help\n\n"
-            "SIGINT or SIGTERM stops the server: no new connections, queued requests are\n"
-            "answered and answers being sent finish (at most --timeout); a second signal\n"
-            "ends it at once.\n",
-            MAX_MODELS, d->host, MAX_HOSTS, d->port, d->threads, d->queue, d->connections,
-            d->max_body, d->max_chars, d->max_batch, d->max_beam, d->max_answer, d->timeout);
-}
 
 /* The name requests use for a model: "models/dates", "models/dates/best.ckpt"
  * and "dates" are all "dates"; "x/other.ckpt" is "other". */
@@ -161,53 +97,142 @@ typedef struct {
     rs_cli_args args;      /* holds the --config file's values */
 } serve_request;
 
-enum {
-    OPT_HOST = RS_CLI_OPT,
-    OPT_PORT,
-    OPT_THREADS,
-    OPT_QUEUE,
-    OPT_CONNECTIONS,
-    OPT_BODY,
-    OPT_CHARS,
-    OPT_BATCH,
-    OPT_BEAM,
-    OPT_TIMEOUT,
-    OPT_QUIET,
-    OPT_ALLOW_HOST,
-    OPT_TOKEN,
-    OPT_NO_TOKEN,
-    OPT_ANSWER,
-    OPT_RUN,
-    OPT_INT8
-};
-
-/* One option, from the command line or the --config file (rs_cli_apply);
- * the numeric ones are parse_request's table. */
-static int apply_option(void *ctx, int val, const char *arg)
+static int set_model(void *req, const char *arg)
 {
-    serve_request *rq = ctx;
-    rs_serve_options *opt = &rq->opt;
-    switch (val) {
-    case 'm':
-        if (rq->n_models == MAX_MODELS)
-            return rs_cli_usage_error(PROG, "-m: at most %d models", MAX_MODELS);
-        rq->model_args[rq->n_models++] = arg;
-        break;
-    case OPT_HOST: opt->host = arg; break;
-    case OPT_QUIET: opt->log = NULL; break;
-    case OPT_ALLOW_HOST:
-        if (opt->n_allow_hosts == MAX_HOSTS)
-            return rs_cli_usage_error(PROG, "--allow-host: at most %d names", MAX_HOSTS);
-        rq->allow_hosts[opt->n_allow_hosts++] = arg;
-        break;
-    case OPT_TOKEN: opt->token = arg; break;
-    case OPT_NO_TOKEN: rq->no_token = 1; break;
-    case OPT_RUN: opt->run_dir = arg; break;
-    case OPT_INT8: rq->int8 = 1; break;
-    default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
-    }
+    serve_request *rq = req;
+    if (rq->n_models == MAX_MODELS)
+        return rs_cli_usage_error(PROG, "-m: at most %d models", MAX_MODELS);
+    rq->model_args[rq->n_models++] = arg;
     return -1;
 }
+
+/* Numeric only, decided as the server decides it (rs_serve_loopback): a
+ * name here would fail only once the models are loaded. */
+static int set_host(void *req, const char *arg)
+{
+    if (rs_serve_loopback(arg) < 0)
+        return rs_cli_usage_error(PROG, "--host: '%s' is not a numeric IPv4 or IPv6 address", arg);
+    ((serve_request *)req)->opt.host = arg;
+    return -1;
+}
+
+static int set_quiet(void *req, const char *arg)
+{
+    ((serve_request *)req)->opt.log = NULL;
+    return -1;
+}
+
+static int set_allow_host(void *req, const char *arg)
+{
+    serve_request *rq = req;
+    if (rq->opt.n_allow_hosts == MAX_HOSTS)
+        return rs_cli_usage_error(PROG, "--allow-host: at most %d names", MAX_HOSTS);
+    rq->allow_hosts[rq->opt.n_allow_hosts++] = arg;
+    return -1;
+}
+
+static int set_token(void *req, const char *arg)
+{
+    rs_error err;
+    if (rs_serve_token_check(arg, &err))
+        return rs_cli_usage_error(PROG, "--token: %s", err.msg);
+    ((serve_request *)req)->opt.token = arg;
+    return -1;
+}
+
+#define RQ serve_request
+#define SECTION .section = "serve"
+#define STR(x) STR_(x)
+#define STR_(x) #x
+static const rs_cli_option option_table[] = {
+    {"model", 'm', RS_CLI_CALL, .set = set_model, .value = "MODEL", .flags = RS_CLI_REPEAT,
+     .help = "a model to serve (at least one; at most " STR(MAX_MODELS) ")"},
+    {"host", .kind = RS_CLI_CALL, RS_AT(RQ, opt.host), .value = "ADDR", .set = set_host, SECTION,
+     .help = "numeric address to listen on (default: 127.0.0.1); an\n"
+             "address that is not loopback (127.0.0.0/8, ::1), such as\n"
+             "0.0.0.0, :: or 10.1.2.3, is reachable from a network, and\n"
+             "then a token is required"},
+    {"allow-host", .kind = RS_CLI_CALL, .set = set_allow_host, .value = "NAME", SECTION,
+     .flags = RS_CLI_REPEAT,
+     .help = "accept requests whose Host header names NAME, besides\n"
+             "localhost, 127.0.0.1, ::1 and ADDR (repeatable; at most " STR(MAX_HOSTS) ")"},
+    {"token", .kind = RS_CLI_CALL, .set = set_token, .value = "TOKEN", SECTION, .group = 1,
+     .help = "require TOKEN on every request but the page's\n"
+             "(Authorization: Bearer, or ?token=; the page keeps it in\n"
+             "its origin's storage); 8-128 of A-Z a-z 0-9 - _ ."},
+    {"no-token", .kind = RS_CLI_FLAG, RS_AT(RQ, no_token), SECTION, .group = 1,
+     .help = "on an address that is not loopback, serve without a token\n"
+             "(anyone who can reach the port can use the server; on\n"
+             "every address, 0.0.0.0 or ::, any Host is accepted, so\n"
+             "any web page can use it by DNS rebinding)"},
+    {"port", .kind = RS_CLI_INT, RS_AT(RQ, opt.port), 0, 65535, "N", SECTION,
+     .help = "TCP port, 0 for any free one (default: %D)"},
+    {"threads", .kind = RS_CLI_INT, RS_AT(RQ, opt.threads), 1, 64, "N", SECTION,
+     .help = "decoding workers, each with its own workspace (default: %D)"},
+    {"queue", .kind = RS_CLI_INT, RS_AT(RQ, opt.queue), 1, 100000, "N", SECTION,
+     .help = "requests waiting for a worker at most; more get 503\n"
+             "(default: %D)"},
+    {"connections", .kind = RS_CLI_INT, RS_AT(RQ, opt.connections), 1, 10000, "N", SECTION,
+     .help = "open connections at most (default: %D)"},
+    {"max-body", .kind = RS_CLI_INT, RS_AT(RQ, max_body), 64, 1 << 30, "BYTES", SECTION,
+     .help = "largest request body; larger get 413 (default: %D)"},
+    {"max-chars", .kind = RS_CLI_INT, RS_AT(RQ, opt.max_chars), 1, 1000000, "N", SECTION,
+     .help = "longest text, source or target in characters; longer\n"
+             "get 413 (default: %D)"},
+    {"max-batch", .kind = RS_CLI_INT, RS_AT(RQ, opt.max_batch), 1, RS_MAX_BATCH, "N", SECTION,
+     .help = "most sentences one translate request may hold (a \"text\"\n"
+             "list, or POST /translator/translate); more get 413\n"
+             "(default: %D)"},
+    {"max-beam", .kind = RS_CLI_INT, RS_AT(RQ, opt.max_beam), 1, 256, "K", SECTION,
+     .help = "largest beam and n_best a request may ask for (default: %D)"},
+    {"max-answer", .kind = RS_CLI_INT, RS_AT(RQ, max_answer), 4096, 1 << 30, "BYTES", SECTION,
+     .help = "largest answer (alignments and SVG pictures included);\n"
+             "a request whose answer would be larger gets 413\n"
+             "(default: %D)"},
+    {"timeout", .kind = RS_CLI_INT, RS_AT(RQ, opt.timeout), 1, 86400, "SECONDS", SECTION,
+     .help = "a request must arrive whole within this time of its\n"
+             "connection opening (or of the previous answer), else the\n"
+             "connection is closed; requests that waited this long for\n"
+             "a worker get 503; at a stop, answers being sent get this\n"
+             "long to finish (default: %D)"},
+    {"run", .kind = RS_CLI_STRING, RS_AT(RQ, opt.run_dir), .value = "DIR", SECTION,
+     .help = "the training run whose learning curves and watched\n"
+             "alignments (train.log.tsv, watch.jsonl) the page's training\n"
+             "view shows, following it while it trains (default: the\n"
+             "first model's directory, when it holds either file and\n"
+             "not everyone may write to it)"},
+    {"quiet", .kind = RS_CLI_CALL, .set = set_quiet, .help = "no log line per request"},
+    {"int8", .kind = RS_CLI_FLAG, RS_AT(RQ, int8), SECTION,
+     .help = "translate with int8 copies of the decoder's weights, as\n"
+             "translate --int8 (alignments and scores of given\n"
+             "targets stay exact; default: off)"},
+    {"config", .kind = RS_CLI_CONFIG_FILE, .value = "FILE",
+     .help = "settings from the serve: section of a YAML file (keys\n"
+             "named as the options, _ for -; the model from training:\n"
+             "out or name when -m is not given); options on the\n"
+             "command line win"},
+    RS_CLI_HELP_ROW,
+    {0},
+};
+#undef SECTION
+#undef RQ
+
+const rs_cli_command rs_serve_command = {
+    "serve",
+    PROG,
+    "usage: " PROG " -m MODEL [-m MODEL2 ...] [OPTIONS]\n\n"
+    "Serves a page to explore translations, beams and alignment matrices, and\n"
+    "a JSON API (POST /api/translate, POST /api/align, GET /api/models, and\n"
+    "OpenNMT-py's POST /translator/translate; see docs/serve.md), until\n"
+    "interrupted. MODEL is a checkpoint file or a directory models/NAME;\n"
+    "requests name a model by its directory or file name (the first is the\n"
+    "default).\n\n",
+    "\nSIGINT or SIGTERM stops the server: no new connections, queued requests are\n"
+    "answered and answers being sent finish (at most --timeout); a second signal\n"
+    "ends it at once.\n",
+    22,
+    sizeof(serve_request),
+    option_table};
 
 /* What the command line and the file give, completed and checked: the model
  * from the file's training section, sizes, the token of an open address and
@@ -252,60 +277,11 @@ static int check_request(int argc, char **argv, serve_request *rq)
  * command line does not give, into rq; -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, serve_request *rq)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"host", required_argument, NULL, OPT_HOST},
-        {"port", required_argument, NULL, OPT_PORT},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"queue", required_argument, NULL, OPT_QUEUE},
-        {"connections", required_argument, NULL, OPT_CONNECTIONS},
-        {"max-body", required_argument, NULL, OPT_BODY},
-        {"max-chars", required_argument, NULL, OPT_CHARS},
-        {"max-batch", required_argument, NULL, OPT_BATCH},
-        {"max-beam", required_argument, NULL, OPT_BEAM},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
-        {"token", required_argument, NULL, OPT_TOKEN},
-        {"no-token", no_argument, NULL, OPT_NO_TOKEN},
-        {"max-answer", required_argument, NULL, OPT_ANSWER},
-        {"run", required_argument, NULL, OPT_RUN},
-        {"int8", no_argument, NULL, OPT_INT8},
-        {"config", required_argument, NULL, RS_CLI_CONFIG},
-        {0},
-    };
-    rs_serve_options defaults, *opt = &rq->opt;
-    rs_serve_options_default(&defaults);
-    *opt = defaults;
-    opt->log = log_line;
-    rq->max_body = (int)defaults.max_body, rq->max_answer = (int)defaults.max_answer;
-    const rs_cli_number numbers[] = {
-        {OPT_PORT, "--port", 0, 65535, .i = &opt->port},
-        {OPT_THREADS, "--threads", 1, 64, .i = &opt->threads},
-        {OPT_QUEUE, "--queue", 1, 100000, .i = &opt->queue},
-        {OPT_CONNECTIONS, "--connections", 1, 10000, .i = &opt->connections},
-        {OPT_BODY, "--max-body", 64, 1 << 30, .i = &rq->max_body},
-        {OPT_CHARS, "--max-chars", 1, 1000000, .i = &opt->max_chars},
-        {OPT_BATCH, "--max-batch", 1, RS_MAX_BATCH, .i = &opt->max_batch},
-        {OPT_BEAM, "--max-beam", 1, 256, .i = &opt->max_beam},
-        {OPT_TIMEOUT, "--timeout", 1, 86400, .i = &opt->timeout},
-        {OPT_ANSWER, "--max-answer", 4096, 1 << 30, .i = &rq->max_answer},
-        {0},
-    };
-    rs_cli_begin(&rq->args, PROG, argc, argv, "m:", opts);
-    rs_cli_begin_numbers(&rq->args, numbers);
-    int c, status;
-    while ((c = rs_cli_next(&rq->args)) != -1) {
-        if (c == 'h') {
-            usage(stdout, &defaults);
-            return RS_EXIT_OK;
-        }
-        if ((status = apply_option(rq, c, optarg)) >= 0)
-            return status;
-    }
-    if ((status = rs_cli_apply_config(&rq->args, "serve", apply_option, rq)) >= 0)
-        return status;
-    return check_request(argc, argv, rq);
+    rs_serve_options_default(&rq->opt);
+    rq->opt.log = log_line;
+    rq->max_body = (int)rq->opt.max_body, rq->max_answer = (int)rq->opt.max_answer;
+    const int status = rs_cli_parse(&rs_serve_command, rq, &rq->args, argc, argv);
+    return status >= 0 ? status : check_request(argc, argv, rq);
 }
 
 /* The address to open (with the token), the models and the limits. */

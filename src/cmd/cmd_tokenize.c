@@ -6,31 +6,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "text/text.h"
 
 #define PROG "rnnsearch tokenize"
-
-static void usage(FILE *out)
-{
-    fputs("usage: rnnsearch tokenize [options] [FILE]\n"
-          "Normalises (NFC, white space collapsed) and tokenizes each line of FILE\n"
-          "(default: stdin), writing the tokens separated by spaces.\n"
-          "\n"
-          "  --lowercase         lower-case the text (default: off)\n"
-          "  --tokenizer NAME    word, char or space (default: word; space splits\n"
-          "                      pre-tokenized text at white space and does not\n"
-          "                      normalise it, see docs/tokenization.md)\n"
-          "  --detokenize        read tokens, write text (default: off)\n"
-          "  -m, --model MODEL   use a model's own settings instead (lower-casing,\n"
-          "                      tokenizer, SentencePiece models)\n"
-          "  --side SIDE         with -m: source or target (default: source)\n"
-          "  --ids               with -m: print token ids in the model's vocabulary,\n"
-          "                      </s> appended (as the model sees them)\n"
-          "  -h, --help          show this help\n",
-          out);
-}
 
 /* Splits a line of tokens at spaces and tabs; no token contains either. */
 static int split_tokens(char *line, rs_tokens *out, rs_error *err)
@@ -58,47 +39,52 @@ typedef struct {
     const char *model_arg, *path;
 } tokenize_request;
 
+/* --side's and --tokenizer's values, in the order of RS_SIDE_* and RS_TOK_*. */
+static const char *const sides[] = {"source", "target", NULL};
+static const char *const tokenizers[] = {"word", "char", "space", NULL};
+
+#define RQ tokenize_request
+static const rs_cli_option option_table[] = {
+    {"lowercase", .kind = RS_CLI_FLAG, RS_AT(RQ, lowercase),
+     .help = "lower-case the text (default: off)"},
+    {"tokenizer", .kind = RS_CLI_CHOICE, RS_AT(RQ, mode), .value = "NAME", .names = tokenizers,
+     .help = "word, char or space (default: word; space splits\n"
+             "pre-tokenized text at white space and does not\n"
+             "normalise it, see docs/tokenization.md)"},
+    {"detokenize", .kind = RS_CLI_FLAG, RS_AT(RQ, detokenize),
+     .help = "read tokens, write text (default: off)"},
+    {"model", 'm', RS_CLI_STRING, RS_AT(RQ, model_arg), .value = "MODEL",
+     .help = "use a model's own settings instead (lower-casing,\n"
+             "tokenizer, SentencePiece models)"},
+    {"side", .kind = RS_CLI_CHOICE, RS_AT(RQ, side), .value = "SIDE", .names = sides,
+     .help = "with -m: source or target (default: source)"},
+    {"ids", .kind = RS_CLI_FLAG, RS_AT(RQ, ids),
+     .help = "with -m: print token ids in the model's vocabulary,\n"
+             "</s> appended (as the model sees them)"},
+    {"help", 'h', RS_CLI_HELP, .help = "show this help"},
+    {0},
+};
+#undef RQ
+
+static const rs_cli_command command = {
+    "tokenize",
+    PROG,
+    "usage: rnnsearch tokenize [options] [FILE]\n"
+    "Normalises (NFC, white space collapsed) and tokenizes each line of FILE\n"
+    "(default: stdin), writing the tokens separated by spaces.\n\n",
+    NULL,
+    22,
+    sizeof(tokenize_request),
+    option_table};
+
 /* Parses and checks the options into rq; returns -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, tokenize_request *rq)
 {
-    enum { OPT_LOWERCASE = RS_CLI_OPT, OPT_TOKENIZER, OPT_DETOKENIZE, OPT_SIDE, OPT_IDS };
-    static const struct option options[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"side", required_argument, NULL, OPT_SIDE},
-        {"ids", no_argument, NULL, OPT_IDS},
-        {"lowercase", no_argument, NULL, OPT_LOWERCASE},
-        {"tokenizer", required_argument, NULL, OPT_TOKENIZER},
-        {"detokenize", no_argument, NULL, OPT_DETOKENIZE},
-        {NULL, 0, NULL, 0},
-    };
-    static const char *const sides[] = {"source", "target"}, *const tokenizers[] = {"word", "char",
-                                                                                    "space"};
     rs_cli_args args;
-    rs_cli_begin(&args, PROG, argc, argv, "m:", options);
-    int c, choice;
-    while ((c = rs_cli_next(&args)) != -1) {
-        switch (c) {
-        case 'h': usage(stdout); return RS_EXIT_OK;
-        case 'm':
-            if (rs_cli_once(PROG, "-m/--model", &rq->model_arg, optarg))
-                return RS_EXIT_USAGE;
-            break;
-        case OPT_SIDE:
-            if (rs_cli_choice(PROG, "--side", optarg, sides, 2, &choice))
-                return RS_EXIT_USAGE;
-            rq->side = choice ? RS_SIDE_TGT : RS_SIDE_SRC;
-            break;
-        case OPT_IDS: rq->ids = 1; break;
-        case OPT_LOWERCASE: rq->lowercase = 1; break;
-        case OPT_TOKENIZER:
-            if (rs_cli_choice(PROG, "--tokenizer", optarg, tokenizers, 3, &choice))
-                return RS_EXIT_USAGE;
-            rq->mode = rs_tokenizer_mode_parse(tokenizers[choice]);
-            break;
-        case OPT_DETOKENIZE: rq->detokenize = 1; break;
-        default: return RS_EXIT_USAGE;
-        }
-    }
+    const int parsed = rs_cli_parse(&command, rq, &args, argc, argv);
+    rs_cli_end(&args);
+    if (parsed >= 0)
+        return parsed;
     if (argc - optind > 1)
         return rs_cli_usage_error(PROG, "at most one input file");
     if (rq->detokenize && rq->lowercase)

@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/config_alias.h"
+#include "cli/config/alias.h"
+#include "cli/options.h"
 #include "cmd/commands.h"
 #include "cli/log.h"
 #include "cli/output.h"
+#include "cli/resume_command.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"
 #include "train/prepare.h"
@@ -26,112 +28,6 @@
 #include "train/watch.h"
 
 #define PROG "rnnsearch train"
-
-enum {
-    OPT_TRAIN = RS_CLI_OPT,
-    OPT_SRC,
-    OPT_TGT,
-    OPT_DEV,
-    OPT_DEV_SRC,
-    OPT_DEV_TGT,
-    OPT_SWAP,
-    OPT_NAME,
-    OPT_OUT,
-    OPT_RESUME,
-    OPT_OVERWRITE,
-    OPT_QUIET,
-    OPT_SPM_SRC,
-    OPT_SPM_TGT,
-    OPT_NEW_DATA,
-    OPT_WATCH,
-    OPT_NO_WATCH,
-    OPT_DEV_ALIGN,
-    OPT_DEV_ALIGN_THRESHOLD,
-    OPT_LOG,
-    OPT_SRC_VOCAB,
-    OPT_TGT_VOCAB,
-    OPT_REMOVE_BPE,
-    OPT_STRICT,
-    OPT_FIELD = 2000 /* the configuration fields: OPT_FIELD + index (rs_cli_add_config_options) */
-};
-
-static void usage(FILE *out)
-{
-    rs_config defaults;
-    rs_config_defaults(&defaults);
-    char resumable[256];
-    rs_resume_changeable(resumable, sizeof resumable);
-    fprintf(out,
-            "usage: " PROG
-            " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
-            "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
-            "the model directory (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv,\n"
-            "train.loss.tsv, train.log, and config.yaml: the --config file):\n"
-            "--name NAME is $" RS_MODELS_ENV "/NAME, or models/NAME when that is not set\n"
-            "('rnnsearch help models'); --out DIR is DIR.\n\n"
-            "data:\n"
-            "  --train FILE           pairs, one per line: source<TAB>target[<TAB>anything]\n"
-            "  --src FILE, --tgt FILE line-aligned source and target files (instead of --train)\n"
-            "  --dev FILE             dev pairs (TSV), evaluated each epoch\n"
-            "  --dev-src FILE, --dev-tgt FILE  dev pairs as two files\n"
-            "  --swap                 exchange source and target of TSV files\n"
-            "  --name NAME            save to the models directory's NAME (or --out)\n"
-            "  --out DIR              save to DIR (or --name)\n"
-            "  --resume               continue exactly from DIR/last.ckpt with its settings;\n"
-            "                         options given again must agree with them, except\n"
-            "                         %s;\n"
-            "                         the data must be that run's (checked against the\n"
-            "                         fingerprint of it that the checkpoint records)\n"
-            "  --new-data             with --resume: continue on other data (fine-tuning);\n"
-            "                         an epoch in progress starts again from its beginning,\n"
-            "                         and with another dev set best.ckpt is chosen anew\n"
-            "  --overwrite            train afresh into a directory that holds a model\n"
-            "                         (its checkpoints and log are replaced)\n"
-            "  --config FILE          settings from a YAML file: sections data: (train, dev,\n"
-            "                         src, tgt, ...), model: and training:, keys named as\n"
-            "                         the options with _ for - (docs/configuration.md;\n"
-            "                         'rnnsearch info -m MODEL --config' writes one);\n"
-            "                         'key = value' lines are read too. Options given on\n"
-            "                         the command line win\n"
-            "  --strict               stop at a pair with an empty side (training or dev),\n"
-            "                         naming its file and line (default: leave it out, and\n"
-            "                         say how many and where the first was)\n"
-            "  --remove-bpe[=@@]      the same as --post-process bpe: dev BLEU (and\n"
-            "                         translate) join subword-nmt's '@@ ' pieces; training\n"
-            "                         text that looks segmented (BPE, SentencePiece pieces,\n"
-            "                         joiners) is refused without --tokenizer, and with\n"
-            "                         --tokenizer space sets --post-process to what it\n"
-            "                         finds (docs/tokenization.md)\n"
-            "  --quiet                no progress lines\n"
-            "  --log FILE             append what standard error shows to FILE (default:\n"
-            "                         DIR/train.log); every line starts with the time,\n"
-            "                         ISO 8601 in UTC\n"
-            "  --spm-src FILE, --spm-tgt FILE  use these SentencePiece .model files (instead\n"
-            "                         of training them with --subwords N)\n"
-            "  --src-vocab FILE, --tgt-vocab FILE  vocabularies to use instead of the\n"
-            "                         training data's: one token a line (Joey NMT's\n"
-            "                         src_vocab.txt), or token<TAB>count (OpenNMT-py), tokens\n"
-            "                         as the tokenizer makes them; <pad> <unk> <s> </s> are\n"
-            "                         added when missing. Not with SentencePiece (its model\n"
-            "                         has its vocabulary). Training writes the ones it uses\n"
-            "                         to DIR/src_vocab.txt and DIR/tgt_vocab.txt (with\n"
-            "                         --shared-vocab, the one file given is both sides')\n"
-            "  --watch FILE           sentences (SOURCE or SOURCE<TAB>TARGET lines) whose\n"
-            "                         alignments every evaluation appends to DIR/watch.jsonl\n"
-            "                         (default: the first %d dev pairs when there is a dev set)\n"
-            "  --no-watch             no watch.jsonl\n"
-            "  --dev-align FILE       gold links of the dev pairs (Pharaoh: 'i-j' sure, 'i?j'\n"
-            "                         possible): each evaluation logs the alignment error rate,\n"
-            "                         precision and recall of the dev forced alignments\n"
-            "  --dev-align-threshold X  hard links are weights >= X (default: 0 = argmax)\n"
-            "  -h, --help             this help\n\n"
-            "A directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
-            "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
-            "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
-            "model and training:\n",
-            resumable, RS_WATCH_DEFAULT_COUNT);
-    rs_cli_print_config_help(out, &defaults);
-}
 
 typedef struct {
     int quiet;
@@ -221,94 +117,156 @@ typedef struct {
     const char *log_path; /* --log, else DIR/train.log */
     int resume, overwrite, quiet, new_data;
     rs_config cfg;
-    /* Configuration options given (on the line or in the file), to check
-     * against a resumed checkpoint's. */
-    int given[RS_CLI_MAX_CONFIG_OPTIONS];
-    const char *given_arg[RS_CLI_MAX_CONFIG_OPTIONS];
     char dir[4096], ckpt[4200];
     rs_cli_args args; /* holds the file's values */
 } train_request;
 
-/* The option value of the configuration field post_process, which
- * --remove-bpe gives as "bpe" (so --resume checks it as given). */
-static int post_process_option(void)
+/* --remove-bpe[=@@]: --post-process bpe, given as that (so --resume checks it). */
+static int set_remove_bpe(void *req, const char *arg)
 {
-    for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++)
-        if (!strcmp(rs_cli_config_name(OPT_FIELD + i, OPT_FIELD), "post_process"))
-            return OPT_FIELD + i;
-    return -1;
-}
-
-/* One option, from the command line or the file (rs_cli_apply). */
-static int apply_option(void *ctx, int val, const char *arg)
-{
-    train_request *rq = ctx;
-    rs_train_inputs *in = &rq->in;
-    switch (val) {
-    case OPT_TRAIN: in->train_tsv = arg; break;
-    case OPT_SRC: in->train_src = arg; break;
-    case OPT_TGT: in->train_tgt = arg; break;
-    case OPT_DEV: in->dev_tsv = arg; break;
-    case OPT_DEV_SRC: in->dev_src = arg; break;
-    case OPT_DEV_TGT: in->dev_tgt = arg; break;
-    case OPT_SWAP: in->swap = 1; break;
-    case OPT_NAME: rq->name = arg; break;
-    case OPT_OUT: rq->out_dir = arg; break;
-    case OPT_RESUME: rq->resume = 1; break;
-    case OPT_OVERWRITE: rq->overwrite = 1; break;
-    case OPT_QUIET: rq->quiet = 1; break;
-    case OPT_NEW_DATA: rq->new_data = 1; break;
-    case OPT_SPM_SRC: in->spm_src = arg; break;
-    case OPT_SPM_TGT: in->spm_tgt = arg; break;
-    case OPT_WATCH: in->watch_file = arg; break;
-    case OPT_LOG: rq->log_path = arg; break;
-    case OPT_NO_WATCH: in->no_watch = 1; break;
-    case OPT_DEV_ALIGN: in->dev_align = arg; break;
-    case OPT_SRC_VOCAB: in->src_vocab = arg; break;
-    case OPT_TGT_VOCAB: in->tgt_vocab = arg; break;
-    case OPT_STRICT: in->strict = 1; break;
-    case OPT_REMOVE_BPE:
-        /* subword-nmt's "@@ " only, as translate's default; fairseq's spellings of it too. */
-        if (arg && *arg && strcmp(arg, "@@") && strcmp(arg, "@@ ") && strcmp(arg, "subword_nmt"))
-            return rs_cli_usage_error(PROG,
-                                      "--remove-bpe: '%s': training joins subword-nmt's '@@ ' "
-                                      "only (--post-process sentencepiece or joiner for the "
-                                      "others)",
-                                      arg);
-        return apply_option(ctx, post_process_option(), "bpe");
-    default: {
-        rs_error err;
-        if (val < OPT_FIELD || val >= OPT_FIELD + RS_CLI_MAX_CONFIG_OPTIONS)
-            return RS_EXIT_USAGE; /* RS_CLI_BAD, already reported */
-        if (rs_cli_set_config(&rq->cfg, val, OPT_FIELD, arg, &err))
-            return rs_cli_usage_error(PROG, "%s", err.msg);
-        rq->given[val - OPT_FIELD] = 1;
-        rq->given_arg[val - OPT_FIELD] = arg;
-    }
-    }
-    return -1;
-}
-
-/* A configuration field's value checked without keeping it: a --config
- * file's value that the command line overrides (rs_cli_args.check). */
-static int check_option(void *ctx, int val, const char *arg)
-{
-    const train_request *rq = ctx;
-    if (val < OPT_FIELD || val >= OPT_FIELD + RS_CLI_MAX_CONFIG_OPTIONS)
-        return -1;
-    rs_config scratch = rq->cfg;
+    train_request *rq = req;
+    /* subword-nmt's "@@ " only, as translate's default; fairseq's spellings of it too. */
+    if (arg && *arg && strcmp(arg, "@@") && strcmp(arg, "@@ ") && strcmp(arg, "subword_nmt"))
+        return rs_cli_usage_error(PROG,
+                                  "--remove-bpe: '%s': training joins subword-nmt's '@@ ' "
+                                  "only (--post-process sentencepiece or joiner for the "
+                                  "others)",
+                                  arg);
     rs_error err;
-    if (rs_cli_set_config(&scratch, val, OPT_FIELD, arg, &err))
+    if (rs_config_set_option(&rq->cfg, "post_process", "bpe", &err))
         return rs_cli_usage_error(PROG, "%s", err.msg);
+    rs_cli_set_given(&rq->args, "post-process", "bpe");
     return -1;
 }
 
-static int was_given(const char *key, const int *given)
+#define RQ train_request
+#define DATA .section = "data"
+#define TRAINING .section = "training"
+#define STR(x) STR_(x)
+#define STR_(x) #x
+static const rs_cli_option option_table[] = {
+    {.kind = RS_CLI_TEXT, .help = "data:\n"},
+    {"train", .kind = RS_CLI_STRING, RS_AT(RQ, in.train_tsv), .value = "FILE", DATA, .group = 1,
+     .help = "pairs, one per line: source<TAB>target[<TAB>anything]"},
+    {"src", .kind = RS_CLI_STRING, RS_AT(RQ, in.train_src), .value = "FILE", DATA, .group = 1,
+     .label = "--src FILE, --tgt FILE",
+     .help = "line-aligned source and target files (instead of --train)"},
+    {"tgt", .kind = RS_CLI_STRING, RS_AT(RQ, in.train_tgt), .value = "FILE", DATA, .group = 1},
+    {"dev", .kind = RS_CLI_STRING, RS_AT(RQ, in.dev_tsv), .value = "FILE", DATA, .group = 2,
+     .help = "dev pairs (TSV), evaluated each epoch"},
+    {"dev-src", .kind = RS_CLI_STRING, RS_AT(RQ, in.dev_src), .value = "FILE", DATA, .group = 2,
+     .label = "--dev-src FILE, --dev-tgt FILE", .help = "dev pairs as two files"},
+    {"dev-tgt", .kind = RS_CLI_STRING, RS_AT(RQ, in.dev_tgt), .value = "FILE", DATA, .group = 2},
+    {"swap", .kind = RS_CLI_FLAG, RS_AT(RQ, in.swap), DATA,
+     .help = "exchange source and target of TSV files"},
+    {"name", .kind = RS_CLI_STRING, RS_AT(RQ, name), .value = "NAME", TRAINING, .group = 3,
+     .help = "save to the models directory's NAME (or --out)"},
+    {"out", .kind = RS_CLI_STRING, RS_AT(RQ, out_dir), .value = "DIR", TRAINING, .group = 3,
+     .help = "save to DIR (or --name)"},
+    /* --resume, --overwrite and --new-data say what to do with a directory
+     * this time: the command line's only. */
+    {"resume", .kind = RS_CLI_FLAG, RS_AT(RQ, resume), .describe = rs_resume_changeable,
+     .help = "continue exactly from DIR/last.ckpt with its settings;\n"
+             "options given again must agree with them, except\n"
+             "%D;\n"
+             "the data must be that run's (checked against the\n"
+             "fingerprint of it that the checkpoint records)"},
+    {"new-data", .kind = RS_CLI_FLAG, RS_AT(RQ, new_data),
+     .help = "with --resume: continue on other data (fine-tuning);\n"
+             "an epoch in progress starts again from its beginning,\n"
+             "and with another dev set best.ckpt is chosen anew"},
+    {"overwrite", .kind = RS_CLI_FLAG, RS_AT(RQ, overwrite),
+     .help = "train afresh into a directory that holds a model\n"
+             "(its checkpoints and log are replaced)"},
+    {"config", .kind = RS_CLI_CONFIG_FILE, .value = "FILE",
+     .help = "settings from a YAML file: sections data: (train, dev,\n"
+             "src, tgt, ...), model: and training:, keys named as\n"
+             "the options with _ for - (docs/configuration.md;\n"
+             "'rnnsearch info -m MODEL --config' writes one);\n"
+             "'key = value' lines are read too. Options given on\n"
+             "the command line win"},
+    {"strict", .kind = RS_CLI_FLAG, RS_AT(RQ, in.strict), DATA,
+     .help = "stop at a pair with an empty side (training or dev),\n"
+             "naming its file and line (default: leave it out, and\n"
+             "say how many and where the first was)"},
+    {"remove-bpe", .kind = RS_CLI_CALL, .set = set_remove_bpe, .value = "@@", DATA,
+     .flags = RS_CLI_OPTIONAL, .takes = rs_cli_bpe_value,
+     .help = "the same as --post-process bpe: dev BLEU (and\n"
+             "translate) join subword-nmt's '@@ ' pieces; training\n"
+             "text that looks segmented (BPE, SentencePiece pieces,\n"
+             "joiners) is refused without --tokenizer, and with\n"
+             "--tokenizer space sets --post-process to what it\n"
+             "finds (docs/tokenization.md)"},
+    {"quiet", .kind = RS_CLI_FLAG, RS_AT(RQ, quiet), TRAINING, .help = "no progress lines"},
+    {"log", .kind = RS_CLI_STRING, RS_AT(RQ, log_path), .value = "FILE", TRAINING,
+     .help = "append what standard error shows to FILE (default:\n"
+             "DIR/train.log); every line starts with the time,\n"
+             "ISO 8601 in UTC"},
+    {"spm-src", .kind = RS_CLI_STRING, RS_AT(RQ, in.spm_src), .value = "FILE", DATA,
+     .label = "--spm-src FILE, --spm-tgt FILE",
+     .help = "use these SentencePiece .model files (instead\n"
+             "of training them with --subwords N)"},
+    {"spm-tgt", .kind = RS_CLI_STRING, RS_AT(RQ, in.spm_tgt), .value = "FILE", DATA},
+    {"src-vocab", .kind = RS_CLI_STRING, RS_AT(RQ, in.src_vocab), .value = "FILE", DATA,
+     .label = "--src-vocab FILE, --tgt-vocab FILE",
+     .help = "vocabularies to use instead of the\n"
+             "training data's: one token a line (Joey NMT's\n"
+             "src_vocab.txt), or token<TAB>count (OpenNMT-py), tokens\n"
+             "as the tokenizer makes them; <pad> <unk> <s> </s> are\n"
+             "added when missing. Not with SentencePiece (its model\n"
+             "has its vocabulary). Training writes the ones it uses\n"
+             "to DIR/src_vocab.txt and DIR/tgt_vocab.txt (with\n"
+             "--shared-vocab, the one file given is both sides')"},
+    {"tgt-vocab", .kind = RS_CLI_STRING, RS_AT(RQ, in.tgt_vocab), .value = "FILE", DATA},
+    {"watch", .kind = RS_CLI_STRING, RS_AT(RQ, in.watch_file), .value = "FILE", DATA, .group = 5,
+     .help =
+         "sentences (SOURCE or SOURCE<TAB>TARGET lines) whose\n"
+         "alignments every evaluation appends to DIR/watch.jsonl\n"
+         "(default: the first " STR(RS_WATCH_DEFAULT_COUNT) " dev pairs when there is a dev set)"},
+    {"no-watch", .kind = RS_CLI_FLAG, RS_AT(RQ, in.no_watch), TRAINING, .group = 5,
+     .help = "no watch.jsonl"},
+    {"dev-align", .kind = RS_CLI_STRING, RS_AT(RQ, in.dev_align), .value = "FILE", DATA,
+     .help = "gold links of the dev pairs (Pharaoh: 'i-j' sure, 'i?j'\n"
+             "possible): each evaluation logs the alignment error rate,\n"
+             "precision and recall of the dev forced alignments"},
+    {"dev-align-threshold", .kind = RS_CLI_FLOAT, RS_AT(RQ, in.align_threshold), 0.0, 1.0, "X",
+     TRAINING, .help = "hard links are weights >= X (default: 0 = argmax)"},
+    RS_CLI_HELP_ROW,
+    {.kind = RS_CLI_TEXT,
+     .help = "\nA directory is used by one training at a time (DIR/lock). On SIGINT, SIGTERM\n"
+             "or SIGHUP the current step is finished, last.ckpt saved and the resume command\n"
+             "printed (exit 130, 143, 129); a second signal exits at once.\n\n"
+             "model and training:\n"},
+    /* --emb, --batch-size, ...: every rs_config field but the vocabulary sizes. */
+    {.kind = RS_CLI_SETTINGS, RS_AT(RQ, cfg)},
+    {0},
+};
+#undef TRAINING
+#undef DATA
+#undef RQ
+
+const rs_cli_command rs_train_command = {
+    "train",
+    PROG,
+    "usage: " PROG
+    " (--train PAIRS.tsv | --src FILE --tgt FILE) [--dev ...] --name NAME [OPTIONS]\n\n"
+    "Trains the attentive translator on sentence pairs and saves checkpoints to\n"
+    "the model directory (last.ckpt each epoch, best.ckpt by dev loss, train.log.tsv,\n"
+    "train.loss.tsv, train.log, and config.yaml: the --config file):\n"
+    "--name NAME is $" RS_MODELS_ENV "/NAME, or models/NAME when that is not set\n"
+    "('rnnsearch help models'); --out DIR is DIR.\n\n",
+    NULL,
+    25,
+    sizeof(train_request),
+    option_table};
+
+static int was_given(const train_request *rq, const char *key)
 {
-    for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++)
-        if (given[i] && !strcmp(rs_cli_config_name(OPT_FIELD + i, OPT_FIELD), key))
-            return 1;
-    return 0;
+    char option[RS_STR_MAX];
+    snprintf(option, sizeof option, "%s", key);
+    for (char *p = option; *p; p++)
+        *p = *p == '_' ? '-' : *p;
+    return rs_cli_given(&rq->args, option) != NULL;
 }
 
 /* The requests no option can refuse alone. */
@@ -348,11 +306,11 @@ static int check_request(train_request *rq)
                                   "--shared-vocab is one vocabulary: give one file (--src-vocab "
                                   "or --tgt-vocab), not two (%s and %s)",
                                   rq->in.src_vocab, rq->in.tgt_vocab);
-    rq->in.tokenizer_given = was_given("tokenizer", rq->given);
+    rq->in.tokenizer_given = was_given(rq, "tokenizer");
     rq->in.opennmt_vocabs = rs_config_is_opennmt();
-    rq->in.post_process_given = was_given("post_process", rq->given);
+    rq->in.post_process_given = was_given(rq, "post_process");
     /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
-    if ((cfg->model.subwords > 0 || rq->in.spm_src) && !was_given("tokenizer", rq->given))
+    if ((cfg->model.subwords > 0 || rq->in.spm_src) && !was_given(rq, "tokenizer"))
         cfg->model.tokenizer = RS_TOKENIZER_SPM;
     if (rq->in.spm_src && cfg->model.tokenizer != RS_TOKENIZER_SPM)
         return rs_cli_usage_error(PROG, "--spm-src/--spm-tgt conflict with --tokenizer %s",
@@ -362,7 +320,7 @@ static int check_request(train_request *rq)
                                         "(--tokenizer spm, --subwords, --spm-src): its model "
                                         "carries its own vocabulary of pieces");
     /* Each optimizer's own rate unless one was asked for (config.h). */
-    if (!rq->resume && !was_given("lr", rq->given))
+    if (!rq->resume && !was_given(rq, "lr"))
         cfg->train.lr = rs_config_default_lr(cfg->train.optimizer);
     rs_error err;
     if (!rq->resume && rs_config_check(cfg, &err))
@@ -381,62 +339,13 @@ static int check_request(train_request *rq)
  * does not give, and checks the request; -1 to go on, else the exit status. */
 static int parse_request(int argc, char **argv, train_request *rq)
 {
-    struct option opts[32 + RS_CLI_MAX_CONFIG_OPTIONS] = {
-        {"train", required_argument, NULL, OPT_TRAIN},
-        {"src", required_argument, NULL, OPT_SRC},
-        {"tgt", required_argument, NULL, OPT_TGT},
-        {"dev", required_argument, NULL, OPT_DEV},
-        {"dev-src", required_argument, NULL, OPT_DEV_SRC},
-        {"dev-tgt", required_argument, NULL, OPT_DEV_TGT},
-        {"swap", no_argument, NULL, OPT_SWAP},
-        {"name", required_argument, NULL, OPT_NAME},
-        {"out", required_argument, NULL, OPT_OUT},
-        {"resume", no_argument, NULL, OPT_RESUME},
-        {"overwrite", no_argument, NULL, OPT_OVERWRITE},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"spm-src", required_argument, NULL, OPT_SPM_SRC},
-        {"spm-tgt", required_argument, NULL, OPT_SPM_TGT},
-        {"new-data", no_argument, NULL, OPT_NEW_DATA},
-        {"watch", required_argument, NULL, OPT_WATCH},
-        {"no-watch", no_argument, NULL, OPT_NO_WATCH},
-        {"dev-align", required_argument, NULL, OPT_DEV_ALIGN},
-        {"dev-align-threshold", required_argument, NULL, OPT_DEV_ALIGN_THRESHOLD},
-        {"config", required_argument, NULL, RS_CLI_CONFIG},
-        {"log", required_argument, NULL, OPT_LOG},
-        {"src-vocab", required_argument, NULL, OPT_SRC_VOCAB},
-        {"tgt-vocab", required_argument, NULL, OPT_TGT_VOCAB},
-        {"remove-bpe", optional_argument, NULL, OPT_REMOVE_BPE},
-        {"strict", no_argument, NULL, OPT_STRICT},
-    };
-    const rs_cli_number numbers[] = {
-        {OPT_DEV_ALIGN_THRESHOLD, "--dev-align-threshold", 0.0, 1.0, .f = &rq->in.align_threshold},
-        {0},
-    };
-    int fixed = 0; /* the entries above: the configuration's go after them */
-    while (opts[fixed].name)
-        fixed++;
-    rs_cli_add_config_options(opts, fixed, OPT_FIELD);
     rs_config_defaults(&rq->cfg);
-    rs_cli_begin(&rq->args, PROG, argc, argv, "", opts);
-    rs_cli_begin_numbers(&rq->args, numbers);
-    rq->args.check = check_option;
-    int c, status;
-    while ((c = rs_cli_next(&rq->args)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return RS_EXIT_OK;
-        }
-        /* "--remove-bpe @@" as fairseq writes it, as well as "--remove-bpe=@@". */
-        const char *arg = optarg;
-        if (c == OPT_REMOVE_BPE && !arg && optind < argc && rs_cli_bpe_value(argv[optind]))
-            arg = argv[optind++];
-        if ((status = apply_option(rq, c, arg)) >= 0)
-            return status;
-    }
+    int status = rs_cli_parse(&rs_train_command, rq, &rq->args, argc, argv);
+    if (status >= 0)
+        return status;
     if (optind < argc)
         return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if ((status = rs_cli_apply_config(&rq->args, "train", apply_option, rq)) >= 0 ||
-        (status = check_request(rq)) >= 0)
+    if ((status = check_request(rq)) >= 0)
         return status;
     if (rq->out_dir) {
         snprintf(rq->dir, sizeof rq->dir, "%s", rq->out_dir);
@@ -485,7 +394,7 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
     rs_log("to continue: ");
     rs_log_capture resume_command;
     if (rs_log_capture_begin(&resume_command))
-        rs_rundir_resume_command(resume_command.f, argc, argv, resume, dir);
+        rs_cli_resume_command(resume_command.f, argc, argv, resume, dir);
     rs_log_capture_end(&resume_command);
     if (r->reason == RS_STOP_EPOCHS || r->reason == RS_STOP_MAX_STEPS)
         rs_log("(with a larger --epochs or --max-steps)\n");
@@ -604,11 +513,14 @@ static rs_resume_given given_settings(const train_request *rq, const char **keys
                                       const char **values)
 {
     int count = 0;
-    for (int i = 0; i < RS_CLI_MAX_CONFIG_OPTIONS; i++)
-        if (rq->given[i]) {
-            keys[count] = rs_cli_config_name(OPT_FIELD + i, OPT_FIELD);
-            values[count++] = rq->given_arg[i];
+    for (int i = 0; i < rs_cli_config_option_count(); i++) {
+        const char *option, *key, *value;
+        rs_cli_config_option(i, &option, &key);
+        if ((value = rs_cli_given(&rq->args, option))) {
+            keys[count] = key;
+            values[count++] = rs_config_is_flag(key) ? NULL : value;
         }
+    }
     return (rs_resume_given){keys, values, count};
 }
 

@@ -13,6 +13,7 @@
 #include "eval/chrf.h"
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "common/clock.h"
 #include "model/codec.h"
 #include "nn/network.h"
@@ -24,80 +25,6 @@
 #include "search/translate.h"
 
 #define PROG "rnnsearch translate"
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: " PROG " -m MODEL [-m MODEL ...] [OPTIONS] [FILE]\n\n"
-            "Translates each line of FILE (default: standard input) and prints one\n"
-            "translation per line; an empty line gives an empty line. MODEL is a checkpoint\n"
-            "file or a directory models/NAME (its best.ckpt, else last.ckpt). Several -m\n"
-            "decode as an ensemble: their log-probabilities are averaged at each step (they\n"
-            "must share vocabularies and text settings). Lines from a pipe or a terminal\n"
-            "are translated and printed as soon as they arrive.\n\n"
-            "  -m, --model MODEL      the model (required; repeat for an ensemble)\n"
-            "  --weights LIST         an ensemble's weights W1,W2,..., one per -m in order (as\n"
-            "                         Marian's): log p = sum_k w_k log p_k, w_k = W_k / sum W;\n"
-            "                         finite, not negative, not all zero (default: equal)\n"
-            "  -o, --output FILE      write translations here (default: standard output);\n"
-            "                         FILE is replaced once complete, never left half\n"
-            "                         written, and may not be an input, a checkpoint or\n"
-            "                         in a training run's directory\n"
-            "  --beam K               beam search with K hypotheses (default: 1, greedy)\n"
-            "  --length-penalty A     rank hypotheses by log p / (length + 1)^A (default: 1.0)\n"
-            "  --n-best N             print N hypotheses per sentence in the Moses/Marian\n"
-            "                         format 'id ||| translation ||| F0= logprob ||| score'\n"
-            "                         (id from 0; also with N = 1; needs --beam >= N, and\n"
-            "                         without --beam searches with a beam of N); a --config\n"
-            "                         file's n_best: 1 is plain output, as Joey NMT's\n"
-            "  --batch-size N         sentences decoded together (default: 32)\n"
-            "  --max-len N            longest output in tokens (default: 2 x source + 10)\n"
-            "  --max-src-len N        longer sources are cut to their first N tokens, with a\n"
-            "                         warning naming the line (default: %d)\n"
-            "  --replace-unk          replace <unk> by the source token it attends to most\n"
-            "                         (punctuation excluded)\n"
-            "  --remove-bpe[=MARKER]  join subword-nmt's BPE in the output text as fairseq\n"
-            "                         does: every MARKER is removed, one at the line's end\n"
-            "                         too ('hou@@ se' -> 'house'; default MARKER: '@@ ';\n"
-            "                         '@@' and subword_nmt mean '@@ '); sentencepiece\n"
-            "                         decodes SentencePiece pieces as fairseq does. As a\n"
-            "                         separate word only '@@', '@@ ', subword_nmt and\n"
-            "                         sentencepiece are its value (--remove-bpe FILE reads FILE)\n"
-            "  --post-process KIND    turn the output pieces of a model trained on\n"
-            "                         pre-segmented text into text: none, bpe ('@@ '\n"
-            "                         joined), sentencepiece or joiner (default: the model's\n"
-            "                         post_process, which 'rnnsearch info' shows)\n"
-            "  --alignment[=WHAT]     append ' ||| ' and the alignment, as Marian does: hard\n"
-            "                         (default: 'i-j' source-target links, argmax per target\n"
-            "                         token), a threshold X in (0, 1] (links of weight >= X)\n"
-            "                         or soft (each target token's weights, ',' between)\n"
-            "  --shortlist FILE[,FIRST[,BEST]]\n"
-            "                         compute the output layer only for each batch's likely\n"
-            "                         words, as Marian's lexical shortlist: the FIRST\n"
-            "                         (default 100) first target words and each source\n"
-            "                         token's BEST (default 100) most probable translations\n"
-            "                         in FILE, a table made by 'rnnsearch lexicon' for this\n"
-            "                         model; the union over the batch's sentences, so a\n"
-            "                         translation may depend on its batch (--batch-size 1:\n"
-            "                         never); faster where the output layer dominates, and\n"
-            "                         translations that may differ a little from the exact\n"
-            "                         ones (speed and BLEU: docs/performance.md)\n"
-            "  --ref FILE             score the translations against references (BLEU, chrF)\n"
-            "  --quiet                no summary line on standard error\n"
-            "  --threads N            BLAS threads (default: OpenBLAS's choice)\n"
-            "  --int8                 decode with int8 copies of the decoder's weights, made\n"
-            "                         when the model is loaded (the checkpoint is unchanged):\n"
-            "                         a quarter of the weight bytes per step, and\n"
-            "                         translations that may differ a little from the exact\n"
-            "                         ones (default: off, exact float weights; speed and\n"
-            "                         BLEU: docs/performance.md)\n"
-            "  --config FILE          settings from the translation: section of a YAML file\n"
-            "                         (keys named as the options, _ for -; the model from\n"
-            "                         training: out or name when -m is not given); options\n"
-            "                         on the command line win\n"
-            "  -h, --help             this help\n",
-            RS_MAX_SRC_LEN);
-}
 
 typedef struct {
     int alignment;         /* 0 none, 1 hard, 2 soft (--alignment) */
@@ -127,10 +54,11 @@ typedef struct {
     output_style style;
     float weights[RS_CLI_MAX_MODELS]; /* --weights, in -m order */
     int n_weights;
-    const char *shortlist_path; /* --shortlist FILE, its sizes in topt.shortlist */
-    rs_lexicon lexicon;         /* read from it once the model is loaded */
-    rs_output_rule rule;        /* what -o may be: not an input, a checkpoint, a run's file */
-    rs_cli_args args;           /* holds the --config file's values */
+    const char *shortlist_path; /* --shortlist FILE (in shortlist_file), sizes in topt.shortlist */
+    char shortlist_file[4096];
+    rs_lexicon lexicon;  /* read from it once the model is loaded */
+    rs_output_rule rule; /* what -o may be: not an input, a checkpoint, a run's file */
+    rs_cli_args args;    /* holds the --config file's values */
 } translate_request;
 
 /* --alignment VALUE: hard, soft or a threshold in (0, 1]; 0 when not one. */
@@ -148,20 +76,6 @@ static int alignment_value(const char *arg, output_style *st)
     st->align_threshold = (float)x;
     return 1;
 }
-
-enum {
-    OPT_THREADS = RS_CLI_OPT,
-    OPT_NBEST,
-    OPT_REF,
-    OPT_UNK,
-    OPT_ALIGN,
-    OPT_QUIET,
-    OPT_BPE,
-    OPT_WEIGHTS,
-    OPT_SHORTLIST,
-    OPT_POST,
-    OPT_INT8
-};
 
 /* --weights 0.7,0.3 (a list in a --config file gives one item at a time):
  * the numbers are appended to rq->weights; -1 to go on, else the exit status.
@@ -188,10 +102,10 @@ static int add_weights(translate_request *rq, const char *arg)
  * BEST per source token); -1 to go on, else the exit status. */
 static int shortlist_option(translate_request *rq, const char *arg)
 {
-    static char path[4096];
+    char *path = rq->shortlist_file;
     const char *comma = strchr(arg, ',');
     const size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
-    if (len == 0 || len >= sizeof path)
+    if (len == 0 || len >= sizeof rq->shortlist_file)
         return rs_cli_usage_error(PROG, "--shortlist: give FILE[,FIRST[,BEST]]");
     memcpy(path, arg, len);
     path[len] = 0;
@@ -222,116 +136,158 @@ static int shortlist_option(translate_request *rq, const char *arg)
     return -1;
 }
 
-/* One option, from the command line or the --config file (rs_cli_apply);
- * the numbers are stored by the table (parse_request). */
-static int apply_option(void *ctx, int val, const char *arg)
+static int set_weights(void *rq, const char *arg)
 {
-    translate_request *rq = ctx;
-    rs_translate_options *topt = &rq->topt;
-    switch (val) {
-    case 'm':
-        if (rs_cli_add_model(PROG, rq->models, arg))
-            return RS_EXIT_USAGE;
-        break;
-    case 'o':
-        if (rs_cli_once(PROG, "-o", &rq->output, arg))
-            return RS_EXIT_USAGE;
-        break;
-    case OPT_REF: rq->ref_path = arg; break;
-    case OPT_UNK: topt->replace_unk = 1; break;
-    case OPT_QUIET: rq->quiet = 1; break;
-    case OPT_INT8: rq->int8 = 1; break;
-    case OPT_WEIGHTS: return add_weights(rq, arg);
-    case OPT_SHORTLIST: return shortlist_option(rq, arg);
-    case OPT_BPE:
-        /* fairseq's names: "@@" means subword-nmt's "@@ " (a bare "@@" would
-         * leave "hou se"), as subword_nmt does. */
-        if (arg && (!strcmp(arg, "@@") || !strcmp(arg, "subword_nmt")))
-            arg = RS_BPE_MARKER;
-        if (arg && !strcmp(arg, "sentencepiece"))
-            topt->remove_bpe = RS_BPE_SENTENCEPIECE;
-        else if (rs_cli_bpe_marker(PROG, arg, &topt->remove_bpe))
-            return RS_EXIT_USAGE;
-        break;
-    case OPT_POST:
-        if (rs_cli_choice(PROG, "--post-process", arg, rs_post_process_names, RS_POST_JOINER + 1,
-                          &topt->post_process))
-            return RS_EXIT_USAGE;
-        break;
-    case OPT_ALIGN:
-        if (!arg)
-            rq->style.alignment = 1;
-        else if (!alignment_value(arg, &rq->style))
-            return rs_cli_usage_error(
-                PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]", arg);
-        break;
-    default: /* RS_CLI_BAD, already reported */ return RS_EXIT_USAGE;
-    }
+    return add_weights(rq, arg);
+}
+
+static int set_shortlist(void *rq, const char *arg)
+{
+    return shortlist_option(rq, arg);
+}
+
+/* --remove-bpe[=MARKER]: fairseq's names: "@@" means subword-nmt's "@@ " (a
+ * bare "@@" would leave "hou se"), as subword_nmt does. */
+static int set_remove_bpe(void *rq, const char *arg)
+{
+    rs_translate_options *topt = &((translate_request *)rq)->topt;
+    if (arg && (!strcmp(arg, "@@") || !strcmp(arg, "subword_nmt")))
+        arg = RS_BPE_MARKER;
+    if (arg && !strcmp(arg, "sentencepiece"))
+        topt->remove_bpe = RS_BPE_SENTENCEPIECE;
+    else if (rs_cli_bpe_marker(PROG, arg, &topt->remove_bpe))
+        return RS_EXIT_USAGE;
     return -1;
 }
 
-static int check_request(int argc, char **argv, translate_request *rq);
-
-/* Parses and checks the options, then the --config file's for what the
- * command line does not give, into rq; returns -1 to go on, else the exit
- * status. */
-static int parse_request(int argc, char **argv, translate_request *rq)
+static int set_alignment(void *rq, const char *arg)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"output", required_argument, NULL, 'o'},
-        RS_CLI_SEARCH_OPTIONS,
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"n-best", required_argument, NULL, OPT_NBEST},
-        {"ref", required_argument, NULL, OPT_REF},
-        {"replace-unk", no_argument, NULL, OPT_UNK},
-        {"alignment", optional_argument, NULL, OPT_ALIGN},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"remove-bpe", optional_argument, NULL, OPT_BPE},
-        {"weights", required_argument, NULL, OPT_WEIGHTS},
-        {"shortlist", required_argument, NULL, OPT_SHORTLIST},
-        {"post-process", required_argument, NULL, OPT_POST},
-        {"int8", no_argument, NULL, OPT_INT8},
-        {"config", required_argument, NULL, RS_CLI_CONFIG},
-        {0},
-    };
-    rs_translate_options *topt = &rq->topt;
-    const rs_cli_number numbers[] = {
-        RS_CLI_SEARCH_NUMBERS(topt),
-        RS_CLI_NUMBER_THREADS(OPT_THREADS, &rq->threads),
-        {OPT_NBEST, "--n-best", 1, RS_MAX_BEAM, .i = &topt->n_best},
-        {0},
-    };
-    topt->n_best = 0; /* not given: 1, and no n-best format (check_request) */
-    topt->beam = 0;   /* not given: --n-best's N, else 1 (check_request) */
-    rs_cli_begin(&rq->args, PROG, argc, argv, "m:o:", opts);
-    rs_cli_begin_numbers(&rq->args, numbers);
-    int c, status;
-    while ((c = rs_cli_next(&rq->args)) != -1) {
-        const char *arg = optarg;
-        if (c == 'h') {
-            usage(stdout);
-            return RS_EXIT_OK;
-        }
-        /* "--alignment soft" as Marian writes it, as well as "--alignment=soft". */
-        output_style peek = rq->style;
-        if (c == OPT_ALIGN && !arg && optind < argc && alignment_value(argv[optind], &peek))
-            arg = argv[optind++];
-        /* "--remove-bpe '@@ '" as fairseq takes it: only these values, so that
-         * "--remove-bpe FILE" keeps reading FILE. */
-        if (c == OPT_BPE && !arg && optind < argc && rs_cli_bpe_value(argv[optind]))
-            arg = argv[optind++];
-        if ((status = apply_option(rq, c, arg)) >= 0)
-            return status;
-    }
-    /* --n-best given on the command line asks for the n-best format even as 1
-     * (Marian's habit); a file's n_best: 1 is Joey NMT's plain output, and
-     * only a file's n_best above 1 asks for the format (check_request). */
-    rq->style.nbest_format = topt->n_best > 0;
-    if ((status = rs_cli_apply_config(&rq->args, "translate", apply_option, rq)) >= 0)
-        return status;
-    return check_request(argc, argv, rq);
+    output_style *st = &((translate_request *)rq)->style;
+    if (!arg)
+        st->alignment = 1;
+    else if (!alignment_value(arg, st))
+        return rs_cli_usage_error(PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]",
+                                  arg);
+    return -1;
 }
+
+/* "--alignment soft" as Marian writes it, as well as "--alignment=soft". */
+static int alignment_word(const char *word)
+{
+    output_style peek = {0};
+    return alignment_value(word, &peek);
+}
+
+#define RQ translate_request
+#define SECTION .section = "translation"
+static const rs_cli_option option_table[] = {
+    {"model", 'm', RS_CLI_MODELS, RS_AT(RQ, models), .value = "MODEL", .flags = RS_CLI_REPEAT,
+     .help = "the model (required; repeat for an ensemble)"},
+    {"weights", .kind = RS_CLI_CALL, .set = set_weights, .value = "LIST", SECTION,
+     .flags = RS_CLI_LIST,
+     .help = "an ensemble's weights W1,W2,..., one per -m in order (as\n"
+             "Marian's): log p = sum_k w_k log p_k, w_k = W_k / sum W;\n"
+             "finite, not negative, not all zero (default: equal)"},
+    {"input", 'i', RS_CLI_STRING, RS_AT(RQ, input), .value = "FILE",
+     .help = "the sentences to translate, as Marian's -i (or FILE\n"
+             "after the options; default: standard input)"},
+    {"output", 'o', RS_CLI_STRING, RS_AT(RQ, output), .value = "FILE",
+     .help = "write translations here (default: standard output);\n"
+             "FILE is replaced once complete, never left half\n"
+             "written, and may not be an input, a checkpoint or\n"
+             "in a training run's directory"},
+    {"beam", .kind = RS_CLI_INT, RS_AT(RQ, topt.beam), 1, RS_MAX_BEAM, "K", SECTION,
+     .help = "beam search with K hypotheses (default: 1, greedy)"},
+    {"length-penalty", .kind = RS_CLI_FLOAT, RS_AT(RQ, topt.length_penalty), -RS_MAX_LENGTH_PENALTY,
+     RS_MAX_LENGTH_PENALTY, "A", SECTION,
+     .help = "rank hypotheses by log p / (length + 1)^A (default: 1.0)"},
+    {"n-best", .kind = RS_CLI_INT, RS_AT(RQ, topt.n_best), 1, RS_MAX_BEAM, "N", SECTION,
+     .help = "print N hypotheses per sentence in the Moses/Marian\n"
+             "format 'id ||| translation ||| F0= logprob ||| score'\n"
+             "(id from 0; also with N = 1; needs --beam >= N, and\n"
+             "without --beam searches with a beam of N); a --config\n"
+             "file's n_best: 1 is plain output, as Joey NMT's"},
+    {"batch-size", .kind = RS_CLI_INT, RS_AT(RQ, topt.batch_size), 1, RS_MAX_BATCH, "N", SECTION,
+     .help = "sentences decoded together (default: %D)"},
+    {"max-len", .kind = RS_CLI_INT, RS_AT(RQ, topt.max_len), 1, RS_MAX_LENGTH, "N", SECTION,
+     .help = "longest output in tokens (default: 2 x source + 10)"},
+    {"max-src-len", .kind = RS_CLI_INT, RS_AT(RQ, topt.max_src_len), 1, RS_MAX_LENGTH, "N", SECTION,
+     .help = "longer sources are cut to their first N tokens, with a\n"
+             "warning naming the line (default: %D)"},
+    {"replace-unk", .kind = RS_CLI_FLAG, RS_AT(RQ, topt.replace_unk), SECTION,
+     .help = "replace <unk> by the source token it attends to most\n"
+             "(punctuation excluded)"},
+    {"remove-bpe", .kind = RS_CLI_CALL, .set = set_remove_bpe, .value = "MARKER",
+     .flags = RS_CLI_OPTIONAL, .takes = rs_cli_bpe_value, SECTION,
+     .help = "join subword-nmt's BPE in the output text as fairseq\n"
+             "does: every MARKER is removed, one at the line's end\n"
+             "too ('hou@@ se' -> 'house'; default MARKER: '@@ ';\n"
+             "'@@' and subword_nmt mean '@@ '); sentencepiece\n"
+             "decodes SentencePiece pieces as fairseq does. As a\n"
+             "separate word only '@@', '@@ ', subword_nmt and\n"
+             "sentencepiece are its value (--remove-bpe FILE reads FILE)"},
+    {"post-process", .kind = RS_CLI_CHOICE, RS_AT(RQ, topt.post_process), .value = "KIND", SECTION,
+     .names = rs_post_process_names,
+     .help = "turn the output pieces of a model trained on\n"
+             "pre-segmented text into text: none, bpe ('@@ '\n"
+             "joined), sentencepiece or joiner (default: the model's\n"
+             "post_process, which 'rnnsearch info' shows)"},
+    {"alignment", .kind = RS_CLI_CALL, .set = set_alignment, .value = "WHAT",
+     .flags = RS_CLI_OPTIONAL, .takes = alignment_word, SECTION,
+     .help = "append ' ||| ' and the alignment, as Marian does: hard\n"
+             "(default: 'i-j' source-target links, argmax per target\n"
+             "token), a threshold X in (0, 1] (links of weight >= X)\n"
+             "or soft (each target token's weights, ',' between)"},
+    {"shortlist", .kind = RS_CLI_CALL, .set = set_shortlist, .value = "FILE[,FIRST[,BEST]]",
+     SECTION,
+     .help = "\n"
+             "compute the output layer only for each batch's likely\n"
+             "words, as Marian's lexical shortlist: the FIRST\n"
+             "(default 100) first target words and each source\n"
+             "token's BEST (default 100) most probable translations\n"
+             "in FILE, a table made by 'rnnsearch lexicon' for this\n"
+             "model; the union over the batch's sentences, so a\n"
+             "translation may depend on its batch (--batch-size 1:\n"
+             "never); faster where the output layer dominates, and\n"
+             "translations that may differ a little from the exact\n"
+             "ones (speed and BLEU: docs/performance.md)"},
+    {"ref", .kind = RS_CLI_STRING, RS_AT(RQ, ref_path), .value = "FILE",
+     .help = "score the translations against references (BLEU, chrF)"},
+    {"quiet", .kind = RS_CLI_FLAG, RS_AT(RQ, quiet), .help = "no summary line on standard error"},
+    {"threads", .kind = RS_CLI_INT, RS_AT(RQ, threads), 1, RS_MAX_THREADS, "N", SECTION,
+     .help = "BLAS threads (default: OpenBLAS's choice)"},
+    {"int8", .kind = RS_CLI_FLAG, RS_AT(RQ, int8), SECTION,
+     .help = "decode with int8 copies of the decoder's weights, made\n"
+             "when the model is loaded (the checkpoint is unchanged):\n"
+             "a quarter of the weight bytes per step, and\n"
+             "translations that may differ a little from the exact\n"
+             "ones (default: off, exact float weights; speed and\n"
+             "BLEU: docs/performance.md)"},
+    {"config", .kind = RS_CLI_CONFIG_FILE, .value = "FILE",
+     .help = "settings from the translation: section of a YAML file\n"
+             "(keys named as the options, _ for -; the model from\n"
+             "training: out or name when -m is not given); options\n"
+             "on the command line win"},
+    RS_CLI_HELP_ROW,
+    {0},
+};
+#undef SECTION
+#undef RQ
+
+const rs_cli_command rs_translate_command = {
+    "translate",
+    PROG,
+    "usage: " PROG " -m MODEL [-m MODEL ...] [OPTIONS] [FILE]\n\n"
+    "Translates each line of FILE (default: standard input) and prints one\n"
+    "translation per line; an empty line gives an empty line. MODEL is a checkpoint\n"
+    "file or a directory models/NAME (its best.ckpt, else last.ckpt). Several -m\n"
+    "decode as an ensemble: their log-probabilities are averaged at each step (they\n"
+    "must share vocabularies and text settings). Lines from a pipe or a terminal\n"
+    "are translated and printed as soon as they arrive.\n\n",
+    NULL,
+    25,
+    sizeof(translate_request),
+    option_table};
 
 /* The model (-m, or the configuration's trained one), the input and the
  * checks across options; returns -1 to go on, else the exit status. */
@@ -344,7 +300,7 @@ static int check_request(int argc, char **argv, translate_request *rq)
     if (rq->models->count == 0)
         return rs_cli_usage_error(PROG, "no model given (-m MODEL, or out: or name: in the "
                                         "training: section of --config FILE)");
-    if (argc - optind > 1)
+    if (argc - optind + (rq->input != NULL) > 1)
         return rs_cli_usage_error(PROG, "more than one input file given");
     if (rq->n_weights && rq->n_weights != rq->models->count)
         return rs_cli_usage_error(PROG, "--weights gives %d weight%s for %d model%s (one per -m)",
@@ -354,7 +310,10 @@ static int check_request(int argc, char **argv, translate_request *rq)
     if (rq->n_weights && rs_ensemble_weights_check(rq->weights, rq->n_weights, &bad_weights))
         return rs_cli_usage_error(PROG, "--weights: %s", bad_weights.msg);
     topt->weights = rq->n_weights ? rq->weights : NULL;
-    rq->style.nbest_format = rq->style.nbest_format || topt->n_best > 1;
+    /* --n-best given on the command line asks for the n-best format even as 1
+     * (Marian's habit); a file's n_best: 1 is Joey NMT's plain output, and
+     * only a file's n_best above 1 asks for the format. */
+    rq->style.nbest_format = rs_cli_seen(&rq->args, "n-best") || topt->n_best > 1;
     /* The n-best format is the one output that shows scores. */
     topt->skip_scores = !rq->style.nbest_format;
     if (!topt->n_best)
@@ -372,7 +331,8 @@ static int check_request(int argc, char **argv, translate_request *rq)
             PROG,
             "--alignment and --ref do not go together (the score would include the alignment)");
     topt->want_alignment = rq->style.alignment != 0;
-    rq->input = optind < argc ? argv[optind] : "-";
+    if (!rq->input)
+        rq->input = optind < argc ? argv[optind] : "-";
     rs_error refused;
     int bad = rs_output_add_input(&rq->rule, rq->input, &refused) ||
               rs_output_add_input(&rq->rule, rq->ref_path, &refused) ||
@@ -515,13 +475,41 @@ static void report_scores(translate_run *run)
     fprintf(stderr, "%s\n", text);
 }
 
+/* The models loaded (with their int8 copies for --int8), --shortlist's
+ * table read, and the translator made of them. */
+static int start_translator(translate_request *rq, rs_codec *codec, rs_translator *tr,
+                            rs_error *err)
+{
+    rs_cli_models *models = rq->models;
+    models->ready = (rs_ready_options){.int8 = rq->int8};
+    if (rs_cli_load_models(models, codec, err))
+        return -1;
+    /* A model of SentencePiece pieces gives decoded text: taking its spaces
+     * out would join every word. */
+    if (rq->topt.remove_bpe && !strcmp(rq->topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
+        models->models[0].cfg.tokenizer == RS_TOKENIZER_SPM)
+        return rs_fail(err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose "
+                            "pieces are decoded already");
+    if (rq->shortlist_path) {
+        if (rs_lexicon_read(&rq->lexicon, rq->shortlist_path, &models->models[0].src_vocab,
+                            &models->models[0].tgt_vocab, err))
+            return -1;
+        rq->topt.shortlist.lex = &rq->lexicon;
+    }
+    return rs_translator_init(tr, models->members, models->count, codec, &rq->topt, err);
+}
+
 int cmd_translate(int argc, char **argv)
 {
     static rs_cli_models models;
     translate_request rq = {.models = &models};
     rs_translate_options_default(&rq.topt);
     rs_output_rule_init(&rq.rule, RS_OUTPUT_TEXT, NULL);
-    int status = parse_request(argc, argv, &rq);
+    rq.topt.n_best = 0; /* not given: 1, and no n-best format (check_request) */
+    rq.topt.beam = 0;   /* not given: --n-best's N, else 1 (check_request) */
+    int status = rs_cli_parse(&rs_translate_command, &rq, &rq.args, argc, argv);
+    if (status < 0)
+        status = check_request(argc, argv, &rq);
     if (status >= 0) {
         rs_output_rule_free(&rq.rule);
         rs_cli_end(&rq.args);
@@ -538,24 +526,7 @@ int cmd_translate(int argc, char **argv)
     rs_chrf_stats_init(&run.chrf);
     int reader_open = 0;
     status = RS_EXIT_FAIL;
-    models.ready = (rs_ready_options){.int8 = rq.int8};
-    if (rs_cli_load_models(&models, &codec, &err))
-        goto fail;
-    /* A model of SentencePiece pieces gives decoded text: taking its spaces
-     * out would join every word. */
-    if (rq.topt.remove_bpe && !strcmp(rq.topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
-        models.models[0].cfg.tokenizer == RS_TOKENIZER_SPM) {
-        rs_fail(&err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose pieces "
-                      "are decoded already");
-        goto fail;
-    }
-    if (rq.shortlist_path) {
-        if (rs_lexicon_read(&rq.lexicon, rq.shortlist_path, &models.models[0].src_vocab,
-                            &models.models[0].tgt_vocab, &err))
-            goto fail;
-        rq.topt.shortlist.lex = &rq.lexicon;
-    }
-    if (rs_translator_init(&tr, models.members, models.count, &codec, &rq.topt, &err))
+    if (start_translator(&rq, &codec, &tr, &err))
         goto fail;
     if (rq.ref_path && rs_lines_read(rq.ref_path, &run.refs, &err))
         goto fail;

@@ -10,6 +10,11 @@
 /* One version for the program and the library (librnnsearch.so.1.1.0). */
 #define RS_VERSION RNNSEARCH_VERSION
 
+/* Each command's option table (cli/options.h), for the configuration
+ * files' check of every command's settings. */
+struct rs_cli_command_s;
+extern const struct rs_cli_command_s rs_train_command, rs_translate_command, rs_serve_command;
+
 int cmd_train(int argc, char **argv);
 int cmd_translate(int argc, char **argv);
 int cmd_score(int argc, char **argv);

@@ -68,7 +68,7 @@ void rs_setting_free(rs_setting *it);
 void rs_settings_free(rs_settings *s);
 
 /* A setting with one value added at the end of s, as if the file had it on
- * line `line` (a rule's implied setting: cli/config_opennmt.c). */
+ * line `line` (a rule's implied setting: cli/config/opennmt.c). */
 int rs_settings_add(rs_settings *s, const char *section, const char *key, const char *value,
                     int line, rs_error *err);
 

@@ -27,18 +27,25 @@ int rs_testset_by_length(rs_bucket_stats *stats, const rs_length_buckets *b, con
                          int nrefs, const rs_lines *src, const rs_bleu_opts *opts, const char *name,
                          const char **refs, rs_error *err);
 
-/* A paired test's sentence statistics, stats[s * n + line] for n segments:
- * system 0 is text[0] (named name), system s > 0 is sys[s - 1] (named
- * others[s - 1]), for s up to `others`. */
-int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_lines *text, int nrefs,
-                            const rs_lines *sys, int others, const char *name,
-                            const char *const *other_names, const rs_bleu_opts *opts,
-                            const char **refs, rs_error *err);
+/* The systems of a paired test and their references: system 0 is text[0]
+ * (named name), system s > 0 is sys[s - 1] (named other_names[s - 1]), for s
+ * up to `others`; text[1..nrefs] are the references (rs_testset_refs). */
+typedef struct {
+    const rs_lines *text;
+    int nrefs;
+    const rs_lines *sys;
+    int others;
+    const char *name;
+    const char *const *other_names;
+} rs_testset_systems;
+
+/* A paired test's sentence statistics, stats[s * n + line] for n segments
+ * and each system s of in. */
+int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_testset_systems *in,
+                            const rs_bleu_opts *opts, const char **refs, rs_error *err);
 
 /* The same with chrF's sentence statistics (chrf.h). */
-int rs_testset_paired_chrf_stats(rs_chrf_stats *stats, const rs_lines *text, int nrefs,
-                                 const rs_lines *sys, int others, const char *name,
-                                 const char *const *other_names, const rs_bleu_opts *opts,
-                                 const char **refs, rs_error *err);
+int rs_testset_paired_chrf_stats(rs_chrf_stats *stats, const rs_testset_systems *in,
+                                 const rs_bleu_opts *opts, const char **refs, rs_error *err);
 
 #endif

@@ -72,13 +72,12 @@ int rs_attention_source_rows(const rs_attention_source *src)
     return src->sentence ? src->N : src->B;
 }
 
-void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w,
-                               rs_scratch scratch)
+void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w)
 {
     if (w->kind == RS_ATT_NONE)
         return; /* no keys */
     /* key_j = U h_j (+ b_a) */
-    rs_linear_forward(keys, annotations, &w->U, 0.0f, scratch);
+    rs_linear_forward(keys, annotations, &w->U, 0.0f);
     if (w->b)
         rs_add_bias(keys.data, w->b, keys.rows, keys.cols, keys.stride);
 }
@@ -142,8 +141,7 @@ void rs_attention_forward(const rs_attention_step *st, const rs_attention_source
 {
     const int n = w->n, a = w->a, B = src->B, S = src->S, N = rs_attention_source_rows(src);
     /* W_a s_{i-1}: once per row, for all j */
-    rs_linear_forward(RS_MAT(st->query_proj, B, a), RS_CMAT(st->query, B, n), &w->W, 0.0f,
-                      st->scratch);
+    rs_linear_forward(RS_MAT(st->query_proj, B, a), RS_CMAT(st->query, B, n), &w->W, 0.0f);
     for (int b = 0; b < B; b++) {
         float *alpha = st->alpha + (size_t)b * S; /* the scores ε_j, then α = softmax(ε) */
         const size_t x = (size_t)rs_attention_sentence(src, b);

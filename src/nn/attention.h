@@ -53,9 +53,8 @@ rs_attention_weights rs_attention_weights_of(const rs_tensors *t, int kind, int 
 rs_attention_grads rs_attention_grads_of(const rs_tensors *g, int kind);
 
 /* keys [R,ka] = annotations [R,2n] Uᵀ (+ b_a for additive), R = S·B;
- * nothing for none. scratch: for U's faster form (nn/linear.h). */
-void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w,
-                               rs_scratch scratch);
+ * nothing for none. */
+void rs_attention_keys_forward(rs_mat keys, rs_cmat annotations, const rs_attention_weights *w);
 
 /* Its backward: annotations' gradient d_annotations [R,2n] += d_keys U;
  * dU += d_keysᵀ annotations; db += Σ d_keys (additive). */
@@ -79,12 +78,10 @@ typedef struct {
 
 /* One step's buffers over B rows. Read: query s_{i-1} [B,n]. Written:
  * query_proj [B,a] W_a s_{i-1} and hidden [B,S,a] the φ_ij (additive; NULL
- * otherwise), alpha [B,S] the α_ij, context [B,2n] c_i. scratch: for W_a's
- * faster form (nn/linear.h; {0} in training). */
+ * otherwise), alpha [B,S] the α_ij, context [B,2n] c_i. */
 typedef struct {
     const float *query;
     float *query_proj, *hidden, *alpha, *context;
-    rs_scratch scratch;
 } rs_attention_step;
 
 /* The gradients of a step's buffers and of the source it read, named as

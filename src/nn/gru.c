@@ -21,10 +21,10 @@
 #include "nn/linalg.h"
 #include "nn/vecmath.h"
 
-void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w, rs_scratch scratch)
+void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w)
 {
     /* x_proj = W x + b */
-    rs_linear_forward(xproj, x, &w->W, 0.0f, scratch);
+    rs_linear_forward(xproj, x, &w->W, 0.0f);
     rs_add_bias(xproj.data, w->b, xproj.rows, xproj.cols, xproj.stride);
 }
 
@@ -34,12 +34,10 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
     float *gates = st->gates, *r_h = st->rh;
     /* x_proj += W_c c (the decoder's context) */
     if (st->context)
-        rs_linear_forward(RS_MAT(st->xproj, B, n3), RS_CMAT(st->context, B, 2 * n), &w->W_c, 1.0f,
-                          st->scratch);
+        rs_linear_forward(RS_MAT(st->xproj, B, n3), RS_CMAT(st->context, B, 2 * n), &w->W_c, 1.0f);
     memcpy(gates, st->xproj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
-    rs_linear_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(st->h_prev, B, n), &w->U_zr, 1.0f,
-                      st->scratch);
+    rs_linear_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(st->h_prev, B, n), &w->U_zr, 1.0f);
     for (int b = 0; b < B; b++) {
         float *zr = gates + (size_t)b * n3;
         const float *hp = st->h_prev + (size_t)b * n;
@@ -48,8 +46,7 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
             r_h[(size_t)b * n + k] = zr[n + k] * hp[k];
     }
     /* g pre-activation += U_g (r ⊙ h_prev). */
-    rs_linear_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), &w->U_g, 1.0f,
-                      st->scratch);
+    rs_linear_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), &w->U_g, 1.0f);
     for (int b = 0; b < B; b++) {
         float *z = gates + (size_t)b * n3, *g = z + 2 * n;
         const float *hp = st->h_prev + (size_t)b * n;

@@ -45,12 +45,10 @@ typedef struct {
 /* One step over B rows. Read: h_prev [B,n], context c [B,2n] (the decoder's;
  * NULL otherwise). x_proj [B,3n] holds W x + b on entry and W x + W_c c + b
  * on return. Written: gates [B,3n] = (z, r, g) after their nonlinearities,
- * rh [B,n] = r ⊙ h_prev, h [B,n]. scratch: for the products' faster forms
- * (nn/linear.h; {0} in training). */
+ * rh [B,n] = r ⊙ h_prev, h [B,n]. */
 typedef struct {
     const float *h_prev, *context;
     float *xproj, *gates, *rh, *h;
-    rs_scratch scratch;
 } rs_gru_step;
 
 /* The gradients of a step's buffers, named as they are: h [B,n] = dL/dh,
@@ -62,9 +60,8 @@ typedef struct {
     float *h_prev, *context, *xproj, *rh;
 } rs_gru_step_grads;
 
-/* x_proj [R,3n] = W x + b for the R rows of x [R,in] at once (scratch as
- * in rs_gru_step). */
-void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w, rs_scratch scratch);
+/* x_proj [R,3n] = W x + b for the R rows of x [R,in] at once. */
+void rs_gru_input_forward(rs_mat xproj, rs_cmat x, const rs_gru_weights *w);
 
 /* mask [B] (0: carry the state) or NULL (all 1). */
 void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const float *mask, int B);

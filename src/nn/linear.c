@@ -2,10 +2,10 @@
  * form is. */
 #include "nn/linear.h"
 
-void rs_linear_forward(rs_mat y, rs_cmat x, const rs_linear *w, float beta, rs_scratch scratch)
+void rs_linear_forward(rs_mat y, rs_cmat x, const rs_linear *w, float beta)
 {
     if (w->fast)
-        w->fast->forward(w->fast, y, x, beta, scratch);
+        w->fast->forward(w->fast, y, x, beta);
     else
         rs_matmul_forward(y, x, w->W, beta);
 }

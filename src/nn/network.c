@@ -8,12 +8,16 @@
  *   rs_softmax_xent_forward    L = Σ_i −log p(y_i)
  *
  * and the backward the same calls in reverse, each layer's backward beside
- * its forward and computing all of that layer's gradients:
+ * its forward and computing all of that layer's gradients, in network.h's
+ * six stages:
  *
- *   rs_softmax_xent_backward → rs_readout_backward → decoder_step_backward for
- *   i = T…1 → what the steps share, once (the attention's W_a, the decoder
- *   GRU's weights) → the target embeddings → encode_backward (the keys, the
- *   annotations, s_0, both directions, the source embeddings).
+ *   readout_backward             rs_softmax_xent_backward, rs_readout_backward
+ *   decoder_backward             decoder_step_backward for i = T…1, then what the
+ *                                steps share, once (W_a, the decoder GRU's weights)
+ *   target_embeddings_backward   E y_{i−1}
+ *   keys_and_init_backward       the keys, the annotations, s_0
+ *   encoder_backward             both directions, j = S…1 and 1…S
+ *   source_embeddings_backward   E x_j
  *
  * Every buffer's gradient is its twin, d_ and its name (network.h), passed
  * explicitly. A state has two uses: one at its own position (s_i: the
@@ -23,7 +27,6 @@
  * first. That order is part of the result: float sums are not associative.
  * Parameter gradients accumulate (+=) into the one gradient buffer, zeroed
  * once per update by the caller. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,15 +41,6 @@
 
 /* ---- the layers' weights ---- */
 
-/* Every layer's weights, views into the model's parameter table. */
-typedef struct {
-    int n;
-    rs_gru_weights enc_fwd, enc_bwd, dec;
-    rs_attention_weights att;
-    rs_readout_weights out;
-    const float *init_W, *init_b; /* [n,n], [n] */
-} layer_weights;
-
 /* Their gradients, views into a gradient buffer of the same layout, and the
  * embedding tables'. */
 typedef struct {
@@ -58,48 +52,42 @@ typedef struct {
 } layer_grads;
 
 /* A GRU's weights: W [3n,in] (a view), W_c (data NULL: none), U [3n,n]
- * read as U_zr and U_g, b [3n], each product with its faster form in f. */
-static rs_gru_weights gru_weights(int n, rs_cmat W, rs_cmat W_c, const float *U, const float *b,
-                                  const rs_gru_fast *f)
+ * read as U_zr and U_g, b [3n]. */
+static rs_gru_weights gru_weights(int n, rs_cmat W, rs_cmat W_c, const float *U, const float *b)
 {
     return (rs_gru_weights){.n = n,
-                            .W = {.W = W, .fast = f->W},
-                            .W_c = {.W = W_c, .fast = f->W_c},
-                            .U_zr = {.W = RS_CMAT(U, 2 * n, n), .fast = f->U_zr},
-                            .U_g = {.W = RS_CMAT(U + (size_t)2 * n * n, n, n), .fast = f->U_g},
+                            .W = RS_LINEAR(W),
+                            .W_c = RS_LINEAR(W_c),
+                            .U_zr = RS_LINEAR(RS_CMAT(U, 2 * n, n)),
+                            .U_g = RS_LINEAR(RS_CMAT(U + (size_t)2 * n * n, n, n)),
                             .b = b};
 }
 
-static layer_weights weights_of(const rs_model *model)
+rs_network_weights rs_network_weights_of(const rs_model *model)
 {
-    static const rs_network_forms plain; /* every product plain */
-    const rs_network_forms *f = model->fast ? &model->fast->all : &plain;
     const rs_tensors *t = &model->w;
     const rs_model_config *c = &model->cfg;
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
     const rs_cmat none = {NULL, 0, 0, 0};
-    layer_weights w = {.n = n, .init_W = t->init_W, .init_b = t->init_b};
-    w.enc_fwd = gru_weights(n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b,
-                            &f->enc_fwd);
-    w.enc_bwd = gru_weights(n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b,
-                            &f->enc_bwd);
+    rs_network_weights w = {.cfg = c,
+                            .n = n,
+                            .init_W = t->init_W,
+                            .init_b = t->init_b,
+                            .src_emb = t->src_emb,
+                            .tgt_emb = t->tgt_emb};
+    w.enc_fwd = gru_weights(n, RS_CMAT(t->enc_fwd_W, 3 * n, m), none, t->enc_fwd_U, t->enc_fwd_b);
+    w.enc_bwd = gru_weights(n, RS_CMAT(t->enc_bwd_W, 3 * n, m), none, t->enc_bwd_U, t->enc_bwd_b);
     /* W' [3n, m+2n] read as its columns for E y_{i-1} (W'_e) and for c_i (W'_c). */
     w.dec = gru_weights(n, RS_CMAT_S(t->dec_W, 3 * n, m, in),
-                        RS_CMAT_S(t->dec_W + m, 3 * n, 2 * n, in), t->dec_U, t->dec_b, &f->dec);
+                        RS_CMAT_S(t->dec_W + m, 3 * n, 2 * n, in), t->dec_U, t->dec_b);
     w.att = rs_attention_weights_of(t, c->attention, n, c->att);
-    w.att.W.fast = f->att_W;
-    w.att.U.fast = f->att_U;
     w.out = rs_readout_weights_of(t, m, n, c->maxout, c->tgt_vocab);
-    w.out.U_o.fast = f->out_U;
-    w.out.V_o.fast = f->out_V;
-    w.out.C_o.fast = f->out_C;
-    w.out.W_out.fast = f->out_W;
     return w;
 }
 
-static layer_grads grads_of(const rs_tensors *g, const rs_model *model)
+static layer_grads grads_of(const rs_tensors *g, const rs_network_weights *w)
 {
-    const rs_model_config *c = &model->cfg;
+    const rs_model_config *c = w->cfg;
     const int m = c->emb, n = c->hidden, in = m + 2 * n;
     const rs_mat none = {NULL, 0, 0, 0};
     layer_grads d;
@@ -188,7 +176,6 @@ typedef struct {
     float *xproj, *gates, *rh, *states; /* [S,B,3n], [S,B,3n], [S,B,n], [S+1,B,n] */
     float *d_x, *d_xproj, *d_states;    /* twins of x (both add to it), xproj, states */
     float *d_rh, *d_h_prev;             /* one step's: of rh, and its share of h_prev's */
-    rs_scratch scratch;                 /* for the products' faster forms */
 } encoder_direction;
 
 static encoder_direction direction_of(const rs_workspace *ws, int reverse)
@@ -198,8 +185,7 @@ static encoder_direction direction_of(const rs_workspace *ws, int reverse)
                            .mask = ws->src_mask,
                            .d_x = ws->d_src_x,
                            .d_rh = ws->d_rh,
-                           .d_h_prev = ws->d_h_prev,
-                           .scratch = ws->scratch};
+                           .d_h_prev = ws->d_h_prev};
     d.xproj = reverse ? ws->bwd_xproj : ws->fwd_xproj;
     d.gates = reverse ? ws->bwd_gates : ws->fwd_gates;
     d.rh = reverse ? ws->bwd_rh : ws->fwd_rh;
@@ -218,8 +204,7 @@ static rs_gru_step direction_step(const encoder_direction *d, int j, int B, int 
                          .xproj = d->xproj + 3 * j * Bn,
                          .gates = d->gates + 3 * j * Bn,
                          .rh = d->rh + j * Bn,
-                         .h = d->states + (j + 1 - d->reverse) * Bn,
-                         .scratch = d->scratch};
+                         .h = d->states + (j + 1 - d->reverse) * Bn};
 }
 
 /* Its gradients: dh whole in d_states, the step's share of h_prev's into
@@ -242,7 +227,7 @@ static void direction_forward(const encoder_direction *d, const rs_gru_weights *
 {
     const int n = w->n;
     const size_t Bn = (size_t)B * n;
-    rs_gru_input_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(d->x, S * B, m), w, d->scratch);
+    rs_gru_input_forward(RS_MAT(d->xproj, S * B, 3 * n), RS_CMAT(d->x, S * B, m), w);
     memset(d->states + (d->reverse ? S : 0) * Bn, 0, sizeof(float) * Bn);
     for (int k = 0; k < S; k++) {
         const int j = d->reverse ? S - 1 - k : k;
@@ -251,24 +236,12 @@ static void direction_forward(const encoder_direction *d, const rs_gru_weights *
     }
 }
 
-/* What the backward tells its caller (rs_backward_hook; none when NULL).
- * gradients_done: the gradients of tensors first..last (params.h order) are
- * whole for this backward and nothing writes them again, so the caller may
- * take them (train/buckets.c sends them while the rest are computed). */
-static void gradients_done(const rs_workspace *ws, int first, int last)
+/* A step of a recurrence's backward is done: the caller's sums in flight
+ * may move on (rs_workspace's progress). */
+static void step_done(const rs_workspace *ws)
 {
-    const rs_backward_hook *hook = ws->backward_hook;
-    if (hook)
-        hook->final(hook->ctx, first, last);
-}
-
-/* between_steps: one step of a recurrence is done, where the caller can move
- * work of its own on. */
-static void between_steps(const rs_workspace *ws)
-{
-    const rs_backward_hook *hook = ws->backward_hook;
-    if (hook)
-        hook->working(hook->ctx);
+    if (ws->progress)
+        ws->progress(ws->progress_ctx);
 }
 
 /* The recurrence backward, last position read first: each state's gradient
@@ -288,7 +261,7 @@ static void direction_backward(const encoder_direction *d, const rs_gru_grads *g
         rs_gru_step_backward(&dst, &st, w, d->mask + j * B, B);
         /* h_prev's gradient: its annotation's share (there already), then this step's. */
         rs_vaxpy(d->d_states + (j + d->reverse) * Bn, 1.0f, d->d_h_prev, Bn);
-        between_steps(ws);
+        step_done(ws);
     }
     const rs_gru_run run = {.x = RS_CMAT(d->x, S * B, m),
                             .context = RS_CMAT(NULL, 0, 0),
@@ -336,11 +309,11 @@ static void annotations_backward(float *d_fwd_states, float *d_bwd_states,
 
 /* s_0 = tanh(W_init h1 + b_init) over B rows, h1 = ←h_1 [B,n] (written in
  * s0's place, then squashed). */
-static void init_forward(float *s0, const float *h1, const layer_weights *w, int B)
+static void init_forward(float *s0, const float *h1, const rs_network_weights *w, int B)
 {
     const int n = w->n;
     const rs_linear W_init = RS_LINEAR(RS_CMAT(w->init_W, n, n));
-    rs_linear_forward(RS_MAT(s0, B, n), RS_CMAT(h1, B, n), &W_init, 0.0f, (rs_scratch){0});
+    rs_linear_forward(RS_MAT(s0, B, n), RS_CMAT(h1, B, n), &W_init, 0.0f);
     rs_add_bias(s0, w->init_b, B, n, n);
     rs_vtanh(s0, s0, (size_t)B * n);
 }
@@ -349,7 +322,7 @@ static void init_forward(float *s0, const float *h1, const layer_weights *w, int
  * W_init h1 + b_init, the weights' gradients into g, and d_h1 [B,n] +=
  * d_pre W_init. */
 static void init_backward(float *d_h1, float *d_pre, const layer_grads *g, const float *d_s0,
-                          const float *s0, const float *h1, const layer_weights *w, int B)
+                          const float *s0, const float *h1, const rs_network_weights *w, int B)
 {
     const int n = w->n;
     /* forward was: s_0 = tanh(pre). */
@@ -362,11 +335,10 @@ static void init_backward(float *d_h1, float *d_pre, const layer_grads *g, const
                              1.0f);
 }
 
-void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
+void rs_encode(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch)
 {
-    const layer_weights w = weights_of(model);
-    const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
-    const int ka = rs_attention_key_size(model->cfg.attention, n, model->cfg.att);
+    const int B = batch->B, S = batch->S, m = w->cfg->emb, n = w->n;
+    const int ka = rs_attention_key_size(w->cfg->attention, n, w->cfg->att);
     const int drop = ws->dropout.element > 0.0f, word = ws->dropout.src_word > 0.0f;
     if (drop) {
         dropout_mask(ws->drop_src, (size_t)S * B * m, ws->dropout.element, &ws->dropout_rng,
@@ -378,33 +350,33 @@ void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
         dropout_mask(ws->drop_src_word, (size_t)S * B, ws->dropout.src_word, &ws->dropout_rng,
                      DROP_SRC_WORD);
     /* x̄_j = E x_j ⊙ drop_src ⊙ drop_src_word (by row) */
-    embedding_forward(ws->src_x, model->w.src_emb, batch->src, S * B, m, drop ? ws->drop_src : NULL,
+    embedding_forward(ws->src_x, w->src_emb, batch->src, S * B, m, drop ? ws->drop_src : NULL,
                       word ? ws->drop_src_word : NULL);
     for (int j = 0; j < S; j++)
         for (int b = 0; b < B; b++)
             ws->src_mask[j * B + b] = j < batch->src_len[b] ? 1.0f : 0.0f;
 
     const encoder_direction fwd = direction_of(ws, 0), bwd = direction_of(ws, 1);
-    direction_forward(&fwd, &w.enc_fwd, S, B, m);
-    direction_forward(&bwd, &w.enc_bwd, S, B, m);
+    direction_forward(&fwd, &w->enc_fwd, S, B, m);
+    direction_forward(&bwd, &w->enc_bwd, S, B, m);
     annotations_forward(ws->annotations, ws->fwd_states, ws->bwd_states, drop ? ws->drop_ann : NULL,
                         S, B, n);
     rs_attention_keys_forward(RS_MAT(ws->keys, S * B, ka), RS_CMAT(ws->annotations, S * B, 2 * n),
-                              &w.att, ws->scratch);
+                              &w->att);
     /* bwd_states[0] is ←h_1 of every row. */
-    init_forward(ws->dec_states, ws->bwd_states, &w, B);
+    init_forward(ws->dec_states, ws->bwd_states, w, B);
 }
 
-/* The backward of rs_encode, its steps in reverse: the attention keys, the
- * annotations, the initial decoder state, the two directions, the source
- * embeddings. On entry d_annotations holds what every decoder step's
- * attention sent back and d_dec_states[0] holds dL/ds_0. */
-static void encode_backward(const rs_workspace *ws, const layer_grads *g, const layer_weights *w,
-                            const rs_model *model, const rs_batch *batch)
+/* The backward of rs_encode, its steps in reverse, in three stages: the
+ * attention keys, the annotations and the initial decoder state; the two
+ * directions; the source embeddings. On entry d_annotations holds what every
+ * decoder step's attention sent back and d_dec_states[0] holds dL/ds_0. */
+static void keys_and_init_backward(const rs_workspace *ws, const layer_grads *g,
+                                   const rs_network_weights *w, const rs_batch *batch)
 {
-    const int B = batch->B, S = batch->S, m = model->cfg.emb, n = model->cfg.hidden;
-    const int ka = rs_attention_key_size(model->cfg.attention, n, model->cfg.att);
-    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.src_word > 0.0f;
+    const int B = batch->B, S = batch->S, n = w->n;
+    const int ka = rs_attention_key_size(w->cfg->attention, n, w->cfg->att);
+    const int drop = ws->dropout.element > 0.0f;
     rs_attention_keys_backward(RS_MAT(ws->d_annotations, S * B, 2 * n), &g->att,
                                RS_CMAT(ws->d_keys, S * B, ka),
                                RS_CMAT(ws->annotations, S * B, 2 * n), &w->att);
@@ -413,18 +385,26 @@ static void encode_backward(const rs_workspace *ws, const layer_grads *g, const 
     /* ←h_1 is read by s_0 too: its share joins the annotation's. */
     init_backward(ws->d_bwd_states, ws->d_init_pre, g, ws->d_dec_states, ws->dec_states,
                   ws->bwd_states, w, B);
-    gradients_done(ws, RS_P_init_W, RS_P_att_K);
+}
 
+static void encoder_backward(const rs_workspace *ws, const layer_grads *g,
+                             const rs_network_weights *w, const rs_batch *batch)
+{
+    const int B = batch->B, S = batch->S, m = w->cfg->emb;
     const encoder_direction fwd = direction_of(ws, 0), bwd = direction_of(ws, 1);
     /* Both directions read src_x: its gradient is the sum of theirs. */
     memset(ws->d_src_x, 0, sizeof(float) * (size_t)S * B * m);
     direction_backward(&fwd, &g->enc_fwd, &w->enc_fwd, S, B, m, ws);
     direction_backward(&bwd, &g->enc_bwd, &w->enc_bwd, S, B, m, ws);
-    gradients_done(ws, RS_P_enc_fwd_W, RS_P_enc_bwd_b);
+}
+
+static void source_embeddings_backward(const rs_workspace *ws, const layer_grads *g,
+                                       const rs_network_weights *w, const rs_batch *batch)
+{
+    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.src_word > 0.0f;
     /* forward was: src_x = E x_j ⊙ drop_src ⊙ drop_src_word (by row). */
-    embedding_backward(g->src_emb, ws->d_src_x, batch->src, S * B, m, drop ? ws->drop_src : NULL,
-                       word ? ws->drop_src_word : NULL);
-    gradients_done(ws, RS_P_src_emb, RS_P_src_emb);
+    embedding_backward(g->src_emb, ws->d_src_x, batch->src, batch->S * batch->B, w->cfg->emb,
+                       drop ? ws->drop_src : NULL, word ? ws->drop_src_word : NULL);
 }
 
 /* ---- the decoder ---- */
@@ -484,7 +464,7 @@ static decoder_step_grads training_step_grads(const rs_workspace *ws, int t, int
 /* mask [B] (0: the sentence has ended, the state is carried) or NULL.
  * st->gru.xproj holds W'_e E y_{i-1} + b' on entry (all steps' at once). */
 static void decoder_step_forward(const decoder_step *st, const rs_attention_source *src,
-                                 const float *mask, const layer_weights *w, int B)
+                                 const float *mask, const rs_network_weights *w, int B)
 {
     if (w->att.kind == RS_ATT_ADDITIVE) /* the paper's score */
         rs_attention_forward(&st->att, src, &w->att);
@@ -497,7 +477,7 @@ static void decoder_step_forward(const decoder_step *st, const rs_attention_sour
  * its input projection), the attention. */
 static void decoder_step_backward(const decoder_step_grads *d, const layer_grads *g,
                                   const decoder_step *st, const rs_attention_source *src,
-                                  const float *mask, const layer_weights *w, int B)
+                                  const float *mask, const rs_network_weights *w, int B)
 {
     rs_gru_step_backward(&d->gru, &st->gru, &w->dec, mask, B);
     if (w->att.kind == RS_ATT_ADDITIVE)
@@ -524,16 +504,15 @@ static rs_readout_inputs readout_inputs(const rs_workspace *ws, int B, int T, in
                                .context = RS_CMAT(ws->context, R, 2 * n)};
 }
 
-double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch)
+double rs_network_forward(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch)
 {
-    const layer_weights w = weights_of(model);
-    const rs_model_config *c = &model->cfg;
+    const rs_model_config *c = w->cfg;
     const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
     const int m = c->emb, n = c->hidden, l = c->maxout, V = c->tgt_vocab;
     const int ka = rs_attention_key_size(c->attention, n, c->att);
     const int drop = ws->dropout.element > 0.0f, word = ws->dropout.tgt_word > 0.0f;
 
-    rs_encode(ws, model, batch);
+    rs_encode(ws, w, batch);
 
     if (drop) {
         dropout_mask(ws->drop_emb, (size_t)R * m, ws->dropout.element, &ws->dropout_rng, DROP_EMB);
@@ -544,14 +523,13 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
                      DROP_TGT_WORD);
     /* E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row): one mask for the decoder
      * GRU and the deep output, which both read it. */
-    embedding_forward(ws->dec_emb, model->w.tgt_emb, batch->tgt_in, R, m,
-                      drop ? ws->drop_emb : NULL, word ? ws->drop_tgt_word : NULL);
+    embedding_forward(ws->dec_emb, w->tgt_emb, batch->tgt_in, R, m, drop ? ws->drop_emb : NULL,
+                      word ? ws->drop_tgt_word : NULL);
     for (int t = 0; t < T; t++)
         for (int b = 0; b < B; b++)
             ws->tgt_mask[t * B + b] = t < batch->tgt_len[b] ? 1.0f : 0.0f;
     /* u_i = [E y_{i-1} ; c_i]: the embedding's part of W' u_i + b', all steps at once. */
-    rs_gru_input_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m), &w.dec,
-                         ws->scratch);
+    rs_gru_input_forward(RS_MAT(ws->dec_xproj, R, 3 * n), RS_CMAT(ws->dec_emb, R, m), &w->dec);
 
     const rs_attention_source src = {.keys = ws->keys,
                                      .annotations = ws->annotations,
@@ -560,30 +538,29 @@ double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batc
                                      .S = S};
     for (int t = 0; t < T; t++) {
         const decoder_step st = training_step(ws, t, B, S, n, ka);
-        decoder_step_forward(&st, &src, ws->tgt_mask + t * B, &w, B);
+        decoder_step_forward(&st, &src, ws->tgt_mask + t * B, w, B);
     }
 
     const rs_readout_acts acts = readout_acts(ws);
     const rs_readout_inputs in = readout_inputs(ws, B, T, m, n);
-    rs_readout_forward(&acts, &in, &w.out);
+    rs_readout_forward(&acts, &in, &w->out);
     return rs_softmax_xent_forward(ws->probs, ws->nll, ws->logits, batch->tgt_out, R, V);
 }
 
-/* The forward pass's calls in reverse: loss and deep output, the decoder
- * steps last first (then what they share, once), the target embeddings, the
- * encoder. Every parameter gradient accumulates (+=) into grads. */
-void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
-                         const rs_tensors *grads, float smoothing, float scale)
-{
-    const layer_weights w = weights_of(model);
-    const layer_grads g = grads_of(grads, model);
-    const rs_model_config *c = &model->cfg;
-    const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
-    const int m = c->emb, n = c->hidden, V = c->tgt_vocab;
-    const int ka = rs_attention_key_size(c->attention, n, c->att);
-    const size_t Bn = (size_t)B * n;
-    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.tgt_word > 0.0f;
+/* The forward pass's calls in reverse, in the stages of network.h: loss and
+ * deep output, the decoder steps last first (then what they share, once),
+ * the target embeddings, the encoder's. Every parameter gradient accumulates
+ * (+=) into grads. */
 
+/* The loss and the deep output. */
+static void readout_backward(const rs_workspace *ws, const layer_grads *g,
+                             const rs_network_weights *w, const rs_batch *batch, float smoothing,
+                             float scale)
+{
+    const rs_model_config *c = w->cfg;
+    const int B = batch->B, T = batch->T, R = T * B;
+    const int m = c->emb, n = c->hidden, V = c->tgt_vocab;
+    const size_t Bn = (size_t)B * n;
     rs_softmax_xent_backward(ws->d_logits, ws->probs, batch->tgt_out, smoothing, scale, R, V);
     /* The readout writes the first share of dL/ds_i (i = 1..T) and adds the
      * first of E y_{i-1}'s and c_i's; s_0 has no readout. */
@@ -596,9 +573,18 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
     const rs_readout_input_grads d_in = {.states = RS_MAT(ws->d_dec_states + Bn, R, n),
                                          .prev_emb = RS_MAT(ws->d_dec_emb, R, m),
                                          .context = RS_MAT(ws->d_context, R, 2 * n)};
-    rs_readout_backward(&d_acts, &d_in, &g.out, &acts, &in, &w.out);
-    gradients_done(ws, RS_P_out_U, RS_P_out_bw);
+    rs_readout_backward(&d_acts, &d_in, &g->out, &acts, &in, &w->out);
+}
 
+/* The decoder through time, then what every step shares, once. */
+static void decoder_backward(const rs_workspace *ws, const layer_grads *g,
+                             const rs_network_weights *w, const rs_batch *batch)
+{
+    const rs_model_config *c = w->cfg;
+    const int B = batch->B, S = batch->S, T = batch->T, R = T * B;
+    const int m = c->emb, n = c->hidden;
+    const int ka = rs_attention_key_size(c->attention, n, c->att);
+    const size_t Bn = (size_t)B * n;
     /* Step i sends back the second share of dL/ds_{i-1} (recurrence and
      * query), and its share of every annotation's and key's. */
     memset(ws->d_annotations, 0, sizeof(float) * (size_t)S * B * 2 * n);
@@ -612,93 +598,96 @@ void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch
         const decoder_step st = training_step(ws, t, B, S, n, ka);
         const decoder_step_grads dst = training_step_grads(ws, t, B, n, ka);
         memset(ws->d_h_prev, 0, sizeof(float) * Bn);
-        decoder_step_backward(&dst, &g, &st, &src, ws->tgt_mask + t * B, &w, B);
+        decoder_step_backward(&dst, g, &st, &src, ws->tgt_mask + t * B, w, B);
         rs_vaxpy(ws->d_dec_states + t * Bn, 1.0f, ws->d_h_prev, Bn);
-        between_steps(ws);
+        step_done(ws);
     }
 
     /* What every step shares, once: W_a of the attention's query side, and
      * the decoder GRU's weights (x_proj = W'_e E y_{i-1} + W'_c c_i + b'). */
-    rs_attention_query_backward(&g.att, RS_CMAT(ws->d_query_proj, R, ka),
-                                RS_CMAT(ws->dec_states, R, n), &w.att);
+    rs_attention_query_backward(&g->att, RS_CMAT(ws->d_query_proj, R, ka),
+                                RS_CMAT(ws->dec_states, R, n), &w->att);
     const rs_gru_run run = {.x = RS_CMAT(ws->dec_emb, R, m),
                             .context = RS_CMAT(ws->context, R, 2 * n),
                             .h_prev = RS_CMAT(ws->dec_states, R, n),
                             .rh = RS_CMAT(ws->dec_rh, R, n)};
-    rs_gru_weights_backward(RS_MAT(ws->d_dec_emb, R, m), &g.dec, RS_CMAT(ws->d_dec_xproj, R, 3 * n),
-                            &run, &w.dec);
-    gradients_done(ws, RS_P_dec_W, RS_P_dec_b);
-    /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
-    embedding_backward(g.tgt_emb, ws->d_dec_emb, batch->tgt_in, R, m, drop ? ws->drop_emb : NULL,
-                       word ? ws->drop_tgt_word : NULL);
-    gradients_done(ws, RS_P_tgt_emb, RS_P_tgt_emb);
+    rs_gru_weights_backward(RS_MAT(ws->d_dec_emb, R, m), &g->dec,
+                            RS_CMAT(ws->d_dec_xproj, R, 3 * n), &run, &w->dec);
+}
 
-    encode_backward(ws, &g, &w, model, batch);
+static void target_embeddings_backward(const rs_workspace *ws, const layer_grads *g,
+                                       const rs_network_weights *w, const rs_batch *batch)
+{
+    const int drop = ws->dropout.element > 0.0f, word = ws->dropout.tgt_word > 0.0f;
+    /* forward was: dec_emb = E y_{i-1} ⊙ drop_emb ⊙ drop_tgt_word (by row). */
+    embedding_backward(g->tgt_emb, ws->d_dec_emb, batch->tgt_in, batch->T * batch->B, w->cfg->emb,
+                       drop ? ws->drop_emb : NULL, word ? ws->drop_tgt_word : NULL);
+}
+
+/* The tensors each stage completes (network.h). */
+static const int stage_tensors[RS_BACKWARD_STAGES][2] = {
+    [RS_BACKWARD_READOUT] = {RS_P_out_U, RS_P_out_bw},
+    [RS_BACKWARD_DECODER] = {RS_P_dec_W, RS_P_dec_b},
+    [RS_BACKWARD_TARGET_EMBEDDINGS] = {RS_P_tgt_emb, RS_P_tgt_emb},
+    [RS_BACKWARD_KEYS_AND_INIT] = {RS_P_init_W, RS_P_att_K},
+    [RS_BACKWARD_ENCODER] = {RS_P_enc_fwd_W, RS_P_enc_bwd_b},
+    [RS_BACKWARD_SOURCE_EMBEDDINGS] = {RS_P_src_emb, RS_P_src_emb},
+};
+
+void rs_backward_stage_tensors(rs_backward_stage stage, int *first, int *last)
+{
+    *first = stage_tensors[stage][0];
+    *last = stage_tensors[stage][1];
+}
+
+void rs_network_backward_stage(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch,
+                               const rs_tensors *grads, float smoothing, float scale,
+                               rs_backward_stage stage)
+{
+    const layer_grads g = grads_of(grads, w);
+    switch (stage) {
+    case RS_BACKWARD_READOUT: readout_backward(ws, &g, w, batch, smoothing, scale); break;
+    case RS_BACKWARD_DECODER: decoder_backward(ws, &g, w, batch); break;
+    case RS_BACKWARD_TARGET_EMBEDDINGS: target_embeddings_backward(ws, &g, w, batch); break;
+    case RS_BACKWARD_KEYS_AND_INIT: keys_and_init_backward(ws, &g, w, batch); break;
+    case RS_BACKWARD_ENCODER: encoder_backward(ws, &g, w, batch); break;
+    case RS_BACKWARD_SOURCE_EMBEDDINGS: source_embeddings_backward(ws, &g, w, batch); break;
+    case RS_BACKWARD_STAGES: /* not a stage */ break;
+    }
+}
+
+void rs_network_backward(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch,
+                         const rs_tensors *grads, float smoothing, float scale)
+{
+    for (int s = 0; s < RS_BACKWARD_STAGES; s++)
+        rs_network_backward_stage(ws, w, batch, grads, smoothing, scale, (rs_backward_stage)s);
 }
 
 /* ---- one decoder step, for translation ---- */
 
-/* The translation step's own forms (rs_network_fast's step) where it has
- * them, over w's. */
-static void use_step_forms(layer_weights *w, const rs_network_forms *f)
-{
-    const rs_linear_fast **to[] = {
-        &w->dec.W.fast, &w->dec.W_c.fast, &w->dec.U_zr.fast, &w->dec.U_g.fast, &w->att.W.fast,
-        &w->att.U.fast, &w->out.U_o.fast, &w->out.V_o.fast,  &w->out.C_o.fast, &w->out.W_out.fast};
-    const rs_linear_fast *from[] = {f->dec.W, f->dec.W_c, f->dec.U_zr, f->dec.U_g, f->att_W,
-                                    f->att_U, f->out_U,   f->out_V,    f->out_C,   f->out_W};
-    for (size_t i = 0; i < sizeof to / sizeof *to; i++)
-        if (from[i])
-            *to[i] = from[i];
-}
-
-float rs_log_normalizer(const float *row, int V)
-{
-    const float max = rs_vmax(row, (size_t)V);
-    return max + (float)log(rs_vexp_shift_total(row, max, (size_t)V));
-}
-
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
-                     const rs_attention_source *src, const rs_model *model)
+                     const rs_attention_source *src, const rs_network_weights *w)
 {
-    layer_weights w = weights_of(model);
-    if (model->fast)
-        use_step_forms(&w, &model->fast->step);
-    const rs_model_config *c = &model->cfg;
-    const int B = src->B, m = c->emb, n = c->hidden;
-    embedding_forward(ws->dec_emb, model->w.tgt_emb, prev, B, m, NULL, NULL);
-    rs_gru_input_forward(RS_MAT(ws->dec_xproj, B, 3 * n), RS_CMAT(ws->dec_emb, B, m), &w.dec,
-                         ws->scratch);
+    const int B = src->B, m = w->cfg->emb, n = w->n;
+    embedding_forward(ws->dec_emb, w->tgt_emb, prev, B, m, NULL, NULL);
+    rs_gru_input_forward(RS_MAT(ws->dec_xproj, B, 3 * n), RS_CMAT(ws->dec_emb, B, m), &w->dec);
     const decoder_step st = {.att = {.query = state,
                                      .query_proj = ws->query_proj,
                                      .hidden = ws->att_hidden,
                                      .alpha = out->alpha,
-                                     .context = ws->context,
-                                     .scratch = ws->scratch},
+                                     .context = ws->context},
                              .gru = {.h_prev = state,
                                      .context = ws->context,
                                      .xproj = ws->dec_xproj,
                                      .gates = ws->dec_gates,
                                      .rh = ws->dec_rh,
-                                     .h = out->next_state,
-                                     .scratch = ws->scratch}};
-    decoder_step_forward(&st, src, NULL, &w, B);
-    const rs_readout_acts acts = {.tpre = ws->tpre,
-                                  .tmax = ws->tmax,
-                                  .logits = out->logits,
-                                  .which = ws->which,
-                                  .scratch = ws->scratch};
+                                     .h = out->next_state}};
+    decoder_step_forward(&st, src, NULL, w, B);
+    /* t_i = maxout(U_o s_i + V_o E y_{i-1} + C_o c_i + b_o): the step ends here;
+     * the output layer over the words the search asks for is its own. */
+    const rs_readout_acts acts = {.tpre = ws->tpre, .tmax = out->t, .which = ws->which};
     const rs_readout_inputs in = {.states = RS_CMAT(out->next_state, B, n),
                                   .prev_emb = RS_CMAT(ws->dec_emb, B, m),
                                   .context = RS_CMAT(ws->context, B, 2 * n)};
-    rs_readout_maxout_forward(&acts, &in, &w.out);
-    rs_readout_weights output = w.out;
-    if (out->rows) { /* a shortlist: its words' rows of W_out and b_out */
-        output.W_out = out->rows->W;
-        output.b_out = out->rows->b;
-        output.V = out->rows->count;
-    }
-    rs_readout_logits_forward(&acts, B, &output);
-    for (int b = 0; out->lse && b < B; b++)
-        out->lse[b] = rs_log_normalizer(out->logits + (size_t)b * output.V, output.V);
+    rs_readout_maxout_forward(&acts, &in, &w->out);
 }

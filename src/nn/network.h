@@ -18,13 +18,17 @@
 #include "data/batch.h"
 #include "model/model.h"
 #include "nn/attention.h"
+#include "nn/gru.h"
 #include "nn/linear.h"
+#include "nn/readout.h"
 
-/* Every buffer of the workspace, in one table:
- * X(field, floats, use, shape and meaning). The struct's fields, the arena's
- * size and the carving of the arena all come from it. Counts may use B, S,
- * T, R = T·B, m, n, ka, l, V (as size_t). Step i = 1..T of the decoder is
- * stored at t = i − 1 (dec_states at i).
+/* Every buffer of the workspace, in one table: X(field, floats, use,
+ * shape and symbol). The struct's fields, the arena's size and the carving
+ * of the arena all come from it. What each buffer holds, and which functions
+ * write and read it, is written once, in docs/model.md's table ("Symbols,
+ * buffers and functions"), under the symbol given here. Counts may use B,
+ * S, T, R = T·B, m, n, ka, l, V (as size_t). Step i = 1..T of the decoder
+ * is stored at t = i − 1 (dec_states at i).
  *
  * One table serves both workspaces; `use` says which buffers each carves:
  *   training (rs_workspace_alloc): every buffer, B sentences, T target
@@ -35,67 +39,67 @@
  *     hypotheses (beam search has K rows a sentence). Its TRAIN buffers are
  *     NULL.
  *
- * A buffer that holds one value and then, in place, another says so in its
- * meaning (the gates, alpha, dec_states[0]); a second name for the same
- * floats costs no memory and is RS_WORKSPACE_SHARED's (probs, d_logits). */
+ * A second name for the same floats costs no memory and is
+ * RS_WORKSPACE_SHARED's (probs, d_logits). */
 // clang-format off
 #define RS_WORKSPACE_TABLE(X)                                                                      \
     /* encoder (rs_encode) */                                                                      \
-    X(src_x,         S * B * m,       ENC,   "[S,B,m]   x̄_j = E x_j ⊙ dropout: the GRUs' input")  \
-    X(src_mask,      S * B,           ENC,   "[S,B]     1 on real tokens, 0 on padding")           \
-    X(fwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  W x̄_j + b of the forward GRU")            \
-    X(fwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g; first their pre-activations") \
-    X(fwd_rh,        S * B * n,       ENC,   "[S,B,n]   its r ⊙ h_prev")                           \
-    X(fwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] [0] = 0, [j] = →h_j")                      \
-    X(bwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  W x̄_j + b of the backward GRU")           \
-    X(bwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  its z, r, g; first their pre-activations") \
-    X(bwd_rh,        S * B * n,       ENC,   "[S,B,n]   its r ⊙ h_prev")                           \
-    X(bwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] [j-1] = ←h_j, [S] = 0")                    \
-    X(annotations,   S * B * 2 * n,   ENC,   "[S,B,2n]  h_j = [→h_j ; ←h_j] ⊙ dropout")            \
-    X(keys,          S * B * ka,      ENC,   "[S,B,ka]  U_a h_j + b_a (additive) or K h_j")        \
-    /* decoder (rs_network_forward), s_0 = tanh(W_init ←h_1 + b_init) in dec_states[0] */          \
-    X(dec_emb,       R * m,           STEP,  "[T,B,m]   E y_{i-1} ⊙ dropout")                      \
-    X(tgt_mask,      R,               TRAIN, "[T,B]     1 on real target positions")               \
-    X(query_proj,    B * ka,          STEP,  "[B,a]     W_a s_{i-1}, current step (additive)")     \
-    X(att_hidden,    R * S * ka,      STEP,  "[T,B,S,a] φ_ij = tanh(W_a s_{i-1} + U_a h_j + b_a)") \
-    X(alpha,         R * S,           TRAIN, "[T,B,S]   α_ij (the scores ε_ij first, in place)")   \
+    X(src_x,         S * B * m,       ENC,   "[S,B,m]   x̄_j")                                     \
+    X(src_mask,      S * B,           ENC,   "[S,B]     source mask")                              \
+    X(fwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  x_proj_j (forward)")                       \
+    X(fwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  z_j, r_j, g_j (forward)")                  \
+    X(fwd_rh,        S * B * n,       ENC,   "[S,B,n]   r_j ⊙ h_{j-1}")                            \
+    X(fwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] →h_j at j")                                \
+    X(bwd_xproj,     S * B * 3 * n,   ENC,   "[S,B,3n]  x_proj_j (backward)")                      \
+    X(bwd_gates,     S * B * 3 * n,   ENC,   "[S,B,3n]  z_j, r_j, g_j (backward)")                 \
+    X(bwd_rh,        S * B * n,       ENC,   "[S,B,n]   r_j ⊙ h_{j+1}")                            \
+    X(bwd_states,    (S + 1) * B * n, ENC,   "[S+1,B,n] ←h_j at j-1")                              \
+    X(annotations,   S * B * 2 * n,   ENC,   "[S,B,2n]  h_j")                                      \
+    X(keys,          S * B * ka,      ENC,   "[S,B,ka]  key_j")                                    \
+    /* decoder (rs_network_forward, rs_network_step) */                                           \
+    X(dec_emb,       R * m,           STEP,  "[T,B,m]   ẽ_i")                                      \
+    X(tgt_mask,      R,               TRAIN, "[T,B]     target mask")                              \
+    X(query_proj,    B * ka,          STEP,  "[B,a]     query_proj_i")                             \
+    X(att_hidden,    R * S * ka,      STEP,  "[T,B,S,a] φ_ij")                                     \
+    X(alpha,         R * S,           TRAIN, "[T,B,S]   ε_ij, α_ij")                               \
     X(context,       R * 2 * n,       STEP,  "[T,B,2n]  c_i")                                      \
-    X(dec_xproj,     R * 3 * n,       STEP,  "[T,B,3n]  W'_e E y_{i-1} + b' + W'_c c_i")           \
-    X(dec_gates,     R * 3 * n,       STEP,  "[T,B,3n]  z_i, r_i, g_i; first pre-activations")     \
+    X(dec_xproj,     R * 3 * n,       STEP,  "[T,B,3n]  x_proj_i")                                 \
+    X(dec_gates,     R * 3 * n,       STEP,  "[T,B,3n]  z_i, r_i, g_i")                            \
     X(dec_rh,        R * n,           STEP,  "[T,B,n]   r_i ⊙ s_{i-1}")                            \
-    X(dec_states,    (T + 1) * B * n, ENC,   "[T+1,B,n] [i] = s_i; [0] = pre_0, then s_0 in place")\
+    X(dec_states,    (T + 1) * B * n, ENC,   "[T+1,B,n] pre_0, s_0; s_i at i")                     \
     /* deep output and loss */                                                                     \
     X(tpre,          R * 2 * l,       STEP,  "[R,2l]    t̃_i")                                     \
-    X(tmax,          R * l,           STEP,  "[R,l]     t_i = maxout(t̃_i) ⊙ dropout")             \
-    X(logits,        R * V,           TRAIN, "[R,V]     W_out t_i + b_out (RS_WORKSPACE_SHARED)")  \
-    X(nll,           R,               TRAIN, "[R]       -log p(y_i), 0 on padding")                \
-    /* gradients (rs_network_backward): dL/d of the buffer named without d_ */                     \
+    X(tmax,          R * l,           STEP,  "[R,l]     t_i")                                      \
+    X(logits,        R * V,           TRAIN, "[R,V]     logits_i")                                 \
+    X(nll,           R,               TRAIN, "[R]       ℓ_i")                                      \
+    /* gradients (rs_network_backward): dL/d of the buffer named without d_; one step's only       \
+     * where a value is used within its step (full twins: T times their size for nothing) */       \
     X(d_src_x,       S * B * m,       TRAIN, "[S,B,m]")                                            \
-    X(d_fwd_xproj,   S * B * 3 * n,   TRAIN, "[S,B,3n]  also dL/d of the gates' pre-activations")  \
-    X(d_fwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n] annotation's share, then next step's")     \
+    X(d_fwd_xproj,   S * B * 3 * n,   TRAIN, "[S,B,3n]")                                           \
+    X(d_fwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n]")                                          \
     X(d_bwd_xproj,   S * B * 3 * n,   TRAIN, "[S,B,3n]")                                           \
-    X(d_bwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n] likewise; ←h_1's: and then s_0's")         \
+    X(d_bwd_states,  (S + 1) * B * n, TRAIN, "[S+1,B,n]")                                          \
     X(d_annotations, S * B * 2 * n,   TRAIN, "[S,B,2n]")                                           \
     X(d_keys,        S * B * ka,      TRAIN, "[S,B,ka]")                                           \
-    X(d_init_pre,    B * n,           TRAIN, "[B,n]     of W_init ←h_1 + b_init (s_0 pre-tanh)")   \
+    X(d_init_pre,    B * n,           TRAIN, "[B,n]     of pre_0")                                 \
     X(d_dec_emb,     R * m,           TRAIN, "[T,B,m]")                                            \
-    X(d_query_proj,  R * ka,          TRAIN, "[T,B,a]   every step's: dW_a is one product")        \
-    X(d_alpha,       S,               TRAIN, "[S]       one row of one step's (rewritten per row)")\
-    X(d_scores,      S,               TRAIN, "[S]       of that row's ε_ij (rewritten per row)")   \
+    X(d_query_proj,  R * ka,          TRAIN, "[T,B,a]")                                            \
+    X(d_alpha,       S,               TRAIN, "[S]       one row's")                                \
+    X(d_scores,      S,               TRAIN, "[S]       one row's, of ε")                          \
     X(d_context,     R * 2 * n,       TRAIN, "[T,B,2n]")                                           \
     X(d_dec_xproj,   R * 3 * n,       TRAIN, "[T,B,3n]")                                           \
-    X(d_rh,          B * n,           TRAIN, "[B,n]     one step's, any GRU (rewritten per step)") \
-    X(d_h_prev,      B * n,           TRAIN, "[B,n]     a step's share of dL/dh_prev (or s_{i-1})")\
-    X(d_dec_states,  (T + 1) * B * n, TRAIN, "[T+1,B,n] readout's share, then next step's")        \
+    X(d_rh,          B * n,           TRAIN, "[B,n]     one step's")                               \
+    X(d_h_prev,      B * n,           TRAIN, "[B,n]     a step's share")                           \
+    X(d_dec_states,  (T + 1) * B * n, TRAIN, "[T+1,B,n]")                                          \
     X(d_tpre,        R * 2 * l,       TRAIN, "[R,2l]")                                             \
     X(d_tmax,        R * l,           TRAIN, "[R,l]")                                              \
     /* dropout multipliers (training only) */                                                      \
-    X(drop_src,      S * B * m,       TRAIN, "[S,B,m]")                                            \
-    X(drop_ann,      S * B * 2 * n,   TRAIN, "[S,B,2n]")                                           \
-    X(drop_emb,      R * m,           TRAIN, "[T,B,m]")                                            \
-    X(drop_out,      R * l,           TRAIN, "[R,l]")                                              \
-    X(drop_src_word, S * B,           TRAIN, "[S,B]     word dropout: one per source token")       \
-    X(drop_tgt_word, R,               TRAIN, "[T,B]     word dropout: one per previous-word input")
+    X(drop_src,      S * B * m,       TRAIN, "[S,B,m]   μ")                                        \
+    X(drop_ann,      S * B * 2 * n,   TRAIN, "[S,B,2n]  μ")                                        \
+    X(drop_emb,      R * m,           TRAIN, "[T,B,m]   μ")                                        \
+    X(drop_out,      R * l,           TRAIN, "[R,l]     μ")                                        \
+    X(drop_src_word, S * B,           TRAIN, "[S,B]     μ, by token")                              \
+    X(drop_tgt_word, R,               TRAIN, "[T,B]     μ, by token")
 
 /* Names that share the floats of a buffer of the table, X(field, of, doc).
  * The [R,V] output layer is the workspace's largest buffer, and each of these
@@ -119,21 +123,6 @@ typedef struct {
 
 typedef enum { RS_WS_TRAINING, RS_WS_TRANSLATION } rs_workspace_kind;
 
-/* What rs_network_backward tells a caller as it goes, so that a data-parallel
- * step can send finished gradients while the rest are computed (PyTorch
- * DDP's and Horovod's buckets; train/buckets.c). final(first, last): the
- * gradients of tensors first..last (params.h indices) are complete for this
- * backward, and nothing writes them again. It is called six times, in this
- * order, which partitions the table: out_U..out_bw, dec_W..dec_b, tgt_emb,
- * init_W..att_K, enc_fwd_W..enc_bwd_b, src_emb (a tied out.W's floats are
- * tgt_emb's, complete with it). working(): between the steps of each
- * recurrence, where sends in flight can be moved on. */
-typedef struct {
-    void (*final)(void *ctx, int first, int last);
-    void (*working)(void *ctx);
-    void *ctx;
-} rs_backward_hook;
-
 typedef struct {
     rs_workspace_kind kind;
     int max_B, max_S, max_T; /* sentences, source and target positions (T 0: translation) */
@@ -143,14 +132,15 @@ typedef struct {
      * each mask has its own stream, so no mask depends on another's size). */
     rs_dropout_rates dropout;
     rs_rng dropout_rng;
-    const rs_backward_hook *backward_hook; /* NULL: none (training only) */
+    /* Called, when set, with progress_ctx between two steps of each
+     * recurrence of the backward (the decoder's, both encoder directions'):
+     * where a data-parallel step lets the sums across processes it has
+     * started move on, as MPI moves a non-blocking sum only inside its calls
+     * (train/buckets.c). It reads and writes nothing of the network's. */
+    void (*progress)(void *ctx);
+    void *progress_ctx;
     float *arena;
     unsigned char *which; /* [R,l] maxout argmax (translation: [rows,l]) */
-    /* translation: what the faster forms of a step's products may use
-     * (nn/linear.h), RS_LINEAR_SCRATCH_BYTES(rows, max(m, 2n, l)): sized for
-     * a step, not for the encoder's S·B rows, whose forms (transposed
-     * copies) use none; training has none ({0}) */
-    rs_scratch scratch;
 #define RS_WS_FIELD(field, count, use, doc) float *field;
     RS_WORKSPACE_TABLE(RS_WS_FIELD)
 #undef RS_WS_FIELD
@@ -172,85 +162,89 @@ void rs_workspace_free(rs_workspace *ws);
  * must not wrap around). */
 double rs_workspace_translation_floats(const rs_model *model, int max_B, int max_rows, int max_S);
 
+/* Every layer's weights: views into a model's parameters (and its sizes,
+ * cfg), each forward product an rs_linear. rs_network_weights_of gives the
+ * plain ones, which training uses; accel/ gives the same views with other
+ * forms of some products (accel/accel.h), which decoding uses. Read only:
+ * threads may share one. */
+typedef struct {
+    const rs_model_config *cfg;
+    int n;
+    rs_gru_weights enc_fwd, enc_bwd, dec;
+    rs_attention_weights att;
+    rs_readout_weights out;
+    const float *init_W, *init_b;   /* [n,n], [n] */
+    const float *src_emb, *tgt_emb; /* [Vs,m], [Vt,m] */
+} rs_network_weights;
+
+rs_network_weights rs_network_weights_of(const rs_model *model);
+
 /* Encoder and initial state only: fills annotations, keys and dec_states[0].
  * Dropout, when ws->dropout.element > 0, applies to the source embeddings and the
  * annotations (the attention's keys and values; not the initial state);
  * word dropout, when ws->dropout.src_word > 0, to whole source embeddings. */
-void rs_encode(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
+void rs_encode(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch);
 
 /* Teacher-forced forward pass; returns Σ -log p(y|x) over the batch and
  * leaves each position's -log p in ws->nll. With ws->dropout.element > 0 it also
  * drops target embeddings and the maxout readout (inverted dropout); with
  * ws->dropout.tgt_word > 0, whole previous-word embeddings E y_{i-1} (the
  * decoder's and the deep output's input alike). */
-double rs_network_forward(rs_workspace *ws, const rs_model *model, const rs_batch *batch);
+double rs_network_forward(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch);
 
-/* Backward of the last forward: grads += scale · dL/dθ (L the summed loss, or
- * its label-smoothed version with smoothing > 0). Call after rs_network_forward. */
-void rs_network_backward(rs_workspace *ws, const rs_model *model, const rs_batch *batch,
+/* The backward, model.md's backward in six stages run in this order; each
+ * completes the gradients of a run of params.h's tensors, which no later
+ * stage writes (rs_backward_stage_tensors), so a data-parallel caller may
+ * start their sum across processes between stages (train/buckets.c):
+ *
+ *   READOUT            loss and deep output           out_U … out_bw
+ *   DECODER            the decoder through time, then
+ *                      what its steps share (and W_a)  dec_W … dec_b
+ *   TARGET_EMBEDDINGS  E y_{i-1}                       tgt_emb (a tied out.W's too)
+ *   KEYS_AND_INIT      attention keys, annotations,
+ *                      initial state                   init_W … att_K
+ *   ENCODER            both directions through time    enc_fwd_W … enc_bwd_b
+ *   SOURCE_EMBEDDINGS  E x_j                           src_emb */
+typedef enum {
+    RS_BACKWARD_READOUT,
+    RS_BACKWARD_DECODER,
+    RS_BACKWARD_TARGET_EMBEDDINGS,
+    RS_BACKWARD_KEYS_AND_INIT,
+    RS_BACKWARD_ENCODER,
+    RS_BACKWARD_SOURCE_EMBEDDINGS,
+    RS_BACKWARD_STAGES
+} rs_backward_stage;
+
+/* The tensors first..last (params.h indices) whose gradients stage completes. */
+void rs_backward_stage_tensors(rs_backward_stage stage, int *first, int *last);
+
+/* One stage of the backward of the last forward, the stages before it done:
+ * grads += scale · dL/dθ's part (L the summed loss, or its label-smoothed
+ * version with smoothing > 0; both read by the READOUT stage alone). */
+void rs_network_backward_stage(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch,
+                               const rs_tensors *grads, float smoothing, float scale,
+                               rs_backward_stage stage);
+
+/* Every stage in order: the whole backward. Call after rs_network_forward. */
+void rs_network_backward(rs_workspace *ws, const rs_network_weights *w, const rs_batch *batch,
                          const rs_tensors *grads, float smoothing, float scale);
 
-/* The output layer's rows a translation step computes, when not all V: a
- * lexical shortlist (search/lexicon.h). ids[count] ascending target ids,
- * W [count,l] their rows of W_out (with the faster form of that product, if
- * any: search/decode.c makes both) and b [count] their biases, gathered. */
+/* What one translation step gives: next_state s_i [B,n], t [B,l] = t_i
+ * (the deep output after maxout, where the step ends: the output layer and
+ * the log-normaliser, over the words the search asks for, are the search's,
+ * search/decode.c) and alpha [B,S] the alignment. */
 typedef struct {
-    int count;
-    const int *ids;
-    rs_linear W;
-    const float *b;
-} rs_output_rows;
-
-/* What one translation step gives: next_state s_i [B,n], logits [B,V] (with
- * rows: [B,rows->count], column j the word rows->ids[j]), lse [B] their
- * log-normalisers (log p(v) = logits[v] - lse; over the shortlist's words
- * alone when there is one), alpha [B,S] the alignment. */
-typedef struct {
-    float *next_state, *logits, *lse, *alpha;
-    const rs_output_rows *rows; /* NULL: all V words */
+    float *next_state, *t, *alpha;
 } rs_step_out;
 
 /* One decoder step for translation, over B rows (hypotheses) with their own
  * copies of the source side (keys [S,B,ka], annotations [S,B,2n], src_len [B]).
  * Inputs: state [B,n] = s_{i-1}, prev [B] = y_{i-1}. Outputs: next_state
- * [B,n] = s_i, logits [B,V] and lse [B], so that log p(y_i = v | …) =
- * logits[v] − lse (greedy search takes the argmax of the logits without
- * normalising the row; lse NULL: not computed), alpha [B,S]. It runs the same decoder cell as the
- * training forward pass, in the STEP buffers of a translation workspace
- * (the training one's at T = 1, under the same names). */
+ * [B,n] = s_i, t [B,l] = t_i, alpha [B,S]. It runs the same decoder cell and
+ * deep output as the training forward pass, in the STEP buffers of a
+ * translation workspace (the training one's at T = 1, under the same
+ * names). */
 void rs_network_step(rs_workspace *ws, const rs_step_out *out, const float *state, const int *prev,
-                     const rs_attention_source *src, const rs_model *model);
-
-/* Faster forms of a model's forward products (nn/linear.h), one per
- * product; NULL: the plain product. A GRU's: W [3n,in] (W'_e for the
- * decoder), W_c [3n,2n] (the decoder's), U_zr [2n,n] and U_g [n,n]; the
- * attention's W_a [a,n] and key side U (U_a [a,2n] or K [n,2n]); the deep
- * output's U_o, V_o, C_o and the output layer W_out [V,l] (a shortlist's
- * rows get their own form, rs_output_rows). */
-typedef struct {
-    const rs_linear_fast *W, *W_c, *U_zr, *U_g;
-} rs_gru_fast;
-
-typedef struct {
-    rs_gru_fast enc_fwd, enc_bwd, dec;
-    const rs_linear_fast *att_W, *att_U;
-    const rs_linear_fast *out_U, *out_V, *out_C, *out_W;
-} rs_network_forms;
-
-/* The forms a model was readied for translation with (model->fast): accel/
- * makes them; a model that trains has none. Read only: threads share them.
- * `all` serve every forward pass (rs_encode, rs_network_forward,
- * rs_network_step) and give the plain products' numbers (to float32
- * rounding); `step`, where set, serve the translation step (rs_network_step)
- * instead: forms whose numbers differ (translate --int8), so that a
- * teacher-forced pass (score, a forced alignment) stays exact. */
-typedef struct rs_network_fast {
-    rs_network_forms all, step;
-} rs_network_fast;
-
-/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):
- * max + log Σ_v exp(row[v] − max). */
-float rs_log_normalizer(const float *row, int V);
-
+                     const rs_attention_source *src, const rs_network_weights *w);
 
 #endif

@@ -9,9 +9,8 @@
  * Clipping scales every gradient by grad_scale = c / ‖g‖₂ when the norm ‖g‖₂
  * over all parameters exceeds c (--clip), else by 1; the gradients themselves
  * are not rewritten, the factor rides into the update. Adam's loop is below,
- * written twice like vecmath.c's kernels: the plain loop, and 8 floats at a
- * time with AVX2 doing the same IEEE operations in the same order (no FMA), so
- * both give the same bits; the path is vecmath's choice (rs_vecmath_avx2). */
+ * the reference; it runs through vecmath's kernels (rs_vec_kernels), whose
+ * AVX2 twin (accel/kernels.c) gives the same bits. */
 #include <math.h>
 
 #include "nn/optimizer.h"
@@ -51,16 +50,8 @@ float rs_clip_factor(double norm, float max_norm)
     return (float)(max_norm / norm);
 }
 
-/* One update's coefficients: the settings and the bias corrections
- * c1 = 1 − β1^t, c2 = 1 − β2^t of update t. */
-typedef struct {
-    float lr, beta1, beta2, eps, c1, c2;
-} adam_coeffs;
-
-/* The update over count entries, with g = grad_scale · grads[i]:
- *   m = β1 m + (1−β1) g;  v = β2 v + (1−β2) g²;  θ −= lr (m / c1) / (√(v / c2) + ε) */
-static void adam_portable(float *params, const float *grads, float grad_scale, float *m, float *v,
-                          size_t count, const adam_coeffs *k)
+void rs_adam_portable(float *params, const float *grads, float grad_scale, float *m, float *v,
+                      size_t count, const rs_adam_coeffs *k)
 {
     const float lr = k->lr, beta1 = k->beta1, beta2 = k->beta2, eps = k->eps, c1 = k->c1,
                 c2 = k->c2;
@@ -72,53 +63,16 @@ static void adam_portable(float *params, const float *grads, float grad_scale, f
     }
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#define RS_HAVE_AVX2_PATH 1
-#include <immintrin.h>
-
-/* adam_portable 8 entries at a time, the same operations in the same order;
- * the last count mod 8 entries by adam_portable itself. */
-__attribute__((target("avx2"))) static void adam_avx2(float *params, const float *grads,
-                                                      float grad_scale, float *m, float *v,
-                                                      size_t count, const adam_coeffs *k)
-{
-    const __m256 gs = _mm256_set1_ps(grad_scale), b1 = _mm256_set1_ps(k->beta1),
-                 b2 = _mm256_set1_ps(k->beta2), ob1 = _mm256_set1_ps(1.0f - k->beta1),
-                 ob2 = _mm256_set1_ps(1.0f - k->beta2), vc1 = _mm256_set1_ps(k->c1),
-                 vc2 = _mm256_set1_ps(k->c2), ve = _mm256_set1_ps(k->eps),
-                 vlr = _mm256_set1_ps(k->lr);
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        __m256 g = _mm256_mul_ps(gs, _mm256_loadu_ps(grads + i));
-        __m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, _mm256_loadu_ps(m + i)), _mm256_mul_ps(ob1, g));
-        __m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, _mm256_loadu_ps(v + i)),
-                                  _mm256_mul_ps(_mm256_mul_ps(ob2, g), g));
-        _mm256_storeu_ps(m + i, mi);
-        _mm256_storeu_ps(v + i, vi);
-        __m256 den = _mm256_add_ps(_mm256_sqrt_ps(_mm256_div_ps(vi, vc2)), ve);
-        __m256 step = _mm256_div_ps(_mm256_mul_ps(vlr, _mm256_div_ps(mi, vc1)), den);
-        _mm256_storeu_ps(params + i, _mm256_sub_ps(_mm256_loadu_ps(params + i), step));
-    }
-    adam_portable(params + i, grads + i, grad_scale, m + i, v + i, count - i, k);
-}
-#endif
-
 void rs_adam_update(float *params, const float *grads, float grad_scale, float *m, float *v,
                     size_t count, const rs_adam_settings *a, int64_t step)
 {
-    const adam_coeffs k = {.lr = a->lr,
-                           .beta1 = a->beta1,
-                           .beta2 = a->beta2,
-                           .eps = a->eps,
-                           .c1 = (float)(1.0 - pow(a->beta1, (double)step)),
-                           .c2 = (float)(1.0 - pow(a->beta2, (double)step))};
-#ifdef RS_HAVE_AVX2_PATH
-    if (rs_vecmath_avx2()) {
-        adam_avx2(params, grads, grad_scale, m, v, count, &k);
-        return;
-    }
-#endif
-    adam_portable(params, grads, grad_scale, m, v, count, &k);
+    const rs_adam_coeffs k = {.lr = a->lr,
+                              .beta1 = a->beta1,
+                              .beta2 = a->beta2,
+                              .eps = a->eps,
+                              .c1 = (float)(1.0 - pow(a->beta1, (double)step)),
+                              .c2 = (float)(1.0 - pow(a->beta2, (double)step))};
+    rs_vec_kernels_in_use()->adam(params, grads, grad_scale, m, v, count, &k);
 }
 
 /* Plain SGD, g = grad_scale · grads[i]:  θ −= lr g. */

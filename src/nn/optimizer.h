@@ -12,7 +12,7 @@
 
 /* Part `part` of `parts` of a parameter-shaped buffer of `total` floats:
  * [lo, hi) = [total·part/parts, total·(part+1)/parts). Threads sharing the
- * work on such buffers (nn/shards.c) take one part each. */
+ * work on such buffers (train/shards.c) take one part each. */
 void rs_slice(size_t total, int part, int parts, size_t *lo, size_t *hi);
 
 /* The gradient's global norm, one rule wherever it is taken:
@@ -22,7 +22,7 @@ void rs_slice(size_t total, int part, int parts, size_t *lo, size_t *hi);
  * each sumsq_p accumulated in double in rs_vsumsq's fixed order, the parts
  * added in order p = 0, 1, …. `parts` is the number of threads that summed
  * the gradient, each taking its part's sumsq_p as it finished that part
- * (nn/shards.c), or 1: the whole buffer in one sum (rs_grad_norm; several
+ * (train/shards.c), or 1: the whole buffer in one sum (rs_grad_norm; several
  * ranks, after the all-reduce). Another number of parts may change the last
  * bits, so the caller states it. */
 double rs_grad_sumsq(const float *grads, size_t total, int part, int parts);
@@ -38,6 +38,21 @@ float rs_clip_factor(double norm, float max_norm);
 typedef struct {
     float lr, beta1, beta2, eps;
 } rs_adam_settings;
+
+/* One update's coefficients: the settings and the bias corrections
+ * c1 = 1 − β1^t, c2 = 1 − β2^t of update t. */
+typedef struct {
+    float lr, beta1, beta2, eps, c1, c2;
+} rs_adam_coeffs;
+
+/* Adam's loop over count entries with g = grad_scale · grads[i]:
+ *   m = β1 m + (1−β1) g;  v = β2 v + (1−β2) g²;  θ −= lr (m / c1) / (√(v / c2) + ε)
+ * rs_adam_portable is the reference; rs_adam_update runs the kernels' in use
+ * (nn/vecmath.h), which give its bits. */
+typedef void (*rs_adam_kernel)(float *params, const float *grads, float grad_scale, float *m,
+                               float *v, size_t count, const rs_adam_coeffs *k);
+void rs_adam_portable(float *params, const float *grads, float grad_scale, float *m, float *v,
+                      size_t count, const rs_adam_coeffs *k);
 
 /* One Adam update with the gradients grad_scale · grads (the clip factor;
  * grads is not changed), in one pass; step is the 1-based index of this update. */

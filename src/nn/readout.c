@@ -48,9 +48,9 @@ void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inp
     float *tpre = acts->tpre, *t = acts->tmax;
     /* t̃ = U_o s + V_o e + C_o c + b_o */
     const rs_mat t_pre = RS_MAT(tpre, R, l2);
-    rs_linear_forward(t_pre, in->states, &w->U_o, 0.0f, acts->scratch);
-    rs_linear_forward(t_pre, in->prev_emb, &w->V_o, 1.0f, acts->scratch);
-    rs_linear_forward(t_pre, in->context, &w->C_o, 1.0f, acts->scratch);
+    rs_linear_forward(t_pre, in->states, &w->U_o, 0.0f);
+    rs_linear_forward(t_pre, in->prev_emb, &w->V_o, 1.0f);
+    rs_linear_forward(t_pre, in->context, &w->C_o, 1.0f);
     rs_add_bias(tpre, w->b_o, R, l2, l2);
     /* t[k] = max(t̃[2k], t̃[2k+1]) (⊙ the dropout mask) */
     for (int r = 0; r < R; r++) {
@@ -70,8 +70,7 @@ void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inp
 void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_readout_weights *w)
 {
     /* logits = W_out t + b_out */
-    rs_linear_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l), &w->W_out, 0.0f,
-                      acts->scratch);
+    rs_linear_forward(RS_MAT(acts->logits, R, w->V), RS_CMAT(acts->tmax, R, w->l), &w->W_out, 0.0f);
     rs_add_bias(acts->logits, w->b_out, R, w->V, w->V);
 }
 

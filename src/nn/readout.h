@@ -16,9 +16,9 @@
 #include "nn/linear.h"
 
 /* The readout's weights: U_o [2l,n], V_o [2l,m], C_o [2l,2n], b_o [2l],
- * W_out [V,l] (tgt_emb's floats when tied), b_out [V]. A translation step
- * may compute the logits of some words only (a shortlist): V of them, W_out
- * and b_out those words' rows. */
+ * W_out [V,l] (tgt_emb's floats when tied), b_out [V]. A search may compute
+ * the logits of some words only: V of them, W_out and b_out those words'
+ * rows. */
 typedef struct {
     int l, V;
     rs_linear U_o, V_o, C_o;
@@ -52,21 +52,20 @@ typedef struct {
 /* The readout's buffers over R rows: tpre [R,2l] t̃; tmax [R,l] t after
  * maxout and dropout; logits [R,V]; which [R,l] (0/1: which of each pair
  * was the max) and t_mask [R,l] (dropout multipliers of t; NULL: none), what
- * the forward keeps beside them; scratch for the products' faster forms
- * (nn/linear.h; {0} in training). Their gradients use the same type, the
- * same names: tpre and tmax written, logits = dL/dlogits read, which,
- * t_mask and scratch unused (NULL). */
+ * the forward keeps beside them. Their gradients use the same type, the
+ * same names: tpre and tmax written, logits = dL/dlogits read, which and
+ * t_mask unused (NULL). */
 typedef struct {
     float *tpre, *tmax, *logits;
     unsigned char *which;
     const float *t_mask;
-    rs_scratch scratch;
 } rs_readout_acts;
 
-/* Its two halves, which rs_readout_forward runs in turn (a translation step
- * runs them apart, its output layer perhaps a shortlist's): the deep output t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask
- * into tpre, tmax and which; and the output layer logits = W_out t + b_out
- * [R,V] from tmax. */
+/* Its two halves, which rs_readout_forward runs in turn: the deep output
+ * t = maxout(U_o s + V_o e + C_o c + b_o) ⊙ t_mask into tpre, tmax and
+ * which (where a translation step ends, rs_network_step); and the output
+ * layer logits = W_out t + b_out [R,V] from tmax (the search's, over the
+ * words it asks for: w's V rows). */
 void rs_readout_maxout_forward(const rs_readout_acts *acts, const rs_readout_inputs *in,
                                const rs_readout_weights *w);
 void rs_readout_logits_forward(const rs_readout_acts *acts, int R, const rs_readout_weights *w);

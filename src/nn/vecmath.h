@@ -1,9 +1,11 @@
 /* Element-wise kernels of the layers: exp, tanh and the logistic sigmoid of
- * stated accuracy, and the few fused loops around them (attention scores,
- * softmax sums), each written twice: 8 floats at a time with AVX2 and once in
- * portable C. The two do the same IEEE operations in the same order (no FMA,
- * no reassociation), so they give the same bits; the AVX2 one is chosen at run
- * time when the CPU has it. Results therefore do not depend on the machine.
+ * stated accuracy, the few fused loops around them (attention scores,
+ * softmax sums), and Adam's loop (nn/optimizer.c), written here in portable
+ * C: the reference. A twin of each (8 floats at a time with AVX2,
+ * accel/kernels.h) does the same IEEE operations in the same order (no FMA,
+ * no reassociation), so it gives the same bits; the kernels run through one
+ * table (rs_vec_kernels), the portable loops' unless a road installs the
+ * twins. Results therefore do not depend on the machine.
  *
  * Accuracy against the exact function (libm in double; tests/test_vecmath.c
  * asserts it over the float range that matters; every float was checked once:
@@ -18,6 +20,28 @@
 #define RS_VECMATH_H
 
 #include <stddef.h>
+
+#include "nn/optimizer.h"
+
+/* The approximations' constants, which a twin repeats: exp's range
+ * (exp(88) < FLT_MAX with 2^127 as the scale; exp(-87) is still a normal
+ * float), tanh's (tanh(20) rounds to 1), the reduction x = n·ln2 + r (ln2 in
+ * two parts, the first with 9 significant bits; (v + M) − M with M = 1.5·2^23
+ * rounds v to an integer, ties to even) and the Taylor coefficients 1/k!. */
+#define RS_VM_EXP_HI 88.0f
+#define RS_VM_EXP_LO (-87.0f)
+#define RS_VM_TANH_Y_MAX 40.0f
+#define RS_VM_LOG2E 1.44269504088896341f
+#define RS_VM_LN2_HI 0.693359375f
+#define RS_VM_LN2_LO (-2.12194440e-4f)
+#define RS_VM_ROUND_MAGIC 12582912.0f
+#define RS_VM_C2 (1.0f / 2)
+#define RS_VM_C3 (1.0f / 6)
+#define RS_VM_C4 (1.0f / 24)
+#define RS_VM_C5 (1.0f / 120)
+#define RS_VM_C6 (1.0f / 720)
+#define RS_VM_C7 (1.0f / 5040)
+#define RS_VM_C8 (1.0f / 40320)
 
 /* The scalar kernels (the portable path uses exactly these). */
 float rs_exp(float x);
@@ -72,14 +96,40 @@ void rs_vaxpy(float *y, float alpha, const float *x, size_t count);
 /* Σ x[i]² accumulated in double (8 running sums, fixed order). */
 double rs_vsumsq(const float *x, size_t count);
 
-/* Which path runs: 1 AVX2, 0 portable. rs_vecmath_select(-1) picks the best
- * the CPU has (the default); 0 or 1 forces one (1 only if the CPU has AVX2).
- * Returns the path now in use. For tests and benchmarks; not thread-safe. */
-int rs_vecmath_select(int want);
+/* The fixed order in which every reduction above adds its 8 running sums
+ * (lane k takes i ≡ k mod 8): ((a0+a4) + (a2+a6)) + ((a1+a5) + (a3+a7)). */
+float rs_fold8(const float a[8]);
+double rs_fold8d(const double a[8]);
 
-/* The path in use (choosing the CPU's best the first time): 1 AVX2, 0
- * portable. Kernels written twice outside this file (Adam, nn/optimizer.c)
- * follow it, so rs_vecmath_select chooses for them too. */
-int rs_vecmath_avx2(void);
+/* The kernels as one table, the functions above (and Adam's loop) each
+ * calling its entry. */
+typedef struct {
+    void (*vexp)(float *y, const float *x, size_t count);
+    void (*vtanh)(float *y, const float *x, size_t count);
+    void (*vsigmoid)(float *y, const float *x, size_t count);
+    float (*vmax)(const float *x, size_t count);
+    size_t (*vargmax)(const float *x, size_t count);
+    size_t (*vfirst_above)(const float *x, float add, float bound, size_t from, size_t count);
+    double (*vexp_shift_sum)(float *y, const float *x, float shift, size_t count);
+    double (*vexp_shift_total)(const float *x, float shift, size_t count);
+    float (*vtanh_add_dot)(float *phi, const float *q, const float *key, const float *v,
+                           size_t count);
+    void (*vtanh_add_dot_backward)(float *dq, float *dkey, float *dv, const float *phi,
+                                   const float *v, float de, size_t count);
+    void (*vscale_shift)(float *y, float scale, float shift, size_t count);
+    float (*vdot)(const float *x, const float *y, size_t count);
+    void (*vaxpy)(float *y, float alpha, const float *x, size_t count);
+    double (*vsumsq)(const float *x, size_t count);
+    rs_adam_kernel adam;
+} rs_vec_kernels;
+
+/* The portable loops: the reference, in use until another table is. */
+extern const rs_vec_kernels rs_vec_portable;
+
+/* Makes k (NULL: rs_vec_portable) the kernels in use, for every thread; a
+ * table that gives the reference's bits only. Not thread-safe against
+ * kernels running, unless k is already in use (then nothing is written). */
+void rs_vec_kernels_use(const rs_vec_kernels *k);
+const rs_vec_kernels *rs_vec_kernels_in_use(void);
 
 #endif

@@ -66,18 +66,6 @@ static int workspace_alloc(rs_workspace *ws, const rs_model *model, rs_error *er
         ws->kind == RS_WS_TRAINING ? (size_t)ws->max_T * ws->max_B : (size_t)ws->max_rows;
     ws->arena = rs_calloc(total, sizeof(float), err);
     ws->which = rs_calloc(rows * c->maxout, 1, err);
-    if (ws->kind == RS_WS_TRANSLATION) {
-        /* the widest input of a decoder step's products: E y [m], c [2n], t [l] */
-        size_t width = (size_t)2 * c->hidden;
-        width = (size_t)c->emb > width ? (size_t)c->emb : width;
-        width = (size_t)c->maxout > width ? (size_t)c->maxout : width;
-        const size_t bytes = RS_LINEAR_SCRATCH_BYTES(rows, width);
-        ws->scratch = (rs_scratch){.data = rs_calloc(bytes, 1, err), .bytes = bytes};
-        if (!ws->scratch.data) {
-            rs_workspace_free(ws);
-            return -1;
-        }
-    }
     if (!ws->arena || !ws->which) {
         rs_workspace_free(ws);
         return -1;
@@ -113,7 +101,6 @@ void rs_workspace_free(rs_workspace *ws)
 {
     free(ws->arena);
     free(ws->which);
-    free(ws->scratch.data);
     memset(ws, 0, sizeof *ws);
 }
 

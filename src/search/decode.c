@@ -68,6 +68,7 @@ int rs_alignment_check(const rs_model *const *models, int n_models, const char *
 static void member_free(rs_member *mb)
 {
     rs_workspace_free(&mb->ws);
+    rs_accel_step_free(mb->step);
     free(mb->state);
     free(mb->next_state);
     free(mb->logits);
@@ -83,7 +84,8 @@ static int member_init(rs_member *mb, const rs_model *model, int max_sentences, 
 {
     const size_t rows = (size_t)max_rows, S = (size_t)max_S;
     const size_t n = (size_t)model->cfg.hidden, V = (size_t)model->cfg.tgt_vocab;
-    if (rs_workspace_alloc_translation(&mb->ws, model, max_sentences, max_rows, max_S, err))
+    if (rs_workspace_alloc_translation(&mb->ws, model, max_sentences, max_rows, max_S, err) ||
+        !(mb->step = rs_accel_step_new(model, max_rows, err)))
         return -1;
     mb->state = rs_calloc(mul_size(rows, n), sizeof(float), err);
     mb->next_state = rs_calloc(mul_size(rows, n), sizeof(float), err);
@@ -235,7 +237,7 @@ int rs_decoder_use_shortlist(rs_decoder *dec, const rs_shortlist *shortlist, rs_
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
         const size_t l = (size_t)dec->models[k]->cfg.maxout;
-        mb->short_W = rs_accel_rows_new(dec->max_columns, (int)l, err);
+        mb->short_W = rs_accel_rows_new(mb->step, dec->max_columns, (int)l, err);
         mb->short_b = rs_calloc((size_t)dec->max_columns, sizeof(float), err);
         if (!mb->short_W || !mb->short_b)
             return -1;
@@ -281,7 +283,8 @@ int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *s
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
         const size_t n = (size_t)dec->models[k]->cfg.hidden;
-        rs_encode(&mb->ws, dec->models[k], &dec->batch);
+        const rs_network_weights w = rs_accel_weights(dec->models[k]);
+        rs_encode(&mb->ws, &w, &dec->batch);
         for (int r = 0; r < dec->rows; r++)
             memcpy(mb->state + r * n, mb->ws.dec_states + (size_t)(r / rows_per_sentence) * n,
                    sizeof(float) * n);
@@ -300,17 +303,44 @@ static int normalises(const rs_decoder *dec)
     return dec->scores || dec->n_models > 1;
 }
 
+/* log Σ_v exp(row[v]) of a row of V logits (the log-softmax normaliser):
+ * max + log Σ_v exp(row[v] − max). */
+static float log_normalizer(const float *row, int V)
+{
+    const float max = rs_vmax(row, (size_t)V);
+    return max + (float)log(rs_vexp_shift_total(row, max, (size_t)V));
+}
+
+/* The output layer after a step, from t_i [rows,l] (ws.tmax): logits
+ * [rows,V] = W_out t_i + b_out over the step's words, all V or the
+ * shortlist's rows (chosen), and with lse their log-normalisers. */
+static void output_layer(rs_member *mb, const rs_network_weights *w, int rows,
+                         const rs_output_rows *chosen, int lse)
+{
+    rs_readout_weights out = w->out;
+    if (chosen) {
+        out.W_out = chosen->W;
+        out.b_out = chosen->b;
+        out.V = chosen->count;
+    }
+    const rs_readout_acts acts = {.tmax = mb->ws.tmax, .logits = mb->logits};
+    rs_readout_logits_forward(&acts, rows, &out);
+    for (int b = 0; lse && b < rows; b++)
+        mb->lse[b] = log_normalizer(mb->logits + (size_t)b * out.V, out.V);
+}
+
 void rs_decoder_step(rs_decoder *dec, const int *prev)
 {
     const int rows = dec->rows, S = dec->S, K = dec->n_models;
     for (int k = 0; k < K; k++) {
         rs_member *mb = &dec->member[k];
-        const rs_step_out out = {mb->next_state, mb->logits, normalises(dec) ? mb->lse : NULL,
-                                 mb->alpha, dec->shortlist.lex ? &mb->rows : NULL};
+        const rs_network_weights *w = rs_accel_step_weights(mb->step);
+        const rs_step_out out = {mb->next_state, mb->ws.tmax, mb->alpha};
         /* Each row reads its sentence's source side where the encoder left it. */
         const rs_attention_source src = {mb->ws.keys, mb->ws.annotations, dec->src_len, rows,
                                          S,           dec->sentence,      dec->B};
-        rs_network_step(&mb->ws, &out, mb->state, prev, &src, dec->models[k]);
+        rs_network_step(&mb->ws, &out, mb->state, prev, &src, w);
+        output_layer(mb, w, rows, dec->shortlist.lex ? &mb->rows : NULL, normalises(dec));
     }
     if (K == 1) {
         dec->logits = dec->member[0].logits;

@@ -32,11 +32,24 @@ typedef struct {
 
 void rs_hypothesis_free(rs_hypothesis *h);
 
+/* The output layer's rows a step computes, when not all V: a lexical
+ * shortlist (search/lexicon.h), as CTranslate2's Dense layer selects its
+ * weights. ids[count] ascending target ids, W [count,l] their rows of W_out
+ * (in the form the model's output layer has: accel/) and b [count] their
+ * biases, gathered. */
+typedef struct {
+    int count;
+    const int *ids;
+    rs_linear W;
+    const float *b;
+} rs_output_rows;
+
 /* One ensemble member's decoding state. */
 typedef struct {
     rs_workspace ws;           /* a translation workspace: the encoder's, one step's */
+    rs_accel_step *step;       /* the step's weights (accel/) */
     float *state, *next_state; /* [rows,n] s_{i-1}, s_i */
-    float *logits, *lse;       /* [rows,V], [rows] */
+    float *logits, *lse;       /* [rows,V] W_out t_i + b_out, [rows] their log-normalisers */
     float *alpha;              /* [rows,S] */
     rs_output_rows rows;       /* the batch's shortlist: W, b its rows of W_out, b_out */
     rs_accel_rows *short_W;    /* for max_columns rows (with a shortlist only) */

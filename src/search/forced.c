@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "search/forced.h"
+#include "accel/accel.h"
 #include "nn/network.h"
 #include "search/decode.h"
 
@@ -92,7 +93,8 @@ static int score_with(const rs_model *model, float weight, const rs_dataset *dat
         }
         rs_batch *batch = &sp.batch;
         rs_workspace *ws = &sp.ws;
-        rs_network_forward(ws, model, batch);
+        const rs_network_weights w = rs_accel_weights(model);
+        rs_network_forward(ws, &w, batch);
         /* nll is [T,B]; alpha [T,B,S]: step t, row b at (t·B + b)·S. */
         const int cols_S = batch->S;
         for (int b = 0; b < B; b++) {

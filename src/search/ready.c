@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "accel/accel.h"
+#include "accel/kernels.h"
 #include "model/checkpoint.h"
 #include "model/locate.h"
 
@@ -20,6 +21,7 @@ int rs_ready_model_load(const char *model_arg, const rs_ready_options *opt, rs_m
         rs_checkpoint_load(found, model, NULL, err))
         return -1;
     const rs_accel_options fast = accel_options(opt);
+    rs_accel_kernels_select(-1); /* the processor's fastest kernels: the same bits */
     if (rs_accel_attach(model, &fast, err) || (codec && rs_codec_for_model(codec, model, err))) {
         rs_model_free(model);
         return -1;
@@ -30,9 +32,10 @@ int rs_ready_model_load(const char *model_arg, const rs_ready_options *opt, rs_m
 }
 
 int rs_ready_model_view(const rs_model *model, const rs_ready_options *opt, rs_model *view,
-                        struct rs_network_fast **forms, rs_error *err)
+                        struct rs_accel **forms, rs_error *err)
 {
     const rs_accel_options fast = accel_options(opt);
+    rs_accel_kernels_select(-1);
     *forms = rs_accel_new(model, &fast, err);
     if (!*forms)
         return -1;
@@ -42,7 +45,7 @@ int rs_ready_model_view(const rs_model *model, const rs_ready_options *opt, rs_m
     return 0;
 }
 
-void rs_ready_forms_free(struct rs_network_fast *forms)
+void rs_ready_forms_free(struct rs_accel *forms)
 {
     rs_accel_free(forms);
 }

@@ -36,7 +36,7 @@ int rs_ready_model_load(const char *model_arg, const rs_ready_options *opt, rs_m
  * them with rs_ready_forms_free, never through the view). The library's
  * translators ask for int8 this way, after their model is loaded. */
 int rs_ready_model_view(const rs_model *model, const rs_ready_options *opt, rs_model *view,
-                        struct rs_network_fast **forms, rs_error *err);
-void rs_ready_forms_free(struct rs_network_fast *forms);
+                        struct rs_accel **forms, rs_error *err);
+void rs_ready_forms_free(struct rs_accel *forms);
 
 #endif

@@ -44,6 +44,15 @@ void rs_serve_options_default(rs_serve_options *opt)
                               .max_answer = 2 * 1024 * 1024};
 }
 
+int rs_serve_token_check(const char *token, rs_error *err)
+{
+    const size_t n = strlen(token);
+    if (n < 8 || n > 128 ||
+        strspn(token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != n)
+        return rs_fail(err, "a token is 8 to 128 letters, digits, '-', '_' or '.'");
+    return 0;
+}
+
 static int check_options(const rs_serve_options *o, int n_models, const rs_serve_model *models,
                          rs_error *err)
 {
@@ -78,10 +87,8 @@ static int check_options(const rs_serve_options *o, int n_models, const rs_serve
             return rs_fail(err, "allowed host '%s' is not a host name or address (without a port)",
                            h ? h : "(none)");
     }
-    if (o->token && (strlen(o->token) < 8 || strlen(o->token) > 128 ||
-                     strspn(o->token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                      "0123456789-_.") != strlen(o->token)))
-        return rs_fail(err, "a token is 8 to 128 letters, digits, '-', '_' or '.'");
+    if (o->token && rs_serve_token_check(o->token, err))
+        return -1;
     for (int i = 0; i < n_models; i++)
         for (int k = 0; k < i; k++)
             if (!strcmp(models[i].name, models[k].name))

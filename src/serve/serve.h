@@ -91,6 +91,10 @@ int rs_serve_loopback(const char *host);
  * 0 for any other numeric address, -1 for anything else. */
 int rs_serve_any_address(const char *host);
 
+/* 0 when token is 8 to 128 of A-Z a-z 0-9 - _ . (what a request can carry
+ * in a URL and a header unchanged), else -1 with the rule in err. */
+int rs_serve_token_check(const char *token, rs_error *err);
+
 typedef struct rs_server rs_server;
 
 /* Starts listening and the workers. models[0] is the default model; names

@@ -1,9 +1,10 @@
 /* The gradient all-reduce of a multi-process step, overlapped with the
  * backward pass, as PyTorch DDP and Horovod do it: the parameters are cut
- * into buckets in the order in which the backward finishes their gradients
- * (rs_backward_hook, network.h), and each bucket's sum across ranks
- * (rs_dist_sum_start) starts as soon as its gradients are complete, so it
- * travels while the earlier layers' gradients are still being computed:
+ * into buckets in the order in which the backward finishes their gradients,
+ * one bucket per stage of the backward (rs_backward_stage, network.h), and
+ * each bucket's sum across ranks (rs_dist_sum_start) starts as soon as its
+ * stage is done, so it travels while the earlier layers' gradients are still
+ * being computed:
  *
  *   output layer and deep output → decoder GRU → target embeddings →
  *   initial state and attention → encoder GRUs → source embeddings
@@ -16,7 +17,8 @@
  * (on 2 ranks it is the same bits: a + b = b + a).
  *
  * One shard per rank only: with --threads > 1 the shards' gradients are
- * summed after all of them are done (shards.h), and the all-reduce follows. */
+ * summed after all of them are done (train/shards.h), and the all-reduce
+ * follows. */
 #ifndef RS_BUCKETS_H
 #define RS_BUCKETS_H
 
@@ -24,16 +26,12 @@
 #include "model/params.h"
 #include "nn/network.h"
 
-enum { RS_NUM_BUCKETS = 6 };
-
 typedef struct {
     float *grads; /* [layout->total] the summed gradient buffer */
     const rs_layout *layout;
-    unsigned char complete[RS_NUM_PARAMS]; /* reported final by the backward */
-    int started;                           /* buckets whose sum has started, in order */
-    int failed;                            /* a start failed: error, kept for finish */
+    int started; /* buckets (stages) whose sum has started, in order */
+    int failed;  /* a start failed: error, kept for finish */
     rs_error error;
-    rs_backward_hook hook; /* for rs_workspace.backward_hook */
 } rs_grad_buckets;
 
 /* Whether this run overlaps: several ranks, one shard each, and asked for by
@@ -46,11 +44,15 @@ int rs_grad_buckets_wanted(int shards);
 /* Before the update's last backward: no bucket started yet. */
 void rs_grad_buckets_begin(rs_grad_buckets *b, float *grads, const rs_layout *layout);
 
+/* The backward's stage is done: the sums of its bucket and of any before it
+ * not started yet start, in order. */
+void rs_grad_buckets_stage_done(rs_grad_buckets *b, rs_backward_stage stage);
+
+/* Lets the sums in flight move on (rs_workspace's progress; ctx unused). */
+void rs_grad_buckets_progress(void *ctx);
+
 /* Starts the buckets not started yet, in order, and waits for every sum: then
  * grads holds the sum over ranks. */
 int rs_grad_buckets_finish(rs_grad_buckets *b, rs_error *err);
-
-/* The tensors first..last of bucket k (0 .. RS_NUM_BUCKETS-1), for tests. */
-void rs_grad_bucket_tensors(int k, int *first, int *last);
 
 #endif

@@ -413,37 +413,3 @@ void rs_rundir_forget(const char *dir, int lock, int text_log)
     }
     rmdir(dir); /* only when nothing else is there */
 }
-
-/* A --config that is no regular file (a pipe: --config <(...)) will not be
- * there to read again: its copy in the run's directory is. */
-static const char *config_to_repeat(const char *given, const char *dir, char *copy, size_t size)
-{
-    struct stat st;
-    if (stat(given, &st) == 0 && S_ISREG(st.st_mode))
-        return given;
-    snprintf(copy, size, "%s/%s", dir, RS_CONFIG_COPY);
-    return copy;
-}
-
-void rs_rundir_resume_command(FILE *out, int argc, char **argv, int resume, const char *dir)
-{
-    fprintf(out, "rnnsearch train");
-    char copy[4200];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--overwrite") || !strcmp(a, "--new-data"))
-            continue; /* the checkpoint records the data it continued on */
-        if (i > 1 && !strcmp(argv[i - 1], "--config"))
-            a = config_to_repeat(a, dir, copy, sizeof copy);
-        if (a[strspn(a,
-                     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%")]) {
-            fputs(" '", out);
-            for (; *a; a++)
-                fputs(*a == '\'' ? "'\\''" : (char[2]){*a, 0}, out);
-            fputc('\'', out);
-        } else {
-            fprintf(out, " %s", a);
-        }
-    }
-    fprintf(out, "%s\n", resume ? "" : " --resume");
-}

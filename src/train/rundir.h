@@ -70,10 +70,6 @@ int rs_rundir_write_vocabs(const char *dir, const rs_model *model, rs_error *err
  * else is in it. */
 void rs_rundir_forget(const char *dir, int lock, int text_log);
 
-/* The command that continues the run of argv[0..argc) in dir ("rnnsearch
- * train … --resume"; --overwrite and --new-data left out, arguments quoted
- * for a shell, a --config that was a pipe replaced by the run's copy). */
-void rs_rundir_resume_command(FILE *out, int argc, char **argv, int resume, const char *dir);
 
 /* Keeps the headers of train.log.tsv and train.loss.tsv and their rows up to
  * `step`: rows after it were written by a run killed before its next

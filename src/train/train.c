@@ -13,7 +13,6 @@
 #include "search/forced.h"
 #include "nn/network.h"
 #include "nn/optimizer.h"
-#include "nn/shards.h"
 #include "train/evaluate.h"
 #include "train/fingerprint.h"
 #include "train/rundir.h"
@@ -271,10 +270,10 @@ int rs_train_gradient(rs_shards *shards, rs_batch *batch, const rs_model *model,
                               ((uint64_t)(k - u->first) * 0xD1B54A32D192ED03ULL) ^
                               ((uint64_t)rs_dist_rank() << 56);
         const rs_dropout_rates dropout = {c->dropout, c->src_word_dropout, c->tgt_word_dropout};
-        shards->hook = overlap && k == u->first + u->count - 1 ? &buckets.hook : NULL;
+        shards->buckets = overlap && k == u->first + u->count - 1 ? &buckets : NULL;
         *loss += rs_shards_step(shards, model, batch, dropout, seed, c->label_smoothing, tokens,
                                 computed++ > 0);
-        shards->hook = NULL;
+        shards->buckets = NULL;
     }
     if (rs_dist_size() > 1) {
         if (!computed)

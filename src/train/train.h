@@ -31,7 +31,7 @@
 #include "data/dataset.h"
 #include "model/model.h"
 #include "model/codec.h"
-#include "nn/shards.h"
+#include "train/shards.h"
 
 typedef struct rs_watch rs_watch; /* train/watch.h */
 

@@ -468,6 +468,38 @@ END_TEST
 
 /* ---- a model's step ---- */
 
+/* Which products the int8 copies serve (accel.h): the step's decoder GRU,
+ * W_a, the deep output and the output layer, in the step's view only; the
+ * encoder's, the keys' and every teacher-forced pass's stay float, so score
+ * and forced alignments stay exact. Each step view quantizes in memory of
+ * its own (two decoders may run in two threads). */
+START_TEST(int8_forms_serve_the_step_alone)
+{
+    rs_model model;
+    rs_error err;
+    tiny_model_of_kind(&model, RS_ATT_ADDITIVE);
+    ck_assert_int_eq(rs_network_quantize(&model, &err), 0);
+    const rs_network_weights exact = rs_accel_weights(&model);
+    rs_accel_step *one = rs_accel_step_new(&model, 3, &err),
+                  *two = rs_accel_step_new(&model, 3, &err);
+    ck_assert(one && two);
+    const rs_network_weights *w = rs_accel_step_weights(one), *w2 = rs_accel_step_weights(two);
+    const rs_linear *in_step[] = {&w->dec.W,   &w->dec.W_c, &w->dec.U_zr, &w->dec.U_g,  &w->att.W,
+                                  &w->out.U_o, &w->out.V_o, &w->out.C_o,  &w->out.W_out};
+    for (size_t i = 0; i < sizeof in_step / sizeof *in_step; i++)
+        ck_assert_msg(in_step[i]->fast, "step product %zu has no int8 form", i);
+    const rs_linear *float_side[] = {&w->enc_fwd.W, &w->enc_fwd.U_zr, &w->enc_bwd.U_g,
+                                     &w->att.U,     &exact.dec.W,     &exact.dec.U_g,
+                                     &exact.att.W,  &exact.out.W_out};
+    for (size_t i = 0; i < sizeof float_side / sizeof *float_side; i++)
+        ck_assert_msg(!float_side[i]->fast, "product %zu has a form it should not", i);
+    ck_assert(w->dec.U_g.fast != w2->dec.U_g.fast);
+    rs_accel_step_free(one);
+    rs_accel_step_free(two);
+    rs_model_free(&model);
+}
+END_TEST
+
 /* Every attention kind (_i: tiny_kinds, then none). */
 START_TEST(a_step_with_int8_weights_is_close_to_the_float_step)
 {
@@ -497,8 +529,13 @@ START_TEST(a_step_with_int8_weights_is_close_to_the_float_step)
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
             ck_assert_int_eq(rs_network_quantize(&model, &err), 0);
-        const rs_step_out out = {next[pass], logits[pass], lse[pass], alpha, NULL};
-        rs_network_step(&ws, &out, state, prev, &src, &model);
+        rs_accel_step *step = rs_accel_step_new(&model, ROWS, &err);
+        ck_assert(step);
+        const rs_network_weights *w = rs_accel_step_weights(step);
+        const rs_step_out out = {next[pass], ws.tmax, alpha};
+        rs_network_step(&ws, &out, state, prev, &src, w);
+        tiny_step_output(&ws, &w->out, ROWS, logits[pass], lse[pass]);
+        rs_accel_step_free(step);
     }
     double worst = 0.0, differs = 0.0;
     for (int i = 0; i < ROWS * n; i++) {
@@ -647,6 +684,7 @@ Suite *int8_suite(void)
     tcase_add_test(tc, the_product_by_either_kernel_is_the_reference_on_odd_shapes);
     tcase_add_test(tc, chosen_rows_equal_the_full_products_rows);
     tcase_add_test(tc, a_chosen_row_out_of_range_is_a_shape_error);
+    tcase_add_test(tc, int8_forms_serve_the_step_alone);
     tcase_add_loop_test(tc, a_step_with_int8_weights_is_close_to_the_float_step, 0, TINY_KINDS + 1);
     tcase_add_test(tc, translate_int8_agrees_with_the_exact_outputs_and_keeps_the_checkpoint);
     tcase_add_test(tc, commands_that_score_or_train_refuse_int8);

@@ -136,8 +136,14 @@ START_TEST(a_step_with_the_copies_is_the_step_to_rounding)
         for (int pass = 0; pass < 3; pass++) {
             if (pass == 1)
                 ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
-            const rs_step_out out = {next[pass], logits[pass], lse[pass], alpha[pass], NULL};
-            rs_network_step(&ws, &out, state, prev, &src, &model);
+            rs_accel_step *step = rs_accel_step_new(&model, ROWS, &err);
+            ck_assert(step);
+            const rs_network_weights *w = rs_accel_step_weights(step);
+            ck_assert(pass == 0 || w->dec.U_g.fast);
+            const rs_step_out out = {next[pass], ws.tmax, alpha[pass]};
+            rs_network_step(&ws, &out, state, prev, &src, w);
+            tiny_step_output(&ws, &w->out, rows_now, logits[pass], lse[pass]);
+            rs_accel_step_free(step);
         }
         ck_assert(model.fast);
         roads_expect_close("the next state", next[0], next[1], (size_t)rows_now * n);
@@ -189,21 +195,27 @@ START_TEST(a_shortlist_step_with_its_transpose_is_the_step_to_rounding)
     const rs_attention_source src = {keys, ann, src_len, ROWS, LEN, sentence, B};
     /* The rows as gathered here, then as accel/ gathers them for a model
      * with transposed copies (their transpose too). */
-    rs_accel_rows *gathered = rs_accel_rows_new(COUNT, l, &err);
-    ck_assert(gathered);
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
             ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
-        const rs_linear W = pass ? rs_accel_rows_gather(gathered, &model, ids, COUNT, 1)
-                                 : RS_LINEAR(RS_CMAT(rows_W, COUNT, l));
-        ck_assert(pass == 0 || W.fast);
-        const rs_output_rows chosen = {.count = COUNT, .ids = ids, .W = W, .b = rows_b};
-        const rs_step_out out = {next, logits[pass], lse[pass], alpha, &chosen};
-        rs_network_step(&ws, &out, state, prev, &src, &model);
+        rs_accel_step *step = rs_accel_step_new(&model, ROWS, &err);
+        rs_accel_rows *gathered = step ? rs_accel_rows_new(step, COUNT, l, &err) : NULL;
+        ck_assert(gathered);
+        const rs_network_weights *w = rs_accel_step_weights(step);
+        rs_readout_weights chosen = w->out;
+        chosen.W_out = pass ? rs_accel_rows_gather(gathered, &model, ids, COUNT, 1)
+                            : RS_LINEAR(RS_CMAT(rows_W, COUNT, l));
+        chosen.b_out = rows_b;
+        chosen.V = COUNT;
+        ck_assert(pass == 0 || chosen.W_out.fast);
+        const rs_step_out out = {next, ws.tmax, alpha};
+        rs_network_step(&ws, &out, state, prev, &src, w);
+        tiny_step_output(&ws, &chosen, ROWS, logits[pass], lse[pass]);
+        rs_accel_rows_free(gathered);
+        rs_accel_step_free(step);
     }
     roads_expect_close("the shortlist's logits", logits[0], logits[1], ROWS * COUNT);
     roads_expect_close("the shortlist's log-normalisers", lse[0], lse[1], ROWS);
-    rs_accel_rows_free(gathered);
     rs_workspace_free(&ws);
     rs_model_free(&model);
 }
@@ -223,11 +235,14 @@ START_TEST(the_loss_with_the_copies_is_the_loss_to_rounding)
     const int *srcs[] = {s0, s1, s2}, *tgts[] = {t0, t1, t2};
     const int src_counts[] = {6, 2, 4}, tgt_counts[] = {3, 5, 1};
     ck_assert_int_eq(rs_batch_fill(&batch, 3, srcs, src_counts, tgts, tgt_counts, &err), 0);
-    const double plain = rs_network_forward(&ws, &model, &batch);
+    const rs_network_weights plain_w = rs_accel_weights(&model);
+    const double plain = rs_network_forward(&ws, &plain_w, &batch);
     ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
-    const double copied = rs_network_forward(&ws, &model, &batch);
+    const rs_network_weights w = rs_accel_weights(&model);
+    ck_assert(w.out.W_out.fast && !plain_w.out.W_out.fast);
+    const double copied = rs_network_forward(&ws, &w, &batch);
     roads_expect_close_value("the loss with the copies", plain, copied);
-    ck_assert(rs_network_forward(&ws, &model, &batch) == copied); /* one road twice */
+    ck_assert(rs_network_forward(&ws, &w, &batch) == copied); /* one road twice */
     rs_batch_free(&batch);
     rs_workspace_free(&ws);
     rs_model_free(&model);

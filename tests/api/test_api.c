@@ -21,6 +21,7 @@
 #include "search/ready.h"
 #include "search/translate.h"
 #include "testdir.h"
+#include "testprog.h"
 #include "tinymodel.h"
 
 static char dir[64], path[256];
@@ -563,32 +564,34 @@ START_TEST(limits_are_the_command_line_s)
 {
     static const struct {
         const char *option, *name;
-    } names[] = {{"--beam", "beam"},
-                 {"--length-penalty", "length_penalty"},
-                 {"--batch-size", "batch_size"},
-                 {"--max-len", "max_len"},
-                 {"--max-src-len", "max_src_len"}};
+        double max, next;
+    } names[] = {{"--beam", "beam", RS_MAX_BEAM, RS_MAX_BEAM + 1},
+                 {"--length-penalty", "length_penalty", RS_MAX_LENGTH_PENALTY, 100.001},
+                 {"--batch-size", "batch_size", RS_MAX_BATCH, RS_MAX_BATCH + 1},
+                 {"--max-len", "max_len", RS_MAX_LENGTH, RS_MAX_LENGTH + 1},
+                 {"--max-src-len", "max_src_len", RS_MAX_LENGTH, RS_MAX_LENGTH + 1}};
     ck_assert_int_eq(RNNSEARCH_MAX_BEAM, 1000);
     ck_assert_int_eq(RNNSEARCH_MAX_BATCH, 100000);
     ck_assert_int_eq(RNNSEARCH_MAX_LENGTH, 100000);
-    rs_translate_options topt;
-    const rs_cli_number numbers[] = {RS_CLI_SEARCH_NUMBERS(&topt), {0}};
     rnnsearch_options opt;
     rnnsearch_options_init(&opt, sizeof opt, NULL);
     int checked = 0;
     /* The command line's largest value of each search option is the
-     * library's, and the next one past it is refused by both. */
-    for (const rs_cli_number *n = numbers; n->val; n++)
-        for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-            if (strcmp(n->name, names[k].option))
-                continue;
-            const double next = n->i ? n->max + 1 : n->max + 0.001;
-            ck_assert_msg(!rnnsearch_options_set(&opt, names[k].name, n->max, NULL), "%s %g",
-                          n->name, n->max);
-            ck_assert_msg(rnnsearch_options_set(&opt, names[k].name, next, NULL) == -1, "%s %g",
-                          n->name, next);
-            checked++;
-        }
+     * library's (the program then fails on the missing model, exit 1), and
+     * the next one past it is refused by both (exit 2). */
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        char cmd[256], out[1024];
+        ck_assert_msg(!rnnsearch_options_set(&opt, names[k].name, names[k].max, NULL), "%s",
+                      names[k].name);
+        ck_assert(rnnsearch_options_set(&opt, names[k].name, names[k].next, NULL) == -1);
+        snprintf(cmd, sizeof cmd, "translate -m /nonexistent %s %g < /dev/null", names[k].option,
+                 names[k].max);
+        ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 1, "%s: %s", cmd, out);
+        snprintf(cmd, sizeof cmd, "translate -m /nonexistent %s %g < /dev/null", names[k].option,
+                 names[k].next);
+        ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 2, "%s: %s", cmd, out);
+        checked++;
+    }
     ck_assert_int_eq(checked, 5);
 }
 END_TEST

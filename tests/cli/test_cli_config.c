@@ -817,6 +817,17 @@ START_TEST(joey_nmt_names_are_read_as_ours)
         {"training:\n  learning_rate: 20\n", ":2: --lr: '20' is not a number in (0, 10]"},
         {"training:\n  lr: 0.1\n  learning_rate: 0.2\n",
          ":3: 'learning_rate' and 'lr' (line 2) both give rnnsearch's 'lr', with different values"},
+        /* The advice names an option that exists. */
+        {"training:\n  eval_metric: chrf\n",
+         ":2: 'eval_metric: chrf' (Joey NMT/OpenNMT-py): rnnsearch's dev metric is BLEU "
+         "(dev_bleu: true); chrF is 'rnnsearch bleu --metric chrf'"},
+        /* 8 and 0x8 differ whichever comes first: the order of keys decides nothing. */
+        {"model:\n  encoder:\n    hidden_size: 8\n  decoder:\n    hidden_size: 0x8\n",
+         ":5: 'decoder.hidden_size' and 'encoder.hidden_size' (line 3) both give rnnsearch's "
+         "'hidden', with different values"},
+        {"model:\n  decoder:\n    hidden_size: 0x8\n  encoder:\n    hidden_size: 8\n",
+         ":5: 'encoder.hidden_size' and 'decoder.hidden_size' (line 3) both give rnnsearch's "
+         "'hidden', with different values"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         write_text(path, bad[i].text);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/config_alias.h"
+#include "cli/config/alias.h"
 #include "model/checkpoint.h"
 #include "model/config.h"
 #include "model/vocab.h"

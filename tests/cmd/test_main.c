@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "model/checkpoint.h"
 #include "testdir.h"
 #include "testprog.h"
@@ -202,32 +203,7 @@ START_TEST(one_option_convention)
                   out);
     /* An option given once may not be given twice. */
     ck_assert_int_eq(testprog_run_all("export -m a -m b -o x", out, sizeof out), 2);
-    ck_assert_msg(strstr(out, "-m/--model given twice") != NULL, "%s", out);
-}
-END_TEST
-
-/* Configuration options name themselves in errors, with the reason. */
-START_TEST(config_option_errors_name_the_option)
-{
-    struct option opts[RS_CLI_MAX_CONFIG_OPTIONS + 1];
-    int count = rs_cli_add_config_options(opts, 0, 1000);
-    int lr = -1, batch = -1;
-    for (int i = 0; i < count; i++) {
-        if (!strcmp(opts[i].name, "lr"))
-            lr = opts[i].val;
-        if (!strcmp(opts[i].name, "batch-size"))
-            batch = opts[i].val;
-    }
-    ck_assert(lr >= 1000 && batch >= 1000);
-    rs_config cfg;
-    rs_config_defaults(&cfg);
-    rs_error err = {{0}};
-    ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "abc", &err), -1);
-    ck_assert_str_eq(err.msg, "--lr: 'abc' is not a number in (0, 10]");
-    ck_assert_int_eq(rs_cli_set_config(&cfg, batch, 1000, "zero", &err), -1);
-    ck_assert_str_eq(err.msg, "--batch-size: 'zero' is not an integer from 1 to 1000000");
-    ck_assert_int_eq(rs_cli_set_config(&cfg, lr, 1000, "0.5", &err), 0);
-    ck_assert(cfg.train.lr == 0.5f);
+    ck_assert_msg(strstr(out, "-m given twice") != NULL, "%s", out);
 }
 END_TEST
 
@@ -265,54 +241,11 @@ START_TEST(file_name_endings)
 }
 END_TEST
 
+/* A --config file's numbers go through the same table as the command line's
+ * (cli/options.c: tests/cli/test_options.c), named with file:line; the
+ * commands name option and range. */
 START_TEST(numeric_options_from_a_table)
 {
-    int beam = 1;
-    float alpha = 0.0f;
-    const rs_cli_number numbers[] = {
-        {1001, "--beam", 1, 1000, .i = &beam},
-        {1002, "--length-penalty", -100, 100, .f = &alpha},
-        {0},
-    };
-    static const struct option opts[] = {
-        {"beam", required_argument, NULL, 1001},
-        {"length-penalty", required_argument, NULL, 1002},
-        {"quiet", no_argument, NULL, 1003},
-        {0},
-    };
-    /* Numbers are stored by rs_cli_next; the other options come back. */
-    char *good[] = {"t", "--beam", "12", "--quiet", "--length-penalty=0.6", NULL};
-    rs_cli_args args;
-    rs_cli_begin(&args, "t", 5, good, "", opts);
-    rs_cli_begin_numbers(&args, numbers);
-    ck_assert_int_eq(rs_cli_next(&args), 1003);
-    ck_assert_int_eq(rs_cli_next(&args), -1);
-    ck_assert_int_eq(beam, 12);
-    ck_assert(alpha == 0.6f);
-
-    /* A value out of range or not finite is reported and not stored. */
-    char *bad[] = {"t", "--beam", "1001", "--length-penalty", "inf", NULL};
-    FILE *saved = stderr;
-    stderr = fopen("/dev/null", "w");
-    rs_cli_begin(&args, "t", 5, bad, "", opts);
-    rs_cli_begin_numbers(&args, numbers);
-    const int bad_int = rs_cli_next(&args), bad_float = rs_cli_next(&args);
-    fclose(stderr);
-    stderr = saved;
-    ck_assert_int_eq(bad_int, RS_CLI_BAD);
-    ck_assert_int_eq(bad_float, RS_CLI_BAD);
-    ck_assert_int_eq(beam, 12);
-    ck_assert(alpha == 0.6f);
-
-    /* "-0" is stored as 0, not as negative zero (which a resumed run's
-     * settings printed as "-0" and refused against a later "0"). */
-    char *minus_zero[] = {"t", "--length-penalty", "-0", NULL};
-    rs_cli_begin(&args, "t", 3, minus_zero, "", opts);
-    rs_cli_begin_numbers(&args, numbers);
-    ck_assert_int_eq(rs_cli_next(&args), -1);
-    ck_assert(alpha == 0.0f && !signbit(alpha));
-
-    /* A --config file's numbers go through the same table, named with file:line. */
     char out[4096], dir[128], yaml[256], cmd[512];
     testdir_make(dir, "rs_numbers");
     snprintf(yaml, sizeof yaml, "%s/serve.yaml", dir);
@@ -503,6 +436,20 @@ START_TEST(every_command_numbers_from_its_table)
              path);
     ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
     ck_assert_msg(!strncmp(out, "0 ||| ", 6) && !strstr(out, "\n1 ||| "), "%s", out);
+    /* -i FILE (Marian's) is the input FILE given after the options: the
+     * same translations; both at once are two inputs. */
+    char by_operand[1024], in[300];
+    snprintf(in, sizeof in, "%s/in.txt", dir);
+    testfile_write(in, (const unsigned char *)"das haus\nein haus\n", 18);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m.ckpt --quiet %s", dir, in);
+    ck_assert_int_eq(testprog_run(cmd, by_operand, sizeof by_operand), 0);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m.ckpt --quiet -i %s < /dev/null", dir, in);
+    ck_assert_int_eq(testprog_run(cmd, out, sizeof out), 0);
+    ck_assert_str_eq(out, by_operand);
+    ck_assert_int_eq(strlen(out) > 0 && out[strlen(out) - 1] == '\n', 1);
+    snprintf(cmd, sizeof cmd, "translate -m %s/m.ckpt --input %s %s", dir, in, in);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "more than one input file given"), "%s", out);
     testdir_remove(dir);
 }
 END_TEST
@@ -565,7 +512,6 @@ Suite *cli_suite(void)
     tcase_add_test(tc, repeated_options_and_odd_numbers_are_refused);
     tcase_add_test(tc, failures_and_usage_errors_are_reported_alike);
     tcase_add_test(tc, one_option_convention);
-    tcase_add_test(tc, config_option_errors_name_the_option);
     suite_add_tcase(s, tc);
     return s;
 }

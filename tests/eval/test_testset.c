@@ -47,16 +47,14 @@ START_TEST(statistics_and_errors_name_the_file_and_line)
     ck_assert_int_eq(stats[0].sentences, 1);
     rs_bleu_stats paired[4];
     const char *names[] = {"o.txt"};
-    ck_assert_int_ne(
-        rs_testset_paired_stats(paired, text, 1, &sys, 1, "h.txt", names, NULL, refs, &err), 0);
+    const rs_testset_systems systems = {text, 1, &sys, 1, "h.txt", names};
+    ck_assert_int_ne(rs_testset_paired_stats(paired, &systems, NULL, refs, &err), 0);
     ck_assert_msg(strstr(err.msg, "h.txt:2: "), "%s", err.msg);
     ref[1] = "c d";
-    ck_assert_int_ne(
-        rs_testset_paired_stats(paired, text, 1, &sys, 1, "h.txt", names, NULL, refs, &err), 0);
+    ck_assert_int_ne(rs_testset_paired_stats(paired, &systems, NULL, refs, &err), 0);
     ck_assert_msg(strstr(err.msg, "o.txt:2: the hypothesis is not valid UTF-8"), "%s", err.msg);
     other[1] = "c e";
-    ck_assert_int_eq(
-        rs_testset_paired_stats(paired, text, 1, &sys, 1, "h.txt", names, NULL, refs, &err), 0);
+    ck_assert_int_eq(rs_testset_paired_stats(paired, &systems, NULL, refs, &err), 0);
     ck_assert_int_eq(paired[1].segments, 1);
     ck_assert_int_eq(paired[3].hyp_len, 2);
 }

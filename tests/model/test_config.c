@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -405,6 +406,77 @@ START_TEST(an_overridden_value_is_checked)
 }
 END_TEST
 
+/* Every command checks a file's overridden value through its option's row,
+ * as it would store it (issue 48, item 7): translate's choices and its
+ * --alignment value, serve's token. */
+START_TEST(every_command_checks_overridden_values)
+{
+    char dir[64], path[256], cmd[1024], out[4096] = "";
+    testdir_make(dir, "rnnsearch-config-every-command");
+    snprintf(path, sizeof path, "%s/t.yaml", dir);
+    static const char translation[] = "translation:\n  post_process: bogus\n  alignment: bogus\n";
+    testfile_write(path, (const unsigned char *)translation, sizeof translation - 1);
+    snprintf(cmd, sizeof cmd,
+             "translate -m %s/none --config %s --post-process none --alignment hard < /dev/null",
+             dir, path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "t.yaml:2: --post-process: 'bogus' is not one of") &&
+                      strstr(out, "t.yaml:3: --alignment: 'bogus' is not hard, soft"),
+                  "%s", out);
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    static const char serve[] = "serve:\n  token: x\n";
+    testfile_write(path, (const unsigned char *)serve, sizeof serve - 1);
+    snprintf(cmd, sizeof cmd, "serve -m %s/none --config %s --token abcdefgh12", dir, path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "s.yaml:2: --token: a token is 8 to 128"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* serve's host: in a file is checked as the option is, with file:line, before
+ * any model is loaded (issue 48, item 9). */
+START_TEST(serve_host_in_a_file_names_its_line)
+{
+    char dir[64], path[256], cmd[1024], out[4096] = "";
+    testdir_make(dir, "rnnsearch-config-host");
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    static const char serve[] = "serve:\n  port: 0\n  host: bogus\n";
+    testfile_write(path, (const unsigned char *)serve, sizeof serve - 1);
+    snprintf(cmd, sizeof cmd, "serve -m %s/none --config %s", dir, path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "s.yaml:3: --host: 'bogus' is not a numeric IPv4 or IPv6 address"),
+                  "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
+/* A configuration file is read as any text input (issue 48, item 10): gzip
+ * and a pipe too. The value read is the file's: its bad beam is named. */
+START_TEST(config_files_are_read_as_any_input)
+{
+    char dir[64], path[256], cmd[1024], out[4096] = "";
+    testdir_make(dir, "rnnsearch-config-reader");
+    snprintf(path, sizeof path, "%s/t.yaml", dir);
+    static const char translation[] = "translation:\n  beam: abc\n";
+    testfile_write(path, (const unsigned char *)translation, sizeof translation - 1);
+    snprintf(cmd, sizeof cmd, "gzip -k %s", path);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "translate -m %s/none --config %s.gz < /dev/null", dir, path);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "t.yaml.gz:2: --beam: 'abc'"), "%s", out);
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    /* The writer waits for the reader (at most 20 s, should it never come). */
+    snprintf(cmd, sizeof cmd, "timeout 20 cat %s > %s &", path, fifo);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "translate -m %s/none --config %s < /dev/null", dir, fifo);
+    ck_assert_int_eq(testprog_run_all(cmd, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "fifo:2: --beam: 'abc'"), "%s", out);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* "-0" is stored as 0: a run given --dropout -0 prints and compares its
  * settings as one given 0, and --resume with 0 is the same run. */
 START_TEST(minus_zero_is_zero)
@@ -434,6 +506,9 @@ Suite *config_suite(void)
     tcase_add_test(tc, tie_embeddings_is_a_model_setting);
     tcase_add_test(tc, model_and_training_settings_are_apart);
     tcase_add_test(tc, an_overridden_value_is_checked);
+    tcase_add_test(tc, every_command_checks_overridden_values);
+    tcase_add_test(tc, serve_host_in_a_file_names_its_line);
+    tcase_add_test(tc, config_files_are_read_as_any_input);
     tcase_add_test(tc, minus_zero_is_zero);
     suite_add_tcase(s, tc);
     return s;

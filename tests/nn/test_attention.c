@@ -162,8 +162,7 @@ static double keys_loss(void *p)
     keys_case *c = p;
     const int ka = rs_attention_key_size(c->kind, AN, AA);
     const rs_attention_weights w = keys_weights(c);
-    rs_attention_keys_forward(RS_MAT(c->keys, AS, ka), RS_CMAT(c->annotations, AS, 2 * AN), &w,
-                              (rs_scratch){0});
+    rs_attention_keys_forward(RS_MAT(c->keys, AS, ka), RS_CMAT(c->annotations, AS, 2 * AN), &w);
     return gradcheck_weighted_sum(c->keys, c->weight, (size_t)AS * ka);
 }
 

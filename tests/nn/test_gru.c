@@ -46,7 +46,7 @@ static double gru_loss(void *p)
     gru_case *c = p;
     const rs_gru_weights w = case_weights(c);
     const rs_gru_step st = case_step(c);
-    rs_gru_input_forward(RS_MAT(c->xproj, GB, 3 * GN), RS_CMAT(c->x, GB, GI), &w, (rs_scratch){0});
+    rs_gru_input_forward(RS_MAT(c->xproj, GB, 3 * GN), RS_CMAT(c->x, GB, GI), &w);
     rs_gru_step_forward(&st, &w, c->mask, GB);
     return gradcheck_weighted_sum(c->h, c->weight, GB * GN);
 }

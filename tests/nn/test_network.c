@@ -17,11 +17,11 @@
 
 #include "gradcheck.h"
 #include "nn/network.h"
-#include "train/buckets.h"
 #include "tinymodel.h"
 
 typedef struct {
     rs_model model;
+    rs_network_weights w; /* the model's plain views */
     rs_workspace ws;
     rs_batch batch;
 } net_case;
@@ -42,6 +42,7 @@ static void net_case_init(net_case *c, const char *attention, int tied)
     cfg.model.tie_embeddings = tied;
     ck_assert(rs_config_set(&cfg, "attention", attention, &err) == 0);
     ck_assert_msg(rs_model_alloc(&c->model, &cfg, &err) == 0, "%s", err.msg);
+    c->w = rs_network_weights_of(&c->model);
     fill_uniform(c->model.params, c->model.layout.total, 0.5f, 7);
     ck_assert(rs_workspace_alloc(&c->ws, &c->model, 3, 6, 6, &err) == 0);
     ck_assert(rs_batch_alloc(&c->batch, 3, 6, 6, &err) == 0);
@@ -57,7 +58,7 @@ static void net_case_free(net_case *c)
 static double net_loss(void *p)
 {
     net_case *c = p;
-    return rs_network_forward(&c->ws, &c->model, &c->batch);
+    return rs_network_forward(&c->ws, &c->w, &c->batch);
 }
 
 /* Which half of each maxout pair won, at the real target positions only:
@@ -147,7 +148,7 @@ static float *variant_gradient(net_case *c, int v, float scale)
     ck_assert(grad != NULL);
     rs_tensors g;
     rs_tensors_bind(&g, &c->model.layout, grad);
-    rs_network_backward(&c->ws, &c->model, &c->batch, &g, 0.0f, 1.0f);
+    rs_network_backward(&c->ws, &c->w, &c->batch, &g, 0.0f, 1.0f);
     return grad;
 }
 
@@ -313,21 +314,21 @@ START_TEST(padded_batch_equals_sentences_one_at_a_time)
     rs_tensors_bind(&gs, &c.model.layout, single);
 
     ck_assert(rs_batch_fill(&c.batch, 3, srcs, src_counts, tgts, tgt_counts, &err) == 0);
-    double loss_batched = rs_network_forward(&c.ws, &c.model, &c.batch);
+    double loss_batched = rs_network_forward(&c.ws, &c.w, &c.batch);
     float nll_rows[3] = {0};
     for (int t = 0; t < c.batch.T; t++)
         for (int b = 0; b < 3; b++)
             nll_rows[b] += c.ws.nll[t * 3 + b];
-    rs_network_backward(&c.ws, &c.model, &c.batch, &gb, 0.0f, 1.0f);
+    rs_network_backward(&c.ws, &c.w, &c.batch, &gb, 0.0f, 1.0f);
 
     double loss_single = 0.0;
     for (int b = 0; b < 3; b++) {
         ck_assert(rs_batch_fill(&c.batch, 1, &srcs[b], &src_counts[b], &tgts[b], &tgt_counts[b],
                                 &err) == 0);
-        double l = rs_network_forward(&c.ws, &c.model, &c.batch);
+        double l = rs_network_forward(&c.ws, &c.w, &c.batch);
         ck_assert_double_eq_tol(l, nll_rows[b], 1e-5 * fabs(l));
         loss_single += l;
-        rs_network_backward(&c.ws, &c.model, &c.batch, &gs, 0.0f, 1.0f);
+        rs_network_backward(&c.ws, &c.w, &c.batch, &gs, 0.0f, 1.0f);
     }
     ck_assert_double_eq_tol(loss_batched, loss_single, 1e-5 * fabs(loss_single));
     double worst = 0.0;
@@ -381,7 +382,7 @@ START_TEST(tied_gradient_is_the_sum_of_both_uses)
         rs_tensors_bind(&g[k], &cs[k]->model.layout, grad[k]);
         for (int pass = 0; pass < 2; pass++) {
             loss[k] = net_loss(cs[k]);
-            rs_network_backward(&cs[k]->ws, &cs[k]->model, &cs[k]->batch, &g[k], 0.0f, 1.0f);
+            rs_network_backward(&cs[k]->ws, &cs[k]->w, &cs[k]->batch, &g[k], 0.0f, 1.0f);
         }
     }
     ck_assert(loss[0] == loss[1]);
@@ -444,6 +445,7 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
     rs_workspace ws, plain;
     rs_batch batch;
     ck_assert(rs_model_alloc(&model, &cfg, &err) == 0);
+    const rs_network_weights w = rs_network_weights_of(&model);
     fill_uniform(model.params, model.layout.total, 0.5f, 11);
     ck_assert(rs_workspace_alloc(&ws, &model, B, LEN + 1, LEN + 1, &err) == 0);
     ck_assert(rs_workspace_alloc(&plain, &model, B, LEN + 1, LEN + 1, &err) == 0);
@@ -467,8 +469,8 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
         ws.dropout = (rs_dropout_rates){0.1f, p_src, p_tgt};
         rs_rng_seed(&ws.dropout_rng, 500 + seed);
         rs_rng_seed(&plain.dropout_rng, 500 + seed);
-        rs_network_forward(&plain, &model, &batch);
-        rs_network_forward(&ws, &model, &batch);
+        rs_network_forward(&plain, &w, &batch);
+        rs_network_forward(&ws, &w, &batch);
         ck_assert(!memcmp(ws.drop_src, plain.drop_src, sizeof(float) * S * B * cfg.model.emb));
         ck_assert(
             !memcmp(ws.drop_ann, plain.drop_ann, sizeof(float) * S * B * 2 * cfg.model.hidden));
@@ -476,7 +478,7 @@ START_TEST(word_dropout_drops_whole_rows_at_its_rate)
         ck_assert(!memcmp(ws.drop_out, plain.drop_out, sizeof(float) * T * B * cfg.model.maxout));
         /* Without element dropout, to see the embeddings themselves. */
         ws.dropout.element = 0.0f;
-        rs_network_forward(&ws, &model, &batch);
+        rs_network_forward(&ws, &w, &batch);
         for (int r = 0; r < S * B; r++) {
             int d = dropped_row(ws.src_x, model.w.src_emb, batch.src, r, cfg.model.emb, src_keep);
             ck_assert(ws.drop_src_word[r] == (d ? 0.0f : src_keep));
@@ -510,6 +512,7 @@ START_TEST(translation_workspace_is_the_encoder_and_one_step)
     rs_error err;
     rs_model model;
     tiny_model_make(&model, "additive", 0.5f, 0.0f, 3);
+    const rs_network_weights w = rs_network_weights_of(&model);
     rs_workspace tr, training;
     ck_assert(rs_workspace_alloc_translation(&tr, &model, B, ROWS, LEN + 1, &err) == 0);
     ck_assert(rs_workspace_alloc(&training, &model, B, LEN + 1, 0, &err) == 0);
@@ -524,8 +527,8 @@ START_TEST(translation_workspace_is_the_encoder_and_one_step)
     static const int s0[] = {4, 5, 6, 7, 8}, s1[] = {5, 9}, s2[] = {6, 6, 7};
     const int *sources[B] = {s0, s1, s2}, counts[B] = {5, 2, 3};
     ck_assert(rs_batch_fill(&batch, B, sources, counts, NULL, NULL, &err) == 0);
-    rs_encode(&tr, &model, &batch);
-    rs_encode(&training, &model, &batch);
+    rs_encode(&tr, &w, &batch);
+    rs_encode(&training, &w, &batch);
     const size_t S = (size_t)batch.S;
     ck_assert(!memcmp(tr.annotations, training.annotations, sizeof(float) * S * B * 2 * n));
     ck_assert(!memcmp(tr.dec_states, training.dec_states, sizeof(float) * B * n));
@@ -537,77 +540,65 @@ START_TEST(translation_workspace_is_the_encoder_and_one_step)
 END_TEST
 
 
-/* What the backward tells a data-parallel caller (rs_backward_hook): the six
- * reports in the order of the bucket table (train/buckets.c), every tensor
- * once, and each reported gradient already equal, bit for bit, to what the
- * whole backward leaves (a report made too early, or a later write to a
- * reported tensor, would send a partial gradient to the other ranks); and
- * working() at least once per step of every recurrence (S = 4 source
+/* The backward's stages (network.h), run one by one as a data-parallel
+ * step runs them: their tensors partition the table, each once; each
+ * stage's gradients, taken as soon as it is done, are already equal, bit
+ * for bit, to what the whole backward leaves (a stage that names a tensor
+ * too early, or a later one that writes it, would send a partial gradient
+ * to the other ranks); the stages give rs_network_backward's bits; and
+ * progress comes at least once per step of every recurrence (S = 4 source
  * positions in two directions, T = 5 decoder steps). */
-typedef struct {
-    const rs_layout *layout;
-    const float *grads;
-    float *snapshot; /* [total]: each tensor's floats when reported */
-    int calls, first[RS_NUM_BUCKETS + 1], last[RS_NUM_BUCKETS + 1];
-    int reported[RS_NUM_PARAMS], working;
-} hook_record;
-
-static void record_final(void *ctx, int first, int last)
+static void count_progress(void *ctx)
 {
-    hook_record *r = ctx;
-    ck_assert_int_lt(r->calls, RS_NUM_BUCKETS + 1);
-    r->first[r->calls] = first, r->last[r->calls] = last, r->calls++;
-    for (int i = first; i <= last; i++) {
-        const rs_tensor_info *t = &r->layout->info[i];
-        r->reported[i]++;
-        memcpy(r->snapshot + t->offset, r->grads + t->offset, sizeof(float) * t->size);
-    }
+    (*(int *)ctx)++;
 }
 
-static void record_working(void *ctx)
-{
-    ((hook_record *)ctx)->working++;
-}
-
-START_TEST(backward_reports_gradients_when_complete)
+START_TEST(backward_stages_complete_their_gradients)
 {
     net_case c;
     variant_forward(&c, _i, 0.5f);
     const rs_layout *layout = &c.model.layout;
     float *grad = calloc(layout->total, sizeof(float));
-    hook_record r = {
-        .layout = layout, .grads = grad, .snapshot = calloc(layout->total, sizeof(float))};
-    ck_assert(grad && r.snapshot);
-    const rs_backward_hook hook = {record_final, record_working, &r};
+    float *snapshot = calloc(layout->total, sizeof(float));
+    ck_assert(grad && snapshot);
+    int named[RS_NUM_PARAMS] = {0}, progress = 0;
     rs_tensors g;
     rs_tensors_bind(&g, layout, grad);
-    c.ws.backward_hook = &hook;
-    rs_network_backward(&c.ws, &c.model, &c.batch, &g, 0.0f, 1.0f);
-    ck_assert_int_eq(r.calls, RS_NUM_BUCKETS);
-    for (int k = 0; k < RS_NUM_BUCKETS; k++) {
+    c.ws.progress = count_progress;
+    c.ws.progress_ctx = &progress;
+    for (int s = 0; s < RS_BACKWARD_STAGES; s++) {
         int first, last;
-        rs_grad_bucket_tensors(k, &first, &last);
-        ck_assert_msg(r.first[k] == first && r.last[k] == last, "report %d: %d..%d, bucket %d..%d",
-                      k, r.first[k], r.last[k], first, last);
+        rs_backward_stage_tensors((rs_backward_stage)s, &first, &last);
+        ck_assert_int_le(first, last);
+        rs_network_backward_stage(&c.ws, &c.w, &c.batch, &g, 0.0f, 1.0f, (rs_backward_stage)s);
+        for (int i = first; i <= last; i++) {
+            const rs_tensor_info *t = &layout->info[i];
+            named[i]++;
+            memcpy(snapshot + t->offset, grad + t->offset, sizeof(float) * t->size);
+        }
     }
     for (int i = 0; i < RS_NUM_PARAMS; i++)
-        ck_assert_msg(r.reported[i] == 1, "%s reported %d times", layout->info[i].name,
-                      r.reported[i]);
+        ck_assert_msg(named[i] == 1, "%s named by %d stages", layout->info[i].name, named[i]);
     /* Present tensors only: a tied out.W's floats are tgt_emb's. */
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
         const rs_tensor_info *t = &layout->info[i];
-        ck_assert_msg(!memcmp(r.snapshot + t->offset, grad + t->offset, sizeof(float) * t->size),
-                      "%s changed after it was reported complete", t->name);
+        ck_assert_msg(!memcmp(snapshot + t->offset, grad + t->offset, sizeof(float) * t->size),
+                      "%s changed after its stage was done", t->name);
     }
-    /* Not a vacuous comparison: the reports saw real gradients. */
+    /* Not a vacuous comparison: the snapshots saw real gradients. */
     double sumsq = 0.0;
     for (size_t k = 0; k < layout->total; k++)
-        sumsq += (double)r.snapshot[k] * r.snapshot[k];
+        sumsq += (double)snapshot[k] * snapshot[k];
     ck_assert(sumsq > 0.0);
-    ck_assert_int_ge(r.working, 2 * c.batch.S + c.batch.T);
+    ck_assert_int_ge(progress, 2 * c.batch.S + c.batch.T);
+    net_case whole_case;
+    float *whole = variant_gradient(&whole_case, _i, 0.5f);
+    ck_assert(!memcmp(grad, whole, sizeof(float) * layout->total));
     free(grad);
-    free(r.snapshot);
+    free(whole);
+    free(snapshot);
     net_case_free(&c);
+    net_case_free(&whole_case);
 }
 END_TEST
 
@@ -623,7 +614,7 @@ Suite *network_suite(void)
     tcase_add_test(tc, tied_gradient_is_the_sum_of_both_uses);
     tcase_add_test(tc, word_dropout_drops_whole_rows_at_its_rate);
     tcase_add_test(tc, translation_workspace_is_the_encoder_and_one_step);
-    tcase_add_loop_test(tc, backward_reports_gradients_when_complete, 0, VARIANTS);
+    tcase_add_loop_test(tc, backward_stages_complete_their_gradients, 0, VARIANTS);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,7 +1,8 @@
 /* The fast element-wise kernels against the straightforward ones: libm in
  * double for exp, tanh and the sigmoid (the worst error in ulp asserted
- * against the bound src/nn/vecmath.h states), plain loops for the fused sums, and
- * the AVX2 path against the portable one bit for bit. */
+ * against the bound src/nn/vecmath.h states) and plain loops for the fused
+ * sums; on the kernels in use, the portable ones under make nn-check
+ * (accel/'s AVX2 twins against them: tests/test_kernels.c). */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -199,73 +200,23 @@ START_TEST(one_row_gemm_matches_plain_product)
                     s += (double)(ta ? A[k * LD] : A[k]) * (tb ? B[j * LD + k] : B[k * LD + j]);
                 ref[j] = (float)(0.5 * s + 2.0 * C[j]);
             }
-            rs_gemm(ta, tb, 1, N, K, 0.5f, A, LD, B, LD, 2.0f, C, LD);
+            rs_gemm(&(rs_gemm_call){.ta = ta,
+                                    .tb = tb,
+                                    .M = 1,
+                                    .N = N,
+                                    .K = K,
+                                    .alpha = 0.5f,
+                                    .beta = 2.0f,
+                                    .A = A,
+                                    .lda = LD,
+                                    .B = B,
+                                    .ldb = LD,
+                                    .C = C,
+                                    .ldc = LD});
             for (int j = 0; j < N; j++)
                 ck_assert_msg(fabsf(C[j] - ref[j]) <= 1e-5f * (1.0f + fabsf(ref[j])),
                               "ta %d tb %d: C[%d] = %g, expected %g", ta, tb, j, C[j], ref[j]);
         }
-}
-END_TEST
-
-/* Same bits from both paths, so results do not depend on the machine. */
-START_TEST(avx2_and_portable_paths_agree_bit_for_bit)
-{
-    if (!rs_vecmath_select(1)) {
-        fprintf(stderr, "no AVX2 on this CPU: only the portable path exists to compare\n");
-        ck_assert_int_eq(rs_vecmath_select(-1), 0);
-        return;
-    }
-    enum { N = 1003 };
-    static float x[N], q[N], v[N], a[N], b[N];
-    fill_uniform(x, N, 30.0f, 7);
-    fill_uniform(q, N, 2.0f, 8);
-    fill_uniform(v, N, 1.0f, 9);
-    x[5] = NAN;
-    x[6] = -INFINITY;
-    x[7] = INFINITY;
-    x[8] = -0.0f;
-    x[9] = 1e-30f;
-    x[10] = -95.0f;
-    typedef void (*vfn)(float *, const float *, size_t);
-    vfn fns[] = {rs_vexp, rs_vtanh, rs_vsigmoid};
-    for (int f = 0; f < 3; f++) {
-        rs_vecmath_select(1);
-        fns[f](a, x, N);
-        rs_vecmath_select(0);
-        fns[f](b, x, N);
-        ck_assert_msg(!memcmp(a, b, sizeof a), "kernel %d differs between paths", f);
-    }
-    for (size_t count = 1; count < 40; count++) {
-        const float *xs = x + 11; /* finite values only */
-        rs_vecmath_select(1);
-        double s1 = rs_vexp_shift_sum(a, xs, 3.0f, count);
-        float d1 = rs_vtanh_add_dot(a, q, xs, v, count), p1 = rs_vdot(q, xs, count);
-        float m1 = rs_vmax(xs, count);
-        rs_vecmath_select(0);
-        double s0 = rs_vexp_shift_sum(b, xs, 3.0f, count);
-        float d0 = rs_vtanh_add_dot(b, q, xs, v, count), p0 = rs_vdot(q, xs, count);
-        float m0 = rs_vmax(xs, count);
-        ck_assert_msg(s1 == s0 && d1 == d0 && p1 == p0 && m1 == m0, "sums differ at %zu", count);
-        /* the sum alone: the same bits as with the exps stored, on both paths */
-        ck_assert(rs_vexp_shift_total(xs, 3.0f, count) == s0);
-        rs_vecmath_select(1);
-        ck_assert(rs_vexp_shift_total(xs, 3.0f, count) == s1);
-        rs_vecmath_select(0);
-        ck_assert(!memcmp(a, b, sizeof(float) * count));
-        rs_vecmath_select(1);
-        double n1 = rs_vsumsq(xs, count * 20);
-        rs_vecmath_select(0);
-        ck_assert(n1 == rs_vsumsq(xs, count * 20));
-    }
-    float ya[N], yb[N];
-    for (int path = 0; path < 2; path++) {
-        float *y = path ? yb : ya;
-        memcpy(y, v, sizeof ya);
-        rs_vecmath_select(path ? 0 : 1);
-        rs_vaxpy(y, 0.3f, q, N);
-    }
-    ck_assert(!memcmp(ya, yb, sizeof ya));
-    rs_vecmath_select(-1);
 }
 END_TEST
 
@@ -278,9 +229,10 @@ static size_t plain_argmax(const float *x, size_t count)
     return best;
 }
 
-/* Both paths give the plain loop's index: ties to the first, NaN never
- * chosen (but kept at x[0]), -0 and +0 equal, every length and tail. */
-START_TEST(argmax_is_the_first_maximum_on_both_paths)
+/* The plain loop's index: ties to the first, NaN never chosen (but kept at
+ * x[0]), -0 and +0 equal, every length and tail (accel/'s twin gives the
+ * same: tests/test_kernels.c). */
+START_TEST(argmax_is_the_first_maximum)
 {
     enum { N = 300 };
     static float x[N];
@@ -303,24 +255,17 @@ START_TEST(argmax_is_the_first_maximum_on_both_paths)
             x[N / 2 + trial] = INFINITY;
         for (size_t count = 1; count <= N; count += (count < 40 ? 1 : 13)) {
             const size_t want = plain_argmax(x, count);
-            for (int path = 1; path >= 0; path--) {
-                if (path && !rs_vecmath_select(1))
-                    continue;
-                rs_vecmath_select(path);
-                ck_assert_msg(rs_vargmax(x, count) == want,
-                              "trial %d, count %zu, path %d: %zu, not %zu", trial, count, path,
-                              rs_vargmax(x, count), want);
-            }
+            ck_assert_msg(rs_vargmax(x, count) == want, "trial %d, count %zu: %zu, not %zu", trial,
+                          count, rs_vargmax(x, count), want);
         }
     }
-    rs_vecmath_select(-1);
 }
 END_TEST
 
-/* Both paths find the first i ≥ from with !(x[i] + add ≤ bound), as the
- * plain loop: NaN entries and a NaN bound pass, -inf never does, every start,
- * length and tail. */
-START_TEST(first_above_is_the_plain_loops_index_on_both_paths)
+/* The first i ≥ from with !(x[i] + add ≤ bound), as the plain loop: NaN
+ * entries and a NaN bound pass, -inf never does, every start, length and
+ * tail. */
+START_TEST(first_above_is_the_plain_loops_index)
 {
     enum { N = 200 };
     static float x[N];
@@ -339,19 +284,12 @@ START_TEST(first_above_is_the_plain_loops_index_on_both_paths)
                         size_t want = from;
                         while (want < count && x[want] + adds[a] <= bounds[b])
                             want++;
-                        for (int path = 1; path >= 0; path--) {
-                            if (path && !rs_vecmath_select(1))
-                                continue;
-                            rs_vecmath_select(path);
-                            const size_t got = rs_vfirst_above(x, adds[a], bounds[b], from, count);
-                            ck_assert_msg(got == want,
-                                          "trial %d add %g bound %g [%zu,%zu) path %d: %zu, "
-                                          "not %zu",
-                                          trial, adds[a], bounds[b], from, count, path, got, want);
-                        }
+                        const size_t got = rs_vfirst_above(x, adds[a], bounds[b], from, count);
+                        ck_assert_msg(got == want,
+                                      "trial %d add %g bound %g [%zu,%zu): %zu, not %zu", trial,
+                                      adds[a], bounds[b], from, count, got, want);
                     }
     }
-    rs_vecmath_select(-1);
 }
 END_TEST
 
@@ -366,9 +304,8 @@ Suite *vecmath_suite(void)
     tcase_add_test(tc, vector_kernels_match_scalar);
     tcase_add_test(tc, sumsq_matches_a_plain_loop);
     tcase_add_test(tc, one_row_gemm_matches_plain_product);
-    tcase_add_test(tc, avx2_and_portable_paths_agree_bit_for_bit);
-    tcase_add_test(tc, first_above_is_the_plain_loops_index_on_both_paths);
-    tcase_add_test(tc, argmax_is_the_first_maximum_on_both_paths);
+    tcase_add_test(tc, first_above_is_the_plain_loops_index);
+    tcase_add_test(tc, argmax_is_the_first_maximum);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -208,7 +208,7 @@ START_TEST(an_int8_view_shares_the_weights_and_decodes_as_an_int8_load)
     ck_assert_msg(!rs_ready_model_load(path, &int8, &loaded, NULL, NULL, 0, &err), "%s", err.msg);
     rs_translated before[N], a[N], b[N];
     translate(&m, NULL, before);
-    struct rs_network_fast *forms = NULL;
+    struct rs_accel *forms = NULL;
     ck_assert_msg(!rs_ready_model_view(&m, &int8, &view, &forms, &err), "%s", err.msg);
     ck_assert_ptr_nonnull(forms);
     ck_assert_ptr_eq(view.params, m.params);

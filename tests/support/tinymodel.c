@@ -1,9 +1,11 @@
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gradcheck.h"
 #include "nn/network.h"
+#include "nn/vecmath.h"
 #include "model/params.h"
 #include "tinymodel.h"
 
@@ -57,6 +59,17 @@ void tiny_model_of_kind(rs_model *model, int kind)
                     choice[kind].seed);
 }
 
+void tiny_step_output(const rs_workspace *ws, const rs_readout_weights *out, int rows,
+                      float *logits, float *lse)
+{
+    const rs_readout_acts acts = {.tmax = ws->tmax, .logits = logits};
+    rs_readout_logits_forward(&acts, rows, out);
+    for (int r = 0; r < rows; r++) {
+        const float *row = logits + (size_t)r * out->V, max = rs_vmax(row, (size_t)out->V);
+        lse[r] = max + (float)log(rs_vexp_shift_total(row, max, (size_t)out->V));
+    }
+}
+
 double tiny_forced_logprob(const rs_model *model, const int *src, int src_count, const int *tgt,
                            int tgt_count, float *probs)
 {
@@ -67,7 +80,8 @@ double tiny_forced_logprob(const rs_model *model, const int *src, int src_count,
     ck_assert(rs_batch_alloc(&batch, 1, src_count + 1, tgt_count + 1, &err) == 0);
     ck_assert_msg(rs_batch_fill(&batch, 1, &src, &src_count, &tgt, &tgt_count, &err) == 0, "%s",
                   err.msg);
-    double nll = rs_network_forward(&ws, model, &batch);
+    const rs_network_weights w = rs_network_weights_of(model);
+    double nll = rs_network_forward(&ws, &w, &batch);
     if (probs)
         memcpy(probs, ws.probs, sizeof(float) * (size_t)(tgt_count + 1) * model->cfg.tgt_vocab);
     rs_batch_free(&batch);

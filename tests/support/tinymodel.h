@@ -3,6 +3,7 @@
 #define RS_TEST_TINYMODEL_H
 
 #include "model/model.h"
+#include "nn/network.h"
 
 /* The sizes of a tiny model (the rest of the configuration as defaulted). */
 typedef struct {
@@ -45,5 +46,11 @@ extern const int tiny_src_counts[TINY_SENTENCES];
  * [(tgt_count + 1) × Vt]. */
 double tiny_forced_logprob(const rs_model *model, const int *src, int src_count, const int *tgt,
                            int tgt_count, float *probs);
+
+/* After rs_network_step over rows rows, the output layer a search puts on
+ * it (search/decode.c): logits [rows,V] = W_out t_i + b_out from ws->tmax
+ * by out (its V words), and lse [rows] their log-normalisers. */
+void tiny_step_output(const rs_workspace *ws, const rs_readout_weights *out, int rows,
+                      float *logits, float *lse);
 
 #endif

@@ -384,34 +384,6 @@ START_TEST(log_rows_leave_unmeasured_cells_empty)
 }
 END_TEST
 
-/* The command that continues a run: --overwrite and --new-data dropped,
- * --resume added, odd arguments quoted for a shell, and a --config that was a
- * pipe (no regular file) replaced by the run's copy of it. */
-START_TEST(the_resume_command_repeats_the_run)
-{
-    char dir[64], cfg[128];
-    testdir_make(dir, "rnnsearch-resume-command");
-    testfile_put(dir, "run.yaml", "training:\n  epochs: 1\n");
-    snprintf(cfg, sizeof cfg, "%s/run.yaml", dir);
-    char *argv[] = {"train", "--config", cfg, "--train", "it's.tsv", "--overwrite", NULL};
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    rs_rundir_resume_command(f, 6, argv, 0, dir);
-    argv[2] = "/dev/null"; /* not a regular file: gone after the run */
-    rs_rundir_resume_command(f, 6, argv, 1, dir);
-    ck_assert_int_eq(fclose(f), 0);
-    char want[1024];
-    snprintf(want, sizeof want,
-             "rnnsearch train --config %s --train 'it'\\''s.tsv' --resume\n"
-             "rnnsearch train --config %s/config.yaml --train 'it'\\''s.tsv'\n",
-             cfg, dir);
-    ck_assert_str_eq(out, want);
-    free(out);
-    testdir_remove(dir);
-}
-END_TEST
-
 Suite *rundir_suite(void)
 {
     Suite *s = suite_create("rundir");
@@ -425,7 +397,6 @@ Suite *rundir_suite(void)
     tcase_add_test(tc, truncate_log_cuts_both_tables_after_the_resumed_step);
     tcase_add_test(tc, loss_rows_are_appended_under_one_header);
     tcase_add_test(tc, log_rows_leave_unmeasured_cells_empty);
-    tcase_add_test(tc, the_resume_command_repeats_the_run);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -552,7 +552,8 @@ START_TEST(hard_alignments_match_the_known_word_correspondence)
     for (int i = 0; i < test.count; i++) {
         ck_assert(fgets(line, sizeof line, gold) != NULL);
         ck_assert(rs_batch_from_dataset(&batch, &test, &i, 1, &err) == 0);
-        rs_network_forward(&ws, &t.model, &batch);
+        const rs_network_weights w = rs_network_weights_of(&t.model);
+        rs_network_forward(&ws, &w, &batch);
         int offset = 0, src_pos, tgt_pos, used;
         while (sscanf(line + offset, "%d-%d%n", &src_pos, &tgt_pos, &used) == 2) {
             offset += used;

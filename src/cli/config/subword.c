@@ -10,14 +10,14 @@
  *     tgt_subword_model: G -> spm_src: F, spm_tgt: G; other transforms refused.
  *
  * Joey NMT 1's flat level: bpe (files already split into BPE pieces) is the
- * table's tokenizer: space (src/cli/config_alias.c). */
+ * table's tokenizer: space (src/cli/config/alias.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cli/config_edit.h"
-#include "cli/config_rules.h"
+#include "cli/config/edit.h"
+#include "cli/config/rules.h"
 
 #define SUBWORD_NMT                                                                                \
     "rnnsearch does not apply BPE codes while reading: apply them to the files first "             \
@@ -37,11 +37,55 @@ static int is_zero(const char *value)
     return value && strtod(value, &end) == 0 && end != value && !*end;
 }
 
+/* The rest of a side's tokenizer_cfg (data: src.tokenizer_cfg.*): how the
+ * SentencePiece model was trained says nothing to rnnsearch; sampling and
+ * Moses pre-tokenization it does not do. spm: the side is SentencePiece's;
+ * type: its tokenizer_type entry, or -1 (with a tokenizer refused, the
+ * reason is given once, there). */
+static int joey_tokenizer_cfg(rs_settings *s, const char *path, const char *side, int spm, int type,
+                              char **given, int *drop, rs_error *err)
+{
+    char cfg[64];
+    int status = 0;
+    snprintf(cfg, sizeof cfg, "%s.tokenizer_cfg.", side);
+    for (int i = 0; i < s->count; i++) {
+        rs_setting *it = &s->items[i];
+        if (drop[i] || given[i] || it->problem || !it->section || strcmp(it->section, "data") ||
+            strncmp(it->key, cfg, strlen(cfg)))
+            continue;
+        const char *name = it->key + strlen(cfg), *v = rs_config_value(s, i);
+        if (!spm) {
+            if (type >= 0 && s->items[type].problem)
+                drop[i] = 1;
+            continue; /* else an unknown key, reported so */
+        }
+        if (!strcmp(name, "model_type") || !strcmp(name, "character_coverage") ||
+            !strcmp(name, "vocab_size") || !strcmp(name, "nbest_size") ||
+            (!strcmp(name, "pretokenizer") && is(v, "none")) ||
+            (!strcmp(name, "alpha") && is_zero(v)))
+            drop[i] = 1;
+        else if (!strcmp(name, "pretokenizer"))
+            status = rs_config_refuse(it, err,
+                                      "%s:%d: '%s: %s' (Joey NMT 2): rnnsearch gives SentencePiece "
+                                      "the text as it is (pretokenizer: none); tokenize the files "
+                                      "first if the model was trained on tokenized text",
+                                      path, it->line, it->key, v ? v : "");
+        else if (!strcmp(name, "alpha"))
+            status = rs_config_refuse(it, err,
+                                      "%s:%d: '%s: %s' (Joey NMT 2): rnnsearch segments each "
+                                      "sentence one way (no subword sampling): alpha: 0",
+                                      path, it->line, it->key, v ? v : "");
+        if (status)
+            return -1;
+    }
+    return 0;
+}
+
 /* One side of a Joey NMT 2 file: data: src.* or trg.*. */
 static int joey_side(rs_settings *s, const char *path, const char *side, char **given, int *drop,
                      rs_error *err)
 {
-    char key[64], cfg[64];
+    char key[64];
     const int is_src = !strcmp(side, "src");
     snprintf(key, sizeof key, "%s.level", side);
     const int level = rs_config_find(s, drop, "data", key);
@@ -100,41 +144,7 @@ static int joey_side(rs_settings *s, const char *path, const char *side, char **
                                 "level: bpe and tokenizer_type: sentencepiece",
                                 path, s->items[model].line, s->items[model].key))
         return -1;
-    /* The rest of tokenizer_cfg: how the model was trained says nothing to
-     * rnnsearch; sampling and Moses pre-tokenization it does not do. With a
-     * tokenizer refused above, the reason is given once, there. */
-    snprintf(cfg, sizeof cfg, "%s.tokenizer_cfg.", side);
-    for (int i = 0; i < s->count; i++) {
-        rs_setting *it = &s->items[i];
-        if (drop[i] || given[i] || it->problem || !it->section || strcmp(it->section, "data") ||
-            strncmp(it->key, cfg, strlen(cfg)))
-            continue;
-        const char *name = it->key + strlen(cfg), *v = rs_config_value(s, i);
-        if (!spm) {
-            if (type >= 0 && s->items[type].problem)
-                drop[i] = 1;
-            continue; /* else an unknown key, reported so */
-        }
-        if (!strcmp(name, "model_type") || !strcmp(name, "character_coverage") ||
-            !strcmp(name, "vocab_size") || !strcmp(name, "nbest_size") ||
-            (!strcmp(name, "pretokenizer") && is(v, "none")) ||
-            (!strcmp(name, "alpha") && is_zero(v)))
-            drop[i] = 1;
-        else if (!strcmp(name, "pretokenizer"))
-            status = rs_config_refuse(it, err,
-                                      "%s:%d: '%s: %s' (Joey NMT 2): rnnsearch gives SentencePiece "
-                                      "the text as it is (pretokenizer: none); tokenize the files "
-                                      "first if the model was trained on tokenized text",
-                                      path, it->line, it->key, v ? v : "");
-        else if (!strcmp(name, "alpha"))
-            status = rs_config_refuse(it, err,
-                                      "%s:%d: '%s: %s' (Joey NMT 2): rnnsearch segments each "
-                                      "sentence one way (no subword sampling): alpha: 0",
-                                      path, it->line, it->key, v ? v : "");
-        if (status)
-            return -1;
-    }
-    return 0;
+    return joey_tokenizer_cfg(s, path, side, spm, type, given, drop, err);
 }
 
 /* OpenNMT-py's transforms (at the top level, or a corpus's in data:) and its

@@ -1,4 +1,4 @@
-/* OpenNMT-py 3's keys that take more than a new name (src/cli/config_alias.c
+/* OpenNMT-py 3's keys that take more than a new name (src/cli/config/alias.c
  * renames the others):
  *
  *   data: corpus_1: {path_src, path_tgt} -> data: src, tgt (one corpus);
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/config_edit.h"
-#include "cli/config_rules.h"
+#include "cli/config/edit.h"
+#include "cli/config/rules.h"
 #include "model/vocab.h"
 
 /* data: NAME.path_src, NAME.path_tgt, NAME.weight, NAME.path_align: every

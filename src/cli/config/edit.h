@@ -1,6 +1,6 @@
-/* Editing a configuration file's settings in place (src/cli/config_edit.c):
- * what the table of other toolkits' names (config_alias.c) and the rules of
- * config_rules.h share. */
+/* Editing a configuration file's settings in place (src/cli/config/edit.c):
+ * what the table of other toolkits' names (alias.c) and the rules of
+ * rules.h share. */
 #ifndef RS_CONFIG_EDIT_H
 #define RS_CONFIG_EDIT_H
 
@@ -25,7 +25,7 @@ const char *rs_config_value(const rs_settings *s, int i);
 
 /* A notice about the file: what it says that rnnsearch reads otherwise
  * than its toolkit would, without refusing it (use_cuda: True, a key given
- * twice, a default that differs). Kept for rs_config_notice (config_alias.h)
+ * twice, a default that differs). Kept for rs_config_notice (cli/config/alias.h)
  * in the order given; past RS_CONFIG_NOTICES the last ones are dropped.
  * Returns 0. */
 int rs_config_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

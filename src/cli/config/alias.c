@@ -7,9 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/config_alias.h"
-#include "cli/config_edit.h"
-#include "cli/config_rules.h"
+#include "cli/config/alias.h"
+#include "cli/config/edit.h"
+#include "cli/config/rules.h"
 #include "model/config.h"
 #include "model/vocab.h"
 
@@ -141,7 +141,7 @@ static const alias aliases[] = {
      "rnnsearch selects best.ckpt on dev BLEU with dev_bleu: true (--dev-bleu), else on dev "
      "loss"},
     {"training", "eval_metric", NULL, NULL, "bleu", 0,
-     "rnnsearch's dev metric is BLEU (dev_bleu: true); chrF is 'rnnsearch bleu --chrf'"},
+     "rnnsearch's dev metric is BLEU (dev_bleu: true); chrF is 'rnnsearch bleu --metric chrf'"},
     {"training", "optimizer", "training", "optimizer", OPTIMIZERS, 0, OPTIMIZER_NOTE},
     {"training", "momentum", NULL, NULL, "0|0.0|0.", 0, "rnnsearch's SGD has no momentum"},
     {"training", "scheduling", "training", "lr_schedule",
@@ -257,7 +257,7 @@ static const alias aliases[] = {
     {NULL, "accum_count", "training", "accumulate", NULL, 0, NULL},
     {NULL, "report_every", "training", "log_every", NULL, 0, NULL},
     {NULL, "word_vec_size", "model", "emb", NULL, 0, NULL},
-    /* rnn_size, hidden_size and encoder_type: src/cli/config_opennmt.c. */
+    /* rnn_size, hidden_size and encoder_type: src/cli/config/opennmt.c. */
     {NULL, "warmup_steps", "training", "warmup", NULL, 0, NULL},
     {NULL, "decay_method", "training", "lr_schedule", "noam=noam|none=exponential", 0,
      "rnnsearch's schedules are noam, inverse-sqrt, plateau, exponential (OpenNMT-py's "
@@ -272,7 +272,7 @@ static const alias aliases[] = {
     {NULL, "rnn_type", NULL, NULL, "GRU|gru", 0, "rnnsearch's RNN is a GRU"},
     {NULL, "joeynmt_version", NULL, NULL, "*", 0, NULL},
     /* OpenNMT-py 3 (data: corpora, transforms, brnn sizes, dropout lists:
-     * src/cli/config_opennmt.c and config_subword.c). */
+     * src/cli/config/opennmt.c and subword.c). */
     {NULL, "save_model", "training", "out", NULL, 0, NULL},
     {NULL, "src_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
     {NULL, "tgt_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
@@ -447,11 +447,15 @@ static int same_place(const rs_setting *x, const rs_setting *y)
 }
 
 /* Whether two values say the same: the same text, or the same number
- * written two ways (lr: 0.1 and learning_rate: 1e-1). */
+ * written two ways (lr: 0.1 and learning_rate: 1e-1), each a number the
+ * settings take: 8 and 0x8 differ, so that which key comes first cannot
+ * decide whether the file is refused. */
 static int same_value(const char *a, const char *b)
 {
     if (!strcmp(a, b))
         return 1;
+    if (!rs_config_plain_number(a) || !rs_config_plain_number(b))
+        return 0;
     char *end_a, *end_b;
     const double x = strtod(a, &end_a), y = strtod(b, &end_b);
     return end_a != a && !*end_a && end_b != b && !*end_b && isfinite(x) && x == y;
@@ -617,7 +621,7 @@ static int is_joey(const rs_settings *s, char *const *given)
 
 /* What the file's toolkit would have done where the file is silent and
  * rnnsearch does otherwise: one notice each (and what rnnsearch took over
- * from OpenNMT-py's defaults, config_opennmt.c). */
+ * from OpenNMT-py's defaults, opennmt.c). */
 static void toolkit_notices(const rs_settings *s, char *const *given, int joey, int opennmt)
 {
     rs_config d;

@@ -3,9 +3,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accel/kernels.h"
 #include "nn/optimizer.h"
-#include "nn/shards.h"
 #include "nn/vecmath.h"
+#include "train/shards.h"
 
 /* Rows [b0, b1) of `in`, lengths trimmed to the longest of those rows. */
 static void slice_batch(rs_batch *out, const rs_batch *in, int b0, int b1)
@@ -59,10 +60,18 @@ static void shard_pass(rs_shard *me)
     rs_tensors g;
     rs_tensors_bind(&g, &sh->model->layout, me->grads);
     me->ws.dropout = sh->dropout;
-    me->ws.backward_hook = sh->count == 1 ? sh->hook : NULL;
     rs_rng_seed(&me->ws.dropout_rng, sh->seed ^ ((uint64_t)me->index * 0x9E3779B97F4A7C15u));
-    me->loss = rs_network_forward(&me->ws, sh->model, batch);
-    rs_network_backward(&me->ws, sh->model, batch, &g, sh->smoothing, sh->scale);
+    const rs_network_weights w = rs_network_weights_of(sh->model); /* training's: plain */
+    me->loss = rs_network_forward(&me->ws, &w, batch);
+    /* The backward's stages, each bucket's sum started once its stage is done. */
+    rs_grad_buckets *buckets = sh->count == 1 ? sh->buckets : NULL;
+    me->ws.progress = buckets ? rs_grad_buckets_progress : NULL;
+    for (int s = 0; s < RS_BACKWARD_STAGES; s++) {
+        rs_network_backward_stage(&me->ws, &w, batch, &g, sh->smoothing, sh->scale,
+                                  (rs_backward_stage)s);
+        if (buckets)
+            rs_grad_buckets_stage_done(buckets, (rs_backward_stage)s);
+    }
 }
 
 /* This shard's slice [lo, hi) of the parameter-sized buffers. */
@@ -146,6 +155,7 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
                    int max_T, float *grads, rs_error *err)
 {
     memset(sh, 0, sizeof *sh);
+    rs_accel_kernels_select(-1); /* the processor's fastest kernels, the same bits */
     if (threads < 1) {
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         threads = online < 1 ? 1 : online > 64 ? 64 : (int)online;
@@ -207,7 +217,7 @@ double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batc
     if (sh->count == 1) {
         sh->phase = 0;
         shard_pass(&sh->shard[0]);
-        sh->grad_norm = sh->hook ? 0.0 : rs_grad_norm(sh->grads, sh->total);
+        sh->grad_norm = sh->buckets ? 0.0 : rs_grad_norm(sh->grads, sh->total);
         return sh->shard[0].loss;
     }
     /* Each shard's GEMMs on its own core: OpenBLAS's own threads would only

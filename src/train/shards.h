@@ -23,6 +23,7 @@
 
 #include "nn/network.h"
 #include "nn/optimizer.h"
+#include "train/buckets.h"
 
 typedef struct rs_shards rs_shards;
 
@@ -51,10 +52,11 @@ struct rs_shards {
     uint64_t seed;
     int phase;      /* 0 forward and backward, 1 sum a slice, 2 Adam on a slice */
     int accumulate; /* phase 0 adds to the summed buffer instead of replacing it */
-    /* Given to the backward of a single shard (count 1; NULL: none): told as
-     * gradients complete (rs_backward_hook), which then belong to the hook's
-     * owner until it is done with them, so grad_norm is left at 0. */
-    const rs_backward_hook *hook;
+    /* With a single shard (count 1; NULL: none): the buckets whose sums
+     * start as the backward's stages complete their gradients, which then
+     * belong to the buckets until they are finished, so grad_norm is left
+     * at 0. */
+    rs_grad_buckets *buckets;
     double grad_norm; /* ‖grads‖₂ after the last step */
     /* the Adam update of the current round (phase 2) */
     float *params, *adam_m, *adam_v;

@@ -1,5 +1,5 @@
 /* The names Joey NMT and OpenNMT-py give in their YAML files, read as
- * rnnsearch's (src/cli/config_alias.c holds the one table; the list for users
+ * rnnsearch's (src/cli/config/alias.c holds the one table; the list for users
  * is in docs/configuration.md). */
 #ifndef RS_CONFIG_ALIAS_H
 #define RS_CONFIG_ALIAS_H
@@ -8,7 +8,7 @@
 #include "common/settings.h"
 
 /* Rewrites the settings of a file read from `path` in place, before their
- * keys are looked up (first the rules of src/cli/config_rules.h for keys read
+ * keys are looked up (first the rules of src/cli/config/rules.h for keys read
  * together, then the table for single keys):
  *   - a key with the same meaning as one of ours gets our section and name
  *     (training: learning_rate is training: lr, testing: is translation:),
@@ -36,7 +36,7 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err);
 const char *rs_config_notice(int i);
 void rs_config_notices_clear(void);
 
-/* Whether the file read last is OpenNMT-py's (config_rules.h): its
+/* Whether the file read last is OpenNMT-py's (cli/config/rules.h): its
  * vocabulary files not built yet are built as onmt_build_vocab would. */
 int rs_config_is_opennmt(void);
 

@@ -10,7 +10,7 @@
 
 #include "gradcheck.h"
 #include "nn/optimizer.h"
-#include "nn/shards.h"
+#include "train/shards.h"
 
 enum { NB = 7, MAX_LEN = 9 };
 
@@ -91,8 +91,9 @@ START_TEST(one_shard_is_the_plain_pass)
     rs_rng_seed(&ws.dropout_rng, 42);
     rs_tensors g;
     rs_tensors_bind(&g, &c.model.layout, b);
-    double ref = rs_network_forward(&ws, &c.model, &c.batch);
-    rs_network_backward(&ws, &c.model, &c.batch, &g, 0.1f, 1.0f / (float)c.tokens);
+    const rs_network_weights w = rs_network_weights_of(&c.model);
+    double ref = rs_network_forward(&ws, &w, &c.batch);
+    rs_network_backward(&ws, &w, &c.batch, &g, 0.1f, 1.0f / (float)c.tokens);
     ck_assert(loss == ref);
     ck_assert_msg(!memcmp(a, b, sizeof(float) * total), "one shard differs from the plain pass");
     rs_workspace_free(&ws);

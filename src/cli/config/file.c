@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/config_alias.h"
+#include "cli/options.h"
+#include "cli/config/alias.h"
 #include "cli/nearest.h"
 #include "common/fileio.h"
 #include "text/settings_file.h"
@@ -28,90 +29,17 @@ const char *rs_cli_config_section(const char *key)
                                                   : "training";
 }
 
-/* Where a command's option goes in a configuration file. */
-typedef struct {
-    const char *command; /* "train" */
-    const char *option;  /* the long option: "batch-size" */
-    const char *section; /* "training" */
-    int group;           /* nonzero: options that stand for each other */
-    int repeatable;      /* a YAML list gives the option once per item */
-} rs_cli_setting;
-
-/* The settings of every command that reads a file: what a file may hold.
- * train's --resume, --overwrite and --new-data say what to do with a
- * directory this time, so only the command line gives them. Groups: options
- * that stand for each other (--train for --src and --tgt). */
-static const rs_cli_setting fixed_settings[] = {
-    {"train", "train", "data", 1, 0},
-    {"train", "src", "data", 1, 0},
-    {"train", "tgt", "data", 1, 0},
-    {"train", "dev", "data", 2, 0},
-    {"train", "dev-src", "data", 2, 0},
-    {"train", "dev-tgt", "data", 2, 0},
-    {"train", "swap", "data", 0, 0},
-    {"train", "spm-src", "data", 0, 0},
-    {"train", "spm-tgt", "data", 0, 0},
-    {"train", "src-vocab", "data", 0, 0},
-    {"train", "tgt-vocab", "data", 0, 0},
-    {"train", "name", "training", 3, 0},
-    {"train", "out", "training", 3, 0},
-    {"train", "quiet", "training", 0, 0},
-    {"train", "log", "training", 0, 0},
-    {"train", "watch", "data", 5, 0},
-    {"train", "no-watch", "training", 5, 0},
-    {"train", "dev-align", "data", 0, 0},
-    {"train", "dev-align-threshold", "training", 0, 0},
-    {"train", "remove-bpe", "data", 0, 0},
-    {"train", "strict", "data", 0, 0},
-    {"translate", "beam", "translation", 0, 0},
-    {"translate", "length-penalty", "translation", 0, 0},
-    {"translate", "n-best", "translation", 0, 0},
-    {"translate", "batch-size", "translation", 0, 0},
-    {"translate", "max-len", "translation", 0, 0},
-    {"translate", "max-src-len", "translation", 0, 0},
-    {"translate", "replace-unk", "translation", 0, 0},
-    {"translate", "alignment", "translation", 0, 0},
-    {"translate", "remove-bpe", "translation", 0, 0},
-    {"translate", "post-process", "translation", 0, 0},
-    {"translate", "threads", "translation", 0, 0},
-    {"translate", "weights", "translation", 0, 1},
-    {"translate", "int8", "translation", 0, 0},
-    {"translate", "shortlist", "translation", 0, 0},
-    {"serve", "host", "serve", 0, 0},
-    {"serve", "port", "serve", 0, 0},
-    {"serve", "allow-host", "serve", 0, 1},
-    {"serve", "token", "serve", 4, 0},
-    {"serve", "no-token", "serve", 4, 0},
-    {"serve", "threads", "serve", 0, 0},
-    {"serve", "queue", "serve", 0, 0},
-    {"serve", "connections", "serve", 0, 0},
-    {"serve", "max-body", "serve", 0, 0},
-    {"serve", "max-chars", "serve", 0, 0},
-    {"serve", "max-batch", "serve", 0, 0},
-    {"serve", "max-beam", "serve", 0, 0},
-    {"serve", "max-answer", "serve", 0, 0},
-    {"serve", "timeout", "serve", 0, 0},
-    {"serve", "run", "serve", 0, 0},
-    {"serve", "int8", "serve", 0, 0},
-};
-enum { FIXED_SETTINGS = sizeof fixed_settings / sizeof *fixed_settings };
-
-static rs_cli_setting all_settings[FIXED_SETTINGS + RS_CLI_MAX_CONFIG_OPTIONS + 1];
+/* Every command's settings (options.h: the rows with a section), and
+ * train's model and training settings among them. */
+enum { MAX_SETTINGS = 4 * RS_CLI_MAX_OPTIONS };
+static rs_cli_setting all_settings[MAX_SETTINGS];
 static int settings_count;
 
-/* The fixed settings and train's configuration options, each in its section. */
 static void build_settings(void)
 {
-    if (settings_count)
-        return;
-    memcpy(all_settings, fixed_settings, sizeof fixed_settings);
-    settings_count = FIXED_SETTINGS;
-    for (int i = 0; i < rs_cli_config_option_count(); i++) {
-        const char *option, *field;
-        rs_cli_config_option(i, &option, &field);
-        all_settings[settings_count++] =
-            (rs_cli_setting){"train", option, rs_cli_config_section(field), 0, 0};
-    }
+    while (settings_count < MAX_SETTINGS &&
+           rs_cli_setting_at(settings_count, &all_settings[settings_count]))
+        settings_count++;
 }
 
 /* A key names an option: batch_size (or batch-size) is --batch-size. */
@@ -289,18 +217,15 @@ static int apply_value(rs_cli_args *args, const struct option *o, const rs_setti
                 status = apply(ctx, o->val, v); /* --alignment: true, or a value */
         }
     } else {
-        /* A numeric option of the command's table is stored as on the command line. */
-        const int number =
-            args->numbers ? rs_cli_number_option(args->prog, args->numbers, o->val, v) : 0;
-        status = number == 0 ? apply(ctx, o->val, v) : number < 0 ? RS_EXIT_USAGE : -1;
+        status = apply(ctx, o->val, v);
     }
     rs_cli_set_origin(NULL, 0);
     return status;
 }
 
 /* A value the command line overrides: reported as apply_value would report
- * it when it is a number out of the command's table, a flag's value that is
- * not true or false, or what the command's own check (args->check) refuses.
+ * it: a flag's value that is not true or false, or what storing the value
+ * would refuse (args->check, the option table's: cli/options.h).
  * -1, or RS_EXIT_USAGE. */
 static int check_value(rs_cli_args *args, const struct option *o, const rs_setting *it, int k,
                        void *ctx)
@@ -311,12 +236,11 @@ static int check_value(rs_cli_args *args, const struct option *o, const rs_setti
     if (o->has_arg == no_argument) {
         if (rs_config_name_index(yes, v) < 0 && rs_config_name_index(no, v) < 0)
             status = rs_cli_usage_error(args->prog, "%s: '%s' is not true or false", it->key, v);
-    } else if (o->has_arg == required_argument) {
-        const int number =
-            args->numbers ? rs_cli_number_check(args->prog, args->numbers, o->val, v) : 0;
-        if (number < 0)
-            status = RS_EXIT_USAGE;
-        else if (number == 0 && args->check)
+    } else if (o->has_arg == required_argument ||
+               (rs_config_name_index(yes, v) < 0 && rs_config_name_index(no, v) < 0)) {
+        /* A value (--alignment's too, unless true or false) is checked as it
+         * would be stored. */
+        if (args->check)
             status = args->check(ctx, o->val, v);
     }
     rs_cli_set_origin(NULL, 0);

@@ -1,6 +1,6 @@
 /* Editing a configuration file's settings in place, for the table and the
- * rules that read other toolkits' keys as ours (config_alias.c,
- * config_subword.c, config_opennmt.c): a setting refused, renamed, found,
+ * rules that read other toolkits' keys as ours (alias.c,
+ * subword.c, opennmt.c): a setting refused, renamed, found,
  * its one value. Apart from the table so that the rules, which the table's
  * reading runs, need nothing back from it. */
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/config_alias.h"
-#include "cli/config_edit.h"
+#include "cli/config/alias.h"
+#include "cli/config/edit.h"
 
 /* The message stays with the setting (rs_setting.problem), for the reader
  * to report in the file's order with the file's other problems. */

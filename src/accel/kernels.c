@@ -1,0 +1,364 @@
+/* The AVX2 twins of nn/vecmath.h's kernels and of Adam's loop
+ * (nn/optimizer.c): 8 floats at a time, the same IEEE operations in the same
+ * order as the portable loops (no FMA, no reassociation; reductions keep 8
+ * lanes and fold them by rs_fold8), so they give the reference's bits; tails
+ * shorter than 8 go to the portable loops themselves or to masked lanes that
+ * repeat them. Chosen at run time where the processor has AVX2. */
+#include "accel/kernels.h"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define RS_HAVE_AVX2_PATH 1
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+/* Lanes i < rem set (all ones), the rest clear. */
+AVX2 static __m256i tail_mask(size_t rem)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rem),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+AVX2 static __m256 reduce8(__m256 x, __m256 *n)
+{
+    *n = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(RS_VM_LOG2E)),
+                                     _mm256_set1_ps(RS_VM_ROUND_MAGIC)),
+                       _mm256_set1_ps(RS_VM_ROUND_MAGIC));
+    __m256 r = _mm256_sub_ps(x, _mm256_mul_ps(*n, _mm256_set1_ps(RS_VM_LN2_HI)));
+    return _mm256_sub_ps(r, _mm256_mul_ps(*n, _mm256_set1_ps(RS_VM_LN2_LO)));
+}
+
+AVX2 static __m256 pow2i8(__m256 n)
+{
+    __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+}
+
+#define HORNER(p, r, c) p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c))
+
+AVX2 static __m256 exp8(__m256 x)
+{
+    __m256 xc =
+        _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(RS_VM_EXP_HI)), _mm256_set1_ps(RS_VM_EXP_LO));
+    __m256 n, r = reduce8(xc, &n);
+    __m256 p = _mm256_set1_ps(RS_VM_C7);
+    HORNER(p, r, RS_VM_C6);
+    HORNER(p, r, RS_VM_C5);
+    HORNER(p, r, RS_VM_C4);
+    HORNER(p, r, RS_VM_C3);
+    HORNER(p, r, RS_VM_C2);
+    __m256 e = _mm256_add_ps(_mm256_set1_ps(1.0f),
+                             _mm256_add_ps(r, _mm256_mul_ps(_mm256_mul_ps(r, r), p)));
+    e = _mm256_mul_ps(e, pow2i8(n));
+    e = _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_set1_ps(RS_VM_EXP_LO), _CMP_LT_OQ), e);
+    __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    return _mm256_blendv_ps(e, x, nan);
+}
+
+AVX2 static __m256 tanh8(__m256 x)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 ax = _mm256_andnot_ps(sign, x);
+    __m256 y =
+        _mm256_min_ps(_mm256_mul_ps(_mm256_set1_ps(2.0f), ax), _mm256_set1_ps(RS_VM_TANH_Y_MAX));
+    __m256 n, r = reduce8(y, &n);
+    __m256 p = _mm256_set1_ps(RS_VM_C8);
+    HORNER(p, r, RS_VM_C7);
+    HORNER(p, r, RS_VM_C6);
+    HORNER(p, r, RS_VM_C5);
+    HORNER(p, r, RS_VM_C4);
+    HORNER(p, r, RS_VM_C3);
+    HORNER(p, r, RS_VM_C2);
+    __m256 q = _mm256_add_ps(r, _mm256_mul_ps(_mm256_mul_ps(r, r), p));
+    __m256 s = pow2i8(n);
+    __m256 e = _mm256_add_ps(_mm256_mul_ps(q, s), _mm256_sub_ps(s, _mm256_set1_ps(1.0f)));
+    __m256 t = _mm256_div_ps(e, _mm256_add_ps(e, _mm256_set1_ps(2.0f)));
+    /* x < 0 gives -t; −0 keeps t = +0 like the portable path. */
+    __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+    t = _mm256_xor_ps(t, _mm256_and_ps(neg, sign));
+    __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    return _mm256_blendv_ps(t, x, nan);
+}
+
+AVX2 static __m256 sigmoid8(__m256 x)
+{
+    __m256 e = exp8(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f)));
+    __m256 s = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+    __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    return _mm256_blendv_ps(s, x, nan);
+}
+
+#define ELEMENTWISE(name, kernel)                                                                  \
+    AVX2 static void name(float *y, const float *x, size_t count)                                  \
+    {                                                                                              \
+        size_t i = 0;                                                                              \
+        for (; i + 8 <= count; i += 8)                                                             \
+            _mm256_storeu_ps(y + i, kernel(_mm256_loadu_ps(x + i)));                               \
+        if (i < count) {                                                                           \
+            __m256i mask = tail_mask(count - i);                                                   \
+            _mm256_maskstore_ps(y + i, mask, kernel(_mm256_maskload_ps(x + i, mask)));             \
+        }                                                                                          \
+    }
+ELEMENTWISE(vexp_avx2, exp8)
+ELEMENTWISE(vtanh_avx2, tanh8)
+ELEMENTWISE(vsigmoid_avx2, sigmoid8)
+
+AVX2 static float hsum8(__m256 acc)
+{
+    float a[8];
+    _mm256_storeu_ps(a, acc);
+    return rs_fold8(a);
+}
+
+AVX2 static float vmax_avx2(const float *x, size_t count)
+{
+    if (count < 8)
+        return rs_vec_portable.vmax(x, count);
+    __m256 m = _mm256_loadu_ps(x);
+    size_t i = 8;
+    for (; i + 8 <= count; i += 8)
+        m = _mm256_max_ps(m, _mm256_loadu_ps(x + i));
+    float a[8];
+    _mm256_storeu_ps(a, m);
+    float max = rs_vec_portable.vmax(a, 8);
+    for (; i < count; i++)
+        if (x[i] > max)
+            max = x[i];
+    return max;
+}
+
+/* Lane k keeps the largest x[i] of i ≡ k (mod 8) that beat x[0] and its
+ * first index (">" is false for NaN: a NaN never wins); the lanes are then
+ * merged by value, a tie going to the lower index, which is the first
+ * occurrence: the scalar loop's answer. */
+AVX2 static size_t vargmax_avx2(const float *x, size_t count)
+{
+    if (count < 16 || x[0] != x[0])
+        return rs_vec_portable.vargmax(x, count);
+    __m256 best = _mm256_set1_ps(x[0]);
+    __m256i at = _mm256_setzero_si256(), idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i step = _mm256_set1_epi32(8);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 gt = _mm256_cmp_ps(v, best, _CMP_GT_OQ);
+        best = _mm256_blendv_ps(best, v, gt);
+        at = _mm256_blendv_epi8(at, idx, _mm256_castps_si256(gt));
+        idx = _mm256_add_epi32(idx, step);
+    }
+    float bv[8];
+    int bi[8];
+    _mm256_storeu_ps(bv, best);
+    _mm256_storeu_si256((__m256i *)bi, at);
+    size_t arg = (size_t)bi[0];
+    for (int k = 1; k < 8; k++)
+        if (bv[k] > x[arg] || (bv[k] == x[arg] && (size_t)bi[k] < arg))
+            arg = (size_t)bi[k];
+    for (; i < count; i++)
+        if (x[i] > x[arg])
+            arg = i;
+    return arg;
+}
+
+AVX2 static size_t vfirst_above_avx2(const float *x, float add, float bound, size_t from,
+                                     size_t count)
+{
+    const __m256 a = _mm256_set1_ps(add), b = _mm256_set1_ps(bound);
+    size_t i = from;
+    for (; i + 8 <= count; i += 8) {
+        /* not (x + add ≤ bound): unordered compares true, as the loop's ! does */
+        const int mask = _mm256_movemask_ps(
+            _mm256_cmp_ps(_mm256_add_ps(_mm256_loadu_ps(x + i), a), b, _CMP_NLE_UQ));
+        if (mask)
+            return i + (size_t)__builtin_ctz((unsigned)mask);
+    }
+    for (; i < count; i++)
+        if (!(x[i] + add <= bound))
+            return i;
+    return count;
+}
+
+/* Σ exp(x − shift) in double, eight lanes folded in a fixed order, and the
+ * exps into y when y is not NULL: the one loop of the normaliser (no store)
+ * and of the softmax (stored), so both give the same sum bit for bit. */
+AVX2 static double vexp_shift_avx2(float *y, const float *x, float shift, size_t count)
+{
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    const __m256 sh = _mm256_set1_ps(shift);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
+        if (y)
+            _mm256_storeu_ps(y + i, e);
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    if (i < count) {
+        const __m256i mask = tail_mask(count - i);
+        __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), sh));
+        e = _mm256_and_ps(e, _mm256_castsi256_ps(mask));
+        if (y)
+            _mm256_maskstore_ps(y + i, mask, e);
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    double a[8];
+    _mm256_storeu_pd(a, lo);
+    _mm256_storeu_pd(a + 4, hi);
+    return rs_fold8d(a);
+}
+
+AVX2 static double vexp_shift_total_avx2(const float *x, float shift, size_t count)
+{
+    return vexp_shift_avx2(NULL, x, shift, count);
+}
+
+AVX2 static float vtanh_add_dot_avx2(float *phi, const float *q, const float *key, const float *v,
+                                     size_t count)
+{
+    __m256 acc = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m256 th = tanh8(_mm256_add_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(key + i)));
+        _mm256_storeu_ps(phi + i, th);
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(v + i), th));
+    }
+    if (i < count) {
+        __m256i mask = tail_mask(count - i);
+        __m256 th = tanh8(
+            _mm256_add_ps(_mm256_maskload_ps(q + i, mask), _mm256_maskload_ps(key + i, mask)));
+        _mm256_maskstore_ps(phi + i, mask, th);
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_maskload_ps(v + i, mask), th));
+    }
+    return hsum8(acc);
+}
+
+AVX2 static void vtanh_add_dot_backward_avx2(float *dq, float *dkey, float *dv, const float *phi,
+                                             const float *v, float de, size_t count)
+{
+    const __m256 d = _mm256_set1_ps(de), one = _mm256_set1_ps(1.0f);
+    size_t k = 0;
+    for (; k + 8 <= count; k += 8) {
+        __m256 phik = _mm256_loadu_ps(phi + k);
+        _mm256_storeu_ps(dv + k, _mm256_add_ps(_mm256_loadu_ps(dv + k), _mm256_mul_ps(d, phik)));
+        __m256 dpre = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_loadu_ps(v + k)),
+                                    _mm256_sub_ps(one, _mm256_mul_ps(phik, phik)));
+        _mm256_storeu_ps(dq + k, _mm256_add_ps(_mm256_loadu_ps(dq + k), dpre));
+        _mm256_storeu_ps(dkey + k, _mm256_add_ps(_mm256_loadu_ps(dkey + k), dpre));
+    }
+    rs_vec_portable.vtanh_add_dot_backward(dq + k, dkey + k, dv + k, phi + k, v + k, de, count - k);
+}
+
+AVX2 static void vscale_shift_avx2(float *y, float scale, float shift, size_t count)
+{
+    const __m256 a = _mm256_set1_ps(scale), b = _mm256_set1_ps(shift);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(a, _mm256_sub_ps(_mm256_loadu_ps(y + i), b)));
+    rs_vec_portable.vscale_shift(y + i, scale, shift, count - i);
+}
+
+AVX2 static float vdot_avx2(const float *x, const float *y, size_t count)
+{
+    __m256 acc = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    if (i < count) {
+        __m256i mask = tail_mask(count - i);
+        acc = _mm256_add_ps(
+            acc, _mm256_mul_ps(_mm256_maskload_ps(x + i, mask), _mm256_maskload_ps(y + i, mask)));
+    }
+    return hsum8(acc);
+}
+
+AVX2 static void vaxpy_avx2(float *y, float alpha, const float *x, size_t count)
+{
+    const __m256 a = _mm256_set1_ps(alpha);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(
+            y + i, _mm256_add_ps(_mm256_loadu_ps(y + i), _mm256_mul_ps(a, _mm256_loadu_ps(x + i))));
+    rs_vec_portable.vaxpy(y + i, alpha, x + i, count - i);
+}
+
+AVX2 static double vsumsq_avx2(const float *x, size_t count)
+{
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m256 e = _mm256_loadu_ps(x + i);
+        __m256d a = _mm256_cvtps_pd(_mm256_castps256_ps128(e));
+        __m256d b = _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1));
+        lo = _mm256_add_pd(lo, _mm256_mul_pd(a, a));
+        hi = _mm256_add_pd(hi, _mm256_mul_pd(b, b));
+    }
+    double acc[8];
+    _mm256_storeu_pd(acc, lo);
+    _mm256_storeu_pd(acc + 4, hi);
+    for (; i < count; i++)
+        acc[i % 8] += (double)x[i] * (double)x[i];
+    return rs_fold8d(acc);
+}
+
+/* rs_adam_portable 8 entries at a time, the same operations in the same order;
+ * the last count mod 8 entries by rs_adam_portable itself. */
+AVX2 static void adam_avx2(float *params, const float *grads, float grad_scale, float *m, float *v,
+                           size_t count, const rs_adam_coeffs *k)
+{
+    const __m256 gs = _mm256_set1_ps(grad_scale), b1 = _mm256_set1_ps(k->beta1),
+                 b2 = _mm256_set1_ps(k->beta2), ob1 = _mm256_set1_ps(1.0f - k->beta1),
+                 ob2 = _mm256_set1_ps(1.0f - k->beta2), vc1 = _mm256_set1_ps(k->c1),
+                 vc2 = _mm256_set1_ps(k->c2), ve = _mm256_set1_ps(k->eps),
+                 vlr = _mm256_set1_ps(k->lr);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m256 g = _mm256_mul_ps(gs, _mm256_loadu_ps(grads + i));
+        __m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, _mm256_loadu_ps(m + i)), _mm256_mul_ps(ob1, g));
+        __m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, _mm256_loadu_ps(v + i)),
+                                  _mm256_mul_ps(_mm256_mul_ps(ob2, g), g));
+        _mm256_storeu_ps(m + i, mi);
+        _mm256_storeu_ps(v + i, vi);
+        __m256 den = _mm256_add_ps(_mm256_sqrt_ps(_mm256_div_ps(vi, vc2)), ve);
+        __m256 step = _mm256_div_ps(_mm256_mul_ps(vlr, _mm256_div_ps(mi, vc1)), den);
+        _mm256_storeu_ps(params + i, _mm256_sub_ps(_mm256_loadu_ps(params + i), step));
+    }
+    rs_adam_portable(params + i, grads + i, grad_scale, m + i, v + i, count - i, k);
+}
+
+static const rs_vec_kernels avx2_kernels = {
+    .vexp = vexp_avx2,
+    .vtanh = vtanh_avx2,
+    .vsigmoid = vsigmoid_avx2,
+    .vmax = vmax_avx2,
+    .vargmax = vargmax_avx2,
+    .vfirst_above = vfirst_above_avx2,
+    .vexp_shift_sum = vexp_shift_avx2,
+    .vexp_shift_total = vexp_shift_total_avx2,
+    .vtanh_add_dot = vtanh_add_dot_avx2,
+    .vtanh_add_dot_backward = vtanh_add_dot_backward_avx2,
+    .vscale_shift = vscale_shift_avx2,
+    .vdot = vdot_avx2,
+    .vaxpy = vaxpy_avx2,
+    .vsumsq = vsumsq_avx2,
+    .adam = adam_avx2,
+};
+
+const rs_vec_kernels *rs_vec_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? &avx2_kernels : NULL;
+}
+#else
+const rs_vec_kernels *rs_vec_avx2(void)
+{
+    return NULL;
+}
+#endif
+
+int rs_accel_kernels_select(int want)
+{
+    const rs_vec_kernels *avx2 = want ? rs_vec_avx2() : NULL;
+    rs_vec_kernels_use(avx2);
+    return avx2 != NULL;
+}
