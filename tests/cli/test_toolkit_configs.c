@@ -455,7 +455,7 @@ START_TEST(genuine_opennmt_quickstart_trains_and_translates)
     ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
     ck_assert_msg(strstr(out, "/run/example.vocab.src did not exist: built") &&
                       strstr(out, ":24: 'src_vocab' given again (first on line 6)") &&
-                      strstr(out, ":29: 'gpu_ranks: 0': rnnsearch computes on CPUs") &&
+                      strstr(out, ":29: 'gpu_ranks: [0]': rnnsearch computes on CPUs") &&
                       strstr(out, "OpenNMT-py's default model is a 2-layer LSTM"),
                   "%s", out);
     char ckpt[256];

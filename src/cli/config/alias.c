@@ -392,9 +392,18 @@ static int read_noticed(const rs_setting *it, const char *path, int *drop)
             (noticed[k].section ? !it->section || strcmp(noticed[k].section, it->section)
                                 : it->section != NULL))
             continue;
-        const char *value = it->count == 1 ? it->values[0] : "";
+        /* a list as written: gpu_ranks: [0, 1] */
+        char value[256] = "";
+        for (int v = 0; v < it->count; v++)
+            snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s",
+                     v             ? ", "
+                     : it->is_list ? "["
+                                   : "",
+                     it->values[v]);
+        if (it->is_list)
+            snprintf(value + strlen(value), sizeof value - strlen(value), "]");
         char to[64];
-        if (!value_in(noticed[k].values, value, to, sizeof to))
+        if (it->is_list || !value_in(noticed[k].values, value, to, sizeof to))
             rs_config_note("%s:%d: '%s: %s': %s", path, it->line, it->key, value, noticed[k].note);
         return *drop = 1;
     }
@@ -678,6 +687,12 @@ static void toolkit_notices(const rs_settings *s, char *const *given, int joey, 
                            "transform; rnnsearch leaves out pairs of more than %d tokens "
                            "(max_len: 0 keeps them all)",
                            d.train.max_len);
+        if (!had(s, given, "valid_steps") && !had(s, given, "eval_every"))
+            rs_config_note("OpenNMT-py evaluates every 10000 steps unless valid_steps says; "
+                           "rnnsearch at each epoch's end (eval_every:)");
+        if (!had(s, given, "save_checkpoint_steps") && !had(s, given, "save_every"))
+            rs_config_note("OpenNMT-py saves every 5000 steps unless save_checkpoint_steps says; "
+                           "rnnsearch at each epoch's end (save_every:)");
         if (!had(s, given, "train_steps") && !had(s, given, "max_steps"))
             rs_config_note("OpenNMT-py trains 100000 steps unless train_steps says; rnnsearch "
                            "%d epochs (epochs:, max_steps:)",
