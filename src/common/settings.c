@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ void rs_settings_free(rs_settings *s)
         rs_setting_free(&s->items[i]);
     free(s->items);
     free(s->text);
+    free(s->notes);
     memset(s, 0, sizeof *s);
 }
 
@@ -79,6 +81,13 @@ static int add_value(rs_setting *it, const char *value, size_t len, int line, rs
         return rs_fail(err, "out of memory");
     it->value_lines[it->count++] = line;
     return 0;
+}
+
+int rs_settings_add(rs_settings *s, const char *section, const char *key, const char *value,
+                    int line, rs_error *err)
+{
+    rs_setting *it = add_setting(s, section, key, strlen(key), line, err);
+    return it ? add_value(it, value, strlen(value), line, err) : -1;
 }
 
 /* ---- key = value lines -------------------------------------------------- */
@@ -334,10 +343,31 @@ static int first_repeat(named *e, int n, int *first)
     return best;
 }
 
+/* Appends the formatted line (and '\n') to s->notes. */
+static int add_note(rs_settings *s, rs_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int add_note(rs_settings *s, rs_error *err, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    const size_t have = s->notes ? strlen(s->notes) : 0, add = strlen(line);
+    char *notes = realloc(s->notes, have + add + 2);
+    if (!notes)
+        return rs_fail(err, "out of memory");
+    memcpy(notes + have, line, add);
+    memcpy(notes + have + add, "\n", 2);
+    s->notes = notes;
+    return 0;
+}
+
 /* A section given twice stops the reading (its keys would all be repeats):
- * the first in the file is the error. A key given twice in a section (or at
- * the top level) is each repeat's problem, naming the first, so that it is
- * reported with the file's other problems. */
+ * the first in the file is the error. A key given again in a section (or at
+ * the top level) is read as PyYAML reads it, and so as Joey NMT and
+ * OpenNMT-py do: its last value, the earlier ones left out, with a note
+ * naming both lines (s->notes). */
 static int check_repeats(yaml_reader *r, named *sections, int n_sections)
 {
     int section_first = 0;
@@ -352,21 +382,42 @@ static int check_repeats(yaml_reader *r, named *sections, int n_sections)
     for (int i = 0; i < s->count; i++)
         keys[i] = (named){s->items[i].section, s->items[i].key, s->items[i].line, i};
     qsort(keys, (size_t)s->count, sizeof *keys, by_name_then_order);
-    int status = 0;
-    for (int i = 1, start = 0; i < s->count && !status; i++) {
-        if (same_name(&keys[start], &keys[i])) {
-            start = i;
+    /* [order]: -1 for a value given again later, else the line of the name's
+     * first occurrence when this, its last, was a repeat (0: given once). */
+    int *first = calloc((size_t)s->count + 1, sizeof *first);
+    if (!first) {
+        free(keys);
+        return rs_fail(r->err, "%s: out of memory", r->name);
+    }
+    for (int i = 1, start = 0; i <= s->count; i++) {
+        if (i < s->count && !same_name(&keys[start], &keys[i])) {
+            first[keys[i - 1].order] = -1;
             continue;
         }
-        rs_setting *it = &s->items[keys[i].order];
-        char why[1024];
-        snprintf(why, sizeof why, "%s:%d: '%s' given twice%s%s%s (first on line %d)", r->name,
-                 it->line, it->key, it->section ? " in " : "", it->section ? it->section : "",
-                 it->section ? ":" : "", keys[start].line);
-        if (!(it->problem = strdup(why)))
-            status = rs_fail(r->err, "%s: out of memory", r->name);
+        if (i - 1 > start)
+            first[keys[i - 1].order] = keys[start].line;
+        start = i;
     }
     free(keys);
+    int status = 0, kept = 0;
+    for (int i = 0; i < s->count && !status; i++) {
+        const rs_setting *it = &s->items[i];
+        if (first[i] > 0)
+            status = add_note(s, r->err,
+                              "%s:%d: '%s' given again%s%s%s (first on line %d): its last value "
+                              "is read, as PyYAML reads it",
+                              r->name, it->line, it->key, it->section ? " in " : "",
+                              it->section ? it->section : "", it->section ? ":" : "", first[i]);
+    }
+    for (int i = 0; i < s->count && !status; i++) {
+        if (first[i] < 0)
+            rs_setting_free(&s->items[i]);
+        else
+            s->items[kept++] = s->items[i];
+    }
+    if (!status)
+        s->count = kept;
+    free(first);
     return status;
 }
 

@@ -296,10 +296,29 @@ float rs_train_apply(rs_shards *shards, rs_model *model, rs_train_state *state, 
 {
     const rs_train_config *c = &model->train;
     const float clip = rs_clip_factor(gnorm, c->clip);
+    if (c->optimizer == RS_OPT_ADAGRAD && state->step == 0)
+        for (size_t i = 0; i < model->layout.total; i++)
+            state->adam_v[i] = c->adagrad_init; /* torch's initial_accumulator_value */
     state->step++;
     const float lr = rs_train_learning_rate(c, model->cfg.hidden, state->lr_scale, state->step);
-    const rs_adam_settings adam = {lr, c->beta1, c->beta2, c->adam_eps};
-    rs_shards_adam(shards, model->params, clip, state->adam_m, state->adam_v, &adam, state->step);
+    /* The optimizer's state in the two state buffers (checkpoint.h): Adam's
+     * m and v; Adadelta's E[g²] and E[Δθ²]; Adagrad's Σ g² in the second.
+     * Only Adam's update is shared among the shards' threads; the others are
+     * one pass over the summed gradient. */
+    float *const p = model->params, *const g = shards->grads;
+    const size_t n = shards->total;
+    switch (c->optimizer) {
+    case RS_OPT_SGD: rs_sgd_update(p, g, clip, n, lr); break;
+    case RS_OPT_ADADELTA:
+        rs_adadelta_update(p, g, clip, state->adam_m, state->adam_v, n,
+                           &(rs_adadelta_settings){lr, c->rho, c->adadelta_eps});
+        break;
+    case RS_OPT_ADAGRAD: rs_adagrad_update(p, g, clip, state->adam_v, n, lr); break;
+    default: {
+        const rs_adam_settings adam = {lr, c->beta1, c->beta2, c->adam_eps};
+        rs_shards_adam(shards, p, clip, state->adam_m, state->adam_v, &adam, state->step);
+    }
+    }
     return lr;
 }
 
@@ -314,8 +333,15 @@ float rs_train_learning_rate(const rs_train_config *c, int hidden, float lr_scal
         const double scale = c->lr_schedule == RS_LR_NOAM ? 1.0 / sqrt((double)hidden) : sqrt(w);
         return (float)((double)c->lr * scale * shape) * lr_scale;
     }
-    /* constant and plateau: lr · lr_scale, warmed up linearly over --warmup steps. */
+    /* constant, plateau and exponential: lr · lr_scale, warmed up linearly
+     * over --warmup steps; exponential (OpenNMT-py's schedule without a
+     * decay_method) times decay_rate^⌊max(step − decay_start + decay_steps, 0) / decay_steps⌋,
+     * the first decay at step decay_start. */
     float lr = c->lr * lr_scale;
+    if (c->lr_schedule == RS_LR_EXPONENTIAL) {
+        const int64_t k = (step - c->decay_start + c->decay_steps) / c->decay_steps;
+        lr = (float)((double)lr * pow((double)c->decay_rate, (double)(k > 0 ? k : 0)));
+    }
     if (c->warmup > 0 && step < c->warmup)
         lr *= (float)step / (float)c->warmup;
     return lr;
