@@ -2,7 +2,6 @@
  * (its directory claimed, its data, codec and model: train/prepare.h) and
  * what --resume checks (train/resume.h) are the library's; this file parses
  * the options, calls them in order, and prints what they report. */
-#include <cblas.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/blas_buffer.h"
 #include "cli/config/alias.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
@@ -593,8 +593,10 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         goto fail;
     if (rq->resume && (status = resume_checkpoint(rq, run, &err)) != RS_EXIT_OK)
         goto fail;
-    if (rq->cfg.train.threads > 0)
-        openblas_set_num_threads(rq->cfg.train.threads);
+    if (rq->cfg.train.threads > 0 && rs_blas_threads(rq->cfg.train.threads, &err)) {
+        status = RS_EXIT_FAIL;
+        goto fail;
+    }
     rq->in.note = log_note;
     if ((status = exit_status(rs_train_prepare(&rq->in, &rq->cfg, rq->resume, run, &err))) !=
         RS_EXIT_OK)

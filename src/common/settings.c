@@ -157,14 +157,24 @@ static int is_pairs(const char *text)
 
 /* ---- YAML ---------------------------------------------------------------- */
 
-/* seen[i]: node i of doc (a mapping or a list) has been read. */
+/* seen[i]: node i of doc (a mapping or a list) has been read. held: the
+ * bytes of text the settings hold so far (sections, keys, values). */
 typedef struct {
     const char *name;
     yaml_document_t *doc;
     rs_settings *out;
     rs_error *err;
     unsigned char *seen;
+    size_t held;
 } yaml_reader;
+
+/* The most text a file's settings may hold. Without aliases it is the
+ * file's text plus each setting's copy of its section and key prefix (a
+ * 1 MiB file of 200,000 keys holds about 4 MB); an alias (*a) is a few
+ * bytes of the file that the settings hold as a copy of its whole value at
+ * each use, so 2,000 aliases of one 500 kB value (a 0.5 MB file) would hold
+ * a gigabyte, 150,000 of them 75 GB. */
+#define MAX_HELD ((size_t)16 * RS_SETTINGS_MAX_BYTES)
 
 static int node_line(const yaml_node_t *n)
 {
@@ -199,6 +209,19 @@ static int read_once(yaml_reader *r, const yaml_node_t *key, const yaml_node_t *
                    "%s:%d: '%s': an alias of a mapping or list read before (an alias may "
                    "repeat a single value only; write the mapping or list out)",
                    r->name, node_line(key), (const char *)key->data.scalar.value);
+}
+
+/* Counts bytes more of text held against MAX_HELD. */
+static int hold(yaml_reader *r, const yaml_node_t *key, size_t bytes)
+{
+    if (bytes <= MAX_HELD - r->held) {
+        r->held += bytes;
+        return 0;
+    }
+    return rs_fail(r->err,
+                   "%s:%d: '%s': the settings would hold more than %zu bytes of text (an "
+                   "alias copies its value at each use)",
+                   r->name, node_line(key), (const char *)key->data.scalar.value, MAX_HELD);
 }
 
 static int add_yaml_setting(yaml_reader *r, const char *section, const char *prefix,
@@ -249,6 +272,10 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const char *pre
     if (len < 0 || (size_t)len >= sizeof dotted)
         return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
                        r->name, node_line(key), dotted, (int)sizeof dotted - 1);
+    if (hold(r, key,
+             (size_t)len + (section ? strlen(section) : 0) +
+                 (value->type == YAML_SCALAR_NODE ? value->data.scalar.length : 0)))
+        return -1;
     rs_setting *it = add_setting(r->out, section, dotted, (size_t)len, node_line(key), r->err);
     if (!it)
         return -1;
@@ -264,8 +291,9 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const char *pre
         if (v->type != YAML_SCALAR_NODE)
             return rs_fail(r->err, "%s:%d: '%s': a list of values holds a %s", r->name,
                            node_line(v), k, v->type == YAML_MAPPING_NODE ? "mapping" : "list");
-        if (has_nul(r, v, k, "value") || add_value(it, (const char *)v->data.scalar.value,
-                                                   v->data.scalar.length, node_line(v), r->err))
+        if (has_nul(r, v, k, "value") || hold(r, key, v->data.scalar.length) ||
+            add_value(it, (const char *)v->data.scalar.value, v->data.scalar.length, node_line(v),
+                      r->err))
             return -1;
     }
     return 0;
@@ -508,7 +536,7 @@ static int parse_yaml(const char *name, const char *text, size_t size, rs_settin
         yaml_parser_delete(&parser);
         return -1;
     }
-    yaml_reader r = {name, &doc, out, err, NULL};
+    yaml_reader r = {name, &doc, out, err, NULL, 0};
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
     r.seen = calloc((size_t)(doc.nodes.top - doc.nodes.start) + 1, 1);
     if (!r.seen)

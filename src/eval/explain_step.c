@@ -234,6 +234,12 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
     int dec_made = 0;
     if (text_ids(model, codec, RS_SIDE_SRC, rq->source, &src, &src_count, &words, err))
         goto done;
+    /* translate gives an empty line for it, not a decoding to explain */
+    if (src_count == 0) {
+        rs_fail(err, "the sentence has no tokens: an empty line translates to an empty line, "
+                     "with no step to explain");
+        goto done;
+    }
     if (src_count > RS_MAX_SRC_LEN) {
         rs_fail(err, "the sentence has %d tokens; explain takes at most %d", src_count,
                 RS_MAX_SRC_LEN);

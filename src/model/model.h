@@ -58,7 +58,14 @@ typedef struct {
     float lr_scale;       /* learning-rate decay factor */
     rs_rng rng;
     rs_data_fingerprint data; /* what step, epoch and batches_done refer to */
-    int from_checkpoint;      /* 1: read from a checkpoint's training sections; 0: fresh */
+    /* The current epoch's updates so far: their summed loss (over target
+     * tokens, nats) and tokens, so that a run resumed in mid-epoch logs the
+     * epoch's mean train loss, not the mean since the resume. epoch_loss is
+     * NaN when not known (a checkpoint written before they were kept, resumed
+     * in mid-epoch): that epoch's train loss is then not logged. */
+    double epoch_loss;
+    int64_t epoch_tokens;
+    int from_checkpoint; /* 1: read from a checkpoint's training sections; 0: fresh */
 } rs_train_state;
 
 /* Allocates parameters for cfg (vocab sizes taken from cfg) with all-zero

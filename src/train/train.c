@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/checkpoint.h"
+#include "common/blas_buffer.h"
 #include "common/clock.h"
 #include "common/crc32.h"
 #include "train/buckets.h"
@@ -384,15 +385,16 @@ static int prepare_run(const rs_model *model, rs_train_state *state, const rs_da
 typedef struct {
     double start, limit_s, last_report;
     int64_t first_step, total_steps;
-    double window_loss, epoch_loss, finished_epoch_loss; /* summed over tokens */
-    long window_tokens, epoch_tokens, tokens_since_start;
+    double window_loss, finished_epoch_loss; /* summed over tokens; the epoch's: state */
+    long window_tokens, tokens_since_start;
     double allreduce_start; /* rs_dist_allreduce_seconds() at the start */
     double update_s;        /* wall time of this run's updates, without evaluations and saves */
     int64_t updates_timed;
 } run_clock;
 
 /* An update's summed loss and target tokens into the sums of the progress
- * line, the epoch, the run and the loss table's row. */
+ * line, the epoch (kept in the training state, which checkpoints save), the
+ * run and the loss table's row. */
 static void count_update(trainer *tr, run_clock *rc, double loss, long tokens, float lr,
                          double gnorm)
 {
@@ -403,9 +405,16 @@ static void count_update(trainer *tr, run_clock *rc, double loss, long tokens, f
     tr->window.steps++;
     tr->window.lr = lr;
     tr->window.gnorm = gnorm;
-    rc->epoch_loss += loss;
-    rc->epoch_tokens += tokens;
+    tr->state->epoch_loss += loss;
+    tr->state->epoch_tokens += tokens;
     rc->tokens_since_start += tokens;
+}
+
+/* The mean loss per target token of the epoch's updates so far (NaN when
+ * not known: model.h). */
+static double epoch_mean(const rs_train_state *state)
+{
+    return state->epoch_loss / (double)state->epoch_tokens;
 }
 
 /* Whether the run stops before its next step, and why: epochs or steps done,
@@ -509,9 +518,8 @@ static int finish_run(trainer *tr, const rs_dataset *dev, rs_train_event *ev, co
         int best = 0;
         if (reason != RS_STOP_SIGNAL && tr->evaluated_step != state->step) {
             if (evaluate(tr, dev, ev,
-                         rc->epoch_tokens ? rc->epoch_loss / rc->epoch_tokens
-                                          : rc->finished_epoch_loss,
-                         &best, err) ||
+                         state->epoch_tokens ? epoch_mean(state) : rc->finished_epoch_loss, &best,
+                         err) ||
                 commit(tr, best, err))
                 status = -1;
         } else if (tr->saved_step != state->step) {
@@ -548,6 +556,12 @@ static int step_buffers_init(step_buffers *b, const rs_model *model, const rs_da
     if (!(b->grads = rs_calloc(model->layout.total, sizeof(float), err)))
         return -1;
     if (rs_shards_init(&b->shards, model, c->threads, c->batch_size, max_S, max_T, b->grads, err)) {
+        free(b->grads);
+        return -1;
+    }
+    /* Shard 0 runs on this thread, whose OpenBLAS buffer is mapped. */
+    if (rs_blas_room(b->shards.count - 1, err)) {
+        rs_shards_free(&b->shards);
         free(b->grads);
         return -1;
     }
@@ -648,13 +662,12 @@ static int after_update(run *r, const rs_dataset *dev, const update_result *u, i
     r->ev.tokens_per_s = rc->tokens_since_start / (elapsed > 0 ? elapsed : 1);
     r->ev.lr = u->lr;
     if (eval_due &&
-        evaluate(tr, dev, &r->ev, rc->epoch_tokens ? rc->epoch_loss / rc->epoch_tokens : NAN, &best,
-                 err))
+        evaluate(tr, dev, &r->ev, state->epoch_tokens ? epoch_mean(state) : NAN, &best, err))
         return -1;
     if (u->epoch_end) {
-        rc->finished_epoch_loss = rc->epoch_loss / (double)rc->epoch_tokens;
-        rc->epoch_loss = 0.0;
-        rc->epoch_tokens = 0;
+        rc->finished_epoch_loss = epoch_mean(state);
+        tr->state->epoch_loss = 0.0;
+        tr->state->epoch_tokens = 0;
     }
     const int save_due =
         eval_due || u->epoch_end || (c->save_every > 0 && state->step % c->save_every == 0);
