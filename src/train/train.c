@@ -247,9 +247,10 @@ typedef struct {
 } update_result;
 
 int rs_train_gradient(rs_shards *shards, rs_batch *batch, const rs_model *model,
-                      const rs_update_batches *u, long tokens, int64_t step, double *loss,
-                      double *gnorm, rs_error *err)
+                      const rs_update_batches *u, double *loss, double *gnorm, rs_error *err)
 {
+    const long tokens = u->tokens;
+    const int64_t step = u->step;
     const rs_train_config *c = &model->train;
     *loss = 0.0;
     /* Across ranks, the last batch's backward starts the all-reduce of each
@@ -610,13 +611,14 @@ static int update(run *r, update_result *u, rs_error *err)
     }
     /* batches_done is always at the start of an update. */
     const int k = (int)state->batches_done;
-    const rs_update_batches batches = {r->train, &r->plan, k,
-                                       r->plan.batches - k < c->accumulate ? r->plan.batches - k
-                                                                           : c->accumulate};
-    const long tokens = rs_train_update_tokens(&batches);
+    rs_update_batches batches = {r->train, &r->plan, k,
+                                 r->plan.batches - k < c->accumulate ? r->plan.batches - k
+                                                                     : c->accumulate,
+                                 .step = state->step};
+    batches.tokens = rs_train_update_tokens(&batches);
     const double t0 = rs_clock_seconds();
-    if (rs_train_gradient(&r->buf.shards, &r->buf.batch, tr->model, &batches, tokens, state->step,
-                          &u->loss, &u->gnorm, err))
+    if (rs_train_gradient(&r->buf.shards, &r->buf.batch, tr->model, &batches, &u->loss, &u->gnorm,
+                          err))
         return -1;
     if (!isfinite(u->gnorm) || !isfinite(u->loss))
         return not_finite(tr, r->last_path, u->loss, u->gnorm, err);
@@ -625,7 +627,7 @@ static int update(run *r, update_result *u, rs_error *err)
     r->rc.updates_timed++;
     u->shown_epoch = state->epoch + 1;
     state->batches_done = k + batches.count;
-    count_update(tr, &r->rc, u->loss, tokens, u->lr, u->gnorm);
+    count_update(tr, &r->rc, u->loss, batches.tokens, u->lr, u->gnorm);
     u->epoch_end = state->batches_done >= r->plan.batches;
     if (u->epoch_end) {
         state->epoch++;

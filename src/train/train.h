@@ -95,11 +95,15 @@ typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
  * (n the model's hidden size; docs/configuration.md). */
 float rs_train_learning_rate(const rs_train_config *cfg, int hidden, float lr_scale, int64_t step);
 
-/* The batches of one update: plan batches [first, first + count) of data. */
+/* One update: plan batches [first, first + count) of data, their target
+ * tokens (the whole update's, every rank's: rs_train_update_tokens) and the
+ * step it makes (its dropout masks). */
 typedef struct {
     const rs_dataset *data;
     const rs_epoch_plan *plan;
     int first, count;
+    long tokens;
+    int64_t step;
 } rs_update_batches;
 
 /* Target tokens of the update's batches, </s> included. */
@@ -116,8 +120,7 @@ long rs_train_update_tokens(const rs_update_batches *u);
  * more shard, and the loss and gradient are the sums over ranks (`tokens`
  * counts the whole update's). batch is filled with each batch in turn. */
 int rs_train_gradient(rs_shards *shards, rs_batch *batch, const rs_model *model,
-                      const rs_update_batches *u, long tokens, int64_t step, double *loss,
-                      double *gnorm, rs_error *err);
+                      const rs_update_batches *u, double *loss, double *gnorm, rs_error *err);
 
 /* Then the update of the parameters from that gradient of norm gnorm:
  * clipped to model->train.clip, state->step counted, the optimizer
