@@ -22,6 +22,11 @@ int rs_coverage_mark(double coverage)
     return coverage < RS_COVERAGE_LOW ? -1 : coverage > RS_COVERAGE_HIGH ? 1 : 0;
 }
 
+int rs_alignment_coverage_mark(const rs_alignment *a, const double *cov, int j)
+{
+    return j == a->cols - 1 ? 0 : rs_coverage_mark(cov[j]);
+}
+
 void rs_alignment_free_labels(char **labels, int count)
 {
     for (int k = 0; labels && k < count; k++)

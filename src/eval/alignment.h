@@ -38,6 +38,11 @@ void rs_alignment_coverage(const rs_alignment *a, double *cov);
 #define RS_COVERAGE_HIGH 2.0
 int rs_coverage_mark(double coverage);
 
+/* The mark of column j in a view: rs_coverage_mark of its coverage, but
+ * never for the last column, </s>, which the decoder attends at every step
+ * where nothing is left to translate: its sum says nothing of coverage. */
+int rs_alignment_coverage_mark(const rs_alignment *a, const double *cov, int j);
+
 /* Copies labels (without the </s>, which is appended) and weights into a. */
 int rs_alignment_make(rs_alignment *a, const char *const *tgt, int tgt_count,
                       const char *const *src, int src_count, const float *w, rs_error *err);

@@ -173,7 +173,7 @@ static int write_coverage_text(FILE *out, const rs_alignment *a, const display *
     fputs("\xCE\xA3\xCE\xB1", out); /* Σα */
     spaces(out, label_w - 2 + 1);
     for (int j = 0; j < a->cols; j++) {
-        const int mark = rs_coverage_mark(cov[j]);
+        const int mark = rs_alignment_coverage_mark(a, cov, j);
         if (cw >= 5)
             fprintf(out, "%5.2f", cov[j]);
         else
@@ -181,7 +181,7 @@ static int write_coverage_text(FILE *out, const rs_alignment *a, const display *
     }
     fputs("\ncoverage \xCE\xA3_i \xCE\xB1_ij:", out);
     for (int j = 0; j < a->cols; j++) {
-        const int mark = rs_coverage_mark(cov[j]);
+        const int mark = rs_alignment_coverage_mark(a, cov, j);
         fprintf(out, " %s %.2f%s", d->src[j], cov[j],
                 mark < 0   ? "\xE2\x86\x93"
                 : mark > 0 ? "\xE2\x86\x91"
@@ -413,9 +413,8 @@ static void svg_colorbar(FILE *out, double x, double y, double h, double font)
 /* The colours of the coverage marks in the pictures and the page. */
 #define COVERAGE_LOW_COLOR "#1f5fbf"
 #define COVERAGE_HIGH_COLOR "#c0392b"
-static const char *coverage_color(double c)
+static const char *coverage_color(int mark)
 {
-    const int mark = rs_coverage_mark(c);
     return mark < 0 ? COVERAGE_LOW_COLOR : mark > 0 ? COVERAGE_HIGH_COLOR : "#000000";
 }
 
@@ -436,8 +435,9 @@ static void svg_coverage(FILE *out, const rs_alignment *a, const double *cov, do
                 "<text transform=\"translate(%.1f %.1f) rotate(-90)\" dy=\"0.35em\" "
                 "text-anchor=\"end\" font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" "
                 "fill=\"%s\"%s>%.2f</text>\n",
-                x0 + (j + 0.5) * cell, y, font - 2, coverage_color(cov[j]),
-                rs_coverage_mark(cov[j]) ? " font-weight=\"bold\"" : "", cov[j]);
+                x0 + (j + 0.5) * cell, y, font - 2,
+                coverage_color(rs_alignment_coverage_mark(a, cov, j)),
+                rs_alignment_coverage_mark(a, cov, j) ? " font-weight=\"bold\"" : "", cov[j]);
     fprintf(out,
             "<text x=\"%.1f\" y=\"%.1f\" font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" "
             "fill=\"#444444\">" COVERAGE_LEGEND "</text>\n</g>\n",
@@ -594,7 +594,7 @@ static int write_html(FILE *out, const rs_alignment *a, const display *d, int id
     rs_alignment_coverage(a, cov);
     fputs("<tr class=\"coverage\"><th class=\"tgt\">\xCE\xA3\xCE\xB1</th>", out);
     for (int j = 0; j < a->cols; j++) {
-        const int mark = rs_coverage_mark(cov[j]);
+        const int mark = rs_alignment_coverage_mark(a, cov, j);
         fprintf(out, "<td%s title=\"",
                 mark < 0   ? " class=\"low\""
                 : mark > 0 ? " class=\"high\""

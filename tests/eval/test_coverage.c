@@ -54,6 +54,33 @@ START_TEST(coverage_sums_each_column_and_marks_the_extremes)
 }
 END_TEST
 
+/* </s> gathers the attention of every step with nothing left to translate:
+ * its column is never marked, in any view, however much it received. */
+START_TEST(the_end_column_is_never_marked)
+{
+    const char *src[] = {"a"}, *tgt[] = {"x", "y"};
+    const float w[3 * 2] = {0.1f, 0.9f, 0.0f, 1.0f, 0.0f, 1.0f}; /* </s>: 2.9, "a": 0.1 */
+    rs_alignment a;
+    rs_error err;
+    ck_assert(!rs_alignment_make(&a, tgt, 2, src, 1, w, &err));
+    double cov[2];
+    rs_alignment_coverage(&a, cov);
+    ck_assert_int_eq(rs_coverage_mark(cov[1]), 1);
+    ck_assert_int_eq(rs_alignment_coverage_mark(&a, cov, 1), 0);
+    ck_assert_int_eq(rs_alignment_coverage_mark(&a, cov, 0), -1);
+    char *text = written(&a, 0, 0);
+    ck_assert_msg(strstr(text, "</s> 2.90\n") && strstr(text, "a 0.10\xE2\x86\x93"), "%s", text);
+    free(text);
+    char *svg = written(&a, 1, 0);
+    ck_assert_msg(!strstr(strstr(svg, "class=\"coverage\""), "#c0392b"), "%s", svg);
+    free(svg);
+    char *html = written(&a, 2, 0);
+    ck_assert_msg(!strstr(html, "class=\"high\""), "%s", html);
+    free(html);
+    rs_alignment_free(&a);
+}
+END_TEST
+
 START_TEST(every_view_shows_coverage_under_each_source_word)
 {
     rs_alignment a;
@@ -95,6 +122,7 @@ Suite *coverage_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, coverage_sums_each_column_and_marks_the_extremes);
     tcase_add_test(tc, every_view_shows_coverage_under_each_source_word);
+    tcase_add_test(tc, the_end_column_is_never_marked);
     suite_add_tcase(s, tc);
     return s;
 }
