@@ -276,8 +276,14 @@ static const rs_cli_option option_table[] = {
      .help = "resamples or trials (default: 1000 for --paired-bs, 10000\n"
              "for --paired-ar, as sacreBLEU's)"},
     {"seed", .kind = RS_CLI_INT, RS_AT(RQ, seed), 0, 2147483647, "N",
-     .help = "the seed of the draws (default: %D, sacreBLEU's): the\n"
-             "same seed gives sacreBLEU's numbers to the last digit"},
+     .help = "the seed of the draws (default: %D, sacreBLEU's): a seed\n"
+             "from 1 up, given to sacreBLEU as SACREBLEU_SEED, gives its\n"
+             "numbers to the last digit. Seed 0 is a seed like any other\n"
+             "here (numpy's default_rng(0), the same numbers every run),\n"
+             "where sacreBLEU reads 0 as None and runs unseeded (from the\n"
+             "OS's entropy, other numbers every run): there is no\n"
+             "sacreBLEU result for seed 0 to match, and rnnsearch has no\n"
+             "unseeded run"},
     {"help", 'h', RS_CLI_HELP, .help = "this text"},
     {0},
 };

@@ -276,6 +276,27 @@ START_TEST(input_takes_several_systems)
 }
 END_TEST
 
+/* --seed 0 is a seed: the same draws on every run (sacreBLEU reads 0 as
+ * unseeded), and --help says so rather than promising sacreBLEU's digits. */
+START_TEST(seed_zero_is_a_seed)
+{
+    char *first, *out, *errs;
+    const char *cmd = "bleu --paired-bs --paired-n 30 --seed 0 -i " FIXTURE "/base.txt -i " FIXTURE
+                      "/better.txt " FIXTURE "/ref.txt";
+    ck_assert_int_eq(testprog_run_split(cmd, &first, &errs), 0);
+    ck_assert_msg(strstr(errs, "|bs:30|seed:0|"), "%s", errs);
+    free(errs);
+    ck_assert_int_eq(testprog_run_split(cmd, &out, &errs), 0);
+    ck_assert_str_eq(out, first);
+    free(out), free(errs), free(first);
+    ck_assert_int_eq(testprog_run_split("bleu --help", &out, &errs), 0);
+    ck_assert_msg(strstr(out, "Seed 0 is a seed like any other") &&
+                      strstr(out, "sacreBLEU reads 0 as None and runs unseeded"),
+                  "%s", out);
+    free(out), free(errs);
+}
+END_TEST
+
 Suite *significance_suite(void)
 {
     Suite *s = suite_create("significance");
@@ -286,6 +307,7 @@ Suite *significance_suite(void)
     tcase_add_test(tc, paired_tests_are_sacrebleus);
     tcase_add_test(tc, paired_command);
     tcase_add_test(tc, input_takes_several_systems);
+    tcase_add_test(tc, seed_zero_is_a_seed);
     suite_add_tcase(s, tc);
     return s;
 }
