@@ -80,6 +80,11 @@ typedef struct {
     const char *input;                      /* -i HYP (with --paired-*, the baseline) */
     const char *others[RS_MAX_SYSTEMS - 1]; /* the other systems' -i, in order */
     int n_others;
+    int argc; /* the command line, for -i's further words */
+    char **argv;
+    int last_words;    /* the words the last -i took after its value */
+    const char **refs; /* [n_refs]: the references (argv's, or the last -i's words) */
+    int n_refs;
     int paired;                      /* -1, or --paired-bs / --paired-ar's rs_paired_test */
     int paired_n;                    /* --paired-n, 0: the test's default */
     int seed;                        /* --seed */
@@ -93,17 +98,28 @@ typedef struct {
  * -1 to go on, else the exit status. */
 static int check_request(int argc, char **argv, bleu_request *rq)
 {
-    const int named = argc - optind;
+    rq->refs = (const char **)argv + optind;
+    rq->n_refs = argc - optind;
+    /* Nothing named outside -i's words: the last -i's further words are
+     * the references, as before sacreBLEU's form was read (-i HYP REF...,
+     * -i A -i B REF...); sacreBLEU itself refuses such a line. */
+    if (rq->input && !rq->n_refs && rq->last_words) {
+        rq->n_others -= rq->last_words;
+        rq->refs = rq->others + rq->n_others;
+        rq->n_refs = rq->last_words;
+    }
+    const int named = rq->n_refs;
     const int hyp_named = !rq->input && named >= 2;
     if (named < 1 || (named == 1 && !rq->input && isatty(STDIN_FILENO)))
         return rs_cli_usage_error(PROG, "need a hypothesis and at least one reference: HYP REF, "
-                                        "-i HYP REF, or REF with the hypothesis on standard input");
+                                        "REF -i HYP [HYP...], or REF with the hypothesis on "
+                                        "standard input");
     rq->nfiles = hyp_named ? named : named + 1;
     if (!(rq->files = calloc((size_t)rq->nfiles, sizeof *rq->files)))
         return rs_cli_usage_error(PROG, "out of memory");
-    rq->files[0] = hyp_named ? argv[optind] : rq->input ? rq->input : "-";
+    rq->files[0] = hyp_named ? rq->refs[0] : rq->input ? rq->input : "-";
     for (int i = 1; i < rq->nfiles; i++)
-        rq->files[i] = argv[optind + i - !hyp_named];
+        rq->files[i] = rq->refs[i - !hyp_named];
     if (rq->by_length && !rq->src)
         return rs_cli_usage_error(PROG, "--by-length needs the source sentences: --src FILE");
     if (!rq->by_length && (rq->src || rq->buckets_given || rq->format_given))
@@ -115,15 +131,15 @@ static int check_request(int argc, char **argv, bleu_request *rq)
         return rs_cli_usage_error(PROG, "--by-length and --sentence exclude each other");
     if (rq->n_others && rq->paired < 0)
         return rs_cli_usage_error(PROG,
-                                  "-i given %d times: several systems go with --paired-bs "
-                                  "or --paired-ar",
+                                  "%d systems given (-i): several systems go with "
+                                  "--paired-bs or --paired-ar",
                                   rq->n_others + 1);
     if (rq->paired >= 0) {
         const char *test = rq->paired == RS_PAIRED_BS ? "--paired-bs" : "--paired-ar";
         if (!rq->n_others)
             return rs_cli_usage_error(PROG,
-                                      "%s compares systems: -i BASELINE -i SYSTEM "
-                                      "[-i SYSTEM...] REF...",
+                                      "%s compares systems: REF... -i BASELINE SYSTEM "
+                                      "[SYSTEM...], or -i BASELINE -i SYSTEM REF...",
                                       test);
         if (rq->by_length || rq->sentence)
             return rs_cli_usage_error(PROG, "%s and --%s exclude each other", test,
@@ -143,16 +159,31 @@ static int check_request(int argc, char **argv, bleu_request *rq)
     return -1;
 }
 
-static int set_input(void *req, const char *arg)
+static int add_system(bleu_request *rq, const char *path)
 {
-    bleu_request *rq = req;
     if (!rq->input)
-        rq->input = arg;
+        rq->input = path;
     else if (rq->n_others < RS_MAX_SYSTEMS - 1)
-        rq->others[rq->n_others++] = arg;
+        rq->others[rq->n_others++] = path;
     else
         return rs_cli_usage_error(PROG, "more than %d systems (-i)", RS_MAX_SYSTEMS);
     return -1;
+}
+
+/* -i A [B...]: as sacreBLEU's nargs='+', every word after the value up to
+ * the next option is a further system ("-" is a word, "--" is not); getopt
+ * steps over the words taken here as over an option's value. */
+static int set_input(void *req, const char *arg)
+{
+    bleu_request *rq = req;
+    int status = add_system(rq, arg);
+    rq->last_words = 0;
+    while (status < 0 && rq->argv && optind < rq->argc &&
+           (rq->argv[optind][0] != '-' || !strcmp(rq->argv[optind], "-"))) {
+        status = add_system(rq, rq->argv[optind++]);
+        rq->last_words++;
+    }
+    return status;
 }
 
 static int set_paired(bleu_request *rq, int test)
@@ -204,10 +235,15 @@ static const rs_cli_option option_table[] = {
      .help = "one line per segment: its own BLEU (with effective order, as\n"
              "sacreBLEU's sentence_bleu: eff:yes) and chrF, tab-separated"},
     {"input", 'i', RS_CLI_CALL, .set = set_input, .value = "HYP", .flags = RS_CLI_REPEAT,
-     .help = "the hypothesis, as sacreBLEU's -i: every file named is then a\n"
-             "reference; with one file named and no -i, that file is the\n"
-             "reference and the hypothesis comes from standard input\n"
-             "(sacreBLEU's `sacrebleu REF < HYP`)"},
+     .label = "-i, --input HYP [HYP...]",
+     .help = "\nthe hypotheses, as sacreBLEU's -i: the words after it up to\n"
+             "the next option are further systems (REF -i A B --paired-bs,\n"
+             "as -i A -i B); every other file named is a reference. When\n"
+             "no file is named outside -i's words, the last -i's further\n"
+             "words are the references (-i HYP REF..., -i A -i B REF...).\n"
+             "With one file named and no -i, that file is the reference\n"
+             "and the hypothesis comes from standard input (sacreBLEU's\n"
+             "`sacrebleu REF < HYP`)"},
     {"signature", .kind = RS_CLI_FLAG, RS_AT(RQ, with_signature),
      .help = "put the signature into each score line, as sacreBLEU's text\n"
              "output does: \"BLEU|nrefs:1|...|version:... = 35.12 ...\"\n"
@@ -240,8 +276,14 @@ static const rs_cli_option option_table[] = {
      .help = "resamples or trials (default: 1000 for --paired-bs, 10000\n"
              "for --paired-ar, as sacreBLEU's)"},
     {"seed", .kind = RS_CLI_INT, RS_AT(RQ, seed), 0, 2147483647, "N",
-     .help = "the seed of the draws (default: %D, sacreBLEU's): the\n"
-             "same seed gives sacreBLEU's numbers to the last digit"},
+     .help = "the seed of the draws (default: %D, sacreBLEU's): a seed\n"
+             "from 1 up, given to sacreBLEU as SACREBLEU_SEED, gives its\n"
+             "numbers to the last digit. Seed 0 is a seed like any other\n"
+             "here (numpy's default_rng(0), the same numbers every run),\n"
+             "where sacreBLEU reads 0 as None and runs unseeded (from the\n"
+             "OS's entropy, other numbers every run): there is no\n"
+             "sacreBLEU result for seed 0 to match, and rnnsearch has no\n"
+             "unseeded run"},
     {"help", 'h', RS_CLI_HELP, .help = "this text"},
     {0},
 };
@@ -251,6 +293,7 @@ static const rs_cli_command command = {
     "bleu",
     PROG,
     "usage: rnnsearch bleu [options] HYP REF [REF...]\n"
+    "       rnnsearch bleu [options] REF [REF...] -i HYP [HYP...]\n"
     "       rnnsearch bleu [options] -i HYP REF [REF...]\n"
     "       rnnsearch bleu [options] REF < HYP\n"
     "\n"
@@ -285,6 +328,8 @@ static const rs_cli_command command = {
 static int parse_request(int argc, char **argv, bleu_request *rq)
 {
     rs_length_buckets_default(&rq->buckets);
+    rq->argc = argc;
+    rq->argv = argv;
     rs_cli_args args;
     const int parsed = rs_cli_parse(&command, rq, &args, argc, argv);
     rq->metric_given = rs_cli_seen(&args, "metric");

@@ -18,6 +18,10 @@ typedef struct {
     const char *model, *sentence, *target;
     int step, top, all, digits;
     int score_given;
+    int attend, attend_given; /* --attend J */
+    const char *alpha;        /* --alpha A1,A2,...: as given */
+    double *alpha_values;     /* [n_alpha] parsed */
+    int n_alpha;
 } model_request;
 
 /* What the command line asks for: a real step (rq) or a hand-made one (in). */
@@ -64,6 +68,16 @@ static const rs_cli_option option_table[] = {
      .help = "the step, from 1 (step i reads y_{i-1}, y_0 = <s>; required)"},
     {"target", .kind = RS_CLI_STRING, RS_AT(RQ, rq.target), .value = "TEXT",
      .help = "the prefix y_1 ... y_{i-1} (default: the greedy translation's)"},
+    {"attend", .kind = RS_CLI_INT, RS_AT(RQ, rq.attend), -1000000, 1000000, "J",
+     .help = "push the attention: step I looks at source position J\n"
+             "alone (α_I = one-hot J, positions from 1, </s> last); the\n"
+             "context, state and output of step I follow from it, greedy\n"
+             "decoding goes on from there, and the translation before\n"
+             "and after the push is shown"},
+    {"alpha", .kind = RS_CLI_STRING, RS_AT(RQ, rq.alpha), .value = "A1,A2,...",
+     .help = "push the attention to the weights given, one per source\n"
+             "position (</s> last), each 0 or more, summing to 1; as\n"
+             "--attend otherwise"},
     {"top", .kind = RS_CLI_INT, RS_AT(RQ, rq.top), 1, 1000, "K",
      .help = "words shown with their probabilities (default: %D)"},
     {"all", .kind = RS_CLI_FLAG, RS_AT(RQ, rq.all),
@@ -148,6 +162,31 @@ static const rs_cli_command command = {
     sizeof(explain_request),
     option_table};
 
+/* --alpha's list "0.1,0.9" into rq->alpha_values; -1 to go on, else the exit
+ * status. */
+static int parse_alpha(model_request *rq)
+{
+    const char *p = rq->alpha;
+    int count = 1;
+    for (const char *q = p; *q; q++)
+        count += *q == ',';
+    if (!(rq->alpha_values = calloc((size_t)count, sizeof *rq->alpha_values)))
+        return rs_cli_usage_error(PROG, "out of memory");
+    for (int k = 0; k < count; k++) {
+        char *end;
+        errno = 0;
+        rq->alpha_values[k] = strtod(p, &end);
+        if (end == p || errno || (*end && *end != ','))
+            return rs_cli_usage_error(PROG,
+                                      "--alpha '%s': value %d is not a number (weights separated "
+                                      "by commas: 0.1,0.9)",
+                                      rq->alpha, k + 1);
+        p = end + (*end == ',');
+    }
+    rq->n_alpha = count;
+    return -1;
+}
+
 /* Whether a hand-made step's option was given (a matrix, or --scale). */
 static int toy_given(const rs_cli_args *args)
 {
@@ -167,6 +206,7 @@ static int parse_request(int argc, char **argv, explain_request *x)
     rs_cli_args args;
     const int parsed = rs_cli_parse(&command, x, &args, argc, argv);
     const int toy = toy_given(&args);
+    rq->attend_given = rs_cli_given(&args, "attend") != NULL;
     rs_cli_end(&args);
     if (parsed >= 0)
         return parsed;
@@ -186,11 +226,11 @@ static int parse_request(int argc, char **argv, explain_request *x)
         if (!step_given)
             return rs_cli_usage_error(PROG, "--step is required with -m (steps count from 1)");
         rq->sentence = argv[optind];
-        return -1;
+        return rq->alpha ? parse_alpha(rq) : -1;
     }
-    if (step_given || rq->target || rq->all)
-        return rs_cli_usage_error(PROG, "--step, --target and --all explain a model's step: "
-                                        "give -m MODEL");
+    if (step_given || rq->target || rq->all || rq->attend_given || rq->alpha)
+        return rs_cli_usage_error(PROG, "--step, --target, --all, --attend and --alpha explain a "
+                                        "model's step: give -m MODEL");
     if (optind < argc)
         return rs_cli_usage_error(PROG,
                                   "unexpected argument '%s' (a sentence needs -m MODEL; a "
@@ -229,7 +269,9 @@ static int explain_model(const model_request *rq)
     rs_explained_step x;
     char *text = NULL;
     int status;
-    const rs_explain_step_request srq = {rq->sentence, rq->target, rq->step};
+    const rs_explain_step_request srq = {rq->sentence,     rq->target, rq->step,
+                                         rq->attend_given, rq->attend, rq->alpha_values,
+                                         rq->n_alpha};
     if (rs_explain_step_compute(&x, &model, &codec, &srq, &err) < 0) {
         /* what is wrong is the request (the step, the model's kind) */
         status = rs_cli_usage_error(PROG, "%s", err.msg);
@@ -256,7 +298,10 @@ int cmd_explain(int argc, char **argv)
     int status = parse_request(argc, argv, &x);
     if (status >= 0 || rq->model) {
         rs_explain_input_free(in);
-        return status >= 0 ? status : explain_model(rq);
+        if (status < 0)
+            status = explain_model(rq);
+        free(x.rq.alpha_values);
+        return status;
     }
     const int digits = rq->digits;
     rs_error err;

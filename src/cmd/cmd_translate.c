@@ -204,9 +204,15 @@ static const rs_cli_option option_table[] = {
     {"n-best", .kind = RS_CLI_INT, RS_AT(RQ, topt.n_best), 1, RS_MAX_BEAM, "N", SECTION,
      .help = "print N hypotheses per sentence in the Moses/Marian\n"
              "format 'id ||| translation ||| F0= logprob ||| score'\n"
-             "(id from 0; also with N = 1; needs --beam >= N, and\n"
-             "without --beam searches with a beam of N); a --config\n"
-             "file's n_best: 1 is plain output, as Joey NMT's"},
+             "(id from 0; needs --beam >= N, and without --beam searches\n"
+             "with a beam of N). At N = 1 the command line and a file\n"
+             "differ, on purpose: --n-best 1 is the list form (Marian's\n"
+             "--n-best, a one-item list for rescoring), while any\n"
+             "--config file's n_best: 1 is plain output, the meaning\n"
+             "Joey NMT gives testing: n_best: 1 (its default), so that a\n"
+             "Joey config translates as Joey does; a file's n_best of 2\n"
+             "or more is the list form. For a file's list of one, give\n"
+             "--n-best 1 on the command line"},
     {"batch-size", .kind = RS_CLI_INT, RS_AT(RQ, topt.batch_size), 1, RS_MAX_BATCH, "N", SECTION,
      .help = "sentences decoded together (default: %D)"},
     {"max-len", .kind = RS_CLI_INT, RS_AT(RQ, topt.max_len), 1, RS_MAX_LENGTH, "N", SECTION,

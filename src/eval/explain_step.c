@@ -24,6 +24,11 @@ void rs_explained_step_free(rs_explained_step *x)
     free(x->which);
     free(x->model_alpha);
     free(x->model_state);
+    free(x->softmax_alpha);
+    free(x->old_ids);
+    free(x->new_ids);
+    free(x->old_text);
+    free(x->new_text);
     memset(x, 0, sizeof *x);
 }
 
@@ -117,8 +122,10 @@ static double sigmoid(double x)
 }
 
 /* Step i in double precision, from s_prev, h and y_{i-1} (model.md's
- * "Alignment model", "Decoder GRU" and "Deep output with maxout"). */
-static void work_step(rs_explained_step *x, const rs_model *model)
+ * "Alignment model", "Decoder GRU" and "Deep output with maxout"); with
+ * forced [S] (a push), α_i is forced and the softmax's α goes to
+ * softmax_alpha. */
+static void work_step(rs_explained_step *x, const rs_model *model, const double *forced)
 {
     const rs_tensors *w = &model->w;
     const int S = x->S, n = x->n, m = x->m, a = x->a, ka = x->ka, l = x->l, V = x->V;
@@ -156,8 +163,13 @@ static void work_step(rs_explained_step *x, const rs_model *model)
     double sum = 0.0;
     for (int j = 0; j < S; j++)
         sum += x->alpha[j] = exp(x->e[j] - emax);
-    for (int j = 0; j < S; j++) {
+    for (int j = 0; j < S; j++)
         x->alpha[j] /= sum;
+    if (forced) {
+        memcpy(x->softmax_alpha, x->alpha, sizeof(double) * (size_t)S);
+        memcpy(x->alpha, forced, sizeof(double) * (size_t)S);
+    }
+    for (int j = 0; j < S; j++) {
         for (int k = 0; k < 2 * n; k++)
             x->c[k] += x->alpha[j] * x->h[(size_t)j * 2 * n + k];
     }
@@ -218,6 +230,79 @@ static int prefix_of(rs_decoder *dec, const rs_model *model, const rs_codec *cod
     return *ids ? 0 : -1;
 }
 
+/* α_i of a push into forced[S] (checked: the position in 1 … S, or S
+ * values, each finite and ≥ 0, summing to 1 within 1e-6 per value). */
+static int push_alpha(const rs_explain_step_request *rq, int S, double *forced, rs_error *err)
+{
+    if (rq->alpha) {
+        if (rq->n_alpha != S)
+            return rs_fail(err,
+                           "--alpha has %d value%s: the sentence has %d token%s and </s>, so "
+                           "%d values, one a source position",
+                           rq->n_alpha, rq->n_alpha == 1 ? "" : "s", S - 1, S == 2 ? "" : "s", S);
+        double sum = 0.0;
+        for (int j = 0; j < S; j++) {
+            if (!isfinite(rq->alpha[j]) || rq->alpha[j] < 0)
+                return rs_fail(err, "--alpha: value %d is %g; weights are 0 or more", j + 1,
+                               rq->alpha[j]);
+            sum += forced[j] = rq->alpha[j];
+        }
+        if (fabs(sum - 1.0) > 1e-6 * S)
+            return rs_fail(err, "--alpha sums to %.9g; attention weights sum to 1", sum);
+        return 0;
+    }
+    if (rq->attend < 1 || rq->attend > S)
+        return rs_fail(err,
+                       "--attend %d: the sentence has %d token%s and </s>, so positions 1 to %d",
+                       rq->attend, S - 1, S == 2 ? "" : "s", S);
+    forced[rq->attend - 1] = 1.0;
+    return 0;
+}
+
+/* ids[count] as the detokenized text of the target side. */
+static int ids_text(const rs_model *model, const rs_codec *codec, const int *ids, int count,
+                    char **text, rs_error *err)
+{
+    const char **tokens = rs_calloc((size_t)count + 1, sizeof *tokens, err);
+    if (!tokens)
+        return -1;
+    for (int k = 0; k < count; k++)
+        tokens[k] = ids[k] >= 0 && ids[k] < model->tgt_vocab.size ? model->tgt_vocab.tokens[ids[k]]
+                                                                  : "<unk>";
+    const int status = rs_codec_text(codec, RS_SIDE_TGT, tokens, count, text, err);
+    free(tokens);
+    return status;
+}
+
+/* After the pushed step i (the decoder's step i done, not selected): its
+ * state becomes the pushed s_i, y_i the pushed step's greedy word, and
+ * greedy decoding goes on from there to </s> or rs_output_limit, as
+ * rs_greedy; new_ids receives y_1 … (</s> not included). */
+static int decode_on(rs_explained_step *x, rs_decoder *dec, int src_count, rs_error *err)
+{
+    const int limit = rs_output_limit(0, src_count);
+    if (!(x->new_ids = rs_calloc((size_t)limit + 1, sizeof *x->new_ids, err)))
+        return -1;
+    for (int k = 1; k < x->step && k <= limit; k++)
+        x->new_ids[x->new_count++] = x->prefix[k];
+    /* y_i: as greedy_word, over the pushed step's log-probabilities */
+    int y = RS_EOS;
+    for (int v = RS_UNK; v < x->V; v++)
+        if (v != RS_BOS && v != RS_EOS && x->logp[v] > x->logp[y])
+            y = v;
+    float *next = dec->member[0].next_state;
+    for (int u = 0; u < x->n; u++)
+        next[u] = (float)x->s[u];
+    rs_decoder_select(dec, NULL, 1);
+    while (y != RS_EOS && x->new_count < limit) {
+        x->new_ids[x->new_count++] = y;
+        rs_decoder_step(dec, &y);
+        rs_decoder_select(dec, NULL, 1);
+        y = greedy_word(dec->logits, x->V);
+    }
+    return 0;
+}
+
 int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const rs_codec *codec,
                             const rs_explain_step_request *rq, rs_error *err)
 {
@@ -228,6 +313,12 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
     if (rq->step < 1)
         return rs_fail(err, "--step %d: steps count from 1 (step i reads y_{i-1}, y_0 = <s>)",
                        rq->step);
+    const int push = rq->has_attend || rq->alpha != NULL;
+    if (push && rq->target)
+        return rs_fail(err, "--%s continues the greedy translation: leave out --target",
+                       rq->alpha ? "alpha" : "attend");
+    if (rq->has_attend && rq->alpha)
+        return rs_fail(err, "--attend and --alpha exclude each other: one α a push");
     int *src = NULL, src_count = 0, *tgt = NULL, tgt_count = 0, status = -1;
     rs_tokens words = {0};
     rs_decoder dec;
@@ -279,6 +370,16 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
     for (int k = 1; k < x->step; k++)
         x->prefix[k] = tgt[k - 1];
     x->next = x->step <= tgt_count ? tgt[x->step - 1] : RS_EOS;
+    double *forced = NULL;
+    if (push) {
+        x->pushed = 1;
+        if (!(x->softmax_alpha = rs_calloc((size_t)x->S, sizeof(double), err)) ||
+            !(forced = rs_calloc((size_t)x->S, sizeof(double), err)) ||
+            push_alpha(rq, x->S, forced, err)) {
+            free(forced);
+            goto done;
+        }
+    }
 
     /* The model's own float32 steps 1 … i−1 along the prefix, then step i. */
     if (rs_decoder_start(&dec, 1, (const int *const *)&src, &src_count, 1, err))
@@ -297,7 +398,16 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
     memcpy(x->model_alpha, dec.alpha, sizeof(float) * (size_t)x->S);
     memcpy(x->model_state, dec.member[0].next_state, sizeof(float) * (size_t)x->n);
     x->model_best = greedy_word(dec.logits, x->V);
-    work_step(x, model);
+    work_step(x, model, forced);
+    free(forced);
+    if (push) {
+        x->old_ids = tgt, x->old_count = tgt_count;
+        tgt = NULL;
+        if (decode_on(x, &dec, src_count, err) ||
+            ids_text(model, codec, x->old_ids, x->old_count, &x->old_text, err) ||
+            ids_text(model, codec, x->new_ids, x->new_count, &x->new_text, err))
+            goto done;
+    }
     status = 0;
 done:
     if (dec_made)

@@ -21,11 +21,23 @@
 #include "model/model.h"
 
 /* What to explain: a sentence, a step i ≥ 1, and the prefix y_1 … y_{i-1}:
- * the given target's tokens (target not NULL), else the greedy translation's. */
+ * the given target's tokens (target not NULL), else the greedy translation's.
+ *
+ * A push (a teacher's question "what if step i had looked at x_j?"): step
+ * i's α is not the softmax of the scores but the one given, α_i = one-hot j
+ * (has_attend, attend = j) or alpha[S]; the context c_i = Σ_j α_ij h_j, the state s_i and
+ * the deep output are recomputed from it (in double, as the rest of the
+ * step), y_i is the greedy word of that step, and greedy decoding goes on
+ * from s_i in the model's own float32 steps. The prefix is the greedy
+ * translation's (a push continues it, so no target). */
 typedef struct {
     const char *source;
-    const char *target; /* NULL: the greedy prefix */
-    int step;           /* i, from 1 */
+    const char *target;  /* NULL: the greedy prefix */
+    int step;            /* i, from 1 */
+    int has_attend;      /* 1: push α_i = one-hot attend */
+    int attend;          /* j, from 1 (x_S = </s>) */
+    const double *alpha; /* [n_alpha] α_i as given (≥ 0, summing to 1), or NULL */
+    int n_alpha;
 } rs_explain_step_request;
 
 typedef struct {
@@ -58,12 +70,24 @@ typedef struct {
     float *model_alpha; /* [S] α of the model's own float32 step i */
     float *model_state; /* [n] s_i of that step */
     int model_best;     /* the word greedy search takes from that step's logits */
+    /* A push (rs_explain_step_request's attend or alpha): alpha holds the α
+     * given, softmax_alpha the one the scores e give; the greedy
+     * translation before (old_ids) and after the push (new_ids: y_1 …
+     * y_{i-1} of the prefix, the pushed step's y_i, then greedy), </s> not
+     * included, as text too. */
+    int pushed;
+    double *softmax_alpha; /* [S] */
+    int *old_ids, old_count, *new_ids, new_count;
+    char *old_text, *new_text;
 } rs_explained_step;
 
 /* Tokenizes the request with the model's codec, runs the model to s_{i-1}
- * and works step i. Fails (bad input, the message naming it) on an empty or
- * out-of-range step, a step past the prefix (the greedy translation or the
- * target, with its </s>, has T + 1 steps), or a model without attention. */
+ * and works step i (pushed when asked, then decoding on from it). Fails (bad
+ * input, the message naming it) on an empty or out-of-range step, a step
+ * past the prefix (the greedy translation or the target, with its </s>, has
+ * T + 1 steps), a push onto a position outside 1 … S or an α of another
+ * length than S, negative or not summing to 1, a push with a target, or a
+ * model without attention. */
 int rs_explain_step_compute(rs_explained_step *out, const rs_model *model, const rs_codec *codec,
                             const rs_explain_step_request *rq, rs_error *err);
 void rs_explained_step_free(rs_explained_step *x);

@@ -152,7 +152,11 @@ static void attention(out_t *o, const rs_explained_step *x, const rs_model *mode
     num(o, emax);
     fputs(",  Σ = ", o->f);
     num(o, sum);
-    fputs("\n     j  token          e_ij    exp(e_ij − m)    α_ij    (model's float32 α)\n", o->f);
+    fputs(x->pushed ? "\n     j  token          e_ij    exp(e_ij − m)    α_ij pushed    (the "
+                      "softmax's α)\n"
+                    : "\n     j  token          e_ij    exp(e_ij − m)    α_ij    (model's float32 "
+                      "α)\n",
+          o->f);
     double worst = 0.0;
     for (int j = 0; j < S; j++) {
         fprintf(o->f, "   %3d  ", j + 1);
@@ -164,12 +168,17 @@ static void attention(out_t *o, const rs_explained_step *x, const rs_model *mode
         fputs("  ", o->f);
         num(o, x->alpha[j]);
         fputs("  (", o->f);
-        num(o, x->model_alpha[j]);
+        num(o, x->pushed ? x->softmax_alpha[j] : x->model_alpha[j]);
         fputs(")\n", o->f);
         const double d = fabs(x->alpha[j] - x->model_alpha[j]);
         worst = d > worst ? d : worst;
     }
-    fprintf(o->f, "   largest |α − model's α| = %.3g (float32 rounding)\n", worst);
+    if (x->pushed)
+        fputs("   α_i is pushed, not the softmax of e: the context, the state and the output "
+              "below follow from it\n",
+              o->f);
+    else
+        fprintf(o->f, "   largest |α − model's α| = %.3g (float32 rounding)\n", worst);
     fputs("\n4. context  c_i = Σ_j α_ij h_j\n", o->f);
     vec(o, "c_i", x->c, 2 * x->n);
 }
@@ -223,7 +232,10 @@ static void gru(out_t *o, const rs_explained_step *x, const rs_model *model)
         const double d = fabs(x->s[k] - x->model_state[k]);
         worst = d > worst ? d : worst;
     }
-    fprintf(o->f, "\n   largest |s_i − the model's float32 s_i| = %.3g\n", worst);
+    if (x->pushed)
+        fputs("\n   (s_i of the pushed α: the model's own step had the softmax's)\n", o->f);
+    else
+        fprintf(o->f, "\n   largest |s_i − the model's float32 s_i| = %.3g\n", worst);
 }
 
 static void readout(out_t *o, const rs_explained_step *x, const rs_model *model, int top)
@@ -266,7 +278,11 @@ static void readout(out_t *o, const rs_explained_step *x, const rs_model *model,
         fputs("\n", o->f);
     }
     free(best);
-    fprintf(o->f, "   greedy search takes: %s; ", word(&model->tgt_vocab, x->model_best));
+    if (x->pushed)
+        fprintf(o->f, "   the model's own step (the softmax's α) takes: %s; ",
+                word(&model->tgt_vocab, x->model_best));
+    else
+        fprintf(o->f, "   greedy search takes: %s; ", word(&model->tgt_vocab, x->model_best));
     fprintf(o->f, "the prefix's y_%d: %s (p = ", x->step, word(&model->tgt_vocab, x->next));
     num(o, exp(x->logp[x->next]));
     fputs(")\n", o->f);
@@ -286,6 +302,17 @@ int rs_explain_step_report(const rs_explained_step *x, const rs_model *model, in
     attention(&o, x, model);
     gru(&o, x, model);
     readout(&o, x, model, top < 1 ? 1 : top);
+    if (x->pushed) {
+        fprintf(o.f,
+                "\n9. the push  α_%d pushed, y_%d the greedy word of the step above, then greedy "
+                "decoding from its s_%d\n",
+                x->step, x->step, x->step);
+        fputs("   before: ", o.f);
+        fputs(x->old_text, o.f);
+        fputs("\n   after:  ", o.f);
+        fputs(x->new_text, o.f);
+        fputs("\n", o.f);
+    }
     if (fclose(o.f)) {
         free(*text);
         *text = NULL;

@@ -209,7 +209,7 @@ START_TEST(paired_command)
     } bad[] = {
         {"--paired-bs -i " FIXTURE "/base.txt " FIXTURE "/ref.txt", "--paired-bs compares systems"},
         {"-i " FIXTURE "/base.txt -i " FIXTURE "/close.txt " FIXTURE "/ref.txt",
-         "-i given 2 times: several systems go with --paired-bs or --paired-ar"},
+         "2 systems given (-i): several systems go with --paired-bs or --paired-ar"},
         {"--paired-bs --metric both -i " FIXTURE "/base.txt -i " FIXTURE "/close.txt " FIXTURE
          "/ref.txt",
          "--paired-bs tests one metric: --metric bleu or chrf"},
@@ -232,6 +232,71 @@ START_TEST(paired_command)
 }
 END_TEST
 
+/* sacreBLEU's form REF -i A B C: every word after -i up to the next option
+ * is a system (argparse's nargs='+'), the same test as -i A -i B -i C REF;
+ * with no reference outside -i's words the last -i's further words are the
+ * references, as before; several systems without a test are refused. */
+START_TEST(input_takes_several_systems)
+{
+    char *out, *errs, *want;
+    ck_assert_int_eq(testprog_run_split("bleu --paired-bs --paired-n 50 --tokenize none -i " FIXTURE
+                                        "/base.txt -i " FIXTURE "/better.txt -i " FIXTURE
+                                        "/close.txt " FIXTURE "/ref.txt",
+                                        &want, &errs),
+                     0);
+    free(errs);
+    static const char *const same[] = {
+        "bleu --paired-bs --paired-n 50 --tokenize none " FIXTURE "/ref.txt -i " FIXTURE
+        "/base.txt " FIXTURE "/better.txt " FIXTURE "/close.txt",
+        "bleu " FIXTURE "/ref.txt -i " FIXTURE "/base.txt " FIXTURE "/better.txt " FIXTURE
+        "/close.txt --paired-bs --paired-n 50 --tokenize none",
+        "bleu --paired-bs -i " FIXTURE "/base.txt " FIXTURE "/better.txt -i " FIXTURE
+        "/close.txt --paired-n 50 --tokenize none " FIXTURE "/ref.txt",
+    };
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        ck_assert_int_eq(testprog_run_split(same[i], &out, &errs), 0);
+        ck_assert_msg(!strcmp(out, want), "%s:\n%s\nnot\n%s", same[i], out, want);
+        free(out), free(errs);
+    }
+    free(want);
+    /* -i HYP REF: one system, one reference, as HYP REF. */
+    ck_assert_int_eq(
+        testprog_run_split("bleu " FIXTURE "/base.txt " FIXTURE "/ref.txt", &want, &errs), 0);
+    free(errs);
+    ck_assert_int_eq(
+        testprog_run_split("bleu -i " FIXTURE "/base.txt " FIXTURE "/ref.txt", &out, &errs), 0);
+    ck_assert_str_eq(out, want);
+    free(out), free(errs), free(want);
+    ck_assert_int_eq(testprog_run_split("bleu " FIXTURE "/ref.txt -i " FIXTURE "/base.txt " FIXTURE
+                                        "/close.txt",
+                                        &out, &errs),
+                     2);
+    ck_assert_msg(strstr(errs, "2 systems given (-i)"), "%s", errs);
+    free(out), free(errs);
+}
+END_TEST
+
+/* --seed 0 is a seed: the same draws on every run (sacreBLEU reads 0 as
+ * unseeded), and --help says so rather than promising sacreBLEU's digits. */
+START_TEST(seed_zero_is_a_seed)
+{
+    char *first, *out, *errs;
+    const char *cmd = "bleu --paired-bs --paired-n 30 --seed 0 -i " FIXTURE "/base.txt -i " FIXTURE
+                      "/better.txt " FIXTURE "/ref.txt";
+    ck_assert_int_eq(testprog_run_split(cmd, &first, &errs), 0);
+    ck_assert_msg(strstr(errs, "|bs:30|seed:0|"), "%s", errs);
+    free(errs);
+    ck_assert_int_eq(testprog_run_split(cmd, &out, &errs), 0);
+    ck_assert_str_eq(out, first);
+    free(out), free(errs), free(first);
+    ck_assert_int_eq(testprog_run_split("bleu --help", &out, &errs), 0);
+    ck_assert_msg(strstr(out, "Seed 0 is a seed like any other") &&
+                      strstr(out, "sacreBLEU reads 0 as None and runs unseeded"),
+                  "%s", out);
+    free(out), free(errs);
+}
+END_TEST
+
 Suite *significance_suite(void)
 {
     Suite *s = suite_create("significance");
@@ -241,6 +306,8 @@ Suite *significance_suite(void)
     tcase_add_test(tc, numpy_mean);
     tcase_add_test(tc, paired_tests_are_sacrebleus);
     tcase_add_test(tc, paired_command);
+    tcase_add_test(tc, input_takes_several_systems);
+    tcase_add_test(tc, seed_zero_is_a_seed);
     suite_add_tcase(s, tc);
     return s;
 }

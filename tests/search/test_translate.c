@@ -539,6 +539,28 @@ START_TEST(cli_n_best_per_token_scores_and_ensembles)
     ck_assert_int_eq(sscanf(second, "%d |||", &id), 1);
     ck_assert_int_eq(id, 1);
 
+    /* A file's n_best: 1 is plain output (Joey NMT's meaning), the same as no
+     * n-best at all; --n-best 1 on the command line over the file is the list
+     * form; --help says why the two differ. */
+    char plain[8192], config[160];
+    snprintf(config, sizeof config, "%s/nbest.yaml", dir);
+    static const char yaml[] = "translation:\n  beam: 3\n  n_best: 1\n";
+    testfile_write(config, (const unsigned char *)yaml, sizeof yaml - 1);
+    snprintf(args, sizeof args, "translate -m %s --beam 3 --quiet %s", ckpt, input);
+    ck_assert_int_eq(testprog_run(args, plain, sizeof plain), 0);
+    snprintf(args, sizeof args, "translate -m %s --config %s --quiet %s", ckpt, config, input);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_str_eq(text, plain);
+    ck_assert_ptr_null(strstr(text, "|||"));
+    snprintf(args, sizeof args, "translate -m %s --config %s --n-best 1 --quiet %s", ckpt, config,
+             input);
+    ck_assert_int_eq(testprog_run(args, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, " ||| F0= "));
+    ck_assert_int_eq(testprog_run("translate --help", text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "--config file's n_best: 1 is plain output, the meaning") &&
+                      strstr(text, "Joey NMT gives testing: n_best: 1"),
+                  "%s", text);
+
     /* --alignment soft, written with a space as Marian users write it, is the
      * option's value, not an input file: the same output as --alignment=soft. */
     char spaced[8192];
