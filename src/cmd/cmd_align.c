@@ -10,7 +10,7 @@
 #include "common/fileio.h"
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/output.h"
+#include "train/output.h"
 #include "model/codec.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"

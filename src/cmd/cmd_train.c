@@ -16,7 +16,7 @@
 #include "cli/options.h"
 #include "cmd/commands.h"
 #include "cli/log.h"
-#include "cli/output.h"
+#include "train/output.h"
 #include "cli/resume_command.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"

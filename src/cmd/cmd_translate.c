@@ -20,7 +20,7 @@
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "common/fileio.h"
-#include "cli/output.h"
+#include "train/output.h"
 #include "search/decode.h"
 #include "search/translate.h"
 
