@@ -15,7 +15,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
-#include "cli/log.h"
+#include "common/log.h"
 #include "train/output.h"
 #include "cli/resume_command.h"
 #include "train/dist.h"
