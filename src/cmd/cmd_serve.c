@@ -1,12 +1,7 @@
 /* rnnsearch serve: the web explorer and JSON API (serve.h) over one or more
  * models, until SIGINT or SIGTERM. */
 #include <cblas.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
-#include <time.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,35 +21,6 @@
 #define PROG "rnnsearch serve"
 #define MAX_MODELS RS_SERVE_MAX_MODELS
 #define MAX_HOSTS 16
-
-/* 32 hex digits from the system's random source. */
-static int random_token(char *token, size_t size)
-{
-    unsigned char bytes[16];
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, bytes, sizeof bytes);
-    close(fd);
-    if (n != (ssize_t)sizeof bytes || size < 2 * sizeof bytes + 1)
-        return -1;
-    for (size_t i = 0; i < sizeof bytes; i++)
-        snprintf(token + 2 * i, 3, "%02x", bytes[i]);
-    return 0;
-}
-
-typedef struct {
-    rs_server *server;
-    atomic_int done;
-} stopping;
-
-static void *stop_main(void *arg)
-{
-    stopping *st = arg;
-    rs_server_stop(st->server);
-    atomic_store(&st->done, 1);
-    return NULL;
-}
 
 static void log_line(void *ctx, const char *line)
 {
@@ -234,7 +200,7 @@ static int check_request(int argc, char **argv, serve_request *rq)
     rq->open = rs_serve_loopback(opt->host) == 0;
     rq->any_address = rs_serve_any_address(opt->host) == 1;
     if (rq->open && !opt->token && !rq->no_token) {
-        if (random_token(rq->token, sizeof rq->token))
+        if (rs_serve_token_new(rq->token, sizeof rq->token))
             return rs_cli_fail(PROG, "cannot read /dev/urandom for a token");
         opt->token = rq->token;
     }
@@ -306,23 +272,11 @@ static void serve_until_stopped(rs_server *server, const sigset_t *stop, int tim
                  "ends it at once)\n",
             sig == SIGINT ? "interrupted by SIGINT (Ctrl-C)" : "terminated by SIGTERM", timeout);
     /* The stop runs beside this thread, which waits for it or for a second signal. */
-    stopping st;
-    st.server = server;
-    atomic_init(&st.done, 0);
-    pthread_t stopper;
-    if (pthread_create(&stopper, NULL, stop_main, &st)) {
-        stop_main(&st);
-    } else {
-        const struct timespec tick = {0, 50000000L};
-        while (!atomic_load(&st.done)) {
-            int second = sigtimedwait(stop, NULL, &tick);
-            if (second > 0) {
-                fprintf(stderr, PROG ": %s again, exiting at once\n",
-                        second == SIGINT ? "interrupted" : "terminated");
-                _exit(RS_EXIT_SIGNAL + second);
-            }
-        }
-        pthread_join(stopper, NULL);
+    const int second = rs_server_stop_or_signal(server, stop);
+    if (second) {
+        fprintf(stderr, PROG ": %s again, exiting at once\n",
+                second == SIGINT ? "interrupted" : "terminated");
+        _exit(RS_EXIT_SIGNAL + second);
     }
 }
 
