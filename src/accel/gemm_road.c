@@ -19,34 +19,37 @@ static const char *road_name = "openblas";
 static char road_kernel[48]; /* rs_gemm_road_kernel's, made by rs_gemm_road_choose */
 
 #ifdef RS_WITH_ONEDNN
-/* oneDNN's threads are OpenMP's, whose count belongs to each calling thread
- * (a training shard's or serve worker's thread starts with OpenMP's default,
- * every core). The products' count is OpenBLAS's, which the commands set
- * (1 while training's shards or serve's workers run side by side): each
- * product gives its own thread that count when it differs. */
+/* oneDNN's road computes a product on one thread, where the commands ask
+ * for one (each of training's shards, serve's workers, `--threads 1`): on a
+ * busy 2-core machine its threads (OpenMP's, which spin at barriers) gave
+ * products of a step 0.3-0.5x OpenBLAS's two threads' rate, while one of its
+ * threads did 1.05-1.9x OpenBLAS's one (docs/performance.md). A product
+ * asked of more threads goes back to OpenBLAS. oneDNN's OpenMP count belongs
+ * to each calling thread (a new thread starts at every core): each product
+ * makes its thread's 1. */
 static void onednn_gemm(const rs_gemm_call *c)
 {
-    int threads = openblas_get_num_threads();
-    if (omp_get_max_threads() != threads)
-        omp_set_num_threads(threads);
+    if (openblas_get_num_threads() > 1) {
+        rs_gemm_openblas(c);
+        return;
+    }
+    if (omp_get_max_threads() != 1)
+        omp_set_num_threads(1);
     /* Signals wait until the product is done: a handler run in the middle of
      * oneDNN 2.6's JIT sgemm kernels (AVX2 and AVX-512 alike) puts its frame
      * where their data is, and corrupted the heap within seconds of a 2 ms
      * SIGALRM (tests/accel/test_gemm_road.c; no such fault with the handler
-     * on an alternate stack, nor on OpenBLAS's road). OpenMP's threads,
-     * started inside, keep the blocked mask. */
+     * on an alternate stack, nor on OpenBLAS's road). */
     sigset_t all, was;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &was);
     dnnl_status_t status = dnnl_sgemm(c->ta ? 'T' : 'N', c->tb ? 'T' : 'N', c->M, c->N, c->K,
                                       c->alpha, c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
     pthread_sigmask(SIG_SETMASK, &was, NULL);
-    if (status == dnnl_success)
-        return;
     /* oneDNN refuses only arguments that disagree, which rs_gemm's callers
      * have checked; the reference computes them all the same. */
-    cblas_sgemm(CblasRowMajor, c->ta ? CblasTrans : CblasNoTrans, c->tb ? CblasTrans : CblasNoTrans,
-                c->M, c->N, c->K, c->alpha, c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
+    if (status != dnnl_success)
+        rs_gemm_openblas(c);
 }
 
 /* oneDNN's instruction set as its kernels run, by the names of

@@ -12,8 +12,10 @@
  * the same bits. RNNSEARCH_GEMM=openblas|onednn|auto chooses; auto (the
  * default) takes oneDNN where the build has it and the processor has AVX2
  * or more, where it was measured faster on every shape of a training step
- * and a translation step (docs/performance.md), else OpenBLAS. Both roads
- * use the threads openblas_set_num_threads gives products. */
+ * and a translation step (docs/performance.md), else OpenBLAS. oneDNN's
+ * road computes the products asked of one thread (openblas_set_num_threads:
+ * training's shards, serve's workers, --threads 1) and hands those asked of
+ * more to OpenBLAS. */
 #ifndef RS_GEMM_ROAD_H
 #define RS_GEMM_ROAD_H
 

@@ -36,6 +36,15 @@ void rs_matmul_forward_t(rs_mat y, rs_cmat x, rs_cmat W, rs_cmat W_t, float beta
         rs_shape_report(message);
         return;
     }
-    rs_gemm(0, 0, x.rows, W_t.cols, x.cols, 1.0f, x.data, x.stride, W_t.data, W_t.stride, beta,
-            y.data, y.stride);
+    rs_gemm(&(rs_gemm_call){.M = x.rows,
+                            .N = W_t.cols,
+                            .K = x.cols,
+                            .alpha = 1.0f,
+                            .beta = beta,
+                            .A = x.data,
+                            .lda = x.stride,
+                            .B = W_t.data,
+                            .ldb = W_t.stride,
+                            .C = y.data,
+                            .ldc = y.stride});
 }

@@ -452,8 +452,11 @@ void rs_cli_end(rs_cli_args *args)
 
 const char *rs_cli_config_model(const rs_cli_args *args)
 {
+    /* name: at the top level too, where Joey NMT 2 has it (train reads it there). */
     const rs_setting *out = rs_settings_find(&args->config, "training", "out");
     const rs_setting *name = rs_settings_find(&args->config, "training", "name");
+    if (!name)
+        name = rs_settings_find(&args->config, NULL, "name");
     const rs_setting *it = out ? out : name;
     return it && it->count == 1 ? it->values[0] : NULL;
 }

@@ -163,12 +163,26 @@ int rs_cli_once(const char *prog, const char *opt, const char **slot, const char
  * and line ("run.yaml:3: --lr: …") while a file's setting is applied. */
 typedef int (*rs_cli_apply)(void *ctx, int val, const char *arg);
 
+/* A setting a configuration file may hold: an option row of a command's
+ * table (cli/options.h) with a section. */
+typedef struct {
+    const char *command, *section;
+    char option[64]; /* the long option: "batch-size" */
+    int group, repeatable;
+} rs_cli_setting;
+
+/* Gives the i-th setting of every command into *out; 0 past the last. The
+ * option tables' (rs_cli_setting_at) are handed to the file's checker, which
+ * knows no table itself. */
+typedef int (*rs_cli_settings_at)(int i, rs_cli_setting *out);
+
 /* After the command line: reads --config FILE (when given), checks every
- * setting against the table of all commands' (src/cli/cli.c) and applies
- * those of `command` ("train", "translate", "serve") that the command line
- * did not give. Returns -1 to go on, else the exit status (reported). The
- * file's values stay valid until rs_cli_end. */
-int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply apply, void *ctx);
+ * setting against all commands' (settings_at) and applies those of
+ * `command` ("train", "translate", "serve") that the command line did not
+ * give. Returns -1 to go on, else the exit status (reported). The file's
+ * values stay valid until rs_cli_end. */
+int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_settings_at settings_at,
+                        rs_cli_apply apply, void *ctx);
 
 /* The model a configuration file trains (training: out, else name), for
  * translate and serve without -m; NULL when it names none. */

@@ -226,7 +226,7 @@ int rs_cli_parse(const rs_cli_command *cmd, void *rq, rs_cli_args *args, int arg
         }
     }
     free(defaults);
-    return rs_cli_apply_config(args, cmd->name, apply_row, args);
+    return rs_cli_apply_config(args, cmd->name, rs_cli_setting_at, apply_row, args);
 }
 
 /* ---- --help ---------------------------------------------------------------- */

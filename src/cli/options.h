@@ -127,14 +127,8 @@ const char *rs_cli_given(const rs_cli_args *args, const char *name);
  * another: train's --remove-bpe is --post-process bpe). */
 void rs_cli_set_given(rs_cli_args *args, const char *name, const char *value);
 
-/* The settings (key, section, command, group, repeatable) of every command's
- * --config rows, for the configuration checker: the i-th of them, or 0 past
- * the last. */
-typedef struct {
-    const char *command, *section;
-    char option[64]; /* the long option: "batch-size" */
-    int group, repeatable;
-} rs_cli_setting;
+/* The i-th setting of every command's --config rows (rs_cli_settings_at,
+ * cli.h), or 0 past the last: what rs_cli_parse gives the file's checker. */
 int rs_cli_setting_at(int i, rs_cli_setting *out);
 
 #endif

@@ -1,6 +1,6 @@
 /* rnnsearch align: the alignment matrices of translations (greedy) or of
  * given pairs (forced decoding), as text, TSV, JSON, Pharaoh, SVG or HTML. */
-#include <cblas.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "eval/align_sentences.h"
 #include "common/fileio.h"
 #include "cli/cli.h"
+#include "common/blas_buffer.h"
 #include "cli/options.h"
 #include "train/output.h"
 #include "model/codec.h"
@@ -334,16 +335,40 @@ static int write_replay(const char *dir, sink *sk)
 }
 
 /* The input: lines to translate, or (--pairs) pairs tokenized for forced
- * decoding, sources cut to --max-src-len. */
+ * decoding, sources cut to --max-src-len, a chunk of them at a time (the
+ * alignments of a large file were all held before the first was written);
+ * for a picture per sentence all of them, whose names are all checked
+ * before the first is written. */
 typedef struct {
     rs_lines lines;
+    rs_pair_reader reader;
+    int reader_open, chunk;
     rs_pairs pairs;
     rs_tokenized tok;
-    int count; /* sentences */
+    int count; /* sentences (with --pairs, of the chunk) */
 } align_input;
 
-static int read_input(const align_request *rq, const rs_codec *codec, align_input *in,
+enum { ALIGN_CHUNK = 4096 };
+
+/* The next chunk of pairs into in->tok: their count, 0 at the end, or -1. */
+static int next_pairs(const align_request *rq, const rs_codec *codec, align_input *in,
                       rs_error *err)
+{
+    rs_tokenized_free(&in->tok);
+    rs_pairs_free(&in->pairs);
+    const char *name = strcmp(rq->input, "-") ? rq->input : "<stdin>";
+    const int n = rs_pair_reader_chunk(&in->reader, in->chunk, &in->pairs, err);
+    if (n <= 0)
+        return n;
+    if (rs_tokenize_pairs(&in->tok, &in->pairs, codec, name, err) ||
+        rs_cli_cut_sources(PROG, &in->tok, rq->topt.max_src_len, rq->input, err))
+        return -1;
+    in->count = in->tok.count;
+    return n;
+}
+
+static int read_input(const align_request *rq, const rs_codec *codec, const sink *sk,
+                      align_input *in, rs_error *err)
 {
     if (!rq->pairs_mode) {
         if (rs_lines_read(rq->input, &in->lines, err))
@@ -351,12 +376,24 @@ static int read_input(const align_request *rq, const rs_codec *codec, align_inpu
         in->count = in->lines.count;
         return 0;
     }
-    const char *name = strcmp(rq->input, "-") ? rq->input : "<stdin>";
-    if (rs_pairs_read_tsv(rq->input, rq->swap, &in->pairs, err) ||
-        rs_tokenize_pairs(&in->tok, &in->pairs, codec, name, err) ||
-        rs_cli_cut_sources(PROG, &in->tok, rq->topt.max_src_len, rq->input, err))
+    if (rs_pair_reader_open_tsv(&in->reader, rq->input, rq->swap, 0, err))
         return -1;
-    in->count = in->tok.count;
+    in->reader_open = 1;
+    in->chunk = sk->writer->file_per_sentence ? INT_MAX : ALIGN_CHUNK;
+    return next_pairs(rq, codec, in, err) < 0 ? -1 : 0;
+}
+
+/* --pairs: the chunk read, then each next one. */
+static int align_all_pairs(const align_request *rq, const rs_model *model, const rs_codec *codec,
+                           align_input *in, const rs_align_emitter *em, rs_error *err)
+{
+    int n = in->count;
+    while (n > 0) {
+        if (rs_align_pairs(model, &in->tok, rq->topt.batch_size, em, err))
+            return -1;
+        if ((n = next_pairs(rq, codec, in, err)) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -365,6 +402,8 @@ static void align_input_free(align_input *in)
     rs_tokenized_free(&in->tok);
     rs_pairs_free(&in->pairs);
     rs_lines_free(&in->lines);
+    if (in->reader_open)
+        rs_pair_reader_close(&in->reader);
 }
 
 int cmd_align(int argc, char **argv)
@@ -382,12 +421,14 @@ int cmd_align(int argc, char **argv)
         rs_output_rule_free(&sk->rule);
         return status;
     }
-    if (rq.threads > 0)
-        openblas_set_num_threads(rq.threads);
+    rs_error err;
+    if (rq.threads > 0 && rs_blas_threads(rq.threads, &err)) {
+        rs_output_rule_free(&sk->rule);
+        return rs_cli_fail(PROG, "%s", err.msg);
+    }
     if ((sk->writer->options & RS_ALIGN_COLOR) && want_color(rq.color, !sk->out_path))
         sk->style.flags |= RS_ALIGN_COLOR;
 
-    rs_error err;
     rs_model model = {0};
     rs_codec codec = {0};
     align_input in = {0};
@@ -403,7 +444,7 @@ int cmd_align(int argc, char **argv)
     }
     snprintf(default_title, sizeof default_title, "alignment, %s", rq.model_arg);
     sk->style.title = rq.title ? rq.title : default_title;
-    if (read_input(&rq, &codec, &in, &err))
+    if (read_input(&rq, &codec, sk, &in, &err))
         goto fail;
     int opened = open_sink(sk, in.count, &err);
     if (opened > 0) {
@@ -418,7 +459,7 @@ int cmd_align(int argc, char **argv)
         goto fail;
     }
     const rs_align_emitter em = {sk->words, sk->bpe, write_alignment, sk, stderr, PROG};
-    if (rq.pairs_mode ? rs_align_pairs(&model, &in.tok, rq.topt.batch_size, &em, &err)
+    if (rq.pairs_mode ? align_all_pairs(&rq, &model, &codec, &in, &em, &err)
                       : rs_align_translations(&model, &codec, &in.lines, &rq.topt, &em, &err))
         goto fail;
     if (close_sink(sk, &err))

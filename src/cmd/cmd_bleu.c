@@ -128,9 +128,11 @@ static int check_request(int argc, char **argv, bleu_request *rq)
         if (rq->by_length || rq->sentence)
             return rs_cli_usage_error(PROG, "%s and --%s exclude each other", test,
                                       rq->by_length ? "by-length" : "sentence");
-        if (rq->metric_given && rq->want_chrf)
-            return rs_cli_usage_error(PROG, "%s tests BLEU only (--metric bleu)", test);
-        rq->want_chrf = 0;
+        /* One metric a test: BLEU unless --metric chrf. */
+        if (rq->metric_given && rq->want_chrf && rq->want_bleu)
+            return rs_cli_usage_error(PROG, "%s tests one metric: --metric bleu or chrf", test);
+        rq->want_chrf = rq->metric_given && rq->want_chrf;
+        rq->want_bleu = !rq->want_chrf;
     } else if (rq->paired_n || rq->seed != RS_PAIRED_SEED) {
         return rs_cli_usage_error(PROG, "--%s goes with --paired-bs or --paired-ar",
                                   rq->paired_n ? "paired-n" : "seed");
@@ -232,7 +234,8 @@ static const rs_cli_option option_table[] = {
              "its difference from the baseline (* below 0.05)"},
     {"paired-ar", .kind = RS_CLI_CALL, .set = set_paired_ar,
      .help = "paired approximate randomization, as sacreBLEU's\n"
-             "--paired-ar: BLEU and p-values, no interval"},
+             "--paired-ar: BLEU and p-values, no interval (either test\n"
+             "on chrF with --metric chrf)"},
     {"paired-n", .kind = RS_CLI_INT, RS_AT(RQ, paired_n), 1, 1000000, "N",
      .help = "resamples or trials (default: 1000 for --paired-bs, 10000\n"
              "for --paired-ar, as sacreBLEU's)"},
@@ -446,7 +449,8 @@ static void print_paired(const bleu_request *rq, const rs_paired_result *res)
         width = len > width ? len : width;
     }
     const int bs = rq->paired == RS_PAIRED_BS;
-    printf("%-*s %7s %s%8s\n", width, "system", "BLEU", bs ? "  mean ± 95% CI " : "", "p");
+    printf("%-*s %7s %s%8s\n", width, "system", rq->want_chrf ? "chrF2" : "BLEU",
+           bs ? "  mean ± 95% CI " : "", "p");
     for (int s = 0; s <= rq->n_others; s++) {
         printf("%-*s %7.2f", width, s ? rq->others[s - 1] : hyp_name(rq), res[s].score);
         if (bs)
@@ -468,22 +472,26 @@ static int score_paired(const bleu_request *rq, const rs_lines *text, const char
                                                      : RS_PAIRED_AR_SAMPLES;
     rs_lines sys[RS_MAX_SYSTEMS - 1] = {{0}};
     rs_paired_result res[RS_MAX_SYSTEMS];
-    rs_bleu_stats *stats = calloc((size_t)systems * (size_t)n, sizeof *stats);
+    const rs_paired_metric *metric = rq->want_chrf ? &rs_paired_chrf : &rs_paired_bleu;
+    void *stats = calloc((size_t)systems * (size_t)n, metric->size);
     int status = stats ? read_systems(rq, &text[0], sys)
                        : rs_cli_fail(PROG, "out of memory for %d systems' statistics", systems);
     rs_error err;
     const rs_testset_systems systems_in = {text,         rq->nfiles - 1, sys,
                                            rq->n_others, hyp_name(rq),   rq->others};
-    if (status < 0 && rs_testset_paired_stats(stats, &systems_in, &rq->opts, refs, &err))
+    if (status < 0 &&
+        (rq->want_chrf ? rs_testset_paired_chrf_stats(stats, &systems_in, &rq->opts, refs, &err)
+                       : rs_testset_paired_stats(stats, &systems_in, &rq->opts, refs, &err)))
         status = rs_cli_fail(PROG, "%s", err.msg);
-    if (status < 0 && rs_paired_test_run((rs_paired_test)rq->paired, stats, systems, n, samples,
-                                         (uint64_t)rq->seed, res, &err))
+    if (status < 0 && rs_paired_metric_run((rs_paired_test)rq->paired, metric, stats, systems, n,
+                                           samples, (uint64_t)rq->seed, res, &err))
         status = rs_cli_fail(PROG, "%s", err.msg);
     if (status < 0) {
         /* sacreBLEU's signature names the test, its size and the seed. */
         const char *rest = strchr(bleu_sig, '|');
-        fprintf(stderr, PROG ": BLEU|%.*s|%s:%d|seed:%d%s\n", (int)(rest - bleu_sig), bleu_sig,
-                rq->paired == RS_PAIRED_BS ? "bs" : "ar", samples, rq->seed, rest);
+        fprintf(stderr, PROG ": %s|%.*s|%s:%d|seed:%d%s\n", rq->want_chrf ? "chrF2" : "BLEU",
+                (int)(rest - bleu_sig), bleu_sig, rq->paired == RS_PAIRED_BS ? "bs" : "ar", samples,
+                rq->seed, rest);
         fprintf(stderr, PROG ": %s, %d %s, the baseline %s\n",
                 rq->paired == RS_PAIRED_BS ? "paired bootstrap resampling"
                                            : "paired approximate randomization",
@@ -540,7 +548,7 @@ int cmd_bleu(int argc, char **argv)
                       sizeof bleu_sig);
     rs_chrf_signature(&rq.opts, sig_nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
     if (rq.paired >= 0) {
-        status = score_paired(&rq, text, refs, bleu_sig);
+        status = score_paired(&rq, text, refs, rq.want_chrf ? chrf_sig : bleu_sig);
         goto done;
     }
     if (rq.want_bleu && !rq.with_signature)

@@ -134,15 +134,8 @@ static int score_all(const score_request *rq, const rs_codec *codec, rs_error *e
         return -1;
     int status = 0;
     for (;;) {
-        /* A chunk takes pairs while more are there without waiting, so that
-         * a pipe's pairs are scored as they come (as translate's lines). */
-        rs_pairs pairs = {0};
-        int n = 0, got;
-        while ((got = rs_pair_reader_read(&reader, 1, NULL, &pairs, err)) == 1 &&
-               ++n < SCORE_CHUNK && rs_pair_reader_ready(&reader))
-            ;
-        if (got < 0)
-            n = -1;
+        rs_pairs pairs;
+        const int n = rs_pair_reader_chunk(&reader, SCORE_CHUNK, &pairs, err);
         if (n > 0)
             status = score_chunk(rq, codec, &pairs, err);
         rs_pairs_free(&pairs);

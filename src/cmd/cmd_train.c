@@ -2,7 +2,6 @@
  * (its directory claimed, its data, codec and model: train/prepare.h) and
  * what --resume checks (train/resume.h) are the library's; this file parses
  * the options, calls them in order, and prints what they report. */
-#include <cblas.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -13,6 +12,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/blas_buffer.h"
+#include "cli/config/alias.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
 #include "common/log.h"
@@ -306,6 +307,7 @@ static int check_request(train_request *rq)
                                   "or --tgt-vocab), not two (%s and %s)",
                                   rq->in.src_vocab, rq->in.tgt_vocab);
     rq->in.tokenizer_given = was_given(rq, "tokenizer");
+    rq->in.opennmt_vocabs = rs_config_is_opennmt();
     rq->in.post_process_given = was_given(rq, "post_process");
     /* Subwords imply --tokenizer spm unless another tokenizer was asked for. */
     if ((cfg->model.subwords > 0 || rq->in.spm_src) && !was_given(rq, "tokenizer"))
@@ -317,6 +319,9 @@ static int check_request(train_request *rq)
         return rs_cli_usage_error(PROG, "--src-vocab/--tgt-vocab do not go with SentencePiece "
                                         "(--tokenizer spm, --subwords, --spm-src): its model "
                                         "carries its own vocabulary of pieces");
+    /* Each optimizer's own rate unless one was asked for (config.h). */
+    if (!rq->resume && !was_given(rq, "lr"))
+        cfg->train.lr = rs_config_default_lr(cfg->train.optimizer);
     rs_error err;
     if (!rq->resume && rs_config_check(cfg, &err))
         return rs_cli_usage_error(PROG, "%s", err.msg);
@@ -395,6 +400,36 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
         rs_log("(with a larger --epochs or --max-steps)\n");
 }
 
+/* The share of <unk> in each side of the training and dev data, and a
+ * warning for each above 2 %: words the vocabulary or the tokenizer leaves
+ * out are trained on (and scored) as one token, silently otherwise. */
+static void print_unknowns(const rs_train_run *run)
+{
+    const rs_dataset *sets[2] = {&run->train, &run->dev};
+    const char *const set_names[2] = {"training", "dev"}, *const sides[2] = {"source", "target"};
+    double share[2][2] = {{0}};
+    rs_log("<unk>:");
+    for (int s = 0; s < 2; s++)
+        for (int side = 0; side < 2; side++) {
+            long unk, tokens;
+            rs_dataset_unknowns(sets[s], side, &unk, &tokens);
+            if (!tokens)
+                continue;
+            share[s][side] = 100.0 * (double)unk / (double)tokens;
+            rs_log(" %s %s %.2f %%%s", set_names[s], sides[side], share[s][side],
+                   s == 1 && side == 1 ? "" : ",");
+        }
+    rs_log("\n");
+    for (int s = 0; s < 2; s++)
+        for (int side = 0; side < 2; side++)
+            if (share[s][side] > 2.0)
+                rs_log(PROG ": warning: %.1f %% of the %s %s tokens are <unk>: the vocabulary "
+                            "(max_vocab, min_freq, %s_vocab) or the tokenizer (%s) leaves them "
+                            "out\n",
+                       share[s][side], set_names[s], sides[side], side ? "tgt" : "src",
+                       rs_tokenizer_names[run->model.cfg.tokenizer]);
+}
+
 /* What is trained on what, said once by rank 0. */
 static void print_header(const train_request *rq, const rs_train_run *run)
 {
@@ -405,12 +440,19 @@ static void print_header(const train_request *rq, const rs_train_run *run)
            run->skipped, rq->cfg.train.max_len, run->dev.count, RS_S(run->dev.count));
     rs_log("vocabularies: %d source, %d target; %zu parameters\n", run->model.cfg.src_vocab,
            run->model.cfg.tgt_vocab, run->model.layout.total);
+    print_unknowns(run);
     rs_log("configuration: ");
     rs_log_capture config_line;
     const rs_config settings = rs_model_settings(&run->model);
     if (rs_log_capture_begin(&config_line))
         rs_config_print(&settings, config_line.f);
     rs_log_capture_end(&config_line);
+    /* One block: what the --config file's toolkit would have done otherwise. */
+    if (rs_config_notice(0) && rq->args.config_path) {
+        rs_log("notices on %s:\n", rq->args.config_path);
+        for (int i = 0; rs_config_notice(i); i++)
+            rs_log("  %s\n", rs_config_notice(i));
+    }
     if (rs_dist_size() > 1)
         rs_log("data-parallel over %d ranks, each computing 1/%d of every batch; "
                "%zu bytes all-reduced per step\n",
@@ -518,7 +560,7 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
 /* DIR/config.yaml: a copy of the --config file the run was started with
  * (Joey NMT keeps one too), its text as read (gzip decompressed, line ends
  * as '\n'; a pipe cannot be read again), written as every output is
- * (cli/output.h); `info -m DIR --config` reads its data paths back. A resumed
+ * (train/output.h); `info -m DIR --config` reads its data paths back. A resumed
  * run given --config again replaces it; the copy itself given is left be. */
 static int copy_config(const train_request *rq, rs_error *err)
 {
@@ -551,8 +593,10 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         goto fail;
     if (rq->resume && (status = resume_checkpoint(rq, run, &err)) != RS_EXIT_OK)
         goto fail;
-    if (rq->cfg.train.threads > 0)
-        openblas_set_num_threads(rq->cfg.train.threads);
+    if (rq->cfg.train.threads > 0 && rs_blas_threads(rq->cfg.train.threads, &err)) {
+        status = RS_EXIT_FAIL;
+        goto fail;
+    }
     rq->in.note = log_note;
     if ((status = exit_status(rs_train_prepare(&rq->in, &rq->cfg, rq->resume, run, &err))) !=
         RS_EXIT_OK)

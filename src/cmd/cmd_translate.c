@@ -2,7 +2,6 @@
  * batched, one model or an ensemble), optionally n-best lists, alignments and
  * a BLEU score against references. Lines from a pipe or a terminal are
  * translated as soon as they arrive. */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "eval/translate_stream.h"
 #include "model/checkpoint.h"
 #include "cli/cli.h"
+#include "common/blas_buffer.h"
 #include "cli/options.h"
 #include "common/clock.h"
 #include "model/codec.h"
@@ -372,10 +372,10 @@ int cmd_translate(int argc, char **argv)
         rs_cli_end(&rq.args);
         return status;
     }
-    if (rq.threads > 0)
-        openblas_set_num_threads(rq.threads);
-
     rs_error err;
+    if (rq.threads > 0 && rs_blas_threads(rq.threads, &err))
+        return rs_cli_fail(PROG, "%s", err.msg);
+
     rs_codec codec = {0};
     rs_translator tr = {0};
     rs_lines refs = {0};

@@ -6,6 +6,7 @@
 #include "accel/gemm_road.h"
 #include "cli/cli.h"
 #include "common/nearest.h"
+#include "cli/start.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
 #include "model/locate.h"
@@ -155,6 +156,7 @@ int main(int argc, char **argv)
     static const rs_cli_command *const tables[] = {&rs_train_command, &rs_translate_command,
                                                    &rs_serve_command};
     rs_cli_set_commands(tables, sizeof tables / sizeof *tables);
+    rs_cli_start();
     int status = run(argc, argv);
     if ((fflush(stdout) || ferror(stdout)) && status == RS_EXIT_OK) {
         fprintf(stderr, "rnnsearch: cannot write standard output: %s\n", strerror(errno));

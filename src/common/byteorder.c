@@ -44,6 +44,20 @@ float rs_f32_from_bits(uint32_t bits)
     return f;
 }
 
+uint64_t rs_f64_bits(double d)
+{
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    return bits;
+}
+
+double rs_f64_from_bits(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
 /* On a little-endian host the file's bytes are the floats' own: one copy
  * (a checkpoint's millions of weights), the same bits as the loop. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -5,12 +5,27 @@
 #include "common/chart.h"
 #include "common/svg.h"
 
+/* Values past ±AXIS_MAX (or, on a log axis, under AXIS_MIN) are charted
+ * at it, so that an axis's span, its ticks and every position on it are
+ * numbers: steps of ±1e308 made a span of infinity, and x1="-nan". */
+#define AXIS_MAX 1e300
+#define AXIS_MIN 1e-300
+
+static double within(double v, double lo, double hi)
+{
+    return v > hi ? hi : v < lo ? lo : v;
+}
+
 rs_axis rs_axis_nice(double lo, double hi, int from_zero)
 {
+    lo = within(lo, -AXIS_MAX, AXIS_MAX);
+    hi = within(hi, -AXIS_MAX, AXIS_MAX);
     if (from_zero && lo > 0)
         lo = 0;
-    if (!(hi > lo))
-        hi = lo + (lo != 0 ? fabs(lo) : 1.0);
+    /* An empty range (or one too narrow for a tenth of it to be a normal
+     * number, whose logarithm is then -inf) */
+    if (!(hi - lo > AXIS_MIN))
+        hi = lo + (fabs(lo) > AXIS_MIN ? fabs(lo) : 1.0);
     double raw = (hi - lo) / 5.0, mag = pow(10.0, floor(log10(raw))), f = raw / mag;
     double step = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
     rs_axis a = {floor(lo / step + 1e-9) * step, ceil(hi / step - 1e-9) * step, step, 0};
@@ -19,10 +34,22 @@ rs_axis rs_axis_nice(double lo, double hi, int from_zero)
 
 rs_axis rs_axis_log(double lo, double hi)
 {
+    lo = within(lo, AXIS_MIN, AXIS_MAX);
+    hi = within(hi, AXIS_MIN, AXIS_MAX);
     rs_axis a = {pow(10.0, floor(log10(lo) + 1e-9)), pow(10.0, ceil(log10(hi) - 1e-9)), 0.0, 1};
     if (a.hi <= a.lo)
         a.hi = a.lo * 10.0;
     return a;
+}
+
+double rs_axis_fraction(const rs_axis *a, double v)
+{
+    if (a->log) {
+        v = within(v, AXIS_MIN, AXIS_MAX);
+        return log10(v / a->lo) / log10(a->hi / a->lo);
+    }
+    v = within(v, -AXIS_MAX, AXIS_MAX);
+    return (v - a->lo) / (a->hi - a->lo);
 }
 
 void rs_axis_label(char *buf, size_t size, double v, double step)

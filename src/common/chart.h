@@ -15,11 +15,19 @@ typedef struct {
 } rs_axis;
 
 /* lo..hi widened to round ticks, about five of them (from 0 when from_zero
- * and lo > 0); an empty or inverted range becomes a unit one. */
+ * and lo > 0); an empty or inverted range becomes a unit one. lo and hi are
+ * taken within ±1e300 (rs_axis_fraction). */
 rs_axis rs_axis_nice(double lo, double hi, int from_zero);
 
-/* From the decade below lo to the decade above hi (lo > 0). */
+/* From the decade below lo to the decade above hi (lo > 0; both taken
+ * within 1e-300 … 1e300). */
 rs_axis rs_axis_log(double lo, double hi);
+
+/* Where v lies on the axis: 0 at lo, 1 at hi (linearly, or by its
+ * logarithm). A number for every finite v: values past ±1e300 (on a log
+ * axis, under 1e-300) lie where 1e300 (1e-300) does, as the axes are made
+ * within those. */
+double rs_axis_fraction(const rs_axis *a, double v);
 
 /* A tick's label: as many decimals as the step needs, no "-0". */
 void rs_axis_label(char *buf, size_t size, double v, double step);

@@ -46,13 +46,12 @@ static double margin_for(const rs_axis *a, double *name_gap)
 
 static double px(const frame *f, double x)
 {
-    return f->left + (x - f->x.lo) / (f->x.hi - f->x.lo) * f->width;
+    return f->left + rs_axis_fraction(&f->x, x) * f->width;
 }
 
 static double py(const frame *f, const rs_axis *y, double v)
 {
-    double t = y->log ? log10(v / y->lo) / log10(y->hi / y->lo) : (v - y->lo) / (y->hi - y->lo);
-    return f->top + f->height - t * f->height;
+    return f->top + f->height - rs_axis_fraction(y, v) * f->height;
 }
 
 /* One series as a polyline (broken where values are missing) with a marker

@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ void rs_settings_free(rs_settings *s)
         rs_setting_free(&s->items[i]);
     free(s->items);
     free(s->text);
+    free(s->notes);
     memset(s, 0, sizeof *s);
 }
 
@@ -79,6 +81,13 @@ static int add_value(rs_setting *it, const char *value, size_t len, int line, rs
         return rs_fail(err, "out of memory");
     it->value_lines[it->count++] = line;
     return 0;
+}
+
+int rs_settings_add(rs_settings *s, const char *section, const char *key, const char *value,
+                    int line, rs_error *err)
+{
+    rs_setting *it = add_setting(s, section, key, strlen(key), line, err);
+    return it ? add_value(it, value, strlen(value), line, err) : -1;
 }
 
 /* ---- key = value lines -------------------------------------------------- */
@@ -148,14 +157,24 @@ static int is_pairs(const char *text)
 
 /* ---- YAML ---------------------------------------------------------------- */
 
-/* seen[i]: node i of doc (a mapping or a list) has been read. */
+/* seen[i]: node i of doc (a mapping or a list) has been read. held: the
+ * bytes of text the settings hold so far (sections, keys, values). */
 typedef struct {
     const char *name;
     yaml_document_t *doc;
     rs_settings *out;
     rs_error *err;
     unsigned char *seen;
+    size_t held;
 } yaml_reader;
+
+/* The most text a file's settings may hold. Without aliases it is the
+ * file's text plus each setting's copy of its section and key prefix (a
+ * 1 MiB file of 200,000 keys holds about 4 MB); an alias (*a) is a few
+ * bytes of the file that the settings hold as a copy of its whole value at
+ * each use, so 2,000 aliases of one 500 kB value (a 0.5 MB file) would hold
+ * a gigabyte, 150,000 of them 75 GB. */
+#define MAX_HELD ((size_t)16 * RS_SETTINGS_MAX_BYTES)
 
 static int node_line(const yaml_node_t *n)
 {
@@ -190,6 +209,19 @@ static int read_once(yaml_reader *r, const yaml_node_t *key, const yaml_node_t *
                    "%s:%d: '%s': an alias of a mapping or list read before (an alias may "
                    "repeat a single value only; write the mapping or list out)",
                    r->name, node_line(key), (const char *)key->data.scalar.value);
+}
+
+/* Counts bytes more of text held against MAX_HELD. */
+static int hold(yaml_reader *r, const yaml_node_t *key, size_t bytes)
+{
+    if (bytes <= MAX_HELD - r->held) {
+        r->held += bytes;
+        return 0;
+    }
+    return rs_fail(r->err,
+                   "%s:%d: '%s': the settings would hold more than %zu bytes of text (an "
+                   "alias copies its value at each use)",
+                   r->name, node_line(key), (const char *)key->data.scalar.value, MAX_HELD);
 }
 
 static int add_yaml_setting(yaml_reader *r, const char *section, const char *prefix,
@@ -240,6 +272,10 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const char *pre
     if (len < 0 || (size_t)len >= sizeof dotted)
         return rs_fail(r->err, "%s:%d: '%.40s…': a key nested too deep (%d characters at most)",
                        r->name, node_line(key), dotted, (int)sizeof dotted - 1);
+    if (hold(r, key,
+             (size_t)len + (section ? strlen(section) : 0) +
+                 (value->type == YAML_SCALAR_NODE ? value->data.scalar.length : 0)))
+        return -1;
     rs_setting *it = add_setting(r->out, section, dotted, (size_t)len, node_line(key), r->err);
     if (!it)
         return -1;
@@ -255,8 +291,9 @@ static int add_yaml_setting(yaml_reader *r, const char *section, const char *pre
         if (v->type != YAML_SCALAR_NODE)
             return rs_fail(r->err, "%s:%d: '%s': a list of values holds a %s", r->name,
                            node_line(v), k, v->type == YAML_MAPPING_NODE ? "mapping" : "list");
-        if (has_nul(r, v, k, "value") || add_value(it, (const char *)v->data.scalar.value,
-                                                   v->data.scalar.length, node_line(v), r->err))
+        if (has_nul(r, v, k, "value") || hold(r, key, v->data.scalar.length) ||
+            add_value(it, (const char *)v->data.scalar.value, v->data.scalar.length, node_line(v),
+                      r->err))
             return -1;
     }
     return 0;
@@ -306,10 +343,31 @@ static int first_repeat(named *e, int n, int *first)
     return best;
 }
 
+/* Appends the formatted line (and '\n') to s->notes. */
+static int add_note(rs_settings *s, rs_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int add_note(rs_settings *s, rs_error *err, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    const size_t have = s->notes ? strlen(s->notes) : 0, add = strlen(line);
+    char *notes = realloc(s->notes, have + add + 2);
+    if (!notes)
+        return rs_fail(err, "out of memory");
+    memcpy(notes + have, line, add);
+    memcpy(notes + have + add, "\n", 2);
+    s->notes = notes;
+    return 0;
+}
+
 /* A section given twice stops the reading (its keys would all be repeats):
- * the first in the file is the error. A key given twice in a section (or at
- * the top level) is each repeat's problem, naming the first, so that it is
- * reported with the file's other problems. */
+ * the first in the file is the error. A key given again in a section (or at
+ * the top level) is read as PyYAML reads it, and so as Joey NMT and
+ * OpenNMT-py do: its last value, the earlier ones left out, with a note
+ * naming both lines (s->notes). */
 static int check_repeats(yaml_reader *r, named *sections, int n_sections)
 {
     int section_first = 0;
@@ -324,21 +382,42 @@ static int check_repeats(yaml_reader *r, named *sections, int n_sections)
     for (int i = 0; i < s->count; i++)
         keys[i] = (named){s->items[i].section, s->items[i].key, s->items[i].line, i};
     qsort(keys, (size_t)s->count, sizeof *keys, by_name_then_order);
-    int status = 0;
-    for (int i = 1, start = 0; i < s->count && !status; i++) {
-        if (same_name(&keys[start], &keys[i])) {
-            start = i;
+    /* [order]: -1 for a value given again later, else the line of the name's
+     * first occurrence when this, its last, was a repeat (0: given once). */
+    int *first = calloc((size_t)s->count + 1, sizeof *first);
+    if (!first) {
+        free(keys);
+        return rs_fail(r->err, "%s: out of memory", r->name);
+    }
+    for (int i = 1, start = 0; i <= s->count; i++) {
+        if (i < s->count && !same_name(&keys[start], &keys[i])) {
+            first[keys[i - 1].order] = -1;
             continue;
         }
-        rs_setting *it = &s->items[keys[i].order];
-        char why[1024];
-        snprintf(why, sizeof why, "%s:%d: '%s' given twice%s%s%s (first on line %d)", r->name,
-                 it->line, it->key, it->section ? " in " : "", it->section ? it->section : "",
-                 it->section ? ":" : "", keys[start].line);
-        if (!(it->problem = strdup(why)))
-            status = rs_fail(r->err, "%s: out of memory", r->name);
+        if (i - 1 > start)
+            first[keys[i - 1].order] = keys[start].line;
+        start = i;
     }
     free(keys);
+    int status = 0, kept = 0;
+    for (int i = 0; i < s->count && !status; i++) {
+        const rs_setting *it = &s->items[i];
+        if (first[i] > 0)
+            status = add_note(s, r->err,
+                              "%s:%d: '%s' given again%s%s%s (first on line %d): its last value "
+                              "is read, as PyYAML reads it",
+                              r->name, it->line, it->key, it->section ? " in " : "",
+                              it->section ? it->section : "", it->section ? ":" : "", first[i]);
+    }
+    for (int i = 0; i < s->count && !status; i++) {
+        if (first[i] < 0)
+            rs_setting_free(&s->items[i]);
+        else
+            s->items[kept++] = s->items[i];
+    }
+    if (!status)
+        s->count = kept;
+    free(first);
     return status;
 }
 
@@ -457,7 +536,7 @@ static int parse_yaml(const char *name, const char *text, size_t size, rs_settin
         yaml_parser_delete(&parser);
         return -1;
     }
-    yaml_reader r = {name, &doc, out, err, NULL};
+    yaml_reader r = {name, &doc, out, err, NULL, 0};
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
     r.seen = calloc((size_t)(doc.nodes.top - doc.nodes.start) + 1, 1);
     if (!r.seen)

@@ -48,6 +48,8 @@ typedef struct {
     int yaml;     /* 1: YAML; 0: key = value lines */
     char *text;   /* the text read (text/settings_file.h), lines ended by '\n'; else NULL */
     size_t text_size;
+    char *notes; /* "FILE:LINE: …\n" lines: what was read otherwise than written (a key given
+                    again: its last value, as PyYAML reads it), or NULL */
 } rs_settings;
 
 /* The largest configuration file read: far above any real one (Joey NMT's
@@ -64,6 +66,11 @@ int rs_settings_parse(const char *name, const unsigned char *data, size_t size, 
 void rs_setting_free(rs_setting *it);
 
 void rs_settings_free(rs_settings *s);
+
+/* A setting with one value added at the end of s, as if the file had it on
+ * line `line` (a rule's implied setting: cli/config/opennmt.c). */
+int rs_settings_add(rs_settings *s, const char *section, const char *key, const char *value,
+                    int line, rs_error *err);
 
 /* The setting section.key (section NULL: top level), or NULL. */
 const rs_setting *rs_settings_find(const rs_settings *s, const char *section, const char *key);

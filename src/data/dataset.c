@@ -95,6 +95,18 @@ int rs_dataset_build(rs_dataset *out, const rs_tokenized *t, const rs_vocab *src
     return 0;
 }
 
+void rs_dataset_unknowns(const rs_dataset *d, int side, long *unk, long *tokens)
+{
+    *unk = 0, *tokens = 0;
+    for (int i = 0; d && i < d->count; i++) {
+        const int *ids = side ? d->tgt[i] : d->src[i];
+        const int len = side ? d->tgt_len[i] : d->src_len[i];
+        for (int k = 0; k < len; k++)
+            *unk += ids[k] == RS_UNK;
+        *tokens += len;
+    }
+}
+
 void rs_dataset_free(rs_dataset *d)
 {
     for (int i = 0; i < d->count; i++) {

@@ -35,6 +35,10 @@ int rs_dataset_build(rs_dataset *out, const rs_tokenized *t, const rs_vocab *src
                      const rs_vocab *tgt_vocab, int max_len, int *skipped, rs_error *err);
 void rs_dataset_free(rs_dataset *d);
 
+/* Of one side's tokens (0 source, 1 target; </s> not counted), how many are
+ * <unk> (*unk) in all (*tokens): what a vocabulary leaves out of the data. */
+void rs_dataset_unknowns(const rs_dataset *d, int side, long *unk, long *tokens);
+
 /* The batch lengths d needs: *max_S, *max_T raised to its longest source
  * and target + 1 (the </s> batches append); a NULL d leaves them. */
 void rs_dataset_max_lengths(const rs_dataset *d, int *max_S, int *max_T);

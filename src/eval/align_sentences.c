@@ -73,7 +73,7 @@ int rs_align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_siz
     for (int i = 0; i < data.count; i++)
         if (rs_align_emit(em, (const char *const *)tok->tgt[i].tokens, tok->tgt[i].count,
                           (const char *const *)tok->src[i].tokens, tok->src[i].count,
-                          f[i].alignment, i + 1, err))
+                          f[i].alignment, (int)tok->first + i + 1, err))
             goto done;
     status = 0;
 done:

@@ -33,7 +33,8 @@ int rs_align_translations(const rs_model *model, const rs_codec *codec, const rs
                           const rs_translate_options *opt, const rs_align_emitter *em,
                           rs_error *err);
 
-/* Every pair of tok force-decoded, batch_size pairs at a time. */
+/* Every pair of tok force-decoded, batch_size pairs at a time; ids count
+ * from tok->first + 1 (a chunk of a file). */
 int rs_align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_size,
                    const rs_align_emitter *em, rs_error *err);
 

@@ -8,6 +8,25 @@
 
 #define WORD_START "\xE2\x96\x81" /* U+2581, SentencePiece's word-start mark */
 
+void rs_alignment_coverage(const rs_alignment *a, double *cov)
+{
+    for (int j = 0; j < a->cols; j++)
+        cov[j] = 0.0;
+    for (int i = 0; i < a->rows; i++)
+        for (int j = 0; j < a->cols; j++)
+            cov[j] += a->w[(size_t)i * a->cols + j];
+}
+
+int rs_coverage_mark(double coverage)
+{
+    return coverage < RS_COVERAGE_LOW ? -1 : coverage > RS_COVERAGE_HIGH ? 1 : 0;
+}
+
+int rs_alignment_coverage_mark(const rs_alignment *a, const double *cov, int j)
+{
+    return j == a->cols - 1 ? 0 : rs_coverage_mark(cov[j]);
+}
+
 void rs_alignment_free_labels(char **labels, int count)
 {
     for (int k = 0; labels && k < count; k++)

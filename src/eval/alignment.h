@@ -25,6 +25,24 @@ typedef struct {
     float *w;       /* [rows × cols] */
 } rs_alignment;
 
+/* Coverage (Tu et al. 2016, "Modeling Coverage for NMT"): how much
+ * attention source position j received over the whole output, Σ_i α_ij,
+ * into cov[a->cols]. Every row sums to 1, so the coverages sum to the rows;
+ * a word attended about once has about 1. */
+void rs_alignment_coverage(const rs_alignment *a, double *cov);
+
+/* The marks of every alignment view: below RS_COVERAGE_LOW a word was barely
+ * attended (a sign of under-translation), above RS_COVERAGE_HIGH attended
+ * past twice (of over-translation); -1, 1, else 0. */
+#define RS_COVERAGE_LOW 0.2
+#define RS_COVERAGE_HIGH 2.0
+int rs_coverage_mark(double coverage);
+
+/* The mark of column j in a view: rs_coverage_mark of its coverage, but
+ * never for the last column, </s>, which the decoder attends at every step
+ * where nothing is left to translate: its sum says nothing of coverage. */
+int rs_alignment_coverage_mark(const rs_alignment *a, const double *cov, int j);
+
 /* Copies labels (without the </s>, which is appended) and weights into a. */
 int rs_alignment_make(rs_alignment *a, const char *const *tgt, int tgt_count,
                       const char *const *src, int src_count, const float *w, rs_error *err);

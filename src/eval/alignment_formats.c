@@ -160,6 +160,41 @@ static int display_make(display *d, const rs_alignment *a)
     return ok ? 0 : -1;
 }
 
+/* Coverage below the matrix: a row "Σα" with each column's mark (↓ below
+ * RS_COVERAGE_LOW, ↑ above RS_COVERAGE_HIGH; with cells of 5 columns the
+ * number itself), then every source word with its Σ_i α_ij. */
+static int write_coverage_text(FILE *out, const rs_alignment *a, const display *d, int label_w,
+                               int cw)
+{
+    double *cov = malloc(sizeof *cov * (size_t)a->cols);
+    if (!cov)
+        return -1;
+    rs_alignment_coverage(a, cov);
+    fputs("\xCE\xA3\xCE\xB1", out); /* Σα */
+    spaces(out, label_w - 2 + 1);
+    for (int j = 0; j < a->cols; j++) {
+        const int mark = rs_alignment_coverage_mark(a, cov, j);
+        if (cw >= 5)
+            fprintf(out, "%5.2f", cov[j]);
+        else
+            fputs(mark < 0 ? "\xE2\x86\x93 " : mark > 0 ? "\xE2\x86\x91 " : "  ", out);
+    }
+    fputs("\ncoverage \xCE\xA3_i \xCE\xB1_ij:", out);
+    for (int j = 0; j < a->cols; j++) {
+        const int mark = rs_alignment_coverage_mark(a, cov, j);
+        fprintf(out, " %s %.2f%s", d->src[j], cov[j],
+                mark < 0   ? "\xE2\x86\x93"
+                : mark > 0 ? "\xE2\x86\x91"
+                           : "");
+    }
+    fprintf(out,
+            "\n(\xE2\x86\x93 below %.1f: barely attended, under-translated?  \xE2\x86\x91 "
+            "above %.0f: attended past %.0f times, over-translated?)\n",
+            RS_COVERAGE_LOW, RS_COVERAGE_HIGH, RS_COVERAGE_HIGH);
+    free(cov);
+    return 0;
+}
+
 static int write_text(FILE *out, const rs_alignment *a, const display *d, int flags)
 {
     static const char *const blocks[] = {"  ", "\xE2\x96\x91\xE2\x96\x91",
@@ -228,6 +263,8 @@ static int write_text(FILE *out, const rs_alignment *a, const display *d, int fl
         }
         putc('\n', out);
     }
+    if (write_coverage_text(out, a, d, label_w, cw))
+        return -1;
     if (color) {
         /* The colour bar: the 24 greys in order, 0 (black) to 1 (white), one
          * cell each, so each shade is a band of 1/24 ≈ .042 of weight. */
@@ -373,6 +410,40 @@ static void svg_colorbar(FILE *out, double x, double y, double h, double font)
     fputs("</g>\n", out);
 }
 
+/* The colours of the coverage marks in the pictures and the page. */
+#define COVERAGE_LOW_COLOR "#1f5fbf"
+#define COVERAGE_HIGH_COLOR "#c0392b"
+static const char *coverage_color(int mark)
+{
+    return mark < 0 ? COVERAGE_LOW_COLOR : mark > 0 ? COVERAGE_HIGH_COLOR : "#000000";
+}
+
+#define COVERAGE_LEGEND                                                                            \
+    "\xCE\xA3_i \xCE\xB1_ij under each source word: blue below 0.2 (barely attended), red "        \
+    "above 2 (attended past twice)"
+
+/* Σ_i α_ij under each column, read upwards like the heads, coloured by its
+ * mark, and the legend line; its own <g class="coverage"> without
+ * font-family or shape-rendering, so that the explorer's selectors of
+ * labels and cells (serve_page.html) do not see it. y: the top. */
+static void svg_coverage(FILE *out, const rs_alignment *a, const double *cov, double x0, double y,
+                         double cell, double font, double legend_y)
+{
+    fputs("<g class=\"coverage\">\n", out);
+    for (int j = 0; j < a->cols; j++)
+        fprintf(out,
+                "<text transform=\"translate(%.1f %.1f) rotate(-90)\" dy=\"0.35em\" "
+                "text-anchor=\"end\" font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" "
+                "fill=\"%s\"%s>%.2f</text>\n",
+                x0 + (j + 0.5) * cell, y, font - 2,
+                coverage_color(rs_alignment_coverage_mark(a, cov, j)),
+                rs_alignment_coverage_mark(a, cov, j) ? " font-weight=\"bold\"" : "", cov[j]);
+    fprintf(out,
+            "<text x=\"%.1f\" y=\"%.1f\" font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" "
+            "fill=\"#444444\">" COVERAGE_LEGEND "</text>\n</g>\n",
+            x0, legend_y, font - 2);
+}
+
 static int write_svg(FILE *out, const rs_alignment *a, const display *d, const char *title)
 {
     const int big = a->rows > 40 || a->cols > 40;
@@ -389,8 +460,18 @@ static int write_svg(FILE *out, const rs_alignment *a, const display *d, const c
      * ticks are readable beside a matrix of one or two rows */
     const double bar_h = a->rows * cell > 100.0 ? a->rows * cell : 100.0;
     const double bar_x = x0 + a->cols * cell + 2 * gap;
-    const double width = bar_x + COLORBAR_W + 5 + rs_text_width("0.75", font - 2) + pad;
-    const double height = y0 + (bar_h > a->rows * cell ? bar_h : a->rows * cell) + pad;
+    /* under the matrix: the coverages (as tall as "0.00" is wide) and their legend */
+    const double cov_y = y0 + a->rows * cell + gap, cov_h = rs_text_width("00.00", font - 2);
+    const double legend_y = cov_y + cov_h + gap + font;
+    double width = bar_x + COLORBAR_W + 5 + rs_text_width("0.75", font - 2) + pad;
+    if (x0 + rs_text_width(COVERAGE_LEGEND, font - 2) + pad > width)
+        width = x0 + rs_text_width(COVERAGE_LEGEND, font - 2) + pad;
+    const double bottom = legend_y + gap > y0 + bar_h ? legend_y + gap : y0 + bar_h;
+    const double height = bottom + pad;
+    double *cov = malloc(sizeof *cov * (size_t)a->cols);
+    if (!cov)
+        return -1;
+    rs_alignment_coverage(a, cov);
     if (rs_svg_begin(out, ceil(width), ceil(height), title))
         return -1;
     fprintf(out, "<g font-family=\"" RS_SVG_FONTS "\" font-size=\"%.0f\" fill=\"#000000\">\n",
@@ -425,6 +506,8 @@ static int write_svg(FILE *out, const rs_alignment *a, const display *d, const c
             "stroke=\"#808080\" stroke-width=\"1\"/>\n</g>\n",
             x0, y0, a->cols * cell, a->rows * cell);
     svg_colorbar(out, bar_x, y0, bar_h, font);
+    svg_coverage(out, a, cov, x0, cov_y, cell, font, legend_y);
+    free(cov);
     return rs_svg_end(out);
 }
 
@@ -459,6 +542,10 @@ int rs_alignment_html_begin(FILE *out, const char *title)
           " font-size: 85%; }\n"
           ".colorbar .scale { display: inline-block; width: 12em; height: .9em;"
           " border: 1px solid #808080; background: linear-gradient(to right, #000000, #ffffff); }\n"
+          "table.al tr.coverage td { border: none; font-size: 65%; writing-mode: vertical-rl;"
+          " transform: rotate(180deg); height: auto; }\n"
+          "table.al tr.coverage td.low { color: " COVERAGE_LOW_COLOR "; font-weight: bold; }\n"
+          "table.al tr.coverage td.high { color: " COVERAGE_HIGH_COLOR "; font-weight: bold; }\n"
           "</style>\n</head>\n<body>\n<h1>",
           out);
     rs_xml_escape(out, title);
@@ -466,7 +553,8 @@ int rs_alignment_html_begin(FILE *out, const char *title)
      * linear (grey_hex), the same as the SVG pictures' colour bar. */
     fputs("</h1>\n<p id=\"weight\">Point at a cell to see its weight.</p>\n"
           "<p class=\"colorbar\" aria-label=\"colour scale\">\xCE\xB1 = 0 "
-          "<span class=\"scale\"></span> 1 (grey = weight, linear)</p>\n",
+          "<span class=\"scale\"></span> 1 (grey = weight, linear)</p>\n"
+          "<p class=\"legend\">Under each matrix, " COVERAGE_LEGEND ".</p>\n",
           out);
     return finish(out);
 }
@@ -500,6 +588,22 @@ static int write_html(FILE *out, const rs_alignment *a, const display *d, int id
         }
         fputs("</tr>\n", out);
     }
+    double *cov = malloc(sizeof *cov * (size_t)a->cols);
+    if (!cov)
+        return -1;
+    rs_alignment_coverage(a, cov);
+    fputs("<tr class=\"coverage\"><th class=\"tgt\">\xCE\xA3\xCE\xB1</th>", out);
+    for (int j = 0; j < a->cols; j++) {
+        const int mark = rs_alignment_coverage_mark(a, cov, j);
+        fprintf(out, "<td%s title=\"",
+                mark < 0   ? " class=\"low\""
+                : mark > 0 ? " class=\"high\""
+                           : "");
+        rs_xml_escape(out, d->src[j]);
+        fprintf(out, ": \xCE\xA3_i \xCE\xB1_ij = %.3f\">%.2f</td>", cov[j], cov[j]);
+    }
+    fputs("</tr>\n", out);
+    free(cov);
     fputs("</table>\n</div>\n", out);
     return finish(out);
 }

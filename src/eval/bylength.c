@@ -175,7 +175,7 @@ static double frame_x(const length_frame *f, int bucket)
 
 static double frame_y(const length_frame *f, double v)
 {
-    return f->top + f->height - (v - f->y.lo) / (f->y.hi - f->y.lo) * f->height;
+    return f->top + f->height - rs_axis_fraction(&f->y, v) * f->height;
 }
 
 /* The first line's sentences per bucket that has them, or NULL. */

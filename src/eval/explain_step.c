@@ -17,6 +17,9 @@ void rs_explained_step_free(rs_explained_step *x)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     free(x->src_ids);
+    for (int j = 0; x->src_words && j < x->S; j++)
+        free(x->src_words[j]);
+    free(x->src_words);
     free(x->prefix);
     free(x->which);
     free(x->model_alpha);
@@ -47,9 +50,10 @@ static int alloc_all(rs_explained_step *x, rs_error *err)
 }
 
 /* Raw text of one side to ids (no </s>), as translation and forced
- * decoding map them: a token out of the vocabulary is <unk>. */
+ * decoding map them: a token out of the vocabulary is <unk>; the tokens
+ * themselves into *words when it is not NULL (the caller frees them). */
 static int text_ids(const rs_model *model, const rs_codec *codec, int side, const char *raw,
-                    int **ids, int *count, rs_error *err)
+                    int **ids, int *count, rs_tokens *words, rs_error *err)
 {
     rs_tokens tok = {0};
     rs_error inner;
@@ -62,7 +66,10 @@ static int text_ids(const rs_model *model, const rs_codec *codec, int side, cons
     if (*ids)
         for (int k = 0; k < tok.count; k++)
             (*ids)[k] = rs_vocab_id(vocab, tok.tokens[k]);
-    rs_tokens_free(&tok);
+    if (words && *ids)
+        *words = tok;
+    else
+        rs_tokens_free(&tok);
     return *ids ? 0 : -1;
 }
 
@@ -199,7 +206,7 @@ static int prefix_of(rs_decoder *dec, const rs_model *model, const rs_codec *cod
                      int *count, rs_error *err)
 {
     if (rq->target)
-        return text_ids(model, codec, RS_SIDE_TGT, rq->target, ids, count, err);
+        return text_ids(model, codec, RS_SIDE_TGT, rq->target, ids, count, NULL, err);
     rs_hypothesis h;
     if (rs_greedy(dec, 1, &src, &src_count, 0, 0, &h, err))
         return -1;
@@ -222,10 +229,17 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
         return rs_fail(err, "--step %d: steps count from 1 (step i reads y_{i-1}, y_0 = <s>)",
                        rq->step);
     int *src = NULL, src_count = 0, *tgt = NULL, tgt_count = 0, status = -1;
+    rs_tokens words = {0};
     rs_decoder dec;
     int dec_made = 0;
-    if (text_ids(model, codec, RS_SIDE_SRC, rq->source, &src, &src_count, err))
+    if (text_ids(model, codec, RS_SIDE_SRC, rq->source, &src, &src_count, &words, err))
         goto done;
+    /* translate gives an empty line for it, not a decoding to explain */
+    if (src_count == 0) {
+        rs_fail(err, "the sentence has no tokens: an empty line translates to an empty line, "
+                     "with no step to explain");
+        goto done;
+    }
     if (src_count > RS_MAX_SRC_LEN) {
         rs_fail(err, "the sentence has %d tokens; explain takes at most %d", src_count,
                 RS_MAX_SRC_LEN);
@@ -254,6 +268,13 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
         goto done;
     memcpy(x->src_ids, src, sizeof *src * (size_t)src_count);
     x->src_ids[src_count] = RS_EOS;
+    if (!(x->src_words = rs_calloc((size_t)x->S, sizeof *x->src_words, err)))
+        goto done;
+    for (int j = 0; j < x->S; j++)
+        if (!(x->src_words[j] = strdup(j < src_count ? words.tokens[j] : "</s>"))) {
+            rs_fail(err, "out of memory");
+            goto done;
+        }
     x->prefix[0] = RS_BOS;
     for (int k = 1; k < x->step; k++)
         x->prefix[k] = tgt[k - 1];
@@ -283,6 +304,7 @@ done:
         rs_decoder_free(&dec);
     free(src);
     free(tgt);
+    rs_tokens_free(&words);
     if (status)
         rs_explained_step_free(x);
     return status;

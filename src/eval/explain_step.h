@@ -33,6 +33,8 @@ typedef struct {
     int S, n, m, a, ka, l, V;
     int step;           /* i */
     int *src_ids;       /* [S] x_1 … x_S, x_S = </s> */
+    char **src_words;   /* [S] the tokens as align shows them (a word out of the
+                           vocabulary as written, not <unk>), "</s>" last */
     int *prefix;        /* [step] y_0 = <s>, y_1 … y_{i-1} */
     int next;           /* y_i of the prefix's sequence: the target's token or the
                                 greedy word at step i (</s> past the end); -1: none */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/svg.h"
 #include "eval/explain_step.h"
 
 typedef struct {
@@ -74,6 +75,15 @@ static const char *word(const rs_vocab *v, int id)
     return id >= 0 && id < v->size ? v->tokens[id] : "?";
 }
 
+/* s, then spaces to `width` columns as a terminal shows them (a column of
+ * de, fr or vi words stays a column: display width, not bytes). */
+static void padded(out_t *o, const char *s, int width)
+{
+    fputs(s, o->f);
+    for (int w = rs_display_width(s); w < width; w++)
+        fputc(' ', o->f);
+}
+
 static void inputs(out_t *o, const rs_explained_step *x, const rs_model *model)
 {
     const char *kind = rs_attention_kind_name(x->kind);
@@ -88,7 +98,7 @@ static void inputs(out_t *o, const rs_explained_step *x, const rs_model *model)
             o->full < 0 ? 0 : o->full);
     fputs("\nsource x_1 … x_S (position j; align's column j − 1):\n  ", o->f);
     for (int j = 0; j < x->S; j++)
-        fprintf(o->f, " x_%d = %s", j + 1, word(&model->src_vocab, x->src_ids[j]));
+        fprintf(o->f, " x_%d = %s", j + 1, x->src_words[j]);
     fputs("\nprefix y_0 … y_{i−1}:\n  ", o->f);
     for (int k = 0; k < x->step; k++)
         fprintf(o->f, " y_%d = %s", k, word(&model->tgt_vocab, x->prefix[k]));
@@ -145,7 +155,9 @@ static void attention(out_t *o, const rs_explained_step *x, const rs_model *mode
     fputs("\n     j  token          e_ij    exp(e_ij − m)    α_ij    (model's float32 α)\n", o->f);
     double worst = 0.0;
     for (int j = 0; j < S; j++) {
-        fprintf(o->f, "   %3d  %-12s  ", j + 1, word(&model->src_vocab, x->src_ids[j]));
+        fprintf(o->f, "   %3d  ", j + 1);
+        padded(o, x->src_words[j], 12);
+        fputs("  ", o->f);
         num(o, x->e[j]);
         fputs("  ", o->f);
         num(o, exp(x->e[j] - emax));
@@ -245,7 +257,9 @@ static void readout(out_t *o, const rs_explained_step *x, const rs_model *model,
                 b = v;
         }
         best[shown] = b;
-        fprintf(o->f, "   %2d. %-16s p = ", shown + 1, word(&model->tgt_vocab, b));
+        fprintf(o->f, "   %2d. ", shown + 1);
+        padded(o, word(&model->tgt_vocab, b), 16);
+        fputs(" p = ", o->f);
         num(o, exp(x->logp[b]));
         fputs("   log p = ", o->f);
         num(o, x->logp[b]);

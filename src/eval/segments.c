@@ -17,6 +17,7 @@
 #include <utf8proc.h>
 
 #include "eval/segments.h"
+#include "text/text.h"
 
 /* ---- Python's notion of text ------------------------------------------ */
 
@@ -471,7 +472,26 @@ static int split_chars(rs_units *u, const char *s, rs_error *err)
     return 0;
 }
 
-/* BLEU's preprocessing: lower-case, rstrip, tokenize, split. */
+/* line without U+FEFF, as every text rnnsearch reads is taken (text.h): a
+ * byte order mark left inside a line by concatenated files is no part of a
+ * word ("\uFEFFcat" counted as another word than "cat"; sacreBLEU, reading
+ * with Python's utf-8 codec, keeps it). *copy (the caller frees it) is NULL
+ * when line has none. */
+static int without_feff(const char **line, char **copy, rs_error *err)
+{
+    *copy = NULL;
+    if (!strstr(*line, "\xEF\xBB\xBF"))
+        return 0;
+    const size_t n = strlen(*line);
+    if (!(*copy = rs_calloc(n + 1, 1, err)))
+        return -1;
+    memcpy(*copy, *line, n);
+    rs_text_drop_feff(*copy, n);
+    *line = *copy;
+    return 0;
+}
+
+/* BLEU's preprocessing: U+FEFF dropped, lower-case, rstrip, tokenize, split. */
 int rs_bleu_units(rs_units *u, const char *line, const char *what, const rs_bleu_opts *opts,
                   rs_error *err)
 {
@@ -481,11 +501,16 @@ int rs_bleu_units(rs_units *u, const char *line, const char *what, const rs_bleu
         return rs_fail(err, "unknown BLEU tokenizer %d", (int)opts->tokenize);
     if (check_utf8(line, what, err) < 0)
         return -1;
+    char *kept;
+    if (without_feff(&line, &kept, err))
+        return -1;
     char *lowered = NULL;
     if (opts->lowercase) {
         lowered = py_lower(line, err);
-        if (!lowered)
+        if (!lowered) {
+            free(kept);
             return -1;
+        }
         line = lowered;
     }
     size_t n = rs_bleu_rstrip_len(line);
@@ -506,23 +531,22 @@ int rs_bleu_units(rs_units *u, const char *line, const char *what, const rs_bleu
         free(copy);
     }
     free(lowered);
+    free(kept);
     return rc;
 }
 
-/* chrF's preprocessing: lower-case, drop whitespace. */
+/* chrF's preprocessing: lower-case, drop whitespace (and U+FEFF). */
 int rs_chrf_units(rs_units *u, const char *line, const char *what, const rs_bleu_opts *opts,
                   rs_error *err)
 {
     memset(u, 0, sizeof *u);
-    if (check_utf8(line, what, err) < 0)
+    char *kept;
+    if (check_utf8(line, what, err) < 0 || without_feff(&line, &kept, err))
         return -1;
-    if (!opts->lowercase)
-        return split_chars(u, line, err);
-    char *lowered = py_lower(line, err);
-    if (!lowered)
-        return -1;
-    int rc = split_chars(u, lowered, err);
+    char *lowered = opts->lowercase ? py_lower(line, err) : NULL;
+    const int rc = opts->lowercase && !lowered ? -1 : split_chars(u, lowered ? lowered : line, err);
     free(lowered);
+    free(kept);
     return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/pcg64.h"
+#include "eval/chrf.h"
 #include "eval/significance.h"
 
 /* numpy's pairwise_sum for float64 (loops_utils.h), blocks of 128 summed
@@ -41,8 +42,17 @@ double rs_numpy_mean(const double *x, int n)
     return pairwise_sum(x, n) / n;
 }
 
-static void stats_add(rs_bleu_stats *sum, const rs_bleu_stats *s)
+/* ---- the metrics: a sentence's statistics summed, and the score of a sum ---- */
+
+static void bleu_zero(void *sum)
 {
+    rs_bleu_stats_init(sum);
+}
+
+static void bleu_add(void *sum_, const void *s_)
+{
+    rs_bleu_stats *sum = sum_;
+    const rs_bleu_stats *s = s_;
     for (int k = 0; k < RS_BLEU_ORDER; k++) {
         sum->correct[k] += s->correct[k];
         sum->total[k] += s->total[k];
@@ -52,12 +62,53 @@ static void stats_add(rs_bleu_stats *sum, const rs_bleu_stats *s)
     sum->segments += s->segments;
 }
 
-static double bleu_of(const rs_bleu_stats *sum)
+static double bleu_score(const void *sum)
 {
     rs_bleu_result res;
     rs_bleu_compute(sum, &res);
     return res.score;
 }
+
+static void chrf_zero(void *sum)
+{
+    rs_chrf_stats_init(sum);
+}
+
+static void chrf_add(void *sum_, const void *s_)
+{
+    rs_chrf_stats *sum = sum_;
+    const rs_chrf_stats *s = s_;
+    for (int k = 0; k < RS_CHRF_ORDER; k++) {
+        sum->hyp[k] += s->hyp[k];
+        sum->ref[k] += s->ref[k];
+        sum->match[k] += s->match[k];
+    }
+    sum->segments += s->segments;
+}
+
+static double chrf_score(const void *sum)
+{
+    rs_chrf_result res;
+    rs_chrf_compute(sum, &res);
+    return res.score;
+}
+
+const rs_paired_metric rs_paired_bleu = {"BLEU", sizeof(rs_bleu_stats), bleu_zero, bleu_add,
+                                         bleu_score};
+const rs_paired_metric rs_paired_chrf = {"chrF2", sizeof(rs_chrf_stats), chrf_zero, chrf_add,
+                                         chrf_score};
+
+/* Sentence i of system s in stats. */
+static const void *at(const rs_paired_metric *m, const void *stats, int n, int s, int i)
+{
+    return (const char *)stats + ((size_t)s * (size_t)n + (size_t)i) * m->size;
+}
+
+/* A sum's room: the largest statistics of the metrics above. */
+typedef union {
+    rs_bleu_stats bleu;
+    rs_chrf_stats chrf;
+} any_stats;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -85,10 +136,10 @@ static double p_value(const double *stats, int count, double real)
     return (double)(c + 1) / (double)(count + 1);
 }
 
-/* scores[s * samples + r]: system s's BLEU on resample r; indices are drawn
+/* scores[s * samples + r]: system s's score on resample r; indices are drawn
  * row by row as numpy fills choice()'s (samples, n) array. */
-static void bootstrap_scores(const rs_bleu_stats *stats, int systems, int n, int samples,
-                             uint64_t seed, uint32_t *idx, double *scores)
+static void bootstrap_scores(const rs_paired_metric *m, const void *stats, int systems, int n,
+                             int samples, uint64_t seed, uint32_t *idx, double *scores)
 {
     rs_pcg64 g;
     rs_pcg64_seed(&g, seed);
@@ -96,11 +147,11 @@ static void bootstrap_scores(const rs_bleu_stats *stats, int systems, int n, int
         for (int i = 0; i < n; i++)
             idx[i] = rs_pcg64_below(&g, (uint64_t)n);
         for (int s = 0; s < systems; s++) {
-            rs_bleu_stats sum;
-            rs_bleu_stats_init(&sum);
+            any_stats sum;
+            m->zero(&sum);
             for (int i = 0; i < n; i++)
-                stats_add(&sum, &stats[(size_t)s * n + idx[i]]);
-            scores[(size_t)s * samples + r] = bleu_of(&sum);
+                m->add(&sum, at(m, stats, n, s, (int)idx[i]));
+            scores[(size_t)s * samples + r] = m->score(&sum);
         }
     }
 }
@@ -127,8 +178,9 @@ static void bootstrap_results(int systems, int samples, double *scores, double *
 /* AR: per trial one bit per sentence (numpy's buffered booleans run on across
  * rows, as one array fill); a set bit keeps the baseline's sentence in
  * pseudo-system a and the system's in b, a clear bit swaps them. */
-static void randomization(const rs_bleu_stats *stats, int systems, int n, int trials, uint64_t seed,
-                          unsigned char *pos, double *diffs, rs_paired_result *out)
+static void randomization(const rs_paired_metric *m, const void *stats, int systems, int n,
+                          int trials, uint64_t seed, unsigned char *pos, double *diffs,
+                          rs_paired_result *out)
 {
     rs_pcg64 g;
     rs_pcg64_seed(&g, seed);
@@ -138,15 +190,15 @@ static void randomization(const rs_bleu_stats *stats, int systems, int n, int tr
         for (int i = 0; i < n; i++)
             pos[i] = (unsigned char)rs_pcg64_bool(&g, &bits, &buf);
         for (int s = 1; s < systems; s++) {
-            rs_bleu_stats a, b;
-            rs_bleu_stats_init(&a);
-            rs_bleu_stats_init(&b);
+            any_stats a, b;
+            m->zero(&a);
+            m->zero(&b);
             for (int i = 0; i < n; i++) {
-                const rs_bleu_stats *bl = &stats[i], *sy = &stats[(size_t)s * n + i];
-                stats_add(&a, pos[i] ? bl : sy);
-                stats_add(&b, pos[i] ? sy : bl);
+                const void *bl = at(m, stats, n, 0, i), *sy = at(m, stats, n, s, i);
+                m->add(&a, pos[i] ? bl : sy);
+                m->add(&b, pos[i] ? sy : bl);
             }
-            diffs[(size_t)(s - 1) * trials + t] = fabs(bleu_of(&a) - bleu_of(&b));
+            diffs[(size_t)(s - 1) * trials + t] = fabs(m->score(&a) - m->score(&b));
         }
     }
     for (int s = 1; s < systems; s++)
@@ -157,16 +209,25 @@ static void randomization(const rs_bleu_stats *stats, int systems, int n, int tr
 int rs_paired_test_run(rs_paired_test test, const rs_bleu_stats *stats, int systems, int n,
                        int samples, uint64_t seed, rs_paired_result *out, rs_error *err)
 {
-    if (!stats || !out || systems < 2 || n < 1 || samples < 1)
+    return rs_paired_metric_run(test, &rs_paired_bleu, stats, systems, n, samples, seed, out, err);
+}
+
+int rs_paired_metric_run(rs_paired_test test, const rs_paired_metric *m, const void *stats,
+                         int systems, int n, int samples, uint64_t seed, rs_paired_result *out,
+                         rs_error *err)
+{
+    if (!m || !stats || !out || systems < 2 || n < 1 || samples < 1)
         return rs_fail(err, "a paired test needs two systems or more, a sentence and a sample");
     if (test != RS_PAIRED_BS && test != RS_PAIRED_AR)
         return rs_fail(err, "unknown paired test %d", (int)test);
+    if (m->size > sizeof(any_stats))
+        return rs_fail(err, "%s's statistics are larger than a paired test sums", m->name);
     for (int s = 0; s < systems; s++) {
-        rs_bleu_stats sum;
-        rs_bleu_stats_init(&sum);
+        any_stats sum;
+        m->zero(&sum);
         for (int i = 0; i < n; i++)
-            stats_add(&sum, &stats[(size_t)s * n + i]);
-        out[s] = (rs_paired_result){bleu_of(&sum), NAN, NAN, NAN};
+            m->add(&sum, at(m, stats, n, s, i));
+        out[s] = (rs_paired_result){m->score(&sum), NAN, NAN, NAN};
     }
     int rc = -1;
     if (test == RS_PAIRED_BS) {
@@ -174,7 +235,7 @@ int rs_paired_test_run(rs_paired_test test, const rs_bleu_stats *stats, int syst
         double *scores = idx ? rs_calloc((size_t)systems * samples, sizeof *scores, err) : NULL;
         double *work = scores ? rs_calloc((size_t)samples, sizeof *work, err) : NULL;
         if (work) {
-            bootstrap_scores(stats, systems, n, samples, seed, idx, scores);
+            bootstrap_scores(m, stats, systems, n, samples, seed, idx, scores);
             bootstrap_results(systems, samples, scores, work, out);
             rc = 0;
         }
@@ -185,7 +246,7 @@ int rs_paired_test_run(rs_paired_test test, const rs_bleu_stats *stats, int syst
         unsigned char *pos = rs_calloc((size_t)n, 1, err);
         double *diffs = pos ? rs_calloc((size_t)(systems - 1) * samples, sizeof *diffs, err) : NULL;
         if (diffs) {
-            randomization(stats, systems, n, samples, seed, pos, diffs, out);
+            randomization(m, stats, systems, n, samples, seed, pos, diffs, out);
             rc = 0;
         }
         free(pos);

@@ -1,4 +1,4 @@
-/* Paired significance tests of BLEU differences, as sacreBLEU 2.x computes
+/* Paired significance tests of BLEU (or chrF) differences, as sacreBLEU 2.x computes
  * them (sacrebleu/significance.py), so that a p-value printed here is the one
  * sacreBLEU prints for the same files and seed.
  *
@@ -30,6 +30,8 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include <stddef.h>
+
 #include "eval/bleu.h"
 
 #define RS_PAIRED_BS_SAMPLES 1000  /* sacreBLEU's --paired-bs-n default */
@@ -46,8 +48,28 @@ typedef struct {
     double p;     /* against the baseline; NaN for the baseline itself */
 } rs_paired_result;
 
-/* stats[s * n + i]: system s's statistics of sentence i (each from its own
- * rs_bleu_stats_add), systems >= 2, n >= 1, samples >= 1; out[systems]. */
+/* A metric the tests resample: one sentence's statistics (`size` bytes),
+ * summed (zero, add), and the corpus score of a sum. sacreBLEU's tests work
+ * the same way on any metric's sufficient statistics, chrF's included. */
+typedef struct {
+    const char *name; /* "BLEU", "chrF2" */
+    size_t size;
+    void (*zero)(void *sum);
+    void (*add)(void *sum, const void *sentence);
+    double (*score)(const void *sum);
+} rs_paired_metric;
+
+extern const rs_paired_metric rs_paired_bleu; /* rs_bleu_stats, rs_bleu_compute */
+extern const rs_paired_metric rs_paired_chrf; /* rs_chrf_stats, rs_chrf_compute (chrf.h) */
+
+/* stats: system s's statistics of sentence i at index s * n + i, each the
+ * metric's (from its own rs_bleu_stats_add or rs_chrf_stats_add), systems >=
+ * 2, n >= 1, samples >= 1; out[systems]. */
+int rs_paired_metric_run(rs_paired_test test, const rs_paired_metric *metric, const void *stats,
+                         int systems, int n, int samples, uint64_t seed, rs_paired_result *out,
+                         rs_error *err);
+
+/* rs_paired_metric_run with BLEU. */
 int rs_paired_test_run(rs_paired_test test, const rs_bleu_stats *stats, int systems, int n,
                        int samples, uint64_t seed, rs_paired_result *out, rs_error *err);
 

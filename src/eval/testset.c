@@ -36,8 +36,10 @@ int rs_testset_by_length(rs_bucket_stats *stats, const rs_length_buckets *b, con
     return 0;
 }
 
-int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_testset_systems *in,
-                            const rs_bleu_opts *opts, const char **refs, rs_error *err)
+/* One road for both metrics: bleu or chrf (the other NULL) gets each
+ * system's statistics of each line. */
+static int paired_stats(rs_bleu_stats *bleu, rs_chrf_stats *chrf, const rs_testset_systems *in,
+                        const rs_bleu_opts *opts, const char **refs, rs_error *err)
 {
     const int n = in->text[0].count;
     rs_error why;
@@ -45,11 +47,30 @@ int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_testset_systems *in,
         for (int line = 0; line < n; line++) {
             rs_testset_refs(in->text, in->nrefs, line, refs);
             const rs_lines *hyp = s ? &in->sys[s - 1] : &in->text[0];
-            rs_bleu_stats *st = &stats[(size_t)s * n + line];
-            rs_bleu_stats_init(st);
-            if (rs_bleu_stats_add(st, hyp->lines[line], refs, in->nrefs, opts, &why) < 0)
+            const size_t k = (size_t)s * n + line;
+            int status;
+            if (bleu) {
+                rs_bleu_stats_init(&bleu[k]);
+                status = rs_bleu_stats_add(&bleu[k], hyp->lines[line], refs, in->nrefs, opts, &why);
+            } else {
+                rs_chrf_stats_init(&chrf[k]);
+                status = rs_chrf_stats_add(&chrf[k], hyp->lines[line], refs, in->nrefs, opts, &why);
+            }
+            if (status < 0)
                 return rs_fail(err, "%s:%d: %s", s ? in->other_names[s - 1] : in->name, line + 1,
                                why.msg);
         }
     return 0;
+}
+
+int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_testset_systems *in,
+                            const rs_bleu_opts *opts, const char **refs, rs_error *err)
+{
+    return paired_stats(stats, NULL, in, opts, refs, err);
+}
+
+int rs_testset_paired_chrf_stats(rs_chrf_stats *stats, const rs_testset_systems *in,
+                                 const rs_bleu_opts *opts, const char **refs, rs_error *err)
+{
+    return paired_stats(NULL, stats, in, opts, refs, err);
 }

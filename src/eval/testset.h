@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "eval/bleu.h"
+#include "eval/chrf.h"
 #include "eval/bylength.h"
 #include "text/corpus.h"
 
@@ -42,5 +43,9 @@ typedef struct {
  * and each system s of in. */
 int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_testset_systems *in,
                             const rs_bleu_opts *opts, const char **refs, rs_error *err);
+
+/* The same with chrF's sentence statistics (chrf.h). */
+int rs_testset_paired_chrf_stats(rs_chrf_stats *stats, const rs_testset_systems *in,
+                                 const rs_bleu_opts *opts, const char **refs, rs_error *err);
 
 #endif

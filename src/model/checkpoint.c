@@ -9,6 +9,7 @@
  * wanted), checks the checksum before reading any section's contents, then
  * checks every section against the layout computed from the stored
  * configuration. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,8 @@
 #include "common/fileio.h"
 
 const char *const rs_checkpoint_section_names[S_COUNT] = {
-    "config", "src_vocab", "tgt_vocab", "spm_src", "spm_tgt",
-    "params", "adam_m",    "adam_v",    "train",   "data",
+    "config", "src_vocab", "tgt_vocab", "spm_src", "spm_tgt", "params",
+    "adam_m", "adam_v",    "train",     "data",    "epoch",
 };
 
 typedef struct {
@@ -202,6 +203,12 @@ static void r_data(rs_data_fingerprint *d, const unsigned char *b)
     for (int i = 0; i < DATA_BYTES / 4; i++)
         *v[i] = rs_get_le32(b + 4 * i);
     d->known = 1;
+}
+
+static void r_epoch(rs_train_state *s, const unsigned char *b)
+{
+    s->epoch_loss = rs_f64_from_bits(rs_get_le64(b));
+    s->epoch_tokens = (int64_t)rs_get_le64(b + 8);
 }
 
 /* Turns "message" into "path: what: message". */
@@ -422,6 +429,14 @@ static int load_sections(source *s, int state, cursor sec[S_COUNT], size_t lengt
     if (present[S_DATA] && remaining(&sec[S_DATA]) != DATA_BYTES)
         return rs_fail(err, "%s: section data is %zu bytes, not %d", path, remaining(&sec[S_DATA]),
                        DATA_BYTES);
+    if (present[S_EPOCH] && !training)
+        return rs_fail(err,
+                       "%s: section epoch (the epoch's loss so far) without the training state "
+                       "it belongs to",
+                       path);
+    if (present[S_EPOCH] && remaining(&sec[S_EPOCH]) != EPOCH_BYTES)
+        return rs_fail(err, "%s: section epoch is %zu bytes, not %d", path,
+                       remaining(&sec[S_EPOCH]), EPOCH_BYTES);
     return 0;
 }
 
@@ -491,6 +506,15 @@ static int load_state(const char *path, const cursor *sec, const rs_model *m, co
     /* Absent in checkpoints written before it existed: not known. */
     if (sec[S_DATA].p)
         r_data(&ts->data, sec[S_DATA].p);
+    /* Likewise the epoch's loss so far: none at an epoch's start, else not
+     * known (NaN). */
+    if (sec[S_EPOCH].p)
+        r_epoch(ts, sec[S_EPOCH].p);
+    else
+        ts->epoch_loss = ts->batches_done ? NAN : 0.0;
+    if (ts->epoch_tokens < 0)
+        return rs_fail(err, "%s: section epoch counts %lld tokens", path,
+                       (long long)ts->epoch_tokens);
     return 0;
 }
 
@@ -537,7 +561,7 @@ static int parse_sections(const char *path, const cursor *sec, const size_t *len
         check_state_sizes(path, sec, length, &m.layout, err))
         goto fail;
     scatter(m.params, params.p, &m.layout, order, count);
-    if (rs_params_check_finite(&m.layout, m.params, err))
+    if (rs_params_check_bounded(&m.layout, m.params, err))
         goto fail;
     if (state && load_state(path, sec, &m, order, count, &ts, err))
         goto fail;

@@ -138,6 +138,13 @@ static void w_data(writer *w, const rs_data_fingerprint *d)
         w_u32(w, v[i]);
 }
 
+/* The current epoch's summed loss (f64) and target tokens (model.h). */
+static void w_epoch(writer *w, const rs_train_state *s)
+{
+    w_u64(w, rs_f64_bits(s->epoch_loss));
+    w_u64(w, (uint64_t)s->epoch_tokens);
+}
+
 /* What the loader would refuse is not written in the first place. */
 static int check_vocab(const rs_vocab *v, int expected, const char *which, rs_error *err)
 {
@@ -183,6 +190,9 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
         return -1;
     if (state && (!state->adam_m || !state->adam_v))
         return rs_fail(err, "cannot save: training state without Adam moments");
+    rs_error bad;
+    if (rs_params_check_bounded(&model->layout, model->params, &bad))
+        return rs_fail(err, "cannot save: %s", bad.msg);
 
     char *cfg_text;
     size_t cfg_len;
@@ -201,11 +211,13 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
     len[S_ADAM_M] = len[S_ADAM_V] = 4 * (uint64_t)model->layout.total;
     len[S_TRAIN] = TRAIN_BYTES;
     len[S_DATA] = DATA_BYTES;
+    len[S_EPOCH] = EPOCH_BYTES;
     present[S_CONFIG] = present[S_SRC_VOCAB] = present[S_TGT_VOCAB] = present[S_PARAMS] = 1;
     present[S_SPM_SRC] = model->spm_src != NULL;
     present[S_SPM_TGT] = model->spm_tgt != NULL;
     present[S_ADAM_M] = present[S_ADAM_V] = present[S_TRAIN] = state != NULL;
     present[S_DATA] = state && state->data.known;
+    present[S_EPOCH] = state != NULL;
 
     uint32_t count = 0;
     uint64_t file_size = HEADER_BYTES + TRAILER_BYTES;
@@ -245,6 +257,7 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
         case S_ADAM_V: w_moments(&w, &model->layout, state->adam_v); break;
         case S_TRAIN: w_train(&w, state); break;
         case S_DATA: w_data(&w, &state->data); break;
+        case S_EPOCH: w_epoch(&w, state); break;
         }
     }
     free(cfg_text);

@@ -9,6 +9,7 @@
 #define TRAILER_BYTES 4 /* CRC-32 */
 #define TRAIN_BYTES 68  /* see the "train" section in the format document */
 #define DATA_BYTES 24   /* the "data" section: the training data's fingerprint */
+#define EPOCH_BYTES 16  /* the "epoch" section: the current epoch's loss sum and tokens */
 #define MAX_NAME 64     /* section and tensor names */
 
 enum {
@@ -22,6 +23,7 @@ enum {
     S_ADAM_V,
     S_TRAIN,
     S_DATA,
+    S_EPOCH,
     S_COUNT
 };
 

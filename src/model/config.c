@@ -7,7 +7,11 @@
 
 const char *const rs_attention_names[] = {"additive", "general", "dot", "scaled-dot", "none", NULL};
 const char *const rs_tokenizer_names[] = {"word", "char", "spm", "space", NULL};
-const char *const rs_lr_schedule_names[] = {"constant", "noam", "inverse-sqrt", "plateau", NULL};
+const char *const rs_lr_schedule_names[] = {"constant", "noam",        "inverse-sqrt",
+                                            "plateau",  "exponential", NULL};
+const char *const rs_optimizer_names[] = {"adam", "sgd", "adadelta", "adagrad", NULL};
+
+
 const char *const rs_post_process_names[] = {"none", "bpe", "sentencepiece", "joiner", NULL};
 
 enum { T_INT, T_FLOAT, T_ENUM };
@@ -195,6 +199,17 @@ int rs_config_is_flag(const char *key)
 int rs_config_may_change_on_resume(const char *key)
 {
     return rs_config_name_index(rs_config_resumable, key) >= 0;
+}
+
+float rs_config_default_lr(int optimizer)
+{
+    if (optimizer == RS_OPT_SGD || optimizer == RS_OPT_ADADELTA)
+        return 1.0f;
+    if (optimizer == RS_OPT_ADAGRAD)
+        return 0.1f;
+    rs_config adam; /* the table's default */
+    rs_config_defaults(&adam);
+    return adam.train.lr;
 }
 
 int rs_config_check(const rs_config *cfg, rs_error *err)

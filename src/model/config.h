@@ -22,7 +22,14 @@ extern const char *const rs_attention_names[]; /* rs_attention_kind order (param
 extern const char *const rs_tokenizer_names[];
 extern const char *const rs_lr_schedule_names[];
 /* The learning-rate schedules (train/train.h rs_train_learning_rate). */
-enum { RS_LR_CONSTANT, RS_LR_NOAM, RS_LR_INVERSE_SQRT, RS_LR_PLATEAU };
+enum { RS_LR_CONSTANT, RS_LR_NOAM, RS_LR_INVERSE_SQRT, RS_LR_PLATEAU, RS_LR_EXPONENTIAL };
+/* The optimizers (nn/optimizer.h; docs/model.md "Optimisers"). */
+extern const char *const rs_optimizer_names[];
+enum { RS_OPT_ADAM, RS_OPT_SGD, RS_OPT_ADADELTA, RS_OPT_ADAGRAD };
+/* The learning rate an optimizer trains with when none is given: Adam's our
+ * own default, the others OpenNMT-py's recommended rates (sgd 1, adadelta 1,
+ * adagrad 0.1); Adadelta at 1 is Zeiler's and Bahdanau et al.'s rule. */
+float rs_config_default_lr(int optimizer);
 /* text.h's RS_POST_* order: what turns output tokens into text after detokenization. */
 extern const char *const rs_post_process_names[];
 /* word, char and space are text.h's RS_TOK_* modes (rs_codec_init maps them). */
@@ -68,10 +75,16 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     I(batch_tokens, 0, "also at most N target tokens per batch, padding included (0: off)", 0,     \
       100000000)                                                                                   \
     I(accumulate, 1, "sum the gradients of N batches into each update", 1, 1024)                   \
-    F(lr, 0.002f, "Adam learning rate", 0, 10, RS_OPEN_LOW)                                        \
+    E(optimizer, "adam", "adam, sgd, adadelta or adagrad (docs/model.md)", rs_optimizer_names)     \
+    F(lr, 0.002f, "learning rate (not given: adam 0.002, sgd 1, adadelta 1, adagrad 0.1)", 0, 10,  \
+      RS_OPEN_LOW)                                                                                 \
     F(beta1, 0.9f, "Adam beta1", 0, 1, RS_OPEN_HIGH)                                               \
     F(beta2, 0.999f, "Adam beta2", 0, 1, RS_OPEN_HIGH)                                             \
     F(adam_eps, 1e-8f, "Adam epsilon", 0, 1, RS_OPEN_LOW)                                          \
+    F(rho, 0.95f, "Adadelta's decay rate rho", 0, 1, RS_OPEN)                                      \
+    F(adadelta_eps, 1e-6f, "Adadelta epsilon", 0, 1, RS_OPEN_LOW)                                  \
+    F(adagrad_init, 0.0f, "Adagrad's sum of squared gradients before the first update", 0, 1e6f,   \
+      RS_CLOSED)                                                                                   \
     F(clip, 5.0f, "gradient clipping: maximum global norm (0: off)", 0, 1e6f, RS_CLOSED)           \
     F(init_scale, 0.1f, "uniform initialisation range [-s, s]", 0, 10, RS_OPEN_LOW)                \
     I(epochs, 10, "epochs to train", 1, 1000000)                                                   \
@@ -97,8 +110,15 @@ enum { RS_CLOSED = 0, RS_OPEN_LOW = 1, RS_OPEN_HIGH = 2, RS_OPEN = 3 };
     F(lr_decay, 1.0f,                                                                              \
       "multiply the learning rate by this after a dev evaluation without improvement", 0, 1,       \
       RS_OPEN_LOW)                                                                                 \
-    E(lr_schedule, "constant", "constant, noam, inverse-sqrt or plateau (docs/configuration.md)",  \
+    E(lr_schedule, "constant",                                                                     \
+      "constant, noam, inverse-sqrt, plateau or exponential (docs/configuration.md)",              \
       rs_lr_schedule_names)                                                                        \
+    F(decay_rate, 0.5f,                                                                            \
+      "exponential schedule: multiply the learning rate by this every decay_steps", 0, 1,          \
+      RS_OPEN_LOW)                                                                                 \
+    I(decay_start, 50000, "exponential schedule: the step of the first decay", 0, RS_INT_LIMIT)    \
+    I(decay_steps, 10000, "exponential schedule: steps from one decay to the next", 1,             \
+      RS_INT_LIMIT)                                                                                \
     I(patience, 0, "stop after N dev evaluations without improvement (0: never)", 0, 1000000)      \
     F(max_minutes, 0.0f, "stop before a step would end past these minutes (0: none)", 0, 1e7f,     \
       RS_CLOSED)                                                                                   \

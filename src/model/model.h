@@ -45,17 +45,27 @@ typedef struct {
 } rs_data_fingerprint;
 
 typedef struct {
-    float *adam_m, *adam_v; /* [layout.total] each */
-    int64_t step;           /* updates done */
-    int32_t epoch;          /* epochs completed */
-    int64_t batches_done;   /* batches of the current epoch already trained on */
-    float best_dev_loss;    /* per token; INFINITY when none */
-    float best_dev_bleu;    /* -1 when none */
-    int32_t bad_evals;      /* evaluations without improvement (early stopping) */
-    float lr_scale;         /* learning-rate decay factor */
+    /* [layout.total] each: the optimizer's state (train.optimizer), named
+     * for Adam's m and v, which they hold for Adam; Adadelta's E[g²] and
+     * E[Δθ²]; Adagrad's Σ g² in adam_v; zero for SGD. */
+    float *adam_m, *adam_v;
+    int64_t step;         /* updates done */
+    int32_t epoch;        /* epochs completed */
+    int64_t batches_done; /* batches of the current epoch already trained on */
+    float best_dev_loss;  /* per token; INFINITY when none */
+    float best_dev_bleu;  /* -1 when none */
+    int32_t bad_evals;    /* evaluations without improvement (early stopping) */
+    float lr_scale;       /* learning-rate decay factor */
     rs_rng rng;
     rs_data_fingerprint data; /* what step, epoch and batches_done refer to */
-    int from_checkpoint;      /* 1: read from a checkpoint's training sections; 0: fresh */
+    /* The current epoch's updates so far: their summed loss (over target
+     * tokens, nats) and tokens, so that a run resumed in mid-epoch logs the
+     * epoch's mean train loss, not the mean since the resume. epoch_loss is
+     * NaN when not known (a checkpoint written before they were kept, resumed
+     * in mid-epoch): that epoch's train loss is then not logged. */
+    double epoch_loss;
+    int64_t epoch_tokens;
+    int from_checkpoint; /* 1: read from a checkpoint's training sections; 0: fresh */
 } rs_train_state;
 
 /* Allocates parameters for cfg (vocab sizes taken from cfg) with all-zero

@@ -108,18 +108,26 @@ int rs_param_index(const char *name)
     return -1;
 }
 
-int rs_params_check_finite(const rs_layout *layout, const float *params, rs_error *err)
+int rs_params_check_bounded(const rs_layout *layout, const float *params, rs_error *err)
 {
     for (int i = 0; i < RS_NUM_PARAMS; i++) {
         const rs_tensor_info *t = &layout->info[i];
         if (!t->size || t->shares >= 0)
             continue;
-        for (size_t k = 0; k < t->size; k++)
-            if (!isfinite(params[t->offset + k]))
+        for (size_t k = 0; k < t->size; k++) {
+            const float w = params[t->offset + k];
+            if (!isfinite(w))
                 return rs_fail(err,
                                "tensor %s holds %s at entry %zu: a model's weights are finite "
                                "numbers",
-                               t->name, isnan(params[t->offset + k]) ? "NaN" : "an infinity", k);
+                               t->name, isnan(w) ? "NaN" : "an infinity", k);
+            if (fabsf(w) > RS_PARAM_MAX_ABS)
+                return rs_fail(err,
+                               "tensor %s holds %g at entry %zu: a model's weights are at most "
+                               "%g in magnitude (larger ones make its products overflow into "
+                               "NaN scores and empty alignments)",
+                               t->name, (double)w, k, (double)RS_PARAM_MAX_ABS);
+        }
     }
     return 0;
 }

@@ -121,10 +121,22 @@ const rs_tensor_info *rs_tensor_storage(const rs_layout *layout, int i);
  * view at the floats it shares, an absent one's at NULL. */
 void rs_tensors_bind(rs_tensors *views, const rs_layout *layout, float *buffer);
 
+/* The largest weight a model may hold, in magnitude. With every size at most
+ * 65536 (RS_MAX_DIM) and |w| ≤ B, the largest value a forward pass makes is
+ * a logit, |W_out t + b_out| ≤ l·B·(m·B² + 3n·B + B) + B (|s|, |h|, |c| ≤ 1
+ * by their tanh, the embeddings ≤ B): about 4.3e27 for B = 1e6, far below
+ * FLT_MAX (3.4e38), so that every score, log-probability and alignment of
+ * such a model is a finite number. A weight of 3e38 is finite too, and made
+ * NaN scores and all-zero alignments that were printed as results. Trained
+ * models hold weights of a few units. */
+#define RS_PARAM_MAX_ABS 1e6f
+
 /* Fails, naming the tensor and the entry, when a present tensor of params
- * (layout->total floats) holds a NaN or an infinity: weights read from a file
- * must be numbers, or every translation is silently empty. */
-int rs_params_check_finite(const rs_layout *layout, const float *params, rs_error *err);
+ * (layout->total floats) holds a NaN, an infinity or a number past
+ * ±RS_PARAM_MAX_ABS: weights read from a file (or about to be written) must
+ * be numbers whose products stay finite, or translations, scores and
+ * alignments are silently NaN or empty. */
+int rs_params_check_bounded(const rs_layout *layout, const float *params, rs_error *err);
 
 /* Index of the tensor with this interchange name, or -1. */
 int rs_param_index(const char *name);

@@ -659,7 +659,7 @@ int rs_safetensors_parse(const char *path, const unsigned char *file, size_t siz
     const size_t data_size = size - 8 - (size_t)header_len;
     if (model_from_metadata(rs_json_get(header, "__metadata__"), data_size, path, &m, err) ||
         import_tensors(header, data, data_size, path, &m, err) ||
-        rs_params_check_finite(&m.layout, m.params, err))
+        rs_params_check_bounded(&m.layout, m.params, err))
         goto fail;
     rs_json_free(header);
     *model = m;

@@ -77,4 +77,10 @@ int rs_vocab_read_file(rs_vocab *vocab, const char *path, rs_error *err);
  * the errno of a failed write. */
 void rs_vocab_write(const rs_vocab *vocab, FILE *out, int *errnum);
 
+/* Writes "token<TAB>count" lines, as onmt_build_vocab writes a vocabulary:
+ * every token counted (the reserved ones left out), most frequent first
+ * (ties in byte order: rs_vocab_select's order, so the ids read back are the
+ * ones selected); *errnum as rs_vocab_write. */
+int rs_vocab_write_counts(const rs_vocab *counted, FILE *out, int *errnum, rs_error *err);
+
 #endif

@@ -131,6 +131,19 @@ int rs_vocab_read_file(rs_vocab *vocab, const char *path, rs_error *err)
     return status;
 }
 
+int rs_vocab_write_counts(const rs_vocab *counted, FILE *out, int *errnum, rs_error *err)
+{
+    rs_vocab sorted;
+    if (rs_vocab_select(&sorted, counted, 1, 0, err))
+        return -1;
+    *errnum = 0;
+    for (int id = RS_RESERVED; id < sorted.size; id++)
+        if (fprintf(out, "%s\t%ld\n", sorted.tokens[id], sorted.counts[id]) < 0 && !*errnum)
+            *errnum = errno ? errno : -1;
+    rs_vocab_free(&sorted);
+    return 0;
+}
+
 void rs_vocab_write(const rs_vocab *vocab, FILE *out, int *errnum)
 {
     *errnum = 0;

@@ -14,43 +14,37 @@ rs_gemm_road rs_set_gemm_road(rs_gemm_road road)
     return previous;
 }
 
-void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-             const float *B, int ldb, float beta, float *C, int ldc)
+void rs_gemm(const rs_gemm_call *c)
 {
-    if (M <= 0 || N <= 0)
+    if (c->M <= 0 || c->N <= 0)
         return;
-    if (K <= 0) {
+    if (c->K <= 0) {
         /* An empty sum: C = beta C (BLAS may not touch C when K = 0). */
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++)
-                C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+        for (int i = 0; i < c->M; i++)
+            for (int j = 0; j < c->N; j++) {
+                float *at = &c->C[(size_t)i * c->ldc + j];
+                *at = c->beta == 0.0f ? 0.0f : c->beta * *at;
+            }
         return;
     }
-    if (gemm_road) {
-        gemm_road(&(rs_gemm_call){.ta = ta,
-                                  .tb = tb,
-                                  .M = M,
-                                  .N = N,
-                                  .K = K,
-                                  .alpha = alpha,
-                                  .beta = beta,
-                                  .A = A,
-                                  .B = B,
-                                  .C = C,
-                                  .lda = lda,
-                                  .ldb = ldb,
-                                  .ldc = ldc});
-        return;
-    }
-    if (M == 1) {
+    if (gemm_road)
+        gemm_road(c);
+    else
+        rs_gemm_openblas(c);
+}
+
+void rs_gemm_openblas(const rs_gemm_call *c)
+{
+    if (c->M == 1) {
         /* One row: a matrix-vector product, c = alpha op(B)^T a + beta c. sgemm
          * would copy (pack) all of B for this one row; sgemv reads it once. */
-        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, alpha, B,
-                    ldb, A, ta ? lda : 1, beta, C, 1);
+        cblas_sgemv(CblasRowMajor, c->tb ? CblasNoTrans : CblasTrans, c->tb ? c->N : c->K,
+                    c->tb ? c->K : c->N, c->alpha, c->B, c->ldb, c->A, c->ta ? c->lda : 1, c->beta,
+                    c->C, 1);
         return;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N,
-                K, alpha, A, lda, B, ldb, beta, C, ldc);
+    cblas_sgemm(CblasRowMajor, c->ta ? CblasTrans : CblasNoTrans, c->tb ? CblasTrans : CblasNoTrans,
+                c->M, c->N, c->K, c->alpha, c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
 }
 
 /* ---- the products of a linear layer, their shapes checked ---- */
@@ -103,8 +97,18 @@ void rs_matmul_forward(rs_mat y, rs_cmat x, rs_cmat W, float beta)
         shape_mismatch(__func__, "y [R,out] = x [R,in] W [out,in]ᵀ", reading(y), x, W);
         return;
     }
-    rs_gemm(0, 1, x.rows, W.rows, x.cols, 1.0f, x.data, x.stride, W.data, W.stride, beta, y.data,
-            y.stride);
+    rs_gemm(&(rs_gemm_call){.tb = 1,
+                            .M = x.rows,
+                            .N = W.rows,
+                            .K = x.cols,
+                            .alpha = 1.0f,
+                            .beta = beta,
+                            .A = x.data,
+                            .lda = x.stride,
+                            .B = W.data,
+                            .ldb = W.stride,
+                            .C = y.data,
+                            .ldc = y.stride});
 }
 
 void rs_matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
@@ -114,8 +118,17 @@ void rs_matmul_backward_input(rs_mat dx, rs_cmat dy, rs_cmat W, float beta)
         shape_mismatch(__func__, "dx [R,in] = dy [R,out] W [out,in]", reading(dx), dy, W);
         return;
     }
-    rs_gemm(0, 0, dy.rows, W.cols, W.rows, 1.0f, dy.data, dy.stride, W.data, W.stride, beta,
-            dx.data, dx.stride);
+    rs_gemm(&(rs_gemm_call){.M = dy.rows,
+                            .N = W.cols,
+                            .K = W.rows,
+                            .alpha = 1.0f,
+                            .beta = beta,
+                            .A = dy.data,
+                            .lda = dy.stride,
+                            .B = W.data,
+                            .ldb = W.stride,
+                            .C = dx.data,
+                            .ldc = dx.stride});
 }
 
 void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x)
@@ -125,8 +138,18 @@ void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x)
         shape_mismatch(__func__, "dW [out,in] += dy [R,out]ᵀ x [R,in]", reading(dW), dy, x);
         return;
     }
-    rs_gemm(1, 0, dW.rows, dW.cols, dy.rows, 1.0f, dy.data, dy.stride, x.data, x.stride, 1.0f,
-            dW.data, dW.stride);
+    rs_gemm(&(rs_gemm_call){.ta = 1,
+                            .M = dW.rows,
+                            .N = dW.cols,
+                            .K = dy.rows,
+                            .alpha = 1.0f,
+                            .beta = 1.0f,
+                            .A = dy.data,
+                            .lda = dy.stride,
+                            .B = x.data,
+                            .ldb = x.stride,
+                            .C = dW.data,
+                            .ldc = dW.stride});
 }
 
 void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx)

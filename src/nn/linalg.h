@@ -7,15 +7,9 @@
 
 #include <stddef.h>
 
-/* C[M,N] = alpha * op(A) op(B) + beta * C, row-major; ta/tb: 1 = transpose.
- * cblas_sgemm's own thirteen arguments: only the named products below call it.
- * op(A) is [M,K], op(B) is [K,N]; lda/ldb/ldc are the row strides as stored.
- * A single row (M = 1: one sentence decoding) goes to sgemv, which reads B
- * once instead of packing it. */
-void rs_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-             const float *B, int ldb, float beta, float *C, int ldc);
-
-/* One product as rs_gemm was asked for it (M, N, K >= 1), for a GEMM road. */
+/* One product C[M,N] = alpha·op(A) op(B) + beta·C, row-major, with
+ * cblas_sgemm's thirteen arguments in one struct: ta/tb 1 = transpose, op(A)
+ * [M,K], op(B) [K,N], lda/ldb/ldc the row strides as stored. */
 typedef struct {
     int ta, tb, M, N, K;
     float alpha, beta;
@@ -24,12 +18,22 @@ typedef struct {
     int lda, ldb, ldc;
 } rs_gemm_call;
 
+/* Computes *call: an empty sum (K = 0) gives beta·C, M or N = 0 nothing,
+ * the rest the GEMM road's (below). Only the named products below, and
+ * a faster form's own product (accel/), call it. */
+void rs_gemm(const rs_gemm_call *call);
+
 /* Another library's road to the same products (accel/gemm_road.h chooses
  * one for the processor it runs on). Without one (NULL, the default) rs_gemm
  * calls OpenBLAS: the reference road, the only one nn/ needs. Installed
  * before products run, never while they do; returns the previous road. */
 typedef void (*rs_gemm_road)(const rs_gemm_call *call);
 rs_gemm_road rs_set_gemm_road(rs_gemm_road road);
+
+/* The reference road itself (OpenBLAS: sgemv for one row, which reads B
+ * once instead of packing it; else sgemm), for a road that hands a product
+ * back. M, N, K >= 1. */
+void rs_gemm_openblas(const rs_gemm_call *call);
 
 /* A row-major matrix seen in place: rows × cols, consecutive rows `stride`
  * floats apart (stride > cols for a block of a wider matrix, such as the

@@ -74,3 +74,40 @@ void rs_adam_update(float *params, const float *grads, float grad_scale, float *
                               .c2 = (float)(1.0 - pow(a->beta2, (double)step))};
     rs_vec_kernels_in_use()->adam(params, grads, grad_scale, m, v, count, &k);
 }
+
+/* Plain SGD, g = grad_scale · grads[i]:  θ −= lr g. */
+void rs_sgd_update(float *params, const float *grads, float grad_scale, size_t count, float lr)
+{
+    for (size_t i = 0; i < count; i++)
+        params[i] -= lr * (grad_scale * grads[i]);
+}
+
+/* Adadelta (Zeiler 2012, algorithm 1), with g = grad_scale · grads[i]:
+ *   E[g²]  ← ρ E[g²] + (1−ρ) g²
+ *   Δθ     = √(E[Δθ²] + ε) / √(E[g²] + ε) · g       (E[Δθ²] of the updates before)
+ *   E[Δθ²] ← ρ E[Δθ²] + (1−ρ) Δθ²
+ *   θ      −= lr Δθ                                  (lr 1 in the paper) */
+void rs_adadelta_update(float *params, const float *grads, float grad_scale, float *eg2,
+                        float *edx2, size_t count, const rs_adadelta_settings *a)
+{
+    const float rho = a->rho, eps = a->eps, lr = a->lr;
+    for (size_t i = 0; i < count; i++) {
+        const float g = grad_scale * grads[i];
+        eg2[i] = rho * eg2[i] + (1.0f - rho) * g * g;
+        const float dx = sqrtf(edx2[i] + eps) / sqrtf(eg2[i] + eps) * g;
+        edx2[i] = rho * edx2[i] + (1.0f - rho) * dx * dx;
+        params[i] -= lr * dx;
+    }
+}
+
+/* Adagrad (Duchi et al. 2011), as torch.optim.Adagrad, g = grad_scale · grads[i]:
+ *   s ← s + g²;   θ −= lr g / (√s + ε) */
+void rs_adagrad_update(float *params, const float *grads, float grad_scale, float *sum,
+                       size_t count, float lr)
+{
+    for (size_t i = 0; i < count; i++) {
+        const float g = grad_scale * grads[i];
+        sum[i] += g * g;
+        params[i] -= lr * g / (sqrtf(sum[i]) + RS_ADAGRAD_EPS);
+    }
+}

@@ -1,6 +1,9 @@
-/* Adam (Kingma & Ba 2015) with bias correction, and clipping by the global
- * norm of all gradients. Parameters, gradients and both moments share one
- * layout, so each is one loop over `count` floats (the loops: optimizer.c). */
+/* Adam (Kingma & Ba 2015) with bias correction, plain SGD, Adadelta (Zeiler
+ * 2012, as Bahdanau et al. trained RNNsearch) and Adagrad (Duchi et al.
+ * 2011), and clipping by the global norm of all gradients. Parameters,
+ * gradients and each optimizer's state buffers share one layout, so each is
+ * one loop over `count` floats (the loops: optimizer.c; the equations:
+ * docs/model.md, "Optimisers"). */
 #ifndef RS_OPTIMIZER_H
 #define RS_OPTIMIZER_H
 
@@ -55,5 +58,28 @@ void rs_adam_portable(float *params, const float *grads, float grad_scale, float
  * grads is not changed), in one pass; step is the 1-based index of this update. */
 void rs_adam_update(float *params, const float *grads, float grad_scale, float *m, float *v,
                     size_t count, const rs_adam_settings *a, int64_t step);
+
+/* One SGD update: θ ← θ − lr · grad_scale · g (no momentum: OpenNMT-py's sgd). */
+void rs_sgd_update(float *params, const float *grads, float grad_scale, size_t count, float lr);
+
+/* Adadelta's settings: the step's scale (1 in Zeiler's paper), the decay
+ * rate ρ of both running averages, ε inside both roots. */
+typedef struct {
+    float lr, rho, eps;
+} rs_adadelta_settings;
+
+/* One Adadelta update with g = grad_scale · grads; eg2 holds E[g²] and edx2
+ * E[Δθ²], each [count], zero before the first update. */
+void rs_adadelta_update(float *params, const float *grads, float grad_scale, float *eg2,
+                        float *edx2, size_t count, const rs_adadelta_settings *a);
+
+/* Adagrad's ε, PyTorch's (torch.optim.Adagrad, which OpenNMT-py and Joey NMT
+ * train with): added to the root, so a parameter never seen is not divided by 0. */
+#define RS_ADAGRAD_EPS 1e-10f
+
+/* One Adagrad update with g = grad_scale · grads; sum holds Σ g² of every
+ * update so far [count], zero before the first. */
+void rs_adagrad_update(float *params, const float *grads, float grad_scale, float *sum,
+                       size_t count, float lr);
 
 #endif

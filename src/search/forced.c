@@ -67,18 +67,18 @@ static int forced_space_fit(forced_space *sp, const rs_model *model, int B, int 
 }
 
 /* Adds (1/K)·log p of each target token, and (1/K)·α when asked, of one
- * model to out. */
+ * model to out, for the pairs order[0..count). */
 static int score_with(const rs_model *model, float weight, const rs_dataset *data, const int *order,
-                      int batch_size, int want_alignment, rs_forced *out, rs_error *err)
+                      int count, int batch_size, int want_alignment, rs_forced *out, rs_error *err)
 {
     forced_space sp = {.B = 0};
     int status = 0;
-    for (int from = 0, B; from < data->count && status == 0; from += B) {
+    for (int from = 0, B; from < count && status == 0; from += B) {
         /* batch_size pairs, fewer where a long target would make the batch's
          * B · T rows more than batch_size · FORCED_STEPS: its rows'
          * logits are the workspace's largest part. */
         int S = 1, T = 1;
-        for (B = 0; B < batch_size && from + B < data->count; B++) {
+        for (B = 0; B < batch_size && from + B < count; B++) {
             const int i = order[from + B];
             const int S_i = data->src_len[i] + 1 > S ? data->src_len[i] + 1 : S;
             const int T_i = data->tgt_len[i] + 1 > T ? data->tgt_len[i] + 1 : T;
@@ -140,9 +140,25 @@ int rs_forced_decode(const rs_model *const *models, int n_models, const rs_datas
         if (!f->token_logprobs || (want_alignment && !f->alignment))
             status = -1;
     }
+    /* An empty source has one translation, the empty one, whose log p is 0
+     * (translate's n-best list gives an empty line F0= 0 without decoding):
+     * so it scores, its </s> aligned to the source's. Its pairs are first in
+     * the length order and are not decoded. */
+    int empty = 0;
+    for (; status == 0 && empty < data->count && data->src_len[order[empty]] == 0; empty++) {
+        rs_forced *f = &out[order[empty]];
+        if (f->tgt_len > 0)
+            status = rs_fail(err,
+                             "pair %d: an empty source has no translation but the empty one "
+                             "(translate gives an empty line for it)",
+                             (data->line ? data->line[order[empty]] : order[empty]) + 1);
+        else if (want_alignment)
+            f->alignment[0] = 1.0f;
+    }
     const float weight = 1.0f / (float)n_models;
     for (int k = 0; k < n_models && status == 0; k++)
-        status = score_with(models[k], weight, data, order, batch_size, want_alignment, out, err);
+        status = score_with(models[k], weight, data, order + empty, data->count - empty, batch_size,
+                            want_alignment, out, err);
     for (int i = 0; i < data->count && status == 0; i++) {
         rs_forced *f = &out[i];
         for (int t = 0; t <= f->tgt_len; t++)

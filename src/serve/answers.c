@@ -95,10 +95,23 @@ int rs_serve_answer_too_large(rs_error *err, size_t cap)
                    cap);
 }
 
+size_t rs_serve_answer_room(FILE *out, size_t cap)
+{
+    if (fflush(out) || ferror(out))
+        return 0;
+    const long at = ftell(out);
+    return at < 0 || (size_t)at >= cap ? 0 : cap - (size_t)at;
+}
+
 int rs_serve_write_alignment(FILE *out, const char *const *tgt, int tgt_count,
                              const char *const *src, int src_count, const float *w,
                              const alignment_answer *aa, rs_error *err)
 {
+    /* The record and the picture within what is left of the answer, so that
+     * the one that passes it is the last drawn. */
+    const size_t room = rs_serve_answer_room(out, aa->cap);
+    if (!room)
+        return rs_serve_answer_too_large(err, aa->cap);
     rs_alignment a, pieces;
     if (rs_alignment_make(aa->words ? &pieces : &a, tgt, tgt_count, src, src_count, w, err))
         return -1;
@@ -110,10 +123,10 @@ int rs_serve_write_alignment(FILE *out, const char *const *tgt, int tgt_count,
             return -1;
     }
     size_t len;
-    char *record = alignment_text(&a, 0, aa->id, NULL, aa->cap, &len), *picture = NULL;
+    char *record = alignment_text(&a, 0, aa->id, NULL, room, &len), *picture = NULL;
     int rc = 0;
     if (!record ||
-        (aa->svg && !(picture = alignment_text(&a, 1, aa->id, aa->title, aa->cap, &len)))) {
+        (aa->svg && !(picture = alignment_text(&a, 1, aa->id, aa->title, room - len, &len)))) {
         rc = rs_serve_answer_too_large(err, aa->cap);
     } else {
         /* The record without its JSON Lines newline: an answer is one line. */
@@ -128,6 +141,107 @@ int rs_serve_write_alignment(FILE *out, const char *const *tgt, int tgt_count,
     free(picture);
     rs_alignment_free(&a);
     return rc;
+}
+
+/* A translation's "hypotheses" member, stopping at the first hypothesis
+ * that finds the answer at its cap: 0, or the HTTP status of the failure
+ * (413 over the cap) with err. */
+static int write_hypotheses(FILE *out, const rs_translated *t, const hypotheses_answer *ha,
+                            rs_error *err)
+{
+    fputs(",\"hypotheses\":[", out);
+    for (int k = 0; k < t->count; k++) {
+        /* Checked before each: past the cap, the rest is not drawn at all. */
+        if (!rs_serve_answer_room(out, ha->cap))
+            return rs_serve_answer_too_large(err, ha->cap), 413;
+        const rs_hypothesis *h = &t->hyps[k];
+        fprintf(out, "%s{\"rank\":%d,\"translation\":", k ? "," : "", k);
+        rs_json_write_string(out, h->text);
+        fputs(",\"tokens\":", out);
+        rs_json_write_strings(out, (const char *const *)h->tokens, h->count);
+        fputs(",\"score\":", out);
+        rs_serve_json_number(out, h->score);
+        fputs(",\"logprob\":", out);
+        rs_serve_json_number(out, h->logprob);
+        fprintf(out, ",\"finished\":%s,", h->finished ? "true" : "false");
+        if (!ha->alignment) {
+            /* --attention none: said in the answer, where the matrix would be. */
+            fputs("\"alignment\":null,\"no_alignment\":", out);
+            rs_json_write_string(out, RS_NO_ALIGNMENT_WHY);
+            putc('}', out);
+            continue;
+        }
+        if (!h->alignment)
+            return rs_fail(err, "the translation came without its alignment"), 500;
+        const alignment_answer aa = {k, ha->svg, ha->words, h->text, ha->cap};
+        if (rs_serve_write_alignment(out, (const char *const *)h->tokens, h->count,
+                                     (const char *const *)t->source_tokens, t->source_count,
+                                     h->alignment, &aa, err))
+            return 413;
+        putc('}', out);
+    }
+    fputs("]", out);
+    return 0;
+}
+
+/* Sentence i's answer, without its closing brace (the worker adds "ms" to a
+ * single sentence's; a list's items are closed at once). */
+static int write_result(FILE *out, const rs_translated *t, const translations_answer *ta, int i,
+                        rs_error *err)
+{
+    fputs("{\"model\":", out);
+    rs_json_write_string(out, ta->model);
+    fputs(",\"text\":", out);
+    rs_json_write_string(out, ta->texts[i]);
+    fputs(",\"source_tokens\":", out);
+    rs_json_write_strings(out, (const char *const *)t->source_tokens, t->source_count);
+    fprintf(out, ",\"truncated\":%d,\"beam\":%d,\"n_best\":%d,\"translation\":", t->truncated,
+            ta->beam, ta->n_best);
+    rs_json_write_string(out, t->hyps[0].text);
+    return write_hypotheses(out, t, &ta->ha, err);
+}
+
+/* OpenNMT-py's answer (onmt/bin/server.py): one list per hypothesis rank
+ * (n_best lists, here one), each with an entry per sentence in order: src
+ * as sent, tgt, n_best, pred_score (the score that ranked it: in greedy
+ * search the sum of log-probabilities, </s> included). */
+static int write_onmt(FILE *out, const rs_translated *t, const translations_answer *ta,
+                      rs_error *err)
+{
+    fputs("[[", out);
+    for (int i = 0; i < ta->count; i++) {
+        if (!rs_serve_answer_room(out, ta->ha.cap))
+            return rs_serve_answer_too_large(err, ta->ha.cap), 413;
+        fputs(i ? ",{\"src\":" : "{\"src\":", out);
+        rs_json_write_string(out, ta->texts[i]);
+        fputs(",\"tgt\":", out);
+        rs_json_write_string(out, t[i].hyps[0].text);
+        fputs(",\"n_best\":1,\"pred_score\":", out);
+        rs_serve_json_number(out, t[i].hyps[0].score);
+        putc('}', out);
+    }
+    fputs("]]\n", out);
+    return 0;
+}
+
+int rs_serve_write_translations(FILE *out, const rs_translated *t, const translations_answer *ta,
+                                rs_error *err)
+{
+    if (ta->onmt)
+        return write_onmt(out, t, ta, err);
+    fputs(ta->batch ? "{\"results\":[" : "", out);
+    for (int i = 0; i < ta->count; i++) {
+        /* Checked before each sentence too: one without alignments draws none. */
+        if (!rs_serve_answer_room(out, ta->ha.cap))
+            return rs_serve_answer_too_large(err, ta->ha.cap), 413;
+        fputs(i ? "," : "", out);
+        const int failed = write_result(out, &t[i], ta, i, err);
+        if (failed)
+            return failed;
+        fputs(ta->batch ? "}" : "", out);
+    }
+    fputs(ta->batch ? "]" : "", out);
+    return 0;
 }
 
 /* The model's configuration and its training run's, every key of the one

@@ -77,74 +77,6 @@ static void translate_options(rs_translate_options *opt, int beam, int n_best, i
     opt->n_best = n_best;
 }
 
-/* One sentence's answer, without its closing brace (run_job adds "ms" to a
- * single sentence's; a list's items are closed at once). */
-static int write_result(worker *w, const request *rq, int i, const rs_translated *t, FILE *out,
-                        rs_error *err, int *status)
-{
-    int rc = 0;
-    fputs("{\"model\":", out);
-    rs_json_write_string(out, w->server->models[rq->model].name);
-    fputs(",\"text\":", out);
-    rs_json_write_string(out, rq->texts[i]);
-    fputs(",\"source_tokens\":", out);
-    rs_json_write_strings(out, (const char *const *)t->source_tokens, t->source_count);
-    fprintf(out, ",\"truncated\":%d,\"beam\":%d,\"n_best\":%d,\"translation\":", t->truncated,
-            rq->beam, rq->n_best);
-    rs_json_write_string(out, t->hyps[0].text);
-    fputs(",\"hypotheses\":[", out);
-    for (int k = 0; k < t->count && !rc; k++) {
-        const rs_hypothesis *h = &t->hyps[k];
-        fprintf(out, "%s{\"rank\":%d,\"translation\":", k ? "," : "", k);
-        rs_json_write_string(out, h->text);
-        fputs(",\"tokens\":", out);
-        rs_json_write_strings(out, (const char *const *)h->tokens, h->count);
-        fputs(",\"score\":", out);
-        rs_serve_json_number(out, h->score);
-        fputs(",\"logprob\":", out);
-        rs_serve_json_number(out, h->logprob);
-        fprintf(out, ",\"finished\":%s,", h->finished ? "true" : "false");
-        if (!has_alignment(w->server->model_ptrs[rq->model])) {
-            /* --attention none: said in the answer, where the matrix would be. */
-            fputs("\"alignment\":null,\"no_alignment\":", out);
-            rs_json_write_string(out, RS_NO_ALIGNMENT_WHY);
-            putc('}', out);
-            continue;
-        }
-        if (!h->alignment) {
-            rc = rs_fail(err, "the translation came without its alignment");
-            break;
-        }
-        const alignment_answer aa = {k, rq->svg, rq->words, h->text, w->server->opt.max_answer};
-        if ((rc = rs_serve_write_alignment(out, (const char *const *)h->tokens, h->count,
-                                           (const char *const *)t->source_tokens, t->source_count,
-                                           h->alignment, &aa, err)))
-            *status = 413;
-        putc('}', out);
-    }
-    fputs("]", out);
-    return rc;
-}
-
-/* OpenNMT-py's answer (onmt/bin/server.py): one list per hypothesis rank
- * (n_best lists, here one), each with an entry per sentence in order: src
- * as sent, tgt, n_best, pred_score (the score that ranked it: in greedy
- * search the sum of log-probabilities, </s> included). */
-static void write_onmt(const request *rq, const rs_translated *t, FILE *out)
-{
-    fputs("[[", out);
-    for (int i = 0; i < rq->count; i++) {
-        fputs(i ? ",{\"src\":" : "{\"src\":", out);
-        rs_json_write_string(out, rq->texts[i]);
-        fputs(",\"tgt\":", out);
-        rs_json_write_string(out, t[i].hyps[0].text);
-        fputs(",\"n_best\":1,\"pred_score\":", out);
-        rs_serve_json_number(out, t[i].hyps[0].score);
-        putc('}', out);
-    }
-    fputs("]]\n", out);
-}
-
 /* The translator for rq: for one sentence the worker's own for the model
  * (re-made for another beam or n-best: its workspaces are sized for them);
  * for several a fresh one into *fresh, their count its batch size, so that
@@ -193,16 +125,22 @@ static int translate_job(worker *w, request *rq, FILE *out, rs_error *err, int *
             *status = 400;
             rc = rs_fail(err, "%s has no tokens", name);
         }
-    if (!rc && rq->route == ROUTE_ONMT_TRANSLATE) {
-        write_onmt(rq, t, out);
-    } else if (!rc) {
-        fputs(rq->batch ? "{\"results\":[" : "", out);
-        for (int i = 0; i < rq->count && !rc; i++) {
-            fputs(i ? "," : "", out);
-            rc = write_result(w, rq, i, &t[i], out, err, status);
-            fputs(rq->batch ? "}" : "", out);
+    if (!rc) {
+        const rs_server *s = w->server;
+        const translations_answer ta = {
+            s->models[rq->model].name,
+            (const char *const *)rq->texts,
+            rq->count,
+            rq->route == ROUTE_ONMT_TRANSLATE,
+            rq->batch,
+            rq->beam,
+            rq->n_best,
+            {rq->svg, rq->words, has_alignment(s->model_ptrs[rq->model]), s->opt.max_answer}};
+        const int failed = rs_serve_write_translations(out, t, &ta, err);
+        if (failed) {
+            *status = failed;
+            rc = -1;
         }
-        fputs(rq->batch ? "]" : "", out);
     }
     for (int i = 0; t && i < rq->count; i++)
         rs_translated_free(&t[i]);

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/blas_buffer.h"
 #include "common/clock.h"
 #include "serve/server.h"
 #include "serve/serve_page.h"
@@ -156,7 +157,8 @@ int rs_server_start(rs_server **out, const rs_serve_model *models, int n_models,
         goto fail;
     }
     rs_serve_page_headers(s->page);
-    if (rs_serve_start_workers(s, err))
+    /* Each decoding worker maps an OpenBLAS buffer at its first product. */
+    if (rs_blas_room(opt->threads, err) || rs_serve_start_workers(s, err))
         goto fail;
     int rc = pthread_create(&s->reaper, NULL, rs_serve_reaper_main, s);
     if (rc) {

@@ -151,8 +151,28 @@ typedef struct {
     int id, svg;       /* the record's id; 1: the SVG picture too */
     int words;         /* SentencePiece pieces merged into words (alignment.h) */
     const char *title; /* of the picture */
-    size_t cap;        /* bytes the record and the picture may take each */
+    size_t cap;        /* bytes of the whole answer: the record and the picture take what is left */
 } alignment_answer;
+
+/* A translation's "hypotheses" member: each hypothesis with its alignment
+ * (and picture) as alignment_answer says, or the reason it has none. */
+typedef struct {
+    int svg, words;
+    int alignment; /* 0: the model has none (--attention none) */
+    size_t cap;    /* bytes of the whole answer */
+} hypotheses_answer;
+
+/* A translate request's answer: the model's name, the sentences as sent,
+ * how they were asked for. */
+typedef struct {
+    const char *model;
+    const char *const *texts; /* [count] */
+    int count;
+    int onmt;  /* 1: OpenNMT-py's lists */
+    int batch; /* 1: {"results": [...]} */
+    int beam, n_best;
+    hypotheses_answer ha;
+} translations_answer;
 
 /* ---- access.c ---- */
 
@@ -214,6 +234,17 @@ void rs_serve_json_number(FILE *out, double x);
 int rs_serve_write_alignment(FILE *out, const char *const *tgt, int tgt_count,
                              const char *const *src, int src_count, const float *w,
                              const alignment_answer *aa, rs_error *err);
+/* A translate request's answer, its sentences t[ta->count] (without the
+ * closing brace and "ms" of an answer of one object): one object, a list
+ * ({"results": [...]}) or OpenNMT-py's lists. It stops at the first
+ * sentence or hypothesis that finds the answer at its cap (nothing after it
+ * is drawn): 0, or the HTTP status of the failure (413 over the cap) with
+ * err. */
+int rs_serve_write_translations(FILE *out, const rs_translated *t, const translations_answer *ta,
+                                rs_error *err);
+/* Bytes left of cap in the answer written so far to out (flushed): 0 when it
+ * is at or past its cap or its stream failed (a membuf's, past its cap). */
+size_t rs_serve_answer_room(FILE *out, size_t cap);
 /* Fails with the message for an answer over cap bytes; returns -1. */
 int rs_serve_answer_too_large(rs_error *err, size_t cap);
 /* HTTP answers; rs_serve_send_json takes body (NULL: MHD_NO) and frees it. */

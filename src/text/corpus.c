@@ -402,7 +402,9 @@ static int add_tsv_line(rs_pairs *p, const char *line, size_t len, int swap, int
         const char *src = swap ? second : first, *tgt = swap ? first : second;
         const size_t src_len = swap ? second_len : first_len,
                      tgt_len = swap ? first_len : second_len;
-        if (rs_text_is_blank(src, src_len))
+        /* An empty source with an empty target is the empty translation of
+         * an empty line, as translate --n-best lists it. */
+        if (rs_text_is_blank(src, src_len) && !rs_text_is_blank(tgt, tgt_len))
             return rs_fail(err,
                            src_len ? "%s:%ld: the sentence in column %d is only white space"
                                    : "%s:%ld: empty sentence in column %d",
@@ -531,8 +533,12 @@ static int next_parallel_pair(rs_pair_reader *r, rs_pairs_skipped *skipped, rs_p
                            RS_S(r->tsv.line), r->tgt.name, r->tgt.line);
     }
     if (!rc && a) {
-        const int blank_src = rs_text_is_blank(src_copy, src_len),
-                  blank_tgt = !r->empty_target && rs_text_is_blank(tgt, tgt_len);
+        /* With empty targets, an empty source too when its target is empty
+         * (the empty translation of an empty line, as translate gives it). */
+        const int tgt_blank = rs_text_is_blank(tgt, tgt_len),
+                  blank_src =
+                      rs_text_is_blank(src_copy, src_len) && !(r->empty_target && tgt_blank),
+                  blank_tgt = !r->empty_target && tgt_blank;
         if ((blank_src || blank_tgt) && skipped)
             rc = skip_pair(skipped, blank_src ? r->tsv.name : r->tgt.name,
                            blank_src ? r->tsv.line : r->tgt.line)
@@ -579,6 +585,16 @@ int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, r
 int rs_pair_reader_ready(const rs_pair_reader *r)
 {
     return rs_line_reader_ready(&r->tsv) && (!r->parallel || rs_line_reader_ready(&r->tgt));
+}
+
+int rs_pair_reader_chunk(rs_pair_reader *r, int max, rs_pairs *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int n = 0, got;
+    while ((got = rs_pair_reader_read(r, 1, NULL, out, err)) == 1 && ++n < max &&
+           rs_pair_reader_ready(r))
+        ;
+    return got < 0 ? -1 : n;
 }
 
 void rs_pair_reader_close(rs_pair_reader *r)

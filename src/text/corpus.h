@@ -134,6 +134,12 @@ int rs_pair_reader_read(rs_pair_reader *r, int max, rs_pairs_skipped *skipped, r
 /* 1 when the next pair can be read without waiting (rs_line_reader_ready
  * of its file or files). */
 int rs_pair_reader_ready(const rs_pair_reader *r);
+/* The next chunk of pairs into out (emptied first): up to max, fewer when
+ * the next cannot be read without waiting, so that a pipe's pairs are
+ * processed as they come, as translate's lines are. Returns how many, 0 at
+ * the end, or -1 with out freed. Memory holds a chunk, not the input: score
+ * and align --pairs read so. */
+int rs_pair_reader_chunk(rs_pair_reader *r, int max, rs_pairs *out, rs_error *err);
 void rs_pair_reader_close(rs_pair_reader *r);
 
 #endif

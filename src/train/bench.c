@@ -278,11 +278,11 @@ static int time_training(const rs_bench_data *d, const rs_bench_size *c, rs_mode
     long tokens_done = 0;
     int biggest_S = 1, biggest_T = 1, biggest_B = 1;
     for (int k = -2; k < steps && k + 2 < plan.batches; k++) {
-        const rs_update_batches u = {&d->train, &plan, k + 2, 1};
-        const long tokens = rs_train_update_tokens(&u);
+        rs_update_batches u = {&d->train, &plan, k + 2, 1, .step = (int64_t)k};
+        const long tokens = u.tokens = rs_train_update_tokens(&u);
         double loss, gnorm;
         double t0 = rs_clock_seconds();
-        if (rs_train_gradient(&shards, &batch, model, &u, tokens, (int64_t)k, &loss, &gnorm, err))
+        if (rs_train_gradient(&shards, &batch, model, &u, &loss, &gnorm, err))
             goto done;
         double t1 = rs_clock_seconds();
         rs_train_apply(&shards, model, &state, gnorm);

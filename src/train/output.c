@@ -90,12 +90,7 @@ static void catch_signals(void)
         if (!sigaction(signals[i], NULL, &old) && old.sa_handler == SIG_DFL)
             sigaction(signals[i], &sa, NULL);
     }
-    /* Past a file size limit (ulimit -f) a write fails with EFBIG instead of
-     * ending the program by SIGXFSZ: the error path then removes the
-     * temporary file and says which output could not be written. */
-    struct sigaction old;
-    if (!sigaction(SIGXFSZ, NULL, &old) && old.sa_handler == SIG_DFL)
-        signal(SIGXFSZ, SIG_IGN);
+    /* SIGXFSZ is ignored for every command from its start (cli/start.h). */
 }
 
 /* ---- the rule -------------------------------------------------------------- */

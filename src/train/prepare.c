@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/rng.h"
 #include "model/params.h"
 #include "model/vocab.h"
@@ -244,13 +245,40 @@ static int make_codec(const rs_train_inputs *in, const rs_config *cfg, int resum
     return 0;
 }
 
+/* A vocabulary file as OpenNMT-py reads one (in->opennmt_vocabs): its
+ * first max_size tokens, reserved ones included (onmt_build_vocab writes the
+ * most frequent first); otherwise as it is. */
+static int read_vocab_file(rs_vocab *out, const char *file, const rs_train_inputs *in, int max_size,
+                           rs_error *err)
+{
+    if (rs_vocab_read_file(out, file, err))
+        return -1;
+    if (!in->opennmt_vocabs || max_size <= 0 || out->size <= max_size)
+        return 0;
+    rs_vocab cut;
+    if (rs_vocab_init(&cut, err)) {
+        rs_vocab_free(out);
+        return -1;
+    }
+    for (int id = 0; id < max_size; id++)
+        if (rs_vocab_read_token(&cut, id, out->tokens[id], err)) {
+            rs_vocab_free(&cut);
+            rs_vocab_free(out);
+            return -1;
+        }
+    rs_vocab_free(out);
+    *out = cut;
+    return 0;
+}
+
 /* One vocabulary: a file's, or the training tokens of side (both sides for
  * a shared one) counted and selected by cfg->train.min_freq and cfg->train.max_vocab. */
-static int side_vocab(rs_vocab *out, const char *file, const rs_tokenized *tok, int both, int side,
-                      const rs_config *cfg, rs_error *err)
+static int side_vocab(rs_vocab *out, const char *file, const rs_train_inputs *in,
+                      const rs_tokenized *tok, int both, int side, const rs_config *cfg,
+                      rs_error *err)
 {
     if (file)
-        return rs_vocab_read_file(out, file, err);
+        return read_vocab_file(out, file, in, cfg->train.max_vocab, err);
     rs_vocab counts;
     if (rs_vocab_init(&counts, err))
         return -1;
@@ -265,6 +293,49 @@ static int side_vocab(rs_vocab *out, const char *file, const rs_tokenized *tok, 
     return status ? -1 : 0;
 }
 
+/* A vocabulary file not built yet (in->opennmt_vocabs): the training tokens of
+ * side (both sides: both) counted and written there as token<TAB>count by
+ * rank 0, said in a note; then read as any vocabulary file. */
+static int build_vocab_file(const rs_train_inputs *in, const char *file, const rs_tokenized *tok,
+                            int both, int side, rs_error *err)
+{
+    if (!file || !in->opennmt_vocabs)
+        return 0;
+    int status = 0;
+    if (rs_dist_rank() == 0 && access(file, F_OK) != 0) {
+        rs_vocab counts;
+        status = rs_vocab_init(&counts, err);
+        if (!status && (both || side == RS_SIDE_SRC))
+            status = rs_count_tokens(&counts, tok, RS_SIDE_SRC, err);
+        if (!status && (both || side == RS_SIDE_TGT))
+            status = rs_count_tokens(&counts, tok, RS_SIDE_TGT, err);
+        rs_atomic_file af;
+        if (!status && !(status = rs_atomic_open(&af, file, err))) {
+            if (rs_vocab_write_counts(&counts, af.f, &af.errnum, err)) {
+                rs_atomic_abort(&af);
+                status = -1;
+            } else {
+                status = rs_atomic_commit(&af, err);
+            }
+        }
+        if (!status && in->note) {
+            char note[4400];
+            snprintf(note, sizeof note,
+                     "%s did not exist: built from the training data's %s as onmt_build_vocab "
+                     "would (%d tokens with their counts) and written there",
+                     file,
+                     both                  ? "two sides"
+                     : side == RS_SIDE_SRC ? "source side"
+                                           : "target side",
+                     counts.size - RS_RESERVED);
+            in->note(in->note_ctx, note);
+        }
+        if (counts.tokens)
+            rs_vocab_free(&counts);
+    }
+    return rs_dist_check(status, err);
+}
+
 /* A new model's vocabularies: files or the data's, one for both sides with
  * cfg->model.shared_vocab (stored twice, so the checkpoint format stays as it is). */
 static int make_vocabs(const rs_train_inputs *in, const rs_config *cfg, const rs_tokenized *tok,
@@ -272,21 +343,25 @@ static int make_vocabs(const rs_train_inputs *in, const rs_config *cfg, const rs
 {
     if (cfg->model.shared_vocab) {
         const char *file = in->src_vocab ? in->src_vocab : in->tgt_vocab;
-        if (side_vocab(src, file, tok, 1, RS_SIDE_SRC, cfg, err))
+        if (build_vocab_file(in, file, tok, 1, RS_SIDE_SRC, err) ||
+            side_vocab(src, file, in, tok, 1, RS_SIDE_SRC, cfg, err))
             return -1;
         return rs_vocab_copy(tgt, src, err);
     }
-    if (side_vocab(src, in->src_vocab, tok, 0, RS_SIDE_SRC, cfg, err))
+    if (build_vocab_file(in, in->src_vocab, tok, 0, RS_SIDE_SRC, err) ||
+        build_vocab_file(in, in->tgt_vocab, tok, 0, RS_SIDE_TGT, err) ||
+        side_vocab(src, in->src_vocab, in, tok, 0, RS_SIDE_SRC, cfg, err))
         return -1;
-    return side_vocab(tgt, in->tgt_vocab, tok, 0, RS_SIDE_TGT, cfg, err);
+    return side_vocab(tgt, in->tgt_vocab, in, tok, 0, RS_SIDE_TGT, cfg, err);
 }
 
 /* With resume: a vocabulary file given again must hold the checkpoint's
  * vocabulary, id for id. */
-static int check_vocab_file(const char *file, const rs_vocab *have, const char *side, rs_error *err)
+static int check_vocab_file(const char *file, const rs_train_inputs *in, int max_size,
+                            const rs_vocab *have, const char *side, rs_error *err)
 {
     rs_vocab v;
-    if (!file || rs_vocab_read_file(&v, file, err))
+    if (!file || read_vocab_file(&v, file, in, max_size, err))
         return file ? -1 : 0;
     int id = 0;
     while (id < v.size && id < have->size && !strcmp(v.tokens[id], have->tokens[id]))
@@ -393,9 +468,10 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
     if (!resume && new_model(in, cfg, run, err))
         return -1;
     int refused;
-    if (resume &&
-        ((refused = check_vocab_file(in->src_vocab, &run->model.src_vocab, "source", err)) ||
-         (refused = check_vocab_file(in->tgt_vocab, &run->model.tgt_vocab, "target", err))))
+    if (resume && ((refused = check_vocab_file(in->src_vocab, in, cfg->train.max_vocab,
+                                               &run->model.src_vocab, "source", err)) ||
+                   (refused = check_vocab_file(in->tgt_vocab, in, cfg->train.max_vocab,
+                                               &run->model.tgt_vocab, "target", err))))
         return refused;
     const rs_model *m = &run->model;
     if (rs_dataset_build(&run->train, &run->train_tok, &m->src_vocab, &m->tgt_vocab,

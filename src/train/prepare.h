@@ -60,6 +60,10 @@ typedef struct {
     /* Vocabulary files (rs_vocab_read_file); NULL: the training data's. With
      * cfg.model.shared_vocab the one given (or both, the same file) is both sides'. */
     const char *src_vocab, *tgt_vocab;
+    int opennmt_vocabs;     /* vocabulary files as OpenNMT-py reads them: one that does not
+                           exist yet is built from the training data and written there, as
+                           onmt_build_vocab would, and each is cut to its first
+                           cfg.train.max_vocab tokens (OpenNMT-py's src_vocab_size) */
     const char *watch_file; /* watched sentences; NULL: the first dev pairs, unless no_watch */
     int no_watch;
     const char *dev_align;  /* gold links of the dev pairs, or NULL */

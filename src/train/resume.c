@@ -127,6 +127,15 @@ static void add_note(rs_resume_notes *notes, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Other training data: its epoch starts from the beginning, with no loss
+ * summed yet. */
+static void restart_epoch(rs_train_state *state)
+{
+    state->batches_done = 0;
+    state->epoch_loss = 0.0;
+    state->epoch_tokens = 0;
+}
+
 /* --new-data: the position in an epoch of other training data, and the
  * records of another dev set, start anew. */
 static void accept_new_data(const char *ckpt, rs_train_state *state, int train_sides, int dev_sides,
@@ -135,7 +144,7 @@ static void accept_new_data(const char *ckpt, rs_train_state *state, int train_s
     if (train_sides) {
         add_note(notes, "--new-data: continuing %s on other training data%s", ckpt,
                  state->batches_done ? ", from the beginning of an epoch" : "");
-        state->batches_done = 0;
+        restart_epoch(state);
     }
     if (dev_sides) {
         add_note(notes,
@@ -159,7 +168,7 @@ int rs_resume_check_data(const char *ckpt, rs_train_state *state, const rs_data_
                  "so the data given now cannot be checked",
                  ckpt);
         if (new_data) /* taken at its word: the data is other */
-            state->batches_done = 0;
+            restart_epoch(state);
         return 0;
     }
     const rs_data_fingerprint *then = &state->data;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/checkpoint.h"
+#include "common/blas_buffer.h"
 #include "common/clock.h"
 #include "common/crc32.h"
 #include "train/buckets.h"
@@ -246,9 +247,10 @@ typedef struct {
 } update_result;
 
 int rs_train_gradient(rs_shards *shards, rs_batch *batch, const rs_model *model,
-                      const rs_update_batches *u, long tokens, int64_t step, double *loss,
-                      double *gnorm, rs_error *err)
+                      const rs_update_batches *u, double *loss, double *gnorm, rs_error *err)
 {
+    const long tokens = u->tokens;
+    const int64_t step = u->step;
     const rs_train_config *c = &model->train;
     *loss = 0.0;
     /* Across ranks, the last batch's backward starts the all-reduce of each
@@ -295,10 +297,29 @@ float rs_train_apply(rs_shards *shards, rs_model *model, rs_train_state *state, 
 {
     const rs_train_config *c = &model->train;
     const float clip = rs_clip_factor(gnorm, c->clip);
+    if (c->optimizer == RS_OPT_ADAGRAD && state->step == 0)
+        for (size_t i = 0; i < model->layout.total; i++)
+            state->adam_v[i] = c->adagrad_init; /* torch's initial_accumulator_value */
     state->step++;
     const float lr = rs_train_learning_rate(c, model->cfg.hidden, state->lr_scale, state->step);
-    const rs_adam_settings adam = {lr, c->beta1, c->beta2, c->adam_eps};
-    rs_shards_adam(shards, model->params, clip, state->adam_m, state->adam_v, &adam, state->step);
+    /* The optimizer's state in the two state buffers (checkpoint.h): Adam's
+     * m and v; Adadelta's E[g²] and E[Δθ²]; Adagrad's Σ g² in the second.
+     * Only Adam's update is shared among the shards' threads; the others are
+     * one pass over the summed gradient. */
+    float *const p = model->params, *const g = shards->grads;
+    const size_t n = shards->total;
+    switch (c->optimizer) {
+    case RS_OPT_SGD: rs_sgd_update(p, g, clip, n, lr); break;
+    case RS_OPT_ADADELTA:
+        rs_adadelta_update(p, g, clip, state->adam_m, state->adam_v, n,
+                           &(rs_adadelta_settings){lr, c->rho, c->adadelta_eps});
+        break;
+    case RS_OPT_ADAGRAD: rs_adagrad_update(p, g, clip, state->adam_v, n, lr); break;
+    default: {
+        const rs_adam_settings adam = {lr, c->beta1, c->beta2, c->adam_eps};
+        rs_shards_adam(shards, p, clip, state->adam_m, state->adam_v, &adam, state->step);
+    }
+    }
     return lr;
 }
 
@@ -313,8 +334,15 @@ float rs_train_learning_rate(const rs_train_config *c, int hidden, float lr_scal
         const double scale = c->lr_schedule == RS_LR_NOAM ? 1.0 / sqrt((double)hidden) : sqrt(w);
         return (float)((double)c->lr * scale * shape) * lr_scale;
     }
-    /* constant and plateau: lr · lr_scale, warmed up linearly over --warmup steps. */
+    /* constant, plateau and exponential: lr · lr_scale, warmed up linearly
+     * over --warmup steps; exponential (OpenNMT-py's schedule without a
+     * decay_method) times decay_rate^⌊max(step − decay_start + decay_steps, 0) / decay_steps⌋,
+     * the first decay at step decay_start. */
     float lr = c->lr * lr_scale;
+    if (c->lr_schedule == RS_LR_EXPONENTIAL) {
+        const int64_t k = (step - c->decay_start + c->decay_steps) / c->decay_steps;
+        lr = (float)((double)lr * pow((double)c->decay_rate, (double)(k > 0 ? k : 0)));
+    }
     if (c->warmup > 0 && step < c->warmup)
         lr *= (float)step / (float)c->warmup;
     return lr;
@@ -358,15 +386,16 @@ static int prepare_run(const rs_model *model, rs_train_state *state, const rs_da
 typedef struct {
     double start, limit_s, last_report;
     int64_t first_step, total_steps;
-    double window_loss, epoch_loss, finished_epoch_loss; /* summed over tokens */
-    long window_tokens, epoch_tokens, tokens_since_start;
+    double window_loss, finished_epoch_loss; /* summed over tokens; the epoch's: state */
+    long window_tokens, tokens_since_start;
     double allreduce_start; /* rs_dist_allreduce_seconds() at the start */
     double update_s;        /* wall time of this run's updates, without evaluations and saves */
     int64_t updates_timed;
 } run_clock;
 
 /* An update's summed loss and target tokens into the sums of the progress
- * line, the epoch, the run and the loss table's row. */
+ * line, the epoch (kept in the training state, which checkpoints save), the
+ * run and the loss table's row. */
 static void count_update(trainer *tr, run_clock *rc, double loss, long tokens, float lr,
                          double gnorm)
 {
@@ -377,9 +406,16 @@ static void count_update(trainer *tr, run_clock *rc, double loss, long tokens, f
     tr->window.steps++;
     tr->window.lr = lr;
     tr->window.gnorm = gnorm;
-    rc->epoch_loss += loss;
-    rc->epoch_tokens += tokens;
+    tr->state->epoch_loss += loss;
+    tr->state->epoch_tokens += tokens;
     rc->tokens_since_start += tokens;
+}
+
+/* The mean loss per target token of the epoch's updates so far (NaN when
+ * not known: model.h). */
+static double epoch_mean(const rs_train_state *state)
+{
+    return state->epoch_loss / (double)state->epoch_tokens;
 }
 
 /* Whether the run stops before its next step, and why: epochs or steps done,
@@ -483,9 +519,8 @@ static int finish_run(trainer *tr, const rs_dataset *dev, rs_train_event *ev, co
         int best = 0;
         if (reason != RS_STOP_SIGNAL && tr->evaluated_step != state->step) {
             if (evaluate(tr, dev, ev,
-                         rc->epoch_tokens ? rc->epoch_loss / rc->epoch_tokens
-                                          : rc->finished_epoch_loss,
-                         &best, err) ||
+                         state->epoch_tokens ? epoch_mean(state) : rc->finished_epoch_loss, &best,
+                         err) ||
                 commit(tr, best, err))
                 status = -1;
         } else if (tr->saved_step != state->step) {
@@ -522,6 +557,12 @@ static int step_buffers_init(step_buffers *b, const rs_model *model, const rs_da
     if (!(b->grads = rs_calloc(model->layout.total, sizeof(float), err)))
         return -1;
     if (rs_shards_init(&b->shards, model, c->threads, c->batch_size, max_S, max_T, b->grads, err)) {
+        free(b->grads);
+        return -1;
+    }
+    /* Shard 0 runs on this thread, whose OpenBLAS buffer is mapped. */
+    if (rs_blas_room(b->shards.count - 1, err)) {
+        rs_shards_free(&b->shards);
         free(b->grads);
         return -1;
     }
@@ -570,13 +611,14 @@ static int update(run *r, update_result *u, rs_error *err)
     }
     /* batches_done is always at the start of an update. */
     const int k = (int)state->batches_done;
-    const rs_update_batches batches = {r->train, &r->plan, k,
-                                       r->plan.batches - k < c->accumulate ? r->plan.batches - k
-                                                                           : c->accumulate};
-    const long tokens = rs_train_update_tokens(&batches);
+    rs_update_batches batches = {r->train, &r->plan, k,
+                                 r->plan.batches - k < c->accumulate ? r->plan.batches - k
+                                                                     : c->accumulate,
+                                 .step = state->step};
+    batches.tokens = rs_train_update_tokens(&batches);
     const double t0 = rs_clock_seconds();
-    if (rs_train_gradient(&r->buf.shards, &r->buf.batch, tr->model, &batches, tokens, state->step,
-                          &u->loss, &u->gnorm, err))
+    if (rs_train_gradient(&r->buf.shards, &r->buf.batch, tr->model, &batches, &u->loss, &u->gnorm,
+                          err))
         return -1;
     if (!isfinite(u->gnorm) || !isfinite(u->loss))
         return not_finite(tr, r->last_path, u->loss, u->gnorm, err);
@@ -585,7 +627,7 @@ static int update(run *r, update_result *u, rs_error *err)
     r->rc.updates_timed++;
     u->shown_epoch = state->epoch + 1;
     state->batches_done = k + batches.count;
-    count_update(tr, &r->rc, u->loss, tokens, u->lr, u->gnorm);
+    count_update(tr, &r->rc, u->loss, batches.tokens, u->lr, u->gnorm);
     u->epoch_end = state->batches_done >= r->plan.batches;
     if (u->epoch_end) {
         state->epoch++;
@@ -622,13 +664,12 @@ static int after_update(run *r, const rs_dataset *dev, const update_result *u, i
     r->ev.tokens_per_s = rc->tokens_since_start / (elapsed > 0 ? elapsed : 1);
     r->ev.lr = u->lr;
     if (eval_due &&
-        evaluate(tr, dev, &r->ev, rc->epoch_tokens ? rc->epoch_loss / rc->epoch_tokens : NAN, &best,
-                 err))
+        evaluate(tr, dev, &r->ev, state->epoch_tokens ? epoch_mean(state) : NAN, &best, err))
         return -1;
     if (u->epoch_end) {
-        rc->finished_epoch_loss = rc->epoch_loss / (double)rc->epoch_tokens;
-        rc->epoch_loss = 0.0;
-        rc->epoch_tokens = 0;
+        rc->finished_epoch_loss = epoch_mean(state);
+        tr->state->epoch_loss = 0.0;
+        tr->state->epoch_tokens = 0;
     }
     const int save_due =
         eval_due || u->epoch_end || (c->save_every > 0 && state->step % c->save_every == 0);

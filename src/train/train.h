@@ -90,14 +90,20 @@ typedef void (*rs_train_report)(void *ctx, const rs_train_event *event);
  *   constant, plateau: lr · lr_scale · min(1, step / w)   (w = 0: no warm-up)
  *   noam:              lr · n^-0.5 · min(step^-0.5, step · w^-1.5) · lr_scale
  *   inverse-sqrt:      lr · w^0.5  · min(step^-0.5, step · w^-1.5) · lr_scale
+ *   exponential:       the constant rate · r^⌊max(step − s + d, 0) / d⌋   (r decay_rate,
+ *                      s decay_start, d decay_steps: OpenNMT-py's exponential_decay)
  * (n the model's hidden size; docs/configuration.md). */
 float rs_train_learning_rate(const rs_train_config *cfg, int hidden, float lr_scale, int64_t step);
 
-/* The batches of one update: plan batches [first, first + count) of data. */
+/* One update: plan batches [first, first + count) of data, their target
+ * tokens (the whole update's, every rank's: rs_train_update_tokens) and the
+ * step it makes (its dropout masks). */
 typedef struct {
     const rs_dataset *data;
     const rs_epoch_plan *plan;
     int first, count;
+    long tokens;
+    int64_t step;
 } rs_update_batches;
 
 /* Target tokens of the update's batches, </s> included. */
@@ -114,13 +120,12 @@ long rs_train_update_tokens(const rs_update_batches *u);
  * more shard, and the loss and gradient are the sums over ranks (`tokens`
  * counts the whole update's). batch is filled with each batch in turn. */
 int rs_train_gradient(rs_shards *shards, rs_batch *batch, const rs_model *model,
-                      const rs_update_batches *u, long tokens, int64_t step, double *loss,
-                      double *gnorm, rs_error *err);
+                      const rs_update_batches *u, double *loss, double *gnorm, rs_error *err);
 
 /* Then the update of the parameters from that gradient of norm gnorm:
- * clipped to model->train.clip, state->step counted, Adam (model->train's
- * settings, its moments in state) at the learning rate of the new step,
- * which is returned. */
+ * clipped to model->train.clip, state->step counted, the optimizer
+ * (model->train's optimizer and settings, its state in state's two buffers)
+ * at the learning rate of the new step, which is returned. */
 float rs_train_apply(rs_shards *shards, rs_model *model, rs_train_state *state, double gnorm);
 
 /* The epoch of the last step a state has done (0 before the first). */

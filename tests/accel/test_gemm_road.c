@@ -98,7 +98,19 @@ static float *product(const shape *s, const problem *p)
     float *C = malloc(c * sizeof *C);
     ck_assert(C);
     memcpy(C, p->C0, c * sizeof *C);
-    rs_gemm(s->ta, s->tb, s->M, s->N, s->K, 1.0f, p->A, p->lda, p->B, p->ldb, s->beta, C, p->ldc);
+    rs_gemm(&(rs_gemm_call){.ta = s->ta,
+                            .tb = s->tb,
+                            .M = s->M,
+                            .N = s->N,
+                            .K = s->K,
+                            .alpha = 1.0f,
+                            .beta = s->beta,
+                            .A = p->A,
+                            .lda = p->lda,
+                            .B = p->B,
+                            .ldb = p->ldb,
+                            .C = C,
+                            .ldc = p->ldc});
     return C;
 }
 
@@ -228,8 +240,19 @@ START_TEST(products_survive_a_storm_of_signals)
             int differ = 0;
             for (int k = 0; k < 1500 && !differ; k++) {
                 memcpy(C, p.C0, bytes);
-                rs_gemm(s->ta, s->tb, s->M, s->N, s->K, 1.0f, p.A, p.lda, p.B, p.ldb, s->beta, C,
-                        p.ldc);
+                rs_gemm(&(rs_gemm_call){.ta = s->ta,
+                                        .tb = s->tb,
+                                        .M = s->M,
+                                        .N = s->N,
+                                        .K = s->K,
+                                        .alpha = 1.0f,
+                                        .beta = s->beta,
+                                        .A = p.A,
+                                        .lda = p.lda,
+                                        .B = p.B,
+                                        .ldb = p.ldb,
+                                        .C = C,
+                                        .ldc = p.ldc});
                 differ = memcmp(C, want, bytes) != 0;
                 free(malloc(64 + k % 512)); /* the heap checks its own lists */
             }

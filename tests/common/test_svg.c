@@ -348,11 +348,13 @@ START_TEST(alignment_labels_are_inside)
     ck_assert_int_eq(rs_alignment_write_svg(f, &a, "t"), 0);
     fclose(f);
     rs_alignment_free(&a);
-    svg_text t[16];
+    svg_text t[32];
     double width;
-    int n = svg_texts(svg, t, 16, &width);
-    /* the labels, then the colour bar's name and its five ticks */
-    ck_assert_int_eq(n, 4 + 3 + 6);
+    int n = svg_texts(svg, t, 32, &width);
+    /* the labels, then the colour bar's name and its five ticks, then the
+     * four columns' coverages and their legend */
+    ck_assert_int_eq(n, 4 + 3 + 6 + 4 + 1);
+    ck_assert_str_eq(t[13].text, "1.07"); /* Σ_i α_i1 = 0.97 + 0.1 + 0 */
     ck_assert_str_eq(t[7].text, "\xCE\xB1");
     ck_assert_str_eq(t[8].text, "0");
     ck_assert_str_eq(t[12].text, "1");

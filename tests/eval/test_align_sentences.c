@@ -91,6 +91,13 @@ START_TEST(pairs_forced_and_joined)
     ck_assert_msg(!rs_align_pairs(&m, &tok, 2, &em, &err), "%s", err.msg);
     ck_assert_int_eq(joined.cols[0], 3); /* das haus </s> */
     ck_assert_str_eq(joined.first_src[0], "das");
+    /* A later chunk of a file: ids count on from its first pair. */
+    const rs_tokenized later = {.count = 2, .src = src, .tgt = tgt, .first = 4096};
+    seen chunk = {0};
+    em = (rs_align_emitter){.sink = collect, .ctx = &chunk};
+    ck_assert_msg(!rs_align_pairs(&m, &later, 2, &em, &err), "%s", err.msg);
+    ck_assert_int_eq(chunk.ids[0], 4097);
+    ck_assert_int_eq(chunk.ids[1], 4098);
     rs_model_free(&m);
 }
 END_TEST

@@ -210,9 +210,9 @@ START_TEST(paired_command)
         {"--paired-bs -i " FIXTURE "/base.txt " FIXTURE "/ref.txt", "--paired-bs compares systems"},
         {"-i " FIXTURE "/base.txt -i " FIXTURE "/close.txt " FIXTURE "/ref.txt",
          "-i given 2 times: several systems go with --paired-bs or --paired-ar"},
-        {"--paired-bs --metric chrf -i " FIXTURE "/base.txt -i " FIXTURE "/close.txt " FIXTURE
+        {"--paired-bs --metric both -i " FIXTURE "/base.txt -i " FIXTURE "/close.txt " FIXTURE
          "/ref.txt",
-         "--paired-bs tests BLEU only"},
+         "--paired-bs tests one metric: --metric bleu or chrf"},
         {"--paired-bs --paired-ar -i a -i b r", "one test at a time"},
         {"--seed 3 " FIXTURE "/base.txt " FIXTURE "/ref.txt", "--seed goes with --paired-bs"},
         {"--paired-bs -i " FIXTURE "/base.txt -i %s " FIXTURE "/ref.txt",

@@ -338,7 +338,8 @@ START_TEST(test_round_trip)
 END_TEST
 
 /* Weights that are not numbers, and tokens with white space in them, are
- * refused on import, by safetensors and checkpoint alike (found by an outside
+ * refused on import, by safetensors and checkpoint alike (and a checkpoint
+ * of them is not written) (found by an outside
  * attack: a NaN model translated everything to empty lines with exit 0, a
  * token with a line end added lines to the output). */
 START_TEST(test_nonfinite_weights_and_blank_tokens_refused)
@@ -356,9 +357,11 @@ START_TEST(test_nonfinite_weights_and_blank_tokens_refused)
         m.params[m.layout.total - 1] = bad[k];
         ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);
         assert_import_fails(path, k ? "holds an infinity at entry" : "holds NaN at entry");
-        ck_assert_msg(!rs_checkpoint_save(ckpt, &m, NULL, &err), "%s", err.msg);
-        ck_assert_int_eq(rs_checkpoint_load(ckpt, &back, NULL, &err), -1);
-        ck_assert_msg(strstr(err.msg, ckpt) && strstr(err.msg, "finite"), "%s", err.msg);
+        /* Nor is such a checkpoint written (test_hostile_weights.c
+         * makes one by hand: its loading is refused too). */
+        ck_assert_int_eq(rs_checkpoint_save(ckpt, &m, NULL, &err), -1);
+        ck_assert_msg(strstr(err.msg, "cannot save: tensor") && strstr(err.msg, "finite"), "%s",
+                      err.msg);
         m.params[m.layout.total - 1] = keep;
     }
     ck_assert_msg(!rs_safetensors_export(path, &m, &err), "%s", err.msg);

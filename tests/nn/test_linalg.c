@@ -25,7 +25,19 @@ START_TEST(gemm_matches_a_triple_loop)
     fill_uniform(C0, sizeof C0 / sizeof *C0, 1.0f, 53);
     memcpy(C, C0, sizeof C);
     const float alpha = 0.75f, beta = -0.5f;
-    rs_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    rs_gemm(&(rs_gemm_call){.ta = ta,
+                            .tb = tb,
+                            .M = M,
+                            .N = N,
+                            .K = K,
+                            .alpha = alpha,
+                            .beta = beta,
+                            .A = A,
+                            .lda = lda,
+                            .B = B,
+                            .ldb = ldb,
+                            .C = C,
+                            .ldc = ldc});
     for (int i = 0; i < M; i++) {
         for (int j = 0; j < N; j++) {
             double sum = 0.0;
@@ -49,16 +61,35 @@ START_TEST(gemm_empty_sum_scales_by_beta)
 {
     /* K = 0: C = beta C, and beta = 0 clears even NaN (BLAS may skip C). */
     float C[4] = {1.0f, -2.0f, 3.0f, 4.0f};
-    rs_gemm(0, 0, 2, 2, 0, 1.0f, NULL, 1, NULL, 2, 0.5f, C, 2);
+    rs_gemm(&(rs_gemm_call){
+        .M = 2, .N = 2, .alpha = 1.0f, .beta = 0.5f, .lda = 1, .ldb = 2, .C = C, .ldc = 2});
     ck_assert(C[0] == 0.5f && C[1] == -1.0f && C[2] == 1.5f && C[3] == 2.0f);
     C[1] = NAN;
-    rs_gemm(0, 0, 2, 2, 0, 1.0f, NULL, 1, NULL, 2, 0.0f, C, 2);
+    rs_gemm(&(rs_gemm_call){.M = 2, .N = 2, .alpha = 1.0f, .lda = 1, .ldb = 2, .C = C, .ldc = 2});
     for (int i = 0; i < 4; i++)
         ck_assert(C[i] == 0.0f);
     /* M = 0 or N = 0: nothing is touched. */
     float D[1] = {7.0f};
-    rs_gemm(0, 0, 0, 1, 1, 1.0f, D, 1, D, 1, 0.0f, D, 1);
-    rs_gemm(0, 0, 1, 0, 1, 1.0f, D, 1, D, 1, 0.0f, D, 1);
+    rs_gemm(&(rs_gemm_call){.M = 0,
+                            .N = 1,
+                            .K = 1,
+                            .alpha = 1.0f,
+                            .A = D,
+                            .lda = 1,
+                            .B = D,
+                            .ldb = 1,
+                            .C = D,
+                            .ldc = 1});
+    rs_gemm(&(rs_gemm_call){.M = 1,
+                            .N = 0,
+                            .K = 1,
+                            .alpha = 1.0f,
+                            .A = D,
+                            .lda = 1,
+                            .B = D,
+                            .ldb = 1,
+                            .C = D,
+                            .ldc = 1});
     ck_assert(D[0] == 7.0f);
 }
 END_TEST

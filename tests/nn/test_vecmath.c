@@ -200,7 +200,19 @@ START_TEST(one_row_gemm_matches_plain_product)
                     s += (double)(ta ? A[k * LD] : A[k]) * (tb ? B[j * LD + k] : B[k * LD + j]);
                 ref[j] = (float)(0.5 * s + 2.0 * C[j]);
             }
-            rs_gemm(ta, tb, 1, N, K, 0.5f, A, LD, B, LD, 2.0f, C, LD);
+            rs_gemm(&(rs_gemm_call){.ta = ta,
+                                    .tb = tb,
+                                    .M = 1,
+                                    .N = N,
+                                    .K = K,
+                                    .alpha = 0.5f,
+                                    .beta = 2.0f,
+                                    .A = A,
+                                    .lda = LD,
+                                    .B = B,
+                                    .ldb = LD,
+                                    .C = C,
+                                    .ldc = LD});
             for (int j = 0; j < N; j++)
                 ck_assert_msg(fabsf(C[j] - ref[j]) <= 1e-5f * (1.0f + fabsf(ref[j])),
                               "ta %d tb %d: C[%d] = %g, expected %g", ta, tb, j, C[j], ref[j]);

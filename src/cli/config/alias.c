@@ -26,16 +26,23 @@ typedef struct {
     const char *note; /* what rnnsearch does instead, when the value is refused */
 } alias;
 
-#define LEVEL "word=word|char=char|bpe=space"
+/* Joey NMT's word level splits at spaces (str.split), not at punctuation as
+ * our word tokenizer does: tokenizer: space. */
+#define LEVEL "word=space|char=char|bpe=space"
 #define EMB_SCALE "rnnsearch does not scale embeddings by sqrt(emb)"
 #define ONE_DROPOUT "rnnsearch has one dropout rate (dropout:)"
 #define NORMALIZE                                                                                  \
     "rnnsearch normalises text to Unicode NFC only, without Moses' punctuation normalizer"
 #define INITIALIZER "rnnsearch initialises every weight uniformly in [-init_scale, init_scale]"
 #define TRANSFORMER "a Transformer's setting; rnnsearch is recurrent"
-#define ONMT_DECAY                                                                                 \
-    "OpenNMT-py decays the rate every decay_steps after start_decay_steps; rnnsearch's "           \
-    "lr_decay multiplies it after each dev evaluation without improvement (lr_schedule: plateau)"
+#define MIN_FREQ "0=1|*"
+#define SPECIALS "rnnsearch's special tokens are <unk>, <pad>, <s> and </s>"
+#define RESET "continue a run with 'rnnsearch train --resume' (--new-data for other data)"
+#define FREEZE "rnnsearch trains every weight"
+#define OPTIMIZERS "adam=adam|sgd=sgd|adadelta=adadelta|adagrad=adagrad"
+#define NO "false|False|FALSE|no"
+#define CPU "rnnsearch computes on CPUs, in float32; read as false"
+#define OPTIMIZER_NOTE "rnnsearch's optimizers are adam, sgd, adadelta and adagrad"
 
 static const alias aliases[] = {
     /* Joey NMT: data. */
@@ -58,10 +65,11 @@ static const alias aliases[] = {
     {"data", "trg_vocab", "data", "tgt_vocab", NULL, 0, NULL},
     {"data", "src.voc_file", "data", "src_vocab", NULL, 0, NULL},
     {"data", "trg.voc_file", "data", "tgt_vocab", NULL, 0, NULL},
-    {"data", "src_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
-    {"data", "trg_voc_min_freq", "data", "min_freq", NULL, 0, NULL},
-    {"data", "src.voc_min_freq", "data", "min_freq", NULL, 0, NULL},
-    {"data", "trg.voc_min_freq", "data", "min_freq", NULL, 0, NULL},
+    /* Joey counts a token seen min_freq times or more: 0 is 1. */
+    {"data", "src_voc_min_freq", "data", "min_freq", MIN_FREQ, 0, NULL},
+    {"data", "trg_voc_min_freq", "data", "min_freq", MIN_FREQ, 0, NULL},
+    {"data", "src.voc_min_freq", "data", "min_freq", MIN_FREQ, 0, NULL},
+    {"data", "trg.voc_min_freq", "data", "min_freq", MIN_FREQ, 0, NULL},
     {"data", "test", NULL, NULL, NULL, 0,
      "training evaluates no test set; translate it with 'rnnsearch translate' and score it "
      "with 'rnnsearch bleu'"},
@@ -69,6 +77,55 @@ static const alias aliases[] = {
     {"data", "trg.normalize", NULL, NULL, "false|False|FALSE|no", 0, NORMALIZE},
     {"data", "dataset_type", NULL, NULL, "plain", 0,
      "rnnsearch reads plain files (src:/tgt:) or TSV pairs (train: PAIRS.tsv)"},
+    /* Joey NMT 2.3: what every config of it says, where it says what rnnsearch does. */
+    {"data", "special_symbols.unk_token", NULL, NULL, "<unk>", 0, SPECIALS},
+    {"data", "special_symbols.pad_token", NULL, NULL, "<pad>", 0, SPECIALS},
+    {"data", "special_symbols.bos_token", NULL, NULL, "<s>", 0, SPECIALS},
+    {"data", "special_symbols.eos_token", NULL, NULL, "</s>", 0, SPECIALS},
+    /* Their ids are the model's business: text in and out is the same. */
+    {"data", "special_symbols.unk_id", NULL, NULL, "*", 0, NULL},
+    {"data", "special_symbols.pad_id", NULL, NULL, "*", 0, NULL},
+    {"data", "special_symbols.bos_id", NULL, NULL, "*", 0, NULL},
+    {"data", "special_symbols.eos_id", NULL, NULL, "*", 0, NULL},
+    {"data", "sample_train_subset", NULL, NULL, "-1", 0,
+     "rnnsearch trains on every pair each epoch (sample_train_subset: -1)"},
+    {"data", "sample_dev_subset", NULL, NULL, "-1", 0,
+     "rnnsearch evaluates every dev pair (sample_dev_subset: -1)"},
+    {"data", "src.min_length", NULL, NULL, "0|1", 0,
+     "rnnsearch leaves out pairs with an empty side only (min_length: 1)"},
+    {"data", "trg.min_length", NULL, NULL, "0|1", 0,
+     "rnnsearch leaves out pairs with an empty side only (min_length: 1)"},
+    {"translation", "load_model", NULL, NULL, NULL, 0,
+     "rnnsearch translates the model -m MODEL names, else the one this file trains (model_dir)"},
+    {"translation", "min_output_length", NULL, NULL, "0|1", 0,
+     "rnnsearch's translations have no minimum length (min_output_length: 1)"},
+    {"translation", "return_prob", NULL, NULL, "none", 0,
+     "rnnsearch translate prints scores with --n-best; 'rnnsearch score' scores references"},
+    {"translation", "return_attention", NULL, NULL, NO, 0,
+     "rnnsearch translate --alignment prints the attention"},
+    {"translation", "generate_unk", NULL, NULL, "true|True|TRUE|yes", 0,
+     "rnnsearch may translate into <unk> (--replace-unk puts the attended source word there)"},
+    {"translation", "no_repeat_ngram_size", NULL, NULL, "-1|0", 0,
+     "rnnsearch's beam search blocks no repeated n-grams"},
+    {"translation", "repetition_penalty", NULL, NULL, "-1", 0,
+     "rnnsearch's beam search has no repetition penalty"},
+    {"translation", "sacrebleu_cfg.whitespace", NULL, NULL, NO, 0,
+     "chrF is 'rnnsearch bleu --chrf', without whitespace"},
+    {"training", "reset_best_ckpt", NULL, NULL, NO, 0, RESET},
+    {"training", "reset_scheduler", NULL, NULL, NO, 0, RESET},
+    {"training", "reset_optimizer", NULL, NULL, NO, 0, RESET},
+    {"training", "reset_iter_state", NULL, NULL, NO, 0, RESET},
+    {"model", "encoder.embeddings.freeze", NULL, NULL, NO, 0, FREEZE},
+    {"model", "decoder.embeddings.freeze", NULL, NULL, NO, 0, FREEZE},
+    {"model", "encoder.freeze", NULL, NULL, NO, 0, FREEZE},
+    {"model", "decoder.freeze", NULL, NULL, NO, 0, FREEZE},
+    /* A Transformer layer's; Joey's recurrent encoder and decoder take none. */
+    {"model", "encoder.activation", NULL, NULL, "*", 0, NULL},
+    {"model", "decoder.activation", NULL, NULL, "*", 0, NULL},
+    {"model", "embed_init_weight", NULL, NULL, NULL, 0, INITIALIZER},
+    {"model", "init_rnn_orthogonal", NULL, NULL, NO, 0, INITIALIZER},
+    /* An LSTM's (its rnn_type is refused): nothing of a GRU. */
+    {"model", "lstm_forget_gate", NULL, NULL, "*", 0, NULL},
     /* Joey NMT: training. */
     {"training", "model_dir", "training", "out", NULL, 0, NULL},
     {"training", "learning_rate", "training", "lr", NULL, 0, NULL},
@@ -85,7 +142,8 @@ static const alias aliases[] = {
      "loss"},
     {"training", "eval_metric", NULL, NULL, "bleu", 0,
      "rnnsearch's dev metric is BLEU (dev_bleu: true); chrF is 'rnnsearch bleu --metric chrf'"},
-    {"training", "optimizer", NULL, NULL, "adam", 0, "rnnsearch trains with Adam"},
+    {"training", "optimizer", "training", "optimizer", OPTIMIZERS, 0, OPTIMIZER_NOTE},
+    {"training", "momentum", NULL, NULL, "0|0.0|0.", 0, "rnnsearch's SGD has no momentum"},
     {"training", "scheduling", "training", "lr_schedule",
      "plateau=plateau|noam=noam|warmupinversesquareroot=inverse-sqrt", 0,
      "rnnsearch's schedules are plateau, noam and warmupinversesquareroot (lr_schedule: "
@@ -104,8 +162,6 @@ static const alias aliases[] = {
     {"training", "weight_decay", NULL, NULL, "0|0.0|0.", 0, "rnnsearch has no weight decay"},
     {"training", "shuffle", NULL, NULL, "true|True|TRUE|yes", 0,
      "rnnsearch shuffles the training pairs each epoch"},
-    {"training", "use_cuda", NULL, NULL, "false|False|FALSE|no", 0, "rnnsearch runs on CPUs"},
-    {"training", "fp16", NULL, NULL, "false|False|FALSE|no", 0, "rnnsearch computes in float32"},
     {"training", "overwrite", NULL, NULL, "false|False|FALSE|no", 0,
      "only the command line gives --overwrite"},
     {"training", "keep_best_ckpts", NULL, NULL, NULL, 0,
@@ -184,6 +240,9 @@ static const alias aliases[] = {
      "otherwise"},
     {"translation", "sacrebleu_cfg.lowercase", NULL, NULL, "false|False|FALSE|no", 0,
      "rnnsearch's dev BLEU is cased; 'rnnsearch bleu --lowercase' scores a test set lowercased"},
+    /* Joey NMT 2.3: the run's own keys at the top level. */
+    {NULL, "model_dir", "training", "out", NULL, 0, NULL},
+    {NULL, "random_seed", "training", "seed", NULL, 0, NULL},
     /* OpenNMT-py: one flat mapping. */
     {NULL, "learning_rate", "training", "lr", NULL, 0, NULL},
     {NULL, "train_steps", "training", "max_steps", NULL, 0, NULL},
@@ -200,8 +259,9 @@ static const alias aliases[] = {
     {NULL, "word_vec_size", "model", "emb", NULL, 0, NULL},
     /* rnn_size, hidden_size and encoder_type: src/cli/config/opennmt.c. */
     {NULL, "warmup_steps", "training", "warmup", NULL, 0, NULL},
-    {NULL, "decay_method", "training", "lr_schedule", "noam=noam", 0,
-     "rnnsearch's schedules are noam, inverse-sqrt, plateau and constant (lr_schedule)"},
+    {NULL, "decay_method", "training", "lr_schedule", "noam=noam|none=exponential", 0,
+     "rnnsearch's schedules are noam, inverse-sqrt, plateau, exponential (OpenNMT-py's "
+     "decay_method: none) and constant (lr_schedule)"},
     {NULL, "share_vocab", "data", "shared_vocab", NULL, 0, NULL},
     {NULL, "src_words_min_frequency", "data", "min_freq", NULL, 0, NULL},
     {NULL, "tgt_words_min_frequency", "data", "min_freq", NULL, 0, NULL},
@@ -218,7 +278,8 @@ static const alias aliases[] = {
     {NULL, "tgt_vocab_size", "data", "max_vocab", NULL, RS_RESERVED, NULL},
     {NULL, "tgt_seq_length", "data", "max_len", NULL, 0, NULL},
     {NULL, "log_file", "training", "log", NULL, 0, NULL},
-    {NULL, "optim", NULL, NULL, "adam", 0, "rnnsearch trains with Adam (optim: adam)"},
+    {NULL, "optim", "training", "optimizer", OPTIMIZERS, 0, OPTIMIZER_NOTE},
+    {NULL, "adagrad_accumulator_init", "training", "adagrad_init", NULL, 0, NULL},
     {NULL, "batch_type", NULL, NULL, "sents", 0,
      "rnnsearch's batch_size counts sentences; for batches of N tokens write batch_tokens: N "
      "and leave batch_type out"},
@@ -226,10 +287,6 @@ static const alias aliases[] = {
      "rnnsearch has one GRU layer in the encoder (each direction) and one in the decoder"},
     {NULL, "enc_layers", NULL, NULL, "1", 0, "rnnsearch's encoder has one layer each direction"},
     {NULL, "dec_layers", NULL, NULL, "1", 0, "rnnsearch's decoder has one layer"},
-    {NULL, "world_size", NULL, NULL, "1", 0,
-     "rnnsearch runs on CPUs; threads: N shards each batch"},
-    {NULL, "gpu_ranks", NULL, NULL, NULL, 0,
-     "rnnsearch runs on CPUs (threads: N); leave gpu_ranks out"},
     /* Where onmt_build_vocab writes samples, and how many it reads: nothing
      * training reads. */
     {NULL, "save_data", NULL, NULL, "*", 0, NULL},
@@ -246,13 +303,28 @@ static const alias aliases[] = {
      "OpenNMT-py changes dropout at dropout_steps; rnnsearch has one rate (dropout:)"},
     {NULL, "attention_dropout", NULL, NULL, "0|0.0|0.", 0,
      "rnnsearch has one dropout rate (dropout:), not one for attention"},
-    {NULL, "learning_rate_decay", NULL, NULL, NULL, 0, ONMT_DECAY},
-    {NULL, "start_decay_steps", NULL, NULL, NULL, 0, ONMT_DECAY},
-    {NULL, "decay_steps", NULL, NULL, NULL, 0, ONMT_DECAY},
+    /* OpenNMT-py's exponential decay (without decay_method: lr_schedule exponential). */
+    {NULL, "learning_rate_decay", "training", "decay_rate", NULL, 0, NULL},
+    {NULL, "start_decay_steps", "training", "decay_start", NULL, 0, NULL},
+    {NULL, "decay_steps", "training", "decay_steps", NULL, 0, NULL},
+    {NULL, "src_seq_length_trunc", NULL, NULL, "0", 0,
+     "rnnsearch leaves longer pairs out (src_seq_length: its max_len), never cuts them"},
+    {NULL, "tgt_seq_length_trunc", NULL, NULL, "0", 0,
+     "rnnsearch leaves longer pairs out (tgt_seq_length: its max_len), never cuts them"},
+    {NULL, "copy_attn", NULL, NULL, NO, 0,
+     "rnnsearch has no copy attention (--replace-unk puts the attended source word for <unk>)"},
+    {NULL, "reuse_copy_attn", NULL, NULL, NO, 0, "rnnsearch has no copy attention"},
+    {NULL, "copy_loss_by_seqlength", NULL, NULL, NO, 0, "rnnsearch has no copy attention"},
+    {NULL, "bridge", NULL, NULL, "true|True|TRUE|yes", 0,
+     "rnnsearch's decoder starts from a layer of the encoder's first backward state (bridge: "
+     "true)"},
+    /* How many dev pairs a batch scores: the same numbers either way. */
+    {NULL, "valid_batch_size", NULL, NULL, "*", 0, NULL},
     {NULL, "tensorboard", NULL, NULL, "false|False|FALSE|no", 0,
      "rnnsearch logs to train.log and train.loss.tsv"},
 };
 enum { ALIASES = sizeof aliases / sizeof *aliases };
+
 
 int rs_config_alias_entry(int i, const char **section, const char **key, const char **ours)
 {
@@ -284,10 +356,56 @@ static int value_in(const char *list, const char *value, char *to, size_t size)
         const char *eq = memchr(p, '=', n);
         const size_t from = eq ? (size_t)(eq - p) : n;
         if ((from == 1 && *p == '*') || (strlen(value) == from && !strncasecmp(p, value, from))) {
-            snprintf(to, size, "%.*s", eq ? (int)(n - from - 1) : 0, eq ? eq + 1 : "");
+            /* An item without '=' ("*" among maps) keeps the value as it is. */
+            if (eq)
+                snprintf(to, size, "%.*s", (int)(n - from - 1), eq + 1);
+            else
+                snprintf(to, size, "%s", value);
             return 1;
         }
         p += n + (p[n] == '|');
+    }
+    return 0;
+}
+
+/* Keys read whatever their value, with a notice when it asks for what
+ * rnnsearch does not do (Joey NMT 1's in training:, Joey NMT 2.3's at the
+ * top level, where every current Joey config has them). */
+static const struct {
+    const char *section, *key, *values, *note;
+} noticed[] = {
+    {"training", "use_cuda", NO, CPU},
+    {"training", "fp16", NO, CPU},
+    {NULL, "use_cuda", NO, CPU},
+    {NULL, "fp16", NO, CPU},
+    /* OpenNMT-py's GPUs: any gpu_ranks, a world_size other than 1. */
+    {NULL, "gpu_ranks", "", "rnnsearch computes on CPUs (threads: N shards each batch)"},
+    {NULL, "world_size", "1", "rnnsearch computes on CPUs (threads: N shards each batch)"},
+};
+
+/* Whether it is one of noticed[]: dropped (*drop = 1), with a notice when
+ * its value is not one of the table's. */
+static int read_noticed(const rs_setting *it, const char *path, int *drop)
+{
+    for (size_t k = 0; k < sizeof noticed / sizeof *noticed; k++) {
+        if (strcmp(noticed[k].key, it->key) ||
+            (noticed[k].section ? !it->section || strcmp(noticed[k].section, it->section)
+                                : it->section != NULL))
+            continue;
+        /* a list as written: gpu_ranks: [0, 1] */
+        char value[256] = "";
+        for (int v = 0; v < it->count; v++)
+            snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s",
+                     v             ? ", "
+                     : it->is_list ? "["
+                                   : "",
+                     it->values[v]);
+        if (it->is_list)
+            snprintf(value + strlen(value), sizeof value - strlen(value), "]");
+        char to[64];
+        if (it->is_list || !value_in(noticed[k].values, value, to, sizeof to))
+            rs_config_note("%s:%d: '%s: %s': %s", path, it->line, it->key, value, noticed[k].note);
+        return *drop = 1;
     }
     return 0;
 }
@@ -480,6 +598,115 @@ static int joey_files(rs_settings *s, char **given, int *drop, rs_error *err)
                : 0;
 }
 
+/* Whether the file gave `key` (its own name, before renaming), in any section. */
+static int had(const rs_settings *s, char *const *given, const char *key)
+{
+    for (int i = 0; i < s->count; i++)
+        if (!strcmp(given[i] ? given[i] : s->items[i].key, key))
+            return 1;
+    return 0;
+}
+
+/* Whether the file is Joey NMT's: a key of the table's Joey sections that is
+ * not one of ours too (patience, epochs and batch_size are both), a nested
+ * key, or one of Joey NMT 2's own at the top level. */
+static int is_joey(const rs_settings *s, char *const *given)
+{
+    static const char *const top[] = {"joeynmt_version", "model_dir", "random_seed", NULL};
+    rs_config ours;
+    rs_config_defaults(&ours);
+    for (int i = 0; i < s->count; i++) {
+        const rs_setting *it = &s->items[i];
+        const char *key = given[i] ? given[i] : it->key;
+        char value[64];
+        if (!it->section
+                ? rs_config_name_index(top, key) >= 0
+                : strchr(key, '.') || ((given[i] || find_alias(it)) &&
+                                       rs_config_format(&ours, key, value, sizeof value) != 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* What the file's toolkit would have done where the file is silent and
+ * rnnsearch does otherwise: one notice each (and what rnnsearch took over
+ * from OpenNMT-py's defaults, opennmt.c). */
+static void toolkit_notices(const rs_settings *s, char *const *given, int joey, int opennmt)
+{
+    rs_config d;
+    rs_config_defaults(&d);
+    if (joey) {
+        if (!had(s, given, "clip_grad_norm") && !had(s, given, "clip_grad_val") &&
+            !had(s, given, "clip"))
+            rs_config_note("Joey NMT clips no gradient unless clip_grad_norm is given; rnnsearch "
+                           "clips their global norm at %g (clip: 0 for none)",
+                           (double)d.train.clip);
+        if (!had(s, given, "initializer"))
+            rs_config_note("Joey NMT initialises the weights with Xavier unless initializer "
+                           "says otherwise; rnnsearch draws them uniformly from [-%g, %g] "
+                           "(init_scale)",
+                           (double)d.train.init_scale, (double)d.train.init_scale);
+        if (!had(s, given, "optimizer"))
+            rs_config_note("Joey NMT trains with SGD at learning_rate 3.0e-4 unless optimizer "
+                           "says otherwise; rnnsearch with Adam at %g (optimizer:, lr:)",
+                           (double)d.train.lr);
+        else if (!had(s, given, "learning_rate") && !had(s, given, "lr"))
+            rs_config_note("Joey NMT's learning_rate is 3.0e-4 unless given; rnnsearch's is its "
+                           "optimizer's own (docs/model.md, Optimisers)");
+        if (!had(s, given, "normalization"))
+            rs_config_note("Joey NMT divides the loss by the batch's sentences unless "
+                           "normalization says otherwise; rnnsearch by its target tokens");
+    }
+    if (opennmt) {
+        if (!had(s, given, "optim"))
+            rs_config_note("optim not given: OpenNMT-py's SGD, as OpenNMT-py trains "
+                           "(its learning_rate 1 unless given)");
+        if (!had(s, given, "decay_method"))
+            rs_config_note("decay_method not given: OpenNMT-py's exponential decay "
+                           "(learning_rate_decay, start_decay_steps, decay_steps)");
+        if (!had(s, given, "hidden_size") && !had(s, given, "rnn_size") &&
+            !had(s, given, "word_vec_size") && !had(s, given, "hidden") && !had(s, given, "emb"))
+            rs_config_note("OpenNMT-py's default model is a 2-layer LSTM encoder and decoder of "
+                           "500 units with 500-dimension embeddings and input feeding; rnnsearch "
+                           "trains its own: a bidirectional GRU of %d units per direction, "
+                           "%d-dimension embeddings, one layer (hidden:, emb:; OpenNMT-py's "
+                           "encoder_type: brnn, hidden_size, word_vec_size)",
+                           d.model.hidden, d.model.emb);
+        if (!had(s, given, "global_attention") && !had(s, given, "attention"))
+            rs_config_note("OpenNMT-py's attention is general (Luong) unless global_attention "
+                           "says otherwise; rnnsearch's is additive (Bahdanau; attention:)");
+        if (!had(s, given, "dropout"))
+            rs_config_note("OpenNMT-py's dropout is 0.3 unless given; rnnsearch's %g",
+                           (double)d.train.dropout);
+        if (!had(s, given, "batch_size"))
+            rs_config_note("OpenNMT-py's batch_size is 64 sentences unless given; rnnsearch's %d",
+                           d.train.batch_size);
+        if (!had(s, given, "src_seq_length") && !had(s, given, "tgt_seq_length") &&
+            !had(s, given, "max_len"))
+            rs_config_note("OpenNMT-py leaves no pair out by length without its filtertoolong "
+                           "transform; rnnsearch leaves out pairs of more than %d tokens "
+                           "(max_len: 0 keeps them all)",
+                           d.train.max_len);
+        if (!had(s, given, "valid_steps") && !had(s, given, "eval_every"))
+            rs_config_note("OpenNMT-py evaluates every 10000 steps unless valid_steps says; "
+                           "rnnsearch at each epoch's end (eval_every:)");
+        if (!had(s, given, "save_checkpoint_steps") && !had(s, given, "save_every"))
+            rs_config_note("OpenNMT-py saves every 5000 steps unless save_checkpoint_steps says; "
+                           "rnnsearch at each epoch's end (save_every:)");
+        if (!had(s, given, "train_steps") && !had(s, given, "max_steps"))
+            rs_config_note("OpenNMT-py trains 100000 steps unless train_steps says; rnnsearch "
+                           "%d epochs (epochs:, max_steps:)",
+                           d.train.epochs);
+    }
+}
+
+static int file_is_opennmt;
+
+int rs_config_is_opennmt(void)
+{
+    return file_is_opennmt;
+}
+
 static void drop_settings(rs_settings *s, const int *drop)
 {
     int kept = 0;
@@ -497,11 +724,18 @@ static void drop_settings(rs_settings *s, const int *drop)
 int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
 {
     const int n = s->count;
+    rs_config_notices_clear();
+    /* The reader's notes (a key given again) first, line by line. */
+    for (const char *p = s->notes; p && *p;) {
+        const size_t len = strcspn(p, "\n");
+        rs_config_note("%.*s", (int)len, p);
+        p += len + (p[len] == '\n');
+    }
     if (!s->yaml || !n)
         return 0;
     char **given = calloc((size_t)n, sizeof *given);
     int *drop = calloc((size_t)n, sizeof *drop);
-    int status = given && drop ? 0 : rs_fail(err, "out of memory");
+    int status = given && drop ? 0 : rs_fail(err, "out of memory"), opennmt = 0;
     for (int i = 0; i < s->count && !status; i++) {
         rs_setting *it = &s->items[i];
         if (it->section && !strcmp(it->section, "testing"))
@@ -510,10 +744,12 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
     if (!status)
         status = rs_config_subwords(s, path, given, drop, err);
     if (!status)
-        status = rs_config_opennmt(s, path, given, drop, err);
+        status = rs_config_opennmt(s, path, given, drop, &opennmt, err);
     for (int i = 0; i < s->count && !status; i++) {
         rs_setting *it = &s->items[i];
         /* Settled by a rule: renamed, dropped or refused. */
+        if (!given[i] && !drop[i] && !it->problem && read_noticed(it, path, &drop[i]))
+            continue;
         const alias *a = given[i] || drop[i] || it->problem ? NULL : find_alias(it);
         if (!a)
             continue;
@@ -534,7 +770,12 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
     if (!status)
         status = joey_files(s, given, drop, err);
     if (!status)
+        toolkit_notices(s, given, is_joey(s, given) && !opennmt, opennmt);
+    file_is_opennmt = opennmt;
+    if (!status)
         drop_settings(s, drop);
+    if (!status && opennmt)
+        status = rs_config_opennmt_defaults(s, err);
     for (int i = 0; given && i < n; i++)
         free(given[i]);
     free(given);

@@ -29,6 +29,17 @@
  * for what stops the reading (out of memory). */
 int rs_config_aliases(rs_settings *s, const char *path, rs_error *err);
 
+/* The notices of the file read last (rs_config_note: keys read otherwise
+ * than the file's toolkit would, defaults that differ from its toolkit's),
+ * i from 0; NULL past the last. train prints them at its start. */
+#define RS_CONFIG_NOTICES 32
+const char *rs_config_notice(int i);
+void rs_config_notices_clear(void);
+
+/* Whether the file read last is OpenNMT-py's (cli/config/rules.h): its
+ * vocabulary files not built yet are built as onmt_build_vocab would. */
+int rs_config_is_opennmt(void);
+
 /* The table, for tests and docs: entry i's source section (NULL: the top
  * level), key, and our key (NULL: no such meaning); 0 past the end. */
 int rs_config_alias_entry(int i, const char **section, const char **key, const char **ours);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/config/alias.h"
 #include "cli/config/edit.h"
 
 /* The message stays with the setting (rs_setting.problem), for the reader
@@ -24,6 +25,31 @@ int rs_config_refuse(rs_setting *it, rs_error *err, const char *fmt, ...)
     if (!(it->problem = strdup(why)))
         return rs_fail(err, "out of memory");
     return 0;
+}
+
+/* One file is read per run: its notices, kept for the command to print. */
+static char notices[RS_CONFIG_NOTICES][512];
+static int notice_count;
+
+int rs_config_note(const char *fmt, ...)
+{
+    if (notice_count == RS_CONFIG_NOTICES)
+        return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notices[notice_count++], sizeof notices[0], fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+const char *rs_config_notice(int i)
+{
+    return i >= 0 && i < notice_count ? notices[i] : NULL;
+}
+
+void rs_config_notices_clear(void)
+{
+    notice_count = 0;
 }
 
 int rs_config_replace(char **field, const char *text, rs_error *err)

@@ -23,6 +23,13 @@ int rs_config_find(const rs_settings *s, const int *drop, const char *section, c
 /* The one value of setting i (a list of one value too), or NULL. */
 const char *rs_config_value(const rs_settings *s, int i);
 
+/* A notice about the file: what it says that rnnsearch reads otherwise
+ * than its toolkit would, without refusing it (use_cuda: True, a key given
+ * twice, a default that differs). Kept for rs_config_notice (cli/config/alias.h)
+ * in the order given; past RS_CONFIG_NOTICES the last ones are dropped.
+ * Returns 0. */
+int rs_config_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* *field becomes a copy of text (the old one freed). */
 int rs_config_replace(char **field, const char *text, rs_error *err);
 

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/options.h"
 #include "cli/config/alias.h"
 #include "common/nearest.h"
 #include "common/fileio.h"
@@ -35,10 +34,10 @@ enum { MAX_SETTINGS = 4 * RS_CLI_MAX_OPTIONS };
 static rs_cli_setting all_settings[MAX_SETTINGS];
 static int settings_count;
 
-static void build_settings(void)
+static void build_settings(rs_cli_settings_at settings_at)
 {
     while (settings_count < MAX_SETTINGS &&
-           rs_cli_setting_at(settings_count, &all_settings[settings_count]))
+           settings_at(settings_count, &all_settings[settings_count]))
         settings_count++;
 }
 
@@ -328,11 +327,12 @@ static int check_and_apply(rs_cli_args *args, const char *command, rs_cli_apply 
     return -1;
 }
 
-int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_apply apply, void *ctx)
+int rs_cli_apply_config(rs_cli_args *args, const char *command, rs_cli_settings_at settings_at,
+                        rs_cli_apply apply, void *ctx)
 {
     if (!args->config_path)
         return -1;
-    build_settings();
+    build_settings(settings_at);
     rs_error err;
     if (rs_settings_read(args->config_path, &args->config, &err) ||
         rs_config_aliases(&args->config, args->config_path, &err))

@@ -6,13 +6,19 @@
  *   encoder_type: brnn, hidden_size: N   -> model: hidden: N/2 — OpenNMT-py's
  *         bidirectional encoder splits N across its two directions, while
  *         rnnsearch's hidden is each direction's (and the decoder's) size;
- *   dropout: [0.1]                       -> training: dropout: 0.1. */
+ *   dropout: [0.1]                       -> training: dropout: 0.1;
+ *   and what OpenNMT-py does unless told otherwise, which rnnsearch does not
+ *   by default: optim: sgd, (decay_method: none) the exponential decay of
+ *   learning_rate_decay, start_decay_steps and decay_steps (opts.py), and
+ *   without a tokenizing transform, text split at spaces (tokenizer: space). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/config/edit.h"
 #include "cli/config/rules.h"
+#include "model/vocab.h"
 
 /* data: NAME.path_src, NAME.path_tgt, NAME.weight, NAME.path_align: every
  * NAME but "valid" is a training corpus, of which rnnsearch reads one. */
@@ -145,8 +151,10 @@ static int is_opennmt(const rs_settings *s, const int *drop)
            rs_config_find(s, drop, NULL, "train_steps") >= 0;
 }
 
-int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop, rs_error *err)
+int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop, int *opennmt,
+                      rs_error *err)
 {
+    *opennmt = is_opennmt(s, drop);
     /* OpenNMT-py's training file holds training's batch size at the top level
      * (its translation options are another file's). */
     const int batch = is_opennmt(s, drop) ? rs_config_find(s, drop, NULL, "batch_size") : -1;
@@ -154,6 +162,43 @@ int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop,
         return -1;
     if (corpora(s, path, given, drop, err) || encoder(s, path, given, drop, err) ||
         dropout_list(s, path, given, drop, err))
+        return -1;
+    /* share_vocab: OpenNMT-py builds and reads src_vocab alone (both sides' tokens). */
+    const int share = rs_config_find(s, drop, NULL, "share_vocab"),
+              tgt_vocab = rs_config_find(s, drop, NULL, "tgt_vocab");
+    const char *sv = rs_config_value(s, share);
+    if (*opennmt && tgt_vocab >= 0 && rs_config_find(s, drop, NULL, "src_vocab") >= 0 && sv &&
+        (!strcasecmp(sv, "true") || !strcmp(sv, "1") || !strcasecmp(sv, "yes"))) {
+        drop[tgt_vocab] = 1;
+        rs_config_note("%s:%d: 'tgt_vocab' with share_vocab: OpenNMT-py reads src_vocab alone, "
+                       "for both sides; so does rnnsearch",
+                       path, s->items[tgt_vocab].line);
+    }
+    return 0;
+}
+
+/* Whether s sets section.key, at the top level or in its section. */
+static int has(const rs_settings *s, const char *section, const char *key)
+{
+    return rs_settings_find(s, section, key) || rs_settings_find(s, NULL, key);
+}
+
+int rs_config_opennmt_defaults(rs_settings *s, rs_error *err)
+{
+    if (!has(s, "training", "optimizer") &&
+        rs_settings_add(s, "training", "optimizer", "sgd", 0, err))
+        return -1;
+    if (!has(s, "training", "lr_schedule") &&
+        rs_settings_add(s, "training", "lr_schedule", "exponential", 0, err))
+        return -1;
+    /* src_vocab_size/tgt_vocab_size: OpenNMT-py keeps 32768 tokens unless told. */
+    char size[32];
+    snprintf(size, sizeof size, "%d", 32768 + RS_RESERVED);
+    if (!has(s, "data", "max_vocab") && rs_settings_add(s, "data", "max_vocab", size, 0, err))
+        return -1;
+    /* SentencePiece models (transforms: [sentencepiece]) bring their own. */
+    if (!has(s, "data", "tokenizer") && !has(s, "data", "spm_src") && !has(s, "data", "spm_tgt") &&
+        rs_settings_add(s, "data", "tokenizer", "space", 0, err))
         return -1;
     return 0;
 }

@@ -16,7 +16,16 @@
 int rs_config_subwords(rs_settings *s, const char *path, char **given, int *drop, rs_error *err);
 
 /* OpenNMT-py 3's data: NAME: path_src/path_tgt corpora, encoder_type with
- * the hidden sizes it splits, and list-valued dropout. */
-int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop, rs_error *err);
+ * the hidden sizes it splits, and list-valued dropout; *opennmt says whether
+ * the file is OpenNMT-py's (a corpus in data:, save_model or train_steps). */
+int rs_config_opennmt(rs_settings *s, const char *path, char **given, int *drop, int *opennmt,
+                      rs_error *err);
+
+/* After every rename, in an OpenNMT-py file: the settings OpenNMT-py trains
+ * with when the file does not give them, where rnnsearch's own differ
+ * (optimizer: sgd, lr_schedule: exponential, max_vocab: 32768 and the
+ * reserved ids, and without SentencePiece tokenizer: space), added as if the
+ * file had them. */
+int rs_config_opennmt_defaults(rs_settings *s, rs_error *err);
 
 #endif
