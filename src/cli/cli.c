@@ -10,7 +10,7 @@
 #include "model/checkpoint.h"
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/nearest.h"
+#include "common/nearest.h"
 #include "cli/config/alias.h"
 #include "model/locate.h"
 #include "common/fileio.h"
@@ -226,7 +226,7 @@ static void unknown_long_option(const rs_cli_args *args, const char *arg, int na
         names[count++] = o->name;
     char name[128];
     snprintf(name, sizeof name, "%.*s", name_len > 2 ? name_len - 2 : 0, arg + 2);
-    const char *near = name[0] ? rs_cli_nearest(name, names, count) : NULL;
+    const char *near = name[0] ? rs_nearest(name, names, count) : NULL;
     if (near)
         rs_cli_usage_error(args->prog, "unknown option '%.*s' (did you mean '--%s'?)", name_len,
                            arg, near);

@@ -6,17 +6,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eval/alignment.h"
+#include "eval/align_sentences.h"
 #include "common/fileio.h"
 #include "cli/cli.h"
 #include "common/blas_buffer.h"
 #include "cli/options.h"
-#include "cli/output.h"
+#include "train/output.h"
 #include "model/codec.h"
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "data/dataset.h"
-#include "search/forced.h"
 #include "search/translate.h"
 #include "serve/run.h"
 #include "train/rundir.h"
@@ -37,23 +36,11 @@ typedef struct {
     int written;
 } sink;
 
-/* Writes one sentence's alignment (id: 1-based line number); w is
- * [(tgt_count + 1) × (src_count + 1)]. */
-static int emit(sink *sk, const char *const *tgt, int tgt_count, const char *const *src,
-                int src_count, const float *w, int id, rs_error *err)
+/* The emitter's sink: one sentence's alignment (id: 1-based line number)
+ * written by the format's writer, to the output or (SVG) as one picture. */
+static int write_alignment(void *ctx, const rs_alignment *a, int id, rs_error *err)
 {
-    rs_alignment given, merged;
-    if (rs_alignment_make(&given, tgt, tgt_count, src, src_count, w, err))
-        return -1;
-    const rs_alignment *a = &given;
-    if (sk->words || sk->bpe) {
-        if (sk->words ? rs_alignment_to_words(&given, &merged, err)
-                      : rs_alignment_join_bpe(&given, sk->bpe, &merged, err)) {
-            rs_alignment_free(&given);
-            return -1;
-        }
-        a = &merged;
-    }
+    sink *sk = ctx;
     int rc = 0;
     char path[4200];
     if (sk->svg_dir) {
@@ -73,69 +60,7 @@ static int emit(sink *sk, const char *const *tgt, int tgt_count, const char *con
     }
     if (!rc)
         sk->written++;
-    if (a == &merged)
-        rs_alignment_free(&merged);
-    rs_alignment_free(&given);
     return rc;
-}
-
-/* Translation of every line through the translation pipeline (greedy, or the
- * best of a beam), each alignment emitted. */
-static int align_translations(const rs_model *model, const rs_codec *codec, const rs_lines *lines,
-                              const rs_translate_options *opt, sink *sk, rs_error *err)
-{
-    rs_translator tr;
-    if (rs_translator_init(&tr, &model, 1, codec, opt, err))
-        return -1;
-    const int count = lines->count;
-    rs_translated *out = rs_calloc((size_t)opt->batch_size, sizeof *out, err);
-    int status = out ? 0 : -1;
-    for (int from = 0; from < count && status == 0; from += opt->batch_size) {
-        const int B = count - from < opt->batch_size ? count - from : opt->batch_size;
-        if (rs_translate_lines(&tr, B, (const char *const *)lines->lines + from, out, err)) {
-            status = -1;
-            break;
-        }
-        for (int b = 0; b < B; b++) {
-            const rs_translated *t = &out[b];
-            if (t->truncated)
-                fprintf(stderr, PROG ": line %d: source cut to its first %d tokens (%d more)\n",
-                        from + b + 1, t->source_count, t->truncated);
-            if (status == 0 && t->source_count > 0)
-                status = emit(sk, (const char *const *)t->hyps[0].tokens, t->hyps[0].count,
-                              (const char *const *)t->source_tokens, t->source_count,
-                              t->hyps[0].alignment, from + b + 1, err);
-        }
-        for (int b = 0; b < B; b++)
-            rs_translated_free(&out[b]);
-    }
-    free(out);
-    rs_translator_free(&tr);
-    return status;
-}
-
-/* Forced decoding of a chunk of the given pairs, each alignment emitted. */
-static int align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_size, sink *sk,
-                       rs_error *err)
-{
-    rs_dataset data = {0};
-    rs_forced *f = NULL;
-    int status = -1;
-    if (rs_dataset_build(&data, tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
-        return -1;
-    if (!(f = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *f, err)) ||
-        rs_forced_decode(&model, 1, &data, batch_size, RS_FORCED_ALIGNMENT, f, err))
-        goto done;
-    for (int i = 0; i < data.count; i++)
-        if (emit(sk, (const char *const *)tok->tgt[i].tokens, tok->tgt[i].count,
-                 (const char *const *)tok->src[i].tokens, tok->src[i].count, f[i].alignment,
-                 (int)tok->first + i + 1, err))
-            goto done;
-    status = 0;
-done:
-    rs_forced_free_all(f, data.count);
-    rs_dataset_free(&data);
-    return status;
 }
 
 /* --color's values; its index is what the request holds. */
@@ -460,11 +385,11 @@ static int read_input(const align_request *rq, const rs_codec *codec, const sink
 
 /* --pairs: the chunk read, then each next one. */
 static int align_all_pairs(const align_request *rq, const rs_model *model, const rs_codec *codec,
-                           align_input *in, sink *sk, rs_error *err)
+                           align_input *in, const rs_align_emitter *em, rs_error *err)
 {
     int n = in->count;
     while (n > 0) {
-        if (align_pairs(model, &in->tok, rq->topt.batch_size, sk, err))
+        if (rs_align_pairs(model, &in->tok, rq->topt.batch_size, em, err))
             return -1;
         if ((n = next_pairs(rq, codec, in, err)) < 0)
             return -1;
@@ -533,8 +458,9 @@ int cmd_align(int argc, char **argv)
             rs_fail(&err, "cannot write %s", sk->output.name);
         goto fail;
     }
-    if (rq.pairs_mode ? align_all_pairs(&rq, &model, &codec, &in, sk, &err)
-                      : align_translations(&model, &codec, &in.lines, &rq.topt, sk, &err))
+    const rs_align_emitter em = {sk->words, sk->bpe, write_alignment, sk, stderr, PROG};
+    if (rq.pairs_mode ? align_all_pairs(&rq, &model, &codec, &in, &em, &err)
+                      : rs_align_translations(&model, &codec, &in.lines, &rq.topt, &em, &err))
         goto fail;
     if (close_sink(sk, &err))
         goto fail;

@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
-#include "cli/output.h"
+#include "train/output.h"
 
 #define PROG "rnnsearch average"
 

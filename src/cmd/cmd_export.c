@@ -9,7 +9,7 @@
 #include "cli/options.h"
 #include "common/fileio.h"
 #include "cmd/commands.h"
-#include "cli/output.h"
+#include "train/output.h"
 #include "model/safetensors.h"
 
 #define PROG "rnnsearch export"

@@ -1,8 +1,6 @@
 /* rnnsearch info: what a checkpoint holds, for people: the stored
- * configuration, the parameter tensors, the vocabularies, the text settings
- * and the training counters. */
-#include <ctype.h>
-#include <math.h>
+ * configuration, then model/describe.h's description; or the configuration
+ * as a YAML file for train --config. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +8,7 @@
 #include <unistd.h>
 
 #include "model/checkpoint.h"
+#include "model/describe.h"
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
@@ -54,50 +53,6 @@ static const rs_cli_command command = {
     22,
     sizeof(info_request),
     option_table};
-
-static void print_tensors(const rs_model *m)
-{
-    printf("# parameters (rows x cols; tensors of size 0 are absent)\n");
-    for (int i = 0; i < RS_NUM_PARAMS; i++) {
-        const rs_tensor_info *t = &m->layout.info[i];
-        if (!t->size && t->shares >= 0)
-            printf("#   %-10s is %s (tied: no parameters of its own)\n", t->name,
-                   m->layout.info[t->shares].name);
-        if (!t->size)
-            continue;
-        char shape[48];
-        if (t->cols)
-            snprintf(shape, sizeof shape, "%d x %d", t->rows, t->cols);
-        else
-            snprintf(shape, sizeof shape, "%d", t->rows);
-        printf("#   %-10s %14s %12zu\n", t->name, shape, t->size);
-    }
-    printf("#   %-10s %14s %12zu (%.1f MB as float32)\n", "total", "", m->layout.total,
-           (double)m->layout.total * 4 / 1e6);
-}
-
-static void print_training(const rs_train_state *s)
-{
-    /* A fresh state (step 0, epoch 0) is what loading gives a weights-only file. */
-    if (s->step == 0 && s->epoch == 0) {
-        printf("# training: no training state (weights only)\n");
-        return;
-    }
-    printf("# training: step %lld, epoch %d", (long long)s->step, (int)s->epoch);
-    if (s->batches_done)
-        printf(" (+%lld batches)", (long long)s->batches_done);
-    if (isfinite(s->best_dev_loss))
-        printf(", best dev loss %.4f (ppl %.2f)", (double)s->best_dev_loss,
-               exp((double)s->best_dev_loss));
-    else
-        printf(", best dev loss none");
-    if (s->best_dev_bleu >= 0)
-        printf(", best dev BLEU %.2f", (double)s->best_dev_bleu);
-    else
-        printf(", best dev BLEU none");
-    printf(", %d evaluation%s without improvement, lr scale %g\n", (int)s->bad_evals,
-           RS_S(s->bad_evals), (double)s->lr_scale);
-}
 
 /* The settings of one section from rs_config_write's "key=value" lines:
  * flags as true/false, floats in their shortest form that reads back the
@@ -265,18 +220,7 @@ int cmd_info(int argc, char **argv)
     printf("\n# configuration\n");
     const rs_config settings = rs_model_settings(&model);
     rs_cli_print_config(stdout, &settings);
-    print_tensors(&model);
-    printf("# vocabularies: source %d tokens, target %d tokens\n", model.src_vocab.size,
-           model.tgt_vocab.size);
-    printf("# text: tokenizer %s, lowercase %s", rs_tokenizer_names[model.cfg.tokenizer],
-           model.cfg.lowercase ? "yes" : "no");
-    if (model.spm_src_len || model.spm_tgt_len)
-        printf(", SentencePiece models of %zu and %zu bytes (%d subwords)", model.spm_src_len,
-               model.spm_tgt_len, model.cfg.subwords);
-    if (model.cfg.post_process != RS_POST_NONE)
-        printf(", output post-processed: %s", rs_post_process_names[model.cfg.post_process]);
-    printf("\n");
-    print_training(&state);
+    rs_model_describe(stdout, &model, &state);
     rs_train_state_free(&state);
     rs_model_free(&model);
     if (fflush(stdout))

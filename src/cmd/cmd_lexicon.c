@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
-#include "cli/output.h"
+#include "train/output.h"
 #include "search/lexicon.h"
 
 #define PROG "rnnsearch lexicon"

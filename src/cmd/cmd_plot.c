@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/output.h"
+#include "train/output.h"
 #include "cmd/commands.h"
 #include "eval/bylength.h"
 #include "train/rundir.h"

@@ -1,12 +1,7 @@
 /* rnnsearch serve: the web explorer and JSON API (serve.h) over one or more
  * models, until SIGINT or SIGTERM. */
 #include <cblas.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
-#include <time.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,61 +15,12 @@
 #include "nn/network.h"
 #include "search/translate.h"
 #include "serve/run.h"
+#include "serve/models.h"
 #include "serve/serve.h"
 
 #define PROG "rnnsearch serve"
-#define MAX_MODELS 16
+#define MAX_MODELS RS_SERVE_MAX_MODELS
 #define MAX_HOSTS 16
-
-/* The name requests use for a model: "models/dates", "models/dates/best.ckpt"
- * and "dates" are all "dates"; "x/other.ckpt" is "other". */
-static void model_name(const char *arg, char *name, size_t size)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s", arg);
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        path[--n] = '\0';
-    char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    if ((!strcmp(base, "best.ckpt") || !strcmp(base, "last.ckpt")) && base > path) {
-        base[-1] = '\0';
-        char *dir = strrchr(path, '/');
-        base = dir ? dir + 1 : path;
-    } else if (n > 5 && !strcmp(path + n - 5, ".ckpt") && base < path + n - 5) {
-        path[n - 5] = '\0';
-    }
-    snprintf(name, size, "%s", base);
-}
-
-/* 32 hex digits from the system's random source. */
-static int random_token(char *token, size_t size)
-{
-    unsigned char bytes[16];
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, bytes, sizeof bytes);
-    close(fd);
-    if (n != (ssize_t)sizeof bytes || size < 2 * sizeof bytes + 1)
-        return -1;
-    for (size_t i = 0; i < sizeof bytes; i++)
-        snprintf(token + 2 * i, 3, "%02x", bytes[i]);
-    return 0;
-}
-
-typedef struct {
-    rs_server *server;
-    atomic_int done;
-} stopping;
-
-static void *stop_main(void *arg)
-{
-    stopping *st = arg;
-    rs_server_stop(st->server);
-    atomic_store(&st->done, 1);
-    return NULL;
-}
 
 static void log_line(void *ctx, const char *line)
 {
@@ -254,7 +200,7 @@ static int check_request(int argc, char **argv, serve_request *rq)
     rq->open = rs_serve_loopback(opt->host) == 0;
     rq->any_address = rs_serve_any_address(opt->host) == 1;
     if (rq->open && !opt->token && !rq->no_token) {
-        if (random_token(rq->token, sizeof rq->token))
+        if (rs_serve_token_new(rq->token, sizeof rq->token))
             return rs_cli_fail(PROG, "cannot read /dev/urandom for a token");
         opt->token = rq->token;
     }
@@ -326,23 +272,11 @@ static void serve_until_stopped(rs_server *server, const sigset_t *stop, int tim
                  "ends it at once)\n",
             sig == SIGINT ? "interrupted by SIGINT (Ctrl-C)" : "terminated by SIGTERM", timeout);
     /* The stop runs beside this thread, which waits for it or for a second signal. */
-    stopping st;
-    st.server = server;
-    atomic_init(&st.done, 0);
-    pthread_t stopper;
-    if (pthread_create(&stopper, NULL, stop_main, &st)) {
-        stop_main(&st);
-    } else {
-        const struct timespec tick = {0, 50000000L};
-        while (!atomic_load(&st.done)) {
-            int second = sigtimedwait(stop, NULL, &tick);
-            if (second > 0) {
-                fprintf(stderr, PROG ": %s again, exiting at once\n",
-                        second == SIGINT ? "interrupted" : "terminated");
-                _exit(RS_EXIT_SIGNAL + second);
-            }
-        }
-        pthread_join(stopper, NULL);
+    const int second = rs_server_stop_or_signal(server, stop);
+    if (second) {
+        fprintf(stderr, PROG ": %s again, exiting at once\n",
+                second == SIGINT ? "interrupted" : "terminated");
+        _exit(RS_EXIT_SIGNAL + second);
     }
 }
 
@@ -357,21 +291,13 @@ int cmd_serve(int argc, char **argv)
 
     /* Each worker decodes on one BLAS thread: the workers are the parallelism. */
     openblas_set_num_threads(1);
-    rs_model models[MAX_MODELS];
-    rs_codec codecs[MAX_MODELS];
-    rs_serve_model served[MAX_MODELS];
-    char names[MAX_MODELS][256];
-    int loaded = 0;
+    static rs_serve_models models;
     status = RS_EXIT_FAIL;
     rs_error err;
     rs_server *server = NULL;
-    for (; loaded < rq.n_models; loaded++) {
-        if (rs_ready_model_load(rq.model_args[loaded], &(rs_ready_options){.int8 = rq.int8},
-                                &models[loaded], &codecs[loaded], NULL, 0, &err))
-            goto fail;
-        model_name(rq.model_args[loaded], names[loaded], sizeof names[loaded]);
-        served[loaded] = (rs_serve_model){names[loaded], &models[loaded], &codecs[loaded]};
-    }
+    if (rs_serve_models_load(&models, rq.model_args, rq.n_models,
+                             &(rs_ready_options){.int8 = rq.int8}, &err))
+        goto fail;
     /* SIGINT and SIGTERM are taken by sigwait, so every thread started from
      * here on must block them; a client gone away is an error, not a signal. */
     sigset_t stop;
@@ -380,19 +306,16 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
-    if (rs_server_start(&server, served, rq.n_models, &rq.opt, &err))
+    if (rs_server_start(&server, models.served, rq.n_models, &rq.opt, &err))
         goto fail;
-    print_banner(&rq, server, names);
+    print_banner(&rq, server, models.names);
     serve_until_stopped(server, &stop, rq.opt.timeout);
     status = RS_EXIT_OK;
     goto done;
 fail:
     rs_cli_fail(PROG, "%s", err.msg);
 done:
-    for (int i = 0; i < loaded; i++) {
-        rs_codec_free(&codecs[i]);
-        rs_model_free(&models[i]);
-    }
+    rs_serve_models_free(&models);
     rs_cli_end(&rq.args);
     return status;
 }

@@ -16,8 +16,8 @@
 #include "cli/config/alias.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
-#include "cli/log.h"
-#include "cli/output.h"
+#include "common/log.h"
+#include "train/output.h"
 #include "cli/resume_command.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"
@@ -560,7 +560,7 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
 /* DIR/config.yaml: a copy of the --config file the run was started with
  * (Joey NMT keeps one too), its text as read (gzip decompressed, line ends
  * as '\n'; a pipe cannot be read again), written as every output is
- * (cli/output.h); `info -m DIR --config` reads its data paths back. A resumed
+ * (train/output.h); `info -m DIR --config` reads its data paths back. A resumed
  * run given --config again replaces it; the copy itself given is left be. */
 static int copy_config(const train_request *rq, rs_error *err)
 {

@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "eval/alignment.h"
-#include "eval/bleu.h"
-#include "eval/chrf.h"
+#include "eval/translate_stream.h"
 #include "model/checkpoint.h"
 #include "cli/cli.h"
 #include "common/blas_buffer.h"
@@ -20,29 +19,11 @@
 #include "cmd/commands.h"
 #include "text/corpus.h"
 #include "common/fileio.h"
-#include "cli/output.h"
+#include "train/output.h"
 #include "search/decode.h"
 #include "search/translate.h"
 
 #define PROG "rnnsearch translate"
-
-typedef struct {
-    int alignment;         /* 0 none, 1 hard, 2 soft (--alignment) */
-    float align_threshold; /* hard: 0 = argmax, else links of weight >= it */
-    int nbest_format;      /* --n-best given */
-} output_style;
-
-/* The printed form of one hypothesis (a new string). */
-static int format_hypothesis(const output_style *st, const rs_translated *t, const rs_hypothesis *h,
-                             char **line, rs_error *err)
-{
-    if (!(*line = strdup(h->text ? h->text : "")))
-        return rs_fail(err, "out of memory");
-    if (st->alignment && t->source_count > 0)
-        return rs_alignment_append_marian(line, h->alignment, h->count + 1, t->source_count + 1,
-                                          st->alignment == 2, st->align_threshold, err);
-    return 0;
-}
 
 /* What the command line asks for. */
 typedef struct {
@@ -51,7 +32,7 @@ typedef struct {
     int threads, quiet;
     int int8; /* --int8: the decoder step's products with int8 weights */
     rs_translate_options topt;
-    output_style style;
+    rs_stream_style style;
     float weights[RS_CLI_MAX_MODELS]; /* --weights, in -m order */
     int n_weights;
     const char *shortlist_path; /* --shortlist FILE (in shortlist_file), sizes in topt.shortlist */
@@ -62,7 +43,7 @@ typedef struct {
 } translate_request;
 
 /* --alignment VALUE: hard, soft or a threshold in (0, 1]; 0 when not one. */
-static int alignment_value(const char *arg, output_style *st)
+static int alignment_value(const char *arg, rs_stream_style *st)
 {
     if (!strcmp(arg, "soft") || !strcmp(arg, "hard")) {
         st->alignment = !strcmp(arg, "soft") ? 2 : 1;
@@ -162,7 +143,7 @@ static int set_remove_bpe(void *rq, const char *arg)
 
 static int set_alignment(void *rq, const char *arg)
 {
-    output_style *st = &((translate_request *)rq)->style;
+    rs_stream_style *st = &((translate_request *)rq)->style;
     if (!arg)
         st->alignment = 1;
     else if (!alignment_value(arg, st))
@@ -174,7 +155,7 @@ static int set_alignment(void *rq, const char *arg)
 /* "--alignment soft" as Marian writes it, as well as "--alignment=soft". */
 static int alignment_word(const char *word)
 {
-    output_style peek = {0};
+    rs_stream_style peek = {0};
     return alignment_value(word, &peek);
 }
 
@@ -351,134 +332,10 @@ static int check_request(int argc, char **argv, translate_request *rq)
     return -1;
 }
 
-/* A translation run: where it reads and writes, and what it has counted. */
-typedef struct {
-    const translate_request *rq;
-    rs_line_reader reader;
-    rs_output output; /* -o FILE, or standard output */
-    FILE *out;        /* output.f */
-    rs_lines refs;
-    rs_bleu_stats bleu;
-    rs_chrf_stats chrf;
-    long line_no, tokens_out;
-} translate_run;
-
-/* Prints the translations of `count` lines (n-best lists, alignments) and
- * adds them to the BLEU and chrF statistics against --ref. */
-static int write_results(translate_run *run, const rs_translated *results, int count, rs_error *err)
+/* Each chunk flushed through -o's rule (it names the file). */
+static int flush_output(void *output, rs_error *err)
 {
-    const output_style *st = &run->rq->style;
-    const char *ref_path = run->rq->ref_path;
-    for (int i = 0; i < count; i++, run->line_no++) {
-        const rs_translated *t = &results[i];
-        if (t->truncated)
-            fprintf(stderr, PROG ": %s:%ld: source cut to its first %d tokens (%d more)\n",
-                    run->reader.name, run->line_no + 1, t->source_count, t->truncated);
-        run->tokens_out += t->hyps[0].count;
-        for (int r = 0; r < (st->nbest_format && t->count > 1 ? t->count : 1); r++) {
-            char *text;
-            if (format_hypothesis(st, t, &t->hyps[r], &text, err))
-                return -1;
-            if (st->nbest_format)
-                fprintf(run->out, "%ld ||| %s ||| F0= %.6f ||| %.6f\n", run->line_no, text,
-                        t->hyps[r].logprob, t->hyps[r].score);
-            else
-                fprintf(run->out, "%s\n", text);
-            free(text);
-        }
-        if (!ref_path)
-            continue;
-        if (run->line_no >= run->refs.count)
-            return rs_fail(err, "%s has fewer lines (%d) than the input", ref_path,
-                           run->refs.count);
-        const char *hyp = t->hyps[0].text ? t->hyps[0].text : "";
-        const char *ref = run->refs.lines[run->line_no];
-        if (rs_bleu_stats_add(&run->bleu, hyp, &ref, 1, NULL, err) ||
-            rs_chrf_stats_add(&run->chrf, hyp, &ref, 1, NULL, err))
-            return -1;
-    }
-    return 0;
-}
-
-/* Reads the input in chunks (a chunk takes lines only while the reader has
- * them ready, so a line typed or piped in is translated at once) and
- * translates and writes each. */
-static int translate_input(translate_run *run, rs_translator *tr, rs_error *err)
-{
-    const int chunk = 16 * run->rq->topt.batch_size;
-    char **lines = rs_calloc((size_t)chunk, sizeof(char *), err);
-    rs_translated *results = rs_calloc((size_t)chunk, sizeof *results, err);
-    int status = -1, rc = 1;
-    if (!lines || !results)
-        goto done;
-    while (rc == 1) {
-        int count = 0;
-        char *line;
-        size_t len;
-        while (count < chunk && (count == 0 || rs_line_reader_ready(&run->reader)) &&
-               (rc = rs_line_reader_next(&run->reader, &line, &len, err)) == 1) {
-            if (!(lines[count] = strdup(line))) {
-                rs_fail(err, "out of memory");
-                goto done;
-            }
-            count++;
-        }
-        if (rc < 0)
-            goto done;
-        if (count > 0) {
-            rs_error inner;
-            if (rs_translate_lines(tr, count, (const char *const *)lines, results, &inner)) {
-                rs_fail(err, "%s (lines %ld-%ld): %s%s", run->reader.name, run->line_no + 1,
-                        run->line_no + count, inner.msg,
-                        tr->batch_too_large ? "; a smaller --batch-size takes less" : "");
-                goto done;
-            }
-            int written = write_results(run, results, count, err);
-            for (int i = 0; i < count; i++) {
-                rs_translated_free(&results[i]);
-                free(lines[i]);
-                lines[i] = NULL;
-            }
-            if (written)
-                goto done;
-            /* Each chunk reaches a pipe's reader at once; a failed write ends
-             * the run now, not after the whole input. */
-            if (rs_output_flush(&run->output, err))
-                goto done;
-        }
-    }
-    status = 0;
-done:
-    for (int i = 0; lines && i < chunk; i++)
-        free(lines[i]);
-    free(lines);
-    for (int i = 0; results && i < chunk; i++)
-        rs_translated_free(&results[i]);
-    free(results);
-    return status;
-}
-
-/* --ref has a line for each input line (checked before the output is kept). */
-static int check_ref_count(const translate_run *run, rs_error *err)
-{
-    if (run->rq->ref_path && run->line_no != run->refs.count)
-        return rs_fail(err, "%s has %d line%s but the input has %ld", run->rq->ref_path,
-                       run->refs.count, RS_S(run->refs.count), run->line_no);
-    return 0;
-}
-
-/* BLEU and chrF against --ref, on stderr. */
-static void report_scores(translate_run *run)
-{
-    rs_bleu_result b;
-    rs_chrf_result cr;
-    char text[256];
-    rs_bleu_compute(&run->bleu, &b);
-    rs_bleu_format(&b, text, sizeof text);
-    fprintf(stderr, "%s\n", text);
-    rs_chrf_compute(&run->chrf, &cr);
-    rs_chrf_format(&cr, text, sizeof text);
-    fprintf(stderr, "%s\n", text);
+    return rs_output_flush(output, err);
 }
 
 /* The models loaded (with their int8 copies for --int8), --shortlist's
@@ -527,24 +384,33 @@ int cmd_translate(int argc, char **argv)
 
     rs_codec codec = {0};
     rs_translator tr = {0};
-    translate_run run = {.rq = &rq, .out = stdout};
-    rs_bleu_stats_init(&run.bleu);
-    rs_chrf_stats_init(&run.chrf);
+    rs_lines refs = {0};
+    rs_line_reader reader;
+    rs_output output = {.f = stdout};
+    rs_translate_stream run;
+    rs_translate_stream_init(&run);
+    run.style = rq.style;
+    run.warn = stderr;
+    run.prog = PROG;
+    run.ref_path = rq.ref_path;
+    run.refs = &refs;
+    run.flush = flush_output;
+    run.flush_ctx = &output;
     int reader_open = 0;
     status = RS_EXIT_FAIL;
     if (start_translator(&rq, &codec, &tr, &err))
         goto fail;
-    if (rq.ref_path && rs_lines_read(rq.ref_path, &run.refs, &err))
+    if (rq.ref_path && rs_lines_read(rq.ref_path, &refs, &err))
         goto fail;
-    if (rs_line_reader_open(&run.reader, rq.input, &err))
+    if (rs_line_reader_open(&reader, rq.input, &err))
         goto fail;
     reader_open = 1;
-    if (rs_output_open(&run.output, &rq.rule, rq.output, &err))
+    if (rs_output_open(&output, &rq.rule, rq.output, &err))
         goto fail;
-    run.out = run.output.f;
+    run.out = output.f;
     const double start = rs_clock_seconds();
-    if (translate_input(&run, &tr, &err) || check_ref_count(&run, &err) ||
-        rs_output_commit(&run.output, &err))
+    if (rs_translate_stream_run(&run, &tr, &reader, rq.topt.batch_size, &err) ||
+        rs_translate_stream_check_refs(&run, &err) || rs_output_commit(&output, &err))
         goto fail;
     if (!rq.quiet) {
         double seconds = rs_clock_seconds() - start;
@@ -553,16 +419,16 @@ int cmd_translate(int argc, char **argv)
                 seconds > 0 ? run.line_no / seconds : 0.0);
     }
     if (rq.ref_path)
-        report_scores(&run);
+        rs_translate_stream_scores(&run, stderr);
     status = RS_EXIT_OK;
     goto done;
 fail:
     rs_cli_fail(PROG, "%s", err.msg);
 done:
-    rs_output_abort(&run.output);
-    rs_lines_free(&run.refs);
+    rs_output_abort(&output);
+    rs_lines_free(&refs);
     if (reader_open)
-        rs_line_reader_close(&run.reader);
+        rs_line_reader_close(&reader);
     rs_translator_free(&tr);
     rs_lexicon_free(&rq.lexicon);
     rs_codec_free(&codec);

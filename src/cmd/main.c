@@ -5,7 +5,7 @@
 
 #include "accel/gemm_road.h"
 #include "cli/cli.h"
-#include "cli/nearest.h"
+#include "common/nearest.h"
 #include "cli/start.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
@@ -138,7 +138,7 @@ static int run(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (commands[i].run)
             names[count++] = commands[i].name;
-    const char *near = rs_cli_nearest(argv[1], names, count);
+    const char *near = rs_nearest(argv[1], names, count);
     if (near) {
         fprintf(stderr, "rnnsearch: unknown command '%s' (did you mean '%s'?)\n", argv[1], near);
         fprintf(stderr, "Try 'rnnsearch --help'.\n");

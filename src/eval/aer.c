@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "eval/aer.h"
+#include "text/corpus.h"
 
 static int link_order(const void *pa, const void *pb)
 {
@@ -129,4 +130,60 @@ void rs_aer_compute(const rs_aer_counts *c, rs_aer_result *r)
     r->aer = c->hyp + c->sure
                  ? 1.0 - (double)(c->hyp_sure + c->hyp_possible) / (double)(c->hyp + c->sure)
                  : NAN;
+}
+
+/* Line `line` (0-based) of path into g; errors name the file and line. */
+static int parse_line(const char *path, const rs_lines *lines, int line, rs_gold_links *g,
+                      rs_error *err)
+{
+    rs_error why;
+    if (rs_gold_links_parse(lines->lines[line], g, &why))
+        return rs_fail(err, "%s:%d: %s", path, line + 1, why.msg);
+    return 0;
+}
+
+/* Every line's links added to counts. */
+static int count_lines(const char *gold_path, const rs_lines *gold, const char *hyp_path,
+                       const rs_lines *hyp, rs_aer_counts *counts, rs_error *err)
+{
+    for (int i = 0; i < gold->count; i++) {
+        rs_gold_links g, h;
+        if (parse_line(gold_path, gold, i, &g, err))
+            return -1;
+        if (parse_line(hyp_path, hyp, i, &h, err)) {
+            rs_gold_links_free(&g);
+            return -1;
+        }
+        int rc = rs_aer_add(counts, h.links, h.count, &g, err);
+        rs_gold_links_free(&g);
+        rs_gold_links_free(&h);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+int rs_aer_files(const char *gold_path, const char *hyp_path, rs_aer_counts *counts, rs_error *err)
+{
+    rs_lines gold = {0}, hyp = {0};
+    int status = -1;
+    memset(counts, 0, sizeof *counts);
+    if (rs_lines_read(gold_path, &gold, err) || rs_lines_read(hyp_path, &hyp, err))
+        goto done;
+    if (gold.count != hyp.count) {
+        rs_fail(err, "%s has %d line%s but %s has %d: one line of links per sentence in both",
+                gold_path, gold.count, RS_S(gold.count), hyp_path, hyp.count);
+        goto done;
+    }
+    if (count_lines(gold_path, &gold, hyp_path, &hyp, counts, err))
+        goto done;
+    if (counts->sure == 0) {
+        rs_fail(err, "%s has no sure links: nothing to measure recall and AER on", gold_path);
+        goto done;
+    }
+    status = 0;
+done:
+    rs_lines_free(&gold);
+    rs_lines_free(&hyp);
+    return status;
 }

@@ -46,4 +46,10 @@ typedef struct {
 
 void rs_aer_compute(const rs_aer_counts *c, rs_aer_result *r);
 
+/* The counts of two Pharaoh files, a line of links per sentence in both:
+ * gold (sure "i-j", possible "i?j") and the hypothesis (every link sure).
+ * Errors name the file and line; files of different lengths, or a gold file
+ * with no sure link (nothing to measure recall and AER on), fail. */
+int rs_aer_files(const char *gold_path, const char *hyp_path, rs_aer_counts *counts, rs_error *err);
+
 #endif

@@ -16,10 +16,12 @@
  * and the daemon stop. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +53,21 @@ int rs_serve_token_check(const char *token, rs_error *err)
     if (n < 8 || n > 128 ||
         strspn(token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != n)
         return rs_fail(err, "a token is 8 to 128 letters, digits, '-', '_' or '.'");
+    return 0;
+}
+
+int rs_serve_token_new(char *token, size_t size)
+{
+    unsigned char bytes[16];
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, bytes, sizeof bytes);
+    close(fd);
+    if (n != (ssize_t)sizeof bytes || size < 2 * sizeof bytes + 1)
+        return -1;
+    for (size_t i = 0; i < sizeof bytes; i++)
+        snprintf(token + 2 * i, 3, "%02x", bytes[i]);
     return 0;
 }
 
@@ -223,4 +240,37 @@ void rs_server_stop(rs_server *s)
     free(s->reads.ring);
     free(s->model_ptrs);
     free(s);
+}
+
+typedef struct {
+    rs_server *server;
+    atomic_int done;
+} stopping;
+
+static void *stop_main(void *arg)
+{
+    stopping *st = arg;
+    rs_server_stop(st->server);
+    atomic_store(&st->done, 1);
+    return NULL;
+}
+
+int rs_server_stop_or_signal(rs_server *server, const sigset_t *again)
+{
+    stopping st;
+    st.server = server;
+    atomic_init(&st.done, 0);
+    pthread_t stopper;
+    if (pthread_create(&stopper, NULL, stop_main, &st)) {
+        stop_main(&st);
+        return 0;
+    }
+    const struct timespec tick = {0, 50000000L};
+    while (!atomic_load(&st.done)) {
+        const int second = sigtimedwait(again, NULL, &tick);
+        if (second > 0)
+            return second;
+    }
+    pthread_join(stopper, NULL);
+    return 0;
 }

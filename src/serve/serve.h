@@ -33,6 +33,7 @@
 #ifndef RS_SERVE_H
 #define RS_SERVE_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "model/codec.h"
@@ -95,6 +96,10 @@ int rs_serve_any_address(const char *host);
  * in a URL and a header unchanged), else -1 with the rule in err. */
 int rs_serve_token_check(const char *token, rs_error *err);
 
+/* A new token: 32 hex digits from /dev/urandom in token[size >= 33]; -1 when
+ * the random source cannot be read. */
+int rs_serve_token_new(char *token, size_t size);
+
 typedef struct rs_server rs_server;
 
 /* Starts listening and the workers. models[0] is the default model; names
@@ -108,5 +113,11 @@ int rs_server_port(const rs_server *server);
 
 /* Answers what is queued, stops the workers and the listener, frees all. */
 void rs_server_stop(rs_server *server);
+
+/* rs_server_stop on a thread beside the caller, which meanwhile waits for a
+ * signal of `again` (blocked in every thread): 0 once the server is stopped,
+ * or the signal as soon as one comes, the stop still under way (the caller
+ * then ends the program at once). */
+int rs_server_stop_or_signal(rs_server *server, const sigset_t *again);
 
 #endif

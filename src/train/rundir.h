@@ -18,7 +18,7 @@ void rs_train_unlock(int fd);
 /* Whether dir is a training run's directory: its lock (DIR/lock holding a
  * PID, which stays after the run), train.log.tsv, train.loss.tsv or
  * watch.jsonl is there. Other commands write nothing into it but what they
- * own (cli/output.c). */
+ * own (train/output.c). */
 int rs_rundir_is_run(const char *dir);
 
 /* Whether dir holds a model (last.ckpt, best.ckpt, step-N.ckpt,

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/nearest.h"
+#include "common/nearest.h"
 #include "common/settings.h"
 #include "model/checkpoint.h"
 #include "model/vocab.h"
@@ -129,9 +129,9 @@ START_TEST(settings_are_read_with_their_sections_and_lines)
     ck_assert_msg(strstr(err.msg, "a key nested too deep (511 characters at most)"), "%s", err.msg);
 
     static const char *const names[] = {"hidden", "emb", "att", "maxout"};
-    ck_assert_str_eq(rs_cli_nearest("hiden", names, 4), "hidden");
-    ck_assert_str_eq(rs_cli_nearest("maxuot", names, 4), "maxout");
-    ck_assert_ptr_null(rs_cli_nearest("learning_rate", names, 4));
+    ck_assert_str_eq(rs_nearest("hiden", names, 4), "hidden");
+    ck_assert_str_eq(rs_nearest("maxuot", names, 4), "maxout");
+    ck_assert_ptr_null(rs_nearest("learning_rate", names, 4));
 }
 END_TEST
 

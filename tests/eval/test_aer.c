@@ -94,6 +94,39 @@ START_TEST(bad_links_are_named)
 }
 END_TEST
 
+/* rs_aer_files: two files' counts as rs_aer_add sums them; a bad line, files
+ * of other lengths and a gold file of possible links only fail, naming the
+ * file (and line). */
+START_TEST(files_are_counted)
+{
+    char dir[64], gold[256], hyp[256], only_possible[256];
+    testdir_make(dir, "rnnsearch-aer-files");
+    snprintf(gold, sizeof gold, "%s/gold", dir);
+    snprintf(hyp, sizeof hyp, "%s/hyp", dir);
+    snprintf(only_possible, sizeof only_possible, "%s/possible", dir);
+    testfile_write(gold, (const unsigned char *)"0-0 1?1\n2-2\n", 12);
+    testfile_write(hyp, (const unsigned char *)"0-0 1-1\n2-1\n", 12);
+    testfile_write(only_possible, (const unsigned char *)"0?0\n1?1\n", 8);
+    rs_aer_counts c;
+    rs_error err;
+    ck_assert_msg(!rs_aer_files(gold, hyp, &c, &err), "%s", err.msg);
+    ck_assert_int_eq(c.sentences, 2);
+    ck_assert_int_eq(c.hyp, 3);
+    ck_assert_int_eq(c.sure, 2);
+    ck_assert_int_eq(c.possible, 3);
+    ck_assert_int_ne(rs_aer_files(only_possible, hyp, &c, &err), 0);
+    ck_assert_msg(strstr(err.msg, "possible has no sure links"), "%s", err.msg);
+    testfile_write(hyp, (const unsigned char *)"0-0\n", 4);
+    ck_assert_int_ne(rs_aer_files(gold, hyp, &c, &err), 0);
+    ck_assert_msg(strstr(err.msg, "gold has 2 lines but") && strstr(err.msg, "hyp has 1"), "%s",
+                  err.msg);
+    testfile_write(hyp, (const unsigned char *)"0-0\nx\n", 6);
+    ck_assert_int_ne(rs_aer_files(gold, hyp, &c, &err), 0);
+    ck_assert_msg(strstr(err.msg, "hyp:2: "), "%s", err.msg);
+    testdir_remove(dir);
+}
+END_TEST
+
 /* With every gold link sure (corpora/reorder), recall is the share of gold
  * links the argmax alignment finds: the percentage align-accuracy.sh prints. */
 START_TEST(recall_is_align_accuracy_fraction)
@@ -131,6 +164,7 @@ Suite *aer_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, hand_computed_example);
     tcase_add_test(tc, bad_links_are_named);
+    tcase_add_test(tc, files_are_counted);
     tcase_add_test(tc, recall_is_align_accuracy_fraction);
     suite_add_tcase(s, tc);
     return s;

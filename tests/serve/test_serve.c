@@ -237,6 +237,36 @@ START_TEST(int8_changes_translations_scores_not_forced_ones)
 }
 END_TEST
 
+/* A new token is 32 hex digits that the token rule takes, a new one each
+ * time; the stop beside the caller returns 0 once done when no second signal
+ * comes (SIGUSR2, blocked here, never sent). */
+START_TEST(new_tokens_and_the_stop_beside)
+{
+    char a[64], b[64];
+    rs_error err;
+    ck_assert_int_eq(rs_serve_token_new(a, sizeof a), 0);
+    ck_assert_int_eq(rs_serve_token_new(b, sizeof b), 0);
+    ck_assert_int_eq((int)strlen(a), 32);
+    ck_assert_int_eq((int)strspn(a, "0123456789abcdef"), 32);
+    ck_assert_msg(!rs_serve_token_check(a, &err), "%s", err.msg);
+    ck_assert_str_ne(a, b);
+    ck_assert_int_eq(rs_serve_token_new(b, 32), -1); /* no room for the NUL */
+
+    rs_serve_model one[1] = {{"x", &model, &codec}};
+    rs_serve_options opt;
+    rs_serve_options_default(&opt);
+    opt.port = 0;
+    rs_server *s;
+    ck_assert_msg(rs_server_start(&s, one, 1, &opt, &err) == 0, "%s", err.msg);
+    sigset_t never, old;
+    sigemptyset(&never);
+    sigaddset(&never, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &never, &old);
+    ck_assert_int_eq(rs_server_stop_or_signal(s, &never), 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
     Suite *s = suite_create("serve");
@@ -244,6 +274,7 @@ Suite *serve_suite(void)
     tcase_add_unchecked_fixture(tc, train_model, free_model);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, the_command_checks_its_options);
+    tcase_add_test(tc, new_tokens_and_the_stop_beside);
     tcase_add_test(tc, the_command_stops_gracefully_and_guards_open_addresses);
     tcase_add_test(tc, the_command_reads_its_section_of_a_yaml_file);
     tcase_add_test(tc, int8_changes_translations_scores_not_forced_ones);

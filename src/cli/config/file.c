@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/config/alias.h"
-#include "cli/nearest.h"
+#include "common/nearest.h"
 #include "common/fileio.h"
 #include "text/settings_file.h"
 
@@ -86,9 +86,9 @@ static int unknown_key(const rs_cli_args *args, const rs_setting *it)
         names[count] = keys[count];
         count++;
     }
-    const char *near = rs_cli_nearest(it->key, names, count);
+    const char *near = rs_nearest(it->key, names, count);
     if (!it->section && !near)
-        near = rs_cli_nearest(it->key, sections, SECTION_COUNT);
+        near = rs_nearest(it->key, sections, SECTION_COUNT);
     return rs_cli_usage_error(args->prog, "%s:%d: unknown key '%s'%s%s%s%s%s%s", args->config_path,
                               it->line, it->key, it->section ? " in " : "",
                               it->section ? it->section : "", it->section ? ":" : "",
@@ -157,7 +157,7 @@ static const rs_cli_setting *setting_of(const rs_cli_args *args, const char *com
     if (!it->section)
         return top_level_setting(args, command, it, status);
     if (rs_config_name_index(sections, it->section) < 0) {
-        const char *near = rs_cli_nearest(it->section, sections, SECTION_COUNT);
+        const char *near = rs_nearest(it->section, sections, SECTION_COUNT);
         *status = rs_cli_usage_error(
             args->prog,
             "%s:%d: unknown section '%s'%s%s%s (sections: data, model, training, "

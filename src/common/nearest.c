@@ -1,8 +1,7 @@
-/* Did you mean: the nearest known name by edit distance (nearest.h). Part of
- * the program, as cli.c. */
+/* Did you mean: the nearest known name by edit distance (nearest.h). */
 #include <string.h>
 
-#include "cli/nearest.h"
+#include "common/nearest.h"
 
 /* Levenshtein distance, for names of a few dozen letters. */
 static int edit_distance(const char *a, const char *b)
@@ -28,7 +27,7 @@ static int edit_distance(const char *a, const char *b)
     return row[n];
 }
 
-const char *rs_cli_nearest(const char *word, const char *const *names, int count)
+const char *rs_nearest(const char *word, const char *const *names, int count)
 {
     const char *best = NULL;
     int best_d = 0, limit = (int)strlen(word) / 3;

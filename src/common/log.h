@@ -2,8 +2,8 @@
  * with the time in ISO 8601, UTC ("2026-11-25T04:05:30Z "), and the same
  * lines appended to a log file (the model directory's train.log, or --log
  * FILE), as Joey NMT's train.log. Only the command layer writes it. */
-#ifndef RS_CLI_LOG_H
-#define RS_CLI_LOG_H
+#ifndef RS_LOG_H
+#define RS_LOG_H
 
 #include <stddef.h>
 #include <stdio.h>

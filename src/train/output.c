@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/output.h"
+#include "train/output.h"
 #include "model/checkpoint.h"
 #include "model/locate.h"
 #include "train/rundir.h"

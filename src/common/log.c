@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/log.h"
+#include "common/log.h"
 
 static FILE *log_file;
 static int mid_line; /* the last write did not end its line */

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/output.h"
+#include "train/output.h"
 #include "model/checkpoint.h"
 #include "train/rundir.h"
 #include "testdir.h"
@@ -222,7 +222,7 @@ START_TEST(test_special_targets_are_kept)
     ck_assert_int_eq(symlink("target.txt", link), 0);
 
     /* Refused at once (opening a FIFO for writing would wait for a reader),
-     * as a usage error: the rule every output follows (cli/output.h). */
+     * as a usage error: the rule every output follows (train/output.h). */
     snprintf(args, sizeof args, "export -m %s %s", ckpt, fifo);
     ck_assert_int_eq(testprog_run_all(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, fifo) && strstr(out, "FIFO"), "%s", out);

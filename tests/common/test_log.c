@@ -1,4 +1,4 @@
-/* Training's timed log (src/cli/log.c): every line on standard error starts
+/* Training's timed log (src/common/log.c): every line on standard error starts
  * with the time in ISO 8601, UTC ("YYYY-MM-DDTHH:MM:SSZ "), once however many
  * calls write it; the log file receives the same bytes, appended and flushed
  * line by line; a log that cannot be opened names its path; text printed to a
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/log.h"
+#include "common/log.h"
 #include "testdir.h"
 
 typedef struct {
