@@ -29,42 +29,35 @@ needs() {
 }
 make=${MAKE:-make}
 failed="" ran="" left_out=""
-for core in $cores; do
-    # shellcheck disable=SC2046 # the list of flags splits on purpose
-    if [ -n "$flags" ] && ! has $(needs "$core"); then
-        echo "check-cores: $core left out: this processor lacks $(needs "$core")"
-        left_out="$left_out $core"
-        continue
+# One family: NAME, the instructions it needs, then the environment that
+# selects it; the Check suites, the library's and the Python package's checks.
+family() {
+    name=$1 need=$2
+    shift 2
+    # shellcheck disable=SC2086 # the list of flags splits on purpose
+    if [ -n "$flags" ] && ! has $need; then
+        echo "check-cores: $name left out: this processor lacks $need"
+        left_out="$left_out $name"
+        return
     fi
-    echo "check-cores: OPENBLAS_CORETYPE=$core"
-    if RNNSEARCH_GEMM=openblas OPENBLAS_CORETYPE=$core RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 build/run_tests &&
-        RNNSEARCH_GEMM=openblas OPENBLAS_CORETYPE=$core $make --no-print-directory CHECK_MODEL="build/check-$core/dates" check-lib check-python; then
-        ran="$ran $core"
+    echo "check-cores: $*"
+    if env "$@" RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 build/run_tests &&
+        env "$@" $make --no-print-directory CHECK_MODEL="build/check-$name/dates" check-lib check-python; then
+        ran="$ran $name"
     else
-        failed="$failed $core"
+        failed="$failed $name"
     fi
+}
+for core in $cores; do
+    family "$core" "$(needs "$core")" RNNSEARCH_GEMM=openblas OPENBLAS_CORETYPE="$core"
 done
 # oneDNN's road (accel/gemm_road.h), where this build has it, limited to each
 # instruction-set family it runs on our users' processors (DNNL_MAX_CPU_ISA:
 # AVX512_CORE, and AVX2 for a processor without AVX-512), as `make check`
 # already runs it with this processor's best.
 if [ -z "${CHECK_CORES_NO_ONEDNN:-}" ] && RNNSEARCH_GEMM=onednn ./rnnsearch info --help >/dev/null 2>&1; then
-    for isa in AVX512_CORE AVX2; do
-        case $isa in AVX512_CORE) need="avx512f avx512bw avx512dq avx512vl" ;; *) need="avx2 fma" ;; esac
-        # shellcheck disable=SC2086
-        if [ -n "$flags" ] && ! has $need; then
-            echo "check-cores: onednn-$isa left out: this processor lacks $need"
-            left_out="$left_out onednn-$isa"
-            continue
-        fi
-        echo "check-cores: RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=$isa"
-        if RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=$isa RNNSEARCH=./rnnsearch OPENBLAS_NUM_THREADS=1 build/run_tests &&
-            RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=$isa $make --no-print-directory CHECK_MODEL="build/check-onednn-$isa/dates" check-lib check-python; then
-            ran="$ran onednn-$isa"
-        else
-            failed="$failed onednn-$isa"
-        fi
-    done
+    family onednn-AVX512_CORE "avx512f avx512bw avx512dq avx512vl" RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=AVX512_CORE
+    family onednn-AVX2 "avx2 fma" RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=AVX2
 fi
 echo "check-cores: passed on:${ran:- none}${failed:+; failed on:$failed}${left_out:+; left out:$left_out}"
 [ -z "$failed" ]
