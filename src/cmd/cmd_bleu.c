@@ -414,8 +414,9 @@ static int score_by_length(const bleu_request *rq, const rs_lines *text, const r
     rs_bucket_stats stats[RS_LENGTH_BUCKETS_MAX];
     rs_bucket_stats_init(stats, &rq->buckets);
     rs_error err;
-    if (rs_testset_by_length(stats, &rq->buckets, text, nrefs, src, &rq->opts,
-                             strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>", refs, &err))
+    const rs_testset_systems in = {
+        .text = text, .nrefs = nrefs, .name = strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>"};
+    if (rs_testset_by_length(stats, &rq->buckets, &in, src, &rq->opts, refs, &err))
         return rs_cli_fail(PROG, "%s", err.msg);
     int any_few = 0;
     if (rq->tsv)
@@ -528,8 +529,9 @@ static int score_paired(const bleu_request *rq, const rs_lines *text, const char
         (rq->want_chrf ? rs_testset_paired_chrf_stats(stats, &systems_in, &rq->opts, refs, &err)
                        : rs_testset_paired_stats(stats, &systems_in, &rq->opts, refs, &err)))
         status = rs_cli_fail(PROG, "%s", err.msg);
-    if (status < 0 && rs_paired_metric_run((rs_paired_test)rq->paired, metric, stats, systems, n,
-                                           samples, (uint64_t)rq->seed, res, &err))
+    const rs_paired_table table = {metric, stats, systems, n};
+    if (status < 0 && rs_paired_metric_run((rs_paired_test)rq->paired, &table, samples,
+                                           (uint64_t)rq->seed, res, &err))
         status = rs_cli_fail(PROG, "%s", err.msg);
     if (status < 0) {
         /* sacreBLEU's signature names the test, its size and the seed. */

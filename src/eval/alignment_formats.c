@@ -195,20 +195,10 @@ static int write_coverage_text(FILE *out, const rs_alignment *a, const display *
     return 0;
 }
 
-static int write_text(FILE *out, const rs_alignment *a, const display *d, int flags)
+/* The column heads, written downwards, one glyph per line, centred in cells
+ * of cw columns after the labels' label_w. */
+static int write_heads_text(FILE *out, const rs_alignment *a, const display *d, int label_w, int cw)
 {
-    static const char *const blocks[] = {"  ", "\xE2\x96\x91\xE2\x96\x91",
-                                         "\xE2\x96\x92\xE2\x96\x92", "\xE2\x96\x93\xE2\x96\x93",
-                                         "\xE2\x96\x88\xE2\x96\x88"};
-    const int numbers = flags & RS_ALIGN_NUMBERS, color = flags & RS_ALIGN_COLOR;
-    const int cw = numbers ? 5 : 2; /* cell width in terminal columns */
-    int label_w = 0;
-    for (int i = 0; i < a->rows; i++) {
-        int w = rs_display_width(d->tgt[i]);
-        if (w > label_w)
-            label_w = w;
-    }
-    /* Column heads, written downwards, one glyph per line, centred in the cell. */
     glyph(*heads)[HEAD_MAX] = calloc((size_t)a->cols, sizeof *heads);
     int *head_len = calloc((size_t)a->cols, sizeof(int)), height = 0;
     if (!heads || !head_len) {
@@ -241,6 +231,18 @@ static int write_text(FILE *out, const rs_alignment *a, const display *d, int fl
     }
     free(heads);
     free(head_len);
+    return 0;
+}
+
+/* A row per target word: its label, then a cell per source word (a glyph
+ * of the weight's band, its number, or a grey, as flags ask). */
+static void write_rows_text(FILE *out, const rs_alignment *a, const display *d, int label_w,
+                            int flags)
+{
+    static const char *const blocks[] = {"  ", "\xE2\x96\x91\xE2\x96\x91",
+                                         "\xE2\x96\x92\xE2\x96\x92", "\xE2\x96\x93\xE2\x96\x93",
+                                         "\xE2\x96\x88\xE2\x96\x88"};
+    const int numbers = flags & RS_ALIGN_NUMBERS, color = flags & RS_ALIGN_COLOR;
     for (int i = 0; i < a->rows; i++) {
         fputs(d->tgt[i], out);
         spaces(out, label_w - rs_display_width(d->tgt[i]) + 1);
@@ -263,21 +265,41 @@ static int write_text(FILE *out, const rs_alignment *a, const display *d, int fl
         }
         putc('\n', out);
     }
-    if (write_coverage_text(out, a, d, label_w, cw))
-        return -1;
-    if (color) {
+}
+
+/* What a cell's shade or glyph means (numbers need no legend). */
+static void write_legend_text(FILE *out, int flags)
+{
+    if (flags & RS_ALIGN_COLOR) {
         /* The colour bar: the 24 greys in order, 0 (black) to 1 (white), one
          * cell each, so each shade is a band of 1/24 ≈ .042 of weight. */
         fputs("\xCE\xB1 = 0 ", out);
         for (int k = 0; k < 24; k++)
             fprintf(out, "\x1b[48;5;%dm \x1b[0m", 232 + k);
         fputs(" 1  (grey = weight, linear; each shade a band of 1/24)\n", out);
-    } else if (!numbers) {
+    } else if (!(flags & RS_ALIGN_NUMBERS)) {
         /* The glyphs' legend: each glyph is the band of weights it stands for. */
         fputs("(\xE2\x96\x91 \xE2\x89\xA5 .125  \xE2\x96\x92 \xE2\x89\xA5 .375  "
               "\xE2\x96\x93 \xE2\x89\xA5 .625  \xE2\x96\x88 \xE2\x89\xA5 .875)\n",
               out);
     }
+}
+
+static int write_text(FILE *out, const rs_alignment *a, const display *d, int flags)
+{
+    const int cw = flags & RS_ALIGN_NUMBERS ? 5 : 2; /* cell width in terminal columns */
+    int label_w = 0;
+    for (int i = 0; i < a->rows; i++) {
+        int w = rs_display_width(d->tgt[i]);
+        if (w > label_w)
+            label_w = w;
+    }
+    if (write_heads_text(out, a, d, label_w, cw))
+        return -1;
+    write_rows_text(out, a, d, label_w, flags);
+    if (write_coverage_text(out, a, d, label_w, cw))
+        return -1;
+    write_legend_text(out, flags);
     putc('\n', out);
     return finish(out);
 }

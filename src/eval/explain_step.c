@@ -121,16 +121,13 @@ static double sigmoid(double x)
     return 1.0 / (1.0 + exp(-x));
 }
 
-/* Step i in double precision, from s_prev, h and y_{i-1} (model.md's
- * "Alignment model", "Decoder GRU" and "Deep output with maxout"); with
- * forced [S] (a push), α_i is forced and the softmax's α goes to
- * softmax_alpha. */
-static void work_step(rs_explained_step *x, const rs_model *model, const double *forced)
+/* α_i and c_i from s_prev and h (model.md's "Alignment model"): keys_j =
+ * U_a h_j + b_a [a] (additive) or K h_j [n]; the query side W_a s_{i-1} [a]
+ * (additive) or s_{i-1} itself; with forced [S] (a push), α_i is forced and
+ * the softmax's α goes to softmax_alpha. */
+static void attend(rs_explained_step *x, const rs_tensors *w, const double *forced)
 {
-    const rs_tensors *w = &model->w;
-    const int S = x->S, n = x->n, m = x->m, a = x->a, ka = x->ka, l = x->l, V = x->V;
-    /* keys_j = U_a h_j + b_a [a] (additive) or K h_j [n]; the query side
-     * W_a s_{i-1} [a] (additive) or s_{i-1} itself */
+    const int S = x->S, n = x->n, a = x->a, ka = x->ka;
     for (int j = 0; j < S; j++)
         matvec(x->keys + (size_t)j * ka, x->kind == RS_ATT_ADDITIVE ? w->att_U : w->att_K, ka,
                2 * n, (size_t)2 * n, x->h + (size_t)j * 2 * n,
@@ -173,9 +170,15 @@ static void work_step(rs_explained_step *x, const rs_model *model, const double 
         for (int k = 0; k < 2 * n; k++)
             x->c[k] += x->alpha[j] * x->h[(size_t)j * 2 * n + k];
     }
-    /* the GRU: x_proj = W'_e emb + W'_c c + b' [3n], then the gates */
+}
+
+/* s_i from s_{i-1}, emb(y_{i-1}) and c_i (model.md's "Decoder GRU"):
+ * x_proj = W'_e emb + W'_c c + b' [3n], then the gates. */
+static void gru_step(rs_explained_step *x, const rs_tensors *w)
+{
+    const int n = x->n, m = x->m;
     for (int k = 0; k < m; k++)
-        x->emb[k] = model->w.tgt_emb[(size_t)x->prefix[x->step - 1] * m + k];
+        x->emb[k] = w->tgt_emb[(size_t)x->prefix[x->step - 1] * m + k];
     const size_t in = (size_t)m + 2 * (size_t)n;
     matvec(x->xproj, w->dec_W, 3 * n, m, in, x->emb, w->dec_b);
     matvec_add(x->xproj, w->dec_W + m, 3 * n, 2 * n, in, x->c);
@@ -192,7 +195,14 @@ static void work_step(rs_explained_step *x, const rs_model *model, const double 
         x->g[k] = tanh(x->xproj[2 * n + k] + x->rec[2 * n + k]);
         x->s[k] = (1.0 - x->z[k]) * x->s_prev[k] + x->z[k] * x->g[k];
     }
-    /* t̃ = U_o s_i + V_o emb + C_o c + b_o [2l]; t[k] = max of the pair (the first on a tie) */
+}
+
+/* log p(y_i) from s_i, emb and c_i (model.md's "Deep output with maxout"):
+ * t̃ = U_o s_i + V_o emb + C_o c + b_o [2l]; t[k] = max of the pair (the
+ * first on a tie); log p = logits − log Σ exp(logits), logits = W_out t + b_out. */
+static void output_logp(rs_explained_step *x, const rs_tensors *w)
+{
+    const int n = x->n, m = x->m, l = x->l, V = x->V;
     matvec(x->tpre, w->out_U, 2 * l, n, (size_t)n, x->s, w->out_b);
     matvec_add(x->tpre, w->out_V, 2 * l, m, (size_t)m, x->emb);
     matvec_add(x->tpre, w->out_C, 2 * l, 2 * n, (size_t)2 * n, x->c);
@@ -200,7 +210,6 @@ static void work_step(rs_explained_step *x, const rs_model *model, const double 
         x->which[k] = x->tpre[2 * k + 1] > x->tpre[2 * k];
         x->t[k] = x->tpre[2 * k + x->which[k]];
     }
-    /* log p = logits − log Σ exp(logits), logits = W_out t + b_out */
     matvec(x->logp, w->out_W, V, l, (size_t)l, x->t, w->out_bw);
     double lmax = -INFINITY, z = 0.0;
     for (int v = 0; v < V; v++)
@@ -212,22 +221,38 @@ static void work_step(rs_explained_step *x, const rs_model *model, const double 
         x->logp[v] -= lse;
 }
 
-/* The prefix y_1 … y_{T} (target or greedy) into *ids, *count. */
+/* Step i in double precision, from s_prev, h and y_{i-1}; forced [S] or
+ * NULL as attend's. */
+static void work_step(rs_explained_step *x, const rs_model *model, const double *forced)
+{
+    attend(x, &model->w, forced);
+    gru_step(x, &model->w);
+    output_logp(x, &model->w);
+}
+
+/* A side's token ids (no </s>). */
+typedef struct {
+    int *ids;
+    int count;
+} id_list;
+
+/* The prefix y_1 … y_{T} (target or greedy) into *out. */
 static int prefix_of(rs_decoder *dec, const rs_model *model, const rs_codec *codec,
-                     const rs_explain_step_request *rq, const int *src, int src_count, int **ids,
-                     int *count, rs_error *err)
+                     const rs_explain_step_request *rq, const id_list *src, id_list *out,
+                     rs_error *err)
 {
     if (rq->target)
-        return text_ids(model, codec, RS_SIDE_TGT, rq->target, ids, count, NULL, err);
+        return text_ids(model, codec, RS_SIDE_TGT, rq->target, &out->ids, &out->count, NULL, err);
+    const int *src_ids = src->ids;
     rs_hypothesis h;
-    if (rs_greedy(dec, 1, &src, &src_count, 0, 0, &h, err))
+    if (rs_greedy(dec, 1, &src_ids, &src->count, 0, 0, &h, err))
         return -1;
-    *count = h.count;
-    *ids = rs_calloc((size_t)h.count + 1, sizeof **ids, err);
-    if (*ids)
-        memcpy(*ids, h.ids, sizeof **ids * (size_t)h.count);
+    out->count = h.count;
+    out->ids = rs_calloc((size_t)h.count + 1, sizeof *out->ids, err);
+    if (out->ids)
+        memcpy(out->ids, h.ids, sizeof *out->ids * (size_t)h.count);
     rs_hypothesis_free(&h);
-    return *ids ? 0 : -1;
+    return out->ids ? 0 : -1;
 }
 
 /* α_i of a push into forced[S] (checked: the position in 1 … S, or S
@@ -303,11 +328,10 @@ static int decode_on(rs_explained_step *x, rs_decoder *dec, int src_count, rs_er
     return 0;
 }
 
-int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const rs_codec *codec,
-                            const rs_explain_step_request *rq, rs_error *err)
+/* The request's own errors, before any text is read. */
+static int check_request(const rs_model_config *cfg, const rs_explain_step_request *rq,
+                         rs_error *err)
 {
-    memset(x, 0, sizeof *x);
-    const rs_model_config *cfg = &model->cfg;
     if (cfg->attention == RS_ATT_NONE)
         return rs_fail(err, RS_NO_ALIGNMENT_WHY);
     if (rq->step < 1)
@@ -319,101 +343,138 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
                        rq->alpha ? "alpha" : "attend");
     if (rq->has_attend && rq->alpha)
         return rs_fail(err, "--attend and --alpha exclude each other: one α a push");
-    int *src = NULL, src_count = 0, *tgt = NULL, tgt_count = 0, status = -1;
-    rs_tokens words = {0};
-    rs_decoder dec;
-    int dec_made = 0;
-    if (text_ids(model, codec, RS_SIDE_SRC, rq->source, &src, &src_count, &words, err))
-        goto done;
+    return 0;
+}
+
+/* The sentence's ids and tokens: 1 … RS_MAX_SRC_LEN of them. */
+static int source_of(const rs_model *model, const rs_codec *codec, const char *raw, id_list *src,
+                     rs_tokens *words, rs_error *err)
+{
+    if (text_ids(model, codec, RS_SIDE_SRC, raw, &src->ids, &src->count, words, err))
+        return -1;
     /* translate gives an empty line for it, not a decoding to explain */
-    if (src_count == 0) {
-        rs_fail(err, "the sentence has no tokens: an empty line translates to an empty line, "
-                     "with no step to explain");
-        goto done;
-    }
-    if (src_count > RS_MAX_SRC_LEN) {
-        rs_fail(err, "the sentence has %d tokens; explain takes at most %d", src_count,
-                RS_MAX_SRC_LEN);
-        goto done;
-    }
-    const rs_model *const models[1] = {model};
-    if (rs_decoder_init(&dec, models, 1, 1, 1, src_count + 1, err))
-        goto done;
-    dec_made = 1;
-    if (prefix_of(&dec, model, codec, rq, src, src_count, &tgt, &tgt_count, err))
-        goto done;
-    /* steps 1 … T emit y_1 … y_T, step T + 1 emits </s> */
-    if (rq->step > tgt_count + 1) {
-        rs_fail(err, "--step %d: the %s has %d token%s and </s>, so steps 1 to %d", rq->step,
-                rq->target ? "target" : "greedy translation", tgt_count, tgt_count == 1 ? "" : "s",
-                tgt_count + 1);
-        goto done;
-    }
+    if (src->count == 0)
+        return rs_fail(err, "the sentence has no tokens: an empty line translates to an empty "
+                            "line, with no step to explain");
+    if (src->count > RS_MAX_SRC_LEN)
+        return rs_fail(err, "the sentence has %d tokens; explain takes at most %d", src->count,
+                       RS_MAX_SRC_LEN);
+    return 0;
+}
+
+/* x's shapes and buffers, and step i's inputs: the source with </s> (ids
+ * and words), the prefix y_0 = <s>, y_1 … y_{i-1}, and the word step i emits
+ * along tgt (</s> past its end). */
+static int step_inputs(rs_explained_step *x, const rs_model *model,
+                       const rs_explain_step_request *rq, const id_list *src,
+                       const rs_tokens *words, const id_list *tgt, rs_error *err)
+{
+    const rs_model_config *cfg = &model->cfg;
     x->kind = cfg->attention;
-    x->S = src_count + 1, x->n = cfg->hidden, x->m = cfg->emb, x->l = cfg->maxout;
+    x->S = src->count + 1, x->n = cfg->hidden, x->m = cfg->emb, x->l = cfg->maxout;
     x->a = x->kind == RS_ATT_ADDITIVE ? cfg->att : 0;
     x->ka = rs_attention_key_size(x->kind, cfg->hidden, cfg->att);
     x->V = model->tgt_vocab.size;
     x->step = rq->step;
     if (alloc_all(x, err) || !(x->src_ids = rs_calloc((size_t)x->S, sizeof *x->src_ids, err)))
-        goto done;
-    memcpy(x->src_ids, src, sizeof *src * (size_t)src_count);
-    x->src_ids[src_count] = RS_EOS;
+        return -1;
+    memcpy(x->src_ids, src->ids, sizeof *src->ids * (size_t)src->count);
+    x->src_ids[src->count] = RS_EOS;
     if (!(x->src_words = rs_calloc((size_t)x->S, sizeof *x->src_words, err)))
-        goto done;
+        return -1;
     for (int j = 0; j < x->S; j++)
-        if (!(x->src_words[j] = strdup(j < src_count ? words.tokens[j] : "</s>"))) {
-            rs_fail(err, "out of memory");
-            goto done;
-        }
+        if (!(x->src_words[j] = strdup(j < src->count ? words->tokens[j] : "</s>")))
+            return rs_fail(err, "out of memory");
     x->prefix[0] = RS_BOS;
     for (int k = 1; k < x->step; k++)
-        x->prefix[k] = tgt[k - 1];
-    x->next = x->step <= tgt_count ? tgt[x->step - 1] : RS_EOS;
-    double *forced = NULL;
-    if (push) {
-        x->pushed = 1;
-        if (!(x->softmax_alpha = rs_calloc((size_t)x->S, sizeof(double), err)) ||
-            !(forced = rs_calloc((size_t)x->S, sizeof(double), err)) ||
-            push_alpha(rq, x->S, forced, err)) {
-            free(forced);
-            goto done;
-        }
-    }
+        x->prefix[k] = tgt->ids[k - 1];
+    x->next = x->step <= tgt->count ? tgt->ids[x->step - 1] : RS_EOS;
+    return 0;
+}
 
-    /* The model's own float32 steps 1 … i−1 along the prefix, then step i. */
-    if (rs_decoder_start(&dec, 1, (const int *const *)&src, &src_count, 1, err))
-        goto done;
+/* A push: room for the softmax's α in x, and the pushed α_i into *forced [S]
+ * (the caller frees it). */
+static int push_of(rs_explained_step *x, const rs_explain_step_request *rq, double **forced,
+                   rs_error *err)
+{
+    x->pushed = 1;
+    if (!(x->softmax_alpha = rs_calloc((size_t)x->S, sizeof(double), err)) ||
+        !(*forced = rs_calloc((size_t)x->S, sizeof(double), err)))
+        return -1;
+    return push_alpha(rq, x->S, *forced, err);
+}
+
+/* The model's own float32 steps 1 … i−1 along the prefix, then step i:
+ * s_{i-1} and h in double for work_step, and the model's α_i, s_i and
+ * greedy word to compare with. */
+static int model_steps(rs_explained_step *x, rs_decoder *dec, const id_list *src, rs_error *err)
+{
+    const int *src_ids = src->ids;
+    if (rs_decoder_start(dec, 1, &src_ids, &src->count, 1, err))
+        return -1;
     for (int k = 0; k < x->step; k++) {
         if (k == x->step - 1)
             for (int u = 0; u < x->n; u++)
-                x->s_prev[u] = dec.member[0].state[u];
-        rs_decoder_step(&dec, &x->prefix[k]);
+                x->s_prev[u] = dec->member[0].state[u];
+        rs_decoder_step(dec, &x->prefix[k]);
         if (k < x->step - 1)
-            rs_decoder_select(&dec, NULL, 1);
+            rs_decoder_select(dec, NULL, 1);
     }
-    const rs_workspace *ws = &dec.member[0].ws;
+    const rs_workspace *ws = &dec->member[0].ws;
     for (size_t k = 0; k < (size_t)x->S * 2 * x->n; k++)
         x->h[k] = ws->annotations[k]; /* [S,B=1,2n] is [S,2n] */
-    memcpy(x->model_alpha, dec.alpha, sizeof(float) * (size_t)x->S);
-    memcpy(x->model_state, dec.member[0].next_state, sizeof(float) * (size_t)x->n);
-    x->model_best = greedy_word(dec.logits, x->V);
+    memcpy(x->model_alpha, dec->alpha, sizeof(float) * (size_t)x->S);
+    memcpy(x->model_state, dec->member[0].next_state, sizeof(float) * (size_t)x->n);
+    x->model_best = greedy_word(dec->logits, x->V);
+    return 0;
+}
+
+int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const rs_codec *codec,
+                            const rs_explain_step_request *rq, rs_error *err)
+{
+    memset(x, 0, sizeof *x);
+    if (check_request(&model->cfg, rq, err))
+        return -1;
+    const int push = rq->has_attend || rq->alpha != NULL;
+    id_list src = {0}, tgt = {0};
+    int status = -1, dec_made = 0;
+    rs_tokens words = {0};
+    rs_decoder dec;
+    double *forced = NULL;
+    if (source_of(model, codec, rq->source, &src, &words, err))
+        goto done;
+    const rs_model *const models[1] = {model};
+    if (rs_decoder_init(&dec, models, 1, 1, 1, src.count + 1, err))
+        goto done;
+    dec_made = 1;
+    if (prefix_of(&dec, model, codec, rq, &src, &tgt, err))
+        goto done;
+    /* steps 1 … T emit y_1 … y_T, step T + 1 emits </s> */
+    if (rq->step > tgt.count + 1) {
+        rs_fail(err, "--step %d: the %s has %d token%s and </s>, so steps 1 to %d", rq->step,
+                rq->target ? "target" : "greedy translation", tgt.count, tgt.count == 1 ? "" : "s",
+                tgt.count + 1);
+        goto done;
+    }
+    if (step_inputs(x, model, rq, &src, &words, &tgt, err) ||
+        (push && push_of(x, rq, &forced, err)) || model_steps(x, &dec, &src, err))
+        goto done;
     work_step(x, model, forced);
-    free(forced);
     if (push) {
-        x->old_ids = tgt, x->old_count = tgt_count;
-        tgt = NULL;
-        if (decode_on(x, &dec, src_count, err) ||
+        x->old_ids = tgt.ids, x->old_count = tgt.count;
+        tgt.ids = NULL;
+        if (decode_on(x, &dec, src.count, err) ||
             ids_text(model, codec, x->old_ids, x->old_count, &x->old_text, err) ||
             ids_text(model, codec, x->new_ids, x->new_count, &x->new_text, err))
             goto done;
     }
     status = 0;
 done:
+    free(forced);
     if (dec_made)
         rs_decoder_free(&dec);
-    free(src);
-    free(tgt);
+    free(src.ids);
+    free(tgt.ids);
     rs_tokens_free(&words);
     if (status)
         rs_explained_step_free(x);

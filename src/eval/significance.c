@@ -138,9 +138,12 @@ static double p_value(const double *stats, int count, double real)
 
 /* scores[s * samples + r]: system s's score on resample r; indices are drawn
  * row by row as numpy fills choice()'s (samples, n) array. */
-static void bootstrap_scores(const rs_paired_metric *m, const void *stats, int systems, int n,
-                             int samples, uint64_t seed, uint32_t *idx, double *scores)
+static void bootstrap_scores(const rs_paired_table *tab, int samples, uint64_t seed, uint32_t *idx,
+                             double *scores)
 {
+    const rs_paired_metric *m = tab->metric;
+    const void *stats = tab->stats;
+    const int systems = tab->systems, n = tab->n;
     rs_pcg64 g;
     rs_pcg64_seed(&g, seed);
     for (int r = 0; r < samples; r++) {
@@ -178,10 +181,12 @@ static void bootstrap_results(int systems, int samples, double *scores, double *
 /* AR: per trial one bit per sentence (numpy's buffered booleans run on across
  * rows, as one array fill); a set bit keeps the baseline's sentence in
  * pseudo-system a and the system's in b, a clear bit swaps them. */
-static void randomization(const rs_paired_metric *m, const void *stats, int systems, int n,
-                          int trials, uint64_t seed, unsigned char *pos, double *diffs,
-                          rs_paired_result *out)
+static void randomization(const rs_paired_table *tab, int trials, uint64_t seed, unsigned char *pos,
+                          double *diffs, rs_paired_result *out)
 {
+    const rs_paired_metric *m = tab->metric;
+    const void *stats = tab->stats;
+    const int systems = tab->systems, n = tab->n;
     rs_pcg64 g;
     rs_pcg64_seed(&g, seed);
     int bits = 0;
@@ -209,13 +214,18 @@ static void randomization(const rs_paired_metric *m, const void *stats, int syst
 int rs_paired_test_run(rs_paired_test test, const rs_bleu_stats *stats, int systems, int n,
                        int samples, uint64_t seed, rs_paired_result *out, rs_error *err)
 {
-    return rs_paired_metric_run(test, &rs_paired_bleu, stats, systems, n, samples, seed, out, err);
+    const rs_paired_table table = {&rs_paired_bleu, stats, systems, n};
+    return rs_paired_metric_run(test, &table, samples, seed, out, err);
 }
 
-int rs_paired_metric_run(rs_paired_test test, const rs_paired_metric *m, const void *stats,
-                         int systems, int n, int samples, uint64_t seed, rs_paired_result *out,
-                         rs_error *err)
+int rs_paired_metric_run(rs_paired_test test, const rs_paired_table *tab, int samples,
+                         uint64_t seed, rs_paired_result *out, rs_error *err)
 {
+    if (!tab)
+        return rs_fail(err, "a paired test needs two systems or more, a sentence and a sample");
+    const rs_paired_metric *m = tab->metric;
+    const void *stats = tab->stats;
+    const int systems = tab->systems, n = tab->n;
     if (!m || !stats || !out || systems < 2 || n < 1 || samples < 1)
         return rs_fail(err, "a paired test needs two systems or more, a sentence and a sample");
     if (test != RS_PAIRED_BS && test != RS_PAIRED_AR)
@@ -235,7 +245,7 @@ int rs_paired_metric_run(rs_paired_test test, const rs_paired_metric *m, const v
         double *scores = idx ? rs_calloc((size_t)systems * samples, sizeof *scores, err) : NULL;
         double *work = scores ? rs_calloc((size_t)samples, sizeof *work, err) : NULL;
         if (work) {
-            bootstrap_scores(m, stats, systems, n, samples, seed, idx, scores);
+            bootstrap_scores(tab, samples, seed, idx, scores);
             bootstrap_results(systems, samples, scores, work, out);
             rc = 0;
         }
@@ -246,7 +256,7 @@ int rs_paired_metric_run(rs_paired_test test, const rs_paired_metric *m, const v
         unsigned char *pos = rs_calloc((size_t)n, 1, err);
         double *diffs = pos ? rs_calloc((size_t)(systems - 1) * samples, sizeof *diffs, err) : NULL;
         if (diffs) {
-            randomization(m, stats, systems, n, samples, seed, pos, diffs, out);
+            randomization(tab, samples, seed, pos, diffs, out);
             rc = 0;
         }
         free(pos);

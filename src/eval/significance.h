@@ -62,12 +62,18 @@ typedef struct {
 extern const rs_paired_metric rs_paired_bleu; /* rs_bleu_stats, rs_bleu_compute */
 extern const rs_paired_metric rs_paired_chrf; /* rs_chrf_stats, rs_chrf_compute (chrf.h) */
 
-/* stats: system s's statistics of sentence i at index s * n + i, each the
- * metric's (from its own rs_bleu_stats_add or rs_chrf_stats_add), systems >=
- * 2, n >= 1, samples >= 1; out[systems]. */
-int rs_paired_metric_run(rs_paired_test test, const rs_paired_metric *metric, const void *stats,
-                         int systems, int n, int samples, uint64_t seed, rs_paired_result *out,
-                         rs_error *err);
+/* The statistics a test resamples: system s's statistics of sentence i at
+ * index s * n + i of stats, each the metric's (from its own rs_bleu_stats_add
+ * or rs_chrf_stats_add). */
+typedef struct {
+    const rs_paired_metric *metric;
+    const void *stats;
+    int systems, n;
+} rs_paired_table;
+
+/* systems >= 2, n >= 1, samples >= 1; out[systems]. */
+int rs_paired_metric_run(rs_paired_test test, const rs_paired_table *table, int samples,
+                         uint64_t seed, rs_paired_result *out, rs_error *err);
 
 /* rs_paired_metric_run with BLEU. */
 int rs_paired_test_run(rs_paired_test test, const rs_bleu_stats *stats, int systems, int n,

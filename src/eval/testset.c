@@ -22,10 +22,13 @@ int rs_testset_nrefs(const rs_lines *text, int nrefs, const char **refs)
     return common;
 }
 
-int rs_testset_by_length(rs_bucket_stats *stats, const rs_length_buckets *b, const rs_lines *text,
-                         int nrefs, const rs_lines *src, const rs_bleu_opts *opts, const char *name,
-                         const char **refs, rs_error *err)
+int rs_testset_by_length(rs_bucket_stats *stats, const rs_length_buckets *b,
+                         const rs_testset_systems *in, const rs_lines *src,
+                         const rs_bleu_opts *opts, const char **refs, rs_error *err)
 {
+    const rs_lines *text = in->text;
+    const int nrefs = in->nrefs;
+    const char *name = in->name;
     rs_error why;
     for (int line = 0; line < text[0].count; line++) {
         rs_testset_refs(text, nrefs, line, refs);

@@ -20,13 +20,6 @@ void rs_testset_refs(const rs_lines *text, int nrefs, int line, const char **ref
  * skipped). */
 int rs_testset_nrefs(const rs_lines *text, int nrefs, const char **refs);
 
-/* --by-length: each segment's statistics added to the bucket of its source
- * (src, a line per segment) in stats[b->count], which the caller has
- * initialised (rs_bucket_stats_init). */
-int rs_testset_by_length(rs_bucket_stats *stats, const rs_length_buckets *b, const rs_lines *text,
-                         int nrefs, const rs_lines *src, const rs_bleu_opts *opts, const char *name,
-                         const char **refs, rs_error *err);
-
 /* The systems of a paired test and their references: system 0 is text[0]
  * (named name), system s > 0 is sys[s - 1] (named other_names[s - 1]), for s
  * up to `others`; text[1..nrefs] are the references (rs_testset_refs). */
@@ -38,6 +31,14 @@ typedef struct {
     const char *name;
     const char *const *other_names;
 } rs_testset_systems;
+
+/* --by-length: each segment's statistics of system 0 (in->text[0], named
+ * in->name; the other systems are not read) added to the bucket of its
+ * source (src, a line per segment) in stats[b->count], which the caller has
+ * initialised (rs_bucket_stats_init). */
+int rs_testset_by_length(rs_bucket_stats *stats, const rs_length_buckets *b,
+                         const rs_testset_systems *in, const rs_lines *src,
+                         const rs_bleu_opts *opts, const char **refs, rs_error *err);
 
 /* A paired test's sentence statistics, stats[s * n + line] for n segments
  * and each system s of in. */

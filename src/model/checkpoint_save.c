@@ -182,8 +182,8 @@ static int config_text(const rs_config *cfg, char **text, size_t *len, rs_error 
     return 0;
 }
 
-int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_state *state,
-                       rs_error *err)
+/* What the loader would refuse of the model and state, refused here. */
+static int check_savable(const rs_model *model, const rs_train_state *state, rs_error *err)
 {
     if (check_vocab(&model->src_vocab, model->cfg.src_vocab, "the source vocabulary", err) ||
         check_vocab(&model->tgt_vocab, model->cfg.tgt_vocab, "the target vocabulary", err))
@@ -193,16 +193,21 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
     rs_error bad;
     if (rs_params_check_bounded(&model->layout, model->params, &bad))
         return rs_fail(err, "cannot save: %s", bad.msg);
+    return 0;
+}
 
+/* Each section's length and whether it is written, known before the header
+ * (which gives the file's size); the configuration's text already made. */
+typedef struct {
+    uint64_t len[S_COUNT];
+    int present[S_COUNT];
     char *cfg_text;
-    size_t cfg_len;
-    const rs_config all = rs_model_settings(model);
-    if (config_text(&all, &cfg_text, &cfg_len, err))
-        return -1;
+} sections;
 
-    uint64_t len[S_COUNT] = {0};
-    int present[S_COUNT] = {0};
-    len[S_CONFIG] = cfg_len;
+static void plan_sections(sections *sc, const rs_model *model, const rs_train_state *state)
+{
+    uint64_t *len = sc->len;
+    int *present = sc->present;
     len[S_SRC_VOCAB] = vocab_bytes(&model->src_vocab);
     len[S_TGT_VOCAB] = vocab_bytes(&model->tgt_vocab);
     len[S_SPM_SRC] = model->spm_src_len;
@@ -218,49 +223,72 @@ int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_s
     present[S_ADAM_M] = present[S_ADAM_V] = present[S_TRAIN] = state != NULL;
     present[S_DATA] = state && state->data.known;
     present[S_EPOCH] = state != NULL;
+}
 
+/* The header: magic, version, the sections' count and the file's size. */
+static void w_header(writer *w, const sections *sc)
+{
     uint32_t count = 0;
     uint64_t file_size = HEADER_BYTES + TRAILER_BYTES;
     for (int s = 0; s < S_COUNT; s++)
-        if (present[s]) {
+        if (sc->present[s]) {
             count++;
-            file_size += 4 + strlen(rs_checkpoint_section_names[s]) + 8 + len[s];
+            file_size += 4 + strlen(rs_checkpoint_section_names[s]) + 8 + sc->len[s];
         }
-
-    rs_atomic_file af;
-    if (rs_atomic_open(&af, path, err)) {
-        free(cfg_text);
-        return -1;
-    }
-    writer w = {&af, 0};
-
     unsigned char header[HEADER_BYTES];
     memcpy(header, RS_CHECKPOINT_MAGIC, 8);
     rs_put_le32(header + 8, RS_CHECKPOINT_VERSION);
     rs_put_le32(header + 12, count);
     rs_put_le64(header + 16, file_size);
-    w_bytes(&w, header, sizeof header);
-    for (int s = 0; s < S_COUNT; s++) {
-        if (!present[s])
-            continue;
-        w_u32(&w, (uint32_t)strlen(rs_checkpoint_section_names[s]));
-        w_bytes(&w, rs_checkpoint_section_names[s], strlen(rs_checkpoint_section_names[s]));
-        w_u64(&w, len[s]);
-        switch (s) {
-        case S_CONFIG: w_bytes(&w, cfg_text, cfg_len); break;
-        case S_SRC_VOCAB: w_vocab(&w, &model->src_vocab); break;
-        case S_TGT_VOCAB: w_vocab(&w, &model->tgt_vocab); break;
-        case S_SPM_SRC: w_bytes(&w, model->spm_src, model->spm_src_len); break;
-        case S_SPM_TGT: w_bytes(&w, model->spm_tgt, model->spm_tgt_len); break;
-        case S_PARAMS: w_params(&w, &model->layout, model->params); break;
-        case S_ADAM_M: w_moments(&w, &model->layout, state->adam_m); break;
-        case S_ADAM_V: w_moments(&w, &model->layout, state->adam_v); break;
-        case S_TRAIN: w_train(&w, state); break;
-        case S_DATA: w_data(&w, &state->data); break;
-        case S_EPOCH: w_epoch(&w, state); break;
-        }
+    w_bytes(w, header, sizeof header);
+}
+
+/* Section s: its name's length, its name, its length, its bytes. */
+static void w_section(writer *w, int s, const sections *sc, const rs_model *model,
+                      const rs_train_state *state)
+{
+    w_u32(w, (uint32_t)strlen(rs_checkpoint_section_names[s]));
+    w_bytes(w, rs_checkpoint_section_names[s], strlen(rs_checkpoint_section_names[s]));
+    w_u64(w, sc->len[s]);
+    switch (s) {
+    case S_CONFIG: w_bytes(w, sc->cfg_text, sc->len[S_CONFIG]); break;
+    case S_SRC_VOCAB: w_vocab(w, &model->src_vocab); break;
+    case S_TGT_VOCAB: w_vocab(w, &model->tgt_vocab); break;
+    case S_SPM_SRC: w_bytes(w, model->spm_src, model->spm_src_len); break;
+    case S_SPM_TGT: w_bytes(w, model->spm_tgt, model->spm_tgt_len); break;
+    case S_PARAMS: w_params(w, &model->layout, model->params); break;
+    case S_ADAM_M: w_moments(w, &model->layout, state->adam_m); break;
+    case S_ADAM_V: w_moments(w, &model->layout, state->adam_v); break;
+    case S_TRAIN: w_train(w, state); break;
+    case S_DATA: w_data(w, &state->data); break;
+    case S_EPOCH: w_epoch(w, state); break;
     }
-    free(cfg_text);
+}
+
+int rs_checkpoint_save(const char *path, const rs_model *model, const rs_train_state *state,
+                       rs_error *err)
+{
+    if (check_savable(model, state, err))
+        return -1;
+    sections sc = {{0}, {0}, NULL};
+    size_t cfg_len;
+    const rs_config all = rs_model_settings(model);
+    if (config_text(&all, &sc.cfg_text, &cfg_len, err))
+        return -1;
+    sc.len[S_CONFIG] = cfg_len;
+    plan_sections(&sc, model, state);
+
+    rs_atomic_file af;
+    if (rs_atomic_open(&af, path, err)) {
+        free(sc.cfg_text);
+        return -1;
+    }
+    writer w = {&af, 0};
+    w_header(&w, &sc);
+    for (int s = 0; s < S_COUNT; s++)
+        if (sc.present[s])
+            w_section(&w, s, &sc, model, state);
+    free(sc.cfg_text);
     unsigned char trailer[TRAILER_BYTES];
     rs_put_le32(trailer, w.crc);
     w_bytes(&w, trailer, sizeof trailer);

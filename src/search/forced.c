@@ -66,11 +66,23 @@ static int forced_space_fit(forced_space *sp, const rs_model *model, int B, int 
     return 0;
 }
 
+/* The pairs order[0..count) of data, batch_size to a batch, whose scores
+ * (and alignments when want_alignment) every model's pass adds to out. */
+typedef struct {
+    const rs_dataset *data;
+    const int *order;
+    int count, batch_size, want_alignment;
+    rs_forced *out;
+} forced_pass;
+
 /* Adds (1/K)·log p of each target token, and (1/K)·α when asked, of one
- * model to out, for the pairs order[0..count). */
-static int score_with(const rs_model *model, float weight, const rs_dataset *data, const int *order,
-                      int count, int batch_size, int want_alignment, rs_forced *out, rs_error *err)
+ * model to p->out, for the pairs p->order[0..count). */
+static int score_with(const rs_model *model, float weight, const forced_pass *p, rs_error *err)
 {
+    const rs_dataset *data = p->data;
+    const int *order = p->order;
+    const int count = p->count, batch_size = p->batch_size, want_alignment = p->want_alignment;
+    rs_forced *out = p->out;
     forced_space sp = {.B = 0};
     int status = 0;
     for (int from = 0, B; from < count && status == 0; from += B) {
@@ -156,9 +168,14 @@ int rs_forced_decode(const rs_model *const *models, int n_models, const rs_datas
             f->alignment[0] = 1.0f;
     }
     const float weight = 1.0f / (float)n_models;
+    const forced_pass pass = {.data = data,
+                              .order = order + empty,
+                              .count = data->count - empty,
+                              .batch_size = batch_size,
+                              .want_alignment = want_alignment,
+                              .out = out};
     for (int k = 0; k < n_models && status == 0; k++)
-        status = score_with(models[k], weight, data, order + empty, data->count - empty, batch_size,
-                            want_alignment, out, err);
+        status = score_with(models[k], weight, &pass, err);
     for (int i = 0; i < data->count && status == 0; i++) {
         rs_forced *f = &out[i];
         for (int t = 0; t <= f->tgt_len; t++)

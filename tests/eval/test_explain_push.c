@@ -174,8 +174,9 @@ START_TEST(pushes_out_of_range_are_refused)
         {{"das haus ist gross", NULL, 1, 1, 6, NULL, 0},
          "--attend 6: the sentence has 4 tokens and </s>, so positions 1 to 5"},
         {{"das haus ist gross", NULL, 40, 1, 2, NULL, 0}, "--step 40: the greedy translation has"},
-        {{"das haus ist gross", NULL, 1, 0, 0, two, 2}, "--alpha has 2 values: the sentence has 4 "
-                                                        "tokens and </s>, so 5 values"},
+        {{"das haus ist gross", NULL, 1, 0, 0, two, 2},
+         "--alpha has 2 values: the sentence has 4 "
+         "tokens and </s>, so 5 values"},
         {{"das haus ist gross", NULL, 1, 0, 0, neg, 5}, "--alpha: value 2 is -0.5"},
         {{"das haus ist gross", NULL, 1, 0, 0, half, 5}, "--alpha sums to 0.5"},
         {{"das haus ist gross", "the house", 1, 1, 2, NULL, 0}, "leave out --target"},
@@ -202,8 +203,9 @@ START_TEST(pushes_out_of_range_are_refused)
     free(out), free(errs);
     snprintf(args, sizeof args, "explain -m %s/m '%s' --step 1 --attend 9", dir, sentence);
     ck_assert_int_eq(testprog_run_split(args, &out, &errs), 2);
-    ck_assert_msg(strstr(errs, "--attend 9: the sentence has 4 tokens and </s>, so positions 1 to 5"),
-                  "%s", errs);
+    ck_assert_msg(
+        strstr(errs, "--attend 9: the sentence has 4 tokens and </s>, so positions 1 to 5"), "%s",
+        errs);
     free(out), free(errs);
 }
 END_TEST

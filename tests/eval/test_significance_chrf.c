@@ -72,7 +72,8 @@ START_TEST(chrf_scores_are_corpus_chrf)
     rs_chrf_stats *stats = fixture_stats(&n);
     rs_paired_result out[SYSTEMS];
     rs_error err;
-    ck_assert_msg(rs_paired_metric_run(RS_PAIRED_BS, &rs_paired_chrf, stats, SYSTEMS, n, 50,
+    ck_assert_msg(rs_paired_metric_run(RS_PAIRED_BS,
+                                       &(rs_paired_table){&rs_paired_chrf, stats, SYSTEMS, n}, 50,
                                        RS_PAIRED_SEED, out, &err) == 0,
                   "%s", err.msg);
     for (int s = 0; s < SYSTEMS; s++) {
@@ -98,8 +99,9 @@ START_TEST(one_resample_is_chrf_of_the_drawn_sentences)
     rs_paired_result out[SYSTEMS];
     rs_error err;
     const uint64_t seed = 7;
-    ck_assert(rs_paired_metric_run(RS_PAIRED_BS, &rs_paired_chrf, stats, SYSTEMS, n, 1, seed, out,
-                                   &err) == 0);
+    ck_assert(rs_paired_metric_run(RS_PAIRED_BS,
+                                   &(rs_paired_table){&rs_paired_chrf, stats, SYSTEMS, n}, 1, seed,
+                                   out, &err) == 0);
     /* numpy's default_rng(seed).choice(n, (1, n)): n draws below n. */
     rs_pcg64 g;
     rs_pcg64_seed(&g, seed);
@@ -129,8 +131,9 @@ START_TEST(one_trial_swaps_as_drawn)
     rs_paired_result out[SYSTEMS];
     rs_error err;
     const uint64_t seed = 12345;
-    ck_assert(rs_paired_metric_run(RS_PAIRED_AR, &rs_paired_chrf, stats, SYSTEMS, n, 1, seed, out,
-                                   &err) == 0);
+    ck_assert(rs_paired_metric_run(RS_PAIRED_AR,
+                                   &(rs_paired_table){&rs_paired_chrf, stats, SYSTEMS, n}, 1, seed,
+                                   out, &err) == 0);
     rs_pcg64 g;
     rs_pcg64_seed(&g, seed);
     int bits = 0;
@@ -165,8 +168,9 @@ START_TEST(a_system_against_itself_gets_the_least_p)
     rs_paired_result out[2];
     rs_error err;
     for (int test = RS_PAIRED_BS; test <= RS_PAIRED_AR; test++) {
-        ck_assert(rs_paired_metric_run((rs_paired_test)test, &rs_paired_chrf, stats, 2, n, 99, 3,
-                                       out, &err) == 0);
+        ck_assert(rs_paired_metric_run((rs_paired_test)test,
+                                       &(rs_paired_table){&rs_paired_chrf, stats, 2, n}, 99, 3, out,
+                                       &err) == 0);
         ck_assert(out[0].score == out[1].score);
         ck_assert_msg(out[1].p == 1.0 / 100.0, "test %d: p %g", test, out[1].p);
     }

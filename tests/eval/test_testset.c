@@ -41,8 +41,8 @@ START_TEST(statistics_and_errors_name_the_file_and_line)
     ck_assert_int_eq(rs_length_buckets_parse(&b, "2", &err), 0);
     rs_bucket_stats stats[RS_LENGTH_BUCKETS_MAX];
     rs_bucket_stats_init(stats, &b);
-    ck_assert_int_ne(rs_testset_by_length(stats, &b, text, 1, &source, NULL, "h.txt", refs, &err),
-                     0);
+    const rs_testset_systems hyp_only = {.text = text, .nrefs = 1, .name = "h.txt"};
+    ck_assert_int_ne(rs_testset_by_length(stats, &b, &hyp_only, &source, NULL, refs, &err), 0);
     ck_assert_msg(strstr(err.msg, "h.txt:2: reference 1 is not valid UTF-8"), "%s", err.msg);
     ck_assert_int_eq(stats[0].sentences, 1);
     rs_bleu_stats paired[4];
