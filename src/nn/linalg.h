@@ -20,7 +20,7 @@ typedef struct {
 
 /* Computes *call: an empty sum (K = 0) gives beta·C, M or N = 0 nothing,
  * the rest the GEMM road's (below). Only the named products below, and
- * a faster form's own product (accel/), call it. */
+ * the copies' own products (accel/), call it. */
 void rs_gemm(const rs_gemm_call *call);
 
 /* Another library's road to the same products (accel/gemm_road.h chooses
