@@ -12,7 +12,10 @@
 
 #ifdef RS_WITH_ONEDNN
 #include <oneapi/dnnl/dnnl.h>
-#include <omp.h>
+/* OpenMP's runtime, which oneDNN links (libgomp): declared here, not by
+ * <omp.h>, which not every compiler ships (clang's comes with libomp-dev). */
+int omp_get_max_threads(void);
+void omp_set_num_threads(int threads);
 #endif
 
 static const char *road_name = "openblas";
