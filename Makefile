@@ -138,7 +138,9 @@ rnnsearch: $(PROG_OBJS) $(LIB)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $(PROG_OBJS) $(LIB) $(LDLIBS_ALL)
 
 # The test runner gathers every `Suite *name_suite(void)` defined in tests/*/test_*.c.
-$(BUILD)/tests/suites.h: $(TEST_SRCS) | $(DEPS_STAMP)
+# Made on every build (a suite file removed changes no prerequisite's time),
+# and replaced only when the list changed, so the runner is not rebuilt for nothing.
+$(BUILD)/tests/suites.h: $(TEST_SRCS) FORCE | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@sed -n 's/^Suite \*\([a-z0-9_]*_suite\)(void)$$/X(\1)/p' $(TEST_SRCS) > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
@@ -151,6 +153,9 @@ $(BUILD)/tests/runner.o: $(BUILD)/tests/suites.h
 
 $(BUILD)/run_tests: $(TEST_OBJS) $(LIB)
 	$(CXX) $(ALL_CXXFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(TEST_LIBS) $(LDLIBS_ALL)
+
+FORCE:
+.PHONY: FORCE
 
 # Instructions per product of the int8 and float decoder-step products under
 # callgrind (dev/int8-count.sh runs it; needs valgrind's callgrind.h).
