@@ -8,7 +8,7 @@
 # Environment: MINUTES (training wall-time budget, default 115), THREADS (1),
 # SEED (1; another seed trains models/multi30k-PAIR-seedN), KEEP (keep the last
 # KEEP checkpoints as step-N.ckpt, to average; default 5),
-# OPTIONS (more train options, e.g. "--tie-embeddings") with TAG (a name for
+# LR (learning rate, default 0.002), OPTIONS (more train options, e.g. "--tie-embeddings") with TAG (a name for
 # the variant: trains models/multi30k-PAIR-TAG), EVAL_ONLY=1 (evaluate
 # models/multi30k-PAIR without training), TEST=0 (stop after training: for
 # variants compared on val, test_2016 left unread),
@@ -57,7 +57,7 @@ cd "$root"
 [ "${EVAL_ONLY:-0}" = 1 ] || "$bin" train --src "$work/train.$src" --tgt "$work/train.$tgt" \
     --dev-src "$work/val.$src" --dev-tgt "$work/val.$tgt" --dev-bleu \
     --out "models/$name" --overwrite --subwords 6000 --emb 256 --hidden 256 --att 256 --maxout 256 \
-    --batch-size 64 --lr 0.002 --dropout 0.3 --label-smoothing 0.1 --lr-decay 0.5 \
+    --batch-size 64 --lr "${LR:-0.002}" --dropout 0.3 --label-smoothing 0.1 --lr-decay 0.5 \
     --patience 6 --epochs 40 --max-len 60 --max-minutes "$minutes" --threads "$threads" \
     --seed "$seed" --keep-last "$keep" ${OPTIONS:-} \
     2> "$work/train.log"
