@@ -38,6 +38,9 @@ typedef struct {
     int attend;          /* j, from 1 (x_S = </s>) */
     const double *alpha; /* [n_alpha] α_i as given (≥ 0, summing to 1), or NULL */
     int n_alpha;
+    int json_names; /* messages name step, attend, alpha and target as a JSON
+                       body's members ('step', serve's POST /api/push), not as
+                       explain's options (--step) */
 } rs_explain_step_request;
 
 typedef struct {
@@ -74,11 +77,16 @@ typedef struct {
      * given, softmax_alpha the one the scores e give; the greedy
      * translation before (old_ids) and after the push (new_ids: y_1 …
      * y_{i-1} of the prefix, the pushed step's y_i, then greedy), </s> not
-     * included, as text too. */
+     * included, as text too; and the alignment of each, as translate keeps
+     * it: a row per output token then one for </s> (the step that ended it),
+     * S columns (old_alpha greedy search's rows; new_alpha the model's rows
+     * along the prefix, the pushed α_i, then the decoding's). */
     int pushed;
     double *softmax_alpha; /* [S] */
     int *old_ids, old_count, *new_ids, new_count;
     char *old_text, *new_text;
+    float *old_alpha; /* [(old_count + 1) × S] */
+    float *new_alpha; /* [(new_count + 1) × S] */
 } rs_explained_step;
 
 /* Tokenizes the request with the model's codec, runs the model to s_{i-1}
