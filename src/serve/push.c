@@ -38,8 +38,8 @@ typedef struct {
 /* One side's member: the translation, its tokens and its alignment (rows:
  * the tokens then </s>); 0, or -1 with err when it would pass the
  * answer's cap. */
-static int write_side(FILE *out, const rs_model *model, const rs_explained_step *x,
-                      const side *sd, const alignment_answer *base, rs_error *err)
+static int write_side(FILE *out, const rs_model *model, const rs_explained_step *x, const side *sd,
+                      const alignment_answer *base, rs_error *err)
 {
     const int *ids = sd->ids, count = sd->count;
     const char **tokens = rs_calloc((size_t)count + 1, sizeof *tokens, err);
@@ -56,19 +56,17 @@ static int write_side(FILE *out, const rs_model *model, const rs_explained_step 
     alignment_answer aa = *base;
     aa.id = sd->id;
     aa.title = sd->text;
-    const int rc = rs_serve_write_alignment(out, tokens, count,
-                                            (const char *const *)x->src_words, x->S - 1,
-                                            sd->alpha, &aa, err);
+    const int rc = rs_serve_write_alignment(out, tokens, count, (const char *const *)x->src_words,
+                                            x->S - 1, sd->alpha, &aa, err);
     free(tokens);
     putc('}', out);
     return rc;
 }
 
-int rs_serve_push_job(const rs_server *s, const request *rq, FILE *out, rs_error *err,
-                      int *status)
+int rs_serve_push_job(const rs_server *s, const request *rq, FILE *out, rs_error *err, int *status)
 {
     const rs_serve_model *sm = &s->models[rq->model];
-    const rs_explain_step_request srq = {rq->text,  NULL,        rq->step, rq->has_attend,
+    const rs_explain_step_request srq = {rq->text,   NULL,      rq->step,    rq->has_attend,
                                          rq->attend, rq->alpha, rq->n_alpha, 1};
     rs_explained_step x;
     rs_error inner;

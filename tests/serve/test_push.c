@@ -56,10 +56,10 @@ START_TEST(a_push_answers_what_explain_computes)
             rs_json *root = json_of(a);
             const rs_explain_step_request rq = {sentence, NULL, step, 1, j, NULL, 0, 1};
             rs_explained_step x;
-            ck_assert_msg(!rs_explain_step_compute(&x, &model, &codec, &rq, &err), "%s",
-                          err.msg);
+            ck_assert_msg(!rs_explain_step_compute(&x, &model, &codec, &rq, &err), "%s", err.msg);
             ck_assert_int_eq(x.S, 7);
-            const rs_json *before = rs_json_get(root, "before"), *after = rs_json_get(root, "after");
+            const rs_json *before = rs_json_get(root, "before"),
+                          *after = rs_json_get(root, "after");
             ck_assert_str_eq(str(before, "translation"), x.old_text);
             ck_assert_str_eq(str(after, "translation"), x.new_text);
             matrix_of(before, x.S);
