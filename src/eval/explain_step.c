@@ -302,16 +302,23 @@ static int push_alpha(const rs_explain_step_request *rq, int S, double *forced, 
     return 0;
 }
 
+const char **rs_explain_target_tokens(const rs_model *model, const int *ids, int count,
+                                      rs_error *err)
+{
+    const char **tokens = rs_calloc((size_t)count + 1, sizeof *tokens, err);
+    for (int k = 0; tokens && k < count; k++)
+        tokens[k] = ids[k] >= 0 && ids[k] < model->tgt_vocab.size ? model->tgt_vocab.tokens[ids[k]]
+                                                                  : "<unk>";
+    return tokens;
+}
+
 /* ids[count] as the detokenized text of the target side. */
 static int ids_text(const rs_model *model, const rs_codec *codec, const int *ids, int count,
                     char **text, rs_error *err)
 {
-    const char **tokens = rs_calloc((size_t)count + 1, sizeof *tokens, err);
+    const char **tokens = rs_explain_target_tokens(model, ids, count, err);
     if (!tokens)
         return -1;
-    for (int k = 0; k < count; k++)
-        tokens[k] = ids[k] >= 0 && ids[k] < model->tgt_vocab.size ? model->tgt_vocab.tokens[ids[k]]
-                                                                  : "<unk>";
     const int status = rs_codec_text(codec, RS_SIDE_TGT, tokens, count, text, err);
     free(tokens);
     return status;

@@ -100,6 +100,13 @@ int rs_explain_step_compute(rs_explained_step *out, const rs_model *model, const
                             const rs_explain_step_request *rq, rs_error *err);
 void rs_explained_step_free(rs_explained_step *x);
 
+/* The target tokens of ids[count] (the vocabulary's; "<unk>" for an id
+ * outside it), as the translations before and after a push are made of:
+ * a malloc'd array of count + 1 (the caller frees it, not the tokens, which
+ * are the model's), or NULL with err. */
+const char **rs_explain_target_tokens(const rs_model *model, const int *ids, int count,
+                                      rs_error *err);
+
 /* The walk-through as text (*text malloc'd): vectors of up to `full`
  * entries in full (full < 0: every vector in full), longer ones as their
  * first and last entries and their norm, marked as abbreviated; `top` words

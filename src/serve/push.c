@@ -41,13 +41,10 @@ typedef struct {
 static int write_side(FILE *out, const rs_model *model, const rs_explained_step *x, const side *sd,
                       const alignment_answer *base, rs_error *err)
 {
-    const int *ids = sd->ids, count = sd->count;
-    const char **tokens = rs_calloc((size_t)count + 1, sizeof *tokens, err);
+    const int count = sd->count;
+    const char **tokens = rs_explain_target_tokens(model, sd->ids, count, err);
     if (!tokens)
         return -1;
-    for (int k = 0; k < count; k++)
-        tokens[k] = ids[k] >= 0 && ids[k] < model->tgt_vocab.size ? model->tgt_vocab.tokens[ids[k]]
-                                                                  : "<unk>";
     fprintf(out, ",\"%s\":{\"translation\":", sd->name);
     rs_json_write_string(out, sd->text);
     fputs(",\"tokens\":", out);
