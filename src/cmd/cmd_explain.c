@@ -271,7 +271,7 @@ static int explain_model(const model_request *rq)
     int status;
     const rs_explain_step_request srq = {rq->sentence,     rq->target, rq->step,
                                          rq->attend_given, rq->attend, rq->alpha_values,
-                                         rq->n_alpha};
+                                         rq->n_alpha,      0};
     if (rs_explain_step_compute(&x, &model, &codec, &srq, &err) < 0) {
         /* what is wrong is the request (the step, the model's kind) */
         status = rs_cli_usage_error(PROG, "%s", err.msg);

@@ -10,6 +10,16 @@
 #include "search/decode.h"
 #include "search/translate.h"
 
+/* The request's members as messages name them: explain's options or a
+ * JSON body's members (rs_explain_step_request's json_names). */
+enum { NAME_STEP, NAME_ATTEND, NAME_ALPHA, NAME_TARGET };
+static const char *named(const rs_explain_step_request *rq, int which)
+{
+    static const char *const option[] = {"--step", "--attend", "--alpha", "--target"};
+    static const char *const member[] = {"'step'", "'attend'", "'alpha'", "'target'"};
+    return (rq->json_names ? member : option)[which];
+}
+
 void rs_explained_step_free(rs_explained_step *x)
 {
     double *all[] = {x->s_prev, x->h,   x->keys, x->query, x->phi, x->e, x->alpha, x->c, x->emb,
@@ -29,6 +39,8 @@ void rs_explained_step_free(rs_explained_step *x)
     free(x->new_ids);
     free(x->old_text);
     free(x->new_text);
+    free(x->old_alpha);
+    free(x->new_alpha);
     memset(x, 0, sizeof *x);
 }
 
@@ -230,10 +242,12 @@ static void work_step(rs_explained_step *x, const rs_model *model, const double 
     output_logp(x, &model->w);
 }
 
-/* A side's token ids (no </s>). */
+/* A side's token ids (no </s>); for greedy search's prefix before a push,
+ * its alignment rows too. */
 typedef struct {
     int *ids;
     int count;
+    float *alpha; /* [(count + 1) × S] or NULL */
 } id_list;
 
 /* The prefix y_1 … y_{T} (target or greedy) into *out. */
@@ -245,12 +259,15 @@ static int prefix_of(rs_decoder *dec, const rs_model *model, const rs_codec *cod
         return text_ids(model, codec, RS_SIDE_TGT, rq->target, &out->ids, &out->count, NULL, err);
     const int *src_ids = src->ids;
     rs_hypothesis h;
-    if (rs_greedy(dec, 1, &src_ids, &src->count, 0, 0, &h, err))
+    const int push = rq->has_attend || rq->alpha != NULL;
+    if (rs_greedy(dec, 1, &src_ids, &src->count, 0, push, &h, err))
         return -1;
     out->count = h.count;
     out->ids = rs_calloc((size_t)h.count + 1, sizeof *out->ids, err);
     if (out->ids)
         memcpy(out->ids, h.ids, sizeof *out->ids * (size_t)h.count);
+    out->alpha = h.alignment; /* the push's "before" */
+    h.alignment = NULL;
     rs_hypothesis_free(&h);
     return out->ids ? 0 : -1;
 }
@@ -262,38 +279,46 @@ static int push_alpha(const rs_explain_step_request *rq, int S, double *forced, 
     if (rq->alpha) {
         if (rq->n_alpha != S)
             return rs_fail(err,
-                           "--alpha has %d value%s: the sentence has %d token%s and </s>, so "
+                           "%s has %d value%s: the sentence has %d token%s and </s>, so "
                            "%d values, one a source position",
-                           rq->n_alpha, rq->n_alpha == 1 ? "" : "s", S - 1, S == 2 ? "" : "s", S);
+                           named(rq, NAME_ALPHA), rq->n_alpha, rq->n_alpha == 1 ? "" : "s", S - 1,
+                           S == 2 ? "" : "s", S);
         double sum = 0.0;
         for (int j = 0; j < S; j++) {
             if (!isfinite(rq->alpha[j]) || rq->alpha[j] < 0)
-                return rs_fail(err, "--alpha: value %d is %g; weights are 0 or more", j + 1,
-                               rq->alpha[j]);
+                return rs_fail(err, "%s: value %d is %g; weights are 0 or more",
+                               named(rq, NAME_ALPHA), j + 1, rq->alpha[j]);
             sum += forced[j] = rq->alpha[j];
         }
         if (fabs(sum - 1.0) > 1e-6 * S)
-            return rs_fail(err, "--alpha sums to %.9g; attention weights sum to 1", sum);
+            return rs_fail(err, "%s sums to %.9g; attention weights sum to 1",
+                           named(rq, NAME_ALPHA), sum);
         return 0;
     }
     if (rq->attend < 1 || rq->attend > S)
-        return rs_fail(err,
-                       "--attend %d: the sentence has %d token%s and </s>, so positions 1 to %d",
-                       rq->attend, S - 1, S == 2 ? "" : "s", S);
+        return rs_fail(err, "%s %d: the sentence has %d token%s and </s>, so positions 1 to %d",
+                       named(rq, NAME_ATTEND), rq->attend, S - 1, S == 2 ? "" : "s", S);
     forced[rq->attend - 1] = 1.0;
     return 0;
+}
+
+const char **rs_explain_target_tokens(const rs_model *model, const int *ids, int count,
+                                      rs_error *err)
+{
+    const char **tokens = rs_calloc((size_t)count + 1, sizeof *tokens, err);
+    for (int k = 0; tokens && k < count; k++)
+        tokens[k] = ids[k] >= 0 && ids[k] < model->tgt_vocab.size ? model->tgt_vocab.tokens[ids[k]]
+                                                                  : "<unk>";
+    return tokens;
 }
 
 /* ids[count] as the detokenized text of the target side. */
 static int ids_text(const rs_model *model, const rs_codec *codec, const int *ids, int count,
                     char **text, rs_error *err)
 {
-    const char **tokens = rs_calloc((size_t)count + 1, sizeof *tokens, err);
+    const char **tokens = rs_explain_target_tokens(model, ids, count, err);
     if (!tokens)
         return -1;
-    for (int k = 0; k < count; k++)
-        tokens[k] = ids[k] >= 0 && ids[k] < model->tgt_vocab.size ? model->tgt_vocab.tokens[ids[k]]
-                                                                  : "<unk>";
     const int status = rs_codec_text(codec, RS_SIDE_TGT, tokens, count, text, err);
     free(tokens);
     return status;
@@ -318,10 +343,14 @@ static int decode_on(rs_explained_step *x, rs_decoder *dec, int src_count, rs_er
     float *next = dec->member[0].next_state;
     for (int u = 0; u < x->n; u++)
         next[u] = (float)x->s[u];
+    const size_t S = (size_t)x->S;
+    for (size_t j = 0; j < S; j++) /* the pushed step's row: α_i as given */
+        x->new_alpha[(size_t)x->new_count * S + j] = (float)x->alpha[j];
     rs_decoder_select(dec, NULL, 1);
     while (y != RS_EOS && x->new_count < limit) {
         x->new_ids[x->new_count++] = y;
         rs_decoder_step(dec, &y);
+        memcpy(x->new_alpha + (size_t)x->new_count * S, dec->alpha, sizeof(float) * S);
         rs_decoder_select(dec, NULL, 1);
         y = greedy_word(dec->logits, x->V);
     }
@@ -335,14 +364,15 @@ static int check_request(const rs_model_config *cfg, const rs_explain_step_reque
     if (cfg->attention == RS_ATT_NONE)
         return rs_fail(err, RS_NO_ALIGNMENT_WHY);
     if (rq->step < 1)
-        return rs_fail(err, "--step %d: steps count from 1 (step i reads y_{i-1}, y_0 = <s>)",
-                       rq->step);
+        return rs_fail(err, "%s %d: steps count from 1 (step i reads y_{i-1}, y_0 = <s>)",
+                       named(rq, NAME_STEP), rq->step);
     const int push = rq->has_attend || rq->alpha != NULL;
     if (push && rq->target)
-        return rs_fail(err, "--%s continues the greedy translation: leave out --target",
-                       rq->alpha ? "alpha" : "attend");
+        return rs_fail(err, "%s continues the greedy translation: leave out %s",
+                       named(rq, rq->alpha ? NAME_ALPHA : NAME_ATTEND), named(rq, NAME_TARGET));
     if (rq->has_attend && rq->alpha)
-        return rs_fail(err, "--attend and --alpha exclude each other: one α a push");
+        return rs_fail(err, "%s and %s exclude each other: one α a push", named(rq, NAME_ATTEND),
+                       named(rq, NAME_ALPHA));
     return 0;
 }
 
@@ -392,13 +422,15 @@ static int step_inputs(rs_explained_step *x, const rs_model *model,
     return 0;
 }
 
-/* A push: room for the softmax's α in x, and the pushed α_i into *forced [S]
- * (the caller frees it). */
+/* A push: room for the softmax's α and the new alignment in x, and the
+ * pushed α_i into *forced [S] (the caller frees it). */
 static int push_of(rs_explained_step *x, const rs_explain_step_request *rq, double **forced,
                    rs_error *err)
 {
     x->pushed = 1;
+    const size_t rows = (size_t)rs_output_limit(0, x->S - 1) + 1;
     if (!(x->softmax_alpha = rs_calloc((size_t)x->S, sizeof(double), err)) ||
+        !(x->new_alpha = rs_calloc(rows * (size_t)x->S, sizeof(float), err)) ||
         !(*forced = rs_calloc((size_t)x->S, sizeof(double), err)))
         return -1;
     return push_alpha(rq, x->S, *forced, err);
@@ -417,8 +449,11 @@ static int model_steps(rs_explained_step *x, rs_decoder *dec, const id_list *src
             for (int u = 0; u < x->n; u++)
                 x->s_prev[u] = dec->member[0].state[u];
         rs_decoder_step(dec, &x->prefix[k]);
-        if (k < x->step - 1)
+        if (k < x->step - 1) {
+            if (x->new_alpha) /* a push's alignment: the model's rows along the prefix */
+                memcpy(x->new_alpha + (size_t)k * x->S, dec->alpha, sizeof(float) * (size_t)x->S);
             rs_decoder_select(dec, NULL, 1);
+        }
     }
     const rs_workspace *ws = &dec->member[0].ws;
     for (size_t k = 0; k < (size_t)x->S * 2 * x->n; k++)
@@ -451,9 +486,9 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
         goto done;
     /* steps 1 … T emit y_1 … y_T, step T + 1 emits </s> */
     if (rq->step > tgt.count + 1) {
-        rs_fail(err, "--step %d: the %s has %d token%s and </s>, so steps 1 to %d", rq->step,
-                rq->target ? "target" : "greedy translation", tgt.count, tgt.count == 1 ? "" : "s",
-                tgt.count + 1);
+        rs_fail(err, "%s %d: the %s has %d token%s and </s>, so steps 1 to %d",
+                named(rq, NAME_STEP), rq->step, rq->target ? "target" : "greedy translation",
+                tgt.count, tgt.count == 1 ? "" : "s", tgt.count + 1);
         goto done;
     }
     if (step_inputs(x, model, rq, &src, &words, &tgt, err) ||
@@ -461,8 +496,8 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
         goto done;
     work_step(x, model, forced);
     if (push) {
-        x->old_ids = tgt.ids, x->old_count = tgt.count;
-        tgt.ids = NULL;
+        x->old_ids = tgt.ids, x->old_count = tgt.count, x->old_alpha = tgt.alpha;
+        tgt.ids = NULL, tgt.alpha = NULL;
         if (decode_on(x, &dec, src.count, err) ||
             ids_text(model, codec, x->old_ids, x->old_count, &x->old_text, err) ||
             ids_text(model, codec, x->new_ids, x->new_count, &x->new_text, err))
@@ -475,6 +510,7 @@ done:
         rs_decoder_free(&dec);
     free(src.ids);
     free(tgt.ids);
+    free(tgt.alpha);
     rs_tokens_free(&words);
     if (status)
         rs_explained_step_free(x);

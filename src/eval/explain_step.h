@@ -38,6 +38,9 @@ typedef struct {
     int attend;          /* j, from 1 (x_S = </s>) */
     const double *alpha; /* [n_alpha] α_i as given (≥ 0, summing to 1), or NULL */
     int n_alpha;
+    int json_names; /* messages name step, attend, alpha and target as a JSON
+                       body's members ('step', serve's POST /api/push), not as
+                       explain's options (--step) */
 } rs_explain_step_request;
 
 typedef struct {
@@ -74,11 +77,16 @@ typedef struct {
      * given, softmax_alpha the one the scores e give; the greedy
      * translation before (old_ids) and after the push (new_ids: y_1 …
      * y_{i-1} of the prefix, the pushed step's y_i, then greedy), </s> not
-     * included, as text too. */
+     * included, as text too; and the alignment of each, as translate keeps
+     * it: a row per output token then one for </s> (the step that ended it),
+     * S columns (old_alpha greedy search's rows; new_alpha the model's rows
+     * along the prefix, the pushed α_i, then the decoding's). */
     int pushed;
     double *softmax_alpha; /* [S] */
     int *old_ids, old_count, *new_ids, new_count;
     char *old_text, *new_text;
+    float *old_alpha; /* [(old_count + 1) × S] */
+    float *new_alpha; /* [(new_count + 1) × S] */
 } rs_explained_step;
 
 /* Tokenizes the request with the model's codec, runs the model to s_{i-1}
@@ -91,6 +99,13 @@ typedef struct {
 int rs_explain_step_compute(rs_explained_step *out, const rs_model *model, const rs_codec *codec,
                             const rs_explain_step_request *rq, rs_error *err);
 void rs_explained_step_free(rs_explained_step *x);
+
+/* The target tokens of ids[count] (the vocabulary's; "<unk>" for an id
+ * outside it), as the translations before and after a push are made of:
+ * a malloc'd array of count + 1 (the caller frees it, not the tokens, which
+ * are the model's), or NULL with err. */
+const char **rs_explain_target_tokens(const rs_model *model, const int *ids, int count,
+                                      rs_error *err);
 
 /* The walk-through as text (*text malloc'd): vectors of up to `full`
  * entries in full (full < 0: every vector in full), longer ones as their

@@ -335,7 +335,7 @@ enum MHD_Result rs_serve_send_json(request *rq, int status, char *body, size_t l
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     no_cross_origin_reads(r);
     const int post = rq->route == ROUTE_TRANSLATE || rq->route == ROUTE_ALIGN ||
-                     rq->route == ROUTE_ONMT_TRANSLATE;
+                     rq->route == ROUTE_PUSH || rq->route == ROUTE_ONMT_TRANSLATE;
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, post ? "POST" : "GET, HEAD");
     if (status == MHD_HTTP_SERVICE_UNAVAILABLE)

@@ -1,4 +1,4 @@
-/* A worker's reading of a translate or align request's body into the
+/* A worker's reading of a translate, align or push request's body into the
  * request's job fields (run_job in jobs.c calls it, off the polling thread),
  * with the request limits: known members only, texts of at most max_chars
  * characters, at most max_batch sentences a request, beam and n_best from 1
@@ -11,6 +11,7 @@
 
 #include "common/json.h"
 #include "model/config.h"
+#include "search/decode.h"
 #include "serve/server.h"
 
 /* The longest prefix of UTF-8 text s of at most max bytes that ends on a
@@ -253,15 +254,74 @@ static int take_translate(const rs_server *s, request *rq, const rs_json *root, 
     return 0;
 }
 
-/* The JSON object of /api/translate or /api/align into rq's job fields;
- * 0 or an HTTP status. */
+/* The optional "alpha" member of /api/push: one weight per source position
+ * (</s> last), at most max_src_len + 1 of them, each a number (their range
+ * and sum are explain's checks, against the sentence). 0 or an HTTP status. */
+static int take_alpha(request *rq, const rs_json *root, rs_error *err)
+{
+    const rs_json *v = rs_json_get(root, "alpha");
+    if (!v)
+        return 0;
+    if (v->type != RS_JSON_ARRAY || v->count == 0 || v->count > RS_MAX_SRC_LEN + 1)
+        return rs_fail(err,
+                       "'alpha' must be a list of 1 to %d numbers, one weight a source position "
+                       "(</s> last)",
+                       RS_MAX_SRC_LEN + 1),
+               400;
+    if (!(rq->alpha = calloc(v->count, sizeof *rq->alpha)))
+        return rs_fail(err, "out of memory"), 500;
+    for (size_t j = 0; j < v->count; j++) {
+        if (v->items[j].type != RS_JSON_NUMBER)
+            return rs_fail(err, "'alpha'[%zu] must be a number, not %s", j,
+                           rs_json_type_name(v->items[j].type)),
+                   400;
+        rq->alpha[j] = v->items[j].number;
+    }
+    rq->n_alpha = (int)v->count;
+    return 0;
+}
+
+/* The members of /api/push past model and svg: the sentence, the step
+ * (from 1) and either the source position it attends to (from 1, </s>
+ * last) or its weights. The bounds here are the widest any sentence
+ * allows (max_src_len tokens, its longest output); the sentence's own are
+ * explain's (eval/explain_step.h). Returns 0 or an HTTP status. */
+static int take_push(const rs_server *s, request *rq, const rs_json *root, rs_error *err)
+{
+    const int max_step = rs_output_limit(0, RS_MAX_SRC_LEN) + 1;
+    int status;
+    rq->step = 0;
+    rq->has_attend = rs_json_get(root, "attend") != NULL;
+    if ((status = take_text(&s->opt, root, "text", 1, &rq->text, err)))
+        return status;
+    if (!rs_json_get(root, "step"))
+        return rs_fail(err, "'step' is missing (the decoder step to push, from 1)"), 400;
+    if ((status = take_int(root, "step", 1, max_step, &rq->step, err)) ||
+        (status = take_int(root, "attend", 1, RS_MAX_SRC_LEN + 1, &rq->attend, err)) ||
+        (status = take_alpha(rq, root, err)))
+        return status;
+    if (rq->has_attend == (rq->alpha != NULL))
+        return rs_fail(err,
+                       "give 'attend' (the source position step %d looks at, from 1) or "
+                       "'alpha' (its weights), one of them",
+                       rq->step),
+               400;
+    return 0;
+}
+
+/* The JSON object of /api/translate, /api/align or /api/push into rq's job
+ * fields; 0 or an HTTP status. */
 static int take_object(const rs_server *s, request *rq, const rs_json *root, rs_error *err)
 {
     static const char *const translate_keys[] = {"text", "model", "beam", "n_best",
                                                  "svg",  "words", NULL};
     static const char *const align_keys[] = {"text", "source", "target", "model",
                                              "svg",  "words",  NULL};
-    const char *const *keys = rq->route == ROUTE_TRANSLATE ? translate_keys : align_keys;
+    static const char *const push_keys[] = {"text",  "model", "step", "attend",
+                                            "alpha", "svg",   NULL};
+    const char *const *keys = rq->route == ROUTE_TRANSLATE ? translate_keys
+                              : rq->route == ROUTE_PUSH    ? push_keys
+                                                           : align_keys;
     int status;
     if (root->type != RS_JSON_OBJECT)
         return rs_fail(err, "the body must be a JSON object, not %s",
@@ -289,6 +349,8 @@ static int take_object(const rs_server *s, request *rq, const rs_json *root, rs_
                400;
     if (rq->route == ROUTE_TRANSLATE)
         return take_translate(s, rq, root, err);
+    if (rq->route == ROUTE_PUSH)
+        return take_push(s, rq, root, err);
     /* The source is 'text', as /api/translate names it; 'source', its first
      * name here, stays accepted. Messages name the member the client sent. */
     const int has_text = rs_json_get(root, "text") != NULL;

@@ -234,8 +234,9 @@ static void run_job(worker *w, request *rq)
         /* err says what is wrong with the body */
     } else if (rs_serve_membuf_open(&m, s->opt.max_answer) == 0) {
         status = 500;
-        int rc = rq->route == ROUTE_ALIGN ? align_job(w, rq, m.f, &err, &status)
-                                          : translate_job(w, rq, m.f, &err, &status);
+        int rc = rq->route == ROUTE_ALIGN  ? align_job(w, rq, m.f, &err, &status)
+                 : rq->route == ROUTE_PUSH ? rs_serve_push_job(s, rq, m.f, &err, &status)
+                                           : translate_job(w, rq, m.f, &err, &status);
         if (rc == 0) {
             /* OpenNMT-py's answer is a list, closed by write_onmt. */
             if (rq->route != ROUTE_ONMT_TRANSLATE)

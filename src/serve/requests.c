@@ -27,6 +27,8 @@ static route route_of(const char *url)
         return ROUTE_TRANSLATE;
     if (!strcmp(url, "/api/align"))
         return ROUTE_ALIGN;
+    if (!strcmp(url, "/api/push"))
+        return ROUTE_PUSH;
     if (!strcmp(url, "/api/run"))
         return ROUTE_RUN;
     if (!strcmp(url, "/api/run/watch"))
@@ -122,7 +124,7 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method,
         return rs_serve_send_error(
             rq, 404,
             "no such page: the API is POST /api/translate, POST /api/align, "
-            "GET /api/models, GET /api/run and GET /api/run/watch, and OpenNMT-py's "
+            "POST /api/push, GET /api/models, GET /api/run and GET /api/run/watch, and OpenNMT-py's "
             "POST /translator/translate and GET /translator/models; the explorer "
             "is GET /");
     case ROUTE_PAGE:
@@ -140,7 +142,8 @@ static enum MHD_Result on_headers(rs_server *s, request *rq, const char *method,
     case ROUTE_RUN_WATCH: return check_run(s, rq, get);
     case ROUTE_TRANSLATE:
     case ROUTE_ONMT_TRANSLATE:
-    case ROUTE_ALIGN: {
+    case ROUTE_ALIGN:
+    case ROUTE_PUSH: {
         if (!post)
             return rs_serve_send_error(rq, 405, "use POST with a JSON body");
         if (!rs_serve_json_content_type(rq->connection))
@@ -211,6 +214,7 @@ void rs_serve_on_completed(void *cls, struct MHD_Connection *connection, void **
     for (int i = 0; rq->texts && i < rq->count; i++)
         free(rq->texts[i]);
     free(rq->texts);
+    free(rq->alpha);
     free(rq->reply);
     free(rq);
     *con_cls = NULL;

@@ -8,6 +8,7 @@
  *   body.c         a request's body parsed (on a worker), with the request limits
  *   jobs.c         the queues and the threads that take from them (workers, reader)
  *   answers.c      the JSON texts and the HTTP answers that carry them
+ *   push.c         the attention pushed (POST /api/push): explain's step, answered
  *   connections.c  open connections: the whole-request deadline and the drain
  *
  * Lifetimes: the server from rs_server_start to rs_server_stop; a request
@@ -34,6 +35,7 @@ typedef enum {
     ROUTE_MODELS,
     ROUTE_TRANSLATE,
     ROUTE_ALIGN,
+    ROUTE_PUSH, /* POST /api/push: step i's attention pushed, decoding on */
     ROUTE_RUN,
     ROUTE_RUN_WATCH,
     ROUTE_ONMT_TRANSLATE, /* OpenNMT-py's REST server: POST /translator/translate */
@@ -66,6 +68,9 @@ typedef struct {
     int count;
     int batch; /* 1: "text" was a list, answered as {"results": [...]} */
     int beam, n_best, svg, words;
+    int step, attend, has_attend; /* push: step i, position j (from 1), or alpha */
+    double *alpha;                /* [n_alpha] push: α_i as given, or NULL */
+    int n_alpha;
     uint64_t from; /* /api/run/watch: the byte offset asked for */
     /* The answer. */
     int status;  /* HTTP status sent (0: none yet) */
@@ -252,6 +257,13 @@ enum MHD_Result rs_serve_send_json(request *rq, int status, char *body, size_t l
 enum MHD_Result rs_serve_send_error(request *rq, int status, const char *message);
 enum MHD_Result rs_serve_send_page(rs_server *s, request *rq);
 void rs_serve_page_headers(struct MHD_Response *r);
+
+/* ---- push.c ---- */
+
+/* A push request's answer into out (rq's text, step and attend or alpha,
+ * read by body.c): 0, or -1 with err and *status the HTTP status (400: the
+ * request, 413: over the answer's cap, 500). */
+int rs_serve_push_job(const rs_server *s, const request *rq, FILE *out, rs_error *err, int *status);
 
 /* ---- connections.c ---- */
 

@@ -1,9 +1,11 @@
 // The explorer page of `rnnsearch serve` in a real browser (Debian's headless
 // Chromium, driven by playwright-core): train a small model, start the server
 // on a free loopback port, type a sentence, wait for the translation and the
-// heatmap, hover a source word (its column lit, its weights shown), switch to
-// the second hypothesis, align a typed target, download the SVG; screenshots
-// at each step. Then the training view: a short run on corpora/reorder with
+// heatmap, hover a source word (its column lit, its weights shown), read the
+// coverage row under the matrix, switch to the second hypothesis, align a
+// typed target, download the SVG; translate greedily and click a cell to push
+// the attention (the translation after the push and its alignment, α = 1 on
+// the word clicked); screenshots at each step. Then the training view: a short run on corpora/reorder with
 // watched sentences and gold links, served; the slider and the play button
 // must show the matrices watch.jsonl recorded, and so must the replay page
 // `align --replay` writes. Run from the repository root: `make check-browser`.
@@ -294,6 +296,10 @@ async function hugeMatrixView(run) {
                                   r.dataset.i + ',' + r.dataset.j + ' ' + (r.getAttribute('stroke-dasharray') || 'solid')));
   check(JSON.stringify(links) === JSON.stringify(['gold sure 0,0 solid', 'gold possible 0,1 3 2']),
         `a sure and a possible gold link, told apart; one outside the matrix left out (${links.join(' | ')})`);
+  // Its log has no dev metric and no gold links: no such chart, not empty axes.
+  const metricChart = await page.$$eval('#align-chart svg', (ss) => ss.length);
+  check(metricChart === 0 && !(await page.isVisible('#align-chart')) && await page.isVisible('#loss-chart svg'),
+        `a run without a dev metric draws no "dev metric (%)" chart (${metricChart} pictures), the loss chart still`);
   check(errors.length === 0, 'no script errors with a huge matrix' + (errors.length ? ': ' + errors.join(' | ') : ''));
   await page.close();
   check(await stopExtra() === 0, 'the huge-matrix server stops cleanly');
@@ -432,6 +438,49 @@ async function tokenIsForgotten(model) {
   check(await stopExtra() === 0, 'the token server stops cleanly');
 }
 
+// Push the attention: translate greedily (beam 1), find through the API a
+// cell whose push changes the translation, click it in the explorer's
+// matrix; the page must show the greedy translation before and the one after
+// the push (as POST /api/push answers), and the pushed step's row after the
+// push must hold α = 1 on the word clicked (white) and 0 elsewhere (black).
+async function pushAttention(page, base) {
+  await page.fill('#beam', '1');
+  await page.fill('#nbest', '1');
+  await page.click('#translate');
+  await page.waitForFunction(() => document.querySelector('#hyps').children.length === 1 &&
+                                   document.querySelector('#heatmap svg rect.cell') !== null, null, { timeout: 20000 });
+  const greedy = await api(base, '/api/translate', { text: sentence, beam: 1 });
+  const al = greedy.hypotheses[0].alignment, rows = al.target.length, cols = al.source.length;
+  let pick = null, answer = null;
+  for (let i = 0; i < rows && !pick; i++)
+    for (let j = 0; j < cols && !pick; j++) {
+      const a = await api(base, '/api/push', { text: sentence, step: i + 1, attend: j + 1 });
+      if (a.after.translation !== a.before.translation) { pick = [i, j]; answer = a; }
+    }
+  check(pick !== null, `some push changes the greedy translation "${greedy.translation}"` +
+        (pick ? ` (step ${pick[0] + 1} onto "${al.source[pick[1]]}": "${answer.after.translation}")` : ''));
+  if (!pick) return;
+  const [i, j] = pick;
+  await page.locator(`#heatmap svg rect.cell[data-i="${i}"][data-j="${j}"]`).click();
+  await page.waitForFunction((s) => document.querySelector('#push').dataset.step === String(s) &&
+                                    document.querySelector('#push-after svg rect.cell') !== null, i + 1, { timeout: 20000 });
+  const before = await page.textContent('#push-before-text'), after = await page.textContent('#push-after-text');
+  check(before === greedy.translation && before === answer.before.translation,
+        `before the push, the greedy translation: "${before}"`);
+  check(after === answer.after.translation && after !== before,
+        `clicking step ${i + 1}'s cell of "${al.source[j]}" shows the translation after the push: "${after}"`);
+  const row = await page.$$eval(`#push-after svg rect.cell[data-i="${i}"]`,
+                                (rs) => rs.map((r) => ({ w: +r.dataset.w, fill: r.getAttribute('fill') })));
+  check(row.length === cols && row.every((c, k) => (k === j ? c.w === 1 && c.fill === '#ffffff' : c.w === 0 && c.fill === '#000000')),
+        `the pushed step's row after the push has α = 1 on "${al.source[j]}" and 0 elsewhere (${row.map((c) => c.w).join(' ')})`);
+  const shape = await page.$$eval('#push-after svg rect.cell', (rs) => rs.length);
+  const wantShape = answer.after.alignment.target.length * answer.after.alignment.source.length;
+  check(shape === wantShape, `the alignment after the push is drawn whole (${shape} cells)`);
+  const outlined = await page.locator('#push-after svg rect.pushed-row').count();
+  check(outlined === 1, 'the pushed row is outlined');
+  await page.screenshot({ path: join(shots, 'serve-push.png'), fullPage: true });
+}
+
 async function main() {
   mkdirSync(shots, { recursive: true });
   const model = trainModel();
@@ -479,6 +528,18 @@ async function main() {
   check(bar.length >= 64 && bar[0] === '#020202' && bar[63] === '#fdfdfd' &&
         barTicks.includes('0') && barTicks.includes('1'),
         `the heatmap has a colour bar from black (0) to white (1) (${bar.length} bands, ticks ${barTicks.join(' ')})`);
+  // Coverage: Σ_i α_ij under each source word, blue below 0.2 and red above 2
+  // (</s> unmarked), and the legend saying so.
+  const cov = await page.$$eval('#heatmap svg g.coverage text', (ts) => ts.map((t) => ({ text: t.textContent, fill: t.getAttribute('fill') })));
+  const wantCov = best.source.map((_, jj) => best.alignment.reduce((a, row) => a + row[jj], 0));
+  const markOf = (c, jj) => (jj === cols - 1 ? '#000000' : c < 0.2 ? '#1f5fbf' : c > 2 ? '#c0392b' : '#000000');
+  const covOk = cov.length === cols + 1 && wantCov.every((c, jj) => cov[jj].text === c.toFixed(2) && cov[jj].fill === markOf(c, jj)) &&
+                /below 0\.2/.test(cov[cols].text) && /above 2/.test(cov[cols].text);
+  check(covOk, `the coverage row is shown under the explorer's matrix: ${cov.slice(0, cols).map((c) => c.text + (c.fill === '#000000' ? '' : c.fill === '#1f5fbf' ? '(low)' : '(high)')).join(' ')} ` +
+        `(the API's alignment sums: ${wantCov.map((c) => c.toFixed(2)).join(' ')})`);
+  const marked = wantCov.slice(0, -1).filter((c) => c < 0.2 || c > 2).length;
+  check(marked === cov.slice(0, cols - 1).filter((c) => c.fill !== '#000000').length,
+        `the ${marked} source words barely attended (< 0.2) or attended past 2 are marked`);
   const hyps = await page.locator('#hyps button').count();
   check(hyps === want.hypotheses.length && hyps > 1, `the beam's ${hyps} hypotheses are listed`);
   await page.screenshot({ path: join(shots, 'serve-translation.png'), fullPage: true });
@@ -535,6 +596,7 @@ async function main() {
   await page.locator('#forced-heatmap svg rect.cell').nth(forced.alignment.source.length + 1).hover();
   await page.screenshot({ path: join(shots, 'serve-forced.png'), fullPage: true });
 
+  await pushAttention(page, base);
   check(foreign.length === 0, 'nothing was fetched from anywhere else' + (foreign.length ? ': ' + foreign.join(' ') : ''));
   check(errors.length === 0, 'no script errors' + (errors.length ? ': ' + errors.join(' | ') : ''));
 

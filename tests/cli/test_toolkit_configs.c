@@ -136,6 +136,50 @@ START_TEST(joey_optimizer_names_are_ours)
 }
 END_TEST
 
+/* A Joey NMT file that names no optimizer trains as Joey 2.3's
+ * build_optimizer would: SGD (no momentum), at learning_rate 3.0e-4 unless
+ * the file gives one, and says so in its notices; the command line still
+ * wins. (Joey's own configurations all name theirs: these are the suite's
+ * Joey text, not a toolkit's file.) */
+START_TEST(joey_without_optimizer_is_sgd_at_joeys_rate)
+{
+    char dir[64], out[16384] = "", cmd[1024];
+    testdir_make(dir, "rnnsearch-toolkits");
+    rs_model m;
+    ck_assert_msg(train_text(dir, JOEY, &m, out, sizeof out) == 0, "%s", out);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_SGD);
+    ck_assert_msg(m.train.lr == 3.0e-4f, "lr %g", (double)m.train.lr);
+    ck_assert_int_eq(m.train.lr_schedule, RS_LR_CONSTANT);
+    rs_model_free(&m);
+    snprintf(cmd, sizeof cmd, "train --config %s/c.yaml --out %s/m --overwrite --threads 1 2>&1",
+             dir, dir);
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "notices on ") &&
+                      strstr(out, "optimizer not given: Joey NMT's SGD, as Joey NMT trains (its "
+                                  "learning_rate 3.0e-4 unless given; no momentum)") &&
+                      strstr(out, "optimizer=sgd lr=0.0003"),
+                  "%s", out);
+    /* A rate given is kept. */
+    trains(dir, JOEY "  learning_rate: 0.5\n", &m);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_SGD);
+    ck_assert(m.train.lr == 0.5f);
+    rs_model_free(&m);
+    /* The command line wins over Joey's defaults, as over the file's keys. */
+    snprintf(cmd, sizeof cmd,
+             "train --config %s/c.yaml --out %s/m --overwrite --quiet --threads 1 "
+             "--optimizer adam 2>&1",
+             dir, dir);
+    ck_assert_msg(testprog_run_all(cmd, out, sizeof out) == 0, "%s", out);
+    snprintf(cmd, sizeof cmd, "%s/m/last.ckpt", dir);
+    rs_error err;
+    ck_assert_msg(rs_checkpoint_load(cmd, &m, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.train.optimizer, RS_OPT_ADAM);
+    ck_assert(m.train.lr == 0.5f);
+    rs_model_free(&m);
+    testdir_remove(dir);
+}
+END_TEST
+
 START_TEST(a_rate_given_is_kept_and_a_rate_not_given_is_the_optimizers)
 {
     char dir[64], cmd[1024], out[8192];
@@ -237,7 +281,8 @@ START_TEST(joey23_top_level_keys_are_read_and_one_file_trains_and_translates)
     /* Joey's defaults where the file is silent and rnnsearch differs. */
     ck_assert_msg(strstr(out, "Joey NMT clips no gradient unless clip_grad_norm is given") &&
                       strstr(out, "Joey NMT initialises the weights with Xavier") &&
-                      strstr(out, "Joey NMT trains with SGD at learning_rate 3.0e-4"),
+                      strstr(out, "optimizer not given: Joey NMT's SGD, as Joey NMT trains (its "
+                                  "learning_rate 3.0e-4 unless given"),
                   "%s", out);
     char ckpt[256];
     snprintf(ckpt, sizeof ckpt, "%s/joey/last.ckpt", dir);
@@ -482,6 +527,7 @@ Suite *toolkit_configs_suite(void)
     tcase_add_test(tc, opennmt_without_optim_is_sgd_with_its_decay);
     tcase_add_test(tc, opennmt_adagrad_reads_its_rate_and_accumulator);
     tcase_add_test(tc, joey_optimizer_names_are_ours);
+    tcase_add_test(tc, joey_without_optimizer_is_sgd_at_joeys_rate);
     tcase_add_test(tc, a_rate_given_is_kept_and_a_rate_not_given_is_the_optimizers);
     tcase_add_test(tc, word_levels_and_plain_opennmt_split_at_spaces);
     tcase_add_test(tc, training_reports_the_unknown_share_of_each_side);

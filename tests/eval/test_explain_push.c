@@ -111,7 +111,7 @@ START_TEST(pushing_onto_j_makes_the_context_h_j)
     for (int i = 1; !steps || i <= steps; i++) {
         for (int j = 1; j <= S; j++) {
             rs_explained_step x;
-            const rs_explain_step_request rq = {sentence, NULL, i, 1, j, NULL, 0};
+            const rs_explain_step_request rq = {sentence, NULL, i, 1, j, NULL, 0, 0};
             ck_assert_msg(!rs_explain_step_compute(&x, &model, &codec, &rq, &err), "%s", err.msg);
             steps = x.old_count + 1;
             ck_assert_int_eq(x.S, S);
@@ -128,9 +128,13 @@ START_TEST(pushing_onto_j_makes_the_context_h_j)
             ck_assert_int_eq(x.new_count, count);
             for (int k = 0; k < count; k++)
                 ck_assert_int_eq(x.new_ids[k], want[k]);
-            /* the prefix stays */
+            /* the prefix stays, and its rows of the alignment; the pushed row is α_i */
             for (int k = 0; k < i - 1; k++)
                 ck_assert_int_eq(x.new_ids[k], x.old_ids[k]);
+            for (int k = 0; k < (i - 1) * S; k++)
+                ck_assert_float_eq(x.new_alpha[k], x.old_alpha[k]);
+            for (int k = 0; k < S; k++)
+                ck_assert_float_eq(x.new_alpha[(size_t)(i - 1) * S + k], k == j - 1 ? 1.0f : 0.0f);
             changed += strcmp(x.old_text, x.new_text) != 0;
             rs_explained_step_free(&x);
         }
@@ -149,7 +153,7 @@ START_TEST(pushing_the_models_own_alpha_changes_nothing)
         rs_explained_step plain, x;
         const rs_explain_step_request rq = {.source = sentence, .step = i};
         ck_assert_msg(!rs_explain_step_compute(&plain, &model, &codec, &rq, &err), "%s", err.msg);
-        const rs_explain_step_request push = {sentence, NULL, i, 0, 0, plain.alpha, plain.S};
+        const rs_explain_step_request push = {sentence, NULL, i, 0, 0, plain.alpha, plain.S, 0};
         ck_assert_msg(!rs_explain_step_compute(&x, &model, &codec, &push, &err), "%s", err.msg);
         ck_assert_str_eq(x.new_text, x.old_text);
         ck_assert_int_eq(x.new_count, x.old_count);
@@ -169,17 +173,18 @@ START_TEST(pushes_out_of_range_are_refused)
         rs_explain_step_request rq;
         const char *said;
     } bad[] = {
-        {{"das haus ist gross", NULL, 1, 1, 0, NULL, 0},
+        {{"das haus ist gross", NULL, 1, 1, 0, NULL, 0, 0},
          "--attend 0: the sentence has 4 tokens and </s>, so positions 1 to 5"},
-        {{"das haus ist gross", NULL, 1, 1, 6, NULL, 0},
+        {{"das haus ist gross", NULL, 1, 1, 6, NULL, 0, 0},
          "--attend 6: the sentence has 4 tokens and </s>, so positions 1 to 5"},
-        {{"das haus ist gross", NULL, 40, 1, 2, NULL, 0}, "--step 40: the greedy translation has"},
-        {{"das haus ist gross", NULL, 1, 0, 0, two, 2},
+        {{"das haus ist gross", NULL, 40, 1, 2, NULL, 0, 0},
+         "--step 40: the greedy translation has"},
+        {{"das haus ist gross", NULL, 1, 0, 0, two, 2, 0},
          "--alpha has 2 values: the sentence has 4 "
          "tokens and </s>, so 5 values"},
-        {{"das haus ist gross", NULL, 1, 0, 0, neg, 5}, "--alpha: value 2 is -0.5"},
-        {{"das haus ist gross", NULL, 1, 0, 0, half, 5}, "--alpha sums to 0.5"},
-        {{"das haus ist gross", "the house", 1, 1, 2, NULL, 0}, "leave out --target"},
+        {{"das haus ist gross", NULL, 1, 0, 0, neg, 5, 0}, "--alpha: value 2 is -0.5"},
+        {{"das haus ist gross", NULL, 1, 0, 0, half, 5, 0}, "--alpha sums to 0.5"},
+        {{"das haus ist gross", "the house", 1, 1, 2, NULL, 0, 0}, "leave out --target"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         rs_explained_step x;

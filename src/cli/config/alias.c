@@ -40,6 +40,7 @@ typedef struct {
 #define RESET "continue a run with 'rnnsearch train --resume' (--new-data for other data)"
 #define FREEZE "rnnsearch trains every weight"
 #define OPTIMIZERS "adam=adam|sgd=sgd|adadelta=adadelta|adagrad=adagrad"
+#define JOEY_LR "3.0e-4" /* Joey NMT 2.3's learning_rate when none is given */
 #define NO "false|False|FALSE|no"
 #define CPU "rnnsearch computes on CPUs, in float32; read as false"
 #define OPTIMIZER_NOTE "rnnsearch's optimizers are adam, sgd, adadelta and adagrad"
@@ -647,9 +648,8 @@ static void toolkit_notices(const rs_settings *s, char *const *given, int joey, 
                            "(init_scale)",
                            (double)d.train.init_scale, (double)d.train.init_scale);
         if (!had(s, given, "optimizer"))
-            rs_config_note("Joey NMT trains with SGD at learning_rate 3.0e-4 unless optimizer "
-                           "says otherwise; rnnsearch with Adam at %g (optimizer:, lr:)",
-                           (double)d.train.lr);
+            rs_config_note("optimizer not given: Joey NMT's SGD, as Joey NMT trains (its "
+                           "learning_rate " JOEY_LR " unless given; no momentum)");
         else if (!had(s, given, "learning_rate") && !had(s, given, "lr"))
             rs_config_note("Joey NMT's learning_rate is 3.0e-4 unless given; rnnsearch's is its "
                            "optimizer's own (docs/model.md, Optimisers)");
@@ -698,6 +698,17 @@ static void toolkit_notices(const rs_settings *s, char *const *given, int joey, 
                            "%d epochs (epochs:, max_steps:)",
                            d.train.epochs);
     }
+}
+
+/* Joey NMT 2.3's build_optimizer (joeynmt/builders.py): optimizer "sgd" and
+ * learning_rate 3.0e-4 unless the file says otherwise (momentum 0, which
+ * rnnsearch's SGD is). Added as if the file had them, after the file's own
+ * keys are settled, so the command line still wins. */
+static int joey_defaults(rs_settings *s, int sgd, int rate, rs_error *err)
+{
+    if (sgd && rs_settings_add(s, "training", "optimizer", "sgd", 0, err))
+        return -1;
+    return sgd && rate ? rs_settings_add(s, "training", "lr", JOEY_LR, 0, err) : 0;
 }
 
 static int file_is_opennmt;
@@ -769,13 +780,19 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
         status = merge_renamed(s, given, drop, path, err);
     if (!status)
         status = joey_files(s, given, drop, err);
+    const int joey = !status && is_joey(s, given) && !opennmt;
+    /* Joey's SGD where the file names no optimizer, at its rate where it gives none. */
+    const int joey_sgd = joey && !had(s, given, "optimizer");
+    const int joey_rate = !had(s, given, "learning_rate") && !had(s, given, "lr");
     if (!status)
-        toolkit_notices(s, given, is_joey(s, given) && !opennmt, opennmt);
+        toolkit_notices(s, given, joey, opennmt);
     file_is_opennmt = opennmt;
     if (!status)
         drop_settings(s, drop);
     if (!status && opennmt)
         status = rs_config_opennmt_defaults(s, err);
+    if (!status && joey)
+        status = joey_defaults(s, joey_sgd, joey_rate, err);
     for (int i = 0; given && i < n; i++)
         free(given[i]);
     free(given);
