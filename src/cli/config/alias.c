@@ -651,8 +651,8 @@ static void toolkit_notices(const rs_settings *s, char *const *given, int joey, 
             rs_config_note("optimizer not given: Joey NMT's SGD, as Joey NMT trains (its "
                            "learning_rate " JOEY_LR " unless given; no momentum)");
         else if (!had(s, given, "learning_rate") && !had(s, given, "lr"))
-            rs_config_note("Joey NMT's learning_rate is 3.0e-4 unless given; rnnsearch's is its "
-                           "optimizer's own (docs/model.md, Optimisers)");
+            rs_config_note("learning_rate not given: Joey NMT's " JOEY_LR ", as Joey NMT trains "
+                           "with any optimizer (rnnsearch's own rates are in docs/model.md)");
         if (!had(s, given, "normalization"))
             rs_config_note("Joey NMT divides the loss by the batch's sentences unless "
                            "normalization says otherwise; rnnsearch by its target tokens");
@@ -701,14 +701,14 @@ static void toolkit_notices(const rs_settings *s, char *const *given, int joey, 
 }
 
 /* Joey NMT 2.3's build_optimizer (joeynmt/builders.py): optimizer "sgd" and
- * learning_rate 3.0e-4 unless the file says otherwise (momentum 0, which
- * rnnsearch's SGD is). Added as if the file had them, after the file's own
+ * learning_rate 3.0e-4, whatever the optimizer, unless the file says
+ * otherwise (momentum 0, which rnnsearch's SGD is). Added as if the file had them, after the file's own
  * keys are settled, so the command line still wins. */
 static int joey_defaults(rs_settings *s, int sgd, int rate, rs_error *err)
 {
     if (sgd && rs_settings_add(s, "training", "optimizer", "sgd", 0, err))
         return -1;
-    return sgd && rate ? rs_settings_add(s, "training", "lr", JOEY_LR, 0, err) : 0;
+    return rate ? rs_settings_add(s, "training", "lr", JOEY_LR, 0, err) : 0;
 }
 
 static int file_is_opennmt;
@@ -781,7 +781,8 @@ int rs_config_aliases(rs_settings *s, const char *path, rs_error *err)
     if (!status)
         status = joey_files(s, given, drop, err);
     const int joey = !status && is_joey(s, given) && !opennmt;
-    /* Joey's SGD where the file names no optimizer, at its rate where it gives none. */
+    /* Joey's SGD where the file names no optimizer; its rate, whatever the
+     * optimizer, where the file gives none. */
     const int joey_sgd = joey && !had(s, given, "optimizer");
     const int joey_rate = !had(s, given, "learning_rate") && !had(s, given, "lr");
     if (!status)
