@@ -61,8 +61,7 @@ static void training_shares(rs_bench_shapes *s, const linear *p)
     const double flops = 2.0 * p->R * p->in * p->out * p->steps * p->copies;
     add_share(s, RS_BENCH_TRAIN, flops, product_index(s, 'f', p->R, p->out, p->in), -1);
     add_share(s, RS_BENCH_TRAIN, flops, product_index(s, 'n', p->R, p->in, p->out), -1);
-    add_share(s, RS_BENCH_TRAIN, flops, product_index(s, 'w', p->out, p->in, p->R * p->steps),
-              -1);
+    add_share(s, RS_BENCH_TRAIN, flops, product_index(s, 'w', p->out, p->in, p->R * p->steps), -1);
 }
 
 void rs_bench_shapes_make(rs_bench_shapes *s, const rs_bench_dims *train, int B, double ls,
@@ -92,8 +91,8 @@ void rs_bench_shapes_make(rs_bench_shapes *s, const rs_bench_dims *train, int B,
     for (size_t i = 0; i < sizeof step / sizeof step[0]; i++)
         training_shares(s, &step[i]);
     const int dm = decode->m, dn = decode->n, da = decode->a, dl = decode->l;
-    const int products[][2] = {{dn, da},     {dm, 3 * dn}, {2 * dn, 3 * dn},
-                               {dn, 2 * dn}, {dn, dn},     {dn, 2 * dl},
+    const int products[][2] = {{dn, da},     {dm, 3 * dn},     {2 * dn, 3 * dn},
+                               {dn, 2 * dn}, {dn, dn},         {dn, 2 * dl},
                                {dm, 2 * dl}, {2 * dn, 2 * dl}, {dl, decode->V}};
     static const int rows[RS_BENCH_WORKLOADS] = {0, 64, 5 * 64, 1};
     for (int w = RS_BENCH_GREEDY64; w < RS_BENCH_WORKLOADS; w++)
@@ -157,14 +156,18 @@ int rs_bench_products_time(const rs_bench_product *p, int count, double *rates, 
     for (int i = 0; i < count; i++) {
         const float *A = buf, *Bm = buf + most;
         float *C = buf + 2 * most;
+        call_product(&p[i], A, Bm, C); /* untimed: caches and pages warm */
         double t0 = rs_clock_seconds();
-        call_product(&p[i], A, Bm, C); /* untimed: it says how many calls fill the slice */
-        const double first = rs_clock_seconds() - t0;
-        const int reps = first >= SLICE ? 1 : (int)(SLICE / (first > 1e-7 ? first : 1e-7)) + 1;
-        t0 = rs_clock_seconds();
-        for (int r = 0; r < reps; r++)
-            call_product(&p[i], A, Bm, C);
-        const double seconds = rs_clock_seconds() - t0;
+        call_product(&p[i], A, Bm, C); /* says how many calls fill the slice */
+        double seconds = rs_clock_seconds() - t0;
+        int reps = 1;
+        if (seconds < SLICE) {
+            reps = (int)(SLICE / (seconds > 1e-7 ? seconds : 1e-7)) + 1;
+            t0 = rs_clock_seconds();
+            for (int r = 0; r < reps; r++)
+                call_product(&p[i], A, Bm, C);
+            seconds = rs_clock_seconds() - t0;
+        }
         rates[i] = 2.0 * p[i].M * p[i].N * p[i].K * reps / (seconds > 0 ? seconds : 1e-9) / 1e9;
     }
     free(buf);
@@ -319,7 +322,8 @@ static char **child_environment(char *coretype_var)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "OPENBLAS_CORETYPE=", 18) && strncmp(environ[i], "RNNSEARCH_GEMM=", 15))
+        if (strncmp(environ[i], "OPENBLAS_CORETYPE=", 18) &&
+            strncmp(environ[i], "RNNSEARCH_GEMM=", 15))
             env[k++] = environ[i];
     env[k++] = coretype_var;
     env[k++] = "RNNSEARCH_GEMM=openblas";
@@ -364,8 +368,8 @@ static int child_output(rs_bench_road *road, const char *exe, const char *spec, 
     close(fd[0]);
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        snprintf(road->failed, sizeof road->failed, "%s bench --bound-only failed (status %d)",
-                 exe, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        snprintf(road->failed, sizeof road->failed, "%s bench --bound-only failed (status %d)", exe,
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         return -1;
     }
     return 0;
@@ -391,8 +395,8 @@ static int road_rates(rs_bench_road *road, const rs_bench_shapes *s, const char 
         return rs_fail(err, "out of memory");
     rs_error why;
     int status = child_output(road, exe, spec, threads, text, cap) ? 1 : 0;
-    if (!status && rs_bench_rates_parse(text, s->products, s->count, rates, kernel,
-                                        sizeof kernel, &why)) {
+    if (!status &&
+        rs_bench_rates_parse(text, s->products, s->count, rates, kernel, sizeof kernel, &why)) {
         snprintf(road->failed, sizeof road->failed, "%.150s", why.msg);
         status = 1;
     } else if (!status && strcasecmp(kernel, road->coretype)) {

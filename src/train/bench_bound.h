@@ -75,7 +75,8 @@ void rs_bench_shapes_make(rs_bench_shapes *s, const rs_bench_dims *train, int B,
 double rs_bench_workload_rate(const rs_bench_shapes *s, int w, const double *rates);
 
 /* GFLOP/s of each product on the road products take now, on the threads
- * OpenBLAS was given: one untimed call, then calls for about 2 ms. */
+ * OpenBLAS was given: one untimed call, then calls for about 2 ms (one,
+ * when one takes that long). */
 int rs_bench_products_time(const rs_bench_product *p, int count, double *rates, rs_error *err);
 
 /* The products as `bench --bound-only`'s argument ("f:64:768:256,…");

@@ -177,7 +177,7 @@ void rs_bench_table_print(FILE *out, const rs_bench_table *t, int tsv)
         fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", head[0], head[1], head[2], head[3],
                 head[4], head[5], head[6], head[7], head[8], head[9]);
     else
-        fprintf(out, "%-34s %-6s %7s %9s %-11s %8s %8s %6s %11s %8s\n", head[0], head[1], head[2],
+        fprintf(out, "%-36s %-6s %7s %9s %-11s %8s %8s %6s %11s %8s\n", head[0], head[1], head[2],
                 head[3], head[4], head[5], head[6], head[7], head[8], head[9]);
     for (int i = 0; i < t->count; i++) {
         const rs_bench_row *r = &t->rows[i];
@@ -193,7 +193,7 @@ void rs_bench_table_print(FILE *out, const rs_bench_table *t, int tsv)
             fprintf(out, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r->work, r->config, r->threads,
                     rate, r->unit, gf, of, sp, rss, bound);
         else
-            fprintf(out, "%-34s %-6s %7d %9s %-11s %8s %8s %6s %11s %8s\n", r->work, r->config,
+            fprintf(out, "%-36s %-6s %7d %9s %-11s %8s %8s %6s %11s %8s\n", r->work, r->config,
                     r->threads, rate, r->unit, gf, of, sp, rss, bound);
     }
 }

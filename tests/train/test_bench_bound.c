@@ -115,8 +115,8 @@ START_TEST(spec_round_trip)
                   q[i].K == p[i].K);
     char small[10];
     ck_assert_int_eq(rs_bench_spec_format(small, sizeof small, p, 3), -1);
-    static const char *const bad[] = {"", "x:1:2:3", "f:1:2", "f:1:2:0", "f:1:2:3;n:1:2:3",
-                                      "f:1:2:3,"};
+    static const char *const bad[] = {"",        "x:1:2:3",         "f:1:2",
+                                      "f:1:2:0", "f:1:2:3;n:1:2:3", "f:1:2:3,"};
     for (int i = 0; i < 6; i++)
         ck_assert_msg(rs_bench_spec_parse(bad[i], q, 4, &err) < 0, "%s", bad[i]);
     ck_assert_int_lt(rs_bench_spec_parse(spec, q, 2, &err), 0);
@@ -163,9 +163,8 @@ START_TEST(bound_only_program)
 {
     const rs_bench_product p[2] = {{'f', 4, 8, 3}, {'n', 1, 8, 3}};
     char out[512];
-    ck_assert_int_eq(testprog_run("bench --bound-only f:4:8:3,n:1:8:3 --threads 1", out,
-                                  sizeof out),
-                     0);
+    ck_assert_int_eq(
+        testprog_run("bench --bound-only f:4:8:3,n:1:8:3 --threads 1", out, sizeof out), 0);
     double rates[2];
     char kernel[64];
     rs_error err = {{0}};
