@@ -74,10 +74,11 @@ static const rs_cli_option option_table[] = {
      .help = "training steps timed per run, after 2 untimed (default: %D;\n"
              "M runs a third of them, at least 3)"},
     {"sentences", .kind = RS_CLI_INT, RS_AT(RQ, plan.sentences), 1, 1000000, "N",
-     .help = "test sentences translated per decoding run (default: %D)"},
+     .help = "test sentences decoded per decoding run (default: %D)"},
     {"model", .kind = RS_CLI_STRING, RS_AT(RQ, plan.model_path), .value = "FILE",
-     .help = "translate with this model (a word-level, lower-cased one)\n"
-             "instead of S after its timed steps"},
+     .help = "decode with this model (a word-level, lower-cased one)\n"
+             "instead of each size's after its timed steps, under the\n"
+             "first size only"},
     {"roads", .kind = RS_CLI_FLAG, RS_AT(RQ, plan.roads),
      .help = "a row for every road of the bound, not only the best"},
     {"tsv", .kind = RS_CLI_FLAG, RS_AT(RQ, tsv), .help = "the table as tab-separated values"},
