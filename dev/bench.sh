@@ -1,7 +1,7 @@
 #!/bin/sh
-# rnnsearch bench: training and translation speed, GFLOP/s against the
-# machine's sgemm and peak memory beside the analytic bound, for configs S and
-# M with 1 and 2 threads, on Multi30k (DATA, by default
+# rnnsearch bench: training and decoding speed, GFLOP/s against the machine's
+# bound on the same products (every GEMM road it runs) and peak memory beside
+# the analytic bound, for configs S and M with 1 and 2 threads, on Multi30k (DATA, by default
 # ../shared/corpora/multi30k beside the checkout: not in a clone). Extra
 # options go to `rnnsearch bench` (e.g. --tsv).
 # Figures depend on what else the machine is doing; for ratios against PyTorch

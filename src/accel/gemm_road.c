@@ -27,17 +27,20 @@ static char road_kernel[48]; /* rs_gemm_road_kernel's, made by rs_gemm_road_choo
  * busy 2-core machine its threads (OpenMP's, which spin at barriers) gave
  * products of a step 0.3-0.5x OpenBLAS's two threads' rate, while one of its
  * threads did 1.05-1.9x OpenBLAS's one (docs/performance.md). A product
- * asked of more threads goes back to OpenBLAS. oneDNN's OpenMP count belongs
- * to each calling thread (a new thread starts at every core): each product
- * makes its thread's 1. */
+ * asked of more threads goes back to OpenBLAS (unless bench's bound asks
+ * oneDNN to take it). oneDNN's OpenMP count belongs to each calling thread
+ * (a new thread starts at every core): each product sets its thread's. */
+static int onednn_own_threads; /* rs_gemm_road_onednn_threads */
+
 static void onednn_gemm(const rs_gemm_call *c)
 {
-    if (openblas_get_num_threads() > 1) {
+    const int threads = openblas_get_num_threads();
+    if (threads > 1 && !onednn_own_threads) {
         rs_gemm_openblas(c);
         return;
     }
-    if (omp_get_max_threads() != 1)
-        omp_set_num_threads(1);
+    if (omp_get_max_threads() != threads)
+        omp_set_num_threads(threads);
     /* Signals wait until the product is done: a handler run in the middle of
      * oneDNN 2.6's JIT sgemm kernels (AVX2 and AVX-512 alike) puts its frame
      * where their data is, and corrupted the heap within seconds of a 2 ms
@@ -79,6 +82,15 @@ static int onednn_worth_it(void)
     return (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2;
 }
 #endif
+
+void rs_gemm_road_onednn_threads(int own)
+{
+#ifdef RS_WITH_ONEDNN
+    onednn_own_threads = own;
+#else
+    (void)own;
+#endif
+}
 
 int rs_gemm_road_has_onednn(void)
 {

@@ -35,6 +35,11 @@ const char *rs_gemm_road_name(void);
  * oneDNN's kernels use ("onednn-avx512_core") on the other. */
 const char *rs_gemm_road_kernel(void);
 
+/* For `rnnsearch bench`'s bound: with own set, oneDNN's road computes a
+ * product asked of more than one thread itself, on that many OpenMP
+ * threads, instead of handing it to OpenBLAS (own 0, the default). */
+void rs_gemm_road_onednn_threads(int own);
+
 /* Whether this build has the oneDNN road. */
 int rs_gemm_road_has_onednn(void);
 

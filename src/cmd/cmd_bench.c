@@ -1,5 +1,7 @@
-/* rnnsearch bench: the speed and memory of training and translation on real
- * data, measured by train/bench.h, as one table (train/bench_table.h). */
+/* rnnsearch bench: the speed and memory of training and decoding on real
+ * data, measured by train/bench.h, against the machine's bound on the same
+ * products (train/bench_bound.h), as one table (train/bench_table.h). */
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,8 @@ static int parse_list(const char *arg, int *out, int cap, int max)
 typedef struct {
     const char *data;
     int use_config[2], tsv;
-    rs_bench_plan plan; /* threads, steps, sentences, model */
+    rs_bench_plan plan;     /* threads, steps, sentences, model, roads */
+    const char *bound_only; /* the hidden --bound-only SPEC: bench's own children */
 } bench_request;
 
 static int set_configs(void *req, const char *arg)
@@ -71,11 +74,18 @@ static const rs_cli_option option_table[] = {
      .help = "training steps timed per run, after 2 untimed (default: %D;\n"
              "M runs a third of them, at least 3)"},
     {"sentences", .kind = RS_CLI_INT, RS_AT(RQ, plan.sentences), 1, 1000000, "N",
-     .help = "test sentences translated per decoding run (default: %D)"},
+     .help = "test sentences decoded per decoding run (default: %D)"},
     {"model", .kind = RS_CLI_STRING, RS_AT(RQ, plan.model_path), .value = "FILE",
-     .help = "translate with this model (a word-level, lower-cased one)\n"
-             "instead of S after its timed steps"},
+     .help = "decode with this model (a word-level, lower-cased one)\n"
+             "instead of each size's after its timed steps, under the\n"
+             "first size only"},
+    {"roads", .kind = RS_CLI_FLAG, RS_AT(RQ, plan.roads),
+     .help = "a row for every road of the bound, not only the best"},
     {"tsv", .kind = RS_CLI_FLAG, RS_AT(RQ, tsv), .help = "the table as tab-separated values"},
+    /* No help: bench re-runs itself with it under each OpenBLAS core type
+     * (train/bench_bound.h); it prints the rates of the products SPEC lists
+     * on the first --threads count. */
+    {"bound-only", .kind = RS_CLI_STRING, RS_AT(RQ, bound_only), .value = "SPEC"},
     {"help", 'h', RS_CLI_HELP, .label = "--help", .help = "this help"},
     {0},
 };
@@ -85,13 +95,16 @@ static const rs_cli_command command = {
     "bench",
     PROG,
     "usage: " PROG " [OPTIONS]\n\n"
-    "Measures the machine's bound, each GEMM road's rate on a training step's\n"
-    "shapes (forward and backward products; RNNSEARCH_GEMM chooses the road the\n"
-    "rest runs on), then training (target tokens/s, GFLOP/s and their share of the\n"
-    "best road's rate, peak memory, time per step and the optimizer's share of it)\n"
-    "and translation (sentences/s, greedy and beam) on Multi30k de-en, for two\n"
-    "model sizes: S (emb 128, hidden 256, att 256, maxout 128, batch 64) and M\n"
-    "(256, 512, 512, 256, batch 128), with 1 and 2 threads. Prints one table.\n\n",
+    "Measures training (target tokens/s, peak memory, time per step and the\n"
+    "optimizer's share of it) and decoding (greedy and beam 5 at batch 64, greedy\n"
+    "at batch 1: sentences/s) on Multi30k de-en, each with the GFLOP/s of its\n"
+    "matrix products and their share of the machine's bound: the best rate the\n"
+    "GEMM roads this processor runs (OpenBLAS under each core type it supports,\n"
+    "oneDNN) reach on that workload's own products (GEMV for batch 1), best of\n"
+    "three interleaved rounds, with the spread of its rounds. RNNSEARCH_GEMM\n"
+    "chooses the road the workloads run on. Two model sizes: S (emb 128, hidden\n"
+    "256, att 256, maxout 128, batch 64) and M (256, 512, 512, 256, batch 128),\n"
+    "with 1 and 2 threads. Prints one table.\n\n",
     NULL,
     18,
     sizeof(bench_request),
@@ -105,6 +118,7 @@ static int parse_request(int argc, char **argv, bench_request *rq)
                                    .nthreads = 2,
                                    .steps = 12,
                                    .sentences = 128,
+                                   .exe = "/proc/self/exe",
                                    .log = stderr,
                                    .prog = PROG}};
     rs_cli_args args;
@@ -114,10 +128,27 @@ static int parse_request(int argc, char **argv, bench_request *rq)
         return parsed;
     if (optind < argc)
         return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (!rq->data)
+    if (!rq->data && !rq->bound_only)
         return rs_cli_usage_error(PROG, "no data given (--data DIR: Multi30k's train.de, train.en "
                                         "and test_2016_flickr.de)");
     return -1;
+}
+
+/* --bound-only SPEC: the rates of SPEC's products on the road chosen (the
+ * parent sets OPENBLAS_CORETYPE and RNNSEARCH_GEMM), on stdout. */
+static int bound_only(const bench_request *rq)
+{
+    static rs_bench_product products[RS_BENCH_MAX_PRODUCTS];
+    static double rates[RS_BENCH_MAX_PRODUCTS];
+    rs_error err;
+    const int count = rs_bench_spec_parse(rq->bound_only, products, RS_BENCH_MAX_PRODUCTS, &err);
+    if (count < 0)
+        return rs_cli_usage_error(PROG, "%s", err.msg);
+    openblas_set_num_threads(rq->plan.threads[0]);
+    if (rs_bench_products_time(products, count, rates, &err))
+        rs_cli_fail(PROG, "%s", err.msg);
+    rs_bench_rates_print(stdout, rs_gemm_road_kernel(), products, rates, count);
+    return fflush(stdout) ? RS_EXIT_FAIL : RS_EXIT_OK;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -126,6 +157,8 @@ int cmd_bench(int argc, char **argv)
     int status = parse_request(argc, argv, &rq);
     if (status >= 0)
         return status;
+    if (rq.bound_only)
+        return bound_only(&rq);
     rs_error err;
     rs_bench_data d;
     memset(&d, 0, sizeof d);
@@ -142,10 +175,10 @@ int cmd_bench(int argc, char **argv)
     /* What was measured before a failure is printed too. */
     if (table.count > 0) {
         if (!rq.tsv)
-            printf("rnnsearch bench on %s (%d pairs, target vocabulary %d), products on the %s "
-                   "road (%s); \"of_bound\": training's GFLOP/s as a share of the best GEMM "
-                   "road's on the step's shapes, a GEMM row's worst round as a share of its "
-                   "best, the optimizer's share of the step\n",
+            printf("rnnsearch bench on %s (%d pairs, target vocabulary %d), workloads on the "
+                   "%s road (%s); \"of_bound\": a workload's GFLOP/s as a share of the bound's "
+                   "(the best road's on its products, named beneath it), the optimizer's share "
+                   "of the step; \"spread\": a road's worst round as a share of its best\n",
                    rq.data, d.train.count, d.model.cfg.tgt_vocab, rs_gemm_road_name(),
                    rs_gemm_road_kernel());
         rs_bench_table_print(stdout, &table, rq.tsv);

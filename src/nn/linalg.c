@@ -6,11 +6,19 @@
 #include "nn/vecmath.h"
 
 static rs_gemm_road gemm_road;
+static double *gemm_flops; /* rs_gemm_count's tally, or NULL */
 
 rs_gemm_road rs_set_gemm_road(rs_gemm_road road)
 {
     rs_gemm_road previous = gemm_road;
     gemm_road = road;
+    return previous;
+}
+
+double *rs_gemm_count(double *counter)
+{
+    double *previous = gemm_flops;
+    gemm_flops = counter;
     return previous;
 }
 
@@ -27,6 +35,8 @@ void rs_gemm(const rs_gemm_call *c)
             }
         return;
     }
+    if (gemm_flops)
+        *gemm_flops += 2.0 * c->M * c->N * c->K;
     if (gemm_road)
         gemm_road(c);
     else

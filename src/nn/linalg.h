@@ -30,6 +30,13 @@ void rs_gemm(const rs_gemm_call *call);
 typedef void (*rs_gemm_road)(const rs_gemm_call *call);
 rs_gemm_road rs_set_gemm_road(rs_gemm_road road);
 
+/* An optional tally of the work products do, for `rnnsearch bench`: while
+ * counter is not NULL, each product rs_gemm computes adds its 2·M·N·K FLOPs
+ * (a multiply-add is two) to *counter, on any road. A plain sum, not
+ * atomic: set it only while one thread issues products (decoding; BLAS's
+ * own threads do not call rs_gemm). Returns the previous counter. */
+double *rs_gemm_count(double *counter);
+
 /* The reference road itself (OpenBLAS: sgemv for one row, which reads B
  * once instead of packing it; else sgemm), for a road that hands a product
  * back. M, N, K >= 1. */

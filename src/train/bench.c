@@ -11,11 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "accel/gemm_road.h"
 #include "common/clock.h"
+#include "nn/attention.h"
 #include "nn/linalg.h"
 #include "search/ready.h"
-#include "search/translate.h"
 #include "train/bench.h"
 #include "train/train.h"
 
@@ -114,9 +113,12 @@ int rs_bench_data_load(rs_bench_data *d, const char *dir, rs_error *err)
         rs_dataset_build(&d->test, &test_tok, &d->model.src_vocab, &d->model.tgt_vocab, 0, NULL,
                          err))
         goto done;
-    long tgt_tokens = 0;
-    for (int i = 0; i < d->train.count; i++)
+    long src_tokens = 0, tgt_tokens = 0;
+    for (int i = 0; i < d->train.count; i++) {
+        src_tokens += d->train.src_len[i] + 1;
         tgt_tokens += d->train.tgt_len[i] + 1;
+    }
+    d->mean_ls = (double)src_tokens / (d->train.count ? d->train.count : 1);
     d->mean_lt = (double)tgt_tokens / (d->train.count ? d->train.count : 1);
     status = 0;
 done:
@@ -163,75 +165,9 @@ static void release_model(rs_model *m)
     rs_model_free(m);
 }
 
-/* The products of one forward product x Wᵀ of shape (M, N, K) in a training
- * step, each kind's reps times: forward y = x Wᵀ, backward dx = dy W and
- * dW += dyᵀ x (nn/linalg.h), in buf (room for M·K + N·K + M·N floats).
- * Returns their seconds. */
-static double time_products(float *buf, int M, int N, int K, int reps)
+rs_bench_dims rs_bench_size_dims(const rs_bench_size *c, int V)
 {
-    float *x = buf, *W = buf + (size_t)M * K, *y = W + (size_t)N * K;
-    double seconds = 0.0;
-    for (int kind = 0; kind < 3; kind++) {
-        double t0 = 0.0;
-        for (int r = -1; r < reps; r++) { /* one untimed first */
-            if (r == 0)
-                t0 = rs_clock_seconds();
-            if (kind == 0)
-                rs_matmul_forward(RS_MAT(y, M, N), RS_CMAT(x, M, K), RS_CMAT(W, N, K), 0.0f);
-            else if (kind == 1)
-                rs_matmul_backward_input(RS_MAT(x, M, K), RS_CMAT(y, M, N), RS_CMAT(W, N, K), 0.0f);
-            else
-                rs_matmul_backward_weight(RS_MAT(W, N, K), RS_CMAT(y, M, N), RS_CMAT(x, M, K));
-        }
-        seconds += rs_clock_seconds() - t0;
-    }
-    return seconds;
-}
-
-int rs_bench_gemm_rates(const rs_bench_size *c, int V, int threads, double mean_lt,
-                        rs_bench_gemm_rate *rates, rs_error *err)
-{
-    static const char *const roads[] = {"openblas", "onednn"};
-    const int nroads = rs_gemm_road_has_onednn() ? 2 : 1, rounds = 3;
-    const int B = c->batch, R = (int)(B * mean_lt), n = c->n, in = c->m + 2 * c->n;
-    const int shapes[][3] = {{R, V, c->l}, {R, 3 * n, in}, {B, 2 * n, n}, {B, n, n}};
-    size_t most = 0;
-    for (int s = 0; s < 4; s++) {
-        size_t need = (size_t)shapes[s][0] * shapes[s][2] + (size_t)shapes[s][1] * shapes[s][2] +
-                      (size_t)shapes[s][0] * shapes[s][1];
-        most = need > most ? need : most;
-    }
-    float *buf = rs_calloc(most, sizeof(float), err);
-    if (!buf)
-        return -1;
-    for (size_t i = 0; i < most; i++)
-        buf[i] = (float)(i % 7) * 0.01f;
-    openblas_set_num_threads(threads);
-    for (int k = 0; k < nroads; k++)
-        rates[k] = (rs_bench_gemm_rate){.road = roads[k], .best = 0.0, .worst = INFINITY};
-    /* Rounds interleave the roads, so that other work on the machine falls
-     * on each; a road's rate is its best round, its spread best / worst. */
-    int failed = 0;
-    for (int round = 0; round < rounds && !failed; round++)
-        for (int k = 0; k < nroads && !failed; k++) {
-            if ((failed = rs_gemm_road_choose(roads[k], err)))
-                break;
-            double flops = 0.0, seconds = 0.0;
-            for (int s = 0; s < 4; s++) {
-                const double one = 2.0 * shapes[s][0] * shapes[s][1] * shapes[s][2];
-                const int reps = (int)(1e9 / one) + 1; /* about 1 GFLOP a product kind */
-                seconds += time_products(buf, shapes[s][0], shapes[s][1], shapes[s][2], reps);
-                flops += 3.0 * one * reps;
-            }
-            const double rate = flops / seconds / 1e9;
-            rates[k].best = rate > rates[k].best ? rate : rates[k].best;
-            rates[k].worst = rate < rates[k].worst ? rate : rates[k].worst;
-        }
-    free(buf);
-    rs_error again;
-    if (rs_gemm_road_choose(NULL, failed ? &again : err))
-        return -1;
-    return failed ? -1 : nroads;
+    return (rs_bench_dims){c->m, c->n, c->a, c->l, V};
 }
 
 /* The analytic memory bound of training, in MB: parameters, gradients (one
@@ -319,41 +255,60 @@ done:
     return status;
 }
 
-/* The translation side: the first `sentences` test sentences through the
- * translation pipeline, as `rnnsearch translate` decodes them (its length
- * order, its per-sentence limit 2·k + 10), from ids, on one BLAS thread:
- * greedy and beam 5, at batch 1 and 64, into out's sentences/s. */
-static int time_translation(const rs_model *use, const rs_bench_data *d, int sentences,
-                            rs_bench_measured *out, rs_error *err)
+int rs_bench_decode(const rs_model *model, const rs_source *sources, int count, int workload,
+                    int threads, double *seconds, double *flops, rs_error *err)
+{
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    opt.beam = workload == RS_BENCH_BEAM64 ? 5 : 1;
+    opt.n_best = 1;
+    opt.length_penalty = 1.0f;
+    opt.batch_size = workload == RS_BENCH_GREEDY1 ? 1 : 64;
+    opt.skip_scores = 1; /* as translate, which prints no scores */
+    rs_translated *found = rs_calloc((size_t)(count > 0 ? count : 1), sizeof *found, err);
+    rs_translator tr = {0};
+    openblas_set_num_threads(threads);
+    int failed = !found || rs_translator_init(&tr, &model, 1, NULL, &opt, err);
+    double counted = 0.0, *before = rs_gemm_count(&counted);
+    const double t0 = rs_clock_seconds();
+    if (!failed)
+        failed = rs_translate_sources(&tr, count, sources, found, err);
+    *seconds = rs_clock_seconds() - t0;
+    rs_gemm_count(before);
+    *flops = counted;
+    for (int i = 0; !failed && i < count; i++)
+        rs_translated_free(&found[i]);
+    rs_translator_free(&tr);
+    free(found);
+    return failed ? -1 : 0;
+}
+
+/* The decoding side: the first `sentences` test sentences, from ids, with
+ * model readied as translate readies it (its transposed copies), through
+ * each decoding workload, into out. */
+static int time_decoding(const rs_model *model, const rs_bench_data *d, int sentences, int threads,
+                         rs_bench_measured *out, rs_error *err)
 {
     const int count = sentences < d->test.count ? sentences : d->test.count;
-    openblas_set_num_threads(1);
-    rs_source *sources = rs_calloc((size_t)count, sizeof *sources, err);
-    rs_translated *found = rs_calloc((size_t)count, sizeof *found, err);
-    int failed = !sources || !found;
+    rs_model ready;
+    struct rs_accel *forms = NULL;
+    rs_source *sources = rs_calloc((size_t)(count > 0 ? count : 1), sizeof *sources, err);
+    int failed = !sources || rs_ready_model_view(model, NULL, &ready, &forms, err);
     for (int i = 0; !failed && i < count; i++)
         sources[i] = (rs_source){d->test.src[i], d->test.src_len[i]};
-    static const int sizes[2] = {1, 64};
-    for (int run = 0; run < 4 && !failed; run++) {
-        const int beam = run / 2;
-        rs_translate_options opt;
-        rs_translate_options_default(&opt);
-        opt.beam = beam ? 5 : 1;
-        opt.n_best = 1;
-        opt.length_penalty = 1.0f;
-        opt.batch_size = sizes[run % 2];
-        rs_translator tr = {0};
-        failed = rs_translator_init(&tr, &use, 1, NULL, &opt, err);
-        double t0 = rs_clock_seconds();
-        if (!failed)
-            failed = rs_translate_sources(&tr, count, sources, found, err);
-        (beam ? out->beam : out->greedy)[run % 2] = count / (rs_clock_seconds() - t0);
-        for (int i = 0; !failed && i < count; i++)
-            rs_translated_free(&found[i]);
-        rs_translator_free(&tr);
+    for (int w = RS_BENCH_GREEDY64; w < RS_BENCH_WORKLOADS && !failed; w++) {
+        double seconds = 0.0, flops = 0.0;
+        failed = rs_bench_decode(&ready, sources, count, w, threads, &seconds, &flops, err);
+        out->sent_s[w] = count / seconds;
+        out->dec_gflops[w] = flops / seconds / 1e9;
     }
+    const rs_model_config *c = &model->cfg;
+    out->dims =
+        (rs_bench_dims){c->emb, c->hidden, rs_attention_key_size(c->attention, c->hidden, c->att),
+                        c->maxout, c->tgt_vocab};
+    if (forms)
+        rs_ready_forms_free(forms);
     free(sources);
-    free(found);
     return failed ? -1 : 0;
 }
 
@@ -370,7 +325,7 @@ int rs_bench_measure(const rs_bench_data *d, const rs_bench_job *job, rs_bench_m
         rs_ready_model_load(model_path, NULL, &trained, NULL, NULL, 0, err))
         goto done;
     if (job->decode &&
-        time_translation(model_path ? &trained : &model, d, job->sentences, out, err))
+        time_decoding(model_path ? &trained : &model, d, job->sentences, job->threads, out, err))
         goto done;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

@@ -54,77 +54,110 @@ static void add_row(rs_bench_table *t, const char *work, const char *config, int
     r->v = v;
 }
 
-/* Each GEMM road's rate per thread count; bound[t]: the best of them. */
-static int gemm_rows(rs_bench_table *t, const rs_bench_data *d, const rs_bench_plan *plan,
-                     const rs_bench_size *cfg, double *bound, rs_error *err)
+/* Workload w's GFLOP/s as a share of the best road's rate on its products. */
+static double share(const rs_bench_bound *b, int w, double gflops)
 {
-    const int V = d->model.cfg.tgt_vocab;
-    for (int i = 0; i < plan->nthreads; i++) {
-        const int threads = plan->threads[i];
-        rs_bench_gemm_rate rates[RS_BENCH_ROADS];
-        const int nroads = rs_bench_gemm_rates(cfg, V, threads, d->mean_lt, rates, err);
-        if (nroads < 0)
-            return -1;
-        bound[i] = 0.0;
-        for (int k = 0; k < nroads; k++) {
-            char work[64];
-            snprintf(work, sizeof work, "GEMM %s, step's shapes", rates[k].road);
-            add_row(t, work, cfg->name, threads, "GFLOP/s",
-                    (rs_bench_values){rates[k].best, rates[k].best, rates[k].worst / rates[k].best,
-                                      -1, -1});
-            bound[i] = rates[k].best > bound[i] ? rates[k].best : bound[i];
-        }
-    }
-    return 0;
+    const int best = rs_bench_bound_best(b, w);
+    return best >= 0 && b->roads[best].best[w] > 0 ? gflops / b->roads[best].best[w] : -1;
 }
 
-/* The rows of one training measurement (and its translation speeds). */
-static void measured_rows(rs_bench_table *t, const rs_bench_plan *plan, const rs_bench_size *cfg,
-                          int threads, int decode, const rs_bench_measured *m, double bound)
+/* A road's worst round on w as a share of its best (one round: none). */
+static double spread(const rs_bench_road *r, int w)
 {
-    add_row(
-        t, "train", cfg->name, threads, "tgt tok/s",
-        (rs_bench_values){m->tokens_per_s, m->gflops, m->gflops / bound, m->peak_mb, m->bound_mb});
-    if (threads == 1) {
-        add_row(t, "  step", cfg->name, 1, "ms/step",
-                (rs_bench_values){1e3 * m->step_s, -1, -1, -1, -1});
-        add_row(t, "  step: optimizer", cfg->name, 1, "ms/step",
-                (rs_bench_values){1e3 * m->optimizer_s, -1,
-                                  m->step_s > 0 ? m->optimizer_s / m->step_s : -1, -1, -1});
-    }
-    if (!decode)
+    return r->rounds > 1 && r->best[w] > 0 ? r->worst[w] / r->best[w] : -1;
+}
+
+/* The bound's rows of workload w: the best road's, then with `roads` the
+ * others' (of_bound: their share of the best). */
+static void bound_rows(rs_bench_table *t, const char *config, int threads, int w,
+                       const rs_bench_bound *b, int roads)
+{
+    const int best = rs_bench_bound_best(b, w);
+    if (best < 0)
         return;
-    const char *which = plan->model_path ? "given" : cfg->name;
-    char work[48];
-    for (int beam = 0; beam < 2; beam++)
-        for (int s = 0; s < 2; s++) {
-            snprintf(work, sizeof work, "%s, batch %d", beam ? "beam 5" : "greedy", s ? 64 : 1);
-            add_row(t, work, which, 1, "sent/s",
-                    (rs_bench_values){(beam ? m->beam : m->greedy)[s], -1, -1, -1, -1});
-        }
+    const rs_bench_road *top = &b->roads[best];
+    char work[64];
+    snprintf(work, sizeof work, "  bound%s: %s", w == RS_BENCH_GREEDY1 ? " (GEMV)" : "", top->name);
+    add_row(t, work, config, threads, "GFLOP/s",
+            (rs_bench_values){top->best[w], top->best[w], -1, spread(top, w), -1, -1});
+    for (int k = 0; roads && k < b->count; k++) {
+        const rs_bench_road *r = &b->roads[k];
+        if (k == best || r->rounds == 0)
+            continue;
+        snprintf(work, sizeof work, "    %s", r->name);
+        add_row(t, work, config, threads, "GFLOP/s",
+                (rs_bench_values){r->best[w], r->best[w], r->best[w] / top->best[w], spread(r, w),
+                                  -1, -1});
+    }
+}
+
+void rs_bench_rows_add(rs_bench_table *t, const rs_bench_size *c, int threads,
+                       const rs_bench_measured *m, int decoded, const char *decoder,
+                       const rs_bench_bound *b, int roads)
+{
+    add_row(t, "train", c->name, threads, "tgt tok/s",
+            (rs_bench_values){m->tokens_per_s, m->gflops, share(b, RS_BENCH_TRAIN, m->gflops), -1,
+                              m->peak_mb, m->bound_mb});
+    bound_rows(t, c->name, threads, RS_BENCH_TRAIN, b, roads);
+    if (threads == 1) {
+        add_row(t, "  step", c->name, 1, "ms/step",
+                (rs_bench_values){1e3 * m->step_s, -1, -1, -1, -1, -1});
+        add_row(t, "  step: optimizer", c->name, 1, "ms/step",
+                (rs_bench_values){1e3 * m->optimizer_s, -1,
+                                  m->step_s > 0 ? m->optimizer_s / m->step_s : -1, -1, -1, -1});
+    }
+    for (int w = RS_BENCH_GREEDY64; decoded && w < RS_BENCH_WORKLOADS; w++) {
+        add_row(t, rs_bench_workload_names[w], decoder, threads, "sent/s",
+                (rs_bench_values){m->sent_s[w], m->dec_gflops[w], share(b, w, m->dec_gflops[w]), -1,
+                                  -1, -1});
+        bound_rows(t, decoder, threads, w, b, roads);
+    }
+}
+
+/* The bound for measurement m: training's products of size c on the data's
+ * lengths, decoding's of the model m decoded (c's when none). */
+static int measure_bound(rs_bench_bound *b, const rs_bench_data *d, const rs_bench_plan *plan,
+                         const rs_bench_size *c, int threads, const rs_bench_measured *m,
+                         int decoded, rs_error *err)
+{
+    const rs_bench_dims train = rs_bench_size_dims(c, d->model.cfg.tgt_vocab);
+    rs_bench_shapes shapes;
+    rs_bench_shapes_make(&shapes, &train, c->batch, d->mean_ls, d->mean_lt,
+                         decoded ? &m->dims : &train);
+    const rs_bench_cpu cpu = rs_bench_cpu_now();
+    rs_bench_bound_roads(b, &cpu, plan->exe);
+    fprintf(plan->log, "%s, %d thread(s): the bound, %d roads on %d products...\n", c->name,
+            threads, b->count, shapes.count);
+    if (rs_bench_bound_measure(b, &shapes, threads, plan->exe, err))
+        return -1;
+    for (int k = 0; k < b->count; k++)
+        if (b->roads[k].failed[0])
+            fprintf(plan->log, "%s: the bound's road %s gave no rates: %s\n", plan->prog,
+                    b->roads[k].name, b->roads[k].failed);
+    return 0;
 }
 
 int rs_bench_table_size(rs_bench_table *t, const rs_bench_data *d, const rs_bench_plan *plan,
                         int size, rs_error *err)
 {
     const rs_bench_size *cfg = &rs_bench_sizes[size];
-    double bound[8];
-    if (gemm_rows(t, d, plan, cfg, bound, err))
-        return -1;
     const int n_steps = size == 0 ? plan->steps : (plan->steps / 3 > 3 ? plan->steps / 3 : 3);
+    const int decode = !plan->model_path || !t->decoded;
     for (int i = 0; i < plan->nthreads; i++) {
         const int threads = plan->threads[i];
         rs_bench_measured m;
         memset(&m, 0, sizeof m);
-        const int decode = !t->decoded && threads == 1;
         fprintf(plan->log, "%s, %d thread(s): %d steps%s...\n", cfg->name, threads, n_steps,
-                decode ? ", then translation" : "");
+                decode ? ", then decoding" : "");
         const rs_bench_job job = {cfg, threads, n_steps, decode, plan->sentences, plan->model_path};
-        if (measure_apart(d, &job, plan, &m, err))
+        rs_bench_bound b;
+        if (measure_apart(d, &job, plan, &m, err) ||
+            measure_bound(&b, d, plan, cfg, threads, &m, decode, err))
             return -1;
-        t->decoded |= decode;
-        measured_rows(t, plan, cfg, threads, decode, &m, bound[i]);
+        rs_bench_rows_add(t, cfg, threads, &m, decode, plan->model_path ? "given" : cfg->name, &b,
+                          plan->roads);
     }
+    t->decoded |= plan->model_path && decode;
     return 0;
 }
 
@@ -138,28 +171,29 @@ static void cell(char *buf, size_t cap, double v, const char *fmt)
 
 void rs_bench_table_print(FILE *out, const rs_bench_table *t, int tsv)
 {
-    const char *head[] = {"work",    "config",   "threads",     "rate",    "unit",
-                          "GFLOP/s", "of_bound", "peak_RSS_MB", "bound_MB"};
+    const char *head[] = {"work",    "config",   "threads", "rate",        "unit",
+                          "GFLOP/s", "of_bound", "spread",  "peak_RSS_MB", "bound_MB"};
     if (tsv)
-        fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", head[0], head[1], head[2], head[3],
-                head[4], head[5], head[6], head[7], head[8]);
+        fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", head[0], head[1], head[2], head[3],
+                head[4], head[5], head[6], head[7], head[8], head[9]);
     else
-        fprintf(out, "%-30s %-6s %7s %9s %-11s %8s %8s %11s %8s\n", head[0], head[1], head[2],
-                head[3], head[4], head[5], head[6], head[7], head[8]);
+        fprintf(out, "%-36s %-6s %7s %9s %-11s %8s %8s %6s %11s %8s\n", head[0], head[1], head[2],
+                head[3], head[4], head[5], head[6], head[7], head[8], head[9]);
     for (int i = 0; i < t->count; i++) {
         const rs_bench_row *r = &t->rows[i];
-        char rate[32], gf[32], of[32], rss[32], bound[32];
+        char rate[32], gf[32], of[32], sp[32], rss[32], bound[32];
         const rs_bench_values *v = &r->v;
         cell(rate, sizeof rate, v->rate, v->rate < 100 ? "%.2f" : "%.0f");
         cell(gf, sizeof gf, v->gflops, "%.1f");
         cell(of, sizeof of, v->of_bound < 0 ? -1 : 100 * v->of_bound, "%.0f%%");
+        cell(sp, sizeof sp, v->spread < 0 ? -1 : 100 * v->spread, "%.0f%%");
         cell(rss, sizeof rss, v->rss_mb, "%.0f");
         cell(bound, sizeof bound, v->bound_mb, "%.0f");
         if (tsv)
-            fprintf(out, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r->work, r->config, r->threads,
-                    rate, r->unit, gf, of, rss, bound);
+            fprintf(out, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r->work, r->config, r->threads,
+                    rate, r->unit, gf, of, sp, rss, bound);
         else
-            fprintf(out, "%-30s %-6s %7d %9s %-11s %8s %8s %11s %8s\n", r->work, r->config,
-                    r->threads, rate, r->unit, gf, of, rss, bound);
+            fprintf(out, "%-36s %-6s %7d %9s %-11s %8s %8s %6s %11s %8s\n", r->work, r->config,
+                    r->threads, rate, r->unit, gf, of, sp, rss, bound);
     }
 }

@@ -166,6 +166,25 @@ START_TEST(named_products_catch_mismatched_shapes)
 }
 END_TEST
 
+/* rs_gemm_count's tally: 2·M·N·K for each product computed (one row, a
+ * GEMV, too), nothing for an empty sum, and nothing once it is NULL. */
+START_TEST(gemm_counts_flops)
+{
+    float x[6] = {1, 2, 3, 4, 5, 6}, W[12] = {0}, y[8];
+    double flops = 0.0;
+    ck_assert_ptr_null(rs_gemm_count(&flops));
+    rs_matmul_forward(RS_MAT(y, 2, 4), RS_CMAT(x, 2, 3), RS_CMAT(W, 4, 3), 0.0f);
+    ck_assert_double_eq(flops, 2.0 * 2 * 4 * 3);
+    rs_matmul_forward(RS_MAT(y, 1, 4), RS_CMAT(x, 1, 3), RS_CMAT(W, 4, 3), 0.0f);
+    ck_assert_double_eq(flops, 2.0 * 2 * 4 * 3 + 2.0 * 4 * 3);
+    rs_gemm(&(rs_gemm_call){.M = 2, .N = 4, .K = 0, .C = y, .ldc = 4});
+    ck_assert_double_eq(flops, 2.0 * 2 * 4 * 3 + 2.0 * 4 * 3);
+    ck_assert_ptr_eq(rs_gemm_count(NULL), &flops);
+    rs_matmul_forward(RS_MAT(y, 2, 4), RS_CMAT(x, 2, 3), RS_CMAT(W, 4, 3), 0.0f);
+    ck_assert_double_eq(flops, 2.0 * 2 * 4 * 3 + 2.0 * 4 * 3);
+}
+END_TEST
+
 START_TEST(row_sums_bias_and_sigmoid)
 {
     /* X [2,3] stored with stride 4; the 4th column must be ignored. */
@@ -195,6 +214,7 @@ Suite *linalg_suite(void)
     tcase_add_loop_test(tc, gemm_matches_a_triple_loop, 0, 4);
     tcase_add_test(tc, gemm_empty_sum_scales_by_beta);
     tcase_add_test(tc, named_products_catch_mismatched_shapes);
+    tcase_add_test(tc, gemm_counts_flops);
     tcase_add_test(tc, row_sums_bias_and_sigmoid);
     suite_add_tcase(s, tc);
     return s;
