@@ -191,10 +191,6 @@ const char *rs_cli_config_model(const rs_cli_args *args);
 /* Frees what rs_cli_apply_config read. */
 void rs_cli_end(rs_cli_args *args);
 
-/* The section a configuration key (rs_config) belongs in: "model" (the sizes
- * and the attention), "data" (text and vocabulary settings) or "training". */
-const char *rs_cli_config_section(const char *key);
-
 /* Parses a whole decimal integer in [min, max]; on failure reports
  * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */
 int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out);

@@ -20,7 +20,7 @@ static rs_cli_option setting_row(const rs_cli_option *marker, int i, const char 
     const char *option;
     rs_cli_config_option(i, &option, key);
     return (rs_cli_option){option, .kind = RS_CLI_SETTINGS, .at = marker->at,
-                           .section = rs_cli_config_section(*key), .label = *key};
+                           .section = rs_config_section(*key), .label = *key};
 }
 
 /* The rows of a table with RS_CLI_SETTINGS expanded, at most max; the count. */
