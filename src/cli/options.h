@@ -85,7 +85,7 @@ typedef struct rs_cli_option {
 /* Rows several commands share. */
 /* clang-format off */
 #define RS_CLI_HELP_ROW {"help", 'h', RS_CLI_HELP, .help = "this help"}
-/* --src FILE --tgt FILE and --swap, into the rs_cli_pairs `member` of a request. */
+/* --src FILE --tgt FILE and --swap, into the rs_pairs_input `member` of a request. */
 #define RS_CLI_PAIRS_ROWS(type, member)                                                            \
     {"src", .kind = RS_CLI_STRING, RS_AT(type, member.src), .value = "FILE",                       \
      .label = "--src FILE, --tgt FILE", .help = "line-aligned source and target files"},           \

@@ -1,6 +1,5 @@
 /* rnnsearch align: the alignment matrices of translations (greedy) or of
  * given pairs (forced decoding), as text, TSV, JSON, Pharaoh, SVG or HTML. */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +13,6 @@
 #include "train/output.h"
 #include "model/codec.h"
 #include "cmd/commands.h"
-#include "text/corpus.h"
-#include "data/dataset.h"
 #include "search/translate.h"
 #include "serve/run.h"
 #include "train/rundir.h"
@@ -334,78 +331,6 @@ static int write_replay(const char *dir, sink *sk)
     return RS_EXIT_OK;
 }
 
-/* The input: lines to translate, or (--pairs) pairs tokenized for forced
- * decoding, sources cut to --max-src-len, a chunk of them at a time (the
- * alignments of a large file were all held before the first was written);
- * for a picture per sentence all of them, whose names are all checked
- * before the first is written. */
-typedef struct {
-    rs_lines lines;
-    rs_pair_reader reader;
-    int reader_open, chunk;
-    rs_pairs pairs;
-    rs_tokenized tok;
-    int count; /* sentences (with --pairs, of the chunk) */
-} align_input;
-
-enum { ALIGN_CHUNK = 4096 };
-
-/* The next chunk of pairs into in->tok: their count, 0 at the end, or -1. */
-static int next_pairs(const align_request *rq, const rs_codec *codec, align_input *in,
-                      rs_error *err)
-{
-    rs_tokenized_free(&in->tok);
-    rs_pairs_free(&in->pairs);
-    const char *name = strcmp(rq->input, "-") ? rq->input : "<stdin>";
-    const int n = rs_pair_reader_chunk(&in->reader, in->chunk, &in->pairs, err);
-    if (n <= 0)
-        return n;
-    if (rs_tokenize_pairs(&in->tok, &in->pairs, codec, name, err) ||
-        rs_cli_cut_sources(PROG, &in->tok, rq->topt.max_src_len, rq->input, err))
-        return -1;
-    in->count = in->tok.count;
-    return n;
-}
-
-static int read_input(const align_request *rq, const rs_codec *codec, const sink *sk,
-                      align_input *in, rs_error *err)
-{
-    if (!rq->pairs_mode) {
-        if (rs_lines_read(rq->input, &in->lines, err))
-            return -1;
-        in->count = in->lines.count;
-        return 0;
-    }
-    if (rs_pair_reader_open_tsv(&in->reader, rq->input, rq->swap, 0, err))
-        return -1;
-    in->reader_open = 1;
-    in->chunk = sk->writer->file_per_sentence ? INT_MAX : ALIGN_CHUNK;
-    return next_pairs(rq, codec, in, err) < 0 ? -1 : 0;
-}
-
-/* --pairs: the chunk read, then each next one. */
-static int align_all_pairs(const align_request *rq, const rs_model *model, const rs_codec *codec,
-                           align_input *in, const rs_align_emitter *em, rs_error *err)
-{
-    int n = in->count;
-    while (n > 0) {
-        if (rs_align_pairs(model, &in->tok, rq->topt.batch_size, em, err))
-            return -1;
-        if ((n = next_pairs(rq, codec, in, err)) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static void align_input_free(align_input *in)
-{
-    rs_tokenized_free(&in->tok);
-    rs_pairs_free(&in->pairs);
-    rs_lines_free(&in->lines);
-    if (in->reader_open)
-        rs_pair_reader_close(&in->reader);
-}
-
 int cmd_align(int argc, char **argv)
 {
     align_request rq = {0};
@@ -431,7 +356,7 @@ int cmd_align(int argc, char **argv)
 
     rs_model model = {0};
     rs_codec codec = {0};
-    align_input in = {0};
+    rs_align_input in = {0};
     char default_title[4200];
     status = RS_EXIT_FAIL;
     if (rs_cli_load_model(rq.model_arg, &model, &codec, &err))
@@ -444,7 +369,9 @@ int cmd_align(int argc, char **argv)
     }
     snprintf(default_title, sizeof default_title, "alignment, %s", rq.model_arg);
     sk->style.title = rq.title ? rq.title : default_title;
-    if (read_input(&rq, &codec, sk, &in, &err))
+    const rs_pairs_ids ids = {&model, &codec, rq.topt.max_src_len, stderr, PROG};
+    if (rs_align_input_open(&in, rq.input, rq.pairs_mode, rq.swap, sk->writer->file_per_sentence,
+                            &ids, &err))
         goto fail;
     int opened = open_sink(sk, in.count, &err);
     if (opened > 0) {
@@ -459,8 +386,7 @@ int cmd_align(int argc, char **argv)
         goto fail;
     }
     const rs_align_emitter em = {sk->words, sk->bpe, write_alignment, sk, stderr, PROG};
-    if (rq.pairs_mode ? align_all_pairs(&rq, &model, &codec, &in, &em, &err)
-                      : rs_align_translations(&model, &codec, &in.lines, &rq.topt, &em, &err))
+    if (rs_align_input_run(&in, &rq.topt, &em, &err))
         goto fail;
     if (close_sink(sk, &err))
         goto fail;
@@ -473,7 +399,7 @@ fail:
 done:
     rs_output_abort(&sk->output);
     rs_output_rule_free(&sk->rule);
-    align_input_free(&in);
+    rs_align_input_free(&in);
     rs_codec_free(&codec);
     rs_model_free(&model);
     return status;

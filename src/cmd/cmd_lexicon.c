@@ -14,7 +14,7 @@
 
 typedef struct {
     rs_cli_models *models;
-    rs_cli_pairs in;
+    rs_pairs_input in;
     const char *output;
     int iterations, keep;
     float min_prob;
@@ -98,7 +98,8 @@ int cmd_lexicon(int argc, char **argv)
     if (rs_cli_load_models(&models, &codec, &err))
         goto fail;
     const rs_model *model = &models.models[0];
-    if (rs_cli_read_dataset(PROG, &rq.in, model, &codec, RS_MAX_LENGTH, &data, &err) ||
+    const rs_pairs_ids ids = {model, &codec, RS_MAX_LENGTH, stderr, PROG};
+    if (rs_pairs_input_read(&rq.in, &ids, &data, &err) ||
         rs_lexicon_learn(&lex, &data, model->src_vocab.size, model->tgt_vocab.size, rq.iterations,
                          rq.keep, rq.min_prob, &err))
         goto fail;
@@ -106,7 +107,7 @@ int cmd_lexicon(int argc, char **argv)
         /* An empty table would only be refused later, by translate --shortlist. */
         rs_fail(&err,
                 "%s: no entries to write (%d pairs read, no word pair with p(target|source) >= %g)",
-                rs_cli_pairs_name(&rq.in), data.count, rq.min_prob);
+                rs_pairs_input_name(&rq.in), data.count, rq.min_prob);
         goto fail;
     }
     if (rs_output_open(&out, &rq.rule, rq.output, &err))
