@@ -366,25 +366,9 @@ static int open_log(const train_request *rq, rs_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", rq->dir, RS_TEXT_LOG);
-    if (!rq->log_path)
-        return rs_log_open(path, err);
-    /* --log FILE is appended to, not replaced, but by the rule of every
-     * output: never one of the run's inputs, a checkpoint, or a file of
-     * another run's directory but its train.log. */
-    const rs_train_inputs *in = &rq->in;
-    const char *inputs[] = {in->train_tsv,  in->train_src, in->train_tgt,        in->dev_tsv,
-                            in->dev_src,    in->dev_tgt,   in->spm_src,          in->spm_tgt,
-                            in->watch_file, in->dev_align, rq->args.config_path, in->src_vocab,
-                            in->tgt_vocab};
-    rs_output_rule rule;
-    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_TEXT_LOG);
-    int status = 0;
-    for (size_t i = 0; i < sizeof inputs / sizeof *inputs && !status; i++)
-        status = rs_output_add_input(&rule, inputs[i], err);
-    if (!status)
-        status = rs_output_check(&rule, rq->log_path, err);
-    rs_output_rule_free(&rule);
-    return status ? -1 : rs_log_open(rq->log_path, err);
+    if (rq->log_path && rs_train_log_check(&rq->in, rq->args.config_path, rq->log_path, err))
+        return -1;
+    return rs_log_open(rq->log_path ? rq->log_path : path, err);
 }
 
 /* The exit status of a status of train/prepare.h or train/resume.h: a request
@@ -459,23 +443,6 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
     return agreed(status, err);
 }
 
-/* DIR/config.yaml: a copy of the --config file the run was started with
- * (Joey NMT keeps one too), its text as read (gzip decompressed, line ends
- * as '\n'; a pipe cannot be read again), written as every output is
- * (train/output.h); `info -m DIR --config` reads its data paths back. A resumed
- * run given --config again replaces it; the copy itself given is left be. */
-static int copy_config(const train_request *rq, rs_error *err)
-{
-    if (!rq->args.config_path || rs_dist_rank() != 0)
-        return 0;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", rq->dir, RS_CONFIG_COPY);
-    if (rs_same_file(rq->args.config_path, path))
-        return 0;
-    return rs_output_copy(rq->args.config.text, rq->args.config.text_size, rq->args.config_path,
-                          path, RS_CONFIG_COPY, err);
-}
-
 /* The run from a checked request: the directory claimed, the checkpoint
  * resumed or a model made, the data checked against a resumed run's, then
  * training until it stops, and how it stopped. */
@@ -507,7 +474,9 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         return status;
     status = RS_EXIT_FAIL;
     print_header(rq, run);
-    if (copy_config(rq, &err))
+    if (rq->args.config_path && rs_dist_rank() == 0 &&
+        rs_train_copy_config(rq->dir, rq->args.config_path, rq->args.config.text,
+                             rq->args.config.text_size, &err))
         goto fail;
     rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal, .dir = rq->dir};
     if (rq->cfg.train.dev_bleu) {
