@@ -399,33 +399,14 @@ int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char
     return -1;
 }
 
-int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg)
+int rs_cli_add_model(const char *prog, rs_models *m, const char *arg)
 {
-    if (m->count == RS_CLI_MAX_MODELS) {
-        rs_cli_usage_error(prog, "-m: at most %d models in an ensemble", RS_CLI_MAX_MODELS);
+    if (m->count == RS_MAX_MODELS) {
+        rs_cli_usage_error(prog, "-m: at most %d models in an ensemble", RS_MAX_MODELS);
         return -1;
     }
     m->args[m->count++] = arg;
     return 0;
-}
-
-int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err)
-{
-    for (; m->loaded < m->count; m->loaded++) {
-        const int k = m->loaded;
-        if (rs_ready_model_load(m->args[k], &m->ready, &m->models[k], k ? NULL : codec, NULL, 0,
-                                err))
-            return -1;
-        m->members[k] = &m->models[k];
-    }
-    return 0;
-}
-
-void rs_cli_models_free(rs_cli_models *m)
-{
-    for (int k = 0; k < m->loaded; k++)
-        rs_model_free(&m->models[k]);
-    m->loaded = 0;
 }
 
 void rs_cli_end(rs_cli_args *args)

@@ -14,6 +14,7 @@
 #include "model/locate.h"
 #include "model/model.h"
 #include "search/pairs_input.h"
+#include "search/models.h"
 #include "search/ready.h"
 #include "search/translate.h"
 #include "text/corpus.h"
@@ -227,23 +228,8 @@ int rs_cli_bpe_value(const char *arg);
  * codec. */
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
 
-/* Models given as repeated -m: one model, or an ensemble. */
-#define RS_CLI_MAX_MODELS 16
-typedef struct {
-    int count, loaded;
-    const char *args[RS_CLI_MAX_MODELS];
-    rs_model models[RS_CLI_MAX_MODELS];
-    const rs_model *members[RS_CLI_MAX_MODELS]; /* &models[k], as the pipeline takes them */
-    rs_ready_options ready;                     /* what every model is readied with (--int8) */
-} rs_cli_models;
-
-/* Records one -m argument (refusing more than RS_CLI_MAX_MODELS). */
-int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg);
-
-/* Loads every recorded model, and the first one's text codec into codec;
- * fails, naming the file, as rs_cli_load_model does. */
-int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err);
-void rs_cli_models_free(rs_cli_models *m);
+/* Records one -m argument (refusing more than RS_MAX_MODELS). */
+int rs_cli_add_model(const char *prog, rs_models *m, const char *arg);
 
 /* After the options of a command that reads pairs (score, lexicon: their
  * RS_CLI_PAIRS_ROWS, cli/options.h): one TSV file as the operand ("-",

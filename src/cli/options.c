@@ -99,7 +99,7 @@ static int store(const char *prog, const rs_cli_option *o, char *rq, const char 
     case RS_CLI_CALL: return o->set(rq, arg);
     case RS_CLI_PARSE: return o->parse(prog, opt, arg, field) ? RS_EXIT_USAGE : -1;
     case RS_CLI_MODELS:
-        return rs_cli_add_model(prog, *(rs_cli_models **)field, arg) ? RS_EXIT_USAGE : -1;
+        return rs_cli_add_model(prog, *(rs_models **)field, arg) ? RS_EXIT_USAGE : -1;
     case RS_CLI_SETTINGS:
         if (rs_config_is_flag(o->label) ? rs_config_set(field, o->label, "1", &err)
                                         : rs_config_set_option(field, o->label, arg, &err))

@@ -45,7 +45,7 @@ typedef enum {
     RS_CLI_CHOICE,     /* an int field: the value's index in .names */
     RS_CLI_CALL,       /* .set parses the value into the request */
     RS_CLI_PARSE,      /* .parse parses the value into the field (a type of its own) */
-    RS_CLI_MODELS,     /* an rs_cli_models * field: -m MODEL, repeatable (rs_cli_add_model) */
+    RS_CLI_MODELS,     /* an rs_models * field: -m MODEL, repeatable (rs_cli_add_model) */
     RS_CLI_SETTINGS,   /* rows for each rs_config field (train's model and training) */
     RS_CLI_CONFIG_FILE /* --config FILE */
 } rs_cli_kind;

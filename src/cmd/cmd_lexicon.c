@@ -13,7 +13,7 @@
 #define PROG "rnnsearch lexicon"
 
 typedef struct {
-    rs_cli_models *models;
+    rs_models *models;
     rs_pairs_input in;
     const char *output;
     int iterations, keep;
@@ -81,7 +81,7 @@ static int parse_request(int argc, char **argv, lexicon_request *rq)
 
 int cmd_lexicon(int argc, char **argv)
 {
-    static rs_cli_models models;
+    static rs_models models;
     lexicon_request rq = {.models = &models, .iterations = 5, .keep = 100, .min_prob = 1e-4f};
     rs_output_rule_init(&rq.rule, RS_OUTPUT_TEXT, NULL);
     int status = parse_request(argc, argv, &rq);
@@ -95,7 +95,7 @@ int cmd_lexicon(int argc, char **argv)
     rs_lexicon lex = {0};
     rs_output out = {0};
     status = RS_EXIT_FAIL;
-    if (rs_cli_load_models(&models, &codec, &err))
+    if (rs_models_load(&models, &codec, &err))
         goto fail;
     const rs_model *model = &models.models[0];
     const rs_pairs_ids ids = {model, &codec, RS_MAX_LENGTH, stderr, PROG};
@@ -129,7 +129,7 @@ done:
     rs_lexicon_free(&lex);
     rs_dataset_free(&data);
     rs_codec_free(&codec);
-    rs_cli_models_free(&models);
+    rs_models_free(&models);
     rs_output_rule_free(&rq.rule);
     return status;
 }

@@ -14,7 +14,7 @@
 
 /* What the command line asks for. */
 typedef struct {
-    rs_cli_models *models;
+    rs_models *models;
     rs_pairs_input in;
     int per_token, batch_size, max_src_len;
 } score_request;
@@ -72,7 +72,7 @@ static int parse_request(int argc, char **argv, score_request *rq)
 
 int cmd_score(int argc, char **argv)
 {
-    static rs_cli_models models;
+    static rs_models models;
     score_request rq = {.models = &models, .batch_size = 64, .max_src_len = RS_MAX_SRC_LEN};
     int status = parse_request(argc, argv, &rq);
     if (status >= 0)
@@ -83,13 +83,13 @@ int cmd_score(int argc, char **argv)
     status = RS_EXIT_FAIL;
     const rs_pairs_ids ids = {&models.models[0], &codec, rq.max_src_len, stderr, PROG};
     const rs_pair_scoring how = {models.members, models.count, rq.batch_size, rq.per_token};
-    if (rs_cli_load_models(&models, &codec, &err) ||
+    if (rs_models_load(&models, &codec, &err) ||
         rs_ensemble_check(models.members, models.count, &err) ||
         rs_pair_scores_write(stdout, &rq.in, &ids, &how, &err))
         rs_cli_fail(PROG, "%s", err.msg);
     else
         status = RS_EXIT_OK;
     rs_codec_free(&codec);
-    rs_cli_models_free(&models);
+    rs_models_free(&models);
     return status;
 }

@@ -13,11 +13,11 @@
 
 #include "cli/cli.h"
 #include "common/blas_buffer.h"
+#include "common/fileio.h"
 #include "cli/config/alias.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
 #include "common/log.h"
-#include "train/output.h"
 #include "cli/resume_command.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"

@@ -27,13 +27,13 @@
 
 /* What the command line asks for. */
 typedef struct {
-    rs_cli_models *models;
+    rs_models *models;
     const char *output, *ref_path, *input;
     int threads, quiet;
     int int8; /* --int8: the decoder step's products with int8 weights */
     rs_translate_options topt;
     rs_stream_style style;
-    float weights[RS_CLI_MAX_MODELS]; /* --weights, in -m order */
+    float weights[RS_MAX_MODELS]; /* --weights, in -m order */
     int n_weights;
     const char *shortlist_path; /* --shortlist FILE (in shortlist_file), sizes in topt.shortlist */
     char shortlist_file[4096];
@@ -48,7 +48,7 @@ static int set_weights(void *req, const char *arg)
 {
     translate_request *rq = req;
     rs_error err;
-    if (rs_ensemble_weights_parse(arg, rq->weights, &rq->n_weights, RS_CLI_MAX_MODELS, &err))
+    if (rs_ensemble_weights_parse(arg, rq->weights, &rq->n_weights, RS_MAX_MODELS, &err))
         return rs_cli_usage_error(PROG, "--weights: %s", err.msg);
     return -1;
 }
@@ -282,9 +282,9 @@ static int flush_output(void *output, rs_error *err)
 static int start_translator(translate_request *rq, rs_codec *codec, rs_translator *tr,
                             rs_error *err)
 {
-    rs_cli_models *models = rq->models;
+    rs_models *models = rq->models;
     models->ready = (rs_ready_options){.int8 = rq->int8};
-    if (rs_cli_load_models(models, codec, err))
+    if (rs_models_load(models, codec, err))
         return -1;
     /* A model of SentencePiece pieces gives decoded text: taking its spaces
      * out would join every word. */
@@ -303,7 +303,7 @@ static int start_translator(translate_request *rq, rs_codec *codec, rs_translato
 
 int cmd_translate(int argc, char **argv)
 {
-    static rs_cli_models models;
+    static rs_models models;
     translate_request rq = {.models = &models};
     rs_translate_options_default(&rq.topt);
     rs_output_rule_init(&rq.rule, RS_OUTPUT_TEXT, NULL);
@@ -371,7 +371,7 @@ done:
     rs_translator_free(&tr);
     rs_lexicon_free(&rq.lexicon);
     rs_codec_free(&codec);
-    rs_cli_models_free(&models);
+    rs_models_free(&models);
     rs_output_rule_free(&rq.rule);
     rs_cli_end(&rq.args);
     return status;
