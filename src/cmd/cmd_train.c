@@ -2,14 +2,9 @@
  * (its directory claimed, its data, codec and model: train/prepare.h) and
  * what --resume checks (train/resume.h) are the library's; this file parses
  * the options, calls them in order, and prints what they report. */
-#include <math.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/blas_buffer.h"
@@ -25,6 +20,7 @@
 #include "train/report.h"
 #include "train/resume.h"
 #include "train/rundir.h"
+#include "train/signals.h"
 #include "train/train.h"
 #include "train/watch.h"
 
@@ -48,31 +44,6 @@ static void report(void *ctx, const rs_train_event *ev)
             rs_train_report_event(lines.f, ev, r->quiet, rs_dist_size());
         rs_log_capture_end(&lines);
     }
-}
-
-/* The first SIGINT, SIGTERM or SIGHUP asks the loop to stop after the current
- * step; a second one ends the program at once, before it touches a file.
- * Signals may land on any thread (the shards' workers too), two at once on
- * two threads: the count, taken atomically, says which came first. */
-static volatile sig_atomic_t stop_signal;
-static atomic_int signals_seen;
-
-static void on_signal(int sig)
-{
-    if (atomic_fetch_add(&signals_seen, 1) > 0)
-        _exit(RS_EXIT_SIGNAL + sig);
-    stop_signal = sig;
-}
-
-static void catch_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
 }
 
 /* What the command line and --config FILE ask for. */
@@ -329,7 +300,7 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
 {
     rs_log_capture lines;
     if (rs_log_capture_begin(&lines))
-        rs_train_report_stop(lines.f, r->reason, stop_signal, r->epoch, state, cfg, dir);
+        rs_train_report_stop(lines.f, r->reason, *rs_train_signal(), r->epoch, state, cfg, dir);
     rs_log_capture_end(&lines);
     rs_log("to continue: ");
     rs_log_capture resume_command;
@@ -478,7 +449,7 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         rs_train_copy_config(rq->dir, rq->args.config_path, rq->args.config.text,
                              rq->args.config.text_size, &err))
         goto fail;
-    rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal, .dir = rq->dir};
+    rs_train_options options = {.report_seconds = 2.0, .stop = rs_train_signal(), .dir = rq->dir};
     if (rq->cfg.train.dev_bleu) {
         options.codec = &run->codec;
         options.dev_refs = run->dev_pairs.tgt;
@@ -490,13 +461,13 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
     if (rs_dist_check(rs_dist_rank() == 0 ? rs_rundir_write_vocabs(rq->dir, &run->model, &err) : 0,
                       &err))
         goto fail;
-    catch_signals();
+    rs_train_catch_signals();
     began = 1;
     if (rs_train(&run->model, &run->state, &run->train, &run->dev, &options, report, &rep, &err))
         goto fail;
     if (rs_dist_rank() == 0)
         print_stop(&rep, &run->state, &run->model.train, rq->dir, argc, argv, rq->resume);
-    return rep.reason == RS_STOP_SIGNAL ? RS_EXIT_SIGNAL + (int)stop_signal : RS_EXIT_OK;
+    return rep.reason == RS_STOP_SIGNAL ? RS_EXIT_SIGNAL + (int)*rs_train_signal() : RS_EXIT_OK;
 fail:
     if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */
         rs_log(PROG ": %s\n", err.msg);
