@@ -37,7 +37,6 @@ typedef struct {
     int n_weights;
     const char *shortlist_path; /* --shortlist FILE (in shortlist_file), sizes in topt.shortlist */
     char shortlist_file[4096];
-    rs_lexicon lexicon;  /* read from it once the model is loaded */
     rs_output_rule rule; /* what -o may be: not an input, a checkpoint, a run's file */
     rs_cli_args args;    /* holds the --config file's values */
 } translate_request;
@@ -277,30 +276,6 @@ static int flush_output(void *output, rs_error *err)
     return rs_output_flush(output, err);
 }
 
-/* The models loaded (with their int8 copies for --int8), --shortlist's
- * table read, and the translator made of them. */
-static int start_translator(translate_request *rq, rs_codec *codec, rs_translator *tr,
-                            rs_error *err)
-{
-    rs_models *models = rq->models;
-    models->ready = (rs_ready_options){.int8 = rq->int8};
-    if (rs_models_load(models, codec, err))
-        return -1;
-    /* A model of SentencePiece pieces gives decoded text: taking its spaces
-     * out would join every word. */
-    if (rq->topt.remove_bpe && !strcmp(rq->topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
-        models->models[0].cfg.tokenizer == RS_TOKENIZER_SPM)
-        return rs_fail(err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose "
-                            "pieces are decoded already");
-    if (rq->shortlist_path) {
-        if (rs_lexicon_read(&rq->lexicon, rq->shortlist_path, &models->models[0].src_vocab,
-                            &models->models[0].tgt_vocab, err))
-            return -1;
-        rq->topt.shortlist.lex = &rq->lexicon;
-    }
-    return rs_translator_init(tr, models->members, models->count, codec, &rq->topt, err);
-}
-
 int cmd_translate(int argc, char **argv)
 {
     static rs_models models;
@@ -337,7 +312,8 @@ int cmd_translate(int argc, char **argv)
     run.flush_ctx = &output;
     int reader_open = 0;
     status = RS_EXIT_FAIL;
-    if (start_translator(&rq, &codec, &tr, &err))
+    models.ready = (rs_ready_options){.int8 = rq.int8};
+    if (rs_models_translator(&models, &codec, rq.shortlist_path, &rq.topt, &tr, &err))
         goto fail;
     if (rq.ref_path && rs_lines_read(rq.ref_path, &refs, &err))
         goto fail;
@@ -369,7 +345,6 @@ done:
     if (reader_open)
         rs_line_reader_close(&reader);
     rs_translator_free(&tr);
-    rs_lexicon_free(&rq.lexicon);
     rs_codec_free(&codec);
     rs_models_free(&models);
     rs_output_rule_free(&rq.rule);
