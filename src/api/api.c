@@ -47,8 +47,8 @@ struct rnnsearch_model {
     struct rs_accel *int8_forms; /* NULL until a translator asks for int8 */
 };
 
-/* RNNSEARCH_MAX_MODELS is the command line's bound on -m (RS_CLI_MAX_MODELS,
- * in cmd/, which this layer does not see). */
+/* RNNSEARCH_MAX_MODELS is the command line's bound on -m (RS_MAX_MODELS,
+ * search/models.h). */
 struct rnnsearch_translator {
     const rs_model *members[RNNSEARCH_MAX_MODELS]; /* the translator's models array */
     /* with int8: shallow copies of the members with their model's int8

@@ -161,20 +161,6 @@ int rs_cli_fail(const char *prog, const char *fmt, ...)
     return RS_EXIT_FAIL;
 }
 
-int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
-                       rs_error *err)
-{
-    int *cut = rs_calloc((size_t)tok->count + 1, sizeof(int), err);
-    if (!cut)
-        return -1;
-    rs_cut_sources(tok, max_src_len, cut);
-    for (int i = 0; i < tok->count; i++)
-        if (cut[i])
-            fprintf(stderr, "%s: %s: pair %ld: source cut to its first %d tokens (%d more)\n", prog,
-                    strcmp(name, "-") ? name : "<stdin>", tok->first + i + 1, max_src_len, cut[i]);
-    free(cut);
-    return 0;
-}
 int rs_cli_bad_option(const char *prog, const char *arg)
 {
     return rs_cli_usage_error(prog, "unknown option '%s'", arg);
@@ -413,33 +399,14 @@ int rs_cli_choice(const char *prog, const char *opt, const char *arg, const char
     return -1;
 }
 
-int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg)
+int rs_cli_add_model(const char *prog, rs_models *m, const char *arg)
 {
-    if (m->count == RS_CLI_MAX_MODELS) {
-        rs_cli_usage_error(prog, "-m: at most %d models in an ensemble", RS_CLI_MAX_MODELS);
+    if (m->count == RS_MAX_MODELS) {
+        rs_cli_usage_error(prog, "-m: at most %d models in an ensemble", RS_MAX_MODELS);
         return -1;
     }
     m->args[m->count++] = arg;
     return 0;
-}
-
-int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err)
-{
-    for (; m->loaded < m->count; m->loaded++) {
-        const int k = m->loaded;
-        if (rs_ready_model_load(m->args[k], &m->ready, &m->models[k], k ? NULL : codec, NULL, 0,
-                                err))
-            return -1;
-        m->members[k] = &m->models[k];
-    }
-    return 0;
-}
-
-void rs_cli_models_free(rs_cli_models *m)
-{
-    for (int k = 0; k < m->loaded; k++)
-        rs_model_free(&m->models[k]);
-    m->loaded = 0;
 }
 
 void rs_cli_end(rs_cli_args *args)
@@ -461,55 +428,7 @@ const char *rs_cli_config_model(const rs_cli_args *args)
     return it && it->count == 1 ? it->values[0] : NULL;
 }
 
-const char *rs_cli_pairs_name(const rs_cli_pairs *in)
-{
-    return in->tsv ? (strcmp(in->tsv, "-") ? in->tsv : "<stdin>") : in->src;
-}
-
-static int read_pairs(const rs_cli_pairs *in, rs_pairs *pairs, rs_error *err)
-{
-    if (in->tsv)
-        return rs_pairs_read_tsv(in->tsv, in->swap, pairs, err);
-    return in->swap ? rs_pairs_read_parallel(in->tgt, in->src, pairs, err)
-                    : rs_pairs_read_parallel(in->src, in->tgt, pairs, err);
-}
-
-int rs_cli_pairs_open(const rs_cli_pairs *in, int empty_target, rs_pair_reader *r, rs_error *err)
-{
-    if (in->tsv)
-        return rs_pair_reader_open_tsv(r, in->tsv, in->swap, empty_target, err);
-    return in->swap ? rs_pair_reader_open_parallel(r, in->tgt, in->src, empty_target, err)
-                    : rs_pair_reader_open_parallel(r, in->src, in->tgt, empty_target, err);
-}
-
-int rs_cli_pairs_dataset(const char *prog, const rs_cli_pairs *in, const rs_pairs *pairs,
-                         const rs_model *model, const rs_codec *codec, int max_src_len,
-                         rs_dataset *data, rs_error *err)
-{
-    rs_tokenized tok = {0};
-    int status =
-        rs_tokenize_pairs(&tok, pairs, codec, rs_cli_pairs_name(in), err) ||
-                rs_cli_cut_sources(prog, &tok, max_src_len, in->tsv ? in->tsv : in->src, err) ||
-                rs_dataset_build(data, &tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err)
-            ? -1
-            : 0;
-    rs_tokenized_free(&tok);
-    return status;
-}
-
-int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model *model,
-                        const rs_codec *codec, int max_src_len, rs_dataset *data, rs_error *err)
-{
-    rs_pairs pairs = {0};
-    int status = read_pairs(in, &pairs, err) || rs_cli_pairs_dataset(prog, in, &pairs, model, codec,
-                                                                     max_src_len, data, err)
-                     ? -1
-                     : 0;
-    rs_pairs_free(&pairs);
-    return status;
-}
-
-int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **argv)
+int rs_cli_pairs_finish(const char *prog, rs_pairs_input *in, int argc, char **argv)
 {
     if (!in->src != !in->tgt || (in->src && optind < argc) || argc - optind > 1)
         return rs_cli_usage_error(prog, "give one TSV file, or both --src and --tgt");

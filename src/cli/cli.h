@@ -13,6 +13,8 @@
 #include "model/config.h"
 #include "model/locate.h"
 #include "model/model.h"
+#include "search/pairs_input.h"
+#include "search/models.h"
 #include "search/ready.h"
 #include "search/translate.h"
 #include "text/corpus.h"
@@ -191,10 +193,6 @@ const char *rs_cli_config_model(const rs_cli_args *args);
 /* Frees what rs_cli_apply_config read. */
 void rs_cli_end(rs_cli_args *args);
 
-/* The section a configuration key (rs_config) belongs in: "model" (the sizes
- * and the attention), "data" (text and vocabulary settings) or "training". */
-const char *rs_cli_config_section(const char *key);
-
 /* Parses a whole decimal integer in [min, max]; on failure reports
  * "PROG: OPT: 'ARG' is not an integer from MIN to MAX" and returns -1. */
 int rs_cli_int(const char *prog, const char *opt, const char *arg, int min, int max, int *out);
@@ -230,54 +228,13 @@ int rs_cli_bpe_value(const char *arg);
  * codec. */
 int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
 
-/* Models given as repeated -m: one model, or an ensemble. */
-#define RS_CLI_MAX_MODELS 16
-typedef struct {
-    int count, loaded;
-    const char *args[RS_CLI_MAX_MODELS];
-    rs_model models[RS_CLI_MAX_MODELS];
-    const rs_model *members[RS_CLI_MAX_MODELS]; /* &models[k], as the pipeline takes them */
-    rs_ready_options ready;                     /* what every model is readied with (--int8) */
-} rs_cli_models;
+/* Records one -m argument (refusing more than RS_MAX_MODELS). */
+int rs_cli_add_model(const char *prog, rs_models *m, const char *arg);
 
-/* Records one -m argument (refusing more than RS_CLI_MAX_MODELS). */
-int rs_cli_add_model(const char *prog, rs_cli_models *m, const char *arg);
-
-/* Loads every recorded model, and the first one's text codec into codec;
- * fails, naming the file, as rs_cli_load_model does. */
-int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err);
-void rs_cli_models_free(rs_cli_models *m);
-
-/* The translation pipeline's source-length rule for pairs (rs_cut_sources),
- * with a warning on stderr naming each pair cut ("PROG: FILE: pair N: …"). */
-int rs_cli_cut_sources(const char *prog, rs_tokenized *tok, int max_src_len, const char *name,
-                       rs_error *err);
-
-/* Where a command's pairs come from (score, lexicon): --src F --tgt F, or one
- * TSV file as the operand ("-", standard input, without one), --swap
- * exchanging the sides. RS_CLI_PAIRS_ROWS (cli/options.h) are its options'
- * rows; rs_cli_pairs_finish takes the operand after the options (-1 to go
- * on, else the exit status). */
-typedef struct {
-    const char *tsv, *src, *tgt;
-    int swap;
-} rs_cli_pairs;
-int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **argv);
-/* The pairs' name in messages: the TSV file ("<stdin>" for "-") or the source file. */
-const char *rs_cli_pairs_name(const rs_cli_pairs *in);
-
-/* The pairs read as they come (text/corpus.h's pair reader; empty_target:
- * a target may be empty, as score takes one). */
-int rs_cli_pairs_open(const rs_cli_pairs *in, int empty_target, rs_pair_reader *r, rs_error *err);
-
-/* pairs (read from in) as ids in model's vocabularies, tokenized by codec,
- * sources cut to max_src_len (rs_cli_cut_sources). */
-int rs_cli_pairs_dataset(const char *prog, const rs_cli_pairs *in, const rs_pairs *pairs,
-                         const rs_model *model, const rs_codec *codec, int max_src_len,
-                         rs_dataset *data, rs_error *err);
-
-/* The whole input as rs_cli_pairs_dataset makes it. */
-int rs_cli_read_dataset(const char *prog, const rs_cli_pairs *in, const rs_model *model,
-                        const rs_codec *codec, int max_src_len, rs_dataset *data, rs_error *err);
+/* After the options of a command that reads pairs (score, lexicon: their
+ * RS_CLI_PAIRS_ROWS, cli/options.h): one TSV file as the operand ("-",
+ * standard input, without one), or --src and --tgt; -1 to go on, else the
+ * exit status. */
+int rs_cli_pairs_finish(const char *prog, rs_pairs_input *in, int argc, char **argv);
 
 #endif

@@ -20,7 +20,7 @@ static rs_cli_option setting_row(const rs_cli_option *marker, int i, const char 
     const char *option;
     rs_cli_config_option(i, &option, key);
     return (rs_cli_option){option, .kind = RS_CLI_SETTINGS, .at = marker->at,
-                           .section = rs_cli_config_section(*key), .label = *key};
+                           .section = rs_config_section(*key), .label = *key};
 }
 
 /* The rows of a table with RS_CLI_SETTINGS expanded, at most max; the count. */
@@ -99,7 +99,7 @@ static int store(const char *prog, const rs_cli_option *o, char *rq, const char 
     case RS_CLI_CALL: return o->set(rq, arg);
     case RS_CLI_PARSE: return o->parse(prog, opt, arg, field) ? RS_EXIT_USAGE : -1;
     case RS_CLI_MODELS:
-        return rs_cli_add_model(prog, *(rs_cli_models **)field, arg) ? RS_EXIT_USAGE : -1;
+        return rs_cli_add_model(prog, *(rs_models **)field, arg) ? RS_EXIT_USAGE : -1;
     case RS_CLI_SETTINGS:
         if (rs_config_is_flag(o->label) ? rs_config_set(field, o->label, "1", &err)
                                         : rs_config_set_option(field, o->label, arg, &err))

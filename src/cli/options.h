@@ -45,7 +45,7 @@ typedef enum {
     RS_CLI_CHOICE,     /* an int field: the value's index in .names */
     RS_CLI_CALL,       /* .set parses the value into the request */
     RS_CLI_PARSE,      /* .parse parses the value into the field (a type of its own) */
-    RS_CLI_MODELS,     /* an rs_cli_models * field: -m MODEL, repeatable (rs_cli_add_model) */
+    RS_CLI_MODELS,     /* an rs_models * field: -m MODEL, repeatable (rs_cli_add_model) */
     RS_CLI_SETTINGS,   /* rows for each rs_config field (train's model and training) */
     RS_CLI_CONFIG_FILE /* --config FILE */
 } rs_cli_kind;
@@ -85,7 +85,7 @@ typedef struct rs_cli_option {
 /* Rows several commands share. */
 /* clang-format off */
 #define RS_CLI_HELP_ROW {"help", 'h', RS_CLI_HELP, .help = "this help"}
-/* --src FILE --tgt FILE and --swap, into the rs_cli_pairs `member` of a request. */
+/* --src FILE --tgt FILE and --swap, into the rs_pairs_input `member` of a request. */
 #define RS_CLI_PAIRS_ROWS(type, member)                                                            \
     {"src", .kind = RS_CLI_STRING, RS_AT(type, member.src), .value = "FILE",                       \
      .label = "--src FILE, --tgt FILE", .help = "line-aligned source and target files"},           \

@@ -72,22 +72,10 @@ int cmd_average(int argc, char **argv)
 
     rs_average avg = {0};
     rs_error err;
-    char path[4096];
-    for (int i = optind; i < argc; i++) {
-        rs_model model;
-        if (rs_model_locate(argv[i], path, sizeof path, &err) ||
-            rs_checkpoint_load(path, &model, NULL, &err)) {
-            rs_average_free(&avg);
-            return rs_cli_fail(PROG, "%s", err.msg);
-        }
-        int rc = rs_average_add(&avg, &model, &err);
-        rs_model_free(&model);
-        if (rc) {
-            rs_average_free(&avg);
-            return rs_cli_fail(PROG, "%s does not match %s: %s", path, argv[optind], err.msg);
-        }
+    if (rs_average_checkpoints(&avg, (const char *const *)argv + optind, argc - optind, &err)) {
+        rs_average_free(&avg);
+        return rs_cli_fail(PROG, "%s", err.msg);
     }
-    rs_average_finish(&avg);
     int rc = rs_checkpoint_save(out_path, &avg.mean, NULL, &err);
     if (rc)
         rs_cli_fail(PROG, "%s", err.msg);

@@ -6,12 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eval/bleu.h"
-#include "eval/bylength.h"
-#include "eval/chrf.h"
-#include "eval/nbest.h"
-#include "eval/significance.h"
-#include "eval/testset.h"
+#include "eval/bleu_report.h"
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "text/corpus.h"
@@ -20,53 +15,6 @@
 #define PROG "rnnsearch bleu"
 
 enum { RS_MAX_SYSTEMS = 64 }; /* -i given for --paired-bs and --paired-ar */
-
-/* Reads a file (or standard input for "-") through the shared line reader
- * (UTF-8 checked, gzip decompressed) and strips each line's trailing
- * whitespace, as sacreBLEU rstrip()s every line. */
-static int read_lines(rs_lines *lines, const char *path)
-{
-    rs_error err;
-    if (rs_lines_read(path, lines, &err)) {
-        rs_cli_fail(PROG, "%s", err.msg);
-        return -1;
-    }
-    for (int i = 0; i < lines->count; i++)
-        lines->lines[i][rs_bleu_rstrip_len(lines->lines[i])] = '\0';
-    return 0;
-}
-
-/* Prints the BLEU and/or chrF of the statistics given (NULL: not asked for),
- * separated by sep and ended by a newline; with a signature, in sacreBLEU's
- * text form "BLEU|SIGNATURE = 35.12 ...". */
-static void print_scores(const rs_bleu_stats *bleu, const rs_chrf_stats *chrf, int effective_order,
-                         const char *bleu_sig, const char *chrf_sig, const char *sep)
-{
-    char buf[256];
-    if (bleu) {
-        rs_bleu_result res;
-        rs_bleu_compute_order(bleu, effective_order, &res);
-        rs_bleu_format(&res, buf, sizeof buf);
-        /* buf is "BLEU = ...": the signature goes after the name. */
-        if (bleu_sig)
-            printf("BLEU|%s%s", bleu_sig, buf + 4);
-        else
-            fputs(buf, stdout);
-    }
-    if (chrf) {
-        rs_chrf_result res;
-        rs_chrf_compute(chrf, &res);
-        rs_chrf_format(&res, buf, sizeof buf);
-        const char *rest = strchr(buf, ' ');
-        if (bleu)
-            fputs(sep, stdout);
-        if (chrf_sig && rest)
-            printf("%.*s|%s%s", (int)(rest - buf), buf, chrf_sig, rest);
-        else
-            fputs(buf, stdout);
-    }
-    putchar('\n');
-}
 
 /* What the command line asks for. */
 typedef struct {
@@ -349,209 +297,111 @@ static const char *hyp_name(const bleu_request *rq)
     return strcmp(rq->files[0], "-") ? rq->files[0] : "standard input";
 }
 
-/* An n-best line among hypotheses is refused (exit 2); -1 to go on. */
-static int refuse_nbest(const rs_lines *hyp, const char *name)
+/* The exit status of a reader of eval/testset.h (-1 to go on), its problem
+ * reported: input that cannot give a true score is refused with status 2. */
+static int read_status(int status, const rs_error *err)
 {
-    rs_error err;
-    if (!rs_nbest_refuse((const char *const *)hyp->lines, hyp->count, name, &err))
+    if (status == 0)
         return -1;
-    rs_cli_fail(PROG, "%s", err.msg);
-    return RS_EXIT_USAGE;
+    rs_cli_fail(PROG, "%s", err->msg);
+    return status == RS_TESTSET_REFUSED ? RS_EXIT_USAGE : RS_EXIT_FAIL;
 }
 
-/* Reads every file into text[nfiles]. Refused (exit 2), as input that cannot
- * give a true score: a file with another number of lines than the
- * hypothesis, and hypotheses in the Moses n-best form. Returns -1 to go on,
- * else the exit status. */
-static int read_inputs(const bleu_request *rq, rs_lines *text)
+/* The scores written and flushed: the exit status. */
+static int written(void)
 {
-    const char *const *files = rq->files;
-    for (int i = 0; i < rq->nfiles; i++)
-        if (read_lines(&text[i], files[i]) < 0)
-            return RS_EXIT_FAIL;
-    if (text[0].count == 0)
-        return rs_cli_fail(PROG, "%s has no lines to score", files[0]);
-    /* First: an n-best list of N > 1 also has N times the lines, and what
-     * it is explains the count. */
-    const int nbest = refuse_nbest(&text[0], hyp_name(rq));
-    if (nbest != -1)
-        return nbest;
-    for (int i = 1; i < rq->nfiles; i++)
-        if (text[i].count != text[0].count) {
-            rs_cli_fail(PROG, "%s has %d line%s but %s has %d: one reference line per hypothesis",
-                        hyp_name(rq), text[0].count, RS_S(text[0].count), files[i], text[i].count);
-            return RS_EXIT_USAGE;
-        }
-    return -1;
+    return fflush(stdout) == 0 ? RS_EXIT_OK
+                               : rs_cli_fail(PROG, "cannot write the scores: %s", strerror(errno));
 }
 
-/* Reads the other systems of a paired test into sys[n_others], refused as
- * the baseline's hypotheses would be; -1 to go on, else the exit status. */
-static int read_systems(const bleu_request *rq, const rs_lines *base, rs_lines *sys)
-{
-    int status;
-    for (int k = 0; k < rq->n_others; k++) {
-        if (read_lines(&sys[k], rq->others[k]) < 0)
-            return RS_EXIT_FAIL;
-        if ((status = refuse_nbest(&sys[k], rq->others[k])) >= 0)
-            return status;
-        if (sys[k].count != base->count) {
-            rs_cli_fail(PROG,
-                        "%s has %d line%s but %s has %d: the systems of a paired test "
-                        "translate the same sentences",
-                        hyp_name(rq), base->count, RS_S(base->count), rq->others[k], sys[k].count);
-            return RS_EXIT_USAGE;
-        }
-    }
-    return -1;
-}
-
-/* --by-length: per bucket of source length, its sentences, BLEU and chrF. */
-static int score_by_length(const bleu_request *rq, const rs_lines *text, const rs_lines *src,
-                           const char **refs)
-{
-    const int nrefs = rq->nfiles - 1;
-    rs_bucket_stats stats[RS_LENGTH_BUCKETS_MAX];
-    rs_bucket_stats_init(stats, &rq->buckets);
-    rs_error err;
-    const rs_testset_systems in = {
-        .text = text, .nrefs = nrefs, .name = strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>"};
-    if (rs_testset_by_length(stats, &rq->buckets, &in, src, &rq->opts, refs, &err))
-        return rs_cli_fail(PROG, "%s", err.msg);
-    int any_few = 0;
-    if (rq->tsv)
-        printf("bucket\tsentences\tbleu\tchrf\n");
-    else
-        printf("%-8s %9s %7s %7s\n", "words", "sentences", "BLEU", "chrF2");
-    for (int i = 0; i < rq->buckets.count; i++) {
-        char name[32], bleu[32] = "nan", chrf[32] = "nan";
-        rs_length_bucket_name(&rq->buckets, i, name, sizeof name);
-        if (stats[i].sentences) {
-            rs_bleu_result b;
-            rs_chrf_result c;
-            rs_bleu_compute(&stats[i].bleu, &b);
-            rs_chrf_compute(&stats[i].chrf, &c);
-            snprintf(bleu, sizeof bleu, "%.2f", b.score);
-            snprintf(chrf, sizeof chrf, "%.2f", c.score);
-        } else if (!rq->tsv) {
-            strcpy(bleu, "-");
-            strcpy(chrf, "-");
-        }
-        /* The TSV keeps its four columns (plot and the Python package read
-         * them); its sentences column tells a few-sentence bucket. */
-        const int few = rs_length_bucket_is_few(stats[i].sentences);
-        any_few |= few;
-        if (rq->tsv)
-            printf("%s\t%lld\t%s\t%s\n", name, stats[i].sentences, bleu, chrf);
-        else
-            printf("%-8s %9lld %7s %7s%s\n", name, stats[i].sentences, bleu, chrf,
-                   few ? "  few" : "");
-    }
-    if (any_few && !rq->tsv)
-        printf("few: fewer than %d sentences, a BLEU that any one of them moves by points\n",
-               RS_LENGTH_FEW);
-    return 0;
-}
-
-/* Scores every segment: one line each with --sentence, else the corpus. */
-static int score_lines(const bleu_request *rq, const rs_lines *text, const char **refs,
-                       const char *bleu_sig, const char *chrf_sig)
-{
-    const int nrefs = rq->nfiles - 1;
-    rs_bleu_stats bleu;
-    rs_chrf_stats chrf;
-    rs_bleu_stats_init(&bleu);
-    rs_chrf_stats_init(&chrf);
-    rs_error err;
-    for (int line = 0; line < text[0].count; line++) {
-        rs_testset_refs(text, nrefs, line, refs);
-        const char *hyp = text[0].lines[line];
-        if (rq->sentence) {
-            rs_bleu_stats_init(&bleu);
-            rs_chrf_stats_init(&chrf);
-        }
-        if ((rq->want_bleu && rs_bleu_stats_add(&bleu, hyp, refs, nrefs, &rq->opts, &err) < 0) ||
-            (rq->want_chrf && rs_chrf_stats_add(&chrf, hyp, refs, nrefs, &rq->opts, &err) < 0)) {
-            rs_cli_fail(PROG, "%s:%d: %s", strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>",
-                        line + 1, err.msg);
-            return -1;
-        }
-        if (rq->sentence)
-            print_scores(rq->want_bleu ? &bleu : NULL, rq->want_chrf ? &chrf : NULL, 1, bleu_sig,
-                         chrf_sig, "\t");
-    }
-    if (!rq->sentence)
-        print_scores(rq->want_bleu ? &bleu : NULL, rq->want_chrf ? &chrf : NULL, 0, bleu_sig,
-                     chrf_sig, "\n");
-    return 0;
-}
-
-/* --paired-bs, --paired-ar: one line per system, the baseline first. */
-static void print_paired(const bleu_request *rq, const rs_paired_result *res)
-{
-    int width = 6;
-    for (int s = 0; s <= rq->n_others; s++) {
-        const int len = (int)strlen(s ? rq->others[s - 1] : hyp_name(rq));
-        width = len > width ? len : width;
-    }
-    const int bs = rq->paired == RS_PAIRED_BS;
-    printf("%-*s %7s %s%8s\n", width, "system", rq->want_chrf ? "chrF2" : "BLEU",
-           bs ? "  mean ± 95% CI " : "", "p");
-    for (int s = 0; s <= rq->n_others; s++) {
-        printf("%-*s %7.2f", width, s ? rq->others[s - 1] : hyp_name(rq), res[s].score);
-        if (bs)
-            printf("  %6.2f ± %5.2f", res[s].mean, res[s].ci);
-        if (s)
-            printf("  %.4f%s\n", res[s].p, res[s].p < 0.05 ? " *" : "");
-        else
-            printf("  %6s\n", "-");
-    }
-}
-
-/* Reads the other systems, runs the test and prints its table; the exit status. */
-static int score_paired(const bleu_request *rq, const rs_lines *text, const char **refs,
+/* --paired-bs, --paired-ar: the other systems read, the test run and its
+ * table printed; the exit status. */
+static int score_paired(const bleu_request *rq, const rs_testset_systems *in, const char **refs,
                         const char *bleu_sig)
 {
-    const int systems = rq->n_others + 1, n = text[0].count;
-    const int samples = rq->paired_n                 ? rq->paired_n
-                        : rq->paired == RS_PAIRED_BS ? RS_PAIRED_BS_SAMPLES
-                                                     : RS_PAIRED_AR_SAMPLES;
+    const rs_testset_test test = {(rs_paired_test)rq->paired,
+                                  rq->paired_n                 ? rq->paired_n
+                                  : rq->paired == RS_PAIRED_BS ? RS_PAIRED_BS_SAMPLES
+                                                               : RS_PAIRED_AR_SAMPLES,
+                                  (uint64_t)rq->seed, rq->want_chrf};
     rs_lines sys[RS_MAX_SYSTEMS - 1] = {{0}};
     rs_paired_result res[RS_MAX_SYSTEMS];
-    const rs_paired_metric *metric = rq->want_chrf ? &rs_paired_chrf : &rs_paired_bleu;
-    void *stats = calloc((size_t)systems * (size_t)n, metric->size);
-    int status = stats ? read_systems(rq, &text[0], sys)
-                       : rs_cli_fail(PROG, "out of memory for %d systems' statistics", systems);
+    rs_testset_systems systems = *in;
+    systems.sys = sys;
     rs_error err;
-    const rs_testset_systems systems_in = {text,         rq->nfiles - 1, sys,
-                                           rq->n_others, hyp_name(rq),   rq->others};
-    if (status < 0 &&
-        (rq->want_chrf ? rs_testset_paired_chrf_stats(stats, &systems_in, &rq->opts, refs, &err)
-                       : rs_testset_paired_stats(stats, &systems_in, &rq->opts, refs, &err)))
-        status = rs_cli_fail(PROG, "%s", err.msg);
-    const rs_paired_table table = {metric, stats, systems, n};
-    if (status < 0 && rs_paired_metric_run((rs_paired_test)rq->paired, &table, samples,
-                                           (uint64_t)rq->seed, res, &err))
+    int status = read_status(
+        rs_testset_read_systems(sys, rq->others, rq->n_others, &in->text[0], in->name, &err), &err);
+    if (status < 0 && rs_testset_paired(res, &systems, &test, &rq->opts, refs, &err))
         status = rs_cli_fail(PROG, "%s", err.msg);
     if (status < 0) {
         /* sacreBLEU's signature names the test, its size and the seed. */
         const char *rest = strchr(bleu_sig, '|');
+        const int bs = rq->paired == RS_PAIRED_BS;
         fprintf(stderr, PROG ": %s|%.*s|%s:%d|seed:%d%s\n", rq->want_chrf ? "chrF2" : "BLEU",
-                (int)(rest - bleu_sig), bleu_sig, rq->paired == RS_PAIRED_BS ? "bs" : "ar", samples,
-                rq->seed, rest);
+                (int)(rest - bleu_sig), bleu_sig, bs ? "bs" : "ar", test.samples, rq->seed, rest);
         fprintf(stderr, PROG ": %s, %d %s, the baseline %s\n",
-                rq->paired == RS_PAIRED_BS ? "paired bootstrap resampling"
-                                           : "paired approximate randomization",
-                samples, rq->paired == RS_PAIRED_BS ? "resamples" : "trials", hyp_name(rq));
-        print_paired(rq, res);
-        status = fflush(stdout) == 0
-                     ? RS_EXIT_OK
-                     : rs_cli_fail(PROG, "cannot write the scores: %s", strerror(errno));
+                bs ? "paired bootstrap resampling" : "paired approximate randomization",
+                test.samples, bs ? "resamples" : "trials", in->name);
+        rs_paired_report(stdout, &systems, res, &test);
+        status = written();
     }
     for (int k = 0; k < rq->n_others; k++)
         rs_lines_free(&sys[k]);
-    free(stats);
     return status;
+}
+
+/* --by-length: the sources read, and per bucket its sentences, BLEU and chrF. */
+static int score_by_length(const bleu_request *rq, const rs_testset_systems *in, const char **refs)
+{
+    rs_lines src = {0};
+    rs_bucket_stats stats[RS_LENGTH_BUCKETS_MAX];
+    rs_bucket_stats_init(stats, &rq->buckets);
+    rs_error err;
+    int status =
+        read_status(rs_testset_read_source(&src, rq->src, &in->text[0], hyp_name(rq), &err), &err);
+    if (status < 0 && rs_testset_by_length(stats, &rq->buckets, in, &src, &rq->opts, refs, &err))
+        status = rs_cli_fail(PROG, "%s", err.msg);
+    if (status < 0) {
+        rs_by_length_report(stdout, &rq->buckets, stats, rq->tsv);
+        status = RS_EXIT_OK;
+    }
+    rs_lines_free(&src);
+    return status;
+}
+
+/* The read test set scored as asked: the exit status. */
+static int score(const bleu_request *rq, const rs_lines *text, const char **refs)
+{
+    const int nrefs = rq->nfiles - 1;
+    rs_testset_systems in = {.text = text,
+                             .nrefs = nrefs,
+                             .others = rq->n_others,
+                             .name = strcmp(rq->files[0], "-") ? rq->files[0] : "<stdin>",
+                             .other_names = rq->others};
+    if (rq->by_length)
+        return score_by_length(rq, &in, refs);
+    /* The signatures, sacreBLEU's "NAME|key:value|..." form. Sentence BLEU
+     * uses effective order (sacreBLEU's sentence_bleu default). */
+    char bleu_sig[256], chrf_sig[256];
+    const int sig_nrefs = rs_testset_nrefs(text, nrefs, refs);
+    rs_bleu_signature(&rq->opts, sig_nrefs, rq->sentence, "rnnsearch-" RS_VERSION, bleu_sig,
+                      sizeof bleu_sig);
+    rs_chrf_signature(&rq->opts, sig_nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
+    if (rq->paired >= 0) {
+        in.name = hyp_name(rq);
+        return score_paired(rq, &in, refs, rq->want_chrf ? chrf_sig : bleu_sig);
+    }
+    if (rq->want_bleu && !rq->with_signature)
+        fprintf(stderr, PROG ": BLEU|%s\n", bleu_sig);
+    if (rq->want_chrf && !rq->with_signature)
+        fprintf(stderr, PROG ": chrF%d|%s\n", RS_CHRF_BETA, chrf_sig);
+    const rs_bleu_report what = {rq->want_bleu, rq->want_chrf, rq->sentence,
+                                 rq->with_signature ? bleu_sig : NULL,
+                                 rq->with_signature ? chrf_sig : NULL};
+    rs_error err;
+    if (rs_bleu_report_lines(stdout, &what, &in, &rq->opts, refs, &err))
+        return rs_cli_fail(PROG, "%s", err.msg);
+    return written();
 }
 
 int cmd_bleu(int argc, char **argv)
@@ -563,57 +413,17 @@ int cmd_bleu(int argc, char **argv)
         free(rq.files);
         return status;
     }
-    status = RS_EXIT_FAIL;
-    const int nrefs = rq.nfiles - 1;
-    rs_lines src = {0};
     rs_lines *text = calloc((size_t)rq.nfiles, sizeof *text);
-    const char **refs = calloc((size_t)nrefs, sizeof *refs);
-    if (!text || !refs) {
-        rs_cli_fail(PROG, "out of memory");
-        goto done;
-    }
-    if ((status = read_inputs(&rq, text)) >= 0)
-        goto done;
-    status = RS_EXIT_FAIL;
-    if (rq.by_length) {
-        if (read_lines(&src, rq.src) < 0)
-            goto done;
-        if (src.count != text[0].count) {
-            rs_cli_fail(PROG, "%s has %d line%s but %s has %d", rq.src, src.count, RS_S(src.count),
-                        hyp_name(&rq), text[0].count);
-            status = RS_EXIT_USAGE;
-            goto done;
-        }
-        status = score_by_length(&rq, text, &src, refs) ? RS_EXIT_FAIL : RS_EXIT_OK;
-        goto done;
-    }
-    /* The signatures, sacreBLEU's "NAME|key:value|..." form. Sentence BLEU
-     * uses effective order (sacreBLEU's sentence_bleu default). */
-    char bleu_sig[256], chrf_sig[256];
-    const int sig_nrefs = rs_testset_nrefs(text, nrefs, refs);
-    rs_bleu_signature(&rq.opts, sig_nrefs, rq.sentence, "rnnsearch-" RS_VERSION, bleu_sig,
-                      sizeof bleu_sig);
-    rs_chrf_signature(&rq.opts, sig_nrefs, "rnnsearch-" RS_VERSION, chrf_sig, sizeof chrf_sig);
-    if (rq.paired >= 0) {
-        status = score_paired(&rq, text, refs, rq.want_chrf ? chrf_sig : bleu_sig);
-        goto done;
-    }
-    if (rq.want_bleu && !rq.with_signature)
-        fprintf(stderr, PROG ": BLEU|%s\n", bleu_sig);
-    if (rq.want_chrf && !rq.with_signature)
-        fprintf(stderr, PROG ": chrF%d|%s\n", RS_CHRF_BETA, chrf_sig);
-    if (score_lines(&rq, text, refs, rq.with_signature ? bleu_sig : NULL,
-                    rq.with_signature ? chrf_sig : NULL))
-        goto done;
-    status = fflush(stdout) == 0
-                 ? RS_EXIT_OK
-                 : rs_cli_fail(PROG, "cannot write the scores: %s", strerror(errno));
-done:
-    if (text)
-        for (int i = 0; i < rq.nfiles; i++)
-            rs_lines_free(&text[i]);
+    const char **refs = calloc((size_t)rq.nfiles - 1, sizeof *refs);
+    rs_error err;
+    if (!text || !refs)
+        status = rs_cli_fail(PROG, "out of memory");
+    else if ((status = read_status(rs_testset_read(text, rq.files, rq.nfiles, hyp_name(&rq), &err),
+                                   &err)) < 0)
+        status = score(&rq, text, refs);
+    for (int i = 0; text && i < rq.nfiles; i++)
+        rs_lines_free(&text[i]);
     free(text);
-    rs_lines_free(&src);
     free(refs);
     free(rq.files);
     return status;

@@ -13,8 +13,8 @@
 #include "cli/options.h"
 #include "cmd/commands.h"
 #include "cli/config/alias.h"
-#include "search/translate.h"
 #include "train/rundir.h"
+#include "train/run_config.h"
 #include "text/settings_file.h"
 
 #define PROG "rnnsearch info"
@@ -54,39 +54,6 @@ static const rs_cli_command command = {
     sizeof(info_request),
     option_table};
 
-/* The settings of one section from rs_config_write's "key=value" lines:
- * flags as true/false, floats in their shortest form that reads back the
- * same. */
-static void print_section(char *text, const char *section)
-{
-    for (char *line = text; line && *line;) {
-        char *eol = strchr(line, '\n'), *eq = strchr(line, '=');
-        if (eol)
-            *eol = 0;
-        if (eq) {
-            *eq = 0;
-            const char *v = eq + 1;
-            char shortest[32], *end;
-            float f;
-            if (rs_config_is_flag(line))
-                v = !strcmp(v, "1") ? "true" : "false";
-            else if (strpbrk(v, ".e") && (f = strtof(v, &end), !*end)) {
-                /* 0.002 rather than 0.00200000009 when both are the same float */
-                snprintf(shortest, sizeof shortest, "%g", (double)f);
-                if (strtof(shortest, NULL) == f)
-                    v = shortest;
-            }
-            if (strcmp(line, "src_vocab") && strcmp(line, "tgt_vocab") &&
-                !strcmp(rs_cli_config_section(line), section))
-                printf("  %s: %s\n", line, v);
-            *eq = '=';
-        }
-        if (eol)
-            *eol = '\n';
-        line = eol ? eol + 1 : NULL;
-    }
-}
-
 /* The settings of section in the copy of the --config file a run was started
  * with, beside its checkpoint (DIR/config.yaml, train/rundir.h), read as
  * train reads it (Joey NMT's names too); none when there is no copy. */
@@ -105,81 +72,6 @@ static void read_run_config(const char *ckpt, rs_settings *s)
         printf("# %s does not read: %s\n", path, err.msg);
         return;
     }
-}
-
-/* data: the run's files when the copy of its --config file names them (the
- * paths as training was given them, from the directory it ran in), else
- * lines to fill in. */
-static void print_data_paths(const rs_settings *copy)
-{
-    static const char *const keys[] = {"train", "src", "tgt", "dev", "dev_src", "dev_tgt"};
-    int named = 0;
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        const rs_setting *it = rs_settings_find(copy, "data", keys[i]);
-        if (it && it->count == 1 && !it->is_list) {
-            if (!named++)
-                printf("  # the files of the --config file this run was started with\n");
-            rs_settings_write_pair(stdout, keys[i], it->values[0]);
-        }
-    }
-    if (!named)
-        printf("  # train: PAIRS.tsv          (or src: FILE and tgt: FILE)\n"
-               "  # dev: DEV.tsv              (or dev_src: FILE and dev_tgt: FILE)\n");
-}
-
-/* translation: translate's defaults, or what the run's file set. */
-static void print_translation(const rs_settings *copy)
-{
-    rs_translate_options opt;
-    rs_translate_options_default(&opt);
-    char values[6][32];
-    snprintf(values[0], sizeof values[0], "%d", opt.beam);
-    snprintf(values[1], sizeof values[1], "%.1f", (double)opt.length_penalty);
-    snprintf(values[2], sizeof values[2], "%d", opt.batch_size);
-    snprintf(values[3], sizeof values[3], "%d", opt.max_src_len);
-    snprintf(values[4], sizeof values[4], "%s", opt.replace_unk ? "true" : "false");
-    snprintf(values[5], sizeof values[5], "%s", opt.remove_bpe ? "true" : "false");
-    static const char *const keys[] = {"beam",        "length_penalty", "batch_size",
-                                       "max_src_len", "replace_unk",    "remove_bpe"};
-    printf("translation:\n");
-    for (int i = 0; i < 6; i++) {
-        const rs_setting *it = rs_settings_find(copy, "translation", keys[i]);
-        rs_settings_write_pair(stdout, keys[i],
-                               it && it->count == 1 && !it->is_list ? it->values[0] : values[i]);
-    }
-}
-
-/* The configuration as the YAML file train --config reads, values written
- * exactly (floats with %.9g) so that training from it gives the same bits. */
-static int print_yaml(const char *path, const rs_config *cfg)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return -1;
-    rs_config_write(cfg, mem);
-    if (fclose(mem))
-        return -1;
-    printf("# The configuration of %s: 'rnnsearch train --config FILE' repeats its\n"
-           "# training bit for bit, given the data it was trained on and the same\n"
-           "# --threads (a checkpoint records its data's fingerprint, not its files).\n",
-           path);
-    rs_settings copy;
-    read_run_config(path, &copy);
-    static const char *const order[] = {"data", "model", "training"};
-    for (int k = 0; k < 3; k++) {
-        printf("%s:\n", order[k]);
-        if (k == 0)
-            print_data_paths(&copy);
-        if (k == 2)
-            printf("  # out: DIR                  (or name: NAME)\n");
-        print_section(text, order[k]);
-    }
-    print_translation(&copy);
-    rs_settings_free(&copy);
-    free(text);
-    return 0;
 }
 
 int cmd_info(int argc, char **argv)
@@ -206,7 +98,10 @@ int cmd_info(int argc, char **argv)
     }
     if (rq.yaml) {
         const rs_config settings = rs_model_settings(&model);
-        int failed = print_yaml(path, &settings);
+        rs_settings copy;
+        read_run_config(path, &copy);
+        int failed = rs_run_config_write(stdout, path, &settings, &copy);
+        rs_settings_free(&copy);
         rs_train_state_free(&state);
         rs_model_free(&model);
         if (failed || fflush(stdout))

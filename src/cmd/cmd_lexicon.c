@@ -13,8 +13,8 @@
 #define PROG "rnnsearch lexicon"
 
 typedef struct {
-    rs_cli_models *models;
-    rs_cli_pairs in;
+    rs_models *models;
+    rs_pairs_input in;
     const char *output;
     int iterations, keep;
     float min_prob;
@@ -81,7 +81,7 @@ static int parse_request(int argc, char **argv, lexicon_request *rq)
 
 int cmd_lexicon(int argc, char **argv)
 {
-    static rs_cli_models models;
+    static rs_models models;
     lexicon_request rq = {.models = &models, .iterations = 5, .keep = 100, .min_prob = 1e-4f};
     rs_output_rule_init(&rq.rule, RS_OUTPUT_TEXT, NULL);
     int status = parse_request(argc, argv, &rq);
@@ -95,10 +95,11 @@ int cmd_lexicon(int argc, char **argv)
     rs_lexicon lex = {0};
     rs_output out = {0};
     status = RS_EXIT_FAIL;
-    if (rs_cli_load_models(&models, &codec, &err))
+    if (rs_models_load(&models, &codec, &err))
         goto fail;
     const rs_model *model = &models.models[0];
-    if (rs_cli_read_dataset(PROG, &rq.in, model, &codec, RS_MAX_LENGTH, &data, &err) ||
+    const rs_pairs_ids ids = {model, &codec, RS_MAX_LENGTH, stderr, PROG};
+    if (rs_pairs_input_read(&rq.in, &ids, &data, &err) ||
         rs_lexicon_learn(&lex, &data, model->src_vocab.size, model->tgt_vocab.size, rq.iterations,
                          rq.keep, rq.min_prob, &err))
         goto fail;
@@ -106,7 +107,7 @@ int cmd_lexicon(int argc, char **argv)
         /* An empty table would only be refused later, by translate --shortlist. */
         rs_fail(&err,
                 "%s: no entries to write (%d pairs read, no word pair with p(target|source) >= %g)",
-                rs_cli_pairs_name(&rq.in), data.count, rq.min_prob);
+                rs_pairs_input_name(&rq.in), data.count, rq.min_prob);
         goto fail;
     }
     if (rs_output_open(&out, &rq.rule, rq.output, &err))
@@ -128,7 +129,7 @@ done:
     rs_lexicon_free(&lex);
     rs_dataset_free(&data);
     rs_codec_free(&codec);
-    rs_cli_models_free(&models);
+    rs_models_free(&models);
     rs_output_rule_free(&rq.rule);
     return status;
 }

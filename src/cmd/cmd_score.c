@@ -1,24 +1,21 @@
 /* rnnsearch score: log p(target | source) of given pairs under a model. */
-#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/checkpoint.h"
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
-#include "data/dataset.h"
+#include "eval/pair_scores.h"
 #include "search/decode.h"
-#include "search/forced.h"
 #include "search/translate.h"
 
 #define PROG "rnnsearch score"
 
 /* What the command line asks for. */
 typedef struct {
-    rs_cli_models *models;
-    rs_cli_pairs in;
+    rs_models *models;
+    rs_pairs_input in;
     int per_token, batch_size, max_src_len;
 } score_request;
 
@@ -73,84 +70,9 @@ static int parse_request(int argc, char **argv, score_request *rq)
     return rs_cli_pairs_finish(PROG, &rq->in, argc, argv);
 }
 
-/* One line per pair: the total and, with --per-token, the mean, the tokens
- * and their log-probabilities. */
-static void write_scores(const score_request *rq, const rs_dataset *data, const rs_forced *scored)
-{
-    const rs_vocab *vocab = &rq->models->models[0].tgt_vocab;
-    for (int i = 0; i < data->count; i++) {
-        const rs_forced *f = &scored[i];
-        printf("%.6f", f->logprob);
-        if (rq->per_token) {
-            printf("\t%.6f\t", f->logprob / (f->tgt_len + 1));
-            for (int t = 0; t < data->tgt_len[i]; t++) {
-                const char *token;
-                rs_ids_to_tokens(vocab, &data->tgt[i][t], 1, &token);
-                printf("%s ", token);
-            }
-            printf("</s>\t");
-            for (int t = 0; t <= f->tgt_len; t++)
-                printf(t ? " %.6f" : "%.6f", f->token_logprobs[t]);
-        }
-        putchar('\n');
-    }
-}
-
-/* Pairs read, scored and written at a time: memory does not grow with the
- * input. Within one, pairs of similar length score together. */
-enum { SCORE_CHUNK = 4096 };
-
-/* Scores one chunk of pairs and writes their lines. */
-static int score_chunk(const score_request *rq, const rs_codec *codec, const rs_pairs *pairs,
-                       rs_error *err)
-{
-    rs_dataset data = {0};
-    rs_forced *scored = NULL;
-    const rs_cli_models *models = rq->models;
-    int status = -1;
-    if (rs_cli_pairs_dataset(PROG, &rq->in, pairs, &models->models[0], codec, rq->max_src_len,
-                             &data, err))
-        goto done;
-    scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, err);
-    if (!scored || rs_forced_decode(models->members, models->count, &data, rq->batch_size,
-                                    rq->per_token ? RS_FORCED_TOKENS : 0, scored, err))
-        goto done;
-    write_scores(rq, &data, scored);
-    status = 0;
-    if (fflush(stdout) || ferror(stdout))
-        status = rs_fail(err, "write to standard output failed");
-done:
-    rs_forced_free_all(scored, data.count);
-    rs_dataset_free(&data);
-    return status;
-}
-
-/* Every pair of the input, a chunk at a time. A target may be empty (an
- * empty translation): its score is that of </s> alone. */
-static int score_all(const score_request *rq, const rs_codec *codec, rs_error *err)
-{
-    rs_pair_reader reader;
-    if (rs_cli_pairs_open(&rq->in, 1, &reader, err))
-        return -1;
-    int status = 0;
-    for (;;) {
-        rs_pairs pairs;
-        const int n = rs_pair_reader_chunk(&reader, SCORE_CHUNK, &pairs, err);
-        if (n > 0)
-            status = score_chunk(rq, codec, &pairs, err);
-        rs_pairs_free(&pairs);
-        if (n <= 0 || status) {
-            status = n < 0 ? -1 : status;
-            break;
-        }
-    }
-    rs_pair_reader_close(&reader);
-    return status;
-}
-
 int cmd_score(int argc, char **argv)
 {
-    static rs_cli_models models;
+    static rs_models models;
     score_request rq = {.models = &models, .batch_size = 64, .max_src_len = RS_MAX_SRC_LEN};
     int status = parse_request(argc, argv, &rq);
     if (status >= 0)
@@ -159,12 +81,15 @@ int cmd_score(int argc, char **argv)
     rs_error err;
     rs_codec codec = {0};
     status = RS_EXIT_FAIL;
-    if (rs_cli_load_models(&models, &codec, &err) ||
-        rs_ensemble_check(models.members, models.count, &err) || score_all(&rq, &codec, &err))
+    const rs_pairs_ids ids = {&models.models[0], &codec, rq.max_src_len, stderr, PROG};
+    const rs_pair_scoring how = {models.members, models.count, rq.batch_size, rq.per_token};
+    if (rs_models_load(&models, &codec, &err) ||
+        rs_ensemble_check(models.members, models.count, &err) ||
+        rs_pair_scores_write(stdout, &rq.in, &ids, &how, &err))
         rs_cli_fail(PROG, "%s", err.msg);
     else
         status = RS_EXIT_OK;
     rs_codec_free(&codec);
-    rs_cli_models_free(&models);
+    rs_models_free(&models);
     return status;
 }

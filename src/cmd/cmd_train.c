@@ -2,28 +2,25 @@
  * (its directory claimed, its data, codec and model: train/prepare.h) and
  * what --resume checks (train/resume.h) are the library's; this file parses
  * the options, calls them in order, and prints what they report. */
-#include <math.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/blas_buffer.h"
+#include "common/fileio.h"
 #include "cli/config/alias.h"
 #include "cli/options.h"
 #include "cmd/commands.h"
 #include "common/log.h"
-#include "train/output.h"
 #include "cli/resume_command.h"
 #include "train/dist.h"
 #include "train/fingerprint.h"
 #include "train/prepare.h"
+#include "train/report.h"
 #include "train/resume.h"
 #include "train/rundir.h"
+#include "train/signals.h"
 #include "train/train.h"
 #include "train/watch.h"
 
@@ -38,76 +35,15 @@ typedef struct {
 static void report(void *ctx, const rs_train_event *ev)
 {
     reporter *r = ctx;
-    if (rs_dist_rank() != 0 && ev->kind != RS_EV_STOPPED) /* rank 0 speaks for the job */
-        return;
-    switch (ev->kind) {
-    case RS_EV_PROGRESS:
-        if (r->quiet)
-            break;
-        rs_log(
-            "step %lld/%lld | epoch %d | loss %.4f | ppl %.2f | tok/s %.0f | gnorm %.3f | lr %.3g | eta %.0fs",
-            (long long)ev->step, (long long)ev->total_steps, ev->epoch, ev->loss, ev->ppl,
-            ev->tokens_per_s, ev->gnorm, ev->lr, ev->eta_s);
-        /* Across ranks: the step's wall time and the all-reduce's share of it. */
-        if (rs_dist_size() > 1 && ev->step_s > 0)
-            rs_log(" | step %.1f ms, all-reduce %.2f ms (%.0f%%)", 1e3 * ev->step_s,
-                   1e3 * ev->allreduce_s, 100.0 * ev->allreduce_s / ev->step_s);
-        rs_log("\n");
-        break;
-    case RS_EV_DEV:
-        if (isnan(ev->dev_loss))
-            rs_log("epoch %d | step %lld | no dev set\n", ev->epoch, (long long)ev->step);
-        else if (ev->dev_bleu >= 0)
-            rs_log(
-                "epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev BLEU %.2f | lr %.3g%s%s\n",
-                ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->dev_bleu, ev->lr,
-                ev->improved ? " | best" : "", ev->stop ? " | stopping (patience)" : "");
-        else if (ev->dev_exact >= 0)
-            rs_log("epoch %d | step %lld | dev loss %.4f | dev ppl %.2f | dev exact %.2f%%%s\n",
-                   ev->epoch, (long long)ev->step, ev->dev_loss, ev->dev_ppl, 100 * ev->dev_exact,
-                   ev->improved ? " | best" : "");
-        else
-            rs_log("epoch %d | step %lld | dev loss %.4f | dev ppl %.2f%s\n", ev->epoch,
-                   (long long)ev->step, ev->dev_loss, ev->dev_ppl, ev->improved ? " | best" : "");
-        if (isfinite(ev->aer))
-            rs_log("epoch %d | step %lld | dev AER %.2f%% | precision %.2f%% | recall %.2f%%\n",
-                   ev->epoch, (long long)ev->step, 100 * ev->aer, 100 * ev->align_precision,
-                   100 * ev->align_recall);
-        break;
-    case RS_EV_SAVED:
-        if (!r->quiet)
-            rs_log("saved %s\n", ev->path);
-        break;
-    case RS_EV_STOPPED:
+    if (ev->kind == RS_EV_STOPPED) {
         r->reason = ev->reason;
         r->epoch = ev->epoch;
-        break;
+    } else if (rs_dist_rank() == 0) { /* rank 0 speaks for the job */
+        rs_log_capture lines;
+        if (rs_log_capture_begin(&lines))
+            rs_train_report_event(lines.f, ev, r->quiet, rs_dist_size());
+        rs_log_capture_end(&lines);
     }
-}
-
-/* The first SIGINT, SIGTERM or SIGHUP asks the loop to stop after the current
- * step; a second one ends the program at once, before it touches a file.
- * Signals may land on any thread (the shards' workers too), two at once on
- * two threads: the count, taken atomically, says which came first. */
-static volatile sig_atomic_t stop_signal;
-static atomic_int signals_seen;
-
-static void on_signal(int sig)
-{
-    if (atomic_fetch_add(&signals_seen, 1) > 0)
-        _exit(RS_EXIT_SIGNAL + sig);
-    stop_signal = sig;
-}
-
-static void catch_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
 }
 
 /* What the command line and --config FILE ask for. */
@@ -362,35 +298,10 @@ static int parse_request(int argc, char **argv, train_request *rq)
 static void print_stop(const reporter *r, const rs_train_state *state, const rs_train_config *cfg,
                        const char *dir, int argc, char **argv, int resume)
 {
-    switch (r->reason) {
-    case RS_STOP_EPOCHS:
-        rs_log("stopped: all %d epoch%s done", cfg->epochs, RS_S(cfg->epochs));
-        break;
-    case RS_STOP_MAX_STEPS: rs_log("stopped: --max-steps %d reached", cfg->max_steps); break;
-    case RS_STOP_TIME: rs_log("stopped: --max-minutes %g reached", (double)cfg->max_minutes); break;
-    case RS_STOP_PATIENCE:
-        rs_log("stopped: %d dev evaluation%s without improvement (--patience)", cfg->patience,
-               RS_S(cfg->patience));
-        break;
-    case RS_STOP_SIGNAL:
-        rs_log("stopped: interrupted by %s", stop_signal == SIGINT    ? "SIGINT (Ctrl-C)"
-                                             : stop_signal == SIGTERM ? "SIGTERM"
-                                             : stop_signal == SIGHUP  ? "SIGHUP"
-                                                                      : "a signal");
-        break;
-    }
-    rs_log(" at step %lld (epoch %d)\n", (long long)state->step, r->epoch);
-    rs_log("last model: %s/last.ckpt\n", dir);
-    char best[4200];
-    snprintf(best, sizeof best, "%s/best.ckpt", dir);
-    if (access(best, F_OK) == 0) {
-        rs_log("best model: %s", best);
-        if (cfg->dev_bleu && state->best_dev_bleu >= 0)
-            rs_log(" (dev BLEU %.2f)", (double)state->best_dev_bleu);
-        else if (isfinite(state->best_dev_loss))
-            rs_log(" (dev loss %.4f)", (double)state->best_dev_loss);
-        rs_log("\n");
-    }
+    rs_log_capture lines;
+    if (rs_log_capture_begin(&lines))
+        rs_train_report_stop(lines.f, r->reason, *rs_train_signal(), r->epoch, state, cfg, dir);
+    rs_log_capture_end(&lines);
     rs_log("to continue: ");
     rs_log_capture resume_command;
     if (rs_log_capture_begin(&resume_command))
@@ -400,53 +311,15 @@ static void print_stop(const reporter *r, const rs_train_state *state, const rs_
         rs_log("(with a larger --epochs or --max-steps)\n");
 }
 
-/* The share of <unk> in each side of the training and dev data, and a
- * warning for each above 2 %: words the vocabulary or the tokenizer leaves
- * out are trained on (and scored) as one token, silently otherwise. */
-static void print_unknowns(const rs_train_run *run)
-{
-    const rs_dataset *sets[2] = {&run->train, &run->dev};
-    const char *const set_names[2] = {"training", "dev"}, *const sides[2] = {"source", "target"};
-    double share[2][2] = {{0}};
-    rs_log("<unk>:");
-    for (int s = 0; s < 2; s++)
-        for (int side = 0; side < 2; side++) {
-            long unk, tokens;
-            rs_dataset_unknowns(sets[s], side, &unk, &tokens);
-            if (!tokens)
-                continue;
-            share[s][side] = 100.0 * (double)unk / (double)tokens;
-            rs_log(" %s %s %.2f %%%s", set_names[s], sides[side], share[s][side],
-                   s == 1 && side == 1 ? "" : ",");
-        }
-    rs_log("\n");
-    for (int s = 0; s < 2; s++)
-        for (int side = 0; side < 2; side++)
-            if (share[s][side] > 2.0)
-                rs_log(PROG ": warning: %.1f %% of the %s %s tokens are <unk>: the vocabulary "
-                            "(max_vocab, min_freq, %s_vocab) or the tokenizer (%s) leaves them "
-                            "out\n",
-                       share[s][side], set_names[s], sides[side], side ? "tgt" : "src",
-                       rs_tokenizer_names[run->model.cfg.tokenizer]);
-}
-
 /* What is trained on what, said once by rank 0. */
 static void print_header(const train_request *rq, const rs_train_run *run)
 {
     if (rs_dist_rank() != 0)
         return;
-    rs_log("%s %s: %d training pair%s (%d longer than %d tokens left out), %d dev pair%s\n",
-           rq->resume ? "resuming" : "training", rq->dir, run->train.count, RS_S(run->train.count),
-           run->skipped, rq->cfg.train.max_len, run->dev.count, RS_S(run->dev.count));
-    rs_log("vocabularies: %d source, %d target; %zu parameters\n", run->model.cfg.src_vocab,
-           run->model.cfg.tgt_vocab, run->model.layout.total);
-    print_unknowns(run);
-    rs_log("configuration: ");
-    rs_log_capture config_line;
-    const rs_config settings = rs_model_settings(&run->model);
-    if (rs_log_capture_begin(&config_line))
-        rs_config_print(&settings, config_line.f);
-    rs_log_capture_end(&config_line);
+    rs_log_capture header;
+    if (rs_log_capture_begin(&header))
+        rs_train_report_header(header.f, run, rq->dir, rq->resume, rq->cfg.train.max_len, PROG);
+    rs_log_capture_end(&header);
     /* One block: what the --config file's toolkit would have done otherwise. */
     if (rs_config_notice(0) && rq->args.config_path) {
         rs_log("notices on %s:\n", rq->args.config_path);
@@ -464,25 +337,9 @@ static int open_log(const train_request *rq, rs_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", rq->dir, RS_TEXT_LOG);
-    if (!rq->log_path)
-        return rs_log_open(path, err);
-    /* --log FILE is appended to, not replaced, but by the rule of every
-     * output: never one of the run's inputs, a checkpoint, or a file of
-     * another run's directory but its train.log. */
-    const rs_train_inputs *in = &rq->in;
-    const char *inputs[] = {in->train_tsv,  in->train_src, in->train_tgt,        in->dev_tsv,
-                            in->dev_src,    in->dev_tgt,   in->spm_src,          in->spm_tgt,
-                            in->watch_file, in->dev_align, rq->args.config_path, in->src_vocab,
-                            in->tgt_vocab};
-    rs_output_rule rule;
-    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_TEXT_LOG);
-    int status = 0;
-    for (size_t i = 0; i < sizeof inputs / sizeof *inputs && !status; i++)
-        status = rs_output_add_input(&rule, inputs[i], err);
-    if (!status)
-        status = rs_output_check(&rule, rq->log_path, err);
-    rs_output_rule_free(&rule);
-    return status ? -1 : rs_log_open(rq->log_path, err);
+    if (rq->log_path && rs_train_log_check(&rq->in, rq->args.config_path, rq->log_path, err))
+        return -1;
+    return rs_log_open(rq->log_path ? rq->log_path : path, err);
 }
 
 /* The exit status of a status of train/prepare.h or train/resume.h: a request
@@ -557,23 +414,6 @@ static int check_resumed_data(const train_request *rq, rs_train_run *run, rs_err
     return agreed(status, err);
 }
 
-/* DIR/config.yaml: a copy of the --config file the run was started with
- * (Joey NMT keeps one too), its text as read (gzip decompressed, line ends
- * as '\n'; a pipe cannot be read again), written as every output is
- * (train/output.h); `info -m DIR --config` reads its data paths back. A resumed
- * run given --config again replaces it; the copy itself given is left be. */
-static int copy_config(const train_request *rq, rs_error *err)
-{
-    if (!rq->args.config_path || rs_dist_rank() != 0)
-        return 0;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", rq->dir, RS_CONFIG_COPY);
-    if (rs_same_file(rq->args.config_path, path))
-        return 0;
-    return rs_output_copy(rq->args.config.text, rq->args.config.text_size, rq->args.config_path,
-                          path, RS_CONFIG_COPY, err);
-}
-
 /* The run from a checked request: the directory claimed, the checkpoint
  * resumed or a model made, the data checked against a resumed run's, then
  * training until it stops, and how it stopped. */
@@ -605,9 +445,11 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
         return status;
     status = RS_EXIT_FAIL;
     print_header(rq, run);
-    if (copy_config(rq, &err))
+    if (rq->args.config_path && rs_dist_rank() == 0 &&
+        rs_train_copy_config(rq->dir, rq->args.config_path, rq->args.config.text,
+                             rq->args.config.text_size, &err))
         goto fail;
-    rs_train_options options = {.report_seconds = 2.0, .stop = &stop_signal, .dir = rq->dir};
+    rs_train_options options = {.report_seconds = 2.0, .stop = rs_train_signal(), .dir = rq->dir};
     if (rq->cfg.train.dev_bleu) {
         options.codec = &run->codec;
         options.dev_refs = run->dev_pairs.tgt;
@@ -619,13 +461,13 @@ static int train(train_request *rq, rs_train_run *run, int argc, char **argv)
     if (rs_dist_check(rs_dist_rank() == 0 ? rs_rundir_write_vocabs(rq->dir, &run->model, &err) : 0,
                       &err))
         goto fail;
-    catch_signals();
+    rs_train_catch_signals();
     began = 1;
     if (rs_train(&run->model, &run->state, &run->train, &run->dev, &options, report, &rep, &err))
         goto fail;
     if (rs_dist_rank() == 0)
         print_stop(&rep, &run->state, &run->model.train, rq->dir, argc, argv, rq->resume);
-    return rep.reason == RS_STOP_SIGNAL ? RS_EXIT_SIGNAL + (int)stop_signal : RS_EXIT_OK;
+    return rep.reason == RS_STOP_SIGNAL ? RS_EXIT_SIGNAL + (int)*rs_train_signal() : RS_EXIT_OK;
 fail:
     if (rs_dist_rank() == 0 || !rs_dist_failure_agreed()) /* said once for all ranks */
         rs_log(PROG ": %s\n", err.msg);

@@ -27,104 +27,42 @@
 
 /* What the command line asks for. */
 typedef struct {
-    rs_cli_models *models;
+    rs_models *models;
     const char *output, *ref_path, *input;
     int threads, quiet;
     int int8; /* --int8: the decoder step's products with int8 weights */
     rs_translate_options topt;
     rs_stream_style style;
-    float weights[RS_CLI_MAX_MODELS]; /* --weights, in -m order */
+    float weights[RS_MAX_MODELS]; /* --weights, in -m order */
     int n_weights;
     const char *shortlist_path; /* --shortlist FILE (in shortlist_file), sizes in topt.shortlist */
     char shortlist_file[4096];
-    rs_lexicon lexicon;  /* read from it once the model is loaded */
     rs_output_rule rule; /* what -o may be: not an input, a checkpoint, a run's file */
     rs_cli_args args;    /* holds the --config file's values */
 } translate_request;
 
-/* --alignment VALUE: hard, soft or a threshold in (0, 1]; 0 when not one. */
-static int alignment_value(const char *arg, rs_stream_style *st)
-{
-    if (!strcmp(arg, "soft") || !strcmp(arg, "hard")) {
-        st->alignment = !strcmp(arg, "soft") ? 2 : 1;
-        return 1;
-    }
-    char *end = NULL;
-    const double x = strtod(arg, &end);
-    if (*end || end == arg || !(x > 0.0 && x <= 1.0))
-        return 0;
-    st->alignment = 1;
-    st->align_threshold = (float)x;
-    return 1;
-}
-
 /* --weights 0.7,0.3 (a list in a --config file gives one item at a time):
- * the numbers are appended to rq->weights; -1 to go on, else the exit status.
- * Decimal numbers only: strtof would also take 0x1 and inf. */
-static int add_weights(translate_request *rq, const char *arg)
+ * the numbers are appended to rq->weights. */
+static int set_weights(void *req, const char *arg)
 {
-    for (const char *p = arg;;) {
-        char *end;
-        const float w = strtof(p, &end);
-        if (end == p || (*end && *end != ',') || !rs_config_plain_number(p) || !isfinite(w) ||
-            w < 0.0f || strspn(p, "0123456789.eE+-") < (size_t)(end - p))
-            return rs_cli_usage_error(
-                PROG, "--weights: '%s' is not a list of numbers >= 0 separated by ','", arg);
-        if (rq->n_weights == RS_CLI_MAX_MODELS)
-            return rs_cli_usage_error(PROG, "--weights: more than %d weights", RS_CLI_MAX_MODELS);
-        rq->weights[rq->n_weights++] = w;
-        if (!*end)
-            return -1;
-        p = end + 1;
-    }
-}
-
-/* --shortlist FILE[,FIRST[,BEST]] (Marian's sizes: FIRST frequent words,
- * BEST per source token); -1 to go on, else the exit status. */
-static int shortlist_option(translate_request *rq, const char *arg)
-{
-    char *path = rq->shortlist_file;
-    const char *comma = strchr(arg, ',');
-    const size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
-    if (len == 0 || len >= sizeof rq->shortlist_file)
-        return rs_cli_usage_error(PROG, "--shortlist: give FILE[,FIRST[,BEST]]");
-    memcpy(path, arg, len);
-    path[len] = 0;
-    rs_shortlist *sl = &rq->topt.shortlist;
-    sl->first = sl->best = 100;
-    int *size[] = {&sl->first, &sl->best};
-    for (int k = 0; comma && k < 2; k++) {
-        char *end;
-        const long v = strtol(comma + 1, &end, 10);
-        if (end == comma + 1 || (*end && *end != ',') || !rs_config_plain_number(comma + 1) ||
-            v < 0 || v > 10000000 || (k == 1 && *end))
-            return rs_cli_usage_error(PROG,
-                                      "--shortlist: '%s' is not FILE[,FIRST[,BEST]] with FIRST "
-                                      "and BEST whole numbers from 0 to 10000000",
-                                      arg);
-        *size[k] = (int)v;
-        comma = *end ? end : NULL;
-    }
-    if (comma)
-        return rs_cli_usage_error(PROG, "--shortlist: '%s': at most FILE,FIRST,BEST", arg);
-    /* No word but the reserved ones: every translation would be empty. */
-    if (sl->first == 0 && sl->best == 0)
-        return rs_cli_usage_error(PROG,
-                                  "--shortlist: '%s' lists no word (FIRST and BEST both 0): "
-                                  "every translation would be empty",
-                                  arg);
-    rq->shortlist_path = path;
+    translate_request *rq = req;
+    rs_error err;
+    if (rs_ensemble_weights_parse(arg, rq->weights, &rq->n_weights, RS_MAX_MODELS, &err))
+        return rs_cli_usage_error(PROG, "--weights: %s", err.msg);
     return -1;
 }
 
-static int set_weights(void *rq, const char *arg)
+/* --shortlist FILE[,FIRST[,BEST]] (Marian's sizes: FIRST frequent words,
+ * BEST per source token). */
+static int set_shortlist(void *req, const char *arg)
 {
-    return add_weights(rq, arg);
-}
-
-static int set_shortlist(void *rq, const char *arg)
-{
-    return shortlist_option(rq, arg);
+    translate_request *rq = req;
+    rs_error err;
+    if (rs_shortlist_parse(arg, rq->shortlist_file, sizeof rq->shortlist_file, &rq->topt.shortlist,
+                           &err))
+        return rs_cli_usage_error(PROG, "--shortlist: %s", err.msg);
+    rq->shortlist_path = rq->shortlist_file;
+    return -1;
 }
 
 /* --remove-bpe[=MARKER]: fairseq's names: "@@" means subword-nmt's "@@ " (a
@@ -146,7 +84,7 @@ static int set_alignment(void *rq, const char *arg)
     rs_stream_style *st = &((translate_request *)rq)->style;
     if (!arg)
         st->alignment = 1;
-    else if (!alignment_value(arg, st))
+    else if (!rs_stream_alignment(arg, st))
         return rs_cli_usage_error(PROG, "--alignment: '%s' is not hard, soft or a number in (0, 1]",
                                   arg);
     return -1;
@@ -156,7 +94,7 @@ static int set_alignment(void *rq, const char *arg)
 static int alignment_word(const char *word)
 {
     rs_stream_style peek = {0};
-    return alignment_value(word, &peek);
+    return rs_stream_alignment(word, &peek);
 }
 
 #define RQ translate_request
@@ -338,33 +276,9 @@ static int flush_output(void *output, rs_error *err)
     return rs_output_flush(output, err);
 }
 
-/* The models loaded (with their int8 copies for --int8), --shortlist's
- * table read, and the translator made of them. */
-static int start_translator(translate_request *rq, rs_codec *codec, rs_translator *tr,
-                            rs_error *err)
-{
-    rs_cli_models *models = rq->models;
-    models->ready = (rs_ready_options){.int8 = rq->int8};
-    if (rs_cli_load_models(models, codec, err))
-        return -1;
-    /* A model of SentencePiece pieces gives decoded text: taking its spaces
-     * out would join every word. */
-    if (rq->topt.remove_bpe && !strcmp(rq->topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
-        models->models[0].cfg.tokenizer == RS_TOKENIZER_SPM)
-        return rs_fail(err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose "
-                            "pieces are decoded already");
-    if (rq->shortlist_path) {
-        if (rs_lexicon_read(&rq->lexicon, rq->shortlist_path, &models->models[0].src_vocab,
-                            &models->models[0].tgt_vocab, err))
-            return -1;
-        rq->topt.shortlist.lex = &rq->lexicon;
-    }
-    return rs_translator_init(tr, models->members, models->count, codec, &rq->topt, err);
-}
-
 int cmd_translate(int argc, char **argv)
 {
-    static rs_cli_models models;
+    static rs_models models;
     translate_request rq = {.models = &models};
     rs_translate_options_default(&rq.topt);
     rs_output_rule_init(&rq.rule, RS_OUTPUT_TEXT, NULL);
@@ -398,7 +312,8 @@ int cmd_translate(int argc, char **argv)
     run.flush_ctx = &output;
     int reader_open = 0;
     status = RS_EXIT_FAIL;
-    if (start_translator(&rq, &codec, &tr, &err))
+    models.ready = (rs_ready_options){.int8 = rq.int8};
+    if (rs_models_translator(&models, &codec, rq.shortlist_path, &rq.topt, &tr, &err))
         goto fail;
     if (rq.ref_path && rs_lines_read(rq.ref_path, &refs, &err))
         goto fail;
@@ -430,9 +345,8 @@ done:
     if (reader_open)
         rs_line_reader_close(&reader);
     rs_translator_free(&tr);
-    rs_lexicon_free(&rq.lexicon);
     rs_codec_free(&codec);
-    rs_cli_models_free(&models);
+    rs_models_free(&models);
     rs_output_rule_free(&rq.rule);
     rs_cli_end(&rq.args);
     return status;

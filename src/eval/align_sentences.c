@@ -1,4 +1,6 @@
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "eval/align_sentences.h"
 #include "search/forced.h"
@@ -80,4 +82,61 @@ done:
     rs_forced_free_all(f, data.count);
     rs_dataset_free(&data);
     return status;
+}
+
+/* The next chunk of pairs into in->tok: their count, 0 at the end, or -1. */
+static int next_pairs(rs_align_input *in, rs_error *err)
+{
+    rs_tokenized_free(&in->tok);
+    rs_pairs_free(&in->pairs);
+    const char *name = strcmp(in->path, "-") ? in->path : "<stdin>";
+    const int n = rs_pair_reader_chunk(&in->reader, in->chunk, &in->pairs, err);
+    if (n <= 0)
+        return n;
+    if (rs_tokenize_pairs(&in->tok, &in->pairs, in->ids.codec, name, err) ||
+        rs_pairs_cut_sources(&in->tok, in->path, &in->ids, err))
+        return -1;
+    in->count = in->tok.count;
+    return n;
+}
+
+int rs_align_input_open(rs_align_input *in, const char *path, int pairs, int swap, int whole,
+                        const rs_pairs_ids *ids, rs_error *err)
+{
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    in->ids = *ids;
+    if (!pairs) {
+        if (rs_lines_read(path, &in->lines, err))
+            return -1;
+        in->count = in->lines.count;
+        return 0;
+    }
+    if (rs_pair_reader_open_tsv(&in->reader, path, swap, 0, err))
+        return -1;
+    in->reader_open = 1;
+    in->chunk = whole ? INT_MAX : RS_ALIGN_CHUNK;
+    return next_pairs(in, err) < 0 ? -1 : 0;
+}
+
+int rs_align_input_run(rs_align_input *in, const rs_translate_options *opt,
+                       const rs_align_emitter *em, rs_error *err)
+{
+    if (!in->reader_open)
+        return rs_align_translations(in->ids.model, in->ids.codec, &in->lines, opt, em, err);
+    for (int n = in->count; n > 0;)
+        if (rs_align_pairs(in->ids.model, &in->tok, opt->batch_size, em, err) ||
+            (n = next_pairs(in, err)) < 0)
+            return -1;
+    return 0;
+}
+
+void rs_align_input_free(rs_align_input *in)
+{
+    rs_tokenized_free(&in->tok);
+    rs_pairs_free(&in->pairs);
+    rs_lines_free(&in->lines);
+    if (in->reader_open)
+        rs_pair_reader_close(&in->reader);
+    in->reader_open = 0;
 }

@@ -10,6 +10,7 @@
 
 #include "data/dataset.h"
 #include "eval/alignment.h"
+#include "search/pairs_input.h"
 #include "search/translate.h"
 
 typedef struct {
@@ -37,5 +38,35 @@ int rs_align_translations(const rs_model *model, const rs_codec *codec, const rs
  * from tok->first + 1 (a chunk of a file). */
 int rs_align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_size,
                    const rs_align_emitter *em, rs_error *err);
+
+/* align's input: the lines of a file to translate, or (pairs) its
+ * source<TAB>target pairs tokenized for forced decoding with their sources
+ * cut as ids says (the model's codec and length rule), a chunk of
+ * RS_ALIGN_CHUNK pairs at a time (the alignments of a large file are not
+ * all held before the first is written) or all of them (a picture per
+ * sentence: all their names are checked before the first is written). */
+enum { RS_ALIGN_CHUNK = 4096 };
+typedef struct {
+    const char *path; /* "-": standard input */
+    rs_pairs_ids ids;
+    rs_lines lines;
+    rs_pair_reader reader;
+    int reader_open, chunk;
+    rs_pairs pairs;
+    rs_tokenized tok;
+    int count; /* sentences (with pairs, of the chunk read) */
+} rs_align_input;
+
+/* Reads the lines, or opens the pairs (swap: exchanging the sides) and
+ * reads the first chunk (all of them with whole); in->count says how many. */
+int rs_align_input_open(rs_align_input *in, const char *path, int pairs, int swap, int whole,
+                        const rs_pairs_ids *ids, rs_error *err);
+
+/* Every sentence of the input to em: the lines translated with opt, or the
+ * pairs force-decoded opt->batch_size at a time, chunk after chunk. */
+int rs_align_input_run(rs_align_input *in, const rs_translate_options *opt,
+                       const rs_align_emitter *em, rs_error *err);
+
+void rs_align_input_free(rs_align_input *in);
 
 #endif

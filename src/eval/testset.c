@@ -1,5 +1,8 @@
 /* A test set, segment by segment (see testset.h). */
 #include <stddef.h>
+#include <stdlib.h>
+
+#include "eval/nbest.h"
 
 #include "eval/testset.h"
 
@@ -76,4 +79,91 @@ int rs_testset_paired_chrf_stats(rs_chrf_stats *stats, const rs_testset_systems 
                                  const rs_bleu_opts *opts, const char **refs, rs_error *err)
 {
     return paired_stats(NULL, stats, in, opts, refs, err);
+}
+
+/* One file's lines, each without its trailing whitespace. */
+static int read_stripped(const char *path, rs_lines *lines, rs_error *err)
+{
+    if (rs_lines_read(path, lines, err))
+        return -1;
+    for (int i = 0; i < lines->count; i++)
+        lines->lines[i][rs_bleu_rstrip_len(lines->lines[i])] = '\0';
+    return 0;
+}
+
+/* Hypotheses in the Moses n-best form (translate --n-best's output). */
+static int refuse_nbest(const rs_lines *hyp, const char *name, rs_error *err)
+{
+    return rs_nbest_refuse((const char *const *)hyp->lines, hyp->count, name, err)
+               ? RS_TESTSET_REFUSED
+               : 0;
+}
+
+int rs_testset_read(rs_lines *text, const char *const *files, int nfiles, const char *hyp_name,
+                    rs_error *err)
+{
+    for (int i = 0; i < nfiles; i++)
+        if (read_stripped(files[i], &text[i], err))
+            return -1;
+    if (text[0].count == 0)
+        return rs_fail(err, "%s has no lines to score", files[0]);
+    /* First: an n-best list of N > 1 also has N times the lines, and what
+     * it is explains the count. */
+    if (refuse_nbest(&text[0], hyp_name, err))
+        return RS_TESTSET_REFUSED;
+    for (int i = 1; i < nfiles; i++)
+        if (text[i].count != text[0].count) {
+            rs_fail(err, "%s has %d line%s but %s has %d: one reference line per hypothesis",
+                    hyp_name, text[0].count, RS_S(text[0].count), files[i], text[i].count);
+            return RS_TESTSET_REFUSED;
+        }
+    return 0;
+}
+
+int rs_testset_read_systems(rs_lines *sys, const char *const *files, int count,
+                            const rs_lines *base, const char *base_name, rs_error *err)
+{
+    for (int k = 0; k < count; k++) {
+        if (read_stripped(files[k], &sys[k], err))
+            return -1;
+        if (refuse_nbest(&sys[k], files[k], err))
+            return RS_TESTSET_REFUSED;
+        if (sys[k].count != base->count) {
+            rs_fail(err,
+                    "%s has %d line%s but %s has %d: the systems of a paired test translate the "
+                    "same sentences",
+                    base_name, base->count, RS_S(base->count), files[k], sys[k].count);
+            return RS_TESTSET_REFUSED;
+        }
+    }
+    return 0;
+}
+
+int rs_testset_read_source(rs_lines *src, const char *path, const rs_lines *hyp,
+                           const char *hyp_name, rs_error *err)
+{
+    if (read_stripped(path, src, err))
+        return -1;
+    if (src->count == hyp->count)
+        return 0;
+    rs_fail(err, "%s has %d line%s but %s has %d", path, src->count, RS_S(src->count), hyp_name,
+            hyp->count);
+    return RS_TESTSET_REFUSED;
+}
+
+int rs_testset_paired(rs_paired_result *res, const rs_testset_systems *in,
+                      const rs_testset_test *test, const rs_bleu_opts *opts, const char **refs,
+                      rs_error *err)
+{
+    const int systems = in->others + 1, n = in->text[0].count;
+    const rs_paired_metric *metric = test->chrf ? &rs_paired_chrf : &rs_paired_bleu;
+    void *stats = calloc((size_t)systems * (size_t)n, metric->size);
+    if (!stats)
+        return rs_fail(err, "out of memory for %d systems' statistics", systems);
+    const rs_paired_table table = {metric, stats, systems, n};
+    const int status =
+        paired_stats(test->chrf ? NULL : stats, test->chrf ? stats : NULL, in, opts, refs, err) ||
+        rs_paired_metric_run(test->test, &table, test->samples, test->seed, res, err);
+    free(stats);
+    return status ? -1 : 0;
 }

@@ -10,6 +10,7 @@
 #include "eval/bleu.h"
 #include "eval/chrf.h"
 #include "eval/bylength.h"
+#include "eval/significance.h"
 #include "text/corpus.h"
 
 /* The references of segment `line`, into refs[nrefs]. */
@@ -48,5 +49,44 @@ int rs_testset_paired_stats(rs_bleu_stats *stats, const rs_testset_systems *in,
 /* The same with chrF's sentence statistics (chrf.h). */
 int rs_testset_paired_chrf_stats(rs_chrf_stats *stats, const rs_testset_systems *in,
                                  const rs_bleu_opts *opts, const char **refs, rs_error *err);
+
+/* What the readers below refuse, besides failing (-1): input that cannot
+ * give a true score (`bleu` exits 2 on it; err says why). */
+#define RS_TESTSET_REFUSED 2
+
+/* Reads files[0..nfiles) into text[nfiles], the hypotheses (hyp_name in
+ * messages) then the references, each through the shared line reader
+ * (UTF-8 checked, gzip decompressed; "-" is standard input) with every
+ * line's trailing whitespace stripped, as sacreBLEU rstrip()s it. Returns 0;
+ * -1 when a file cannot be read or the hypotheses have no line;
+ * RS_TESTSET_REFUSED for hypotheses in the Moses n-best form and for a
+ * reference with another number of lines. text[] is the caller's to free. */
+int rs_testset_read(rs_lines *text, const char *const *files, int nfiles, const char *hyp_name,
+                    rs_error *err);
+
+/* A paired test's other systems: sys[k] read from files[k] for k < count,
+ * refused as hypotheses are, and when one has another number of lines than
+ * base (the baseline, named base_name). */
+int rs_testset_read_systems(rs_lines *sys, const char *const *files, int count,
+                            const rs_lines *base, const char *base_name, rs_error *err);
+
+/* --by-length's source sentences from path, refused when they are not one
+ * line per hypothesis (hyp, named hyp_name). */
+int rs_testset_read_source(rs_lines *src, const char *path, const rs_lines *hyp,
+                           const char *hyp_name, rs_error *err);
+
+/* A paired test as `bleu --paired-bs` / `--paired-ar` asks for it. */
+typedef struct {
+    rs_paired_test test;
+    int samples; /* resamples or trials */
+    uint64_t seed;
+    int chrf; /* the test's metric: chrF, else BLEU */
+} rs_testset_test;
+
+/* Runs the test on the systems of in (each system's sentence statistics,
+ * then rs_paired_metric_run) into res[in->others + 1]. */
+int rs_testset_paired(rs_paired_result *res, const rs_testset_systems *in,
+                      const rs_testset_test *test, const rs_bleu_opts *opts, const char **refs,
+                      rs_error *err);
 
 #endif

@@ -143,3 +143,18 @@ void rs_translate_stream_scores(const rs_translate_stream *s, FILE *f)
     rs_chrf_format(&cr, text, sizeof text);
     fprintf(f, "%s\n", text);
 }
+
+int rs_stream_alignment(const char *arg, rs_stream_style *st)
+{
+    if (!strcmp(arg, "soft") || !strcmp(arg, "hard")) {
+        st->alignment = !strcmp(arg, "soft") ? 2 : 1;
+        return 1;
+    }
+    char *end = NULL;
+    const double x = strtod(arg, &end);
+    if (*end || end == arg || !(x > 0.0 && x <= 1.0))
+        return 0;
+    st->alignment = 1;
+    st->align_threshold = (float)x;
+    return 1;
+}

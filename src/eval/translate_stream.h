@@ -23,6 +23,10 @@ typedef struct {
     int nbest_format;      /* every hypothesis as an n-best line */
 } rs_stream_style;
 
+/* An --alignment value, as Marian's: hard, soft or a threshold in (0, 1]
+ * (hard links of weight >= it), into st; 0 when arg is none of them. */
+int rs_stream_alignment(const char *arg, rs_stream_style *st);
+
 typedef struct {
     rs_stream_style style;
     FILE *out; /* the translations */

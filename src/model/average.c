@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "model/average.h"
+#include "model/checkpoint.h"
+#include "model/locate.h"
 
 static int vocabs_match(const rs_vocab *a, const rs_vocab *b, const char *side, rs_error *err)
 {
@@ -81,4 +83,22 @@ void rs_average_free(rs_average *avg)
     rs_model_free(&avg->mean);
     free(avg->sum);
     memset(avg, 0, sizeof *avg);
+}
+
+int rs_average_checkpoints(rs_average *avg, const char *const *args, int n, rs_error *err)
+{
+    char path[4096];
+    rs_error why;
+    for (int i = 0; i < n; i++) {
+        rs_model model;
+        if (rs_model_locate(args[i], path, sizeof path, err) ||
+            rs_checkpoint_load(path, &model, NULL, err))
+            return -1;
+        const int rc = rs_average_add(avg, &model, &why);
+        rs_model_free(&model);
+        if (rc)
+            return rs_fail(err, "%s does not match %s: %s", path, args[0], why.msg);
+    }
+    rs_average_finish(avg);
+    return 0;
 }

@@ -28,6 +28,11 @@ int rs_average_add(rs_average *avg, rs_model *model, rs_error *err);
  * first model's configuration and vocabularies). */
 void rs_average_finish(rs_average *avg);
 
+/* The mean of the checkpoints args[0..n) name (files or model directories,
+ * as -m finds them: model/locate.h), finished; a checkpoint that does not
+ * match the first fails naming both ("PATH does not match FIRST: …"). */
+int rs_average_checkpoints(rs_average *avg, const char *const *args, int n, rs_error *err);
+
 void rs_average_free(rs_average *avg);
 
 #endif

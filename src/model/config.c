@@ -81,6 +81,18 @@ int rs_config_name_index(const char *const *names, const char *name)
     return -1;
 }
 
+const char *rs_config_section(const char *key)
+{
+    static const char *const model[] = {"emb",       "hidden",         "att", "maxout",
+                                        "attention", "tie_embeddings", NULL};
+    static const char *const data[] = {"lowercase",    "tokenizer",    "subwords",
+                                       "min_freq",     "max_vocab",    "max_len",
+                                       "post_process", "shared_vocab", NULL};
+    return rs_config_name_index(model, key) >= 0  ? "model"
+           : rs_config_name_index(data, key) >= 0 ? "data"
+                                                  : "training";
+}
+
 void rs_config_defaults(rs_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);

@@ -194,6 +194,10 @@ int rs_config_parse(rs_config *cfg, const char *text, rs_error *err);
 /* The index of name in a NULL-terminated table of names, or -1. */
 int rs_config_name_index(const char *const *names, const char *name);
 
+/* The section of a configuration file a key belongs in: "model" (the sizes
+ * and the attention), "data" (text and vocabulary settings) or "training". */
+const char *rs_config_section(const char *key);
+
 /* 1 when a number's text starts as a number is written (a digit, a '.',
  * or '-' then one of them; not 0x…), 0 otherwise: strtol and strtod skip
  * leading white space and take a '+', so " 5" and "+5" would pass for 5,

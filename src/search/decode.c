@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/config.h"
 #include "nn/attention.h"
 #include "nn/vecmath.h"
 #include "search/decode.h"
@@ -175,6 +176,23 @@ int rs_ensemble_weights_check(const float *weights, int n_models, rs_error *err)
     if (!(sum > 0.0))
         return rs_fail(err, "the ensemble weights are all zero: at least one must be positive");
     return 0;
+}
+
+int rs_ensemble_weights_parse(const char *arg, float *weights, int *count, int max, rs_error *err)
+{
+    for (const char *p = arg;;) {
+        char *end;
+        const float w = strtof(p, &end);
+        if (end == p || (*end && *end != ',') || !rs_config_plain_number(p) || !isfinite(w) ||
+            w < 0.0f || strspn(p, "0123456789.eE+-") < (size_t)(end - p))
+            return rs_fail(err, "'%s' is not a list of numbers >= 0 separated by ','", arg);
+        if (*count == max)
+            return rs_fail(err, "more than %d weights", max);
+        weights[(*count)++] = w;
+        if (!*end)
+            return 0;
+        p = end + 1;
+    }
 }
 
 int rs_decoder_weigh(rs_decoder *dec, const float *weights, rs_error *err)

@@ -94,6 +94,11 @@ int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err
  * finite and non-negative, not all zero. */
 int rs_ensemble_weights_check(const float *weights, int n_models, rs_error *err);
 
+/* Appends the weights of a list "0.7,0.3" (decimal numbers >= 0 only:
+ * strtof would also take 0x1 and inf) to weights[*count], which has room
+ * for max. */
+int rs_ensemble_weights_parse(const char *arg, float *weights, int *count, int max, rs_error *err);
+
 /* Weighs the members by weights[n_models] (checked as above), normalised to
  * sum 1: w_k = weights[k] / Σ weights. Equal weights give 1/K each, the
  * unweighted mean bit for bit; NULL keeps that mean. */

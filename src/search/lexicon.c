@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/config.h"
 #include "search/lexicon.h"
 #include "text/corpus.h"
 
@@ -363,4 +364,34 @@ int rs_shortlist_select(const rs_shortlist *sl, int B, const int *const *src, co
             mark[v] = 0;
         }
     return count;
+}
+
+int rs_shortlist_parse(const char *arg, char *path, size_t size, rs_shortlist *sl, rs_error *err)
+{
+    const char *comma = strchr(arg, ',');
+    const size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+    if (len == 0 || len >= size)
+        return rs_fail(err, "give FILE[,FIRST[,BEST]]");
+    memcpy(path, arg, len);
+    path[len] = 0;
+    sl->first = sl->best = 100;
+    int *sizes[] = {&sl->first, &sl->best};
+    for (int k = 0; comma && k < 2; k++) {
+        char *end;
+        const long v = strtol(comma + 1, &end, 10);
+        if (end == comma + 1 || (*end && *end != ',') || !rs_config_plain_number(comma + 1) ||
+            v < 0 || v > 10000000 || (k == 1 && *end))
+            return rs_fail(err,
+                           "'%s' is not FILE[,FIRST[,BEST]] with FIRST and BEST whole numbers "
+                           "from 0 to 10000000",
+                           arg);
+        *sizes[k] = (int)v;
+        comma = *end ? end : NULL;
+    }
+    if (sl->first == 0 && sl->best == 0)
+        return rs_fail(err,
+                       "'%s' lists no word (FIRST and BEST both 0): every translation would be "
+                       "empty",
+                       arg);
+    return 0;
 }

@@ -61,6 +61,12 @@ typedef struct {
     int first, best;
 } rs_shortlist;
 
+/* A shortlist as Marian's --shortlist gives it, FILE[,FIRST[,BEST]] (FIRST
+ * and BEST 100 when not given, whole numbers up to 10000000, not both 0:
+ * every translation would be empty): FILE into path[size], the sizes into
+ * sl (its lex left to the caller). */
+int rs_shortlist_parse(const char *arg, char *path, size_t size, rs_shortlist *sl, rs_error *err);
+
 /* The shortlist of B source sentences src[b][0..src_count[b]) into
  * ids[0..return value), ascending. mark [tgt_vocab] is scratch, all 0 on
  * entry and on return; ids has room for tgt_vocab. */

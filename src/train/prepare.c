@@ -14,6 +14,7 @@
 #include "text/spm.h"
 #include "text/text.h"
 #include "train/dist.h"
+#include "train/output.h"
 #include "train/rundir.h"
 #include "train/segmented.h"
 
@@ -484,4 +485,32 @@ int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_t
     rs_tokenized_free(&run->train_tok);
     rs_tokenized_free(&run->dev_tok);
     return 0;
+}
+
+int rs_train_log_check(const rs_train_inputs *in, const char *config_path, const char *log_path,
+                       rs_error *err)
+{
+    const char *inputs[] = {in->train_tsv,  in->train_src, in->train_tgt, in->dev_tsv,
+                            in->dev_src,    in->dev_tgt,   in->spm_src,   in->spm_tgt,
+                            in->watch_file, in->dev_align, config_path,   in->src_vocab,
+                            in->tgt_vocab};
+    rs_output_rule rule;
+    rs_output_rule_init(&rule, RS_OUTPUT_TEXT, RS_TEXT_LOG);
+    int status = 0;
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs && !status; i++)
+        status = rs_output_add_input(&rule, inputs[i], err);
+    if (!status)
+        status = rs_output_check(&rule, log_path, err);
+    rs_output_rule_free(&rule);
+    return status ? -1 : 0;
+}
+
+int rs_train_copy_config(const char *dir, const char *config_path, const char *text, size_t size,
+                         rs_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, RS_CONFIG_COPY);
+    if (rs_same_file(config_path, path))
+        return 0;
+    return rs_output_copy(text, size, config_path, path, RS_CONFIG_COPY, err);
 }

@@ -119,4 +119,20 @@ void rs_train_run_free(rs_train_run *run);
 int rs_train_prepare(const rs_train_inputs *in, rs_config *cfg, int resume, rs_train_run *run,
                      rs_error *err);
 
+/* --log FILE, checked by the rule of every output (train/output.h): it is
+ * appended to, not replaced, but is never one of the run's inputs (in's
+ * files, the --config file config_path), a checkpoint, or a file of another
+ * run's directory but its train.log. */
+int rs_train_log_check(const rs_train_inputs *in, const char *config_path, const char *log_path,
+                       rs_error *err);
+
+/* DIR/config.yaml: a copy of the --config file the run was started with
+ * (Joey NMT keeps one too), its text as read (text[size]: gzip
+ * decompressed, line ends as '\n'; a pipe cannot be read again), written as
+ * every output is (train/output.h); `info -m DIR --config` reads its data
+ * paths back. A resumed run given --config again replaces it; the copy
+ * itself given is left be. */
+int rs_train_copy_config(const char *dir, const char *config_path, const char *text, size_t size,
+                         rs_error *err);
+
 #endif

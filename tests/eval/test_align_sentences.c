@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "eval/align_sentences.h"
+#include "testdir.h"
 #include "tinymodel.h"
 
 typedef struct {
@@ -102,6 +103,63 @@ START_TEST(pairs_forced_and_joined)
 }
 END_TEST
 
+/* align's input from a file: pairs tokenized and their sources cut (a
+ * warning each), every chunk aligned; or lines translated. */
+START_TEST(input_files_of_pairs_and_of_lines)
+{
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    tiny_model_with_words(&m, 4, "haus", 5);
+    ck_assert_msg(!rs_codec_for_model(&codec, &m, &err), "%s", err.msg);
+    char dir[64], pairs[128], lines[128];
+    testdir_make(dir, "align_input");
+    testfile_put(dir, "p.tsv", "das haus\tthe the\nhaus\tthe\ndas\tthe\n");
+    testfile_put(dir, "l.txt", "das haus\n\nhaus\n");
+    snprintf(pairs, sizeof pairs, "%s/p.tsv", dir);
+    snprintf(lines, sizeof lines, "%s/l.txt", dir);
+    char *warned = NULL;
+    size_t size = 0;
+    FILE *warn = open_memstream(&warned, &size);
+    const rs_pairs_ids ids = {&m, &codec, 1, warn, "P"};
+    rs_translate_options opt;
+    rs_translate_options_default(&opt);
+    opt.want_alignment = 1;
+    rs_align_input in = {0};
+    ck_assert_msg(!rs_align_input_open(&in, pairs, 1, 0, 0, &ids, &err), "%s", err.msg);
+    ck_assert_int_eq(in.count, 3);
+    seen s = {0};
+    rs_align_emitter em = {.sink = collect, .ctx = &s};
+    ck_assert_msg(!rs_align_input_run(&in, &opt, &em, &err), "%s", err.msg);
+    rs_align_input_free(&in);
+    ck_assert_int_eq(s.calls, 3);
+    ck_assert_int_eq(s.ids[2], 3);
+    ck_assert_int_eq(s.cols[0], 2); /* das </s>: cut to one token */
+    ck_assert_int_eq(s.rows[0], 3); /* the the </s> */
+    ck_assert_int_eq(fclose(warn), 0);
+    char want[256];
+    snprintf(want, sizeof want, "P: %s: pair 1: source cut to its first 1 tokens (1 more)\n",
+             pairs);
+    ck_assert_str_eq(warned, want);
+    free(warned);
+    ck_assert_msg(!rs_align_input_open(&in, lines, 0, 0, 0, &ids, &err), "%s", err.msg);
+    ck_assert_int_eq(in.count, 3);
+    seen t = {0};
+    em.ctx = &t;
+    ck_assert_msg(!rs_align_input_run(&in, &opt, &em, &err), "%s", err.msg);
+    rs_align_input_free(&in);
+    ck_assert_int_eq(t.calls, 2); /* the empty line has none */
+    ck_assert_int_eq(t.ids[1], 3);
+    testfile_put(dir, "bad.tsv", "no tab here\n");
+    snprintf(pairs, sizeof pairs, "%s/bad.tsv", dir);
+    ck_assert_int_ne(rs_align_input_open(&in, pairs, 1, 0, 1, &ids, &err), 0);
+    rs_align_input_free(&in);
+    testdir_remove(dir);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+}
+END_TEST
+
 Suite *align_sentences_suite(void)
 {
     Suite *s = suite_create("align_sentences");
@@ -109,6 +167,7 @@ Suite *align_sentences_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, translations_in_line_order);
     tcase_add_test(tc, pairs_forced_and_joined);
+    tcase_add_test(tc, input_files_of_pairs_and_of_lines);
     suite_add_tcase(s, tc);
     return s;
 }

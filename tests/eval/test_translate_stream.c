@@ -156,12 +156,30 @@ START_TEST(references_are_counted)
 }
 END_TEST
 
+START_TEST(alignment_values_as_marian_takes_them)
+{
+    rs_stream_style st = {0};
+    ck_assert_int_eq(rs_stream_alignment("soft", &st), 1);
+    ck_assert_int_eq(st.alignment, 2);
+    ck_assert_int_eq(rs_stream_alignment("hard", &st), 1);
+    ck_assert(st.alignment == 1 && st.align_threshold == 0.0f);
+    ck_assert_int_eq(rs_stream_alignment("0.25", &st), 1);
+    ck_assert(st.alignment == 1 && st.align_threshold == 0.25f);
+    st = (rs_stream_style){0};
+    ck_assert_int_eq(rs_stream_alignment("0", &st), 0);
+    ck_assert_int_eq(rs_stream_alignment("1.5", &st), 0);
+    ck_assert_int_eq(rs_stream_alignment("FILE", &st), 0);
+    ck_assert_int_eq(st.alignment, 0);
+}
+END_TEST
+
 Suite *translate_stream_suite(void)
 {
     Suite *s = suite_create("translate_stream");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, prints_the_pipelines_translations);
+    tcase_add_test(tc, alignment_values_as_marian_takes_them);
     tcase_add_test(tc, nbest_lines);
     tcase_add_test(tc, references_are_counted);
     suite_add_tcase(s, tc);

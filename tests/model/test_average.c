@@ -1,6 +1,7 @@
 /* rnnsearch average: the element-wise mean of checkpoints, and the refusal of
  * checkpoints that do not match, naming the file. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,42 @@ START_TEST(mismatch_is_refused_naming_the_file)
 }
 END_TEST
 
+START_TEST(checkpoints_averaged_by_their_names)
+{
+    char a[256], b[256], c[256];
+    rs_model ma, mb, mc;
+    rs_error err = {{0}};
+    testdir_make(dir, "rs_average");
+    tiny_model_with_words(&ma, 4, "Haus", 1);
+    tiny_model_with_words(&mb, 4, "Haus", 2);
+    tiny_model_with_words(&mc, 5, "Haus", 3); /* another hidden size */
+    save(&ma, "a.ckpt", a, sizeof a);
+    save(&mb, "b.ckpt", b, sizeof b);
+    save(&mc, "c.ckpt", c, sizeof c);
+    rs_average avg = {0};
+    const char *both[] = {a, b};
+    ck_assert_msg(!rs_average_checkpoints(&avg, both, 2, &err), "%s", err.msg);
+    ck_assert_int_eq(avg.count, 2);
+    const float want = 0.5f * (ma.params[7] + mb.params[7]);
+    ck_assert_msg(fabsf(avg.mean.params[7] - want) < 1e-6f, "%g vs %g", avg.mean.params[7], want);
+    rs_average_free(&avg);
+    const char *mismatched[] = {a, c};
+    ck_assert_int_ne(rs_average_checkpoints(&avg, mismatched, 2, &err), 0);
+    char want_msg[600];
+    snprintf(want_msg, sizeof want_msg, "%s does not match %s: ", c, a);
+    ck_assert_msg(!strncmp(err.msg, want_msg, strlen(want_msg)), "%s", err.msg);
+    rs_average_free(&avg);
+    const char *missing[] = {a, "/nonexistent/x.ckpt"};
+    ck_assert_int_ne(rs_average_checkpoints(&avg, missing, 2, &err), 0);
+    ck_assert_msg(strstr(err.msg, "/nonexistent/x.ckpt"), "%s", err.msg);
+    rs_average_free(&avg);
+    rs_model_free(&ma);
+    rs_model_free(&mb);
+    rs_model_free(&mc);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *average_suite(void)
 {
     Suite *s = suite_create("average");
@@ -112,6 +149,7 @@ Suite *average_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, average_is_the_mean);
     tcase_add_test(tc, mismatch_is_refused_naming_the_file);
+    tcase_add_test(tc, checkpoints_averaged_by_their_names);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -494,11 +494,23 @@ START_TEST(minus_zero_is_zero)
 }
 END_TEST
 
+START_TEST(every_key_has_its_section_of_a_file)
+{
+    ck_assert_str_eq(rs_config_section("hidden"), "model");
+    ck_assert_str_eq(rs_config_section("attention"), "model");
+    ck_assert_str_eq(rs_config_section("tokenizer"), "data");
+    ck_assert_str_eq(rs_config_section("max_vocab"), "data");
+    ck_assert_str_eq(rs_config_section("lr"), "training");
+    ck_assert_str_eq(rs_config_section("batch_size"), "training");
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, values_that_cannot_be_right_are_refused_naming_option_and_range);
+    tcase_add_test(tc, every_key_has_its_section_of_a_file);
     tcase_add_test(tc, names_are_parsed_once_and_stored_by_name);
     tcase_add_test(tc, conflicting_options_are_refused);
     tcase_add_test(tc, train_reads_settings_from_a_file);

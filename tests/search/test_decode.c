@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "search/decode.h"
 #include "tinymodel.h"
@@ -197,6 +198,26 @@ START_TEST(ensemble_weights_are_normalised)
 }
 END_TEST
 
+START_TEST(weight_lists_are_decimal_numbers)
+{
+    float w[3];
+    int n = 0;
+    rs_error err;
+    ck_assert_int_eq(rs_ensemble_weights_parse("0.7,3e-1", w, &n, 3, &err), 0);
+    ck_assert_int_eq(rs_ensemble_weights_parse("2", w, &n, 3, &err), 0); /* a file's next item */
+    ck_assert(n == 3 && w[0] == 0.7f && w[1] == 0.3f && w[2] == 2.0f);
+    ck_assert_int_ne(rs_ensemble_weights_parse("1", w, &n, 3, &err), 0);
+    ck_assert_str_eq(err.msg, "more than 3 weights");
+    static const char *const bad[] = {"0x1", "inf", "-1", "1,,2", "", " 1", "1,a"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        n = 0;
+        ck_assert_msg(rs_ensemble_weights_parse(bad[i], w, &n, 3, &err) != 0, "%s", bad[i]);
+        ck_assert_msg(strstr(err.msg, "is not a list of numbers >= 0 separated by ','"), "%s",
+                      err.msg);
+    }
+}
+END_TEST
+
 Suite *decode_suite(void)
 {
     Suite *s = suite_create("decode");
@@ -205,6 +226,7 @@ Suite *decode_suite(void)
     tcase_add_loop_test(tc, greedy_without_scores_chooses_the_same_words, 0, TINY_KINDS);
     tcase_add_test(tc, length_limit_forces_eos);
     tcase_add_test(tc, ensemble_weights_are_normalised);
+    tcase_add_test(tc, weight_lists_are_decimal_numbers);
     suite_add_tcase(s, tc);
     return s;
 }

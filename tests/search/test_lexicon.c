@@ -604,11 +604,38 @@ START_TEST(int8_and_shortlist_keep_each_words_bias)
 }
 END_TEST
 
+START_TEST(shortlist_sizes_as_marian_gives_them)
+{
+    char path[16];
+    rs_shortlist sl = {0};
+    rs_error err;
+    ck_assert_int_eq(rs_shortlist_parse("lex.txt", path, sizeof path, &sl, &err), 0);
+    ck_assert_str_eq(path, "lex.txt");
+    ck_assert(sl.first == 100 && sl.best == 100);
+    ck_assert_int_eq(rs_shortlist_parse("lex.txt,7", path, sizeof path, &sl, &err), 0);
+    ck_assert(sl.first == 7 && sl.best == 100);
+    ck_assert_int_eq(rs_shortlist_parse("l,0,3", path, sizeof path, &sl, &err), 0);
+    ck_assert(sl.first == 0 && sl.best == 3 && !strcmp(path, "l"));
+    ck_assert_int_ne(rs_shortlist_parse(",5", path, sizeof path, &sl, &err), 0);
+    ck_assert_str_eq(err.msg, "give FILE[,FIRST[,BEST]]");
+    ck_assert_int_ne(rs_shortlist_parse("a-path-too-long-for-it", path, sizeof path, &sl, &err), 0);
+    ck_assert_int_ne(rs_shortlist_parse("l,+5", path, sizeof path, &sl, &err), 0);
+    ck_assert_msg(strstr(err.msg, "'l,+5' is not FILE[,FIRST[,BEST]] with FIRST and BEST whole"),
+                  "%s", err.msg);
+    ck_assert_int_ne(rs_shortlist_parse("l,1,2x", path, sizeof path, &sl, &err), 0);
+    ck_assert_int_ne(rs_shortlist_parse("l,1,2,3", path, sizeof path, &sl, &err), 0);
+    ck_assert_msg(strstr(err.msg, "'l,1,2,3' is not FILE[,FIRST[,BEST]]"), "%s", err.msg);
+    ck_assert_int_ne(rs_shortlist_parse("l,0,0", path, sizeof path, &sl, &err), 0);
+    ck_assert_msg(strstr(err.msg, "lists no word"), "%s", err.msg);
+}
+END_TEST
+
 Suite *lexicon_suite(void)
 {
     Suite *s = suite_create("lexicon");
     TCase *tc = tcase_create("table and shortlist");
     tcase_add_test(tc, first_iteration_as_worked_by_hand);
+    tcase_add_test(tc, shortlist_sizes_as_marian_gives_them);
     tcase_add_test(tc, word_for_word_corpus_is_learned);
     tcase_add_test(tc, written_table_reads_back);
     tcase_add_test(tc, bad_tables_are_refused_naming_the_line);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/checkpoint.h"
@@ -386,12 +387,43 @@ START_TEST(vocabularies_from_files_or_shared)
 }
 END_TEST
 
+START_TEST(the_log_and_the_config_copy_follow_the_output_rule)
+{
+    char dir[64], data[128], log[128];
+    testdir_make(dir, "prepare_log");
+    testfile_put(dir, "pairs.tsv", "a\tb\n");
+    testfile_put(dir, "run.yaml", "data:\n  train: pairs.tsv\n");
+    snprintf(data, sizeof data, "%s/pairs.tsv", dir);
+    snprintf(log, sizeof log, "%s/mine.log", dir);
+    rs_train_inputs in = {.train_tsv = data};
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_train_log_check(&in, NULL, log, &err), "%s", err.msg);
+    ck_assert_int_ne(rs_train_log_check(&in, NULL, data, &err), 0); /* an input */
+    ck_assert_msg(strstr(err.msg, "pairs.tsv"), "%s", err.msg);
+    char config[128];
+    snprintf(config, sizeof config, "%s/run.yaml", dir);
+    ck_assert_int_ne(rs_train_log_check(&in, config, config, &err), 0);
+    /* The copy: written into the run's directory, and never over itself. */
+    char run[128], copy[160];
+    snprintf(run, sizeof run, "%s/run", dir);
+    ck_assert_int_eq(mkdir(run, 0777), 0);
+    static const char text[] = "data:\n  train: pairs.tsv\n";
+    ck_assert_msg(!rs_train_copy_config(run, config, text, sizeof text - 1, &err), "%s", err.msg);
+    snprintf(copy, sizeof copy, "%s/%s", run, RS_CONFIG_COPY);
+    testfile_expect(copy, text);
+    ck_assert_msg(!rs_train_copy_config(run, copy, "other", 5, &err), "%s", err.msg);
+    testfile_expect(copy, text);
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *prepare_suite(void)
 {
     Suite *s = suite_create("prepare");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, claiming_a_directory);
+    tcase_add_test(tc, the_log_and_the_config_copy_follow_the_output_rule);
     tcase_add_test(tc, options_that_need_a_dev_set);
     tcase_add_test(tc, a_new_run_from_its_data);
     tcase_add_test(tc, subwords_are_trained_with_a_note);

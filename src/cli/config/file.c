@@ -16,18 +16,6 @@
 static const char *const sections[] = {"data", "model", "training", "translation", "serve", NULL};
 enum { SECTION_COUNT = 5 };
 
-const char *rs_cli_config_section(const char *key)
-{
-    static const char *const model[] = {"emb",       "hidden",         "att", "maxout",
-                                        "attention", "tie_embeddings", NULL};
-    static const char *const data[] = {"lowercase",    "tokenizer",    "subwords",
-                                       "min_freq",     "max_vocab",    "max_len",
-                                       "post_process", "shared_vocab", NULL};
-    return rs_config_name_index(model, key) >= 0  ? "model"
-           : rs_config_name_index(data, key) >= 0 ? "data"
-                                                  : "training";
-}
-
 /* Every command's settings (options.h: the rows with a section), and
  * train's model and training settings among them. */
 enum { MAX_SETTINGS = 4 * RS_CLI_MAX_OPTIONS };
