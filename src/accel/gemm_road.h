@@ -35,8 +35,10 @@
  * kernels read W. oneDNN's matmul primitive with its weights reordered once
  * (brgemm, a blocked layout) was measured no faster than sgemm from the
  * copy (within 5 %, either way) and needs a primitive per row count; with a
- * runtime row count it is gemm:jit, sgemm from a dense Wᵀ: this copy. The
- * kernel's name says so: "onednn-avx512_core-packed". */
+ * runtime row count it is gemm:jit, sgemm from a dense Wᵀ: this copy. End
+ * to end, training S was 1.00x (the copies, once per step, cost what they
+ * save) and greedy decoding at batch 1 1.12x. The kernel's name says so:
+ * "onednn-avx512_core-packed". */
 #ifndef RS_GEMM_ROAD_H
 #define RS_GEMM_ROAD_H
 
