@@ -8,14 +8,19 @@
 # CORE's kernels (OPENBLAS_CORETYPE=CORE chooses them on any processor that
 # can run them).
 #
-#   sh scripts/same-bits-run.sh PROGRAM OUT
+#   sh scripts/same-bits-run.sh PROGRAM OUT [more]
 #
 # writes OUT/params.safetensors, OUT/greedy.txt and OUT/beam5.txt (and the
 # data and model it made, under OUT/work). Run from the checkout's top.
+# With `more` (another road run twice, which has no fixture) it also writes
+# the same training on one thread (params-1.safetensors) and greedy and
+# beam-5 translations of 80 sources at batch 1 and 64 (greedy-b1.txt,
+# greedy-b64.txt, beam5-b1.txt, beam5-b64.txt).
 set -eu
-[ $# -eq 2 ] || { echo "usage: sh scripts/same-bits-run.sh PROGRAM OUT" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: sh scripts/same-bits-run.sh PROGRAM OUT [more]" >&2; exit 2; }
 prog=$1
 out=$2
+more=${3:-}
 work=$out/work
 rm -rf "$work"
 mkdir -p "$work"
@@ -30,3 +35,15 @@ export OPENBLAS_NUM_THREADS=1
 "$prog" export -m "$work/m/last.ckpt" -o "$out/params.safetensors"
 "$prog" translate -m "$work/m/last.ckpt" -o "$out/greedy.txt" "$work/src.txt"
 "$prog" translate -m "$work/m/last.ckpt" --beam 5 -o "$out/beam5.txt" "$work/src.txt"
+[ "$more" = more ] || exit 0
+head -n 80 corpora/dates/test.tsv | cut -f1 > "$work/src80.txt"
+for b in 1 64; do
+    "$prog" translate -m "$work/m/last.ckpt" --batch-size $b -o "$out/greedy-b$b.txt" "$work/src80.txt"
+    "$prog" translate -m "$work/m/last.ckpt" --beam 5 --batch-size $b -o "$out/beam5-b$b.txt" \
+        "$work/src80.txt"
+done
+"$prog" train --train "$work/train.tsv" --dev "$work/dev.tsv" --out "$work/m1" \
+    --emb 16 --hidden 32 --att 16 --maxout 16 --batch-size 16 --epochs 40 --eval-every 500 \
+    --dropout 0.1 --src-word-dropout 0.1 --tgt-word-dropout 0.1 --label-smoothing 0.1 \
+    --threads 1 --seed 7 --quiet
+"$prog" export -m "$work/m1/last.ckpt" -o "$out/params-1.safetensors"

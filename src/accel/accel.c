@@ -7,6 +7,7 @@
 
 #include "accel/accel.h"
 #include "accel/int8.h"
+#include "accel/packed.h"
 #include "accel/transposed.h"
 #include "nn/attention.h"
 #include "nn/readout.h"
@@ -313,6 +314,7 @@ rs_accel *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_er
         return NULL;
     }
     make_wt_forms(a, v);
+    rs_packed_open(a, model->params, model->layout.total); /* held still while a lives */
     return a;
 }
 
@@ -320,6 +322,7 @@ void rs_accel_free(rs_accel *a)
 {
     if (!a)
         return;
+    rs_packed_free(a);
     if (a->owns_block)
         free(a->block);
     if (a->owns_q8)

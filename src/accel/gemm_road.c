@@ -1,5 +1,6 @@
 /* The GEMM roads (gemm_road.h): OpenBLAS, nn/linalg.c's reference, and
- * oneDNN's sgemm behind rs_set_gemm_road. */
+ * oneDNN's sgemm behind rs_set_gemm_road, with packed weights (packed.h)
+ * or without. */
 #include <cblas.h>
 #include <pthread.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "accel/gemm_road.h"
+#include "accel/packed.h"
 #include "nn/linalg.h"
 
 #ifdef RS_WITH_ONEDNN
@@ -19,6 +21,13 @@ void omp_set_num_threads(int threads);
 #endif
 
 static const char *road_name = "openblas";
+static int packing; /* the oneDNN road takes packed weights (packed.h) */
+
+/* The most rows a product takes packed weights for: a time step's batch
+ * (64 in S, 128 in M), 1.1-2.6x faster packed; the products of all a
+ * batch's positions at once (M = B·T, 320-1300 rows) were 1.01-1.06x,
+ * less than the copy costs once per step (gemm_road.h). */
+enum { PACKED_ROWS = 256 };
 static char road_kernel[48]; /* rs_gemm_road_kernel's, made by rs_gemm_road_choose */
 
 #ifdef RS_WITH_ONEDNN
@@ -49,8 +58,12 @@ static void onednn_gemm(const rs_gemm_call *c)
     sigset_t all, was;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &was);
-    dnnl_status_t status = dnnl_sgemm(c->ta ? 'T' : 'N', c->tb ? 'T' : 'N', c->M, c->N, c->K,
-                                      c->alpha, c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc);
+    /* A weight's packed copy P = Wᵀ [K,N] is op(B) itself, read untransposed:
+     * for products of a time step's rows (gemm_road.h). */
+    const float *P = packing && c->M <= PACKED_ROWS ? rs_packed_weight(c) : NULL;
+    dnnl_status_t status =
+        dnnl_sgemm(c->ta ? 'T' : 'N', P || !c->tb ? 'N' : 'T', c->M, c->N, c->K, c->alpha, c->A,
+                   c->lda, P ? P : c->B, P ? c->N : c->ldb, c->beta, c->C, c->ldc);
     pthread_sigmask(SIG_SETMASK, &was, NULL);
     /* oneDNN refuses only arguments that disagree, which rs_gemm's callers
      * have checked; the reference computes them all the same. */
@@ -75,11 +88,23 @@ static const char *onednn_isa(void)
     }
 }
 
+/* oneDNN's kernels use at least the instruction set `least`. */
+static int onednn_has(dnnl_cpu_isa_t least)
+{
+    return (dnnl_get_effective_cpu_isa() & least) == least;
+}
+
 /* AVX2 or more: oneDNN's sgemm is measured faster there (gemm_road.h). */
 static int onednn_worth_it(void)
 {
-    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-    return (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2;
+    return onednn_has(dnnl_cpu_isa_avx2);
+}
+
+/* AVX-512 (avx512_core) or more: packed weights are measured faster there
+ * on every shape of a training step; AVX2's kernels were not (gemm_road.h). */
+static int packing_worth_it(void)
+{
+    return onednn_has(dnnl_cpu_isa_avx512_core);
 }
 #endif
 
@@ -108,14 +133,17 @@ int rs_gemm_road_choose(const char *name, rs_error *err)
         if (!name || !*name)
             name = "auto";
     }
+    /* onednn: 1 oneDNN's road, 2 without packed weights */
     int onednn;
     if (!strcmp(name, "openblas"))
         onednn = 0;
-    else if (!strcmp(name, "onednn")) {
+    else if (!strcmp(name, "onednn") || !strcmp(name, "onednn-sgemm")) {
         if (!rs_gemm_road_has_onednn())
-            return rs_fail(err, "RNNSEARCH_GEMM=onednn: this rnnsearch was built without oneDNN "
-                                "(install libdnnl-dev and build again), use openblas or auto");
-        onednn = 1;
+            return rs_fail(err,
+                           "RNNSEARCH_GEMM=%s: this rnnsearch was built without oneDNN "
+                           "(install libdnnl-dev and build again), use openblas or auto",
+                           name);
+        onednn = strcmp(name, "onednn") ? 2 : 1;
     } else if (!strcmp(name, "auto")) {
 #ifdef RS_WITH_ONEDNN
         onednn = onednn_worth_it();
@@ -123,17 +151,21 @@ int rs_gemm_road_choose(const char *name, rs_error *err)
         onednn = 0;
 #endif
     } else
-        return rs_fail(err, "RNNSEARCH_GEMM=%s: no such road (openblas, onednn or auto)", name);
+        return rs_fail(
+            err, "RNNSEARCH_GEMM=%s: no such road (openblas, onednn, onednn-sgemm or auto)", name);
 #ifdef RS_WITH_ONEDNN
     if (onednn) {
         rs_set_gemm_road(onednn_gemm);
-        road_name = "onednn";
-        snprintf(road_kernel, sizeof road_kernel, "onednn-%s", onednn_isa());
+        packing = onednn == 1 && packing_worth_it();
+        road_name = onednn == 1 ? "onednn" : "onednn-sgemm";
+        snprintf(road_kernel, sizeof road_kernel, "onednn-%s%s", onednn_isa(),
+                 packing ? "-packed" : "");
         return 0;
     }
 #endif
     (void)onednn;
     rs_set_gemm_road(NULL);
+    packing = 0;
     road_name = "openblas";
     snprintf(road_kernel, sizeof road_kernel, "%s", openblas_get_corename());
     return 0;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "accel/kernels.h"
+#include "accel/packed.h"
 #include "nn/optimizer.h"
 #include "nn/vecmath.h"
 #include "train/shards.h"
@@ -203,9 +204,10 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
     return 0;
 }
 
-double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch,
-                      rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing, long tokens,
-                      int accumulate)
+/* The pass of rs_shards_step, its weights as they are now. */
+static double step_pass(rs_shards *sh, const rs_model *model, const rs_batch *batch,
+                        rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing,
+                        long tokens, int accumulate)
 {
     sh->accumulate = accumulate;
     sh->model = model;
@@ -231,6 +233,20 @@ double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batc
     for (int s = 0; s < sh->count; s++)
         loss += sh->shard[s].loss;
     sh->grad_norm = rs_grad_norm_of_parts(sh->sumsq, sh->count);
+    return loss;
+}
+
+double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch,
+                      rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing, long tokens,
+                      int accumulate)
+{
+    /* The weights hold still for this pass alone: each is packed once, on
+     * its first product, for every time step and shard (accel/packed.h);
+     * whatever changes them next finds them closed. */
+    rs_packed_open(sh, model->params, model->layout.total);
+    const double loss =
+        step_pass(sh, model, batch, dropout, dropout_seed, smoothing, tokens, accumulate);
+    rs_packed_close(sh);
     return loss;
 }
 
@@ -270,5 +286,6 @@ void rs_shards_free(rs_shards *sh)
     }
     free(sh->shard);
     free(sh->sumsq);
+    rs_packed_free(sh);
     memset(sh, 0, sizeof *sh);
 }

@@ -1,6 +1,7 @@
 /* The GEMM roads (src/accel/gemm_road.c): every road this build and
  * processor can take computes rs_gemm's products to float32 rounding of a
- * double-precision triple loop, in all four transpositions, at one row and
+ * double-precision triple loop, B an open weight (accel/packed.h: packed
+ * where the road packs), in all four transpositions, at one row and
  * at many, with wider strides, beta 0 and 1, on one thread and two; one road
  * run twice gives the same bits; a product that lost one term fails the same
  * bound (so the bound can fail); products stay right under a storm of
@@ -15,14 +16,15 @@
 #include <sys/time.h>
 
 #include "accel/gemm_road.h"
+#include "accel/packed.h"
 #include "common/rng.h"
 #include "nn/linalg.h"
 
-/* The roads to try: the reference always, oneDNN where built with it. */
-static const char *const roads[] = {"openblas", "onednn"};
+/* The roads to try: the reference always, oneDNN's two where built with it. */
+static const char *const roads[] = {"openblas", "onednn", "onednn-sgemm"};
 static int road_count(void)
 {
-    return rs_gemm_road_has_onednn() ? 2 : 1;
+    return rs_gemm_road_has_onednn() ? 3 : 1;
 }
 
 typedef struct {
@@ -44,6 +46,7 @@ typedef struct {
     float *A, *B, *C0;
     double *want, *bound; /* [M,N] the exact value and |alpha|·Σ|a||b| + |beta·c| */
     int lda, ldb, ldc;
+    size_t b_count; /* floats in B */
 } problem;
 
 static void problem_make(problem *p, const shape *s, int drop_last_term)
@@ -56,6 +59,7 @@ static void problem_make(problem *p, const shape *s, int drop_last_term)
     p->A = malloc(a * sizeof *p->A);
     p->B = malloc(b * sizeof *p->B);
     p->C0 = malloc(c * sizeof *p->C0);
+    p->b_count = b;
     p->want = malloc(c * sizeof *p->want);
     p->bound = malloc(c * sizeof *p->bound);
     ck_assert(p->A && p->B && p->C0 && p->want && p->bound);
@@ -91,13 +95,14 @@ static void problem_free(problem *p)
     free(p->bound);
 }
 
-/* C = op(A) op(B) + beta C0 on the road installed now. */
+/* C = op(A) op(B) + beta C0 on the road installed now, B an open weight. */
 static float *product(const shape *s, const problem *p)
 {
     const size_t c = (size_t)s->M * p->ldc;
     float *C = malloc(c * sizeof *C);
     ck_assert(C);
     memcpy(C, p->C0, c * sizeof *C);
+    rs_packed_open(p, p->B, p->b_count);
     rs_gemm(&(rs_gemm_call){.ta = s->ta,
                             .tb = s->tb,
                             .M = s->M,
@@ -111,6 +116,7 @@ static float *product(const shape *s, const problem *p)
                             .ldb = p->ldb,
                             .C = C,
                             .ldc = p->ldc});
+    rs_packed_free(p);
     return C;
 }
 
@@ -235,6 +241,7 @@ START_TEST(products_survive_a_storm_of_signals)
             const size_t bytes = (size_t)s->M * p.ldc * sizeof(float);
             float *C = malloc(bytes);
             ck_assert(C);
+            rs_packed_open(&p, p.B, p.b_count);
             struct itimerval every = {{0, 50}, {0, 50}}, stop = {{0, 0}, {0, 0}};
             ck_assert_int_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
             int differ = 0;
@@ -257,6 +264,7 @@ START_TEST(products_survive_a_storm_of_signals)
                 free(malloc(64 + k % 512)); /* the heap checks its own lists */
             }
             setitimer(ITIMER_REAL, &stop, NULL);
+            rs_packed_free(&p);
             ck_assert_msg(!differ, "road %s, shape %zu: a product under signals differs", roads[r],
                           i);
             free(C);
@@ -275,7 +283,7 @@ START_TEST(road_names_are_checked)
     rs_error err;
     ck_assert_int_ne(rs_gemm_road_choose("mkl", &err), 0);
     ck_assert_msg(strstr(err.msg, "RNNSEARCH_GEMM=mkl") &&
-                      strstr(err.msg, "openblas, onednn or auto"),
+                      strstr(err.msg, "openblas, onednn, onednn-sgemm or auto"),
                   "%s", err.msg);
     use_road("openblas");
     ck_assert_str_eq(rs_gemm_road_kernel(), openblas_get_corename());

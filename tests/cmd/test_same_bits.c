@@ -18,7 +18,10 @@
  * The fixture belongs to the reference road (OpenBLAS), which this run takes
  * whatever RNNSEARCH_GEMM says. Another GEMM road (accel/gemm_road.h) has no
  * fixture by design (oneDNN's blocking may follow the processor's caches):
- * there the run is made twice on it and must give the same bits. */
+ * there the run is made twice on it and must give the same bits, with the
+ * same training on one thread too and translations at batch 1 and 64
+ * (packed weights, accel/packed.h, are made at every step and every
+ * model load, and must not change a bit). */
 #include <cblas.h>
 #include <check.h>
 #include <stdint.h>
@@ -35,6 +38,11 @@
 #define FIXTURE "tests/fixtures/same-bits"
 
 static const char *const made_files[] = {"params.safetensors", "greedy.txt", "beam5.txt"};
+
+/* and the `more` run's (scripts/same-bits-run.sh) */
+static const char *const more_files[] = {"params.safetensors",   "greedy.txt",    "beam5.txt",
+                                         "params-1.safetensors", "greedy-b1.txt", "greedy-b64.txt",
+                                         "beam5-b1.txt",         "beam5-b64.txt"};
 
 static void expect_same_bytes(const char *made, const unsigned char *got, size_t made_size,
                               const char *fixture, const unsigned char *want, size_t want_size)
@@ -104,13 +112,14 @@ static void expect_same_file(const char *made, const char *fixture)
 
 /* Runs scripts/same-bits-run.sh with the current build into a new folder
  * (its name into dir[64]), on GEMM road `road` ("openblas", or NULL: the
- * one RNNSEARCH_GEMM chooses). */
-static void same_bits_run(char *dir, const char *road)
+ * one RNNSEARCH_GEMM chooses), with its `more` runs when more is 1. */
+static void same_bits_run(char *dir, const char *road, int more)
 {
     char cmd[1024], out[8192];
     testdir_make(dir, "rnnsearch-same-bits");
-    snprintf(cmd, sizeof cmd, "%s%s sh scripts/same-bits-run.sh %s %s 2>&1",
-             road ? "RNNSEARCH_GEMM=" : "", road ? road : "", testprog_path(), dir);
+    snprintf(cmd, sizeof cmd, "%s%s sh scripts/same-bits-run.sh %s %s%s 2>&1",
+             road ? "RNNSEARCH_GEMM=" : "", road ? road : "", testprog_path(), dir,
+             more ? " more" : "");
     ck_assert_msg(testprog_shell(cmd, out, sizeof out) == 0, "%s\n%s", cmd, out);
 }
 
@@ -120,13 +129,13 @@ START_TEST(training_and_translation_give_the_fixture_bits)
     const char *core = openblas_get_corename();
     snprintf(fixture, sizeof fixture, FIXTURE "/%s", core);
     char dir[64], made[256], want[512];
-    same_bits_run(dir, "openblas");
+    same_bits_run(dir, "openblas", 0);
     struct stat st;
     if (stat(fixture, &st) || !S_ISDIR(st.st_mode)) {
         /* No fixture: one road run twice still gives the same bits (a
          * deterministic program), which any kernel can show. */
         char again[64];
-        same_bits_run(again, "openblas");
+        same_bits_run(again, "openblas", 0);
         for (int i = 0; i < 3; i++) {
             snprintf(made, sizeof made, "%s/%s", again, made_files[i]);
             snprintf(want, sizeof want, "%s/%s", dir, made_files[i]);
@@ -159,11 +168,11 @@ START_TEST(another_road_gives_the_same_bits_twice)
     if (!strcmp(rs_gemm_road_name(), "openblas"))
         return; /* the test above is this road's */
     char dir[64], again[64], made[256], want[256];
-    same_bits_run(dir, NULL);
-    same_bits_run(again, NULL);
-    for (int i = 0; i < 3; i++) {
-        snprintf(made, sizeof made, "%s/%s", again, made_files[i]);
-        snprintf(want, sizeof want, "%s/%s", dir, made_files[i]);
+    same_bits_run(dir, NULL, 1);
+    same_bits_run(again, NULL, 1);
+    for (size_t i = 0; i < sizeof more_files / sizeof *more_files; i++) {
+        snprintf(made, sizeof made, "%s/%s", again, more_files[i]);
+        snprintf(want, sizeof want, "%s/%s", dir, more_files[i]);
         expect_same_file(made, want);
     }
     testdir_remove(again);
