@@ -175,12 +175,6 @@ $(BUILD)/bench-pack: dev/bench-pack.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL)
 
-# Packed weights on and off in one process, rounds interleaved, on bench's
-# config S (docs/performance.md, "GEMM roads"; needs oneDNN).
-$(BUILD)/bench-packed: dev/bench-packed.c $(LIB)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@.o
-	$(CXX) $(ALL_CXXFLAGS) -o $@ $@.o $(LIB) $(LDLIBS_ALL)
-
 # Warnings are errors here. Tests find the shared data at ../shared unless told.
 check:
 	@sh scripts/check-layers.sh $(LAYERS)

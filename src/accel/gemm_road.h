@@ -21,8 +21,8 @@
  * 1) and hands those asked of more to OpenBLAS.
  *
  * Packed weights: a forward product y = x Wᵀ of at most 256 rows by a
- * weight its owner has opened (packed.h: a training step's parameters, a
- * readied model's) reads the packed copy Wᵀ [K,N] untransposed instead of W
+ * weight its owner has opened (packed.h: a readied model's; training opens
+ * none) reads the packed copy Wᵀ [K,N] untransposed instead of W
  * transposed, where oneDNN's kernels are AVX-512's. The rule rests on these
  * measurements (AMD EPYC, AVX-512; one thread; oneDNN 2.6's sgemm from the
  * copy against from W, interleaved rounds, best of 5; docs/performance.md):
@@ -36,8 +36,9 @@
  * (brgemm, a blocked layout) was measured no faster than sgemm from the
  * copy (within 5 %, either way) and needs a primitive per row count; with a
  * runtime row count it is gemm:jit, sgemm from a dense Wᵀ: this copy. End
- * to end, training S was 1.00x (the copies, once per step, cost what they
- * save) and greedy decoding at batch 1 1.12x. The kernel's name says so:
+ * to end, training S with its parameters packed once per step was 1.00x
+ * (the copies cost what they saved), so training packs nothing; greedy
+ * decoding at batch 1 was 1.12x. The kernel's name says so:
  * "onednn-avx512_core-packed". */
 #ifndef RS_GEMM_ROAD_H
 #define RS_GEMM_ROAD_H

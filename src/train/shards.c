@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include "accel/kernels.h"
-#include "accel/packed.h"
 #include "nn/optimizer.h"
 #include "nn/vecmath.h"
 #include "train/shards.h"
@@ -204,10 +203,9 @@ int rs_shards_init(rs_shards *sh, const rs_model *model, int threads, int max_B,
     return 0;
 }
 
-/* The pass of rs_shards_step, its weights as they are now. */
-static double step_pass(rs_shards *sh, const rs_model *model, const rs_batch *batch,
-                        rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing,
-                        long tokens, int accumulate)
+double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch,
+                      rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing, long tokens,
+                      int accumulate)
 {
     sh->accumulate = accumulate;
     sh->model = model;
@@ -233,20 +231,6 @@ static double step_pass(rs_shards *sh, const rs_model *model, const rs_batch *ba
     for (int s = 0; s < sh->count; s++)
         loss += sh->shard[s].loss;
     sh->grad_norm = rs_grad_norm_of_parts(sh->sumsq, sh->count);
-    return loss;
-}
-
-double rs_shards_step(rs_shards *sh, const rs_model *model, const rs_batch *batch,
-                      rs_dropout_rates dropout, uint64_t dropout_seed, float smoothing, long tokens,
-                      int accumulate)
-{
-    /* The weights hold still for this pass alone: each is packed once, on
-     * its first product, for every time step and shard (accel/packed.h);
-     * whatever changes them next finds them closed. */
-    rs_packed_open(sh, model->params, model->layout.total);
-    const double loss =
-        step_pass(sh, model, batch, dropout, dropout_seed, smoothing, tokens, accumulate);
-    rs_packed_close(sh);
     return loss;
 }
 
@@ -286,6 +270,5 @@ void rs_shards_free(rs_shards *sh)
     }
     free(sh->shard);
     free(sh->sumsq);
-    rs_packed_free(sh);
     memset(sh, 0, sizeof *sh);
 }

@@ -8,9 +8,7 @@
  * whichever thread finishes first, so the same batch, weights and shard count
  * give the same bits. A different shard count changes the order of the sums
  * (and each shard's padding), so results differ in the last bits. With one
- * shard this is exactly rs_network_forward + rs_network_backward into grads,
- * the parameters held still for the step as accel/packed.h says (the GEMM
- * road may read packed copies of them).
+ * shard this is exactly rs_network_forward + rs_network_backward into grads.
  *
  * The loss scale 1/tokens is global: `tokens` counts the target tokens of the
  * whole batch (of every process, when ranks are more shards): each shard's

@@ -1,16 +1,13 @@
 /* The data-parallel step: shards' summed gradients against one pass over the
  * whole batch (equal up to float rounding of the different summation order),
- * one shard against the plain forward/backward bit for bit (its weights held
- * still as a step holds them: packed where the GEMM road packs,
- * accel/packed.h), and the same shard count giving the same bits run after
- * run. */
+ * one shard against the plain forward/backward bit for bit, and the same
+ * shard count giving the same bits run after run. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "accel/packed.h"
 #include "gradcheck.h"
 #include "nn/optimizer.h"
 #include "train/shards.h"
@@ -95,10 +92,8 @@ START_TEST(one_shard_is_the_plain_pass)
     rs_tensors g;
     rs_tensors_bind(&g, &c.model.layout, b);
     const rs_network_weights w = rs_network_weights_of(&c.model);
-    rs_packed_open(&c, c.model.params, total);
     double ref = rs_network_forward(&ws, &w, &c.batch);
     rs_network_backward(&ws, &w, &c.batch, &g, 0.1f, 1.0f / (float)c.tokens);
-    rs_packed_free(&c);
     ck_assert(loss == ref);
     ck_assert_msg(!memcmp(a, b, sizeof(float) * total), "one shard differs from the plain pass");
     rs_workspace_free(&ws);
