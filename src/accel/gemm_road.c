@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "accel/gemm_road.h"
+#include "accel/kernels.h"
 #include "nn/linalg.h"
 
 #ifdef RS_WITH_ONEDNN
@@ -92,6 +93,8 @@ int rs_gemm_road_has_onednn(void)
 int rs_gemm_road_choose(const char *name, rs_error *err)
 {
     if (!name) {
+        if (rs_accel_kernels_wanted(err) == -2)
+            return -1;
         name = getenv("RNNSEARCH_GEMM");
         if (!name || !*name)
             name = "auto";

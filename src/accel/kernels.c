@@ -6,6 +6,9 @@
  * repeat them. Chosen at run time where the processor has AVX2. */
 #include "accel/kernels.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #define RS_HAVE_AVX2_PATH 1
 #include <immintrin.h>
@@ -110,21 +113,27 @@ AVX2 static float hsum8(__m256 acc)
     return rs_fold8(a);
 }
 
+/* Lane k keeps the first largest x[i] of i ≡ k (mod 8) by the loop's ">"
+ * (a NaN never wins). The largest of the lanes is the loop's answer unless
+ * it is a zero (then its sign is the first zero's, which the loop finds) or
+ * x[0] is NaN (which the loop keeps). */
 AVX2 static float vmax_avx2(const float *x, size_t count)
 {
-    if (count < 8)
+    if (count < 16 || x[0] != x[0])
         return rs_vec_portable.vmax(x, count);
-    __m256 m = _mm256_loadu_ps(x);
-    size_t i = 8;
-    for (; i + 8 <= count; i += 8)
-        m = _mm256_max_ps(m, _mm256_loadu_ps(x + i));
+    __m256 m = _mm256_set1_ps(x[0]);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        m = _mm256_blendv_ps(m, v, _mm256_cmp_ps(v, m, _CMP_GT_OQ));
+    }
     float a[8];
     _mm256_storeu_ps(a, m);
     float max = rs_vec_portable.vmax(a, 8);
     for (; i < count; i++)
         if (x[i] > max)
             max = x[i];
-    return max;
+    return max == 0.0f ? rs_vec_portable.vmax(x, count) : max;
 }
 
 /* Lane k keeps the largest x[i] of i ≡ k (mod 8) that beat x[0] and its
@@ -356,9 +365,40 @@ const rs_vec_kernels *rs_vec_avx2(void)
 }
 #endif
 
+static const rs_vec_kernels *level_table(int level)
+{
+    return level == RS_KERNELS_AVX512 ? rs_vec_avx512()
+           : level == RS_KERNELS_AVX2 ? rs_vec_avx2()
+                                      : &rs_vec_portable;
+}
+
+static const char *const level_names[] = {"portable", "avx2", "avx512"};
+
+const char *rs_accel_kernels_name(int level)
+{
+    return level >= 0 && level <= RS_KERNELS_AVX512 ? level_names[level] : "auto";
+}
+
+int rs_accel_kernels_wanted(rs_error *err)
+{
+    const char *name = getenv("RNNSEARCH_KERNELS");
+    if (!name || !*name || !strcmp(name, "auto"))
+        return -1;
+    for (int level = 0; level <= RS_KERNELS_AVX512; level++)
+        if (!strcmp(name, level_names[level]))
+            return level;
+    rs_fail(err, "RNNSEARCH_KERNELS=%s: no such level of kernels (portable, avx2, avx512 or auto)",
+            name);
+    return -2;
+}
+
 int rs_accel_kernels_select(int want)
 {
-    const rs_vec_kernels *avx2 = want ? rs_vec_avx2() : NULL;
-    rs_vec_kernels_use(avx2);
-    return avx2 != NULL;
+    if (want == -1)
+        want = rs_accel_kernels_wanted(NULL);
+    int level = want < 0 || want > RS_KERNELS_AVX512 ? RS_KERNELS_AVX512 : want;
+    while (!level_table(level))
+        level--; /* the portable table is always there */
+    rs_vec_kernels_use(level_table(level));
+    return level;
 }
