@@ -24,6 +24,18 @@ static mask16 tail16(size_t rem)
     return (mask16)((1u << rem) - 1u);
 }
 
+/* BODY for i = 0, 16, 32, ... < count: m all lanes in the whole blocks (the
+ * masked loads and stores become plain ones), the tail's lanes in the last. */
+#define BLOCKS16(i, count, m, ...)                                                                 \
+    for (i = 0; i + 16 <= (count); i += 16) {                                                      \
+        const mask16 m = (mask16)0xffff;                                                           \
+        __VA_ARGS__                                                                                \
+    }                                                                                              \
+    if (i < (count)) {                                                                             \
+        const mask16 m = tail16((count)-i);                                                        \
+        __VA_ARGS__                                                                                \
+    }
+
 AVX512 static __m512 reduce16(__m512 x, __m512 *n)
 {
     *n = _mm512_sub_ps(_mm512_add_ps(_mm512_mul_ps(x, _mm512_set1_ps(RS_VM_LOG2E)),
@@ -136,23 +148,28 @@ AVX512 static double fold8d(__m512d acc)
     return rs_fold8d(a);
 }
 
-/* Lane k keeps the first largest x[i] of i ≡ k (mod 16) by the loop's ">"
- * (a NaN never wins). The largest of the lanes is the loop's answer unless
- * it is a zero (then its sign is the first zero's, which the loop finds) or
- * x[0] is NaN (which the loop keeps). */
+/* Each of 4 × 16 lanes keeps the largest x[i] it sees by the loop's ">" (a
+ * NaN never wins). The largest of the lanes is the loop's answer unless it
+ * is a zero (then its sign is the first zero's, which the loop finds) or
+ * x[0] is NaN (which the loop keeps). Four registers: each step waits on
+ * the last one's compare. */
 AVX512 static float vmax_avx512(const float *x, size_t count)
 {
-    if (count < 32 || x[0] != x[0])
+    if (count < 64 || x[0] != x[0])
         return rs_vec_portable.vmax(x, count);
-    __m512 m = _mm512_set1_ps(x[0]);
+    __m512 m[4];
+    for (int r = 0; r < 4; r++)
+        m[r] = _mm512_set1_ps(x[0]);
     size_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        const __m512 v = _mm512_loadu_ps(x + i);
-        m = _mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ), v);
-    }
-    float a[16];
-    _mm512_storeu_ps(a, m);
-    float max = rs_vec_portable.vmax(a, 16);
+    for (; i + 64 <= count; i += 64)
+        for (int r = 0; r < 4; r++) {
+            const __m512 v = _mm512_loadu_ps(x + i + 16 * r);
+            m[r] = _mm512_mask_mov_ps(m[r], _mm512_cmp_ps_mask(v, m[r], _CMP_GT_OQ), v);
+        }
+    float a[64];
+    for (int r = 0; r < 4; r++)
+        _mm512_storeu_ps(a + 16 * r, m[r]);
+    float max = rs_vec_portable.vmax(a, 64);
     for (; i < count; i++)
         if (x[i] > max)
             max = x[i];
@@ -285,11 +302,11 @@ AVX512 static void vtanh_add_dot_backward_avx512(float *dq, float *dkey, float *
 AVX512 static void vscale_shift_avx512(float *y, float scale, float shift, size_t count)
 {
     const __m512 a = _mm512_set1_ps(scale), b = _mm512_set1_ps(shift);
-    for (size_t i = 0; i < count; i += 16) {
-        const mask16 m = count - i >= 16 ? (mask16)0xffff : tail16(count - i);
+    size_t i;
+    BLOCKS16(i, count, m, {
         _mm512_mask_storeu_ps(y + i, m,
                               _mm512_mul_ps(a, _mm512_sub_ps(_mm512_maskz_loadu_ps(m, y + i), b)));
-    }
+    })
 }
 
 AVX512 static float vdot_avx512(const float *x, const float *y, size_t count)
@@ -309,26 +326,157 @@ AVX512 static float vdot_avx512(const float *x, const float *y, size_t count)
 AVX512 static void vaxpy_avx512(float *y, float alpha, const float *x, size_t count)
 {
     const __m512 a = _mm512_set1_ps(alpha);
-    for (size_t i = 0; i < count; i += 16) {
-        const mask16 m = count - i >= 16 ? (mask16)0xffff : tail16(count - i);
+    size_t i;
+    BLOCKS16(i, count, m, {
         _mm512_mask_storeu_ps(y + i, m,
                               _mm512_add_ps(_mm512_maskz_loadu_ps(m, y + i),
                                             _mm512_mul_ps(a, _mm512_maskz_loadu_ps(m, x + i))));
-    }
+    })
 }
 
 AVX512 static double vsumsq_avx512(const float *x, size_t count)
 {
     __m512d acc = _mm512_setzero_pd();
-    for (size_t i = 0; i < count; i += 16) {
-        const mask16 m = count - i >= 16 ? (mask16)0xffff : tail16(count - i);
+    size_t i;
+    BLOCKS16(i, count, m, {
         const __m512 e = _mm512_maskz_loadu_ps(m, x + i);
         const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(e));
         const __m512d hi = _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1));
         acc = _mm512_add_pd(acc, _mm512_mul_pd(lo, lo));
         acc = _mm512_add_pd(acc, _mm512_mul_pd(hi, hi));
-    }
+    })
     return fold8d(acc);
+}
+
+/* Columns k..k+63 of Σ_j w[j] row_j in four registers over all rows (each
+ * sum from +0 in the order of j, as the portable loop), then 16 at a time,
+ * the last masked. */
+AVX512 static void vweighted_sum_avx512(float *y, const float *w, const float *rows, size_t stride,
+                                        size_t nrows, size_t count)
+{
+    size_t k = 0;
+    for (; k + 64 <= count; k += 64) {
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (size_t j = 0; j < nrows; j++) {
+            const __m512 wj = _mm512_set1_ps(w[j]);
+            const float *r = rows + j * stride + k;
+            a0 = _mm512_add_ps(a0, _mm512_mul_ps(wj, _mm512_loadu_ps(r)));
+            a1 = _mm512_add_ps(a1, _mm512_mul_ps(wj, _mm512_loadu_ps(r + 16)));
+            a2 = _mm512_add_ps(a2, _mm512_mul_ps(wj, _mm512_loadu_ps(r + 32)));
+            a3 = _mm512_add_ps(a3, _mm512_mul_ps(wj, _mm512_loadu_ps(r + 48)));
+        }
+        _mm512_storeu_ps(y + k, a0);
+        _mm512_storeu_ps(y + k + 16, a1);
+        _mm512_storeu_ps(y + k + 32, a2);
+        _mm512_storeu_ps(y + k + 48, a3);
+    }
+    for (; k < count; k += 16) {
+        const mask16 m = count - k >= 16 ? (mask16)0xffff : tail16(count - k);
+        __m512 a0 = _mm512_setzero_ps();
+        for (size_t j = 0; j < nrows; j++)
+            a0 = _mm512_add_ps(a0, _mm512_mul_ps(_mm512_set1_ps(w[j]),
+                                                 _mm512_maskz_loadu_ps(m, rows + j * stride + k)));
+        _mm512_mask_storeu_ps(y + k, m, a0);
+    }
+}
+
+/* One row j of the backward, columns k..k+15 (m the live lanes): the dot's
+ * 8 running sums s, and drow += w dy. */
+AVX512 static __m256 weighted_back16(__m256 s, float *drow, const float *row, __m512 d, __m512 wj,
+                                     mask16 m)
+{
+    _mm512_mask_storeu_ps(drow, m,
+                          _mm512_add_ps(_mm512_maskz_loadu_ps(m, drow), _mm512_mul_ps(wj, d)));
+    return add16to8(s, _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, row)));
+}
+
+/* Two rows at a time (two independent running sums: a dot's additions wait
+ * on each other), each row's dot in its own 8 lanes as vdot_avx512. */
+AVX512 static void vweighted_sum_backward_avx512(float *dw, float *drows, const float *dy,
+                                                 const float *rows, const float *w, size_t stride,
+                                                 size_t nrows, size_t count)
+{
+    size_t j = 0;
+    for (; j + 2 <= nrows; j += 2) {
+        const float *r0 = rows + j * stride, *r1 = r0 + stride;
+        float *d0 = drows + j * stride, *d1 = d0 + stride;
+        const __m512 w0 = _mm512_set1_ps(w[j]), w1 = _mm512_set1_ps(w[j + 1]);
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+        size_t k;
+        BLOCKS16(k, count, m, {
+            const __m512 d = _mm512_maskz_loadu_ps(m, dy + k);
+            s0 = weighted_back16(s0, d0 + k, r0 + k, d, w0, m);
+            s1 = weighted_back16(s1, d1 + k, r1 + k, d, w1, m);
+        })
+        dw[j] = fold8(s0);
+        dw[j + 1] = fold8(s1);
+    }
+    if (j < nrows) {
+        dw[j] = vdot_avx512(dy, rows + j * stride, count);
+        vaxpy_avx512(drows + j * stride, w[j], dy, count);
+    }
+}
+
+AVX512 static void vgru_gates_avx512(float *zr, float *rh, const float *hp, size_t n)
+{
+    vsigmoid_avx512(zr, zr, n);
+    size_t k;
+    BLOCKS16(k, n, m, {
+        const __m512 r = sigmoid16(_mm512_maskz_loadu_ps(m, zr + n + k));
+        _mm512_mask_storeu_ps(zr + n + k, m, r);
+        _mm512_mask_storeu_ps(rh + k, m, _mm512_mul_ps(r, _mm512_maskz_loadu_ps(m, hp + k)));
+    })
+}
+
+AVX512 static void vgru_state_avx512(float *h, float *g, const float *z, const float *hp,
+                                     float mask, size_t n)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    size_t k;
+    BLOCKS16(k, n, m, {
+        const __m512 gk = tanh16(_mm512_maskz_loadu_ps(m, g + k)),
+                     zk = _mm512_maskz_loadu_ps(m, z + k), hpk = _mm512_maskz_loadu_ps(m, hp + k);
+        _mm512_mask_storeu_ps(g + k, m, gk);
+        _mm512_mask_storeu_ps(
+            h + k, m,
+            mask != 0.0f
+                ? _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(one, zk), hpk), _mm512_mul_ps(zk, gk))
+                : hpk);
+    })
+}
+
+AVX512 static void vgru_state_backward_avx512(float *dxz, float *dxg, float *dhp, const float *z,
+                                              const float *g, const float *hp, const float *dh,
+                                              size_t n)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    size_t k;
+    BLOCKS16(k, n, m, {
+        const __m512 dhk = _mm512_maskz_loadu_ps(m, dh + k), zk = _mm512_maskz_loadu_ps(m, z + k),
+                     gk = _mm512_maskz_loadu_ps(m, g + k);
+        const __m512 dz = _mm512_mul_ps(dhk, _mm512_sub_ps(gk, _mm512_maskz_loadu_ps(m, hp + k)));
+        const __m512 dg = _mm512_mul_ps(dhk, zk), omz = _mm512_sub_ps(one, zk);
+        _mm512_mask_storeu_ps(
+            dhp + k, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, dhp + k), _mm512_mul_ps(dhk, omz)));
+        _mm512_mask_storeu_ps(dxz + k, m, _mm512_mul_ps(_mm512_mul_ps(dz, zk), omz));
+        _mm512_mask_storeu_ps(dxg + k, m,
+                              _mm512_mul_ps(dg, _mm512_sub_ps(one, _mm512_mul_ps(gk, gk))));
+    })
+}
+
+AVX512 static void vgru_reset_backward_avx512(float *dxr, float *dhp, const float *r,
+                                              const float *hp, const float *drh, size_t n)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    size_t k;
+    BLOCKS16(k, n, m, {
+        const __m512 d = _mm512_maskz_loadu_ps(m, drh + k), rk = _mm512_maskz_loadu_ps(m, r + k);
+        const __m512 dr = _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, hp + k));
+        _mm512_mask_storeu_ps(
+            dhp + k, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, dhp + k), _mm512_mul_ps(d, rk)));
+        _mm512_mask_storeu_ps(dxr + k, m,
+                              _mm512_mul_ps(_mm512_mul_ps(dr, rk), _mm512_sub_ps(one, rk)));
+    })
 }
 
 /* rs_adam_portable 16 entries at a time, the same operations in the same
@@ -341,8 +489,8 @@ AVX512 static void adam_avx512(float *params, const float *grads, float grad_sca
                  ob2 = _mm512_set1_ps(1.0f - k->beta2), vc1 = _mm512_set1_ps(k->c1),
                  vc2 = _mm512_set1_ps(k->c2), ve = _mm512_set1_ps(k->eps),
                  vlr = _mm512_set1_ps(k->lr);
-    for (size_t i = 0; i < count; i += 16) {
-        const mask16 t = count - i >= 16 ? (mask16)0xffff : tail16(count - i);
+    size_t i;
+    BLOCKS16(i, count, t, {
         __m512 g = _mm512_mul_ps(gs, _mm512_maskz_loadu_ps(t, grads + i));
         __m512 mi = _mm512_add_ps(_mm512_mul_ps(b1, _mm512_maskz_loadu_ps(t, m + i)),
                                   _mm512_mul_ps(ob1, g));
@@ -354,7 +502,7 @@ AVX512 static void adam_avx512(float *params, const float *grads, float grad_sca
         __m512 st = _mm512_div_ps(_mm512_mul_ps(vlr, _mm512_div_ps(mi, vc1)), den);
         _mm512_mask_storeu_ps(params + i, t,
                               _mm512_sub_ps(_mm512_maskz_loadu_ps(t, params + i), st));
-    }
+    })
 }
 
 static const rs_vec_kernels avx512_kernels = {
@@ -372,6 +520,12 @@ static const rs_vec_kernels avx512_kernels = {
     .vdot = vdot_avx512,
     .vaxpy = vaxpy_avx512,
     .vsumsq = vsumsq_avx512,
+    .vweighted_sum = vweighted_sum_avx512,
+    .vweighted_sum_backward = vweighted_sum_backward_avx512,
+    .vgru_gates = vgru_gates_avx512,
+    .vgru_state = vgru_state_avx512,
+    .vgru_state_backward = vgru_state_backward_avx512,
+    .vgru_reset_backward = vgru_reset_backward_avx512,
     .adam = adam_avx512,
 };
 

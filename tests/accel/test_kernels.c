@@ -310,6 +310,79 @@ START_TEST(adam_agrees_bit_for_bit)
 }
 END_TEST
 
+/* The attention's context Σ_j α_j h_j and its backward: rows a stride
+ * apart (gaps the kernels must leave alone), 0 to 17 of them. */
+START_TEST(weighted_sums_agree_bit_for_bit)
+{
+    const rs_vec_kernels *p = &rs_vec_portable;
+    enum { ROWS = 17 };
+    static float rows[ROWS * (ROOM + 5)], d[2][ROWS * (ROOM + 5)], dw[2][ROWS + 1];
+    const size_t nrows[] = {0, 1, 2, 3, 5, ROWS};
+    for (int l = 0; l < LEVELS; l++) {
+        const rs_vec_kernels *a = twins(l);
+        if (!a)
+            continue;
+        for (int mode = 0; mode < MODES; mode++)
+            for (size_t off = 0; off < 4; off++) {
+                bufs b = prepare(mode, off, 81 + (unsigned)mode);
+                fill(rows, sizeof rows / sizeof *rows, mode, 3.0f, 90 + (unsigned)off);
+                for (size_t c = 0; c < NLEN; c++)
+                    for (size_t r = 0; r < sizeof nrows / sizeof *nrows; r++) {
+                        const size_t n = lengths[c], stride = n + 5, R = nrows[r];
+                        if (n > 1000 && R > 3)
+                            continue;
+                        memset(b.ya, 0x55, sizeof(float) * (n + 8));
+                        memset(b.yp, 0x55, sizeof(float) * (n + 8));
+                        a->vweighted_sum(b.ya, b.v, rows + off, stride, R, n);
+                        p->vweighted_sum(b.yp, b.v, rows + off, stride, R, n);
+                        SAME(same_f(b.ya, b.yp, n + 8), "weighted sum", l, mode, n, off);
+                        fill(d[0], R * stride + 8, mode, 1.0f, 95 + (unsigned)r);
+                        memcpy(d[1], d[0], sizeof(float) * (R * stride + 8));
+                        memset(dw, 0x55, sizeof dw);
+                        a->vweighted_sum_backward(dw[0], d[0] + off, b.q, rows, b.v, stride, R, n);
+                        p->vweighted_sum_backward(dw[1], d[1] + off, b.q, rows, b.v, stride, R, n);
+                        SAME(same_f(dw[0], dw[1], ROWS + 1) && same_f(d[0], d[1], R * stride + 8),
+                             "weighted sum backward", l, mode, n, off);
+                    }
+            }
+    }
+}
+END_TEST
+
+/* The GRU's gates, new state and their backward, masked (0) and not. */
+START_TEST(gru_kernels_agree_bit_for_bit)
+{
+    const rs_vec_kernels *p = &rs_vec_portable;
+    static float io[2][6][2 * ROOM];
+    const float masks[] = {1.0f, 0.0f, NAN};
+    for (int l = 0; l < LEVELS; l++) {
+        const rs_vec_kernels *a = twins(l);
+        if (!a)
+            continue;
+        for (int mode = 0; mode < MODES; mode++)
+            for (size_t off = 0; off < 4; off++) {
+                bufs b = prepare(mode, off, 111 + (unsigned)mode);
+                for (int k = 0; k < 6; k++)
+                    fill(io[0][k], 2 * ROOM, mode, 4.0f, 120 + (unsigned)k);
+                memcpy(io[1], io[0], sizeof io[0]);
+                for (size_t c = 0; c < NLEN; c++) {
+                    const size_t n = lengths[c];
+                    for (int s = 0; s < 2; s++) {
+                        const rs_vec_kernels *t = s ? p : a;
+                        float(*x)[2 * ROOM] = io[s];
+                        t->vgru_gates(x[0] + off, x[1], b.x, n);
+                        t->vgru_state(x[2] + off, x[3], x[0], b.q, masks[c % 3], n);
+                        t->vgru_state_backward(x[4] + off, x[5], x[2], x[0], x[3], b.q, b.v, n);
+                        t->vgru_reset_backward(x[1] + off, x[4], x[5], b.x, b.v, n);
+                    }
+                    SAME(same_f(io[0][0], io[1][0], sizeof io[0] / sizeof(float)), "gru", l, mode,
+                         n, off);
+                }
+            }
+    }
+}
+END_TEST
+
 /* RNNSEARCH_KERNELS as the test found it, put back at the end. */
 static char saved_env[64];
 static int had_env;
@@ -377,6 +450,8 @@ Suite *kernels_suite(void)
     tcase_add_test(tc, updates_agree_bit_for_bit);
     tcase_add_test(tc, argmax_and_first_above_agree);
     tcase_add_test(tc, adam_agrees_bit_for_bit);
+    tcase_add_test(tc, weighted_sums_agree_bit_for_bit);
+    tcase_add_test(tc, gru_kernels_agree_bit_for_bit);
     tcase_add_test(tc, select_installs_the_level_asked_for);
     suite_add_tcase(s, tc);
     return s;
