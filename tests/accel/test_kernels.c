@@ -27,6 +27,16 @@ static const rs_vec_kernels *twins(int l)
     return k;
 }
 
+/* For each level of twins the processor has (l its number, a its table). */
+#define EACH_TWIN(l, a)                                                                            \
+    for (int l = 0; l < LEVELS; l++)                                                               \
+        for (const rs_vec_kernels *a = twins(l); a; a = NULL)
+
+/* For each data mode and offset of the buffers' start (prepare). */
+#define EACH_CASE(mode, off)                                                                       \
+    for (int mode = 0; mode < MODES; mode++)                                                       \
+        for (size_t off = 0; off < 4; off++)
+
 /* The lengths tried: every one to 70, then long ones with odd tails. */
 static const size_t lengths[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,  12,   13,   14,
                                  15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,  27,   28,   29,
@@ -111,31 +121,28 @@ START_TEST(maps_agree_bit_for_bit)
 {
     const rs_vec_kernels *p = &rs_vec_portable;
     typedef void (*vfn)(float *, const float *, size_t);
-    for (int l = 0; l < LEVELS; l++) {
-        const rs_vec_kernels *a = twins(l);
-        if (!a)
-            continue;
+    EACH_TWIN(l, a)
+    {
         const vfn fa[] = {a->vexp, a->vtanh, a->vsigmoid}, fp[] = {p->vexp, p->vtanh, p->vsigmoid};
-        for (int mode = 0; mode < MODES; mode++)
-            for (size_t off = 0; off < 4; off++) {
-                bufs b = prepare(mode, off, 7 + 3 * (unsigned)mode);
-                for (int f = 0; f < 3; f++)
-                    for (size_t c = 0; c < NLEN; c++) {
-                        const size_t n = lengths[c];
-                        memset(b.ya, 0x55, sizeof(float) * (n + 8));
-                        memset(b.yp, 0x55, sizeof(float) * (n + 8));
-                        fa[f](b.ya, b.x, n);
-                        fp[f](b.yp, b.x, n);
-                        ck_assert_msg(same_f(b.ya, b.yp, n + 8),
-                                      "map %d: level %d mode %d count %zu off %zu", f, l, mode, n,
-                                      off);
-                    }
-                /* in place */
-                memcpy(b.ya, b.x, sizeof(float) * 37);
-                a->vtanh(b.ya, b.ya, 37);
-                p->vtanh(b.x, b.x, 37);
-                ck_assert(same_f(b.ya, b.x, 37));
-            }
+        EACH_CASE(mode, off)
+        {
+            bufs b = prepare(mode, off, 7 + 3 * (unsigned)mode);
+            for (int f = 0; f < 3; f++)
+                for (size_t c = 0; c < NLEN; c++) {
+                    const size_t n = lengths[c];
+                    memset(b.ya, 0x55, sizeof(float) * (n + 8));
+                    memset(b.yp, 0x55, sizeof(float) * (n + 8));
+                    fa[f](b.ya, b.x, n);
+                    fp[f](b.yp, b.x, n);
+                    ck_assert_msg(same_f(b.ya, b.yp, n + 8),
+                                  "map %d: level %d mode %d count %zu off %zu", f, l, mode, n, off);
+                }
+            /* in place */
+            memcpy(b.ya, b.x, sizeof(float) * 37);
+            a->vtanh(b.ya, b.ya, 37);
+            p->vtanh(b.x, b.x, 37);
+            ck_assert(same_f(b.ya, b.x, 37));
+        }
     }
 }
 END_TEST
@@ -145,58 +152,67 @@ END_TEST
 START_TEST(reductions_agree_bit_for_bit)
 {
     const rs_vec_kernels *p = &rs_vec_portable;
-    for (int l = 0; l < LEVELS; l++) {
-        const rs_vec_kernels *a = twins(l);
-        if (!a)
-            continue;
-        for (int mode = 0; mode < MODES; mode++)
-            for (size_t off = 0; off < 4; off++) {
-                bufs b = prepare(mode, off, 31 + (unsigned)mode);
-                for (size_t c = 0; c < NLEN; c++) {
-                    const size_t n = lengths[c];
-                    const float shift = n ? b.x[n / 2] : 3.0f;
-                    double s1 = a->vexp_shift_sum(b.ya, b.x, shift, n);
-                    double s0 = p->vexp_shift_sum(b.yp, b.x, shift, n);
-                    SAME(same_d(s1, s0), "exp sum", l, mode, n, off);
-                    ck_assert(same_f(b.ya, b.yp, n));
-                    s1 = a->vexp_shift_total(b.x, shift, n);
-                    SAME(same_d(s1, s0), "exp total", l, mode, n, off);
-                    float d1 = a->vtanh_add_dot(b.ya, b.q, b.x, b.v, n);
-                    float d0 = p->vtanh_add_dot(b.yp, b.q, b.x, b.v, n);
-                    SAME(same_f(&d1, &d0, 1), "tanh dot", l, mode, n, off);
-                    ck_assert(same_f(b.ya, b.yp, n));
-                    d1 = a->vdot(b.q, b.x, n);
-                    d0 = p->vdot(b.q, b.x, n);
-                    SAME(same_f(&d1, &d0, 1), "dot", l, mode, n, off);
-                    s1 = a->vsumsq(b.x, n);
-                    s0 = p->vsumsq(b.x, n);
-                    SAME(same_d(s1, s0), "sum of squares", l, mode, n, off);
-                    if (n) {
-                        d1 = a->vmax(b.x, n);
-                        d0 = p->vmax(b.x, n);
-                        SAME(same_f(&d1, &d0, 1), "max", l, mode, n, off);
-                    }
+    EACH_TWIN(l, a)
+    {
+        EACH_CASE(mode, off)
+        {
+            bufs b = prepare(mode, off, 31 + (unsigned)mode);
+            for (size_t c = 0; c < NLEN; c++) {
+                const size_t n = lengths[c];
+                const float shift = n ? b.x[n / 2] : 3.0f;
+                double s1 = a->vexp_shift_sum(b.ya, b.x, shift, n);
+                double s0 = p->vexp_shift_sum(b.yp, b.x, shift, n);
+                SAME(same_d(s1, s0), "exp sum", l, mode, n, off);
+                ck_assert(same_f(b.ya, b.yp, n));
+                s1 = a->vexp_shift_total(b.x, shift, n);
+                SAME(same_d(s1, s0), "exp total", l, mode, n, off);
+                float d1 = a->vtanh_add_dot(b.ya, b.q, b.x, b.v, n);
+                float d0 = p->vtanh_add_dot(b.yp, b.q, b.x, b.v, n);
+                SAME(same_f(&d1, &d0, 1), "tanh dot", l, mode, n, off);
+                ck_assert(same_f(b.ya, b.yp, n));
+                d1 = a->vdot(b.q, b.x, n);
+                d0 = p->vdot(b.q, b.x, n);
+                SAME(same_f(&d1, &d0, 1), "dot", l, mode, n, off);
+                s1 = a->vsumsq(b.x, n);
+                s0 = p->vsumsq(b.x, n);
+                SAME(same_d(s1, s0), "sum of squares", l, mode, n, off);
+                if (n) {
+                    d1 = a->vmax(b.x, n);
+                    d0 = p->vmax(b.x, n);
+                    SAME(same_f(&d1, &d0, 1), "max", l, mode, n, off);
                 }
             }
+        }
     }
 }
 END_TEST
 
 /* Signed zeros the max must order as the loop does (the first zero wins a
  * tie) and a NaN first, which the loop keeps. */
-START_TEST(max_keeps_the_first_of_equal_zeros)
+START_TEST(max_agrees_on_signed_zeros_and_nan)
 {
-    static float x[100];
-    for (int l = 0; l < LEVELS; l++) {
-        const rs_vec_kernels *a = twins(l);
-        if (!a)
-            continue;
+    static float x[200];
+    EACH_TWIN(l, a)
+    {
         for (int first = 0; first < 2; first++) {
             for (int i = 0; i < 100; i++)
                 x[i] = i % 3 ? -1.0f : (i + first) % 2 ? -0.0f : 0.0f;
             const float m1 = a->vmax(x, 100), m0 = rs_vec_portable.vmax(x, 100);
             ck_assert(!memcmp(&m1, &m0, sizeof m1) && !!signbit(m0) == first);
         }
+        /* a later zero in an earlier lane: the first zero still wins */
+        for (int first = 0; first < 2; first++) {
+            for (int i = 0; i < 200; i++)
+                x[i] = -1.0f;
+            x[20] = first ? -0.0f : 0.0f;
+            x[65] = first ? 0.0f : -0.0f;
+            const float m1 = a->vmax(x, 200), m0 = rs_vec_portable.vmax(x, 200);
+            ck_assert(!memcmp(&m1, &m0, sizeof m1) && !!signbit(m0) == first);
+        }
+        /* NaN in the first lane of the last whole blocks: never chosen */
+        x[50] = 5.0f;
+        x[128] = x[160] = NAN;
+        ck_assert(a->vmax(x, 200) == 5.0f && a->vargmax(x, 200) == 50);
         x[0] = NAN;
         ck_assert(isnan(a->vmax(x, 100)));
         ck_assert_uint_eq(a->vargmax(x, 100), 0);
@@ -210,32 +226,30 @@ START_TEST(updates_agree_bit_for_bit)
 {
     const rs_vec_kernels *p = &rs_vec_portable;
     static float g[2][3][ROOM];
-    for (int l = 0; l < LEVELS; l++) {
-        const rs_vec_kernels *a = twins(l);
-        if (!a)
-            continue;
-        for (int mode = 0; mode < MODES; mode++)
-            for (size_t off = 0; off < 4; off++) {
-                bufs b = prepare(mode, off, 55 + (unsigned)mode);
-                for (int k = 0; k < 3; k++) {
-                    fill(g[0][k], ROOM, mode, 1.0f, 60 + (unsigned)k);
-                    memcpy(g[1][k], g[0][k], sizeof g[0][k]);
-                }
-                const float de = b.v[3], alpha = b.q[5], scale = b.v[7], shift = b.q[9];
-                for (size_t c = 0; c < NLEN; c++) {
-                    const size_t n = lengths[c];
-                    a->vtanh_add_dot_backward(g[0][0] + off, g[0][1] + off, g[0][2] + off, b.x, b.v,
-                                              de, n);
-                    p->vtanh_add_dot_backward(g[1][0] + off, g[1][1] + off, g[1][2] + off, b.x, b.v,
-                                              de, n);
-                    a->vaxpy(g[0][0] + 1, alpha, b.q, n);
-                    p->vaxpy(g[1][0] + 1, alpha, b.q, n);
-                    a->vscale_shift(g[0][2] + 2, scale, shift, n);
-                    p->vscale_shift(g[1][2] + 2, scale, shift, n);
-                    ck_assert_msg(same_f(g[0][0], g[1][0], 3 * ROOM),
-                                  "updates: level %d mode %d count %zu off %zu", l, mode, n, off);
-                }
+    EACH_TWIN(l, a)
+    {
+        EACH_CASE(mode, off)
+        {
+            bufs b = prepare(mode, off, 55 + (unsigned)mode);
+            for (int k = 0; k < 3; k++) {
+                fill(g[0][k], ROOM, mode, 1.0f, 60 + (unsigned)k);
+                memcpy(g[1][k], g[0][k], sizeof g[0][k]);
             }
+            const float de = b.v[3], alpha = b.q[5], scale = b.v[7], shift = b.q[9];
+            for (size_t c = 0; c < NLEN; c++) {
+                const size_t n = lengths[c];
+                a->vtanh_add_dot_backward(g[0][0] + off, g[0][1] + off, g[0][2] + off, b.x, b.v, de,
+                                          n);
+                p->vtanh_add_dot_backward(g[1][0] + off, g[1][1] + off, g[1][2] + off, b.x, b.v, de,
+                                          n);
+                a->vaxpy(g[0][0] + 1, alpha, b.q, n);
+                p->vaxpy(g[1][0] + 1, alpha, b.q, n);
+                a->vscale_shift(g[0][2] + 2, scale, shift, n);
+                p->vscale_shift(g[1][2] + 2, scale, shift, n);
+                ck_assert_msg(same_f(g[0][0], g[1][0], 3 * ROOM),
+                              "updates: level %d mode %d count %zu off %zu", l, mode, n, off);
+            }
+        }
     }
 }
 END_TEST
@@ -248,10 +262,8 @@ START_TEST(argmax_and_first_above_agree)
     enum { N = 300 };
     static float x[N + 4];
     const float bounds[] = {0.5f, -1e30f, NAN, -INFINITY};
-    for (int l = 0; l < LEVELS; l++) {
-        const rs_vec_kernels *a = twins(l);
-        if (!a)
-            continue;
+    EACH_TWIN(l, a)
+    {
         for (int trial = 0; trial < 24; trial++) {
             float *xs = x + trial % 4;
             fill(xs, N, trial % 2, trial < 12 ? 4.0f : 1e3f, 100 + (unsigned)trial);
@@ -282,30 +294,28 @@ START_TEST(adam_agrees_bit_for_bit)
     const rs_vec_kernels *p = &rs_vec_portable;
     static float w[2][ROOM], m[2][ROOM], v[2][ROOM];
     const rs_adam_coeffs k = {0.002f, 0.9f, 0.999f, 1e-8f, 0.271f, 0.003f};
-    for (int l = 0; l < LEVELS; l++) {
-        const rs_vec_kernels *a = twins(l);
-        if (!a)
-            continue;
-        for (int mode = 0; mode < MODES; mode++)
-            for (size_t off = 0; off < 4; off++) {
-                bufs b = prepare(mode, off, 71 + (unsigned)mode);
-                fill(w[0], ROOM, mode, 1.0f, 11);
-                fill(m[0], ROOM, mode, 0.1f, 13);
-                fill(v[0], ROOM, 0, 0.1f, 14);
-                for (int i = 0; i < ROOM; i++)
-                    v[0][i] *= v[0][i];
-                memcpy(w[1], w[0], sizeof w[0]);
-                memcpy(m[1], m[0], sizeof m[0]);
-                memcpy(v[1], v[0], sizeof v[0]);
-                for (size_t c = 0; c < NLEN; c++) {
-                    const size_t n = lengths[c];
-                    a->adam(w[0] + off, b.x, 0.37f, m[0] + off, v[0] + off, n, &k);
-                    p->adam(w[1] + off, b.x, 0.37f, m[1] + off, v[1] + off, n, &k);
-                    ck_assert_msg(same_f(w[0], w[1], ROOM) && same_f(m[0], m[1], ROOM) &&
-                                      same_f(v[0], v[1], ROOM),
-                                  "adam: level %d mode %d count %zu off %zu", l, mode, n, off);
-                }
+    EACH_TWIN(l, a)
+    {
+        EACH_CASE(mode, off)
+        {
+            bufs b = prepare(mode, off, 71 + (unsigned)mode);
+            fill(w[0], ROOM, mode, 1.0f, 11);
+            fill(m[0], ROOM, mode, 0.1f, 13);
+            fill(v[0], ROOM, 0, 0.1f, 14);
+            for (int i = 0; i < ROOM; i++)
+                v[0][i] *= v[0][i];
+            memcpy(w[1], w[0], sizeof w[0]);
+            memcpy(m[1], m[0], sizeof m[0]);
+            memcpy(v[1], v[0], sizeof v[0]);
+            for (size_t c = 0; c < NLEN; c++) {
+                const size_t n = lengths[c];
+                a->adam(w[0] + off, b.x, 0.37f, m[0] + off, v[0] + off, n, &k);
+                p->adam(w[1] + off, b.x, 0.37f, m[1] + off, v[1] + off, n, &k);
+                ck_assert_msg(same_f(w[0], w[1], ROOM) && same_f(m[0], m[1], ROOM) &&
+                                  same_f(v[0], v[1], ROOM),
+                              "adam: level %d mode %d count %zu off %zu", l, mode, n, off);
             }
+        }
     }
 }
 END_TEST
@@ -318,33 +328,31 @@ START_TEST(weighted_sums_agree_bit_for_bit)
     enum { ROWS = 17 };
     static float rows[ROWS * (ROOM + 5)], d[2][ROWS * (ROOM + 5)], dw[2][ROWS + 1];
     const size_t nrows[] = {0, 1, 2, 3, 5, ROWS};
-    for (int l = 0; l < LEVELS; l++) {
-        const rs_vec_kernels *a = twins(l);
-        if (!a)
-            continue;
-        for (int mode = 0; mode < MODES; mode++)
-            for (size_t off = 0; off < 4; off++) {
-                bufs b = prepare(mode, off, 81 + (unsigned)mode);
-                fill(rows, sizeof rows / sizeof *rows, mode, 3.0f, 90 + (unsigned)off);
-                for (size_t c = 0; c < NLEN; c++)
-                    for (size_t r = 0; r < sizeof nrows / sizeof *nrows; r++) {
-                        const size_t n = lengths[c], stride = n + 5, R = nrows[r];
-                        if (n > 1000 && R > 3)
-                            continue;
-                        memset(b.ya, 0x55, sizeof(float) * (n + 8));
-                        memset(b.yp, 0x55, sizeof(float) * (n + 8));
-                        a->vweighted_sum(b.ya, b.v, rows + off, stride, R, n);
-                        p->vweighted_sum(b.yp, b.v, rows + off, stride, R, n);
-                        SAME(same_f(b.ya, b.yp, n + 8), "weighted sum", l, mode, n, off);
-                        fill(d[0], R * stride + 8, mode, 1.0f, 95 + (unsigned)r);
-                        memcpy(d[1], d[0], sizeof(float) * (R * stride + 8));
-                        memset(dw, 0x55, sizeof dw);
-                        a->vweighted_sum_backward(dw[0], d[0] + off, b.q, rows, b.v, stride, R, n);
-                        p->vweighted_sum_backward(dw[1], d[1] + off, b.q, rows, b.v, stride, R, n);
-                        SAME(same_f(dw[0], dw[1], ROWS + 1) && same_f(d[0], d[1], R * stride + 8),
-                             "weighted sum backward", l, mode, n, off);
-                    }
-            }
+    EACH_TWIN(l, a)
+    {
+        EACH_CASE(mode, off)
+        {
+            bufs b = prepare(mode, off, 81 + (unsigned)mode);
+            fill(rows, sizeof rows / sizeof *rows, mode, 3.0f, 90 + (unsigned)off);
+            for (size_t c = 0; c < NLEN; c++)
+                for (size_t r = 0; r < sizeof nrows / sizeof *nrows; r++) {
+                    const size_t n = lengths[c], stride = n + 5, R = nrows[r];
+                    if (n > 1000 && R > 3)
+                        continue;
+                    memset(b.ya, 0x55, sizeof(float) * (n + 8));
+                    memset(b.yp, 0x55, sizeof(float) * (n + 8));
+                    a->vweighted_sum(b.ya, b.v, rows + off, stride, R, n);
+                    p->vweighted_sum(b.yp, b.v, rows + off, stride, R, n);
+                    SAME(same_f(b.ya, b.yp, n + 8), "weighted sum", l, mode, n, off);
+                    fill(d[0], R * stride + 8, mode, 1.0f, 95 + (unsigned)r);
+                    memcpy(d[1], d[0], sizeof(float) * (R * stride + 8));
+                    memset(dw, 0x55, sizeof dw);
+                    a->vweighted_sum_backward(dw[0], d[0] + off, b.q, rows, b.v, stride, R, n);
+                    p->vweighted_sum_backward(dw[1], d[1] + off, b.q, rows, b.v, stride, R, n);
+                    SAME(same_f(dw[0], dw[1], ROWS + 1) && same_f(d[0], d[1], R * stride + 8),
+                         "weighted sum backward", l, mode, n, off);
+                }
+        }
     }
 }
 END_TEST
@@ -355,30 +363,28 @@ START_TEST(gru_kernels_agree_bit_for_bit)
     const rs_vec_kernels *p = &rs_vec_portable;
     static float io[2][6][2 * ROOM];
     const float masks[] = {1.0f, 0.0f, NAN};
-    for (int l = 0; l < LEVELS; l++) {
-        const rs_vec_kernels *a = twins(l);
-        if (!a)
-            continue;
-        for (int mode = 0; mode < MODES; mode++)
-            for (size_t off = 0; off < 4; off++) {
-                bufs b = prepare(mode, off, 111 + (unsigned)mode);
-                for (int k = 0; k < 6; k++)
-                    fill(io[0][k], 2 * ROOM, mode, 4.0f, 120 + (unsigned)k);
-                memcpy(io[1], io[0], sizeof io[0]);
-                for (size_t c = 0; c < NLEN; c++) {
-                    const size_t n = lengths[c];
-                    for (int s = 0; s < 2; s++) {
-                        const rs_vec_kernels *t = s ? p : a;
-                        float(*x)[2 * ROOM] = io[s];
-                        t->vgru_gates(x[0] + off, x[1], b.x, n);
-                        t->vgru_state(x[2] + off, x[3], x[0], b.q, masks[c % 3], n);
-                        t->vgru_state_backward(x[4] + off, x[5], x[2], x[0], x[3], b.q, b.v, n);
-                        t->vgru_reset_backward(x[1] + off, x[4], x[5], b.x, b.v, n);
-                    }
-                    SAME(same_f(io[0][0], io[1][0], sizeof io[0] / sizeof(float)), "gru", l, mode,
-                         n, off);
+    EACH_TWIN(l, a)
+    {
+        EACH_CASE(mode, off)
+        {
+            bufs b = prepare(mode, off, 111 + (unsigned)mode);
+            for (int k = 0; k < 6; k++)
+                fill(io[0][k], 2 * ROOM, mode, 4.0f, 120 + (unsigned)k);
+            memcpy(io[1], io[0], sizeof io[0]);
+            for (size_t c = 0; c < NLEN; c++) {
+                const size_t n = lengths[c];
+                for (int s = 0; s < 2; s++) {
+                    const rs_vec_kernels *t = s ? p : a;
+                    float(*x)[2 * ROOM] = io[s];
+                    t->vgru_gates(x[0] + off, x[1], b.x, n);
+                    t->vgru_state(x[2] + off, x[3], x[0], b.q, masks[c % 3], n);
+                    t->vgru_state_backward(x[4] + off, x[5], x[2], x[0], x[3], b.q, b.v, n);
+                    t->vgru_reset_backward(x[1] + off, x[4], x[5], b.x, b.v, n);
                 }
+                SAME(same_f(io[0][0], io[1][0], sizeof io[0] / sizeof(float)), "gru", l, mode, n,
+                     off);
             }
+        }
     }
 }
 END_TEST
@@ -446,7 +452,7 @@ Suite *kernels_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, maps_agree_bit_for_bit);
     tcase_add_test(tc, reductions_agree_bit_for_bit);
-    tcase_add_test(tc, max_keeps_the_first_of_equal_zeros);
+    tcase_add_test(tc, max_agrees_on_signed_zeros_and_nan);
     tcase_add_test(tc, updates_agree_bit_for_bit);
     tcase_add_test(tc, argmax_and_first_above_agree);
     tcase_add_test(tc, adam_agrees_bit_for_bit);
