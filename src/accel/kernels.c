@@ -117,7 +117,7 @@ AVX2 static float hsum8(__m256 acc)
  * NaN never wins). The largest of the lanes is the loop's answer unless it
  * is a zero (then its sign is the first zero's, which the loop finds) or
  * x[0] is NaN (which the loop keeps). Four registers: each step waits on
- * the last one's compare. */
+ * the last one's max. */
 AVX2 static float vmax_avx2(const float *x, size_t count)
 {
     if (count < 32 || x[0] != x[0])
@@ -129,7 +129,7 @@ AVX2 static float vmax_avx2(const float *x, size_t count)
     for (; i + 32 <= count; i += 32)
         for (int r = 0; r < 4; r++) {
             const __m256 v = _mm256_loadu_ps(x + i + 8 * r);
-            m[r] = _mm256_blendv_ps(m[r], v, _mm256_cmp_ps(v, m[r], _CMP_GT_OQ));
+            m[r] = _mm256_max_ps(v, m[r]); /* v > m ? v : m, false for a NaN v */
         }
     float a[32];
     for (int r = 0; r < 4; r++)

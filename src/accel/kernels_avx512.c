@@ -152,7 +152,7 @@ AVX512 static double fold8d(__m512d acc)
  * NaN never wins). The largest of the lanes is the loop's answer unless it
  * is a zero (then its sign is the first zero's, which the loop finds) or
  * x[0] is NaN (which the loop keeps). Four registers: each step waits on
- * the last one's compare. */
+ * the last one's max. */
 AVX512 static float vmax_avx512(const float *x, size_t count)
 {
     if (count < 64 || x[0] != x[0])
@@ -164,7 +164,7 @@ AVX512 static float vmax_avx512(const float *x, size_t count)
     for (; i + 64 <= count; i += 64)
         for (int r = 0; r < 4; r++) {
             const __m512 v = _mm512_loadu_ps(x + i + 16 * r);
-            m[r] = _mm512_mask_mov_ps(m[r], _mm512_cmp_ps_mask(v, m[r], _CMP_GT_OQ), v);
+            m[r] = _mm512_max_ps(v, m[r]); /* v > m ? v : m, false for a NaN v */
         }
     float a[64];
     for (int r = 0; r < 4; r++)
