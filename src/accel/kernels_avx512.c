@@ -417,6 +417,27 @@ AVX512 static void vweighted_sum_backward_avx512(float *dw, float *drows, const 
     }
 }
 
+/* Eight rows at a time: 16 columns of y in a register take the rows' adds
+ * in their order (y + 1·x, as rs_vaxpy), y read and written once per 8
+ * rows; the last columns masked. */
+AVX512 static void vadd_rows_avx512(float *y, const float *rows, size_t stride, size_t nrows,
+                                    size_t count)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    for (size_t j = 0; j < nrows; j += 8) {
+        const float *r = rows + j * stride;
+        const size_t group = nrows - j < 8 ? nrows - j : 8;
+        size_t k;
+        BLOCKS16(k, count, m, {
+            __m512 acc = _mm512_maskz_loadu_ps(m, y + k);
+            for (size_t g = 0; g < group; g++)
+                acc = _mm512_add_ps(
+                    acc, _mm512_mul_ps(one, _mm512_maskz_loadu_ps(m, r + g * stride + k)));
+            _mm512_mask_storeu_ps(y + k, m, acc);
+        })
+    }
+}
+
 AVX512 static void vgru_gates_avx512(float *zr, float *rh, const float *hp, size_t n)
 {
     vsigmoid_avx512(zr, zr, n);
@@ -522,6 +543,7 @@ static const rs_vec_kernels avx512_kernels = {
     .vsumsq = vsumsq_avx512,
     .vweighted_sum = vweighted_sum_avx512,
     .vweighted_sum_backward = vweighted_sum_backward_avx512,
+    .vadd_rows = vadd_rows_avx512,
     .vgru_gates = vgru_gates_avx512,
     .vgru_state = vgru_state_avx512,
     .vgru_state_backward = vgru_state_backward_avx512,

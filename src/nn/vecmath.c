@@ -220,6 +220,13 @@ static void vweighted_sum_backward_portable(float *dw, float *drows, const float
     }
 }
 
+static void vadd_rows_portable(float *y, const float *rows, size_t stride, size_t nrows,
+                               size_t count)
+{
+    for (size_t j = 0; j < nrows; j++)
+        vaxpy_portable(y, 1.0f, rows + j * stride, count);
+}
+
 static void vgru_gates_portable(float *zr, float *rh, const float *hp, size_t n)
 {
     vsigmoid_portable(zr, zr, 2 * n);
@@ -276,6 +283,7 @@ const rs_vec_kernels rs_vec_portable = {
     .vsumsq = vsumsq_portable,
     .vweighted_sum = vweighted_sum_portable,
     .vweighted_sum_backward = vweighted_sum_backward_portable,
+    .vadd_rows = vadd_rows_portable,
     .vgru_gates = vgru_gates_portable,
     .vgru_state = vgru_state_portable,
     .vgru_state_backward = vgru_state_backward_portable,
@@ -380,6 +388,11 @@ void rs_vweighted_sum_backward(float *dw, float *drows, const float *dy, const f
                                const float *w, size_t stride, size_t nrows, size_t count)
 {
     kernels->vweighted_sum_backward(dw, drows, dy, rows, w, stride, nrows, count);
+}
+
+void rs_vadd_rows(float *y, const float *rows, size_t stride, size_t nrows, size_t count)
+{
+    kernels->vadd_rows(y, rows, stride, nrows, count);
 }
 
 void rs_vgru_gates(float *zr, float *rh, const float *hp, size_t n)

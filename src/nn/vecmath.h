@@ -108,6 +108,11 @@ void rs_vweighted_sum(float *y, const float *w, const float *rows, size_t stride
 void rs_vweighted_sum_backward(float *dw, float *drows, const float *dy, const float *rows,
                                const float *w, size_t stride, size_t nrows, size_t count);
 
+/* y[k] += rows[j·stride + k] for k < count, row by row (j = 0 .. nrows − 1
+ * in order; rs_vaxpy with alpha 1): a bias's gradient, its rows' sum. y is
+ * none of the rows. */
+void rs_vadd_rows(float *y, const float *rows, size_t stride, size_t nrows, size_t count);
+
 /* The GRU's per-element arithmetic (nn/gru.c, one batch row of n units).
  * Gates: zr[0..2n) = σ(zr) in place (z, then r), rh[k] = r[k] hp[k]. */
 void rs_vgru_gates(float *zr, float *rh, const float *hp, size_t n);
@@ -153,6 +158,7 @@ typedef struct {
                           size_t count);
     void (*vweighted_sum_backward)(float *dw, float *drows, const float *dy, const float *rows,
                                    const float *w, size_t stride, size_t nrows, size_t count);
+    void (*vadd_rows)(float *y, const float *rows, size_t stride, size_t nrows, size_t count);
     void (*vgru_gates)(float *zr, float *rh, const float *hp, size_t n);
     void (*vgru_state)(float *h, float *g, const float *z, const float *hp, float mask, size_t n);
     void (*vgru_state_backward)(float *dxz, float *dxg, float *dhp, const float *z, const float *g,

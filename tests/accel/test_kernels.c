@@ -320,8 +320,9 @@ START_TEST(adam_agrees_bit_for_bit)
 }
 END_TEST
 
-/* The attention's context Σ_j α_j h_j and its backward: rows a stride
- * apart (gaps the kernels must leave alone), 0 to 17 of them. */
+/* The attention's context Σ_j α_j h_j and its backward, and a bias's row
+ * sums: rows a stride apart (gaps the kernels must leave alone), 0 to 17 of
+ * them. */
 START_TEST(weighted_sums_agree_bit_for_bit)
 {
     const rs_vec_kernels *p = &rs_vec_portable;
@@ -347,6 +348,9 @@ START_TEST(weighted_sums_agree_bit_for_bit)
                     fill(d[0], R * stride + 8, mode, 1.0f, 95 + (unsigned)r);
                     memcpy(d[1], d[0], sizeof(float) * (R * stride + 8));
                     memset(dw, 0x55, sizeof dw);
+                    a->vadd_rows(b.ya, rows + off, stride, R, n);
+                    p->vadd_rows(b.yp, rows + off, stride, R, n);
+                    SAME(same_f(b.ya, b.yp, n + 8), "row sums", l, mode, n, off);
                     a->vweighted_sum_backward(dw[0], d[0] + off, b.q, rows, b.v, stride, R, n);
                     p->vweighted_sum_backward(dw[1], d[1] + off, b.q, rows, b.v, stride, R, n);
                     SAME(same_f(dw[0], dw[1], ROWS + 1) && same_f(d[0], d[1], R * stride + 8),
