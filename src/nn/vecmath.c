@@ -4,8 +4,8 @@
  * to float precision. tanh(|x|) = e / (e + 2) with e = expm1(2|x|), where
  * expm1(y) = 2^n · expm1(r) + (2^n − 1) and expm1(r) is its Taylor series to
  * r^8: no cancellation anywhere, so small arguments keep full relative
- * accuracy. accel/kernels.c's AVX2 twins repeat these operations lane by
- * lane; the loops here are the reference, and the kernels run through one
+ * accuracy. accel/'s AVX2 and AVX-512 twins repeat these operations lane
+ * by lane; the loops here are the reference, and the kernels run through one
  * table (rs_vec_kernels), these loops' until a twin is installed. */
 #include <math.h>
 #include <stdint.h>

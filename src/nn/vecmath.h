@@ -1,11 +1,12 @@
 /* Element-wise kernels of the layers: exp, tanh and the logistic sigmoid of
- * stated accuracy, the few fused loops around them (attention scores,
- * softmax sums), and Adam's loop (nn/optimizer.c), written here in portable
- * C: the reference. A twin of each (8 floats at a time with AVX2,
- * accel/kernels.h) does the same IEEE operations in the same order (no FMA,
- * no reassociation), so it gives the same bits; the kernels run through one
- * table (rs_vec_kernels), the portable loops' unless a road installs the
- * twins. Results therefore do not depend on the machine.
+ * stated accuracy, the few fused loops around them (attention scores and
+ * weighted sums, softmax sums, the GRU's gate arithmetic, a bias's row
+ * sums), and Adam's loop (nn/optimizer.c), written here in portable C: the
+ * reference. Its twins (8 floats at a time with AVX2, 16 with AVX-512,
+ * accel/kernels.h) do the same IEEE operations in the same order (no FMA,
+ * no reassociation), so they give the same bits; the kernels run through
+ * one table (rs_vec_kernels), the portable loops' unless a road installs
+ * the twins. Results therefore do not depend on the machine.
  *
  * Accuracy against the exact function (libm in double; tests/test_vecmath.c
  * asserts it over the float range that matters; every float was checked once:
