@@ -8,6 +8,9 @@
 #   sh scripts/check-cores.sh [CORE ...]
 #   (default: Haswell SkylakeX Cooperlake Zen Sandybridge Prescott)
 #
+# Each family also runs the element-wise kernels its processors take
+# (RNNSEARCH_KERNELS: avx512, avx2 or portable).
+#
 # Runs, for each core, the Check suites (build/run_tests) and the library's
 # and Python package's checks against a model trained under that core. A
 # core whose instructions this processor lacks (SkylakeX needs AVX-512) is
@@ -25,6 +28,15 @@ needs() {
     Haswell | Zen) echo avx2 fma ;;
     Sandybridge) echo avx ;;
     *) echo ;;
+    esac
+}
+# The element-wise kernels' level (accel/kernels.h) a processor of each
+# family takes, so that the suite runs each level (the same bits) as well.
+kernels() {
+    case $1 in
+    SkylakeX | Cooperlake) echo avx512 ;;
+    Haswell | Zen) echo avx2 ;;
+    *) echo portable ;;
     esac
 }
 make=${MAKE:-make}
@@ -49,15 +61,16 @@ family() {
     fi
 }
 for core in $cores; do
-    family "$core" "$(needs "$core")" RNNSEARCH_GEMM=openblas OPENBLAS_CORETYPE="$core"
+    family "$core" "$(needs "$core")" RNNSEARCH_GEMM=openblas OPENBLAS_CORETYPE="$core" \
+        RNNSEARCH_KERNELS="$(kernels "$core")"
 done
 # oneDNN's road (accel/gemm_road.h), where this build has it, limited to each
 # instruction-set family it runs on our users' processors (DNNL_MAX_CPU_ISA:
 # AVX512_CORE, and AVX2 for a processor without AVX-512), as `make check`
 # already runs it with this processor's best.
 if [ -z "${CHECK_CORES_NO_ONEDNN:-}" ] && RNNSEARCH_GEMM=onednn ./rnnsearch info --help >/dev/null 2>&1; then
-    family onednn-AVX512_CORE "avx512f avx512bw avx512dq avx512vl" RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=AVX512_CORE
-    family onednn-AVX2 "avx2 fma" RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=AVX2
+    family onednn-AVX512_CORE "avx512f avx512bw avx512dq avx512vl" RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=AVX512_CORE RNNSEARCH_KERNELS=avx512
+    family onednn-AVX2 "avx2 fma" RNNSEARCH_GEMM=onednn DNNL_MAX_CPU_ISA=AVX2 RNNSEARCH_KERNELS=avx2
 fi
 echo "check-cores: passed on:${ran:- none}${failed:+; failed on:$failed}${left_out:+; left out:$left_out}"
 [ -z "$failed" ]

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "accel/gemm_road.h"
+#include "accel/kernels.h"
 #include "accel/packed.h"
 #include "nn/linalg.h"
 
@@ -129,6 +130,8 @@ int rs_gemm_road_has_onednn(void)
 int rs_gemm_road_choose(const char *name, rs_error *err)
 {
     if (!name) {
+        if (rs_accel_kernels_wanted(err) == -2)
+            return -1;
         name = getenv("RNNSEARCH_GEMM");
         if (!name || !*name)
             name = "auto";

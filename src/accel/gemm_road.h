@@ -48,7 +48,9 @@
 /* Installs the road `name` asks for (NULL: $RNNSEARCH_GEMM, or auto when it
  * is unset or empty) for every product that follows. Call before products
  * run. Fails, naming the choice, on an unknown name or a road this build or
- * processor cannot take. */
+ * processor cannot take; with NULL, also on an RNNSEARCH_KERNELS that names
+ * no level of element-wise kernels (accel/kernels.h), read here because
+ * every program chooses its road as it starts. */
 int rs_gemm_road_choose(const char *name, rs_error *err);
 
 /* "openblas", "onednn" or "onednn-sgemm": the road products take now. */

@@ -6,6 +6,9 @@
  * repeat them. Chosen at run time where the processor has AVX2. */
 #include "accel/kernels.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #define RS_HAVE_AVX2_PATH 1
 #include <immintrin.h>
@@ -110,21 +113,32 @@ AVX2 static float hsum8(__m256 acc)
     return rs_fold8(a);
 }
 
+/* Each of 4 × 8 lanes keeps the largest x[i] it sees by the loop's ">" (a
+ * NaN never wins). The largest of the lanes is the loop's answer unless it
+ * is a zero (then its sign is the first zero's, which the loop finds) or
+ * x[0] is NaN (which the loop keeps). Four registers: each step waits on
+ * the last one's max. */
 AVX2 static float vmax_avx2(const float *x, size_t count)
 {
-    if (count < 8)
+    if (count < 32 || x[0] != x[0])
         return rs_vec_portable.vmax(x, count);
-    __m256 m = _mm256_loadu_ps(x);
-    size_t i = 8;
-    for (; i + 8 <= count; i += 8)
-        m = _mm256_max_ps(m, _mm256_loadu_ps(x + i));
-    float a[8];
-    _mm256_storeu_ps(a, m);
-    float max = rs_vec_portable.vmax(a, 8);
+    __m256 m[4];
+    for (int r = 0; r < 4; r++)
+        m[r] = _mm256_set1_ps(x[0]);
+    size_t i = 0;
+    for (; i + 32 <= count; i += 32)
+        for (int r = 0; r < 4; r++) {
+            const __m256 v = _mm256_loadu_ps(x + i + 8 * r);
+            m[r] = _mm256_max_ps(v, m[r]); /* v > m ? v : m, false for a NaN v */
+        }
+    float a[32];
+    for (int r = 0; r < 4; r++)
+        _mm256_storeu_ps(a + 8 * r, m[r]);
+    float max = rs_vec_portable.vmax(a, 32);
     for (; i < count; i++)
         if (x[i] > max)
             max = x[i];
-    return max;
+    return max == 0.0f ? rs_vec_portable.vmax(x, count) : max;
 }
 
 /* Lane k keeps the largest x[i] of i ≡ k (mod 8) that beat x[0] and its
@@ -301,6 +315,164 @@ AVX2 static double vsumsq_avx2(const float *x, size_t count)
     return rs_fold8d(acc);
 }
 
+/* Columns k..k+31 of Σ_j w[j] row_j in four registers over all rows, then 8
+ * at a time; the last count mod 8 columns by the portable loop's order (from
+ * +0, row by row). */
+AVX2 static void vweighted_sum_avx2(float *y, const float *w, const float *rows, size_t stride,
+                                    size_t nrows, size_t count)
+{
+    size_t k = 0;
+    for (; k + 32 <= count; k += 32) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (size_t j = 0; j < nrows; j++) {
+            const __m256 wj = _mm256_set1_ps(w[j]);
+            const float *r = rows + j * stride + k;
+            a0 = _mm256_add_ps(a0, _mm256_mul_ps(wj, _mm256_loadu_ps(r)));
+            a1 = _mm256_add_ps(a1, _mm256_mul_ps(wj, _mm256_loadu_ps(r + 8)));
+            a2 = _mm256_add_ps(a2, _mm256_mul_ps(wj, _mm256_loadu_ps(r + 16)));
+            a3 = _mm256_add_ps(a3, _mm256_mul_ps(wj, _mm256_loadu_ps(r + 24)));
+        }
+        _mm256_storeu_ps(y + k, a0);
+        _mm256_storeu_ps(y + k + 8, a1);
+        _mm256_storeu_ps(y + k + 16, a2);
+        _mm256_storeu_ps(y + k + 24, a3);
+    }
+    for (; k + 8 <= count; k += 8) {
+        __m256 a0 = _mm256_setzero_ps();
+        for (size_t j = 0; j < nrows; j++)
+            a0 = _mm256_add_ps(
+                a0, _mm256_mul_ps(_mm256_set1_ps(w[j]), _mm256_loadu_ps(rows + j * stride + k)));
+        _mm256_storeu_ps(y + k, a0);
+    }
+    if (k < count)
+        rs_vec_portable.vweighted_sum(y + k, w, rows + k, stride, nrows, count - k);
+}
+
+/* Two rows at a time (two independent running sums: the dot's additions
+ * wait on each other), each row's dot in its own 8 lanes as vdot_avx2. */
+AVX2 static void vweighted_sum_backward_avx2(float *dw, float *drows, const float *dy,
+                                             const float *rows, const float *w, size_t stride,
+                                             size_t nrows, size_t count)
+{
+    size_t j = 0;
+    for (; j + 2 <= nrows; j += 2) {
+        const float *r0 = rows + j * stride, *r1 = r0 + stride;
+        float *d0 = drows + j * stride, *d1 = d0 + stride;
+        const __m256 w0 = _mm256_set1_ps(w[j]), w1 = _mm256_set1_ps(w[j + 1]);
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+        size_t k = 0;
+        for (; k + 8 <= count; k += 8) {
+            const __m256 d = _mm256_loadu_ps(dy + k);
+            s0 = _mm256_add_ps(s0, _mm256_mul_ps(d, _mm256_loadu_ps(r0 + k)));
+            s1 = _mm256_add_ps(s1, _mm256_mul_ps(d, _mm256_loadu_ps(r1 + k)));
+            _mm256_storeu_ps(d0 + k, _mm256_add_ps(_mm256_loadu_ps(d0 + k), _mm256_mul_ps(w0, d)));
+            _mm256_storeu_ps(d1 + k, _mm256_add_ps(_mm256_loadu_ps(d1 + k), _mm256_mul_ps(w1, d)));
+        }
+        if (k < count) {
+            const __m256i mask = tail_mask(count - k);
+            const __m256 d = _mm256_maskload_ps(dy + k, mask);
+            s0 = _mm256_add_ps(s0, _mm256_mul_ps(d, _mm256_maskload_ps(r0 + k, mask)));
+            s1 = _mm256_add_ps(s1, _mm256_mul_ps(d, _mm256_maskload_ps(r1 + k, mask)));
+            rs_vec_portable.vaxpy(d0 + k, w[j], dy + k, count - k);
+            rs_vec_portable.vaxpy(d1 + k, w[j + 1], dy + k, count - k);
+        }
+        dw[j] = hsum8(s0);
+        dw[j + 1] = hsum8(s1);
+    }
+    for (; j < nrows; j++) {
+        dw[j] = vdot_avx2(dy, rows + j * stride, count);
+        vaxpy_avx2(drows + j * stride, w[j], dy, count);
+    }
+}
+
+/* Eight rows at a time: 8 columns of y in a register take the rows' adds in
+ * their order (y + 1·x, as rs_vaxpy), y read and written once per 8 rows;
+ * the last count mod 8 columns by the portable loop. */
+AVX2 static void vadd_rows_avx2(float *y, const float *rows, size_t stride, size_t nrows,
+                                size_t count)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    for (size_t j = 0; j < nrows; j += 8) {
+        const float *r = rows + j * stride;
+        const size_t group = nrows - j < 8 ? nrows - j : 8;
+        size_t k = 0;
+        for (; k + 8 <= count; k += 8) {
+            __m256 acc = _mm256_loadu_ps(y + k);
+            for (size_t g = 0; g < group; g++)
+                acc = _mm256_add_ps(acc, _mm256_mul_ps(one, _mm256_loadu_ps(r + g * stride + k)));
+            _mm256_storeu_ps(y + k, acc);
+        }
+        if (k < count)
+            rs_vec_portable.vadd_rows(y + k, r + k, stride, group, count - k);
+    }
+}
+
+AVX2 static void vgru_gates_avx2(float *zr, float *rh, const float *hp, size_t n)
+{
+    vsigmoid_avx2(zr, zr, n);
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        const __m256 r = sigmoid8(_mm256_loadu_ps(zr + n + k));
+        _mm256_storeu_ps(zr + n + k, r);
+        _mm256_storeu_ps(rh + k, _mm256_mul_ps(r, _mm256_loadu_ps(hp + k)));
+    }
+    if (k < n) {
+        vsigmoid_avx2(zr + n + k, zr + n + k, n - k);
+        for (; k < n; k++)
+            rh[k] = zr[n + k] * hp[k];
+    }
+}
+
+AVX2 static void vgru_state_avx2(float *h, float *g, const float *z, const float *hp, float mask,
+                                 size_t n)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        const __m256 gk = tanh8(_mm256_loadu_ps(g + k)), zk = _mm256_loadu_ps(z + k);
+        const __m256 hpk = _mm256_loadu_ps(hp + k);
+        _mm256_storeu_ps(g + k, gk);
+        _mm256_storeu_ps(h + k, mask != 0.0f
+                                    ? _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(one, zk), hpk),
+                                                    _mm256_mul_ps(zk, gk))
+                                    : hpk);
+    }
+    rs_vec_portable.vgru_state(h + k, g + k, z + k, hp + k, mask, n - k);
+}
+
+AVX2 static void vgru_state_backward_avx2(float *dxz, float *dxg, float *dhp, const float *z,
+                                          const float *g, const float *hp, const float *dh,
+                                          size_t n)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        const __m256 dhk = _mm256_loadu_ps(dh + k), zk = _mm256_loadu_ps(z + k),
+                     gk = _mm256_loadu_ps(g + k);
+        const __m256 dz = _mm256_mul_ps(dhk, _mm256_sub_ps(gk, _mm256_loadu_ps(hp + k)));
+        const __m256 dg = _mm256_mul_ps(dhk, zk), omz = _mm256_sub_ps(one, zk);
+        _mm256_storeu_ps(dhp + k, _mm256_add_ps(_mm256_loadu_ps(dhp + k), _mm256_mul_ps(dhk, omz)));
+        _mm256_storeu_ps(dxz + k, _mm256_mul_ps(_mm256_mul_ps(dz, zk), omz));
+        _mm256_storeu_ps(dxg + k, _mm256_mul_ps(dg, _mm256_sub_ps(one, _mm256_mul_ps(gk, gk))));
+    }
+    rs_vec_portable.vgru_state_backward(dxz + k, dxg + k, dhp + k, z + k, g + k, hp + k, dh + k,
+                                        n - k);
+}
+
+AVX2 static void vgru_reset_backward_avx2(float *dxr, float *dhp, const float *r, const float *hp,
+                                          const float *drh, size_t n)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        const __m256 d = _mm256_loadu_ps(drh + k), rk = _mm256_loadu_ps(r + k);
+        const __m256 dr = _mm256_mul_ps(d, _mm256_loadu_ps(hp + k));
+        _mm256_storeu_ps(dhp + k, _mm256_add_ps(_mm256_loadu_ps(dhp + k), _mm256_mul_ps(d, rk)));
+        _mm256_storeu_ps(dxr + k, _mm256_mul_ps(_mm256_mul_ps(dr, rk), _mm256_sub_ps(one, rk)));
+    }
+    rs_vec_portable.vgru_reset_backward(dxr + k, dhp + k, r + k, hp + k, drh + k, n - k);
+}
+
 /* rs_adam_portable 8 entries at a time, the same operations in the same order;
  * the last count mod 8 entries by rs_adam_portable itself. */
 AVX2 static void adam_avx2(float *params, const float *grads, float grad_scale, float *m, float *v,
@@ -341,6 +513,13 @@ static const rs_vec_kernels avx2_kernels = {
     .vdot = vdot_avx2,
     .vaxpy = vaxpy_avx2,
     .vsumsq = vsumsq_avx2,
+    .vweighted_sum = vweighted_sum_avx2,
+    .vweighted_sum_backward = vweighted_sum_backward_avx2,
+    .vadd_rows = vadd_rows_avx2,
+    .vgru_gates = vgru_gates_avx2,
+    .vgru_state = vgru_state_avx2,
+    .vgru_state_backward = vgru_state_backward_avx2,
+    .vgru_reset_backward = vgru_reset_backward_avx2,
     .adam = adam_avx2,
 };
 
@@ -356,9 +535,40 @@ const rs_vec_kernels *rs_vec_avx2(void)
 }
 #endif
 
+static const rs_vec_kernels *level_table(int level)
+{
+    return level == RS_KERNELS_AVX512 ? rs_vec_avx512()
+           : level == RS_KERNELS_AVX2 ? rs_vec_avx2()
+                                      : &rs_vec_portable;
+}
+
+static const char *const level_names[] = {"portable", "avx2", "avx512"};
+
+const char *rs_accel_kernels_name(int level)
+{
+    return level >= 0 && level <= RS_KERNELS_AVX512 ? level_names[level] : "auto";
+}
+
+int rs_accel_kernels_wanted(rs_error *err)
+{
+    const char *name = getenv("RNNSEARCH_KERNELS");
+    if (!name || !*name || !strcmp(name, "auto"))
+        return -1;
+    for (int level = 0; level <= RS_KERNELS_AVX512; level++)
+        if (!strcmp(name, level_names[level]))
+            return level;
+    rs_fail(err, "RNNSEARCH_KERNELS=%s: no such level of kernels (portable, avx2, avx512 or auto)",
+            name);
+    return -2;
+}
+
 int rs_accel_kernels_select(int want)
 {
-    const rs_vec_kernels *avx2 = want ? rs_vec_avx2() : NULL;
-    rs_vec_kernels_use(avx2);
-    return avx2 != NULL;
+    if (want == -1)
+        want = rs_accel_kernels_wanted(NULL);
+    int level = want < 0 || want > RS_KERNELS_AVX512 ? RS_KERNELS_AVX512 : want;
+    while (!level_table(level))
+        level--; /* the portable table is always there */
+    rs_vec_kernels_use(level_table(level));
+    return level;
 }

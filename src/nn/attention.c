@@ -112,9 +112,8 @@ void rs_attention_weigh(float *alpha, float *context, const rs_attention_source 
     const size_t x = (size_t)rs_attention_sentence(src, b);
     rs_attention_softmax(alpha, len, src->S);
     /* c_b = Σ_j α_bj h_jb: the rows h_jb are N·2n apart in time-major order. */
-    memset(context, 0, sizeof(float) * n2);
-    for (int j = 0; j < len; j++)
-        rs_vaxpy(context, alpha[j], src->annotations + ((size_t)j * N + x) * n2, (size_t)n2);
+    rs_vweighted_sum(context, alpha, src->annotations + x * n2, (size_t)N * n2,
+                     (size_t)(len > 0 ? len : 0), (size_t)n2);
 }
 
 void rs_attention_weigh_backward(const rs_attention_step_grads *d, const float *alpha,
@@ -123,14 +122,11 @@ void rs_attention_weigh_backward(const rs_attention_step_grads *d, const float *
     const int len = src->src_len[b], N = rs_attention_source_rows(src);
     const size_t x = (size_t)rs_attention_sentence(src, b);
     /* forward was: c = Σ_j α_j h_j, so dα_j = dc · h_j and dh_j += α_j dc. */
+    rs_vweighted_sum_backward(d->alpha, d->annotations + x * n2, dc, src->annotations + x * n2,
+                              alpha, (size_t)N * n2, (size_t)(len > 0 ? len : 0), (size_t)n2);
     float weighted = 0.0f; /* Σ_k α_k dα_k */
-    for (int j = 0; j < len; j++) {
-        const float *h = src->annotations + ((size_t)j * N + x) * n2;
-        float *dh = d->annotations + ((size_t)j * N + x) * n2;
-        d->alpha[j] = rs_vdot(dc, h, (size_t)n2);
-        rs_vaxpy(dh, alpha[j], dc, (size_t)n2);
+    for (int j = 0; j < len; j++)
         weighted += alpha[j] * d->alpha[j];
-    }
     /* forward was: α = softmax(ε), so dε_j = α_j (dα_j - Σ_k α_k dα_k). */
     for (int j = 0; j < len; j++)
         d->scores[j] = alpha[j] * (d->alpha[j] - weighted);

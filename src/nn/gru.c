@@ -38,25 +38,15 @@ void rs_gru_step_forward(const rs_gru_step *st, const rs_gru_weights *w, const f
     memcpy(gates, st->xproj, sizeof(float) * (size_t)B * n3);
     /* z and r pre-activations += U_zr h_prev: one GEMM for both gates. */
     rs_linear_forward(RS_MAT_S(gates, B, 2 * n, n3), RS_CMAT(st->h_prev, B, n), &w->U_zr, 1.0f);
-    for (int b = 0; b < B; b++) {
-        float *zr = gates + (size_t)b * n3;
-        const float *hp = st->h_prev + (size_t)b * n;
-        rs_vsigmoid(zr, zr, (size_t)2 * n);
-        for (int k = 0; k < n; k++)
-            r_h[(size_t)b * n + k] = zr[n + k] * hp[k];
-    }
+    for (int b = 0; b < B; b++) /* z, r = σ(·); r ⊙ h_prev */
+        rs_vgru_gates(gates + (size_t)b * n3, r_h + (size_t)b * n, st->h_prev + (size_t)b * n,
+                      (size_t)n);
     /* g pre-activation += U_g (r ⊙ h_prev). */
     rs_linear_forward(RS_MAT_S(gates + 2 * n, B, n, n3), RS_CMAT(r_h, B, n), &w->U_g, 1.0f);
-    for (int b = 0; b < B; b++) {
-        float *z = gates + (size_t)b * n3, *g = z + 2 * n;
-        const float *hp = st->h_prev + (size_t)b * n;
-        float *hb = st->h + (size_t)b * n;
-        float m = mask ? mask[b] : 1.0f;
-        rs_vtanh(g, g, (size_t)n);
-        for (int k = 0; k < n; k++) {
-            float h_new = (1.0f - z[k]) * hp[k] + z[k] * g[k];
-            hb[k] = m != 0.0f ? h_new : hp[k];
-        }
+    for (int b = 0; b < B; b++) { /* g = tanh(·); h = (1 − z)⊙h_prev + z⊙g where mask ≠ 0 */
+        float *z = gates + (size_t)b * n3;
+        rs_vgru_state(st->h + (size_t)b * n, z + 2 * n, z, st->h_prev + (size_t)b * n,
+                      mask ? mask[b] : 1.0f, (size_t)n);
     }
 }
 
@@ -75,13 +65,7 @@ void rs_gru_step_backward(const rs_gru_step_grads *d, const rs_gru_step *st,
             memset(dx, 0, sizeof(float) * n3);
             continue;
         }
-        for (int k = 0; k < n; k++) {
-            float dz = dh[k] * (g[k] - hp[k]); /* dL/dz */
-            float dg = dh[k] * z[k];           /* dL/dg */
-            dhp[k] += dh[k] * (1.0f - z[k]);
-            dx[k] = dz * z[k] * (1.0f - z[k]);         /* through σ */
-            dx[2 * n + k] = dg * (1.0f - g[k] * g[k]); /* through tanh */
-        }
+        rs_vgru_state_backward(dx, dx + 2 * n, dhp, z, g, hp, dh, (size_t)n);
     }
     /* g = tanh(x_proj_g + U_g (r⊙h_prev)): d(r⊙h_prev) = U_g^T dx_proj_g. */
     rs_matmul_backward_input(RS_MAT(d->rh, B, n), RS_CMAT_S(d->xproj + 2 * n, B, n, n3), w->U_g.W,
@@ -92,11 +76,7 @@ void rs_gru_step_backward(const rs_gru_step_grads *d, const rs_gru_step *st,
         float *dx = d->xproj + (size_t)b * n3, *dhp = d->h_prev + (size_t)b * n;
         if (mask && mask[b] == 0.0f)
             continue;
-        for (int k = 0; k < n; k++) {
-            float dr = d_rh[k] * hp[k]; /* dL/dr */
-            dhp[k] += d_rh[k] * r[k];
-            dx[n + k] = dr * r[k] * (1.0f - r[k]);
-        }
+        rs_vgru_reset_backward(dx + n, dhp, r, hp, d_rh, (size_t)n); /* rh = r ⊙ h_prev */
     }
     /* z, r = σ(x_proj_zr + U_zr h_prev): dh_prev += U_zr^T dx_proj_zr. */
     rs_matmul_backward_input(RS_MAT(d->h_prev, B, n), RS_CMAT_S(d->xproj, B, 2 * n, n3), w->U_zr.W,

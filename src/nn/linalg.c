@@ -164,8 +164,8 @@ void rs_matmul_backward_weight(rs_mat dW, rs_cmat dy, rs_cmat x)
 
 void rs_add_row_sums(float *y, const float *X, int M, int N, int ldx)
 {
-    for (int i = 0; i < M; i++)
-        rs_vaxpy(y, 1.0f, X + (size_t)i * ldx, (size_t)N);
+    if (M > 0)
+        rs_vadd_rows(y, X, (size_t)ldx, (size_t)M, (size_t)N);
 }
 
 void rs_add_bias(float *X, const float *b, int M, int N, int ldx)

@@ -4,8 +4,8 @@
  * to float precision. tanh(|x|) = e / (e + 2) with e = expm1(2|x|), where
  * expm1(y) = 2^n · expm1(r) + (2^n − 1) and expm1(r) is its Taylor series to
  * r^8: no cancellation anywhere, so small arguments keep full relative
- * accuracy. accel/kernels.c's AVX2 twins repeat these operations lane by
- * lane; the loops here are the reference, and the kernels run through one
+ * accuracy. accel/'s AVX2 and AVX-512 twins repeat these operations lane
+ * by lane; the loops here are the reference, and the kernels run through one
  * table (rs_vec_kernels), these loops' until a twin is installed. */
 #include <math.h>
 #include <stdint.h>
@@ -202,6 +202,70 @@ static double vsumsq_portable(const float *x, size_t count)
     return rs_fold8d(acc);
 }
 
+static void vweighted_sum_portable(float *y, const float *w, const float *rows, size_t stride,
+                                   size_t nrows, size_t count)
+{
+    memset(y, 0, sizeof(float) * count);
+    for (size_t j = 0; j < nrows; j++)
+        vaxpy_portable(y, w[j], rows + j * stride, count);
+}
+
+static void vweighted_sum_backward_portable(float *dw, float *drows, const float *dy,
+                                            const float *rows, const float *w, size_t stride,
+                                            size_t nrows, size_t count)
+{
+    for (size_t j = 0; j < nrows; j++) {
+        dw[j] = vdot_portable(dy, rows + j * stride, count);
+        vaxpy_portable(drows + j * stride, w[j], dy, count);
+    }
+}
+
+static void vadd_rows_portable(float *y, const float *rows, size_t stride, size_t nrows,
+                               size_t count)
+{
+    for (size_t j = 0; j < nrows; j++)
+        vaxpy_portable(y, 1.0f, rows + j * stride, count);
+}
+
+static void vgru_gates_portable(float *zr, float *rh, const float *hp, size_t n)
+{
+    vsigmoid_portable(zr, zr, 2 * n);
+    for (size_t k = 0; k < n; k++)
+        rh[k] = zr[n + k] * hp[k];
+}
+
+static void vgru_state_portable(float *h, float *g, const float *z, const float *hp, float mask,
+                                size_t n)
+{
+    vtanh_portable(g, g, n);
+    for (size_t k = 0; k < n; k++) {
+        float h_new = (1.0f - z[k]) * hp[k] + z[k] * g[k];
+        h[k] = mask != 0.0f ? h_new : hp[k];
+    }
+}
+
+static void vgru_state_backward_portable(float *dxz, float *dxg, float *dhp, const float *z,
+                                         const float *g, const float *hp, const float *dh, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        float dz = dh[k] * (g[k] - hp[k]); /* dL/dz */
+        float dg = dh[k] * z[k];           /* dL/dg */
+        dhp[k] += dh[k] * (1.0f - z[k]);
+        dxz[k] = dz * z[k] * (1.0f - z[k]); /* through σ */
+        dxg[k] = dg * (1.0f - g[k] * g[k]); /* through tanh */
+    }
+}
+
+static void vgru_reset_backward_portable(float *dxr, float *dhp, const float *r, const float *hp,
+                                         const float *drh, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        float dr = drh[k] * hp[k]; /* dL/dr */
+        dhp[k] += drh[k] * r[k];
+        dxr[k] = dr * r[k] * (1.0f - r[k]); /* through σ */
+    }
+}
+
 const rs_vec_kernels rs_vec_portable = {
     .vexp = vexp_portable,
     .vtanh = vtanh_portable,
@@ -217,6 +281,13 @@ const rs_vec_kernels rs_vec_portable = {
     .vdot = vdot_portable,
     .vaxpy = vaxpy_portable,
     .vsumsq = vsumsq_portable,
+    .vweighted_sum = vweighted_sum_portable,
+    .vweighted_sum_backward = vweighted_sum_backward_portable,
+    .vadd_rows = vadd_rows_portable,
+    .vgru_gates = vgru_gates_portable,
+    .vgru_state = vgru_state_portable,
+    .vgru_state_backward = vgru_state_backward_portable,
+    .vgru_reset_backward = vgru_reset_backward_portable,
     .adam = rs_adam_portable,
 };
 
@@ -305,4 +376,43 @@ void rs_vtanh_add_dot_backward(float *dq, float *dkey, float *dv, const float *p
 void rs_vscale_shift(float *y, float scale, float shift, size_t count)
 {
     kernels->vscale_shift(y, scale, shift, count);
+}
+
+void rs_vweighted_sum(float *y, const float *w, const float *rows, size_t stride, size_t nrows,
+                      size_t count)
+{
+    kernels->vweighted_sum(y, w, rows, stride, nrows, count);
+}
+
+void rs_vweighted_sum_backward(float *dw, float *drows, const float *dy, const float *rows,
+                               const float *w, size_t stride, size_t nrows, size_t count)
+{
+    kernels->vweighted_sum_backward(dw, drows, dy, rows, w, stride, nrows, count);
+}
+
+void rs_vadd_rows(float *y, const float *rows, size_t stride, size_t nrows, size_t count)
+{
+    kernels->vadd_rows(y, rows, stride, nrows, count);
+}
+
+void rs_vgru_gates(float *zr, float *rh, const float *hp, size_t n)
+{
+    kernels->vgru_gates(zr, rh, hp, n);
+}
+
+void rs_vgru_state(float *h, float *g, const float *z, const float *hp, float mask, size_t n)
+{
+    kernels->vgru_state(h, g, z, hp, mask, n);
+}
+
+void rs_vgru_state_backward(float *dxz, float *dxg, float *dhp, const float *z, const float *g,
+                            const float *hp, const float *dh, size_t n)
+{
+    kernels->vgru_state_backward(dxz, dxg, dhp, z, g, hp, dh, n);
+}
+
+void rs_vgru_reset_backward(float *dxr, float *dhp, const float *r, const float *hp,
+                            const float *drh, size_t n)
+{
+    kernels->vgru_reset_backward(dxr, dhp, r, hp, drh, n);
 }

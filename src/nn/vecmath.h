@@ -1,11 +1,12 @@
 /* Element-wise kernels of the layers: exp, tanh and the logistic sigmoid of
- * stated accuracy, the few fused loops around them (attention scores,
- * softmax sums), and Adam's loop (nn/optimizer.c), written here in portable
- * C: the reference. A twin of each (8 floats at a time with AVX2,
- * accel/kernels.h) does the same IEEE operations in the same order (no FMA,
- * no reassociation), so it gives the same bits; the kernels run through one
- * table (rs_vec_kernels), the portable loops' unless a road installs the
- * twins. Results therefore do not depend on the machine.
+ * stated accuracy, the few fused loops around them (attention scores and
+ * weighted sums, softmax sums, the GRU's gate arithmetic, a bias's row
+ * sums), and Adam's loop (nn/optimizer.c), written here in portable C: the
+ * reference. Its twins (8 floats at a time with AVX2, 16 with AVX-512,
+ * accel/kernels.h) do the same IEEE operations in the same order (no FMA,
+ * no reassociation), so they give the same bits; the kernels run through
+ * one table (rs_vec_kernels), the portable loops' unless a road installs
+ * the twins. Results therefore do not depend on the machine.
  *
  * Accuracy against the exact function (libm in double; tests/test_vecmath.c
  * asserts it over the float range that matters; every float was checked once:
@@ -96,6 +97,40 @@ void rs_vaxpy(float *y, float alpha, const float *x, size_t count);
 /* Σ x[i]² accumulated in double (8 running sums, fixed order). */
 double rs_vsumsq(const float *x, size_t count);
 
+/* y[k] = Σ_j w[j] rows[j·stride + k] for k < count, j < nrows, each sum from
+ * +0 in the order of j (what clearing y, then rs_vaxpy row by row, gives):
+ * the attention's context c = Σ_j α_j h_j. y is none of the rows. */
+void rs_vweighted_sum(float *y, const float *w, const float *rows, size_t stride, size_t nrows,
+                      size_t count);
+
+/* Its backward given dy (forward was y = Σ_j w_j row_j), row by row:
+ * dw[j] = rs_vdot(dy, row_j) and drow_j += w[j] dy (rs_vaxpy), drow_j at
+ * drows + j·stride. */
+void rs_vweighted_sum_backward(float *dw, float *drows, const float *dy, const float *rows,
+                               const float *w, size_t stride, size_t nrows, size_t count);
+
+/* y[k] += rows[j·stride + k] for k < count, row by row (j = 0 .. nrows − 1
+ * in order; rs_vaxpy with alpha 1): a bias's gradient, its rows' sum. y is
+ * none of the rows. */
+void rs_vadd_rows(float *y, const float *rows, size_t stride, size_t nrows, size_t count);
+
+/* The GRU's per-element arithmetic (nn/gru.c, one batch row of n units).
+ * Gates: zr[0..2n) = σ(zr) in place (z, then r), rh[k] = r[k] hp[k]. */
+void rs_vgru_gates(float *zr, float *rh, const float *hp, size_t n);
+
+/* The new state: g = tanh(g) in place, h[k] = (1 − z[k]) hp[k] + z[k] g[k]
+ * where mask ≠ 0, else hp[k]. */
+void rs_vgru_state(float *h, float *g, const float *z, const float *hp, float mask, size_t n);
+
+/* Its backward (forward was h = (1 − z)⊙hp + z⊙g, z = σ(·), g = tanh(·)):
+ * dxz = dh (g − hp) z (1 − z), dxg = dh z (1 − g²), dhp += dh (1 − z). */
+void rs_vgru_state_backward(float *dxz, float *dxg, float *dhp, const float *z, const float *g,
+                            const float *hp, const float *dh, size_t n);
+
+/* Forward was rh = r⊙hp, r = σ(·): dxr = drh hp r (1 − r), dhp += drh r. */
+void rs_vgru_reset_backward(float *dxr, float *dhp, const float *r, const float *hp,
+                            const float *drh, size_t n);
+
 /* The fixed order in which every reduction above adds its 8 running sums
  * (lane k takes i ≡ k mod 8): ((a0+a4) + (a2+a6)) + ((a1+a5) + (a3+a7)). */
 float rs_fold8(const float a[8]);
@@ -120,6 +155,17 @@ typedef struct {
     float (*vdot)(const float *x, const float *y, size_t count);
     void (*vaxpy)(float *y, float alpha, const float *x, size_t count);
     double (*vsumsq)(const float *x, size_t count);
+    void (*vweighted_sum)(float *y, const float *w, const float *rows, size_t stride, size_t nrows,
+                          size_t count);
+    void (*vweighted_sum_backward)(float *dw, float *drows, const float *dy, const float *rows,
+                                   const float *w, size_t stride, size_t nrows, size_t count);
+    void (*vadd_rows)(float *y, const float *rows, size_t stride, size_t nrows, size_t count);
+    void (*vgru_gates)(float *zr, float *rh, const float *hp, size_t n);
+    void (*vgru_state)(float *h, float *g, const float *z, const float *hp, float mask, size_t n);
+    void (*vgru_state_backward)(float *dxz, float *dxg, float *dhp, const float *z, const float *g,
+                                const float *hp, const float *dh, size_t n);
+    void (*vgru_reset_backward)(float *dxr, float *dhp, const float *r, const float *hp,
+                                const float *drh, size_t n);
     rs_adam_kernel adam;
 } rs_vec_kernels;
 
