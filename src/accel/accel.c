@@ -120,7 +120,7 @@ static const struct {
 };
 enum { PRODUCTS = sizeof products / sizeof *products };
 
-/* The copies (model->fast), and the exact view's forms over them. */
+/* The copies, and the exact view's forms over them. */
 struct rs_accel {
     float *block;              /* the transposed copies, or NULL */
     const float *wt[MATRICES]; /* copy i in block (NULL: a matrix of no rows) */
@@ -228,10 +228,9 @@ static void make_wt_forms(accel *a, const rs_cmat v[MATRICES])
     }
 }
 
-rs_network_weights rs_accel_weights(const rs_model *model)
+rs_network_weights rs_accel_weights(const rs_model *model, const rs_accel *a)
 {
     rs_network_weights w = rs_network_weights_of(model);
-    const accel *a = model->fast;
     for (int i = 0; a && i < PRODUCTS; i++)
         if (a->wt_forms[i].base.forward)
             product_in(&w, i)->fast = &a->wt_forms[i].base;
@@ -239,18 +238,20 @@ rs_network_weights rs_accel_weights(const rs_model *model)
 }
 
 struct rs_accel_step {
+    const accel *a; /* the copies its forms read (NULL: none) */
     rs_network_weights w;
     q8_form forms[PRODUCTS];
     scratch mem;
 };
 
-rs_accel_step *rs_accel_step_new(const rs_model *model, int max_rows, rs_error *err)
+rs_accel_step *rs_accel_step_new(const rs_model *model, const rs_accel *a, int max_rows,
+                                 rs_error *err)
 {
-    const accel *a = model->fast;
     rs_accel_step *s = rs_calloc(1, sizeof *s, err);
     if (!s)
         return NULL;
-    s->w = rs_accel_weights(model);
+    s->a = a;
+    s->w = rs_accel_weights(model, a);
     if (!a || !a->q8)
         return s;
     /* the widest input of a step's products: E y [m], c [2n], t [l] */
@@ -291,9 +292,9 @@ const rs_network_weights *rs_accel_step_weights(const rs_accel_step *s)
     return &s->w;
 }
 
-rs_accel *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_error *err)
+rs_accel *rs_accel_new(const rs_model *model, const rs_accel *had, const rs_accel_options *opt,
+                       rs_error *err)
 {
-    const accel *had = model->fast;
     rs_cmat v[MATRICES];
     matrices_of(model, v);
     accel *a = rs_calloc(1, sizeof *a, err);
@@ -327,46 +328,10 @@ void rs_accel_free(rs_accel *a)
     free(a);
 }
 
-int rs_accel_attach(rs_model *model, const rs_accel_options *opt, rs_error *err)
-{
-    accel *had = model->fast;
-    const rs_accel_options want = {.transposed = opt->transposed || (had && had->block),
-                                   .int8 = opt->int8 || (had && had->q8)};
-    if (had && want.transposed == !!had->block && want.int8 == !!had->q8)
-        return 0;
-    accel *fresh = rs_accel_new(model, &want, err);
-    if (!fresh)
-        return -1;
-    if (had && model->fast_free) { /* the new forms take over the copies they share */
-        accel *a = fresh;
-        if (a->block && a->block == had->block) {
-            a->owns_block = had->owns_block;
-            had->owns_block = 0;
-        }
-        if (a->q8 && a->q8 == had->q8) {
-            a->owns_q8 = had->owns_q8;
-            had->owns_q8 = 0;
-        }
-        model->fast_free(model->fast);
-    }
-    model->fast = fresh;
-    model->fast_free = rs_accel_free;
-    return 0;
-}
-
-int rs_network_quantize(rs_model *model, rs_error *err)
-{
-    return rs_accel_attach(model, &(rs_accel_options){.int8 = 1}, err);
-}
-
-int rs_network_transpose(rs_model *model, rs_error *err)
-{
-    return rs_accel_attach(model, &(rs_accel_options){.transposed = 1}, err);
-}
-
 /* ---- a shortlist's output layer ---- */
 
 struct rs_accel_rows {
+    const accel *a; /* the step's copies */
     int max_count, l;
     float *W, *W_t; /* [max_count,l], [l,max_count] */
     wt_form wt;
@@ -379,6 +344,7 @@ rs_accel_rows *rs_accel_rows_new(const rs_accel_step *step, int max_count, int l
     rs_accel_rows *r = rs_calloc(1, sizeof *r, err);
     if (!r)
         return NULL;
+    r->a = step->a;
     r->mem = &step->mem;
     r->max_count = max_count;
     r->l = l;
@@ -403,7 +369,7 @@ void rs_accel_rows_free(rs_accel_rows *r)
 rs_linear rs_accel_rows_gather(rs_accel_rows *r, const rs_model *model, const int *ids, int count,
                                int many_rows)
 {
-    const accel *a = model->fast;
+    const accel *a = r->a;
     const size_t l = (size_t)r->l, V = (size_t)model->cfg.tgt_vocab, K = (size_t)count;
     const rs_cmat rows = RS_CMAT(r->W, count, r->l);
     if (a && a->q8) {

@@ -90,9 +90,9 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
     }
 }
 
-int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
+int rs_cli_load_model(const char *model_arg, rs_ready *model, rs_codec *codec, rs_error *err)
 {
-    return rs_ready_model_load(model_arg, NULL, model, codec, NULL, 0, err);
+    return rs_ready_load(model, model_arg, NULL, codec, NULL, 0, err);
 }
 
 /* "FILE:LINE" while a configuration file's setting is applied: the
@@ -427,8 +427,7 @@ int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err)
 {
     for (; m->loaded < m->count; m->loaded++) {
         const int k = m->loaded;
-        if (rs_ready_model_load(m->args[k], &m->ready, &m->models[k], k ? NULL : codec, NULL, 0,
-                                err))
+        if (rs_ready_load(&m->models[k], m->args[k], &m->ready, k ? NULL : codec, NULL, 0, err))
             return -1;
         m->members[k] = &m->models[k];
     }
@@ -438,7 +437,7 @@ int rs_cli_load_models(rs_cli_models *m, rs_codec *codec, rs_error *err)
 void rs_cli_models_free(rs_cli_models *m)
 {
     for (int k = 0; k < m->loaded; k++)
-        rs_model_free(&m->models[k]);
+        rs_ready_free(&m->models[k]);
     m->loaded = 0;
 }
 

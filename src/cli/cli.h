@@ -228,15 +228,15 @@ int rs_cli_bpe_value(const char *arg);
  * model ready to decode (weights only, with the transposed copies that every
  * decoding road uses: search/ready.h) and, when codec is not NULL, its text
  * codec. */
-int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
+int rs_cli_load_model(const char *model_arg, rs_ready *model, rs_codec *codec, rs_error *err);
 
 /* Models given as repeated -m: one model, or an ensemble. */
 #define RS_CLI_MAX_MODELS 16
 typedef struct {
     int count, loaded;
     const char *args[RS_CLI_MAX_MODELS];
-    rs_model models[RS_CLI_MAX_MODELS];
-    const rs_model *members[RS_CLI_MAX_MODELS]; /* &models[k], as the pipeline takes them */
+    rs_ready models[RS_CLI_MAX_MODELS];
+    const rs_ready *members[RS_CLI_MAX_MODELS]; /* &models[k], as the pipeline takes them */
     rs_ready_options ready;                     /* what every model is readied with (--int8) */
 } rs_cli_models;
 

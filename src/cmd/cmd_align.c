@@ -384,7 +384,7 @@ static int read_input(const align_request *rq, const rs_codec *codec, const sink
 }
 
 /* --pairs: the chunk read, then each next one. */
-static int align_all_pairs(const align_request *rq, const rs_model *model, const rs_codec *codec,
+static int align_all_pairs(const align_request *rq, const rs_ready *model, const rs_codec *codec,
                            align_input *in, const rs_align_emitter *em, rs_error *err)
 {
     int n = in->count;
@@ -429,16 +429,16 @@ int cmd_align(int argc, char **argv)
     if ((sk->writer->options & RS_ALIGN_COLOR) && want_color(rq.color, !sk->out_path))
         sk->style.flags |= RS_ALIGN_COLOR;
 
-    rs_model model = {0};
+    rs_ready model = {0};
     rs_codec codec = {0};
     align_input in = {0};
     char default_title[4200];
     status = RS_EXIT_FAIL;
     if (rs_cli_load_model(rq.model_arg, &model, &codec, &err))
         goto fail;
-    if (sk->words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
+    if (sk->words && model.model->cfg.tokenizer != RS_TOKENIZER_SPM) {
         rs_cli_fail(PROG, "--words: %s has no SentencePiece subwords (tokenizer %s)", rq.model_arg,
-                    rs_tokenizer_names[model.cfg.tokenizer]);
+                    rs_tokenizer_names[model.model->cfg.tokenizer]);
         status = RS_EXIT_USAGE;
         goto done;
     }
@@ -475,6 +475,6 @@ done:
     rs_output_rule_free(&sk->rule);
     align_input_free(&in);
     rs_codec_free(&codec);
-    rs_model_free(&model);
+    rs_ready_free(&model);
     return status;
 }

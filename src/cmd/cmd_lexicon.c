@@ -97,7 +97,7 @@ int cmd_lexicon(int argc, char **argv)
     status = RS_EXIT_FAIL;
     if (rs_cli_load_models(&models, &codec, &err))
         goto fail;
-    const rs_model *model = &models.models[0];
+    const rs_model *model = models.models[0].model;
     if (rs_cli_read_dataset(PROG, &rq.in, model, &codec, RS_MAX_LENGTH, &data, &err) ||
         rs_lexicon_learn(&lex, &data, model->src_vocab.size, model->tgt_vocab.size, rq.iterations,
                          rq.keep, rq.min_prob, &err))

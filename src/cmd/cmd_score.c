@@ -77,7 +77,7 @@ static int parse_request(int argc, char **argv, score_request *rq)
  * and their log-probabilities. */
 static void write_scores(const score_request *rq, const rs_dataset *data, const rs_forced *scored)
 {
-    const rs_vocab *vocab = &rq->models->models[0].tgt_vocab;
+    const rs_vocab *vocab = &rq->models->models[0].model->tgt_vocab;
     for (int i = 0; i < data->count; i++) {
         const rs_forced *f = &scored[i];
         printf("%.6f", f->logprob);
@@ -108,7 +108,7 @@ static int score_chunk(const score_request *rq, const rs_codec *codec, const rs_
     rs_forced *scored = NULL;
     const rs_cli_models *models = rq->models;
     int status = -1;
-    if (rs_cli_pairs_dataset(PROG, &rq->in, pairs, &models->models[0], codec, rq->max_src_len,
+    if (rs_cli_pairs_dataset(PROG, &rq->in, pairs, models->models[0].model, codec, rq->max_src_len,
                              &data, err))
         goto done;
     scored = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *scored, err);

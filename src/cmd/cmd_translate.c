@@ -350,12 +350,12 @@ static int start_translator(translate_request *rq, rs_codec *codec, rs_translato
     /* A model of SentencePiece pieces gives decoded text: taking its spaces
      * out would join every word. */
     if (rq->topt.remove_bpe && !strcmp(rq->topt.remove_bpe, RS_BPE_SENTENCEPIECE) &&
-        models->models[0].cfg.tokenizer == RS_TOKENIZER_SPM)
+        models->models[0].model->cfg.tokenizer == RS_TOKENIZER_SPM)
         return rs_fail(err, "--remove-bpe=sentencepiece: the model's tokenizer is spm, whose "
                             "pieces are decoded already");
     if (rq->shortlist_path) {
-        if (rs_lexicon_read(&rq->lexicon, rq->shortlist_path, &models->models[0].src_vocab,
-                            &models->models[0].tgt_vocab, err))
+        if (rs_lexicon_read(&rq->lexicon, rq->shortlist_path, &models->models[0].model->src_vocab,
+                            &models->models[0].model->tgt_vocab, err))
             return -1;
         rq->topt.shortlist.lex = &rq->lexicon;
     }

@@ -25,7 +25,7 @@ int rs_align_emit(const rs_align_emitter *em, const char *const *tgt, int tgt_co
     return rc;
 }
 
-int rs_align_translations(const rs_model *model, const rs_codec *codec, const rs_lines *lines,
+int rs_align_translations(const rs_ready *model, const rs_codec *codec, const rs_lines *lines,
                           const rs_translate_options *opt, const rs_align_emitter *em,
                           rs_error *err)
 {
@@ -59,13 +59,14 @@ int rs_align_translations(const rs_model *model, const rs_codec *codec, const rs
     return status;
 }
 
-int rs_align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_size,
+int rs_align_pairs(const rs_ready *model, const rs_tokenized *tok, int batch_size,
                    const rs_align_emitter *em, rs_error *err)
 {
     rs_dataset data = {0};
     rs_forced *f = NULL;
     int status = -1;
-    if (rs_dataset_build(&data, tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
+    if (rs_dataset_build(&data, tok, &model->model->src_vocab, &model->model->tgt_vocab, 0, NULL,
+                         err))
         return -1;
     if (!(f = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *f, err)) ||
         rs_forced_decode(&model, 1, &data, batch_size, RS_FORCED_ALIGNMENT, f, err))

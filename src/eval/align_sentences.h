@@ -29,13 +29,13 @@ int rs_align_emit(const rs_align_emitter *em, const char *const *tgt, int tgt_co
 
 /* Every line translated with opt (want_alignment set by the caller), a batch
  * at a time; an empty line has no alignment and is skipped. */
-int rs_align_translations(const rs_model *model, const rs_codec *codec, const rs_lines *lines,
+int rs_align_translations(const rs_ready *model, const rs_codec *codec, const rs_lines *lines,
                           const rs_translate_options *opt, const rs_align_emitter *em,
                           rs_error *err);
 
 /* Every pair of tok force-decoded, batch_size pairs at a time; ids count
  * from tok->first + 1 (a chunk of a file). */
-int rs_align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_size,
+int rs_align_pairs(const rs_ready *model, const rs_tokenized *tok, int batch_size,
                    const rs_align_emitter *em, rs_error *err);
 
 #endif

@@ -25,8 +25,6 @@ int rs_model_alloc(rs_model *model, const rs_config *cfg, rs_error *err)
 
 void rs_model_free(rs_model *model)
 {
-    if (model->fast_free)
-        model->fast_free(model->fast);
     free(model->params);
     rs_vocab_free(&model->src_vocab);
     rs_vocab_free(&model->tgt_vocab);

@@ -323,7 +323,7 @@ done:
  * translation pipeline, as `rnnsearch translate` decodes them (its length
  * order, its per-sentence limit 2·k + 10), from ids, on one BLAS thread:
  * greedy and beam 5, at batch 1 and 64, into out's sentences/s. */
-static int time_translation(const rs_model *use, const rs_bench_data *d, int sentences,
+static int time_translation(const rs_ready *use, const rs_bench_data *d, int sentences,
                             rs_bench_measured *out, rs_error *err)
 {
     const int count = sentences < d->test.count ? sentences : d->test.count;
@@ -360,24 +360,24 @@ static int time_translation(const rs_model *use, const rs_bench_data *d, int sen
 int rs_bench_measure(const rs_bench_data *d, const rs_bench_job *job, rs_bench_measured *out,
                      rs_error *err)
 {
-    rs_model model = {0}, trained = {0};
+    rs_model model = {0};
+    rs_ready trained = {0}, plain = rs_ready_plain(&model);
     const char *model_path = job->model_path;
     int status = -1;
     if (make_model(&model, d, job->c, err) ||
         time_training(d, job->c, &model, job->threads, job->steps, out, err))
         goto done;
-    if (job->decode && model_path &&
-        rs_ready_model_load(model_path, NULL, &trained, NULL, NULL, 0, err))
+    if (job->decode && model_path && rs_ready_load(&trained, model_path, NULL, NULL, NULL, 0, err))
         goto done;
     if (job->decode &&
-        time_translation(model_path ? &trained : &model, d, job->sentences, out, err))
+        time_translation(model_path ? &trained : &plain, d, job->sentences, out, err))
         goto done;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     out->peak_mb = ru.ru_maxrss / 1024.0;
     status = 0;
 done:
-    rs_model_free(&trained);
+    rs_ready_free(&trained);
     release_model(&model);
     return status;
 }

@@ -133,10 +133,10 @@ START_TEST(an_ensemble_translates_as_the_pipeline)
     /* The same through search/translate.c with both members, loaded ready to
      * decode as the library loads them: one road, so the same bits. */
     rs_error e = {{0}};
-    rs_model a, b;
-    ck_assert(!rs_ready_model_load(path, NULL, &a, NULL, NULL, 0, &e));
-    ck_assert(!rs_ready_model_load(other, NULL, &b, NULL, NULL, 0, &e));
-    const rs_model *members[2] = {&a, &b};
+    rs_ready a, b;
+    ck_assert(!rs_ready_load(&a, path, NULL, NULL, NULL, 0, &e));
+    ck_assert(!rs_ready_load(&b, other, NULL, NULL, NULL, 0, &e));
+    const rs_ready *members[2] = {&a, &b};
     rs_codec codec = {0};
     rs_translator want_tr;
     rs_translated want[N];
@@ -144,7 +144,7 @@ START_TEST(an_ensemble_translates_as_the_pipeline)
     rs_translate_options_default(&topt);
     topt.beam = 2;
     topt.want_alignment = 1;
-    ck_assert(!rs_codec_for_model(&codec, &a, &e));
+    ck_assert(!rs_codec_for_model(&codec, a.model, &e));
     ck_assert(!rs_translator_init(&want_tr, members, 2, &codec, &topt, &e));
     ck_assert_msg(!rs_translate_lines(&want_tr, N, lines, want, &e), "%s", e.msg);
     for (int i = 0; i < N; i++) {
@@ -158,8 +158,8 @@ START_TEST(an_ensemble_translates_as_the_pipeline)
     }
     rs_translator_free(&want_tr);
     rs_codec_free(&codec);
-    rs_model_free(&a);
-    rs_model_free(&b);
+    rs_ready_free(&a);
+    rs_ready_free(&b);
     rnnsearch_translator_free(tr);
 
     FAILS(rnnsearch_translator_new_ensemble(both, 0, &opt, &tr, &fresh), "an ensemble has");

@@ -41,6 +41,7 @@ START_TEST(translations_in_line_order)
     rs_codec codec;
     rs_error err = {{0}};
     tiny_model_with_words(&m, 4, "haus", 5);
+    const rs_ready plain = rs_ready_plain(&m);
     ck_assert_msg(!rs_codec_for_model(&codec, &m, &err), "%s", err.msg);
     char *text[] = {"das haus", "", "haus"};
     const rs_lines lines = {.count = 3, .lines = text};
@@ -50,7 +51,7 @@ START_TEST(translations_in_line_order)
     opt.batch_size = 2;
     seen s = {0};
     rs_align_emitter em = {.sink = collect, .ctx = &s};
-    ck_assert_msg(!rs_align_translations(&m, &codec, &lines, &opt, &em, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_translations(&plain, &codec, &lines, &opt, &em, &err), "%s", err.msg);
     ck_assert_int_eq(s.calls, 2);
     ck_assert_int_eq(s.ids[0], 1);
     ck_assert_int_eq(s.ids[1], 3);
@@ -59,7 +60,7 @@ START_TEST(translations_in_line_order)
     ck_assert_str_eq(s.first_src[1], "haus");
     seen refuse = {.fail_at = 3};
     em.ctx = &refuse;
-    ck_assert_int_ne(rs_align_translations(&m, &codec, &lines, &opt, &em, &err), 0);
+    ck_assert_int_ne(rs_align_translations(&plain, &codec, &lines, &opt, &em, &err), 0);
     ck_assert_str_eq(err.msg, "sink refused 3");
     ck_assert_int_eq(refuse.calls, 1);
     rs_codec_free(&codec);
@@ -74,13 +75,14 @@ START_TEST(pairs_forced_and_joined)
     rs_model m;
     rs_error err = {{0}};
     tiny_model_with_words(&m, 4, "haus", 6);
+    const rs_ready plain = rs_ready_plain(&m);
     /* As a BPE model's pairs come tokenized (a space between units). */
     char *s0[] = {"da@@", "s", "haus"}, *s1[] = {"haus"}, *t0[] = {"the", "the"}, *t1[] = {"the"};
     rs_tokens src[] = {{3, 3, s0}, {1, 1, s1}}, tgt[] = {{2, 2, t0}, {1, 1, t1}};
     const rs_tokenized tok = {.count = 2, .src = src, .tgt = tgt};
     seen s = {0};
     rs_align_emitter em = {.sink = collect, .ctx = &s};
-    ck_assert_msg(!rs_align_pairs(&m, &tok, 1, &em, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_pairs(&plain, &tok, 1, &em, &err), "%s", err.msg);
     ck_assert_int_eq(s.calls, 2);
     ck_assert_int_eq(s.ids[0], 1);
     ck_assert_int_eq(s.rows[0], 3); /* the the </s> */
@@ -88,14 +90,14 @@ START_TEST(pairs_forced_and_joined)
     ck_assert_int_eq(s.rows[1], 2);
     seen joined = {0};
     em = (rs_align_emitter){.bpe = "@@ ", .sink = collect, .ctx = &joined};
-    ck_assert_msg(!rs_align_pairs(&m, &tok, 2, &em, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_pairs(&plain, &tok, 2, &em, &err), "%s", err.msg);
     ck_assert_int_eq(joined.cols[0], 3); /* das haus </s> */
     ck_assert_str_eq(joined.first_src[0], "das");
     /* A later chunk of a file: ids count on from its first pair. */
     const rs_tokenized later = {.count = 2, .src = src, .tgt = tgt, .first = 4096};
     seen chunk = {0};
     em = (rs_align_emitter){.sink = collect, .ctx = &chunk};
-    ck_assert_msg(!rs_align_pairs(&m, &later, 2, &em, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_pairs(&plain, &later, 2, &em, &err), "%s", err.msg);
     ck_assert_int_eq(chunk.ids[0], 4097);
     ck_assert_int_eq(chunk.ids[1], 4098);
     rs_model_free(&m);
