@@ -512,10 +512,15 @@ static int score_pairs(const rs_ready *const *members, int n_models, const rs_co
     int *cut = rs_calloc((size_t)count, sizeof *cut, e);
     int status = -1;
     if (scored && cut && !rs_tokenize_pairs(&tok, &pairs, codec, "rnnsearch_score", e)) {
-        /* An empty source, as rnnsearch_force (and score's reader) refuse it. */
+        /* As `rnnsearch score` reads pairs: an empty source has only the
+         * empty translation (log p 0, as translate --n-best lists it), so an
+         * empty source with a target is refused. */
         for (int i = 0; i < count; i++)
-            if (tok.src[i].count == 0) {
-                rs_fail(e, "rnnsearch_score: pair %d: the source is empty", i + 1);
+            if (tok.src[i].count == 0 && tok.tgt[i].count > 0) {
+                rs_fail(e,
+                        "rnnsearch_score: pair %d: the source is empty and the target is not (an "
+                        "empty source has only the empty translation, which scores 0)",
+                        i + 1);
                 goto done;
             }
         rs_cut_sources(&tok, RS_MAX_SRC_LEN, cut);

@@ -98,6 +98,16 @@ START_TEST(score_batches_what_force_scores_one_by_one)
     static const char *const blank[] = {"das", "  "};
     FAILS(rnnsearch_score(one, 1, 2, blank, tgt, keep, &fresh), "pair 2: the source is empty");
     ck_assert(keep[0] == 42);
+    /* As the program scores them: an empty target is </s> alone, an empty
+     * source with an empty target its only translation (0). */
+    static const char *const none[] = {"", " "};
+    double alone[2] = {42, 42};
+    ck_assert_msg(!rnnsearch_score(one, 1, 2, blank, none, alone, &err), "%s", err.message);
+    rnnsearch_forced eos;
+    ck_assert_msg(!rnnsearch_force(m, "das", "", &eos, &err), "%s", err.message);
+    ck_assert(alone[0] < 0 && alone[1] == 0);
+    ck_assert_double_eq_tol(alone[0], eos.logprob, 1e-4);
+    rnnsearch_forced_free(&eos);
     FAILS(rnnsearch_score(NULL, 1, 1, src, tgt, keep, &fresh), "an ensemble has 1 to 16");
     FAILS(rnnsearch_score(one, 0, 1, src, tgt, keep, &fresh), "an ensemble has 1 to 16");
     FAILS(rnnsearch_score(one, RNNSEARCH_MAX_MODELS + 1, 1, src, tgt, keep, &fresh), "an ensemble");
