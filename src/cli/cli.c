@@ -460,6 +460,12 @@ const char *rs_cli_config_model(const rs_cli_args *args)
     return it && it->count == 1 ? it->values[0] : NULL;
 }
 
+void rs_cli_note_empty(const char *prog, const char *name, const char *what, const char *done)
+{
+    fprintf(stderr, "%s: %s: no %s (an empty input): nothing %s\n", prog,
+            strcmp(name, "-") ? name : "<stdin>", what, done);
+}
+
 const char *rs_cli_pairs_name(const rs_cli_pairs *in)
 {
     return in->tsv ? (strcmp(in->tsv, "-") ? in->tsv : "<stdin>") : in->src;

@@ -263,6 +263,11 @@ typedef struct {
     int swap;
 } rs_cli_pairs;
 int rs_cli_pairs_finish(const char *prog, rs_cli_pairs *in, int argc, char **argv);
+/* An input with nothing in it is zero sentences or pairs (a shard of a
+ * split corpus may be empty), not an error: said on stderr, "PROG: NAME: no
+ * WHAT (an empty input): nothing DONE" (NAME "-" is "<stdin>"). */
+void rs_cli_note_empty(const char *prog, const char *name, const char *what, const char *done);
+
 /* The pairs' name in messages: the TSV file ("<stdin>" for "-") or the source file. */
 const char *rs_cli_pairs_name(const rs_cli_pairs *in);
 

@@ -446,6 +446,8 @@ int cmd_align(int argc, char **argv)
     sk->style.title = rq.title ? rq.title : default_title;
     if (read_input(&rq, &codec, sk, &in, &err))
         goto fail;
+    if (in.count == 0)
+        rs_cli_note_empty(PROG, rq.input, rq.pairs_mode ? "pairs" : "sentences", "aligned");
     int opened = open_sink(sk, in.count, &err);
     if (opened > 0) {
         status = opened;

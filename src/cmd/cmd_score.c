@@ -132,10 +132,11 @@ static int score_all(const score_request *rq, const rs_codec *codec, rs_error *e
     rs_pair_reader reader;
     if (rs_cli_pairs_open(&rq->in, 1, &reader, err))
         return -1;
-    int status = 0;
+    int status = 0, read = 0;
     for (;;) {
         rs_pairs pairs;
         const int n = rs_pair_reader_chunk(&reader, SCORE_CHUNK, &pairs, err);
+        read += n > 0 ? n : 0;
         if (n > 0)
             status = score_chunk(rq, codec, &pairs, err);
         rs_pairs_free(&pairs);
@@ -145,6 +146,8 @@ static int score_all(const score_request *rq, const rs_codec *codec, rs_error *e
         }
     }
     rs_pair_reader_close(&reader);
+    if (status == 0 && read == 0)
+        rs_cli_note_empty(PROG, rs_cli_pairs_name(&rq->in), "pairs", "scored");
     return status;
 }
 
