@@ -15,9 +15,12 @@
  *     alignments), which stay exact.
  *
  * The copies live in one object per readied model (rs_accel, held beside
- * the model by whatever readied it: search/ready.h), shared by threads; the forms over them are handed to nn/ as weight views
- * (rs_network_weights, nn/network.h), each product an rs_linear with its
- * form: nn/ computes with whatever view it is given. The exact view's forms
+ * the model by whatever readied it: search/ready.h), shared by threads,
+ * each the copy of a parameter of params.h's table (RS_P_*; dec.W's int8
+ * copies by its two blocks of columns, W'_e and W'_c). The forms over them
+ * are handed to nn/ as weight views (rs_network_weights, nn/network.h),
+ * each product an rs_linear with its form: nn/ computes with whatever view
+ * it is given. The exact view's forms
  * live with the copies; a translation step's int8 forms quantize their
  * input in working memory of their own, so each decoder has its own step
  * view (rs_accel_step). Shapes: m embedding, n hidden, a attention, l
