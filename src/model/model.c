@@ -18,7 +18,8 @@ int rs_model_alloc(rs_model *model, const rs_config *cfg, rs_error *err)
         return -1;
     model->params = rs_calloc_large(model->layout.total, sizeof(float), err);
     if (!model->params)
-        return -1;
+        return rs_fail_memory(err, (double)model->layout.total * sizeof(float),
+                              "the model's parameters");
     rs_tensors_bind(&model->w, &model->layout, model->params);
     return 0;
 }
