@@ -9,8 +9,6 @@
 #include "accel/int8.h"
 #include "accel/packed.h"
 #include "accel/transposed.h"
-#include "nn/attention.h"
-#include "nn/readout.h"
 
 /* ---- the two forms ---- */
 
@@ -62,114 +60,131 @@ static void q8_forward(const rs_linear_fast *f, rs_mat y, rs_cmat x, float beta)
     rs_q8_forward(y, x, &q->q, q->ids, NULL, &s, beta);
 }
 
-/* ---- a model's copies ---- */
+/* ---- a model's copies, by parameter ---- */
 
-/* The matrices with copies, in the order of the transposed block: each a
- * tensor of params.h's table (RS_PARAM_TABLE) as the layers read it
- * (matrices_of): enc_fwd.U, enc_bwd.U, enc_fwd.W, enc_bwd.W, the
- * attention's key side (att.U, or att.K), dec.W's columns for E y (W'_e)
- * and for c (W'_c), dec.U, att.W, out.U, out.V, out.C and out.W (tgt_emb's
- * floats when tied). */
-enum {
-    M_ENC_FWD_U,
-    M_ENC_BWD_U,
-    M_ENC_FWD_W,
-    M_ENC_BWD_W,
-    M_ATT_U,
-    M_DEC_W,
-    M_DEC_W_C,
-    M_DEC_U,
-    M_ATT_W,
-    M_OUT_U,
-    M_OUT_V,
-    M_OUT_C,
-    M_OUT_W,
-    MATRICES
-};
-
-/* The decoder step's, which have int8 copies: [M_DEC_W, M_OUT_W]. */
-enum { Q_FIRST = M_DEC_W, Q8S = MATRICES - M_DEC_W };
-
-/* Which rows of its matrix a product multiplies by: all, or a GRU's U read
- * as U_zr (rows 0..2n-1) and U_g (rows 2n..3n-1). */
+/* Which rows of its parameter a product multiplies by: all, or a GRU's U
+ * [3n,n] read as U_zr (rows 0..2n-1) and U_g (rows 2n..3n-1). */
 enum { ROWS_ALL, ROWS_ZR, ROWS_G };
 
+/* Which columns: all, or dec.W [3n, m+2n] read as W'_e (columns 0..m-1,
+ * for E y) and W'_c (columns m..m+2n-1, for c). */
+enum { COLS_ALL, COLS_E, COLS_C, COL_KINDS };
+
+#define AT(view) offsetof(rs_network_weights, view)
+
 /* Every forward product with a faster form: its rs_linear in the weights
- * view, the matrix whose copies it reads, and which rows. One table for
- * both views: the exact one takes the transposed copies' forms, the step's
- * the int8 ones where the matrix has them (M_DEC_W on). */
+ * view; the parameter whose copies it reads, by its index in params.h's
+ * table (RS_P_*); which rows and columns of it; and whether a translation
+ * step's view takes its int8 form (the decoder step's products). One table
+ * for both views: the exact one takes the transposed copies' forms. The key
+ * side is att.U for additive attention and att.K for the keyed kinds: a
+ * model has one of the two, and the product reads that one's copy. The
+ * table's order is the transposed block's (each parameter's copy where it
+ * first appears): the layout the block has always had. */
 static const struct {
     size_t at;
-    int matrix, rows;
+    int param, rows, cols, int8;
 } products[] = {
-    {offsetof(rs_network_weights, enc_fwd.W), M_ENC_FWD_W, ROWS_ALL},
-    {offsetof(rs_network_weights, enc_fwd.U_zr), M_ENC_FWD_U, ROWS_ZR},
-    {offsetof(rs_network_weights, enc_fwd.U_g), M_ENC_FWD_U, ROWS_G},
-    {offsetof(rs_network_weights, enc_bwd.W), M_ENC_BWD_W, ROWS_ALL},
-    {offsetof(rs_network_weights, enc_bwd.U_zr), M_ENC_BWD_U, ROWS_ZR},
-    {offsetof(rs_network_weights, enc_bwd.U_g), M_ENC_BWD_U, ROWS_G},
-    {offsetof(rs_network_weights, att.U), M_ATT_U, ROWS_ALL},
-    {offsetof(rs_network_weights, dec.W), M_DEC_W, ROWS_ALL},
-    {offsetof(rs_network_weights, dec.W_c), M_DEC_W_C, ROWS_ALL},
-    {offsetof(rs_network_weights, dec.U_zr), M_DEC_U, ROWS_ZR},
-    {offsetof(rs_network_weights, dec.U_g), M_DEC_U, ROWS_G},
-    {offsetof(rs_network_weights, att.W), M_ATT_W, ROWS_ALL},
-    {offsetof(rs_network_weights, out.U_o), M_OUT_U, ROWS_ALL},
-    {offsetof(rs_network_weights, out.V_o), M_OUT_V, ROWS_ALL},
-    {offsetof(rs_network_weights, out.C_o), M_OUT_C, ROWS_ALL},
-    {offsetof(rs_network_weights, out.W_out), M_OUT_W, ROWS_ALL},
+    {AT(enc_fwd.U_zr), RS_P_enc_fwd_U, ROWS_ZR, COLS_ALL, 0},
+    {AT(enc_fwd.U_g), RS_P_enc_fwd_U, ROWS_G, COLS_ALL, 0},
+    {AT(enc_bwd.U_zr), RS_P_enc_bwd_U, ROWS_ZR, COLS_ALL, 0},
+    {AT(enc_bwd.U_g), RS_P_enc_bwd_U, ROWS_G, COLS_ALL, 0},
+    {AT(enc_fwd.W), RS_P_enc_fwd_W, ROWS_ALL, COLS_ALL, 0},
+    {AT(enc_bwd.W), RS_P_enc_bwd_W, ROWS_ALL, COLS_ALL, 0},
+    {AT(att.U), RS_P_att_U, ROWS_ALL, COLS_ALL, 0},
+    {AT(att.U), RS_P_att_K, ROWS_ALL, COLS_ALL, 0},
+    {AT(dec.W), RS_P_dec_W, ROWS_ALL, COLS_E, 1},
+    {AT(dec.W_c), RS_P_dec_W, ROWS_ALL, COLS_C, 1},
+    {AT(dec.U_zr), RS_P_dec_U, ROWS_ZR, COLS_ALL, 1},
+    {AT(dec.U_g), RS_P_dec_U, ROWS_G, COLS_ALL, 1},
+    {AT(att.W), RS_P_att_W, ROWS_ALL, COLS_ALL, 1},
+    {AT(out.U_o), RS_P_out_U, ROWS_ALL, COLS_ALL, 1},
+    {AT(out.V_o), RS_P_out_V, ROWS_ALL, COLS_ALL, 1},
+    {AT(out.C_o), RS_P_out_C, ROWS_ALL, COLS_ALL, 1},
+    {AT(out.W_out), RS_P_out_W, ROWS_ALL, COLS_ALL, 1},
 };
 enum { PRODUCTS = sizeof products / sizeof *products };
 
-/* The copies (model->fast), and the exact view's forms over them. */
+#undef AT
+
+/* The int8 copies are of a parameter's columns as its products read them
+ * (dec.W's two blocks quantized apart, each row with its own scale): one
+ * per parameter and column kind. */
+enum { Q8S = RS_NUM_PARAMS * COL_KINDS };
+
+static int q8_key(int i)
+{
+    return products[i].param * COL_KINDS + products[i].cols;
+}
+
+/* The copies, and the exact view's forms over them. */
 struct rs_accel {
-    float *block;              /* the transposed copies, or NULL */
-    const float *wt[MATRICES]; /* copy i in block (NULL: a matrix of no rows) */
-    rs_q8_matrix *q8;          /* [Q8S] the int8 copies (M_DEC_W first), or NULL */
-    int owns_block, owns_q8;   /* 0: another object's, shared */
+    float *block;                   /* the transposed copies, or NULL */
+    const float *wt[RS_NUM_PARAMS]; /* parameter p's copy in block (NULL: none) */
+    rs_q8_matrix *q8;               /* [Q8S] the int8 copies (by q8_key), or NULL */
+    int owns_block, owns_q8;        /* 0: another object's, shared */
     wt_form wt_forms[PRODUCTS];
-    rs_network_weights exact; /* the model's views with the wt_forms */
 };
 typedef struct rs_accel accel;
 
-/* The float matrices, as the layers read them (model.md's names). */
-static void matrices_of(const rs_model *model, rs_cmat v[MATRICES])
+/* Parameter p [rows, cols] as the layers read it (out.W of a tied model:
+ * tgt_emb's floats); no rows where the model has none (att.W, att.U or
+ * att.K, by attention kind). */
+static rs_cmat param_of(const rs_model *model, int p)
 {
-    const rs_tensors *t = &model->w;
-    const rs_model_config *c = &model->cfg;
-    const int m = c->emb, n = c->hidden, in = m + 2 * n;
-    const rs_attention_weights att = rs_attention_weights_of(t, c->attention, n, c->att);
-    const rs_readout_weights out = rs_readout_weights_of(t, m, n, c->maxout, c->tgt_vocab);
-    v[M_ENC_FWD_U] = RS_CMAT(t->enc_fwd_U, 3 * n, n);
-    v[M_ENC_BWD_U] = RS_CMAT(t->enc_bwd_U, 3 * n, n);
-    v[M_ENC_FWD_W] = RS_CMAT(t->enc_fwd_W, 3 * n, m);
-    v[M_ENC_BWD_W] = RS_CMAT(t->enc_bwd_W, 3 * n, m);
-    v[M_ATT_U] = att.U.W;
-    v[M_DEC_W] = RS_CMAT_S(t->dec_W, 3 * n, m, in);
-    v[M_DEC_W_C] = RS_CMAT_S(t->dec_W + m, 3 * n, 2 * n, in);
-    v[M_DEC_U] = RS_CMAT(t->dec_U, 3 * n, n);
-    v[M_ATT_W] = att.W.W;
-    v[M_OUT_U] = out.U_o.W;
-    v[M_OUT_V] = out.V_o.W;
-    v[M_OUT_C] = out.C_o.W;
-    v[M_OUT_W] = out.W_out.W;
+    const rs_tensor_info *t = rs_tensor_storage(&model->layout, p);
+    return t ? RS_CMAT(model->params + t->offset, t->rows, t->cols) : RS_CMAT(NULL, 0, 0);
 }
 
-/* Every matrix's transpose, one after another in one block. */
-static int make_transposed(accel *a, const rs_cmat v[MATRICES], rs_error *err)
+/* Whether product i is the first to read its parameter. */
+static int first_reader(int i)
+{
+    for (int k = 0; k < i; k++)
+        if (products[k].param == products[i].param)
+            return 0;
+    return 1;
+}
+
+/* The rows first..first+count-1 of product i's parameter [out, ·] that it
+ * multiplies by: all, or of a GRU's U [3n,n] those of z and r, or of g. */
+static void rows_of(int i, int out, int *first, int *count)
+{
+    const int n = out / 3;
+    *first = products[i].rows == ROWS_G ? 2 * n : 0;
+    *count = products[i].rows == ROWS_ZR ? 2 * n : products[i].rows == ROWS_G ? n : out;
+}
+
+/* The columns product i reads of its parameter's `total`: all, or dec.W's
+ * first m (W'_e, for E y) or the rest (W'_c, for c); the first at *col. */
+static int cols_of(int i, const rs_model *model, int total, int *col)
+{
+    const int m = model->cfg.emb, kind = products[i].cols;
+    *col = kind == COLS_C ? m : 0;
+    return kind == COLS_E ? m : kind == COLS_C ? total - m : total;
+}
+
+/* Every parameter's transpose, one after another in one block, in the
+ * table's order. A parameter [out, in] is copied whole: the copy of dec.W
+ * [m+2n, 3n] holds W'_eᵀ then W'_cᵀ. */
+static int make_transposed(accel *a, const rs_model *model, rs_error *err)
 {
     size_t total = 0;
-    for (int i = 0; i < MATRICES; i++)
-        total += (size_t)v[i].rows * v[i].cols;
+    for (int i = 0; i < PRODUCTS; i++) {
+        const rs_cmat v = param_of(model, products[i].param);
+        total += first_reader(i) ? (size_t)v.rows * v.cols : 0;
+    }
     a->block = rs_calloc_large(total, sizeof(float), err);
     if (!a->block)
         return -1;
     a->owns_block = 1;
     float *next = a->block;
-    for (int i = 0; i < MATRICES; i++) {
-        a->wt[i] = v[i].rows ? next : NULL;
-        rs_transpose(next, v[i]);
-        next += (size_t)v[i].rows * v[i].cols;
+    for (int i = 0; i < PRODUCTS; i++) {
+        const rs_cmat v = param_of(model, products[i].param);
+        if (!first_reader(i) || !v.rows)
+            continue;
+        a->wt[products[i].param] = next;
+        rs_transpose(next, v);
+        next += (size_t)v.rows * v.cols;
     }
     return 0;
 }
@@ -181,17 +196,24 @@ static void free_q8(rs_q8_matrix *q8)
     free(q8);
 }
 
-/* The decoder step's int8 copies (a W_a of no rows without additive
- * attention: an empty copy). */
-static int make_int8(accel *a, const rs_cmat v[MATRICES], rs_error *err)
+/* The decoder step's int8 copies, each of all the rows of the columns its
+ * products read (a product reads rows of it: rs_q8_rows). */
+static int make_int8(accel *a, const rs_model *model, rs_error *err)
 {
     a->q8 = rs_calloc(Q8S, sizeof *a->q8, err);
     if (!a->q8)
         return -1;
     a->owns_q8 = 1;
-    for (int i = 0; i < Q8S; i++)
-        if (v[Q_FIRST + i].rows && rs_q8_matrix_init(&a->q8[i], v[Q_FIRST + i], err))
+    for (int i = 0; i < PRODUCTS; i++) {
+        const rs_cmat v = param_of(model, products[i].param);
+        rs_q8_matrix *q = &a->q8[q8_key(i)];
+        if (!products[i].int8 || !v.rows || q->rows)
+            continue;
+        int col;
+        const int cols = cols_of(i, model, v.cols, &col);
+        if (rs_q8_matrix_init(q, RS_CMAT_S(v.data + col, v.rows, cols, v.stride), err))
             return -1;
+    }
     return 0;
 }
 
@@ -203,36 +225,28 @@ static rs_linear *product_in(rs_network_weights *w, int i)
     return (rs_linear *)((char *)w + products[i].at);
 }
 
-/* The rows first..first+count-1 of product i's matrix [out,in] that it
- * multiplies by: all, or of a GRU's U [3n,n] those of z and r, or of g. */
-static void rows_of(int i, int out, int *first, int *count)
-{
-    const int n = out / 3;
-    *first = products[i].rows == ROWS_G ? 2 * n : 0;
-    *count = products[i].rows == ROWS_ZR ? 2 * n : products[i].rows == ROWS_G ? n : out;
-}
-
-/* The exact view's forms: product i by its rows of v[matrix] through the
- * transposed copy, whose columns those are (forward NULL: no copy). */
-static void make_wt_forms(accel *a, const rs_cmat v[MATRICES])
+/* The exact view's forms: product i by its part of its parameter through
+ * the transposed copy, whose columns its rows are (forward NULL: no copy). */
+static void make_wt_forms(accel *a, const rs_model *model)
 {
     for (int i = 0; i < PRODUCTS; i++) {
-        const int k = products[i].matrix, in = v[k].cols, out = v[k].rows;
-        int first, count;
-        rows_of(i, out, &first, &count);
-        if (!a->wt[k])
+        const int p = products[i].param;
+        const rs_cmat v = param_of(model, p);
+        if (!a->wt[p])
             continue;
+        int first, count, col;
+        rows_of(i, v.rows, &first, &count);
+        const int cols = cols_of(i, model, v.cols, &col);
         a->wt_forms[i] = (wt_form){
             .base = {.forward = wt_forward},
-            .W = RS_CMAT_S(v[k].data + (size_t)first * v[k].stride, count, in, v[k].stride),
-            .W_t = RS_CMAT_S(a->wt[k] + first, in, count, out)};
+            .W = RS_CMAT_S(v.data + (size_t)first * v.stride + col, count, cols, v.stride),
+            .W_t = RS_CMAT_S(a->wt[p] + (size_t)col * v.rows + first, cols, count, v.rows)};
     }
 }
 
-rs_network_weights rs_accel_weights(const rs_model *model)
+rs_network_weights rs_accel_weights(const rs_model *model, const rs_accel *a)
 {
     rs_network_weights w = rs_network_weights_of(model);
-    const accel *a = model->fast;
     for (int i = 0; a && i < PRODUCTS; i++)
         if (a->wt_forms[i].base.forward)
             product_in(&w, i)->fast = &a->wt_forms[i].base;
@@ -240,18 +254,20 @@ rs_network_weights rs_accel_weights(const rs_model *model)
 }
 
 struct rs_accel_step {
+    const accel *a; /* the copies its forms read (NULL: none) */
     rs_network_weights w;
     q8_form forms[PRODUCTS];
     scratch mem;
 };
 
-rs_accel_step *rs_accel_step_new(const rs_model *model, int max_rows, rs_error *err)
+rs_accel_step *rs_accel_step_new(const rs_model *model, const rs_accel *a, int max_rows,
+                                 rs_error *err)
 {
-    const accel *a = model->fast;
     rs_accel_step *s = rs_calloc(1, sizeof *s, err);
     if (!s)
         return NULL;
-    s->w = rs_accel_weights(model);
+    s->a = a;
+    s->w = rs_accel_weights(model, a);
     if (!a || !a->q8)
         return s;
     /* the widest input of a step's products: E y [m], c [2n], t [l] */
@@ -266,14 +282,13 @@ rs_accel_step *rs_accel_step_new(const rs_model *model, int max_rows, rs_error *
         return NULL;
     }
     for (int i = 0; i < PRODUCTS; i++) {
-        const int k = products[i].matrix;
-        if (k < Q_FIRST || !a->q8[k - Q_FIRST].rows)
+        const rs_q8_matrix *q = &a->q8[q8_key(i)];
+        if (!products[i].int8 || !q->rows)
             continue;
         int first, count;
-        rows_of(i, a->q8[k - Q_FIRST].rows, &first, &count);
-        s->forms[i] = (q8_form){.base = {.forward = q8_forward},
-                                .q = rs_q8_rows(&a->q8[k - Q_FIRST], first, count),
-                                .mem = &s->mem};
+        rows_of(i, q->rows, &first, &count);
+        s->forms[i] = (q8_form){
+            .base = {.forward = q8_forward}, .q = rs_q8_rows(q, first, count), .mem = &s->mem};
         product_in(&s->w, i)->fast = &s->forms[i].base;
     }
     return s;
@@ -292,28 +307,26 @@ const rs_network_weights *rs_accel_step_weights(const rs_accel_step *s)
     return &s->w;
 }
 
-rs_accel *rs_accel_new(const rs_model *model, const rs_accel_options *opt, rs_error *err)
+rs_accel *rs_accel_new(const rs_model *model, const rs_accel *had, const rs_accel_options *opt,
+                       rs_error *err)
 {
-    const accel *had = model->fast;
-    rs_cmat v[MATRICES];
-    matrices_of(model, v);
     accel *a = rs_calloc(1, sizeof *a, err);
     if (!a)
         return NULL;
     if (opt->transposed && had && had->block) {
         a->block = had->block;
         memcpy(a->wt, had->wt, sizeof a->wt);
-    } else if (opt->transposed && make_transposed(a, v, err)) {
+    } else if (opt->transposed && make_transposed(a, model, err)) {
         rs_accel_free(a);
         return NULL;
     }
     if (opt->int8 && had && had->q8) {
         a->q8 = had->q8;
-    } else if (opt->int8 && make_int8(a, v, err)) {
+    } else if (opt->int8 && make_int8(a, model, err)) {
         rs_accel_free(a);
         return NULL;
     }
-    make_wt_forms(a, v);
+    make_wt_forms(a, model);
     rs_packed_open(a, model->params, model->layout.total); /* held still while a lives */
     return a;
 }
@@ -330,46 +343,10 @@ void rs_accel_free(rs_accel *a)
     free(a);
 }
 
-int rs_accel_attach(rs_model *model, const rs_accel_options *opt, rs_error *err)
-{
-    accel *had = model->fast;
-    const rs_accel_options want = {.transposed = opt->transposed || (had && had->block),
-                                   .int8 = opt->int8 || (had && had->q8)};
-    if (had && want.transposed == !!had->block && want.int8 == !!had->q8)
-        return 0;
-    accel *fresh = rs_accel_new(model, &want, err);
-    if (!fresh)
-        return -1;
-    if (had && model->fast_free) { /* the new forms take over the copies they share */
-        accel *a = fresh;
-        if (a->block && a->block == had->block) {
-            a->owns_block = had->owns_block;
-            had->owns_block = 0;
-        }
-        if (a->q8 && a->q8 == had->q8) {
-            a->owns_q8 = had->owns_q8;
-            had->owns_q8 = 0;
-        }
-        model->fast_free(model->fast);
-    }
-    model->fast = fresh;
-    model->fast_free = rs_accel_free;
-    return 0;
-}
-
-int rs_network_quantize(rs_model *model, rs_error *err)
-{
-    return rs_accel_attach(model, &(rs_accel_options){.int8 = 1}, err);
-}
-
-int rs_network_transpose(rs_model *model, rs_error *err)
-{
-    return rs_accel_attach(model, &(rs_accel_options){.transposed = 1}, err);
-}
-
 /* ---- a shortlist's output layer ---- */
 
 struct rs_accel_rows {
+    const accel *a; /* the step's copies */
     int max_count, l;
     float *W, *W_t; /* [max_count,l], [l,max_count] */
     wt_form wt;
@@ -382,6 +359,7 @@ rs_accel_rows *rs_accel_rows_new(const rs_accel_step *step, int max_count, int l
     rs_accel_rows *r = rs_calloc(1, sizeof *r, err);
     if (!r)
         return NULL;
+    r->a = step->a;
     r->mem = &step->mem;
     r->max_count = max_count;
     r->l = l;
@@ -406,14 +384,14 @@ void rs_accel_rows_free(rs_accel_rows *r)
 rs_linear rs_accel_rows_gather(rs_accel_rows *r, const rs_model *model, const int *ids, int count,
                                int many_rows)
 {
-    const accel *a = model->fast;
+    const accel *a = r->a;
     const size_t l = (size_t)r->l, V = (size_t)model->cfg.tgt_vocab, K = (size_t)count;
     const rs_cmat rows = RS_CMAT(r->W, count, r->l);
     if (a && a->q8) {
         /* The int8 rows are read at the ids: the floats are not gathered
          * (rows' values unused, its shape the product's). */
         r->q8 = (q8_form){.base = {.forward = q8_forward},
-                          .q = a->q8[M_OUT_W - Q_FIRST],
+                          .q = a->q8[RS_P_out_W * COL_KINDS + COLS_ALL],
                           .ids = ids,
                           .mem = r->mem};
         return (rs_linear){.W = rows, .fast = &r->q8.base};
@@ -425,7 +403,7 @@ rs_linear rs_accel_rows_gather(rs_accel_rows *r, const rs_model *model, const in
         return RS_LINEAR(rows);
     /* Their transpose from the model's, row i of W_outᵀ at the ids, for the
      * products of more than one row. */
-    const float *W_t = a->wt[M_OUT_W];
+    const float *W_t = a->wt[RS_P_out_W];
     for (size_t i = 0; i < l; i++)
         for (size_t j = 0; j < K; j++)
             r->W_t[i * K + j] = W_t[i * V + (size_t)ids[j]];

@@ -36,24 +36,23 @@ _Static_assert(RNNSEARCH_MAX_BEAM == RS_MAX_BEAM && RNNSEARCH_MAX_BATCH == RS_MA
                    RNNSEARCH_MAX_TEXT == RS_LINE_MAX_BYTES,
                "rnnsearch.h's limits are the program's");
 
-/* The model stays float for everyone: its int8 forms (options.int8) are
+/* The model stays float for everyone: its int8 copies (options.int8) are
  * made once, under lock, beside it, and only translators that ask see them,
- * through a view of the model with those forms (search/ready.h). */
+ * through a view of the model with those copies (search/ready.h). */
 struct rnnsearch_model {
-    rs_model model; /* readied without int8 */
+    rs_ready model; /* readied without int8 */
     rs_codec codec;
     char checkpoint[4096];
-    pthread_mutex_t lock;        /* guards int8 */
-    struct rs_accel *int8_forms; /* NULL until a translator asks for int8 */
+    pthread_mutex_t lock; /* guards int8 */
+    rs_ready int8;        /* the view with int8 copies; accel NULL until a translator asks */
 };
 
 /* RNNSEARCH_MAX_MODELS is the command line's bound on -m (RS_MAX_MODELS,
  * search/models.h). */
 struct rnnsearch_translator {
-    const rs_model *members[RNNSEARCH_MAX_MODELS]; /* the translator's models array */
-    /* with int8: shallow copies of the members with their model's int8
-     * forms (the parameters, vocabularies and forms stay the model's) */
-    rs_model views[RNNSEARCH_MAX_MODELS];
+    /* the translator's models array: each model's own, or with int8 its
+     * int8 view (the parameters, vocabularies and copies stay the model's) */
+    const rs_ready *members[RNNSEARCH_MAX_MODELS];
     float weights[RNNSEARCH_MAX_MODELS]; /* the options' weights, copied */
     char *remove_bpe;                    /* the options' marker, copied, or NULL */
     rs_lexicon lexicon;                  /* the options' shortlist table, read */
@@ -115,14 +114,14 @@ int rnnsearch_model_load(const char *path_or_name, rnnsearch_model **model, rnns
     rnnsearch_model *m = rs_calloc(1, sizeof *m, &e);
     if (!m)
         return fail_with(err, &e);
-    if (rs_ready_model_load(path_or_name, NULL, &m->model, &m->codec, m->checkpoint,
-                            sizeof m->checkpoint, &e)) {
+    if (rs_ready_load(&m->model, path_or_name, NULL, &m->codec, m->checkpoint, sizeof m->checkpoint,
+                      &e)) {
         free(m);
         return fail_with(err, &e);
     }
     if (pthread_mutex_init(&m->lock, NULL)) {
         rs_codec_free(&m->codec);
-        rs_model_free(&m->model);
+        rs_ready_free(&m->model);
         free(m);
         return rs_api_fail(err, "rnnsearch_model_load: could not make the model's lock");
     }
@@ -134,10 +133,10 @@ void rnnsearch_model_free(rnnsearch_model *model)
 {
     if (!model)
         return;
-    rs_ready_forms_free(model->int8_forms);
+    rs_ready_view_free(&model->int8);
     pthread_mutex_destroy(&model->lock);
     rs_codec_free(&model->codec);
-    rs_model_free(&model->model);
+    rs_ready_free(&model->model);
     free(model);
 }
 
@@ -233,7 +232,7 @@ void rnnsearch_string_free(char *s)
 
 /* The members of an ensemble, as the pipeline takes them (&model->model). */
 static int ensemble_members(const rnnsearch_model *const *models, int count,
-                            const rs_model **members, const char *fn, rnnsearch_error *err)
+                            const rs_ready **members, const char *fn, rnnsearch_error *err)
 {
     if (!models || count < 1 || count > RNNSEARCH_MAX_MODELS)
         return rs_api_fail(err, "%s: %d models (or a NULL array): an ensemble has 1 to %d", fn,
@@ -262,16 +261,13 @@ int rnnsearch_translator_new(const rnnsearch_model *model, const rnnsearch_optio
  * about it that changes after loading (they are never freed before the
  * model). The model itself stays float: the copies are made through a view
  * of it, and handed out the same way. */
-static int model_int8(rnnsearch_model *m, rs_model *view, rs_error *e)
+static int model_int8(rnnsearch_model *m, const rs_ready **view, rs_error *e)
 {
     int status = 0;
     pthread_mutex_lock(&m->lock);
-    if (!m->int8_forms)
-        status =
-            rs_ready_model_view(&m->model, &(rs_ready_options){.int8 = 1}, view, &m->int8_forms, e);
-    *view = m->model;
-    view->fast = m->int8_forms;
-    view->fast_free = NULL; /* the view frees nothing: it is never rs_model_free'd */
+    if (!m->int8.accel)
+        status = rs_ready_view(&m->model, &(rs_ready_options){.int8 = 1}, &m->int8, e);
+    *view = &m->int8;
     pthread_mutex_unlock(&m->lock);
     return status;
 }
@@ -294,13 +290,12 @@ static int translator_extras(rnnsearch_translator *t, const rnnsearch_model *con
     /* The lock is the model's own state, not what the caller's const
      * promises stays unchanged (its parameters). */
     for (int k = 0; o->int8 && k < count; k++) {
-        if (model_int8((rnnsearch_model *)models[k], &t->views[k], e))
+        if (model_int8((rnnsearch_model *)models[k], &t->members[k], e))
             return -1;
-        t->members[k] = &t->views[k];
     }
     if (o->shortlist) {
-        if (rs_lexicon_read(&t->lexicon, o->shortlist, &t->members[0]->src_vocab,
-                            &t->members[0]->tgt_vocab, e))
+        if (rs_lexicon_read(&t->lexicon, o->shortlist, &t->members[0]->model->src_vocab,
+                            &t->members[0]->model->tgt_vocab, e))
             return -1;
         /* 0: Marian's 100; -1: none (the command line's FIRST or BEST of 0). */
         const int first = o->shortlist_first, best = o->shortlist_best;
@@ -477,9 +472,9 @@ int rnnsearch_force(const rnnsearch_model *model, const char *source, const char
         return rs_api_fail(err, "rnnsearch_force: no model or no place for the result (NULL)");
     if (check_text(source, "the source", err) || check_text(target, "the target", err))
         return -1;
-    const rs_model *member = &model->model;
+    const rs_ready *member = &model->model;
     /* A model with --attention none has no alignment: the result's is NULL. */
-    const int aligns = member->cfg.attention != RS_ATT_NONE;
+    const int aligns = member->model->cfg.attention != RS_ATT_NONE;
     const rs_forced_pair pair = {.source = source,
                                  .target = target,
                                  .max_src_len = RS_MAX_SRC_LEN,
@@ -504,7 +499,7 @@ int rnnsearch_force(const rnnsearch_model *model, const char *source, const char
 /* The pairs through `rnnsearch score`'s pipeline: tokenized with the first
  * model's settings, sources cut to RS_MAX_SRC_LEN tokens, ids in its
  * vocabularies, forced decoding SCORE_BATCH pairs at a time. */
-static int score_pairs(const rs_model *const *members, int n_models, const rs_codec *codec,
+static int score_pairs(const rs_ready *const *members, int n_models, const rs_codec *codec,
                        int count, const char *const *sources, const char *const *targets,
                        double *logprobs, rs_error *e)
 {
@@ -517,16 +512,21 @@ static int score_pairs(const rs_model *const *members, int n_models, const rs_co
     int *cut = rs_calloc((size_t)count, sizeof *cut, e);
     int status = -1;
     if (scored && cut && !rs_tokenize_pairs(&tok, &pairs, codec, "rnnsearch_score", e)) {
-        /* An empty source, as rnnsearch_force (and score's reader) refuse it. */
+        /* As `rnnsearch score` reads pairs: an empty source has only the
+         * empty translation (log p 0, as translate --n-best lists it), so an
+         * empty source with a target is refused. */
         for (int i = 0; i < count; i++)
-            if (tok.src[i].count == 0) {
-                rs_fail(e, "rnnsearch_score: pair %d: the source is empty", i + 1);
+            if (tok.src[i].count == 0 && tok.tgt[i].count > 0) {
+                rs_fail(e,
+                        "rnnsearch_score: pair %d: the source is empty and the target is not (an "
+                        "empty source has only the empty translation, which scores 0)",
+                        i + 1);
                 goto done;
             }
         rs_cut_sources(&tok, RS_MAX_SRC_LEN, cut);
         /* max_len 0 keeps every pair, in order. */
-        if (!rs_dataset_build(&data, &tok, &members[0]->src_vocab, &members[0]->tgt_vocab, 0, NULL,
-                              e) &&
+        if (!rs_dataset_build(&data, &tok, &members[0]->model->src_vocab,
+                              &members[0]->model->tgt_vocab, 0, NULL, e) &&
             !rs_forced_decode(members, n_models, &data, SCORE_BATCH, 0, scored, e)) {
             for (int i = 0; i < count; i++)
                 logprobs[i] = scored[i].logprob;
@@ -548,7 +548,7 @@ int rnnsearch_score(const rnnsearch_model *const *models, int n_models, int coun
                     rnnsearch_error *err)
 {
     rs_error e;
-    const rs_model *members[RNNSEARCH_MAX_MODELS];
+    const rs_ready *members[RNNSEARCH_MAX_MODELS];
     if (count < 0 || (count > 0 && (!sources || !targets || !logprobs)))
         return rs_api_fail(err, "rnnsearch_score: no sources, targets or scores (NULL), or a "
                                 "negative count");

@@ -292,9 +292,11 @@ int rnnsearch_force(const rnnsearch_model *model, const char *source, const char
  * logprobs[count], as `rnnsearch score -m A [-m B …]` prints them: the pairs
  * scored in batches of similar length, sources cut to 250 tokens, several
  * models (1 … RNNSEARCH_MAX_MODELS) as an ensemble (the mean of their
- * log-probabilities at each step). A pair that cannot be tokenized, or whose
- * source is empty, fails the call, naming it ("pair 2: …", counted from 1);
- * logprobs is then left as it was. */
+ * log-probabilities at each step). An empty target scores log p(</s> |
+ * source); an empty source with an empty target scores 0 (its only
+ * translation, as the program scores the line "\t"). A pair that cannot be
+ * tokenized, or whose source is empty and target not, fails the call,
+ * naming it ("pair 2: …", counted from 1); logprobs is then left as it was. */
 int rnnsearch_score(const rnnsearch_model *const *models, int n_models, int count,
                     const char *const *sources, const char *const *targets, double *logprobs,
                     rnnsearch_error *err);

@@ -90,9 +90,9 @@ void rs_cli_print_config_help(FILE *out, const rs_config *defaults)
     }
 }
 
-int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err)
+int rs_cli_load_model(const char *model_arg, rs_ready *model, rs_codec *codec, rs_error *err)
 {
-    return rs_ready_model_load(model_arg, NULL, model, codec, NULL, 0, err);
+    return rs_ready_load(model, model_arg, NULL, codec, NULL, 0, err);
 }
 
 /* "FILE:LINE" while a configuration file's setting is applied: the

@@ -226,7 +226,7 @@ int rs_cli_bpe_value(const char *arg);
  * model ready to decode (weights only, with the transposed copies that every
  * decoding road uses: search/ready.h) and, when codec is not NULL, its text
  * codec. */
-int rs_cli_load_model(const char *model_arg, rs_model *model, rs_codec *codec, rs_error *err);
+int rs_cli_load_model(const char *model_arg, rs_ready *model, rs_codec *codec, rs_error *err);
 
 /* Records one -m argument (refusing more than RS_MAX_MODELS). */
 int rs_cli_add_model(const char *prog, rs_models *m, const char *arg);

@@ -238,24 +238,24 @@ int cmd_align(int argc, char **argv)
     if ((sk->writer->options & RS_ALIGN_COLOR) && rs_align_output_color(rq.color, !sk->out_path))
         sk->style.flags |= RS_ALIGN_COLOR;
 
-    rs_model model = {0};
+    rs_ready model = {0};
     rs_codec codec = {0};
     rs_align_input in = {0};
     char default_title[4200];
     status = RS_EXIT_FAIL;
     if (rs_cli_load_model(rq.model_arg, &model, &codec, &err))
         goto fail;
-    if (rq.words && model.cfg.tokenizer != RS_TOKENIZER_SPM) {
+    if (rq.words && model.model->cfg.tokenizer != RS_TOKENIZER_SPM) {
         rs_cli_fail(PROG, "--words: %s has no SentencePiece subwords (tokenizer %s)", rq.model_arg,
-                    rs_tokenizer_names[model.cfg.tokenizer]);
+                    rs_tokenizer_names[model.model->cfg.tokenizer]);
         status = RS_EXIT_USAGE;
         goto done;
     }
     snprintf(default_title, sizeof default_title, "alignment, %s", rq.model_arg);
     sk->style.title = rq.title ? rq.title : default_title;
-    const rs_pairs_ids ids = {&model, &codec, rq.topt.max_src_len, stderr, PROG};
+    const rs_pairs_ids ids = {model.model, &codec, rq.topt.max_src_len, stderr, PROG};
     if (rs_align_input_open(&in, rq.input, rq.pairs_mode, rq.swap, sk->writer->file_per_sentence,
-                            &ids, &err))
+                            &model, &ids, &err))
         goto fail;
     const int opened = rs_align_output_open(sk, in.count, &err);
     if (opened == RS_ALIGN_OUTPUT_REFUSED) {
@@ -277,6 +277,6 @@ done:
     rs_output_rule_free(&sk->rule);
     rs_align_input_free(&in);
     rs_codec_free(&codec);
-    rs_model_free(&model);
+    rs_ready_free(&model);
     return status;
 }

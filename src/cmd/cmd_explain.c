@@ -259,7 +259,7 @@ static int print_explanation(const char *text)
 /* explain -m: load the model, work the step, print it. */
 static int explain_model(const model_request *rq)
 {
-    rs_model model;
+    rs_ready model;
     rs_codec codec;
     rs_error err;
     memset(&model, 0, sizeof model);
@@ -275,7 +275,7 @@ static int explain_model(const model_request *rq)
     if (rs_explain_step_compute(&x, &model, &codec, &srq, &err) < 0) {
         /* what is wrong is the request (the step, the model's kind) */
         status = rs_cli_usage_error(PROG, "%s", err.msg);
-    } else if (rs_explain_step_report(&x, &model, rq->digits, rq->all ? -1 : 8, rq->top, &text,
+    } else if (rs_explain_step_report(&x, model.model, rq->digits, rq->all ? -1 : 8, rq->top, &text,
                                       &err) < 0) {
         status = rs_cli_fail(PROG, "%s", err.msg);
     } else {
@@ -284,7 +284,7 @@ static int explain_model(const model_request *rq)
     free(text);
     rs_explained_step_free(&x);
     rs_codec_free(&codec);
-    rs_model_free(&model);
+    rs_ready_free(&model);
     return status;
 }
 

@@ -97,7 +97,7 @@ int cmd_lexicon(int argc, char **argv)
     status = RS_EXIT_FAIL;
     if (rs_models_load(&models, &codec, &err))
         goto fail;
-    const rs_model *model = &models.models[0];
+    const rs_model *model = models.models[0].model;
     const rs_pairs_ids ids = {model, &codec, RS_MAX_LENGTH, stderr, PROG};
     if (rs_pairs_input_read(&rq.in, &ids, &data, &err) ||
         rs_lexicon_learn(&lex, &data, model->src_vocab.size, model->tgt_vocab.size, rq.iterations,

@@ -81,11 +81,11 @@ int cmd_score(int argc, char **argv)
     rs_error err;
     rs_codec codec = {0};
     status = RS_EXIT_FAIL;
-    const rs_pairs_ids ids = {&models.models[0], &codec, rq.max_src_len, stderr, PROG};
+    const int failed = rs_models_load(&models, &codec, &err) ||
+                       rs_ensemble_check(models.members, models.count, &err);
+    const rs_pairs_ids ids = {models.models[0].model, &codec, rq.max_src_len, stderr, PROG};
     const rs_pair_scoring how = {models.members, models.count, rq.batch_size, rq.per_token};
-    if (rs_models_load(&models, &codec, &err) ||
-        rs_ensemble_check(models.members, models.count, &err) ||
-        rs_pair_scores_write(stdout, &rq.in, &ids, &how, &err))
+    if (failed || rs_pair_scores_write(stdout, &rq.in, &ids, &how, &err))
         rs_cli_fail(PROG, "%s", err.msg);
     else
         status = RS_EXIT_OK;

@@ -86,20 +86,21 @@ int cmd_tokenize(int argc, char **argv)
         return status;
     rs_error err;
     rs_line_reader reader;
-    rs_model model = {0};
+    rs_ready model = {0};
     rs_codec codec = {0};
     if (rq.model_arg)
-        rq.f.model = &model, rq.f.codec = &codec;
+        rq.f.codec = &codec;
     if ((rq.model_arg && rs_cli_load_model(rq.model_arg, &model, &codec, &err)) ||
         rs_line_reader_open(&reader, rq.path, &err)) {
         rs_codec_free(&codec);
-        rs_model_free(&model);
+        rs_ready_free(&model);
         return rs_cli_fail(PROG, "%s", err.msg);
     }
+    rq.f.model = model.model; /* NULL without -m */
     status = rs_text_filter_run(&rq.f, &reader, stdout, &err) ? rs_cli_fail(PROG, "%s", err.msg)
                                                               : RS_EXIT_OK;
     rs_line_reader_close(&reader);
     rs_codec_free(&codec);
-    rs_model_free(&model);
+    rs_ready_free(&model);
     return status;
 }

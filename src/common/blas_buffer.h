@@ -16,10 +16,15 @@
  * (its largest mapping seen under strace, 128 MiB + 1 MiB). */
 #define RS_BLAS_BUFFER_BYTES ((size_t)129 << 20)
 
+/* OpenBLAS's buffers mapped now: the process's private anonymous read-write
+ * mappings of a buffer's size (/proc/self/maps; 0 where there is none). */
+int rs_blas_buffers_mapped(void);
+
 /* Checks that the calling thread's buffer and those OpenBLAS's own threads
  * have not mapped yet can be mapped now, then makes OpenBLAS map the
- * calling thread's (one product of 2 × 2 matrices), which it keeps and
- * reuses for every later product of the thread: 0, or -1 with "out of
+ * calling thread's (one product of 2 × 2 matrices, once its threads have
+ * taken theirs), which it keeps and reuses for every later product of the
+ * thread: 0, or -1 with "out of
  * memory: …" naming the limit. Its threads that could not map theirs when
  * they started spin until the process ends: after a failure the caller ends
  * it at once (_exit), since a normal exit waits for them. */

@@ -19,6 +19,24 @@ int rs_fail(rs_error *err, const char *fmt, ...)
     return -1;
 }
 
+int rs_fail_memory(rs_error *err, double bytes, const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    for (; bytes >= 1024 && u < 4; u++)
+        bytes /= 1024;
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    /* 412 MiB, 1.5 GiB: a decimal below 10 of a unit */
+    return rs_fail(err, "out of memory allocating %s (%.*f %s)", what, u && bytes < 10 ? 1 : 0,
+                   bytes, units[u]);
+}
+
 void rs_error_name_file(rs_error *err, const char *path)
 {
     size_t n = strlen(path);

@@ -16,6 +16,13 @@ int rs_fail(rs_error *err, const char *fmt, ...) __attribute__((format(printf, 2
  * readers of a file, whose every error must name it). */
 void rs_error_name_file(rs_error *err, const char *path);
 
+/* "out of memory allocating WHAT (SIZE)": WHAT formatted from fmt, SIZE
+ * from bytes in bytes, KiB, MiB, GiB or TiB ("the training workspace for
+ * 64 pairs … (412 MiB)"), so that a failed allocation says what it was for
+ * and how big. Returns -1. */
+int rs_fail_memory(rs_error *err, double bytes, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Checked allocation: returns NULL and fills err on failure. */
 void *rs_calloc(size_t count, size_t size, rs_error *err);
 

@@ -17,7 +17,10 @@ int rs_batch_alloc(rs_batch *batch, int max_B, int max_S, int max_T, rs_error *e
     batch->tgt_len = rs_calloc((size_t)max_B, sizeof(int), err);
     if (!batch->src || !batch->src_len || !batch->tgt_in || !batch->tgt_out || !batch->tgt_len) {
         rs_batch_free(batch);
-        return -1;
+        const double T = max_T > 0 ? max_T : 1;
+        return rs_fail_memory(err, sizeof(int) * (double)max_B * (max_S + 2 * T + 2),
+                              "a batch of %d pairs of up to %d source and %d target positions",
+                              max_B, max_S, max_T);
     }
     return 0;
 }

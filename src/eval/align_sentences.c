@@ -27,7 +27,7 @@ int rs_align_emit(const rs_align_emitter *em, const char *const *tgt, int tgt_co
     return rc;
 }
 
-int rs_align_translations(const rs_model *model, const rs_codec *codec, const rs_lines *lines,
+int rs_align_translations(const rs_ready *model, const rs_codec *codec, const rs_lines *lines,
                           const rs_translate_options *opt, const rs_align_emitter *em,
                           rs_error *err)
 {
@@ -61,13 +61,14 @@ int rs_align_translations(const rs_model *model, const rs_codec *codec, const rs
     return status;
 }
 
-int rs_align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_size,
+int rs_align_pairs(const rs_ready *model, const rs_tokenized *tok, int batch_size,
                    const rs_align_emitter *em, rs_error *err)
 {
     rs_dataset data = {0};
     rs_forced *f = NULL;
     int status = -1;
-    if (rs_dataset_build(&data, tok, &model->src_vocab, &model->tgt_vocab, 0, NULL, err))
+    if (rs_dataset_build(&data, tok, &model->model->src_vocab, &model->model->tgt_vocab, 0, NULL,
+                         err))
         return -1;
     if (!(f = rs_calloc((size_t)(data.count ? data.count : 1), sizeof *f, err)) ||
         rs_forced_decode(&model, 1, &data, batch_size, RS_FORCED_ALIGNMENT, f, err))
@@ -101,31 +102,36 @@ static int next_pairs(rs_align_input *in, rs_error *err)
 }
 
 int rs_align_input_open(rs_align_input *in, const char *path, int pairs, int swap, int whole,
-                        const rs_pairs_ids *ids, rs_error *err)
+                        const rs_ready *used, const rs_pairs_ids *ids, rs_error *err)
 {
     memset(in, 0, sizeof *in);
     in->path = path;
+    in->used = used;
     in->ids = *ids;
     if (!pairs) {
         if (rs_lines_read(path, &in->lines, err))
             return -1;
         in->count = in->lines.count;
-        return 0;
+    } else {
+        if (rs_pair_reader_open_tsv(&in->reader, path, swap, 0, err))
+            return -1;
+        in->reader_open = 1;
+        in->chunk = whole ? INT_MAX : RS_ALIGN_CHUNK;
+        if (next_pairs(in, err) < 0)
+            return -1;
     }
-    if (rs_pair_reader_open_tsv(&in->reader, path, swap, 0, err))
-        return -1;
-    in->reader_open = 1;
-    in->chunk = whole ? INT_MAX : RS_ALIGN_CHUNK;
-    return next_pairs(in, err) < 0 ? -1 : 0;
+    if (in->count == 0)
+        rs_note_empty(ids->warn, ids->prog, path, pairs ? "pairs" : "sentences", "aligned");
+    return 0;
 }
 
 int rs_align_input_run(rs_align_input *in, const rs_translate_options *opt,
                        const rs_align_emitter *em, rs_error *err)
 {
     if (!in->reader_open)
-        return rs_align_translations(in->ids.model, in->ids.codec, &in->lines, opt, em, err);
+        return rs_align_translations(in->used, in->ids.codec, &in->lines, opt, em, err);
     for (int n = in->count; n > 0;)
-        if (rs_align_pairs(in->ids.model, &in->tok, opt->batch_size, em, err) ||
+        if (rs_align_pairs(in->used, &in->tok, opt->batch_size, em, err) ||
             (n = next_pairs(in, err)) < 0)
             return -1;
     return 0;

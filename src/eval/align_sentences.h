@@ -30,13 +30,13 @@ int rs_align_emit(const rs_align_emitter *em, const char *const *tgt, int tgt_co
 
 /* Every line translated with opt (want_alignment set by the caller), a batch
  * at a time; an empty line has no alignment and is skipped. */
-int rs_align_translations(const rs_model *model, const rs_codec *codec, const rs_lines *lines,
+int rs_align_translations(const rs_ready *model, const rs_codec *codec, const rs_lines *lines,
                           const rs_translate_options *opt, const rs_align_emitter *em,
                           rs_error *err);
 
 /* Every pair of tok force-decoded, batch_size pairs at a time; ids count
  * from tok->first + 1 (a chunk of a file). */
-int rs_align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_size,
+int rs_align_pairs(const rs_ready *model, const rs_tokenized *tok, int batch_size,
                    const rs_align_emitter *em, rs_error *err);
 
 /* align's input: the lines of a file to translate, or (pairs) its
@@ -47,7 +47,8 @@ int rs_align_pairs(const rs_model *model, const rs_tokenized *tok, int batch_siz
  * sentence: all their names are checked before the first is written). */
 enum { RS_ALIGN_CHUNK = 4096 };
 typedef struct {
-    const char *path; /* "-": standard input */
+    const char *path;     /* "-": standard input */
+    const rs_ready *used; /* what translates or force-decodes them */
     rs_pairs_ids ids;
     rs_lines lines;
     rs_pair_reader reader;
@@ -58,9 +59,11 @@ typedef struct {
 } rs_align_input;
 
 /* Reads the lines, or opens the pairs (swap: exchanging the sides) and
- * reads the first chunk (all of them with whole); in->count says how many. */
+ * reads the first chunk (all of them with whole); in->count says how many.
+ * used (ids's model readied) decodes them. An empty input is zero
+ * sentences or pairs, said to ids->warn (rs_note_empty: "nothing aligned"). */
 int rs_align_input_open(rs_align_input *in, const char *path, int pairs, int swap, int whole,
-                        const rs_pairs_ids *ids, rs_error *err);
+                        const rs_ready *used, const rs_pairs_ids *ids, rs_error *err);
 
 /* Every sentence of the input to em: the lines translated with opt, or the
  * pairs force-decoded opt->batch_size at a time, chunk after chunk. */

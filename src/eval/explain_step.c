@@ -464,9 +464,10 @@ static int model_steps(rs_explained_step *x, rs_decoder *dec, const id_list *src
     return 0;
 }
 
-int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const rs_codec *codec,
+int rs_explain_step_compute(rs_explained_step *x, const rs_ready *ready, const rs_codec *codec,
                             const rs_explain_step_request *rq, rs_error *err)
 {
+    const rs_model *model = ready->model;
     memset(x, 0, sizeof *x);
     if (check_request(&model->cfg, rq, err))
         return -1;
@@ -478,7 +479,7 @@ int rs_explain_step_compute(rs_explained_step *x, const rs_model *model, const r
     double *forced = NULL;
     if (source_of(model, codec, rq->source, &src, &words, err))
         goto done;
-    const rs_model *const models[1] = {model};
+    const rs_ready *const models[1] = {ready};
     if (rs_decoder_init(&dec, models, 1, 1, 1, src.count + 1, err))
         goto done;
     dec_made = 1;

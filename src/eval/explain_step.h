@@ -19,6 +19,7 @@
 
 #include "model/codec.h"
 #include "model/model.h"
+#include "search/ready.h"
 
 /* What to explain: a sentence, a step i ≥ 1, and the prefix y_1 … y_{i-1}:
  * the given target's tokens (target not NULL), else the greedy translation's.
@@ -96,7 +97,7 @@ typedef struct {
  * T + 1 steps), a push onto a position outside 1 … S or an α of another
  * length than S, negative or not summing to 1, a push with a target, or a
  * model without attention. */
-int rs_explain_step_compute(rs_explained_step *out, const rs_model *model, const rs_codec *codec,
+int rs_explain_step_compute(rs_explained_step *out, const rs_ready *model, const rs_codec *codec,
                             const rs_explain_step_request *rq, rs_error *err);
 void rs_explained_step_free(rs_explained_step *x);
 

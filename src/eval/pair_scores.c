@@ -51,10 +51,11 @@ int rs_pair_scores_write(FILE *out, const rs_pairs_input *in, const rs_pairs_ids
     rs_pair_reader reader;
     if (rs_pairs_input_open(in, 1, &reader, err))
         return -1;
-    int status = 0;
+    int status = 0, read = 0;
     for (;;) {
         rs_pairs pairs;
         const int n = rs_pair_reader_chunk(&reader, RS_SCORE_CHUNK, &pairs, err);
+        read += n > 0 ? n : 0;
         if (n > 0)
             status = score_chunk(out, in, &pairs, ids, how, err);
         rs_pairs_free(&pairs);
@@ -64,5 +65,7 @@ int rs_pair_scores_write(FILE *out, const rs_pairs_input *in, const rs_pairs_ids
         }
     }
     rs_pair_reader_close(&reader);
+    if (status == 0 && read == 0)
+        rs_note_empty(ids->warn, ids->prog, rs_pairs_input_name(in), "pairs", "scored");
     return status;
 }

@@ -15,7 +15,7 @@
 enum { RS_SCORE_CHUNK = 4096 };
 
 typedef struct {
-    const rs_model *const *models; /* one model, or an ensemble's */
+    const rs_ready *const *models; /* one model, or an ensemble's */
     int n_models;
     int batch_size; /* pairs scored together */
     int per_token;  /* four tab-separated columns: total, mean, tokens, their log-probabilities */
@@ -28,7 +28,8 @@ void rs_pair_scores_print(FILE *out, const rs_dataset *data, const rs_forced *sc
 
 /* Every pair of in, RS_SCORE_CHUNK at a time: read (a target may be empty,
  * an empty translation: its score is that of </s> alone), made ids (ids),
- * scored and its lines written to out, flushed. */
+ * scored and its lines written to out, flushed. An empty input is zero
+ * pairs, said to ids->warn (rs_note_empty: "nothing scored"). */
 int rs_pair_scores_write(FILE *out, const rs_pairs_input *in, const rs_pairs_ids *ids,
                          const rs_pair_scoring *how, rs_error *err);
 

@@ -308,8 +308,11 @@ static int keep(source *s, const char *name, size_t n, cursor *c, unsigned char 
         return take(s, NULL, n, err);
     }
     /* One byte more than asked: malloc(0) may give NULL. */
-    if (!(*owned = malloc(n + 1)))
-        return rs_fail(err, "%s: out of memory for section %s (%zu bytes)", s->path, name, n);
+    if (!(*owned = malloc(n + 1))) {
+        rs_fail_memory(err, (double)n, "the checkpoint's section %s", name);
+        rs_error_name_file(err, s->path);
+        return -1;
+    }
     c->p = *owned;
     c->end = c->p + n;
     return take(s, *owned, n, err);

@@ -171,7 +171,7 @@ void rs_config_range(const char *key, char *buf, size_t size);
 int rs_config_is_flag(const char *key);
 
 /* The fields --resume may give a value other than the checkpoint's: only how
- * long and how fast to train, and what to save, not what is trained
+ * long and at what pace to train, and what to save, not what is trained
  * (NULL-terminated). */
 extern const char *const rs_config_resumable[];
 int rs_config_may_change_on_resume(const char *key);

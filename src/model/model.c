@@ -18,15 +18,14 @@ int rs_model_alloc(rs_model *model, const rs_config *cfg, rs_error *err)
         return -1;
     model->params = rs_calloc_large(model->layout.total, sizeof(float), err);
     if (!model->params)
-        return -1;
+        return rs_fail_memory(err, (double)model->layout.total * sizeof(float),
+                              "the model's parameters");
     rs_tensors_bind(&model->w, &model->layout, model->params);
     return 0;
 }
 
 void rs_model_free(rs_model *model)
 {
-    if (model->fast_free)
-        model->fast_free(model->fast);
     free(model->params);
     rs_vocab_free(&model->src_vocab);
     rs_vocab_free(&model->tgt_vocab);

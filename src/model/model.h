@@ -15,8 +15,6 @@
 /* A model: its configuration (sizes, text settings), vocabularies and
  * weights; and the settings of the run that trained it, which its checkpoint
  * keeps beside them (for --resume, and for people). */
-struct rs_accel; /* accel/accel.h */
-
 typedef struct {
     rs_model_config cfg;
     rs_train_config train;
@@ -27,12 +25,6 @@ typedef struct {
     /* SentencePiece models (serialized protobufs), when subwords are used. */
     char *spm_src, *spm_tgt;
     size_t spm_src_len, spm_tgt_len;
-    /* The copies of params this model was readied for translation with
-     * (accel/ makes them when a translator is built: search/ready.h), else
-     * NULL: for parameters that no longer change, never in the checkpoint.
-     * rs_model_free frees them by fast_free (NULL: not this model's to free). */
-    struct rs_accel *fast;
-    void (*fast_free)(struct rs_accel *fast);
 } rs_model;
 
 /* The data a run trains on, as training reads it (rs_data_fingerprint_of in

@@ -56,6 +56,23 @@ static size_t carve(rs_workspace *ws, float *base, const rs_model_config *c, int
     return at;
 }
 
+/* The message of a workspace of `bytes` that could not be had: its kind
+ * (teacher-forced: training's, and score's and forced alignment's forward
+ * pass) and sizes. */
+static void no_room(const rs_workspace *ws, double bytes, rs_error *err)
+{
+    if (ws->kind == RS_WS_TRAINING)
+        rs_fail_memory(err, bytes,
+                       "the teacher-forced workspace for %d pairs of up to %d source and %d "
+                       "target positions",
+                       ws->max_B, ws->max_S, ws->max_T);
+    else
+        rs_fail_memory(err, bytes,
+                       "the translation workspace for %d sentences, %d rows and %d source "
+                       "positions",
+                       ws->max_B, ws->max_rows, ws->max_S);
+}
+
 /* The arena and the maxout argmax of a workspace whose kind and sizes are set. */
 static int workspace_alloc(rs_workspace *ws, const rs_model *model, rs_error *err)
 {
@@ -67,6 +84,7 @@ static int workspace_alloc(rs_workspace *ws, const rs_model *model, rs_error *er
     ws->arena = rs_calloc(total, sizeof(float), err);
     ws->which = rs_calloc(rows * c->maxout, 1, err);
     if (!ws->arena || !ws->which) {
+        no_room(ws, (double)total * sizeof(float) + (double)rows * c->maxout, err);
         rs_workspace_free(ws);
         return -1;
     }

@@ -28,7 +28,7 @@ static size_t mul_size(size_t a, size_t b)
     return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
 }
 
-int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models, int max_sentences,
+int rs_beam_init(rs_beam_search *bs, const rs_ready *const *models, int n_models, int max_sentences,
                  int beam, int max_S, rs_error *err)
 {
     memset(bs, 0, sizeof *bs);

@@ -19,7 +19,7 @@ typedef struct {
     int max_sentences, beam, max_S;
 } rs_beam_search;
 
-int rs_beam_init(rs_beam_search *bs, const rs_model *const *models, int n_models, int max_sentences,
+int rs_beam_init(rs_beam_search *bs, const rs_ready *const *models, int n_models, int max_sentences,
                  int beam, int max_S, rs_error *err);
 void rs_beam_free(rs_beam_search *bs);
 

@@ -32,13 +32,13 @@ void rs_hypothesis_free(rs_hypothesis *h)
     memset(h, 0, sizeof *h);
 }
 
-int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err)
+int rs_ensemble_check(const rs_ready *const *models, int n_models, rs_error *err)
 {
     if (n_models < 1)
         return rs_fail(err, "no model given");
-    const rs_vocab *v0 = &models[0]->tgt_vocab;
+    const rs_vocab *v0 = &models[0]->model->tgt_vocab;
     for (int k = 1; k < n_models; k++) {
-        const rs_vocab *v = &models[k]->tgt_vocab;
+        const rs_vocab *v = &models[k]->model->tgt_vocab;
         if (v->size != v0->size)
             return rs_fail(err,
                            "model %d has a target vocabulary of %d tokens, model 1 of %d: "
@@ -54,10 +54,10 @@ int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err
     return 0;
 }
 
-int rs_alignment_check(const rs_model *const *models, int n_models, const char *what, rs_error *err)
+int rs_alignment_check(const rs_ready *const *models, int n_models, const char *what, rs_error *err)
 {
     for (int k = 0; k < n_models; k++) {
-        if (models[k]->cfg.attention != RS_ATT_NONE)
+        if (models[k]->model->cfg.attention != RS_ATT_NONE)
             continue;
         if (n_models == 1)
             return rs_fail(err, "%s: %s", what, RS_NO_ALIGNMENT_WHY);
@@ -80,13 +80,14 @@ static void member_free(rs_member *mb)
     memset(mb, 0, sizeof *mb);
 }
 
-static int member_init(rs_member *mb, const rs_model *model, int max_sentences, int max_rows,
+static int member_init(rs_member *mb, const rs_ready *ready, int max_sentences, int max_rows,
                        int max_S, rs_error *err)
 {
+    const rs_model *model = ready->model;
     const size_t rows = (size_t)max_rows, S = (size_t)max_S;
     const size_t n = (size_t)model->cfg.hidden, V = (size_t)model->cfg.tgt_vocab;
     if (rs_workspace_alloc_translation(&mb->ws, model, max_sentences, max_rows, max_S, err) ||
-        !(mb->step = rs_accel_step_new(model, max_rows, err)))
+        !(mb->step = rs_accel_step_new(model, ready->accel, max_rows, err)))
         return -1;
     mb->state = rs_calloc(mul_size(rows, n), sizeof(float), err);
     mb->next_state = rs_calloc(mul_size(rows, n), sizeof(float), err);
@@ -98,7 +99,7 @@ static int member_init(rs_member *mb, const rs_model *model, int max_sentences, 
     return 0;
 }
 
-int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models, int max_sentences,
+int rs_decoder_init(rs_decoder *dec, const rs_ready *const *models, int n_models, int max_sentences,
                     int rows_per_sentence, int max_S, rs_error *err)
 {
     memset(dec, 0, sizeof *dec);
@@ -119,8 +120,8 @@ int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models
     dec->max_sentences = max_sentences;
     dec->max_rows = max_sentences * rows_per_sentence;
     dec->max_S = max_S;
-    dec->columns = dec->max_columns = models[0]->cfg.tgt_vocab;
-    const size_t rows = (size_t)dec->max_rows, V = (size_t)models[0]->cfg.tgt_vocab;
+    dec->columns = dec->max_columns = models[0]->model->cfg.tgt_vocab;
+    const size_t rows = (size_t)dec->max_rows, V = (size_t)models[0]->model->cfg.tgt_vocab;
     dec->member = rs_calloc((size_t)n_models, sizeof *dec->member, err);
     if (!dec->member || rs_batch_alloc(&dec->batch, max_sentences, max_S, 0, err))
         goto fail;
@@ -147,17 +148,18 @@ fail:
     return -1;
 }
 
-double rs_decoder_bytes(const rs_model *const *models, int n_models, int max_sentences,
+double rs_decoder_bytes(const rs_ready *const *models, int n_models, int max_sentences,
                         int rows_per_sentence, int max_S)
 {
     /* member_init's and rs_decoder_init's buffers, in floats */
     const double rows = (double)max_sentences * rows_per_sentence, S = max_S;
-    const double V = models[0]->cfg.tgt_vocab;
+    const double V = models[0]->model->cfg.tgt_vocab;
     double floats = 0.0;
     for (int k = 0; k < n_models; k++) {
-        const double n = models[k]->cfg.hidden;
-        floats += rs_workspace_translation_floats(models[k], max_sentences, (int)rows, max_S) +
-                  rows * (2 * n + V + 1 + S);
+        const double n = models[k]->model->cfg.hidden;
+        floats +=
+            rs_workspace_translation_floats(models[k]->model, max_sentences, (int)rows, max_S) +
+            rows * (2 * n + V + 1 + S);
     }
     if (n_models > 1)
         floats += rows * (V + S + 1);
@@ -236,14 +238,14 @@ void rs_decoder_free(rs_decoder *dec)
 
 int rs_decoder_use_shortlist(rs_decoder *dec, const rs_shortlist *shortlist, rs_error *err)
 {
-    const int V = dec->models[0]->cfg.tgt_vocab;
+    const int V = dec->models[0]->model->cfg.tgt_vocab;
     if (shortlist->lex->tgt_vocab != V ||
-        shortlist->lex->src_vocab != dec->models[0]->cfg.src_vocab)
+        shortlist->lex->src_vocab != dec->models[0]->model->cfg.src_vocab)
         return rs_fail(err,
                        "the lexical table's vocabularies (%d source, %d target tokens) are "
                        "not the model's (%d, %d)",
                        shortlist->lex->src_vocab, shortlist->lex->tgt_vocab,
-                       dec->models[0]->cfg.src_vocab, V);
+                       dec->models[0]->model->cfg.src_vocab, V);
     /* The reserved ids, the first words, and `best` per source position. */
     const double most = (double)RS_RESERVED + shortlist->first +
                         (double)shortlist->best * dec->max_sentences * dec->max_S;
@@ -254,7 +256,7 @@ int rs_decoder_use_shortlist(rs_decoder *dec, const rs_shortlist *shortlist, rs_
         return -1;
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
-        const size_t l = (size_t)dec->models[k]->cfg.maxout;
+        const size_t l = (size_t)dec->models[k]->model->cfg.maxout;
         mb->short_W = rs_accel_rows_new(mb->step, dec->max_columns, (int)l, err);
         mb->short_b = rs_calloc((size_t)dec->max_columns, sizeof(float), err);
         if (!mb->short_W || !mb->short_b)
@@ -271,7 +273,7 @@ static void gather_shortlist(rs_decoder *dec, int B, const int *const *src, cons
         rs_shortlist_select(&dec->shortlist, B, src, src_count, dec->marks, dec->shortlist_ids);
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
-        const rs_model *model = dec->models[k];
+        const rs_model *model = dec->models[k]->model;
         /* W_out's rows, in the form the model's output layer has (accel/). */
         const rs_linear W = rs_accel_rows_gather(mb->short_W, model, dec->shortlist_ids,
                                                  dec->columns, dec->rows > 1);
@@ -300,8 +302,8 @@ int rs_decoder_start(rs_decoder *dec, int B, const int *const *src, const int *s
         gather_shortlist(dec, B, src, src_count);
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
-        const size_t n = (size_t)dec->models[k]->cfg.hidden;
-        const rs_network_weights w = rs_accel_weights(dec->models[k]);
+        const size_t n = (size_t)dec->models[k]->model->cfg.hidden;
+        const rs_network_weights w = rs_accel_weights(dec->models[k]->model, dec->models[k]->accel);
         rs_encode(&mb->ws, &w, &dec->batch);
         for (int r = 0; r < dec->rows; r++)
             memcpy(mb->state + r * n, mb->ws.dec_states + (size_t)(r / rows_per_sentence) * n,
@@ -390,7 +392,7 @@ void rs_decoder_select(rs_decoder *dec, const int *parent, int new_rows)
 {
     for (int k = 0; k < dec->n_models; k++) {
         rs_member *mb = &dec->member[k];
-        const size_t n = (size_t)dec->models[k]->cfg.hidden;
+        const size_t n = (size_t)dec->models[k]->model->cfg.hidden;
         if (parent)
             for (int r = 0; r < new_rows; r++)
                 memcpy(mb->state + r * n, mb->next_state + (size_t)parent[r] * n,

@@ -10,7 +10,7 @@
 #ifndef RS_DECODE_H
 #define RS_DECODE_H
 
-#include "accel/accel.h"
+#include "search/ready.h"
 #include "nn/network.h"
 #include "search/lexicon.h"
 
@@ -57,7 +57,7 @@ typedef struct {
 } rs_member;
 
 typedef struct {
-    const rs_model *const *models; /* [n_models]; models[0] gives the vocabularies */
+    const rs_ready *const *models; /* [n_models]; models[0] gives the vocabularies */
     int n_models;
     int max_sentences, max_rows, max_S;
     rs_member *member; /* [n_models] */
@@ -88,7 +88,7 @@ typedef struct {
 } rs_decoder;
 
 /* Checks that the models can decode together (the same target vocabulary). */
-int rs_ensemble_check(const rs_model *const *models, int n_models, rs_error *err);
+int rs_ensemble_check(const rs_ready *const *models, int n_models, rs_error *err);
 
 /* Checks an ensemble's weights (Marian's --weights): n_models of them, each
  * finite and non-negative, not all zero. */
@@ -109,17 +109,17 @@ int rs_decoder_weigh(rs_decoder *dec, const float *weights, rs_error *err);
  * Such a model translates and scores like any other, alone or in an ensemble
  * with attentive ones (it averages in its log-probabilities); only its α
  * would be meaningless (all 0), so nothing shows or uses them. */
-int rs_alignment_check(const rs_model *const *models, int n_models, const char *what,
+int rs_alignment_check(const rs_ready *const *models, int n_models, const char *what,
                        rs_error *err);
 
-int rs_decoder_init(rs_decoder *dec, const rs_model *const *models, int n_models, int max_sentences,
+int rs_decoder_init(rs_decoder *dec, const rs_ready *const *models, int n_models, int max_sentences,
                     int rows_per_sentence, int max_S, rs_error *err);
 void rs_decoder_free(rs_decoder *dec);
 
 /* About how many bytes rs_decoder_init(models, n_models, max_sentences,
  * rows_per_sentence, max_S) allocates (without a shortlist), for a message
  * when it fails. */
-double rs_decoder_bytes(const rs_model *const *models, int n_models, int max_sentences,
+double rs_decoder_bytes(const rs_ready *const *models, int n_models, int max_sentences,
                         int rows_per_sentence, int max_S);
 
 /* From the next rs_decoder_start on, each batch's steps compute the output

@@ -77,7 +77,7 @@ typedef struct {
 
 /* Adds (1/K)·log p of each target token, and (1/K)·α when asked, of one
  * model to p->out, for the pairs p->order[0..count). */
-static int score_with(const rs_model *model, float weight, const forced_pass *p, rs_error *err)
+static int score_with(const rs_ready *ready, float weight, const forced_pass *p, rs_error *err)
 {
     const rs_dataset *data = p->data;
     const int *order = p->order;
@@ -98,14 +98,14 @@ static int score_with(const rs_model *model, float weight, const forced_pass *p,
                 break;
             S = S_i, T = T_i;
         }
-        if (forced_space_fit(&sp, model, B, S, T, err) ||
+        if (forced_space_fit(&sp, ready->model, B, S, T, err) ||
             rs_batch_from_dataset(&sp.batch, data, order + from, B, err)) {
             status = -1;
             break;
         }
         rs_batch *batch = &sp.batch;
         rs_workspace *ws = &sp.ws;
-        const rs_network_weights w = rs_accel_weights(model);
+        const rs_network_weights w = rs_accel_weights(ready->model, ready->accel);
         rs_network_forward(ws, &w, batch);
         /* nll is [T,B]; alpha [T,B,S]: step t, row b at (t·B + b)·S. */
         const int cols_S = batch->S;
@@ -125,7 +125,7 @@ static int score_with(const rs_model *model, float weight, const forced_pass *p,
     return status;
 }
 
-int rs_forced_decode(const rs_model *const *models, int n_models, const rs_dataset *data,
+int rs_forced_decode(const rs_ready *const *models, int n_models, const rs_dataset *data,
                      int batch_size, int want, rs_forced *out, rs_error *err)
 {
     memset(out, 0, sizeof *out * (size_t)data->count);
@@ -192,7 +192,7 @@ int rs_forced_decode(const rs_model *const *models, int n_models, const rs_datas
     return status;
 }
 
-int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *codec,
+int rs_forced_text(const rs_ready *const *models, int n_models, const rs_codec *codec,
                    const rs_forced_pair *pair, rs_forced *out, rs_tokens *src_tokens,
                    rs_tokens *tgt_tokens, rs_error *err)
 {
@@ -223,9 +223,9 @@ int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *
     if (!src_ids || !tgt_ids)
         goto done;
     for (int k = 0; k < src_tokens->count; k++)
-        src_ids[k] = rs_vocab_id(&models[0]->src_vocab, src_tokens->tokens[k]);
+        src_ids[k] = rs_vocab_id(&models[0]->model->src_vocab, src_tokens->tokens[k]);
     for (int k = 0; k < tgt_tokens->count; k++)
-        tgt_ids[k] = rs_vocab_id(&models[0]->tgt_vocab, tgt_tokens->tokens[k]);
+        tgt_ids[k] = rs_vocab_id(&models[0]->model->tgt_vocab, tgt_tokens->tokens[k]);
     int line = 0;
     rs_dataset one = {.count = 1,
                       .src = &src_ids,

@@ -9,6 +9,7 @@
 #include "model/codec.h"
 #include "data/dataset.h"
 #include "model/model.h"
+#include "search/ready.h"
 
 typedef struct {
     double logprob;        /* Σ log p(y_i | y_<i, x), </s> included */
@@ -27,7 +28,7 @@ enum { RS_FORCED_TOKENS = 1, RS_FORCED_ALIGNMENT = 2 };
 /* Scores every pair of data into out[data->count] (want: RS_FORCED_* flags
  * for the optional arrays), batch_size pairs at a time, pairs of similar
  * length together. On failure nothing is left allocated in out. */
-int rs_forced_decode(const rs_model *const *models, int n_models, const rs_dataset *data,
+int rs_forced_decode(const rs_ready *const *models, int n_models, const rs_dataset *data,
                      int batch_size, int want, rs_forced *out, rs_error *err);
 
 /* The raw text of one pair and what to compute of it. */
@@ -41,7 +42,7 @@ typedef struct {
  * (src_tokens, tgt_tokens: [out->src_len], [out->tgt_len], to free with
  * rs_tokens_free), and its forced decoding, with the source tokens cut by
  * the length rule in out->cut. */
-int rs_forced_text(const rs_model *const *models, int n_models, const rs_codec *codec,
+int rs_forced_text(const rs_ready *const *models, int n_models, const rs_codec *codec,
                    const rs_forced_pair *pair, rs_forced *out, rs_tokens *src_tokens,
                    rs_tokens *tgt_tokens, rs_error *err);
 

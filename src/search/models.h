@@ -12,9 +12,9 @@
 
 typedef struct {
     int count, loaded;
-    const char *args[RS_MAX_MODELS]; /* as -m gives them: files, directories or names */
-    rs_model models[RS_MAX_MODELS];
-    const rs_model *members[RS_MAX_MODELS]; /* &models[k], as the pipeline takes them */
+    const char *args[RS_MAX_MODELS];        /* as -m gives them: files, directories or names */
+    rs_ready models[RS_MAX_MODELS];         /* each model with its copies */
+    const rs_ready *members[RS_MAX_MODELS]; /* &models[k], as the pipeline takes them */
     rs_ready_options ready;                 /* what every model is readied with (--int8) */
     rs_lexicon lexicon;                     /* a shortlist's table (rs_models_translator) */
 } rs_models;

@@ -49,19 +49,19 @@ static int same_vocab(const rs_vocab *a, const rs_vocab *b)
     return 1;
 }
 
-int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_models,
+int rs_translator_init(rs_translator *tr, const rs_ready *const *models, int n_models,
                        const rs_codec *codec, const rs_translate_options *opt, rs_error *err)
 {
     memset(tr, 0, sizeof *tr);
     if (rs_ensemble_check(models, n_models, err))
         return -1;
     for (int k = 1; k < n_models; k++) {
-        if (!same_vocab(&models[k]->src_vocab, &models[0]->src_vocab))
+        if (!same_vocab(&models[k]->model->src_vocab, &models[0]->model->src_vocab))
             return rs_fail(err,
                            "model %d has another source vocabulary than model 1: an "
                            "ensemble reads one source vocabulary",
                            k + 1);
-        const rs_model_config *a = &models[0]->cfg, *b = &models[k]->cfg;
+        const rs_model_config *a = &models[0]->model->cfg, *b = &models[k]->model->cfg;
         if (a->lowercase != b->lowercase || a->tokenizer != b->tokenizer)
             return rs_fail(err,
                            "model %d prepares text otherwise than model 1 (lowercase, "
@@ -210,7 +210,7 @@ static int is_punctuation(const char *token)
 static int name_tokens(rs_translator *tr, const rs_translated *source, rs_hypothesis *h,
                        rs_error *err)
 {
-    const rs_vocab *vocab = &tr->models[0]->tgt_vocab;
+    const rs_vocab *vocab = &tr->models[0]->model->tgt_vocab;
     h->tokens = rs_calloc((size_t)h->count + 1, sizeof(char *), err);
     if (!h->tokens)
         return -1;
@@ -347,7 +347,7 @@ static int prepare(rs_translator *tr, rs_translated *t, int *len, rs_error *err)
 int rs_translate_sources(rs_translator *tr, int count, const rs_source *sources, rs_translated *out,
                          rs_error *err)
 {
-    const rs_vocab *vocab = &tr->models[0]->src_vocab;
+    const rs_vocab *vocab = &tr->models[0]->model->src_vocab;
     memset(out, 0, sizeof *out * (size_t)count);
     const int **ids = rs_calloc((size_t)count + 1, sizeof(int *), err);
     int *len = rs_calloc((size_t)count + 1, sizeof(int), err);
@@ -379,7 +379,7 @@ done:
 int rs_translate_lines(rs_translator *tr, int count, const char *const *lines, rs_translated *out,
                        rs_error *err)
 {
-    const rs_vocab *vocab = &tr->models[0]->src_vocab;
+    const rs_vocab *vocab = &tr->models[0]->model->src_vocab;
     memset(out, 0, sizeof *out * (size_t)count);
     int **ids = rs_calloc((size_t)count + 1, sizeof(int *), err);
     int *len = rs_calloc((size_t)count + 1, sizeof(int), err);

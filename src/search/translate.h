@@ -78,7 +78,7 @@ typedef struct {
 typedef struct rs_search rs_search; /* decoding workspaces, grown on demand */
 
 typedef struct {
-    const rs_model *const *models; /* [n_models], not owned; models[0] gives the vocabularies */
+    const rs_ready *const *models; /* [n_models], not owned; models[0] gives the vocabularies */
     int n_models;
     const rs_codec *codec; /* text settings of models[0], not owned */
     rs_translate_options opt;
@@ -89,7 +89,7 @@ typedef struct {
     int batch_too_large;
 } rs_translator;
 
-int rs_translator_init(rs_translator *tr, const rs_model *const *models, int n_models,
+int rs_translator_init(rs_translator *tr, const rs_ready *const *models, int n_models,
                        const rs_codec *codec, const rs_translate_options *opt, rs_error *err);
 void rs_translator_free(rs_translator *tr);
 

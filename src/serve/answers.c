@@ -276,7 +276,7 @@ char *rs_serve_models_json(const rs_server *s, size_t *len)
         return NULL;
     fputs("{\"models\":[", m.f);
     for (int i = 0; i < s->n_models; i++) {
-        const rs_model *model = s->models[i].model;
+        const rs_model *model = s->models[i].model->model;
         fputs(i ? ",{\"name\":" : "{\"name\":", m.f);
         rs_json_write_string(m.f, s->models[i].name);
         fprintf(m.f, ",\"default\":%s,\"src_vocab\":%d,\"tgt_vocab\":%d,\"params\":%zu,\"config\":",

@@ -340,12 +340,12 @@ static int take_object(const rs_server *s, request *rq, const rs_json *root, rs_
         (status = take_bool(root, "svg", &rq->svg, err)) ||
         (status = take_bool(root, "words", &rq->words, err)))
         return status;
-    if (rq->words && s->models[rq->model].model->cfg.tokenizer != RS_TOKENIZER_SPM)
+    if (rq->words && s->models[rq->model].model->model->cfg.tokenizer != RS_TOKENIZER_SPM)
         return rs_fail(
                    err,
                    "'words' merges SentencePiece pieces, and model '%s' has none (tokenizer %s)",
                    s->models[rq->model].name,
-                   rs_tokenizer_names[s->models[rq->model].model->cfg.tokenizer]),
+                   rs_tokenizer_names[s->models[rq->model].model->model->cfg.tokenizer]),
                400;
     if (rq->route == ROUTE_TRANSLATE)
         return take_translate(s, rq, root, err);

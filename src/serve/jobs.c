@@ -60,15 +60,15 @@ enum MHD_Result rs_serve_submit(rs_server *s, request *rq)
 }
 
 /* Whether a model has an alignment to show (not --attention none). */
-static int has_alignment(const rs_model *model)
+static int has_alignment(const rs_ready *model)
 {
-    return model->cfg.attention != RS_ATT_NONE;
+    return model->model->cfg.attention != RS_ATT_NONE;
 }
 
 /* batch_size sentences decoded together, with their alignments when the
  * model has them; the pipeline's defaults else. */
 static void translate_options(rs_translate_options *opt, int beam, int n_best, int batch_size,
-                              const rs_model *model)
+                              const rs_ready *model)
 {
     rs_translate_options_default(opt);
     opt->batch_size = batch_size;

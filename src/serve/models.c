@@ -29,7 +29,7 @@ int rs_serve_models_load(rs_serve_models *m, const char *const *args, int count,
         return rs_fail(err, "at most %d models", RS_SERVE_MAX_MODELS);
     for (; m->loaded < count; m->loaded++) {
         const int k = m->loaded;
-        if (rs_ready_model_load(args[k], ready, &m->models[k], &m->codecs[k], NULL, 0, err))
+        if (rs_ready_load(&m->models[k], args[k], ready, &m->codecs[k], NULL, 0, err))
             return -1;
         rs_serve_model_name(args[k], m->names[k], sizeof m->names[k]);
         m->served[k] = (rs_serve_model){m->names[k], &m->models[k], &m->codecs[k]};
@@ -41,7 +41,7 @@ void rs_serve_models_free(rs_serve_models *m)
 {
     for (int k = 0; k < m->loaded; k++) {
         rs_codec_free(&m->codecs[k]);
-        rs_model_free(&m->models[k]);
+        rs_ready_free(&m->models[k]);
     }
     m->loaded = 0;
 }

@@ -12,7 +12,7 @@
 #define RS_SERVE_MAX_MODELS 16
 
 typedef struct {
-    rs_model models[RS_SERVE_MAX_MODELS];
+    rs_ready models[RS_SERVE_MAX_MODELS];
     rs_codec codecs[RS_SERVE_MAX_MODELS];
     char names[RS_SERVE_MAX_MODELS][256];
     rs_serve_model served[RS_SERVE_MAX_MODELS]; /* what rs_server_start takes */

@@ -91,9 +91,9 @@ int rs_serve_push_job(const rs_server *s, const request *rq, FILE *out, rs_error
     *status = 413;
     const side before = {"before", 0, x.old_ids, x.old_count, x.old_text, x.old_alpha};
     const side after = {"after", 1, x.new_ids, x.new_count, x.new_text, x.new_alpha};
-    int rc = write_side(out, sm->model, &x, &before, &aa, err);
+    int rc = write_side(out, sm->model->model, &x, &before, &aa, err);
     if (!rc)
-        rc = write_side(out, sm->model, &x, &after, &aa, err);
+        rc = write_side(out, sm->model->model, &x, &after, &aa, err);
     rs_explained_step_free(&x);
     return rc;
 }

@@ -39,10 +39,11 @@
 #include "model/codec.h"
 #include "common/error.h"
 #include "model/model.h"
+#include "search/ready.h"
 
 typedef struct {
     const char *name;      /* what requests call it ({"model": name}) */
-    const rs_model *model; /* read-only, shared by all workers; not owned */
+    const rs_ready *model; /* read-only, shared by all workers; not owned */
     const rs_codec *codec; /* its text settings; not owned */
 } rs_serve_model;
 

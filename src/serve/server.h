@@ -103,7 +103,7 @@ typedef struct {
 struct rs_server {
     rs_serve_options opt;
     const rs_serve_model *models;
-    const rs_model **model_ptrs; /* [n_models]: models[i].model, for rs_translator_init */
+    const rs_ready **model_ptrs; /* [n_models]: models[i].model, for rs_translator_init */
     int n_models;
     struct MHD_Daemon *daemon;
     struct MHD_Response *page;

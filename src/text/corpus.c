@@ -350,6 +350,14 @@ int rs_lines_read(const char *path, rs_lines *out, rs_error *err)
     return 0;
 }
 
+void rs_note_empty(FILE *out, const char *prog, const char *name, const char *what,
+                   const char *done)
+{
+    if (out)
+        fprintf(out, "%s: %s: no %s (an empty input): nothing %s\n", prog,
+                strcmp(name, "-") ? name : "<stdin>", what, done);
+}
+
 static int push_pair(rs_pairs *p, const char *src, size_t src_len, const char *tgt, size_t tgt_len,
                      const char *name, rs_error *err)
 {

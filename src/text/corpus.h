@@ -72,6 +72,13 @@ int rs_pairs_read_parallel_lenient(const char *src_path, const char *tgt_path,
 /* Reads every line of a file ("-": stdin); empty lines are kept. */
 int rs_lines_read(const char *path, rs_lines *out, rs_error *err);
 
+/* An input with nothing in it is zero sentences or pairs (a shard of a
+ * split corpus may be empty), not an error: said to out (NULL: not said),
+ * "PROG: NAME: no WHAT (an empty input): nothing DONE" (NAME "-" is
+ * "<stdin>"), as score and align say it. */
+void rs_note_empty(FILE *out, const char *prog, const char *name, const char *what,
+                   const char *done);
+
 /* A streaming reader, one line at a time, for input too large to hold or
  * arriving interactively. Input compressed with gzip (found by its magic
  * bytes 1f 8b, whatever the file's name; concatenated members too) is

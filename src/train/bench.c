@@ -255,7 +255,7 @@ done:
     return status;
 }
 
-int rs_bench_decode(const rs_model *model, const rs_source *sources, int count, int workload,
+int rs_bench_decode(const rs_ready *ready, const rs_source *sources, int count, int workload,
                     int threads, double *seconds, double *flops, rs_error *err)
 {
     rs_translate_options opt;
@@ -268,7 +268,7 @@ int rs_bench_decode(const rs_model *model, const rs_source *sources, int count, 
     rs_translated *found = rs_calloc((size_t)(count > 0 ? count : 1), sizeof *found, err);
     rs_translator tr = {0};
     openblas_set_num_threads(threads);
-    int failed = !found || rs_translator_init(&tr, &model, 1, NULL, &opt, err);
+    int failed = !found || rs_translator_init(&tr, &ready, 1, NULL, &opt, err);
     double counted = 0.0, *before = rs_gemm_count(&counted);
     const double t0 = rs_clock_seconds();
     if (!failed)
@@ -284,16 +284,15 @@ int rs_bench_decode(const rs_model *model, const rs_source *sources, int count, 
 }
 
 /* The decoding side: the first `sentences` test sentences, from ids, with
- * model readied as translate readies it (its transposed copies), through
- * each decoding workload, into out. */
-static int time_decoding(const rs_model *model, const rs_bench_data *d, int sentences, int threads,
+ * use readied as translate readies it (its transposed copies: use's own, or
+ * made here for a plain model), through each decoding workload, into out. */
+static int time_decoding(const rs_ready *use, const rs_bench_data *d, int sentences, int threads,
                          rs_bench_measured *out, rs_error *err)
 {
     const int count = sentences < d->test.count ? sentences : d->test.count;
-    rs_model ready;
-    struct rs_accel *forms = NULL;
+    rs_ready ready = {0};
     rs_source *sources = rs_calloc((size_t)(count > 0 ? count : 1), sizeof *sources, err);
-    int failed = !sources || rs_ready_model_view(model, NULL, &ready, &forms, err);
+    int failed = !sources || rs_ready_view(use, NULL, &ready, err);
     for (int i = 0; !failed && i < count; i++)
         sources[i] = (rs_source){d->test.src[i], d->test.src_len[i]};
     for (int w = RS_BENCH_GREEDY64; w < RS_BENCH_WORKLOADS && !failed; w++) {
@@ -302,12 +301,11 @@ static int time_decoding(const rs_model *model, const rs_bench_data *d, int sent
         out->sent_s[w] = count / seconds;
         out->dec_gflops[w] = flops / seconds / 1e9;
     }
-    const rs_model_config *c = &model->cfg;
+    const rs_model_config *c = &use->model->cfg;
     out->dims =
         (rs_bench_dims){c->emb, c->hidden, rs_attention_key_size(c->attention, c->hidden, c->att),
                         c->maxout, c->tgt_vocab};
-    if (forms)
-        rs_ready_forms_free(forms);
+    rs_ready_view_free(&ready);
     free(sources);
     return failed ? -1 : 0;
 }
@@ -315,24 +313,24 @@ static int time_decoding(const rs_model *model, const rs_bench_data *d, int sent
 int rs_bench_measure(const rs_bench_data *d, const rs_bench_job *job, rs_bench_measured *out,
                      rs_error *err)
 {
-    rs_model model = {0}, trained = {0};
+    rs_model model = {0};
+    rs_ready trained = {0}, plain = rs_ready_plain(&model);
     const char *model_path = job->model_path;
     int status = -1;
     if (make_model(&model, d, job->c, err) ||
         time_training(d, job->c, &model, job->threads, job->steps, out, err))
         goto done;
-    if (job->decode && model_path &&
-        rs_ready_model_load(model_path, NULL, &trained, NULL, NULL, 0, err))
+    if (job->decode && model_path && rs_ready_load(&trained, model_path, NULL, NULL, NULL, 0, err))
         goto done;
     if (job->decode &&
-        time_decoding(model_path ? &trained : &model, d, job->sentences, job->threads, out, err))
+        time_decoding(model_path ? &trained : &plain, d, job->sentences, job->threads, out, err))
         goto done;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     out->peak_mb = ru.ru_maxrss / 1024.0;
     status = 0;
 done:
-    rs_model_free(&trained);
+    rs_ready_free(&trained);
     release_model(&model);
     return status;
 }

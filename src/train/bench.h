@@ -57,13 +57,13 @@ typedef struct {
 } rs_bench_measured;
 
 /* One decoding workload (RS_BENCH_GREEDY64, _BEAM64 or _GREEDY1) of
- * sources[count] with model, as `rnnsearch translate` decodes them (its
+ * sources[count] with ready's model, as `rnnsearch translate` decodes them (its
  * length order, its per-sentence limit 2·k + 10, no scores for greedy), on
  * `threads` BLAS threads: the *seconds it took and the *flops of the
  * products it issued (nn/linalg.h rs_gemm_count: the encoder's, and every
  * decoder step's for each row still in the batch, the output layer over
  * all V words). */
-int rs_bench_decode(const rs_model *model, const rs_source *sources, int count, int workload,
+int rs_bench_decode(const rs_ready *ready, const rs_source *sources, int count, int workload,
                     int threads, double *seconds, double *flops, rs_error *err);
 
 /* One measurement: `steps` training steps of config c on `threads` threads;

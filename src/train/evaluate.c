@@ -32,10 +32,11 @@ int rs_dev_translate(const rs_model *model, const rs_dataset *dev, const rs_trai
     opt.batch_size = batch_size;
     const int with_bleu = options->codec && options->dev_refs;
     rs_translator tr;
+    const rs_ready plain = rs_ready_plain(model), *members[1] = {&plain};
     rs_source *sources = rs_calloc((size_t)dev->count + 1, sizeof *sources, err);
     rs_translated *out = rs_calloc((size_t)dev->count + 1, sizeof *out, err);
     if (!sources || !out ||
-        rs_translator_init(&tr, &model, 1, with_bleu ? options->codec : NULL, &opt, err)) {
+        rs_translator_init(&tr, members, 1, with_bleu ? options->codec : NULL, &opt, err)) {
         free(sources);
         free(out);
         return -1;

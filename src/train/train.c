@@ -111,9 +111,9 @@ static int evaluate_here(trainer *tr, const rs_dataset *dev, rs_train_event *ev,
     ev->stop = 0;
     *best = 0;
     if (dev && dev->count > 0) {
-        const rs_model *model = tr->model;
+        const rs_ready plain = rs_ready_plain(tr->model), *members[1] = {&plain};
         rs_forced *scored = rs_calloc((size_t)dev->count, sizeof *scored, err);
-        if (!scored || rs_forced_decode(&model, 1, dev, c->batch_size, 0, scored, err)) {
+        if (!scored || rs_forced_decode(members, 1, dev, c->batch_size, 0, scored, err)) {
             free(scored);
             return -1;
         }

@@ -175,8 +175,9 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
     opt.want_alignment = 1;
     opt.batch_size = w->count;
     rs_translator tr;
+    const rs_ready plain = rs_ready_plain(model), *members[1] = {&plain};
     rs_translated *t = rs_calloc((size_t)w->count, sizeof *t, err);
-    if (!t || rs_translator_init(&tr, &model, 1, w->codec, &opt, err)) {
+    if (!t || rs_translator_init(&tr, members, 1, w->codec, &opt, err)) {
         free(t);
         return -1;
     }
@@ -203,7 +204,7 @@ static int write_records(FILE *out, const rs_watch *w, const rs_model *model, in
                                      RS_FORCED_ALIGNMENT};
         rs_forced f = {0};
         rs_tokens src = {0}, tgt = {0};
-        if (rs_forced_text(&model, 1, w->codec, &pair, &f, &src, &tgt, err))
+        if (rs_forced_text(members, 1, w->codec, &pair, &f, &src, &tgt, err))
             status = -1;
         else if (f.alignment &&
                  !(status = rs_alignment_make(&a, (const char *const *)tgt.tokens, f.tgt_len,
@@ -280,9 +281,10 @@ int rs_watch_start(const rs_watch *w, const rs_model *model, const char *dir, in
 static int dev_aer(const rs_watch *w, const rs_model *model, const rs_dataset *dev,
                    rs_train_event *ev, rs_error *err)
 {
+    const rs_ready plain = rs_ready_plain(model), *members[1] = {&plain};
     rs_forced *f = rs_calloc((size_t)dev->count + 1, sizeof *f, err);
     if (!f ||
-        rs_forced_decode(&model, 1, dev, model->train.batch_size, RS_FORCED_ALIGNMENT, f, err)) {
+        rs_forced_decode(members, 1, dev, model->train.batch_size, RS_FORCED_ALIGNMENT, f, err)) {
         free(f);
         return -1;
     }

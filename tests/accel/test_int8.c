@@ -478,10 +478,11 @@ START_TEST(int8_forms_serve_the_step_alone)
     rs_model model;
     rs_error err;
     tiny_model_of_kind(&model, RS_ATT_ADDITIVE);
-    ck_assert_int_eq(rs_network_quantize(&model, &err), 0);
-    const rs_network_weights exact = rs_accel_weights(&model);
-    rs_accel_step *one = rs_accel_step_new(&model, 3, &err),
-                  *two = rs_accel_step_new(&model, 3, &err);
+    rs_accel *a = rs_accel_new(&model, NULL, &(rs_accel_options){.int8 = 1}, &err);
+    ck_assert(a);
+    const rs_network_weights exact = rs_accel_weights(&model, a);
+    rs_accel_step *one = rs_accel_step_new(&model, a, 3, &err),
+                  *two = rs_accel_step_new(&model, a, 3, &err);
     ck_assert(one && two);
     const rs_network_weights *w = rs_accel_step_weights(one), *w2 = rs_accel_step_weights(two);
     const rs_linear *in_step[] = {&w->dec.W,   &w->dec.W_c, &w->dec.U_zr, &w->dec.U_g,  &w->att.W,
@@ -496,6 +497,7 @@ START_TEST(int8_forms_serve_the_step_alone)
     ck_assert(w->dec.U_g.fast != w2->dec.U_g.fast);
     rs_accel_step_free(one);
     rs_accel_step_free(two);
+    rs_accel_free(a);
     rs_model_free(&model);
 }
 END_TEST
@@ -526,10 +528,11 @@ START_TEST(a_step_with_int8_weights_is_close_to_the_float_step)
         ann[i] = uniform(&st, -1.0f, 1.0f);
     const int src_len[ROWS] = {LEN, 2}, prev[ROWS] = {5, 7};
     const rs_attention_source src = {keys, ann, src_len, ROWS, LEN, NULL, B};
+    rs_accel *a = NULL;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
-            ck_assert_int_eq(rs_network_quantize(&model, &err), 0);
-        rs_accel_step *step = rs_accel_step_new(&model, ROWS, &err);
+            ck_assert(a = rs_accel_new(&model, NULL, &(rs_accel_options){.int8 = 1}, &err));
+        rs_accel_step *step = rs_accel_step_new(&model, a, ROWS, &err);
         ck_assert(step);
         const rs_network_weights *w = rs_accel_step_weights(step);
         const rs_step_out out = {next[pass], ws.tmax, alpha};
@@ -548,7 +551,8 @@ START_TEST(a_step_with_int8_weights_is_close_to_the_float_step)
     ck_assert_msg(worst < 0.1, "kind %d: int8 step differs from the float one by %g", _i, worst);
     ck_assert_msg(differs > 0, "kind %d: the int8 weights were not used", _i);
     rs_workspace_free(&ws);
-    rs_model_free(&model); /* frees the int8 copies too (ASan would tell) */
+    rs_accel_free(a);
+    rs_model_free(&model);
 }
 END_TEST
 

@@ -104,6 +104,9 @@ END_TEST
 
 /* A model of real proportions (widths over OpenBLAS's unroll, the context
  * product's in over its K block), each attention kind (_i: tiny_kinds). */
+/* The transposed copies alone, as every decoding road makes them. */
+static const rs_accel_options transposed = {.transposed = 1};
+
 static void model_of(rs_model *model, int kind)
 {
     const tiny_shape shape = {40, 300, 48, 80, 72, 40, kind};
@@ -133,10 +136,11 @@ START_TEST(a_step_with_the_copies_is_the_step_to_rounding)
     for (int rows_now = 1; rows_now <= ROWS; rows_now += ROWS - 1) {
         const rs_attention_source src = {keys, ann, src_len, rows_now, LEN, sentence, B};
         /* Without the copies, with them, and with them again. */
+        rs_accel *a = NULL;
         for (int pass = 0; pass < 3; pass++) {
             if (pass == 1)
-                ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
-            rs_accel_step *step = rs_accel_step_new(&model, ROWS, &err);
+                ck_assert(a = rs_accel_new(&model, NULL, &transposed, &err));
+            rs_accel_step *step = rs_accel_step_new(&model, a, ROWS, &err);
             ck_assert(step);
             const rs_network_weights *w = rs_accel_step_weights(step);
             ck_assert(pass == 0 || w->dec.U_g.fast);
@@ -145,7 +149,6 @@ START_TEST(a_step_with_the_copies_is_the_step_to_rounding)
             tiny_step_output(&ws, &w->out, rows_now, logits[pass], lse[pass]);
             rs_accel_step_free(step);
         }
-        ck_assert(model.fast);
         roads_expect_close("the next state", next[0], next[1], (size_t)rows_now * n);
         roads_expect_close("the logits", logits[0], logits[1], (size_t)rows_now * V);
         roads_expect_close("the log-normalisers", lse[0], lse[1], (size_t)rows_now);
@@ -155,13 +158,10 @@ START_TEST(a_step_with_the_copies_is_the_step_to_rounding)
         ck_assert(!memcmp(logits[1], logits[2], sizeof(float) * rows_now * V));
         ck_assert(!memcmp(lse[1], lse[2], sizeof(float) * rows_now));
         ck_assert(!memcmp(alpha[1], alpha[2], sizeof(float) * rows_now * LEN));
-        model.fast_free(model.fast);
-        model.fast = NULL;
-        model.fast_free = NULL;
+        rs_accel_free(a);
     }
     rs_workspace_free(&ws);
-    ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
-    rs_model_free(&model); /* frees the copies too (ASan would tell) */
+    rs_model_free(&model);
 }
 END_TEST
 
@@ -195,10 +195,11 @@ START_TEST(a_shortlist_step_with_its_transpose_is_the_step_to_rounding)
     const rs_attention_source src = {keys, ann, src_len, ROWS, LEN, sentence, B};
     /* The rows as gathered here, then as accel/ gathers them for a model
      * with transposed copies (their transpose too). */
+    rs_accel *a = NULL;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
-            ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
-        rs_accel_step *step = rs_accel_step_new(&model, ROWS, &err);
+            ck_assert(a = rs_accel_new(&model, NULL, &transposed, &err));
+        rs_accel_step *step = rs_accel_step_new(&model, a, ROWS, &err);
         rs_accel_rows *gathered = step ? rs_accel_rows_new(step, COUNT, l, &err) : NULL;
         ck_assert(gathered);
         const rs_network_weights *w = rs_accel_step_weights(step);
@@ -217,6 +218,7 @@ START_TEST(a_shortlist_step_with_its_transpose_is_the_step_to_rounding)
     roads_expect_close("the shortlist's logits", logits[0], logits[1], ROWS * COUNT);
     roads_expect_close("the shortlist's log-normalisers", lse[0], lse[1], ROWS);
     rs_workspace_free(&ws);
+    rs_accel_free(a);
     rs_model_free(&model);
 }
 END_TEST
@@ -235,16 +237,18 @@ START_TEST(the_loss_with_the_copies_is_the_loss_to_rounding)
     const int *srcs[] = {s0, s1, s2}, *tgts[] = {t0, t1, t2};
     const int src_counts[] = {6, 2, 4}, tgt_counts[] = {3, 5, 1};
     ck_assert_int_eq(rs_batch_fill(&batch, 3, srcs, src_counts, tgts, tgt_counts, &err), 0);
-    const rs_network_weights plain_w = rs_accel_weights(&model);
+    const rs_network_weights plain_w = rs_accel_weights(&model, NULL);
     const double plain = rs_network_forward(&ws, &plain_w, &batch);
-    ck_assert_int_eq(rs_network_transpose(&model, &err), 0);
-    const rs_network_weights w = rs_accel_weights(&model);
+    rs_accel *a = rs_accel_new(&model, NULL, &transposed, &err);
+    ck_assert(a);
+    const rs_network_weights w = rs_accel_weights(&model, a);
     ck_assert(w.out.W_out.fast && !plain_w.out.W_out.fast);
     const double copied = rs_network_forward(&ws, &w, &batch);
     roads_expect_close_value("the loss with the copies", plain, copied);
     ck_assert(rs_network_forward(&ws, &w, &batch) == copied); /* one road twice */
     rs_batch_free(&batch);
     rs_workspace_free(&ws);
+    rs_accel_free(a);
     rs_model_free(&model);
 }
 END_TEST

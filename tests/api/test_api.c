@@ -90,9 +90,9 @@ START_TEST(translation_is_the_pipeline_s)
     rs_codec codec = {0};
     rs_translator want_tr;
     rs_translated want[N];
-    rs_model ready;
-    ck_assert_msg(!rs_ready_model_load(path, NULL, &ready, &codec, NULL, 0, &e), "%s", e.msg);
-    const rs_model *member = &ready;
+    rs_ready ready;
+    ck_assert_msg(!rs_ready_load(&ready, path, NULL, &codec, NULL, 0, &e), "%s", e.msg);
+    const rs_ready *member = &ready;
     rs_translate_options topt;
     rs_translate_options_default(&topt);
     topt.beam = 3;
@@ -129,7 +129,7 @@ START_TEST(translation_is_the_pipeline_s)
     rnnsearch_translation_free(&got[0]); /* freeing twice is harmless */
     rs_translator_free(&want_tr);
     rs_codec_free(&codec);
-    rs_model_free(&ready);
+    rs_ready_free(&ready);
     rnnsearch_translator_free(tr);
     rnnsearch_model_free(m);
 }
@@ -150,9 +150,9 @@ START_TEST(forced_decoding_is_the_pipeline_s)
     rs_codec codec = {0};
     rs_forced want;
     rs_tokens src, tgt;
-    rs_model ready;
-    ck_assert_msg(!rs_ready_model_load(path, NULL, &ready, &codec, NULL, 0, &e), "%s", e.msg);
-    const rs_model *member = &ready;
+    rs_ready ready;
+    ck_assert_msg(!rs_ready_load(&ready, path, NULL, &codec, NULL, 0, &e), "%s", e.msg);
+    const rs_ready *member = &ready;
     const rs_forced_pair pair = {"das haus", "the the", 250,
                                  RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT};
     ck_assert(!rs_forced_text(&member, 1, &codec, &pair, &want, &src, &tgt, &e));
@@ -167,7 +167,7 @@ START_TEST(forced_decoding_is_the_pipeline_s)
     rs_tokens_free(&src);
     rs_tokens_free(&tgt);
     rs_codec_free(&codec);
-    rs_model_free(&ready);
+    rs_ready_free(&ready);
     rnnsearch_forced_free(&f);
     rnnsearch_forced_free(&f);
     rnnsearch_model_free(m);
@@ -602,7 +602,7 @@ END_TEST
  * or asking for 2^64 − 256 bytes. */
 START_TEST(search_sizes_do_not_overflow)
 {
-    const rs_model *member = &saved;
+    const rs_ready plain = rs_ready_plain(&saved), *member = &plain;
     rs_error e = {{0}};
     rs_decoder dec;
     ck_assert(rs_decoder_init(&dec, &member, 1, 32, (1 << 27) + 1, 8, &e) == -1);

@@ -98,6 +98,16 @@ START_TEST(score_batches_what_force_scores_one_by_one)
     static const char *const blank[] = {"das", "  "};
     FAILS(rnnsearch_score(one, 1, 2, blank, tgt, keep, &fresh), "pair 2: the source is empty");
     ck_assert(keep[0] == 42);
+    /* As the program scores them: an empty target is </s> alone, an empty
+     * source with an empty target its only translation (0). */
+    static const char *const none[] = {"", " "};
+    double alone[2] = {42, 42};
+    ck_assert_msg(!rnnsearch_score(one, 1, 2, blank, none, alone, &err), "%s", err.message);
+    rnnsearch_forced eos;
+    ck_assert_msg(!rnnsearch_force(m, "das", "", &eos, &err), "%s", err.message);
+    ck_assert(alone[0] < 0 && alone[1] == 0);
+    ck_assert_double_eq_tol(alone[0], eos.logprob, 1e-4);
+    rnnsearch_forced_free(&eos);
     FAILS(rnnsearch_score(NULL, 1, 1, src, tgt, keep, &fresh), "an ensemble has 1 to 16");
     FAILS(rnnsearch_score(one, 0, 1, src, tgt, keep, &fresh), "an ensemble has 1 to 16");
     FAILS(rnnsearch_score(one, RNNSEARCH_MAX_MODELS + 1, 1, src, tgt, keep, &fresh), "an ensemble");
@@ -133,10 +143,10 @@ START_TEST(an_ensemble_translates_as_the_pipeline)
     /* The same through search/translate.c with both members, loaded ready to
      * decode as the library loads them: one road, so the same bits. */
     rs_error e = {{0}};
-    rs_model a, b;
-    ck_assert(!rs_ready_model_load(path, NULL, &a, NULL, NULL, 0, &e));
-    ck_assert(!rs_ready_model_load(other, NULL, &b, NULL, NULL, 0, &e));
-    const rs_model *members[2] = {&a, &b};
+    rs_ready a, b;
+    ck_assert(!rs_ready_load(&a, path, NULL, NULL, NULL, 0, &e));
+    ck_assert(!rs_ready_load(&b, other, NULL, NULL, NULL, 0, &e));
+    const rs_ready *members[2] = {&a, &b};
     rs_codec codec = {0};
     rs_translator want_tr;
     rs_translated want[N];
@@ -144,7 +154,7 @@ START_TEST(an_ensemble_translates_as_the_pipeline)
     rs_translate_options_default(&topt);
     topt.beam = 2;
     topt.want_alignment = 1;
-    ck_assert(!rs_codec_for_model(&codec, &a, &e));
+    ck_assert(!rs_codec_for_model(&codec, a.model, &e));
     ck_assert(!rs_translator_init(&want_tr, members, 2, &codec, &topt, &e));
     ck_assert_msg(!rs_translate_lines(&want_tr, N, lines, want, &e), "%s", e.msg);
     for (int i = 0; i < N; i++) {
@@ -158,8 +168,8 @@ START_TEST(an_ensemble_translates_as_the_pipeline)
     }
     rs_translator_free(&want_tr);
     rs_codec_free(&codec);
-    rs_model_free(&a);
-    rs_model_free(&b);
+    rs_ready_free(&a);
+    rs_ready_free(&b);
     rnnsearch_translator_free(tr);
 
     FAILS(rnnsearch_translator_new_ensemble(both, 0, &opt, &tr, &fresh), "an ensemble has");

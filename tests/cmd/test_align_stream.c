@@ -2,7 +2,8 @@
  * (text/corpus.h rs_pair_reader_chunk, as score does): ten times the pairs
  * take the memory of one time, where every pair's alignment was held until
  * the last was decoded (20,000 short pairs: 47 MB against 27). Measured by
- * the child's peak resident size. */
+ * the child's peak resident size. And an empty input, for score and align
+ * alike: zero pairs, said on stderr. */
 #define _DEFAULT_SOURCE /* wait4 */
 #include <check.h>
 #include <stdio.h>
@@ -64,12 +65,52 @@ START_TEST(align_pairs_memory_does_not_grow_with_the_input)
 }
 END_TEST
 
+/* An empty file is zero pairs (or sentences), not an error: nothing on
+ * standard output, exit 0, and a note on stderr naming the file. */
+START_TEST(an_empty_input_is_zero_pairs_said_on_stderr)
+{
+    char dir[64], model[128], empty[128], args[640];
+    testdir_make(dir, "rnnsearch-empty-input");
+    snprintf(model, sizeof model, "%s/m.ckpt", dir);
+    snprintf(empty, sizeof empty, "%s/empty.tsv", dir);
+    rs_model m;
+    rs_error err;
+    tiny_model_with_words(&m, 4, "haus", 1);
+    ck_assert_msg(!rs_checkpoint_save(model, &m, NULL, &err), "%s", err.msg);
+    rs_model_free(&m);
+    FILE *f = fopen(empty, "w");
+    ck_assert(f && !fclose(f));
+    static const struct {
+        const char *command, *input, *note;
+    } runs[] = {
+        {"score", "%s", "no pairs (an empty input): nothing scored"},
+        {"score", "--src %s --tgt %s", "no pairs (an empty input): nothing scored"},
+        {"align", "%s", "no sentences (an empty input): nothing aligned"},
+        {"align --pairs", "< %s", "no pairs (an empty input): nothing aligned"},
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+        char input[320], named[320];
+        snprintf(input, sizeof input, runs[k].input, empty, empty);
+        snprintf(args, sizeof args, "%s -m %s %s", runs[k].command, model, input);
+        snprintf(named, sizeof named, "%s: %s", input[0] == '<' ? "<stdin>" : empty, runs[k].note);
+        char *out = NULL, *errs = NULL;
+        ck_assert_msg(testprog_run_split(args, &out, &errs) == 0, "%s: %s", args, errs);
+        ck_assert_msg(out[0] == '\0', "%s printed '%s'", args, out);
+        ck_assert_msg(strstr(errs, named), "%s: '%s' does not say '%s'", args, errs, named);
+        free(out);
+        free(errs);
+    }
+    testdir_remove(dir);
+}
+END_TEST
+
 Suite *align_stream_suite(void)
 {
     Suite *s = suite_create("align_stream");
     TCase *tc = tcase_create("align_stream");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, align_pairs_memory_does_not_grow_with_the_input);
+    tcase_add_test(tc, an_empty_input_is_zero_pairs_said_on_stderr);
     suite_add_tcase(s, tc);
     return s;
 }

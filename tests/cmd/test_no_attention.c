@@ -134,7 +134,8 @@ START_TEST(the_library_refuses_an_alignment)
     rs_model model;
     rs_error err = {{0}};
     ck_assert_msg(!rs_checkpoint_load(path, &model, NULL, &err), "%s", err.msg);
-    const rs_model *models[] = {&model};
+    const rs_ready models_ready[] = {rs_ready_plain(&model)};
+    const rs_ready *models[] = {&models_ready[0]};
     rs_translator tr;
     rs_translate_options opt;
     rs_translate_options_default(&opt);

@@ -39,6 +39,22 @@ START_TEST(allocation_failure_says_so)
 }
 END_TEST
 
+/* What could not be had, and how big, in the unit that reads best. */
+START_TEST(an_out_of_memory_message_names_what_and_how_big)
+{
+    rs_error err = {{0}};
+    ck_assert_int_eq(rs_fail_memory(&err, 412.0 * (1 << 20), "the %s workspace", "training"), -1);
+    ck_assert_str_eq(err.msg, "out of memory allocating the training workspace (412 MiB)");
+    rs_fail_memory(&err, 1.5 * (1 << 30), "a batch");
+    ck_assert_str_eq(err.msg, "out of memory allocating a batch (1.5 GiB)");
+    rs_fail_memory(&err, 96, "x");
+    ck_assert_str_eq(err.msg, "out of memory allocating x (96 bytes)");
+    rs_fail_memory(&err, 3e15, "y");
+    ck_assert_str_eq(err.msg, "out of memory allocating y (2728 TiB)");
+    ck_assert_int_eq(rs_fail_memory(NULL, 1, "z"), -1);
+}
+END_TEST
+
 /* A large block: zeroed to its end, aligned to 2 MB (so that huge pages can
  * back it), an overflowing size refused; a size of 0 still gives a block. */
 START_TEST(large_blocks_are_zeroed_aligned_and_checked)
@@ -82,6 +98,7 @@ Suite *error_suite(void)
     TCase *tc = tcase_create("error");
     tcase_add_test(tc, messages_are_formatted_named_and_bounded);
     tcase_add_test(tc, allocation_failure_says_so);
+    tcase_add_test(tc, an_out_of_memory_message_names_what_and_how_big);
     tcase_add_test(tc, large_blocks_are_zeroed_aligned_and_checked);
     tcase_add_test(tc, strdup_copies_into_its_own_block);
     suite_add_tcase(s, tc);

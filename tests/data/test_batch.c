@@ -4,10 +4,13 @@
  * the length order that groups sentences into batches. */
 #include <check.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/vocab.h"
 #include "data/batch.h"
 #include "model/params.h"
+#include "testlimit.h"
+#include "testskip.h"
 
 START_TEST(fill_lays_out_time_major_with_eos_and_padding)
 {
@@ -87,6 +90,38 @@ START_TEST(length_order_sorts_by_length_then_index)
 }
 END_TEST
 
+/* A batch that cannot be had: the message says what, for how many pairs,
+ * and how big (4 GiB of source positions, under an address-space limit). */
+START_TEST(a_batch_that_does_not_fit_is_named_with_its_size)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    test_skip("batch: the out-of-memory test under AddressSanitizer (it aborts on a failed "
+              "allocation)");
+#else
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = testlimit_fork((size_t)64 << 20);
+    if (pid == 0) {
+        rs_batch b;
+        rs_error err = {{0}};
+        const int rc = rs_batch_alloc(&b, 1 << 16, 1 << 14, 1, &err);
+        if (write(fds[1], err.msg, strlen(err.msg) + 1) < 0)
+            _exit(5);
+        _exit(rc == -1 && !b.src ? 0 : 6);
+    }
+    close(fds[1]);
+    char msg[1024] = "";
+    const ssize_t got = read(fds[0], msg, sizeof msg - 1);
+    close(fds[0]);
+    ck_assert_int_eq(testlimit_wait(pid), 0);
+    ck_assert_int_gt(got, 0);
+    ck_assert_msg(strstr(msg, "out of memory allocating a batch of 65536 pairs of up to 16384 "
+                              "source and 1 target positions (4.0 GiB)"),
+                  "%s", msg);
+#endif
+}
+END_TEST
+
 Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch");
@@ -94,6 +129,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, fill_lays_out_time_major_with_eos_and_padding);
     tcase_add_test(tc, fill_refuses_what_does_not_fit);
     tcase_add_test(tc, length_order_sorts_by_length_then_index);
+    tcase_add_test(tc, a_batch_that_does_not_fit_is_named_with_its_size);
     suite_add_tcase(s, tc);
     return s;
 }

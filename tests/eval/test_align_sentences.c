@@ -42,6 +42,7 @@ START_TEST(translations_in_line_order)
     rs_codec codec;
     rs_error err = {{0}};
     tiny_model_with_words(&m, 4, "haus", 5);
+    const rs_ready plain = rs_ready_plain(&m);
     ck_assert_msg(!rs_codec_for_model(&codec, &m, &err), "%s", err.msg);
     char *text[] = {"das haus", "", "haus"};
     const rs_lines lines = {.count = 3, .lines = text};
@@ -51,7 +52,7 @@ START_TEST(translations_in_line_order)
     opt.batch_size = 2;
     seen s = {0};
     rs_align_emitter em = {.sink = collect, .ctx = &s};
-    ck_assert_msg(!rs_align_translations(&m, &codec, &lines, &opt, &em, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_translations(&plain, &codec, &lines, &opt, &em, &err), "%s", err.msg);
     ck_assert_int_eq(s.calls, 2);
     ck_assert_int_eq(s.ids[0], 1);
     ck_assert_int_eq(s.ids[1], 3);
@@ -60,7 +61,7 @@ START_TEST(translations_in_line_order)
     ck_assert_str_eq(s.first_src[1], "haus");
     seen refuse = {.fail_at = 3};
     em.ctx = &refuse;
-    ck_assert_int_ne(rs_align_translations(&m, &codec, &lines, &opt, &em, &err), 0);
+    ck_assert_int_ne(rs_align_translations(&plain, &codec, &lines, &opt, &em, &err), 0);
     ck_assert_str_eq(err.msg, "sink refused 3");
     ck_assert_int_eq(refuse.calls, 1);
     rs_codec_free(&codec);
@@ -75,13 +76,14 @@ START_TEST(pairs_forced_and_joined)
     rs_model m;
     rs_error err = {{0}};
     tiny_model_with_words(&m, 4, "haus", 6);
+    const rs_ready plain = rs_ready_plain(&m);
     /* As a BPE model's pairs come tokenized (a space between units). */
     char *s0[] = {"da@@", "s", "haus"}, *s1[] = {"haus"}, *t0[] = {"the", "the"}, *t1[] = {"the"};
     rs_tokens src[] = {{3, 3, s0}, {1, 1, s1}}, tgt[] = {{2, 2, t0}, {1, 1, t1}};
     const rs_tokenized tok = {.count = 2, .src = src, .tgt = tgt};
     seen s = {0};
     rs_align_emitter em = {.sink = collect, .ctx = &s};
-    ck_assert_msg(!rs_align_pairs(&m, &tok, 1, &em, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_pairs(&plain, &tok, 1, &em, &err), "%s", err.msg);
     ck_assert_int_eq(s.calls, 2);
     ck_assert_int_eq(s.ids[0], 1);
     ck_assert_int_eq(s.rows[0], 3); /* the the </s> */
@@ -89,14 +91,14 @@ START_TEST(pairs_forced_and_joined)
     ck_assert_int_eq(s.rows[1], 2);
     seen joined = {0};
     em = (rs_align_emitter){.bpe = "@@ ", .sink = collect, .ctx = &joined};
-    ck_assert_msg(!rs_align_pairs(&m, &tok, 2, &em, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_pairs(&plain, &tok, 2, &em, &err), "%s", err.msg);
     ck_assert_int_eq(joined.cols[0], 3); /* das haus </s> */
     ck_assert_str_eq(joined.first_src[0], "das");
     /* A later chunk of a file: ids count on from its first pair. */
     const rs_tokenized later = {.count = 2, .src = src, .tgt = tgt, .first = 4096};
     seen chunk = {0};
     em = (rs_align_emitter){.sink = collect, .ctx = &chunk};
-    ck_assert_msg(!rs_align_pairs(&m, &later, 2, &em, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_pairs(&plain, &later, 2, &em, &err), "%s", err.msg);
     ck_assert_int_eq(chunk.ids[0], 4097);
     ck_assert_int_eq(chunk.ids[1], 4098);
     rs_model_free(&m);
@@ -122,11 +124,12 @@ START_TEST(input_files_of_pairs_and_of_lines)
     size_t size = 0;
     FILE *warn = open_memstream(&warned, &size);
     const rs_pairs_ids ids = {&m, &codec, 1, warn, "P"};
+    const rs_ready plain = rs_ready_plain(&m);
     rs_translate_options opt;
     rs_translate_options_default(&opt);
     opt.want_alignment = 1;
     rs_align_input in = {0};
-    ck_assert_msg(!rs_align_input_open(&in, pairs, 1, 0, 0, &ids, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_input_open(&in, pairs, 1, 0, 0, &plain, &ids, &err), "%s", err.msg);
     ck_assert_int_eq(in.count, 3);
     seen s = {0};
     rs_align_emitter em = {.sink = collect, .ctx = &s};
@@ -142,7 +145,7 @@ START_TEST(input_files_of_pairs_and_of_lines)
              pairs);
     ck_assert_str_eq(warned, want);
     free(warned);
-    ck_assert_msg(!rs_align_input_open(&in, lines, 0, 0, 0, &ids, &err), "%s", err.msg);
+    ck_assert_msg(!rs_align_input_open(&in, lines, 0, 0, 0, &plain, &ids, &err), "%s", err.msg);
     ck_assert_int_eq(in.count, 3);
     seen t = {0};
     em.ctx = &t;
@@ -152,8 +155,44 @@ START_TEST(input_files_of_pairs_and_of_lines)
     ck_assert_int_eq(t.ids[1], 3);
     testfile_put(dir, "bad.tsv", "no tab here\n");
     snprintf(pairs, sizeof pairs, "%s/bad.tsv", dir);
-    ck_assert_int_ne(rs_align_input_open(&in, pairs, 1, 0, 1, &ids, &err), 0);
+    ck_assert_int_ne(rs_align_input_open(&in, pairs, 1, 0, 1, &plain, &ids, &err), 0);
     rs_align_input_free(&in);
+    testdir_remove(dir);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+}
+END_TEST
+
+/* An empty file is zero pairs or sentences, not an error: said to the
+ * warnings' stream naming the file ("<stdin>" for "-"). */
+START_TEST(an_empty_input_is_said)
+{
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    tiny_model_with_words(&m, 4, "haus", 5);
+    ck_assert_msg(!rs_codec_for_model(&codec, &m, &err), "%s", err.msg);
+    char dir[64], path[128];
+    testdir_make(dir, "align_input_empty");
+    testfile_put(dir, "empty.txt", "");
+    snprintf(path, sizeof path, "%s/empty.txt", dir);
+    const rs_ready plain = rs_ready_plain(&m);
+    for (int pairs = 0; pairs < 2; pairs++) {
+        char *warned = NULL, want[256];
+        size_t size = 0;
+        FILE *warn = open_memstream(&warned, &size);
+        const rs_pairs_ids ids = {&m, &codec, 100, warn, "P"};
+        rs_align_input in = {0};
+        ck_assert_msg(!rs_align_input_open(&in, path, pairs, 0, 0, &plain, &ids, &err), "%s",
+                      err.msg);
+        ck_assert_int_eq(in.count, 0);
+        rs_align_input_free(&in);
+        ck_assert_int_eq(fclose(warn), 0);
+        snprintf(want, sizeof want, "P: %s: no %s (an empty input): nothing aligned\n", path,
+                 pairs ? "pairs" : "sentences");
+        ck_assert_str_eq(warned, want);
+        free(warned);
+    }
     testdir_remove(dir);
     rs_codec_free(&codec);
     rs_model_free(&m);
@@ -168,6 +207,7 @@ Suite *align_sentences_suite(void)
     tcase_add_test(tc, translations_in_line_order);
     tcase_add_test(tc, pairs_forced_and_joined);
     tcase_add_test(tc, input_files_of_pairs_and_of_lines);
+    tcase_add_test(tc, an_empty_input_is_said);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -70,7 +70,7 @@ START_TEST(greedy_alignment_rows_are_distributions)
     rs_error err = {{0}};
     rs_hypothesis out[3];
     make_model(&m);
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     ck_assert_msg(!rs_decoder_init(&dec, &member, 1, 3, 1, 6, &err), "%s", err.msg);
     ck_assert_msg(!rs_greedy(&dec, 3, srcs, src_len, 12, 1, out, &err), "%s", err.msg);
     for (int b = 0; b < 3; b++) {
@@ -97,7 +97,7 @@ START_TEST(forced_alignment_rows_are_distributions_and_batch_free)
                     .tgt_len = (int *)tgt_len,
                     .line = line};
     rs_forced together[3], alone[3];
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     ck_assert_msg(!rs_forced_decode(&member, 1, &d, 8, RS_FORCED_ALIGNMENT, together, &err), "%s",
                   err.msg);
     ck_assert_msg(!rs_forced_decode(&member, 1, &d, 1, RS_FORCED_ALIGNMENT, alone, &err), "%s",

@@ -21,7 +21,7 @@ static const char *const sentence = "das haus ist gross";
 enum { S = 5 }; /* four words and </s> */
 
 static char dir[64];
-static rs_model model;
+static rs_ready model;
 static rs_codec codec;
 
 static void train_model(void)
@@ -52,7 +52,7 @@ static void train_model(void)
 static void forget_model(void)
 {
     rs_codec_free(&codec);
-    rs_model_free(&model);
+    rs_ready_free(&model);
     testdir_remove(dir);
 }
 
@@ -63,7 +63,7 @@ static int by_hand(const rs_explained_step *x, int *out)
 {
     rs_error err;
     rs_decoder dec;
-    const rs_model *const models[1] = {&model};
+    const rs_ready *models[1] = {&model};
     int src[S - 1], count = 0;
     for (int j = 0; j < S - 1; j++)
         src[j] = x->src_ids[j];

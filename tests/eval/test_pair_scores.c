@@ -24,7 +24,8 @@ START_TEST(a_line_per_pair_with_its_tokens)
     snprintf(tsv, sizeof tsv, "%s/p.tsv", dir);
     const rs_pairs_input in = {.tsv = tsv};
     const rs_pairs_ids ids = {&m, &codec, 100, NULL, "P"};
-    const rs_model *members[] = {&m};
+    const rs_ready ready = rs_ready_plain(&m);
+    const rs_ready *members[] = {&ready};
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
@@ -53,12 +54,49 @@ START_TEST(a_line_per_pair_with_its_tokens)
 }
 END_TEST
 
+/* An empty input is zero pairs, not an error: nothing printed, said to the
+ * warnings' stream naming the file. */
+START_TEST(an_empty_input_is_zero_pairs_said)
+{
+    rs_model m;
+    rs_codec codec;
+    rs_error err = {{0}};
+    tiny_model_with_words(&m, 4, "haus", 5);
+    ck_assert_msg(!rs_codec_for_model(&codec, &m, &err), "%s", err.msg);
+    char dir[64], tsv[128];
+    testdir_make(dir, "pair_scores_empty");
+    testfile_put(dir, "empty.tsv", "");
+    snprintf(tsv, sizeof tsv, "%s/empty.tsv", dir);
+    char *text = NULL, *warned = NULL;
+    size_t size = 0, warned_size = 0;
+    FILE *out = open_memstream(&text, &size), *warn = open_memstream(&warned, &warned_size);
+    const rs_pairs_input in = {.tsv = tsv};
+    const rs_pairs_ids ids = {&m, &codec, 100, warn, "P"};
+    const rs_ready ready = rs_ready_plain(&m);
+    const rs_ready *members[] = {&ready};
+    const rs_pair_scoring how = {members, 1, 2, 0};
+    ck_assert_msg(!rs_pair_scores_write(out, &in, &ids, &how, &err), "%s", err.msg);
+    ck_assert_int_eq(fclose(out), 0);
+    ck_assert_int_eq(fclose(warn), 0);
+    ck_assert_str_eq(text, "");
+    char want[256];
+    snprintf(want, sizeof want, "P: %s: no pairs (an empty input): nothing scored\n", tsv);
+    ck_assert_str_eq(warned, want);
+    free(text);
+    free(warned);
+    testdir_remove(dir);
+    rs_codec_free(&codec);
+    rs_model_free(&m);
+}
+END_TEST
+
 Suite *pair_scores_suite(void)
 {
     Suite *s = suite_create("pair_scores");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, a_line_per_pair_with_its_tokens);
+    tcase_add_test(tc, an_empty_input_is_zero_pairs_said);
     suite_add_tcase(s, tc);
     return s;
 }

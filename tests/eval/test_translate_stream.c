@@ -15,7 +15,8 @@ static const char *const inputs[] = {"das haus", "", "haus das das"};
 typedef struct {
     char dir[256], path[300];
     rs_model model;
-    const rs_model *member; /* the translator keeps &member */
+    rs_ready plain;
+    const rs_ready *member; /* the translator keeps &member */
     rs_codec codec;
     rs_translator tr;
     rs_translate_options opt;
@@ -50,7 +51,8 @@ static void setup(fixture *f, int beam, int n_best)
     f->opt.beam = beam;
     f->opt.n_best = n_best;
     f->opt.batch_size = 1;
-    f->member = &f->model;
+    f->plain = rs_ready_plain(&f->model);
+    f->member = &f->plain;
     ck_assert_msg(!rs_translator_init(&f->tr, &f->member, 1, &f->codec, &f->opt, &err), "%s",
                   err.msg);
     ck_assert_msg(!rs_line_reader_open(&f->reader, f->path, &err), "%s", err.msg);

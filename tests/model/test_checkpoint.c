@@ -771,7 +771,9 @@ START_TEST(test_out_of_memory_names_the_file)
     const int status = testlimit_wait(pid);
     ck_assert_msg(status == 0, "child status %d", status);
     ck_assert_int_gt(got, 0);
-    ck_assert_msg(strstr(msg, path) && strstr(msg, "out of memory for section params"), "%s", msg);
+    ck_assert_msg(strstr(msg, path) &&
+                      strstr(msg, "out of memory allocating the checkpoint's section params ("),
+                  "%s", msg);
     testdir_remove(tmp_dir);
 #endif
 }

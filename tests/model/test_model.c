@@ -1,10 +1,14 @@
 /* The model (src/model/model.c): every weight drawn within ±init_scale, biases
  * zero (att.v is a weight vector, not a bias), the same seed the same
- * weights, and a fresh training state. */
+ * weights, a fresh training state, and parameters that do not fit said so. */
 #include <check.h>
 #include <math.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "model/model.h"
+#include "testlimit.h"
+#include "testskip.h"
 
 static void make(rs_model *m, int attention)
 {
@@ -68,12 +72,48 @@ START_TEST(a_fresh_training_state)
 }
 END_TEST
 
+/* Parameters that cannot be had: the message says they are the model's,
+ * and how big (8.2 GiB of them, under an address-space limit). */
+START_TEST(parameters_that_do_not_fit_are_named_with_their_size)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    test_skip("model: the out-of-memory test under AddressSanitizer (it aborts on a failed "
+              "allocation)");
+#else
+    rs_config cfg;
+    rs_config_defaults(&cfg);
+    cfg.model.src_vocab = cfg.model.tgt_vocab = 1 << 24;
+    cfg.model.emb = 64, cfg.model.hidden = 4, cfg.model.att = 4, cfg.model.maxout = 2;
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = testlimit_fork((size_t)64 << 20);
+    if (pid == 0) {
+        rs_model m;
+        rs_error err = {{0}};
+        const int rc = rs_model_alloc(&m, &cfg, &err);
+        if (write(fds[1], err.msg, strlen(err.msg) + 1) < 0)
+            _exit(5);
+        _exit(rc == -1 ? 0 : 6);
+    }
+    close(fds[1]);
+    char msg[1024] = "";
+    const ssize_t got = read(fds[0], msg, sizeof msg - 1);
+    close(fds[0]);
+    ck_assert_int_eq(testlimit_wait(pid), 0);
+    ck_assert_int_gt(got, 0);
+    ck_assert_msg(strstr(msg, "out of memory allocating the model's parameters (8.2 GiB)"), "%s",
+                  msg);
+#endif
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
     TCase *tc = tcase_create("model");
     tcase_add_test(tc, weights_within_the_scale_and_biases_zero);
     tcase_add_test(tc, a_fresh_training_state);
+    tcase_add_test(tc, parameters_that_do_not_fit_are_named_with_their_size);
     suite_add_tcase(s, tc);
     return s;
 }

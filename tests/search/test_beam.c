@@ -26,7 +26,7 @@ START_TEST(beam_of_one_is_greedy)
     tiny_model_of_kind(&model, tiny_kinds[_i]);
     rs_decoder dec;
     rs_beam_search bs;
-    const rs_model *member = &model;
+    const rs_ready member_ready = rs_ready_plain(&model), *member = &member_ready;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_hypothesis greedy[SENTENCES], beam[SENTENCES];
@@ -60,7 +60,7 @@ START_TEST(n_best_scores_ranks_and_batching)
     tiny_model_of_kind(&model, tiny_kinds[_i % TINY_KINDS]);
     const float alpha = _i < TINY_KINDS ? 0.0f : 1.0f;
     rs_beam_search bs;
-    const rs_model *member = &model;
+    const rs_ready member_ready = rs_ready_plain(&model), *member = &member_ready;
     ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, K, 8, &err) == 0);
     rs_hypothesis out[SENTENCES * K];
     const rs_beam_options opt = {
@@ -120,7 +120,7 @@ START_TEST(a_long_search_grows_its_history)
     rs_error err;
     tiny_model_make(&model, "additive", 0.5f, -40.0f, 7);
     rs_beam_search bs;
-    const rs_model *member = &model;
+    const rs_ready member_ready = rs_ready_plain(&model), *member = &member_ready;
     ck_assert(rs_beam_init(&bs, &member, 1, SENTENCES, K, 8, &err) == 0);
     rs_hypothesis with[SENTENCES * K], without[SENTENCES * K];
     rs_beam_options opt = {.beam = K, .n_best = K, .max_len = LONG, .want_alignment = 1};

@@ -31,7 +31,7 @@ static void steady_model(rs_model *m)
  * NULL: none). */
 static rs_hypothesis best_of(const rs_model *m, const rs_shortlist *sl, float alpha)
 {
-    const rs_model *member = m;
+    const rs_ready plain = rs_ready_plain(m), *member = &plain;
     rs_beam_search bs;
     rs_error err;
     ck_assert(!rs_beam_init(&bs, &member, 1, 1, K, 8, &err));

@@ -48,7 +48,7 @@ static double check_conformance(const char *dir, double tol)
     ck_assert_int_gt(data.count, 0);
     rs_forced *scored = calloc((size_t)data.count, sizeof(rs_forced));
     ck_assert(scored != NULL);
-    const rs_model *member = &model;
+    const rs_ready member_ready = rs_ready_plain(&model), *member = &member_ready;
     /* Batches of 7 mix lengths, so padding is exercised too. */
     ck_assert_msg(rs_forced_decode(&member, 1, &data, 7, 0, scored, &err) == 0, "%s", err.msg);
     FILE *f = fopen(expected_path, "r");

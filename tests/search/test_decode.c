@@ -59,7 +59,7 @@ START_TEST(greedy_is_the_argmax_of_teacher_forcing)
     rs_decoder dec;
     rs_error err;
     tiny_model_of_kind(&model, tiny_kinds[_i]);
-    const rs_model *member = &model;
+    const rs_ready member_ready = rs_ready_plain(&model), *member = &member_ready;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_hypothesis out[SENTENCES];
     ck_assert_msg(rs_greedy(&dec, SENTENCES, tiny_srcs, tiny_src_counts, MAX_LEN, 0, out, &err) ==
@@ -97,7 +97,7 @@ START_TEST(greedy_without_scores_chooses_the_same_words)
     rs_decoder dec;
     rs_error err;
     tiny_model_of_kind(&model, tiny_kinds[_i]);
-    const rs_model *member = &model;
+    const rs_ready member_ready = rs_ready_plain(&model), *member = &member_ready;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     ck_assert_int_eq(dec.scores, 1);
     rs_hypothesis scored[SENTENCES], plain[SENTENCES];
@@ -128,7 +128,7 @@ START_TEST(length_limit_forces_eos)
     rs_decoder dec;
     rs_error err;
     tiny_model_make(&model, "additive", 0.5f, 0.0f, 31); /* never stops by itself */
-    const rs_model *member = &model;
+    const rs_ready member_ready = rs_ready_plain(&model), *member = &member_ready;
     ck_assert(rs_decoder_init(&dec, &member, 1, SENTENCES, 1, 8, &err) == 0);
     rs_hypothesis out[SENTENCES];
     for (int max_len = 1; max_len <= 3; max_len++) {
@@ -165,7 +165,8 @@ START_TEST(ensemble_weights_are_normalised)
     rs_error err;
     tiny_model_make(&a, "additive", 0.5f, 0.0f, 31);
     tiny_model_make(&b, "additive", 0.5f, 0.0f, 32);
-    const rs_model *members[3] = {&a, &b, &a};
+    const rs_ready members_ready[] = {rs_ready_plain(&a), rs_ready_plain(&b), rs_ready_plain(&a)};
+    const rs_ready *members[3] = {&members_ready[0], &members_ready[1], &members_ready[2]};
     ck_assert(rs_decoder_init(&dec, members, 3, SENTENCES, 1, 8, &err) == 0);
     for (int k = 0; k < 3; k++)
         ck_assert(dec.weight[k] == 1.0f / 3.0f);

@@ -38,7 +38,7 @@ START_TEST(tokens_sum_to_the_pair_and_rows_are_distributions)
     rs_model m;
     rs_error err = {{0}};
     make_model(&m, 1);
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_forced f[2];
     ck_assert_msg(
         !rs_forced_decode(&member, 1, &data, 2, RS_FORCED_TOKENS | RS_FORCED_ALIGNMENT, f, &err),
@@ -78,7 +78,7 @@ START_TEST(a_long_target_scores_in_a_batch_of_its_own)
     rs_model m;
     rs_error err = {{0}};
     make_model(&m, 3);
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     static int long_tgt[LONG];
     for (int t = 0; t < LONG; t++)
         long_tgt[t] = RS_RESERVED + t % 3;
@@ -112,7 +112,8 @@ START_TEST(an_ensemble_is_the_mean_of_its_members)
     rs_error err = {{0}};
     make_model(&a, 2);
     make_model(&b, 3);
-    const rs_model *pair[2] = {&a, &b};
+    const rs_ready pair_ready[] = {rs_ready_plain(&a), rs_ready_plain(&b)};
+    const rs_ready *pair[2] = {&pair_ready[0], &pair_ready[1]};
     rs_forced fa[2], fb[2], fe[2];
     ck_assert(!rs_forced_decode(&pair[0], 1, &data, 2, RS_FORCED_TOKENS, fa, &err));
     ck_assert(!rs_forced_decode(&pair[1], 1, &data, 2, RS_FORCED_TOKENS, fb, &err));
@@ -155,7 +156,7 @@ START_TEST(long_sources_are_cut_and_text_goes_through_the_codec)
     rs_codec codec;
     make_model(&m, 4);
     ck_assert(!rs_codec_for_model(&codec, &m, &err));
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_forced f;
     rs_tokens st, tt;
     const rs_forced_pair pair = {"das Haus ist", "the house is the", 250, 0};

@@ -12,7 +12,7 @@ START_TEST(an_empty_source_has_only_the_empty_translation)
 {
     rs_model m;
     tiny_model_make(&m, "additive", 0.5f, 0.0f, 2);
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     static const int src1[] = {4, 5}, tgt1[] = {6};
     const int *src[] = {src1, NULL, src1}, *tgt[] = {tgt1, NULL, NULL};
     int src_len[] = {2, 0, 2}, tgt_len[] = {1, 0, 0}, line[] = {0, 1, 2};

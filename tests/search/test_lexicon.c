@@ -290,7 +290,7 @@ enum { LINES = 4 };
 
 /* Translations of the four lines, batch_size at a time, by greedy search
  * (beam 1) or beam search, with the shortlist sl (lex NULL: none). */
-static void decode_lines(const rs_model *const *models, int n_models, int beam, int batch_size,
+static void decode_lines(const rs_ready *const *models, int n_models, int beam, int batch_size,
                          const rs_shortlist *sl, rs_hypothesis *out)
 {
     rs_error err;
@@ -320,7 +320,10 @@ START_TEST(shortlist_of_every_word_decodes_exactly)
     rs_model m[2];
     tiny_model_make(&m[0], "additive", 0.5f, -2.0f, 3);
     tiny_model_make(&m[1], "additive", 0.5f, -2.0f, 4);
-    const rs_model *members[] = {&m[0], &m[1]};
+    rs_ready members_ready[] = {rs_ready_plain(&m[0]), rs_ready_plain(&m[1])};
+    const rs_ready *members[] = {&members_ready[0], &members_ready[1]};
+    const rs_accel_options int8 = {.int8 = 1};
+    rs_accel *copies[2] = {NULL, NULL};
     rs_lexicon lex;
     fixed_table(&lex);
     const rs_shortlist none = {0}, all = {&lex, 12, 0};
@@ -331,8 +334,11 @@ START_TEST(shortlist_of_every_word_decodes_exactly)
         for (int beam = 1; beam <= 3; beam += 2)
             for (int n_models = 1; n_models <= 2; n_models++) {
                 if (q8 && beam == 1 && n_models == 1)
-                    for (int k = 0; k < 2; k++)
-                        ck_assert_msg(!rs_network_quantize(&m[k], &err), "%s", err.msg);
+                    for (int k = 0; k < 2; k++) {
+                        copies[k] = rs_accel_new(&m[k], NULL, &int8, &err);
+                        ck_assert_msg(copies[k], "%s", err.msg);
+                        members_ready[k].accel = copies[k];
+                    }
                 rs_hypothesis exact[LINES], listed[LINES];
                 decode_lines(members, n_models, beam, 2, &none, exact);
                 decode_lines(members, n_models, beam, 2, &all, listed);
@@ -347,6 +353,8 @@ START_TEST(shortlist_of_every_word_decodes_exactly)
                 }
                 ck_assert_int_gt(words, LINES); /* not only empty outputs */
             }
+    rs_accel_free(copies[0]);
+    rs_accel_free(copies[1]);
     rs_model_free(&m[0]);
     rs_model_free(&m[1]);
 }
@@ -360,14 +368,19 @@ START_TEST(dominant_bias_wins_under_int8_and_shortlist)
     rs_model m;
     tiny_model_make(&m, "additive", 0.5f, -2.0f, 6);
     m.w.out_bw[11] += 1000.0f;
-    const rs_model *member = &m;
+    rs_ready member_ready = rs_ready_plain(&m);
+    const rs_ready *member = &member_ready;
     rs_lexicon lex;
     fixed_table(&lex);
     const rs_shortlist none = {0}, sl = {&lex, 0, 2};
     rs_error err;
+    rs_accel *copies = NULL;
     for (int q8 = 0; q8 <= 1; q8++) {
-        if (q8)
-            ck_assert_msg(!rs_network_quantize(&m, &err), "%s", err.msg);
+        if (q8) {
+            copies = rs_accel_new(&m, NULL, &(rs_accel_options){.int8 = 1}, &err);
+            ck_assert_msg(copies, "%s", err.msg);
+            member_ready.accel = copies;
+        }
         for (int list = 0; list <= 1; list++)
             for (int beam = 1; beam <= 3; beam += 2)
                 for (int batch = 1; batch <= LINES; batch += LINES - 1) {
@@ -384,6 +397,7 @@ START_TEST(dominant_bias_wins_under_int8_and_shortlist)
                     }
                 }
     }
+    rs_accel_free(copies);
     rs_model_free(&m);
 }
 END_TEST
@@ -416,7 +430,7 @@ START_TEST(short_shortlist_outputs_only_its_words)
 {
     rs_model m;
     tiny_model_make(&m, "additive", 0.5f, -2.0f, 5);
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_lexicon lex;
     fixed_table(&lex);
     const rs_shortlist none = {0}, sl = {&lex, 0, 1};

@@ -31,8 +31,10 @@ START_TEST(every_model_loaded_once_with_the_first_codec)
     ck_assert_msg(!rs_models_load(&m, &codec, &err), "%s", err.msg);
     ck_assert_int_eq(m.loaded, 2);
     ck_assert_ptr_eq(m.members[1], &m.models[1]);
-    ck_assert(m.models[1].params[3] == mb.params[3] && m.models[0].params[3] == ma.params[3]);
-    ck_assert_int_eq(m.models[0].src_vocab.size, ma.src_vocab.size);
+    ck_assert(m.models[1].model->params[3] == mb.params[3] &&
+              m.models[0].model->params[3] == ma.params[3]);
+    ck_assert_int_eq(m.models[0].model->src_vocab.size, ma.src_vocab.size);
+    ck_assert(m.models[0].accel && m.models[1].accel); /* each readied with its copies */
     /* Loading again loads nothing new; a model added later is. */
     m.args[m.count++] = "/nonexistent/c.ckpt";
     ck_assert_int_ne(rs_models_load(&m, NULL, &err), 0);
@@ -73,7 +75,7 @@ START_TEST(a_translator_of_the_models_with_a_shortlist)
     ck_assert_int_gt(m.lexicon.start[m.lexicon.src_vocab], 0);
     rs_translator_free(&tr);
     /* Pieces of SentencePiece are decoded already: not joined again. */
-    m.models[0].cfg.tokenizer = RS_TOKENIZER_SPM;
+    ((rs_model *)m.models[0].model)->cfg.tokenizer = RS_TOKENIZER_SPM; /* ready owns it */
     topt.remove_bpe = RS_BPE_SENTENCEPIECE;
     rs_translator none = {0};
     ck_assert_int_ne(rs_models_translator(&m, &codec, NULL, &topt, &none, &err), 0);

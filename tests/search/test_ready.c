@@ -45,12 +45,12 @@ static void teardown(void)
 
 /* Greedy translations of `lines` by model with codec (the model's own when
  * codec is NULL). */
-static void translate(const rs_model *model, const rs_codec *codec, rs_translated *out)
+static void translate(const rs_ready *model, const rs_codec *codec, rs_translated *out)
 {
     rs_error err = {{0}};
     rs_codec own = {0};
     if (!codec) {
-        ck_assert_msg(!rs_codec_for_model(&own, model, &err), "%s", err.msg);
+        ck_assert_msg(!rs_codec_for_model(&own, model->model, &err), "%s", err.msg);
         codec = &own;
     }
     rs_translate_options opt;
@@ -84,27 +84,29 @@ static void expect_same(rs_translated *got, rs_translated *want, double tol, con
 
 START_TEST(loads_the_weights_as_saved_with_the_codec)
 {
-    rs_model m;
+    rs_ready r;
     rs_codec codec = {0};
     rs_error err = {{0}};
     char found[256] = "";
-    ck_assert_msg(!rs_ready_model_load(path, NULL, &m, &codec, found, sizeof found, &err), "%s",
-                  err.msg);
+    ck_assert_msg(!rs_ready_load(&r, path, NULL, &codec, found, sizeof found, &err), "%s", err.msg);
     ck_assert_str_eq(found, path);
-    ck_assert_uint_eq(m.layout.total, saved.layout.total);
-    ck_assert(!memcmp(m.params, saved.params, saved.layout.total * sizeof(float)));
-    ck_assert_int_eq(m.src_vocab.size, saved.src_vocab.size);
-    ck_assert_int_eq(m.tgt_vocab.size, saved.tgt_vocab.size);
+    const rs_model *m = r.model;
+    ck_assert_uint_eq(m->layout.total, saved.layout.total);
+    ck_assert(!memcmp(m->params, saved.params, saved.layout.total * sizeof(float)));
+    ck_assert_int_eq(m->src_vocab.size, saved.src_vocab.size);
+    ck_assert_int_eq(m->tgt_vocab.size, saved.tgt_vocab.size);
+    ck_assert_ptr_nonnull(r.accel); /* the copies, made once, with the model */
     /* The codec given back is the model's: the same translations as one made here. */
     rs_translated got[N], want[N];
-    translate(&m, &codec, got);
-    translate(&m, NULL, want);
+    translate(&r, &codec, got);
+    translate(&r, NULL, want);
     expect_same(got, want, 0, "the ready codec");
     rs_codec_free(&codec);
-    rs_model_free(&m);
+    rs_ready_free(&r);
+    ck_assert(!r.model && !r.accel);
     /* Without a codec or a path to fill. */
-    ck_assert_msg(!rs_ready_model_load(path, NULL, &m, NULL, NULL, 0, &err), "%s", err.msg);
-    rs_model_free(&m);
+    ck_assert_msg(!rs_ready_load(&r, path, NULL, NULL, NULL, 0, &err), "%s", err.msg);
+    rs_ready_free(&r);
 }
 END_TEST
 
@@ -113,20 +115,23 @@ END_TEST
  * one road run twice is the same bits. */
 START_TEST(decodes_as_the_plain_model_to_rounding_and_as_itself_to_the_bit)
 {
-    rs_model ready, again, plain;
+    rs_ready ready, again;
+    rs_model plain;
     rs_error err = {{0}};
-    ck_assert_msg(!rs_ready_model_load(path, NULL, &ready, NULL, NULL, 0, &err), "%s", err.msg);
-    ck_assert_msg(!rs_ready_model_load(path, NULL, &again, NULL, NULL, 0, &err), "%s", err.msg);
+    ck_assert_msg(!rs_ready_load(&ready, path, NULL, NULL, NULL, 0, &err), "%s", err.msg);
+    ck_assert_msg(!rs_ready_load(&again, path, NULL, NULL, NULL, 0, &err), "%s", err.msg);
     ck_assert_msg(!rs_checkpoint_load(path, &plain, NULL, &err), "%s", err.msg);
+    const rs_ready as_is = rs_ready_plain(&plain);
+    ck_assert_ptr_null(as_is.accel);
     rs_translated a[N], b[N];
     translate(&ready, NULL, a);
-    translate(&plain, NULL, b);
+    translate(&as_is, NULL, b);
     expect_same(a, b, 1e-5, "ready against plain");
     translate(&ready, NULL, a);
     translate(&again, NULL, b);
     expect_same(a, b, 0, "ready twice");
-    rs_model_free(&ready);
-    rs_model_free(&again);
+    rs_ready_free(&ready);
+    rs_ready_free(&again);
     rs_model_free(&plain);
 }
 END_TEST
@@ -137,38 +142,36 @@ START_TEST(a_directory_or_a_name_resolves_as_m_does)
 {
     char run[128], last[192], best[192], found[256];
     rs_error err = {{0}};
-    rs_model m;
+    rs_ready m;
     snprintf(run, sizeof run, "%s/run", dir);
     snprintf(last, sizeof last, "%s/last.ckpt", run);
     snprintf(best, sizeof best, "%s/best.ckpt", run);
     ck_assert_msg(!rs_checkpoint_save(last, &saved, NULL, &err), "%s", err.msg);
-    ck_assert_msg(!rs_ready_model_load(run, NULL, &m, NULL, found, sizeof found, &err), "%s",
-                  err.msg);
+    ck_assert_msg(!rs_ready_load(&m, run, NULL, NULL, found, sizeof found, &err), "%s", err.msg);
     ck_assert_str_eq(found, last);
-    rs_model_free(&m);
+    rs_ready_free(&m);
     ck_assert_msg(!rs_checkpoint_save(best, &saved, NULL, &err), "%s", err.msg);
-    ck_assert_msg(!rs_ready_model_load(run, NULL, &m, NULL, found, sizeof found, &err), "%s",
-                  err.msg);
+    ck_assert_msg(!rs_ready_load(&m, run, NULL, NULL, found, sizeof found, &err), "%s", err.msg);
     ck_assert_str_eq(found, best);
-    rs_model_free(&m);
+    rs_ready_free(&m);
     ck_assert_int_eq(setenv("RNNSEARCH_MODELS", dir, 1), 0);
-    const int rc = rs_ready_model_load("run", NULL, &m, NULL, found, sizeof found, &err);
+    const int rc = rs_ready_load(&m, "run", NULL, NULL, found, sizeof found, &err);
     unsetenv("RNNSEARCH_MODELS");
     ck_assert_msg(rc == 0, "%s", err.msg);
     ck_assert_str_eq(found, best);
-    rs_model_free(&m);
+    rs_ready_free(&m);
 }
 END_TEST
 
 /* A checkpoint with one byte changed, a file that is not there and a
  * directory without a checkpoint: -1, a message naming the file (or the
- * places looked at), the model empty (rs_model_free on it harmless) and the
+ * places looked at), nothing held (rs_ready_free on it harmless) and the
  * path not filled. */
 START_TEST(a_bad_or_missing_checkpoint_is_refused_naming_it)
 {
     char bad[192], missing[192], empty[192], found[256];
     rs_error err = {{0}};
-    rs_model m;
+    rs_ready m;
     rs_codec codec = {0};
     size_t size;
     unsigned char *bytes = testfile_read(path, &size);
@@ -184,13 +187,13 @@ START_TEST(a_bad_or_missing_checkpoint_is_refused_naming_it)
     for (int k = 0; k < 3; k++) {
         strcpy(found, "not filled");
         err.msg[0] = '\0';
-        m = (rs_model){0};
-        ck_assert_int_eq(rs_ready_model_load(args[k], NULL, &m, &codec, found, sizeof found, &err),
-                         -1);
+        m = (rs_ready){0};
+        ck_assert_int_eq(rs_ready_load(&m, args[k], NULL, &codec, found, sizeof found, &err), -1);
         ck_assert_msg(strstr(err.msg, args[k]), "'%s' does not name %s", err.msg, args[k]);
         ck_assert_str_eq(found, "not filled");
-        ck_assert_ptr_null(m.params);
-        rs_model_free(&m);
+        ck_assert_ptr_null(m.model);
+        ck_assert_ptr_null(m.accel);
+        rs_ready_free(&m);
     }
 }
 END_TEST
@@ -201,26 +204,25 @@ END_TEST
  * as before. */
 START_TEST(an_int8_view_shares_the_weights_and_decodes_as_an_int8_load)
 {
-    rs_model m, loaded, view;
+    rs_ready m, loaded, view;
     rs_error err = {{0}};
     const rs_ready_options int8 = {.int8 = 1};
-    ck_assert_msg(!rs_ready_model_load(path, NULL, &m, NULL, NULL, 0, &err), "%s", err.msg);
-    ck_assert_msg(!rs_ready_model_load(path, &int8, &loaded, NULL, NULL, 0, &err), "%s", err.msg);
+    ck_assert_msg(!rs_ready_load(&m, path, NULL, NULL, NULL, 0, &err), "%s", err.msg);
+    ck_assert_msg(!rs_ready_load(&loaded, path, &int8, NULL, NULL, 0, &err), "%s", err.msg);
     rs_translated before[N], a[N], b[N];
     translate(&m, NULL, before);
-    struct rs_accel *forms = NULL;
-    ck_assert_msg(!rs_ready_model_view(&m, &int8, &view, &forms, &err), "%s", err.msg);
-    ck_assert_ptr_nonnull(forms);
-    ck_assert_ptr_eq(view.params, m.params);
+    ck_assert_msg(!rs_ready_view(&m, &int8, &view, &err), "%s", err.msg);
+    ck_assert_ptr_eq(view.model, m.model);
+    ck_assert(view.accel && view.accel != m.accel);
     translate(&view, NULL, a);
     translate(&loaded, NULL, b);
     expect_same(a, b, 0, "int8 view against int8 load");
-    rs_ready_forms_free(forms);
-    ck_assert(!memcmp(m.params, saved.params, saved.layout.total * sizeof(float)));
+    rs_ready_view_free(&view);
+    ck_assert(!memcmp(m.model->params, saved.params, saved.layout.total * sizeof(float)));
     translate(&m, NULL, a);
     expect_same(a, before, 0, "the model after its view");
-    rs_model_free(&m);
-    rs_model_free(&loaded);
+    rs_ready_free(&m);
+    rs_ready_free(&loaded);
 }
 END_TEST
 

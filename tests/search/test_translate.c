@@ -62,7 +62,7 @@ static const char *const lines[] = {
 };
 enum { LINES = sizeof lines / sizeof *lines };
 
-static void translate_all(const rs_model *const *models, int n_models, const rs_codec *codec,
+static void translate_all(const rs_ready *const *models, int n_models, const rs_codec *codec,
                           const rs_translate_options *opt, int count, const char *const *text,
                           rs_translated *out)
 {
@@ -89,7 +89,7 @@ START_TEST(a_sentence_does_not_depend_on_its_batch)
     rs_error err = {{0}};
     make_model(&m, 3, 0.0f);
     ck_assert(!rs_codec_for_model(&codec, &m, &err));
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     for (int beam = 1; beam <= 3; beam += 2) {
         rs_translate_options opt;
         rs_translate_options_default(&opt);
@@ -123,7 +123,7 @@ START_TEST(empty_lines_stay_empty_and_long_sources_are_cut)
     rs_error err = {{0}};
     make_model(&m, 4, 0.0f);
     ck_assert(!rs_codec_for_model(&codec, &m, &err));
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_translate_options opt;
     rs_translate_options_default(&opt);
     opt.max_src_len = 3;
@@ -167,7 +167,7 @@ START_TEST(workspaces_are_sized_by_the_sentences_given)
     rs_error err = {{0}};
     make_model(&m, 4, 0.0f);
     ck_assert(!rs_codec_for_model(&codec, &m, &err));
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_translate_options opt;
     rs_translate_options_default(&opt);
     opt.beam = 100;
@@ -215,7 +215,7 @@ START_TEST(a_batch_workspace_is_sized_by_the_batch_not_the_longest_source)
     rs_model m;
     rs_error err = {{0}};
     make_model(&m, 4, 0.0f);
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_translate_options opt;
     rs_translate_options_default(&opt);
     static int short_ids[2] = {RS_RESERVED + 0, RS_RESERVED + 1}, long_ids[LONG];
@@ -268,7 +268,7 @@ START_TEST(an_ensemble_of_one_model_twice_is_that_model)
     rs_error err = {{0}};
     make_model(&m, 5, 0.0f);
     ck_assert(!rs_codec_for_model(&codec, &m, &err));
-    const rs_model *one[1] = {&m}, *two[2] = {&m, &m};
+    const rs_ready plain = rs_ready_plain(&m), *one[1] = {&plain}, *two[2] = {&plain, &plain};
     for (int beam = 1; beam <= 4; beam += 3) {
         rs_translate_options opt;
         rs_translate_options_default(&opt);
@@ -283,7 +283,8 @@ START_TEST(an_ensemble_of_one_model_twice_is_that_model)
         }
     }
     make_model(&other, 6, 0.0f);
-    const rs_model *pair[2] = {&m, &other};
+    const rs_ready pair_ready[] = {rs_ready_plain(&m), rs_ready_plain(&other)};
+    const rs_ready *pair[2] = {&pair_ready[0], &pair_ready[1]};
     rs_translator tr;
     rs_translate_options opt;
     rs_translate_options_default(&opt);
@@ -309,7 +310,8 @@ START_TEST(ensemble_weights_weigh_the_members)
     make_model(&m, 5, 0.0f);
     make_model(&other, 6, 0.0f);
     ck_assert(!rs_codec_for_model(&codec, &m, &err));
-    const rs_model *one[1] = {&m}, *pair[2] = {&m, &other};
+    const rs_ready plain[2] = {rs_ready_plain(&m), rs_ready_plain(&other)};
+    const rs_ready *one[1] = {&plain[0]}, *pair[2] = {&plain[0], &plain[1]};
     static const float first[2] = {1.0f, 0.0f}, equal[2] = {0.7f, 0.7f};
     for (int beam = 1; beam <= 4; beam += 3) {
         rs_translate_options opt;
@@ -359,7 +361,7 @@ START_TEST(unknown_words_are_replaced_but_never_by_punctuation)
     rs_error err = {{0}};
     make_model(&m, 7, 30.0f);
     ck_assert(!rs_codec_for_model(&codec, &m, &err));
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_translate_options opt;
     rs_translate_options_default(&opt);
     opt.replace_unk = 1;
@@ -393,7 +395,7 @@ START_TEST(n_best_lists_are_ranked)
     rs_error err = {{0}};
     make_model(&m, 8, 0.0f);
     ck_assert(!rs_codec_for_model(&codec, &m, &err));
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_translate_options opt;
     rs_translate_options_default(&opt);
     opt.beam = opt.n_best = 4;
@@ -434,7 +436,7 @@ START_TEST(translate_align_and_validation_give_the_same_output)
     ck_assert(!fclose(f));
 
     /* The library's translations. */
-    const rs_model *member = &m;
+    const rs_ready member_ready = rs_ready_plain(&m), *member = &member_ready;
     rs_translate_options opt;
     rs_translate_options_default(&opt);
     rs_translated out[LINES];

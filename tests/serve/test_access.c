@@ -249,7 +249,7 @@ START_TEST(the_token_is_decided_by_what_the_address_is)
     ck_assert_int_eq(rs_serve_any_address("127.0.0.1"), 0);
     ck_assert_int_eq(rs_serve_any_address("localhost"), -1);
     rs_serve_options opt = test_options(1, 4, 10);
-    const rs_serve_model served[1] = {{"reorder", &model, &codec}};
+    const rs_serve_model served[1] = {{"reorder", &model_ready, &codec}};
     rs_server *s;
     rs_error err;
     for (size_t k = 0; k < sizeof open / sizeof *open; k++) {
@@ -360,7 +360,7 @@ static int probe(const char *addr, int port, const char *headers)
  * status: 0, or the number of the check that failed). */
 static int private_address_checks(const char *host, const char *connect_to_addr)
 {
-    const rs_serve_model served[1] = {{"reorder", &model, &codec}};
+    const rs_serve_model served[1] = {{"reorder", &model_ready, &codec}};
     rs_serve_options opt = test_options(1, 4, 10);
     rs_server *s;
     rs_error err;

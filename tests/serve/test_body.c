@@ -176,7 +176,7 @@ END_TEST
 static rs_server *start_one(const rs_serve_options *opt)
 {
     static rs_serve_model served[1];
-    served[0] = (rs_serve_model){"reorder", &model, &codec};
+    served[0] = (rs_serve_model){"reorder", &model_ready, &codec};
     rs_server *s;
     rs_error err;
     ck_assert_msg(rs_server_start(&s, served, 1, opt, &err) == 0, "%s", err.msg);

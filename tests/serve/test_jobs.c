@@ -58,7 +58,7 @@ START_TEST(answers_equal_the_pipeline)
     opt.n_best = 3;
     opt.batch_size = 1;
     opt.want_alignment = 1;
-    const rs_model *models[1] = {&model};
+    const rs_ready *models[1] = {&model_ready};
     rs_translator tr;
     rs_translated t;
     rs_error err;
@@ -198,7 +198,7 @@ START_TEST(align_cuts_long_sources_as_score_does)
     ck_assert_int_eq(rs_json_get(j, "source_tokens")->count, RS_MAX_SRC_LEN);
     ck_assert_double_eq(num(j, "truncated"), 20);
     /* The log-probability is score's for the same pair. */
-    const rs_model *models[1] = {&model};
+    const rs_ready *models[1] = {&model_ready};
     const rs_forced_pair pair = {source, "ka", RS_MAX_SRC_LEN, 0};
     rs_forced f;
     rs_tokens st, tt;
@@ -230,7 +230,9 @@ START_TEST(a_model_without_attention_answers_without_alignment)
     rs_error err;
     ck_assert_msg(!rs_checkpoint_load(path, &none, NULL, &err), "%s", err.msg);
     ck_assert_msg(!rs_codec_for_model(&none_codec, &none, &err), "%s", err.msg);
-    rs_serve_model served[2] = {{"none", &none, &none_codec}, {"reorder", &model, &codec}};
+    const rs_ready none_ready = rs_ready_plain(&none);
+    rs_serve_model served[2] = {{"none", &none_ready, &none_codec},
+                                {"reorder", &model_ready, &codec}};
     const rs_serve_options opt = test_options(1, 4, 10);
     rs_server *s;
     ck_assert_msg(rs_server_start(&s, served, 2, &opt, &err) == 0, "%s", err.msg);
@@ -339,7 +341,9 @@ START_TEST(words_merge_pieces_as_align_words_does)
     snprintf(path, sizeof path, "%s/spm/last.ckpt", dir);
     ck_assert_msg(rs_checkpoint_load(path, &spm, NULL, &err) == 0, "%s", err.msg);
     ck_assert_msg(rs_codec_for_model(&spm_codec, &spm, &err) == 0, "%s", err.msg);
-    const rs_serve_model served[2] = {{"spm", &spm, &spm_codec}, {"words", &model, &codec}};
+    const rs_ready spm_ready = rs_ready_plain(&spm);
+    const rs_serve_model served[2] = {{"spm", &spm_ready, &spm_codec},
+                                      {"words", &model_ready, &codec}};
     rs_serve_options opt = test_options(1, 4, 10);
     rs_server *s;
     ck_assert_msg(rs_server_start(&s, served, 2, &opt, &err) == 0, "%s", err.msg);
@@ -463,7 +467,7 @@ START_TEST(a_batch_answers_what_its_sentences_alone_do)
     topt.n_best = 2;
     topt.batch_size = 3;
     topt.want_alignment = 1;
-    const rs_model *models[1] = {&model};
+    const rs_ready *models[1] = {&model_ready};
     rs_error err;
     static const int orders[2][3] = {{0, 1, 2}, {2, 0, 1}};
     for (int o = 0; o < 2; o++) {

@@ -43,7 +43,8 @@ START_TEST(a_push_answers_what_explain_computes)
      * eval/test_explain_push.c's to show, on a model trained for it */
     rs_explained_step first;
     const rs_explain_step_request one = {sentence, NULL, 1, 1, 1, NULL, 0, 1};
-    ck_assert_msg(!rs_explain_step_compute(&first, &model, &codec, &one, &err), "%s", err.msg);
+    ck_assert_msg(!rs_explain_step_compute(&first, &model_ready, &codec, &one, &err), "%s",
+                  err.msg);
     const int which[3] = {1, 2, first.old_count + 1};
     rs_explained_step_free(&first);
     for (int w = 0; w < 3; w++)
@@ -56,7 +57,8 @@ START_TEST(a_push_answers_what_explain_computes)
             rs_json *root = json_of(a);
             const rs_explain_step_request rq = {sentence, NULL, step, 1, j, NULL, 0, 1};
             rs_explained_step x;
-            ck_assert_msg(!rs_explain_step_compute(&x, &model, &codec, &rq, &err), "%s", err.msg);
+            ck_assert_msg(!rs_explain_step_compute(&x, &model_ready, &codec, &rq, &err), "%s",
+                          err.msg);
             ck_assert_int_eq(x.S, 7);
             const rs_json *before = rs_json_get(root, "before"),
                           *after = rs_json_get(root, "after");

@@ -46,7 +46,7 @@ START_TEST(the_command_checks_its_options)
     ck_assert_msg(strstr(out, "--host: 'localhost' is not a numeric IPv4 or IPv6 address"), "%s",
                   out);
     /* Library-level checks: two models of one name, no model. */
-    rs_serve_model twice[2] = {{"x", &model, &codec}, {"x", &model, &codec}};
+    rs_serve_model twice[2] = {{"x", &model_ready, &codec}, {"x", &model_ready, &codec}};
     rs_serve_options opt;
     rs_serve_options_default(&opt);
     opt.port = 0;
@@ -252,7 +252,7 @@ START_TEST(new_tokens_and_the_stop_beside)
     ck_assert_str_ne(a, b);
     ck_assert_int_eq(rs_serve_token_new(b, 32), -1); /* no room for the NUL */
 
-    rs_serve_model one[1] = {{"x", &model, &codec}};
+    rs_serve_model one[1] = {{"x", &model_ready, &codec}};
     rs_serve_options opt;
     rs_serve_options_default(&opt);
     opt.port = 0;

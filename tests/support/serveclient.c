@@ -32,6 +32,8 @@ char model_dir[64];
 
 rs_model model;
 
+rs_ready model_ready;
+
 rs_codec codec;
 
 void train_model(void)
@@ -47,6 +49,7 @@ void train_model(void)
     rs_error err;
     ck_assert_msg(rs_checkpoint_load(path, &model, NULL, &err) == 0, "%s", err.msg);
     ck_assert_msg(rs_codec_for_model(&codec, &model, &err) == 0, "%s", err.msg);
+    model_ready = rs_ready_plain(&model);
 }
 
 void free_model(void)
@@ -73,8 +76,8 @@ rs_serve_options test_options(int threads, int queue, int timeout)
 rs_server *start_with(const rs_serve_options *opt)
 {
     static rs_serve_model served[2];
-    served[0] = (rs_serve_model){"reorder", &model, &codec};
-    served[1] = (rs_serve_model){"second", &model, &codec};
+    served[0] = (rs_serve_model){"reorder", &model_ready, &codec};
+    served[1] = (rs_serve_model){"second", &model_ready, &codec};
     rs_server *s;
     rs_error err;
     ck_assert_msg(rs_server_start(&s, served, 2, opt, &err) == 0, "%s", err.msg);

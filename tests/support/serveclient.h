@@ -17,6 +17,9 @@ extern char model_dir[64];
 
 extern rs_model model;
 
+/* model as the server reads it: as it is, without faster forms */
+extern rs_ready model_ready;
+
 extern rs_codec codec;
 
 /* Trains the tiny model once per test case, before the (forked) tests. */

@@ -50,7 +50,8 @@ static void translate_alone(const rs_model *m, const rs_codec *codec, rs_transla
     opt.batch_size = 1;
     rs_translator tr;
     rs_error err = {{0}};
-    ck_assert_msg(!rs_translator_init(&tr, &m, 1, codec, &opt, &err), "%s", err.msg);
+    const rs_ready plain = rs_ready_plain(m), *member = &plain;
+    ck_assert_msg(!rs_translator_init(&tr, &member, 1, codec, &opt, &err), "%s", err.msg);
     for (int i = 0; i < PAIRS; i++) {
         const rs_source one = {sources[i], source_len[i]};
         ck_assert_msg(!rs_translate_sources(&tr, 1, &one, &out[i], &err), "%s", err.msg);

@@ -100,7 +100,7 @@ START_TEST(small_model_reproduces_its_training_translations)
     run(&t);
     rs_decoder dec;
     rs_error err;
-    const rs_model *member = &t.model;
+    const rs_ready member_ready = rs_ready_plain(&t.model), *member = &member_ready;
     ck_assert(rs_decoder_init(&dec, &member, 1, 1, 1, 16, &err) == 0);
     int exact = 0;
     for (int i = 0; i < t.data.count; i++) {
@@ -167,7 +167,7 @@ START_TEST(beam_search_agrees_with_greedy_and_scores)
     const int B = 8, K = 4;
     rs_decoder dec;
     rs_beam_search one, four;
-    const rs_model *member = &t.model;
+    const rs_ready member_ready = rs_ready_plain(&t.model), *member = &member_ready;
     ck_assert(rs_decoder_init(&dec, &member, 1, B, 1, 16, &err) == 0);
     ck_assert(rs_beam_init(&one, &member, 1, B, 1, 16, &err) == 0);
     ck_assert(rs_beam_init(&four, &member, 1, B, K, 16, &err) == 0);
