@@ -32,23 +32,23 @@ enum { PACKED_ROWS = 256 };
 static char road_kernel[48]; /* rs_gemm_road_kernel's, made by rs_gemm_road_choose */
 
 #ifdef RS_WITH_ONEDNN
-/* oneDNN's road computes a product on one thread, where the commands ask
- * for one (each of training's shards, serve's workers, `--threads 1`): on a
- * busy 2-core machine its threads (OpenMP's, which spin at barriers) gave
- * products of a step 0.3-0.5x OpenBLAS's two threads' rate, while one of its
- * threads did 1.05-1.9x OpenBLAS's one (docs/performance.md). A product
- * asked of more threads goes back to OpenBLAS (unless bench's bound asks
- * oneDNN to take it). oneDNN's OpenMP count belongs to each calling thread
- * (a new thread starts at every core): each product sets its thread's. */
-static int onednn_own_threads; /* rs_gemm_road_onednn_threads */
+/* oneDNN's road computes every product itself, on as many of its OpenMP
+ * threads as the command asks for (openblas_set_num_threads: one for each
+ * of training's shards and serve's workers; `translate --threads N`), but
+ * a product of fewer than SPLIT_ROWS rows on one: split over two threads,
+ * batch-1 decoding's one-row products ran 0.9-1.3x one thread's rate, the
+ * 64-row ones of batch 64 1.2-1.4x, and OpenBLAS's two threads, which the
+ * road handed them to before, 0.6-0.8x (docs/performance.md, "Threads").
+ * oneDNN's OpenMP count belongs to each calling thread (a new thread starts
+ * at every core): each product sets its thread's. */
+enum { SPLIT_ROWS = 16 };
+static int onednn_own_threads; /* rs_gemm_road_onednn_threads: every product split */
 
 static void onednn_gemm(const rs_gemm_call *c)
 {
-    const int threads = openblas_get_num_threads();
-    if (threads > 1 && !onednn_own_threads) {
-        rs_gemm_openblas(c);
-        return;
-    }
+    int threads = openblas_get_num_threads();
+    if (threads > 1 && c->M < SPLIT_ROWS && !onednn_own_threads)
+        threads = 1;
     if (omp_get_max_threads() != threads)
         omp_set_num_threads(threads);
     /* Signals wait until the product is done: a handler run in the middle of

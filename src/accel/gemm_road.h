@@ -16,9 +16,9 @@
  * (the default) takes onednn where the build has it and the processor has
  * AVX2 or more, where it was measured faster on every shape of a training
  * step and a translation step (docs/performance.md), else OpenBLAS.
- * oneDNN's road computes the products asked of one thread
- * (openblas_set_num_threads: training's shards, serve's workers, --threads
- * 1) and hands those asked of more to OpenBLAS.
+ * oneDNN's road computes every product, on as many OpenMP threads as
+ * openblas_set_num_threads asks for (one for training's shards and serve's
+ * workers; translate's --threads), products of fewer than 16 rows on one.
  *
  * Packed weights: a forward product y = x Wᵀ of at most 256 rows by a
  * weight its owner has opened (packed.h: a readied model's; training opens
@@ -62,9 +62,9 @@ const char *rs_gemm_road_name(void);
  * takes packed weights ("onednn-avx512_core-packed"). */
 const char *rs_gemm_road_kernel(void);
 
-/* For `rnnsearch bench`'s bound: with own set, oneDNN's road computes a
- * product asked of more than one thread itself, on that many OpenMP
- * threads, instead of handing it to OpenBLAS (own 0, the default). */
+/* For `rnnsearch bench`'s bound: with own set, oneDNN's road splits every
+ * product asked of more than one thread over that many OpenMP threads, one
+ * row or many (own 0, the default: fewer than 16 rows run on one). */
 void rs_gemm_road_onednn_threads(int own);
 
 /* Whether this build has the oneDNN road. */
