@@ -145,6 +145,7 @@ static int bound_only(const bench_request *rq)
     if (count < 0)
         return rs_cli_usage_error(PROG, "%s", err.msg);
     openblas_set_num_threads(rq->plan.threads[0]);
+    rs_gemm_road_onednn_threads(1); /* the bound splits every product */
     if (rs_bench_products_time(products, count, rates, &err))
         rs_cli_fail(PROG, "%s", err.msg);
     rs_bench_rates_print(stdout, rs_gemm_road_kernel(), products, rates, count);

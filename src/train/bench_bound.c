@@ -312,7 +312,7 @@ void rs_bench_bound_roads(rs_bench_bound *b, const rs_bench_cpu *cpu, const char
 /* The environment with OPENBLAS_CORETYPE=coretype and RNNSEARCH_GEMM=openblas
  * in place of theirs, in a new array (free the array only). */
 extern char **environ;
-static char **child_environment(char *coretype_var)
+static char **child_environment(char *coretype_var, int onednn)
 {
     size_t n = 0;
     while (environ[n])
@@ -325,13 +325,15 @@ static char **child_environment(char *coretype_var)
         if (strncmp(environ[i], "OPENBLAS_CORETYPE=", 18) &&
             strncmp(environ[i], "RNNSEARCH_GEMM=", 15))
             env[k++] = environ[i];
-    env[k++] = coretype_var;
-    env[k++] = "RNNSEARCH_GEMM=openblas";
+    if (coretype_var)
+        env[k++] = coretype_var;
+    env[k++] = onednn ? "RNNSEARCH_GEMM=onednn" : "RNNSEARCH_GEMM=openblas";
     return env;
 }
 
 /* What exe's `bench --bound-only spec --threads T` printed, run under the
- * road's core type, into text[cap]; -1 with why in road->failed. */
+ * road's core type (oneDNN's road: as loaded), into text[cap]; -1 with why
+ * in road->failed. */
 static int child_output(rs_bench_road *road, const char *exe, const char *spec, int threads,
                         char *text, size_t cap)
 {
@@ -339,7 +341,7 @@ static int child_output(rs_bench_road *road, const char *exe, const char *spec, 
     snprintf(var, sizeof var, "OPENBLAS_CORETYPE=%s", road->coretype);
     snprintf(t, sizeof t, "%d", threads);
     char *const argv[] = {"rnnsearch", "bench", "--bound-only", (char *)spec, "--threads", t, NULL};
-    char **env = child_environment(var);
+    char **env = child_environment(road->onednn ? NULL : var, road->onednn);
     int fd[2];
     if (!env || pipe(fd)) {
         free(env);
@@ -381,7 +383,12 @@ static int child_output(rs_bench_road *road, const char *exe, const char *spec, 
 static int road_rates(rs_bench_road *road, const rs_bench_shapes *s, const char *spec,
                       const char *exe, int threads, double *rates, rs_error *err)
 {
-    if (!road->coretype[0]) {
+    /* oneDNN on more than one thread starts OpenMP's pool, which a process
+     * forked afterwards inherits broken (libgomp's threads are not in the
+     * child, and its next parallel region waits for them for ever): bench
+     * forks each measurement, so that pool lives in a process of its own. */
+    const int apart = road->coretype[0] || (road->onednn && threads > 1);
+    if (!apart) {
         if (rs_gemm_road_choose(road->onednn ? "onednn" : "openblas", err) ||
             rs_bench_products_time(s->products, s->count, rates, err))
             return -1;
@@ -399,6 +406,8 @@ static int road_rates(rs_bench_road *road, const rs_bench_shapes *s, const char 
         rs_bench_rates_parse(text, s->products, s->count, rates, kernel, sizeof kernel, &why)) {
         snprintf(road->failed, sizeof road->failed, "%.150s", why.msg);
         status = 1;
+    } else if (!status && road->onednn) {
+        snprintf(road->name, sizeof road->name, "%.47s", kernel);
     } else if (!status && strcasecmp(kernel, road->coretype)) {
         snprintf(road->failed, sizeof road->failed,
                  "OpenBLAS ran its %s kernels (a library built for one processor)", kernel);
@@ -443,7 +452,6 @@ int rs_bench_bound_measure(rs_bench_bound *b, const rs_bench_shapes *s, int thre
         for (int w = 0; w < RS_BENCH_WORKLOADS; w++)
             b->roads[k].best[w] = 0.0, b->roads[k].worst[w] = INFINITY;
     openblas_set_num_threads(threads);
-    rs_gemm_road_onednn_threads(1);
     /* Rounds interleave the roads, so that other work on the machine falls
      * on each; a road far behind after the first cannot be the bound. */
     for (int round = 0; round < ROUNDS && !status; round++)
@@ -463,7 +471,6 @@ int rs_bench_bound_measure(rs_bench_bound *b, const rs_bench_shapes *s, int thre
                 road->worst[w] = r < road->worst[w] ? r : road->worst[w];
             }
         }
-    rs_gemm_road_onednn_threads(0);
     free(spec);
     free(rates);
     rs_error again;

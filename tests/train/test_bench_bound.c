@@ -8,7 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "accel/gemm_road.h"
+#include "nn/linalg.h"
 #include "testprog.h"
+#include "testskip.h"
 #include "train/bench_bound.h"
 
 static int core_types(rs_bench_cpu cpu, const char **names)
@@ -176,6 +183,56 @@ START_TEST(bound_only_program)
 }
 END_TEST
 
+/* oneDNN's bound on two threads is measured in a process of its own:
+ * OpenMP's pool, started in this one, would leave every process forked
+ * afterwards (bench forks each measurement) waiting for ever at its first
+ * product split over two threads. Here the bound runs, then a forked
+ * process splits a 64-row product: it must finish. */
+START_TEST(two_thread_bound_leaves_forked_products_working)
+{
+    if (!rs_gemm_road_has_onednn()) {
+        test_skip("a build without oneDNN");
+        return;
+    }
+    static rs_bench_shapes s;
+    const rs_bench_dims tiny = {16, 32, 32, 16, 64};
+    rs_bench_shapes_make(&s, &tiny, 64, 5.0, 5.0, &tiny);
+    rs_bench_bound b;
+    const rs_bench_cpu none = {0};
+    rs_bench_bound_roads(&b, &none, testprog_path());
+    rs_error err = {{0}};
+    ck_assert_msg(!rs_bench_bound_measure(&b, &s, 2, testprog_path(), &err), "%s", err.msg);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        alarm(30);
+        static float A[64 * 64], B[64 * 64], C[64 * 64];
+        for (int i = 0; i < 64 * 64; i++)
+            A[i] = B[i] = (float)(i % 7) - 3.0f;
+        openblas_set_num_threads(2);
+        if (rs_gemm_road_choose("onednn", &err))
+            _exit(3);
+        rs_gemm(&(rs_gemm_call){.tb = 1,
+                                .M = 64,
+                                .N = 64,
+                                .K = 64,
+                                .alpha = 1.0f,
+                                .A = A,
+                                .B = B,
+                                .C = C,
+                                .lda = 64,
+                                .ldb = 64,
+                                .ldc = 64});
+        _exit(C[0] != 0.0f ? 0 : 4);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the forked product did not finish (%s %d)",
+                  WIFSIGNALED(status) ? "signal" : "status",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+END_TEST
+
 Suite *bench_bound_suite(void)
 {
     Suite *s = suite_create("bench_bound");
@@ -186,6 +243,7 @@ Suite *bench_bound_suite(void)
     tcase_add_test(tc, spec_round_trip);
     tcase_add_test(tc, rates_read_back);
     tcase_add_test(tc, bound_only_program);
+    tcase_add_test(tc, two_thread_bound_leaves_forked_products_working);
     suite_add_tcase(s, tc);
     return s;
 }
