@@ -148,6 +148,7 @@ int rs_testset_read_source(rs_lines *src, const char *path, const rs_lines *hyp,
         return 0;
     rs_fail(err, "%s has %d line%s but %s has %d", path, src->count, RS_S(src->count), hyp_name,
             hyp->count);
+    rs_lines_free(src);
     return RS_TESTSET_REFUSED;
 }
 

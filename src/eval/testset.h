@@ -71,7 +71,7 @@ int rs_testset_read_systems(rs_lines *sys, const char *const *files, int count,
                             const rs_lines *base, const char *base_name, rs_error *err);
 
 /* --by-length's source sentences from path, refused when they are not one
- * line per hypothesis (hyp, named hyp_name). */
+ * line per hypothesis (hyp, named hyp_name); refused, src holds nothing. */
 int rs_testset_read_source(rs_lines *src, const char *path, const rs_lines *hyp,
                            const char *hyp_name, rs_error *err);
 
