@@ -24,10 +24,10 @@ void omp_set_num_threads(int threads);
 static const char *road_name = "openblas";
 static int packing; /* the oneDNN road takes packed weights (packed.h) */
 
-/* The most rows a product takes packed weights for: a time step's batch
- * (64 in S, 128 in M), 1.1-2.6x faster packed; the products of all a
- * batch's positions at once (M = B·T, 320-1300 rows) were 1.01-1.06x,
- * less than the copy costs once per step (gemm_road.h). */
+/* The most rows a product takes packed weights for: up to a time step's
+ * batch (64 in S, 128 in M) they were 1.1-2.6x faster packed; the products
+ * of all a batch's positions at once (M = B·T, 320-1300 rows), 1.01-1.06x
+ * (gemm_road.h). */
 enum { PACKED_ROWS = 256 };
 static char road_kernel[48]; /* rs_gemm_road_kernel's, made by rs_gemm_road_choose */
 
