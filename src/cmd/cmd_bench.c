@@ -37,6 +37,7 @@ typedef struct {
     int use_config[2], tsv;
     rs_bench_plan plan;     /* threads, steps, sentences, model, roads */
     const char *bound_only; /* the hidden --bound-only SPEC: bench's own children */
+    int side_by_side;       /* the hidden --side-by-side, with --bound-only */
 } bench_request;
 
 static int set_configs(void *req, const char *arg)
@@ -80,12 +81,16 @@ static const rs_cli_option option_table[] = {
              "instead of each size's after its timed steps, under the\n"
              "first size only"},
     {"roads", .kind = RS_CLI_FLAG, RS_AT(RQ, plan.roads),
-     .help = "a row for every road of the bound, not only the best"},
+     .help = "a row for every road of the bound, not only the best\n"
+             "(ROAD xT: T products side by side, one thread each)"},
     {"tsv", .kind = RS_CLI_FLAG, RS_AT(RQ, tsv), .help = "the table as tab-separated values"},
     /* No help: bench re-runs itself with it under each OpenBLAS core type
      * (train/bench_bound.h); it prints the rates of the products SPEC lists
      * on the first --threads count. */
     {"bound-only", .kind = RS_CLI_STRING, RS_AT(RQ, bound_only), .value = "SPEC"},
+    /* No help either: with it, --bound-only times --threads copies of each
+     * product side by side, one thread each (the bound's side-by-side form). */
+    {"side-by-side", .kind = RS_CLI_FLAG, RS_AT(RQ, side_by_side)},
     {"help", 'h', RS_CLI_HELP, .label = "--help", .help = "this help"},
     {0},
 };
@@ -128,6 +133,8 @@ static int parse_request(int argc, char **argv, bench_request *rq)
         return parsed;
     if (optind < argc)
         return rs_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (rq->side_by_side && !rq->bound_only)
+        return rs_cli_usage_error(PROG, "--side-by-side goes with --bound-only SPEC");
     if (!rq->data && !rq->bound_only)
         return rs_cli_usage_error(PROG, "no data given (--data DIR: Multi30k's train.de, train.en "
                                         "and test_2016_flickr.de)");
@@ -135,7 +142,9 @@ static int parse_request(int argc, char **argv, bench_request *rq)
 }
 
 /* --bound-only SPEC: the rates of SPEC's products on the road chosen (the
- * parent sets OPENBLAS_CORETYPE and RNNSEARCH_GEMM), on stdout. */
+ * parent sets OPENBLAS_CORETYPE and RNNSEARCH_GEMM), on stdout: each split
+ * over the first --threads count, or with --side-by-side that many copies
+ * side by side. */
 static int bound_only(const bench_request *rq)
 {
     static rs_bench_product products[RS_BENCH_MAX_PRODUCTS];
@@ -144,9 +153,10 @@ static int bound_only(const bench_request *rq)
     const int count = rs_bench_spec_parse(rq->bound_only, products, RS_BENCH_MAX_PRODUCTS, &err);
     if (count < 0)
         return rs_cli_usage_error(PROG, "%s", err.msg);
-    openblas_set_num_threads(rq->plan.threads[0]);
-    rs_gemm_road_onednn_threads(1); /* the bound splits every product */
-    if (rs_bench_products_time(products, count, rates, &err))
+    const int threads = rq->plan.threads[0];
+    openblas_set_num_threads(threads);
+    rs_gemm_road_onednn_threads(1); /* the split form splits every product */
+    if (rs_bench_products_time(products, count, rq->side_by_side ? threads : 1, rates, &err))
         rs_cli_fail(PROG, "%s", err.msg);
     rs_bench_rates_print(stdout, rs_gemm_road_kernel(), products, rates, count);
     return fflush(stdout) ? RS_EXIT_FAIL : RS_EXIT_OK;

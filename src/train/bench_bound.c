@@ -2,6 +2,7 @@
 #include <cblas.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,39 +140,126 @@ static void call_product(const rs_bench_product *p, const float *A, const float 
                             .ldc = p->N});
 }
 
-int rs_bench_products_time(const rs_bench_product *p, int count, double *rates, rs_error *err)
+/* `copies` threads timing the same products side by side (one: the
+ * calling thread alone), each on operands of its own. */
+typedef struct {
+    const rs_bench_product *p;
+    int count, copies;
+    size_t most; /* floats of the largest operand */
+    pthread_barrier_t barrier;
+    pthread_mutex_t gate; /* held while the threads are made */
+    int unmade;           /* one could not be made: none times */
+    double *start, *end;  /* [copies] each copy's last timed run */
+    double *rates;
+} side_by_side;
+
+typedef struct {
+    side_by_side *job;
+    int index;
+    float *buf; /* A [most], B [most], C [most] */
+    pthread_t thread;
+} side_copy;
+
+/* Seconds from the copies' shared start (a barrier) to the end of the last
+ * one's `calls` calls of p. */
+static double timed_run(side_copy *me, const rs_bench_product *p, int calls)
 {
-    size_t most = 1; /* floats of the largest operand */
-    for (int i = 0; i < count; i++) {
-        const size_t M = p[i].M, N = p[i].N, K = p[i].K;
-        most = M * K > most ? M * K : most;
-        most = K * N > most ? K * N : most;
-        most = M * N > most ? M * N : most;
+    side_by_side *job = me->job;
+    const float *A = me->buf, *Bm = me->buf + job->most;
+    float *C = me->buf + 2 * job->most;
+    pthread_barrier_wait(&job->barrier);
+    const double t0 = rs_clock_seconds();
+    for (int r = 0; r < calls; r++)
+        call_product(p, A, Bm, C);
+    job->start[me->index] = t0;
+    job->end[me->index] = rs_clock_seconds();
+    pthread_barrier_wait(&job->barrier);
+    double first = job->start[0], last = job->end[0];
+    for (int k = 1; k < job->copies; k++) {
+        first = job->start[k] < first ? job->start[k] : first;
+        last = job->end[k] > last ? job->end[k] : last;
     }
-    float *buf = rs_calloc(3 * most, sizeof(float), err);
-    if (!buf)
-        return -1;
-    for (size_t i = 0; i < 2 * most; i++)
-        buf[i] = (float)(i % 7) * 0.01f;
-    for (int i = 0; i < count; i++) {
-        const float *A = buf, *Bm = buf + most;
-        float *C = buf + 2 * most;
-        call_product(&p[i], A, Bm, C); /* untimed: caches and pages warm */
-        double t0 = rs_clock_seconds();
-        call_product(&p[i], A, Bm, C); /* says how many calls fill the slice */
-        double seconds = rs_clock_seconds() - t0;
+    return last - first;
+}
+
+/* One copy's part: every copy computes the same seconds, so the same
+ * number of calls. */
+static void *time_copy(void *arg)
+{
+    side_copy *me = arg;
+    side_by_side *job = me->job;
+    pthread_mutex_lock(&job->gate);
+    const int unmade = job->unmade;
+    pthread_mutex_unlock(&job->gate);
+    for (int i = 0; i < job->count && !unmade; i++) {
+        const rs_bench_product *p = &job->p[i];
+        call_product(p, me->buf, me->buf + job->most, me->buf + 2 * job->most); /* untimed */
+        double seconds = timed_run(me, p, 1); /* says how many calls fill the slice */
         int reps = 1;
         if (seconds < SLICE) {
             reps = (int)(SLICE / (seconds > 1e-7 ? seconds : 1e-7)) + 1;
-            t0 = rs_clock_seconds();
-            for (int r = 0; r < reps; r++)
-                call_product(&p[i], A, Bm, C);
-            seconds = rs_clock_seconds() - t0;
+            seconds = timed_run(me, p, reps);
         }
-        rates[i] = 2.0 * p[i].M * p[i].N * p[i].K * reps / (seconds > 0 ? seconds : 1e-9) / 1e9;
+        if (me->index == 0)
+            job->rates[i] = 2.0 * p->M * p->N * p->K * reps * job->copies /
+                            (seconds > 0 ? seconds : 1e-9) / 1e9;
     }
-    free(buf);
-    return 0;
+    return NULL;
+}
+
+/* The copies made, timed and joined (the caller's thread is copy 0). */
+static int run_copies(side_by_side *job, side_copy *copy, rs_error *err)
+{
+    int made = 1;
+    pthread_mutex_lock(&job->gate);
+    while (made < job->copies && !pthread_create(&copy[made].thread, NULL, time_copy, &copy[made]))
+        made++;
+    job->unmade = made < job->copies;
+    pthread_mutex_unlock(&job->gate);
+    time_copy(&copy[0]);
+    for (int k = 1; k < made; k++)
+        pthread_join(copy[k].thread, NULL);
+    return job->unmade ? rs_fail(err, "bound: cannot start %d threads", job->copies) : 0;
+}
+
+int rs_bench_products_time(const rs_bench_product *p, int count, int copies, double *rates,
+                           rs_error *err)
+{
+    side_by_side job = {.p = p, .count = count, .copies = copies > 1 ? copies : 1, .most = 1};
+    for (int i = 0; i < count; i++) {
+        const size_t M = p[i].M, N = p[i].N, K = p[i].K;
+        job.most = M * K > job.most ? M * K : job.most;
+        job.most = K * N > job.most ? K * N : job.most;
+        job.most = M * N > job.most ? M * N : job.most;
+    }
+    side_copy *copy = rs_calloc((size_t)job.copies, sizeof *copy, err);
+    job.start = rs_calloc(2 * (size_t)job.copies, sizeof(double), err);
+    int status = copy && job.start ? 0 : -1;
+    for (int k = 0; k < job.copies && !status; k++) {
+        copy[k] = (side_copy){&job, k, rs_calloc(3 * job.most, sizeof(float), err), 0};
+        status = copy[k].buf ? 0 : -1;
+        for (size_t i = 0; !status && i < 2 * job.most; i++)
+            copy[k].buf[i] = (float)(i % 7) * 0.01f;
+    }
+    if (!status) {
+        job.end = job.start + job.copies;
+        job.rates = rates;
+        const int threads = openblas_get_num_threads();
+        if (job.copies > 1)
+            openblas_set_num_threads(1);
+        pthread_barrier_init(&job.barrier, NULL, (unsigned)job.copies);
+        pthread_mutex_init(&job.gate, NULL);
+        status = run_copies(&job, copy, err);
+        pthread_mutex_destroy(&job.gate);
+        pthread_barrier_destroy(&job.barrier);
+        if (job.copies > 1)
+            openblas_set_num_threads(threads);
+    }
+    for (int k = 0; copy && k < job.copies; k++)
+        free(copy[k].buf);
+    free(copy);
+    free(job.start);
+    return status;
 }
 
 /* ---- bench --bound-only: its argument and its output ---- */
@@ -281,20 +369,33 @@ int rs_bench_core_types(const rs_bench_cpu *cpu, const char **names)
 
 /* ---- the roads and their rounds ---- */
 
-static rs_bench_road *add_road(rs_bench_bound *b, const char *name, const char *coretype,
-                               int onednn)
+/* road's name: base, with " xT" for its T copies side by side. */
+static void road_named(rs_bench_road *r, const char *base)
 {
-    rs_bench_road *r = &b->roads[b->count++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->name, sizeof r->name, "%s", name);
-    snprintf(r->coretype, sizeof r->coretype, "%s", coretype);
-    r->onednn = onednn;
-    return r;
+    if (r->copies > 1)
+        snprintf(r->name, sizeof r->name, "%.35s x%d", base, r->copies);
+    else
+        snprintf(r->name, sizeof r->name, "%.47s", base);
 }
 
-void rs_bench_bound_roads(rs_bench_bound *b, const rs_bench_cpu *cpu, const char *exe)
+/* A road in its split form, and at more than one thread its side-by-side
+ * one after it. */
+static void add_road(rs_bench_bound *b, const char *name, const char *coretype, int onednn)
+{
+    for (int form = 0; form < (b->threads > 1 ? 2 : 1); form++) {
+        rs_bench_road *r = &b->roads[b->count++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->coretype, sizeof r->coretype, "%s", coretype);
+        r->onednn = onednn;
+        r->copies = form ? b->threads : 1;
+        road_named(r, name);
+    }
+}
+
+void rs_bench_bound_roads(rs_bench_bound *b, const rs_bench_cpu *cpu, const char *exe, int threads)
 {
     memset(b, 0, sizeof *b);
+    b->threads = threads > 1 ? threads : 1;
     const char *here = openblas_get_corename(), *types[RS_BENCH_CORE_TYPES];
     char name[48];
     snprintf(name, sizeof name, "openblas-%s", here);
@@ -331,16 +432,19 @@ static char **child_environment(char *coretype_var, int onednn)
     return env;
 }
 
-/* What exe's `bench --bound-only spec --threads T` printed, run under the
- * road's core type (oneDNN's road: as loaded), into text[cap]; -1 with why
- * in road->failed. */
+/* What exe's `bench --bound-only spec --threads T` (with --side-by-side
+ * for the road's side-by-side form) printed, run under the road's core
+ * type (oneDNN's road: as loaded), into text[cap]; -1 with why in
+ * road->failed. */
 static int child_output(rs_bench_road *road, const char *exe, const char *spec, int threads,
                         char *text, size_t cap)
 {
     char var[48], t[16];
     snprintf(var, sizeof var, "OPENBLAS_CORETYPE=%s", road->coretype);
     snprintf(t, sizeof t, "%d", threads);
-    char *const argv[] = {"rnnsearch", "bench", "--bound-only", (char *)spec, "--threads", t, NULL};
+    char *argv[] = {"rnnsearch", "bench", "--bound-only", (char *)spec, "--threads", t, NULL, NULL};
+    if (road->copies > 1)
+        argv[6] = "--side-by-side";
     char **env = child_environment(road->onednn ? NULL : var, road->onednn);
     int fd[2];
     if (!env || pipe(fd)) {
@@ -370,36 +474,40 @@ static int child_output(rs_bench_road *road, const char *exe, const char *spec, 
     close(fd[0]);
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        snprintf(road->failed, sizeof road->failed, "%s bench --bound-only failed (status %d)", exe,
+        snprintf(road->failed, sizeof road->failed, "%s bench --bound-only%s failed (status %d)",
+                 exe, road->copies > 1 ? " --side-by-side" : "",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         return -1;
     }
     return 0;
 }
 
-/* One round of road: the rates of s's products into rates. 0; 1 when the
- * road gave none (why in road->failed); -1 on this process's own failure
- * (err). */
-static int road_rates(rs_bench_road *road, const rs_bench_shapes *s, const char *spec,
-                      const char *exe, int threads, double *rates, rs_error *err)
+/* One round of road: the rates of s's products (those of its form) into
+ * rates. 0; 1 when the road gave none (why in road->failed); -1 on this
+ * process's own failure (err). */
+static int road_rates(rs_bench_road *road, const rs_bench_shapes *s, const char *exe, int threads,
+                      double *rates, rs_error *err)
 {
     /* oneDNN on more than one thread starts OpenMP's pool, which a process
      * forked afterwards inherits broken (libgomp's threads are not in the
      * child, and its next parallel region waits for them for ever): bench
-     * forks each measurement, so that pool lives in a process of its own. */
+     * forks each measurement, so that pool lives in a process of its own.
+     * Its side-by-side form, one OpenMP thread a copy, is not known to
+     * start none: it runs apart too. */
     const int apart = road->coretype[0] || (road->onednn && threads > 1);
     if (!apart) {
         if (rs_gemm_road_choose(road->onednn ? "onednn" : "openblas", err) ||
-            rs_bench_products_time(s->products, s->count, rates, err))
+            rs_bench_products_time(s->products, s->count, road->copies, rates, err))
             return -1;
         if (road->onednn)
-            snprintf(road->name, sizeof road->name, "%s", rs_gemm_road_kernel());
+            road_named(road, rs_gemm_road_kernel());
         return 0;
     }
-    const size_t cap = 128 + 64 * (size_t)s->count;
-    char *text = malloc(cap), kernel[64];
+    const size_t cap = 128 + 64 * (size_t)s->count, spec_cap = 32 * (size_t)s->count + 1;
+    char *text = malloc(cap + spec_cap), *spec = text + cap, kernel[64];
     if (!text)
         return rs_fail(err, "out of memory");
+    rs_bench_spec_format(spec, spec_cap, s->products, s->count);
     rs_error why;
     int status = child_output(road, exe, spec, threads, text, cap) ? 1 : 0;
     if (!status &&
@@ -407,7 +515,7 @@ static int road_rates(rs_bench_road *road, const rs_bench_shapes *s, const char 
         snprintf(road->failed, sizeof road->failed, "%.150s", why.msg);
         status = 1;
     } else if (!status && road->onednn) {
-        snprintf(road->name, sizeof road->name, "%.47s", kernel);
+        road_named(road, kernel);
     } else if (!status && strcasecmp(kernel, road->coretype)) {
         snprintf(road->failed, sizeof road->failed,
                  "OpenBLAS ran its %s kernels (a library built for one processor)", kernel);
@@ -437,29 +545,24 @@ int rs_bench_bound_best(const rs_bench_bound *b, int w)
     return best;
 }
 
-int rs_bench_bound_measure(rs_bench_bound *b, const rs_bench_shapes *s, int threads,
-                           const char *exe, rs_error *err)
+int rs_bench_bound_measure(rs_bench_bound *b, const rs_bench_shapes *split,
+                           const rs_bench_shapes *side, const char *exe, rs_error *err)
 {
-    const size_t cap = 32 * (size_t)s->count + 1;
-    char *spec = malloc(cap);
-    double *rates = rs_calloc((size_t)s->count, sizeof(double), err);
-    int status = spec && rates ? 0 : -1;
-    if (!spec)
-        rs_fail(err, "out of memory");
-    if (!status)
-        rs_bench_spec_format(spec, cap, s->products, s->count);
+    double *rates = rs_calloc(RS_BENCH_MAX_PRODUCTS, sizeof(double), err);
+    int status = rates ? 0 : -1;
     for (int k = 0; k < b->count; k++)
         for (int w = 0; w < RS_BENCH_WORKLOADS; w++)
             b->roads[k].best[w] = 0.0, b->roads[k].worst[w] = INFINITY;
-    openblas_set_num_threads(threads);
+    openblas_set_num_threads(b->threads);
     /* Rounds interleave the roads, so that other work on the machine falls
      * on each; a road far behind after the first cannot be the bound. */
     for (int round = 0; round < ROUNDS && !status; round++)
         for (int k = 0; k < b->count && !status; k++) {
             rs_bench_road *road = &b->roads[k];
+            const rs_bench_shapes *s = road->copies > 1 && side ? side : split;
             if (road->rounds != round || road->failed[0] || (round > 0 && far_behind(b, k)))
                 continue;
-            const int got = road_rates(road, s, spec, exe, threads, rates, err);
+            const int got = road_rates(road, s, exe, b->threads, rates, err);
             if (got < 0)
                 status = -1;
             if (got)
@@ -471,7 +574,6 @@ int rs_bench_bound_measure(rs_bench_bound *b, const rs_bench_shapes *s, int thre
                 road->worst[w] = r < road->worst[w] ? r : road->worst[w];
             }
         }
-    free(spec);
     free(rates);
     rs_error again;
     if (rs_gemm_road_choose(NULL, status ? &again : err))

@@ -10,7 +10,11 @@
  * under each other core type the processor runs (OPENBLAS_CORETYPE is read
  * when the library loads, so each in a child process: the program itself,
  * `bench --bound-only SPEC`), and oneDNN's sgemm when the build has it.
- * Rounds interleave the roads; each keeps its best round and its worst.
+ * At T > 1 threads each road has two forms: one product split over the T
+ * threads, and T products side by side, each thread its own copy on one
+ * BLAS thread (named "ROAD xT"), as training's T shards and T decoding
+ * workers run theirs; the bound is the best of both. Rounds interleave the
+ * roads; each keeps its best round and its worst.
  *
  * Shapes: m embedding, n hidden, a attention keys, l maxout units, V
  * target vocabulary; B sentences, ls and lt mean source and target
@@ -74,10 +78,15 @@ void rs_bench_shapes_make(rs_bench_shapes *s, const rs_bench_dims *train, int B,
  * rates (GFLOP/s) it reached on s's products; 0 when one is missing. */
 double rs_bench_workload_rate(const rs_bench_shapes *s, int w, const double *rates);
 
-/* GFLOP/s of each product on the road products take now, on the threads
- * OpenBLAS was given: one untimed call, then calls for about 2 ms (one,
- * when one takes that long). */
-int rs_bench_products_time(const rs_bench_product *p, int count, double *rates, rs_error *err);
+/* GFLOP/s of each product on the road products take now: with copies 1,
+ * one product on the threads OpenBLAS was given; with copies > 1, that many
+ * threads side by side, each computing its own copy (its own A, B and C) on
+ * one BLAS thread (OpenBLAS's count is 1 while they run, and restored), the
+ * FLOPs of all the copies over the time from their shared start to the last
+ * one's end. Each copy: one untimed call, then the same number of calls
+ * for about 2 ms (one, when one takes that long). */
+int rs_bench_products_time(const rs_bench_product *p, int count, int copies, double *rates,
+                           rs_error *err);
 
 /* The products as `bench --bound-only`'s argument ("f:64:768:256,…");
  * -1 when cap is too small. */
@@ -113,35 +122,41 @@ int rs_bench_core_types(const rs_bench_cpu *cpu, const char **names);
 
 /* One road of the bound and what its rounds gave on each workload. */
 typedef struct {
-    char name[48];     /* "openblas-Haswell", "onednn-avx512_core" */
+    char name[48];     /* "openblas-Haswell", "onednn-avx512_core x2" */
     char coretype[16]; /* its child's OPENBLAS_CORETYPE; "" in this process */
     int onednn;
+    int copies; /* products side by side, one thread each; 1: one split over the threads */
     int rounds; /* rounds measured (a road far behind stops after one) */
     double best[RS_BENCH_WORKLOADS], worst[RS_BENCH_WORKLOADS];
     char failed[160]; /* why it gave nothing (then rounds is 0), or "" */
 } rs_bench_road;
 
-#define RS_BENCH_MAX_ROADS (RS_BENCH_CORE_TYPES + 2)
+/* Each road in two forms at more than one thread. */
+#define RS_BENCH_MAX_ROADS (2 * (RS_BENCH_CORE_TYPES + 2))
 
 typedef struct {
     rs_bench_road roads[RS_BENCH_MAX_ROADS];
     int count;
+    int threads; /* the roads' thread count */
 } rs_bench_bound;
 
-/* The roads of this process and processor: OpenBLAS as loaded, children
- * for the other core types of cpu (none when exe is NULL), oneDNN when
- * the build has it. */
-void rs_bench_bound_roads(rs_bench_bound *b, const rs_bench_cpu *cpu, const char *exe);
+/* The roads of this process and processor on `threads` threads: OpenBLAS
+ * as loaded, children for the other core types of cpu (none when exe is
+ * NULL), oneDNN when the build has it; at more than one thread each
+ * followed by its side-by-side form (copies = threads, " xT" named). */
+void rs_bench_bound_roads(rs_bench_bound *b, const rs_bench_cpu *cpu, const char *exe, int threads);
 
-/* Three rounds over b's roads on s's products with `threads` threads
- * (oneDNN's on that many OpenMP threads), exe re-run for the children. A
- * road under half the best's rate on every workload after the first round
- * is not measured again. The road chosen before (RNNSEARCH_GEMM) is chosen
- * again after. */
-int rs_bench_bound_measure(rs_bench_bound *b, const rs_bench_shapes *s, int threads,
-                           const char *exe, rs_error *err);
+/* Three rounds over b's roads on b->threads threads (oneDNN's split form
+ * on that many OpenMP threads), exe re-run for the children: the split
+ * forms on split's products, the side-by-side ones on side's (one stream's:
+ * a training shard's B/T sentences; NULL: split's). A road under half the
+ * best's rate on every workload after the first round is not measured
+ * again. The road chosen before (RNNSEARCH_GEMM) is chosen again after. */
+int rs_bench_bound_measure(rs_bench_bound *b, const rs_bench_shapes *split,
+                           const rs_bench_shapes *side, const char *exe, rs_error *err);
 
-/* The road with the best rate on workload w, or -1 when none measured. */
+/* The road with the best rate on workload w, or -1 when none measured:
+ * the best of both forms. */
 int rs_bench_bound_best(const rs_bench_bound *b, int w);
 
 #endif

@@ -121,14 +121,20 @@ static int measure_bound(rs_bench_bound *b, const rs_bench_data *d, const rs_ben
                          int decoded, rs_error *err)
 {
     const rs_bench_dims train = rs_bench_size_dims(c, d->model.cfg.tgt_vocab);
-    rs_bench_shapes shapes;
-    rs_bench_shapes_make(&shapes, &train, c->batch, d->mean_ls, d->mean_lt,
-                         decoded ? &m->dims : &train);
+    const rs_bench_dims *decode = decoded ? &m->dims : &train;
+    /* The side-by-side form's training products are a shard's: B/T rows. */
+    const int shard = c->batch / threads > 1 ? c->batch / threads : 1;
+    rs_bench_shapes split, side;
+    rs_bench_shapes_make(&split, &train, c->batch, d->mean_ls, d->mean_lt, decode);
+    rs_bench_shapes_make(&side, &train, shard, d->mean_ls, d->mean_lt, decode);
     const rs_bench_cpu cpu = rs_bench_cpu_now();
-    rs_bench_bound_roads(b, &cpu, plan->exe);
-    fprintf(plan->log, "%s, %d thread(s): the bound, %d roads on %d products...\n", c->name,
-            threads, b->count, shapes.count);
-    if (rs_bench_bound_measure(b, &shapes, threads, plan->exe, err))
+    rs_bench_bound_roads(b, &cpu, plan->exe, threads);
+    fprintf(plan->log, "%s, %d thread(s): the bound, %d roads on %d products", c->name, threads,
+            b->count, split.count);
+    if (threads > 1)
+        fprintf(plan->log, " (side by side: %d, of %d sentences each)", side.count, shard);
+    fprintf(plan->log, "...\n");
+    if (rs_bench_bound_measure(b, &split, threads > 1 ? &side : NULL, plan->exe, err))
         return -1;
     for (int k = 0; k < b->count; k++)
         if (b->roads[k].failed[0])

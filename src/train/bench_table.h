@@ -18,7 +18,7 @@ typedef struct {
 } rs_bench_values;
 
 typedef struct {
-    char work[48], config[8], unit[16];
+    char work[64], config[8], unit[16];
     int threads;
     rs_bench_values v;
 } rs_bench_row;
