@@ -179,12 +179,15 @@ void rs_bench_table_print(FILE *out, const rs_bench_table *t, int tsv)
 {
     const char *head[] = {"work",    "config",   "threads", "rate",        "unit",
                           "GFLOP/s", "of_bound", "spread",  "peak_RSS_MB", "bound_MB"};
+    int width = 36; /* the work column: as wide as its widest (a road's name) */
+    for (int i = 0; i < t->count; i++)
+        width = (int)strlen(t->rows[i].work) > width ? (int)strlen(t->rows[i].work) : width;
     if (tsv)
         fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", head[0], head[1], head[2], head[3],
                 head[4], head[5], head[6], head[7], head[8], head[9]);
     else
-        fprintf(out, "%-36s %-6s %7s %9s %-11s %8s %8s %6s %11s %8s\n", head[0], head[1], head[2],
-                head[3], head[4], head[5], head[6], head[7], head[8], head[9]);
+        fprintf(out, "%-*s %-6s %7s %9s %-11s %8s %8s %6s %11s %8s\n", width, head[0], head[1],
+                head[2], head[3], head[4], head[5], head[6], head[7], head[8], head[9]);
     for (int i = 0; i < t->count; i++) {
         const rs_bench_row *r = &t->rows[i];
         char rate[32], gf[32], of[32], sp[32], rss[32], bound[32];
@@ -199,7 +202,7 @@ void rs_bench_table_print(FILE *out, const rs_bench_table *t, int tsv)
             fprintf(out, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r->work, r->config, r->threads,
                     rate, r->unit, gf, of, sp, rss, bound);
         else
-            fprintf(out, "%-36s %-6s %7d %9s %-11s %8s %8s %6s %11s %8s\n", r->work, r->config,
-                    r->threads, rate, r->unit, gf, of, sp, rss, bound);
+            fprintf(out, "%-*s %-6s %7d %9s %-11s %8s %8s %6s %11s %8s\n", width, r->work,
+                    r->config, r->threads, rate, r->unit, gf, of, sp, rss, bound);
     }
 }

@@ -44,17 +44,24 @@ START_TEST(cells_as_tsv)
 }
 END_TEST
 
-/* The aligned table: every line the same width up to the last column. */
+/* The aligned table: every line the same width up to the last column,
+ * the work column as wide as its longest name (a road's, side by side). */
 START_TEST(columns_aligned)
 {
-    const rs_bench_table t = two_rows();
-    char *text = printed(&t, 0);
-    char *second = strchr(text, '\n') + 1, *third = strchr(second, '\n') + 1;
-    ck_assert_int_eq(strncmp(second, "train ", 6), 0);
-    ck_assert_int_eq((int)(strchr(second, '\n') - second), (int)(strchr(third, '\n') - third));
-    ck_assert_int_eq((int)(strchr(text, '\n') - text), (int)(strchr(second, '\n') - second));
-    ck_assert_ptr_nonnull(strstr(third, "  12.35 sent/s "));
-    free(text);
+    rs_bench_table t = two_rows();
+    for (int wide = 0; wide < 2; wide++) {
+        if (wide)
+            snprintf(t.rows[1].work, sizeof t.rows[1].work, "%s",
+                     "  bound (GEMV): onednn-avx512_core_bf16-packed x2");
+        char *text = printed(&t, 0);
+        char *second = strchr(text, '\n') + 1, *third = strchr(second, '\n') + 1;
+        ck_assert_int_eq(strncmp(second, "train ", 6), 0);
+        ck_assert_int_eq((int)(strchr(second, '\n') - second), (int)(strchr(third, '\n') - third));
+        ck_assert_int_eq((int)(strchr(text, '\n') - text), (int)(strchr(second, '\n') - second));
+        ck_assert_ptr_nonnull(strstr(third, "  12.35 sent/s "));
+        ck_assert_ptr_nonnull(strstr(third, wide ? "packed x2 S " : "batch 1 "));
+        free(text);
+    }
 }
 END_TEST
 
