@@ -236,18 +236,20 @@ int rs_bench_products_time(const rs_bench_product *p, int count, int copies, dou
     job.start = rs_calloc(2 * (size_t)job.copies, sizeof(double), err);
     int status = copy && job.start ? 0 : -1;
     for (int k = 0; k < job.copies && !status; k++) {
-        copy[k] = (side_copy){&job, k, rs_calloc(3 * job.most, sizeof(float), err), 0};
+        copy[k] = (side_copy){
+            .job = &job, .index = k, .buf = rs_calloc(3 * job.most, sizeof(float), err)};
         status = copy[k].buf ? 0 : -1;
         for (size_t i = 0; !status && i < 2 * job.most; i++)
             copy[k].buf[i] = (float)(i % 7) * 0.01f;
     }
-    if (!status) {
+    if (!status && pthread_barrier_init(&job.barrier, NULL, (unsigned)job.copies))
+        status = rs_fail(err, "bound: no barrier for %d threads", job.copies);
+    else if (!status) {
         job.end = job.start + job.copies;
         job.rates = rates;
         const int threads = openblas_get_num_threads();
         if (job.copies > 1)
             openblas_set_num_threads(1);
-        pthread_barrier_init(&job.barrier, NULL, (unsigned)job.copies);
         pthread_mutex_init(&job.gate, NULL);
         status = run_copies(&job, copy, err);
         pthread_mutex_destroy(&job.gate);
