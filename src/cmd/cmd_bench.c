@@ -75,7 +75,8 @@ static const rs_cli_option option_table[] = {
      .help = "training steps timed per run, after 2 untimed (default: %D;\n"
              "M runs a third of them, at least 3)"},
     {"sentences", .kind = RS_CLI_INT, RS_AT(RQ, plan.sentences), 1, 1000000, "N",
-     .help = "test sentences decoded per decoding run (default: %D)"},
+     .help = "test sentences decoded per decoding run, after the first 128\n"
+             "untimed (default: %D, all of test_2016)"},
     {"model", .kind = RS_CLI_STRING, RS_AT(RQ, plan.model_path), .value = "FILE",
      .help = "decode with this model (a word-level, lower-cased one)\n"
              "instead of each size's after its timed steps, under the\n"
@@ -122,7 +123,7 @@ static int parse_request(int argc, char **argv, bench_request *rq)
                           .plan = {.threads = {1, 2},
                                    .nthreads = 2,
                                    .steps = 12,
-                                   .sentences = 128,
+                                   .sentences = 1000,
                                    .exe = "/proc/self/exe",
                                    .log = stderr,
                                    .prog = PROG}};
