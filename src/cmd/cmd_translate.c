@@ -180,7 +180,10 @@ static const rs_cli_option option_table[] = {
      .help = "score the translations against references (BLEU, chrF)"},
     {"quiet", .kind = RS_CLI_FLAG, RS_AT(RQ, quiet), .help = "no summary line on standard error"},
     {"threads", .kind = RS_CLI_INT, RS_AT(RQ, threads), 1, RS_MAX_THREADS, "N", SECTION,
-     .help = "BLAS threads (default: OpenBLAS's choice)"},
+     .help = "workers decoding batches side by side, one BLAS thread\n"
+             "each; a lone batch splits its products over N BLAS\n"
+             "threads (default: one worker, OpenBLAS's choice of\n"
+             "threads)"},
     {"int8", .kind = RS_CLI_FLAG, RS_AT(RQ, int8), SECTION,
      .help = "decode with int8 copies of the decoder's weights, made\n"
              "when the model is loaded (the checkpoint is unchanged):\n"
@@ -295,6 +298,7 @@ int cmd_translate(int argc, char **argv)
     rs_error err;
     if (rq.threads > 0 && rs_blas_threads(rq.threads, &err))
         return rs_cli_fail(PROG, "%s", err.msg);
+    rq.topt.workers = rq.threads; /* 0 (not given): one */
 
     rs_codec codec = {0};
     rs_translator tr = {0};

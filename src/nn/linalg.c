@@ -6,7 +6,7 @@
 #include "nn/vecmath.h"
 
 static rs_gemm_road gemm_road;
-static double *gemm_flops; /* rs_gemm_count's tally, or NULL */
+static _Atomic(rs_flop_count *) gemm_flops; /* rs_gemm_count's tally, or NULL */
 
 rs_gemm_road rs_set_gemm_road(rs_gemm_road road)
 {
@@ -15,11 +15,9 @@ rs_gemm_road rs_set_gemm_road(rs_gemm_road road)
     return previous;
 }
 
-double *rs_gemm_count(double *counter)
+rs_flop_count *rs_gemm_count(rs_flop_count *counter)
 {
-    double *previous = gemm_flops;
-    gemm_flops = counter;
-    return previous;
+    return atomic_exchange(&gemm_flops, counter);
 }
 
 void rs_gemm(const rs_gemm_call *c)
@@ -35,8 +33,9 @@ void rs_gemm(const rs_gemm_call *c)
             }
         return;
     }
-    if (gemm_flops)
-        *gemm_flops += 2.0 * c->M * c->N * c->K;
+    rs_flop_count *flops = atomic_load_explicit(&gemm_flops, memory_order_relaxed);
+    if (flops)
+        atomic_fetch_add_explicit(flops, 2LL * c->M * c->N * c->K, memory_order_relaxed);
     if (gemm_road)
         gemm_road(c);
     else

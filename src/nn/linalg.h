@@ -5,6 +5,7 @@
 #ifndef RS_LINALG_H
 #define RS_LINALG_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* One product C[M,N] = alpha·op(A) op(B) + beta·C, row-major, with
@@ -32,10 +33,13 @@ rs_gemm_road rs_set_gemm_road(rs_gemm_road road);
 
 /* An optional tally of the work products do, for `rnnsearch bench`: while
  * counter is not NULL, each product rs_gemm computes adds its 2·M·N·K FLOPs
- * (a multiply-add is two) to *counter, on any road. A plain sum, not
- * atomic: set it only while one thread issues products (decoding; BLAS's
- * own threads do not call rs_gemm). Returns the previous counter. */
-double *rs_gemm_count(double *counter);
+ * (a multiply-add is two) to *counter, on any road. Each addition is atomic,
+ * so threads issuing products at once (translation's workers) lose none;
+ * BLAS's own threads do not call rs_gemm. Set the counter before the
+ * threads that count start, read it once they are done. Returns the
+ * previous counter. */
+typedef _Atomic long long rs_flop_count;
+rs_flop_count *rs_gemm_count(rs_flop_count *counter);
 
 /* The reference road itself (OpenBLAS: sgemv for one row, which reads B
  * once instead of packing it; else sgemm), for a road that hands a product

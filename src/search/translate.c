@@ -1,11 +1,14 @@
 /* The translation pipeline (see translate.h): text to ids through the
  * model's codec, greedy or beam search, ids back to text, with <unk>
  * replacement, BPE joining and the alignment on request, under the one
- * length rule. */
+ * length rule; a call's batches on opt.workers threads. */
+#include <cblas.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 
+#include "common/blas_buffer.h"
 #include "search/beam.h"
 #include "search/decode.h"
 #include "search/translate.h"
@@ -72,9 +75,12 @@ int rs_translator_init(rs_translator *tr, const rs_ready *const *models, int n_m
         (opt->replace_unk && rs_alignment_check(models, n_models, "replacing <unk>", err)))
         return -1;
     if (opt->beam < 1 || opt->n_best < 1 || opt->n_best > opt->beam || opt->batch_size < 1 ||
-        opt->max_len < 0 || opt->max_src_len < 0)
-        return rs_fail(err, "translation options out of range (beam %d, n-best %d, batch %d)",
-                       opt->beam, opt->n_best, opt->batch_size);
+        opt->max_len < 0 || opt->max_src_len < 0 || opt->workers < 0 ||
+        opt->workers > RS_MAX_THREADS)
+        return rs_fail(err,
+                       "translation options out of range (beam %d, n-best %d, batch %d, "
+                       "workers %d)",
+                       opt->beam, opt->n_best, opt->batch_size, opt->workers);
     if (opt->weights && rs_ensemble_weights_check(opt->weights, n_models, err))
         return -1;
     tr->models = models;
@@ -83,8 +89,10 @@ int rs_translator_init(rs_translator *tr, const rs_ready *const *models, int n_m
     tr->opt = *opt;
     if (!tr->opt.max_src_len)
         tr->opt.max_src_len = RS_MAX_SRC_LEN;
-    tr->search = rs_calloc(1, sizeof *tr->search, err);
-    return tr->search ? 0 : -1;
+    if (!tr->opt.workers)
+        tr->opt.workers = 1;
+    tr->searches = rs_calloc((size_t)tr->opt.workers, sizeof *tr->searches, err);
+    return tr->searches ? 0 : -1;
 }
 
 static void search_release(rs_search *s)
@@ -101,10 +109,9 @@ static void search_release(rs_search *s)
 
 void rs_translator_free(rs_translator *tr)
 {
-    if (tr->search) {
-        search_release(tr->search);
-        free(tr->search);
-    }
+    for (int w = 0; tr->searches && w < tr->opt.workers; w++)
+        search_release(&tr->searches[w]);
+    free(tr->searches);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -113,7 +120,7 @@ void rs_translator_free(rs_translator *tr)
  * reallocates now and then, not at every batch, and pads little. */
 #define RS_RESERVE_S_STEP 8
 
-/* Workspaces for a batch of need_B sentences of up to need_S − 1 tokens.
+/* s's workspaces for a batch of need_B sentences of up to need_S − 1 tokens.
  * They are sized by that batch (its sentences and its longest source), not
  * by the options' batch_size times the longest source of the call: a batch
  * of 100 000 short dates and one long line after them asked for 100 000 rows
@@ -123,10 +130,11 @@ void rs_translator_free(rs_translator *tr)
  * batch's own (so calls that alternate long and short batches, as serve's
  * can, do not reallocate each time), else by the batch's own. Memory thus
  * stays within about twice what the largest batch actually decoded holds
- * (sentences rounded up to a power of two, positions to RS_RESERVE_S_STEP). */
-static int search_reserve(rs_translator *tr, int need_S, int need_B, rs_error *err)
+ * (sentences rounded up to a power of two, positions to RS_RESERVE_S_STEP),
+ * per worker. *too_large is set when the workspace could not be had. */
+static int search_reserve(const rs_translator *tr, rs_search *s, int need_S, int need_B,
+                          int *too_large, rs_error *err)
 {
-    rs_search *s = tr->search;
     if (need_S <= s->max_S && need_B <= s->max_B)
         return 0;
     int max_S = (need_S + RS_RESERVE_S_STEP - 1) / RS_RESERVE_S_STEP * RS_RESERVE_S_STEP;
@@ -153,7 +161,7 @@ static int search_reserve(rs_translator *tr, int need_S, int need_B, rs_error *e
             : rs_beam_init(&s->beam, tr->models, tr->n_models, max_B, tr->opt.beam, max_S,
                            &inner)) {
         search_release(s);
-        tr->batch_too_large = 1;
+        *too_large = 1;
         const double bytes = rs_decoder_bytes(tr->models, tr->n_models, max_B, tr->opt.beam, max_S);
         return rs_fail(err,
                        "decoding %d sentence%s of up to %d tokens together (batch size %d, "
@@ -207,7 +215,7 @@ static int is_punctuation(const char *token)
 /* Names a search result's ids: tokens, <unk> replaced by the source token of
  * largest weight that is not punctuation (the </s> column excluded); the
  * alignment, there for that, is dropped unless asked for; then the text. */
-static int name_tokens(rs_translator *tr, const rs_translated *source, rs_hypothesis *h,
+static int name_tokens(const rs_translator *tr, const rs_translated *source, rs_hypothesis *h,
                        rs_error *err)
 {
     const rs_vocab *vocab = &tr->models[0]->model->tgt_vocab;
@@ -252,79 +260,192 @@ static int name_tokens(rs_translator *tr, const rs_translated *source, rs_hypoth
     return 0;
 }
 
+/* A call's batches, formed as one thread would form them (sentences in
+ * length order, batch_size at a time, the empty ones left out), and the
+ * workers that take them in turn: batch k is order[first + k·batch_size ..],
+ * decoded whole by one worker into out[] (each sentence in one batch, so
+ * the workers write apart). */
+typedef struct {
+    const rs_translator *tr;
+    const int *const *ids; /* [count]: ids[i][0..len[i]) */
+    const int *len;
+    const int *order;     /* [count]: sentences by length, the empty first */
+    int first, count;     /* order[first..count) are decoded */
+    int batches;          /* ⌈(count − first) / batch_size⌉ */
+    rs_translated *out;   /* [count] */
+    pthread_mutex_t lock; /* guards next, failed, *err and too_large */
+    int next;             /* the next batch to take */
+    int failed;           /* a batch failed: *err says why, no more are taken */
+    int too_large;        /* its workspace could not be had (rs_translator's batch_too_large) */
+    rs_error *err;
+} decode_job;
+
+typedef struct {
+    decode_job *job;
+    rs_search *s;          /* the worker's own workspaces (tr->searches[w]) */
+    int *which;            /* [batch_size]: the batch's sentences, as out's indices */
+    const int **batch_ids; /* [batch_size] */
+    int *batch_len;        /* [batch_size] */
+    pthread_t thread;
+} decode_worker;
+
+/* Decodes batch k with w's workspaces and moves its hypotheses into out. */
+static int decode_batch(decode_worker *w, int k, int *too_large, rs_error *err)
+{
+    const decode_job *job = w->job;
+    const rs_translate_options *o = &job->tr->opt;
+    const int nbest = o->n_best, want = o->want_alignment || o->replace_unk;
+    const int from = job->first + k * o->batch_size;
+    const int B = job->count - from < o->batch_size ? job->count - from : o->batch_size;
+    rs_search *s = w->s;
+    int longest = 0;
+    for (int b = 0; b < B; b++) {
+        const int i = job->order[from + b];
+        w->which[b] = i;
+        w->batch_ids[b] = job->ids[i];
+        w->batch_len[b] = job->len[i];
+        longest = job->len[i] > longest ? job->len[i] : longest;
+    }
+    /* This batch's room, before its steps (</s> is a source position). */
+    if (search_reserve(job->tr, s, longest + 1, B, too_large, err))
+        return -1;
+    int rc;
+    if (o->beam == 1) {
+        rc = rs_greedy(&s->greedy, B, w->batch_ids, w->batch_len, o->max_len, want, s->found, err);
+    } else {
+        rs_beam_options bo = {.beam = o->beam,
+                              .length_penalty = o->length_penalty,
+                              .n_best = nbest,
+                              .max_len = o->max_len,
+                              .want_alignment = want};
+        rc = rs_beam_translate(&s->beam, B, w->batch_ids, w->batch_len, &bo, s->found, err);
+    }
+    /* The found hypotheses move into out; the rest (n-best slots the beam
+     * did not fill, or all after a failure) are freed. */
+    for (int b = 0; b < B && rc == 0; b++) {
+        rs_translated *t = &job->out[w->which[b]];
+        for (int r = 0; r < nbest; r++) {
+            rs_hypothesis *f = &s->found[b * nbest + r];
+            if (f->ids && rc == 0) {
+                t->hyps[t->count] = *f;
+                memset(f, 0, sizeof *f);
+                rc = name_tokens(job->tr, t, &t->hyps[t->count++], err);
+            }
+        }
+    }
+    for (int r = 0; r < B * nbest; r++)
+        rs_hypothesis_free(&s->found[r]);
+    return rc;
+}
+
+/* A worker: the next batch until none is left or one has failed. The first
+ * failure's message is kept; a worker that fails after it drops its own. */
+static void *work(void *arg)
+{
+    decode_worker *w = arg;
+    decode_job *job = w->job;
+    for (;;) {
+        pthread_mutex_lock(&job->lock);
+        const int k = job->failed || job->next == job->batches ? -1 : job->next++;
+        pthread_mutex_unlock(&job->lock);
+        if (k < 0)
+            return NULL;
+        rs_error err;
+        int too_large = 0;
+        if (decode_batch(w, k, &too_large, &err)) {
+            pthread_mutex_lock(&job->lock);
+            if (!job->failed) {
+                job->failed = 1;
+                job->too_large = too_large;
+                *job->err = err;
+            }
+            pthread_mutex_unlock(&job->lock);
+            return NULL;
+        }
+    }
+}
+
+/* The job on n workers: the calling thread and n − 1 threads of its own,
+ * each product on one BLAS thread (BLAS's own threads would only compete
+ * with the workers, as with training's shards: a decoder step's products of
+ * batch_size rows are too small to split), or on the calling thread alone
+ * when n is 1, on BLAS's threads as set. A thread that cannot be started,
+ * or whose OpenBLAS buffer could not be mapped (rs_blas_room), leaves its
+ * batches to the others: results do not depend on who decodes a batch. */
+static void run_workers(decode_job *job, decode_worker *w, int n)
+{
+    rs_error no_room;
+    if (n > 1 && rs_blas_room(n - 1, &no_room))
+        n = 1;
+    if (n == 1) {
+        work(&w[0]);
+        return;
+    }
+    const int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    int started = 1;
+    while (started < n && !pthread_create(&w[started].thread, NULL, work, &w[started]))
+        started++;
+    work(&w[0]);
+    for (int i = 1; i < started; i++)
+        pthread_join(w[i].thread, NULL);
+    openblas_set_num_threads(blas_threads);
+}
+
+static void workers_free(decode_worker *w, int n)
+{
+    for (int i = 0; w && i < n; i++) {
+        free(w[i].which);
+        free(w[i].batch_ids);
+        free(w[i].batch_len);
+    }
+    free(w);
+}
+
 /* Decodes the non-empty sentences of out[0..count) (their source_tokens set),
- * whose ids are ids[i][0..len[i]). */
+ * whose ids are ids[i][0..len[i]), on up to opt.workers workers. */
 static int decode_all(rs_translator *tr, int count, const int *const *ids, const int *len,
                       rs_translated *out, rs_error *err)
 {
-    const rs_translate_options *o = &tr->opt;
-    const int nbest = o->n_best, want = o->want_alignment || o->replace_unk;
-    int *which = rs_calloc((size_t)o->batch_size, sizeof(int), err);
-    const int **batch_ids = rs_calloc((size_t)o->batch_size, sizeof(int *), err);
-    int *batch_len = rs_calloc((size_t)o->batch_size, sizeof(int), err);
-    int *order = NULL, status = -1;
-    if (!which || !batch_ids || !batch_len)
-        goto done;
-    rs_search *s = tr->search;
+    const int size = tr->opt.batch_size;
+    decode_job job = {.tr = tr, .ids = ids, .len = len, .count = count, .out = out, .err = err};
+    decode_worker *w = NULL;
+    int *order = NULL, n = 0, status = -1;
     tr->batch_too_large = 0;
     /* Sentences of similar length decode together (less padding); each
      * sentence's result does not depend on its batch. */
     if (!(order = rs_calloc((size_t)count + 1, sizeof(int), err)) ||
         rs_batch_length_order(count, len, order, err))
         goto done;
-    int first = 0; /* the empty sentences sort first and are not decoded */
-    while (first < count && len[order[first]] <= 0)
-        first++;
-    for (int from = first; from < count; from += o->batch_size) {
-        const int B = count - from < o->batch_size ? count - from : o->batch_size;
-        int longest = 0;
-        for (int b = 0; b < B; b++) {
-            const int i = order[from + b];
-            which[b] = i;
-            batch_ids[b] = ids[i];
-            batch_len[b] = len[i];
-            longest = len[i] > longest ? len[i] : longest;
-        }
-        /* This batch's room, before its steps (</s> is a source position). */
-        if (search_reserve(tr, longest + 1, B, err))
-            goto done;
-        int rc;
-        if (o->beam == 1) {
-            rc = rs_greedy(&s->greedy, B, batch_ids, batch_len, o->max_len, want, s->found, err);
-        } else {
-            rs_beam_options bo = {.beam = o->beam,
-                                  .length_penalty = o->length_penalty,
-                                  .n_best = nbest,
-                                  .max_len = o->max_len,
-                                  .want_alignment = want};
-            rc = rs_beam_translate(&s->beam, B, batch_ids, batch_len, &bo, s->found, err);
-        }
-        if (rc)
-            goto done;
-        /* The found hypotheses move into out; the rest (n-best slots the
-         * beam did not fill) are freed. */
-        for (int b = 0; b < B && rc == 0; b++) {
-            rs_translated *t = &out[which[b]];
-            for (int r = 0; r < nbest; r++) {
-                rs_hypothesis *f = &s->found[b * nbest + r];
-                if (f->ids && rc == 0) {
-                    t->hyps[t->count] = *f;
-                    memset(f, 0, sizeof *f);
-                    rc = name_tokens(tr, t, &t->hyps[t->count++], err);
-                }
-            }
-        }
-        for (int k = 0; k < B * nbest; k++)
-            rs_hypothesis_free(&s->found[k]);
-        if (rc)
+    job.order = order;
+    while (job.first < count && len[order[job.first]] <= 0)
+        job.first++;
+    job.batches = (count - job.first) / size + ((count - job.first) % size != 0);
+    n = job.batches < tr->opt.workers ? job.batches : tr->opt.workers;
+    if (n == 0) {
+        status = 0;
+        goto done;
+    }
+    if (!(w = rs_calloc((size_t)n, sizeof *w, err)))
+        goto done;
+    for (int i = 0; i < n; i++) {
+        w[i] = (decode_worker){.job = &job, .s = &tr->searches[i]};
+        if (!(w[i].which = rs_calloc((size_t)size, sizeof(int), err)) ||
+            !(w[i].batch_ids = rs_calloc((size_t)size, sizeof(int *), err)) ||
+            !(w[i].batch_len = rs_calloc((size_t)size, sizeof(int), err)))
             goto done;
     }
-    status = 0;
+    if (pthread_mutex_init(&job.lock, NULL)) {
+        rs_fail(err, "cannot make the decoding workers' lock");
+        goto done;
+    }
+    run_workers(&job, w, n);
+    pthread_mutex_destroy(&job.lock);
+    tr->batch_too_large = job.too_large;
+    status = job.failed ? -1 : 0;
 done:
+    workers_free(w, n);
     free(order);
-    free(which);
-    free(batch_ids);
-    free(batch_len);
     return status;
 }
 

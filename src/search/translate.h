@@ -52,6 +52,11 @@ typedef struct {
     int skip_scores;        /* greedy with one model: no log-probabilities (hypotheses'
                                logprob and score stay 0), only the words; the softmax's
                                normaliser over V is then not computed at all */
+    int workers;            /* a call's batches decoded side by side by this many threads
+                               (the caller's among them), each product on one BLAS thread;
+                               a call of one batch decodes on the caller's thread, BLAS's
+                               threads as set. 0 is 1. Each batch is decoded alone, so a
+                               sentence's result does not depend on it */
 } rs_translate_options;
 
 void rs_translate_options_default(rs_translate_options *opt);
@@ -82,7 +87,7 @@ typedef struct {
     int n_models;
     const rs_codec *codec; /* text settings of models[0], not owned */
     rs_translate_options opt;
-    rs_search *search;
+    rs_search *searches; /* [opt.workers]: one per worker, each reserved by its batches */
     /* After a failed call: 1 when a batch's workspace could not be had (the
      * message says how much it takes), so a caller can name its own batch
      * size option; 0 otherwise. */
@@ -94,8 +99,10 @@ int rs_translator_init(rs_translator *tr, const rs_ready *const *models, int n_m
 void rs_translator_free(rs_translator *tr);
 
 /* Translates count lines of raw text into out[count] (free each with
- * rs_translated_free), batch_size sentences at a time. A line that cannot be
- * tokenized fails the call, its index (0-based) named in the message. */
+ * rs_translated_free), batch_size sentences at a time, up to opt.workers
+ * batches at once. A line that cannot be tokenized fails the call, its index
+ * (0-based) named in the message; so does a batch that cannot be decoded
+ * (the first to fail, when several run at once). */
 int rs_translate_lines(rs_translator *tr, int count, const char *const *lines, rs_translated *out,
                        rs_error *err);
 

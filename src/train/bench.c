@@ -264,18 +264,19 @@ int rs_bench_decode(const rs_ready *ready, const rs_source *sources, int count, 
     opt.n_best = 1;
     opt.length_penalty = 1.0f;
     opt.batch_size = workload == RS_BENCH_GREEDY1 ? 1 : 64;
-    opt.skip_scores = 1; /* as translate, which prints no scores */
+    opt.skip_scores = 1;   /* as translate, which prints no scores */
+    opt.workers = threads; /* as translate --threads: batches side by side */
     rs_translated *found = rs_calloc((size_t)(count > 0 ? count : 1), sizeof *found, err);
     rs_translator tr = {0};
     openblas_set_num_threads(threads);
     int failed = !found || rs_translator_init(&tr, &ready, 1, NULL, &opt, err);
-    double counted = 0.0, *before = rs_gemm_count(&counted);
+    rs_flop_count counted = 0, *before = rs_gemm_count(&counted);
     const double t0 = rs_clock_seconds();
     if (!failed)
         failed = rs_translate_sources(&tr, count, sources, found, err);
     *seconds = rs_clock_seconds() - t0;
     rs_gemm_count(before);
-    *flops = counted;
+    *flops = (double)atomic_load(&counted);
     for (int i = 0; !failed && i < count; i++)
         rs_translated_free(&found[i]);
     rs_translator_free(&tr);

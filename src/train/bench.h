@@ -58,8 +58,10 @@ typedef struct {
 
 /* One decoding workload (RS_BENCH_GREEDY64, _BEAM64 or _GREEDY1) of
  * sources[count] with ready's model, as `rnnsearch translate` decodes them (its
- * length order, its per-sentence limit 2·k + 10, no scores for greedy), on
- * `threads` BLAS threads: the *seconds it took and the *flops of the
+ * length order, its per-sentence limit 2·k + 10, no scores for greedy), as
+ * `translate --threads` does: `threads` workers decoding batches side by
+ * side, one BLAS thread each (a lone batch on `threads` BLAS threads): the
+ * *seconds it took and the *flops of the
  * products it issued (nn/linalg.h rs_gemm_count: the encoder's, and every
  * decoder step's for each row still in the batch, the output layer over
  * all V words). */

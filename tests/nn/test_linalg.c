@@ -1,9 +1,11 @@
 /* The BLAS wrappers (src/nn/linalg.c): rs_gemm in all four transpositions, with
  * row strides wider than the rows, alpha and beta, against a triple loop in
- * double; the empty product; the named products' shape checks; row sums, bias
- * and the sigmoid. */
+ * double; the empty product; the named products' shape checks; the FLOP
+ * tally, from one thread and from two at once; row sums, bias and the
+ * sigmoid. */
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -171,17 +173,44 @@ END_TEST
 START_TEST(gemm_counts_flops)
 {
     float x[6] = {1, 2, 3, 4, 5, 6}, W[12] = {0}, y[8];
-    double flops = 0.0;
+    rs_flop_count flops = 0;
     ck_assert_ptr_null(rs_gemm_count(&flops));
     rs_matmul_forward(RS_MAT(y, 2, 4), RS_CMAT(x, 2, 3), RS_CMAT(W, 4, 3), 0.0f);
-    ck_assert_double_eq(flops, 2.0 * 2 * 4 * 3);
+    ck_assert_int_eq(flops, 2 * 2 * 4 * 3);
     rs_matmul_forward(RS_MAT(y, 1, 4), RS_CMAT(x, 1, 3), RS_CMAT(W, 4, 3), 0.0f);
-    ck_assert_double_eq(flops, 2.0 * 2 * 4 * 3 + 2.0 * 4 * 3);
+    ck_assert_int_eq(flops, 2 * 2 * 4 * 3 + 2 * 4 * 3);
     rs_gemm(&(rs_gemm_call){.M = 2, .N = 4, .K = 0, .C = y, .ldc = 4});
-    ck_assert_double_eq(flops, 2.0 * 2 * 4 * 3 + 2.0 * 4 * 3);
+    ck_assert_int_eq(flops, 2 * 2 * 4 * 3 + 2 * 4 * 3);
     ck_assert_ptr_eq(rs_gemm_count(NULL), &flops);
     rs_matmul_forward(RS_MAT(y, 2, 4), RS_CMAT(x, 2, 3), RS_CMAT(W, 4, 3), 0.0f);
-    ck_assert_double_eq(flops, 2.0 * 2 * 4 * 3 + 2.0 * 4 * 3);
+    ck_assert_int_eq(flops, 2 * 2 * 4 * 3 + 2 * 4 * 3);
+}
+END_TEST
+
+enum { COUNTED_PRODUCTS = 200000 }; /* per thread */
+
+/* COUNTED_PRODUCTS products [2,3]·[3,4], 48 FLOPs each. */
+static void *count_products(void *unused)
+{
+    (void)unused;
+    float x[6] = {1, 2, 3, 4, 5, 6}, W[12] = {0}, y[8];
+    for (int i = 0; i < COUNTED_PRODUCTS; i++)
+        rs_matmul_forward(RS_MAT(y, 2, 4), RS_CMAT(x, 2, 3), RS_CMAT(W, 4, 3), 0.0f);
+    return NULL;
+}
+
+/* Translation's workers issue products at once into one tally: a plain
+ * `+=` from two threads lost additions; each is atomic, so none is lost. */
+START_TEST(gemm_count_loses_nothing_to_two_threads)
+{
+    rs_flop_count flops = 0;
+    rs_flop_count *before = rs_gemm_count(&flops);
+    pthread_t other;
+    ck_assert_int_eq(pthread_create(&other, NULL, count_products, NULL), 0);
+    count_products(NULL);
+    ck_assert_int_eq(pthread_join(other, NULL), 0);
+    rs_gemm_count(before);
+    ck_assert_int_eq(flops, 2LL * COUNTED_PRODUCTS * (2 * 2 * 4 * 3));
 }
 END_TEST
 
@@ -215,6 +244,7 @@ Suite *linalg_suite(void)
     tcase_add_test(tc, gemm_empty_sum_scales_by_beta);
     tcase_add_test(tc, named_products_catch_mismatched_shapes);
     tcase_add_test(tc, gemm_counts_flops);
+    tcase_add_test(tc, gemm_count_loses_nothing_to_two_threads);
     tcase_add_test(tc, row_sums_bias_and_sigmoid);
     suite_add_tcase(s, tc);
     return s;
