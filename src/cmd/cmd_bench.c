@@ -72,8 +72,8 @@ static const rs_cli_option option_table[] = {
     {"threads", .kind = RS_CLI_CALL, .set = set_threads, .value = "LIST",
      .help = "1, 2 or 1,2 ... (default: 1,2)"},
     {"steps", .kind = RS_CLI_INT, RS_AT(RQ, plan.steps), 1, 100000, "N",
-     .help = "training steps timed per run, after 2 untimed (default: %D;\n"
-             "M runs a third of them, at least 3)"},
+     .help = "training steps timed per run, after 2 untimed, for each size\n"
+             "(default: %D)"},
     {"sentences", .kind = RS_CLI_INT, RS_AT(RQ, plan.sentences), 1, 1000000, "N",
      .help = "test sentences decoded per decoding run, after the first 128\n"
              "untimed (default: %D, all of test_2016)"},
@@ -122,7 +122,7 @@ static int parse_request(int argc, char **argv, bench_request *rq)
     *rq = (bench_request){.use_config = {1, 1},
                           .plan = {.threads = {1, 2},
                                    .nthreads = 2,
-                                   .steps = 12,
+                                   .steps = 24,
                                    .sentences = 1000,
                                    .exe = "/proc/self/exe",
                                    .log = stderr,

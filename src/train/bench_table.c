@@ -147,7 +147,7 @@ int rs_bench_table_size(rs_bench_table *t, const rs_bench_data *d, const rs_benc
                         int size, rs_error *err)
 {
     const rs_bench_size *cfg = &rs_bench_sizes[size];
-    const int n_steps = size == 0 ? plan->steps : (plan->steps / 3 > 3 ? plan->steps / 3 : 3);
+    const int n_steps = plan->steps;
     const int decode = !plan->model_path || !t->decoded;
     for (int i = 0; i < plan->nthreads; i++) {
         const int threads = plan->threads[i];
