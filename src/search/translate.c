@@ -352,7 +352,10 @@ static void *work(void *arg)
             return NULL;
         rs_error err;
         int too_large = 0;
-        if (decode_batch(w, k, &too_large, &err)) {
+        /* Longest first: the batches come shortest first (length order),
+         * and the last one taken should be short, or one worker decodes
+         * the longest alone while the others wait. */
+        if (decode_batch(w, job->batches - 1 - k, &too_large, &err)) {
             pthread_mutex_lock(&job->lock);
             if (!job->failed) {
                 job->failed = 1;
