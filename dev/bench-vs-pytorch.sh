@@ -1,9 +1,10 @@
 #!/bin/sh
 # rnnsearch against PyTorch on this CPU, side by side: the interleaved A/B
 # rounds of ../shared/bench (ab-train.sh for configs S and M with 1 and 2
-# threads, then ab-decode.sh greedy at batch 1 and 64 plus beam 5), and a
-# summary of that one run: the ratio of the medians of each side's rounds (at
-# least 3), with the GEMM road and the OpenBLAS kernel each side ran on.
+# threads, then ab-decode.sh greedy at batch 1 and 64 plus beam 5 with each
+# of THREADS), and a summary of that one run: the ratio of the medians of
+# each side's rounds (at least 3), with the GEMM road and the OpenBLAS kernel
+# each side ran on.
 # Rounds alternate the two programs, so load from other jobs falls on both.
 #   ROUNDS=3 SECS=60 CONFIGS="S M" THREADS="1 2" OUT=build/ab dev/bench-vs-pytorch.sh
 # MODEL=path.ckpt decodes with that model (default: the first S 1-thread round's);
@@ -57,7 +58,9 @@ else:
         done
     done
     MODEL=${MODEL:-$OUT/train_S_t1/rs_r1/last.ckpt}
-    "$BENCH/ab-decode.sh" "$MODEL" "$ROUNDS" 1 "$OUT/decode_t1" | tee "$OUT/decode_t1.log"
+    for t in $THREADS; do
+        "$BENCH/ab-decode.sh" "$MODEL" "$ROUNDS" "$t" "$OUT/decode_t$t" | tee "$OUT/decode_t$t.log"
+    done
 fi
 
 # Ratios: the median rate of the rnnsearch rounds over the median of the
@@ -90,19 +93,22 @@ sed -n 1,2p "$OUT/summary.txt"
             ' "$OUT/train_${cfg}_t$t.log"
         done
     done
-    for b in 1 64; do
-        awk -v b="$b" "$MEDIAN"'
-            $0 ~ ("A rnnsearch greedy_b" b "_") { for (i = 1; i <= NF; i++) if ($i == "sent/s") { a[na++] = $(i - 1) } }
-            / B torch / && $0 ~ ("batch=" b " ") { for (i = 1; i <= NF; i++) if ($i ~ /^sents\/s=/) { v = $i; sub(/.*=/, "", v); b2[nb++] = v } }
-            END { la = lb = ""
-                  for (i = 0; i < na; i++) la = la (i ? " / " : "") a[i]
-                  for (i = 0; i < nb; i++) lb = lb (i ? " / " : "") b2[i]
-                  if (na && nb && (mb = median(b2, nb)) > 0)
-                      printf "| greedy batch %s, sentences/s, 1 thread | %s | %s | %.2fx |\n", b, la, lb, median(a, na) / mb }
-        ' "$OUT/decode_t1.log"
+    for t in $THREADS; do
+        [ -f "$OUT/decode_t$t.log" ] || continue
+        for b in 1 64; do
+            awk -v b="$b" -v t="$t" "$MEDIAN"'
+                $0 ~ ("A rnnsearch greedy_b" b "_") { for (i = 1; i <= NF; i++) if ($i == "sent/s") { a[na++] = $(i - 1) } }
+                / B torch / && $0 ~ ("batch=" b " ") { for (i = 1; i <= NF; i++) if ($i ~ /^sents\/s=/) { v = $i; sub(/.*=/, "", v); b2[nb++] = v } }
+                END { la = lb = ""
+                      for (i = 0; i < na; i++) la = la (i ? " / " : "") a[i]
+                      for (i = 0; i < nb; i++) lb = lb (i ? " / " : "") b2[i]
+                      if (na && nb && (mb = median(b2, nb)) > 0)
+                          printf "| greedy batch %s, sentences/s, %s thread(s) | %s | %s | %.2fx |\n", b, t, la, lb, median(a, na) / mb }
+            ' "$OUT/decode_t$t.log"
+        done
+        awk -v t="$t" '/A rnnsearch beam5/ { for (i = 1; i <= NF; i++) if ($i == "sent/s") l = l (l ? " / " : "") $(i - 1) }
+             END { if (l) printf "| beam 5 batch 32, sentences/s, %s thread(s) | %s | - | - |\n", t, l }' "$OUT/decode_t$t.log"
     done
-    awk '/A rnnsearch beam5/ { for (i = 1; i <= NF; i++) if ($i == "sent/s") l = l (l ? " / " : "") $(i - 1) }
-         END { if (l) printf "| beam 5 batch 32, sentences/s, 1 thread | %s | - | - |\n", l }' "$OUT/decode_t1.log"
     echo
-    grep -h "outputs identical" "$OUT/decode_t1.log" || true
+    grep -h "outputs identical" "$OUT"/decode_t*.log || true
 } | tee -a "$OUT/summary.txt"
