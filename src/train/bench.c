@@ -301,9 +301,11 @@ static int time_decoding(const rs_ready *use, const rs_bench_data *d, int senten
         sources[i] = (rs_source){d->test.src[i], d->test.src_len[i]};
     for (int w = RS_BENCH_GREEDY64; w < RS_BENCH_WORKLOADS && !failed; w++) {
         double seconds = 0.0, flops = 0.0;
-        /* Untimed first, as training's first steps: the packed copies, the
-         * workspaces and oneDNN's kernels are made once per run, not per
-         * sentence, and a short timed run would mostly measure them. */
+        /* Untimed first, as training's first steps: the packed copies and
+         * oneDNN's kernels are made once per process, not per sentence, and
+         * a short timed run would mostly measure them. The timed call makes
+         * its own workspaces (a translator each), once per worker, as a
+         * `translate` run does. */
         const int warm = count < WARM_SENTENCES ? count : WARM_SENTENCES;
         failed = rs_bench_decode(&ready, sources, warm, w, threads, &seconds, &flops, err) ||
                  rs_bench_decode(&ready, sources, count, w, threads, &seconds, &flops, err);
